@@ -1,0 +1,73 @@
+/**
+ * The Adapter contract: what every adapter kind and every hand-written plugin adapter implements.
+ * Method names and shapes match plugins written for the original JavaScript runtime, so their
+ * `.mjs` adapters load unmodified.
+ */
+
+export type JsonSchema = Record<string, unknown>;
+
+/** The `annotations` of an MCP tool (only the hints the runtime reads are typed). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  [key: string]: unknown;
+}
+
+/** One tool, in the shape of an MCP `tools/list` entry. */
+export interface ToolDescriptor {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonSchema;
+  annotations?: ToolAnnotations;
+}
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface CallContext {
+  /** Aborted when the call times out or the client cancels it. */
+  signal: AbortSignal;
+  sessionId: string;
+  log: Logger;
+}
+
+export interface Match {
+  name: string;
+  description?: string;
+  score?: number;
+}
+
+export interface Adapter {
+  listTools(): Promise<{ tools: ToolDescriptor[] }>;
+  /** Returns an MCP CallToolResult or any JSON value. */
+  call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown>;
+  search?(query: string, limit: number): Promise<{ matches: Match[] }>;
+  describe?(name: string): Promise<ToolDescriptor>;
+  discoverContext?(): Promise<unknown>;
+  close?(): Promise<void>;
+}
+
+/** What a module adapter's class constructor or factory receives. */
+export interface AdapterOptions {
+  /** Absolute path of the plugin's folder. */
+  pluginDir: string;
+  /** The normalised manifest (runtime section). */
+  manifest: Readonly<Record<string, unknown>>;
+  /** The host environment; credentials are read from here, never from tool arguments. */
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+}
+
+export function isAdapter(value: unknown): value is Adapter {
+  if (value === null || typeof value !== "object") return false;
+  const candidate = value as Record<string, unknown>;
+  return typeof candidate.listTools === "function" && typeof candidate.call === "function";
+}

@@ -1,0 +1,70 @@
+import { parseArgs } from "node:util";
+import { packageJson } from "../paths.js";
+import { createRuntime } from "../runtime/runtime.js";
+import { serveStdio } from "../transports/stdio.js";
+import { probe, probeExitCode } from "./probe.js";
+import { validatePlugins } from "./validate.js";
+
+/** The `agent-tools` command. Reports go to stdout as JSON except under `mcp`, where stdout is the protocol. */
+
+const USAGE = `usage: agent-tools <command> [options]
+
+commands:
+  mcp                 serve the MCP facade over stdio (the same as agent-tools-mcp)
+  probe               preflight report as JSON; exit 0 ready, 1 installable, 2 blocked
+  validate            load every plugin and check manifests, skills and related links; exit 1 on problems
+  help                this text
+
+options:
+  --plugins-dir DIR   load plugins from DIR (like AGENT_TOOLS_PLUGINS_DIR)
+  --version           print the version
+`;
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { "plugins-dir": { type: "string" }, version: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    });
+  } catch (error) {
+    process.stderr.write(`agent-tools: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.version) {
+    process.stdout.write(`${packageJson().version}\n`);
+    return 0;
+  }
+  if (values["plugins-dir"]) process.env.AGENT_TOOLS_PLUGINS_DIR = values["plugins-dir"];
+  const command = positionals[0] ?? (values.help ? "help" : "mcp");
+  switch (command) {
+    case "mcp": {
+      const runtime = await createRuntime();
+      await serveStdio(runtime);
+      return -1; // keep running
+    }
+    case "probe": {
+      const report = probe();
+      print(report);
+      return probeExitCode(report.status);
+    }
+    case "validate": {
+      const report = await validatePlugins();
+      print(report);
+      if (!report.ok) for (const problem of report.problems) process.stderr.write(`agent-tools validate: ${problem}\n`);
+      return report.ok ? 0 : 1;
+    }
+    case "help":
+      process.stdout.write(USAGE);
+      return 0;
+    default:
+      process.stderr.write(`agent-tools: unknown command '${command}'\n\n${USAGE}`);
+      return 2;
+  }
+}

@@ -1,0 +1,30 @@
+import { createRuntime, type RuntimeOptions } from "../runtime/runtime.js";
+import { silentLogger } from "../log.js";
+
+/**
+ * `agent-tools validate`: load every plugin as the server would and report what is wrong —
+ * manifests that do not load, skills that fail, related links that do not resolve. Exit 1 when
+ * anything is wrong, listing each problem.
+ */
+export interface ValidationReport {
+  ok: boolean;
+  plugins: { prefix: string; name: string; configured: boolean; skills: number }[];
+  problems: string[];
+}
+
+export async function validatePlugins(options: RuntimeOptions = {}): Promise<ValidationReport> {
+  const runtime = await createRuntime({ ...options, log: options.log ?? silentLogger });
+  try {
+    const problems = [
+      ...runtime.failures.map((f) => f.error),
+      ...runtime.brokenLinks.map((l) => `skill ${l.from}: related link '${l.target}' does not resolve: ${l.reason}`),
+    ];
+    return {
+      ok: problems.length === 0,
+      plugins: runtime.plugins.map((p) => ({ prefix: p.manifest.prefix, name: p.manifest.name, configured: p.configured, skills: p.skills.length })),
+      problems,
+    };
+  } finally {
+    await runtime.close();
+  }
+}

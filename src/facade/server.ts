@@ -1,0 +1,77 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { packageJson } from "../paths.js";
+import { RuntimeError } from "../runtime/errors.js";
+import type { Repair } from "../runtime/repair.js";
+import type { OperationResult, Runtime } from "../runtime/runtime.js";
+import type { Session } from "../runtime/session.js";
+import { routeUnknownTool } from "./routing.js";
+import { buildFacadeTools, HELP_TOOL, type FacadeRoute } from "./tools.js";
+
+/**
+ * The MCP facade: the SDK's low-level Server with handlers for tools/list and tools/call. It maps
+ * facade tools onto runtime operations and turns every outcome, errors included, into a tool
+ * result with the JSON both as text and as structuredContent. It never touches I/O: a transport
+ * is connected by the caller.
+ */
+
+export const SERVER_INSTRUCTIONS =
+  "agent-tools-runtime keeps many services behind a few tools. Call agent_tools_help first, then a plugin's _discover to find a tool, then its _call (or _run_skill). Errors carry a code and a hint: follow the hint rather than retrying the same call.";
+
+export function toToolResult(outcome: OperationResult): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify(outcome.payload, null, 2) }],
+    structuredContent: outcome.payload,
+    isError: outcome.isError,
+  };
+}
+
+export interface FacadeServerOptions {
+  runtime: Runtime;
+  session: Session;
+}
+
+export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
+  const pkg = packageJson();
+  const server = new Server(
+    { name: pkg.name, version: pkg.version },
+    { capabilities: { tools: { listChanged: true } }, instructions: SERVER_INSTRUCTIONS },
+  );
+  const { tools, routes } = buildFacadeTools(runtime.summaries());
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const sent = request.params.name;
+    const args: unknown = request.params.arguments ?? {};
+    const repairs: Repair[] = [];
+    let route: FacadeRoute | undefined = routes.get(sent);
+    if (!route) {
+      const routed = routeUnknownTool(sent, args, routes);
+      if ("route" in routed) {
+        route = routed.route;
+        repairs.push(routed.repair);
+      } else {
+        const error = new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${sent}'${routed.suggestions.length ? `; did you mean ${routed.suggestions.map((s) => `'${s}'`).join(" or ")}?` : ""}`, {
+          suggestions: routed.suggestions,
+          tools: [...routes.keys()],
+        });
+        return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
+      }
+    }
+    const ctx = { signal: extra.signal, repairs };
+    switch (route.operation) {
+      case "help":
+        return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+      case "discover":
+        return toToolResult(await runtime.discover(session, route.prefix ?? "", args, ctx));
+      case "call":
+        return toToolResult(await runtime.call(session, route.prefix ?? "", args, ctx));
+      case "run_skill":
+        return toToolResult(await runtime.runSkill(session, route.prefix ?? "", args, ctx));
+    }
+  });
+  return server;
+}
+
+export { HELP_TOOL };

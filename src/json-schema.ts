@@ -1,0 +1,107 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+
+/**
+ * JSON Schema validation shared by manifest loading and argument validation. Tool schemas come
+ * from arbitrary servers, so both draft-07 (Ajv's default, and what most MCP servers emit) and
+ * 2020-12 (what the MCP spec names) are supported; the `$schema` keyword picks the dialect.
+ */
+
+// ajv-formats is CommonJS; its callable sits on `default` when imported from ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+export interface SchemaViolation {
+  /** JSON Pointer-like path of the offending value, "" for the root. */
+  path: string;
+  message: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+export type SchemaCheck = { ok: true } | { ok: false; violations: SchemaViolation[] };
+
+const DRAFT_2020 = /json-schema\.org\/draft\/2020-12\/schema/;
+
+function newAjv<T extends Ajv>(AjvClass: new (options: object) => T): T {
+  const ajv = new AjvClass({ allErrors: true, strict: false, validateFormats: true, allowUnionTypes: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+let draft07: Ajv | undefined;
+let draft2020: Ajv | undefined;
+
+function ajvFor(schema: Record<string, unknown>): Ajv {
+  const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
+  if (DRAFT_2020.test(dialect)) return (draft2020 ??= newAjv(Ajv2020));
+  return (draft07 ??= newAjv(Ajv));
+}
+
+/** Compiled validators, keyed by schema object identity (catalogs keep their schema objects). */
+const compiled = new WeakMap<object, ValidateFunction | Error>();
+
+/** Compile once; a schema that cannot compile is returned as an Error rather than thrown. */
+export function compileSchema(schema: Record<string, unknown>): ValidateFunction | Error {
+  const cached = compiled.get(schema);
+  if (cached) return cached;
+  let result: ValidateFunction | Error;
+  try {
+    // `$id` is dropped so two servers that reuse one id cannot collide in the shared Ajv
+    // instance; a `$schema` Ajv does not know (e.g. draft-04) is dropped because the keywords are
+    // close enough across drafts that validating without it is right.
+    const { $id: _id, $schema, ...rest } = schema;
+    const known = typeof $schema === "string" && /draft-07|2020-12/.test($schema);
+    const toCompile = known ? { $schema, ...rest } : rest;
+    result = ajvFor(schema).compile(toCompile);
+  } catch (error) {
+    result = error instanceof Error ? error : new Error(String(error));
+  }
+  compiled.set(schema, result);
+  return result;
+}
+
+export function toViolations(errors: readonly ErrorObject[] | null | undefined): SchemaViolation[] {
+  return (errors ?? []).map((error) => {
+    const params = error.params as Record<string, unknown>;
+    let path = error.instancePath;
+    // "required" and "additionalProperties" point at the parent; name the property itself.
+    if (error.keyword === "required" && typeof params.missingProperty === "string") path = `${path}/${params.missingProperty}`;
+    if (error.keyword === "additionalProperties" && typeof params.additionalProperty === "string") {
+      path = `${path}/${params.additionalProperty}`;
+    }
+    return { path, message: describeViolation(error), keyword: error.keyword, params };
+  });
+}
+
+function describeViolation(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  const at = error.instancePath ? `'${pointerToField(error.instancePath)}'` : "the arguments";
+  switch (error.keyword) {
+    case "required":
+      return `missing required property '${pointerToField(`${error.instancePath}/${String(params.missingProperty)}`)}'`;
+    case "additionalProperties":
+      return `unknown property '${pointerToField(`${error.instancePath}/${String(params.additionalProperty)}`)}' is not allowed`;
+    case "type":
+      return `${at} must be ${String(params.type)}`;
+    case "enum":
+      return `${at} must be one of ${JSON.stringify(params.allowedValues)}`;
+    default:
+      return `${at} ${error.message ?? "is invalid"}`;
+  }
+}
+
+/** "/a/0/b" → "a[0].b": how a person names a field. */
+export function pointerToField(pointer: string): string {
+  const parts = pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  let out = "";
+  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
+  return out;
+}
+
+export function checkAgainstSchema(schema: Record<string, unknown>, value: unknown): SchemaCheck | { ok: "skipped"; reason: string } {
+  const validate = compileSchema(schema);
+  if (validate instanceof Error) return { ok: "skipped", reason: validate.message };
+  if (validate(value)) return { ok: true };
+  return { ok: false, violations: toViolations(validate.errors) };
+}

@@ -1,0 +1,31 @@
+import type { Logger } from "./adapters/types.js";
+
+/**
+ * A stderr logger. stdout belongs to the stdio transport, so nothing here ever writes to it.
+ * Level from AGENT_TOOLS_LOG (debug | info | warn | error | silent), default info.
+ */
+
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
+type Level = keyof typeof LEVELS;
+
+function levelFromEnv(value: string | undefined): Level {
+  const normalised = (value ?? "").trim().toLowerCase();
+  return normalised in LEVELS ? (normalised as Level) : "info";
+}
+
+export function createLogger(scope = "agent-tools", level: Level = levelFromEnv(process.env.AGENT_TOOLS_LOG)): Logger {
+  const threshold = LEVELS[level];
+  const write = (at: Exclude<Level, "silent">, message: string, fields?: Record<string, unknown>): void => {
+    if (LEVELS[at] < threshold) return;
+    const suffix = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : "";
+    process.stderr.write(`[${scope}] ${at}: ${message}${suffix}\n`);
+  };
+  return {
+    debug: (m, f) => write("debug", m, f),
+    info: (m, f) => write("info", m, f),
+    warn: (m, f) => write("warn", m, f),
+    error: (m, f) => write("error", m, f),
+  };
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -1,0 +1,110 @@
+import path from "node:path";
+import type { Adapter, AdapterOptions, Logger } from "../adapters/types.js";
+import { MANIFEST_FILE } from "./discovery.js";
+import { ManifestError, readManifest, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
+import { loadModuleAdapter } from "./module-adapter.js";
+import { describeMissing, missingRequirements, type MissingRequirements } from "./requirements.js";
+import { loadSkills, type Skill, type SkillLoadFailure } from "./skills.js";
+
+/** Builds an adapter from a declarative `adapter` block of one kind ("mcp", "rest", ...). */
+export type DeclarativeAdapterFactory = (spec: DeclarativeAdapterSpec, options: AdapterOptions) => Adapter | Promise<Adapter>;
+
+export interface LoadedPlugin {
+  manifest: PluginManifest;
+  /** Absent when the plugin is not configured: its requirements are missing on this host. */
+  adapter: Adapter | undefined;
+  skills: Skill[];
+  missing: MissingRequirements;
+  configured: boolean;
+}
+
+export interface PluginLoadFailure {
+  /** The plugin folder or manifest that failed. */
+  location: string;
+  name?: string;
+  prefix?: string;
+  /** A skill that failed inside an otherwise loaded plugin. */
+  skill?: string;
+  error: string;
+}
+
+export interface LoadOptions {
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  adapterKinds?: Readonly<Record<string, DeclarativeAdapterFactory>>;
+}
+
+async function createAdapter(manifest: PluginManifest, options: LoadOptions): Promise<Adapter> {
+  const adapterOptions: AdapterOptions = { pluginDir: manifest.dir, manifest: manifest.raw, env: options.env, log: options.log };
+  if (typeof manifest.adapter === "string") {
+    try {
+      return await loadModuleAdapter(manifest.adapter, manifest.adapterExport, adapterOptions);
+    } catch (error) {
+      throw new ManifestError(manifest.file, "adapter", `could not be loaded from '${manifest.adapter}': ${(error as Error).message}`);
+    }
+  }
+  const kinds = options.adapterKinds ?? {};
+  const factory = kinds[manifest.adapter.kind];
+  if (!factory) {
+    const known = Object.keys(kinds).sort().join(", ") || "none";
+    throw new ManifestError(manifest.file, "adapter.kind", `'${manifest.adapter.kind}' is not a known adapter kind (known: ${known})`);
+  }
+  try {
+    return await factory(manifest.adapter, adapterOptions);
+  } catch (error) {
+    if (error instanceof ManifestError) throw error;
+    throw new ManifestError(manifest.file, "adapter", (error as Error).message);
+  }
+}
+
+/** Load one plugin folder. Throws ManifestError (or Error) when the plugin cannot be used at all. */
+export async function loadPlugin(dir: string, options: LoadOptions): Promise<{ plugin: LoadedPlugin; skillFailures: SkillLoadFailure[] }> {
+  const manifest = await readManifest(path.join(dir, MANIFEST_FILE));
+  const missing = missingRequirements(manifest.requires, options.env);
+  const configured = missing.env.length === 0 && missing.bins.length === 0;
+  // A plugin that is not configured is still listed; its adapter is not built, because adapters
+  // commonly read their credentials in the constructor and would fail for the wrong reason.
+  const adapter = configured ? await createAdapter(manifest, options) : undefined;
+  let loaded: Awaited<ReturnType<typeof loadSkills>>;
+  try {
+    loaded = await loadSkills(manifest.dir, manifest.skills);
+  } catch (error) {
+    throw new ManifestError(manifest.file, "skills", (error as Error).message);
+  }
+  if (!configured) options.log.warn(`plugin '${manifest.prefix}' is not configured: ${describeMissing(missing)}`);
+  return { plugin: { manifest, adapter, skills: loaded.skills, missing, configured }, skillFailures: loaded.failures };
+}
+
+/**
+ * Load every plugin folder. A broken plugin is reported (stderr and the returned failures) and
+ * skipped; it never stops the others. A second plugin claiming a prefix already taken is refused.
+ */
+export async function loadPlugins(dirs: string[], options: LoadOptions): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[] }> {
+  const plugins: LoadedPlugin[] = [];
+  const failures: PluginLoadFailure[] = [];
+  const byPrefix = new Map<string, LoadedPlugin>();
+  for (const dir of dirs) {
+    try {
+      const { plugin, skillFailures } = await loadPlugin(dir, options);
+      const { prefix, name } = plugin.manifest;
+      const taken = byPrefix.get(prefix);
+      if (taken) {
+        await plugin.adapter?.close?.().catch(() => undefined);
+        throw new ManifestError(plugin.manifest.file, "prefix", `'${prefix}' is already used by plugin '${taken.manifest.name}' (${taken.manifest.file}); give this plugin another prefix`);
+      }
+      byPrefix.set(prefix, plugin);
+      plugins.push(plugin);
+      for (const failure of skillFailures) {
+        const skill = path.basename(failure.file).replace(/\.(mjs|js)$/, "");
+        const message = `skill '${skill}' of plugin '${prefix}' failed to load (${failure.file}): ${failure.error}`;
+        options.log.error(message);
+        failures.push({ location: failure.file, name, prefix, skill, error: message });
+      }
+    } catch (error) {
+      const message = (error as Error).message;
+      options.log.error(`plugin skipped: ${message}`);
+      failures.push({ location: dir, error: message });
+    }
+  }
+  return { plugins, failures };
+}

@@ -1,0 +1,178 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { compileSchema, pointerToField, toViolations } from "../json-schema.js";
+
+/**
+ * The plugin manifest (`plugin.json`) in either of its two forms, checked against one schema and
+ * normalised into one shape:
+ *  - flat: `{ name, prefix, adapter, ... }`, as the original JavaScript runtime read it;
+ *  - Agent Plugins Spec 1.0.0: `{ name, version, description, extensions: { "dev.agent-tools-runtime": { prefix, adapter, ... } } }`.
+ */
+
+export const EXTENSION_KEY = "dev.agent-tools-runtime";
+
+/** A built-in adapter kind described in data (no code). Fields beyond `kind` belong to that kind. */
+export interface DeclarativeAdapterSpec {
+  kind: string;
+  [field: string]: unknown;
+}
+
+export interface PluginManifest {
+  /** Absolute path of the plugin.json this came from. */
+  file: string;
+  /** Absolute path of the plugin's folder. */
+  dir: string;
+  form: "flat" | "agent-plugins-spec";
+  name: string;
+  version?: string;
+  description: string;
+  prefix: string;
+  /** A module path relative to `dir`, or a declarative block for a built-in kind. */
+  adapter: string | DeclarativeAdapterSpec;
+  adapterExport?: string;
+  readonlyTools: string[];
+  /** Skill files or folders relative to `dir`; undefined means "the skills/ folder if present". */
+  skills?: string[];
+  discoverHint?: string;
+  requireConfirm: boolean;
+  requires: { env: string[]; bins: string[] };
+  /** The runtime section as written, passed on to module adapters. */
+  raw: Record<string, unknown>;
+}
+
+export class ManifestError extends Error {
+  readonly file: string;
+  readonly field: string | undefined;
+  constructor(file: string, field: string | undefined, problem: string) {
+    super(`${file}: ${field ? `field '${field}' ` : ""}${problem}`);
+    this.name = "ManifestError";
+    this.file = file;
+    this.field = field;
+  }
+}
+
+const stringList = { type: "array", items: { type: "string", minLength: 1 } } as const;
+
+/** The runtime section, shared by both forms (top level in flat, the extension in the spec form). */
+const runtimeSection = {
+  type: "object",
+  required: ["prefix", "adapter"],
+  properties: {
+    prefix: {
+      type: "string",
+      pattern: "^[a-z][a-z0-9_-]{0,31}$",
+      description: "lower case letters, digits, '_' or '-', starting with a letter, at most 32 characters",
+    },
+    adapter: {
+      oneOf: [
+        { type: "string", minLength: 1 },
+        { type: "object", required: ["kind"], properties: { kind: { type: "string", minLength: 1 } } },
+      ],
+    },
+    adapterExport: { type: "string", minLength: 1 },
+    readonlyTools: stringList,
+    skills: { oneOf: [{ type: "string", minLength: 1 }, stringList] },
+    discoverHint: { type: "string" },
+    requireConfirm: { type: "boolean" },
+    requires: {
+      type: "object",
+      properties: { env: stringList, bins: stringList },
+      additionalProperties: false,
+    },
+  },
+} as const;
+
+const flatSchema = {
+  ...runtimeSection,
+  required: ["name", "prefix", "adapter"],
+  properties: {
+    ...runtimeSection.properties,
+    name: { type: "string", minLength: 1 },
+    version: { type: "string" },
+    description: { type: "string" },
+  },
+};
+
+const specSchema = {
+  type: "object",
+  required: ["name", "version", "description", "extensions"],
+  properties: {
+    $schema: { type: "string" },
+    name: { type: "string", minLength: 1 },
+    version: { type: "string", minLength: 1 },
+    description: { type: "string" },
+    extensions: {
+      type: "object",
+      required: [EXTENSION_KEY],
+      properties: { [EXTENSION_KEY]: runtimeSection },
+    },
+  },
+};
+
+function isSpecForm(doc: Record<string, unknown>): boolean {
+  return "extensions" in doc || (typeof doc.$schema === "string" && doc.$schema.includes("agent-plugins"));
+}
+
+function check(file: string, schema: Record<string, unknown>, doc: unknown): void {
+  const validate = compileSchema(schema);
+  if (validate instanceof Error) throw validate; // our own schemas: a bug, not user input
+  if (validate(doc)) return;
+  const violations = toViolations(validate.errors);
+  // oneOf failures repeat each branch's complaint; the first specific one is the useful one.
+  const first = violations.find((v) => v.keyword !== "oneOf") ?? violations[0];
+  if (!first) throw new ManifestError(file, undefined, "is not a valid manifest");
+  const field = pointerToField(first.path) || undefined;
+  const others = violations.length > 1 ? ` (and ${violations.length - 1} more problem${violations.length > 2 ? "s" : ""})` : "";
+  const problem = first.keyword === "required" ? "is required" : first.keyword === "pattern" ? `must match ${String(first.params.pattern)}` : first.message.replace(/^'[^']*' /, "");
+  throw new ManifestError(file, field, `${problem}${others}`);
+}
+
+/** Validate and normalise a parsed manifest. Throws ManifestError naming the file and field. */
+export function parseManifest(file: string, doc: unknown): PluginManifest {
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) {
+    throw new ManifestError(file, undefined, "must be a JSON object");
+  }
+  const top = doc as Record<string, unknown>;
+  const spec = isSpecForm(top);
+  check(file, spec ? specSchema : flatSchema, top);
+  const section = spec
+    ? ((top.extensions as Record<string, unknown>)[EXTENSION_KEY] as Record<string, unknown>)
+    : top;
+  const requires = (section.requires ?? {}) as { env?: string[]; bins?: string[] };
+  const skills = section.skills;
+  const manifest: PluginManifest = {
+    file,
+    dir: path.dirname(file),
+    form: spec ? "agent-plugins-spec" : "flat",
+    name: top.name as string,
+    description: typeof top.description === "string" ? top.description : "",
+    prefix: section.prefix as string,
+    adapter: section.adapter as string | DeclarativeAdapterSpec,
+    readonlyTools: (section.readonlyTools as string[] | undefined) ?? [],
+    requireConfirm: (section.requireConfirm as boolean | undefined) ?? true,
+    requires: { env: requires.env ?? [], bins: requires.bins ?? [] },
+    raw: section,
+  };
+  if (typeof top.version === "string") manifest.version = top.version;
+  if (typeof section.adapterExport === "string") manifest.adapterExport = section.adapterExport;
+  if (typeof section.discoverHint === "string" && section.discoverHint.trim()) manifest.discoverHint = section.discoverHint.trim();
+  if (skills !== undefined) manifest.skills = typeof skills === "string" ? [skills] : (skills as string[]);
+  return manifest;
+}
+
+/** Read, parse and validate `plugin.json` at `file`. */
+export async function readManifest(file: string): Promise<PluginManifest> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new ManifestError(file, undefined, `cannot be read: ${(error as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new ManifestError(file, undefined, `is not valid JSON: ${(error as Error).message}`);
+  }
+  return parseManifest(file, doc);
+}

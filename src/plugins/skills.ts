@@ -1,0 +1,92 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Adapter } from "../adapters/types.js";
+
+/**
+ * Skills: deterministic server-side recipes, one module each (`skills/<name>.js|.mjs`), exporting
+ * `run(adapter, args)` and `meta = { description, args, related? }`.
+ */
+
+export interface SkillRelated {
+  /** "prefix:skill" */
+  target: string;
+  why?: string;
+}
+
+export interface SkillMeta {
+  description: string;
+  /** A JSON Schema for the arguments, or a map of argument name → description. */
+  args?: Record<string, unknown>;
+  related?: SkillRelated[];
+  [key: string]: unknown;
+}
+
+export interface Skill {
+  name: string;
+  file: string;
+  meta: SkillMeta;
+  run(adapter: Adapter, args: Record<string, unknown>): Promise<unknown>;
+}
+
+export interface SkillLoadFailure {
+  file: string;
+  error: string;
+}
+
+const SKILL_FILE = /^(?!.*\.(test|spec)\.)[^.][^/]*\.(mjs|js)$/;
+
+function skillFiles(dir: string, entries: string[] | undefined): string[] {
+  const roots = entries ?? (existsSync(path.join(dir, "skills")) ? ["skills"] : []);
+  const files: string[] = [];
+  for (const entry of roots) {
+    const full = path.resolve(dir, entry);
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(full).isDirectory();
+    } catch {
+      throw new Error(`skills entry '${entry}' does not exist in ${dir}`);
+    }
+    if (isDirectory) {
+      for (const name of readdirSync(full).sort()) if (SKILL_FILE.test(name)) files.push(path.join(full, name));
+    } else {
+      files.push(full);
+    }
+  }
+  return files;
+}
+
+function normaliseMeta(raw: unknown): SkillMeta {
+  const meta = raw && typeof raw === "object" ? ({ ...(raw as Record<string, unknown>) } as Record<string, unknown>) : {};
+  const related = Array.isArray(meta.related)
+    ? meta.related
+        .map((r) => (typeof r === "string" ? { target: r } : r))
+        .filter((r): r is SkillRelated => !!r && typeof r === "object" && typeof (r as SkillRelated).target === "string")
+    : [];
+  return {
+    ...meta,
+    description: typeof meta.description === "string" ? meta.description : "",
+    ...(meta.args && typeof meta.args === "object" ? { args: meta.args as Record<string, unknown> } : {}),
+    related,
+  };
+}
+
+/** Load a plugin's skills. One broken skill file is reported and the rest still load. */
+export async function loadSkills(dir: string, entries: string[] | undefined): Promise<{ skills: Skill[]; failures: SkillLoadFailure[] }> {
+  const skills: Skill[] = [];
+  const failures: SkillLoadFailure[] = [];
+  for (const file of skillFiles(dir, entries)) {
+    try {
+      const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      const exported = (mod.default && typeof mod.default === "object" ? (mod.default as Record<string, unknown>) : mod) as Record<string, unknown>;
+      const run = typeof mod.run === "function" ? mod.run : exported.run;
+      if (typeof run !== "function") throw new Error("does not export a function `run(adapter, args)`");
+      const meta = normaliseMeta(mod.meta ?? exported.meta);
+      const name = typeof meta.name === "string" && meta.name ? meta.name : path.basename(file).replace(/\.(mjs|js)$/, "");
+      skills.push({ name, file, meta, run: run as Skill["run"] });
+    } catch (error) {
+      failures.push({ file, error: (error as Error).message });
+    }
+  }
+  return { skills, failures };
+}

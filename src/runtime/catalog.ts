@@ -1,0 +1,98 @@
+import type { ToolDescriptor } from "../adapters/types.js";
+import type { LoadedPlugin } from "../plugins/loader.js";
+import type { SearchDocument, ToolIndex } from "./search/index.js";
+
+/**
+ * Each plugin's tool list, read from its adapter on first need and kept until invalidated (a
+ * downstream `list_changed`). The search index is fed from here, so it changes with the catalog.
+ */
+
+export interface Catalog {
+  tools(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
+  /** The cached list, if it has been read. */
+  cached(prefix: string): ToolDescriptor[] | undefined;
+  invalidate(prefix: string): void;
+}
+
+function schemaText(schema: Record<string, unknown>): string {
+  const properties = schema.properties;
+  if (!properties || typeof properties !== "object") return "";
+  return Object.entries(properties as Record<string, unknown>)
+    .map(([name, spec]) => {
+      const description = spec && typeof spec === "object" ? (spec as Record<string, unknown>).description : undefined;
+      return typeof description === "string" ? `${name} ${description}` : name;
+    })
+    .join(" ");
+}
+
+function skillArgsText(args: Record<string, unknown> | undefined): string {
+  if (!args) return "";
+  if (args.properties && typeof args.properties === "object") return schemaText(args);
+  return Object.entries(args)
+    .map(([name, value]) => (typeof value === "string" ? `${name} ${value}` : name))
+    .join(" ");
+}
+
+export function pluginSearchText(plugin: LoadedPlugin): string {
+  const { name, description, discoverHint, prefix } = plugin.manifest;
+  return [prefix, name, description, discoverHint].filter(Boolean).join(" ");
+}
+
+export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescriptor[]): SearchDocument[] {
+  const pluginText = pluginSearchText(plugin);
+  const prefix = plugin.manifest.prefix;
+  return [
+    ...tools.map((tool) => ({
+      plugin: prefix,
+      kind: "tool" as const,
+      name: tool.name,
+      fields: { name: `${tool.name} ${tool.title ?? ""}`, description: tool.description ?? "", params: schemaText(tool.inputSchema), plugin: pluginText },
+    })),
+    ...plugin.skills.map((skill) => ({
+      plugin: prefix,
+      kind: "skill" as const,
+      name: skill.name,
+      fields: { name: skill.name, description: skill.meta.description, params: skillArgsText(skill.meta.args), plugin: pluginText },
+    })),
+  ];
+}
+
+/** Keep only well-formed descriptors: a bad entry from one adapter must not break discovery. */
+function sanitise(tools: unknown): ToolDescriptor[] {
+  if (!Array.isArray(tools)) throw new Error("listTools() did not return { tools: [...] }");
+  return tools
+    .filter((t): t is ToolDescriptor => !!t && typeof t === "object" && typeof (t as ToolDescriptor).name === "string" && (t as ToolDescriptor).name.length > 0)
+    .map((t) => ({ ...t, inputSchema: t.inputSchema && typeof t.inputSchema === "object" ? t.inputSchema : { type: "object" } }));
+}
+
+export function createCatalog(index: ToolIndex): Catalog {
+  const lists = new Map<string, ToolDescriptor[]>();
+  const pending = new Map<string, Promise<ToolDescriptor[]>>();
+  return {
+    cached: (prefix) => lists.get(prefix),
+    invalidate(prefix) {
+      lists.delete(prefix);
+      pending.delete(prefix);
+    },
+    async tools(plugin) {
+      const prefix = plugin.manifest.prefix;
+      const known = lists.get(prefix);
+      if (known) return known;
+      let loading = pending.get(prefix);
+      if (!loading) {
+        if (!plugin.adapter) return [];
+        const adapter = plugin.adapter;
+        loading = (async () => {
+          const listed = (await adapter.listTools()) as { tools?: unknown } | undefined;
+          const tools = sanitise(listed?.tools);
+          lists.set(prefix, tools);
+          index.setPluginDocuments(prefix, documentsFor(plugin, tools));
+          return tools;
+        })();
+        pending.set(prefix, loading);
+        loading.catch(() => pending.delete(prefix));
+      }
+      return loading;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The one error type the runtime emits. Every failure a model can see has a stable `code`, a
+ * message that names the field or value at fault, and a `hint` saying what to do next. Errors are
+ * turned into tool results in one place (the facade), never thrown across the MCP boundary.
+ */
+
+export const ERROR_CODES = [
+  "MISSING_TOOL_NAME",
+  "UNKNOWN_TOOL",
+  "ARG_VALIDATION_FAILED",
+  "CONFIRM_REQUIRED",
+  "UNKNOWN_SKILL",
+  "UNKNOWN_FACADE_TOOL",
+  "EMPTY_COMMAND",
+  "NOT_CONFIGURED",
+  "UPSTREAM_ERROR",
+  "UPSTREAM_TIMEOUT",
+  "LOOP_DETECTED",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Recipes a model can follow to correct its next call. Kept equal to ERROR_CODES by a test. */
+export const HINTS: Readonly<Record<ErrorCode, string>> = {
+  MISSING_TOOL_NAME:
+    "Pass the tool to run in `toolName`, e.g. {\"toolName\":\"list_issues\",\"arguments\":{...}}. Use the plugin's _discover tool to find names.",
+  UNKNOWN_TOOL:
+    "Use one of the names in `details.suggestions`, or call the plugin's _discover tool with a few words of what you need.",
+  ARG_VALIDATION_FAILED:
+    "Fix every argument listed in `details.errors` (path and reason) and call again; `details.schema` is the tool's input schema.",
+  CONFIRM_REQUIRED:
+    "This tool changes data. If the user asked for this change, call again with the same arguments and `confirm: true`.",
+  UNKNOWN_SKILL:
+    "Use one of the skills in `details.skills`, or call the plugin's _discover tool to see each skill's arguments.",
+  UNKNOWN_FACADE_TOOL:
+    "Call agent_tools_help to see the tools this server exposes, then use one of the names in `details.tools`.",
+  EMPTY_COMMAND: "Send a non-empty `command`, e.g. \"status\" or \"list\".",
+  NOT_CONFIGURED:
+    "Set what `details.missing` lists in the environment of the agent-tools server (not in tool arguments), then restart it.",
+  UPSTREAM_ERROR:
+    "The service behind this plugin failed. Read `message`; fix the arguments if it names one, otherwise try a different tool or report the failure to the user.",
+  UPSTREAM_TIMEOUT:
+    "The service did not answer in time. Retry once with a narrower request (fewer items, a filter); if it times out again, tell the user.",
+  LOOP_DETECTED:
+    "Stop repeating this call: it failed the same way several times. Change the tool or the arguments as the earlier error said, or ask the user.",
+};
+
+export interface ErrorPayload {
+  code: ErrorCode;
+  message: string;
+  hint: string;
+  details?: Record<string, unknown>;
+}
+
+export class RuntimeError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = "RuntimeError";
+    this.code = code;
+    this.details = details;
+  }
+
+  get hint(): string {
+    return HINTS[this.code];
+  }
+
+  toPayload(): ErrorPayload {
+    const payload: ErrorPayload = { code: this.code, message: this.message, hint: this.hint };
+    if (this.details !== undefined) payload.details = this.details;
+    return payload;
+  }
+}
+
+export function isRuntimeError(value: unknown): value is RuntimeError {
+  return value instanceof RuntimeError;
+}
+
+/** Any thrown value as a readable one-line message. */
+export function describeThrown(value: unknown): string {
+  if (value instanceof Error) return value.message || value.name;
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}

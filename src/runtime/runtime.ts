@@ -1,0 +1,467 @@
+import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
+import { checkAgainstSchema } from "../json-schema.js";
+import { createLogger } from "../log.js";
+import { RUNTIME_ROOT, packageJson } from "../paths.js";
+import { discoverPluginDirs } from "../plugins/discovery.js";
+import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure } from "../plugins/loader.js";
+import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
+import { describeMissing } from "../plugins/requirements.js";
+import type { Skill } from "../plugins/skills.js";
+import { createCatalog, documentsFor, type Catalog } from "./catalog.js";
+import { describeThrown, isRuntimeError, RuntimeError, type ErrorPayload } from "./errors.js";
+import { loopKey, previousFailures, rememberOutcome, shouldBreakLoop } from "./loop-breaker.js";
+import { repairRequest, stripToolPrefix, type Repair } from "./repair.js";
+import { capResult, unwrapResult, withDeadline } from "./result.js";
+import { createToolIndex, type ToolIndex } from "./search/index.js";
+import { createSession, recordCall, type Session } from "./session.js";
+import { closestNames, similarity } from "./similarity.js";
+
+/**
+ * The persistent runtime: the plugin registry, the catalog and its search index, and the three
+ * operations every front end (MCP facade, text layer) goes through — discover, call, run skill —
+ * each with repair, loop check, validation, the confirm gate and error codes in one place.
+ */
+
+export interface RuntimeOptions {
+  env?: NodeJS.ProcessEnv;
+  log?: Logger;
+  /** Plugin folders to load instead of the discovery locations. */
+  pluginDirs?: string[];
+  /** Extra folders scanned in addition to the discovery locations (config `plugins.dirs`). */
+  extraPluginDirs?: string[];
+  /** Do not load the runtime's bundled plugins. */
+  skipBundled?: boolean;
+  cwd?: string;
+  adapterKinds?: Readonly<Record<string, DeclarativeAdapterFactory>>;
+  /** Per-call deadline for adapter calls and skills; default 60 s (AGENT_TOOLS_CALL_TIMEOUT_MS). */
+  callTimeoutMs?: number;
+  /** Largest result, in characters of JSON, before it is cut; default 100,000. */
+  maxResultChars?: number;
+}
+
+export interface OperationContext {
+  signal?: AbortSignal;
+  /** Repairs already made above the runtime (e.g. a misspelt facade tool that was routed). */
+  repairs?: Repair[];
+}
+
+/** What an operation answers: a JSON payload and whether it is an error. */
+export interface OperationResult {
+  isError: boolean;
+  payload: Record<string, unknown>;
+}
+
+export interface PluginSummary {
+  prefix: string;
+  name: string;
+  description: string;
+  discoverHint?: string;
+  configured: boolean;
+  missing?: string;
+  requireConfirm: boolean;
+  skills: string[];
+}
+
+export interface Runtime {
+  readonly plugins: readonly LoadedPlugin[];
+  readonly failures: readonly PluginLoadFailure[];
+  readonly brokenLinks: readonly BrokenRelatedLink[];
+  readonly index: ToolIndex;
+  readonly log: Logger;
+  plugin(prefix: string): LoadedPlugin | undefined;
+  summaries(): PluginSummary[];
+  createSession(id?: string): Session;
+  help(): Record<string, unknown>;
+  discover(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
+  call(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
+  runSkill(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_RESULT_CHARS = 100_000;
+const DEFAULT_DISCOVER_LIMIT = 10;
+const MAX_DISCOVER_LIMIT = 50;
+const DESCRIPTION_CHARS = 160;
+
+function positiveInt(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+function oneLine(text: string | undefined, max = DESCRIPTION_CHARS): string {
+  const flat = (text ?? "").replace(/\s+/g, " ").trim();
+  const firstSentence = flat.match(/^(.+?[.!?])(\s|$)/)?.[1] ?? flat;
+  const line = firstSentence.length >= 40 ? firstSentence : flat;
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A meta.args that is a JSON Schema (rather than a name → description map) is validated. */
+function isSchemaLike(args: Record<string, unknown> | undefined): args is Record<string, unknown> {
+  return !!args && (args.type === "object" || isPlainObject(args.properties));
+}
+
+function paramSummary(schema: Record<string, unknown>): string {
+  const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r): r is string => typeof r === "string") : []);
+  return properties.map((p) => (required.has(p) ? `${p}*` : p)).join(", ");
+}
+
+function skillParamSummary(skill: Skill): string {
+  const args = skill.meta.args;
+  if (!args) return "";
+  if (isSchemaLike(args)) return paramSummary(args);
+  return Object.keys(args).join(", ");
+}
+
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? createLogger();
+  const timeoutMs = options.callTimeoutMs ?? positiveInt(env.AGENT_TOOLS_CALL_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
+  const maxResultChars = options.maxResultChars ?? positiveInt(env.AGENT_TOOLS_MAX_RESULT_CHARS) ?? DEFAULT_MAX_RESULT_CHARS;
+
+  const dirs =
+    options.pluginDirs ??
+    discoverPluginDirs({
+      runtimeRoot: RUNTIME_ROOT,
+      cwd: options.cwd ?? process.cwd(),
+      pluginsDirEnv: env.AGENT_TOOLS_PLUGINS_DIR,
+      extraDirs: options.extraPluginDirs ?? [],
+      skipBundled: options.skipBundled ?? env.AGENT_TOOLS_NO_BUNDLED_PLUGINS === "1",
+    });
+  const loadOptions = { env, log, ...(options.adapterKinds ? { adapterKinds: options.adapterKinds } : {}) };
+  const { plugins, failures } = await loadPlugins(dirs, loadOptions);
+  const brokenLinks = findBrokenRelatedLinks(plugins);
+  for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
+
+  const byPrefix = new Map(plugins.map((p) => [p.manifest.prefix, p]));
+  const index = createToolIndex();
+  const catalog: Catalog = createCatalog(index);
+  // Skills are known without asking the adapter, so they are searchable from the start.
+  for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
+
+  function requirePlugin(prefix: string): LoadedPlugin & { adapter: Adapter } {
+    const plugin = byPrefix.get(prefix);
+    if (!plugin) {
+      throw new RuntimeError("UNKNOWN_FACADE_TOOL", `no plugin has prefix '${prefix}'`, { plugins: [...byPrefix.keys()] });
+    }
+    if (!plugin.configured || !plugin.adapter) {
+      throw new RuntimeError("NOT_CONFIGURED", `plugin '${prefix}' is not configured: ${describeMissing(plugin.missing)}`, {
+        missing: [...plugin.missing.env, ...plugin.missing.bins],
+        env: plugin.missing.env,
+        bins: plugin.missing.bins,
+      });
+    }
+    return plugin as LoadedPlugin & { adapter: Adapter };
+  }
+
+  function isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean {
+    return plugin.manifest.readonlyTools.includes(tool.name) || tool.annotations?.readOnlyHint === true;
+  }
+
+  function needsConfirm(plugin: LoadedPlugin, tool: ToolDescriptor): boolean {
+    return plugin.manifest.requireConfirm && !isReadOnly(plugin, tool);
+  }
+
+  async function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
+    try {
+      return await catalog.tools(plugin);
+    } catch (error) {
+      throw new RuntimeError("UPSTREAM_ERROR", `could not list the tools of plugin '${plugin.manifest.prefix}': ${describeThrown(error)}`);
+    }
+  }
+
+  function describeTool(plugin: LoadedPlugin, tool: ToolDescriptor): Record<string, unknown> {
+    const prefix = plugin.manifest.prefix;
+    const entry: Record<string, unknown> = { kind: "tool", name: tool.name, description: oneLine(tool.description) };
+    const params = paramSummary(tool.inputSchema);
+    if (params) entry.params = params;
+    if (needsConfirm(plugin, tool)) entry.confirm = true;
+    entry.next = `agent_tools_${prefix}_call {"toolName":"${tool.name}","arguments":{…}${needsConfirm(plugin, tool) ? ',"confirm":true' : ""}}`;
+    return entry;
+  }
+
+  function describeSkill(plugin: LoadedPlugin, skill: Skill): Record<string, unknown> {
+    const entry: Record<string, unknown> = { kind: "skill", name: skill.name, description: oneLine(skill.meta.description) };
+    const params = skillParamSummary(skill);
+    if (params) entry.params = params;
+    entry.next = `agent_tools_${plugin.manifest.prefix}_run_skill {"skill":"${skill.name}","arguments":{…}}`;
+    return entry;
+  }
+
+  /** Shared frame of every operation: loop check, error → payload, call log. */
+  async function operate(
+    session: Session,
+    operation: string,
+    prefix: string,
+    repairs: Repair[],
+    loopTarget: unknown,
+    target: string | undefined,
+    work: () => Promise<Record<string, unknown>>,
+  ): Promise<OperationResult> {
+    const started = Date.now();
+    const key = loopTarget === undefined ? undefined : loopKey(`${operation}:${prefix}`, loopTarget);
+    let payload: Record<string, unknown>;
+    let errorCode: string | undefined;
+    try {
+      if (key !== undefined && shouldBreakLoop(session, key)) {
+        const previous = previousFailures(session, key);
+        errorCode = "LOOP_DETECTED";
+        throw new RuntimeError(
+          "LOOP_DETECTED",
+          `this exact ${operation} has failed ${previous?.count ?? 2} times in a row with ${previous?.code ?? "the same error"}; it was not run again`,
+          { previousError: previous?.code, attempts: (previous?.count ?? 2) + 1 },
+        );
+      }
+      payload = { ok: true, ...(await work()) };
+    } catch (error) {
+      const runtimeError = isRuntimeError(error) ? error : new RuntimeError("UPSTREAM_ERROR", describeThrown(error));
+      errorCode = runtimeError.code;
+      payload = { ok: false, plugin: prefix, ...(target ? { target } : {}), error: runtimeError.toPayload() satisfies ErrorPayload };
+    }
+    if (key !== undefined) {
+      if (errorCode === "LOOP_DETECTED") {
+        const record = session.loopMemory.get(key);
+        if (record) record.count += 1;
+      } else rememberOutcome(session, key, errorCode);
+    }
+    if (repairs.length) payload.repairs = repairs.map((r) => r.message);
+    recordCall(session, {
+      at: new Date(started).toISOString(),
+      operation,
+      plugin: prefix,
+      ...(target ? { target } : {}),
+      outcome: errorCode ?? "ok",
+      durationMs: Date.now() - started,
+    });
+    if (errorCode) log.debug(`${operation} ${prefix}${target ? `/${target}` : ""} failed`, { code: errorCode });
+    return { isError: errorCode !== undefined, payload };
+  }
+
+  async function invoke(what: string, signal: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<unknown>): Promise<{ result: unknown; truncated?: unknown }> {
+    let raw: unknown;
+    try {
+      raw = await withDeadline(work, timeoutMs, signal, what);
+    } catch (error) {
+      if (isRuntimeError(error)) throw error;
+      throw new RuntimeError("UPSTREAM_ERROR", `${what} failed: ${describeThrown(error)}`);
+    }
+    return capResult(unwrapResult(raw), maxResultChars);
+  }
+
+  const runtime: Runtime = {
+    plugins,
+    failures,
+    brokenLinks,
+    index,
+    log,
+    plugin: (prefix) => byPrefix.get(prefix),
+    createSession: (id) => createSession(id),
+
+    summaries() {
+      return plugins.map((p) => {
+        const summary: PluginSummary = {
+          prefix: p.manifest.prefix,
+          name: p.manifest.name,
+          description: p.manifest.description,
+          configured: p.configured,
+          requireConfirm: p.manifest.requireConfirm,
+          skills: p.skills.map((s) => s.name),
+        };
+        if (p.manifest.discoverHint) summary.discoverHint = p.manifest.discoverHint;
+        if (!p.configured) summary.missing = describeMissing(p.missing);
+        return summary;
+      });
+    },
+
+    help() {
+      const pkg = packageJson();
+      return {
+        server: `${pkg.name} ${pkg.version}`,
+        protocol: [
+          "Each plugin wraps one service. Its tools are not listed up front: find them first.",
+          "1. agent_tools_<prefix>_discover({query}) — a few words of what you need; answers tool and skill names with their parameters (* = required).",
+          "2. agent_tools_<prefix>_call({toolName, arguments}) — arguments are checked against the tool's schema; tools that change data also need confirm: true.",
+          "3. agent_tools_<prefix>_run_skill({skill, arguments}) — a server-side recipe that makes several calls in one.",
+          "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
+        ],
+        plugins: runtime.summaries().map((s) => ({
+          prefix: s.prefix,
+          description: oneLine(s.description) || s.name,
+          status: s.configured ? "ready" : `not configured: ${s.missing ?? ""}`,
+          ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
+          ...(s.skills.length ? { skills: s.skills } : {}),
+        })),
+        ...(failures.length || brokenLinks.length
+          ? {
+              problems: [
+                ...failures.map((f) => f.error),
+                ...brokenLinks.map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),
+              ],
+            }
+          : {}),
+      };
+    },
+
+    async discover(session, prefix, rawArgs, ctx = {}) {
+      const repairs = [...(ctx.repairs ?? [])];
+      const args = isPlainObject(rawArgs) ? rawArgs : {};
+      const query = typeof args.query === "string" ? args.query.trim() : "";
+      const limitArg = positiveInt(String(args.limit ?? ""));
+      return operate(session, "discover", prefix, repairs, undefined, query || undefined, async () => {
+        const plugin = requirePlugin(prefix);
+        const tools = await toolsOf(plugin);
+        const byName = new Map(tools.map((t) => [t.name, t]));
+        const skills = new Map(plugin.skills.map((s) => [s.name, s]));
+        const totals = { tools: tools.length, skills: plugin.skills.length };
+        let matches: Record<string, unknown>[];
+        let total: number;
+        const limit = Math.min(limitArg ?? (query ? DEFAULT_DISCOVER_LIMIT : 20), MAX_DISCOVER_LIMIT);
+        if (query) {
+          const found = index.search(query, { plugin: prefix, limit });
+          total = found.total;
+          matches = found.hits.flatMap((hit) => {
+            if (hit.kind === "skill") {
+              const skill = skills.get(hit.name);
+              return skill ? [describeSkill(plugin, skill)] : [];
+            }
+            const tool = byName.get(hit.name);
+            return tool ? [describeTool(plugin, tool)] : [];
+          });
+        } else {
+          // Without a query: skills first (they do the most per call), then read-only tools, then the rest.
+          const ordered = [
+            ...plugin.skills.map((s) => describeSkill(plugin, s)),
+            ...tools.filter((t) => isReadOnly(plugin, t)).map((t) => describeTool(plugin, t)),
+            ...tools.filter((t) => !isReadOnly(plugin, t)).map((t) => describeTool(plugin, t)),
+          ];
+          total = ordered.length;
+          matches = ordered.slice(0, limit);
+        }
+        const answer: Record<string, unknown> = { plugin: prefix, ...(query ? { query } : {}), shown: matches.length, total, totals, matches };
+        if (matches.length < total) answer.more = `${total - matches.length} more; ${query ? "refine the query or raise" : "pass a query or raise"} 'limit' (max ${MAX_DISCOVER_LIMIT})`;
+        if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${query}'; try other words, or call without a query to list the tools`;
+        if (!plugin.manifest.requireConfirm) answer.confirm = "not required: this plugin's calls run without confirmation";
+        if (plugin.adapter.discoverContext) {
+          try {
+            answer.context = await plugin.adapter.discoverContext();
+          } catch (error) {
+            answer.contextError = describeThrown(error);
+          }
+        }
+        return answer;
+      });
+    },
+
+    async call(session, prefix, rawArgs, ctx = {}) {
+      const repairs = [...(ctx.repairs ?? [])];
+      const args = repairRequest(rawArgs, "toolName", repairs);
+      const sentName = typeof args.toolName === "string" ? args.toolName.trim() : undefined;
+      const toolArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
+      const loopTarget = { toolName: args.toolName, arguments: toolArgs, confirm: args.confirm };
+      return operate(session, "call", prefix, repairs, loopTarget, sentName, async () => {
+        const plugin = requirePlugin(prefix);
+        if (!sentName) {
+          throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${args.toolName === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${prefix}' to call`, {
+            received: Object.keys(args),
+          });
+        }
+        const tools = await toolsOf(plugin);
+        const byName = new Map(tools.map((t) => [t.name, t]));
+        let tool = byName.get(sentName);
+        if (!tool) {
+          const stripped = stripToolPrefix(sentName, prefix, (n) => byName.has(n), repairs);
+          const alike = stripped ?? tools.find((t) => similarity(t.name, sentName) === 1)?.name;
+          if (alike && !stripped) repairs.push({ kind: "matched-tool-case", message: `tool name '${sentName}' was matched to '${alike}'` });
+          if (alike) tool = byName.get(alike);
+        }
+        if (!tool) {
+          const suggestions = closestNames(sentName, byName.keys());
+          for (const hit of index.search(sentName, { plugin: prefix, limit: 3 }).hits) {
+            if (hit.kind === "tool" && !suggestions.includes(hit.name) && suggestions.length < 5) suggestions.push(hit.name);
+          }
+          const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
+          throw new RuntimeError("UNKNOWN_TOOL", `plugin '${prefix}' has no tool '${sentName}'${mean}`, { toolName: sentName, suggestions });
+        }
+        if (!isPlainObject(toolArgs)) {
+          throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the tool's parameters, not ${Array.isArray(toolArgs) ? "an array" : typeof toolArgs}`, {
+            tool: tool.name,
+            errors: [{ path: "", message: "must be object" }],
+            schema: tool.inputSchema,
+          });
+        }
+        const checked = checkAgainstSchema(tool.inputSchema, toolArgs);
+        if (checked.ok === false) {
+          const list = checked.violations.map((v) => v.message).join("; ");
+          throw new RuntimeError("ARG_VALIDATION_FAILED", `arguments for '${tool.name}' are invalid: ${list}`, {
+            tool: tool.name,
+            errors: checked.violations.map(({ path, message }) => ({ path, message })),
+            schema: tool.inputSchema,
+          });
+        }
+        if (checked.ok === "skipped") log.warn(`tool ${prefix}/${tool.name} has a schema that cannot be compiled; arguments not validated`, { reason: checked.reason });
+        if (needsConfirm(plugin, tool) && args.confirm !== true) {
+          throw new RuntimeError("CONFIRM_REQUIRED", `'${tool.name}' changes data and needs confirm: true`, { tool: tool.name, arguments: toolArgs });
+        }
+        const name = tool.name;
+        const { result, truncated } = await invoke(`tool '${prefix}/${name}'`, ctx.signal, (signal) =>
+          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log }),
+        );
+        return { plugin: prefix, toolName: name, result, ...(truncated ? { truncated } : {}) };
+      });
+    },
+
+    async runSkill(session, prefix, rawArgs, ctx = {}) {
+      const repairs = [...(ctx.repairs ?? [])];
+      const args = repairRequest(rawArgs, "skill", repairs);
+      const sentName = typeof args.skill === "string" ? args.skill.trim() : "";
+      const skillArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
+      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: skillArgs }, sentName || undefined, async () => {
+        const plugin = requirePlugin(prefix);
+        const names = plugin.skills.map((s) => s.name);
+        let skill = plugin.skills.find((s) => s.name === sentName);
+        if (!skill && sentName) {
+          const stripped = stripToolPrefix(sentName, prefix, (n) => names.includes(n), repairs);
+          skill = plugin.skills.find((s) => s.name === stripped) ?? plugin.skills.find((s) => similarity(s.name, sentName) === 1);
+        }
+        if (!skill) {
+          const suggestions = sentName ? closestNames(sentName, names) : [];
+          const what = sentName ? `plugin '${prefix}' has no skill '${sentName}'` : "'skill' is missing";
+          const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
+          throw new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
+            skills: plugin.skills.map((s) => ({ name: s.name, description: oneLine(s.meta.description) })),
+            suggestions,
+          });
+        }
+        if (!isPlainObject(skillArgs)) {
+          throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object, not ${Array.isArray(skillArgs) ? "an array" : typeof skillArgs}`, {
+            skill: skill.name,
+            errors: [{ path: "", message: "must be object" }],
+          });
+        }
+        if (isSchemaLike(skill.meta.args)) {
+          const checked = checkAgainstSchema(skill.meta.args, skillArgs);
+          if (checked.ok === false) {
+            throw new RuntimeError("ARG_VALIDATION_FAILED", `arguments for skill '${skill.name}' are invalid: ${checked.violations.map((v) => v.message).join("; ")}`, {
+              skill: skill.name,
+              errors: checked.violations.map(({ path, message }) => ({ path, message })),
+              schema: skill.meta.args,
+            });
+          }
+        }
+        const chosen = skill;
+        const { result, truncated } = await invoke(`skill '${prefix}:${chosen.name}'`, ctx.signal, () => chosen.run(plugin.adapter, skillArgs));
+        return { plugin: prefix, skill: chosen.name, result, ...(truncated ? { truncated } : {}) };
+      });
+    },
+
+    async close() {
+      await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));
+    },
+  };
+  return runtime;
+}

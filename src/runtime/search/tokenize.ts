@@ -1,0 +1,42 @@
+/**
+ * Text → search terms. Tool names arrive as snake_case, kebab-case, camelCase or with digits
+ * (`listIssues`, `get_pr_v2`), so names are split into words before anything else; words are
+ * lower-cased, stop words dropped and a light suffix stemmer applied so "issues"/"issue" and
+ * "listing"/"list" meet.
+ */
+
+const STOP_WORDS = new Set(
+  "a an and are as at be by for from has have in into is it its of on or that the this to was were will with your you i me my we our can do does how what which who".split(" "),
+);
+
+/** Split identifiers and prose into lower-case words. */
+export function splitWords(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .replace(/([a-zA-Z])(\d)/g, "$1 $2")
+    .replace(/(\d)([a-zA-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/** A small, predictable stemmer: enough to join plural and verb forms of tool vocabulary. */
+export function stem(word: string): string {
+  if (word.length <= 3) return word;
+  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (word.endsWith("sses")) return word.slice(0, -2);
+  if (word.endsWith("ing") && word.length > 5) return dedouble(word.slice(0, -3));
+  if (word.endsWith("ed") && word.length > 4) return dedouble(word.slice(0, -2));
+  if (word.endsWith("es") && /(ch|sh|x|z|ss)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us")) return word.slice(0, -1);
+  return word;
+}
+
+function dedouble(word: string): string {
+  return /([b-df-hj-np-tv-z])\1$/.test(word) ? word.slice(0, -1) : word;
+}
+
+export function tokenize(text: string): string[] {
+  return splitWords(text).filter((w) => !STOP_WORDS.has(w)).map(stem);
+}

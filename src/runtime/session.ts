@@ -1,0 +1,40 @@
+import { randomUUID } from "node:crypto";
+
+/**
+ * Per-session state. stdio has one session; HTTP has one per Mcp-Session-Id. Adapters and their
+ * connections are shared across sessions; what is here is not.
+ */
+
+export interface CallLogEntry {
+  at: string;
+  operation: string;
+  plugin?: string;
+  target?: string;
+  outcome: "ok" | string;
+  durationMs: number;
+}
+
+export interface LoopRecord {
+  code: string;
+  count: number;
+}
+
+export interface Session {
+  readonly id: string;
+  /** Failing calls by canonical key; cleared when the same call succeeds. */
+  readonly loopMemory: Map<string, LoopRecord>;
+  readonly callLog: CallLogEntry[];
+  /** Free slot for the layers above (the text layer keeps its sandbox here). */
+  readonly extensions: Map<string, unknown>;
+}
+
+const CALL_LOG_LIMIT = 200;
+
+export function createSession(id: string = randomUUID()): Session {
+  return { id, loopMemory: new Map(), callLog: [], extensions: new Map() };
+}
+
+export function recordCall(session: Session, entry: CallLogEntry): void {
+  session.callLog.push(entry);
+  if (session.callLog.length > CALL_LOG_LIMIT) session.callLog.splice(0, session.callLog.length - CALL_LOG_LIMIT);
+}

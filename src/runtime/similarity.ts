@@ -1,0 +1,39 @@
+/** Name similarity for "did you mean" and for routing misspelt names: 1 − edit distance / longer length. */
+
+function levenshtein(a: string, b: string): number {
+  if (a === b) return 0;
+  if (!a.length) return b.length;
+  if (!b.length) return a.length;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? Math.max(a.length, b.length);
+}
+
+/** Case and separator differences ("listIssues", "list-issues", "list_issues") do not count. */
+function normalise(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(/[\s.:/-]+/g, "_");
+}
+
+export function similarity(a: string, b: string): number {
+  const x = normalise(a);
+  const y = normalise(b);
+  const longest = Math.max(x.length, y.length);
+  return longest === 0 ? 1 : 1 - levenshtein(x, y) / longest;
+}
+
+/** Candidates ranked by similarity to `name`, best first, keeping those at or above `threshold`. */
+export function closestNames(name: string, candidates: Iterable<string>, threshold = 0.4, limit = 3): string[] {
+  return [...candidates]
+    .map((candidate) => ({ candidate, score: similarity(name, candidate) }))
+    .filter((c) => c.score >= threshold)
+    .sort((a, b) => b.score - a.score || a.candidate.localeCompare(b.candidate))
+    .slice(0, limit)
+    .map((c) => c.candidate);
+}

@@ -1,0 +1,32 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createFacadeServer } from "../facade/server.js";
+import type { Runtime } from "../runtime/runtime.js";
+
+/**
+ * The facade over stdio: one session for the life of the process. stdout carries only MCP
+ * messages; logs go to stderr. The process ends when the client closes stdin or on a signal,
+ * closing every adapter (and so every downstream process) first.
+ */
+export async function serveStdio(runtime: Runtime): Promise<void> {
+  const session = runtime.createSession("stdio");
+  const server = createFacadeServer({ runtime, session });
+  const transport = new StdioServerTransport();
+  let closing = false;
+  const shutdown = async (why: string): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    runtime.log.debug(`shutting down (${why})`);
+    // Never hang on a stuck adapter: exit within 5 s whatever happens.
+    const force = setTimeout(() => process.exit(0), 5000);
+    force.unref();
+    await server.close().catch(() => undefined);
+    await runtime.close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.stdin.once("end", () => void shutdown("stdin closed"));
+  process.stdin.once("close", () => void shutdown("stdin closed"));
+  await server.connect(transport);
+  runtime.log.info(`serving ${runtime.plugins.length} plugin(s) over stdio`);
+}
