@@ -1,0 +1,197 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { callJson, connect, type Connected } from "./helpers.js";
+
+// The facade over real stdio: the built server spawned with plugins in the original runtime's
+// format (flat manifest + class adapter, spec manifest + factory adapter, .mjs skills).
+
+describe("facade over stdio", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it("lists agent_tools_help and each plugin's tools, every one with a description", async () => {
+    const { tools } = await server.client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    assert.deepEqual(names, [
+      "agent_tools_help",
+      "agent_tools_notes_call",
+      "agent_tools_notes_discover",
+      "agent_tools_notes_run_skill",
+      "agent_tools_tracker_call",
+      "agent_tools_tracker_discover",
+      "agent_tools_tracker_run_skill",
+      "agent_tools_vault_call",
+      "agent_tools_vault_discover",
+    ]);
+    for (const tool of tools) assert.ok(tool.description && tool.description.length > 20, `${tool.name} has a description`);
+    const discover = tools.find((t) => t.name === "agent_tools_notes_discover");
+    assert.match(discover?.description ?? "", /Notes have an id, a title, a body and tags\./, "discoverHint is appended");
+    const skills = tools.find((t) => t.name === "agent_tools_notes_run_skill");
+    assert.match(skills?.description ?? "", /count, digest/);
+    const vault = tools.find((t) => t.name === "agent_tools_vault_call");
+    assert.match(vault?.description ?? "", /not configured: set VAULT_FIXTURE_TOKEN/);
+  });
+
+  it("help lists every plugin with its status and the protocol", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_help");
+    assert.equal(isError, false);
+    const plugins = payload.plugins as { prefix: string; status: string }[];
+    assert.deepEqual(plugins.map((p) => p.prefix), ["notes", "tracker", "vault"]);
+    assert.equal(plugins[0]?.status, "ready");
+    assert.match(plugins[2]?.status ?? "", /^not configured: set VAULT_FIXTURE_TOKEN; install vault-fixture-cli-not-installed/);
+    assert.ok(Array.isArray(payload.protocol));
+  });
+
+  it("discover finds a tool by a word of its description", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_notes_discover", { query: "remove" });
+    assert.equal(isError, false);
+    const matches = payload.matches as { name: string; kind: string; next: string; confirm?: boolean }[];
+    assert.equal(matches[0]?.name, "delete_note");
+    assert.equal(matches[0]?.confirm, true);
+    assert.match(matches[0]?.next ?? "", /agent_tools_notes_call .*"toolName":"delete_note".*"confirm":true/);
+    assert.equal(payload.shown, matches.length);
+    assert.equal(typeof payload.total, "number");
+    assert.deepEqual(payload.context, { noteCount: 2 }, "discoverContext() is attached");
+  });
+
+  it("discover ranks skills and tools together and reports when matches were cut", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_discover", { query: "notes tag", limit: 2 });
+    const matches = payload.matches as { kind: string; name: string }[];
+    assert.equal(matches.length, 2);
+    assert.equal(payload.shown, 2);
+    assert.ok((payload.total as number) > 2, "total counts every match");
+    assert.match(String(payload.more), /more/);
+    const all = await callJson(server.client, "agent_tools_notes_discover", { query: "digest" });
+    assert.deepEqual((all.payload.matches as { kind: string; name: string }[])[0], {
+      kind: "skill",
+      name: "digest",
+      description: "Digest of every note with a tag: titles and bodies in one answer.",
+      params: "tag",
+      next: 'agent_tools_notes_run_skill {"skill":"digest","arguments":{…}}',
+    });
+  });
+
+  it("discover without a query shows skills first, then read-only tools, with totals", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_discover", {});
+    const matches = payload.matches as { kind: string; name: string; confirm?: boolean }[];
+    assert.deepEqual(matches.slice(0, 2).map((m) => m.kind), ["skill", "skill"]);
+    const firstMutating = matches.findIndex((m) => m.confirm);
+    const lastReadOnly = matches.map((m) => m.kind === "tool" && !m.confirm).lastIndexOf(true);
+    assert.ok(lastReadOnly < firstMutating, "read-only tools come before mutating ones");
+    assert.deepEqual(payload.totals, { tools: 8, skills: 2 });
+  });
+
+  it("a call answers the tool's result as text and structuredContent", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: { id: "n1" } });
+    assert.equal(isError, false);
+    assert.equal(payload.ok, true);
+    assert.deepEqual(payload.result, { id: "n1", title: "Shopping", body: "milk, bread, coffee beans", tags: ["home"] });
+  });
+
+  it("a missing required argument answers ARG_VALIDATION_FAILED naming it", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: {} });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.match(payload.error?.message ?? "", /missing required property 'id'/);
+    assert.deepEqual((payload.error?.details?.errors as unknown[])[0], { path: "/id", message: "missing required property 'id'" });
+    assert.ok(payload.error?.details?.schema, "the schema is attached");
+    assert.ok(payload.error?.hint);
+  });
+
+  it("every violation is listed, for draft-07 and 2020-12 schemas", async () => {
+    const seven = await callJson(server.client, "agent_tools_notes_call", {
+      toolName: "create_note",
+      arguments: { title: "", tags: "x", colour: "red" },
+    });
+    const errors = seven.payload.error?.details?.errors as { path: string }[];
+    assert.deepEqual(errors.map((e) => e.path).sort(), ["/body", "/colour", "/tags", "/title"]);
+    const twenty = await callJson(server.client, "agent_tools_tracker_call", { toolName: "assign-ticket", arguments: { id: "X-9" } });
+    const errors2020 = twenty.payload.error?.details?.errors as { path: string; message: string }[];
+    assert.deepEqual(errors2020.map((e) => e.path).sort(), ["/assignee", "/id"]);
+    assert.match(errors2020.find((e) => e.path === "/id")?.message ?? "", /pattern/);
+  });
+
+  it("a mutating tool without confirm answers CONFIRM_REQUIRED, and runs with confirm: true", async () => {
+    const args = { title: "Call the bank", body: "about the card" };
+    const refused = await callJson(server.client, "agent_tools_notes_call", { toolName: "create_note", arguments: args });
+    assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED");
+    assert.match(refused.payload.error?.message ?? "", /'create_note' changes data/);
+    const done = await callJson(server.client, "agent_tools_notes_call", { toolName: "create_note", arguments: args, confirm: true });
+    assert.equal(done.isError, false);
+    assert.deepEqual(done.payload.result, { id: "n3" });
+  });
+
+  it("readOnlyHint annotations make a tool read-only; others need confirm", async () => {
+    const read = await callJson(server.client, "agent_tools_tracker_call", { toolName: "listTickets", arguments: { status: "open" } });
+    assert.equal(read.isError, false);
+    const write = await callJson(server.client, "agent_tools_tracker_call", { toolName: "assign-ticket", arguments: { id: "T-1", assignee: "cy" } });
+    assert.equal(write.payload.error?.code, "CONFIRM_REQUIRED");
+  });
+
+  it("skills run server-side with the plugin's adapter", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_tracker_run_skill", { skill: "open-summary", arguments: {} });
+    assert.equal(isError, false);
+    assert.deepEqual(payload.result, { open: 2, byAssignee: { ana: ["T-1"], bo: ["T-2"] } });
+    const digest = await callJson(server.client, "agent_tools_notes_run_skill", { skill: "digest", arguments: { tag: "work" } });
+    assert.equal((digest.payload.result as { count: number }).count, 1);
+  });
+
+  it("a skill with a JSON Schema in meta.args has its arguments validated", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_run_skill", { skill: "count", arguments: { colour: 1 } });
+    assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.match(payload.error?.message ?? "", /unknown property 'colour'/);
+  });
+
+  it("a plugin whose requirements are missing answers NOT_CONFIGURED with what to set", async () => {
+    for (const [name, args] of [
+      ["agent_tools_vault_call", { toolName: "read", arguments: {} }],
+      ["agent_tools_vault_discover", {}],
+    ] as const) {
+      const { payload, isError } = await callJson(server.client, name, args);
+      assert.equal(isError, true);
+      assert.equal(payload.error?.code, "NOT_CONFIGURED");
+      assert.deepEqual(payload.error?.details?.missing, ["VAULT_FIXTURE_TOKEN", "vault-fixture-cli-not-installed"]);
+    }
+  });
+
+  it("an adapter that throws answers UPSTREAM_ERROR and the server keeps serving", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { toolName: "fail_always", arguments: {} });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(payload.error?.message ?? "", /database is on fire/);
+    const downstreamError = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: { id: "zz" } });
+    assert.equal(downstreamError.payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(downstreamError.payload.error?.message ?? "", /no note with id zz/);
+    const after = await callJson(server.client, "agent_tools_notes_call", { toolName: "list_notes", arguments: {} });
+    assert.equal(after.isError, false);
+  });
+
+  it("a result larger than the cap is cut with an honest marker", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_call", { toolName: "big_dump", arguments: { size: 300000 } });
+    assert.equal(payload.ok, true);
+    const truncated = payload.truncated as { originalChars: number; shownChars: number };
+    assert.equal(truncated.shownChars, 100000);
+    assert.ok(truncated.originalChars > 300000);
+    assert.equal((payload.result as string).length, 100000);
+  });
+});
+
+describe("facade over stdio with a short call timeout", () => {
+  it("a call slower than AGENT_TOOLS_CALL_TIMEOUT_MS answers UPSTREAM_TIMEOUT", async () => {
+    const server = await connect(undefined, { AGENT_TOOLS_CALL_TIMEOUT_MS: "200" });
+    try {
+      const slow = await callJson(server.client, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 2000 } });
+      assert.equal(slow.payload.error?.code, "UPSTREAM_TIMEOUT");
+      assert.match(slow.payload.error?.message ?? "", /within 200 ms/);
+      const quick = await callJson(server.client, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 1, text: "hi" } });
+      assert.deepEqual(quick.payload.result, { text: "hi" });
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,80 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Test helpers: the built server spawned over real stdio and driven by the SDK client. */
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const FIXTURES = path.join(ROOT, "test", "fixtures");
+export const PLUGINS = path.join(FIXTURES, "plugins");
+export const BROKEN = path.join(FIXTURES, "broken");
+export const MCP_BIN = path.join(ROOT, "dist", "bin", "agent-tools-mcp.js");
+export const CLI_BIN = path.join(ROOT, "dist", "bin", "agent-tools.js");
+
+export interface Connected {
+  client: Client;
+  stderr: () => string;
+  close: () => Promise<void>;
+}
+
+export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AGENT_TOOLS_")) env[k] = v;
+  return { ...env, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", ...extra };
+}
+
+export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MCP_BIN],
+    env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: pluginsDir, ...extraEnv }),
+    cwd: FIXTURES,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: "agent-tools-test", version: "0.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+export type Payload = Record<string, unknown> & {
+  ok: boolean;
+  error?: { code: string; message: string; hint: string; details?: Record<string, unknown> };
+  repairs?: string[];
+};
+
+/** Call a facade tool and return its JSON payload, checking text and structured forms agree. */
+export async function callJson(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ payload: Payload; isError: boolean }> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const first = result.content[0];
+  if (!first || first.type !== "text") throw new Error(`no text content from ${name}`);
+  const fromText = JSON.parse(first.text) as Payload;
+  const structured = result.structuredContent as Payload;
+  if (JSON.stringify(fromText) !== JSON.stringify(structured)) throw new Error(`text and structuredContent differ for ${name}`);
+  return { payload: structured, isError: result.isError === true };
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the agent-tools CLI as a real process. */
+export function runCli(args: string[], env: Record<string, string> = baseEnv(), bin: string = CLI_BIN): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { env, cwd: FIXTURES, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
