@@ -1,11 +1,11 @@
 import { parseArgs } from "node:util";
 import { packageJson } from "../paths.js";
-import { createRuntime } from "../runtime/runtime.js";
-import { serveStdio } from "../transports/stdio.js";
-import { probe, probeExitCode } from "./probe.js";
-import { validatePlugins } from "./validate.js";
 
-/** The `agent-tools` command. Reports go to stdout as JSON except under `mcp`, where stdout is the protocol. */
+/**
+ * The `agent-tools` command. Reports go to stdout as JSON except under `mcp`, where stdout is the
+ * protocol. Each command's modules are imported only when it runs, so `probe` works even when
+ * the runtime's own dependencies are missing — which is what it is there to report.
+ */
 
 const USAGE = `usage: agent-tools <command> [options]
 
@@ -45,16 +45,20 @@ export async function main(argv: string[]): Promise<number> {
   const command = positionals[0] ?? (values.help ? "help" : "mcp");
   switch (command) {
     case "mcp": {
+      const { createRuntime } = await import("../runtime/runtime.js");
+      const { serveStdio } = await import("../transports/stdio.js");
       const runtime = await createRuntime();
       await serveStdio(runtime);
       return -1; // keep running
     }
     case "probe": {
+      const { probe, probeExitCode } = await import("./probe.js");
       const report = probe();
       print(report);
       return probeExitCode(report.status);
     }
     case "validate": {
+      const { validatePlugins } = await import("./validate.js");
       const report = await validatePlugins();
       print(report);
       if (!report.ok) for (const problem of report.problems) process.stderr.write(`agent-tools validate: ${problem}\n`);

@@ -1,0 +1,147 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { callJson, connect, type Connected } from "./helpers.js";
+
+// Repairs of malformed calls and the loop breaker, over real stdio. Each repair is reported and
+// never skips validation or the confirm gate.
+
+describe("repairs", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it("unwraps {arguments:{toolName, arguments}} in _call and reports it", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { arguments: { toolName: "get_note", arguments: { id: "n2" } } });
+    assert.equal(isError, false);
+    assert.equal((payload.result as { id: string }).id, "n2");
+    assert.deepEqual(payload.repairs, ["'toolName' and 'arguments' were nested inside 'arguments'; they were lifted one level up"]);
+  });
+
+  it("unwraps {arguments:{skill, arguments}} in _run_skill", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_run_skill", { arguments: { skill: "count", arguments: { tag: "home" } } });
+    assert.deepEqual(payload.result, { count: 1 });
+    assert.equal(payload.repairs?.length, 1);
+  });
+
+  it("an unwrapped call still goes through validation and the confirm gate", async () => {
+    const invalid = await callJson(server.client, "agent_tools_notes_call", { arguments: { toolName: "get_note", arguments: {} } });
+    assert.equal(invalid.payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.equal(invalid.payload.repairs?.length, 1);
+    const gated = await callJson(server.client, "agent_tools_notes_call", { arguments: { toolName: "delete_note", arguments: { id: "n1" } } });
+    assert.equal(gated.payload.error?.code, "CONFIRM_REQUIRED");
+  });
+
+  it("parses arguments sent as a JSON string", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { toolName: "search_notes", arguments: '{"text":"bread"}' });
+    assert.equal(isError, false);
+    assert.equal((payload.result as { hits: unknown[] }).hits.length, 1);
+    assert.deepEqual(payload.repairs, ["'arguments' was a JSON string; it was parsed into an object"]);
+  });
+
+  it("routes a misspelt facade tool by name similarity", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_notes_cal", { toolName: "list_notes", arguments: {} });
+    assert.equal(isError, false);
+    assert.match(payload.repairs?.[0] ?? "", /'agent_tools_notes_cal' was routed to 'agent_tools_notes_call' by name similarity/);
+  });
+
+  it("routes an unknown facade tool by the shape of its arguments", async () => {
+    const { payload, isError } = await callJson(server.client, "tracker_execute", { toolName: "listTickets", arguments: { status: "closed" } });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.match(payload.repairs?.[0] ?? "", /routed to 'agent_tools_tracker_call' by the shape of its arguments/);
+    assert.equal((payload.result as { tickets: unknown[] }).tickets.length, 1);
+  });
+
+  it("answers UNKNOWN_FACADE_TOOL with suggestions when nothing fits", async () => {
+    const { payload, isError } = await callJson(server.client, "frobnicate", { x: 1 });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "UNKNOWN_FACADE_TOOL");
+    assert.ok((payload.error?.details?.tools as string[]).includes("agent_tools_help"));
+  });
+
+  it("strips the plugin prefix from a tool name", async () => {
+    for (const sent of ["notes_list_notes", "notes.list_notes", "agent_tools_notes_list_notes"]) {
+      const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { toolName: sent, arguments: {} });
+      assert.equal(isError, false, sent);
+      assert.equal(payload.toolName, "list_notes");
+      assert.match(payload.repairs?.[0] ?? "", /carried the plugin prefix/);
+    }
+  });
+
+  it("answers UNKNOWN_TOOL with 'did you mean' for a misspelt tool", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_call", { toolName: "serch_notes", arguments: { text: "x" } });
+    assert.equal(payload.error?.code, "UNKNOWN_TOOL");
+    assert.match(payload.error?.message ?? "", /did you mean 'search_notes'/);
+    assert.equal((payload.error?.details?.suggestions as string[])[0], "search_notes");
+  });
+
+  it("answers UNKNOWN_SKILL with the skill list and 'did you mean'", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_run_skill", { skill: "digets", arguments: {} });
+    assert.equal(payload.error?.code, "UNKNOWN_SKILL");
+    assert.match(payload.error?.message ?? "", /did you mean 'digest'/);
+    assert.deepEqual((payload.error?.details?.skills as { name: string }[]).map((s) => s.name), ["count", "digest"]);
+  });
+
+  it("answers MISSING_TOOL_NAME when toolName is absent", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_call", { arguments: { id: "n1" } });
+    assert.equal(payload.error?.code, "MISSING_TOOL_NAME");
+    assert.match(payload.error?.message ?? "", /'toolName' is missing/);
+  });
+
+  it("rejects arguments that are not an object, naming what was sent", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_call", { toolName: "list_notes", arguments: [1, 2] });
+    assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.match(payload.error?.message ?? "", /not an array/);
+  });
+});
+
+describe("loop breaker", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it("the third identical failing call answers LOOP_DETECTED without running it", async () => {
+    const call = { toolName: "get_note", arguments: { nope: true } };
+    const first = await callJson(server.client, "agent_tools_notes_call", call);
+    const second = await callJson(server.client, "agent_tools_notes_call", call);
+    const third = await callJson(server.client, "agent_tools_notes_call", call);
+    const fourth = await callJson(server.client, "agent_tools_notes_call", call);
+    assert.equal(first.payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.equal(second.payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.equal(third.payload.error?.code, "LOOP_DETECTED");
+    assert.match(third.payload.error?.message ?? "", /failed 2 times in a row with ARG_VALIDATION_FAILED/);
+    assert.match(third.payload.error?.hint ?? "", /Stop repeating this call/);
+    assert.equal(fourth.payload.error?.code, "LOOP_DETECTED");
+  });
+
+  it("a changed call is run again, and key order does not make a call different", async () => {
+    const a = { toolName: "fail_always", arguments: { a: 1, b: 2 } };
+    const b = { toolName: "fail_always", arguments: { b: 2, a: 1 } };
+    assert.equal((await callJson(server.client, "agent_tools_notes_call", a)).payload.error?.code, "UPSTREAM_ERROR");
+    assert.equal((await callJson(server.client, "agent_tools_notes_call", b)).payload.error?.code, "UPSTREAM_ERROR");
+    assert.equal((await callJson(server.client, "agent_tools_notes_call", a)).payload.error?.code, "LOOP_DETECTED");
+    const changed = await callJson(server.client, "agent_tools_notes_call", { toolName: "fail_always", arguments: { a: 2 } });
+    assert.equal(changed.payload.error?.code, "UPSTREAM_ERROR");
+  });
+
+  it("a success in between resets the count", async () => {
+    const get = { toolName: "get_note", arguments: { id: "n4" } };
+    const code = async (args: Record<string, unknown>) => (await callJson(server.client, "agent_tools_notes_call", args)).payload.error?.code;
+    assert.equal(await code(get), "UPSTREAM_ERROR");
+    const create = { toolName: "create_note", arguments: { title: "t", body: "b" }, confirm: true };
+    assert.equal(await code(create), undefined); // n3
+    assert.equal(await code(create), undefined); // n4
+    assert.equal(await code(get), undefined, "the same call now succeeds and clears its failures");
+    assert.equal(await code({ toolName: "delete_note", arguments: { id: "n4" }, confirm: true }), undefined);
+    assert.equal(await code(get), "UPSTREAM_ERROR");
+    assert.equal(await code(get), "UPSTREAM_ERROR", "counted from the reset, not from the first failure");
+    assert.equal(await code(get), "LOOP_DETECTED");
+  });
+});
