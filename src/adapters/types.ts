@@ -53,6 +53,11 @@ export interface Adapter {
   describe?(name: string): Promise<ToolDescriptor>;
   discoverContext?(): Promise<unknown>;
   close?(): Promise<void>;
+  /**
+   * Optional: subscribe to changes of the tool list (a downstream `notifications/tools/list_changed`).
+   * The runtime then drops its cached catalog and tells its own clients.
+   */
+  onToolsChanged?(listener: () => void): void;
 }
 
 /** What a module adapter's class constructor or factory receives. */
