@@ -1,0 +1,58 @@
+import type { Adapter, CallContext, Logger, ToolDescriptor } from "../types.js";
+import { createRedactor, type Redactor } from "../shared/redact.js";
+import { RestClient } from "./client.js";
+import { RestError } from "./errors.js";
+import { paginate } from "./pagination.js";
+import { buildRequest } from "./request.js";
+import type { RestConnectionSpec, RestOperation } from "./spec.js";
+
+/**
+ * An Adapter over a list of RestOperations (from a `rest` block or derived from an OpenAPI
+ * document). Call results are plain JSON, redacted:
+ *   - a normal tool: `{ status, data }` — the HTTP status and the decoded body (parsed JSON,
+ *     text, or null for no body);
+ *   - a paginated tool: `{ items, pages, complete, stoppedBecause? }` (see pagination.ts).
+ * Failures throw RestError (code UPSTREAM_ERROR / UPSTREAM_TIMEOUT / ARG_VALIDATION_FAILED /
+ * NOT_CONFIGURED), which the runtime maps to its error codes.
+ */
+
+export interface OperationsAdapterOptions {
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  redactor?: Redactor;
+}
+
+export function describeOperation(op: RestOperation): ToolDescriptor {
+  const annotations: ToolDescriptor["annotations"] = { readOnlyHint: op.readonly, openWorldHint: true };
+  if (!op.readonly && op.method === "DELETE") annotations.destructiveHint = true;
+  if (op.method === "PUT" || op.method === "DELETE" || op.method === "GET" || op.method === "HEAD") annotations.idempotentHint = true;
+  const description = op.description ?? `${op.method} ${op.path}`;
+  return { name: op.name, description, inputSchema: op.inputSchema, annotations };
+}
+
+export function createOperationsAdapter(operations: readonly RestOperation[], connection: RestConnectionSpec, options: OperationsAdapterOptions): Adapter {
+  const redactor = options.redactor ?? createRedactor();
+  const client = new RestClient({ connection, env: options.env, log: options.log, redactor });
+  const byName = new Map(operations.map((op) => [op.name, op]));
+  const tools = operations.map(describeOperation);
+  return {
+    async listTools() {
+      return { tools };
+    },
+    async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown> {
+      const op = byName.get(name);
+      if (!op) {
+        const error = new RestError("UPSTREAM_ERROR", `unknown tool '${name}'`);
+        (error as { code: string }).code = "UNKNOWN_TOOL";
+        throw error;
+      }
+      const log = ctx?.log ?? options.log;
+      const base = client.base();
+      const request = buildRequest(op, args ?? {}, base);
+      log.debug(`rest: ${op.method} ${redactor.redact(request.url.pathname)}`, { tool: name });
+      if (op.paginate) return redactor.redactValue(await paginate(client, request, op.paginate, base, ctx?.signal));
+      const response = await client.send(request, ctx?.signal);
+      return redactor.redactValue({ status: response.status, data: response.data });
+    },
+  };
+}

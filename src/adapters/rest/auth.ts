@@ -1,0 +1,105 @@
+import { interpolate, referencedVariables } from "../shared/env-vars.js";
+import type { Redactor } from "../shared/redact.js";
+import { RestError } from "./errors.js";
+import type { AuthSpec } from "./spec.js";
+
+/**
+ * Auth styles: bearer token, a custom header, a query parameter, or a login that POSTs credentials
+ * and uses the returned token (cached; on a 401 the client logs in again once and retries).
+ * Every resolved credential is registered with the redactor before it is sent anywhere.
+ */
+
+export interface Auth {
+  /** Add credentials to an outgoing request. */
+  apply(url: URL, headers: Headers, signal: AbortSignal): Promise<void>;
+  /** After a 401: forget a cached login token. True when a retry could succeed. */
+  invalidate(): boolean;
+}
+
+/** Posts the login body and returns the parsed JSON (the client supplies this). */
+export type LoginPoster = (path: string, body: unknown, signal: AbortSignal) => Promise<unknown>;
+
+export function interpolateDeep(value: unknown, env: NodeJS.ProcessEnv, where: string, redactor: Redactor): unknown {
+  if (typeof value === "string") {
+    return resolveRefs(value, env, where, redactor);
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolateDeep(v, env, `${where}[${i}]`, redactor));
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = interpolateDeep(v, env, `${where}.${k}`, redactor);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Interpolate `${VAR}`s and register the referenced variables' values as secrets (not the whole
+ * string: "Accept: application/json" must not become a redaction target).
+ */
+export function resolveRefs(value: string, env: NodeJS.ProcessEnv, where: string, redactor: Redactor): string {
+  const resolved = interpolate(value, env, where);
+  for (const name of referencedVariables(value)) redactor.add(env[name]);
+  return resolved;
+}
+
+/** `a.b.0.c` inside a JSON value. */
+export function getPath(value: unknown, dotted: string): unknown {
+  let current: unknown = value;
+  for (const key of dotted.split(".").filter(Boolean)) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function secret(value: string, env: NodeJS.ProcessEnv, where: string, redactor: Redactor): string {
+  const resolved = resolveRefs(value, env, where, redactor);
+  redactor.add(resolved);
+  return resolved;
+}
+
+export function createAuth(spec: AuthSpec | undefined, env: NodeJS.ProcessEnv, redactor: Redactor, post: LoginPoster): Auth {
+  if (!spec) return { apply: async () => undefined, invalidate: () => false };
+  switch (spec.type) {
+    case "bearer":
+      return {
+        apply: async (_url, headers) => headers.set("Authorization", `Bearer ${secret(spec.token, env, "auth.token", redactor)}`),
+        invalidate: () => false,
+      };
+    case "header":
+      return { apply: async (_url, headers) => headers.set(spec.name, secret(spec.value, env, "auth.value", redactor)), invalidate: () => false };
+    case "query":
+      return { apply: async (url) => url.searchParams.set(spec.name, secret(spec.value, env, "auth.value", redactor)), invalidate: () => false };
+    case "login":
+      return loginAuth(spec, env, redactor, post);
+  }
+}
+
+function loginAuth(spec: Extract<AuthSpec, { type: "login" }>, env: NodeJS.ProcessEnv, redactor: Redactor, post: LoginPoster): Auth {
+  let token: Promise<string> | undefined;
+  const login = async (signal: AbortSignal): Promise<string> => {
+    const body = interpolateDeep(spec.body, env, "auth.body", redactor);
+    const response = await post(spec.url, body, signal);
+    const value = getPath(response, spec.tokenPath);
+    if (typeof value !== "string" || value === "") {
+      throw new RestError("UPSTREAM_ERROR", `login at ${spec.url} answered without a token at '${spec.tokenPath}'`);
+    }
+    redactor.add(value);
+    return value;
+  };
+  return {
+    async apply(_url, headers, signal) {
+      // One login shared by concurrent calls; a failed login is not cached.
+      const pending = (token ??= login(signal).catch((error: unknown) => {
+        token = undefined;
+        throw error;
+      }));
+      const value = await pending;
+      headers.set(spec.header, spec.scheme ? `${spec.scheme} ${value}` : value);
+    },
+    invalidate() {
+      token = undefined;
+      return true;
+    },
+  };
+}

@@ -1,0 +1,194 @@
+import type { Logger } from "../types.js";
+import type { Redactor } from "../shared/redact.js";
+import { createAuth, resolveRefs, type Auth } from "./auth.js";
+import { RestError, UrlGuardError } from "./errors.js";
+import type { RestConnectionSpec } from "./spec.js";
+import { checkRawPath, parseBaseUrl, resolveServerUrl, resolveUnderBase, type BaseUrl } from "./url-guard.js";
+
+/**
+ * One HTTP exchange with the backend: base URL and headers resolved from `${VAR}`s at call time,
+ * auth applied, a deadline (timeoutMs, default 30 s) combined with the caller's abort signal,
+ * redirects followed only while they stay under the base URL (so credentials never follow a
+ * redirect elsewhere), and the response decoded: JSON when the content type says JSON, text for
+ * text, a short descriptor for binary bodies. Non-2xx answers throw RestError UPSTREAM_ERROR with
+ * status, method, path and a redacted body excerpt (≤300 chars).
+ */
+
+export type RequestBody = { json: unknown } | { raw: string; contentType: string };
+
+export interface OutgoingRequest {
+  method: string;
+  /** An absolute URL already checked to be under the base (see `url`). */
+  url: URL;
+  headers?: Record<string, string>;
+  body?: RequestBody;
+}
+
+export interface RestResponse {
+  status: number;
+  headers: Headers;
+  url: URL;
+  /** Parsed JSON, text, null (no body), or `{ binary: true, contentType, bytes }`. */
+  data: unknown;
+}
+
+export interface RestClientOptions {
+  connection: RestConnectionSpec;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  redactor: Redactor;
+}
+
+const EXCERPT = 300;
+const MAX_REDIRECTS = 5;
+const DEFAULT_ACCEPT = "application/json, text/plain;q=0.9, */*;q=0.8";
+
+export function isJsonContentType(contentType: string | null): boolean {
+  return !!contentType && /^application\/(?:[\w.+-]*\+)?json\b|^text\/json\b/i.test(contentType.trim());
+}
+
+export class RestClient {
+  readonly #options: RestClientOptions;
+  readonly #auth: Auth;
+  #base: { raw: string; parsed: BaseUrl } | undefined;
+
+  constructor(options: RestClientOptions) {
+    this.#options = options;
+    this.#auth = createAuth(options.connection.auth, options.env, options.redactor, (path, body, signal) => this.#login(path, body, signal));
+  }
+
+  get redactor(): Redactor {
+    return this.#options.redactor;
+  }
+
+  /** The base URL, `${VAR}`s resolved now (so a changed environment is honoured). */
+  base(): BaseUrl {
+    const { connection, env, redactor } = this.#options;
+    const raw = resolveRefs(connection.baseUrl, env, "baseUrl", redactor);
+    if (this.#base?.raw === raw) return this.#base.parsed;
+    let parsed: BaseUrl;
+    try {
+      parsed = parseBaseUrl(raw);
+    } catch (error) {
+      throw new RestError("NOT_CONFIGURED", redactor.redact((error as Error).message));
+    }
+    this.#base = { raw, parsed };
+    return parsed;
+  }
+
+  /** A raw path (`/x/y?q=1`) from outside the manifest: checked, then resolved under the base. */
+  urlForRawPath(raw: string): URL {
+    const { path, search } = checkRawPath(raw);
+    return resolveUnderBase(this.base(), path, search);
+  }
+
+  /** Send one request. `signal` is the caller's (ctx.signal); the deadline is added here. */
+  async send(request: OutgoingRequest, signal?: AbortSignal): Promise<RestResponse> {
+    let response = await this.#exchange(request, signal);
+    if (response.status === 401 && this.#auth.invalidate()) {
+      this.#options.log.debug("rest: 401, logging in again and retrying once", { method: request.method, path: request.url.pathname });
+      response = await this.#exchange(request, signal);
+    }
+    if (response.status < 200 || response.status > 299) throw this.#upstreamError(request, response);
+    return response;
+  }
+
+  async #login(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
+    const url = this.urlForRawPath(path);
+    const response = await this.#exchange({ method: "POST", url, body: { json: body } }, signal, false);
+    if (response.status < 200 || response.status > 299) {
+      const error = this.#upstreamError({ method: "POST", url }, response);
+      throw new RestError("UPSTREAM_ERROR", `login failed: ${error.message}`, response.status);
+    }
+    return response.data;
+  }
+
+  #upstreamError(request: Pick<OutgoingRequest, "method" | "url">, response: RestResponse): RestError {
+    const { redactor } = this.#options;
+    const text = typeof response.data === "string" ? response.data : JSON.stringify(response.data ?? "");
+    const compact = redactor.redact(text.replace(/\s+/g, " ").trim());
+    const excerpt = compact.length > EXCERPT ? `${compact.slice(0, EXCERPT - 1)}…` : compact;
+    const where = redactor.redact(`${request.method} ${request.url.pathname}${request.url.search}`);
+    return new RestError("UPSTREAM_ERROR", `${where} answered HTTP ${response.status}${excerpt ? `: ${excerpt}` : ""}`, response.status);
+  }
+
+  async #exchange(request: OutgoingRequest, callerSignal: AbortSignal | undefined, withAuth = true): Promise<RestResponse> {
+    const { connection, env, redactor } = this.#options;
+    const timeout = AbortSignal.timeout(connection.timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
+    const base = this.base();
+    let method = request.method.toUpperCase();
+    let url = new URL(request.url);
+    let body = request.body;
+    const where = () => redactor.redact(`${method} ${url.pathname}`);
+    try {
+      for (let hop = 0; ; hop++) {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(connection.headers)) headers.set(name, resolveRefs(value, env, `headers.${name}`, redactor));
+        for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
+        if (!headers.has("accept")) headers.set("accept", DEFAULT_ACCEPT);
+        const sent = new URL(url);
+        if (withAuth) await this.#auth.apply(sent, headers, signal);
+        let payload: string | undefined;
+        if (body && "json" in body) {
+          payload = JSON.stringify(body.json);
+          if (!headers.has("content-type")) headers.set("content-type", "application/json");
+        } else if (body) {
+          payload = body.raw;
+          if (!headers.has("content-type")) headers.set("content-type", body.contentType);
+        }
+        const response = await fetch(sent, { method, headers, body: payload, signal, redirect: "manual" });
+        const location = response.headers.get("location");
+        if (response.status >= 300 && response.status < 400 && location) {
+          await response.body?.cancel().catch(() => undefined);
+          if (hop >= MAX_REDIRECTS) throw new RestError("UPSTREAM_ERROR", `${where()} redirected more than ${MAX_REDIRECTS} times`);
+          try {
+            url = resolveServerUrl(location, url, base, "redirect target");
+          } catch (error) {
+            throw new RestError("UPSTREAM_ERROR", `${where()} redirected outside the base URL; refused: ${redactor.redact((error as Error).message)}`);
+          }
+          if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
+            method = "GET";
+            body = undefined;
+          }
+          continue;
+        }
+        return { status: response.status, headers: response.headers, url, data: await decode(response, method) };
+      }
+    } catch (error) {
+      if (error instanceof RestError) throw error;
+      if (timeout.aborted && !callerSignal?.aborted) {
+        throw new RestError("UPSTREAM_TIMEOUT", `${where()} did not answer within ${connection.timeoutMs} ms`);
+      }
+      if (callerSignal?.aborted) throw new RestError("UPSTREAM_ERROR", `${where()} was cancelled`);
+      const cause = (error as { cause?: { message?: string; code?: string } }).cause;
+      const reason = [(error as Error).message, cause?.code ?? cause?.message].filter(Boolean).join(": ");
+      throw new RestError("UPSTREAM_ERROR", `${where()} failed: ${redactor.redact(reason)}`);
+    }
+  }
+}
+
+async function decode(response: Response, method: string): Promise<unknown> {
+  if (method === "HEAD" || response.status === 204 || response.status === 304) {
+    await response.body?.cancel().catch(() => undefined);
+    return null;
+  }
+  const contentType = response.headers.get("content-type");
+  if (isJsonContentType(contentType)) {
+    const text = await response.text();
+    if (text.trim() === "") return null;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+  if (!contentType || /^text\/|xml|x-www-form-urlencoded|javascript/i.test(contentType)) {
+    const text = await response.text();
+    return text === "" ? null : text;
+  }
+  const bytes = (await response.arrayBuffer()).byteLength;
+  return { binary: true, contentType, bytes };
+}
+
+export { UrlGuardError };

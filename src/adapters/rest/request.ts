@@ -1,0 +1,73 @@
+import type { OutgoingRequest, RequestBody } from "./client.js";
+import { UrlGuardError } from "./errors.js";
+import type { RestOperation } from "./spec.js";
+import { resolveUnderBase, substitutePath, type BaseUrl } from "./url-guard.js";
+
+/**
+ * Tool arguments → one HTTP request: path parameters encoded into the checked template, query
+ * parameters (arrays repeated, objects flattened as `key[sub]`), headers, and the JSON body.
+ */
+
+export function appendQuery(params: URLSearchParams, name: string, value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) appendQuery(params, name, item);
+    return;
+  }
+  if (typeof value === "object") {
+    for (const [key, inner] of Object.entries(value)) appendQuery(params, `${name}[${key}]`, inner);
+    return;
+  }
+  params.append(name, String(value));
+}
+
+export function buildRequest(op: RestOperation, args: Readonly<Record<string, unknown>>, base: BaseUrl): OutgoingRequest {
+  const used = new Set<string>(op.pathParams);
+  const url = resolveUnderBase(base, substitutePath(op.path, args));
+  for (const { param, arg } of op.query) {
+    used.add(arg);
+    appendQuery(url.searchParams, param, args[arg]);
+  }
+  const headers: Record<string, string> = {};
+  for (const { header, arg } of op.headers) {
+    used.add(arg);
+    const value = args[arg];
+    if (value === undefined || value === null) continue;
+    const text = typeof value === "object" ? JSON.stringify(value) : String(value);
+    if (/[\r\n]/.test(text)) throw new UrlGuardError(`header argument '${arg}' must not contain line breaks`);
+    headers[header] = text;
+  }
+  let body: RequestBody | undefined;
+  switch (op.body.kind) {
+    case "fields": {
+      const json: Record<string, unknown> = {};
+      for (const { prop, arg } of op.body.fields) {
+        used.add(arg);
+        if (args[arg] !== undefined) json[prop] = args[arg];
+      }
+      if (Object.keys(json).length > 0) body = { json };
+      break;
+    }
+    case "whole": {
+      used.add(op.body.arg);
+      const value = args[op.body.arg];
+      if (value !== undefined) {
+        const isJson = /json/i.test(op.body.contentType);
+        body = isJson || typeof value !== "string" ? { json: value } : { raw: value, contentType: op.body.contentType };
+      }
+      break;
+    }
+    case "rest": {
+      const json: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(args)) if (!used.has(key) && value !== undefined) json[key] = value;
+      body = { json };
+      break;
+    }
+    case "none":
+      break;
+  }
+  if (op.queryRest) {
+    for (const [key, value] of Object.entries(args)) if (!used.has(key)) appendQuery(url.searchParams, key, value);
+  }
+  return { method: op.method, url, headers, body };
+}

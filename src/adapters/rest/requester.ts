@@ -1,0 +1,48 @@
+import { createRedactor } from "../shared/redact.js";
+import { silentLogger } from "../../log.js";
+import type { Logger } from "../types.js";
+import { RestClient, type RequestBody } from "./client.js";
+import { RestError } from "./errors.js";
+import { DEFAULT_TIMEOUT_MS } from "./spec.js";
+
+/**
+ * A small requester for the text layer (`commands/rest-api`): base URL from AGENT_API_BASE_URL,
+ * bearer token from AGENT_API_TOKEN (optional). `path` is raw text from the sandbox, so it goes
+ * through the same guard as manifest templates: it can never leave the base URL. Results are
+ * `{ status, data }`, redacted.
+ */
+
+export interface RestRequester {
+  request(method: string, path: string, body?: unknown, options?: { signal?: AbortSignal }): Promise<{ status: number; data: unknown }>;
+}
+
+export function restRequesterFromEnv(env: NodeJS.ProcessEnv = process.env, options: { log?: Logger; timeoutMs?: number } = {}): RestRequester {
+  if (!env.AGENT_API_BASE_URL) {
+    const error = new RestError("NOT_CONFIGURED", "the REST requester needs $AGENT_API_BASE_URL, which is not set on the host");
+    throw Object.assign(error, { variables: ["AGENT_API_BASE_URL"] });
+  }
+  const redactor = createRedactor([env.AGENT_API_TOKEN]);
+  const client = new RestClient({
+    connection: {
+      baseUrl: "${AGENT_API_BASE_URL}",
+      headers: {},
+      auth: env.AGENT_API_TOKEN ? { type: "bearer", token: "${AGENT_API_TOKEN}" } : undefined,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    },
+    env,
+    log: options.log ?? silentLogger,
+    redactor,
+  });
+  client.base(); // a malformed base URL fails now, not on the first request
+  return {
+    async request(method, path, body, requestOptions = {}) {
+      const verb = String(method || "GET").toUpperCase();
+      if (!/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(verb)) throw new RestError("ARG_VALIDATION_FAILED", `'${method}' is not an HTTP method`);
+      const url = client.urlForRawPath(String(path));
+      let payload: RequestBody | undefined;
+      if (body !== undefined && body !== null) payload = typeof body === "string" ? { raw: body, contentType: "application/json" } : { json: body };
+      const response = await client.send({ method: verb, url, body: payload }, requestOptions.signal);
+      return redactor.redactValue({ status: response.status, data: response.data });
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import { UrlGuardError } from "./errors.js";
+
+/**
+ * The base URL can never be escaped. Three lines of defence:
+ *  1. path templates (from the manifest) and raw paths (from the text layer) are checked as text:
+ *     no absolute URL, no `//host`, no backslash, no `.`/`..` segment, no encoded dot, slash or
+ *     backslash (`%2e`, `%2f`, `%5c`, also double-encoded as `%252e`), no control characters;
+ *  2. path parameter values are encoded with encodeURIComponent, and a value that would still be a
+ *     dot segment ("." or "..", which WHATWG URL parsing removes even when encoded) is refused;
+ *  3. the resolved URL must keep the base's origin and sit under its path prefix. Link headers
+ *     (pagination) and login URLs go through the same check.
+ * Encoded slashes that come from parameter *data* (`a/../b` → `a%2F..%2Fb`) are fine: they are one
+ * segment, and the template check runs before substitution.
+ */
+
+export interface BaseUrl {
+  /** "https://api.example.com" */
+  origin: string;
+  /** The base path without its trailing slash: "" or "/v1". */
+  prefix: string;
+  href: string;
+}
+
+/** Parse and check a base URL: http(s), no credentials, query or fragment. Throws Error. */
+export function parseBaseUrl(raw: string): BaseUrl {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`baseUrl '${raw}' is not an absolute URL (expected e.g. https://api.example.com/v1)`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`baseUrl '${raw}' must use http or https, not ${url.protocol}`);
+  if (url.username || url.password) throw new Error("baseUrl must not contain credentials; use the auth block");
+  if (url.search || url.hash) throw new Error(`baseUrl '${raw}' must not have a query or fragment; put query values in a tool's query or in auth`);
+  const prefix = url.pathname.replace(/\/+$/, "");
+  return { origin: url.origin, prefix, href: url.origin + prefix };
+}
+
+const ENCODED_DANGER = /%(?:25)*(?:2e|2f|5c|00)/i;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f\s]/;
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
+/** Text checks shared by templates and raw paths (the part before any `?`). */
+function checkPathText(pathText: string, what: string): void {
+  const shown = JSON.stringify(pathText);
+  if (SCHEME.test(pathText)) throw new UrlGuardError(`${what} ${shown} is an absolute URL; only paths under the base URL are allowed`);
+  if (pathText.startsWith("//")) throw new UrlGuardError(`${what} ${shown} starts with '//', which would name another host`);
+  if (!pathText.startsWith("/")) throw new UrlGuardError(`${what} ${shown} must start with '/'`);
+  if (pathText.includes("\\")) throw new UrlGuardError(`${what} ${shown} contains a backslash`);
+  if (CONTROL.test(pathText)) throw new UrlGuardError(`${what} ${shown} contains whitespace or control characters`);
+  if (ENCODED_DANGER.test(pathText)) throw new UrlGuardError(`${what} ${shown} contains an encoded dot, slash, backslash or NUL (%2e, %2f, %5c, %00), which could traverse out of the base URL`);
+  for (const segment of pathText.split("/")) {
+    if (segment === "." || segment === "..") throw new UrlGuardError(`${what} ${shown} contains a '${segment}' segment`);
+  }
+}
+
+const PLACEHOLDER = /\{([^{}]*)\}/g;
+
+/** Check a tool's path template; returns its `{param}` names in order. */
+export function checkPathTemplate(template: string, what = "path template"): string[] {
+  if (template.includes("?") || template.includes("#")) {
+    throw new UrlGuardError(`${what} ${JSON.stringify(template)} must not contain '?' or '#'; declare query parameters in 'query'`);
+  }
+  checkPathText(template, what);
+  const names: string[] = [];
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    const name = match[1] ?? "";
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name)) throw new UrlGuardError(`${what} ${JSON.stringify(template)} has an invalid placeholder '{${name}}'`);
+    names.push(name);
+  }
+  if (template.replace(PLACEHOLDER, "").match(/[{}]/)) throw new UrlGuardError(`${what} ${JSON.stringify(template)} has an unmatched brace`);
+  return names;
+}
+
+/** Check a raw path (with optional `?query`) as received by the text-layer requester. */
+export function checkRawPath(raw: string, what = "path"): { path: string; search: string } {
+  const q = raw.indexOf("?");
+  const pathText = q === -1 ? raw : raw.slice(0, q);
+  const search = q === -1 ? "" : raw.slice(q);
+  if (raw.includes("#")) throw new UrlGuardError(`${what} ${JSON.stringify(raw)} must not contain a fragment ('#')`);
+  checkPathText(pathText, what);
+  if (CONTROL.test(search)) throw new UrlGuardError(`${what} ${JSON.stringify(raw)} contains whitespace or control characters`);
+  return { path: pathText, search };
+}
+
+/** One path parameter value, encoded as a single segment. */
+export function encodePathValue(name: string, value: unknown): string {
+  if (value === undefined || value === null) throw new UrlGuardError(`missing path parameter '${name}'`);
+  if (typeof value === "object") throw new UrlGuardError(`path parameter '${name}' must be a string or number, not ${Array.isArray(value) ? "an array" : "an object"}`);
+  const text = String(value);
+  if (text === "") throw new UrlGuardError(`path parameter '${name}' must not be empty`);
+  if (text === "." || text === "..") throw new UrlGuardError(`path parameter '${name}' must not be ${JSON.stringify(text)}: a dot segment would leave the tool's path`);
+  return encodeURIComponent(text);
+}
+
+/** Replace each `{param}` with its encoded value. The template must have passed checkPathTemplate. */
+export function substitutePath(template: string, args: Readonly<Record<string, unknown>>): string {
+  return template.replace(PLACEHOLDER, (_, name: string) => encodePathValue(name, args[name]));
+}
+
+/** Refuse a URL that left the base's origin or path prefix. */
+export function assertWithinBase(url: URL, base: BaseUrl, what = "URL"): void {
+  const shown = `${url.origin}${url.pathname}`;
+  if (url.origin !== base.origin) throw new UrlGuardError(`${what} '${shown}' is outside the base URL '${base.href}' (different origin)`);
+  if (base.prefix && url.pathname !== base.prefix && !url.pathname.startsWith(`${base.prefix}/`)) {
+    throw new UrlGuardError(`${what} '${shown}' is outside the base URL '${base.href}' (path does not start with '${base.prefix}/')`);
+  }
+}
+
+/** base + checked path (+ search) → URL, verified to stay under the base. */
+export function resolveUnderBase(base: BaseUrl, path: string, search = ""): URL {
+  const url = new URL(base.origin + base.prefix + path + search);
+  assertWithinBase(url, base);
+  return url;
+}
+
+/** A URL from the server (Link header): resolved against the current URL, then guarded. */
+export function resolveServerUrl(reference: string, current: URL, base: BaseUrl, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(reference, current);
+  } catch {
+    throw new UrlGuardError(`${what} '${reference}' is not a valid URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UrlGuardError(`${what} '${reference}' must use http or https`);
+  if (url.username || url.password) throw new UrlGuardError(`${what} must not carry credentials`);
+  assertWithinBase(url, base, what);
+  return url;
+}
