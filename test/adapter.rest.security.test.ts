@@ -1,0 +1,177 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createRestAdapter, restRequesterFromEnv } from "../src/adapters/rest/index.js";
+import type { Adapter } from "../src/adapters/types.js";
+import { sendJson, silent, startServer, type TestServer } from "./fixtures/rest/http-server.js";
+
+/** The base URL can never be escaped: path encoding, template and raw-path checks, Link and redirect guards. */
+
+let server: TestServer;
+let env: NodeJS.ProcessEnv;
+
+before(async () => {
+  server = await startServer((req, res) => {
+    if (req.url.startsWith("/api/redirect-out")) {
+      res.writeHead(302, { location: "http://example.invalid/steal" });
+      return res.end();
+    }
+    if (req.url.startsWith("/api/redirect-in")) {
+      res.writeHead(302, { location: "/api/landed" });
+      return res.end();
+    }
+    if (req.url.startsWith("/api/link-out")) return sendJson(res, 200, [1], { link: '<http://example.invalid/api/page2>; rel="next"' });
+    if (req.url.startsWith("/api/link-prefix")) return sendJson(res, 200, [1], { link: "</other/page2>; rel=\"next\"" });
+    sendJson(res, 200, { url: req.url, auth: req.headers["x-key"] ?? null });
+  });
+  env = { API_BASE: `${server.url}/api`, KEY: "s3cret-key-value" };
+});
+after(() => server.close());
+
+async function adapter(tools: unknown[], extra: Record<string, unknown> = {}): Promise<Adapter> {
+  return createRestAdapter({ kind: "rest", baseUrl: "${API_BASE}", tools, ...extra }, { pluginDir: "/tmp", manifest: {}, env, log: silent });
+}
+
+function lastUrl(): string {
+  return server.requests.at(-1)?.url ?? "";
+}
+
+describe("path parameters", () => {
+  it("are encoded with encodeURIComponent, so a value with slashes stays one segment", async () => {
+    const a = await adapter([{ name: "get", method: "GET", path: "/repos/{owner}/{repo}" }]);
+    const result = (await a.call("get", { owner: "a/../b", repo: "x y?#%" })) as { status: number; data: { url: string } };
+    assert.equal(result.status, 200);
+    assert.equal(result.data.url, "/api/repos/a%2F..%2Fb/x%20y%3F%23%25");
+  });
+
+  it("refuse a value that is a dot segment, before any request is sent", async () => {
+    const a = await adapter([{ name: "get", method: "GET", path: "/repos/{owner}" }]);
+    const before = server.requests.length;
+    for (const value of ["..", "."]) {
+      await assert.rejects(a.call("get", { owner: value }), (e: Error & { code?: string }) => {
+        assert.equal(e.code, "ARG_VALIDATION_FAILED");
+        assert.match(e.message, /owner/);
+        assert.ok(e.message.includes(JSON.stringify(value)));
+        return true;
+      });
+    }
+    await assert.rejects(a.call("get", {}), /missing path parameter 'owner'/);
+    assert.equal(server.requests.length, before);
+  });
+});
+
+describe("path templates in the manifest", () => {
+  const refused: [string, RegExp][] = [
+    ["https://evil.example/x", /absolute URL/],
+    ["//evil.example/x", /'\/\/'/],
+    ["/a/../b", /'\.\.' segment/],
+    ["/a/./b", /'\.' segment/],
+    ["/..", /'\.\.' segment/],
+    ["/%2e%2e/admin", /encoded/],
+    ["/%2E%2E/admin", /encoded/],
+    ["/a%2fb", /encoded/],
+    ["/a%252e%252e/x", /encoded/],
+    ["/a%5cb", /encoded/],
+    ["\\\\evil.example\\x", /backslash|must start/],
+    ["/a\\b", /backslash/],
+    ["relative/path", /must start with '\/'/],
+    ["/x?y=1", /'\?'/],
+    ["/x y", /whitespace/],
+  ];
+  for (const [path, reason] of refused) {
+    it(`refuse ${JSON.stringify(path)}`, async () => {
+      await assert.rejects(adapter([{ name: "t", method: "GET", path }]), (e: Error) => {
+        assert.match(e.message, /tools\[0\]\.path/);
+        assert.ok(e.message.includes(JSON.stringify(path)), e.message);
+        assert.match(e.message, reason);
+        return true;
+      });
+    });
+  }
+});
+
+describe("raw paths given to the text-layer requester", () => {
+  const refused = [
+    "http://127.0.0.1:1/x",
+    "//evil.example/x",
+    "/../admin",
+    "/a/../../admin",
+    "/%2e%2e/admin",
+    "/.%2e/admin",
+    "/a%2f..%2f..%2fadmin",
+    "/a%252f..",
+    "/a\\..\\admin",
+    "x",
+    "/a#frag",
+  ];
+  for (const path of refused) {
+    it(`refuse ${JSON.stringify(path)}`, async () => {
+      const requester = restRequesterFromEnv({ AGENT_API_BASE_URL: `${server.url}/api`, AGENT_API_TOKEN: "tok-123456" });
+      const before = server.requests.length;
+      await assert.rejects(requester.request("GET", path), (e: Error & { code?: string }) => {
+        assert.equal(e.code, "ARG_VALIDATION_FAILED");
+        assert.ok(e.message.includes(JSON.stringify(path)), e.message);
+        return true;
+      });
+      assert.equal(server.requests.length, before);
+    });
+  }
+
+  it("send a good path with its query under the base, with the bearer token", async () => {
+    const requester = restRequesterFromEnv({ AGENT_API_BASE_URL: `${server.url}/api/`, AGENT_API_TOKEN: "tok-123456" });
+    const result = await requester.request("post", "/things?x=1&y=a%20b", { a: 1 });
+    assert.equal(result.status, 200);
+    const recorded = server.requests.at(-1);
+    assert.equal(recorded?.url, "/api/things?x=1&y=a%20b");
+    assert.equal(recorded?.method, "POST");
+    assert.equal(recorded?.headers.authorization, "Bearer tok-123456");
+    assert.equal(recorded?.body, '{"a":1}');
+  });
+
+  it("is NOT_CONFIGURED without AGENT_API_BASE_URL", () => {
+    assert.throws(() => restRequesterFromEnv({}), (e: Error & { code?: string }) => e.code === "NOT_CONFIGURED" && /AGENT_API_BASE_URL/.test(e.message));
+  });
+});
+
+describe("URLs from the server", () => {
+  it("follow a redirect that stays under the base", async () => {
+    const a = await adapter([{ name: "t", method: "GET", path: "/redirect-in" }]);
+    const result = (await a.call("t", {})) as { data: { url: string } };
+    assert.equal(result.data.url, "/api/landed");
+  });
+
+  it("refuse a redirect to another origin, so credentials never follow it", async () => {
+    const a = await adapter([{ name: "t", method: "GET", path: "/redirect-out" }], { auth: { type: "header", name: "X-Key", value: "${KEY}" } });
+    await assert.rejects(a.call("t", {}), (e: Error & { code?: string }) => {
+      assert.equal(e.code, "UPSTREAM_ERROR");
+      assert.match(e.message, /redirected outside the base URL/);
+      assert.ok(!e.message.includes("s3cret-key-value"));
+      return true;
+    });
+  });
+
+  it("refuse a Link next URL on another origin or outside the base path", async () => {
+    const a = await adapter([
+      { name: "out", method: "GET", path: "/link-out", paginate: { style: "link" } },
+      { name: "prefix", method: "GET", path: "/link-prefix", paginate: { style: "link" } },
+    ]);
+    await assert.rejects(a.call("out", {}), /pagination Link next URL 'http:\/\/example\.invalid\/api\/page2' is outside the base URL.*different origin/);
+    await assert.rejects(a.call("prefix", {}), /outside the base URL.*does not start with '\/api\/'/);
+    assert.ok(!lastUrl().startsWith("/other"));
+  });
+
+  it("keep the base prefix boundary: /api does not admit /api2", async () => {
+    const { assertWithinBase, parseBaseUrl } = await import("../src/adapters/rest/index.js");
+    const base = parseBaseUrl(`${server.url}/api`);
+    assert.throws(() => assertWithinBase(new URL(`${server.url}/api2/x`), base), /outside the base URL/);
+    assert.doesNotThrow(() => assertWithinBase(new URL(`${server.url}/api/x`), base));
+  });
+});
+
+describe("base URL", () => {
+  it("refuses a base that is not http(s), or that carries a query or credentials", async () => {
+    for (const baseUrl of ["file:///etc", "https://u:p@host/x", "https://host/x?y=1", "not a url"]) {
+      const a = await createRestAdapter({ kind: "rest", baseUrl, tools: [{ name: "t", path: "/x" }] }, { pluginDir: "/tmp", manifest: {}, env: {}, log: silent });
+      await assert.rejects(a.call("t", {}), (e: Error & { code?: string }) => e.code === "NOT_CONFIGURED" && /baseUrl/.test(e.message));
+    }
+  });
+});
