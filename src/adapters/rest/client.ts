@@ -1,4 +1,5 @@
 import type { Logger } from "../types.js";
+import { MissingVariableError } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { createAuth, resolveRefs, type Auth } from "./auth.js";
 import { RestError, UrlGuardError } from "./errors.js";
@@ -156,7 +157,7 @@ export class RestClient {
         return { status: response.status, headers: response.headers, url, data: await decode(response, method) };
       }
     } catch (error) {
-      if (error instanceof RestError) throw error;
+      if (error instanceof RestError || error instanceof MissingVariableError) throw error;
       if (timeout.aborted && !callerSignal?.aborted) {
         throw new RestError("UPSTREAM_TIMEOUT", `${where()} did not answer within ${connection.timeoutMs} ms`);
       }

@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createRestAdapter } from "../src/adapters/rest/index.js";
+import type { Adapter } from "../src/adapters/types.js";
+import { sendJson, silent, startServer, type TestServer } from "./fixtures/rest/http-server.js";
+
+/** Each auth style against a real server, including login, token caching and re-login on 401. */
+
+let server: TestServer;
+let issued = 0;
+let currentToken = "";
+const env = { BASE: "", TOKEN: "bearer-secret-abc", KEY: "header-secret-def", QKEY: "query-secret-ghi", PB_USER: "ann@example.com", PB_PASS: "pass-word-jkl" };
+
+before(async () => {
+  server = await startServer((req, res) => {
+    if (req.url === "/auth/login" && req.method === "POST") {
+      const body = JSON.parse(req.body) as { identity?: string; password?: string };
+      if (body.identity !== env.PB_USER || body.password !== env.PB_PASS) return sendJson(res, 400, { message: "bad credentials" });
+      issued += 1;
+      currentToken = `session-token-${issued}`;
+      return sendJson(res, 200, { record: { id: "u1" }, token: currentToken });
+    }
+    if (req.url.startsWith("/login-protected")) {
+      if (req.headers.authorization !== `Bearer ${currentToken}`) return sendJson(res, 401, { message: "token expired" });
+      return sendJson(res, 200, { ok: true });
+    }
+    if (req.url.startsWith("/always-401")) return sendJson(res, 401, { message: "no", echo: req.headers.authorization });
+    sendJson(res, 200, { url: req.url, authorization: req.headers.authorization ?? null, key: req.headers["x-api-key"] ?? null });
+  });
+  env.BASE = server.url;
+});
+after(() => server.close());
+
+async function make(auth: unknown, tools: unknown[] = [{ name: "echo", path: "/echo" }]): Promise<Adapter> {
+  return await (createRestAdapter({ kind: "rest", baseUrl: "${BASE}", auth, tools }, { pluginDir: "/tmp", manifest: {}, env, log: silent }));
+}
+
+describe("auth styles", () => {
+  it("bearer: Authorization: Bearer <token>, and the token never reaches the result", async () => {
+    const a = await make({ type: "bearer", token: "${TOKEN}" });
+    const result = (await a.call("echo", {})) as { data: { authorization: string } };
+    assert.equal(server.requests.at(-1)?.headers.authorization, "Bearer bearer-secret-abc");
+    assert.equal(result.data.authorization, "Bearer [redacted]");
+    assert.ok(!JSON.stringify(result).includes(env.TOKEN));
+  });
+
+  it("header: a named header carries the key", async () => {
+    const a = await make({ type: "header", name: "X-Api-Key", value: "${KEY}" });
+    const result = (await a.call("echo", {})) as { data: { key: string } };
+    assert.equal(server.requests.at(-1)?.headers["x-api-key"], env.KEY);
+    assert.equal(result.data.key, "[redacted]");
+  });
+
+  it("query: a query parameter carries the key, and it is redacted from the echoed URL", async () => {
+    const a = await make({ type: "query", name: "api_key", value: "${QKEY}" }, [{ name: "echo", path: "/echo", query: ["q"] }]);
+    const result = (await a.call("echo", { q: "x" })) as { data: { url: string } };
+    assert.equal(server.requests.at(-1)?.url, `/echo?q=x&api_key=${env.QKEY}`);
+    assert.equal(result.data.url, "/echo?q=x&api_key=[redacted]");
+  });
+
+  it("a missing ${VAR} is NOT_CONFIGURED-shaped (MissingVariableError naming it)", async () => {
+    const a = await make({ type: "bearer", token: "${NOT_SET_ANYWHERE}" });
+    await assert.rejects(a.call("echo", {}), (e: Error & { variables?: string[] }) => {
+      assert.equal(e.name, "MissingVariableError");
+      assert.deepEqual(e.variables, ["NOT_SET_ANYWHERE"]);
+      return true;
+    });
+  });
+
+  it("login: POSTs the credentials once, caches the token, logs in again once on a 401 and retries", async () => {
+    issued = 0;
+    currentToken = "";
+    const a = await make(
+      { type: "login", url: "/auth/login", body: { identity: "${PB_USER}", password: "${PB_PASS}" }, tokenPath: "token" },
+      [{ name: "get", path: "/login-protected" }, { name: "bad", path: "/always-401" }],
+    );
+    const logins = () => server.requests.filter((r) => r.url === "/auth/login").length;
+    const start = logins();
+    assert.deepEqual(await a.call("get", {}), { status: 200, data: { ok: true } });
+    assert.deepEqual(await a.call("get", {}), { status: 200, data: { ok: true } });
+    assert.equal(logins() - start, 1, "the token is cached");
+    const login = server.requests.find((r) => r.url === "/auth/login");
+    assert.deepEqual(JSON.parse(login?.body ?? "{}"), { identity: env.PB_USER, password: env.PB_PASS });
+
+    currentToken = "rotated-on-the-server"; // the cached token is now stale → 401 → re-login → retry
+    assert.deepEqual(await a.call("get", {}), { status: 200, data: { ok: true } });
+    assert.equal(logins() - start, 2);
+    assert.equal(server.requests.at(-1)?.headers.authorization, "Bearer session-token-2");
+
+    // A 401 that persists after the re-login is reported (once retried, not looped), redacted.
+    const before = server.requests.length;
+    await assert.rejects(a.call("bad", {}), (e: Error & { code?: string; status?: number }) => {
+      assert.equal(e.code, "UPSTREAM_ERROR");
+      assert.equal(e.status, 401);
+      assert.ok(!e.message.includes("session-token"), e.message);
+      return true;
+    });
+    assert.equal(server.requests.length - before, 3, "one request, one re-login, one retry");
+  });
+
+  it("login: header and scheme options; a failed login is an UPSTREAM_ERROR without the password", async () => {
+    issued = 0;
+    const a = await make({ type: "login", url: "/auth/login", body: { identity: "${PB_USER}", password: "${PB_PASS}" }, header: "X-Session", scheme: "" });
+    await a.call("echo", {});
+    assert.equal(server.requests.at(-1)?.headers["x-session"], "session-token-1");
+
+    const wrong = await createRestAdapter(
+      { kind: "rest", baseUrl: "${BASE}", auth: { type: "login", url: "/auth/login", body: { identity: "x", password: "${PB_PASS}x" } }, tools: [{ name: "echo", path: "/echo" }] },
+      { pluginDir: "/tmp", manifest: {}, env, log: silent },
+    );
+    await assert.rejects(wrong.call("echo", {}), (e: Error & { code?: string }) => {
+      assert.equal(e.code, "UPSTREAM_ERROR");
+      assert.match(e.message, /login failed: POST \/auth\/login answered HTTP 400: .*bad credentials/);
+      assert.ok(!e.message.includes(env.PB_PASS));
+      return true;
+    });
+  });
+
+  it("refuses a login URL outside the base", async () => {
+    const a = await make({ type: "login", url: "https://evil.example/login", body: { p: "${PB_PASS}" } });
+    await assert.rejects(a.call("echo", {}), /absolute URL/);
+  });
+
+  it("names the field of a malformed auth block", async () => {
+    await assert.rejects(make({ type: "oauth" }), /auth\.type must be one of bearer, header, query, login/);
+    await assert.rejects(make({ type: "header", name: "X" }), /auth\.value must be a non-empty string/);
+  });
+});
