@@ -52,8 +52,13 @@ export function buildRequest(op: RestOperation, args: Readonly<Record<string, un
       used.add(op.body.arg);
       const value = args[op.body.arg];
       if (value !== undefined) {
-        const isJson = /json/i.test(op.body.contentType);
-        body = isJson || typeof value !== "string" ? { json: value } : { raw: value, contentType: op.body.contentType };
+        const { contentType } = op.body;
+        if (typeof value === "string" && !/json/i.test(contentType)) body = { raw: value, contentType };
+        else if (/x-www-form-urlencoded/i.test(contentType) && value && typeof value === "object") {
+          const form = new URLSearchParams();
+          for (const [key, inner] of Object.entries(value)) appendQuery(form, key, inner);
+          body = { raw: form.toString(), contentType };
+        } else body = { json: value };
       }
       break;
     }

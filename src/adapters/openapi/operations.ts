@@ -1,0 +1,209 @@
+import type { JsonSchema, Logger } from "../types.js";
+import { readonlyByDefault, type BodyMapping, type RestOperation } from "../rest/spec.js";
+import { checkPathTemplate } from "../rest/url-guard.js";
+import { toJsonSchema } from "./schema.js";
+
+/**
+ * OpenAPI operations → RestOperations (the REST kind then does the calling).
+ *  - name: operationId sanitised to [A-Za-z0-9_-], else `method_path` (`get_pet_petId`);
+ *    duplicates get a numeric suffix;
+ *  - description: summary, then description (capped);
+ *  - one input schema: path, query and header parameters (a name used twice is prefixed with its
+ *    location, `query_id`), and the JSON request body — its properties at top level when the
+ *    body is an object whose property names do not clash with a parameter, else the whole body
+ *    under `body`;
+ *  - read-only: GET/HEAD, or listed in `readonly`.
+ * Cookie parameters are not sent. Operations whose path fails the base-URL guard are skipped
+ * with a warning.
+ */
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch"] as const;
+const DESCRIPTION_MAX = 300;
+
+export interface OperationFilter {
+  include?: readonly string[];
+  readonly?: readonly string[];
+  log: Logger;
+}
+
+type Obj = Record<string, unknown>;
+
+function isObj(value: unknown): value is Obj {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+export function sanitizeName(raw: string): string {
+  return raw.replace(/[^A-Za-z0-9_-]+/g, "_").replace(/_+/g, "_").replace(/^_|_$/g, "").slice(0, 64);
+}
+
+function operationName(method: string, path: string, operationId: unknown): string {
+  const fromId = typeof operationId === "string" ? sanitizeName(operationId) : "";
+  return fromId || sanitizeName(`${method}_${path.replace(/[{}]/g, "")}`) || method;
+}
+
+function describe(op: Obj, method: string, path: string): string {
+  const summary = typeof op.summary === "string" ? op.summary.trim() : "";
+  const description = typeof op.description === "string" ? op.description.trim() : "";
+  let text = summary && description && !description.startsWith(summary.replace(/\.$/, "")) ? `${summary} ${description}` : summary || description;
+  if (!text) text = `${method.toUpperCase()} ${path}`;
+  if (op.deprecated === true) text = `(deprecated) ${text}`;
+  return text.length > DESCRIPTION_MAX ? `${text.slice(0, DESCRIPTION_MAX - 1)}…` : text;
+}
+
+interface Parameter {
+  name: string;
+  in: "path" | "query" | "header";
+  required: boolean;
+  schema: JsonSchema;
+}
+
+function readParameters(pathItem: Obj, op: Obj): Parameter[] {
+  const byKey = new Map<string, Obj>();
+  for (const list of [pathItem.parameters, op.parameters]) {
+    if (!Array.isArray(list)) continue;
+    for (const p of list) if (isObj(p) && typeof p.name === "string" && typeof p.in === "string") byKey.set(`${p.in}:${p.name}`, p);
+  }
+  const out: Parameter[] = [];
+  for (const p of byKey.values()) {
+    if (p.in !== "path" && p.in !== "query" && p.in !== "header") continue;
+    let raw: unknown = p.schema;
+    if (!raw && isObj(p.content)) raw = Object.values(p.content).find(isObj)?.schema;
+    const schema = toJsonSchema(raw ?? {});
+    if (typeof p.description === "string" && p.description && schema.description === undefined) schema.description = p.description;
+    if (p.deprecated === true) schema.deprecated = true;
+    out.push({ name: p.name as string, in: p.in, required: p.in === "path" || p.required === true, schema });
+  }
+  return out;
+}
+
+function pickContent(requestBody: Obj): { mediaType: string; schema: unknown } | undefined {
+  if (!isObj(requestBody.content)) return undefined;
+  const entries = Object.entries(requestBody.content).filter(([, v]) => isObj(v)) as [string, Obj][];
+  const json = entries.find(([type]) => /^application\/(?:[\w.+-]*\+)?json\b/i.test(type));
+  const chosen = json ?? entries[0];
+  return chosen ? { mediaType: chosen[0], schema: chosen[1].schema } : undefined;
+}
+
+function isObjectSchema(schema: JsonSchema): boolean {
+  return (schema.type === "object" || (schema.type === undefined && isObj(schema.properties))) && isObj(schema.properties) && !schema.allOf && !schema.anyOf && !schema.oneOf;
+}
+
+export function buildOperation(method: string, path: string, pathItem: Obj, op: Obj, name: string, readonly: boolean): RestOperation {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const query: RestOperation["query"] = [];
+  const headers: RestOperation["headers"] = [];
+  const pathArgs = new Map<string, string>();
+  for (const p of readParameters(pathItem, op)) {
+    const arg = properties[p.name] === undefined ? p.name : `${p.in}_${p.name}`;
+    properties[arg] = p.schema;
+    if (p.required) required.push(arg);
+    if (p.in === "path") pathArgs.set(p.name, arg);
+    else if (p.in === "query") query.push({ param: p.name, arg });
+    else headers.push({ header: p.name, arg });
+  }
+  // Template placeholders not declared as parameters still need a value.
+  const placeholders = checkPathTemplate(path, `path ${JSON.stringify(path)}`);
+  for (const name of placeholders) {
+    if (!pathArgs.has(name)) {
+      properties[name] ??= { type: "string", description: "path parameter" };
+      if (!required.includes(name)) required.push(name);
+      pathArgs.set(name, name);
+    }
+  }
+  // The REST layer substitutes `{name}` from args[name]; rename placeholders whose argument moved.
+  let template = path;
+  for (const [name, arg] of pathArgs) if (arg !== name) template = template.split(`{${name}}`).join(`{${arg}}`);
+
+  let body: BodyMapping = { kind: "none" };
+  let open = false;
+  const requestBody = isObj(op.requestBody) ? op.requestBody : undefined;
+  const content = requestBody ? pickContent(requestBody) : undefined;
+  if (requestBody && content) {
+    const schema = toJsonSchema(content.schema ?? {});
+    const bodyRequired = requestBody.required === true;
+    const isJson = /json/i.test(content.mediaType);
+    const props = isObj(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
+    const clash = Object.keys(props).some((k) => k in properties);
+    if (isJson && isObjectSchema(schema) && !clash) {
+      const extra = schema.additionalProperties;
+      for (const [k, v] of Object.entries(props)) properties[k] = v;
+      if (bodyRequired && Array.isArray(schema.required)) for (const k of schema.required) if (typeof k === "string") required.push(k);
+      if (extra === true || isObj(extra)) {
+        body = { kind: "rest" };
+        open = true;
+      } else {
+        body = { kind: "fields", fields: Object.keys(props).map((k) => ({ prop: k, arg: k })) };
+      }
+    } else {
+      const arg = !("body" in properties) ? "body" : !("requestBody" in properties) ? "requestBody" : "_body";
+      properties[arg] = typeof requestBody.description === "string" && schema.description === undefined ? { ...schema, description: requestBody.description } : schema;
+      if (bodyRequired) required.push(arg);
+      body = { kind: "whole", arg, contentType: content.mediaType };
+    }
+  }
+  const inputSchema: JsonSchema = { type: "object", properties, additionalProperties: open };
+  if (required.length) inputSchema.required = [...new Set(required)];
+  return {
+    name,
+    description: describe(op, method, path),
+    method: method.toUpperCase(),
+    path: template,
+    pathParams: [...pathArgs.values()],
+    query,
+    queryRest: false,
+    headers,
+    body,
+    inputSchema,
+    readonly,
+  };
+}
+
+export function operationsFromDocument(document: Obj, filter: OperationFilter): RestOperation[] {
+  const paths = isObj(document.paths) ? document.paths : {};
+  const include = filter.include ? new Set(filter.include) : undefined;
+  const readonlyNames = new Set(filter.readonly ?? []);
+  const out: RestOperation[] = [];
+  const used = new Set<string>();
+  const matched = new Set<string>();
+  for (const [path, pathItem] of Object.entries(paths)) {
+    if (!isObj(pathItem)) continue;
+    for (const method of METHODS) {
+      const op = pathItem[method];
+      if (!isObj(op)) continue;
+      const base = operationName(method, path, op.operationId);
+      const ids = [base, typeof op.operationId === "string" ? op.operationId : undefined].filter((x): x is string => !!x);
+      if (include && !ids.some((id) => include.has(id))) continue;
+      ids.forEach((id) => matched.add(id));
+      let name = base;
+      for (let n = 2; used.has(name); n++) name = `${base}_${n}`;
+      const readonly = ids.some((id) => readonlyNames.has(id)) || readonlyByDefault(method);
+      try {
+        out.push(buildOperation(method, path, pathItem, op, name, readonly));
+        used.add(name);
+      } catch (error) {
+        filter.log.warn(`openapi: operation ${method.toUpperCase()} ${path} skipped: ${(error as Error).message}`);
+      }
+    }
+  }
+  if (include) {
+    const unknown = [...include].filter((id) => !matched.has(id));
+    if (unknown.length) throw new Error(`include names operations the spec does not have: ${unknown.join(", ")}`);
+  }
+  return out;
+}
+
+/** The first server URL (variables at their defaults), resolved against the spec's own URL. */
+export function serverUrl(document: Obj, location: string, isUrl: boolean): string | undefined {
+  const servers = Array.isArray(document.servers) ? document.servers : [];
+  const first = servers.find(isObj);
+  let raw = first && typeof first.url === "string" ? first.url : isUrl ? "/" : undefined;
+  if (raw === undefined || !first) return isUrl ? new URL("/", location).href : undefined;
+  const variables = isObj(first.variables) ? first.variables : {};
+  raw = raw.replace(/\{([^}]+)\}/g, (m, name: string) => {
+    const variable = variables[name];
+    return isObj(variable) && variable.default !== undefined ? String(variable.default) : m;
+  });
+  if (/^https?:\/\//i.test(raw)) return raw;
+  return isUrl ? new URL(raw, location).href : undefined;
+}
