@@ -1,0 +1,60 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { ToolDescriptor } from "../types.js";
+import { McpAdapterError } from "./errors.js";
+
+/**
+ * The server's tool list, read page by page (the SDK's own list-changed refresh reads only the
+ * first page) and cached until the server says it changed.
+ */
+
+export const MAX_PAGES = 200;
+
+/** Every page of `tools/list`, following `nextCursor`. A cursor seen twice is a server bug, not a loop. */
+export async function listAllTools(client: Client, options: RequestOptions, server: string, maxPages = MAX_PAGES): Promise<ToolDescriptor[]> {
+  const tools: ToolDescriptor[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, options);
+    for (const tool of result.tools) tools.push(tool as ToolDescriptor);
+    cursor = result.nextCursor;
+    if (cursor === undefined || cursor === "") return tools;
+    if (seen.has(cursor)) throw new McpAdapterError("UPSTREAM_ERROR", `${server} repeated the tools/list cursor '${cursor}'`);
+    seen.add(cursor);
+  }
+  throw new McpAdapterError("UPSTREAM_ERROR", `${server} returned more than ${maxPages} pages of tools/list`);
+}
+
+export class ToolCatalog {
+  private tools: ToolDescriptor[] | undefined;
+  private generation = 0;
+  private loading: { generation: number; promise: Promise<ToolDescriptor[]> } | undefined;
+
+  /** The cached list, or `load()` once (concurrent callers share it). */
+  async get(load: () => Promise<ToolDescriptor[]>): Promise<ToolDescriptor[]> {
+    if (this.tools) return this.tools;
+    if (this.loading?.generation === this.generation) return this.loading.promise;
+    const generation = this.generation;
+    const promise = load().then((tools) => {
+      // A list_changed that arrived while loading makes this result stale: do not cache it.
+      if (generation === this.generation) this.tools = tools;
+      return tools;
+    });
+    this.loading = { generation, promise };
+    try {
+      return await promise;
+    } finally {
+      if (this.loading?.promise === promise) this.loading = undefined;
+    }
+  }
+
+  invalidate(): void {
+    this.tools = undefined;
+    this.generation++;
+  }
+
+  get cached(): boolean {
+    return this.tools !== undefined;
+  }
+}

@@ -1,0 +1,82 @@
+import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { interpolate, referencedVariables } from "../shared/env-vars.js";
+import type { Redactor } from "../shared/redact.js";
+
+/**
+ * The environment of a stdio MCP server: a minimal safe base taken from the host (enough for a
+ * program to find its tools, home, locale and temp dir) plus the variables the plugin declares.
+ * Host secrets that are not declared are never passed on.
+ */
+
+export const SAFE_BASE_ENV_VARS: readonly string[] = [
+  ...new Set([
+    ...DEFAULT_INHERITED_ENV_VARS,
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TERM",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    // Windows
+    "SYSTEMROOT",
+    "SYSTEMDRIVE",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "USERPROFILE",
+    "USERNAME",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "PROGRAMFILES",
+    "PROCESSOR_ARCHITECTURE",
+  ]),
+];
+
+function lookup(env: NodeJS.ProcessEnv, key: string): string | undefined {
+  const direct = env[key];
+  if (direct !== undefined || process.platform !== "win32") return direct;
+  const found = Object.keys(env).find((k) => k.toUpperCase() === key);
+  return found === undefined ? undefined : env[found];
+}
+
+/** The safe base, read from `hostEnv`. Values that look like shell functions are skipped. */
+export function safeBaseEnv(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of SAFE_BASE_ENV_VARS) {
+    const value = lookup(hostEnv, key);
+    if (value === undefined || value.startsWith("()")) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Resolve a value that may reference host variables; a resolved reference is registered with the
+ * redactor, since it is usually a credential.
+ */
+export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor): string {
+  const resolved = interpolate(value, hostEnv, where);
+  if (referencedVariables(value).length > 0) {
+    redactor.add(resolved);
+    for (const name of referencedVariables(value)) redactor.add(hostEnv[name]);
+  }
+  return resolved;
+}
+
+/** Base + declared env (declared wins), with `${VAR}` resolved from the host. */
+export function buildChildEnv(declared: Readonly<Record<string, string>>, hostEnv: NodeJS.ProcessEnv, redactor: Redactor, where = "adapter.env"): Record<string, string> {
+  const env = safeBaseEnv(hostEnv);
+  for (const [key, value] of Object.entries(declared)) env[key] = resolveSecretAware(value, hostEnv, `${where}.${key}`, redactor);
+  return env;
+}

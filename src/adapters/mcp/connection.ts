@@ -1,0 +1,270 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../types.js";
+import type { Redactor } from "../shared/redact.js";
+import { McpAdapterError, errorMessage, numericCode } from "./errors.js";
+
+/**
+ * One logical connection to an MCP server: connected on first use, reconnected after the server
+ * went away (crash, idle stop, expired HTTP session), stopped when idle. Every request runs under
+ * a deadline and the caller's abort signal; failures become McpAdapterError with a `code`.
+ */
+
+/** What a transport opener returns once the client is connected. */
+export interface OpenedTransport {
+  /** "stdio", "streamable-http" or "sse". */
+  kind: string;
+  /** The child process id (stdio only). */
+  pid?: number;
+  /** The HTTP session id, when the server gave one. */
+  sessionId?(): string | undefined;
+  /** Recent diagnostics (a stdio server's last stderr lines). */
+  diagnostics?(): string;
+  /** Stop: close the connection; for stdio wait for the child to exit (killing it after a grace period). */
+  close(): Promise<void>;
+}
+
+/** Connect `makeClient()` to the server (trying fallbacks as needed) and return the connected client. */
+export type TransportOpener = (makeClient: () => Client, options: RequestOptions) => Promise<{ client: Client; opened: OpenedTransport }>;
+
+export interface ConnectionOptions {
+  /** Used in messages: "MCP server 'fs'". */
+  name: string;
+  open: TransportOpener;
+  /** 0 disables the idle stop. */
+  idleTimeoutMs: number;
+  log: Logger;
+  redactor: Redactor;
+  /** Called on every `notifications/tools/list_changed`. */
+  onToolsChanged: () => void;
+}
+
+export interface RequestControl {
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+interface Live {
+  client: Client;
+  opened: OpenedTransport;
+  gone: boolean;
+}
+
+const CLIENT_INFO = { name: "agent-tools-runtime", version: "0.1.0" };
+
+function isSessionExpired(error: unknown, live: Live): boolean {
+  return numericCode(error) === 404 && !(error instanceof McpError) && live.opened.sessionId?.() !== undefined;
+}
+
+function abortReasonIsTimeout(reason: unknown): boolean {
+  return reason instanceof Error && (reason.name === "TimeoutError" || (reason as { code?: unknown }).code === "UPSTREAM_TIMEOUT");
+}
+
+export class McpConnection {
+  private live: Live | undefined;
+  private connecting: Promise<Live> | undefined;
+  private inFlight = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private stopping: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: ConnectionOptions) {}
+
+  /** The stdio child's pid while connected. */
+  get pid(): number | undefined {
+    return this.live && !this.live.gone ? this.live.opened.pid : undefined;
+  }
+
+  get connected(): boolean {
+    return this.live !== undefined && !this.live.gone;
+  }
+
+  diagnostics(): string {
+    return this.live?.opened.diagnostics?.() ?? "";
+  }
+
+  /**
+   * Run `fn` against a connected client under the deadline and abort signal of `control`. `what`
+   * names the request in messages ("tools/call 'read_file'").
+   */
+  async request<T>(what: string, control: RequestControl, fn: (client: Client, options: RequestOptions) => Promise<T>): Promise<T> {
+    if (this.closed) throw new McpAdapterError("UPSTREAM_ERROR", `${this.label()} is closed`);
+    this.inFlight++;
+    this.clearIdle();
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new McpAdapterError("UPSTREAM_TIMEOUT", `timed out after ${control.timeoutMs} ms`));
+    }, control.timeoutMs);
+    const onAbort = (): void => controller.abort(control.signal?.reason);
+    if (control.signal?.aborted) onAbort();
+    else control.signal?.addEventListener("abort", onAbort, { once: true });
+    // The SDK's own timeout is a backstop; ours fires first and gives the clearer message.
+    const options: RequestOptions = { signal: controller.signal, timeout: control.timeoutMs + 5_000 };
+    try {
+      for (let attempt = 0; ; attempt++) {
+        let live: Live | undefined;
+        try {
+          live = await this.ensureLive(options);
+          return await fn(live.client, options);
+        } catch (error) {
+          if (live && attempt === 0 && !controller.signal.aborted && isSessionExpired(error, live)) {
+            this.options.log.info(`${this.label()}: session expired (HTTP 404); re-initialising`);
+            await this.drop(live);
+            continue;
+          }
+          throw await this.translate(error, what, live, { timedOut, control });
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+      control.signal?.removeEventListener("abort", onAbort);
+      this.inFlight--;
+      this.scheduleIdle();
+    }
+  }
+
+  /** Stop the server (if running) and refuse further requests. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.clearIdle();
+    const pending = this.connecting;
+    if (pending) await pending.then((live) => this.drop(live), () => undefined);
+    if (this.live) await this.drop(this.live);
+    await this.stopping;
+  }
+
+  /** Stop the server now; the next request starts it again. */
+  async stop(): Promise<void> {
+    if (this.live) await this.drop(this.live);
+    await this.stopping;
+  }
+
+  private label(): string {
+    return `MCP server '${this.options.name}'`;
+  }
+
+  private async ensureLive(options: RequestOptions): Promise<Live> {
+    if (this.live && !this.live.gone) return this.live;
+    await this.stopping;
+    if (!this.connecting) {
+      const connecting = this.connect(options).finally(() => {
+        if (this.connecting === connecting) this.connecting = undefined;
+      });
+      this.connecting = connecting;
+    }
+    const live = await this.connecting;
+    if (this.closed) {
+      await this.drop(live);
+      throw new McpAdapterError("UPSTREAM_ERROR", `${this.label()} is closed`);
+    }
+    return live;
+  }
+
+  private async connect(options: RequestOptions): Promise<Live> {
+    const makeClient = (): Client => {
+      const client = new Client(CLIENT_INFO, { capabilities: {} });
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        this.options.log.debug(`${this.label()}: tools/list_changed`);
+        this.options.onToolsChanged();
+      });
+      return client;
+    };
+    const { client, opened } = await this.options.open(makeClient, options);
+    const live: Live = { client, opened, gone: false };
+    const previousOnClose = client.onclose;
+    client.onclose = () => {
+      previousOnClose?.();
+      if (!live.gone) {
+        live.gone = true;
+        if (this.live === live) this.live = undefined;
+        if (!this.closed) this.options.log.debug(`${this.label()}: connection closed`);
+      }
+    };
+    client.onerror = (error) => this.options.log.debug(`${this.label()}: ${this.options.redactor.redact(errorMessage(error))}`);
+    this.live = live;
+    this.options.log.debug(`${this.label()}: connected over ${opened.kind}${opened.pid ? ` (pid ${opened.pid})` : ""}`);
+    return live;
+  }
+
+  private async drop(live: Live): Promise<void> {
+    if (this.live === live) this.live = undefined;
+    live.gone = true;
+    const previous = this.stopping;
+    const stopping = previous.then(() => live.opened.close()).catch((error: unknown) => {
+      this.options.log.warn(`${this.label()}: error while stopping: ${this.options.redactor.redact(errorMessage(error))}`);
+    });
+    this.stopping = stopping;
+    await stopping;
+  }
+
+  private clearIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  private scheduleIdle(): void {
+    this.clearIdle();
+    if (this.closed || this.inFlight > 0 || !this.options.idleTimeoutMs || !this.live) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.inFlight > 0 || !this.live) return;
+      this.options.log.debug(`${this.label()}: idle for ${this.options.idleTimeoutMs} ms; stopping it`);
+      void this.drop(this.live);
+    }, this.options.idleTimeoutMs);
+    this.idleTimer.unref();
+  }
+
+  private async translate(
+    error: unknown,
+    what: string,
+    live: Live | undefined,
+    state: { timedOut: boolean; control: RequestControl },
+  ): Promise<McpAdapterError> {
+    const redact = (text: string): string => this.options.redactor.redact(text);
+    const server = this.label();
+    if (state.timedOut) {
+      return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} within ${state.control.timeoutMs} ms`), { cause: error });
+    }
+    if (state.control.signal?.aborted) {
+      const reason: unknown = state.control.signal.reason;
+      if (abortReasonIsTimeout(reason)) return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${what} on ${server} was aborted: the call's deadline passed`), { cause: error });
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${what} on ${server} was cancelled by the caller`), { cause: error });
+    }
+    if (error instanceof McpAdapterError) {
+      return new McpAdapterError(error.code, redact(error.message), { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
+    }
+    const code = numericCode(error);
+    const closedUnderUs = (error instanceof McpError && code === ErrorCode.ConnectionClosed) || live?.gone === true;
+    if (closedUnderUs && live) {
+      // Let the last stderr chunks arrive before reading the tail.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.live === live) this.live = undefined;
+      live.gone = true;
+      void this.drop(live);
+      const tail = live.opened.diagnostics?.().trim();
+      const where = live.opened.kind === "stdio" ? "exited" : "closed the connection";
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} ${where} during ${what}${tail ? `; its last stderr lines:\n${tail}` : " (it wrote nothing to stderr)"}`), { cause: error });
+    }
+    if (error instanceof McpError && code === ErrorCode.RequestTimeout) {
+      return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} in time: ${error.message}`), { cause: error });
+    }
+    if (error instanceof McpError) {
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}`), { cause: error });
+    }
+    if (code !== undefined && code >= 400 && code < 600) {
+      if (code === 401 || code === 403) {
+        return new McpAdapterError("NOT_CONFIGURED", redact(`${server} refused the credentials (HTTP ${code}) for ${what}; check its token or headers`), { status: code, cause: error });
+      }
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${errorMessage(error)}`), { status: code, cause: error });
+    }
+    const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (errno === "ENOENT" || errno === "EACCES") {
+      return new McpAdapterError("NOT_CONFIGURED", redact(`${server} could not be started: ${errorMessage(error)}`), { cause: error });
+    }
+    const tail = live?.opened.diagnostics?.().trim();
+    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${errorMessage(error)}${tail ? `; its last stderr lines:\n${tail}` : ""}`), { cause: error });
+  }
+}

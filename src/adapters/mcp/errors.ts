@@ -1,0 +1,42 @@
+/**
+ * Errors of the MCP adapter. Adapters do not import the runtime: a failure is signalled by an
+ * Error carrying a string `code` that the runtime maps to its own error codes.
+ */
+
+export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED";
+
+export class McpAdapterError extends Error {
+  readonly code: McpErrorCode;
+  /** HTTP status of the upstream response, when there was one. */
+  readonly status: number | undefined;
+  constructor(code: McpErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "McpAdapterError";
+    this.code = code;
+    this.status = options.status;
+  }
+}
+
+/** A problem in the declarative `adapter` block, found when the adapter is built; names the field. */
+export class McpSpecError extends Error {
+  readonly field: string;
+  constructor(field: string, problem: string) {
+    super(`${field} ${problem}`);
+    this.name = "McpSpecError";
+    this.field = field;
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** A numeric `code` property (McpError JSON-RPC code, StreamableHTTPError / SseError HTTP status). */
+export function numericCode(error: unknown): number | undefined {
+  if (error && typeof error === "object" && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    if (typeof code === "number") return code;
+  }
+  return undefined;
+}

@@ -1,0 +1,111 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../types.js";
+import type { Redactor } from "../shared/redact.js";
+import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
+import { resolveSecretAware } from "./child-env.js";
+import type { OpenedTransport, TransportOpener } from "./connection.js";
+import { McpAdapterError, errorMessage, numericCode } from "./errors.js";
+import type { McpHttpSpec } from "./spec.js";
+
+/**
+ * Opens an HTTP MCP server: Streamable HTTP first, falling back to the old SSE transport when the
+ * server does not speak it (a 4xx other than 401/403 on the first POST), or SSE directly with
+ * `type: "sse"`. URL and header `${VAR}` values are resolved on the host at connect time and
+ * registered as secrets; the bearer token (auth) is added per request by `authFetch`.
+ */
+
+export interface HttpOpenerOptions {
+  name: string;
+  hostEnv: NodeJS.ProcessEnv;
+  baseDir?: string;
+  redactor: Redactor;
+  log: Logger;
+  fetch?: typeof fetch;
+}
+
+/** HTTP statuses that mean "this endpoint does not speak Streamable HTTP" rather than "refused". */
+const FALLBACK_STATUSES = new Set([400, 404, 405, 406, 415]);
+
+function shouldFallBack(error: unknown): boolean {
+  if (error instanceof McpError || error instanceof McpAdapterError) return false;
+  const status = numericCode(error);
+  return status !== undefined && FALLBACK_STATUSES.has(status);
+}
+
+export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions): TransportOpener {
+  let bearer: BearerSource | undefined;
+  return async (makeClient, requestOptions) => {
+    const { hostEnv, redactor } = options;
+    const url = new URL(resolveSecretAware(spec.url, hostEnv, "adapter.url", redactor));
+    for (const value of url.searchParams.values()) redactor.add(value);
+    if (url.password) redactor.add(decodeURIComponent(url.password));
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(spec.headers)) {
+      headers[key] = resolveSecretAware(value, hostEnv, `adapter.headers.${key}`, redactor);
+      if (/^(authorization|proxy-authorization|cookie|x-api-key|api-key)$/i.test(key)) redactor.add(headers[key]);
+    }
+    if (spec.auth) {
+      bearer ??= createBearerSource(spec.auth, {
+        env: hostEnv,
+        redactor,
+        name: options.name,
+        ...(options.baseDir ? { baseDir: options.baseDir } : {}),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      });
+      // Fail early (NOT_CONFIGURED) when there is no token at all.
+      await bearer.token();
+    }
+    const baseFetch = options.fetch ?? fetch;
+    const fetchImpl = bearer ? authFetch(bearer, baseFetch) : baseFetch;
+    const requestInit: RequestInit = { headers };
+
+    const connectSse = async (): Promise<{ client: Client; opened: OpenedTransport }> => {
+      const transport = new SSEClientTransport(url, { requestInit, fetch: fetchImpl });
+      const client = makeClient();
+      await connectOrClose(client, transport, requestOptions);
+      return { client, opened: { kind: "sse", close: () => client.close() } };
+    };
+
+    if (spec.type === "sse") return connectSse();
+    const transport = new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl });
+    const client = makeClient();
+    try {
+      await connectOrClose(client, transport, requestOptions);
+    } catch (error) {
+      if (!shouldFallBack(error) || requestOptions.signal?.aborted) throw error;
+      options.log.debug(`MCP server '${options.name}': Streamable HTTP refused (${redactor.redact(errorMessage(error))}); trying SSE`);
+      try {
+        return await connectSse();
+      } catch (sseError) {
+        throw new McpAdapterError(
+          "UPSTREAM_ERROR",
+          redactor.redact(`MCP server '${options.name}' at ${url.origin}${url.pathname} speaks neither Streamable HTTP (${errorMessage(error)}) nor SSE (${errorMessage(sseError)})`),
+          { cause: sseError },
+        );
+      }
+    }
+    const opened: OpenedTransport = {
+      kind: "streamable-http",
+      sessionId: () => transport.sessionId,
+      close: async () => {
+        // Tell the server the session is over (best effort), then drop the connection.
+        await transport.terminateSession().catch(() => undefined);
+        await client.close();
+      },
+    };
+    return { client, opened };
+  };
+}
+
+async function connectOrClose(client: Client, transport: StreamableHTTPClientTransport | SSEClientTransport, options: RequestOptions): Promise<void> {
+  try {
+    await client.connect(transport, options);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+}

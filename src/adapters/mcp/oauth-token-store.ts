@@ -1,0 +1,198 @@
+import { randomBytes } from "node:crypto";
+import { chmod, readFile, rename, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Redactor } from "../shared/redact.js";
+import { interpolate } from "../shared/env-vars.js";
+import { McpAdapterError, errorMessage } from "./errors.js";
+
+/**
+ * An OAuth token store file written by a sign-in flow:
+ * `{ "access_token", "refresh_token", "expires_at" (epoch ms or s), "token_endpoint", "client_id", "client_secret"? }`.
+ * An expired access token is refreshed with the `refresh_token` grant and the file rewritten
+ * atomically (temp file + rename) with mode 0600. Every token read or received is registered
+ * with the redactor.
+ */
+
+export interface StoredTokens {
+  access_token: string;
+  refresh_token?: string;
+  expires_at?: number;
+  token_endpoint?: string;
+  client_id?: string;
+  client_secret?: string;
+  [field: string]: unknown;
+}
+
+/** Seconds before expiry at which a token counts as expired (clock skew, request time). */
+const EXPIRY_SKEW_MS = 30_000;
+
+/** `expires_at` in epoch milliseconds, whichever unit the file used. */
+export function expiresAtMs(value: number | undefined): number | undefined {
+  if (value === undefined || !Number.isFinite(value)) return undefined;
+  return value < 1e11 ? value * 1000 : value;
+}
+
+/** `~`, `${VAR}` and a relative path (against `baseDir`) resolved. */
+export function resolveStorePath(file: string, env: NodeJS.ProcessEnv, baseDir?: string): string {
+  let out = interpolate(file, env, "adapter.auth.tokenStore");
+  if (out === "~" || out.startsWith("~/") || out.startsWith("~\\")) out = path.join(env.HOME || os.homedir(), out.slice(1));
+  return path.isAbsolute(out) ? out : path.resolve(baseDir ?? process.cwd(), out);
+}
+
+function checkEndpoint(endpoint: string): URL {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new McpAdapterError("NOT_CONFIGURED", `the token store's token_endpoint '${endpoint}' is not a URL`);
+  }
+  const loopback = ["127.0.0.1", "localhost", "[::1]", "::1"].includes(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
+    throw new McpAdapterError("NOT_CONFIGURED", `the token store's token_endpoint must use https (got ${url.protocol}//${url.host})`);
+  }
+  return url;
+}
+
+export interface TokenStoreOptions {
+  redactor: Redactor;
+  fetch?: typeof fetch;
+  now?: () => number;
+  /** Timeout of the token endpoint request. Default 15 s. */
+  timeoutMs?: number;
+}
+
+export class OAuthTokenStore {
+  private tokens: StoredTokens | undefined;
+  private refreshing: Promise<string> | undefined;
+  private readonly now: () => number;
+
+  constructor(readonly file: string, private readonly options: TokenStoreOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A valid access token: read from the file, refreshed first when expired. */
+  async accessToken(): Promise<string> {
+    const tokens = await this.load();
+    const expires = expiresAtMs(tokens.expires_at);
+    if (expires !== undefined && expires - EXPIRY_SKEW_MS <= this.now() && tokens.refresh_token) return this.refresh(tokens.access_token);
+    return tokens.access_token;
+  }
+
+  /**
+   * Refresh (single-flight). `rejected` is the token the server refused: when the store already
+   * holds a different one (another caller refreshed), that one is returned without a new grant.
+   */
+  async refresh(rejected?: string): Promise<string> {
+    if (this.refreshing) return this.refreshing;
+    const current = await this.load(true);
+    if (rejected !== undefined && current.access_token !== rejected) {
+      const expires = expiresAtMs(current.expires_at);
+      if (expires === undefined || expires - EXPIRY_SKEW_MS > this.now()) return current.access_token;
+    }
+    this.refreshing = this.grant(current).finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  /** Whether a refresh is possible at all. */
+  async canRefresh(): Promise<boolean> {
+    const tokens = await this.load();
+    return Boolean(tokens.refresh_token && tokens.token_endpoint);
+  }
+
+  private async load(reread = false): Promise<StoredTokens> {
+    if (this.tokens && !reread) return this.tokens;
+    let text: string;
+    try {
+      text = await readFile(this.file, "utf8");
+    } catch (error) {
+      const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+      throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} ${missing ? "does not exist; sign in first" : `could not be read: ${errorMessage(error)}`}`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} is not valid JSON`);
+    }
+    if (!parsed || typeof parsed !== "object" || typeof (parsed as StoredTokens).access_token !== "string") {
+      throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} has no access_token`);
+    }
+    const tokens = parsed as StoredTokens;
+    if (typeof tokens.expires_at === "string") tokens.expires_at = Number(tokens.expires_at);
+    this.register(tokens);
+    this.tokens = tokens;
+    return tokens;
+  }
+
+  private register(tokens: Partial<StoredTokens>): void {
+    this.options.redactor.add(tokens.access_token);
+    this.options.redactor.add(tokens.refresh_token);
+    this.options.redactor.add(tokens.client_secret);
+  }
+
+  private async grant(tokens: StoredTokens): Promise<string> {
+    const redact = (text: string): string => this.options.redactor.redact(text);
+    if (!tokens.refresh_token) throw new McpAdapterError("NOT_CONFIGURED", `the access token in ${this.file} expired and there is no refresh_token; sign in again`);
+    if (!tokens.token_endpoint) throw new McpAdapterError("NOT_CONFIGURED", `the token store ${this.file} has no token_endpoint to refresh with; sign in again`);
+    const endpoint = checkEndpoint(tokens.token_endpoint);
+    const body = new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token });
+    if (tokens.client_id) body.set("client_id", tokens.client_id);
+    if (tokens.client_secret) body.set("client_secret", tokens.client_secret);
+    let response: Response;
+    try {
+      response = await (this.options.fetch ?? fetch)(endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+        body: body.toString(),
+        redirect: "error",
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),
+      });
+    } catch (error) {
+      throw new McpAdapterError("UPSTREAM_ERROR", redact(`refreshing the OAuth token at ${endpoint.origin}${endpoint.pathname} failed: ${errorMessage(error)}`));
+    }
+    const text = await response.text().catch(() => "");
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // handled below
+    }
+    if (typeof json.access_token === "string") this.options.redactor.add(json.access_token);
+    if (typeof json.refresh_token === "string") this.options.redactor.add(json.refresh_token);
+    if (!response.ok || typeof json.access_token !== "string") {
+      const reason = typeof json.error === "string" ? json.error : `HTTP ${response.status}`;
+      const code = response.status >= 500 ? "UPSTREAM_ERROR" : "NOT_CONFIGURED";
+      throw new McpAdapterError(code, redact(`the token endpoint refused to refresh the OAuth token (${reason})${code === "NOT_CONFIGURED" ? "; sign in again" : ""}`), { status: response.status });
+    }
+    const next: StoredTokens = { ...tokens, access_token: json.access_token };
+    if (typeof json.refresh_token === "string") next.refresh_token = json.refresh_token;
+    if (typeof json.expires_in === "number" && Number.isFinite(json.expires_in)) {
+      const atMs = this.now() + json.expires_in * 1000;
+      // Keep the unit the file used.
+      next.expires_at = tokens.expires_at !== undefined && tokens.expires_at < 1e11 ? Math.floor(atMs / 1000) : atMs;
+    } else {
+      delete next.expires_at;
+    }
+    if (typeof json.token_type === "string") next.token_type = json.token_type;
+    if (typeof json.scope === "string") next.scope = json.scope;
+    await writeTokenStore(this.file, next);
+    this.tokens = next;
+    return next.access_token;
+  }
+}
+
+/** Write atomically: a temp file (mode 0600) beside the target, then rename over it. */
+export async function writeTokenStore(file: string, tokens: StoredTokens): Promise<void> {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    await writeFile(temp, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+    await chmod(temp, 0o600);
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw new McpAdapterError("UPSTREAM_ERROR", `could not rewrite the OAuth token store ${file}: ${errorMessage(error)}`);
+  }
+}
