@@ -62,15 +62,12 @@ export function safeBaseEnv(hostEnv: NodeJS.ProcessEnv): Record<string, string> 
 }
 
 /**
- * Resolve a value that may reference host variables; a resolved reference is registered with the
- * redactor, since it is usually a credential.
+ * Resolve a value that may reference host variables; the value of every referenced variable is
+ * registered with the redactor, since it is usually a credential.
  */
 export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor): string {
   const resolved = interpolate(value, hostEnv, where);
-  if (referencedVariables(value).length > 0) {
-    redactor.add(resolved);
-    for (const name of referencedVariables(value)) redactor.add(hostEnv[name]);
-  }
+  for (const name of referencedVariables(value)) redactor.add(hostEnv[name]);
   return resolved;
 }
 
