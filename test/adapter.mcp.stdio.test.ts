@@ -33,12 +33,11 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe("reference servers over stdio", () => {
   test("server-everything: starts on first use, lists tools with annotations, echoes", async () => {
-    const adapter = track(
-      await createMcpAdapter(
-        { kind: "mcp", command: process.execPath, args: [serverEntry("everything"), "stdio"] },
-        { pluginDir: MCP_FIXTURES, manifest: { prefix: "everything" }, env: process.env, log: silentLogger },
-      ),
-    ) as McpAdapter;
+    const built = await createMcpAdapter(
+      { kind: "mcp", command: process.execPath, args: [serverEntry("everything"), "stdio"] },
+      { pluginDir: MCP_FIXTURES, manifest: { prefix: "everything" }, env: process.env, log: silentLogger },
+    );
+    const adapter = track(built as McpAdapter);
     assert.equal(adapter.pid, undefined, "not started when built");
     assert.deepEqual(liveChildren(), []);
     const { tools } = await adapter.listTools();
