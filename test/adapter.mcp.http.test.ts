@@ -1,0 +1,243 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, afterEach, describe, test } from "node:test";
+import { silentLogger } from "../src/log.js";
+import { createRedactor } from "../src/adapters/shared/redact.js";
+import { McpSpecError, mcpClientFromEnv, parseMcpSpec, type McpAdapter } from "../src/adapters/mcp/index.js";
+import { startHttpFixture, type HttpFixture } from "./fixtures/mcp/http-server.js";
+import { buildAdapter, rejectsWith, textOf } from "./fixtures/mcp/support.js";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+async function fixture(options: Parameters<typeof startHttpFixture>[0] = {}): Promise<HttpFixture> {
+  const server = await startHttpFixture(options);
+  cleanups.push(() => server.close());
+  return server;
+}
+function adapterFor(spec: Record<string, unknown>, options: Parameters<typeof buildAdapter>[1] = {}): McpAdapter {
+  const adapter = buildAdapter({ kind: "mcp", ...spec }, options);
+  cleanups.push(() => adapter.close());
+  return adapter;
+}
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), "mcp-http-test-"));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe("Streamable HTTP", () => {
+  test("connects on first use, lists tools with annotations, calls; ${VAR} headers resolved on the host", async () => {
+    const server = await fixture();
+    const adapter = adapterFor({ url: server.url, headers: { "X-Team": "${TEAM_NAME}", "X-Api-Key": "${TEAM_KEY}" } }, { env: { TEAM_NAME: "blue", TEAM_KEY: "key-0123456789" } });
+    assert.equal(server.stats.initializes, 0, "nothing sent before first use");
+    const { tools } = await adapter.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["echo", "hang", "headers"]);
+    assert.equal(tools[0]?.annotations?.readOnlyHint, true);
+    assert.equal(textOf(await adapter.call("echo", { text: "over http" })), "over http");
+    assert.equal(server.stats.lastHeaders["x-team"], "blue");
+    const seen = textOf(await adapter.call("headers", {}));
+    assert.match(seen, /"x-team":"\[redacted\]"|"x-team":"blue"/);
+    assert.ok(!seen.includes("key-0123456789"), "a header secret echoed back is redacted from the result");
+    assert.ok(seen.includes("[redacted]"));
+  });
+
+  test("an expired session (404) re-initialises once and retries the request", async () => {
+    const server = await fixture();
+    const adapter = adapterFor({ url: server.url });
+    assert.equal(textOf(await adapter.call("echo", { text: "one" })), "one");
+    assert.equal(server.stats.initializes, 1);
+    server.expireSessions();
+    assert.equal(textOf(await adapter.call("echo", { text: "two" })), "two");
+    assert.equal(server.stats.initializes, 2);
+    assert.ok(server.stats.notFound >= 1);
+    assert.equal(textOf(await adapter.call("echo", { text: "three" })), "three");
+    assert.equal(server.stats.initializes, 2, "the new session is kept");
+  });
+
+  test("a hanging HTTP call fails with UPSTREAM_TIMEOUT", async () => {
+    const server = await fixture();
+    const adapter = adapterFor({ url: server.url, timeoutMs: 300 });
+    const error = await rejectsWith(adapter.call("hang", {}));
+    assert.equal(error.code, "UPSTREAM_TIMEOUT");
+    assert.equal(textOf(await adapter.call("echo", { text: "ok" })), "ok");
+  });
+
+  test("an unreachable server is UPSTREAM_ERROR", async () => {
+    const server = await startHttpFixture();
+    const url = server.url;
+    await server.close();
+    const adapter = adapterFor({ url, timeoutMs: 2000 });
+    const error = await rejectsWith(adapter.listTools());
+    assert.equal(error.code, "UPSTREAM_ERROR");
+  });
+});
+
+describe("SSE", () => {
+  test("falls back to SSE when the server only speaks the old transport", async () => {
+    const server = await fixture({ mode: "sse-only" });
+    const adapter = adapterFor({ url: server.url });
+    const { tools } = await adapter.listTools();
+    assert.ok(tools.some((t) => t.name === "echo"));
+    assert.equal(textOf(await adapter.call("echo", { text: "via sse" })), "via sse");
+    assert.equal(server.stats.sseStreams, 1);
+    assert.ok(server.stats.ssePosts >= 2);
+  });
+
+  test('type: "sse" goes straight to SSE', async () => {
+    const server = await fixture({ mode: "sse-only" });
+    const adapter = adapterFor({ url: server.url, type: "sse" });
+    assert.equal(textOf(await adapter.call("echo", { text: "sse only" })), "sse only");
+    assert.equal(server.stats.streamablePosts, 0);
+  });
+});
+
+describe("bearer token", () => {
+  test("auth.tokenEnv: the host variable is sent; a refused token is NOT_CONFIGURED and never shown", async () => {
+    const server = await fixture({ bearer: true });
+    server.validAccess.add("good-token-123456");
+    const ok = adapterFor({ url: server.url, auth: { tokenEnv: "N8N_MCP_TOKEN" } }, { env: { N8N_MCP_TOKEN: "good-token-123456" } });
+    assert.equal(textOf(await ok.call("echo", { text: "authorised" })), "authorised");
+    const bad = adapterFor({ url: server.url, auth: { tokenEnv: "N8N_MCP_TOKEN" } }, { env: { N8N_MCP_TOKEN: "wrong-token-987654" } });
+    const error = await rejectsWith(bad.listTools());
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.match(error.message, /401/);
+    assert.ok(!error.message.includes("wrong-token-987654"));
+  });
+
+  test("no token and no store: NOT_CONFIGURED naming the variable", async () => {
+    const server = await fixture({ bearer: true });
+    const adapter = adapterFor({ url: server.url, auth: { tokenEnv: "N8N_MCP_TOKEN" } }, { env: {} });
+    const error = await rejectsWith(adapter.listTools());
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.match(error.message, /N8N_MCP_TOKEN/);
+    assert.equal(server.stats.initializes, 0);
+  });
+
+  test("mcpClientFromEnv: AGENT_MCP_URL + AGENT_MCP_TOKEN", async () => {
+    const server = await fixture({ bearer: true });
+    server.validAccess.add("env-token-abcdef");
+    const adapter = mcpClientFromEnv({ AGENT_MCP_URL: server.url, AGENT_MCP_TOKEN: "env-token-abcdef" }, { log: silentLogger });
+    cleanups.push(() => adapter.close());
+    assert.equal(textOf(await adapter.call("echo", { text: "from env" })), "from env");
+    assert.throws(() => mcpClientFromEnv({}), /AGENT_MCP_URL/);
+  });
+});
+
+describe("OAuth token store", () => {
+  function writeStore(name: string, tokens: Record<string, unknown>): string {
+    const dir = mkdtempSync(path.join(tmp, `${name}-`));
+    const file = path.join(dir, "tokens.json");
+    writeFileSync(file, JSON.stringify(tokens), { mode: 0o644 });
+    return file;
+  }
+
+  test("an expired access token is refreshed (refresh_token grant) and the store rewritten atomically with mode 0600", async () => {
+    const server = await fixture({ bearer: true });
+    server.validRefresh.add("refresh-original-1");
+    const expiredSeconds = Math.floor(Date.now() / 1000) - 60;
+    const file = writeStore("expired", {
+      access_token: "access-expired-0",
+      refresh_token: "refresh-original-1",
+      expires_at: expiredSeconds,
+      token_endpoint: server.tokenEndpoint,
+      client_id: "agent-tools",
+      client_secret: "client-secret-xyz",
+      extra_field: "kept",
+    });
+    const adapter = adapterFor({ url: server.url, auth: { tokenEnv: "N8N_MCP_TOKEN", tokenStore: file } }, { env: {} });
+    assert.equal(textOf(await adapter.call("echo", { text: "refreshed" })), "refreshed");
+    assert.equal(server.stats.tokenRequests.length, 1);
+    const request = server.stats.tokenRequests[0];
+    assert.equal(request?.contentType, "application/x-www-form-urlencoded");
+    assert.deepEqual(request?.form, { grant_type: "refresh_token", refresh_token: "refresh-original-1", client_id: "agent-tools", client_secret: "client-secret-xyz" });
+    const stored = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    assert.ok(server.validAccess.has(stored.access_token as string), "the new access token is stored");
+    assert.match(stored.refresh_token as string, /^refresh-1-/, "the rotated refresh token is stored");
+    assert.equal(stored.extra_field, "kept");
+    assert.equal(stored.client_id, "agent-tools");
+    assert.ok((stored.expires_at as number) < 1e11, "expires_at keeps the file's unit (seconds)");
+    assert.ok((stored.expires_at as number) > Date.now() / 1000 + 3000);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.deepEqual(readdirSync(path.dirname(file)), ["tokens.json"], "no temp file left");
+    // A second call uses the stored token without another refresh.
+    await adapter.call("echo", { text: "again" });
+    assert.equal(server.stats.tokenRequests.length, 1);
+  });
+
+  test("a 401 on a token that looked valid refreshes once and retries", async () => {
+    const server = await fixture({ bearer: true });
+    server.validRefresh.add("refresh-r2");
+    const file = writeStore("revoked", {
+      access_token: "access-revoked",
+      refresh_token: "refresh-r2",
+      expires_at: Date.now() + 3_600_000,
+      token_endpoint: server.tokenEndpoint,
+      client_id: "agent-tools",
+    });
+    const adapter = adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} });
+    const { tools } = await adapter.listTools();
+    assert.ok(tools.length > 0);
+    assert.equal(server.stats.unauthorized, 1);
+    assert.equal(server.stats.tokenRequests.length, 1);
+    const stored = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    assert.ok((stored.expires_at as number) > 1e11, "expires_at keeps the file's unit (ms)");
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+  });
+
+  test("a refused refresh is NOT_CONFIGURED and secrets stay out of the message", async () => {
+    const server = await fixture({ bearer: true });
+    const file = writeStore("refused", {
+      access_token: "access-stale-000",
+      refresh_token: "refresh-revoked-000",
+      expires_at: 1000,
+      token_endpoint: server.tokenEndpoint,
+      client_id: "agent-tools",
+    });
+    const redactor = createRedactor();
+    const adapter = adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {}, redactor });
+    const error = await rejectsWith(adapter.listTools());
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.match(error.message, /invalid_grant/);
+    assert.ok(!error.message.includes("refresh-revoked-000"));
+    assert.equal(redactor.redact("x refresh-revoked-000 access-stale-000"), "x [redacted] [redacted]");
+    assert.equal(JSON.parse(readFileSync(file, "utf8")).access_token, "access-stale-000", "the store is unchanged");
+  });
+
+  test("a missing store file is NOT_CONFIGURED; a non-https remote token endpoint is refused", async () => {
+    const server = await fixture({ bearer: true });
+    const missing = adapterFor({ url: server.url, auth: { tokenStore: path.join(tmp, "nope", "tokens.json") } }, { env: {} });
+    const error = await rejectsWith(missing.listTools());
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.match(error.message, /does not exist/);
+    const file = writeStore("plain-http", { access_token: "a-000", refresh_token: "r-000", expires_at: 1000, token_endpoint: "http://auth.example.com/token" });
+    const insecure = adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} });
+    const refused = await rejectsWith(insecure.listTools());
+    assert.equal(refused.code, "NOT_CONFIGURED");
+    assert.match(refused.message, /https/);
+  });
+
+  test("~ in tokenStore resolves against HOME", async () => {
+    const server = await fixture({ bearer: true });
+    server.validAccess.add("home-token-1234");
+    const home = mkdtempSync(path.join(tmp, "home-"));
+    writeFileSync(path.join(home, "tokens.json"), JSON.stringify({ access_token: "home-token-1234" }));
+    const adapter = adapterFor({ url: server.url, auth: { tokenStore: "~/tokens.json" } }, { env: { HOME: home } });
+    assert.equal(textOf(await adapter.call("echo", { text: "home" })), "home");
+  });
+});
+
+describe("spec", () => {
+  test("errors name the field", () => {
+    assert.throws(() => parseMcpSpec({ kind: "mcp" }), (e: unknown) => e instanceof McpSpecError && /command.*url/.test(e.message));
+    assert.throws(() => parseMcpSpec({ kind: "mcp", command: "x", url: "http://a" }), /both/);
+    assert.throws(() => parseMcpSpec({ kind: "mcp", url: "ftp://a" }), /adapter\.url/);
+    assert.throws(() => parseMcpSpec({ kind: "mcp", url: "http://a", type: "ws" }), /adapter\.type/);
+    assert.throws(() => parseMcpSpec({ kind: "mcp", command: "x", timeoutMs: -1 }), /adapter\.timeoutMs/);
+    assert.throws(() => parseMcpSpec({ kind: "mcp", command: "x", args: [{}] }), /adapter\.args\[0\]/);
+    assert.throws(() => parseMcpSpec({ kind: "mcp", url: "http://a", auth: {} }), /adapter\.auth/);
+    const spec = parseMcpSpec({ kind: "mcp", command: "node", args: ["a", 1], env: { N: 2 } });
+    assert.deepEqual(spec, { transport: "stdio", command: "node", args: ["a", "1"], env: { N: "2" }, timeoutMs: 60_000, idleTimeoutMs: 600_000 });
+  });
+});
