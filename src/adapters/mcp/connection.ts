@@ -178,9 +178,10 @@ export class McpConnection {
     client.onclose = () => {
       previousOnClose?.();
       if (!live.gone) {
-        live.gone = true;
-        if (this.live === live) this.live = undefined;
+        // Closed under us (the server exited or dropped the connection): release it; the next
+        // request starts a new one. A pending request learns of it through the SDK's rejection.
         if (!this.closed) this.options.log.debug(`${this.label()}: connection closed`);
+        void this.drop(live);
       }
     };
     client.onerror = (error) => this.options.log.debug(`${this.label()}: ${this.options.redactor.redact(errorMessage(error))}`);

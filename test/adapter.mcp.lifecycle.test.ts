@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import { afterEach, describe, test } from "node:test";
+import { isAlive, trackedChildren, type McpAdapter } from "../src/adapters/mcp/index.js";
+import { buildAdapter, fixtureAdapter, liveChildren, rejectsWith, sleep, textOf } from "./fixtures/mcp/support.js";
+
+/** Start-up failures, kill escalation, concurrency and external crashes of stdio servers. */
+
+const opened: McpAdapter[] = [];
+const seenPids = new Set<number>();
+function track(adapter: McpAdapter): McpAdapter {
+  opened.push(adapter);
+  return adapter;
+}
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((a) => a.close()));
+  for (const pid of seenPids) assert.equal(isAlive(pid), false, `child ${pid} is gone`);
+  seenPids.clear();
+  assert.deepEqual(liveChildren(), [], "no child process left behind");
+  assert.deepEqual(trackedChildren(), []);
+});
+
+const nodeScript = (code: string, spec: Record<string, unknown> = {}, killGraceMs = 300): McpAdapter =>
+  track(buildAdapter({ kind: "mcp", command: process.execPath, args: ["-e", code], ...spec }, { killGraceMs }));
+
+describe("start-up", () => {
+  test("a server that exits before initialize: UPSTREAM_ERROR with its stderr", async () => {
+    const adapter = nodeScript("console.error('config error: FOO_API_KEY is required'); process.exit(2)");
+    const error = await rejectsWith(adapter.listTools());
+    assert.equal(error.code, "UPSTREAM_ERROR");
+    assert.match(error.message, /failed to start/);
+    assert.match(error.message, /FOO_API_KEY is required/);
+  });
+
+  test("a server that never answers initialize times out, and one that ignores SIGTERM is killed", async () => {
+    const adapter = nodeScript("process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)", { timeoutMs: 300 });
+    const started = Date.now();
+    const error = await rejectsWith(adapter.listTools());
+    assert.equal(error.code, "UPSTREAM_TIMEOUT");
+    assert.ok(Date.now() - started < 3_000);
+    assert.deepEqual(liveChildren(), [], "the stuck child was killed (SIGTERM ignored → SIGKILL)");
+    assert.deepEqual(trackedChildren(), []);
+  });
+
+  test("close() escalates to SIGKILL for a server that ignores stdin EOF and SIGTERM", async () => {
+    const adapter = fixtureAdapter(["--stderr", "ready"], {}, { killGraceMs: 200 });
+    track(adapter);
+    await adapter.listTools();
+    const pid = adapter.pid as number;
+    seenPids.add(pid);
+    // Make the fixture stubborn: it keeps running after stdin closes and ignores SIGTERM.
+    process.kill(pid, "SIGSTOP");
+    const started = Date.now();
+    await adapter.close();
+    assert.equal(isAlive(pid), false);
+    assert.ok(Date.now() - started < 3_000, `close took ${Date.now() - started} ms`);
+  });
+});
+
+describe("concurrency and external crashes", () => {
+  test("parallel first calls start one server", async () => {
+    const adapter = track(fixtureAdapter());
+    const results = await Promise.all([adapter.listTools(), adapter.call("pid", {}), adapter.call("pid", {}), adapter.call("echo", { text: "x" })]);
+    const pids = new Set([textOf(results[1]), textOf(results[2])]);
+    assert.equal(pids.size, 1);
+    assert.equal(String(adapter.pid), textOf(results[1]));
+    seenPids.add(adapter.pid as number);
+    assert.equal(trackedChildren().length, 1);
+  });
+
+  test("a server killed between calls is restarted on the next call", async () => {
+    const adapter = track(fixtureAdapter());
+    await adapter.call("echo", { text: "1" });
+    const first = adapter.pid as number;
+    seenPids.add(first);
+    process.kill(first, "SIGKILL");
+    for (let i = 0; i < 100 && adapter.connected; i++) await sleep(10);
+    assert.equal(adapter.connected, false);
+    assert.deepEqual(trackedChildren(), [], "the dead child is no longer tracked");
+    assert.equal(textOf(await adapter.call("echo", { text: "2" })), "2");
+    const second = adapter.pid as number;
+    seenPids.add(second);
+    assert.notEqual(second, first);
+  });
+
+  test("a crash fails every pending call, not just one", async () => {
+    const adapter = track(fixtureAdapter());
+    await adapter.listTools();
+    seenPids.add(adapter.pid as number);
+    const pending = [adapter.call("hang", {}), adapter.call("sleep", { ms: 5000 })].map((p) => rejectsWith(p));
+    await sleep(50);
+    const crash = rejectsWith(adapter.call("crash", {}));
+    const errors = await Promise.all([...pending, crash]);
+    for (const error of errors) {
+      assert.equal(error.code, "UPSTREAM_ERROR");
+      assert.match(error.message, /marker-7731/);
+    }
+  });
+});
