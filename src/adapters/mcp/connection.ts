@@ -227,15 +227,15 @@ export class McpConnection {
     const redact = (text: string): string => this.options.redactor.redact(text);
     const server = this.label();
     if (state.timedOut) {
-      return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} within ${state.control.timeoutMs} ms`), { cause: error });
+      return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} within ${state.control.timeoutMs} ms`));
     }
     if (state.control.signal?.aborted) {
       const reason: unknown = state.control.signal.reason;
-      if (abortReasonIsTimeout(reason)) return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${what} on ${server} was aborted: the call's deadline passed`), { cause: error });
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${what} on ${server} was cancelled by the caller`), { cause: error });
+      if (abortReasonIsTimeout(reason)) return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${what} on ${server} was aborted: the call's deadline passed`));
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${what} on ${server} was cancelled by the caller`));
     }
     if (error instanceof McpAdapterError) {
-      return new McpAdapterError(error.code, redact(error.message), { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
+      return new McpAdapterError(error.code, redact(error.message), error.status !== undefined ? { status: error.status } : {});
     }
     const code = numericCode(error);
     const closedUnderUs = (error instanceof McpError && code === ErrorCode.ConnectionClosed) || live?.gone === true;
@@ -247,25 +247,25 @@ export class McpConnection {
       void this.drop(live);
       const tail = live.opened.diagnostics?.().trim();
       const where = live.opened.kind === "stdio" ? "exited" : "closed the connection";
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} ${where} during ${what}${tail ? `; its last stderr lines:\n${tail}` : " (it wrote nothing to stderr)"}`), { cause: error });
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} ${where} during ${what}${tail ? `; its last stderr lines:\n${tail}` : " (it wrote nothing to stderr)"}`));
     }
     if (error instanceof McpError && code === ErrorCode.RequestTimeout) {
-      return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} in time: ${error.message}`), { cause: error });
+      return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} in time: ${error.message}`));
     }
     if (error instanceof McpError) {
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}`), { cause: error });
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}`));
     }
     if (code !== undefined && code >= 400 && code < 600) {
       if (code === 401 || code === 403) {
-        return new McpAdapterError("NOT_CONFIGURED", redact(`${server} refused the credentials (HTTP ${code}) for ${what}; check its token or headers`), { status: code, cause: error });
+        return new McpAdapterError("NOT_CONFIGURED", redact(`${server} refused the credentials (HTTP ${code}) for ${what}; check its token or headers`), { status: code });
       }
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${errorMessage(error)}`), { status: code, cause: error });
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${errorMessage(error)}`), { status: code });
     }
     const errno = (error as NodeJS.ErrnoException | undefined)?.code;
     if (errno === "ENOENT" || errno === "EACCES") {
-      return new McpAdapterError("NOT_CONFIGURED", redact(`${server} could not be started: ${errorMessage(error)}`), { cause: error });
+      return new McpAdapterError("NOT_CONFIGURED", redact(`${server} could not be started: ${errorMessage(error)}`));
     }
     const tail = live?.opened.diagnostics?.().trim();
-    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${errorMessage(error)}${tail ? `; its last stderr lines:\n${tail}` : ""}`), { cause: error });
+    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${errorMessage(error)}${tail ? `; its last stderr lines:\n${tail}` : ""}`));
   }
 }

@@ -5,6 +5,10 @@
 
 export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED";
 
+/**
+ * Messages are redacted before they get here. The raw upstream error is deliberately not kept as
+ * `cause`: its text (an HTTP body, a child's output) may hold a secret that was never registered.
+ */
 export class McpAdapterError extends Error {
   readonly code: McpErrorCode;
   /** HTTP status of the upstream response, when there was one. */

@@ -81,10 +81,11 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
       try {
         return await connectSse();
       } catch (sseError) {
+        const status = numericCode(sseError);
+        if (sseError instanceof McpAdapterError || sseError instanceof McpError || status === 401 || status === 403) throw sseError;
         throw new McpAdapterError(
           "UPSTREAM_ERROR",
           redactor.redact(`MCP server '${options.name}' at ${url.origin}${url.pathname} speaks neither Streamable HTTP (${errorMessage(error)}) nor SSE (${errorMessage(sseError)})`),
-          { cause: sseError },
         );
       }
     }

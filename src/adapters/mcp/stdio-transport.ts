@@ -117,10 +117,10 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       const stderr = tail.text().trim();
       const detail = stderr ? `; its last stderr lines:\n${stderr}` : "";
       if (errno === "ENOENT" || errno === "EACCES") {
-        throw new McpAdapterError("NOT_CONFIGURED", options.redactor.redact(`MCP server '${options.name}' could not be started: command '${launch.command}' ${errno === "ENOENT" ? "was not found" : "is not executable"}`), { cause: error });
+        throw new McpAdapterError("NOT_CONFIGURED", options.redactor.redact(`MCP server '${options.name}' could not be started: command '${launch.command}' ${errno === "ENOENT" ? "was not found" : "is not executable"}`));
       }
       if (requestOptions.signal?.aborted) throw error;
-      throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' failed to start (${errorMessage(error)})${detail}`), { cause: error });
+      throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' failed to start (${errorMessage(error)})${detail}`));
     }
     const opened: OpenedTransport = {
       kind: "stdio",
