@@ -56,6 +56,18 @@ describe("Streamable HTTP", () => {
     assert.equal(server.stats.initializes, 2, "the new session is kept");
   });
 
+  test("an idle connection is closed (session terminated) and re-initialised on next use", async () => {
+    const server = await fixture();
+    const adapter = adapterFor({ url: server.url, idleTimeoutMs: 150 });
+    await adapter.call("echo", { text: "a" });
+    assert.equal(adapter.connected, true);
+    for (let i = 0; i < 50 && adapter.connected; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(adapter.connected, false);
+    assert.equal(textOf(await adapter.call("echo", { text: "b" })), "b");
+    assert.equal(server.stats.initializes, 2);
+    assert.equal(server.stats.notFound, 0, "no request was sent on the terminated session");
+  });
+
   test("a hanging HTTP call fails with UPSTREAM_TIMEOUT", async () => {
     const server = await fixture();
     const adapter = adapterFor({ url: server.url, timeoutMs: 300 });
@@ -83,6 +95,17 @@ describe("SSE", () => {
     assert.equal(textOf(await adapter.call("echo", { text: "via sse" })), "via sse");
     assert.equal(server.stats.sseStreams, 1);
     assert.ok(server.stats.ssePosts >= 2);
+  });
+
+  test("the bearer token reaches the SSE stream and its message posts", async () => {
+    const server = await fixture({ mode: "sse-only", bearer: true });
+    server.validAccess.add("sse-token-abcdef");
+    const adapter = adapterFor({ url: server.url, auth: { tokenEnv: "SSE_TOKEN" } }, { env: { SSE_TOKEN: "sse-token-abcdef" } });
+    assert.equal(textOf(await adapter.call("echo", { text: "sse + auth" })), "sse + auth");
+    assert.equal(server.stats.unauthorized, 0);
+    const bad = adapterFor({ url: server.url, auth: { tokenEnv: "SSE_TOKEN" } }, { env: { SSE_TOKEN: "nope-nope-nope" } });
+    const error = await rejectsWith(bad.listTools());
+    assert.equal(error.code, "NOT_CONFIGURED");
   });
 
   test('type: "sse" goes straight to SSE', async () => {
