@@ -97,3 +97,16 @@ describe("concurrency and external crashes", () => {
     }
   });
 });
+
+describe("shared start", () => {
+  test("a request cancelled during the shared start does not fail the others", async () => {
+    const adapter = track(fixtureAdapter(["--stderr", "slow start"]));
+    const controller = new AbortController();
+    const first = rejectsWith(adapter.call("echo", { text: "1" }, { signal: controller.signal, sessionId: "a", log: { debug() {}, info() {}, warn() {}, error() {} } }));
+    const second = adapter.call("echo", { text: "2" });
+    controller.abort();
+    assert.equal((await first).code, "UPSTREAM_ERROR");
+    assert.equal(textOf(await second), "2");
+    seenPids.add(adapter.pid as number);
+  });
+});

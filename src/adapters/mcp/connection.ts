@@ -64,6 +64,7 @@ function abortReasonIsTimeout(reason: unknown): boolean {
 export class McpConnection {
   private live: Live | undefined;
   private connecting: Promise<Live> | undefined;
+  private connectingSignal: AbortSignal | undefined;
   private inFlight = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -147,20 +148,32 @@ export class McpConnection {
   }
 
   private async ensureLive(options: RequestOptions): Promise<Live> {
-    if (this.live && !this.live.gone) return this.live;
-    await this.stopping;
-    if (!this.connecting) {
-      const connecting = this.connect(options).finally(() => {
-        if (this.connecting === connecting) this.connecting = undefined;
-      });
-      this.connecting = connecting;
+    for (;;) {
+      if (this.live && !this.live.gone) return this.live;
+      await this.stopping;
+      if (!this.connecting) {
+        const connecting = this.connect(options).finally(() => {
+          if (this.connecting === connecting) this.connecting = undefined;
+        });
+        this.connecting = connecting;
+        this.connectingSignal = options.signal;
+      }
+      // Concurrent first requests share one start; it runs under the first one's deadline and signal.
+      const startedBy = this.connectingSignal;
+      let live: Live;
+      try {
+        live = await this.connecting;
+      } catch (error) {
+        // Another request's cancellation stopped the shared start: start again for this one.
+        if (startedBy !== options.signal && startedBy?.aborted && !options.signal?.aborted && !this.closed) continue;
+        throw error;
+      }
+      if (this.closed) {
+        await this.drop(live);
+        throw new McpAdapterError("UPSTREAM_ERROR", `${this.label()} is closed`);
+      }
+      return live;
     }
-    const live = await this.connecting;
-    if (this.closed) {
-      await this.drop(live);
-      throw new McpAdapterError("UPSTREAM_ERROR", `${this.label()} is closed`);
-    }
-    return live;
   }
 
   private async connect(options: RequestOptions): Promise<Live> {
@@ -185,6 +198,11 @@ export class McpConnection {
       }
     };
     client.onerror = (error) => this.options.log.debug(`${this.label()}: ${this.options.redactor.redact(errorMessage(error))}`);
+    if (!client.transport) {
+      // It went away between initialize and here.
+      await this.drop(live);
+      throw new McpAdapterError("UPSTREAM_ERROR", this.options.redactor.redact(`${this.label()} closed the connection right after starting${opened.diagnostics?.() ? `; its last stderr lines:\n${opened.diagnostics()}` : ""}`));
+    }
     this.live = live;
     this.options.log.debug(`${this.label()}: connected over ${opened.kind}${opened.pid ? ` (pid ${opened.pid})` : ""}`);
     return live;
