@@ -86,12 +86,13 @@ describe("reference servers over stdio", () => {
 describe("child environment", () => {
   test("safe base + declared env; undeclared host secrets are not passed", async () => {
     const env = { ...process.env, HOST_SECRET_TOKEN: "s3cr3t-host-only", DECLARED_SOURCE: "value-from-host", LANG: "C.UTF-8" };
-    const adapter = track(fixtureAdapter([], { env: { FROM_PLUGIN: "${DECLARED_SOURCE}", LITERAL: "plain" } }, { env }));
-    const result = await adapter.call("env", { names: ["FROM_PLUGIN", "LITERAL", "HOST_SECRET_TOKEN", "PATH", "HOME", "LANG"] });
+    const adapter = track(fixtureAdapter([], { env: { FROM_PLUGIN: "${DECLARED_SOURCE}", LITERAL: "plain", MY_API_KEY: "literal-key-value" } }, { env }));
+    const result = await adapter.call("env", { names: ["FROM_PLUGIN", "LITERAL", "MY_API_KEY", "HOST_SECRET_TOKEN", "PATH", "HOME", "LANG"] });
     notePid(adapter);
     const payload = JSON.parse(textOf(result)) as { values: Record<string, string | null>; names: string[]; cwd: string };
     assert.equal(payload.values.FROM_PLUGIN, "[redacted]", "a resolved reference counts as a secret in results");
     assert.equal(payload.values.LITERAL, "plain");
+    assert.equal(payload.values.MY_API_KEY, "[redacted]", "a literal value under a credential-like name is a secret too");
     assert.equal(payload.values.HOST_SECRET_TOKEN, null);
     assert.ok(payload.values.PATH);
     assert.equal(payload.values.LANG, "C.UTF-8");

@@ -71,9 +71,16 @@ export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, wh
   return resolved;
 }
 
+/** Names whose values are credentials even when written literally (as `mcpServers` configs often do). */
+export const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH)/i;
+
 /** Base + declared env (declared wins), with `${VAR}` resolved from the host. */
 export function buildChildEnv(declared: Readonly<Record<string, string>>, hostEnv: NodeJS.ProcessEnv, redactor: Redactor, where = "adapter.env"): Record<string, string> {
   const env = safeBaseEnv(hostEnv);
-  for (const [key, value] of Object.entries(declared)) env[key] = resolveSecretAware(value, hostEnv, `${where}.${key}`, redactor);
+  for (const [key, value] of Object.entries(declared)) {
+    const resolved = resolveSecretAware(value, hostEnv, `${where}.${key}`, redactor);
+    if (SECRET_NAME.test(key)) redactor.add(resolved);
+    env[key] = resolved;
+  }
   return env;
 }
