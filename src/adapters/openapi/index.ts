@@ -4,7 +4,7 @@ import { RestSpecError } from "../rest/errors.js";
 import { parseConnection } from "../rest/spec.js";
 import { createRedactor } from "../shared/redact.js";
 import { loadOpenApiDocument } from "./load.js";
-import { operationsFromDocument, serverUrl } from "./operations.js";
+import { dropAuthParameters, operationsFromDocument, serverUrl } from "./operations.js";
 
 /**
  * The `openapi` adapter kind:
@@ -29,11 +29,12 @@ export const createOpenApiAdapter: DeclarativeAdapterFactory = async (spec, opti
   const baseUrl = spec.baseUrl ?? serverUrl(loaded.document, loaded.location, loaded.isUrl);
   if (baseUrl === undefined) throw new RestSpecError("baseUrl", `is needed: the spec '${spec.spec}' names no absolute server URL`);
   const connection = parseConnection(spec, baseUrl);
-  const tools = operationsFromDocument(loaded.document, { include: spec.include as string[] | undefined, readonly: spec.readonly as string[] | undefined, log: options.log });
+  const derived = operationsFromDocument(loaded.document, { include: spec.include as string[] | undefined, readonly: spec.readonly as string[] | undefined, log: options.log });
+  const tools = dropAuthParameters(derived, connection.auth);
   if (tools.length === 0) throw new Error(`spec '${spec.spec}' has no operations to expose`);
   return createOperationsAdapter(tools, connection, { env: options.env, log: options.log, redactor: createRedactor() });
 };
 
 export { loadOpenApiDocument, type LoadedDocument } from "./load.js";
-export { buildOperation, operationsFromDocument, sanitizeName, serverUrl, type OperationFilter } from "./operations.js";
+export { buildOperation, dropAuthParameters, operationsFromDocument, sanitizeName, serverUrl, type OperationFilter } from "./operations.js";
 export { toJsonSchema } from "./schema.js";

@@ -1,5 +1,5 @@
 import type { JsonSchema, Logger } from "../types.js";
-import { readonlyByDefault, type BodyMapping, type RestOperation } from "../rest/spec.js";
+import { readonlyByDefault, type AuthSpec, type BodyMapping, type RestOperation } from "../rest/spec.js";
 import { checkPathTemplate } from "../rest/url-guard.js";
 import { toJsonSchema } from "./schema.js";
 
@@ -57,7 +57,7 @@ interface Parameter {
   schema: JsonSchema;
 }
 
-function readParameters(pathItem: Obj, op: Obj): Parameter[] {
+function readParameters(pathItem: Obj, op: Obj, root: unknown): Parameter[] {
   const byKey = new Map<string, Obj>();
   for (const list of [pathItem.parameters, op.parameters]) {
     if (!Array.isArray(list)) continue;
@@ -68,7 +68,7 @@ function readParameters(pathItem: Obj, op: Obj): Parameter[] {
     if (p.in !== "path" && p.in !== "query" && p.in !== "header") continue;
     let raw: unknown = p.schema;
     if (!raw && isObj(p.content)) raw = Object.values(p.content).find(isObj)?.schema;
-    const schema = toJsonSchema(raw ?? {});
+    const schema = toJsonSchema(raw ?? {}, root);
     if (typeof p.description === "string" && p.description && schema.description === undefined) schema.description = p.description;
     if (p.deprecated === true) schema.deprecated = true;
     out.push({ name: p.name as string, in: p.in, required: p.in === "path" || p.required === true, schema });
@@ -88,13 +88,13 @@ function isObjectSchema(schema: JsonSchema): boolean {
   return (schema.type === "object" || (schema.type === undefined && isObj(schema.properties))) && isObj(schema.properties) && !schema.allOf && !schema.anyOf && !schema.oneOf;
 }
 
-export function buildOperation(method: string, path: string, pathItem: Obj, op: Obj, name: string, readonly: boolean): RestOperation {
+export function buildOperation(method: string, path: string, pathItem: Obj, op: Obj, name: string, readonly: boolean, root?: unknown): RestOperation {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const query: RestOperation["query"] = [];
   const headers: RestOperation["headers"] = [];
   const pathArgs = new Map<string, string>();
-  for (const p of readParameters(pathItem, op)) {
+  for (const p of readParameters(pathItem, op, root)) {
     const arg = properties[p.name] === undefined ? p.name : `${p.in}_${p.name}`;
     properties[arg] = p.schema;
     if (p.required) required.push(arg);
@@ -120,7 +120,7 @@ export function buildOperation(method: string, path: string, pathItem: Obj, op: 
   const requestBody = isObj(op.requestBody) ? op.requestBody : undefined;
   const content = requestBody ? pickContent(requestBody) : undefined;
   if (requestBody && content) {
-    const schema = toJsonSchema(content.schema ?? {});
+    const schema = toJsonSchema(content.schema ?? {}, root);
     const bodyRequired = requestBody.required === true;
     const isJson = /json/i.test(content.mediaType);
     const props = isObj(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
@@ -179,7 +179,7 @@ export function operationsFromDocument(document: Obj, filter: OperationFilter): 
       for (let n = 2; used.has(name); n++) name = `${base}_${n}`;
       const readonly = ids.some((id) => readonlyNames.has(id)) || readonlyByDefault(method);
       try {
-        out.push(buildOperation(method, path, pathItem, op, name, readonly));
+        out.push(buildOperation(method, path, pathItem, op, name, readonly, document));
         used.add(name);
       } catch (error) {
         filter.log.warn(`openapi: operation ${method.toUpperCase()} ${path} skipped: ${(error as Error).message}`);
@@ -206,4 +206,31 @@ export function serverUrl(document: Obj, location: string, isUrl: boolean): stri
   });
   if (/^https?:\/\//i.test(raw)) return raw;
   return isUrl ? new URL(raw, location).href : undefined;
+}
+
+/**
+ * Parameters the configured auth already supplies (an `api_key` header or query parameter) are
+ * removed from the tools: credentials come from the host, never from tool arguments.
+ */
+export function dropAuthParameters(operations: RestOperation[], auth: AuthSpec | undefined): RestOperation[] {
+  if (!auth) return operations;
+  const headerName = auth.type === "header" ? auth.name : auth.type === "login" ? auth.header : auth.type === "bearer" ? "Authorization" : undefined;
+  const queryName = auth.type === "query" ? auth.name : undefined;
+  return operations.map((op) => {
+    const dropped = [
+      ...op.headers.filter((h) => headerName !== undefined && h.header.toLowerCase() === headerName.toLowerCase()).map((h) => h.arg),
+      ...op.query.filter((q) => queryName !== undefined && q.param === queryName).map((q) => q.arg),
+    ];
+    if (dropped.length === 0) return op;
+    const properties = { ...((op.inputSchema.properties as Record<string, JsonSchema> | undefined) ?? {}) };
+    for (const arg of dropped) delete properties[arg];
+    const inputSchema: JsonSchema = { ...op.inputSchema, properties };
+    if (Array.isArray(op.inputSchema.required)) inputSchema.required = (op.inputSchema.required as string[]).filter((r) => !dropped.includes(r));
+    return {
+      ...op,
+      inputSchema,
+      headers: op.headers.filter((h) => !dropped.includes(h.arg)),
+      query: op.query.filter((q) => !dropped.includes(q.arg)),
+    };
+  });
 }

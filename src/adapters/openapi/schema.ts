@@ -9,13 +9,32 @@ import type { JsonSchema } from "../types.js";
 const DROP = new Set(["xml", "example", "examples", "externalDocs", "discriminator"]);
 const MAX_DEPTH = 12;
 
-export function toJsonSchema(value: unknown, depth = 0, seen: WeakSet<object> = new WeakSet()): JsonSchema {
+/** A JSON Pointer (`#/components/schemas/Pet`) inside the document. */
+export function resolvePointer(root: unknown, ref: string): unknown {
+  if (!ref.startsWith("#")) return undefined;
+  let current: unknown = root;
+  for (const raw of ref.slice(1).split("/").slice(1)) {
+    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/**
+ * `root`: the document, to expand the `$ref`s json-schema-ref-parser leaves in place for circular
+ * references; each is expanded once per branch, and its recursive use becomes a placeholder.
+ */
+export function toJsonSchema(value: unknown, root?: unknown, depth = 0, seen: WeakSet<object> = new WeakSet(), refs: ReadonlySet<string> = new Set()): JsonSchema {
   if (!value || typeof value !== "object" || Array.isArray(value)) return {};
   if (seen.has(value) || depth > MAX_DEPTH) return { description: "(nested schema not expanded)" };
   const schema = value as Record<string, unknown>;
   if (typeof schema.$ref === "string") {
-    const name = schema.$ref.split("/").pop() ?? schema.$ref;
-    return { description: `recursive reference to ${name} (not expanded)` };
+    const ref = schema.$ref;
+    const name = ref.split("/").pop() ?? ref;
+    const target = refs.has(ref) ? undefined : resolvePointer(root, ref);
+    if (target === undefined) return { description: `recursive reference to ${name} (not expanded)` };
+    return toJsonSchema(target, root, depth + 1, seen, new Set([...refs, ref]));
   }
   seen.add(value);
   const out: JsonSchema = {};
@@ -23,12 +42,12 @@ export function toJsonSchema(value: unknown, depth = 0, seen: WeakSet<object> = 
     if (DROP.has(key) || key.startsWith("x-") || key === "nullable") continue;
     if (key === "properties" || key === "patternProperties" || key === "definitions" || key === "$defs") {
       const props: Record<string, JsonSchema> = {};
-      for (const [name, sub] of Object.entries((inner ?? {}) as Record<string, unknown>)) props[name] = toJsonSchema(sub, depth + 1, seen);
+      for (const [name, sub] of Object.entries((inner ?? {}) as Record<string, unknown>)) props[name] = toJsonSchema(sub, root, depth + 1, seen, refs);
       out[key] = props;
     } else if (key === "items" || key === "additionalProperties" || key === "not" || key === "contains" || key === "propertyNames") {
-      out[key] = typeof inner === "boolean" ? inner : toJsonSchema(inner, depth + 1, seen);
+      out[key] = typeof inner === "boolean" ? inner : toJsonSchema(inner, root, depth + 1, seen, refs);
     } else if ((key === "allOf" || key === "anyOf" || key === "oneOf" || key === "prefixItems") && Array.isArray(inner)) {
-      out[key] = inner.map((sub) => toJsonSchema(sub, depth + 1, seen));
+      out[key] = inner.map((sub) => toJsonSchema(sub, root, depth + 1, seen, refs));
     } else {
       out[key] = inner;
     }
