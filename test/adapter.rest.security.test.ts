@@ -175,3 +175,18 @@ describe("base URL", () => {
     }
   });
 });
+
+describe("secrets in errors", () => {
+  it("a secret base URL variable is redacted from guard errors too", async () => {
+    const secretEnv = { SECRET_BASE: `${server.url}/api` };
+    const a = await createRestAdapter(
+      { kind: "rest", baseUrl: "${SECRET_BASE}", tools: [{ name: "t", path: "/link-prefix", paginate: { style: "link" } }] },
+      { pluginDir: "/tmp", manifest: {}, env: secretEnv, log: silent },
+    );
+    await assert.rejects(a.call("t", {}), (e: Error) => {
+      assert.match(e.message, /outside the base URL '\[redacted\]'/);
+      return true;
+    });
+    await assert.rejects(a.call("nope", {}), (e: Error & { code?: string }) => e.code === "UNKNOWN_TOOL" && /known: t/.test(e.message));
+  });
+});

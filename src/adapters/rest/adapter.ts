@@ -41,18 +41,20 @@ export function createOperationsAdapter(operations: readonly RestOperation[], co
     },
     async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown> {
       const op = byName.get(name);
-      if (!op) {
-        const error = new RestError("UPSTREAM_ERROR", `unknown tool '${name}'`);
-        (error as { code: string }).code = "UNKNOWN_TOOL";
+      if (!op) throw new RestError("UNKNOWN_TOOL", `unknown tool '${name}' (known: ${[...byName.keys()].join(", ")})`);
+      const log = ctx?.log ?? options.log;
+      try {
+        const base = client.base();
+        const request = buildRequest(op, args ?? {}, base);
+        log.debug(`rest: ${op.method} ${redactor.redact(request.url.pathname)}`, { tool: name });
+        if (op.paginate) return redactor.redactValue(await paginate(client, request, op.paginate, base, ctx?.signal));
+        const response = await client.send(request, ctx?.signal);
+        return redactor.redactValue({ status: response.status, data: response.data });
+      } catch (error) {
+        // A safety net: whatever failed, no resolved secret (base URL variables included) leaves here.
+        if (error instanceof Error) error.message = redactor.redact(error.message);
         throw error;
       }
-      const log = ctx?.log ?? options.log;
-      const base = client.base();
-      const request = buildRequest(op, args ?? {}, base);
-      log.debug(`rest: ${op.method} ${redactor.redact(request.url.pathname)}`, { tool: name });
-      if (op.paginate) return redactor.redactValue(await paginate(client, request, op.paginate, base, ctx?.signal));
-      const response = await client.send(request, ctx?.signal);
-      return redactor.redactValue({ status: response.status, data: response.data });
     },
   };
 }

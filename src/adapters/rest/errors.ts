@@ -4,7 +4,7 @@
  * UPSTREAM_TIMEOUT, NOT_CONFIGURED, ARG_VALIDATION_FAILED).
  */
 
-export type RestErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED";
+export type RestErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL";
 
 export class RestError extends Error {
   readonly code: RestErrorCode;

@@ -38,11 +38,16 @@ export function restRequesterFromEnv(env: NodeJS.ProcessEnv = process.env, optio
     async request(method, path, body, requestOptions = {}) {
       const verb = String(method || "GET").toUpperCase();
       if (!/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(verb)) throw new RestError("ARG_VALIDATION_FAILED", `'${method}' is not an HTTP method`);
-      const url = client.urlForRawPath(String(path));
-      let payload: RequestBody | undefined;
-      if (body !== undefined && body !== null) payload = typeof body === "string" ? { raw: body, contentType: "application/json" } : { json: body };
-      const response = await client.send({ method: verb, url, body: payload }, requestOptions.signal);
-      return redactor.redactValue({ status: response.status, data: response.data });
+      try {
+        const url = client.urlForRawPath(String(path));
+        let payload: RequestBody | undefined;
+        if (body !== undefined && body !== null) payload = typeof body === "string" ? { raw: body, contentType: "application/json" } : { json: body };
+        const response = await client.send({ method: verb, url, body: payload }, requestOptions.signal);
+        return redactor.redactValue({ status: response.status, data: response.data });
+      } catch (error) {
+        if (error instanceof Error) error.message = redactor.redact(error.message);
+        throw error;
+      }
     },
   };
 }
