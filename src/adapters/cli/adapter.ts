@@ -1,0 +1,83 @@
+import path from "node:path";
+import { interpolate, MissingVariableError } from "../shared/env-vars.js";
+import { createRedactor, type Redactor } from "../shared/redact.js";
+import type { Adapter, CallContext, Logger } from "../types.js";
+import { resolveAllowedProgram } from "./allowlist.js";
+import { childEnv } from "./child-env.js";
+import { CliError } from "./errors.js";
+import { runProcess } from "./process.js";
+import { exitError, shapeResult } from "./result.js";
+import type { CliSpec } from "./spec.js";
+import { describeCliTool } from "./tools.js";
+import { renderArgv } from "./template.js";
+
+/**
+ * An Adapter over a parsed `cli` block. Each call: the program is checked against the allowlists
+ * and resolved on PATH (NOT_CONFIGURED otherwise), the argv is rendered from the tool's template
+ * (ARG_VALIDATION_FAILED naming the argument), the program runs without a shell in a minimal
+ * environment, and a non-zero exit throws UPSTREAM_ERROR with the exit code and stderr tail.
+ * `close()` kills programs still running.
+ */
+
+export interface CliAdapterOptions {
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  /** Base for a relative `cwd` (the plugin folder). */
+  baseDir: string;
+  redactor?: Redactor;
+}
+
+export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptions): Adapter {
+  const redactor = options.redactor ?? createRedactor();
+  const byName = new Map(spec.tools.map((tool) => [tool.name, tool]));
+  const tools = spec.tools.map((tool) => describeCliTool(tool, spec.program));
+  const closing = new AbortController();
+
+  try {
+    resolveAllowedProgram(spec.program, { env: options.env, manifestAllowlist: spec.allowlist });
+  } catch (error) {
+    options.log.warn(`cli adapter: ${(error as Error).message}; its tools fail until then`);
+  }
+
+  function workingDir(): string | undefined {
+    if (spec.cwd === undefined) return options.baseDir;
+    try {
+      return path.resolve(options.baseDir, interpolate(spec.cwd, options.env, "adapter.cwd"));
+    } catch (error) {
+      if (error instanceof MissingVariableError) throw Object.assign(error, { code: "NOT_CONFIGURED" });
+      throw error;
+    }
+  }
+
+  return {
+    async listTools() {
+      return { tools };
+    },
+
+    async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown> {
+      const tool = byName.get(name);
+      if (!tool) throw new CliError("UNKNOWN_TOOL", `unknown tool '${name}' (known: ${[...byName.keys()].join(", ")})`);
+      const file = resolveAllowedProgram(spec.program, { env: options.env, manifestAllowlist: spec.allowlist });
+      const argv = renderArgv(tool.template, args ?? {});
+      const env = childEnv(options.env, spec.env, redactor);
+      const label = `${spec.program} (tool '${name}')`;
+      const log = ctx?.log ?? options.log;
+      log.debug(`cli: running ${file} for tool '${name}'`, { argc: argv.length });
+      const signal = ctx?.signal ? AbortSignal.any([ctx.signal, closing.signal]) : closing.signal;
+      const raw = await runProcess(file, argv, {
+        cwd: workingDir(),
+        env,
+        timeoutMs: tool.timeoutMs ?? spec.timeoutMs,
+        maxOutputBytes: spec.maxOutputBytes,
+        signal,
+        label,
+      });
+      if (raw.exitCode !== 0) throw exitError(raw, label, redactor);
+      return shapeResult(raw, tool.parse, spec.maxOutputBytes, redactor);
+    },
+
+    async close() {
+      closing.abort(new CliError("UPSTREAM_ERROR", "the adapter was closed"));
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { interpolate, MissingVariableError, referencedVariables } from "../shared/env-vars.js";
+import type { Redactor } from "../shared/redact.js";
+
+/**
+ * The environment a program runs with: a small safe base copied from the host, plus the variables
+ * the manifest declares (values may hold `${VAR}`, resolved on the host at call time and
+ * registered with the redactor). Nothing else of the host environment reaches the child, so
+ * unrelated secrets (cloud keys, tokens of other plugins) stay out of it.
+ */
+
+export const BASE_VARIABLES = ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"] as const;
+
+export function baseEnv(host: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of BASE_VARIABLES) {
+    const value = host[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The child's environment. A declared value referring to an unset variable throws
+ * MissingVariableError (with `code = "NOT_CONFIGURED"`), naming it.
+ */
+export function childEnv(host: NodeJS.ProcessEnv, declared: Readonly<Record<string, string>>, redactor: Redactor | undefined, where = "adapter.env"): Record<string, string> {
+  const out = baseEnv(host);
+  for (const [name, template] of Object.entries(declared)) {
+    let value: string;
+    try {
+      value = interpolate(template, host, `${where}.${name}`);
+    } catch (error) {
+      if (error instanceof MissingVariableError) throw Object.assign(error, { code: "NOT_CONFIGURED" });
+      throw error;
+    }
+    if (referencedVariables(template).length > 0) redactor?.add(value);
+    out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,49 @@
+/**
+ * Errors of the CLI adapter. Adapters do not import the runtime: a failure is an Error with a
+ * string `code` that the runtime maps to its own codes (UPSTREAM_ERROR, UPSTREAM_TIMEOUT,
+ * NOT_CONFIGURED, ARG_VALIDATION_FAILED, UNKNOWN_TOOL).
+ */
+
+export type CliErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL";
+
+export interface CliErrorDetails {
+  /** Exit code of the program, when it ran to completion (null when a signal ended it). */
+  exitCode?: number | null;
+  /** The signal that ended the program, when one did. */
+  signal?: string | null;
+  /** The last part of the program's stderr (redacted). */
+  stderr?: string;
+  /** The argument at fault, for ARG_VALIDATION_FAILED. */
+  argument?: string;
+  /** Host variables to set, for NOT_CONFIGURED. */
+  variables?: string[];
+}
+
+export class CliError extends Error {
+  readonly code: CliErrorCode;
+  readonly exitCode: number | null | undefined;
+  readonly signal: string | null | undefined;
+  readonly stderr: string | undefined;
+  readonly argument: string | undefined;
+  readonly variables: string[] | undefined;
+  constructor(code: CliErrorCode, message: string, details: CliErrorDetails = {}) {
+    super(message);
+    this.name = "CliError";
+    this.code = code;
+    this.exitCode = details.exitCode;
+    this.signal = details.signal;
+    this.stderr = details.stderr;
+    this.argument = details.argument;
+    this.variables = details.variables;
+  }
+}
+
+/** A problem in the manifest's `cli` block, found when the adapter is built; names the field. */
+export class CliSpecError extends Error {
+  readonly field: string;
+  constructor(field: string, problem: string) {
+    super(`${field} ${problem}`);
+    this.name = "CliSpecError";
+    this.field = field;
+  }
+}

@@ -1,0 +1,55 @@
+import type { Redactor } from "../shared/redact.js";
+import { CliError } from "./errors.js";
+import type { ProcessResult } from "./process.js";
+
+/**
+ * What a call returns: `{ exitCode, stdout, stderr }`, plus `truncated: true` with the byte
+ * counts and the cap when either stream was cut. stdout is parsed JSON when `parse` is "json" and
+ * it parses (a cut stdout is returned as text). Everything is redacted.
+ */
+
+export interface CliResult {
+  exitCode: number;
+  stdout: unknown;
+  stderr: string;
+  truncated?: true;
+  /** Present when truncated: total bytes the program wrote, and the per-stream cap. */
+  stdoutBytes?: number;
+  stderrBytes?: number;
+  maxOutputBytes?: number;
+}
+
+const TAIL_CHARS = 1000;
+
+export function tail(text: string, max = TAIL_CHARS): string {
+  const trimmed = text.trim();
+  return trimmed.length > max ? `…${trimmed.slice(trimmed.length - max)}` : trimmed;
+}
+
+export function shapeResult(raw: ProcessResult, parse: "json" | "text", maxOutputBytes: number, redactor: Redactor): CliResult {
+  let stdout: unknown = raw.stdout;
+  if (parse === "json" && raw.stdoutBytes === Buffer.byteLength(raw.stdout)) {
+    try {
+      stdout = JSON.parse(raw.stdout) as unknown;
+    } catch {
+      // not JSON: returned as text
+    }
+  }
+  const result: CliResult = { exitCode: raw.exitCode ?? -1, stdout, stderr: raw.stderr };
+  if (raw.truncated) {
+    result.truncated = true;
+    result.stdoutBytes = raw.stdoutBytes;
+    result.stderrBytes = raw.stderrBytes;
+    result.maxOutputBytes = maxOutputBytes;
+  }
+  return redactor.redactValue(result);
+}
+
+/** The error for a program that exited non-zero or was ended by a signal it was not sent by us. */
+export function exitError(raw: ProcessResult, label: string, redactor: Redactor): CliError {
+  const how = raw.exitCode !== null ? `exited with code ${raw.exitCode}` : `was ended by signal ${raw.signal ?? "?"}`;
+  const stderr = redactor.redact(tail(raw.stderr));
+  const stdout = stderr ? "" : redactor.redact(tail(raw.stdout, 300));
+  const detail = stderr ? `; stderr: ${stderr}` : stdout ? `; stdout: ${stdout}` : " (no output)";
+  return new CliError("UPSTREAM_ERROR", `${label} ${how}${detail}`, { exitCode: raw.exitCode, signal: raw.signal, stderr });
+}

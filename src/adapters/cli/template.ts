@@ -1,0 +1,222 @@
+import { CliError, CliSpecError } from "./errors.js";
+
+/**
+ * argv templates. Each template item becomes exactly one argv item (never split, never passed to a
+ * shell) after its `{name}` placeholders are replaced by the argument's string value; a
+ * placeholder may be part of an item ("{owner}/{repo}", "--limit={limit}").
+ *
+ *  - Option injection: in a positional item (one whose template does not start with "-") a value
+ *    beginning with "-" is refused, naming the argument. Items after a literal "--" item (the
+ *    end-of-options marker) are exempt, because the program reads them as operands.
+ *  - Arrays expand only where declared with a spread placeholder `{name...}`: in `argv` the item
+ *    repeats once per element ("{files...}" → one item per file); in an `optional` group the whole
+ *    group repeats ("labels": ["--label", "{labels...}"] → --label a --label b). An array passed to
+ *    a plain placeholder is refused.
+ *  - `optional` groups: `{ "limit": ["--limit", "{limit}"] }` — the group is emitted when the
+ *    argument named by its key is present (not undefined/null/false) and dropped otherwise. A group
+ *    without placeholders is a flag (`"draft": ["--draft"]`) emitted when the argument is `true`.
+ *    A group may use its own key and argv's placeholders only. Groups are placed before the first
+ *    literal "--" of argv, or at the end when there is none.
+ *  - Values: strings as they are; finite numbers and booleans as String(value); objects and NUL
+ *    bytes are refused.
+ */
+
+export type TemplatePart = { literal: string } | { arg: string; spread: boolean };
+
+export interface TemplateItem {
+  raw: string;
+  parts: TemplatePart[];
+  /** The template item itself is an option ("-x", "--limit={limit}"): values may begin with "-". */
+  option: boolean;
+  /** After a literal "--": operands, exempt from the option-injection check. */
+  operand: boolean;
+}
+
+export interface OptionalGroup {
+  arg: string;
+  items: TemplateItem[];
+  /** No placeholders: a flag emitted when the argument is true. */
+  flag: boolean;
+  /** Uses `{arg...}`: the group repeats per element. */
+  spread: boolean;
+}
+
+export interface ArgvTemplate {
+  items: TemplateItem[];
+  optional: OptionalGroup[];
+  /** Index in `items` before which optional groups go. */
+  optionalAt: number;
+  /** Placeholders of `items`, in order of first appearance (required arguments). */
+  required: { arg: string; spread: boolean }[];
+}
+
+const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)(\.\.\.)?\}/g;
+const END_OF_OPTIONS = "--";
+
+export function parseItem(raw: string, operand: boolean, field: string): TemplateItem {
+  if (raw.includes("\0")) throw new CliSpecError(field, "holds a NUL byte");
+  const parts: TemplatePart[] = [];
+  let last = 0;
+  let spreads = 0;
+  for (const match of raw.matchAll(PLACEHOLDER)) {
+    const index = match.index;
+    if (index > last) parts.push({ literal: raw.slice(last, index) });
+    const spread = match[2] !== undefined;
+    if (spread) spreads += 1;
+    parts.push({ arg: match[1] ?? "", spread });
+    last = index + match[0].length;
+  }
+  if (last < raw.length) parts.push({ literal: raw.slice(last) });
+  if (spreads > 1) throw new CliSpecError(field, `'${raw}' has more than one {name...} placeholder`);
+  return { raw, parts, option: raw.startsWith("-"), operand };
+}
+
+function placeholders(items: readonly TemplateItem[]): { arg: string; spread: boolean }[] {
+  const out: { arg: string; spread: boolean }[] = [];
+  for (const item of items) {
+    for (const part of item.parts) {
+      if (!("arg" in part)) continue;
+      const seen = out.find((p) => p.arg === part.arg);
+      if (seen && seen.spread !== part.spread) throw new CliSpecError(`argv item '${item.raw}'`, `uses '${part.arg}' both as {${part.arg}} and {${part.arg}...}`);
+      if (!seen) out.push({ arg: part.arg, spread: part.spread });
+    }
+  }
+  return out;
+}
+
+/** Parse and check a tool's `argv` and `optional` (field names the tool, e.g. "tools[0]"). */
+export function parseArgvTemplate(argv: unknown, optional: unknown, field: string): ArgvTemplate {
+  if (!Array.isArray(argv)) throw new CliSpecError(`${field}.argv`, "must be an array of strings");
+  let operand = false;
+  let optionalAt = -1;
+  const items = argv.map((value, i) => {
+    if (typeof value !== "string") throw new CliSpecError(`${field}.argv[${i}]`, "must be a string");
+    const item = parseItem(value, operand, `${field}.argv[${i}]`);
+    if (value === END_OF_OPTIONS && !operand) {
+      operand = true;
+      optionalAt = i;
+    }
+    return item;
+  });
+  let required: { arg: string; spread: boolean }[];
+  try {
+    required = placeholders(items);
+  } catch (error) {
+    throw new CliSpecError(`${field}.argv`, (error as Error).message);
+  }
+  const groups: OptionalGroup[] = [];
+  if (optional !== undefined) {
+    if (optional === null || typeof optional !== "object" || Array.isArray(optional)) {
+      throw new CliSpecError(`${field}.optional`, "must be an object { argument: [argv items] }");
+    }
+    for (const [arg, value] of Object.entries(optional as Record<string, unknown>)) {
+      const where = `${field}.optional.${arg}`;
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(arg)) throw new CliSpecError(where, "is not a valid argument name (letters, digits, '_')");
+      if (required.some((p) => p.arg === arg)) throw new CliSpecError(where, `'${arg}' is also a placeholder of argv, where it is required`);
+      if (!Array.isArray(value) || value.length === 0) throw new CliSpecError(where, "must be a non-empty array of strings");
+      const groupItems = value.map((v, i) => {
+        if (typeof v !== "string") throw new CliSpecError(`${where}[${i}]`, "must be a string");
+        return parseItem(v, false, `${where}[${i}]`);
+      });
+      let used: { arg: string; spread: boolean }[];
+      try {
+        used = placeholders(groupItems);
+      } catch (error) {
+        throw new CliSpecError(where, (error as Error).message);
+      }
+      for (const p of used) {
+        if (p.arg === arg) continue;
+        if (!required.some((r) => r.arg === p.arg)) throw new CliSpecError(where, `uses {${p.arg}}, which is neither '${arg}' nor a placeholder of argv`);
+        if (p.spread) throw new CliSpecError(where, `may only spread its own argument '${arg}'`);
+      }
+      const own = used.find((p) => p.arg === arg);
+      groups.push({ arg, items: groupItems, flag: own === undefined, spread: own?.spread ?? false });
+    }
+  }
+  return { items, optional: groups, optionalAt: optionalAt === -1 ? items.length : optionalAt, required };
+}
+
+function invalid(arg: string, problem: string): CliError {
+  return new CliError("ARG_VALIDATION_FAILED", `argument '${arg}' ${problem}`, { argument: arg });
+}
+
+/** One scalar argument value as argv text. */
+export function scalarText(arg: string, value: unknown): string {
+  let text: string;
+  if (typeof value === "string") text = value;
+  else if (typeof value === "number" && Number.isFinite(value)) text = String(value);
+  else if (typeof value === "boolean") text = String(value);
+  else if (Array.isArray(value)) throw invalid(arg, "is an array, but the template does not declare it as repeated ({" + arg + "...})");
+  else throw invalid(arg, `must be a string or a number (got ${value === null ? "null" : typeof value})`);
+  if (text.includes("\0")) throw invalid(arg, "holds a NUL byte");
+  return text;
+}
+
+function elements(arg: string, value: unknown): string[] {
+  if (!Array.isArray(value)) throw invalid(arg, "must be an array (it is repeated: {" + arg + "...})");
+  return value.map((v, i) => scalarText(`${arg}[${i}]`, v));
+}
+
+function renderItem(item: TemplateItem, values: Readonly<Record<string, string>>, spreadValue: string | undefined): string {
+  let out = "";
+  for (const part of item.parts) {
+    if ("literal" in part) {
+      out += part.literal;
+      continue;
+    }
+    const text = part.spread ? spreadValue : values[part.arg];
+    if (text === undefined) throw invalid(part.arg, "is required");
+    if (!item.option && !item.operand && text.startsWith("-")) {
+      throw invalid(part.arg, `begins with '-' (${JSON.stringify(text.slice(0, 20))}) and would be read as an option in the positional argv item '${item.raw}'; refused`);
+    }
+    out += text;
+  }
+  return out;
+}
+
+function spreadOf(item: TemplateItem): string | undefined {
+  for (const part of item.parts) if ("arg" in part && part.spread) return part.arg;
+  return undefined;
+}
+
+function renderItems(items: readonly TemplateItem[], values: Readonly<Record<string, string>>, lists: Readonly<Record<string, string[]>>): string[] {
+  const out: string[] = [];
+  for (const item of items) {
+    const spread = spreadOf(item);
+    if (spread === undefined) out.push(renderItem(item, values, undefined));
+    else for (const element of lists[spread] ?? []) out.push(renderItem(item, values, element));
+  }
+  return out;
+}
+
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null;
+}
+
+/** The argv for one call. Throws CliError ARG_VALIDATION_FAILED naming the argument at fault. */
+export function renderArgv(template: ArgvTemplate, args: Readonly<Record<string, unknown>>): string[] {
+  const values: Record<string, string> = {};
+  const lists: Record<string, string[]> = {};
+  for (const { arg, spread } of template.required) {
+    const value = args[arg];
+    if (isAbsent(value)) throw invalid(arg, "is required");
+    if (spread) lists[arg] = elements(arg, value);
+    else values[arg] = scalarText(arg, value);
+  }
+  const optional: string[] = [];
+  for (const group of template.optional) {
+    const value = args[group.arg];
+    if (isAbsent(value) || value === false) continue;
+    if (group.flag) {
+      if (value !== true) throw invalid(group.arg, "is a flag: pass true or false");
+      optional.push(...renderItems(group.items, values, lists));
+    } else if (group.spread) {
+      for (const element of elements(group.arg, value)) optional.push(...renderItems(group.items, values, { ...lists, [group.arg]: [element] }));
+    } else {
+      optional.push(...renderItems(group.items, { ...values, [group.arg]: scalarText(group.arg, value) }, lists));
+    }
+  }
+  const before = renderItems(template.items.slice(0, template.optionalAt), values, lists);
+  const after = renderItems(template.items.slice(template.optionalAt), values, lists);
+  return [...before, ...optional, ...after];
+}
