@@ -33,7 +33,8 @@ export function childEnv(host: NodeJS.ProcessEnv, declared: Readonly<Record<stri
       if (error instanceof MissingVariableError) throw Object.assign(error, { code: "NOT_CONFIGURED" });
       throw error;
     }
-    if (referencedVariables(template).length > 0) redactor?.add(value);
+    // The host values the template used are the secrets (not a `:-default`, not the literal text).
+    for (const variable of referencedVariables(template)) redactor?.add(host[variable]);
     out[name] = value;
   }
   return out;

@@ -157,17 +157,18 @@ function elements(arg: string, value: unknown): string[] {
   return value.map((v, i) => scalarText(`${arg}[${i}]`, v));
 }
 
-function renderItem(item: TemplateItem, values: Readonly<Record<string, string>>, spreadValue: string | undefined): string {
+function renderItem(item: TemplateItem, values: Readonly<Record<string, string>>, spread: { text: string; name: string } | undefined): string {
   let out = "";
   for (const part of item.parts) {
     if ("literal" in part) {
       out += part.literal;
       continue;
     }
-    const text = part.spread ? spreadValue : values[part.arg];
+    const text = part.spread ? spread?.text : values[part.arg];
+    const name = part.spread ? (spread?.name ?? part.arg) : part.arg;
     if (text === undefined) throw invalid(part.arg, "is required");
     if (!item.option && !item.operand && text.startsWith("-")) {
-      throw invalid(part.arg, `begins with '-' (${JSON.stringify(text.slice(0, 20))}) and would be read as an option in the positional argv item '${item.raw}'; refused`);
+      throw invalid(name, `begins with '-' (${JSON.stringify(text.slice(0, 20))}) and would be read as an option in the positional argv item '${item.raw}'; refused`);
     }
     out += text;
   }
@@ -184,7 +185,7 @@ function renderItems(items: readonly TemplateItem[], values: Readonly<Record<str
   for (const item of items) {
     const spread = spreadOf(item);
     if (spread === undefined) out.push(renderItem(item, values, undefined));
-    else for (const element of lists[spread] ?? []) out.push(renderItem(item, values, element));
+    else (lists[spread] ?? []).forEach((text, i) => out.push(renderItem(item, values, { text, name: `${spread}[${i}]` })));
   }
   return out;
 }
@@ -211,7 +212,15 @@ export function renderArgv(template: ArgvTemplate, args: Readonly<Record<string,
       if (value !== true) throw invalid(group.arg, "is a flag: pass true or false");
       optional.push(...renderItems(group.items, values, lists));
     } else if (group.spread) {
-      for (const element of elements(group.arg, value)) optional.push(...renderItems(group.items, values, { ...lists, [group.arg]: [element] }));
+      elements(group.arg, value).forEach((element, i) => {
+        try {
+          optional.push(...renderItems(group.items, values, { ...lists, [group.arg]: [element] }));
+        } catch (error) {
+          // name the element, not the one-element list it was rendered from
+          if (error instanceof CliError && error.argument === `${group.arg}[0]`) throw invalid(`${group.arg}[${i}]`, error.message.replace(/^argument '[^']*' /, ""));
+          throw error;
+        }
+      });
     } else {
       optional.push(...renderItems(group.items, { ...values, [group.arg]: scalarText(group.arg, value) }, lists));
     }

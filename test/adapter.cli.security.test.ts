@@ -1,0 +1,212 @@
+import assert from "node:assert/strict";
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { CliError, cliRunnerFromEnv } from "../src/adapters/cli/index.js";
+import { CLI_FIXTURES, GITHUB_TOKEN, HOST_SECRET, cliAdapter, ctx, hostEnv, tempDir } from "./fixtures/cli/helpers.js";
+
+/** No shell, option injection refused, allowlists enforced, a minimal child environment, redaction. */
+
+const ARGV_JSON = path.join(CLI_FIXTURES, "argv-json");
+
+function nasty(dir: string): string[] {
+  const marker = path.join(dir, "pwned");
+  return [
+    `x; touch ${marker}`,
+    `$(touch ${marker})`,
+    `\`touch ${marker}\``,
+    `x | tee ${marker}`,
+    `x && touch ${marker}`,
+    `x\ntouch ${marker}`,
+    `> ${marker}`,
+    `\${IFS}touch\${IFS}${marker}`,
+    `'"; touch ${marker}; echo "'`,
+    "*",
+  ];
+}
+
+describe("shell metacharacters reach the program as plain text", () => {
+  for (const program of ["argv-json", "print-args", "/bin/echo"]) {
+    it(`${program}: each value is exactly one argv item and nothing runs`, async () => {
+      const dir = tempDir();
+      const a = await cliAdapter({
+        program,
+        allowlist: [program],
+        cwd: dir,
+        tools: [{ name: "say", argv: ["say", "{value}", "tail={value}"], parse: program === "argv-json" ? "json" : "text" }],
+      });
+      for (const value of nasty(dir)) {
+        const result = (await a.call("say", { value }, ctx())) as { exitCode: number; stdout: unknown };
+        assert.equal(result.exitCode, 0);
+        if (program === "argv-json") assert.deepEqual((result.stdout as { argv: string[] }).argv, ["say", value, `tail=${value}`]);
+        else if (program === "print-args") assert.equal(result.stdout, `[say]\n[${value}]\n[tail=${value}]\n`);
+        else assert.equal(result.stdout, `say ${value} tail=${value}\n`);
+      }
+      assert.equal(existsSync(path.join(dir, "pwned")), false, "a marker file was created: something was run");
+      assert.deepEqual(readdirSync(dir), [], "the command created files");
+    });
+  }
+
+  it("a placeholder inside an item stays one item ({owner}/{repo})", async () => {
+    const a = await cliAdapter({ program: "argv-json", allowlist: ["argv-json"], tools: [{ name: "view", argv: ["repo", "view", "{owner}/{repo}"], parse: "json" }] });
+    const result = (await a.call("view", { owner: "a b", repo: "c;d $(e)" }, ctx())) as { stdout: { argv: string[] } };
+    assert.deepEqual(result.stdout.argv, ["repo", "view", "a b/c;d $(e)"]);
+  });
+
+  it("the text-layer runner passes raw args verbatim, without a shell", async () => {
+    const dir = tempDir();
+    const runner = cliRunnerFromEnv(hostEnv({ AGENT_CLI_ALLOWLIST: "argv-json" }));
+    const args = nasty(dir);
+    const result = await runner.run("argv-json", args, { cwd: dir, parse: "json" });
+    assert.deepEqual((result.stdout as { argv: string[] }).argv, args);
+    assert.equal(existsSync(path.join(dir, "pwned")), false);
+  });
+});
+
+describe("option injection", () => {
+  const tools = [
+    { name: "view", argv: ["repo", "view", "{owner}/{repo}"], parse: "json" },
+    { name: "search", argv: ["search", "--limit={limit}", "{query}"], parse: "json" },
+    { name: "files", argv: ["log", "--", "{path}"], parse: "json" },
+    { name: "opt", argv: ["list"], parse: "json", optional: { limit: ["--limit", "{limit}"] } },
+    { name: "many", argv: ["add", "{files...}"], parse: "json" },
+  ];
+
+  it("a value beginning with '-' in a positional item is refused, naming the argument", async () => {
+    const a = await cliAdapter({ program: "argv-json", allowlist: ["argv-json"], tools });
+    for (const [tool, args, argument] of [
+      ["view", { owner: "--upload-pack=touch /tmp/x", repo: "r" }, "owner"],
+      ["view", { owner: "o", repo: "-rf" }, "repo"],
+      ["search", { limit: 1, query: "--exec=evil" }, "query"],
+      ["opt", { limit: "-1" }, "limit"],
+      ["many", { files: ["ok", "--force"] }, "files[1]"],
+    ] as const) {
+      await assert.rejects(a.call(tool, args, ctx()), (error: CliError) => {
+        assert.equal(error.code, "ARG_VALIDATION_FAILED");
+        assert.match(error.message, new RegExp(`argument '${argument.replace(/[[\]]/g, "\\$&")}'`));
+        assert.match(error.message, /begins with '-'/);
+        return true;
+      }, `${tool} ${JSON.stringify(args)}`);
+    }
+  });
+
+  it("values beginning with '-' are allowed in option items and after a literal '--'", async () => {
+    const a = await cliAdapter({ program: "argv-json", allowlist: ["argv-json"], tools });
+    const search = (await a.call("search", { limit: "-5", query: "q" }, ctx())) as { stdout: { argv: string[] } };
+    assert.deepEqual(search.stdout.argv, ["search", "--limit=-5", "q"]);
+    const files = (await a.call("files", { path: "-weird-file" }, ctx())) as { stdout: { argv: string[] } };
+    assert.deepEqual(files.stdout.argv, ["log", "--", "-weird-file"]);
+  });
+
+  it("NUL bytes, objects and undeclared arrays are refused", async () => {
+    const a = await cliAdapter({ program: "argv-json", allowlist: ["argv-json"], tools });
+    await assert.rejects(a.call("view", { owner: "a\0b", repo: "r" }, ctx()), { code: "ARG_VALIDATION_FAILED", message: /'owner' holds a NUL byte/ });
+    await assert.rejects(a.call("view", { owner: { x: 1 }, repo: "r" }, ctx()), { code: "ARG_VALIDATION_FAILED", message: /'owner' must be a string/ });
+    await assert.rejects(a.call("view", { owner: ["a", "b"], repo: "r" }, ctx()), { code: "ARG_VALIDATION_FAILED", message: /'owner' is an array, but the template does not declare it as repeated/ });
+  });
+});
+
+describe("allowlist", () => {
+  const tools = [{ name: "v", argv: ["--version"] }];
+
+  it("refuses a program no allowlist names, with NOT_CONFIGURED saying which variable to set", async () => {
+    const a = await cliAdapter({ program: "git", tools });
+    await assert.rejects(a.call("v", {}, ctx()), (error: CliError) => {
+      assert.equal(error.code, "NOT_CONFIGURED");
+      assert.match(error.message, /'git'.*is not allowlisted/);
+      assert.match(error.message, /\$AGENT_CLI_ALLOWLIST/);
+      assert.deepEqual(error.variables, ["AGENT_CLI_ALLOWLIST"]);
+      return true;
+    });
+  });
+
+  it("either list admits: the manifest's allowlist or AGENT_CLI_ALLOWLIST (comma or space separated)", async () => {
+    const byManifest = await cliAdapter({ program: "git", allowlist: ["git"], tools });
+    assert.match(((await byManifest.call("v", {}, ctx())) as { stdout: string }).stdout, /^git version /);
+    for (const list of ["git", "jq,git", "jq git", " jq ,  git "]) {
+      const byHost = await cliAdapter({ program: "git", allowlist: ["jq"], tools }, hostEnv({ AGENT_CLI_ALLOWLIST: list }));
+      assert.match(((await byHost.call("v", {}, ctx())) as { stdout: string }).stdout, /^git version /, list);
+    }
+  });
+
+  it("matches by bare name or by resolved absolute path, never by a different path with the same name", async () => {
+    const absolute = await cliAdapter({ program: "git", tools }, hostEnv({ AGENT_CLI_ALLOWLIST: "/usr/bin/git" }));
+    assert.equal(((await absolute.call("v", {}, ctx())) as { exitCode: number }).exitCode, 0);
+    const byPath = await cliAdapter({ program: "/usr/bin/git", allowlist: ["git"], tools });
+    assert.equal(((await byPath.call("v", {}, ctx())) as { exitCode: number }).exitCode, 0);
+    // "echo" allowlisted by name admits the echo PATH finds, not some other file called echo.
+    const other = await cliAdapter({ program: path.join(tempDir(), "..", "..", "bin", "echo"), allowlist: ["print-args"], tools });
+    await assert.rejects(other.call("v", {}, ctx()), { code: "NOT_CONFIGURED" });
+    const impostor = await cliAdapter({ program: ARGV_JSON, tools }, hostEnv({ AGENT_CLI_ALLOWLIST: "/usr/bin/argv-json" }));
+    await assert.rejects(impostor.call("v", {}, ctx()), { code: "NOT_CONFIGURED", message: /is not allowlisted/ });
+  });
+
+  it("a program not on PATH is NOT_CONFIGURED (install it)", async () => {
+    const a = await cliAdapter({ program: "definitely-not-a-program-xyz", allowlist: ["definitely-not-a-program-xyz"], tools });
+    await assert.rejects(a.call("v", {}, ctx()), { code: "NOT_CONFIGURED", message: /not found on PATH/ });
+  });
+
+  it("the runner needs AGENT_CLI_ALLOWLIST and refuses what it does not name", async () => {
+    assert.throws(() => cliRunnerFromEnv(hostEnv()), { code: "NOT_CONFIGURED", message: /AGENT_CLI_ALLOWLIST/ });
+    const runner = cliRunnerFromEnv(hostEnv({ AGENT_CLI_ALLOWLIST: "git, argv-json" }));
+    assert.deepEqual(runner.allowlist, ["git", "argv-json"]);
+    assert.equal(runner.allowed("git"), true);
+    assert.equal(runner.allowed("sh"), false);
+    await assert.rejects(runner.run("sh", ["-c", "touch /tmp/agent-tools-never"]), { code: "NOT_CONFIGURED", message: /'sh'.*AGENT_CLI_ALLOWLIST/ });
+    await assert.rejects(runner.run("/bin/sh", ["-c", "true"]), { code: "NOT_CONFIGURED" });
+  });
+});
+
+describe("child environment", () => {
+  it("carries the safe base and the declared variables, nothing else of the host", async () => {
+    const a = await cliAdapter({
+      program: "argv-json",
+      allowlist: ["argv-json"],
+      env: { GH_TOKEN: "${GITHUB_TOKEN}", PLAIN: "literal", WITH_DEFAULT: "${UNSET_VAR:-fallback}" },
+      tools: [{ name: "env", argv: [], parse: "json" }],
+    });
+    const result = (await a.call("env", {}, ctx())) as { stdout: { env: Record<string, string> } };
+    const env = result.stdout.env;
+    assert.equal(env.HOST_SECRET, undefined, "a host secret reached the child");
+    assert.equal(env.AWS_SECRET_ACCESS_KEY, undefined);
+    assert.equal(env.GITHUB_TOKEN, undefined, "only the declared name carries the token");
+    assert.equal(env.PLAIN, "literal");
+    assert.equal(env.WITH_DEFAULT, "fallback");
+    // The token reached the child, but the result shows it redacted.
+    assert.equal(env.GH_TOKEN, "[redacted]");
+    assert.ok(env.PATH && env.HOME && env.LANG);
+    const allowed = new Set(["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER", "GH_TOKEN", "PLAIN", "WITH_DEFAULT"]);
+    // Node itself may add nothing; the shell-less spawn adds nothing either.
+    assert.deepEqual(Object.keys(env).filter((k) => !allowed.has(k)), []);
+    assert.ok(!JSON.stringify(result).includes(GITHUB_TOKEN));
+    assert.ok(!JSON.stringify(result).includes(HOST_SECRET));
+  });
+
+  it("the declared variable really holds the host value in the child", async () => {
+    const a = await cliAdapter({ program: "fail", allowlist: ["fail"], env: { GH_TOKEN: "${GITHUB_TOKEN}" }, tools: [{ name: "f", argv: ["0", "ok"] }] });
+    // fail prints the token to stderr when set; exit 0 here, so it is a result — redacted.
+    const result = (await a.call("f", {}, ctx())) as { stderr: string };
+    assert.match(result.stderr, /token was \[redacted\]/);
+  });
+
+  it("a declared variable whose host value is missing is NOT_CONFIGURED, naming it", async () => {
+    const env = hostEnv();
+    delete env.GITHUB_TOKEN;
+    const a = await cliAdapter({ program: "argv-json", allowlist: ["argv-json"], env: { GH_TOKEN: "${GITHUB_TOKEN}" }, tools: [{ name: "e", argv: [] }] }, env);
+    await assert.rejects(a.call("e", {}, ctx()), (error: Error & { code?: string; variables?: string[] }) => {
+      assert.equal(error.code, "NOT_CONFIGURED");
+      assert.deepEqual(error.variables, ["GITHUB_TOKEN"]);
+      assert.match(error.message, /\$GITHUB_TOKEN/);
+      return true;
+    });
+  });
+
+  it("the runner's children get only the safe base", async () => {
+    const runner = cliRunnerFromEnv(hostEnv({ AGENT_CLI_ALLOWLIST: "argv-json" }));
+    const result = await runner.run("argv-json", [], { parse: "json" });
+    const env = (result.stdout as { env: Record<string, string> }).env;
+    assert.equal(env.HOST_SECRET, undefined);
+    assert.equal(env.AGENT_CLI_ALLOWLIST, undefined);
+    assert.ok(env.PATH);
+  });
+});
