@@ -161,6 +161,16 @@ describe("results", () => {
     await assert.rejects(a.call("f", { message: "z".repeat(5000) + "END" }, ctx()), (error: CliError) => error.message.length < 1300 && error.message.endsWith("END"));
   });
 
+  it("a program ended by a signal it was not sent by us is UPSTREAM_ERROR naming the signal", async () => {
+    const a = await cliAdapter({ program: "self-kill", allowlist: ["self-kill"], tools: [{ name: "k", argv: [] }] });
+    await assert.rejects(a.call("k", {}, ctx()), (error: CliError) => error.code === "UPSTREAM_ERROR" && /ended by signal SIGKILL; stderr: about to die/.test(error.message) && error.exitCode === null);
+  });
+
+  it("a missing working directory is reported as such", async () => {
+    const a = await cliAdapter({ ...gh, cwd: path.join(tempDir(), "missing") });
+    await assert.rejects(a.call("raw", {}, ctx()), { code: "UPSTREAM_ERROR", message: /could not be started: ENOENT \(is the working directory .*missing there\?\)/ });
+  });
+
   it("cwd: the plugin folder by default, a relative cwd resolved against it", async () => {
     const dir = tempDir();
     const byDefault = (await (await cliAdapter(gh)).call("raw", {}, ctx())) as { stdout: string };

@@ -38,6 +38,8 @@ export interface ProcessResult {
   stdoutBytes: number;
   stderrBytes: number;
   truncated: boolean;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
   pid: number | undefined;
   durationMs: number;
 }
@@ -106,14 +108,20 @@ export function runProcess(file: string, args: readonly string[], options: Proce
       return;
     }
     const started = Date.now();
-    const child = spawn(file, [...args], {
-      cwd: options.cwd,
-      env: options.env,
-      shell: false,
-      detached: true, // own process group: kill(-pid) reaches what the program starts
-      windowsHide: true,
-      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(file, [...args], {
+        cwd: options.cwd,
+        env: options.env,
+        shell: false,
+        detached: true, // own process group: kill(-pid) reaches what the program starts
+        windowsHide: true,
+        stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      });
+    } catch (error) {
+      reject(new CliError("UPSTREAM_ERROR", `${label} could not be started: ${(error as Error).message}`));
+      return;
+    }
     const stdout = new Collector(options.maxOutputBytes);
     const stderr = new Collector(options.maxOutputBytes);
     child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
@@ -150,6 +158,8 @@ export function runProcess(file: string, args: readonly string[], options: Proce
         stdoutBytes: stdout.total,
         stderrBytes: stderr.total,
         truncated: stdout.truncated || stderr.truncated,
+        stdoutTruncated: stdout.truncated,
+        stderrTruncated: stderr.truncated,
         pid: child.pid,
         durationMs: Date.now() - started,
       });
@@ -175,7 +185,8 @@ export function runProcess(file: string, args: readonly string[], options: Proce
       settled = true;
       cleanup();
       killGroup(child.pid, "SIGKILL");
-      reject(new CliError("UPSTREAM_ERROR", `${label} could not be started: ${error.code ?? error.message}`));
+      const where = error.code === "ENOENT" && options.cwd !== undefined ? ` (is the working directory ${options.cwd} there?)` : "";
+      reject(new CliError("UPSTREAM_ERROR", `${label} could not be started: ${error.code ?? error.message}${where}`));
     });
     child.on("exit", () => {
       // The program is done; whatever it left in its group goes too (and releases the pipes).

@@ -12,6 +12,8 @@ export interface CliResult {
   exitCode: number;
   stdout: unknown;
   stderr: string;
+  /** The signal that ended the program, when exitCode is -1 (runner results only). */
+  signal?: string;
   truncated?: true;
   /** Present when truncated: total bytes the program wrote, and the per-stream cap. */
   stdoutBytes?: number;
@@ -28,7 +30,7 @@ export function tail(text: string, max = TAIL_CHARS): string {
 
 export function shapeResult(raw: ProcessResult, parse: "json" | "text", maxOutputBytes: number, redactor: Redactor): CliResult {
   let stdout: unknown = raw.stdout;
-  if (parse === "json" && raw.stdoutBytes === Buffer.byteLength(raw.stdout)) {
+  if (parse === "json" && !raw.stdoutTruncated) {
     try {
       stdout = JSON.parse(raw.stdout) as unknown;
     } catch {
@@ -36,6 +38,7 @@ export function shapeResult(raw: ProcessResult, parse: "json" | "text", maxOutpu
     }
   }
   const result: CliResult = { exitCode: raw.exitCode ?? -1, stdout, stderr: raw.stderr };
+  if (raw.exitCode === null && raw.signal) result.signal = raw.signal;
   if (raw.truncated) {
     result.truncated = true;
     result.stdoutBytes = raw.stdoutBytes;
