@@ -6,7 +6,9 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`agent-tools: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // Configuration mistakes are the user's to fix: say what and where, without a stack trace.
+    const expected = error instanceof Error && (error.name === "ConfigError" || error.name === "ManifestError");
+    process.stderr.write(`agent-tools: ${error instanceof Error ? (expected ? error.message : (error.stack ?? error.message)) : String(error)}\n`);
     process.exit(1);
   },
 );

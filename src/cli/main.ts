@@ -16,9 +16,15 @@ commands:
   help                this text
 
 options:
+  --config FILE       the config file (else $AGENT_TOOLS_CONFIG, else ./agent-tools.config.json if present)
   --plugins-dir DIR   load plugins from DIR (like AGENT_TOOLS_PLUGINS_DIR)
   --version           print the version
 `;
+
+async function readConfig(explicit: string | undefined) {
+  const { loadConfig } = await import("../config/config.js");
+  return loadConfig(explicit);
+}
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -30,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { "plugins-dir": { type: "string" }, version: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: { "plugins-dir": { type: "string" }, config: { type: "string" }, version: { type: "boolean" }, help: { type: "boolean", short: "h" } },
     });
   } catch (error) {
     process.stderr.write(`agent-tools: ${(error as Error).message}\n\n${USAGE}`);
@@ -47,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
     case "mcp": {
       const { createRuntime } = await import("../runtime/runtime.js");
       const { serveStdio } = await import("../transports/stdio.js");
-      const runtime = await createRuntime();
+      const runtime = await createRuntime({ config: await readConfig(values.config) });
       await serveStdio(runtime);
       return -1; // keep running
     }
@@ -59,7 +65,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     case "validate": {
       const { validatePlugins } = await import("./validate.js");
-      const report = await validatePlugins();
+      const report = await validatePlugins({ config: await readConfig(values.config) });
       print(report);
       if (!report.ok) for (const problem of report.problems) process.stderr.write(`agent-tools validate: ${problem}\n`);
       return report.ok ? 0 : 1;

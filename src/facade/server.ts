@@ -71,6 +71,16 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
         return toToolResult(await runtime.runSkill(session, route.prefix ?? "", args, ctx));
     }
   });
+  // A downstream catalog changed: tell this client, so it re-reads tools (the facade's
+  // descriptions carry skill names and configuration state).
+  const unsubscribe = runtime.onToolsChanged(() => {
+    if (server.transport) void server.sendToolListChanged().catch(() => undefined);
+  });
+  const previousOnClose = server.onclose;
+  server.onclose = () => {
+    unsubscribe();
+    previousOnClose?.();
+  };
   return server;
 }
 

@@ -57,9 +57,12 @@ async function createAdapter(manifest: PluginManifest, options: LoadOptions): Pr
   }
 }
 
-/** Load one plugin folder. Throws ManifestError (or Error) when the plugin cannot be used at all. */
-export async function loadPlugin(dir: string, options: LoadOptions): Promise<{ plugin: LoadedPlugin; skillFailures: SkillLoadFailure[] }> {
-  const manifest = await readManifest(path.join(dir, MANIFEST_FILE));
+/** A plugin folder (holding plugin.json), or a manifest made in code (e.g. from a config entry). */
+export type PluginSource = string | PluginManifest;
+
+/** Load one plugin. Throws ManifestError (or Error) when the plugin cannot be used at all. */
+export async function loadPlugin(source: PluginSource, options: LoadOptions): Promise<{ plugin: LoadedPlugin; skillFailures: SkillLoadFailure[] }> {
+  const manifest = typeof source === "string" ? await readManifest(path.join(source, MANIFEST_FILE)) : source;
   const missing = missingRequirements(manifest.requires, options.env);
   const configured = missing.env.length === 0 && missing.bins.length === 0;
   // A plugin that is not configured is still listed; its adapter is not built, because adapters
@@ -79,13 +82,24 @@ export async function loadPlugin(dir: string, options: LoadOptions): Promise<{ p
  * Load every plugin folder. A broken plugin is reported (stderr and the returned failures) and
  * skipped; it never stops the others. A second plugin claiming a prefix already taken is refused.
  */
-export async function loadPlugins(dirs: string[], options: LoadOptions): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[] }> {
+export async function loadPlugins(
+  sources: readonly PluginSource[],
+  options: LoadOptions & { disable?: readonly string[] },
+): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[] }> {
   const plugins: LoadedPlugin[] = [];
   const failures: PluginLoadFailure[] = [];
   const byPrefix = new Map<string, LoadedPlugin>();
-  for (const dir of dirs) {
+  const disabled = new Set(options.disable ?? []);
+  for (const source of sources) {
+    const location = typeof source === "string" ? source : source.file;
     try {
-      const { plugin, skillFailures } = await loadPlugin(dir, options);
+      if (typeof source !== "string" && (disabled.has(source.prefix) || disabled.has(source.name))) continue;
+      const { plugin, skillFailures } = await loadPlugin(source, options);
+      if (disabled.has(plugin.manifest.prefix) || disabled.has(plugin.manifest.name)) {
+        await plugin.adapter?.close?.().catch(() => undefined);
+        options.log.debug(`plugin '${plugin.manifest.prefix}' is disabled by config`);
+        continue;
+      }
       const { prefix, name } = plugin.manifest;
       const taken = byPrefix.get(prefix);
       if (taken) {
@@ -103,7 +117,7 @@ export async function loadPlugins(dirs: string[], options: LoadOptions): Promise
     } catch (error) {
       const message = (error as Error).message;
       options.log.error(`plugin skipped: ${message}`);
-      failures.push({ location: dir, error: message });
+      failures.push({ location, error: message });
     }
   }
   return { plugins, failures };

@@ -22,7 +22,8 @@ export interface PluginManifest {
   file: string;
   /** Absolute path of the plugin's folder. */
   dir: string;
-  form: "flat" | "agent-plugins-spec";
+  /** "config": made from an `mcpServers` entry of the config file, with no plugin folder. */
+  form: "flat" | "agent-plugins-spec" | "config";
   name: string;
   version?: string;
   description: string;

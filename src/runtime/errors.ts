@@ -78,6 +78,23 @@ export function isRuntimeError(value: unknown): value is RuntimeError {
   return value instanceof RuntimeError;
 }
 
+/**
+ * Adapters sit below the runtime and do not import it; they signal a known failure by throwing
+ * any Error with a string `code` ("UPSTREAM_TIMEOUT", "NOT_CONFIGURED", ...). This turns such an
+ * error, or any other thrown value, into a RuntimeError; unknown codes become UPSTREAM_ERROR.
+ */
+export function fromThrown(value: unknown, context?: string): RuntimeError {
+  if (value instanceof RuntimeError) return value;
+  const code = value && typeof value === "object" ? (value as { code?: unknown }).code : undefined;
+  const known = typeof code === "string" && (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : "UPSTREAM_ERROR";
+  const message = context ? `${context}: ${describeThrown(value)}` : describeThrown(value);
+  const variables = value && typeof value === "object" ? (value as { variables?: unknown }).variables : undefined;
+  if (value instanceof Error && value.name === "MissingVariableError" && Array.isArray(variables)) {
+    return new RuntimeError("NOT_CONFIGURED", message, { missing: variables, env: variables, bins: [] });
+  }
+  return new RuntimeError(known, message);
+}
+
 /** Any thrown value as a readable one-line message. */
 export function describeThrown(value: unknown): string {
   if (value instanceof Error) return value.message || value.name;

@@ -2,13 +2,17 @@ import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
 import { checkAgainstSchema } from "../json-schema.js";
 import { createLogger } from "../log.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
+import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
+import type { AgentToolsConfig } from "../config/config.js";
+import { defaultManifests } from "../config/defaults.js";
+import { manifestsFromConfig } from "../config/mcp-servers.js";
 import { discoverPluginDirs } from "../plugins/discovery.js";
-import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure } from "../plugins/loader.js";
+import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource } from "../plugins/loader.js";
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
 import { describeMissing } from "../plugins/requirements.js";
 import type { Skill } from "../plugins/skills.js";
 import { createCatalog, documentsFor, type Catalog } from "./catalog.js";
-import { describeThrown, isRuntimeError, RuntimeError, type ErrorPayload } from "./errors.js";
+import { describeThrown, fromThrown, isRuntimeError, RuntimeError, type ErrorPayload } from "./errors.js";
 import { loopKey, previousFailures, rememberOutcome, shouldBreakLoop } from "./loop-breaker.js";
 import { repairRequest, stripToolPrefix, type Repair } from "./repair.js";
 import { capResult, unwrapResult, withDeadline } from "./result.js";
@@ -29,8 +33,10 @@ export interface RuntimeOptions {
   pluginDirs?: string[];
   /** Extra folders scanned in addition to the discovery locations (config `plugins.dirs`). */
   extraPluginDirs?: string[];
-  /** Do not load the runtime's bundled plugins. */
+  /** Do not load the runtime's bundled plugins nor the embedded default servers (AGENT_TOOLS_NO_BUNDLED_PLUGINS=1). */
   skipBundled?: boolean;
+  /** The config file's content: its mcpServers become plugins, plugins.dirs/disable apply. */
+  config?: AgentToolsConfig;
   cwd?: string;
   adapterKinds?: Readonly<Record<string, DeclarativeAdapterFactory>>;
   /** Per-call deadline for adapter calls and skills; default 60 s (AGENT_TOOLS_CALL_TIMEOUT_MS). */
@@ -75,6 +81,8 @@ export interface Runtime {
   discover(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   call(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   runSkill(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
+  /** Called with the plugin's prefix whenever a plugin's tool list changes. Returns an unsubscribe. */
+  onToolsChanged(listener: (prefix: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -124,17 +132,24 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const timeoutMs = options.callTimeoutMs ?? positiveInt(env.AGENT_TOOLS_CALL_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
   const maxResultChars = options.maxResultChars ?? positiveInt(env.AGENT_TOOLS_MAX_RESULT_CHARS) ?? DEFAULT_MAX_RESULT_CHARS;
 
+  const cwd = options.cwd ?? process.cwd();
+  const skipBundled = options.skipBundled ?? env.AGENT_TOOLS_NO_BUNDLED_PLUGINS === "1";
+  const config = options.config;
   const dirs =
     options.pluginDirs ??
     discoverPluginDirs({
       runtimeRoot: RUNTIME_ROOT,
-      cwd: options.cwd ?? process.cwd(),
+      cwd,
       pluginsDirEnv: env.AGENT_TOOLS_PLUGINS_DIR,
-      extraDirs: options.extraPluginDirs ?? [],
-      skipBundled: options.skipBundled ?? env.AGENT_TOOLS_NO_BUNDLED_PLUGINS === "1",
+      extraDirs: [...(options.extraPluginDirs ?? []), ...(config?.plugins.dirs ?? [])],
+      skipBundled,
     });
-  const loadOptions = { env, log, ...(options.adapterKinds ? { adapterKinds: options.adapterKinds } : {}) };
-  const { plugins, failures } = await loadPlugins(dirs, loadOptions);
+  // Precedence when prefixes collide: plugin folders, then config entries, then the embedded default.
+  const sources: PluginSource[] = [...dirs];
+  if (config) sources.push(...manifestsFromConfig(config));
+  if (!config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
+  const loadOptions = { env, log, disable: config?.plugins.disable ?? [], adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) } };
+  const { plugins, failures } = await loadPlugins(sources, loadOptions);
   const brokenLinks = findBrokenRelatedLinks(plugins);
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
 
@@ -143,6 +158,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const catalog: Catalog = createCatalog(index);
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
+
+  const changeListeners = new Set<(prefix: string) => void>();
+  for (const plugin of plugins) {
+    plugin.adapter?.onToolsChanged?.(() => {
+      const prefix = plugin.manifest.prefix;
+      catalog.invalidate(prefix);
+      index.setPluginDocuments(prefix, documentsFor(plugin, []));
+      log.info(`plugin '${prefix}' changed its tool list`);
+      for (const listener of changeListeners) listener(prefix);
+    });
+  }
 
   function requirePlugin(prefix: string): LoadedPlugin & { adapter: Adapter } {
     const plugin = byPrefix.get(prefix);
@@ -171,7 +197,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     try {
       return await catalog.tools(plugin);
     } catch (error) {
-      throw new RuntimeError("UPSTREAM_ERROR", `could not list the tools of plugin '${plugin.manifest.prefix}': ${describeThrown(error)}`);
+      throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
     }
   }
 
@@ -219,7 +245,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       }
       payload = { ok: true, ...(await work()) };
     } catch (error) {
-      const runtimeError = isRuntimeError(error) ? error : new RuntimeError("UPSTREAM_ERROR", describeThrown(error));
+      const runtimeError = fromThrown(error);
       errorCode = runtimeError.code;
       payload = { ok: false, plugin: prefix, ...(target ? { target } : {}), error: runtimeError.toPayload() satisfies ErrorPayload };
     }
@@ -248,7 +274,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       raw = await withDeadline(work, timeoutMs, signal, what);
     } catch (error) {
       if (isRuntimeError(error)) throw error;
-      throw new RuntimeError("UPSTREAM_ERROR", `${what} failed: ${describeThrown(error)}`);
+      throw fromThrown(error, `${what} failed`);
     }
     return capResult(unwrapResult(raw), maxResultChars);
   }
@@ -459,7 +485,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       });
     },
 
+    onToolsChanged(listener) {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
+
     async close() {
+      changeListeners.clear();
       await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));
     },
   };

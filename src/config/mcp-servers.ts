@@ -1,0 +1,61 @@
+import path from "node:path";
+import type { PluginManifest } from "../plugins/manifest.js";
+import type { AgentToolsConfig, McpServerEntry } from "./config.js";
+
+/**
+ * Each `mcpServers` entry becomes a plugin named by its key, with no code: a manifest whose
+ * adapter is the declarative MCP kind. Variables its settings reference without a default become
+ * `requires.env`, and a bare command becomes `requires.bins`, so a missing token reads as
+ * "not configured: set TEAM_TOKEN" instead of a failed connection.
+ */
+
+const REQUIRED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Config keys are free text ("GitHub Server"); prefixes are tool-name safe. */
+export function prefixFromKey(key: string): string {
+  let prefix = key.toLowerCase().replace(/[^a-z0-9_-]+/g, "_").replace(/^_+|_+$/g, "");
+  if (!/^[a-z]/.test(prefix)) prefix = `s_${prefix}`;
+  return prefix.slice(0, 32);
+}
+
+function requiredVariables(values: Iterable<string>): string[] {
+  const names = new Set<string>();
+  for (const value of values) for (const match of value.matchAll(REQUIRED_REFERENCE)) if (match[1]) names.add(match[1]);
+  return [...names];
+}
+
+export function manifestFromEntry(configFile: string, key: string, entry: McpServerEntry): PluginManifest {
+  const isStdio = "command" in entry;
+  const strings = isStdio
+    ? [entry.command, ...(entry.args ?? []), ...Object.values(entry.env ?? {}), entry.cwd ?? ""]
+    : [entry.url, ...Object.values(entry.headers ?? {})];
+  const adapter = isStdio
+    ? { kind: "mcp", command: entry.command, args: entry.args ?? [], env: entry.env ?? {}, ...(entry.cwd ? { cwd: entry.cwd } : {}) }
+    : { kind: "mcp", url: entry.url, headers: entry.headers ?? {}, ...(entry.type === "sse" ? { type: "sse" } : {}) };
+  if (entry.timeoutMs) Object.assign(adapter, { timeoutMs: entry.timeoutMs });
+  if (entry.idleTimeoutMs) Object.assign(adapter, { idleTimeoutMs: entry.idleTimeoutMs });
+  const bins = isStdio && !entry.command.includes("/") && !entry.command.includes("${") ? [entry.command] : [];
+  const manifest: PluginManifest = {
+    file: configFile,
+    dir: path.dirname(configFile),
+    form: "config",
+    name: key,
+    description: entry.description ?? (isStdio ? `MCP server '${key}' (${path.basename(entry.command)} over stdio)` : `MCP server '${key}' over HTTP`),
+    prefix: prefixFromKey(key),
+    adapter,
+    readonlyTools: entry.readonlyTools ?? [],
+    skills: [],
+    requireConfirm: entry.requireConfirm ?? true,
+    requires: { env: requiredVariables(strings), bins },
+    raw: { ...entry },
+  };
+  if (entry.discoverHint) manifest.discoverHint = entry.discoverHint;
+  return manifest;
+}
+
+export function manifestsFromConfig(config: AgentToolsConfig): PluginManifest[] {
+  const file = config.file ?? path.resolve("agent-tools.config.json");
+  return Object.entries(config.mcpServers)
+    .filter(([, entry]) => !entry.disabled)
+    .map(([key, entry]) => manifestFromEntry(file, key, entry));
+}

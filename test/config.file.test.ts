@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { ConfigError, loadConfig, parseConfig, readConfigFile } from "../src/config/config.js";
+import { manifestsFromConfig, prefixFromKey } from "../src/config/mcp-servers.js";
+
+const FILE = "/work/agent-tools.config.json";
+
+describe("config file", () => {
+  it("reads comments and trailing commas, and resolves plugin dirs against the file", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-config-"));
+    const file = path.join(dir, "agent-tools.config.json");
+    writeFileSync(file, `{
+      // the format Claude Desktop uses
+      "mcpServers": {
+        "fs": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."], },
+        "team": { "url": "https://mcp.example.com/mcp", "headers": { "Authorization": "Bearer \${TEAM_TOKEN}" } },
+      },
+      "plugins": { "dirs": ["./plugins"], "disable": ["ollama"] },
+    }`);
+    const config = readConfigFile(file);
+    assert.equal(config.file, file);
+    assert.deepEqual(config.plugins, { dirs: [path.join(dir, "plugins")], disable: ["ollama"] });
+    assert.equal(config.facade.mode, "per-plugin");
+    assert.deepEqual(Object.keys(config.mcpServers), ["fs", "team"]);
+    assert.deepEqual(loadConfig(undefined, {}, dir).file, file, "./agent-tools.config.json is found by default");
+    assert.equal(loadConfig(undefined, {}, tmpdir()).file, undefined, "no file: an empty config");
+  });
+
+  it("turns each mcpServers entry into a plugin manifest named by its key", () => {
+    const config = parseConfig(FILE, {
+      mcpServers: {
+        fs: { command: "npx", args: ["srv"], env: { ROOT: "${HOME}" }, readonlyTools: ["read_file"] },
+        "Team Wiki": { url: "https://wiki.example/mcp", headers: { Authorization: "Bearer ${WIKI_TOKEN}", "X-Opt": "${OPT:-none}" }, type: "sse" },
+        off: { command: "x", disabled: true },
+      },
+    });
+    const manifests = manifestsFromConfig(config);
+    assert.deepEqual(manifests.map((m) => m.prefix), ["fs", "team_wiki"]);
+    const [fs, wiki] = manifests;
+    assert.deepEqual(fs?.adapter, { kind: "mcp", command: "npx", args: ["srv"], env: { ROOT: "${HOME}" } });
+    assert.deepEqual(fs?.requires, { env: ["HOME"], bins: ["npx"] });
+    assert.deepEqual(fs?.readonlyTools, ["read_file"]);
+    assert.deepEqual(wiki?.adapter, { kind: "mcp", url: "https://wiki.example/mcp", headers: { Authorization: "Bearer ${WIKI_TOKEN}", "X-Opt": "${OPT:-none}" }, type: "sse" });
+    assert.deepEqual(wiki?.requires.env, ["WIKI_TOKEN"], "a variable with a default is not required");
+    assert.equal(prefixFromKey("9lives"), "s_9lives");
+  });
+
+  const bad: [string, unknown, RegExp][] = [
+    ["entry field type", { mcpServers: { fs: { command: "x", args: "a b" } } }, /agent-tools\.config\.json: mcpServers\.fs: field 'args' must be array/],
+    ["entry env value", { mcpServers: { fs: { command: "x", env: { A: 1 } } } }, /mcpServers\.fs: field 'env\.A' must be string/],
+    ["neither command nor url", { mcpServers: { fs: { args: [] } } }, /mcpServers\.fs: needs 'command' \(a stdio server\) or 'url'/],
+    ["both", { mcpServers: { fs: { command: "x", url: "http://a" } } }, /mcpServers\.fs: has both 'command' and 'url'/],
+    ["type mismatch", { mcpServers: { fs: { url: "http://a", type: "stdio" } } }, /mcpServers\.fs: field 'type' is 'stdio'/],
+    ["bad url", { mcpServers: { w: { url: "ftp://a" } } }, /mcpServers\.w: field 'url' must start with http/],
+    ["unknown top-level key", { mcpservers: {} }, /field 'mcpservers' is not a known setting/],
+    ["http port", { http: { port: 70000 } }, /field 'http\.port' must be <= 65535/],
+    ["facade mode", { facade: { mode: "tiny" } }, /field 'facade\.mode' must be one of/],
+  ];
+  for (const [label, doc, pattern] of bad) {
+    it(`names the file, the entry and the field: ${label}`, () => {
+      assert.throws(() => parseConfig(FILE, doc), (error: unknown) => error instanceof ConfigError && pattern.test(error.message));
+    });
+  }
+
+  it("reports a JSON syntax error with its position, and a missing named file", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-config-"));
+    const file = path.join(dir, "broken.json");
+    writeFileSync(file, '{\n  "mcpServers": { "a": { "command": "x" }\n');
+    assert.throws(() => readConfigFile(file), /broken\.json: is not valid JSON \(CloseBraceExpected at line 3/);
+    assert.throws(() => loadConfig("nope.json", {}, dir), /nope\.json: does not exist \(named by --config\)/);
+    assert.throws(() => loadConfig(undefined, { AGENT_TOOLS_CONFIG: "gone.json" }, dir), /named by AGENT_TOOLS_CONFIG/);
+  });
+});
