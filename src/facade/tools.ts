@@ -50,7 +50,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[]): { tools: Fa
         type: "object",
         properties: {
           query: { type: "string", description: "What you want to do, in a few words." },
-          limit: { type: "integer", minimum: 1, maximum: 50, description: "How many matches (default 10)." },
+          limit: { type: "integer", minimum: 1, maximum: 50, description: "How many matches (default 10 with a query, 20 without; at most 50)." },
         },
       },
       annotations: { readOnlyHint: true },

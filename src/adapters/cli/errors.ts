@@ -4,7 +4,9 @@
  * NOT_CONFIGURED, ARG_VALIDATION_FAILED, UNKNOWN_TOOL).
  */
 
-export type CliErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL";
+import { AdapterError, AdapterSpecError, type AdapterErrorCode } from "../shared/errors.js";
+
+export type CliErrorCode = AdapterErrorCode;
 
 export interface CliErrorDetails {
   /** Exit code of the program, when it ran to completion (null when a signal ended it). */
@@ -19,17 +21,15 @@ export interface CliErrorDetails {
   variables?: string[];
 }
 
-export class CliError extends Error {
-  readonly code: CliErrorCode;
+export class CliError extends AdapterError<CliErrorCode> {
   readonly exitCode: number | null | undefined;
   readonly signal: string | null | undefined;
   readonly stderr: string | undefined;
   readonly argument: string | undefined;
   readonly variables: string[] | undefined;
   constructor(code: CliErrorCode, message: string, details: CliErrorDetails = {}) {
-    super(message);
+    super(code, message);
     this.name = "CliError";
-    this.code = code;
     this.exitCode = details.exitCode;
     this.signal = details.signal;
     this.stderr = details.stderr;
@@ -39,11 +39,9 @@ export class CliError extends Error {
 }
 
 /** A problem in the manifest's `cli` block, found when the adapter is built; names the field. */
-export class CliSpecError extends Error {
-  readonly field: string;
+export class CliSpecError extends AdapterSpecError {
   constructor(field: string, problem: string) {
-    super(`${field} ${problem}`);
+    super(field, problem);
     this.name = "CliSpecError";
-    this.field = field;
   }
 }

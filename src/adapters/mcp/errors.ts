@@ -3,31 +3,26 @@
  * Error carrying a string `code` that the runtime maps to its own error codes.
  */
 
+import { AdapterError, AdapterSpecError } from "../shared/errors.js";
+
 export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED";
 
 /**
  * Messages are redacted before they get here. The raw upstream error is deliberately not kept as
  * `cause`: its text (an HTTP body, a child's output) may hold a secret that was never registered.
  */
-export class McpAdapterError extends Error {
-  readonly code: McpErrorCode;
-  /** HTTP status of the upstream response, when there was one. */
-  readonly status: number | undefined;
+export class McpAdapterError extends AdapterError<McpErrorCode> {
   constructor(code: McpErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options);
     this.name = "McpAdapterError";
-    this.code = code;
-    this.status = options.status;
   }
 }
 
 /** A problem in the declarative `adapter` block, found when the adapter is built; names the field. */
-export class McpSpecError extends Error {
-  readonly field: string;
+export class McpSpecError extends AdapterSpecError {
   constructor(field: string, problem: string) {
-    super(`${field} ${problem}`);
+    super(field, problem);
     this.name = "McpSpecError";
-    this.field = field;
   }
 }
 

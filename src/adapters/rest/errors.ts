@@ -4,27 +4,22 @@
  * UPSTREAM_TIMEOUT, NOT_CONFIGURED, ARG_VALIDATION_FAILED).
  */
 
-export type RestErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL";
+import { AdapterError, AdapterSpecError, type AdapterErrorCode } from "../shared/errors.js";
 
-export class RestError extends Error {
-  readonly code: RestErrorCode;
-  /** HTTP status of the upstream response, when there was one. */
-  readonly status: number | undefined;
+export type RestErrorCode = AdapterErrorCode;
+
+export class RestError extends AdapterError<RestErrorCode> {
   constructor(code: RestErrorCode, message: string, status?: number) {
-    super(message);
+    super(code, message, { status });
     this.name = "RestError";
-    this.code = code;
-    this.status = status;
   }
 }
 
 /** A spec (manifest block) problem, found when the adapter is built; names the field. */
-export class RestSpecError extends Error {
-  readonly field: string;
+export class RestSpecError extends AdapterSpecError {
   constructor(field: string, problem: string) {
-    super(`${field} ${problem}`);
+    super(field, problem);
     this.name = "RestSpecError";
-    this.field = field;
   }
 }
 

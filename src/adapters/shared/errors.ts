@@ -1,0 +1,29 @@
+/**
+ * The one error shape every adapter kind throws. Adapters do not import the runtime: a failure is
+ * an Error with a string `code` that the runtime maps to its own codes (see fromThrown in
+ * src/runtime/errors.ts). Each kind subclasses these for its own name and extra fields.
+ */
+
+export type AdapterErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL";
+
+export class AdapterError<C extends AdapterErrorCode = AdapterErrorCode> extends Error {
+  readonly code: C;
+  /** HTTP status of the upstream response, when there was one. */
+  readonly status: number | undefined;
+  constructor(code: C, message: string, options: { status?: number | undefined; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "AdapterError";
+    this.code = code;
+    this.status = options.status;
+  }
+}
+
+/** A problem in a declarative `adapter` block, found when the adapter is built; names the field. */
+export class AdapterSpecError extends Error {
+  readonly field: string;
+  constructor(field: string, problem: string) {
+    super(`${field} ${problem}`);
+    this.name = "AdapterSpecError";
+    this.field = field;
+  }
+}
