@@ -26,15 +26,25 @@ export interface Session {
   readonly callLog: CallLogEntry[];
   /** Free slot for the layers above (the text layer keeps its sandbox here). */
   readonly extensions: Map<string, unknown>;
+  /** Run when the session ends (HTTP DELETE, idle expiry, shutdown): layers above free what they keep in `extensions`. */
+  readonly disposers: Array<() => unknown>;
 }
 
 const CALL_LOG_LIMIT = 200;
 
 export function createSession(id: string = randomUUID()): Session {
-  return { id, loopMemory: new Map(), callLog: [], extensions: new Map() };
+  return { id, loopMemory: new Map(), callLog: [], extensions: new Map(), disposers: [] };
 }
 
 export function recordCall(session: Session, entry: CallLogEntry): void {
   session.callLog.push(entry);
   if (session.callLog.length > CALL_LOG_LIMIT) session.callLog.splice(0, session.callLog.length - CALL_LOG_LIMIT);
+}
+
+/** End a session: every disposer runs once, failures are swallowed (a session end must never throw). */
+export async function closeSession(session: Session): Promise<void> {
+  const disposers = session.disposers.splice(0);
+  await Promise.allSettled(disposers.map(async (dispose) => dispose()));
+  session.extensions.clear();
+  session.loopMemory.clear();
 }

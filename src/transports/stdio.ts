@@ -1,6 +1,7 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createFacadeServer } from "../facade/server.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { closeSession } from "../runtime/session.js";
 
 /**
  * The facade over stdio: one session for the life of the process. stdout carries only MCP
@@ -20,6 +21,7 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
     const force = setTimeout(() => process.exit(0), 5000);
     force.unref();
     await server.close().catch(() => undefined);
+    await closeSession(session);
     await runtime.close().catch(() => undefined);
     process.exit(0);
   };
