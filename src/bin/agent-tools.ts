@@ -7,7 +7,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     // Configuration mistakes are the user's to fix: say what and where, without a stack trace.
-    const expected = error instanceof Error && (error.name === "ConfigError" || error.name === "ManifestError");
+    const expected = error instanceof Error && ["ConfigError", "ManifestError", "HttpOptionsError"].includes(error.name);
     process.stderr.write(`agent-tools: ${error instanceof Error ? (expected ? error.message : (error.stack ?? error.message)) : String(error)}\n`);
     process.exit(1);
   },

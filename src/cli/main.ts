@@ -11,6 +11,8 @@ const USAGE = `usage: agent-tools <command> [options]
 
 commands:
   mcp                 serve the MCP facade over stdio (the same as agent-tools-mcp)
+  http                serve the MCP facade over Streamable HTTP at http://127.0.0.1:8321/mcp
+                      (the same as agent-tools-mcp-http; --host, --port override the defaults)
   probe               preflight report as JSON; exit 0 ready, 1 installable, 2 blocked
   validate            load every plugin and check manifests, skills and related links; exit 1 on problems
   help                this text
@@ -18,6 +20,8 @@ commands:
 options:
   --config FILE       the config file (else $AGENT_TOOLS_CONFIG, else ./agent-tools.config.json if present)
   --plugins-dir DIR   load plugins from DIR (like AGENT_TOOLS_PLUGINS_DIR)
+  --host HOST         http: the address to bind (like AGENT_TOOLS_HTTP_HOST)
+  --port PORT         http: the port (like AGENT_TOOLS_HTTP_PORT; 0 picks a free one)
   --version           print the version
 `;
 
@@ -36,7 +40,7 @@ export async function main(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { "plugins-dir": { type: "string" }, config: { type: "string" }, version: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: { "plugins-dir": { type: "string" }, config: { type: "string" }, host: { type: "string" }, port: { type: "string" }, version: { type: "boolean" }, help: { type: "boolean", short: "h" } },
     });
   } catch (error) {
     process.stderr.write(`agent-tools: ${(error as Error).message}\n\n${USAGE}`);
@@ -55,6 +59,20 @@ export async function main(argv: string[]): Promise<number> {
       const { serveStdio } = await import("../transports/stdio.js");
       const runtime = await createRuntime({ config: await readConfig(values.config) });
       await serveStdio(runtime);
+      return -1; // keep running
+    }
+    case "http": {
+      const { resolveHttpOptions } = await import("../transports/http/options.js");
+      const config = await readConfig(values.config);
+      // Refuse a bad bind before any downstream server is started.
+      const options = resolveHttpOptions(
+        { ...process.env, ...(values.host ? { AGENT_TOOLS_HTTP_HOST: values.host } : {}), ...(values.port ? { AGENT_TOOLS_HTTP_PORT: values.port } : {}) },
+        config.http,
+      );
+      const { createRuntime } = await import("../runtime/runtime.js");
+      const { serveHttp } = await import("../transports/http.js");
+      const runtime = await createRuntime({ config });
+      await serveHttp(runtime, options);
       return -1; // keep running
     }
     case "probe": {

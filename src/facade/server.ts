@@ -35,7 +35,7 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
   const pkg = packageJson();
   const server = new Server(
     { name: pkg.name, version: pkg.version },
-    { capabilities: { tools: { listChanged: true } }, instructions: SERVER_INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: SERVER_INSTRUCTIONS },
   );
   const { tools, routes } = buildFacadeTools(runtime.summaries());
 
@@ -73,8 +73,12 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
   });
   // A downstream catalog changed: tell this client, so it re-reads tools (the facade's
   // descriptions carry skill names and configuration state).
-  const unsubscribe = runtime.onToolsChanged(() => {
-    if (server.transport) void server.sendToolListChanged().catch(() => undefined);
+  // The log message says which plugin changed, for clients that show server logs (logging/setLevel
+  // filters it per session; the SDK drops it below the level the client set).
+  const unsubscribe = runtime.onToolsChanged((prefix) => {
+    if (!server.transport) return;
+    void server.sendToolListChanged().catch(() => undefined);
+    void server.sendLoggingMessage({ level: "info", logger: "agent-tools", data: `the tools of plugin '${prefix}' changed` }, server.transport.sessionId).catch(() => undefined);
   });
   const previousOnClose = server.onclose;
   server.onclose = () => {

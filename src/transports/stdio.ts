@@ -2,6 +2,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { createFacadeServer } from "../facade/server.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { closeSession } from "../runtime/session.js";
+import { exitGracefully } from "./shutdown.js";
 
 /**
  * The facade over stdio: one session for the life of the process. stdout carries only MCP
@@ -12,21 +13,11 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
   const session = runtime.createSession("stdio");
   const server = createFacadeServer({ runtime, session });
   const transport = new StdioServerTransport();
-  let closing = false;
-  const shutdown = async (why: string): Promise<void> => {
-    if (closing) return;
-    closing = true;
-    runtime.log.debug(`shutting down (${why})`);
-    // Never hang on a stuck adapter: exit within 5 s whatever happens.
-    const force = setTimeout(() => process.exit(0), 5000);
-    force.unref();
+  const shutdown = exitGracefully(runtime.log, async () => {
     await server.close().catch(() => undefined);
     await closeSession(session);
-    await runtime.close().catch(() => undefined);
-    process.exit(0);
-  };
-  process.once("SIGINT", () => void shutdown("SIGINT"));
-  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+    await runtime.close();
+  });
   process.stdin.once("end", () => void shutdown("stdin closed"));
   process.stdin.once("close", () => void shutdown("stdin closed"));
   await server.connect(transport);

@@ -1,0 +1,80 @@
+import type { AgentToolsConfig } from "../../config/config.js";
+
+/**
+ * Where and how the HTTP facade listens. Environment variables win over the config's `http`
+ * block, which wins over the defaults. A server bound to anything but loopback must have a bearer
+ * token: without one, anyone who can reach the port could drive every connected service.
+ */
+
+export const DEFAULT_HTTP_HOST = "127.0.0.1";
+export const DEFAULT_HTTP_PORT = 8321;
+export const DEFAULT_MAX_SESSIONS = 64;
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const MCP_PATH = "/mcp";
+
+export interface HttpOptions {
+  host: string;
+  port: number;
+  /** Required on every request when set (always set for a non-loopback bind). */
+  token: string | undefined;
+  /** Extra Host header names accepted besides the loopback names (lower case, no port). */
+  allowedHosts: string[];
+  /** Extra Origin values accepted besides loopback origins (lower case, scheme://host[:port]). */
+  allowedOrigins: string[];
+  maxSessions: number;
+  sessionIdleMs: number;
+  maxBodyBytes: number;
+}
+
+export class HttpOptionsError extends Error {
+  override readonly name = "HttpOptionsError";
+}
+
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
+
+/** `localhost`, `127.x.y.z`, `::1` (bracketed or not). */
+export function isLoopbackName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return LOOPBACK_NAMES.has(lower) || /^127(?:\.\d{1,3}){3}$/.test(lower) || lower.endsWith(".localhost");
+}
+
+function positiveInteger(raw: string | number | undefined, what: string, fallback: number, { allowZero = false } = {}): number {
+  if (raw === undefined || raw === "") return fallback;
+  const value = typeof raw === "number" ? raw : Number(raw);
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
+    throw new HttpOptionsError(`${what} must be a ${allowZero ? "non-negative" : "positive"} integer (got '${String(raw)}')`);
+  }
+  return value;
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? "").split(",").map((item) => item.trim()).filter(Boolean);
+}
+
+export function resolveHttpOptions(env: NodeJS.ProcessEnv, config: AgentToolsConfig["http"] = {}): HttpOptions {
+  const host = env.AGENT_TOOLS_HTTP_HOST?.trim() || config.host || DEFAULT_HTTP_HOST;
+  const port = positiveInteger(env.AGENT_TOOLS_HTTP_PORT ?? config.port, "AGENT_TOOLS_HTTP_PORT (or http.port)", DEFAULT_HTTP_PORT, { allowZero: true });
+  if (port > 65535) throw new HttpOptionsError(`AGENT_TOOLS_HTTP_PORT (or http.port) must be at most 65535 (got ${port})`);
+  const token = env.AGENT_TOOLS_HTTP_TOKEN?.trim() || undefined;
+  if (!isLoopbackName(host) && !token) {
+    throw new HttpOptionsError(
+      `refusing to listen on '${host}' without a token: a non-loopback address is reachable by other machines. Set AGENT_TOOLS_HTTP_TOKEN to a long random value (clients then send 'Authorization: Bearer <token>'), or bind 127.0.0.1.`,
+    );
+  }
+  if (token !== undefined && token.length < 16) {
+    throw new HttpOptionsError("AGENT_TOOLS_HTTP_TOKEN is shorter than 16 characters; use a long random value (e.g. `openssl rand -hex 32`)");
+  }
+  const boundName = host.replace(/^\[|\]$/g, "").toLowerCase();
+  const wildcard = boundName === "0.0.0.0" || boundName === "::";
+  return {
+    host,
+    port,
+    token,
+    allowedHosts: [...new Set([...(config.allowedHosts ?? []), ...list(env.AGENT_TOOLS_HTTP_ALLOWED_HOSTS), ...(wildcard ? [] : [boundName])].map((h) => h.toLowerCase()))],
+    allowedOrigins: [...new Set([...(config.allowedOrigins ?? []), ...list(env.AGENT_TOOLS_HTTP_ALLOWED_ORIGINS)].map((o) => o.toLowerCase().replace(/\/+$/, "")))],
+    maxSessions: positiveInteger(env.AGENT_TOOLS_HTTP_MAX_SESSIONS ?? config.maxSessions, "AGENT_TOOLS_HTTP_MAX_SESSIONS (or http.maxSessions)", DEFAULT_MAX_SESSIONS),
+    sessionIdleMs: positiveInteger(env.AGENT_TOOLS_HTTP_SESSION_IDLE_MS ?? config.sessionIdleMs, "AGENT_TOOLS_HTTP_SESSION_IDLE_MS (or http.sessionIdleMs)", DEFAULT_SESSION_IDLE_MS),
+    maxBodyBytes: positiveInteger(env.AGENT_TOOLS_HTTP_MAX_BODY_BYTES ?? config.maxBodyBytes, "AGENT_TOOLS_HTTP_MAX_BODY_BYTES (or http.maxBodyBytes)", DEFAULT_MAX_BODY_BYTES),
+  };
+}

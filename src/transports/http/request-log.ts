@@ -1,0 +1,96 @@
+import type { ServerResponse } from "node:http";
+
+/**
+ * One stderr line per HTTP request: session, JSON-RPC method, tool, status, outcome, duration.
+ * The outcome of a tools/call is read from the response body as it streams past (JSON or SSE),
+ * so the line says whether the tool failed and with which runtime error code. Bodies are looked
+ * at only up to a bound and never logged themselves.
+ */
+
+const CAPTURE_LIMIT = 256 * 1024;
+
+export interface RequestFacts {
+  httpMethod: string;
+  session?: string;
+  rpcMethods: string[];
+  tool?: string;
+  requestIds: unknown[];
+}
+
+/** What a parsed body says about the request, for the log line. */
+export function describeBody(body: unknown): Pick<RequestFacts, "rpcMethods" | "tool" | "requestIds"> {
+  const messages = Array.isArray(body) ? body : [body];
+  const rpcMethods: string[] = [];
+  const requestIds: unknown[] = [];
+  let tool: string | undefined;
+  for (const message of messages) {
+    if (!message || typeof message !== "object") continue;
+    const { method, id, params } = message as { method?: unknown; id?: unknown; params?: { name?: unknown } };
+    if (typeof method === "string") rpcMethods.push(method.slice(0, 80));
+    if (id !== undefined && typeof method === "string") requestIds.push(id);
+    if (method === "tools/call" && typeof params?.name === "string") tool = params.name.slice(0, 120);
+  }
+  return { rpcMethods, tool, requestIds };
+}
+
+/** Keeps a bounded copy of what is written to the response. */
+export function captureResponse(res: ServerResponse): () => string {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const keep = (chunk: unknown, encoding?: unknown): void => {
+    if (chunk === undefined || chunk === null || typeof chunk === "function" || size >= CAPTURE_LIMIT) return;
+    const buffer = Buffer.isBuffer(chunk)
+      ? chunk
+      : chunk instanceof Uint8Array
+        ? Buffer.from(chunk)
+        : Buffer.from(String(chunk), typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8");
+    chunks.push(buffer.subarray(0, CAPTURE_LIMIT - size));
+    size += buffer.length;
+  };
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  (res as unknown as { write: (...args: unknown[]) => boolean }).write = (...args: unknown[]) => {
+    keep(args[0], args[1]);
+    return write(...args);
+  };
+  (res as unknown as { end: (...args: unknown[]) => ServerResponse }).end = (...args: unknown[]) => {
+    keep(args[0], args[1]);
+    return end(...args);
+  };
+  return () => Buffer.concat(chunks).toString("utf8");
+}
+
+function messagesIn(body: string, contentType: string): unknown[] {
+  try {
+    if (contentType.includes("text/event-stream")) {
+      return body
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trim())
+        .filter((data) => data.startsWith("{") || data.startsWith("["))
+        .flatMap((data) => {
+          const parsed = JSON.parse(data) as unknown;
+          return Array.isArray(parsed) ? parsed : [parsed];
+        });
+    }
+    if (!body) return [];
+    const parsed = JSON.parse(body) as unknown;
+    return Array.isArray(parsed) ? parsed : [parsed];
+  } catch {
+    return [];
+  }
+}
+
+/** `ok`, `tool-error CODE`, `rpc-error CODE`, or `http STATUS` when the body says nothing more. */
+export function outcomeOf(status: number, contentType: string, body: string, facts: RequestFacts): string {
+  const responses = messagesIn(body, contentType).filter((m): m is { id?: unknown; result?: unknown; error?: { code?: unknown } } => !!m && typeof m === "object");
+  const rpcError = responses.find((m) => m.error !== undefined);
+  if (rpcError) return `rpc-error ${String(rpcError.error?.code ?? "?")}`;
+  if (facts.tool) {
+    const result = responses.find((m) => m.result !== undefined)?.result as { isError?: boolean; structuredContent?: { error?: { code?: string } } } | undefined;
+    if (result?.isError) return `tool-error ${result.structuredContent?.error?.code ?? "?"}`;
+    if (result) return "ok";
+  }
+  if (status >= 400) return `http ${status}`;
+  return "ok";
+}

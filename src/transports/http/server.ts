@@ -1,0 +1,213 @@
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { createRedactor } from "../../adapters/shared/redact.js";
+import type { Logger } from "../../adapters/types.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import { parseJsonBody, readBody } from "./body.js";
+import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
+import { MCP_PATH, type HttpOptions } from "./options.js";
+import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
+import { SessionRegistry } from "./sessions.js";
+
+/**
+ * The MCP facade over Streamable HTTP, on node:http. This module owns what the SDK transport
+ * leaves to its host: the defences (Host, Origin, bearer token, body cap), session routing
+ * (one SDK transport per Mcp-Session-Id), the session cap, and the request log. Everything
+ * MCP-shaped — initialize, JSON or SSE answers, the GET notification stream, DELETE — is the
+ * SDK's StreamableHTTPServerTransport.
+ */
+
+export interface HttpFacade {
+  readonly url: string;
+  readonly address: AddressInfo;
+  readonly sessions: SessionRegistry;
+  close(why?: string): Promise<void>;
+}
+
+/** JSON-RPC's error shape, which MCP clients parse even on an HTTP error status. */
+function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
+  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+function reject(res: ServerResponse, rejection: Rejection): void {
+  sendRpcError(res, rejection.status, -32000, rejection.message, rejection.headers);
+}
+
+/**
+ * JSON answers unless the client prefers SSE: text/event-stream with a higher q-value than
+ * application/json, or listed first at the same q. MCP clients must accept both; SDK clients
+ * list JSON first and so get plain JSON, which is simpler to proxy and to read in logs.
+ */
+export function prefersSse(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const ranked = accept.split(",").map((part, index) => {
+    const [type = "", ...params] = part.split(";").map((s) => s.trim().toLowerCase());
+    const q = Number(params.find((p) => p.startsWith("q="))?.slice(2) ?? "1");
+    return { type, q: Number.isFinite(q) ? q : 0, index };
+  });
+  const sse = ranked.find((r) => r.type === "text/event-stream");
+  const json = ranked.find((r) => r.type === "application/json");
+  if (!sse) return false;
+  if (!json) return true;
+  return sse.q > json.q || (sse.q === json.q && sse.index < json.index);
+}
+
+function isInitialize(body: unknown): boolean {
+  return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+}
+
+export async function startHttpFacade(runtime: Runtime, options: HttpOptions, log: Logger): Promise<HttpFacade> {
+  const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs });
+  const redactor = createRedactor([options.token]);
+
+  const logRequest = (facts: RequestFacts, res: ServerResponse, started: number, body: () => string): void => {
+    const status = res.statusCode;
+    const contentType = String(res.getHeader("content-type") ?? "");
+    const outcome = outcomeOf(status, contentType, body(), facts);
+    const parts = [
+      `http ${facts.httpMethod}`,
+      facts.rpcMethods.length ? facts.rpcMethods.join(",") : "-",
+      ...(facts.tool ? [`tool=${facts.tool}`] : []),
+      `session=${facts.session ? facts.session.slice(0, 8) : "-"}`,
+      `status=${status}`,
+      outcome,
+      `${Math.round(performance.now() - started)}ms`,
+    ];
+    const line = redactor.redact(parts.join(" "));
+    if (status >= 500) log.warn(line);
+    else log.info(line);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (url.pathname !== MCP_PATH) {
+      sendRpcError(res, 404, -32000, `nothing at '${url.pathname}'; the MCP endpoint is ${MCP_PATH}`);
+      return;
+    }
+    const rejection = checkHost(req, options) ?? checkOrigin(req, options) ?? checkBearer(req, options);
+    if (rejection) {
+      reject(res, rejection);
+      return;
+    }
+    const header = req.headers["mcp-session-id"];
+    if (Array.isArray(header)) {
+      sendRpcError(res, 400, -32000, "send one Mcp-Session-Id header, not several");
+      return;
+    }
+    facts.session = header;
+    const method = req.method ?? "GET";
+
+    if (method === "POST") {
+      const body = await readBody(req, options.maxBodyBytes);
+      if (body.kind === "aborted") return;
+      if (body.kind === "too-large") {
+        sendRpcError(res, 413, -32000, `the request body is larger than ${body.limit} bytes (AGENT_TOOLS_HTTP_MAX_BODY_BYTES)`, { Connection: "close" });
+        return;
+      }
+      const parsed = parseJsonBody(body.text);
+      if (!parsed.ok) {
+        sendRpcError(res, 400, -32700, `Parse error: ${parsed.message}`);
+        return;
+      }
+      Object.assign(facts, describeBody(parsed.value));
+      if (header !== undefined) {
+        const entry = sessions.get(header);
+        if (!entry) {
+          sendRpcError(res, 404, -32001, "Session not found: it expired or was closed; send initialize without Mcp-Session-Id to open a new one");
+          return;
+        }
+        entry.inFlight += 1;
+        entry.lastSeen = Date.now();
+        try {
+          await entry.transport.handleRequest(req, res, parsed.value);
+        } finally {
+          entry.inFlight -= 1;
+          entry.lastSeen = Date.now();
+        }
+        return;
+      }
+      if (!isInitialize(parsed.value)) {
+        sendRpcError(res, 400, -32000, "Bad Request: no Mcp-Session-Id header; send an initialize request first and repeat the Mcp-Session-Id it answers on every later request");
+        return;
+      }
+      if (!(await sessions.hasRoom())) {
+        sendRpcError(res, 503, -32000, `too many open sessions (limit ${options.maxSessions}, http.maxSessions); close one with DELETE or retry later`, { "Retry-After": "30" });
+        return;
+      }
+      const entry = await sessions.open(prefersSse(req.headers.accept) ? "sse" : "json");
+      facts.session = entry.id;
+      entry.inFlight += 1;
+      try {
+        await entry.transport.handleRequest(req, res, parsed.value);
+      } finally {
+        entry.inFlight -= 1;
+        entry.lastSeen = Date.now();
+      }
+      // The SDK sets the id only once initialize succeeded; a rejected one leaves nothing open.
+      if (entry.transport.sessionId === undefined) await sessions.close(entry.id, "initialize rejected");
+      return;
+    }
+
+    if (method === "GET" || method === "DELETE") {
+      if (header === undefined) {
+        sendRpcError(res, 400, -32000, `Bad Request: ${method} needs the Mcp-Session-Id header of an open session`);
+        return;
+      }
+      const entry = sessions.get(header);
+      if (!entry) {
+        sendRpcError(res, 404, -32001, "Session not found: it expired or was closed; send initialize without Mcp-Session-Id to open a new one");
+        return;
+      }
+      entry.lastSeen = Date.now();
+      await entry.transport.handleRequest(req, res);
+      return;
+    }
+
+    sendRpcError(res, 405, -32000, `method ${method} is not allowed; use POST, GET or DELETE`, { Allow: "GET, POST, DELETE" });
+  };
+
+  const server: NodeHttpServer = createServer((req, res) => {
+    const started = performance.now();
+    const facts: RequestFacts = { httpMethod: req.method ?? "?", rpcMethods: [], requestIds: [] };
+    const body = captureResponse(res);
+    res.once("close", () => logRequest(facts, res, started, body));
+    handle(req, res, facts).catch((error: unknown) => {
+      log.error(`http request failed: ${redactor.redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}`);
+      sendRpcError(res, 500, -32603, "Internal error: the server failed on this request; it keeps serving others");
+    });
+  });
+  // A client that sends headers byte by byte must not hold a socket forever.
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 120_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostForUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${hostForUrl}:${address.port}${MCP_PATH}`;
+
+  let closing: Promise<void> | undefined;
+  const close = (why = "close"): Promise<void> => {
+    closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      await sessions.closeAll(why);
+      server.closeAllConnections();
+      await stopped;
+    })();
+    return closing;
+  };
+  return { url, address, sessions, close };
+}

@@ -1,0 +1,116 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { spawn, type ChildProcess } from "node:child_process";
+import { request } from "node:http";
+import path from "node:path";
+import { baseEnv, FIXTURES, PLUGINS, ROOT } from "./helpers.js";
+
+/** Helpers of the http.* tests: the built HTTP server as a real process, raw requests, SDK clients. */
+
+export const HTTP_BIN = path.join(ROOT, "dist", "bin", "agent-tools-mcp-http.js");
+
+export interface RunningHttp {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  /** Resolves with the exit code and signal once the process has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop: () => Promise<void>;
+}
+
+/** Start dist/bin/agent-tools-mcp-http.js on a free port and wait for the line that names its URL. */
+export function startHttp(extraEnv: Record<string, string> = {}, args: string[] = []): Promise<RunningHttp> {
+  const child = spawn(process.execPath, [HTTP_BIN, ...args], {
+    env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_HTTP_PORT: "0", ...extraEnv }),
+    cwd: FIXTURES,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  let stdout = "";
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`HTTP server did not start in 15 s:\n${stderr}`)), 15_000);
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /over HTTP at (http:\/\/\S+)/.exec(stderr);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1],
+          child,
+          stderr: () => stderr,
+          exited,
+          stop: async () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+            await exited;
+            if (stdout.trim()) throw new Error(`the HTTP server wrote to stdout: ${stdout.slice(0, 200)}`);
+          },
+        });
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`HTTP server exited with ${code} before listening:\n${stderr}`));
+    });
+  });
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json: () => { jsonrpc?: string; id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
+}
+
+/** A request with full control of the headers (fetch will not send a foreign Host). */
+export function raw(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<RawResponse> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: options.method ?? "POST", headers: options.headers ?? {} },
+      (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }));
+      },
+    );
+    req.on("error", reject);
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
+
+export const MCP_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+
+export const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw-test", version: "0.0.0" } },
+});
+
+/** Initialize by hand; returns the session id the server issued. */
+export async function rawInitialize(url: string, headers: Record<string, string> = {}): Promise<string> {
+  const res = await raw(url, { headers: { ...MCP_HEADERS, ...headers }, body: INITIALIZE });
+  const id = res.headers["mcp-session-id"];
+  if (res.status !== 200 || typeof id !== "string") throw new Error(`initialize failed: ${res.status} ${res.body}`);
+  await raw(url, { headers: { ...MCP_HEADERS, ...headers, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" }, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+  return id;
+}
+
+export async function httpClient(url: string, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const client = new Client({ name: "agent-tools-http-test", version: "0.0.0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** Wait until `check` holds (stderr lines arrive a little after the answer they describe). */
+export async function eventually(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
