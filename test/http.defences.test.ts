@@ -1,0 +1,171 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { baseEnv, runCli } from "./helpers.js";
+import { HTTP_BIN, INITIALIZE, MCP_HEADERS, raw, rawInitialize, startHttp, type RunningHttp } from "./http-helpers.js";
+
+// Every defence of the HTTP facade answers its own status, and the very next valid request works.
+
+const TOKEN = "test-token-0123456789abcdef";
+const LIST = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" });
+
+async function listWorks(url: string, session: string, extra: Record<string, string> = {}): Promise<void> {
+  const res = await raw(url, { headers: { ...MCP_HEADERS, ...extra, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18" }, body: LIST });
+  assert.equal(res.status, 200, res.body);
+  assert.ok(Array.isArray(res.json().result?.tools));
+}
+
+describe("HTTP defences without a token", () => {
+  let http: RunningHttp;
+  let session: string;
+  before(async () => {
+    http = await startHttp({ AGENT_TOOLS_HTTP_MAX_BODY_BYTES: "65536" });
+    session = await rawInitialize(http.url);
+  });
+  after(async () => {
+    await http.stop();
+  });
+  const headers = (): Record<string, string> => ({ ...MCP_HEADERS, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18" });
+
+  it("a foreign Host answers 403, a loopback one is served", async () => {
+    const bad = await raw(http.url, { headers: { ...headers(), Host: "evil.example.com" }, body: LIST });
+    assert.equal(bad.status, 403);
+    assert.match(bad.json().error?.message ?? "", /Host 'evil\.example\.com' is not allowed/);
+    for (const host of ["localhost", "127.0.0.1", "[::1]"]) {
+      const port = new URL(http.url).port;
+      await listWorks(http.url, session, { Host: `${host}:${port}` });
+    }
+  });
+
+  it("a foreign Origin answers 403, a loopback Origin is served", async () => {
+    const bad = await raw(http.url, { headers: { ...headers(), Origin: "https://evil.example.com" }, body: LIST });
+    assert.equal(bad.status, 403);
+    assert.match(bad.json().error?.message ?? "", /Origin/);
+    await listWorks(http.url, session, { Origin: "http://localhost:3000" });
+  });
+
+  it("an oversized body answers 413 before it is parsed", async () => {
+    const huge = JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/list", params: { pad: "x".repeat(100_000) } });
+    const res = await raw(http.url, { headers: headers(), body: huge });
+    assert.equal(res.status, 413);
+    assert.match(res.json().error?.message ?? "", /larger than 65536 bytes/);
+    await listWorks(http.url, session);
+  });
+
+  it("malformed JSON answers a JSON-RPC parse error (-32700) with 400", async () => {
+    for (const body of ["{not json", "", "\u0000\u0001\u0002", "[1,2"]) {
+      const res = await raw(http.url, { headers: headers(), body });
+      assert.equal(res.status, 400, body);
+      assert.equal(res.json().error?.code, -32700);
+      assert.equal(res.json().jsonrpc, "2.0");
+    }
+    await listWorks(http.url, session);
+  });
+
+  it("an unknown session answers 404; a request without one that is not initialize answers 400", async () => {
+    const unknown = await raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": "no-such-session" }, body: LIST });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.json().error?.code, -32001);
+    const none = await raw(http.url, { headers: MCP_HEADERS, body: LIST });
+    assert.equal(none.status, 400);
+    assert.match(none.json().error?.message ?? "", /initialize/);
+    await listWorks(http.url, session);
+  });
+
+  it("other paths answer 404 and other methods 405", async () => {
+    assert.equal((await raw(http.url.replace(/\/mcp$/, "/other"), { headers: headers(), body: LIST })).status, 404);
+    const put = await raw(http.url, { method: "PUT", headers: headers(), body: LIST });
+    assert.equal(put.status, 405);
+    assert.equal(put.headers.allow, "GET, POST, DELETE");
+    await listWorks(http.url, session);
+  });
+
+  it("never logs a credential sent in a header", async () => {
+    await raw(http.url, { headers: { ...headers(), Authorization: "Bearer sk-should-not-appear-12345" }, body: LIST });
+    assert.ok(!http.stderr().includes("sk-should-not-appear"));
+  });
+});
+
+describe("HTTP with a bearer token", () => {
+  let http: RunningHttp;
+  before(async () => {
+    http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: TOKEN });
+  });
+  after(async () => {
+    await http.stop();
+  });
+
+  it("a missing token answers 401 with WWW-Authenticate; a wrong one too; the right one is served", async () => {
+    const missing = await raw(http.url, { headers: MCP_HEADERS, body: INITIALIZE });
+    assert.equal(missing.status, 401);
+    assert.match(String(missing.headers["www-authenticate"]), /^Bearer realm="agent-tools-runtime"$/);
+    const wrong = await raw(http.url, { headers: { ...MCP_HEADERS, Authorization: "Bearer not-the-token" }, body: INITIALIZE });
+    assert.equal(wrong.status, 401);
+    assert.match(String(wrong.headers["www-authenticate"]), /error="invalid_token"/);
+    const session = await rawInitialize(http.url, { Authorization: `Bearer ${TOKEN}` });
+    await listWorks(http.url, session, { Authorization: `Bearer ${TOKEN}` });
+    const noTokenOnSession = await raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": session }, body: LIST });
+    assert.equal(noTokenOnSession.status, 401, "the session id is not a substitute for the token");
+    assert.ok(!http.stderr().includes(TOKEN), "the token never reaches the log");
+  });
+});
+
+describe("HTTP session limits", () => {
+  let http: RunningHttp;
+  before(async () => {
+    http = await startHttp({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2", AGENT_TOOLS_HTTP_SESSION_IDLE_MS: "400" });
+  });
+  after(async () => {
+    await http.stop();
+  });
+
+  it("answers 503 past the session cap, and opens again once a session ends", async () => {
+    const first = await rawInitialize(http.url);
+    await rawInitialize(http.url);
+    const third = await raw(http.url, { headers: MCP_HEADERS, body: INITIALIZE });
+    assert.equal(third.status, 503);
+    assert.equal(third.headers["retry-after"], "30");
+    await raw(http.url, { method: "DELETE", headers: { ...MCP_HEADERS, "Mcp-Session-Id": first, "Mcp-Protocol-Version": "2025-06-18" } });
+    await rawInitialize(http.url);
+  });
+
+  it("expires an idle session: its id answers 404, and expired sessions free their place under the cap", async () => {
+    // The two sessions the previous test left open are idle past 400 ms after this wait.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const id = await rawInitialize(http.url);
+    await rawInitialize(http.url);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const res = await raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" }, body: LIST });
+    assert.equal(res.status, 404);
+    await rawInitialize(http.url);
+  });
+});
+
+describe("binding a non-loopback address", () => {
+  it("refuses to start without AGENT_TOOLS_HTTP_TOKEN, naming the variable", async () => {
+    const result = await runCli(["--host", "0.0.0.0", "--port", "0"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: "/nonexistent" }), HTTP_BIN);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /refusing to listen on '0\.0\.0\.0' without a token.*AGENT_TOOLS_HTTP_TOKEN/s);
+    assert.equal(result.stdout, "");
+  });
+
+  it("starts with a token, and then every request needs it", async () => {
+    const http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: TOKEN }, ["--host", "0.0.0.0"]);
+    try {
+      const port = new URL(http.url).port;
+      const url = `http://127.0.0.1:${port}/mcp`;
+      assert.equal((await raw(url, { headers: MCP_HEADERS, body: INITIALIZE })).status, 401);
+      await rawInitialize(url, { Authorization: `Bearer ${TOKEN}` });
+    } finally {
+      await http.stop();
+    }
+  });
+
+  it("rejects a short token and a bad port with a message", async () => {
+    const short = await runCli(["--port", "0"], baseEnv({ AGENT_TOOLS_HTTP_TOKEN: "short" }), HTTP_BIN);
+    assert.equal(short.code, 1);
+    assert.match(short.stderr, /shorter than 16 characters/);
+    const port = await runCli(["--port", "http"], baseEnv(), HTTP_BIN);
+    assert.equal(port.code, 1);
+    assert.match(port.stderr, /AGENT_TOOLS_HTTP_PORT \(or http\.port\) must be a non-negative integer \(got 'http'\)/);
+  });
+});

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describe, it } from "node:test";
+import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
+import { httpClient, startHttp } from "./http-helpers.js";
+
+// A signal with sessions open, a call in flight and a stdio downstream running: the server closes
+// everything and exits 0, leaving no child process behind.
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function configWithStdioDownstream(): { dir: string; config: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-shutdown-"));
+  const config = path.join(dir, "agent-tools.config.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [STDIO_FIXTURE] } } }));
+  return { dir, config };
+}
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  describe(`${signal} to the HTTP server`, () => {
+    it("closes open sessions and the stdio downstream, exits 0 within 5 s, and leaves no child", async () => {
+      const { dir, config } = configWithStdioDownstream();
+      const http = await startHttp({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_PLUGINS_DIR: dir });
+      const first = await httpClient(http.url);
+      const second = await httpClient(http.url);
+      const result = (await first.client.callTool({ name: "agent_tools_fx_call", arguments: { toolName: "pid", arguments: {} } })) as CallToolResult;
+      const pid = Number(JSON.stringify(result.structuredContent).match(/\d{2,}/)?.[0]);
+      assert.ok(Number.isInteger(pid) && alive(pid), `the downstream runs: ${JSON.stringify(result.structuredContent)}`);
+      // A call that never answers is in flight when the signal arrives.
+      const hanging = second.client.callTool({ name: "agent_tools_fx_call", arguments: { toolName: "hang", arguments: {}, confirm: true } }).catch(() => "ended");
+
+      const started = Date.now();
+      http.child.kill(signal);
+      const exit = await http.exited;
+      assert.deepEqual(exit, { code: 0, signal: null }, http.stderr());
+      assert.ok(Date.now() - started < 5500, "within the 5 s grace");
+      for (let i = 0; i < 40 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(alive(pid), false, "the stdio downstream is gone");
+      assert.equal(await hanging, "ended");
+      await first.client.close().catch(() => undefined);
+      await second.client.close().catch(() => undefined);
+    });
+  });
+}
