@@ -5,6 +5,8 @@ import { RuntimeError } from "../runtime/errors.js";
 import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
+import { toOperationResult } from "../text/answer.js";
+import { textLayerFor } from "../text/text-layer.js";
 import { routeUnknownTool } from "./routing.js";
 import { buildFacadeTools, HELP_TOOL, type FacadeRoute } from "./tools.js";
 
@@ -63,6 +65,13 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     switch (route.operation) {
       case "help":
         return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+      case "exec": {
+        // The text layer is made on first use; just-bash itself loads with the first command line.
+        const command = args && typeof args === "object" ? (args as { command?: unknown }).command : undefined;
+        const answer = await textLayerFor(runtime).exec(session, typeof command === "string" ? command : "", { signal: extra.signal });
+        if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
+        return toToolResult(toOperationResult(answer));
+      }
       case "discover":
         return toToolResult(await runtime.discover(session, route.prefix ?? "", args, ctx));
       case "call":
