@@ -74,8 +74,10 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
   let fs: InstanceType<JustBash["MountableFs"]> | undefined;
   if (options.mountDir) {
     const base = new jb.InMemoryFs();
-    // A given filesystem gets no default layout: make the directories scripts expect.
-    for (const dir of [SANDBOX_HOME, "/tmp", "/bin", "/usr/bin"]) await base.mkdir(dir, { recursive: true });
+    // A given filesystem gets no default layout: make the directories scripts expect. Not /bin or
+    // /usr/bin: without command stubs there, just-bash would find no commands on PATH; with no
+    // /usr/bin at all it resolves them by name.
+    for (const dir of [SANDBOX_HOME, "/tmp"]) await base.mkdir(dir, { recursive: true });
     fs = new jb.MountableFs({ base });
     fs.mount(WORKDIR_MOUNT, new jb.OverlayFs({ root: options.mountDir, mountPoint: "/", readOnly: false }));
   }

@@ -10,6 +10,7 @@ import type { ModuleSetup, TextModule } from "./module-contract.js";
 import { moduleLib, outputHelpers } from "./module-lib.js";
 import { availableModuleFiles, importTextModule, ModuleLoadError, resolveModulePath } from "./module-loader.js";
 import { pluginCommand } from "./plugin-commands.js";
+import { pluginCommandName } from "./reserved-names.js";
 import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
 
 /**
@@ -118,8 +119,8 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       const commands: TextCommand[] = [];
       for (const plugin of runtime.plugins) {
         const prefix = plugin.manifest.prefix;
-        // A plugin named like a shell command (`sort`, `grep`) must not hide it.
-        const name = builtins.has(prefix) ? `plugin-${prefix}` : prefix;
+        // A plugin named like a shell word or command (`local`, `sort`) must not hide it, nor be hidden.
+        const name = pluginCommandName(prefix, builtins);
         state.pluginCommands.set(name, prefix);
         commands.push(pluginCommand(runtime, session, prefix, name));
       }
@@ -178,7 +179,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
   function commandList(state: SessionText): Array<Record<string, unknown>> {
     const list: Array<Record<string, unknown>> = [];
     for (const plugin of runtime.summaries()) {
-      const name = [...state.pluginCommands.entries()].find(([, p]) => p === plugin.prefix)?.[0] ?? plugin.prefix;
+      const name = [...state.pluginCommands.entries()].find(([, p]) => p === plugin.prefix)?.[0] ?? pluginCommandName(plugin.prefix, new Set());
       list.push({
         name,
         kind: "plugin",
