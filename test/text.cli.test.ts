@@ -5,11 +5,15 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { baseEnv, CLI_BIN, FIXTURES, PLUGINS, runCli } from "./helpers.js";
 
+// Answers are read field by field below; their shapes are asserted, not declared.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type JsonObject = Record<string, any>;
+
 /** The text layer from the agent-tools CLI: one-shot actions and `serve` over JSON lines. */
 
 const env = (extra: Record<string, string> = {}): Record<string, string> => baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_LOG: "error", ...extra });
 
-function serve(lines: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; answers: Record<string, any>[]; stderr: string }> {
+function serve(lines: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; answers: JsonObject[]; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_BIN, "serve"], { env: env(extra), cwd: FIXTURES, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -17,7 +21,7 @@ function serve(lines: string[], extra: Record<string, string> = {}): Promise<{ c
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, answers: stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>), stderr }));
+    child.on("close", (code) => resolve({ code, answers: stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as JsonObject), stderr }));
     child.stdin.end(lines.map((l) => `${l}\n`).join(""));
   });
 }

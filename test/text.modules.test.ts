@@ -13,6 +13,10 @@ import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { sendJson, startServer, type TestServer } from "./fixtures/rest/http-server.js";
 import { startN8nFixture, type N8nFixture } from "./fixtures/text/n8n-mcp-server.js";
 
+// Answers are read field by field below; their shapes are asserted, not declared.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type JsonObject = Record<string, any>;
+
 /** The seed's text modules under commands/, each against a real fixture service. */
 
 let runtime: Runtime;
@@ -33,8 +37,8 @@ function layerWith(env: NodeJS.ProcessEnv, options: TextLayerOptions = {}): { la
   return { layer, session, run: (command) => layer.exec(session, command) };
 }
 
-function json(stdout: string): Record<string, any> {
-  return JSON.parse(stdout) as Record<string, any>;
+function json(stdout: string): JsonObject {
+  return JSON.parse(stdout) as JsonObject;
 }
 
 describe("runtime-demo", () => {
