@@ -143,9 +143,12 @@ describe("agent_tools_exec over stdio", () => {
     assert.equal(raw.stdout.length, 20000);
     assert.ok((raw.truncated?.stdout?.totalChars ?? 0) > 60000);
     assert.match(raw.truncated?.note ?? "", /filter it in the sandbox/);
-    const small = await exec(server, `notes call big_dump '{"size":60000}' | jq '.result.data | length'`);
-    assert.equal(small.stdout, "60000\n");
+    // Past the typed facade's 100,000-character result cap: the sandbox gets it whole, to filter.
+    const small = await exec(server, `notes call big_dump '{"size":300000}' | jq '.result.data | length'`);
+    assert.equal(small.stdout, "300000\n");
     assert.equal(small.truncated, undefined);
+    const typed = await callJson(server.client, "agent_tools_notes_call", { toolName: "big_dump", arguments: { size: 300000 } });
+    assert.ok(typed.payload.truncated, "the typed facade cuts the same result");
   });
 });
 

@@ -19,7 +19,10 @@ function usageOf(command: string, hasSkills: boolean): string {
   return lines.join("\n       ");
 }
 
-export function pluginCommand(runtime: Runtime, session: Session, prefix: string, commandName: string = prefix): TextCommand {
+/** Results inside the sandbox may be far larger than what a model should read: they are filtered there first. */
+export const SANDBOX_RESULT_CHARS = 5_000_000;
+
+export function pluginCommand(runtime: Runtime, session: Session, prefix: string, commandName: string = prefix, maxResultChars: number = SANDBOX_RESULT_CHARS): TextCommand {
   const plugin = runtime.plugin(prefix);
   const hasSkills = (plugin?.skills.length ?? 0) > 0;
   const usage = usageOf(commandName, hasSkills);
@@ -30,7 +33,7 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
     usage,
     async run(words, io) {
       const [sub, ...rest] = words;
-      const ctx = io.signal ? { signal: io.signal } : {};
+      const ctx = { maxResultChars, ...(io.signal ? { signal: io.signal } : {}) };
       switch (sub) {
         case "discover": {
           const parsed = parseArguments(rest);
