@@ -2,6 +2,7 @@ import type { Bash, Command } from "just-bash";
 import { describeThrown } from "../runtime/errors.js";
 import type { TextCommand } from "./command.js";
 import { EXIT } from "./exit-codes.js";
+import { hideCredentialFiles } from "./hidden-files-fs.js";
 import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
 
 /**
@@ -18,6 +19,8 @@ export interface SandboxOptions {
   timeoutMs: number;
   /** When set, this host directory is visible at /workdir, copy-on-write: reads come from disk, writes stay in memory. */
   mountDir?: string;
+  /** Paths inside mountDir (relative, "/"-separated) hidden on top of the usual credential files. */
+  hiddenPaths?: string[];
 }
 
 export interface SandboxRun {
@@ -79,7 +82,8 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     // /usr/bin at all it resolves them by name.
     for (const dir of [SANDBOX_HOME, "/tmp"]) await base.mkdir(dir, { recursive: true });
     fs = new jb.MountableFs({ base });
-    fs.mount(WORKDIR_MOUNT, new jb.OverlayFs({ root: options.mountDir, mountPoint: "/", readOnly: false }));
+    const overlay = new jb.OverlayFs({ root: options.mountDir, mountPoint: "/", readOnly: false });
+    fs.mount(WORKDIR_MOUNT, hideCredentialFiles(overlay, options.hiddenPaths ?? []));
   }
   const builtins = new Set<string>(jb.getCommandNames());
   const own = new Set<string>();

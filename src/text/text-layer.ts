@@ -124,7 +124,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         state.pluginCommands.set(name, prefix);
         commands.push(pluginCommand(runtime, session, prefix, name));
       }
-      return createSandbox({ timeoutMs: settings.timeoutMs, ...(settings.mountDir ? { mountDir: settings.mountDir } : {}) }, commands);
+      return createSandbox({ timeoutMs: settings.timeoutMs, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir) } : {}) }, commands);
     })();
     try {
       return await state.sandbox;
@@ -132,6 +132,14 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       delete state.sandbox; // a failed creation is retried by the next call
       throw error;
     }
+  }
+
+  /** The config file, when it sits inside the mounted directory under another name: hidden too. */
+  function configInside(dir: string): string[] {
+    const file = hostEnv.AGENT_TOOLS_CONFIG;
+    if (!file) return [];
+    const relative = path.relative(dir, path.resolve(dir, file));
+    return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? [relative.split(path.sep).join("/")] : [];
   }
 
   function moduleRoot(file: string): string {
