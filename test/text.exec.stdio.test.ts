@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { callJson, connect, type Connected, type Payload } from "./helpers.js";
+import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
 
 /**
  * agent_tools_exec over real stdio: the built server, the SDK client, the fixture plugins
@@ -149,6 +151,29 @@ describe("agent_tools_exec over stdio", () => {
     assert.equal(small.truncated, undefined);
     const typed = await callJson(server.client, "agent_tools_notes_call", { toolName: "big_dump", arguments: { size: 300000 } });
     assert.ok(typed.payload.truncated, "the typed facade cuts the same result");
+  });
+});
+
+describe("the README's pipelines", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect();
+  });
+  after(() => server.close());
+
+  it("the loop over ids runs as written, against the tracker fixture", async () => {
+    const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const loop = /^for id in \$\(tracker call[\s\S]*?^done$/m.exec(readme)?.[0];
+    assert.ok(loop, "the README has the loop");
+    const answer = await exec(server, loop);
+    assert.equal(answer.stdout, "T-1 → ana\nT-2 → ana\n", answer.stderr);
+  });
+
+  it("the shapes of the other two: jq over a call, grep over a saved file", async () => {
+    const titles = await exec(server, `notes call list_notes | jq -r '.result.notes[] | select(.id != "n1") | "#\\(.id) \\(.title)"' | head -5`);
+    assert.equal(titles.stdout, "#n2 Release plan\n");
+    const saved = await exec(server, "notes call search_notes --text an | jq -r '.result.hits[].body' > bodies.txt; grep -c , bodies.txt; grep -o '[a-z]*' bodies.txt | sort | uniq -c | sort -rn | head -1");
+    assert.match(saved.stdout, /^2\n\s+\d+ \w+\n$/);
   });
 });
 
