@@ -172,7 +172,7 @@ describe("the README's pipelines", () => {
   it("the shapes of the other two: jq over a call, grep over a saved file", async () => {
     const titles = await exec(server, `notes call list_notes | jq -r '.result.notes[] | select(.id != "n1") | "#\\(.id) \\(.title)"' | head -5`);
     assert.equal(titles.stdout, "#n2 Release plan\n");
-    const saved = await exec(server, "notes call search_notes --text an | jq -r '.result.hits[].body' > bodies.txt; grep -c , bodies.txt; grep -o '[a-z]*' bodies.txt | sort | uniq -c | sort -rn | head -1");
+    const saved = await exec(server, "notes call search_notes --text an | jq -r '.result.hits[].body' > bodies.txt; grep -c , bodies.txt; grep -oE '[a-z]+' bodies.txt | sort | uniq -c | sort -rn | head -1");
     assert.match(saved.stdout, /^2\n\s+\d+ \w+\n$/);
   });
 });

@@ -70,6 +70,11 @@ describe("text layer sessions", () => {
     assert.equal((await a.exec("runtime-echo hi")).stdout, "hi\n");
   });
 
+  it("a heredoc keeps its indentation: a YAML file written in one call is read in the next", async () => {
+    await a.exec("cat > conf.yaml <<EOF\nserver:\n  port: 8080\n  hosts:\n    - a\n    - b\nEOF");
+    assert.equal((await a.exec("yq '.server.hosts | length' conf.yaml")).stdout, "2\n");
+  });
+
   it("the loop breaker's memory is per session, as with the typed facade", async () => {
     const codes = [];
     for (let i = 0; i < 3; i++) codes.push((await a.exec("notes call fail_always")).exitCode);

@@ -117,7 +117,8 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     if (signal?.aborted) onCancel();
     else signal?.addEventListener("abort", onCancel, { once: true });
     try {
-      const result = await bash.exec(commandLine, { env, replaceEnv: true, cwd, signal: controller.signal });
+      // rawScript: a heredoc keeps its indentation (YAML written with cat <<EOF stays valid).
+      const result = await bash.exec(commandLine, { env, replaceEnv: true, cwd, signal: controller.signal, rawScript: true });
       if (!stopped) {
         env = carriedEnv(result.env);
         cwd = result.env.PWD || cwd;
