@@ -1,6 +1,6 @@
 import type { Bash, Command } from "just-bash";
 import { describeThrown } from "../runtime/errors.js";
-import type { TextCommand } from "./command.js";
+import type { CommandOutput, TextCommand } from "./command.js";
 import { EXIT } from "./exit-codes.js";
 import { hideCredentialFiles } from "./hidden-files-fs.js";
 import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
@@ -63,7 +63,13 @@ function toBashCommand(jb: JustBash, command: TextCommand): Command {
     trusted: true,
     async execute(args, ctx) {
       try {
-        return await command.run(args, { stdin: jb.decodeBytesToUtf8(ctx.stdin), cwd: ctx.cwd, signal: ctx.signal });
+        const out: Partial<CommandOutput> | undefined = await command.run(args, { stdin: jb.decodeBytesToUtf8(ctx.stdin), cwd: ctx.cwd, signal: ctx.signal });
+        // A module may return a sloppy value; the shell needs exactly these three fields.
+        return {
+          stdout: typeof out?.stdout === "string" ? out.stdout : "",
+          stderr: typeof out?.stderr === "string" ? out.stderr : out ? "" : `${command.name}: returned nothing\n`,
+          exitCode: Number.isInteger(out?.exitCode) ? (out?.exitCode as number) : out ? EXIT.OK : EXIT.FAILED,
+        };
       } catch (error) {
         return { stdout: "", stderr: `${command.name}: ${describeThrown(error)}\n`, exitCode: EXIT.FAILED };
       }
