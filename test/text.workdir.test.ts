@@ -47,6 +47,9 @@ describe("the /workdir mount", () => {
     assert.match(everything.stderr, /\.env: No such file or directory/);
     assert.doesNotMatch(everything.stdout + everything.stderr, /secret-\d/);
     assert.equal(everything.stdout, "end\n");
+    const overwrite = await layer.exec(session, "echo replaced > /workdir/.env; echo rc=$?; cat /workdir/.env");
+    assert.equal(overwrite.stdout, "rc=0\n", "a write to a hidden file is dropped, not an error that ends the line");
+    assert.equal(readFileSync(path.join(dir, ".env"), "utf8"), "API_KEY=dotenv-secret-1\n");
     assert.equal((await layer.exec(session, "ls ~ /tmp")).exitCode, 0, "home and /tmp exist beside the mount");
     await closeSession(session);
   });

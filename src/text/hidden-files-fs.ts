@@ -3,9 +3,9 @@ import type { IFileSystem } from "just-bash";
 /**
  * The /workdir mount's guard: files that commonly hold credentials (`.env`, key files, `.npmrc`,
  * the agent-tools config with its literal `env` values, `.git` with remote URLs…) do not exist
- * as far as the sandbox can tell — they are left out of listings and every operation on them
- * fails with ENOENT. The mount is off by default; this keeps "no credential in the sandbox's
- * files" true when it is on.
+ * as far as the sandbox can tell: they are left out of listings, reads and other operations on
+ * them fail with ENOENT, and writes to them are dropped. The mount is off by default; this
+ * keeps "no credential in the sandbox's files" true when it is on.
  */
 
 const HIDDEN_NAMES = new Set([
@@ -50,12 +50,15 @@ export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<st
   const fs: IFileSystem = {
     readFile: (p, o) => guard("open", p, () => inner.readFile(p, o)),
     readFileBuffer: (p) => guard("open", p, () => inner.readFileBuffer(p)),
-    writeFile: (p, c, o) => guard("open", p, () => inner.writeFile(p, c, o)),
-    appendFile: (p, c, o) => guard("open", p, () => inner.appendFile(p, c, o)),
+    // Writes to a hidden path are dropped rather than refused: just-bash does not turn a failed
+    // redirection write into a shell error (the whole command line would fail), and a dropped
+    // write leaves nothing to read back, which is what hidden means.
+    writeFile: (p, c, o) => (hidden(p) ? Promise.resolve() : inner.writeFile(p, c, o)),
+    appendFile: (p, c, o) => (hidden(p) ? Promise.resolve() : inner.appendFile(p, c, o)),
     exists: (p) => (hidden(p) ? Promise.resolve(false) : inner.exists(p)),
     stat: (p) => guard("stat", p, () => inner.stat(p)),
     lstat: (p) => guard("lstat", p, () => inner.lstat(p)),
-    mkdir: (p, o) => guard("mkdir", p, () => inner.mkdir(p, o)),
+    mkdir: (p, o) => (hidden(p) ? Promise.resolve() : inner.mkdir(p, o)),
     readdir: (p) => guard("scandir", p, async () => (await inner.readdir(p)).filter((name) => !hidden(join(p, name)))),
     rm: (p, o) => guard("rm", p, () => inner.rm(p, o)),
     cp: (s, d, o) => (hidden(s) || hidden(d) ? Promise.reject(missing(hidden(s) ? s : d, "cp")) : inner.cp(s, d, o)),

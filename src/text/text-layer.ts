@@ -58,6 +58,7 @@ interface SessionText {
 const EXTENSION_KEY = "agent-tools:text-layer";
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
+const COMMAND_ECHO_CHARS = 300;
 
 function positiveInt(value: string | undefined): number | undefined {
   const n = Number(value);
@@ -207,7 +208,10 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
   }
 
   function answer(command: string, exitCode: number, fields: Partial<ExecAnswer> = {}): ExecAnswer {
-    return { ok: exitCode === 0, command, exitCode, stdout: "", stderr: "", ...fields };
+    // The command is echoed so an answer can be told from another, not to be re-read: a long
+    // script (a heredoc) is shown by its start only.
+    const echoed = command.length > COMMAND_ECHO_CHARS ? `${command.slice(0, COMMAND_ECHO_CHARS - 1)}…` : command;
+    return { ok: exitCode === 0, command: echoed, exitCode, stdout: "", stderr: "", ...fields };
   }
 
   async function status(session: Session, state: SessionText, command: string): Promise<ExecAnswer> {
