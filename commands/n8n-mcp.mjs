@@ -42,8 +42,9 @@ export function endpointOf(env) {
   return undefined;
 }
 
+/** For status: what is not set (n8n's MCP server always wants its token). */
 export function missing(env) {
-  return endpointOf(env) ? [] : ["N8N_MCP_URL or N8N_INSTANCE_URL"];
+  return [...(endpointOf(env) ? [] : ["N8N_MCP_URL or N8N_INSTANCE_URL"]), ...(env.N8N_MCP_TOKEN ? [] : ["N8N_MCP_TOKEN"])];
 }
 
 export function setup(host) {

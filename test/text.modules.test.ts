@@ -183,6 +183,7 @@ describe("n8n-mcp", () => {
     const unset = await none.run("n8n-auth-status");
     assert.equal(unset.exitCode, 3);
     assert.equal((await none.run("n8n-search")).exitCode, 3);
+    assert.match(JSON.stringify((await none.run("status")).result), /module 'n8n-mcp': set N8N_MCP_URL or N8N_INSTANCE_URL, N8N_MCP_TOKEN/);
   });
 });
 
