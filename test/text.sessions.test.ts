@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -91,5 +94,23 @@ describe("text layer sessions", () => {
     const fresh = await third.exec("cat gone.txt");
     assert.notEqual(fresh.exitCode, 0, "the old filesystem is gone");
     await third.client.close();
+  });
+});
+
+describe("plugin command names", () => {
+  it("a plugin named like a sandbox command becomes plugin-<prefix>, and the command keeps working", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-sort-plugin-"));
+    const pluginDir = path.join(dir, "agent-tools-plugin-sort");
+    mkdirSync(pluginDir);
+    copyFileSync(path.join(PLUGINS, "agent-tools-plugin-tracker", "adapter.mjs"), path.join(pluginDir, "adapter.mjs"));
+    writeFileSync(path.join(pluginDir, "plugin.json"), JSON.stringify({ name: "sort", prefix: "sort", description: "tickets, under a name that is a shell command", adapter: "./adapter.mjs", adapterExport: "createTrackerAdapter" }));
+    const runtime = await createRuntime({ pluginDirs: [pluginDir], env: {}, log: silentLogger });
+    const linked = await link(runtime, "names");
+    const list = (await linked.client.callTool({ name: "agent_tools_exec", arguments: { command: "list" } })) as CallToolResult;
+    assert.deepEqual((list.structuredContent as { result: { commands: { name: string }[] } }).result.commands.map((c) => c.name), ["plugin-sort"]);
+    assert.equal((await linked.exec("printf 'b\\na\\n' | sort")).stdout, "a\nb\n");
+    assert.equal((await linked.exec("plugin-sort call listTickets --status closed | jq -r '.result.tickets[0].id'")).stdout, "T-3\n");
+    await linked.client.close();
+    await runtime.close();
   });
 });

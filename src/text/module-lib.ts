@@ -172,19 +172,12 @@ export function mcpToolCommands(options: McpToolCommandsOptions): ModuleCommand[
   return [search, describe, call];
 }
 
-/** Remember the first successful construction; a failed one is retried on the next use. */
-export function lazyClient<T>(create: () => T): () => T {
-  let made: T | undefined;
-  return () => (made ??= create());
-}
-
 export const moduleLib = {
   mcpClientFromEnv,
   stdioMcpClientFromEnv,
   restRequesterFromEnv,
   cliRunnerFromEnv,
   mcpToolCommands,
-  lazyClient,
   parseArguments,
   hints: HINTS,
 };

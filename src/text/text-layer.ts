@@ -51,8 +51,6 @@ interface LoadedModule {
 interface SessionText {
   sandbox?: Promise<Sandbox>;
   modules: Map<string, LoadedModule>;
-  /** Plugin command name → plugin prefix. */
-  pluginCommands: Map<string, string>;
 }
 
 const EXTENSION_KEY = "agent-tools:text-layer";
@@ -99,7 +97,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
   function stateOf(session: Session): SessionText {
     let state = session.extensions.get(EXTENSION_KEY) as SessionText | undefined;
     if (!state) {
-      const created: SessionText = { modules: new Map(), pluginCommands: new Map() };
+      const created: SessionText = { modules: new Map() };
       state = created;
       session.extensions.set(EXTENSION_KEY, created);
       session.disposers.push(async () => {
@@ -113,18 +111,21 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     return state;
   }
 
+  let commandNames: Promise<Map<string, string>> | undefined;
+  /** Plugin prefix → its command name. A plugin named like a shell word or command (`local`, `sort`) must not hide it, nor be hidden. */
+  function pluginCommandNames(): Promise<Map<string, string>> {
+    commandNames ??= loadJustBash().then((jb) => {
+      const builtins = new Set<string>(jb.getCommandNames());
+      return new Map(runtime.plugins.map((p) => [p.manifest.prefix, pluginCommandName(p.manifest.prefix, builtins)]));
+    });
+    return commandNames;
+  }
+
   async function sandboxOf(session: Session, state: SessionText): Promise<Sandbox> {
     state.sandbox ??= (async () => {
-      const jb = await loadJustBash();
-      const builtins = new Set<string>(jb.getCommandNames());
+      const names = await pluginCommandNames();
       const commands: TextCommand[] = [];
-      for (const plugin of runtime.plugins) {
-        const prefix = plugin.manifest.prefix;
-        // A plugin named like a shell word or command (`local`, `sort`) must not hide it, nor be hidden.
-        const name = pluginCommandName(prefix, builtins);
-        state.pluginCommands.set(name, prefix);
-        commands.push(pluginCommand(runtime, session, prefix, name));
-      }
+      for (const [prefix, name] of names) commands.push(pluginCommand(runtime, session, prefix, name));
       return createSandbox({ timeoutMs: settings.timeoutMs, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir) } : {}) }, commands);
     })();
     try {
@@ -185,10 +186,11 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     return report;
   }
 
-  function commandList(state: SessionText): Array<Record<string, unknown>> {
+  async function commandList(state: SessionText): Promise<Array<Record<string, unknown>>> {
     const list: Array<Record<string, unknown>> = [];
+    const names = await pluginCommandNames().catch(() => new Map<string, string>());
     for (const plugin of runtime.summaries()) {
-      const name = [...state.pluginCommands.entries()].find(([, p]) => p === plugin.prefix)?.[0] ?? pluginCommandName(plugin.prefix, new Set());
+      const name = names.get(plugin.prefix) ?? pluginCommandName(plugin.prefix, new Set());
       list.push({
         name,
         kind: "plugin",
@@ -242,7 +244,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         maxOutputChars: settings.maxOutputChars,
         workdir: settings.mountDir ? `${WORKDIR_MOUNT}: ${settings.mountDir}, copy-on-write (writes stay in memory)` : "off (AGENT_TOOLS_EXEC_MOUNT_CWD=1 shows the server's working directory at /workdir)",
       },
-      commands: commandList(state),
+      commands: await commandList(state),
       modules: await availableModules(state),
       exitCodes: Object.fromEntries(EXIT_TABLE.map((e) => [String(e.code), e.meaning])),
       session: session.id,
@@ -296,8 +298,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       const builtin = builtinOf(command);
       if (builtin?.name === "status") return status(session, state, command);
       if (builtin?.name === "list") {
-        await sandboxOf(session, state).catch(() => undefined); // names plugin commands as the sandbox does
-        return answer(command, EXIT.OK, { result: { commands: commandList(state), builtins: "the shell's own commands (ls, cat, grep, sed, awk, jq, sort, head, …): run `help` for the list" } });
+        return answer(command, EXIT.OK, { result: { commands: await commandList(state), builtins: "the shell's own commands (ls, cat, grep, sed, awk, jq, sort, head, …): run `help` for the list" } });
       }
       if (builtin?.name === "load") return load(session, state, command, builtin.spec);
       let sandbox: Sandbox;
