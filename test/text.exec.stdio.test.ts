@@ -41,6 +41,8 @@ describe("agent_tools_exec over stdio", () => {
     assert.ok(tool, "agent_tools_exec is listed");
     assert.match(tool.description ?? "", /sandbox/);
     assert.deepEqual(tool.inputSchema.required, ["command"]);
+    const help = await callJson(server.client, "agent_tools_help");
+    assert.match(String(help.payload.textLayer), /agent_tools_exec.*<prefix> call TOOL/);
   });
 
   it("a plugin call piped into jq returns only the filtered value", async () => {
