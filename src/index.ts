@@ -15,3 +15,8 @@ export { parseManifest, readManifest, ManifestError } from "./plugins/manifest.j
 export type { PluginManifest, DeclarativeAdapterSpec } from "./plugins/manifest.js";
 export type { Skill, SkillMeta } from "./plugins/skills.js";
 export { definePlugin, defineSkill } from "./define.js";
+export { createTextLayer, textLayerFor, textLayerOptionsFromEnv } from "./text/text-layer.js";
+export type { ExecOptions as TextExecOptions, TextLayer, TextLayerOptions } from "./text/text-layer.js";
+export type { ExecAnswer } from "./text/answer.js";
+export { EXIT as TEXT_EXIT_CODES } from "./text/exit-codes.js";
+export type { ModuleCommand, ModuleHost, ModuleSetup, ModuleVariable, TextModule } from "./text/module-contract.js";

@@ -18,6 +18,7 @@ describe("facade over stdio", () => {
     const { tools } = await server.client.listTools();
     const names = tools.map((t) => t.name).sort();
     assert.deepEqual(names, [
+      "agent_tools_exec",
       "agent_tools_help",
       "agent_tools_notes_call",
       "agent_tools_notes_discover",

@@ -122,3 +122,33 @@ describe("server notifications over the GET stream", () => {
     }
   });
 });
+
+describe("the text layer over HTTP", () => {
+  let http: RunningHttp;
+  before(async () => {
+    http = await startHttp();
+  });
+  after(async () => {
+    await http.stop();
+  });
+
+  const exec = async (client: Awaited<ReturnType<typeof httpClient>>["client"], command: string) =>
+    ((await client.callTool({ name: "agent_tools_exec", arguments: { command } })) as CallToolResult).structuredContent as { exitCode: number; stdout: string };
+
+  it("gives each HTTP session its own sandbox filesystem, env and cwd", async () => {
+    const a = await httpClient(http.url);
+    const b = await httpClient(http.url);
+    try {
+      assert.equal((await exec(a.client, "mkdir -p /tmp/mine && cd /tmp/mine && echo from-a > note.txt && export WHO=a")).exitCode, 0);
+      const inA = await exec(a.client, 'cat note.txt && echo "$WHO" && pwd');
+      assert.equal(inA.stdout, "from-a\na\n/tmp/mine\n");
+      const missing = await exec(b.client, "cat /tmp/mine/note.txt");
+      assert.notEqual(missing.exitCode, 0, "session b cannot see session a's file");
+      const inB = await exec(b.client, 'echo "who=$WHO" && pwd');
+      assert.doesNotMatch(inB.stdout, /who=a|\/tmp\/mine/);
+    } finally {
+      await a.client.close();
+      await b.client.close();
+    }
+  });
+});

@@ -15,6 +15,11 @@ commands:
                       (the same as agent-tools-mcp-http; --host, --port override the defaults)
   probe               preflight report as JSON; exit 0 ready, 1 installable, 2 blocked
   validate            load every plugin and check manifests, skills and related links; exit 1 on problems
+  status              the text layer: READY or what is missing, commands, modules (one JSON answer)
+  list                the text layer's commands (one JSON answer)
+  load MODULE         load a text module from commands/ in a one-off session (one JSON answer)
+  exec COMMAND…       run a command line in a one-off sandbox (one JSON answer; exit = its exit code)
+  serve               JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line
   help                this text
 
 options:
@@ -35,10 +40,14 @@ function print(value: unknown): void {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // `exec` takes the rest of the line verbatim: its words (`--confirm`, `-r`) are the shell's.
+  const execAt = argv.indexOf("exec");
+  const execWords = execAt >= 0 ? argv.slice(execAt + 1) : [];
+  const ownArgs = execAt >= 0 ? argv.slice(0, execAt + 1) : argv;
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: ownArgs,
       allowPositionals: true,
       options: { "plugins-dir": { type: "string" }, config: { type: "string" }, host: { type: "string" }, port: { type: "string" }, version: { type: "boolean" }, help: { type: "boolean", short: "h" } },
     });
@@ -87,6 +96,17 @@ export async function main(argv: string[]): Promise<number> {
       print(report);
       if (!report.ok) for (const problem of report.problems) process.stderr.write(`agent-tools validate: ${problem}\n`);
       return report.ok ? 0 : 1;
+    }
+    case "status":
+    case "list":
+    case "load":
+    case "exec": {
+      const { runTextAction } = await import("./text.js");
+      return runTextAction(command, command === "exec" ? execWords : positionals.slice(1), await readConfig(values.config));
+    }
+    case "serve": {
+      const { serveText } = await import("./text.js");
+      return serveText(await readConfig(values.config));
     }
     case "help":
       process.stdout.write(USAGE);

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { findOnPath } from "../plugins/requirements.js";
@@ -54,11 +55,10 @@ export function probe(env: NodeJS.ProcessEnv = process.env, nodeVersion: string 
   const require = createRequire(path.join(RUNTIME_ROOT, "package.json"));
   const missing: string[] = [];
   for (const dependency of Object.keys(pkg.dependencies ?? {})) {
-    try {
-      require.resolve(`${dependency}/package.json`);
-    } catch {
-      missing.push(dependency);
-    }
+    // Look for the installed folder rather than resolving `<dep>/package.json`: packages whose
+    // `exports` map does not list package.json (just-bash, minisearch) cannot be resolved that way.
+    const dirs = require.resolve.paths(dependency) ?? [];
+    if (!dirs.some((dir) => existsSync(path.join(dir, dependency, "package.json")))) missing.push(dependency);
   }
   checks.push({
     name: "dependencies",

@@ -5,6 +5,8 @@ import { RuntimeError } from "../runtime/errors.js";
 import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
+import { toOperationResult } from "../text/answer.js";
+import { textLayerFor } from "../text/text-layer.js";
 import { routeUnknownTool } from "./routing.js";
 import { buildFacadeTools, HELP_TOOL, type FacadeRoute } from "./tools.js";
 
@@ -17,6 +19,9 @@ import { buildFacadeTools, HELP_TOOL, type FacadeRoute } from "./tools.js";
 
 export const SERVER_INSTRUCTIONS =
   "agent-tools-runtime keeps many services behind a few tools. Call agent_tools_help first, then a plugin's _discover to find a tool, then its _call (or _run_skill). Errors carry a code and a hint: follow the hint rather than retrying the same call.";
+
+const TEXT_LAYER_HELP =
+  "agent_tools_exec runs a shell command line in this session's sandbox (files, env and cwd persist; no host secrets). Each plugin is a command: `<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME` print JSON, so pipe them into jq/grep/head to keep answers small. `status` shows the text modules (`load commands/<name>`).";
 
 export function toToolResult(outcome: OperationResult): CallToolResult {
   return {
@@ -62,7 +67,14 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     const ctx = { signal: extra.signal, repairs };
     switch (route.operation) {
       case "help":
-        return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+        return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), textLayer: TEXT_LAYER_HELP, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+      case "exec": {
+        // The text layer is made on first use; just-bash itself loads with the first command line.
+        const command = args && typeof args === "object" ? (args as { command?: unknown }).command : undefined;
+        const answer = await textLayerFor(runtime).exec(session, typeof command === "string" ? command : "", { signal: extra.signal });
+        if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
+        return toToolResult(toOperationResult(answer));
+      }
       case "discover":
         return toToolResult(await runtime.discover(session, route.prefix ?? "", args, ctx));
       case "call":

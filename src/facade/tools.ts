@@ -5,7 +5,7 @@ import type { PluginSummary } from "../runtime/runtime.js";
  * Descriptions are short and say when to use each tool; the real catalog stays behind discover.
  */
 
-export type FacadeOperation = "help" | "discover" | "call" | "run_skill";
+export type FacadeOperation = "help" | "exec" | "discover" | "call" | "run_skill";
 
 export interface FacadeTool {
   name: string;
@@ -20,8 +20,21 @@ export interface FacadeRoute {
 }
 
 export const HELP_TOOL = "agent_tools_help";
+export const EXEC_TOOL = "agent_tools_exec";
 
-export function facadeToolName(prefix: string, operation: Exclude<FacadeOperation, "help">): string {
+/** The text layer's tool: a persistent sandboxed shell in which plugins are commands. */
+export const EXEC_FACADE_TOOL: FacadeTool = {
+  name: EXEC_TOOL,
+  description:
+    "A sandboxed shell kept for this session (files, env and cwd persist). `status`, `list` (commands), `load commands/<module>`, or a command line: every plugin is a command (`<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME`) printing JSON, so big results can be cut down with jq, grep, head before you read them. No host secrets inside.",
+  inputSchema: {
+    type: "object",
+    properties: { command: { type: "string", description: "`status`, `list`, `load MODULE`, or a shell command line, e.g. `notes call list_notes | jq '.result.notes | length'`." } },
+    required: ["command"],
+  },
+};
+
+export function facadeToolName(prefix: string, operation: Exclude<FacadeOperation, "help" | "exec">): string {
   return `agent_tools_${prefix}_${operation}`;
 }
 
@@ -38,7 +51,11 @@ export function buildFacadeTools(plugins: readonly PluginSummary[]): { tools: Fa
       annotations: { readOnlyHint: true },
     },
   ];
-  const routes = new Map<string, FacadeRoute>([[HELP_TOOL, { operation: "help" }]]);
+  tools.push(EXEC_FACADE_TOOL);
+  const routes = new Map<string, FacadeRoute>([
+    [HELP_TOOL, { operation: "help" }],
+    [EXEC_TOOL, { operation: "exec" }],
+  ]);
   for (const plugin of plugins) {
     const label = plugin.name || plugin.prefix;
     const hint = plugin.discoverHint ? ` ${plugin.discoverHint}` : "";

@@ -49,6 +49,8 @@ export interface OperationContext {
   signal?: AbortSignal;
   /** Repairs already made above the runtime (e.g. a misspelt facade tool that was routed). */
   repairs?: Repair[];
+  /** A larger (or smaller) result cap for this call: the text layer filters results before a model sees them. */
+  maxResultChars?: number;
 }
 
 /** What an operation answers: a JSON payload and whether it is an error. */
@@ -268,7 +270,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return { isError: errorCode !== undefined, payload };
   }
 
-  async function invoke(what: string, signal: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<unknown>): Promise<{ result: unknown; truncated?: unknown }> {
+  async function invoke(what: string, signal: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<unknown>, maxChars: number = maxResultChars): Promise<{ result: unknown; truncated?: unknown }> {
     let raw: unknown;
     try {
       raw = await withDeadline(work, timeoutMs, signal, what);
@@ -276,7 +278,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       if (isRuntimeError(error)) throw error;
       throw fromThrown(error, `${what} failed`);
     }
-    return capResult(unwrapResult(raw), maxResultChars);
+    return capResult(unwrapResult(raw), maxChars);
   }
 
   const runtime: Runtime = {
@@ -436,6 +438,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const name = tool.name;
         const { result, truncated } = await invoke(`tool '${prefix}/${name}'`, ctx.signal, (signal) =>
           plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log }),
+          ctx.maxResultChars,
         );
         return { plugin: prefix, toolName: name, result, ...(truncated ? { truncated } : {}) };
       });
@@ -480,7 +483,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           }
         }
         const chosen = skill;
-        const { result, truncated } = await invoke(`skill '${prefix}:${chosen.name}'`, ctx.signal, () => chosen.run(plugin.adapter, skillArgs));
+        const { result, truncated } = await invoke(`skill '${prefix}:${chosen.name}'`, ctx.signal, () => chosen.run(plugin.adapter, skillArgs), ctx.maxResultChars);
         return { plugin: prefix, skill: chosen.name, result, ...(truncated ? { truncated } : {}) };
       });
     },

@@ -1,0 +1,114 @@
+import { createInterface } from "node:readline";
+import type { AgentToolsConfig } from "../config/config.js";
+import { createRuntime, type Runtime } from "../runtime/runtime.js";
+import { closeSession, type Session } from "../runtime/session.js";
+import type { ExecAnswer } from "../text/answer.js";
+import { EXIT } from "../text/exit-codes.js";
+import { createTextLayer, textLayerOptionsFromEnv, type TextLayer } from "../text/text-layer.js";
+
+/**
+ * The text layer from the command line. `status`, `list`, `load MODULE` and `exec COMMAND…`
+ * each answer one JSON object in a one-off session (so `load` there only checks the module);
+ * `serve` keeps one session for the life of the process and answers one JSON request per
+ * stdin line with one JSON line on stdout.
+ */
+
+export type TextAction = "status" | "list" | "load" | "exec";
+
+async function open(config: AgentToolsConfig | undefined): Promise<{ runtime: Runtime; layer: TextLayer; session: Session }> {
+  const runtime = await createRuntime(config ? { config } : {});
+  const layer = createTextLayer(runtime, textLayerOptionsFromEnv());
+  return { runtime, layer, session: runtime.createSession("cli") };
+}
+
+function lineFor(action: TextAction, words: readonly string[]): string {
+  if (action === "status" || action === "list") return action;
+  if (action === "load") return `load ${words.join(" ")}`;
+  return words.join(" ");
+}
+
+/** One action, one JSON answer on stdout; the exit status is the answer's exit code. */
+export async function runTextAction(action: TextAction, words: readonly string[], config: AgentToolsConfig | undefined): Promise<number> {
+  const { runtime, layer, session } = await open(config);
+  try {
+    const answer = await layer.exec(session, lineFor(action, words));
+    process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+    return Math.min(answer.exitCode, 255);
+  } finally {
+    await closeSession(session);
+    await runtime.close();
+  }
+}
+
+interface ServeRequest {
+  id?: unknown;
+  action?: unknown;
+  command?: unknown;
+  module?: unknown;
+}
+
+function badRequest(message: string, id?: unknown): Record<string, unknown> {
+  return {
+    ...(id !== undefined ? { id } : {}),
+    ok: false,
+    exitCode: EXIT.USAGE,
+    error: {
+      code: "BAD_REQUEST",
+      message,
+      hint: 'Send one JSON object per line: {"action":"status"}, {"action":"list"}, {"action":"load","module":"commands/runtime-demo"} or {"action":"exec","command":"echo hi"}.',
+    },
+  };
+}
+
+/** The answer to one stdin line; never throws. */
+export async function answerLine(layer: TextLayer, session: Session, line: string): Promise<Record<string, unknown>> {
+  let request: ServeRequest;
+  try {
+    const parsed: unknown = JSON.parse(line);
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return badRequest("the line is JSON but not an object");
+    request = parsed as ServeRequest;
+  } catch (error) {
+    return badRequest(`the line is not JSON (${(error as Error).message})`);
+  }
+  const id = request.id;
+  const withId = (answer: ExecAnswer): Record<string, unknown> => ({ ...(id !== undefined ? { id } : {}), ...answer });
+  switch (request.action) {
+    case "status":
+    case "list":
+      return withId(await layer.exec(session, request.action));
+    case "load": {
+      const module = request.module ?? request.command;
+      if (typeof module !== "string" || !module.trim()) return badRequest("'load' needs 'module', e.g. \"commands/runtime-demo\"", id);
+      return withId(await layer.exec(session, `load ${module}`));
+    }
+    case "exec":
+      if (typeof request.command !== "string") return badRequest("'exec' needs 'command', a string", id);
+      return withId(await layer.exec(session, request.command));
+    default:
+      return badRequest(`'action' must be "status", "list", "load" or "exec"${request.action === undefined ? "" : `, not ${JSON.stringify(request.action)}`}`, id);
+  }
+}
+
+/** JSON lines on stdin → one JSON answer per line on stdout, in order, one session throughout. */
+export async function serveText(config: AgentToolsConfig | undefined): Promise<number> {
+  const { runtime, layer, session } = await open(config);
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let chain: Promise<void> = Promise.resolve();
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    chain = chain.then(async () => {
+      let answer: Record<string, unknown>;
+      try {
+        answer = await answerLine(layer, session, line);
+      } catch (error) {
+        answer = badRequest(`internal error: ${(error as Error).message}`);
+      }
+      process.stdout.write(`${JSON.stringify(answer)}\n`);
+    });
+    await chain;
+  }
+  await chain;
+  await closeSession(session);
+  await runtime.close();
+  return 0;
+}

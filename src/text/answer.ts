@@ -1,0 +1,47 @@
+import type { ErrorPayload } from "../runtime/errors.js";
+import type { OperationResult } from "../runtime/runtime.js";
+
+/**
+ * What `agent_tools_exec` answers, for every form of command: the exit code, stdout and stderr
+ * (each cut at a cap, with an honest marker), the working directory afterwards, and for
+ * `status`/`list`/`load` their report in `result`. `isError` is exactly `exitCode !== 0`.
+ */
+
+export interface ExecAnswer {
+  ok: boolean;
+  command: string;
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  cwd?: string;
+  result?: unknown;
+  stopped?: "deadline" | "cancelled" | "limit";
+  truncated?: { stdout?: StreamCut; stderr?: StreamCut; note: string };
+  error?: ErrorPayload;
+}
+
+export interface StreamCut {
+  totalChars: number;
+  shownChars: number;
+}
+
+export function capStreams(answer: ExecAnswer, maxChars: number): ExecAnswer {
+  const cut: NonNullable<ExecAnswer["truncated"]> = { note: "" };
+  let out = answer.stdout;
+  let err = answer.stderr;
+  if (out.length > maxChars) {
+    cut.stdout = { totalChars: out.length, shownChars: maxChars };
+    out = out.slice(0, maxChars); // the head of stdout: where a listing or a JSON document starts
+  }
+  if (err.length > maxChars) {
+    cut.stderr = { totalChars: err.length, shownChars: maxChars };
+    err = err.slice(err.length - maxChars); // the tail of stderr: where the failure is
+  }
+  if (!cut.stdout && !cut.stderr) return answer;
+  cut.note = `output was cut at ${maxChars} characters per stream; filter it in the sandbox instead (| head, | jq '…', | grep, or > file and read parts of it)`;
+  return { ...answer, stdout: out, stderr: err, truncated: cut };
+}
+
+export function toOperationResult(answer: ExecAnswer): OperationResult {
+  return { isError: answer.exitCode !== 0, payload: answer as unknown as Record<string, unknown> };
+}

@@ -1,0 +1,108 @@
+/**
+ * Arguments of a plugin or module command as one JSON object: either a JSON object word
+ * (`'{"owner":"a"}'`), or `--name value` / `--name=value` flags, or JSON piped on stdin.
+ * `--confirm` is the confirm gate and never an argument; a tool parameter literally named
+ * `confirm` goes in the JSON form.
+ *
+ * Flag values are typed the way a shell user expects: `true`, `false`, `null`, numbers and
+ * JSON objects/arrays/strings are parsed, anything else is a string. To pass a string that
+ * looks like a number, quote it as JSON: `--id '"123"'`.
+ */
+
+export type ParsedArguments =
+  | { ok: true; args: Record<string, unknown>; confirm: boolean; positionals: string[] }
+  | { ok: false; message: string };
+
+const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+export function typedValue(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (text === "true") return { ok: true, value: true };
+  if (text === "false") return { ok: true, value: false };
+  if (text === "null") return { ok: true, value: null };
+  if (NUMBER.test(text)) return { ok: true, value: Number(text) };
+  const first = text.trimStart()[0];
+  if (first === "{" || first === "[" || first === '"') {
+    try {
+      return { ok: true, value: JSON.parse(text) as unknown };
+    } catch (error) {
+      return { ok: false, message: `'${shorten(text)}' looks like JSON but does not parse (${(error as Error).message})` };
+    }
+  }
+  return { ok: true, value: text };
+}
+
+function shorten(text: string, max = 60): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * `tokens` are the words after the command's fixed part (after `call TOOL`). Words that are
+ * neither flags nor a JSON object are returned as `positionals` for the caller to accept or
+ * refuse; `stdin` is used when it holds a JSON object and no arguments were given on the line.
+ */
+export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArguments {
+  const args: Record<string, unknown> = {};
+  const positionals: string[] = [];
+  let confirm = false;
+  let sawJson = false;
+  let sawFlag = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] ?? "";
+    if (token === "--confirm") {
+      confirm = true;
+      continue;
+    }
+    if (token === "--") {
+      positionals.push(...tokens.slice(i + 1));
+      break;
+    }
+    if (token.startsWith("--") && token.length > 2) {
+      const eq = token.indexOf("=");
+      const name = eq > 0 ? token.slice(2, eq) : token.slice(2);
+      if (!NAME.test(name)) return { ok: false, message: `'${shorten(token)}' is not a valid --name (letters, digits, _ . -)` };
+      let raw: string | undefined;
+      if (eq > 0) raw = token.slice(eq + 1);
+      else {
+        const next = tokens[i + 1];
+        if (next !== undefined && !(next.startsWith("--") && next.length > 2)) {
+          raw = next;
+          i += 1;
+        }
+      }
+      const typed = raw === undefined ? { ok: true as const, value: true } : typedValue(raw);
+      if (!typed.ok) return { ok: false, message: `--${name}: ${typed.message}` };
+      args[name] = typed.value;
+      sawFlag = true;
+      continue;
+    }
+    if (token.trimStart().startsWith("{")) {
+      if (sawJson) return { ok: false, message: "more than one JSON object was given; merge them into one" };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(token);
+      } catch (error) {
+        return { ok: false, message: `the JSON arguments do not parse (${(error as Error).message}); quote them in single quotes: '{"key":"value"}'` };
+      }
+      if (!isPlainObject(parsed)) return { ok: false, message: "the JSON arguments must be an object" };
+      Object.assign(args, parsed);
+      sawJson = true;
+      continue;
+    }
+    positionals.push(token);
+  }
+  if (!sawJson && !sawFlag && stdin.trim().startsWith("{")) {
+    try {
+      const parsed: unknown = JSON.parse(stdin);
+      if (isPlainObject(parsed)) Object.assign(args, parsed);
+      else return { ok: false, message: "the JSON on stdin must be an object" };
+    } catch (error) {
+      return { ok: false, message: `the JSON on stdin does not parse (${(error as Error).message})` };
+    }
+  }
+  return { ok: true, args, confirm, positionals };
+}

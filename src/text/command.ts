@@ -1,0 +1,63 @@
+import { EXIT, exitCodeFor } from "./exit-codes.js";
+
+/**
+ * The shape of a command the text layer adds to the sandbox (plugin commands and module
+ * commands alike). It runs on the host, outside the sandbox; what it sees of the sandbox is
+ * what `io` hands it.
+ */
+
+export interface CommandIo {
+  /** The command's stdin as UTF-8 text ("" when nothing is piped in). */
+  stdin: string;
+  /** The sandbox's working directory when the command runs. */
+  cwd: string;
+  /** Aborted at the command line's deadline and when the client cancels the request. */
+  signal: AbortSignal | undefined;
+}
+
+export interface CommandOutput {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export interface TextCommand {
+  name: string;
+  /** One line: what it does. */
+  summary: string;
+  /** How to call it, e.g. `mcp-call --confirm TOOL [JSON]`. */
+  usage: string;
+  run(args: string[], io: CommandIo): Promise<CommandOutput>;
+}
+
+export function output(stdout: string, exitCode: number = EXIT.OK, stderr = ""): CommandOutput {
+  return { stdout, stderr, exitCode };
+}
+
+/** JSON on stdout, pretty-printed so `grep` over a saved file finds one field per line. */
+export function jsonOutput(value: unknown, exitCode: number = EXIT.OK, stderr = ""): CommandOutput {
+  return { stdout: `${JSON.stringify(value, null, 2)}\n`, stderr, exitCode };
+}
+
+/** A usage mistake: the message on stderr, exit 2. */
+export function usageError(command: string, message: string, usage: string): CommandOutput {
+  return { stdout: "", stderr: `${command}: ${message}\nusage: ${usage}\n`, exitCode: EXIT.USAGE };
+}
+
+interface PayloadError {
+  code?: string;
+  message?: string;
+  hint?: string;
+}
+
+/**
+ * An operation's payload as command output: the JSON on stdout (so `| jq .error.code` works),
+ * and for an error a one-line `code: message` on stderr and the exit code of its error code.
+ */
+export function payloadOutput(command: string, payload: Record<string, unknown>, isError: boolean, extraNote?: string): CommandOutput {
+  if (!isError) return jsonOutput(payload);
+  const error = (payload.error ?? {}) as PayloadError;
+  const exitCode = exitCodeFor(error.code) || EXIT.FAILED;
+  const note = extraNote ? ` ${extraNote}` : "";
+  return jsonOutput(payload, exitCode, `${command}: ${error.code ?? "FAILED"}: ${error.message ?? "the operation failed"}${note}\n`);
+}

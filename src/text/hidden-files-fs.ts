@@ -1,0 +1,84 @@
+import type { IFileSystem } from "just-bash";
+
+/**
+ * The /workdir mount's guard: files that commonly hold credentials (`.env`, key files, `.npmrc`,
+ * the agent-tools config with its literal `env` values, `.git` with remote URLs…) do not exist
+ * as far as the sandbox can tell: they are left out of listings, reads and other operations on
+ * them fail with ENOENT, and writes to them are dropped. The mount is off by default; this
+ * keeps "no credential in the sandbox's files" true when it is on.
+ */
+
+const HIDDEN_NAMES = new Set([
+  ".env",
+  ".envrc",
+  ".git",
+  ".git-credentials",
+  ".netrc",
+  ".npmrc",
+  ".pypirc",
+  ".pgpass",
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".kube",
+  ".docker",
+  "agent-tools.config.json",
+  "credentials.json",
+]);
+const HIDDEN_PATTERNS = [/^\.env\./, /\.(pem|key|p12|pfx|keystore|jks)$/i, /^id_(rsa|dsa|ecdsa|ed25519)/, /^\.?secrets?(\.|$)/i];
+
+export function isHiddenName(name: string): boolean {
+  return HIDDEN_NAMES.has(name) || HIDDEN_PATTERNS.some((p) => p.test(name));
+}
+
+export function isHiddenPath(path: string, extra: ReadonlySet<string> = new Set()): boolean {
+  const normal = `/${path.split("/").filter(Boolean).join("/")}`;
+  if (extra.has(normal)) return true;
+  return normal.split("/").some((segment) => segment !== "" && isHiddenName(segment));
+}
+
+function missing(path: string, op: string): Error {
+  return Object.assign(new Error(`ENOENT: no such file or directory, ${op} '${path}'`), { code: "ENOENT" });
+}
+
+/** Wrap `inner`; `extraHidden` are paths inside it (as the mount sees them, e.g. "/conf/my.json") to hide too. */
+export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<string> = []): IFileSystem {
+  const extra = new Set([...extraHidden].map((p) => `/${p.split("/").filter(Boolean).join("/")}`));
+  const hidden = (p: string): boolean => isHiddenPath(p, extra);
+  const guard = <T>(op: string, p: string, run: () => Promise<T>): Promise<T> => (hidden(p) ? Promise.reject(missing(p, op)) : run());
+  const join = (dir: string, name: string): string => `${dir.replace(/\/+$/, "")}/${name}`;
+  const fs: IFileSystem = {
+    readFile: (p, o) => guard("open", p, () => inner.readFile(p, o)),
+    readFileBuffer: (p) => guard("open", p, () => inner.readFileBuffer(p)),
+    // Writes to a hidden path are dropped rather than refused: just-bash does not turn a failed
+    // redirection write into a shell error (the whole command line would fail), and a dropped
+    // write leaves nothing to read back, which is what hidden means.
+    writeFile: (p, c, o) => (hidden(p) ? Promise.resolve() : inner.writeFile(p, c, o)),
+    appendFile: (p, c, o) => (hidden(p) ? Promise.resolve() : inner.appendFile(p, c, o)),
+    exists: (p) => (hidden(p) ? Promise.resolve(false) : inner.exists(p)),
+    stat: (p) => guard("stat", p, () => inner.stat(p)),
+    lstat: (p) => guard("lstat", p, () => inner.lstat(p)),
+    mkdir: (p, o) => (hidden(p) ? Promise.resolve() : inner.mkdir(p, o)),
+    readdir: (p) => guard("scandir", p, async () => (await inner.readdir(p)).filter((name) => !hidden(join(p, name)))),
+    rm: (p, o) => guard("rm", p, () => inner.rm(p, o)),
+    cp: (s, d, o) => (hidden(s) || hidden(d) ? Promise.reject(missing(hidden(s) ? s : d, "cp")) : inner.cp(s, d, o)),
+    mv: (s, d) => (hidden(s) || hidden(d) ? Promise.reject(missing(hidden(s) ? s : d, "mv")) : inner.mv(s, d)),
+    resolvePath: (b, p) => inner.resolvePath(b, p),
+    getAllPaths: () => inner.getAllPaths().filter((p) => !hidden(p)),
+    chmod: (p, m) => guard("chmod", p, () => inner.chmod(p, m)),
+    symlink: (t, l) => (hidden(t) || hidden(l) ? Promise.reject(missing(l, "symlink")) : inner.symlink(t, l)),
+    link: (e, n) => (hidden(e) || hidden(n) ? Promise.reject(missing(n, "link")) : inner.link(e, n)),
+    readlink: (p) => guard("readlink", p, () => inner.readlink(p)),
+    realpath: (p) => guard("realpath", p, () => inner.realpath(p)),
+    utimes: (p, a, m) => guard("utimes", p, () => inner.utimes(p, a, m)),
+  };
+  if (inner.readFileBytes) {
+    const readBytes = inner.readFileBytes.bind(inner);
+    fs.readFileBytes = (p) => guard("open", p, () => readBytes(p));
+  }
+  if (inner.readdirWithFileTypes) {
+    const readTyped = inner.readdirWithFileTypes.bind(inner);
+    fs.readdirWithFileTypes = (p) => guard("scandir", p, async () => (await readTyped(p)).filter((entry) => !hidden(join(p, entry.name))));
+  }
+  return fs;
+}

@@ -1,0 +1,84 @@
+import type { Logger } from "../adapters/types.js";
+import type { CommandIo, CommandOutput } from "./command.js";
+import type { EXIT } from "./exit-codes.js";
+import type { ModuleLib } from "./module-lib.js";
+
+/**
+ * The contract of a text module: a plain ESM file under the runtime's `commands/` folder,
+ * loaded into one session's sandbox with `load commands/<name>`. A module is trusted runtime
+ * code and runs on the host; it reads its credentials from `host.env` (the server's
+ * environment), which the sandbox never sees.
+ *
+ * ```js
+ * export const name = "runtime-demo";                       // required, kebab-case
+ * export const description = "One line: what it is for.";   // required
+ * export const variables = [                                // the host variables it reads (may be [])
+ *   { name: "DEMO_URL", description: "…", required: true },
+ *   { name: "DEMO_TOKEN", description: "…", secret: true },
+ * ];
+ * export const commands = ["runtime-echo"];                 // the command names setup() returns
+ * export function missing(env) { return []; }               // optional: unmet settings, for status
+ * export function setup(host) {                             // called once per session, at load
+ *   return {
+ *     commands: [{ name: "runtime-echo", summary: "…", usage: "runtime-echo TEXT…",
+ *                  run: async (args, io) => host.output.text(args.join(" ") + "\n") }],
+ *     close: async () => {},                                // optional: runs when the session ends
+ *   };
+ * }
+ * ```
+ * `run` returns `{stdout, stderr, exitCode}` (build it with `host.output.*`) or throws; a thrown
+ * error with a runtime `code` (NOT_CONFIGURED, UPSTREAM_TIMEOUT, …) gets that code's exit status.
+ */
+
+export interface ModuleVariable {
+  name: string;
+  description: string;
+  /** The module's commands cannot work without it. */
+  required?: boolean;
+  /** A credential: status says whether it is set, never its value. */
+  secret?: boolean;
+}
+
+export interface ModuleCommand {
+  name: string;
+  summary: string;
+  usage: string;
+  run(args: string[], io: CommandIo): Promise<CommandOutput>;
+}
+
+export interface ModuleSetup {
+  commands: ModuleCommand[];
+  close?: () => unknown;
+}
+
+export interface ModuleOutputHelpers {
+  text(stdout: string, exitCode?: number): CommandOutput;
+  json(value: unknown, exitCode?: number): CommandOutput;
+  usage(command: string, message: string, usage: string): CommandOutput;
+  /** The refusal of a change without --confirm: exit 4, a message saying so. */
+  confirmRequired(command: string, what: string): CommandOutput;
+  /** Any thrown error as `{ok:false,error}` JSON with the exit status of its code. */
+  error(command: string, error: unknown): CommandOutput;
+}
+
+export interface ModuleHost {
+  /** The server's environment (read-only copy). Credentials are read here, on the host. */
+  env: Readonly<Record<string, string | undefined>>;
+  log: Logger;
+  /** The runtime's env-driven clients and shared helpers. */
+  lib: ModuleLib;
+  output: ModuleOutputHelpers;
+  exit: typeof EXIT;
+  /** The session this module is loaded into. */
+  sessionId: string;
+}
+
+export interface TextModule {
+  name: string;
+  description: string;
+  variables: ModuleVariable[];
+  commands: string[];
+  /** Optional: what is missing on the host, when `required` flags cannot say it (either of two variables). */
+  missing?: (env: Readonly<Record<string, string | undefined>>) => string[];
+  setup(host: ModuleHost): ModuleSetup | Promise<ModuleSetup>;
+}

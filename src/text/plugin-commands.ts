@@ -1,0 +1,79 @@
+import type { Runtime } from "../runtime/runtime.js";
+import type { Session } from "../runtime/session.js";
+import { parseArguments } from "./argv.js";
+import { output, payloadOutput, usageError, type TextCommand } from "./command.js";
+
+/**
+ * Every loaded plugin as a sandbox command named by its prefix:
+ *   <prefix> discover [QUERY…] [--limit N]
+ *   <prefix> call TOOL [JSON | --name value …] [--confirm]
+ *   <prefix> skill NAME [JSON | --name value …]
+ * Each is a thin translation of words into the request the typed facade sends; the work is
+ * runtime.discover / call / runSkill with the caller's session, so validation, the confirm
+ * gate, repairs, the loop breaker and error codes are the facade's own, not a copy.
+ */
+
+function usageOf(command: string, hasSkills: boolean): string {
+  const lines = [`${command} discover [QUERY…] [--limit N]`, `${command} call TOOL [JSON | --name value …] [--confirm]`];
+  if (hasSkills) lines.push(`${command} skill NAME [JSON | --name value …]`);
+  return lines.join("\n       ");
+}
+
+/** Results inside the sandbox may be far larger than what a model should read: they are filtered there first. */
+export const SANDBOX_RESULT_CHARS = 5_000_000;
+
+export function pluginCommand(runtime: Runtime, session: Session, prefix: string, commandName: string = prefix, maxResultChars: number = SANDBOX_RESULT_CHARS): TextCommand {
+  const plugin = runtime.plugin(prefix);
+  const hasSkills = (plugin?.skills.length ?? 0) > 0;
+  const usage = usageOf(commandName, hasSkills);
+  const label = plugin?.manifest.name ?? prefix;
+  return {
+    name: commandName,
+    summary: `${label}: discover its tools, call one, or run a skill (JSON out)`,
+    usage,
+    async run(words, io) {
+      const [sub, ...rest] = words;
+      const ctx = { maxResultChars, ...(io.signal ? { signal: io.signal } : {}) };
+      switch (sub) {
+        case "discover": {
+          const parsed = parseArguments(rest);
+          if (!parsed.ok) return usageError(commandName, parsed.message, usage);
+          const query = [...parsed.positionals, ...(typeof parsed.args.query === "string" ? [parsed.args.query] : [])].join(" ").trim();
+          const request: Record<string, unknown> = { ...(query ? { query } : {}) };
+          if (parsed.args.limit !== undefined) request.limit = parsed.args.limit;
+          const outcome = await runtime.discover(session, prefix, request, ctx);
+          return payloadOutput(`${commandName} discover`, outcome.payload, outcome.isError);
+        }
+        case "call": {
+          const [toolName, ...argWords] = rest;
+          if (!toolName || toolName.startsWith("--")) return usageError(commandName, "name the tool to call (find it with `" + commandName + " discover WORDS`)", usage);
+          const parsed = parseArguments(argWords, io.stdin);
+          if (!parsed.ok) return usageError(`${commandName} call`, parsed.message, usage);
+          if (parsed.positionals.length) {
+            return usageError(`${commandName} call`, `unexpected word '${parsed.positionals[0]}': pass arguments as one JSON object or as --name value`, usage);
+          }
+          const outcome = await runtime.call(session, prefix, { toolName, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx);
+          const code = (outcome.payload.error as { code?: string } | undefined)?.code;
+          const note = code === "CONFIRM_REQUIRED" ? "(add --confirm to run it)" : undefined;
+          return payloadOutput(`${commandName} call`, outcome.payload, outcome.isError, note);
+        }
+        case "skill": {
+          const [skill, ...argWords] = rest;
+          if (!skill || skill.startsWith("--")) return usageError(commandName, "name the skill to run", usage);
+          const parsed = parseArguments(argWords, io.stdin);
+          if (!parsed.ok) return usageError(`${commandName} skill`, parsed.message, usage);
+          if (parsed.positionals.length) return usageError(`${commandName} skill`, `unexpected word '${parsed.positionals[0]}'`, usage);
+          const outcome = await runtime.runSkill(session, prefix, { skill, arguments: parsed.args }, ctx);
+          return payloadOutput(`${commandName} skill`, outcome.payload, outcome.isError);
+        }
+        case "help":
+        case "--help":
+          return output(`usage: ${usage}\n`);
+        case undefined:
+          return usageError(commandName, "missing a subcommand", usage);
+        default:
+          return usageError(commandName, `unknown subcommand '${sub}'; use discover, call${hasSkills ? " or skill" : ""}`, usage);
+      }
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import type { Bash, Command } from "just-bash";
+import { describeThrown } from "../runtime/errors.js";
+import type { CommandOutput, TextCommand } from "./command.js";
+import { EXIT } from "./exit-codes.js";
+import { hideCredentialFiles } from "./hidden-files-fs.js";
+import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
+
+/**
+ * One session's sandbox: a just-bash `Bash` in its `hardened` limit profile with an in-memory
+ * filesystem that persists between calls. just-bash resets env and cwd on every `exec`, so the
+ * sandbox carries them: each call starts from the variables and directory the previous one
+ * ended with. Calls of one session run one at a time, in order, so that carried state is never
+ * raced. just-bash is imported here, on first use, so a server that never runs a command line
+ * never loads it.
+ */
+
+export interface SandboxOptions {
+  /** Deadline of one command line, in ms. */
+  timeoutMs: number;
+  /** When set, this host directory is visible at /workdir, copy-on-write: reads come from disk, writes stay in memory. */
+  mountDir?: string;
+  /** Paths inside mountDir (relative, "/"-separated) hidden on top of the usual credential files. */
+  hiddenPaths?: string[];
+}
+
+export interface SandboxRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** The working directory after the command line. */
+  cwd: string;
+  /** Why the command line was stopped, when it was. */
+  stopped?: "deadline" | "cancelled" | "limit";
+}
+
+export const WORKDIR_MOUNT = "/workdir";
+
+export interface Sandbox {
+  readonly createdAt: number;
+  readonly creationMs: number;
+  readonly cwd: string;
+  /** The names every command line can use (built-ins and the text layer's). */
+  commandNames(): string[];
+  hasCommand(name: string): boolean;
+  register(command: TextCommand): void;
+  run(commandLine: string, signal?: AbortSignal): Promise<SandboxRun>;
+}
+
+type JustBash = typeof import("just-bash");
+
+let justBash: Promise<JustBash> | undefined;
+/** The just-bash module, imported once per process on first use. */
+export function loadJustBash(): Promise<JustBash> {
+  justBash ??= import("just-bash");
+  return justBash;
+}
+
+function toBashCommand(jb: JustBash, command: TextCommand): Command {
+  return {
+    name: command.name,
+    // Text-layer commands are host code (they reach plugins and services); the sandbox's own
+    // script never gets more than their stdout.
+    trusted: true,
+    async execute(args, ctx) {
+      try {
+        const out: Partial<CommandOutput> | undefined = await command.run(args, { stdin: jb.decodeBytesToUtf8(ctx.stdin), cwd: ctx.cwd, signal: ctx.signal });
+        // A module may return a sloppy value; the shell needs exactly these three fields.
+        return {
+          stdout: typeof out?.stdout === "string" ? out.stdout : "",
+          stderr: typeof out?.stderr === "string" ? out.stderr : out ? "" : `${command.name}: returned nothing\n`,
+          exitCode: Number.isInteger(out?.exitCode) ? (out?.exitCode as number) : out ? EXIT.OK : EXIT.FAILED,
+        };
+      } catch (error) {
+        return { stdout: "", stderr: `${command.name}: ${describeThrown(error)}\n`, exitCode: EXIT.FAILED };
+      }
+    },
+  };
+}
+
+export async function createSandbox(options: SandboxOptions, commands: readonly TextCommand[]): Promise<Sandbox> {
+  const started = performance.now();
+  const jb = await loadJustBash();
+  let fs: InstanceType<JustBash["MountableFs"]> | undefined;
+  if (options.mountDir) {
+    const base = new jb.InMemoryFs();
+    // A given filesystem gets no default layout: make the directories scripts expect. Not /bin or
+    // /usr/bin: without command stubs there, just-bash would find no commands on PATH; with no
+    // /usr/bin at all it resolves them by name.
+    for (const dir of [SANDBOX_HOME, "/tmp"]) await base.mkdir(dir, { recursive: true });
+    fs = new jb.MountableFs({ base });
+    const overlay = new jb.OverlayFs({ root: options.mountDir, mountPoint: "/", readOnly: false });
+    fs.mount(WORKDIR_MOUNT, hideCredentialFiles(overlay, options.hiddenPaths ?? []));
+  }
+  const builtins = new Set<string>(jb.getCommandNames());
+  const own = new Set<string>();
+  const bash: Bash = new jb.Bash({
+    env: sandboxEnv(),
+    // No `cwd` here: given one, just-bash skips part of its default layout (/tmp); it starts in $HOME.
+    ...(fs ? { fs } : {}),
+    executionLimitProfile: "hardened",
+    // Our own timer aborts at the deadline (so host-side commands see their signal fire);
+    // just-bash's deadline is the backstop.
+    executionLimits: { maxExecutionTimeMs: options.timeoutMs + 1000 },
+    customCommands: commands.map((c) => toBashCommand(jb, c)),
+  });
+  for (const c of commands) own.add(c.name);
+
+  let env = sandboxEnv();
+  let cwd = SANDBOX_HOME;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function runNow(commandLine: string, signal: AbortSignal | undefined): Promise<SandboxRun> {
+    const controller = new AbortController();
+    let stopped: SandboxRun["stopped"];
+    const timer = setTimeout(() => {
+      stopped ??= "deadline";
+      controller.abort(new Error(`deadline of ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+    const onCancel = (): void => {
+      stopped ??= "cancelled";
+      controller.abort(new Error("cancelled by the client"));
+    };
+    if (signal?.aborted) onCancel();
+    else signal?.addEventListener("abort", onCancel, { once: true });
+    try {
+      // rawScript: a heredoc keeps its indentation (YAML written with cat <<EOF stays valid).
+      const result = await bash.exec(commandLine, { env, replaceEnv: true, cwd, signal: controller.signal, rawScript: true });
+      if (!stopped) {
+        env = carriedEnv(result.env);
+        cwd = result.env.PWD || cwd;
+        if (result.exitCode === EXIT.DEADLINE && /deadline/.test(result.stderr)) stopped = "deadline";
+        else if (result.exitCode === EXIT.LIMIT) stopped = "limit";
+      }
+      return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : result.exitCode, stdout: result.stdout, stderr: result.stderr, cwd, ...(stopped ? { stopped } : {}) };
+    } catch (error) {
+      // just-bash returns expected failures as values; a throw is a filesystem or internal error.
+      return { exitCode: EXIT.FAILED, stdout: "", stderr: `agent-tools: the command line failed: ${describeThrown(error)}\n`, cwd, ...(stopped ? { stopped } : {}) };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onCancel);
+    }
+  }
+
+  return {
+    createdAt: Date.now(),
+    creationMs: performance.now() - started,
+    get cwd() {
+      return cwd;
+    },
+    commandNames: () => [...new Set([...builtins, ...own])].sort(),
+    hasCommand: (name) => builtins.has(name) || own.has(name),
+    register(command) {
+      own.add(command.name);
+      bash.registerCommand(toBashCommand(jb, command));
+    },
+    run(commandLine, signal) {
+      const next = queue.then(() => runNow(commandLine, signal));
+      queue = next.catch(() => undefined);
+      return next;
+    },
+  };
+}

@@ -1,0 +1,330 @@
+import path from "node:path";
+import { RUNTIME_ROOT } from "../paths.js";
+import { describeThrown, RuntimeError } from "../runtime/errors.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { Session } from "../runtime/session.js";
+import { capStreams, type ExecAnswer } from "./answer.js";
+import type { TextCommand } from "./command.js";
+import { EXIT, EXIT_TABLE } from "./exit-codes.js";
+import type { ModuleSetup, TextModule } from "./module-contract.js";
+import { moduleLib, outputHelpers } from "./module-lib.js";
+import { availableModuleFiles, importTextModule, ModuleLoadError, resolveModulePath } from "./module-loader.js";
+import { pluginCommand } from "./plugin-commands.js";
+import { pluginCommandName } from "./reserved-names.js";
+import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
+
+/**
+ * The text layer of one runtime: `agent_tools_exec` behind a function. Per session it keeps a
+ * sandbox (created on the first command line, not before), the modules loaded into it, and
+ * frees both when the session ends. `status`, `list` and `load MODULE` are answered here; any
+ * other line runs in the sandbox.
+ */
+
+export interface TextLayerOptions {
+  /** Deadline of one command line; default 30 s (AGENT_TOOLS_EXEC_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** Cap of stdout and of stderr in an answer, in characters; default 50,000 (AGENT_TOOLS_EXEC_MAX_OUTPUT_CHARS). */
+  maxOutputChars?: number;
+  /** Host directory shown at /workdir copy-on-write; default off (AGENT_TOOLS_EXEC_MOUNT_CWD=1 mounts the cwd). */
+  mountDir?: string;
+  /** Where `load` finds modules; default <runtime root>/commands. */
+  commandsDir?: string;
+  /** The host environment modules read their settings from; default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ExecOptions {
+  signal?: AbortSignal;
+}
+
+export interface TextLayer {
+  readonly options: Readonly<Required<Omit<TextLayerOptions, "mountDir" | "env">>> & { mountDir?: string };
+  exec(session: Session, command: string, options?: ExecOptions): Promise<ExecAnswer>;
+}
+
+interface LoadedModule {
+  file: string;
+  module: TextModule;
+  setup: ModuleSetup;
+}
+
+interface SessionText {
+  sandbox?: Promise<Sandbox>;
+  modules: Map<string, LoadedModule>;
+}
+
+const EXTENSION_KEY = "agent-tools:text-layer";
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
+const COMMAND_ECHO_CHARS = 300;
+
+function positiveInt(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+export function textLayerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): TextLayerOptions {
+  const options: TextLayerOptions = {};
+  const timeoutMs = positiveInt(env.AGENT_TOOLS_EXEC_TIMEOUT_MS);
+  if (timeoutMs) options.timeoutMs = timeoutMs;
+  const maxOutputChars = positiveInt(env.AGENT_TOOLS_EXEC_MAX_OUTPUT_CHARS);
+  if (maxOutputChars) options.maxOutputChars = maxOutputChars;
+  if (env.AGENT_TOOLS_EXEC_MOUNT_CWD === "1") options.mountDir = cwd;
+  return options;
+}
+
+function hostEnvCopy(env: NodeJS.ProcessEnv): Readonly<Record<string, string | undefined>> {
+  return Object.freeze({ ...env });
+}
+
+/** Words of `load …`, `status`, `list`: only those exact forms are answered outside the shell. */
+function builtinOf(command: string): { name: "status" | "list" } | { name: "load"; spec: string } | undefined {
+  if (command === "status" || command === "list") return { name: command };
+  const load = /^load(?:\s+(.*))?$/s.exec(command);
+  if (load) return { name: "load", spec: (load[1] ?? "").trim().replace(/^(['"])(.*)\1$/s, "$2") };
+  return undefined;
+}
+
+export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}): TextLayer {
+  const settings = {
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+    commandsDir: path.resolve(options.commandsDir ?? path.join(RUNTIME_ROOT, "commands")),
+    ...(options.mountDir ? { mountDir: path.resolve(options.mountDir) } : {}),
+  };
+  const hostEnv = hostEnvCopy(options.env ?? process.env);
+
+  function stateOf(session: Session): SessionText {
+    let state = session.extensions.get(EXTENSION_KEY) as SessionText | undefined;
+    if (!state) {
+      const created: SessionText = { modules: new Map() };
+      state = created;
+      session.extensions.set(EXTENSION_KEY, created);
+      session.disposers.push(async () => {
+        session.extensions.delete(EXTENSION_KEY);
+        const modules = [...created.modules.values()];
+        created.modules.clear();
+        delete created.sandbox;
+        await Promise.allSettled(modules.map(async (m) => m.setup.close?.()));
+      });
+    }
+    return state;
+  }
+
+  let commandNames: Promise<Map<string, string>> | undefined;
+  /** Plugin prefix → its command name. A plugin named like a shell word or command (`local`, `sort`) must not hide it, nor be hidden. */
+  function pluginCommandNames(): Promise<Map<string, string>> {
+    commandNames ??= loadJustBash().then((jb) => {
+      const builtins = new Set<string>(jb.getCommandNames());
+      return new Map(runtime.plugins.map((p) => [p.manifest.prefix, pluginCommandName(p.manifest.prefix, builtins)]));
+    });
+    return commandNames;
+  }
+
+  async function sandboxOf(session: Session, state: SessionText): Promise<Sandbox> {
+    state.sandbox ??= (async () => {
+      const names = await pluginCommandNames();
+      const commands: TextCommand[] = [];
+      for (const [prefix, name] of names) commands.push(pluginCommand(runtime, session, prefix, name));
+      return createSandbox({ timeoutMs: settings.timeoutMs, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir) } : {}) }, commands);
+    })();
+    try {
+      return await state.sandbox;
+    } catch (error) {
+      delete state.sandbox; // a failed creation is retried by the next call
+      throw error;
+    }
+  }
+
+  /** The config file, when it sits inside the mounted directory under another name: hidden too. */
+  function configInside(dir: string): string[] {
+    const file = hostEnv.AGENT_TOOLS_CONFIG;
+    if (!file) return [];
+    const relative = path.relative(dir, path.resolve(dir, file));
+    return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? [relative.split(path.sep).join("/")] : [];
+  }
+
+  function moduleRoot(file: string): string {
+    return path.relative(path.dirname(settings.commandsDir), file).split(path.sep).join("/");
+  }
+
+  function variableReport(module: TextModule): Array<Record<string, unknown>> {
+    return module.variables.map((v) => ({ name: v.name, set: !!hostEnv[v.name], ...(v.required ? { required: true } : {}), ...(v.secret ? { secret: true } : {}), description: v.description }));
+  }
+
+  function missingOf(module: TextModule): string[] {
+    const unset = module.variables.filter((v) => v.required && !hostEnv[v.name]).map((v) => v.name);
+    let extra: string[] = [];
+    try {
+      extra = module.missing?.(hostEnv) ?? [];
+    } catch {
+      extra = [];
+    }
+    return [...new Set([...unset, ...extra])];
+  }
+
+  async function availableModules(state: SessionText): Promise<Array<Record<string, unknown>>> {
+    const report: Array<Record<string, unknown>> = [];
+    for (const file of availableModuleFiles(settings.commandsDir)) {
+      const full = path.join(settings.commandsDir, file);
+      try {
+        const module = await importTextModule(full, `commands/${file}`);
+        const missing = missingOf(module);
+        report.push({
+          module: `commands/${file}`,
+          name: module.name,
+          description: module.description,
+          loaded: state.modules.has(module.name),
+          commands: module.commands,
+          variables: variableReport(module),
+          ...(missing.length ? { missing: `set ${missing.join(", ")} in the server's environment` } : {}),
+        });
+      } catch (error) {
+        report.push({ module: `commands/${file}`, problem: describeThrown(error) });
+      }
+    }
+    return report;
+  }
+
+  async function commandList(state: SessionText): Promise<Array<Record<string, unknown>>> {
+    const list: Array<Record<string, unknown>> = [];
+    const names = await pluginCommandNames().catch(() => new Map<string, string>());
+    for (const plugin of runtime.summaries()) {
+      const name = names.get(plugin.prefix) ?? pluginCommandName(plugin.prefix, new Set());
+      list.push({
+        name,
+        kind: "plugin",
+        plugin: plugin.prefix,
+        usage: `${name} discover [QUERY…] | ${name} call TOOL [JSON | --name value …] [--confirm]${plugin.skills.length ? ` | ${name} skill NAME [JSON]` : ""}`,
+        ...(plugin.configured ? {} : { missing: plugin.missing ?? "requirements missing" }),
+        ...(plugin.skills.length ? { skills: plugin.skills } : {}),
+      });
+    }
+    for (const loaded of state.modules.values()) {
+      const missing = missingOf(loaded.module);
+      for (const command of loaded.setup.commands) {
+        list.push({ name: command.name, kind: "module", module: moduleRoot(loaded.file), usage: command.usage, summary: command.summary, ...(missing.length ? { missing: `set ${missing.join(", ")}` } : {}) });
+      }
+    }
+    return list;
+  }
+
+  function answer(command: string, exitCode: number, fields: Partial<ExecAnswer> = {}): ExecAnswer {
+    // The command is echoed so an answer can be told from another, not to be re-read: a long
+    // script (a heredoc) is shown by its start only.
+    const echoed = command.length > COMMAND_ECHO_CHARS ? `${command.slice(0, COMMAND_ECHO_CHARS - 1)}…` : command;
+    return { ok: exitCode === 0, command: echoed, exitCode, stdout: "", stderr: "", ...fields };
+  }
+
+  async function status(session: Session, state: SessionText, command: string): Promise<ExecAnswer> {
+    const missing: string[] = [];
+    let shell: string;
+    try {
+      await loadJustBash();
+      shell = "available";
+    } catch (error) {
+      shell = `unavailable: ${describeThrown(error)}`;
+      missing.push(`the just-bash package (${describeThrown(error)}); run npm install`);
+    }
+    for (const plugin of runtime.summaries()) if (!plugin.configured) missing.push(`plugin '${plugin.prefix}': ${plugin.missing ?? "requirements missing"}`);
+    for (const loaded of state.modules.values()) {
+      const vars = missingOf(loaded.module);
+      if (vars.length) missing.push(`module '${loaded.module.name}': set ${vars.join(", ")}`);
+    }
+    const sandbox = state.sandbox ? await state.sandbox.catch(() => undefined) : undefined;
+    const result = {
+      status: shell !== "available" ? "NOT READY" : missing.length ? "READY (with missing pieces)" : "READY",
+      ...(missing.length ? { missing } : {}),
+      sandbox: {
+        shell: `just-bash (${shell})`,
+        created: !!sandbox,
+        ...(sandbox ? { cwd: sandbox.cwd } : {}),
+        profile: "hardened",
+        timeoutMs: settings.timeoutMs,
+        maxOutputChars: settings.maxOutputChars,
+        workdir: settings.mountDir ? `${WORKDIR_MOUNT}: ${settings.mountDir}, copy-on-write (writes stay in memory)` : "off (AGENT_TOOLS_EXEC_MOUNT_CWD=1 shows the server's working directory at /workdir)",
+      },
+      commands: await commandList(state),
+      modules: await availableModules(state),
+      exitCodes: Object.fromEntries(EXIT_TABLE.map((e) => [String(e.code), e.meaning])),
+      session: session.id,
+    };
+    return answer(command, EXIT.OK, { result });
+  }
+
+  async function load(session: Session, state: SessionText, command: string, spec: string): Promise<ExecAnswer> {
+    try {
+      const file = resolveModulePath(spec, settings.commandsDir);
+      const shown = moduleRoot(file);
+      const module = await importTextModule(file, shown);
+      const already = state.modules.get(module.name);
+      if (already) return answer(command, EXIT.OK, { result: { module: shown, loaded: module.name, commands: already.setup.commands.map((c) => c.name), note: "already loaded in this session" } });
+      const sandbox = await sandboxOf(session, state);
+      const setup = await module.setup({ env: hostEnv, log: runtime.log, lib: moduleLib, output: outputHelpers, exit: EXIT, sessionId: session.id });
+      const commands = Array.isArray(setup?.commands) ? setup.commands : [];
+      const names = commands.map((c) => c?.name);
+      const declared = [...module.commands].sort().join(",");
+      if (names.some((n) => typeof n !== "string") || [...names].sort().join(",") !== declared) {
+        await setup?.close?.();
+        throw new ModuleLoadError(EXIT.LOAD_FAILED, `load: ${shown}: setup() returned commands [${names.join(", ")}] but the module declares [${module.commands.join(", ")}]`);
+      }
+      const clash = commands.find((c) => sandbox.hasCommand(c.name));
+      if (clash) {
+        await setup.close?.();
+        throw new ModuleLoadError(EXIT.LOAD_FAILED, `load: ${shown}: command '${clash.name}' already exists in this sandbox`);
+      }
+      for (const c of commands) sandbox.register(c);
+      state.modules.set(module.name, { file, module, setup });
+      const missing = missingOf(module);
+      return answer(command, EXIT.OK, {
+        stdout: commands.map((c) => `${c.usage}\n    ${c.summary}\n`).join(""),
+        result: { module: shown, loaded: module.name, commands: names, ...(missing.length ? { missing: `set ${missing.join(", ")} in the server's environment; the commands answer NOT_CONFIGURED until then` } : {}) },
+      });
+    } catch (error) {
+      if (error instanceof ModuleLoadError) return answer(command, error.exitCode, { stderr: `${error.message}\n` });
+      return answer(command, EXIT.LOAD_FAILED, { stderr: `load: ${describeThrown(error)}\n` });
+    }
+  }
+
+  return {
+    options: settings,
+    async exec(session, rawCommand, execOptions = {}) {
+      const command = typeof rawCommand === "string" ? rawCommand.trim() : "";
+      if (!command) {
+        const error = new RuntimeError("EMPTY_COMMAND", "'command' is empty: send `status`, `list`, `load MODULE` or a shell command line");
+        return answer("", EXIT.USAGE, { stderr: `${error.message}\n`, error: error.toPayload() });
+      }
+      const state = stateOf(session);
+      const builtin = builtinOf(command);
+      if (builtin?.name === "status") return status(session, state, command);
+      if (builtin?.name === "list") {
+        return answer(command, EXIT.OK, { result: { commands: await commandList(state), builtins: "the shell's own commands (ls, cat, grep, sed, awk, jq, sort, head, …): run `help` for the list" } });
+      }
+      if (builtin?.name === "load") return load(session, state, command, builtin.spec);
+      let sandbox: Sandbox;
+      try {
+        sandbox = await sandboxOf(session, state);
+      } catch (error) {
+        return answer(command, EXIT.FAILED, { stderr: `agent-tools: the sandbox could not be created: ${describeThrown(error)}\n` });
+      }
+      const run = await sandbox.run(command, execOptions.signal);
+      let stderr = run.stderr;
+      if (run.stopped === "deadline") stderr += `agent-tools: the command line ran past its deadline of ${settings.timeoutMs} ms and was stopped (AGENT_TOOLS_EXEC_TIMEOUT_MS); the session keeps its files, env and cwd from before it\n`;
+      else if (run.stopped === "cancelled") stderr += "agent-tools: the client cancelled the request; the command line was stopped\n";
+      else if (run.stopped === "limit") stderr += "agent-tools: a sandbox limit (hardened profile) stopped the command line: make loops finite and outputs smaller\n";
+      return capStreams(answer(command, run.exitCode, { stdout: run.stdout, stderr, cwd: run.cwd, ...(run.stopped ? { stopped: run.stopped } : {}) }), settings.maxOutputChars);
+    },
+  };
+}
+
+const memo = new WeakMap<Runtime, TextLayer>();
+
+/** The text layer of a runtime, made once (options from the environment) and kept with it. */
+export function textLayerFor(runtime: Runtime, options?: TextLayerOptions): TextLayer {
+  let layer = memo.get(runtime);
+  if (!layer) {
+    layer = createTextLayer(runtime, options ?? textLayerOptionsFromEnv());
+    memo.set(runtime, layer);
+  }
+  return layer;
+}

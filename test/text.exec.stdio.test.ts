@@ -1,0 +1,198 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
+
+/**
+ * agent_tools_exec over real stdio: the built server, the SDK client, the fixture plugins
+ * (notes: a class adapter with read-only and mutating tools; tracker: skills).
+ */
+
+interface Answer extends Payload {
+  command: string;
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  cwd?: string;
+  stopped?: string;
+  result?: Record<string, unknown>;
+  truncated?: { stdout?: { totalChars: number; shownChars: number }; note: string };
+}
+
+async function exec(server: Connected, command: string): Promise<Answer & { isError: boolean }> {
+  const { payload, isError } = await callJson(server.client, "agent_tools_exec", { command });
+  const answer = payload as Answer;
+  assert.equal(isError, answer.exitCode !== 0, "isError is set exactly by a non-zero exit");
+  assert.equal(answer.ok, answer.exitCode === 0);
+  return { ...answer, isError };
+}
+
+describe("agent_tools_exec over stdio", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect(undefined, { AGENT_TOOLS_EXEC_TIMEOUT_MS: "1500", AGENT_TOOLS_EXEC_MAX_OUTPUT_CHARS: "20000" });
+  });
+  after(() => server.close());
+
+  it("is listed with a description and a required command", async () => {
+    const { tools } = await server.client.listTools();
+    const tool = tools.find((t) => t.name === "agent_tools_exec");
+    assert.ok(tool, "agent_tools_exec is listed");
+    assert.match(tool.description ?? "", /sandbox/);
+    assert.deepEqual(tool.inputSchema.required, ["command"]);
+    const help = await callJson(server.client, "agent_tools_help");
+    assert.match(String(help.payload.textLayer), /agent_tools_exec.*<prefix> call TOOL/);
+  });
+
+  it("a plugin call piped into jq returns only the filtered value", async () => {
+    const titles = await exec(server, "notes call list_notes | jq -r '.result.notes[].title'");
+    assert.equal(titles.stdout, "Shopping\nRelease plan\n");
+    assert.equal(titles.exitCode, 0);
+    const count = await exec(server, `notes call search_notes '{"text":"coffee"}' | jq '.result.hits | length'`);
+    assert.equal(count.stdout, "1\n");
+    const skill = await exec(server, "tracker skill open-summary | jq -c '.result.byAssignee'");
+    assert.equal(skill.stdout, '{"ana":["T-1"],"bo":["T-2"]}\n');
+    const discovered = await exec(server, "notes discover remove | jq -r '.matches[0].name'");
+    assert.equal(discovered.stdout, "delete_note\n");
+  });
+
+  it("files, exported variables and the working directory persist between calls", async () => {
+    const first = await exec(server, "mkdir -p work && cd work && notes call list_notes > notes.json && export PICK=n2 && echo done");
+    assert.equal(first.stdout, "done\n");
+    assert.equal(first.cwd, "/home/user/work");
+    const second = await exec(server, `pwd; jq -r --arg id "$PICK" '.result.notes[] | select(.id == $id) | .title' notes.json`);
+    assert.equal(second.stdout, "/home/user/work\nRelease plan\n");
+    const third = await exec(server, "cd ..; grep -c '\"id\"' work/notes.json");
+    assert.equal(third.stdout, "2\n");
+    assert.equal(third.cwd, "/home/user");
+  });
+
+  it("a mutating tool without --confirm is refused exactly as through _call, with exit 4", async () => {
+    const typed = await callJson(server.client, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "t", body: "b" } });
+    const shell = await exec(server, "notes call create_note --title t --body b");
+    assert.equal(shell.exitCode, 4);
+    assert.match(shell.stderr, /CONFIRM_REQUIRED.*add --confirm/);
+    const printed = JSON.parse(shell.stdout) as Payload;
+    assert.equal(typed.isError, true);
+    assert.deepEqual(printed.error, typed.payload.error, "same code, message, hint and details");
+    assert.equal(printed.error?.code, "CONFIRM_REQUIRED");
+    const created = await exec(server, "notes call create_note --title t --body b --confirm | jq -r .result.id");
+    assert.equal(created.stdout, "n3\n");
+    const typedJson = await exec(server, `notes call create_note '{"title":"u","body":"v"}' --confirm | jq -r .result.id`);
+    assert.equal(typedJson.stdout, "n4\n");
+  });
+
+  it("validation, unknown tools and the loop breaker are the typed facade's, with their exit codes", async () => {
+    const invalid = await exec(server, "notes call get_note --id 5");
+    assert.equal(invalid.exitCode, 2);
+    assert.equal((JSON.parse(invalid.stdout) as Payload).error?.code, "ARG_VALIDATION_FAILED");
+    assert.equal((await exec(server, `notes call get_note --id '"n1"' | jq -r .result.title`)).stdout, "Shopping\n");
+    const unknown = await exec(server, "notes call list_notez");
+    assert.equal(unknown.exitCode, 2);
+    assert.match(unknown.stdout, /did you mean 'list_notes'/);
+    const codes: number[] = [];
+    for (let i = 0; i < 3; i++) codes.push((await exec(server, "notes call fail_always")).exitCode);
+    assert.deepEqual(codes, [1, 1, 6], "third identical failure: LOOP_DETECTED, exit 6");
+    const usage = await exec(server, "notes frobnicate");
+    assert.equal(usage.exitCode, 2);
+    assert.match(usage.stderr, /usage: notes discover/);
+    const notConfigured = await exec(server, "vault call anything");
+    assert.equal(notConfigured.exitCode, 3);
+  });
+
+  it("status, list and load; a path outside commands/ is refused", async () => {
+    const status = await exec(server, "status");
+    const result = status.result as { status: string; sandbox: { profile: string; timeoutMs: number }; modules: { name: string; variables: { name: string }[] }[]; missing: string[] };
+    assert.match(result.status, /^READY/);
+    assert.equal(result.sandbox.profile, "hardened");
+    assert.equal(result.sandbox.timeoutMs, 1500);
+    assert.deepEqual(result.modules.map((m) => m.name).sort(), ["generic-mcp", "local-cli", "n8n-mcp", "rest-api", "runtime-demo", "stdio-mcp"]);
+    assert.ok(result.modules.find((m) => m.name === "n8n-mcp")?.variables.some((v) => v.name === "N8N_MCP_TOKEN"));
+    assert.ok(result.missing.some((m) => /plugin 'vault'/.test(m)));
+    const list = await exec(server, "list");
+    const names = (list.result as { commands: { name: string }[] }).commands.map((c) => c.name);
+    assert.deepEqual(names, ["notes", "tracker", "vault"]);
+    const outside = await exec(server, "load ../outside.mjs");
+    assert.equal(outside.exitCode, 7);
+    assert.match(outside.stderr, /outside the runtime's commands\/ folder/);
+    const loaded = await exec(server, "load commands/runtime-demo.mjs");
+    assert.equal(loaded.exitCode, 0);
+    assert.equal((await exec(server, "runtime-echo hello")).stdout, "hello\n");
+    const after = (await exec(server, "list")).result as { commands: { name: string; kind: string }[] };
+    assert.ok(after.commands.some((c) => c.name === "runtime-echo" && c.kind === "module"));
+    const empty = await exec(server, "   ");
+    assert.equal(empty.exitCode, 2);
+    assert.equal(empty.error?.code, "EMPTY_COMMAND");
+  });
+
+  it("a runaway loop ends at the deadline with a clear message, and the session keeps working", async () => {
+    await exec(server, "echo kept > /tmp/kept.txt; export KEPT=yes");
+    const loop = await exec(server, "while true; do sleep 0.01; done");
+    assert.equal(loop.exitCode, 124);
+    assert.equal(loop.stopped, "deadline");
+    assert.match(loop.stderr, /ran past its deadline of 1500 ms and was stopped/);
+    const busy = await exec(server, "while true; do :; done");
+    assert.equal(busy.exitCode, 126, "the hardened command limit ends a busy loop even sooner");
+    assert.match(busy.stderr, /sandbox limit/);
+    const plugin = await exec(server, `notes call slow_echo '{"ms":5000,"text":"late"}'`);
+    assert.equal(plugin.exitCode, 124, "a plugin call past the deadline is stopped too");
+    const afterwards = await exec(server, "cat /tmp/kept.txt; echo $KEPT");
+    assert.equal(afterwards.stdout, "kept\nyes\n");
+  });
+
+  it("a large result is cut with an honest marker; filtered in the sandbox it is small", async () => {
+    const raw = await exec(server, `notes call big_dump '{"size":60000}'`);
+    assert.equal(raw.exitCode, 0);
+    assert.equal(raw.stdout.length, 20000);
+    assert.ok((raw.truncated?.stdout?.totalChars ?? 0) > 60000);
+    assert.match(raw.truncated?.note ?? "", /filter it in the sandbox/);
+    // Past the typed facade's 100,000-character result cap: the sandbox gets it whole, to filter.
+    const small = await exec(server, `notes call big_dump '{"size":300000}' | jq '.result.data | length'`);
+    assert.equal(small.stdout, "300000\n");
+    assert.equal(small.truncated, undefined);
+    const typed = await callJson(server.client, "agent_tools_notes_call", { toolName: "big_dump", arguments: { size: 300000 } });
+    assert.ok(typed.payload.truncated, "the typed facade cuts the same result");
+  });
+});
+
+describe("the README's pipelines", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect();
+  });
+  after(() => server.close());
+
+  it("the loop over ids runs as written, against the tracker fixture", async () => {
+    const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const loop = /^for id in \$\(tracker call[\s\S]*?^done$/m.exec(readme)?.[0];
+    assert.ok(loop, "the README has the loop");
+    const answer = await exec(server, loop);
+    assert.equal(answer.stdout, "T-1 → ana\nT-2 → ana\n", answer.stderr);
+  });
+
+  it("the shapes of the other two: jq over a call, grep over a saved file", async () => {
+    const titles = await exec(server, `notes call list_notes | jq -r '.result.notes[] | select(.id != "n1") | "#\\(.id) \\(.title)"' | head -5`);
+    assert.equal(titles.stdout, "#n2 Release plan\n");
+    const saved = await exec(server, "notes call search_notes --text an | jq -r '.result.hits[].body' > bodies.txt; grep -c , bodies.txt; grep -oE '[a-z]+' bodies.txt | sort | uniq -c | sort -rn | head -1");
+    assert.match(saved.stdout, /^2\n\s+\d+ \w+\n$/);
+  });
+});
+
+describe("agent_tools_exec cancellation", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect();
+  });
+  after(() => server.close());
+
+  it("a cancelled request stops its command line; the next one runs at once", { timeout: 20_000 }, async () => {
+    const controller = new AbortController();
+    const pending = server.client.callTool({ name: "agent_tools_exec", arguments: { command: "sleep 25; echo too-late > /tmp/late" } }, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    await assert.rejects(pending);
+    // With the default 30 s deadline, this would wait ~25 s behind the sleep if it had not been stopped.
+    const { payload } = await callJson(server.client, "agent_tools_exec", { command: "cat /tmp/late 2>/dev/null || echo stopped" });
+    assert.equal(payload.stdout, "stopped\n");
+  });
+});

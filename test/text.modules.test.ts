@@ -1,0 +1,271 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { silentLogger } from "../src/log.js";
+import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
+import { closeSession, type Session } from "../src/runtime/session.js";
+import { createTextLayer, type TextLayer, type TextLayerOptions } from "../src/text/text-layer.js";
+import { CLI_FIXTURES, hostEnv } from "./fixtures/cli/helpers.js";
+import { startHttpFixture, type HttpFixture } from "./fixtures/mcp/http-server.js";
+import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
+import { sendJson, startServer, type TestServer } from "./fixtures/rest/http-server.js";
+import { startN8nFixture, type N8nFixture } from "./fixtures/text/n8n-mcp-server.js";
+
+// Answers are read field by field below; their shapes are asserted, not declared.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type JsonObject = Record<string, any>;
+
+/** The seed's text modules under commands/, each against a real fixture service. */
+
+let runtime: Runtime;
+const open: Array<{ session: Session }> = [];
+
+before(async () => {
+  runtime = await createRuntime({ pluginDirs: [], env: {}, log: silentLogger });
+});
+after(async () => {
+  for (const { session } of open) await closeSession(session);
+  await runtime.close();
+});
+
+function layerWith(env: NodeJS.ProcessEnv, options: TextLayerOptions = {}): { layer: TextLayer; session: Session; run: (command: string) => ReturnType<TextLayer["exec"]> } {
+  const layer = createTextLayer(runtime, { env, timeoutMs: 20_000, ...options });
+  const session = runtime.createSession();
+  open.push({ session });
+  return { layer, session, run: (command) => layer.exec(session, command) };
+}
+
+function json(stdout: string): JsonObject {
+  return JSON.parse(stdout) as JsonObject;
+}
+
+describe("runtime-demo", () => {
+  it("load commands/runtime-demo.mjs, then runtime-echo hello prints hello", async () => {
+    const { run } = layerWith({});
+    const loaded = await run("load commands/runtime-demo.mjs");
+    assert.equal(loaded.exitCode, 0, loaded.stderr);
+    assert.deepEqual((loaded.result as { commands: string[] }).commands, ["runtime-echo"]);
+    const echoed = await run("runtime-echo hello");
+    assert.equal(echoed.stdout, "hello\n");
+    assert.equal((await run("echo piped | runtime-echo - | tr a-z A-Z")).stdout, "PIPED\n");
+    const again = await run("load runtime-demo");
+    assert.equal(again.exitCode, 0);
+    assert.match(JSON.stringify(again.result), /already loaded/);
+  });
+});
+
+describe("load refusals", () => {
+  it("a path that leaves commands/ exits 7; a missing module or a broken contract exits 8", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "agent-tools-text-root-"));
+    const commandsDir = path.join(root, "commands");
+    mkdirSync(commandsDir);
+    writeFileSync(path.join(root, "outside.mjs"), "export const name = 'outside'; export const description = ''; export const commands = []; export function setup() { return { commands: [] }; }\n");
+    symlinkSync(path.join(root, "outside.mjs"), path.join(commandsDir, "sneaky.mjs"));
+    writeFileSync(path.join(commandsDir, "no-setup.mjs"), "export const name = 'no-setup'; export const description = 'x'; export const commands = ['x'];\n");
+    writeFileSync(path.join(commandsDir, "liar.mjs"), "export const name = 'liar'; export const description = 'x'; export const commands = ['a'];\nexport function setup(host) { return { commands: [{ name: 'b', summary: '', usage: 'b', run: async () => host.output.text('') }] }; }\n");
+    writeFileSync(path.join(commandsDir, "clash.mjs"), "export const name = 'clash'; export const description = 'x'; export const commands = ['ls'];\nexport function setup(host) { return { commands: [{ name: 'ls', summary: '', usage: 'ls', run: async () => host.output.text('mine') }] }; }\n");
+    const { run } = layerWith({}, { commandsDir });
+    for (const spec of ["../outside.mjs", "commands/../outside.mjs", "/etc/passwd", path.join(root, "outside.mjs"), "commands/sneaky.mjs"]) {
+      const answer = await run(`load ${spec}`);
+      assert.equal(answer.exitCode, 7, `${spec}: ${answer.stderr}`);
+      assert.equal(answer.ok, false);
+      assert.match(answer.stderr, /outside the runtime's commands\/ folder/);
+    }
+    const missing = await run("load commands/nope");
+    assert.equal(missing.exitCode, 8);
+    assert.match(missing.stderr, /no module 'commands\/nope'.*available: .*commands\/clash\.mjs/);
+    assert.match((await run("load no-setup")).stderr, /must export a 'setup\(host\)' function/);
+    assert.match((await run("load liar")).stderr, /returned commands \[b\] but the module declares \[a\]/);
+    const clash = await run("load clash");
+    assert.equal(clash.exitCode, 8);
+    assert.match(clash.stderr, /command 'ls' already exists/);
+    assert.equal((await run("load")).exitCode, 2);
+  });
+});
+
+describe("generic-mcp", () => {
+  let server: HttpFixture;
+  before(async () => {
+    server = await startHttpFixture({ bearer: true });
+    server.validAccess.add("generic-token-5521");
+  });
+  after(() => server.close());
+
+  it("searches, describes and calls (only with --confirm) an MCP server that needs a bearer token", async () => {
+    const { run } = layerWith({ AGENT_MCP_URL: server.url, AGENT_MCP_TOKEN: "generic-token-5521" });
+    assert.equal((await run("load commands/generic-mcp")).exitCode, 0);
+    const found = await run("mcp-search echo text | jq -r '.matches[0].name'");
+    assert.equal(found.stdout, "echo\n", found.stderr);
+    const described = json((await run("mcp-describe echo")).stdout);
+    assert.deepEqual(described.tool.inputSchema.properties, { text: { type: "string" } });
+    const refused = await run("mcp-call echo --text hi");
+    assert.equal(refused.exitCode, 4);
+    assert.match(refused.stderr, /needs --confirm|add --confirm/);
+    assert.equal(json(refused.stdout).error.code, "CONFIRM_REQUIRED");
+    const called = await run("mcp-call --confirm echo --text hi | jq -r .result");
+    assert.equal(called.stdout, "hi\n", called.stderr);
+    const unknown = await run("mcp-call --confirm ecko");
+    assert.equal(unknown.exitCode, 2);
+    assert.match(unknown.stdout, /did you mean 'echo'/);
+    const invalid = await run("mcp-call --confirm echo --text 5");
+    assert.equal(invalid.exitCode, 2);
+    assert.equal(json(invalid.stdout).error.code, "ARG_VALIDATION_FAILED");
+    assert.doesNotMatch((await run("env; mcp-search")).stdout, /generic-token-5521/);
+  });
+
+  it("without AGENT_MCP_URL the commands answer NOT_CONFIGURED (exit 3), and a wrong token fails", async () => {
+    const unset = layerWith({});
+    await unset.run("load generic-mcp");
+    const answer = await unset.run("mcp-search");
+    assert.equal(answer.exitCode, 3, answer.stderr);
+    assert.match(answer.stderr, /AGENT_MCP_URL/);
+    const status = await unset.run("status");
+    assert.match(JSON.stringify(status.result), /module 'generic-mcp': set AGENT_MCP_URL/);
+    const wrong = layerWith({ AGENT_MCP_URL: server.url, AGENT_MCP_TOKEN: "not-the-token" });
+    await wrong.run("load generic-mcp");
+    const denied = await wrong.run("mcp-search");
+    assert.notEqual(denied.exitCode, 0);
+    assert.doesNotMatch(denied.stdout + denied.stderr, /not-the-token/);
+  });
+});
+
+describe("n8n-mcp", () => {
+  let n8n: N8nFixture;
+  before(async () => {
+    n8n = await startN8nFixture("n8n-token-7788");
+  });
+  after(() => n8n.close());
+
+  it("derives the endpoint from N8N_INSTANCE_URL and reports auth status without the token", async () => {
+    const { run } = layerWith({ N8N_INSTANCE_URL: `${n8n.instanceUrl}/`, N8N_MCP_TOKEN: "n8n-token-7788" });
+    await run("load commands/n8n-mcp");
+    const status = await run("n8n-auth-status");
+    assert.equal(status.exitCode, 0, status.stderr);
+    const report = json(status.stdout);
+    assert.equal(report.url, n8n.mcpUrl);
+    assert.equal(report.urlFrom, "N8N_INSTANCE_URL");
+    assert.equal(report.authenticated, true);
+    assert.equal(report.tools, 5);
+    assert.doesNotMatch(status.stdout, /n8n-token-7788/);
+  });
+
+  it("read-only tools run without --confirm; others (even ones the server marks read-only) need it", async () => {
+    const { run } = layerWith({ N8N_MCP_URL: n8n.mcpUrl, N8N_MCP_TOKEN: "n8n-token-7788" });
+    await run("load n8n-mcp");
+    const search = await run("n8n-search workflow | jq -r '.matches[].name' | sort");
+    assert.match(search.stdout, /search_workflows/);
+    const active = await run(`n8n-call search_workflows --query "" | jq -r '[.result.data[] | select(.active) | .id] | join(",")'`);
+    assert.equal(active.stdout, "wf1,wf3\n", active.stderr);
+    const before = n8n.calls.length;
+    for (const line of ["n8n-call create_workflow_from_code --code 'x'", "n8n-call publish_workflow --workflowId wf2"]) {
+      const refused = await run(line);
+      assert.equal(refused.exitCode, 4, line);
+      assert.match(refused.stderr, /add --confirm/);
+    }
+    assert.equal(n8n.calls.length, before, "a refused call never reaches n8n");
+    const created = await run("n8n-call --confirm create_workflow_from_code --code 'x' | jq -r .result.id");
+    assert.equal(created.stdout, "wf4\n");
+    const described = json((await run("n8n-describe get_workflow_details")).stdout);
+    assert.equal(described.confirm, false);
+    assert.deepEqual(described.tool.inputSchema.required, ["workflowId"]);
+  });
+
+  it("a wrong token: auth status says not authenticated; nothing configured: exit 3", async () => {
+    const wrong = layerWith({ N8N_MCP_URL: n8n.mcpUrl, N8N_MCP_TOKEN: "bad" });
+    await wrong.run("load n8n-mcp");
+    const status = await wrong.run("n8n-auth-status");
+    assert.notEqual(status.exitCode, 0);
+    assert.equal(json(status.stdout).authenticated, false);
+    const none = layerWith({});
+    await none.run("load n8n-mcp");
+    const unset = await none.run("n8n-auth-status");
+    assert.equal(unset.exitCode, 3);
+    assert.equal((await none.run("n8n-search")).exitCode, 3);
+    assert.match(JSON.stringify((await none.run("status")).result), /module 'n8n-mcp': set N8N_MCP_URL or N8N_INSTANCE_URL, N8N_MCP_TOKEN/);
+  });
+});
+
+describe("rest-api", () => {
+  let api: TestServer;
+  before(async () => {
+    api = await startServer((req, res) => {
+      if (req.headers.authorization !== "Bearer rest-token-3141") return sendJson(res, 401, { error: "no" });
+      if (req.method === "GET" && req.url === "/items") return sendJson(res, 200, { items: [{ id: 1, name: "a" }, { id: 2, name: "b" }, { id: 3, name: "c" }] });
+      if (req.method === "POST" && req.url === "/items") return sendJson(res, 201, { created: JSON.parse(req.body) });
+      return sendJson(res, 404, { error: "not found" });
+    });
+  });
+  after(() => api.close());
+
+  it("GET runs as it is, POST needs --confirm, the token stays on the host, PATH cannot leave the base URL", async () => {
+    const { run } = layerWith({ AGENT_API_BASE_URL: api.url, AGENT_API_TOKEN: "rest-token-3141" });
+    await run("load commands/rest-api");
+    const names = await run("api-request GET /items | jq -r '.data.items | map(.name) | join(\" \")'");
+    assert.equal(names.stdout, "a b c\n", names.stderr);
+    const before = api.requests.length;
+    const refused = await run(`api-request POST /items '{"name":"d"}'`);
+    assert.equal(refused.exitCode, 4);
+    assert.equal(api.requests.length, before);
+    const created = await run(`echo '{"name":"d"}' | api-request --confirm POST /items | jq -c .`);
+    assert.deepEqual(JSON.parse(created.stdout), { ok: true, status: 201, data: { created: { name: "d" } } });
+    const missing = await run("api-request GET /nothing");
+    assert.equal(missing.exitCode, 1);
+    for (const escape of ["http://169.254.169.254/latest", "//evil.example/x"]) {
+      const answer = await run(`api-request GET ${escape}`);
+      assert.notEqual(answer.exitCode, 0, escape);
+    }
+    assert.equal(api.requests.some((r) => r.url.includes("latest") || r.url.includes("evil")), false);
+  });
+});
+
+describe("local-cli", () => {
+  it("runs an allowlisted program only with --confirm; its output passes through", async () => {
+    const env = hostEnv({ AGENT_CLI_ALLOWLIST: "print-args" });
+    const { run } = layerWith(env);
+    await run("load commands/local-cli");
+    const refused = await run("cli-run print-args a");
+    assert.equal(refused.exitCode, 4);
+    assert.match(refused.stderr, /add --confirm/);
+    const ran = await run("cli-run --confirm print-args 'two words' '$HOME' --confirm | wc -l");
+    assert.equal(ran.stdout.trim(), "3", ran.stderr);
+    const text = await run("cli-run --confirm print-args 'two words' '$(id)'");
+    assert.equal(text.stdout, "[two words]\n[$(id)]\n");
+    const denied = await run("cli-run --confirm argv-json x");
+    assert.equal(denied.exitCode, 3);
+    assert.match(denied.stderr, /not allowlisted.*AGENT_CLI_ALLOWLIST/);
+    assert.ok(CLI_FIXTURES);
+  });
+});
+
+describe("stdio-mcp", () => {
+  it("starts the configured stdio server on first use and calls it with --confirm", async () => {
+    const { run, session } = layerWith({
+      PATH: process.env.PATH,
+      AGENT_STDIO_MCP_COMMAND: process.execPath,
+      AGENT_STDIO_MCP_ARGS: JSON.stringify([STDIO_FIXTURE]),
+    });
+    await run("load commands/stdio-mcp");
+    const found = await run("stdio-mcp-search echo back | jq -r '.matches[0].name'");
+    assert.equal(found.stdout, "echo\n", found.stderr);
+    assert.equal((await run("stdio-mcp-describe echo | jq -r .tool.annotations.title")).stdout, "Echo\n");
+    assert.equal((await run("stdio-mcp-call echo --text hey")).exitCode, 4);
+    const echoed = await run("stdio-mcp-call --confirm echo --text hey | jq -r .result");
+    assert.equal(echoed.stdout, "hey\n", echoed.stderr);
+    const pid = Number(JSON.parse((await run("stdio-mcp-call --confirm pid")).stdout).result);
+    assert.ok(pid > 0);
+    await closeSession(session);
+    // The session's end closed the module, and with it the server process.
+    let alive = true;
+    for (let i = 0; i < 50 && alive; i++) {
+      try {
+        process.kill(pid, 0);
+        await new Promise((r) => setTimeout(r, 100));
+      } catch {
+        alive = false;
+      }
+    }
+    assert.equal(alive, false, "the stdio server stopped with the session");
+  });
+});

@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { silentLogger } from "../src/log.js";
+import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
+import { closeSession } from "../src/runtime/session.js";
+import { createTextLayer } from "../src/text/text-layer.js";
+
+/** The optional /workdir mount: the host directory readable, never written, credential files hidden. */
+
+describe("the /workdir mount", () => {
+  let runtime: Runtime;
+  let dir: string;
+  before(async () => {
+    runtime = await createRuntime({ pluginDirs: [], env: {}, log: silentLogger });
+    dir = mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-"));
+    mkdirSync(path.join(dir, "src"));
+    mkdirSync(path.join(dir, ".git"));
+    writeFileSync(path.join(dir, "src", "app.ts"), "// TODO: one\nconst a = 1;\n// TODO: two\n");
+    writeFileSync(path.join(dir, "README.md"), "hello\n");
+    writeFileSync(path.join(dir, ".env"), "API_KEY=dotenv-secret-1\n");
+    writeFileSync(path.join(dir, ".env.local"), "API_KEY=dotenv-secret-2\n");
+    writeFileSync(path.join(dir, "agent-tools.config.json"), '{"mcpServers":{"x":{"command":"y","env":{"K":"config-secret-3"}}}}');
+    writeFileSync(path.join(dir, "deploy.pem"), "-----BEGIN PRIVATE KEY----- pem-secret-4");
+    writeFileSync(path.join(dir, "my-config.json"), '{"token":"named-config-secret-5"}');
+    writeFileSync(path.join(dir, ".git", "config"), "url = https://user:git-secret-6@example.com/r.git\n");
+  });
+  after(() => runtime.close());
+
+  it("grep finds local files; writes stay in memory; credential files do not exist for the sandbox", async () => {
+    const layer = createTextLayer(runtime, { mountDir: dir, env: { AGENT_TOOLS_CONFIG: path.join(dir, "my-config.json") } });
+    const session = runtime.createSession();
+    const grep = await layer.exec(session, "cd /workdir && grep -rn TODO . | wc -l");
+    assert.equal(grep.stdout.trim(), "2", grep.stderr);
+    assert.equal(grep.cwd, "/workdir");
+    const write = await layer.exec(session, "echo changed > README.md && cat README.md && echo new > created.txt");
+    assert.equal(write.stdout, "changed\n");
+    assert.equal(readFileSync(path.join(dir, "README.md"), "utf8"), "hello\n", "the real file is untouched");
+    assert.equal(readdirSync(dir).includes("created.txt"), false);
+    const listing = await layer.exec(session, "ls -a /workdir; find /workdir -type f");
+    for (const name of [".env", ".env.local", "agent-tools.config.json", "deploy.pem", "my-config.json", ".git"]) {
+      assert.ok(!listing.stdout.split(/\s|\//).includes(name), `${name} is not listed`);
+    }
+    const everything = await layer.exec(session, "cat /workdir/.env /workdir/.env.local /workdir/agent-tools.config.json /workdir/deploy.pem /workdir/my-config.json /workdir/.git/config; grep -r secret /workdir; cp /workdir/.env /tmp/x; echo end");
+    assert.match(everything.stderr, /\.env: No such file or directory/);
+    assert.doesNotMatch(everything.stdout + everything.stderr, /secret-\d/);
+    assert.equal(everything.stdout, "end\n");
+    const overwrite = await layer.exec(session, "echo replaced > /workdir/.env; echo rc=$?; cat /workdir/.env");
+    assert.equal(overwrite.stdout, "rc=0\n", "a write to a hidden file is dropped, not an error that ends the line");
+    assert.equal(readFileSync(path.join(dir, ".env"), "utf8"), "API_KEY=dotenv-secret-1\n");
+    assert.equal((await layer.exec(session, "ls ~ /tmp")).exitCode, 0, "home and /tmp exist beside the mount");
+    await closeSession(session);
+  });
+});
