@@ -154,14 +154,14 @@ describe("timeouts, cancellation, crashes, idle", () => {
   test("a hanging call fails with UPSTREAM_TIMEOUT after timeoutMs; the server keeps serving", async () => {
     // A generous deadline, and the server started first: on a loaded machine a cold start alone
     // can take longer than a tight deadline, which is not what this test is about.
-    const adapter = track(fixtureAdapter([], { timeoutMs: 1000 }));
+    const adapter = track(fixtureAdapter([], { timeoutMs: 2500 }));
     await adapter.listTools();
     const started = Date.now();
     const error = await rejectsWith(adapter.call("hang", {}));
     const elapsed = Date.now() - started;
     assert.equal(error.code, "UPSTREAM_TIMEOUT");
-    assert.match(error.message, /hang.*1000 ms/);
-    assert.ok(elapsed < 5_000, `took ${elapsed} ms`);
+    assert.match(error.message, /hang.*2500 ms/);
+    assert.ok(elapsed < 10_000, `took ${elapsed} ms`);
     const pid = notePid(adapter);
     assert.equal(textOf(await adapter.call("echo", { text: "still here" })), "still here");
     assert.equal(adapter.pid, pid);
