@@ -9,11 +9,15 @@ import { sendJson, silent, startServer, type TestServer } from "./fixtures/rest/
 let server: TestServer;
 let issued = 0;
 let currentToken = "";
+let loginDelayMs = 0;
+let loginFails = false;
 const env = { BASE: "", TOKEN: "bearer-secret-abc", KEY: "header-secret-def", QKEY: "query-secret-ghi", PB_USER: "ann@example.com", PB_PASS: "pass-word-jkl" };
 
 before(async () => {
-  server = await startServer((req, res) => {
+  server = await startServer(async (req, res) => {
     if (req.url === "/auth/login" && req.method === "POST") {
+      if (loginDelayMs) await new Promise((resolve) => setTimeout(resolve, loginDelayMs));
+      if (loginFails) return sendJson(res, 503, { message: "auth store unavailable" });
       const body = JSON.parse(req.body) as { identity?: string; password?: string };
       if (body.identity !== env.PB_USER || body.password !== env.PB_PASS) return sendJson(res, 400, { message: "bad credentials" });
       issued += 1;
@@ -114,6 +118,60 @@ describe("auth styles", () => {
       assert.ok(!e.message.includes(env.PB_PASS));
       return true;
     });
+  });
+
+  it("login is single-flight: N concurrent calls on a cold start or an expired token cause one login each", async () => {
+    issued = 0;
+    currentToken = "";
+    loginDelayMs = 30; // keep the login in flight while the other calls arrive
+    const a = await make(
+      { type: "login", url: "/auth/login", body: { identity: "${PB_USER}", password: "${PB_PASS}" } },
+      [{ name: "get", path: "/login-protected" }],
+    );
+    const logins = () => server.requests.filter((r) => r.url === "/auth/login").length;
+    const start = logins();
+    const cold = await Promise.all(Array.from({ length: 6 }, () => a.call("get", {})));
+    assert.ok(cold.every((r) => (r as { status: number }).status === 200));
+    assert.equal(logins() - start, 1, "one login shared by six concurrent calls");
+
+    currentToken = "expired-on-the-server";
+    const expired = await Promise.all(Array.from({ length: 6 }, () => a.call("get", {})));
+    assert.ok(expired.every((r) => (r as { status: number }).status === 200));
+    assert.equal(logins() - start, 2, "six 401s with the same stale token cause one re-login");
+    loginDelayMs = 0;
+  });
+
+  it("login: a failed login is not cached; the next call logs in afresh", async () => {
+    issued = 0;
+    currentToken = "";
+    loginFails = true;
+    const a = await make(
+      { type: "login", url: "/auth/login", body: { identity: "${PB_USER}", password: "${PB_PASS}" } },
+      [{ name: "get", path: "/login-protected" }],
+    );
+    await assert.rejects(a.call("get", {}), /login failed: .*HTTP 503: .*auth store unavailable/);
+    await assert.rejects(a.call("get", {}), /login failed/, "tried again, not a cached rejection");
+    loginFails = false;
+    assert.deepEqual(await a.call("get", {}), { status: 200, data: { ok: true } });
+    assert.equal(server.requests.filter((r) => r.url === "/auth/login").length >= 3, true);
+  });
+
+  it("login: a caller that gives up does not fail the others sharing its login", async () => {
+    issued = 0;
+    currentToken = "";
+    loginDelayMs = 80;
+    const a = await make(
+      { type: "login", url: "/auth/login", body: { identity: "${PB_USER}", password: "${PB_PASS}" } },
+      [{ name: "get", path: "/login-protected" }],
+    );
+    const controller = new AbortController();
+    const impatient = a.call("get", {}, { signal: controller.signal, sessionId: "s", log: silent });
+    const patient = a.call("get", {});
+    setTimeout(() => controller.abort(), 10);
+    await assert.rejects(impatient, /cancelled/);
+    assert.deepEqual(await patient, { status: 200, data: { ok: true } });
+    assert.equal(issued, 1);
+    loginDelayMs = 0;
   });
 
   it("refuses a login URL outside the base", async () => {

@@ -7,13 +7,20 @@ import type { AuthSpec } from "./spec.js";
  * Auth styles: bearer token, a custom header, a query parameter, or a login that POSTs credentials
  * and uses the returned token (cached; on a 401 the client logs in again once and retries).
  * Every resolved credential is registered with the redactor before it is sent anywhere.
+ *
+ * Login is single-flight: concurrent calls share one login, a failed login is not cached (the
+ * next call tries again), and after a 401 the token is dropped only if it is the one that was
+ * rejected — so N calls that all meet an expired token cause one re-login, not N.
  */
 
 export interface Auth {
-  /** Add credentials to an outgoing request. */
-  apply(url: URL, headers: Headers, signal: AbortSignal): Promise<void>;
-  /** After a 401: forget a cached login token. True when a retry could succeed. */
-  invalidate(): boolean;
+  /** Add credentials to an outgoing request. Answers the login token used, if any. */
+  apply(url: URL, headers: Headers, signal: AbortSignal): Promise<string | undefined>;
+  /**
+   * After a 401 on a request sent with `rejected` (what apply answered): forget that token.
+   * True when a retry could succeed.
+   */
+  invalidate(rejected?: string): boolean;
 }
 
 /** Posts the login body and returns the parsed JSON (the client supplies this). */
@@ -63,23 +70,47 @@ export function createAuth(spec: AuthSpec | undefined, env: NodeJS.ProcessEnv, r
   switch (spec.type) {
     case "bearer":
       return {
-        apply: async (_url, headers) => headers.set("Authorization", `Bearer ${secret(spec.token, env, "auth.token", redactor)}`),
+        apply: async (_url, headers) => void headers.set("Authorization", `Bearer ${secret(spec.token, env, "auth.token", redactor)}`),
         invalidate: () => false,
       };
     case "header":
-      return { apply: async (_url, headers) => headers.set(spec.name, secret(spec.value, env, "auth.value", redactor)), invalidate: () => false };
+      return { apply: async (_url, headers) => void headers.set(spec.name, secret(spec.value, env, "auth.value", redactor)), invalidate: () => false };
     case "query":
-      return { apply: async (url) => url.searchParams.set(spec.name, secret(spec.value, env, "auth.value", redactor)), invalidate: () => false };
+      return { apply: async (url) => void url.searchParams.set(spec.name, secret(spec.value, env, "auth.value", redactor)), invalidate: () => false };
     case "login":
       return loginAuth(spec, env, redactor, post);
   }
 }
 
+/** Wait for `promise`, but give up as soon as `signal` aborts (the promise itself goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 function loginAuth(spec: Extract<AuthSpec, { type: "login" }>, env: NodeJS.ProcessEnv, redactor: Redactor, post: LoginPoster): Auth {
+  /** The shared login: pending or settled. */
   let token: Promise<string> | undefined;
-  const login = async (signal: AbortSignal): Promise<string> => {
+  /** The settled token's value; undefined while a login is in flight or none was made. */
+  let current: string | undefined;
+  const login = async (): Promise<string> => {
     const body = interpolateDeep(spec.body, env, "auth.body", redactor);
-    const response = await post(spec.url, body, signal);
+    // Not the first caller's signal: one caller giving up must not fail the others sharing this
+    // login. The client still puts its own deadline on the exchange.
+    const response = await post(spec.url, body, new AbortController().signal);
     const value = getPath(response, spec.tokenPath);
     if (typeof value !== "string" || value === "") {
       throw new RestError("UPSTREAM_ERROR", `login at ${spec.url} answered without a token at '${spec.tokenPath}'`);
@@ -89,16 +120,28 @@ function loginAuth(spec: Extract<AuthSpec, { type: "login" }>, env: NodeJS.Proce
   };
   return {
     async apply(_url, headers, signal) {
-      // One login shared by concurrent calls; a failed login is not cached.
-      const pending = (token ??= login(signal).catch((error: unknown) => {
-        token = undefined;
-        throw error;
-      }));
-      const value = await pending;
+      if (!token) {
+        const attempt: Promise<string> = login().then(
+          (value) => {
+            if (token === attempt) current = value;
+            return value;
+          },
+          (error: unknown) => {
+            if (token === attempt) token = undefined; // a failed login is not cached
+            throw error;
+          },
+        );
+        token = attempt;
+      }
+      const value = await untilAborted(token, signal);
       headers.set(spec.header, spec.scheme ? `${spec.scheme} ${value}` : value);
+      return value;
     },
-    invalidate() {
+    invalidate(rejected) {
+      // Another call already replaced the rejected token (or is logging in): reuse that one.
+      if (rejected !== undefined && token && current !== rejected) return true;
       token = undefined;
+      current = undefined;
       return true;
     },
   };

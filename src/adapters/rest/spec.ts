@@ -52,6 +52,8 @@ export interface RestOperation {
   inputSchema: JsonSchema;
   readonly: boolean;
   paginate?: PaginateSpec;
+  /** Values sent for arguments the caller left out (`"defaults": {"perPage": 100}`). */
+  defaults?: Record<string, unknown>;
 }
 
 export interface RestConnectionSpec {
@@ -185,6 +187,7 @@ export function parseTool(value: unknown, field: string): RestOperation {
   }
   if (value.readonly !== undefined && typeof value.readonly !== "boolean") throw new RestSpecError(`${field}.readonly`, "must be true or false");
   if (value.inputSchema !== undefined && !isRecord(value.inputSchema)) throw new RestSpecError(`${field}.inputSchema`, "must be a JSON Schema object");
+  if (value.defaults !== undefined && !isRecord(value.defaults)) throw new RestSpecError(`${field}.defaults`, "must be an object {argumentName: value}");
   const op: RestOperation = {
     name,
     description: str(value.description, `${field}.description`, true),
@@ -199,6 +202,7 @@ export function parseTool(value: unknown, field: string): RestOperation {
     readonly: (value.readonly as boolean | undefined) ?? readonlyByDefault(method),
     paginate: parsePaginate(value.paginate, `${field}.paginate`),
   };
+  if (value.defaults !== undefined) op.defaults = { ...(value.defaults as Record<string, unknown>) };
   op.inputSchema = (value.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(op);
   return op;
 }
