@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import { interpolate, referencedVariables } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { RestError } from "./errors.js";
@@ -21,6 +22,8 @@ export interface Auth {
    * True when a retry could succeed.
    */
   invalidate(rejected?: string): boolean;
+  /** Statuses that mean "the credentials were refused" for this style: drop, log in again, retry once. */
+  readonly retryOn: readonly number[];
 }
 
 /** Posts the login body and returns the parsed JSON (the client supplies this). */
@@ -66,17 +69,18 @@ function secret(value: string, env: NodeJS.ProcessEnv, where: string, redactor: 
 }
 
 export function createAuth(spec: AuthSpec | undefined, env: NodeJS.ProcessEnv, redactor: Redactor, post: LoginPoster): Auth {
-  if (!spec) return { apply: async () => undefined, invalidate: () => false };
+  if (!spec) return { apply: async () => undefined, invalidate: () => false, retryOn: [] };
   switch (spec.type) {
     case "bearer":
       return {
         apply: async (_url, headers) => void headers.set("Authorization", `Bearer ${secret(spec.token, env, "auth.token", redactor)}`),
         invalidate: () => false,
+        retryOn: [],
       };
     case "header":
-      return { apply: async (_url, headers) => void headers.set(spec.name, secret(spec.value, env, "auth.value", redactor)), invalidate: () => false };
+      return { apply: async (_url, headers) => void headers.set(spec.name, secret(spec.value, env, "auth.value", redactor)), invalidate: () => false, retryOn: [] };
     case "query":
-      return { apply: async (url) => void url.searchParams.set(spec.name, secret(spec.value, env, "auth.value", redactor)), invalidate: () => false };
+      return { apply: async (url) => void url.searchParams.set(spec.name, secret(spec.value, env, "auth.value", redactor)), invalidate: () => false, retryOn: [] };
     case "login":
       return loginAuth(spec, env, redactor, post);
   }
@@ -101,11 +105,32 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Renew a JWT this long before its `exp`, so a request does not set out with a token about to lapse. */
+const EXPIRY_MARGIN_MS = 30_000;
+
+/**
+ * The `exp` of a JWT-shaped token, in ms since the epoch; undefined for opaque tokens. Not a
+ * verification (the server does that): only a hint of when to log in again, because some
+ * servers (PocketBase) treat an expired token as no token and answer as to a guest.
+ */
+export function jwtExpiry(token: string): number | undefined {
+  const parts = token.split(".");
+  if (parts.length !== 3 || !parts[1]) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8")) as { exp?: unknown };
+    return typeof claims.exp === "number" && Number.isFinite(claims.exp) ? claims.exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function loginAuth(spec: Extract<AuthSpec, { type: "login" }>, env: NodeJS.ProcessEnv, redactor: Redactor, post: LoginPoster): Auth {
   /** The shared login: pending or settled. */
   let token: Promise<string> | undefined;
   /** The settled token's value; undefined while a login is in flight or none was made. */
   let current: string | undefined;
+  /** When the settled token lapses (JWT exp), if it says. */
+  let expiresAt: number | undefined;
   const login = async (): Promise<string> => {
     const body = interpolateDeep(spec.body, env, "auth.body", redactor);
     // Not the first caller's signal: one caller giving up must not fail the others sharing this
@@ -119,11 +144,19 @@ function loginAuth(spec: Extract<AuthSpec, { type: "login" }>, env: NodeJS.Proce
     return value;
   };
   return {
+    retryOn: spec.retryOn,
     async apply(_url, headers, signal) {
+      if (token && current !== undefined && expiresAt !== undefined && Date.now() >= expiresAt - EXPIRY_MARGIN_MS) {
+        token = undefined; // about to lapse: log in again now rather than be answered as a guest
+        current = undefined;
+      }
       if (!token) {
         const attempt: Promise<string> = login().then(
           (value) => {
-            if (token === attempt) current = value;
+            if (token === attempt) {
+              current = value;
+              expiresAt = jwtExpiry(value);
+            }
             return value;
           },
           (error: unknown) => {

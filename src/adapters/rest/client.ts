@@ -86,8 +86,8 @@ export class RestClient {
   /** Send one request. `signal` is the caller's (ctx.signal); the deadline is added here. */
   async send(request: OutgoingRequest, signal?: AbortSignal): Promise<RestResponse> {
     let response = await this.#exchange(request, signal);
-    if (response.status === 401 && this.#auth.invalidate(response.credential)) {
-      this.#options.log.debug("rest: 401, logging in again and retrying once", { method: request.method, path: request.url.pathname });
+    if (this.#auth.retryOn.includes(response.status) && this.#auth.invalidate(response.credential)) {
+      this.#options.log.debug(`rest: ${response.status}, logging in again and retrying once`, { method: request.method, path: request.url.pathname });
       response = await this.#exchange(request, signal);
     }
     if (response.status < 200 || response.status > 299) throw this.#upstreamError(request, response);

@@ -11,7 +11,16 @@ export type AuthSpec =
   | { type: "bearer"; token: string }
   | { type: "header"; name: string; value: string }
   | { type: "query"; name: string; value: string }
-  | { type: "login"; url: string; body: Record<string, unknown>; tokenPath: string; header: string; scheme: string };
+  | {
+      type: "login";
+      url: string;
+      body: Record<string, unknown>;
+      tokenPath: string;
+      header: string;
+      scheme: string;
+      /** Statuses after which the token is dropped and the request retried once (default [401]). */
+      retryOn: number[];
+    };
 
 export interface PaginateSpec {
   style: "link" | "page";
@@ -94,6 +103,13 @@ export function readonlyByDefault(method: string): boolean {
   return READ_METHODS.has(method.toUpperCase());
 }
 
+function parseStatusList(value: unknown, field: string): number[] | undefined {
+  if (value === undefined) return undefined;
+  const ok = Array.isArray(value) && value.length > 0 && value.every((v) => Number.isInteger(v) && (v as number) >= 400 && (v as number) <= 499);
+  if (!ok) throw new RestSpecError(field, "must be a non-empty array of HTTP 4xx statuses, e.g. [401, 403]");
+  return [...(value as number[])];
+}
+
 export function parseAuth(value: unknown, field = "auth"): AuthSpec | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isRecord(value)) throw new RestSpecError(field, "must be an object with a 'type'");
@@ -112,6 +128,7 @@ export function parseAuth(value: unknown, field = "auth"): AuthSpec | undefined 
         tokenPath: str(value.tokenPath, `${field}.tokenPath`, true) ?? "token",
         header: str(value.header, `${field}.header`, true) ?? "Authorization",
         scheme: typeof value.scheme === "string" ? value.scheme : "Bearer",
+        retryOn: parseStatusList(value.retryOn, `${field}.retryOn`) ?? [401],
       };
     }
     default:
