@@ -194,11 +194,14 @@ export function parseTool(value: unknown, field: string): RestOperation {
   }
   const query = nameMapping(value.query, `${field}.query`);
   let body: BodyMapping = { kind: "none" };
+  if (value.bodyArg !== undefined && value.body !== undefined) throw new RestSpecError(`${field}.bodyArg`, "cannot be used together with 'body'; pick one");
   if (value.body === "*") body = { kind: "rest" };
   else if (value.body !== undefined) body = { kind: "fields", fields: nameMapping(value.body, `${field}.body`).map(({ param, arg }) => ({ prop: param, arg })) };
+  // One argument (an object of arbitrary fields, e.g. a record) is the whole JSON body.
+  else if (value.bodyArg !== undefined) body = { kind: "whole", arg: str(value.bodyArg, `${field}.bodyArg`), contentType: "application/json" };
   // Neither query nor body declared: the remaining arguments go where the method puts them.
   let queryRest = false;
-  if (value.query === undefined && value.body === undefined) {
+  if (value.query === undefined && value.body === undefined && value.bodyArg === undefined) {
     if (["GET", "HEAD", "DELETE", "OPTIONS"].includes(method)) queryRest = true;
     else body = { kind: "rest" };
   }
