@@ -35,7 +35,7 @@ describe("pocketbase plugin against the PocketBase stand-in", () => {
 
   before(async () => {
     pb = await startPocketBase({ email: EMAIL, password: PASSWORD });
-    agent = await connect(PLUGIN, { POCKETBASE_URL: pb.url, POCKETBASE_EMAIL: EMAIL, POCKETBASE_PASSWORD: PASSWORD });
+    agent = await connect(PLUGIN, { POCKETBASE_URL: pb.url, POCKETBASE_EMAIL: EMAIL, POCKETBASE_PASSWORD: PASSWORD, AGENT_TOOLS_LOG: "debug" });
   });
   after(async () => {
     await agent?.close();
@@ -169,6 +169,7 @@ describe("pocketbase plugin against the PocketBase stand-in", () => {
 
   it("never shows the password or a token: not in results, errors, or stderr", async () => {
     const everything = agent.stderr();
+    assert.match(everything, /logging in again and retrying once/, "the debug log was on and saw the re-logins");
     assert.ok(!everything.includes(PASSWORD), "stderr holds the password");
     const issued = new Set(pb.requests.map((r) => r.authorization).filter((a): a is string => !!a));
     assert.ok(issued.size >= 2);

@@ -116,7 +116,7 @@ describe("tasks plugin against the reference tasks API", () => {
     dbFile = path.join(dir, "data", "tasks.sqlite");
     api = await startTasksApi(dbFile);
     proxy = await startProxy(() => api.url);
-    agent = await connect(PLUGIN, { TASKS_API_BASE: proxy.url, TASKS_API_KEY: KEY });
+    agent = await connect(PLUGIN, { TASKS_API_BASE: proxy.url, TASKS_API_KEY: KEY, AGENT_TOOLS_LOG: "debug" });
   });
   after(async () => {
     await agent?.close();
@@ -234,6 +234,7 @@ describe("tasks plugin against the reference tasks API", () => {
 
   it("never shows the API key: not in results, errors, or the server's stderr", async () => {
     await call(agent, "get_task", { id: 999999 });
+    assert.match(agent.stderr(), /rest: GET \/tasks/, "the debug log was on, so there was something to leak into");
     assert.ok(!agent.stderr().includes(KEY), "stderr holds the key");
     const { payload } = await call(agent, "list_tasks", {});
     assert.ok(!JSON.stringify(payload).includes(KEY));
