@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { after, before, describe, it } from "node:test";
 import { createRestAdapter } from "../src/adapters/rest/index.js";
 import type { Adapter } from "../src/adapters/types.js";
@@ -9,19 +10,35 @@ import { sendJson, silent, startServer, type TestServer } from "./fixtures/rest/
 let server: TestServer;
 let issued = 0;
 let currentToken = "";
+let loginDelayMs = 0;
+let loginFails = false;
+/** When set, the login answers JWT-shaped tokens with this `exp` (seconds since the epoch). */
+let jwtExp: number | undefined;
+
+function jwt(claims: Record<string, unknown>): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  return `${part({ alg: "HS256", typ: "JWT" })}.${part(claims)}.c2lnbmF0dXJl`;
+}
 const env = { BASE: "", TOKEN: "bearer-secret-abc", KEY: "header-secret-def", QKEY: "query-secret-ghi", PB_USER: "ann@example.com", PB_PASS: "pass-word-jkl" };
 
 before(async () => {
-  server = await startServer((req, res) => {
+  server = await startServer(async (req, res) => {
     if (req.url === "/auth/login" && req.method === "POST") {
+      if (loginDelayMs) await new Promise((resolve) => setTimeout(resolve, loginDelayMs));
+      if (loginFails) return sendJson(res, 503, { message: "auth store unavailable" });
       const body = JSON.parse(req.body) as { identity?: string; password?: string };
       if (body.identity !== env.PB_USER || body.password !== env.PB_PASS) return sendJson(res, 400, { message: "bad credentials" });
       issued += 1;
-      currentToken = `session-token-${issued}`;
+      currentToken = jwtExp === undefined ? `session-token-${issued}` : jwt({ n: issued, exp: jwtExp });
       return sendJson(res, 200, { record: { id: "u1" }, token: currentToken });
     }
     if (req.url.startsWith("/login-protected")) {
       if (req.headers.authorization !== `Bearer ${currentToken}`) return sendJson(res, 401, { message: "token expired" });
+      return sendJson(res, 200, { ok: true });
+    }
+    if (req.url.startsWith("/guest-403")) {
+      // What PocketBase does with a token it no longer accepts: it answers as to a guest.
+      if (req.headers.authorization !== `Bearer ${currentToken}`) return sendJson(res, 403, { status: 403, message: "Only superusers can perform this action.", data: {} });
       return sendJson(res, 200, { ok: true });
     }
     if (req.url.startsWith("/always-401")) return sendJson(res, 401, { message: "no", echo: req.headers.authorization });
@@ -114,6 +131,97 @@ describe("auth styles", () => {
       assert.ok(!e.message.includes(env.PB_PASS));
       return true;
     });
+  });
+
+  it("login is single-flight: N concurrent calls on a cold start or an expired token cause one login each", async () => {
+    issued = 0;
+    currentToken = "";
+    loginDelayMs = 30; // keep the login in flight while the other calls arrive
+    const a = await make(
+      { type: "login", url: "/auth/login", body: { identity: "${PB_USER}", password: "${PB_PASS}" } },
+      [{ name: "get", path: "/login-protected" }],
+    );
+    const logins = () => server.requests.filter((r) => r.url === "/auth/login").length;
+    const start = logins();
+    const cold = await Promise.all(Array.from({ length: 6 }, () => a.call("get", {})));
+    assert.ok(cold.every((r) => (r as { status: number }).status === 200));
+    assert.equal(logins() - start, 1, "one login shared by six concurrent calls");
+
+    currentToken = "expired-on-the-server";
+    const expired = await Promise.all(Array.from({ length: 6 }, () => a.call("get", {})));
+    assert.ok(expired.every((r) => (r as { status: number }).status === 200));
+    assert.equal(logins() - start, 2, "six 401s with the same stale token cause one re-login");
+    loginDelayMs = 0;
+  });
+
+  it("login: a failed login is not cached; the next call logs in afresh", async () => {
+    issued = 0;
+    currentToken = "";
+    loginFails = true;
+    const a = await make(
+      { type: "login", url: "/auth/login", body: { identity: "${PB_USER}", password: "${PB_PASS}" } },
+      [{ name: "get", path: "/login-protected" }],
+    );
+    await assert.rejects(a.call("get", {}), /login failed: .*HTTP 503: .*auth store unavailable/);
+    await assert.rejects(a.call("get", {}), /login failed/, "tried again, not a cached rejection");
+    loginFails = false;
+    assert.deepEqual(await a.call("get", {}), { status: 200, data: { ok: true } });
+    assert.equal(server.requests.filter((r) => r.url === "/auth/login").length >= 3, true);
+  });
+
+  it("login: a caller that gives up does not fail the others sharing its login", async () => {
+    issued = 0;
+    currentToken = "";
+    loginDelayMs = 80;
+    const a = await make(
+      { type: "login", url: "/auth/login", body: { identity: "${PB_USER}", password: "${PB_PASS}" } },
+      [{ name: "get", path: "/login-protected" }],
+    );
+    const controller = new AbortController();
+    const impatient = a.call("get", {}, { signal: controller.signal, sessionId: "s", log: silent });
+    const patient = a.call("get", {});
+    setTimeout(() => controller.abort(), 10);
+    await assert.rejects(impatient, /cancelled/);
+    assert.deepEqual(await patient, { status: 200, data: { ok: true } });
+    assert.equal(issued, 1);
+    loginDelayMs = 0;
+  });
+
+  it("login: a JWT whose exp has passed is renewed before it is sent, without waiting for a 401", async () => {
+    issued = 0;
+    currentToken = "";
+    jwtExp = Math.floor(Date.now() / 1000) - 60; // every token the server issues has already lapsed
+    const a = await make(
+      { type: "login", url: "/auth/login", body: { identity: "${PB_USER}", password: "${PB_PASS}" } },
+      [{ name: "get", path: "/login-protected" }],
+    );
+    const start = server.requests.length;
+    await a.call("get", {});
+    await a.call("get", {});
+    const seen = server.requests.slice(start).map((r) => r.url);
+    assert.deepEqual(seen, ["/auth/login", "/login-protected", "/auth/login", "/login-protected"], "a fresh token is used once, then renewed");
+    jwtExp = Math.floor(Date.now() / 1000) + 3600;
+    await a.call("get", {});
+    await a.call("get", {});
+    assert.equal(issued, 3, "a token valid for an hour is kept");
+    jwtExp = undefined;
+  });
+
+  it("login: retryOn lists the statuses that mean a refused token (a guest-answering server's 403)", async () => {
+    issued = 0;
+    currentToken = "";
+    const login = { type: "login", url: "/auth/login", body: { identity: "${PB_USER}", password: "${PB_PASS}" } };
+    const a = await make({ ...login, retryOn: [401, 403] }, [{ name: "get", path: "/guest-403" }]);
+    assert.deepEqual(await a.call("get", {}), { status: 200, data: { ok: true } });
+    currentToken = "revoked";
+    assert.deepEqual(await a.call("get", {}), { status: 200, data: { ok: true } });
+    assert.equal(issued, 2, "the 403 caused one re-login");
+
+    const plain = await make(login, [{ name: "get", path: "/guest-403" }]);
+    await plain.call("get", {});
+    currentToken = "revoked-again";
+    await assert.rejects(plain.call("get", {}), /HTTP 403: .*Only superusers/, "by default only a 401 retries");
+    await assert.rejects(make({ ...login, retryOn: [500] }), /auth\.retryOn must be a non-empty array of HTTP 4xx statuses/);
   });
 
   it("refuses a login URL outside the base", async () => {

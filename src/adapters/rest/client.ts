@@ -86,12 +86,13 @@ export class RestClient {
   /** Send one request. `signal` is the caller's (ctx.signal); the deadline is added here. */
   async send(request: OutgoingRequest, signal?: AbortSignal): Promise<RestResponse> {
     let response = await this.#exchange(request, signal);
-    if (response.status === 401 && this.#auth.invalidate()) {
-      this.#options.log.debug("rest: 401, logging in again and retrying once", { method: request.method, path: request.url.pathname });
+    if (this.#auth.retryOn.includes(response.status) && this.#auth.invalidate(response.credential)) {
+      this.#options.log.debug(`rest: ${response.status}, logging in again and retrying once`, { method: request.method, path: request.url.pathname });
       response = await this.#exchange(request, signal);
     }
     if (response.status < 200 || response.status > 299) throw this.#upstreamError(request, response);
-    return response;
+    const { credential: _credential, ...answer } = response; // the token stays in here
+    return answer;
   }
 
   async #login(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
@@ -113,7 +114,7 @@ export class RestClient {
     return new RestError("UPSTREAM_ERROR", `${where} answered HTTP ${response.status}${excerpt ? `: ${excerpt}` : ""}`, response.status);
   }
 
-  async #exchange(request: OutgoingRequest, callerSignal: AbortSignal | undefined, withAuth = true): Promise<RestResponse> {
+  async #exchange(request: OutgoingRequest, callerSignal: AbortSignal | undefined, withAuth = true): Promise<RestResponse & { credential?: string }> {
     const { connection, env, redactor } = this.#options;
     const timeout = AbortSignal.timeout(connection.timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
@@ -129,7 +130,7 @@ export class RestClient {
         for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
         if (!headers.has("accept")) headers.set("accept", DEFAULT_ACCEPT);
         const sent = new URL(url);
-        if (withAuth) await this.#auth.apply(sent, headers, signal);
+        const credential = withAuth ? await this.#auth.apply(sent, headers, signal) : undefined;
         let payload: string | undefined;
         if (body && "json" in body) {
           payload = JSON.stringify(body.json);
@@ -154,7 +155,7 @@ export class RestClient {
           }
           continue;
         }
-        return { status: response.status, headers: response.headers, url, data: await decode(response, method) };
+        return { status: response.status, headers: response.headers, url, data: await decode(response, method), credential };
       }
     } catch (error) {
       if (error instanceof RestError || error instanceof MissingVariableError) throw error;

@@ -21,7 +21,16 @@ export function appendQuery(params: URLSearchParams, name: string, value: unknow
   params.append(name, String(value));
 }
 
-export function buildRequest(op: RestOperation, args: Readonly<Record<string, unknown>>, base: BaseUrl): OutgoingRequest {
+/** The tool's declared defaults under the caller's arguments (an explicit null is kept: it means "none"). */
+function withDefaults(defaults: Readonly<Record<string, unknown>> | undefined, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  if (!defaults) return args;
+  const merged: Record<string, unknown> = { ...args };
+  for (const [name, value] of Object.entries(defaults)) if (merged[name] === undefined) merged[name] = value;
+  return merged;
+}
+
+export function buildRequest(op: RestOperation, given: Readonly<Record<string, unknown>>, base: BaseUrl): OutgoingRequest {
+  const args = withDefaults(op.defaults, given);
   const used = new Set<string>(op.pathParams);
   const url = resolveUnderBase(base, substitutePath(op.path, args));
   for (const { param, arg } of op.query) {

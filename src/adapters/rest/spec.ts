@@ -11,7 +11,16 @@ export type AuthSpec =
   | { type: "bearer"; token: string }
   | { type: "header"; name: string; value: string }
   | { type: "query"; name: string; value: string }
-  | { type: "login"; url: string; body: Record<string, unknown>; tokenPath: string; header: string; scheme: string };
+  | {
+      type: "login";
+      url: string;
+      body: Record<string, unknown>;
+      tokenPath: string;
+      header: string;
+      scheme: string;
+      /** Statuses after which the token is dropped and the request retried once (default [401]). */
+      retryOn: number[];
+    };
 
 export interface PaginateSpec {
   style: "link" | "page";
@@ -52,6 +61,8 @@ export interface RestOperation {
   inputSchema: JsonSchema;
   readonly: boolean;
   paginate?: PaginateSpec;
+  /** Values sent for arguments the caller left out (`"defaults": {"perPage": 100}`). */
+  defaults?: Record<string, unknown>;
 }
 
 export interface RestConnectionSpec {
@@ -92,6 +103,13 @@ export function readonlyByDefault(method: string): boolean {
   return READ_METHODS.has(method.toUpperCase());
 }
 
+function parseStatusList(value: unknown, field: string): number[] | undefined {
+  if (value === undefined) return undefined;
+  const ok = Array.isArray(value) && value.length > 0 && value.every((v) => Number.isInteger(v) && (v as number) >= 400 && (v as number) <= 499);
+  if (!ok) throw new RestSpecError(field, "must be a non-empty array of HTTP 4xx statuses, e.g. [401, 403]");
+  return [...(value as number[])];
+}
+
 export function parseAuth(value: unknown, field = "auth"): AuthSpec | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isRecord(value)) throw new RestSpecError(field, "must be an object with a 'type'");
@@ -110,6 +128,7 @@ export function parseAuth(value: unknown, field = "auth"): AuthSpec | undefined 
         tokenPath: str(value.tokenPath, `${field}.tokenPath`, true) ?? "token",
         header: str(value.header, `${field}.header`, true) ?? "Authorization",
         scheme: typeof value.scheme === "string" ? value.scheme : "Bearer",
+        retryOn: parseStatusList(value.retryOn, `${field}.retryOn`) ?? [401],
       };
     }
     default:
@@ -175,16 +194,20 @@ export function parseTool(value: unknown, field: string): RestOperation {
   }
   const query = nameMapping(value.query, `${field}.query`);
   let body: BodyMapping = { kind: "none" };
+  if (value.bodyArg !== undefined && value.body !== undefined) throw new RestSpecError(`${field}.bodyArg`, "cannot be used together with 'body'; pick one");
   if (value.body === "*") body = { kind: "rest" };
   else if (value.body !== undefined) body = { kind: "fields", fields: nameMapping(value.body, `${field}.body`).map(({ param, arg }) => ({ prop: param, arg })) };
+  // One argument (an object of arbitrary fields, e.g. a record) is the whole JSON body.
+  else if (value.bodyArg !== undefined) body = { kind: "whole", arg: str(value.bodyArg, `${field}.bodyArg`), contentType: "application/json" };
   // Neither query nor body declared: the remaining arguments go where the method puts them.
   let queryRest = false;
-  if (value.query === undefined && value.body === undefined) {
+  if (value.query === undefined && value.body === undefined && value.bodyArg === undefined) {
     if (["GET", "HEAD", "DELETE", "OPTIONS"].includes(method)) queryRest = true;
     else body = { kind: "rest" };
   }
   if (value.readonly !== undefined && typeof value.readonly !== "boolean") throw new RestSpecError(`${field}.readonly`, "must be true or false");
   if (value.inputSchema !== undefined && !isRecord(value.inputSchema)) throw new RestSpecError(`${field}.inputSchema`, "must be a JSON Schema object");
+  if (value.defaults !== undefined && !isRecord(value.defaults)) throw new RestSpecError(`${field}.defaults`, "must be an object {argumentName: value}");
   const op: RestOperation = {
     name,
     description: str(value.description, `${field}.description`, true),
@@ -199,6 +222,7 @@ export function parseTool(value: unknown, field: string): RestOperation {
     readonly: (value.readonly as boolean | undefined) ?? readonlyByDefault(method),
     paginate: parsePaginate(value.paginate, `${field}.paginate`),
   };
+  if (value.defaults !== undefined) op.defaults = { ...(value.defaults as Record<string, unknown>) };
   op.inputSchema = (value.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(op);
   return op;
 }

@@ -1,0 +1,279 @@
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
+
+/**
+ * The bundled tasks plugin end to end: the SDK client over stdio → the facade → the rest adapter
+ * → the reference tasks API (examples/tasks-api/server.mjs) running as its own process with a
+ * SQLite file. A small pass-through proxy between them can make one read fail or alter it, to
+ * show the skill reports what went wrong.
+ */
+
+const PLUGIN = path.join(ROOT, "plugins", "agent-tools-plugin-tasks");
+const SERVER = path.join(ROOT, "examples", "tasks-api", "server.mjs");
+const KEY = `tasks-key-${randomBytes(12).toString("hex")}`;
+
+interface TasksApi {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  stop: () => Promise<void>;
+}
+
+function startTasksApi(dbFile: string): Promise<TasksApi> {
+  const child = spawn(process.execPath, [SERVER], {
+    env: { PATH: process.env.PATH ?? "", TASKS_API_KEY: KEY, TASKS_DB_FILE: dbFile, TASKS_PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`tasks-api exited with ${code}: ${stderr}`)));
+    child.stdout!.on("data", (c: Buffer) => {
+      stdout += c.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      if (match) resolve({ url: match[1]!, child, stderr: () => stderr, stop });
+    });
+  });
+}
+
+/** What the proxy does to the next matching request. */
+type Fault = { kind: "fail"; method: string; path: RegExp; status: number } | { kind: "alter"; method: string; path: RegExp; change: (body: Record<string, unknown>) => void };
+
+async function startProxy(target: () => string): Promise<{ url: string; faults: Fault[]; close: () => Promise<void> }> {
+  const faults: Fault[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const pathOnly = (req.url ?? "/").split("?")[0]!;
+      const at = faults.findIndex((f) => f.method === req.method && f.path.test(pathOnly));
+      const fault = at >= 0 ? faults.splice(at, 1)[0] : undefined;
+      if (fault?.kind === "fail") {
+        res.writeHead(fault.status, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { code: "internal", message: "internal server error" } }));
+        return;
+      }
+      const headers = { ...req.headers };
+      delete headers.host;
+      const upstream = http.request(new URL(req.url ?? "/", target()), { method: req.method, headers }, (answer) => {
+        const parts: Buffer[] = [];
+        answer.on("data", (c: Buffer) => parts.push(c));
+        answer.on("end", () => {
+          let body = Buffer.concat(parts).toString("utf8");
+          if (fault?.kind === "alter") {
+            const parsed = JSON.parse(body) as Record<string, unknown>;
+            fault.change(parsed);
+            body = JSON.stringify(parsed);
+          }
+          res.writeHead(answer.statusCode ?? 502, { "content-type": answer.headers["content-type"] ?? "application/json" });
+          res.end(body);
+        });
+      });
+      upstream.on("error", (error) => {
+        res.writeHead(502);
+        res.end(String(error));
+      });
+      upstream.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    faults,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const call = (c: Connected, toolName: string, args: Record<string, unknown>, confirm?: boolean) =>
+  callJson(c.client, "agent_tools_tasks_call", { toolName, arguments: args, ...(confirm === undefined ? {} : { confirm }) });
+const skill = (c: Connected, args: Record<string, unknown>) => callJson(c.client, "agent_tools_tasks_run_skill", { skill: "insert-and-verify-task", arguments: args });
+const resultOf = (p: Payload) => p.result as { status: number; data: Record<string, unknown> };
+
+describe("tasks plugin against the reference tasks API", () => {
+  let dir: string;
+  let dbFile: string;
+  let api: TasksApi;
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let agent: Connected;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "tasks-api-"));
+    dbFile = path.join(dir, "data", "tasks.sqlite");
+    api = await startTasksApi(dbFile);
+    proxy = await startProxy(() => api.url);
+    agent = await connect(PLUGIN, { TASKS_API_BASE: proxy.url, TASKS_API_KEY: KEY, AGENT_TOOLS_LOG: "debug" });
+  });
+  after(async () => {
+    await agent?.close();
+    await proxy?.close();
+    await api?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("is listed as ready, and discover shows the five tools and the skill", async () => {
+    const { payload: help } = await callJson(agent.client, "agent_tools_help");
+    assert.match(JSON.stringify(help), /"prefix":"tasks"/);
+    assert.match(JSON.stringify(help), /"status":"ready"/);
+    const { payload } = await callJson(agent.client, "agent_tools_tasks_discover", { limit: 50 });
+    const names = (payload.matches as { name: string }[]).map((m) => m.name).sort();
+    assert.deepEqual(names, ["create_task", "delete_task", "get_task", "insert-and-verify-task", "list_tasks", "update_task"]);
+  });
+
+  it("create, get, list with a text filter, update, delete; the mutating ones need confirm", async () => {
+    const refused = await call(agent, "create_task", { title: "Buy milk" });
+    assert.equal(refused.isError, true);
+    assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED");
+    const none = await call(agent, "list_tasks", { text: "milk" });
+    assert.equal(resultOf(none.payload).data.count, 0, "nothing was created by the refused call");
+
+    const created = await call(agent, "create_task", { title: "Buy milk", description: "2 litres, semi-skimmed", due: "2026-12-24" }, true);
+    assert.equal(created.isError, false, JSON.stringify(created.payload));
+    const task = resultOf(created.payload).data;
+    assert.equal(resultOf(created.payload).status, 201);
+    assert.equal(task.status, "todo");
+    assert.equal(typeof task.id, "number");
+    await call(agent, "create_task", { title: "Call the plumber", status: "doing" }, true);
+
+    const got = await call(agent, "get_task", { id: task.id });
+    assert.deepEqual(resultOf(got.payload).data, task);
+
+    const listed = resultOf((await call(agent, "list_tasks", { text: "MILK" })).payload).data as { tasks: { title: string }[]; count: number };
+    assert.deepEqual(listed.tasks.map((t) => t.title), ["Buy milk"], "the text filter is case-insensitive and matches only that task");
+    const doing = resultOf((await call(agent, "list_tasks", { status: "doing" })).payload).data as { tasks: { title: string }[] };
+    assert.deepEqual(doing.tasks.map((t) => t.title), ["Call the plumber"]);
+
+    assert.equal((await call(agent, "update_task", { id: task.id, status: "done" })).payload.error?.code, "CONFIRM_REQUIRED");
+    const updated = await call(agent, "update_task", { id: task.id, status: "done", due: null }, true);
+    assert.equal(resultOf(updated.payload).data.status, "done");
+    assert.equal(resultOf(updated.payload).data.due, null);
+    assert.equal(resultOf(updated.payload).data.title, "Buy milk", "fields not sent stay as they were");
+
+    assert.equal((await call(agent, "delete_task", { id: task.id })).payload.error?.code, "CONFIRM_REQUIRED");
+    assert.equal(resultOf((await call(agent, "get_task", { id: task.id })).payload).status, 200, "the refused delete left it in place");
+    const deleted = await call(agent, "delete_task", { id: task.id }, true);
+    assert.equal((resultOf(deleted.payload).data as { deleted: boolean }).deleted, true);
+    const gone = await call(agent, "get_task", { id: task.id });
+    assert.equal(gone.isError, true);
+    assert.equal(gone.payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(gone.payload.error?.message ?? "", /HTTP 404: .*task \d+ does not exist/);
+  });
+
+  it("the API's validation errors come back naming the field", async () => {
+    const badDate = await call(agent, "create_task", { title: "Taxes", due: "2026-02-30" }, true);
+    assert.equal(badDate.isError, true);
+    assert.match(badDate.payload.error?.message ?? "", /HTTP 422: .*field 'due' must be a date YYYY-MM-DD/);
+    // The facade's own schema check catches a wrong status before the API is asked.
+    const badStatus = await call(agent, "create_task", { title: "Taxes", status: "later" }, true);
+    assert.equal(badStatus.payload.error?.code, "ARG_VALIDATION_FAILED");
+  });
+
+  it("insert-and-verify-task: created, read back, every field matches", async () => {
+    const { payload, isError } = await skill(agent, { title: "Renew passport", description: "before March", status: "doing", due: "2027-01-15" });
+    assert.equal(isError, false, JSON.stringify(payload));
+    const report = payload.result as { verified: boolean; id: number; mismatches: string[]; checks: { field: string; match: boolean }[]; task: { title: string } };
+    assert.equal(report.verified, true);
+    assert.deepEqual(report.mismatches, []);
+    assert.deepEqual(report.checks.map((c) => c.field), ["title", "description", "status", "due"]);
+    assert.equal(report.task.title, "Renew passport");
+    const stored = resultOf((await call(agent, "get_task", { id: report.id })).payload).data;
+    assert.equal(stored.due, "2027-01-15");
+  });
+
+  it("insert-and-verify-task: a read-back answering 500 is reported with the new id, not hidden", async () => {
+    proxy.faults.push({ kind: "fail", method: "GET", path: /^\/tasks\/\d+$/, status: 500 });
+    const { payload } = await skill(agent, { title: "Water the plants" });
+    const report = payload.result as { verified: boolean; id: number; problem: string };
+    assert.equal(report.verified, false);
+    assert.match(report.problem, /task \d+ was created, but reading it back failed: .*HTTP 500/);
+    const stored = resultOf((await call(agent, "get_task", { id: report.id })).payload).data;
+    assert.equal(stored.title, "Water the plants", "the task exists; the report said which one");
+  });
+
+  it("insert-and-verify-task: a read-back that differs is a mismatch naming the field", async () => {
+    proxy.faults.push({ kind: "alter", method: "GET", path: /^\/tasks\/\d+$/, change: (body) => void (body.title = "Water the plans") });
+    const { payload } = await skill(agent, { title: "Water the garden" });
+    const report = payload.result as { verified: boolean; mismatches: string[]; problem: string; checks: { field: string; expected: unknown; stored: unknown }[] };
+    assert.equal(report.verified, false);
+    assert.deepEqual(report.mismatches, ["title"]);
+    assert.match(report.problem, /stored differently from what was sent: title/);
+    assert.deepEqual(report.checks.find((c) => c.field === "title"), { field: "title", sent: "Water the garden", expected: "Water the garden", stored: "Water the plans", match: false });
+  });
+
+  it("a failed create is an error of the skill (nothing to verify)", async () => {
+    proxy.faults.push({ kind: "fail", method: "POST", path: /^\/tasks$/, status: 500 });
+    const { payload, isError } = await skill(agent, { title: "Never stored" });
+    assert.equal(isError, true);
+    assert.match(payload.error?.message ?? "", /create_task failed, so there is nothing to verify: .*HTTP 500/);
+  });
+
+  it("the data survives a restart of the API: the SQLite file was written after each change", async () => {
+    const before = resultOf((await call(agent, "list_tasks", {})).payload).data as { tasks: unknown[] };
+    assert.ok(before.tasks.length >= 4);
+    await api.stop();
+    assert.ok(existsSync(dbFile));
+    assert.deepEqual(readdirSync(path.dirname(dbFile)).filter((n) => n.endsWith(".tmp")), [], "no temporary file left behind");
+    api = await startTasksApi(dbFile); // a new process on a new port, the same file
+    const afterRestart = resultOf((await call(agent, "list_tasks", {})).payload).data as { tasks: unknown[] };
+    assert.deepEqual(afterRestart.tasks, before.tasks);
+  });
+
+  it("never shows the API key: not in results, errors, or the server's stderr", async () => {
+    await call(agent, "get_task", { id: 999999 });
+    assert.match(agent.stderr(), /rest: GET \/tasks/, "the debug log was on, so there was something to leak into");
+    assert.ok(!agent.stderr().includes(KEY), "stderr holds the key");
+    const { payload } = await call(agent, "list_tasks", {});
+    assert.ok(!JSON.stringify(payload).includes(KEY));
+  });
+});
+
+describe("tasks plugin: configuration problems", () => {
+  it("not configured: loads, help says what to set, a call answers NOT_CONFIGURED", async () => {
+    const agent = await connect(PLUGIN, { TASKS_API_BASE: "", TASKS_API_KEY: "" });
+    try {
+      const { payload: help } = await callJson(agent.client, "agent_tools_help");
+      assert.match(JSON.stringify(help), /not configured: set TASKS_API_BASE, TASKS_API_KEY/);
+      const { payload, isError } = await call(agent, "list_tasks", {});
+      assert.equal(isError, true);
+      assert.equal(payload.error?.code, "NOT_CONFIGURED");
+      assert.deepEqual((payload.error?.details as { missing: string[] }).missing, ["TASKS_API_BASE", "TASKS_API_KEY"]);
+      const ran = await skill(agent, { title: "x" });
+      assert.equal(ran.payload.error?.code, "NOT_CONFIGURED");
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("a wrong key is a clear 401 that shows neither key", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "tasks-api-"));
+    const api = await startTasksApi(path.join(dir, "t.sqlite"));
+    const wrong = `wrong-${randomBytes(8).toString("hex")}`;
+    const agent = await connect(PLUGIN, { TASKS_API_BASE: api.url, TASKS_API_KEY: wrong });
+    try {
+      const { payload, isError } = await call(agent, "list_tasks", {});
+      assert.equal(isError, true);
+      assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+      assert.match(payload.error?.message ?? "", /GET \/tasks answered HTTP 401: .*missing or wrong x-api-key header/);
+      const everything = JSON.stringify(payload) + agent.stderr() + api.stderr();
+      assert.ok(!everything.includes(wrong) && !everything.includes(KEY));
+    } finally {
+      await agent.close();
+      await api.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
