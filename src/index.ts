@@ -15,3 +15,7 @@ export { parseManifest, readManifest, ManifestError } from "./plugins/manifest.j
 export type { PluginManifest, DeclarativeAdapterSpec } from "./plugins/manifest.js";
 export type { Skill, SkillMeta } from "./plugins/skills.js";
 export { definePlugin, defineSkill } from "./define.js";
+export type { SkillContext } from "./plugins/skills.js";
+export { createJobStore, jobStoreFor, DEFAULT_MAX_JOBS } from "./runtime/jobs.js";
+export type { JobState, JobStatus, JobStore, JobStoreOptions, StartOptions } from "./runtime/jobs.js";
+export { createRestAdapter } from "./adapters/rest/index.js";
