@@ -52,6 +52,11 @@ export interface RestOperation {
   inputSchema: JsonSchema;
   readonly: boolean;
   paginate?: PaginateSpec;
+  /**
+   * JSON body properties sent on every call, over whatever the arguments say (e.g. Ollama's
+   * `"stream": false`, which this adapter needs because it reads one JSON answer, not a stream).
+   */
+  bodyConstants?: Record<string, unknown>;
 }
 
 export interface RestConnectionSpec {
@@ -185,6 +190,10 @@ export function parseTool(value: unknown, field: string): RestOperation {
   }
   if (value.readonly !== undefined && typeof value.readonly !== "boolean") throw new RestSpecError(`${field}.readonly`, "must be true or false");
   if (value.inputSchema !== undefined && !isRecord(value.inputSchema)) throw new RestSpecError(`${field}.inputSchema`, "must be a JSON Schema object");
+  if (value.bodyConstants !== undefined) {
+    if (!isRecord(value.bodyConstants)) throw new RestSpecError(`${field}.bodyConstants`, "must be an object of JSON body properties, e.g. {\"stream\": false}");
+    if (method === "GET" || method === "HEAD") throw new RestSpecError(`${field}.bodyConstants`, `cannot be used with ${method}, which sends no body`);
+  }
   const op: RestOperation = {
     name,
     description: str(value.description, `${field}.description`, true),
@@ -198,6 +207,7 @@ export function parseTool(value: unknown, field: string): RestOperation {
     inputSchema: {},
     readonly: (value.readonly as boolean | undefined) ?? readonlyByDefault(method),
     paginate: parsePaginate(value.paginate, `${field}.paginate`),
+    ...(isRecord(value.bodyConstants) ? { bodyConstants: value.bodyConstants } : {}),
   };
   op.inputSchema = (value.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(op);
   return op;
