@@ -113,7 +113,11 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
       jobs.set(id, job);
       // Deferred so that a work function that throws synchronously still yields a job id first.
       void Promise.resolve()
-        .then(() => work(job.controller.signal))
+        .then(() => {
+          // Disposed before it began (the session ended at once): do not start the work at all.
+          if (job.controller.signal.aborted) throw job.controller.signal.reason;
+          return work(job.controller.signal);
+        })
         .then(
           (result) => finish(job, { result }),
           (error: unknown) => finish(job, { error }),
