@@ -1,5 +1,5 @@
 import type { Adapter, AdapterOptions } from "./adapters/types.js";
-import type { SkillMeta } from "./plugins/skills.js";
+import type { SkillContext, SkillMeta } from "./plugins/skills.js";
 
 /**
  * Typed helpers for plugin authors writing in TypeScript. They return their input unchanged; a
@@ -12,7 +12,7 @@ export function definePlugin<T extends (options: AdapterOptions) => Adapter | Pr
 
 export function defineSkill<A extends Record<string, unknown>>(skill: {
   meta: SkillMeta;
-  run(adapter: Adapter, args: A): Promise<unknown>;
+  run(adapter: Adapter, args: A, context?: SkillContext): Promise<unknown>;
 }): typeof skill {
   return skill;
 }

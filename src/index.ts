@@ -20,3 +20,7 @@ export type { ExecOptions as TextExecOptions, TextLayer, TextLayerOptions } from
 export type { ExecAnswer } from "./text/answer.js";
 export { EXIT as TEXT_EXIT_CODES } from "./text/exit-codes.js";
 export type { ModuleCommand, ModuleHost, ModuleSetup, ModuleVariable, TextModule } from "./text/module-contract.js";
+export type { SkillContext } from "./plugins/skills.js";
+export { createJobStore, jobStoreFor, DEFAULT_MAX_JOBS } from "./runtime/jobs.js";
+export type { JobState, JobStatus, JobStore, JobStoreOptions, StartOptions } from "./runtime/jobs.js";
+export { createRestAdapter } from "./adapters/rest/index.js";

@@ -4,6 +4,8 @@
  * `.mjs` adapters load unmodified.
  */
 
+import type { JobStore } from "../runtime/jobs.js";
+
 export type JsonSchema = Record<string, unknown>;
 
 /** The `annotations` of an MCP tool (only the hints the runtime reads are typed). */
@@ -37,6 +39,8 @@ export interface CallContext {
   signal: AbortSignal;
   sessionId: string;
   log: Logger;
+  /** This plugin's background jobs in this session (see runtime/jobs.ts); in memory only. */
+  jobs?: JobStore;
 }
 
 export interface Match {

@@ -24,17 +24,42 @@ export interface MissingRequirements {
   bins: string[];
 }
 
+/**
+ * A `requires.bins` entry is a program name (`kite-lite`) or `${VAR:-name}`: the program the host
+ * variable VAR names when it is set (a path or a name on PATH), else `name` on PATH. The second
+ * form lets a manifest say "set KITE_LITE_BIN, or put kite-lite on PATH" and use the same
+ * reference in its adapter's command.
+ */
+const BIN_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}$/;
+
+export function resolveBin(entry: string, env: NodeJS.ProcessEnv): { variable?: string; fallback?: string; program: string } {
+  const match = BIN_REFERENCE.exec(entry);
+  if (!match) return { program: entry };
+  const variable = match[1] as string;
+  const fallback = match[2] || undefined;
+  const program = env[variable] || fallback || "";
+  return { variable, ...(fallback ? { fallback } : {}), program };
+}
+
 /** Which of a plugin's declared variables and binaries the host lacks. */
 export function missingRequirements(requires: { env: string[]; bins: string[] }, env: NodeJS.ProcessEnv): MissingRequirements {
   return {
     env: requires.env.filter((name) => !env[name]),
-    bins: requires.bins.filter((bin) => !findOnPath(bin, env)),
+    bins: requires.bins.filter((bin) => !findOnPath(resolveBin(bin, env).program, env)),
   };
+}
+
+function describeBin(entry: string): string {
+  const { variable, fallback } = resolveBin(entry, {});
+  if (!variable) return `install ${entry} (not found on PATH)`;
+  return fallback ? `set ${variable} to the ${fallback} program or install ${fallback} on PATH` : `set ${variable} to an executable program`;
 }
 
 export function describeMissing(missing: MissingRequirements): string {
   const parts: string[] = [];
   if (missing.env.length) parts.push(`set ${missing.env.join(", ")}`);
-  if (missing.bins.length) parts.push(`install ${missing.bins.join(", ")} (not found on PATH)`);
+  const plain = missing.bins.filter((bin) => !BIN_REFERENCE.test(bin));
+  if (plain.length) parts.push(`install ${plain.join(", ")} (not found on PATH)`);
+  for (const bin of missing.bins.filter((b) => BIN_REFERENCE.test(b))) parts.push(describeBin(bin));
   return parts.join("; ");
 }

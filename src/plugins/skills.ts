@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Adapter } from "../adapters/types.js";
+import type { Adapter, CallContext } from "../adapters/types.js";
 
 /**
  * Skills: deterministic server-side recipes, one module each (`skills/<name>.js|.mjs`), exporting
@@ -26,8 +26,12 @@ export interface Skill {
   name: string;
   file: string;
   meta: SkillMeta;
-  run(adapter: Adapter, args: Record<string, unknown>): Promise<unknown>;
+  /** `context` carries the call's abort signal, the session id, a logger and the plugin's job store. */
+  run(adapter: Adapter, args: Record<string, unknown>, context?: SkillContext): Promise<unknown>;
 }
+
+/** The third argument of a skill's run: the same fields as an adapter call's context. */
+export type SkillContext = CallContext;
 
 export interface SkillLoadFailure {
   file: string;

@@ -18,6 +18,7 @@ import { repairRequest, stripToolPrefix, type Repair } from "./repair.js";
 import { capResult, unwrapResult, withDeadline } from "./result.js";
 import { createToolIndex, type ToolIndex } from "./search/index.js";
 import { createSession, recordCall, type Session } from "./session.js";
+import { jobStoreFor } from "./jobs.js";
 import { closestNames, similarity } from "./similarity.js";
 
 /**
@@ -437,7 +438,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         }
         const name = tool.name;
         const { result, truncated } = await invoke(`tool '${prefix}/${name}'`, ctx.signal, (signal) =>
-          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log }),
+          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobStoreFor(session, prefix) }),
           ctx.maxResultChars,
         );
         return { plugin: prefix, toolName: name, result, ...(truncated ? { truncated } : {}) };
@@ -483,7 +484,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           }
         }
         const chosen = skill;
-        const { result, truncated } = await invoke(`skill '${prefix}:${chosen.name}'`, ctx.signal, () => chosen.run(plugin.adapter, skillArgs), ctx.maxResultChars);
+        const { result, truncated } = await invoke(
+          `skill '${prefix}:${chosen.name}'`,
+          ctx.signal,
+          (signal) => chosen.run(plugin.adapter, skillArgs, { signal, sessionId: session.id, log, jobs: jobStoreFor(session, prefix) }),
+          ctx.maxResultChars,
+        );
         return { plugin: prefix, skill: chosen.name, result, ...(truncated ? { truncated } : {}) };
       });
     },

@@ -80,6 +80,12 @@ export function buildRequest(op: RestOperation, given: Readonly<Record<string, u
     case "none":
       break;
   }
+  if (op.bodyConstants) {
+    // Constants win over arguments of the same name: they are what the adapter relies on.
+    const json = body && "json" in body && body.json && typeof body.json === "object" && !Array.isArray(body.json) ? (body.json as Record<string, unknown>) : {};
+    if (body && !("json" in body && json === body.json)) throw new UrlGuardError(`tool '${op.name}' has bodyConstants but its body is not a JSON object`);
+    body = { json: { ...json, ...op.bodyConstants } };
+  }
   if (op.queryRest) {
     for (const [key, value] of Object.entries(args)) if (!used.has(key)) appendQuery(url.searchParams, key, value);
   }

@@ -63,6 +63,11 @@ export interface RestOperation {
   paginate?: PaginateSpec;
   /** Values sent for arguments the caller left out (`"defaults": {"perPage": 100}`). */
   defaults?: Record<string, unknown>;
+  /**
+   * JSON body properties sent on every call, over whatever the arguments say (e.g. Ollama's
+   * `"stream": false`, which this adapter needs because it reads one JSON answer, not a stream).
+   */
+  bodyConstants?: Record<string, unknown>;
 }
 
 export interface RestConnectionSpec {
@@ -208,6 +213,10 @@ export function parseTool(value: unknown, field: string): RestOperation {
   if (value.readonly !== undefined && typeof value.readonly !== "boolean") throw new RestSpecError(`${field}.readonly`, "must be true or false");
   if (value.inputSchema !== undefined && !isRecord(value.inputSchema)) throw new RestSpecError(`${field}.inputSchema`, "must be a JSON Schema object");
   if (value.defaults !== undefined && !isRecord(value.defaults)) throw new RestSpecError(`${field}.defaults`, "must be an object {argumentName: value}");
+  if (value.bodyConstants !== undefined) {
+    if (!isRecord(value.bodyConstants)) throw new RestSpecError(`${field}.bodyConstants`, "must be an object of JSON body properties, e.g. {\"stream\": false}");
+    if (method === "GET" || method === "HEAD") throw new RestSpecError(`${field}.bodyConstants`, `cannot be used with ${method}, which sends no body`);
+  }
   const op: RestOperation = {
     name,
     description: str(value.description, `${field}.description`, true),
@@ -221,6 +230,7 @@ export function parseTool(value: unknown, field: string): RestOperation {
     inputSchema: {},
     readonly: (value.readonly as boolean | undefined) ?? readonlyByDefault(method),
     paginate: parsePaginate(value.paginate, `${field}.paginate`),
+    ...(isRecord(value.bodyConstants) ? { bodyConstants: value.bodyConstants } : {}),
   };
   if (value.defaults !== undefined) op.defaults = { ...(value.defaults as Record<string, unknown>) };
   op.inputSchema = (value.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(op);

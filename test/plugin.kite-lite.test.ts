@@ -1,0 +1,159 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { startServer, type TestServer } from "./fixtures/rest/http-server.js";
+import { callJson, connect, FIXTURES, ROOT, type Connected, type Payload } from "./helpers.js";
+
+/** The bundled kite-lite plugin against the SDK stand-in server, reading pages from a local HTTP server. */
+
+const PLUGIN = path.join(ROOT, "plugins", "agent-tools-plugin-kite-lite");
+const BIN = path.join(FIXTURES, "kite-lite", "kite-lite.mjs");
+
+const PAGE = `<!doctype html><html><head><title>Kite &amp; Co</title></head><body>
+<h1>Welcome</h1><p>Kites fly when the wind is steady.</p>
+<h2>Models</h2><ul><li><a href="/models/delta">Delta kite</a></li><li><a href="https://example.org/box">Box kite</a></li></ul>
+<script>var hidden = "not text";</script></body></html>`;
+
+let site: TestServer;
+before(async () => {
+  site = await startServer((req, res) => {
+    if (req.url === "/") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(PAGE);
+    } else if (req.url === "/data.json") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ kites: 3 }));
+    } else {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("no such page");
+    }
+  });
+});
+after(async () => site.close());
+
+const result = (payload: Payload) => payload.result as Record<string, unknown>;
+async function call(server: Connected, toolName: string, args: Record<string, unknown>) {
+  return callJson(server.client, "agent_tools_kite_call", { toolName, arguments: args });
+}
+function pngSize(base64: string): { width: number; height: number } {
+  const bytes = Buffer.from(base64, "base64");
+  assert.equal(bytes.subarray(1, 4).toString("ascii"), "PNG");
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+describe("kite-lite plugin (KITE_LITE_BIN)", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect(PLUGIN, { KITE_LITE_BIN: BIN });
+  });
+  after(async () => server.close());
+
+  it("lists the five tools, all read-only (no confirm anywhere), and the page-overview skill", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_kite_discover", {});
+    const matches = payload.matches as Array<{ kind: string; name: string; confirm?: boolean }>;
+    assert.deepEqual(matches.filter((m) => m.kind === "tool").map((m) => m.name).sort(), ["browser_get_dom", "browser_screenshot", "eval_js", "fetch_page", "render_screenshot"]);
+    assert.ok(matches.every((m) => m.confirm === undefined));
+    assert.deepEqual(matches.filter((m) => m.kind === "skill").map((m) => m.name), ["page-overview"]);
+  });
+
+  it("fetch_page answers status, title and the text without scripts", async () => {
+    const { payload, isError } = await call(server, "fetch_page", { url: `${site.url}/` });
+    assert.equal(isError, false, JSON.stringify(payload.error));
+    const page = result(payload);
+    assert.equal(page.status, 200);
+    assert.equal(page.title, "Kite & Co");
+    assert.match(String(page.text), /Kites fly when the wind is steady/);
+    assert.doesNotMatch(String(page.text), /not text/);
+  });
+
+  it("eval_js evaluates against the page's document", async () => {
+    const { payload } = await call(server, "eval_js", { url: `${site.url}/`, script: "({ title: document.title, links: document.querySelectorAll('a').map(a => a.href) })" });
+    assert.deepEqual(result(payload).result, { title: "Kite & Co", links: ["/models/delta", "https://example.org/box"] });
+    const broken = await call(server, "eval_js", { url: `${site.url}/`, script: "nope()" });
+    assert.equal(broken.isError, true);
+    assert.match(broken.payload.error?.message ?? "", /the script failed: nope is not defined/);
+  });
+
+  it("browser_get_dom filters by tag selector", async () => {
+    const { payload } = await call(server, "browser_get_dom", { url: `${site.url}/`, selector: "h1,h2" });
+    const dom = result(payload) as { count: number; nodes: Array<{ tag: string; text: string }> };
+    assert.deepEqual(dom.nodes.map((n) => [n.tag, n.text]), [["h1", "Welcome"], ["h2", "Models"]]);
+  });
+
+  it("browser_screenshot and render_screenshot return PNG images of the asked size", async () => {
+    const shot = await call(server, "browser_screenshot", { url: `${site.url}/`, width: 320, height: 200 });
+    const content = shot.payload.result as Array<{ type: string; data?: string; mimeType?: string; text?: string }>;
+    const image = content.find((c) => c.type === "image");
+    assert.equal(image?.mimeType, "image/png");
+    assert.deepEqual(pngSize(image!.data!), { width: 320, height: 200 });
+    assert.match(content.find((c) => c.type === "text")?.text ?? "", /"title":"Kite & Co"/);
+    const rendered = await call(server, "render_screenshot", { html: "<title>x</title><p>hi</p>", width: 64, height: 48 });
+    const renderedImage = (rendered.payload.result as Array<{ type: string; data?: string }>).find((c) => c.type === "image");
+    assert.deepEqual(pngSize(renderedImage!.data!), { width: 64, height: 48 });
+  });
+
+  it("page-overview gives title, headings, links and excerpt in one call", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_kite_run_skill", { skill: "page-overview", arguments: { url: `${site.url}/`, max_links: 1 } });
+    assert.equal(isError, false, JSON.stringify(payload.error));
+    const overview = result(payload);
+    assert.equal(overview.title, "Kite & Co");
+    assert.deepEqual(overview.headings, [{ level: 1, text: "Welcome" }, { level: 2, text: "Models" }]);
+    assert.deepEqual(overview.links, [{ text: "Delta kite", href: "/models/delta" }]);
+    assert.equal(overview.linkCount, 2);
+    assert.equal(overview.complete, true);
+    assert.match(String(overview.excerpt), /^Welcome Kites fly/);
+  });
+
+  it("page-overview: the DOM step failing in the middle keeps what fetch found and names the failed step", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_kite_run_skill", { skill: "page-overview", arguments: { url: `${site.url}/data.json` } });
+    assert.equal(isError, false);
+    const overview = result(payload) as { complete: boolean; steps: Record<string, string>; excerpt: string; status: number };
+    assert.equal(overview.complete, false);
+    assert.equal(overview.steps.fetch_page, "ok");
+    assert.match(overview.steps.browser_get_dom ?? "", /failed: .*not an HTML document/);
+    assert.equal(overview.excerpt, '{"kites":3}');
+  });
+
+  it("a page that cannot be loaded is an UPSTREAM_ERROR naming it", async () => {
+    const { payload, isError } = await call(server, "browser_get_dom", { url: `${site.url}/gone` });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(payload.error?.message ?? "", /\/gone answered HTTP 404/);
+  });
+});
+
+describe("kite-lite plugin found on PATH", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "kite-path-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("uses kite-lite from PATH when KITE_LITE_BIN is not set", async () => {
+    symlinkSync(BIN, path.join(dir, "kite-lite"));
+    const server = await connect(PLUGIN, { PATH: `${dir}${path.delimiter}${process.env.PATH ?? ""}` });
+    try {
+      const { payload } = await call(server, "fetch_page", { url: `${site.url}/` });
+      assert.equal(result(payload).title, "Kite & Co");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("kite-lite plugin without the binary", () => {
+  it("loads, help says to set KITE_LITE_BIN or install kite-lite, calls answer NOT_CONFIGURED", async () => {
+    const server = await connect(PLUGIN, { PATH: path.dirname(process.execPath) });
+    try {
+      const { payload } = await callJson(server.client, "agent_tools_help");
+      const entry = (payload.plugins as Array<{ prefix: string; status: string }>).find((p) => p.prefix === "kite");
+      assert.match(entry?.status ?? "", /not configured: set KITE_LITE_BIN to the kite-lite program or install kite-lite on PATH/);
+      const { payload: answer, isError } = await call(server, "fetch_page", { url: `${site.url}/` });
+      assert.equal(isError, true);
+      assert.equal(answer.error?.code, "NOT_CONFIGURED");
+      const skill = await callJson(server.client, "agent_tools_kite_run_skill", { skill: "page-overview", arguments: { url: `${site.url}/` } });
+      assert.equal(skill.payload.error?.code, "NOT_CONFIGURED");
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,28 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { describeMissing, missingRequirements, resolveBin } from "../src/plugins/requirements.js";
+
+/** `requires.bins` entries of the form `${VAR:-name}`: the program VAR names, else `name` on PATH. */
+
+const node = process.execPath;
+const nodeDir = path.dirname(node);
+
+describe("bins requirements with a variable", () => {
+  it("resolves to the variable's program when set, else to the fallback", () => {
+    assert.deepEqual(resolveBin("${TOOL_BIN:-tool}", { TOOL_BIN: "/opt/tool" }), { variable: "TOOL_BIN", fallback: "tool", program: "/opt/tool" });
+    assert.deepEqual(resolveBin("${TOOL_BIN:-tool}", {}), { variable: "TOOL_BIN", fallback: "tool", program: "tool" });
+    assert.deepEqual(resolveBin("plain", {}), { program: "plain" });
+  });
+
+  it("is met by the variable naming an executable, or by the fallback on PATH", () => {
+    assert.deepEqual(missingRequirements({ env: [], bins: ["${RUNNER:-nope-not-here}"] }, { RUNNER: node, PATH: "" }).bins, []);
+    assert.deepEqual(missingRequirements({ env: [], bins: ["${RUNNER:-node}"] }, { PATH: nodeDir }).bins, []);
+    assert.deepEqual(missingRequirements({ env: [], bins: ["${RUNNER:-node}"] }, { RUNNER: "/nonexistent/bin", PATH: nodeDir }).bins, ["${RUNNER:-node}"], "a set variable is not second-guessed");
+  });
+
+  it("says what to set or install", () => {
+    const missing = missingRequirements({ env: ["TOKEN"], bins: ["${KITE_LITE_BIN:-kite-lite}", "jq", "${ONLY_VAR}"] }, { PATH: "" });
+    assert.equal(describeMissing(missing), "set TOKEN; install jq (not found on PATH); set KITE_LITE_BIN to the kite-lite program or install kite-lite on PATH; set ONLY_VAR to an executable program");
+  });
+});
