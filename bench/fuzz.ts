@@ -40,8 +40,9 @@ async function fuzz(target: FuzzTarget): Promise<{ sent: number; failed: number;
   return { sent, failed, examples, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
-const rows: string[] = [];
+process.stdout.write(`protocol fuzzing, seed ${seed}, ${cases} cases per transport\n`);
 for (const name of transports) {
+  const rows: string[] = [];
   const target = name === "stdio" ? await stdioTarget() : await httpTarget();
   try {
     const result = await fuzz(target);
@@ -50,5 +51,5 @@ for (const name of transports) {
   } finally {
     await target.close();
   }
+  process.stdout.write(`${rows.join("\n")}\n`);
 }
-process.stdout.write(`protocol fuzzing, seed ${seed}\n${rows.join("\n")}\n`);
