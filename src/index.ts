@@ -15,3 +15,7 @@ export { parseManifest, readManifest, ManifestError } from "./plugins/manifest.j
 export type { PluginManifest, DeclarativeAdapterSpec } from "./plugins/manifest.js";
 export type { Skill, SkillMeta } from "./plugins/skills.js";
 export { definePlugin, defineSkill } from "./define.js";
+// Pieces for hand-written plugin adapters and skills (the bundled n8n plugin composes these).
+export { mcpAdapterFromSpec, parseMcpSpec, McpAdapter } from "./adapters/mcp/index.js";
+export { RestClient, RestError } from "./adapters/rest/index.js";
+export { createRedactor, type Redactor } from "./adapters/shared/redact.js";

@@ -24,17 +24,25 @@ export interface MissingRequirements {
   bins: string[];
 }
 
+/**
+ * The names of one `requires.env` entry: "A|B" means either variable will do (a plugin reachable
+ * through either of two settings, e.g. an explicit MCP URL or the instance URL it derives from).
+ */
+export function envAlternatives(entry: string): string[] {
+  return entry.split("|").map((name) => name.trim()).filter(Boolean);
+}
+
 /** Which of a plugin's declared variables and binaries the host lacks. */
 export function missingRequirements(requires: { env: string[]; bins: string[] }, env: NodeJS.ProcessEnv): MissingRequirements {
   return {
-    env: requires.env.filter((name) => !env[name]),
+    env: requires.env.filter((entry) => !envAlternatives(entry).some((name) => env[name])),
     bins: requires.bins.filter((bin) => !findOnPath(bin, env)),
   };
 }
 
 export function describeMissing(missing: MissingRequirements): string {
   const parts: string[] = [];
-  if (missing.env.length) parts.push(`set ${missing.env.join(", ")}`);
+  if (missing.env.length) parts.push(`set ${missing.env.map((entry) => envAlternatives(entry).join(" or ")).join(", ")}`);
   if (missing.bins.length) parts.push(`install ${missing.bins.join(", ")} (not found on PATH)`);
   return parts.join("; ");
 }
