@@ -14,7 +14,8 @@ const MODES = {
   credentials: { args: [], what: "credentials and which workflows use them; unused ones listed" },
 };
 const AUDIT_CATEGORIES = ["credentials", "database", "nodes", "filesystem", "instance"];
-const EXECUTION_STATUSES = ["error", "success", "waiting", "running", "canceled", "crashed", "new"];
+/** The statuses n8n's GET /executions accepts. */
+const EXECUTION_STATUSES = ["error", "success", "waiting", "running", "canceled"];
 
 export const meta = {
   description: "Audit the instance's workflows. mode: default (risky configuration), nativeAudit (n8n's POST /audit), executions (failures by workflow), credentials (usage, unused credentials).",

@@ -1,7 +1,8 @@
 import { SkillArgError, onlyKnown, optionalInt, optionalString, optionalStringList } from "../lib/args.mjs";
 import { forEachLimited, restFor } from "../lib/rest.mjs";
 
-const STATUSES = ["error", "success", "waiting", "canceled", "crashed"];
+/** Statuses of GET /executions that can be deleted (a running execution cannot). */
+const STATUSES = ["error", "success", "waiting", "canceled"];
 
 export const meta = {
   description: "Delete many executions concurrently: the listed 'ids', or every execution matching 'workflowId' and/or 'status' (one selection is required). Runs without confirmation.",
