@@ -3,6 +3,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
+import { silentLogger } from "../src/log.js";
 import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
 import { makeWorkflow, startN8nStandIn, type N8nStandIn } from "./fixtures/n8n/n8n-server.js";
 
@@ -123,6 +125,23 @@ describe("n8n plugin: MCP facade, policy and discover context", () => {
     assert.equal(publish.confirm, undefined);
     assert.match(publish.description, /Publish/);
     assert.ok(n8n.mcpCalls.some((c) => c.name === "publish_workflow"));
+  });
+
+  it("the full description of every tool that changes data says it runs without confirmation", async () => {
+    const mod = (await import(pathToFileURL(path.join(PLUGIN, "adapter.mjs")).href)) as { createN8nAdapter: (o: unknown) => { listTools(): Promise<{ tools: { name: string; description?: string }[] }>; close(): Promise<void> } };
+    const manifest = JSON.parse(await import("node:fs/promises").then((fs) => fs.readFile(path.join(PLUGIN, "plugin.json"), "utf8"))) as { extensions: Record<string, { readonlyTools: string[] }> };
+    const section = manifest.extensions["dev.agent-tools-runtime"]!;
+    const adapter = mod.createN8nAdapter({ pluginDir: PLUGIN, manifest: section, env: envFor(n8n), log: silentLogger });
+    try {
+      const { tools } = await adapter.listTools();
+      const mutating = tools.filter((t) => !section.readonlyTools.includes(t.name));
+      assert.ok(mutating.length >= 5);
+      for (const tool of mutating) assert.match(tool.description ?? "", /Runs without confirmation \(the n8n plugin sets requireConfirm: false\)\.$/, tool.name);
+      for (const tool of tools.filter((t) => section.readonlyTools.includes(t.name))) assert.doesNotMatch(tool.description ?? "", /without confirmation/, tool.name);
+      assert.equal(tools.filter((t) => section.readonlyTools.includes(t.name)).length, 18, "every read-only name is a real tool");
+    } finally {
+      await adapter.close();
+    }
   });
 
   it("an unknown tool name gets the closest real names", async () => {
