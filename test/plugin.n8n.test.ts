@@ -79,7 +79,9 @@ describe("n8n plugin: not configured", () => {
       assert.deepEqual(payload.error?.details?.missing, ["N8N_API_KEY"]);
       const { payload: called } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: { query: "" } });
       assert.equal(called.ok, true);
-      assertNoSecrets(n8n, server, payload, called);
+      const { payload: discovered } = await callJson(server.client, "agent_tools_n8n_discover", {});
+      assert.deepEqual(discovered.context, { personalProject: { id: "proj-personal-7", name: "Ada Lovelace <ada@example.com>" }, source: "mcp" }, "the context falls back to MCP search_projects");
+      assertNoSecrets(n8n, server, payload, called, discovered);
     } finally {
       await server.close();
       await n8n.close();
@@ -93,6 +95,7 @@ describe("n8n plugin: MCP facade, policy and discover context", () => {
   before(async () => {
     n8n = await startN8nStandIn({ workflows: 5 });
     n8n.fail({ method: "GET", path: /^\/projects$/, status: 503, message: "Service Unavailable" });
+    n8n.failMcp("search_projects", "projects are unavailable");
     server = await connect(PLUGIN, envFor(n8n));
   });
   after(async () => {
@@ -103,9 +106,9 @@ describe("n8n plugin: MCP facade, policy and discover context", () => {
   it("discover reports a failed context, then attaches the personal project, fetched once", async () => {
     const first = await callJson(server.client, "agent_tools_n8n_discover", {});
     assert.equal(first.payload.ok, true);
-    assert.match(String(first.payload.contextError), /503/);
+    assert.match(String(first.payload.contextError), /GET \/projects: .*503.*search_projects: .*projects are unavailable/);
     const second = await callJson(server.client, "agent_tools_n8n_discover", {});
-    assert.deepEqual((second.payload.context as { personalProject: unknown }).personalProject, { id: "proj-personal-7", name: "Ada Lovelace <ada@example.com>" });
+    assert.deepEqual(second.payload.context, { personalProject: { id: "proj-personal-7", name: "Ada Lovelace <ada@example.com>" }, source: "rest" });
     assert.equal(second.payload.confirm, "not required: this plugin's calls run without confirmation");
     const third = await callJson(server.client, "agent_tools_n8n_discover", { query: "workflows" });
     assert.deepEqual(third.payload.context, second.payload.context);
