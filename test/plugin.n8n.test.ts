@@ -291,6 +291,14 @@ describe("n8n plugin: skills", () => {
     n8n.state.workflows[0]!.nodes.push({ name: "Slack", type: "n8n-nodes-base.slack", parameters: {}, credentials: { slackApi: { id: "c1", name: "Slack" } } });
     const credentials = await run("audit-workflows", { mode: "credentials" });
     assert.deepEqual(credentials.result.unusedCredentials, [{ id: "c2", name: "Unused", type: "slackApi" }]);
+    assert.equal(credentials.result.source, "rest");
+    n8n.fail({ method: "GET", path: /^\/credentials$/, status: 405, message: "GET method not allowed" });
+    const viaMcp = await run("audit-workflows", { mode: "credentials" });
+    assert.equal(viaMcp.result.source, "mcp", "an API without GET /credentials falls back to list_credentials");
+    assert.deepEqual(viaMcp.result.unusedCredentials, [{ id: "c2", name: "Unused", type: "slackApi" }]);
+    n8n.fail({ method: "GET", path: /^\/workflows$/, status: 500, message: "workflows unavailable" });
+    const broken = await run("audit-workflows", { mode: "credentials" });
+    assert.match(broken.payload.error?.message ?? "", /GET \/api\/v1\/workflows\?limit=100 answered HTTP 500.*workflows unavailable/);
     n8n.state.executions.length = 0;
     n8n.state.credentials.length = 0;
   });

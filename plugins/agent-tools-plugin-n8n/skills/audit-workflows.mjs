@@ -1,4 +1,5 @@
 import { SkillArgError, namePatternMatcher, onlyKnown, optionalInt, optionalString, optionalStringList } from "../lib/args.mjs";
+import { callTool } from "../lib/mcp.mjs";
 import { restFor } from "../lib/rest.mjs";
 
 /**
@@ -43,7 +44,7 @@ export async function run(adapter, rawArgs) {
   onlyKnown(rest_args, MODES[mode].args, `audit-workflows mode '${mode}'`);
   if (mode === "nativeAudit") return nativeAudit(rest, rest_args);
   if (mode === "executions") return executionsAudit(rest, rest_args);
-  if (mode === "credentials") return credentialsAudit(rest);
+  if (mode === "credentials") return credentialsAudit(rest, adapter);
   return riskAudit(rest, rest_args);
 }
 
@@ -140,8 +141,24 @@ async function executionsAudit(rest, args) {
   return { mode: "executions", status, executionsRead: items.length, ...(complete ? {} : { limited: `stopped at limit ${limit}` }), workflows: byWorkflow.length, byWorkflow };
 }
 
-async function credentialsAudit(rest) {
-  const [{ items: credentials }, { items: workflows }] = await Promise.all([rest.listAll("/credentials"), rest.listAll("/workflows")]);
+/**
+ * Every credential: GET /credentials where the instance's public API has it; older versions only
+ * create and delete credentials over REST (404/405 there), so n8n's MCP list_credentials answers.
+ */
+async function listCredentials(rest, adapter) {
+  try {
+    return { credentials: (await rest.listAll("/credentials")).items, source: "rest" };
+  } catch (error) {
+    if (error?.status !== 404 && error?.status !== 405) throw error;
+    const answer = await callTool(adapter, "list_credentials", {});
+    const list = Array.isArray(answer) ? answer : Array.isArray(answer?.data) ? answer.data : Array.isArray(answer?.credentials) ? answer.credentials : undefined;
+    if (!list) throw Object.assign(new Error(`GET /credentials is not available (HTTP ${error.status}) and list_credentials answered no list`), { code: "UPSTREAM_ERROR" });
+    return { credentials: list, source: "mcp" };
+  }
+}
+
+async function credentialsAudit(rest, adapter) {
+  const [{ credentials, source }, { items: workflows }] = await Promise.all([listCredentials(rest, adapter), rest.listAll("/workflows")]);
   const usage = new Map();
   for (const w of workflows) {
     for (const node of nodeList(w)) {
@@ -156,5 +173,5 @@ async function credentialsAudit(rest) {
   }
   const rows = credentials.map((c) => ({ id: c.id, name: c.name, type: c.type, usedBy: usage.get(String(c.id)) ?? [] }));
   const unused = rows.filter((r) => r.usedBy.length === 0).map(({ id, name, type }) => ({ id, name, type }));
-  return { mode: "credentials", credentials: rows.length, unused: unused.length, unusedCredentials: unused, usage: rows.filter((r) => r.usedBy.length) };
+  return { mode: "credentials", source, credentials: rows.length, unused: unused.length, unusedCredentials: unused, usage: rows.filter((r) => r.usedBy.length) };
 }
