@@ -24,3 +24,7 @@ export type { SkillContext } from "./plugins/skills.js";
 export { createJobStore, jobStoreFor, DEFAULT_MAX_JOBS } from "./runtime/jobs.js";
 export type { JobState, JobStatus, JobStore, JobStoreOptions, StartOptions } from "./runtime/jobs.js";
 export { createRestAdapter } from "./adapters/rest/index.js";
+// Pieces for hand-written plugin adapters and skills (the bundled n8n plugin composes these).
+export { mcpAdapterFromSpec, parseMcpSpec, McpAdapter } from "./adapters/mcp/index.js";
+export { RestClient, RestError } from "./adapters/rest/index.js";
+export { createRedactor, type Redactor } from "./adapters/shared/redact.js";

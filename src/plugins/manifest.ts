@@ -35,10 +35,17 @@ export interface PluginManifest {
   /** Skill files or folders relative to `dir`; undefined means "the skills/ folder if present". */
   skills?: string[];
   discoverHint?: string;
+  /** A skill run once (first discover) whose result every discover answer carries as `context`. */
+  discoverContext?: DiscoverContextSpec;
   requireConfirm: boolean;
   requires: { env: string[]; bins: string[] };
   /** The runtime section as written, passed on to module adapters. */
   raw: Record<string, unknown>;
+}
+
+export interface DiscoverContextSpec {
+  skill: string;
+  arguments: Record<string, unknown>;
 }
 
 export class ManifestError extends Error {
@@ -74,6 +81,12 @@ const runtimeSection = {
     readonlyTools: stringList,
     skills: { oneOf: [{ type: "string", minLength: 1 }, stringList] },
     discoverHint: { type: "string" },
+    discoverContext: {
+      type: "object",
+      required: ["skill"],
+      properties: { skill: { type: "string", minLength: 1 }, arguments: { type: "object" } },
+      additionalProperties: false,
+    },
     requireConfirm: { type: "boolean" },
     requires: {
       type: "object",
@@ -157,6 +170,10 @@ export function parseManifest(file: string, doc: unknown): PluginManifest {
   if (typeof top.version === "string") manifest.version = top.version;
   if (typeof section.adapterExport === "string") manifest.adapterExport = section.adapterExport;
   if (typeof section.discoverHint === "string" && section.discoverHint.trim()) manifest.discoverHint = section.discoverHint.trim();
+  if (section.discoverContext !== undefined) {
+    const declared = section.discoverContext as { skill: string; arguments?: Record<string, unknown> };
+    manifest.discoverContext = { skill: declared.skill, arguments: declared.arguments ?? {} };
+  }
   if (skills !== undefined) manifest.skills = typeof skills === "string" ? [skills] : (skills as string[]);
   return manifest;
 }

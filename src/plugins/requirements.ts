@@ -41,10 +41,18 @@ export function resolveBin(entry: string, env: NodeJS.ProcessEnv): { variable?: 
   return { variable, ...(fallback ? { fallback } : {}), program };
 }
 
+/**
+ * The names of one `requires.env` entry: "A|B" means either variable will do (a plugin reachable
+ * through either of two settings, e.g. an explicit MCP URL or the instance URL it derives from).
+ */
+export function envAlternatives(entry: string): string[] {
+  return entry.split("|").map((name) => name.trim()).filter(Boolean);
+}
+
 /** Which of a plugin's declared variables and binaries the host lacks. */
 export function missingRequirements(requires: { env: string[]; bins: string[] }, env: NodeJS.ProcessEnv): MissingRequirements {
   return {
-    env: requires.env.filter((name) => !env[name]),
+    env: requires.env.filter((entry) => !envAlternatives(entry).some((name) => env[name])),
     bins: requires.bins.filter((bin) => !findOnPath(resolveBin(bin, env).program, env)),
   };
 }
@@ -57,7 +65,7 @@ function describeBin(entry: string): string {
 
 export function describeMissing(missing: MissingRequirements): string {
   const parts: string[] = [];
-  if (missing.env.length) parts.push(`set ${missing.env.join(", ")}`);
+  if (missing.env.length) parts.push(`set ${missing.env.map((entry) => envAlternatives(entry).join(" or ")).join(", ")}`);
   const plain = missing.bins.filter((bin) => !BIN_REFERENCE.test(bin));
   if (plain.length) parts.push(`install ${plain.join(", ")} (not found on PATH)`);
   for (const bin of missing.bins.filter((b) => BIN_REFERENCE.test(b))) parts.push(describeBin(bin));

@@ -12,6 +12,7 @@ import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/relat
 import { describeMissing } from "../plugins/requirements.js";
 import type { Skill } from "../plugins/skills.js";
 import { createCatalog, documentsFor, type Catalog } from "./catalog.js";
+import { createDiscoverContexts } from "./discover-context.js";
 import { describeThrown, fromThrown, isRuntimeError, RuntimeError, type ErrorPayload } from "./errors.js";
 import { loopKey, previousFailures, rememberOutcome, shouldBreakLoop } from "./loop-breaker.js";
 import { repairRequest, stripToolPrefix, type Repair } from "./repair.js";
@@ -282,6 +283,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return capResult(unwrapResult(raw), maxChars);
   }
 
+  const discoverContexts = createDiscoverContexts(async (plugin, name, args) => {
+    const skill = plugin.skills.find((s) => s.name === name);
+    if (!skill) throw new RuntimeError("UNKNOWN_SKILL", `discoverContext names skill '${name}', which plugin '${plugin.manifest.prefix}' does not have`);
+    const adapter = plugin.adapter as Adapter;
+    return (await invoke(`skill '${plugin.manifest.prefix}:${name}' (discover context)`, undefined, () => skill.run(adapter, args))).result;
+  });
+
   const runtime: Runtime = {
     plugins,
     failures,
@@ -375,7 +383,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         if (matches.length < total) answer.more = `${total - matches.length} more; ${query ? "refine the query or raise" : "pass a query or raise"} 'limit' (max ${MAX_DISCOVER_LIMIT})`;
         if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${query}'; try other words, or call without a query to list the tools`;
         if (!plugin.manifest.requireConfirm) answer.confirm = "not required: this plugin's calls run without confirmation";
-        if (plugin.adapter.discoverContext) {
+        const declaredContext = discoverContexts.get(plugin);
+        if (declaredContext) {
+          try {
+            answer.context = await declaredContext;
+          } catch (error) {
+            answer.contextError = describeThrown(error);
+          }
+        } else if (plugin.adapter.discoverContext) {
           try {
             answer.context = await plugin.adapter.discoverContext();
           } catch (error) {

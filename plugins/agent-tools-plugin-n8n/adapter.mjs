@@ -1,0 +1,47 @@
+import { createRedactor, mcpAdapterFromSpec, parseMcpSpec } from "agent-tools-runtime";
+import { DEFAULT_TOKEN_STORE, instanceUrl, mcpUrl, positiveNumber } from "./lib/config.mjs";
+import { createN8nRest } from "./lib/rest.mjs";
+
+/**
+ * The n8n adapter: n8n's own MCP server for the tools (the runtime's MCP adapter over HTTP, bearer
+ * token from $N8N_MCP_TOKEN, else the OAuth token store with refresh), and the REST client the
+ * skills use (`n8nRest`). A module adapter rather than a declarative block only because the MCP
+ * URL falls back from one variable to another and the skills need the REST client beside it;
+ * both halves are the runtime's own pieces and share one redactor, so neither the MCP token nor
+ * the API key can reach a result or a log line.
+ */
+
+const NO_CONFIRM = "Runs without confirmation (the n8n plugin sets requireConfirm: false).";
+
+export function createN8nAdapter(options) {
+  const { env, log } = options;
+  const redactor = createRedactor([env.N8N_MCP_TOKEN, env.N8N_API_KEY]);
+  const url = mcpUrl(env);
+  const instance = instanceUrl(env);
+  const readonly = new Set(Array.isArray(options.manifest.readonlyTools) ? options.manifest.readonlyTools : []);
+  const spec = parseMcpSpec({
+    url,
+    auth: { tokenEnv: "N8N_MCP_TOKEN", tokenStore: env.N8N_MCP_TOKEN_STORE || DEFAULT_TOKEN_STORE },
+    ...(positiveNumber(env.N8N_TIMEOUT_MS) ? { timeoutMs: positiveNumber(env.N8N_TIMEOUT_MS) } : {}),
+  });
+  const mcp = mcpAdapterFromSpec(spec, { name: "n8n", env, log, baseDir: options.pluginDir, redactor });
+  const n8nRest = createN8nRest({ instance, env, log, redactor, timeoutMs: positiveNumber(env.N8N_TIMEOUT_MS) ?? 30_000 });
+
+  return {
+    n8nRest,
+    async listTools() {
+      const { tools } = await mcp.listTools();
+      // Say plainly on every tool that changes data that no confirmation is asked for.
+      return {
+        tools: tools.map((tool) =>
+          readonly.has(tool.name) || tool.annotations?.readOnlyHint === true
+            ? tool
+            : { ...tool, description: `${tool.description ? `${tool.description.trim()} ` : ""}${NO_CONFIRM}` },
+        ),
+      };
+    },
+    call: (name, args, ctx) => mcp.call(name, args, ctx),
+    onToolsChanged: (listener) => mcp.onToolsChanged(listener),
+    close: () => mcp.close(),
+  };
+}

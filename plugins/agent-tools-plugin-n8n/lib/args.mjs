@@ -1,0 +1,93 @@
+/**
+ * Argument checks for the skills. Every problem is an ARG_VALIDATION_FAILED error that names the
+ * argument and lists the valid ones, so a misspelt or mis-nested argument never falls back to a
+ * default silently.
+ */
+
+export class SkillArgError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "SkillArgError";
+    this.code = "ARG_VALIDATION_FAILED";
+  }
+}
+
+/** Refuse any argument not in `allowed` (for `where`, e.g. "mode 'executions'"). */
+export function onlyKnown(args, allowed, where) {
+  const unknown = Object.keys(args).filter((key) => !allowed.includes(key));
+  if (!unknown.length) return;
+  const nested = unknown.filter((key) => args[key] && typeof args[key] === "object" && !Array.isArray(args[key]));
+  const hint = nested.length ? ` ('${nested[0]}' looks like nested arguments: pass its fields at the top level of 'arguments')` : "";
+  throw new SkillArgError(`unknown argument${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `'${k}'`).join(", ")} for ${where}${hint}; valid: ${allowed.join(", ") || "none"}`);
+}
+
+export function optionalString(args, name) {
+  const value = args[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string" || value.trim() === "") throw new SkillArgError(`'${name}' must be a non-empty string`);
+  return value.trim();
+}
+
+export function requiredString(args, name, what = "") {
+  const value = optionalString(args, name);
+  if (value === undefined) throw new SkillArgError(`'${name}' is required${what ? `: ${what}` : ""}`);
+  return value;
+}
+
+/** An id: n8n ids are strings; a number is accepted and turned into one. */
+export function requiredId(args, name) {
+  const value = args[name];
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return requiredString(args, name, "the id of the item");
+}
+
+export function optionalBoolean(args, name) {
+  const value = args[name];
+  if (value === undefined || value === null) return undefined;
+  if (value === "true") return true;
+  if (value === "false") return false;
+  if (typeof value !== "boolean") throw new SkillArgError(`'${name}' must be true or false`);
+  return value;
+}
+
+export function optionalInt(args, name, { min = 1, max = Number.MAX_SAFE_INTEGER } = {}) {
+  const value = args[name];
+  if (value === undefined || value === null) return undefined;
+  const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
+    throw new SkillArgError(`'${name}' must be a whole number from ${min} to ${max}`);
+  }
+  return n;
+}
+
+export function optionalObject(args, name) {
+  const value = args[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) throw new SkillArgError(`'${name}' must be an object`);
+  return value;
+}
+
+export function optionalStringList(args, name) {
+  let value = args[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") value = [value];
+  if (!Array.isArray(value) || value.length === 0) throw new SkillArgError(`'${name}' must be a non-empty list of strings`);
+  return value.map((item, i) => {
+    if (typeof item === "number" && Number.isFinite(item)) return String(item);
+    if (typeof item !== "string" || item.trim() === "") throw new SkillArgError(`'${name}[${i}]' must be a non-empty string`);
+    return item.trim();
+  });
+}
+
+/**
+ * A name pattern: `*` and `?` wildcards match like a shell glob over the whole name; text without
+ * wildcards matches anywhere in the name. Case-insensitive either way.
+ */
+export function namePatternMatcher(pattern) {
+  if (pattern === undefined) return () => true;
+  const lower = pattern.toLowerCase();
+  if (!/[*?]/.test(lower)) return (name) => String(name ?? "").toLowerCase().includes(lower);
+  const source = lower.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const regex = new RegExp(`^${source}$`);
+  return (name) => regex.test(String(name ?? "").toLowerCase());
+}

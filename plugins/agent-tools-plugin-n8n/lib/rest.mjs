@@ -1,0 +1,119 @@
+import { RestClient, RestError } from "agent-tools-runtime";
+import { URLSearchParams } from "node:url";
+import { SkillArgError } from "./args.mjs";
+
+/**
+ * n8n's public REST API (`<instance>/api/v1`, header X-N8N-API-KEY from $N8N_API_KEY), on the
+ * runtime's own RestClient: the key is resolved on the host per request and registered with the
+ * plugin's redactor, redirects cannot leave the instance, and errors carry status and a redacted
+ * excerpt of n8n's `{"message": ...}` body. Results are redacted before a skill sees them.
+ */
+
+/** n8n pages lists by `limit` (default 100, at most 250) and answers `nextCursor`. */
+export const PAGE_LIMIT = 100;
+/** A safety stop for runaway cursors: 200 pages of 100 is 20,000 items. */
+export const MAX_PAGES = 200;
+
+export function createN8nRest({ instance, env, log, redactor, timeoutMs = 30_000 }) {
+  const client = new RestClient({
+    connection: {
+      baseUrl: `${instance}/api/v1`,
+      headers: {},
+      auth: { type: "header", name: "X-N8N-API-KEY", value: "${N8N_API_KEY}" },
+      timeoutMs,
+    },
+    env,
+    log,
+    redactor,
+  });
+
+  function target(path, query) {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value === undefined || value === null) continue;
+      params.set(key, typeof value === "object" ? JSON.stringify(value) : String(value));
+    }
+    const search = params.toString();
+    return client.urlForRawPath(`${path}${search ? `?${search}` : ""}`);
+  }
+
+  const rest = {
+    instance,
+
+    /** One request; answers the decoded (and redacted) body. */
+    async request(method, path, { query, body } = {}) {
+      const url = target(path, query);
+      const response = await client.send({ method, url, ...(body !== undefined ? { body: { json: body } } : {}) });
+      return redactor.redactValue(response.data);
+    },
+
+    /**
+     * Every item of a cursor-paged list (`{ data, nextCursor }`), up to `max` items. A failing page
+     * names its number and how many items came before it.
+     */
+    async listAll(path, query = {}, { max = Infinity } = {}) {
+      const items = [];
+      let cursor;
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        let answer;
+        try {
+          answer = await rest.request("GET", path, { query: { ...query, limit: PAGE_LIMIT, ...(cursor ? { cursor } : {}) } });
+        } catch (error) {
+          if (page > 1 && error instanceof Error) error.message = `page ${page} of ${path} failed after ${items.length} items: ${error.message}`;
+          throw error;
+        }
+        const data = Array.isArray(answer?.data) ? answer.data : Array.isArray(answer) ? answer : undefined;
+        if (!data) throw new RestError("UPSTREAM_ERROR", `GET ${path} answered without a 'data' list`);
+        items.push(...data);
+        if (items.length >= max) return { items: items.slice(0, max), pages: page, complete: false };
+        cursor = typeof answer?.nextCursor === "string" && answer.nextCursor ? answer.nextCursor : undefined;
+        if (!cursor) return { items, pages: page, complete: true };
+      }
+      log.warn(`n8n: ${path} still had a next cursor after ${MAX_PAGES} pages; stopped`);
+      return { items, pages: MAX_PAGES, complete: false };
+    },
+  };
+  return rest;
+}
+
+/**
+ * The REST helper for a skill call. A `url` argument is optional: when given it must name the
+ * configured instance (the API key is only ever sent there); it never redirects the call.
+ */
+export function restFor(adapter, args) {
+  const rest = adapter && adapter.n8nRest;
+  if (!rest) throw Object.assign(new Error("this skill needs the n8n plugin's adapter (REST client missing)"), { code: "NOT_CONFIGURED" });
+  if (args.url !== undefined && args.url !== null && args.url !== "") {
+    let given;
+    try {
+      given = new URL(String(args.url));
+    } catch {
+      throw new SkillArgError(`'url' is not a URL; leave it out to use the configured instance`);
+    }
+    const configured = new URL(rest.instance);
+    if (given.origin !== configured.origin) {
+      throw new SkillArgError(`'url' (${given.origin}) is not the configured n8n instance (${configured.origin}); the instance is set on the host with N8N_INSTANCE_URL or N8N_MCP_URL, so leave 'url' out`);
+    }
+  }
+  const rest_args = { ...args };
+  delete rest_args.url;
+  return { rest, args: rest_args };
+}
+
+/** Run `work` over `items` with at most `limit` at once; answers `{ done, failed }` in item order. */
+export async function forEachLimited(items, limit, work) {
+  const results = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      try {
+        results[index] = { ok: true, value: await work(items[index]) };
+      } catch (error) {
+        results[index] = { ok: false, error: error instanceof Error ? error.message : String(error) };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

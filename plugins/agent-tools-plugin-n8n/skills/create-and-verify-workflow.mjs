@@ -1,0 +1,84 @@
+import { SkillArgError, onlyKnown, optionalObject, optionalString } from "../lib/args.mjs";
+import { callTool } from "../lib/mcp.mjs";
+import { restFor } from "../lib/rest.mjs";
+
+export const meta = {
+  description: "Create a workflow without publishing it (from n8n workflow SDK code through n8n's MCP, or from workflow JSON over REST), then read it back and check it: inactive, nodes present, every connection between existing nodes, a trigger; SDK code is also checked with validate_workflow.",
+  args: {
+    code: "n8n workflow SDK code (or use workflow)",
+    workflow: "workflow JSON {name, nodes, connections, settings?} (or use code)",
+    name: "optional name (with code; with workflow it overrides workflow.name)",
+    url: "optional; must be the configured instance if given",
+  },
+  modes: { code: ["code", "name"], workflow: ["workflow", "name"] },
+};
+
+function workflowIdOf(answer) {
+  if (!answer || typeof answer !== "object") return undefined;
+  return answer.workflowId ?? answer.id ?? answer.workflow?.id;
+}
+
+export function structuralProblems(workflow) {
+  const problems = [];
+  const nodes = Array.isArray(workflow?.nodes) ? workflow.nodes : [];
+  if (!nodes.length) problems.push("the workflow has no nodes");
+  const names = new Set(nodes.map((n) => n.name));
+  for (const [from, outputs] of Object.entries(workflow?.connections ?? {})) {
+    if (!names.has(from)) problems.push(`connection from '${from}', which is not a node`);
+    for (const branches of Object.values(outputs ?? {})) {
+      for (const branch of Array.isArray(branches) ? branches : []) {
+        for (const link of Array.isArray(branch) ? branch : []) if (link && !names.has(link.node)) problems.push(`connection from '${from}' to '${link.node}', which is not a node`);
+      }
+    }
+  }
+  if (nodes.length && !nodes.some((n) => /trigger|\.webhook$|\.start$/i.test(String(n.type ?? "")))) problems.push("no trigger node: the workflow can only run when called");
+  return problems;
+}
+
+export async function run(adapter, rawArgs) {
+  const { rest, args } = restFor(adapter, rawArgs);
+  onlyKnown(args, ["code", "workflow", "name"], "skill 'create-and-verify-workflow'");
+  const code = optionalString(args, "code");
+  const workflow = optionalObject(args, "workflow");
+  const name = optionalString(args, "name");
+  if (!!code === !!workflow) throw new SkillArgError("give exactly one of 'code' (n8n workflow SDK code) or 'workflow' (workflow JSON)");
+
+  let id;
+  let validation;
+  if (code) {
+    validation = await callTool(adapter, "validate_workflow", { code });
+    if (validation && typeof validation === "object" && validation.valid === false) {
+      return { created: false, validation, note: "validate_workflow found errors; nothing was created" };
+    }
+    const created = await callTool(adapter, "create_workflow_from_code", { code, ...(name ? { name } : {}) });
+    id = workflowIdOf(created);
+    if (!id) throw Object.assign(new Error(`create_workflow_from_code answered no workflow id: ${JSON.stringify(created).slice(0, 200)}`), { code: "UPSTREAM_ERROR" });
+  } else {
+    if (!Array.isArray(workflow.nodes)) throw new SkillArgError("'workflow.nodes' must be a list of nodes");
+    const body = { name: name ?? workflow.name, nodes: workflow.nodes, connections: workflow.connections ?? {}, settings: workflow.settings ?? {} };
+    if (!body.name) throw new SkillArgError("the workflow needs a name: set 'workflow.name' or 'name'");
+    const created = await rest.request("POST", "/workflows", { body });
+    id = workflowIdOf(created);
+    if (!id) throw Object.assign(new Error("POST /workflows answered no id"), { code: "UPSTREAM_ERROR" });
+  }
+
+  let stored;
+  try {
+    stored = await rest.request("GET", `/workflows/${encodeURIComponent(id)}`);
+  } catch (error) {
+    throw Object.assign(new Error(`workflow ${id} was created but reading it back failed: ${error.message}`), { code: error.code ?? "UPSTREAM_ERROR" });
+  }
+  const problems = structuralProblems(stored);
+  if (stored.active === true) problems.unshift("the workflow is active although it was created unpublished");
+  return {
+    created: true,
+    id,
+    name: stored.name,
+    active: stored.active === true,
+    nodes: Array.isArray(stored.nodes) ? stored.nodes.length : 0,
+    verified: problems.length === 0,
+    problems,
+    ...(validation !== undefined ? { validation } : {}),
+    next: "publish it with the publish_workflow tool (or activate it in n8n) once it is right",
+  };
+}

@@ -1,0 +1,15 @@
+import { onlyKnown, requiredId } from "../lib/args.mjs";
+import { restFor } from "../lib/rest.mjs";
+
+export const meta = {
+  description: "Delete one n8n credential by id (DELETE /credentials/{id}). Runs without confirmation.",
+  args: { id: "required: the credential's id", url: "optional; must be the configured instance if given" },
+};
+
+export async function run(adapter, rawArgs) {
+  const { rest, args } = restFor(adapter, rawArgs);
+  onlyKnown(args, ["id"], "skill 'delete-credential'");
+  const id = requiredId(args, "id");
+  const deleted = await rest.request("DELETE", `/credentials/${encodeURIComponent(id)}`);
+  return { deleted: true, id, name: deleted?.name, type: deleted?.type };
+}

@@ -1,0 +1,29 @@
+import { SkillArgError, namePatternMatcher, onlyKnown, optionalBoolean, optionalString } from "../lib/args.mjs";
+import { forEachLimited, restFor } from "../lib/rest.mjs";
+
+export const meta = {
+  description: "Delete every workflow matching 'active' and/or 'namePattern' (one of them is required: it never deletes everything by default). dryRun lists the matches without deleting. Runs without confirmation.",
+  args: {
+    active: "true or false: only active / inactive workflows",
+    namePattern: "text found in the name, or a * ? glob over the whole name",
+    dryRun: "optional: true lists what would be deleted",
+    url: "optional; must be the configured instance if given",
+  },
+};
+
+export async function run(adapter, rawArgs) {
+  const { rest, args } = restFor(adapter, rawArgs);
+  onlyKnown(args, ["active", "namePattern", "dryRun"], "skill 'delete-workflows-bulk'");
+  const active = optionalBoolean(args, "active");
+  const pattern = optionalString(args, "namePattern");
+  const dryRun = optionalBoolean(args, "dryRun") ?? false;
+  if (active === undefined && pattern === undefined) throw new SkillArgError("give 'active' and/or 'namePattern': this skill never deletes every workflow by default");
+  const { items } = await rest.listAll("/workflows", active === undefined ? {} : { active });
+  const matches = namePatternMatcher(pattern);
+  const targets = items.filter((w) => matches(w?.name)).map((w) => ({ id: w.id, name: w.name, active: w.active === true }));
+  if (dryRun) return { dryRun: true, matched: targets.length, workflows: targets };
+  const results = await forEachLimited(targets, 4, (w) => rest.request("DELETE", `/workflows/${encodeURIComponent(w.id)}`));
+  const deleted = targets.filter((_, i) => results[i].ok);
+  const failed = targets.flatMap((w, i) => (results[i].ok ? [] : [{ ...w, error: results[i].error }]));
+  return { matched: targets.length, deleted: deleted.length, complete: failed.length === 0, deletedWorkflows: deleted, failed };
+}

@@ -1,0 +1,21 @@
+import { SkillArgError, onlyKnown, optionalStringList } from "../lib/args.mjs";
+import { callTool } from "../lib/mcp.mjs";
+
+export const meta = {
+  description: "Find n8n node types: 'queries' searches node names and descriptions (search_nodes); 'nodeIds' fetches exact definitions with parameters (get_node_types). Give one, not both.",
+  args: {
+    queries: 'words to search, e.g. ["slack", "google sheets"] (or use nodeIds)',
+    nodeIds: 'exact node type ids, e.g. ["n8n-nodes-base.httpRequest"] (or use queries)',
+  },
+  modes: { queries: ["queries"], nodeIds: ["nodeIds"] },
+};
+
+export async function run(adapter, args) {
+  onlyKnown(args, ["queries", "nodeIds"], "skill 'find-node-types'");
+  const queries = optionalStringList(args, "queries");
+  const nodeIds = optionalStringList(args, "nodeIds");
+  if (queries && nodeIds) throw new SkillArgError("give 'queries' (to search) or 'nodeIds' (exact definitions), not both");
+  if (!queries && !nodeIds) throw new SkillArgError("give 'queries' (words to search) or 'nodeIds' (exact node type ids)");
+  if (queries) return { mode: "queries", queries, results: await callTool(adapter, "search_nodes", { queries }) };
+  return { mode: "nodeIds", nodeIds, definitions: await callTool(adapter, "get_node_types", { nodeIds }) };
+}

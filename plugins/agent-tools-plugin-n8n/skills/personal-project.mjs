@@ -1,0 +1,41 @@
+import { onlyKnown } from "../lib/args.mjs";
+import { callTool } from "../lib/mcp.mjs";
+import { restFor } from "../lib/rest.mjs";
+
+/**
+ * The caller's personal project; the manifest's discoverContext runs this on the first discover.
+ * GET /projects first; when REST cannot answer (no N8N_API_KEY, or an edition whose public API
+ * has no /projects) n8n's MCP search_projects is asked instead, so MCP-only setups get it too.
+ */
+export const meta = {
+  description: "The personal project of the caller (id and name), so calls that need a projectId need not guess it. Discover answers already carry it as `context`.",
+  args: { url: "optional; must be the configured instance if given" },
+};
+
+function personalOf(list) {
+  const found = (Array.isArray(list) ? list : []).find((p) => p?.type === "personal");
+  return found ? { id: found.id, name: found.name } : undefined;
+}
+
+export async function run(adapter, rawArgs) {
+  const { rest, args } = restFor(adapter, rawArgs);
+  onlyKnown(args, [], "skill 'personal-project'");
+  let restError;
+  try {
+    const { items } = await rest.listAll("/projects");
+    const personal = personalOf(items);
+    if (personal) return { personalProject: personal, source: "rest" };
+  } catch (error) {
+    restError = error;
+  }
+  let answer;
+  try {
+    answer = await callTool(adapter, "search_projects", {});
+  } catch (mcpError) {
+    const why = [restError && `GET /projects: ${restError.message}`, `search_projects: ${mcpError.message}`].filter(Boolean).join("; ");
+    throw Object.assign(new Error(`the personal project could not be found (${why})`), { code: "UPSTREAM_ERROR" });
+  }
+  const personal = personalOf(answer?.data ?? answer?.projects ?? answer);
+  if (personal) return { personalProject: personal, source: "mcp" };
+  return { personalProject: null, note: "no personal project is visible to these credentials; pass projectId explicitly" };
+}

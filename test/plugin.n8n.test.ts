@@ -1,0 +1,486 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
+import { silentLogger } from "../src/log.js";
+import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
+import { makeWorkflow, startN8nStandIn, type N8nStandIn } from "./fixtures/n8n/n8n-server.js";
+
+/**
+ * The bundled n8n plugin end to end: the built server over stdio, the plugin loaded from
+ * plugins/agent-tools-plugin-n8n, talking to a local n8n stand-in (MCP + public REST API).
+ */
+
+const PLUGIN = path.join(ROOT, "plugins", "agent-tools-plugin-n8n");
+let tmp: string;
+
+before(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), "n8n-plugin-"));
+});
+after(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+function envFor(n8n: N8nStandIn, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    N8N_INSTANCE_URL: n8n.origin,
+    N8N_MCP_TOKEN: n8n.mcpToken,
+    N8N_API_KEY: n8n.apiKey,
+    N8N_MCP_TOKEN_STORE: path.join(tmp, "no-such-store.json"),
+    ...extra,
+  };
+}
+
+async function skill(server: Connected, name: string, args: Record<string, unknown> = {}): Promise<{ payload: Payload; isError: boolean; result: Record<string, unknown> }> {
+  const { payload, isError } = await callJson(server.client, "agent_tools_n8n_run_skill", { skill: name, arguments: args });
+  return { payload, isError, result: (payload.result ?? {}) as Record<string, unknown> };
+}
+
+function assertNoSecrets(n8n: N8nStandIn, server: Connected, ...payloads: unknown[]): void {
+  const text = JSON.stringify(payloads) + server.stderr();
+  assert.ok(!text.includes(n8n.apiKey), "the API key leaked");
+  assert.ok(!text.includes(n8n.mcpToken), "the MCP token leaked");
+}
+
+describe("n8n plugin: not configured", () => {
+  it("loads without N8N_* variables, help says what to set, calls answer NOT_CONFIGURED", async () => {
+    const server = await connect(PLUGIN);
+    try {
+      const { payload: help } = await callJson(server.client, "agent_tools_help");
+      const entry = (help.plugins as { prefix: string; status: string; confirm?: string; skills?: string[] }[]).find((p) => p.prefix === "n8n");
+      assert.ok(entry, "n8n is listed");
+      assert.equal(entry.status, "not configured: set N8N_MCP_URL or N8N_INSTANCE_URL");
+      assert.ok(entry.skills?.includes("find-workflows"));
+      for (const [tool, args] of [
+        ["agent_tools_n8n_discover", {}],
+        ["agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} }],
+        ["agent_tools_n8n_run_skill", { skill: "find-workflows", arguments: {} }],
+      ] as const) {
+        const { payload, isError } = await callJson(server.client, tool, args);
+        assert.equal(isError, true, tool);
+        assert.equal(payload.error?.code, "NOT_CONFIGURED", tool);
+        assert.deepEqual(payload.error?.details?.missing, ["N8N_MCP_URL|N8N_INSTANCE_URL"]);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("REST skills without N8N_API_KEY answer NOT_CONFIGURED naming it; MCP tools still work", async () => {
+    const n8n = await startN8nStandIn({ workflows: 3 });
+    const env = envFor(n8n);
+    delete (env as Record<string, string | undefined>).N8N_API_KEY;
+    const server = await connect(PLUGIN, env);
+    try {
+      const { payload } = await skill(server, "find-workflows");
+      assert.equal(payload.error?.code, "NOT_CONFIGURED");
+      assert.deepEqual(payload.error?.details?.missing, ["N8N_API_KEY"]);
+      const { payload: called } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: { query: "" } });
+      assert.equal(called.ok, true);
+      const { payload: discovered } = await callJson(server.client, "agent_tools_n8n_discover", {});
+      assert.deepEqual(discovered.context, { personalProject: { id: "proj-personal-7", name: "Ada Lovelace <ada@example.com>" }, source: "mcp" }, "the context falls back to MCP search_projects");
+      assertNoSecrets(n8n, server, payload, called, discovered);
+    } finally {
+      await server.close();
+      await n8n.close();
+    }
+  });
+});
+
+describe("n8n plugin: MCP facade, policy and discover context", () => {
+  let n8n: N8nStandIn;
+  let server: Connected;
+  before(async () => {
+    n8n = await startN8nStandIn({ workflows: 5 });
+    n8n.fail({ method: "GET", path: /^\/projects$/, status: 503, message: "Service Unavailable" });
+    n8n.failMcp("search_projects", "projects are unavailable");
+    server = await connect(PLUGIN, envFor(n8n));
+  });
+  after(async () => {
+    await server.close();
+    await n8n.close();
+  });
+
+  it("discover reports a failed context, then attaches the personal project, fetched once", async () => {
+    const first = await callJson(server.client, "agent_tools_n8n_discover", {});
+    assert.equal(first.payload.ok, true);
+    assert.match(String(first.payload.contextError), /GET \/projects: .*503.*search_projects: .*projects are unavailable/);
+    const second = await callJson(server.client, "agent_tools_n8n_discover", {});
+    assert.deepEqual(second.payload.context, { personalProject: { id: "proj-personal-7", name: "Ada Lovelace <ada@example.com>" }, source: "rest" });
+    assert.equal(second.payload.confirm, "not required: this plugin's calls run without confirmation");
+    const third = await callJson(server.client, "agent_tools_n8n_discover", { query: "workflows" });
+    assert.deepEqual(third.payload.context, second.payload.context);
+    assert.equal(n8n.requests.filter((r) => r.path === "/projects").length, 2, "one failed fetch, one good one, then cached");
+    const names = (second.payload.matches as { name: string; kind: string }[]).map((m) => m.name);
+    assert.ok(names.includes("find-workflows") && names.includes("search_workflows"));
+  });
+
+  it("calls read-only and mutating tools without confirm; mutating descriptions say so", async () => {
+    const read = await callJson(server.client, "agent_tools_n8n_call", { toolName: "get_workflow_details", arguments: { workflowId: "wf0001" } });
+    assert.equal(read.payload.ok, true);
+    const write = await callJson(server.client, "agent_tools_n8n_call", { toolName: "publish_workflow", arguments: { workflowId: "wf0001" } });
+    assert.equal(write.payload.ok, true, JSON.stringify(write.payload));
+    const found = await callJson(server.client, "agent_tools_n8n_discover", { query: "publish workflow activate" });
+    const publish = (found.payload.matches as { name: string; description: string; confirm?: boolean }[]).find((m) => m.name === "publish_workflow");
+    assert.ok(publish, "publish_workflow is found");
+    assert.equal(publish.confirm, undefined);
+    assert.match(publish.description, /Publish/);
+    assert.ok(n8n.mcpCalls.some((c) => c.name === "publish_workflow"));
+  });
+
+  it("the full description of every tool that changes data says it runs without confirmation", async () => {
+    const mod = (await import(pathToFileURL(path.join(PLUGIN, "adapter.mjs")).href)) as { createN8nAdapter: (o: unknown) => { listTools(): Promise<{ tools: { name: string; description?: string }[] }>; close(): Promise<void> } };
+    const manifest = JSON.parse(await import("node:fs/promises").then((fs) => fs.readFile(path.join(PLUGIN, "plugin.json"), "utf8"))) as { extensions: Record<string, { readonlyTools: string[] }> };
+    const section = manifest.extensions["dev.agent-tools-runtime"]!;
+    const adapter = mod.createN8nAdapter({ pluginDir: PLUGIN, manifest: section, env: envFor(n8n), log: silentLogger });
+    try {
+      const { tools } = await adapter.listTools();
+      const mutating = tools.filter((t) => !section.readonlyTools.includes(t.name));
+      assert.ok(mutating.length >= 5);
+      for (const tool of mutating) assert.match(tool.description ?? "", /Runs without confirmation \(the n8n plugin sets requireConfirm: false\)\.$/, tool.name);
+      for (const tool of tools.filter((t) => section.readonlyTools.includes(t.name))) assert.doesNotMatch(tool.description ?? "", /without confirmation/, tool.name);
+      assert.equal(tools.filter((t) => section.readonlyTools.includes(t.name)).length, 18, "every read-only name is a real tool");
+    } finally {
+      await adapter.close();
+    }
+  });
+
+  it("an unknown tool name gets the closest real names", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflow", arguments: {} });
+    assert.equal(payload.error?.code, "UNKNOWN_TOOL");
+    assert.ok((payload.error?.details?.suggestions as string[]).includes("search_workflows"));
+  });
+
+  it("an unknown skill name gets the closest real names", async () => {
+    const { payload } = await skill(server, "find-workflow");
+    assert.equal(payload.error?.code, "UNKNOWN_SKILL");
+    assert.ok((payload.error?.details?.suggestions as string[]).includes("find-workflows"));
+    assertNoSecrets(n8n, server, payload);
+  });
+});
+
+describe("n8n plugin: connection variants", () => {
+  it("N8N_MCP_URL alone gives the MCP endpoint and, derived from it, the REST instance", async () => {
+    const n8n = await startN8nStandIn({ workflows: 2 });
+    const env = envFor(n8n, { N8N_MCP_URL: n8n.mcpUrl });
+    delete (env as Record<string, string | undefined>).N8N_INSTANCE_URL;
+    const server = await connect(PLUGIN, env);
+    try {
+      const { result } = await skill(server, "find-workflows");
+      assert.equal(result.total, 2);
+      const called = await callJson(server.client, "agent_tools_n8n_call", { toolName: "list_tags", arguments: {} });
+      assert.equal(called.payload.ok, true);
+    } finally {
+      await server.close();
+      await n8n.close();
+    }
+  });
+
+  it("without N8N_MCP_TOKEN the OAuth token store is used and an expired token refreshed", async () => {
+    const n8n = await startN8nStandIn({ workflows: 1 });
+    const store = path.join(tmp, "tokens.json");
+    await writeFile(store, JSON.stringify({ access_token: "expired-access-token", refresh_token: "n8n-refresh-first", expires_at: Date.now() - 60_000, token_endpoint: `${n8n.origin}/oauth/token`, client_id: "agent-tools" }));
+    const env = envFor(n8n, { N8N_MCP_TOKEN_STORE: store });
+    delete (env as Record<string, string | undefined>).N8N_MCP_TOKEN;
+    const server = await connect(PLUGIN, env);
+    try {
+      const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: { query: "" } });
+      assert.equal(payload.ok, true, JSON.stringify(payload));
+      assert.equal(n8n.tokenRequests(), 1);
+      assertNoSecrets(n8n, server, payload);
+    } finally {
+      await server.close();
+      await n8n.close();
+    }
+  });
+
+  it("a wrong API key is an upstream 401 whose message holds neither secret; a foreign url is refused", async () => {
+    const n8n = await startN8nStandIn({ workflows: 1 });
+    const server = await connect(PLUGIN, envFor(n8n, { N8N_API_KEY: "n8n_api_wrong_key_123456" }));
+    try {
+      const { payload } = await skill(server, "find-workflows");
+      assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+      assert.match(payload.error?.message ?? "", /401.*unauthorized/);
+      assert.ok(!JSON.stringify(payload).includes("n8n_api_wrong_key_123456"));
+      const foreign = await skill(server, "find-workflows", { url: "https://evil.example.com" });
+      assert.equal(foreign.payload.error?.code, "ARG_VALIDATION_FAILED");
+      assert.match(foreign.payload.error?.message ?? "", /not the configured n8n instance/);
+      const same = await skill(server, "delete-workflow", { url: `${n8n.origin}/`, id: "nope" });
+      assert.match(same.payload.error?.message ?? "", /401/, "a url naming the instance itself is accepted");
+      assert.ok(!server.stderr().includes("n8n_api_wrong_key_123456"));
+    } finally {
+      await server.close();
+      await n8n.close();
+    }
+  });
+});
+
+describe("n8n plugin: skills", () => {
+  let n8n: N8nStandIn;
+  let server: Connected;
+  const seen: unknown[] = [];
+  const run = async (name: string, args: Record<string, unknown> = {}) => {
+    const out = await skill(server, name, args);
+    seen.push(out.payload);
+    return out;
+  };
+  before(async () => {
+    n8n = await startN8nStandIn({ workflows: 250 });
+    server = await connect(PLUGIN, envFor(n8n));
+  });
+  after(async () => {
+    assertNoSecrets(n8n, server, ...seen);
+    await server.close();
+    await n8n.close();
+  });
+
+  it("find-workflows pages the whole REST catalog and filters it", async () => {
+    const all = await run("find-workflows", { pageSize: 100 });
+    assert.equal(all.result.total, 250);
+    assert.equal(all.result.restPages, 3);
+    assert.equal(all.result.pages, 3);
+    assert.deepEqual(all.result.next, { page: 2 });
+    const active = await run("find-workflows", { active: true, page: 2, pageSize: 50 });
+    assert.equal(active.result.total, 83);
+    assert.equal((active.result.workflows as unknown[]).length, 33);
+    assert.ok((active.result.workflows as { active: boolean }[]).every((w) => w.active));
+    assert.ok(n8n.requests.some((r) => r.path === "/workflows" && r.search.includes("active=true")));
+    const named = await run("find-workflows", { namePattern: "workflow 00?0" });
+    assert.equal(named.result.total, 9);
+  });
+
+  it("find-workflows: an upstream error on page 2, bad arguments", async () => {
+    n8n.fail({ method: "GET", path: /^\/workflows$/, status: 500, message: "database is locked", skip: 1 });
+    const failed = await run("find-workflows");
+    assert.equal(failed.payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(failed.payload.error?.message ?? "", /page 2 of \/workflows failed after 100 items: .*500.*database is locked/);
+    const bad = await run("find-workflows", { pageSize: 0 });
+    assert.equal(bad.payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.match(bad.payload.error?.message ?? "", /pageSize/);
+    const unknown = await run("find-workflows", { limit: 10 });
+    assert.match(unknown.payload.error?.message ?? "", /unknown argument 'limit'.*valid: active, namePattern, page, pageSize/);
+  });
+
+  it("audit-workflows default mode finds risky configuration", async () => {
+    n8n.state.workflows.push(
+      makeWorkflow(9001, { name: "Open webhook", active: true, nodes: [{ name: "Webhook", type: "n8n-nodes-base.webhook", parameters: { path: "x" } }], connections: {} }),
+      makeWorkflow(9002, { name: "No trigger", active: true, nodes: [{ name: "Set", type: "n8n-nodes-base.set", parameters: {} }], connections: {} }),
+      makeWorkflow(9003, { name: "Inline key", active: false, nodes: [TRIGGER_NODE, { name: "HTTP", type: "n8n-nodes-base.httpRequest", parameters: { headerParameters: { parameters: [{ name: "Authorization", value: "Bearer sk-live" }] } } }], connections: {} }),
+    );
+    const { result } = await run("audit-workflows", { namePattern: "*e*" });
+    const rules = (result.results as { rule: string; workflow: string }[]).map((f) => `${f.rule}:${f.workflow}`).sort();
+    assert.deepEqual(rules, ["active-without-trigger:No trigger", "credential-in-parameters:Inline key", "webhook-without-authentication:Open webhook"]);
+    assert.deepEqual(result.bySeverity, { high: 2, medium: 1, low: 0 });
+  });
+
+  it("audit-workflows nativeAudit, executions and credentials modes", async () => {
+    const native = await run("audit-workflows", { mode: "nativeAudit", categories: ["credentials", "nodes"], daysAbandonedWorkflow: 30 });
+    assert.deepEqual(native.result.reports, ["Credentials Risk Report", "Nodes Risk Report"]);
+    n8n.state.executions.push(
+      { id: "e1", workflowId: "wf0001", status: "error", startedAt: "2026-03-01T00:00:00Z", stoppedAt: "2026-03-01T00:00:01Z" },
+      { id: "e2", workflowId: "wf0001", status: "error", startedAt: "2026-03-02T00:00:00Z", stoppedAt: "2026-03-02T00:00:01Z" },
+      { id: "e3", workflowId: "wf0002", status: "error", startedAt: "2026-03-03T00:00:00Z" },
+      { id: "e4", workflowId: "wf0002", status: "success", startedAt: "2026-03-03T00:00:00Z" },
+    );
+    const executions = await run("audit-workflows", { mode: "executions" });
+    assert.equal(executions.result.executionsRead, 3);
+    assert.deepEqual((executions.result.byWorkflow as { workflowId: string; count: number }[]).map((g) => [g.workflowId, g.count]), [["wf0001", 2], ["wf0002", 1]]);
+    n8n.state.credentials.push({ id: "c1", name: "Slack", type: "slackApi", data: {} }, { id: "c2", name: "Unused", type: "slackApi", data: {} });
+    n8n.state.workflows[0]!.nodes.push({ name: "Slack", type: "n8n-nodes-base.slack", parameters: {}, credentials: { slackApi: { id: "c1", name: "Slack" } } });
+    const credentials = await run("audit-workflows", { mode: "credentials" });
+    assert.deepEqual(credentials.result.unusedCredentials, [{ id: "c2", name: "Unused", type: "slackApi" }]);
+    assert.equal(credentials.result.source, "rest");
+    n8n.fail({ method: "GET", path: /^\/credentials$/, status: 405, message: "GET method not allowed" });
+    const viaMcp = await run("audit-workflows", { mode: "credentials" });
+    assert.equal(viaMcp.result.source, "mcp", "an API without GET /credentials falls back to list_credentials");
+    assert.deepEqual(viaMcp.result.unusedCredentials, [{ id: "c2", name: "Unused", type: "slackApi" }]);
+    n8n.fail({ method: "GET", path: /^\/workflows$/, status: 500, message: "workflows unavailable" });
+    const broken = await run("audit-workflows", { mode: "credentials" });
+    assert.match(broken.payload.error?.message ?? "", /GET \/api\/v1\/workflows\?limit=100 answered HTTP 500.*workflows unavailable/);
+    n8n.state.executions.length = 0;
+    n8n.state.credentials.length = 0;
+  });
+
+  it("audit-workflows: unknown mode, another mode's argument, nested arguments, an upstream error", async () => {
+    const mode = await run("audit-workflows", { mode: "security" });
+    assert.match(mode.payload.error?.message ?? "", /unknown mode "security"; valid modes: default, nativeAudit, executions, credentials/);
+    const other = await run("audit-workflows", { mode: "nativeAudit", status: "error" });
+    assert.match(other.payload.error?.message ?? "", /unknown argument 'status' for audit-workflows mode 'nativeAudit'.*valid: categories, daysAbandonedWorkflow/);
+    const nested = await run("audit-workflows", { mode: "executions", options: { status: "error" } });
+    assert.match(nested.payload.error?.message ?? "", /'options' looks like nested arguments.*valid: status, workflowId, limit/);
+    const category = await run("audit-workflows", { mode: "nativeAudit", categories: ["secrets"] });
+    assert.match(category.payload.error?.message ?? "", /unknown audit category 'secrets'; valid: credentials, database/);
+    n8n.fail({ method: "POST", path: /^\/audit$/, status: 500, message: "audit crashed" });
+    const upstream = await run("audit-workflows", { mode: "nativeAudit" });
+    assert.equal(upstream.payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(upstream.payload.error?.message ?? "", /POST \/api\/v1\/audit answered HTTP 500.*audit crashed/);
+  });
+
+  it("insert-and-verify-datatable-row: inserted and read back; read-back failure; bad arguments", async () => {
+    n8n.state.dataTables.push({ id: "dt-1", name: "leads", columns: [{ name: "email", type: "string" }, { name: "score", type: "number" }], rows: [], nextRowId: 1 });
+    const ok = await run("insert-and-verify-datatable-row", { dataTableId: "dt-1", row: { email: "a@b.c", score: 3 } });
+    assert.equal(ok.result.verified, true);
+    assert.equal(ok.result.inserted, 1);
+    assert.equal(n8n.state.dataTables[0]!.rows.length, 1);
+    const many = await run("insert-and-verify-datatable-row", { dataTableId: "dt-1", rows: [{ email: "x@y.z", score: 1 }, { email: "q@r.s", score: 2 }] });
+    assert.equal(many.result.inserted, 2);
+    assert.equal(many.result.verified, true);
+    n8n.fail({ method: "GET", path: /^\/data-tables\/dt-1\/rows$/, status: 502, message: "Bad Gateway" });
+    const midway = await run("insert-and-verify-datatable-row", { dataTableId: "dt-1", row: { email: "m@n.o", score: 5 } });
+    assert.equal(midway.payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(midway.payload.error?.message ?? "", /inserted row id\(s\) 4 but reading them back failed.*502/);
+    const both = await run("insert-and-verify-datatable-row", { dataTableId: "dt-1", row: { email: "a" }, rows: [] });
+    assert.match(both.payload.error?.message ?? "", /exactly one of 'row'.*or 'rows'/);
+    const column = await run("insert-and-verify-datatable-row", { dataTableId: "dt-1", row: { mail: "a" } });
+    assert.match(column.payload.error?.message ?? "", /400.*unknown column name 'mail'/);
+    const missing = await run("insert-and-verify-datatable-row", { dataTableId: "dt-404", row: { email: "a" } });
+    assert.match(missing.payload.error?.message ?? "", /404.*not found/);
+  });
+
+  it("data-table-crud: read, update and delete verified by reading back; errors", async () => {
+    const read = await run("data-table-crud", { operation: "read", dataTableId: "dt-1", filter: { type: "and", filters: [{ columnName: "score", condition: "gt", value: 1 }] } });
+    assert.equal(read.result.count, 3);
+    const created = await run("data-table-crud", { operation: "create", dataTableId: "dt-1", row: { email: "new@x.y", score: 9 } });
+    assert.equal(created.result.verified, true);
+    const id = (created.result.rows as { id: number }[])[0]!.id;
+    const updated = await run("data-table-crud", { operation: "update", dataTableId: "dt-1", rowIds: [String(id)], data: { score: 10 } });
+    assert.equal(updated.result.updated, 1);
+    assert.equal(updated.result.verified, true);
+    assert.equal(n8n.state.dataTables[0]!.rows.find((r) => r.id === id)?.score, 10);
+    const deleted = await run("data-table-crud", { operation: "delete", dataTableId: "dt-1", rowIds: [String(id)] });
+    assert.equal(deleted.result.deleted, 1);
+    assert.equal(deleted.result.verified, true);
+    assert.equal(n8n.state.dataTables[0]!.rows.some((r) => r.id === id), false);
+    n8n.fail({ method: "GET", path: /^\/data-tables\/dt-1\/rows$/, status: 500, message: "read failed" });
+    const midway = await run("data-table-crud", { operation: "update", dataTableId: "dt-1", rowIds: ["1"], data: { score: 4 } });
+    assert.match(midway.payload.error?.message ?? "", /updated row id\(s\) 1 but reading them back failed/);
+    const noOp = await run("data-table-crud", { dataTableId: "dt-1" });
+    assert.match(noOp.payload.error?.message ?? "", /'operation' must be one of create, read, update, delete/);
+    const everything = await run("data-table-crud", { operation: "delete", dataTableId: "dt-1" });
+    assert.match(everything.payload.error?.message ?? "", /never touches every row/);
+    const wrong = await run("data-table-crud", { operation: "read", dataTableId: "dt-1", data: { a: 1 } });
+    assert.match(wrong.payload.error?.message ?? "", /unknown argument 'data' for data-table-crud operation 'read'/);
+  });
+
+  it("create-and-verify-workflow from JSON and from code, unpublished; errors", async () => {
+    const fromJson = await run("create-and-verify-workflow", {
+      workflow: { name: "Made by skill", nodes: [TRIGGER_NODE, { name: "Set", type: "n8n-nodes-base.set", parameters: {} }], connections: { "Schedule Trigger": { main: [[{ node: "Set", type: "main", index: 0 }]] } } },
+    });
+    assert.equal(fromJson.result.created, true);
+    assert.equal(fromJson.result.active, false);
+    assert.equal(fromJson.result.verified, true, JSON.stringify(fromJson.result));
+    const broken = await run("create-and-verify-workflow", { workflow: { name: "Dangling", nodes: [TRIGGER_NODE], connections: { "Schedule Trigger": { main: [[{ node: "Ghost", type: "main", index: 0 }]] } } } });
+    assert.equal(broken.result.verified, false);
+    assert.match(JSON.stringify(broken.result.problems), /'Ghost', which is not a node/);
+    const fromCode = await run("create-and-verify-workflow", { code: "workflow('x').add(trigger())", name: "From SDK" });
+    assert.equal(fromCode.result.created, true);
+    assert.equal(fromCode.result.name, "From SDK");
+    assert.deepEqual((fromCode.result.validation as { valid: boolean }).valid, true);
+    const invalid = await run("create-and-verify-workflow", { code: "syntax error here" });
+    assert.equal(invalid.result.created, false);
+    n8n.fail({ method: "GET", path: /^\/workflows\/wf-new-/, status: 500, message: "boom" });
+    const midway = await run("create-and-verify-workflow", { workflow: { name: "Read fails", nodes: [TRIGGER_NODE], connections: {} } });
+    assert.match(midway.payload.error?.message ?? "", /workflow wf-new-\d+ was created but reading it back failed/);
+    const both = await run("create-and-verify-workflow", { code: "x", workflow: { nodes: [] } });
+    assert.match(both.payload.error?.message ?? "", /exactly one of 'code'.*or 'workflow'/);
+  });
+
+  it("find-node-types: queries, nodeIds, not both, an upstream error", async () => {
+    const searched = await run("find-node-types", { queries: ["slack"] });
+    assert.equal(searched.result.mode, "queries");
+    assert.match(JSON.stringify(searched.result.results), /n8n-nodes-base.slack/);
+    const exact = await run("find-node-types", { nodeIds: ["n8n-nodes-base.httpRequest"] });
+    assert.match(JSON.stringify(exact.result.definitions), /httpRequest/);
+    const both = await run("find-node-types", { queries: ["a"], nodeIds: ["b"] });
+    assert.match(both.payload.error?.message ?? "", /not both/);
+    const unknown = await run("find-node-types", { nodeIds: ["acme.unknown"] });
+    assert.equal(unknown.payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(unknown.payload.error?.message ?? "", /get_node_types' failed: Unknown node type/);
+  });
+
+  it("create-credential: schema, create, OAuth2 consent note, errors; delete-credential", async () => {
+    const schema = await run("create-credential", { type: "slackApi" });
+    assert.deepEqual((schema.result.schema as { required: string[] }).required, ["accessToken"]);
+    const created = await run("create-credential", { type: "slackApi", name: "Team Slack", data: { accessToken: "xoxb-secret-value" } });
+    assert.equal(created.result.created, true);
+    assert.ok(!JSON.stringify(created.payload).includes("xoxb-secret-value"));
+    const oauth = await run("create-credential", { type: "googleSheetsOAuth2Api" });
+    assert.match(String(oauth.result.oauth2), /a person must open it in the n8n editor/);
+    const half = await run("create-credential", { type: "slackApi", name: "No data" });
+    assert.match(half.payload.error?.message ?? "", /give both 'name' and 'data'.*missing 'data'/);
+    const unknownType = await run("create-credential", { type: "nopeApi" });
+    assert.match(unknownType.payload.error?.message ?? "", /404.*Credential type/);
+    const removed = await run("delete-credential", { id: String(created.result.id) });
+    assert.equal(removed.result.deleted, true);
+    const again = await run("delete-credential", { id: String(created.result.id) });
+    assert.match(again.payload.error?.message ?? "", /404/);
+    const noId = await run("delete-credential", {});
+    assert.match(noId.payload.error?.message ?? "", /'id' is required/);
+  });
+
+  it("delete-workflow and delete-execution: success, 404, missing id", async () => {
+    const gone = await run("delete-workflow", { id: "wf0250" });
+    assert.equal(gone.result.deleted, true);
+    assert.equal(n8n.state.workflows.some((w) => w.id === "wf0250"), false);
+    const again = await run("delete-workflow", { id: "wf0250" });
+    assert.match(again.payload.error?.message ?? "", /DELETE \/api\/v1\/workflows\/wf0250 answered HTTP 404/);
+    assert.match((await run("delete-workflow", {})).payload.error?.message ?? "", /'id' is required/);
+    n8n.state.executions.push({ id: "e9", workflowId: "wf0001", status: "success" });
+    const exec = await run("delete-execution", { id: "e9" });
+    assert.equal(exec.result.deleted, true);
+    assert.match((await run("delete-execution", { id: "e9" })).payload.error?.message ?? "", /404/);
+    assert.match((await run("delete-execution", { id: 12, extra: 1 })).payload.error?.message ?? "", /unknown argument 'extra'/);
+  });
+
+  it("delete-workflows-bulk: needs a filter, dry run, deletes, reports a failure mid-way", async () => {
+    const none = await run("delete-workflows-bulk", {});
+    assert.match(none.payload.error?.message ?? "", /never deletes every workflow by default/);
+    const dry = await run("delete-workflows-bulk", { namePattern: "Workflow 02*", dryRun: true });
+    assert.equal(dry.result.matched, 50);
+    assert.equal(n8n.state.workflows.length, 256, "nothing deleted in a dry run");
+    n8n.fail({ method: "DELETE", path: /^\/workflows\//, status: 500, message: "row locked", skip: 2 });
+    const real = await run("delete-workflows-bulk", { namePattern: "Workflow 024?" });
+    assert.equal(real.result.matched, 10);
+    assert.equal(real.result.deleted, 9);
+    assert.equal(real.result.complete, false);
+    assert.match(JSON.stringify(real.result.failed), /500.*row locked/);
+    const inactiveOnly = await run("delete-workflows-bulk", { active: false, namePattern: "Workflow 023*" });
+    assert.ok((inactiveOnly.result.deletedWorkflows as { active: boolean }[]).every((w) => !w.active));
+  });
+
+  it("delete-executions-bulk: ids or a filter, concurrent, a failure mid-way, never everything", async () => {
+    for (let i = 0; i < 20; i++) n8n.state.executions.push({ id: `x${i}`, workflowId: i < 15 ? "wf0001" : "wf0002", status: i % 2 ? "error" : "success" });
+    n8n.fail({ method: "DELETE", path: /^\/executions\//, status: 503, message: "busy", skip: 3 });
+    const byWorkflow = await run("delete-executions-bulk", { workflowId: "wf0001", concurrency: 4 });
+    assert.equal(byWorkflow.result.matched, 15);
+    assert.equal(byWorkflow.result.deleted, 14);
+    assert.equal((byWorkflow.result.failed as unknown[]).length, 1);
+    const byIds = await run("delete-executions-bulk", { ids: ["x15", "x16"] });
+    assert.equal(byIds.result.deleted, 2);
+    const everything = await run("delete-executions-bulk", {});
+    assert.match(everything.payload.error?.message ?? "", /never deletes every execution/);
+    const mixed = await run("delete-executions-bulk", { ids: ["x1"], status: "error" });
+    assert.match(mixed.payload.error?.message ?? "", /not both/);
+  });
+
+  it("delete-data-tables-bulk: by name pattern or ids, a failure, never everything", async () => {
+    n8n.state.dataTables.push(
+      { id: "dt-t1", name: "tmp_a", columns: [], rows: [], nextRowId: 1 },
+      { id: "dt-t2", name: "tmp_b", columns: [], rows: [], nextRowId: 1 },
+    );
+    const dry = await run("delete-data-tables-bulk", { namePattern: "tmp_*", dryRun: true });
+    assert.equal(dry.result.matched, 2);
+    const done = await run("delete-data-tables-bulk", { namePattern: "tmp_*" });
+    assert.equal(done.result.deleted, 2);
+    assert.deepEqual(n8n.state.dataTables.map((t) => t.id), ["dt-1"]);
+    const missing = await run("delete-data-tables-bulk", { ids: ["dt-404"] });
+    assert.equal(missing.result.complete, false);
+    assert.match(JSON.stringify(missing.result.failed), /404/);
+    const everything = await run("delete-data-tables-bulk", {});
+    assert.match(everything.payload.error?.message ?? "", /never deletes every data table/);
+  });
+});
+
+const TRIGGER_NODE = { name: "Schedule Trigger", type: "n8n-nodes-base.scheduleTrigger", parameters: {} };
