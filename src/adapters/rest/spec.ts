@@ -1,5 +1,7 @@
 import type { JsonSchema } from "../types.js";
+import { parseRestErrorRules, type RestErrorRule } from "./error-rules.js";
 import { RestSpecError } from "./errors.js";
+import { parseResultShape, type ResultShape } from "./result-shape.js";
 import { checkPathTemplate } from "./url-guard.js";
 
 /**
@@ -45,6 +47,8 @@ export interface RestOperation {
   path: string;
   pathParams: string[];
   query: { param: string; arg: string }[];
+  /** Query parameters sent with a fixed value on every call (`"constQuery": {"per_page": "1"}`). */
+  constQuery?: Record<string, string>;
   /** When true, every argument not otherwise used goes to the query string. */
   queryRest: boolean;
   headers: { header: string; arg: string }[];
@@ -52,6 +56,8 @@ export interface RestOperation {
   inputSchema: JsonSchema;
   readonly: boolean;
   paginate?: PaginateSpec;
+  /** How the decoded body is trimmed before it is returned (see result-shape.ts). */
+  result?: ResultShape;
 }
 
 export interface RestConnectionSpec {
@@ -60,6 +66,8 @@ export interface RestConnectionSpec {
   headers: Record<string, string>;
   auth?: AuthSpec;
   timeoutMs: number;
+  /** Rules that turn the service's failures into specific errors (see error-rules.ts). */
+  errors?: RestErrorRule[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -192,6 +200,7 @@ export function parseTool(value: unknown, field: string): RestOperation {
     path,
     pathParams,
     query,
+    constQuery: stringRecord(value.constQuery, `${field}.constQuery`),
     queryRest,
     headers: [],
     body,
@@ -199,13 +208,18 @@ export function parseTool(value: unknown, field: string): RestOperation {
     readonly: (value.readonly as boolean | undefined) ?? readonlyByDefault(method),
     paginate: parsePaginate(value.paginate, `${field}.paginate`),
   };
+  const result = parseResultShape(value.result, `${field}.result`);
+  if (result) op.result = result;
   op.inputSchema = (value.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(op);
   return op;
 }
 
 export function parseConnection(spec: Readonly<Record<string, unknown>>, baseUrl: unknown = spec.baseUrl): RestConnectionSpec {
   const timeoutMs = positiveInt(spec.timeoutMs, "timeoutMs") ?? DEFAULT_TIMEOUT_MS;
-  return { baseUrl: str(baseUrl, "baseUrl"), headers: stringRecord(spec.headers, "headers"), auth: parseAuth(spec.auth), timeoutMs };
+  const connection: RestConnectionSpec = { baseUrl: str(baseUrl, "baseUrl"), headers: stringRecord(spec.headers, "headers"), auth: parseAuth(spec.auth), timeoutMs };
+  const errors = parseRestErrorRules(spec.errors);
+  if (errors.length) connection.errors = errors;
+  return connection;
 }
 
 export function parseRestSpec(spec: Readonly<Record<string, unknown>>): { connection: RestConnectionSpec; tools: RestOperation[] } {
