@@ -78,7 +78,7 @@ describe("gh-cli plugin: tools", () => {
     assert.deepEqual(view.pullRequests, { totalCount: 8 });
     assert.equal(view.visibility, "PUBLIC");
     const run = calls(home)[before];
-    assert.deepEqual(run?.argv, ["repo", "view", "octo-org/widgets", "--json", "name,nameWithOwner,description,url,defaultBranchRef,visibility,isArchived,isFork,primaryLanguage,stargazerCount,forkCount,licenseInfo,pushedAt,issues,pullRequests"]);
+    assert.deepEqual(run?.argv, ["repo", "view", "octo-org/widgets", "--json", "name,nameWithOwner,description,url,defaultBranchRef,visibility,isArchived,isFork,primaryLanguage,stargazerCount,forkCount,licenseInfo,pushedAt,hasIssuesEnabled,issues,pullRequests"]);
     assert.equal(run?.env.GH_PROMPT_DISABLED, "1");
     assert.equal(run?.env.NO_COLOR, "1");
     assert.equal(run?.env.GITHUB_TOKEN, undefined, "the github plugin's token does not reach gh");
@@ -154,14 +154,33 @@ describe("gh-cli plugin: repo-overview skill", () => {
     assert.deepEqual(r.openPullRequests.newest.map((p) => p.number), [17, 15, 13, 11, 9]);
   });
 
-  it("a failing middle step (issues turned off) names the step and what had finished; the last step does not run", async () => {
+  it("a failing middle step (a rate-limited issue list) names the step and what had finished; the last step does not run", async () => {
     const before = calls(home).length;
-    const { payload, isError } = await callJson(conn.client, "agent_tools_ghcli_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "quiet" } });
+    const { payload, isError } = await callJson(conn.client, "agent_tools_ghcli_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "busy" } });
     assert.equal(isError, true);
-    assert.match(payload.error?.message ?? "", /step 2 of 3 \(open issues: issue_list\) failed: gh \(tool 'issue_list'\) exited with code 1: the 'octo-org\/quiet' repository has disabled issues/);
-    assert.match(payload.error?.hint ?? "", /Issues are turned off/);
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(payload.error?.message ?? "", /step 2 of 3 \(open issues: issue_list\) failed: gh \(tool 'issue_list'\) exited with code 1: GitHub's rate limit was hit: GraphQL: API rate limit exceeded/);
+    assert.match(payload.error?.hint ?? "", /Wait a few minutes/);
+    assert.equal(payload.error?.details?.step, "open issues");
     assert.deepEqual(payload.error?.details?.completed, ["repository"]);
     assert.deepEqual(calls(home).slice(before).map((c) => c.argv.slice(0, 2).join(" ")), ["repo view", "issue list"]);
+  });
+
+  it("issues turned off: the issue step is skipped, not failed", async () => {
+    const before = calls(home).length;
+    const { payload } = await callJson(conn.client, "agent_tools_ghcli_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "quiet" } });
+    assert.equal(payload.ok, true, JSON.stringify(payload.error));
+    const r = payload.result as { openIssues: unknown; openPullRequests: { count: number }; notes: string[] };
+    assert.equal(r.openIssues, null);
+    assert.equal(r.openPullRequests.count, 1);
+    assert.deepEqual(r.notes, ["open issues: skipped (issues are turned off for this repository)"]);
+    assert.deepEqual(calls(home).slice(before).map((c) => c.argv.slice(0, 2).join(" ")), ["repo view", "pr list"]);
+  });
+
+  it("issue_list on a repository with issues turned off explains it", async () => {
+    const { payload } = await call("issue_list", { owner: "octo-org", repo: "quiet" });
+    assert.match(payload.error?.message ?? "", /the 'octo-org\/quiet' repository has disabled issues/);
+    assert.match(payload.error?.hint ?? "", /Issues are turned off/);
   });
 });
 

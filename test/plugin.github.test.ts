@@ -94,7 +94,7 @@ describe("github plugin: tools", () => {
     assert.equal(r.data.license, "MIT");
     assert.deepEqual(r.data.topics, ["widgets", "mcp"]);
     assert.equal(r.data.watchers, 42);
-    assert.ok(Object.keys(r.data).length <= 17, "projected, not GitHub's whole object");
+    assert.ok(Object.keys(r.data).length <= 18, "projected, not GitHub's whole object");
   });
 
   it("list_issues reads every page through the Link header and leaves pull requests out", async () => {
@@ -323,6 +323,22 @@ describe("github plugin: repo-overview skill", () => {
     assert.match(payload.error?.hint ?? "", /Check the owner, repo and branch names/);
     assert.deepEqual(payload.error?.details?.upstream, { status: 404 });
     gh.reset();
+  });
+
+  it("an empty repository has no latest commit (GitHub's 409 is an answer here), and issues turned off are skipped", async () => {
+    gh.reset();
+    const empty = await callJson(conn.client, "agent_tools_github_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "empty" } });
+    const e = result<{ latestCommit: unknown; openIssues: { count: number }; notes: string[] }>(empty);
+    assert.equal(e.latestCommit, null);
+    assert.equal(e.openIssues.count, 0);
+    assert.match(e.notes.join("\n"), /latest commit: .*HTTP 409: Git Repository is empty/);
+    gh.reset();
+    const quiet = await callJson(conn.client, "agent_tools_github_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "quiet" } });
+    const q = result<{ latestCommit: { message: string }; openIssues: unknown; notes: string[] }>(quiet);
+    assert.equal(q.latestCommit.message, "trunk: change 1");
+    assert.equal(q.openIssues, null);
+    assert.deepEqual(q.notes, ["open issues: skipped (issues are turned off for this repository)"]);
+    assert.equal(gh.requests.some((r) => r.url.includes("/issues")), false);
   });
 
   it("an unknown repository fails at step 1", async () => {

@@ -23,12 +23,13 @@ function brief(item) {
 
 export async function run(adapter, args) {
   const { owner, repo } = args;
-  const done = await runSteps(adapter, [
+  const issuesOff = (r) => r.repository.stdout.hasIssuesEnabled === false;
+  const { results, notes } = await runSteps(adapter, [
     { name: "repository", tool: "repo_view", args: { owner, repo } },
-    { name: "open issues", tool: "issue_list", args: { owner, repo, state: "open", limit: RECENT } },
+    { name: "open issues", tool: "issue_list", args: { owner, repo, state: "open", limit: RECENT }, skip: issuesOff, skipReason: "issues are turned off for this repository" },
     { name: "open pull requests", tool: "pr_list", args: { owner, repo, state: "open", limit: RECENT } },
   ]);
-  const view = done.repository.stdout;
+  const view = results.repository.stdout;
   return {
     repository: {
       nameWithOwner: view.nameWithOwner,
@@ -44,7 +45,8 @@ export async function run(adapter, args) {
       pushedAt: view.pushedAt,
     },
     // gh counts open issues (pull requests excluded) and open pull requests in the repository view.
-    openIssues: { count: view.issues?.totalCount, newest: done["open issues"].stdout.map(brief) },
-    openPullRequests: { count: view.pullRequests?.totalCount, newest: done["open pull requests"].stdout.map(brief) },
+    openIssues: results["open issues"] ? { count: view.issues?.totalCount, newest: results["open issues"].stdout.map(brief) } : null,
+    openPullRequests: { count: view.pullRequests?.totalCount, newest: results["open pull requests"].stdout.map(brief) },
+    ...(notes.length ? { notes } : {}),
   };
 }

@@ -17,20 +17,35 @@ export const meta = {
 
 export async function run(adapter, args) {
   const { owner, repo } = args;
-  const done = await runSteps(adapter, [
+  const { results, notes } = await runSteps(adapter, [
     { name: "repository", tool: "get_repository", args: { owner, repo } },
-    { name: "latest commit", tool: "get_latest_commit", args: (r) => ({ owner, repo, branch: r.repository.data.default_branch }) },
-    { name: "open issues", tool: "list_issues", args: { owner, repo, state: "open" } },
-  ]);
-  const issues = done["open issues"];
-  return {
-    repository: done.repository.data,
-    latestCommit: done["latest commit"].data,
-    openIssues: {
-      count: issues.items.length,
-      // Past the page cap the count is only a lower bound.
-      complete: issues.complete,
-      pullRequestsLeftOut: issues.dropped ?? 0,
+    {
+      name: "latest commit",
+      tool: "get_latest_commit",
+      args: (r) => ({ owner, repo, branch: r.repository.data.default_branch }),
+      // GitHub answers 409 for an empty repository: no commits is an answer, not a failure.
+      tolerate: (error) => error.status === 409,
     },
+    {
+      name: "open issues",
+      tool: "list_issues",
+      args: { owner, repo, state: "open" },
+      skip: (r) => r.repository.data.has_issues === false,
+      skipReason: "issues are turned off for this repository",
+    },
+  ]);
+  const issues = results["open issues"];
+  return {
+    repository: results.repository.data,
+    latestCommit: results["latest commit"]?.data ?? null,
+    openIssues: issues
+      ? {
+          count: issues.items.length,
+          // Past the page cap the count is only a lower bound.
+          complete: issues.complete,
+          pullRequestsLeftOut: issues.dropped ?? 0,
+        }
+      : null,
+    ...(notes.length ? { notes } : {}),
   };
 }
