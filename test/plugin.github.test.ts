@@ -312,6 +312,7 @@ describe("github plugin: repo-overview skill", () => {
     assert.match(payload.error?.message ?? "", /step 2 of 3 \(latest commit: get_latest_commit\) failed: GET \/repos\/octo-org\/widgets\/commits\?sha=main&per_page=1 answered HTTP 500/);
     assert.equal(payload.error?.details?.step, "latest commit");
     assert.deepEqual(payload.error?.details?.completed, ["repository"]);
+    assert.equal(payload.error?.details?.status, 500);
     assert.equal(gh.requests.some((q) => q.url.includes("/issues")), false, "the later step did not run");
     gh.reset();
   });

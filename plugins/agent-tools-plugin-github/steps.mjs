@@ -26,7 +26,13 @@ export async function runSteps(adapter, steps) {
       const failure = new Error(`step ${index + 1} of ${steps.length} (${step.name}: ${step.tool}) failed: ${cause.message}`);
       failure.code = typeof cause.code === "string" ? cause.code : "UPSTREAM_ERROR";
       if (typeof cause.hint === "string") failure.hint = cause.hint;
-      failure.details = { step: step.name, tool: step.tool, completed: [...completed], ...(cause.details ? { upstream: cause.details } : {}) };
+      failure.details = {
+        step: step.name,
+        tool: step.tool,
+        completed: [...completed],
+        ...(typeof cause.status === "number" ? { status: cause.status } : {}),
+        ...(cause.details ? { upstream: cause.details } : {}),
+      };
       throw failure;
     }
     completed.push(step.name);
