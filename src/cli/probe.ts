@@ -56,8 +56,9 @@ export function probe(env: NodeJS.ProcessEnv = process.env, nodeVersion: string 
   for (const dependency of Object.keys(pkg.dependencies ?? {})) {
     try {
       require.resolve(`${dependency}/package.json`);
-    } catch {
-      missing.push(dependency);
+    } catch (error) {
+      // Node found the package but its `exports` hide package.json (just-bash, minisearch): installed.
+      if ((error as { code?: unknown }).code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") missing.push(dependency);
     }
   }
   checks.push({
