@@ -28,3 +28,4 @@ export { createRestAdapter } from "./adapters/rest/index.js";
 export { mcpAdapterFromSpec, parseMcpSpec, McpAdapter } from "./adapters/mcp/index.js";
 export { RestClient, RestError } from "./adapters/rest/index.js";
 export { createRedactor, type Redactor } from "./adapters/shared/redact.js";
+export { runSteps, type SkillStep, type StepFailure } from "./plugins/skill-steps.js";

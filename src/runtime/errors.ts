@@ -55,16 +55,19 @@ export interface ErrorPayload {
 export class RuntimeError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
+  readonly #hint: string | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+  /** `hint` replaces the code's generic hint when the adapter knows the specific next step. */
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, hint?: string) {
     super(message);
     this.name = "RuntimeError";
     this.code = code;
     this.details = details;
+    this.#hint = hint;
   }
 
   get hint(): string {
-    return HINTS[this.code];
+    return this.#hint ?? HINTS[this.code];
   }
 
   toPayload(): ErrorPayload {
@@ -92,7 +95,11 @@ export function fromThrown(value: unknown, context?: string): RuntimeError {
   if (value instanceof Error && value.name === "MissingVariableError" && Array.isArray(variables)) {
     return new RuntimeError("NOT_CONFIGURED", message, { missing: variables, env: variables, bins: [] });
   }
-  return new RuntimeError(known, message);
+  // An adapter error may carry a specific hint and details (from a plugin's `errors` rules).
+  const carried = value && typeof value === "object" ? (value as { hint?: unknown; details?: unknown }) : {};
+  const hint = typeof carried.hint === "string" && carried.hint.trim() ? carried.hint : undefined;
+  const details = carried.details && typeof carried.details === "object" && !Array.isArray(carried.details) ? (carried.details as Record<string, unknown>) : undefined;
+  return new RuntimeError(known, message, details, hint);
 }
 
 /** Any thrown value as a readable one-line message. */

@@ -4,6 +4,7 @@ import { createRedactor, type Redactor } from "../shared/redact.js";
 import type { Adapter, CallContext, Logger } from "../types.js";
 import { resolveAllowedProgram } from "./allowlist.js";
 import { childEnv } from "./child-env.js";
+import { applyCliErrorRules } from "./error-rules.js";
 import { CliError } from "./errors.js";
 import { runProcess } from "./process.js";
 import { exitError, shapeResult } from "./result.js";
@@ -72,7 +73,7 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
         signal,
         label,
       });
-      if (raw.exitCode !== 0) throw exitError(raw, label, redactor);
+      if (raw.exitCode !== 0) throw applyCliErrorRules(spec.errors, raw, { label, tool: name, args: args ?? {}, redactor }) ?? exitError(raw, label, redactor);
       return shapeResult(raw, tool.parse, spec.maxOutputBytes, redactor);
     },
 

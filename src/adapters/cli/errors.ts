@@ -19,6 +19,9 @@ export interface CliErrorDetails {
   argument?: string;
   /** Host variables to set, for NOT_CONFIGURED. */
   variables?: string[];
+  /** From a matching `errors` rule: the next step for the model, and facts shown as `error.details`. */
+  hint?: string;
+  details?: Record<string, unknown>;
 }
 
 export class CliError extends AdapterError<CliErrorCode> {
@@ -28,7 +31,7 @@ export class CliError extends AdapterError<CliErrorCode> {
   readonly argument: string | undefined;
   readonly variables: string[] | undefined;
   constructor(code: CliErrorCode, message: string, details: CliErrorDetails = {}) {
-    super(code, message);
+    super(code, message, { hint: details.hint, details: details.details });
     this.name = "CliError";
     this.exitCode = details.exitCode;
     this.signal = details.signal;

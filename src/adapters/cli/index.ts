@@ -23,6 +23,7 @@ export const createCliAdapter: DeclarativeAdapterFactory = (spec, options) => {
 export { createCliAdapterFromSpec, type CliAdapterOptions } from "./adapter.js";
 export { ALLOWLIST_VARIABLE, allowlistAdmits, parseAllowlist, resolveAllowedProgram, type ResolveOptions } from "./allowlist.js";
 export { BASE_VARIABLES, baseEnv, childEnv } from "./child-env.js";
+export { applyCliErrorRules, parseCliErrorRules, type CliErrorRule } from "./error-rules.js";
 export { CliError, CliSpecError, type CliErrorCode, type CliErrorDetails } from "./errors.js";
 export { DEFAULT_KILL_GRACE_MS, runProcess, trimPartialUtf8, type ProcessOptions, type ProcessResult } from "./process.js";
 export { exitError, shapeResult, type CliResult } from "./result.js";

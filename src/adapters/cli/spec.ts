@@ -1,6 +1,7 @@
 import type { DeclarativeAdapterSpec } from "../../plugins/manifest.js";
 import { CliSpecError } from "./errors.js";
 import { parseAllowlist } from "./allowlist.js";
+import { parseCliErrorRules, type CliErrorRule } from "./error-rules.js";
 import { parseCliTool, type CliTool } from "./tools.js";
 
 /**
@@ -25,6 +26,8 @@ export interface CliSpec {
   timeoutMs: number;
   maxOutputBytes: number;
   tools: CliTool[];
+  /** Rules that turn failed runs into specific errors (see error-rules.ts). */
+  errors: CliErrorRule[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -77,5 +80,6 @@ export function parseCliSpec(spec: DeclarativeAdapterSpec): CliSpec {
     timeoutMs: positiveInt(spec.timeoutMs, "adapter.timeoutMs", DEFAULT_TIMEOUT_MS),
     maxOutputBytes: positiveInt(spec.maxOutputBytes, "adapter.maxOutputBytes", DEFAULT_MAX_OUTPUT_BYTES),
     tools,
+    errors: parseCliErrorRules(spec.errors),
   };
 }

@@ -4,6 +4,7 @@ import { RestClient } from "./client.js";
 import { RestError } from "./errors.js";
 import { paginate } from "./pagination.js";
 import { buildRequest } from "./request.js";
+import { shapeBody, shapeItems } from "./result-shape.js";
 import type { RestConnectionSpec, RestOperation } from "./spec.js";
 
 /**
@@ -11,7 +12,9 @@ import type { RestConnectionSpec, RestOperation } from "./spec.js";
  * document). Call results are plain JSON, redacted:
  *   - a normal tool: `{ status, data }` — the HTTP status and the decoded body (parsed JSON,
  *     text, or null for no body);
- *   - a paginated tool: `{ items, pages, complete, stoppedBecause? }` (see pagination.ts).
+ *   - a paginated tool: `{ items, pages, complete, stoppedBecause? }` (see pagination.ts), plus
+ *     `dropped` when the tool's `result.drop` left items out.
+ * A tool's `result` block trims `data` / `items` first (see result-shape.ts).
  * Failures throw RestError (code UPSTREAM_ERROR / UPSTREAM_TIMEOUT / ARG_VALIDATION_FAILED /
  * NOT_CONFIGURED), which the runtime maps to its error codes.
  */
@@ -47,9 +50,16 @@ export function createOperationsAdapter(operations: readonly RestOperation[], co
         const base = client.base();
         const request = buildRequest(op, args ?? {}, base);
         log.debug(`rest: ${op.method} ${redactor.redact(request.url.pathname)}`, { tool: name });
-        if (op.paginate) return redactor.redactValue(await paginate(client, request, op.paginate, base, ctx?.signal));
+        if (op.paginate) {
+          const pages = await paginate(client, request, op.paginate, base, ctx?.signal);
+          if (!op.result) return redactor.redactValue(pages);
+          const { items, dropped } = shapeItems(pages.items, op.result);
+          const shaped = { ...pages, items: op.result.first ? items.slice(0, 1) : items, ...(op.result.drop ? { dropped } : {}) };
+          return redactor.redactValue(shaped);
+        }
         const response = await client.send(request, ctx?.signal);
-        return redactor.redactValue({ status: response.status, data: response.data });
+        const data = op.result ? shapeBody(response.data, op.result) : response.data;
+        return redactor.redactValue({ status: response.status, data });
       } catch (error) {
         // A safety net: whatever failed, no resolved secret (base URL variables included) leaves here.
         if (error instanceof Error) error.message = redactor.redact(error.message);

@@ -2,6 +2,7 @@ import type { Logger } from "../types.js";
 import { MissingVariableError } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { createAuth, resolveRefs, type Auth } from "./auth.js";
+import { applyRestErrorRules } from "./error-rules.js";
 import { RestError, UrlGuardError } from "./errors.js";
 import type { RestConnectionSpec } from "./spec.js";
 import { checkRawPath, parseBaseUrl, resolveServerUrl, resolveUnderBase, type BaseUrl } from "./url-guard.js";
@@ -111,6 +112,15 @@ export class RestClient {
     const compact = redactor.redact(text.replace(/\s+/g, " ").trim());
     const excerpt = compact.length > EXCERPT ? `${compact.slice(0, EXCERPT - 1)}…` : compact;
     const where = redactor.redact(`${request.method} ${request.url.pathname}${request.url.search}`);
+    const rules = this.#options.connection.errors;
+    const applied = rules?.length
+      ? applyRestErrorRules(rules, { status: response.status, method: request.method, path: request.url.pathname, headers: response.headers, data: response.data })
+      : undefined;
+    if (applied) {
+      const extra: { hint?: string; details: Record<string, unknown> } = { details: redactor.redactValue({ status: response.status, ...applied.details }) };
+      if (applied.hint !== undefined) extra.hint = redactor.redact(applied.hint);
+      return new RestError(applied.code, `${where} answered HTTP ${response.status}: ${redactor.redact(applied.message)}`, response.status, extra);
+    }
     return new RestError("UPSTREAM_ERROR", `${where} answered HTTP ${response.status}${excerpt ? `: ${excerpt}` : ""}`, response.status);
   }
 

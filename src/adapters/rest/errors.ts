@@ -9,8 +9,8 @@ import { AdapterError, AdapterSpecError, type AdapterErrorCode } from "../shared
 export type RestErrorCode = AdapterErrorCode;
 
 export class RestError extends AdapterError<RestErrorCode> {
-  constructor(code: RestErrorCode, message: string, status?: number) {
-    super(code, message, { status });
+  constructor(code: RestErrorCode, message: string, status?: number, extra: { hint?: string; details?: Record<string, unknown> } = {}) {
+    super(code, message, { status, ...extra });
     this.name = "RestError";
   }
 }

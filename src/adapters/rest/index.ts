@@ -21,6 +21,8 @@ export const createRestAdapter: DeclarativeAdapterFactory = (spec, options) => {
 
 export { createOperationsAdapter, describeOperation, type OperationsAdapterOptions } from "./adapter.js";
 export { RestClient, type OutgoingRequest, type RestResponse, type RequestBody } from "./client.js";
+export { applyRestErrorRules, parseRestErrorRules, type RestErrorRule } from "./error-rules.js";
+export { parseResultShape, shapeBody, shapeItems, type ResultShape } from "./result-shape.js";
 export { RestError, RestSpecError, UrlGuardError, type RestErrorCode } from "./errors.js";
 export { nextLink, type PaginatedResult } from "./pagination.js";
 export { restRequesterFromEnv, type RestRequester } from "./requester.js";

@@ -49,9 +49,10 @@ export async function paginate(
     const explicit = first.url.searchParams.get(spec.param);
     if (explicit !== null && /^\d+$/.test(explicit)) pageNumber = Number(explicit);
     request = withQuery(first, spec.param, String(pageNumber));
-    if (spec.perPageParam && spec.perPage !== undefined && !first.url.searchParams.has(spec.perPageParam)) {
-      request = withQuery(request, spec.perPageParam, String(spec.perPage));
-    }
+  }
+  // Both styles: a page size the caller did not choose is asked for (Link next URLs carry it on).
+  if (spec.perPageParam && spec.perPage !== undefined && !first.url.searchParams.has(spec.perPageParam)) {
+    request = withQuery(request, spec.perPageParam, String(spec.perPage));
   }
   const perPage = spec.perPageParam ? Number(request.url.searchParams.get(spec.perPageParam) ?? spec.perPage ?? NaN) : (spec.perPage ?? NaN);
   for (let pages = 1; ; pages++) {

@@ -37,6 +37,8 @@ export function buildRequest(op: RestOperation, given: Readonly<Record<string, u
     used.add(arg);
     appendQuery(url.searchParams, param, args[arg]);
   }
+  // Fixed values win over an argument of the same name: the manifest pinned them.
+  for (const [param, value] of Object.entries(op.constQuery ?? {})) url.searchParams.set(param, value);
   const headers: Record<string, string> = {};
   for (const { header, arg } of op.headers) {
     used.add(arg);

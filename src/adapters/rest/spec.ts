@@ -1,5 +1,7 @@
 import type { JsonSchema } from "../types.js";
+import { parseRestErrorRules, type RestErrorRule } from "./error-rules.js";
 import { RestSpecError } from "./errors.js";
+import { parseResultShape, type ResultShape } from "./result-shape.js";
 import { checkPathTemplate } from "./url-guard.js";
 
 /**
@@ -54,6 +56,8 @@ export interface RestOperation {
   path: string;
   pathParams: string[];
   query: { param: string; arg: string }[];
+  /** Query parameters sent with a fixed value on every call (`"constQuery": {"per_page": "1"}`). */
+  constQuery?: Record<string, string>;
   /** When true, every argument not otherwise used goes to the query string. */
   queryRest: boolean;
   headers: { header: string; arg: string }[];
@@ -68,6 +72,8 @@ export interface RestOperation {
    * `"stream": false`, which this adapter needs because it reads one JSON answer, not a stream).
    */
   bodyConstants?: Record<string, unknown>;
+  /** How the decoded body is trimmed before it is returned (see result-shape.ts). */
+  result?: ResultShape;
 }
 
 export interface RestConnectionSpec {
@@ -76,6 +82,8 @@ export interface RestConnectionSpec {
   headers: Record<string, string>;
   auth?: AuthSpec;
   timeoutMs: number;
+  /** Rules that turn the service's failures into specific errors (see error-rules.ts). */
+  errors?: RestErrorRule[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -224,6 +232,7 @@ export function parseTool(value: unknown, field: string): RestOperation {
     path,
     pathParams,
     query,
+    constQuery: stringRecord(value.constQuery, `${field}.constQuery`),
     queryRest,
     headers: [],
     body,
@@ -233,13 +242,18 @@ export function parseTool(value: unknown, field: string): RestOperation {
     ...(isRecord(value.bodyConstants) ? { bodyConstants: value.bodyConstants } : {}),
   };
   if (value.defaults !== undefined) op.defaults = { ...(value.defaults as Record<string, unknown>) };
+  const result = parseResultShape(value.result, `${field}.result`);
+  if (result) op.result = result;
   op.inputSchema = (value.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(op);
   return op;
 }
 
 export function parseConnection(spec: Readonly<Record<string, unknown>>, baseUrl: unknown = spec.baseUrl): RestConnectionSpec {
   const timeoutMs = positiveInt(spec.timeoutMs, "timeoutMs") ?? DEFAULT_TIMEOUT_MS;
-  return { baseUrl: str(baseUrl, "baseUrl"), headers: stringRecord(spec.headers, "headers"), auth: parseAuth(spec.auth), timeoutMs };
+  const connection: RestConnectionSpec = { baseUrl: str(baseUrl, "baseUrl"), headers: stringRecord(spec.headers, "headers"), auth: parseAuth(spec.auth), timeoutMs };
+  const errors = parseRestErrorRules(spec.errors);
+  if (errors.length) connection.errors = errors;
+  return connection;
 }
 
 export function parseRestSpec(spec: Readonly<Record<string, unknown>>): { connection: RestConnectionSpec; tools: RestOperation[] } {

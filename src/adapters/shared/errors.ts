@@ -6,15 +6,28 @@
 
 export type AdapterErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL";
 
+export interface AdapterErrorOptions {
+  status?: number | undefined;
+  cause?: unknown;
+  hint?: string | undefined;
+  details?: Record<string, unknown> | undefined;
+}
+
 export class AdapterError<C extends AdapterErrorCode = AdapterErrorCode> extends Error {
   readonly code: C;
   /** HTTP status of the upstream response, when there was one. */
   readonly status: number | undefined;
-  constructor(code: C, message: string, options: { status?: number | undefined; cause?: unknown } = {}) {
+  /** What the model should do next, when the adapter knows better than the code's generic hint (an `errors` rule). */
+  readonly hint: string | undefined;
+  /** Structured facts for the model (`error.details` in the answer), e.g. a service's validation errors. */
+  readonly details: Record<string, unknown> | undefined;
+  constructor(code: C, message: string, options: AdapterErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AdapterError";
     this.code = code;
     this.status = options.status;
+    this.hint = options.hint;
+    this.details = options.details;
   }
 }
 
