@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { startFakeEndpoint } from "./fixtures/clients/fake-endpoint.js";
+import { isResponsesTurn, responsesResponder, responsesToolResults, type ResponsesRequest } from "./fixtures/clients/openai-responses.js";
+import { NOTES_SCRIPT } from "./fixtures/clients/script.js";
+import { assertNotesScript, CAN_SCAN_PROCESSES, ensureClient, leftoverProcesses, newRunMarker, RUN_MARKER_VAR, runClient, tempDir, type InstalledClient } from "./clients-kit.js";
+import { baseEnv, MCP_BIN, PLUGINS } from "./helpers.js";
+import { startHttp, type RunningHttp } from "./http-helpers.js";
+
+/**
+ * The real Codex CLI (pinned below; a native binary behind a small Node launcher), installed on
+ * demand into .clients/, run with `codex exec` against a fake OpenAI Responses endpoint that plays
+ * the notes script. Codex speaks only wire_api = "responses"; it groups a server's MCP tools into
+ * one namespace tool (mcp__agent_tools) when the model name is one it does not know (a known name
+ * hides them behind its own tool search), and it exits 0 even when a tool call fails, so the test
+ * reads the endpoint's log, not the exit code.
+ */
+
+const CODEX = { pkg: "@openai/codex", version: "0.171.0" } as const;
+const RUN_TIMEOUT_MS = 90_000;
+const NAMESPACE = "mcp__agent_tools";
+
+let client: InstalledClient;
+
+const toml = (value: string): string => JSON.stringify(value);
+
+async function runCodex(serverBlock: string, marker: string, extraEnv: Record<string, string> = {}): Promise<{ turns: ResponsesRequest[]; stderr: string; leftovers: string[] }> {
+  const endpoint = await startFakeEndpoint(responsesResponder({ script: NOTES_SCRIPT }));
+  const home = tempDir("codex");
+  try {
+    const codexHome = path.join(home.dir, ".codex");
+    mkdirSync(codexHome);
+    // a provider of our own: no login, no retries (a failed request must show, not repeat)
+    writeFileSync(
+      path.join(codexHome, "config.toml"),
+      [
+        `model = "fake-model-for-tests"`,
+        `model_provider = "fake"`,
+        `approval_policy = "never"`,
+        `sandbox_mode = "read-only"`,
+        `check_for_update_on_startup = false`,
+        `[analytics]`,
+        `enabled = false`,
+        `[model_providers.fake]`,
+        `name = "fake"`,
+        `base_url = ${toml(`${endpoint.url}/v1`)}`,
+        `wire_api = "responses"`,
+        `env_key = "FAKE_MODEL_API_KEY"`,
+        `request_max_retries = 0`,
+        `stream_max_retries = 0`,
+        `[mcp_servers.agent-tools]`,
+        // without this, approval_policy = "never" refuses every tool not annotated read-only
+        `default_tools_approval_mode = "approve"`,
+        serverBlock,
+        "",
+      ].join("\n"),
+    );
+    const run = await runClient({
+      command: path.join(client.packageDir, "bin", "codex.js"),
+      args: ["exec", "--skip-git-repo-check", "--color", "never", "Read note n1, then add a note."],
+      env: { ...baseEnv(), HOME: home.dir, CODEX_HOME: codexHome, FAKE_MODEL_API_KEY: "not-a-real-key", [RUN_MARKER_VAR]: marker, ...extraEnv },
+      cwd: home.dir,
+      timeoutMs: RUN_TIMEOUT_MS,
+    });
+    assert.equal(run.timedOut, false, `Codex did not finish in ${RUN_TIMEOUT_MS} ms:\n${run.stderr}`);
+    const leftovers = await leftoverProcesses(marker);
+    return { turns: endpoint.log.filter(isResponsesTurn).map((e) => e.body as ResponsesRequest), stderr: run.stderr, leftovers };
+  } finally {
+    await endpoint.close();
+    home.remove();
+  }
+}
+
+function assertFacadeNamespace(first: ResponsesRequest | undefined, stderr: string): void {
+  assert.ok(first, `no model request:\n${stderr}`);
+  const namespace = first.tools?.find((t) => t.type === "namespace" && t.name === NAMESPACE);
+  assert.ok(namespace, `the first request has the ${NAMESPACE} namespace tool: ${(first.tools ?? []).map((t) => t.name ?? t.type).join(", ")}`);
+  const names = (namespace.tools ?? []).map((t) => t.name);
+  for (const tool of ["agent_tools_help", "agent_tools_notes_discover", "agent_tools_notes_call"]) assert.ok(names.includes(tool), `the namespace lists ${tool}: ${names.join(", ")}`);
+  const discover = namespace.tools?.find((t) => t.name === "agent_tools_notes_discover");
+  assert.match(discover?.description ?? "", /Find notes tools and skills/, "with the facade's description");
+  assert.ok(JSON.stringify(discover?.parameters).includes('"query"'), "and its input schema");
+}
+
+describe("Codex, the real CLI, through the facade", { skip: CAN_SCAN_PROCESSES ? false : "needs Linux /proc to check for leftover processes" }, () => {
+  before(() => {
+    client = ensureClient(CODEX.pkg, CODEX.version);
+  });
+
+  it("over stdio: the namespace tool carries the facade, and the notes script runs", { timeout: 180_000 }, async () => {
+    const marker = newRunMarker();
+    const server = [
+      `command = ${toml(process.execPath)}`,
+      `args = [${toml(MCP_BIN)}]`,
+      `env = { AGENT_TOOLS_PLUGINS_DIR = ${toml(PLUGINS)}, AGENT_TOOLS_NO_BUNDLED_PLUGINS = "1", ${RUN_MARKER_VAR} = ${toml(marker)} }`,
+    ].join("\n");
+    const run = await runCodex(server, marker);
+    assertFacadeNamespace(run.turns[0], run.stderr);
+    assertNotesScript(run.turns.map(responsesToolResults));
+    assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
+  });
+
+  describe("over Streamable HTTP with a bearer token", () => {
+    let http: RunningHttp;
+    const token = "codex-client-test-token-0123456789";
+    before(async () => {
+      http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: token });
+    });
+    after(async () => {
+      await http.stop();
+    });
+
+    it("connects by url and runs the notes script", { timeout: 180_000 }, async () => {
+      const marker = newRunMarker();
+      const run = await runCodex([`url = ${toml(http.url)}`, `bearer_token_env_var = "AGENT_TOOLS_TOKEN_FOR_CODEX"`].join("\n"), marker, { AGENT_TOOLS_TOKEN_FOR_CODEX: token });
+      assertFacadeNamespace(run.turns[0], run.stderr);
+      assertNotesScript(run.turns.map(responsesToolResults));
+      assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
+    });
+  });
+});
