@@ -53,6 +53,9 @@ async function runClaude(options: { script: readonly ScriptStep[]; mcpServer: Re
       DISABLE_AUTOUPDATER: "1",
       DISABLE_ERROR_REPORTING: "1",
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      // in -p mode Claude Code connects --mcp-config servers in the background by default, so the
+      // first model request could go out before our tools are known; this makes it wait for them
+      MCP_CONNECTION_NONBLOCKING: "false",
       [RUN_MARKER_VAR]: options.marker,
       ...options.env,
     };

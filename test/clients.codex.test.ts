@@ -3,8 +3,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startFakeEndpoint } from "./fixtures/clients/fake-endpoint.js";
-import { isResponsesTurn, responsesResponder, responsesToolResults, type ResponsesRequest } from "./fixtures/clients/openai-responses.js";
-import { NOTES_SCRIPT } from "./fixtures/clients/script.js";
+import { CODEX_TOOL_SEARCH, isResponsesTurn, responsesResponder, responsesToolResults, type ResponsesRequest } from "./fixtures/clients/openai-responses.js";
+import { NOTES_SCRIPT, type ScriptStep } from "./fixtures/clients/script.js";
 import { assertNotesScript, CAN_SCAN_PROCESSES, ensureClient, leftoverProcesses, newRunMarker, RUN_MARKER_VAR, runClient, tempDir, type InstalledClient } from "./clients-kit.js";
 import { baseEnv, MCP_BIN, PLUGINS } from "./helpers.js";
 import { startHttp, type RunningHttp } from "./http-helpers.js";
@@ -26,8 +26,18 @@ let client: InstalledClient;
 
 const toml = (value: string): string => JSON.stringify(value);
 
-async function runCodex(serverBlock: string, marker: string, extraEnv: Record<string, string> = {}): Promise<{ turns: ResponsesRequest[]; stderr: string; leftovers: string[] }> {
-  const endpoint = await startFakeEndpoint(responsesResponder({ script: NOTES_SCRIPT }));
+interface CodexOptions {
+  /** A model name Codex does not know lists MCP tools up front; a known one (KNOWN_MODEL) defers them. */
+  model?: string;
+  script?: readonly ScriptStep[];
+  env?: Record<string, string>;
+}
+
+/** A model Codex 0.171.0 has metadata for, which turns on its client-side tool_search. */
+const KNOWN_MODEL = "gpt-5.5";
+
+async function runCodex(serverBlock: string, marker: string, options: CodexOptions = {}): Promise<{ turns: ResponsesRequest[]; stderr: string; leftovers: string[] }> {
+  const endpoint = await startFakeEndpoint(responsesResponder({ script: options.script ?? NOTES_SCRIPT }));
   const home = tempDir("codex");
   try {
     const codexHome = path.join(home.dir, ".codex");
@@ -36,7 +46,7 @@ async function runCodex(serverBlock: string, marker: string, extraEnv: Record<st
     writeFileSync(
       path.join(codexHome, "config.toml"),
       [
-        `model = "fake-model-for-tests"`,
+        `model = ${toml(options.model ?? "fake-model-for-tests")}`,
         `model_provider = "fake"`,
         `approval_policy = "never"`,
         `sandbox_mode = "read-only"`,
@@ -53,6 +63,9 @@ async function runCodex(serverBlock: string, marker: string, extraEnv: Record<st
         `[mcp_servers.agent-tools]`,
         // without this, approval_policy = "never" refuses every tool not annotated read-only
         `default_tools_approval_mode = "approve"`,
+        // an optional server gets about a second to start before a turn goes out without its
+        // tools; required = true makes Codex wait for it (and fail loudly if it cannot start)
+        `required = true`,
         serverBlock,
         "",
       ].join("\n"),
@@ -60,7 +73,7 @@ async function runCodex(serverBlock: string, marker: string, extraEnv: Record<st
     const run = await runClient({
       command: path.join(client.packageDir, "bin", "codex.js"),
       args: ["exec", "--skip-git-repo-check", "--color", "never", "Read note n1, then add a note."],
-      env: { ...baseEnv(), HOME: home.dir, CODEX_HOME: codexHome, FAKE_MODEL_API_KEY: "not-a-real-key", [RUN_MARKER_VAR]: marker, ...extraEnv },
+      env: { ...baseEnv(), HOME: home.dir, CODEX_HOME: codexHome, FAKE_MODEL_API_KEY: "not-a-real-key", [RUN_MARKER_VAR]: marker, ...options.env },
       cwd: home.dir,
       timeoutMs: RUN_TIMEOUT_MS,
     });
@@ -71,6 +84,14 @@ async function runCodex(serverBlock: string, marker: string, extraEnv: Record<st
     await endpoint.close();
     home.remove();
   }
+}
+
+function stdioServer(marker: string): string {
+  return [
+    `command = ${toml(process.execPath)}`,
+    `args = [${toml(MCP_BIN)}]`,
+    `env = { AGENT_TOOLS_PLUGINS_DIR = ${toml(PLUGINS)}, AGENT_TOOLS_NO_BUNDLED_PLUGINS = "1", ${RUN_MARKER_VAR} = ${toml(marker)} }`,
+  ].join("\n");
 }
 
 function assertFacadeNamespace(first: ResponsesRequest | undefined, stderr: string): void {
@@ -91,14 +112,30 @@ describe("Codex, the real CLI, through the facade", { skip: CAN_SCAN_PROCESSES ?
 
   it("over stdio: the namespace tool carries the facade, and the notes script runs", { timeout: 180_000 }, async () => {
     const marker = newRunMarker();
-    const server = [
-      `command = ${toml(process.execPath)}`,
-      `args = [${toml(MCP_BIN)}]`,
-      `env = { AGENT_TOOLS_PLUGINS_DIR = ${toml(PLUGINS)}, AGENT_TOOLS_NO_BUNDLED_PLUGINS = "1", ${RUN_MARKER_VAR} = ${toml(marker)} }`,
-    ].join("\n");
-    const run = await runCodex(server, marker);
+    const run = await runCodex(stdioServer(marker), marker);
     assertFacadeNamespace(run.turns[0], run.stderr);
     assertNotesScript(run.turns.map(responsesToolResults));
+    assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
+  });
+
+  it(`with a model it knows (${KNOWN_MODEL}): the facade is found through Codex's tool_search with a plain query`, { timeout: 180_000 }, async () => {
+    const marker = newRunMarker();
+    const search: ScriptStep = { tool: CODEX_TOOL_SEARCH, native: true, input: { query: "notes", limit: 8 } };
+    const run = await runCodex(stdioServer(marker), marker, { model: KNOWN_MODEL, script: [search, ...NOTES_SCRIPT] });
+    const [first, second] = run.turns;
+    assert.ok(first && second, `expected several model requests, got ${run.turns.length}:\n${run.stderr}`);
+    assert.ok(first.tools?.some((t) => t.type === "tool_search"), "Codex offers its tool_search");
+    assert.equal(first.tools?.find((t) => t.name === NAMESPACE), undefined, "our namespace is not offered up front");
+    // (the developer message also lists deferred namespaces, but it can be written before our
+    // server has finished starting, so it is not checked here; the search itself waits for it)
+    // Codex ran the search itself and sent back the matching namespace with our tools in it
+    const output = (second.input ?? []).find((i) => i.type === "tool_search_output");
+    const namespace = output?.tools?.find((t) => t.name === NAMESPACE);
+    assert.ok(namespace, `tool_search "notes" found ${NAMESPACE}: ${JSON.stringify(output).slice(0, 300)}`);
+    const found = (namespace.tools ?? []).map((t) => t.name);
+    assert.ok(found.includes("agent_tools_notes_discover") && found.includes("agent_tools_notes_call"), `the notes tools were found: ${found.join(", ")}`);
+    assert.match(namespace.tools?.find((t) => t.name === "agent_tools_notes_discover")?.description ?? "", /Find notes tools and skills/);
+    assertNotesScript(run.turns.map(responsesToolResults), 1);
     assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
   });
 
@@ -114,7 +151,7 @@ describe("Codex, the real CLI, through the facade", { skip: CAN_SCAN_PROCESSES ?
 
     it("connects by url and runs the notes script", { timeout: 180_000 }, async () => {
       const marker = newRunMarker();
-      const run = await runCodex([`url = ${toml(http.url)}`, `bearer_token_env_var = "AGENT_TOOLS_TOKEN_FOR_CODEX"`].join("\n"), marker, { AGENT_TOOLS_TOKEN_FOR_CODEX: token });
+      const run = await runCodex([`url = ${toml(http.url)}`, `bearer_token_env_var = "AGENT_TOOLS_TOKEN_FOR_CODEX"`].join("\n"), marker, { env: { AGENT_TOOLS_TOKEN_FOR_CODEX: token } });
       assertFacadeNamespace(run.turns[0], run.stderr);
       assertNotesScript(run.turns.map(responsesToolResults));
       assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
