@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { anthropicResponder, anthropicToolResults, isAgentTurn, type AnthropicRequest } from "./fixtures/clients/anthropic-messages.js";
@@ -24,9 +24,14 @@ const RUN_TIMEOUT_MS = 90_000;
 
 let client: InstalledClient;
 
+/**
+ * The native binary. The package's postinstall copies the platform package's binary over the
+ * bin/claude.exe placeholder; where install scripts do not run, that placeholder stays, so the
+ * platform package (an optional dependency npm installs either way) is tried first.
+ */
 function claudeBinary(): string {
-  // the package's postinstall puts the platform's native binary at bin/claude.exe; it needs no Node
-  return path.join(client.packageDir, "bin", "claude.exe");
+  const platformBinary = path.join(client.prefix, "node_modules", "@anthropic-ai", `claude-code-${process.platform}-${process.arch}`, "claude");
+  return existsSync(platformBinary) ? platformBinary : path.join(client.packageDir, "bin", "claude.exe");
 }
 
 interface ClaudeRun {

@@ -72,7 +72,8 @@ async function runCodex(serverBlock: string, marker: string, options: CodexOptio
     );
     const run = await runClient({
       command: path.join(client.packageDir, "bin", "codex.js"),
-      args: ["exec", "--skip-git-repo-check", "--color", "never", "Read note n1, then add a note."],
+      // --strict-config: a mistyped key in the config above fails the run instead of being ignored
+      args: ["exec", "--strict-config", "--skip-git-repo-check", "--color", "never", "Read note n1, then add a note."],
       env: { ...baseEnv(), HOME: home.dir, CODEX_HOME: codexHome, FAKE_MODEL_API_KEY: "not-a-real-key", [RUN_MARKER_VAR]: marker, ...options.env },
       cwd: home.dir,
       timeoutMs: RUN_TIMEOUT_MS,
