@@ -31,8 +31,8 @@ interface PiRun {
   leftovers: string[];
 }
 
-async function runPi(script: readonly ScriptStep[], runtimeEnv: Record<string, string>): Promise<PiRun> {
-  const endpoint = await startFakeEndpoint(chatResponder(script));
+async function runPi(script: readonly ScriptStep[], runtimeEnv: Record<string, string>, pauseBeforeStep: Record<number, number> = {}): Promise<PiRun> {
+  const endpoint = await startFakeEndpoint(chatResponder(script, { pauseBeforeStep }));
   const home = tempDir("pi");
   const marker = newRunMarker();
   try {
@@ -111,6 +111,23 @@ describe("pi with the agent-tools-runtime extension", { skip: CAN_SCAN_PROCESSES
       // pi's session_shutdown closed our MCP session with a DELETE
       await eventually(() => /http DELETE .*status=200/.test(http.stderr()), "the extension's DELETE of its session");
     });
+  });
+
+  it("opens a new session and sends the call again when the runtime has dropped the old one", { timeout: 120_000 }, async () => {
+    // sessions idle for 1 s are closed; the model pauses 2.5 s before its first call
+    const http = await startHttp({ AGENT_TOOLS_HTTP_SESSION_IDLE_MS: "1000" });
+    try {
+      const run = await runPi(NOTES_SCRIPT.slice(0, 2), { AGENT_TOOLS_HTTP_URL: http.url }, { 0: 2500 });
+      const results = run.turns.map(chatToolResults);
+      const discover = results.find((r) => r.length === 1)?.[0] ?? "";
+      assert.match(discover, /get_note/, `the call after the expiry still reached the runtime:\n${run.stderr}`);
+      assert.match(results.find((r) => r.length === 2)?.[1] ?? "", /milk, bread, coffee beans/);
+      assert.match(http.stderr(), /status=404/, "the old session answered 404");
+      assert.ok((http.stderr().match(/initialize/g) ?? []).length >= 2, "and a second session was initialized");
+      assert.deepEqual(run.leftovers, []);
+    } finally {
+      await http.stop();
+    }
   });
 
   it("follows nextCursor through every tools/list page", { timeout: 120_000 }, async () => {
