@@ -120,6 +120,22 @@ describe("Claude Code, the real CLI, through the facade", { skip: CAN_SCAN_PROCE
     assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
   });
 
+  it("default mode: a query made only of words from a description (the plugin's discoverHint) finds the discover tool first", { timeout: 180_000 }, async () => {
+    const marker = newRunMarker();
+    // "title body tags" is in no tool name; only agent_tools_notes_discover's description has it
+    const search: ScriptStep = { tool: "ToolSearch", native: true, input: { query: "title body tags", max_results: 5 } };
+    const run = await runClaude({
+      script: [search],
+      marker,
+      mcpServer: { command: process.execPath, args: [MCP_BIN], env: { AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", [RUN_MARKER_VAR]: marker } },
+    });
+    const found = run.turns.map((t) => anthropicToolResults(t)[0]).find((r) => r !== undefined);
+    assert.ok(found, `the ToolSearch result came back:\n${run.stderr}`);
+    const references = (Array.isArray(found.raw.content) ? found.raw.content : []).filter((c) => c.type === "tool_reference").map((c) => (c as { tool_name?: string }).tool_name);
+    assert.equal(references[0], "mcp__agent-tools__agent_tools_notes_discover", `ranked first: ${references.join(", ")}`);
+    assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
+  });
+
   describe("ENABLE_TOOL_SEARCH=false, over Streamable HTTP with a bearer token", () => {
     let http: RunningHttp;
     const token = "client-test-token-0123456789";
