@@ -166,4 +166,25 @@ describe("Claude Code, the real CLI, through the facade", { skip: CAN_SCAN_PROCE
       assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
     });
   });
+
+  it("the README's `claude mcp add` commands (stdio and HTTP with a header) register servers `claude mcp list` reports connected", { timeout: 180_000 }, async () => {
+    const marker = newRunMarker();
+    const home = tempDir("claude-code-add");
+    const http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: "readme-claude-token-0123456789" });
+    try {
+      const env = { ...baseEnv(), HOME: home.dir, CLAUDE_CONFIG_DIR: path.join(home.dir, ".claude"), CLAUDE_CODE_TMPDIR: home.dir, ANTHROPIC_API_KEY: "sk-ant-test-not-a-real-key", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", [RUN_MARKER_VAR]: marker };
+      const claude = (args: string[]) => runClient({ command: claudeBinary(), args, env, cwd: home.dir, timeoutMs: RUN_TIMEOUT_MS });
+      const addStdio = await claude(["mcp", "add", "agent-tools", "-e", `AGENT_TOOLS_PLUGINS_DIR=${PLUGINS}`, "-e", "AGENT_TOOLS_NO_BUNDLED_PLUGINS=1", "-e", `${RUN_MARKER_VAR}=${marker}`, "--", "node", MCP_BIN]);
+      assert.equal(addStdio.code, 0, addStdio.stderr);
+      const addHttp = await claude(["mcp", "add", "--transport", "http", "agent-tools-http", http.url, "--header", "Authorization: Bearer readme-claude-token-0123456789"]);
+      assert.equal(addHttp.code, 0, addHttp.stderr);
+      const list = await claude(["mcp", "list"]);
+      assert.match(list.stdout, /agent-tools: node \S+agent-tools-mcp\.js - ✔ Connected/, list.stdout + list.stderr);
+      assert.match(list.stdout, /agent-tools-http: http:\/\/127\.0\.0\.1:\d+\/mcp \(HTTP\) - ✔ Connected/, list.stdout + list.stderr);
+      assert.deepEqual(await leftoverProcesses(marker), [], "the health check's server is gone");
+    } finally {
+      await http.stop();
+      home.remove();
+    }
+  });
 });

@@ -158,4 +158,30 @@ describe("Codex, the real CLI, through the facade", { skip: CAN_SCAN_PROCESSES ?
       assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
     });
   });
+
+  it("the README's `codex mcp add` commands (stdio, and HTTP with a bearer-token variable) write the servers `codex mcp list` shows", { timeout: 120_000 }, async () => {
+    const home = tempDir("codex-add");
+    try {
+      const codexHome = path.join(home.dir, ".codex");
+      mkdirSync(codexHome);
+      const env = { ...baseEnv(), HOME: home.dir, CODEX_HOME: codexHome };
+      const codex = (args: string[]) => runClient({ command: path.join(client.packageDir, "bin", "codex.js"), args, env, cwd: home.dir, timeoutMs: RUN_TIMEOUT_MS });
+      const stdio = await codex(["mcp", "add", "agent-tools", "--env", `AGENT_TOOLS_PLUGINS_DIR=${PLUGINS}`, "--", "node", MCP_BIN]);
+      assert.equal(stdio.code, 0, stdio.stderr);
+      const http = await codex(["mcp", "add", "agent-tools-http", "--url", "http://127.0.0.1:8321/mcp", "--bearer-token-env-var", "AGENT_TOOLS_HTTP_TOKEN"]);
+      assert.equal(http.code, 0, http.stderr);
+      const list = await codex(["mcp", "list", "--json"]);
+      const servers = JSON.parse(list.stdout) as { name: string; transport: Record<string, unknown> }[];
+      const byName = new Map(servers.map((s) => [s.name, s.transport]));
+      assert.deepEqual(
+        { type: byName.get("agent-tools")?.type, command: byName.get("agent-tools")?.command, args: byName.get("agent-tools")?.args, env: byName.get("agent-tools")?.env },
+        { type: "stdio", command: "node", args: [MCP_BIN], env: { AGENT_TOOLS_PLUGINS_DIR: PLUGINS } },
+      );
+      assert.equal(byName.get("agent-tools-http")?.type, "streamable_http");
+      assert.equal(byName.get("agent-tools-http")?.url, "http://127.0.0.1:8321/mcp");
+      assert.equal(byName.get("agent-tools-http")?.bearer_token_env_var, "AGENT_TOOLS_HTTP_TOKEN");
+    } finally {
+      home.remove();
+    }
+  });
 });
