@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startFakeEndpoint } from "./fixtures/clients/fake-endpoint.js";
-import { chatResponder, chatToolResults, isChatTurn, type ChatRequest } from "./fixtures/clients/openai-chat.js";
+import { chatResponder, chatToolResults, isChatTurn, type ChatOptions, type ChatRequest } from "./fixtures/clients/openai-chat.js";
 import { PAGED_TOOLS, startPagedServer } from "./fixtures/clients/paged-mcp-server.js";
 import { NOTES_SCRIPT, type ScriptStep } from "./fixtures/clients/script.js";
 import { assertNotesScript, CAN_SCAN_PROCESSES, ensureClient, leftoverProcesses, newRunMarker, RUN_MARKER_VAR, runClient, tempDir, type InstalledClient } from "./clients-kit.js";
@@ -31,8 +31,8 @@ interface PiRun {
   leftovers: string[];
 }
 
-async function runPi(script: readonly ScriptStep[], runtimeEnv: Record<string, string>, pauseBeforeStep: Record<number, number> = {}): Promise<PiRun> {
-  const endpoint = await startFakeEndpoint(chatResponder(script, { pauseBeforeStep }));
+async function runPi(script: readonly ScriptStep[], runtimeEnv: Record<string, string>, chat: ChatOptions = {}): Promise<PiRun> {
+  const endpoint = await startFakeEndpoint(chatResponder(script, chat));
   const home = tempDir("pi");
   const marker = newRunMarker();
   try {
@@ -117,7 +117,7 @@ describe("pi with the agent-tools-runtime extension", { skip: CAN_SCAN_PROCESSES
     // sessions idle for 1 s are closed; the model pauses 2.5 s before its first call
     const http = await startHttp({ AGENT_TOOLS_HTTP_SESSION_IDLE_MS: "1000" });
     try {
-      const run = await runPi(NOTES_SCRIPT.slice(0, 2), { AGENT_TOOLS_HTTP_URL: http.url }, { 0: 2500 });
+      const run = await runPi(NOTES_SCRIPT.slice(0, 2), { AGENT_TOOLS_HTTP_URL: http.url }, { pauseBeforeStep: { 0: 2500 } });
       const results = run.turns.map(chatToolResults);
       const discover = results.find((r) => r.length === 1)?.[0] ?? "";
       assert.match(discover, /get_note/, `the call after the expiry still reached the runtime:\n${run.stderr}`);
@@ -127,6 +127,22 @@ describe("pi with the agent-tools-runtime extension", { skip: CAN_SCAN_PROCESSES
       assert.deepEqual(run.leftovers, []);
     } finally {
       await http.stop();
+    }
+  });
+
+  it("a call after the runtime has stopped comes back as a tool error naming the URL and the start command", { timeout: 120_000 }, async () => {
+    const http = await startHttp();
+    let stopped = false;
+    try {
+      // the runtime goes away between the discover step and the get_note call
+      const run = await runPi(NOTES_SCRIPT.slice(0, 2), { AGENT_TOOLS_HTTP_URL: http.url }, { beforeStep: { 1: async () => { await http.stop(); stopped = true; } } });
+      assert.ok(stopped, `the script reached the get_note step:\n${run.stderr}`);
+      const failed = run.turns.map(chatToolResults).find((r) => r.length === 2)?.[1] ?? "";
+      assert.ok(failed.includes(`not reachable at ${http.url}`), `the model was told what happened: ${failed}`);
+      assert.match(failed, /Start it with: node \/path\/to\/agent-tools-runtime\/dist\/bin\/agent-tools-mcp-http\.js/);
+      assert.deepEqual(run.leftovers, []);
+    } finally {
+      if (!stopped) await http.stop();
     }
   });
 

@@ -41,6 +41,18 @@ export function unreachableMessage(url: string, cause: unknown): string {
   );
 }
 
+/** A request that never got an HTTP answer (refused, reset, unknown host), as fetch reports it. */
+function isConnectionFailure(error: unknown): boolean {
+  let inner: unknown = error;
+  for (let depth = 0; depth < 4 && inner && typeof inner === "object"; depth++) {
+    const code = (inner as { code?: unknown }).code;
+    if (typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|UND_ERR_SOCKET)$/.test(code)) return true;
+    if (inner instanceof TypeError && inner.message === "fetch failed") return true;
+    inner = (inner as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 function describeCause(error: Error): string {
   // fetch hides the socket error (ECONNREFUSED and the like) a level or two down in `cause`
   let inner: unknown = error;
@@ -104,6 +116,8 @@ export class RuntimeSession {
     try {
       return (await this.requireClient().callTool({ name, arguments: args }, undefined, signal ? { signal } : undefined)) as CallToolResult;
     } catch (error) {
+      // the runtime stopped since pi started: say so, with the command that starts it again
+      if (isConnectionFailure(error)) throw new Error(unreachableMessage(this.settings.url, error), { cause: error });
       if (!(error instanceof StreamableHTTPError && error.code === 404)) throw error;
       await this.close();
       await this.connect();
