@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "test/fixtures/**/node_modules/**"] },
+  { ignores: ["dist/**", "node_modules/**", ".clients/**", "test/fixtures/**/node_modules/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
