@@ -129,10 +129,12 @@ describe("output cap", () => {
   });
 
   it("the runner applies the cap and the timeout as well", async () => {
-    const runner = cliRunnerFromEnv(hostEnv({ AGENT_CLI_ALLOWLIST: "flood sleeper" }), { maxOutputBytes: 100, timeoutMs: 200, killGraceMs: 200 });
-    const result = await runner.run("flood", ["5000"]);
+    // The cap under a deadline a loaded machine can start a process within; the timeout on its own runner.
+    const capped = cliRunnerFromEnv(hostEnv({ AGENT_CLI_ALLOWLIST: "flood" }), { maxOutputBytes: 100, timeoutMs: 20_000, killGraceMs: 200 });
+    const result = await capped.run("flood", ["5000"]);
     assert.equal(result.truncated, true);
     assert.equal(result.stdoutBytes, 5000);
+    const runner = cliRunnerFromEnv(hostEnv({ AGENT_CLI_ALLOWLIST: "sleeper" }), { maxOutputBytes: 100, timeoutMs: 200, killGraceMs: 200 });
     const pidfile = path.join(tempDir(), "pids");
     const call = runner.run("sleeper", [pidfile]);
     const [shell, child] = await readPids(pidfile);
