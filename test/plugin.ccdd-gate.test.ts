@@ -33,8 +33,9 @@ const MESSY = [
 async function call(server: Connected, toolName: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return callJson(server.client, "agent_tools_ccdd_call", { toolName, arguments: args, ...extra });
 }
+// start-ephemeral-agent runs run_ephemeral_agent, which needs confirm; the read-only skills ignore it.
 async function skill(server: Connected, name: string, args: Record<string, unknown>) {
-  return callJson(server.client, "agent_tools_ccdd_run_skill", { skill: name, arguments: args });
+  return callJson(server.client, "agent_tools_ccdd_run_skill", { skill: name, arguments: args, ...(name === "start-ephemeral-agent" ? { confirm: true } : {}) });
 }
 const result = (payload: Payload) => payload.result as Record<string, unknown>;
 

@@ -17,7 +17,9 @@ const PASSWORD = "pb-Super-Secret-9137";
 
 const call = (c: Connected, toolName: string, args: Record<string, unknown>, confirm?: boolean) =>
   callJson(c.client, "agent_tools_pocketbase_call", { toolName, arguments: args, ...(confirm === undefined ? {} : { confirm }) });
-const skill = (c: Connected, args: Record<string, unknown>) => callJson(c.client, "agent_tools_pocketbase_run_skill", { skill: "insert-and-verify-record", arguments: args });
+// The skill creates a record, so it runs under the same confirm gate as create_record.
+const skill = (c: Connected, args: Record<string, unknown>) =>
+  callJson(c.client, "agent_tools_pocketbase_run_skill", { skill: "insert-and-verify-record", arguments: args, confirm: true });
 const dataOf = <T = Record<string, unknown>>(p: Payload) => (p.result as { data: T }).data;
 
 interface ListPage {

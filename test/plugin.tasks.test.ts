@@ -101,7 +101,9 @@ async function startProxy(target: () => string): Promise<{ url: string; faults: 
 
 const call = (c: Connected, toolName: string, args: Record<string, unknown>, confirm?: boolean) =>
   callJson(c.client, "agent_tools_tasks_call", { toolName, arguments: args, ...(confirm === undefined ? {} : { confirm }) });
-const skill = (c: Connected, args: Record<string, unknown>) => callJson(c.client, "agent_tools_tasks_run_skill", { skill: "insert-and-verify-task", arguments: args });
+// The skill creates a task, so it runs under the same confirm gate as create_task.
+const skill = (c: Connected, args: Record<string, unknown>, confirm = true) =>
+  callJson(c.client, "agent_tools_tasks_run_skill", { skill: "insert-and-verify-task", arguments: args, ...(confirm ? { confirm } : {}) });
 const resultOf = (p: Payload) => p.result as { status: number; data: Record<string, unknown> };
 
 describe("tasks plugin against the reference tasks API", () => {
@@ -180,6 +182,16 @@ describe("tasks plugin against the reference tasks API", () => {
     // The facade's own schema check catches a wrong status before the API is asked.
     const badStatus = await call(agent, "create_task", { title: "Taxes", status: "later" }, true);
     assert.equal(badStatus.payload.error?.code, "ARG_VALIDATION_FAILED");
+  });
+
+  it("insert-and-verify-task without confirm is refused before anything is created", async () => {
+    const before = resultOf((await call(agent, "list_tasks", {})).payload);
+    const refused = await skill(agent, { title: "never created" }, false);
+    assert.equal(refused.isError, true);
+    assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED");
+    assert.match(refused.payload.error?.message ?? "", /skill 'insert-and-verify-task' calls 'create_task'/);
+    const after = resultOf((await call(agent, "list_tasks", {})).payload);
+    assert.deepEqual(after.data, before.data, "nothing was written");
   });
 
   it("insert-and-verify-task: created, read back, every field matches", async () => {

@@ -103,6 +103,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[]): { tools: Fa
           properties: {
             skill: { type: "string", description: "The skill's name." },
             arguments: { type: "object", description: "The skill's arguments.", additionalProperties: true },
+            confirm: { type: "boolean", description: "true to allow a skill whose steps change data." },
           },
           required: ["skill"],
         },

@@ -197,6 +197,32 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return plugin.manifest.requireConfirm && !isReadOnly(plugin, tool);
   }
 
+  /**
+   * The adapter a skill receives: the plugin's own, except that a call to a tool that changes
+   * data is held to the same confirm gate as `_call` unless the skill was run with confirm: true.
+   * Without this a skill would be a way around the gate. The gate trips before the write, so a
+   * refused skill has done only reads.
+   */
+  function gatedForSkill(plugin: LoadedPlugin, skill: string, confirmed: boolean): Adapter {
+    const adapter = plugin.adapter as Adapter;
+    if (confirmed || !plugin.manifest.requireConfirm) return adapter;
+    const call: Adapter["call"] = async (name, args, callCtx) => {
+      const tool = (await toolsOf(plugin)).find((t) => t.name === name);
+      if (tool && needsConfirm(plugin, tool)) {
+        throw new RuntimeError("CONFIRM_REQUIRED", `skill '${skill}' calls '${name}', which changes data; run the skill again with confirm: true`, { skill, tool: name });
+      }
+      return adapter.call(name, args, callCtx);
+    };
+    return new Proxy(adapter, {
+      get(target, property) {
+        if (property === "call") return call;
+        const value: unknown = Reflect.get(target, property, target);
+        // Bound to the real adapter, so class adapters with private fields keep working.
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
   async function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
     try {
       return await catalog.tools(plugin);
@@ -465,7 +491,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const args = repairRequest(rawArgs, "skill", repairs);
       const sentName = typeof args.skill === "string" ? args.skill.trim() : "";
       const skillArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
-      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: skillArgs }, sentName || undefined, async () => {
+      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: skillArgs, confirm: args.confirm }, sentName || undefined, async () => {
         const plugin = requirePlugin(prefix);
         const names = plugin.skills.map((s) => s.name);
         let skill = plugin.skills.find((s) => s.name === sentName);
@@ -502,7 +528,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const { result, truncated } = await invoke(
           `skill '${prefix}:${chosen.name}'`,
           ctx.signal,
-          (signal) => chosen.run(plugin.adapter, skillArgs, { signal, sessionId: session.id, log, jobs: jobStoreFor(session, prefix) }),
+          (signal) => chosen.run(gatedForSkill(plugin, chosen.name, args.confirm === true), skillArgs, { signal, sessionId: session.id, log, jobs: jobStoreFor(session, prefix) }),
           ctx.maxResultChars,
         );
         return { plugin: prefix, skill: chosen.name, result, ...(truncated ? { truncated } : {}) };

@@ -7,7 +7,7 @@ import { output, payloadOutput, usageError, type TextCommand } from "./command.j
  * Every loaded plugin as a sandbox command named by its prefix:
  *   <prefix> discover [QUERY…] [--limit N]
  *   <prefix> call TOOL [JSON | --name value …] [--confirm]
- *   <prefix> skill NAME [JSON | --name value …]
+ *   <prefix> skill NAME [JSON | --name value …] [--confirm]
  * Each is a thin translation of words into the request the typed facade sends; the work is
  * runtime.discover / call / runSkill with the caller's session, so validation, the confirm
  * gate, repairs, the loop breaker and error codes are the facade's own, not a copy.
@@ -15,7 +15,7 @@ import { output, payloadOutput, usageError, type TextCommand } from "./command.j
 
 function usageOf(command: string, hasSkills: boolean): string {
   const lines = [`${command} discover [QUERY…] [--limit N]`, `${command} call TOOL [JSON | --name value …] [--confirm]`];
-  if (hasSkills) lines.push(`${command} skill NAME [JSON | --name value …]`);
+  if (hasSkills) lines.push(`${command} skill NAME [JSON | --name value …] [--confirm]`);
   return lines.join("\n       ");
 }
 
@@ -63,8 +63,9 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
           const parsed = parseArguments(argWords, io.stdin);
           if (!parsed.ok) return usageError(`${commandName} skill`, parsed.message, usage);
           if (parsed.positionals.length) return usageError(`${commandName} skill`, `unexpected word '${parsed.positionals[0]}'`, usage);
-          const outcome = await runtime.runSkill(session, prefix, { skill, arguments: parsed.args }, ctx);
-          return payloadOutput(`${commandName} skill`, outcome.payload, outcome.isError);
+          const outcome = await runtime.runSkill(session, prefix, { skill, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx);
+          const code = (outcome.payload.error as { code?: string } | undefined)?.code;
+          return payloadOutput(`${commandName} skill`, outcome.payload, outcome.isError, code === "CONFIRM_REQUIRED" ? "(add --confirm to run it)" : undefined);
         }
         case "help":
         case "--help":
