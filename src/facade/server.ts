@@ -6,6 +6,7 @@ import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { routeUnknownTool } from "./routing.js";
+import { serverInstructions } from "./instructions.js";
 import { buildFacadeTools, HELP_TOOL, type FacadeRoute } from "./tools.js";
 
 /**
@@ -15,8 +16,7 @@ import { buildFacadeTools, HELP_TOOL, type FacadeRoute } from "./tools.js";
  * is connected by the caller.
  */
 
-export const SERVER_INSTRUCTIONS =
-  "agent-tools-runtime keeps many services behind a few tools. Call agent_tools_help first, then a plugin's _discover to find a tool, then its _call (or _run_skill). Errors carry a code and a hint: follow the hint rather than retrying the same call.";
+export { SERVER_INSTRUCTIONS } from "./instructions.js";
 
 export function toToolResult(outcome: OperationResult): CallToolResult {
   return {
@@ -31,13 +31,20 @@ export interface FacadeServerOptions {
   session: Session;
 }
 
+/** `{plugin, ...rest}` → the plugin's prefix and the arguments the runtime operation expects. */
+function pluginFromArguments(args: unknown): { prefix: string; rest: unknown } {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return { prefix: "", rest: args };
+  const { plugin, ...rest } = args as Record<string, unknown>;
+  return { prefix: typeof plugin === "string" ? plugin.trim() : "", rest };
+}
+
 export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
   const pkg = packageJson();
   const server = new Server(
     { name: pkg.name, version: pkg.version },
-    { capabilities: { tools: { listChanged: true } }, instructions: SERVER_INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true } }, instructions: serverInstructions(runtime.summaries(), runtime.facadeMode) },
   );
-  const { tools, routes } = buildFacadeTools(runtime.summaries());
+  const { tools, routes } = buildFacadeTools(runtime.summaries(), { mode: runtime.facadeMode });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
@@ -63,12 +70,18 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     switch (route.operation) {
       case "help":
         return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+      case "search":
+        return toToolResult(await runtime.search(session, args, ctx));
+      case "exec":
+        return toToolResult({ isError: true, payload: { ok: false, error: new RuntimeError("UNKNOWN_FACADE_TOOL", "this build has no text layer").toPayload() } });
       case "discover":
         return toToolResult(await runtime.discover(session, route.prefix ?? "", args, ctx));
       case "call":
-        return toToolResult(await runtime.call(session, route.prefix ?? "", args, ctx));
-      case "run_skill":
-        return toToolResult(await runtime.runSkill(session, route.prefix ?? "", args, ctx));
+      case "run_skill": {
+        // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
+        const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
+        return toToolResult(route.operation === "call" ? await runtime.call(session, prefix, rest, ctx) : await runtime.runSkill(session, prefix, rest, ctx));
+      }
     }
   });
   // A downstream catalog changed: tell this client, so it re-reads tools (the facade's

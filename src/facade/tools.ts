@@ -1,3 +1,4 @@
+import type { FacadeMode } from "../runtime/facade-mode.js";
 import type { PluginSummary } from "../runtime/runtime.js";
 
 /**
@@ -5,7 +6,7 @@ import type { PluginSummary } from "../runtime/runtime.js";
  * Descriptions are short and say when to use each tool; the real catalog stays behind discover.
  */
 
-export type FacadeOperation = "help" | "discover" | "call" | "run_skill";
+export type FacadeOperation = "help" | "search" | "discover" | "call" | "run_skill" | "exec";
 
 export interface FacadeTool {
   name: string;
@@ -16,12 +17,25 @@ export interface FacadeTool {
 
 export interface FacadeRoute {
   operation: FacadeOperation;
+  /** The plugin, for per-plugin tools; compact tools take it from the arguments' `plugin`. */
   prefix?: string;
 }
 
 export const HELP_TOOL = "agent_tools_help";
+export const SEARCH_TOOL = "agent_tools_search";
+export const COMPACT_CALL_TOOL = "agent_tools_call";
+export const COMPACT_RUN_SKILL_TOOL = "agent_tools_run_skill";
 
-export function facadeToolName(prefix: string, operation: Exclude<FacadeOperation, "help">): string {
+export interface FacadeToolOptions {
+  mode?: FacadeMode;
+  /**
+   * The text layer's tool (agent_tools_exec), when this build has one: listed in both modes,
+   * routed to operation "exec". Left out, the facade has no exec tool.
+   */
+  execTool?: FacadeTool;
+}
+
+export function facadeToolName(prefix: string, operation: "discover" | "call" | "run_skill"): string {
   return `agent_tools_${prefix}_${operation}`;
 }
 
@@ -29,16 +43,76 @@ function notConfigured(plugin: PluginSummary): string {
   return plugin.configured ? "" : ` [not configured: ${plugin.missing ?? "requirements missing"}]`;
 }
 
-export function buildFacadeTools(plugins: readonly PluginSummary[]): { tools: FacadeTool[]; routes: Map<string, FacadeRoute> } {
-  const tools: FacadeTool[] = [
+const HELP: FacadeTool = {
+  name: HELP_TOOL,
+  description: "Start here: how to use this server, and every connected plugin (prefix, what it wraps, whether it is configured).",
+  inputSchema: { type: "object", properties: {} },
+  annotations: { readOnlyHint: true },
+};
+
+const SEARCH: FacadeTool = {
+  name: SEARCH_TOOL,
+  description: "Find the tool or skill for a task across every connected service. Answers ranked hits, each with its plugin and the exact call to make next. Search before guessing a tool name.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      query: { type: "string", description: "What you want to do, in a few words." },
+      limit: { type: "integer", minimum: 1, maximum: 50, description: "How many hits (default 10)." },
+      detail: { type: "boolean", description: "true to include each hit's full input schema." },
+    },
+    required: ["query"],
+  },
+  annotations: { readOnlyHint: true },
+};
+
+/** Compact mode: the same five tools (four without a text layer) for 1 plugin or 500. */
+function compactTools(execTool: FacadeTool | undefined): FacadeTool[] {
+  return [
+    HELP,
+    SEARCH,
+    ...(execTool ? [execTool] : []),
     {
-      name: HELP_TOOL,
-      description: "Start here: how to use this server, and every connected plugin (prefix, what it wraps, whether it is configured).",
-      inputSchema: { type: "object", properties: {} },
-      annotations: { readOnlyHint: true },
+      name: COMPACT_CALL_TOOL,
+      description: `Run one tool of a plugin, as ${SEARCH_TOOL} shows it. Arguments are checked against the tool's schema; tools that change data need confirm: true.`,
+      inputSchema: {
+        type: "object",
+        properties: {
+          plugin: { type: "string", description: "The plugin's prefix." },
+          toolName: { type: "string", description: "The tool's name." },
+          arguments: { type: "object", description: "The tool's arguments.", additionalProperties: true },
+          confirm: { type: "boolean", description: "true to allow a tool that changes data." },
+        },
+        required: ["plugin", "toolName"],
+      },
+    },
+    {
+      name: COMPACT_RUN_SKILL_TOOL,
+      description: "Run a plugin's skill: a server-side recipe that makes several calls in one.",
+      inputSchema: {
+        type: "object",
+        properties: {
+          plugin: { type: "string", description: "The plugin's prefix." },
+          skill: { type: "string", description: "The skill's name." },
+          arguments: { type: "object", description: "The skill's arguments.", additionalProperties: true },
+        },
+        required: ["plugin", "skill"],
+      },
     },
   ];
-  const routes = new Map<string, FacadeRoute>([[HELP_TOOL, { operation: "help" }]]);
+}
+
+export function buildFacadeTools(plugins: readonly PluginSummary[], options: FacadeToolOptions = {}): { tools: FacadeTool[]; routes: Map<string, FacadeRoute> } {
+  const routes = new Map<string, FacadeRoute>([
+    [HELP_TOOL, { operation: "help" }],
+    [SEARCH_TOOL, { operation: "search" }],
+  ]);
+  if (options.execTool) routes.set(options.execTool.name, { operation: "exec" });
+  if (options.mode === "compact") {
+    routes.set(COMPACT_CALL_TOOL, { operation: "call" });
+    routes.set(COMPACT_RUN_SKILL_TOOL, { operation: "run_skill" });
+    return { tools: compactTools(options.execTool), routes };
+  }
+  const tools: FacadeTool[] = [HELP, SEARCH, ...(options.execTool ? [options.execTool] : [])];
   for (const plugin of plugins) {
     const label = plugin.name || plugin.prefix;
     const hint = plugin.discoverHint ? ` ${plugin.discoverHint}` : "";

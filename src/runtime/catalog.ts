@@ -14,7 +14,7 @@ export interface Catalog {
   invalidate(prefix: string): void;
 }
 
-function schemaText(schema: Record<string, unknown>): string {
+export function schemaText(schema: Record<string, unknown>): string {
   const properties = schema.properties;
   if (!properties || typeof properties !== "object") return "";
   return Object.entries(properties as Record<string, unknown>)
@@ -35,19 +35,25 @@ function skillArgsText(args: Record<string, unknown> | undefined): string {
 
 export function pluginSearchText(plugin: LoadedPlugin): string {
   const { name, description, discoverHint, prefix } = plugin.manifest;
-  return [prefix, name, description, discoverHint].filter(Boolean).join(" ");
+  // A config entry's name is often its prefix; the same words twice would only inflate the field.
+  return [...new Set([prefix, name, description, discoverHint].filter(Boolean))].join(" ");
+}
+
+/** One tool's search document: its name (and title), description, parameters and its plugin's text. */
+export function toolDocument(prefix: string, pluginText: string, tool: ToolDescriptor): SearchDocument {
+  return {
+    plugin: prefix,
+    kind: "tool",
+    name: tool.name,
+    fields: { name: tool.title ? `${tool.name} ${tool.title}` : tool.name, description: tool.description ?? "", params: schemaText(tool.inputSchema), plugin: pluginText },
+  };
 }
 
 export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescriptor[]): SearchDocument[] {
   const pluginText = pluginSearchText(plugin);
   const prefix = plugin.manifest.prefix;
   return [
-    ...tools.map((tool) => ({
-      plugin: prefix,
-      kind: "tool" as const,
-      name: tool.name,
-      fields: { name: `${tool.name} ${tool.title ?? ""}`, description: tool.description ?? "", params: schemaText(tool.inputSchema), plugin: pluginText },
-    })),
+    ...tools.map((tool) => toolDocument(prefix, pluginText, tool)),
     ...plugin.skills.map((skill) => ({
       plugin: prefix,
       kind: "skill" as const,

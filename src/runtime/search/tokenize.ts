@@ -9,6 +9,9 @@ const STOP_WORDS = new Set(
   "a an and are as at be by for from has have in into is it its of on or that the this to was were will with your you i me my we our can do does how what which who".split(" "),
 );
 
+/** Words that carry no meaning in a request to a tool ("please show me …"); dropped from queries only. */
+const QUERY_STOP_WORDS = new Set("please want need would like could should some any all there here them they their about using use".split(" "));
+
 /** Split identifiers and prose into lower-case words. */
 export function splitWords(text: string): string[] {
   return text
@@ -37,6 +40,26 @@ function dedouble(word: string): string {
   return /([b-df-hj-np-tv-z])\1$/.test(word) ? word.slice(0, -1) : word;
 }
 
-export function tokenize(text: string): string[] {
-  return splitWords(text).filter((w) => !STOP_WORDS.has(w)).map(stem);
+export interface TokenizerOptions {
+  stem?: boolean;
+  stopWords?: boolean;
 }
+
+export function makeTokenizer(options: TokenizerOptions = {}): (text: string) => string[] {
+  const useStem = options.stem ?? true;
+  const useStop = options.stopWords ?? true;
+  return (text) => {
+    const words = splitWords(text);
+    const kept = useStop ? words.filter((w) => !STOP_WORDS.has(w)) : words;
+    return useStem ? kept.map(stem) : kept;
+  };
+}
+
+export function makeQueryTokenizer(options: TokenizerOptions = {}): (query: string) => string[] {
+  const base = makeTokenizer(options);
+  const useStop = options.stopWords ?? true;
+  return (query) => base(useStop ? splitWords(query).filter((w) => !QUERY_STOP_WORDS.has(w)).join(" ") : query);
+}
+
+export const tokenize = makeTokenizer();
+export const queryTerms = makeQueryTokenizer();

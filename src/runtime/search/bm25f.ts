@@ -1,0 +1,145 @@
+import { FIELD_NAMES, rankHits, type SearchDocument, type SearchHit, type ToolIndex } from "./types.js";
+import { tokenize as defaultTokenize, queryTerms as defaultQueryTerms } from "./tokenize.js";
+
+/**
+ * The owned engine: BM25F (Robertson & Zaragoza). Each field's term frequency is normalised by
+ * that field's own length against its own average, weighted, summed, and only then saturated with
+ * k1 — so a word in a short name counts for more than the same word in a long description, and
+ * one word repeated across fields does not add up linearly. Postings are kept per plugin, so a
+ * plugin's catalog is replaced without touching the others; document frequencies are global and
+ * updated incrementally.
+ */
+
+export interface Bm25fSettings {
+  weights: Readonly<Record<(typeof FIELD_NAMES)[number], number>>;
+  /** Length normalisation per field (0 = none, 1 = full). */
+  b: Readonly<Record<(typeof FIELD_NAMES)[number], number>>;
+  k1: number;
+  tokenize: (text: string) => string[];
+  queryTerms: (query: string) => string[];
+}
+
+export const BM25F_DEFAULTS: Bm25fSettings = {
+  weights: { name: 3, description: 1.5, params: 0.6, plugin: 0.4 },
+  b: { name: 0.5, description: 0.75, params: 0.75, plugin: 0.75 },
+  k1: 1.2,
+  tokenize: defaultTokenize,
+  queryTerms: defaultQueryTerms,
+};
+
+const FIELD_COUNT = FIELD_NAMES.length;
+
+interface PluginPostings {
+  documents: SearchDocument[];
+  /** term → flat [docIndex, tf(name), tf(description), tf(params), tf(plugin), docIndex, …] */
+  postings: Map<string, number[]>;
+  /** FIELD_COUNT lengths per document, flat. */
+  lengths: Float64Array;
+  /** Sum of each field's length over the plugin's documents. */
+  fieldTotals: number[];
+}
+
+export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIndex {
+  const settings: Bm25fSettings = { ...BM25F_DEFAULTS, ...overrides };
+  const weights = FIELD_NAMES.map((f) => settings.weights[f]);
+  const bs = FIELD_NAMES.map((f) => settings.b[f]);
+  const byPlugin = new Map<string, PluginPostings>();
+  const documentFrequency = new Map<string, number>();
+  const fieldTotals = new Array<number>(FIELD_COUNT).fill(0);
+  let count = 0;
+
+  function build(documents: readonly SearchDocument[]): PluginPostings {
+    const postings = new Map<string, number[]>();
+    const lengths = new Float64Array(documents.length * FIELD_COUNT);
+    const totals = new Array<number>(FIELD_COUNT).fill(0);
+    documents.forEach((doc, d) => {
+      const tfs = new Map<string, number[]>();
+      FIELD_NAMES.forEach((field, f) => {
+        const text = doc.fields[field];
+        if (!text) return;
+        const terms = settings.tokenize(text);
+        lengths[d * FIELD_COUNT + f] = terms.length;
+        totals[f] = (totals[f] ?? 0) + terms.length;
+        for (const term of terms) {
+          let row = tfs.get(term);
+          if (!row) tfs.set(term, (row = new Array<number>(FIELD_COUNT).fill(0)));
+          row[f] = (row[f] ?? 0) + 1;
+        }
+      });
+      for (const [term, row] of tfs) {
+        let list = postings.get(term);
+        if (!list) postings.set(term, (list = []));
+        list.push(d, ...row);
+      }
+    });
+    return { documents: [...documents], postings, lengths, fieldTotals: totals };
+  }
+
+  function account(entry: PluginPostings, sign: 1 | -1): void {
+    count += sign * entry.documents.length;
+    entry.fieldTotals.forEach((total, f) => (fieldTotals[f] = (fieldTotals[f] ?? 0) + sign * total));
+    const stride = FIELD_COUNT + 1;
+    for (const [term, list] of entry.postings) {
+      const next = (documentFrequency.get(term) ?? 0) + sign * (list.length / stride);
+      if (next > 0) documentFrequency.set(term, next);
+      else documentFrequency.delete(term);
+    }
+  }
+
+  function removePlugin(plugin: string): void {
+    const old = byPlugin.get(plugin);
+    if (!old) return;
+    account(old, -1);
+    byPlugin.delete(plugin);
+  }
+
+  return {
+    engine: "bm25f",
+    setPluginDocuments(plugin, documents) {
+      removePlugin(plugin);
+      const entry = build(documents);
+      byPlugin.set(plugin, entry);
+      account(entry, 1);
+    },
+    removePlugin,
+    size(plugin) {
+      return plugin !== undefined ? (byPlugin.get(plugin)?.documents.length ?? 0) : count;
+    },
+    search(query, options = {}) {
+      const terms = [...new Set(settings.queryTerms(query))];
+      if (terms.length === 0 || count === 0) return { hits: [], total: 0 };
+      const averages = fieldTotals.map((total) => total / count || 1);
+      const idfs = terms.map((term) => {
+        const df = documentFrequency.get(term) ?? 0;
+        return Math.log(1 + (count - df + 0.5) / (df + 0.5));
+      });
+      const pools: [string, PluginPostings][] =
+        options.plugin !== undefined ? (byPlugin.has(options.plugin) ? [[options.plugin, byPlugin.get(options.plugin)!]] : []) : [...byPlugin];
+      const hits: SearchHit[] = [];
+      const stride = FIELD_COUNT + 1;
+      for (const [plugin, entry] of pools) {
+        const scores = new Map<number, number>();
+        terms.forEach((term, t) => {
+          const list = entry.postings.get(term);
+          if (!list) return;
+          for (let i = 0; i < list.length; i += stride) {
+            const d = list[i]!;
+            let weighted = 0;
+            for (let f = 0; f < FIELD_COUNT; f++) {
+              const tf = list[i + 1 + f]!;
+              if (tf === 0) continue;
+              const norm = 1 - bs[f]! + (bs[f]! * entry.lengths[d * FIELD_COUNT + f]!) / averages[f]!;
+              weighted += (weights[f]! * tf) / norm;
+            }
+            scores.set(d, (scores.get(d) ?? 0) + (idfs[t]! * weighted) / (settings.k1 + weighted));
+          }
+        });
+        for (const [d, score] of scores) {
+          const doc = entry.documents[d]!;
+          hits.push({ plugin, kind: doc.kind, name: doc.name, score });
+        }
+      }
+      return rankHits(hits, options.limit);
+    },
+  };
+}
