@@ -117,34 +117,24 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
     const label = plugin.name || plugin.prefix;
     const hint = plugin.discoverHint ? ` ${plugin.discoverHint}` : "";
     const discover = facadeToolName(plugin.prefix, "discover");
+    // Per-plugin tools are paid for once per plugin in every tools/list, so their wording is kept
+    // to what a model needs to pick the tool (≤ 150 tokens a plugin); details live in the answers.
     tools.push({
       name: discover,
-      description: `Find ${label} tools and skills by a few words of what you need (no query: the most useful ones). Answers names, parameters and the exact call to make next.${hint}${notConfigured(plugin)}`,
-      inputSchema: {
-        type: "object",
-        properties: {
-          query: { type: "string", description: "What you want to do, in a few words." },
-          limit: { type: "integer", minimum: 1, maximum: 50, description: "How many matches (default 10 with a query, 20 without; at most 50)." },
-        },
-      },
+      description: `Find ${label} tools for a task (no query: the most useful) and the call to make.${hint}${notConfigured(plugin)}`,
+      inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } } },
       annotations: { readOnlyHint: true },
     });
     routes.set(discover, { operation: "discover", prefix: plugin.prefix });
 
     const call = facadeToolName(plugin.prefix, "call");
-    const gate = plugin.requireConfirm
-      ? "Tools that change data need confirm: true; read-only tools do not."
-      : "This plugin's calls run without confirmation.";
+    const gate = plugin.requireConfirm ? " Changes need confirm: true." : "";
     tools.push({
       name: call,
-      description: `Run one ${label} tool found with ${discover}. Arguments are checked against the tool's schema. ${gate}${notConfigured(plugin)}`,
+      description: `Run a ${label} tool found by _discover or agent_tools_search.${gate}${notConfigured(plugin)}`,
       inputSchema: {
         type: "object",
-        properties: {
-          toolName: { type: "string", description: "The tool's name as discover shows it." },
-          arguments: { type: "object", description: "The tool's arguments.", additionalProperties: true },
-          confirm: { type: "boolean", description: "true to allow a tool that changes data." },
-        },
+        properties: { toolName: { type: "string" }, arguments: { type: "object" }, ...(plugin.requireConfirm ? { confirm: { type: "boolean" } } : {}) },
         required: ["toolName"],
       },
     });
@@ -154,15 +144,8 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
       const runSkill = facadeToolName(plugin.prefix, "run_skill");
       tools.push({
         name: runSkill,
-        description: `Run a ${label} skill: a server-side recipe that makes several calls in one. Skills: ${plugin.skills.join(", ")}. See ${discover} for their arguments.${notConfigured(plugin)}`,
-        inputSchema: {
-          type: "object",
-          properties: {
-            skill: { type: "string", description: "The skill's name." },
-            arguments: { type: "object", description: "The skill's arguments.", additionalProperties: true },
-          },
-          required: ["skill"],
-        },
+        description: `Run a ${label} skill (a multi-call recipe): ${plugin.skills.join(", ")}.${notConfigured(plugin)}`,
+        inputSchema: { type: "object", properties: { skill: { type: "string" }, arguments: { type: "object" } }, required: ["skill"] },
       });
       routes.set(runSkill, { operation: "run_skill", prefix: plugin.prefix });
     }

@@ -255,7 +255,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     };
     const params = paramSummary(tool.inputSchema);
     if (params) entry.params = params;
-    if (needsConfirm(plugin, tool)) entry.confirm = true;
+    // Cross-plugin answers leave the flag to `next` (which carries confirm: true): every token counts there.
+    if (needsConfirm(plugin, tool) && !opts.withPlugin) entry.confirm = true;
     entry.next = nextCall(prefix, "toolName", tool.name, tool.inputSchema, needsConfirm(plugin, tool));
     if (opts.detail) entry.inputSchema = tool.inputSchema;
     return entry;

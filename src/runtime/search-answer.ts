@@ -14,7 +14,7 @@ export interface SearchArgs {
 }
 
 /** Characters of description per hit in a cross-plugin answer. */
-export const SEARCH_DESCRIPTION_CHARS = 100;
+export const SEARCH_DESCRIPTION_CHARS = 90;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
