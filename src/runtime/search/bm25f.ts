@@ -52,15 +52,22 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
     const postings = new Map<string, number[]>();
     const lengths = new Float64Array(documents.length * FIELD_COUNT);
     const totals = new Array<number>(FIELD_COUNT).fill(0);
+    // Every tool of a plugin carries the same plugin text: tokenize it once.
+    const seen = new Map<string, string[]>();
+    const terms = (text: string) => {
+      let found = seen.get(text);
+      if (!found) seen.set(text, (found = settings.tokenize(text)));
+      return found;
+    };
     documents.forEach((doc, d) => {
       const tfs = new Map<string, number[]>();
       FIELD_NAMES.forEach((field, f) => {
         const text = doc.fields[field];
         if (!text) return;
-        const terms = settings.tokenize(text);
-        lengths[d * FIELD_COUNT + f] = terms.length;
-        totals[f] = (totals[f] ?? 0) + terms.length;
-        for (const term of terms) {
+        const words = field === "plugin" ? terms(text) : settings.tokenize(text);
+        lengths[d * FIELD_COUNT + f] = words.length;
+        totals[f] = (totals[f] ?? 0) + words.length;
+        for (const term of words) {
           let row = tfs.get(term);
           if (!row) tfs.set(term, (row = new Array<number>(FIELD_COUNT).fill(0)));
           row[f] = (row[f] ?? 0) + 1;
@@ -69,7 +76,8 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
       for (const [term, row] of tfs) {
         let list = postings.get(term);
         if (!list) postings.set(term, (list = []));
-        list.push(d, ...row);
+        list.push(d);
+        for (let f = 0; f < FIELD_COUNT; f++) list.push(row[f]!);
       }
     });
     return { documents: [...documents], postings, lengths, fieldTotals: totals };

@@ -45,13 +45,26 @@ export interface TokenizerOptions {
   stopWords?: boolean;
 }
 
+/** Tool vocabulary is small and repetitive, so each word is stemmed once (bounded, so memory stays flat). */
+const stemCache = new Map<string, string>();
+const STEM_CACHE_LIMIT = 200_000;
+
+function cachedStem(word: string): string {
+  let stemmed = stemCache.get(word);
+  if (stemmed === undefined) {
+    stemmed = stem(word);
+    if (stemCache.size < STEM_CACHE_LIMIT) stemCache.set(word, stemmed);
+  }
+  return stemmed;
+}
+
 export function makeTokenizer(options: TokenizerOptions = {}): (text: string) => string[] {
   const useStem = options.stem ?? true;
   const useStop = options.stopWords ?? true;
   return (text) => {
     const words = splitWords(text);
     const kept = useStop ? words.filter((w) => !STOP_WORDS.has(w)) : words;
-    return useStem ? kept.map(stem) : kept;
+    return useStem ? kept.map(cachedStem) : kept;
   };
 }
 

@@ -1,0 +1,84 @@
+import { readTools } from "../src/cli/retrieval-data.js";
+import { toolDocument } from "../src/runtime/catalog.js";
+import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
+import { percentile } from "../src/runtime/search/evaluate.js";
+import { createMiniSearchIndex } from "../src/runtime/search/minisearch-index.js";
+import { splitWords } from "../src/runtime/search/tokenize.js";
+import type { SearchDocument, ToolIndex } from "../src/runtime/search/types.js";
+import { GITHUB_CATALOG } from "./retrieval-kit.js";
+
+/**
+ * Scale benchmark: synthetic catalogs of 1,000 / 10,000 / 100,000 tools, generated
+ * deterministically by recombining the GitHub catalog's words (a seeded PRNG), 50 tools a plugin.
+ * Prints index build time, heap used by the index and query p50/p95 for each engine.
+ * Run: node --expose-gc --import tsx bench/scale.ts
+ */
+
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const vocabulary = [...new Set(readTools(GITHUB_CATALOG).flatMap((t) => splitWords(`${t.name} ${t.description}`)).filter((w) => w.length > 2))];
+const verbs = ["get", "list", "create", "update", "delete", "search", "add", "remove", "set", "run"];
+
+function synthetic(count: number, seed = 42): Map<string, SearchDocument[]> {
+  const random = prng(seed);
+  const pick = () => vocabulary[Math.floor(random() * vocabulary.length)]!;
+  const groups = new Map<string, SearchDocument[]>();
+  for (let i = 0; i < count; i++) {
+    const plugin = `svc${Math.floor(i / 50)}`;
+    const name = `${verbs[Math.floor(random() * verbs.length)]}_${pick()}_${pick()}_${i}`;
+    const description = Array.from({ length: 8 + Math.floor(random() * 14) }, pick).join(" ");
+    const properties = Object.fromEntries(Array.from({ length: 1 + Math.floor(random() * 4) }, () => [pick(), { type: "string", description: `${pick()} ${pick()} ${pick()}` }]));
+    const docs = groups.get(plugin) ?? [];
+    docs.push(toolDocument(plugin, `${plugin} ${pick()} ${pick()}`, { name, description, inputSchema: { type: "object", properties } }));
+    groups.set(plugin, docs);
+  }
+  return groups;
+}
+
+function heap(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+const engines: [string, () => ToolIndex][] = [
+  ["bm25f", () => createBm25fIndex()],
+  ["minisearch", () => createMiniSearchIndex()],
+];
+if (!(globalThis as { gc?: unknown }).gc) console.log("(run with node --expose-gc for exact heap figures)");
+console.log("tools     engine       build ms   heap MB   query p50 ms   p95 ms");
+for (const size of [1_000, 10_000, 100_000]) {
+  const groups = synthetic(size);
+  const random = prng(7);
+  const queries = Array.from({ length: 300 }, () => Array.from({ length: 2 + Math.floor(random() * 4) }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(" "));
+  for (const [label, make] of engines) {
+    const r = measure(make, groups, queries, size);
+    console.log(`${String(size).padEnd(9)} ${label.padEnd(12)} ${r.buildMs.toFixed(0).padStart(8)}   ${r.heapMb.toFixed(1).padStart(7)}   ${r.p50.toFixed(2).padStart(12)}   ${r.p95.toFixed(2).padStart(6)}`);
+  }
+}
+
+/** One engine at one size, in its own frame so the previous index is garbage before the next is measured. */
+function measure(make: () => ToolIndex, groups: Map<string, SearchDocument[]>, queries: string[], size: number) {
+  const before = heap();
+  const started = performance.now();
+  const index = make();
+  for (const [plugin, docs] of groups) index.setPluginDocuments(plugin, docs);
+  const buildMs = performance.now() - started;
+  const heapMb = (heap() - before) / 1024 / 1024;
+  for (const q of queries.slice(0, 20)) index.search(q, { limit: 10 }); // warm-up
+  const times = queries.map((q) => {
+    const t0 = performance.now();
+    index.search(q, { limit: 10 });
+    return performance.now() - t0;
+  });
+  if (index.size() !== size) throw new Error(`index holds ${index.size()} documents, expected ${size}`);
+  return { buildMs, heapMb, p50: percentile(times, 50), p95: percentile(times, 95) };
+}
