@@ -21,8 +21,10 @@ const engines: [string, () => ToolIndex][] = [
   ["bm25 (plain baseline)", createPlainBm25Index],
   ["bm25f (default)", () => createBm25fIndex()],
   ["bm25f, no stemming", () => createBm25fIndex(noStem)],
+  ["bm25f, no expansion", () => createBm25fIndex({ expansion: 0 })],
   ["minisearch", () => createMiniSearchIndex()],
   ["minisearch, no stemming", () => createMiniSearchIndex(noStem)],
+  ["minisearch, no expansion", () => createMiniSearchIndex({ expansion: 0 })],
 ];
 
 const seal = documentsByServer(readTools(`${SEAL_DIR}/tools.json`));

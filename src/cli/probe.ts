@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
@@ -54,11 +55,10 @@ export function probe(env: NodeJS.ProcessEnv = process.env, nodeVersion: string 
   const require = createRequire(path.join(RUNTIME_ROOT, "package.json"));
   const missing: string[] = [];
   for (const dependency of Object.keys(pkg.dependencies ?? {})) {
-    try {
-      require.resolve(`${dependency}/package.json`);
-    } catch {
-      missing.push(dependency);
-    }
+    // Packages whose `exports` hide package.json (minisearch, just-bash) cannot be resolved by
+    // that path, so look for the folder on the resolution paths instead.
+    const paths = require.resolve.paths(dependency) ?? [];
+    if (!paths.some((dir) => existsSync(path.join(dir, dependency, "package.json")))) missing.push(dependency);
   }
   checks.push({
     name: "dependencies",

@@ -16,7 +16,7 @@ import { describeThrown, fromThrown, isRuntimeError, RuntimeError, type ErrorPay
 import { loopKey, previousFailures, rememberOutcome, shouldBreakLoop } from "./loop-breaker.js";
 import { repairRequest, stripToolPrefix, type Repair } from "./repair.js";
 import { capResult, unwrapResult, withDeadline } from "./result.js";
-import { createToolIndex, type SearchEngineName, type ToolIndex } from "./search/index.js";
+import { createToolIndex, isSearchEngineName, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, searchAnswer, SEARCH_DESCRIPTION_CHARS, type SearchArgs } from "./search-answer.js";
 import type { PluginManifest } from "../plugins/manifest.js";
@@ -180,7 +180,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
 
   const byPrefix = new Map(plugins.map((p) => [p.manifest.prefix, p]));
-  const index = createToolIndex(options.searchEngine);
+  const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
+  if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use bm25f, minisearch or bm25. Using bm25f.`);
+  const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined));
   const catalog: Catalog = createCatalog(index);
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));

@@ -1,4 +1,5 @@
 import { FIELD_NAMES, rankHits, type SearchDocument, type SearchHit, type ToolIndex } from "./types.js";
+import { expandTerms } from "./synonyms.js";
 import { tokenize as defaultTokenize, queryTerms as defaultQueryTerms } from "./tokenize.js";
 
 /**
@@ -15,14 +16,17 @@ export interface Bm25fSettings {
   /** Length normalisation per field (0 = none, 1 = full). */
   b: Readonly<Record<(typeof FIELD_NAMES)[number], number>>;
   k1: number;
+  /** Weight of a query word's action/vocabulary relatives (synonyms.ts); 0 = no expansion. */
+  expansion: number;
   tokenize: (text: string) => string[];
   queryTerms: (query: string) => string[];
 }
 
 export const BM25F_DEFAULTS: Bm25fSettings = {
-  weights: { name: 3, description: 1.5, params: 0.6, plugin: 0.4 },
+  weights: { name: 4, description: 1.5, params: 0.6, plugin: 0.2 },
   b: { name: 0.5, description: 0.75, params: 0.75, plugin: 0.75 },
   k1: 1.2,
+  expansion: 0.5,
   tokenize: defaultTokenize,
   queryTerms: defaultQueryTerms,
 };
@@ -114,12 +118,13 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
       return plugin !== undefined ? (byPlugin.get(plugin)?.documents.length ?? 0) : count;
     },
     search(query, options = {}) {
-      const terms = [...new Set(settings.queryTerms(query))];
-      if (terms.length === 0 || count === 0) return { hits: [], total: 0 };
+      const weighted = expandTerms(settings.queryTerms(query), settings.expansion);
+      if (weighted.length === 0 || count === 0) return { hits: [], total: 0 };
+      const terms = weighted.map((w) => w.term);
       const averages = fieldTotals.map((total) => total / count || 1);
-      const idfs = terms.map((term) => {
+      const idfs = weighted.map(({ term, weight }) => {
         const df = documentFrequency.get(term) ?? 0;
-        return Math.log(1 + (count - df + 0.5) / (df + 0.5));
+        return weight * Math.log(1 + (count - df + 0.5) / (df + 0.5));
       });
       const pools: [string, PluginPostings][] =
         options.plugin !== undefined ? (byPlugin.has(options.plugin) ? [[options.plugin, byPlugin.get(options.plugin)!]] : []) : [...byPlugin];

@@ -1,4 +1,5 @@
 import MiniSearch from "minisearch";
+import { expandTerms } from "./synonyms.js";
 import { queryTerms as defaultQueryTerms, splitWords, tokenize as defaultTokenize } from "./tokenize.js";
 import { FIELD_NAMES, rankHits, type SearchDocument, type SearchHit, type ToolIndex } from "./types.js";
 
@@ -15,15 +16,18 @@ export interface MiniSearchSettings {
   /** Prefix matching of the last query word (as-you-type); off by default: it adds noise to full queries. */
   prefix: boolean;
   fuzzy: number | false;
+  /** Weight of a query word's relatives (synonyms.ts); 0 = no expansion. */
+  expansion: number;
   tokenize: (text: string) => string[];
   queryTerms: (query: string) => string[];
 }
 
 export const MINISEARCH_DEFAULTS: MiniSearchSettings = {
-  boost: { name: 3, description: 1.5, params: 0.6, plugin: 0.4 },
+  boost: { name: 4, description: 1.5, params: 0.6, plugin: 0.2 },
   bm25: { k: 1.2, b: 0.7, d: 0.5 },
   prefix: false,
   fuzzy: false,
+  expansion: 0.5,
   tokenize: defaultTokenize,
   queryTerms: defaultQueryTerms,
 };
@@ -36,6 +40,8 @@ export function createMiniSearchIndex(overrides: Partial<MiniSearchSettings> = {
   const settings: MiniSearchSettings = { ...MINISEARCH_DEFAULTS, ...overrides };
   const idsByPlugin = new Map<string, string[]>();
   const byId = new Map<string, Stored>();
+  /** The weights of the query being run, read by boostTerm. */
+  let termWeights = new Map<string, number>();
   const mini = new MiniSearch<Stored>({
     fields: [...FIELD_NAMES],
     idField: "id",
@@ -44,8 +50,13 @@ export function createMiniSearchIndex(overrides: Partial<MiniSearchSettings> = {
     tokenize: (text) => settings.tokenize(text),
     processTerm: (term) => term,
     searchOptions: {
-      tokenize: (text) => settings.queryTerms(text),
+      tokenize: (text) => {
+        const weighted = expandTerms(settings.queryTerms(text), settings.expansion);
+        termWeights = new Map(weighted.map((w) => [w.term, w.weight]));
+        return weighted.map((w) => w.term);
+      },
       processTerm: (term) => term,
+      boostTerm: (term) => termWeights.get(term) ?? 1,
       boost: { ...settings.boost },
       bm25: settings.bm25,
       prefix: settings.prefix,
