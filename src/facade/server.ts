@@ -18,9 +18,10 @@ import { buildFacadeTools, HELP_TOOL, type FacadeRoute } from "./tools.js";
 
 export { SERVER_INSTRUCTIONS } from "./instructions.js";
 
-export function toToolResult(outcome: OperationResult): CallToolResult {
+/** `compact`: one-line JSON text, for answers that must stay small (agent_tools_search). */
+export function toToolResult(outcome: OperationResult, options: { compact?: boolean } = {}): CallToolResult {
   return {
-    content: [{ type: "text", text: JSON.stringify(outcome.payload, null, 2) }],
+    content: [{ type: "text", text: options.compact ? JSON.stringify(outcome.payload) : JSON.stringify(outcome.payload, null, 2) }],
     structuredContent: outcome.payload,
     isError: outcome.isError,
   };
@@ -71,7 +72,7 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
       case "help":
         return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
       case "search":
-        return toToolResult(await runtime.search(session, args, ctx));
+        return toToolResult(await runtime.search(session, args, ctx), { compact: true });
       case "exec":
         return toToolResult({ isError: true, payload: { ok: false, error: new RuntimeError("UNKNOWN_FACADE_TOOL", "this build has no text layer").toPayload() } });
       case "discover":

@@ -18,7 +18,7 @@ import { repairRequest, stripToolPrefix, type Repair } from "./repair.js";
 import { capResult, unwrapResult, withDeadline } from "./result.js";
 import { createToolIndex, isSearchEngineName, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
-import { argumentSkeleton, searchAnswer, SEARCH_DESCRIPTION_CHARS, type SearchArgs } from "./search-answer.js";
+import { argumentSkeleton, fitToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, type SearchArgs } from "./search-answer.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
 import { closestNames, similarity } from "./similarity.js";
@@ -104,6 +104,7 @@ const DEFAULT_MAX_RESULT_CHARS = 100_000;
 const DEFAULT_DISCOVER_LIMIT = 10;
 const MAX_DISCOVER_LIMIT = 50;
 const DESCRIPTION_CHARS = 160;
+const MAX_OPTIONAL_NAMES = 3;
 
 const COMPACT_PROTOCOL = [
   "Each plugin wraps one service. Its tools are not listed up front: find them first.",
@@ -138,6 +139,14 @@ function paramSummary(schema: Record<string, unknown>): string {
   const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
   const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r): r is string => typeof r === "string") : []);
   return properties.map((p) => (required.has(p) ? `${p}*` : p)).join(", ");
+}
+
+function optionalParams(schema: Record<string, unknown>): string {
+  const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]) : []);
+  const optional = properties.filter((p) => !required.has(p));
+  // A few names are enough to know a tool fits; the schema (detail: true) has the rest.
+  return optional.length > MAX_OPTIONAL_NAMES ? `${optional.slice(0, MAX_OPTIONAL_NAMES).join(", ")} +${optional.length - MAX_OPTIONAL_NAMES}` : optional.join(", ");
 }
 
 function skillParamSummary(skill: Skill): string {
@@ -255,8 +264,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       name: tool.name,
       description: oneLine(tool.description, opts.descriptionChars),
     };
-    const params = paramSummary(tool.inputSchema);
-    if (params) entry.params = params;
+    // Cross-plugin answers name only the optional parameters: the required ones are in `next`.
+    const params = opts.withPlugin ? optionalParams(tool.inputSchema) : paramSummary(tool.inputSchema);
+    if (params) entry[opts.withPlugin ? "optional" : "params"] = params;
     // Cross-plugin answers leave the flag to `next` (which carries confirm: true): every token counts there.
     if (needsConfirm(plugin, tool) && !opts.withPlugin) entry.confirm = true;
     entry.next = nextCall(prefix, "toolName", tool.name, tool.inputSchema, needsConfirm(plugin, tool));
@@ -271,9 +281,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       name: skill.name,
       description: oneLine(skill.meta.description, opts.descriptionChars),
     };
-    const params = skillParamSummary(skill);
-    if (params) entry.params = params;
     const schema = isSchemaLike(skill.meta.args) ? skill.meta.args : undefined;
+    const params = opts.withPlugin && schema ? optionalParams(schema) : skillParamSummary(skill);
+    if (params) entry[opts.withPlugin && schema ? "optional" : "params"] = params;
     entry.next = nextCall(plugin.manifest.prefix, "skill", skill.name, schema, false);
     if (opts.detail && skill.meta.args) entry.args = skill.meta.args;
     return entry;
@@ -480,10 +490,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
         const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
-        const listed = await Promise.allSettled(wanted.map((p) => catalog.cached(p.manifest.prefix) ?? toolsOf(p)));
+        const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
+        const listed = await Promise.allSettled(unlisted.map((p) => toolsOf(p)));
         const unavailable: Record<string, string> = {};
         listed.forEach((outcome, i) => {
-          if (outcome.status === "rejected") unavailable[wanted[i]!.manifest.prefix] = describeThrown(outcome.reason);
+          if (outcome.status === "rejected") unavailable[unlisted[i]!.manifest.prefix] = describeThrown(outcome.reason);
         });
         const usable = new Set(wanted.map((p) => p.manifest.prefix));
         const found = rankedEntries(query, limit, {
@@ -494,7 +505,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
         });
         const notConfigured = plugins.filter((p) => !p.configured).map((p) => p.manifest.prefix);
-        return searchAnswer({ query, limit, max: MAX_DISCOVER_LIMIT, ...found, unavailable, notConfigured, mode: facadeMode });
+        const answer = searchAnswer({ query, limit, max: MAX_DISCOVER_LIMIT, ...found, unavailable, notConfigured, mode: facadeMode });
+        // An explicit `detail: true` asked for schemas; every other answer is kept short.
+        return args.detail === true ? answer : fitToBudget(answer);
       });
     },
 

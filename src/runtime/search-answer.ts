@@ -14,7 +14,7 @@ export interface SearchArgs {
 }
 
 /** Characters of description per hit in a cross-plugin answer. */
-export const SEARCH_DESCRIPTION_CHARS = 90;
+export const SEARCH_DESCRIPTION_CHARS = 72;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
@@ -50,5 +50,34 @@ export function searchAnswer(parts: SearchAnswerParts): Record<string, unknown> 
   }
   if (Object.keys(parts.unavailable).length) answer.unavailable = parts.unavailable;
   if (parts.notConfigured.length) answer.notConfigured = parts.notConfigured;
+  return answer;
+}
+
+/** Tokens (o200k) an answer's JSON text may take; below the 800 promised, for the envelope. */
+export const SEARCH_TOKEN_BUDGET = 780;
+const SQUEEZED_DESCRIPTION_CHARS = 40;
+
+/**
+ * Make sure an answer fits the budget whatever the catalog: first drop the optional-parameter
+ * lists, then shorten descriptions, then drop the lowest-ranked hits (said in `more`). Counting
+ * uses the real tokenizer, loaded on the first search only.
+ */
+export async function fitToBudget(answer: Record<string, unknown>, budget = SEARCH_TOKEN_BUDGET): Promise<Record<string, unknown>> {
+  const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
+  const fits = () => countTokens(JSON.stringify(answer)) <= budget;
+  if (fits()) return answer;
+  const hits = answer.hits as Record<string, unknown>[];
+  for (const hit of hits) delete hit.optional;
+  if (fits()) return answer;
+  for (const hit of hits) {
+    const text = String(hit.description ?? "");
+    if (text.length > SQUEEZED_DESCRIPTION_CHARS) hit.description = `${text.slice(0, SQUEEZED_DESCRIPTION_CHARS - 1).trimEnd()}…`;
+  }
+  const total = Number(answer.total ?? hits.length);
+  while (!fits() && hits.length > 1) {
+    hits.pop();
+    answer.shown = hits.length;
+    answer.more = `${total - hits.length} more; refine the query (answers are kept under 800 tokens)`;
+  }
   return answer;
 }
