@@ -25,6 +25,28 @@ export function schemaText(schema: Record<string, unknown>): string {
     .join(" ");
 }
 
+/**
+ * The string values of small enums: servers that fold several operations into one tool
+ * (`issue_write` with `method: "create" | "update"`) name the operations only there.
+ */
+export function enumText(schema: Record<string, unknown>): string {
+  const properties = schema.properties;
+  if (!properties || typeof properties !== "object") return "";
+  const values: string[] = [];
+  for (const spec of Object.values(properties as Record<string, unknown>)) {
+    const list = spec && typeof spec === "object" ? (spec as Record<string, unknown>).enum : undefined;
+    if (Array.isArray(list) && list.length <= MAX_ENUM_VALUES) values.push(...list.filter((v): v is string => typeof v === "string"));
+  }
+  return values.join(" ");
+}
+
+const MAX_ENUM_VALUES = 12;
+
+/** The human-readable title, top level or in annotations (MCP allows both). */
+function titleOf(tool: ToolDescriptor): string | undefined {
+  return tool.title ?? (typeof tool.annotations?.title === "string" ? tool.annotations.title : undefined);
+}
+
 function skillArgsText(args: Record<string, unknown> | undefined): string {
   if (!args) return "";
   if (args.properties && typeof args.properties === "object") return schemaText(args);
@@ -45,7 +67,14 @@ export function toolDocument(prefix: string, pluginText: string, tool: ToolDescr
     plugin: prefix,
     kind: "tool",
     name: tool.name,
-    fields: { name: tool.title ? `${tool.name} ${tool.title}` : tool.name, description: tool.description ?? "", params: schemaText(tool.inputSchema), plugin: pluginText },
+    fields: {
+      name: tool.name,
+      ...(titleOf(tool) ? { title: titleOf(tool) } : {}),
+      description: tool.description ?? "",
+      params: schemaText(tool.inputSchema),
+      values: enumText(tool.inputSchema),
+      plugin: pluginText,
+    },
   };
 }
 

@@ -13,6 +13,8 @@ export interface SearchArgs {
   detail?: unknown;
 }
 
+const QUERY_ECHO_CHARS = 80;
+
 /** Characters of description per hit in a cross-plugin answer. */
 export const SEARCH_DESCRIPTION_CHARS = 72;
 
@@ -40,7 +42,9 @@ export interface SearchAnswerParts {
 }
 
 export function searchAnswer(parts: SearchAnswerParts): Record<string, unknown> {
-  const answer: Record<string, unknown> = { query: parts.query, shown: parts.entries.length, total: parts.total, hits: parts.entries };
+  // A long query is echoed cut: the caller has it, and it would eat the answer's budget.
+  const query = parts.query.length > QUERY_ECHO_CHARS ? `${parts.query.slice(0, QUERY_ECHO_CHARS - 1).trimEnd()}…` : parts.query;
+  const answer: Record<string, unknown> = { query, shown: parts.entries.length, total: parts.total, hits: parts.entries };
   if (parts.entries.length < parts.total) answer.more = `${parts.total - parts.entries.length} more; refine the query or raise 'limit' (max ${parts.max})`;
   if (parts.total === 0) {
     answer.note =

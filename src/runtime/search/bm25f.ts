@@ -23,8 +23,8 @@ export interface Bm25fSettings {
 }
 
 export const BM25F_DEFAULTS: Bm25fSettings = {
-  weights: { name: 4, description: 1.5, params: 0.6, plugin: 0.2 },
-  b: { name: 0.5, description: 0.75, params: 0.75, plugin: 0.75 },
+  weights: { name: 4, title: 1.5, description: 1.5, params: 0.6, values: 0.6, plugin: 0.2 },
+  b: { name: 0.5, title: 0.5, description: 0.75, params: 0.75, values: 0.75, plugin: 0.75 },
   k1: 1.2,
   expansion: 0.5,
   tokenize: defaultTokenize,
@@ -35,7 +35,7 @@ const FIELD_COUNT = FIELD_NAMES.length;
 
 interface PluginPostings {
   documents: SearchDocument[];
-  /** term → flat [docIndex, tf(name), tf(description), tf(params), tf(plugin), docIndex, …] */
+  /** term → flat [docIndex, tf per field in FIELD_NAMES order, docIndex, …] */
   postings: Map<string, number[]>;
   /** FIELD_COUNT lengths per document, flat. */
   lengths: Float64Array;
@@ -63,25 +63,39 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
       if (!found) seen.set(text, (found = settings.tokenize(text)));
       return found;
     };
+    // One scratch table reused for every document (term → its row of per-field counts): a
+    // Map and an array per document made the garbage collector the main cost at 100,000 tools.
+    const slots = new Map<string, number>();
+    let rows = new Int32Array(64 * FIELD_COUNT);
     documents.forEach((doc, d) => {
-      const tfs = new Map<string, number[]>();
-      FIELD_NAMES.forEach((field, f) => {
+      slots.clear();
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const field = FIELD_NAMES[f]!;
         const text = doc.fields[field];
-        if (!text) return;
+        if (!text) continue;
         const words = field === "plugin" ? terms(text) : settings.tokenize(text);
         lengths[d * FIELD_COUNT + f] = words.length;
         totals[f] = (totals[f] ?? 0) + words.length;
         for (const term of words) {
-          let row = tfs.get(term);
-          if (!row) tfs.set(term, (row = new Array<number>(FIELD_COUNT).fill(0)));
-          row[f] = (row[f] ?? 0) + 1;
+          let slot = slots.get(term);
+          if (slot === undefined) {
+            slot = slots.size;
+            slots.set(term, slot);
+            if ((slot + 1) * FIELD_COUNT > rows.length) {
+              const grown = new Int32Array(rows.length * 2);
+              grown.set(rows);
+              rows = grown;
+            }
+            rows.fill(0, slot * FIELD_COUNT, (slot + 1) * FIELD_COUNT);
+          }
+          rows[slot * FIELD_COUNT + f]! += 1;
         }
-      });
-      for (const [term, row] of tfs) {
+      }
+      for (const [term, slot] of slots) {
         let list = postings.get(term);
         if (!list) postings.set(term, (list = []));
         list.push(d);
-        for (let f = 0; f < FIELD_COUNT; f++) list.push(row[f]!);
+        for (let f = 0; f < FIELD_COUNT; f++) list.push(rows[slot * FIELD_COUNT + f]!);
       }
     });
     return { documents: [...documents], postings, lengths, fieldTotals: totals };

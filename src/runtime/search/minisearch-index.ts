@@ -23,7 +23,7 @@ export interface MiniSearchSettings {
 }
 
 export const MINISEARCH_DEFAULTS: MiniSearchSettings = {
-  boost: { name: 4, description: 1.5, params: 0.6, plugin: 0.2 },
+  boost: { name: 4, title: 1.5, description: 1.5, params: 0.6, values: 0.6, plugin: 0.2 },
   bm25: { k: 1.2, b: 0.7, d: 0.5 },
   prefix: false,
   fuzzy: false,

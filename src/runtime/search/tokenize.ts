@@ -14,6 +14,8 @@ const QUERY_STOP_WORDS = new Set("please want need would like could should some 
 
 /** Split identifiers and prose into lower-case words. */
 export function splitWords(text: string): string[] {
+  // Most text is already lower case prose: the case and digit splits only run when they can matter.
+  if (!/[A-Z0-9]/.test(text)) return text.split(/[^a-z0-9]+/).filter(Boolean);
   return text
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
@@ -50,6 +52,7 @@ const stemCache = new Map<string, string>();
 const STEM_CACHE_LIMIT = 200_000;
 
 function cachedStem(word: string): string {
+  if (word.length <= 3) return word;
   let stemmed = stemCache.get(word);
   if (stemmed === undefined) {
     stemmed = stem(word);

@@ -9,14 +9,18 @@ export type SearchKind = "tool" | "skill";
 export interface SearchFields {
   /** The tool's name (and title). Split into words by the tokenizer. */
   name: string;
+  /** A human-readable title (MCP `title` or `annotations.title`). */
+  title?: string;
   description?: string;
   /** Parameter names and descriptions. */
   params?: string;
+  /** String values of small parameter enums (the operations of a tool that folds several). */
+  values?: string;
   /** Plugin name, description and discover hint. */
   plugin?: string;
 }
 
-export const FIELD_NAMES = ["name", "description", "params", "plugin"] as const satisfies readonly (keyof SearchFields)[];
+export const FIELD_NAMES = ["name", "title", "description", "params", "values", "plugin"] as const satisfies readonly (keyof SearchFields)[];
 export type FieldName = (typeof FIELD_NAMES)[number];
 
 export interface SearchDocument {
