@@ -162,6 +162,23 @@ describe("compact facade mode", () => {
     assert.deepEqual(seen[0], ["agent_tools_call", "agent_tools_help", "agent_tools_run_skill", "agent_tools_search"]);
   });
 
+  it("is chosen by the config file's facade.mode, and routes a misnamed search by its arguments", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-compact-config-"));
+    const config = path.join(dir, "agent-tools.config.json");
+    writeFileSync(config, JSON.stringify({ facade: { mode: "compact" }, plugins: { dirs: [PLUGINS] } }));
+    const server = await connect(dir, { AGENT_TOOLS_CONFIG: config });
+    try {
+      const { tools } = await server.client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ["agent_tools_call", "agent_tools_help", "agent_tools_run_skill", "agent_tools_search"]);
+      const routed = await callJson(server.client, "agent_tools_find_tool", { query: "delete a note" });
+      assert.equal((routed.payload.hits as Hit[])[0]?.name, "delete_note");
+      assert.match(String(routed.payload.repairs), /routed to 'agent_tools_search'/);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("runs a skill through agent_tools_run_skill", async () => {
     const server = await connect(PLUGINS, { AGENT_TOOLS_FACADE: "compact" });
     try {
