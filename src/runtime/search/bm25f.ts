@@ -33,10 +33,18 @@ export const BM25F_DEFAULTS: Bm25fSettings = {
 
 const FIELD_COUNT = FIELD_NAMES.length;
 
+const STRIDE = FIELD_COUNT + 1;
+
+/**
+ * One plugin's postings in compressed-row form: `terms` gives a term's id, its postings are
+ * entries offsets[id] … offsets[id + 1] − 1 of `data`, each [docIndex, tf per field]. Typed arrays
+ * instead of an array per term keep 100,000 tools to a few allocations per plugin.
+ */
 interface PluginPostings {
   documents: SearchDocument[];
-  /** term → flat [docIndex, tf per field in FIELD_NAMES order, docIndex, …] */
-  postings: Map<string, number[]>;
+  terms: Map<string, number>;
+  offsets: Int32Array;
+  data: Int32Array;
   /** FIELD_COUNT lengths per document, flat. */
   lengths: Float64Array;
   /** Sum of each field's length over the plugin's documents. */
@@ -53,7 +61,10 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
   let count = 0;
 
   function build(documents: readonly SearchDocument[]): PluginPostings {
-    const postings = new Map<string, number[]>();
+    const termIds = new Map<string, number>();
+    /** [termId, docIndex, tf per field] per (document, term), in document order. */
+    let entries = new Int32Array(256 * (STRIDE + 1));
+    let used = 0;
     const lengths = new Float64Array(documents.length * FIELD_COUNT);
     const totals = new Array<number>(FIELD_COUNT).fill(0);
     // Every tool of a plugin carries the same plugin text: tokenize it once.
@@ -92,21 +103,36 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
         }
       }
       for (const [term, slot] of slots) {
-        let list = postings.get(term);
-        if (!list) postings.set(term, (list = []));
-        list.push(d);
-        for (let f = 0; f < FIELD_COUNT; f++) list.push(rows[slot * FIELD_COUNT + f]!);
+        let id = termIds.get(term);
+        if (id === undefined) termIds.set(term, (id = termIds.size));
+        if (used + STRIDE + 1 > entries.length) {
+          const grown = new Int32Array(entries.length * 2);
+          grown.set(entries);
+          entries = grown;
+        }
+        entries[used++] = id;
+        entries[used++] = d;
+        for (let f = 0; f < FIELD_COUNT; f++) entries[used++] = rows[slot * FIELD_COUNT + f]!;
       }
     });
-    return { documents: [...documents], postings, lengths, fieldTotals: totals };
+    // Group the entries by term: count, prefix sums, fill.
+    const offsets = new Int32Array(termIds.size + 1);
+    for (let i = 0; i < used; i += STRIDE + 1) offsets[entries[i]! + 1]! += 1;
+    for (let t = 0; t < termIds.size; t++) offsets[t + 1]! += offsets[t]!;
+    const cursor = offsets.slice(0, termIds.size);
+    const data = new Int32Array(offsets[termIds.size]! * STRIDE);
+    for (let i = 0; i < used; i += STRIDE + 1) {
+      const at = cursor[entries[i]!]!++ * STRIDE;
+      data.set(entries.subarray(i + 1, i + 1 + STRIDE), at);
+    }
+    return { documents: [...documents], terms: termIds, offsets, data, lengths, fieldTotals: totals };
   }
 
   function account(entry: PluginPostings, sign: 1 | -1): void {
     count += sign * entry.documents.length;
     entry.fieldTotals.forEach((total, f) => (fieldTotals[f] = (fieldTotals[f] ?? 0) + sign * total));
-    const stride = FIELD_COUNT + 1;
-    for (const [term, list] of entry.postings) {
-      const next = (documentFrequency.get(term) ?? 0) + sign * (list.length / stride);
+    for (const [term, id] of entry.terms) {
+      const next = (documentFrequency.get(term) ?? 0) + sign * (entry.offsets[id + 1]! - entry.offsets[id]!);
       if (next > 0) documentFrequency.set(term, next);
       else documentFrequency.delete(term);
     }
@@ -143,17 +169,17 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
       const pools: [string, PluginPostings][] =
         options.plugin !== undefined ? (byPlugin.has(options.plugin) ? [[options.plugin, byPlugin.get(options.plugin)!]] : []) : [...byPlugin];
       const hits: SearchHit[] = [];
-      const stride = FIELD_COUNT + 1;
       for (const [plugin, entry] of pools) {
         const scores = new Map<number, number>();
+        const { data, offsets } = entry;
         terms.forEach((term, t) => {
-          const list = entry.postings.get(term);
-          if (!list) return;
-          for (let i = 0; i < list.length; i += stride) {
-            const d = list[i]!;
+          const id = entry.terms.get(term);
+          if (id === undefined) return;
+          for (let i = offsets[id]! * STRIDE, end = offsets[id + 1]! * STRIDE; i < end; i += STRIDE) {
+            const d = data[i]!;
             let weighted = 0;
             for (let f = 0; f < FIELD_COUNT; f++) {
-              const tf = list[i + 1 + f]!;
+              const tf = data[i + 1 + f]!;
               if (tf === 0) continue;
               const norm = 1 - bs[f]! + (bs[f]! * entry.lengths[d * FIELD_COUNT + f]!) / averages[f]!;
               weighted += (weights[f]! * tf) / norm;
