@@ -11,7 +11,8 @@ import { GITHUB_CATALOG } from "./retrieval-kit.js";
 /**
  * Scale benchmark: synthetic catalogs of 1,000 / 10,000 / 100,000 tools, generated
  * deterministically by recombining the GitHub catalog's words (a seeded PRNG), 50 tools a plugin.
- * Prints index build time, heap used by the index and query p50/p95 for each engine.
+ * Prints index build time, memory held by the index (V8 heap plus typed-array buffers) and query
+ * p50/p95 for each engine.
  * Run: node --expose-gc --import tsx bench/scale.ts
  */
 
@@ -49,9 +50,15 @@ function cpuMs(usage: NodeJS.CpuUsage): number {
   return (usage.user + usage.system) / 1000;
 }
 
-function heap(): number {
-  (globalThis as { gc?: () => void }).gc?.();
-  return process.memoryUsage().heapUsed;
+/** Memory in use after collecting garbage; the pause lets freed array buffers be released. */
+async function heap(): Promise<number> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  gc?.();
+  // Typed arrays live outside the V8 heap (`external`), so both count.
+  const { heapUsed, external } = process.memoryUsage();
+  return heapUsed + external;
 }
 
 const engines: [string, () => ToolIndex][] = [
@@ -60,13 +67,13 @@ const engines: [string, () => ToolIndex][] = [
 ];
 if (!(globalThis as { gc?: unknown }).gc) console.log("(run with node --expose-gc for exact heap figures)");
 console.log(`load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs; CPU ms (user + system) is what the work cost, wall ms what it took`);
-console.log("tools     engine       build wall ms  build CPU ms   heap MB   query p50 ms   p95 ms   query CPU p50 ms   p95 ms");
+console.log("tools     engine       build wall ms  build CPU ms   mem MB    query p50 ms   p95 ms   query CPU p50 ms   p95 ms");
 for (const size of [1_000, 10_000, 100_000]) {
   const groups = synthetic(size);
   const random = prng(7);
   const queries = Array.from({ length: 300 }, () => Array.from({ length: 2 + Math.floor(random() * 4) }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(" "));
   for (const [label, make] of engines) {
-    const r = measure(make, groups, queries, size);
+    const r = await measure(make, groups, queries, size);
     console.log(
       `${String(size).padEnd(9)} ${label.padEnd(12)} ${r.buildMs.toFixed(0).padStart(13)}  ${r.buildCpuMs.toFixed(0).padStart(12)}   ${r.heapMb.toFixed(1).padStart(7)}   ${r.p50.toFixed(2).padStart(12)}   ${r.p95.toFixed(2).padStart(6)}   ${r.cpuP50.toFixed(2).padStart(16)}   ${r.cpuP95.toFixed(2).padStart(6)}`,
     );
@@ -74,15 +81,15 @@ for (const size of [1_000, 10_000, 100_000]) {
 }
 
 /** One engine at one size, in its own frame so the previous index is garbage before the next is measured. */
-function measure(make: () => ToolIndex, groups: Map<string, SearchDocument[]>, queries: string[], size: number) {
-  const before = heap();
+async function measure(make: () => ToolIndex, groups: Map<string, SearchDocument[]>, queries: string[], size: number) {
+  const before = await heap();
   const started = performance.now();
   const cpuStart = process.cpuUsage();
   const index = make();
   for (const [plugin, docs] of groups) index.setPluginDocuments(plugin, docs);
   const buildCpuMs = cpuMs(process.cpuUsage(cpuStart));
   const buildMs = performance.now() - started;
-  const heapMb = (heap() - before) / 1024 / 1024;
+  const heapMb = ((await heap()) - before) / 1024 / 1024;
   for (const q of queries.slice(0, 20)) index.search(q, { limit: 10 }); // warm-up
   const cpuTimes: number[] = [];
   const times = queries.map((q) => {
