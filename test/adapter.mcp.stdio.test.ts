@@ -153,6 +153,8 @@ describe("catalog", () => {
 describe("timeouts, cancellation, crashes, idle", () => {
   test("a hanging call fails with UPSTREAM_TIMEOUT after timeoutMs; the server keeps serving", async () => {
     const adapter = track(fixtureAdapter([], { timeoutMs: 300 }));
+    // Start the server first: on a loaded machine spawn + initialize alone can pass 300 ms.
+    await adapter.listTools();
     const started = Date.now();
     const error = await rejectsWith(adapter.call("hang", {}));
     const elapsed = Date.now() - started;
