@@ -3,7 +3,9 @@ export type { Adapter, AdapterOptions, CallContext, JsonSchema, Logger, Match, T
 export { createRuntime } from "./runtime/runtime.js";
 export type { OperationResult, PluginSummary, Runtime, RuntimeOptions } from "./runtime/runtime.js";
 export { createToolIndex } from "./runtime/search/index.js";
-export type { SearchDocument, SearchHit, ToolIndex } from "./runtime/search/index.js";
+export type { SearchDocument, SearchHit, ToolIndex, SearchEngineName } from "./runtime/search/index.js";
+export { retrievalMetrics } from "./runtime/search/evaluate.js";
+export type { FacadeMode } from "./runtime/facade-mode.js";
 export { ERROR_CODES, HINTS, RuntimeError } from "./runtime/errors.js";
 export type { ErrorCode, ErrorPayload } from "./runtime/errors.js";
 export { createFacadeServer } from "./facade/server.js";

@@ -23,6 +23,7 @@ describe("facade over stdio", () => {
       "agent_tools_notes_call",
       "agent_tools_notes_discover",
       "agent_tools_notes_run_skill",
+      "agent_tools_search",
       "agent_tools_tracker_call",
       "agent_tools_tracker_discover",
       "agent_tools_tracker_run_skill",
@@ -73,7 +74,7 @@ describe("facade over stdio", () => {
       name: "digest",
       description: "Digest of every note with a tag: titles and bodies in one answer.",
       params: "tag",
-      next: 'agent_tools_notes_run_skill {"skill":"digest","arguments":{…}}',
+      next: 'agent_tools_notes_run_skill {"skill":"digest","arguments":{}}',
     });
   });
 

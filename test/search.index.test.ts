@@ -1,30 +1,87 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createToolIndex } from "../src/runtime/search/index.js";
+import { createToolIndex, SEARCH_ENGINES } from "../src/runtime/search/index.js";
+import { retrievalMetrics } from "../src/runtime/search/evaluate.js";
 import { splitWords, tokenize } from "../src/runtime/search/tokenize.js";
 
-describe("search index", () => {
-  it("splits snake, kebab, camel case and digits", () => {
+describe("search tokenizer", () => {
+  it("splits snake, kebab, camel case and digits, drops stop words and stems", () => {
     assert.deepEqual(splitWords("listIssues get_pr-v2 HTTPServer"), ["list", "issues", "get", "pr", "v", "2", "http", "server"]);
     assert.deepEqual(tokenize("Listing the issues"), ["list", "issue"]);
   });
+});
 
-  it("ranks a name match above a description match, filters by plugin and counts totals", () => {
-    const index = createToolIndex();
-    index.setPluginDocuments("gh", [
-      { plugin: "gh", kind: "tool", name: "list_issues", fields: { name: "list_issues", description: "List issues of a repository." } },
-      { plugin: "gh", kind: "tool", name: "get_repo", fields: { name: "get_repo", description: "Read a repository, with its open issue count." } },
-      { plugin: "gh", kind: "skill", name: "triage", fields: { name: "triage", description: "Sort new issues by label." } },
+for (const engine of SEARCH_ENGINES) {
+  describe(`search index (${engine})`, () => {
+    it("ranks a name match above a description match, filters by plugin and counts totals", () => {
+      const index = createToolIndex(engine);
+      assert.equal(index.engine, engine);
+      index.setPluginDocuments("gh", [
+        { plugin: "gh", kind: "tool", name: "list_issues", fields: { name: "list_issues", description: "List issues of a repository." } },
+        { plugin: "gh", kind: "tool", name: "get_repo", fields: { name: "get_repo", description: "Read a repository, with its open issues count." } },
+        { plugin: "gh", kind: "skill", name: "triage", fields: { name: "triage", description: "Sort new issues by label." } },
+      ]);
+      index.setPluginDocuments("other", [{ plugin: "other", kind: "tool", name: "issues", fields: { name: "issues" } }]);
+      assert.equal(index.size(), 4);
+      assert.equal(index.size("gh"), 3);
+      assert.equal(index.search("issues").total, 4);
+      const gh = index.search("list issues", { plugin: "gh", limit: 2 });
+      assert.equal(gh.total, 3);
+      assert.equal(gh.hits.length, 2);
+      assert.equal(gh.hits[0]?.name, "list_issues");
+      assert.ok(gh.hits.every((h) => h.plugin === "gh"));
+      index.setPluginDocuments("gh", []);
+      assert.equal(index.search("issues").total, 1, "replacing a plugin's documents updates the index");
+      index.removePlugin("other");
+      assert.equal(index.search("issues").total, 0);
+      assert.equal(index.search("the of").total, 0, "stop words alone match nothing");
+    });
+
+    it("finds a camelCase tool by its words and a parameter by its description", () => {
+      const index = createToolIndex(engine);
+      index.setPluginDocuments("fin", [
+        { plugin: "fin", kind: "tool", name: "getStockPrice", fields: { name: "getStockPrice", description: "Latest trading price.", params: "ticker Ticker symbol" } },
+        { plugin: "fin", kind: "tool", name: "convertCurrency", fields: { name: "convertCurrency", description: "Convert money.", params: "amount from to" } },
+      ]);
+      assert.equal(index.search("stock price").hits[0]?.name, "getStockPrice");
+      assert.equal(index.search("ticker symbol").hits[0]?.name, "getStockPrice");
+      assert.equal(index.search("currency").hits[0]?.name, "convertCurrency");
+    });
+  });
+}
+
+describe("retrieval metrics", () => {
+  it("computes recall, nDCG and MRR on binary relevance", () => {
+    const m = retrievalMetrics([
+      { relevant: ["a"], ranked: ["a", "b"] },
+      { relevant: ["a", "b"], ranked: ["c", "a", "x", "y", "z", "b"] },
     ]);
-    index.setPluginDocuments("other", [{ plugin: "other", kind: "tool", name: "issues", fields: { name: "issues" } }]);
-    const all = index.search("issues");
-    assert.equal(all.total, 4);
-    const gh = index.search("issues", { plugin: "gh", limit: 2 });
-    assert.equal(gh.total, 3);
-    assert.equal(gh.hits.length, 2);
-    assert.equal(gh.hits[0]?.name, "list_issues");
-    index.setPluginDocuments("gh", []);
-    assert.equal(index.search("issues").total, 1, "replacing a plugin's documents updates the index");
-    assert.equal(index.search("the of").total, 0, "stop words alone match nothing");
+    assert.equal(m.recallAt1, 0.5);
+    assert.equal(m.recallAt5, 0.75);
+    assert.equal(m.recallAt10, 1);
+    assert.equal(m.mrr, 0.75);
+    assert.ok(m.ndcgAt10 > 0.5 && m.ndcgAt10 < 1);
+  });
+});
+
+describe("search answer budget", () => {
+  it("drops optional lists, shortens descriptions, then drops the last hits until the answer fits", async () => {
+    const { fitToBudget } = await import("../src/runtime/search-answer.js");
+    const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
+    const hits = Array.from({ length: 10 }, (_, i) => ({
+      plugin: "p",
+      kind: "tool",
+      name: `tool_${i}`,
+      description: "A description that goes on and on about what this tool does, well past any one line. ".repeat(3),
+      optional: "alpha, beta, gamma +9",
+      next: `agent_tools_call {"plugin":"p","toolName":"tool_${i}","arguments":{"a_long_required_parameter":…,"another_required_parameter":…,"and_a_third_one":…}}`,
+    }));
+    const answer = await fitToBudget({ ok: true, query: "q", shown: 10, total: 12, hits }, 400);
+    assert.ok(countTokens(JSON.stringify(answer)) <= 400);
+    const kept = answer.hits as { optional?: string; description: string }[];
+    assert.ok(kept.length >= 1 && kept.length < 10);
+    assert.equal(answer.shown, kept.length);
+    assert.match(String(answer.more), new RegExp(`^${12 - kept.length} more`));
+    assert.ok(kept.every((h) => h.optional === undefined && h.description.length <= 40));
   });
 });

@@ -20,6 +20,8 @@ commands:
   load MODULE         load a text module from commands/ in a one-off session (one JSON answer)
   exec COMMAND…       run a command line in a one-off sandbox (one JSON answer; exit = its exit code)
   serve               JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line
+  tokens              tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin [--json] [--tools FILE]
+  search-bench        rank --queries FILE against --tools FILE through agent_tools_search's code path [--limit N] [--engine E]
   help                this text
 
 options:
@@ -49,7 +51,19 @@ export async function main(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: ownArgs,
       allowPositionals: true,
-      options: { "plugins-dir": { type: "string" }, config: { type: "string" }, host: { type: "string" }, port: { type: "string" }, version: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: {
+        "plugins-dir": { type: "string" },
+        config: { type: "string" },
+        version: { type: "boolean" },
+        host: { type: "string" },
+        port: { type: "string" },
+        help: { type: "boolean", short: "h" },
+        json: { type: "boolean" },
+        tools: { type: "string" },
+        queries: { type: "string" },
+        limit: { type: "string" },
+        engine: { type: "string" },
+      },
     });
   } catch (error) {
     process.stderr.write(`agent-tools: ${(error as Error).message}\n\n${USAGE}`);
@@ -107,6 +121,48 @@ export async function main(argv: string[]): Promise<number> {
     case "serve": {
       const { serveText } = await import("./text.js");
       return serveText(await readConfig(values.config));
+    }
+    case "tokens": {
+      const { tokensReport, formatTokensReport } = await import("./tokens.js");
+      const { createRuntime } = await import("../runtime/runtime.js");
+      const { createLogger } = await import("../log.js");
+      let runtime;
+      if (values.tools) {
+        const { readTools } = await import("./retrieval-data.js");
+        const { inMemoryManifests, inMemoryAdapterKind, IN_MEMORY_KIND } = await import("./in-memory-fleet.js");
+        const path = await import("node:path");
+        const tools = readTools(values.tools, path.basename(values.tools).replace(/\..*$/, ""));
+        runtime = await createRuntime({ manifests: inMemoryManifests(tools, values.tools), adapterKinds: { [IN_MEMORY_KIND]: inMemoryAdapterKind }, log: createLogger("agent-tools", "warn") });
+      } else {
+        runtime = await createRuntime({ config: await readConfig(values.config), log: createLogger("agent-tools", "warn") });
+      }
+      try {
+        const report = await tokensReport(runtime);
+        if (values.json) print(report);
+        else process.stdout.write(formatTokensReport(report));
+      } finally {
+        await runtime.close();
+      }
+      return 0;
+    }
+    case "search-bench": {
+      const { isSearchEngineName, SEARCH_ENGINES } = await import("../runtime/search/index.js");
+      if (!values.tools || !values.queries) {
+        process.stderr.write("agent-tools search-bench: needs --tools FILE (tools.json) and --queries FILE (queries.jsonl)\n");
+        return 2;
+      }
+      const limit = values.limit === undefined ? 10 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 50) {
+        process.stderr.write(`agent-tools search-bench: --limit must be a whole number from 1 to 50 (got '${values.limit}')\n`);
+        return 2;
+      }
+      if (values.engine !== undefined && !isSearchEngineName(values.engine)) {
+        process.stderr.write(`agent-tools search-bench: --engine must be one of ${SEARCH_ENGINES.join(", ")} (got '${values.engine}')\n`);
+        return 2;
+      }
+      const { searchBench } = await import("./search-bench.js");
+      await searchBench({ tools: values.tools, queries: values.queries, limit, ...(values.engine ? { engine: values.engine } : {}) });
+      return 0;
     }
     case "help":
       process.stdout.write(USAGE);

@@ -24,7 +24,9 @@ export type RoutingOutcome = { route: FacadeRoute; name: string; repair: Repair 
 
 export function routeUnknownTool(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>): RoutingOutcome {
   const shape = operationFromShape(args);
-  const names = [...routes.keys()].filter((n) => !shape || routes.get(n)?.operation === shape);
+  // A `query` fits a _discover or, across plugins, agent_tools_search (the only one in compact mode).
+  const fits = (operation: FacadeOperation | undefined) => !shape || operation === shape || (shape === "discover" && operation === "search");
+  const names = [...routes.keys()].filter((n) => fits(routes.get(n)?.operation));
   const scored = names.map((name) => ({ name, score: similarity(sent, name) })).sort((a, b) => b.score - a.score);
   let chosen = scored[0] && scored[0].score >= ROUTING_SIMILARITY ? scored[0].name : undefined;
   let why = chosen ? "by name similarity" : "";

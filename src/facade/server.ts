@@ -8,7 +8,8 @@ import type { Session } from "../runtime/session.js";
 import { toOperationResult } from "../text/answer.js";
 import { textLayerFor } from "../text/text-layer.js";
 import { routeUnknownTool } from "./routing.js";
-import { buildFacadeTools, HELP_TOOL, type FacadeRoute } from "./tools.js";
+import { serverInstructions } from "./instructions.js";
+import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeRoute } from "./tools.js";
 
 /**
  * The MCP facade: the SDK's low-level Server with handlers for tools/list and tools/call. It maps
@@ -17,15 +18,15 @@ import { buildFacadeTools, HELP_TOOL, type FacadeRoute } from "./tools.js";
  * is connected by the caller.
  */
 
-export const SERVER_INSTRUCTIONS =
-  "agent-tools-runtime keeps many services behind a few tools. Call agent_tools_help first, then a plugin's _discover to find a tool, then its _call (or _run_skill). Errors carry a code and a hint: follow the hint rather than retrying the same call.";
+export { SERVER_INSTRUCTIONS } from "./instructions.js";
 
 const TEXT_LAYER_HELP =
   "agent_tools_exec runs a shell command line in this session's sandbox (files, env and cwd persist; no host secrets). Each plugin is a command: `<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME` print JSON, so pipe them into jq/grep/head to keep answers small. `status` shows the text modules (`load commands/<name>`).";
 
-export function toToolResult(outcome: OperationResult): CallToolResult {
+/** `compact`: one-line JSON text, for answers that must stay small (agent_tools_search). */
+export function toToolResult(outcome: OperationResult, options: { compact?: boolean } = {}): CallToolResult {
   return {
-    content: [{ type: "text", text: JSON.stringify(outcome.payload, null, 2) }],
+    content: [{ type: "text", text: options.compact ? JSON.stringify(outcome.payload) : JSON.stringify(outcome.payload, null, 2) }],
     structuredContent: outcome.payload,
     isError: outcome.isError,
   };
@@ -36,13 +37,20 @@ export interface FacadeServerOptions {
   session: Session;
 }
 
+/** `{plugin, ...rest}` → the plugin's prefix and the arguments the runtime operation expects. */
+function pluginFromArguments(args: unknown): { prefix: string; rest: unknown } {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return { prefix: "", rest: args };
+  const { plugin, ...rest } = args as Record<string, unknown>;
+  return { prefix: typeof plugin === "string" ? plugin.trim() : "", rest };
+}
+
 export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
   const pkg = packageJson();
   const server = new Server(
     { name: pkg.name, version: pkg.version },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: SERVER_INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(runtime.summaries(), runtime.facadeMode) },
   );
-  const { tools, routes } = buildFacadeTools(runtime.summaries());
+  const { tools, routes } = buildFacadeTools(runtime.summaries(), { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
@@ -68,6 +76,8 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     switch (route.operation) {
       case "help":
         return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), textLayer: TEXT_LAYER_HELP, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+      case "search":
+        return toToolResult(await runtime.search(session, args, ctx), { compact: true });
       case "exec": {
         // The text layer is made on first use; just-bash itself loads with the first command line.
         const command = args && typeof args === "object" ? (args as { command?: unknown }).command : undefined;
@@ -78,9 +88,11 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
       case "discover":
         return toToolResult(await runtime.discover(session, route.prefix ?? "", args, ctx));
       case "call":
-        return toToolResult(await runtime.call(session, route.prefix ?? "", args, ctx));
-      case "run_skill":
-        return toToolResult(await runtime.runSkill(session, route.prefix ?? "", args, ctx));
+      case "run_skill": {
+        // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
+        const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
+        return toToolResult(route.operation === "call" ? await runtime.call(session, prefix, rest, ctx) : await runtime.runSkill(session, prefix, rest, ctx));
+      }
     }
   });
   // A downstream catalog changed: tell this client, so it re-reads tools (the facade's

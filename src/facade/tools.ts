@@ -1,3 +1,4 @@
+import type { FacadeMode } from "../runtime/facade-mode.js";
 import type { PluginSummary } from "../runtime/runtime.js";
 
 /**
@@ -5,7 +6,7 @@ import type { PluginSummary } from "../runtime/runtime.js";
  * Descriptions are short and say when to use each tool; the real catalog stays behind discover.
  */
 
-export type FacadeOperation = "help" | "exec" | "discover" | "call" | "run_skill";
+export type FacadeOperation = "help" | "search" | "discover" | "call" | "run_skill" | "exec";
 
 export interface FacadeTool {
   name: string;
@@ -16,6 +17,7 @@ export interface FacadeTool {
 
 export interface FacadeRoute {
   operation: FacadeOperation;
+  /** The plugin, for per-plugin tools; compact tools take it from the arguments' `plugin`. */
   prefix?: string;
 }
 
@@ -34,7 +36,20 @@ export const EXEC_FACADE_TOOL: FacadeTool = {
   },
 };
 
-export function facadeToolName(prefix: string, operation: Exclude<FacadeOperation, "help" | "exec">): string {
+export const SEARCH_TOOL = "agent_tools_search";
+export const COMPACT_CALL_TOOL = "agent_tools_call";
+export const COMPACT_RUN_SKILL_TOOL = "agent_tools_run_skill";
+
+export interface FacadeToolOptions {
+  mode?: FacadeMode;
+  /**
+   * The text layer's tool (agent_tools_exec), when this build has one: listed in both modes,
+   * routed to operation "exec". Left out, the facade has no exec tool.
+   */
+  execTool?: FacadeTool;
+}
+
+export function facadeToolName(prefix: string, operation: "discover" | "call" | "run_skill"): string {
   return `agent_tools_${prefix}_${operation}`;
 }
 
@@ -42,52 +57,99 @@ function notConfigured(plugin: PluginSummary): string {
   return plugin.configured ? "" : ` [not configured: ${plugin.missing ?? "requirements missing"}]`;
 }
 
-export function buildFacadeTools(plugins: readonly PluginSummary[]): { tools: FacadeTool[]; routes: Map<string, FacadeRoute> } {
-  const tools: FacadeTool[] = [
+const HELP: FacadeTool = {
+  name: HELP_TOOL,
+  description: "Start here: how to use this server, and every connected plugin (prefix, what it wraps, whether it is configured).",
+  inputSchema: { type: "object", properties: {} },
+  annotations: { readOnlyHint: true },
+};
+
+const SEARCH: FacadeTool = {
+  name: SEARCH_TOOL,
+  description: "Find the tool or skill for a task across every connected service. Answers ranked hits, each with its plugin and the exact call to make next. Search before guessing a tool name.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      query: { type: "string", description: "What you want to do, in a few words." },
+      limit: { type: "integer", minimum: 1, maximum: 50, description: "How many hits (default 10)." },
+      detail: { type: "boolean", description: "true to include each hit's full input schema." },
+    },
+    required: ["query"],
+  },
+  annotations: { readOnlyHint: true },
+};
+
+/** Compact mode: the same five tools (four without a text layer) for 1 plugin or 500. */
+function compactTools(execTool: FacadeTool | undefined): FacadeTool[] {
+  return [
+    HELP,
+    SEARCH,
+    ...(execTool ? [execTool] : []),
     {
-      name: HELP_TOOL,
-      description: "Start here: how to use this server, and every connected plugin (prefix, what it wraps, whether it is configured).",
-      inputSchema: { type: "object", properties: {} },
-      annotations: { readOnlyHint: true },
+      name: COMPACT_CALL_TOOL,
+      description: `Run one tool of a plugin, as ${SEARCH_TOOL} shows it. Arguments are checked against the tool's schema; tools that change data need confirm: true.`,
+      inputSchema: {
+        type: "object",
+        properties: {
+          plugin: { type: "string", description: "The plugin's prefix." },
+          toolName: { type: "string", description: "The tool's name." },
+          arguments: { type: "object", description: "The tool's arguments.", additionalProperties: true },
+          confirm: { type: "boolean", description: "true to allow a tool that changes data." },
+        },
+        required: ["plugin", "toolName"],
+      },
+    },
+    {
+      name: COMPACT_RUN_SKILL_TOOL,
+      description: "Run a plugin's skill: a server-side recipe that makes several calls in one.",
+      inputSchema: {
+        type: "object",
+        properties: {
+          plugin: { type: "string", description: "The plugin's prefix." },
+          skill: { type: "string", description: "The skill's name." },
+          arguments: { type: "object", description: "The skill's arguments.", additionalProperties: true },
+          confirm: { type: "boolean", description: "true to allow a skill whose steps change data." },
+        },
+        required: ["plugin", "skill"],
+      },
     },
   ];
-  tools.push(EXEC_FACADE_TOOL);
+}
+
+export function buildFacadeTools(plugins: readonly PluginSummary[], options: FacadeToolOptions = {}): { tools: FacadeTool[]; routes: Map<string, FacadeRoute> } {
   const routes = new Map<string, FacadeRoute>([
     [HELP_TOOL, { operation: "help" }],
-    [EXEC_TOOL, { operation: "exec" }],
+    [SEARCH_TOOL, { operation: "search" }],
   ]);
+  if (options.execTool) routes.set(options.execTool.name, { operation: "exec" });
+  if (options.mode === "compact") {
+    routes.set(COMPACT_CALL_TOOL, { operation: "call" });
+    routes.set(COMPACT_RUN_SKILL_TOOL, { operation: "run_skill" });
+    return { tools: compactTools(options.execTool), routes };
+  }
+  const tools: FacadeTool[] = [HELP, SEARCH, ...(options.execTool ? [options.execTool] : [])];
   for (const plugin of plugins) {
     const label = plugin.name || plugin.prefix;
     const hint = plugin.discoverHint ? ` ${plugin.discoverHint}` : "";
     const discover = facadeToolName(plugin.prefix, "discover");
+    // Per-plugin tools are paid for once per plugin in every tools/list, so their wording is kept
+    // to what a model needs to pick the tool (≤ 150 tokens a plugin); details live in the answers.
     tools.push({
       name: discover,
-      description: `Find ${label} tools and skills by a few words of what you need (no query: the most useful ones). Answers names, parameters and the exact call to make next.${hint}${notConfigured(plugin)}`,
-      inputSchema: {
-        type: "object",
-        properties: {
-          query: { type: "string", description: "What you want to do, in a few words." },
-          limit: { type: "integer", minimum: 1, maximum: 50, description: "How many matches (default 10 with a query, 20 without; at most 50)." },
-        },
-      },
+      description: `Find ${label} tools for a task (no query: the most useful) and the call to make.${hint}${notConfigured(plugin)}`,
+      inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } } },
       annotations: { readOnlyHint: true },
     });
     routes.set(discover, { operation: "discover", prefix: plugin.prefix });
 
     const call = facadeToolName(plugin.prefix, "call");
-    const gate = plugin.requireConfirm
-      ? "Tools that change data need confirm: true; read-only tools do not."
-      : "This plugin's calls run without confirmation.";
+    const gate = plugin.requireConfirm ? " Changes need confirm: true." : "";
     tools.push({
       name: call,
-      description: `Run one ${label} tool found with ${discover}. Arguments are checked against the tool's schema. ${gate}${notConfigured(plugin)}`,
+      description: `Run a ${label} tool found by _discover or agent_tools_search.${gate}${notConfigured(plugin)}`,
       inputSchema: {
         type: "object",
-        properties: {
-          toolName: { type: "string", description: "The tool's name as discover shows it." },
-          arguments: { type: "object", description: "The tool's arguments.", additionalProperties: true },
-          confirm: { type: "boolean", description: "true to allow a tool that changes data." },
-        },
+        properties: { toolName: { type: "string" }, arguments: { type: "object" }, ...(plugin.requireConfirm ? { confirm: { type: "boolean" } } : {}) },
         required: ["toolName"],
       },
     });
@@ -97,16 +159,8 @@ export function buildFacadeTools(plugins: readonly PluginSummary[]): { tools: Fa
       const runSkill = facadeToolName(plugin.prefix, "run_skill");
       tools.push({
         name: runSkill,
-        description: `Run a ${label} skill: a server-side recipe that makes several calls in one. Skills: ${plugin.skills.join(", ")}. See ${discover} for their arguments.${notConfigured(plugin)}`,
-        inputSchema: {
-          type: "object",
-          properties: {
-            skill: { type: "string", description: "The skill's name." },
-            arguments: { type: "object", description: "The skill's arguments.", additionalProperties: true },
-            confirm: { type: "boolean", description: "true to allow a skill whose steps change data." },
-          },
-          required: ["skill"],
-        },
+        description: `Run a ${label} skill (a multi-call recipe): ${plugin.skills.join(", ")}.${notConfigured(plugin)}`,
+        inputSchema: { type: "object", properties: { skill: { type: "string" }, arguments: { type: "object" }, confirm: { type: "boolean" } }, required: ["skill"] },
       });
       routes.set(runSkill, { operation: "run_skill", prefix: plugin.prefix });
     }

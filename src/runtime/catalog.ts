@@ -14,7 +14,7 @@ export interface Catalog {
   invalidate(prefix: string): void;
 }
 
-function schemaText(schema: Record<string, unknown>): string {
+export function schemaText(schema: Record<string, unknown>): string {
   const properties = schema.properties;
   if (!properties || typeof properties !== "object") return "";
   return Object.entries(properties as Record<string, unknown>)
@@ -23,6 +23,28 @@ function schemaText(schema: Record<string, unknown>): string {
       return typeof description === "string" ? `${name} ${description}` : name;
     })
     .join(" ");
+}
+
+/**
+ * The string values of small enums: servers that fold several operations into one tool
+ * (`issue_write` with `method: "create" | "update"`) name the operations only there.
+ */
+export function enumText(schema: Record<string, unknown>): string {
+  const properties = schema.properties;
+  if (!properties || typeof properties !== "object") return "";
+  const values: string[] = [];
+  for (const spec of Object.values(properties as Record<string, unknown>)) {
+    const list = spec && typeof spec === "object" ? (spec as Record<string, unknown>).enum : undefined;
+    if (Array.isArray(list) && list.length <= MAX_ENUM_VALUES) values.push(...list.filter((v): v is string => typeof v === "string"));
+  }
+  return values.join(" ");
+}
+
+const MAX_ENUM_VALUES = 12;
+
+/** The human-readable title, top level or in annotations (MCP allows both). */
+function titleOf(tool: ToolDescriptor): string | undefined {
+  return tool.title ?? (typeof tool.annotations?.title === "string" ? tool.annotations.title : undefined);
 }
 
 function skillArgsText(args: Record<string, unknown> | undefined): string {
@@ -35,19 +57,32 @@ function skillArgsText(args: Record<string, unknown> | undefined): string {
 
 export function pluginSearchText(plugin: LoadedPlugin): string {
   const { name, description, discoverHint, prefix } = plugin.manifest;
-  return [prefix, name, description, discoverHint].filter(Boolean).join(" ");
+  // A config entry's name is often its prefix; the same words twice would only inflate the field.
+  return [...new Set([prefix, name, description, discoverHint].filter(Boolean))].join(" ");
+}
+
+/** One tool's search document: its name (and title), description, parameters and its plugin's text. */
+export function toolDocument(prefix: string, pluginText: string, tool: ToolDescriptor): SearchDocument {
+  return {
+    plugin: prefix,
+    kind: "tool",
+    name: tool.name,
+    fields: {
+      name: tool.name,
+      ...(titleOf(tool) ? { title: titleOf(tool) } : {}),
+      description: tool.description ?? "",
+      params: schemaText(tool.inputSchema),
+      values: enumText(tool.inputSchema),
+      plugin: pluginText,
+    },
+  };
 }
 
 export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescriptor[]): SearchDocument[] {
   const pluginText = pluginSearchText(plugin);
   const prefix = plugin.manifest.prefix;
   return [
-    ...tools.map((tool) => ({
-      plugin: prefix,
-      kind: "tool" as const,
-      name: tool.name,
-      fields: { name: `${tool.name} ${tool.title ?? ""}`, description: tool.description ?? "", params: schemaText(tool.inputSchema), plugin: pluginText },
-    })),
+    ...tools.map((tool) => toolDocument(prefix, pluginText, tool)),
     ...plugin.skills.map((skill) => ({
       plugin: prefix,
       kind: "skill" as const,

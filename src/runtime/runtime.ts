@@ -17,7 +17,10 @@ import { describeThrown, fromThrown, isRuntimeError, RuntimeError, type ErrorPay
 import { loopKey, previousFailures, rememberOutcome, shouldBreakLoop } from "./loop-breaker.js";
 import { repairRequest, stripToolPrefix, type Repair } from "./repair.js";
 import { capResult, unwrapResult, withDeadline } from "./result.js";
-import { createToolIndex, type ToolIndex } from "./search/index.js";
+import { createToolIndex, isSearchEngineName, type SearchEngineName, type ToolIndex } from "./search/index.js";
+import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
+import { argumentSkeleton, fitToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, type SearchArgs } from "./search-answer.js";
+import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
 import { closestNames, similarity } from "./similarity.js";
@@ -45,6 +48,12 @@ export interface RuntimeOptions {
   callTimeoutMs?: number;
   /** Largest result, in characters of JSON, before it is cut; default 100,000. */
   maxResultChars?: number;
+  /** Plugins made in code (e.g. search-bench's in-memory catalogs), loaded instead of any discovery. */
+  manifests?: PluginManifest[];
+  /** The ranking engine; default bm25f (README "Discovery" has the measurements). */
+  searchEngine?: SearchEngineName;
+  /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
+  facadeMode?: FacadeMode;
 }
 
 export interface OperationContext {
@@ -78,11 +87,15 @@ export interface Runtime {
   readonly brokenLinks: readonly BrokenRelatedLink[];
   readonly index: ToolIndex;
   readonly log: Logger;
+  /** How the facade presents the fleet: a trio per plugin, or five fixed tools. */
+  readonly facadeMode: FacadeMode;
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
   createSession(id?: string): Session;
   help(): Record<string, unknown>;
   discover(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
+  /** One ranked answer across every plugin ({query, limit?, plugin?, detail?}); agent_tools_search and search-bench use it. */
+  search(session: Session, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   call(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   runSkill(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   /** Called with the plugin's prefix whenever a plugin's tool list changes. Returns an unsubscribe. */
@@ -95,13 +108,22 @@ const DEFAULT_MAX_RESULT_CHARS = 100_000;
 const DEFAULT_DISCOVER_LIMIT = 10;
 const MAX_DISCOVER_LIMIT = 50;
 const DESCRIPTION_CHARS = 160;
+const MAX_OPTIONAL_NAMES = 3;
+
+const COMPACT_PROTOCOL = [
+  "Each plugin wraps one service. Its tools are not listed up front: find them first.",
+  "1. agent_tools_search({query}) — a few words of what you need; answers ranked tools and skills of every plugin, each with the exact call to make next.",
+  "2. agent_tools_call({plugin, toolName, arguments}) — arguments are checked against the tool's schema; tools that change data also need confirm: true.",
+  "3. agent_tools_run_skill({plugin, skill, arguments}) — a server-side recipe that makes several calls in one.",
+  "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
+];
 
 function positiveInt(value: string | undefined): number | undefined {
   const n = Number(value);
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-function oneLine(text: string | undefined, max = DESCRIPTION_CHARS): string {
+function oneLine(text: string | undefined, max: number = DESCRIPTION_CHARS): string {
   const flat = (text ?? "").replace(/\s+/g, " ").trim();
   const firstSentence = flat.match(/^(.+?[.!?])(\s|$)/)?.[1] ?? flat;
   const line = firstSentence.length >= 40 ? firstSentence : flat;
@@ -123,6 +145,14 @@ function paramSummary(schema: Record<string, unknown>): string {
   return properties.map((p) => (required.has(p) ? `${p}*` : p)).join(", ");
 }
 
+function optionalParams(schema: Record<string, unknown>): string {
+  const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]) : []);
+  const optional = properties.filter((p) => !required.has(p));
+  // A few names are enough to know a tool fits; the schema (detail: true) has the rest.
+  return optional.length > MAX_OPTIONAL_NAMES ? `${optional.slice(0, MAX_OPTIONAL_NAMES).join(", ")} +${optional.length - MAX_OPTIONAL_NAMES}` : optional.join(", ");
+}
+
 function skillParamSummary(skill: Skill): string {
   const args = skill.meta.args;
   if (!args) return "";
@@ -137,10 +167,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const maxResultChars = options.maxResultChars ?? positiveInt(env.AGENT_TOOLS_MAX_RESULT_CHARS) ?? DEFAULT_MAX_RESULT_CHARS;
 
   const cwd = options.cwd ?? process.cwd();
+  const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);
   const skipBundled = options.skipBundled ?? env.AGENT_TOOLS_NO_BUNDLED_PLUGINS === "1";
   const config = options.config;
-  const dirs =
-    options.pluginDirs ??
+  const dirs = options.manifests
+    ? []
+    : options.pluginDirs ??
     discoverPluginDirs({
       runtimeRoot: RUNTIME_ROOT,
       cwd,
@@ -150,15 +182,20 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
   // Precedence when prefixes collide: plugin folders, then config entries, then the embedded default.
   const sources: PluginSource[] = [...dirs];
-  if (config) sources.push(...manifestsFromConfig(config));
-  if (!config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
+  if (options.manifests) sources.push(...options.manifests);
+  else {
+    if (config) sources.push(...manifestsFromConfig(config));
+    if (!config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
+  }
   const loadOptions = { env, log, disable: config?.plugins.disable ?? [], adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) } };
   const { plugins, failures } = await loadPlugins(sources, loadOptions);
   const brokenLinks = findBrokenRelatedLinks(plugins);
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
 
   const byPrefix = new Map(plugins.map((p) => [p.manifest.prefix, p]));
-  const index = createToolIndex();
+  const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
+  if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use bm25f, minisearch or bm25. Using bm25f.`);
+  const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined));
   const catalog: Catalog = createCatalog(index);
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
@@ -177,7 +214,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   function requirePlugin(prefix: string): LoadedPlugin & { adapter: Adapter } {
     const plugin = byPrefix.get(prefix);
     if (!plugin) {
-      throw new RuntimeError("UNKNOWN_FACADE_TOOL", `no plugin has prefix '${prefix}'`, { plugins: [...byPrefix.keys()] });
+      const names = [...byPrefix.keys()];
+      const close = prefix ? closestNames(prefix, names) : [];
+      const what = prefix ? `no plugin has prefix '${prefix}'${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (agent_tools_search hits and agent_tools_help show it)";
+      throw new RuntimeError("UNKNOWN_FACADE_TOOL", what, { plugins: names.length > 50 ? [...close, `… ${names.length} plugins in all`] : names });
     }
     if (!plugin.configured || !plugin.adapter) {
       throw new RuntimeError("NOT_CONFIGURED", `plugin '${prefix}' is not configured: ${describeMissing(plugin.missing)}`, {
@@ -231,22 +271,79 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     }
   }
 
-  function describeTool(plugin: LoadedPlugin, tool: ToolDescriptor): Record<string, unknown> {
+  /** The exact facade call to make next, in the current facade mode, with the required arguments sketched. */
+  function nextCall(prefix: string, key: "toolName" | "skill", name: string, schema: Record<string, unknown> | undefined, confirm: boolean): string {
+    const target = facadeMode === "compact" ? `"plugin":"${prefix}",` : "";
+    const tool = facadeMode === "compact" ? (key === "skill" ? "agent_tools_run_skill" : "agent_tools_call") : `agent_tools_${prefix}_${key === "skill" ? "run_skill" : "call"}`;
+    return `${tool} {${target}"${key}":"${name}","arguments":${argumentSkeleton(schema)}${confirm ? ',"confirm":true' : ""}}`;
+  }
+
+  interface DescribeOptions {
+    /** Name the plugin in the entry (cross-plugin answers). */
+    withPlugin?: boolean;
+    /** Add the full input schema (search's `detail: true`). */
+    detail?: boolean;
+    descriptionChars?: number;
+  }
+
+  function describeTool(plugin: LoadedPlugin, tool: ToolDescriptor, opts: DescribeOptions = {}): Record<string, unknown> {
     const prefix = plugin.manifest.prefix;
-    const entry: Record<string, unknown> = { kind: "tool", name: tool.name, description: oneLine(tool.description) };
-    const params = paramSummary(tool.inputSchema);
-    if (params) entry.params = params;
-    if (needsConfirm(plugin, tool)) entry.confirm = true;
-    entry.next = `agent_tools_${prefix}_call {"toolName":"${tool.name}","arguments":{…}${needsConfirm(plugin, tool) ? ',"confirm":true' : ""}}`;
+    const entry: Record<string, unknown> = {
+      ...(opts.withPlugin ? { plugin: prefix } : {}),
+      kind: "tool",
+      name: tool.name,
+      description: oneLine(tool.description, opts.descriptionChars),
+    };
+    // Cross-plugin answers name only the optional parameters: the required ones are in `next`.
+    const params = opts.withPlugin ? optionalParams(tool.inputSchema) : paramSummary(tool.inputSchema);
+    if (params) entry[opts.withPlugin ? "optional" : "params"] = params;
+    // Cross-plugin answers leave the flag to `next` (which carries confirm: true): every token counts there.
+    if (needsConfirm(plugin, tool) && !opts.withPlugin) entry.confirm = true;
+    entry.next = nextCall(prefix, "toolName", tool.name, tool.inputSchema, needsConfirm(plugin, tool));
+    if (opts.detail) entry.inputSchema = tool.inputSchema;
     return entry;
   }
 
-  function describeSkill(plugin: LoadedPlugin, skill: Skill): Record<string, unknown> {
-    const entry: Record<string, unknown> = { kind: "skill", name: skill.name, description: oneLine(skill.meta.description) };
-    const params = skillParamSummary(skill);
-    if (params) entry.params = params;
-    entry.next = `agent_tools_${plugin.manifest.prefix}_run_skill {"skill":"${skill.name}","arguments":{…}}`;
+  function describeSkill(plugin: LoadedPlugin, skill: Skill, opts: DescribeOptions = {}): Record<string, unknown> {
+    const entry: Record<string, unknown> = {
+      ...(opts.withPlugin ? { plugin: plugin.manifest.prefix } : {}),
+      kind: "skill",
+      name: skill.name,
+      description: oneLine(skill.meta.description, opts.descriptionChars),
+    };
+    const schema = isSchemaLike(skill.meta.args) ? skill.meta.args : undefined;
+    const params = opts.withPlugin && schema ? optionalParams(schema) : skillParamSummary(skill);
+    if (params) entry[opts.withPlugin && schema ? "optional" : "params"] = params;
+    entry.next = nextCall(plugin.manifest.prefix, "skill", skill.name, schema, false);
+    if (opts.detail && skill.meta.args) entry.args = skill.meta.args;
     return entry;
+  }
+
+  /** Ranked entries for a query, across plugins or within one: the one code path of search and discover. */
+  function rankedEntries(query: string, limit: number, opts: DescribeOptions & { plugin?: string; usable: (prefix: string) => boolean }): { entries: Record<string, unknown>[]; total: number } {
+    // Ask for more than the limit: hits of plugins that cannot be used are dropped after ranking.
+    const found = index.search(query, { ...(opts.plugin !== undefined ? { plugin: opts.plugin } : {}) });
+    const entries: Record<string, unknown>[] = [];
+    let total = 0;
+    for (const hit of found.hits) {
+      if (!opts.usable(hit.plugin)) continue;
+      const plugin = byPrefix.get(hit.plugin);
+      if (!plugin) continue;
+      let entry: Record<string, unknown> | undefined;
+      if (entries.length < limit) {
+        if (hit.kind === "skill") {
+          const skill = plugin.skills.find((s) => s.name === hit.name);
+          if (skill) entry = describeSkill(plugin, skill, opts);
+        } else {
+          const tool = catalog.cached(hit.plugin)?.find((t) => t.name === hit.name);
+          if (tool) entry = describeTool(plugin, tool, opts);
+        }
+        if (!entry) continue;
+        entries.push(entry);
+      }
+      total += 1;
+    }
+    return { entries, total };
   }
 
   /** Shared frame of every operation: loop check, error → payload, call log. */
@@ -322,6 +419,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     brokenLinks,
     index,
     log,
+    facadeMode,
     plugin: (prefix) => byPrefix.get(prefix),
     createSession: (id) => createSession(id),
 
@@ -345,8 +443,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const pkg = packageJson();
       return {
         server: `${pkg.name} ${pkg.version}`,
-        protocol: [
+        protocol: facadeMode === "compact" ? COMPACT_PROTOCOL : [
           "Each plugin wraps one service. Its tools are not listed up front: find them first.",
+          "0. agent_tools_search({query}) — one ranked answer across every plugin, each hit with the exact call to make next.",
           "1. agent_tools_<prefix>_discover({query}) — a few words of what you need; answers tool and skill names with their parameters (* = required).",
           "2. agent_tools_<prefix>_call({toolName, arguments}) — arguments are checked against the tool's schema; tools that change data also need confirm: true.",
           "3. agent_tools_<prefix>_run_skill({skill, arguments}) — a server-side recipe that makes several calls in one.",
@@ -378,29 +477,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return operate(session, "discover", prefix, repairs, undefined, query || undefined, async () => {
         const plugin = requirePlugin(prefix);
         const tools = await toolsOf(plugin);
-        const byName = new Map(tools.map((t) => [t.name, t]));
-        const skills = new Map(plugin.skills.map((s) => [s.name, s]));
         const totals = { tools: tools.length, skills: plugin.skills.length };
         let matches: Record<string, unknown>[];
         let total: number;
-        const limit = Math.min(limitArg ?? (query ? DEFAULT_DISCOVER_LIMIT : 20), MAX_DISCOVER_LIMIT);
+        const limit = Math.min(limitArg ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
+        const short = { descriptionChars: SEARCH_DESCRIPTION_CHARS };
         if (query) {
-          const found = index.search(query, { plugin: prefix, limit });
+          const found = rankedEntries(query, limit, { plugin: prefix, usable: () => true, ...short });
           total = found.total;
-          matches = found.hits.flatMap((hit) => {
-            if (hit.kind === "skill") {
-              const skill = skills.get(hit.name);
-              return skill ? [describeSkill(plugin, skill)] : [];
-            }
-            const tool = byName.get(hit.name);
-            return tool ? [describeTool(plugin, tool)] : [];
-          });
+          matches = found.entries;
         } else {
           // Without a query: skills first (they do the most per call), then read-only tools, then the rest.
           const ordered = [
-            ...plugin.skills.map((s) => describeSkill(plugin, s)),
-            ...tools.filter((t) => isReadOnly(plugin, t)).map((t) => describeTool(plugin, t)),
-            ...tools.filter((t) => !isReadOnly(plugin, t)).map((t) => describeTool(plugin, t)),
+            ...plugin.skills.map((s) => describeSkill(plugin, s, short)),
+            ...tools.filter((t) => isReadOnly(plugin, t)).map((t) => describeTool(plugin, t, short)),
+            ...tools.filter((t) => !isReadOnly(plugin, t)).map((t) => describeTool(plugin, t, short)),
           ];
           total = ordered.length;
           matches = ordered.slice(0, limit);
@@ -424,6 +515,43 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           }
         }
         return answer;
+      });
+    },
+
+    async search(session, rawArgs, ctx = {}) {
+      const repairs = [...(ctx.repairs ?? [])];
+      const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
+      const query = typeof args.query === "string" ? args.query.trim() : "";
+      return operate(session, "search", "*", repairs, undefined, query || undefined, async () => {
+        if (!query) {
+          throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {
+            errors: [{ path: "/query", message: "must be a non-empty string" }],
+          });
+        }
+        const only = typeof args.plugin === "string" && args.plugin ? args.plugin : undefined;
+        if (only !== undefined) requirePlugin(only);
+        const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
+        // Every configured catalog must be in the index before ranking; one that cannot be listed
+        // is reported, and the others still answer.
+        const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
+        const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
+        const listed = await Promise.allSettled(unlisted.map((p) => toolsOf(p)));
+        const unavailable: Record<string, string> = {};
+        listed.forEach((outcome, i) => {
+          if (outcome.status === "rejected") unavailable[unlisted[i]!.manifest.prefix] = describeThrown(outcome.reason);
+        });
+        const usable = new Set(wanted.map((p) => p.manifest.prefix));
+        const found = rankedEntries(query, limit, {
+          ...(only !== undefined ? { plugin: only } : {}),
+          usable: (prefix) => usable.has(prefix),
+          withPlugin: true,
+          detail: args.detail === true,
+          descriptionChars: SEARCH_DESCRIPTION_CHARS,
+        });
+        const notConfigured = plugins.filter((p) => !p.configured).map((p) => p.manifest.prefix);
+        const answer = searchAnswer({ query, limit, max: MAX_DISCOVER_LIMIT, ...found, unavailable, notConfigured, mode: facadeMode });
+        // An explicit `detail: true` asked for schemas; every other answer is kept short.
+        return args.detail === true ? answer : fitToBudget(answer);
       });
     },
 

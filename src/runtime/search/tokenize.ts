@@ -9,16 +9,27 @@ const STOP_WORDS = new Set(
   "a an and are as at be by for from has have in into is it its of on or that the this to was were will with your you i me my we our can do does how what which who".split(" "),
 );
 
+/** Words that carry no meaning in a request to a tool ("please show me …"); dropped from queries only. */
+const QUERY_STOP_WORDS = new Set("please want need would like could should some any all there here them they their about using use".split(" "));
+
 /** Split identifiers and prose into lower-case words. */
 export function splitWords(text: string): string[] {
-  return text
+  // Most text is already lower case prose: the case and digit splits only run when they can matter.
+  if (!/[A-Z0-9]/.test(text)) return nonEmpty(text.split(/[^a-z0-9]+/));
+  return nonEmpty(text
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
     .replace(/([a-zA-Z])(\d)/g, "$1 $2")
     .replace(/(\d)([a-zA-Z])/g, "$1 $2")
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
+    .split(/[^a-z0-9]+/));
+}
+
+/** Splitting leaves at most an empty first and last piece; drop them without a second array. */
+function nonEmpty(parts: string[]): string[] {
+  if (parts.length && parts[parts.length - 1] === "") parts.pop();
+  if (parts.length && parts[0] === "") parts.shift();
+  return parts;
 }
 
 /** A small, predictable stemmer: enough to join plural and verb forms of tool vocabulary. */
@@ -37,6 +48,44 @@ function dedouble(word: string): string {
   return /([b-df-hj-np-tv-z])\1$/.test(word) ? word.slice(0, -1) : word;
 }
 
-export function tokenize(text: string): string[] {
-  return splitWords(text).filter((w) => !STOP_WORDS.has(w)).map(stem);
+export interface TokenizerOptions {
+  stem?: boolean;
+  stopWords?: boolean;
 }
+
+/** Tool vocabulary is small and repetitive, so each word is stemmed once (bounded, so memory stays flat). */
+const stemCache = new Map<string, string>();
+const STEM_CACHE_LIMIT = 200_000;
+
+function cachedStem(word: string): string {
+  if (word.length <= 3) return word;
+  let stemmed = stemCache.get(word);
+  if (stemmed === undefined) {
+    stemmed = stem(word);
+    if (stemCache.size < STEM_CACHE_LIMIT) stemCache.set(word, stemmed);
+  }
+  return stemmed;
+}
+
+export function makeTokenizer(options: TokenizerOptions = {}): (text: string) => string[] {
+  const useStem = options.stem ?? true;
+  const useStop = options.stopWords ?? true;
+  // One pass and one array per text: at 100,000 tools the intermediate arrays were GC work.
+  return (text) => {
+    const out: string[] = [];
+    for (const word of splitWords(text)) {
+      if (useStop && STOP_WORDS.has(word)) continue;
+      out.push(useStem ? cachedStem(word) : word);
+    }
+    return out;
+  };
+}
+
+export function makeQueryTokenizer(options: TokenizerOptions = {}): (query: string) => string[] {
+  const base = makeTokenizer(options);
+  const useStop = options.stopWords ?? true;
+  return (query) => base(useStop ? splitWords(query).filter((w) => !QUERY_STOP_WORDS.has(w)).join(" ") : query);
+}
+
+export const tokenize = makeTokenizer();
+export const queryTerms = makeQueryTokenizer();

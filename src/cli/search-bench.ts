@@ -1,0 +1,77 @@
+import { createLogger } from "../log.js";
+import { createRuntime, type Runtime } from "../runtime/runtime.js";
+import { formatMetrics, percentile, retrievalMetrics, type RetrievalMetrics } from "../runtime/search/evaluate.js";
+import { DEFAULT_SEARCH_ENGINE, type SearchEngineName } from "../runtime/search/index.js";
+import { IN_MEMORY_KIND, inMemoryAdapterKind, inMemoryManifests } from "./in-memory-fleet.js";
+import { readQueries, readTools, type DatasetQuery } from "./retrieval-data.js";
+
+/**
+ * `agent-tools search-bench --tools FILE --queries FILE [--limit N] [--engine E]`: one in-memory
+ * plugin per `server`, every query sent through runtime.search — the code path of
+ * agent_tools_search — a {"id","ranked"} line per query on stdout, and the metrics with query
+ * times on stderr, beside the plain BM25 baseline run the same way in the same process.
+ */
+
+export interface SearchBenchOptions {
+  tools: string;
+  queries: string;
+  limit?: number;
+  engine?: SearchEngineName;
+  /** Also run the plain BM25 baseline (default true). */
+  baseline?: boolean;
+  writeLine?: (line: string) => void;
+  report?: (line: string) => void;
+}
+
+export interface EngineRun {
+  engine: SearchEngineName;
+  metrics: RetrievalMetrics;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+async function runEngine(engine: SearchEngineName, options: SearchBenchOptions, queries: DatasetQuery[], writeLine?: (line: string) => void): Promise<EngineRun> {
+  const tools = readTools(options.tools);
+  const runtime: Runtime = await createRuntime({
+    manifests: inMemoryManifests(tools, options.tools),
+    adapterKinds: { [IN_MEMORY_KIND]: inMemoryAdapterKind },
+    searchEngine: engine,
+    facadeMode: "compact",
+    log: createLogger("search-bench", "warn"),
+    env: {},
+  });
+  try {
+    const session = runtime.createSession("search-bench");
+    const limit = options.limit ?? 10;
+    // The first search lists every catalog into the index; it is not a query to time.
+    await runtime.search(session, { query: "warm up the catalogs", limit: 1 });
+    const times: number[] = [];
+    const rankings = [];
+    for (const q of queries) {
+      const started = performance.now();
+      const outcome = await runtime.search(session, { query: q.query, limit });
+      times.push(performance.now() - started);
+      const hits = (outcome.payload.hits as { name: string }[] | undefined) ?? [];
+      const ranked = hits.map((h) => h.name);
+      writeLine?.(JSON.stringify({ id: q.id, ranked }));
+      rankings.push({ relevant: q.relevant, ranked });
+    }
+    return { engine, metrics: retrievalMetrics(rankings), p50Ms: percentile(times, 50), p95Ms: percentile(times, 95) };
+  } finally {
+    await runtime.close();
+  }
+}
+
+export async function searchBench(options: SearchBenchOptions): Promise<EngineRun[]> {
+  const queries = readQueries(options.queries);
+  const engine = options.engine ?? DEFAULT_SEARCH_ENGINE;
+  const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const runs = [await runEngine(engine, options, queries, options.writeLine ?? ((line) => process.stdout.write(`${line}\n`)))];
+  if (options.baseline !== false && engine !== "bm25") runs.push(await runEngine("bm25", options, queries));
+  for (const run of runs) {
+    report(`${formatMetrics(run.engine === "bm25" ? "bm25 (plain baseline)" : run.engine, run.metrics)}  query p50 ${run.p50Ms.toFixed(2)} ms  p95 ${run.p95Ms.toFixed(2)} ms`);
+  }
+  const [main, base] = runs;
+  if (main && base && base.metrics.recallAt5 > 0) report(`Recall@5 ratio ${main.engine}/bm25: ${(main.metrics.recallAt5 / base.metrics.recallAt5).toFixed(2)}×`);
+  return runs;
+}

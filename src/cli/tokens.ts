@@ -1,0 +1,95 @@
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import type { ToolDescriptor } from "../adapters/types.js";
+import { buildFacadeTools, type FacadeTool } from "../facade/tools.js";
+import type { FacadeMode } from "../runtime/facade-mode.js";
+import type { Runtime } from "../runtime/runtime.js";
+
+/**
+ * `agent-tools tokens`: what the fleet costs in context. Counts, with the o200k BPE encoding, the
+ * facade's tools/list in both modes and the same fleet listed flat (every downstream tool as its
+ * server lists it), with the reduction and a line per plugin.
+ */
+
+export function toolsTokens(tools: readonly unknown[]): number {
+  return countTokens(JSON.stringify({ tools }));
+}
+
+export interface PluginCost {
+  prefix: string;
+  tools: number;
+  flatTokens: number;
+  /** The plugin's own facade tools in per-plugin mode (its _discover/_call/_run_skill). */
+  perPluginTokens: number;
+  error?: string;
+}
+
+export interface ModeCost {
+  tools: number;
+  tokens: number;
+  /** Share saved against the flat listing, 0–1. */
+  reduction: number;
+}
+
+export interface TokensReport {
+  encoding: "o200k_base";
+  plugins: number;
+  flat: { tools: number; tokens: number };
+  modes: Record<FacadeMode, ModeCost>;
+  /** The per-plugin mode's fixed tools (help, search), paid once whatever the fleet. */
+  perPluginFixedTokens: number;
+  perPlugin: PluginCost[];
+}
+
+function facadeCost(tools: FacadeTool[], flatTokens: number): ModeCost {
+  const tokens = toolsTokens(tools);
+  return { tools: tools.length, tokens, reduction: flatTokens ? 1 - tokens / flatTokens : 0 };
+}
+
+export async function tokensReport(runtime: Runtime): Promise<TokensReport> {
+  const summaries = runtime.summaries();
+  const flatTools: ToolDescriptor[] = [];
+  const perPlugin: PluginCost[] = [];
+  const fixed = buildFacadeTools([], { mode: "per-plugin" }).tools;
+  for (const summary of summaries) {
+    const plugin = runtime.plugin(summary.prefix);
+    let tools: ToolDescriptor[] = [];
+    let error: string | undefined;
+    if (plugin?.adapter) {
+      try {
+        tools = (await plugin.adapter.listTools()).tools;
+      } catch (thrown) {
+        error = (thrown as Error).message;
+      }
+    } else error = summary.missing ? `not configured: ${summary.missing}` : "no adapter";
+    flatTools.push(...tools);
+    const own = buildFacadeTools([summary], { mode: "per-plugin" }).tools.slice(fixed.length);
+    perPlugin.push({ prefix: summary.prefix, tools: tools.length, flatTokens: tools.length ? toolsTokens(tools) : 0, perPluginTokens: toolsTokens(own), ...(error ? { error } : {}) });
+  }
+  const flatTokens = toolsTokens(flatTools);
+  return {
+    encoding: "o200k_base",
+    plugins: summaries.length,
+    flat: { tools: flatTools.length, tokens: flatTokens },
+    modes: {
+      "per-plugin": facadeCost(buildFacadeTools(summaries, { mode: "per-plugin" }).tools, flatTokens),
+      compact: facadeCost(buildFacadeTools(summaries, { mode: "compact" }).tools, flatTokens),
+    },
+    perPluginFixedTokens: toolsTokens(fixed),
+    perPlugin,
+  };
+}
+
+export function formatTokensReport(report: TokensReport): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const lines = [
+    `tools/list tokens (${report.encoding}) for ${report.plugins} plugin(s)`,
+    `  flat (every tool listed)   ${String(report.flat.tokens).padStart(7)} tokens  ${report.flat.tools} tools`,
+    `  per-plugin facade          ${String(report.modes["per-plugin"].tokens).padStart(7)} tokens  ${report.modes["per-plugin"].tools} tools  (${pct(report.modes["per-plugin"].reduction)} less than flat)`,
+    `  compact facade             ${String(report.modes.compact.tokens).padStart(7)} tokens  ${report.modes.compact.tools} tools  (${pct(report.modes.compact.reduction)} less than flat)`,
+    `per plugin (per-plugin mode also pays ${report.perPluginFixedTokens} tokens once for help and search):`,
+    ...report.perPlugin.map(
+      (p) => `  ${p.prefix.padEnd(24)} ${String(p.tools).padStart(4)} tools  flat ${String(p.flatTokens).padStart(6)}  per-plugin facade ${String(p.perPluginTokens).padStart(4)}${p.error ? `  (${p.error})` : ""}`,
+    ),
+  ];
+  return `${lines.join("\n")}\n`;
+}

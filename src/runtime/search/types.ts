@@ -1,0 +1,66 @@
+/**
+ * The shapes every search engine shares: documents (one per tool or skill, grouped by plugin so a
+ * plugin's catalog can be swapped when it changes), hits, and the ToolIndex contract the runtime
+ * and the benchmarks program against.
+ */
+
+export type SearchKind = "tool" | "skill";
+
+export interface SearchFields {
+  /** The tool's name (and title). Split into words by the tokenizer. */
+  name: string;
+  /** A human-readable title (MCP `title` or `annotations.title`). */
+  title?: string;
+  description?: string;
+  /** Parameter names and descriptions. */
+  params?: string;
+  /** String values of small parameter enums (the operations of a tool that folds several). */
+  values?: string;
+  /** Plugin name, description and discover hint. */
+  plugin?: string;
+}
+
+export const FIELD_NAMES = ["name", "title", "description", "params", "values", "plugin"] as const satisfies readonly (keyof SearchFields)[];
+export type FieldName = (typeof FIELD_NAMES)[number];
+
+export interface SearchDocument {
+  plugin: string;
+  kind: SearchKind;
+  name: string;
+  fields: SearchFields;
+}
+
+export interface SearchHit {
+  plugin: string;
+  kind: SearchKind;
+  name: string;
+  score: number;
+}
+
+export interface SearchOptions {
+  /** Only this plugin's documents. */
+  plugin?: string;
+  limit?: number;
+}
+
+export interface SearchAnswer {
+  hits: SearchHit[];
+  /** How many documents matched at all (before the limit). */
+  total: number;
+}
+
+export interface ToolIndex {
+  /** Which engine ranks (bm25f, minisearch, bm25). */
+  readonly engine: string;
+  /** Replace every document of one plugin. */
+  setPluginDocuments(plugin: string, documents: readonly SearchDocument[]): void;
+  removePlugin(plugin: string): void;
+  search(query: string, options?: SearchOptions): SearchAnswer;
+  size(plugin?: string): number;
+}
+
+/** Order hits by score, ties by name so answers are stable, and cut to the limit. */
+export function rankHits(hits: SearchHit[], limit: number | undefined): SearchAnswer {
+  hits.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name) || a.plugin.localeCompare(b.plugin));
+  return { hits: hits.slice(0, limit ?? hits.length), total: hits.length };
+}

@@ -1,0 +1,256 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { baseEnv, callJson, connect, FIXTURES, PLUGINS, runCli, type Connected } from "./helpers.js";
+
+// Discovery through the built server over stdio: agent_tools_search, _discover, compact mode with
+// 1 and 50 plugins, the server instructions, the index following a downstream list_changed, and
+// the tokens / search-bench commands.
+
+interface Hit {
+  plugin: string;
+  kind: "tool" | "skill";
+  name: string;
+  description: string;
+  next: string;
+}
+
+/** Manifest-only plugins with a tiny module adapter each: svc1 … svcN, each with a widget tool of its own number. */
+function makeFleet(count: number): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-fleet-"));
+  for (let i = 1; i <= count; i++) {
+    const folder = path.join(dir, `agent-tools-plugin-svc${i}`);
+    mkdirSync(folder);
+    writeFileSync(
+      path.join(folder, "plugin.json"),
+      JSON.stringify({ name: `svc${i}`, prefix: `svc${i}`, description: `Service ${i}: widgets and gadgets.`, adapter: "./adapter.mjs", readonlyTools: [`get_widget_${i}`] }),
+    );
+    writeFileSync(
+      path.join(folder, "adapter.mjs"),
+      `export default class {
+  async listTools() {
+    return { tools: [
+      { name: "get_widget_${i}", description: "Read widget ${i} by its id.", inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } },
+      { name: "paint_gadget", description: "Paint a gadget a colour.", inputSchema: { type: "object", properties: { colour: { type: "string" } } } },
+    ] };
+  }
+  async call(name, args) { return { service: ${i}, tool: name, args }; }
+}
+`,
+    );
+  }
+  return dir;
+}
+
+describe("agent_tools_search and _discover (per-plugin mode)", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect(PLUGINS);
+  });
+  after(async () => server.close());
+
+  it("answers ranked hits across plugins, each with plugin, kind, name, one line and the exact next call", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_search", { query: "read a note by id" });
+    assert.equal(isError, false);
+    const hits = payload.hits as Hit[];
+    assert.ok(hits.length > 0);
+    assert.equal(hits[0]?.plugin, "notes");
+    assert.equal(hits[0]?.name, "get_note");
+    assert.equal(hits[0]?.kind, "tool");
+    assert.equal(hits[0]?.next, 'agent_tools_notes_call {"toolName":"get_note","arguments":{"id":…}}');
+    for (const hit of hits) {
+      assert.ok(["tool", "skill"].includes(hit.kind));
+      assert.ok(!hit.description.includes("\n") && hit.description.length <= 90, `one short line: ${hit.description}`);
+      assert.match(hit.next, hit.kind === "skill" ? /^agent_tools_\w+_run_skill / : /^agent_tools_\w+_call /);
+    }
+    const skill = (await callJson(server.client, "agent_tools_search", { query: "count notes" })).payload.hits as Hit[];
+    assert.ok(skill.some((h) => h.kind === "skill" && h.name === "count" && h.next.startsWith('agent_tools_notes_run_skill {"skill":"count"')));
+  });
+
+  it("stays under 800 tokens at limit 10, and gives schemas only with detail: true", async () => {
+    const result = await server.client.callTool({ name: "agent_tools_search", arguments: { query: "list notes tickets search write", limit: 10 } });
+    const text = (result.content as { type: string; text: string }[])[0]!.text;
+    const tokens = countTokens(text);
+    assert.ok(tokens < 800, `answer is ${tokens} tokens`);
+    assert.equal(((result.structuredContent as { hits: unknown[] }).hits).length, 10);
+    assert.ok(!text.includes("inputSchema"));
+    const detailed = await callJson(server.client, "agent_tools_search", { query: "create note", limit: 1, detail: true });
+    assert.deepEqual((detailed.payload.hits as { inputSchema: { required: string[] } }[])[0]?.inputSchema.required, ["title", "body"]);
+  });
+
+  it("refuses a missing query with a hint, and reports plugins that are not configured", async () => {
+    const missing = await callJson(server.client, "agent_tools_search", {});
+    assert.equal(missing.isError, true);
+    assert.equal(missing.payload.error?.code, "ARG_VALIDATION_FAILED");
+    const ok = await callJson(server.client, "agent_tools_search", { query: "ticket" });
+    assert.deepEqual(ok.payload.notConfigured, ["vault"]);
+    assert.ok((ok.payload.hits as Hit[]).every((h) => h.plugin !== "vault"));
+  });
+
+  it("_discover without a query lists skills first, then read-only tools, with totals", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_discover", { limit: 5 });
+    const matches = payload.matches as { kind: string; name: string }[];
+    assert.deepEqual(payload.totals, { tools: 8, skills: 2 });
+    assert.equal(payload.total, 10);
+    assert.equal(payload.shown, 5);
+    assert.deepEqual(matches.slice(0, 2).map((m) => m.kind), ["skill", "skill"]);
+    assert.deepEqual(matches.slice(2).map((m) => m.name), ["list_notes", "get_note", "search_notes"], "read-only tools follow the skills");
+    assert.match(String(payload.more), /5 more/);
+  });
+
+  it("_discover with a query uses the same index, filtered to its plugin", async () => {
+    const discover = await callJson(server.client, "agent_tools_notes_discover", { query: "delete a note" });
+    const search = await callJson(server.client, "agent_tools_search", { query: "delete a note", plugin: "notes" });
+    assert.deepEqual(
+      (discover.payload.matches as Hit[]).map((m) => m.name),
+      (search.payload.hits as Hit[]).map((h) => h.name),
+    );
+    assert.equal((discover.payload.matches as Hit[])[0]?.name, "delete_note");
+  });
+
+  it("sends instructions naming every connected service and saying to search first", () => {
+    const instructions = server.client.getInstructions() ?? "";
+    assert.match(instructions, /Search before guessing: agent_tools_search/);
+    for (const prefix of ["notes", "tracker", "vault"]) assert.match(instructions, new RegExp(`^- ${prefix}: `, "m"));
+    assert.match(instructions, /^- vault: .*\(not configured\)$/m);
+    assert.ok(countTokens(instructions) < 200, "kept short");
+  });
+});
+
+describe("compact facade mode", () => {
+  const fleets: Record<number, string> = {};
+  before(() => {
+    fleets[1] = makeFleet(1);
+    fleets[50] = makeFleet(50);
+  });
+  after(() => {
+    for (const dir of Object.values(fleets)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows the same fixed tool set with 1 and with 50 plugins, and can find and call a tool in any of them", async () => {
+    const seen: string[][] = [];
+    for (const size of [1, 50]) {
+      const server = await connect(fleets[size]!, { AGENT_TOOLS_FACADE: "compact" });
+      try {
+        const { tools } = await server.client.listTools();
+        seen.push(tools.map((t) => t.name).sort());
+        for (const n of size === 1 ? [1] : [1, 37, 50]) {
+          const found = await callJson(server.client, "agent_tools_search", { query: `widget ${n}`, limit: 3 });
+          const hit = (found.payload.hits as Hit[])[0]!;
+          assert.equal(hit.plugin, `svc${n}`);
+          assert.equal(hit.name, `get_widget_${n}`);
+          assert.equal(hit.next, `agent_tools_call {"plugin":"svc${n}","toolName":"get_widget_${n}","arguments":{"id":…}}`);
+          const called = await callJson(server.client, "agent_tools_call", { plugin: hit.plugin, toolName: hit.name, arguments: { id: "w1" } });
+          assert.equal(called.isError, false, JSON.stringify(called.payload));
+          assert.deepEqual(called.payload.result, { service: n, tool: `get_widget_${n}`, args: { id: "w1" } });
+        }
+        const gated = await callJson(server.client, "agent_tools_call", { plugin: `svc${size}`, toolName: "paint_gadget", arguments: {} });
+        assert.equal(gated.payload.error?.code, "CONFIRM_REQUIRED", "the confirm gate still applies");
+        const unknown = await callJson(server.client, "agent_tools_call", { plugin: "svc", toolName: "paint_gadget" });
+        assert.equal(unknown.payload.error?.code, "UNKNOWN_FACADE_TOOL");
+        assert.match(unknown.payload.error?.message ?? "", /no plugin has prefix 'svc'/);
+        assert.match(server.client.getInstructions() ?? "", /agent_tools_call/);
+      } finally {
+        await server.close();
+      }
+    }
+    assert.deepEqual(seen[0], seen[1]);
+    assert.deepEqual(seen[0], ["agent_tools_call", "agent_tools_help", "agent_tools_run_skill", "agent_tools_search"]);
+  });
+
+  it("is chosen by the config file's facade.mode, and routes a misnamed search by its arguments", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-compact-config-"));
+    const config = path.join(dir, "agent-tools.config.json");
+    writeFileSync(config, JSON.stringify({ facade: { mode: "compact" }, plugins: { dirs: [PLUGINS] } }));
+    const server = await connect(dir, { AGENT_TOOLS_CONFIG: config });
+    try {
+      const { tools } = await server.client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ["agent_tools_call", "agent_tools_help", "agent_tools_run_skill", "agent_tools_search"]);
+      const routed = await callJson(server.client, "agent_tools_find_tool", { query: "delete a note" });
+      assert.equal((routed.payload.hits as Hit[])[0]?.name, "delete_note");
+      assert.match(String(routed.payload.repairs), /routed to 'agent_tools_search'/);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("runs a skill through agent_tools_run_skill", async () => {
+    const server = await connect(PLUGINS, { AGENT_TOOLS_FACADE: "compact" });
+    try {
+      const { payload } = await callJson(server.client, "agent_tools_run_skill", { plugin: "notes", skill: "count" });
+      assert.equal(payload.ok, true, JSON.stringify(payload));
+      assert.deepEqual(payload.result, { count: 2 });
+      const help = await callJson(server.client, "agent_tools_help");
+      assert.match(JSON.stringify(help.payload.protocol), /agent_tools_call\(\{plugin, toolName, arguments\}\)/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the index follows a downstream catalog change", () => {
+  it("finds a tool an MCP server adds at run time (tools/list_changed)", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-changed-"));
+    const config = path.join(dir, "agent-tools.config.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { fixture: { command: process.execPath, args: [path.join(FIXTURES, "mcp", "stdio-server.mjs")] } } }));
+    const server = await connect(dir, { AGENT_TOOLS_CONFIG: config });
+    try {
+      const before = await callJson(server.client, "agent_tools_search", { query: "zebra counter" });
+      assert.equal(before.payload.total, 0);
+      const changed = new Promise<void>((resolve) => server.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+      const added = await callJson(server.client, "agent_tools_fixture_call", { toolName: "add_tool", arguments: { name: "zebra_counter" }, confirm: true });
+      assert.equal(added.isError, false, JSON.stringify(added.payload));
+      await changed;
+      const after = await callJson(server.client, "agent_tools_search", { query: "zebra counter" });
+      assert.equal((after.payload.hits as Hit[])[0]?.name, "zebra_counter");
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("agent-tools tokens and search-bench", () => {
+  it("tokens --json reports both facade modes, the flat listing and a line per plugin", async () => {
+    const { code, stdout } = await runCli(["tokens", "--json"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_LOG: "silent" }));
+    assert.equal(code, 0);
+    const report = JSON.parse(stdout) as {
+      encoding: string;
+      plugins: number;
+      flat: { tools: number; tokens: number };
+      modes: Record<"per-plugin" | "compact", { tools: number; tokens: number; reduction: number }>;
+      perPlugin: { prefix: string; tools: number; flatTokens: number; perPluginTokens: number }[];
+    };
+    assert.equal(report.encoding, "o200k_base");
+    assert.equal(report.plugins, 3);
+    assert.equal(report.flat.tools, 10, "notes 8 + tracker 2; vault is not configured");
+    assert.equal(report.modes.compact.tools, 4);
+    assert.equal(report.modes["per-plugin"].tools, 2 + 3 + 3 + 2, "help, search, a trio per plugin with skills, a pair for vault");
+    assert.ok(report.modes.compact.tokens < report.modes["per-plugin"].tokens);
+    assert.deepEqual(report.perPlugin.map((p) => p.prefix), ["notes", "tracker", "vault"]);
+    assert.ok(report.perPlugin.every((p) => p.perPluginTokens > 0));
+    const flatSum = report.perPlugin.reduce((n, p) => n + p.flatTokens, 0);
+    assert.ok(Math.abs(flatSum - report.flat.tokens) < 10, "the flat total is the sum of the plugins' listings");
+  });
+
+  it("search-bench writes a ranked line per query and prints metrics beside the plain BM25 baseline", async () => {
+    const tools = path.join(FIXTURES, "retrieval", "tools.json");
+    const queries = path.join(FIXTURES, "retrieval", "queries.jsonl");
+    const { code, stdout, stderr } = await runCli(["search-bench", "--tools", tools, "--queries", queries, "--limit", "3"]);
+    assert.equal(code, 0, stderr);
+    const lines = stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: string; ranked: string[] });
+    assert.deepEqual(lines.map((l) => l.id), ["q1", "q2", "q3", "q4"]);
+    assert.ok(lines.every((l) => l.ranked.length <= 3));
+    assert.equal(lines[3]?.ranked[0], "getStockPrice");
+    assert.match(stderr, /^bm25f +R@1 .*R@5 .*R@10 .*nDCG@10 .*MRR .*p50 .*p95/m);
+    assert.match(stderr, /^bm25 \(plain baseline\)/m);
+    const bad = await runCli(["search-bench", "--tools", tools]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /needs --tools FILE .* and --queries FILE/);
+  });
+});
