@@ -113,7 +113,7 @@ describe("Claude Code, the real CLI, through the facade", { skip: CAN_SCAN_PROCE
     assert.ok(references.includes("mcp__agent-tools__agent_tools_notes_call"), "and the call tool");
     const loaded = (second.tools ?? []).find((t) => t.name === "mcp__agent-tools__agent_tools_notes_discover");
     assert.ok(loaded, "the discover tool's schema is in the request after the search");
-    assert.match(loaded.description ?? "", /Find notes tools and skills/, "with the facade's description");
+    assert.match(loaded.description ?? "", /Find notes tools/, "with the facade's description");
     assert.ok(JSON.stringify(loaded.input_schema).includes('"query"'), "and its input schema");
 
     assertNotesScript(run.turns.map((t) => anthropicToolResults(t).map((r) => r.text)), 1);

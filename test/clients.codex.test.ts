@@ -102,7 +102,7 @@ function assertFacadeNamespace(first: ResponsesRequest | undefined, stderr: stri
   const names = (namespace.tools ?? []).map((t) => t.name);
   for (const tool of ["agent_tools_help", "agent_tools_notes_discover", "agent_tools_notes_call"]) assert.ok(names.includes(tool), `the namespace lists ${tool}: ${names.join(", ")}`);
   const discover = namespace.tools?.find((t) => t.name === "agent_tools_notes_discover");
-  assert.match(discover?.description ?? "", /Find notes tools and skills/, "with the facade's description");
+  assert.match(discover?.description ?? "", /Find notes tools/, "with the facade's description");
   assert.ok(JSON.stringify(discover?.parameters).includes('"query"'), "and its input schema");
 }
 
@@ -135,7 +135,7 @@ describe("Codex, the real CLI, through the facade", { skip: CAN_SCAN_PROCESSES ?
     assert.ok(namespace, `tool_search "notes" found ${NAMESPACE}: ${JSON.stringify(output).slice(0, 300)}`);
     const found = (namespace.tools ?? []).map((t) => t.name);
     assert.ok(found.includes("agent_tools_notes_discover") && found.includes("agent_tools_notes_call"), `the notes tools were found: ${found.join(", ")}`);
-    assert.match(namespace.tools?.find((t) => t.name === "agent_tools_notes_discover")?.description ?? "", /Find notes tools and skills/);
+    assert.match(namespace.tools?.find((t) => t.name === "agent_tools_notes_discover")?.description ?? "", /Find notes tools/);
     assertNotesScript(run.turns.map(responsesToolResults), 1);
     assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
   });

@@ -159,7 +159,7 @@ describe("compact facade mode", () => {
       }
     }
     assert.deepEqual(seen[0], seen[1]);
-    assert.deepEqual(seen[0], ["agent_tools_call", "agent_tools_help", "agent_tools_run_skill", "agent_tools_search"]);
+    assert.deepEqual(seen[0], ["agent_tools_call", "agent_tools_exec", "agent_tools_help", "agent_tools_run_skill", "agent_tools_search"]);
   });
 
   it("is chosen by the config file's facade.mode, and routes a misnamed search by its arguments", async () => {
@@ -169,7 +169,7 @@ describe("compact facade mode", () => {
     const server = await connect(dir, { AGENT_TOOLS_CONFIG: config });
     try {
       const { tools } = await server.client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ["agent_tools_call", "agent_tools_help", "agent_tools_run_skill", "agent_tools_search"]);
+      assert.deepEqual(tools.map((t) => t.name).sort(), ["agent_tools_call", "agent_tools_exec", "agent_tools_help", "agent_tools_run_skill", "agent_tools_search"]);
       const routed = await callJson(server.client, "agent_tools_find_tool", { query: "delete a note" });
       assert.equal((routed.payload.hits as Hit[])[0]?.name, "delete_note");
       assert.match(String(routed.payload.repairs), /routed to 'agent_tools_search'/);
@@ -229,8 +229,8 @@ describe("agent-tools tokens and search-bench", () => {
     assert.equal(report.encoding, "o200k_base");
     assert.equal(report.plugins, 3);
     assert.equal(report.flat.tools, 10, "notes 8 + tracker 2; vault is not configured");
-    assert.equal(report.modes.compact.tools, 4);
-    assert.equal(report.modes["per-plugin"].tools, 2 + 3 + 3 + 2, "help, search, a trio per plugin with skills, a pair for vault");
+    assert.equal(report.modes.compact.tools, 5);
+    assert.equal(report.modes["per-plugin"].tools, 3 + 3 + 3 + 2, "help, search, exec, a trio per plugin with skills, a pair for vault");
     assert.ok(report.modes.compact.tokens < report.modes["per-plugin"].tokens);
     assert.deepEqual(report.perPlugin.map((p) => p.prefix), ["notes", "tracker", "vault"]);
     assert.ok(report.perPlugin.every((p) => p.perPluginTokens > 0));

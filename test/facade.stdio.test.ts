@@ -35,8 +35,10 @@ describe("facade over stdio", () => {
     assert.match(discover?.description ?? "", /Notes have an id, a title, a body and tags\./, "discoverHint is appended");
     const skills = tools.find((t) => t.name === "agent_tools_notes_run_skill");
     assert.match(skills?.description ?? "", /count, digest/);
-    const vault = tools.find((t) => t.name === "agent_tools_vault_call");
+    // Said once, on discover: the call answers NOT_CONFIGURED with the fix.
+    const vault = tools.find((t) => t.name === "agent_tools_vault_discover");
     assert.match(vault?.description ?? "", /not configured: set VAULT_FIXTURE_TOKEN/);
+    assert.doesNotMatch(tools.find((t) => t.name === "agent_tools_vault_call")?.description ?? "", /not configured/);
   });
 
   it("help lists every plugin with its status and the protocol", async () => {

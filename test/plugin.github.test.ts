@@ -43,7 +43,7 @@ function expectedIssues(state: "open" | "closed" | "all"): number[] {
 describe("github plugin: tools", () => {
   it("lists the facade tools, five tools and the skill, create_issue behind confirm", async () => {
     const { tools } = await conn.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ["agent_tools_exec", "agent_tools_github_call", "agent_tools_github_discover", "agent_tools_github_run_skill", "agent_tools_help"]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ["agent_tools_exec", "agent_tools_github_call", "agent_tools_github_discover", "agent_tools_github_run_skill", "agent_tools_help", "agent_tools_search"]);
     const { payload } = await callJson(conn.client, "agent_tools_github_discover", {});
     const matches = payload.matches as { kind: string; name: string; confirm?: boolean }[];
     assert.deepEqual(matches.map((m) => m.name).sort(), ["create_issue", "get_latest_commit", "get_repository", "list_issues", "repo-overview", "search_repositories"]);
@@ -359,7 +359,7 @@ describe("github plugin: not configured", () => {
       assert.equal(github?.status, "not configured: set GITHUB_TOKEN");
       assert.deepEqual(github?.skills, ["repo-overview"]);
       const { tools } = await bare.client.listTools();
-      assert.match(tools.find((t) => t.name === "agent_tools_github_call")?.description ?? "", /\[not configured: set GITHUB_TOKEN\]/);
+      assert.match(tools.find((t) => t.name === "agent_tools_github_discover")?.description ?? "", /\[not configured: set GITHUB_TOKEN\]/);
       gh.reset();
       const { payload, isError } = await call("get_repository", { owner: "octo-org", repo: "widgets" }, undefined, bare);
       assert.equal(isError, true);

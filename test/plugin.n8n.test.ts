@@ -107,7 +107,8 @@ describe("n8n plugin: MCP facade, policy and discover context", () => {
     const first = await callJson(server.client, "agent_tools_n8n_discover", {});
     assert.equal(first.payload.ok, true);
     assert.match(String(first.payload.contextError), /GET \/projects: .*503.*search_projects: .*projects are unavailable/);
-    const second = await callJson(server.client, "agent_tools_n8n_discover", {});
+    // Without a query discover shows 10 by default, skills first; ask for enough to see tools too.
+    const second = await callJson(server.client, "agent_tools_n8n_discover", { limit: 40 });
     assert.deepEqual(second.payload.context, { personalProject: { id: "proj-personal-7", name: "Ada Lovelace <ada@example.com>" }, source: "rest" });
     assert.equal(second.payload.confirm, "not required: this plugin's calls run without confirmation");
     const third = await callJson(server.client, "agent_tools_n8n_discover", { query: "workflows" });

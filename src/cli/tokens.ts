@@ -1,6 +1,6 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { ToolDescriptor } from "../adapters/types.js";
-import { buildFacadeTools, type FacadeTool } from "../facade/tools.js";
+import { buildFacadeTools, EXEC_FACADE_TOOL, type FacadeTool } from "../facade/tools.js";
 import type { FacadeMode } from "../runtime/facade-mode.js";
 import type { Runtime } from "../runtime/runtime.js";
 
@@ -49,7 +49,7 @@ export async function tokensReport(runtime: Runtime): Promise<TokensReport> {
   const summaries = runtime.summaries();
   const flatTools: ToolDescriptor[] = [];
   const perPlugin: PluginCost[] = [];
-  const fixed = buildFacadeTools([], { mode: "per-plugin" }).tools;
+  const fixed = buildFacadeTools([], { mode: "per-plugin", execTool: EXEC_FACADE_TOOL }).tools;
   for (const summary of summaries) {
     const plugin = runtime.plugin(summary.prefix);
     let tools: ToolDescriptor[] = [];
@@ -62,7 +62,7 @@ export async function tokensReport(runtime: Runtime): Promise<TokensReport> {
       }
     } else error = summary.missing ? `not configured: ${summary.missing}` : "no adapter";
     flatTools.push(...tools);
-    const own = buildFacadeTools([summary], { mode: "per-plugin" }).tools.slice(fixed.length);
+    const own = buildFacadeTools([summary], { mode: "per-plugin", execTool: EXEC_FACADE_TOOL }).tools.slice(fixed.length);
     perPlugin.push({ prefix: summary.prefix, tools: tools.length, flatTokens: tools.length ? toolsTokens(tools) : 0, perPluginTokens: toolsTokens(own), ...(error ? { error } : {}) });
   }
   const flatTokens = toolsTokens(flatTools);
@@ -71,8 +71,8 @@ export async function tokensReport(runtime: Runtime): Promise<TokensReport> {
     plugins: summaries.length,
     flat: { tools: flatTools.length, tokens: flatTokens },
     modes: {
-      "per-plugin": facadeCost(buildFacadeTools(summaries, { mode: "per-plugin" }).tools, flatTokens),
-      compact: facadeCost(buildFacadeTools(summaries, { mode: "compact" }).tools, flatTokens),
+      "per-plugin": facadeCost(buildFacadeTools(summaries, { mode: "per-plugin", execTool: EXEC_FACADE_TOOL }).tools, flatTokens),
+      compact: facadeCost(buildFacadeTools(summaries, { mode: "compact", execTool: EXEC_FACADE_TOOL }).tools, flatTokens),
     },
     perPluginFixedTokens: toolsTokens(fixed),
     perPlugin,

@@ -54,7 +54,13 @@ export function facadeToolName(prefix: string, operation: "discover" | "call" | 
 }
 
 function notConfigured(plugin: PluginSummary): string {
-  return plugin.configured ? "" : ` [not configured: ${plugin.missing ?? "requirements missing"}]`;
+  return plugin.configured ? "" : ` [not configured: ${firstSentence(plugin.missing ?? "requirements missing", 80)}]`;
+}
+
+function firstSentence(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const sentence = /^(.+?[.!?;])(\s|$)/.exec(flat)?.[1] ?? flat;
+  return sentence.length > max ? `${sentence.slice(0, max - 1).trimEnd()}…` : sentence;
 }
 
 const HELP: FacadeTool = {
@@ -116,6 +122,12 @@ function compactTools(execTool: FacadeTool | undefined): FacadeTool[] {
   ];
 }
 
+/** At most four skill names in a description: a long list costs tokens in every tools/list; discover shows them all. */
+function skillList(skills: readonly string[]): string {
+  const SHOWN = 4;
+  return skills.length <= SHOWN ? skills.join(", ") : `${skills.slice(0, SHOWN).join(", ")} and ${skills.length - SHOWN} more (see _discover)`;
+}
+
 export function buildFacadeTools(plugins: readonly PluginSummary[], options: FacadeToolOptions = {}): { tools: FacadeTool[]; routes: Map<string, FacadeRoute> } {
   const routes = new Map<string, FacadeRoute>([
     [HELP_TOOL, { operation: "help" }],
@@ -130,7 +142,9 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
   const tools: FacadeTool[] = [HELP, SEARCH, ...(options.execTool ? [options.execTool] : [])];
   for (const plugin of plugins) {
     const label = plugin.name || plugin.prefix;
-    const hint = plugin.discoverHint ? ` ${plugin.discoverHint}` : "";
+    // The hint's first sentence only: tools/list is paid for on every turn, the whole hint is in
+    // help and in discover's answers.
+    const hint = plugin.discoverHint ? ` ${firstSentence(plugin.discoverHint, 100)}` : "";
     const discover = facadeToolName(plugin.prefix, "discover");
     // Per-plugin tools are paid for once per plugin in every tools/list, so their wording is kept
     // to what a model needs to pick the tool (≤ 150 tokens a plugin); details live in the answers.
@@ -146,7 +160,8 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
     const gate = plugin.requireConfirm ? " Changes need confirm: true." : "";
     tools.push({
       name: call,
-      description: `Run a ${label} tool found by _discover or agent_tools_search.${gate}${notConfigured(plugin)}`,
+      // "Not configured" is said once, on discover (and in help); a call answers NOT_CONFIGURED with the fix.
+      description: `Run a ${label} tool found by _discover or agent_tools_search.${gate}`,
       inputSchema: {
         type: "object",
         properties: { toolName: { type: "string" }, arguments: { type: "object" }, ...(plugin.requireConfirm ? { confirm: { type: "boolean" } } : {}) },
@@ -159,8 +174,12 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
       const runSkill = facadeToolName(plugin.prefix, "run_skill");
       tools.push({
         name: runSkill,
-        description: `Run a ${label} skill (a multi-call recipe): ${plugin.skills.join(", ")}.${notConfigured(plugin)}`,
-        inputSchema: { type: "object", properties: { skill: { type: "string" }, arguments: { type: "object" }, confirm: { type: "boolean" } }, required: ["skill"] },
+        description: `Run a ${label} skill (a multi-call recipe): ${skillList(plugin.skills)}.`,
+        inputSchema: {
+          type: "object",
+          properties: { skill: { type: "string" }, arguments: { type: "object" }, ...(plugin.requireConfirm ? { confirm: { type: "boolean" } } : {}) },
+          required: ["skill"],
+        },
       });
       routes.set(runSkill, { operation: "run_skill", prefix: plugin.prefix });
     }
