@@ -31,10 +31,14 @@ export function startHttp(extraEnv: Record<string, string> = {}, args: string[] 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`HTTP server did not start in 15 s:\n${stderr}`)), 15_000);
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    let listening = false;
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
+      // Only until the server has said where it listens: a long run logs a line per request.
+      if (listening) return;
       const match = /over HTTP at (http:\/\/\S+)/.exec(stderr);
       if (match?.[1]) {
+        listening = true;
         clearTimeout(timer);
         resolve({
           url: match[1],

@@ -130,6 +130,16 @@ function oneLine(text: string | undefined, max: number = DESCRIPTION_CHARS): str
   return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
 }
 
+/** A search query past this length says nothing more to the index, and would be echoed whole in the answer. */
+const MAX_QUERY_CHARS = 500;
+
+function queryOf(raw: unknown, repairs: Repair[]): string {
+  const query = typeof raw === "string" ? raw.trim() : "";
+  if (query.length <= MAX_QUERY_CHARS) return query;
+  repairs.push({ kind: "shortened-query", message: `the query was ${query.length} characters; its first ${MAX_QUERY_CHARS} were used` });
+  return query.slice(0, MAX_QUERY_CHARS);
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
 }
@@ -472,7 +482,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     async discover(session, prefix, rawArgs, ctx = {}) {
       const repairs = [...(ctx.repairs ?? [])];
       const args = isPlainObject(rawArgs) ? rawArgs : {};
-      const query = typeof args.query === "string" ? args.query.trim() : "";
+      const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
       return operate(session, "discover", prefix, repairs, undefined, query || undefined, async () => {
         const plugin = requirePlugin(prefix);
@@ -521,7 +531,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     async search(session, rawArgs, ctx = {}) {
       const repairs = [...(ctx.repairs ?? [])];
       const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
-      const query = typeof args.query === "string" ? args.query.trim() : "";
+      const query = queryOf(args.query, repairs);
       return operate(session, "search", "*", repairs, undefined, query || undefined, async () => {
         if (!query) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {
