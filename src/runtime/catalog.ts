@@ -1,5 +1,6 @@
 import type { ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
+import { withDeadline } from "./result.js";
 import type { SearchDocument, ToolIndex } from "./search/index.js";
 
 /**
@@ -100,7 +101,12 @@ function sanitise(tools: unknown): ToolDescriptor[] {
     .map((t) => ({ ...t, inputSchema: t.inputSchema && typeof t.inputSchema === "object" ? t.inputSchema : { type: "object" } }));
 }
 
-export function createCatalog(index: ToolIndex): Catalog {
+/**
+ * `timeoutMs` bounds one listing: a module adapter's listTools() is plugin code and may hang, and
+ * a hung listing would stall every discover, search and call of that plugin. A failed or timed-out
+ * listing is not kept, so the next request tries again.
+ */
+export function createCatalog(index: ToolIndex, timeoutMs: number): Catalog {
   const lists = new Map<string, ToolDescriptor[]>();
   const pending = new Map<string, Promise<ToolDescriptor[]>>();
   return {
@@ -118,7 +124,7 @@ export function createCatalog(index: ToolIndex): Catalog {
         if (!plugin.adapter) return [];
         const adapter = plugin.adapter;
         loading = (async () => {
-          const listed = (await adapter.listTools()) as { tools?: unknown } | undefined;
+          const listed = (await withDeadline(() => adapter.listTools(), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
           const tools = sanitise(listed?.tools);
           lists.set(prefix, tools);
           index.setPluginDocuments(prefix, documentsFor(plugin, tools));
