@@ -169,3 +169,19 @@ describe("binding a non-loopback address", () => {
     assert.match(port.stderr, /AGENT_TOOLS_HTTP_PORT \(or http\.port\) must be a non-negative integer \(got 'http'\)/);
   });
 });
+
+describe("HTTP session cap under concurrent initializes", () => {
+  let http: RunningHttp;
+  before(async () => {
+    http = await startHttp({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2" });
+  });
+  after(async () => {
+    await http.stop();
+  });
+
+  it("lets exactly the cap through when many initializes arrive at once", async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => raw(http.url, { headers: MCP_HEADERS, body: INITIALIZE })));
+    const statuses = answers.map((a) => a.status).sort();
+    assert.deepEqual(statuses, [200, 200, 503, 503, 503, 503]);
+  });
+});

@@ -138,11 +138,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendRpcError(res, 400, -32000, "Bad Request: no Mcp-Session-Id header; send an initialize request first and repeat the Mcp-Session-Id it answers on every later request");
         return;
       }
-      if (!(await sessions.hasRoom())) {
+      const entry = (await sessions.hasRoom()) ? await sessions.open(prefersSse(req.headers.accept) ? "sse" : "json") : undefined;
+      if (!entry) {
         sendRpcError(res, 503, -32000, `too many open sessions (limit ${options.maxSessions}, http.maxSessions); close one with DELETE or retry later`, { "Retry-After": "30" });
         return;
       }
-      const entry = await sessions.open(prefersSse(req.headers.accept) ? "sse" : "json");
       facts.session = entry.id;
       entry.inFlight += 1;
       try {

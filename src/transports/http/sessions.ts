@@ -65,8 +65,13 @@ export class SessionRegistry {
     return this.sessions.size < this.options.maxSessions;
   }
 
-  /** A new session, connected and registered; the initialize request is handled by the caller. */
-  async open(responseMode: "json" | "sse"): Promise<HttpSession> {
+  /**
+   * A new session, connected and registered (the initialize request is handled by the caller), or
+   * undefined when the cap is reached: checked again here, synchronously with the registration, so
+   * concurrent initializes cannot pass the cap together.
+   */
+  async open(responseMode: "json" | "sse"): Promise<HttpSession | undefined> {
+    if (this.sessions.size >= this.options.maxSessions) return undefined;
     const id = randomUUID();
     const session = this.options.runtime.createSession(id);
     const transport = new StreamableHTTPServerTransport({
