@@ -26,7 +26,7 @@ const METHODS = [
   "$/cancelRequest",
   "",
 ];
-const FACADE_TOOLS = ["agent_tools_help", "agent_tools_notes_discover", "agent_tools_notes_call", "agent_tools_notes_run_skill", "agent_tools_tracker_call", "agent_tools_nope_call", "agent-tools-help"];
+const FACADE_TOOLS = ["agent_tools_help", "agent_tools_exec", "agent_tools_search", "agent_tools_notes_discover", "agent_tools_notes_call", "agent_tools_notes_run_skill", "agent_tools_tracker_call", "agent_tools_nope_call", "agent-tools-help"];
 const INNER_TOOLS = ["get_note", "list_notes", "search_notes", "create_note", "fail_always", "no_such_tool", "GET_NOTE"];
 
 const json = fc.jsonValue({ maxDepth: 3 });
@@ -36,7 +36,15 @@ const method = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...METHODS) }, {
 const toolArguments = fc.oneof(
   json,
   fc.record(
-    { toolName: fc.oneof(fc.constantFrom(...INNER_TOOLS), json), arguments: json, confirm: fc.oneof(fc.boolean(), json), query: fc.oneof(fc.string({ maxLength: 30 }), json), limit: json },
+    {
+      toolName: fc.oneof(fc.constantFrom(...INNER_TOOLS), json),
+      arguments: json,
+      confirm: fc.oneof(fc.boolean(), json),
+      query: fc.oneof(fc.string({ maxLength: 30 }), json),
+      limit: json,
+      // agent_tools_exec: shell-ish noise and real command lines through the sandbox.
+      command: fc.oneof(fc.constantFrom("status", "list", "load ../x.mjs", "notes call list_notes | jq length", "echo $((1/0))", "cat /proc/self/environ", "for i in 1 2 3; do echo $i; done"), fc.string({ maxLength: 80 }), json),
+    },
     { requiredKeys: [] },
   ),
 );
@@ -107,7 +115,7 @@ const CASE_TIMEOUT_MS = 15_000;
 /** The built stdio server, fed one line per case. */
 export async function stdioTarget(): Promise<FuzzTarget> {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [MCP_BIN], {
-    env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_LOG: "error" }),
+    env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_LOG: "error", AGENT_TOOLS_EXEC_TIMEOUT_MS: "3000" }),
     cwd: FIXTURES,
   });
   child.stderr.resume();
@@ -207,7 +215,7 @@ function post(url: URL, agent: Agent, headers: Record<string, string>, body: str
 
 /** The built HTTP server; every case is one POST in a single session, then a ping. */
 export async function httpTarget(running?: RunningHttp): Promise<FuzzTarget> {
-  const http = running ?? (await startHttp());
+  const http = running ?? (await startHttp({ AGENT_TOOLS_EXEC_TIMEOUT_MS: "3000" }));
   const url = new URL(http.url);
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   const init = await post(url, agent, MCP_HEADERS, INITIALIZE);
