@@ -14,23 +14,20 @@ export interface RequestFacts {
   session?: string;
   rpcMethods: string[];
   tool?: string;
-  requestIds: unknown[];
 }
 
 /** What a parsed body says about the request, for the log line. */
-export function describeBody(body: unknown): Pick<RequestFacts, "rpcMethods" | "tool" | "requestIds"> {
+export function describeBody(body: unknown): Pick<RequestFacts, "rpcMethods" | "tool"> {
   const messages = Array.isArray(body) ? body : [body];
   const rpcMethods: string[] = [];
-  const requestIds: unknown[] = [];
   let tool: string | undefined;
   for (const message of messages) {
     if (!message || typeof message !== "object") continue;
-    const { method, id, params } = message as { method?: unknown; id?: unknown; params?: { name?: unknown } };
+    const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
     if (typeof method === "string") rpcMethods.push(method.slice(0, 80));
-    if (id !== undefined && typeof method === "string") requestIds.push(id);
     if (method === "tools/call" && typeof params?.name === "string") tool = params.name.slice(0, 120);
   }
-  return { rpcMethods, tool, requestIds };
+  return { rpcMethods, tool };
 }
 
 /** Keeps a bounded copy of what is written to the response. */

@@ -176,7 +176,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
 
   const server: NodeHttpServer = createServer((req, res) => {
     const started = performance.now();
-    const facts: RequestFacts = { httpMethod: req.method ?? "?", rpcMethods: [], requestIds: [] };
+    const facts: RequestFacts = { httpMethod: req.method ?? "?", rpcMethods: [] };
     const body = captureResponse(res);
     res.once("close", () => logRequest(facts, res, started, body));
     handle(req, res, facts).catch((error: unknown) => {
