@@ -130,6 +130,13 @@ describe("ccdd-gate plugin", () => {
     assert.equal(gate.passed, false, "an error is not a pass");
   });
 
+  it("start-ephemeral-agent without confirm is refused at once, before any job starts", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_ccdd_run_skill", { skill: "start-ephemeral-agent", arguments: { task: "tidy" } });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "CONFIRM_REQUIRED");
+    assert.match(payload.error?.message ?? "", /run the skill again with confirm: true/);
+  });
+
   it("start-ephemeral-agent returns a job id at once; the job runs, succeeds, and is listed", async () => {
     const started = await skill(server, "start-ephemeral-agent", { task: "tidy the module", steps: 2, step_ms: 1500 });
     assert.equal(started.isError, false, JSON.stringify(started.payload.error));

@@ -52,3 +52,20 @@ describe("a module adapter whose listTools() hangs", () => {
     assert.match(JSON.stringify(called.payload.result), /pong/);
   });
 });
+
+describe("agent_tools_search while a plugin's listing hangs", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect(hangingOncePlugin(), { AGENT_TOOLS_CALL_TIMEOUT_MS: "60000" });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it("answers without that plugin, naming it as still listing, instead of waiting for the deadline", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_search", { query: "ping" });
+    assert.equal(isError, false, JSON.stringify(payload));
+    const unavailable = payload.unavailable as Record<string, string> | undefined;
+    assert.match(unavailable?.sticky ?? "", /still listing its tools after 3000 ms/);
+  });
+});

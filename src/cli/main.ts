@@ -41,9 +41,22 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** Options that take a value: the word after them is not the command. */
+const VALUE_OPTIONS = new Set(["--config", "--plugins-dir", "--host", "--port", "--tools", "--queries", "--limit", "--engine"]);
+
+/** Where the command word is: the first word that is neither an option nor an option's value. */
+function commandIndex(argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (VALUE_OPTIONS.has(word)) i += 1;
+    else if (!word.startsWith("-")) return i;
+  }
+  return -1;
+}
+
 export async function main(argv: string[]): Promise<number> {
   // `exec` takes the rest of the line verbatim: its words (`--confirm`, `-r`) are the shell's.
-  const execAt = argv.indexOf("exec");
+  const execAt = commandIndex(argv) === argv.indexOf("exec") ? argv.indexOf("exec") : -1;
   const execWords = execAt >= 0 ? argv.slice(execAt + 1) : [];
   const ownArgs = execAt >= 0 ? argv.slice(0, execAt + 1) : argv;
   let parsed;

@@ -31,7 +31,14 @@ export interface Skill {
 }
 
 /** The third argument of a skill's run: the same fields as an adapter call's context. */
-export type SkillContext = CallContext;
+export interface SkillContext extends CallContext {
+  /**
+   * Whether calls that change data may run: true when the skill was run with confirm: true or the
+   * plugin does not require confirmation. A skill that hands such a call to a background job
+   * checks it up front, since the gate inside the job would only fail the job later.
+   */
+  confirmed?: boolean;
+}
 
 export interface SkillLoadFailure {
   file: string;

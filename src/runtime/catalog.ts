@@ -126,12 +126,20 @@ export function createCatalog(index: ToolIndex, timeoutMs: number): Catalog {
         loading = (async () => {
           const listed = (await withDeadline(() => adapter.listTools(), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
           const tools = sanitise(listed?.tools);
-          lists.set(prefix, tools);
-          index.setPluginDocuments(prefix, documentsFor(plugin, tools));
+          // Only the current listing writes: one that an invalidate (tools/list_changed) overtook
+          // must not cache the old catalog.
+          if (pending.get(prefix) === loading) {
+            lists.set(prefix, tools);
+            index.setPluginDocuments(prefix, documentsFor(plugin, tools));
+            pending.delete(prefix);
+          }
           return tools;
         })();
-        pending.set(prefix, loading);
-        loading.catch(() => pending.delete(prefix));
+        const current = loading;
+        pending.set(prefix, current);
+        current.catch(() => {
+          if (pending.get(prefix) === current) pending.delete(prefix);
+        });
       }
       return loading;
     },

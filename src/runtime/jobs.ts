@@ -75,9 +75,12 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
         if (jobs.size < maxJobs) return;
       }
     }
-    throw new RuntimeError("UPSTREAM_ERROR", `${jobs.size} jobs are still running, the most this server keeps; wait for one to finish (job_status) before starting another`, {
-      running: jobs.size,
-    });
+    throw new RuntimeError(
+      "UPSTREAM_ERROR",
+      `${jobs.size} jobs are still running, the most this server keeps; wait for one to finish (job_status) before starting another`,
+      { running: jobs.size },
+      "Wait for a running job to finish (check it with the plugin's job status tool), then start this one again.",
+    );
   }
 
   function finish(job: JobRecord, outcome: { result: unknown } | { error: unknown }): void {

@@ -130,6 +130,9 @@ function oneLine(text: string | undefined, max: number = DESCRIPTION_CHARS): str
   return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
 }
 
+/** How long a search waits for catalogs not yet listed before it answers without them. */
+const SEARCH_LISTING_WAIT_MS = 3000;
+
 /** A search query past this length says nothing more to the index, and would be echoed whole in the answer. */
 const MAX_QUERY_CHARS = 500;
 
@@ -419,8 +422,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const discoverContexts = createDiscoverContexts(async (plugin, name, args) => {
     const skill = plugin.skills.find((s) => s.name === name);
     if (!skill) throw new RuntimeError("UNKNOWN_SKILL", `discoverContext names skill '${name}', which plugin '${plugin.manifest.prefix}' does not have`);
-    const adapter = plugin.adapter as Adapter;
-    return (await invoke(`skill '${plugin.manifest.prefix}:${name}' (discover context)`, undefined, () => skill.run(adapter, args))).result;
+    // The same gate as run_skill without confirm: a context skill may read, never write.
+    const adapter = gatedForSkill(plugin, name, false);
+    return (await invoke(`skill '${plugin.manifest.prefix}:${name}' (discover context)`, undefined, (signal) => skill.run(adapter, args, { signal, sessionId: "discover-context", log }))).result;
   });
 
   const runtime: Runtime = {
@@ -545,10 +549,23 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // is reported, and the others still answer.
         const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
-        const listed = await Promise.allSettled(unlisted.map((p) => toolsOf(p)));
+        // A slow or hung downstream must not hold every search for the whole call deadline: wait a
+        // little for listings, answer from what is in, and let the rest finish in the background.
+        const outcomes: (PromiseSettledResult<unknown> | undefined)[] = unlisted.map(() => undefined);
+        const listings = unlisted.map((p, i) =>
+          toolsOf(p).then(
+            (value) => void (outcomes[i] = { status: "fulfilled", value }),
+            (reason: unknown) => void (outcomes[i] = { status: "rejected", reason }),
+          ),
+        );
+        let waited: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(listings), new Promise<void>((resolve) => (waited = setTimeout(resolve, SEARCH_LISTING_WAIT_MS)))]);
+        clearTimeout(waited);
         const unavailable: Record<string, string> = {};
-        listed.forEach((outcome, i) => {
-          if (outcome.status === "rejected") unavailable[unlisted[i]!.manifest.prefix] = describeThrown(outcome.reason);
+        outcomes.forEach((outcome, i) => {
+          const prefix = unlisted[i]!.manifest.prefix;
+          if (outcome === undefined) unavailable[prefix] = `still listing its tools after ${SEARCH_LISTING_WAIT_MS} ms; search again shortly, or use agent_tools_${prefix}_discover`;
+          else if (outcome.status === "rejected") unavailable[prefix] = describeThrown(outcome.reason);
         });
         const usable = new Set(wanted.map((p) => p.manifest.prefix));
         const found = rankedEntries(query, limit, {
@@ -560,8 +577,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         });
         const notConfigured = plugins.filter((p) => !p.configured).map((p) => p.manifest.prefix);
         const answer = searchAnswer({ query, limit, max: MAX_DISCOVER_LIMIT, ...found, unavailable, notConfigured, mode: facadeMode });
-        // An explicit `detail: true` asked for schemas; every other answer is kept short.
-        return args.detail === true ? answer : fitToBudget(answer);
+        // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
+        if (args.detail !== true) return fitToBudget(answer);
+        const cap = ctx.maxResultChars ?? maxResultChars;
+        if (JSON.stringify(answer).length <= cap) return answer;
+        return { ...fitToBudget(answer), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
       });
     },
 
@@ -666,7 +686,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const { result, truncated } = await invoke(
           `skill '${prefix}:${chosen.name}'`,
           ctx.signal,
-          (signal) => chosen.run(gatedForSkill(plugin, chosen.name, args.confirm === true), skillArgs, { signal, sessionId: session.id, log, jobs: jobStoreFor(session, prefix) }),
+          (signal) =>
+            chosen.run(gatedForSkill(plugin, chosen.name, args.confirm === true), skillArgs, {
+              signal,
+              sessionId: session.id,
+              log,
+              jobs: jobStoreFor(session, prefix),
+              confirmed: args.confirm === true || !plugin.manifest.requireConfirm,
+            }),
           ctx.maxResultChars,
         );
         return { plugin: prefix, skill: chosen.name, result, ...(truncated ? { truncated } : {}) };

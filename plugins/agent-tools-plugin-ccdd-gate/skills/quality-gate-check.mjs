@@ -30,7 +30,9 @@ export async function run(adapter, args) {
     try {
       const report = reportOf(await adapter.call(check, { ...(options[check] ?? {}), code: args.code }));
       const findings = Array.isArray(report?.findings) ? report.findings : [];
-      checks.push({ check, status: report?.passed === false ? "fail" : "pass", findings });
+      // Only an explicit verdict counts: a report without `passed` is not a pass.
+      if (report?.passed === true || report?.passed === false) checks.push({ check, status: report.passed ? "pass" : "fail", findings });
+      else checks.push({ check, status: "error", error: `the check answered no verdict (no 'passed' field): ${JSON.stringify(report)?.slice(0, 200)}` });
     } catch (error) {
       checks.push({ check, status: "error", error: error instanceof Error ? error.message : String(error) });
     }

@@ -16,8 +16,12 @@ export const meta = {
 };
 
 export async function run(adapter, args, context) {
-  if (!context?.jobs) throw new Error("this runtime gives skills no job store; upgrade agent-tools-runtime");
-  const jobId = context.jobs.start(() => adapter.call("run_ephemeral_agent", args), { kind: "run_ephemeral_agent" });
+  // The job outlives this call, so the confirm gate is checked here, before it starts: a refusal
+  // inside the job would only show up later as a failed job.
+  if (context?.confirmed === false) {
+    throw Object.assign(new Error("start-ephemeral-agent runs run_ephemeral_agent, which changes data; run the skill again with confirm: true"), { code: "CONFIRM_REQUIRED" });
+  }
+  const jobId = context.jobs.start((signal) => adapter.call("run_ephemeral_agent", args, { ...context, signal }), { kind: "run_ephemeral_agent" });
   return {
     jobId,
     state: "running",

@@ -89,7 +89,7 @@ export function buildRequest(op: RestOperation, given: Readonly<Record<string, u
     body = { json: { ...json, ...op.bodyConstants } };
   }
   if (op.queryRest) {
-    for (const [key, value] of Object.entries(args)) if (!used.has(key)) appendQuery(url.searchParams, key, value);
+    for (const [key, value] of Object.entries(args)) if (!used.has(key) && !(op.constQuery && key in op.constQuery)) appendQuery(url.searchParams, key, value);
   }
   return { method: op.method, url, headers, body };
 }
