@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { loadConfig } from "../src/config/config.js";
 import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { closeSession } from "../src/runtime/session.js";
@@ -52,5 +53,25 @@ describe("the /workdir mount", () => {
     assert.equal(readFileSync(path.join(dir, ".env"), "utf8"), "API_KEY=dotenv-secret-1\n");
     assert.equal((await layer.exec(session, "ls ~ /tmp")).exitCode, 0, "home and /tmp exist beside the mount");
     await closeSession(session);
+  });
+});
+
+describe("the mounted working directory and a config file named by --config", () => {
+  it("hides the config file the runtime loaded, whatever named it", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-config-"));
+    const file = path.join(dir, "team-settings.json");
+    writeFileSync(file, '{"mcpServers":{"x":{"command":"y","env":{"K":"loaded-config-secret-7"}}}}');
+    writeFileSync(path.join(dir, "notes.txt"), "visible\n");
+    const config = await loadConfig(file);
+    const runtime = await createRuntime({ config, pluginDirs: [], env: {}, log: silentLogger });
+    try {
+      const layer = createTextLayer(runtime, { mountDir: dir, env: {} });
+      const session = runtime.createSession();
+      const seen = await layer.exec(session, "ls /workdir; cat /workdir/team-settings.json; grep -r secret /workdir; echo end");
+      assert.match(seen.stdout, /notes\.txt/);
+      assert.doesNotMatch(seen.stdout, /team-settings|loaded-config-secret-7/);
+    } finally {
+      await runtime.close();
+    }
   });
 });

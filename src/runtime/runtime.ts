@@ -89,6 +89,8 @@ export interface Runtime {
   readonly log: Logger;
   /** How the facade presents the fleet: a trio per plugin, or five fixed tools. */
   readonly facadeMode: FacadeMode;
+  /** The config file this runtime was built from (absolute), if any: it may hold credentials. */
+  readonly configFile: string | undefined;
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
   createSession(id?: string): Session;
@@ -434,6 +436,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     index,
     log,
     facadeMode,
+    configFile: config?.file,
     plugin: (prefix) => byPrefix.get(prefix),
     createSession: (id) => createSession(id),
 

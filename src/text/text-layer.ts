@@ -136,12 +136,17 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     }
   }
 
-  /** The config file, when it sits inside the mounted directory under another name: hidden too. */
+  /**
+   * The config file, when it sits inside the mounted directory under another name: hidden too. The
+   * file the runtime actually loaded (whatever named it: --config, AGENT_TOOLS_CONFIG or the
+   * default) is the one that counts; AGENT_TOOLS_CONFIG is kept as well, resolved as the loader does.
+   */
   function configInside(dir: string): string[] {
-    const file = hostEnv.AGENT_TOOLS_CONFIG;
-    if (!file) return [];
-    const relative = path.relative(dir, path.resolve(dir, file));
-    return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? [relative.split(path.sep).join("/")] : [];
+    const files = [runtime.configFile, hostEnv.AGENT_TOOLS_CONFIG ? path.resolve(hostEnv.AGENT_TOOLS_CONFIG) : undefined].filter((f): f is string => !!f);
+    return files.flatMap((file) => {
+      const relative = path.relative(dir, file);
+      return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? [relative.split(path.sep).join("/")] : [];
+    });
   }
 
   function moduleRoot(file: string): string {
