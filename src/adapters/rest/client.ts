@@ -100,8 +100,10 @@ export class RestClient {
     const url = this.urlForRawPath(path);
     const response = await this.#exchange({ method: "POST", url, body: { json: body } }, signal, false);
     if (response.status < 200 || response.status > 299) {
+      // The plugin's `errors` rules apply to a failed login too: keep their code, hint and details.
       const error = this.#upstreamError({ method: "POST", url }, response);
-      throw new RestError("UPSTREAM_ERROR", `login failed: ${error.message}`, response.status);
+      error.message = `login failed: ${error.message}`;
+      throw error;
     }
     return response.data;
   }
