@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync, cpSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync, cpSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { silentLogger } from "../src/log.js";
 import { discoverPluginDirs } from "../src/plugins/discovery.js";
+import { loadPlugins } from "../src/plugins/loader.js";
 import { ManifestError, parseManifest } from "../src/plugins/manifest.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import { BROKEN, PLUGINS, baseEnv, callJson, connect, runCli, type Connected } from "./helpers.js";
@@ -176,5 +177,19 @@ describe("runtime API", () => {
     } finally {
       await runtime.close();
     }
+  });
+});
+
+describe("a plugin disabled by config", () => {
+  it("is dropped before its adapter or skills are imported", async () => {
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), "agent-tools-disabled-")), "agent-tools-plugin-marked");
+    mkdirSync(dir);
+    const marker = path.join(dir, "imported");
+    writeFileSync(path.join(dir, "plugin.json"), JSON.stringify({ name: "marked", prefix: "marked", description: "Leaves a file when its adapter is imported.", adapter: "./adapter.mjs" }));
+    writeFileSync(path.join(dir, "adapter.mjs"), `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "x");\nexport default class { async listTools() { return { tools: [] }; } async call() { return {}; } }\n`);
+    const { plugins, failures } = await loadPlugins([dir], { env: {}, log: silentLogger, disable: ["marked"] });
+    assert.deepEqual(plugins, []);
+    assert.deepEqual(failures, []);
+    assert.equal(existsSync(marker), false, "the adapter module was never imported");
   });
 });

@@ -93,13 +93,13 @@ export async function loadPlugins(
   for (const source of sources) {
     const location = typeof source === "string" ? source : source.file;
     try {
-      if (typeof source !== "string" && (disabled.has(source.prefix) || disabled.has(source.name))) continue;
-      const { plugin, skillFailures } = await loadPlugin(source, options);
-      if (disabled.has(plugin.manifest.prefix) || disabled.has(plugin.manifest.name)) {
-        await plugin.adapter?.close?.().catch(() => undefined);
-        options.log.debug(`plugin '${plugin.manifest.prefix}' is disabled by config`);
+      // The manifest first: a disabled plugin's adapter and skills (plugin code) are never loaded.
+      const manifest = typeof source === "string" ? await readManifest(path.join(source, MANIFEST_FILE)) : source;
+      if (disabled.has(manifest.prefix) || disabled.has(manifest.name)) {
+        options.log.debug(`plugin '${manifest.prefix}' is disabled by config`);
         continue;
       }
+      const { plugin, skillFailures } = await loadPlugin(manifest, options);
       const { prefix, name } = plugin.manifest;
       const taken = byPrefix.get(prefix);
       if (taken) {
