@@ -1,3 +1,4 @@
+import { valueAt } from "../shared/json-path.js";
 import { Buffer } from "node:buffer";
 import { interpolate, referencedVariables } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
@@ -50,16 +51,6 @@ export function resolveRefs(value: string, env: NodeJS.ProcessEnv, where: string
   const resolved = interpolate(value, env, where);
   for (const name of referencedVariables(value)) redactor.add(env[name]);
   return resolved;
-}
-
-/** `a.b.0.c` inside a JSON value. */
-export function getPath(value: unknown, dotted: string): unknown {
-  let current: unknown = value;
-  for (const key of dotted.split(".").filter(Boolean)) {
-    if (current === null || typeof current !== "object") return undefined;
-    current = (current as Record<string, unknown>)[key];
-  }
-  return current;
 }
 
 function secret(value: string, env: NodeJS.ProcessEnv, where: string, redactor: Redactor): string {
@@ -136,7 +127,7 @@ function loginAuth(spec: Extract<AuthSpec, { type: "login" }>, env: NodeJS.Proce
     // Not the first caller's signal: one caller giving up must not fail the others sharing this
     // login. The client still puts its own deadline on the exchange.
     const response = await post(spec.url, body, new AbortController().signal);
-    const value = getPath(response, spec.tokenPath);
+    const value = valueAt(response, spec.tokenPath);
     if (typeof value !== "string" || value === "") {
       throw new RestError("UPSTREAM_ERROR", `login at ${spec.url} answered without a token at '${spec.tokenPath}'`);
     }

@@ -1,4 +1,5 @@
-import { parseNumberSet, parseOutcome, parsePattern, renderDetails, renderTemplate, ruleList, valueAt, type ErrorOutcome } from "../shared/error-rules.js";
+import { parseNumberSet, parseOutcome, parsePattern, renderDetails, renderTemplate, ruleList, type ErrorOutcome } from "../shared/error-rules.js";
+import { valueAt } from "../shared/json-path.js";
 import { RestSpecError } from "./errors.js";
 
 /**

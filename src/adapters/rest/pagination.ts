@@ -1,5 +1,5 @@
 import type { OutgoingRequest, RestClient, RestResponse } from "./client.js";
-import { getPath } from "./auth.js";
+import { valueAt } from "../shared/json-path.js";
 import type { PaginateSpec } from "./spec.js";
 import { resolveServerUrl, type BaseUrl } from "./url-guard.js";
 
@@ -31,7 +31,7 @@ export function nextLink(header: string | null): string | undefined {
 }
 
 function pageItems(response: RestResponse, spec: PaginateSpec): unknown[] | undefined {
-  const value = spec.itemsPath ? getPath(response.data, spec.itemsPath) : response.data;
+  const value = spec.itemsPath ? valueAt(response.data, spec.itemsPath) : response.data;
   return Array.isArray(value) ? value : undefined;
 }
 

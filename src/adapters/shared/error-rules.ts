@@ -114,12 +114,3 @@ export function renderDetails(details: Readonly<Record<string, string>>, lookup:
   return out;
 }
 
-/** `a.b.0.c` inside a JSON value. */
-export function valueAt(value: unknown, dotted: string): unknown {
-  let current: unknown = value;
-  for (const key of dotted.split(".").filter(Boolean)) {
-    if (current === null || typeof current !== "object") return undefined;
-    current = (current as Record<string, unknown>)[key];
-  }
-  return current;
-}
