@@ -23,9 +23,11 @@ const runtime = await createRuntime({ pluginDirs: [path.join(ROOT, "plugins", "a
 const session = runtime.createSession();
 let failures = 0;
 
-async function check(name: string, work: () => Promise<{ isError: boolean; payload: Record<string, unknown> }>, summary: (p: Record<string, unknown>) => string): Promise<Record<string, unknown> | undefined> {
+async function check(name: string, work: () => Promise<{ isError: boolean; payload: object }>, summary: (p: Record<string, unknown>) => string): Promise<Record<string, unknown> | undefined> {
   const started = performance.now();
-  const { isError, payload } = await work();
+  const outcome = await work();
+  const isError = outcome.isError;
+  const payload = outcome.payload as Record<string, unknown>;
   const ms = Math.round(performance.now() - started);
   if (isError) {
     failures++;

@@ -2,7 +2,8 @@
 //   AGENT_CLI_ALLOWLIST (required): the programs that may run, e.g. "git,jq".
 // Programs run on the host without a shell, in a minimal environment (no host secrets), in
 // the server's working directory; sandbox paths mean nothing to them. Every run needs
-// --confirm before the program name: a local program can change anything the server can.
+// --confirm before the program name: a local program can change anything the server can. Runs
+// go through the runtime's one call path (an in-memory plugin 'local-cli' of the session).
 
 export const name = "local-cli";
 export const description = "Allowlisted local programs (AGENT_CLI_ALLOWLIST): cli-run --confirm PROGRAM ARGS…";
@@ -13,9 +14,26 @@ export const commands = ["cli-run"];
 
 const USAGE = "cli-run --confirm PROGRAM [ARGS…]   (stdin is passed to the program)";
 
+/** The runner as an in-memory plugin with one tool, `run` (a write: it can change anything the server can). */
+function runnerAdapter(runner) {
+  return {
+    async listTools() {
+      const schema = { type: "object", properties: { program: { type: "string" }, args: { type: "array", items: { type: "string" } }, stdin: { type: "string" } }, required: ["program"] };
+      return { tools: [{ name: "run", description: "run an allowlisted program", inputSchema: schema }] };
+    },
+    async call(_name, args, ctx) {
+      return runner.run(args.program, args.args ?? [], { signal: ctx?.signal, parse: "text", ...(args.stdin ? { input: args.stdin } : {}) });
+    },
+  };
+}
+
 export function setup(host) {
-  let made;
-  const runner = () => (made ??= host.lib.cliRunnerFromEnv(host.env, { log: host.log }));
+  const plugin = host.plugin({
+    prefix: "local-cli",
+    name: "the allowlisted programs (AGENT_CLI_ALLOWLIST)",
+    description: "Local programs",
+    client: () => runnerAdapter(host.lib.cliRunnerFromEnv(host.env, { log: host.log })),
+  });
   return {
     commands: [
       {
@@ -32,18 +50,18 @@ export function setup(host) {
           }
           const [program, ...argv] = args.slice(i);
           if (!program) return host.output.usage("cli-run", "name the program to run", USAGE);
-          if (!confirm) return host.output.confirmRequired("cli-run", `running '${program}'`);
-          try {
-            const result = await runner().run(program, argv, { signal: io.signal, parse: "text", ...(io.stdin ? { input: io.stdin } : {}) });
-            const note = result.truncated ? `cli-run: output was cut at ${result.maxOutputBytes} bytes\n` : "";
-            const stdout = typeof result.stdout === "string" ? result.stdout : JSON.stringify(result.stdout);
-            return { stdout, stderr: `${result.stderr}${note}`, exitCode: result.exitCode < 0 ? host.exit.FAILED : result.exitCode };
-          } catch (error) {
-            const failed = host.output.error("cli-run", error);
+          const outcome = await plugin.call("run", { program, args: argv, ...(io.stdin ? { stdin: io.stdin } : {}) }, { confirm, signal: io.signal });
+          if (outcome.isError) {
+            const failed = host.output.outcome("cli-run", outcome);
             return { stdout: "", stderr: failed.stderr, exitCode: failed.exitCode };
           }
+          const result = outcome.payload.result;
+          const note = result.truncated ? `cli-run: output was cut at ${result.maxOutputBytes} bytes\n` : "";
+          const stdout = typeof result.stdout === "string" ? result.stdout : JSON.stringify(result.stdout);
+          return { stdout, stderr: `${result.stderr}${note}`, exitCode: result.exitCode < 0 ? host.exit.FAILED : result.exitCode };
         },
       },
     ],
+    close: () => plugin.close(),
   };
 }

@@ -16,16 +16,17 @@ export const variables = [
 export const commands = ["stdio-mcp-search", "stdio-mcp-describe", "stdio-mcp-call"];
 
 export function setup(host) {
-  let made;
-  const client = () => (made ??= host.lib.stdioMcpClientFromEnv(host.env, { log: host.log, name: "stdio-mcp" }));
+  // An in-memory plugin of the session: its commands take the runtime's one call path.
+  const plugin = host.plugin({
+    prefix: "stdio-mcp",
+    name: "the stdio MCP server (AGENT_STDIO_MCP_COMMAND)",
+    description: "A local MCP server over stdio",
+    client: () => host.lib.stdioMcpClientFromEnv(host.env, { log: host.log, name: "stdio-mcp" }),
+    readonlyTools: [],
+    trustReadOnlyHints: false,
+  });
   return {
-    commands: host.lib.mcpToolCommands({
-      prefix: "stdio-mcp",
-      label: "the stdio MCP server (AGENT_STDIO_MCP_COMMAND)",
-      client,
-      needsConfirm: () => true,
-      confirmRule: "every call needs --confirm",
-    }),
-    close: () => made?.close(),
+    commands: plugin.commands({ search: "stdio-mcp-search", describe: "stdio-mcp-describe", call: "stdio-mcp-call" }),
+    close: () => plugin.close(),
   };
 }

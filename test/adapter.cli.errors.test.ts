@@ -47,7 +47,7 @@ describe("cli errors rules", () => {
     assert.match(both.message, /exited with code 3: busy: error: busy now$/);
     const neither = await failure(block(), { code: "1", text: "busy now" });
     assert.match(neither.message, /exited with code 1; stderr: error: busy now$/);
-    assert.equal(neither.hint, undefined);
+    assert.equal((neither as unknown as { hasOwnHint: boolean }).hasOwnHint, false, "no rule gave a hint: the code's generic one applies");
   });
 
   it("a rule without a condition, or with a bad pattern, names the field", async () => {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { baseEnv, callJson, connect, FIXTURES, PLUGINS, runCli, type Connected } from "./helpers.js";
+import { baseEnv, callJson, connect, FIXTURES, PLUGINS, runCli, textJson, type Connected } from "./helpers.js";
 
 // Discovery through the built server over stdio: agent_tools_search, _discover, compact mode with
 // 1 and 50 plugins, the server instructions, the index following a downstream list_changed, and
@@ -13,10 +13,11 @@ import { baseEnv, callJson, connect, FIXTURES, PLUGINS, runCli, type Connected }
 
 interface Hit {
   plugin: string;
-  kind: "tool" | "skill";
+  /** "skill" for skills; absent for tools. */
+  kind?: "skill";
   name: string;
   description: string;
-  next: string;
+  next: { tool: string; arguments: Record<string, unknown> };
 }
 
 /** Manifest-only plugins with a tiny module adapter each: svc1 … svcN, each with a widget tool of its own number. */
@@ -60,15 +61,14 @@ describe("agent_tools_search and _discover (per-plugin mode)", () => {
     assert.ok(hits.length > 0);
     assert.equal(hits[0]?.plugin, "notes");
     assert.equal(hits[0]?.name, "get_note");
-    assert.equal(hits[0]?.kind, "tool");
-    assert.equal(hits[0]?.next, 'agent_tools_notes_call {"toolName":"get_note","arguments":{"id":…}}');
+    assert.equal(hits[0]?.kind, undefined, "a tool is the default kind");
+    assert.deepEqual(hits[0]?.next, { tool: "agent_tools_notes_call", arguments: { toolName: "get_note", arguments: { id: "<string>" } } });
     for (const hit of hits) {
-      assert.ok(["tool", "skill"].includes(hit.kind));
       assert.ok(!hit.description.includes("\n") && hit.description.length <= 90, `one short line: ${hit.description}`);
-      assert.match(hit.next, hit.kind === "skill" ? /^agent_tools_\w+_run_skill / : /^agent_tools_\w+_call /);
+      assert.match(hit.next.tool, hit.kind === "skill" ? /^agent_tools_\w+_run_skill$/ : /^agent_tools_\w+_call$/);
     }
     const skill = (await callJson(server.client, "agent_tools_search", { query: "count notes" })).payload.hits as Hit[];
-    assert.ok(skill.some((h) => h.kind === "skill" && h.name === "count" && h.next.startsWith('agent_tools_notes_run_skill {"skill":"count"')));
+    assert.ok(skill.some((h) => h.kind === "skill" && h.name === "count" && h.next.tool === "agent_tools_notes_run_skill" && h.next.arguments.skill === "count"));
   });
 
   it("stays under 800 tokens at limit 10, and gives schemas only with detail: true", async () => {
@@ -76,7 +76,7 @@ describe("agent_tools_search and _discover (per-plugin mode)", () => {
     const text = (result.content as { type: string; text: string }[])[0]!.text;
     const tokens = countTokens(text);
     assert.ok(tokens < 800, `answer is ${tokens} tokens`);
-    assert.equal(((result.structuredContent as { hits: unknown[] }).hits).length, 10);
+    assert.equal((textJson<{ hits: unknown[] }>(result).hits).length, 10);
     assert.ok(!text.includes("inputSchema"));
     const detailed = await callJson(server.client, "agent_tools_search", { query: "create note", limit: 1, detail: true });
     assert.deepEqual((detailed.payload.hits as { inputSchema: { required: string[] } }[])[0]?.inputSchema.required, ["title", "body"]);
@@ -103,7 +103,7 @@ describe("agent_tools_search and _discover (per-plugin mode)", () => {
   });
 
   it("_discover with a query uses the same index, filtered to its plugin", async () => {
-    const discover = await callJson(server.client, "agent_tools_notes_discover", { query: "delete a note" });
+    const discover = await callJson(server.client, "agent_tools_notes_discover", { query: "delete a note", limit: 10 });
     const search = await callJson(server.client, "agent_tools_search", { query: "delete a note", plugin: "notes" });
     assert.deepEqual(
       (discover.payload.matches as Hit[]).map((m) => m.name),
@@ -143,7 +143,7 @@ describe("compact facade mode", () => {
           const hit = (found.payload.hits as Hit[])[0]!;
           assert.equal(hit.plugin, `svc${n}`);
           assert.equal(hit.name, `get_widget_${n}`);
-          assert.equal(hit.next, `agent_tools_call {"plugin":"svc${n}","toolName":"get_widget_${n}","arguments":{"id":…}}`);
+          assert.deepEqual(hit.next, { tool: "agent_tools_call", arguments: { plugin: `svc${n}`, toolName: `get_widget_${n}`, arguments: { id: "<string>" } } });
           const called = await callJson(server.client, "agent_tools_call", { plugin: hit.plugin, toolName: hit.name, arguments: { id: "w1" } });
           assert.equal(called.isError, false, JSON.stringify(called.payload));
           assert.deepEqual(called.payload.result, { service: n, tool: `get_widget_${n}`, args: { id: "w1" } });

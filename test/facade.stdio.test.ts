@@ -64,10 +64,12 @@ describe("facade over stdio", () => {
   it("discover finds a tool by a word of its description", async () => {
     const { payload, isError } = await callJson(server.client, "agent_tools_notes_discover", { query: "remove" });
     assert.equal(isError, false);
-    const matches = payload.matches as { name: string; kind: string; next: string; confirm?: boolean }[];
+    const matches = payload.matches as { name: string; kind: string; writes?: boolean }[];
     assert.equal(matches[0]?.name, "delete_note");
-    assert.equal(matches[0]?.confirm, true);
-    assert.match(matches[0]?.next ?? "", /agent_tools_notes_call .*"toolName":"delete_note".*"confirm":true/);
+    assert.equal(matches[0]?.writes, true);
+    // The next call is ready to send, names the required argument, and leaves confirm to the human.
+    assert.deepEqual(payload.next, { tool: "agent_tools_notes_call", arguments: { toolName: "delete_note", arguments: { id: "<string>" } } });
+    assert.match(String(payload.confirm), /confirm: true at the top level, only when the user asked/);
     assert.equal(payload.shown, matches.length);
     assert.equal(typeof payload.total, "number");
     assert.deepEqual(payload.context, { noteCount: 2 }, "discoverContext() is attached");
@@ -86,21 +88,22 @@ describe("facade over stdio", () => {
       name: "digest",
       description: "Digest of every note with a tag: titles and bodies in one answer.",
       params: "tag",
-      next: 'agent_tools_notes_run_skill {"skill":"digest","arguments":{}}',
     });
+    assert.deepEqual(all.payload.next, { tool: "agent_tools_notes_run_skill", arguments: { skill: "digest", arguments: {} } });
   });
 
   it("discover without a query shows skills first, then read-only tools, with totals", async () => {
     const { payload } = await callJson(server.client, "agent_tools_notes_discover", {});
-    const matches = payload.matches as { kind: string; name: string; confirm?: boolean }[];
+    const { payload: all } = await callJson(server.client, "agent_tools_notes_discover", { limit: 20 });
+    const matches = all.matches as { kind?: string; name: string; writes?: boolean }[];
     assert.deepEqual(matches.slice(0, 2).map((m) => m.kind), ["skill", "skill"]);
-    const firstMutating = matches.findIndex((m) => m.confirm);
-    const lastReadOnly = matches.map((m) => m.kind === "tool" && !m.confirm).lastIndexOf(true);
+    const firstMutating = matches.findIndex((m) => m.writes);
+    const lastReadOnly = matches.map((m) => m.kind === undefined && !m.writes).lastIndexOf(true);
     assert.ok(lastReadOnly < firstMutating, "read-only tools come before mutating ones");
     assert.deepEqual(payload.totals, { tools: 8, skills: 2 });
   });
 
-  it("a call answers the tool's result as text and structuredContent", async () => {
+  it("a call answers the tool's result once, as one line of JSON text", async () => {
     const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: { id: "n1" } });
     assert.equal(isError, false);
     assert.equal(payload.ok, true);
@@ -112,8 +115,9 @@ describe("facade over stdio", () => {
     assert.equal(isError, true);
     assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED");
     assert.match(payload.error?.message ?? "", /missing required property 'id'/);
-    assert.deepEqual((payload.error?.details?.errors as unknown[])[0], { path: "/id", message: "missing required property 'id'" });
-    assert.ok(payload.error?.details?.schema, "the schema is attached");
+    // The failing field with the part of the schema that applies to it, not the whole schema.
+    assert.deepEqual((payload.error?.details?.errors as unknown[])[0], { path: "/id", message: "missing required property 'id'", schema: { type: "string" } });
+    assert.equal(payload.error?.details?.schema, undefined);
     assert.ok(payload.error?.hint);
   });
 

@@ -49,15 +49,17 @@ export type Payload = Record<string, unknown> & {
   repairs?: string[];
 };
 
-/** Call a facade tool and return its JSON payload, checking text and structured forms agree. */
+/**
+ * Call a facade tool and return its JSON payload, checking the answer's form: one text block of
+ * one-line JSON, and no structuredContent (the payload is sent once, where clients show it).
+ */
 export async function callJson(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ payload: Payload; isError: boolean }> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   const first = result.content[0];
-  if (!first || first.type !== "text") throw new Error(`no text content from ${name}`);
-  const fromText = JSON.parse(first.text) as Payload;
-  const structured = result.structuredContent as Payload;
-  if (JSON.stringify(fromText) !== JSON.stringify(structured)) throw new Error(`text and structuredContent differ for ${name}`);
-  return { payload: structured, isError: result.isError === true };
+  if (!first || first.type !== "text" || result.content.length !== 1) throw new Error(`not one text block from ${name}`);
+  if (first.text.includes("\n")) throw new Error(`the answer of ${name} is not one line`);
+  if (result.structuredContent !== undefined) throw new Error(`${name} sent its payload twice (structuredContent)`);
+  return { payload: JSON.parse(first.text) as Payload, isError: result.isError === true };
 }
 
 export interface RunResult {
@@ -77,4 +79,11 @@ export function runCli(args: string[], env: Record<string, string> = baseEnv(), 
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** The JSON of a tool result's text block (where the facade puts its one-line answer). */
+export function textJson<T = Payload>(result: unknown): T {
+  const first = (result as CallToolResult).content?.[0];
+  if (!first || first.type !== "text") throw new Error("no text content");
+  return JSON.parse(first.text) as T;
 }

@@ -5,6 +5,7 @@ import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, it } from "node:test";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
+import { textJson } from "./helpers.js";
 import { httpClient, startHttp } from "./http-helpers.js";
 
 // A signal with sessions open, a call in flight and a stdio downstream running: the server closes
@@ -34,8 +35,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const first = await httpClient(http.url);
       const second = await httpClient(http.url);
       const result = (await first.client.callTool({ name: "agent_tools_fx_call", arguments: { toolName: "pid", arguments: {} } })) as CallToolResult;
-      const pid = Number(JSON.stringify(result.structuredContent).match(/\d{2,}/)?.[0]);
-      assert.ok(Number.isInteger(pid) && alive(pid), `the downstream runs: ${JSON.stringify(result.structuredContent)}`);
+      const pid = Number(JSON.stringify(textJson(result)).match(/\d{2,}/)?.[0]);
+      assert.ok(Number.isInteger(pid) && alive(pid), `the downstream runs: ${JSON.stringify(textJson(result))}`);
       // A call that never answers is in flight when the signal arrives.
       const hanging = second.client.callTool({ name: "agent_tools_fx_call", arguments: { toolName: "hang", arguments: {}, confirm: true } }).catch(() => "ended");
 

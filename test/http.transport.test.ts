@@ -5,7 +5,7 @@ import path from "node:path";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { after, before, describe, it } from "node:test";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
-import { callJson, connect } from "./helpers.js";
+import { callJson, connect, textJson } from "./helpers.js";
 import { eventually, httpClient, INITIALIZE, MCP_HEADERS, raw, rawInitialize, startHttp, type RunningHttp } from "./http-helpers.js";
 
 // The facade over Streamable HTTP: the same tools as stdio, sessions apart, JSON or SSE, the GET
@@ -113,7 +113,7 @@ describe("server notifications over the GET stream", () => {
     try {
       const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
       const added = (await client.callTool({ name: "agent_tools_fx_call", arguments: { toolName: "add_tool", arguments: { name: "fresh_tool" }, confirm: true } })) as CallToolResult;
-      assert.equal(added.isError, false, JSON.stringify(added.structuredContent));
+      assert.equal(added.isError, false, JSON.stringify(textJson(added)));
       await changed;
       const found = await callJson(client, "agent_tools_fx_discover", { query: "fresh_tool" });
       assert.ok(JSON.stringify(found.payload).includes("fresh_tool"));
@@ -133,7 +133,7 @@ describe("the text layer over HTTP", () => {
   });
 
   const exec = async (client: Awaited<ReturnType<typeof httpClient>>["client"], command: string) =>
-    ((await client.callTool({ name: "agent_tools_exec", arguments: { command } })) as CallToolResult).structuredContent as { exitCode: number; stdout: string };
+    textJson<{ exitCode: number; stdout: string }>(await client.callTool({ name: "agent_tools_exec", arguments: { command } }));
 
   it("gives each HTTP session its own sandbox filesystem, env and cwd", async () => {
     const a = await httpClient(http.url);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { DiscoverAnswer } from "../src/runtime/answers.js";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -72,15 +73,15 @@ describe("runtime: a plugin-declared discover context", () => {
     try {
       const failed = await runtime.discover(session, "ctx", {});
       assert.equal(failed.isError, false, "a failing context does not fail discover");
-      assert.match(String(failed.payload.contextError), /directory is down/);
-      assert.equal(failed.payload.context, undefined);
+      assert.match(String((failed.payload as DiscoverAnswer).contextError), /directory is down/);
+      assert.equal((failed.payload as DiscoverAnswer).context, undefined);
       rmSync(path.join(dir, "fail"));
       const first = await runtime.discover(session, "ctx", {});
-      assert.deepEqual(first.payload.context, { user: "ada", team: "ops" });
+      assert.deepEqual((first.payload as DiscoverAnswer).context, { user: "ada", team: "ops" });
       const second = await runtime.discover(session, "ctx", { query: "noop" });
-      assert.deepEqual(second.payload.context, { user: "ada", team: "ops" });
+      assert.deepEqual((second.payload as DiscoverAnswer).context, { user: "ada", team: "ops" });
       const other = await runtime.discover(runtime.createSession(), "ctx", {});
-      assert.deepEqual(other.payload.context, { user: "ada", team: "ops" }, "kept across sessions");
+      assert.deepEqual((other.payload as DiscoverAnswer).context, { user: "ada", team: "ops" }, "kept across sessions");
       assert.equal((await import("node:fs")).readFileSync(path.join(dir, "runs"), "utf8"), "2", "one failed run, one good run, then cached");
     } finally {
       await runtime.close();
@@ -93,7 +94,7 @@ describe("runtime: a plugin-declared discover context", () => {
     try {
       const answer = await runtime.discover(runtime.createSession(), "ctxmissing", {});
       assert.equal(answer.isError, false);
-      assert.match(String(answer.payload.contextError), /discoverContext names skill 'nobody'/);
+      assert.match(String((answer.payload as DiscoverAnswer).contextError), /discoverContext names skill 'nobody'/);
     } finally {
       await runtime.close();
     }

@@ -172,7 +172,7 @@ describe("runtime API", () => {
       const session = runtime.createSession();
       const out = await runtime.call(session, "tracker", { toolName: "listTickets", arguments: { status: "closed" } });
       assert.equal(out.isError, false);
-      assert.equal((out.payload.result as { tickets: unknown[] }).tickets.length, 1);
+      assert.equal(((out.payload as { result: { tickets: unknown[] } }).result).tickets.length, 1);
       assert.equal(runtime.brokenLinks.length, 1, "tracker:open-summary links to notes:digest, absent here");
     } finally {
       await runtime.close();

@@ -122,26 +122,19 @@ describe("loop breaker", () => {
   });
 
   it("a changed call is run again, and key order does not make a call different", async () => {
-    const a = { toolName: "fail_always", arguments: { a: 1, b: 2 } };
-    const b = { toolName: "fail_always", arguments: { b: 2, a: 1 } };
-    assert.equal((await callJson(server.client, "agent_tools_notes_call", a)).payload.error?.code, "UPSTREAM_ERROR");
-    assert.equal((await callJson(server.client, "agent_tools_notes_call", b)).payload.error?.code, "UPSTREAM_ERROR");
+    const a = { toolName: "get_note", arguments: { id: "n1", a: 1, b: 2 } };
+    const b = { toolName: "get_note", arguments: { b: 2, a: 1, id: "n1" } };
+    assert.equal((await callJson(server.client, "agent_tools_notes_call", a)).payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.equal((await callJson(server.client, "agent_tools_notes_call", b)).payload.error?.code, "ARG_VALIDATION_FAILED");
     assert.equal((await callJson(server.client, "agent_tools_notes_call", a)).payload.error?.code, "LOOP_DETECTED");
-    const changed = await callJson(server.client, "agent_tools_notes_call", { toolName: "fail_always", arguments: { a: 2 } });
-    assert.equal(changed.payload.error?.code, "UPSTREAM_ERROR");
+    const changed = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: { id: "n1", a: 2 } });
+    assert.equal(changed.payload.error?.code, "ARG_VALIDATION_FAILED");
   });
 
-  it("a success in between resets the count", async () => {
-    const get = { toolName: "get_note", arguments: { id: "n4" } };
-    const code = async (args: Record<string, unknown>) => (await callJson(server.client, "agent_tools_notes_call", args)).payload.error?.code;
-    assert.equal(await code(get), "UPSTREAM_ERROR");
-    const create = { toolName: "create_note", arguments: { title: "t", body: "b" }, confirm: true };
-    assert.equal(await code(create), undefined); // n3
-    assert.equal(await code(create), undefined); // n4
-    assert.equal(await code(get), undefined, "the same call now succeeds and clears its failures");
-    assert.equal(await code({ toolName: "delete_note", arguments: { id: "n4" }, confirm: true }), undefined);
-    assert.equal(await code(get), "UPSTREAM_ERROR");
-    assert.equal(await code(get), "UPSTREAM_ERROR", "counted from the reset, not from the first failure");
-    assert.equal(await code(get), "LOOP_DETECTED");
+  it("upstream failures never trip it: a retry may find the service back", async () => {
+    for (let i = 0; i < 5; i++) {
+      const { payload } = await callJson(server.client, "agent_tools_notes_call", { toolName: "fail_always", arguments: {} });
+      assert.equal(payload.error?.code, "UPSTREAM_ERROR", `attempt ${i + 1}`);
+    }
   });
 });

@@ -66,17 +66,16 @@ describe("retrieval metrics", () => {
 
 describe("search answer budget", () => {
   it("drops optional lists, shortens descriptions, then drops the last hits until the answer fits", async () => {
-    const { fitToBudget } = await import("../src/runtime/search-answer.js");
+    const { fitEntriesToBudget } = await import("../src/runtime/search-answer.js");
     const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
     const hits = Array.from({ length: 10 }, (_, i) => ({
       plugin: "p",
-      kind: "tool",
       name: `tool_${i}`,
       description: "A description that goes on and on about what this tool does, well past any one line. ".repeat(3),
       optional: "alpha, beta, gamma +9",
-      next: `agent_tools_call {"plugin":"p","toolName":"tool_${i}","arguments":{"a_long_required_parameter":…,"another_required_parameter":…,"and_a_third_one":…}}`,
+      next: { tool: "agent_tools_call", arguments: { plugin: "p", toolName: `tool_${i}`, arguments: { a_long_required_parameter: "<string>", another_required_parameter: "<string>", and_a_third_one: "<integer>" } } },
     }));
-    const answer = await fitToBudget({ ok: true, query: "q", shown: 10, total: 12, hits }, 400);
+    const answer = await fitEntriesToBudget({ ok: true, query: "q", shown: 10, total: 12, hits, more: undefined as string | undefined }, "hits", 400);
     assert.ok(countTokens(JSON.stringify(answer)) <= 400);
     const kept = answer.hits as { optional?: string; description: string }[];
     assert.ok(kept.length >= 1 && kept.length < 10);

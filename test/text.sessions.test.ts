@@ -10,7 +10,7 @@ import { createFacadeServer } from "../src/facade/server.js";
 import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { closeSession, type Session } from "../src/runtime/session.js";
-import { PLUGINS } from "./helpers.js";
+import { PLUGINS, textJson } from "./helpers.js";
 
 /**
  * Sessions at the runtime level: two facade servers (one per session, as the HTTP transport
@@ -35,7 +35,7 @@ async function link(runtime: Runtime, id: string): Promise<Linked> {
     client,
     async exec(command) {
       const result = (await client.callTool({ name: "agent_tools_exec", arguments: { command } })) as CallToolResult;
-      return result.structuredContent as { exitCode: number; stdout: string; stderr: string };
+      return textJson<{ exitCode: number; stdout: string; stderr: string }>(result);
     },
   };
 }
@@ -107,7 +107,7 @@ describe("plugin command names", () => {
     const runtime = await createRuntime({ pluginDirs: [pluginDir], env: {}, log: silentLogger });
     const linked = await link(runtime, "names");
     const list = (await linked.client.callTool({ name: "agent_tools_exec", arguments: { command: "list" } })) as CallToolResult;
-    assert.deepEqual((list.structuredContent as { result: { commands: { name: string }[] } }).result.commands.map((c) => c.name), ["plugin-sort"]);
+    assert.deepEqual(textJson<{ result: { commands: { name: string }[] } }>(list).result.commands.map((c) => c.name), ["plugin-sort"]);
     assert.equal((await linked.exec("printf 'b\\na\\n' | sort")).stdout, "a\nb\n");
     assert.equal((await linked.exec("plugin-sort call listTickets --status closed | jq -r '.result.tickets[0].id'")).stdout, "T-3\n");
     await linked.client.close();

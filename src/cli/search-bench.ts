@@ -51,7 +51,7 @@ async function runEngine(engine: SearchEngineName, options: SearchBenchOptions, 
       const started = performance.now();
       const outcome = await runtime.search(session, { query: q.query, limit });
       times.push(performance.now() - started);
-      const hits = (outcome.payload.hits as { name: string }[] | undefined) ?? [];
+      const hits = outcome.kind === "search" ? outcome.payload.hits : [];
       const ranked = hits.map((h) => h.name);
       writeLine?.(JSON.stringify({ id: q.id, ranked }));
       rankings.push({ relevant: q.relevant, ranked });

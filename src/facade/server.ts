@@ -1,34 +1,27 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { packageJson } from "../paths.js";
-import type { OperationResult, Runtime } from "../runtime/runtime.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
-import { toOperationResult } from "../text/answer.js";
+import { toExecResult } from "../text/answer.js";
 import { textLayerFor } from "../text/text-layer.js";
+import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL } from "./tools.js";
 
 /**
  * The MCP facade: the SDK's low-level Server with handlers for tools/list and tools/call. It maps
- * facade tools onto runtime operations and turns every outcome, errors included, into a tool
- * result with the JSON both as text and as structuredContent. It never touches I/O: a transport
- * is connected by the caller.
+ * facade tools onto runtime operations (routing.ts), and renders every outcome, errors included,
+ * as a tool result of one-line JSON (present.ts). It never touches I/O: a transport is connected
+ * by the caller.
  */
 
 export { SERVER_INSTRUCTIONS } from "./instructions.js";
+export { toToolResult } from "./present.js";
 
 const TEXT_LAYER_HELP =
   "agent_tools_exec runs a shell command line in this session's sandbox (files, env and cwd persist; no host secrets). Each plugin is a command: `<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME` print JSON, so pipe them into jq/grep/head to keep answers small. `status` shows the text modules (`load commands/<name>`).";
-
-/** `compact`: one-line JSON text, for answers that must stay small (agent_tools_search). */
-export function toToolResult(outcome: OperationResult, options: { compact?: boolean } = {}): CallToolResult {
-  return {
-    content: [{ type: "text", text: options.compact ? JSON.stringify(outcome.payload) : JSON.stringify(outcome.payload, null, 2) }],
-    structuredContent: outcome.payload,
-    isError: outcome.isError,
-  };
-}
 
 export interface FacadeServerOptions {
   runtime: Runtime;
@@ -51,6 +44,7 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
   const { tools, routes } = buildFacadeTools(runtime.summaries(), { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
 
   const prefixes = runtime.summaries().map((s) => s.prefix);
+  const present = presentNext(runtime.facadeMode);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
@@ -59,18 +53,21 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     const resolved = resolveFacadeTool(sent, request.params.arguments ?? {}, routes, prefixes);
     if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
     const { route, args, repairs } = resolved;
-    const ctx = { signal: extra.signal, repairs };
+    const ctx = { signal: extra.signal, repairs, present };
     switch (route.operation) {
       case "help":
-        return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), textLayer: TEXT_LAYER_HELP, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+        return toToolResult({
+          isError: false,
+          payload: { ok: true, server: `${pkg.name} ${pkg.version}`, protocol: protocolFor(runtime.facadeMode), ...runtime.help(), textLayer: TEXT_LAYER_HELP, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) },
+        });
       case "search":
-        return toToolResult(await runtime.search(session, args, ctx), { compact: true });
+        return toToolResult(await runtime.search(session, args, ctx));
       case "exec": {
         // The text layer is made on first use; just-bash itself loads with the first command line.
         const command = args && typeof args === "object" ? (args as { command?: unknown }).command : undefined;
         const answer = await textLayerFor(runtime).exec(session, typeof command === "string" ? command : "", { signal: extra.signal });
         if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
-        return toToolResult(toOperationResult(answer));
+        return toToolResult(toExecResult(answer));
       }
       case "discover":
         return toToolResult(await runtime.discover(session, route.prefix ?? "", args, ctx));

@@ -22,6 +22,13 @@ export interface FacadeRoute {
 }
 
 export const HELP_TOOL = "agent_tools_help";
+
+/**
+ * `arguments` is an object, but a JSON string of one is let through: models send that often, and
+ * a client that checks calls against this schema would reject it before the runtime's repair
+ * (which parses it, and says so in `repairs`) could run.
+ */
+const ARGUMENTS = { type: ["object", "string"] } as const;
 export const EXEC_TOOL = "agent_tools_exec";
 
 /** The text layer's tool: a persistent sandboxed shell in which plugins are commands. */
@@ -99,7 +106,7 @@ function compactTools(execTool: FacadeTool | undefined): FacadeTool[] {
         properties: {
           plugin: { type: "string", description: "The plugin's prefix." },
           toolName: { type: "string", description: "The tool's name." },
-          arguments: { type: "object", description: "The tool's arguments.", additionalProperties: true },
+          arguments: { ...ARGUMENTS, description: "The tool's arguments (an object)." },
           confirm: { type: "boolean", description: "true to allow a tool that changes data." },
         },
         required: ["plugin", "toolName"],
@@ -113,7 +120,7 @@ function compactTools(execTool: FacadeTool | undefined): FacadeTool[] {
         properties: {
           plugin: { type: "string", description: "The plugin's prefix." },
           skill: { type: "string", description: "The skill's name." },
-          arguments: { type: "object", description: "The skill's arguments.", additionalProperties: true },
+          arguments: { ...ARGUMENTS, description: "The skill's arguments (an object)." },
           confirm: { type: "boolean", description: "true to allow a skill whose steps change data." },
         },
         required: ["plugin", "skill"],
@@ -164,7 +171,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
       description: `Run a ${label} tool found by _discover or agent_tools_search.${gate}`,
       inputSchema: {
         type: "object",
-        properties: { toolName: { type: "string" }, arguments: { type: "object" }, ...(plugin.requireConfirm ? { confirm: { type: "boolean" } } : {}) },
+        properties: { toolName: { type: "string" }, arguments: ARGUMENTS, ...(plugin.requireConfirm ? { confirm: { type: "boolean" } } : {}) },
         required: ["toolName"],
       },
     });
@@ -177,7 +184,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
         description: `Run a ${label} skill (a multi-call recipe): ${skillList(plugin.skills)}.`,
         inputSchema: {
           type: "object",
-          properties: { skill: { type: "string" }, arguments: { type: "object" }, ...(plugin.requireConfirm ? { confirm: { type: "boolean" } } : {}) },
+          properties: { skill: { type: "string" }, arguments: ARGUMENTS, ...(plugin.requireConfirm ? { confirm: { type: "boolean" } } : {}) },
           required: ["skill"],
         },
       });

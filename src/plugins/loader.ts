@@ -35,7 +35,9 @@ export interface LoadOptions {
 }
 
 async function createAdapter(manifest: PluginManifest, options: LoadOptions): Promise<Adapter> {
-  const adapterOptions: AdapterOptions = { pluginDir: manifest.dir, manifest: manifest.raw, env: options.env, log: options.log };
+  // The prefix and name are the plugin's own (a config entry's raw block has neither): adapters
+  // name the plugin in their messages ("MCP server 'prod_db'"), never their kind.
+  const adapterOptions: AdapterOptions = { pluginDir: manifest.dir, manifest: { ...manifest.raw, prefix: manifest.prefix, name: manifest.name }, env: options.env, log: options.log };
   if (typeof manifest.adapter === "string") {
     try {
       return await loadModuleAdapter(manifest.adapter, manifest.adapterExport, adapterOptions);

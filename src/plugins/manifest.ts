@@ -22,8 +22,8 @@ export interface PluginManifest {
   file: string;
   /** Absolute path of the plugin's folder. */
   dir: string;
-  /** "config": made from an `mcpServers` entry of the config file, with no plugin folder. */
-  form: "flat" | "agent-plugins-spec" | "config";
+  /** "config": made from an `mcpServers` entry of the config file, with no plugin folder; "memory": made in code (a text module's). */
+  form: "flat" | "agent-plugins-spec" | "config" | "memory";
   name: string;
   version?: string;
   description: string;
@@ -38,6 +38,12 @@ export interface PluginManifest {
   /** A skill run once (first discover) whose result every discover answer carries as `context`. */
   discoverContext?: DiscoverContextSpec;
   requireConfirm: boolean;
+  /**
+   * Whether a tool's own `annotations.readOnlyHint` lets it skip the confirm gate (default true).
+   * In-memory plugins of text modules that wrap an arbitrary server set it false: that server's
+   * hints are not trusted to decide what may change data.
+   */
+  trustReadOnlyHints?: boolean;
   requires: { env: string[]; bins: string[] };
   /** The runtime section as written, passed on to module adapters. */
   raw: Record<string, unknown>;

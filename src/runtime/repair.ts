@@ -1,74 +1,151 @@
 /**
- * Repairs of common malformed calls. Each returns what it changed as a human-readable note that
- * the result reports; none skips validation or the confirm gate, which run after repair.
+ * Repairs of the malformed calls models really send. Each names what it changed in `repairs`;
+ * none skips validation or the gate, which run after it. Two rules hold throughout:
+ * - a repair never changes which plugin or which tool a call reaches (see facade/routing.ts);
+ * - a `confirm` found anywhere but the top level of the request is never honoured: it is taken
+ *   out, and the answer says where it belongs.
  */
 
 export interface Repair {
-  kind: "unwrapped-nested-arguments" | "parsed-json-arguments" | "routed-facade-tool" | "matched-plugin-case" | "stripped-tool-prefix" | "matched-tool-case" | "shortened-query";
+  kind:
+    | "unwrapped-nested-arguments"
+    | "parsed-json-arguments"
+    | "renamed-arguments"
+    | "unwrapped-arguments-wrapper"
+    | "dropped-misplaced-confirm"
+    | "routed-facade-tool"
+    | "matched-plugin-case"
+    | "stripped-tool-prefix"
+    | "matched-tool-case"
+    | "shortened-query";
   message: string;
 }
+
+export type NameField = "toolName" | "skill";
+
+/** A _call or _run_skill request after the schema-independent repairs. */
+export interface RepairedRequest {
+  /** The tool or skill as sent (trimmed), or undefined when absent or not a string. */
+  name: string | undefined;
+  /** What was in the name field, for the message when it is unusable. */
+  nameSent: unknown;
+  /** The tool's arguments ({} when none were sent). */
+  arguments: unknown;
+  /** `confirm: true` at the top level: the only place it is honoured. */
+  confirm: boolean;
+  /** Where a confirm was found and not honoured ("arguments.confirm"). */
+  misplacedConfirm?: string;
+  /** The top-level keys received, for MISSING_TOOL_NAME. */
+  keys: string[];
+}
+
+const ARGUMENT_ALIASES = ["args", "params", "input", "parameters"] as const;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
-/**
- * `arguments` sent as a JSON string is parsed. Returns the repaired value (or the input when it
- * was not a JSON object string).
- */
-export function parseJsonArguments(value: unknown, field: string, repairs: Repair[]): unknown {
+/** A JSON object sent as a string is parsed; anything else is returned as it was. */
+export function parseJsonObject(value: unknown, field: string, repairs: Repair[] | undefined): unknown {
   if (typeof value !== "string") return value;
   const trimmed = value.trim();
   if (!trimmed.startsWith("{")) return value;
   try {
     const parsed: unknown = JSON.parse(trimmed);
     if (!isPlainObject(parsed)) return value;
-    repairs.push({ kind: "parsed-json-arguments", message: `'${field}' was a JSON string; it was parsed into an object` });
+    repairs?.push({ kind: "parsed-json-arguments", message: `'${field}' was a JSON string; it was parsed into an object` });
     return parsed;
   } catch {
     return value;
   }
 }
 
-/**
- * Arguments nested one level too deep: `{arguments: {toolName, arguments}}` for _call, or
- * `{arguments: {skill, arguments}}` for _run_skill. The inner object is lifted to the top.
- */
-export function unwrapNested(args: Record<string, unknown>, keyField: "toolName" | "skill", repairs: Repair[]): Record<string, unknown> {
-  if (args[keyField] !== undefined) return args;
-  const inner = parseJsonArguments(args.arguments, "arguments", []);
-  if (!isPlainObject(inner) || typeof inner[keyField] !== "string") return args;
-  const others = Object.keys(args).filter((k) => k !== "arguments" && k !== "confirm");
-  if (others.length > 0) return args;
-  repairs.push({
-    kind: "unwrapped-nested-arguments",
-    message: `'${keyField}' and 'arguments' were nested inside 'arguments'; they were lifted one level up`,
-  });
-  const lifted: Record<string, unknown> = { ...inner };
-  if (args.confirm !== undefined && lifted.confirm === undefined) lifted.confirm = args.confirm;
-  return lifted;
+export function repairRequest(raw: unknown, nameField: NameField, repairs: Repair[]): RepairedRequest {
+  const parsed = parseJsonObject(raw, "request", repairs);
+  let base: Record<string, unknown> = isPlainObject(parsed) ? parsed : {};
+  let misplacedConfirm: string | undefined;
+
+  // {arguments: {toolName, arguments}}: the whole request nested one level too deep.
+  if (base[nameField] === undefined) {
+    const inner = parseJsonObject(base.arguments, "arguments", undefined);
+    const others = Object.keys(base).filter((k) => k !== "arguments" && k !== "confirm");
+    if (isPlainObject(inner) && typeof inner[nameField] === "string" && others.length === 0) {
+      repairs.push({ kind: "unwrapped-nested-arguments", message: `'${nameField}' and 'arguments' were nested inside 'arguments'; they were lifted one level up` });
+      const { confirm: innerConfirm, ...lifted } = inner;
+      if (innerConfirm !== undefined) misplacedConfirm = "arguments.confirm";
+      base = { ...lifted, ...(base.confirm !== undefined ? { confirm: base.confirm } : {}) };
+    }
+  }
+
+  // {args: {...}} / {params: {...}} / {input: {...}} for {arguments: {...}}.
+  let args: unknown = base.arguments;
+  if (args === undefined) {
+    const present = ARGUMENT_ALIASES.filter((alias) => base[alias] !== undefined);
+    if (present.length === 1) {
+      const alias = present[0] as string;
+      args = base[alias];
+      repairs.push({ kind: "renamed-arguments", message: `'${alias}' was read as 'arguments'` });
+    }
+  }
+  args = parseJsonObject(args, "arguments", repairs);
+
+  const sent = base[nameField];
+  const name = typeof sent === "string" && sent.trim() ? sent.trim() : undefined;
+  return {
+    name,
+    nameSent: sent,
+    arguments: args === undefined || args === null ? {} : args,
+    confirm: base.confirm === true,
+    ...(misplacedConfirm ? { misplacedConfirm } : {}),
+    keys: Object.keys(base),
+  };
 }
 
-/** Normalise the arguments of a _call or _run_skill request: unwrap, then parse a JSON string. */
-export function repairRequest(raw: unknown, keyField: "toolName" | "skill", repairs: Repair[]): Record<string, unknown> {
-  const parsed = parseJsonArguments(raw, "request", repairs);
-  const base = isPlainObject(parsed) ? parsed : {};
-  const unwrapped = unwrapNested(base, keyField, repairs);
-  const args = parseJsonArguments(unwrapped.arguments, "arguments", repairs);
-  return args === unwrapped.arguments ? unwrapped : { ...unwrapped, arguments: args };
+/**
+ * Repairs that need the tool's schema, applied to arguments that failed it (or carry a confirm):
+ * a wrapper the schema does not know (`{arguments: {...}}`, `{args: {...}}` inside arguments) is
+ * unwrapped, and a `confirm` the schema does not declare is taken out (never honoured there).
+ */
+export function repairArguments(
+  args: Record<string, unknown>,
+  schema: Record<string, unknown>,
+  repairs: Repair[],
+): { args: Record<string, unknown>; misplacedConfirm?: string } {
+  const properties = isPlainObject(schema.properties) ? schema.properties : {};
+  let current = args;
+  let where = "arguments";
+  let misplacedConfirm: string | undefined;
+  for (let depth = 0; depth < 3; depth++) {
+    if ("confirm" in current && !("confirm" in properties)) {
+      const { confirm: _dropped, ...rest } = current;
+      current = rest;
+      misplacedConfirm = `${where}.confirm`;
+    }
+    const keys = Object.keys(current);
+    const wrapper = keys.length === 1 ? keys[0] : undefined;
+    if (!wrapper || wrapper in properties || !(["arguments", ...ARGUMENT_ALIASES] as string[]).includes(wrapper)) break;
+    const inner = parseJsonObject(current[wrapper], `${where}.${wrapper}`, repairs);
+    if (!isPlainObject(inner)) break;
+    repairs.push({ kind: "unwrapped-arguments-wrapper", message: `'${where}' held its content inside '${wrapper}'; the inner object was used` });
+    current = inner;
+    where = `${where}.${wrapper}`;
+  }
+  return { args: current, ...(misplacedConfirm ? { misplacedConfirm } : {}) };
 }
 
 /**
  * A tool name sent with its plugin's prefix ("github_list_issues", "github.list_issues",
- * "github:list_issues", "agent_tools_github_list_issues") is reduced to the bare name when that
- * name exists.
+ * "github:list_issues", or a front end's full tool name ending in "github_list_issues") is reduced
+ * to the bare name when that name exists. The prefix must start the name or follow a `_`.
  */
 export function stripToolPrefix(name: string, prefix: string, exists: (candidate: string) => boolean, repairs: Repair[]): string | undefined {
-  const forms = [`agent_tools_${prefix}_`, `${prefix}_`, `${prefix}.`, `${prefix}:`, `${prefix}/`, `${prefix}__`];
-  for (const form of forms) {
-    if (name.toLowerCase().startsWith(form.toLowerCase())) {
-      const bare = name.slice(form.length);
-      if (exists(bare)) {
+  const lower = name.toLowerCase();
+  for (const separator of ["__", "_", ".", ":", "/"]) {
+    const form = `${prefix.toLowerCase()}${separator}`;
+    for (let at = lower.indexOf(form); at !== -1; at = lower.indexOf(form, at + 1)) {
+      if (at > 0 && lower[at - 1] !== "_") continue;
+      const bare = name.slice(at + form.length);
+      if (bare && exists(bare)) {
         repairs.push({ kind: "stripped-tool-prefix", message: `tool name '${name}' carried the plugin prefix; called '${bare}'` });
         return bare;
       }

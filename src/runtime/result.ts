@@ -1,4 +1,4 @@
-import { RuntimeError } from "./errors.js";
+import { RuntimeError } from "../errors.js";
 
 /**
  * What an adapter returned, made into the `result` of a facade answer: an MCP CallToolResult is
@@ -47,8 +47,38 @@ export interface Truncation {
   note: string;
 }
 
+/**
+ * Whether the JSON of `value` is surely at most `max` characters, by a walk that counts the worst
+ * case (every character of a string escaped) without building the text. Small results, the usual
+ * case, are never stringified just to measure them.
+ */
+export function surelyWithin(value: unknown, max: number): boolean {
+  let budget = max;
+  let nodes = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const item = stack.pop();
+    if (++nodes > 20_000) return false;
+    if (typeof item === "string") budget -= item.length * 6 + 2;
+    else if (item === null || item === undefined || typeof item === "boolean" || typeof item === "number") budget -= 24;
+    else if (Array.isArray(item)) {
+      budget -= 2 + item.length;
+      for (const element of item) stack.push(element);
+    } else if (typeof item === "object") {
+      budget -= 2;
+      for (const [key, element] of Object.entries(item as Record<string, unknown>)) {
+        budget -= key.length * 6 + 4;
+        stack.push(element);
+      }
+    } else return false;
+    if (budget < 0) return false;
+  }
+  return true;
+}
+
 /** Cut a result whose JSON exceeds `maxChars`; the cut part is returned as a string prefix. */
 export function capResult(result: unknown, maxChars: number): { result: unknown; truncated?: Truncation } {
+  if (surelyWithin(result, maxChars)) return { result };
   const json = JSON.stringify(result) ?? "null";
   if (json.length <= maxChars) return { result };
   return {

@@ -1,7 +1,6 @@
 import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
-import { checkAgainstSchema } from "../json-schema.js";
 import { createLogger } from "../log.js";
-import { RUNTIME_ROOT, packageJson } from "../paths.js";
+import { RUNTIME_ROOT } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
 import type { AgentToolsConfig } from "../config/config.js";
 import { defaultManifests } from "../config/defaults.js";
@@ -11,19 +10,24 @@ import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type Pl
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
 import { describeMissing } from "../plugins/requirements.js";
 import type { Skill } from "../plugins/skills.js";
+import type { CatalogEntry, DiscoverAnswer, NextStep, OperationResult } from "./answers.js";
 import { createCatalog, documentsFor, type Catalog } from "./catalog.js";
 import { createDiscoverContexts } from "./discover-context.js";
-import { describeThrown, fromThrown, isRuntimeError, RuntimeError, type ErrorPayload } from "./errors.js";
-import { loopKey, previousFailures, rememberOutcome, shouldBreakLoop } from "./loop-breaker.js";
-import { repairRequest, stripToolPrefix, type Repair } from "./repair.js";
+import { describeThrown, fromThrown, RuntimeError } from "./errors.js";
+import type { GatePolicy } from "./gate.js";
+import { createLoopBreaker } from "./loop-breaker.js";
+import { createPipeline, frame, isSchemaLike, type OperationContext, type ReadyPlugin } from "./pipeline.js";
+import type { Repair } from "./repair.js";
 import { capResult, unwrapResult, withDeadline } from "./result.js";
 import { createToolIndex, isSearchEngineName, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
-import { argumentSkeleton, fitToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, type SearchArgs } from "./search-answer.js";
+import { argumentSkeleton, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
 import type { PluginManifest } from "../plugins/manifest.js";
-import { createSession, recordCall, type Session } from "./session.js";
-import { jobStoreFor } from "./jobs.js";
-import { closestNames, foldedMatch, similarity } from "./similarity.js";
+import { createSession, type Session } from "./session.js";
+import { closestNames, foldedMatch } from "./similarity.js";
+
+export type { OperationContext } from "./pipeline.js";
+export type { OperationResult } from "./answers.js";
 
 /**
  * The persistent runtime: the plugin registry, the catalog and its search index, and the three
@@ -54,21 +58,13 @@ export interface RuntimeOptions {
   searchEngine?: SearchEngineName;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
+  /** Gate policies run before the confirmation policy on every call and skill step (see gate.ts). */
+  gatePolicies?: GatePolicy[];
+  /** The loop breaker's clock and window (tests inject a clock). */
+  clock?: () => number;
+  loopWindowMs?: number;
 }
 
-export interface OperationContext {
-  signal?: AbortSignal;
-  /** Repairs already made above the runtime (e.g. a misspelt facade tool that was routed). */
-  repairs?: Repair[];
-  /** A larger (or smaller) result cap for this call: the text layer filters results before a model sees them. */
-  maxResultChars?: number;
-}
-
-/** What an operation answers: a JSON payload and whether it is an error. */
-export interface OperationResult {
-  isError: boolean;
-  payload: Record<string, unknown>;
-}
 
 export interface PluginSummary {
   prefix: string;
@@ -79,6 +75,24 @@ export interface PluginSummary {
   missing?: string;
   requireConfirm: boolean;
   skills: string[];
+}
+
+/** What `help` knows of the fleet; the facade adds its own protocol (tool names are its business). */
+export interface HelpReport {
+  plugins: Array<{ prefix: string; description: string; status: string; confirm?: string; skills?: string[] }>;
+  problems?: string[];
+}
+
+/** A plugin made in code for one caller (a text module's server), reached only through the object. */
+export interface MemoryPluginSpec {
+  prefix: string;
+  name: string;
+  description: string;
+  adapter: Adapter;
+  requireConfirm?: boolean;
+  readonlyTools?: string[];
+  /** false: a tool's own readOnlyHint does not lift the gate (the server is not trusted to say). */
+  trustReadOnlyHints?: boolean;
 }
 
 export interface Runtime {
@@ -94,12 +108,17 @@ export interface Runtime {
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
   createSession(id?: string): Session;
-  help(): Record<string, unknown>;
-  discover(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
+  help(): HelpReport;
+  discover(session: Session, target: string | LoadedPlugin, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   /** One ranked answer across every plugin ({query, limit?, plugin?, detail?}); agent_tools_search and search-bench use it. */
   search(session: Session, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
-  call(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
-  runSkill(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
+  /** Run one tool through the pipeline (pipeline.ts). `target` is a prefix, or an in-memory plugin. */
+  call(session: Session, target: string | LoadedPlugin, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
+  runSkill(session: Session, target: string | LoadedPlugin, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
+  /** One tool's description and input schema, and whether a call of it needs confirmation. */
+  describe(session: Session, target: string | LoadedPlugin, toolName: string, ctx?: OperationContext): Promise<OperationResult>;
+  /** An in-memory plugin: not listed in help, tools/list or search; its calls take the same pipeline. */
+  memoryPlugin(spec: MemoryPluginSpec): LoadedPlugin;
   /** Called with the plugin's prefix whenever a plugin's tool list changes. Returns an unsubscribe. */
   onToolsChanged(listener: (prefix: string) => void): () => void;
   close(): Promise<void>;
@@ -107,18 +126,14 @@ export interface Runtime {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
-const DEFAULT_DISCOVER_LIMIT = 10;
-const MAX_DISCOVER_LIMIT = 50;
+const DEFAULT_LIMIT = 10;
+/** Discover shows fewer entries by default than search: one plugin, and the next call said once. */
+const DEFAULT_DISCOVER_LIMIT = 6;
+const MAX_LIMIT = 50;
 const DESCRIPTION_CHARS = 160;
 const MAX_OPTIONAL_NAMES = 3;
-
-const COMPACT_PROTOCOL = [
-  "Each plugin wraps one service. Its tools are not listed up front: find them first.",
-  "1. agent_tools_search({query}) — a few words of what you need; answers ranked tools and skills of every plugin, each with the exact call to make next.",
-  "2. agent_tools_call({plugin, toolName, arguments}) — arguments are checked against the tool's schema; tools that change data also need confirm: true.",
-  "3. agent_tools_run_skill({plugin, skill, arguments}) — a server-side recipe that makes several calls in one.",
-  "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
-];
+/** Tokens (o200k) a discover answer may take, whatever the catalog (fitted like search's). */
+export const DISCOVER_TOKEN_BUDGET = 450;
 
 function positiveInt(value: string | undefined): number | undefined {
   const n = Number(value);
@@ -147,11 +162,6 @@ function queryOf(raw: unknown, repairs: Repair[]): string {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
-}
-
-/** A meta.args that is a JSON Schema (rather than a name → description map) is validated. */
-function isSchemaLike(args: Record<string, unknown> | undefined): args is Record<string, unknown> {
-  return !!args && (args.type === "object" || isPlainObject(args.properties));
 }
 
 function paramSummary(schema: Record<string, unknown>): string {
@@ -230,8 +240,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
    * The plugin a call names. Only case and `-`/`_` may differ from its prefix: a call is never
    * sent to a plugin it did not name (README "Routing").
    */
-  function requirePlugin(prefix: string, repairs?: Repair[]): LoadedPlugin & { adapter: Adapter } {
-    let plugin = byPrefix.get(prefix);
+  function requirePlugin(target: string | LoadedPlugin, repairs?: Repair[]): ReadyPlugin {
+    let plugin = typeof target === "string" ? byPrefix.get(target) : target;
+    const prefix = typeof target === "string" ? target : target.manifest.prefix;
     if (!plugin && prefix) {
       const folded = foldedMatch(prefix, byPrefix.keys());
       plugin = folded === undefined ? undefined : byPrefix.get(folded);
@@ -240,66 +251,54 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (!plugin) {
       const names = [...byPrefix.keys()];
       const close = prefix ? closestNames(prefix, names) : [];
-      const what = prefix ? `no plugin has prefix '${prefix}'; nothing was run${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (agent_tools_search hits and agent_tools_help show it)";
+      const what = prefix ? `no plugin has prefix '${prefix}'; nothing was run${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (search hits and help show it)";
       throw new RuntimeError("UNKNOWN_PLUGIN", what, { plugins: names.length > 20 ? [...(close.length ? close : names.slice(0, 5)), `… ${names.length} plugins in all`] : names });
     }
     if (!plugin.configured || !plugin.adapter) {
-      throw new RuntimeError("NOT_CONFIGURED", `plugin '${prefix}' is not configured: ${describeMissing(plugin.missing)}`, {
+      throw new RuntimeError("NOT_CONFIGURED", `plugin '${plugin.manifest.prefix}' is not configured: ${describeMissing(plugin.missing)}`, {
         missing: [...plugin.missing.env, ...plugin.missing.bins],
         env: plugin.missing.env,
         bins: plugin.missing.bins,
       });
     }
-    return plugin as LoadedPlugin & { adapter: Adapter };
+    return plugin as ReadyPlugin;
   }
 
   function isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean {
-    return plugin.manifest.readonlyTools.includes(tool.name) || tool.annotations?.readOnlyHint === true;
+    return plugin.manifest.readonlyTools.includes(tool.name) || (plugin.manifest.trustReadOnlyHints !== false && tool.annotations?.readOnlyHint === true);
   }
 
   function needsConfirm(plugin: LoadedPlugin, tool: ToolDescriptor): boolean {
     return plugin.manifest.requireConfirm && !isReadOnly(plugin, tool);
   }
 
-  /**
-   * The adapter a skill receives: the plugin's own, except that a call to a tool that changes
-   * data is held to the same confirm gate as `_call` unless the skill was run with confirm: true.
-   * Without this a skill would be a way around the gate. The gate trips before the write, so a
-   * refused skill has done only reads.
-   */
-  function gatedForSkill(plugin: LoadedPlugin, skill: string, confirmed: boolean): Adapter {
-    const adapter = plugin.adapter as Adapter;
-    if (confirmed || !plugin.manifest.requireConfirm) return adapter;
-    const call: Adapter["call"] = async (name, args, callCtx) => {
-      const tool = (await toolsOf(plugin)).find((t) => t.name === name);
-      if (tool && needsConfirm(plugin, tool)) {
-        throw new RuntimeError("CONFIRM_REQUIRED", `skill '${skill}' calls '${name}', which changes data; run the skill again with confirm: true`, { skill, tool: name });
-      }
-      return adapter.call(name, args, callCtx);
-    };
-    return new Proxy(adapter, {
-      get(target, property) {
-        if (property === "call") return call;
-        const value: unknown = Reflect.get(target, property, target);
-        // Bound to the real adapter, so class adapters with private fields keep working.
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-  }
+  /** In-memory plugins keep their own catalog and index: they belong to one caller, not to the fleet. */
+  const privateCatalogs = new WeakMap<LoadedPlugin, { index: ToolIndex; catalog: Catalog }>();
+  const catalogOf = (plugin: LoadedPlugin) => privateCatalogs.get(plugin) ?? { index, catalog };
 
   async function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
     try {
-      return await catalog.tools(plugin);
+      return await catalogOf(plugin).catalog.tools(plugin);
     } catch (error) {
       throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
     }
   }
 
-  /** The exact facade call to make next, in the current facade mode, with the required arguments sketched. */
-  function nextCall(prefix: string, key: "toolName" | "skill", name: string, schema: Record<string, unknown> | undefined, confirm: boolean): string {
-    const target = facadeMode === "compact" ? `"plugin":"${prefix}",` : "";
-    const tool = facadeMode === "compact" ? (key === "skill" ? "agent_tools_run_skill" : "agent_tools_call") : `agent_tools_${prefix}_${key === "skill" ? "run_skill" : "call"}`;
-    return `${tool} {${target}"${key}":"${name}","arguments":${argumentSkeleton(schema)}${confirm ? ',"confirm":true' : ""}}`;
+  const pipeline = createPipeline({
+    resolvePlugin: requirePlugin,
+    toolsOf,
+    similarTools: (plugin, name) => catalogOf(plugin).index.search(name, { plugin: plugin.manifest.prefix, limit: 3 }).hits.filter((h) => h.kind === "tool").map((h) => h.name),
+    isReadOnly,
+    gatePolicies: options.gatePolicies ?? [],
+    loop: createLoopBreaker({ ...(options.clock ? { now: options.clock } : {}), ...(options.loopWindowMs ? { windowMs: options.loopWindowMs } : {}) }),
+    timeoutMs,
+    maxResultChars,
+    log,
+  });
+
+  /** The neutral next step for a tool or skill: required arguments as typed placeholders, never `confirm`. */
+  function nextStep(prefix: string, key: "toolName" | "skill", name: string, schema: Record<string, unknown> | undefined): NextStep {
+    return { plugin: prefix, [key]: name, arguments: argumentSkeleton(schema) };
   }
 
   interface DescribeOptions {
@@ -308,58 +307,67 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     /** Add the full input schema (search's `detail: true`). */
     detail?: boolean;
     descriptionChars?: number;
+    /** Give each entry its own `next` (search; discover says it once). */
+    withNext?: boolean;
+    present?: (step: NextStep) => unknown;
   }
 
-  function describeTool(plugin: LoadedPlugin, tool: ToolDescriptor, opts: DescribeOptions = {}): Record<string, unknown> {
+  const present = (opts: DescribeOptions, step: NextStep): unknown => (opts.present ? opts.present(step) : step);
+
+  function describeTool(plugin: LoadedPlugin, tool: ToolDescriptor, opts: DescribeOptions = {}): CatalogEntry {
     const prefix = plugin.manifest.prefix;
-    const entry: Record<string, unknown> = {
-      ...(opts.withPlugin ? { plugin: prefix } : {}),
-      kind: "tool",
-      name: tool.name,
-      description: oneLine(tool.description, opts.descriptionChars),
-    };
+    const entry: CatalogEntry = { ...(opts.withPlugin ? { plugin: prefix } : {}), name: tool.name, description: oneLine(tool.description, opts.descriptionChars) };
     // Cross-plugin answers name only the optional parameters: the required ones are in `next`.
     const params = opts.withPlugin ? optionalParams(tool.inputSchema) : paramSummary(tool.inputSchema);
     if (params) entry[opts.withPlugin ? "optional" : "params"] = params;
-    // Cross-plugin answers leave the flag to `next` (which carries confirm: true): every token counts there.
-    if (needsConfirm(plugin, tool) && !opts.withPlugin) entry.confirm = true;
-    entry.next = nextCall(prefix, "toolName", tool.name, tool.inputSchema, needsConfirm(plugin, tool));
+    if (needsConfirm(plugin, tool)) entry.writes = true;
+    if (opts.withNext) entry.next = present(opts, nextStep(prefix, "toolName", tool.name, tool.inputSchema));
     if (opts.detail) entry.inputSchema = tool.inputSchema;
     return entry;
   }
 
-  function describeSkill(plugin: LoadedPlugin, skill: Skill, opts: DescribeOptions = {}): Record<string, unknown> {
-    const entry: Record<string, unknown> = {
-      ...(opts.withPlugin ? { plugin: plugin.manifest.prefix } : {}),
-      kind: "skill",
-      name: skill.name,
-      description: oneLine(skill.meta.description, opts.descriptionChars),
-    };
+  function describeSkill(plugin: LoadedPlugin, skill: Skill, opts: DescribeOptions = {}): CatalogEntry {
+    const entry: CatalogEntry = { ...(opts.withPlugin ? { plugin: plugin.manifest.prefix } : {}), kind: "skill", name: skill.name, description: oneLine(skill.meta.description, opts.descriptionChars) };
     const schema = isSchemaLike(skill.meta.args) ? skill.meta.args : undefined;
     const params = opts.withPlugin && schema ? optionalParams(schema) : skillParamSummary(skill);
     if (params) entry[opts.withPlugin && schema ? "optional" : "params"] = params;
-    entry.next = nextCall(plugin.manifest.prefix, "skill", skill.name, schema, false);
+    if (opts.withNext) entry.next = present(opts, nextStep(plugin.manifest.prefix, "skill", skill.name, schema));
     if (opts.detail && skill.meta.args) entry.args = skill.meta.args;
     return entry;
   }
 
+  /** The next step for a listed entry (discover says it once, for the first match). */
+  function nextFor(plugin: LoadedPlugin, entry: CatalogEntry, tools: readonly ToolDescriptor[]): NextStep | undefined {
+    const prefix = plugin.manifest.prefix;
+    if (entry.kind === "skill") {
+      const skill = plugin.skills.find((s) => s.name === entry.name);
+      return skill ? nextStep(prefix, "skill", skill.name, isSchemaLike(skill.meta.args) ? skill.meta.args : undefined) : undefined;
+    }
+    const tool = tools.find((t) => t.name === entry.name);
+    return tool ? nextStep(prefix, "toolName", tool.name, tool.inputSchema) : undefined;
+  }
+
   /** Ranked entries for a query, across plugins or within one: the one code path of search and discover. */
-  function rankedEntries(query: string, limit: number, opts: DescribeOptions & { plugin?: string; usable: (prefix: string) => boolean }): { entries: Record<string, unknown>[]; total: number } {
-    // Ask for more than the limit: hits of plugins that cannot be used are dropped after ranking.
-    const found = index.search(query, { ...(opts.plugin !== undefined ? { plugin: opts.plugin } : {}) });
-    const entries: Record<string, unknown>[] = [];
+  function rankedEntries(
+    query: string,
+    limit: number,
+    opts: DescribeOptions & { plugin?: string; usable: (prefix: string) => boolean; only?: LoadedPlugin },
+  ): { entries: CatalogEntry[]; total: number } {
+    const source = opts.only ? catalogOf(opts.only) : { index, catalog };
+    const found = source.index.search(query, { ...(opts.plugin !== undefined ? { plugin: opts.plugin } : {}) });
+    const entries: CatalogEntry[] = [];
     let total = 0;
     for (const hit of found.hits) {
       if (!opts.usable(hit.plugin)) continue;
-      const plugin = byPrefix.get(hit.plugin);
+      const plugin = opts.only ?? byPrefix.get(hit.plugin);
       if (!plugin) continue;
-      let entry: Record<string, unknown> | undefined;
+      let entry: CatalogEntry | undefined;
       if (entries.length < limit) {
         if (hit.kind === "skill") {
           const skill = plugin.skills.find((s) => s.name === hit.name);
           if (skill) entry = describeSkill(plugin, skill, opts);
         } else {
-          const tool = catalog.cached(hit.plugin)?.find((t) => t.name === hit.name);
+          const tool = source.catalog.cached(hit.plugin)?.find((t) => t.name === hit.name);
           if (tool) entry = describeTool(plugin, tool, opts);
         }
         if (!entry) continue;
@@ -370,72 +378,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return { entries, total };
   }
 
-  /** Shared frame of every operation: loop check, error → payload, call log. */
-  async function operate(
-    session: Session,
-    operation: string,
-    prefix: string,
-    repairs: Repair[],
-    loopTarget: unknown,
-    target: string | undefined,
-    work: () => Promise<Record<string, unknown>>,
-  ): Promise<OperationResult> {
-    const started = Date.now();
-    const key = loopTarget === undefined ? undefined : loopKey(`${operation}:${prefix}`, loopTarget);
-    let payload: Record<string, unknown>;
-    let errorCode: string | undefined;
-    try {
-      if (key !== undefined && shouldBreakLoop(session, key)) {
-        const previous = previousFailures(session, key);
-        errorCode = "LOOP_DETECTED";
-        throw new RuntimeError(
-          "LOOP_DETECTED",
-          `this exact ${operation} has failed ${previous?.count ?? 2} times in a row with ${previous?.code ?? "the same error"}; it was not run again`,
-          { previousError: previous?.code, attempts: (previous?.count ?? 2) + 1 },
-        );
-      }
-      payload = { ok: true, ...(await work()) };
-    } catch (error) {
-      const runtimeError = fromThrown(error);
-      errorCode = runtimeError.code;
-      payload = { ok: false, plugin: prefix, ...(target ? { target } : {}), error: runtimeError.toPayload() satisfies ErrorPayload };
-    }
-    if (key !== undefined) {
-      if (errorCode === "LOOP_DETECTED") {
-        const record = session.loopMemory.get(key);
-        if (record) record.count += 1;
-      } else rememberOutcome(session, key, errorCode);
-    }
-    if (repairs.length) payload.repairs = repairs.map((r) => r.message);
-    recordCall(session, {
-      at: new Date(started).toISOString(),
-      operation,
-      plugin: prefix,
-      ...(target ? { target } : {}),
-      outcome: errorCode ?? "ok",
-      durationMs: Date.now() - started,
-    });
-    if (errorCode) log.debug(`${operation} ${prefix}${target ? `/${target}` : ""} failed`, { code: errorCode });
-    return { isError: errorCode !== undefined, payload };
-  }
-
-  async function invoke(what: string, signal: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<unknown>, maxChars: number = maxResultChars): Promise<{ result: unknown; truncated?: unknown }> {
-    let raw: unknown;
-    try {
-      raw = await withDeadline(work, timeoutMs, signal, what);
-    } catch (error) {
-      if (isRuntimeError(error)) throw error;
-      throw fromThrown(error, `${what} failed`);
-    }
-    return capResult(unwrapResult(raw), maxChars);
-  }
-
+  /** Run a discover-context skill: the same gate as a skill run without confirm, so it may read, never write. */
   const discoverContexts = createDiscoverContexts(async (plugin, name, args) => {
     const skill = plugin.skills.find((s) => s.name === name);
     if (!skill) throw new RuntimeError("UNKNOWN_SKILL", `discoverContext names skill '${name}', which plugin '${plugin.manifest.prefix}' does not have`);
-    // The same gate as run_skill without confirm: a context skill may read, never write.
-    const adapter = gatedForSkill(plugin, name, false);
-    return (await invoke(`skill '${plugin.manifest.prefix}:${name}' (discover context)`, undefined, (signal) => skill.run(adapter, args, { signal, sessionId: "discover-context", log }))).result;
+    const session = createSession("discover-context");
+    const adapter = pipeline.adapterForSkill(session, requirePlugin(plugin), name, false, {});
+    const what = `skill '${plugin.manifest.prefix}:${name}' (discover context)`;
+    const raw = await withDeadline((signal) => skill.run(adapter, args, { signal, sessionId: session.id, log }), timeoutMs, undefined, what);
+    return capResult(unwrapResult(raw), maxResultChars).result;
   });
 
   const runtime: Runtime = {
@@ -466,17 +417,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
 
     help() {
-      const pkg = packageJson();
       return {
-        server: `${pkg.name} ${pkg.version}`,
-        protocol: facadeMode === "compact" ? COMPACT_PROTOCOL : [
-          "Each plugin wraps one service. Its tools are not listed up front: find them first.",
-          "0. agent_tools_search({query}) — one ranked answer across every plugin, each hit with the exact call to make next.",
-          "1. agent_tools_<prefix>_discover({query}) — a few words of what you need; answers tool and skill names with their parameters (* = required).",
-          "2. agent_tools_<prefix>_call({toolName, arguments}) — arguments are checked against the tool's schema; tools that change data also need confirm: true.",
-          "3. agent_tools_<prefix>_run_skill({skill, arguments}) — a server-side recipe that makes several calls in one.",
-          "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
-        ],
         plugins: runtime.summaries().map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
@@ -495,21 +436,22 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       };
     },
 
-    async discover(session, prefix, rawArgs, ctx = {}) {
+    async discover(session, target, rawArgs, ctx = {}) {
       const repairs = [...(ctx.repairs ?? [])];
       const args = isPlainObject(rawArgs) ? rawArgs : {};
       const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
-      return operate(session, "discover", prefix, repairs, undefined, query || undefined, async () => {
-        const plugin = requirePlugin(prefix, repairs);
+      const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
+      return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log }, "discover", async () => {
+        const plugin = requirePlugin(target, repairs);
+        const prefix = plugin.manifest.prefix;
         const tools = await toolsOf(plugin);
-        const totals = { tools: tools.length, skills: plugin.skills.length };
-        let matches: Record<string, unknown>[];
+        let matches: CatalogEntry[];
         let total: number;
-        const limit = Math.min(limitArg ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
+        const limit = Math.min(limitArg ?? DEFAULT_DISCOVER_LIMIT, MAX_LIMIT);
         const short = { descriptionChars: SEARCH_DESCRIPTION_CHARS };
         if (query) {
-          const found = rankedEntries(query, limit, { plugin: prefix, usable: () => true, ...short });
+          const found = rankedEntries(query, limit, { plugin: prefix, usable: () => true, only: plugin, ...short });
           total = found.total;
           matches = found.entries;
         } else {
@@ -522,8 +464,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           total = ordered.length;
           matches = ordered.slice(0, limit);
         }
-        const answer: Record<string, unknown> = { plugin: prefix, ...(query ? { query } : {}), shown: matches.length, total, totals, matches };
-        if (matches.length < total) answer.more = `${total - matches.length} more; ${query ? "refine the query or raise" : "pass a query or raise"} 'limit' (max ${MAX_DISCOVER_LIMIT})`;
+        // With a query, `total` is what matched; the plugin's size is said only when listing it.
+        const answer: DiscoverAnswer = query
+          ? { ok: true, plugin: prefix, query, shown: matches.length, total, matches }
+          : { ok: true, plugin: prefix, shown: matches.length, total, totals: { tools: tools.length, skills: plugin.skills.length }, matches };
+        const first = matches[0] ? nextFor(plugin, matches[0], tools) : undefined;
+        if (first) answer.next = ctx.present ? ctx.present(first) : first;
+        if (matches.some((m) => m.writes)) answer.confirm = "entries with writes: true change data: such a call needs confirm: true at the top level, only when the user asked for that change";
         if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${query}'; try other words, or call without a query to list the tools`;
         if (!plugin.manifest.requireConfirm) answer.confirm = "not required: this plugin's calls run without confirmation";
         const declaredContext = discoverContexts.get(plugin);
@@ -540,7 +487,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             answer.contextError = describeThrown(error);
           }
         }
-        return answer;
+        const fitted = await fitEntriesToBudget(answer, "matches", DISCOVER_TOKEN_BUDGET);
+        if (fitted.shown < fitted.total) fitted.more = `${fitted.total - fitted.shown} more; ${query ? "refine the query or raise" : "pass a query or raise"} 'limit' (max ${MAX_LIMIT})`;
+        return fitted;
       });
     },
 
@@ -548,14 +497,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
       const query = queryOf(args.query, repairs);
-      return operate(session, "search", "*", repairs, undefined, query || undefined, async () => {
+      return frame(session, { operation: "search", plugin: "*", target: query || undefined, repairs, log }, "search", async () => {
         if (!query) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {
             errors: [{ path: "/query", message: "must be a non-empty string" }],
           });
         }
         const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs).manifest.prefix : undefined;
-        const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
+        const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_LIMIT, MAX_LIMIT);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
         const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
@@ -575,7 +524,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const unavailable: Record<string, string> = {};
         outcomes.forEach((outcome, i) => {
           const prefix = unlisted[i]!.manifest.prefix;
-          if (outcome === undefined) unavailable[prefix] = `still listing its tools after ${SEARCH_LISTING_WAIT_MS} ms; search again shortly, or use agent_tools_${prefix}_discover`;
+          if (outcome === undefined) unavailable[prefix] = `still listing its tools after ${SEARCH_LISTING_WAIT_MS} ms; search again shortly, or search within that plugin`;
           else if (outcome.status === "rejected") unavailable[prefix] = describeThrown(outcome.reason);
         });
         const usable = new Set(wanted.map((p) => p.manifest.prefix));
@@ -583,132 +532,63 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           ...(only !== undefined ? { plugin: only } : {}),
           usable: (prefix) => usable.has(prefix),
           withPlugin: true,
+          withNext: true,
           detail: args.detail === true,
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
+          ...(ctx.present ? { present: ctx.present } : {}),
         });
         const notConfigured = plugins.filter((p) => !p.configured).map((p) => p.manifest.prefix);
-        const answer = searchAnswer({ query, limit, max: MAX_DISCOVER_LIMIT, ...found, unavailable, notConfigured, mode: facadeMode });
+        const answer = searchAnswer({ query, limit, max: MAX_LIMIT, ...found, unavailable, notConfigured, mode: facadeMode });
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
-        if (args.detail !== true) return fitToBudget(answer);
+        if (args.detail !== true) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
         const cap = ctx.maxResultChars ?? maxResultChars;
         if (JSON.stringify(answer).length <= cap) return answer;
-        return { ...fitToBudget(answer), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
+        return { ...(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
       });
     },
 
-    async call(session, prefix, rawArgs, ctx = {}) {
+    call: (session, target, args, ctx) => pipeline.call(session, target, args, ctx),
+    runSkill: (session, target, args, ctx) => pipeline.runSkill(session, target, args, ctx),
+
+    async describe(session, target, toolName, ctx = {}) {
       const repairs = [...(ctx.repairs ?? [])];
-      const args = repairRequest(rawArgs, "toolName", repairs);
-      const sentName = typeof args.toolName === "string" ? args.toolName.trim() : undefined;
-      const toolArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
-      const loopTarget = { toolName: args.toolName, arguments: toolArgs, confirm: args.confirm };
-      return operate(session, "call", prefix, repairs, loopTarget, sentName, async () => {
-        const plugin = requirePlugin(prefix, repairs);
-        if (!sentName) {
-          throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${args.toolName === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${prefix}' to call`, {
-            received: Object.keys(args),
-          });
-        }
+      const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
+      return frame(session, { operation: "describe", plugin: sentPrefix, target: toolName, repairs, log }, "describe", async () => {
+        const plugin = requirePlugin(target, repairs);
         const tools = await toolsOf(plugin);
-        const byName = new Map(tools.map((t) => [t.name, t]));
-        let tool = byName.get(sentName);
+        const tool = tools.find((t) => t.name === toolName);
         if (!tool) {
-          const stripped = stripToolPrefix(sentName, prefix, (n) => byName.has(n), repairs);
-          const alike = stripped ?? tools.find((t) => similarity(t.name, sentName) === 1)?.name;
-          if (alike && !stripped) repairs.push({ kind: "matched-tool-case", message: `tool name '${sentName}' was matched to '${alike}'` });
-          if (alike) tool = byName.get(alike);
+          const suggestions = closestNames(toolName, tools.map((t) => t.name));
+          throw new RuntimeError("UNKNOWN_TOOL", `plugin '${plugin.manifest.prefix}' has no tool '${toolName}'${suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : ""}`, { toolName, suggestions });
         }
-        if (!tool) {
-          const suggestions = closestNames(sentName, byName.keys());
-          for (const hit of index.search(sentName, { plugin: prefix, limit: 3 }).hits) {
-            if (hit.kind === "tool" && !suggestions.includes(hit.name) && suggestions.length < 5) suggestions.push(hit.name);
-          }
-          const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
-          throw new RuntimeError("UNKNOWN_TOOL", `plugin '${prefix}' has no tool '${sentName}'${mean}`, { toolName: sentName, suggestions });
-        }
-        if (!isPlainObject(toolArgs)) {
-          throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the tool's parameters, not ${Array.isArray(toolArgs) ? "an array" : typeof toolArgs}`, {
-            tool: tool.name,
-            errors: [{ path: "", message: "must be object" }],
-            schema: tool.inputSchema,
-          });
-        }
-        const checked = checkAgainstSchema(tool.inputSchema, toolArgs);
-        if (checked.ok === false) {
-          const list = checked.violations.map((v) => v.message).join("; ");
-          throw new RuntimeError("ARG_VALIDATION_FAILED", `arguments for '${tool.name}' are invalid: ${list}`, {
-            tool: tool.name,
-            errors: checked.violations.map(({ path, message }) => ({ path, message })),
-            schema: tool.inputSchema,
-          });
-        }
-        if (checked.ok === "skipped") log.warn(`tool ${prefix}/${tool.name} has a schema that cannot be compiled; arguments not validated`, { reason: checked.reason });
-        if (needsConfirm(plugin, tool) && args.confirm !== true) {
-          throw new RuntimeError("CONFIRM_REQUIRED", `'${tool.name}' changes data and needs confirm: true`, { tool: tool.name, arguments: toolArgs });
-        }
-        const name = tool.name;
-        const { result, truncated } = await invoke(`tool '${prefix}/${name}'`, ctx.signal, (signal) =>
-          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobStoreFor(session, prefix) }),
-          ctx.maxResultChars,
-        );
-        return { plugin: prefix, toolName: name, result, ...(truncated ? { truncated } : {}) };
+        return {
+          ok: true,
+          plugin: plugin.manifest.prefix,
+          tool: { name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema, ...(tool.annotations ? { annotations: tool.annotations as Record<string, unknown> } : {}) },
+          confirm: needsConfirm(plugin, tool),
+        };
       });
     },
 
-    async runSkill(session, prefix, rawArgs, ctx = {}) {
-      const repairs = [...(ctx.repairs ?? [])];
-      const args = repairRequest(rawArgs, "skill", repairs);
-      const sentName = typeof args.skill === "string" ? args.skill.trim() : "";
-      const skillArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
-      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: skillArgs, confirm: args.confirm }, sentName || undefined, async () => {
-        const plugin = requirePlugin(prefix, repairs);
-        const names = plugin.skills.map((s) => s.name);
-        let skill = plugin.skills.find((s) => s.name === sentName);
-        if (!skill && sentName) {
-          const stripped = stripToolPrefix(sentName, prefix, (n) => names.includes(n), repairs);
-          skill = plugin.skills.find((s) => s.name === stripped) ?? plugin.skills.find((s) => similarity(s.name, sentName) === 1);
-        }
-        if (!skill) {
-          const suggestions = sentName ? closestNames(sentName, names) : [];
-          const what = sentName ? `plugin '${prefix}' has no skill '${sentName}'` : "'skill' is missing";
-          const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
-          throw new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
-            skills: plugin.skills.map((s) => ({ name: s.name, description: oneLine(s.meta.description) })),
-            suggestions,
-          });
-        }
-        if (!isPlainObject(skillArgs)) {
-          throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object, not ${Array.isArray(skillArgs) ? "an array" : typeof skillArgs}`, {
-            skill: skill.name,
-            errors: [{ path: "", message: "must be object" }],
-          });
-        }
-        if (isSchemaLike(skill.meta.args)) {
-          const checked = checkAgainstSchema(skill.meta.args, skillArgs);
-          if (checked.ok === false) {
-            throw new RuntimeError("ARG_VALIDATION_FAILED", `arguments for skill '${skill.name}' are invalid: ${checked.violations.map((v) => v.message).join("; ")}`, {
-              skill: skill.name,
-              errors: checked.violations.map(({ path, message }) => ({ path, message })),
-              schema: skill.meta.args,
-            });
-          }
-        }
-        const chosen = skill;
-        const { result, truncated } = await invoke(
-          `skill '${prefix}:${chosen.name}'`,
-          ctx.signal,
-          (signal) =>
-            chosen.run(gatedForSkill(plugin, chosen.name, args.confirm === true), skillArgs, {
-              signal,
-              sessionId: session.id,
-              log,
-              jobs: jobStoreFor(session, prefix),
-              confirmed: args.confirm === true || !plugin.manifest.requireConfirm,
-            }),
-          ctx.maxResultChars,
-        );
-        return { plugin: prefix, skill: chosen.name, result, ...(truncated ? { truncated } : {}) };
-      });
+    memoryPlugin(spec) {
+      const manifest: PluginManifest = {
+        file: `memory:${spec.prefix}`,
+        dir: cwd,
+        form: "memory",
+        name: spec.name,
+        description: spec.description,
+        prefix: spec.prefix,
+        adapter: { kind: "memory" },
+        readonlyTools: spec.readonlyTools ?? [],
+        requireConfirm: spec.requireConfirm ?? true,
+        ...(spec.trustReadOnlyHints === false ? { trustReadOnlyHints: false } : {}),
+        requires: { env: [], bins: [] },
+        raw: {},
+      };
+      const plugin: LoadedPlugin = { manifest, adapter: spec.adapter, skills: [], missing: { env: [], bins: [] }, configured: true };
+      const own = createToolIndex(index.engine as SearchEngineName);
+      privateCatalogs.set(plugin, { index: own, catalog: createCatalog(own, timeoutMs) });
+      return plugin;
     },
 
     onToolsChanged(listener) {

@@ -1,3 +1,4 @@
+import type { CatalogEntry, SearchAnswer } from "./answers.js";
 import type { FacadeMode } from "./facade-mode.js";
 
 /**
@@ -22,29 +23,37 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
-/** `{"owner":…,"repo":…}` for a schema's required parameters; `{}` when none are required. */
-export function argumentSkeleton(schema: Record<string, unknown> | undefined): string {
+/** A placeholder for one required parameter: its type in angle brackets ("<string>", "<integer>"), valid JSON to send. */
+function placeholder(spec: unknown): string {
+  const type = isPlainObject(spec) ? spec.type : undefined;
+  const named = Array.isArray(type) ? type.filter((t): t is string => typeof t === "string").join("|") : typeof type === "string" ? type : "";
+  return `<${named || "value"}>`;
+}
+
+/** `{"owner":"<string>","repo":"<string>"}` for a schema's required parameters; `{}` when none are required. */
+export function argumentSkeleton(schema: Record<string, unknown> | undefined): Record<string, string> {
   const required = schema && Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : [];
-  const properties = schema && isPlainObject(schema.properties) ? schema.properties : {};
-  const known = required.filter((r) => r in properties || !isPlainObject(schema?.properties));
-  return `{${known.map((r) => `"${r}":…`).join(",")}}`;
+  const properties = schema && isPlainObject(schema.properties) ? schema.properties : undefined;
+  const skeleton: Record<string, string> = {};
+  for (const name of required) if (!properties || name in properties) skeleton[name] = placeholder(properties?.[name]);
+  return skeleton;
 }
 
 export interface SearchAnswerParts {
   query: string;
   limit: number;
   max: number;
-  entries: Record<string, unknown>[];
+  entries: CatalogEntry[];
   total: number;
   unavailable: Record<string, string>;
   notConfigured: string[];
   mode: FacadeMode;
 }
 
-export function searchAnswer(parts: SearchAnswerParts): Record<string, unknown> {
+export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
   // A long query is echoed cut: the caller has it, and it would eat the answer's budget.
   const query = parts.query.length > QUERY_ECHO_CHARS ? `${parts.query.slice(0, QUERY_ECHO_CHARS - 1).trimEnd()}…` : parts.query;
-  const answer: Record<string, unknown> = { query, shown: parts.entries.length, total: parts.total, hits: parts.entries };
+  const answer: SearchAnswer = { ok: true, query, shown: parts.entries.length, total: parts.total, hits: parts.entries };
   if (parts.entries.length < parts.total) answer.more = `${parts.total - parts.entries.length} more; refine the query or raise 'limit' (max ${parts.max})`;
   if (parts.total === 0) {
     answer.note =
@@ -62,26 +71,25 @@ export const SEARCH_TOKEN_BUDGET = 780;
 const SQUEEZED_DESCRIPTION_CHARS = 40;
 
 /**
- * Make sure an answer fits the budget whatever the catalog: first drop the optional-parameter
- * lists, then shorten descriptions, then drop the lowest-ranked hits (said in `more`). Counting
- * uses the real tokenizer, loaded on the first search only.
+ * Make sure an answer fits its token budget whatever the catalog: first drop the optional-parameter
+ * lists, then shorten descriptions, then drop the lowest-ranked entries (said in `more`). Counting
+ * uses the real tokenizer (o200k), loaded on the first search or discover only.
  */
-export async function fitToBudget(answer: Record<string, unknown>, budget = SEARCH_TOKEN_BUDGET): Promise<Record<string, unknown>> {
+export async function fitEntriesToBudget<A extends { shown: number; total: number; more?: string }>(answer: A, key: keyof A & string, budget: number): Promise<A> {
   const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
   const fits = () => countTokens(JSON.stringify(answer)) <= budget;
   if (fits()) return answer;
-  const hits = answer.hits as Record<string, unknown>[];
-  for (const hit of hits) delete hit.optional;
+  const entries = answer[key] as unknown as CatalogEntry[];
+  for (const entry of entries) delete entry.optional;
   if (fits()) return answer;
-  for (const hit of hits) {
-    const text = String(hit.description ?? "");
-    if (text.length > SQUEEZED_DESCRIPTION_CHARS) hit.description = `${text.slice(0, SQUEEZED_DESCRIPTION_CHARS - 1).trimEnd()}…`;
+  for (const entry of entries) {
+    const text = entry.description;
+    if (text.length > SQUEEZED_DESCRIPTION_CHARS) entry.description = `${text.slice(0, SQUEEZED_DESCRIPTION_CHARS - 1).trimEnd()}…`;
   }
-  const total = Number(answer.total ?? hits.length);
-  while (!fits() && hits.length > 1) {
-    hits.pop();
-    answer.shown = hits.length;
-    answer.more = `${total - hits.length} more; refine the query (answers are kept under 800 tokens)`;
+  while (!fits() && entries.length > 1) {
+    entries.pop();
+    answer.shown = entries.length;
+    answer.more = `${answer.total - entries.length} more; refine the query (answers are kept under ${budget} tokens)`;
   }
   return answer;
 }

@@ -17,6 +17,8 @@ export interface CallLogEntry {
 export interface LoopRecord {
   code: string;
   count: number;
+  /** When the last counted failure happened (the loop breaker's clock). */
+  lastAt: number;
 }
 
 export interface Session {

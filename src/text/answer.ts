@@ -1,5 +1,4 @@
 import type { ErrorPayload } from "../runtime/errors.js";
-import type { OperationResult } from "../runtime/runtime.js";
 
 /**
  * What `agent_tools_exec` answers, for every form of command: the exit code, stdout and stderr
@@ -42,6 +41,7 @@ export function capStreams(answer: ExecAnswer, maxChars: number): ExecAnswer {
   return { ...answer, stdout: out, stderr: err, truncated: cut };
 }
 
-export function toOperationResult(answer: ExecAnswer): OperationResult {
-  return { isError: answer.exitCode !== 0, payload: answer as unknown as Record<string, unknown> };
+/** An exec answer in the shape the facade renders (errors and successes alike: `isError` follows the exit code). */
+export function toExecResult(answer: ExecAnswer): { isError: boolean; payload: ExecAnswer } {
+  return { isError: answer.exitCode !== 0, payload: answer };
 }

@@ -54,10 +54,16 @@ interface PayloadError {
  * An operation's payload as command output: the JSON on stdout (so `| jq .error.code` works),
  * and for an error a one-line `code: message` on stderr and the exit code of its error code.
  */
-export function payloadOutput(command: string, payload: Record<string, unknown>, isError: boolean, extraNote?: string): CommandOutput {
+export function payloadOutput(command: string, payload: object, isError: boolean, extraNote?: string): CommandOutput {
   if (!isError) return jsonOutput(payload);
-  const error = (payload.error ?? {}) as PayloadError;
+  const error = ((payload as { error?: PayloadError }).error ?? {}) as PayloadError;
   const exitCode = exitCodeFor(error.code) || EXIT.FAILED;
   const note = extraNote ? ` ${extraNote}` : "";
   return jsonOutput(payload, exitCode, `${command}: ${error.code ?? "FAILED"}: ${error.message ?? "the operation failed"}${note}\n`);
+}
+
+/** A pipeline answer as output; a refused write says how to confirm it. */
+export function outcomeOutput(command: string, outcome: { isError: boolean; payload: object }): CommandOutput {
+  const code = outcome.isError ? (outcome.payload as { error?: PayloadError }).error?.code : undefined;
+  return payloadOutput(command, outcome.payload, outcome.isError, code === "CONFIRM_REQUIRED" ? "(add --confirm to run it)" : undefined);
 }

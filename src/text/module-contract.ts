@@ -1,4 +1,4 @@
-import type { Logger } from "../adapters/types.js";
+import type { Adapter, Logger } from "../adapters/types.js";
 import type { CommandIo, CommandOutput } from "./command.js";
 import type { EXIT } from "./exit-codes.js";
 import type { ModuleLib } from "./module-lib.js";
@@ -59,6 +59,36 @@ export interface ModuleOutputHelpers {
   confirmRequired(command: string, what: string): CommandOutput;
   /** Any thrown error as `{ok:false,error}` JSON with the exit status of its code. */
   error(command: string, error: unknown): CommandOutput;
+  /** A pipeline answer as output: JSON, and for an error `CODE: message` on stderr with its exit status. */
+  outcome(command: string, outcome: { isError: boolean; payload: object }): CommandOutput;
+}
+
+/** A server a module wraps, as an in-memory plugin of this session (see module-plugins.ts). */
+export interface ModulePluginSpec {
+  /** Names the plugin in answers and errors ("plugin 'generic-mcp'"). */
+  prefix: string;
+  name: string;
+  description: string;
+  /** The module's client, made on first use; may throw an error with code NOT_CONFIGURED. */
+  client: () => Adapter;
+  /** Default true: tools that change data need --confirm. */
+  requireConfirm?: boolean;
+  /** Tools that only read (no --confirm). */
+  readonlyTools?: string[];
+  /** Default false: the server's own readOnlyHint does not lift the gate. */
+  trustReadOnlyHints?: boolean;
+}
+
+export interface ModulePlugin {
+  prefix: string;
+  /** The client, made on first use (for what is not a tool call, e.g. an auth check that lists tools). */
+  adapter: Adapter;
+  /** Call one tool through the runtime's pipeline; `confirm` is the top-level confirmation. */
+  call(toolName: string, args: Record<string, unknown>, options?: { confirm?: boolean; signal?: AbortSignal | undefined }): Promise<{ isError: boolean; payload: object }>;
+  /** The search/describe/call commands over the runtime's operations, under the names given. */
+  commands(names: { search: string; describe: string; call: string }): ModuleCommand[];
+  /** Close the client (from the module's own close). */
+  close(): Promise<void>;
 }
 
 export interface ModuleHost {
@@ -71,6 +101,8 @@ export interface ModuleHost {
   exit: typeof EXIT;
   /** The session this module is loaded into. */
   sessionId: string;
+  /** Wrap a server as an in-memory plugin of this session: its commands take the runtime's one call path. */
+  plugin(spec: ModulePluginSpec): ModulePlugin;
 }
 
 export interface TextModule {

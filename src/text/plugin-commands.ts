@@ -1,7 +1,7 @@
 import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { parseArguments } from "./argv.js";
-import { output, payloadOutput, usageError, type TextCommand } from "./command.js";
+import { outcomeOutput, output, payloadOutput, usageError, type TextCommand } from "./command.js";
 
 /**
  * Every loaded plugin as a sandbox command named by its prefix:
@@ -53,9 +53,7 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
             return usageError(`${commandName} call`, `unexpected word '${parsed.positionals[0]}': pass arguments as one JSON object or as --name value`, usage);
           }
           const outcome = await runtime.call(session, prefix, { toolName, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx);
-          const code = (outcome.payload.error as { code?: string } | undefined)?.code;
-          const note = code === "CONFIRM_REQUIRED" ? "(add --confirm to run it)" : undefined;
-          return payloadOutput(`${commandName} call`, outcome.payload, outcome.isError, note);
+          return outcomeOutput(`${commandName} call`, outcome);
         }
         case "skill": {
           const [skill, ...argWords] = rest;
@@ -64,8 +62,7 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
           if (!parsed.ok) return usageError(`${commandName} skill`, parsed.message, usage);
           if (parsed.positionals.length) return usageError(`${commandName} skill`, `unexpected word '${parsed.positionals[0]}'`, usage);
           const outcome = await runtime.runSkill(session, prefix, { skill, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx);
-          const code = (outcome.payload.error as { code?: string } | undefined)?.code;
-          return payloadOutput(`${commandName} skill`, outcome.payload, outcome.isError, code === "CONFIRM_REQUIRED" ? "(add --confirm to run it)" : undefined);
+          return outcomeOutput(`${commandName} skill`, outcome);
         }
         case "help":
         case "--help":

@@ -10,6 +10,7 @@ import type { ModuleSetup, TextModule } from "./module-contract.js";
 import { moduleLib, outputHelpers } from "./module-lib.js";
 import { availableModuleFiles, importTextModule, ModuleLoadError, resolveModulePath } from "./module-loader.js";
 import { pluginCommand } from "./plugin-commands.js";
+import { modulePlugin } from "./module-plugins.js";
 import { pluginCommandName } from "./reserved-names.js";
 import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
 
@@ -265,7 +266,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       const already = state.modules.get(module.name);
       if (already) return answer(command, EXIT.OK, { result: { module: shown, loaded: module.name, commands: already.setup.commands.map((c) => c.name), note: "already loaded in this session" } });
       const sandbox = await sandboxOf(session, state);
-      const setup = await module.setup({ env: hostEnv, log: runtime.log, lib: moduleLib, output: outputHelpers, exit: EXIT, sessionId: session.id });
+      const setup = await module.setup({ env: hostEnv, log: runtime.log, lib: moduleLib, output: outputHelpers, exit: EXIT, sessionId: session.id, plugin: (spec) => modulePlugin(runtime, session, spec) });
       const commands = Array.isArray(setup?.commands) ? setup.commands : [];
       const names = commands.map((c) => c?.name);
       const declared = [...module.commands].sort().join(",");

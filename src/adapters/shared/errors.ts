@@ -1,10 +1,12 @@
+import { RuntimeError, type ErrorCode } from "../../errors.js";
+
 /**
- * The one error shape every adapter kind throws. Adapters do not import the runtime: a failure is
- * an Error with a string `code` that the runtime maps to its own codes (see fromThrown in
- * src/runtime/errors.ts). Each kind subclasses these for its own name and extra fields.
+ * The errors adapters throw: the project's one error type (src/errors.ts) with an HTTP status
+ * when there was one. The pipeline passes them on unchanged (code, hint, details). Each kind
+ * subclasses this for its own name and extra fields.
  */
 
-export type AdapterErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL";
+export type AdapterErrorCode = Extract<ErrorCode, "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL">;
 
 export interface AdapterErrorOptions {
   status?: number | undefined;
@@ -13,21 +15,14 @@ export interface AdapterErrorOptions {
   details?: Record<string, unknown> | undefined;
 }
 
-export class AdapterError<C extends AdapterErrorCode = AdapterErrorCode> extends Error {
-  readonly code: C;
+export class AdapterError<C extends AdapterErrorCode = AdapterErrorCode> extends RuntimeError {
+  declare readonly code: C;
   /** HTTP status of the upstream response, when there was one. */
   readonly status: number | undefined;
-  /** What the model should do next, when the adapter knows better than the code's generic hint (an `errors` rule). */
-  readonly hint: string | undefined;
-  /** Structured facts for the model (`error.details` in the answer), e.g. a service's validation errors. */
-  readonly details: Record<string, unknown> | undefined;
   constructor(code: C, message: string, options: AdapterErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options.details, options.hint, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AdapterError";
-    this.code = code;
     this.status = options.status;
-    this.hint = options.hint;
-    this.details = options.details;
   }
 }
 

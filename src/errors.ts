@@ -1,0 +1,140 @@
+/**
+ * The one error type at the bottom of the project. Every failure a model can see has a stable
+ * `code`, a message that names the field or value at fault, and a `hint` saying what to do next.
+ * Adapters build their errors on this class (AdapterError extends it), the runtime throws it, and
+ * the pipeline turns it into an answer in one place. It imports nothing, so every layer may use it.
+ */
+
+export const ERROR_CODES = [
+  "MISSING_TOOL_NAME",
+  "UNKNOWN_TOOL",
+  "ARG_VALIDATION_FAILED",
+  "CONFIRM_REQUIRED",
+  "UNKNOWN_SKILL",
+  "UNKNOWN_FACADE_TOOL",
+  "UNKNOWN_PLUGIN",
+  "EMPTY_COMMAND",
+  "NOT_CONFIGURED",
+  "UPSTREAM_ERROR",
+  "UPSTREAM_TIMEOUT",
+  "LOOP_DETECTED",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Recipes a model can follow to correct its next call. Kept equal to ERROR_CODES by a test. */
+export const HINTS: Readonly<Record<ErrorCode, string>> = {
+  MISSING_TOOL_NAME:
+    "Pass the tool to run in `toolName`, e.g. {\"toolName\":\"list_issues\",\"arguments\":{}}. The plugin's _discover tool (or agent_tools_search) finds names.",
+  UNKNOWN_TOOL: "Use one of the names in `details.suggestions`, or search with a few words of what you need.",
+  ARG_VALIDATION_FAILED: "Fix each entry of `details.errors` (its path, the reason, and the schema that applies there), then call again.",
+  CONFIRM_REQUIRED:
+    "This changes data. Only if the user asked for this change, call again with the same arguments and `confirm: true` at the top level (next to toolName/skill, not inside arguments).",
+  UNKNOWN_SKILL: "Use one of the skills in `details.skills`, or search to see each skill's arguments.",
+  UNKNOWN_FACADE_TOOL: "Nothing was run. Call one of the tools in `details.tools` (the nearest real names); agent_tools_help lists every plugin.",
+  UNKNOWN_PLUGIN: "Nothing was run. Put one of the names in `details.plugins` in `plugin`; agent_tools_help lists every plugin.",
+  EMPTY_COMMAND: "Send a non-empty `command`, e.g. \"status\" or \"list\".",
+  NOT_CONFIGURED: "Set what `details.missing` lists in the environment of the agent-tools server (not in tool arguments), then restart it.",
+  UPSTREAM_ERROR:
+    "The service behind this plugin failed. Read `message`; fix the arguments if it names one, otherwise try a different tool or report the failure to the user.",
+  UPSTREAM_TIMEOUT:
+    "The service did not answer in time. Retry once with a narrower request (fewer items, a filter); if it times out again, tell the user.",
+  LOOP_DETECTED:
+    "Stop repeating this call: it failed the same way several times. Change the tool or the arguments as the earlier error said, or ask the user.",
+};
+
+/**
+ * What a hint says when the `details` field it points at is absent (an adapter's NOT_CONFIGURED
+ * without a list, an UNKNOWN_TOOL with no close name): a hint must never point at nothing.
+ */
+const HINTS_WITHOUT_DETAILS: Readonly<Partial<Record<ErrorCode, string>>> = {
+  UNKNOWN_TOOL: "Search with a few words of what you need (the plugin's _discover tool, or agent_tools_search) and use a name it shows.",
+  ARG_VALIDATION_FAILED: "Fix the arguments as `message` says, then call again.",
+  UNKNOWN_SKILL: "Search to see the plugin's skills and their arguments.",
+  UNKNOWN_FACADE_TOOL: "Nothing was run. agent_tools_help lists the tools this server has.",
+  UNKNOWN_PLUGIN: "Nothing was run. agent_tools_help lists every plugin.",
+  NOT_CONFIGURED: "Set what `message` names in the environment of the agent-tools server (not in tool arguments), then restart it.",
+};
+
+export interface ErrorPayload {
+  code: ErrorCode;
+  message: string;
+  hint: string;
+  details?: Record<string, unknown>;
+}
+
+function pointsAtMissing(hint: string, details: Record<string, unknown> | undefined): boolean {
+  for (const match of hint.matchAll(/`details\.([A-Za-z]+)`/g)) {
+    const value = details?.[match[1] ?? ""];
+    if (value === undefined || (Array.isArray(value) && value.length === 0)) return true;
+  }
+  return false;
+}
+
+export class RuntimeError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+  readonly #hint: string | undefined;
+
+  /** `hint` replaces the code's generic hint when the thrower knows the specific next step. */
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, hint?: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "RuntimeError";
+    this.code = code;
+    this.details = details;
+    this.#hint = hint;
+  }
+
+  /** The thrower's hint, else the code's — the fallback one when the code's names a `details` field this error lacks. */
+  get hint(): string {
+    if (this.#hint !== undefined) return this.#hint;
+    const generic = HINTS[this.code];
+    return pointsAtMissing(generic, this.details) ? (HINTS_WITHOUT_DETAILS[this.code] ?? generic) : generic;
+  }
+
+  /** Whether the thrower supplied its own hint (an adapter's `errors` rule). */
+  get hasOwnHint(): boolean {
+    return this.#hint !== undefined;
+  }
+
+  toPayload(): ErrorPayload {
+    const payload: ErrorPayload = { code: this.code, message: this.message, hint: this.hint };
+    if (this.details !== undefined) payload.details = this.details;
+    return payload;
+  }
+}
+
+export function isRuntimeError(value: unknown): value is RuntimeError {
+  return value instanceof RuntimeError;
+}
+
+/**
+ * Any thrown value as a RuntimeError. Plugin code (module adapters, skills) may throw any Error
+ * with a string `code` ("UPSTREAM_TIMEOUT", "NOT_CONFIGURED", ...); a known code is kept, unknown
+ * ones become UPSTREAM_ERROR, and a carried `hint`/`details` are kept.
+ */
+export function fromThrown(value: unknown, context?: string): RuntimeError {
+  if (value instanceof RuntimeError) return context ? new RuntimeError(value.code, `${context}: ${value.message}`, value.details, value.hasOwnHint ? value.hint : undefined, { cause: value }) : value;
+  const code = value && typeof value === "object" ? (value as { code?: unknown }).code : undefined;
+  const known = typeof code === "string" && (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : "UPSTREAM_ERROR";
+  const message = context ? `${context}: ${describeThrown(value)}` : describeThrown(value);
+  const variables = value && typeof value === "object" ? (value as { variables?: unknown }).variables : undefined;
+  if (value instanceof Error && value.name === "MissingVariableError" && Array.isArray(variables)) {
+    return new RuntimeError("NOT_CONFIGURED", message, { missing: variables, env: variables, bins: [] });
+  }
+  const carried = value && typeof value === "object" ? (value as { hint?: unknown; details?: unknown }) : {};
+  const hint = typeof carried.hint === "string" && carried.hint.trim() ? carried.hint : undefined;
+  const details = carried.details && typeof carried.details === "object" && !Array.isArray(carried.details) ? (carried.details as Record<string, unknown>) : undefined;
+  return new RuntimeError(known, message, details, hint);
+}
+
+/** Any thrown value as a readable one-line message. */
+export function describeThrown(value: unknown): string {
+  if (value instanceof Error) return value.message || value.name;
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}

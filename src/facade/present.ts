@@ -1,0 +1,58 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { NextStep } from "../runtime/answers.js";
+import type { FacadeMode } from "../runtime/facade-mode.js";
+import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName } from "./tools.js";
+
+/**
+ * How the facade shows what the runtime answers. Facade tool names live here, not in the runtime:
+ * a neutral next step becomes the exact call for this facade's mode, and the help protocol names
+ * this facade's tools.
+ */
+
+/**
+ * A next step as the call to send, as is: `{"tool": name, "arguments": {...}}`. Required arguments
+ * hold typed placeholders ("<string>"). It never carries `confirm`: whether a write may run is the
+ * human's decision, which the answer says is needed.
+ */
+export function presentNext(mode: FacadeMode): (step: NextStep) => { tool: string; arguments: Record<string, unknown> } {
+  return (step) => {
+    const key = step.skill !== undefined ? "skill" : "toolName";
+    const name = step.skill ?? step.toolName ?? "";
+    if (mode === "compact") {
+      return { tool: key === "skill" ? COMPACT_RUN_SKILL_TOOL : COMPACT_CALL_TOOL, arguments: { plugin: step.plugin, [key]: name, arguments: step.arguments } };
+    }
+    return { tool: facadeToolName(step.plugin, key === "skill" ? "run_skill" : "call"), arguments: { [key]: name, arguments: step.arguments } };
+  };
+}
+
+const PER_PLUGIN_PROTOCOL = [
+  "Each plugin wraps one service. Its tools are not listed up front: find them first.",
+  "0. agent_tools_search({query}) — one ranked answer across every plugin, each hit with the exact call to make next.",
+  "1. agent_tools_<prefix>_discover({query}) — a few words of what you need; answers tool and skill names with their parameters (* = required).",
+  "2. agent_tools_<prefix>_call({toolName, arguments}) — arguments are checked against the tool's schema; tools that change data also need confirm: true (top level), only when the user asked for the change.",
+  "3. agent_tools_<prefix>_run_skill({skill, arguments}) — a server-side recipe that makes several calls in one.",
+  "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
+];
+
+const COMPACT_PROTOCOL = [
+  "Each plugin wraps one service. Its tools are not listed up front: find them first.",
+  "1. agent_tools_search({query}) — a few words of what you need; answers ranked tools and skills of every plugin, each with the exact call to make next.",
+  "2. agent_tools_call({plugin, toolName, arguments}) — arguments are checked against the tool's schema; tools that change data also need confirm: true (top level), only when the user asked for the change.",
+  "3. agent_tools_run_skill({plugin, skill, arguments}) — a server-side recipe that makes several calls in one.",
+  "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
+];
+
+export function protocolFor(mode: FacadeMode): string[] {
+  return mode === "compact" ? COMPACT_PROTOCOL : PER_PLUGIN_PROTOCOL;
+}
+
+/**
+ * An answer as a tool result: one line of JSON, once. Clients show the model the text block
+ * (Claude Code, Codex and pi read `content`); the facade declares no outputSchema, so
+ * `structuredContent` is optional, and sending it too doubled every answer on the wire and, in
+ * clients that pass both on, in the model's context. Indentation cost about half again as many
+ * tokens, so the text is one line.
+ */
+export function toToolResult(outcome: { isError: boolean; payload: object }): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(outcome.payload) }], isError: outcome.isError };
+}

@@ -1,0 +1,115 @@
+import type { ErrorPayload } from "../errors.js";
+import type { Truncation } from "./result.js";
+
+/**
+ * What the runtime's operations answer, as types: one interface per kind of answer and a
+ * discriminated union over them. The facade and the text layer render these; nothing below them
+ * builds an untyped payload.
+ */
+
+/**
+ * The exact next call, neutral of any front end: which plugin, which tool or skill, and the
+ * required arguments with placeholders ("<string>"). It never carries `confirm`: a write says
+ * `confirmNeeded` and the front end says why, so the human decision stays with the human.
+ * Front ends render it (`OperationContext.present`); the runtime knows no facade tool names.
+ */
+export interface NextStep {
+  plugin: string;
+  toolName?: string;
+  skill?: string;
+  arguments: Record<string, string>;
+}
+
+/** One tool or skill in a discover or search answer. `next` is what the front end made of a NextStep. */
+export interface CatalogEntry {
+  plugin?: string;
+  /** Present for skills only: a tool is the default. */
+  kind?: "skill";
+  name: string;
+  description: string;
+  /** Parameter names, `*` = required (discover), or only the optional ones (search). */
+  params?: string;
+  optional?: string;
+  /** The tool changes data: a call needs the human's confirmation. */
+  writes?: true;
+  next?: unknown;
+  inputSchema?: Record<string, unknown>;
+  args?: Record<string, unknown>;
+}
+
+export interface CallAnswer {
+  ok: true;
+  plugin: string;
+  toolName: string;
+  result: unknown;
+  truncated?: Truncation;
+  repairs?: string[];
+}
+
+export interface SkillAnswer {
+  ok: true;
+  plugin: string;
+  skill: string;
+  result: unknown;
+  truncated?: Truncation;
+  repairs?: string[];
+}
+
+export interface DiscoverAnswer {
+  ok: true;
+  plugin: string;
+  query?: string;
+  shown: number;
+  total: number;
+  totals?: { tools: number; skills: number };
+  matches: CatalogEntry[];
+  /** The call for the first match, ready to send (the others follow the same pattern). */
+  next?: unknown;
+  more?: string;
+  note?: string;
+  confirm?: string;
+  context?: unknown;
+  contextError?: string;
+  repairs?: string[];
+}
+
+export interface SearchAnswer {
+  ok: true;
+  query: string;
+  shown: number;
+  total: number;
+  hits: CatalogEntry[];
+  more?: string;
+  note?: string;
+  unavailable?: Record<string, string>;
+  notConfigured?: string[];
+  repairs?: string[];
+}
+
+export interface DescribeAnswer {
+  ok: true;
+  plugin: string;
+  tool: { name: string; description: string; inputSchema: Record<string, unknown>; annotations?: Record<string, unknown> };
+  /** Whether a call of it needs confirmation. */
+  confirm: boolean;
+  repairs?: string[];
+}
+
+export interface ErrorAnswer {
+  ok: false;
+  plugin?: string;
+  target?: string;
+  error: ErrorPayload;
+  repairs?: string[];
+}
+
+export type OperationResult =
+  | { kind: "call"; isError: false; payload: CallAnswer }
+  | { kind: "skill"; isError: false; payload: SkillAnswer }
+  | { kind: "discover"; isError: false; payload: DiscoverAnswer }
+  | { kind: "search"; isError: false; payload: SearchAnswer }
+  | { kind: "describe"; isError: false; payload: DescribeAnswer }
+  | { kind: "error"; isError: true; payload: ErrorAnswer };
+
+export type SuccessKind = Exclude<OperationResult["kind"], "error">;
+export type AnswerOf<K extends SuccessKind> = Extract<OperationResult, { kind: K }>["payload"];

@@ -1,0 +1,103 @@
+import type { Adapter, ToolDescriptor } from "../adapters/types.js";
+import { RuntimeError } from "../errors.js";
+import type { Session } from "./session.js";
+
+/**
+ * The gate: the last step before anything reaches a backend. It is a chain of policies, each an
+ * async function that resolves to let the call through or throws a RuntimeError to refuse it.
+ *
+ * This is the seam later work plugs into without touching the pipeline:
+ * - a front end may replace the confirmation policy for its session (`OperationContext.confirmation`):
+ *   the default, `confirmFlag`, refuses a write without `confirm: true`; an elicitation policy
+ *   (issue #21) can instead ask the human and resolve when they agree;
+ * - the runtime may put policies before it (`RuntimeOptions.gatePolicies`): an identity policy
+ *   (issue #22) throws FORBIDDEN for a caller who may not reach this plugin or tool.
+ * Every request a skill's code makes of the adapter goes through the same chain (`gatedAdapter`),
+ * not only `call`, so a skill is never a way around it.
+ */
+
+export interface GateRequest {
+  session: Session;
+  /** The plugin's prefix. */
+  plugin: string;
+  /** "call": a _call (or a text command's call); "skill": something a skill's code asked of the adapter. */
+  via: "call" | "skill";
+  /** For via "skill": the skill. */
+  skill?: string;
+  /** The tool about to run; for an adapter method other than `call`, the method's name. */
+  target: string;
+  /** The tool's descriptor, when the target is a tool. */
+  tool?: ToolDescriptor;
+  arguments: unknown;
+  /** Whether it can change data: the plugin requires confirmation and the target is not known read-only. */
+  mutating: boolean;
+  /** `confirm: true` was sent at the top level of the request. */
+  confirmed: boolean;
+  /** Where a `confirm` was found and not honoured ("arguments.confirm"), to say where it belongs. */
+  misplacedConfirm?: string;
+  signal?: AbortSignal;
+}
+
+/** One step of the gate: resolve to allow, throw a RuntimeError to refuse. */
+export type GatePolicy = (request: GateRequest) => Promise<void>;
+
+/** The default confirmation policy: a write runs only with `confirm: true` at the top level. */
+export const confirmFlag: GatePolicy = async (request) => {
+  if (!request.mutating || request.confirmed) return;
+  const misplaced = request.misplacedConfirm
+    ? ` The 'confirm' in ${request.misplacedConfirm} was not honoured: it belongs at the top level, next to ${request.via === "skill" ? "'skill'" : "'toolName'"}.`
+    : "";
+  const details = {
+    tool: request.target,
+    why: request.tool ? "it is neither in the plugin's readonlyTools nor marked readOnlyHint" : "a skill reached an adapter method the gate cannot tell is read-only",
+    confirm: "top level of the request, only if the user asked for this change",
+  };
+  if (request.via === "skill") {
+    throw new RuntimeError(
+      "CONFIRM_REQUIRED",
+      `skill '${request.skill ?? "?"}' reached '${request.target}', which changes data; it stopped before that step. Confirmation is needed to run it.${misplaced}`,
+      { skill: request.skill, ...details },
+    );
+  }
+  throw new RuntimeError("CONFIRM_REQUIRED", `'${request.target}' changes data and was not run: confirmation is needed.${misplaced}`, details);
+};
+
+export async function passGate(policies: readonly GatePolicy[], request: GateRequest): Promise<void> {
+  for (const policy of policies) await policy(request);
+}
+
+/** Adapter methods that only read: a skill reaches them without the gate. */
+const READ_METHODS: ReadonlySet<string> = new Set(["listTools", "search", "describe", "discoverContext", "onToolsChanged"]);
+
+export interface SkillGate {
+  /** The request a skill's `adapter.call(name, args)` makes; resolves when the gate lets it through. */
+  call(name: string, args: unknown): Promise<void>;
+  /** Any other adapter method (one the gate cannot tell is read-only). */
+  method(name: string, args: unknown[]): Promise<void>;
+}
+
+/**
+ * The adapter a skill receives: every method goes through the gate — `call` per tool, read-only
+ * methods freely, any other method (a module adapter's own `erase()`, `close()`) as a write.
+ * Methods are bound to the real adapter, so class adapters with private fields keep working.
+ */
+export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
+  return new Proxy(adapter, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      const fn = value as (...a: unknown[]) => unknown;
+      if (property === "call") {
+        return async (name: string, args: Record<string, unknown>, ctx?: unknown) => {
+          await gate.call(name, args);
+          return fn.call(target, name, args, ctx);
+        };
+      }
+      if (typeof property !== "string" || READ_METHODS.has(property) || property === "constructor") return fn.bind(target);
+      return async (...args: unknown[]) => {
+        await gate.method(property, args);
+        return fn.apply(target, args);
+      };
+    },
+  });
+}

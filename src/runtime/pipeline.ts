@@ -1,0 +1,398 @@
+import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
+import { fromThrown, RuntimeError } from "../errors.js";
+import type { LoadedPlugin } from "../plugins/loader.js";
+import type { Skill } from "../plugins/skills.js";
+import type { ErrorAnswer, OperationResult, SuccessKind } from "./answers.js";
+import { confirmFlag, gatedAdapter, passGate, type GatePolicy, type GateRequest } from "./gate.js";
+import { jobStoreFor } from "./jobs.js";
+import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
+import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
+import { capResult, unwrapResult, withDeadline, type Truncation } from "./result.js";
+import { recordCall, type Session } from "./session.js";
+import { closestNames, foldName } from "./similarity.js";
+import { validateArguments } from "./validation.js";
+
+/**
+ * The one call path. Every way to run a plugin's tool or skill — `_call`, `_run_skill`, the
+ * compact `agent_tools_call`/`agent_tools_run_skill`, the text layer's plugin commands and the
+ * text modules' in-memory plugins — is `runtime.call`/`runtime.runSkill`, which run these steps
+ * in order, each a small function in the style of hono's middleware (`(state, next) => …`):
+ *
+ *   repair → loop check → resolve (plugin, then tool or skill) → validate → gate → invoke → shape
+ *
+ * and the answer is made in one place (`frame`) from what they left, or from the one error type.
+ * Repair comes first because the repaired request is what the loop breaker compares and what
+ * names the target; the loop check wraps everything after it, so it sees every failure.
+ */
+
+export type PipelineOperation = "call" | "run_skill";
+
+/** A plugin that can be called: configured and with its adapter built. */
+export type ReadyPlugin = LoadedPlugin & { adapter: Adapter };
+
+export interface OperationContext {
+  signal?: AbortSignal;
+  /** Repairs already made above the runtime (a misnamed facade tool that was mended). */
+  repairs?: Repair[];
+  /** A larger (or smaller) result cap for this call: the text layer filters results before a model sees them. */
+  maxResultChars?: number;
+  /**
+   * The confirmation policy of this caller's front end, in place of the default `confirmFlag`
+   * (see gate.ts: an elicitation policy asks the human instead of refusing).
+   */
+  confirmation?: GatePolicy;
+  /** How a front end shows the next call (facade tool names live there, not here); default: the neutral step. */
+  present?: (step: import("./answers.js").NextStep) => unknown;
+}
+
+export interface PipelineDeps {
+  /** The plugin a request names (a prefix, or an in-memory plugin object); throws UNKNOWN_PLUGIN / NOT_CONFIGURED. */
+  resolvePlugin(target: string | LoadedPlugin, repairs: Repair[]): ReadyPlugin;
+  toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
+  /** Names the search index finds for `name` in the plugin, for "did you mean". */
+  similarTools(plugin: LoadedPlugin, name: string): string[];
+  isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean;
+  /** Policies the runtime puts before the confirmation policy (identity, …). */
+  gatePolicies: readonly GatePolicy[];
+  loop: LoopBreaker;
+  timeoutMs: number;
+  maxResultChars: number;
+  log: Logger;
+}
+
+interface CallState {
+  readonly session: Session;
+  readonly operation: PipelineOperation;
+  readonly target: string | LoadedPlugin;
+  readonly raw: unknown;
+  readonly ctx: OperationContext;
+  readonly repairs: Repair[];
+  request?: RepairedRequest;
+  plugin?: ReadyPlugin;
+  tool?: ToolDescriptor;
+  skill?: Skill;
+  args?: Record<string, unknown>;
+  misplacedConfirm?: string;
+  /** The adapter the invoke step uses: a skill's is gated. */
+  adapter?: Adapter;
+  output?: unknown;
+  result?: unknown;
+  truncated?: Truncation;
+}
+
+type Step = (state: CallState, next: () => Promise<void>) => Promise<void>;
+
+/** Run steps in order; each decides whether and when the rest run (hono's `compose`, minus the context object). */
+export function compose<S>(steps: ReadonlyArray<(state: S, next: () => Promise<void>) => Promise<void>>): (state: S) => Promise<void> {
+  return (state) => {
+    const dispatch = (i: number): Promise<void> => {
+      const step = steps[i];
+      return step ? step(state, () => dispatch(i + 1)) : Promise.resolve();
+    };
+    return dispatch(0);
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+function prefixOf(target: string | LoadedPlugin): string {
+  return typeof target === "string" ? target : target.manifest.prefix;
+}
+
+const nameFieldOf = (operation: PipelineOperation): NameField => (operation === "call" ? "toolName" : "skill");
+
+/** A meta.args that is a JSON Schema (rather than a name → description map) is validated. */
+export function isSchemaLike(args: Record<string, unknown> | undefined): args is Record<string, unknown> {
+  return !!args && (args.type === "object" || isPlainObject(args.properties));
+}
+
+function describeKind(value: unknown): string {
+  return Array.isArray(value) ? "an array" : value === null ? "null" : typeof value;
+}
+
+/**
+ * The frame every operation shares (call, skill, discover, search, describe): the work's value
+ * or its error as a typed answer, the repairs said once, the session's call log. Errors become
+ * answers here and nowhere else.
+ */
+export async function frame<K extends SuccessKind>(
+  session: Session,
+  meta: { operation: string; plugin: string; target?: string | undefined; repairs: Repair[]; log: Logger },
+  kind: K,
+  work: () => Promise<Extract<OperationResult, { kind: K }>["payload"]>,
+): Promise<OperationResult> {
+  const started = Date.now();
+  let outcome: OperationResult;
+  try {
+    const payload = await work();
+    if (meta.repairs.length) (payload as { repairs?: string[] }).repairs = meta.repairs.map((r) => r.message);
+    outcome = { kind, isError: false, payload } as OperationResult;
+  } catch (thrown) {
+    const error = fromThrown(thrown);
+    const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: error.toPayload() };
+    if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
+    outcome = { kind: "error", isError: true, payload };
+    meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
+  }
+  recordCall(session, {
+    at: new Date(started).toISOString(),
+    operation: meta.operation,
+    plugin: meta.plugin,
+    ...(meta.target ? { target: meta.target } : {}),
+    outcome: outcome.isError ? outcome.payload.error.code : "ok",
+    durationMs: Date.now() - started,
+  });
+  return outcome;
+}
+
+export interface Pipeline {
+  call(session: Session, target: string | LoadedPlugin, raw: unknown, ctx?: OperationContext): Promise<OperationResult>;
+  runSkill(session: Session, target: string | LoadedPlugin, raw: unknown, ctx?: OperationContext): Promise<OperationResult>;
+  /** The gate's policy chain for a caller (the runtime's policies, then the caller's confirmation policy). */
+  policies(ctx: OperationContext): readonly GatePolicy[];
+  /** A skill's view of a plugin's adapter, every method gated (also used for discover-context skills). */
+  adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext): Adapter;
+}
+
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  const policies = (ctx: OperationContext): readonly GatePolicy[] => [...deps.gatePolicies, ctx.confirmation ?? confirmFlag];
+
+  // ── repair: the request's shape, before anything reads it ────────────────────────────────
+  const repair: Step = async (state, next) => {
+    state.request = repairRequest(state.raw, nameFieldOf(state.operation), state.repairs);
+    await next();
+  };
+
+  // ── loop check: identical failures a retry cannot fix, within a window ──────────────────
+  const loopCheck: Step = async (state, next) => {
+    const request = state.request as RepairedRequest;
+    const keyOf = () => `${state.operation}:${prefixOf(state.target)}|${canonicalJson({ name: request.name ?? request.nameSent, arguments: request.arguments, confirm: request.confirm })}`;
+    const key = deps.loop.check(state.session, keyOf);
+    try {
+      await next();
+    } catch (error) {
+      deps.loop.record(state.session, key, keyOf, fromThrown(error));
+      throw error;
+    }
+    deps.loop.record(state.session, key, keyOf, undefined);
+  };
+
+  // ── resolve: the plugin, then the tool or skill ─────────────────────────────────────────
+  const resolvePlugin: Step = async (state, next) => {
+    state.plugin = deps.resolvePlugin(state.target, state.repairs);
+    await next();
+  };
+
+  const resolveTool: Step = async (state, next) => {
+    const plugin = state.plugin as ReadyPlugin;
+    const prefix = plugin.manifest.prefix;
+    const request = state.request as RepairedRequest;
+    const sent = request.name;
+    if (!sent) {
+      throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${request.nameSent === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${prefix}' to call`, {
+        received: request.keys,
+      });
+    }
+    const tools = await deps.toolsOf(plugin);
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    let tool = byName.get(sent);
+    if (!tool) {
+      const stripped = stripToolPrefix(sent, prefix, (n) => byName.has(n), state.repairs);
+      if (stripped) tool = byName.get(stripped);
+    }
+    if (!tool) {
+      // Case and separators only ("listNotes" for "list_notes"), and only when exactly one tool fits.
+      const folded = foldName(sent).replace(/([a-z0-9])(?=[A-Z])/g, "$1_");
+      const alike = tools.filter((t) => normalisedName(t.name) === normalisedName(sent) || foldName(t.name) === folded);
+      if (alike.length === 1 && alike[0]) {
+        tool = alike[0];
+        state.repairs.push({ kind: "matched-tool-case", message: `tool name '${sent}' was matched to '${tool.name}'` });
+      }
+    }
+    if (!tool) {
+      const suggestions = closestNames(sent, byName.keys());
+      for (const name of deps.similarTools(plugin, sent)) if (!suggestions.includes(name) && suggestions.length < 5) suggestions.push(name);
+      const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
+      throw new RuntimeError("UNKNOWN_TOOL", `plugin '${prefix}' has no tool '${sent}'${mean}`, { toolName: sent, suggestions });
+    }
+    state.tool = tool;
+    await next();
+  };
+
+  const resolveSkill: Step = async (state, next) => {
+    const plugin = state.plugin as ReadyPlugin;
+    const prefix = plugin.manifest.prefix;
+    const sent = (state.request as RepairedRequest).name ?? "";
+    const names = plugin.skills.map((s) => s.name);
+    let skill = plugin.skills.find((s) => s.name === sent);
+    if (!skill && sent) {
+      const stripped = stripToolPrefix(sent, prefix, (n) => names.includes(n), state.repairs);
+      const alike = plugin.skills.filter((s) => normalisedName(s.name) === normalisedName(sent));
+      skill = plugin.skills.find((s) => s.name === stripped) ?? (alike.length === 1 ? alike[0] : undefined);
+    }
+    if (!skill) {
+      const suggestions = sent ? closestNames(sent, names) : [];
+      const what = sent ? `plugin '${prefix}' has no skill '${sent}'` : "'skill' is missing";
+      const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
+      throw new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
+        skills: plugin.skills.map((s) => ({ name: s.name, description: firstLine(s.meta.description) })),
+        suggestions,
+      });
+    }
+    state.skill = skill;
+    await next();
+  };
+
+  // ── validate: schema-aware repairs, then the schema ─────────────────────────────────────
+  const validate: Step = async (state, next) => {
+    const request = state.request as RepairedRequest;
+    const what = state.tool ? `'${state.tool.name}'` : `skill '${state.skill?.name ?? ""}'`;
+    const subject = state.tool ? { tool: state.tool.name } : { skill: state.skill?.name };
+    if (!isPlainObject(request.arguments)) {
+      throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the ${state.tool ? "tool" : "skill"}'s parameters, not ${describeKind(request.arguments)}`, {
+        ...subject,
+        errors: [{ path: "", message: "must be object" }],
+      });
+    }
+    const meta = state.skill?.meta.args;
+    const schema = state.tool ? state.tool.inputSchema : isSchemaLike(meta) ? meta : undefined;
+    const repaired = repairArguments(request.arguments, schema ?? { properties: meta ?? {} }, state.repairs);
+    state.args = repaired.args;
+    const misplaced = repaired.misplacedConfirm ?? request.misplacedConfirm;
+    if (misplaced) state.misplacedConfirm = misplaced;
+    if (schema) {
+      const verdict = validateArguments(schema, state.args, what, subject);
+      if (!verdict.checked) deps.log.warn(`${prefixOf(state.target)}/${state.tool?.name ?? state.skill?.name}: the schema cannot be compiled; arguments not validated`, { reason: verdict.reason });
+    }
+    await next();
+  };
+
+  // ── gate: the policy chain (see gate.ts) ────────────────────────────────────────────────
+  const gateCall: Step = async (state, next) => {
+    const plugin = state.plugin as ReadyPlugin;
+    const tool = state.tool as ToolDescriptor;
+    const request = state.request as RepairedRequest;
+    const mutating = plugin.manifest.requireConfirm && !deps.isReadOnly(plugin, tool);
+    const gate: GateRequest = {
+      session: state.session,
+      plugin: plugin.manifest.prefix,
+      via: "call",
+      target: tool.name,
+      tool,
+      arguments: state.args,
+      mutating,
+      confirmed: request.confirm,
+      ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
+      ...(state.ctx.signal ? { signal: state.ctx.signal } : {}),
+    };
+    await passGate(policies(state.ctx), gate);
+    if (state.misplacedConfirm) {
+      state.repairs.push({ kind: "dropped-misplaced-confirm", message: `the 'confirm' in ${state.misplacedConfirm} was not honoured: confirm belongs at the top level, next to 'toolName'` });
+    }
+    state.adapter = plugin.adapter;
+    await next();
+  };
+
+  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, misplacedConfirm?: string): Adapter {
+    const chain = policies(ctx);
+    const base = { session, plugin: plugin.manifest.prefix, via: "skill" as const, skill, confirmed, ...(misplacedConfirm ? { misplacedConfirm } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    return gatedAdapter(plugin.adapter, {
+      async call(name, args) {
+        const tool = (await deps.toolsOf(plugin)).find((t) => t.name === name);
+        // A tool the catalog does not list is treated as a write: the gate cannot tell otherwise.
+        const mutating = plugin.manifest.requireConfirm && (!tool || !deps.isReadOnly(plugin, tool));
+        await passGate(chain, { ...base, target: name, ...(tool ? { tool } : {}), arguments: args, mutating });
+      },
+      async method(name, args) {
+        await passGate(chain, { ...base, target: name, arguments: args, mutating: plugin.manifest.requireConfirm });
+      },
+    });
+  }
+
+  const gateSkill: Step = async (state, next) => {
+    const plugin = state.plugin as ReadyPlugin;
+    const request = state.request as RepairedRequest;
+    state.adapter = adapterForSkill(state.session, plugin, (state.skill as Skill).name, request.confirm, state.ctx, state.misplacedConfirm);
+    await next();
+  };
+
+  // ── invoke: the adapter or the skill, under the deadline and the caller's cancel ────────
+  const invoke: Step = async (state, next) => {
+    const plugin = state.plugin as ReadyPlugin;
+    const prefix = plugin.manifest.prefix;
+    const adapter = state.adapter as Adapter;
+    const args = state.args as Record<string, unknown>;
+    const callContext = (signal: AbortSignal) => ({ signal, sessionId: state.session.id, log: deps.log, jobs: jobStoreFor(state.session, prefix) });
+    const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
+    const confirmed = (state.request as RepairedRequest).confirm || !plugin.manifest.requireConfirm;
+    try {
+      state.output = await withDeadline(
+        (signal) => (state.tool ? adapter.call(state.tool.name, args, callContext(signal)) : (state.skill as Skill).run(adapter, args, { ...callContext(signal), confirmed })),
+        deps.timeoutMs,
+        state.ctx.signal,
+        what,
+      );
+    } catch (error) {
+      // What the backend said gets the call's name in front; the runtime's own errors (the
+      // deadline, the gate inside a skill) already say what they are.
+      const own = error instanceof RuntimeError && (error.code !== "UPSTREAM_ERROR" || error.message.startsWith(what));
+      throw own ? error : fromThrown(error, `${what} failed`);
+    }
+    await next();
+  };
+
+  // ── shape: unwrap an MCP result, cap it (redaction is the adapters': they know their secrets) ──
+  const shape: Step = async (state, next) => {
+    const { result, truncated } = capResult(unwrapResult(state.output), state.ctx.maxResultChars ?? deps.maxResultChars);
+    state.result = result;
+    if (truncated) state.truncated = truncated;
+    await next();
+  };
+
+  const callChain = compose<CallState>([repair, loopCheck, resolvePlugin, resolveTool, validate, gateCall, invoke, shape]);
+  const skillChain = compose<CallState>([repair, loopCheck, resolvePlugin, resolveSkill, validate, gateSkill, invoke, shape]);
+
+  async function run(operation: PipelineOperation, session: Session, target: string | LoadedPlugin, raw: unknown, ctx: OperationContext): Promise<OperationResult> {
+    const state: CallState = { session, operation, target, raw, ctx, repairs: [...(ctx.repairs ?? [])] };
+    const meta = {
+      operation,
+      get plugin() {
+        return state.plugin?.manifest.prefix ?? prefixOf(target);
+      },
+      get target() {
+        return state.tool?.name ?? state.skill?.name ?? state.request?.name;
+      },
+      repairs: state.repairs,
+      log: deps.log,
+    };
+    if (operation === "call") {
+      return frame(session, meta, "call", async () => {
+        await callChain(state);
+        return { ok: true, plugin: meta.plugin, toolName: (state.tool as ToolDescriptor).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) };
+      });
+    }
+    return frame(session, meta, "skill", async () => {
+      await skillChain(state);
+      return { ok: true, plugin: meta.plugin, skill: (state.skill as Skill).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) };
+    });
+  }
+
+  return {
+    call: (session, target, raw, ctx = {}) => run("call", session, target, raw, ctx),
+    runSkill: (session, target, raw, ctx = {}) => run("run_skill", session, target, raw, ctx),
+    policies,
+    adapterForSkill: (session, plugin, skill, confirmed, ctx) => adapterForSkill(session, plugin, skill, confirmed, ctx),
+  };
+}
+
+/** "listIssues", "list-issues", "List_Issues" → "list_issues". */
+function normalisedName(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(/[\s.:/-]+/g, "_");
+}
+
+function firstLine(text: string | undefined, max = 160): string {
+  const flat = (text ?? "").replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
+}
