@@ -27,7 +27,7 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
   MISSING_TOOL_NAME:
     "Pass the tool to run in `toolName`, e.g. {\"toolName\":\"list_issues\",\"arguments\":{}}. The plugin's _discover tool (or agent_tools_search) finds names.",
   UNKNOWN_TOOL: "Use one of the names in `details.suggestions`, or search with a few words of what you need.",
-  ARG_VALIDATION_FAILED: "Fix each entry of `details.errors` (its path, the reason, and the schema that applies there), then call again.",
+  ARG_VALIDATION_FAILED: "Fix each of `details.errors` (path, reason, schema there) and call again.",
   CONFIRM_REQUIRED:
     "This changes data. Only if the user asked for this change, call again with the same arguments and `confirm: true` at the top level (next to toolName/skill, not inside arguments).",
   UNKNOWN_SKILL: "Use one of the skills in `details.skills`, or search to see each skill's arguments.",

@@ -69,7 +69,7 @@ describe("facade over stdio", () => {
     assert.equal(matches[0]?.writes, true);
     // The next call is ready to send, names the required argument, and leaves confirm to the human.
     assert.deepEqual(payload.next, { tool: "agent_tools_notes_call", arguments: { toolName: "delete_note", arguments: { id: "<string>" } } });
-    assert.match(String(payload.confirm), /confirm: true at the top level, only when the user asked/);
+    assert.match(String(payload.confirm), /add confirm: true \(top level\) only if the user asked/);
     assert.equal(payload.shown, matches.length);
     assert.equal(typeof payload.total, "number");
     assert.deepEqual(payload.context, { noteCount: 2 }, "discoverContext() is attached");

@@ -44,7 +44,7 @@ describe("the HTTP facade", () => {
     const second = await httpClient(http.url);
     try {
       assert.notEqual(first.transport.sessionId, second.transport.sessionId);
-      const failing = { toolName: "fail_always", arguments: {} };
+      const failing = { toolName: "get_note", arguments: { wrong: true } };
       const codes: string[] = [];
       for (let i = 0; i < 3; i++) codes.push(String((await callJson(first.client, "agent_tools_notes_call", failing)).payload.error?.code));
       assert.equal(codes[2], "LOOP_DETECTED", `the third identical failure in one session is a loop: ${codes.join(",")}`);

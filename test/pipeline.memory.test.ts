@@ -4,10 +4,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { parseConfig } from "../src/config/config.js";
 import { compileSchema } from "../src/json-schema.js";
 import { silentLogger } from "../src/log.js";
 import type { PluginManifest } from "../src/plugins/manifest.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
+import { closeSession } from "../src/runtime/session.js";
+import { createTextLayer } from "../src/text/text-layer.js";
+import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { sendJson, startServer, type TestServer } from "./fixtures/rest/http-server.js";
 import { PLUGINS, type Payload } from "./helpers.js";
 import { linkFacade, type LinkedFacade } from "./memory-kit.js";
@@ -223,7 +227,7 @@ describe("the gate covers everything a skill reaches", () => {
   it("an adapter method other than call is gated like a write", async () => {
     const refused = await facade.call("agent_tools_store_run_skill", { skill: "wipe" });
     assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED", refused.text);
-    assert.match(refused.payload.error?.message ?? "", /reached 'erase'/);
+    assert.match(refused.payload.error?.message ?? "", /calls 'erase'/);
     assert.deepEqual((await facade.call("agent_tools_store_call", { toolName: "count" })).payload.result, { count: 2 }, "nothing was erased");
     const done = await facade.call("agent_tools_store_run_skill", { skill: "wipe", confirm: true });
     assert.equal(done.isError, false, done.text);
@@ -270,5 +274,54 @@ describe("answers that cost little", () => {
       nexts += nextsOf(payload).length;
     }
     assert.ok(nexts >= 4, `answers carry next calls (${nexts})`);
+  });
+});
+
+describe("text modules take the same pipeline as _call", () => {
+  let runtime: Runtime;
+  before(async () => {
+    runtime = await createRuntime({ pluginDirs: [], env: {}, log: silentLogger, callTimeoutMs: 4000 });
+  });
+  after(async () => runtime.close());
+
+  it("a module's call meets the runtime's deadline and loop breaker, and its errors name the module's plugin", async () => {
+    const layer = createTextLayer(runtime, { env: { PATH: process.env.PATH, AGENT_STDIO_MCP_COMMAND: process.execPath, AGENT_STDIO_MCP_ARGS: JSON.stringify([STDIO_FIXTURE]) }, timeoutMs: 20_000 });
+    const session = runtime.createSession("module-pipeline");
+    try {
+      assert.equal((await layer.exec(session, "load commands/stdio-mcp")).exitCode, 0);
+      // The first command starts the server and lists its tools (not what is timed below).
+      assert.equal((await layer.exec(session, "stdio-mcp-search echo")).exitCode, 0);
+      const hung = await layer.exec(session, "stdio-mcp-call --confirm hang");
+      assert.equal(hung.exitCode, 5, hung.stderr);
+      assert.match(hung.stderr, /UPSTREAM_TIMEOUT: tool 'stdio-mcp\/hang' did not answer within 4000 ms/);
+      const codes = [];
+      for (let i = 0; i < 3; i++) codes.push((await layer.exec(session, "stdio-mcp-call --confirm echo --text 5")).exitCode);
+      assert.deepEqual(codes, [2, 2, 6], "two validation failures, then LOOP_DETECTED (exit 6)");
+      const unconfirmed = [];
+      for (let i = 0; i < 3; i++) unconfirmed.push((await layer.exec(session, "stdio-mcp-call echo --text hey")).exitCode);
+      assert.deepEqual(unconfirmed, [4, 4, 6]);
+    } finally {
+      await closeSession(session);
+    }
+  });
+});
+
+describe("errors name the plugin", () => {
+  it("an mcpServers entry that cannot start is named by its entry, not by its adapter kind", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "named-"));
+    const config = parseConfig(path.join(dir, "agent-tools.config.json"), { mcpServers: { broken_db: { command: path.join(dir, "no-such-server") } } });
+    const runtime = await createRuntime({ config, pluginDirs: [], env: { PATH: process.env.PATH ?? "" }, log: silentLogger });
+    const facade = await linkFacade(runtime, "named");
+    try {
+      const { payload, text } = await facade.call("agent_tools_broken_db_call", { toolName: "anything" });
+      assert.equal(payload.plugin, "broken_db");
+      assert.match(payload.error?.message ?? "", /MCP server 'broken_db'/, text);
+      assert.doesNotMatch(text, /MCP server 'mcp'/);
+      checkAnswer(payload, text);
+    } finally {
+      await facade.close();
+      await runtime.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -58,12 +58,12 @@ describe("ccdd-gate plugin", () => {
 
   it("discovers the nine checks as read-only and the three skills", async () => {
     const { payload } = await callJson(server.client, "agent_tools_ccdd_discover", { limit: 50 });
-    const matches = payload.matches as Array<{ kind: string; name: string; confirm?: boolean }>;
-    const tools = matches.filter((m) => m.kind === "tool").map((m) => m.name);
+    const matches = payload.matches as Array<{ kind?: string; name: string; writes?: boolean }>;
+    const tools = matches.filter((m) => m.kind === undefined).map((m) => m.name);
     for (const name of ["measure_complexity", "check_signature", "check_purity", "check_asserts", "check_bare_except", "check_mutable_defaults", "check_none_cmp", "scan_guardrails", "scan_dependencies", "run_ephemeral_agent"]) {
       assert.ok(tools.includes(name), `${name} is listed`);
     }
-    for (const m of matches.filter((x) => x.kind === "tool" && x.name !== "run_ephemeral_agent")) assert.equal(m.confirm, undefined, `${m.name} needs no confirm`);
+    for (const m of matches.filter((x) => x.kind === undefined && x.name !== "run_ephemeral_agent")) assert.equal(m.writes, undefined, `${m.name} needs no confirm`);
     assert.deepEqual(matches.filter((m) => m.kind === "skill").map((m) => m.name).sort(), ["ephemeral-agent-status", "quality-gate-check", "start-ephemeral-agent"]);
   });
 

@@ -44,11 +44,11 @@ describe("github plugin: tools", () => {
   it("lists the facade tools, five tools and the skill, create_issue behind confirm", async () => {
     const { tools } = await conn.client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), ["agent_tools_exec", "agent_tools_github_call", "agent_tools_github_discover", "agent_tools_github_run_skill", "agent_tools_help", "agent_tools_search"]);
-    const { payload } = await callJson(conn.client, "agent_tools_github_discover", {});
-    const matches = payload.matches as { kind: string; name: string; confirm?: boolean }[];
+    const { payload } = await callJson(conn.client, "agent_tools_github_discover", { limit: 10 });
+    const matches = payload.matches as { kind?: string; name: string; writes?: boolean }[];
     assert.deepEqual(matches.map((m) => m.name).sort(), ["create_issue", "get_latest_commit", "get_repository", "list_issues", "repo-overview", "search_repositories"]);
-    assert.equal(matches.find((m) => m.name === "create_issue")?.confirm, true);
-    assert.equal(matches.filter((m) => m.confirm).length, 1, "only create_issue changes data");
+    assert.equal(matches.find((m) => m.name === "create_issue")?.writes, true);
+    assert.equal(matches.filter((m) => m.writes).length, 1, "only create_issue changes data");
   });
 
   it("sends GitHub's documented headers and the token as a Bearer credential", async () => {

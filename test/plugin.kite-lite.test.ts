@@ -51,10 +51,10 @@ describe("kite-lite plugin (KITE_LITE_BIN)", () => {
   after(async () => server.close());
 
   it("lists the five tools, all read-only (no confirm anywhere), and the page-overview skill", async () => {
-    const { payload } = await callJson(server.client, "agent_tools_kite_discover", {});
-    const matches = payload.matches as Array<{ kind: string; name: string; confirm?: boolean }>;
-    assert.deepEqual(matches.filter((m) => m.kind === "tool").map((m) => m.name).sort(), ["browser_get_dom", "browser_screenshot", "eval_js", "fetch_page", "render_screenshot"]);
-    assert.ok(matches.every((m) => m.confirm === undefined));
+    const { payload } = await callJson(server.client, "agent_tools_kite_discover", { limit: 10 });
+    const matches = payload.matches as Array<{ kind?: string; name: string; writes?: boolean }>;
+    assert.deepEqual(matches.filter((m) => m.kind !== "skill").map((m) => m.name).sort(), ["browser_get_dom", "browser_screenshot", "eval_js", "fetch_page", "render_screenshot"]);
+    assert.ok(matches.every((m) => m.writes === undefined));
     assert.deepEqual(matches.filter((m) => m.kind === "skill").map((m) => m.name), ["page-overview"]);
   });
 

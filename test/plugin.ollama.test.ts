@@ -51,12 +51,12 @@ describe("ollama plugin", () => {
 
   it("discovers ten tools and three skills; only pull_model needs confirm; context names the server", async () => {
     const { payload } = await callJson(server.client, "agent_tools_ollama_discover", { limit: 50 });
-    const matches = payload.matches as Array<{ kind: string; name: string; confirm?: boolean }>;
+    const matches = payload.matches as Array<{ kind?: string; name: string; writes?: boolean }>;
     assert.deepEqual(
-      matches.filter((m) => m.kind === "tool").map((m) => m.name).sort(),
+      matches.filter((m) => m.kind !== "skill").map((m) => m.name).sort(),
       ["chat", "generate", "job_status", "list_jobs", "list_models", "list_running_models", "pull_model", "show_model", "start_chat", "start_generate"],
     );
-    assert.deepEqual(matches.filter((m) => m.confirm).map((m) => m.name), ["pull_model"]);
+    assert.deepEqual(matches.filter((m) => m.writes).map((m) => m.name), ["pull_model"]);
     assert.deepEqual(matches.filter((m) => m.kind === "skill").map((m) => m.name).sort(), ["grounding", "ocr", "vision_chat"]);
     assert.equal((payload.context as { server: string }).server, ollama.url);
   });

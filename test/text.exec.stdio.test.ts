@@ -92,8 +92,11 @@ describe("agent_tools_exec over stdio", () => {
     assert.equal(unknown.exitCode, 2);
     assert.match(unknown.stdout, /did you mean 'list_notes'/);
     const codes: number[] = [];
-    for (let i = 0; i < 3; i++) codes.push((await exec(server, "notes call fail_always")).exitCode);
-    assert.deepEqual(codes, [1, 1, 6], "third identical failure: LOOP_DETECTED, exit 6");
+    for (let i = 0; i < 3; i++) codes.push((await exec(server, "notes call get_note --id 7")).exitCode);
+    assert.deepEqual(codes, [2, 2, 6], "third identical failure a retry cannot fix: LOOP_DETECTED, exit 6");
+    const upstream: number[] = [];
+    for (let i = 0; i < 3; i++) upstream.push((await exec(server, "notes call fail_always")).exitCode);
+    assert.deepEqual(upstream, [1, 1, 1], "a failing service is never a loop: a retry may reach it");
     const usage = await exec(server, "notes frobnicate");
     assert.equal(usage.exitCode, 2);
     assert.match(usage.stderr, /usage: notes discover/);

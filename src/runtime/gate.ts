@@ -55,7 +55,7 @@ export const confirmFlag: GatePolicy = async (request) => {
   if (request.via === "skill") {
     throw new RuntimeError(
       "CONFIRM_REQUIRED",
-      `skill '${request.skill ?? "?"}' reached '${request.target}', which changes data; it stopped before that step. Confirmation is needed to run it.${misplaced}`,
+      `skill '${request.skill ?? "?"}' calls '${request.target}', which changes data; it stopped before that step. Confirmation is needed to run it.${misplaced}`,
       { skill: request.skill, ...details },
     );
   }

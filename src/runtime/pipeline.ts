@@ -263,7 +263,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const misplaced = repaired.misplacedConfirm ?? request.misplacedConfirm;
     if (misplaced) state.misplacedConfirm = misplaced;
     if (schema) {
-      const verdict = validateArguments(schema, state.args, what, subject);
+      const verdict = validateArguments(schema, state.args, what);
       if (!verdict.checked) deps.log.warn(`${prefixOf(state.target)}/${state.tool?.name ?? state.skill?.name}: the schema cannot be compiled; arguments not validated`, { reason: verdict.reason });
     }
     await next();

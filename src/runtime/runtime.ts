@@ -128,12 +128,18 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
 const DEFAULT_LIMIT = 10;
 /** Discover shows fewer entries by default than search: one plugin, and the next call said once. */
-const DEFAULT_DISCOVER_LIMIT = 6;
+const DEFAULT_DISCOVER_LIMIT = 5;
 const MAX_LIMIT = 50;
 const DESCRIPTION_CHARS = 160;
 const MAX_OPTIONAL_NAMES = 3;
-/** Tokens (o200k) a discover answer may take, whatever the catalog (fitted like search's). */
+/** Tokens (o200k) a discover answer may take at the default limit, whatever the catalog (fitted like search's). */
 export const DISCOVER_TOKEN_BUDGET = 450;
+/** An explicit larger `limit` asked for more: the budget grows by this much per entry asked for. */
+const DISCOVER_TOKENS_PER_ENTRY = 90;
+
+export function discoverBudget(limit: number): number {
+  return Math.max(DISCOVER_TOKEN_BUDGET, limit * DISCOVER_TOKENS_PER_ENTRY);
+}
 
 function positiveInt(value: string | undefined): number | undefined {
   const n = Number(value);
@@ -164,10 +170,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
+/** "owner*, repo*, page, perPage +2": required first (starred), then a few optional names. */
 function paramSummary(schema: Record<string, unknown>): string {
   const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
   const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r): r is string => typeof r === "string") : []);
-  return properties.map((p) => (required.has(p) ? `${p}*` : p)).join(", ");
+  const optional = properties.filter((p) => !required.has(p));
+  const shown = [...properties.filter((p) => required.has(p)).map((p) => `${p}*`), ...optional.slice(0, MAX_OPTIONAL_NAMES)];
+  return optional.length > MAX_OPTIONAL_NAMES ? `${shown.join(", ")} +${optional.length - MAX_OPTIONAL_NAMES}` : shown.join(", ");
 }
 
 function optionalParams(schema: Record<string, unknown>): string {
@@ -280,6 +289,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     try {
       return await catalogOf(plugin).catalog.tools(plugin);
     } catch (error) {
+      // The catalog's own deadline already says what timed out.
+      if (error instanceof RuntimeError && error.message.startsWith("listing the tools")) throw error;
       throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
     }
   }
@@ -465,12 +476,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           matches = ordered.slice(0, limit);
         }
         // With a query, `total` is what matched; the plugin's size is said only when listing it.
+        // The query is not echoed: the caller has it, and it would cost every answer.
         const answer: DiscoverAnswer = query
-          ? { ok: true, plugin: prefix, query, shown: matches.length, total, matches }
+          ? { ok: true, plugin: prefix, shown: matches.length, total, matches }
           : { ok: true, plugin: prefix, shown: matches.length, total, totals: { tools: tools.length, skills: plugin.skills.length }, matches };
         const first = matches[0] ? nextFor(plugin, matches[0], tools) : undefined;
         if (first) answer.next = ctx.present ? ctx.present(first) : first;
-        if (matches.some((m) => m.writes)) answer.confirm = "entries with writes: true change data: such a call needs confirm: true at the top level, only when the user asked for that change";
+        // Said once, short: `writes: true` marks the entries that change data.
+        if (matches.some((m) => m.writes)) answer.confirm = "writes: true changes data; add confirm: true (top level) only if the user asked";
         if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${query}'; try other words, or call without a query to list the tools`;
         if (!plugin.manifest.requireConfirm) answer.confirm = "not required: this plugin's calls run without confirmation";
         const declaredContext = discoverContexts.get(plugin);
@@ -487,8 +500,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             answer.contextError = describeThrown(error);
           }
         }
-        const fitted = await fitEntriesToBudget(answer, "matches", DISCOVER_TOKEN_BUDGET);
-        if (fitted.shown < fitted.total) fitted.more = `${fitted.total - fitted.shown} more; ${query ? "refine the query or raise" : "pass a query or raise"} 'limit' (max ${MAX_LIMIT})`;
+        const fitted = await fitEntriesToBudget(answer, "matches", discoverBudget(limit));
+        if (fitted.shown < fitted.total && !fitted.more) fitted.more = `${fitted.total - fitted.shown} more: ${query ? "refine the query" : "pass a query"} or raise limit`;
         return fitted;
       });
     },

@@ -8,7 +8,7 @@ import { RuntimeError } from "../errors.js";
  */
 
 const KEPT = ["type", "enum", "const", "format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "required"] as const;
-const MAX_ENUM = 12;
+const MAX_ENUM = 8;
 const MAX_NAMES = 12;
 const MAX_ERRORS = 5;
 
@@ -60,13 +60,23 @@ export interface FieldError {
   schema?: Record<string, unknown>;
 }
 
+/** The reason, said once: allowed values are in the schema fragment beside it, not repeated here. */
+function reasonOf(violation: SchemaViolation, withSchema: boolean): string {
+  if (violation.keyword === "enum" && withSchema) return "must be one of schema.enum";
+  return violation.message;
+}
+
 function fieldErrors(schema: Record<string, unknown>, violations: readonly SchemaViolation[]): FieldError[] {
-  const seen = new Set<string>();
+  const byPath = new Map<string, FieldError>();
   const errors: FieldError[] = [];
   for (const violation of violations) {
-    const key = `${violation.path}|${violation.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const known = byPath.get(violation.path);
+    if (known) {
+      // Several rules broken at one path (type and enum): one entry, the reasons joined.
+      const reason = reasonOf(violation, known.schema !== undefined);
+      if (!known.message.split("; ").includes(reason)) known.message = `${known.message}; ${reason}`;
+      continue;
+    }
     const error: FieldError = { path: violation.path, message: violation.message };
     if (violation.keyword === "additionalProperties") {
       const parent = schemaAt(schema, violation.path.split("/").slice(0, -1).join("/"));
@@ -76,6 +86,8 @@ function fieldErrors(schema: Record<string, unknown>, violations: readonly Schem
       const fragment = at ? schemaFragment(at) : undefined;
       if (fragment && Object.keys(fragment).length) error.schema = fragment;
     }
+    error.message = reasonOf(violation, error.schema !== undefined);
+    byPath.set(violation.path, error);
     errors.push(error);
     if (errors.length >= MAX_ERRORS) break;
   }
@@ -91,6 +103,7 @@ export function validateArguments(schema: Record<string, unknown>, args: unknown
   if (checked.ok === "skipped") return { checked: false, reason: checked.reason };
   if (checked.ok) return { checked: true };
   const errors = fieldErrors(schema, checked.violations);
-  const more = checked.violations.length > errors.length ? ` (+${checked.violations.length - errors.length} more)` : "";
-  throw new RuntimeError("ARG_VALIDATION_FAILED", `arguments for ${what} are invalid: ${errors.map((e) => e.message).join("; ")}${more}`, { ...details, errors });
+  const fields = [...new Set(checked.violations.map((v) => v.path))];
+  const more = fields.length > errors.length ? ` (+${fields.length - errors.length} more)` : "";
+  throw new RuntimeError("ARG_VALIDATION_FAILED", `arguments for ${what} are invalid: ${errors.map((e) => `${e.path || "(the arguments)"}: ${e.message}`).join("; ")}${more}`, { ...details, errors });
 }

@@ -78,14 +78,25 @@ function messagesIn(body: string, contentType: string): unknown[] {
   }
 }
 
+/** The error code in a facade answer's one-line JSON text (the facade sends the payload once, as text). */
+function errorCodeOf(text: string | undefined): string {
+  if (!text) return "?";
+  try {
+    const code = (JSON.parse(text) as { error?: { code?: unknown } }).error?.code;
+    return typeof code === "string" ? code : "?";
+  } catch {
+    return "?";
+  }
+}
+
 /** `ok`, `tool-error CODE`, `rpc-error CODE`, or `http STATUS` when the body says nothing more. */
 export function outcomeOf(status: number, contentType: string, body: string, facts: RequestFacts): string {
   const responses = messagesIn(body, contentType).filter((m): m is { id?: unknown; result?: unknown; error?: { code?: unknown } } => !!m && typeof m === "object");
   const rpcError = responses.find((m) => m.error !== undefined);
   if (rpcError) return `rpc-error ${String(rpcError.error?.code ?? "?")}`;
   if (facts.tool) {
-    const result = responses.find((m) => m.result !== undefined)?.result as { isError?: boolean; structuredContent?: { error?: { code?: string } } } | undefined;
-    if (result?.isError) return `tool-error ${result.structuredContent?.error?.code ?? "?"}`;
+    const result = responses.find((m) => m.result !== undefined)?.result as { isError?: boolean; content?: Array<{ type?: string; text?: string }> } | undefined;
+    if (result?.isError) return `tool-error ${errorCodeOf(result.content?.[0]?.text)}`;
     if (result) return "ok";
   }
   if (status >= 400) return `http ${status}`;
