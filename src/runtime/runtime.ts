@@ -217,6 +217,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
   const { plugins, failures, replaced } = await loadPlugins(sources, loadOptions);
+  // A bundled skill's link into a bundled plugin the user replaced points at nothing the user
+  // chose: it is dropped (the user's own links are checked as written).
+  const replacedPrefixes = new Set(replaced.map((r) => r.prefix));
+  for (const plugin of plugins.filter((p) => loadOptions.isBundled(p.manifest))) {
+    for (const skill of plugin.skills) {
+      skill.meta.related = (skill.meta.related ?? []).filter((link) => {
+        const [prefix, name] = link.target.split(":");
+        return !(prefix && replacedPrefixes.has(prefix) && !plugins.some((p) => p.manifest.prefix === prefix && p.skills.some((s) => s.name === name)));
+      });
+    }
+  }
   const brokenLinks = findBrokenRelatedLinks(plugins);
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
 
