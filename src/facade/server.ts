@@ -1,17 +1,15 @@
 import path from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { RuntimeError } from "../runtime/errors.js";
-import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { toOperationResult } from "../text/answer.js";
 import { textLayerFor } from "../text/text-layer.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { packageJson, RUNTIME_ROOT } from "../paths.js";
-import { routeUnknownTool } from "./routing.js";
+import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
-import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeRoute } from "./tools.js";
+import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL } from "./tools.js";
 
 /**
  * The MCP facade: the SDK's low-level Server with handlers for tools/list and tools/call. It maps
@@ -59,26 +57,15 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
   );
   const { tools, routes } = buildFacadeTools(runtime.summaries(), { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
 
+  const prefixes = runtime.summaries().map((s) => s.prefix);
+
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const sent = request.params.name;
-    const args: unknown = request.params.arguments ?? {};
-    const repairs: Repair[] = [];
-    let route: FacadeRoute | undefined = routes.get(sent);
-    if (!route) {
-      const routed = routeUnknownTool(sent, args, routes);
-      if ("route" in routed) {
-        route = routed.route;
-        repairs.push(routed.repair);
-      } else {
-        const error = new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${sent}'${routed.suggestions.length ? `; did you mean ${routed.suggestions.map((s) => `'${s}'`).join(" or ")}?` : ""}`, {
-          suggestions: routed.suggestions,
-          tools: [...routes.keys()],
-        });
-        return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
-      }
-    }
+    const resolved = resolveFacadeTool(sent, request.params.arguments ?? {}, routes, prefixes);
+    if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
+    const { route, args, repairs } = resolved;
     const ctx = { signal: extra.signal, repairs };
     switch (route.operation) {
       case "help": {

@@ -24,7 +24,7 @@ import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
 import { describedSkillParams, isSchemaLike, relatedOf, skillReportedFailure } from "./skill-answer.js";
 import { jobStoreFor } from "./jobs.js";
-import { closestNames, similarity } from "./similarity.js";
+import { closestNames, foldedMatch, similarity } from "./similarity.js";
 
 /**
  * The persistent runtime: the plugin registry, the catalog and its search index, and the three
@@ -250,13 +250,22 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
   }
 
-  function requirePlugin(prefix: string): LoadedPlugin & { adapter: Adapter } {
-    const plugin = byPrefix.get(prefix);
+  /**
+   * The plugin a call names. Only case and `-`/`_` may differ from its prefix: a call is never
+   * sent to a plugin it did not name (README "Routing").
+   */
+  function requirePlugin(prefix: string, repairs?: Repair[]): LoadedPlugin & { adapter: Adapter } {
+    let plugin = byPrefix.get(prefix);
+    if (!plugin && prefix) {
+      const folded = foldedMatch(prefix, byPrefix.keys());
+      plugin = folded === undefined ? undefined : byPrefix.get(folded);
+      if (plugin && repairs) repairs.push({ kind: "matched-plugin-case", message: `plugin '${prefix}' was read as '${plugin.manifest.prefix}'` });
+    }
     if (!plugin) {
       const names = [...byPrefix.keys()];
       const close = prefix ? closestNames(prefix, names) : [];
-      const what = prefix ? `no plugin has prefix '${prefix}'${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (agent_tools_search hits and agent_tools_help show it)";
-      throw new RuntimeError("UNKNOWN_FACADE_TOOL", what, { plugins: names.length > 50 ? [...close, `… ${names.length} plugins in all`] : names });
+      const what = prefix ? `no plugin has prefix '${prefix}'; nothing was run${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (agent_tools_search hits and agent_tools_help show it)";
+      throw new RuntimeError("UNKNOWN_PLUGIN", what, { plugins: names.length > 20 ? [...(close.length ? close : names.slice(0, 5)), `… ${names.length} plugins in all`] : names });
     }
     if (!plugin.configured || !plugin.adapter) {
       throw new RuntimeError("NOT_CONFIGURED", `plugin '${prefix}' is not configured: ${describeMissing(plugin.missing)}`, {
@@ -558,7 +567,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
       return operate(session, "discover", prefix, repairs, undefined, query || undefined, async () => {
-        const plugin = requirePlugin(prefix);
+        const plugin = requirePlugin(prefix, repairs);
         const tools = await toolsOf(plugin);
         const totals = { tools: tools.length, skills: plugin.skills.length };
         let matches: Record<string, unknown>[];
@@ -586,7 +595,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // The whole hint, once a session: tools/list carries only its first sentence, and the
         // rest (usage rules, which skill instead of which tool) costs only when the agent looks.
         const hint = plugin.manifest.discoverHint;
-        if (hint && firstLookAt(session, prefix)) answer.hint = hint;
+        if (hint && firstLookAt(session, plugin.manifest.prefix)) answer.hint = hint;
         const declaredContext = discoverContexts.get(plugin);
         if (declaredContext) {
           try {
@@ -615,8 +624,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             errors: [{ path: "/query", message: "must be a non-empty string" }],
           });
         }
-        const only = typeof args.plugin === "string" && args.plugin ? args.plugin : undefined;
-        if (only !== undefined) requirePlugin(only);
+        const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs).manifest.prefix : undefined;
         const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
@@ -665,7 +673,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const toolArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
       const loopTarget = { toolName: args.toolName, arguments: toolArgs, confirm: args.confirm };
       return operate(session, "call", prefix, repairs, loopTarget, sentName, async () => {
-        const plugin = requirePlugin(prefix);
+        const plugin = requirePlugin(prefix, repairs);
         if (!sentName) {
           throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${args.toolName === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${prefix}' to call`, {
             received: Object.keys(args),
@@ -723,7 +731,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const sentName = typeof args.skill === "string" ? args.skill.trim() : "";
       const sentArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
       return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: sentArgs, confirm: args.confirm }, sentName || undefined, async () => {
-        const plugin = requirePlugin(prefix);
+        const plugin = requirePlugin(prefix, repairs);
         const names = plugin.skills.map((s) => s.name);
         let skill = plugin.skills.find((s) => s.name === sentName);
         if (!skill && sentName) {
