@@ -1,6 +1,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { packageJson } from "../paths.js";
+import path from "node:path";
+import { packageJson, RUNTIME_ROOT } from "../paths.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { toExecResult } from "../text/answer.js";
@@ -8,7 +9,8 @@ import { textLayerFor } from "../text/text-layer.js";
 import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
-import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL } from "./tools.js";
+import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL } from "./tools.js";
+import { availableModuleFiles } from "../text/module-loader.js";
 
 /**
  * The MCP facade: the SDK's low-level Server with handlers for tools/list and tools/call. It maps
@@ -22,6 +24,11 @@ export { toToolResult } from "./present.js";
 
 const TEXT_LAYER_HELP =
   "agent_tools_exec runs a shell command line in this session's sandbox (files, env and cwd persist; no host secrets). Each plugin is a command: `<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME` print JSON, so pipe them into jq/grep/head to keep answers small. `status` shows the text modules (`load commands/<name>`).";
+
+/** `commands/<file>` for each text module `load` accepts. */
+function textModuleFiles(): string[] {
+  return availableModuleFiles(path.join(RUNTIME_ROOT, "commands")).map((file) => `commands/${file}`);
+}
 
 export interface FacadeServerOptions {
   runtime: Runtime;
@@ -56,9 +63,29 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     const ctx = { signal: extra.signal, repairs, present };
     switch (route.operation) {
       case "help":
+        const plugin = args && typeof args === "object" ? (args as { plugin?: unknown }).plugin : undefined;
+        const help = runtime.help(typeof plugin === "string" ? plugin : undefined);
+        const server = `${pkg.name} ${pkg.version}`;
+        const said = repairs.length ? { repairs: repairs.map((r) => r.message) } : {};
+        if ("plugin" in help) {
+          // One plugin in full; the call that comes next is its discover (a JSON object, as every next).
+          const prefix = help.plugin.prefix;
+          const next = runtime.facadeMode === "compact" ? { tool: SEARCH_TOOL, arguments: { query: "<string>", plugin: prefix } } : { tool: facadeToolName(prefix, "discover"), arguments: { query: "<string>" } };
+          return toToolResult({ isError: false, payload: { ok: true, server, plugin: { ...help.plugin, next }, ...said } });
+        }
         return toToolResult({
           isError: false,
-          payload: { ok: true, server: `${pkg.name} ${pkg.version}`, protocol: protocolFor(runtime.facadeMode), ...runtime.help(), textLayer: TEXT_LAYER_HELP, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) },
+          payload: {
+            ok: true,
+            server,
+            protocol: protocolFor(runtime.facadeMode),
+            pluginHelp: `${HELP_TOOL} {"plugin":"<prefix>"} shows one plugin in full: its usage hint and every skill`,
+            ...help,
+            // The text modules by file, as the original runtime's help named them (users look for them).
+            textLayer: TEXT_LAYER_HELP,
+            textModules: textModuleFiles(),
+            ...said,
+          },
         });
       case "search":
         return toToolResult(await runtime.search(session, args, ctx));

@@ -35,6 +35,8 @@ export interface CatalogEntry {
   next?: unknown;
   inputSchema?: Record<string, unknown>;
   args?: Record<string, unknown>;
+  /** A skill's related links (targets, with reasons in its own plugin's answers). */
+  related?: unknown[];
 }
 
 export interface CallAnswer {
@@ -70,6 +72,8 @@ export interface DiscoverAnswer {
   confirm?: string;
   context?: unknown;
   contextError?: string;
+  /** The plugin's whole discoverHint, in a session's first discover of it. */
+  hint?: string;
   repairs?: string[];
 }
 

@@ -10,6 +10,7 @@ import { repairArguments, repairRequest, stripToolPrefix, type NameField, type R
 import { capResult, unwrapResult, withDeadline, type Truncation } from "./result.js";
 import { recordCall, type Session } from "./session.js";
 import { closestNames, foldName } from "./similarity.js";
+import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
 import { validateArguments } from "./validation.js";
 
 /**
@@ -73,6 +74,10 @@ interface CallState {
   skill?: Skill;
   args?: Record<string, unknown>;
   misplacedConfirm?: string;
+  /** Whether the run is confirmed (top-level confirm, or a skill's own confirm argument). */
+  confirmed?: boolean;
+  /** Gate refusals inside a skill: a skill that catches one and answers normally still fails. */
+  refusals?: RuntimeError[];
   /** The adapter the invoke step uses: a skill's is gated. */
   adapter?: Adapter;
   output?: unknown;
@@ -103,9 +108,16 @@ function prefixOf(target: string | LoadedPlugin): string {
 
 const nameFieldOf = (operation: PipelineOperation): NameField => (operation === "call" ? "toolName" : "skill");
 
-/** A meta.args that is a JSON Schema (rather than a name → description map) is validated. */
-export function isSchemaLike(args: Record<string, unknown> | undefined): args is Record<string, unknown> {
-  return !!args && (args.type === "object" || isPlainObject(args.properties));
+/**
+ * Whether a skill takes `confirm` as its own argument (original-runtime skills check
+ * `args.confirm` themselves): its schema declares it, or its argument sentence or name map names it.
+ */
+function skillOwnsConfirm(skill: Skill): boolean {
+  const args = skill.meta.args;
+  if (args === undefined) return false;
+  if (typeof args === "string") return /\bconfirm\b/.test(args);
+  if (isSchemaLike(args)) return isPlainObject(args.properties) && "confirm" in args.properties;
+  return "confirm" in args;
 }
 
 function describeKind(value: unknown): string {
@@ -258,10 +270,23 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     const meta = state.skill?.meta.args;
     const schema = state.tool ? state.tool.inputSchema : isSchemaLike(meta) ? meta : undefined;
-    const repaired = repairArguments(request.arguments, schema ?? { properties: meta ?? {} }, state.repairs);
+    // What the repairs may take as known parameter names: the schema's, a skill's name map, or for
+    // a skill's argument sentence only `confirm` when the sentence names it.
+    const owns = state.skill ? skillOwnsConfirm(state.skill) : false;
+    const known = schema ?? { properties: typeof meta === "object" ? meta : owns ? { confirm: {} } : {} };
+    const repaired = repairArguments(request.arguments, known, state.repairs);
     state.args = repaired.args;
     const misplaced = repaired.misplacedConfirm ?? request.misplacedConfirm;
     if (misplaced) state.misplacedConfirm = misplaced;
+    state.confirmed = request.confirm;
+    if (state.skill && owns) {
+      // Confirm is asked once: a skill that reads `confirm` from its own arguments gets the
+      // top-level one there, and its own (declared) argument counts for the gate too.
+      if (!request.confirm && state.args.confirm === true) {
+        state.confirmed = true;
+        state.repairs.push({ kind: "moved-confirm", message: "'confirm' was inside 'arguments'; it was read as the run's confirm (this skill declares confirm as its own argument)" });
+      } else if (request.confirm && state.args.confirm === undefined) state.args = { ...state.args, confirm: true };
+    }
     if (schema) {
       const verdict = validateArguments(schema, state.args, what);
       if (!verdict.checked) deps.log.warn(`${prefixOf(state.target)}/${state.tool?.name ?? state.skill?.name}: the schema cannot be compiled; arguments not validated`, { reason: verdict.reason });
@@ -283,7 +308,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       tool,
       arguments: state.args,
       mutating,
-      confirmed: request.confirm,
+      confirmed: state.confirmed === true,
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
       ...(state.ctx.signal ? { signal: state.ctx.signal } : {}),
     };
@@ -295,26 +320,35 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     await next();
   };
 
-  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, misplacedConfirm?: string): Adapter {
+  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, misplacedConfirm?: string, refusals?: RuntimeError[]): Adapter {
     const chain = policies(ctx);
+    const pass = async (request: GateRequest) => {
+      try {
+        await passGate(chain, request);
+      } catch (error) {
+        // Kept, so a skill that catches the refusal and answers normally still fails.
+        if (error instanceof RuntimeError) refusals?.push(error);
+        throw error;
+      }
+    };
     const base = { session, plugin: plugin.manifest.prefix, via: "skill" as const, skill, confirmed, ...(misplacedConfirm ? { misplacedConfirm } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) };
     return gatedAdapter(plugin.adapter, {
       async call(name, args) {
         const tool = (await deps.toolsOf(plugin)).find((t) => t.name === name);
         // A tool the catalog does not list is treated as a write: the gate cannot tell otherwise.
         const mutating = plugin.manifest.requireConfirm && (!tool || !deps.isReadOnly(plugin, tool));
-        await passGate(chain, { ...base, target: name, ...(tool ? { tool } : {}), arguments: args, mutating });
+        await pass({ ...base, target: name, ...(tool ? { tool } : {}), arguments: args, mutating });
       },
       async method(name, args) {
-        await passGate(chain, { ...base, target: name, arguments: args, mutating: plugin.manifest.requireConfirm });
+        await pass({ ...base, target: name, arguments: args, mutating: plugin.manifest.requireConfirm });
       },
     });
   }
 
   const gateSkill: Step = async (state, next) => {
     const plugin = state.plugin as ReadyPlugin;
-    const request = state.request as RepairedRequest;
-    state.adapter = adapterForSkill(state.session, plugin, (state.skill as Skill).name, request.confirm, state.ctx, state.misplacedConfirm);
+    state.refusals = [];
+    state.adapter = adapterForSkill(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, state.misplacedConfirm, state.refusals);
     await next();
   };
 
@@ -326,10 +360,19 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const args = state.args as Record<string, unknown>;
     const callContext = (signal: AbortSignal) => ({ signal, sessionId: state.session.id, log: deps.log, jobs: jobStoreFor(state.session, prefix) });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
-    const confirmed = (state.request as RepairedRequest).confirm || !plugin.manifest.requireConfirm;
+    const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
+    const runSkill = async (skill: Skill, signal: AbortSignal): Promise<unknown> => {
+      const answer = await skill.run(adapter, args, { ...callContext(signal), confirmed });
+      // The gate refused a write and the skill caught it: the run did not do what was asked.
+      const refused = state.refusals?.[0];
+      if (refused) throw new RuntimeError(refused.code, refused.message, { ...refused.details, skillResult: answer });
+      const failed = skillReportedFailure(skill.name, answer);
+      if (failed) throw failed;
+      return answer;
+    };
     try {
       state.output = await withDeadline(
-        (signal) => (state.tool ? adapter.call(state.tool.name, args, callContext(signal)) : (state.skill as Skill).run(adapter, args, { ...callContext(signal), confirmed })),
+        (signal) => (state.tool ? adapter.call(state.tool.name, args, callContext(signal)) : runSkill(state.skill as Skill, signal)),
         deps.timeoutMs,
         state.ctx.signal,
         what,

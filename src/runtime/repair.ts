@@ -17,7 +17,8 @@ export interface Repair {
     | "matched-plugin-case"
     | "stripped-tool-prefix"
     | "matched-tool-case"
-    | "shortened-query";
+    | "shortened-query"
+    | "moved-confirm";
   message: string;
 }
 

@@ -1,22 +1,26 @@
 import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
 import { createLogger } from "../log.js";
-import { RUNTIME_ROOT } from "../paths.js";
+import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
 import type { AgentToolsConfig } from "../config/config.js";
-import { defaultManifests } from "../config/defaults.js";
+import { defaultManifests, EMBEDDED_ORIGIN } from "../config/defaults.js";
 import { manifestsFromConfig } from "../config/mcp-servers.js";
-import { discoverPluginDirs } from "../plugins/discovery.js";
-import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource } from "../plugins/loader.js";
+import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
+import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
 import { describeMissing } from "../plugins/requirements.js";
 import type { Skill } from "../plugins/skills.js";
 import type { CatalogEntry, DiscoverAnswer, NextStep, OperationResult } from "./answers.js";
-import { createCatalog, documentsFor, type Catalog } from "./catalog.js";
+import { createCatalog, DEFAULT_LISTING_CONCURRENCY, documentsFor, type Catalog } from "./catalog.js";
+import { catalogKey } from "./catalog-cache/key.js";
+import { catalogStoreFromEnv, type CatalogStore } from "./catalog-cache/store.js";
+import { startCatalogUpkeep, watchAdapterUse } from "./catalog-upkeep.js";
 import { createDiscoverContexts } from "./discover-context.js";
 import { describeThrown, fromThrown, RuntimeError } from "./errors.js";
 import type { GatePolicy } from "./gate.js";
 import { createLoopBreaker } from "./loop-breaker.js";
-import { createPipeline, frame, isSchemaLike, type OperationContext, type ReadyPlugin } from "./pipeline.js";
+import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "./pipeline.js";
+import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
 import { capResult, unwrapResult, withDeadline } from "./result.js";
 import { createToolIndex, isSearchEngineName, type SearchEngineName, type ToolIndex } from "./search/index.js";
@@ -58,6 +62,12 @@ export interface RuntimeOptions {
   searchEngine?: SearchEngineName;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
+  /**
+   * Where plugin catalogs persist between runs: a store, or false for none. Default: the file
+   * store in the user's cache folder named by `env` (AGENT_TOOLS_CACHE_DIR, XDG_CACHE_HOME, HOME;
+   * AGENT_TOOLS_CATALOG_CACHE=off disables it); none for in-code `manifests`.
+   */
+  catalogCache?: CatalogStore | false;
   /** Gate policies run before the confirmation policy on every call and skill step (see gate.ts). */
   gatePolicies?: GatePolicy[];
   /** The loop breaker's clock and window (tests inject a clock). */
@@ -79,8 +89,26 @@ export interface PluginSummary {
 
 /** What `help` knows of the fleet; the facade adds its own protocol (tool names are its business). */
 export interface HelpReport {
+  /** A prefix that names no plugin (help({plugin}) with a wrong one): said, and every plugin listed. */
+  note?: string;
   plugins: Array<{ prefix: string; description: string; status: string; confirm?: string; skills?: string[] }>;
+  /** Bundled plugins the user's own replaced. */
+  notices?: string[];
   problems?: string[];
+}
+
+/** One plugin in full (help({plugin})): its whole hint and every skill. */
+export interface PluginHelp {
+  plugin: {
+    prefix: string;
+    name: string;
+    description: string;
+    status: string;
+    hint?: string;
+    confirm?: string;
+    notice?: string;
+    skills?: Array<{ name: string; description: string; params?: string; related?: unknown[] }>;
+  };
 }
 
 /** A plugin made in code for one caller (a text module's server), reached only through the object. */
@@ -98,6 +126,8 @@ export interface MemoryPluginSpec {
 export interface Runtime {
   readonly plugins: readonly LoadedPlugin[];
   readonly failures: readonly PluginLoadFailure[];
+  /** Bundled plugins left out for a user plugin or config entry with the same prefix. */
+  readonly replaced: readonly ReplacedPlugin[];
   readonly brokenLinks: readonly BrokenRelatedLink[];
   readonly index: ToolIndex;
   readonly log: Logger;
@@ -108,7 +138,8 @@ export interface Runtime {
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
   createSession(id?: string): Session;
-  help(): HelpReport;
+  /** Every plugin; with a prefix, that plugin in full (whole discoverHint, each skill). */
+  help(prefix?: string): HelpReport | PluginHelp;
   discover(session: Session, target: string | LoadedPlugin, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   /** One ranked answer across every plugin ({query, limit?, plugin?, detail?}); agent_tools_search and search-bench use it. */
   search(session: Session, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
@@ -132,6 +163,11 @@ const DEFAULT_DISCOVER_LIMIT = 5;
 const MAX_LIMIT = 50;
 const DESCRIPTION_CHARS = 160;
 const MAX_OPTIONAL_NAMES = 3;
+/** Session slot: the plugins whose full discoverHint this session has been shown. */
+const HINTS_SHOWN = "runtime:discover-hints-shown";
+/** Characters of a skill's argument sentence shown in discover (its own plugin) and in search (across plugins). */
+const SKILL_ARGS_CHARS = 200;
+const SEARCH_SKILL_ARGS_CHARS = 100;
 /** Tokens (o200k) a discover answer may take at the default limit, whatever the catalog (fitted like search's). */
 export const DISCOVER_TOKEN_BUDGET = 450;
 /** An explicit larger `limit` asked for more: the budget grows by this much per entry asked for. */
@@ -187,11 +223,11 @@ function optionalParams(schema: Record<string, unknown>): string {
   return optional.length > MAX_OPTIONAL_NAMES ? `${optional.slice(0, MAX_OPTIONAL_NAMES).join(", ")} +${optional.length - MAX_OPTIONAL_NAMES}` : optional.join(", ");
 }
 
-function skillParamSummary(skill: Skill): string {
+function skillParamSummary(skill: Skill, maxChars: number): string {
   const args = skill.meta.args;
   if (!args) return "";
   if (isSchemaLike(args)) return paramSummary(args);
-  return Object.keys(args).join(", ");
+  return describedSkillParams(args, maxChars);
 }
 
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
@@ -214,15 +250,34 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       extraDirs: [...(options.extraPluginDirs ?? []), ...(config?.plugins.dirs ?? [])],
       skipBundled,
     });
-  // Precedence when prefixes collide: plugin folders, then config entries, then the embedded default.
-  const sources: PluginSource[] = [...dirs];
+  // Precedence when prefixes collide: the user's plugin folders, then config entries, then the
+  // bundled plugins, then the embedded default. A bundled plugin is replaced (one notice), the
+  // user's own collisions are errors.
+  const isBundledDir = (dir: string) => isBundledLocation(dir, RUNTIME_ROOT);
+  const sources: PluginSource[] = dirs.filter((d) => !isBundledDir(d));
   if (options.manifests) sources.push(...options.manifests);
-  else {
-    if (config) sources.push(...manifestsFromConfig(config));
-    if (!config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
+  else if (config) sources.push(...manifestsFromConfig(config));
+  sources.push(...dirs.filter(isBundledDir));
+  if (!options.manifests && !config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
+  const loadOptions = {
+    env,
+    log,
+    disable: config?.plugins.disable ?? [],
+    adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) },
+    isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
+  };
+  const { plugins, failures, replaced } = await loadPlugins(sources, loadOptions);
+  // A bundled skill's link into a bundled plugin the user replaced points at nothing the user
+  // chose: it is dropped (the user's own links are checked as written).
+  const replacedPrefixes = new Set(replaced.map((r) => r.prefix));
+  for (const plugin of plugins.filter((p) => loadOptions.isBundled(p.manifest))) {
+    for (const skill of plugin.skills) {
+      skill.meta.related = (skill.meta.related ?? []).filter((link) => {
+        const [prefix, name] = link.target.split(":");
+        return !(prefix && replacedPrefixes.has(prefix) && !plugins.some((p) => p.manifest.prefix === prefix && p.skills.some((s) => s.name === name)));
+      });
+    }
   }
-  const loadOptions = { env, log, disable: config?.plugins.disable ?? [], adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) } };
-  const { plugins, failures } = await loadPlugins(sources, loadOptions);
   const brokenLinks = findBrokenRelatedLinks(plugins);
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
 
@@ -230,9 +285,23 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
   if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use bm25f, minisearch or bm25. Using bm25f.`);
   const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined));
-  const catalog: Catalog = createCatalog(index, timeoutMs);
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
+  const store = options.catalogCache ?? (options.manifests ? undefined : catalogStoreFromEnv(env));
+  const version = packageJson().version;
+  const catalog: Catalog = createCatalog(index, {
+    timeoutMs,
+    log,
+    plugins,
+    concurrency: positiveInt(env.AGENT_TOOLS_LIST_CONCURRENCY) ?? DEFAULT_LISTING_CONCURRENCY,
+    ...(store ? { store: { store, keyOf: (plugin: LoadedPlugin) => catalogKey(plugin.manifest, env, version) } } : {}),
+  });
+  // With a store: catalogs it lacks are listed in the background (a few at a time), and a catalog
+  // restored from it is confirmed by listing again once a call has started its server anyway.
+  const upkeep = store ? startCatalogUpkeep(catalog, plugins, log) : undefined;
+  if (store) for (const plugin of plugins) watchAdapterUse(plugin, () => {
+    if (catalog.storedAt(plugin.manifest.prefix) !== undefined) void catalog.refresh(plugin);
+  });
 
   const changeListeners = new Set<(prefix: string) => void>();
   for (const plugin of plugins) {
@@ -241,6 +310,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       catalog.invalidate(prefix);
       index.setPluginDocuments(prefix, documentsFor(plugin, []));
       log.info(`plugin '${prefix}' changed its tool list`);
+      // The server is running (it just said so): list it again now, so search and the store follow.
+      if (store) void catalog.refresh(plugin);
       for (const listener of changeListeners) listener(prefix);
     });
   }
@@ -287,7 +358,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   async function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
     try {
-      return await catalogOf(plugin).catalog.tools(plugin);
+      return await catalogOf(plugin).catalog.tools(plugin, { urgent: true });
     } catch (error) {
       // The catalog's own deadline already says what timed out.
       if (error instanceof RuntimeError && error.message.startsWith("listing the tools")) throw error;
@@ -340,10 +411,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   function describeSkill(plugin: LoadedPlugin, skill: Skill, opts: DescribeOptions = {}): CatalogEntry {
     const entry: CatalogEntry = { ...(opts.withPlugin ? { plugin: plugin.manifest.prefix } : {}), kind: "skill", name: skill.name, description: oneLine(skill.meta.description, opts.descriptionChars) };
     const schema = isSchemaLike(skill.meta.args) ? skill.meta.args : undefined;
-    const params = opts.withPlugin && schema ? optionalParams(schema) : skillParamSummary(skill);
+    const params = opts.withPlugin && schema ? optionalParams(schema) : skillParamSummary(skill, opts.detail ? Number.MAX_SAFE_INTEGER : opts.withPlugin ? SEARCH_SKILL_ARGS_CHARS : SKILL_ARGS_CHARS);
     if (params) entry[opts.withPlugin && schema ? "optional" : "params"] = params;
+    // How a model learns that two plugins are siblings (github and gh-cli): shown with every match.
+    const related = relatedOf(skill, !opts.withPlugin);
+    if (related) entry.related = related;
     if (opts.withNext) entry.next = present(opts, nextStep(plugin.manifest.prefix, "skill", skill.name, schema));
-    if (opts.detail && skill.meta.args) entry.args = skill.meta.args;
+    // A sentence is already whole in `params` with detail; a schema or name map is added as is.
+    if (opts.detail && skill.meta.args && typeof skill.meta.args !== "string") entry.args = skill.meta.args;
     return entry;
   }
 
@@ -389,6 +464,40 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return { entries, total };
   }
 
+  /** One plugin in full, for help({plugin}). */
+  function pluginHelp(plugin: LoadedPlugin): PluginHelp["plugin"] {
+    const { prefix, name, description, discoverHint, requireConfirm } = plugin.manifest;
+    const replacing = replaced.find((r) => r.prefix === prefix);
+    return {
+      prefix,
+      name,
+      description,
+      status: plugin.configured ? "ready" : `not configured: ${describeMissing(plugin.missing)}`,
+      ...(discoverHint ? { hint: discoverHint } : {}),
+      ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
+      ...(replacing ? { notice: replacing.notice } : {}),
+      ...(plugin.skills.length
+        ? {
+            skills: plugin.skills.map((s) => ({
+              name: s.name,
+              description: s.meta.description,
+              ...(s.meta.args && !isSchemaLike(s.meta.args) ? { params: skillParamSummary(s, SKILL_ARGS_CHARS) } : {}),
+              ...(s.meta.related?.length ? { related: relatedOf(s, true) ?? [] } : {}),
+            })),
+          }
+        : {}),
+    };
+  }
+
+  /** True the first time a session discovers a plugin (the answer that carries the plugin's full hint). */
+  function firstLookAt(session: Session, prefix: string): boolean {
+    let seen = session.extensions.get(HINTS_SHOWN) as Set<string> | undefined;
+    if (!seen) session.extensions.set(HINTS_SHOWN, (seen = new Set()));
+    if (seen.has(prefix)) return false;
+    seen.add(prefix);
+    return true;
+  }
+
   /** Run a discover-context skill: the same gate as a skill run without confirm, so it may read, never write. */
   const discoverContexts = createDiscoverContexts(async (plugin, name, args) => {
     const skill = plugin.skills.find((s) => s.name === name);
@@ -403,6 +512,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const runtime: Runtime = {
     plugins,
     failures,
+    replaced,
     brokenLinks,
     index,
     log,
@@ -427,8 +537,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       });
     },
 
-    help() {
+    help(prefix) {
+      const only = typeof prefix === "string" && prefix.trim() ? prefix.trim() : undefined;
+      const chosen = only === undefined ? undefined : byPrefix.get(only);
+      if (chosen) return { plugin: pluginHelp(chosen) };
       return {
+        ...(only !== undefined ? { note: `no plugin has prefix '${only}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),
         plugins: runtime.summaries().map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
@@ -436,6 +550,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
           ...(s.skills.length ? { skills: s.skills } : {}),
         })),
+        // A bundled plugin the user's own replaced: said once here, so a missing tool is explained.
+        ...(replaced.length ? { notices: replaced.map((r) => r.notice) } : {}),
         ...(failures.length || brokenLinks.length
           ? {
               problems: [
@@ -502,6 +618,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         }
         const fitted = await fitEntriesToBudget(answer, "matches", discoverBudget(limit));
         if (fitted.shown < fitted.total && !fitted.more) fitted.more = `${fitted.total - fitted.shown} more: ${query ? "refine the query" : "pass a query"} or raise limit`;
+        // The whole hint, once a session (outside the budget: it is the plugin's own guidance):
+        // tools/list carries only its first sentence, and the rest costs only when the agent looks.
+        const hint = plugin.manifest.discoverHint;
+        if (hint && firstLookAt(session, plugin.manifest.prefix)) fitted.hint = hint;
         return fitted;
       });
     },
@@ -520,13 +640,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_LIMIT, MAX_LIMIT);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
+        await catalog.ready;
         const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
         // A slow or hung downstream must not hold every search for the whole call deadline: wait a
         // little for listings, answer from what is in, and let the rest finish in the background.
         const outcomes: (PromiseSettledResult<unknown> | undefined)[] = unlisted.map(() => undefined);
         const listings = unlisted.map((p, i) =>
-          toolsOf(p).then(
+          catalog.tools(p).then(
             (value) => void (outcomes[i] = { status: "fulfilled", value }),
             (reason: unknown) => void (outcomes[i] = { status: "rejected", reason }),
           ),
@@ -600,7 +721,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       };
       const plugin: LoadedPlugin = { manifest, adapter: spec.adapter, skills: [], missing: { env: [], bins: [] }, configured: true };
       const own = createToolIndex(index.engine as SearchEngineName);
-      privateCatalogs.set(plugin, { index: own, catalog: createCatalog(own, timeoutMs) });
+      privateCatalogs.set(plugin, { index: own, catalog: createCatalog(own, { timeoutMs, log }) });
       return plugin;
     },
 
@@ -611,7 +732,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
     async close() {
       changeListeners.clear();
+      upkeep?.stop();
+      catalog.close();
       await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));
+      await catalog.flush();
     },
   };
   return runtime;

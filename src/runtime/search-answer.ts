@@ -83,8 +83,11 @@ export async function fitEntriesToBudget<A extends { shown: number; total: numbe
   for (const entry of entries) delete entry.optional;
   if (fits()) return answer;
   for (const entry of entries) {
-    const text = entry.description;
-    if (text.length > SQUEEZED_DESCRIPTION_CHARS) entry.description = `${text.slice(0, SQUEEZED_DESCRIPTION_CHARS - 1).trimEnd()}…`;
+    // A skill's argument sentence (original-runtime skills) is squeezed like a description.
+    for (const key of ["description", "params"] as const) {
+      const text = entry[key];
+      if (typeof text === "string" && text.length > SQUEEZED_DESCRIPTION_CHARS) entry[key] = `${text.slice(0, SQUEEZED_DESCRIPTION_CHARS - 1).trimEnd()}…`;
+    }
   }
   while (!fits() && entries.length > 1) {
     entries.pop();
