@@ -62,7 +62,7 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     const { route, args, repairs } = resolved;
     const ctx = { signal: extra.signal, repairs, present };
     switch (route.operation) {
-      case "help":
+      case "help": {
         const plugin = args && typeof args === "object" ? (args as { plugin?: unknown }).plugin : undefined;
         const help = runtime.help(typeof plugin === "string" ? plugin : undefined);
         const server = `${pkg.name} ${pkg.version}`;
@@ -87,6 +87,7 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
             ...said,
           },
         });
+      }
       case "search":
         return toToolResult(await runtime.search(session, args, ctx));
       case "exec": {

@@ -298,7 +298,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const gateCall: Step = async (state, next) => {
     const plugin = state.plugin as ReadyPlugin;
     const tool = state.tool as ToolDescriptor;
-    const request = state.request as RepairedRequest;
     const mutating = plugin.manifest.requireConfirm && !deps.isReadOnly(plugin, tool);
     const gate: GateRequest = {
       session: state.session,
