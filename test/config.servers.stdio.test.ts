@@ -46,7 +46,7 @@ describe("a config with three mcpServers entries (two stdio, one HTTP)", () => {
     const { tools } = await client.listTools();
     for (const prefix of ["files", "memory", "remote"]) assert.ok(tools.some((t) => t.name === `agent_tools_${prefix}_call`), prefix);
     assert.ok(!tools.some((t) => t.name.includes("filesystem")), "with a config file, no embedded default");
-    const found = await callJson(client, "agent_tools_files_discover", { query: "read file contents" });
+    const found = await callJson(client, "agent_tools_files_discover", { query: "read file contents", limit: 10 });
     assert.ok((found.payload.matches as { name: string }[]).some((m) => m.name === "read_text_file"));
     const read = await callJson(client, "agent_tools_files_call", { toolName: "read_text_file", arguments: { path: "hello.txt" } });
     assert.equal(read.isError, false, JSON.stringify(read.payload));

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { textJson } from "./helpers.js";
 import { raw, startHttp, type RunningHttp } from "./http-helpers.js";
 
 /**
@@ -39,7 +40,7 @@ for (const accept of ["application/json", undefined]) {
       const help = await raw(server.url, { headers: withSession, body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "agent_tools_help", arguments: {} } }) });
       assert.equal(help.status, 200, help.body);
       assert.match(String(help.headers["content-type"]), /^application\/json/);
-      assert.equal((help.json().result?.structuredContent as { ok: boolean }).ok, true);
+      assert.equal(textJson<{ ok: boolean }>(help.json().result).ok, true);
     });
   });
 }

@@ -58,7 +58,7 @@ describe("text layer sessions", () => {
   it("creates nothing before the first command line", async () => {
     await a.client.callTool({ name: "agent_tools_help", arguments: {} });
     await a.client.callTool({ name: "agent_tools_notes_discover", arguments: {} });
-    assert.equal(a.session.extensions.size, 0, "no text-layer state until agent_tools_exec is called");
+    assert.deepEqual([...a.session.extensions.keys()].filter((k) => k.startsWith("agent-tools:text-layer")), [], "no text-layer state until agent_tools_exec is called");
     assert.equal(a.session.disposers.length, 0);
   });
 

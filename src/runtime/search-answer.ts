@@ -58,8 +58,8 @@ export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
   if (parts.total === 0) {
     answer.note =
       parts.mode === "compact"
-        ? "nothing matches; try other words, or agent_tools_help for the plugins"
-        : "nothing matches; try other words, or a plugin's _discover without a query to list its tools";
+        ? "nothing matches; try other words, or help for the plugins"
+        : "nothing matches; try other words, or a plugin's discover without a query to list its tools";
   }
   if (Object.keys(parts.unavailable).length) answer.unavailable = parts.unavailable;
   if (parts.notConfigured.length) answer.notConfigured = parts.notConfigured;
