@@ -5,6 +5,7 @@ import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { McpAdapterError, errorMessage, numericCode } from "./errors.js";
+import { LenientClient } from "./lenient-handshake.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -84,6 +85,20 @@ export class McpConnection {
 
   diagnostics(): string {
     return this.live?.opened.diagnostics?.() ?? "";
+  }
+
+  /** The server's name and version from its initialize answer, while connected. */
+  get serverInfo(): { name: string; version: string } | undefined {
+    const info = this.live && !this.live.gone ? this.live.client.getServerVersion() : undefined;
+    return info ? { name: info.name, version: info.version } : undefined;
+  }
+
+  /**
+   * Stop the server after `ms` unless a request comes first (which brings back the normal idle
+   * timeout): for a server started only to list its tools.
+   */
+  stopWhenIdleFor(ms: number): void {
+    this.scheduleIdle(ms);
   }
 
   /**
@@ -179,7 +194,8 @@ export class McpConnection {
 
   private async connect(options: RequestOptions): Promise<Live> {
     const makeClient = (): Client => {
-      const client = new Client(CLIENT_INFO, { capabilities: {} });
+      const client = new LenientClient(CLIENT_INFO, { capabilities: {} });
+      client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         this.options.log.debug(`${this.label()}: tools/list_changed`);
         this.options.onToolsChanged();
@@ -225,15 +241,15 @@ export class McpConnection {
     this.idleTimer = undefined;
   }
 
-  private scheduleIdle(): void {
+  private scheduleIdle(idleMs: number = this.options.idleTimeoutMs): void {
     this.clearIdle();
-    if (this.closed || this.inFlight > 0 || !this.options.idleTimeoutMs || !this.live) return;
+    if (this.closed || this.inFlight > 0 || !idleMs || !this.live) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
       if (this.inFlight > 0 || !this.live) return;
-      this.options.log.debug(`${this.label()}: idle for ${this.options.idleTimeoutMs} ms; stopping it`);
+      this.options.log.debug(`${this.label()}: idle for ${idleMs} ms; stopping it`);
       void this.drop(this.live);
-    }, this.options.idleTimeoutMs);
+    }, idleMs);
     this.idleTimer.unref();
   }
 
