@@ -26,6 +26,8 @@ export const RETRY_CANNOT_FIX: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "UNKNOWN_PLUGIN",
   "CONFIRM_REQUIRED",
   "NOT_CONFIGURED",
+  // The same request gets the same oversized answer: only asking for less helps.
+  "RESULT_TOO_LARGE",
 ]);
 
 /** Canonical JSON: object keys sorted, so `{a,b}` and `{b,a}` are one call. */

@@ -6,7 +6,7 @@ import { RuntimeError, type ErrorCode } from "../../errors.js";
  * subclasses this for its own name and extra fields.
  */
 
-export type AdapterErrorCode = Extract<ErrorCode, "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL">;
+export type AdapterErrorCode = Extract<ErrorCode, "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL" | "RESULT_TOO_LARGE">;
 
 export interface AdapterErrorOptions {
   status?: number | undefined;
