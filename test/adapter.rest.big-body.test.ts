@@ -96,7 +96,7 @@ describe("a 600 MB REST answer", { timeout: 180_000 }, () => {
       const sentBefore = backend.sent();
       const result = (await client.callTool({ name: "agent_tools_big_call", arguments: { toolName: tool, arguments: {} } })) as CallToolResult;
       const after = rssOf(pid);
-      const payload = result.structuredContent as { ok: boolean; error?: { code: string; message: string; hint: string; details?: Record<string, unknown> } };
+      const payload = JSON.parse((result.content[0] as { text: string }).text) as { ok: boolean; error?: { code: string; message: string; hint: string; details?: Record<string, unknown> } };
       assert.equal(result.isError, true);
       assert.equal(payload.error?.code, "RESULT_TOO_LARGE", JSON.stringify(payload));
       assert.match(payload.error?.message ?? "", /over the 8 MiB the runtime reads \(maxResponseBytes, AGENT_TOOLS_MAX_RESPONSE_BYTES\)/);

@@ -23,9 +23,11 @@ async function exec(url: string, session: string, command: string): Promise<{ ex
   const body = JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name: "agent_tools_exec", arguments: { command } } });
   const res = await raw(url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18" }, body });
   assert.equal(res.status, 200, res.body.slice(0, 500));
-  const result = res.json().result as { structuredContent?: { exitCode: number; stdout: string; stderr: string } };
-  assert.ok(result.structuredContent, res.body.slice(0, 500));
-  return result.structuredContent;
+  // The facade's answer is its one text block of JSON.
+  const result = res.json().result as { content?: Array<{ type: string; text?: string }> };
+  const text = result.content?.[0]?.text;
+  assert.ok(text, res.body.slice(0, 500));
+  return JSON.parse(text) as { exitCode: number; stdout: string; stderr: string };
 }
 
 // One MiB made by doubling, then copies of it until the first refusal (at most 128 MiB).
