@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "UPSTREAM_ERROR",
   "UPSTREAM_TIMEOUT",
   "LOOP_DETECTED",
+  "FORBIDDEN",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -43,6 +44,8 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "The service did not answer in time. Retry once with a narrower request (fewer items, a filter); if it times out again, tell the user.",
   LOOP_DETECTED:
     "Stop repeating this call: it failed the same way several times. Change the tool or the arguments as the earlier error said, or ask the user.",
+  FORBIDDEN:
+    "Your identity on this gateway may not do this; `details.allowed` says what it may do. Use an allowed plugin or a read-only tool, or ask the gateway's operator for access.",
 };
 
 export interface ErrorPayload {

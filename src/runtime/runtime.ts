@@ -23,6 +23,9 @@ import { argumentSkeleton, fitToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, 
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
+import { checkPlugin, forbiddenWrite, mayUsePlugin, type Identity } from "./access.js";
+import type { CallObserver, CallFacts } from "./observer.js";
+import { createSharedState, type SharedState } from "../state/index.js";
 import { closestNames, similarity } from "./similarity.js";
 
 /**
@@ -54,6 +57,10 @@ export interface RuntimeOptions {
   searchEngine?: SearchEngineName;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
+  /** Shared state (jobs, tokens, counters, audit); default from AGENT_TOOLS_REDIS_URL / config team, else memory. */
+  state?: SharedState;
+  /** Told of every discover, search, call and skill run once it has its outcome (metrics, audit); awaited before the answer. */
+  observers?: CallObserver[];
 }
 
 export interface OperationContext {
@@ -93,8 +100,11 @@ export interface Runtime {
   readonly configFile: string | undefined;
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
-  createSession(id?: string): Session;
-  help(): Record<string, unknown>;
+  /** Shared state of the fleet (memory or Redis). */
+  readonly state: SharedState;
+  createSession(id?: string, identity?: Identity): Session;
+  /** The protocol and the plugins; with a session, only the plugins its identity may use. */
+  help(session?: Session): Record<string, unknown>;
   discover(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   /** One ranked answer across every plugin ({query, limit?, plugin?, detail?}); agent_tools_search and search-bench use it. */
   search(session: Session, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
@@ -181,6 +191,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const timeoutMs = options.callTimeoutMs ?? positiveInt(env.AGENT_TOOLS_CALL_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
   const maxResultChars = options.maxResultChars ?? positiveInt(env.AGENT_TOOLS_MAX_RESULT_CHARS) ?? DEFAULT_MAX_RESULT_CHARS;
 
+  const ownState = options.state === undefined;
+  const state = options.state ?? (await createSharedState({ env, log, ...(options.config?.team ? { settings: options.config.team } : {}) }));
+  const observers = options.observers ?? [];
+  // Team mode: an identity's jobs are its own across sessions and instances; else per session.
+  const jobsOf = (session: Session, prefix: string) =>
+    jobStoreFor(session, prefix, {}, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
+
   const cwd = options.cwd ?? process.cwd();
   const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);
   const skipBundled = options.skipBundled ?? env.AGENT_TOOLS_NO_BUNDLED_PLUGINS === "1";
@@ -226,8 +243,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     });
   }
 
-  function requirePlugin(prefix: string): LoadedPlugin & { adapter: Adapter } {
+  function requirePlugin(prefix: string, identity?: Identity): LoadedPlugin & { adapter: Adapter } {
     const plugin = byPrefix.get(prefix);
+    // Before "not configured" or "unknown": an identity learns nothing about plugins it may not use.
+    if (plugin) checkPlugin(identity, prefix);
     if (!plugin) {
       const names = [...byPrefix.keys()];
       const close = prefix ? closestNames(prefix, names) : [];
@@ -258,14 +277,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
    * Without this a skill would be a way around the gate. The gate trips before the write, so a
    * refused skill has done only reads.
    */
-  function gatedForSkill(plugin: LoadedPlugin, skill: string, confirmed: boolean): Adapter {
+  function gatedForSkill(plugin: LoadedPlugin, skill: string, confirmed: boolean, guard?: { identity: Identity | undefined; facts: CallFacts }): Adapter {
     const adapter = plugin.adapter as Adapter;
-    if (confirmed || !plugin.manifest.requireConfirm) return adapter;
+    const readOnlyIdentity = guard?.identity && !guard.identity.write ? guard.identity : undefined;
+    if ((confirmed || !plugin.manifest.requireConfirm) && !guard) return adapter;
     const call: Adapter["call"] = async (name, args, callCtx) => {
       const tool = (await toolsOf(plugin)).find((t) => t.name === name);
-      if (tool && needsConfirm(plugin, tool)) {
+      const writes = tool ? !isReadOnly(plugin, tool) : false;
+      if (writes && readOnlyIdentity) throw forbiddenWrite(readOnlyIdentity, plugin.manifest.prefix, `skill '${skill}' calls '${name}', which`);
+      if (tool && needsConfirm(plugin, tool) && !confirmed) {
         throw new RuntimeError("CONFIRM_REQUIRED", `skill '${skill}' calls '${name}', which changes data; run the skill again with confirm: true`, { skill, tool: name });
       }
+      // The skill run counts as a write (audit) from its first call that changes data.
+      if (writes && guard) guard.facts.mutating = true;
       return adapter.call(name, args, callCtx);
     };
     return new Proxy(adapter, {
@@ -369,9 +393,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     repairs: Repair[],
     loopTarget: unknown,
     target: string | undefined,
-    work: () => Promise<Record<string, unknown>>,
+    work: (facts: CallFacts) => Promise<Record<string, unknown>>,
+    args?: unknown,
   ): Promise<OperationResult> {
     const started = Date.now();
+    const facts: CallFacts = { mutating: false };
     const key = loopTarget === undefined ? undefined : loopKey(`${operation}:${prefix}`, loopTarget);
     let payload: Record<string, unknown>;
     let errorCode: string | undefined;
@@ -385,7 +411,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           { previousError: previous?.code, attempts: (previous?.count ?? 2) + 1 },
         );
       }
-      payload = { ok: true, ...(await work()) };
+      payload = { ok: true, ...(await work(facts)) };
     } catch (error) {
       const runtimeError = fromThrown(error);
       errorCode = runtimeError.code;
@@ -407,6 +433,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       durationMs: Date.now() - started,
     });
     if (errorCode) log.debug(`${operation} ${prefix}${target ? `/${target}` : ""} failed`, { code: errorCode });
+    if (observers.length) {
+      const event = { session, operation, plugin: prefix, ...(target ? { target } : {}), outcome: errorCode ?? "ok", startedAt: started, durationMs: Date.now() - started, mutating: facts.mutating, arguments: args };
+      for (const observe of observers) {
+        try {
+          await observe(event);
+        } catch (error) {
+          log.error(`call observer failed: ${describeThrown(error)}`);
+        }
+      }
+    }
     return { isError: errorCode !== undefined, payload };
   }
 
@@ -438,7 +474,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     facadeMode,
     configFile: config?.file,
     plugin: (prefix) => byPrefix.get(prefix),
-    createSession: (id) => createSession(id),
+    state,
+    createSession: (id, identity) => createSession(id, identity),
 
     summaries() {
       return plugins.map((p) => {
@@ -456,7 +493,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       });
     },
 
-    help() {
+    help(session) {
       const pkg = packageJson();
       return {
         server: `${pkg.name} ${pkg.version}`,
@@ -468,7 +505,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           "3. agent_tools_<prefix>_run_skill({skill, arguments}) — a server-side recipe that makes several calls in one.",
           "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
         ],
-        plugins: runtime.summaries().map((s) => ({
+        plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
           status: s.configured ? "ready" : `not configured: ${s.missing ?? ""}`,
@@ -492,7 +529,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
       return operate(session, "discover", prefix, repairs, undefined, query || undefined, async () => {
-        const plugin = requirePlugin(prefix);
+        const plugin = requirePlugin(prefix, session.identity);
         const tools = await toolsOf(plugin);
         const totals = { tools: tools.length, skills: plugin.skills.length };
         let matches: Record<string, unknown>[];
@@ -546,11 +583,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           });
         }
         const only = typeof args.plugin === "string" && args.plugin ? args.plugin : undefined;
-        if (only !== undefined) requirePlugin(only);
+        if (only !== undefined) requirePlugin(only, session.identity);
         const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
-        const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
+        const allowed = (p: LoadedPlugin): boolean => mayUsePlugin(session.identity, p.manifest.prefix);
+        const wanted = plugins.filter((p) => p.configured && p.adapter && allowed(p) && (only === undefined || p.manifest.prefix === only));
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
         // A slow or hung downstream must not hold every search for the whole call deadline: wait a
         // little for listings, answer from what is in, and let the rest finish in the background.
@@ -578,7 +616,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           detail: args.detail === true,
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
         });
-        const notConfigured = plugins.filter((p) => !p.configured).map((p) => p.manifest.prefix);
+        const notConfigured = plugins.filter((p) => !p.configured && allowed(p)).map((p) => p.manifest.prefix);
         const answer = searchAnswer({ query, limit, max: MAX_DISCOVER_LIMIT, ...found, unavailable, notConfigured, mode: facadeMode });
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
         if (args.detail !== true) return fitToBudget(answer);
@@ -594,8 +632,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const sentName = typeof args.toolName === "string" ? args.toolName.trim() : undefined;
       const toolArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
       const loopTarget = { toolName: args.toolName, arguments: toolArgs, confirm: args.confirm };
-      return operate(session, "call", prefix, repairs, loopTarget, sentName, async () => {
-        const plugin = requirePlugin(prefix);
+      return operate(session, "call", prefix, repairs, loopTarget, sentName, async (facts) => {
+        const plugin = requirePlugin(prefix, session.identity);
         if (!sentName) {
           throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${args.toolName === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${prefix}' to call`, {
             received: Object.keys(args),
@@ -618,6 +656,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
           throw new RuntimeError("UNKNOWN_TOOL", `plugin '${prefix}' has no tool '${sentName}'${mean}`, { toolName: sentName, suggestions });
         }
+        facts.mutating = !isReadOnly(plugin, tool);
+        if (facts.mutating && session.identity && !session.identity.write) throw forbiddenWrite(session.identity, prefix, `'${tool.name}'`);
         if (!isPlainObject(toolArgs)) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the tool's parameters, not ${Array.isArray(toolArgs) ? "an array" : typeof toolArgs}`, {
             tool: tool.name,
@@ -640,11 +680,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         }
         const name = tool.name;
         const { result, truncated } = await invoke(`tool '${prefix}/${name}'`, ctx.signal, (signal) =>
-          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobStoreFor(session, prefix) }),
+          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobsOf(session, prefix) }),
           ctx.maxResultChars,
         );
         return { plugin: prefix, toolName: name, result, ...(truncated ? { truncated } : {}) };
-      });
+      }, toolArgs);
     },
 
     async runSkill(session, prefix, rawArgs, ctx = {}) {
@@ -652,8 +692,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const args = repairRequest(rawArgs, "skill", repairs);
       const sentName = typeof args.skill === "string" ? args.skill.trim() : "";
       const skillArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
-      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: skillArgs, confirm: args.confirm }, sentName || undefined, async () => {
-        const plugin = requirePlugin(prefix);
+      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: skillArgs, confirm: args.confirm }, sentName || undefined, async (facts) => {
+        const plugin = requirePlugin(prefix, session.identity);
         const names = plugin.skills.map((s) => s.name);
         let skill = plugin.skills.find((s) => s.name === sentName);
         if (!skill && sentName) {
@@ -690,17 +730,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           `skill '${prefix}:${chosen.name}'`,
           ctx.signal,
           (signal) =>
-            chosen.run(gatedForSkill(plugin, chosen.name, args.confirm === true), skillArgs, {
+            chosen.run(gatedForSkill(plugin, chosen.name, args.confirm === true, { identity: session.identity, facts }), skillArgs, {
               signal,
               sessionId: session.id,
               log,
-              jobs: jobStoreFor(session, prefix),
+              jobs: jobsOf(session, prefix),
               confirmed: args.confirm === true || !plugin.manifest.requireConfirm,
             }),
           ctx.maxResultChars,
         );
         return { plugin: prefix, skill: chosen.name, result, ...(truncated ? { truncated } : {}) };
-      });
+      }, skillArgs);
     },
 
     onToolsChanged(listener) {
@@ -711,6 +751,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     async close() {
       changeListeners.clear();
       await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));
+      if (ownState) await state.close();
     },
   };
   return runtime;
