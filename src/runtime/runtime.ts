@@ -219,7 +219,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (config) sources.push(...manifestsFromConfig(config));
     if (!config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
   }
-  const loadOptions = { env, log, disable: config?.plugins.disable ?? [], adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) } };
+  const loadOptions = { env, log, disable: config?.plugins.disable ?? [], adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) }, shared: state };
   const { plugins, failures } = await loadPlugins(sources, loadOptions);
   const brokenLinks = findBrokenRelatedLinks(plugins);
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
