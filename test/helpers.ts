@@ -23,7 +23,8 @@ export interface Connected {
 export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AGENT_TOOLS_")) env[k] = v;
-  return { ...env, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", ...extra };
+  // Audit lines of test runs stay out of the developer's ~/.local/state (tests that check the audit turn it on).
+  return { ...env, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", AGENT_TOOLS_AUDIT: "off", ...extra };
 }
 
 export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}): Promise<Connected> {

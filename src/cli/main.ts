@@ -104,11 +104,15 @@ export async function main(argv: string[]): Promise<number> {
       const options = resolveHttpOptions(
         { ...process.env, ...(values.host ? { AGENT_TOOLS_HTTP_HOST: values.host } : {}), ...(values.port ? { AGENT_TOOLS_HTTP_PORT: values.port } : {}) },
         config.http,
+        Boolean(config.team?.identities?.length || config.team?.jwt),
       );
       const { createRuntime } = await import("../runtime/runtime.js");
       const { serveHttp } = await import("../transports/http.js");
-      const runtime = await createRuntime({ config });
-      await serveHttp(runtime, options);
+      const { createGateway } = await import("../gateway/gateway.js");
+      // The gateway first: the runtime keeps its jobs and tokens in the gateway's shared state.
+      const gateway = await createGateway({ env: process.env, config, log: (await import("../log.js")).createLogger(), singleToken: options.token });
+      const runtime = await createRuntime({ config, state: gateway.state, observers: gateway.observers });
+      await serveHttp(runtime, options, gateway);
       return -1; // keep running
     }
     case "probe": {

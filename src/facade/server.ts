@@ -10,6 +10,7 @@ import { textLayerFor } from "../text/text-layer.js";
 import { routeUnknownTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeRoute } from "./tools.js";
+import { mayUsePlugin } from "../runtime/access.js";
 
 /**
  * The MCP facade: the SDK's low-level Server with handlers for tools/list and tools/call. It maps
@@ -46,11 +47,13 @@ function pluginFromArguments(args: unknown): { prefix: string; rest: unknown } {
 
 export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
   const pkg = packageJson();
+  // A team identity sees only the plugins it may use: in the tool list, the instructions and help.
+  const visible = runtime.summaries().filter((s) => mayUsePlugin(session.identity, s.prefix));
   const server = new Server(
     { name: pkg.name, version: pkg.version },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(runtime.summaries(), runtime.facadeMode) },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(visible, runtime.facadeMode) },
   );
-  const { tools, routes } = buildFacadeTools(runtime.summaries(), { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+  const { tools, routes } = buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
@@ -75,7 +78,7 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     const ctx = { signal: extra.signal, repairs };
     switch (route.operation) {
       case "help":
-        return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), textLayer: TEXT_LAYER_HELP, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+        return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(session), textLayer: TEXT_LAYER_HELP, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
       case "search":
         return toToolResult(await runtime.search(session, args, ctx), { compact: true });
       case "exec": {

@@ -13,6 +13,8 @@ export interface Catalog {
   /** The cached list, if it has been read. */
   cached(prefix: string): ToolDescriptor[] | undefined;
   invalidate(prefix: string): void;
+  /** Listings answered from the cache (hits) or by asking the adapter (misses), since start. */
+  stats(): { hits: number; misses: number };
 }
 
 export function schemaText(schema: Record<string, unknown>): string {
@@ -109,7 +111,9 @@ function sanitise(tools: unknown): ToolDescriptor[] {
 export function createCatalog(index: ToolIndex, timeoutMs: number): Catalog {
   const lists = new Map<string, ToolDescriptor[]>();
   const pending = new Map<string, Promise<ToolDescriptor[]>>();
+  const stats = { hits: 0, misses: 0 };
   return {
+    stats: () => ({ ...stats }),
     cached: (prefix) => lists.get(prefix),
     invalidate(prefix) {
       lists.delete(prefix);
@@ -118,7 +122,11 @@ export function createCatalog(index: ToolIndex, timeoutMs: number): Catalog {
     async tools(plugin) {
       const prefix = plugin.manifest.prefix;
       const known = lists.get(prefix);
-      if (known) return known;
+      if (known) {
+        stats.hits += 1;
+        return known;
+      }
+      stats.misses += 1;
       let loading = pending.get(prefix);
       if (!loading) {
         if (!plugin.adapter) return [];

@@ -72,6 +72,12 @@ export interface JobStoreOptions {
 
 export const DEFAULT_MAX_JOBS = 50;
 
+/** Jobs this process ran, for metrics: running now, and how the others ended since start. */
+const counts = { running: 0, succeeded: 0, failed: 0, cancelled: 0 };
+export function jobCounts(): Readonly<typeof counts> {
+  return { ...counts };
+}
+
 function lostError(owner: string): ErrorPayload {
   return {
     code: "UPSTREAM_ERROR",
@@ -118,6 +124,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
     const job = running.get(id);
     if (!job) return;
     running.delete(id);
+    counts.running -= 1;
     const status = job.status;
     const ended = now();
     status.finishedAt = new Date(ended).toISOString();
@@ -139,6 +146,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
         status.error = fromThrown((outcome as { error: unknown }).error).toPayload();
       }
     }
+    counts[status.state === "succeeded" ? "succeeded" : status.state === "cancelled" ? "cancelled" : "failed"] += 1;
     if (!disposed) await records.save(stored(status)).catch(() => undefined);
   }
 
@@ -171,6 +179,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
       };
       const controller = new AbortController();
       running.set(id, { controller, started, status });
+      counts.running += 1;
       startedIds.add(id);
       await records.save(stored(status));
       if (disposed) controller.abort(new Error("the session ended"));

@@ -26,6 +26,7 @@ import { jobStoreFor } from "./jobs.js";
 import { checkPlugin, forbiddenWrite, mayUsePlugin, type Identity } from "./access.js";
 import type { CallObserver, CallFacts } from "./observer.js";
 import { createSharedState, type SharedState } from "../state/index.js";
+import { createAuditObserver } from "./audit.js";
 import { closestNames, similarity } from "./similarity.js";
 
 /**
@@ -102,6 +103,8 @@ export interface Runtime {
   summaries(): PluginSummary[];
   /** Shared state of the fleet (memory or Redis). */
   readonly state: SharedState;
+  /** Catalog cache counts since start (metrics). */
+  catalogStats(): { hits: number; misses: number };
   createSession(id?: string, identity?: Identity): Session;
   /** The protocol and the plugins; with a session, only the plugins its identity may use. */
   help(session?: Session): Record<string, unknown>;
@@ -193,7 +196,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   const ownState = options.state === undefined;
   const state = options.state ?? (await createSharedState({ env, log, ...(options.config?.team ? { settings: options.config.team } : {}) }));
-  const observers = options.observers ?? [];
+  // Without observers given (stdio, embedders), writes are still audited wherever the state keeps its log.
+  const observers = options.observers ?? (state.audit ? [createAuditObserver({ audit: state.audit, instanceId: state.instanceId, log })] : []);
   // Team mode: an identity's jobs are its own across sessions and instances; else per session.
   const jobsOf = (session: Session, prefix: string) =>
     jobStoreFor(session, prefix, {}, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
@@ -475,6 +479,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     configFile: config?.file,
     plugin: (prefix) => byPrefix.get(prefix),
     state,
+    catalogStats: () => catalog.stats(),
     createSession: (id, identity) => createSession(id, identity),
 
     summaries() {

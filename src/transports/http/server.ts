@@ -5,6 +5,8 @@ import { performance } from "node:perf_hooks";
 import { createRedactor } from "../../adapters/shared/redact.js";
 import type { Logger } from "../../adapters/types.js";
 import type { Runtime } from "../../runtime/runtime.js";
+import type { Identity } from "../../runtime/access.js";
+import type { Gateway } from "../../gateway/gateway.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
@@ -23,6 +25,8 @@ export interface HttpFacade {
   readonly url: string;
   readonly address: AddressInfo;
   readonly sessions: SessionRegistry;
+  /** POST requests being answered right now (draining waits for them). */
+  inFlight(): number;
   close(why?: string): Promise<void>;
 }
 
@@ -64,9 +68,16 @@ function isInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
-export async function startHttpFacade(runtime: Runtime, options: HttpOptions, log: Logger): Promise<HttpFacade> {
+/**
+ * With a gateway (team mode and every `serveHttp`): identities instead of the one token, rate
+ * limits, the operations paths (/metrics, /healthz, /readyz, protected resource metadata) and
+ * draining. Without one (embedders, older tests): the single-token server as before.
+ */
+export async function startHttpFacade(runtime: Runtime, options: HttpOptions, log: Logger, gateway?: Gateway): Promise<HttpFacade> {
   const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs });
   const redactor = createRedactor([options.token]);
+  let inFlight = 0;
+  gateway?.metrics.setSources({ openSessions: () => sessions.size, catalog: () => runtime.catalogStats() });
 
   const logRequest = (facts: RequestFacts, res: ServerResponse, started: number, body: () => string): void => {
     const status = res.statusCode;
@@ -81,6 +92,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       outcome,
       `${Math.round(performance.now() - started)}ms`,
     ];
+    gateway?.metrics.httpRequests.inc({ status: String(status) });
     const line = redactor.redact(parts.join(" "));
     if (status >= 500) log.warn(line);
     else log.info(line);
@@ -88,15 +100,32 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
 
   const handle = async (req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
+    if (gateway && (await gateway.serveOps(req, res, url.pathname))) return;
     if (url.pathname !== MCP_PATH) {
       sendRpcError(res, 404, -32000, `nothing at '${url.pathname}'; the MCP endpoint is ${MCP_PATH}`);
       return;
     }
-    const rejection = checkHost(req, options) ?? checkOrigin(req, options) ?? checkBearer(req, options);
+    const rejection = checkHost(req, options) ?? checkOrigin(req, options) ?? (gateway ? undefined : checkBearer(req, options));
     if (rejection) {
       reject(res, rejection);
       return;
     }
+    let identity: Identity | undefined;
+    if (gateway) {
+      const auth = await gateway.auth.authenticate(req.headers.authorization);
+      if (!auth.ok) {
+        reject(res, auth);
+        return;
+      }
+      identity = auth.identity;
+      const decision = await gateway.admit(identity);
+      if (!decision.ok) {
+        sendRpcError(res, 429, -32000, `identity '${identity?.name}' sent more than ${decision.limit} requests this minute; retry after ${decision.retryAfterSeconds} s`, { "Retry-After": String(decision.retryAfterSeconds) });
+        return;
+      }
+    }
+    // A session stays with the identity that opened it: another token cannot ride on its id.
+    const ownedByCaller = (entry: { session: { identity?: Identity } }): boolean => entry.session.identity?.name === identity?.name;
     const header = req.headers["mcp-session-id"];
     if (Array.isArray(header)) {
       sendRpcError(res, 400, -32000, "send one Mcp-Session-Id header, not several");
@@ -124,6 +153,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
           sendRpcError(res, 404, -32001, "Session not found: it expired or was closed; send initialize without Mcp-Session-Id to open a new one");
           return;
         }
+        if (!ownedByCaller(entry)) {
+          sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize");
+          return;
+        }
         entry.inFlight += 1;
         entry.lastSeen = Date.now();
         try {
@@ -138,7 +171,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendRpcError(res, 400, -32000, "Bad Request: no Mcp-Session-Id header; send an initialize request first and repeat the Mcp-Session-Id it answers on every later request");
         return;
       }
-      const entry = (await sessions.hasRoom()) ? await sessions.open(prefersSse(req.headers.accept) ? "sse" : "json") : undefined;
+      if (gateway?.draining) {
+        sendRpcError(res, 503, -32000, "this instance is shutting down and takes no new sessions; retry (the load balancer sends you to another instance)", { "Retry-After": "1", Connection: "close" });
+        return;
+      }
+      const entry = (await sessions.hasRoom()) ? await sessions.open(prefersSse(req.headers.accept) ? "sse" : "json", identity) : undefined;
       if (!entry) {
         sendRpcError(res, 503, -32000, `too many open sessions (limit ${options.maxSessions}, http.maxSessions); close one with DELETE or retry later`, { "Retry-After": "30" });
         return;
@@ -166,6 +203,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendRpcError(res, 404, -32001, "Session not found: it expired or was closed; send initialize without Mcp-Session-Id to open a new one");
         return;
       }
+      if (!ownedByCaller(entry)) {
+        sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize");
+        return;
+      }
       entry.lastSeen = Date.now();
       await entry.transport.handleRequest(req, res);
       return;
@@ -178,7 +219,13 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     const started = performance.now();
     const facts: RequestFacts = { httpMethod: req.method ?? "?", rpcMethods: [] };
     const body = captureResponse(res);
-    res.once("close", () => logRequest(facts, res, started, body));
+    // Draining waits for requests that run calls (POST), not for open notification streams (GET).
+    const counted = req.method === "POST";
+    if (counted) inFlight += 1;
+    res.once("close", () => {
+      if (counted) inFlight -= 1;
+      logRequest(facts, res, started, body);
+    });
     handle(req, res, facts).catch((error: unknown) => {
       log.error(`http request failed: ${redactor.redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}`);
       sendRpcError(res, 500, -32603, "Internal error: the server failed on this request; it keeps serving others");
@@ -209,5 +256,5 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     })();
     return closing;
   };
-  return { url, address, sessions, close };
+  return { url, address, sessions, inFlight: () => inFlight, close };
 }
