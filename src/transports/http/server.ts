@@ -7,6 +7,7 @@ import type { Logger } from "../../adapters/types.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { Identity } from "../../runtime/access.js";
 import type { Gateway } from "../../gateway/gateway.js";
+import { acceptBothMediaTypes } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
@@ -147,6 +148,9 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       Object.assign(facts, describeBody(parsed.value));
+      // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
+      const sse = prefersSse(req.headers.accept);
+      acceptBothMediaTypes(req);
       if (header !== undefined) {
         const entry = sessions.get(header);
         if (!entry) {
@@ -175,7 +179,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendRpcError(res, 503, -32000, "this instance is shutting down and takes no new sessions; retry (the load balancer sends you to another instance)", { "Retry-After": "1", Connection: "close" });
         return;
       }
-      const entry = (await sessions.hasRoom()) ? await sessions.open(prefersSse(req.headers.accept) ? "sse" : "json", identity) : undefined;
+      const entry = (await sessions.hasRoom()) ? await sessions.open(sse ? "sse" : "json", identity) : undefined;
       if (!entry) {
         sendRpcError(res, 503, -32000, `too many open sessions (limit ${options.maxSessions}, http.maxSessions); close one with DELETE or retry later`, { "Retry-After": "30" });
         return;
