@@ -31,6 +31,9 @@ function auditSetting(env: NodeJS.ProcessEnv, settings: StateSettings): string |
  */
 export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: Logger; settings?: StateSettings; instanceId?: string }): Promise<SharedState> {
   const settings = options.settings ?? {};
+  // An operator may name instances (a pod or host name) so heartbeats, job owners and audit lines read well.
+  const named = options.instanceId ?? (options.env.AGENT_TOOLS_INSTANCE_ID?.trim() || undefined);
+  if (named) options = { ...options, instanceId: named };
   const url = options.env.AGENT_TOOLS_REDIS_URL?.trim() || settings.redis;
   const audit = auditSetting(options.env, settings);
   const auditOff = audit === "off" || audit === "0" || audit === "false";

@@ -162,12 +162,49 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     },
   };
 
+  // Rate counters stay off the call's critical path: a hit is counted here at once and added to
+  // Redis in the background (one INCRBY per key for the hits that piled up meanwhile). The count
+  // a hit sees is Redis's last answer plus this instance's unsent hits, so the fleet can overshoot
+  // a limit by the hits other instances take during one round trip — accepted for a rate limit.
+  const windows = new Map<string, { known: number; pending: number; flushing: boolean }>();
+  const flush = (key: string, windowMs: number): void => {
+    const entry = windows.get(key);
+    if (!entry || entry.flushing || entry.pending === 0) return;
+    const sending = entry.pending;
+    entry.flushing = true;
+    void redis
+      .multi()
+      .incrby(k(key), sending)
+      .pexpire(k(key), windowMs * 2)
+      .exec()
+      .then(
+        (result) => {
+          entry.pending -= sending;
+          entry.known = Number(result?.[0]?.[1] ?? entry.known + sending);
+          entry.flushing = false;
+          // Hits that arrived during the round trip go in the next one.
+          flush(key, windowMs);
+        },
+        () => {
+          // Redis is away: the hits stay pending and go with the next hit's flush (no retry loop).
+          entry.flushing = false;
+        },
+      );
+  };
   const counters: Counters = {
     async hit(key, windowMs) {
       const at = Date.now();
       const start = at - (at % windowMs);
-      const result = await redis.multi().incr(k(`rate:${key}:${start}`)).pexpire(k(`rate:${key}:${start}`), windowMs * 2).exec();
-      const count = Number(result?.[0]?.[1] ?? 0);
+      const windowKey = `rate:${key}:${start}`;
+      let entry = windows.get(windowKey);
+      if (!entry) {
+        // Windows of past minutes are dropped as new ones open.
+        for (const old of windows.keys()) if (old.startsWith(`rate:${key}:`)) windows.delete(old);
+        windows.set(windowKey, (entry = { known: 0, pending: 0, flushing: false }));
+      }
+      entry.pending += 1;
+      const count = entry.known + entry.pending;
+      flush(windowKey, windowMs);
       return { count, resetInMs: start + windowMs - at };
     },
   };

@@ -101,6 +101,8 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
 
   const handle = async (req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
+    // Which instance answered: for operators reading balancer logs, and for clients' diagnostics.
+    if (gateway) res.setHeader("Agent-Tools-Instance", gateway.state.instanceId);
     if (gateway && (await gateway.serveOps(req, res, url.pathname))) return;
     if (url.pathname !== MCP_PATH) {
       sendRpcError(res, 404, -32000, `nothing at '${url.pathname}'; the MCP endpoint is ${MCP_PATH}`);
