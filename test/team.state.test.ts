@@ -155,4 +155,15 @@ describe("shared state: redis heartbeats", { skip: servicesMissing(["redis"]) },
     assert.equal(lost?.instance, "hb-a");
     onB.dispose();
   });
+
+  it("catalogs: one instance's stored listing is read by another, cleared for all", async () => {
+    const a = await createRedisState({ url: redis!.url, log: silentLogger, prefix: "cat:", instanceId: "cat-a" });
+    const b = await createRedisState({ url: redis!.url, log: silentLogger, prefix: "cat:", instanceId: "cat-b" });
+    opened.push(a, b);
+    const entry = { prefix: "notes", listedAt: 1, tools: [{ name: "t", inputSchema: { type: "object" } }] };
+    await a.catalogs!.set("0123456789abcdef", entry);
+    assert.deepEqual((await b.catalogs!.get("0123456789abcdef"))?.tools, entry.tools);
+    assert.equal(await b.catalogs!.clear(), 1);
+    assert.equal(await a.catalogs!.get("0123456789abcdef"), undefined);
+  });
 });

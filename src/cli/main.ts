@@ -22,12 +22,10 @@ commands:
   serve               JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line
   tokens              tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin [--json] [--tools FILE]
   search-bench        rank --queries FILE against --tools FILE through agent_tools_search's code path [--limit N] [--engine E]
-<<<<<<< HEAD
   audit               print the audit log of writes, one JSON line each (Redis stream or JSONL file) [--limit N] [--follow]
   hash-token [TOKEN]  the SHA-256 a team identity's tokenSha256 holds; without TOKEN, a new random token and its hash
-=======
+    }
   cache [clear]       where the plugin catalog cache lives and what it holds; \`clear\` empties it
->>>>>>> main
   help                this text
 
 options:
@@ -189,7 +187,6 @@ export async function main(argv: string[]): Promise<number> {
       await searchBench({ tools: values.tools, queries: values.queries, limit, ...(values.engine ? { engine: values.engine } : {}) });
       return 0;
     }
-<<<<<<< HEAD
     case "audit": {
       const { auditCommand } = await import("./team.js");
       const limit = values.limit === undefined ? 100 : Number(values.limit);
@@ -202,11 +199,10 @@ export async function main(argv: string[]): Promise<number> {
     case "hash-token": {
       const { hashTokenCommand } = await import("./team.js");
       return hashTokenCommand(positionals[1]);
-=======
+    }
     case "cache": {
       const { cacheCommand } = await import("./cache.js");
       return cacheCommand(positionals.slice(1), process.env, print);
->>>>>>> main
     }
     case "help":
       process.stdout.write(USAGE);

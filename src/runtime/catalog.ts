@@ -19,12 +19,10 @@ export interface Catalog {
   /** The list in memory, if it has been read or restored. */
   cached(prefix: string): ToolDescriptor[] | undefined;
   invalidate(prefix: string): void;
-<<<<<<< HEAD
-  /** Listings answered from the cache (hits) or by asking the adapter (misses), since start. */
-  stats(): { hits: number; misses: number };
-=======
   /** Settles once the stored catalogs are in memory (immediately without a store). */
   readonly ready: Promise<void>;
+  /** Tool lists answered from memory or the store (hits) or by asking the adapter (misses), since start (metrics). */
+  stats(): { hits: number; misses: number };
   /** When the list in memory was listed, if it came from the store and no listing in this process has confirmed it yet. */
   storedAt(prefix: string): number | undefined;
   /** List again now, a few at a time, and keep and store the result; failures are logged, never thrown. */
@@ -48,7 +46,6 @@ export interface CatalogOptions {
   plugins?: readonly LoadedPlugin[];
   log?: Logger;
   now?: () => number;
->>>>>>> main
 }
 
 export function schemaText(schema: Record<string, unknown>): string {
@@ -141,17 +138,13 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   const now = options.now ?? Date.now;
   const lists = new Map<string, ToolDescriptor[]>();
   const pending = new Map<string, Promise<ToolDescriptor[]>>();
-<<<<<<< HEAD
-  const stats = { hits: 0, misses: 0 };
-  return {
-    stats: () => ({ ...stats }),
-=======
   const owners = new Map<string, symbol>();
   const restored = new Map<string, CachedCatalog>();
   const work = new Set<Promise<unknown>>();
   const writes = new Set<Promise<unknown>>();
   const limiter = createLimiter(options.concurrency ?? DEFAULT_LISTING_CONCURRENCY);
   let closed = false;
+  const stats = { hits: 0, misses: 0 };
 
   const track = <T>(promise: Promise<T>, into: Set<Promise<unknown>> = work): Promise<T> => {
     into.add(promise);
@@ -236,7 +229,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   const ready = restore(options.plugins ?? []);
   return {
     ready,
->>>>>>> main
+    stats: () => ({ ...stats }),
     cached: (prefix) => lists.get(prefix),
     storedAt: (prefix) => restored.get(prefix)?.listedAt,
     invalidate(prefix) {
@@ -249,35 +242,11 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
       await ready;
       const prefix = plugin.manifest.prefix;
       const known = lists.get(prefix);
-<<<<<<< HEAD
       if (known) {
         stats.hits += 1;
         return known;
       }
       stats.misses += 1;
-      let loading = pending.get(prefix);
-      if (!loading) {
-        if (!plugin.adapter) return [];
-        const adapter = plugin.adapter;
-        loading = (async () => {
-          const listed = (await withDeadline(() => adapter.listTools(), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
-          const tools = sanitise(listed?.tools);
-          // Only the current listing writes: one that an invalidate (tools/list_changed) overtook
-          // must not cache the old catalog.
-          if (pending.get(prefix) === loading) {
-            lists.set(prefix, tools);
-            index.setPluginDocuments(prefix, documentsFor(plugin, tools));
-            pending.delete(prefix);
-          }
-          return tools;
-        })();
-        const current = loading;
-        pending.set(prefix, current);
-        current.catch(() => {
-          if (pending.get(prefix) === current) pending.delete(prefix);
-        });
-=======
-      if (known) return known;
       return pending.get(prefix) ?? list(plugin, toolOptions.urgent === true);
     },
     async refresh(plugin) {
@@ -288,7 +257,6 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
         await (pending.get(prefix) ?? list(plugin, false));
       } catch (error) {
         log?.debug(`plugin '${prefix}': background listing failed: ${(error as Error).message}`);
->>>>>>> main
       }
     },
     async settle() {

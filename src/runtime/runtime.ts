@@ -62,19 +62,16 @@ export interface RuntimeOptions {
   searchEngine?: SearchEngineName;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
-<<<<<<< HEAD
   /** Shared state (jobs, tokens, counters, audit); default from AGENT_TOOLS_REDIS_URL / config team, else memory. */
   state?: SharedState;
   /** Told of every discover, search, call and skill run once it has its outcome (metrics, audit); awaited before the answer. */
   observers?: CallObserver[];
-=======
   /**
    * Where plugin catalogs persist between runs: a store, or false for none. Default: the file
    * store in the user's cache folder named by `env` (AGENT_TOOLS_CACHE_DIR, XDG_CACHE_HOME, HOME;
    * AGENT_TOOLS_CATALOG_CACHE=off disables it); none for in-code `manifests`.
    */
   catalogCache?: CatalogStore | false;
->>>>>>> main
 }
 
 export interface OperationContext {
@@ -273,7 +270,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined));
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
-  const store = options.catalogCache ?? (options.manifests ? undefined : catalogStoreFromEnv(env));
+  // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
+  const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
+  const store = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
   const version = packageJson().version;
   const catalog: Catalog = createCatalog(index, {
     timeoutMs,
@@ -701,13 +700,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
-<<<<<<< HEAD
+        await catalog.ready;
         const allowed = (p: LoadedPlugin): boolean => mayUsePlugin(session.identity, p.manifest.prefix);
         const wanted = plugins.filter((p) => p.configured && p.adapter && allowed(p) && (only === undefined || p.manifest.prefix === only));
-=======
-        await catalog.ready;
-        const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
->>>>>>> main
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
         // A slow or hung downstream must not hold every search for the whole call deadline: wait a
         // little for listings, answer from what is in, and let the rest finish in the background.
@@ -897,11 +892,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       upkeep?.stop();
       catalog.close();
       await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));
-<<<<<<< HEAD
-      if (ownState) await state.close();
-=======
       await catalog.flush();
->>>>>>> main
+      if (ownState) await state.close();
     },
   };
   return runtime;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "../adapters/types.js";
+import { CACHE_FORMAT, type CachedCatalog, type CatalogStore } from "../runtime/catalog-cache/store.js";
 import type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob } from "./types.js";
 import { SharedStateError } from "./types.js";
 
@@ -250,8 +251,40 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     },
   };
 
+  // The catalog cache's store interface (runtime/catalog-cache/store.ts) over Redis strings.
+  const catalogs: CatalogStore = {
+    location: `redis ${k("catalog:*")} at ${where}`,
+    async get(key) {
+      const text = await redis.get(k(`catalog:${key}`));
+      if (!text) return undefined;
+      try {
+        const entry = JSON.parse(text) as CachedCatalog & { format?: number };
+        return entry.format === CACHE_FORMAT && Array.isArray(entry.tools) ? entry : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async set(key, entry) {
+      await redis.set(k(`catalog:${key}`), JSON.stringify({ ...entry, format: CACHE_FORMAT }));
+    },
+    async delete(key) {
+      await redis.del(k(`catalog:${key}`));
+    },
+    async clear() {
+      let cursor = "0";
+      let removed = 0;
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", k("catalog:*"), "COUNT", 200);
+        cursor = next;
+        if (keys.length) removed += await redis.del(...keys);
+      } while (cursor !== "0");
+      return removed;
+    },
+  };
+
   return {
     backend: "redis",
+    catalogs,
     instanceId,
     jobs,
     kv,

@@ -1,3 +1,5 @@
+import type { CatalogStore } from "../runtime/catalog-cache/store.js";
+
 /**
  * State that several runtime instances behind one load balancer must share, behind one interface
  * with two backends: memory (one process, the default) and Redis (`AGENT_TOOLS_REDIS_URL` or the
@@ -91,6 +93,8 @@ export interface SharedState {
   readonly locks: Locks;
   readonly counters: Counters;
   readonly audit: AuditLog | undefined;
+  /** Plugin catalogs shared by the fleet (Redis): one instance's listing serves every other's cold start. */
+  readonly catalogs?: CatalogStore;
   /** Whether the backend answers (readiness). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
