@@ -51,11 +51,13 @@ backend gateways
   balance roundrobin
   option httpchk GET /readyz
   http-check expect status 200
+  # A busy instance answers its health check late: give it time before calling it down.
+  timeout check 3s
   # Legacy sessions: learn Mcp-Session-Id from the initialize response, stick every later request to it.
   stick-table type string len 64 size 1m expire 30m
   stick store-response res.hdr(mcp-session-id)
   stick match req.hdr(mcp-session-id)
-${servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port} check inter 300 fall 2 rise 2`).join("\n")}
+${servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port} check inter 1s fall 3 rise 1`).join("\n")}
 `;
 }
 
@@ -137,13 +139,22 @@ describe("team failover: Redis, three instances, HAProxy, SIGKILL", { skip, time
     );
     instances = await Promise.all(
       ["gw-a", "gw-b", "gw-c"].map(async (name) => {
-        const http = await startHttp({ AGENT_TOOLS_REDIS_URL: redis.url, AGENT_TOOLS_INSTANCE_ID: name, AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_HTTP_MAX_SESSIONS: "500", AGENT_TOOLS_LOG: "warn" }, ["--config", config]);
+        const http = await startHttp({ AGENT_TOOLS_REDIS_URL: redis.url, AGENT_TOOLS_INSTANCE_ID: name, AGENT_TOOLS_AUDIT: "on", AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_HTTP_MAX_SESSIONS: "500"}, ["--config", config]);
         return { name, http, port: Number(new URL(http.url).port) };
       }),
     );
     const port = await freePort();
     haproxy = await startHaproxy(haproxyConfig(port, instances.map((i) => ({ name: i.name, port: i.port }))), port);
     frontUrl = `http://127.0.0.1:${port}/mcp`;
+    // HAProxy marks servers up after their first health checks: wait until all three answer through it.
+    const seen = new Set<string>();
+    for (let i = 0; i < 200 && seen.size < instances.length; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      const instance = res?.headers.get("agent-tools-instance");
+      if (res?.ok && instance) seen.add(instance);
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(seen.size, instances.length, "HAProxy reaches every instance");
     state = await createRedisState({ url: redis.url, log: silentLogger, instanceId: "test-reader", audit: true });
   });
 
@@ -254,7 +265,8 @@ describe("team failover: Redis, three instances, HAProxy, SIGKILL", { skip, time
     };
 
     const started = Date.now();
-    await Promise.all(clients.map((client, i) => run(client, i)));
+    await Promise.all(clients.map((client, i) => run(client, i).catch((error: unknown) => void errors.push(`client ${i} (on ${client.instance || "?"}, ${killedAt >= 0 ? "after" : "before"} the kill): ${(error as Error).message.slice(0, 200)}`))));
+    if (errors.length) process.stderr.write(`# haproxy said:\n${haproxy.output().slice(-3000)}\n`);
     const seconds = (Date.now() - started) / 1000;
     await Promise.all(clients.map((c) => c.close()));
 
@@ -273,6 +285,8 @@ describe("team failover: Redis, three instances, HAProxy, SIGKILL", { skip, time
     const entries = await state.audit!.tail(100_000);
     const ids = new Set(entries.map((e) => e.id));
     assert.equal(ids.size, entries.length, "no audit entry twice");
+    const auditProblems = instances.flatMap((i) => i.http.stderr().split("\n").filter((l) => /audit|observer failed/.test(l)));
+    process.stderr.write(`# audit: ${entries.length} entries, ${clients.reduce((n, c) => n + [...c.acked.values()].reduce((a, b) => a + b, 0), 0)} acknowledged writes; problems: ${auditProblems.slice(0, 3).join(" | ")}\n`);
     const okWrites = countBy(entries.filter((e: AuditEntry) => e.tool === "create_note" && e.outcome === "ok").map((e) => e.session));
     for (const client of clients) {
       for (const session of client.sessions) {
@@ -293,7 +307,7 @@ describe("team failover: Redis, three instances, HAProxy, SIGKILL", { skip, time
         const seen = await client.call("agent_tools_worker_call", { toolName: "job_status", arguments: { jobId } });
         const status = seen.result as { state: string; instance: string; error?: { message: string } };
         if (owner === killed) {
-          assert.equal(status.state, "lost", `${owner}'s job through ${instance.name}`);
+          assert.equal(status.state, "lost", `${owner}'s job through ${instance.name}: ${JSON.stringify(seen)}`);
           assert.match(status.error?.message ?? "", /instance 'gw-b' that ran this job stopped/);
         } else {
           assert.equal(status.state, "succeeded", `${owner}'s job through ${instance.name}`);

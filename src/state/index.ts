@@ -21,7 +21,8 @@ export interface StateSettings {
 
 function auditSetting(env: NodeJS.ProcessEnv, settings: StateSettings): string | undefined {
   const value = env.AGENT_TOOLS_AUDIT?.trim() || settings.audit;
-  return value || undefined;
+  // "on" (or 1, true) means the default place: the Redis stream, else the default JSONL file.
+  return value && !["on", "1", "true"].includes(value.toLowerCase()) ? value : undefined;
 }
 
 /**
