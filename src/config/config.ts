@@ -44,7 +44,7 @@ export interface AgentToolsConfig {
   mcpServers: Record<string, McpServerEntry>;
   plugins: { dirs: string[]; disable: string[] };
   facade: { mode: "per-plugin" | "compact" };
-  http: { host?: string; port?: number; allowedHosts?: string[]; allowedOrigins?: string[]; maxSessions?: number; sessionIdleMs?: number; maxBodyBytes?: number };
+  http: { host?: string; port?: number; allowedHosts?: string[]; allowedOrigins?: string[]; maxSessions?: number; sessionIdleMs?: number; unusedSessionIdleMs?: number; maxBodyBytes?: number };
   /** Team gateway settings (README "Run it for a team"); absent for a single user. */
   team?: TeamConfig;
 }
@@ -103,6 +103,7 @@ const configSchema = {
         allowedOrigins: strings,
         maxSessions: { type: "integer", minimum: 1 },
         sessionIdleMs: { type: "integer", minimum: 1 },
+        unusedSessionIdleMs: { type: "integer", minimum: 1 },
         maxBodyBytes: { type: "integer", minimum: 1 },
       },
       additionalProperties: false,

@@ -75,7 +75,9 @@ function isInitialize(body: unknown): boolean {
  * draining. Without one (embedders, older tests): the single-token server as before.
  */
 export async function startHttpFacade(runtime: Runtime, options: HttpOptions, log: Logger, gateway?: Gateway): Promise<HttpFacade> {
-  const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs });
+  const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs, unusedIdleMs: options.unusedSessionIdleMs });
+  const notFound = (res: ServerResponse, id: string): void =>
+    sendRpcError(res, 404, -32001, `Session not found: ${sessions.whyMissing(id)}; send initialize without Mcp-Session-Id to open a new one`);
   const redactor = createRedactor([options.token]);
   let inFlight = 0;
   gateway?.metrics.setSources({ openSessions: () => sessions.size, catalog: () => runtime.catalogStats() });
@@ -156,7 +158,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       if (header !== undefined) {
         const entry = sessions.get(header);
         if (!entry) {
-          sendRpcError(res, 404, -32001, "Session not found: it expired or was closed; send initialize without Mcp-Session-Id to open a new one");
+          notFound(res, header);
           return;
         }
         if (!ownedByCaller(entry)) {
@@ -164,12 +166,12 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
           return;
         }
         entry.inFlight += 1;
-        entry.lastSeen = Date.now();
+        sessions.touch(entry, facts.rpcMethods);
         try {
           await entry.transport.handleRequest(req, res, parsed.value);
         } finally {
           entry.inFlight -= 1;
-          entry.lastSeen = Date.now();
+          sessions.touch(entry);
         }
         return;
       }
@@ -181,9 +183,9 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendRpcError(res, 503, -32000, "this instance is shutting down and takes no new sessions; retry (the load balancer sends you to another instance)", { "Retry-After": "1", Connection: "close" });
         return;
       }
-      const entry = (await sessions.hasRoom()) ? await sessions.open(sse ? "sse" : "json", identity) : undefined;
+      const entry = await sessions.open(sse ? "sse" : "json", identity);
       if (!entry) {
-        sendRpcError(res, 503, -32000, `too many open sessions (limit ${options.maxSessions}, http.maxSessions); close one with DELETE or retry later`, { "Retry-After": "30" });
+        sendRpcError(res, 503, -32000, `too many open sessions: all ${options.maxSessions} (http.maxSessions) have a request in flight; retry in a few seconds`, { "Retry-After": "5" });
         return;
       }
       facts.session = entry.id;
@@ -192,7 +194,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         await entry.transport.handleRequest(req, res, parsed.value);
       } finally {
         entry.inFlight -= 1;
-        entry.lastSeen = Date.now();
+        sessions.touch(entry);
       }
       // The SDK sets the id only once initialize succeeded; a rejected one leaves nothing open.
       if (entry.transport.sessionId === undefined) await sessions.close(entry.id, "initialize rejected");
@@ -206,14 +208,14 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       }
       const entry = sessions.get(header);
       if (!entry) {
-        sendRpcError(res, 404, -32001, "Session not found: it expired or was closed; send initialize without Mcp-Session-Id to open a new one");
+        notFound(res, header);
         return;
       }
       if (!ownedByCaller(entry)) {
         sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize");
         return;
       }
-      entry.lastSeen = Date.now();
+      sessions.touch(entry);
       await entry.transport.handleRequest(req, res);
       return;
     }
