@@ -8,6 +8,7 @@ import { toExecResult } from "../text/answer.js";
 import { textLayerFor } from "../text/text-layer.js";
 import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { resolveFacadeTool } from "./routing.js";
+import { mayUsePlugin } from "../runtime/access.js";
 import { serverInstructions } from "./instructions.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL } from "./tools.js";
 import { availableModuleFiles } from "../text/module-loader.js";
@@ -44,13 +45,15 @@ function pluginFromArguments(args: unknown): { prefix: string; rest: unknown } {
 
 export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
   const pkg = packageJson();
+  // A team identity sees only the plugins it may use: in the tool list, the instructions and help.
+  const visible = runtime.summaries().filter((s) => mayUsePlugin(session.identity, s.prefix));
   const server = new Server(
     { name: pkg.name, version: pkg.version },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(runtime.summaries(), runtime.facadeMode) },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(visible, runtime.facadeMode) },
   );
-  const { tools, routes } = buildFacadeTools(runtime.summaries(), { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+  const { tools, routes } = buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
 
-  const prefixes = runtime.summaries().map((s) => s.prefix);
+  const prefixes = visible.map((s) => s.prefix);
   const present = presentNext(runtime.facadeMode);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
@@ -64,7 +67,7 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     switch (route.operation) {
       case "help": {
         const plugin = args && typeof args === "object" ? (args as { plugin?: unknown }).plugin : undefined;
-        const help = runtime.help(typeof plugin === "string" ? plugin : undefined);
+        const help = runtime.help(typeof plugin === "string" ? plugin : undefined, session);
         const server = `${pkg.name} ${pkg.version}`;
         const said = repairs.length ? { repairs: repairs.map((r) => r.message) } : {};
         if ("plugin" in help) {

@@ -1,5 +1,6 @@
 import type { Adapter, ToolDescriptor } from "../adapters/types.js";
 import { RuntimeError } from "../errors.js";
+import { forbiddenWrite } from "./access.js";
 import type { Session } from "./session.js";
 
 /**
@@ -29,7 +30,9 @@ export interface GateRequest {
   /** The tool's descriptor, when the target is a tool. */
   tool?: ToolDescriptor;
   arguments: unknown;
-  /** Whether it can change data: the plugin requires confirmation and the target is not known read-only. */
+  /** Whether it can change data: the target is not known read-only (whatever the plugin's confirm rule). */
+  writes: boolean;
+  /** Whether confirmation applies: it writes and the plugin requires confirmation. */
   mutating: boolean;
   /** `confirm: true` was sent at the top level of the request. */
   confirmed: boolean;
@@ -60,6 +63,17 @@ export const confirmFlag: GatePolicy = async (request) => {
     );
   }
   throw new RuntimeError("CONFIRM_REQUIRED", `'${request.target}' changes data and was not run: confirmation is needed.${misplaced}`, details);
+};
+
+/**
+ * The runtime's identity policy (team gateway): an identity without write access may not run
+ * anything that changes data, whether a tool, or a skill's step. Runs before the confirmation
+ * policy, so a read-only identity is told FORBIDDEN rather than asked to confirm.
+ */
+export const identityWrites: GatePolicy = async (request) => {
+  const identity = request.session.identity;
+  if (!request.writes || !identity || identity.write) return;
+  throw forbiddenWrite(identity, request.plugin, request.via === "skill" ? `skill '${request.skill ?? "?"}' calls '${request.target}', which` : `'${request.target}'`);
 };
 
 export async function passGate(policies: readonly GatePolicy[], request: GateRequest): Promise<void> {

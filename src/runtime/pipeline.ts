@@ -4,7 +4,8 @@ import type { LoadedPlugin } from "../plugins/loader.js";
 import type { Skill } from "../plugins/skills.js";
 import type { ErrorAnswer, OperationResult, SuccessKind } from "./answers.js";
 import { confirmFlag, gatedAdapter, passGate, type GatePolicy, type GateRequest } from "./gate.js";
-import { jobStoreFor } from "./jobs.js";
+import type { JobStore } from "./jobs.js";
+import type { CallFacts, CallObserver } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { capResult, unwrapResult, withDeadline, type Truncation } from "./result.js";
@@ -47,8 +48,12 @@ export interface OperationContext {
 }
 
 export interface PipelineDeps {
-  /** The plugin a request names (a prefix, or an in-memory plugin object); throws UNKNOWN_PLUGIN / NOT_CONFIGURED. */
-  resolvePlugin(target: string | LoadedPlugin, repairs: Repair[]): ReadyPlugin;
+  /** The plugin a request names (a prefix, or an in-memory plugin object); throws UNKNOWN_PLUGIN / NOT_CONFIGURED / FORBIDDEN. */
+  resolvePlugin(target: string | LoadedPlugin, repairs: Repair[], session: Session): ReadyPlugin;
+  /** The plugin's background jobs for this session (or its identity). */
+  jobsOf(session: Session, prefix: string): JobStore;
+  /** Told of every operation once it has an outcome (metrics, audit). */
+  observers: readonly CallObserver[];
   toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
   /** Names the search index finds for `name` in the plugin, for "did you mean". */
   similarTools(plugin: LoadedPlugin, name: string): string[];
@@ -68,6 +73,8 @@ interface CallState {
   readonly raw: unknown;
   readonly ctx: OperationContext;
   readonly repairs: Repair[];
+  /** What the call learns on its way (whether it changes data), for observers. */
+  readonly facts: CallFacts;
   request?: RepairedRequest;
   plugin?: ReadyPlugin;
   tool?: ToolDescriptor;
@@ -129,9 +136,21 @@ function describeKind(value: unknown): string {
  * or its error as a typed answer, the repairs said once, the session's call log. Errors become
  * answers here and nowhere else.
  */
+export interface FrameMeta {
+  operation: string;
+  plugin: string;
+  target?: string | undefined;
+  repairs: Repair[];
+  log: Logger;
+  observers?: readonly CallObserver[];
+  facts?: CallFacts;
+  /** The arguments as sent, for observers (they redact them). */
+  arguments?: unknown;
+}
+
 export async function frame<K extends SuccessKind>(
   session: Session,
-  meta: { operation: string; plugin: string; target?: string | undefined; repairs: Repair[]; log: Logger },
+  meta: FrameMeta,
   kind: K,
   work: () => Promise<Extract<OperationResult, { kind: K }>["payload"]>,
 ): Promise<OperationResult> {
@@ -156,6 +175,27 @@ export async function frame<K extends SuccessKind>(
     outcome: outcome.isError ? outcome.payload.error.code : "ok",
     durationMs: Date.now() - started,
   });
+  if (meta.observers?.length) {
+    const event = {
+      session,
+      operation: meta.operation,
+      plugin: meta.plugin,
+      ...(meta.target ? { target: meta.target } : {}),
+      outcome: outcome.isError ? outcome.payload.error.code : "ok",
+      startedAt: started,
+      durationMs: Date.now() - started,
+      mutating: meta.facts?.mutating ?? false,
+      arguments: meta.arguments,
+    };
+    // Awaited before the answer goes out, so an acknowledged write is in the audit log.
+    for (const observe of meta.observers) {
+      try {
+        await observe(event);
+      } catch (error) {
+        meta.log.error(`call observer failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
   return outcome;
 }
 
@@ -193,7 +233,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   // ── resolve: the plugin, then the tool or skill ─────────────────────────────────────────
   const resolvePlugin: Step = async (state, next) => {
-    state.plugin = deps.resolvePlugin(state.target, state.repairs);
+    state.plugin = deps.resolvePlugin(state.target, state.repairs, state.session);
     await next();
   };
 
@@ -230,6 +270,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       throw new RuntimeError("UNKNOWN_TOOL", `plugin '${prefix}' has no tool '${sent}'${mean}`, { toolName: sent, suggestions });
     }
     state.tool = tool;
+    // For the audit: the call reached (or is refused before) a tool that changes data.
+    state.facts.mutating = !deps.isReadOnly(plugin, tool);
     await next();
   };
 
@@ -298,7 +340,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const gateCall: Step = async (state, next) => {
     const plugin = state.plugin as ReadyPlugin;
     const tool = state.tool as ToolDescriptor;
-    const mutating = plugin.manifest.requireConfirm && !deps.isReadOnly(plugin, tool);
+    const writes = !deps.isReadOnly(plugin, tool);
     const gate: GateRequest = {
       session: state.session,
       plugin: plugin.manifest.prefix,
@@ -306,7 +348,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       target: tool.name,
       tool,
       arguments: state.args,
-      mutating,
+      writes,
+      mutating: writes && plugin.manifest.requireConfirm,
       confirmed: state.confirmed === true,
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
       ...(state.ctx.signal ? { signal: state.ctx.signal } : {}),
@@ -319,7 +362,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     await next();
   };
 
-  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, misplacedConfirm?: string, refusals?: RuntimeError[]): Adapter {
+  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, misplacedConfirm?: string, refusals?: RuntimeError[], facts?: CallFacts): Adapter {
     const chain = policies(ctx);
     const pass = async (request: GateRequest) => {
       try {
@@ -335,11 +378,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       async call(name, args) {
         const tool = (await deps.toolsOf(plugin)).find((t) => t.name === name);
         // A tool the catalog does not list is treated as a write: the gate cannot tell otherwise.
-        const mutating = plugin.manifest.requireConfirm && (!tool || !deps.isReadOnly(plugin, tool));
-        await pass({ ...base, target: name, ...(tool ? { tool } : {}), arguments: args, mutating });
+        const writes = !tool || !deps.isReadOnly(plugin, tool);
+        await pass({ ...base, target: name, ...(tool ? { tool } : {}), arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm });
+        // The skill run counts as a write (audit) from its first step that changes data.
+        if (writes && facts) facts.mutating = true;
       },
       async method(name, args) {
-        await pass({ ...base, target: name, arguments: args, mutating: plugin.manifest.requireConfirm });
+        await pass({ ...base, target: name, arguments: args, writes: true, mutating: plugin.manifest.requireConfirm });
+        if (facts) facts.mutating = true;
       },
     });
   }
@@ -347,7 +393,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const gateSkill: Step = async (state, next) => {
     const plugin = state.plugin as ReadyPlugin;
     state.refusals = [];
-    state.adapter = adapterForSkill(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, state.misplacedConfirm, state.refusals);
+    state.adapter = adapterForSkill(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, state.misplacedConfirm, state.refusals, state.facts);
     await next();
   };
 
@@ -357,7 +403,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const prefix = plugin.manifest.prefix;
     const adapter = state.adapter as Adapter;
     const args = state.args as Record<string, unknown>;
-    const callContext = (signal: AbortSignal) => ({ signal, sessionId: state.session.id, log: deps.log, jobs: jobStoreFor(state.session, prefix) });
+    const callContext = (signal: AbortSignal) => ({ signal, sessionId: state.session.id, log: deps.log, jobs: deps.jobsOf(state.session, prefix) });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
     const runSkill = async (skill: Skill, signal: AbortSignal): Promise<unknown> => {
@@ -397,7 +443,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const skillChain = compose<CallState>([repair, loopCheck, resolvePlugin, resolveSkill, validate, gateSkill, invoke, shape]);
 
   async function run(operation: PipelineOperation, session: Session, target: string | LoadedPlugin, raw: unknown, ctx: OperationContext): Promise<OperationResult> {
-    const state: CallState = { session, operation, target, raw, ctx, repairs: [...(ctx.repairs ?? [])] };
+    const state: CallState = { session, operation, target, raw, ctx, repairs: [...(ctx.repairs ?? [])], facts: { mutating: false } };
     const meta = {
       operation,
       get plugin() {
@@ -408,6 +454,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       },
       repairs: state.repairs,
       log: deps.log,
+      observers: deps.observers,
+      facts: state.facts,
+      get arguments() {
+        return state.request?.arguments;
+      },
     };
     if (operation === "call") {
       return frame(session, meta, "call", async () => {

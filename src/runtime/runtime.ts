@@ -28,6 +28,12 @@ import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
+import { jobStoreFor } from "./jobs.js";
+import { checkPlugin, mayUsePlugin, type Identity } from "./access.js";
+import type { CallObserver } from "./observer.js";
+import { createSharedState, type SharedState } from "../state/index.js";
+import { createAuditObserver } from "./audit.js";
+import { identityWrites } from "./gate.js";
 import { closestNames, foldedMatch } from "./similarity.js";
 
 export type { OperationContext } from "./pipeline.js";
@@ -62,6 +68,10 @@ export interface RuntimeOptions {
   searchEngine?: SearchEngineName;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
+  /** Shared state (jobs, tokens, counters, audit); default from AGENT_TOOLS_REDIS_URL / config team, else memory. */
+  state?: SharedState;
+  /** Told of every discover, search, call and skill run once it has its outcome (metrics, audit); awaited before the answer. */
+  observers?: CallObserver[];
   /**
    * Where plugin catalogs persist between runs: a store, or false for none. Default: the file
    * store in the user's cache folder named by `env` (AGENT_TOOLS_CACHE_DIR, XDG_CACHE_HOME, HOME;
@@ -137,9 +147,16 @@ export interface Runtime {
   readonly configFile: string | undefined;
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
-  createSession(id?: string): Session;
-  /** Every plugin; with a prefix, that plugin in full (whole discoverHint, each skill). */
-  help(prefix?: string): HelpReport | PluginHelp;
+  /** Shared state of the fleet (memory or Redis). */
+  readonly state: SharedState;
+  /** Catalog cache counts since start (metrics). */
+  catalogStats(): { hits: number; misses: number };
+  createSession(id?: string, identity?: Identity): Session;
+  /**
+   * Every plugin; with a prefix, that plugin in full (whole discoverHint, each skill). With a
+   * session, only the plugins its identity may use.
+   */
+  help(prefix?: string, session?: Session): HelpReport | PluginHelp;
   discover(session: Session, target: string | LoadedPlugin, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   /** One ranked answer across every plugin ({query, limit?, plugin?, detail?}); agent_tools_search and search-bench use it. */
   search(session: Session, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
@@ -236,6 +253,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const timeoutMs = options.callTimeoutMs ?? positiveInt(env.AGENT_TOOLS_CALL_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
   const maxResultChars = options.maxResultChars ?? positiveInt(env.AGENT_TOOLS_MAX_RESULT_CHARS) ?? DEFAULT_MAX_RESULT_CHARS;
 
+  const ownState = options.state === undefined;
+  const state = options.state ?? (await createSharedState({ env, log, ...(options.config?.team ? { settings: options.config.team } : {}) }));
+  // Without observers given (stdio, embedders), writes are still audited wherever the state keeps its log.
+  const observers = options.observers ?? (state.audit ? [createAuditObserver({ audit: state.audit, instanceId: state.instanceId, log })] : []);
+  // Team mode: an identity's jobs are its own across sessions and instances; else per session.
+  const jobsOf = (session: Session, prefix: string) =>
+    jobStoreFor(session, prefix, {}, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
+
   const cwd = options.cwd ?? process.cwd();
   const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);
   const skipBundled = options.skipBundled ?? env.AGENT_TOOLS_NO_BUNDLED_PLUGINS === "1";
@@ -264,6 +289,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log,
     disable: config?.plugins.disable ?? [],
     adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) },
+    shared: state,
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
   const { plugins, failures, replaced } = await loadPlugins(sources, loadOptions);
@@ -287,7 +313,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined));
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
-  const store = options.catalogCache ?? (options.manifests ? undefined : catalogStoreFromEnv(env));
+  // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
+  const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
+  const store = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
   const version = packageJson().version;
   const catalog: Catalog = createCatalog(index, {
     timeoutMs,
@@ -318,9 +346,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   /**
    * The plugin a call names. Only case and `-`/`_` may differ from its prefix: a call is never
-   * sent to a plugin it did not name (README "Routing").
+   * sent to a plugin it did not name (README "Routing"). A team identity may use only its plugins.
    */
-  function requirePlugin(target: string | LoadedPlugin, repairs?: Repair[]): ReadyPlugin {
+  function requirePlugin(target: string | LoadedPlugin, repairs?: Repair[], identity?: Identity): ReadyPlugin {
     let plugin = typeof target === "string" ? byPrefix.get(target) : target;
     const prefix = typeof target === "string" ? target : target.manifest.prefix;
     if (!plugin && prefix) {
@@ -328,6 +356,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       plugin = folded === undefined ? undefined : byPrefix.get(folded);
       if (plugin && repairs) repairs.push({ kind: "matched-plugin-case", message: `plugin '${prefix}' was read as '${plugin.manifest.prefix}'` });
     }
+    // Before "not configured": an identity learns nothing more about plugins it may not use.
+    // (An in-memory plugin is the caller's own: a text module it loaded.)
+    if (plugin && typeof target === "string") checkPlugin(identity, plugin.manifest.prefix);
     if (!plugin) {
       const names = [...byPrefix.keys()];
       const close = prefix ? closestNames(prefix, names) : [];
@@ -367,11 +398,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
 
   const pipeline = createPipeline({
-    resolvePlugin: requirePlugin,
+    resolvePlugin: (target, repairs, session) => requirePlugin(target, repairs, session.identity),
+    jobsOf,
+    observers,
     toolsOf,
     similarTools: (plugin, name) => catalogOf(plugin).index.search(name, { plugin: plugin.manifest.prefix, limit: 3 }).hits.filter((h) => h.kind === "tool").map((h) => h.name),
     isReadOnly,
-    gatePolicies: options.gatePolicies ?? [],
+    // The runtime's own policy first (identities), then any given, then the caller's confirmation.
+    gatePolicies: [identityWrites, ...(options.gatePolicies ?? [])],
     loop: createLoopBreaker({ ...(options.clock ? { now: options.clock } : {}), ...(options.loopWindowMs ? { windowMs: options.loopWindowMs } : {}) }),
     timeoutMs,
     maxResultChars,
@@ -519,7 +553,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     facadeMode,
     configFile: config?.file,
     plugin: (prefix) => byPrefix.get(prefix),
-    createSession: (id) => createSession(id),
+    state,
+    catalogStats: () => catalog.stats(),
+    createSession: (id, identity) => createSession(id, identity),
 
     summaries() {
       return plugins.map((p) => {
@@ -537,13 +573,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       });
     },
 
-    help(prefix) {
+    help(prefix, session) {
       const only = typeof prefix === "string" && prefix.trim() ? prefix.trim() : undefined;
-      const chosen = only === undefined ? undefined : byPrefix.get(only);
+      const chosen = only === undefined || !mayUsePlugin(session?.identity, only) ? undefined : byPrefix.get(only);
       if (chosen) return { plugin: pluginHelp(chosen) };
       return {
         ...(only !== undefined ? { note: `no plugin has prefix '${only}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),
-        plugins: runtime.summaries().map((s) => ({
+        plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
           status: s.configured ? "ready" : `not configured: ${s.missing ?? ""}`,
@@ -569,8 +605,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
-      return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log }, "discover", async () => {
-        const plugin = requirePlugin(target, repairs);
+      return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log, observers }, "discover", async () => {
+        const plugin = requirePlugin(target, repairs, session.identity);
         const prefix = plugin.manifest.prefix;
         const tools = await toolsOf(plugin);
         let matches: CatalogEntry[];
@@ -630,18 +666,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
       const query = queryOf(args.query, repairs);
-      return frame(session, { operation: "search", plugin: "*", target: query || undefined, repairs, log }, "search", async () => {
+      return frame(session, { operation: "search", plugin: "*", target: query || undefined, repairs, log, observers }, "search", async () => {
         if (!query) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {
             errors: [{ path: "/query", message: "must be a non-empty string" }],
           });
         }
-        const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs).manifest.prefix : undefined;
+        const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs, session.identity).manifest.prefix : undefined;
         const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_LIMIT, MAX_LIMIT);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
         await catalog.ready;
-        const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
+        const allowed = (p: LoadedPlugin): boolean => mayUsePlugin(session.identity, p.manifest.prefix);
+        const wanted = plugins.filter((p) => p.configured && p.adapter && allowed(p) && (only === undefined || p.manifest.prefix === only));
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
         // A slow or hung downstream must not hold every search for the whole call deadline: wait a
         // little for listings, answer from what is in, and let the rest finish in the background.
@@ -671,7 +708,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
           ...(ctx.present ? { present: ctx.present } : {}),
         });
-        const notConfigured = plugins.filter((p) => !p.configured).map((p) => p.manifest.prefix);
+        const notConfigured = plugins.filter((p) => !p.configured && allowed(p)).map((p) => p.manifest.prefix);
         const answer = searchAnswer({ query, limit, max: MAX_LIMIT, ...found, unavailable, notConfigured, mode: facadeMode });
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
         if (args.detail !== true) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
@@ -688,7 +725,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
       return frame(session, { operation: "describe", plugin: sentPrefix, target: toolName, repairs, log }, "describe", async () => {
-        const plugin = requirePlugin(target, repairs);
+        const plugin = requirePlugin(target, repairs, session.identity);
         const tools = await toolsOf(plugin);
         const tool = tools.find((t) => t.name === toolName);
         if (!tool) {
@@ -736,6 +773,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       catalog.close();
       await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));
       await catalog.flush();
+      if (ownState) await state.close();
     },
   };
   return runtime;
