@@ -7,12 +7,14 @@ import type { Session } from "./session.js";
  * The gate: the last step before anything reaches a backend. It is a chain of policies, each an
  * async function that resolves to let the call through or throws a RuntimeError to refuse it.
  *
- * This is the seam later work plugs into without touching the pipeline:
- * - a front end may replace the confirmation policy for its session (`OperationContext.confirmation`):
- *   the default, `confirmFlag`, refuses a write without `confirm: true`; an elicitation policy
- *   (issue #21) can instead ask the human and resolve when they agree;
- * - the runtime may put policies before it (`RuntimeOptions.gatePolicies`): an identity policy
- *   (issue #22) throws FORBIDDEN for a caller who may not reach this plugin or tool.
+ * This is the seam later work plugs into without touching the pipeline. Two chains:
+ * - access policies (who may do this) run as soon as the tool is resolved, before validation, so
+ *   a caller learns nothing about a call it may not make: the runtime's own `identityWrites`
+ *   (FORBIDDEN for a read-only identity of the team gateway), then `RuntimeOptions.accessPolicies`;
+ * - the confirmation policy (may this write run) runs after validation, so the human is asked
+ *   only about a call that can run: the default, `confirmFlag`, refuses a write without
+ *   `confirm: true`; a front end may replace it for its session (`OperationContext.confirmation`),
+ *   e.g. an elicitation policy that asks the human and resolves when they agree.
  * Every request a skill's code makes of the adapter goes through the same chain (`gatedAdapter`),
  * not only `call`, so a skill is never a way around it.
  */

@@ -58,8 +58,12 @@ export interface PipelineDeps {
   /** Names the search index finds for `name` in the plugin, for "did you mean". */
   similarTools(plugin: LoadedPlugin, name: string): string[];
   isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean;
-  /** Policies the runtime puts before the confirmation policy (identity, …). */
-  gatePolicies: readonly GatePolicy[];
+  /**
+   * Access policies (who may do this: an identity's plugins and write right): run as soon as the
+   * target is known, before validation, so a caller learns nothing about a call it may not make.
+   * They run again for every step a skill takes.
+   */
+  accessPolicies: readonly GatePolicy[];
   loop: LoopBreaker;
   timeoutMs: number;
   maxResultChars: number;
@@ -202,14 +206,14 @@ export async function frame<K extends SuccessKind>(
 export interface Pipeline {
   call(session: Session, target: string | LoadedPlugin, raw: unknown, ctx?: OperationContext): Promise<OperationResult>;
   runSkill(session: Session, target: string | LoadedPlugin, raw: unknown, ctx?: OperationContext): Promise<OperationResult>;
-  /** The gate's policy chain for a caller (the runtime's policies, then the caller's confirmation policy). */
+  /** The gate's policy chain for a caller (the access policies, then the caller's confirmation policy). */
   policies(ctx: OperationContext): readonly GatePolicy[];
   /** A skill's view of a plugin's adapter, every method gated (also used for discover-context skills). */
   adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext): Adapter;
 }
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
-  const policies = (ctx: OperationContext): readonly GatePolicy[] => [...deps.gatePolicies, ctx.confirmation ?? confirmFlag];
+  const policies = (ctx: OperationContext): readonly GatePolicy[] => [...deps.accessPolicies, ctx.confirmation ?? confirmFlag];
 
   // ── repair: the request's shape, before anything reads it ────────────────────────────────
   const repair: Step = async (state, next) => {
@@ -336,29 +340,39 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     await next();
   };
 
-  // ── gate: the policy chain (see gate.ts) ────────────────────────────────────────────────
-  const gateCall: Step = async (state, next) => {
+  // ── gate: the policy chains (see gate.ts) ───────────────────────────────────────────────
+  function gateRequestFor(state: CallState): GateRequest {
     const plugin = state.plugin as ReadyPlugin;
     const tool = state.tool as ToolDescriptor;
     const writes = !deps.isReadOnly(plugin, tool);
-    const gate: GateRequest = {
+    return {
       session: state.session,
       plugin: plugin.manifest.prefix,
       via: "call",
       target: tool.name,
       tool,
-      arguments: state.args,
+      arguments: state.args ?? state.request?.arguments,
       writes,
       mutating: writes && plugin.manifest.requireConfirm,
-      confirmed: state.confirmed === true,
+      confirmed: state.confirmed ?? state.request?.confirm === true,
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
       ...(state.ctx.signal ? { signal: state.ctx.signal } : {}),
     };
-    await passGate(policies(state.ctx), gate);
+  }
+
+  /** Access (who may): right after the tool is resolved, before its arguments are looked at. */
+  const authorize: Step = async (state, next) => {
+    await passGate(deps.accessPolicies, gateRequestFor(state));
+    await next();
+  };
+
+  /** Confirmation (may this write run): after validation, so the human is asked only about a call that can run. */
+  const gateCall: Step = async (state, next) => {
+    await passGate([state.ctx.confirmation ?? confirmFlag], gateRequestFor(state));
     if (state.misplacedConfirm) {
       state.repairs.push({ kind: "dropped-misplaced-confirm", message: `the 'confirm' in ${state.misplacedConfirm} was not honoured: confirm belongs at the top level, next to 'toolName'` });
     }
-    state.adapter = plugin.adapter;
+    state.adapter = (state.plugin as ReadyPlugin).adapter;
     await next();
   };
 
@@ -439,7 +453,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     await next();
   };
 
-  const callChain = compose<CallState>([repair, loopCheck, resolvePlugin, resolveTool, validate, gateCall, invoke, shape]);
+  const callChain = compose<CallState>([repair, loopCheck, resolvePlugin, resolveTool, authorize, validate, gateCall, invoke, shape]);
   const skillChain = compose<CallState>([repair, loopCheck, resolvePlugin, resolveSkill, validate, gateSkill, invoke, shape]);
 
   async function run(operation: PipelineOperation, session: Session, target: string | LoadedPlugin, raw: unknown, ctx: OperationContext): Promise<OperationResult> {

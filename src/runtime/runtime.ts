@@ -78,8 +78,11 @@ export interface RuntimeOptions {
    * AGENT_TOOLS_CATALOG_CACHE=off disables it); none for in-code `manifests`.
    */
   catalogCache?: CatalogStore | false;
-  /** Gate policies run before the confirmation policy on every call and skill step (see gate.ts). */
-  gatePolicies?: GatePolicy[];
+  /**
+   * Access policies, run after the runtime's own identity policy on every call (as soon as the
+   * target is known) and every step a skill takes; each throws to refuse (see gate.ts).
+   */
+  accessPolicies?: GatePolicy[];
   /** The loop breaker's clock and window (tests inject a clock). */
   clock?: () => number;
   loopWindowMs?: number;
@@ -404,8 +407,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     toolsOf,
     similarTools: (plugin, name) => catalogOf(plugin).index.search(name, { plugin: plugin.manifest.prefix, limit: 3 }).hits.filter((h) => h.kind === "tool").map((h) => h.name),
     isReadOnly,
-    // The runtime's own policy first (identities), then any given, then the caller's confirmation.
-    gatePolicies: [identityWrites, ...(options.gatePolicies ?? [])],
+    // The runtime's own policy first (identities), then any given; the caller's confirmation comes after validation.
+    accessPolicies: [identityWrites, ...(options.accessPolicies ?? [])],
     loop: createLoopBreaker({ ...(options.clock ? { now: options.clock } : {}), ...(options.loopWindowMs ? { windowMs: options.loopWindowMs } : {}) }),
     timeoutMs,
     maxResultChars,
