@@ -62,10 +62,22 @@ function checkEndpoint(endpoint: string): URL {
   return url;
 }
 
+/**
+ * Where several processes keep one token set and serialise its refresh: the team gateway's shared
+ * state (Redis) — structurally its KeyValue and Locks. Without it the file is the store and a
+ * refresh is single-flight within this process only.
+ */
+export interface SharedTokenState {
+  kv: { get(key: string): Promise<string | undefined>; set(key: string, value: string): Promise<void> };
+  locks: { withLock<T>(name: string, work: () => Promise<T>, options?: { ttlMs?: number; waitMs?: number }): Promise<T> };
+}
+
 export interface TokenStoreOptions {
   redactor: Redactor;
   /** How long a lock whose holder stopped updating it is honoured. Default 5 s. */
   lockStaleMs?: number;
+  /** Keep the token set in shared state (seeded from the file) and refresh under its lock. */
+  shared?: SharedTokenState;
   fetch?: typeof fetch;
   now?: () => number;
   /** Timeout of the token endpoint request. Default 15 s. */
@@ -94,24 +106,34 @@ export class OAuthTokenStore {
    * holds a different one (another caller refreshed), that one is returned without a new grant.
    */
   async refresh(rejected?: string): Promise<string> {
-    this.refreshing ??= this.refreshLocked(rejected).finally(() => {
+    const shared = this.options.shared;
+    this.refreshing ??= (
+      shared ? shared.locks.withLock(`oauth:${this.file}`, () => this.refreshHeld(rejected), { ttlMs: 30_000, waitMs: 45_000 }) : this.refreshLocked(rejected)
+    ).finally(() => {
       this.refreshing = undefined;
     });
     return this.refreshing;
   }
 
+  /** Under this host's file lock (shared state, when there is one, brings its own lock). */
   private async refreshLocked(rejected: string | undefined): Promise<string> {
     const release = await this.lock();
     try {
-      const current = await this.load(true, true);
-      const expires = expiresAtMs(current.expires_at);
-      const fresh = expires === undefined || expires - EXPIRY_SKEW_MS > this.now();
-      // Another process (or an earlier call) refreshed already: use its token, keep the refresh token unspent.
-      if (fresh && (rejected === undefined || current.access_token !== rejected)) return current.access_token;
-      return await this.grant(current);
+      return await this.refreshHeld(rejected);
     } finally {
       await release().catch(() => undefined);
     }
+  }
+
+  /** With the lock held: read again, and refresh only when no other process or instance did meanwhile. */
+  private async refreshHeld(rejected: string | undefined): Promise<string> {
+    // Another instance may have rotated the refresh token meanwhile, and sending the old one would
+    // be a reuse the server punishes by revoking the whole family.
+    const current = await this.load(true, true);
+    const expires = expiresAtMs(current.expires_at);
+    const fresh = expires === undefined || expires - EXPIRY_SKEW_MS > this.now();
+    if (rejected !== undefined ? current.access_token !== rejected && fresh : fresh && expires !== undefined) return current.access_token;
+    return this.grant(current);
   }
 
   private async lock(): Promise<() => Promise<void>> {
@@ -141,9 +163,10 @@ export class OAuthTokenStore {
     if (this.tokens && !reread) return this.tokens;
     // Under the lock, a write cut short between its fsync and its rename is finished first.
     if (locked) await adoptPendingWrite(this.file);
+    const sharedText = await this.options.shared?.kv.get(`oauth:${this.file}`);
     let text: string;
     try {
-      text = await readFile(this.file, "utf8");
+      text = sharedText ?? (await readFile(this.file, "utf8"));
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
       throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} ${missing ? "does not exist; sign in first" : `could not be read: ${errorMessage(error)}`}`);
@@ -215,6 +238,8 @@ export class OAuthTokenStore {
     }
     if (typeof json.token_type === "string") next.token_type = json.token_type;
     if (typeof json.scope === "string") next.scope = json.scope;
+    // Shared state first: that is what the other instances read; the file is this host's copy.
+    await this.options.shared?.kv.set(`oauth:${this.file}`, JSON.stringify(next));
     await writeTokenStore(this.file, next);
     this.tokens = next;
     return next.access_token;
