@@ -246,7 +246,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log,
     disable: config?.plugins.disable ?? [],
     adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) },
-    shared: state,
+    // Only state that other processes see is worth keeping tokens in: an in-memory one would
+    // shadow the token store file that this host's other runtimes refresh under its lock.
+    ...(state.backend === "redis" ? { shared: state } : {}),
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
   const { plugins, failures, replaced } = await loadPlugins(sources, loadOptions);

@@ -74,7 +74,7 @@ export interface SharedTokenState {
 
 export interface TokenStoreOptions {
   redactor: Redactor;
-  /** How long a lock whose holder stopped updating it is honoured. Default 5 s. */
+  /** How long a lock whose holder stopped updating it is honoured. Default 15 s (a loaded machine can delay the holder's updates by seconds). */
   lockStaleMs?: number;
   /** Keep the token set in shared state (seeded from the file) and refresh under its lock. */
   shared?: SharedTokenState;
@@ -137,7 +137,7 @@ export class OAuthTokenStore {
   }
 
   private async lock(): Promise<() => Promise<void>> {
-    const stale = Math.max(2_000, this.options.lockStaleMs ?? 5_000);
+    const stale = Math.max(2_000, this.options.lockStaleMs ?? 15_000);
     try {
       return await lockfile.lock(this.file, {
         stale,
