@@ -62,6 +62,18 @@ export interface Adapter {
    * The runtime then drops its cached catalog and tells its own clients.
    */
   onToolsChanged?(listener: () => void): void;
+  /**
+   * Optional: why the backend is failing right now (a server that could not be started or
+   * reached), for help; undefined while it works or before its first use.
+   */
+  health?(): AdapterHealth | undefined;
+}
+
+export interface AdapterHealth {
+  state: "failing";
+  reason: string;
+  /** When the adapter will try again (ms from now), if it backs off. */
+  retryInMs?: number;
 }
 
 /** What a module adapter's class constructor or factory receives. */

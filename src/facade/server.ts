@@ -1,5 +1,4 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Server, type CallToolResult, type ListToolsResult, type ServerContext } from "@modelcontextprotocol/server";
 import { packageJson } from "../paths.js";
 import { RuntimeError } from "../runtime/errors.js";
 import type { Repair } from "../runtime/repair.js";
@@ -9,19 +8,31 @@ import { toOperationResult } from "../text/answer.js";
 import { textLayerFor } from "../text/text-layer.js";
 import { routeUnknownTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
-import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeRoute } from "./tools.js";
+import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
 
 /**
- * The MCP facade: the SDK's low-level Server with handlers for tools/list and tools/call. It maps
- * facade tools onto runtime operations and turns every outcome, errors included, into a tool
- * result with the JSON both as text and as structuredContent. It never touches I/O: a transport
- * is connected by the caller.
+ * The MCP facade on the SDK v2 low-level Server: handlers for tools/list and tools/call that map
+ * facade tools onto runtime operations and turn every outcome, errors included, into a tool
+ * result with the JSON both as text and as structuredContent. It never touches I/O: a serving
+ * entry (serveStdio, createMcpHandler, the legacy session table) connects a transport.
+ *
+ * Split in two so that the modern era's per-request factory is cheap: `createFacade` does the
+ * per-process work once (tool list, routes, instructions, identity), and `facade.server(scope)`
+ * only builds a Server instance and registers two closures (microseconds; bench/protocol.ts).
  */
 
 export { SERVER_INSTRUCTIONS } from "./instructions.js";
 
 const TEXT_LAYER_HELP =
   "agent_tools_exec runs a shell command line in this session's sandbox (files, env and cwd persist; no host secrets). Each plugin is a command: `<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME` print JSON, so pipe them into jq/grep/head to keep answers small. `status` shows the text modules (`load commands/<name>`).";
+
+/**
+ * How long a client may keep the facade's tool list (ttlMs on 2026-07-28 `tools/list` and
+ * `server/discover`): the list changes only when the fleet changes, which needs a restart of
+ * this process (plugins and config are read at start), so an hour is safe; clients listening on
+ * `subscriptions/listen` still hear a change at once.
+ */
+export const FACADE_LIST_TTL_MS = 3_600_000;
 
 /** `compact`: one-line JSON text, for answers that must stay small (agent_tools_search). */
 export function toToolResult(outcome: OperationResult, options: { compact?: boolean } = {}): CallToolResult {
@@ -32,9 +43,25 @@ export function toToolResult(outcome: OperationResult, options: { compact?: bool
   };
 }
 
-export interface FacadeServerOptions {
-  runtime: Runtime;
-  session: Session;
+/** Which runtime session a request acts in: its loop memory, call log, jobs and text-layer sandbox. */
+export interface SessionScope {
+  /** The session of search/discover/call/run_skill. */
+  session(ctx: ServerContext): Session;
+  /**
+   * The session whose sandbox runs an agent_tools_exec command line. Absent: the same session as
+   * the other tools (stdio, legacy HTTP sessions). `release` runs after the command line.
+   */
+  execSession?(ctx: ServerContext, args: Record<string, unknown>): Promise<ExecScope>;
+}
+
+export type ExecScope = { session: Session; answer?: Record<string, unknown>; release?: () => Promise<void> } | { error: RuntimeError };
+
+export interface Facade {
+  readonly runtime: Runtime;
+  readonly tools: readonly FacadeTool[];
+  readonly info: { name: string; version: string };
+  /** A Server instance bound to `scope`; cheap (the modern era makes one per request). */
+  server(scope: SessionScope): Server;
 }
 
 /** `{plugin, ...rest}` → the plugin's prefix and the arguments the runtime operation expects. */
@@ -44,66 +71,117 @@ function pluginFromArguments(args: unknown): { prefix: string; rest: unknown } {
   return { prefix: typeof plugin === "string" ? plugin.trim() : "", rest };
 }
 
-export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
+function asRecord(value: unknown): Record<string, unknown> {
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+const facades = new WeakMap<Runtime, Facade>();
+
+/** The facade of `runtime`, built once per runtime (the tool list depends only on the fleet). */
+export function createFacade(runtime: Runtime): Facade {
+  const existing = facades.get(runtime);
+  if (existing) return existing;
   const pkg = packageJson();
-  const server = new Server(
-    { name: pkg.name, version: pkg.version },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(runtime.summaries(), runtime.facadeMode) },
-  );
-  const { tools, routes } = buildFacadeTools(runtime.summaries(), { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+  const info = { name: pkg.name, version: pkg.version };
+  const summaries = runtime.summaries();
+  const { tools, routes } = buildFacadeTools(summaries, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+  const listResult = { tools } as unknown as ListToolsResult; // FacadeTool is a JSON Schema subset of Tool
+  const serverOptions = {
+    capabilities: { tools: { listChanged: true }, logging: {} },
+    instructions: serverInstructions(summaries, runtime.facadeMode),
+    cacheHints: {
+      "tools/list": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: "public" as const },
+      "server/discover": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: "public" as const },
+    },
+  };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const sent = request.params.name;
-    const args: unknown = request.params.arguments ?? {};
+  async function callTool(scope: SessionScope, name: string, args: unknown, ctx: ServerContext): Promise<CallToolResult> {
     const repairs: Repair[] = [];
-    let route: FacadeRoute | undefined = routes.get(sent);
+    let route: FacadeRoute | undefined = routes.get(name);
     if (!route) {
-      const routed = routeUnknownTool(sent, args, routes);
+      const routed = routeUnknownTool(name, args, routes);
       if ("route" in routed) {
         route = routed.route;
         repairs.push(routed.repair);
       } else {
-        const error = new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${sent}'${routed.suggestions.length ? `; did you mean ${routed.suggestions.map((s) => `'${s}'`).join(" or ")}?` : ""}`, {
+        const error = new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${name}'${routed.suggestions.length ? `; did you mean ${routed.suggestions.map((s) => `'${s}'`).join(" or ")}?` : ""}`, {
           suggestions: routed.suggestions,
           tools: [...routes.keys()],
         });
         return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
       }
     }
-    const ctx = { signal: extra.signal, repairs };
+    const signal = ctx.mcpReq.signal;
+    const opCtx = { signal, repairs };
     switch (route.operation) {
       case "help":
         return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), textLayer: TEXT_LAYER_HELP, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
       case "search":
-        return toToolResult(await runtime.search(session, args, ctx), { compact: true });
-      case "exec": {
-        // The text layer is made on first use; just-bash itself loads with the first command line.
-        const command = args && typeof args === "object" ? (args as { command?: unknown }).command : undefined;
-        const answer = await textLayerFor(runtime).exec(session, typeof command === "string" ? command : "", { signal: extra.signal });
-        if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
-        return toToolResult(toOperationResult(answer));
-      }
+        return toToolResult(await runtime.search(scope.session(ctx), args, opCtx), { compact: true });
+      case "exec":
+        return exec(scope, asRecord(args), repairs, ctx);
       case "discover":
-        return toToolResult(await runtime.discover(session, route.prefix ?? "", args, ctx));
+        return toToolResult(await runtime.discover(scope.session(ctx), route.prefix ?? "", args, opCtx));
       case "call":
       case "run_skill": {
         // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
         const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
-        return toToolResult(route.operation === "call" ? await runtime.call(session, prefix, rest, ctx) : await runtime.runSkill(session, prefix, rest, ctx));
+        const session = scope.session(ctx);
+        return toToolResult(route.operation === "call" ? await runtime.call(session, prefix, rest, opCtx) : await runtime.runSkill(session, prefix, rest, opCtx));
       }
     }
-  });
-  // A downstream catalog changed: tell this client, so it re-reads tools (the facade's
-  // descriptions carry skill names and configuration state).
-  // The log message says which plugin changed, for clients that show server logs (logging/setLevel
-  // filters it per session; the SDK drops it below the level the client set).
-  const unsubscribe = runtime.onToolsChanged((prefix) => {
-    if (!server.transport) return;
-    void server.sendToolListChanged().catch(() => undefined);
-    void server.sendLoggingMessage({ level: "info", logger: "agent-tools", data: `the tools of plugin '${prefix}' changed` }, server.transport.sessionId).catch(() => undefined);
-  });
+  }
+
+  async function exec(scope: SessionScope, args: Record<string, unknown>, repairs: Repair[], ctx: ServerContext): Promise<CallToolResult> {
+    const bound: ExecScope = scope.execSession ? await scope.execSession(ctx, args) : { session: scope.session(ctx) };
+    if ("error" in bound) return toToolResult({ isError: true, payload: { ok: false, error: bound.error.toPayload() } });
+    try {
+      // The text layer is made on first use; just-bash itself loads with the first command line.
+      const command = typeof args.command === "string" ? args.command : "";
+      const answer = await textLayerFor(runtime).exec(bound.session, command, { signal: ctx.mcpReq.signal });
+      if (bound.answer) Object.assign(answer, bound.answer);
+      if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
+      return toToolResult(toOperationResult(answer));
+    } finally {
+      await bound.release?.();
+    }
+  }
+
+  const facade: Facade = {
+    runtime,
+    tools,
+    info,
+    server(scope) {
+      const server = new Server(info, serverOptions);
+      server.setRequestHandler("tools/list", () => listResult);
+      server.setRequestHandler("tools/call", (request, ctx) => callTool(scope, request.params.name, request.params.arguments ?? {}, ctx));
+      return server;
+    },
+  };
+  facades.set(runtime, facade);
+  return facade;
+}
+
+/**
+ * Tell a connected server's client that the facade's tools changed, and say which plugin in a log
+ * message (for clients that show server logs; the SDK filters it by the level the client set).
+ * On a modern stdio connection serveStdio routes the list_changed onto `subscriptions/listen`.
+ */
+export function announceToolsChanged(server: Server, prefix: string): void {
+  if (!server.transport) return;
+  void server.sendToolListChanged().catch(() => undefined);
+  void server.sendLoggingMessage({ level: "info", logger: "agent-tools", data: `the tools of plugin '${prefix}' changed` }).catch(() => undefined);
+}
+
+export interface FacadeServerOptions {
+  runtime: Runtime;
+  session: Session;
+}
+
+/** A facade server bound to one session for its whole life (stdio, a legacy HTTP session, tests). */
+export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
+  const server = createFacade(runtime).server({ session: () => session });
+  const unsubscribe = runtime.onToolsChanged((prefix) => announceToolsChanged(server, prefix));
   const previousOnClose = server.onclose;
   server.onclose = () => {
     unsubscribe();

@@ -458,6 +458,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
     help() {
       const pkg = packageJson();
+      // A backend that failed to start or answer says so, with the reason, instead of "ready".
+      const statusOf = (s: PluginSummary): string => {
+        if (!s.configured) return `not configured: ${s.missing ?? ""}`;
+        const health = byPrefix.get(s.prefix)?.adapter?.health?.();
+        return health ? `failing: ${health.reason}` : "ready";
+      };
       return {
         server: `${pkg.name} ${pkg.version}`,
         protocol: facadeMode === "compact" ? COMPACT_PROTOCOL : [
@@ -471,7 +477,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         plugins: runtime.summaries().map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
-          status: s.configured ? "ready" : `not configured: ${s.missing ?? ""}`,
+          status: statusOf(s),
           ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
           ...(s.skills.length ? { skills: s.skills } : {}),
         })),

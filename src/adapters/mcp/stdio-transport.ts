@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport, type StdioServerParameters } from "@modelcontextprotocol/client/stdio";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { buildChildEnv, resolveSecretAware } from "./child-env.js";
@@ -57,6 +57,43 @@ export function resolveLaunch(spec: McpStdioSpec, options: StdioOpenerOptions): 
   return { command, args, env, cwd };
 }
 
+/**
+ * The SDK's era probe on stdio runs `server/discover` on a short-lived sibling process, built with
+ * `new transport.constructor(params)` so that a server that exits on an unknown request does not
+ * cost the real connection. That sibling must be tracked like every other child (so a runtime
+ * exit mid-probe leaves nothing behind): an own `constructor` on the instance makes the SDK build
+ * it through here. The SDK still reaps it once the era is known; this only adds the tracking.
+ */
+function trackProbeSiblings(transport: StdioClientTransport): void {
+  function TrackedProbe(params: StdioServerParameters): StdioClientTransport {
+    const sibling = new StdioClientTransport(params);
+    let pid: number | undefined;
+    const start = sibling.start.bind(sibling);
+    sibling.start = async () => {
+      await start();
+      pid = sibling.pid ?? undefined;
+      if (pid !== undefined) trackChild(pid);
+    };
+    const internals = sibling as unknown as { _dispose?: () => Promise<void> };
+    const dispose = internals._dispose?.bind(sibling);
+    const untrackAfter = async (stop: () => Promise<void>): Promise<void> => {
+      try {
+        await stop();
+      } finally {
+        if (pid !== undefined) {
+          const gone = pid;
+          void waitForExit(gone, 5_000).then(() => untrackChild(gone));
+        }
+      }
+    };
+    if (dispose) internals._dispose = () => untrackAfter(dispose);
+    const close = sibling.close.bind(sibling);
+    sibling.close = () => untrackAfter(close);
+    return sibling;
+  }
+  Object.defineProperty(transport, "constructor", { value: TrackedProbe, configurable: true, writable: true });
+}
+
 /** Stop a stdio child: close stdin, then SIGTERM after the grace period, then SIGKILL; wait for it to go. */
 async function stopChild(transport: StdioClientTransport, pid: number | undefined, graceMs: number): Promise<void> {
   const timers: NodeJS.Timeout[] = [];
@@ -94,6 +131,7 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
     const launch = resolveLaunch(spec, options);
     const tail = new StderrTail(options.stderrLines ?? 40);
     const transport = new StdioClientTransport({ ...launch, cwd: launch.cwd ?? process.cwd(), stderr: "pipe" });
+    trackProbeSiblings(transport);
     transport.stderr?.on("data", (chunk: Buffer) => {
       for (const line of tail.push(chunk)) if (line.trim()) options.log.debug(`[${options.name} stderr] ${options.redactor.redact(line)}`);
     });

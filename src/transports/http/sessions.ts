@@ -1,5 +1,5 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import type { Server } from "@modelcontextprotocol/server";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../../adapters/types.js";
 import { createFacadeServer } from "../../facade/server.js";
@@ -7,7 +7,8 @@ import type { Runtime } from "../../runtime/runtime.js";
 import { closeSession, type Session } from "../../runtime/session.js";
 
 /**
- * The open MCP sessions of the HTTP facade. Each has its own SDK transport, facade server and
+ * The open MCP sessions of the HTTP facade (2025-era clients; 2026-07-28 requests have no session
+ * and are served per request, see server.ts). Each has its own SDK transport, facade server and
  * runtime session (loop memory, call log, text-layer sandbox); the runtime and its adapters are
  * shared. Sessions end on DELETE, after sitting idle too long, or at shutdown.
  */
