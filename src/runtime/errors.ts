@@ -16,6 +16,9 @@ export const ERROR_CODES = [
   "UPSTREAM_ERROR",
   "UPSTREAM_TIMEOUT",
   "LOOP_DETECTED",
+  "WORKSPACE_INVALID",
+  "WORKSPACE_EXPIRED",
+  "CONFIRM_DECLINED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -43,6 +46,12 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "The service did not answer in time. Retry once with a narrower request (fewer items, a filter); if it times out again, tell the user.",
   LOOP_DETECTED:
     "Stop repeating this call: it failed the same way several times. Change the tool or the arguments as the earlier error said, or ask the user.",
+  WORKSPACE_INVALID:
+    "Call agent_tools_exec without `workspace` to start a new workspace, and pass the `workspace` handle it answers (unchanged) on later calls.",
+  WORKSPACE_EXPIRED:
+    "Call agent_tools_exec without `workspace` to start a new workspace; files and variables of the old one are gone, so recreate what you need.",
+  CONFIRM_DECLINED:
+    "The user was asked and did not approve this change; nothing was run. Do not retry it: ask the user what they want instead.",
 };
 
 export interface ErrorPayload {

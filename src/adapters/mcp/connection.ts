@@ -1,7 +1,7 @@
 import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
-import { McpAdapterError, UNSUPPORTED_PROTOCOL_VERSION, errorMessage, numericCode } from "./errors.js";
+import { McpAdapterError, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -86,9 +86,15 @@ function verdictOf(client: Client): PriorDiscovery | undefined {
   return era === "modern" && discover ? { kind: "modern", discover } : undefined;
 }
 
+/** The era probe died with the connection (the server exited on it); not a failed start of a 2026 server. */
+function isProbeCasualty(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return /Version negotiation failed/i.test(error.message) && !/pinned|overlap/i.test(error.message);
+}
+
 /** A connect refused because the kept verdict no longer holds (the server changed era). */
 function isStaleVerdict(error: unknown): boolean {
-  return (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || numericCode(error) === UNSUPPORTED_PROTOCOL_VERSION;
+  return (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || isUnsupportedProtocolVersion(error);
 }
 
 function isSessionExpired(error: unknown, live: Live): boolean {
@@ -296,16 +302,28 @@ export class McpConnection {
     return client;
   };
 
-  /** Connect with the kept era verdict; a verdict the server no longer honours is dropped and the era negotiated again. */
+  /**
+   * Connect with the kept era verdict; a verdict the server no longer honours is dropped and the
+   * era negotiated again. Without a verdict, a probe the server did not survive (it exited on the
+   * unknown `server/discover`, as some 2025-era servers do) means a 2025-era server: start it
+   * again with the plain handshake.
+   */
   private async openWithVerdict(options: RequestOptions): Promise<{ client: Client; opened: OpenedTransport }> {
     const prior = this.verdict;
     try {
       return await this.options.open(this.makeClient, prior ? { ...options, prior } : options);
     } catch (error) {
-      if (!prior || !isStaleVerdict(error) || options.signal?.aborted) throw error;
-      this.options.log.info(`${this.label()}: its protocol era changed; negotiating again`);
-      this.verdict = undefined;
-      return this.options.open(this.makeClient, options);
+      if (options.signal?.aborted || this.closed) throw error;
+      if (prior && isStaleVerdict(error)) {
+        this.options.log.info(`${this.label()}: its protocol era changed; negotiating again`);
+        this.verdict = undefined;
+        return this.options.open(this.makeClient, options);
+      }
+      if (!prior && isProbeCasualty(error)) {
+        this.options.log.debug(`${this.label()}: did not survive the era probe (${errorMessage(error)}); starting it again as a 2025-era server`);
+        return this.options.open(this.makeClient, { ...options, prior: { kind: "legacy" } });
+      }
+      throw error;
     }
   }
 
@@ -371,7 +389,7 @@ export class McpConnection {
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} in time: ${error.message}`));
     }
-    if (code === UNSUPPORTED_PROTOCOL_VERSION) {
+    if (isUnsupportedProtocolVersion(error)) {
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} does not serve a protocol version this runtime speaks: ${errorMessage(error)}`));
     }
     if (error instanceof ProtocolError) {

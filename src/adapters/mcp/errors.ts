@@ -47,3 +47,12 @@ export function numericCode(error: unknown): number | undefined {
 
 /** JSON-RPC -32022: the server does not serve the protocol version offered (a final answer). */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/**
+ * Whether the server answered "unsupported protocol version": a ProtocolError with -32022, or an
+ * HTTP 400 whose body (quoted in the SDK's error message) is that JSON-RPC error.
+ */
+export function isUnsupportedProtocolVersion(error: unknown): boolean {
+  if (numericCode(error) === UNSUPPORTED_PROTOCOL_VERSION) return true;
+  return error instanceof Error && /(^|[^\d])-32022\b/.test(error.message);
+}

@@ -4,7 +4,7 @@ import type { Redactor } from "../shared/redact.js";
 import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
 import { resolveSecretAware } from "./child-env.js";
 import type { ConnectOptions, OpenedTransport, TransportOpener } from "./connection.js";
-import { McpAdapterError, UNSUPPORTED_PROTOCOL_VERSION, errorMessage, numericCode } from "./errors.js";
+import { McpAdapterError, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import type { McpHttpSpec } from "./spec.js";
 
 /**
@@ -29,7 +29,7 @@ const FALLBACK_STATUSES = new Set([400, 404, 405, 406, 415]);
 
 function shouldFallBack(error: unknown): boolean {
   if (error instanceof ProtocolError || error instanceof McpAdapterError) return false;
-  if (numericCode(error) === UNSUPPORTED_PROTOCOL_VERSION) return false;
+  if (isUnsupportedProtocolVersion(error)) return false;
   if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) return false;
   const status = numericCode(error);
   return status !== undefined && FALLBACK_STATUSES.has(status);

@@ -1,34 +1,79 @@
 import { createMcpHandler, type McpHttpHandler } from "@modelcontextprotocol/server";
 import type { Logger } from "../../adapters/types.js";
 import { createFacade, type SessionScope } from "../../facade/server.js";
+import { Workspaces, workspaceKeyFromEnv, type WorkspaceStore } from "../../runtime/workspaces.js";
+import type { ServerContext } from "@modelcontextprotocol/server";
+import { RuntimeError } from "../../runtime/errors.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { closeSession, type Session } from "../../runtime/session.js";
 
 /**
  * Sessions for 2026-07-28 requests, which carry no session id. search/discover/call/run_skill
- * share one process-wide session (its loop memory keys calls by their canonical form, so clients
- * only meet each other's repeated failures). A command line of agent_tools_exec gets a fresh
- * sandbox that ends with the request; workspace handles (below the facade) keep one across calls.
+ * act in one session per caller identity (loop memory, call log, jobs). agent_tools_exec runs in
+ * a workspace: a call without `workspace` opens a new one and answers its signed handle, a call
+ * with one continues it (runtime/workspaces.ts).
  */
 export interface ModernScope extends SessionScope {
   close(): Promise<void>;
 }
 
-export function createModernScope(runtime: Runtime): ModernScope {
-  const shared: Session = runtime.createSession("modern");
+/** Who is calling, as far as the transport knows: the verified token's client id, else nobody in particular. */
+export function identityOf(ctx: ServerContext): string {
+  return ctx.http?.authInfo?.clientId ?? "";
+}
+
+export interface ModernScopeOptions {
+  workspaceStore?: WorkspaceStore;
+  workspaceKey?: Buffer;
+  workspaceIdleMs?: number;
+  now?: () => number;
+}
+
+export function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): ModernScope & { workspaces: Workspaces } {
+  const byIdentity = new Map<string, Session>();
+  const key = options.workspaceKey ?? workspaceKeyFromEnv(process.env);
+  const workspaces = new Workspaces({
+    ...(key ? { key } : {}),
+    ...(options.workspaceStore ? { store: options.workspaceStore } : {}),
+    ...(options.workspaceIdleMs ? { idleMs: options.workspaceIdleMs } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
   return {
-    session: () => shared,
-    async execSession() {
-      const session = runtime.createSession();
-      return { session, release: () => closeSession(session) };
+    workspaces,
+    session(ctx) {
+      const who = identityOf(ctx);
+      let session = byIdentity.get(who);
+      if (!session) {
+        session = runtime.createSession(`modern-${byIdentity.size}`);
+        byIdentity.set(who, session);
+      }
+      return session;
     },
-    close: () => closeSession(shared),
+    async execSession(ctx, args) {
+      const who = identityOf(ctx);
+      try {
+        const opened = typeof args.workspace === "string" && args.workspace.trim() ? await workspaces.open(args.workspace.trim(), who) : await workspaces.create(who);
+        const answer: Record<string, unknown> = { workspace: opened.handle };
+        if (opened.created) answer.workspaceNote = "pass this `workspace` on your next agent_tools_exec calls to keep files, variables and the working folder";
+        if (opened.note) answer.workspaceNote = opened.note;
+        return { session: opened.session, answer };
+      } catch (error) {
+        if (error instanceof RuntimeError) return { error };
+        throw error;
+      }
+    },
+    async close() {
+      await workspaces.close();
+      await Promise.allSettled([...byIdentity.values()].map((s) => closeSession(s)));
+      byIdentity.clear();
+    },
   };
 }
 
 export interface ModernEntry {
   /** The SDK's per-request handler in strict mode (2025-era traffic goes to the session table instead). */
   readonly handler: McpHttpHandler;
+  readonly workspaces: Workspaces;
   close(): Promise<void>;
 }
 
@@ -38,9 +83,9 @@ export interface ModernEntry {
  * Server instance). Tool changes go out on `subscriptions/listen`. Tests drive `handler.fetch`
  * directly, without a socket.
  */
-export function createModernEntry(runtime: Runtime, options: { maxBodyBytes?: number; log?: Logger; redact?: (text: string) => string } = {}): ModernEntry {
+export function createModernEntry(runtime: Runtime, options: { maxBodyBytes?: number; log?: Logger; redact?: (text: string) => string } & ModernScopeOptions = {}): ModernEntry {
   const facade = createFacade(runtime);
-  const scope = createModernScope(runtime);
+  const scope = createModernScope(runtime, options);
   const redact = options.redact ?? ((text: string) => text);
   const handler = createMcpHandler(() => facade.server(scope), {
     legacy: "reject",
@@ -50,6 +95,7 @@ export function createModernEntry(runtime: Runtime, options: { maxBodyBytes?: nu
   const unsubscribe = runtime.onToolsChanged(() => handler.notify.toolsChanged());
   return {
     handler,
+    workspaces: scope.workspaces,
     async close() {
       unsubscribe();
       await handler.close().catch(() => undefined);

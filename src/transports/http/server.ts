@@ -84,7 +84,7 @@ function webRequestHead(req: IncomingMessage): Request {
 export async function startHttpFacade(runtime: Runtime, options: HttpOptions, log: Logger): Promise<HttpFacade> {
   const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs });
   const redactor = createRedactor([options.token]);
-  const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text) });
+  const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs });
   const serveModern = toNodeHandler(modern.handler, { maxRequestBodySize: options.maxBodyBytes, onerror: (error) => log.warn(`http modern: ${redactor.redact(error.message)}`) });
 
   const logRequest = (facts: RequestFacts, res: ServerResponse, started: number, body: () => string): void => {
