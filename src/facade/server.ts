@@ -1,14 +1,16 @@
+import path from "node:path";
 import { Server, type CallToolResult, type ListToolsResult, type ServerContext } from "@modelcontextprotocol/server";
-import { packageJson } from "../paths.js";
-import { RuntimeError } from "../runtime/errors.js";
+import { packageJson, RUNTIME_ROOT } from "../paths.js";
+import type { RuntimeError } from "../runtime/errors.js";
 import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { toOperationResult } from "../text/answer.js";
 import { textLayerFor } from "../text/text-layer.js";
-import { routeUnknownTool } from "./routing.js";
+import { availableModuleFiles } from "../text/module-loader.js";
+import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
-import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
+import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeTool } from "./tools.js";
 
 /**
  * The MCP facade on the SDK v2 low-level Server: handlers for tools/list and tools/call that map
@@ -33,6 +35,11 @@ const TEXT_LAYER_HELP =
  * `subscriptions/listen` still hear a change at once.
  */
 export const FACADE_LIST_TTL_MS = 3_600_000;
+
+/** `commands/<file>` for each text module `load` accepts. */
+function textModuleFiles(): string[] {
+  return availableModuleFiles(path.join(RUNTIME_ROOT, "commands")).map((file) => `commands/${file}`);
+}
 
 /** `compact`: one-line JSON text, for answers that must stay small (agent_tools_search). */
 export function toToolResult(outcome: OperationResult, options: { compact?: boolean } = {}): CallToolResult {
@@ -95,27 +102,22 @@ export function createFacade(runtime: Runtime): Facade {
     },
   };
 
-  async function callTool(scope: SessionScope, name: string, args: unknown, ctx: ServerContext): Promise<CallToolResult> {
-    const repairs: Repair[] = [];
-    let route: FacadeRoute | undefined = routes.get(name);
-    if (!route) {
-      const routed = routeUnknownTool(name, args, routes);
-      if ("route" in routed) {
-        route = routed.route;
-        repairs.push(routed.repair);
-      } else {
-        const error = new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${name}'${routed.suggestions.length ? `; did you mean ${routed.suggestions.map((s) => `'${s}'`).join(" or ")}?` : ""}`, {
-          suggestions: routed.suggestions,
-          tools: [...routes.keys()],
-        });
-        return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
-      }
-    }
+  const prefixes = summaries.map((s) => s.prefix);
+
+  async function callTool(scope: SessionScope, name: string, rawArgs: unknown, ctx: ServerContext): Promise<CallToolResult> {
+    const resolved = resolveFacadeTool(name, rawArgs, routes, prefixes);
+    if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
+    const { route, args, repairs } = resolved;
     const signal = ctx.mcpReq.signal;
     const opCtx = { signal, repairs };
     switch (route.operation) {
-      case "help":
-        return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), textLayer: TEXT_LAYER_HELP, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+      case "help": {
+        const plugin = asRecord(args).plugin;
+        const help = runtime.help(typeof plugin === "string" ? plugin : undefined);
+        // The text modules by file, as the original runtime's help named them (users look for them).
+        const text = "plugin" in help ? {} : { textLayer: TEXT_LAYER_HELP, textModules: textModuleFiles() };
+        return toToolResult({ isError: false, payload: { ok: true, ...help, ...text, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+      }
       case "search":
         return toToolResult(await runtime.search(scope.session(ctx), args, opCtx), { compact: true });
       case "exec":

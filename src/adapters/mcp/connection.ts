@@ -2,6 +2,7 @@ import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Disco
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { McpAdapterError, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
+import { LenientClient } from "./lenient-handshake.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -291,10 +292,11 @@ export class McpConnection {
 
   private makeClient = (): Client => {
     // Both eras: probe with server/discover, fall back to initialize for 2025-era servers.
-    const client = new Client(CLIENT_INFO, {
+    const client = new LenientClient(CLIENT_INFO, {
       capabilities: {},
       versionNegotiation: { mode: "auto", ...(this.options.probeTimeoutMs ? { probe: { timeoutMs: this.options.probeTimeoutMs } } : {}) },
     });
+    client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
     client.setNotificationHandler("notifications/tools/list_changed", () => {
       this.options.log.debug(`${this.label()}: tools/list_changed`);
       this.options.onToolsChanged();
