@@ -1,5 +1,5 @@
 import path from "node:path";
-import { Server, type CallToolResult, type ListToolsResult, type ServerContext } from "@modelcontextprotocol/server";
+import { Server, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext } from "@modelcontextprotocol/server";
 import { packageJson, RUNTIME_ROOT } from "../paths.js";
 import type { RuntimeError } from "../runtime/errors.js";
 import type { Repair } from "../runtime/repair.js";
@@ -8,6 +8,9 @@ import type { Session } from "../runtime/session.js";
 import { toOperationResult } from "../text/answer.js";
 import { textLayerFor } from "../text/text-layer.js";
 import { availableModuleFiles } from "../text/module-loader.js";
+import { ConfirmInterrupt } from "../runtime/confirm.js";
+import { stateKey } from "../runtime/state-key.js";
+import { clientCanElicitForm, ConfirmRounds } from "./confirm-rounds.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeTool } from "./tools.js";
@@ -59,6 +62,11 @@ export interface SessionScope {
    * the other tools (stdio, legacy HTTP sessions). `release` runs after the command line.
    */
   execSession?(ctx: ServerContext, args: Record<string, unknown>): Promise<ExecScope>;
+  /**
+   * false when the transport cannot carry a question to the user mid-call even though the client
+   * declared elicitation (a 2025-era HTTP session answering in JSON): writes then need `confirm`.
+   */
+  canAsk?: boolean;
 }
 
 export type ExecScope = { session: Session; answer?: Record<string, unknown>; release?: () => Promise<void> } | { error: RuntimeError };
@@ -93,7 +101,9 @@ export function createFacade(runtime: Runtime): Facade {
   const summaries = runtime.summaries();
   const { tools, routes } = buildFacadeTools(summaries, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
   const listResult = { tools } as unknown as ListToolsResult; // FacadeTool is a JSON Schema subset of Tool
+  const confirmRounds = new ConfirmRounds(stateKey());
   const serverOptions = {
+    requestState: { verify: confirmRounds.verify },
     capabilities: { tools: { listChanged: true }, logging: {} },
     instructions: serverInstructions(summaries, runtime.facadeMode),
     cacheHints: {
@@ -104,7 +114,7 @@ export function createFacade(runtime: Runtime): Facade {
 
   const prefixes = summaries.map((s) => s.prefix);
 
-  async function callTool(scope: SessionScope, name: string, rawArgs: unknown, ctx: ServerContext): Promise<CallToolResult> {
+  async function callTool(server: Server, scope: SessionScope, name: string, rawArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const resolved = resolveFacadeTool(name, rawArgs, routes, prefixes);
     if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
     const { route, args, repairs } = resolved;
@@ -129,7 +139,17 @@ export function createFacade(runtime: Runtime): Facade {
         // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
         const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
         const session = scope.session(ctx);
-        return toToolResult(route.operation === "call" ? await runtime.call(session, prefix, rest, opCtx) : await runtime.runSkill(session, prefix, rest, opCtx));
+        // A client that can show its user a form is asked before a write (the policy permitting).
+        const round = scope.canAsk !== false && clientCanElicitForm(server, ctx) ? confirmRounds.round(ctx) : undefined;
+        const withConfirm = round ? { ...opCtx, confirmer: round.confirmer } : opCtx;
+        try {
+          const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
+          round?.settle();
+          return toToolResult(outcome);
+        } catch (error) {
+          if (error instanceof ConfirmInterrupt && round) return round.ask(error);
+          throw error;
+        }
       }
     }
   }
@@ -156,7 +176,7 @@ export function createFacade(runtime: Runtime): Facade {
     server(scope) {
       const server = new Server(info, serverOptions);
       server.setRequestHandler("tools/list", () => listResult);
-      server.setRequestHandler("tools/call", (request, ctx) => callTool(scope, request.params.name, request.params.arguments ?? {}, ctx));
+      server.setRequestHandler("tools/call", (request, ctx) => callTool(server, scope, request.params.name, request.params.arguments ?? {}, ctx));
       return server;
     },
   };
@@ -178,11 +198,13 @@ export function announceToolsChanged(server: Server, prefix: string): void {
 export interface FacadeServerOptions {
   runtime: Runtime;
   session: Session;
+  /** See SessionScope.canAsk. */
+  canAsk?: boolean;
 }
 
 /** A facade server bound to one session for its whole life (stdio, a legacy HTTP session, tests). */
-export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
-  const server = createFacade(runtime).server({ session: () => session });
+export function createFacadeServer({ runtime, session, canAsk }: FacadeServerOptions): Server {
+  const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk } : {}) });
   const unsubscribe = runtime.onToolsChanged((prefix) => announceToolsChanged(server, prefix));
   const previousOnClose = server.onclose;
   server.onclose = () => {

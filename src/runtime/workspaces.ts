@@ -1,6 +1,7 @@
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { RuntimeError } from "./errors.js";
 import { closeSession, createSession, type Session } from "./session.js";
+import { stateKey } from "./state-key.js";
 
 /**
  * Workspaces: the text layer's state (files, variables, working folder) for clients that have no
@@ -49,7 +50,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
 }
 
 export interface WorkspacesOptions {
-  /** The HMAC key; 32 random bytes when absent (handles then die with the process). At least 32 bytes. */
+  /** The HMAC key (state-key.ts); 32 random bytes when absent (handles then die with the process). At least 32 bytes. */
   key?: Buffer;
   store?: WorkspaceStore;
   /** A workspace unused this long is closed and its handle refused. Default 30 minutes. */
@@ -85,7 +86,7 @@ export class Workspaces {
 
   constructor(options: WorkspacesOptions = {}) {
     if (options.key && options.key.length < 32) throw new Error("the workspace key must be at least 32 bytes");
-    this.key = options.key ?? randomBytes(32);
+    this.key = options.key ?? stateKey();
     this.store = options.store ?? new MemoryWorkspaceStore();
     this.idleMs = options.idleMs ?? DEFAULT_WORKSPACE_IDLE_MS;
     this.maxLive = options.maxLive ?? 256;
@@ -179,13 +180,4 @@ export class Workspaces {
     await this.store.delete(id);
     if (session) await closeSession(session);
   }
-}
-
-/** The key from AGENT_TOOLS_WORKSPACE_KEY (hex or base64, ≥ 32 bytes), so instances behind a balancer share it. */
-export function workspaceKeyFromEnv(env: NodeJS.ProcessEnv): Buffer | undefined {
-  const raw = env.AGENT_TOOLS_WORKSPACE_KEY?.trim();
-  if (!raw) return undefined;
-  const key = /^[0-9a-f]+$/i.test(raw) && raw.length % 2 === 0 ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
-  if (key.length < 32) throw new Error("AGENT_TOOLS_WORKSPACE_KEY must hold at least 32 bytes (64 hex characters); make one with `openssl rand -hex 32`");
-  return key;
 }

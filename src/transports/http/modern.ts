@@ -1,8 +1,8 @@
 import { createMcpHandler, type McpHttpHandler } from "@modelcontextprotocol/server";
 import type { Logger } from "../../adapters/types.js";
 import { createFacade, type SessionScope } from "../../facade/server.js";
-import { Workspaces, workspaceKeyFromEnv, type WorkspaceStore } from "../../runtime/workspaces.js";
-import type { ServerContext } from "@modelcontextprotocol/server";
+import { Workspaces, type WorkspaceStore } from "../../runtime/workspaces.js";
+import { identityOf } from "../../facade/confirm-rounds.js";
 import { RuntimeError } from "../../runtime/errors.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { closeSession, type Session } from "../../runtime/session.js";
@@ -17,10 +17,6 @@ export interface ModernScope extends SessionScope {
   close(): Promise<void>;
 }
 
-/** Who is calling, as far as the transport knows: the verified token's client id, else nobody in particular. */
-export function identityOf(ctx: ServerContext): string {
-  return ctx.http?.authInfo?.clientId ?? "";
-}
 
 export interface ModernScopeOptions {
   workspaceStore?: WorkspaceStore;
@@ -31,7 +27,7 @@ export interface ModernScopeOptions {
 
 export function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): ModernScope & { workspaces: Workspaces } {
   const byIdentity = new Map<string, Session>();
-  const key = options.workspaceKey ?? workspaceKeyFromEnv(process.env);
+  const key = options.workspaceKey;
   const workspaces = new Workspaces({
     ...(key ? { key } : {}),
     ...(options.workspaceStore ? { store: options.workspaceStore } : {}),

@@ -80,7 +80,8 @@ export class SessionRegistry {
       enableJsonResponse: responseMode === "json",
       onsessionclosed: () => void this.close(id, "DELETE"),
     });
-    const server = createFacadeServer({ runtime: this.options.runtime, session });
+    // A JSON-answering session cannot carry a question to the user mid-call: its writes keep the confirm flag.
+    const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: responseMode === "sse" });
     const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 0 };
     this.sessions.set(id, entry);
     await server.connect(transport);
