@@ -63,6 +63,11 @@ export interface Adapter {
    */
   onToolsChanged?(listener: () => void): void;
   /**
+   * Optional: the server's own name and version (MCP `serverInfo`) once it has been reached. The
+   * runtime stores it with the catalog and notices when an upgrade changed the server.
+   */
+  serverInfo?(): { name: string; version: string } | undefined;
+  /**
    * Optional: why the backend is failing right now (a server that could not be started or
    * reached), for help; undefined while it works or before its first use.
    */
