@@ -73,7 +73,7 @@ describe("modern era in-process (createMcpHandler's fetch, no socket)", () => {
   it("a factory call costs microseconds: the runtime is not rebuilt per request", async () => {
     const client = await connectHttpV2(v2Client("pin"), "http://in-process.test/mcp", fetchIt);
     const before = runtime.plugins;
-    for (let i = 0; i < 5; i++) await client.listTools({}, { cache: "no-store" } as never);
+    for (let i = 0; i < 5; i++) await client.listTools(undefined, { cacheMode: "bypass" });
     assert.equal(runtime.plugins, before);
     await client.close();
   });
