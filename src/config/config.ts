@@ -47,7 +47,7 @@ export interface AgentToolsConfig {
   facade: { mode: "per-plugin" | "compact" };
   /** The default confirm policy: "elicit" (ask the user when the client can) or "flag" (the model's confirm: true). */
   confirm?: "elicit" | "flag";
-  http: { host?: string; port?: number; allowedHosts?: string[]; allowedOrigins?: string[]; maxSessions?: number; sessionIdleMs?: number; maxBodyBytes?: number };
+  http: { host?: string; port?: number; allowedHosts?: string[]; allowedOrigins?: string[]; maxSessions?: number; sessionIdleMs?: number; unusedSessionIdleMs?: number; maxBodyBytes?: number };
 }
 
 export class ConfigError extends Error {
@@ -106,6 +106,7 @@ const configSchema = {
         allowedOrigins: strings,
         maxSessions: { type: "integer", minimum: 1 },
         sessionIdleMs: { type: "integer", minimum: 1 },
+        unusedSessionIdleMs: { type: "integer", minimum: 1 },
         maxBodyBytes: { type: "integer", minimum: 1 },
       },
       additionalProperties: false,

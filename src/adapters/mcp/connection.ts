@@ -1,6 +1,7 @@
 import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
+import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { McpAdapterError, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 
@@ -389,6 +390,9 @@ export class McpConnection {
     }
     if (error instanceof McpAdapterError) {
       return new McpAdapterError(error.code, redact(error.message), error.status !== undefined ? { status: error.status } : {});
+    }
+    if (error instanceof ResponseTooLargeError) {
+      return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
     }
     const code = numericCode(error);
     const closedUnderUs = (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) || live?.gone === true;
