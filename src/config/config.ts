@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import * as jsonc from "jsonc-parser";
 import { compileSchema, pointerToField, toViolations } from "../json-schema.js";
+import { teamSchema, type TeamConfig } from "./team.js";
 
 /**
  * `agent-tools.config.json` (comments and trailing commas allowed). Found by `--config`, else
@@ -48,6 +49,8 @@ export interface AgentToolsConfig {
   /** The default confirm policy: "elicit" (ask the user when the client can) or "flag" (the model's confirm: true). */
   confirm?: "elicit" | "flag";
   http: { host?: string; port?: number; allowedHosts?: string[]; allowedOrigins?: string[]; maxSessions?: number; sessionIdleMs?: number; unusedSessionIdleMs?: number; maxBodyBytes?: number };
+  /** Team gateway settings (README "Run it for a team"); absent for a single user. */
+  team?: TeamConfig;
 }
 
 export class ConfigError extends Error {
@@ -111,6 +114,7 @@ const configSchema = {
       },
       additionalProperties: false,
     },
+    team: teamSchema,
   },
   additionalProperties: false,
 } as const;
@@ -162,6 +166,7 @@ export function parseConfig(file: string, doc: unknown): AgentToolsConfig {
     ...(raw.confirm === "elicit" || raw.confirm === "flag" ? { confirm: raw.confirm } : {}),
     facade: { mode: ((raw.facade as { mode?: string } | undefined)?.mode as "per-plugin" | "compact" | undefined) ?? "per-plugin" },
     http: (raw.http ?? {}) as AgentToolsConfig["http"],
+    ...(raw.team ? { team: raw.team as TeamConfig } : {}),
   };
 }
 

@@ -13,7 +13,8 @@ import { stateKey } from "../runtime/state-key.js";
 import { clientCanElicitForm, ConfirmRounds } from "./confirm-rounds.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
-import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeTool } from "./tools.js";
+import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
+import { mayUsePlugin, type Identity } from "../runtime/access.js";
 
 /**
  * The MCP facade on the SDK v2 low-level Server: handlers for tools/list and tools/call that map
@@ -67,12 +68,15 @@ export interface SessionScope {
    * declared elicitation (a 2025-era HTTP session answering in JSON): writes then need `confirm`.
    */
   canAsk?: boolean;
+  /** The caller's team identity, when a gateway verified one: it sees only the plugins it may use. */
+  identity?: Identity;
 }
 
 export type ExecScope = { session: Session; answer?: Record<string, unknown>; release?: () => Promise<void> } | { error: RuntimeError };
 
 export interface Facade {
   readonly runtime: Runtime;
+  /** The tool list of a caller without an identity (every plugin). */
   readonly tools: readonly FacadeTool[];
   readonly info: { name: string; version: string };
   /** A Server instance bound to `scope`; cheap (the modern era makes one per request). */
@@ -98,24 +102,48 @@ export function createFacade(runtime: Runtime): Facade {
   if (existing) return existing;
   const pkg = packageJson();
   const info = { name: pkg.name, version: pkg.version };
-  const summaries = runtime.summaries();
-  const { tools, routes } = buildFacadeTools(summaries, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
-  const listResult = { tools } as unknown as ListToolsResult; // FacadeTool is a JSON Schema subset of Tool
   const confirmRounds = new ConfirmRounds(stateKey());
-  const serverOptions = {
-    requestState: { verify: confirmRounds.verify },
-    capabilities: { tools: { listChanged: true }, logging: {} },
-    instructions: serverInstructions(summaries, runtime.facadeMode),
-    cacheHints: {
-      "tools/list": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: "public" as const },
-      "server/discover": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: "public" as const },
-    },
+
+  /**
+   * What one caller sees: a team identity only the plugins it may use (tool list, instructions,
+   * help). Made once per identity and kept, so the per-request factory stays cheap.
+   */
+  interface View {
+    tools: FacadeTool[];
+    routes: Map<string, FacadeRoute>;
+    prefixes: string[];
+    listResult: ListToolsResult;
+    serverOptions: ConstructorParameters<typeof Server>[1];
+  }
+  const views = new Map<string, View>();
+  const viewFor = (identity: Identity | undefined): View => {
+    const key = identity ? `${identity.name}\n${identity.plugins === "*" ? "*" : identity.plugins.join(",")}` : "";
+    let view = views.get(key);
+    if (view) return view;
+    const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
+    const { tools, routes } = buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+    view = {
+      tools,
+      routes,
+      prefixes: visible.map((s) => s.prefix),
+      listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
+      serverOptions: {
+        requestState: { verify: confirmRounds.verify },
+        capabilities: { tools: { listChanged: true }, logging: {} },
+        instructions: serverInstructions(visible, runtime.facadeMode),
+        cacheHints: {
+          "tools/list": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: identity ? ("private" as const) : ("public" as const) },
+          "server/discover": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: "public" as const },
+        },
+      },
+    };
+    if (views.size > 1_000) views.clear();
+    views.set(key, view);
+    return view;
   };
 
-  const prefixes = summaries.map((s) => s.prefix);
-
-  async function callTool(server: Server, scope: SessionScope, name: string, rawArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
-    const resolved = resolveFacadeTool(name, rawArgs, routes, prefixes);
+  async function callTool(server: Server, view: View, scope: SessionScope, name: string, rawArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    const resolved = resolveFacadeTool(name, rawArgs, view.routes, view.prefixes);
     if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
     const { route, args, repairs } = resolved;
     const signal = ctx.mcpReq.signal;
@@ -123,7 +151,7 @@ export function createFacade(runtime: Runtime): Facade {
     switch (route.operation) {
       case "help": {
         const plugin = asRecord(args).plugin;
-        const help = runtime.help(typeof plugin === "string" ? plugin : undefined);
+        const help = runtime.help(typeof plugin === "string" ? plugin : undefined, scope.session(ctx));
         // The text modules by file, as the original runtime's help named them (users look for them).
         const text = "plugin" in help ? {} : { textLayer: TEXT_LAYER_HELP, textModules: textModuleFiles() };
         return toToolResult({ isError: false, payload: { ok: true, ...help, ...text, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
@@ -171,12 +199,13 @@ export function createFacade(runtime: Runtime): Facade {
 
   const facade: Facade = {
     runtime,
-    tools,
+    tools: viewFor(undefined).tools,
     info,
     server(scope) {
-      const server = new Server(info, serverOptions);
-      server.setRequestHandler("tools/list", () => listResult);
-      server.setRequestHandler("tools/call", (request, ctx) => callTool(server, scope, request.params.name, request.params.arguments ?? {}, ctx));
+      const view = viewFor(scope.identity);
+      const server = new Server(info, view.serverOptions);
+      server.setRequestHandler("tools/list", () => view.listResult);
+      server.setRequestHandler("tools/call", (request, ctx) => callTool(server, view, scope, request.params.name, request.params.arguments ?? {}, ctx));
       return server;
     },
   };
@@ -204,7 +233,7 @@ export interface FacadeServerOptions {
 
 /** A facade server bound to one session for its whole life (stdio, a legacy HTTP session, tests). */
 export function createFacadeServer({ runtime, session, canAsk }: FacadeServerOptions): Server {
-  const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk } : {}) });
+  const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk } : {}), ...(session.identity ? { identity: session.identity } : {}) });
   const unsubscribe = runtime.onToolsChanged((prefix) => announceToolsChanged(server, prefix));
   const previousOnClose = server.onclose;
   server.onclose = () => {

@@ -2,6 +2,7 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { RuntimeError } from "./errors.js";
 import { closeSession, createSession, type Session } from "./session.js";
 import { stateKey } from "./state-key.js";
+import type { Identity } from "./access.js";
 
 /**
  * Workspaces: the text layer's state (files, variables, working folder) for clients that have no
@@ -96,18 +97,18 @@ export class Workspaces {
   }
 
   /** A new workspace bound to `owner`. */
-  async create(owner: string): Promise<OpenedWorkspace> {
+  async create(owner: string, identity?: Identity): Promise<OpenedWorkspace> {
     const id = randomUUID();
     const at = this.now();
     await this.store.put({ id, owner, createdAt: at, lastUsed: at });
-    return { handle: this.sign(id, owner), session: await this.sandbox(id), created: true };
+    return { handle: this.sign(id, owner), session: await this.sandbox(id, identity), created: true };
   }
 
   /**
    * The workspace of `handle` for `owner`, touched. Throws WORKSPACE_INVALID for a handle this
    * server did not issue to this identity, WORKSPACE_EXPIRED for one that sat idle too long.
    */
-  async open(handle: string, owner: string): Promise<OpenedWorkspace> {
+  async open(handle: string, owner: string, identity?: Identity): Promise<OpenedWorkspace> {
     const id = this.verify(handle, owner);
     const record = await this.store.get(id);
     const at = this.now();
@@ -117,7 +118,7 @@ export class Workspaces {
     }
     await this.store.put({ ...record, lastUsed: at });
     const known = this.live.has(id);
-    const session = await this.sandbox(id);
+    const session = await this.sandbox(id, identity);
     return { handle, session, created: false, ...(known ? {} : { note: "this workspace was opened again on this server instance: files and variables from before are not here" }) };
   }
 
@@ -157,14 +158,14 @@ export class Workspaces {
     return id;
   }
 
-  private async sandbox(id: string): Promise<Session> {
+  private async sandbox(id: string, identity?: Identity): Promise<Session> {
     let session = this.live.get(id);
     if (session) {
       this.live.delete(id);
       this.live.set(id, session);
       return session;
     }
-    session = createSession(`ws-${id}`);
+    session = createSession(`ws-${id}`, identity);
     this.live.set(id, session);
     while (this.live.size > this.maxLive) {
       const [oldest] = this.live.keys();

@@ -1,4 +1,5 @@
-import { createMcpHandler, type McpHttpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, type AuthInfo, type McpHttpHandler, type ServerContext } from "@modelcontextprotocol/server";
+import type { Identity } from "../../runtime/access.js";
 import type { Logger } from "../../adapters/types.js";
 import { createFacade, type SessionScope } from "../../facade/server.js";
 import { Workspaces, type WorkspaceStore } from "../../runtime/workspaces.js";
@@ -17,6 +18,21 @@ export interface ModernScope extends SessionScope {
   close(): Promise<void>;
 }
 
+/**
+ * The team identity a gateway verified for this request. The HTTP server passes it as the
+ * request's `authInfo` (clientId = the identity's name, extra.identity = the identity), which the
+ * SDK hands to the factory and to handlers.
+ */
+export function identityFromAuth(authInfo: AuthInfo | undefined): Identity | undefined {
+  const identity = (authInfo?.extra as { identity?: unknown } | undefined)?.identity;
+  return identity && typeof identity === "object" && typeof (identity as Identity).name === "string" ? (identity as Identity) : undefined;
+}
+
+export function authInfoFor(identity: Identity): AuthInfo {
+  return { token: "", clientId: identity.name, scopes: [], extra: { identity } };
+}
+
+const identityIn = (ctx: ServerContext): Identity | undefined => identityFromAuth(ctx.http?.authInfo);
 
 export interface ModernScopeOptions {
   workspaceStore?: WorkspaceStore;
@@ -40,7 +56,7 @@ export function createModernScope(runtime: Runtime, options: ModernScopeOptions 
       const who = identityOf(ctx);
       let session = byIdentity.get(who);
       if (!session) {
-        session = runtime.createSession(`modern-${byIdentity.size}`);
+        session = runtime.createSession(`modern-${byIdentity.size}`, identityIn(ctx));
         byIdentity.set(who, session);
       }
       return session;
@@ -48,7 +64,8 @@ export function createModernScope(runtime: Runtime, options: ModernScopeOptions 
     async execSession(ctx, args) {
       const who = identityOf(ctx);
       try {
-        const opened = typeof args.workspace === "string" && args.workspace.trim() ? await workspaces.open(args.workspace.trim(), who) : await workspaces.create(who);
+        const identity = identityIn(ctx);
+        const opened = typeof args.workspace === "string" && args.workspace.trim() ? await workspaces.open(args.workspace.trim(), who, identity) : await workspaces.create(who, identity);
         const answer: Record<string, unknown> = { workspace: opened.handle };
         if (opened.created) answer.workspaceNote = "pass this `workspace` on your next agent_tools_exec calls to keep files, variables and the working folder";
         if (opened.note) answer.workspaceNote = opened.note;
@@ -83,7 +100,10 @@ export function createModernEntry(runtime: Runtime, options: { maxBodyBytes?: nu
   const facade = createFacade(runtime);
   const scope = createModernScope(runtime, options);
   const redact = options.redact ?? ((text: string) => text);
-  const handler = createMcpHandler(() => facade.server(scope), {
+  const handler = createMcpHandler((ctx) => {
+    const identity = identityFromAuth(ctx.authInfo);
+    return facade.server(identity ? { ...scope, identity } : scope);
+  }, {
     legacy: "reject",
     ...(options.maxBodyBytes ? { maxRequestBodySize: options.maxBodyBytes } : {}),
     onerror: (error) => options.log?.debug(`http modern: ${redact(error.message)}`),
