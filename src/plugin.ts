@@ -186,6 +186,8 @@ export interface FieldCheck {
   field: string;
   expected: unknown;
   stored: unknown;
+  /** False when the read-back has no such field at all (a service that drops unknown fields). */
+  present: boolean;
   match: boolean;
 }
 
@@ -252,12 +254,13 @@ export async function createAndVerify<Id = unknown>(plan: VerifyPlan<Id>): Promi
   const checks: FieldCheck[] = Object.entries(plan.expect ?? {})
     .filter(([field]) => !secret.includes(field))
     .map(([field, expected]) => {
-      const value = isRecord(stored) ? stored[field] : undefined;
-      return { field, expected, stored: value, match: JSON.stringify(expected ?? null) === JSON.stringify(value ?? null) };
+      const present = isRecord(stored) && field in stored;
+      const value = present ? stored[field] : undefined;
+      return { field, expected, stored: value, present, match: JSON.stringify(expected ?? null) === JSON.stringify(value ?? null) };
     });
   const mismatches = checks.filter((c) => !c.match);
   const problems = [
-    ...mismatches.map((c) => `${c.field} (sent ${JSON.stringify(c.expected)}, stored ${JSON.stringify(c.stored ?? null)})`),
+    ...mismatches.map((c) => `${c.field} (sent ${JSON.stringify(c.expected)}, ${c.present ? `stored ${JSON.stringify(c.stored ?? null)}` : "not in what was read back"})`),
     ...(plan.check ? plan.check(stored, created) : []),
   ];
   if (problems.length) {

@@ -199,7 +199,7 @@ describe("tasks plugin against the reference tasks API", () => {
     assert.match(payload.error?.message ?? "", /task \d+ was created, but what was stored differs from what was sent: title \(sent "Water the garden", stored "Water the plans"\)/);
     const details = payload.error?.details as { stage: string; checks: { field: string; expected: unknown; stored: unknown; match: boolean }[] };
     assert.equal(details.stage, "compare");
-    assert.deepEqual(details.checks.find((c) => c.field === "title"), { field: "title", expected: "Water the garden", stored: "Water the plans", match: false });
+    assert.deepEqual(details.checks.find((c) => c.field === "title"), { field: "title", expected: "Water the garden", stored: "Water the plans", present: true, match: false });
   });
 
   it("a failed create is an error of the skill (nothing to verify)", async () => {
