@@ -278,6 +278,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
 
   function isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean {
+    if (plugin.manifest.confirmTools?.includes(tool.name)) return false;
     return plugin.manifest.readonlyTools.includes(tool.name) || tool.annotations?.readOnlyHint === true;
   }
 
