@@ -23,7 +23,7 @@ export async function run(adapter, args, context) {
   if (context?.confirmed === false) {
     throw skillError("CONFIRM_REQUIRED", "start-ephemeral-agent runs run_ephemeral_agent, which changes data; run the skill again with confirm: true");
   }
-  const jobId = context.jobs.start((signal) => adapter.call("run_ephemeral_agent", args, { ...context, signal }), { kind: "run_ephemeral_agent" });
+  const jobId = await context.jobs.start((signal) => adapter.call("run_ephemeral_agent", args, { ...context, signal }), { kind: "run_ephemeral_agent" });
   return {
     jobId,
     state: "running",
