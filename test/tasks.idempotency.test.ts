@@ -115,7 +115,7 @@ describe("writes in flight when the tasks API is SIGKILLed", { timeout: 240_000 
       for (const task of tasks) counts.set(task.title, (counts.get(task.title) ?? 0) + 1);
       assert.deepEqual([...counts.entries()].filter(([, n]) => n !== 1), [], "no task was created twice");
       assert.equal(counts.size, 10);
-      const retriedIds = retried.map((answer) => (answer.payload.result as { data: { id: number } }).data.id).sort((a, b) => a - b);
+      const retriedIds = retried.map((answer) => (answer.payload.result as { data: { task: { id: number } } }).data.task.id).sort((a, b) => a - b);
       assert.deepEqual(retriedIds, tasks.map((task) => task.id).sort((a, b) => a - b), "each retry answered the task its first attempt created");
     }
     assert.equal(ghosts, 30);
@@ -126,7 +126,7 @@ describe("writes in flight when the tasks API is SIGKILLed", { timeout: 240_000 
     const a = await create("distinct one");
     const b = await create("distinct two");
     assert.equal(a.payload.ok && b.payload.ok, true);
-    assert.notEqual((a.payload.result as { data: { id: number } }).data.id, (b.payload.result as { data: { id: number } }).data.id);
+    assert.notEqual((a.payload.result as { data: { task: { id: number } } }).data.task.id, (b.payload.result as { data: { task: { id: number } } }).data.task.id);
   });
 });
 

@@ -29,6 +29,8 @@ import initSqlJs from "sql.js";
 
 const STATUSES = ["todo", "doing", "done"];
 const FIELDS = ["title", "description", "status", "due"];
+/** Accepted in bodies besides FIELDS: the original tasks plugin's boolean (true is status done). */
+const DONE = "done";
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_TITLE = 200;
 const MAX_DESCRIPTION = 4000;
@@ -36,7 +38,7 @@ const MAX_LIST = 500;
 const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
 const MAX_IDEMPOTENCY_KEY = 200;
 
-/** A client error answered as `{ error: { code, message, field? } }`. */
+/** A client error answered as `{ error: message, code, field? }`. */
 class HttpError extends Error {
   constructor(status, code, message, field) {
     super(message);
@@ -219,6 +221,7 @@ function toTask(row) {
     description: row.description,
     status: row.status,
     due: row.due ?? null,
+    done: row.status === "done",
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -232,15 +235,28 @@ function isRealDate(text) {
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
 }
 
-/** Check a create (all rules, title required) or an update (only what is sent). */
-function checkFields(body, { creating }) {
+/** Check a create (all rules, title required) or an update of `existing` (only what is sent). */
+function checkFields(body, { creating, existing }) {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     throw new HttpError(400, "bad_request", "the request body must be a JSON object");
   }
   for (const key of Object.keys(body)) {
-    if (!FIELDS.includes(key)) throw new HttpError(422, "unknown_field", `field '${key}' is not a task field (fields: ${FIELDS.join(", ")})`, key);
+    if (!FIELDS.includes(key) && key !== DONE) throw new HttpError(422, "unknown_field", `field '${key}' is not a task field (fields: ${FIELDS.join(", ")}, ${DONE})`, key);
   }
   const out = {};
+  if (DONE in body) {
+    if (typeof body.done !== "boolean") throw new HttpError(422, "invalid_field", "field 'done' must be true or false", DONE);
+    // done is the status seen as a yes/no: true is done; false reopens a done task as todo and
+    // leaves an open one (todo, doing) as it is.
+    if ("status" in body && (body.status === "done") !== body.done) {
+      throw new HttpError(422, "invalid_field", `fields 'done' (${body.done}) and 'status' ('${body.status}') disagree; send one of them`, DONE);
+    }
+    if (!("status" in body)) {
+      if (body.done) out.status = "done";
+      else if (creating || existing?.status === "done") out.status = "todo";
+      else out.status = existing.status;
+    }
+  }
   if (creating || "title" in body) {
     const { title } = body;
     if (title === undefined) throw new HttpError(422, "invalid_field", "field 'title' is required", "title");
@@ -267,7 +283,7 @@ function checkFields(body, { creating }) {
     out.due = body.due;
   }
   if (!creating && Object.keys(out).length === 0) {
-    throw new HttpError(422, "invalid_field", `an update needs at least one of ${FIELDS.join(", ")}`);
+    throw new HttpError(422, "invalid_field", `an update needs at least one of ${FIELDS.join(", ")}, ${DONE}`);
   }
   return out;
 }
@@ -364,28 +380,33 @@ function createHandler(store, apiKey) {
           return send(res, 200, { tasks, count: tasks.length });
         }
         if (req.method === "POST") {
-          const fields = checkFields(await readJson(req), { creating: true });
-          return write(req, res, url.pathname, fields, () => ({ status: 201, body: store.create(fields) }));
+          const body = await readJson(req);
+          const fields = checkFields(body, { creating: true });
+          return write(req, res, url.pathname, body, () => ({ status: 201, body: { task: store.create(fields) } }));
         }
         throw new HttpError(405, "method_not_allowed", `${req.method} is not allowed on /tasks (GET, POST)`);
       }
       const id = parseId(decodeURIComponent(parts[1]));
       if (!["GET", "PATCH", "DELETE"].includes(req.method ?? "")) throw new HttpError(405, "method_not_allowed", `${req.method} is not allowed on /tasks/:id (GET, PATCH, DELETE)`);
       // The body is read before the task is looked up, so a replayed write is answered as it was.
-      const fields = req.method === "PATCH" ? checkFields(await readJson(req), { creating: false }) : undefined;
-      if (req.method !== "GET" && replayed(req, res, url.pathname, fields)) return;
+      const body = req.method === "PATCH" ? await readJson(req) : undefined;
+      if (req.method !== "GET" && replayed(req, res, url.pathname, body)) return;
       const existing = store.get(id);
       if (!existing) throw new HttpError(404, "not_found", `task ${id} does not exist`, "id");
-      if (req.method === "GET") return send(res, 200, existing);
-      if (req.method === "PATCH") return write(req, res, url.pathname, fields, () => ({ status: 200, body: store.update(id, fields) }));
+      if (req.method === "GET") return send(res, 200, { task: existing });
+      if (req.method === "PATCH") {
+        const fields = checkFields(body, { creating: false, existing });
+        return write(req, res, url.pathname, body, () => ({ status: 200, body: { task: store.update(id, fields) } }));
+      }
       return write(req, res, url.pathname, undefined, () => {
         store.remove(id);
         return { status: 200, body: { deleted: true, task: existing } };
       });
     } catch (error) {
-      if (error instanceof HttpError) return send(res, error.status, { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } });
+      // `error` is the message itself, so a client that prints `body.error` shows words.
+      if (error instanceof HttpError) return send(res, error.status, { error: error.message, code: error.code, ...(error.field ? { field: error.field } : {}) });
       console.error("tasks-api: internal error:", error);
-      return send(res, 500, { error: { code: "internal", message: "internal server error" } });
+      return send(res, 500, { error: "internal server error", code: "internal" });
     }
   };
 }
