@@ -25,8 +25,9 @@ export interface GateRequest {
   plugin: string;
   /** "call": a _call (or a text command's call); "skill": something a skill's code asked of the adapter. */
   via: "call" | "skill";
-  /** For via "skill": the skill. */
+  /** For via "skill": the skill, and the arguments of its run. */
   skill?: string;
+  skillArguments?: unknown;
   /** The tool about to run; for an adapter method other than `call`, the method's name. */
   target: string;
   /** The tool's descriptor, when the target is a tool. */

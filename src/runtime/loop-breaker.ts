@@ -28,6 +28,8 @@ export const RETRY_CANNOT_FIX: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "NOT_CONFIGURED",
   // The same request gets the same oversized answer: only asking for less helps.
   "RESULT_TOO_LARGE",
+  // The user said no: asking again the same way will not change that.
+  "CONFIRM_DECLINED",
 ]);
 
 /** Canonical JSON: object keys sorted, so `{a,b}` and `{b,a}` are one call. */

@@ -4,6 +4,7 @@ import type { LoadedPlugin } from "../plugins/loader.js";
 import type { Skill } from "../plugins/skills.js";
 import type { ErrorAnswer, OperationResult, SuccessKind } from "./answers.js";
 import { confirmFlag, gatedAdapter, passGate, type GatePolicy, type GateRequest } from "./gate.js";
+import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confirmer } from "./confirm.js";
 import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
@@ -43,6 +44,11 @@ export interface OperationContext {
    * (see gate.ts: an elicitation policy asks the human instead of refusing).
    */
   confirmation?: GatePolicy;
+  /**
+   * Asks the user to confirm a write, when the client can show a form (confirm.ts). With the
+   * plugin's policy "elicit" the default confirmation policy asks it instead of reading `confirm`.
+   */
+  confirmer?: Confirmer;
   /** How a front end shows the next call (facade tool names live there, not here); default: the neutral step. */
   present?: (step: import("./answers.js").NextStep) => unknown;
 }
@@ -64,6 +70,8 @@ export interface PipelineDeps {
    * They run again for every step a skill takes.
    */
   accessPolicies: readonly GatePolicy[];
+  /** A plugin's confirm policy: "elicit" (ask the user when the client can) or "flag". */
+  confirmPolicyOf(prefix: string): ConfirmPolicy;
   loop: LoopBreaker;
   timeoutMs: number;
   maxResultChars: number;
@@ -89,6 +97,8 @@ interface CallState {
   confirmed?: boolean;
   /** Gate refusals inside a skill: a skill that catches one and answers normally still fails. */
   refusals?: RuntimeError[];
+  /** Questions for the user raised inside a skill (the facade asks and the call comes again). */
+  interrupts?: ConfirmInterrupt[];
   /** The adapter the invoke step uses: a skill's is gated. */
   adapter?: Adapter;
   output?: unknown;
@@ -165,6 +175,8 @@ export async function frame<K extends SuccessKind>(
     if (meta.repairs.length) (payload as { repairs?: string[] }).repairs = meta.repairs.map((r) => r.message);
     outcome = { kind, isError: false, payload } as OperationResult;
   } catch (thrown) {
+    // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
+    if (thrown instanceof ConfirmInterrupt) throw thrown;
     const error = fromThrown(thrown);
     const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: error.toPayload() };
     if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
@@ -213,7 +225,32 @@ export interface Pipeline {
 }
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
-  const policies = (ctx: OperationContext): readonly GatePolicy[] => [...deps.accessPolicies, ctx.confirmation ?? confirmFlag];
+  /**
+   * The default confirmation policy of a caller: with a confirmer (the client can ask its user)
+   * and the plugin's policy "elicit", the user decides (the model's `confirm` is not looked at);
+   * otherwise the model's top-level `confirm: true` lets a write through. A decline runs nothing.
+   */
+  const confirmationOf = (ctx: OperationContext): GatePolicy =>
+    ctx.confirmation ??
+    (async (request) => {
+      if (!request.mutating) return;
+      if (ctx.confirmer && deps.confirmPolicyOf(request.plugin) === "elicit") {
+        const question: ConfirmQuestion =
+          request.via === "skill"
+            ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {} }
+            : { plugin: request.plugin, tool: request.target, arguments: request.arguments };
+        const decision = await ctx.confirmer(question);
+        if (decision === "accept") return;
+        const what = request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`;
+        throw new RuntimeError("CONFIRM_DECLINED", `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} of plugin '${request.plugin}' when asked to confirm it; nothing was changed`, {
+          tool: request.target,
+          decision,
+          ...(request.skill ? { skill: request.skill } : {}),
+        });
+      }
+      await confirmFlag(request);
+    });
+  const policies = (ctx: OperationContext): readonly GatePolicy[] => [...deps.accessPolicies, confirmationOf(ctx)];
 
   // ── repair: the request's shape, before anything reads it ────────────────────────────────
   const repair: Step = async (state, next) => {
@@ -229,7 +266,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     try {
       await next();
     } catch (error) {
-      deps.loop.record(state.session, key, keyOf, fromThrown(error));
+      // A question for the user is not a failure.
+      if (!(error instanceof ConfirmInterrupt)) deps.loop.record(state.session, key, keyOf, fromThrown(error));
       throw error;
     }
     deps.loop.record(state.session, key, keyOf, undefined);
@@ -368,7 +406,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   /** Confirmation (may this write run): after validation, so the human is asked only about a call that can run. */
   const gateCall: Step = async (state, next) => {
-    await passGate([state.ctx.confirmation ?? confirmFlag], gateRequestFor(state));
+    await passGate([confirmationOf(state.ctx)], gateRequestFor(state));
     if (state.misplacedConfirm) {
       state.repairs.push({ kind: "dropped-misplaced-confirm", message: `the 'confirm' in ${state.misplacedConfirm} was not honoured: confirm belongs at the top level, next to 'toolName'` });
     }
@@ -376,18 +414,36 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     await next();
   };
 
-  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, misplacedConfirm?: string, refusals?: RuntimeError[], facts?: CallFacts): Adapter {
+  function adapterForSkill(
+    session: Session,
+    plugin: ReadyPlugin,
+    skill: string,
+    confirmed: boolean,
+    ctx: OperationContext,
+    run: { misplacedConfirm?: string; refusals?: RuntimeError[]; interrupts?: ConfirmInterrupt[]; facts?: CallFacts; skillArguments?: unknown } = {},
+  ): Adapter {
+    const { misplacedConfirm, refusals, interrupts, facts } = run;
     const chain = policies(ctx);
     const pass = async (request: GateRequest) => {
       try {
         await passGate(chain, request);
       } catch (error) {
-        // Kept, so a skill that catches the refusal and answers normally still fails.
-        if (error instanceof RuntimeError) refusals?.push(error);
+        // Kept, so a skill that catches the refusal (or the pending question) and answers normally still stops.
+        if (error instanceof ConfirmInterrupt) interrupts?.push(error);
+        else if (error instanceof RuntimeError) refusals?.push(error);
         throw error;
       }
     };
-    const base = { session, plugin: plugin.manifest.prefix, via: "skill" as const, skill, confirmed, ...(misplacedConfirm ? { misplacedConfirm } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    const base = {
+      session,
+      plugin: plugin.manifest.prefix,
+      via: "skill" as const,
+      skill,
+      skillArguments: run.skillArguments ?? {},
+      confirmed,
+      ...(misplacedConfirm ? { misplacedConfirm } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    };
     return gatedAdapter(plugin.adapter, {
       async call(name, args) {
         const tool = (await deps.toolsOf(plugin)).find((t) => t.name === name);
@@ -407,7 +463,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const gateSkill: Step = async (state, next) => {
     const plugin = state.plugin as ReadyPlugin;
     state.refusals = [];
-    state.adapter = adapterForSkill(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, state.misplacedConfirm, state.refusals, state.facts);
+    state.interrupts = [];
+    state.adapter = adapterForSkill(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, {
+      ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
+      refusals: state.refusals,
+      interrupts: state.interrupts,
+      facts: state.facts,
+      skillArguments: state.args,
+    });
     await next();
   };
 
@@ -422,6 +485,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
     const runSkill = async (skill: Skill, signal: AbortSignal): Promise<unknown> => {
       const answer = await skill.run(adapter, args, { ...callContext(signal), confirmed });
+      // The user has a question to answer first (reads before it are run again on the retry).
+      const pending = state.interrupts?.[0];
+      if (pending) throw pending;
       // The gate refused a write and the skill caught it: the run did not do what was asked.
       const refused = state.refusals?.[0];
       if (refused) throw new RuntimeError(refused.code, refused.message, { ...refused.details, skillResult: answer });
@@ -439,6 +505,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     } catch (error) {
       // What the backend said gets the call's name in front; the runtime's own errors (the
       // deadline, the gate inside a skill) already say what they are.
+      if (error instanceof ConfirmInterrupt) throw error;
       const own = error instanceof RuntimeError && (error.code !== "UPSTREAM_ERROR" || error.message.startsWith(what));
       throw own ? error : fromThrown(error, `${what} failed`);
     }

@@ -34,6 +34,7 @@ import type { CallObserver } from "./observer.js";
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
 import { identityWrites } from "./gate.js";
+import { isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
 import { closestNames, foldedMatch } from "./similarity.js";
 
 export type { OperationContext } from "./pipeline.js";
@@ -183,8 +184,6 @@ const DEFAULT_DISCOVER_LIMIT = 5;
 const MAX_LIMIT = 50;
 const DESCRIPTION_CHARS = 160;
 const MAX_OPTIONAL_NAMES = 3;
-/** Session slot: the plugins whose full discoverHint this session has been shown. */
-const HINTS_SHOWN = "runtime:discover-hints-shown";
 /** Characters of a skill's argument sentence shown in discover (its own plugin) and in search (across plugins). */
 const SKILL_ARGS_CHARS = 200;
 const SEARCH_SKILL_ARGS_CHARS = 100;
@@ -267,6 +266,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const cwd = options.cwd ?? process.cwd();
   const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);
   const skipBundled = options.skipBundled ?? env.AGENT_TOOLS_NO_BUNDLED_PLUGINS === "1";
+  const confirmFromEnv = env.AGENT_TOOLS_CONFIRM?.trim();
+  if (confirmFromEnv && !isConfirmPolicy(confirmFromEnv)) log.warn(`AGENT_TOOLS_CONFIRM='${confirmFromEnv}' is not a confirm policy; use elicit or flag. Using elicit.`);
+  const defaultConfirmPolicy: ConfirmPolicy = options.config?.confirm ?? (isConfirmPolicy(confirmFromEnv) ? confirmFromEnv : "elicit");
   const config = options.config;
   const dirs = options.manifests
     ? []
@@ -292,7 +294,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log,
     disable: config?.plugins.disable ?? [],
     adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) },
-    shared: state,
+    // Only state that other processes see is worth keeping tokens in: an in-memory one would
+    // shadow the token store file that this host's other runtimes refresh under its lock.
+    ...(state.backend === "redis" ? { shared: state } : {}),
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
   const { plugins, failures, replaced } = await loadPlugins(sources, loadOptions);
@@ -311,6 +315,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
 
   const byPrefix = new Map(plugins.map((p) => [p.manifest.prefix, p]));
+
+  /** "ready", "not configured: …", or, for a backend that failed to start or answer, "failing: <reason>". */
+  function pluginStatus(plugin: LoadedPlugin): string {
+    if (!plugin.configured) return `not configured: ${describeMissing(plugin.missing)}`;
+    const health = plugin.adapter?.health?.();
+    return health ? `failing: ${health.reason}` : "ready";
+  }
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
   if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use bm25f, minisearch or bm25. Using bm25f.`);
   const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined));
@@ -379,6 +390,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
 
   function isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean {
+    if (plugin.manifest.confirmTools?.includes(tool.name)) return false;
     return plugin.manifest.readonlyTools.includes(tool.name) || (plugin.manifest.trustReadOnlyHints !== false && tool.annotations?.readOnlyHint === true);
   }
 
@@ -409,6 +421,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     isReadOnly,
     // The runtime's own policy first (identities), then any given; the caller's confirmation comes after validation.
     accessPolicies: [identityWrites, ...(options.accessPolicies ?? [])],
+    confirmPolicyOf: (prefix) => config?.plugins.confirm?.[prefix] ?? byPrefix.get(prefix)?.manifest.confirm ?? defaultConfirmPolicy,
     loop: createLoopBreaker({ ...(options.clock ? { now: options.clock } : {}), ...(options.loopWindowMs ? { windowMs: options.loopWindowMs } : {}) }),
     timeoutMs,
     maxResultChars,
@@ -509,7 +522,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       prefix,
       name,
       description,
-      status: plugin.configured ? "ready" : `not configured: ${describeMissing(plugin.missing)}`,
+      status: pluginStatus(plugin),
       ...(discoverHint ? { hint: discoverHint } : {}),
       ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
       ...(replacing ? { notice: replacing.notice } : {}),
@@ -518,7 +531,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             skills: plugin.skills.map((s) => ({
               name: s.name,
               description: s.meta.description,
-              ...(s.meta.args && !isSchemaLike(s.meta.args) ? { params: skillParamSummary(s, SKILL_ARGS_CHARS) } : {}),
+              // The full view: the whole argument sentence, uncut.
+              ...(s.meta.args && !isSchemaLike(s.meta.args) ? { params: skillParamSummary(s, Number.MAX_SAFE_INTEGER) } : {}),
               ...(s.meta.related?.length ? { related: relatedOf(s, true) ?? [] } : {}),
             })),
           }
@@ -526,10 +540,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     };
   }
 
+  /** Per session, the plugins whose full discoverHint it has been shown (gone with the session). */
+  const hintsShown = new WeakMap<Session, Set<string>>();
+
   /** True the first time a session discovers a plugin (the answer that carries the plugin's full hint). */
   function firstLookAt(session: Session, prefix: string): boolean {
-    let seen = session.extensions.get(HINTS_SHOWN) as Set<string> | undefined;
-    if (!seen) session.extensions.set(HINTS_SHOWN, (seen = new Set()));
+    let seen = hintsShown.get(session);
+    if (!seen) hintsShown.set(session, (seen = new Set()));
     if (seen.has(prefix)) return false;
     seen.add(prefix);
     return true;
@@ -585,7 +602,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
-          status: s.configured ? "ready" : `not configured: ${s.missing ?? ""}`,
+          status: pluginStatus(byPrefix.get(s.prefix) as LoadedPlugin),
           ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
           ...(s.skills.length ? { skills: s.skills } : {}),
         })),
