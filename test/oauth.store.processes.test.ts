@@ -55,7 +55,7 @@ async function startRuntime(dir: string): Promise<Runtime> {
 
 async function echo(runtime: Runtime, text: string): Promise<{ ok: boolean; text: string }> {
   const result = (await runtime.client.callTool({ name: "agent_tools_remote_call", arguments: { toolName: "echo", arguments: { text } } })) as CallToolResult;
-  const payload = result.structuredContent as { ok: boolean; result?: unknown; error?: { message: string } };
+  const payload = JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "{}") as { ok: boolean; result?: unknown; error?: { message: string } };
   return { ok: payload.ok === true, text: JSON.stringify(payload) };
 }
 

@@ -36,13 +36,11 @@ export async function connectHttpV2(client: Client, url: string, fetchImpl?: (ur
   return client;
 }
 
-/** A facade tool's JSON payload, text and structuredContent checked to agree. */
+/** A facade tool's JSON payload: its one text block of one-line JSON (the payload is sent once). */
 export async function callV2(client: Client, name: string, args: Record<string, unknown> = {}, options: Parameters<Client["callTool"]>[1] = {}): Promise<{ payload: Payload; isError: boolean }> {
   const result = (await client.callTool({ name, arguments: args }, options)) as CallToolResult;
   const first = result.content[0];
   if (!first || first.type !== "text") throw new Error(`no text content from ${name}`);
-  const fromText = JSON.parse(first.text) as Payload;
-  const structured = result.structuredContent as Payload;
-  if (JSON.stringify(fromText) !== JSON.stringify(structured)) throw new Error(`text and structuredContent differ for ${name}`);
-  return { payload: structured, isError: result.isError === true };
+  if (result.structuredContent !== undefined) throw new Error(`${name} sent its payload twice (structuredContent)`);
+  return { payload: JSON.parse(first.text) as Payload, isError: result.isError === true };
 }
