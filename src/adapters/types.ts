@@ -5,6 +5,7 @@
  */
 
 import type { JobStore } from "../runtime/jobs.js";
+import type { Redactor } from "./shared/redact.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -73,6 +74,8 @@ export interface AdapterOptions {
   /** The host environment; credentials are read from here, never from tool arguments. */
   env: NodeJS.ProcessEnv;
   log: Logger;
+  /** The runtime's one redactor: register secrets learnt at run time (a login's token) here. */
+  redactor?: Redactor;
 }
 
 export function isAdapter(value: unknown): value is Adapter {

@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { Redactor } from "../adapters/shared/redact.js";
 import type { Adapter, AdapterOptions, Logger } from "../adapters/types.js";
 import { MANIFEST_FILE } from "./discovery.js";
 import { ManifestError, readManifest, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
@@ -31,11 +32,13 @@ export interface PluginLoadFailure {
 export interface LoadOptions {
   env: NodeJS.ProcessEnv;
   log: Logger;
+  /** The runtime's redactor, handed to every adapter. */
+  redactor?: Redactor;
   adapterKinds?: Readonly<Record<string, DeclarativeAdapterFactory>>;
 }
 
 async function createAdapter(manifest: PluginManifest, options: LoadOptions): Promise<Adapter> {
-  const adapterOptions: AdapterOptions = { pluginDir: manifest.dir, manifest: manifest.raw, env: options.env, log: options.log };
+  const adapterOptions: AdapterOptions = { pluginDir: manifest.dir, manifest: manifest.raw, env: options.env, log: options.log, ...(options.redactor ? { redactor: options.redactor } : {}) };
   if (typeof manifest.adapter === "string") {
     try {
       return await loadModuleAdapter(manifest.adapter, manifest.adapterExport, adapterOptions);

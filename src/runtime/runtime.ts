@@ -22,6 +22,8 @@ import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, fitToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, type SearchArgs } from "./search-answer.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
+import { createRedactor } from "../adapters/shared/redact.js";
+import { fleetSecrets } from "./redaction.js";
 import { jobStoreFor } from "./jobs.js";
 import { closestNames, similarity } from "./similarity.js";
 
@@ -202,8 +204,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (config) sources.push(...manifestsFromConfig(config));
     if (!config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
   }
-  const loadOptions = { env, log, disable: config?.plugins.disable ?? [], adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) } };
+  // One redactor for the whole fleet: adapters add what they learn at run time, and every answer
+  // leaves through it (see redaction.ts).
+  const redactor = createRedactor();
+  const loadOptions = { env, log, redactor, disable: config?.plugins.disable ?? [], adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) } };
   const { plugins, failures } = await loadPlugins(sources, loadOptions);
+  for (const secret of fleetSecrets(plugins.map((p) => p.manifest), env)) redactor.add(secret);
   const brokenLinks = findBrokenRelatedLinks(plugins);
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
 
@@ -389,7 +395,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     } catch (error) {
       const runtimeError = fromThrown(error);
       errorCode = runtimeError.code;
-      payload = { ok: false, plugin: prefix, ...(target ? { target } : {}), error: runtimeError.toPayload() satisfies ErrorPayload };
+      payload = { ok: false, plugin: prefix, ...(target ? { target } : {}), error: redactor.redactValue(runtimeError.toPayload() satisfies ErrorPayload) };
     }
     if (key !== undefined) {
       if (errorCode === "LOOP_DETECTED") {
@@ -418,7 +424,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       if (isRuntimeError(error)) throw error;
       throw fromThrown(error, `${what} failed`);
     }
-    return capResult(unwrapResult(raw), maxChars);
+    return capResult(redactor.redactValue(unwrapResult(raw)), maxChars);
   }
 
   const discoverContexts = createDiscoverContexts(async (plugin, name, args) => {
