@@ -4,7 +4,7 @@ import type { Adapter, AdapterOptions, Logger } from "../adapters/types.js";
 import { MANIFEST_FILE } from "./discovery.js";
 import { ManifestError, readManifest, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
 import { loadModuleAdapter } from "./module-adapter.js";
-import { describeMissing, missingRequirements, type MissingRequirements } from "./requirements.js";
+import { missingRequirements, type MissingRequirements } from "./requirements.js";
 import { loadSkills, type Skill, type SkillLoadFailure } from "./skills.js";
 
 /** Builds an adapter from a declarative `adapter` block of one kind ("mcp", "rest", ...). */
@@ -77,7 +77,7 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
   } catch (error) {
     throw new ManifestError(manifest.file, "skills", (error as Error).message);
   }
-  if (!configured) options.log.warn(`plugin '${manifest.prefix}' is not configured: ${describeMissing(missing)}`);
+  // Not said here: the runtime says it once for all plugins (startup-notices.ts).
   return { plugin: { manifest, adapter, skills: loaded.skills, missing, configured }, skillFailures: loaded.failures };
 }
 
@@ -88,16 +88,19 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
 export async function loadPlugins(
   sources: readonly PluginSource[],
   options: LoadOptions & { disable?: readonly string[] },
-): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[] }> {
+): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[]; disabled: string[] }> {
   const plugins: LoadedPlugin[] = [];
   const failures: PluginLoadFailure[] = [];
   const byPrefix = new Map<string, LoadedPlugin>();
   const disabled = new Set(options.disable ?? []);
+  /** Names and prefixes of every plugin found, disabled ones included: what `disable` may name. */
+  const seenNames: string[] = [];
   for (const source of sources) {
     const location = typeof source === "string" ? source : source.file;
     try {
       // The manifest first: a disabled plugin's adapter and skills (plugin code) are never loaded.
       const manifest = typeof source === "string" ? await readManifest(path.join(source, MANIFEST_FILE)) : source;
+      seenNames.push(manifest.prefix, manifest.name);
       if (disabled.has(manifest.prefix) || disabled.has(manifest.name)) {
         options.log.debug(`plugin '${manifest.prefix}' is disabled by config`);
         continue;
@@ -123,5 +126,5 @@ export async function loadPlugins(
       failures.push({ location, error: message });
     }
   }
-  return { plugins, failures };
+  return { plugins, failures, disabled: [...new Set(seenNames)] };
 }

@@ -24,6 +24,7 @@ import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
 import { createRedactor } from "../adapters/shared/redact.js";
 import { fleetSecrets } from "./redaction.js";
+import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
 import { jobStoreFor } from "./jobs.js";
 import { closestNames, similarity } from "./similarity.js";
 
@@ -107,7 +108,8 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
+/** Well under the 60 s most MCP clients wait (the SDK default), so our own error, with its hint, arrives first. */
+const DEFAULT_TIMEOUT_MS = 40_000;
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
 const DEFAULT_DISCOVER_LIMIT = 10;
 const MAX_DISCOVER_LIMIT = 50;
@@ -202,13 +204,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (options.manifests) sources.push(...options.manifests);
   else {
     if (config) sources.push(...manifestsFromConfig(config));
-    if (!config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
+    if ((!config?.file || config.plugins.embedded === true) && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env, config?.file));
   }
   // One redactor for the whole fleet: adapters add what they learn at run time, and every answer
   // leaves through it (see redaction.ts).
   const redactor = createRedactor();
   const loadOptions = { env, log, redactor, disable: config?.plugins.disable ?? [], adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) } };
-  const { plugins, failures } = await loadPlugins(sources, loadOptions);
+  const { plugins, failures, disabled: knownNames } = await loadPlugins(sources, loadOptions);
+  for (const notice of [
+    ...(config?.notices ?? []),
+    ...(options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? [])),
+    ...unknownDisabled(config?.plugins.disable ?? [], knownNames),
+    ...(skipBundled || options.manifests ? [] : embeddedDropped(config)),
+  ]) log.warn(notice);
+  const idleLine = notConfiguredLine(plugins);
+  if (idleLine) log.info(idleLine);
   for (const secret of fleetSecrets(plugins.map((p) => p.manifest), env)) redactor.add(secret);
   const brokenLinks = findBrokenRelatedLinks(plugins);
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
