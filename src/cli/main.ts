@@ -122,6 +122,7 @@ export async function main(argv: string[]): Promise<number> {
       const report = await validatePlugins({ config: await readConfig(values.config) });
       print(report);
       if (!report.ok) for (const problem of report.problems) process.stderr.write(`agent-tools validate: ${problem}\n`);
+      for (const notice of report.notices ?? []) process.stderr.write(`agent-tools validate: note: ${notice}\n`);
       return report.ok ? 0 : 1;
     }
     case "status":

@@ -43,6 +43,9 @@ export function memoryFilePath(env: NodeJS.ProcessEnv): string {
   return path.join(stateHome, "agent-tools-runtime", "memory.jsonl");
 }
 
+/** Where the embedded default's manifests say they come from. */
+export const EMBEDDED_ORIGIN = path.join(RUNTIME_ROOT, "(embedded default)");
+
 function filesystemManifest(origin: string, cwd: string, env: NodeJS.ProcessEnv, configFile: string | undefined): PluginManifest {
   const place = embeddedFilesystemRoot(cwd, env);
   const root = "root" in place ? place.root : path.resolve(cwd);
@@ -61,7 +64,7 @@ function filesystemManifest(origin: string, cwd: string, env: NodeJS.ProcessEnv,
 }
 
 export function defaultManifests(cwd: string, env: NodeJS.ProcessEnv, configFile?: string): PluginManifest[] {
-  const origin = path.join(RUNTIME_ROOT, "(embedded default)");
+  const origin = EMBEDDED_ORIGIN;
   const memoryFile = memoryFilePath(env);
   try {
     mkdirSync(path.dirname(memoryFile), { recursive: true });

@@ -1,6 +1,7 @@
 import type { ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import { withDeadline } from "./result.js";
+import { skillArgsSearchText } from "./skill-answer.js";
 import type { SearchDocument, ToolIndex } from "./search/index.js";
 
 /**
@@ -48,14 +49,6 @@ function titleOf(tool: ToolDescriptor): string | undefined {
   return tool.title ?? (typeof tool.annotations?.title === "string" ? tool.annotations.title : undefined);
 }
 
-function skillArgsText(args: Record<string, unknown> | undefined): string {
-  if (!args) return "";
-  if (args.properties && typeof args.properties === "object") return schemaText(args);
-  return Object.entries(args)
-    .map(([name, value]) => (typeof value === "string" ? `${name} ${value}` : name))
-    .join(" ");
-}
-
 export function pluginSearchText(plugin: LoadedPlugin): string {
   const { name, description, discoverHint, prefix } = plugin.manifest;
   // A config entry's name is often its prefix; the same words twice would only inflate the field.
@@ -88,7 +81,7 @@ export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescripto
       plugin: prefix,
       kind: "skill" as const,
       name: skill.name,
-      fields: { name: skill.name, description: skill.meta.description, params: skillArgsText(skill.meta.args), plugin: pluginText },
+      fields: { name: skill.name, description: skill.meta.description, params: skillArgsSearchText(skill.meta.args, schemaText), plugin: pluginText },
     })),
   ];
 }

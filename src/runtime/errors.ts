@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   "CONFIRM_REQUIRED",
   "UNKNOWN_SKILL",
   "UNKNOWN_FACADE_TOOL",
+  "UNKNOWN_PLUGIN",
   "EMPTY_COMMAND",
   "NOT_CONFIGURED",
   "UPSTREAM_ERROR",
@@ -33,7 +34,9 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
   UNKNOWN_SKILL:
     "Use one of the skills in `details.skills`, or call the plugin's _discover tool to see each skill's arguments.",
   UNKNOWN_FACADE_TOOL:
-    "Call agent_tools_help to see the tools this server exposes, then use one of the names in `details.tools`.",
+    "Nothing was run. Call one of the tools in `details.tools` (the nearest real names); agent_tools_help lists every plugin.",
+  UNKNOWN_PLUGIN:
+    "Nothing was run. Name one of the plugins in `details.plugins` in `plugin`; agent_tools_help lists every plugin.",
   EMPTY_COMMAND: "Send a non-empty `command`, e.g. \"status\" or \"list\".",
   NOT_CONFIGURED:
     "Set what `details.missing` lists in the environment of the agent-tools server (not in tool arguments), then restart it.",

@@ -4,6 +4,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelco
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { McpAdapterError, errorMessage, numericCode } from "./errors.js";
+import { LenientClient } from "./lenient-handshake.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -178,7 +179,8 @@ export class McpConnection {
 
   private async connect(options: RequestOptions): Promise<Live> {
     const makeClient = (): Client => {
-      const client = new Client(CLIENT_INFO, { capabilities: {} });
+      const client = new LenientClient(CLIENT_INFO, { capabilities: {} });
+      client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         this.options.log.debug(`${this.label()}: tools/list_changed`);
         this.options.onToolsChanged();

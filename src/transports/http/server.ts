@@ -5,6 +5,7 @@ import { performance } from "node:perf_hooks";
 import { createRedactor } from "../../adapters/shared/redact.js";
 import type { Logger } from "../../adapters/types.js";
 import type { Runtime } from "../../runtime/runtime.js";
+import { acceptBothMediaTypes } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
@@ -118,6 +119,9 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       Object.assign(facts, describeBody(parsed.value));
+      // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
+      const sse = prefersSse(req.headers.accept);
+      acceptBothMediaTypes(req);
       if (header !== undefined) {
         const entry = sessions.get(header);
         if (!entry) {
@@ -138,7 +142,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendRpcError(res, 400, -32000, "Bad Request: no Mcp-Session-Id header; send an initialize request first and repeat the Mcp-Session-Id it answers on every later request");
         return;
       }
-      const entry = (await sessions.hasRoom()) ? await sessions.open(prefersSse(req.headers.accept) ? "sse" : "json") : undefined;
+      const entry = (await sessions.hasRoom()) ? await sessions.open(sse ? "sse" : "json") : undefined;
       if (!entry) {
         sendRpcError(res, 503, -32000, `too many open sessions (limit ${options.maxSessions}, http.maxSessions); close one with DELETE or retry later`, { "Retry-After": "30" });
         return;
