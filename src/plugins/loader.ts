@@ -17,6 +17,12 @@ export interface LoadedPlugin {
   skills: Skill[];
   missing: MissingRequirements;
   configured: boolean;
+  /**
+   * An unconfigured plugin whose tools are described in its manifest (rest, openapi, cli blocks)
+   * still has a catalog: this adapter lists it (never calls), so search finds its tools marked
+   * not configured, with what to set. Credentials are read at call time, not to list.
+   */
+  catalogOnly?: Pick<Adapter, "listTools">;
 }
 
 export interface PluginLoadFailure {
@@ -90,7 +96,26 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
     throw new ManifestError(manifest.file, "skills", (error as Error).message);
   }
   // Not said here: the runtime says it once for all plugins (startup-notices.ts).
-  return { plugin: { manifest, adapter, skills: loaded.skills, missing, configured }, skillFailures: loaded.failures };
+  const plugin: LoadedPlugin = { manifest, adapter, skills: loaded.skills, missing, configured };
+  const catalogOnly = configured ? undefined : await catalogWithoutCredentials(manifest, options);
+  if (catalogOnly) plugin.catalogOnly = catalogOnly;
+  return { plugin, skillFailures: loaded.failures };
+}
+
+/** Kinds whose tool list is data in the manifest: listing them starts nothing and sends nothing. */
+const CATALOG_IN_MANIFEST = new Set(["rest", "openapi", "cli"]);
+
+async function catalogWithoutCredentials(manifest: PluginManifest, options: LoadOptions): Promise<Pick<Adapter, "listTools"> | undefined> {
+  if (typeof manifest.adapter === "string" || !CATALOG_IN_MANIFEST.has(manifest.adapter.kind)) return undefined;
+  try {
+    // Quietly: an adapter built only to list must not warn about what a call would need (gh not on PATH).
+    const quiet = { ...options, log: { ...options.log, info: options.log.debug, warn: options.log.debug } };
+    const adapter = await createAdapter(manifest, quiet);
+    return { listTools: () => adapter.listTools() };
+  } catch (error) {
+    options.log.debug(`plugin '${manifest.prefix}': its catalog cannot be read before it is configured: ${(error as Error).message}`);
+    return undefined;
+  }
 }
 
 /**

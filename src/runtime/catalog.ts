@@ -114,8 +114,9 @@ export function createCatalog(index: ToolIndex, timeoutMs: number): Catalog {
       if (known) return known;
       let loading = pending.get(prefix);
       if (!loading) {
-        if (!plugin.adapter) return [];
-        const adapter = plugin.adapter;
+        // An unconfigured plugin may still have a catalog in its manifest (loader.ts, catalogOnly).
+        const adapter = plugin.adapter ?? plugin.catalogOnly;
+        if (!adapter) return [];
         loading = (async () => {
           const listed = (await withDeadline(() => adapter.listTools(), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
           const tools = sanitise(listed?.tools);

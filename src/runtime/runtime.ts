@@ -24,6 +24,7 @@ import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
 import { createRedactor } from "../adapters/shared/redact.js";
 import { fleetSecrets } from "./redaction.js";
+import { demoteUnconfigured } from "./unconfigured-hits.js";
 import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
 import { describedSkillParams, isSchemaLike, relatedOf, skillReportedFailure } from "./skill-answer.js";
 import { jobStoreFor } from "./jobs.js";
@@ -368,6 +369,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // Cross-plugin answers leave the flag to `next` (which carries confirm: true): every token counts there.
     if (needsConfirm(plugin, tool) && !opts.withPlugin) entry.confirm = true;
     entry.next = nextCall(prefix, "toolName", tool.name, tool.inputSchema, needsConfirm(plugin, tool));
+    if (!plugin.configured) entry.notConfigured = describeMissing(plugin.missing);
     if (opts.detail) entry.inputSchema = tool.inputSchema;
     return entry;
   }
@@ -386,6 +388,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const related = relatedOf(skill, !opts.withPlugin);
     if (related) entry.related = related;
     entry.next = nextCall(plugin.manifest.prefix, "skill", skill.name, schema, false);
+    if (!plugin.configured) entry.notConfigured = describeMissing(plugin.missing);
     // A sentence is already whole in `params` with detail; a schema or name map is added as is.
     if (opts.detail && skill.meta.args && typeof skill.meta.args !== "string") entry.args = skill.meta.args;
     return entry;
@@ -397,7 +400,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const found = index.search(query, { ...(opts.plugin !== undefined ? { plugin: opts.plugin } : {}) });
     const entries: Record<string, unknown>[] = [];
     let total = 0;
-    for (const hit of found.hits) {
+    for (const hit of demoteUnconfigured(found.hits, (prefix) => byPrefix.get(prefix)?.configured !== false)) {
       if (!opts.usable(hit.plugin)) continue;
       const plugin = byPrefix.get(hit.plugin);
       if (!plugin) continue;
@@ -418,6 +421,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return { entries, total };
   }
 
+  /**
+   * "ready" only once the plugin has answered (its tools were listed); before that its settings
+   * are complete but nothing says the service is there ("configured, not checked").
+   */
+  function readiness(plugin: LoadedPlugin): string {
+    if (!plugin.configured) return `not configured: ${describeMissing(plugin.missing)}`;
+    return catalog.cached(plugin.manifest.prefix) ? "ready" : "configured, not checked";
+  }
+
   /** One plugin in full, for agent_tools_help({plugin}). */
   function pluginHelp(plugin: LoadedPlugin): Record<string, unknown> {
     const { prefix, name, description, discoverHint, requireConfirm } = plugin.manifest;
@@ -426,7 +438,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       prefix,
       name,
       description,
-      status: plugin.configured ? "ready" : `not configured: ${describeMissing(plugin.missing)}`,
+      status: readiness(plugin),
       ...(discoverHint ? { hint: discoverHint } : {}),
       ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
       ...(replacing ? { notice: replacing.notice } : {}),
@@ -561,7 +573,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         plugins: runtime.summaries().map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
-          status: s.configured ? "ready" : `not configured: ${s.missing ?? ""}`,
+          status: readiness(byPrefix.get(s.prefix) as LoadedPlugin),
           ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
           ...(s.skills.length ? { skills: s.skills } : {}),
         })),
@@ -645,7 +657,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
-        const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
+        // Unconfigured plugins answer too, marked so, from the catalog their manifest holds (and their skills).
+        const wanted = plugins.filter((p) => ((p.configured && p.adapter) || p.catalogOnly) && (only === undefined || p.manifest.prefix === only));
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
         // A slow or hung downstream must not hold every search for the whole call deadline: wait a
         // little for listings, answer from what is in, and let the rest finish in the background.
@@ -663,9 +676,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         outcomes.forEach((outcome, i) => {
           const prefix = unlisted[i]!.manifest.prefix;
           if (outcome === undefined) unavailable[prefix] = `still listing its tools after ${SEARCH_LISTING_WAIT_MS} ms; search again shortly, or use agent_tools_${prefix}_discover`;
-          else if (outcome.status === "rejected") unavailable[prefix] = describeThrown(outcome.reason);
+          else if (outcome.status === "rejected" && unlisted[i]!.configured) unavailable[prefix] = describeThrown(outcome.reason);
         });
-        const usable = new Set(wanted.map((p) => p.manifest.prefix));
+        const usable = new Set([...wanted, ...plugins.filter((p) => !p.configured && (only === undefined || p.manifest.prefix === only))].map((p) => p.manifest.prefix));
         const found = rankedEntries(query, limit, {
           ...(only !== undefined ? { plugin: only } : {}),
           usable: (prefix) => usable.has(prefix),
