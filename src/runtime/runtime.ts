@@ -3,7 +3,7 @@ import { checkAgainstSchema } from "../json-schema.js";
 import { createLogger } from "../log.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
-import type { AgentToolsConfig } from "../config/config.js";
+import { describeConfigSource, type AgentToolsConfig } from "../config/config.js";
 import { defaultManifests, EMBEDDED_ORIGIN } from "../config/defaults.js";
 import { manifestsFromConfig } from "../config/mcp-servers.js";
 import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
@@ -98,6 +98,8 @@ export interface Runtime {
   readonly facadeMode: FacadeMode;
   /** The config file this runtime was built from (absolute), if any: it may hold credentials. */
   readonly configFile: string | undefined;
+  /** Which config file was read and how it was found, or where none was found: for help and status. */
+  readonly configSource: string;
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
   createSession(id?: string): Session;
@@ -421,13 +423,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return { entries, total };
   }
 
+  /** Plugins that have answered a call in this runtime. */
+  const answered = new Set<string>();
+
   /**
    * "ready" only once the plugin has answered (its tools were listed); before that its settings
    * are complete but nothing says the service is there ("configured, not checked").
    */
   function readiness(plugin: LoadedPlugin): string {
     if (!plugin.configured) return `not configured: ${describeMissing(plugin.missing)}`;
-    return catalog.cached(plugin.manifest.prefix) ? "ready" : "configured, not checked";
+    const { prefix, adapter } = plugin.manifest;
+    // An MCP server's tool list comes from the server itself; a REST or CLI catalog is read from the manifest and proves nothing.
+    const listedByServer = typeof adapter === "object" && adapter.kind.startsWith("mcp") && catalog.cached(prefix) !== undefined;
+    return answered.has(prefix) || listedByServer ? "ready" : "configured, not checked";
   }
 
   /** One plugin in full, for agent_tools_help({plugin}). */
@@ -535,6 +543,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log,
     facadeMode,
     configFile: config?.file,
+    configSource: describeConfigSource(config, env),
     plugin: (prefix) => byPrefix.get(prefix),
     createSession: (id) => createSession(id),
 
@@ -570,6 +579,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
         ],
         pluginHelp: `agent_tools_help {"plugin":"<prefix>"} shows one plugin in full: its usage hint and every skill`,
+        config: runtime.configSource,
         plugins: runtime.summaries().map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
@@ -751,6 +761,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobStoreFor(session, prefix) }),
           ctx.maxResultChars,
         );
+        answered.add(prefix);
         return { plugin: prefix, toolName: name, result, ...(truncated ? { truncated } : {}) };
       });
     },
