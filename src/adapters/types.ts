@@ -63,6 +63,11 @@ export interface Adapter {
    * The runtime then drops its cached catalog and tells its own clients.
    */
   onToolsChanged?(listener: () => void): void;
+  /**
+   * Optional: the server's own name and version (MCP `serverInfo`) once it has been reached. The
+   * runtime stores it with the catalog and notices when an upgrade changed the server.
+   */
+  serverInfo?(): { name: string; version: string } | undefined;
 }
 
 /** What a module adapter's class constructor or factory receives. */

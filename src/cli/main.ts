@@ -19,6 +19,7 @@ const COMMANDS: Readonly<Record<string, { synopsis: string; does: string }>> = {
   exec: { synopsis: "exec COMMAND…", does: "run a command line in a one-off sandbox (one JSON answer; exit = its exit code)" },
   serve: { synopsis: "serve", does: 'JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line' },
   tokens: { synopsis: "tokens [--json] [--tools FILE]", does: "tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin" },
+  cache: { synopsis: "cache [clear]", does: "where the plugin catalog cache lives and what it holds; `clear` empties it" },
   "search-bench": { synopsis: "search-bench --tools FILE --queries FILE [--limit N] [--engine E]", does: "rank the queries against the tools through agent_tools_search's code path" },
   version: { synopsis: "version", does: "print the version (also -v, --version)" },
   help: { synopsis: "help [COMMAND]", does: "this text, or one command's (also -h, --help)" },
@@ -211,6 +212,10 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       const { searchBench } = await import("./search-bench.js");
       await searchBench({ tools: values.tools, queries: values.queries, limit, ...(values.engine ? { engine: values.engine } : {}) });
       return 0;
+    }
+    case "cache": {
+      const { cacheCommand } = await import("./cache.js");
+      return cacheCommand(positionals.slice(1), process.env, print);
     }
     case "help":
       process.stdout.write(commandUsage(positionals[1] ?? ""));

@@ -11,7 +11,10 @@ import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type Pl
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
 import { describeMissing } from "../plugins/requirements.js";
 import type { Skill } from "../plugins/skills.js";
-import { createCatalog, documentsFor, type Catalog } from "./catalog.js";
+import { createCatalog, DEFAULT_LISTING_CONCURRENCY, documentsFor, type Catalog } from "./catalog.js";
+import { catalogKey } from "./catalog-cache/key.js";
+import { catalogStoreFromEnv, type CatalogStore } from "./catalog-cache/store.js";
+import { startCatalogUpkeep, watchAdapterUse } from "./catalog-upkeep.js";
 import { createDiscoverContexts } from "./discover-context.js";
 import { describeThrown, fromThrown, isRuntimeError, RuntimeError, type ErrorPayload } from "./errors.js";
 import { loopKey, previousFailures, rememberOutcome, shouldBreakLoop } from "./loop-breaker.js";
@@ -59,6 +62,12 @@ export interface RuntimeOptions {
   searchEngine?: SearchEngineName;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
+  /**
+   * Where plugin catalogs persist between runs: a store, or false for none. Default: the file
+   * store in the user's cache folder named by `env` (AGENT_TOOLS_CACHE_DIR, XDG_CACHE_HOME, HOME;
+   * AGENT_TOOLS_CATALOG_CACHE=off disables it); none for in-code `manifests`.
+   */
+  catalogCache?: CatalogStore | false;
 }
 
 export interface OperationContext {
@@ -255,9 +264,23 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
   if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use bm25f, minisearch or bm25. Using bm25f.`);
   const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined));
-  const catalog: Catalog = createCatalog(index, timeoutMs);
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
+  const store = options.catalogCache ?? (options.manifests ? undefined : catalogStoreFromEnv(env));
+  const version = packageJson().version;
+  const catalog: Catalog = createCatalog(index, {
+    timeoutMs,
+    log,
+    plugins,
+    concurrency: positiveInt(env.AGENT_TOOLS_LIST_CONCURRENCY) ?? DEFAULT_LISTING_CONCURRENCY,
+    ...(store ? { store: { store, keyOf: (plugin: LoadedPlugin) => catalogKey(plugin.manifest, env, version) } } : {}),
+  });
+  // With a store: catalogs it lacks are listed in the background (a few at a time), and a catalog
+  // restored from it is confirmed by listing again once a call has started its server anyway.
+  const upkeep = store ? startCatalogUpkeep(catalog, plugins, log) : undefined;
+  if (store) for (const plugin of plugins) watchAdapterUse(plugin, () => {
+    if (catalog.storedAt(plugin.manifest.prefix) !== undefined) void catalog.refresh(plugin);
+  });
 
   const changeListeners = new Set<(prefix: string) => void>();
   for (const plugin of plugins) {
@@ -266,6 +289,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       catalog.invalidate(prefix);
       index.setPluginDocuments(prefix, documentsFor(plugin, []));
       log.info(`plugin '${prefix}' changed its tool list`);
+      // The server is running (it just said so): list it again now, so search and the store follow.
+      if (store) void catalog.refresh(plugin);
       for (const listener of changeListeners) listener(prefix);
     });
   }
@@ -336,7 +361,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   async function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
     try {
-      return await catalog.tools(plugin);
+      return await catalog.tools(plugin, { urgent: true });
     } catch (error) {
       throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
     }
@@ -434,7 +459,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (!plugin.configured) return `not configured: ${describeMissing(plugin.missing)}`;
     const { prefix, adapter } = plugin.manifest;
     // An MCP server's tool list comes from the server itself; a REST or CLI catalog is read from the manifest and proves nothing.
-    const listedByServer = typeof adapter === "object" && adapter.kind.startsWith("mcp") && catalog.cached(prefix) !== undefined;
+    // A catalog restored from the cache proves nothing about now either; a fresh listing does.
+    const listedByServer = typeof adapter === "object" && adapter.kind.startsWith("mcp") && catalog.cached(prefix) !== undefined && catalog.storedAt(prefix) === undefined;
     return answered.has(prefix) || listedByServer ? "ready" : "configured, not checked";
   }
 
@@ -667,6 +693,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
+        await catalog.ready;
         // Unconfigured plugins answer too, marked so, from the catalog their manifest holds (and their skills).
         const wanted = plugins.filter((p) => ((p.configured && p.adapter) || p.catalogOnly) && (only === undefined || p.manifest.prefix === only));
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
@@ -674,7 +701,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // little for listings, answer from what is in, and let the rest finish in the background.
         const outcomes: (PromiseSettledResult<unknown> | undefined)[] = unlisted.map(() => undefined);
         const listings = unlisted.map((p, i) =>
-          toolsOf(p).then(
+          catalog.tools(p).then(
             (value) => void (outcomes[i] = { status: "fulfilled", value }),
             (reason: unknown) => void (outcomes[i] = { status: "rejected", reason }),
           ),
@@ -854,7 +881,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
     async close() {
       changeListeners.clear();
+      upkeep?.stop();
+      catalog.close();
       await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));
+      await catalog.flush();
     },
   };
   return runtime;

@@ -86,6 +86,20 @@ export class McpConnection {
     return this.live?.opened.diagnostics?.() ?? "";
   }
 
+  /** The server's name and version from its initialize answer, while connected. */
+  get serverInfo(): { name: string; version: string } | undefined {
+    const info = this.live && !this.live.gone ? this.live.client.getServerVersion() : undefined;
+    return info ? { name: info.name, version: info.version } : undefined;
+  }
+
+  /**
+   * Stop the server after `ms` unless a request comes first (which brings back the normal idle
+   * timeout): for a server started only to list its tools.
+   */
+  stopWhenIdleFor(ms: number): void {
+    this.scheduleIdle(ms);
+  }
+
   /**
    * Run `fn` against a connected client under the deadline and abort signal of `control`. `what`
    * names the request in messages ("tools/call 'read_file'").
@@ -226,15 +240,15 @@ export class McpConnection {
     this.idleTimer = undefined;
   }
 
-  private scheduleIdle(): void {
+  private scheduleIdle(idleMs: number = this.options.idleTimeoutMs): void {
     this.clearIdle();
-    if (this.closed || this.inFlight > 0 || !this.options.idleTimeoutMs || !this.live) return;
+    if (this.closed || this.inFlight > 0 || !idleMs || !this.live) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
       if (this.inFlight > 0 || !this.live) return;
-      this.options.log.debug(`${this.label()}: idle for ${this.options.idleTimeoutMs} ms; stopping it`);
+      this.options.log.debug(`${this.label()}: idle for ${idleMs} ms; stopping it`);
       void this.drop(this.live);
-    }, this.options.idleTimeoutMs);
+    }, idleMs);
     this.idleTimer.unref();
   }
 
