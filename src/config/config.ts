@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import * as jsonc from "jsonc-parser";
 import { compileSchema, pointerToField, toViolations } from "../json-schema.js";
+import { jsonLocator, parseJsonText, pointerSegments } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
 import { ConfigSchema, FOREIGN_ENTRY_KEYS, OWN_TOP_LEVEL_KEYS, ServerEntrySchema, type ConfigDocument, type HttpSettings, type ServerEntryDocument } from "./schema.js";
 
@@ -88,29 +88,6 @@ function didYouMean(key: string, known: readonly string[], aliases: Readonly<Rec
   return close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : "";
 }
 
-/** Where in the text a value (or, for `key`, the property) is: ":line:column", or "" without the text. */
-function locator(text: string | undefined): (segments: (string | number)[], key?: boolean) => string {
-  if (text === undefined) return () => "";
-  const root = jsonc.parseTree(text, [], { allowTrailingComma: true });
-  return (segments, key = false) => {
-    if (!root) return "";
-    let node = jsonc.findNodeAtLocation(root, segments);
-    for (let cut = segments.length - 1; !node && cut >= 0; cut--) node = jsonc.findNodeAtLocation(root, segments.slice(0, cut));
-    if (!node) return "";
-    const offset = key && node.parent?.type === "property" ? node.parent.offset : node.offset;
-    return `:${lineAndColumn(text, offset)}`;
-  };
-}
-
-function lineAndColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset).split("\n");
-  return `${before.length}:${(before.at(-1)?.length ?? 0) + 1}`;
-}
-
-function pointerSegments(pointer: string): string[] {
-  return pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
 }
@@ -160,7 +137,7 @@ function readEnvFile(file: string): Record<string, string> {
 /** Validate a parsed config document and fill in defaults. Throws one ConfigError listing every problem. */
 export function parseConfig(file: string, doc: unknown, text?: string): AgentToolsConfig {
   if (!isRecord(doc)) throw new ConfigError(file, undefined, "must be a JSON object");
-  const at = locator(text);
+  const at = jsonLocator(text);
   const problems: string[] = [];
   const notices: string[] = [];
   const problem = (segments: (string | number)[], message: string, key = false) => problems.push(`${at(segments, key)}: ${message}`.replace(/^: /, ""));
@@ -275,11 +252,8 @@ export function readConfigFile(file: string): AgentToolsConfig {
   } catch (error) {
     throw new ConfigError(file, undefined, `cannot be read: ${(error as Error).message}`);
   }
-  const errors: jsonc.ParseError[] = [];
-  const doc: unknown = jsonc.parse(text, errors, { allowTrailingComma: true, allowEmptyContent: false });
-  if (errors.length) {
-    throw new ConfigError(file, undefined, errors.map((e) => `:${lineAndColumn(text, e.offset)}: is not valid JSON (${jsonc.printParseErrorCode(e.error)} at line ${lineAndColumn(text, e.offset).replace(":", ", column ")})`));
-  }
+  const { doc, problems } = parseJsonText(text);
+  if (problems.length) throw new ConfigError(file, undefined, problems);
   return parseConfig(file, doc, text);
 }
 
