@@ -19,6 +19,8 @@ const COMMANDS: Readonly<Record<string, { synopsis: string; does: string }>> = {
   exec: { synopsis: "exec COMMAND…", does: "run a command line in a one-off sandbox (one JSON answer; exit = its exit code)" },
   serve: { synopsis: "serve", does: 'JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line' },
   tokens: { synopsis: "tokens [--json] [--tools FILE]", does: "tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin" },
+  audit: { synopsis: "audit [--limit N] [--follow]", does: "print the audit log of writes, one JSON line each (Redis stream or JSONL file)" },
+  "hash-token": { synopsis: "hash-token [TOKEN]", does: "the SHA-256 a team identity's tokenSha256 holds; without TOKEN, a new random token and its hash" },
   cache: { synopsis: "cache [clear]", does: "where the plugin catalog cache lives and what it holds; `clear` empties it" },
   "search-bench": { synopsis: "search-bench --tools FILE --queries FILE [--limit N] [--engine E]", does: "rank the queries against the tools through agent_tools_search's code path" },
   version: { synopsis: "version", does: "print the version (also -v, --version)" },
@@ -97,6 +99,7 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
         queries: { type: "string" },
         limit: { type: "string" },
         engine: { type: "string" },
+        follow: { type: "boolean", short: "f" },
       },
     });
   } catch (error) {
@@ -139,11 +142,15 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       const options = resolveHttpOptions(
         { ...process.env, ...(values.host ? { AGENT_TOOLS_HTTP_HOST: values.host } : {}), ...(values.port ? { AGENT_TOOLS_HTTP_PORT: values.port } : {}) },
         config.http,
+        Boolean(config.team?.identities?.length || config.team?.jwt),
       );
       const { createRuntime } = await import("../runtime/runtime.js");
       const { serveHttp } = await import("../transports/http.js");
-      const runtime = await createRuntime({ config });
-      await serveHttp(runtime, options);
+      const { createGateway } = await import("../gateway/gateway.js");
+      // The gateway first: the runtime keeps its jobs and tokens in the gateway's shared state.
+      const gateway = await createGateway({ env: process.env, config, log: (await import("../log.js")).createLogger(), singleToken: options.token });
+      const runtime = await createRuntime({ config, state: gateway.state, observers: gateway.observers });
+      await serveHttp(runtime, options, gateway);
       return -1; // keep running
     }
     case "probe": {
@@ -212,6 +219,19 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       const { searchBench } = await import("./search-bench.js");
       await searchBench({ tools: values.tools, queries: values.queries, limit, ...(values.engine ? { engine: values.engine } : {}) });
       return 0;
+    }
+    case "audit": {
+      const { auditCommand } = await import("./team.js");
+      const limit = values.limit === undefined ? 100 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1) {
+        process.stderr.write(`agent-tools audit: --limit must be a positive whole number (got '${values.limit}')\n`);
+        return 2;
+      }
+      return auditCommand(await readConfig(values.config), { limit, follow: values.follow === true });
+    }
+    case "hash-token": {
+      const { hashTokenCommand } = await import("./team.js");
+      return hashTokenCommand(positionals[1]);
     }
     case "cache": {
       const { cacheCommand } = await import("./cache.js");

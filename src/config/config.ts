@@ -4,6 +4,7 @@ import path from "node:path";
 import { compileSchema, pointerToField, toViolations } from "../json-schema.js";
 import { jsonLocator, parseJsonText, pointerSegments } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
+import type { TeamConfig } from "./team.js";
 import { ConfigSchema, FOREIGN_ENTRY_KEYS, OWN_TOP_LEVEL_KEYS, ServerEntrySchema, type ConfigDocument, type HttpSettings, type ServerEntryDocument } from "./schema.js";
 
 /**
@@ -51,6 +52,8 @@ export interface AgentToolsConfig {
   http: HttpSettings;
   /** Things worth one line on stderr at start (ignored settings of other clients, mapped inputs). */
   notices: string[];
+  /** Team gateway settings (README "Run it for a team"); absent for a single user. */
+  team?: TeamConfig;
 }
 
 export class ConfigError extends Error {
@@ -158,7 +161,7 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
     }
   }
   if (serversKey === "servers") own.mcpServers = doc.servers;
-  if (foreign.length) notices.push(`${file}: ignored ${foreign.length === 1 ? "a setting" : `${foreign.length} settings`} agent-tools does not use (${foreign.join(", ")}); only ${serversKey}, plugins, facade and http are read`);
+  if (foreign.length) notices.push(`${file}: ignored ${foreign.length === 1 ? "a setting" : `${foreign.length} settings`} agent-tools does not use (${foreign.join(", ")}); only ${serversKey}, plugins, facade, http and team are read`);
 
   const validate = compileSchema(ConfigSchema as unknown as Record<string, unknown>);
   if (validate instanceof Error) throw validate;
@@ -238,6 +241,7 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
     facade: { mode: raw.facade?.mode ?? "per-plugin" },
     http: raw.http ?? {},
     notices,
+    ...(raw.team ? { team: raw.team } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { teamSchema, type TeamConfig } from "./team.js";
 
 /**
  * The config file described once, as JSON Schema built with TypeBox: ajv validates documents
@@ -50,6 +51,7 @@ export const HttpSchema = Type.Object(
     allowedOrigins: Type.Optional(Strings),
     maxSessions: Type.Optional(Type.Integer({ minimum: 1 })),
     sessionIdleMs: Type.Optional(Millis),
+    unusedSessionIdleMs: Type.Optional(Millis),
     maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
@@ -74,9 +76,11 @@ export const ConfigSchema = Type.Object({
   plugins: Type.Optional(PluginsSchema),
   facade: Type.Optional(FacadeSchema),
   http: Type.Optional(HttpSchema),
+  // The team gateway's block keeps its own plain JSON Schema (config/team.ts).
+  team: Type.Optional(Type.Unsafe<TeamConfig>(teamSchema)),
 });
 
-export const OWN_TOP_LEVEL_KEYS = ["$schema", "mcpServers", "plugins", "facade", "http"] as const;
+export const OWN_TOP_LEVEL_KEYS = ["$schema", "mcpServers", "plugins", "facade", "http", "team"] as const;
 
 export type ServerEntryDocument = Static<typeof ServerEntrySchema>;
 export type HttpSettings = Static<typeof HttpSchema>;

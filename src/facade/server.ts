@@ -10,6 +10,7 @@ import { packageJson, RUNTIME_ROOT } from "../paths.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL } from "./tools.js";
+import { mayUsePlugin } from "../runtime/access.js";
 
 /**
  * The MCP facade: the SDK's low-level Server with handlers for tools/list and tools/call. It maps
@@ -51,13 +52,15 @@ function pluginFromArguments(args: unknown): { prefix: string; rest: unknown } {
 
 export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
   const pkg = packageJson();
+  // A team identity sees only the plugins it may use: in the tool list, the instructions and help.
+  const visible = runtime.summaries().filter((s) => mayUsePlugin(session.identity, s.prefix));
   const server = new Server(
     { name: pkg.name, version: pkg.version },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(runtime.summaries(), runtime.facadeMode) },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(visible, runtime.facadeMode) },
   );
-  const { tools, routes } = buildFacadeTools(runtime.summaries(), { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+  const { tools, routes } = buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
 
-  const prefixes = runtime.summaries().map((s) => s.prefix);
+  const prefixes = visible.map((s) => s.prefix);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
@@ -70,7 +73,7 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     switch (route.operation) {
       case "help": {
         const plugin = args && typeof args === "object" ? (args as { plugin?: unknown }).plugin : undefined;
-        const help = runtime.help(typeof plugin === "string" ? plugin : undefined);
+        const help = runtime.help(typeof plugin === "string" ? plugin : undefined, session);
         // The text modules by file, as the original runtime's help named them (users look for them).
         const text = "plugin" in help ? {} : { textLayer: TEXT_LAYER_HELP, textModules: textModuleFiles() };
         return toToolResult({ isError: false, payload: { ok: true, ...help, ...text, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });

@@ -5,7 +5,9 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
+import { cappedFetch, maxResponseBytesFrom } from "../shared/capped-body.js";
 import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
+import type { SharedTokenState } from "./oauth-token-store.js";
 import { resolveSecretAware } from "./child-env.js";
 import type { OpenedTransport, TransportOpener } from "./connection.js";
 import { McpAdapterError, errorMessage, numericCode } from "./errors.js";
@@ -25,6 +27,8 @@ export interface HttpOpenerOptions {
   redactor: Redactor;
   log: Logger;
   fetch?: typeof fetch;
+  /** The gateway's shared state: OAuth token stores are kept there and refreshed under its lock. */
+  shared?: SharedTokenState;
 }
 
 /** HTTP statuses that mean "this endpoint does not speak Streamable HTTP" rather than "refused". */
@@ -55,12 +59,14 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
         name: options.name,
         ...(options.baseDir ? { baseDir: options.baseDir } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.shared ? { shared: options.shared } : {}),
       });
       // Fail early (NOT_CONFIGURED) when there is no token at all.
       await bearer.token();
     }
     const baseFetch = options.fetch ?? fetch;
-    const fetchImpl = bearer ? authFetch(bearer, baseFetch) : baseFetch;
+    // Answers are read as capped streams: a JSON answer past the cap, or an SSE event past it, fails RESULT_TOO_LARGE.
+    const fetchImpl = cappedFetch(maxResponseBytesFrom(hostEnv), `MCP server '${options.name}'`, bearer ? authFetch(bearer, baseFetch) : baseFetch);
     const requestInit: RequestInit = { headers };
 
     const connectSse = async (): Promise<{ client: Client; opened: OpenedTransport }> => {
