@@ -21,7 +21,7 @@ import { ConfigSchema, FOREIGN_ENTRY_KEYS, OWN_TOP_LEVEL_KEYS, ServerEntrySchema
 
 export const CONFIG_FILE_NAME = "agent-tools.config.json";
 
-type EntryCommon = Pick<ServerEntryDocument, "description" | "readonlyTools" | "requireConfirm" | "discoverHint" | "disabled" | "timeoutMs" | "idleTimeoutMs">;
+type EntryCommon = Pick<ServerEntryDocument, "description" | "readonlyTools" | "requireConfirm" | "confirm" | "discoverHint" | "disabled" | "timeoutMs" | "idleTimeoutMs">;
 
 export interface StdioServerEntry extends EntryCommon {
   type?: "stdio";
@@ -47,8 +47,10 @@ export interface AgentToolsConfig {
   file: string | undefined;
   source?: ConfigSource;
   mcpServers: Record<string, McpServerEntry>;
-  plugins: { dirs: string[]; disable: string[]; embedded?: boolean };
+  plugins: { dirs: string[]; disable: string[]; embedded?: boolean; confirm?: Record<string, "elicit" | "flag"> };
   facade: { mode: "per-plugin" | "compact" };
+  /** The default confirm policy: "elicit" (ask the user when the client can) or "flag" (the model's confirm: true). */
+  confirm?: "elicit" | "flag";
   http: HttpSettings;
   /** Things worth one line on stderr at start (ignored settings of other clients, mapped inputs). */
   notices: string[];
@@ -161,7 +163,7 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
     }
   }
   if (serversKey === "servers") own.mcpServers = doc.servers;
-  if (foreign.length) notices.push(`${file}: ignored ${foreign.length === 1 ? "a setting" : `${foreign.length} settings`} agent-tools does not use (${foreign.join(", ")}); only ${serversKey}, plugins, facade, http and team are read`);
+  if (foreign.length) notices.push(`${file}: ignored ${foreign.length === 1 ? "a setting" : `${foreign.length} settings`} agent-tools does not use (${foreign.join(", ")}); only ${serversKey}, plugins, facade, http, confirm and team are read`);
 
   const validate = compileSchema(ConfigSchema as unknown as Record<string, unknown>);
   if (validate instanceof Error) throw validate;
@@ -237,7 +239,8 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
   return {
     file,
     mcpServers: servers,
-    plugins: { dirs: (plugins.dirs ?? []).map((d) => path.resolve(base, d)), disable: plugins.disable ?? [], ...(plugins.embedded !== undefined ? { embedded: plugins.embedded } : {}) },
+    plugins: { dirs: (plugins.dirs ?? []).map((d) => path.resolve(base, d)), disable: plugins.disable ?? [], ...(plugins.embedded !== undefined ? { embedded: plugins.embedded } : {}), ...(plugins.confirm ? { confirm: plugins.confirm } : {}) },
+    ...(raw.confirm ? { confirm: raw.confirm } : {}),
     facade: { mode: raw.facade?.mode ?? "per-plugin" },
     http: raw.http ?? {},
     notices,

@@ -11,6 +11,8 @@ const StringMap = Type.Record(Type.String(), Type.String());
 const Millis = Type.Integer({ minimum: 1 });
 /** One of a few words, as a plain `enum` (ajv then says "must be one of [...]"), typed as their union. */
 const OneOf = <T extends string>(...words: T[]) => Type.Unsafe<T>({ type: "string", enum: words });
+/** "elicit": ask the user when the client can; "flag": the model's confirm: true. */
+const ConfirmPolicy = OneOf("elicit", "flag");
 
 /** Settings every server entry may carry, ours and those of the clients whose files are read as they are. */
 export const ServerEntrySchema = Type.Object(
@@ -19,6 +21,8 @@ export const ServerEntrySchema = Type.Object(
     description: Type.Optional(Type.String()),
     readonlyTools: Type.Optional(Strings),
     requireConfirm: Type.Optional(Type.Boolean()),
+    /** How this server's writes are confirmed (README "Protocol"). */
+    confirm: Type.Optional(ConfirmPolicy),
     discoverHint: Type.Optional(Type.String()),
     disabled: Type.Optional(Type.Boolean()),
     timeoutMs: Type.Optional(Millis),
@@ -63,6 +67,8 @@ export const PluginsSchema = Type.Object(
     disable: Type.Optional(Strings),
     /** Keep the embedded filesystem and memory plugins although a config file is loaded. */
     embedded: Type.Optional(Type.Boolean()),
+    /** Per plugin prefix: its confirm policy. */
+    confirm: Type.Optional(Type.Record(Type.String(), ConfirmPolicy)),
   },
   { additionalProperties: false },
 );
@@ -76,11 +82,12 @@ export const ConfigSchema = Type.Object({
   plugins: Type.Optional(PluginsSchema),
   facade: Type.Optional(FacadeSchema),
   http: Type.Optional(HttpSchema),
+  confirm: Type.Optional(ConfirmPolicy),
   // The team gateway's block keeps its own plain JSON Schema (config/team.ts).
   team: Type.Optional(Type.Unsafe<TeamConfig>(teamSchema)),
 });
 
-export const OWN_TOP_LEVEL_KEYS = ["$schema", "mcpServers", "plugins", "facade", "http", "team"] as const;
+export const OWN_TOP_LEVEL_KEYS = ["$schema", "mcpServers", "plugins", "facade", "http", "confirm", "team"] as const;
 
 export type ServerEntryDocument = Static<typeof ServerEntrySchema>;
 export type HttpSettings = Static<typeof HttpSchema>;
