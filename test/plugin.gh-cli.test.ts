@@ -236,9 +236,12 @@ describe("gh-cli plugin: GH_CLI_BIN", () => {
     const named = await connect(PLUGIN, { PATH: [path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter), GH_CONFIG_DIR: dir, GH_TOKEN: "", GH_CLI_BIN: path.join(GH_BIN, "gh") });
     try {
       const { payload: help } = await callJson(named.client, "agent_tools_help", {});
-      assert.equal((help.plugins as { prefix: string; status: string }[]).find((p) => p.prefix === "ghcli")?.status, "ready");
+      const status = () => callJson(named.client, "agent_tools_help", {}).then(({ payload }) => (payload.plugins as { prefix: string; status: string }[]).find((p) => p.prefix === "ghcli")?.status);
+      assert.equal(await status(), "configured, not checked", "configured (GH_CLI_BIN set), nothing has answered yet");
+      void help;
       const view = stdoutOf<Record<string, unknown>>(await call("repo_view", { owner: "octo-org", repo: "widgets" }, named));
       assert.equal(view.nameWithOwner, "octo-org/widgets");
+      assert.equal(await status(), "ready", "ready once the named gh answered");
       assert.equal(calls(dir).length, 1, "the named gh ran");
       const { payload } = await callJson(named.client, "agent_tools_ghcli_discover", { query: "repo view" });
       assert.doesNotMatch(JSON.stringify(payload), /GH_CLI_BIN|fixtures/, "descriptions name gh, not the host's path");
