@@ -3,8 +3,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
+import { sharedSchemaValidator } from "../sdk-schema-validator.js";
 import { toOperationResult } from "../text/answer.js";
-import { textLayerFor } from "../text/text-layer.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { packageJson, RUNTIME_ROOT } from "../paths.js";
 import { resolveFacadeTool } from "./routing.js";
@@ -53,7 +53,7 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
   const pkg = packageJson();
   const server = new Server(
     { name: pkg.name, version: pkg.version },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(runtime.summaries(), runtime.facadeMode) },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(runtime.summaries(), runtime.facadeMode), jsonSchemaValidator: sharedSchemaValidator },
   );
   const { tools, routes } = buildFacadeTools(runtime.summaries(), { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
 
@@ -80,6 +80,8 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
       case "exec": {
         // The text layer is made on first use; just-bash itself loads with the first command line.
         const command = args && typeof args === "object" ? (args as { command?: unknown }).command : undefined;
+        // Imported here: a session that never runs a command line never loads the text layer.
+        const { textLayerFor } = await import("../text/text-layer.js");
         const answer = await textLayerFor(runtime).exec(session, typeof command === "string" ? command : "", { signal: extra.signal });
         if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
         return toToolResult(toOperationResult(answer));

@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { sharedSchemaValidator } from "../../sdk-schema-validator.js";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { McpAdapterError, errorMessage, numericCode } from "./errors.js";
@@ -193,7 +194,7 @@ export class McpConnection {
 
   private async connect(options: RequestOptions): Promise<Live> {
     const makeClient = (): Client => {
-      const client = new LenientClient(CLIENT_INFO, { capabilities: {} });
+      const client = new LenientClient(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: sharedSchemaValidator });
       client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         this.options.log.debug(`${this.label()}: tools/list_changed`);
