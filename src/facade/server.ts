@@ -49,15 +49,38 @@ function pluginFromArguments(args: unknown): { prefix: string; rest: unknown } {
   return { prefix: typeof plugin === "string" ? plugin.trim() : "", rest };
 }
 
-export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
-  const pkg = packageJson();
-  const server = new Server(
-    { name: pkg.name, version: pkg.version },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(runtime.summaries(), runtime.facadeMode), jsonSchemaValidator: sharedSchemaValidator },
-  );
-  const { tools, routes } = buildFacadeTools(runtime.summaries(), { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+/** What every session's facade has in common: built once per runtime, not once per HTTP session. */
+interface FacadeShape {
+  info: { name: string; version: string };
+  options: ConstructorParameters<typeof Server>[1];
+  tools: ReturnType<typeof buildFacadeTools>["tools"];
+  routes: ReturnType<typeof buildFacadeTools>["routes"];
+  prefixes: string[];
+}
 
-  const prefixes = runtime.summaries().map((s) => s.prefix);
+const shapes = new WeakMap<Runtime, FacadeShape>();
+
+function facadeShape(runtime: Runtime): FacadeShape {
+  let shape = shapes.get(runtime);
+  if (!shape) {
+    const pkg = packageJson();
+    const summaries = runtime.summaries();
+    const { tools, routes } = buildFacadeTools(summaries, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+    shape = {
+      info: { name: pkg.name, version: pkg.version },
+      options: { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(summaries, runtime.facadeMode), jsonSchemaValidator: sharedSchemaValidator },
+      tools,
+      routes,
+      prefixes: summaries.map((s) => s.prefix),
+    };
+    shapes.set(runtime, shape);
+  }
+  return shape;
+}
+
+export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
+  const { info, options, tools, routes, prefixes } = facadeShape(runtime);
+  const server = new Server(info, options);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 

@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../../adapters/types.js";
 import { createFacadeServer } from "../../facade/server.js";
+import { releaseJsonStreams } from "./json-stream-release.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { closeSession, type Session } from "../../runtime/session.js";
 
@@ -74,11 +75,13 @@ export class SessionRegistry {
     if (this.sessions.size >= this.options.maxSessions) return undefined;
     const id = randomUUID();
     const session = this.options.runtime.createSession(id);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      enableJsonResponse: responseMode === "json",
-      onsessionclosed: () => void this.close(id, "DELETE"),
-    });
+    const transport = releaseJsonStreams(
+      new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => id,
+        enableJsonResponse: responseMode === "json",
+        onsessionclosed: () => void this.close(id, "DELETE"),
+      }),
+    );
     const server = createFacadeServer({ runtime: this.options.runtime, session });
     const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 0 };
     this.sessions.set(id, entry);

@@ -1,0 +1,18 @@
+import { createRuntime } from "../dist/runtime/runtime.js";
+import { startHttpFacade } from "../dist/transports/http/server.js";
+import { resolveHttpOptions } from "../dist/transports/http/options.js";
+import { silentLogger } from "../dist/log.js";
+import { openHttpSessions } from "./perf-http.js";
+const gc = (globalThis as { gc?: () => void }).gc!;
+const runtime = await createRuntime({ env: { HOME: "/tmp/p16/home", PATH: process.env.PATH }, log: silentLogger, cwd: "/tmp/p16" });
+const facade = await startHttpFacade(runtime, { ...resolveHttpOptions({ AGENT_TOOLS_HTTP_PORT: "0", AGENT_TOOLS_HTTP_MAX_SESSIONS: "1000" }) }, silentLogger);
+await openHttpSessions(facade.url, 20);
+gc(); gc();
+const m0 = process.memoryUsage();
+await openHttpSessions(facade.url, 500);
+const m1 = process.memoryUsage();
+gc(); gc();
+const m2 = process.memoryUsage();
+const mib = (n: number) => (n / 1048576 / 500).toFixed(4);
+console.log("per session MiB: heap after gc", mib(m2.heapUsed - m0.heapUsed), "rss before gc", mib(m1.rss - m0.rss), "rss after gc", mib(m2.rss - m0.rss), "external", mib(m2.external - m0.external), "arrayBuffers", mib(m2.arrayBuffers - m0.arrayBuffers));
+await facade.close(); await runtime.close();
