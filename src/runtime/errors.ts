@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "NOT_CONFIGURED",
   "UPSTREAM_ERROR",
   "UPSTREAM_TIMEOUT",
+  "RESULT_TOO_LARGE",
   "LOOP_DETECTED",
 ] as const;
 
@@ -44,6 +45,8 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "The service behind this plugin failed. Read `message`; fix the arguments if it names one, otherwise try a different tool or report the failure to the user.",
   UPSTREAM_TIMEOUT:
     "The service did not answer in time. Retry once with a narrower request (fewer items, a filter); if it times out again, tell the user.",
+  RESULT_TOO_LARGE:
+    "The service's answer was larger than the runtime reads, so nothing more was read. Ask for less: use the tool's filter, search, fields or page-size arguments (e.g. limit, per_page, fields, q) or fetch one page at a time.",
   LOOP_DETECTED:
     "Stop repeating this call: it failed the same way several times. Change the tool or the arguments as the earlier error said, or ask the user.",
 };

@@ -4,6 +4,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelco
 import { sharedSchemaValidator } from "../../sdk-schema-validator.js";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
+import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { McpAdapterError, errorMessage, numericCode } from "./errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 
@@ -271,6 +272,9 @@ export class McpConnection {
     }
     if (error instanceof McpAdapterError) {
       return new McpAdapterError(error.code, redact(error.message), error.status !== undefined ? { status: error.status } : {});
+    }
+    if (error instanceof ResponseTooLargeError) {
+      return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
     }
     const code = numericCode(error);
     const closedUnderUs = (error instanceof McpError && code === ErrorCode.ConnectionClosed) || live?.gone === true;

@@ -66,7 +66,9 @@ function isInitialize(body: unknown): boolean {
 }
 
 export async function startHttpFacade(runtime: Runtime, options: HttpOptions, log: Logger): Promise<HttpFacade> {
-  const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs });
+  const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs, unusedIdleMs: options.unusedSessionIdleMs });
+  const notFound = (res: ServerResponse, id: string): void =>
+    sendRpcError(res, 404, -32001, `Session not found: ${sessions.whyMissing(id)}; send initialize without Mcp-Session-Id to open a new one`);
   const redactor = createRedactor([options.token]);
 
   const logRequest = (facts: RequestFacts, res: ServerResponse, started: number, body: () => string): void => {
@@ -125,16 +127,16 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       if (header !== undefined) {
         const entry = sessions.get(header);
         if (!entry) {
-          sendRpcError(res, 404, -32001, "Session not found: it expired or was closed; send initialize without Mcp-Session-Id to open a new one");
+          notFound(res, header);
           return;
         }
         entry.inFlight += 1;
-        entry.lastSeen = Date.now();
+        sessions.touch(entry, facts.rpcMethods);
         try {
           await entry.transport.handleRequest(req, res, parsed.value);
         } finally {
           entry.inFlight -= 1;
-          entry.lastSeen = Date.now();
+          sessions.touch(entry);
         }
         return;
       }
@@ -142,9 +144,9 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendRpcError(res, 400, -32000, "Bad Request: no Mcp-Session-Id header; send an initialize request first and repeat the Mcp-Session-Id it answers on every later request");
         return;
       }
-      const entry = (await sessions.hasRoom()) ? await sessions.open(sse ? "sse" : "json") : undefined;
+      const entry = await sessions.open(sse ? "sse" : "json");
       if (!entry) {
-        sendRpcError(res, 503, -32000, `too many open sessions (limit ${options.maxSessions}, http.maxSessions); close one with DELETE or retry later`, { "Retry-After": "30" });
+        sendRpcError(res, 503, -32000, `too many open sessions: all ${options.maxSessions} (http.maxSessions) have a request in flight; retry in a few seconds`, { "Retry-After": "5" });
         return;
       }
       facts.session = entry.id;
@@ -153,7 +155,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         await entry.transport.handleRequest(req, res, parsed.value);
       } finally {
         entry.inFlight -= 1;
-        entry.lastSeen = Date.now();
+        sessions.touch(entry);
       }
       // The SDK sets the id only once initialize succeeded; a rejected one leaves nothing open.
       if (entry.transport.sessionId === undefined) await sessions.close(entry.id, "initialize rejected");
@@ -167,10 +169,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       }
       const entry = sessions.get(header);
       if (!entry) {
-        sendRpcError(res, 404, -32001, "Session not found: it expired or was closed; send initialize without Mcp-Session-Id to open a new one");
+        notFound(res, header);
         return;
       }
-      entry.lastSeen = Date.now();
+      sessions.touch(entry);
       await entry.transport.handleRequest(req, res);
       return;
     }
