@@ -688,7 +688,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         if (args.detail !== true) return fitToBudget(answer);
         const cap = ctx.maxResultChars ?? maxResultChars;
         if (JSON.stringify(answer).length <= cap) return answer;
-        return { ...fitToBudget(answer), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
+        return { ...(await fitToBudget(answer)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
       });
     },
 
