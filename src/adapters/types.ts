@@ -5,6 +5,7 @@
  */
 
 import type { JobStore } from "../runtime/jobs.js";
+import type { SharedTokenState } from "./mcp/oauth-token-store.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -78,6 +79,8 @@ export interface AdapterOptions {
   /** The host environment; credentials are read from here, never from tool arguments. */
   env: NodeJS.ProcessEnv;
   log: Logger;
+  /** The gateway's shared state (key-value and locks), for adapters that keep credentials several instances share. */
+  shared?: SharedTokenState;
 }
 
 export function isAdapter(value: unknown): value is Adapter {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import * as jsonc from "jsonc-parser";
 import { compileSchema, pointerToField, toViolations } from "../json-schema.js";
+import { teamSchema, type TeamConfig } from "./team.js";
 
 /**
  * `agent-tools.config.json` (comments and trailing commas allowed). Found by `--config`, else
@@ -44,6 +45,8 @@ export interface AgentToolsConfig {
   plugins: { dirs: string[]; disable: string[] };
   facade: { mode: "per-plugin" | "compact" };
   http: { host?: string; port?: number; allowedHosts?: string[]; allowedOrigins?: string[]; maxSessions?: number; sessionIdleMs?: number; unusedSessionIdleMs?: number; maxBodyBytes?: number };
+  /** Team gateway settings (README "Run it for a team"); absent for a single user. */
+  team?: TeamConfig;
 }
 
 export class ConfigError extends Error {
@@ -105,6 +108,7 @@ const configSchema = {
       },
       additionalProperties: false,
     },
+    team: teamSchema,
   },
   additionalProperties: false,
 } as const;
@@ -155,6 +159,7 @@ export function parseConfig(file: string, doc: unknown): AgentToolsConfig {
     plugins: { dirs: (plugins.dirs ?? []).map((d) => path.resolve(base, d)), disable: plugins.disable ?? [] },
     facade: { mode: ((raw.facade as { mode?: string } | undefined)?.mode as "per-plugin" | "compact" | undefined) ?? "per-plugin" },
     http: (raw.http ?? {}) as AgentToolsConfig["http"],
+    ...(raw.team ? { team: raw.team as TeamConfig } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { OperationResult, Runtime } from "../runtime/runtime.js";
+import type { OperationResult, PluginSummary, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { sharedSchemaValidator } from "../sdk-schema-validator.js";
 import { toOperationResult } from "../text/answer.js";
@@ -10,6 +10,7 @@ import { packageJson, RUNTIME_ROOT } from "../paths.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL } from "./tools.js";
+import { mayUsePlugin } from "../runtime/access.js";
 
 /**
  * The MCP facade: the SDK's low-level Server with handlers for tools/list and tools/call. It maps
@@ -49,7 +50,7 @@ function pluginFromArguments(args: unknown): { prefix: string; rest: unknown } {
   return { prefix: typeof plugin === "string" ? plugin.trim() : "", rest };
 }
 
-/** What every session's facade has in common: built once per runtime, not once per HTTP session. */
+/** What every session's facade has in common: built once per runtime and visible set, not once per HTTP session. */
 interface FacadeShape {
   info: { name: string; version: string };
   options: ConstructorParameters<typeof Server>[1];
@@ -58,28 +59,32 @@ interface FacadeShape {
   prefixes: string[];
 }
 
-const shapes = new WeakMap<Runtime, FacadeShape>();
+const shapes = new WeakMap<Runtime, Map<string, FacadeShape>>();
 
-function facadeShape(runtime: Runtime): FacadeShape {
-  let shape = shapes.get(runtime);
+function facadeShape(runtime: Runtime, visible: PluginSummary[]): FacadeShape {
+  let byVisible = shapes.get(runtime);
+  if (!byVisible) shapes.set(runtime, (byVisible = new Map()));
+  const key = visible.map((s) => s.prefix).join(",");
+  let shape = byVisible.get(key);
   if (!shape) {
     const pkg = packageJson();
-    const summaries = runtime.summaries();
-    const { tools, routes } = buildFacadeTools(summaries, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+    const { tools, routes } = buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
     shape = {
       info: { name: pkg.name, version: pkg.version },
-      options: { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(summaries, runtime.facadeMode), jsonSchemaValidator: sharedSchemaValidator },
+      options: { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(visible, runtime.facadeMode), jsonSchemaValidator: sharedSchemaValidator },
       tools,
       routes,
-      prefixes: summaries.map((s) => s.prefix),
+      prefixes: visible.map((s) => s.prefix),
     };
-    shapes.set(runtime, shape);
+    byVisible.set(key, shape);
   }
   return shape;
 }
 
 export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
-  const { info, options, tools, routes, prefixes } = facadeShape(runtime);
+  // A team identity sees only the plugins it may use: in the tool list, the instructions and help.
+  const visible = runtime.summaries().filter((s) => mayUsePlugin(session.identity, s.prefix));
+  const { info, options, tools, routes, prefixes } = facadeShape(runtime, visible);
   const server = new Server(info, options);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
@@ -93,7 +98,7 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     switch (route.operation) {
       case "help": {
         const plugin = args && typeof args === "object" ? (args as { plugin?: unknown }).plugin : undefined;
-        const help = runtime.help(typeof plugin === "string" ? plugin : undefined);
+        const help = runtime.help(typeof plugin === "string" ? plugin : undefined, session);
         // The text modules by file, as the original runtime's help named them (users look for them).
         const text = "plugin" in help ? {} : { textLayer: TEXT_LAYER_HELP, textModules: textModuleFiles() };
         return toToolResult({ isError: false, payload: { ok: true, ...help, ...text, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });

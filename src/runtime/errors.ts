@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   "UPSTREAM_TIMEOUT",
   "RESULT_TOO_LARGE",
   "LOOP_DETECTED",
+  "FORBIDDEN",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -49,6 +50,8 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "The service's answer was larger than the runtime reads, so nothing more was read. Ask for less: use the tool's filter, search, fields or page-size arguments (e.g. limit, per_page, fields, q) or fetch one page at a time.",
   LOOP_DETECTED:
     "Stop repeating this call: it failed the same way several times. Change the tool or the arguments as the earlier error said, or ask the user.",
+  FORBIDDEN:
+    "Your identity on this gateway may not do this; `details.allowed` says what it may do. Use an allowed plugin or a read-only tool, or ask the gateway's operator for access.",
 };
 
 export interface ErrorPayload {

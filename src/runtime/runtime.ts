@@ -27,6 +27,10 @@ import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
 import { describedSkillParams, isSchemaLike, relatedOf, skillReportedFailure } from "./skill-answer.js";
 import { jobStoreFor } from "./jobs.js";
+import { checkPlugin, forbiddenWrite, mayUsePlugin, type Identity } from "./access.js";
+import type { CallObserver, CallFacts } from "./observer.js";
+import { createSharedState, type SharedState } from "../state/index.js";
+import { createAuditObserver } from "./audit.js";
 import { closestNames, foldedMatch, similarity } from "./similarity.js";
 
 /**
@@ -58,6 +62,10 @@ export interface RuntimeOptions {
   searchEngine?: SearchEngineName;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
+  /** Shared state (jobs, tokens, counters, audit); default from AGENT_TOOLS_REDIS_URL / config team, else memory. */
+  state?: SharedState;
+  /** Told of every discover, search, call and skill run once it has its outcome (metrics, audit); awaited before the answer. */
+  observers?: CallObserver[];
   /**
    * Where plugin catalogs persist between runs: a store, or false for none. Default: the file
    * store in the user's cache folder named by `env` (AGENT_TOOLS_CACHE_DIR, XDG_CACHE_HOME, HOME;
@@ -105,9 +113,16 @@ export interface Runtime {
   readonly configFile: string | undefined;
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
-  createSession(id?: string): Session;
-  /** The protocol and every plugin; with a prefix, that plugin in full (whole discoverHint, each skill). */
-  help(prefix?: string): Record<string, unknown>;
+  /** Shared state of the fleet (memory or Redis). */
+  readonly state: SharedState;
+  /** Catalog cache counts since start (metrics). */
+  catalogStats(): { hits: number; misses: number };
+  createSession(id?: string, identity?: Identity): Session;
+  /**
+   * The protocol and every plugin; with a prefix, that plugin in full (whole discoverHint, each
+   * skill). With a session, only the plugins its identity may use.
+   */
+  help(prefix?: string, session?: Session): Record<string, unknown>;
   discover(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   /** One ranked answer across every plugin ({query, limit?, plugin?, detail?}); agent_tools_search and search-bench use it. */
   search(session: Session, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
@@ -195,6 +210,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const timeoutMs = options.callTimeoutMs ?? positiveInt(env.AGENT_TOOLS_CALL_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
   const maxResultChars = options.maxResultChars ?? positiveInt(env.AGENT_TOOLS_MAX_RESULT_CHARS) ?? DEFAULT_MAX_RESULT_CHARS;
 
+  const ownState = options.state === undefined;
+  const state = options.state ?? (await createSharedState({ env, log, ...(options.config?.team ? { settings: options.config.team } : {}) }));
+  // Without observers given (stdio, embedders), writes are still audited wherever the state keeps its log.
+  const observers = options.observers ?? (state.audit ? [createAuditObserver({ audit: state.audit, instanceId: state.instanceId, log })] : []);
+  // Team mode: an identity's jobs are its own across sessions and instances; else per session.
+  const jobsOf = (session: Session, prefix: string) =>
+    jobStoreFor(session, prefix, {}, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
+
   const cwd = options.cwd ?? process.cwd();
   const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);
   const skipBundled = options.skipBundled ?? env.AGENT_TOOLS_NO_BUNDLED_PLUGINS === "1";
@@ -223,6 +246,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log,
     disable: config?.plugins.disable ?? [],
     adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) },
+    shared: state,
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
   const { plugins, failures, replaced } = await loadPlugins(sources, loadOptions);
@@ -246,7 +270,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined));
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
-  const store = options.catalogCache ?? (options.manifests ? undefined : catalogStoreFromEnv(env));
+  // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
+  const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
+  const store = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
   const version = packageJson().version;
   const catalog: Catalog = createCatalog(index, {
     timeoutMs,
@@ -277,15 +303,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   /**
    * The plugin a call names. Only case and `-`/`_` may differ from its prefix: a call is never
-   * sent to a plugin it did not name (README "Routing").
+   * sent to a plugin it did not name (README "Routing"). A team identity may use only its plugins.
    */
-  function requirePlugin(prefix: string, repairs?: Repair[]): LoadedPlugin & { adapter: Adapter } {
+  function requirePlugin(prefix: string, repairs?: Repair[], identity?: Identity): LoadedPlugin & { adapter: Adapter } {
     let plugin = byPrefix.get(prefix);
     if (!plugin && prefix) {
       const folded = foldedMatch(prefix, byPrefix.keys());
       plugin = folded === undefined ? undefined : byPrefix.get(folded);
       if (plugin && repairs) repairs.push({ kind: "matched-plugin-case", message: `plugin '${prefix}' was read as '${plugin.manifest.prefix}'` });
     }
+    // Before "not configured": an identity learns nothing more about plugins it may not use.
+    if (plugin) checkPlugin(identity, plugin.manifest.prefix);
     if (!plugin) {
       const names = [...byPrefix.keys()];
       const close = prefix ? closestNames(prefix, names) : [];
@@ -316,17 +344,22 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
    * Without this a skill would be a way around the gate. The gate trips before the write, so a
    * refused skill has done only reads.
    */
-  function gatedForSkill(plugin: LoadedPlugin, skill: string, confirmed: boolean, refusals?: RuntimeError[]): Adapter {
+  function gatedForSkill(plugin: LoadedPlugin, skill: string, confirmed: boolean, refusals?: RuntimeError[], guard?: { identity: Identity | undefined; facts: CallFacts }): Adapter {
     const adapter = plugin.adapter as Adapter;
-    if (confirmed || !plugin.manifest.requireConfirm) return adapter;
+    const readOnlyIdentity = guard?.identity && !guard.identity.write ? guard.identity : undefined;
+    if ((confirmed || !plugin.manifest.requireConfirm) && !guard) return adapter;
     const call: Adapter["call"] = async (name, args, callCtx) => {
       const tool = (await toolsOf(plugin)).find((t) => t.name === name);
-      if (tool && needsConfirm(plugin, tool)) {
+      const writes = tool ? !isReadOnly(plugin, tool) : false;
+      if (writes && readOnlyIdentity) throw forbiddenWrite(readOnlyIdentity, plugin.manifest.prefix, `skill '${skill}' calls '${name}', which`);
+      if (tool && needsConfirm(plugin, tool) && !confirmed) {
         const refusal = new RuntimeError("CONFIRM_REQUIRED", `skill '${skill}' calls '${name}', which changes data; run the skill again with confirm: true`, { skill, tool: name });
         // Kept, so a skill that catches the refusal and answers normally still fails (below).
         refusals?.push(refusal);
         throw refusal;
       }
+      // The skill run counts as a write (audit) from its first call that changes data.
+      if (writes && guard) guard.facts.mutating = true;
       return adapter.call(name, args, callCtx);
     };
     return new Proxy(adapter, {
@@ -462,9 +495,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     repairs: Repair[],
     loopTarget: unknown,
     target: string | undefined,
-    work: () => Promise<Record<string, unknown>>,
+    work: (facts: CallFacts) => Promise<Record<string, unknown>>,
+    args?: unknown,
   ): Promise<OperationResult> {
     const started = Date.now();
+    const facts: CallFacts = { mutating: false };
     const key = loopTarget === undefined ? undefined : loopKey(`${operation}:${prefix}`, loopTarget);
     let payload: Record<string, unknown>;
     let errorCode: string | undefined;
@@ -478,7 +513,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           { previousError: previous?.code, attempts: (previous?.count ?? 2) + 1 },
         );
       }
-      payload = { ok: true, ...(await work()) };
+      payload = { ok: true, ...(await work(facts)) };
     } catch (error) {
       const runtimeError = fromThrown(error);
       errorCode = runtimeError.code;
@@ -500,6 +535,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       durationMs: Date.now() - started,
     });
     if (errorCode) log.debug(`${operation} ${prefix}${target ? `/${target}` : ""} failed`, { code: errorCode });
+    if (observers.length) {
+      const event = { session, operation, plugin: prefix, ...(target ? { target } : {}), outcome: errorCode ?? "ok", startedAt: started, durationMs: Date.now() - started, mutating: facts.mutating, arguments: args };
+      for (const observe of observers) {
+        try {
+          await observe(event);
+        } catch (error) {
+          log.error(`call observer failed: ${describeThrown(error)}`);
+        }
+      }
+    }
     return { isError: errorCode !== undefined, payload };
   }
 
@@ -532,7 +577,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     facadeMode,
     configFile: config?.file,
     plugin: (prefix) => byPrefix.get(prefix),
-    createSession: (id) => createSession(id),
+    state,
+    catalogStats: () => catalog.stats(),
+    createSession: (id, identity) => createSession(id, identity),
 
     summaries() {
       return plugins.map((p) => {
@@ -550,10 +597,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       });
     },
 
-    help(prefix) {
+    help(prefix, session) {
       const pkg = packageJson();
       const only = typeof prefix === "string" && prefix.trim() ? prefix.trim() : undefined;
-      if (only !== undefined && byPrefix.has(only)) return { server: `${pkg.name} ${pkg.version}`, plugin: pluginHelp(byPrefix.get(only) as LoadedPlugin) };
+      if (only !== undefined && byPrefix.has(only) && mayUsePlugin(session?.identity, only)) return { server: `${pkg.name} ${pkg.version}`, plugin: pluginHelp(byPrefix.get(only) as LoadedPlugin) };
       return {
         ...(only !== undefined ? { note: `no plugin has prefix '${only}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),
         server: `${pkg.name} ${pkg.version}`,
@@ -566,7 +613,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
         ],
         pluginHelp: `agent_tools_help {"plugin":"<prefix>"} shows one plugin in full: its usage hint and every skill`,
-        plugins: runtime.summaries().map((s) => ({
+        plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
           status: s.configured ? "ready" : `not configured: ${s.missing ?? ""}`,
@@ -592,7 +639,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
       return operate(session, "discover", prefix, repairs, undefined, query || undefined, async () => {
-        const plugin = requirePlugin(prefix, repairs);
+        const plugin = requirePlugin(prefix, repairs, session.identity);
         const tools = await toolsOf(plugin);
         const totals = { tools: tools.length, skills: plugin.skills.length };
         let matches: Record<string, unknown>[];
@@ -649,12 +696,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             errors: [{ path: "/query", message: "must be a non-empty string" }],
           });
         }
-        const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs).manifest.prefix : undefined;
+        const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs, session.identity).manifest.prefix : undefined;
         const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
         await catalog.ready;
-        const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
+        const allowed = (p: LoadedPlugin): boolean => mayUsePlugin(session.identity, p.manifest.prefix);
+        const wanted = plugins.filter((p) => p.configured && p.adapter && allowed(p) && (only === undefined || p.manifest.prefix === only));
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
         // A slow or hung downstream must not hold every search for the whole call deadline: wait a
         // little for listings, answer from what is in, and let the rest finish in the background.
@@ -682,7 +730,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           detail: args.detail === true,
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
         });
-        const notConfigured = plugins.filter((p) => !p.configured).map((p) => p.manifest.prefix);
+        const notConfigured = plugins.filter((p) => !p.configured && allowed(p)).map((p) => p.manifest.prefix);
         const answer = searchAnswer({ query, limit, max: MAX_DISCOVER_LIMIT, ...found, unavailable, notConfigured, mode: facadeMode });
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
         if (args.detail !== true) return fitToBudget(answer);
@@ -698,8 +746,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const sentName = typeof args.toolName === "string" ? args.toolName.trim() : undefined;
       const toolArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
       const loopTarget = { toolName: args.toolName, arguments: toolArgs, confirm: args.confirm };
-      return operate(session, "call", prefix, repairs, loopTarget, sentName, async () => {
-        const plugin = requirePlugin(prefix, repairs);
+      return operate(session, "call", prefix, repairs, loopTarget, sentName, async (facts) => {
+        const plugin = requirePlugin(prefix, repairs, session.identity);
         if (!sentName) {
           throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${args.toolName === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${prefix}' to call`, {
             received: Object.keys(args),
@@ -722,6 +770,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
           throw new RuntimeError("UNKNOWN_TOOL", `plugin '${prefix}' has no tool '${sentName}'${mean}`, { toolName: sentName, suggestions });
         }
+        facts.mutating = !isReadOnly(plugin, tool);
+        if (facts.mutating && session.identity && !session.identity.write) throw forbiddenWrite(session.identity, prefix, `'${tool.name}'`);
         if (!isPlainObject(toolArgs)) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the tool's parameters, not ${Array.isArray(toolArgs) ? "an array" : typeof toolArgs}`, {
             tool: tool.name,
@@ -744,11 +794,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         }
         const name = tool.name;
         const { result, truncated } = await invoke(`tool '${prefix}/${name}'`, ctx.signal, (signal) =>
-          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobStoreFor(session, prefix) }),
+          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobsOf(session, prefix) }),
           ctx.maxResultChars,
         );
         return { plugin: prefix, toolName: name, result, ...(truncated ? { truncated } : {}) };
-      });
+      }, toolArgs);
     },
 
     async runSkill(session, prefix, rawArgs, ctx = {}) {
@@ -756,8 +806,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const args = repairRequest(rawArgs, "skill", repairs);
       const sentName = typeof args.skill === "string" ? args.skill.trim() : "";
       const sentArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
-      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: sentArgs, confirm: args.confirm }, sentName || undefined, async () => {
-        const plugin = requirePlugin(prefix, repairs);
+      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: sentArgs, confirm: args.confirm }, sentName || undefined, async (facts) => {
+        const plugin = requirePlugin(prefix, repairs, session.identity);
         const names = plugin.skills.map((s) => s.name);
         let skill = plugin.skills.find((s) => s.name === sentName);
         if (!skill && sentName) {
@@ -812,11 +862,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           `skill '${prefix}:${chosen.name}'`,
           ctx.signal,
           async (signal) => {
-            const answer = await chosen.run(gatedForSkill(plugin, chosen.name, confirmed, refusals), runArgs, {
+            const answer = await chosen.run(gatedForSkill(plugin, chosen.name, confirmed, refusals, { identity: session.identity, facts }), runArgs, {
               signal,
               sessionId: session.id,
               log,
-              jobs: jobStoreFor(session, prefix),
+              jobs: jobsOf(session, prefix),
               confirmed: confirmed || !plugin.manifest.requireConfirm,
             });
             // The gate refused a write and the skill caught it: the run did not do what was asked.
@@ -829,7 +879,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           ctx.maxResultChars,
         );
         return { plugin: prefix, skill: chosen.name, result, ...(truncated ? { truncated } : {}) };
-      });
+      }, sentArgs);
     },
 
     onToolsChanged(listener) {
@@ -843,6 +893,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       catalog.close();
       await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));
       await catalog.flush();
+      if (ownState) await state.close();
     },
   };
   return runtime;

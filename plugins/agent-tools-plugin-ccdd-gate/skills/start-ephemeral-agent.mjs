@@ -21,7 +21,7 @@ export async function run(adapter, args, context) {
   if (context?.confirmed === false) {
     throw Object.assign(new Error("start-ephemeral-agent runs run_ephemeral_agent, which changes data; run the skill again with confirm: true"), { code: "CONFIRM_REQUIRED" });
   }
-  const jobId = context.jobs.start((signal) => adapter.call("run_ephemeral_agent", args, { ...context, signal }), { kind: "run_ephemeral_agent" });
+  const jobId = await context.jobs.start((signal) => adapter.call("run_ephemeral_agent", args, { ...context, signal }), { kind: "run_ephemeral_agent" });
   return {
     jobId,
     state: "running",

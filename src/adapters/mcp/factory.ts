@@ -3,6 +3,7 @@ import type { AdapterOptions, Logger } from "../types.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
 import { McpAdapter } from "./adapter.js";
 import type { TransportOpener } from "./connection.js";
+import type { SharedTokenState } from "./oauth-token-store.js";
 import { parseMcpSpec, type McpHttpSpec, type McpSpec } from "./spec.js";
 import { createStdioOpener } from "./stdio-transport.js";
 
@@ -43,14 +44,14 @@ function lazyHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions): Transpor
 /** Build an McpAdapter from a parsed spec. */
 export function mcpAdapterFromSpec(
   spec: McpSpec,
-  options: { name: string; env: NodeJS.ProcessEnv; log: Logger; baseDir?: string } & CreateMcpAdapterExtras,
+  options: { name: string; env: NodeJS.ProcessEnv; log: Logger; baseDir?: string; shared?: SharedTokenState } & CreateMcpAdapterExtras,
 ): McpAdapter {
   const redactor = options.redactor ?? createRedactor();
   const common = { name: options.name, hostEnv: options.env, redactor, log: options.log, ...(options.baseDir ? { baseDir: options.baseDir } : {}) };
   const open =
     spec.transport === "stdio"
       ? createStdioOpener(spec, { ...common, ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}) })
-      : lazyHttpOpener(spec, { ...common, ...(options.fetch ? { fetch: options.fetch } : {}) });
+      : lazyHttpOpener(spec, { ...common, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.shared ? { shared: options.shared } : {}) });
   return new McpAdapter({ name: options.name, open, redactor, log: options.log, timeoutMs: spec.timeoutMs, idleTimeoutMs: spec.idleTimeoutMs });
 }
 
@@ -62,4 +63,4 @@ function pluginName(options: AdapterOptions): string {
 }
 
 export const createMcpAdapter: DeclarativeAdapterFactory = (spec, options) =>
-  mcpAdapterFromSpec(parseMcpSpec(spec), { name: pluginName(options), env: options.env, log: options.log, baseDir: options.pluginDir });
+  mcpAdapterFromSpec(parseMcpSpec(spec), { name: pluginName(options), env: options.env, log: options.log, baseDir: options.pluginDir, ...(options.shared ? { shared: options.shared } : {}) });

@@ -7,6 +7,7 @@ import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { cappedFetch, maxResponseBytesFrom } from "../shared/capped-body.js";
 import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
+import type { SharedTokenState } from "./oauth-token-store.js";
 import { resolveSecretAware } from "./child-env.js";
 import type { OpenedTransport, TransportOpener } from "./connection.js";
 import { McpAdapterError, errorMessage, numericCode } from "./errors.js";
@@ -26,6 +27,8 @@ export interface HttpOpenerOptions {
   redactor: Redactor;
   log: Logger;
   fetch?: typeof fetch;
+  /** The gateway's shared state: OAuth token stores are kept there and refreshed under its lock. */
+  shared?: SharedTokenState;
 }
 
 /** HTTP statuses that mean "this endpoint does not speak Streamable HTTP" rather than "refused". */
@@ -56,6 +59,7 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
         name: options.name,
         ...(options.baseDir ? { baseDir: options.baseDir } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.shared ? { shared: options.shared } : {}),
       });
       // Fail early (NOT_CONFIGURED) when there is no token at all.
       await bearer.token();

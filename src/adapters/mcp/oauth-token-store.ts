@@ -54,8 +54,20 @@ function checkEndpoint(endpoint: string): URL {
   return url;
 }
 
+/**
+ * Where several processes keep one token set and serialise its refresh: the team gateway's shared
+ * state (Redis) — structurally its KeyValue and Locks. Without it the file is the store and a
+ * refresh is single-flight within this process only.
+ */
+export interface SharedTokenState {
+  kv: { get(key: string): Promise<string | undefined>; set(key: string, value: string): Promise<void> };
+  locks: { withLock<T>(name: string, work: () => Promise<T>, options?: { ttlMs?: number; waitMs?: number }): Promise<T> };
+}
+
 export interface TokenStoreOptions {
   redactor: Redactor;
+  /** Keep the token set in shared state (seeded from the file) and refresh under its lock. */
+  shared?: SharedTokenState;
   fetch?: typeof fetch;
   now?: () => number;
   /** Timeout of the token endpoint request. Default 15 s. */
@@ -85,12 +97,17 @@ export class OAuthTokenStore {
    */
   async refresh(rejected?: string): Promise<string> {
     if (this.refreshing) return this.refreshing;
-    const current = await this.load(true);
-    if (rejected !== undefined && current.access_token !== rejected) {
+    const attempt = async (): Promise<string> => {
+      // Read again under the lock: another instance may have rotated the refresh token meanwhile,
+      // and sending the old one would be a reuse the server punishes by revoking the whole family.
+      const current = await this.load(true);
       const expires = expiresAtMs(current.expires_at);
-      if (expires === undefined || expires - EXPIRY_SKEW_MS > this.now()) return current.access_token;
-    }
-    this.refreshing = this.grant(current).finally(() => {
+      const fresh = expires === undefined || expires - EXPIRY_SKEW_MS > this.now();
+      if (rejected !== undefined ? current.access_token !== rejected && fresh : fresh && expires !== undefined) return current.access_token;
+      return this.grant(current);
+    };
+    const shared = this.options.shared;
+    this.refreshing = (shared ? shared.locks.withLock(`oauth:${this.file}`, attempt, { ttlMs: 30_000, waitMs: 45_000 }) : attempt()).finally(() => {
       this.refreshing = undefined;
     });
     return this.refreshing;
@@ -104,9 +121,10 @@ export class OAuthTokenStore {
 
   private async load(reread = false): Promise<StoredTokens> {
     if (this.tokens && !reread) return this.tokens;
+    const sharedText = await this.options.shared?.kv.get(`oauth:${this.file}`);
     let text: string;
     try {
-      text = await readFile(this.file, "utf8");
+      text = sharedText ?? (await readFile(this.file, "utf8"));
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
       throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} ${missing ? "does not exist; sign in first" : `could not be read: ${errorMessage(error)}`}`);
@@ -178,6 +196,8 @@ export class OAuthTokenStore {
     }
     if (typeof json.token_type === "string") next.token_type = json.token_type;
     if (typeof json.scope === "string") next.scope = json.scope;
+    // Shared state first: that is what the other instances read; the file is this host's copy.
+    await this.options.shared?.kv.set(`oauth:${this.file}`, JSON.stringify(next));
     await writeTokenStore(this.file, next);
     this.tokens = next;
     return next.access_token;

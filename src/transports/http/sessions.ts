@@ -6,6 +6,7 @@ import { createFacadeServer } from "../../facade/server.js";
 import { releaseJsonStreams } from "./json-stream-release.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { closeSession, type Session } from "../../runtime/session.js";
+import type { Identity } from "../../runtime/access.js";
 
 /**
  * The open MCP sessions of the HTTP facade. Each has its own SDK transport, facade server and
@@ -102,10 +103,10 @@ export class SessionRegistry {
    * undefined when the table is full of sessions with requests in flight. Room is made
    * synchronously with the registration, so concurrent initializes cannot pass the cap together.
    */
-  async open(responseMode: "json" | "sse"): Promise<HttpSession | undefined> {
+  async open(responseMode: "json" | "sse", identity?: Identity): Promise<HttpSession | undefined> {
     if (this.sessions.size >= this.options.maxSessions && !this.makeRoom()) return undefined;
     const id = randomUUID();
-    const session = this.options.runtime.createSession(id);
+    const session = this.options.runtime.createSession(id, identity);
     const transport = releaseJsonStreams(
       new StreamableHTTPServerTransport({
         sessionIdGenerator: () => id,
