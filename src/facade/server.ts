@@ -6,7 +6,6 @@ import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { toOperationResult } from "../text/answer.js";
-import { textLayerFor } from "../text/text-layer.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt } from "../runtime/confirm.js";
 import { stateKey } from "../runtime/state-key.js";
@@ -188,6 +187,8 @@ export function createFacade(runtime: Runtime): Facade {
     try {
       // The text layer is made on first use; just-bash itself loads with the first command line.
       const command = typeof args.command === "string" ? args.command : "";
+      // Imported here: a session that never runs a command line never loads the text layer.
+      const { textLayerFor } = await import("../text/text-layer.js");
       const answer = await textLayerFor(runtime).exec(bound.session, command, { signal: ctx.mcpReq.signal });
       if (bound.answer) Object.assign(answer, bound.answer);
       if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
