@@ -15,4 +15,5 @@ export const BUILTIN_ADAPTER_KINDS: Readonly<Record<string, DeclarativeAdapterFa
   rest: lazy(async () => (await import("./rest/index.js")).createRestAdapter),
   openapi: lazy(async () => (await import("./openapi/index.js")).createOpenApiAdapter),
   cli: lazy(async () => (await import("./cli/index.js")).createCliAdapter),
+  "mcp-filesystem": lazy(async () => (await import("./filesystem/index.js")).createFilesystemAdapter),
 };
