@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "../adapters/types.js";
 import { CACHE_FORMAT, type CachedCatalog, type CatalogStore } from "../runtime/catalog-cache/store.js";
-import type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob } from "./types.js";
+import type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, PubSub, SharedState, StoredJob } from "./types.js";
 import { SharedStateError } from "./types.js";
 
 /**
@@ -78,9 +78,32 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   const cancelListeners = new Set<(id: string) => void>();
   const cancelChannel = k(`cancel:${instanceId}`);
   await subscriber.subscribe(cancelChannel);
-  subscriber.on("message", (channel: string, id: string) => {
-    if (channel === cancelChannel) for (const listener of cancelListeners) listener(id);
+  const topicListeners = new Map<string, Set<(message: string) => void>>();
+  subscriber.on("message", (channel: string, message: string) => {
+    if (channel === cancelChannel) for (const listener of cancelListeners) listener(message);
+    for (const listener of [...(topicListeners.get(channel) ?? [])]) listener(message);
   });
+  const pubsub: PubSub = {
+    async publish(topic, message) {
+      await redis.publish(k(`topic:${topic}`), message);
+    },
+    subscribe(topic, listener) {
+      const channel = k(`topic:${topic}`);
+      let set = topicListeners.get(channel);
+      if (!set) {
+        topicListeners.set(channel, (set = new Set()));
+        void subscriber.subscribe(channel).catch((error: Error) => options.log.warn(`redis: could not subscribe to ${channel}: ${error.message}`));
+      }
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) {
+          topicListeners.delete(channel);
+          void subscriber.unsubscribe(channel).catch(() => undefined);
+        }
+      };
+    },
+  };
 
   const parseJob = (text: string | null, scope?: string): StoredJob | undefined => {
     if (!text) return undefined;
@@ -290,6 +313,7 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     kv,
     locks,
     counters,
+    pubsub,
     audit: options.audit === false ? undefined : audit,
     async ping() {
       try {

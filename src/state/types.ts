@@ -84,6 +84,13 @@ export interface AuditLog {
   follow(onEntry: (entry: AuditEntry) => void, signal: AbortSignal): Promise<void>;
 }
 
+/** Fleet-wide messages (Redis pub/sub; in memory: this process only). A publisher's own listeners hear it too. */
+export interface PubSub {
+  publish(topic: string, message: string): Promise<void>;
+  /** Returns an unsubscribe. */
+  subscribe(topic: string, listener: (message: string) => void): () => void;
+}
+
 export interface SharedState {
   readonly backend: "memory" | "redis";
   /** This process's id in the fleet (heartbeats, job owners, audit lines). */
@@ -92,6 +99,7 @@ export interface SharedState {
   readonly kv: KeyValue;
   readonly locks: Locks;
   readonly counters: Counters;
+  readonly pubsub: PubSub;
   readonly audit: AuditLog | undefined;
   /** Plugin catalogs shared by the fleet (Redis): one instance's listing serves every other's cold start. */
   readonly catalogs?: CatalogStore;
