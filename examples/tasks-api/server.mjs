@@ -22,12 +22,14 @@ import initSqlJs from "sql.js";
 
 const STATUSES = ["todo", "doing", "done"];
 const FIELDS = ["title", "description", "status", "due"];
+/** Accepted in bodies besides FIELDS: the original tasks plugin's boolean (true is status done). */
+const DONE = "done";
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_TITLE = 200;
 const MAX_DESCRIPTION = 4000;
 const MAX_LIST = 500;
 
-/** A client error answered as `{ error: { code, message, field? } }`. */
+/** A client error answered as `{ error: message, code, field? }`. */
 class HttpError extends Error {
   constructor(status, code, message, field) {
     super(message);
@@ -138,6 +140,7 @@ function toTask(row) {
     description: row.description,
     status: row.status,
     due: row.due ?? null,
+    done: row.status === "done",
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -151,15 +154,28 @@ function isRealDate(text) {
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
 }
 
-/** Check a create (all rules, title required) or an update (only what is sent). */
-function checkFields(body, { creating }) {
+/** Check a create (all rules, title required) or an update of `existing` (only what is sent). */
+function checkFields(body, { creating, existing }) {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     throw new HttpError(400, "bad_request", "the request body must be a JSON object");
   }
   for (const key of Object.keys(body)) {
-    if (!FIELDS.includes(key)) throw new HttpError(422, "unknown_field", `field '${key}' is not a task field (fields: ${FIELDS.join(", ")})`, key);
+    if (!FIELDS.includes(key) && key !== DONE) throw new HttpError(422, "unknown_field", `field '${key}' is not a task field (fields: ${FIELDS.join(", ")}, ${DONE})`, key);
   }
   const out = {};
+  if (DONE in body) {
+    if (typeof body.done !== "boolean") throw new HttpError(422, "invalid_field", "field 'done' must be true or false", DONE);
+    // done is the status seen as a yes/no: true is done; false reopens a done task as todo and
+    // leaves an open one (todo, doing) as it is.
+    if ("status" in body && (body.status === "done") !== body.done) {
+      throw new HttpError(422, "invalid_field", `fields 'done' (${body.done}) and 'status' ('${body.status}') disagree; send one of them`, DONE);
+    }
+    if (!("status" in body)) {
+      if (body.done) out.status = "done";
+      else if (creating || existing?.status === "done") out.status = "todo";
+      else out.status = existing.status;
+    }
+  }
   if (creating || "title" in body) {
     const { title } = body;
     if (title === undefined) throw new HttpError(422, "invalid_field", "field 'title' is required", "title");
@@ -186,7 +202,7 @@ function checkFields(body, { creating }) {
     out.due = body.due;
   }
   if (!creating && Object.keys(out).length === 0) {
-    throw new HttpError(422, "invalid_field", `an update needs at least one of ${FIELDS.join(", ")}`);
+    throw new HttpError(422, "invalid_field", `an update needs at least one of ${FIELDS.join(", ")}, ${DONE}`);
   }
   return out;
 }
@@ -254,21 +270,22 @@ function createHandler(store, apiKey) {
           const tasks = store.list({ q, status, limit });
           return send(res, 200, { tasks, count: tasks.length });
         }
-        if (req.method === "POST") return send(res, 201, store.create(checkFields(await readJson(req), { creating: true })));
+        if (req.method === "POST") return send(res, 201, { task: store.create(checkFields(await readJson(req), { creating: true })) });
         throw new HttpError(405, "method_not_allowed", `${req.method} is not allowed on /tasks (GET, POST)`);
       }
       const id = parseId(decodeURIComponent(parts[1]));
       const existing = store.get(id);
       if (!["GET", "PATCH", "DELETE"].includes(req.method ?? "")) throw new HttpError(405, "method_not_allowed", `${req.method} is not allowed on /tasks/:id (GET, PATCH, DELETE)`);
       if (!existing) throw new HttpError(404, "not_found", `task ${id} does not exist`, "id");
-      if (req.method === "GET") return send(res, 200, existing);
-      if (req.method === "PATCH") return send(res, 200, store.update(id, checkFields(await readJson(req), { creating: false })));
+      if (req.method === "GET") return send(res, 200, { task: existing });
+      if (req.method === "PATCH") return send(res, 200, { task: store.update(id, checkFields(await readJson(req), { creating: false, existing })) });
       store.remove(id);
       return send(res, 200, { deleted: true, task: existing });
     } catch (error) {
-      if (error instanceof HttpError) return send(res, error.status, { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } });
+      // `error` is the message itself, so a client that prints `body.error` shows words.
+      if (error instanceof HttpError) return send(res, error.status, { error: error.message, code: error.code, ...(error.field ? { field: error.field } : {}) });
       console.error("tasks-api: internal error:", error);
-      return send(res, 500, { error: { code: "internal", message: "internal server error" } });
+      return send(res, 500, { error: "internal server error", code: "internal" });
     }
   };
 }

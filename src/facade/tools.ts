@@ -66,7 +66,9 @@ function firstSentence(text: string, max: number): string {
 const HELP: FacadeTool = {
   name: HELP_TOOL,
   description: "Start here: how to use this server, and every connected plugin (prefix, what it wraps, whether it is configured).",
-  inputSchema: { type: "object", properties: { plugin: { type: "string", description: "A prefix: that plugin in full (usage hint, skills)." } } },
+  // `plugin` (a prefix) answers that plugin in full; the help answer itself says so (pluginHelp), so
+  // the parameter costs no description in every tools/list.
+  inputSchema: { type: "object", properties: { plugin: { type: "string" } } },
   annotations: { readOnlyHint: true },
 };
 

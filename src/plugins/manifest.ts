@@ -32,6 +32,11 @@ export interface PluginManifest {
   adapter: string | DeclarativeAdapterSpec;
   adapterExport?: string;
   readonlyTools: string[];
+  /**
+   * Tools that need confirm whatever the downstream server's annotations say (kite's eval_js runs
+   * any script in the page: the server calls it read-only, it can submit a form).
+   */
+  confirmTools?: string[];
   /** Skill files or folders relative to `dir`; undefined means "the skills/ folder if present". */
   skills?: string[];
   discoverHint?: string;
@@ -79,6 +84,7 @@ const runtimeSection = {
     },
     adapterExport: { type: "string", minLength: 1 },
     readonlyTools: stringList,
+    confirmTools: stringList,
     skills: { oneOf: [{ type: "string", minLength: 1 }, stringList] },
     discoverHint: { type: "string" },
     discoverContext: {
@@ -163,6 +169,7 @@ export function parseManifest(file: string, doc: unknown): PluginManifest {
     prefix: section.prefix as string,
     adapter: section.adapter as string | DeclarativeAdapterSpec,
     readonlyTools: (section.readonlyTools as string[] | undefined) ?? [],
+    ...(Array.isArray(section.confirmTools) ? { confirmTools: section.confirmTools as string[] } : {}),
     requireConfirm: (section.requireConfirm as boolean | undefined) ?? true,
     requires: { env: requires.env ?? [], bins: requires.bins ?? [] },
     raw: section,

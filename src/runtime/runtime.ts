@@ -139,8 +139,6 @@ const DEFAULT_DISCOVER_LIMIT = 10;
 const MAX_DISCOVER_LIMIT = 50;
 const DESCRIPTION_CHARS = 160;
 const MAX_OPTIONAL_NAMES = 3;
-/** Session slot: the plugins whose full discoverHint this session has been shown. */
-const HINTS_SHOWN = "runtime:discover-hints-shown";
 
 const COMPACT_PROTOCOL = [
   "Each plugin wraps one service. Its tools are not listed up front: find them first.",
@@ -331,6 +329,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
 
   function isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean {
+    if (plugin.manifest.confirmTools?.includes(tool.name)) return false;
     return plugin.manifest.readonlyTools.includes(tool.name) || tool.annotations?.readOnlyHint === true;
   }
 
@@ -472,16 +471,26 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
       ...(replacing ? { notice: replacing.notice } : {}),
       ...(plugin.skills.length
-        ? { skills: plugin.skills.map((s) => ({ name: s.name, description: s.meta.description, ...(s.meta.args && !isSchemaLike(s.meta.args) ? { params: skillParamSummary(s, SKILL_ARGS_CHARS) } : {}), ...(s.meta.related?.length ? { related: relatedOf(s, true) } : {}) })) }
+        ? {
+            skills: plugin.skills.map((s) => {
+              // The full view: the whole argument sentence, uncut.
+              const params = skillParamSummary(s, Number.MAX_SAFE_INTEGER);
+              const related = relatedOf(s, true);
+              return { name: s.name, description: s.meta.description, ...(params ? { params } : {}), ...(related ? { related } : {}) };
+            }),
+          }
         : {}),
       next: facadeMode === "compact" ? `agent_tools_search {"query":"…","plugin":"${prefix}"}` : `agent_tools_${prefix}_discover {"query":"…"}`,
     };
   }
 
+  /** Per session, the plugins whose full discoverHint it has been shown (gone with the session). */
+  const hintsShown = new WeakMap<Session, Set<string>>();
+
   /** True the first time a session discovers a plugin (the answer that carries the plugin's full hint). */
   function firstLookAt(session: Session, prefix: string): boolean {
-    let seen = session.extensions.get(HINTS_SHOWN) as Set<string> | undefined;
-    if (!seen) session.extensions.set(HINTS_SHOWN, (seen = new Set()));
+    let seen = hintsShown.get(session);
+    if (!seen) hintsShown.set(session, (seen = new Set()));
     if (seen.has(prefix)) return false;
     seen.add(prefix);
     return true;
