@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "../adapters/types.js";
 import { CACHE_FORMAT, type CachedCatalog, type CatalogStore } from "../runtime/catalog-cache/store.js";
-import type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, PubSub, SharedState, StoredJob } from "./types.js";
+import type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, PubSub, SharedState, SharedWorkspaceRecord, StoredJob, WorkspaceRecords } from "./types.js";
 import { SharedStateError } from "./types.js";
 
 /**
@@ -305,9 +305,41 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     },
   };
 
+  // Workspace records: one JSON value per workspace, and a sorted set by last use for the idle sweep.
+  const workspaces: WorkspaceRecords = {
+    async get(id) {
+      const text = await redis.get(k(`ws:${id}`));
+      if (!text) return undefined;
+      try {
+        return JSON.parse(text) as SharedWorkspaceRecord;
+      } catch {
+        return undefined;
+      }
+    },
+    async put(record) {
+      await redis.multi().set(k(`ws:${record.id}`), JSON.stringify(record), "PX", FINISHED_JOB_TTL_MS).zadd(k("ws-used"), record.lastUsed, record.id).exec();
+    },
+    async delete(id) {
+      await redis.multi().del(k(`ws:${id}`)).zrem(k("ws-used"), id).exec();
+    },
+    async idleSince(cutoff) {
+      const ids = await redis.zrangebyscore(k("ws-used"), "-inf", `(${cutoff}`, "LIMIT", 0, 500);
+      if (!ids.length) return [];
+      const texts = await redis.mget(ids.map((id) => k(`ws:${id}`)));
+      return texts.flatMap((text, i) => {
+        try {
+          return text ? [JSON.parse(text) as SharedWorkspaceRecord] : [{ id: ids[i]!, owner: "", createdAt: 0, lastUsed: 0 }];
+        } catch {
+          return [];
+        }
+      });
+    },
+  };
+
   return {
     backend: "redis",
     catalogs,
+    workspaces,
     instanceId,
     jobs,
     kv,
