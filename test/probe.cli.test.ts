@@ -60,6 +60,6 @@ describe("agent-tools probe", () => {
     assert.equal(run.code, 1, run.stdout + run.stderr);
     const report = JSON.parse(run.stdout) as Report;
     assert.equal(report.status, "installable");
-    assert.match(report.checks.find((c) => c.name === "dependencies")?.detail ?? "", /@modelcontextprotocol\/sdk/);
+    assert.match(report.checks.find((c) => c.name === "dependencies")?.detail ?? "", /@modelcontextprotocol\/server/);
   });
 });

@@ -68,6 +68,18 @@ export interface Adapter {
    * runtime stores it with the catalog and notices when an upgrade changed the server.
    */
   serverInfo?(): { name: string; version: string } | undefined;
+  /**
+   * Optional: why the backend is failing right now (a server that could not be started or
+   * reached), for help; undefined while it works or before its first use.
+   */
+  health?(): AdapterHealth | undefined;
+}
+
+export interface AdapterHealth {
+  state: "failing";
+  reason: string;
+  /** When the adapter will try again (ms from now), if it backs off. */
+  retryInMs?: number;
 }
 
 /** What a module adapter's class constructor or factory receives. */

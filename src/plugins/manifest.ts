@@ -43,6 +43,8 @@ export interface PluginManifest {
   /** A skill run once (first discover) whose result every discover answer carries as `context`. */
   discoverContext?: DiscoverContextSpec;
   requireConfirm: boolean;
+  /** How a write is confirmed: "elicit" asks the user when the client can, "flag" takes the model's confirm: true. Unset: the runtime's default. */
+  confirm?: "elicit" | "flag";
   requires: { env: string[]; bins: string[] };
   /** The runtime section as written, passed on to module adapters. */
   raw: Record<string, unknown>;
@@ -94,6 +96,7 @@ const runtimeSection = {
       additionalProperties: false,
     },
     requireConfirm: { type: "boolean" },
+    confirm: { enum: ["elicit", "flag"] },
     requires: {
       type: "object",
       properties: { env: stringList, bins: stringList },
@@ -175,6 +178,7 @@ export function parseManifest(file: string, doc: unknown): PluginManifest {
     raw: section,
   };
   if (typeof top.version === "string") manifest.version = top.version;
+  if (section.confirm === "elicit" || section.confirm === "flag") manifest.confirm = section.confirm;
   if (typeof section.adapterExport === "string") manifest.adapterExport = section.adapterExport;
   if (typeof section.discoverHint === "string" && section.discoverHint.trim()) manifest.discoverHint = section.discoverHint.trim();
   if (section.discoverContext !== undefined) {

@@ -27,6 +27,7 @@ import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
 import { describedSkillParams, isSchemaLike, relatedOf, skillReportedFailure } from "./skill-answer.js";
 import { jobStoreFor } from "./jobs.js";
+import { ConfirmInterrupt, isConfirmPolicy, type ConfirmPolicy, type ConfirmQuestion, type Confirmer } from "./confirm.js";
 import { checkPlugin, forbiddenWrite, mayUsePlugin, type Identity } from "./access.js";
 import type { CallObserver, CallFacts } from "./observer.js";
 import { createSharedState, type SharedState } from "../state/index.js";
@@ -80,6 +81,8 @@ export interface OperationContext {
   repairs?: Repair[];
   /** A larger (or smaller) result cap for this call: the text layer filters results before a model sees them. */
   maxResultChars?: number;
+  /** Asks the user to confirm a write, when the client can show a form (confirm.ts); absent: the `confirm` flag decides. */
+  confirmer?: Confirmer;
 }
 
 /** What an operation answers: a JSON payload and whether it is an error. */
@@ -219,6 +222,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const cwd = options.cwd ?? process.cwd();
   const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);
   const skipBundled = options.skipBundled ?? env.AGENT_TOOLS_NO_BUNDLED_PLUGINS === "1";
+  const confirmFromEnv = env.AGENT_TOOLS_CONFIRM?.trim();
+  if (confirmFromEnv && !isConfirmPolicy(confirmFromEnv)) log.warn(`AGENT_TOOLS_CONFIRM='${confirmFromEnv}' is not a confirm policy; use elicit or flag. Using elicit.`);
+  const defaultConfirmPolicy: ConfirmPolicy = options.config?.confirm ?? (isConfirmPolicy(confirmFromEnv) ? confirmFromEnv : "elicit");
   const config = options.config;
   const dirs = options.manifests
     ? []
@@ -263,6 +269,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
 
   const byPrefix = new Map(plugins.map((p) => [p.manifest.prefix, p]));
+
+  /** "ready", "not configured: …", or, for a backend that failed to start or answer, "failing: <reason>". */
+  function pluginStatus(plugin: LoadedPlugin): string {
+    if (!plugin.configured) return `not configured: ${describeMissing(plugin.missing)}`;
+    const health = plugin.adapter?.health?.();
+    return health ? `failing: ${health.reason}` : "ready";
+  }
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
   if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use bm25f, minisearch or bm25. Using bm25f.`);
   const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined));
@@ -337,25 +350,62 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return plugin.manifest.requireConfirm && !isReadOnly(plugin, tool);
   }
 
+  /** The confirm policy of a plugin: its config override, its manifest, then the runtime's default. */
+  function confirmPolicyOf(plugin: LoadedPlugin): ConfirmPolicy {
+    return config?.plugins.confirm?.[plugin.manifest.prefix] ?? plugin.manifest.confirm ?? defaultConfirmPolicy;
+  }
+
+  /**
+   * The confirm gate for one write. With a confirmer (the client can ask its user) and the
+   * "elicit" policy, the user decides and the model's `confirm` is not looked at; otherwise the
+   * model's `confirm: true` lets it through. A decline or cancel runs nothing.
+   */
+  async function passConfirmGate(plugin: LoadedPlugin, question: ConfirmQuestion, flagged: boolean, confirmer: Confirmer | undefined, refusal: () => RuntimeError): Promise<void> {
+    if (confirmer && confirmPolicyOf(plugin) === "elicit") {
+      const decision = await confirmer(question);
+      if (decision === "accept") return;
+      const what = question.skill ? `skill '${question.skill}'` : `'${question.tool}'`;
+      throw new RuntimeError("CONFIRM_DECLINED", `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} of plugin '${question.plugin}' when asked to confirm it; nothing was changed`, {
+        tool: question.tool,
+        decision,
+        ...(question.skill ? { skill: question.skill } : {}),
+      });
+    }
+    if (!flagged) throw refusal();
+  }
+
   /**
    * The adapter a skill receives: the plugin's own, except that a call to a tool that changes
    * data is held to the same confirm gate as `_call` unless the skill was run with confirm: true.
    * Without this a skill would be a way around the gate. The gate trips before the write, so a
    * refused skill has done only reads.
    */
-  function gatedForSkill(plugin: LoadedPlugin, skill: string, confirmed: boolean, refusals?: RuntimeError[], guard?: { identity: Identity | undefined; facts: CallFacts }): Adapter {
+  function gatedForSkill(
+    plugin: LoadedPlugin,
+    skill: string,
+    confirmed: boolean,
+    refusals?: RuntimeError[],
+    guard?: { identity: Identity | undefined; facts: CallFacts },
+    asking?: { confirmer: Confirmer | undefined; interrupts: ConfirmInterrupt[]; skillArguments: unknown },
+  ): Adapter {
     const adapter = plugin.adapter as Adapter;
     const readOnlyIdentity = guard?.identity && !guard.identity.write ? guard.identity : undefined;
-    if ((confirmed || !plugin.manifest.requireConfirm) && !guard) return adapter;
+    const asks = asking?.confirmer !== undefined && confirmPolicyOf(plugin) === "elicit";
+    if (((confirmed && !asks) || !plugin.manifest.requireConfirm) && !guard) return adapter;
     const call: Adapter["call"] = async (name, args, callCtx) => {
       const tool = (await toolsOf(plugin)).find((t) => t.name === name);
       const writes = tool ? !isReadOnly(plugin, tool) : false;
       if (writes && readOnlyIdentity) throw forbiddenWrite(readOnlyIdentity, plugin.manifest.prefix, `skill '${skill}' calls '${name}', which`);
-      if (tool && needsConfirm(plugin, tool) && !confirmed) {
-        const refusal = new RuntimeError("CONFIRM_REQUIRED", `skill '${skill}' calls '${name}', which changes data; run the skill again with confirm: true`, { skill, tool: name });
-        // Kept, so a skill that catches the refusal and answers normally still fails (below).
-        refusals?.push(refusal);
-        throw refusal;
+      if (tool && needsConfirm(plugin, tool)) {
+        const refusal = (): RuntimeError => new RuntimeError("CONFIRM_REQUIRED", `skill '${skill}' calls '${name}', which changes data; run the skill again with confirm: true`, { skill, tool: name });
+        try {
+          await passConfirmGate(plugin, { plugin: plugin.manifest.prefix, tool: name, arguments: args, skill, skillArguments: asking?.skillArguments ?? {} }, confirmed, asking?.confirmer, refusal);
+        } catch (error) {
+          // Kept, so a skill that catches the refusal (or the pending question) and answers normally still stops (below).
+          if (error instanceof ConfirmInterrupt) asking?.interrupts.push(error);
+          else if (error instanceof RuntimeError) refusals?.push(error);
+          throw error;
+        }
       }
       // The skill run counts as a write (audit) from its first call that changes data.
       if (writes && guard) guard.facts.mutating = true;
@@ -466,7 +516,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       prefix,
       name,
       description,
-      status: plugin.configured ? "ready" : `not configured: ${describeMissing(plugin.missing)}`,
+      status: pluginStatus(plugin),
       ...(discoverHint ? { hint: discoverHint } : {}),
       ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
       ...(replacing ? { notice: replacing.notice } : {}),
@@ -524,6 +574,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       }
       payload = { ok: true, ...(await work(facts)) };
     } catch (error) {
+      // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
+      if (error instanceof ConfirmInterrupt) throw error;
       const runtimeError = fromThrown(error);
       errorCode = runtimeError.code;
       payload = { ok: false, plugin: prefix, ...(target ? { target } : {}), error: runtimeError.toPayload() satisfies ErrorPayload };
@@ -562,7 +614,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     try {
       raw = await withDeadline(work, timeoutMs, signal, what);
     } catch (error) {
-      if (isRuntimeError(error)) throw error;
+      if (isRuntimeError(error) || error instanceof ConfirmInterrupt) throw error;
       throw fromThrown(error, `${what} failed`);
     }
     return capResult(unwrapResult(raw), maxChars);
@@ -608,6 +660,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
     help(prefix, session) {
       const pkg = packageJson();
+      const statusOf = (s: PluginSummary): string => pluginStatus(byPrefix.get(s.prefix) as LoadedPlugin);
       const only = typeof prefix === "string" && prefix.trim() ? prefix.trim() : undefined;
       if (only !== undefined && byPrefix.has(only) && mayUsePlugin(session?.identity, only)) return { server: `${pkg.name} ${pkg.version}`, plugin: pluginHelp(byPrefix.get(only) as LoadedPlugin) };
       return {
@@ -625,7 +678,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
-          status: s.configured ? "ready" : `not configured: ${s.missing ?? ""}`,
+          status: statusOf(s),
           ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
           ...(s.skills.length ? { skills: s.skills } : {}),
         })),
@@ -798,8 +851,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           });
         }
         if (checked.ok === "skipped") log.warn(`tool ${prefix}/${tool.name} has a schema that cannot be compiled; arguments not validated`, { reason: checked.reason });
-        if (needsConfirm(plugin, tool) && args.confirm !== true) {
-          throw new RuntimeError("CONFIRM_REQUIRED", `'${tool.name}' changes data and needs confirm: true`, { tool: tool.name, arguments: toolArgs });
+        if (needsConfirm(plugin, tool)) {
+          const refusal = (): RuntimeError => new RuntimeError("CONFIRM_REQUIRED", `'${(tool as ToolDescriptor).name}' changes data and needs confirm: true`, { tool: (tool as ToolDescriptor).name, arguments: toolArgs });
+          await passConfirmGate(plugin, { plugin: prefix, tool: tool.name, arguments: toolArgs }, args.confirm === true, ctx.confirmer, refusal);
         }
         const name = tool.name;
         const { result, truncated } = await invoke(`tool '${prefix}/${name}'`, ctx.signal, (signal) =>
@@ -867,17 +921,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         }
         const chosen = skill;
         const refusals: RuntimeError[] = [];
+        const interrupts: ConfirmInterrupt[] = [];
         const { result, truncated } = await invoke(
           `skill '${prefix}:${chosen.name}'`,
           ctx.signal,
           async (signal) => {
-            const answer = await chosen.run(gatedForSkill(plugin, chosen.name, confirmed, refusals, { identity: session.identity, facts }), runArgs, {
+            const answer = await chosen.run(gatedForSkill(plugin, chosen.name, confirmed, refusals, { identity: session.identity, facts }, { confirmer: ctx.confirmer, interrupts, skillArguments: runArgs }), runArgs, {
               signal,
               sessionId: session.id,
               log,
               jobs: jobsOf(session, prefix),
               confirmed: confirmed || !plugin.manifest.requireConfirm,
             });
+            // The user has a question to answer first (reads before it are run again on the retry).
+            const pending = interrupts[0];
+            if (pending) throw pending;
             // The gate refused a write and the skill caught it: the run did not do what was asked.
             const refused = refusals[0];
             if (refused) throw new RuntimeError(refused.code, refused.message, { ...refused.details, skillResult: answer });

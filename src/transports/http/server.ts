@@ -1,4 +1,5 @@
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { toNodeHandler } from "@modelcontextprotocol/node";
+import { isInitializeRequest, isLegacyRequest, type AuthInfo } from "@modelcontextprotocol/server";
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
@@ -13,13 +14,19 @@ import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
 import { SessionRegistry } from "./sessions.js";
+import { authInfoFor, createModernEntry } from "./modern.js";
 
 /**
- * The MCP facade over Streamable HTTP, on node:http. This module owns what the SDK transport
- * leaves to its host: the defences (Host, Origin, bearer token, body cap), session routing
- * (one SDK transport per Mcp-Session-Id), the session cap, and the request log. Everything
- * MCP-shaped — initialize, JSON or SSE answers, the GET notification stream, DELETE — is the
- * SDK's StreamableHTTPServerTransport.
+ * The MCP facade over Streamable HTTP, on node:http, both protocol eras on one endpoint. This
+ * module owns what the SDK leaves to its host: the defences (Host, Origin, bearer token, body
+ * cap), era routing, session routing for 2025-era clients (one SDK transport per
+ * Mcp-Session-Id), the session cap, and the request log.
+ *
+ * A request that carries the 2026-07-28 `_meta` envelope (the SDK's own `isLegacyRequest`
+ * decides, so the branch never disagrees with the SDK) goes to `createMcpHandler` in strict
+ * mode: per request, no session, a facade server from the cheap per-request factory.
+ * Everything else goes to the sessionful 2025 wiring that existing clients rely on
+ * (initialize, JSON or SSE answers, the GET notification stream, DELETE).
  */
 
 export interface HttpFacade {
@@ -69,6 +76,16 @@ function isInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
+/** The request line and headers as a web Request, for era classification of an already-parsed body. */
+function webRequestHead(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return new Request(new URL(req.url ?? "/", "http://localhost"), { method: req.method ?? "POST", headers });
+}
+
 /**
  * With a gateway (team mode and every `serveHttp`): identities instead of the one token, rate
  * limits, the operations paths (/metrics, /healthz, /readyz, protected resource metadata) and
@@ -79,6 +96,8 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   const notFound = (res: ServerResponse, id: string): void =>
     sendRpcError(res, 404, -32001, `Session not found: ${sessions.whyMissing(id)}; send initialize without Mcp-Session-Id to open a new one`);
   const redactor = createRedactor([options.token]);
+  const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs });
+  const serveModern = toNodeHandler(modern.handler, { maxRequestBodySize: options.maxBodyBytes, onerror: (error) => log.warn(`http modern: ${redactor.redact(error.message)}`) });
   let inFlight = 0;
   gateway?.metrics.setSources({ openSessions: () => sessions.size, catalog: () => runtime.catalogStats() });
 
@@ -155,6 +174,13 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
       const sse = prefersSse(req.headers.accept);
       acceptBothMediaTypes(req);
+      if (header === undefined && !(await isLegacyRequest(webRequestHead(req), parsed.value, { maxRequestBodySize: options.maxBodyBytes }))) {
+        facts.session = "modern";
+        // The gateway's identity rides as the request's authInfo (see modern.ts).
+        if (identity) (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(identity);
+        await serveModern(req, res, parsed.value);
+        return;
+      }
       if (header !== undefined) {
         const entry = sessions.get(header);
         if (!entry) {
@@ -258,6 +284,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   const close = (why = "close"): Promise<void> => {
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      await modern.close();
       await sessions.closeAll(why);
       server.closeAllConnections();
       await stopped;
