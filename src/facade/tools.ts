@@ -33,7 +33,8 @@ export const EXEC_FACADE_TOOL: FacadeTool = {
     type: "object",
     properties: {
       command: { type: "string", description: "`status`, `list`, `load MODULE`, or a shell command line, e.g. `notes call list_notes | jq '.result.notes | length'`." },
-      workspace: { type: "string", description: "The `workspace` handle an earlier answer gave, to keep its files, variables and folder (clients without a session)." },
+      // Mirrored by 2026-07-28 clients into `Mcp-Param-Workspace`, so a balancer can route to the instance holding the shell.
+      workspace: { type: "string", "x-mcp-header": "Workspace", description: "The `workspace` handle an earlier answer gave, to keep its files, variables and folder (clients without a session)." },
     },
     required: ["command"],
   },
