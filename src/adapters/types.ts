@@ -43,6 +43,14 @@ export interface CallContext {
   jobs?: JobStore;
 }
 
+export interface ServerDescription {
+  name?: string | undefined;
+  title?: string | undefined;
+  version?: string | undefined;
+  description?: string | undefined;
+  instructions?: string | undefined;
+}
+
 export interface Match {
   name: string;
   description?: string;
@@ -55,6 +63,8 @@ export interface Adapter {
   call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown>;
   search?(query: string, limit: number): Promise<{ matches: Match[] }>;
   describe?(name: string): Promise<ToolDescriptor>;
+  /** What the backend says of itself (an MCP server's serverInfo and instructions), once known. */
+  serverDescription?(): ServerDescription | undefined;
   discoverContext?(): Promise<unknown>;
   close?(): Promise<void>;
   /**

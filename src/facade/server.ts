@@ -23,6 +23,9 @@ export { SERVER_INSTRUCTIONS } from "./instructions.js";
 const TEXT_LAYER_HELP =
   "agent_tools_exec runs a shell command line in this session's sandbox (files, env and cwd persist; no host secrets). Each plugin is a command: `<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME` print JSON, so pipe them into jq/grep/head to keep answers small. `status` shows the text modules (`load commands/<name>`).";
 
+/** How long the first tools/list waits for undescribed mcpServers entries to be listed. */
+const DESCRIBE_WAIT_MS = 3000;
+
 /** `compact`: one-line JSON text, for answers that must stay small (agent_tools_search). */
 export function toToolResult(outcome: OperationResult, options: { compact?: boolean } = {}): CallToolResult {
   return {
@@ -50,9 +53,18 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     { name: pkg.name, version: pkg.version },
     { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(runtime.summaries(), runtime.facadeMode) },
   );
-  const { tools, routes } = buildFacadeTools(runtime.summaries(), { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+  const toolOptions = { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL };
+  // Routes depend on the plugins only; descriptions also on what each plugin turned out to be about.
+  const { routes } = buildFacadeTools(runtime.summaries(), toolOptions);
+  let described: Promise<void> | undefined;
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    // The first listing waits a little for mcpServers entries without a description to say what
+    // they are about, so a client's own tool search can tell them apart; later ones come with
+    // tools/list_changed.
+    if (runtime.facadeMode !== "compact") await (described ??= runtime.describePlugins(DESCRIBE_WAIT_MS));
+    return { tools: buildFacadeTools(runtime.summaries(), toolOptions).tools };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const sent = request.params.name;

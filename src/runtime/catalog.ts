@@ -1,5 +1,6 @@
-import type { ToolDescriptor } from "../adapters/types.js";
+import type { ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
+import { serverText } from "./plugin-about.js";
 import { withDeadline } from "./result.js";
 import type { SearchDocument, ToolIndex } from "./search/index.js";
 
@@ -56,10 +57,20 @@ function skillArgsText(args: Record<string, unknown> | undefined): string {
     .join(" ");
 }
 
-export function pluginSearchText(plugin: LoadedPlugin): string {
+/** A skill's `related` links name the tools and skills it goes with, and why: words a query for either may use. */
+function relatedText(related: readonly { target: string; why?: string }[] | undefined): string {
+  return (related ?? []).map((r) => `${r.target.split(":").pop() ?? r.target} ${r.why ?? ""}`.trim()).join(" ");
+}
+
+function skillParamNames(args: Record<string, unknown> | undefined): string[] {
+  if (!args) return [];
+  return args.properties && typeof args.properties === "object" ? Object.keys(args.properties) : Object.keys(args);
+}
+
+export function pluginSearchText(plugin: LoadedPlugin, server?: ServerDescription): string {
   const { name, description, discoverHint, prefix } = plugin.manifest;
   // A config entry's name is often its prefix; the same words twice would only inflate the field.
-  return [...new Set([prefix, name, description, discoverHint].filter(Boolean))].join(" ");
+  return [...new Set([prefix, name, description, discoverHint, serverText(server)].filter(Boolean))].join(" ");
 }
 
 /** One tool's search document: its name (and title), description, parameters and its plugin's text. */
@@ -76,11 +87,17 @@ export function toolDocument(prefix: string, pluginText: string, tool: ToolDescr
       values: enumText(tool.inputSchema),
       plugin: pluginText,
     },
+    paramNames: propertyNames(tool.inputSchema),
   };
 }
 
-export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescriptor[]): SearchDocument[] {
-  const pluginText = pluginSearchText(plugin);
+function propertyNames(schema: Record<string, unknown> | undefined): string[] {
+  const properties = schema?.properties;
+  return properties && typeof properties === "object" ? Object.keys(properties) : [];
+}
+
+export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescriptor[], server?: ServerDescription): SearchDocument[] {
+  const pluginText = pluginSearchText(plugin, server);
   const prefix = plugin.manifest.prefix;
   return [
     ...tools.map((tool) => toolDocument(prefix, pluginText, tool)),
@@ -88,7 +105,8 @@ export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescripto
       plugin: prefix,
       kind: "skill" as const,
       name: skill.name,
-      fields: { name: skill.name, description: skill.meta.description, params: skillArgsText(skill.meta.args), plugin: pluginText },
+      fields: { name: skill.name, description: skill.meta.description, params: skillArgsText(skill.meta.args), values: relatedText(skill.meta.related), plugin: pluginText },
+      paramNames: skillParamNames(skill.meta.args),
     })),
   ];
 }
@@ -106,7 +124,7 @@ function sanitise(tools: unknown): ToolDescriptor[] {
  * a hung listing would stall every discover, search and call of that plugin. A failed or timed-out
  * listing is not kept, so the next request tries again.
  */
-export function createCatalog(index: ToolIndex, timeoutMs: number): Catalog {
+export function createCatalog(index: ToolIndex, timeoutMs: number, onListed?: (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined) => void): Catalog {
   const lists = new Map<string, ToolDescriptor[]>();
   const pending = new Map<string, Promise<ToolDescriptor[]>>();
   return {
@@ -130,8 +148,10 @@ export function createCatalog(index: ToolIndex, timeoutMs: number): Catalog {
           // must not cache the old catalog.
           if (pending.get(prefix) === loading) {
             lists.set(prefix, tools);
-            index.setPluginDocuments(prefix, documentsFor(plugin, tools));
+            const server = adapter.serverDescription?.();
+            index.setPluginDocuments(prefix, documentsFor(plugin, tools, server));
             pending.delete(prefix);
+            onListed?.(plugin, tools, server);
           }
           return tools;
         })();

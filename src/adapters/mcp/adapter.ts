@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Adapter, CallContext, Logger, ToolDescriptor } from "../types.js";
+import type { Adapter, CallContext, Logger, ServerDescription, ToolDescriptor } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { McpConnection, type TransportOpener } from "./connection.js";
@@ -25,6 +25,7 @@ export class McpAdapter implements Adapter {
   private readonly listeners = new Set<() => void>();
   private readonly timeoutMs: number;
   readonly name: string;
+  private server: ServerDescription | undefined;
 
   constructor(private readonly options: McpAdapterOptions) {
     this.name = options.name;
@@ -41,7 +42,12 @@ export class McpAdapter implements Adapter {
 
   async listTools(): Promise<{ tools: ToolDescriptor[] }> {
     const tools = await this.catalog.get(() =>
-      this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)),
+      this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => {
+        // What the server said of itself at initialize: its plugin's description when the config gives none.
+        const info = client.getServerVersion();
+        this.server = { ...(info ? { name: info.name, title: info.title, version: info.version, description: (info as { description?: string }).description } : {}), instructions: client.getInstructions() };
+        return listAllTools(client, options, `MCP server '${this.name}'`);
+      }),
     );
     return { tools: tools.map((tool) => ({ ...tool })) };
   }
@@ -53,6 +59,10 @@ export class McpAdapter implements Adapter {
       (client, options) => client.callTool({ name, arguments: args }, undefined, options),
     );
     return this.options.redactor.redactValue(result as CallToolResult);
+  }
+
+  serverDescription(): ServerDescription | undefined {
+    return this.server;
   }
 
   onToolsChanged(listener: () => void): void {
