@@ -19,9 +19,8 @@ const sets = [
 ];
 const grid: Partial<HybridSettings>[] = [];
 for (const lexicalWeight of [1, 0.8, 0.7, 0.6, 0.5])
-  for (const floorRank of [20, 50])
-    for (const mmrLambda of [1, 0.9, 0.8, 0.7])
-      for (const clauseWeight of [0, 0.5]) grid.push({ lexicalWeight, floorRank, mmrLambda, clauseWeight });
+  for (const mmrLambda of [1, 0.85, 0.7])
+    for (const clauseWeight of [0, 0.5]) grid.push({ lexicalWeight, mmrLambda, clauseWeight });
 
 const results = new Map<string, string[]>();
 for (const set of sets) {

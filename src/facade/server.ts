@@ -23,8 +23,13 @@ export { SERVER_INSTRUCTIONS } from "./instructions.js";
 const TEXT_LAYER_HELP =
   "agent_tools_exec runs a shell command line in this session's sandbox (files, env and cwd persist; no host secrets). Each plugin is a command: `<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME` print JSON, so pipe them into jq/grep/head to keep answers small. `status` shows the text modules (`load commands/<name>`).";
 
-/** How long the first tools/list waits for undescribed mcpServers entries to be listed. */
-const DESCRIBE_WAIT_MS = 3000;
+/** How long the first tools/list waits for undescribed mcpServers entries to be listed (AGENT_TOOLS_DESCRIBE_WAIT_MS). */
+const DESCRIBE_WAIT_MS = 5000;
+
+function describeWaitMs(): number {
+  const value = Number(process.env.AGENT_TOOLS_DESCRIBE_WAIT_MS);
+  return Number.isFinite(value) && value >= 0 ? value : DESCRIBE_WAIT_MS;
+}
 
 /** `compact`: one-line JSON text, for answers that must stay small (agent_tools_search). */
 export function toToolResult(outcome: OperationResult, options: { compact?: boolean } = {}): CallToolResult {
@@ -62,7 +67,7 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
     // The first listing waits a little for mcpServers entries without a description to say what
     // they are about, so a client's own tool search can tell them apart; later ones come with
     // tools/list_changed.
-    if (runtime.facadeMode !== "compact") await (described ??= runtime.describePlugins(DESCRIBE_WAIT_MS));
+    if (runtime.facadeMode !== "compact") await (described ??= runtime.describePlugins(describeWaitMs()));
     return { tools: buildFacadeTools(runtime.summaries(), toolOptions).tools };
   });
 

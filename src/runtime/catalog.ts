@@ -1,6 +1,6 @@
 import type { ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
-import { serverText } from "./plugin-about.js";
+import { hasGenericDescription, serverText } from "./plugin-about.js";
 import { withDeadline } from "./result.js";
 import type { SearchDocument, ToolIndex } from "./search/index.js";
 
@@ -69,8 +69,11 @@ function skillParamNames(args: Record<string, unknown> | undefined): string[] {
 
 export function pluginSearchText(plugin: LoadedPlugin, server?: ServerDescription): string {
   const { name, description, discoverHint, prefix } = plugin.manifest;
-  // A config entry's name is often its prefix; the same words twice would only inflate the field.
-  return [...new Set([prefix, name, description, discoverHint, serverText(server)].filter(Boolean))].join(" ");
+  // A description we made up ("MCP server 'x' (node over stdio)") says nothing of the domain: the
+  // server's own words replace it. A config entry's name is often its prefix; the same words
+  // twice would only inflate the field.
+  const own = hasGenericDescription(plugin.manifest) ? undefined : description;
+  return [...new Set([prefix, name, own, discoverHint, serverText(server)].filter(Boolean))].join(" ");
 }
 
 /** One tool's search document: its name (and title), description, parameters and its plugin's text. */

@@ -1,6 +1,6 @@
 import type { ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import type { PluginManifest } from "../plugins/manifest.js";
-import { splitWords, STOP_WORDS } from "./search/tokenize.js";
+import { splitWords, stem, STOP_WORDS } from "./search/tokenize.js";
 
 /**
  * What a plugin is about, when its config says nothing: an `mcpServers` entry without a
@@ -29,23 +29,28 @@ export function serverText(server: ServerDescription | undefined): string {
 
 /** Words in most tool descriptions that say nothing of a domain. */
 const GENERIC = new Set(
-  "use used uses tool tools get gets list lists create creates new multiple specific existing given provided return returns returned based single one two more also only all each any via way such when must may will should if not no then than other set sets make makes add adds run runs value values name names id ids data information info details detail result results type types".split(" "),
+  "use used uses tool tools get gets list lists create creates new multiple specific existing given provided return returns returned based single one two more also only all each any via way such when must may will should if not no then than other set sets make makes add adds run runs value values name names id ids data information info details detail result results type types within allowed work works working delete deletes remove removes update updates operation operations specified optional default including include includes their them they".split(" "),
 );
 
 const KEYWORDS = 6;
 
 /** The words most of a server's tools share, most shared first ("knowledge, graph, entities, relations"). */
 export function toolKeywords(tools: readonly ToolDescriptor[], count = KEYWORDS): string[] {
-  const frequency = new Map<string, number>();
+  // Counted by stem ("file" and "files" are one word), shown as first met.
+  const frequency = new Map<string, { word: string; n: number }>();
   for (const tool of tools) {
-    const words = new Set([...splitWords(tool.name), ...splitWords(tool.description ?? "")].filter((w) => w.length > 2 && !STOP_WORDS.has(w) && !GENERIC.has(w) && !/^\d+$/.test(w)));
-    for (const word of words) frequency.set(word, (frequency.get(word) ?? 0) + 1);
+    const words = [...splitWords(tool.name), ...splitWords(tool.description ?? "")].filter((w) => w.length > 2 && !STOP_WORDS.has(w) && !GENERIC.has(w) && !/^\d+$/.test(w));
+    for (const stemmed of new Set(words.map(stem))) {
+      const seen = frequency.get(stemmed);
+      if (seen) seen.n += 1;
+      else frequency.set(stemmed, { word: words.find((w) => stem(w) === stemmed)!, n: 1 });
+    }
   }
-  return [...frequency]
-    .filter(([, n]) => n >= 2 || tools.length < 3)
-    .sort((a, b) => b[1] - a[1])
+  return [...frequency.values()]
+    .filter(({ n }) => n >= 2 || tools.length < 3)
+    .sort((a, b) => b.n - a.n)
     .slice(0, count)
-    .map(([word]) => word);
+    .map(({ word }) => word);
 }
 
 /** One line (≤ ~160 characters) for help, instructions and the plugin's _discover description. */

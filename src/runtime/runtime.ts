@@ -491,13 +491,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
 
     async describePlugins(waitMs) {
-      const listings = plugins
-        .filter((p) => p.configured && p.adapter && hasGenericDescription(p.manifest) && !catalog.cached(p.manifest.prefix))
-        .map((p) => toolsOf(p).catch(() => undefined));
-      if (listings.length === 0) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(listings), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-      clearTimeout(timer);
+      const deadline = Date.now() + waitMs;
+      // A few rounds: a server that announces tools/list_changed right after connecting (as
+      // server-everything does) drops the first listing, and is listed again.
+      for (let round = 0; round < 3; round++) {
+        const listings = plugins
+          .filter((p) => p.configured && p.adapter && hasGenericDescription(p.manifest) && !abouts.has(p.manifest.prefix))
+          .map((p) => toolsOf(p).catch(() => undefined));
+        const left = deadline - Date.now();
+        if (listings.length === 0 || left <= 0) return;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(listings), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+        clearTimeout(timer);
+      }
     },
 
     help() {

@@ -74,7 +74,8 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
   const settings: HybridSettings = { ...HYBRID_DEFAULTS, ...options.settings };
   const { lexical } = options;
   const plugins = new Map<string, PluginVectors>();
-  const queryVectors = new Map<string, Float32Array>();
+  /** Per query: its own vector, then one per clause when it has several. */
+  const queryVectors = new Map<string, Float32Array[]>();
   let model: SentenceModel | undefined;
   let cache: EmbeddingCache | undefined;
   let loading: Promise<void> | undefined;
@@ -156,9 +157,11 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
 
   async function queryVector(query: string): Promise<void> {
     if (!model || queryVectors.has(query)) return;
-    const [vector] = await model.embed([query]);
+    const clauses = settings.clauseWeight > 0 ? queryClauses(query) : [];
+    // One batch: the query and its clauses (when it has several) in a single model call.
+    const vectors = await model.embed(clauses.length > 1 ? [query, ...clauses] : [query]);
     if (queryVectors.size >= QUERY_CACHE) queryVectors.delete(queryVectors.keys().next().value!);
-    queryVectors.set(query, vector!);
+    queryVectors.set(query, vectors);
   }
 
   const keyOf = (plugin: string, kind: string, name: string) => `${plugin}\0${kind}\0${name}`;
@@ -204,27 +207,40 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
   /** The fused, diversified ranking, or the clause-aware BM25F one when the semantic side cannot take part. */
   function rank(query: string, opts: SearchOptions): SearchHit[] {
     const lex = lexicalScores(query, opts);
-    const qv = queryVectors.get(query);
-    if (!model || !qv || !scopeReady(opts.plugin)) return [...lex.values()].map(({ hit, score }) => ({ ...hit, score }));
+    const qvs = queryVectors.get(query);
+    if (!model || !qvs || !scopeReady(opts.plugin)) return [...lex.values()].map(({ hit, score }) => ({ ...hit, score }));
     const dims = model.dimensions;
     const scope = opts.plugin !== undefined ? (plugins.has(opts.plugin) ? [[opts.plugin, plugins.get(opts.plugin)!] as const] : []) : [...plugins];
-    interface Candidate { plugin: string; doc: SearchDocument; vectors: Float32Array; row: number; cosine: number }
+    interface Candidate { plugin: string; doc: SearchDocument; vectors: Float32Array; row: number; whole: number; clause: number; near: boolean }
     const candidates: Candidate[] = [];
     for (const [plugin, entry] of scope) {
       const vectors = entry.vectors!;
-      entry.documents.forEach((doc, row) => candidates.push({ plugin, doc, vectors, row, cosine: dot(vectors, row * dims, qv, 0, dims) }));
+      entry.documents.forEach((doc, row) => candidates.push({ plugin, doc, vectors, row, whole: 0, clause: 0, near: false }));
     }
     if (candidates.length === 0) return [];
-    const cosines = candidates.map((c) => c.cosine).sort((a, b) => b - a);
-    const top = cosines[0]!;
-    const floor = cosines[Math.min(cosines.length - 1, settings.floorRank)]!;
-    const span = top - floor || 1;
+    // Each query vector's cosines, scaled between its best document and the one at floorRank;
+    // the whole query keeps 1 - clauseWeight, each document gets the best of its clause scores.
+    const cw = qvs.length > 1 ? settings.clauseWeight : 0;
+    const cosines = new Float32Array(candidates.length);
+    qvs.forEach((qv, v) => {
+      candidates.forEach((c, i) => (cosines[i] = dot(c.vectors, c.row * dims, qv, 0, dims)));
+      const sorted = Float32Array.from(cosines).sort().reverse();
+      const top = sorted[0]!;
+      const floor = sorted[Math.min(sorted.length - 1, settings.floorRank)]!;
+      const span = top - floor || 1;
+      candidates.forEach((c, i) => {
+        const scaled = Math.max(0, (cosines[i]! - floor) / span);
+        if (cosines[i]! >= settings.minCosine) c.near = true;
+        if (v === 0) c.whole = scaled;
+        else c.clause = Math.max(c.clause, scaled);
+      });
+    });
     const w = settings.lexicalWeight;
     const scored = candidates
       .map((c) => {
         const lexicalScore = lex.get(keyOf(c.plugin, c.doc.kind, c.doc.name))?.score ?? 0;
-        const semantic = lexicalScore > 0 || c.cosine >= settings.minCosine ? Math.max(0, (c.cosine - floor) / span) : 0;
-        return { c, score: w * lexicalScore + (1 - w) * semantic };
+        const semantic = (1 - cw) * c.whole + cw * c.clause;
+        return { c, score: w * lexicalScore + (1 - w) * (lexicalScore > 0 || c.near ? semantic : 0) };
       })
       .filter((s) => s.score > 0)
       .sort((a, b) => b.score - a.score);
