@@ -1,32 +1,16 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { callJson, connect, ROOT, type Connected } from "./helpers.js";
+import { fleetConfig } from "./fleet-config.js";
+import { callJson, connect, type Connected } from "./helpers.js";
 
 /**
  * mcpServers entries without a description: once listed, each plugin says what it is about (its
  * serverInfo/instructions and the words its tools share), so the per-plugin _discover tools can be
  * told apart by a client's own tool search, and search answers name the server of each hit.
  */
-
-const SERVERS = path.join(ROOT, "node_modules", "@modelcontextprotocol");
-
-export function fleetConfig(dir: string): string {
-  const config = path.join(dir, "agent-tools.config.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      mcpServers: {
-        memory: { command: process.execPath, args: [path.join(SERVERS, "server-memory", "dist", "index.js")], env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") } },
-        files: { command: process.execPath, args: [path.join(SERVERS, "server-filesystem", "dist", "index.js"), dir] },
-        everything: { command: process.execPath, args: [path.join(SERVERS, "server-everything", "dist", "index.js")] },
-      },
-    }),
-  );
-  return config;
-}
 
 describe("facade descriptions of mcpServers entries", () => {
   let dir: string;
