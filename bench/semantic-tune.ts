@@ -1,7 +1,7 @@
 import { readQueries, readTools } from "../src/cli/retrieval-data.js";
 import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
 import { formatMetrics, retrievalMetrics } from "../src/runtime/search/evaluate.js";
-import { defaultCacheDir, fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
+import { embeddingCacheDir, fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { createHybridIndex, type HybridSettings } from "../src/runtime/search/semantic/hybrid.js";
 import { loadSentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
 import { documentsByServer, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
@@ -27,7 +27,7 @@ for (const set of sets) {
   const index = createHybridIndex({
     lexical: createBm25fIndex(),
     loadModel: () => loadSentenceModel(),
-    cache: (model) => fileEmbeddingCache(defaultCacheDir(), model.id, model.dimensions, console.error),
+    cache: (model) => fileEmbeddingCache(embeddingCacheDir(process.env) ?? ".tmp/embeddings", model.id, model.dimensions, console.error),
     log: console.error,
   });
   for (const [plugin, docs] of documentsByServer(readTools(set.tools))) index.setPluginDocuments(plugin, docs);

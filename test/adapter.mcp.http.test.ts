@@ -76,6 +76,16 @@ describe("Streamable HTTP", () => {
     assert.equal(textOf(await adapter.call("echo", { text: "ok" })), "ok");
   });
 
+  test("an answer past the response cap fails RESULT_TOO_LARGE with a hint; the connection keeps working", async () => {
+    const server = await fixture();
+    const adapter = adapterFor({ url: server.url }, { env: { AGENT_TOOLS_MAX_RESPONSE_BYTES: "65536" } });
+    const error = await rejectsWith(adapter.call("echo", { text: "x".repeat(200_000) }));
+    assert.equal(error.code, "RESULT_TOO_LARGE", error.message);
+    assert.match(error.message, /MCP server 'fixture': the answer is .* over the 65536 bytes the runtime reads/);
+    assert.match((error as Error & { hint?: string }).hint ?? "", /Ask for less/);
+    assert.equal(textOf(await adapter.call("echo", { text: "small" })), "small");
+  });
+
   test("an unreachable server is UPSTREAM_ERROR", async () => {
     const server = await startHttpFixture();
     const url = server.url;

@@ -46,7 +46,7 @@ describe("path parameters", () => {
   it("refuse a value that is a dot segment, before any request is sent", async () => {
     const a = await adapter([{ name: "get", method: "GET", path: "/repos/{owner}" }]);
     const before = server.requests.length;
-    for (const value of ["..", "."]) {
+    for (const value of ["..", ".", "..;", ".;x=1"]) {
       await assert.rejects(a.call("get", { owner: value }), (e: Error & { code?: string }) => {
         assert.equal(e.code, "ARG_VALIDATION_FAILED");
         assert.match(e.message, /owner/);
@@ -66,6 +66,10 @@ describe("path templates in the manifest", () => {
     ["/a/../b", /'\.\.' segment/],
     ["/a/./b", /'\.' segment/],
     ["/..", /'\.\.' segment/],
+    ["/ok/..;/admin", /'\.\.;'.*servlet/],
+    ["/ok/..;jsessionid=1/admin", /servlet/],
+    ["/ok/.;/admin", /servlet/],
+    ["/ok/..%3b/admin", /servlet/],
     ["/%2e%2e/admin", /encoded/],
     ["/%2E%2E/admin", /encoded/],
     ["/a%2fb", /encoded/],
@@ -100,6 +104,9 @@ describe("raw paths given to the text-layer requester", () => {
     "/a%2f..%2f..%2fadmin",
     "/a%252f..",
     "/a\\..\\admin",
+    "/ok/..;/admin",
+    "/ok/..;x=1/..;/admin",
+    "/ok/.;/admin",
     "x",
     "/a#frag",
   ];
@@ -164,6 +171,12 @@ describe("URLs from the server", () => {
     const base = parseBaseUrl(`${server.url}/api`);
     assert.throws(() => assertWithinBase(new URL(`${server.url}/api2/x`), base), /outside the base URL/);
     assert.doesNotThrow(() => assertWithinBase(new URL(`${server.url}/api/x`), base));
+  });
+
+  it("refuse a server-given URL whose path has a servlet dot segment (`..;`), which URL parsing keeps", async () => {
+    const { assertWithinBase, parseBaseUrl } = await import("../src/adapters/rest/index.js");
+    const base = parseBaseUrl(`${server.url}/api`);
+    assert.throws(() => assertWithinBase(new URL(`${server.url}/api/ok/..;/..;/admin`), base), /'\.\.;'.*dot segment/);
   });
 });
 

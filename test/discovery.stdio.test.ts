@@ -151,8 +151,9 @@ describe("compact facade mode", () => {
         const gated = await callJson(server.client, "agent_tools_call", { plugin: `svc${size}`, toolName: "paint_gadget", arguments: {} });
         assert.equal(gated.payload.error?.code, "CONFIRM_REQUIRED", "the confirm gate still applies");
         const unknown = await callJson(server.client, "agent_tools_call", { plugin: "svc", toolName: "paint_gadget" });
-        assert.equal(unknown.payload.error?.code, "UNKNOWN_FACADE_TOOL");
+        assert.equal(unknown.payload.error?.code, "UNKNOWN_PLUGIN");
         assert.match(unknown.payload.error?.message ?? "", /no plugin has prefix 'svc'/);
+        assert.ok((unknown.payload.error?.details?.plugins as string[]).length > 0, "the hint's details.plugins exists");
         assert.match(server.client.getInstructions() ?? "", /agent_tools_call/);
       } finally {
         await server.close();
@@ -162,7 +163,7 @@ describe("compact facade mode", () => {
     assert.deepEqual(seen[0], ["agent_tools_call", "agent_tools_exec", "agent_tools_help", "agent_tools_run_skill", "agent_tools_search"]);
   });
 
-  it("is chosen by the config file's facade.mode, and routes a misnamed search by its arguments", async () => {
+  it("is chosen by the config file's facade.mode; a misspelt search is mended, an invented name is not", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-compact-config-"));
     const config = path.join(dir, "agent-tools.config.json");
     writeFileSync(config, JSON.stringify({ facade: { mode: "compact" }, plugins: { dirs: [PLUGINS] } }));
@@ -170,9 +171,12 @@ describe("compact facade mode", () => {
     try {
       const { tools } = await server.client.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), ["agent_tools_call", "agent_tools_exec", "agent_tools_help", "agent_tools_run_skill", "agent_tools_search"]);
-      const routed = await callJson(server.client, "agent_tools_find_tool", { query: "delete a note" });
+      const routed = await callJson(server.client, "agent_tools_serch", { query: "delete a note" });
       assert.equal((routed.payload.hits as Hit[])[0]?.name, "delete_note");
-      assert.match(String(routed.payload.repairs), /routed to 'agent_tools_search'/);
+      assert.match(String(routed.payload.repairs), /read as 'agent_tools_search'/);
+      const invented = await callJson(server.client, "agent_tools_find_tool", { query: "delete a note" });
+      assert.equal(invented.payload.error?.code, "UNKNOWN_FACADE_TOOL");
+      assert.ok((invented.payload.error?.details?.tools as string[]).includes("agent_tools_search"));
     } finally {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

@@ -86,6 +86,7 @@ describe("facade over stdio", () => {
       name: "digest",
       description: "Digest of every note with a tag: titles and bodies in one answer.",
       params: "tag",
+      related: [{ target: "tracker:open-summary", why: "open tickets for the same work" }],
       next: 'agent_tools_notes_run_skill {"skill":"digest","arguments":{}}',
     });
   });

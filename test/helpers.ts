@@ -23,7 +23,8 @@ export interface Connected {
 export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AGENT_TOOLS_")) env[k] = v;
-  return { ...env, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", ...extra };
+  // The catalog cache is off unless a test turns it on with its own folder: runs must not share catalogs.
+  return { ...env, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", AGENT_TOOLS_CATALOG_CACHE: "off", ...extra };
 }
 
 export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}): Promise<Connected> {

@@ -79,7 +79,7 @@ describe("discovery locations", () => {
     symlinkSync(path.join(root, "agent-tools-plugin-sibling"), path.join(root, "project", "node_modules", "agent-tools-plugin-sibling-link"));
   });
 
-  it("finds explicit, bundled, sibling and node_modules plugins, in that order, each once", () => {
+  it("finds explicit, sibling, node_modules and bundled plugins, in that order (the user's before the bundled), each once", () => {
     const found = discoverPluginDirs({
       runtimeRoot: path.join(root, "runtime"),
       cwd: path.join(root, "project", "deep", "er"),
@@ -87,10 +87,10 @@ describe("discovery locations", () => {
     }).map((p) => path.relative(root, p));
     assert.deepEqual(found, [
       "explicit/anything",
-      "runtime/plugins/agent-tools-plugin-bundled",
       "agent-tools-plugin-sibling",
       "project/node_modules/agent-tools-plugin-local",
       "node_modules/agent-tools-plugin-parent",
+      "runtime/plugins/agent-tools-plugin-bundled",
     ]);
   });
 

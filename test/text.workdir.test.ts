@@ -75,3 +75,41 @@ describe("the mounted working directory and a config file named by --config", ()
     }
   });
 });
+
+describe("credential names in any case or Windows spelling", () => {
+  it("hides .ENV, .GIT, .SSH, ID_RSA, .NPMRC, Credentials.json, `.env.` and stream suffixes like the lower-case names", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-case-"));
+    mkdirSync(path.join(dir, ".GIT"));
+    mkdirSync(path.join(dir, ".SSH"));
+    writeFileSync(path.join(dir, ".GIT", "config"), "url = https://u:case-secret-1@example.com/r.git\n");
+    writeFileSync(path.join(dir, ".SSH", "key"), "case-secret-2\n");
+    const files: Record<string, string> = {
+      ".ENV": "case-secret-3",
+      "ID_RSA": "case-secret-4",
+      ".NPMRC": "case-secret-5",
+      "Credentials.json": "case-secret-6",
+      ".Env.Local": "case-secret-7",
+      ".env.": "case-secret-8",
+      ".env::$DATA": "case-secret-9",
+      "Deploy.PEM": "case-secret-10",
+      "MY-CONFIG.JSON": "case-secret-11",
+    };
+    for (const [name, body] of Object.entries(files)) writeFileSync(path.join(dir, name), `${body}\n`);
+    writeFileSync(path.join(dir, "Notes.txt"), "visible\n");
+    const runtime = await createRuntime({ pluginDirs: [], env: {}, log: silentLogger });
+    try {
+      // The config named in the environment is "my-config.json": its upper-case twin is hidden too.
+      const layer = createTextLayer(runtime, { mountDir: dir, env: { AGENT_TOOLS_CONFIG: path.join(dir, "my-config.json") } });
+      const session = runtime.createSession();
+      const names = Object.keys(files).map((n) => `'/workdir/${n}'`).join(" ");
+      const seen = await layer.exec(session, `ls -a /workdir; cat ${names} /workdir/.GIT/config /workdir/.SSH/key; grep -r secret /workdir; echo end`);
+      assert.match(seen.stdout, /Notes\.txt/);
+      assert.doesNotMatch(seen.stdout + seen.stderr, /case-secret/);
+      for (const name of [...Object.keys(files), ".GIT", ".SSH"]) assert.ok(!seen.stdout.split("\n").includes(name), `${name} is not listed`);
+      assert.match(seen.stderr, /\.ENV: No such file or directory/);
+      await closeSession(session);
+    } finally {
+      await runtime.close();
+    }
+  });
+});

@@ -43,12 +43,13 @@ export interface CallContext {
   jobs?: JobStore;
 }
 
+/** What a backend says of itself: MCP `serverInfo` (name, version, title, description) and `instructions`. */
 export interface ServerDescription {
-  name?: string | undefined;
-  title?: string | undefined;
-  version?: string | undefined;
-  description?: string | undefined;
-  instructions?: string | undefined;
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  instructions?: string;
 }
 
 export interface Match {
@@ -63,8 +64,6 @@ export interface Adapter {
   call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown>;
   search?(query: string, limit: number): Promise<{ matches: Match[] }>;
   describe?(name: string): Promise<ToolDescriptor>;
-  /** What the backend says of itself (an MCP server's serverInfo and instructions), once known. */
-  serverDescription?(): ServerDescription | undefined;
   discoverContext?(): Promise<unknown>;
   close?(): Promise<void>;
   /**
@@ -72,6 +71,11 @@ export interface Adapter {
    * The runtime then drops its cached catalog and tells its own clients.
    */
   onToolsChanged?(listener: () => void): void;
+  /**
+   * Optional: the server's own name and version (MCP `serverInfo`) once it has been reached. The
+   * runtime stores it with the catalog and notices when an upgrade changed the server.
+   */
+  serverInfo?(): ServerDescription | undefined;
 }
 
 /** What a module adapter's class constructor or factory receives. */

@@ -22,6 +22,7 @@ commands:
   serve               JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line
   tokens              tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin [--json] [--tools FILE]
   search-bench        rank --queries FILE against --tools FILE through agent_tools_search's code path [--limit N] [--engine E]
+  cache [clear]       where the plugin catalog cache lives and what it holds; \`clear\` empties it
   help                this text
 
 options:
@@ -122,6 +123,7 @@ export async function main(argv: string[]): Promise<number> {
       const report = await validatePlugins({ config: await readConfig(values.config) });
       print(report);
       if (!report.ok) for (const problem of report.problems) process.stderr.write(`agent-tools validate: ${problem}\n`);
+      for (const notice of report.notices ?? []) process.stderr.write(`agent-tools validate: note: ${notice}\n`);
       return report.ok ? 0 : 1;
     }
     case "status":
@@ -176,6 +178,10 @@ export async function main(argv: string[]): Promise<number> {
       const { searchBench } = await import("./search-bench.js");
       await searchBench({ tools: values.tools, queries: values.queries, limit, ...(values.engine ? { engine: values.engine } : {}) });
       return 0;
+    }
+    case "cache": {
+      const { cacheCommand } = await import("./cache.js");
+      return cacheCommand(positionals.slice(1), process.env, print);
     }
     case "help":
       process.stdout.write(USAGE);

@@ -10,6 +10,8 @@ export interface ValidationReport {
   ok: boolean;
   plugins: { prefix: string; name: string; configured: boolean; skills: number }[];
   problems: string[];
+  /** Not problems: which of the user's plugins or config entries replaced a bundled plugin. */
+  notices?: string[];
 }
 
 export async function validatePlugins(options: RuntimeOptions = {}): Promise<ValidationReport> {
@@ -23,6 +25,7 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
       ok: problems.length === 0,
       plugins: runtime.plugins.map((p) => ({ prefix: p.manifest.prefix, name: p.manifest.name, configured: p.configured, skills: p.skills.length })),
       problems,
+      ...(runtime.replaced.length ? { notices: runtime.replaced.map((r) => r.notice) } : {}),
     };
   } finally {
     await runtime.close();

@@ -43,7 +43,7 @@ export interface AgentToolsConfig {
   mcpServers: Record<string, McpServerEntry>;
   plugins: { dirs: string[]; disable: string[] };
   facade: { mode: "per-plugin" | "compact" };
-  http: { host?: string; port?: number; allowedHosts?: string[]; allowedOrigins?: string[]; maxSessions?: number; sessionIdleMs?: number; maxBodyBytes?: number };
+  http: { host?: string; port?: number; allowedHosts?: string[]; allowedOrigins?: string[]; maxSessions?: number; sessionIdleMs?: number; unusedSessionIdleMs?: number; maxBodyBytes?: number };
 }
 
 export class ConfigError extends Error {
@@ -100,6 +100,7 @@ const configSchema = {
         allowedOrigins: strings,
         maxSessions: { type: "integer", minimum: 1 },
         sessionIdleMs: { type: "integer", minimum: 1 },
+        unusedSessionIdleMs: { type: "integer", minimum: 1 },
         maxBodyBytes: { type: "integer", minimum: 1 },
       },
       additionalProperties: false,

@@ -24,8 +24,11 @@ export function memoryFilePath(env: NodeJS.ProcessEnv): string {
   return path.join(stateHome, "agent-tools-runtime", "memory.jsonl");
 }
 
+/** Where the embedded default's manifests say they come from. */
+export const EMBEDDED_ORIGIN = path.join(RUNTIME_ROOT, "(embedded default)");
+
 export function defaultManifests(cwd: string, env: NodeJS.ProcessEnv): PluginManifest[] {
-  const origin = path.join(RUNTIME_ROOT, "(embedded default)");
+  const origin = EMBEDDED_ORIGIN;
   const memoryFile = memoryFilePath(env);
   try {
     mkdirSync(path.dirname(memoryFile), { recursive: true });

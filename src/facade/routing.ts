@@ -1,48 +1,189 @@
+import { RuntimeError } from "../runtime/errors.js";
 import type { Repair } from "../runtime/repair.js";
-import { closestNames, similarity } from "../runtime/similarity.js";
-import type { FacadeOperation, FacadeRoute } from "./tools.js";
+import { foldedMatch, foldName, levenshtein, similarity } from "../runtime/similarity.js";
+import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName, SEARCH_TOOL, type FacadeOperation, type FacadeRoute } from "./tools.js";
 
 /**
- * Route a facade tool name that does not exist: by name similarity ≥ 0.6, or by the shape of the
- * arguments (`toolName` → a _call, `skill` → a _run_skill, `query` → a _discover) when the plugin
- * can be told from the name or only one plugin fits.
+ * Which facade tool a call reaches. The rule is that routing never changes the target of a call:
+ * - an explicit `plugin` argument is always honoured (and a per-plugin tool whose own plugin
+ *   differs from it runs nothing);
+ * - a facade tool name that does not exist is mended only when its plugin part is a real prefix
+ *   after case and `-`/`_` folding, or an unambiguous prefix of exactly one, and its tool kind is a
+ *   near miss of a real one (`_cal` → `_call`, `_run_skil` → `_run_skill`);
+ * - anything else answers UNKNOWN_FACADE_TOOL with the nearest real names, and nothing runs.
+ * The old rule (similarity of the whole name ≥ 0.6, or the shape of the arguments) let the shared
+ * `agent_tools_` prefix alone carry a confirmed write from `agent_tools_prod_db_call`'s neighbours
+ * to `dev_db`; names are no longer scored as a whole.
  */
 
-export const ROUTING_SIMILARITY = 0.6;
+type PluginOperation = "discover" | "call" | "run_skill";
 
-function operationFromShape(args: unknown): FacadeOperation | undefined {
-  if (!args || typeof args !== "object" || Array.isArray(args)) return undefined;
-  const a = args as Record<string, unknown>;
-  const inner = a.arguments && typeof a.arguments === "object" ? (a.arguments as Record<string, unknown>) : {};
-  if (typeof a.toolName === "string" || typeof inner.toolName === "string") return "call";
-  if (typeof a.skill === "string" || typeof inner.skill === "string") return "run_skill";
-  if (typeof a.query === "string") return "discover";
+export interface Routed {
+  route: FacadeRoute;
+  /** The arguments the route's operation receives (a `plugin` the route already names is taken out). */
+  args: unknown;
+  repairs: Repair[];
+}
+
+export type RoutingOutcome = Routed | { error: RuntimeError };
+
+const KINDS: readonly PluginOperation[] = ["call", "discover", "run_skill"];
+/** How far a kind may be misspelt: one edit for `call` (4 letters), two for the longer ones. */
+const KIND_EDITS: Readonly<Record<PluginOperation, number>> = { call: 1, discover: 2, run_skill: 2 };
+/** The fixed tools, without their `agent_tools_` part, and the edits a near miss may have. */
+const FIXED: ReadonlyArray<{ bare: string; operation: FacadeOperation }> = [
+  { bare: "help", operation: "help" },
+  { bare: "search", operation: "search" },
+  { bare: "exec", operation: "exec" },
+];
+const NAMESPACE = /^agents?_?tools?_/;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+function nearKind(word: string): PluginOperation | undefined {
+  const folded = word.replace(/_/g, "");
+  for (const kind of KINDS) {
+    if (word === kind) return kind;
+    if (levenshtein(folded, kind.replace(/_/g, "")) <= KIND_EDITS[kind]) return kind;
+  }
   return undefined;
 }
 
-export type RoutingOutcome = { route: FacadeRoute; name: string; repair: Repair } | { suggestions: string[] };
+/** A plugin part of a name: a prefix after folding, or the start of exactly one prefix. */
+function pluginFromNamePart(part: string, prefixes: readonly string[]): string | undefined {
+  const exact = foldedMatch(part, prefixes);
+  if (exact) return exact;
+  const starting = prefixes.filter((p) => foldName(p).startsWith(part));
+  return starting.length === 1 ? starting[0] : undefined;
+}
 
-export function routeUnknownTool(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>): RoutingOutcome {
-  const shape = operationFromShape(args);
-  // A `query` fits a _discover or, across plugins, agent_tools_search (the only one in compact mode).
-  const fits = (operation: FacadeOperation | undefined) => !shape || operation === shape || (shape === "discover" && operation === "search");
-  const names = [...routes.keys()].filter((n) => fits(routes.get(n)?.operation));
-  const scored = names.map((name) => ({ name, score: similarity(sent, name) })).sort((a, b) => b.score - a.score);
-  let chosen = scored[0] && scored[0].score >= ROUTING_SIMILARITY ? scored[0].name : undefined;
-  let why = chosen ? "by name similarity" : "";
-  if (!chosen && shape) {
-    const lowered = sent.toLowerCase();
-    const byPrefix = names.filter((n) => {
-      const prefix = routes.get(n)?.prefix;
-      return prefix !== undefined && new RegExp(`(^|[^a-z0-9])${prefix.replace(/[-]/g, "\\-")}([^a-z0-9]|$)`).test(lowered);
-    });
-    if (byPrefix.length === 1) chosen = byPrefix[0];
-    else if (names.length === 1) chosen = names[0];
-    if (chosen) why = "by the shape of its arguments";
+function explicitPlugin(args: unknown): string | undefined {
+  return isRecord(args) && typeof args.plugin === "string" && args.plugin.trim() ? args.plugin.trim() : undefined;
+}
+
+function withoutPlugin(args: unknown): unknown {
+  if (!isRecord(args) || !("plugin" in args)) return args;
+  const { plugin: _plugin, ...rest } = args;
+  return rest;
+}
+
+/** The nearest real tool names to what was sent: same kind first, then by likeness of the rest of the name. */
+export function nearestTools(sent: string, routes: ReadonlyMap<string, FacadeRoute>, kind?: FacadeOperation, limit = 5): string[] {
+  const names = [...routes.keys()];
+  const scored = names.map((name) => ({ name, score: similarity(sent, name) + (kind && routes.get(name)?.operation === kind ? 1 : 0) }));
+  return scored
+    .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
+    .slice(0, limit)
+    .map((s) => s.name);
+}
+
+function unknownTool(sent: string, routes: ReadonlyMap<string, FacadeRoute>, why: string, kind?: FacadeOperation): { error: RuntimeError } {
+  const tools = nearestTools(sent, routes, kind);
+  return {
+    error: new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${sent}'${why ? ` (${why})` : ""}; nothing was run. Nearest: ${tools.map((t) => `'${t}'`).join(", ")}`, {
+      tools,
+    }),
+  };
+}
+
+/** A per-plugin tool called with a `plugin` argument: honoured only when both name the same plugin. */
+function checkExplicitPlugin(name: string, route: FacadeRoute, args: unknown): RoutingOutcome {
+  const explicit = explicitPlugin(args);
+  if (explicit === undefined || route.prefix === undefined) return { route, args: withoutPlugin(args), repairs: [] };
+  if (foldedMatch(explicit, [route.prefix])) return { route, args: withoutPlugin(args), repairs: [] };
+  const other = facadeToolName(explicit, route.operation as PluginOperation);
+  return {
+    error: new RuntimeError(
+      "ARG_VALIDATION_FAILED",
+      `'plugin' is '${explicit}' but ${name} belongs to plugin '${route.prefix}'; nothing was run. Call ${other} (if that plugin exists), or leave 'plugin' out`,
+      { errors: [{ path: "/plugin", message: `must be '${route.prefix}' or absent on ${name}` }] },
+    ),
+  };
+}
+
+/**
+ * Resolve a tools/call name to a route. Known names route as they are; unknown names go through
+ * the narrow repairs above, and everything else is an error. `prefixes` are the plugins' (compact
+ * mode has no per-plugin tool to read them from).
+ */
+export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, prefixes: readonly string[]): RoutingOutcome {
+  const known = routes.get(sent);
+  if (known) return known.prefix !== undefined ? checkExplicitPlugin(sent, known, args) : { route: known, args, repairs: [] };
+
+  const folded = foldName(sent);
+  const bare = folded.replace(NAMESPACE, "");
+  const compact = routes.has(COMPACT_CALL_TOOL);
+
+  // A fixed tool with its name misspelt (agent_tools_serch, agent_tools_Help).
+  for (const fixed of FIXED) {
+    const name = `agent_tools_${fixed.bare}`;
+    const route = routes.get(name);
+    if (route && levenshtein(bare, fixed.bare) <= (fixed.bare.length > 4 ? 2 : 1)) {
+      return { route, args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${sent}' was read as '${name}'` }] };
+    }
   }
-  const route = chosen ? routes.get(chosen) : undefined;
-  if (chosen && route) {
-    return { route, name: chosen, repair: { kind: "routed-facade-tool", message: `unknown tool '${sent}' was routed to '${chosen}' ${why}` } };
+
+  const explicit = explicitPlugin(args);
+  const explicitPrefix = explicit === undefined ? undefined : foldedMatch(explicit, prefixes);
+  // Every way to read the name as <plugin part>_<kind>; the plugin part may be empty (agent_tools_call).
+  const readings: Array<{ kind: PluginOperation; part: string }> = [];
+  const kind0 = nearKind(bare);
+  if (kind0) readings.push({ kind: kind0, part: "" });
+  for (let i = bare.indexOf("_"); i > 0; i = bare.indexOf("_", i + 1)) {
+    const kind = nearKind(bare.slice(i + 1));
+    if (kind) readings.push({ kind, part: bare.slice(0, i) });
   }
-  return { suggestions: closestNames(sent, routes.keys(), 0.3, 5) };
+  if (readings.length === 0) return unknownTool(sent, routes, "");
+
+  const targets = new Map<string, { route: FacadeRoute; name: string; args: unknown; kind: PluginOperation }>();
+  let why = "";
+  for (const { kind, part } of readings) {
+    const fromName = part ? pluginFromNamePart(part, prefixes) : undefined;
+    if (part && !fromName) {
+      why = `'${part}' is not a plugin here`;
+      continue;
+    }
+    if (fromName && explicit !== undefined && explicitPrefix !== fromName) {
+      return {
+        error: new RuntimeError("ARG_VALIDATION_FAILED", `the tool name '${sent}' names plugin '${fromName}' but 'plugin' is '${explicit}'; nothing was run. Say one plugin only`, {
+          errors: [{ path: "/plugin", message: `contradicts the tool name (plugin '${fromName}')` }],
+        }),
+      };
+    }
+    const prefix = fromName ?? explicitPrefix;
+    if (explicit !== undefined && explicitPrefix === undefined) {
+      why = `'plugin' is '${explicit}', which is not a plugin here`;
+      continue;
+    }
+    if (compact) {
+      // Compact mode: every plugin's operation is one tool taking `plugin`; discover is search with a plugin.
+      const name = kind === "call" ? COMPACT_CALL_TOOL : kind === "run_skill" ? COMPACT_RUN_SKILL_TOOL : SEARCH_TOOL;
+      const route = routes.get(name);
+      if (!route) continue;
+      const routedArgs = prefix !== undefined && isRecord(args) ? { ...args, plugin: prefix } : args;
+      targets.set(`${name}|${prefix ?? ""}`, { route, name, args: routedArgs, kind });
+      continue;
+    }
+    if (prefix === undefined) {
+      why = "it names no plugin: per-plugin tools are agent_tools_<plugin>_<call|discover|run_skill>";
+      continue;
+    }
+    const name = facadeToolName(prefix, kind);
+    const route = routes.get(name);
+    if (!route) {
+      why = `plugin '${prefix}' has no ${kind} tool`;
+      continue;
+    }
+    targets.set(name, { route, name, args: withoutPlugin(args), kind });
+  }
+  if (targets.size === 1) {
+    const [target] = targets.values();
+    if (!target) return unknownTool(sent, routes, why);
+    const said = explicit !== undefined ? ` ('plugin' is '${explicit}')` : "";
+    return { route: target.route, args: target.args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${sent}' was read as '${target.name}'${said}` }] };
+  }
+  if (targets.size > 1) why = `it could mean ${[...targets.values()].map((t) => `'${t.name}'`).join(" or ")}`;
+  return unknownTool(sent, routes, why, readings[0]?.kind);
 }

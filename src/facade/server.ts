@@ -1,15 +1,15 @@
+import path from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { packageJson } from "../paths.js";
-import { RuntimeError } from "../runtime/errors.js";
-import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { toOperationResult } from "../text/answer.js";
 import { textLayerFor } from "../text/text-layer.js";
-import { routeUnknownTool } from "./routing.js";
+import { availableModuleFiles } from "../text/module-loader.js";
+import { packageJson, RUNTIME_ROOT } from "../paths.js";
+import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
-import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeRoute } from "./tools.js";
+import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL } from "./tools.js";
 
 /**
  * The MCP facade: the SDK's low-level Server with handlers for tools/list and tools/call. It maps
@@ -29,6 +29,11 @@ const DESCRIBE_WAIT_MS = 5000;
 function describeWaitMs(): number {
   const value = Number(process.env.AGENT_TOOLS_DESCRIBE_WAIT_MS);
   return Number.isFinite(value) && value >= 0 ? value : DESCRIBE_WAIT_MS;
+}
+
+/** `commands/<file>` for each text module `load` accepts. */
+function textModuleFiles(): string[] {
+  return availableModuleFiles(path.join(RUNTIME_ROOT, "commands")).map((file) => `commands/${file}`);
 }
 
 /** `compact`: one-line JSON text, for answers that must stay small (agent_tools_search). */
@@ -63,6 +68,8 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
   const { routes } = buildFacadeTools(runtime.summaries(), toolOptions);
   let described: Promise<void> | undefined;
 
+  const prefixes = runtime.summaries().map((s) => s.prefix);
+
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     // The first listing waits a little for mcpServers entries without a description to say what
     // they are about, so a client's own tool search can tell them apart; later ones come with
@@ -73,26 +80,18 @@ export function createFacadeServer({ runtime, session }: FacadeServerOptions): S
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const sent = request.params.name;
-    const args: unknown = request.params.arguments ?? {};
-    const repairs: Repair[] = [];
-    let route: FacadeRoute | undefined = routes.get(sent);
-    if (!route) {
-      const routed = routeUnknownTool(sent, args, routes);
-      if ("route" in routed) {
-        route = routed.route;
-        repairs.push(routed.repair);
-      } else {
-        const error = new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${sent}'${routed.suggestions.length ? `; did you mean ${routed.suggestions.map((s) => `'${s}'`).join(" or ")}?` : ""}`, {
-          suggestions: routed.suggestions,
-          tools: [...routes.keys()],
-        });
-        return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
-      }
-    }
+    const resolved = resolveFacadeTool(sent, request.params.arguments ?? {}, routes, prefixes);
+    if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
+    const { route, args, repairs } = resolved;
     const ctx = { signal: extra.signal, repairs };
     switch (route.operation) {
-      case "help":
-        return toToolResult({ isError: false, payload: { ok: true, ...runtime.help(), textLayer: TEXT_LAYER_HELP, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+      case "help": {
+        const plugin = args && typeof args === "object" ? (args as { plugin?: unknown }).plugin : undefined;
+        const help = runtime.help(typeof plugin === "string" ? plugin : undefined);
+        // The text modules by file, as the original runtime's help named them (users look for them).
+        const text = "plugin" in help ? {} : { textLayer: TEXT_LAYER_HELP, textModules: textModuleFiles() };
+        return toToolResult({ isError: false, payload: { ok: true, ...help, ...text, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+      }
       case "search":
         return toToolResult(await runtime.search(session, args, ctx), { compact: true });
       case "exec": {

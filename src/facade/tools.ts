@@ -71,7 +71,7 @@ function cut(text: string, max: number): string {
 const HELP: FacadeTool = {
   name: HELP_TOOL,
   description: "Start here: how to use this server, and every connected plugin (prefix, what it wraps, whether it is configured).",
-  inputSchema: { type: "object", properties: {} },
+  inputSchema: { type: "object", properties: { plugin: { type: "string", description: "A prefix: that plugin in full (usage hint, skills)." } } },
   annotations: { readOnlyHint: true },
 };
 

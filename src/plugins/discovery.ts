@@ -6,9 +6,13 @@ import path from "node:path";
  *  1. each folder in $AGENT_TOOLS_PLUGINS_DIR (path-delimited): every sub-folder holding a
  *     plugin.json, or the folder itself when it holds one;
  *  2. folders named in config (`plugins.dirs`), read the same way;
- *  3. `agent-tools-plugin-*` folders in the runtime root's `plugins/` and beside the root;
- *  4. `node_modules/agent-tools-plugin-*` in the working directory and every parent.
- * The order is the precedence: when two plugins claim one prefix, the later one is refused.
+ *  3. `agent-tools-plugin-*` folders beside the runtime's root (where the original runtime's
+ *     users keep their own plugins);
+ *  4. `node_modules/agent-tools-plugin-*` in the working directory and every parent;
+ *  5. the bundled `agent-tools-plugin-*` folders in the runtime root's `plugins/`, last.
+ * The order is the precedence. The user's own plugins come before the bundled ones: a bundled
+ * plugin whose prefix a user plugin (or an `mcpServers` entry) already has is replaced, with a
+ * notice; two of the user's own plugins claiming one prefix is an error (the later is refused).
  */
 
 export const PLUGIN_FOLDER_PREFIX = "agent-tools-plugin-";
@@ -55,16 +59,30 @@ function pluginsIn(dir: string): string[] {
   return listSubdirs(dir);
 }
 
+/** The runtime's own plugins (`<root>/plugins/agent-tools-plugin-*`). */
+export function bundledPluginDirs(runtimeRoot: string): string[] {
+  return listSubdirs(path.join(runtimeRoot, "plugins"), PLUGIN_FOLDER_PREFIX);
+}
+
+/** Whether a plugin folder (or a manifest file in it) is one of the runtime's bundled plugins. */
+export function isBundledLocation(location: string, runtimeRoot: string): boolean {
+  let bundledRoot = path.join(runtimeRoot, "plugins");
+  try {
+    bundledRoot = realpathSync(bundledRoot);
+  } catch {
+    // no plugins/ folder: nothing is bundled there
+  }
+  const relative = path.relative(bundledRoot, location);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+}
+
 /** Absolute plugin folders in precedence order, each real path once. */
 export function discoverPluginDirs(options: DiscoveryOptions): string[] {
   const found: string[] = [];
   const explicit = (options.pluginsDirEnv ?? "").split(path.delimiter).map((s) => s.trim()).filter(Boolean);
   for (const dir of explicit) found.push(...pluginsIn(path.resolve(dir)));
   for (const dir of options.extraDirs ?? []) found.push(...pluginsIn(path.resolve(dir)));
-  if (!options.skipBundled) {
-    found.push(...listSubdirs(path.join(options.runtimeRoot, "plugins"), PLUGIN_FOLDER_PREFIX));
-    found.push(...listSubdirs(path.dirname(options.runtimeRoot), PLUGIN_FOLDER_PREFIX));
-  }
+  if (!options.skipBundled) found.push(...listSubdirs(path.dirname(options.runtimeRoot), PLUGIN_FOLDER_PREFIX));
   let dir = path.resolve(options.cwd ?? process.cwd());
   for (;;) {
     found.push(...listSubdirs(path.join(dir, "node_modules"), PLUGIN_FOLDER_PREFIX));
@@ -72,6 +90,7 @@ export function discoverPluginDirs(options: DiscoveryOptions): string[] {
     if (parent === dir) break;
     dir = parent;
   }
+  if (!options.skipBundled) found.push(...bundledPluginDirs(options.runtimeRoot));
   const seen = new Set<string>();
   const unique: string[] = [];
   for (const p of found) {

@@ -34,6 +34,18 @@ export interface LoadOptions {
   adapterKinds?: Readonly<Record<string, DeclarativeAdapterFactory>>;
 }
 
+/** A bundled plugin left out because one of the user's own plugins or config entries has its prefix. */
+export interface ReplacedPlugin {
+  prefix: string;
+  /** The bundled plugin's manifest (or the embedded default's origin). */
+  bundled: string;
+  /** Where the plugin that won comes from: its plugin.json, or the config file. */
+  by: string;
+  byName: string;
+  /** One line for help and validate. */
+  notice: string;
+}
+
 async function createAdapter(manifest: PluginManifest, options: LoadOptions): Promise<Adapter> {
   const adapterOptions: AdapterOptions = { pluginDir: manifest.dir, manifest: manifest.raw, env: options.env, log: options.log };
   if (typeof manifest.adapter === "string") {
@@ -84,10 +96,11 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
  */
 export async function loadPlugins(
   sources: readonly PluginSource[],
-  options: LoadOptions & { disable?: readonly string[] },
-): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[] }> {
+  options: LoadOptions & { disable?: readonly string[]; isBundled?: (manifest: PluginManifest) => boolean },
+): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[]; replaced: ReplacedPlugin[] }> {
   const plugins: LoadedPlugin[] = [];
   const failures: PluginLoadFailure[] = [];
+  const replaced: ReplacedPlugin[] = [];
   const byPrefix = new Map<string, LoadedPlugin>();
   const disabled = new Set(options.disable ?? []);
   for (const source of sources) {
@@ -99,13 +112,18 @@ export async function loadPlugins(
         options.log.debug(`plugin '${manifest.prefix}' is disabled by config`);
         continue;
       }
+      // Checked before the plugin is loaded: a plugin that will not be used starts nothing.
+      const taken = byPrefix.get(manifest.prefix);
+      if (taken && options.isBundled?.(manifest) && !options.isBundled(taken.manifest)) {
+        const by = taken.manifest.form === "config" ? `the config entry '${taken.manifest.name}' (${taken.manifest.file})` : `your plugin '${taken.manifest.name}' (${taken.manifest.file})`;
+        const notice = `prefix '${manifest.prefix}': ${by} is used instead of the bundled plugin '${manifest.name}'`;
+        options.log.info(notice);
+        replaced.push({ prefix: manifest.prefix, bundled: manifest.file, by: taken.manifest.file, byName: taken.manifest.name, notice });
+        continue;
+      }
+      if (taken) throw new ManifestError(manifest.file, "prefix", `'${manifest.prefix}' is already used by plugin '${taken.manifest.name}' (${taken.manifest.file}); give this plugin another prefix`);
       const { plugin, skillFailures } = await loadPlugin(manifest, options);
       const { prefix, name } = plugin.manifest;
-      const taken = byPrefix.get(prefix);
-      if (taken) {
-        await plugin.adapter?.close?.().catch(() => undefined);
-        throw new ManifestError(plugin.manifest.file, "prefix", `'${prefix}' is already used by plugin '${taken.manifest.name}' (${taken.manifest.file}); give this plugin another prefix`);
-      }
       byPrefix.set(prefix, plugin);
       plugins.push(plugin);
       for (const failure of skillFailures) {
@@ -120,5 +138,5 @@ export async function loadPlugins(
       failures.push({ location, error: message });
     }
   }
-  return { plugins, failures };
+  return { plugins, failures, replaced };
 }

@@ -16,8 +16,11 @@ export interface SkillRelated {
 
 export interface SkillMeta {
   description: string;
-  /** A JSON Schema for the arguments, or a map of argument name → description. */
-  args?: Record<string, unknown>;
+  /**
+   * A JSON Schema for the arguments (validated), a map of argument name → description, or a
+   * sentence describing the arguments (the original runtime's skills mostly use that form).
+   */
+  args?: Record<string, unknown> | string;
   related?: SkillRelated[];
   [key: string]: unknown;
 }
@@ -74,10 +77,14 @@ function normaliseMeta(raw: unknown): SkillMeta {
         .map((r) => (typeof r === "string" ? { target: r } : r))
         .filter((r): r is SkillRelated => !!r && typeof r === "object" && typeof (r as SkillRelated).target === "string")
     : [];
+  // Only the three shapes of `args` are kept; anything else (a number, an array) is dropped
+  // rather than shown as garbage.
+  const { args, ...rest } = meta;
+  const kept = typeof args === "string" ? (args.trim() ? { args: args.trim() } : {}) : args && typeof args === "object" && !Array.isArray(args) ? { args: args as Record<string, unknown> } : {};
   return {
-    ...meta,
+    ...rest,
+    ...kept,
     description: typeof meta.description === "string" ? meta.description : "",
-    ...(meta.args && typeof meta.args === "object" ? { args: meta.args as Record<string, unknown> } : {}),
     related,
   };
 }

@@ -1,19 +1,52 @@
-import type { ServerDescription, ToolDescriptor } from "../adapters/types.js";
+import type { Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
+import type { CachedCatalog, CatalogStore } from "./catalog-cache/store.js";
+import { createLimiter } from "./limiter.js";
 import { hasGenericDescription, serverText } from "./plugin-about.js";
 import { withDeadline } from "./result.js";
+import { skillArgsSearchText } from "./skill-answer.js";
 import type { SearchDocument, ToolIndex } from "./search/index.js";
 
 /**
- * Each plugin's tool list, read from its adapter on first need and kept until invalidated (a
- * downstream `list_changed`). The search index is fed from here, so it changes with the catalog.
+ * Each plugin's tool list: restored from the persistent store at start (no downstream is asked),
+ * else read from its adapter on first need, and kept until invalidated (a downstream
+ * `list_changed`). Listings run a few at a time; a fresh listing is written back to the store.
+ * The search index is fed from here, so it changes with the catalog.
  */
 
 export interface Catalog {
-  tools(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
-  /** The cached list, if it has been read. */
+  /** The plugin's tools, listing them if needed. `urgent`: a caller waits (discover, call), so it does not queue. */
+  tools(plugin: LoadedPlugin, options?: { urgent?: boolean }): Promise<ToolDescriptor[]>;
+  /** The list in memory, if it has been read or restored. */
   cached(prefix: string): ToolDescriptor[] | undefined;
   invalidate(prefix: string): void;
+  /** Settles once the stored catalogs are in memory (immediately without a store). */
+  readonly ready: Promise<void>;
+  /** When the list in memory was listed, if it came from the store and no listing in this process has confirmed it yet. */
+  storedAt(prefix: string): number | undefined;
+  /** List again now, a few at a time, and keep and store the result; failures are logged, never thrown. */
+  refresh(plugin: LoadedPlugin): Promise<void>;
+  /** Wait for listings and store writes under way (tests). */
+  settle(): Promise<void>;
+  /** Wait for store writes under way (shutdown: a hung listing must not hold it). */
+  flush(): Promise<void>;
+  /** Start no more background work. */
+  close(): void;
+}
+
+export interface CatalogOptions {
+  /** Bounds one listing (see createCatalog). */
+  timeoutMs: number;
+  /** Listings at once; default 4. */
+  concurrency?: number;
+  /** Where catalogs persist between runs, and each plugin's key there. */
+  store?: { store: CatalogStore; keyOf: (plugin: LoadedPlugin) => string };
+  /** Plugins whose stored catalogs are read at creation. */
+  plugins?: readonly LoadedPlugin[];
+  log?: Logger;
+  now?: () => number;
+  /** Told each list kept (restored or listed) with what the server said of itself: what the plugin is about. */
+  onKept?: (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined) => void;
 }
 
 export function schemaText(schema: Record<string, unknown>): string {
@@ -49,21 +82,14 @@ function titleOf(tool: ToolDescriptor): string | undefined {
   return tool.title ?? (typeof tool.annotations?.title === "string" ? tool.annotations.title : undefined);
 }
 
-function skillArgsText(args: Record<string, unknown> | undefined): string {
-  if (!args) return "";
-  if (args.properties && typeof args.properties === "object") return schemaText(args);
-  return Object.entries(args)
-    .map(([name, value]) => (typeof value === "string" ? `${name} ${value}` : name))
-    .join(" ");
-}
-
 /** A skill's `related` links name the tools and skills it goes with, and why: words a query for either may use. */
 function relatedText(related: readonly { target: string; why?: string }[] | undefined): string {
   return (related ?? []).map((r) => `${r.target.split(":").pop() ?? r.target} ${r.why ?? ""}`.trim()).join(" ");
 }
 
-function skillParamNames(args: Record<string, unknown> | undefined): string[] {
-  if (!args) return [];
+function skillParamNames(args: Record<string, unknown> | string | undefined): string[] {
+  // A skill may describe its arguments in prose (a string): no names to take.
+  if (!args || typeof args === "string") return [];
   return args.properties && typeof args.properties === "object" ? Object.keys(args.properties) : Object.keys(args);
 }
 
@@ -108,7 +134,7 @@ export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescripto
       plugin: prefix,
       kind: "skill" as const,
       name: skill.name,
-      fields: { name: skill.name, description: skill.meta.description, params: skillArgsText(skill.meta.args), values: relatedText(skill.meta.related), plugin: pluginText },
+      fields: { name: skill.name, description: skill.meta.description, params: skillArgsSearchText(skill.meta.args, schemaText), values: relatedText(skill.meta.related), plugin: pluginText },
       paramNames: skillParamNames(skill.meta.args),
     })),
   ];
@@ -122,49 +148,142 @@ function sanitise(tools: unknown): ToolDescriptor[] {
     .map((t) => ({ ...t, inputSchema: t.inputSchema && typeof t.inputSchema === "object" ? t.inputSchema : { type: "object" } }));
 }
 
+export const DEFAULT_LISTING_CONCURRENCY = 4;
+
 /**
  * `timeoutMs` bounds one listing: a module adapter's listTools() is plugin code and may hang, and
  * a hung listing would stall every discover, search and call of that plugin. A failed or timed-out
  * listing is not kept, so the next request tries again.
  */
-export function createCatalog(index: ToolIndex, timeoutMs: number, onListed?: (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined) => void): Catalog {
+export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalog {
+  const { timeoutMs, log } = options;
+  const now = options.now ?? Date.now;
   const lists = new Map<string, ToolDescriptor[]>();
   const pending = new Map<string, Promise<ToolDescriptor[]>>();
+  const owners = new Map<string, symbol>();
+  const restored = new Map<string, CachedCatalog>();
+  const work = new Set<Promise<unknown>>();
+  const writes = new Set<Promise<unknown>>();
+  const limiter = createLimiter(options.concurrency ?? DEFAULT_LISTING_CONCURRENCY);
+  let closed = false;
+
+  const track = <T>(promise: Promise<T>, into: Set<Promise<unknown>> = work): Promise<T> => {
+    into.add(promise);
+    void promise.then(
+      () => into.delete(promise),
+      () => into.delete(promise),
+    );
+    return promise;
+  };
+
+  const keep = (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined): void => {
+    const prefix = plugin.manifest.prefix;
+    lists.set(prefix, tools);
+    index.setPluginDocuments(prefix, documentsFor(plugin, tools, server));
+    options.onKept?.(plugin, tools, server);
+  };
+
+  const save = (plugin: LoadedPlugin, tools: ToolDescriptor[]): void => {
+    if (!options.store || closed) return;
+    const { store, keyOf } = options.store;
+    const server = plugin.adapter?.serverInfo?.();
+    const entry: CachedCatalog = { prefix: plugin.manifest.prefix, listedAt: now(), ...(server ? { server } : {}), tools };
+    void track(store.set(keyOf(plugin), entry), writes).catch((error: unknown) => log?.debug(`catalog cache: could not store '${plugin.manifest.prefix}': ${(error as Error).message}`));
+  };
+
+  async function restore(plugins: readonly LoadedPlugin[]): Promise<void> {
+    if (!options.store) return;
+    const { store, keyOf } = options.store;
+    await Promise.all(
+      plugins.map(async (plugin) => {
+        if (!plugin.configured || !plugin.adapter) return;
+        const entry = await store.get(keyOf(plugin)).catch(() => undefined);
+        const prefix = plugin.manifest.prefix;
+        // A listing that finished while the store was read is newer: keep it.
+        if (!entry || lists.has(prefix)) return;
+        let tools: ToolDescriptor[];
+        try {
+          tools = sanitise(entry.tools);
+        } catch {
+          return;
+        }
+        restored.set(prefix, entry);
+        keep(plugin, tools, entry.server);
+      }),
+    );
+  }
+
+  function list(plugin: LoadedPlugin, urgent: boolean): Promise<ToolDescriptor[]> {
+    const prefix = plugin.manifest.prefix;
+    const adapter = plugin.adapter;
+    if (!adapter) return Promise.resolve([]);
+    // Only the current listing writes: one that an invalidate (tools/list_changed) overtook must
+    // not cache the old catalog. The token says which listing is current.
+    const token = Symbol(prefix);
+    owners.set(prefix, token);
+    const loading = limiter.run(async () => {
+      const listed = (await withDeadline(() => adapter.listTools(), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
+      const tools = sanitise(listed?.tools);
+      if (owners.get(prefix) === token) {
+        const before = restored.get(prefix);
+        restored.delete(prefix);
+        const server = adapter.serverInfo?.();
+        if (before?.server && server && (before.server.name !== server.name || before.server.version !== server.version)) {
+          log?.info(`plugin '${prefix}': server ${before.server.name} ${before.server.version} is now ${server.name} ${server.version}; catalog listed again`);
+        }
+        keep(plugin, tools, server);
+        owners.delete(prefix);
+        pending.delete(prefix);
+        save(plugin, tools);
+      }
+      return tools;
+    }, { urgent });
+    pending.set(prefix, loading);
+    loading.catch(() => {
+      if (owners.get(prefix) === token) {
+        owners.delete(prefix);
+        pending.delete(prefix);
+      }
+    });
+    return track(loading);
+  }
+
+  const ready = restore(options.plugins ?? []);
   return {
+    ready,
     cached: (prefix) => lists.get(prefix),
+    storedAt: (prefix) => restored.get(prefix)?.listedAt,
     invalidate(prefix) {
       lists.delete(prefix);
       pending.delete(prefix);
+      owners.delete(prefix);
+      restored.delete(prefix);
     },
-    async tools(plugin) {
+    async tools(plugin, toolOptions = {}) {
+      await ready;
       const prefix = plugin.manifest.prefix;
       const known = lists.get(prefix);
       if (known) return known;
-      let loading = pending.get(prefix);
-      if (!loading) {
-        if (!plugin.adapter) return [];
-        const adapter = plugin.adapter;
-        loading = (async () => {
-          const listed = (await withDeadline(() => adapter.listTools(), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
-          const tools = sanitise(listed?.tools);
-          // Only the current listing writes: one that an invalidate (tools/list_changed) overtook
-          // must not cache the old catalog.
-          if (pending.get(prefix) === loading) {
-            lists.set(prefix, tools);
-            const server = adapter.serverDescription?.();
-            index.setPluginDocuments(prefix, documentsFor(plugin, tools, server));
-            pending.delete(prefix);
-            onListed?.(plugin, tools, server);
-          }
-          return tools;
-        })();
-        const current = loading;
-        pending.set(prefix, current);
-        current.catch(() => {
-          if (pending.get(prefix) === current) pending.delete(prefix);
-        });
+      return pending.get(prefix) ?? list(plugin, toolOptions.urgent === true);
+    },
+    async refresh(plugin) {
+      if (closed) return;
+      await ready;
+      const prefix = plugin.manifest.prefix;
+      try {
+        await (pending.get(prefix) ?? list(plugin, false));
+      } catch (error) {
+        log?.debug(`plugin '${prefix}': background listing failed: ${(error as Error).message}`);
       }
-      return loading;
+    },
+    async settle() {
+      while (work.size || writes.size) await Promise.allSettled([...work, ...writes]);
+    },
+    async flush() {
+      while (writes.size) await Promise.allSettled([...writes]);
+    },
+    close() {
+      closed = true;
     },
   };
 }

@@ -11,10 +11,12 @@ export const ERROR_CODES = [
   "CONFIRM_REQUIRED",
   "UNKNOWN_SKILL",
   "UNKNOWN_FACADE_TOOL",
+  "UNKNOWN_PLUGIN",
   "EMPTY_COMMAND",
   "NOT_CONFIGURED",
   "UPSTREAM_ERROR",
   "UPSTREAM_TIMEOUT",
+  "RESULT_TOO_LARGE",
   "LOOP_DETECTED",
 ] as const;
 
@@ -33,7 +35,9 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
   UNKNOWN_SKILL:
     "Use one of the skills in `details.skills`, or call the plugin's _discover tool to see each skill's arguments.",
   UNKNOWN_FACADE_TOOL:
-    "Call agent_tools_help to see the tools this server exposes, then use one of the names in `details.tools`.",
+    "Nothing was run. Call one of the tools in `details.tools` (the nearest real names); agent_tools_help lists every plugin.",
+  UNKNOWN_PLUGIN:
+    "Nothing was run. Name one of the plugins in `details.plugins` in `plugin`; agent_tools_help lists every plugin.",
   EMPTY_COMMAND: "Send a non-empty `command`, e.g. \"status\" or \"list\".",
   NOT_CONFIGURED:
     "Set what `details.missing` lists in the environment of the agent-tools server (not in tool arguments), then restart it.",
@@ -41,6 +45,8 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "The service behind this plugin failed. Read `message`; fix the arguments if it names one, otherwise try a different tool or report the failure to the user.",
   UPSTREAM_TIMEOUT:
     "The service did not answer in time. Retry once with a narrower request (fewer items, a filter); if it times out again, tell the user.",
+  RESULT_TOO_LARGE:
+    "The service's answer was larger than the runtime reads, so nothing more was read. Ask for less: use the tool's filter, search, fields or page-size arguments (e.g. limit, per_page, fields, q) or fetch one page at a time.",
   LOOP_DETECTED:
     "Stop repeating this call: it failed the same way several times. Change the tool or the arguments as the earlier error said, or ask the user.",
 };

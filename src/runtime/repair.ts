@@ -4,7 +4,7 @@
  */
 
 export interface Repair {
-  kind: "unwrapped-nested-arguments" | "parsed-json-arguments" | "routed-facade-tool" | "stripped-tool-prefix" | "matched-tool-case" | "shortened-query";
+  kind: "unwrapped-nested-arguments" | "parsed-json-arguments" | "routed-facade-tool" | "matched-plugin-case" | "stripped-tool-prefix" | "matched-tool-case" | "shortened-query" | "moved-confirm";
   message: string;
 }
 

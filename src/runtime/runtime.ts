@@ -1,17 +1,20 @@
-import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
+import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import { checkAgainstSchema } from "../json-schema.js";
 import { createLogger } from "../log.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
 import type { AgentToolsConfig } from "../config/config.js";
-import { defaultManifests } from "../config/defaults.js";
+import { defaultManifests, EMBEDDED_ORIGIN } from "../config/defaults.js";
 import { manifestsFromConfig } from "../config/mcp-servers.js";
-import { discoverPluginDirs } from "../plugins/discovery.js";
-import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource } from "../plugins/loader.js";
+import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
+import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
 import { describeMissing } from "../plugins/requirements.js";
 import type { Skill } from "../plugins/skills.js";
-import { createCatalog, documentsFor, type Catalog } from "./catalog.js";
+import { createCatalog, DEFAULT_LISTING_CONCURRENCY, documentsFor, type Catalog } from "./catalog.js";
+import { catalogKey } from "./catalog-cache/key.js";
+import { catalogStoreFromEnv, type CatalogStore } from "./catalog-cache/store.js";
+import { startCatalogUpkeep, watchAdapterUse } from "./catalog-upkeep.js";
 import { hasGenericDescription, pluginAbout } from "./plugin-about.js";
 import { createDiscoverContexts } from "./discover-context.js";
 import { describeThrown, fromThrown, isRuntimeError, RuntimeError, type ErrorPayload } from "./errors.js";
@@ -23,8 +26,9 @@ import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, fitToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, type SearchArgs } from "./search-answer.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
+import { describedSkillParams, isSchemaLike, relatedOf, skillReportedFailure } from "./skill-answer.js";
 import { jobStoreFor } from "./jobs.js";
-import { closestNames, similarity } from "./similarity.js";
+import { closestNames, foldedMatch, similarity } from "./similarity.js";
 
 /**
  * The persistent runtime: the plugin registry, the catalog and its search index, and the three
@@ -60,6 +64,12 @@ export interface RuntimeOptions {
   semanticWaitMs?: number;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
+  /**
+   * Where plugin catalogs persist between runs: a store, or false for none. Default: the file
+   * store in the user's cache folder named by `env` (AGENT_TOOLS_CACHE_DIR, XDG_CACHE_HOME, HOME;
+   * AGENT_TOOLS_CATALOG_CACHE=off disables it); none for in-code `manifests`.
+   */
+  catalogCache?: CatalogStore | false;
 }
 
 export interface OperationContext {
@@ -92,6 +102,8 @@ export interface PluginSummary {
 export interface Runtime {
   readonly plugins: readonly LoadedPlugin[];
   readonly failures: readonly PluginLoadFailure[];
+  /** Bundled plugins left out for a user plugin or config entry with the same prefix. */
+  readonly replaced: readonly ReplacedPlugin[];
   readonly brokenLinks: readonly BrokenRelatedLink[];
   readonly index: ToolIndex;
   readonly log: Logger;
@@ -107,7 +119,8 @@ export interface Runtime {
    */
   describePlugins(waitMs: number): Promise<void>;
   createSession(id?: string): Session;
-  help(): Record<string, unknown>;
+  /** The protocol and every plugin; with a prefix, that plugin in full (whole discoverHint, each skill). */
+  help(prefix?: string): Record<string, unknown>;
   discover(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   /** One ranked answer across every plugin ({query, limit?, plugin?, detail?}); agent_tools_search and search-bench use it. */
   search(session: Session, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
@@ -124,6 +137,8 @@ const DEFAULT_DISCOVER_LIMIT = 10;
 const MAX_DISCOVER_LIMIT = 50;
 const DESCRIPTION_CHARS = 160;
 const MAX_OPTIONAL_NAMES = 3;
+/** Session slot: the plugins whose full discoverHint this session has been shown. */
+const HINTS_SHOWN = "runtime:discover-hints-shown";
 
 const COMPACT_PROTOCOL = [
   "Each plugin wraps one service. Its tools are not listed up front: find them first.",
@@ -166,11 +181,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
-/** A meta.args that is a JSON Schema (rather than a name → description map) is validated. */
-function isSchemaLike(args: Record<string, unknown> | undefined): args is Record<string, unknown> {
-  return !!args && (args.type === "object" || isPlainObject(args.properties));
-}
-
 function paramSummary(schema: Record<string, unknown>): string {
   const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
   const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r): r is string => typeof r === "string") : []);
@@ -185,11 +195,15 @@ function optionalParams(schema: Record<string, unknown>): string {
   return optional.length > MAX_OPTIONAL_NAMES ? `${optional.slice(0, MAX_OPTIONAL_NAMES).join(", ")} +${optional.length - MAX_OPTIONAL_NAMES}` : optional.join(", ");
 }
 
-function skillParamSummary(skill: Skill): string {
+/** Characters of a skill's argument sentence shown in discover (its own plugin) and in search (across plugins). */
+const SKILL_ARGS_CHARS = 200;
+const SEARCH_SKILL_ARGS_CHARS = 100;
+
+function skillParamSummary(skill: Skill, maxChars: number): string {
   const args = skill.meta.args;
   if (!args) return "";
   if (isSchemaLike(args)) return paramSummary(args);
-  return Object.keys(args).join(", ");
+  return describedSkillParams(args, maxChars);
 }
 
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
@@ -212,15 +226,34 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       extraDirs: [...(options.extraPluginDirs ?? []), ...(config?.plugins.dirs ?? [])],
       skipBundled,
     });
-  // Precedence when prefixes collide: plugin folders, then config entries, then the embedded default.
-  const sources: PluginSource[] = [...dirs];
+  // Precedence when prefixes collide: the user's plugin folders, then config entries, then the
+  // bundled plugins, then the embedded default. A bundled plugin is replaced (one notice), the
+  // user's own collisions are errors.
+  const isBundledDir = (dir: string) => isBundledLocation(dir, RUNTIME_ROOT);
+  const sources: PluginSource[] = dirs.filter((d) => !isBundledDir(d));
   if (options.manifests) sources.push(...options.manifests);
-  else {
-    if (config) sources.push(...manifestsFromConfig(config));
-    if (!config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
+  else if (config) sources.push(...manifestsFromConfig(config));
+  sources.push(...dirs.filter(isBundledDir));
+  if (!options.manifests && !config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
+  const loadOptions = {
+    env,
+    log,
+    disable: config?.plugins.disable ?? [],
+    adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) },
+    isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
+  };
+  const { plugins, failures, replaced } = await loadPlugins(sources, loadOptions);
+  // A bundled skill's link into a bundled plugin the user replaced points at nothing the user
+  // chose: it is dropped (the user's own links are checked as written).
+  const replacedPrefixes = new Set(replaced.map((r) => r.prefix));
+  for (const plugin of plugins.filter((p) => loadOptions.isBundled(p.manifest))) {
+    for (const skill of plugin.skills) {
+      skill.meta.related = (skill.meta.related ?? []).filter((link) => {
+        const [prefix, name] = link.target.split(":");
+        return !(prefix && replacedPrefixes.has(prefix) && !plugins.some((p) => p.manifest.prefix === prefix && p.skills.some((s) => s.name === name)));
+      });
+    }
   }
-  const loadOptions = { env, log, disable: config?.plugins.disable ?? [], adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) } };
-  const { plugins, failures } = await loadPlugins(sources, loadOptions);
   const brokenLinks = findBrokenRelatedLinks(plugins);
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
 
@@ -233,9 +266,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log: (message) => log.warn(message),
     ...(Number.isFinite(waitMs) ? { waitMs } : {}),
   });
-  // What generic mcpServers entries are about, learnt from their first listing (plugin-about.ts).
+  // What generic mcpServers entries are about, learnt from their listing (plugin-about.ts).
   const abouts = new Map<string, string>();
-  const catalog: Catalog = createCatalog(index, timeoutMs, (plugin, tools, server) => {
+  const learnAbout = (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined): void => {
     if (!hasGenericDescription(plugin.manifest)) return;
     const prefix = plugin.manifest.prefix;
     const about = pluginAbout(server, tools);
@@ -243,9 +276,25 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     abouts.set(prefix, about);
     // The facade's descriptions carry it: clients re-read tools/list.
     for (const listener of changeListeners) listener(prefix);
-  });
+  };
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
+  const store = options.catalogCache ?? (options.manifests ? undefined : catalogStoreFromEnv(env));
+  const version = packageJson().version;
+  const catalog: Catalog = createCatalog(index, {
+    timeoutMs,
+    log,
+    plugins,
+    onKept: learnAbout,
+    concurrency: positiveInt(env.AGENT_TOOLS_LIST_CONCURRENCY) ?? DEFAULT_LISTING_CONCURRENCY,
+    ...(store ? { store: { store, keyOf: (plugin: LoadedPlugin) => catalogKey(plugin.manifest, env, version) } } : {}),
+  });
+  // With a store: catalogs it lacks are listed in the background (a few at a time), and a catalog
+  // restored from it is confirmed by listing again once a call has started its server anyway.
+  const upkeep = store ? startCatalogUpkeep(catalog, plugins, log) : undefined;
+  if (store) for (const plugin of plugins) watchAdapterUse(plugin, () => {
+    if (catalog.storedAt(plugin.manifest.prefix) !== undefined) void catalog.refresh(plugin);
+  });
 
   const changeListeners = new Set<(prefix: string) => void>();
   for (const plugin of plugins) {
@@ -254,17 +303,28 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       catalog.invalidate(prefix);
       index.setPluginDocuments(prefix, documentsFor(plugin, []));
       log.info(`plugin '${prefix}' changed its tool list`);
+      // The server is running (it just said so): list it again now, so search and the store follow.
+      if (store) void catalog.refresh(plugin);
       for (const listener of changeListeners) listener(prefix);
     });
   }
 
-  function requirePlugin(prefix: string): LoadedPlugin & { adapter: Adapter } {
-    const plugin = byPrefix.get(prefix);
+  /**
+   * The plugin a call names. Only case and `-`/`_` may differ from its prefix: a call is never
+   * sent to a plugin it did not name (README "Routing").
+   */
+  function requirePlugin(prefix: string, repairs?: Repair[]): LoadedPlugin & { adapter: Adapter } {
+    let plugin = byPrefix.get(prefix);
+    if (!plugin && prefix) {
+      const folded = foldedMatch(prefix, byPrefix.keys());
+      plugin = folded === undefined ? undefined : byPrefix.get(folded);
+      if (plugin && repairs) repairs.push({ kind: "matched-plugin-case", message: `plugin '${prefix}' was read as '${plugin.manifest.prefix}'` });
+    }
     if (!plugin) {
       const names = [...byPrefix.keys()];
       const close = prefix ? closestNames(prefix, names) : [];
-      const what = prefix ? `no plugin has prefix '${prefix}'${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (agent_tools_search hits and agent_tools_help show it)";
-      throw new RuntimeError("UNKNOWN_FACADE_TOOL", what, { plugins: names.length > 50 ? [...close, `… ${names.length} plugins in all`] : names });
+      const what = prefix ? `no plugin has prefix '${prefix}'; nothing was run${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (agent_tools_search hits and agent_tools_help show it)";
+      throw new RuntimeError("UNKNOWN_PLUGIN", what, { plugins: names.length > 20 ? [...(close.length ? close : names.slice(0, 5)), `… ${names.length} plugins in all`] : names });
     }
     if (!plugin.configured || !plugin.adapter) {
       throw new RuntimeError("NOT_CONFIGURED", `plugin '${prefix}' is not configured: ${describeMissing(plugin.missing)}`, {
@@ -290,13 +350,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
    * Without this a skill would be a way around the gate. The gate trips before the write, so a
    * refused skill has done only reads.
    */
-  function gatedForSkill(plugin: LoadedPlugin, skill: string, confirmed: boolean): Adapter {
+  function gatedForSkill(plugin: LoadedPlugin, skill: string, confirmed: boolean, refusals?: RuntimeError[]): Adapter {
     const adapter = plugin.adapter as Adapter;
     if (confirmed || !plugin.manifest.requireConfirm) return adapter;
     const call: Adapter["call"] = async (name, args, callCtx) => {
       const tool = (await toolsOf(plugin)).find((t) => t.name === name);
       if (tool && needsConfirm(plugin, tool)) {
-        throw new RuntimeError("CONFIRM_REQUIRED", `skill '${skill}' calls '${name}', which changes data; run the skill again with confirm: true`, { skill, tool: name });
+        const refusal = new RuntimeError("CONFIRM_REQUIRED", `skill '${skill}' calls '${name}', which changes data; run the skill again with confirm: true`, { skill, tool: name });
+        // Kept, so a skill that catches the refusal and answers normally still fails (below).
+        refusals?.push(refusal);
+        throw refusal;
       }
       return adapter.call(name, args, callCtx);
     };
@@ -312,7 +375,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   async function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
     try {
-      return await catalog.tools(plugin);
+      return await catalog.tools(plugin, { urgent: true });
     } catch (error) {
       throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
     }
@@ -359,10 +422,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       description: oneLine(skill.meta.description, opts.descriptionChars),
     };
     const schema = isSchemaLike(skill.meta.args) ? skill.meta.args : undefined;
-    const params = opts.withPlugin && schema ? optionalParams(schema) : skillParamSummary(skill);
+    const params = opts.withPlugin && schema ? optionalParams(schema) : skillParamSummary(skill, opts.detail ? Number.MAX_SAFE_INTEGER : opts.withPlugin ? SEARCH_SKILL_ARGS_CHARS : SKILL_ARGS_CHARS);
     if (params) entry[opts.withPlugin && schema ? "optional" : "params"] = params;
+    // How a model learns that two plugins are siblings (github and gh-cli): shown with every match.
+    const related = relatedOf(skill, !opts.withPlugin);
+    if (related) entry.related = related;
     entry.next = nextCall(plugin.manifest.prefix, "skill", skill.name, schema, false);
-    if (opts.detail && skill.meta.args) entry.args = skill.meta.args;
+    // A sentence is already whole in `params` with detail; a schema or name map is added as is.
+    if (opts.detail && skill.meta.args && typeof skill.meta.args !== "string") entry.args = skill.meta.args;
     return entry;
   }
 
@@ -391,6 +458,34 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       total += 1;
     }
     return { entries, total };
+  }
+
+  /** One plugin in full, for agent_tools_help({plugin}). */
+  function pluginHelp(plugin: LoadedPlugin): Record<string, unknown> {
+    const { prefix, name, description, discoverHint, requireConfirm } = plugin.manifest;
+    const replacing = replaced.find((r) => r.prefix === prefix);
+    return {
+      prefix,
+      name,
+      description,
+      status: plugin.configured ? "ready" : `not configured: ${describeMissing(plugin.missing)}`,
+      ...(discoverHint ? { hint: discoverHint } : {}),
+      ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
+      ...(replacing ? { notice: replacing.notice } : {}),
+      ...(plugin.skills.length
+        ? { skills: plugin.skills.map((s) => ({ name: s.name, description: s.meta.description, ...(s.meta.args && !isSchemaLike(s.meta.args) ? { params: skillParamSummary(s, SKILL_ARGS_CHARS) } : {}), ...(s.meta.related?.length ? { related: relatedOf(s, true) } : {}) })) }
+        : {}),
+      next: facadeMode === "compact" ? `agent_tools_search {"query":"…","plugin":"${prefix}"}` : `agent_tools_${prefix}_discover {"query":"…"}`,
+    };
+  }
+
+  /** True the first time a session discovers a plugin (the answer that carries the plugin's full hint). */
+  function firstLookAt(session: Session, prefix: string): boolean {
+    let seen = session.extensions.get(HINTS_SHOWN) as Set<string> | undefined;
+    if (!seen) session.extensions.set(HINTS_SHOWN, (seen = new Set()));
+    if (seen.has(prefix)) return false;
+    seen.add(prefix);
+    return true;
   }
 
   /** Shared frame of every operation: loop check, error → payload, call log. */
@@ -464,6 +559,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const runtime: Runtime = {
     plugins,
     failures,
+    replaced,
     brokenLinks,
     index,
     log,
@@ -506,9 +602,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       }
     },
 
-    help() {
+    help(prefix) {
       const pkg = packageJson();
+      const only = typeof prefix === "string" && prefix.trim() ? prefix.trim() : undefined;
+      if (only !== undefined && byPrefix.has(only)) return { server: `${pkg.name} ${pkg.version}`, plugin: pluginHelp(byPrefix.get(only) as LoadedPlugin) };
       return {
+        ...(only !== undefined ? { note: `no plugin has prefix '${only}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),
         server: `${pkg.name} ${pkg.version}`,
         protocol: facadeMode === "compact" ? COMPACT_PROTOCOL : [
           "Each plugin wraps one service. Its tools are not listed up front: find them first.",
@@ -518,6 +617,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           "3. agent_tools_<prefix>_run_skill({skill, arguments}) — a server-side recipe that makes several calls in one.",
           "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
         ],
+        pluginHelp: `agent_tools_help {"plugin":"<prefix>"} shows one plugin in full: its usage hint and every skill`,
         plugins: runtime.summaries().map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
@@ -525,6 +625,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
           ...(s.skills.length ? { skills: s.skills } : {}),
         })),
+        // A bundled plugin the user's own replaced: said once here, so a missing tool is explained.
+        ...(replaced.length ? { notices: replaced.map((r) => r.notice) } : {}),
         ...(failures.length || brokenLinks.length
           ? {
               problems: [
@@ -542,7 +644,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
       return operate(session, "discover", prefix, repairs, undefined, query || undefined, async () => {
-        const plugin = requirePlugin(prefix);
+        const plugin = requirePlugin(prefix, repairs);
         const tools = await toolsOf(plugin);
         const totals = { tools: tools.length, skills: plugin.skills.length };
         let matches: Record<string, unknown>[];
@@ -568,6 +670,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         if (matches.length < total) answer.more = `${total - matches.length} more; ${query ? "refine the query or raise" : "pass a query or raise"} 'limit' (max ${MAX_DISCOVER_LIMIT})`;
         if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${query}'; try other words, or call without a query to list the tools`;
         if (!plugin.manifest.requireConfirm) answer.confirm = "not required: this plugin's calls run without confirmation";
+        // The whole hint, once a session: tools/list carries only its first sentence, and the
+        // rest (usage rules, which skill instead of which tool) costs only when the agent looks.
+        const hint = plugin.manifest.discoverHint;
+        if (hint && firstLookAt(session, plugin.manifest.prefix)) answer.hint = hint;
         const declaredContext = discoverContexts.get(plugin);
         if (declaredContext) {
           try {
@@ -596,18 +702,18 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             errors: [{ path: "/query", message: "must be a non-empty string" }],
           });
         }
-        const only = typeof args.plugin === "string" && args.plugin ? args.plugin : undefined;
-        if (only !== undefined) requirePlugin(only);
+        const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs).manifest.prefix : undefined;
         const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
+        await catalog.ready;
         const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
         // A slow or hung downstream must not hold every search for the whole call deadline: wait a
         // little for listings, answer from what is in, and let the rest finish in the background.
         const outcomes: (PromiseSettledResult<unknown> | undefined)[] = unlisted.map(() => undefined);
         const listings = unlisted.map((p, i) =>
-          toolsOf(p).then(
+          catalog.tools(p).then(
             (value) => void (outcomes[i] = { status: "fulfilled", value }),
             (reason: unknown) => void (outcomes[i] = { status: "rejected", reason }),
           ),
@@ -655,7 +761,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const toolArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
       const loopTarget = { toolName: args.toolName, arguments: toolArgs, confirm: args.confirm };
       return operate(session, "call", prefix, repairs, loopTarget, sentName, async () => {
-        const plugin = requirePlugin(prefix);
+        const plugin = requirePlugin(prefix, repairs);
         if (!sentName) {
           throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${args.toolName === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${prefix}' to call`, {
             received: Object.keys(args),
@@ -711,9 +817,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const args = repairRequest(rawArgs, "skill", repairs);
       const sentName = typeof args.skill === "string" ? args.skill.trim() : "";
-      const skillArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
-      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: skillArgs, confirm: args.confirm }, sentName || undefined, async () => {
-        const plugin = requirePlugin(prefix);
+      const sentArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
+      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: sentArgs, confirm: args.confirm }, sentName || undefined, async () => {
+        const plugin = requirePlugin(prefix, repairs);
         const names = plugin.skills.map((s) => s.name);
         let skill = plugin.skills.find((s) => s.name === sentName);
         if (!skill && sentName) {
@@ -729,34 +835,59 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             suggestions,
           });
         }
-        if (!isPlainObject(skillArgs)) {
-          throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object, not ${Array.isArray(skillArgs) ? "an array" : typeof skillArgs}`, {
+        if (!isPlainObject(sentArgs)) {
+          throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object, not ${Array.isArray(sentArgs) ? "an array" : typeof sentArgs}`, {
             skill: skill.name,
             errors: [{ path: "", message: "must be object" }],
           });
         }
-        if (isSchemaLike(skill.meta.args)) {
-          const checked = checkAgainstSchema(skill.meta.args, skillArgs);
+        // Confirm is asked once. Original-runtime skills read `confirm` from their own arguments,
+        // so either place counts for both: the gate, and the skill's own check.
+        const schema = isSchemaLike(skill.meta.args) ? skill.meta.args : undefined;
+        const ownsConfirm = !schema || (isPlainObject(schema.properties) && "confirm" in schema.properties);
+        let confirmed = args.confirm === true;
+        let skillArgs: Record<string, unknown> = sentArgs;
+        if (!confirmed && skillArgs.confirm === true) {
+          confirmed = true;
+          repairs.push({ kind: "moved-confirm", message: "'confirm' was inside 'arguments'; it was read as the run's confirm" });
+          if (!ownsConfirm) {
+            const { confirm: _moved, ...rest } = skillArgs;
+            skillArgs = rest;
+          }
+        } else if (confirmed && ownsConfirm && skillArgs.confirm === undefined) {
+          skillArgs = { ...skillArgs, confirm: true };
+        }
+        const runArgs = skillArgs;
+        if (schema) {
+          const checked = checkAgainstSchema(schema, runArgs);
           if (checked.ok === false) {
             throw new RuntimeError("ARG_VALIDATION_FAILED", `arguments for skill '${skill.name}' are invalid: ${checked.violations.map((v) => v.message).join("; ")}`, {
               skill: skill.name,
               errors: checked.violations.map(({ path, message }) => ({ path, message })),
-              schema: skill.meta.args,
+              schema,
             });
           }
         }
         const chosen = skill;
+        const refusals: RuntimeError[] = [];
         const { result, truncated } = await invoke(
           `skill '${prefix}:${chosen.name}'`,
           ctx.signal,
-          (signal) =>
-            chosen.run(gatedForSkill(plugin, chosen.name, args.confirm === true), skillArgs, {
+          async (signal) => {
+            const answer = await chosen.run(gatedForSkill(plugin, chosen.name, confirmed, refusals), runArgs, {
               signal,
               sessionId: session.id,
               log,
               jobs: jobStoreFor(session, prefix),
-              confirmed: args.confirm === true || !plugin.manifest.requireConfirm,
-            }),
+              confirmed: confirmed || !plugin.manifest.requireConfirm,
+            });
+            // The gate refused a write and the skill caught it: the run did not do what was asked.
+            const refused = refusals[0];
+            if (refused) throw new RuntimeError(refused.code, refused.message, { ...refused.details, skillResult: answer });
+            const failed = skillReportedFailure(chosen.name, answer);
+            if (failed) throw failed;
+            return answer;
+          },
           ctx.maxResultChars,
         );
         return { plugin: prefix, skill: chosen.name, result, ...(truncated ? { truncated } : {}) };
@@ -770,7 +901,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
     async close() {
       changeListeners.clear();
+      upkeep?.stop();
+      catalog.close();
       await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));
+      await catalog.flush();
     },
   };
   return runtime;

@@ -82,8 +82,11 @@ export async function fitToBudget(answer: Record<string, unknown>, budget = SEAR
   delete answer.servers;
   if (fits()) return answer;
   for (const hit of hits) {
-    const text = String(hit.description ?? "");
-    if (text.length > SQUEEZED_DESCRIPTION_CHARS) hit.description = `${text.slice(0, SQUEEZED_DESCRIPTION_CHARS - 1).trimEnd()}…`;
+    // A skill's argument sentence (original-runtime skills) is squeezed like a description.
+    for (const key of ["description", "params"] as const) {
+      const text = hit[key];
+      if (typeof text === "string" && text.length > SQUEEZED_DESCRIPTION_CHARS) hit[key] = `${text.slice(0, SQUEEZED_DESCRIPTION_CHARS - 1).trimEnd()}…`;
+    }
   }
   const total = Number(answer.total ?? hits.length);
   while (!fits() && hits.length > 1) {

@@ -1,6 +1,6 @@
 /** Name similarity for "did you mean" and for routing misspelt names: 1 − edit distance / longer length. */
 
-function levenshtein(a: string, b: string): number {
+export function levenshtein(a: string, b: string): number {
   if (a === b) return 0;
   if (!a.length) return b.length;
   if (!b.length) return a.length;
@@ -36,4 +36,23 @@ export function closestNames(name: string, candidates: Iterable<string>, thresho
     .sort((a, b) => b.score - a.score || a.candidate.localeCompare(b.candidate))
     .slice(0, limit)
     .map((c) => c.candidate);
+}
+
+/**
+ * The form two names are compared in when only case and `-`/`_` may differ ("Prod-DB" = "prod_db").
+ * Routing uses this, not `similarity`: a score over whole names lets a shared part ("agent_tools_",
+ * "_db") carry a call to the wrong plugin.
+ */
+export function foldName(name: string): string {
+  return name.trim().toLowerCase().replace(/-/g, "_");
+}
+
+/**
+ * The one candidate `name` folds to, or undefined when none or several do (two prefixes that differ
+ * only by `-`/`_` are ambiguous, and an ambiguous name is never resolved).
+ */
+export function foldedMatch(name: string, candidates: Iterable<string>): string | undefined {
+  const folded = foldName(name);
+  const hits = [...candidates].filter((c) => foldName(c) === folded);
+  return hits.length === 1 ? hits[0] : undefined;
 }

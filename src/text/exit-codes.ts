@@ -48,6 +48,7 @@ export function exitCodeFor(code: ErrorCode | string | undefined): number {
     case "ARG_VALIDATION_FAILED":
     case "EMPTY_COMMAND":
     case "UNKNOWN_FACADE_TOOL":
+    case "UNKNOWN_PLUGIN":
       return EXIT.USAGE;
     case "UPSTREAM_TIMEOUT":
       return EXIT.UPSTREAM_TIMEOUT;

@@ -25,16 +25,39 @@ const HIDDEN_NAMES = new Set([
   "agent-tools.config.json",
   "credentials.json",
 ]);
-const HIDDEN_PATTERNS = [/^\.env\./, /\.(pem|key|p12|pfx|keystore|jks)$/i, /^id_(rsa|dsa|ecdsa|ed25519)/, /^\.?secrets?(\.|$)/i];
+const HIDDEN_PATTERNS = [/^\.env\./, /\.(pem|key|p12|pfx|keystore|jks)$/, /^id_(rsa|dsa|ecdsa|ed25519)/, /^\.?secrets?(\.|$)/];
 
-export function isHiddenName(name: string): boolean {
-  return HIDDEN_NAMES.has(name) || HIDDEN_PATTERNS.some((p) => p.test(name));
+/**
+ * The form a name takes before it is matched, so that every spelling that opens the same file on
+ * some filesystem is caught: case folded (macOS and Windows default filesystems are
+ * case-insensitive, so `.ENV` opens `.env`), Unicode composed (macOS stores decomposed names),
+ * an NTFS stream suffix cut (`.env::$DATA` and `.env:x` open `.env`'s streams) and trailing dots and
+ * spaces dropped (Windows ignores them: `.env.` and `.env ` open `.env`).
+ */
+export function credentialNameKey(name: string): string {
+  const colon = name.indexOf(":");
+  const base = colon > 0 ? name.slice(0, colon) : name;
+  return base.normalize("NFC").toLowerCase().replace(/[. ]+$/, "");
 }
 
+/**
+ * The one rule for "this file name commonly holds credentials" (the /workdir mount here, the
+ * embedded filesystem plugin too): exact names and patterns, matched on `credentialNameKey`.
+ */
+export function isHiddenName(name: string): boolean {
+  const key = credentialNameKey(name);
+  if (key === "") return false;
+  return HIDDEN_NAMES.has(key) || HIDDEN_PATTERNS.some((p) => p.test(key));
+}
+
+function pathKey(path: string): string {
+  return `/${path.split("/").filter(Boolean).map(credentialNameKey).join("/")}`;
+}
+
+/** True when any segment of `path` is a hidden name, or `path` is one of `extra` (compared the same case-folded way). */
 export function isHiddenPath(path: string, extra: ReadonlySet<string> = new Set()): boolean {
-  const normal = `/${path.split("/").filter(Boolean).join("/")}`;
-  if (extra.has(normal)) return true;
-  return normal.split("/").some((segment) => segment !== "" && isHiddenName(segment));
+  if (extra.size > 0 && extra.has(pathKey(path))) return true;
+  return path.split("/").some((segment) => segment !== "" && isHiddenName(segment));
 }
 
 function missing(path: string, op: string): Error {
@@ -43,7 +66,7 @@ function missing(path: string, op: string): Error {
 
 /** Wrap `inner`; `extraHidden` are paths inside it (as the mount sees them, e.g. "/conf/my.json") to hide too. */
 export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<string> = []): IFileSystem {
-  const extra = new Set([...extraHidden].map((p) => `/${p.split("/").filter(Boolean).join("/")}`));
+  const extra = new Set([...extraHidden].map(pathKey));
   const hidden = (p: string): boolean => isHiddenPath(p, extra);
   const guard = <T>(op: string, p: string, run: () => Promise<T>): Promise<T> => (hidden(p) ? Promise.reject(missing(p, op)) : run());
   const join = (dir: string, name: string): string => `${dir.replace(/\/+$/, "")}/${name}`;

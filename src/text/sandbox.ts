@@ -1,8 +1,9 @@
-import type { Bash, Command } from "just-bash";
+import type { Bash, Command, IFileSystem } from "just-bash";
 import { describeThrown } from "../runtime/errors.js";
 import type { CommandOutput, TextCommand } from "./command.js";
 import { EXIT } from "./exit-codes.js";
 import { hideCredentialFiles } from "./hidden-files-fs.js";
+import { budgetedFs, DEFAULT_SANDBOX_BYTES, type SandboxAccount } from "./memory-budget.js";
 import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
 
 /**
@@ -21,6 +22,10 @@ export interface SandboxOptions {
   mountDir?: string;
   /** Paths inside mountDir (relative, "/"-separated) hidden on top of the usual credential files. */
   hiddenPaths?: string[];
+  /** Where the sandbox's file bytes are charged (its own cap and the budget of all sandboxes). */
+  account?: SandboxAccount;
+  /** just-bash's own cap of the in-memory filesystem, the backstop; default 128 MiB. */
+  maxFileBytes?: number;
 }
 
 export interface SandboxRun {
@@ -44,6 +49,8 @@ export interface Sandbox {
   hasCommand(name: string): boolean;
   register(command: TextCommand): void;
   run(commandLine: string, signal?: AbortSignal): Promise<SandboxRun>;
+  /** The session ended: its file bytes go back to the shared budget. */
+  dispose(): void;
 }
 
 type JustBash = typeof import("just-bash");
@@ -80,23 +87,27 @@ function toBashCommand(jb: JustBash, command: TextCommand): Command {
 export async function createSandbox(options: SandboxOptions, commands: readonly TextCommand[]): Promise<Sandbox> {
   const started = performance.now();
   const jb = await loadJustBash();
-  let fs: InstanceType<JustBash["MountableFs"]> | undefined;
+  // The sandbox's own filesystem (just-bash would make the same one, with the same default
+  // layout, given no `fs`), so that its writes can be charged to the memory budget.
+  const base = new jb.InMemoryFs(undefined, { maxTotalBytes: options.maxFileBytes ?? DEFAULT_SANDBOX_BYTES });
+  let fs: IFileSystem = base;
   if (options.mountDir) {
-    const base = new jb.InMemoryFs();
-    // A given filesystem gets no default layout: make the directories scripts expect. Not /bin or
-    // /usr/bin: without command stubs there, just-bash would find no commands on PATH; with no
-    // /usr/bin at all it resolves them by name.
+    // A mount gets no default layout: make the directories scripts expect. Not /bin or /usr/bin:
+    // without command stubs there, just-bash would find no commands on PATH; with no /usr/bin at
+    // all it resolves them by name.
     for (const dir of [SANDBOX_HOME, "/tmp"]) await base.mkdir(dir, { recursive: true });
-    fs = new jb.MountableFs({ base });
+    const mounted = new jb.MountableFs({ base });
     const overlay = new jb.OverlayFs({ root: options.mountDir, mountPoint: "/", readOnly: false });
-    fs.mount(WORKDIR_MOUNT, hideCredentialFiles(overlay, options.hiddenPaths ?? []));
+    mounted.mount(WORKDIR_MOUNT, hideCredentialFiles(overlay, options.hiddenPaths ?? []));
+    fs = mounted;
   }
+  if (options.account) fs = budgetedFs(fs, options.account);
   const builtins = new Set<string>(jb.getCommandNames());
   const own = new Set<string>();
   const bash: Bash = new jb.Bash({
     env: sandboxEnv(),
     // No `cwd` here: given one, just-bash skips part of its default layout (/tmp); it starts in $HOME.
-    ...(fs ? { fs } : {}),
+    fs,
     executionLimitProfile: "hardened",
     // Our own timer aborts at the deadline (so host-side commands see their signal fire);
     // just-bash's deadline is the backstop.
@@ -152,6 +163,9 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     register(command) {
       own.add(command.name);
       bash.registerCommand(toBashCommand(jb, command));
+    },
+    dispose() {
+      options.account?.close();
     },
     run(commandLine, signal) {
       const next = queue.then(() => runNow(commandLine, signal));

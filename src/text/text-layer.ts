@@ -11,6 +11,7 @@ import { moduleLib, outputHelpers } from "./module-lib.js";
 import { availableModuleFiles, importTextModule, ModuleLoadError, resolveModulePath } from "./module-loader.js";
 import { pluginCommand } from "./plugin-commands.js";
 import { pluginCommandName } from "./reserved-names.js";
+import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
 import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
 
 /**
@@ -31,6 +32,10 @@ export interface TextLayerOptions {
   commandsDir?: string;
   /** The host environment modules read their settings from; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Bytes of files all sandboxes together may hold; default 512 MiB (AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB). */
+  memoryBudgetBytes?: number;
+  /** Bytes of files one sandbox may hold; default 128 MiB (AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB). */
+  sandboxMemoryBytes?: number;
 }
 
 export interface ExecOptions {
@@ -39,6 +44,8 @@ export interface ExecOptions {
 
 export interface TextLayer {
   readonly options: Readonly<Required<Omit<TextLayerOptions, "mountDir" | "env">>> & { mountDir?: string };
+  /** The budget the sandboxes' files are charged to (its `used` is what they hold now). */
+  readonly memory: SandboxMemoryBudget;
   exec(session: Session, command: string, options?: ExecOptions): Promise<ExecAnswer>;
 }
 
@@ -57,6 +64,8 @@ const EXTENSION_KEY = "agent-tools:text-layer";
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
 const COMMAND_ECHO_CHARS = 300;
+/** just-bash's own cap sits above the account's, by the default layout's few files, so the account's clearer error comes first. */
+const LAYOUT_SLACK_BYTES = 4 * MIB;
 
 function positiveInt(value: string | undefined): number | undefined {
   const n = Number(value);
@@ -70,6 +79,10 @@ export function textLayerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, cw
   const maxOutputChars = positiveInt(env.AGENT_TOOLS_EXEC_MAX_OUTPUT_CHARS);
   if (maxOutputChars) options.maxOutputChars = maxOutputChars;
   if (env.AGENT_TOOLS_EXEC_MOUNT_CWD === "1") options.mountDir = cwd;
+  const budgetMb = positiveInt(env.AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB);
+  if (budgetMb) options.memoryBudgetBytes = budgetMb * MIB;
+  const sandboxMb = positiveInt(env.AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB);
+  if (sandboxMb) options.sandboxMemoryBytes = sandboxMb * MIB;
   return options;
 }
 
@@ -90,9 +103,12 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
     commandsDir: path.resolve(options.commandsDir ?? path.join(RUNTIME_ROOT, "commands")),
+    memoryBudgetBytes: options.memoryBudgetBytes ?? DEFAULT_SANDBOXES_BUDGET_BYTES,
+    sandboxMemoryBytes: options.sandboxMemoryBytes ?? DEFAULT_SANDBOX_BYTES,
     ...(options.mountDir ? { mountDir: path.resolve(options.mountDir) } : {}),
   };
   const hostEnv = hostEnvCopy(options.env ?? process.env);
+  const memory = new SandboxMemoryBudget({ totalBytes: settings.memoryBudgetBytes, perSandboxBytes: settings.sandboxMemoryBytes });
 
   function stateOf(session: Session): SessionText {
     let state = session.extensions.get(EXTENSION_KEY) as SessionText | undefined;
@@ -104,7 +120,9 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         session.extensions.delete(EXTENSION_KEY);
         const modules = [...created.modules.values()];
         created.modules.clear();
+        const sandbox = created.sandbox;
         delete created.sandbox;
+        await sandbox?.then((s) => s.dispose()).catch(() => undefined);
         await Promise.allSettled(modules.map(async (m) => m.setup.close?.()));
       });
     }
@@ -126,7 +144,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       const names = await pluginCommandNames();
       const commands: TextCommand[] = [];
       for (const [prefix, name] of names) commands.push(pluginCommand(runtime, session, prefix, name));
-      return createSandbox({ timeoutMs: settings.timeoutMs, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir) } : {}) }, commands);
+      return createSandbox({ timeoutMs: settings.timeoutMs, account: memory.open(), maxFileBytes: settings.sandboxMemoryBytes + LAYOUT_SLACK_BYTES, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir) } : {}) }, commands);
     })();
     try {
       return await state.sandbox;
@@ -247,6 +265,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         profile: "hardened",
         timeoutMs: settings.timeoutMs,
         maxOutputChars: settings.maxOutputChars,
+        memory: `files: ${Math.round(memory.used / MIB)} of ${Math.round(settings.memoryBudgetBytes / MIB)} MiB used by all sandboxes together; at most ${Math.round(settings.sandboxMemoryBytes / MIB)} MiB in this one`,
         workdir: settings.mountDir ? `${WORKDIR_MOUNT}: ${settings.mountDir}, copy-on-write (writes stay in memory)` : "off (AGENT_TOOLS_EXEC_MOUNT_CWD=1 shows the server's working directory at /workdir)",
       },
       commands: await commandList(state),
@@ -293,6 +312,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
 
   return {
     options: settings,
+    memory,
     async exec(session, rawCommand, execOptions = {}) {
       const command = typeof rawCommand === "string" ? rawCommand.trim() : "";
       if (!command) {

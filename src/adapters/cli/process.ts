@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { signalGroup, trackGroup, untrackGroup } from "../shared/process-groups.js";
 import { CliError } from "./errors.js";
 
 /**
@@ -83,12 +84,7 @@ class Collector {
 }
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // the group is gone already
-  }
+  if (pid !== undefined) signalGroup(pid, signal);
 }
 
 function abortError(reason: unknown, label: string): CliError {
@@ -122,6 +118,9 @@ export function runProcess(file: string, args: readonly string[], options: Proce
       reject(new CliError("UPSTREAM_ERROR", `${label} could not be started: ${(error as Error).message}`));
       return;
     }
+    // Tracked until it closes, so a runtime that exits mid-call takes the program's group with it.
+    const pid = child.pid;
+    if (pid !== undefined) trackGroup(pid);
     const stdout = new Collector(options.maxOutputBytes);
     const stderr = new Collector(options.maxOutputBytes);
     child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
@@ -137,6 +136,7 @@ export function runProcess(file: string, args: readonly string[], options: Proce
     let forceTimer: NodeJS.Timeout | undefined;
 
     const cleanup = (): void => {
+      if (pid !== undefined) untrackGroup(pid);
       clearTimeout(deadline);
       clearTimeout(killTimer);
       clearTimeout(forceTimer);

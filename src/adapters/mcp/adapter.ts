@@ -10,6 +10,9 @@ import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
  * results are MCP CallToolResult objects (the runtime unwraps them), with registered secrets masked.
  */
 
+/** How long a server started only to list its tools is kept for a call that may follow. */
+export const LISTING_IDLE_MS = 15_000;
+
 export interface McpAdapterOptions {
   name: string;
   open: TransportOpener;
@@ -24,16 +27,17 @@ export class McpAdapter implements Adapter {
   private readonly catalog = new ToolCatalog();
   private readonly listeners = new Set<() => void>();
   private readonly timeoutMs: number;
+  private readonly idleTimeoutMs: number;
   readonly name: string;
-  private server: ServerDescription | undefined;
 
   constructor(private readonly options: McpAdapterOptions) {
     this.name = options.name;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.connection = new McpConnection({
       name: options.name,
       open: options.open,
-      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      idleTimeoutMs: this.idleTimeoutMs,
       log: options.log,
       redactor: options.redactor,
       onToolsChanged: () => this.toolsChanged(),
@@ -41,15 +45,18 @@ export class McpAdapter implements Adapter {
   }
 
   async listTools(): Promise<{ tools: ToolDescriptor[] }> {
+    // A server started only for its catalog (nothing was running, and no call follows) is not
+    // kept for the whole idle timeout: fifty of them would sit in memory for nothing.
+    const wasRunning = this.connection.connected;
     const tools = await this.catalog.get(() =>
-      this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => {
-        // What the server said of itself at initialize: its plugin's description when the config gives none.
-        const info = client.getServerVersion();
-        this.server = { ...(info ? { name: info.name, title: info.title, version: info.version, description: (info as { description?: string }).description } : {}), instructions: client.getInstructions() };
-        return listAllTools(client, options, `MCP server '${this.name}'`);
-      }),
+      this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)),
     );
+    if (!wasRunning) this.connection.stopWhenIdleFor(Math.min(LISTING_IDLE_MS, this.idleTimeoutMs || LISTING_IDLE_MS));
     return { tools: tools.map((tool) => ({ ...tool })) };
+  }
+
+  serverInfo(): ServerDescription | undefined {
+    return this.connection.serverInfo;
   }
 
   async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
@@ -59,10 +66,6 @@ export class McpAdapter implements Adapter {
       (client, options) => client.callTool({ name, arguments: args }, undefined, options),
     );
     return this.options.redactor.redactValue(result as CallToolResult);
-  }
-
-  serverDescription(): ServerDescription | undefined {
-    return this.server;
   }
 
   onToolsChanged(listener: () => void): void {

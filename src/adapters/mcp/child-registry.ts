@@ -1,37 +1,13 @@
+import { trackedGroups } from "../shared/process-groups.js";
+
 /**
- * Every live stdio server child, so that none outlives the runtime: a process 'exit' handler
- * (registered once, on the first spawn) kills them synchronously.
+ * Liveness helpers for stdio server children. The children themselves are tracked as process
+ * groups (shared/process-groups.ts), so that none, nor anything it started, outlives the runtime.
  */
 
-const live = new Set<number>();
-let installed = false;
-
-function killAll(): void {
-  for (const pid of live) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-  live.clear();
-}
-
-export function trackChild(pid: number): void {
-  live.add(pid);
-  if (!installed) {
-    installed = true;
-    process.once("exit", killAll);
-  }
-}
-
-export function untrackChild(pid: number): void {
-  live.delete(pid);
-}
-
-/** The pids currently tracked (for tests and diagnostics). */
+/** The group leaders of the stdio children currently tracked (for tests and diagnostics). */
 export function trackedChildren(): number[] {
-  return [...live];
+  return trackedGroups();
 }
 
 export function isAlive(pid: number): boolean {

@@ -1,9 +1,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "../types.js";
+import type { Logger, ServerDescription } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
+import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { McpAdapterError, errorMessage, numericCode } from "./errors.js";
+import { LenientClient } from "./lenient-handshake.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -83,6 +85,30 @@ export class McpConnection {
 
   diagnostics(): string {
     return this.live?.opened.diagnostics?.() ?? "";
+  }
+
+  /** What the server said of itself in its initialize answer (serverInfo, instructions), while connected. */
+  get serverInfo(): ServerDescription | undefined {
+    const client = this.live && !this.live.gone ? this.live.client : undefined;
+    const info = client?.getServerVersion();
+    if (!client || !info) return undefined;
+    const description = (info as { description?: unknown }).description;
+    const instructions = client.getInstructions();
+    return {
+      name: info.name,
+      version: info.version,
+      ...(info.title ? { title: info.title } : {}),
+      ...(typeof description === "string" && description ? { description } : {}),
+      ...(instructions ? { instructions } : {}),
+    };
+  }
+
+  /**
+   * Stop the server after `ms` unless a request comes first (which brings back the normal idle
+   * timeout): for a server started only to list its tools.
+   */
+  stopWhenIdleFor(ms: number): void {
+    this.scheduleIdle(ms);
   }
 
   /**
@@ -178,7 +204,8 @@ export class McpConnection {
 
   private async connect(options: RequestOptions): Promise<Live> {
     const makeClient = (): Client => {
-      const client = new Client(CLIENT_INFO, { capabilities: {} });
+      const client = new LenientClient(CLIENT_INFO, { capabilities: {} });
+      client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         this.options.log.debug(`${this.label()}: tools/list_changed`);
         this.options.onToolsChanged();
@@ -224,15 +251,15 @@ export class McpConnection {
     this.idleTimer = undefined;
   }
 
-  private scheduleIdle(): void {
+  private scheduleIdle(idleMs: number = this.options.idleTimeoutMs): void {
     this.clearIdle();
-    if (this.closed || this.inFlight > 0 || !this.options.idleTimeoutMs || !this.live) return;
+    if (this.closed || this.inFlight > 0 || !idleMs || !this.live) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
       if (this.inFlight > 0 || !this.live) return;
-      this.options.log.debug(`${this.label()}: idle for ${this.options.idleTimeoutMs} ms; stopping it`);
+      this.options.log.debug(`${this.label()}: idle for ${idleMs} ms; stopping it`);
       void this.drop(this.live);
-    }, this.options.idleTimeoutMs);
+    }, idleMs);
     this.idleTimer.unref();
   }
 
@@ -254,6 +281,9 @@ export class McpConnection {
     }
     if (error instanceof McpAdapterError) {
       return new McpAdapterError(error.code, redact(error.message), error.status !== undefined ? { status: error.status } : {});
+    }
+    if (error instanceof ResponseTooLargeError) {
+      return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
     }
     const code = numericCode(error);
     const closedUnderUs = (error instanceof McpError && code === ErrorCode.ConnectionClosed) || live?.gone === true;

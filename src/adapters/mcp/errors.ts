@@ -5,14 +5,14 @@
 
 import { AdapterError, AdapterSpecError } from "../shared/errors.js";
 
-export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED";
+export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "RESULT_TOO_LARGE";
 
 /**
  * Messages are redacted before they get here. The raw upstream error is deliberately not kept as
  * `cause`: its text (an HTTP body, a child's output) may hold a secret that was never registered.
  */
 export class McpAdapterError extends AdapterError<McpErrorCode> {
-  constructor(code: McpErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+  constructor(code: McpErrorCode, message: string, options: { status?: number; cause?: unknown; hint?: string; details?: Record<string, unknown> } = {}) {
     super(code, message, options);
     this.name = "McpAdapterError";
   }

@@ -5,6 +5,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
+import { cappedFetch, maxResponseBytesFrom } from "../shared/capped-body.js";
 import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
 import { resolveSecretAware } from "./child-env.js";
 import type { OpenedTransport, TransportOpener } from "./connection.js";
@@ -60,7 +61,8 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
       await bearer.token();
     }
     const baseFetch = options.fetch ?? fetch;
-    const fetchImpl = bearer ? authFetch(bearer, baseFetch) : baseFetch;
+    // Answers are read as capped streams: a JSON answer past the cap, or an SSE event past it, fails RESULT_TOO_LARGE.
+    const fetchImpl = cappedFetch(maxResponseBytesFrom(hostEnv), `MCP server '${options.name}'`, bearer ? authFetch(bearer, baseFetch) : baseFetch);
     const requestInit: RequestInit = { headers };
 
     const connectSse = async (): Promise<{ client: Client; opened: OpenedTransport }> => {

@@ -1,19 +1,19 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { buildChildEnv, resolveSecretAware } from "./child-env.js";
-import { isAlive, trackChild, untrackChild, waitForExit } from "./child-registry.js";
+import { GroupStdioTransport } from "./group-stdio-transport.js";
 import type { OpenedTransport, TransportOpener } from "./connection.js";
 import { McpAdapterError, errorMessage } from "./errors.js";
 import type { McpStdioSpec } from "./spec.js";
 import { StderrTail } from "./stderr-tail.js";
 
 /**
- * Opens a stdio MCP server with the SDK's StdioClientTransport: the child gets a minimal safe
- * environment plus the declared `env`, its stderr is captured (the last 40 lines kept, each line
- * logged at debug level, redacted), and it is tracked so no child outlives the runtime.
+ * Opens a stdio MCP server in its own process group (group-stdio-transport.ts): the child gets a
+ * minimal safe environment plus the declared `env`, its stderr is captured (the last 40 lines
+ * kept, each line logged at debug level, redacted), and its group is tracked so neither it nor
+ * anything it started outlives the runtime.
  */
 
 export interface StdioOpenerOptions {
@@ -23,7 +23,7 @@ export interface StdioOpenerOptions {
   baseDir?: string;
   redactor: Redactor;
   log: Logger;
-  /** How long a child may take to exit after its stdin is closed before SIGTERM, then SIGKILL. Default 2000. */
+  /** How long a child's group may take to exit after its stdin is closed before SIGTERM to the group, then as long again before SIGKILL. Default 2000. */
   killGraceMs?: number;
   stderrLines?: number;
 }
@@ -57,56 +57,16 @@ export function resolveLaunch(spec: McpStdioSpec, options: StdioOpenerOptions): 
   return { command, args, env, cwd };
 }
 
-/** Stop a stdio child: close stdin, then SIGTERM after the grace period, then SIGKILL; wait for it to go. */
-async function stopChild(transport: StdioClientTransport, pid: number | undefined, graceMs: number): Promise<void> {
-  const timers: NodeJS.Timeout[] = [];
-  if (pid !== undefined) {
-    const signal = (name: NodeJS.Signals) => () => {
-      if (isAlive(pid)) {
-        try {
-          process.kill(pid, name);
-        } catch {
-          // gone meanwhile
-        }
-      }
-    };
-    timers.push(setTimeout(signal("SIGTERM"), graceMs), setTimeout(signal("SIGKILL"), graceMs * 2));
-  }
-  try {
-    await transport.close();
-    if (pid !== undefined && !(await waitForExit(pid, graceMs * 2 + 1_000))) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // gone
-      }
-      await waitForExit(pid, 1_000);
-    }
-  } finally {
-    for (const timer of timers) clearTimeout(timer);
-    if (pid !== undefined) untrackChild(pid);
-  }
-}
-
 export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOptions): TransportOpener {
   const graceMs = options.killGraceMs ?? 2_000;
   return async (makeClient, requestOptions) => {
     const launch = resolveLaunch(spec, options);
     const tail = new StderrTail(options.stderrLines ?? 40);
-    const transport = new StdioClientTransport({ ...launch, cwd: launch.cwd ?? process.cwd(), stderr: "pipe" });
-    transport.stderr?.on("data", (chunk: Buffer) => {
+    const transport = new GroupStdioTransport({ ...launch, cwd: launch.cwd ?? process.cwd(), graceMs });
+    transport.stderr.on("data", (chunk: Buffer) => {
       for (const line of tail.push(chunk)) if (line.trim()) options.log.debug(`[${options.name} stderr] ${options.redactor.redact(line)}`);
     });
-    // Track the child from the moment it is spawned, so an exit during initialize leaves nothing behind.
-    let pid: number | undefined;
-    const start = transport.start.bind(transport);
-    transport.start = async () => {
-      await start();
-      pid = transport.pid ?? undefined;
-      if (pid !== undefined) trackChild(pid);
-    };
-    let stopped: Promise<void> | undefined;
-    const close = (): Promise<void> => (stopped ??= stopChild(transport, pid, graceMs));
+    const close = (): Promise<void> => transport.close();
     const client = makeClient();
     try {
       await client.connect(transport, requestOptions);
@@ -124,7 +84,7 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
     }
     const opened: OpenedTransport = {
       kind: "stdio",
-      ...(pid !== undefined ? { pid } : {}),
+      ...(transport.pid !== undefined ? { pid: transport.pid } : {}),
       diagnostics: () => tail.text(),
       close,
     };

@@ -1,4 +1,6 @@
 import type { Logger } from "../types.js";
+import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/capped-body.js";
+import { AdapterError } from "../shared/errors.js";
 import { MissingVariableError } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { createAuth, resolveRefs, type Auth } from "./auth.js";
@@ -12,8 +14,10 @@ import { checkRawPath, parseBaseUrl, resolveServerUrl, resolveUnderBase, type Ba
  * auth applied, a deadline (timeoutMs, default 30 s) combined with the caller's abort signal,
  * redirects followed only while they stay under the base URL (so credentials never follow a
  * redirect elsewhere), and the response decoded: JSON when the content type says JSON, text for
- * text, a short descriptor for binary bodies. Non-2xx answers throw RestError UPSTREAM_ERROR with
- * status, method, path and a redacted body excerpt (≤300 chars).
+ * text, a short descriptor for binary bodies. Bodies are read as streams up to maxResponseBytes
+ * (8 MiB by default): a larger answer fails with RESULT_TOO_LARGE without being read further.
+ * Non-2xx answers throw RestError UPSTREAM_ERROR with status, method, path and a redacted body
+ * excerpt (≤300 chars); of an error body only the first 64 KiB are read.
  */
 
 export type RequestBody = { json: unknown } | { raw: string; contentType: string };
@@ -42,6 +46,8 @@ export interface RestClientOptions {
 }
 
 const EXCERPT = 300;
+/** Of a failure's body, enough for the excerpt and the plugin's `errors` rules. */
+const ERROR_BODY_BYTES = 64 * 1024;
 const MAX_REDIRECTS = 5;
 const DEFAULT_ACCEPT = "application/json, text/plain;q=0.9, */*;q=0.8";
 
@@ -167,10 +173,12 @@ export class RestClient {
           }
           continue;
         }
-        return { status: response.status, headers: response.headers, url, data: await decode(response, method), credential };
+        const ok = response.status >= 200 && response.status <= 299;
+        const limit = ok ? (connection.maxResponseBytes ?? maxResponseBytesFrom(env)) : ERROR_BODY_BYTES;
+        return { status: response.status, headers: response.headers, url, data: await decode(response, method, limit, where(), !ok), credential };
       }
     } catch (error) {
-      if (error instanceof RestError || error instanceof MissingVariableError) throw error;
+      if (error instanceof AdapterError || error instanceof MissingVariableError) throw error;
       if (timeout.aborted && !callerSignal?.aborted) {
         throw new RestError("UPSTREAM_TIMEOUT", `${where()} did not answer within ${connection.timeoutMs} ms`);
       }
@@ -182,27 +190,27 @@ export class RestClient {
   }
 }
 
-async function decode(response: Response, method: string): Promise<unknown> {
+async function decode(response: Response, method: string, limit: number, what: string, truncate: boolean): Promise<unknown> {
   if (method === "HEAD" || response.status === 204 || response.status === 304) {
     await response.body?.cancel().catch(() => undefined);
     return null;
   }
   const contentType = response.headers.get("content-type");
-  if (isJsonContentType(contentType)) {
-    const text = await response.text();
+  const json = isJsonContentType(contentType);
+  if (json || !contentType || /^text\/|xml|x-www-form-urlencoded|javascript/i.test(contentType)) {
+    const { bytes, truncated } = await readCappedBody(response, limit, what, { truncate });
+    const text = new TextDecoder().decode(bytes);
     if (text.trim() === "") return null;
+    if (!json || truncated) return text;
     try {
       return JSON.parse(text) as unknown;
     } catch {
       return text;
     }
   }
-  if (!contentType || /^text\/|xml|x-www-form-urlencoded|javascript/i.test(contentType)) {
-    const text = await response.text();
-    return text === "" ? null : text;
-  }
-  const bytes = (await response.arrayBuffer()).byteLength;
-  return { binary: true, contentType, bytes };
+  // A binary body is described, not kept: its size is counted (up to the cap) and dropped.
+  const { bytes, more } = await countBody(response, limit);
+  return { binary: true, contentType, bytes, ...(more ? { atLeast: true } : {}) };
 }
 
 export { UrlGuardError };

@@ -82,6 +82,8 @@ export interface RestConnectionSpec {
   headers: Record<string, string>;
   auth?: AuthSpec;
   timeoutMs: number;
+  /** Largest response body read, in bytes; unset: AGENT_TOOLS_MAX_RESPONSE_BYTES or 8 MiB (shared/capped-body.ts). */
+  maxResponseBytes?: number;
   /** Rules that turn the service's failures into specific errors (see error-rules.ts). */
   errors?: RestErrorRule[];
 }
@@ -251,6 +253,8 @@ export function parseTool(value: unknown, field: string): RestOperation {
 export function parseConnection(spec: Readonly<Record<string, unknown>>, baseUrl: unknown = spec.baseUrl): RestConnectionSpec {
   const timeoutMs = positiveInt(spec.timeoutMs, "timeoutMs") ?? DEFAULT_TIMEOUT_MS;
   const connection: RestConnectionSpec = { baseUrl: str(baseUrl, "baseUrl"), headers: stringRecord(spec.headers, "headers"), auth: parseAuth(spec.auth), timeoutMs };
+  const maxResponseBytes = positiveInt(spec.maxResponseBytes, "maxResponseBytes");
+  if (maxResponseBytes !== undefined) connection.maxResponseBytes = maxResponseBytes;
   const errors = parseRestErrorRules(spec.errors);
   if (errors.length) connection.errors = errors;
   return connection;

@@ -4,7 +4,10 @@ import { UrlGuardError } from "./errors.js";
  * The base URL can never be escaped. Three lines of defence:
  *  1. path templates (from the manifest) and raw paths (from the text layer) are checked as text:
  *     no absolute URL, no `//host`, no backslash, no `.`/`..` segment, no encoded dot, slash or
- *     backslash (`%2e`, `%2f`, `%5c`, also double-encoded as `%252e`), no control characters;
+ *     backslash (`%2e`, `%2f`, `%5c`, also double-encoded as `%252e`), no control characters, and no
+ *     dot segment carrying servlet path parameters (`..;`, `..;jsessionid=x`, `.;`): Tomcat, Jetty
+ *     and the proxies in front of them cut `;params` off each segment before they normalise, so
+ *     `/ok/..;/admin` reaches `/admin` there;
  *  2. path parameter values are encoded with encodeURIComponent, and a value that would still be a
  *     dot segment ("." or "..", which WHATWG URL parsing removes even when encoded) is refused;
  *  3. the resolved URL must keep the base's origin and sit under its path prefix. Link headers
@@ -41,6 +44,15 @@ const ENCODED_DANGER = /%(?:25)*(?:2e|2f|5c|00)/i;
 const CONTROL = /[\u0000-\u001f\u007f\s]/;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
+/**
+ * True when a segment is `.` or `..` to some server: as written, or once servlet-style path
+ * parameters (`;…`) are cut off, or once `%3b` is read as `;`.
+ */
+function isDotSegment(segment: string): boolean {
+  const bare = segment.replace(/%3b/gi, ";").split(";")[0];
+  return bare === "." || bare === "..";
+}
+
 /** Text checks shared by templates and raw paths (the part before any `?`). */
 function checkPathText(pathText: string, what: string): void {
   const shown = JSON.stringify(pathText);
@@ -52,6 +64,9 @@ function checkPathText(pathText: string, what: string): void {
   if (ENCODED_DANGER.test(pathText)) throw new UrlGuardError(`${what} ${shown} contains an encoded dot, slash, backslash or NUL (%2e, %2f, %5c, %00), which could traverse out of the base URL`);
   for (const segment of pathText.split("/")) {
     if (segment === "." || segment === "..") throw new UrlGuardError(`${what} ${shown} contains a '${segment}' segment`);
+    if (isDotSegment(segment)) {
+      throw new UrlGuardError(`${what} ${shown} contains the segment '${segment}', which servlet-style servers read as '${segment.startsWith("..") ? ".." : "."}' (path parameters after ';' are cut off); remove it`);
+    }
   }
 }
 
@@ -90,7 +105,7 @@ export function encodePathValue(name: string, value: unknown): string {
   if (typeof value === "object") throw new UrlGuardError(`path parameter '${name}' must be a string or number, not ${Array.isArray(value) ? "an array" : "an object"}`);
   const text = String(value);
   if (text === "") throw new UrlGuardError(`path parameter '${name}' must not be empty`);
-  if (text === "." || text === "..") throw new UrlGuardError(`path parameter '${name}' must not be ${JSON.stringify(text)}: a dot segment would leave the tool's path`);
+  if (isDotSegment(text)) throw new UrlGuardError(`path parameter '${name}' must not be ${JSON.stringify(text)}: a dot segment would leave the tool's path`);
   return encodeURIComponent(text);
 }
 
@@ -102,6 +117,10 @@ export function substitutePath(template: string, args: Readonly<Record<string, u
 /** Refuse a URL that left the base's origin or path prefix. */
 export function assertWithinBase(url: URL, base: BaseUrl, what = "URL"): void {
   const shown = `${url.origin}${url.pathname}`;
+  // WHATWG parsing removed plain dot segments already; `..;` ones survive it and are traversal
+  // to servlet-style servers (a Link header or login URL could carry one).
+  const dotted = url.pathname.split("/").find(isDotSegment);
+  if (dotted !== undefined) throw new UrlGuardError(`${what} '${shown}' contains the segment '${dotted}', which servlet-style servers read as a dot segment`);
   if (url.origin !== base.origin) throw new UrlGuardError(`${what} '${shown}' is outside the base URL '${base.href}' (different origin)`);
   if (base.prefix && url.pathname !== base.prefix && !url.pathname.startsWith(`${base.prefix}/`)) {
     throw new UrlGuardError(`${what} '${shown}' is outside the base URL '${base.href}' (path does not start with '${base.prefix}/')`);

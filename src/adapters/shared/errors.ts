@@ -4,7 +4,7 @@
  * src/runtime/errors.ts). Each kind subclasses these for its own name and extra fields.
  */
 
-export type AdapterErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL";
+export type AdapterErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "ARG_VALIDATION_FAILED" | "UNKNOWN_TOOL" | "RESULT_TOO_LARGE";
 
 export interface AdapterErrorOptions {
   status?: number | undefined;

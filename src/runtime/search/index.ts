@@ -1,7 +1,7 @@
 import { createBm25fIndex } from "./bm25f.js";
 import { createPlainBm25Index } from "./bm25-baseline.js";
 import { createMiniSearchIndex } from "./minisearch-index.js";
-import { defaultCacheDir, fileEmbeddingCache } from "./semantic/embedding-cache.js";
+import { embeddingCacheDir, fileEmbeddingCache } from "./semantic/embedding-cache.js";
 import { createHybridIndex, type HybridSettings } from "./semantic/hybrid.js";
 import { loadSentenceModel } from "./semantic/sentence-model.js";
 import type { ToolIndex } from "./types.js";
@@ -38,10 +38,11 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
   switch (engine) {
     case "hybrid": {
       const env = options.env ?? process.env;
+      const dir = options.memoryOnly ? undefined : embeddingCacheDir(env);
       return createHybridIndex({
         lexical: createBm25fIndex(),
         loadModel: () => loadSentenceModel(env),
-        ...(options.memoryOnly ? {} : { cache: (model) => fileEmbeddingCache(defaultCacheDir(env), model.id, model.dimensions, options.log) }),
+        ...(dir ? { cache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log) } : {}),
         ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
         ...(options.hybrid ? { settings: options.hybrid } : {}),
         ...(options.log ? { log: options.log } : {}),

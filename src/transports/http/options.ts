@@ -10,6 +10,8 @@ export const DEFAULT_HTTP_HOST = "127.0.0.1";
 export const DEFAULT_HTTP_PORT = 8321;
 export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
+/** A session that did nothing after initialize keeps its slot this long (see sessions.ts). */
+export const DEFAULT_UNUSED_SESSION_IDLE_MS = 30 * 1000;
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const MCP_PATH = "/mcp";
 
@@ -24,6 +26,7 @@ export interface HttpOptions {
   allowedOrigins: string[];
   maxSessions: number;
   sessionIdleMs: number;
+  unusedSessionIdleMs: number;
   maxBodyBytes: number;
 }
 
@@ -75,6 +78,11 @@ export function resolveHttpOptions(env: NodeJS.ProcessEnv, config: AgentToolsCon
     allowedOrigins: [...new Set([...(config.allowedOrigins ?? []), ...list(env.AGENT_TOOLS_HTTP_ALLOWED_ORIGINS)].map((o) => o.toLowerCase().replace(/\/+$/, "")))],
     maxSessions: positiveInteger(env.AGENT_TOOLS_HTTP_MAX_SESSIONS ?? config.maxSessions, "AGENT_TOOLS_HTTP_MAX_SESSIONS (or http.maxSessions)", DEFAULT_MAX_SESSIONS),
     sessionIdleMs: positiveInteger(env.AGENT_TOOLS_HTTP_SESSION_IDLE_MS ?? config.sessionIdleMs, "AGENT_TOOLS_HTTP_SESSION_IDLE_MS (or http.sessionIdleMs)", DEFAULT_SESSION_IDLE_MS),
+    unusedSessionIdleMs: positiveInteger(
+      env.AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS ?? config.unusedSessionIdleMs,
+      "AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS (or http.unusedSessionIdleMs)",
+      DEFAULT_UNUSED_SESSION_IDLE_MS,
+    ),
     maxBodyBytes: positiveInteger(env.AGENT_TOOLS_HTTP_MAX_BODY_BYTES ?? config.maxBodyBytes, "AGENT_TOOLS_HTTP_MAX_BODY_BYTES (or http.maxBodyBytes)", DEFAULT_MAX_BODY_BYTES),
   };
 }

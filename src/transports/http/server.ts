@@ -5,6 +5,7 @@ import { performance } from "node:perf_hooks";
 import { createRedactor } from "../../adapters/shared/redact.js";
 import type { Logger } from "../../adapters/types.js";
 import type { Runtime } from "../../runtime/runtime.js";
+import { acceptBothMediaTypes } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
@@ -65,7 +66,9 @@ function isInitialize(body: unknown): boolean {
 }
 
 export async function startHttpFacade(runtime: Runtime, options: HttpOptions, log: Logger): Promise<HttpFacade> {
-  const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs });
+  const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs, unusedIdleMs: options.unusedSessionIdleMs });
+  const notFound = (res: ServerResponse, id: string): void =>
+    sendRpcError(res, 404, -32001, `Session not found: ${sessions.whyMissing(id)}; send initialize without Mcp-Session-Id to open a new one`);
   const redactor = createRedactor([options.token]);
 
   const logRequest = (facts: RequestFacts, res: ServerResponse, started: number, body: () => string): void => {
@@ -118,19 +121,22 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       Object.assign(facts, describeBody(parsed.value));
+      // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
+      const sse = prefersSse(req.headers.accept);
+      acceptBothMediaTypes(req);
       if (header !== undefined) {
         const entry = sessions.get(header);
         if (!entry) {
-          sendRpcError(res, 404, -32001, "Session not found: it expired or was closed; send initialize without Mcp-Session-Id to open a new one");
+          notFound(res, header);
           return;
         }
         entry.inFlight += 1;
-        entry.lastSeen = Date.now();
+        sessions.touch(entry, facts.rpcMethods);
         try {
           await entry.transport.handleRequest(req, res, parsed.value);
         } finally {
           entry.inFlight -= 1;
-          entry.lastSeen = Date.now();
+          sessions.touch(entry);
         }
         return;
       }
@@ -138,9 +144,9 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendRpcError(res, 400, -32000, "Bad Request: no Mcp-Session-Id header; send an initialize request first and repeat the Mcp-Session-Id it answers on every later request");
         return;
       }
-      const entry = (await sessions.hasRoom()) ? await sessions.open(prefersSse(req.headers.accept) ? "sse" : "json") : undefined;
+      const entry = await sessions.open(sse ? "sse" : "json");
       if (!entry) {
-        sendRpcError(res, 503, -32000, `too many open sessions (limit ${options.maxSessions}, http.maxSessions); close one with DELETE or retry later`, { "Retry-After": "30" });
+        sendRpcError(res, 503, -32000, `too many open sessions: all ${options.maxSessions} (http.maxSessions) have a request in flight; retry in a few seconds`, { "Retry-After": "5" });
         return;
       }
       facts.session = entry.id;
@@ -149,7 +155,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         await entry.transport.handleRequest(req, res, parsed.value);
       } finally {
         entry.inFlight -= 1;
-        entry.lastSeen = Date.now();
+        sessions.touch(entry);
       }
       // The SDK sets the id only once initialize succeeded; a rejected one leaves nothing open.
       if (entry.transport.sessionId === undefined) await sessions.close(entry.id, "initialize rejected");
@@ -163,10 +169,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       }
       const entry = sessions.get(header);
       if (!entry) {
-        sendRpcError(res, 404, -32001, "Session not found: it expired or was closed; send initialize without Mcp-Session-Id to open a new one");
+        notFound(res, header);
         return;
       }
-      entry.lastSeen = Date.now();
+      sessions.touch(entry);
       await entry.transport.handleRequest(req, res);
       return;
     }

@@ -9,7 +9,17 @@ import { closeSession, type Session } from "../../runtime/session.js";
 /**
  * The open MCP sessions of the HTTP facade. Each has its own SDK transport, facade server and
  * runtime session (loop memory, call log, text-layer sandbox); the runtime and its adapters are
- * shared. Sessions end on DELETE, after sitting idle too long, or at shutdown.
+ * shared. Sessions end on DELETE, after sitting idle too long, to make room, or at shutdown.
+ *
+ * The table's policy, which is what keeps a flood of abandoned initializes (any local process can
+ * send them) from locking real clients out:
+ * - a session that never did anything after initialize (only initialize, ping, notifications) is
+ *   "unused" and keeps its slot for `unusedIdleMs` (default 30 s), not the full `idleMs` (30 min);
+ * - when the table is full, a new initialize takes the slot of an idle session (no request in
+ *   flight): the least recently seen unused one first, else the least recently used one. Only
+ *   when every session has a request in flight does initialize answer 503;
+ * - the id of a session closed to make room answers 404 with that reason, so its client knows to
+ *   initialize again.
  */
 
 export interface HttpSession {
@@ -20,6 +30,8 @@ export interface HttpSession {
   readonly responseMode: "json" | "sse";
   lastSeen: number;
   inFlight: number;
+  /** Set by the first request that did work (anything but initialize, ping and notifications). */
+  used: boolean;
 }
 
 export interface SessionRegistryOptions {
@@ -27,18 +39,31 @@ export interface SessionRegistryOptions {
   log: Logger;
   maxSessions: number;
   idleMs: number;
+  /** Idle limit of a session that never did anything after initialize. Default min(30 s, idleMs). */
+  unusedIdleMs?: number;
   now?: () => number;
 }
 
+/** JSON-RPC methods that do not make a session "used": the handshake and liveness checks. */
+function isHandshake(method: string): boolean {
+  return method === "initialize" || method === "ping" || method.startsWith("notifications/");
+}
+
+/** How many ids of sessions closed to make room are remembered, to explain their 404. */
+const EVICTED_MEMORY = 1024;
+
 export class SessionRegistry {
   private readonly sessions = new Map<string, HttpSession>();
+  private readonly evicted = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly now: () => number;
+  private readonly unusedIdleMs: number;
 
   constructor(private readonly options: SessionRegistryOptions) {
     this.now = options.now ?? Date.now;
+    this.unusedIdleMs = Math.min(options.unusedIdleMs ?? 30_000, options.idleMs);
     // Sweep often enough that an idle session outlives its limit by at most a quarter of it.
-    const every = Math.max(250, Math.min(60_000, Math.floor(options.idleMs / 4)));
+    const every = Math.max(250, Math.min(60_000, Math.floor(this.unusedIdleMs / 4)));
     this.sweeper = setInterval(() => void this.sweep(), every);
     this.sweeper.unref();
   }
@@ -58,20 +83,26 @@ export class SessionRegistry {
     return entry;
   }
 
-  /** Whether a new session may open now (expired ones are swept first). */
-  async hasRoom(): Promise<boolean> {
-    if (this.sessions.size < this.options.maxSessions) return true;
-    await this.sweep();
-    return this.sessions.size < this.options.maxSessions;
+  /** Why an id has no session, for the 404 message. */
+  whyMissing(id: string): string {
+    return this.evicted.has(id)
+      ? `it was closed to make room for a new session (the table of ${this.options.maxSessions} was full and it was the least recently used idle one)`
+      : "it expired or was closed";
+  }
+
+  /** A request with these JSON-RPC methods arrives for `entry`: it is seen now, and used if it does work. */
+  touch(entry: HttpSession, rpcMethods: readonly string[] = []): void {
+    entry.lastSeen = this.now();
+    if (!entry.used && rpcMethods.some((method) => !isHandshake(method))) entry.used = true;
   }
 
   /**
    * A new session, connected and registered (the initialize request is handled by the caller), or
-   * undefined when the cap is reached: checked again here, synchronously with the registration, so
-   * concurrent initializes cannot pass the cap together.
+   * undefined when the table is full of sessions with requests in flight. Room is made
+   * synchronously with the registration, so concurrent initializes cannot pass the cap together.
    */
   async open(responseMode: "json" | "sse"): Promise<HttpSession | undefined> {
-    if (this.sessions.size >= this.options.maxSessions) return undefined;
+    if (this.sessions.size >= this.options.maxSessions && !this.makeRoom()) return undefined;
     const id = randomUUID();
     const session = this.options.runtime.createSession(id);
     const transport = new StreamableHTTPServerTransport({
@@ -80,7 +111,7 @@ export class SessionRegistry {
       onsessionclosed: () => void this.close(id, "DELETE"),
     });
     const server = createFacadeServer({ runtime: this.options.runtime, session });
-    const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 0 };
+    const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 0, used: false };
     this.sessions.set(id, entry);
     await server.connect(transport);
     return entry;
@@ -101,7 +132,32 @@ export class SessionRegistry {
   }
 
   private isExpired(entry: HttpSession): boolean {
-    return entry.inFlight === 0 && this.now() - entry.lastSeen > this.options.idleMs;
+    return entry.inFlight === 0 && this.now() - entry.lastSeen > (entry.used ? this.options.idleMs : this.unusedIdleMs);
+  }
+
+  /**
+   * Free one slot, synchronously (close() drops the entry from the table before it awaits):
+   * expired sessions first, else the idle session to lose (unused before used, least recently
+   * seen first). False when every session has a request in flight.
+   */
+  private makeRoom(): boolean {
+    let victim: HttpSession | undefined;
+    let freed = false;
+    for (const entry of this.sessions.values()) {
+      if (this.isExpired(entry)) {
+        void this.close(entry.id, "idle");
+        freed = true;
+        continue;
+      }
+      if (entry.inFlight > 0) continue;
+      if (!victim || (victim.used && !entry.used) || (victim.used === entry.used && entry.lastSeen < victim.lastSeen)) victim = entry;
+    }
+    if (freed) return true;
+    if (!victim) return false;
+    this.evicted.set(victim.id, this.now());
+    if (this.evicted.size > EVICTED_MEMORY) this.evicted.delete(this.evicted.keys().next().value as string);
+    void this.close(victim.id, `evicted: table full, least recently used idle${victim.used ? "" : " unused"} session`);
+    return true;
   }
 
   private async sweep(): Promise<void> {

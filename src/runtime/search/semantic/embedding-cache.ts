@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { catalogCacheDir } from "../../catalog-cache/store.js";
 
 /**
  * Where catalog embeddings are kept between runs, so a restart does not embed the catalog again.
- * An interface, so the persistent catalog cache (issue #16) can hold the vectors beside the tool
- * lists once it exists; until then a small file store of its own, one file per model.
+ * Vectors are keyed by model and text, so a catalog restored from the persistent catalog cache
+ * finds its vectors here without any server being started or any text embedded again. An
+ * interface, so a shared store (a team gateway's) can stand in for the file one.
  */
 
 export interface EmbeddingCache {
@@ -27,11 +28,14 @@ export function memoryEmbeddingCache(): EmbeddingCache {
   return { get: (key) => vectors.get(key), set: (key, vector) => void vectors.set(key, vector), flush() {} };
 }
 
-/** `AGENT_TOOLS_CACHE_DIR`, else `$XDG_CACHE_HOME/agent-tools-runtime`, else `~/.cache/agent-tools-runtime`. */
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.AGENT_TOOLS_CACHE_DIR?.trim()) return path.resolve(env.AGENT_TOOLS_CACHE_DIR.trim());
-  const base = env.XDG_CACHE_HOME?.trim() || path.join(os.homedir(), ".cache");
-  return path.join(base, "agent-tools-runtime");
+/**
+ * `embeddings/` beside the persistent catalogs (`catalogs/`, catalog-cache/store.ts) in the
+ * runtime's cache folder; undefined when the catalog cache is off (AGENT_TOOLS_CATALOG_CACHE=off)
+ * or the environment names no home: then vectors are kept in memory only.
+ */
+export function embeddingCacheDir(env: NodeJS.ProcessEnv): string | undefined {
+  const catalogs = catalogCacheDir(env);
+  return catalogs ? path.join(path.dirname(catalogs), "embeddings") : undefined;
 }
 
 const MAGIC = 0x31455441; // "ATE1"

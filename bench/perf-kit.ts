@@ -1,0 +1,139 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Pieces of bench/perf.ts: processes driven by the SDK client, stats, /proc readings. */
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const BENCH_FIXTURES = path.join(ROOT, "bench", "fixtures");
+export const MCP_BIN = path.join(ROOT, "dist", "bin", "agent-tools-mcp.js");
+export const HTTP_BIN = path.join(ROOT, "dist", "bin", "agent-tools-mcp-http.js");
+export const ONE_TOOL_SERVER = path.join(BENCH_FIXTURES, "one-tool-server.mjs");
+export const CATALOG_SERVER = path.join(BENCH_FIXTURES, "catalog-server.mjs");
+export const COUNT_MODULES = path.join(BENCH_FIXTURES, "count-modules.mjs");
+
+export const EVERYTHING_SERVER = path.join(
+  path.dirname(createRequire(path.join(ROOT, "package.json")).resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js",
+);
+
+export interface Stats {
+  min: number;
+  median: number;
+}
+
+export function stats(values: readonly number[]): Stats {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { min: sorted[0] ?? NaN, median };
+}
+
+/** Stats of the best rounds: "higher is better" figures (throughput) take the max as their best. */
+export function statsHigh(values: readonly number[]): Stats {
+  const s = stats(values);
+  return { min: Math.max(...values), median: s.median };
+}
+
+export function fmt(value: number, digits = 3): string {
+  return Number.isFinite(value) ? value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "n/a";
+}
+
+/** A clean environment: no AGENT_TOOLS_* settings and no credentials of the bench host leak in. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const keep = ["PATH", "HOME", "LANG", "TMPDIR", "SystemRoot", "USERPROFILE", "APPDATA", "LOCALAPPDATA"];
+  const env: Record<string, string> = {};
+  for (const key of keep) if (process.env[key] !== undefined) env[key] = process.env[key]!;
+  return { ...env, AGENT_TOOLS_LOG: "warn", ...extra };
+}
+
+export function tempDir(label: string): string {
+  return mkdtempSync(path.join(os.tmpdir(), `agent-tools-perf-${label}-`));
+}
+
+export interface Spawned {
+  client: Client;
+  pid: number;
+  stderr: () => string;
+  close: () => Promise<void>;
+}
+
+/** Spawn a stdio MCP server and connect the SDK client to it (initialize done). */
+export async function spawnClient(args: string[], env: Record<string, string>, cwd: string = ROOT): Promise<Spawned> {
+  const transport = new StdioClientTransport({ command: process.execPath, args, env, cwd, stderr: "pipe" });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: "agent-tools-perf", version: "0.0.0" });
+  await client.connect(transport);
+  return { client, pid: transport.pid ?? -1, stderr: () => stderr, close: () => client.close() };
+}
+
+export function textOf(result: unknown): string {
+  const first = (result as CallToolResult).content?.[0];
+  return first && first.type === "text" ? first.text : "";
+}
+
+/** The JSON answer of a facade tool (text form). */
+export function payloadOf(result: unknown): Record<string, unknown> {
+  return JSON.parse(textOf(result)) as Record<string, unknown>;
+}
+
+/** Resident set size of a process, MiB (Linux /proc). */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+/** Pids whose parent is `pid` (Linux /proc): the downstream servers a runtime has started. */
+export function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Field 4 (ppid) follows the command name in parentheses, which may itself hold spaces.
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) found.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Write an agent-tools config file with these mcpServers entries; returns its path. */
+export function writeConfig(dir: string, servers: Record<string, Record<string, unknown>>, name = "agent-tools.config.json"): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, JSON.stringify({ mcpServers: servers }, null, 2));
+  return file;
+}
+
+/** `count` catalog-server entries named s01, s02, ... (each its own downstream process). */
+export function catalogServers(count: number): Record<string, Record<string, unknown>> {
+  const servers: Record<string, Record<string, unknown>> = {};
+  for (let i = 1; i <= count; i++) {
+    const name = `s${String(i).padStart(2, "0")}`;
+    servers[name] = { command: process.execPath, args: [CATALOG_SERVER, "--name", name], description: `Service ${name} of the bench fleet` };
+  }
+  return servers;
+}
+
+/** Run `rounds` rounds of `round`, printing progress on stderr. */
+export async function rounds<T>(label: string, count: number, round: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < count; i++) {
+    process.stderr.write(`  ${label}: round ${i + 1}/${count}\r`);
+    out.push(await round(i));
+  }
+  process.stderr.write(`${" ".repeat(60)}\r`);
+  return out;
+}

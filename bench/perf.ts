@@ -1,0 +1,306 @@
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import {
+  catalogServers,
+  childrenOf,
+  cleanEnv,
+  COUNT_MODULES,
+  EVERYTHING_SERVER,
+  fmt,
+  HTTP_BIN,
+  MCP_BIN,
+  ONE_TOOL_SERVER,
+  payloadOf,
+  rounds,
+  rssMiB,
+  sleep,
+  spawnClient,
+  stats,
+  statsHigh,
+  tempDir,
+  writeConfig,
+  type Spawned,
+  type Stats,
+} from "./perf-kit.js";
+import { openHttpSessions, startHttpServer } from "./perf-http.js";
+
+/**
+ * The performance figures of issue #16, measured side by side in one run (min and median of
+ * several rounds; ratios of the same statistic). Needs a build: `npm run build`.
+ *   node --import tsx bench/perf.ts [--rounds 3] [--only echo,spawn,rss,http,search]
+ * Goals: _call ≤ 2.3× direct; 16 callers ≥ 60% of direct; spawn → tools/list ≤ 1.3× a bare SDK
+ * server; warm first search ≤ 100 ms with hits from all 50 and no downstream started; cold: all
+ * listed within 10 s; HTTP ≤ 0.05 MiB per session at 500; idle RSS ≤ 65 MiB.
+ */
+
+const { values: opts } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    only: { type: "string", default: "echo,spawn,rss,http,search" },
+    calls: { type: "string", default: "300" },
+    sessions: { type: "string", default: "500" },
+  },
+});
+const ROUNDS = Math.max(1, Number(opts.rounds));
+const CALLS = Math.max(10, Number(opts.calls));
+const SESSIONS = Math.max(10, Number(opts.sessions));
+const only = new Set(opts.only.split(",").map((s) => s.trim()));
+
+interface Row {
+  measure: string;
+  direct?: Stats;
+  runtime: Stats;
+  /** Lower is better (ms, MiB) or higher (calls/s). */
+  better: "lower" | "higher";
+  goal: string;
+  met?: boolean;
+  unit: string;
+  note?: string;
+}
+const rows: Row[] = [];
+
+function ratio(row: Row, key: keyof Stats): string {
+  if (!row.direct) return "";
+  const r = row.runtime[key] / row.direct[key];
+  return row.better === "higher" ? `${fmt(r * 100, 0)}%` : `${fmt(r, 2)}×`;
+}
+
+function print(row: Row): void {
+  const digits = row.unit === "ms" || row.unit === "MiB/session" ? 3 : 1;
+  const both = (s: Stats | undefined) => (s ? `${fmt(s.min, digits)} / ${fmt(s.median, digits)}` : "–");
+  const ratios = row.direct ? ` (${ratio(row, "min")} / ${ratio(row, "median")})` : "";
+  const verdict = row.met === undefined ? "" : row.met ? "  met" : "  NOT met";
+  console.log(`${row.measure.padEnd(52)} ${both(row.direct).padStart(22)}  ${(both(row.runtime) + ratios).padEnd(44)} ${row.goal}${verdict}${row.note ? `\n${" ".repeat(54)}${row.note}` : ""}`);
+}
+
+/** Isolated state for one runtime process: its own cache, memory file and working directory. */
+function runtimeEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return cleanEnv({ XDG_CACHE_HOME: path.join(dir, "cache"), XDG_STATE_HOME: path.join(dir, "state"), ...extra });
+}
+
+async function timedCalls(n: number, call: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  for (let i = 0; i < n; i++) await call();
+  return (performance.now() - start) / n;
+}
+
+async function throughput(callers: number, total: number, call: () => Promise<unknown>): Promise<number> {
+  const per = Math.ceil(total / callers);
+  const start = performance.now();
+  await Promise.all(Array.from({ length: callers }, async () => {
+    for (let i = 0; i < per; i++) await call();
+  }));
+  return (per * callers) / ((performance.now() - start) / 1000);
+}
+
+async function echoRounds(): Promise<void> {
+  const direct = { seq: [] as number[], conc: [] as number[] };
+  const wrapped = { seq: [] as number[], conc: [] as number[] };
+  await rounds("echo", ROUNDS, async () => {
+    const dir = tempDir("echo");
+    try {
+      // The direct client and the runtime wrap the same server, alternating within the round.
+      const bare = await spawnClient([EVERYTHING_SERVER, "stdio"], cleanEnv());
+      const directCall = () => bare.client.callTool({ name: "echo", arguments: { message: "hello" } });
+      const config = writeConfig(dir, { ev: { command: process.execPath, args: [EVERYTHING_SERVER, "stdio"], requireConfirm: false } });
+      const rt = await spawnClient([MCP_BIN], runtimeEnv(dir, { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1" }), dir);
+      const viaRuntime = async () => {
+        const result = await rt.client.callTool({ name: "agent_tools_ev_call", arguments: { toolName: "echo", arguments: { message: "hello" } } });
+        if (result.isError) throw new Error(`runtime echo failed: ${JSON.stringify(result.content)}`);
+      };
+      try {
+        for (let i = 0; i < 30; i++) {
+          await directCall();
+          await viaRuntime();
+        }
+        direct.seq.push(await timedCalls(CALLS, directCall));
+        wrapped.seq.push(await timedCalls(CALLS, viaRuntime));
+        direct.conc.push(await throughput(16, CALLS * 6, directCall));
+        wrapped.conc.push(await throughput(16, CALLS * 6, viaRuntime));
+      } finally {
+        await bare.close();
+        await rt.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  const seq: Row = { measure: `echo call, ms (${CALLS} sequential)`, direct: stats(direct.seq), runtime: stats(wrapped.seq), better: "lower", unit: "ms", goal: "≤ 2.3× direct" };
+  seq.met = seq.runtime.median / seq.direct!.median <= 2.3;
+  const conc: Row = { measure: "16 concurrent callers, calls/s", direct: statsHigh(direct.conc), runtime: statsHigh(wrapped.conc), better: "higher", unit: "/s", goal: "≥ 60% of direct" };
+  conc.met = conc.runtime.median / conc.direct!.median >= 0.6;
+  rows.push(seq, conc);
+  print(seq);
+  print(conc);
+}
+
+async function timeToToolsList(args: string[], env: Record<string, string>, cwd: string): Promise<{ ms: number; tools: number; spawned: Spawned }> {
+  const start = performance.now();
+  const spawned = await spawnClient(args, env, cwd);
+  const { tools } = await spawned.client.listTools();
+  return { ms: performance.now() - start, tools: tools.length, spawned };
+}
+
+async function spawnRounds(): Promise<void> {
+  const bare: number[] = [];
+  const wrapped: number[] = [];
+  let facadeTools = 0;
+  let modules = "";
+  const dir = tempDir("spawn");
+  try {
+    const config = writeConfig(dir, catalogServers(10));
+    const env = runtimeEnv(dir, { AGENT_TOOLS_CONFIG: config });
+    await rounds("spawn", ROUNDS, async () => {
+      const a = await timeToToolsList([ONE_TOOL_SERVER], cleanEnv(), dir);
+      bare.push(a.ms);
+      await a.spawned.close();
+      const b = await timeToToolsList([MCP_BIN], env, dir);
+      wrapped.push(b.ms);
+      facadeTools = b.tools;
+      if (childrenOf(b.spawned.pid).length) throw new Error("the runtime started a downstream server before any call");
+      await b.spawned.close();
+    });
+    // Modules loaded until tools/list is answered, in a separate run (the counting hook costs time).
+    const counted = await timeToToolsList(["--import", COUNT_MODULES, MCP_BIN], env, dir);
+    await sleep(50);
+    const match = /\[modules\] (\d+) (\d+)/.exec(counted.spawned.stderr());
+    modules = match ? `${match[1]} ES modules before tools/list (${match[2]} of them the runtime's own)` : "module count not reported";
+    await counted.spawned.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const row: Row = {
+    measure: "spawn → tools/list answered, ms",
+    direct: stats(bare),
+    runtime: stats(wrapped),
+    better: "lower",
+    unit: "ms",
+    goal: "≤ 1.3× bare SDK server",
+    note: `bundled plugins + 10-server config, ${facadeTools} facade tools; ${modules}`,
+  };
+  row.met = row.runtime.median / row.direct!.median <= 1.3;
+  rows.push(row);
+  print(row);
+}
+
+async function rssRounds(): Promise<void> {
+  const values: number[] = [];
+  await rounds("idle RSS", ROUNDS, async () => {
+    const dir = tempDir("rss");
+    try {
+      const rt = await spawnClient([MCP_BIN], runtimeEnv(dir), dir);
+      await rt.client.listTools();
+      await rt.client.callTool({ name: "agent_tools_help", arguments: {} });
+      await sleep(1500);
+      values.push(rssMiB(rt.pid));
+      await rt.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  const row: Row = { measure: "idle RSS, MiB (default fleet)", runtime: stats(values), better: "lower", unit: "MiB", goal: "≤ 65 MiB" };
+  row.met = row.runtime.median <= 65;
+  rows.push(row);
+  print(row);
+}
+
+async function httpRounds(): Promise<void> {
+  const values: number[] = [];
+  await rounds("HTTP sessions", ROUNDS, async () => {
+    const dir = tempDir("http");
+    const server = await startHttpServer(HTTP_BIN, runtimeEnv(dir, { AGENT_TOOLS_HTTP_PORT: "0", AGENT_TOOLS_HTTP_MAX_SESSIONS: String(SESSIONS + 100), AGENT_TOOLS_LOG: "info" }), dir);
+    try {
+      // A few sessions first, so one-time costs (first session, JIT, lazy modules) are not counted per session.
+      await openHttpSessions(server.url, 20);
+      await sleep(1000);
+      const before = rssMiB(server.pid);
+      await openHttpSessions(server.url, SESSIONS);
+      await sleep(1500);
+      values.push((rssMiB(server.pid) - before) / SESSIONS);
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  const row: Row = { measure: `HTTP, MiB per open session (${SESSIONS})`, runtime: stats(values), better: "lower", unit: "MiB/session", goal: "≤ 0.05 MiB" };
+  row.met = row.runtime.median <= 0.05;
+  rows.push(row);
+  print(row);
+}
+
+interface SearchRun {
+  ms: number;
+  plugins: number;
+  unavailable: number;
+  children: number;
+  allListedMs?: number;
+}
+
+const SEARCH = { query: "search records", limit: 50, detail: true };
+
+function pluginsIn(answer: Record<string, unknown>): number {
+  const hits = Array.isArray(answer.hits) ? (answer.hits as { plugin?: string }[]) : [];
+  return new Set(hits.map((h) => h.plugin)).size;
+}
+
+/** First search after start, with 50 servers configured; on a cold cache, also how long until every catalog is in. */
+async function firstSearch(dir: string, cold: boolean): Promise<SearchRun> {
+  const config = path.join(dir, "agent-tools.config.json");
+  const rt = await spawnClient([MCP_BIN], runtimeEnv(dir, { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1" }), dir);
+  try {
+    const start = performance.now();
+    const answer = payloadOf(await rt.client.callTool({ name: "agent_tools_search", arguments: SEARCH }));
+    const ms = performance.now() - start;
+    const run: SearchRun = { ms, plugins: pluginsIn(answer), unavailable: Object.keys((answer.unavailable as object | undefined) ?? {}).length, children: childrenOf(rt.pid).length };
+    if (cold) {
+      let plugins = run.plugins;
+      while (plugins < 50 && performance.now() - start < 60_000) {
+        await sleep(250);
+        plugins = pluginsIn(payloadOf(await rt.client.callTool({ name: "agent_tools_search", arguments: SEARCH })));
+      }
+      run.allListedMs = plugins >= 50 ? performance.now() - start : NaN;
+    }
+    return run;
+  } finally {
+    await rt.close();
+    // Let the closed runtime finish writing its cache before the next start reads it.
+    await sleep(300);
+  }
+}
+
+async function searchRounds(): Promise<void> {
+  const cold: SearchRun[] = [];
+  const warm: SearchRun[] = [];
+  await rounds("first search, 50 servers", ROUNDS, async () => {
+    const dir = tempDir("search");
+    try {
+      writeConfig(dir, catalogServers(50));
+      cold.push(await firstSearch(dir, true));
+      warm.push(await firstSearch(dir, false));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  const describe = (runs: SearchRun[]) =>
+    `hits from ${runs.map((r) => r.plugins).join("/")} of 50, unavailable ${runs.map((r) => r.unavailable).join("/")}, downstreams running at answer ${runs.map((r) => r.children).join("/")}`;
+  const warmRow: Row = { measure: "first search, 50 servers, warm cache, ms", runtime: stats(warm.map((r) => r.ms)), better: "lower", unit: "ms", goal: "≤ 100 ms, all 50, none started", note: describe(warm) };
+  warmRow.met = warmRow.runtime.median <= 100 && warm.every((r) => r.plugins === 50 && r.children === 0);
+  const coldRow: Row = { measure: "first search, 50 servers, cold cache, ms", runtime: stats(cold.map((r) => r.ms)), better: "lower", unit: "ms", goal: "within its wait", note: describe(cold) };
+  const listed: Row = { measure: "cold cache: all 50 catalogs listed, ms", runtime: stats(cold.map((r) => r.allListedMs ?? NaN)), better: "lower", unit: "ms", goal: "≤ 10 s" };
+  listed.met = listed.runtime.median <= 10_000;
+  rows.push(warmRow, coldRow, listed);
+  print(warmRow);
+  print(coldRow);
+  print(listed);
+}
+
+console.log(`agent-tools-runtime perf, ${ROUNDS} rounds, min / median; node ${process.version}, ${(await import("node:os")).cpus().length} cores, load ${(await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+console.log(`${"measure".padEnd(52)} ${"direct".padStart(22)}  ${"this runtime (ratio)".padEnd(44)} goal`);
+if (only.has("echo")) await echoRounds();
+if (only.has("spawn")) await spawnRounds();
+if (only.has("rss")) await rssRounds();
+if (only.has("http")) await httpRounds();
+if (only.has("search")) await searchRounds();
+const missed = rows.filter((r) => r.met === false).map((r) => r.measure);
+console.log(missed.length ? `\nnot met: ${missed.join("; ")}` : "\nevery goal measured here is met");

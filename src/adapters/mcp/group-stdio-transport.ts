@@ -1,0 +1,142 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { PassThrough } from "node:stream";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { signalGroup, stopGroup, trackGroup, untrackGroup, waitForGroupExit } from "../shared/process-groups.js";
+
+/**
+ * A stdio client transport whose server process leads its own process group. The SDK's
+ * StdioClientTransport spawns the server in the runtime's group and signals only that one pid,
+ * so a server started through a wrapper (`sh -c`, `npx`, `uvx`) left its real process behind. This
+ * one speaks the same newline-delimited JSON-RPC (the SDK's ReadBuffer and serializeMessage), and
+ * closes by ending stdin, then SIGTERM to the whole group after the grace period, then SIGKILL.
+ */
+
+export interface GroupStdioParams {
+  command: string;
+  args: string[];
+  /** The complete environment of the child (child-env.ts builds it). */
+  env: Record<string, string>;
+  cwd: string;
+  /** After stdin is closed, how long the group may take to go before SIGTERM; as long again before SIGKILL. */
+  graceMs: number;
+}
+
+export class GroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #params: GroupStdioParams;
+  readonly #buffer = new ReadBuffer();
+  readonly #stderr = new PassThrough();
+  #child: ChildProcess | undefined;
+  #pid: number | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(params: GroupStdioParams) {
+    this.#params = params;
+  }
+
+  /** Available before start, so early stderr lines are not lost. */
+  get stderr(): PassThrough {
+    return this.#stderr;
+  }
+
+  /** The group leader's pid once started (the group keeps this id after the leader exits). */
+  get pid(): number | undefined {
+    return this.#pid;
+  }
+
+  start(): Promise<void> {
+    if (this.#child) throw new Error("GroupStdioTransport already started");
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.#params.command, this.#params.args, {
+        env: this.#params.env,
+        cwd: this.#params.cwd,
+        stdio: ["pipe", "pipe", "pipe"],
+        shell: false,
+        detached: true, // own process group: the group signal reaches what a wrapper starts
+        windowsHide: true,
+      });
+      this.#child = child;
+      child.on("error", (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.on("spawn", () => {
+        this.#pid = child.pid;
+        if (child.pid !== undefined) trackGroup(child.pid);
+        resolve();
+      });
+      child.on("close", () => {
+        this.#child = undefined;
+        // The leader is gone; what it left in its group is ended in the background (and stays
+        // tracked until then, so the runtime's exit handler still reaches it).
+        if (this.#pid !== undefined && !this.#closing) void stopGroup(this.#pid, this.#params.graceMs);
+        this.onclose?.();
+      });
+      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("data", (chunk: Buffer) => {
+        try {
+          this.#buffer.append(chunk);
+          this.#drain();
+        } catch (error) {
+          this.onerror?.(error as Error);
+          void this.close();
+        }
+      });
+      child.stderr?.pipe(this.#stderr);
+    });
+  }
+
+  #drain(): void {
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.#buffer.readMessage();
+      } catch (error) {
+        this.onerror?.(error as Error);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (!stdin || stdin.destroyed) return Promise.reject(new Error("Not connected"));
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /** stdin EOF, then the group gets `graceMs` to go, then SIGTERM, `graceMs` more, then SIGKILL. */
+  close(): Promise<void> {
+    this.#closing ??= this.#stop();
+    return this.#closing;
+  }
+
+  async #stop(): Promise<void> {
+    const pid = this.#pid;
+    try {
+      this.#child?.stdin?.end();
+    } catch {
+      // already closed
+    }
+    if (pid !== undefined) {
+      try {
+        if (!(await waitForGroupExit(pid, this.#params.graceMs))) await stopGroup(pid, this.#params.graceMs);
+      } finally {
+        // A SIGKILLed group can leave nothing that answers; do not keep it in the exit list.
+        if (!(await waitForGroupExit(pid, 200))) signalGroup(pid, "SIGKILL");
+        untrackGroup(pid);
+      }
+    }
+    this.#buffer.clear();
+  }
+}

@@ -1,0 +1,28 @@
+import { catalogCacheDir, createFileCatalogStore, describeFileStore } from "../runtime/catalog-cache/store.js";
+
+/**
+ * `agent-tools cache`: where the plugin catalog cache lives and what it holds;
+ * `agent-tools cache clear`: empty it (the next start lists every plugin again).
+ */
+export async function cacheCommand(args: readonly string[], env: NodeJS.ProcessEnv, print: (value: unknown) => void): Promise<number> {
+  const action = args[0] ?? "show";
+  if (action !== "show" && action !== "clear") {
+    process.stderr.write(`agent-tools cache: unknown action '${action}'; use \`agent-tools cache\` to see the cache or \`agent-tools cache clear\` to empty it\n`);
+    return 2;
+  }
+  const dir = catalogCacheDir(env);
+  if (!dir) {
+    print({
+      location: null,
+      note: "the catalog cache is off: AGENT_TOOLS_CATALOG_CACHE is set to off, or no HOME (XDG_CACHE_HOME, LOCALAPPDATA) names a cache folder; AGENT_TOOLS_CACHE_DIR picks one",
+    });
+    return 0;
+  }
+  if (action === "clear") {
+    const cleared = await createFileCatalogStore(dir).clear();
+    print({ location: dir, cleared });
+    return 0;
+  }
+  print({ location: dir, ...(await describeFileStore(dir)) });
+  return 0;
+}

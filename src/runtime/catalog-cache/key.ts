@@ -1,0 +1,61 @@
+import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
+import path from "node:path";
+import type { PluginManifest } from "../../plugins/manifest.js";
+
+/**
+ * The cache key of a plugin's catalog: a digest of everything that decides which tools it lists —
+ * its manifest (adapter block, raw settings), the values of the environment variables those
+ * settings use (resolved at call time, so a different URL or account is a different catalog), for
+ * a module adapter the module file's size and modification time, and the runtime's version.
+ * Values are only ever hashed: neither a secret nor any other config value is stored, in the key
+ * or in the entry. Any change gives another key, which is how a config change invalidates.
+ */
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
+
+/** Names of the environment variables a manifest's settings read: `${NAME}` references and `*Env` fields. */
+export function referencedVariables(manifest: PluginManifest): string[] {
+  const names = new Set<string>([...manifest.requires.env.flatMap((n) => n.split("|"))]);
+  const walk = (value: unknown, key?: string): void => {
+    if (typeof value === "string") {
+      for (const match of value.matchAll(REFERENCE)) if (match[1]) names.add(match[1]);
+      // `tokenEnv: "N8N_MCP_TOKEN"`: the field names a variable the adapter reads.
+      if (key && /Env$/.test(key) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) names.add(value);
+    } else if (Array.isArray(value)) value.forEach((v) => walk(v));
+    else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) walk(v, k);
+  };
+  walk(manifest.adapter);
+  walk(manifest.raw);
+  return [...names].sort();
+}
+
+function moduleStamp(manifest: PluginManifest): string | undefined {
+  if (typeof manifest.adapter !== "string") return undefined;
+  try {
+    const info = statSync(path.resolve(manifest.dir, manifest.adapter));
+    return `${info.size}:${info.mtimeMs}`;
+  } catch {
+    return "missing";
+  }
+}
+
+const digest = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+export function catalogKey(manifest: PluginManifest, env: NodeJS.ProcessEnv, runtimeVersion: string): string {
+  const variables = referencedVariables(manifest).map((name) => [name, env[name] === undefined ? null : digest(env[name])]);
+  return digest(
+    JSON.stringify({
+      runtimeVersion,
+      prefix: manifest.prefix,
+      name: manifest.name,
+      version: manifest.version ?? null,
+      file: manifest.file,
+      adapter: manifest.adapter,
+      adapterExport: manifest.adapterExport ?? null,
+      raw: manifest.raw,
+      module: moduleStamp(manifest) ?? null,
+      variables,
+    }),
+  );
+}

@@ -1,0 +1,89 @@
+import type { Skill, SkillMeta } from "../plugins/skills.js";
+import { ERROR_CODES, RuntimeError, type ErrorCode } from "./errors.js";
+
+/**
+ * How a skill is shown in discover and search answers, and how a skill's own answer is read back,
+ * for both shapes of skill: this runtime's (a JSON Schema in `meta.args`) and the original
+ * runtime's (a sentence in `meta.args`, `related` links, a `{isError: true}` result for a failure).
+ */
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A meta.args that is a JSON Schema (rather than a name → description map or a sentence) is validated. */
+export function isSchemaLike(args: SkillMeta["args"]): args is Record<string, unknown> {
+  return isPlainObject(args) && (args.type === "object" || isPlainObject(args.properties));
+}
+
+function cut(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
+}
+
+/**
+ * The parameters of a skill whose args are not a schema: the sentence itself (cut to `maxChars`;
+ * `detail: true` shows it whole), or the names of a name → description map.
+ */
+export function describedSkillParams(args: SkillMeta["args"], maxChars: number): string {
+  if (typeof args === "string") return cut(args, maxChars);
+  if (isPlainObject(args)) return Object.keys(args).join(", ");
+  return "";
+}
+
+/** Search text of a skill's arguments: every word counts for ranking, whatever the shape. */
+export function skillArgsSearchText(args: SkillMeta["args"], schemaText: (schema: Record<string, unknown>) => string): string {
+  if (!args) return "";
+  if (typeof args === "string") return args;
+  if (isPlainObject(args.properties)) return schemaText(args);
+  return Object.entries(args)
+    .map(([name, value]) => (typeof value === "string" ? `${name} ${value}` : name))
+    .join(" ");
+}
+
+/**
+ * A skill's `related` links as a match shows them: in a plugin's own discover answer with the
+ * reason, in cross-plugin answers (search) only the targets, where every token counts.
+ */
+export function relatedOf(skill: Skill, withReasons: boolean): unknown[] | undefined {
+  const links = skill.meta.related ?? [];
+  if (links.length === 0) return undefined;
+  return withReasons ? links.map((l) => (l.why ? { target: l.target, why: l.why } : { target: l.target })) : links.map((l) => l.target);
+}
+
+const MESSAGE_KEYS = ["error", "message", "reason", "problem"] as const;
+
+function messageOf(result: Record<string, unknown>): string {
+  for (const key of MESSAGE_KEYS) {
+    const value = result[key];
+    if (typeof value === "string" && value.trim()) return value.trim();
+    // `{error: {code, message}}`: render the inner message, never "[object Object]".
+    if (isPlainObject(value) && typeof value.message === "string" && value.message.trim()) return value.message.trim();
+  }
+  if (Array.isArray(result.content)) {
+    const text = result.content
+      .filter((c): c is { type: string; text: string } => isPlainObject(c) && c.type === "text" && typeof c.text === "string")
+      .map((c) => c.text)
+      .join("\n")
+      .trim();
+    if (text) return text;
+  }
+  return "the skill reported a failure without a message";
+}
+
+function codeOf(result: Record<string, unknown>): ErrorCode {
+  const inner = isPlainObject(result.error) ? result.error.code : undefined;
+  const code = typeof result.code === "string" ? result.code : inner;
+  return typeof code === "string" && (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : "UPSTREAM_ERROR";
+}
+
+/**
+ * A skill that answers `{isError: true, …}` has failed, as it would in the original runtime: the
+ * answer becomes an error (its code when it names a known one, else UPSTREAM_ERROR), with what
+ * the skill returned kept in `details.skillResult`. Undefined for any other answer.
+ */
+export function skillReportedFailure(skill: string, result: unknown): RuntimeError | undefined {
+  if (!isPlainObject(result) || result.isError !== true) return undefined;
+  const hint = typeof result.hint === "string" && result.hint.trim() ? result.hint.trim() : undefined;
+  return new RuntimeError(codeOf(result), `skill '${skill}' failed: ${cut(messageOf(result), 2000)}`, { skillResult: result }, hint);
+}

@@ -1,0 +1,155 @@
+import type { FileContent, IFileSystem } from "just-bash";
+
+/**
+ * One memory budget for the files of every sandbox of the process together, beside each
+ * sandbox's own cap. Without it, N sessions could each fill their in-memory filesystem to its cap
+ * (64 × 128 MiB took a server to 8.6 GB). Every write, append and copy is charged before it
+ * happens to the sandbox's account and to the shared total; removals and overwrites credit them;
+ * a closed sandbox gives all of its bytes back. A write past either limit fails with ENOSPC and a
+ * message that says which budget is spent and what to do.
+ *
+ * The accounting is by file content bytes, as seen through the filesystem interface (a hard link
+ * is not charged twice when made, and is credited in full when removed, so the count can only
+ * err low by what hard links share; it is clamped at zero).
+ */
+
+export const MIB = 1024 * 1024;
+export const DEFAULT_SANDBOXES_BUDGET_BYTES = 512 * MIB;
+export const DEFAULT_SANDBOX_BYTES = 128 * MIB;
+
+export interface MemoryBudgetOptions {
+  /** All sandboxes together (AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB). */
+  totalBytes: number;
+  /** One sandbox (AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB). */
+  perSandboxBytes: number;
+}
+
+function mib(bytes: number): string {
+  return `${Math.round((bytes / MIB) * 10) / 10} MiB`;
+}
+
+function enospc(message: string): Error {
+  return Object.assign(new Error(`ENOSPC: ${message}`), { code: "ENOSPC" });
+}
+
+export class SandboxMemoryBudget {
+  #used = 0;
+  constructor(readonly options: MemoryBudgetOptions) {}
+
+  /** Bytes charged to all live sandboxes. */
+  get used(): number {
+    return this.#used;
+  }
+
+  open(): SandboxAccount {
+    return new SandboxAccount(this);
+  }
+
+  /** @internal Charge `delta` bytes (negative credits); throws ENOSPC past the shared total. */
+  move(delta: number): void {
+    if (delta > 0 && this.#used + delta > this.options.totalBytes) {
+      throw enospc(
+        `the memory budget of all sandboxes together is spent (${mib(this.#used)} of ${mib(this.options.totalBytes)} in use, ${mib(delta)} more asked; AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB): remove files you no longer need with rm, write smaller results (filter with grep/jq/head first), or retry when other sessions have ended`,
+      );
+    }
+    this.#used = Math.max(0, this.#used + delta);
+  }
+}
+
+export class SandboxAccount {
+  #used = 0;
+  #closed = false;
+  constructor(private readonly budget: SandboxMemoryBudget) {}
+
+  get used(): number {
+    return this.#used;
+  }
+
+  /** Charge `delta` bytes, or credit a negative one. */
+  charge(delta: number): void {
+    if (this.#closed || delta === 0) return;
+    if (delta > 0 && this.#used + delta > this.budget.options.perSandboxBytes) {
+      throw enospc(
+        `this session's sandbox files would exceed their cap (${mib(this.#used)} of ${mib(this.budget.options.perSandboxBytes)} in use, ${mib(delta)} more asked; AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB): remove files you no longer need with rm, or keep only the part you need (grep/jq/head) instead of whole results`,
+      );
+    }
+    const credited = Math.max(-this.#used, delta);
+    this.budget.move(credited);
+    this.#used += credited;
+  }
+
+  /** The sandbox is gone: all its bytes go back to the shared budget. */
+  close(): void {
+    if (this.#closed) return;
+    this.budget.move(-this.#used);
+    this.#used = 0;
+    this.#closed = true;
+  }
+}
+
+function encodingOf(options: unknown): BufferEncoding {
+  if (typeof options === "string") return options as BufferEncoding;
+  const encoding = (options as { encoding?: unknown } | undefined)?.encoding;
+  return typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8";
+}
+
+function byteLength(content: FileContent, options: unknown): number {
+  return typeof content === "string" ? Buffer.byteLength(content, encodingOf(options)) : content.byteLength;
+}
+
+/** Content bytes at `path`: a file's size, a directory's files summed, 0 when there is nothing. */
+async function bytesAt(fs: IFileSystem, path: string): Promise<number> {
+  let stat;
+  try {
+    stat = await fs.lstat(path);
+  } catch {
+    return 0;
+  }
+  if (stat.isFile) return stat.size;
+  if (!stat.isDirectory) return 0;
+  let total = 0;
+  for (const name of await fs.readdir(path).catch(() => [] as string[])) total += await bytesAt(fs, `${path.replace(/\/+$/, "")}/${name}`);
+  return total;
+}
+
+/** Run `write` with `delta` charged first; the charge is given back when the write fails. */
+async function charged<T>(account: SandboxAccount, delta: number, write: () => Promise<T>): Promise<T> {
+  account.charge(delta);
+  try {
+    return await write();
+  } catch (error) {
+    account.charge(-delta);
+    throw error;
+  }
+}
+
+/** `inner`, with every write charged to `account` (and through it to the shared budget). */
+export function budgetedFs(inner: IFileSystem, account: SandboxAccount): IFileSystem {
+  const fs: IFileSystem = Object.create(inner) as IFileSystem;
+  // Every method of the interface is forwarded bound to `inner`; the writing ones are wrapped.
+  const proto = inner as unknown as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(proto), ...Object.getOwnPropertyNames(Object.getPrototypeOf(inner) as object)])) {
+    const value = proto[key];
+    if (typeof value === "function" && key !== "constructor") (fs as unknown as Record<string, unknown>)[key] = (value as (...a: unknown[]) => unknown).bind(inner);
+  }
+  fs.writeFile = async (path, content, options) => {
+    const before = await bytesAt(inner, path);
+    return charged(account, byteLength(content, options) - before, () => inner.writeFile(path, content, options));
+  };
+  fs.appendFile = (path, content, options) => charged(account, byteLength(content, options), () => inner.appendFile(path, content, options));
+  fs.cp = async (src, dest, options) => {
+    const delta = (await bytesAt(inner, src)) - (await bytesAt(inner, dest));
+    return charged(account, Math.max(0, delta), () => inner.cp(src, dest, options));
+  };
+  fs.rm = async (path, options) => {
+    const freed = await bytesAt(inner, path);
+    await inner.rm(path, options);
+    account.charge(-freed);
+  };
+  fs.mv = async (src, dest) => {
+    const replaced = src === dest ? 0 : await bytesAt(inner, dest);
+    await inner.mv(src, dest);
+    account.charge(-replaced);
+  };
+  return fs;
+}

@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { httpClient, INITIALIZE, MCP_HEADERS, raw, rawInitialize, startHttp, type RunningHttp } from "./http-helpers.js";
+
+// The session table's policy: sessions that never did anything after initialize lose their slot
+// quickly, a full table gives a new client the slot of the least recently used idle session, and
+// only a table whose every session has a request in flight answers 503.
+
+const LIST = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" });
+const headersOf = (id: string): Record<string, string> => ({ ...MCP_HEADERS, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" });
+const list = (url: string, id: string) => raw(url, { headers: headersOf(id), body: LIST });
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("a full session table", () => {
+  let http: RunningHttp;
+  before(async () => {
+    http = await startHttp({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2" });
+  });
+  after(async () => {
+    await http.stop();
+  });
+
+  it("gives a new initialize the slot of an idle session, unused ones first; the evicted id answers 404 saying why", async () => {
+    const worker = await rawInitialize(http.url);
+    assert.equal((await list(http.url, worker)).status, 200, "the worker did something: it is a used session");
+    const abandoned = await rawInitialize(http.url);
+    const newcomer = await rawInitialize(http.url);
+    const gone = await list(http.url, abandoned);
+    assert.equal(gone.status, 404);
+    assert.match(gone.body, /closed to make room for a new session/);
+    assert.equal((await list(http.url, worker)).status, 200, "the used session was kept although it is older");
+    assert.equal((await list(http.url, newcomer)).status, 200);
+    // Both are used now: the least recently seen one (worker was listed before newcomer) goes next.
+    await rawInitialize(http.url);
+    assert.equal((await list(http.url, worker)).status, 404);
+    assert.equal((await list(http.url, newcomer)).status, 200);
+  });
+
+  it("answers 503 with Retry-After only while every session has a request in flight", async () => {
+    // Each client lists its tools before the next connects: a session that only initialized is the
+    // first to give its slot away, which would be the other client's.
+    const a = await httpClient(http.url);
+    await a.client.listTools();
+    const b = await httpClient(http.url);
+    await b.client.listTools();
+    const busy = [a, b].map(({ client }) => client.callTool({ name: "agent_tools_exec", arguments: { command: "sleep 3; echo done" } }));
+    await sleep(500);
+    const refused = await raw(http.url, { headers: MCP_HEADERS, body: INITIALIZE });
+    assert.equal(refused.status, 503, refused.body);
+    assert.equal(refused.headers["retry-after"], "5");
+    assert.match(refused.body, /all 2 .* have a request in flight/);
+    await Promise.all(busy);
+    await rawInitialize(http.url);
+    await Promise.all([a.client.close(), b.client.close()]);
+  });
+});
+
+describe("sessions that never did anything after initialize", () => {
+  let http: RunningHttp;
+  before(async () => {
+    http = await startHttp({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: "300" });
+  });
+  after(async () => {
+    await http.stop();
+  });
+
+  it("expire after the short unused limit (ping does not count as use); used ones keep the long one", async () => {
+    const unused = await rawInitialize(http.url);
+    const used = await rawInitialize(http.url);
+    assert.equal((await list(http.url, used)).status, 200);
+    await raw(http.url, { headers: headersOf(unused), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
+    await sleep(1_200);
+    assert.equal((await list(http.url, unused)).status, 404);
+    assert.equal((await list(http.url, used)).status, 200);
+  });
+});
+
+describe("1,000 abandoned initializes", () => {
+  let http: RunningHttp;
+  before(async () => {
+    http = await startHttp({}); // the defaults: 64 sessions, 30 min idle, 30 s for unused ones
+  });
+  after(async () => {
+    await http.stop();
+  });
+
+  it("neither lock a new client out nor evict a client that is working", async () => {
+    const working = await httpClient(http.url);
+    await working.client.listTools();
+    const statuses: Record<string, number> = {};
+    let next = 0;
+    const flood = async (): Promise<void> => {
+      while (next < 1_000) {
+        next += 1;
+        const res = await raw(http.url, { headers: MCP_HEADERS, body: INITIALIZE });
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      }
+    };
+    await Promise.all(Array.from({ length: 25 }, flood));
+    assert.deepEqual(statuses, { 200: 1_000 }, "every initialize was served: the flood only displaced itself");
+    const started = Date.now();
+    const newcomer = await httpClient(http.url);
+    const tools = await newcomer.client.listTools();
+    assert.ok(tools.tools.length > 0);
+    assert.ok(Date.now() - started < 5_000, `the new client was served in ${Date.now() - started} ms`);
+    assert.ok((await working.client.listTools()).tools.length > 0, "the working client kept its session");
+    await Promise.all([working.client.close(), newcomer.client.close()]);
+  });
+});

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, before, describe, it } from "node:test";
+import { MCP_HEADERS, raw, rawInitialize, startHttp, type RunningHttp } from "./http-helpers.js";
+
+// 64 HTTP sessions (the default cap) each try to fill their sandbox's files to its 128 MiB cap.
+// All sandboxes together may hold 512 MiB (the default budget): past it, writes fail with an
+// ENOSPC error that names the shared budget and what to do, the server's peak RSS stays under
+// its idle RSS + the budget + 320 MiB, and ending the sessions gives the budget back.
+
+const MIB = 1024 * 1024;
+const SESSIONS = 64;
+const BUDGET_MIB = 512;
+
+function rssOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
+}
+
+let nextId = 100;
+async function exec(url: string, session: string, command: string): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name: "agent_tools_exec", arguments: { command } } });
+  const res = await raw(url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18" }, body });
+  assert.equal(res.status, 200, res.body.slice(0, 500));
+  const result = res.json().result as { structuredContent?: { exitCode: number; stdout: string; stderr: string } };
+  assert.ok(result.structuredContent, res.body.slice(0, 500));
+  return result.structuredContent;
+}
+
+// One MiB made by doubling, then copies of it until the first refusal (at most 128 MiB).
+const FILL = [
+  "x=0123456789abcdef; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do x=$x$x; done; echo -n \"$x\" > /tmp/seed",
+  'n=1; while [ $n -le 128 ]; do err=$(cp /tmp/seed /tmp/copy$n 2>&1) || break; n=$((n+1)); done; echo $n; echo "$err"',
+].join("\n");
+
+describe("the memory budget of all sandboxes together", { timeout: 600_000 }, () => {
+  let http: RunningHttp;
+  const pid = (): number => http.child.pid as number;
+  before(async () => {
+    http = await startHttp({});
+  });
+  after(async () => {
+    await http.stop();
+  });
+
+  it("stops 64 sessions filling their sandboxes at the shared budget with a clear error, within a stated RSS bound", async () => {
+    const sessions: string[] = [];
+    for (let i = 0; i < SESSIONS; i++) sessions.push(await rawInitialize(http.url));
+    await exec(http.url, sessions[0] as string, "echo warm");
+    const idle = rssOf(pid()).rss;
+
+    const answers: { exitCode: number; stdout: string; stderr: string }[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < sessions.length) {
+        const session = sessions[next++] as string;
+        answers.push(await exec(http.url, session, FILL));
+      }
+    };
+    await Promise.all(Array.from({ length: 4 }, worker));
+
+    const files = answers.reduce((sum, a) => sum + Number(a.stdout.split("\n")[0]), 0); // seed + copies, 1 MiB each
+    const refused = answers.filter((a) => /memory budget of all sandboxes together is spent/.test(a.stdout + a.stderr));
+    assert.ok(refused.length > 0, `some sessions met the shared budget: ${JSON.stringify(answers.slice(-2))}`);
+    assert.match(`${refused[0]?.stdout}${refused[0]?.stderr}`, /ENOSPC: .*AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB.*remove files you no longer need with rm/);
+    assert.ok(files <= BUDGET_MIB, `the sandboxes hold ${files} MiB, at most the ${BUDGET_MIB} MiB budget`);
+    assert.ok(files >= BUDGET_MIB - SESSIONS, `and the budget was used: ${files} MiB`);
+
+    const { rss, peak } = rssOf(pid());
+    const bound = idle + (BUDGET_MIB + 320) * MIB;
+    console.log(`[memory] idle ${Math.round(idle / MIB)} MiB, after ${Math.round(rss / MIB)} MiB, peak ${Math.round(peak / MIB)} MiB, bound ${Math.round(bound / MIB)} MiB, files ${files} MiB, refused ${refused.length}/${SESSIONS}`);
+    assert.ok(peak < bound, `peak RSS ${Math.round(peak / MIB)} MiB stays under ${Math.round(bound / MIB)} MiB`);
+
+    // Ending every session gives the budget back: a new session can write again.
+    for (const session of sessions) await raw(http.url, { method: "DELETE", headers: { ...MCP_HEADERS, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18" } });
+    const fresh = await rawInitialize(http.url);
+    const again = await exec(http.url, fresh, FILL);
+    assert.equal(again.stdout.split("\n")[0], "128", `a new session fills its own 128 MiB: ${again.stdout}`);
+    assert.match(again.stdout, /this session's sandbox files would exceed their cap \(128 MiB of 128 MiB in use.*AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB/);
+    console.log(`[memory] after the sessions ended and one refilled: RSS ${Math.round(rssOf(pid()).rss / MIB)} MiB`);
+  });
+});
