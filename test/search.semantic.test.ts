@@ -51,7 +51,7 @@ describe("hybrid search with the sentence model", () => {
       index.setPluginDocuments(plugin, docs);
       lexical.setPluginDocuments(plugin, docs);
     }
-    const query = "how long is the trip from home to the airport";
+    const query = "how far away is the airport by car";
     await index.prepare!(query);
     const top = index.search(query, { limit: 5 }).hits.map((h) => h.name);
     assert.ok(top.includes("maps_distance_matrix") || top.includes("maps_directions"), `a route tool is in the top 5: ${top.join(", ")}`);

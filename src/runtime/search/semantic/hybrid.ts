@@ -37,7 +37,7 @@ export interface HybridSettings {
   minCosine: number;
 }
 
-export const HYBRID_DEFAULTS: HybridSettings = { lexicalWeight: 0.6, floorRank: 50, mmrLambda: 0.85, mmrPool: 30, clauseWeight: 0.5, minCosine: 0.2 };
+export const HYBRID_DEFAULTS: HybridSettings = { lexicalWeight: 0.6, floorRank: 50, mmrLambda: 0.85, mmrPool: 30, clauseWeight: 0.5, minCosine: 0.27 };
 
 export interface HybridOptions {
   lexical: ToolIndex;
