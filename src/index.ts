@@ -31,3 +31,6 @@ export { mcpAdapterFromSpec, parseMcpSpec, McpAdapter } from "./adapters/mcp/ind
 export { RestClient, RestError } from "./adapters/rest/index.js";
 export { createRedactor, type Redactor } from "./adapters/shared/redact.js";
 export { runSteps, type SkillStep, type StepFailure } from "./plugins/skill-steps.js";
+// The plugin author's kit, also on its own slim subpath `agent-tools-runtime/plugin` (README "Plugin kit").
+export { createAndVerify, describeError, SkillError, skillContext, skillError, unwrapResult as unwrapToolResult } from "./plugin.js";
+export type { FieldCheck, KitContext, SkillErrorOptions, Verified, VerifyPlan } from "./plugin.js";

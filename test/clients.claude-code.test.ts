@@ -97,7 +97,7 @@ describe("Claude Code, the real CLI, through the facade", { skip: CAN_SCAN_PROCE
     const run = await runClaude({
       script: [search, ...NOTES_SCRIPT],
       marker,
-      mcpServer: { command: process.execPath, args: [MCP_BIN], env: { AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", [RUN_MARKER_VAR]: marker } },
+      mcpServer: { command: process.execPath, args: [MCP_BIN], env: { AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", AGENT_TOOLS_CONFIRM: "flag", [RUN_MARKER_VAR]: marker } },
     });
     const [first, second] = run.turns;
     assert.ok(first && second, `expected several model requests, got ${run.turns.length}:\n${run.stderr}`);
@@ -128,7 +128,7 @@ describe("Claude Code, the real CLI, through the facade", { skip: CAN_SCAN_PROCE
     const run = await runClaude({
       script: [search],
       marker,
-      mcpServer: { command: process.execPath, args: [MCP_BIN], env: { AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", [RUN_MARKER_VAR]: marker } },
+      mcpServer: { command: process.execPath, args: [MCP_BIN], env: { AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", AGENT_TOOLS_CONFIRM: "flag", [RUN_MARKER_VAR]: marker } },
     });
     const found = run.turns.map((t) => anthropicToolResults(t)[0]).find((r) => r !== undefined);
     assert.ok(found, `the ToolSearch result came back:\n${run.stderr}`);
@@ -176,7 +176,8 @@ describe("Claude Code, the real CLI, through the facade", { skip: CAN_SCAN_PROCE
     let http: RunningHttp;
     const token = "client-test-token-0123456789";
     before(async () => {
-      http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: token });
+      // The scripted model retries with confirm: true; headless Claude Code declines elicitation, so the flag decides here.
+      http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: token, AGENT_TOOLS_CONFIRM: "flag" });
     });
     after(async () => {
       await http.stop();

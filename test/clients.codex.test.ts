@@ -91,7 +91,7 @@ function stdioServer(marker: string): string {
   return [
     `command = ${toml(process.execPath)}`,
     `args = [${toml(MCP_BIN)}]`,
-    `env = { AGENT_TOOLS_PLUGINS_DIR = ${toml(PLUGINS)}, AGENT_TOOLS_NO_BUNDLED_PLUGINS = "1", ${RUN_MARKER_VAR} = ${toml(marker)} }`,
+    `env = { AGENT_TOOLS_PLUGINS_DIR = ${toml(PLUGINS)}, AGENT_TOOLS_NO_BUNDLED_PLUGINS = "1", AGENT_TOOLS_CONFIRM = "flag", ${RUN_MARKER_VAR} = ${toml(marker)} }`,
   ].join("\n");
 }
 
@@ -144,7 +144,8 @@ describe("Codex, the real CLI, through the facade", { skip: CAN_SCAN_PROCESSES ?
     let http: RunningHttp;
     const token = "codex-client-test-token-0123456789";
     before(async () => {
-      http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: token });
+      // The scripted model retries with confirm: true; headless Codex declines elicitation, so the flag decides here.
+      http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: token, AGENT_TOOLS_CONFIRM: "flag" });
     });
     after(async () => {
       await http.stop();

@@ -24,7 +24,8 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AGENT_TOOLS_")) env[k] = v;
   // The catalog cache is off unless a test turns it on with its own folder: runs must not share catalogs.
-  return { ...env, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", AGENT_TOOLS_CATALOG_CACHE: "off", ...extra };
+  // Audit lines of test runs stay out of the developer's ~/.local/state (tests that check the audit turn it on).
+  return { ...env, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", AGENT_TOOLS_CATALOG_CACHE: "off", AGENT_TOOLS_AUDIT: "off", ...extra };
 }
 
 export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}): Promise<Connected> {

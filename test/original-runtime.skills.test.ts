@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { callJson, connect, FIXTURES, type Connected } from "./helpers.js";
+import { callJson, connect, FIXTURES, ROOT, type Connected } from "./helpers.js";
 
 /**
  * Plugins shaped like the original runtime's (test/fixtures/original: string `meta.args`,
@@ -134,5 +134,13 @@ describe("original-runtime discoverHint", () => {
     assert.match(plugin.skills.find((s) => s.name === "find-workflows")?.params ?? "", /^namePattern/);
     const general = (await callJson(conn.client, "agent_tools_help", {})).payload;
     assert.doesNotMatch(JSON.stringify(general), /Rule 12:/);
+  });
+
+  it("help names the text modules by file, as the original's help did", async () => {
+    const { payload } = await callJson(conn.client, "agent_tools_help", {});
+    const onDisk = readdirSync(path.join(ROOT, "commands")).filter((f) => f.endsWith(".mjs") && !f.startsWith("_")).sort().map((f) => `commands/${f}`);
+    assert.deepEqual(payload.textModules, onDisk);
+    assert.ok(onDisk.includes("commands/local-cli.mjs"));
+    if (existsSync(path.join(ROOT, "commands", "generic-mcp.mjs"))) assert.ok((payload.textModules as string[]).includes("commands/generic-mcp.mjs"));
   });
 });

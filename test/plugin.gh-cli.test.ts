@@ -217,15 +217,43 @@ describe("gh-cli plugin: gh without a login, and no gh at all", () => {
     try {
       const { payload: help } = await callJson(bare.client, "agent_tools_help", {});
       const plugin = (help.plugins as { prefix: string; status: string; skills: string[] }[]).find((p) => p.prefix === "ghcli");
-      assert.equal(plugin?.status, "not configured: install gh (not found on PATH)");
+      assert.equal(plugin?.status, "not configured: set GH_CLI_BIN to the gh program or install gh on PATH");
       assert.deepEqual(plugin?.skills, ["repo-overview"]);
       const { payload } = await call("repo_view", { owner: "octo-org", repo: "widgets" }, bare);
       assert.equal(payload.error?.code, "NOT_CONFIGURED");
-      assert.deepEqual(payload.error?.details?.bins, ["gh"]);
+      assert.deepEqual(payload.error?.details?.bins, ["${GH_CLI_BIN:-gh}"]);
       const skill = await callJson(bare.client, "agent_tools_ghcli_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "widgets" } });
       assert.equal(skill.payload.error?.code, "NOT_CONFIGURED");
     } finally {
       await bare.close();
+    }
+  });
+});
+
+describe("gh-cli plugin: GH_CLI_BIN", () => {
+  it("runs the gh that GH_CLI_BIN names, with no gh on PATH", async () => {
+    const dir = configDir(true);
+    const named = await connect(PLUGIN, { PATH: [path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter), GH_CONFIG_DIR: dir, GH_TOKEN: "", GH_CLI_BIN: path.join(GH_BIN, "gh") });
+    try {
+      const { payload: help } = await callJson(named.client, "agent_tools_help", {});
+      assert.equal((help.plugins as { prefix: string; status: string }[]).find((p) => p.prefix === "ghcli")?.status, "ready");
+      const view = stdoutOf<Record<string, unknown>>(await call("repo_view", { owner: "octo-org", repo: "widgets" }, named));
+      assert.equal(view.nameWithOwner, "octo-org/widgets");
+      assert.equal(calls(dir).length, 1, "the named gh ran");
+      const { payload } = await callJson(named.client, "agent_tools_ghcli_discover", { query: "repo view" });
+      assert.doesNotMatch(JSON.stringify(payload), /GH_CLI_BIN|fixtures/, "descriptions name gh, not the host's path");
+    } finally {
+      await named.close();
+    }
+  });
+
+  it("a GH_CLI_BIN that names nothing is not configured, saying so", async () => {
+    const bad = await connect(PLUGIN, { PATH: configDir(false), GH_CLI_BIN: "/nowhere/gh" });
+    try {
+      const { payload: help } = await callJson(bad.client, "agent_tools_help", {});
+      assert.match(JSON.stringify(help), /not configured: set GH_CLI_BIN to the gh program or install gh on PATH/);
+    } finally {
+      await bad.close();
     }
   });
 });

@@ -34,8 +34,8 @@ before(async () => {
 after(async () => site.close());
 
 const result = (payload: Payload) => payload.result as Record<string, unknown>;
-async function call(server: Connected, toolName: string, args: Record<string, unknown>) {
-  return callJson(server.client, "agent_tools_kite_call", { toolName, arguments: args });
+async function call(server: Connected, toolName: string, args: Record<string, unknown>, confirm?: boolean) {
+  return callJson(server.client, "agent_tools_kite_call", { toolName, arguments: args, ...(confirm ? { confirm } : {}) });
 }
 function pngSize(base64: string): { width: number; height: number } {
   const bytes = Buffer.from(base64, "base64");
@@ -50,11 +50,11 @@ describe("kite-lite plugin (KITE_LITE_BIN)", () => {
   });
   after(async () => server.close());
 
-  it("lists the five tools, all read-only (no confirm anywhere), and the page-overview skill", async () => {
+  it("lists the six tools and the page-overview skill; only eval_js needs confirm (README: what changes data)", async () => {
     const { payload } = await callJson(server.client, "agent_tools_kite_discover", {});
     const matches = payload.matches as Array<{ kind: string; name: string; confirm?: boolean }>;
-    assert.deepEqual(matches.filter((m) => m.kind === "tool").map((m) => m.name).sort(), ["browser_get_dom", "browser_screenshot", "eval_js", "fetch_page", "render_screenshot"]);
-    assert.ok(matches.every((m) => m.confirm === undefined));
+    assert.deepEqual(matches.filter((m) => m.kind === "tool").map((m) => m.name).sort(), ["browser_get_dom", "browser_navigate", "browser_screenshot", "eval_js", "fetch_page", "render_screenshot"]);
+    assert.deepEqual(matches.filter((m) => m.confirm).map((m) => m.name), ["eval_js"]);
     assert.deepEqual(matches.filter((m) => m.kind === "skill").map((m) => m.name), ["page-overview"]);
   });
 
@@ -68,10 +68,18 @@ describe("kite-lite plugin (KITE_LITE_BIN)", () => {
     assert.doesNotMatch(String(page.text), /not text/);
   });
 
-  it("eval_js evaluates against the page's document", async () => {
-    const { payload } = await call(server, "eval_js", { url: `${site.url}/`, script: "({ title: document.title, links: document.querySelectorAll('a').map(a => a.href) })" });
+  it("navigation in the automation browser needs no confirm, though the server does not annotate it", async () => {
+    const { payload, isError } = await call(server, "browser_navigate", { url: `${site.url}/` });
+    assert.equal(isError, false, JSON.stringify(payload.error));
+    assert.equal(result(payload).title, "Kite & Co");
+  });
+
+  it("eval_js needs confirm (the server calls it read-only; a script can act on the page), then evaluates against the page's document", async () => {
+    const refused = await call(server, "eval_js", { url: `${site.url}/`, script: "document.title" });
+    assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED");
+    const { payload } = await call(server, "eval_js", { url: `${site.url}/`, script: "({ title: document.title, links: document.querySelectorAll('a').map(a => a.href) })" }, true);
     assert.deepEqual(result(payload).result, { title: "Kite & Co", links: ["/models/delta", "https://example.org/box"] });
-    const broken = await call(server, "eval_js", { url: `${site.url}/`, script: "nope()" });
+    const broken = await call(server, "eval_js", { url: `${site.url}/`, script: "nope()" }, true);
     assert.equal(broken.isError, true);
     assert.match(broken.payload.error?.message ?? "", /the script failed: nope is not defined/);
   });

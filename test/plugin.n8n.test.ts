@@ -331,7 +331,7 @@ describe("n8n plugin: skills", () => {
     n8n.fail({ method: "GET", path: /^\/data-tables\/dt-1\/rows$/, status: 502, message: "Bad Gateway" });
     const midway = await run("insert-and-verify-datatable-row", { dataTableId: "dt-1", row: { email: "m@n.o", score: 5 } });
     assert.equal(midway.payload.error?.code, "UPSTREAM_ERROR");
-    assert.match(midway.payload.error?.message ?? "", /inserted row id\(s\) 4 but reading them back failed.*502/);
+    assert.match(midway.payload.error?.message ?? "", /data table row 4 was created, but reading it back failed.*502/);
     const both = await run("insert-and-verify-datatable-row", { dataTableId: "dt-1", row: { email: "a" }, rows: [] });
     assert.match(both.payload.error?.message ?? "", /exactly one of 'row'.*or 'rows'/);
     const column = await run("insert-and-verify-datatable-row", { dataTableId: "dt-1", row: { mail: "a" } });
@@ -373,8 +373,9 @@ describe("n8n plugin: skills", () => {
     assert.equal(fromJson.result.active, false);
     assert.equal(fromJson.result.verified, true, JSON.stringify(fromJson.result));
     const broken = await run("create-and-verify-workflow", { workflow: { name: "Dangling", nodes: [TRIGGER_NODE], connections: { "Schedule Trigger": { main: [[{ node: "Ghost", type: "main", index: 0 }]] } } } });
-    assert.equal(broken.result.verified, false);
-    assert.match(JSON.stringify(broken.result.problems), /'Ghost', which is not a node/);
+    assert.equal(broken.isError, true);
+    assert.match(broken.payload.error?.message ?? "", /workflow \S+ was created, but what was stored differs from what was sent: .*'Ghost', which is not a node/);
+    assert.equal((broken.payload.error?.details as { stage: string }).stage, "compare");
     const fromCode = await run("create-and-verify-workflow", { code: "workflow('x').add(trigger())", name: "From SDK" });
     assert.equal(fromCode.result.created, true);
     assert.equal(fromCode.result.name, "From SDK");
@@ -383,7 +384,7 @@ describe("n8n plugin: skills", () => {
     assert.equal(invalid.result.created, false);
     n8n.fail({ method: "GET", path: /^\/workflows\/wf-new-/, status: 500, message: "boom" });
     const midway = await run("create-and-verify-workflow", { workflow: { name: "Read fails", nodes: [TRIGGER_NODE], connections: {} } });
-    assert.match(midway.payload.error?.message ?? "", /workflow wf-new-\d+ was created but reading it back failed/);
+    assert.match(midway.payload.error?.message ?? "", /workflow wf-new-\d+ was created, but reading it back failed/);
     const both = await run("create-and-verify-workflow", { code: "x", workflow: { nodes: [] } });
     assert.match(both.payload.error?.message ?? "", /exactly one of 'code'.*or 'workflow'/);
   });
@@ -398,7 +399,7 @@ describe("n8n plugin: skills", () => {
     assert.match(both.payload.error?.message ?? "", /not both/);
     const unknown = await run("find-node-types", { nodeIds: ["acme.unknown"] });
     assert.equal(unknown.payload.error?.code, "UPSTREAM_ERROR");
-    assert.match(unknown.payload.error?.message ?? "", /get_node_types' failed: Unknown node type/);
+    assert.match(unknown.payload.error?.message ?? "", /tool 'get_node_types' answered with an error: Unknown node type/);
   });
 
   it("create-credential: schema, create, OAuth2 consent note, errors; delete-credential", async () => {

@@ -140,7 +140,7 @@ describe("ollama plugin", () => {
     assert.match((done.error as { message: string }).message, /model 'ghost' not found/);
     const listed = result((await call(server, "list_jobs", {})).payload) as { jobs: Array<{ id: string }>; note: string };
     assert.equal(listed.jobs[0]?.id, jobId, "newest first");
-    assert.match(listed.note, /memory only/);
+    assert.match(listed.note, /kept in memory/);
     const unknown = await call(server, "job_status", { jobId: "job_gone" });
     assert.equal(unknown.payload.error?.code, "ARG_VALIDATION_FAILED");
     assert.match(unknown.payload.error?.message ?? "", /restart/);

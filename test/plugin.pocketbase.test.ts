@@ -144,28 +144,29 @@ describe("pocketbase plugin against the PocketBase stand-in", () => {
   it("insert-and-verify-record: created, read back, every field matches", async () => {
     const { payload, isError } = await skill(agent, { collection: "posts", data: { title: "Launch notes", body: "v1 is out", views: 3, published: true } });
     assert.equal(isError, false, JSON.stringify(payload));
-    const report = payload.result as { verified: boolean; id: string; mismatches: string[]; record: Record<string, unknown> };
+    const report = payload.result as { verified: boolean; id: string; checks: { match: boolean }[]; record: Record<string, unknown> };
     assert.equal(report.verified, true);
-    assert.deepEqual(report.mismatches, []);
+    assert.ok(report.checks.every((c) => c.match));
     assert.equal(report.record.title, "Launch notes");
   });
 
-  it("insert-and-verify-record: PocketBase's casting and dropped fields are reported as mismatches", async () => {
-    const { payload } = await skill(agent, { collection: "posts", data: { title: "Cast me", views: "12", colour: "red" } });
-    const report = payload.result as { verified: boolean; mismatches: string[]; problem: string };
-    assert.equal(report.verified, false);
-    assert.deepEqual(report.mismatches, ["views", "colour"]);
-    assert.match(report.problem, /views \(sent "12", stored 12\), colour \(not stored: the collection has no such field\)/);
+  it("insert-and-verify-record: PocketBase's casting and dropped fields are an error naming each field and the new id", async () => {
+    const { payload, isError } = await skill(agent, { collection: "posts", data: { title: "Cast me", views: "12", colour: "red" } });
+    assert.equal(isError, true);
+    assert.match(payload.error?.message ?? "", /'posts' record [a-z0-9]{15} was created, but what was stored differs from what was sent: views \(sent "12", stored 12\); colour \(sent "red", not in what was read back\)/);
+    const details = payload.error?.details as { stage: string; checks: { field: string; match: boolean }[] };
+    assert.equal(details.stage, "compare");
+    assert.deepEqual(details.checks.filter((c) => !c.match).map((c) => c.field), ["views", "colour"]);
   });
 
   it("insert-and-verify-record: a read-back answering 500 is reported with the new id", async () => {
     pb.failNext("GET", /^\/api\/collections\/posts\/records\/[a-z0-9]{15}$/, 500);
     const { payload, isError } = await skill(agent, { collection: "posts", data: { title: "Half done" } });
-    assert.equal(isError, false);
-    const report = payload.result as { verified: boolean; id: string; problem: string };
-    assert.equal(report.verified, false);
-    assert.match(report.problem, /record [a-z0-9]{15} was created in 'posts', but reading it back failed: .*HTTP 500/);
-    const exists = dataOf((await call(agent, "get_record", { collection: "posts", id: report.id })).payload);
+    assert.equal(isError, true);
+    assert.match(payload.error?.message ?? "", /'posts' record [a-z0-9]{15} was created, but reading it back failed: .*HTTP 500/);
+    const details = payload.error?.details as { stage: string; id: string };
+    assert.equal(details.stage, "read-back");
+    const exists = dataOf((await call(agent, "get_record", { collection: "posts", id: details.id })).payload);
     assert.equal(exists.title, "Half done");
   });
 

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -8,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
+import { startTasksApi as startTasksApiWithKey, type TasksApi } from "./tasks-api-helpers.js";
 
 /**
  * The bundled tasks plugin end to end: the SDK client over stdio → the facade → the rest adapter
@@ -17,39 +17,8 @@ import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers
  */
 
 const PLUGIN = path.join(ROOT, "plugins", "agent-tools-plugin-tasks");
-const SERVER = path.join(ROOT, "examples", "tasks-api", "server.mjs");
 const KEY = `tasks-key-${randomBytes(12).toString("hex")}`;
-
-interface TasksApi {
-  url: string;
-  child: ChildProcess;
-  stderr: () => string;
-  stop: () => Promise<void>;
-}
-
-function startTasksApi(dbFile: string): Promise<TasksApi> {
-  const child = spawn(process.execPath, [SERVER], {
-    env: { PATH: process.env.PATH ?? "", TASKS_API_KEY: KEY, TASKS_DB_FILE: dbFile, TASKS_PORT: "0" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once("exit", () => resolve());
-      child.kill("SIGTERM");
-    });
-  return new Promise((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`tasks-api exited with ${code}: ${stderr}`)));
-    child.stdout!.on("data", (c: Buffer) => {
-      stdout += c.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (match) resolve({ url: match[1]!, child, stderr: () => stderr, stop });
-    });
-  });
-}
+const startTasksApi = (dbFile: string) => startTasksApiWithKey(dbFile, KEY);
 
 /** What the proxy does to the next matching request. */
 type Fault = { kind: "fail"; method: string; path: RegExp; status: number } | { kind: "alter"; method: string; path: RegExp; change: (body: Record<string, unknown>) => void };
@@ -105,6 +74,8 @@ const call = (c: Connected, toolName: string, args: Record<string, unknown>, con
 const skill = (c: Connected, args: Record<string, unknown>, confirm = true) =>
   callJson(c.client, "agent_tools_tasks_run_skill", { skill: "insert-and-verify-task", arguments: args, ...(confirm ? { confirm } : {}) });
 const resultOf = (p: Payload) => p.result as { status: number; data: Record<string, unknown> };
+/** get_task, create_task and update_task answer `{task}` (the original tasks plugin's contract). */
+const taskIn = (p: Payload) => (resultOf(p).data as { task: Record<string, unknown> }).task;
 
 describe("tasks plugin against the reference tasks API", () => {
   let dir: string;
@@ -145,14 +116,15 @@ describe("tasks plugin against the reference tasks API", () => {
 
     const created = await call(agent, "create_task", { title: "Buy milk", description: "2 litres, semi-skimmed", due: "2026-12-24" }, true);
     assert.equal(created.isError, false, JSON.stringify(created.payload));
-    const task = resultOf(created.payload).data;
+    const task = taskIn(created.payload);
     assert.equal(resultOf(created.payload).status, 201);
     assert.equal(task.status, "todo");
+    assert.equal(task.done, false);
     assert.equal(typeof task.id, "number");
     await call(agent, "create_task", { title: "Call the plumber", status: "doing" }, true);
 
     const got = await call(agent, "get_task", { id: task.id });
-    assert.deepEqual(resultOf(got.payload).data, task);
+    assert.deepEqual(taskIn(got.payload), task);
 
     const listed = resultOf((await call(agent, "list_tasks", { text: "MILK" })).payload).data as { tasks: { title: string }[]; count: number };
     assert.deepEqual(listed.tasks.map((t) => t.title), ["Buy milk"], "the text filter is case-insensitive and matches only that task");
@@ -161,9 +133,10 @@ describe("tasks plugin against the reference tasks API", () => {
 
     assert.equal((await call(agent, "update_task", { id: task.id, status: "done" })).payload.error?.code, "CONFIRM_REQUIRED");
     const updated = await call(agent, "update_task", { id: task.id, status: "done", due: null }, true);
-    assert.equal(resultOf(updated.payload).data.status, "done");
-    assert.equal(resultOf(updated.payload).data.due, null);
-    assert.equal(resultOf(updated.payload).data.title, "Buy milk", "fields not sent stay as they were");
+    assert.equal(taskIn(updated.payload).status, "done");
+    assert.equal(taskIn(updated.payload).done, true);
+    assert.equal(taskIn(updated.payload).due, null);
+    assert.equal(taskIn(updated.payload).title, "Buy milk", "fields not sent stay as they were");
 
     assert.equal((await call(agent, "delete_task", { id: task.id })).payload.error?.code, "CONFIRM_REQUIRED");
     assert.equal(resultOf((await call(agent, "get_task", { id: task.id })).payload).status, 200, "the refused delete left it in place");
@@ -197,40 +170,43 @@ describe("tasks plugin against the reference tasks API", () => {
   it("insert-and-verify-task: created, read back, every field matches", async () => {
     const { payload, isError } = await skill(agent, { title: "Renew passport", description: "before March", status: "doing", due: "2027-01-15" });
     assert.equal(isError, false, JSON.stringify(payload));
-    const report = payload.result as { verified: boolean; id: number; mismatches: string[]; checks: { field: string; match: boolean }[]; task: { title: string } };
+    const report = payload.result as { verified: boolean; id: number; checks: { field: string; match: boolean }[]; task: { title: string } };
     assert.equal(report.verified, true);
-    assert.deepEqual(report.mismatches, []);
+    assert.ok(report.checks.every((c) => c.match));
     assert.deepEqual(report.checks.map((c) => c.field), ["title", "description", "status", "due"]);
     assert.equal(report.task.title, "Renew passport");
-    const stored = resultOf((await call(agent, "get_task", { id: report.id })).payload).data;
+    const stored = taskIn((await call(agent, "get_task", { id: report.id })).payload);
     assert.equal(stored.due, "2027-01-15");
   });
 
-  it("insert-and-verify-task: a read-back answering 500 is reported with the new id, not hidden", async () => {
+  it("insert-and-verify-task: a read-back answering 500 is an error naming the new id, not hidden", async () => {
     proxy.faults.push({ kind: "fail", method: "GET", path: /^\/tasks\/\d+$/, status: 500 });
-    const { payload } = await skill(agent, { title: "Water the plants" });
-    const report = payload.result as { verified: boolean; id: number; problem: string };
-    assert.equal(report.verified, false);
-    assert.match(report.problem, /task \d+ was created, but reading it back failed: .*HTTP 500/);
-    const stored = resultOf((await call(agent, "get_task", { id: report.id })).payload).data;
+    const { payload, isError } = await skill(agent, { title: "Water the plants" });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(payload.error?.message ?? "", /task \d+ was created, but reading it back failed: .*HTTP 500/);
+    assert.match(payload.error?.hint ?? "", /exists with id \d+/);
+    const details = payload.error?.details as { stage: string; id: number };
+    assert.equal(details.stage, "read-back");
+    const stored = taskIn((await call(agent, "get_task", { id: details.id })).payload);
     assert.equal(stored.title, "Water the plants", "the task exists; the report said which one");
   });
 
   it("insert-and-verify-task: a read-back that differs is a mismatch naming the field", async () => {
-    proxy.faults.push({ kind: "alter", method: "GET", path: /^\/tasks\/\d+$/, change: (body) => void (body.title = "Water the plans") });
-    const { payload } = await skill(agent, { title: "Water the garden" });
-    const report = payload.result as { verified: boolean; mismatches: string[]; problem: string; checks: { field: string; expected: unknown; stored: unknown }[] };
-    assert.equal(report.verified, false);
-    assert.deepEqual(report.mismatches, ["title"]);
-    assert.match(report.problem, /stored differently from what was sent: title/);
-    assert.deepEqual(report.checks.find((c) => c.field === "title"), { field: "title", sent: "Water the garden", expected: "Water the garden", stored: "Water the plans", match: false });
+    proxy.faults.push({ kind: "alter", method: "GET", path: /^\/tasks\/\d+$/, change: (body) => void ((body.task as Record<string, unknown>).title = "Water the plans") });
+    const { payload, isError } = await skill(agent, { title: "Water the garden" });
+    assert.equal(isError, true);
+    assert.match(payload.error?.message ?? "", /task \d+ was created, but what was stored differs from what was sent: title \(sent "Water the garden", stored "Water the plans"\)/);
+    const details = payload.error?.details as { stage: string; checks: { field: string; expected: unknown; stored: unknown; match: boolean }[] };
+    assert.equal(details.stage, "compare");
+    assert.deepEqual(details.checks.find((c) => c.field === "title"), { field: "title", expected: "Water the garden", stored: "Water the plans", present: true, match: false });
   });
 
   it("a failed create is an error of the skill (nothing to verify)", async () => {
     proxy.faults.push({ kind: "fail", method: "POST", path: /^\/tasks$/, status: 500 });
     const { payload, isError } = await skill(agent, { title: "Never stored" });
     assert.equal(isError, true);
-    assert.match(payload.error?.message ?? "", /create_task failed, so there is nothing to verify: .*HTTP 500/);
+    assert.match(payload.error?.message ?? "", /creating the task failed, so there is nothing to verify: .*HTTP 500/);
   });
 
   it("the data survives a restart of the API: the SQLite file was written after each change", async () => {

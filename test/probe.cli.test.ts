@@ -8,7 +8,7 @@ import { ROOT, baseEnv, runCli } from "./helpers.js";
 
 interface Report {
   status: string;
-  checks: { name: string; ok: boolean; detail: string; fix?: string }[];
+  checks: { name: string; ok: boolean; executed: boolean; detail: string; fix?: string }[];
 }
 
 describe("agent-tools probe", () => {
@@ -38,6 +38,8 @@ describe("agent-tools probe", () => {
     const report = JSON.parse(run.stdout) as Report;
     assert.match(report.checks.find((c) => c.name === "command")?.detail ?? "", /found at .*fake-tool \(not executed\)/);
     assert.equal(existsSync(marker), false, "the probed command was never executed");
+    // Said per check, for scripts that read the report rather than the detail text.
+    assert.deepEqual(report.checks.map((c) => [c.name, c.executed]), [["node", false], ["dependencies", false], ["command", false], ["allowlist", false]]);
   });
 
   it("is blocked (exit 2) when the command is missing or not allowlisted", async () => {
@@ -58,6 +60,6 @@ describe("agent-tools probe", () => {
     assert.equal(run.code, 1, run.stdout + run.stderr);
     const report = JSON.parse(run.stdout) as Report;
     assert.equal(report.status, "installable");
-    assert.match(report.checks.find((c) => c.name === "dependencies")?.detail ?? "", /@modelcontextprotocol\/sdk/);
+    assert.match(report.checks.find((c) => c.name === "dependencies")?.detail ?? "", /@modelcontextprotocol\/server/);
   });
 });

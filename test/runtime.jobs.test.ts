@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createJobStore, jobStoreFor } from "../src/runtime/jobs.js";
+import { createMemoryJobRecords } from "../src/state/memory.js";
 import { closeSession, createSession } from "../src/runtime/session.js";
 import { RuntimeError } from "../src/runtime/errors.js";
 
@@ -21,16 +22,16 @@ describe("job store", () => {
   it("start answers an id while the work runs; the job then succeeds with its result", async () => {
     const store = createJobStore();
     const work = deferred();
-    const id = store.start(() => work.promise, { kind: "generate" });
+    const id = await store.start(() => work.promise, { kind: "generate" });
     assert.match(id, /^job_[0-9a-f]{8}$/);
-    const running = store.status(id)!;
+    const running = (await store.status(id))!;
     assert.equal(running.state, "running");
     assert.equal(running.kind, "generate");
     assert.ok(!Number.isNaN(Date.parse(running.startedAt)));
     assert.equal(running.finishedAt, undefined);
     work.resolve({ answer: 42 });
     await settle();
-    const done = store.status(id)!;
+    const done = (await store.status(id))!;
     assert.equal(done.state, "succeeded");
     assert.deepEqual(done.result, { answer: 42 });
     assert.ok(done.finishedAt && typeof done.durationMs === "number");
@@ -39,52 +40,52 @@ describe("job store", () => {
   it("a rejected work, a synchronous throw and an MCP isError result all end as failed with a code", async () => {
     const store = createJobStore();
     const coded = Object.assign(new Error("too slow"), { code: "UPSTREAM_TIMEOUT" });
-    const a = store.start(() => Promise.reject(coded));
-    const b = store.start(() => {
+    const a = await store.start(() => Promise.reject(coded));
+    const b = await store.start(() => {
       throw new Error("boom");
     });
-    const c = store.start(async () => ({ content: [{ type: "text", text: "agent gave up" }], isError: true }));
-    const d = store.start(async () => ({ content: [{ type: "text", text: '{"ok":1}' }] }));
+    const c = await store.start(async () => ({ content: [{ type: "text", text: "agent gave up" }], isError: true }));
+    const d = await store.start(async () => ({ content: [{ type: "text", text: '{"ok":1}' }] }));
     await settle();
-    assert.deepEqual([a, b, c].map((id) => store.status(id)!.state), ["failed", "failed", "failed"]);
-    assert.equal(store.status(a)!.error!.code, "UPSTREAM_TIMEOUT");
-    assert.equal(store.status(b)!.error!.message, "boom");
-    assert.match(store.status(c)!.error!.message, /agent gave up/);
-    assert.deepEqual(store.status(d)!.result, { ok: 1 }, "an MCP result is unwrapped like a call's");
+    assert.deepEqual(await Promise.all([a, b, c].map(async (id) => (await store.status(id))!.state)), ["failed", "failed", "failed"]);
+    assert.equal((await store.status(a))!.error!.code, "UPSTREAM_TIMEOUT");
+    assert.equal((await store.status(b))!.error!.message, "boom");
+    assert.match((await store.status(c))!.error!.message, /agent gave up/);
+    assert.deepEqual((await store.status(d))!.result, { ok: 1 }, "an MCP result is unwrapped like a call's");
   });
 
   it("list is newest first; status hands out copies", async () => {
     const store = createJobStore();
-    const first = store.start(async () => 1);
-    const second = store.start(async () => 2);
-    assert.deepEqual(store.list().map((j) => j.id), [second, first]);
-    const copy = store.status(first)!;
+    const first = await store.start(async () => 1);
+    const second = await store.start(async () => 2);
+    assert.deepEqual((await store.list()).map((j) => j.id), [second, first]);
+    const copy = (await store.status(first))!;
     copy.state = "failed";
-    assert.equal(store.status(first)!.state === "failed", false);
+    assert.equal((await store.status(first))!.state === "failed", false);
   });
 
   it("is bounded: the oldest finished jobs are evicted, and a store full of running jobs refuses", async () => {
     const store = createJobStore({ maxJobs: 3 });
-    const old = store.start(async () => "old");
-    const older = store.start(async () => "older");
+    const old = await store.start(async () => "old");
+    const older = await store.start(async () => "older");
     await settle();
     const hold = deferred();
-    const running = store.start(() => hold.promise);
-    const fourth = store.start(() => hold.promise);
-    assert.equal(store.status(old), undefined, "the oldest finished job made room");
-    assert.ok(store.status(older));
-    store.start(() => hold.promise);
-    assert.equal(store.status(older), undefined);
-    assert.throws(() => store.start(() => hold.promise), (e: unknown) => e instanceof RuntimeError && /3 jobs are still running/.test(e.message));
-    assert.deepEqual(store.list().map((j) => j.state), ["running", "running", "running"]);
-    assert.ok(store.status(running) && store.status(fourth));
+    const running = await store.start(() => hold.promise);
+    const fourth = await store.start(() => hold.promise);
+    assert.equal((await store.status(old)), undefined, "the oldest finished job made room");
+    assert.ok((await store.status(older)));
+    await store.start(() => hold.promise);
+    assert.equal((await store.status(older)), undefined);
+    await assert.rejects(() => store.start(() => hold.promise), (e: unknown) => e instanceof RuntimeError && /3 jobs are still running/.test(e.message));
+    assert.deepEqual((await store.list()).map((j) => j.state), ["running", "running", "running"]);
+    assert.ok((await store.status(running)) && (await store.status(fourth)));
     hold.resolve("done");
   });
 
   it("work disposed before it began never runs", async () => {
     const store = createJobStore();
     let ran = false;
-    store.start(async () => {
+    void store.start(async () => {
       ran = true;
     });
     store.dispose();
@@ -92,9 +93,9 @@ describe("job store", () => {
     assert.equal(ran, false);
   });
 
-  it("require names why an id is unknown", () => {
+  it("require names why an id is unknown", async () => {
     const store = createJobStore();
-    assert.throws(() => store.require("job_x"), (e: unknown) => e instanceof RuntimeError && e.code === "ARG_VALIDATION_FAILED" && /memory only/.test(e.message));
+    await assert.rejects(() => store.require("job_x"), (e: unknown) => e instanceof RuntimeError && e.code === "ARG_VALIDATION_FAILED" && /memory only/.test(e.message));
   });
 
   it("one store per session and plugin; ending the session aborts running work and forgets the jobs", async () => {
@@ -105,14 +106,44 @@ describe("job store", () => {
     assert.notEqual(jobStoreFor(session, "ccdd"), store);
     assert.notEqual(jobStoreFor(other, "ollama"), store);
     let aborted = false;
-    const id = store.start((signal) => new Promise((_, reject) => signal.addEventListener("abort", () => {
+    const id = await store.start((signal) => new Promise((_, reject) => signal.addEventListener("abort", () => {
       aborted = true;
       reject(signal.reason);
     })));
-    assert.equal(jobStoreFor(other, "ollama").status(id), undefined, "another session does not see it");
+    assert.equal(await jobStoreFor(other, "ollama").status(id), undefined, "another session does not see it");
     await settle();
     await closeSession(session);
     assert.equal(aborted, true);
-    assert.deepEqual(store.list(), []);
+    assert.deepEqual((await store.list()), []);
+  });
+});
+
+describe("job store: cancel and lost instances (shared records)", () => {
+  it("cancel aborts a running job and leaves a finished one as it is", async () => {
+    const store = createJobStore();
+    let aborted = false;
+    const id = await store.start((signal) => new Promise((_, reject) => signal.addEventListener("abort", () => {
+      aborted = true;
+      reject(signal.reason);
+    })));
+    const cancelled = await store.cancel(id);
+    assert.equal(cancelled.state, "cancelled");
+    assert.equal(aborted, true);
+    const done = await store.start(async () => 7);
+    await settle();
+    assert.equal((await store.cancel(done)).state, "succeeded");
+  });
+
+  it("a job whose owner stopped beating is reported lost by another instance's store", async () => {
+    const records = createMemoryJobRecords("i-a");
+    const a = createJobStore({ records, instanceId: "i-a", scope: "identity:x", showInstance: true });
+    const id = await a.start(() => new Promise(() => undefined));
+    // A second instance reading the same records: i-a is not alive from its point of view.
+    const b = createJobStore({ records: { ...records, isAlive: async (owner) => owner === "i-b" }, instanceId: "i-b", scope: "identity:x", showInstance: true });
+    const seen = await b.status(id);
+    assert.equal(seen?.state, "lost");
+    assert.equal(seen?.instance, "i-a");
+    assert.match(seen?.error?.message ?? "", /instance 'i-a' that ran this job stopped/);
+    a.dispose();
   });
 });

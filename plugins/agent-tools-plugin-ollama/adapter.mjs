@@ -87,8 +87,8 @@ export default async function createOllamaAdapter(options) {
     async call(name, args, ctx) {
       if (name === "job_status") return jobsOf(ctx).require(args.jobId);
       if (name === "list_jobs") {
-        const jobs = jobsOf(ctx).list();
-        return { jobs, count: jobs.length, note: "jobs are kept in memory only; a restart of the server loses them" };
+        const jobs = await jobsOf(ctx).list();
+        return { jobs, count: jobs.length, note: "jobs are kept in memory (lost on restart) unless the gateway shares state in Redis" };
       }
       const runs = RUNS[name];
       if (runs) {
@@ -96,7 +96,7 @@ export default async function createOllamaAdapter(options) {
         // Images are read now, so a bad one fails the start call instead of the job.
         const prepared = await withBase64Images(runs, args, imageDir);
         const log = ctx.log;
-        const jobId = jobs.start((signal) => rest.call(runs, prepared, { signal, sessionId: ctx.sessionId, log }), { kind: runs });
+        const jobId = await jobs.start((signal) => rest.call(runs, prepared, { signal, sessionId: ctx.sessionId, log }), { kind: runs });
         return { jobId, state: "running", model: args.model, next: `agent_tools_ollama_call {"toolName":"job_status","arguments":{"jobId":"${jobId}"}}` };
       }
       return rest.call(name, await withBase64Images(name, args, imageDir), ctx);

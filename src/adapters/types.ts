@@ -5,6 +5,7 @@
  */
 
 import type { JobStore } from "../runtime/jobs.js";
+import type { SharedTokenState } from "./mcp/oauth-token-store.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -76,6 +77,18 @@ export interface Adapter {
    * runtime stores it with the catalog and notices when an upgrade changed the server.
    */
   serverInfo?(): ServerDescription | undefined;
+  /**
+   * Optional: why the backend is failing right now (a server that could not be started or
+   * reached), for help; undefined while it works or before its first use.
+   */
+  health?(): AdapterHealth | undefined;
+}
+
+export interface AdapterHealth {
+  state: "failing";
+  reason: string;
+  /** When the adapter will try again (ms from now), if it backs off. */
+  retryInMs?: number;
 }
 
 /** What a module adapter's class constructor or factory receives. */
@@ -87,6 +100,8 @@ export interface AdapterOptions {
   /** The host environment; credentials are read from here, never from tool arguments. */
   env: NodeJS.ProcessEnv;
   log: Logger;
+  /** The gateway's shared state (key-value and locks), for adapters that keep credentials several instances share. */
+  shared?: SharedTokenState;
 }
 
 export function isAdapter(value: unknown): value is Adapter {

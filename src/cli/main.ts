@@ -22,6 +22,9 @@ commands:
   serve               JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line
   tokens              tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin [--json] [--tools FILE]
   search-bench        rank --queries FILE against --tools FILE through agent_tools_search's code path [--limit N] [--engine E]
+  audit               print the audit log of writes, one JSON line each (Redis stream or JSONL file) [--limit N] [--follow]
+  hash-token [TOKEN]  the SHA-256 a team identity's tokenSha256 holds; without TOKEN, a new random token and its hash
+    }
   cache [clear]       where the plugin catalog cache lives and what it holds; \`clear\` empties it
   help                this text
 
@@ -77,6 +80,7 @@ export async function main(argv: string[]): Promise<number> {
         queries: { type: "string" },
         limit: { type: "string" },
         engine: { type: "string" },
+        follow: { type: "boolean", short: "f" },
       },
     });
   } catch (error) {
@@ -105,11 +109,15 @@ export async function main(argv: string[]): Promise<number> {
       const options = resolveHttpOptions(
         { ...process.env, ...(values.host ? { AGENT_TOOLS_HTTP_HOST: values.host } : {}), ...(values.port ? { AGENT_TOOLS_HTTP_PORT: values.port } : {}) },
         config.http,
+        Boolean(config.team?.identities?.length || config.team?.jwt),
       );
       const { createRuntime } = await import("../runtime/runtime.js");
       const { serveHttp } = await import("../transports/http.js");
-      const runtime = await createRuntime({ config });
-      await serveHttp(runtime, options);
+      const { createGateway } = await import("../gateway/gateway.js");
+      // The gateway first: the runtime keeps its jobs and tokens in the gateway's shared state.
+      const gateway = await createGateway({ env: process.env, config, log: (await import("../log.js")).createLogger(), singleToken: options.token });
+      const runtime = await createRuntime({ config, state: gateway.state, observers: gateway.observers });
+      await serveHttp(runtime, options, gateway);
       return -1; // keep running
     }
     case "probe": {
@@ -178,6 +186,19 @@ export async function main(argv: string[]): Promise<number> {
       const { searchBench } = await import("./search-bench.js");
       await searchBench({ tools: values.tools, queries: values.queries, limit, ...(values.engine ? { engine: values.engine } : {}) });
       return 0;
+    }
+    case "audit": {
+      const { auditCommand } = await import("./team.js");
+      const limit = values.limit === undefined ? 100 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1) {
+        process.stderr.write(`agent-tools audit: --limit must be a positive whole number (got '${values.limit}')\n`);
+        return 2;
+      }
+      return auditCommand(await readConfig(values.config), { limit, follow: values.follow === true });
+    }
+    case "hash-token": {
+      const { hashTokenCommand } = await import("./team.js");
+      return hashTokenCommand(positionals[1]);
     }
     case "cache": {
       const { cacheCommand } = await import("./cache.js");

@@ -14,6 +14,8 @@ export type ProbeStatus = "ready" | "installable" | "blocked";
 export interface ProbeCheck {
   name: string;
   ok: boolean;
+  /** Always false: probe looks (PATH, files, versions) and never runs what it checks. Said per check for scripts. */
+  executed: false;
   detail: string;
   /** What failing this check means for the whole report. */
   severity?: "installable" | "blocked";
@@ -42,7 +44,7 @@ export function versionAtLeast(actual: string, minimum: string): boolean {
 
 export function probe(env: NodeJS.ProcessEnv = process.env, nodeVersion: string = process.version): ProbeReport {
   const pkg = packageJson();
-  const checks: ProbeCheck[] = [];
+  const checks: Omit<ProbeCheck, "executed">[] = [];
   const minimum = (pkg.engines?.node ?? ">=20.18.1").replace(/^>=\s*/, "");
   const nodeOk = versionAtLeast(nodeVersion, minimum);
   checks.push({
@@ -91,7 +93,7 @@ export function probe(env: NodeJS.ProcessEnv = process.env, nodeVersion: string 
 
   const failed = checks.filter((c) => !c.ok);
   const status: ProbeStatus = failed.some((c) => c.severity === "blocked") ? "blocked" : failed.length ? "installable" : "ready";
-  return { status, checks };
+  return { status, checks: checks.map((check) => ({ ...check, executed: false as const })) };
 }
 
 export function probeExitCode(status: ProbeStatus): number {

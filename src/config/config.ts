@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import * as jsonc from "jsonc-parser";
 import { compileSchema, pointerToField, toViolations } from "../json-schema.js";
+import { teamSchema, type TeamConfig } from "./team.js";
 
 /**
  * `agent-tools.config.json` (comments and trailing commas allowed). Found by `--config`, else
@@ -15,6 +16,8 @@ interface EntryCommon {
   description?: string;
   readonlyTools?: string[];
   requireConfirm?: boolean;
+  /** How this server's writes are confirmed (see the README's Protocol section). */
+  confirm?: "elicit" | "flag";
   discoverHint?: string;
   disabled?: boolean;
   timeoutMs?: number;
@@ -41,9 +44,13 @@ export interface AgentToolsConfig {
   /** Absolute path of the file, or undefined when no file was found. */
   file: string | undefined;
   mcpServers: Record<string, McpServerEntry>;
-  plugins: { dirs: string[]; disable: string[] };
+  plugins: { dirs: string[]; disable: string[]; confirm?: Record<string, "elicit" | "flag"> };
   facade: { mode: "per-plugin" | "compact" };
+  /** The default confirm policy: "elicit" (ask the user when the client can) or "flag" (the model's confirm: true). */
+  confirm?: "elicit" | "flag";
   http: { host?: string; port?: number; allowedHosts?: string[]; allowedOrigins?: string[]; maxSessions?: number; sessionIdleMs?: number; unusedSessionIdleMs?: number; maxBodyBytes?: number };
+  /** Team gateway settings (README "Run it for a team"); absent for a single user. */
+  team?: TeamConfig;
 }
 
 export class ConfigError extends Error {
@@ -59,6 +66,7 @@ const common = {
   description: { type: "string" },
   readonlyTools: strings,
   requireConfirm: { type: "boolean" },
+  confirm: { enum: ["elicit", "flag"] },
   discoverHint: { type: "string" },
   disabled: { type: "boolean" },
   timeoutMs: { type: "integer", minimum: 1 },
@@ -87,9 +95,10 @@ const configSchema = {
     mcpServers: { type: "object", additionalProperties: entrySchema },
     plugins: {
       type: "object",
-      properties: { dirs: strings, disable: strings },
+      properties: { dirs: strings, disable: strings, confirm: { type: "object", additionalProperties: { enum: ["elicit", "flag"] } } },
       additionalProperties: false,
     },
+    confirm: { enum: ["elicit", "flag"] },
     facade: { type: "object", properties: { mode: { enum: ["per-plugin", "compact"] } }, additionalProperties: false },
     http: {
       type: "object",
@@ -105,6 +114,7 @@ const configSchema = {
       },
       additionalProperties: false,
     },
+    team: teamSchema,
   },
   additionalProperties: false,
 } as const;
@@ -147,14 +157,16 @@ export function parseConfig(file: string, doc: unknown): AgentToolsConfig {
       throw new ConfigError(file, where, `field 'url' must start with http:// or https:// (got '${String(entry.url)}')`);
     }
   }
-  const plugins = (raw.plugins ?? {}) as { dirs?: string[]; disable?: string[] };
+  const plugins = (raw.plugins ?? {}) as { dirs?: string[]; disable?: string[]; confirm?: Record<string, "elicit" | "flag"> };
   const base = path.dirname(file);
   return {
     file,
     mcpServers: servers as unknown as Record<string, McpServerEntry>,
-    plugins: { dirs: (plugins.dirs ?? []).map((d) => path.resolve(base, d)), disable: plugins.disable ?? [] },
+    plugins: { dirs: (plugins.dirs ?? []).map((d) => path.resolve(base, d)), disable: plugins.disable ?? [], ...(plugins.confirm ? { confirm: plugins.confirm } : {}) },
+    ...(raw.confirm === "elicit" || raw.confirm === "flag" ? { confirm: raw.confirm } : {}),
     facade: { mode: ((raw.facade as { mode?: string } | undefined)?.mode as "per-plugin" | "compact" | undefined) ?? "per-plugin" },
     http: (raw.http ?? {}) as AgentToolsConfig["http"],
+    ...(raw.team ? { team: raw.team as TeamConfig } : {}),
   };
 }
 

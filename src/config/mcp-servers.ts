@@ -50,6 +50,7 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
     raw: { ...entry },
   };
   if (entry.discoverHint) manifest.discoverHint = entry.discoverHint;
+  if (entry.confirm) manifest.confirm = entry.confirm;
   return manifest;
 }
 

@@ -1,27 +1,44 @@
 import path from "node:path";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Server, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext } from "@modelcontextprotocol/server";
+import { packageJson, RUNTIME_ROOT } from "../paths.js";
+import type { RuntimeError } from "../runtime/errors.js";
+import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { toOperationResult } from "../text/answer.js";
 import { textLayerFor } from "../text/text-layer.js";
 import { availableModuleFiles } from "../text/module-loader.js";
-import { packageJson, RUNTIME_ROOT } from "../paths.js";
+import { ConfirmInterrupt } from "../runtime/confirm.js";
+import { stateKey } from "../runtime/state-key.js";
+import { clientCanElicitForm, ConfirmRounds } from "./confirm-rounds.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
-import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL } from "./tools.js";
+import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
+import { mayUsePlugin, type Identity } from "../runtime/access.js";
 
 /**
- * The MCP facade: the SDK's low-level Server with handlers for tools/list and tools/call. It maps
- * facade tools onto runtime operations and turns every outcome, errors included, into a tool
- * result with the JSON both as text and as structuredContent. It never touches I/O: a transport
- * is connected by the caller.
+ * The MCP facade on the SDK v2 low-level Server: handlers for tools/list and tools/call that map
+ * facade tools onto runtime operations and turn every outcome, errors included, into a tool
+ * result with the JSON both as text and as structuredContent. It never touches I/O: a serving
+ * entry (serveStdio, createMcpHandler, the legacy session table) connects a transport.
+ *
+ * Split in two so that the modern era's per-request factory is cheap: `createFacade` does the
+ * per-process work once (tool list, routes, instructions, identity), and `facade.server(scope)`
+ * only builds a Server instance and registers two closures (microseconds; bench/protocol.ts).
  */
 
 export { SERVER_INSTRUCTIONS } from "./instructions.js";
 
 const TEXT_LAYER_HELP =
   "agent_tools_exec runs a shell command line in this session's sandbox (files, env and cwd persist; no host secrets). Each plugin is a command: `<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME` print JSON, so pipe them into jq/grep/head to keep answers small. `status` shows the text modules (`load commands/<name>`).";
+
+/**
+ * How long a client may keep the facade's tool list (ttlMs on 2026-07-28 `tools/list` and
+ * `server/discover`): the list changes only when the fleet changes, which needs a restart of
+ * this process (plugins and config are read at start), so an hour is safe; clients listening on
+ * `subscriptions/listen` still hear a change at once.
+ */
+export const FACADE_LIST_TTL_MS = 3_600_000;
 
 /** How long the first tools/list waits for undescribed mcpServers entries to be listed (AGENT_TOOLS_DESCRIBE_WAIT_MS). */
 const DESCRIBE_WAIT_MS = 5000;
@@ -45,9 +62,33 @@ export function toToolResult(outcome: OperationResult, options: { compact?: bool
   };
 }
 
-export interface FacadeServerOptions {
-  runtime: Runtime;
-  session: Session;
+/** Which runtime session a request acts in: its loop memory, call log, jobs and text-layer sandbox. */
+export interface SessionScope {
+  /** The session of search/discover/call/run_skill. */
+  session(ctx: ServerContext): Session;
+  /**
+   * The session whose sandbox runs an agent_tools_exec command line. Absent: the same session as
+   * the other tools (stdio, legacy HTTP sessions). `release` runs after the command line.
+   */
+  execSession?(ctx: ServerContext, args: Record<string, unknown>): Promise<ExecScope>;
+  /**
+   * false when the transport cannot carry a question to the user mid-call even though the client
+   * declared elicitation (a 2025-era HTTP session answering in JSON): writes then need `confirm`.
+   */
+  canAsk?: boolean;
+  /** The caller's team identity, when a gateway verified one: it sees only the plugins it may use. */
+  identity?: Identity;
+}
+
+export type ExecScope = { session: Session; answer?: Record<string, unknown>; release?: () => Promise<void> } | { error: RuntimeError };
+
+export interface Facade {
+  readonly runtime: Runtime;
+  /** The tool list of a caller without an identity (every plugin). */
+  readonly tools: readonly FacadeTool[];
+  readonly info: { name: string; version: string };
+  /** A Server instance bound to `scope`; cheap (the modern era makes one per request). */
+  server(scope: SessionScope): Server;
 }
 
 /** `{plugin, ...rest}` → the plugin's prefix and the arguments the runtime operation expects. */
@@ -57,69 +98,162 @@ function pluginFromArguments(args: unknown): { prefix: string; rest: unknown } {
   return { prefix: typeof plugin === "string" ? plugin.trim() : "", rest };
 }
 
-export function createFacadeServer({ runtime, session }: FacadeServerOptions): Server {
+function asRecord(value: unknown): Record<string, unknown> {
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+const facades = new WeakMap<Runtime, Facade>();
+
+/** The facade of `runtime`, built once per runtime (the tool list depends only on the fleet). */
+export function createFacade(runtime: Runtime): Facade {
+  const existing = facades.get(runtime);
+  if (existing) return existing;
   const pkg = packageJson();
-  const server = new Server(
-    { name: pkg.name, version: pkg.version },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: serverInstructions(runtime.summaries(), runtime.facadeMode) },
-  );
-  const toolOptions = { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL };
-  // Routes depend on the plugins only; descriptions also on what each plugin turned out to be about.
-  const { routes } = buildFacadeTools(runtime.summaries(), toolOptions);
-  let described: Promise<void> | undefined;
+  const info = { name: pkg.name, version: pkg.version };
+  const confirmRounds = new ConfirmRounds(stateKey());
 
-  const prefixes = runtime.summaries().map((s) => s.prefix);
+  /**
+   * What one caller sees: a team identity only the plugins it may use (tool list, instructions,
+   * help). Made once per identity and kept, so the per-request factory stays cheap.
+   */
+  interface View {
+    tools: FacadeTool[];
+    routes: Map<string, FacadeRoute>;
+    prefixes: string[];
+    listResult: ListToolsResult;
+    serverOptions: ConstructorParameters<typeof Server>[1];
+  }
+  const views = new Map<string, View>();
+  const viewFor = (identity: Identity | undefined): View => {
+    const key = identity ? `${identity.name}\n${identity.plugins === "*" ? "*" : identity.plugins.join(",")}` : "";
+    let view = views.get(key);
+    if (view) return view;
+    const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
+    const { tools, routes } = buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+    view = {
+      tools,
+      routes,
+      prefixes: visible.map((s) => s.prefix),
+      listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
+      serverOptions: {
+        requestState: { verify: confirmRounds.verify },
+        capabilities: { tools: { listChanged: true }, logging: {} },
+        instructions: serverInstructions(visible, runtime.facadeMode),
+        cacheHints: {
+          "tools/list": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: identity ? ("private" as const) : ("public" as const) },
+          "server/discover": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: "public" as const },
+        },
+      },
+    };
+    if (views.size > 1_000) views.clear();
+    views.set(key, view);
+    return view;
+  };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    // The first listing waits a little for mcpServers entries without a description to say what
-    // they are about, so a client's own tool search can tell them apart; later ones come with
-    // tools/list_changed.
-    if (runtime.facadeMode !== "compact") await (described ??= runtime.describePlugins(describeWaitMs()));
-    return { tools: buildFacadeTools(runtime.summaries(), toolOptions).tools };
-  });
-
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const sent = request.params.name;
-    const resolved = resolveFacadeTool(sent, request.params.arguments ?? {}, routes, prefixes);
+  async function callTool(server: Server, view: View, scope: SessionScope, name: string, rawArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    const resolved = resolveFacadeTool(name, rawArgs, view.routes, view.prefixes);
     if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
     const { route, args, repairs } = resolved;
-    const ctx = { signal: extra.signal, repairs };
+    const signal = ctx.mcpReq.signal;
+    const opCtx = { signal, repairs };
     switch (route.operation) {
       case "help": {
-        const plugin = args && typeof args === "object" ? (args as { plugin?: unknown }).plugin : undefined;
-        const help = runtime.help(typeof plugin === "string" ? plugin : undefined);
+        const plugin = asRecord(args).plugin;
+        const help = runtime.help(typeof plugin === "string" ? plugin : undefined, scope.session(ctx));
         // The text modules by file, as the original runtime's help named them (users look for them).
         const text = "plugin" in help ? {} : { textLayer: TEXT_LAYER_HELP, textModules: textModuleFiles() };
         return toToolResult({ isError: false, payload: { ok: true, ...help, ...text, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
       }
       case "search":
-        return toToolResult(await runtime.search(session, args, ctx), { compact: true });
-      case "exec": {
-        // The text layer is made on first use; just-bash itself loads with the first command line.
-        const command = args && typeof args === "object" ? (args as { command?: unknown }).command : undefined;
-        const answer = await textLayerFor(runtime).exec(session, typeof command === "string" ? command : "", { signal: extra.signal });
-        if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
-        return toToolResult(toOperationResult(answer));
-      }
+        return toToolResult(await runtime.search(scope.session(ctx), args, opCtx), { compact: true });
+      case "exec":
+        return exec(scope, asRecord(args), repairs, ctx);
       case "discover":
-        return toToolResult(await runtime.discover(session, route.prefix ?? "", args, ctx));
+        return toToolResult(await runtime.discover(scope.session(ctx), route.prefix ?? "", args, opCtx));
       case "call":
       case "run_skill": {
         // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
         const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
-        return toToolResult(route.operation === "call" ? await runtime.call(session, prefix, rest, ctx) : await runtime.runSkill(session, prefix, rest, ctx));
+        const session = scope.session(ctx);
+        // A client that can show its user a form is asked before a write (the policy permitting).
+        const round = scope.canAsk !== false && clientCanElicitForm(server, ctx) ? confirmRounds.round(ctx) : undefined;
+        const withConfirm = round ? { ...opCtx, confirmer: round.confirmer } : opCtx;
+        try {
+          const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
+          round?.settle();
+          return toToolResult(outcome);
+        } catch (error) {
+          if (error instanceof ConfirmInterrupt && round) return round.ask(error);
+          throw error;
+        }
       }
     }
-  });
-  // A downstream catalog changed: tell this client, so it re-reads tools (the facade's
-  // descriptions carry skill names and configuration state).
-  // The log message says which plugin changed, for clients that show server logs (logging/setLevel
-  // filters it per session; the SDK drops it below the level the client set).
-  const unsubscribe = runtime.onToolsChanged((prefix) => {
-    if (!server.transport) return;
-    void server.sendToolListChanged().catch(() => undefined);
-    void server.sendLoggingMessage({ level: "info", logger: "agent-tools", data: `the tools of plugin '${prefix}' changed` }, server.transport.sessionId).catch(() => undefined);
-  });
+  }
+
+  async function exec(scope: SessionScope, args: Record<string, unknown>, repairs: Repair[], ctx: ServerContext): Promise<CallToolResult> {
+    const bound: ExecScope = scope.execSession ? await scope.execSession(ctx, args) : { session: scope.session(ctx) };
+    if ("error" in bound) return toToolResult({ isError: true, payload: { ok: false, error: bound.error.toPayload() } });
+    try {
+      // The text layer is made on first use; just-bash itself loads with the first command line.
+      const command = typeof args.command === "string" ? args.command : "";
+      const answer = await textLayerFor(runtime).exec(bound.session, command, { signal: ctx.mcpReq.signal });
+      if (bound.answer) Object.assign(answer, bound.answer);
+      if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
+      return toToolResult(toOperationResult(answer));
+    } finally {
+      await bound.release?.();
+    }
+  }
+
+  // The first listing waits a little for mcpServers entries without a description to say what
+  // they are about (so a client's own tool search can tell the plugins apart); descriptions are
+  // then built from the current summaries, and later changes come with tools/list_changed.
+  let described: Promise<void> | undefined;
+  const listTools = async (view: View, identity: Identity | undefined): Promise<ListToolsResult> => {
+    if (runtime.facadeMode === "compact") return view.listResult;
+    await (described ??= runtime.describePlugins(describeWaitMs()));
+    const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
+    return { tools: buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL }).tools } as unknown as ListToolsResult;
+  };
+
+  const facade: Facade = {
+    runtime,
+    tools: viewFor(undefined).tools,
+    info,
+    server(scope) {
+      const view = viewFor(scope.identity);
+      const server = new Server(info, view.serverOptions);
+      server.setRequestHandler("tools/list", () => listTools(view, scope.identity));
+      server.setRequestHandler("tools/call", (request, ctx) => callTool(server, view, scope, request.params.name, request.params.arguments ?? {}, ctx));
+      return server;
+    },
+  };
+  facades.set(runtime, facade);
+  return facade;
+}
+
+/**
+ * Tell a connected server's client that the facade's tools changed, and say which plugin in a log
+ * message (for clients that show server logs; the SDK filters it by the level the client set).
+ * On a modern stdio connection serveStdio routes the list_changed onto `subscriptions/listen`.
+ */
+export function announceToolsChanged(server: Server, prefix: string): void {
+  if (!server.transport) return;
+  void server.sendToolListChanged().catch(() => undefined);
+  void server.sendLoggingMessage({ level: "info", logger: "agent-tools", data: `the tools of plugin '${prefix}' changed` }).catch(() => undefined);
+}
+
+export interface FacadeServerOptions {
+  runtime: Runtime;
+  session: Session;
+  /** See SessionScope.canAsk. */
+  canAsk?: boolean;
+}
+
+/** A facade server bound to one session for its whole life (stdio, a legacy HTTP session, tests). */
+export function createFacadeServer({ runtime, session, canAsk }: FacadeServerOptions): Server {
+  const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk } : {}), ...(session.identity ? { identity: session.identity } : {}) });
+  const unsubscribe = runtime.onToolsChanged((prefix) => announceToolsChanged(server, prefix));
   const previousOnClose = server.onclose;
   server.onclose = () => {
     unsubscribe();

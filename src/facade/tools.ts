@@ -31,7 +31,10 @@ export const EXEC_FACADE_TOOL: FacadeTool = {
     "A sandboxed shell kept for this session (files, env and cwd persist). `status`, `list` (commands), `load commands/<module>`, or a command line: every plugin is a command (`<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME`) printing JSON, so big results can be cut down with jq, grep, head before you read them. No host secrets inside.",
   inputSchema: {
     type: "object",
-    properties: { command: { type: "string", description: "`status`, `list`, `load MODULE`, or a shell command line, e.g. `notes call list_notes | jq '.result.notes | length'`." } },
+    properties: {
+      command: { type: "string", description: "`status`, `list`, `load MODULE`, or a shell command line, e.g. `notes call list_notes | jq '.result.notes | length'`." },
+      workspace: { type: "string", description: "The `workspace` handle an earlier answer gave, to keep its files, variables and folder (clients without a session)." },
+    },
     required: ["command"],
   },
 };
@@ -71,7 +74,9 @@ function cut(text: string, max: number): string {
 const HELP: FacadeTool = {
   name: HELP_TOOL,
   description: "Start here: how to use this server, and every connected plugin (prefix, what it wraps, whether it is configured).",
-  inputSchema: { type: "object", properties: { plugin: { type: "string", description: "A prefix: that plugin in full (usage hint, skills)." } } },
+  // `plugin` (a prefix) answers that plugin in full; the help answer itself says so (pluginHelp), so
+  // the parameter costs no description in every tools/list.
+  inputSchema: { type: "object", properties: { plugin: { type: "string" } } },
   annotations: { readOnlyHint: true },
 };
 

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Adapter, AdapterOptions, Logger } from "../adapters/types.js";
+import type { SharedTokenState } from "../adapters/mcp/oauth-token-store.js";
 import { MANIFEST_FILE } from "./discovery.js";
 import { ManifestError, readManifest, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
 import { loadModuleAdapter } from "./module-adapter.js";
@@ -32,6 +33,8 @@ export interface LoadOptions {
   env: NodeJS.ProcessEnv;
   log: Logger;
   adapterKinds?: Readonly<Record<string, DeclarativeAdapterFactory>>;
+  /** Handed to adapters (AdapterOptions.shared). */
+  shared?: SharedTokenState;
 }
 
 /** A bundled plugin left out because one of the user's own plugins or config entries has its prefix. */
@@ -47,7 +50,7 @@ export interface ReplacedPlugin {
 }
 
 async function createAdapter(manifest: PluginManifest, options: LoadOptions): Promise<Adapter> {
-  const adapterOptions: AdapterOptions = { pluginDir: manifest.dir, manifest: manifest.raw, env: options.env, log: options.log };
+  const adapterOptions: AdapterOptions = { pluginDir: manifest.dir, manifest: manifest.raw, env: options.env, log: options.log, ...(options.shared ? { shared: options.shared } : {}) };
   if (typeof manifest.adapter === "string") {
     try {
       return await loadModuleAdapter(manifest.adapter, manifest.adapterExport, adapterOptions);

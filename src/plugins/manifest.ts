@@ -32,12 +32,19 @@ export interface PluginManifest {
   adapter: string | DeclarativeAdapterSpec;
   adapterExport?: string;
   readonlyTools: string[];
+  /**
+   * Tools that need confirm whatever the downstream server's annotations say (kite's eval_js runs
+   * any script in the page: the server calls it read-only, it can submit a form).
+   */
+  confirmTools?: string[];
   /** Skill files or folders relative to `dir`; undefined means "the skills/ folder if present". */
   skills?: string[];
   discoverHint?: string;
   /** A skill run once (first discover) whose result every discover answer carries as `context`. */
   discoverContext?: DiscoverContextSpec;
   requireConfirm: boolean;
+  /** How a write is confirmed: "elicit" asks the user when the client can, "flag" takes the model's confirm: true. Unset: the runtime's default. */
+  confirm?: "elicit" | "flag";
   requires: { env: string[]; bins: string[] };
   /** The runtime section as written, passed on to module adapters. */
   raw: Record<string, unknown>;
@@ -79,6 +86,7 @@ const runtimeSection = {
     },
     adapterExport: { type: "string", minLength: 1 },
     readonlyTools: stringList,
+    confirmTools: stringList,
     skills: { oneOf: [{ type: "string", minLength: 1 }, stringList] },
     discoverHint: { type: "string" },
     discoverContext: {
@@ -88,6 +96,7 @@ const runtimeSection = {
       additionalProperties: false,
     },
     requireConfirm: { type: "boolean" },
+    confirm: { enum: ["elicit", "flag"] },
     requires: {
       type: "object",
       properties: { env: stringList, bins: stringList },
@@ -163,11 +172,13 @@ export function parseManifest(file: string, doc: unknown): PluginManifest {
     prefix: section.prefix as string,
     adapter: section.adapter as string | DeclarativeAdapterSpec,
     readonlyTools: (section.readonlyTools as string[] | undefined) ?? [],
+    ...(Array.isArray(section.confirmTools) ? { confirmTools: section.confirmTools as string[] } : {}),
     requireConfirm: (section.requireConfirm as boolean | undefined) ?? true,
     requires: { env: requires.env ?? [], bins: requires.bins ?? [] },
     raw: section,
   };
   if (typeof top.version === "string") manifest.version = top.version;
+  if (section.confirm === "elicit" || section.confirm === "flag") manifest.confirm = section.confirm;
   if (typeof section.adapterExport === "string") manifest.adapterExport = section.adapterExport;
   if (typeof section.discoverHint === "string" && section.discoverHint.trim()) manifest.discoverHint = section.discoverHint.trim();
   if (section.discoverContext !== undefined) {

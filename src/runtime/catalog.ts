@@ -22,6 +22,8 @@ export interface Catalog {
   invalidate(prefix: string): void;
   /** Settles once the stored catalogs are in memory (immediately without a store). */
   readonly ready: Promise<void>;
+  /** Tool lists answered from memory or the store (hits) or by asking the adapter (misses), since start (metrics). */
+  stats(): { hits: number; misses: number };
   /** When the list in memory was listed, if it came from the store and no listing in this process has confirmed it yet. */
   storedAt(prefix: string): number | undefined;
   /** List again now, a few at a time, and keep and store the result; failures are logged, never thrown. */
@@ -166,6 +168,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   const writes = new Set<Promise<unknown>>();
   const limiter = createLimiter(options.concurrency ?? DEFAULT_LISTING_CONCURRENCY);
   let closed = false;
+  const stats = { hits: 0, misses: 0 };
 
   const track = <T>(promise: Promise<T>, into: Set<Promise<unknown>> = work): Promise<T> => {
     into.add(promise);
@@ -251,6 +254,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   const ready = restore(options.plugins ?? []);
   return {
     ready,
+    stats: () => ({ ...stats }),
     cached: (prefix) => lists.get(prefix),
     storedAt: (prefix) => restored.get(prefix)?.listedAt,
     invalidate(prefix) {
@@ -263,7 +267,11 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
       await ready;
       const prefix = plugin.manifest.prefix;
       const known = lists.get(prefix);
-      if (known) return known;
+      if (known) {
+        stats.hits += 1;
+        return known;
+      }
+      stats.misses += 1;
       return pending.get(prefix) ?? list(plugin, toolOptions.urgent === true);
     },
     async refresh(plugin) {

@@ -18,6 +18,10 @@ export const ERROR_CODES = [
   "UPSTREAM_TIMEOUT",
   "RESULT_TOO_LARGE",
   "LOOP_DETECTED",
+  "FORBIDDEN",
+  "WORKSPACE_INVALID",
+  "WORKSPACE_EXPIRED",
+  "CONFIRM_DECLINED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -49,6 +53,14 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "The service's answer was larger than the runtime reads, so nothing more was read. Ask for less: use the tool's filter, search, fields or page-size arguments (e.g. limit, per_page, fields, q) or fetch one page at a time.",
   LOOP_DETECTED:
     "Stop repeating this call: it failed the same way several times. Change the tool or the arguments as the earlier error said, or ask the user.",
+  FORBIDDEN:
+    "Your identity on this gateway may not do this; `details.allowed` says what it may do. Use an allowed plugin or a read-only tool, or ask the gateway's operator for access.",
+  WORKSPACE_INVALID:
+    "Call agent_tools_exec without `workspace` to start a new workspace, and pass the `workspace` handle it answers (unchanged) on later calls.",
+  WORKSPACE_EXPIRED:
+    "Call agent_tools_exec without `workspace` to start a new workspace; files and variables of the old one are gone, so recreate what you need.",
+  CONFIRM_DECLINED:
+    "The user was asked and did not approve this change; nothing was run. Do not retry it: ask the user what they want instead.",
 };
 
 export interface ErrorPayload {

@@ -1,21 +1,26 @@
 import { randomUUID } from "node:crypto";
+import { createMemoryJobRecords } from "../state/memory.js";
+import type { JobRecords, StoredJob } from "../state/types.js";
 import { fromThrown, RuntimeError, type ErrorPayload } from "./errors.js";
 import { unwrapResult } from "./result.js";
 import type { Session } from "./session.js";
 
 /**
  * Background jobs for work slower than one call's deadline (a large model generating, an agent
- * run): `start(fn)` returns an id at once and the caller polls `status(id)`. The store lives in
- * memory only — a restart of the server loses every job, running or finished — and it is bounded:
- * when it is full the oldest finished jobs are dropped; when every kept job is still running, a
- * new start is refused rather than letting memory grow without end.
+ * run): `start(fn)` answers an id at once and the caller polls `status(id)`. The work runs in the
+ * process that started it; the job's record lives in the shared state's job records: in memory
+ * by default (a restart loses every job), in Redis for a team gateway, where a job started through
+ * one instance is seen, polled and cancelled through any other, and a job whose instance stopped
+ * sending heartbeats is reported `lost` instead of running forever.
  *
- * The runtime keeps one store per session and plugin (see `jobStoreFor`) and hands it to adapters
- * in CallContext.jobs and to skills in their third argument, so plugins share this code instead of
- * each writing their own.
+ * Bounded: when a scope holds `maxJobs` the oldest finished jobs are dropped; when every kept job
+ * is still running, a new start is refused rather than letting memory grow without end.
+ *
+ * Every method answers a promise (the records may be remote); plugins get a store in
+ * CallContext.jobs and skills in their third argument, so they share this code.
  */
 
-export type JobState = "running" | "succeeded" | "failed";
+export type JobState = "running" | "succeeded" | "failed" | "cancelled" | "lost";
 
 export interface JobStatus {
   id: string;
@@ -28,6 +33,8 @@ export interface JobStatus {
   /** The work's answer (an MCP CallToolResult is unwrapped like a call's result). */
   result?: unknown;
   error?: ErrorPayload;
+  /** The instance running (or that ran) the work, when the records are shared. */
+  instance?: string;
 }
 
 export interface StartOptions {
@@ -35,15 +42,17 @@ export interface StartOptions {
 }
 
 export interface JobStore {
-  /** Run `work` in the background; answers the new job's id at once. Throws when the store is full of running jobs. */
-  start(work: (signal: AbortSignal) => Promise<unknown>, options?: StartOptions): string;
+  /** Run `work` in the background; answers the new job's id at once. Rejects when the store is full of running jobs. */
+  start(work: (signal: AbortSignal) => Promise<unknown>, options?: StartOptions): Promise<string>;
   /** A job's state, or undefined for an id that is unknown or was evicted. */
-  status(id: string): JobStatus | undefined;
-  /** Like status, but an unknown id throws an error that says why ids go missing. */
-  require(id: string): JobStatus;
+  status(id: string): Promise<JobStatus | undefined>;
+  /** Like status, but an unknown id rejects with an error that says why ids go missing. */
+  require(id: string): Promise<JobStatus>;
   /** Every kept job, newest first. */
-  list(): JobStatus[];
-  /** Abort every running job (session end) and forget them all. */
+  list(): Promise<JobStatus[]>;
+  /** Abort a running job (whichever instance runs it); answers its status. A finished job is left as it is. */
+  cancel(id: string): Promise<JobStatus>;
+  /** Abort every job this process runs for the store and stop listening (session end, shutdown). */
   dispose(): void;
 }
 
@@ -51,119 +60,230 @@ export interface JobStoreOptions {
   /** Most jobs kept, running and finished together; default 50. */
   maxJobs?: number;
   now?: () => number;
+  /** Where job records live; default a private in-memory store. */
+  records?: JobRecords;
+  /** Who may see the jobs (a session id, or `identity:<name>`); default a fresh id. */
+  scope?: string;
+  /** This process's id in the fleet; default "local". */
+  instanceId?: string;
+  /** Say which instance runs each job (only useful when several share the records). */
+  showInstance?: boolean;
 }
 
 export const DEFAULT_MAX_JOBS = 50;
 
-interface JobRecord {
-  status: JobStatus;
-  started: number;
-  controller: AbortController;
+/** Jobs this process ran, for metrics: running now, and how the others ended since start. */
+const counts = { running: 0, succeeded: 0, failed: 0, cancelled: 0 };
+export function jobCounts(): Readonly<typeof counts> {
+  return { ...counts };
+}
+
+function lostError(owner: string): ErrorPayload {
+  return {
+    code: "UPSTREAM_ERROR",
+    message: `the gateway instance '${owner}' that ran this job stopped (no heartbeat); the job's work and result are lost`,
+    hint: "Start the job again; it will run on a live instance.",
+  };
 }
 
 export function createJobStore(options: JobStoreOptions = {}): JobStore {
   const maxJobs = options.maxJobs ?? DEFAULT_MAX_JOBS;
   const now = options.now ?? Date.now;
-  // Map keeps insertion order: the first finished entry found is the oldest one.
-  const jobs = new Map<string, JobRecord>();
+  const instanceId = options.instanceId ?? "local";
+  const records = options.records ?? createMemoryJobRecords(instanceId);
+  const scope = options.scope ?? `store:${randomUUID()}`;
+  const shared = options.showInstance === true;
+  // The work this process runs: only here can it be aborted.
+  const running = new Map<string, { controller: AbortController; started: number; status: JobStatus }>();
+  let disposed = false;
+  // A store with private records forgets its jobs when disposed; shared records outlive it.
+  const ownRecords = options.records === undefined;
+  const startedIds = new Set<string>();
+  const stopListening = records.onCancelRequest((id) => running.get(id)?.controller.abort(new Error("the job was cancelled")));
 
-  function makeRoom(): void {
-    if (jobs.size < maxJobs) return;
-    for (const [id, job] of jobs) {
-      if (job.status.state !== "running") {
-        jobs.delete(id);
-        if (jobs.size < maxJobs) return;
-      }
+  const stored = (status: JobStatus): StoredJob => ({ status: status as unknown as StoredJob["status"], owner: instanceId, scope });
+
+  async function makeRoom(): Promise<void> {
+    const jobs = await records.list(scope);
+    if (jobs.length < maxJobs) return;
+    const finished = jobs.filter((job) => job.status.state !== "running").reverse(); // oldest first
+    const drop = finished.slice(0, jobs.length - maxJobs + 1).map((job) => job.status.id);
+    if (jobs.length - drop.length < maxJobs) {
+      await records.remove(scope, drop);
+      return;
     }
     throw new RuntimeError(
       "UPSTREAM_ERROR",
-      `${jobs.size} jobs are still running, the most this server keeps; wait for one to finish (job_status) before starting another`,
-      { running: jobs.size },
+      `${jobs.length} jobs are still running, the most this server keeps; wait for one to finish (job_status) before starting another`,
+      { running: jobs.length },
       "Wait for a running job to finish (check it with the plugin's job status tool), then start this one again.",
     );
   }
 
-  function finish(job: JobRecord, outcome: { result: unknown } | { error: unknown }): void {
-    if (job.status.state !== "running") return;
+  async function finish(id: string, outcome: { result: unknown } | { error: unknown }): Promise<void> {
+    const job = running.get(id);
+    if (!job) return;
+    running.delete(id);
+    counts.running -= 1;
+    const status = job.status;
     const ended = now();
-    job.status.finishedAt = new Date(ended).toISOString();
-    job.status.durationMs = ended - job.started;
-    if ("result" in outcome) {
-      try {
-        job.status.result = unwrapResult(outcome.result);
-        job.status.state = "succeeded";
-        return;
-      } catch (error) {
-        outcome = { error };
+    status.finishedAt = new Date(ended).toISOString();
+    status.durationMs = ended - job.started;
+    if (job.controller.signal.aborted && !("result" in outcome)) {
+      status.state = "cancelled";
+      status.error = fromThrown(job.controller.signal.reason ?? outcome.error).toPayload();
+    } else {
+      if ("result" in outcome) {
+        try {
+          status.result = unwrapResult(outcome.result);
+          status.state = "succeeded";
+        } catch (error) {
+          outcome = { error };
+        }
+      }
+      if (!("result" in outcome) || status.state !== "succeeded") {
+        status.state = "failed";
+        status.error = fromThrown((outcome as { error: unknown }).error).toPayload();
       }
     }
-    job.status.state = "failed";
-    job.status.error = fromThrown(outcome.error).toPayload();
+    counts[status.state === "succeeded" ? "succeeded" : status.state === "cancelled" ? "cancelled" : "failed"] += 1;
+    if (!disposed) await records.save(stored(status)).catch(() => undefined);
   }
 
-  const copy = (status: JobStatus): JobStatus => ({ ...status });
+  /** A running record whose instance is gone is turned into a lost job, once, for every reader. */
+  async function resolveLost(job: StoredJob): Promise<JobStatus> {
+    const status = job.status as unknown as JobStatus;
+    if (status.state !== "running" || running.has(status.id) || (await records.isAlive(job.owner))) return status;
+    const lost: JobStatus = { ...status, state: "lost", finishedAt: new Date(now()).toISOString(), error: lostError(job.owner) };
+    await records.save({ ...job, status: lost as unknown as StoredJob["status"] }).catch(() => undefined);
+    return lost;
+  }
+
+  const view = (status: JobStatus): JobStatus => {
+    const copy = { ...status };
+    if (!shared) delete copy.instance;
+    return copy;
+  };
 
   return {
-    start(work, startOptions = {}) {
-      makeRoom();
+    async start(work, startOptions = {}) {
+      await makeRoom();
       const id = `job_${randomUUID().slice(0, 8)}`;
       const started = now();
-      const job: JobRecord = {
-        status: { id, ...(startOptions.kind ? { kind: startOptions.kind } : {}), state: "running", startedAt: new Date(started).toISOString() },
-        started,
-        controller: new AbortController(),
+      const status: JobStatus = {
+        id,
+        ...(startOptions.kind ? { kind: startOptions.kind } : {}),
+        state: "running",
+        startedAt: new Date(started).toISOString(),
+        instance: instanceId,
       };
-      jobs.set(id, job);
+      const controller = new AbortController();
+      running.set(id, { controller, started, status });
+      counts.running += 1;
+      startedIds.add(id);
+      await records.save(stored(status));
+      if (disposed) controller.abort(new Error("the session ended"));
       // Deferred so that a work function that throws synchronously still yields a job id first.
       void Promise.resolve()
         .then(() => {
           // Disposed before it began (the session ended at once): do not start the work at all.
-          if (job.controller.signal.aborted) throw job.controller.signal.reason;
-          return work(job.controller.signal);
+          if (controller.signal.aborted) throw controller.signal.reason;
+          return work(controller.signal);
         })
         .then(
-          (result) => finish(job, { result }),
-          (error: unknown) => finish(job, { error }),
+          (result) => finish(id, { result }),
+          (error: unknown) => finish(id, { error }),
         );
       return id;
     },
-    status(id) {
-      const job = jobs.get(id);
-      return job ? copy(job.status) : undefined;
+    async status(id) {
+      const local = running.get(id);
+      if (local) return view(local.status);
+      const job = await records.load(scope, id);
+      return job ? view(await resolveLost(job)) : undefined;
     },
-    require(id) {
-      const job = jobs.get(id);
-      if (job) return copy(job.status);
-      const known = [...jobs.keys()].reverse().slice(0, 10);
+    async require(id) {
+      const found = await this.status(id);
+      if (found) return found;
+      const known = (await records.list(scope)).slice(0, 10).map((job) => job.status.id);
       throw new RuntimeError(
         "ARG_VALIDATION_FAILED",
-        `no job '${id}' in this session: jobs live in memory only, so an id from before a server restart, from another session, or one evicted after ${maxJobs} newer jobs is gone; list the jobs to see the ids kept`,
+        `no job '${id}' here: ${shared ? "jobs are kept in the shared store for 7 days" : "jobs live in memory only, so an id from before a server restart"}, from another session or identity, or one evicted after ${maxJobs} newer jobs is gone; list the jobs to see the ids kept`,
         { errors: [{ path: "/jobId", message: "is not a known job id" }], known },
       );
     },
-    list() {
-      return [...jobs.values()].reverse().map((job) => copy(job.status));
+    async list() {
+      const jobs = await records.list(scope);
+      return Promise.all(jobs.map(async (job) => view(running.get(job.status.id)?.status ?? (await resolveLost(job)))));
+    },
+    async cancel(id) {
+      const local = running.get(id);
+      if (local) {
+        local.controller.abort(new Error("the job was cancelled"));
+        // The work may ignore its signal: the job still ends as cancelled now.
+        await finish(id, { error: local.controller.signal.reason });
+        return view(local.status);
+      }
+      const job = await records.load(scope, id);
+      if (!job) return this.require(id);
+      const status = await resolveLost(job);
+      if (status.state !== "running") return view(status);
+      await records.requestCancel(job.owner, id);
+      const cancelled: JobStatus = { ...status, state: "cancelled", finishedAt: new Date(now()).toISOString(), error: { code: "UPSTREAM_ERROR", message: "the job was cancelled", hint: "Start it again if it is still needed." } };
+      await records.save({ ...job, status: cancelled as unknown as StoredJob["status"] });
+      return view(cancelled);
     },
     dispose() {
-      for (const job of jobs.values()) if (job.status.state === "running") job.controller.abort(new Error("the session ended"));
-      jobs.clear();
+      disposed = true;
+      stopListening();
+      for (const job of running.values()) job.controller.abort(new Error("the session ended"));
+      if (ownRecords) void records.remove(scope, [...startedIds]);
     },
   };
 }
 
 const SESSION_KEY = "agent-tools:jobs:";
 
+/** Where a session's jobs are kept: the shared records and the scope they are listed under. */
+export interface JobPlacement {
+  records: JobRecords;
+  instanceId: string;
+  /** Whether other instances read the same records (Redis): job statuses then name their instance. */
+  shared: boolean;
+  /** Present in team mode: jobs belong to this owner (`identity:<name>`) and outlive the session. */
+  scope?: string;
+}
+
+/** Owner-scoped stores, one per records backend and scope, kept for the process's life. */
+const ownerStores = new WeakMap<JobRecords, Map<string, JobStore>>();
+
 /**
- * The job store of one plugin in one session, made on first use. Kept per session so that HTTP
- * clients do not see each other's jobs, and per plugin so that one plugin's list holds only its
- * own; the session's end aborts whatever is still running.
+ * The job store of one plugin in one session, made on first use. Kept per session (or per
+ * identity in team mode, so the same agent sees its jobs through every instance and session),
+ * and per plugin so that one plugin's list holds only its own.
  */
-export function jobStoreFor(session: Session, prefix: string, options?: JobStoreOptions): JobStore {
+export function jobStoreFor(session: Session, prefix: string, options: JobStoreOptions = {}, placement?: JobPlacement): JobStore {
   const key = `${SESSION_KEY}${prefix}`;
   const existing = session.extensions.get(key) as JobStore | undefined;
   if (existing) return existing;
-  const store = createJobStore(options);
+  const where = placement ? { records: placement.records, instanceId: placement.instanceId, showInstance: placement.shared } : {};
+  if (placement?.scope) {
+    // An identity's jobs keep running when one of its sessions ends, and stay cancellable.
+    const scope = `${placement.scope}:${prefix}`;
+    let stores = ownerStores.get(placement.records);
+    if (!stores) ownerStores.set(placement.records, (stores = new Map()));
+    let store = stores.get(scope);
+    if (!store) stores.set(scope, (store = createJobStore({ ...options, ...where, scope })));
+    session.extensions.set(key, store);
+    return store;
+  }
+  const scope = `session:${session.id}:${prefix}`;
+  const store = createJobStore({ ...options, ...where, scope });
   session.extensions.set(key, store);
-  session.disposers.push(() => store.dispose());
+  session.disposers.push(async () => {
+    store.dispose();
+    // A session's jobs die with it: their records go too, so a long-lived process does not keep them.
+    if (placement) await placement.records.remove(scope, (await placement.records.list(scope)).map((job) => job.status.id));
+  });
   return store;
 }

@@ -28,6 +28,11 @@ import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
 import { describedSkillParams, isSchemaLike, relatedOf, skillReportedFailure } from "./skill-answer.js";
 import { jobStoreFor } from "./jobs.js";
+import { ConfirmInterrupt, isConfirmPolicy, type ConfirmPolicy, type ConfirmQuestion, type Confirmer } from "./confirm.js";
+import { checkPlugin, forbiddenWrite, mayUsePlugin, type Identity } from "./access.js";
+import type { CallObserver, CallFacts } from "./observer.js";
+import { createSharedState, type SharedState } from "../state/index.js";
+import { createAuditObserver } from "./audit.js";
 import { closestNames, foldedMatch, similarity } from "./similarity.js";
 
 /**
@@ -64,6 +69,10 @@ export interface RuntimeOptions {
   semanticWaitMs?: number;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
+  /** Shared state (jobs, tokens, counters, audit); default from AGENT_TOOLS_REDIS_URL / config team, else memory. */
+  state?: SharedState;
+  /** Told of every discover, search, call and skill run once it has its outcome (metrics, audit); awaited before the answer. */
+  observers?: CallObserver[];
   /**
    * Where plugin catalogs persist between runs: a store, or false for none. Default: the file
    * store in the user's cache folder named by `env` (AGENT_TOOLS_CACHE_DIR, XDG_CACHE_HOME, HOME;
@@ -78,6 +87,8 @@ export interface OperationContext {
   repairs?: Repair[];
   /** A larger (or smaller) result cap for this call: the text layer filters results before a model sees them. */
   maxResultChars?: number;
+  /** Asks the user to confirm a write, when the client can show a form (confirm.ts); absent: the `confirm` flag decides. */
+  confirmer?: Confirmer;
 }
 
 /** What an operation answers: a JSON payload and whether it is an error. */
@@ -118,9 +129,16 @@ export interface Runtime {
    * can say what each is about; waits at most `waitMs` (the rest finish in the background).
    */
   describePlugins(waitMs: number): Promise<void>;
-  createSession(id?: string): Session;
-  /** The protocol and every plugin; with a prefix, that plugin in full (whole discoverHint, each skill). */
-  help(prefix?: string): Record<string, unknown>;
+  /** Shared state of the fleet (memory or Redis). */
+  readonly state: SharedState;
+  /** Catalog cache counts since start (metrics). */
+  catalogStats(): { hits: number; misses: number };
+  createSession(id?: string, identity?: Identity): Session;
+  /**
+   * The protocol and every plugin; with a prefix, that plugin in full (whole discoverHint, each
+   * skill). With a session, only the plugins its identity may use.
+   */
+  help(prefix?: string, session?: Session): Record<string, unknown>;
   discover(session: Session, prefix: string, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   /** One ranked answer across every plugin ({query, limit?, plugin?, detail?}); agent_tools_search and search-bench use it. */
   search(session: Session, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
@@ -137,8 +155,6 @@ const DEFAULT_DISCOVER_LIMIT = 10;
 const MAX_DISCOVER_LIMIT = 50;
 const DESCRIPTION_CHARS = 160;
 const MAX_OPTIONAL_NAMES = 3;
-/** Session slot: the plugins whose full discoverHint this session has been shown. */
-const HINTS_SHOWN = "runtime:discover-hints-shown";
 
 const COMPACT_PROTOCOL = [
   "Each plugin wraps one service. Its tools are not listed up front: find them first.",
@@ -212,9 +228,20 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const timeoutMs = options.callTimeoutMs ?? positiveInt(env.AGENT_TOOLS_CALL_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
   const maxResultChars = options.maxResultChars ?? positiveInt(env.AGENT_TOOLS_MAX_RESULT_CHARS) ?? DEFAULT_MAX_RESULT_CHARS;
 
+  const ownState = options.state === undefined;
+  const state = options.state ?? (await createSharedState({ env, log, ...(options.config?.team ? { settings: options.config.team } : {}) }));
+  // Without observers given (stdio, embedders), writes are still audited wherever the state keeps its log.
+  const observers = options.observers ?? (state.audit ? [createAuditObserver({ audit: state.audit, instanceId: state.instanceId, log })] : []);
+  // Team mode: an identity's jobs are its own across sessions and instances; else per session.
+  const jobsOf = (session: Session, prefix: string) =>
+    jobStoreFor(session, prefix, {}, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
+
   const cwd = options.cwd ?? process.cwd();
   const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);
   const skipBundled = options.skipBundled ?? env.AGENT_TOOLS_NO_BUNDLED_PLUGINS === "1";
+  const confirmFromEnv = env.AGENT_TOOLS_CONFIRM?.trim();
+  if (confirmFromEnv && !isConfirmPolicy(confirmFromEnv)) log.warn(`AGENT_TOOLS_CONFIRM='${confirmFromEnv}' is not a confirm policy; use elicit or flag. Using elicit.`);
+  const defaultConfirmPolicy: ConfirmPolicy = options.config?.confirm ?? (isConfirmPolicy(confirmFromEnv) ? confirmFromEnv : "elicit");
   const config = options.config;
   const dirs = options.manifests
     ? []
@@ -240,6 +267,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log,
     disable: config?.plugins.disable ?? [],
     adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) },
+    // Only state that other processes see is worth keeping tokens in: an in-memory one would
+    // shadow the token store file that this host's other runtimes refresh under its lock.
+    ...(state.backend === "redis" ? { shared: state } : {}),
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
   const { plugins, failures, replaced } = await loadPlugins(sources, loadOptions);
@@ -258,6 +288,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
 
   const byPrefix = new Map(plugins.map((p) => [p.manifest.prefix, p]));
+
+  /** "ready", "not configured: …", or, for a backend that failed to start or answer, "failing: <reason>". */
+  function pluginStatus(plugin: LoadedPlugin): string {
+    if (!plugin.configured) return `not configured: ${describeMissing(plugin.missing)}`;
+    const health = plugin.adapter?.health?.();
+    return health ? `failing: ${health.reason}` : "ready";
+  }
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
   if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use ${SEARCH_ENGINES.join(", ")}. Using ${DEFAULT_SEARCH_ENGINE}.`);
   const waitMs = options.semanticWaitMs ?? SEMANTIC_WAIT_MS;
@@ -279,7 +316,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   };
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
-  const store = options.catalogCache ?? (options.manifests ? undefined : catalogStoreFromEnv(env));
+  // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
+  const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
+  const store = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
   const version = packageJson().version;
   const catalog: Catalog = createCatalog(index, {
     timeoutMs,
@@ -311,15 +350,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   /**
    * The plugin a call names. Only case and `-`/`_` may differ from its prefix: a call is never
-   * sent to a plugin it did not name (README "Routing").
+   * sent to a plugin it did not name (README "Routing"). A team identity may use only its plugins.
    */
-  function requirePlugin(prefix: string, repairs?: Repair[]): LoadedPlugin & { adapter: Adapter } {
+  function requirePlugin(prefix: string, repairs?: Repair[], identity?: Identity): LoadedPlugin & { adapter: Adapter } {
     let plugin = byPrefix.get(prefix);
     if (!plugin && prefix) {
       const folded = foldedMatch(prefix, byPrefix.keys());
       plugin = folded === undefined ? undefined : byPrefix.get(folded);
       if (plugin && repairs) repairs.push({ kind: "matched-plugin-case", message: `plugin '${prefix}' was read as '${plugin.manifest.prefix}'` });
     }
+    // Before "not configured": an identity learns nothing more about plugins it may not use.
+    if (plugin) checkPlugin(identity, plugin.manifest.prefix);
     if (!plugin) {
       const names = [...byPrefix.keys()];
       const close = prefix ? closestNames(prefix, names) : [];
@@ -337,11 +378,36 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
 
   function isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean {
+    if (plugin.manifest.confirmTools?.includes(tool.name)) return false;
     return plugin.manifest.readonlyTools.includes(tool.name) || tool.annotations?.readOnlyHint === true;
   }
 
   function needsConfirm(plugin: LoadedPlugin, tool: ToolDescriptor): boolean {
     return plugin.manifest.requireConfirm && !isReadOnly(plugin, tool);
+  }
+
+  /** The confirm policy of a plugin: its config override, its manifest, then the runtime's default. */
+  function confirmPolicyOf(plugin: LoadedPlugin): ConfirmPolicy {
+    return config?.plugins.confirm?.[plugin.manifest.prefix] ?? plugin.manifest.confirm ?? defaultConfirmPolicy;
+  }
+
+  /**
+   * The confirm gate for one write. With a confirmer (the client can ask its user) and the
+   * "elicit" policy, the user decides and the model's `confirm` is not looked at; otherwise the
+   * model's `confirm: true` lets it through. A decline or cancel runs nothing.
+   */
+  async function passConfirmGate(plugin: LoadedPlugin, question: ConfirmQuestion, flagged: boolean, confirmer: Confirmer | undefined, refusal: () => RuntimeError): Promise<void> {
+    if (confirmer && confirmPolicyOf(plugin) === "elicit") {
+      const decision = await confirmer(question);
+      if (decision === "accept") return;
+      const what = question.skill ? `skill '${question.skill}'` : `'${question.tool}'`;
+      throw new RuntimeError("CONFIRM_DECLINED", `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} of plugin '${question.plugin}' when asked to confirm it; nothing was changed`, {
+        tool: question.tool,
+        decision,
+        ...(question.skill ? { skill: question.skill } : {}),
+      });
+    }
+    if (!flagged) throw refusal();
   }
 
   /**
@@ -350,17 +416,35 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
    * Without this a skill would be a way around the gate. The gate trips before the write, so a
    * refused skill has done only reads.
    */
-  function gatedForSkill(plugin: LoadedPlugin, skill: string, confirmed: boolean, refusals?: RuntimeError[]): Adapter {
+  function gatedForSkill(
+    plugin: LoadedPlugin,
+    skill: string,
+    confirmed: boolean,
+    refusals?: RuntimeError[],
+    guard?: { identity: Identity | undefined; facts: CallFacts },
+    asking?: { confirmer: Confirmer | undefined; interrupts: ConfirmInterrupt[]; skillArguments: unknown },
+  ): Adapter {
     const adapter = plugin.adapter as Adapter;
-    if (confirmed || !plugin.manifest.requireConfirm) return adapter;
+    const readOnlyIdentity = guard?.identity && !guard.identity.write ? guard.identity : undefined;
+    const asks = asking?.confirmer !== undefined && confirmPolicyOf(plugin) === "elicit";
+    if (((confirmed && !asks) || !plugin.manifest.requireConfirm) && !guard) return adapter;
     const call: Adapter["call"] = async (name, args, callCtx) => {
       const tool = (await toolsOf(plugin)).find((t) => t.name === name);
+      const writes = tool ? !isReadOnly(plugin, tool) : false;
+      if (writes && readOnlyIdentity) throw forbiddenWrite(readOnlyIdentity, plugin.manifest.prefix, `skill '${skill}' calls '${name}', which`);
       if (tool && needsConfirm(plugin, tool)) {
-        const refusal = new RuntimeError("CONFIRM_REQUIRED", `skill '${skill}' calls '${name}', which changes data; run the skill again with confirm: true`, { skill, tool: name });
-        // Kept, so a skill that catches the refusal and answers normally still fails (below).
-        refusals?.push(refusal);
-        throw refusal;
+        const refusal = (): RuntimeError => new RuntimeError("CONFIRM_REQUIRED", `skill '${skill}' calls '${name}', which changes data; run the skill again with confirm: true`, { skill, tool: name });
+        try {
+          await passConfirmGate(plugin, { plugin: plugin.manifest.prefix, tool: name, arguments: args, skill, skillArguments: asking?.skillArguments ?? {} }, confirmed, asking?.confirmer, refusal);
+        } catch (error) {
+          // Kept, so a skill that catches the refusal (or the pending question) and answers normally still stops (below).
+          if (error instanceof ConfirmInterrupt) asking?.interrupts.push(error);
+          else if (error instanceof RuntimeError) refusals?.push(error);
+          throw error;
+        }
       }
+      // The skill run counts as a write (audit) from its first call that changes data.
+      if (writes && guard) guard.facts.mutating = true;
       return adapter.call(name, args, callCtx);
     };
     return new Proxy(adapter, {
@@ -468,21 +552,31 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       prefix,
       name,
       description,
-      status: plugin.configured ? "ready" : `not configured: ${describeMissing(plugin.missing)}`,
+      status: pluginStatus(plugin),
       ...(discoverHint ? { hint: discoverHint } : {}),
       ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
       ...(replacing ? { notice: replacing.notice } : {}),
       ...(plugin.skills.length
-        ? { skills: plugin.skills.map((s) => ({ name: s.name, description: s.meta.description, ...(s.meta.args && !isSchemaLike(s.meta.args) ? { params: skillParamSummary(s, SKILL_ARGS_CHARS) } : {}), ...(s.meta.related?.length ? { related: relatedOf(s, true) } : {}) })) }
+        ? {
+            skills: plugin.skills.map((s) => {
+              // The full view: the whole argument sentence, uncut.
+              const params = skillParamSummary(s, Number.MAX_SAFE_INTEGER);
+              const related = relatedOf(s, true);
+              return { name: s.name, description: s.meta.description, ...(params ? { params } : {}), ...(related ? { related } : {}) };
+            }),
+          }
         : {}),
       next: facadeMode === "compact" ? `agent_tools_search {"query":"…","plugin":"${prefix}"}` : `agent_tools_${prefix}_discover {"query":"…"}`,
     };
   }
 
+  /** Per session, the plugins whose full discoverHint it has been shown (gone with the session). */
+  const hintsShown = new WeakMap<Session, Set<string>>();
+
   /** True the first time a session discovers a plugin (the answer that carries the plugin's full hint). */
   function firstLookAt(session: Session, prefix: string): boolean {
-    let seen = session.extensions.get(HINTS_SHOWN) as Set<string> | undefined;
-    if (!seen) session.extensions.set(HINTS_SHOWN, (seen = new Set()));
+    let seen = hintsShown.get(session);
+    if (!seen) hintsShown.set(session, (seen = new Set()));
     if (seen.has(prefix)) return false;
     seen.add(prefix);
     return true;
@@ -496,9 +590,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     repairs: Repair[],
     loopTarget: unknown,
     target: string | undefined,
-    work: () => Promise<Record<string, unknown>>,
+    work: (facts: CallFacts) => Promise<Record<string, unknown>>,
+    args?: unknown,
   ): Promise<OperationResult> {
     const started = Date.now();
+    const facts: CallFacts = { mutating: false };
     const key = loopTarget === undefined ? undefined : loopKey(`${operation}:${prefix}`, loopTarget);
     let payload: Record<string, unknown>;
     let errorCode: string | undefined;
@@ -512,8 +608,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           { previousError: previous?.code, attempts: (previous?.count ?? 2) + 1 },
         );
       }
-      payload = { ok: true, ...(await work()) };
+      payload = { ok: true, ...(await work(facts)) };
     } catch (error) {
+      // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
+      if (error instanceof ConfirmInterrupt) throw error;
       const runtimeError = fromThrown(error);
       errorCode = runtimeError.code;
       payload = { ok: false, plugin: prefix, ...(target ? { target } : {}), error: runtimeError.toPayload() satisfies ErrorPayload };
@@ -534,6 +632,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       durationMs: Date.now() - started,
     });
     if (errorCode) log.debug(`${operation} ${prefix}${target ? `/${target}` : ""} failed`, { code: errorCode });
+    if (observers.length) {
+      const event = { session, operation, plugin: prefix, ...(target ? { target } : {}), outcome: errorCode ?? "ok", startedAt: started, durationMs: Date.now() - started, mutating: facts.mutating, arguments: args };
+      for (const observe of observers) {
+        try {
+          await observe(event);
+        } catch (error) {
+          log.error(`call observer failed: ${describeThrown(error)}`);
+        }
+      }
+    }
     return { isError: errorCode !== undefined, payload };
   }
 
@@ -542,7 +650,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     try {
       raw = await withDeadline(work, timeoutMs, signal, what);
     } catch (error) {
-      if (isRuntimeError(error)) throw error;
+      if (isRuntimeError(error) || error instanceof ConfirmInterrupt) throw error;
       throw fromThrown(error, `${what} failed`);
     }
     return capResult(unwrapResult(raw), maxChars);
@@ -566,7 +674,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     facadeMode,
     configFile: config?.file,
     plugin: (prefix) => byPrefix.get(prefix),
-    createSession: (id) => createSession(id),
+    state,
+    catalogStats: () => catalog.stats(),
+    createSession: (id, identity) => createSession(id, identity),
 
     summaries() {
       return plugins.map((p) => {
@@ -602,10 +712,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       }
     },
 
-    help(prefix) {
+    help(prefix, session) {
       const pkg = packageJson();
+      const statusOf = (s: PluginSummary): string => pluginStatus(byPrefix.get(s.prefix) as LoadedPlugin);
       const only = typeof prefix === "string" && prefix.trim() ? prefix.trim() : undefined;
-      if (only !== undefined && byPrefix.has(only)) return { server: `${pkg.name} ${pkg.version}`, plugin: pluginHelp(byPrefix.get(only) as LoadedPlugin) };
+      if (only !== undefined && byPrefix.has(only) && mayUsePlugin(session?.identity, only)) return { server: `${pkg.name} ${pkg.version}`, plugin: pluginHelp(byPrefix.get(only) as LoadedPlugin) };
       return {
         ...(only !== undefined ? { note: `no plugin has prefix '${only}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),
         server: `${pkg.name} ${pkg.version}`,
@@ -618,10 +729,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
         ],
         pluginHelp: `agent_tools_help {"plugin":"<prefix>"} shows one plugin in full: its usage hint and every skill`,
-        plugins: runtime.summaries().map((s) => ({
+        plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
-          status: s.configured ? "ready" : `not configured: ${s.missing ?? ""}`,
+          status: statusOf(s),
           ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
           ...(s.skills.length ? { skills: s.skills } : {}),
         })),
@@ -644,7 +755,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
       return operate(session, "discover", prefix, repairs, undefined, query || undefined, async () => {
-        const plugin = requirePlugin(prefix, repairs);
+        const plugin = requirePlugin(prefix, repairs, session.identity);
         const tools = await toolsOf(plugin);
         const totals = { tools: tools.length, skills: plugin.skills.length };
         let matches: Record<string, unknown>[];
@@ -702,12 +813,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             errors: [{ path: "/query", message: "must be a non-empty string" }],
           });
         }
-        const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs).manifest.prefix : undefined;
+        const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs, session.identity).manifest.prefix : undefined;
         const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
         await catalog.ready;
-        const wanted = plugins.filter((p) => p.configured && p.adapter && (only === undefined || p.manifest.prefix === only));
+        const allowed = (p: LoadedPlugin): boolean => mayUsePlugin(session.identity, p.manifest.prefix);
+        const wanted = plugins.filter((p) => p.configured && p.adapter && allowed(p) && (only === undefined || p.manifest.prefix === only));
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
         // A slow or hung downstream must not hold every search for the whole call deadline: wait a
         // little for listings, answer from what is in, and let the rest finish in the background.
@@ -736,7 +848,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           detail: args.detail === true,
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
         });
-        const notConfigured = plugins.filter((p) => !p.configured).map((p) => p.manifest.prefix);
+        const notConfigured = plugins.filter((p) => !p.configured && allowed(p)).map((p) => p.manifest.prefix);
         const notice = index.takeNotice?.();
         // Which server each hit comes from, said once per server (a task often needs several).
         const servers: Record<string, string> = {};
@@ -760,8 +872,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const sentName = typeof args.toolName === "string" ? args.toolName.trim() : undefined;
       const toolArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
       const loopTarget = { toolName: args.toolName, arguments: toolArgs, confirm: args.confirm };
-      return operate(session, "call", prefix, repairs, loopTarget, sentName, async () => {
-        const plugin = requirePlugin(prefix, repairs);
+      return operate(session, "call", prefix, repairs, loopTarget, sentName, async (facts) => {
+        const plugin = requirePlugin(prefix, repairs, session.identity);
         if (!sentName) {
           throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${args.toolName === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${prefix}' to call`, {
             received: Object.keys(args),
@@ -784,6 +896,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
           throw new RuntimeError("UNKNOWN_TOOL", `plugin '${prefix}' has no tool '${sentName}'${mean}`, { toolName: sentName, suggestions });
         }
+        facts.mutating = !isReadOnly(plugin, tool);
+        if (facts.mutating && session.identity && !session.identity.write) throw forbiddenWrite(session.identity, prefix, `'${tool.name}'`);
         if (!isPlainObject(toolArgs)) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the tool's parameters, not ${Array.isArray(toolArgs) ? "an array" : typeof toolArgs}`, {
             tool: tool.name,
@@ -801,16 +915,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           });
         }
         if (checked.ok === "skipped") log.warn(`tool ${prefix}/${tool.name} has a schema that cannot be compiled; arguments not validated`, { reason: checked.reason });
-        if (needsConfirm(plugin, tool) && args.confirm !== true) {
-          throw new RuntimeError("CONFIRM_REQUIRED", `'${tool.name}' changes data and needs confirm: true`, { tool: tool.name, arguments: toolArgs });
+        if (needsConfirm(plugin, tool)) {
+          const refusal = (): RuntimeError => new RuntimeError("CONFIRM_REQUIRED", `'${(tool as ToolDescriptor).name}' changes data and needs confirm: true`, { tool: (tool as ToolDescriptor).name, arguments: toolArgs });
+          await passConfirmGate(plugin, { plugin: prefix, tool: tool.name, arguments: toolArgs }, args.confirm === true, ctx.confirmer, refusal);
         }
         const name = tool.name;
         const { result, truncated } = await invoke(`tool '${prefix}/${name}'`, ctx.signal, (signal) =>
-          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobStoreFor(session, prefix) }),
+          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobsOf(session, prefix) }),
           ctx.maxResultChars,
         );
         return { plugin: prefix, toolName: name, result, ...(truncated ? { truncated } : {}) };
-      });
+      }, toolArgs);
     },
 
     async runSkill(session, prefix, rawArgs, ctx = {}) {
@@ -818,8 +933,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const args = repairRequest(rawArgs, "skill", repairs);
       const sentName = typeof args.skill === "string" ? args.skill.trim() : "";
       const sentArgs = args.arguments === undefined || args.arguments === null ? {} : args.arguments;
-      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: sentArgs, confirm: args.confirm }, sentName || undefined, async () => {
-        const plugin = requirePlugin(prefix, repairs);
+      return operate(session, "run_skill", prefix, repairs, { skill: args.skill, arguments: sentArgs, confirm: args.confirm }, sentName || undefined, async (facts) => {
+        const plugin = requirePlugin(prefix, repairs, session.identity);
         const names = plugin.skills.map((s) => s.name);
         let skill = plugin.skills.find((s) => s.name === sentName);
         if (!skill && sentName) {
@@ -870,17 +985,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         }
         const chosen = skill;
         const refusals: RuntimeError[] = [];
+        const interrupts: ConfirmInterrupt[] = [];
         const { result, truncated } = await invoke(
           `skill '${prefix}:${chosen.name}'`,
           ctx.signal,
           async (signal) => {
-            const answer = await chosen.run(gatedForSkill(plugin, chosen.name, confirmed, refusals), runArgs, {
+            const answer = await chosen.run(gatedForSkill(plugin, chosen.name, confirmed, refusals, { identity: session.identity, facts }, { confirmer: ctx.confirmer, interrupts, skillArguments: runArgs }), runArgs, {
               signal,
               sessionId: session.id,
               log,
-              jobs: jobStoreFor(session, prefix),
+              jobs: jobsOf(session, prefix),
               confirmed: confirmed || !plugin.manifest.requireConfirm,
             });
+            // The user has a question to answer first (reads before it are run again on the retry).
+            const pending = interrupts[0];
+            if (pending) throw pending;
             // The gate refused a write and the skill caught it: the run did not do what was asked.
             const refused = refusals[0];
             if (refused) throw new RuntimeError(refused.code, refused.message, { ...refused.details, skillResult: answer });
@@ -891,7 +1010,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           ctx.maxResultChars,
         );
         return { plugin: prefix, skill: chosen.name, result, ...(truncated ? { truncated } : {}) };
-      });
+      }, sentArgs);
     },
 
     onToolsChanged(listener) {
@@ -905,6 +1024,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       catalog.close();
       await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));
       await catalog.flush();
+      if (ownState) await state.close();
     },
   };
   return runtime;

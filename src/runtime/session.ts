@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Identity } from "./access.js";
 
 /**
  * Per-session state. stdio has one session; HTTP has one per Mcp-Session-Id. Adapters and their
@@ -28,12 +29,14 @@ export interface Session {
   readonly extensions: Map<string, unknown>;
   /** Run when the session ends (HTTP DELETE, idle expiry, shutdown): layers above free what they keep in `extensions`. */
   readonly disposers: Array<() => unknown>;
+  /** Who opened the session on a team gateway; undefined where everyone may do everything (stdio, one token). */
+  readonly identity?: Identity;
 }
 
 const CALL_LOG_LIMIT = 200;
 
-export function createSession(id: string = randomUUID()): Session {
-  return { id, loopMemory: new Map(), callLog: [], extensions: new Map(), disposers: [] };
+export function createSession(id: string = randomUUID(), identity?: Identity): Session {
+  return { id, loopMemory: new Map(), callLog: [], extensions: new Map(), disposers: [], ...(identity ? { identity } : {}) };
 }
 
 export function recordCall(session: Session, entry: CallLogEntry): void {

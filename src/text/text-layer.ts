@@ -11,6 +11,7 @@ import { moduleLib, outputHelpers } from "./module-lib.js";
 import { availableModuleFiles, importTextModule, ModuleLoadError, resolveModulePath } from "./module-loader.js";
 import { pluginCommand } from "./plugin-commands.js";
 import { pluginCommandName } from "./reserved-names.js";
+import { mayUsePlugin } from "../runtime/access.js";
 import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
 import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
 
@@ -209,10 +210,11 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     return report;
   }
 
-  async function commandList(state: SessionText): Promise<Array<Record<string, unknown>>> {
+  async function commandList(session: Session, state: SessionText): Promise<Array<Record<string, unknown>>> {
     const list: Array<Record<string, unknown>> = [];
     const names = await pluginCommandNames().catch(() => new Map<string, string>());
     for (const plugin of runtime.summaries()) {
+      if (!mayUsePlugin(session.identity, plugin.prefix)) continue;
       const name = names.get(plugin.prefix) ?? pluginCommandName(plugin.prefix, new Set());
       list.push({
         name,
@@ -268,7 +270,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         memory: `files: ${Math.round(memory.used / MIB)} of ${Math.round(settings.memoryBudgetBytes / MIB)} MiB used by all sandboxes together; at most ${Math.round(settings.sandboxMemoryBytes / MIB)} MiB in this one`,
         workdir: settings.mountDir ? `${WORKDIR_MOUNT}: ${settings.mountDir}, copy-on-write (writes stay in memory)` : "off (AGENT_TOOLS_EXEC_MOUNT_CWD=1 shows the server's working directory at /workdir)",
       },
-      commands: await commandList(state),
+      commands: await commandList(session, state),
       modules: await availableModules(state),
       exitCodes: Object.fromEntries(EXIT_TABLE.map((e) => [String(e.code), e.meaning])),
       session: session.id,
@@ -323,7 +325,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       const builtin = builtinOf(command);
       if (builtin?.name === "status") return status(session, state, command);
       if (builtin?.name === "list") {
-        return answer(command, EXIT.OK, { result: { commands: await commandList(state), builtins: "the shell's own commands (ls, cat, grep, sed, awk, jq, sort, head, …): run `help` for the list" } });
+        return answer(command, EXIT.OK, { result: { commands: await commandList(session, state), builtins: "the shell's own commands (ls, cat, grep, sed, awk, jq, sort, head, …): run `help` for the list" } });
       }
       if (builtin?.name === "load") return load(session, state, command, builtin.spec);
       let sandbox: Sandbox;

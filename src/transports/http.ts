@@ -1,18 +1,46 @@
+import type { Gateway } from "../gateway/gateway.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { HttpOptions } from "./http/options.js";
 import { startHttpFacade, type HttpFacade } from "./http/server.js";
-import { exitGracefully } from "./shutdown.js";
+import { exitGracefully, SHUTDOWN_GRACE_MS } from "./shutdown.js";
+
+/**
+ * How long a draining instance waits for calls in flight (AGENT_TOOLS_DRAIN_MS): 30 s for a team
+ * gateway behind a balancer; 2 s for a one-user server, where Ctrl-C should not hang on a stuck call.
+ */
+export const DEFAULT_DRAIN_MS = { team: 30_000, single: 2000 } as const;
+
+function drainMs(env: NodeJS.ProcessEnv, team: boolean): number {
+  const raw = env.AGENT_TOOLS_DRAIN_MS;
+  const value = Number(raw);
+  return raw !== undefined && raw !== "" && Number.isInteger(value) && value >= 0 ? value : team ? DEFAULT_DRAIN_MS.team : DEFAULT_DRAIN_MS.single;
+}
 
 /**
  * The facade over Streamable HTTP for the life of the process: listen, say where on stderr, and
- * on a signal close every session, then every adapter (and its downstream processes), and exit 0.
+ * on a signal drain — refuse new sessions with 503 (/readyz turns 503 so the balancer stops
+ * sending), let the calls in flight finish (up to AGENT_TOOLS_DRAIN_MS) — then close every
+ * session, every adapter (and its downstream processes), the shared state, and exit 0.
  */
-export async function serveHttp(runtime: Runtime, options: HttpOptions): Promise<HttpFacade> {
-  const facade = await startHttpFacade(runtime, options, runtime.log);
-  exitGracefully(runtime.log, async (why) => {
-    await facade.close(why);
-    await runtime.close();
-  });
-  runtime.log.info(`serving ${runtime.plugins.length} plugin(s) over HTTP at ${facade.url}${options.token ? " (bearer token required)" : ""}`);
+export async function serveHttp(runtime: Runtime, options: HttpOptions, gateway?: Gateway): Promise<HttpFacade> {
+  const facade = await startHttpFacade(runtime, options, runtime.log, gateway);
+  const drain = gateway ? drainMs(process.env, gateway.team) : 0;
+  exitGracefully(
+    runtime.log,
+    async (why) => {
+      if (gateway) {
+        gateway.startDrain();
+        const until = Date.now() + drain;
+        while (facade.inFlight() > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+        if (facade.inFlight() > 0) runtime.log.warn(`drain: ${facade.inFlight()} request(s) still running after ${drain} ms; closing anyway`);
+      }
+      await facade.close(why);
+      await runtime.close();
+      await gateway?.close();
+    },
+    drain + SHUTDOWN_GRACE_MS,
+  );
+  const auth = options.token || gateway?.auth.required ? " (bearer token required)" : "";
+  runtime.log.info(`serving ${runtime.plugins.length} plugin(s) over HTTP at ${facade.url}${auth}${gateway ? ` [instance ${gateway.state.instanceId}, state ${gateway.state.backend}${gateway.metricsUrl ? `, metrics ${gateway.metricsUrl}` : ""}]` : ""}`);
   return facade;
 }

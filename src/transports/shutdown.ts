@@ -8,13 +8,13 @@ import type { Logger } from "../adapters/types.js";
 
 export const SHUTDOWN_GRACE_MS = 5000;
 
-export function exitGracefully(log: Logger, close: (why: string) => Promise<void>): (why: string) => Promise<void> {
+export function exitGracefully(log: Logger, close: (why: string) => Promise<void>, graceMs: number = SHUTDOWN_GRACE_MS): (why: string) => Promise<void> {
   let closing = false;
   const shutdown = async (why: string): Promise<void> => {
     if (closing) return;
     closing = true;
     log.debug(`shutting down (${why})`);
-    const force = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
+    const force = setTimeout(() => process.exit(0), graceMs);
     force.unref();
     await close(why).catch((error: unknown) => log.warn(`shutdown: ${error instanceof Error ? error.message : String(error)}`));
     process.exit(0);

@@ -1,25 +1,40 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createFacadeServer } from "../facade/server.js";
+import { serveStdio as serveStdioEntry } from "@modelcontextprotocol/server/stdio";
+import type { Server } from "@modelcontextprotocol/server";
+import { announceToolsChanged, createFacade } from "../facade/server.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { closeSession } from "../runtime/session.js";
 import { exitGracefully } from "./shutdown.js";
 
 /**
- * The facade over stdio: one session for the life of the process. stdout carries only MCP
- * messages; logs go to stderr. The process ends when the client closes stdin or on a signal,
- * closing every adapter (and so every downstream process) first.
+ * The facade over stdio, both protocol eras: the SDK's serveStdio lets the opening exchange pick
+ * the era (a 2026-07-28 `server/discover`, or a 2025 `initialize`) and pins one facade server to
+ * the connection. One runtime session for the life of the process, whatever the era. stdout
+ * carries only MCP messages; logs go to stderr. The process ends when the client closes stdin or
+ * on a signal, closing every adapter (and so every downstream process) first.
  */
 export async function serveStdio(runtime: Runtime): Promise<void> {
   const session = runtime.createSession("stdio");
-  const server = createFacadeServer({ runtime, session });
-  const transport = new StdioServerTransport();
+  const facade = createFacade(runtime);
+  // The factory also runs for a discover probe that a falling-back client then abandons; tool
+  // changes go to whichever instance is connected last (announce skips one without a transport).
+  let current: Server | undefined;
+  const unsubscribe = runtime.onToolsChanged((prefix) => {
+    if (current) announceToolsChanged(current, prefix);
+  });
+  const handle = serveStdioEntry(
+    () => {
+      current = facade.server({ session: () => session });
+      return current;
+    },
+    { onerror: (error) => runtime.log.debug(`stdio: ${error.message}`) },
+  );
   const shutdown = exitGracefully(runtime.log, async () => {
-    await server.close().catch(() => undefined);
+    unsubscribe();
+    await handle.close().catch(() => undefined);
     await closeSession(session);
     await runtime.close();
   });
   process.stdin.once("end", () => void shutdown("stdin closed"));
   process.stdin.once("close", () => void shutdown("stdin closed"));
-  await server.connect(transport);
-  runtime.log.info(`serving ${runtime.plugins.length} plugin(s) over stdio`);
+  runtime.log.info(`serving ${runtime.plugins.length} plugin(s) over stdio (MCP 2026-07-28 and 2025 eras)`);
 }

@@ -12,6 +12,6 @@ export const meta = {
 export async function run(_adapter, args, context) {
   if (!context?.jobs) throw new Error("this runtime gives skills no job store; upgrade agent-tools-runtime");
   if (args.jobId) return context.jobs.require(args.jobId);
-  const jobs = context.jobs.list();
+  const jobs = await context.jobs.list();
   return { jobs, count: jobs.length };
 }

@@ -1,4 +1,5 @@
-import { CHECKS, reportOf } from "../lib/checks.mjs";
+import { skillContext } from "agent-tools-runtime/plugin";
+import { CHECKS } from "../lib/checks.mjs";
 
 // One call runs every check on the same code; a check that cannot run is reported as an error
 // next to the others instead of stopping the gate.
@@ -22,13 +23,14 @@ export const meta = {
   related: [{ target: "ccdd:start-ephemeral-agent", why: "to have an agent fix what the gate found" }],
 };
 
-export async function run(adapter, args) {
+export async function run(adapter, args, context) {
+  const kit = skillContext(adapter, context);
   const wanted = args.checks?.length ? args.checks : CHECKS;
   const options = args.options ?? {};
   const checks = [];
   for (const check of wanted) {
     try {
-      const report = reportOf(await adapter.call(check, { ...(options[check] ?? {}), code: args.code }));
+      const report = await kit.call(check, { ...(options[check] ?? {}), code: args.code });
       const findings = Array.isArray(report?.findings) ? report.findings : [];
       // Only an explicit verdict counts: a report without `passed` is not a pass.
       if (report?.passed === true || report?.passed === false) checks.push({ check, status: report.passed ? "pass" : "fail", findings });

@@ -1,3 +1,5 @@
+import { skillError } from "agent-tools-runtime/plugin";
+
 // The agent run takes longer than one call may: it becomes a background job of this session and
 // the answer is its id. The job lives in the server's memory only; a restart loses it.
 export const meta = {
@@ -19,9 +21,9 @@ export async function run(adapter, args, context) {
   // The job outlives this call, so the confirm gate is checked here, before it starts: a refusal
   // inside the job would only show up later as a failed job.
   if (context?.confirmed === false) {
-    throw Object.assign(new Error("start-ephemeral-agent runs run_ephemeral_agent, which changes data; run the skill again with confirm: true"), { code: "CONFIRM_REQUIRED" });
+    throw skillError("CONFIRM_REQUIRED", "start-ephemeral-agent runs run_ephemeral_agent, which changes data; run the skill again with confirm: true");
   }
-  const jobId = context.jobs.start((signal) => adapter.call("run_ephemeral_agent", args, { ...context, signal }), { kind: "run_ephemeral_agent" });
+  const jobId = await context.jobs.start((signal) => adapter.call("run_ephemeral_agent", args, { ...context, signal }), { kind: "run_ephemeral_agent" });
   return {
     jobId,
     state: "running",

@@ -1,4 +1,4 @@
-import { runSteps } from "agent-tools-runtime";
+import { runSteps } from "agent-tools-runtime/plugin";
 
 // One call instead of three: the repository with its open issue and pull request counts, and the newest of each.
 export const meta = {

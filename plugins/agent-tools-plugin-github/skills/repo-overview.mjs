@@ -1,4 +1,4 @@
-import { runSteps } from "agent-tools-runtime";
+import { runSteps } from "agent-tools-runtime/plugin";
 
 // One call instead of three: the repository, its latest commit and how many issues are open.
 export const meta = {

@@ -1,3 +1,5 @@
+import { skillContext } from "agent-tools-runtime/plugin";
+
 // Fetch once for the text and title, then ask the DOM for headings and links. The DOM step can
 // fail on its own (a page that is not HTML); the overview then still answers what fetch found
 // and names the step that failed.
@@ -15,18 +17,13 @@ export const meta = {
   },
 };
 
-function valueOf(result) {
-  if (!result || typeof result !== "object" || !Array.isArray(result.content)) return result;
-  const text = result.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
-  if (result.isError) throw new Error(text || "the tool reported an error");
-  return result.structuredContent ?? JSON.parse(text);
-}
-
-export async function run(adapter, args) {
+export async function run(adapter, args, context) {
+  // The kit answers each tool's value (plain text included) and throws on a result flagged isError.
+  const kit = skillContext(adapter, context);
   const maxLinks = args.max_links ?? 20;
   const excerptChars = args.excerpt_chars ?? 500;
   // The first call has nothing to fall back on: its failure is the skill's failure.
-  const page = valueOf(await adapter.call("fetch_page", { url: args.url }));
+  const page = await kit.call("fetch_page", { url: args.url });
   const overview = {
     url: page.url,
     status: page.status,
@@ -37,7 +34,7 @@ export async function run(adapter, args) {
   };
   const steps = { fetch_page: "ok" };
   try {
-    const dom = valueOf(await adapter.call("browser_get_dom", { url: args.url, selector: "h1,h2,h3,a" }));
+    const dom = await kit.call("browser_get_dom", { url: args.url, selector: "h1,h2,h3,a" });
     overview.headings = dom.nodes.filter((n) => /^h\d$/.test(n.tag)).map((n) => ({ level: Number(n.tag.slice(1)), text: n.text }));
     const links = dom.nodes.filter((n) => n.tag === "a" && n.attrs?.href);
     overview.links = links.slice(0, maxLinks).map((n) => ({ text: n.text, href: n.attrs.href }));

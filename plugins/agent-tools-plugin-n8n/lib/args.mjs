@@ -1,14 +1,16 @@
+import { SkillError } from "agent-tools-runtime/plugin";
+
 /**
  * Argument checks for the skills. Every problem is an ARG_VALIDATION_FAILED error that names the
  * argument and lists the valid ones, so a misspelt or mis-nested argument never falls back to a
  * default silently.
  */
 
-export class SkillArgError extends Error {
-  constructor(message) {
-    super(message);
+/** The kit's skill error with the code every argument problem has. */
+export class SkillArgError extends SkillError {
+  constructor(message, options) {
+    super("ARG_VALIDATION_FAILED", message, options);
     this.name = "SkillArgError";
-    this.code = "ARG_VALIDATION_FAILED";
   }
 }
 

@@ -1,16 +1,9 @@
-/** Calls to n8n's MCP tools from skills: the text content parsed as JSON when it is JSON. */
+import { skillContext } from "agent-tools-runtime/plugin";
 
-export async function callTool(adapter, name, args) {
-  const result = await adapter.call(name, args);
-  const texts = Array.isArray(result?.content) ? result.content.filter((c) => c?.type === "text").map((c) => c.text) : [];
-  const text = texts.join("\n");
-  if (result?.isError) {
-    throw Object.assign(new Error(`n8n MCP tool '${name}' failed: ${text || "no message"}`), { code: "UPSTREAM_ERROR" });
-  }
-  if (result?.structuredContent !== undefined) return result.structuredContent;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+/**
+ * Calls to n8n's MCP tools from skills: the tool's value (structured content, JSON text parsed,
+ * or plain text), through the kit; a result flagged isError is a SkillError naming the tool.
+ */
+export async function callTool(adapter, name, args, context) {
+  return skillContext(adapter, context).call(name, args);
 }

@@ -1,4 +1,5 @@
 import { RestClient, RestError } from "agent-tools-runtime";
+import { skillError } from "agent-tools-runtime/plugin";
 import { URLSearchParams } from "node:url";
 import { SkillArgError } from "./args.mjs";
 
@@ -82,7 +83,7 @@ export function createN8nRest({ instance, env, log, redactor, timeoutMs = 30_000
  */
 export function restFor(adapter, args) {
   const rest = adapter && adapter.n8nRest;
-  if (!rest) throw Object.assign(new Error("this skill needs the n8n plugin's adapter (REST client missing)"), { code: "NOT_CONFIGURED" });
+  if (!rest) throw skillError("NOT_CONFIGURED", "this skill needs the n8n plugin's adapter (REST client missing)");
   if (args.url !== undefined && args.url !== null && args.url !== "") {
     let given;
     try {

@@ -1,3 +1,4 @@
+import { skillError } from "agent-tools-runtime/plugin";
 import { SkillArgError, namePatternMatcher, onlyKnown, optionalInt, optionalString, optionalStringList } from "../lib/args.mjs";
 import { callTool } from "../lib/mcp.mjs";
 import { restFor } from "../lib/rest.mjs";
@@ -152,7 +153,7 @@ async function listCredentials(rest, adapter) {
     if (error?.status !== 404 && error?.status !== 405) throw error;
     const answer = await callTool(adapter, "list_credentials", {});
     const list = Array.isArray(answer) ? answer : Array.isArray(answer?.data) ? answer.data : Array.isArray(answer?.credentials) ? answer.credentials : undefined;
-    if (!list) throw Object.assign(new Error(`GET /credentials is not available (HTTP ${error.status}) and list_credentials answered no list`), { code: "UPSTREAM_ERROR" });
+    if (!list) throw skillError("UPSTREAM_ERROR", `GET /credentials is not available (HTTP ${error.status}) and list_credentials answered no list`);
     return { credentials: list, source: "mcp" };
   }
 }

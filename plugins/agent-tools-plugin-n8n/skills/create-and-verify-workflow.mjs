@@ -1,3 +1,4 @@
+import { createAndVerify } from "agent-tools-runtime/plugin";
 import { SkillArgError, onlyKnown, optionalObject, optionalString } from "../lib/args.mjs";
 import { callTool } from "../lib/mcp.mjs";
 import { restFor } from "../lib/rest.mjs";
@@ -43,41 +44,36 @@ export async function run(adapter, rawArgs) {
   const name = optionalString(args, "name");
   if (!!code === !!workflow) throw new SkillArgError("give exactly one of 'code' (n8n workflow SDK code) or 'workflow' (workflow JSON)");
 
-  let id;
+  let create;
   let validation;
   if (code) {
     validation = await callTool(adapter, "validate_workflow", { code });
     if (validation && typeof validation === "object" && validation.valid === false) {
       return { created: false, validation, note: "validate_workflow found errors; nothing was created" };
     }
-    const created = await callTool(adapter, "create_workflow_from_code", { code, ...(name ? { name } : {}) });
-    id = workflowIdOf(created);
-    if (!id) throw Object.assign(new Error(`create_workflow_from_code answered no workflow id: ${JSON.stringify(created).slice(0, 200)}`), { code: "UPSTREAM_ERROR" });
+    create = () => callTool(adapter, "create_workflow_from_code", { code, ...(name ? { name } : {}) });
   } else {
     if (!Array.isArray(workflow.nodes)) throw new SkillArgError("'workflow.nodes' must be a list of nodes");
     const body = { name: name ?? workflow.name, nodes: workflow.nodes, connections: workflow.connections ?? {}, settings: workflow.settings ?? {} };
     if (!body.name) throw new SkillArgError("the workflow needs a name: set 'workflow.name' or 'name'");
-    const created = await rest.request("POST", "/workflows", { body });
-    id = workflowIdOf(created);
-    if (!id) throw Object.assign(new Error("POST /workflows answered no id"), { code: "UPSTREAM_ERROR" });
+    create = () => rest.request("POST", "/workflows", { body });
   }
-
-  let stored;
-  try {
-    stored = await rest.request("GET", `/workflows/${encodeURIComponent(id)}`);
-  } catch (error) {
-    throw Object.assign(new Error(`workflow ${id} was created but reading it back failed: ${error.message}`), { code: error.code ?? "UPSTREAM_ERROR" });
-  }
-  const problems = structuralProblems(stored);
-  if (stored.active === true) problems.unshift("the workflow is active although it was created unpublished");
+  // Created unpublished, read back, checked: any problem after the create is an error naming the id.
+  const done = await createAndVerify({
+    what: "workflow",
+    create,
+    idOf: workflowIdOf,
+    read: (id) => rest.request("GET", `/workflows/${encodeURIComponent(id)}`),
+    check: (stored) => [...(stored?.active === true ? ["the workflow is active although it was created unpublished"] : []), ...structuralProblems(stored)],
+  });
+  const stored = done.stored;
   return {
     created: true,
-    id,
+    id: done.id,
     name: stored.name,
     active: stored.active === true,
     nodes: Array.isArray(stored.nodes) ? stored.nodes.length : 0,
-    verified: problems.length === 0,
-    problems,
+    verified: true,
     ...(validation !== undefined ? { validation } : {}),
     next: "publish it with the publish_workflow tool (or activate it in n8n) once it is right",
   };

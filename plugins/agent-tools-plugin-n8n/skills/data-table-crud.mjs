@@ -1,3 +1,4 @@
+import { describeError, skillError } from "agent-tools-runtime/plugin";
 import { SkillArgError, onlyKnown, optionalInt, optionalObject, optionalStringList, requiredId } from "../lib/args.mjs";
 import { byIds, checkRow, mismatches, readRows, rowsPath } from "../lib/datatable.mjs";
 import { restFor } from "../lib/rest.mjs";
@@ -70,7 +71,7 @@ export async function run(adapter, rawArgs) {
     try {
       after = await readRows(rest, tableId, byIds(ids));
     } catch (error) {
-      throw Object.assign(new Error(`updated row id(s) ${ids.join(", ")} but reading them back failed: ${error.message}`), { code: error.code ?? "UPSTREAM_ERROR" });
+      throw skillError("UPSTREAM_ERROR", `updated row id(s) ${ids.join(", ")} but reading them back failed: ${describeError(error)}`, { details: { rowIds: ids } });
     }
     const checks = ids.map((id) => {
       const row = after.find((r) => String(r.id) === String(id));
@@ -87,7 +88,7 @@ export async function run(adapter, rawArgs) {
   try {
     remaining = ids.length ? await readRows(rest, tableId, byIds(ids)) : [];
   } catch (error) {
-    throw Object.assign(new Error(`deleted row id(s) ${ids.join(", ")} but reading back to verify failed: ${error.message}`), { code: error.code ?? "UPSTREAM_ERROR" });
+    throw skillError("UPSTREAM_ERROR", `deleted row id(s) ${ids.join(", ")} but reading back to verify failed: ${describeError(error)}`, { details: { rowIds: ids } });
   }
   return { operation, dataTableId: tableId, deleted: ids.length, rowIds: ids, verified: remaining.length === 0, ...(remaining.length ? { stillPresent: remaining.map((r) => r.id) } : {}) };
 }

@@ -1,3 +1,4 @@
+import { createAndVerify, skillError } from "agent-tools-runtime/plugin";
 import { SkillArgError, onlyKnown, requiredId } from "../lib/args.mjs";
 import { byIds, checkRow, insertedIds, mismatches, readRows, rowsPath } from "../lib/datatable.mjs";
 import { restFor } from "../lib/rest.mjs";
@@ -22,22 +23,28 @@ export async function run(adapter, rawArgs) {
   return insertAndVerify(rest, tableId, rows);
 }
 
+/** Insert rows, read them back by id, compare each column (the kit's createAndVerify: one failure contract). */
 export async function insertAndVerify(rest, tableId, rows) {
-  const answer = await rest.request("POST", rowsPath(tableId), { body: { data: rows, returnType: "all" } });
-  const ids = insertedIds(answer);
-  if (ids.length !== rows.length) {
-    throw Object.assign(new Error(`n8n answered ${ids.length} row id(s) for ${rows.length} inserted row(s); verify the table by hand`), { code: "UPSTREAM_ERROR" });
-  }
-  let stored;
-  try {
-    stored = await readRows(rest, tableId, byIds(ids));
-  } catch (error) {
-    throw Object.assign(new Error(`inserted row id(s) ${ids.join(", ")} but reading them back failed: ${error.message}`), { code: error.code ?? "UPSTREAM_ERROR" });
-  }
-  const checks = ids.map((id, i) => {
-    const row = stored.find((r) => String(r.id) === String(id));
-    return row ? { id, found: true, mismatches: mismatches(rows[i], row), row } : { id, found: false, mismatches: [] };
+  const rowChecks = (stored, ids) =>
+    ids.map((id, i) => {
+      const row = stored.find((r) => String(r.id) === String(id));
+      return row ? { id, found: true, mismatches: mismatches(rows[i], row), row } : { id, found: false, mismatches: [] };
+    });
+  const done = await createAndVerify({
+    what: "data table row",
+    create: () => rest.request("POST", rowsPath(tableId), { body: { data: rows, returnType: "all" } }),
+    idOf: (answer) => {
+      const ids = insertedIds(answer);
+      if (ids.length && ids.length !== rows.length) {
+        throw skillError("UPSTREAM_ERROR", `n8n answered ${ids.length} row id(s) for ${rows.length} inserted row(s); verify the table by hand`, { details: { stage: "id", rowIds: ids } });
+      }
+      return ids;
+    },
+    read: (ids) => readRows(rest, tableId, byIds(ids)),
+    check: (stored, answer) =>
+      rowChecks(stored, insertedIds(answer))
+        .filter((c) => !c.found || c.mismatches.length)
+        .map((c) => (c.found ? `row ${c.id}: ${c.mismatches.map((m) => `${m.column} (sent ${JSON.stringify(m.expected)}, stored ${JSON.stringify(m.actual)})`).join(", ")}` : `row ${c.id} is not in the table`)),
   });
-  const verified = checks.every((c) => c.found && c.mismatches.length === 0);
-  return { dataTableId: tableId, inserted: ids.length, verified, rows: checks };
+  return { dataTableId: tableId, inserted: done.id.length, verified: true, rows: rowChecks(done.stored, done.id) };
 }

@@ -1,3 +1,4 @@
+import { skillError } from "agent-tools-runtime/plugin";
 import { onlyKnown } from "../lib/args.mjs";
 import { callTool } from "../lib/mcp.mjs";
 import { restFor } from "../lib/rest.mjs";
@@ -33,7 +34,7 @@ export async function run(adapter, rawArgs) {
     answer = await callTool(adapter, "search_projects", {});
   } catch (mcpError) {
     const why = [restError && `GET /projects: ${restError.message}`, `search_projects: ${mcpError.message}`].filter(Boolean).join("; ");
-    throw Object.assign(new Error(`the personal project could not be found (${why})`), { code: "UPSTREAM_ERROR" });
+    throw skillError("UPSTREAM_ERROR", `the personal project could not be found (${why})`);
   }
   const personal = personalOf(answer?.data ?? answer?.projects ?? answer);
   if (personal) return { personalProject: personal, source: "mcp" };

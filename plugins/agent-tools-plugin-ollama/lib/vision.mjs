@@ -1,21 +1,16 @@
+import { skillContext, skillError } from "agent-tools-runtime/plugin";
+
 // Shared by the three vision skills: check the model can see, then one chat turn with one image
 // and the task's fixed prompt.
 
-function refuse(message) {
-  const error = new Error(message);
-  error.code = "ARG_VALIDATION_FAILED";
-  return error;
-}
-
-/** The `data` of a rest tool result ({status, data}). */
-const dataOf = (result) => (result && typeof result === "object" && "data" in result ? result.data : result);
+const refuse = (message) => skillError("ARG_VALIDATION_FAILED", message);
 
 /**
  * Refuse a model without the `vision` capability: Ollama would accept the image and silently
  * answer from the prompt alone.
  */
 export async function requireVision(adapter, model, context) {
-  const shown = dataOf(await adapter.call("show_model", { model }, context));
+  const shown = await skillContext(adapter, context).call("show_model", { model });
   const capabilities = Array.isArray(shown?.capabilities) ? shown.capabilities : undefined;
   if (!capabilities) {
     throw refuse(`the Ollama server did not report the capabilities of '${model}' (an older Ollama?), so it cannot be checked for vision; update Ollama, or call chat with images yourself`);
@@ -42,9 +37,7 @@ export const visionArgs = (extra = {}, required = []) => ({
 /** Check vision, then ask. Answers the model's text and the numbers Ollama reports. */
 export async function askAboutImage(adapter, { model, image, prompt, options }, context) {
   await requireVision(adapter, model, context);
-  const answer = dataOf(
-    await adapter.call("chat", { model, messages: [{ role: "user", content: prompt, images: [image] }], ...(options ? { options } : {}) }, context),
-  );
+  const answer = await skillContext(adapter, context).call("chat", { model, messages: [{ role: "user", content: prompt, images: [image] }], ...(options ? { options } : {}) });
   return {
     model: answer?.model ?? model,
     text: answer?.message?.content ?? "",

@@ -1,14 +1,15 @@
+import { createAndVerify, skillContext } from "agent-tools-runtime/plugin";
+
 /**
  * Create a task, read it back by its new id, and compare what was sent with what was stored,
- * field by field. The answer is a report: `verified` is true only when the read-back worked and
- * every field matched. A failed read-back or a mismatch is reported (with the new id, so the
- * task can be found or removed), never smoothed over. A failed create is an error: there is no
- * task to verify.
+ * field by field (the kit's createAndVerify). Success means verified. A failed create is an error
+ * with nothing to clean up; any failure after it (no id, a failed read-back, a field that
+ * differs) is an error whose details carry the new id, so the task can be found or removed.
  */
 
 export const meta = {
   description:
-    "Create a task and verify it: read it back by its new id and compare every field sent with what the API stored. Answers {verified, id, checks, mismatches, task}; a failed read-back or a mismatch gives verified: false with the problem.",
+    "Create a task and verify it: read it back by its new id and compare every field sent with what the API stored. Answers {verified: true, id, checks, task}; a failed read-back or a mismatch is an error naming the new id and what differed.",
   args: {
     type: "object",
     properties: {
@@ -27,50 +28,22 @@ export const meta = {
 const DEFAULTS = { description: "", status: "todo", due: null };
 const FIELDS = ["title", "description", "status", "due"];
 
-function message(error) {
-  return error instanceof Error ? error.message : String(error);
-}
+/** The API answers `{task}`; an older server answered the bare task. */
+const taskOf = (answer) => (answer && typeof answer === "object" && "task" in answer ? answer.task : answer);
 
-export async function run(adapter, args) {
+export async function run(adapter, args, context) {
+  const kit = skillContext(adapter, context);
   const sent = {};
   for (const field of FIELDS) if (args[field] !== undefined) sent[field] = args[field];
-
-  let created;
-  try {
-    created = await adapter.call("create_task", sent);
-  } catch (error) {
-    throw Object.assign(new Error(`create_task failed, so there is nothing to verify: ${message(error)}`), { code: error?.code });
-  }
-  const id = created?.data?.id;
-  if (id === undefined || id === null) {
-    return { verified: false, id: null, problem: "create_task answered without an id; the task cannot be read back", created: created?.data ?? null };
-  }
-
-  let stored;
-  try {
-    stored = (await adapter.call("get_task", { id })).data;
-  } catch (error) {
-    return {
-      verified: false,
-      id,
-      problem: `task ${id} was created, but reading it back failed: ${message(error)}`,
-      created: created.data,
-    };
-  }
-
-  const checks = FIELDS.map((field) => {
-    const expected = field in sent ? sent[field] : DEFAULTS[field];
-    const actual = stored?.[field];
-    return { field, sent: field in sent ? sent[field] : undefined, expected, stored: actual, match: JSON.stringify(expected) === JSON.stringify(actual ?? null) };
+  const expect = Object.fromEntries(FIELDS.map((field) => [field, field in sent ? sent[field] : DEFAULTS[field]]));
+  const done = await createAndVerify({
+    what: "task",
+    create: () => kit.call("create_task", sent),
+    idOf: (created) => taskOf(created)?.id,
+    read: (id) => kit.call("get_task", { id }),
+    storedOf: taskOf,
+    expect,
+    check: (stored, created) => (String(stored?.id) === String(taskOf(created)?.id) ? [] : [`the task read back has id ${stored?.id}`]),
   });
-  if (String(stored?.id) !== String(id)) checks.unshift({ field: "id", expected: id, stored: stored?.id, match: false });
-  const mismatches = checks.filter((check) => !check.match).map((check) => check.field);
-  return {
-    verified: mismatches.length === 0,
-    id,
-    ...(mismatches.length ? { problem: `task ${id} was stored differently from what was sent: ${mismatches.join(", ")}` } : {}),
-    checks,
-    mismatches,
-    task: stored,
-  };
+  return { verified: true, id: done.id, checks: done.checks, task: done.stored };
 }

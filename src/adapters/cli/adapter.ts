@@ -2,6 +2,7 @@ import path from "node:path";
 import { interpolate, MissingVariableError } from "../shared/env-vars.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
 import type { Adapter, CallContext, Logger } from "../types.js";
+import { resolveBin } from "../../plugins/requirements.js";
 import { resolveAllowedProgram } from "./allowlist.js";
 import { childEnv } from "./child-env.js";
 import { applyCliErrorRules } from "./error-rules.js";
@@ -31,11 +32,24 @@ export interface CliAdapterOptions {
 export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptions): Adapter {
   const redactor = options.redactor ?? createRedactor();
   const byName = new Map(spec.tools.map((tool) => [tool.name, tool]));
-  const tools = spec.tools.map((tool) => describeCliTool(tool, spec.program));
+  // `program` (and allowlist entries) may be `${GH_CLI_BIN:-gh}`: the program a host variable
+  // names, else the default. Resolved at each call; descriptions show the default name only.
+  const shownProgram = resolveBin(spec.program, {}).program || spec.program;
+  const tools = spec.tools.map((tool) => describeCliTool(tool, shownProgram));
   const closing = new AbortController();
+  const resolveProgram = (): string => {
+    try {
+      const program = interpolate(spec.program, options.env, "adapter.program");
+      const allowlist = spec.allowlist?.map((entry, i) => interpolate(entry, options.env, `adapter.allowlist[${i}]`));
+      return resolveAllowedProgram(program, { env: options.env, ...(allowlist ? { manifestAllowlist: allowlist } : {}) });
+    } catch (error) {
+      if (error instanceof MissingVariableError) throw Object.assign(error, { code: "NOT_CONFIGURED" });
+      throw error;
+    }
+  };
 
   try {
-    resolveAllowedProgram(spec.program, { env: options.env, manifestAllowlist: spec.allowlist });
+    resolveProgram();
   } catch (error) {
     options.log.warn(`cli adapter: ${(error as Error).message}; its tools fail until then`);
   }
@@ -58,10 +72,10 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
     async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown> {
       const tool = byName.get(name);
       if (!tool) throw new CliError("UNKNOWN_TOOL", `unknown tool '${name}' (known: ${[...byName.keys()].join(", ")})`);
-      const file = resolveAllowedProgram(spec.program, { env: options.env, manifestAllowlist: spec.allowlist });
+      const file = resolveProgram();
       const argv = renderArgv(tool.template, args ?? {});
       const env = childEnv(options.env, spec.env, redactor);
-      const label = `${spec.program} (tool '${name}')`;
+      const label = `${shownProgram} (tool '${name}')`;
       const log = ctx?.log ?? options.log;
       log.debug(`cli: running ${file} for tool '${name}'`, { argc: argv.length });
       const signal = ctx?.signal ? AbortSignal.any([ctx.signal, closing.signal]) : closing.signal;

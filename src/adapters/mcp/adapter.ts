@@ -1,5 +1,6 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Adapter, CallContext, Logger, ServerDescription, ToolDescriptor } from "../types.js";
+import type { CallToolResult } from "@modelcontextprotocol/client";
+import type { DiscoverResult } from "@modelcontextprotocol/client";
+import type { Adapter, AdapterHealth, CallContext, Logger, ServerDescription, ToolDescriptor } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { McpConnection, type TransportOpener } from "./connection.js";
@@ -38,6 +39,7 @@ export class McpAdapter implements Adapter {
       name: options.name,
       open: options.open,
       idleTimeoutMs: this.idleTimeoutMs,
+      probeTimeoutMs: this.timeoutMs,
       log: options.log,
       redactor: options.redactor,
       onToolsChanged: () => this.toolsChanged(),
@@ -63,7 +65,7 @@ export class McpAdapter implements Adapter {
     const result = await this.connection.request(
       `tools/call '${name}'`,
       { timeoutMs: this.timeoutMs, ...(ctx?.signal ? { signal: ctx.signal } : {}) },
-      (client, options) => client.callTool({ name, arguments: args }, undefined, options),
+      (client, options) => client.callTool({ name, arguments: args }, options),
     );
     return this.options.redactor.redactValue(result as CallToolResult);
   }
@@ -88,6 +90,22 @@ export class McpAdapter implements Adapter {
 
   get connected(): boolean {
     return this.connection.connected;
+  }
+
+  health(): AdapterHealth | undefined {
+    const failure = this.connection.lastFailure;
+    if (!failure) return undefined;
+    return { state: "failing", reason: failure.message, retryInMs: Math.max(0, failure.retryAt - Date.now()) };
+  }
+
+  /** "modern" (2026-07-28), "legacy" (2025 era), or undefined before the first connect. */
+  get era(): "modern" | "legacy" | undefined {
+    return this.connection.era;
+  }
+
+  /** The server's server/discover answer, kept with the catalog so a reconnect skips the probe. */
+  get discoverResult(): DiscoverResult | undefined {
+    return this.connection.discoverResult;
   }
 
   /** The server's last stderr lines (stdio), redacted. */

@@ -1,6 +1,6 @@
 import type { Redactor } from "../shared/redact.js";
 import { McpAdapterError } from "./errors.js";
-import { OAuthTokenStore, resolveStorePath } from "./oauth-token-store.js";
+import { OAuthTokenStore, resolveStorePath, type SharedTokenState } from "./oauth-token-store.js";
 import type { McpAuthSpec } from "./spec.js";
 
 /**
@@ -17,7 +17,7 @@ export interface BearerSource {
 
 export function createBearerSource(
   auth: McpAuthSpec,
-  options: { env: NodeJS.ProcessEnv; redactor: Redactor; baseDir?: string; fetch?: typeof fetch; name: string },
+  options: { env: NodeJS.ProcessEnv; redactor: Redactor; baseDir?: string; fetch?: typeof fetch; name: string; shared?: SharedTokenState },
 ): BearerSource {
   let store: OAuthTokenStore | undefined;
   const getStore = (): OAuthTokenStore | undefined => {
@@ -25,6 +25,7 @@ export function createBearerSource(
     store ??= new OAuthTokenStore(resolveStorePath(auth.tokenStore, options.env, options.baseDir), {
       redactor: options.redactor,
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.shared ? { shared: options.shared } : {}),
     });
     return store;
   };

@@ -1,5 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Client, RequestOptions } from "@modelcontextprotocol/client";
 import type { ToolDescriptor } from "../types.js";
 import { McpAdapterError } from "./errors.js";
 

@@ -1,4 +1,4 @@
-import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/client/stdio";
 import { interpolate, referencedVariables } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 

@@ -1,10 +1,8 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
 import type { Logger, ServerDescription } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
-import { McpAdapterError, errorMessage, numericCode } from "./errors.js";
+import { McpAdapterError, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 
 /**
@@ -27,8 +25,24 @@ export interface OpenedTransport {
   close(): Promise<void>;
 }
 
+/** What an opener passes to `client.connect`: the request options and, when known, the era verdict of the last connect. */
+export type ConnectOptions = RequestOptions & { prior?: PriorDiscovery };
+
 /** Connect `makeClient()` to the server (trying fallbacks as needed) and return the connected client. */
-export type TransportOpener = (makeClient: () => Client, options: RequestOptions) => Promise<{ client: Client; opened: OpenedTransport }>;
+export type TransportOpener = (makeClient: () => Client, options: ConnectOptions) => Promise<{ client: Client; opened: OpenedTransport }>;
+
+/** Why the last connect failed, and when the next one may be tried. */
+export interface ConnectFailure {
+  message: string;
+  code: string;
+  at: number;
+  retryAt: number;
+  attempts: number;
+}
+
+/** Back off 1 s, 2 s, 4 s … up to a minute between starts of a server that fails to connect. */
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_MAX_MS = 60_000;
 
 export interface ConnectionOptions {
   /** Used in messages: "MCP server 'fs'". */
@@ -40,6 +54,13 @@ export interface ConnectionOptions {
   redactor: Redactor;
   /** Called on every `notifications/tools/list_changed`. */
   onToolsChanged: () => void;
+  /**
+   * How long the era probe (server/discover) may take; past it a stdio server counts as 2025-era.
+   * The SDK's probe does not follow the caller's abort signal, so it gets the call deadline.
+   */
+  probeTimeoutMs?: number;
+  /** The clock of the connect backoff (tests). */
+  now?: () => number;
 }
 
 export interface RequestControl {
@@ -55,8 +76,31 @@ interface Live {
 
 const CLIENT_INFO = { name: "agent-tools-runtime", version: "0.1.0" };
 
+/**
+ * The era verdict worth keeping from a connected client: a modern server's discover result (the
+ * next connect adopts it and skips the probe, and on stdio the probe's extra process), or that
+ * the server is legacy (the next connect goes straight to initialize).
+ */
+function verdictOf(client: Client): PriorDiscovery | undefined {
+  const era = client.getProtocolEra();
+  if (era === "legacy") return { kind: "legacy" };
+  const discover = client.getDiscoverResult();
+  return era === "modern" && discover ? { kind: "modern", discover } : undefined;
+}
+
+/** The era probe died with the connection (the server exited on it); not a failed start of a 2026 server. */
+function isProbeCasualty(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return /Version negotiation failed/i.test(error.message) && !/pinned|overlap/i.test(error.message);
+}
+
+/** A connect refused because the kept verdict no longer holds (the server changed era). */
+function isStaleVerdict(error: unknown): boolean {
+  return (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || isUnsupportedProtocolVersion(error);
+}
+
 function isSessionExpired(error: unknown, live: Live): boolean {
-  return numericCode(error) === 404 && !(error instanceof McpError) && live.opened.sessionId?.() !== undefined;
+  return error instanceof SdkHttpError && error.status === 404 && live.opened.sessionId?.() !== undefined;
 }
 
 function abortReasonIsTimeout(reason: unknown): boolean {
@@ -71,8 +115,33 @@ export class McpConnection {
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private stopping: Promise<void> = Promise.resolve();
+  private verdict: PriorDiscovery | undefined;
+  private failure: ConnectFailure | undefined;
+  private readonly now: () => number;
 
-  constructor(private readonly options: ConnectionOptions) {}
+  constructor(private readonly options: ConnectionOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The server's `server/discover` result when it speaks 2026-07-28 (kept across restarts of the connection). */
+  get discoverResult(): DiscoverResult | undefined {
+    return this.verdict?.kind === "modern" ? this.verdict.discover : undefined;
+  }
+
+  /** "modern", "legacy", or undefined before the first connect. */
+  get era(): "modern" | "legacy" | undefined {
+    return this.verdict?.kind;
+  }
+
+  /** The last connect failure, while no connect has succeeded since. */
+  get lastFailure(): ConnectFailure | undefined {
+    return this.failure;
+  }
+
+  /** Adopt an era verdict kept elsewhere (a persisted catalog), so the first connect skips the probe. */
+  rememberVerdict(verdict: PriorDiscovery | undefined): void {
+    this.verdict = verdict;
+  }
 
   /** The stdio child's pid while connected. */
   get pid(): number | undefined {
@@ -203,16 +272,27 @@ export class McpConnection {
   }
 
   private async connect(options: RequestOptions): Promise<Live> {
-    const makeClient = (): Client => {
-      const client = new LenientClient(CLIENT_INFO, { capabilities: {} });
-      client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-        this.options.log.debug(`${this.label()}: tools/list_changed`);
-        this.options.onToolsChanged();
-      });
-      return client;
-    };
-    const { client, opened } = await this.options.open(makeClient, options);
+    const failure = this.failure;
+    if (failure && this.now() < failure.retryAt) {
+      // A server that failed to start is not started again on every call: the same answer until the backoff passes.
+      const seconds = Math.max(1, Math.ceil((failure.retryAt - this.now()) / 1000));
+      throw new McpAdapterError(failure.code === "NOT_CONFIGURED" ? "NOT_CONFIGURED" : "UPSTREAM_ERROR", `${failure.message} (not retried for ${seconds} s after ${failure.attempts} failed start${failure.attempts === 1 ? "" : "s"})`);
+    }
+    let connected: { client: Client; opened: OpenedTransport };
+    try {
+      connected = await this.openWithVerdict(options);
+    } catch (error) {
+      if (!options.signal?.aborted && !this.closed) {
+        const translated = await this.translate(error, "connect", undefined, { timedOut: false, control: { timeoutMs: 0 } });
+        const attempts = (failure?.attempts ?? 0) + 1;
+        const at = this.now();
+        this.failure = { message: translated.message, code: translated.code, at, attempts, retryAt: at + Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1)) };
+      }
+      throw error;
+    }
+    this.failure = undefined;
+    const { client, opened } = connected;
+    this.verdict = verdictOf(client) ?? this.verdict;
     const live: Live = { client, opened, gone: false };
     const previousOnClose = client.onclose;
     client.onclose = () => {
@@ -233,6 +313,45 @@ export class McpConnection {
     this.live = live;
     this.options.log.debug(`${this.label()}: connected over ${opened.kind}${opened.pid ? ` (pid ${opened.pid})` : ""}`);
     return live;
+  }
+
+  private makeClient = (): Client => {
+    // Both eras: probe with server/discover, fall back to initialize for 2025-era servers.
+    const client = new LenientClient(CLIENT_INFO, {
+      capabilities: {},
+      versionNegotiation: { mode: "auto", ...(this.options.probeTimeoutMs ? { probe: { timeoutMs: this.options.probeTimeoutMs } } : {}) },
+    });
+    client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
+      this.options.log.debug(`${this.label()}: tools/list_changed`);
+      this.options.onToolsChanged();
+    });
+    return client;
+  };
+
+  /**
+   * Connect with the kept era verdict; a verdict the server no longer honours is dropped and the
+   * era negotiated again. Without a verdict, a probe the server did not survive (it exited on the
+   * unknown `server/discover`, as some 2025-era servers do) means a 2025-era server: start it
+   * again with the plain handshake.
+   */
+  private async openWithVerdict(options: RequestOptions): Promise<{ client: Client; opened: OpenedTransport }> {
+    const prior = this.verdict;
+    try {
+      return await this.options.open(this.makeClient, prior ? { ...options, prior } : options);
+    } catch (error) {
+      if (options.signal?.aborted || this.closed) throw error;
+      if (prior && isStaleVerdict(error)) {
+        this.options.log.info(`${this.label()}: its protocol era changed; negotiating again`);
+        this.verdict = undefined;
+        return this.options.open(this.makeClient, options);
+      }
+      if (!prior && isProbeCasualty(error)) {
+        this.options.log.debug(`${this.label()}: did not survive the era probe (${errorMessage(error)}); starting it again as a 2025-era server`);
+        return this.options.open(this.makeClient, { ...options, prior: { kind: "legacy" } });
+      }
+      throw error;
+    }
   }
 
   private async drop(live: Live): Promise<void> {
@@ -286,7 +405,7 @@ export class McpConnection {
       return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
     }
     const code = numericCode(error);
-    const closedUnderUs = (error instanceof McpError && code === ErrorCode.ConnectionClosed) || live?.gone === true;
+    const closedUnderUs = (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) || live?.gone === true;
     if (closedUnderUs && live) {
       // Let the last stderr chunks arrive before reading the tail.
       await new Promise((resolve) => setImmediate(resolve));
@@ -297,10 +416,13 @@ export class McpConnection {
       const where = live.opened.kind === "stdio" ? "exited" : "closed the connection";
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} ${where} during ${what}${tail ? `; its last stderr lines:\n${tail}` : " (it wrote nothing to stderr)"}`));
     }
-    if (error instanceof McpError && code === ErrorCode.RequestTimeout) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} in time: ${error.message}`));
     }
-    if (error instanceof McpError) {
+    if (isUnsupportedProtocolVersion(error)) {
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} does not serve a protocol version this runtime speaks: ${errorMessage(error)}`));
+    }
+    if (error instanceof ProtocolError) {
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}`));
     }
     if (code !== undefined && code >= 400 && code < 600) {

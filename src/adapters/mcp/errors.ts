@@ -31,11 +31,28 @@ export function errorMessage(error: unknown): string {
   return String(error);
 }
 
-/** A numeric `code` property (McpError JSON-RPC code, StreamableHTTPError / SseError HTTP status). */
+/**
+ * A numeric code: a JSON-RPC error code (ProtocolError), or an HTTP status (the SDK v2's
+ * SdkHttpError keeps it in `status`; older SSE errors and v1 errors in a numeric `code`).
+ */
 export function numericCode(error: unknown): number | undefined {
-  if (error && typeof error === "object" && "code" in error) {
-    const code = (error as { code: unknown }).code;
+  if (error && typeof error === "object") {
+    const code = (error as { code?: unknown }).code;
     if (typeof code === "number") return code;
+    const status = (error as { status?: unknown }).status ?? (error as { data?: { status?: unknown } }).data?.status;
+    if (typeof status === "number") return status;
   }
   return undefined;
+}
+
+/** JSON-RPC -32022: the server does not serve the protocol version offered (a final answer). */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/**
+ * Whether the server answered "unsupported protocol version": a ProtocolError with -32022, or an
+ * HTTP 400 whose body (quoted in the SDK's error message) is that JSON-RPC error.
+ */
+export function isUnsupportedProtocolVersion(error: unknown): boolean {
+  if (numericCode(error) === UNSUPPORTED_PROTOCOL_VERSION) return true;
+  return error instanceof Error && /(^|[^\d])-32022\b/.test(error.message);
 }

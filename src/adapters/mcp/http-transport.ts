@@ -1,21 +1,19 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, SSEClientTransport, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Client } from "@modelcontextprotocol/client";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { cappedFetch, maxResponseBytesFrom } from "../shared/capped-body.js";
 import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
+import type { SharedTokenState } from "./oauth-token-store.js";
 import { resolveSecretAware } from "./child-env.js";
-import type { OpenedTransport, TransportOpener } from "./connection.js";
-import { McpAdapterError, errorMessage, numericCode } from "./errors.js";
+import type { ConnectOptions, OpenedTransport, TransportOpener } from "./connection.js";
+import { McpAdapterError, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import type { McpHttpSpec } from "./spec.js";
 
 /**
- * Opens an HTTP MCP server: Streamable HTTP first, falling back to the old SSE transport when the
- * server does not speak it (a 4xx other than 401/403 on the first POST), or SSE directly with
- * `type: "sse"`. URL and header `${VAR}` values are resolved on the host at connect time and
+ * Opens an HTTP MCP server: Streamable HTTP first (either protocol era, negotiated by the client),
+ * falling back to the old SSE transport when the server does not speak it (a 4xx other than
+ * 401/403 on the first POST), or SSE directly with `type: "sse"`. A JSON-RPC answer, -32022
+ * (unsupported protocol version) included, is final: that server speaks Streamable HTTP. URL and header `${VAR}` values are resolved on the host at connect time and
  * registered as secrets; the bearer token (auth) is added per request by `authFetch`.
  */
 
@@ -26,13 +24,17 @@ export interface HttpOpenerOptions {
   redactor: Redactor;
   log: Logger;
   fetch?: typeof fetch;
+  /** The gateway's shared state: OAuth token stores are kept there and refreshed under its lock. */
+  shared?: SharedTokenState;
 }
 
 /** HTTP statuses that mean "this endpoint does not speak Streamable HTTP" rather than "refused". */
 const FALLBACK_STATUSES = new Set([400, 404, 405, 406, 415]);
 
 function shouldFallBack(error: unknown): boolean {
-  if (error instanceof McpError || error instanceof McpAdapterError) return false;
+  if (error instanceof ProtocolError || error instanceof McpAdapterError) return false;
+  if (isUnsupportedProtocolVersion(error)) return false;
+  if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) return false;
   const status = numericCode(error);
   return status !== undefined && FALLBACK_STATUSES.has(status);
 }
@@ -56,6 +58,7 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
         name: options.name,
         ...(options.baseDir ? { baseDir: options.baseDir } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.shared ? { shared: options.shared } : {}),
       });
       // Fail early (NOT_CONFIGURED) when there is no token at all.
       await bearer.token();
@@ -84,7 +87,7 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
         return await connectSse();
       } catch (sseError) {
         const status = numericCode(sseError);
-        if (sseError instanceof McpAdapterError || sseError instanceof McpError || status === 401 || status === 403) throw sseError;
+        if (sseError instanceof McpAdapterError || sseError instanceof ProtocolError || status === 401 || status === 403) throw sseError;
         throw new McpAdapterError(
           "UPSTREAM_ERROR",
           redactor.redact(`MCP server '${options.name}' at ${url.origin}${url.pathname} speaks neither Streamable HTTP (${errorMessage(error)}) nor SSE (${errorMessage(sseError)})`),
@@ -104,7 +107,7 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
   };
 }
 
-async function connectOrClose(client: Client, transport: StreamableHTTPClientTransport | SSEClientTransport, options: RequestOptions): Promise<void> {
+async function connectOrClose(client: Client, transport: StreamableHTTPClientTransport | SSEClientTransport, options: ConnectOptions): Promise<void> {
   try {
     await client.connect(transport, options);
   } catch (error) {

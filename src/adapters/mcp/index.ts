@@ -1,5 +1,6 @@
 import type { DeclarativeAdapterFactory } from "../../plugins/loader.js";
 import type { AdapterOptions, Logger } from "../types.js";
+import type { SharedTokenState } from "./oauth-token-store.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
 import { McpAdapter } from "./adapter.js";
 import { createHttpOpener } from "./http-transport.js";
@@ -31,14 +32,14 @@ export interface CreateMcpAdapterExtras {
 /** Build an McpAdapter from a parsed spec. */
 export function mcpAdapterFromSpec(
   spec: McpSpec,
-  options: { name: string; env: NodeJS.ProcessEnv; log: Logger; baseDir?: string } & CreateMcpAdapterExtras,
+  options: { name: string; env: NodeJS.ProcessEnv; log: Logger; baseDir?: string; shared?: SharedTokenState } & CreateMcpAdapterExtras,
 ): McpAdapter {
   const redactor = options.redactor ?? createRedactor();
   const common = { name: options.name, hostEnv: options.env, redactor, log: options.log, ...(options.baseDir ? { baseDir: options.baseDir } : {}) };
   const open =
     spec.transport === "stdio"
       ? createStdioOpener(spec, { ...common, ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}) })
-      : createHttpOpener(spec, { ...common, ...(options.fetch ? { fetch: options.fetch } : {}) });
+      : createHttpOpener(spec, { ...common, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.shared ? { shared: options.shared } : {}) });
   return new McpAdapter({ name: options.name, open, redactor, log: options.log, timeoutMs: spec.timeoutMs, idleTimeoutMs: spec.idleTimeoutMs });
 }
 
@@ -50,7 +51,7 @@ function pluginName(options: AdapterOptions): string {
 }
 
 export const createMcpAdapter: DeclarativeAdapterFactory = (spec, options) =>
-  mcpAdapterFromSpec(parseMcpSpec(spec), { name: pluginName(options), env: options.env, log: options.log, baseDir: options.pluginDir });
+  mcpAdapterFromSpec(parseMcpSpec(spec), { name: pluginName(options), env: options.env, log: options.log, baseDir: options.pluginDir, ...(options.shared ? { shared: options.shared } : {}) });
 
 export { McpAdapter, type McpAdapterOptions } from "./adapter.js";
 export { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";

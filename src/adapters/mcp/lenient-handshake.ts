@@ -1,5 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { Client, type Transport } from "@modelcontextprotocol/client";
 
 /**
  * Liberal in what the adapter accepts from downstream servers: real servers (the original

@@ -55,12 +55,13 @@ function list(raw: string | undefined): string[] {
   return (raw ?? "").split(",").map((item) => item.trim()).filter(Boolean);
 }
 
-export function resolveHttpOptions(env: NodeJS.ProcessEnv, config: AgentToolsConfig["http"] = {}): HttpOptions {
+/** `teamAuth`: the config's team block names identities or a JWT issuer, which guard a public bind as a token does. */
+export function resolveHttpOptions(env: NodeJS.ProcessEnv, config: AgentToolsConfig["http"] = {}, teamAuth = false): HttpOptions {
   const host = env.AGENT_TOOLS_HTTP_HOST?.trim() || config.host || DEFAULT_HTTP_HOST;
   const port = positiveInteger(env.AGENT_TOOLS_HTTP_PORT ?? config.port, "AGENT_TOOLS_HTTP_PORT (or http.port)", DEFAULT_HTTP_PORT, { allowZero: true });
   if (port > 65535) throw new HttpOptionsError(`AGENT_TOOLS_HTTP_PORT (or http.port) must be at most 65535 (got ${port})`);
   const token = env.AGENT_TOOLS_HTTP_TOKEN?.trim() || undefined;
-  if (!isLoopbackName(host) && !token) {
+  if (!isLoopbackName(host) && !token && !teamAuth) {
     throw new HttpOptionsError(
       `refusing to listen on '${host}' without a token: a non-loopback address is reachable by other machines. Set AGENT_TOOLS_HTTP_TOKEN to a long random value (clients then send 'Authorization: Bearer <token>'), or bind 127.0.0.1.`,
     );

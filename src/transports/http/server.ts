@@ -1,29 +1,40 @@
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { toNodeHandler } from "@modelcontextprotocol/node";
+import { isInitializeRequest, isLegacyRequest, type AuthInfo } from "@modelcontextprotocol/server";
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { createRedactor } from "../../adapters/shared/redact.js";
 import type { Logger } from "../../adapters/types.js";
 import type { Runtime } from "../../runtime/runtime.js";
+import type { Identity } from "../../runtime/access.js";
+import type { Gateway } from "../../gateway/gateway.js";
 import { acceptBothMediaTypes } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
 import { SessionRegistry } from "./sessions.js";
+import { authInfoFor, createModernEntry } from "./modern.js";
 
 /**
- * The MCP facade over Streamable HTTP, on node:http. This module owns what the SDK transport
- * leaves to its host: the defences (Host, Origin, bearer token, body cap), session routing
- * (one SDK transport per Mcp-Session-Id), the session cap, and the request log. Everything
- * MCP-shaped — initialize, JSON or SSE answers, the GET notification stream, DELETE — is the
- * SDK's StreamableHTTPServerTransport.
+ * The MCP facade over Streamable HTTP, on node:http, both protocol eras on one endpoint. This
+ * module owns what the SDK leaves to its host: the defences (Host, Origin, bearer token, body
+ * cap), era routing, session routing for 2025-era clients (one SDK transport per
+ * Mcp-Session-Id), the session cap, and the request log.
+ *
+ * A request that carries the 2026-07-28 `_meta` envelope (the SDK's own `isLegacyRequest`
+ * decides, so the branch never disagrees with the SDK) goes to `createMcpHandler` in strict
+ * mode: per request, no session, a facade server from the cheap per-request factory.
+ * Everything else goes to the sessionful 2025 wiring that existing clients rely on
+ * (initialize, JSON or SSE answers, the GET notification stream, DELETE).
  */
 
 export interface HttpFacade {
   readonly url: string;
   readonly address: AddressInfo;
   readonly sessions: SessionRegistry;
+  /** POST requests being answered right now (draining waits for them). */
+  inFlight(): number;
   close(why?: string): Promise<void>;
 }
 
@@ -65,11 +76,30 @@ function isInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
-export async function startHttpFacade(runtime: Runtime, options: HttpOptions, log: Logger): Promise<HttpFacade> {
+/** The request line and headers as a web Request, for era classification of an already-parsed body. */
+function webRequestHead(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return new Request(new URL(req.url ?? "/", "http://localhost"), { method: req.method ?? "POST", headers });
+}
+
+/**
+ * With a gateway (team mode and every `serveHttp`): identities instead of the one token, rate
+ * limits, the operations paths (/metrics, /healthz, /readyz, protected resource metadata) and
+ * draining. Without one (embedders, older tests): the single-token server as before.
+ */
+export async function startHttpFacade(runtime: Runtime, options: HttpOptions, log: Logger, gateway?: Gateway): Promise<HttpFacade> {
   const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs, unusedIdleMs: options.unusedSessionIdleMs });
   const notFound = (res: ServerResponse, id: string): void =>
     sendRpcError(res, 404, -32001, `Session not found: ${sessions.whyMissing(id)}; send initialize without Mcp-Session-Id to open a new one`);
   const redactor = createRedactor([options.token]);
+  const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs });
+  const serveModern = toNodeHandler(modern.handler, { maxRequestBodySize: options.maxBodyBytes, onerror: (error) => log.warn(`http modern: ${redactor.redact(error.message)}`) });
+  let inFlight = 0;
+  gateway?.metrics.setSources({ openSessions: () => sessions.size, catalog: () => runtime.catalogStats() });
 
   const logRequest = (facts: RequestFacts, res: ServerResponse, started: number, body: () => string): void => {
     const status = res.statusCode;
@@ -84,6 +114,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       outcome,
       `${Math.round(performance.now() - started)}ms`,
     ];
+    gateway?.metrics.httpRequests.inc({ status: String(status) });
     const line = redactor.redact(parts.join(" "));
     if (status >= 500) log.warn(line);
     else log.info(line);
@@ -91,15 +122,34 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
 
   const handle = async (req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
+    // Which instance answered: for operators reading balancer logs, and for clients' diagnostics.
+    if (gateway) res.setHeader("Agent-Tools-Instance", gateway.state.instanceId);
+    if (gateway && (await gateway.serveOps(req, res, url.pathname))) return;
     if (url.pathname !== MCP_PATH) {
       sendRpcError(res, 404, -32000, `nothing at '${url.pathname}'; the MCP endpoint is ${MCP_PATH}`);
       return;
     }
-    const rejection = checkHost(req, options) ?? checkOrigin(req, options) ?? checkBearer(req, options);
+    const rejection = checkHost(req, options) ?? checkOrigin(req, options) ?? (gateway ? undefined : checkBearer(req, options));
     if (rejection) {
       reject(res, rejection);
       return;
     }
+    let identity: Identity | undefined;
+    if (gateway) {
+      const auth = await gateway.auth.authenticate(req.headers.authorization);
+      if (!auth.ok) {
+        reject(res, auth);
+        return;
+      }
+      identity = auth.identity;
+      const decision = await gateway.admit(identity);
+      if (!decision.ok) {
+        sendRpcError(res, 429, -32000, `identity '${identity?.name}' sent more than ${decision.limit} requests this minute; retry after ${decision.retryAfterSeconds} s`, { "Retry-After": String(decision.retryAfterSeconds) });
+        return;
+      }
+    }
+    // A session stays with the identity that opened it: another token cannot ride on its id.
+    const ownedByCaller = (entry: { session: { identity?: Identity } }): boolean => entry.session.identity?.name === identity?.name;
     const header = req.headers["mcp-session-id"];
     if (Array.isArray(header)) {
       sendRpcError(res, 400, -32000, "send one Mcp-Session-Id header, not several");
@@ -124,10 +174,21 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
       const sse = prefersSse(req.headers.accept);
       acceptBothMediaTypes(req);
+      if (header === undefined && !(await isLegacyRequest(webRequestHead(req), parsed.value, { maxRequestBodySize: options.maxBodyBytes }))) {
+        facts.session = "modern";
+        // The gateway's identity rides as the request's authInfo (see modern.ts).
+        if (identity) (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(identity);
+        await serveModern(req, res, parsed.value);
+        return;
+      }
       if (header !== undefined) {
         const entry = sessions.get(header);
         if (!entry) {
           notFound(res, header);
+          return;
+        }
+        if (!ownedByCaller(entry)) {
+          sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize");
           return;
         }
         entry.inFlight += 1;
@@ -144,7 +205,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendRpcError(res, 400, -32000, "Bad Request: no Mcp-Session-Id header; send an initialize request first and repeat the Mcp-Session-Id it answers on every later request");
         return;
       }
-      const entry = await sessions.open(sse ? "sse" : "json");
+      if (gateway?.draining) {
+        sendRpcError(res, 503, -32000, "this instance is shutting down and takes no new sessions; retry (the load balancer sends you to another instance)", { "Retry-After": "1", Connection: "close" });
+        return;
+      }
+      const entry = await sessions.open(sse ? "sse" : "json", identity);
       if (!entry) {
         sendRpcError(res, 503, -32000, `too many open sessions: all ${options.maxSessions} (http.maxSessions) have a request in flight; retry in a few seconds`, { "Retry-After": "5" });
         return;
@@ -172,6 +237,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         notFound(res, header);
         return;
       }
+      if (!ownedByCaller(entry)) {
+        sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize");
+        return;
+      }
       sessions.touch(entry);
       await entry.transport.handleRequest(req, res);
       return;
@@ -184,7 +253,13 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     const started = performance.now();
     const facts: RequestFacts = { httpMethod: req.method ?? "?", rpcMethods: [] };
     const body = captureResponse(res);
-    res.once("close", () => logRequest(facts, res, started, body));
+    // Draining waits for requests that run calls (POST), not for open notification streams (GET).
+    const counted = req.method === "POST";
+    if (counted) inFlight += 1;
+    res.once("close", () => {
+      if (counted) inFlight -= 1;
+      logRequest(facts, res, started, body);
+    });
     handle(req, res, facts).catch((error: unknown) => {
       log.error(`http request failed: ${redactor.redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}`);
       sendRpcError(res, 500, -32603, "Internal error: the server failed on this request; it keeps serving others");
@@ -209,11 +284,12 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   const close = (why = "close"): Promise<void> => {
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      await modern.close();
       await sessions.closeAll(why);
       server.closeAllConnections();
       await stopped;
     })();
     return closing;
   };
-  return { url, address, sessions, close };
+  return { url, address, sessions, inFlight: () => inFlight, close };
 }

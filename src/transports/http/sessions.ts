@@ -1,13 +1,15 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import type { Server } from "@modelcontextprotocol/server";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../../adapters/types.js";
 import { createFacadeServer } from "../../facade/server.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { closeSession, type Session } from "../../runtime/session.js";
+import type { Identity } from "../../runtime/access.js";
 
 /**
- * The open MCP sessions of the HTTP facade. Each has its own SDK transport, facade server and
+ * The open MCP sessions of the HTTP facade (2025-era clients; 2026-07-28 requests have no session
+ * and are served per request, see server.ts). Each has its own SDK transport, facade server and
  * runtime session (loop memory, call log, text-layer sandbox); the runtime and its adapters are
  * shared. Sessions end on DELETE, after sitting idle too long, to make room, or at shutdown.
  *
@@ -101,16 +103,17 @@ export class SessionRegistry {
    * undefined when the table is full of sessions with requests in flight. Room is made
    * synchronously with the registration, so concurrent initializes cannot pass the cap together.
    */
-  async open(responseMode: "json" | "sse"): Promise<HttpSession | undefined> {
+  async open(responseMode: "json" | "sse", identity?: Identity): Promise<HttpSession | undefined> {
     if (this.sessions.size >= this.options.maxSessions && !this.makeRoom()) return undefined;
     const id = randomUUID();
-    const session = this.options.runtime.createSession(id);
+    const session = this.options.runtime.createSession(id, identity);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       enableJsonResponse: responseMode === "json",
       onsessionclosed: () => void this.close(id, "DELETE"),
     });
-    const server = createFacadeServer({ runtime: this.options.runtime, session });
+    // A JSON-answering session cannot carry a question to the user mid-call: its writes keep the confirm flag.
+    const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: responseMode === "sse" });
     const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 0, used: false };
     this.sessions.set(id, entry);
     await server.connect(transport);

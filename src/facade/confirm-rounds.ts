@@ -1,0 +1,123 @@
+import { randomUUID } from "node:crypto";
+import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, type ClientCapabilities, inputRequired, inputResponse, type InputRequiredResult, type RequestStateCodec, type Server, type ServerContext } from "@modelcontextprotocol/server";
+import { ConfirmInterrupt, questionDigest, renderQuestion, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
+
+/**
+ * The user confirms writes through MCP elicitation, written once in the 2026-07-28 style: the
+ * gate's question goes back as an `input_required` result with a form, and the client sends the
+ * call again with the user's answer. A 2025-era connection gets the same flow from the SDK's
+ * legacy shim, which turns it into a real `elicitation/create` request and re-enters the handler.
+ *
+ * What the client echoes (`requestState`) is signed with the runtime's key and bound to the
+ * caller's identity, and names the exact call it approves (a digest of plugin, tool, arguments,
+ * skill): an accept cannot be moved to other arguments. Each state is good for one run: once an
+ * approved call has run, its nonce is spent, so a replayed retry asks the user again.
+ */
+
+interface ConfirmState {
+  /** Questions the user accepted in earlier rounds of this call (skills may ask several). */
+  approved: string[];
+  /** The question the inputResponses of this round answer. */
+  pending: string;
+  nonce: string;
+}
+
+const FORM_KEY = "confirm";
+const TTL_SECONDS = 600;
+const MAX_SPENT = 10_000;
+
+/**
+ * Whether the client declared form elicitation (a bare `elicitation: {}` counts as form, its
+ * pre-mode meaning): per request in the 2026-07-28 era (the envelope; serveStdio leaves the
+ * connection-level accessor empty there), from initialize in the 2025 era.
+ */
+export function clientCanElicitForm(server: Server, ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
+  const declared = capabilities?.elicitation as Record<string, unknown> | undefined;
+  if (!declared || typeof declared !== "object") return false;
+  return Object.keys(declared).length === 0 || "form" in declared;
+}
+
+export interface ConfirmRound {
+  confirmer: Confirmer;
+  /** The call ran to its end: spend this state, so the same answer cannot run it again. */
+  settle(): void;
+  /** The input_required answer that asks the user the interrupted question. */
+  ask(interrupt: ConfirmInterrupt): Promise<InputRequiredResult>;
+}
+
+export class ConfirmRounds {
+  private readonly codec: RequestStateCodec<ConfirmState>;
+  private readonly spent = new Map<string, number>();
+
+  constructor(key: Uint8Array) {
+    this.codec = createRequestStateCodec<ConfirmState>({ key, ttlSeconds: TTL_SECONDS, bind: (ctx) => identityOf(ctx) });
+  }
+
+  /** `ServerOptions.requestState.verify`: a forged, expired or other caller's state is refused by the SDK (-32602). */
+  readonly verify = (state: string, ctx: ServerContext): Promise<ConfirmState> => this.codec.verify(state, ctx);
+
+  round(ctx: ServerContext): ConfirmRound {
+    const echoed = ctx.mcpReq.requestState<ConfirmState>();
+    const state = echoed && typeof echoed === "object" && !this.spent.has(echoed.nonce) ? echoed : undefined;
+    const approved = new Set(state?.approved ?? []);
+    const answered = new Map<string, ConfirmDecision>();
+    if (state) {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
+      if (answer.kind === "elicit") {
+        // An accept with the box unticked is no accept.
+        const decision: ConfirmDecision = answer.action === "accept" && answer.content?.[FORM_KEY] === false ? "decline" : answer.action;
+        if (decision === "accept") approved.add(state.pending);
+        else answered.set(state.pending, decision);
+      }
+    }
+    let used = false;
+    return {
+      confirmer: async (question) => {
+        const digest = questionDigest(question);
+        if (approved.has(digest)) {
+          used = true;
+          return "accept";
+        }
+        const decision = answered.get(digest);
+        if (decision) return decision;
+        throw new ConfirmInterrupt(question);
+      },
+      settle: () => {
+        if (!used || !state) return;
+        this.spend(state.nonce);
+      },
+      ask: async (interrupt) => {
+        const requestState = await this.codec.mint({ approved: [...approved], pending: questionDigest(interrupt.question), nonce: randomUUID() }, ctx);
+        return inputRequired({
+          inputRequests: {
+            [FORM_KEY]: inputRequired.elicit({
+              message: renderQuestion(interrupt.question),
+              requestedSchema: {
+                type: "object",
+                properties: { [FORM_KEY]: { type: "boolean", title: "Run it", description: "Tick to let this change run once; decline to stop it.", default: true } },
+                required: [FORM_KEY],
+              },
+            }),
+          },
+          requestState,
+        });
+      },
+    };
+  }
+
+  private spend(nonce: string): void {
+    const now = Date.now();
+    this.spent.set(nonce, now);
+    if (this.spent.size > MAX_SPENT) {
+      // States expire after TTL_SECONDS anyway: forget spent nonces older than that.
+      for (const [key, at] of this.spent) if (now - at > TTL_SECONDS * 1000 || this.spent.size > MAX_SPENT) this.spent.delete(key);
+    }
+  }
+}
+
+/** The caller's identity as the transport verified it ("" without one). */
+export function identityOf(ctx: ServerContext): string {
+  return ctx.http?.authInfo?.clientId ?? "";
+}

@@ -1,0 +1,148 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Logger } from "../adapters/types.js";
+import type { AgentToolsConfig } from "../config/config.js";
+import type { Identity } from "../runtime/access.js";
+import type { CallObserver } from "../runtime/observer.js";
+import { createSharedState } from "../state/index.js";
+import type { SharedState } from "../state/types.js";
+import { createAuditObserver } from "../runtime/audit.js";
+import { createAuthenticator, type Authenticator } from "./identities.js";
+import { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
+import { checkRate, type RateDecision } from "./rate-limit.js";
+
+/**
+ * What makes one HTTP runtime an instance of a team gateway: shared state, identities, the audit
+ * observer, metrics, per-identity rate limits, health and readiness, and draining on SIGTERM.
+ * The HTTP transport asks it who is calling and whether to admit the request; the runtime gets
+ * its state and observers. With no `team` block and no Redis it costs a memory state, a metrics
+ * registry and a JSONL audit file — the single-user server as before, now observable.
+ */
+
+export const OPS_PATHS = ["/metrics", "/healthz", "/readyz", "/.well-known/oauth-protected-resource"] as const;
+
+export interface Gateway {
+  readonly state: SharedState;
+  readonly metrics: GatewayMetrics;
+  readonly observers: CallObserver[];
+  readonly auth: Authenticator;
+  /** A team gateway (a `team` block or shared state in Redis), rather than a one-user server. */
+  readonly team: boolean;
+  /** True once draining began: new sessions and workspaces get 503, calls in flight finish. */
+  readonly draining: boolean;
+  /** Serve an operations path (metrics, health, readiness, resource metadata); false for any other path. */
+  serveOps(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean>;
+  admit(identity: Identity | undefined): Promise<RateDecision>;
+  startDrain(): void;
+  /** Where /metrics is served when it has its own port. */
+  readonly metricsUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  env: NodeJS.ProcessEnv;
+  config: AgentToolsConfig | undefined;
+  log: Logger;
+  /** AGENT_TOOLS_HTTP_TOKEN, the one-user token (an identity that may do everything). */
+  singleToken: string | undefined;
+  /** Reuse a state (tests); default from AGENT_TOOLS_REDIS_URL / team settings. */
+  state?: SharedState;
+}
+
+function send(res: ServerResponse, status: number, body: string, contentType = "application/json", headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...headers });
+  res.end(body);
+}
+
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const team = options.config?.team;
+  const state = options.state ?? (await createSharedState({ env: options.env, log: options.log, ...(team ? { settings: team } : {}) }));
+  const metrics = createGatewayMetrics({ instanceId: state.instanceId });
+  const observers: CallObserver[] = [metrics.observer];
+  if (state.audit) {
+    observers.push(createAuditObserver({ audit: state.audit, instanceId: state.instanceId, log: options.log, counted: (outcome) => metrics.auditEntries.inc({ outcome }) }));
+  }
+  const resourcePath = "/.well-known/oauth-protected-resource";
+  const auth = await createAuthenticator({ team, singleToken: options.singleToken, resourceMetadataUrl: team?.resource ? `${new URL(team.resource).origin}${resourcePath}` : undefined });
+  let draining = false;
+
+  async function serveOps(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
+    if (!(OPS_PATHS as readonly string[]).includes(pathname)) return false;
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      send(res, 405, JSON.stringify({ error: `${pathname} answers GET only` }), "application/json", { Allow: "GET, HEAD" });
+      return true;
+    }
+    switch (pathname) {
+      case "/metrics": {
+        send(res, 200, await metrics.text(), metrics.registry.contentType);
+        return true;
+      }
+      case "/healthz": {
+        // Liveness: the process answers. Whether it should get traffic is /readyz.
+        send(res, 200, JSON.stringify({ status: "ok", instance: state.instanceId }));
+        return true;
+      }
+      case "/readyz": {
+        const backend = await state.ping();
+        const ready = backend && !draining;
+        send(res, ready ? 200 : 503, JSON.stringify({ status: ready ? "ready" : draining ? "draining" : "state backend unreachable", instance: state.instanceId, state: state.backend }));
+        return true;
+      }
+      default: {
+        // RFC 9728, as the MCP authorization spec asks: where clients get tokens for this resource.
+        const host = req.headers.host ?? "localhost";
+        const resource = team?.resource ?? `http://${host}/mcp`;
+        const body: Record<string, unknown> = { resource, bearer_methods_supported: ["header"], resource_name: "agent-tools-runtime gateway" };
+        if (team?.jwt) {
+          body.authorization_servers = [team.jwt.issuer];
+          body.scopes_supported = [team.jwt.writeScope ?? "agent-tools:write"];
+        }
+        send(res, 200, JSON.stringify(body));
+        return true;
+      }
+    }
+  }
+
+  // /metrics on a port of its own when asked (scrapers often live on another network than clients).
+  let metricsServer: Server | undefined;
+  let metricsUrl: string | undefined;
+  if (team?.metrics && typeof team.metrics === "object") {
+    const host = team.metrics.host ?? "127.0.0.1";
+    metricsServer = createServer((req, res) => {
+      const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
+      void serveOps(req, res, pathname).then((served) => {
+        if (!served) send(res, 404, JSON.stringify({ error: `nothing at ${pathname}; try /metrics` }));
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      metricsServer!.once("error", reject);
+      metricsServer!.listen(team.metrics && typeof team.metrics === "object" ? team.metrics.port : 0, host, () => resolve());
+    });
+    const address = metricsServer.address();
+    metricsUrl = `http://${host}:${typeof address === "object" && address ? address.port : 0}/metrics`;
+  }
+
+  return {
+    state,
+    metrics,
+    observers,
+    auth,
+    team: Boolean(team) || state.backend === "redis",
+    get draining() {
+      return draining;
+    },
+    serveOps,
+    async admit(identity) {
+      const decision = await checkRate(state.counters, identity);
+      if (!decision.ok && identity) metrics.rateLimited.inc({ identity: identity.name });
+      return decision;
+    },
+    startDrain() {
+      draining = true;
+    },
+    metricsUrl,
+    async close() {
+      if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
+      await state.close();
+    },
+  };
+}

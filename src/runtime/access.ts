@@ -1,0 +1,45 @@
+import { RuntimeError } from "./errors.js";
+
+/**
+ * Who is calling, and what they may do: an identity of the team gateway (a named bearer token or
+ * a JWT subject). The runtime holds every path to it — typed facade tools, compact tools, skills,
+ * search, help and the text layer's plugin commands all reach the runtime with the session, and
+ * the session carries its identity. A session without one (stdio, a single-token server) may do
+ * everything, as before.
+ */
+
+export interface Identity {
+  name: string;
+  /** Plugin prefixes this identity may use, or "*" for all. */
+  plugins: "*" | readonly string[];
+  /** Whether it may run calls that change data (a tool that is not read-only, a skill that writes). */
+  write: boolean;
+  /** Requests per minute on the HTTP endpoint; undefined for no limit. */
+  ratePerMinute?: number;
+}
+
+export function mayUsePlugin(identity: Identity | undefined, prefix: string): boolean {
+  return !identity || identity.plugins === "*" || identity.plugins.includes(prefix);
+}
+
+/** One sentence of what the identity may do, for FORBIDDEN answers. */
+export function allowance(identity: Identity): { plugins: "*" | string[]; write: boolean; text: string } {
+  const plugins = identity.plugins === "*" ? "*" : [...identity.plugins];
+  const which = plugins === "*" ? "every plugin" : plugins.length ? `the plugins ${plugins.map((p) => `'${p}'`).join(", ")}` : "no plugin";
+  return { plugins, write: identity.write, text: `identity '${identity.name}' may use ${which}${identity.write ? ", reading and writing" : ", read-only (no calls that change data)"}` };
+}
+
+export function forbiddenPlugin(identity: Identity, prefix: string): RuntimeError {
+  const allowed = allowance(identity);
+  return new RuntimeError("FORBIDDEN", `${allowed.text}; plugin '${prefix}' is not among them`, { identity: identity.name, plugin: prefix, allowed: { plugins: allowed.plugins, write: allowed.write } });
+}
+
+export function forbiddenWrite(identity: Identity, prefix: string, what: string): RuntimeError {
+  const allowed = allowance(identity);
+  return new RuntimeError("FORBIDDEN", `${what} changes data and ${allowed.text}`, { identity: identity.name, plugin: prefix, allowed: { plugins: allowed.plugins, write: allowed.write } });
+}
+
+/** Throws FORBIDDEN when the identity may not use the plugin. */
+export function checkPlugin(identity: Identity | undefined, prefix: string): void {
+  if (identity && !mayUsePlugin(identity, prefix)) throw forbiddenPlugin(identity, prefix);
+}

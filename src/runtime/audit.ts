@@ -1,0 +1,62 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "../adapters/types.js";
+import type { CallObserver } from "./observer.js";
+import type { AuditLog } from "../state/types.js";
+
+/**
+ * The audit observer: every operation that changes data (or tried to: refused by the gate, the
+ * policy or the backend) becomes one audit entry, written before the answer goes out, so every
+ * acknowledged write is in the log. Arguments keep their shape (keys, array lengths, types) and
+ * lose their values: an audit log must not become a second copy of the data, nor of secrets.
+ */
+
+const MAX_DEPTH = 4;
+const MAX_KEYS = 50;
+
+export function redactArguments(value: unknown, depth = 0): unknown {
+  if (value === null || value === undefined) return value;
+  if (Array.isArray(value)) return depth >= MAX_DEPTH ? `<array of ${value.length}>` : value.slice(0, 5).map((item) => redactArguments(item, depth + 1)).concat(value.length > 5 ? [`<${value.length - 5} more>`] : []);
+  if (typeof value === "object") {
+    if (depth >= MAX_DEPTH) return "<object>";
+    const out: Record<string, unknown> = {};
+    const keys = Object.keys(value);
+    for (const key of keys.slice(0, MAX_KEYS)) out[key] = redactArguments((value as Record<string, unknown>)[key], depth + 1);
+    if (keys.length > MAX_KEYS) out["<more keys>"] = keys.length - MAX_KEYS;
+    return out;
+  }
+  if (typeof value === "string") return `<string ${value.length}>`;
+  return `<${typeof value}>`;
+}
+
+export function createAuditObserver(options: { audit: AuditLog; instanceId: string; log: Logger; counted?: (outcome: "written" | "failed") => void }): CallObserver {
+  return async (event) => {
+    if (!event.mutating) return;
+    const entry = {
+      id: randomUUID(),
+      at: new Date(event.startedAt).toISOString(),
+      identity: event.session.identity?.name ?? "local",
+      session: event.session.id,
+      instance: options.instanceId,
+      operation: event.operation,
+      plugin: event.plugin,
+      ...(event.target ? { tool: event.target } : {}),
+      outcome: event.outcome,
+      durationMs: event.durationMs,
+      ...(event.arguments !== undefined ? { arguments: redactArguments(event.arguments) } : {}),
+    };
+    // One retry: a Redis failover or a full disk for a moment must not drop a write's record.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await options.audit.append(entry);
+        options.counted?.("written");
+        return;
+      } catch (error) {
+        if (attempt >= 2) {
+          options.counted?.("failed");
+          options.log.error(`audit: could not record ${entry.operation} ${entry.plugin}/${entry.tool ?? "?"} by ${entry.identity} (${options.audit.where}): ${(error as Error).message}`);
+          return;
+        }
+      }
+    }
+  };
+}

@@ -1,0 +1,66 @@
+import { createHash } from "node:crypto";
+import { canonicalJson } from "./loop-breaker.js";
+
+/**
+ * The human confirmation of writes. A call that changes data is held at the confirm gate; when
+ * the client can show its user a form (MCP elicitation), the gate asks the user through a
+ * Confirmer instead of trusting a `confirm: true` the model wrote. The policy says which:
+ *  - "elicit" (default): ask the user when the client can; `confirm: true` only for clients that cannot
+ *  - "flag": the model's `confirm: true` is enough (today's gate), even when the client could ask
+ */
+
+export type ConfirmPolicy = "elicit" | "flag";
+export const CONFIRM_POLICIES: readonly ConfirmPolicy[] = ["elicit", "flag"];
+
+export type ConfirmDecision = "accept" | "decline" | "cancel";
+
+/**
+ * What the user is asked about: which plugin, which downstream tool, with which arguments. For a
+ * skill the question is about the whole run (the skill and its arguments; the tool is its first
+ * write): one answer covers every write of that run, because a skill re-run after the answer must
+ * not repeat a write it already made.
+ */
+export interface ConfirmQuestion {
+  plugin: string;
+  tool: string;
+  arguments: unknown;
+  skill?: string;
+  skillArguments?: unknown;
+}
+
+/** Asks the user; resolves with their decision. May throw ConfirmInterrupt to answer later (the 2026-07-28 era). */
+export type Confirmer = (question: ConfirmQuestion) => Promise<ConfirmDecision>;
+
+/**
+ * Thrown by a Confirmer that cannot wait for the answer inside this request (2026-07-28: the
+ * question goes back to the client as an `input_required` result and the request is sent again
+ * with the answer). It passes through the runtime untouched: nothing after the gate has run.
+ */
+export class ConfirmInterrupt extends Error {
+  constructor(readonly question: ConfirmQuestion) {
+    super(`waiting for the user to confirm '${question.tool}' of plugin '${question.plugin}'`);
+    this.name = "ConfirmInterrupt";
+  }
+}
+
+/** A stable digest of a question: an answer applies to exactly this plugin, tool and arguments. */
+export function questionDigest(question: ConfirmQuestion): string {
+  const subject = question.skill !== undefined ? { p: question.plugin, s: question.skill, a: question.skillArguments ?? {} } : { p: question.plugin, t: question.tool, a: question.arguments ?? {} };
+  return createHash("sha256").update(canonicalJson(subject)).digest("base64url");
+}
+
+export function isConfirmPolicy(value: unknown): value is ConfirmPolicy {
+  return value === "elicit" || value === "flag";
+}
+
+/** What the user reads: the plugin, the tool, and the arguments cut to a few hundred characters. */
+export function renderQuestion(question: ConfirmQuestion, maxChars = 400): string {
+  const cut = (value: unknown): string => {
+    const text = JSON.stringify(value ?? {});
+    return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+  };
+  if (question.skill !== undefined) {
+    return `Allow plugin '${question.plugin}' to run skill '${question.skill}'? It changes data, first with '${question.tool}'.\nSkill arguments: ${cut(question.skillArguments)}\nFirst change: ${cut(question.arguments)}`;
+  }
+  return `Allow plugin '${question.plugin}' to run '${question.tool}'? It changes data.\nArguments: ${cut(question.arguments)}`;
+}

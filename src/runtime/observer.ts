@@ -1,0 +1,29 @@
+import type { Session } from "./session.js";
+
+/**
+ * What the runtime tells its observers (metrics, the audit log) about each operation once it has
+ * an outcome. Observers are awaited before the answer goes out, so an acknowledged write is in the
+ * audit log; an observer that fails is logged and never changes the answer.
+ */
+
+/** Facts an operation learns on its way (whether it changed data). */
+export interface CallFacts {
+  mutating: boolean;
+}
+
+export interface CallEvent {
+  session: Session;
+  operation: string;
+  plugin: string;
+  target?: string;
+  /** "ok" or the error code. */
+  outcome: string;
+  startedAt: number;
+  durationMs: number;
+  /** The call reached (or was refused before) a tool that changes data, or a skill that called one. */
+  mutating: boolean;
+  /** The tool's or skill's arguments as sent (observers redact them). */
+  arguments?: unknown;
+}
+
+export type CallObserver = (event: CallEvent) => void | Promise<void>;

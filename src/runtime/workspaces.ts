@@ -1,0 +1,184 @@
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { RuntimeError } from "./errors.js";
+import { closeSession, createSession, type Session } from "./session.js";
+import { stateKey } from "./state-key.js";
+import type { Identity } from "./access.js";
+
+/**
+ * Workspaces: the text layer's state (files, variables, working folder) for clients that have no
+ * session (MCP 2026-07-28 is stateless). `agent_tools_exec` answers with a `workspace` handle and
+ * accepts it back. A handle is `ws1.<id>.<mac>`: the MAC is an HMAC-SHA256, under a key the
+ * runtime holds, over the id and the caller's identity, so a handle cannot be made up, and one
+ * issued to an identity is refused to another. The handle carries no state; the record (who owns
+ * it, when it was last used) is in a WorkspaceStore, and the sandbox itself in this process.
+ *
+ * The store is an interface so that a gateway can keep records in Redis and share the key across
+ * instances: a handle minted on one instance then verifies on any other, which opens a fresh
+ * sandbox for it there (the files stay with the instance that made them; the answer says so).
+ */
+
+export interface WorkspaceRecord {
+  id: string;
+  /** The identity the handle is bound to ("" when the transport knows none). */
+  owner: string;
+  createdAt: number;
+  lastUsed: number;
+}
+
+/** Where workspace records live. Every method may be async (a shared store is remote). */
+export interface WorkspaceStore {
+  get(id: string): Promise<WorkspaceRecord | undefined> | WorkspaceRecord | undefined;
+  put(record: WorkspaceRecord): Promise<void> | void;
+  delete(id: string): Promise<void> | void;
+  /** Records idle since before `cutoff` (for the sweep). */
+  idleSince(cutoff: number): Promise<WorkspaceRecord[]> | WorkspaceRecord[];
+}
+
+export class MemoryWorkspaceStore implements WorkspaceStore {
+  private readonly records = new Map<string, WorkspaceRecord>();
+  get(id: string): WorkspaceRecord | undefined {
+    return this.records.get(id);
+  }
+  put(record: WorkspaceRecord): void {
+    this.records.set(record.id, { ...record });
+  }
+  delete(id: string): void {
+    this.records.delete(id);
+  }
+  idleSince(cutoff: number): WorkspaceRecord[] {
+    return [...this.records.values()].filter((r) => r.lastUsed < cutoff);
+  }
+}
+
+export interface WorkspacesOptions {
+  /** The HMAC key (state-key.ts); 32 random bytes when absent (handles then die with the process). At least 32 bytes. */
+  key?: Buffer;
+  store?: WorkspaceStore;
+  /** A workspace unused this long is closed and its handle refused. Default 30 minutes. */
+  idleMs?: number;
+  /** At most this many workspaces with a sandbox in this process; the least recently used is closed first. Default 256. */
+  maxLive?: number;
+  now?: () => number;
+}
+
+export interface OpenedWorkspace {
+  handle: string;
+  session: Session;
+  /** true when the handle was new in this call. */
+  created: boolean;
+  /** Said in the answer when the sandbox had to be made again here (a handle from another instance). */
+  note?: string;
+}
+
+const PREFIX = "ws1";
+const START_NEW = "call agent_tools_exec without 'workspace' to start a new one, and pass the handle it answers on later calls";
+
+export const DEFAULT_WORKSPACE_IDLE_MS = 30 * 60_000;
+
+export class Workspaces {
+  private readonly key: Buffer;
+  private readonly store: WorkspaceStore;
+  private readonly idleMs: number;
+  private readonly maxLive: number;
+  private readonly now: () => number;
+  /** Sandboxes of this process, by workspace id, in least-recently-used order. */
+  private readonly live = new Map<string, Session>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(options: WorkspacesOptions = {}) {
+    if (options.key && options.key.length < 32) throw new Error("the workspace key must be at least 32 bytes");
+    this.key = options.key ?? stateKey();
+    this.store = options.store ?? new MemoryWorkspaceStore();
+    this.idleMs = options.idleMs ?? DEFAULT_WORKSPACE_IDLE_MS;
+    this.maxLive = options.maxLive ?? 256;
+    this.now = options.now ?? Date.now;
+    this.sweeper = setInterval(() => void this.sweep(), Math.max(1_000, Math.min(60_000, Math.floor(this.idleMs / 4))));
+    this.sweeper.unref();
+  }
+
+  /** A new workspace bound to `owner`. */
+  async create(owner: string, identity?: Identity): Promise<OpenedWorkspace> {
+    const id = randomUUID();
+    const at = this.now();
+    await this.store.put({ id, owner, createdAt: at, lastUsed: at });
+    return { handle: this.sign(id, owner), session: await this.sandbox(id, identity), created: true };
+  }
+
+  /**
+   * The workspace of `handle` for `owner`, touched. Throws WORKSPACE_INVALID for a handle this
+   * server did not issue to this identity, WORKSPACE_EXPIRED for one that sat idle too long.
+   */
+  async open(handle: string, owner: string, identity?: Identity): Promise<OpenedWorkspace> {
+    const id = this.verify(handle, owner);
+    const record = await this.store.get(id);
+    const at = this.now();
+    if (!record || at - record.lastUsed > this.idleMs) {
+      if (record) await this.forget(id);
+      throw new RuntimeError("WORKSPACE_EXPIRED", `workspace '${handle.slice(0, 16)}…' expired after ${Math.round(this.idleMs / 60_000)} minutes unused (its files are gone); ${START_NEW}`, { idleMinutes: Math.round(this.idleMs / 60_000) });
+    }
+    await this.store.put({ ...record, lastUsed: at });
+    const known = this.live.has(id);
+    const session = await this.sandbox(id, identity);
+    return { handle, session, created: false, ...(known ? {} : { note: "this workspace was opened again on this server instance: files and variables from before are not here" }) };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const sessions = [...this.live.values()];
+    this.live.clear();
+    await Promise.allSettled(sessions.map((s) => closeSession(s)));
+  }
+
+  /** Close workspaces idle past the limit (their sandboxes and records). */
+  async sweep(): Promise<void> {
+    const stale = await this.store.idleSince(this.now() - this.idleMs);
+    await Promise.allSettled(stale.map((r) => this.forget(r.id)));
+  }
+
+  get liveCount(): number {
+    return this.live.size;
+  }
+
+  private sign(id: string, owner: string): string {
+    return `${PREFIX}.${id}.${this.mac(id, owner)}`;
+  }
+
+  private mac(id: string, owner: string): string {
+    return createHmac("sha256", this.key).update(`${PREFIX}\n${id}\n${owner}`).digest("base64url");
+  }
+
+  private verify(handle: string, owner: string): string {
+    const parts = typeof handle === "string" ? handle.split(".") : [];
+    const [prefix, id, mac] = parts;
+    const invalid = (why: string): RuntimeError => new RuntimeError("WORKSPACE_INVALID", `'workspace' ${why}; ${START_NEW}`, {});
+    if (parts.length !== 3 || prefix !== PREFIX || !id || !mac) throw invalid("is not a workspace handle (they look like ws1.<id>.<signature>)");
+    const expected = Buffer.from(this.mac(id, owner));
+    const given = Buffer.from(mac);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid("was not issued by this server to this caller (its signature does not match)");
+    return id;
+  }
+
+  private async sandbox(id: string, identity?: Identity): Promise<Session> {
+    let session = this.live.get(id);
+    if (session) {
+      this.live.delete(id);
+      this.live.set(id, session);
+      return session;
+    }
+    session = createSession(`ws-${id}`, identity);
+    this.live.set(id, session);
+    while (this.live.size > this.maxLive) {
+      const [oldest] = this.live.keys();
+      if (oldest === undefined) break;
+      await this.forget(oldest);
+    }
+    return session;
+  }
+
+  private async forget(id: string): Promise<void> {
+    const session = this.live.get(id);
+    this.live.delete(id);
+    await this.store.delete(id);
+    if (session) await closeSession(session);
+  }
+}

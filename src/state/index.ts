@@ -1,0 +1,57 @@
+import type { Logger } from "../adapters/types.js";
+import { createFileAuditLog, defaultAuditFile } from "./audit-file.js";
+import { createMemoryState } from "./memory.js";
+import { createRedisState } from "./redis.js";
+import type { SharedState } from "./types.js";
+
+export type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob, WindowCount } from "./types.js";
+export { SharedStateError } from "./types.js";
+export { createMemoryState } from "./memory.js";
+export { defaultAuditFile } from "./audit-file.js";
+
+/** The team settings this module reads (config `team`, validated in gateway/config.ts). */
+export interface StateSettings {
+  /** redis:// or rediss:// URL; `AGENT_TOOLS_REDIS_URL` wins. */
+  redis?: string;
+  redisPrefix?: string;
+  /** "off" disables the audit log; a path names the JSONL file (memory backend). */
+  audit?: string;
+  heartbeatTtlMs?: number;
+}
+
+function auditSetting(env: NodeJS.ProcessEnv, settings: StateSettings): string | undefined {
+  const value = env.AGENT_TOOLS_AUDIT?.trim() || settings.audit;
+  // "on" (or 1, true) means the default place: the Redis stream, else the default JSONL file.
+  return value && !["on", "1", "true"].includes(value.toLowerCase()) ? value : undefined;
+}
+
+/**
+ * The shared state this process uses: Redis when a URL is set (env or config), else memory.
+ * The audit log goes to the Redis stream with Redis, else to a JSONL file; `AGENT_TOOLS_AUDIT=off`
+ * (or team.audit "off") turns it off.
+ */
+export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: Logger; settings?: StateSettings; instanceId?: string }): Promise<SharedState> {
+  const settings = options.settings ?? {};
+  // An operator may name instances (a pod or host name) so heartbeats, job owners and audit lines read well.
+  const named = options.instanceId ?? (options.env.AGENT_TOOLS_INSTANCE_ID?.trim() || undefined);
+  if (named) options = { ...options, instanceId: named };
+  const url = options.env.AGENT_TOOLS_REDIS_URL?.trim() || settings.redis;
+  const audit = auditSetting(options.env, settings);
+  const auditOff = audit === "off" || audit === "0" || audit === "false";
+  if (url) {
+    if (!/^rediss?:\/\//i.test(url)) throw new Error(`AGENT_TOOLS_REDIS_URL (or team.redis) must start with redis:// or rediss:// (got '${url.replace(/\/\/[^@]*@/, "//***@")}')`);
+    return createRedisState({
+      url,
+      log: options.log,
+      audit: !auditOff,
+      ...(settings.redisPrefix ? { prefix: settings.redisPrefix } : {}),
+      ...(settings.heartbeatTtlMs ? { heartbeatTtlMs: settings.heartbeatTtlMs } : {}),
+      ...(options.instanceId ? { instanceId: options.instanceId } : {}),
+    });
+  }
+  const file = audit && !auditOff ? audit : defaultAuditFile(options.env);
+  return createMemoryState({
+    ...(auditOff ? {} : { audit: createFileAuditLog(file) }),
+    ...(options.instanceId ? { instanceId: options.instanceId } : {}),
+  });
+}

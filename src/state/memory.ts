@@ -1,0 +1,114 @@
+import { randomUUID } from "node:crypto";
+import type { Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob, AuditLog } from "./types.js";
+import { SharedStateError } from "./types.js";
+
+/**
+ * The one-process backend: what every instance had before Redis, behind the shared interface so
+ * the code above never asks which backend it runs on.
+ */
+
+export function createMemoryJobRecords(instanceId: string): JobRecords {
+  const byId = new Map<string, StoredJob>();
+  const listeners = new Set<(id: string) => void>();
+  return {
+    async save(job) {
+      // Re-inserted so that Map order stays "oldest started first" only for new ids.
+      byId.set(job.status.id, structuredClone(job));
+    },
+    async load(scope, id) {
+      const job = byId.get(id);
+      return job && job.scope === scope ? structuredClone(job) : undefined;
+    },
+    async list(scope) {
+      return [...byId.values()].filter((job) => job.scope === scope).reverse().map((job) => structuredClone(job));
+    },
+    async remove(scope, ids) {
+      for (const id of ids) if (byId.get(id)?.scope === scope) byId.delete(id);
+    },
+    async requestCancel(_owner, id) {
+      for (const listener of listeners) listener(id);
+    },
+    onCancelRequest(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async isAlive(owner) {
+      return owner === instanceId;
+    },
+  };
+}
+
+export function createMemoryKeyValue(): KeyValue {
+  const values = new Map<string, string>();
+  return {
+    async get(key) {
+      return values.get(key);
+    },
+    async set(key, value) {
+      values.set(key, value);
+    },
+  };
+}
+
+/** In-process locks: a queue per name; a holder past its ttl no longer blocks the next one. */
+export function createMemoryLocks(): Locks {
+  const tails = new Map<string, Promise<void>>();
+  return {
+    async withLock(name, work, options = {}) {
+      const waitMs = options.waitMs ?? 30_000;
+      const previous = tails.get(name) ?? Promise.resolve();
+      let release!: () => void;
+      const mine = new Promise<void>((resolve) => (release = resolve));
+      const tail = previous.then(() => mine);
+      tails.set(name, tail);
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), waitMs)));
+      const got = await Promise.race([previous.then(() => "ok" as const), timedOut]);
+      clearTimeout(timer);
+      if (got === "timeout") {
+        release();
+        throw new SharedStateError(`lock '${name}' was held by another caller for more than ${waitMs} ms; try again`);
+      }
+      try {
+        return await work();
+      } finally {
+        release();
+        if (tails.get(name) === tail) tails.delete(name);
+      }
+    },
+  };
+}
+
+export function createMemoryCounters(now: () => number = Date.now): Counters {
+  const windows = new Map<string, { start: number; count: number }>();
+  return {
+    async hit(key, windowMs) {
+      const at = now();
+      const start = at - (at % windowMs);
+      const current = windows.get(key);
+      const entry = current && current.start === start ? current : { start, count: 0 };
+      entry.count += 1;
+      windows.set(key, entry);
+      // Old windows are dropped on the way, so the map holds one entry per active key.
+      if (windows.size > 10_000) for (const [k, v] of windows) if (v.start !== start) windows.delete(k);
+      return { count: entry.count, resetInMs: start + windowMs - at };
+    },
+  };
+}
+
+export function createMemoryState(options: { audit?: AuditLog; instanceId?: string } = {}): SharedState {
+  const instanceId = options.instanceId ?? `i-${randomUUID().slice(0, 8)}`;
+  return {
+    backend: "memory",
+    instanceId,
+    jobs: createMemoryJobRecords(instanceId),
+    kv: createMemoryKeyValue(),
+    locks: createMemoryLocks(),
+    counters: createMemoryCounters(),
+    audit: options.audit,
+    async ping() {
+      return true;
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,311 @@
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import type { Logger } from "../adapters/types.js";
+import { CACHE_FORMAT, type CachedCatalog, type CatalogStore } from "../runtime/catalog-cache/store.js";
+import type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob } from "./types.js";
+import { SharedStateError } from "./types.js";
+
+/**
+ * The Redis backend (ioredis). Key layout, all under one prefix (default `agent-tools:`):
+ *   instance:<id>        heartbeat of a live instance (expires after `heartbeatTtlMs`)
+ *   job:<id>             a job's record (JSON); jobs:<scope> a sorted set of its ids by start time
+ *   cancel:<instance>    pub/sub channel: "abort job <id>" for the instance that runs it
+ *   kv:<key>             plain values (OAuth token stores)
+ *   lock:<name>          a lock holder's random token, with an expiry
+ *   rate:<key>:<window>  fixed-window counters
+ *   audit                the audit stream (XADD)
+ * One connection for commands (auto-pipelined), one for pub/sub, one per blocking audit follower.
+ */
+
+export interface RedisStateOptions {
+  url: string;
+  log: Logger;
+  prefix?: string;
+  instanceId?: string;
+  /** How long an instance counts as alive after its last heartbeat; default 6 s (beat every third of it). */
+  heartbeatTtlMs?: number;
+  /** Audit stream length kept (approximate trim); default 1,000,000 entries. */
+  auditMaxLen?: number;
+  /** Whether this state keeps an audit log at all; default true. */
+  audit?: boolean;
+}
+
+const FINISHED_JOB_TTL_MS = 7 * 24 * 3600 * 1000;
+const RELEASE_LOCK = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+
+function describe(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.hostname}:${parsed.port || 6379}${parsed.pathname.length > 1 ? parsed.pathname : ""}`;
+  } catch {
+    return "(unparsable URL)";
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export async function createRedisState(options: RedisStateOptions): Promise<SharedState> {
+  const prefix = options.prefix ?? "agent-tools:";
+  const instanceId = options.instanceId ?? `i-${randomUUID().slice(0, 8)}`;
+  const heartbeatTtlMs = options.heartbeatTtlMs ?? 6000;
+  const where = describe(options.url);
+  const common = { maxRetriesPerRequest: 3, connectTimeout: 5000, lazyConnect: true } as const;
+  const redis = new Redis(options.url, { ...common, enableAutoPipelining: true });
+  let lastError = "";
+  redis.on("error", (error: Error) => {
+    // ioredis reconnects by itself; say it once per distinct failure, not on every retry.
+    if (error.message !== lastError) options.log.warn(`redis ${where}: ${error.message}`);
+    lastError = error.message;
+  });
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw new SharedStateError(`could not connect to Redis at ${where}: ${(error as Error).message}; check AGENT_TOOLS_REDIS_URL (or team.redis) and that redis-server runs`);
+  }
+  const subscriber = redis.duplicate();
+  await subscriber.connect();
+  const followers = new Set<Redis>();
+
+  const k = (key: string): string => `${prefix}${key}`;
+  const beat = (): Promise<unknown> => redis.set(k(`instance:${instanceId}`), String(Date.now()), "PX", heartbeatTtlMs);
+  await beat();
+  const heartbeat = setInterval(() => void beat().catch(() => undefined), Math.max(200, Math.floor(heartbeatTtlMs / 3)));
+  heartbeat.unref();
+
+  const cancelListeners = new Set<(id: string) => void>();
+  const cancelChannel = k(`cancel:${instanceId}`);
+  await subscriber.subscribe(cancelChannel);
+  subscriber.on("message", (channel: string, id: string) => {
+    if (channel === cancelChannel) for (const listener of cancelListeners) listener(id);
+  });
+
+  const parseJob = (text: string | null, scope?: string): StoredJob | undefined => {
+    if (!text) return undefined;
+    try {
+      const job = JSON.parse(text) as StoredJob;
+      return scope === undefined || job.scope === scope ? job : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const jobs: JobRecords = {
+    async save(job) {
+      const running = job.status.state === "running";
+      const multi = redis.multi().set(k(`job:${job.status.id}`), JSON.stringify(job), "PX", FINISHED_JOB_TTL_MS);
+      if (running) multi.zadd(k(`jobs:${job.scope}`), Date.parse(job.status.startedAt) || Date.now(), job.status.id);
+      await multi.exec();
+    },
+    async load(scope, id) {
+      return parseJob(await redis.get(k(`job:${id}`)), scope);
+    },
+    async list(scope) {
+      const ids = await redis.zrevrange(k(`jobs:${scope}`), 0, -1);
+      if (!ids.length) return [];
+      const texts = await redis.mget(ids.map((id) => k(`job:${id}`)));
+      const found: StoredJob[] = [];
+      const gone: string[] = [];
+      texts.forEach((text, i) => {
+        const job = parseJob(text, scope);
+        if (job) found.push(job);
+        else gone.push(ids[i]!);
+      });
+      if (gone.length) await redis.zrem(k(`jobs:${scope}`), ...gone);
+      return found;
+    },
+    async remove(scope, ids) {
+      if (!ids.length) return;
+      await redis.multi().zrem(k(`jobs:${scope}`), ...ids).del(...ids.map((id) => k(`job:${id}`))).exec();
+    },
+    async requestCancel(owner, id) {
+      await redis.publish(k(`cancel:${owner}`), id);
+    },
+    onCancelRequest(listener) {
+      cancelListeners.add(listener);
+      return () => cancelListeners.delete(listener);
+    },
+    async isAlive(owner) {
+      return owner === instanceId || (await redis.exists(k(`instance:${owner}`))) === 1;
+    },
+  };
+
+  const kv: KeyValue = {
+    async get(key) {
+      return (await redis.get(k(`kv:${key}`))) ?? undefined;
+    },
+    async set(key, value) {
+      await redis.set(k(`kv:${key}`), value);
+    },
+  };
+
+  const locks: Locks = {
+    async withLock(name, work, lockOptions = {}) {
+      const ttlMs = lockOptions.ttlMs ?? 30_000;
+      const waitMs = lockOptions.waitMs ?? 30_000;
+      const key = k(`lock:${name}`);
+      const token = randomUUID();
+      const deadline = Date.now() + waitMs;
+      let pause = 5;
+      while ((await redis.set(key, token, "PX", ttlMs, "NX")) !== "OK") {
+        if (Date.now() > deadline) throw new SharedStateError(`lock '${name}' was held by another instance for more than ${waitMs} ms; try again`);
+        // Jittered back-off: holders of this lock do network round trips (a token refresh).
+        await sleep(pause + Math.random() * pause);
+        pause = Math.min(pause * 2, 100);
+      }
+      try {
+        return await work();
+      } finally {
+        await redis.eval(RELEASE_LOCK, 1, key, token).catch(() => undefined);
+      }
+    },
+  };
+
+  // Rate counters stay off the call's critical path: a hit is counted here at once and added to
+  // Redis in the background (one INCRBY per key for the hits that piled up meanwhile). The count
+  // a hit sees is Redis's last answer plus this instance's unsent hits, so the fleet can overshoot
+  // a limit by the hits other instances take during one round trip — accepted for a rate limit.
+  const windows = new Map<string, { known: number; pending: number; flushing: boolean }>();
+  const flush = (key: string, windowMs: number): void => {
+    const entry = windows.get(key);
+    if (!entry || entry.flushing || entry.pending === 0) return;
+    const sending = entry.pending;
+    entry.flushing = true;
+    void redis
+      .multi()
+      .incrby(k(key), sending)
+      .pexpire(k(key), windowMs * 2)
+      .exec()
+      .then(
+        (result) => {
+          entry.pending -= sending;
+          entry.known = Number(result?.[0]?.[1] ?? entry.known + sending);
+          entry.flushing = false;
+          // Hits that arrived during the round trip go in the next one.
+          flush(key, windowMs);
+        },
+        () => {
+          // Redis is away: the hits stay pending and go with the next hit's flush (no retry loop).
+          entry.flushing = false;
+        },
+      );
+  };
+  const counters: Counters = {
+    async hit(key, windowMs) {
+      const at = Date.now();
+      const start = at - (at % windowMs);
+      const windowKey = `rate:${key}:${start}`;
+      let entry = windows.get(windowKey);
+      if (!entry) {
+        // Windows of past minutes are dropped as new ones open.
+        for (const old of windows.keys()) if (old.startsWith(`rate:${key}:`)) windows.delete(old);
+        windows.set(windowKey, (entry = { known: 0, pending: 0, flushing: false }));
+      }
+      entry.pending += 1;
+      const count = entry.known + entry.pending;
+      flush(windowKey, windowMs);
+      return { count, resetInMs: start + windowMs - at };
+    },
+  };
+
+  const auditKey = k("audit");
+  const auditMaxLen = options.auditMaxLen ?? 1_000_000;
+  const toEntries = (rows: Array<[string, string[]]>): AuditEntry[] =>
+    rows.flatMap(([, fields]) => {
+      const text = fields[fields.indexOf("entry") + 1];
+      try {
+        return text ? [JSON.parse(text) as AuditEntry] : [];
+      } catch {
+        return [];
+      }
+    });
+  const audit: AuditLog = {
+    where: `redis stream ${auditKey} at ${where}`,
+    async append(entry) {
+      await redis.xadd(auditKey, "MAXLEN", "~", auditMaxLen, "*", "entry", JSON.stringify(entry));
+    },
+    async tail(limit) {
+      const rows = (await redis.xrevrange(auditKey, "+", "-", "COUNT", limit)) as Array<[string, string[]]>;
+      return toEntries(rows.reverse());
+    },
+    async follow(onEntry, signal) {
+      const reader = redis.duplicate();
+      followers.add(reader);
+      try {
+        await reader.connect();
+        let last = "$";
+        const stop = (): void => reader.disconnect();
+        signal.addEventListener("abort", stop, { once: true });
+        while (!signal.aborted) {
+          const answer = (await reader.xread("BLOCK", 1000, "STREAMS", auditKey, last).catch(() => null)) as Array<[string, Array<[string, string[]]>]> | null;
+          const rows = answer?.[0]?.[1] ?? [];
+          if (rows.length) last = rows[rows.length - 1]![0];
+          for (const entry of toEntries(rows)) onEntry(entry);
+        }
+      } finally {
+        followers.delete(reader);
+        reader.disconnect();
+      }
+    },
+  };
+
+  // The catalog cache's store interface (runtime/catalog-cache/store.ts) over Redis strings.
+  const catalogs: CatalogStore = {
+    location: `redis ${k("catalog:*")} at ${where}`,
+    async get(key) {
+      const text = await redis.get(k(`catalog:${key}`));
+      if (!text) return undefined;
+      try {
+        const entry = JSON.parse(text) as CachedCatalog & { format?: number };
+        return entry.format === CACHE_FORMAT && Array.isArray(entry.tools) ? entry : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async set(key, entry) {
+      await redis.set(k(`catalog:${key}`), JSON.stringify({ ...entry, format: CACHE_FORMAT }));
+    },
+    async delete(key) {
+      await redis.del(k(`catalog:${key}`));
+    },
+    async clear() {
+      let cursor = "0";
+      let removed = 0;
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", k("catalog:*"), "COUNT", 200);
+        cursor = next;
+        if (keys.length) removed += await redis.del(...keys);
+      } while (cursor !== "0");
+      return removed;
+    },
+  };
+
+  return {
+    backend: "redis",
+    catalogs,
+    instanceId,
+    jobs,
+    kv,
+    locks,
+    counters,
+    audit: options.audit === false ? undefined : audit,
+    async ping() {
+      try {
+        const answer = await Promise.race([redis.ping(), sleep(1000).then(() => "timeout")]);
+        return answer === "PONG";
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      clearInterval(heartbeat);
+      // A clean stop removes the heartbeat at once, so the others see its running jobs as lost now.
+      await redis.del(k(`instance:${instanceId}`)).catch(() => undefined);
+      for (const reader of followers) reader.disconnect();
+      subscriber.disconnect();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import type { CatalogStore } from "../runtime/catalog-cache/store.js";
+
+/**
+ * State that several runtime instances behind one load balancer must share, behind one interface
+ * with two backends: memory (one process, the default) and Redis (`AGENT_TOOLS_REDIS_URL` or the
+ * config's `team.redis`). What is per session or workspace (the sandbox, the loop breaker's memory)
+ * is not here: it stays in the instance that owns the session.
+ */
+
+/** A job's record as the store keeps it: the job's status and which instance runs its work. */
+export interface StoredJob {
+  /** The job's status (runtime/jobs.ts JobStatus), kept as plain JSON. */
+  status: { id: string; state: string; startedAt: string } & Record<string, unknown>;
+  /** The instance that runs the work: only it can abort the work, and its heartbeat says whether it lives. */
+  owner: string;
+  /** Who may see the job (a session id, or `identity:<name>` in team mode). */
+  scope: string;
+}
+
+export interface JobRecords {
+  save(job: StoredJob): Promise<void>;
+  load(scope: string, id: string): Promise<StoredJob | undefined>;
+  /** Every kept job of the scope, newest first. */
+  list(scope: string): Promise<StoredJob[]>;
+  remove(scope: string, ids: string[]): Promise<void>;
+  /** Ask the job's owner to abort its work (it may be another instance). */
+  requestCancel(owner: string, id: string): Promise<void>;
+  /** Called on the owner when some instance asked to cancel one of its jobs. Returns an unsubscribe. */
+  onCancelRequest(listener: (id: string) => void): () => void;
+  /** Whether the instance still sends heartbeats. */
+  isAlive(owner: string): Promise<boolean>;
+}
+
+export interface KeyValue {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+}
+
+export interface Locks {
+  /**
+   * Run `work` while holding the named lock, across every instance that shares the backend.
+   * The lock expires after `ttlMs` (a crashed holder cannot keep it); a caller waits at most
+   * `waitMs` for it, then fails with an error that names the lock.
+   */
+  withLock<T>(name: string, work: () => Promise<T>, options?: { ttlMs?: number; waitMs?: number }): Promise<T>;
+}
+
+export interface WindowCount {
+  /** Hits in the current window, this one included. */
+  count: number;
+  /** Milliseconds until the window ends. */
+  resetInMs: number;
+}
+
+export interface Counters {
+  /** Count one hit of `key` in a fixed window of `windowMs`. */
+  hit(key: string, windowMs: number): Promise<WindowCount>;
+}
+
+/** One line of the audit log: a call that changes data (or tried to). */
+export interface AuditEntry {
+  /** Unique per call, so a reader can check nothing was written twice. */
+  id: string;
+  at: string;
+  identity: string;
+  session: string;
+  instance: string;
+  operation: string;
+  plugin: string;
+  tool?: string;
+  outcome: string;
+  durationMs: number;
+  /** The arguments' shape with every value replaced (keys kept, values redacted). */
+  arguments?: unknown;
+}
+
+export interface AuditLog {
+  /** Where entries go, for logs and `agent-tools audit` ("file /path" or "redis stream key"). */
+  readonly where: string;
+  append(entry: AuditEntry): Promise<void>;
+  /** The last `limit` entries, oldest first. */
+  tail(limit: number): Promise<AuditEntry[]>;
+  /** Call `onEntry` for each entry appended after the call, until the signal aborts. */
+  follow(onEntry: (entry: AuditEntry) => void, signal: AbortSignal): Promise<void>;
+}
+
+export interface SharedState {
+  readonly backend: "memory" | "redis";
+  /** This process's id in the fleet (heartbeats, job owners, audit lines). */
+  readonly instanceId: string;
+  readonly jobs: JobRecords;
+  readonly kv: KeyValue;
+  readonly locks: Locks;
+  readonly counters: Counters;
+  readonly audit: AuditLog | undefined;
+  /** Plugin catalogs shared by the fleet (Redis): one instance's listing serves every other's cold start. */
+  readonly catalogs?: CatalogStore;
+  /** Whether the backend answers (readiness). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export class SharedStateError extends Error {
+  override readonly name = "SharedStateError";
+  readonly code = "UPSTREAM_ERROR";
+}

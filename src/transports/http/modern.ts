@@ -1,0 +1,121 @@
+import { createMcpHandler, type AuthInfo, type McpHttpHandler, type ServerContext } from "@modelcontextprotocol/server";
+import type { Identity } from "../../runtime/access.js";
+import type { Logger } from "../../adapters/types.js";
+import { createFacade, type SessionScope } from "../../facade/server.js";
+import { Workspaces, type WorkspaceStore } from "../../runtime/workspaces.js";
+import { identityOf } from "../../facade/confirm-rounds.js";
+import { RuntimeError } from "../../runtime/errors.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import { closeSession, type Session } from "../../runtime/session.js";
+
+/**
+ * Sessions for 2026-07-28 requests, which carry no session id. search/discover/call/run_skill
+ * act in one session per caller identity (loop memory, call log, jobs). agent_tools_exec runs in
+ * a workspace: a call without `workspace` opens a new one and answers its signed handle, a call
+ * with one continues it (runtime/workspaces.ts).
+ */
+export interface ModernScope extends SessionScope {
+  close(): Promise<void>;
+}
+
+/**
+ * The team identity a gateway verified for this request. The HTTP server passes it as the
+ * request's `authInfo` (clientId = the identity's name, extra.identity = the identity), which the
+ * SDK hands to the factory and to handlers.
+ */
+export function identityFromAuth(authInfo: AuthInfo | undefined): Identity | undefined {
+  const identity = (authInfo?.extra as { identity?: unknown } | undefined)?.identity;
+  return identity && typeof identity === "object" && typeof (identity as Identity).name === "string" ? (identity as Identity) : undefined;
+}
+
+export function authInfoFor(identity: Identity): AuthInfo {
+  return { token: "", clientId: identity.name, scopes: [], extra: { identity } };
+}
+
+const identityIn = (ctx: ServerContext): Identity | undefined => identityFromAuth(ctx.http?.authInfo);
+
+export interface ModernScopeOptions {
+  workspaceStore?: WorkspaceStore;
+  workspaceKey?: Buffer;
+  workspaceIdleMs?: number;
+  now?: () => number;
+}
+
+export function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): ModernScope & { workspaces: Workspaces } {
+  const byIdentity = new Map<string, Session>();
+  const key = options.workspaceKey;
+  const workspaces = new Workspaces({
+    ...(key ? { key } : {}),
+    ...(options.workspaceStore ? { store: options.workspaceStore } : {}),
+    ...(options.workspaceIdleMs ? { idleMs: options.workspaceIdleMs } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  return {
+    workspaces,
+    session(ctx) {
+      const who = identityOf(ctx);
+      let session = byIdentity.get(who);
+      if (!session) {
+        session = runtime.createSession(`modern-${byIdentity.size}`, identityIn(ctx));
+        byIdentity.set(who, session);
+      }
+      return session;
+    },
+    async execSession(ctx, args) {
+      const who = identityOf(ctx);
+      try {
+        const identity = identityIn(ctx);
+        const opened = typeof args.workspace === "string" && args.workspace.trim() ? await workspaces.open(args.workspace.trim(), who, identity) : await workspaces.create(who, identity);
+        const answer: Record<string, unknown> = { workspace: opened.handle };
+        if (opened.created) answer.workspaceNote = "pass this `workspace` on your next agent_tools_exec calls to keep files, variables and the working folder";
+        if (opened.note) answer.workspaceNote = opened.note;
+        return { session: opened.session, answer };
+      } catch (error) {
+        if (error instanceof RuntimeError) return { error };
+        throw error;
+      }
+    },
+    async close() {
+      await workspaces.close();
+      await Promise.allSettled([...byIdentity.values()].map((s) => closeSession(s)));
+      byIdentity.clear();
+    },
+  };
+}
+
+export interface ModernEntry {
+  /** The SDK's per-request handler in strict mode (2025-era traffic goes to the session table instead). */
+  readonly handler: McpHttpHandler;
+  readonly workspaces: Workspaces;
+  close(): Promise<void>;
+}
+
+/**
+ * The 2026-07-28 leg of the HTTP facade: `createMcpHandler` over the facade's per-request
+ * factory (the runtime, its plugins and search index are the process's; a request only gets a
+ * Server instance). Tool changes go out on `subscriptions/listen`. Tests drive `handler.fetch`
+ * directly, without a socket.
+ */
+export function createModernEntry(runtime: Runtime, options: { maxBodyBytes?: number; log?: Logger; redact?: (text: string) => string } & ModernScopeOptions = {}): ModernEntry {
+  const facade = createFacade(runtime);
+  const scope = createModernScope(runtime, options);
+  const redact = options.redact ?? ((text: string) => text);
+  const handler = createMcpHandler((ctx) => {
+    const identity = identityFromAuth(ctx.authInfo);
+    return facade.server(identity ? { ...scope, identity } : scope);
+  }, {
+    legacy: "reject",
+    ...(options.maxBodyBytes ? { maxRequestBodySize: options.maxBodyBytes } : {}),
+    onerror: (error) => options.log?.debug(`http modern: ${redact(error.message)}`),
+  });
+  const unsubscribe = runtime.onToolsChanged(() => handler.notify.toolsChanged());
+  return {
+    handler,
+    workspaces: scope.workspaces,
+    async close() {
+      unsubscribe();
+      await handler.close().catch(() => undefined);
+      await scope.close();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { createAndVerify, describeError, SkillError, skillContext, unwrapResult } from "../src/plugin.js";
+import { ROOT } from "./helpers.js";
+
+/**
+ * The plugin kit (`agent-tools-runtime/plugin`): what it answers, its one failure contract, and
+ * that it stays slim — the built module and everything it imports load no server code.
+ */
+
+const text = (value: unknown) => ({ content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }] });
+
+describe("plugin kit: unwrapResult and skillContext", () => {
+  it("answers values whatever the adapter kind", () => {
+    assert.deepEqual(unwrapResult(text({ a: 1 })), { a: 1 });
+    assert.equal(unwrapResult(text("plain words, not JSON")), "plain words, not JSON");
+    assert.equal(unwrapResult(text("{not json")), "{not json");
+    assert.deepEqual(unwrapResult({ content: [{ type: "text", text: "x" }], structuredContent: { b: 2 } }), { b: 2 });
+    const image = { content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] };
+    assert.deepEqual(unwrapResult(image), image.content);
+    assert.deepEqual(unwrapResult({ status: 201, data: { task: { id: 1 } } }), { task: { id: 1 } });
+    assert.deepEqual(unwrapResult({ status: 200, data: 1, extra: true }), { status: 200, data: 1, extra: true }, "not a rest envelope");
+    assert.deepEqual(unwrapResult([1, 2]), [1, 2]);
+  });
+
+  it("a result flagged isError throws a SkillError naming the tool", () => {
+    assert.throws(
+      () => unwrapResult({ isError: true, content: [{ type: "text", text: "no such page" }] }, "fetch_page"),
+      (error: unknown) => error instanceof SkillError && error.code === "UPSTREAM_ERROR" && /tool 'fetch_page' answered with an error: no such page/.test(error.message),
+    );
+  });
+
+  it("the context passes the runtime's context on to every call", async () => {
+    const seen: unknown[] = [];
+    const context = { signal: new AbortController().signal, sessionId: "s1", log: console as never, confirmed: true };
+    const kit = skillContext({ call: async (name, args, ctx) => (seen.push([name, args, ctx]), text({ name })) }, context);
+    assert.deepEqual(await kit.call("get", { id: 1 }), { name: "get" });
+    assert.deepEqual(seen, [["get", { id: 1 }, context]]);
+    assert.equal(kit.confirmed, true);
+  });
+
+  it("describeError renders error bodies as words, never [object Object]", () => {
+    assert.equal(describeError({ error: { code: "invalid", message: "field 'due' is wrong" } }), "field 'due' is wrong");
+    assert.equal(describeError({ error: "task 3 does not exist", code: "not_found" }), "task 3 does not exist");
+    assert.equal(describeError(new Error("boom")), "boom");
+    assert.equal(describeError({ weird: [1] }), '{"weird":[1]}');
+  });
+});
+
+describe("plugin kit: createAndVerify's one failure contract", () => {
+  const store = new Map<number, Record<string, unknown>>();
+  const plan = (over: Partial<Parameters<typeof createAndVerify>[0]> = {}) => ({
+    what: "note",
+    create: async () => {
+      const note = { id: store.size + 1, title: "hello", secret: "s3cret" };
+      store.set(note.id, note);
+      return note;
+    },
+    idOf: (created: unknown) => (created as { id?: number }).id,
+    read: async (id: unknown) => store.get(id as number),
+    expect: { title: "hello", secret: "s3cret" },
+    secret: ["secret"],
+    ...over,
+  });
+
+  it("success: verified, with the checks and without secret fields", async () => {
+    const done = await createAndVerify(plan());
+    assert.equal(done.verified, true);
+    assert.deepEqual(done.checks.map((c) => c.field), ["title"]);
+    assert.deepEqual(done.stored, { id: done.id, title: "hello" });
+  });
+
+  const failing = async (over: Partial<Parameters<typeof createAndVerify>[0]>) => {
+    try {
+      await createAndVerify(plan(over));
+    } catch (error) {
+      assert.ok(error instanceof SkillError, String(error));
+      return error;
+    }
+    throw new Error("expected a failure");
+  };
+
+  it("a failed create keeps its code: nothing to clean up", async () => {
+    const error = await failing({ create: async () => Promise.reject(Object.assign(new Error("not allowed"), { code: "NOT_CONFIGURED" })) });
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.match(error.message, /creating the note failed, so there is nothing to verify: not allowed/);
+    assert.equal(error.details?.stage, "create");
+  });
+
+  it("after the create, every failure is UPSTREAM_ERROR naming the id", async () => {
+    const noId = await failing({ idOf: () => undefined });
+    assert.equal(noId.details?.stage, "id");
+    assert.equal(JSON.stringify(noId.details).includes("s3cret"), false, "secrets are not echoed");
+    const readBack = await failing({ read: async () => Promise.reject(new Error("HTTP 500")) });
+    assert.equal(readBack.code, "UPSTREAM_ERROR");
+    assert.match(readBack.message, /note \d+ was created, but reading it back failed: HTTP 500/);
+    assert.match(readBack.hint ?? "", /exists with id \d+/);
+    const differs = await failing({ storedOf: () => ({ title: "HELLO" }) });
+    assert.equal(differs.details?.stage, "compare");
+    assert.match(differs.message, /title \(sent "hello", stored "HELLO"\)/);
+    const checked = await failing({ check: () => ["it is archived"] });
+    assert.match(checked.message, /differs from what was sent: it is archived/);
+  });
+});
+
+describe("plugin kit: slim", () => {
+  it("the built subpath imports no server code (no SDK, sandbox, index, runtime)", () => {
+    const dist = path.join(ROOT, "dist");
+    const seen = new Set<string>();
+    const bare = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const source = readFileSync(file, "utf8");
+      for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"([^"]+)"|import\("([^"]+)"\)/g)) {
+        const spec = (match[1] ?? match[2])!;
+        if (spec.startsWith(".")) visit(path.resolve(path.dirname(file), spec));
+        else bare.add(spec);
+      }
+    };
+    visit(path.join(dist, "plugin.js"));
+    const files = [...seen].map((f) => path.relative(dist, f)).sort();
+    assert.deepEqual(files, ["define.js", "plugin.js", "plugins/skill-steps.js"]);
+    assert.deepEqual([...bare], []);
+  });
+
+  it("resolves as agent-tools-runtime/plugin from a fresh process", () => {
+    const script = `const m = await import("agent-tools-runtime/plugin"); process.stdout.write(JSON.stringify({ names: Object.keys(m).sort() }));`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
+    assert.equal(run.status, 0, run.stderr);
+    const { names } = JSON.parse(run.stdout) as { names: string[] };
+    assert.deepEqual(names, ["SkillError", "createAndVerify", "definePlugin", "defineSkill", "describeError", "runSteps", "skillContext", "skillError", "unwrapResult"]);
+  });
+});

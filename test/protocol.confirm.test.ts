@@ -1,0 +1,219 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/client";
+import { baseEnv, callJson, MCP_BIN } from "./helpers.js";
+import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { callV2, connectHttpV2, connectStdioV2, v2Client, V2_FIXTURE } from "./v2-helpers.js";
+
+/**
+ * The human confirms writes: a client that declares form elicitation is asked before a mutating
+ * call runs (plugin, tool, arguments), in both eras, over stdio and HTTP; accept writes exactly
+ * once, decline writes nothing and says so; a client without elicitation keeps the confirm flag.
+ * The write is real: a v2 downstream server appends a line to a file per write_row.
+ */
+
+type Decision = { action: "accept" | "decline" | "cancel"; content?: Record<string, string | number | boolean | string[]> };
+
+const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-confirm-"));
+const writes = path.join(dir, "writes.log");
+const pluginsDir = path.join(dir, "plugins");
+
+/** A plugin `db` over the dual-era v2 fixture, with a skill that writes two rows. */
+function writePlugin(): void {
+  const plugin = path.join(pluginsDir, "agent-tools-plugin-db");
+  mkdirSync(path.join(plugin, "skills"), { recursive: true });
+  writeFileSync(
+    path.join(plugin, "plugin.json"),
+    JSON.stringify({
+      name: "db",
+      prefix: "db",
+      description: "A table store for the confirmation tests.",
+      adapter: { kind: "mcp", command: process.execPath, args: ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"], env: { V2_WRITE_LOG: writes }, timeoutMs: 30_000 },
+    }),
+  );
+  writeFileSync(
+    path.join(plugin, "skills", "two-rows.mjs"),
+    `export const meta = { description: "Write two rows." };
+export async function run(adapter, args) {
+  await adapter.call("echo", { text: "read first" });
+  await adapter.call("write_row", { table: args.table ?? "t", value: "one" });
+  await adapter.call("write_row", { table: args.table ?? "t", value: "two" });
+  return { wrote: 2 };
+}
+`,
+  );
+}
+writePlugin();
+
+const written = (): string[] => {
+  try {
+    return readFileSync(writes, "utf8").trim().split("\n").filter(Boolean);
+  } catch {
+    return [];
+  }
+};
+
+const env = { AGENT_TOOLS_PLUGINS_DIR: pluginsDir };
+
+/** A v2 client that answers elicitation with whatever `next` says, and records what it was asked. */
+function askingV2(asked: string[], next: () => Decision, pin = true): Client {
+  const client = v2Client(pin ? "pin" : "legacy", { elicitation: { form: {} } });
+  client.setRequestHandler("elicitation/create", async (request) => {
+    asked.push(request.params.message);
+    return next();
+  });
+  return client;
+}
+
+/** The three checks every transport and era gets: accept writes once, decline writes nothing, the question names what it asks. */
+async function acceptThenDecline(call: (args: Record<string, unknown>) => Promise<{ payload: Record<string, unknown> & { error?: { code: string; message: string; hint: string } }; isError: boolean }>, asked: string[], answer: { next: Decision }, label: string): Promise<void> {
+  const before = written().length;
+  answer.next = { action: "accept", content: { confirm: true } };
+  const accepted = await call({ toolName: "write_row", arguments: { table: "prod_db", value: `${label}-yes` } });
+  assert.equal(accepted.isError, false, `${label}: ${JSON.stringify(accepted.payload)}`);
+  assert.deepEqual(written().slice(before), [JSON.stringify({ table: "prod_db", value: `${label}-yes` })], `${label}: written exactly once`);
+  assert.match(asked.at(-1) ?? "", /plugin 'db'.*'write_row'[\s\S]*prod_db/, `${label}: the question names plugin, tool and arguments`);
+
+  answer.next = { action: "decline" };
+  const declined = await call({ toolName: "write_row", arguments: { table: "prod_db", value: `${label}-no` }, confirm: true });
+  assert.equal(declined.isError, true);
+  assert.equal(declined.payload.error?.code, "CONFIRM_DECLINED", `${label}: ${JSON.stringify(declined.payload)}`);
+  assert.match(declined.payload.error?.message ?? "", /the user declined 'write_row'/);
+  assert.match(declined.payload.error?.hint ?? "", /Do not retry/);
+  assert.equal(written().length, before + 1, `${label}: nothing written on decline, even with the model's confirm: true`);
+}
+
+describe("stdio", () => {
+  it("modern (pinned v2 client with form elicitation): accept writes once, decline nothing; a skill's two writes ask once and write once each", async () => {
+    const asked: string[] = [];
+    const answer: { next: Decision } = { next: { action: "accept" } };
+    const { client } = await connectStdioV2(askingV2(asked, () => answer.next), env);
+    try {
+      await acceptThenDecline((args) => callV2(client, "agent_tools_db_call", args), asked, answer, "stdio-modern");
+      answer.next = { action: "accept", content: { confirm: true } };
+      const before = written().length;
+      const askedBefore = asked.length;
+      const skill = await callV2(client, "agent_tools_db_run_skill", { skill: "two-rows", arguments: { table: "s" } });
+      assert.equal(skill.isError, false, JSON.stringify(skill.payload));
+      assert.equal(written().length, before + 2, "each row written once");
+      assert.equal(asked.length - askedBefore, 1, "one question for the run, covering both writes");
+      assert.match(asked.at(-1) ?? "", /run skill 'two-rows'[\s\S]*"table":"s"/);
+      answer.next = { action: "decline" };
+      const declined = await callV2(client, "agent_tools_db_run_skill", { skill: "two-rows", arguments: { table: "s2" } });
+      assert.equal(declined.payload.error?.code, "CONFIRM_DECLINED");
+      assert.match(declined.payload.error?.message ?? "", /declined skill 'two-rows'/);
+      assert.equal(written().length, before + 2, "a declined skill wrote nothing");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("legacy (v1 SDK client declaring elicitation): the SDK's shim asks through elicitation/create", async () => {
+    const asked: string[] = [];
+    const answer: { next: Decision } = { next: { action: "accept" } };
+    const client = new V1Client({ name: "legacy-asker", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return answer.next;
+    });
+    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+    try {
+      await acceptThenDecline((args) => callJson(client, "agent_tools_db_call", args), asked, answer, "stdio-legacy");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a client without elicitation gets today's confirm flow", async () => {
+    const { client } = await connectStdioV2(v2Client("pin"), env);
+    try {
+      const refused = await callV2(client, "agent_tools_db_call", { toolName: "write_row", arguments: { table: "t", value: "flag" } });
+      assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED");
+      const before = written().length;
+      const done = await callV2(client, "agent_tools_db_call", { toolName: "write_row", arguments: { table: "t", value: "flag" }, confirm: true });
+      assert.equal(done.isError, false);
+      assert.equal(written().length, before + 1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("policy flag (AGENT_TOOLS_CONFIRM=flag): an eliciting client is not asked; the flag decides", async () => {
+    const asked: string[] = [];
+    const { client } = await connectStdioV2(askingV2(asked, () => ({ action: "accept", content: { confirm: true } })), { ...env, AGENT_TOOLS_CONFIRM: "flag" });
+    try {
+      const refused = await callV2(client, "agent_tools_db_call", { toolName: "write_row", arguments: { table: "t", value: "policy" } });
+      assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED");
+      assert.equal(asked.length, 0);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("HTTP", () => {
+  let http: RunningHttp;
+  before(async () => {
+    http = await startHttp(env);
+  });
+  after(async () => {
+    await http.stop();
+  });
+
+  it("modern (pinned v2 client with form elicitation): accept writes once, decline nothing", async () => {
+    const asked: string[] = [];
+    const answer: { next: Decision } = { next: { action: "accept" } };
+    const client = await connectHttpV2(askingV2(asked, () => answer.next), http.url);
+    try {
+      await acceptThenDecline((args) => callV2(client, "agent_tools_db_call", args), asked, answer, "http-modern");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("legacy session answering over SSE (v1 client declaring elicitation): asked through the shim", async () => {
+    const asked: string[] = [];
+    const answer: { next: Decision } = { next: { action: "accept" } };
+    const client = new V1Client({ name: "legacy-http-asker", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return answer.next;
+    });
+    // Prefer SSE so the session can carry the question mid-call.
+    const preferSse: typeof fetch = (url, init) => {
+      const headers = new Headers(init?.headers);
+      if (init?.method === "POST") headers.set("accept", "text/event-stream, application/json");
+      return fetch(url, { ...init, headers });
+    };
+    await client.connect(new V1Http(new URL(http.url), { fetch: preferSse }));
+    try {
+      await acceptThenDecline((args) => callJson(client, "agent_tools_db_call", args), asked, answer, "http-legacy");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a legacy session answering in JSON cannot carry the question: the confirm flag decides", async () => {
+    const asked: string[] = [];
+    const client = new V1Client({ name: "legacy-json", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { confirm: true } };
+    });
+    await client.connect(new V1Http(new URL(http.url)));
+    try {
+      const refused = await callJson(client, "agent_tools_db_call", { toolName: "write_row", arguments: { table: "t", value: "json" } });
+      assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED");
+      assert.equal(asked.length, 0);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { silentLogger } from "../src/log.js";
+import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
+import { Workspaces } from "../src/runtime/workspaces.js";
+import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
+import { PLUGINS } from "./helpers.js";
+import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { callV2, connectHttpV2, v2Client } from "./v2-helpers.js";
+
+/**
+ * Workspaces: the text layer's state for stateless (2026-07-28) clients, carried by a signed
+ * handle. In-process through createMcpHandler's fetch (with an injected clock and identities),
+ * and end to end over HTTP.
+ */
+
+type ExecAnswer = { exitCode?: number; stdout?: string; workspace?: string; workspaceNote?: string };
+
+describe("workspace handles in-process", () => {
+  let runtime: Runtime;
+  let entry: ModernEntry;
+  let clock = 1_000_000;
+  before(async () => {
+    runtime = await createRuntime({ pluginDirs: [path.join(PLUGINS, "agent-tools-plugin-notes")], log: silentLogger, env: {} });
+    entry = createModernEntry(runtime, { workspaceIdleMs: 60_000, now: () => clock });
+  });
+  after(async () => {
+    await entry.close();
+    await runtime.close();
+  });
+
+  /** A pinned client whose requests carry `clientId` as their verified identity (what a gateway's auth would pass). */
+  const clientAs = (clientId?: string) =>
+    connectHttpV2(v2Client("pin"), "http://in-process.test/mcp", (url, init) =>
+      entry.handler.fetch(new Request(url, init), clientId ? { authInfo: { token: "t", clientId, scopes: [] } } : {}),
+    );
+
+  it("two exec calls keep shell state through the workspace handle; without it, a fresh workspace", async () => {
+    const client = await clientAs();
+    const first = await callV2(client, "agent_tools_exec", { command: "export X=42; mkdir -p /tmp/w && cd /tmp/w && echo hi > f.txt" });
+    const answer = first.payload as ExecAnswer;
+    assert.equal(answer.exitCode, 0, JSON.stringify(answer));
+    assert.match(answer.workspace ?? "", /^ws1\.[0-9a-f-]{36}\.[\w-]+$/);
+    assert.match(answer.workspaceNote ?? "", /pass this `workspace`/);
+    const second = (await callV2(client, "agent_tools_exec", { command: "echo $X; pwd; cat f.txt", workspace: answer.workspace })).payload as ExecAnswer;
+    assert.equal(second.stdout, "42\n/tmp/w\nhi\n");
+    assert.equal(second.workspace, answer.workspace);
+    const fresh = (await callV2(client, "agent_tools_exec", { command: "echo \"[$X]\"" })).payload as ExecAnswer;
+    assert.equal(fresh.stdout, "[]\n");
+    assert.notEqual(fresh.workspace, answer.workspace);
+    await client.close();
+  });
+
+  it("a forged handle is refused with WORKSPACE_INVALID and says how to start a new one", async () => {
+    const client = await clientAs();
+    const made = ((await callV2(client, "agent_tools_exec", { command: "true" })).payload as ExecAnswer).workspace ?? "";
+    const [prefix, id] = made.split(".");
+    for (const forged of [`${prefix}.${id}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`, `ws1.00000000-0000-0000-0000-000000000000.${made.split(".")[2]}`, "not-a-handle"]) {
+      const refused = await callV2(client, "agent_tools_exec", { command: "echo $X", workspace: forged });
+      assert.equal(refused.isError, true);
+      assert.equal(refused.payload.error?.code, "WORKSPACE_INVALID", forged);
+      assert.match(refused.payload.error?.message ?? "", /without 'workspace' to start a new one/);
+    }
+    await client.close();
+  });
+
+  it("a handle is bound to the identity it was issued to", async () => {
+    const alice = await clientAs("alice");
+    const bob = await clientAs("bob");
+    const handle = ((await callV2(alice, "agent_tools_exec", { command: "export SECRET_PLAN=a" })).payload as ExecAnswer).workspace;
+    const stolen = await callV2(bob, "agent_tools_exec", { command: "echo $SECRET_PLAN", workspace: handle });
+    assert.equal(stolen.payload.error?.code, "WORKSPACE_INVALID");
+    const own = (await callV2(alice, "agent_tools_exec", { command: "echo $SECRET_PLAN", workspace: handle })).payload as ExecAnswer;
+    assert.equal(own.stdout, "a\n");
+    await alice.close();
+    await bob.close();
+  });
+
+  it("a workspace idle past the limit is refused with WORKSPACE_EXPIRED", async () => {
+    const client = await clientAs();
+    const handle = ((await callV2(client, "agent_tools_exec", { command: "export Y=1" })).payload as ExecAnswer).workspace;
+    clock += 30_000;
+    assert.equal(((await callV2(client, "agent_tools_exec", { command: "echo $Y", workspace: handle })).payload as ExecAnswer).stdout, "1\n", "use keeps it alive");
+    clock += 61_000;
+    const expired = await callV2(client, "agent_tools_exec", { command: "echo $Y", workspace: handle });
+    assert.equal(expired.payload.error?.code, "WORKSPACE_EXPIRED");
+    assert.match(expired.payload.error?.message ?? "", /expired after 1 minutes unused/);
+    assert.match(expired.payload.error?.hint ?? "", /without `workspace` to start a new workspace/);
+    await client.close();
+  });
+});
+
+describe("Workspaces with a shared store and key (two instances behind a balancer)", () => {
+  it("a handle minted by one instance opens on another, with a note that the files stayed behind", async () => {
+    const key = Buffer.alloc(32, 7);
+    const records = new Map<string, { id: string; owner: string; createdAt: number; lastUsed: number }>();
+    const store = {
+      get: (id: string) => records.get(id),
+      put: (r: { id: string; owner: string; createdAt: number; lastUsed: number }) => void records.set(r.id, { ...r }),
+      delete: (id: string) => void records.delete(id),
+      idleSince: (cutoff: number) => [...records.values()].filter((r) => r.lastUsed < cutoff),
+    };
+    const one = new Workspaces({ key, store });
+    const two = new Workspaces({ key, store });
+    const made = await one.create("carol");
+    const there = await two.open(made.handle, "carol");
+    assert.match(there.note ?? "", /opened again on this server instance/);
+    await assert.rejects(new Workspaces({ store }).open(made.handle, "carol"), /not issued by this server/);
+    await one.close();
+    await two.close();
+  });
+});
+
+describe("workspace handles over HTTP end to end", () => {
+  let http: RunningHttp;
+  before(async () => {
+    http = await startHttp();
+  });
+  after(async () => {
+    await http.stop();
+  });
+
+  it("a pinned modern client keeps `export X=42` for the next `echo $X`", async () => {
+    const client = await connectHttpV2(v2Client("pin"), http.url);
+    const first = (await callV2(client, "agent_tools_exec", { command: "export X=42" })).payload as ExecAnswer;
+    const second = (await callV2(client, "agent_tools_exec", { command: "echo $X", workspace: first.workspace })).payload as ExecAnswer;
+    assert.equal(second.stdout, "42\n");
+    await client.close();
+  });
+});

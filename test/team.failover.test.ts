@@ -1,0 +1,329 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { hashToken } from "../src/gateway/identities.js";
+import { silentLogger } from "../src/log.js";
+import { createRedisState } from "../src/state/redis.js";
+import type { AuditEntry, SharedState } from "../src/state/types.js";
+import { FIXTURES, PLUGINS } from "./helpers.js";
+import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { freePort, servicesMissing, startHaproxy, startRedis, type RunningService } from "./services-kit.js";
+
+/**
+ * The team gateway as operators run it: a real redis-server, three runtime instances sharing it,
+ * and HAProxy in front, sticky on the Mcp-Session-Id it learns from responses. 50 legacy sessions
+ * × 20 mixed calls while one instance is SIGKILLed: its clients get 404 (or lose the request in
+ * flight), re-initialize and finish; nobody else notices. Jobs started on the dead instance are
+ * reported lost, the others complete and are seen through every instance; the Redis audit stream
+ * holds every acknowledged write exactly once.
+ */
+
+const TOKEN = "team-failover-token-0123456789";
+const TEAM_PLUGINS = path.join(FIXTURES, "team-plugins");
+const LEGACY_CLIENTS = 50;
+const CALLS_PER_CLIENT = 20;
+const KILL_AFTER_CALLS = Math.floor((LEGACY_CLIENTS * CALLS_PER_CLIENT) * 0.4);
+
+/** The HAProxy config of the README's "Run it for a team", with the test's ports. */
+export function haproxyConfig(port: number, servers: Array<{ name: string; port: number }>): string {
+  return `global
+  maxconn 4096
+
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 120s
+  timeout server 120s
+  # A request refused at connect time (instance down) is sent to another instance.
+  option redispatch
+  retries 2
+
+frontend mcp
+  bind 127.0.0.1:${port}
+  default_backend gateways
+
+backend gateways
+  balance roundrobin
+  option httpchk GET /readyz
+  http-check expect status 200
+  # A busy instance answers its health check late: give it time before calling it down.
+  timeout check 3s
+  # Legacy sessions: learn Mcp-Session-Id from the initialize response, stick every later request to it.
+  stick-table type string len 64 size 1m expire 30m
+  stick store-response res.hdr(mcp-session-id)
+  stick match req.hdr(mcp-session-id)
+${servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port} check inter 1s fall 3 rise 1`).join("\n")}
+`;
+}
+
+interface Instance {
+  name: string;
+  http: RunningHttp;
+  port: number;
+}
+
+type Payload = Record<string, unknown> & { ok?: boolean; error?: { code: string; message: string } };
+
+function payloadOf(result: CallToolResult): Payload {
+  const first = result.content[0];
+  if (!first || first.type !== "text") throw new Error("no text content");
+  return JSON.parse(first.text) as Payload;
+}
+
+/** A legacy (2025-era) client that knows which instance answered it, and re-initializes when its session is gone. */
+class LegacyClient {
+  client: Client | undefined;
+  instance = "";
+  sessionId = "";
+  /** Acknowledged writes per session id. */
+  readonly acked = new Map<string, number>();
+  readonly sessions: Array<{ id: string; instance: string }> = [];
+  reinitialized = 0;
+  execCount = 0;
+
+  constructor(private readonly url: string) {}
+
+  async open(): Promise<void> {
+    const recordingFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const instance = response.headers.get("agent-tools-instance");
+      if (instance && response.headers.get("mcp-session-id")) this.instance = instance;
+      return response;
+    };
+    const transport = new StreamableHTTPClientTransport(new URL(this.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } }, fetch: recordingFetch, reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 0 } });
+    const client = new Client({ name: "failover-legacy", version: "0.0.0" });
+    await client.connect(transport);
+    this.client = client;
+    this.sessionId = transport.sessionId ?? "";
+    this.sessions.push({ id: this.sessionId, instance: this.instance });
+    this.execCount = 0;
+  }
+
+  async call(name: string, args: Record<string, unknown>): Promise<Payload> {
+    const result = (await this.client!.callTool({ name, arguments: args })) as CallToolResult;
+    return payloadOf(result);
+  }
+
+  async close(): Promise<void> {
+    await this.client?.close().catch(() => undefined);
+  }
+}
+
+const skip = servicesMissing();
+
+describe("team failover: Redis, three instances, HAProxy, SIGKILL", { skip, timeout: 600_000 }, () => {
+  let redis: RunningService & { url: string };
+  let haproxy: RunningService;
+  let dir: string;
+  let instances: Instance[] = [];
+  let state: SharedState;
+  let frontUrl: string;
+  const killed = "gw-b";
+  const jobsBeforeKill: Record<string, string> = {};
+
+  before(async () => {
+    redis = await startRedis();
+    dir = await mkdtemp(path.join(os.tmpdir(), "agent-tools-failover-"));
+    const config = path.join(dir, "agent-tools.config.json");
+    await writeFile(
+      config,
+      JSON.stringify({
+        plugins: { dirs: [TEAM_PLUGINS] },
+        team: { heartbeatTtlMs: 1500, identities: [{ name: "fleet", tokenSha256: hashToken(TOKEN), plugins: ["*"], write: true }] },
+      }),
+    );
+    instances = await Promise.all(
+      ["gw-a", "gw-b", "gw-c"].map(async (name) => {
+        const http = await startHttp({ AGENT_TOOLS_REDIS_URL: redis.url, AGENT_TOOLS_INSTANCE_ID: name, AGENT_TOOLS_AUDIT: "on", AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_HTTP_MAX_SESSIONS: "500"}, ["--config", config]);
+        return { name, http, port: Number(new URL(http.url).port) };
+      }),
+    );
+    const port = await freePort();
+    haproxy = await startHaproxy(haproxyConfig(port, instances.map((i) => ({ name: i.name, port: i.port }))), port);
+    frontUrl = `http://127.0.0.1:${port}/mcp`;
+    // HAProxy marks servers up after their first health checks: wait until all three answer through it.
+    const seen = new Set<string>();
+    for (let i = 0; i < 200 && seen.size < instances.length; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      const instance = res?.headers.get("agent-tools-instance");
+      if (res?.ok && instance) seen.add(instance);
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(seen.size, instances.length, "HAProxy reaches every instance");
+    state = await createRedisState({ url: redis.url, log: silentLogger, instanceId: "test-reader", audit: true });
+  });
+
+  after(async () => {
+    await state?.close();
+    await Promise.allSettled(instances.map((i) => i.http.stop()));
+    await haproxy?.stop();
+    await redis?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A client pinned to one instance (no balancer), for the job checks. */
+  async function direct(instance: Instance): Promise<LegacyClient> {
+    const client = new LegacyClient(instance.http.url);
+    await client.open();
+    return client;
+  }
+
+  it("jobs: started on every instance, one cancelled through another instance", async () => {
+    for (const instance of instances) {
+      const client = await direct(instance);
+      const ms = instance.name === killed ? 120_000 : 300;
+      const started = await client.call("agent_tools_worker_call", { toolName: "start_job", arguments: { ms, label: instance.name } });
+      assert.equal(started.ok, true, JSON.stringify(started));
+      jobsBeforeKill[instance.name] = String((started.result as { jobId: string }).jobId);
+      await client.close();
+    }
+    // A long job on gw-a, cancelled through gw-c: the abort reaches the instance that runs it.
+    const a = await direct(instances[0]!);
+    const c = await direct(instances[2]!);
+    const long = await a.call("agent_tools_worker_call", { toolName: "start_job", arguments: { ms: 120_000, label: "to-cancel" } });
+    const jobId = String((long.result as { jobId: string }).jobId);
+    const cancelled = await c.call("agent_tools_worker_call", { toolName: "cancel_job", arguments: { jobId } });
+    assert.equal((cancelled.result as { state: string }).state, "cancelled");
+    const seenOnA = await a.call("agent_tools_worker_call", { toolName: "job_status", arguments: { jobId } });
+    assert.equal((seenOnA.result as { state: string; instance: string }).state, "cancelled");
+    assert.equal((seenOnA.result as { instance: string }).instance, "gw-a");
+    await Promise.all([a.close(), c.close()]);
+  });
+
+  it(`${LEGACY_CLIENTS} legacy sessions × ${CALLS_PER_CLIENT} mixed calls through HAProxy with an instance SIGKILLed mid-run: 0 errors`, async () => {
+    const clients = Array.from({ length: LEGACY_CLIENTS }, () => new LegacyClient(frontUrl));
+    const errors: string[] = [];
+    let done = 0;
+    let killedAt = -1;
+    const victim = instances.find((i) => i.name === killed)!;
+
+    const step = async (client: LegacyClient, n: number): Promise<void> => {
+      switch (n % 5) {
+        case 0: {
+          const found = await client.call("agent_tools_search", { query: "write a note" });
+          if (found.ok !== true) throw new Error(`search: ${JSON.stringify(found.error)}`);
+          return;
+        }
+        case 1: {
+          const found = await client.call("agent_tools_notes_discover", { query: "list notes" });
+          if (found.ok !== true) throw new Error(`discover: ${JSON.stringify(found.error)}`);
+          return;
+        }
+        case 2: {
+          const read = await client.call("agent_tools_notes_call", { toolName: "list_notes", arguments: {} });
+          if (read.ok !== true) throw new Error(`list_notes: ${JSON.stringify(read.error)}`);
+          return;
+        }
+        case 3: {
+          const made = await client.call("agent_tools_notes_call", { toolName: "create_note", arguments: { title: `t${n}`, body: "b" }, confirm: true });
+          if (made.ok !== true) throw new Error(`create_note: ${JSON.stringify(made.error)}`);
+          client.acked.set(client.sessionId, (client.acked.get(client.sessionId) ?? 0) + 1);
+          return;
+        }
+        default: {
+          // The session's shell keeps its files between calls: the count proves the session stayed put.
+          const ran = await client.call("agent_tools_exec", { command: "echo x >> /tmp/steps && wc -l < /tmp/steps" });
+          client.execCount += 1;
+          const stdout = String((ran as { stdout?: unknown }).stdout ?? "").trim();
+          if (ran.ok !== true || stdout !== String(client.execCount)) throw new Error(`exec: expected ${client.execCount} lines, got ${JSON.stringify(ran)}`);
+        }
+      }
+    };
+
+    const run = async (client: LegacyClient, index: number): Promise<void> => {
+      // Spread the starts a little, as real agents arrive.
+      await new Promise((resolve) => setTimeout(resolve, index * 20));
+      await client.open();
+      for (let n = 0; n < CALLS_PER_CLIENT; n++) {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await step(client, n);
+            break;
+          } catch (error) {
+            const onVictim = client.instance === killed && killedAt >= 0;
+            if (!onVictim || attempt > 3) {
+              errors.push(`client ${index} step ${n} on ${client.instance}: ${(error as Error).message}`);
+              break;
+            }
+            // The session died with its instance (404 from the balancer's new pick, or the request in flight cut): start anew.
+            await client.close();
+            client.reinitialized += 1;
+            await client.open();
+          }
+        }
+        done += 1;
+        if (done === KILL_AFTER_CALLS && killedAt < 0) {
+          killedAt = done;
+          victim.http.child.kill("SIGKILL");
+        }
+      }
+    };
+
+    const started = Date.now();
+    await Promise.all(clients.map((client, i) => run(client, i).catch((error: unknown) => void errors.push(`client ${i} (on ${client.instance || "?"}, ${killedAt >= 0 ? "after" : "before"} the kill): ${(error as Error).message.slice(0, 200)}`))));
+    if (errors.length) process.stderr.write(`# haproxy said:\n${haproxy.output().slice(-3000)}\n`);
+    const seconds = (Date.now() - started) / 1000;
+    await Promise.all(clients.map((c) => c.close()));
+
+    const onVictim = clients.filter((c) => c.sessions[0]?.instance === killed);
+    process.stderr.write(
+      `# failover: ${LEGACY_CLIENTS * CALLS_PER_CLIENT} calls in ${seconds.toFixed(1)} s; sessions per instance ${JSON.stringify(countBy(clients.map((c) => c.sessions[0]?.instance ?? "?")))}; ` +
+        `${onVictim.length} on the killed one, ${clients.reduce((n, c) => n + c.reinitialized, 0)} re-initializations\n`,
+    );
+    assert.deepEqual(errors, []);
+    assert.ok(killedAt > 0, "the instance was killed mid-run");
+    assert.ok(onVictim.length > 0, "some sessions lived on the killed instance");
+    for (const client of onVictim) assert.ok(client.reinitialized >= 1, "a client of the killed instance re-initialized");
+    for (const client of clients.filter((c) => c.sessions[0]?.instance !== killed)) assert.equal(client.reinitialized, 0, "the other clients noticed nothing");
+
+    // Audit: every acknowledged write exactly once (a write cut in flight by the kill may be there unacknowledged).
+    const entries = await state.audit!.tail(100_000);
+    const ids = new Set(entries.map((e) => e.id));
+    assert.equal(ids.size, entries.length, "no audit entry twice");
+    const auditProblems = instances.flatMap((i) => i.http.stderr().split("\n").filter((l) => /audit|observer failed/.test(l)));
+    process.stderr.write(`# audit: ${entries.length} entries, ${clients.reduce((n, c) => n + [...c.acked.values()].reduce((a, b) => a + b, 0), 0)} acknowledged writes; problems: ${auditProblems.slice(0, 3).join(" | ")}\n`);
+    const okWrites = countBy(entries.filter((e: AuditEntry) => e.tool === "create_note" && e.outcome === "ok").map((e) => e.session));
+    for (const client of clients) {
+      for (const session of client.sessions) {
+        const acked = client.acked.get(session.id) ?? 0;
+        const audited = okWrites[session.id] ?? 0;
+        if (session.instance === killed) assert.ok(audited === acked || audited === acked + 1, `session on the killed instance: ${audited} audited, ${acked} acknowledged`);
+        else assert.equal(audited, acked, `session ${session.id.slice(0, 8)} on ${session.instance}`);
+      }
+    }
+  });
+
+  it("jobs after the kill: the dead instance's job is lost, the others completed and are seen through every live instance", async () => {
+    const live = instances.filter((i) => i.name !== killed);
+    // The dead instance's heartbeat expires after 1.5 s; by now it has.
+    for (const instance of live) {
+      const client = await direct(instance);
+      for (const [owner, jobId] of Object.entries(jobsBeforeKill)) {
+        const seen = await client.call("agent_tools_worker_call", { toolName: "job_status", arguments: { jobId } });
+        const status = seen.result as { state: string; instance: string; error?: { message: string } };
+        if (owner === killed) {
+          assert.equal(status.state, "lost", `${owner}'s job through ${instance.name}: ${JSON.stringify(seen)}`);
+          assert.match(status.error?.message ?? "", /instance 'gw-b' that ran this job stopped/);
+        } else {
+          assert.equal(status.state, "succeeded", `${owner}'s job through ${instance.name}`);
+          assert.equal(status.instance, owner);
+        }
+      }
+      const listed = await client.call("agent_tools_worker_call", { toolName: "list_jobs", arguments: {} });
+      const listedIds = ((listed.result as { jobs: Array<{ id: string }> }).jobs ?? []).map((j) => j.id);
+      for (const jobId of Object.values(jobsBeforeKill)) assert.ok(listedIds.includes(jobId), `${jobId} listed on ${instance.name}`);
+      await client.close();
+    }
+  });
+});
+
+function countBy(values: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const value of values) out[value] = (out[value] ?? 0) + 1;
+  return out;
+}

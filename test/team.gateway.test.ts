@@ -1,0 +1,291 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import { hashToken } from "../src/gateway/identities.js";
+import { callJson, type Payload } from "./helpers.js";
+import { eventually, httpClient, MCP_HEADERS, INITIALIZE, raw, rawInitialize, startHttp, type RunningHttp } from "./http-helpers.js";
+
+/**
+ * One gateway instance (memory state) with three identities from the config, driven over real
+ * HTTP by the SDK client: policy on every path, the audit file, /metrics parsed as Prometheus text,
+ * rate limits, health, protected resource metadata, JWTs from a local JWKS, and draining.
+ */
+
+const TOKENS = { reader: "reader-token-0123456789abcdef", writer: "writer-token-0123456789abcdef", limited: "limited-token-0123456789abcdef" };
+const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
+
+interface Sample {
+  name: string;
+  type: string;
+  metrics: Array<{ value?: string; labels?: Record<string, string>; buckets?: Record<string, string>; count?: string }>;
+}
+
+function metricValue(families: Sample[], name: string, labels: Record<string, string>): number {
+  const family = families.find((f) => f.name === name);
+  if (!family) return 0;
+  const sample = family.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+  return Number(sample?.value ?? sample?.count ?? 0);
+}
+
+async function writeConfig(dir: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const file = path.join(dir, `agent-tools.${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(
+    file,
+    JSON.stringify({
+      team: {
+        identities: [
+          { name: "reader", tokenSha256: hashToken(TOKENS.reader), plugins: ["notes"], write: false },
+          { name: "writer", tokenSha256: hashToken(TOKENS.writer), plugins: ["*"], write: true },
+          { name: "limited", tokenSha256: hashToken(TOKENS.limited), plugins: ["notes"], write: true, ratePerMinute: 5 },
+        ],
+        ...extra,
+      },
+    }),
+  );
+  return file;
+}
+
+describe("team gateway: identities and policy", () => {
+  let dir: string;
+  let server: RunningHttp;
+  let compact: RunningHttp;
+  let auditFile: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "agent-tools-team-"));
+    auditFile = path.join(dir, "audit.jsonl");
+    const config = await writeConfig(dir);
+    [server, compact] = await Promise.all([
+      startHttp({ AGENT_TOOLS_AUDIT: auditFile }, ["--config", config]),
+      startHttp({ AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_FACADE: "compact" }, ["--config", config]),
+    ]);
+  });
+  after(async () => {
+    await Promise.all([server?.stop(), compact?.stop()]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("a request without a known token gets 401 with the protected resource metadata's challenge", async () => {
+    const none = await raw(server.url, { headers: MCP_HEADERS, body: INITIALIZE });
+    assert.equal(none.status, 401);
+    assert.match(String(none.headers["www-authenticate"]), /^Bearer realm=/);
+    const wrong = await raw(server.url, { headers: { ...MCP_HEADERS, ...bearer("not-a-known-token-at-all") }, body: INITIALIZE });
+    assert.equal(wrong.status, 401);
+    assert.match(wrong.json().error?.message ?? "", /not one this gateway knows/);
+    const metadata = await raw(server.url.replace(/\/mcp$/, "/.well-known/oauth-protected-resource"), { method: "GET" });
+    assert.equal(metadata.status, 200);
+    assert.match(String((JSON.parse(metadata.body) as { resource: string }).resource), /\/mcp$/);
+  });
+
+  it("a read-only identity's write answers FORBIDDEN on the typed facade, and names what it may do", async () => {
+    const { client } = await httpClient(server.url, bearer(TOKENS.reader));
+    try {
+      const read = await callJson(client, "agent_tools_notes_call", { toolName: "list_notes", arguments: {} });
+      assert.equal(read.payload.ok, true);
+      const write = await callJson(client, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "nope" }, confirm: true });
+      assert.equal(write.isError, true);
+      assert.equal(write.payload.error?.code, "FORBIDDEN");
+      assert.match(write.payload.error?.message ?? "", /identity 'reader' may use the plugins 'notes', read-only/);
+      assert.deepEqual(write.payload.error?.details?.allowed, { plugins: ["notes"], write: false });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an identity without plugin X does not see X in tools/list, help or search", async () => {
+    const { client } = await httpClient(server.url, bearer(TOKENS.reader));
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      assert.ok(tools.includes("agent_tools_notes_call"));
+      assert.ok(!tools.some((t) => t.includes("tracker")), `tracker hidden: ${tools.join(", ")}`);
+      const help = await callJson(client, "agent_tools_help", {});
+      assert.deepEqual((help.payload.plugins as Array<{ prefix: string }>).map((p) => p.prefix), ["notes"]);
+      const search = await callJson(client, "agent_tools_search", { query: "assign ticket to someone" });
+      const text = JSON.stringify(search.payload);
+      assert.ok(!text.includes("tracker"), `no tracker in ${text}`);
+      // The writer sees the tracker through the same search.
+      const { client: writer } = await httpClient(server.url, bearer(TOKENS.writer));
+      const seen = await callJson(writer, "agent_tools_search", { query: "assign ticket to someone" });
+      assert.ok(JSON.stringify(seen.payload).includes("tracker"));
+      await writer.close();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("agent_tools_exec plugin commands hold the same policy", async () => {
+    const { client } = await httpClient(server.url, bearer(TOKENS.reader));
+    try {
+      const write = await callJson(client, "agent_tools_exec", { command: `notes call create_note '{"title":"x"}' --confirm` });
+      assert.match(JSON.stringify(write.payload), /FORBIDDEN/);
+      const other = await callJson(client, "agent_tools_exec", { command: "tracker call listTickets" });
+      assert.match(JSON.stringify(other.payload), /FORBIDDEN|not found|unknown/i);
+      const list = await callJson(client, "agent_tools_exec", { command: "list" });
+      assert.ok(!JSON.stringify(list.payload).includes('"plugin":"tracker"'));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("compact mode: agent_tools_call holds the plugin and write policy", async () => {
+    const { client } = await httpClient(compact.url, bearer(TOKENS.reader));
+    try {
+      const write = await callJson(client, "agent_tools_call", { plugin: "notes", toolName: "create_note", arguments: { title: "x" }, confirm: true });
+      assert.equal(write.payload.error?.code, "FORBIDDEN");
+      const other = await callJson(client, "agent_tools_call", { plugin: "tracker", toolName: "listTickets", arguments: {} });
+      assert.equal(other.payload.error?.code, "FORBIDDEN");
+      assert.match(other.payload.error?.message ?? "", /plugin 'tracker' is not among them/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a session stays with its identity: another token on its id gets 403", async () => {
+    const id = await rawInitialize(server.url, bearer(TOKENS.writer));
+    const hijack = await raw(server.url, {
+      headers: { ...MCP_HEADERS, ...bearer(TOKENS.reader), "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    assert.equal(hijack.status, 403);
+  });
+
+  it("a write is in the audit file once, with identity, session, tool, outcome, duration and redacted arguments", async () => {
+    const { client } = await httpClient(server.url, bearer(TOKENS.writer));
+    try {
+      const made = await callJson(client, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "secret plans", body: "do not leak" }, confirm: true });
+      assert.equal(made.payload.ok, true);
+      const lines = (await readFile(auditFile, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      const mine = lines.filter((l) => l.identity === "writer" && l.tool === "create_note" && l.outcome === "ok");
+      assert.equal(mine.length, 1);
+      const entry = mine[0]!;
+      assert.equal(entry.plugin, "notes");
+      assert.equal(typeof entry.session, "string");
+      assert.equal(typeof entry.durationMs, "number");
+      assert.deepEqual(entry.arguments, { title: "<string 12>", body: "<string 11>" });
+      assert.ok(!JSON.stringify(lines).includes("secret plans"));
+      // Reads are not audited; the refused write of the reader is (outcome FORBIDDEN).
+      assert.ok(!lines.some((l) => l.tool === "list_notes"));
+      assert.ok(lines.some((l) => l.identity === "reader" && l.outcome === "FORBIDDEN"));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("per-identity rate limit: 429 with Retry-After past the budget", async () => {
+    const statuses: number[] = [];
+    let retryAfter: string | undefined;
+    for (let i = 0; i < 7; i++) {
+      const res = await raw(server.url, { headers: { ...MCP_HEADERS, ...bearer(TOKENS.limited) }, body: INITIALIZE });
+      statuses.push(res.status);
+      if (res.status === 429) retryAfter = String(res.headers["retry-after"]);
+    }
+    assert.deepEqual(statuses.slice(0, 5), [200, 200, 200, 200, 200]);
+    assert.equal(statuses[5], 429);
+    const seconds = Number(retryAfter);
+    assert.ok(seconds >= 1 && seconds <= 60, `Retry-After ${retryAfter}`);
+  });
+});
+
+describe("team gateway: /metrics, health, JWT, drain", () => {
+  let dir: string;
+  let jwks: Server;
+  let issuer: string;
+  let sign: (claims: Record<string, unknown>) => Promise<string>;
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "agent-tools-team-"));
+    const { publicKey, privateKey } = await generateKeyPair("RS256");
+    const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" };
+    jwks = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((resolve) => jwks.listen(0, "127.0.0.1", resolve));
+    issuer = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}`;
+    sign = (claims) => new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "k1" }).setIssuer(issuer).setAudience("agent-tools").setIssuedAt().setExpirationTime("5m").sign(privateKey);
+  });
+  after(async () => {
+    await new Promise<void>((resolve) => jwks.close(() => resolve()));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("/metrics parses as Prometheus text and its counters match the calls made", async () => {
+    const config = await writeConfig(dir);
+    const server = await startHttp({ AGENT_TOOLS_AUDIT: "off" }, ["--config", config]);
+    try {
+      const { client } = await httpClient(server.url, bearer(TOKENS.writer));
+      for (let i = 0; i < 3; i++) await callJson(client, "agent_tools_notes_call", { toolName: "list_notes", arguments: {} });
+      await callJson(client, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "m", body: "b" }, confirm: true });
+      await callJson(client, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "m", body: "b" } }); // CONFIRM_REQUIRED
+      await callJson(client, "agent_tools_notes_discover", { query: "note" });
+      await callJson(client, "agent_tools_search", { query: "ticket" });
+      const text = (await raw(server.url.replace(/\/mcp$/, "/metrics"), { method: "GET" })).body;
+      const families = parsePrometheusTextFormat(text) as Sample[];
+      assert.equal(metricValue(families, "agent_tools_calls_total", { plugin: "notes", kind: "call", outcome: "ok" }), 4);
+      assert.equal(metricValue(families, "agent_tools_calls_total", { plugin: "notes", kind: "call", outcome: "CONFIRM_REQUIRED" }), 1);
+      assert.equal(metricValue(families, "agent_tools_calls_total", { plugin: "notes", kind: "discover", outcome: "ok" }), 1);
+      assert.equal(metricValue(families, "agent_tools_calls_total", { plugin: "*", kind: "search", outcome: "ok" }), 1);
+      assert.equal(metricValue(families, "agent_tools_mutating_calls_total", { plugin: "notes", outcome: "ok" }), 1);
+      // parse-prometheus-text-format drops the labels of histogram samples, so the count line is read as text.
+      const count = /^agent_tools_call_duration_seconds_count\{[^}]*plugin="notes",kind="call"[^}]*\} (\d+)$/m.exec(text);
+      assert.equal(Number(count?.[1]), 5, "the latency histogram observed the 5 calls");
+      assert.ok(families.some((f) => f.name === "agent_tools_call_duration_seconds" && f.type === "HISTOGRAM"));
+      assert.equal(metricValue(families, "agent_tools_sessions_open", {}), 1);
+      assert.ok(metricValue(families, "agent_tools_catalog_cache_hits", {}) >= 4, "listings after the first come from the cache");
+      await client.close();
+      const health = await raw(server.url.replace(/\/mcp$/, "/healthz"), { method: "GET" });
+      const ready = await raw(server.url.replace(/\/mcp$/, "/readyz"), { method: "GET" });
+      assert.deepEqual([health.status, ready.status], [200, 200]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("a JWT from the configured issuer (JWKS) is an identity: its plugins claim and write scope hold", async () => {
+    const config = await writeConfig(dir, { jwt: { issuer, audience: "agent-tools", jwksUrl: `${issuer}/jwks`, pluginsClaim: "plugins" } });
+    const server = await startHttp({ AGENT_TOOLS_AUDIT: "off" }, ["--config", config]);
+    try {
+      const token = await sign({ sub: "carol", scope: "agent-tools:write", plugins: ["tracker"] });
+      const { client } = await httpClient(server.url, bearer(token));
+      const assigned = await callJson(client, "agent_tools_tracker_call", { toolName: "assign-ticket", arguments: { id: "T-1", assignee: "carol" }, confirm: true });
+      assert.equal(assigned.payload.ok, true, JSON.stringify(assigned.payload));
+      const notes = (await client.listTools()).tools.filter((t) => t.name.includes("notes"));
+      assert.deepEqual(notes, []);
+      await client.close();
+      const readOnly = await sign({ sub: "dave", plugins: "tracker" });
+      const { client: dave } = await httpClient(server.url, bearer(readOnly));
+      const refused = await callJson(dave, "agent_tools_tracker_call", { toolName: "assign-ticket", arguments: { id: "T-1", assignee: "dave" }, confirm: true });
+      assert.equal(refused.payload.error?.code, "FORBIDDEN");
+      assert.match(refused.payload.error?.message ?? "", /identity 'jwt:dave'/);
+      await dave.close();
+      const forged = await raw(server.url, { headers: { ...MCP_HEADERS, ...bearer(`${token.slice(0, -4)}AAAA`) }, body: INITIALIZE });
+      assert.equal(forged.status, 401);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("SIGTERM drains: /readyz and new sessions answer 503, the call in flight finishes, then the process exits 0", async () => {
+    const config = await writeConfig(dir);
+    const server = await startHttp({ AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_DRAIN_MS: "20000" }, ["--config", config]);
+    const { client } = await httpClient(server.url, bearer(TOKENS.writer));
+    const slow = callJson(client, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 1500, text: "done" } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child.kill("SIGTERM");
+    await eventually(() => true, "signal delivered", 100);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const fresh = await raw(server.url, { headers: { ...MCP_HEADERS, ...bearer(TOKENS.writer) }, body: INITIALIZE });
+    assert.equal(fresh.status, 503);
+    assert.equal(fresh.headers["retry-after"], "1");
+    const ready = await raw(server.url.replace(/\/mcp$/, "/readyz"), { method: "GET" });
+    assert.equal(ready.status, 503);
+    const answered = (await slow) as { payload: Payload };
+    assert.equal(answered.payload.ok, true, "the call in flight finished");
+    const exit = await server.exited;
+    assert.equal(exit.code, 0);
+  });
+});
