@@ -507,6 +507,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   interface DescribeOptions {
     /** Name the plugin in the entry (cross-plugin answers). */
     withPlugin?: boolean;
+    /** The caller's team identity: links to plugins it may not use are left out. */
+    identity?: Identity;
     /** Add the full input schema (search's `detail: true`). */
     detail?: boolean;
     descriptionChars?: number;
@@ -542,8 +544,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const params = opts.withPlugin && schema ? optionalParams(schema) : skillParamSummary(skill, opts.detail ? Number.MAX_SAFE_INTEGER : opts.withPlugin ? SEARCH_SKILL_ARGS_CHARS : SKILL_ARGS_CHARS);
     if (params) entry[opts.withPlugin && schema ? "optional" : "params"] = params;
     // How a model learns that two plugins are siblings (github and gh-cli): shown with every match.
-    const related = relatedOf(skill, !opts.withPlugin);
-    if (related) entry.related = related;
+    // A team identity does not learn of plugins it may not use through a skill's links.
+    const related = relatedOf(skill, !opts.withPlugin)?.filter((link) => mayUsePlugin(opts.identity, String(typeof link === "string" ? link : (link as { target: string }).target).split(":")[0] ?? ""));
+    if (related?.length) entry.related = related;
     entry.next = nextCall(plugin.manifest.prefix, "skill", skill.name, schema, false);
     if (!plugin.configured) entry.notConfigured = describeMissing(plugin.missing);
     // A sentence is already whole in `params` with detail; a schema or name map is added as is.
@@ -883,6 +886,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           ...(only !== undefined ? { plugin: only } : {}),
           usable: (prefix) => usable.has(prefix),
           withPlugin: true,
+          identity: session.identity,
           detail: args.detail === true,
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
         });
