@@ -39,6 +39,14 @@ const TEXT_LAYER_HELP =
  */
 export const FACADE_LIST_TTL_MS = 3_600_000;
 
+/** How long the first tools/list waits for undescribed mcpServers entries to be listed (AGENT_TOOLS_DESCRIBE_WAIT_MS). */
+const DESCRIBE_WAIT_MS = 5000;
+
+function describeWaitMs(): number {
+  const value = Number(process.env.AGENT_TOOLS_DESCRIBE_WAIT_MS);
+  return Number.isFinite(value) && value >= 0 ? value : DESCRIBE_WAIT_MS;
+}
+
 /** `commands/<file>` for each text module `load` accepts. */
 function textModuleFiles(): string[] {
   return availableModuleFiles(path.join(RUNTIME_ROOT, "commands")).map((file) => `commands/${file}`);
@@ -198,6 +206,17 @@ export function createFacade(runtime: Runtime): Facade {
     }
   }
 
+  // The first listing waits a little for mcpServers entries without a description to say what
+  // they are about (so a client's own tool search can tell the plugins apart); descriptions are
+  // then built from the current summaries, and later changes come with tools/list_changed.
+  let described: Promise<void> | undefined;
+  const listTools = async (view: View, identity: Identity | undefined): Promise<ListToolsResult> => {
+    if (runtime.facadeMode === "compact") return view.listResult;
+    await (described ??= runtime.describePlugins(describeWaitMs()));
+    const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
+    return { tools: buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL }).tools } as unknown as ListToolsResult;
+  };
+
   const facade: Facade = {
     runtime,
     tools: viewFor(undefined).tools,
@@ -205,7 +224,7 @@ export function createFacade(runtime: Runtime): Facade {
     server(scope) {
       const view = viewFor(scope.identity);
       const server = new Server(info, view.serverOptions);
-      server.setRequestHandler("tools/list", () => view.listResult);
+      server.setRequestHandler("tools/list", () => listTools(view, scope.identity));
       server.setRequestHandler("tools/call", (request, ctx) => callTool(server, view, scope, request.params.name, request.params.arguments ?? {}, ctx));
       return server;
     },

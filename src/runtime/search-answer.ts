@@ -36,15 +36,20 @@ export interface SearchAnswerParts {
   max: number;
   entries: Record<string, unknown>[];
   total: number;
+  /** Prefix → what that server is, for the servers the hits come from, in order of first hit. */
+  servers?: Record<string, string>;
   unavailable: Record<string, string>;
   notConfigured: string[];
   mode: FacadeMode;
+  /** Said once per runtime: how ranking works when it is not the usual way (semantic model absent). */
+  notice?: string;
 }
 
 export function searchAnswer(parts: SearchAnswerParts): Record<string, unknown> {
   // A long query is echoed cut: the caller has it, and it would eat the answer's budget.
   const query = parts.query.length > QUERY_ECHO_CHARS ? `${parts.query.slice(0, QUERY_ECHO_CHARS - 1).trimEnd()}…` : parts.query;
   const answer: Record<string, unknown> = { query, shown: parts.entries.length, total: parts.total, hits: parts.entries };
+  if (parts.servers && Object.keys(parts.servers).length) answer.servers = parts.servers;
   if (parts.entries.length < parts.total) answer.more = `${parts.total - parts.entries.length} more; refine the query or raise 'limit' (max ${parts.max})`;
   if (parts.total === 0) {
     answer.note =
@@ -54,6 +59,7 @@ export function searchAnswer(parts: SearchAnswerParts): Record<string, unknown> 
   }
   if (Object.keys(parts.unavailable).length) answer.unavailable = parts.unavailable;
   if (parts.notConfigured.length) answer.notConfigured = parts.notConfigured;
+  if (parts.notice) answer.notice = parts.notice;
   return answer;
 }
 
@@ -115,9 +121,14 @@ export async function fitToBudget(answer: Record<string, unknown>, budget = SEAR
   const hits = answer.hits as Record<string, unknown>[];
   for (const hit of hits) delete hit.optional;
   if (await fits()) return answer;
+  delete answer.servers;
+  if (await fits()) return answer;
   for (const hit of hits) {
-    const text = String(hit.description ?? "");
-    if (text.length > SQUEEZED_DESCRIPTION_CHARS) hit.description = `${text.slice(0, SQUEEZED_DESCRIPTION_CHARS - 1).trimEnd()}…`;
+    // A skill's argument sentence (original-runtime skills) is squeezed like a description.
+    for (const key of ["description", "params"] as const) {
+      const text = hit[key];
+      if (typeof text === "string" && text.length > SQUEEZED_DESCRIPTION_CHARS) hit[key] = `${text.slice(0, SQUEEZED_DESCRIPTION_CHARS - 1).trimEnd()}…`;
+    }
   }
   const total = Number(answer.total ?? hits.length);
   while (!(await fits()) && hits.length > 1) {
