@@ -6,7 +6,7 @@ import type { SearchHit } from "./search/index.js";
  * filesystem plugin running wants read_file before GitHub's get_file_contents, while "list github
  * issues" still finds GitHub's list_issues because nothing configured comes close.
  */
-export const UNCONFIGURED_WEIGHT = 0.7;
+export const UNCONFIGURED_WEIGHT = 0.9;
 
 export function demoteUnconfigured(hits: readonly SearchHit[], configured: (prefix: string) => boolean): SearchHit[] {
   const weight = (hit: SearchHit) => hit.score * (configured(hit.plugin) ? 1 : UNCONFIGURED_WEIGHT);
