@@ -234,7 +234,7 @@ describe("agent-tools tokens and search-bench", () => {
     assert.equal(report.plugins, 3);
     assert.equal(report.flat.tools, 10, "notes 8 + tracker 2; vault is not configured");
     assert.equal(report.modes.compact.tools, 5);
-    assert.equal(report.modes["per-plugin"].tools, 3 + 3 + 3 + 2, "help, search, exec, a trio per plugin with skills, a pair for vault");
+    assert.equal(report.modes["per-plugin"].tools, 3 + 3 + 3, "help, search, exec, a trio per plugin with skills; vault is not configured, so not listed");
     assert.ok(report.modes.compact.tokens < report.modes["per-plugin"].tokens);
     assert.deepEqual(report.perPlugin.map((p) => p.prefix), ["notes", "tracker", "vault"]);
     assert.ok(report.perPlugin.every((p) => p.perPluginTokens > 0));

@@ -62,7 +62,7 @@ describe("gh-cli plugin: tools", () => {
   it("is ready with gh on PATH: three read-only tools and the skill", async () => {
     const { payload: help } = await callJson(conn.client, "agent_tools_help", {});
     const plugin = (help.plugins as { prefix: string; status: string }[]).find((p) => p.prefix === "ghcli");
-    assert.equal(plugin?.status, "ready");
+    assert.match(plugin?.status ?? "", /^(ready|configured, not checked)$/);
     const { payload } = await callJson(conn.client, "agent_tools_ghcli_discover", {});
     const matches = payload.matches as { name: string; confirm?: boolean }[];
     assert.deepEqual(matches.map((m) => m.name).sort(), ["issue_list", "pr_list", "repo-overview", "repo_view"]);

@@ -133,9 +133,11 @@ describe("OAuth token refresh shared through Redis", { skip }, () => {
 
   it("the same race without the shared lock locks both out (the test's control)", async () => {
     const server = await startTokenServer();
-    const file = await tokenFile("unshared.json", server.url);
+    // Two hosts, each with its own copy of the store: the file lock serialises refreshes on one
+    // host only, so without shared state the two instances still race.
+    const files = [await tokenFile("unshared-host-a.json", server.url), await tokenFile("unshared-host-b.json", server.url)];
     try {
-      const stores = [0, 1].map(() => new OAuthTokenStore(file, { redactor: createRedactor() }));
+      const stores = files.map((file) => new OAuthTokenStore(file, { redactor: createRedactor() }));
       await Promise.all(stores.map((store) => store.accessToken()));
       server.expire();
       const outcomes = await Promise.allSettled(stores.map((store) => store.refresh("a0")));

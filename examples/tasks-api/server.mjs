@@ -7,14 +7,21 @@
  * JSON over HTTP, every request authenticated with an `x-api-key` header. Tasks live in a SQLite
  * database (sql.js: SQLite compiled to WebAssembly, so no native build) that is written to
  * TASKS_DB_FILE after every change — to a temporary file first, then renamed over the old one,
- * so a crash never leaves half a database behind.
+ * so a crash never leaves half a database behind. Temporary copies a killed server left are removed
+ * at start.
+ *
+ * Writes (POST, PATCH, DELETE) honour an `Idempotency-Key` header: the key and the answer are
+ * stored in the same database write as the change, so a client that retries a write whose answer
+ * it never got (the server was killed after the commit) gets the first answer again, with
+ * `Idempotent-Replayed: true`, instead of a second task. A key sent again with a different request
+ * is refused (422 idempotency_key_reused). Keys are kept 24 hours.
  *
  * Environment: TASKS_API_KEY (required), TASKS_DB_FILE (default ./tasks.sqlite),
  * TASKS_PORT (default 4010; 0 picks a free port), TASKS_HOST (default 127.0.0.1).
  * Once listening it prints one line to stdout: `tasks-api listening on http://HOST:PORT`.
  */
-import { randomUUID, timingSafeEqual } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from "node:fs";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync, openSync, fsyncSync, closeSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { Buffer } from "node:buffer";
@@ -28,6 +35,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 const MAX_TITLE = 200;
 const MAX_DESCRIPTION = 4000;
 const MAX_LIST = 500;
+const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
+const MAX_IDEMPOTENCY_KEY = 200;
 
 /** A client error answered as `{ error: message, code, field? }`. */
 class HttpError extends Error {
@@ -41,7 +50,30 @@ class HttpError extends Error {
 
 // ---- storage ---------------------------------------------------------------------------------
 
+/** `<db>.<pid>.<uuid>.tmp` files are persist()'s temporaries: one left behind means a server died mid-write. */
+function removeStaleTemporaries(file) {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.`;
+  let names = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(prefix) && name.endsWith(".tmp")) {
+      try {
+        unlinkSync(path.join(dir, name));
+        console.error(`tasks-api: removed ${name}, a temporary copy left by a server that was stopped mid-write`);
+      } catch {
+        // gone already
+      }
+    }
+  }
+}
+
 async function openStore(file) {
+  removeStaleTemporaries(file);
   const SQL = await initSqlJs();
   const db = existsSync(file) ? new SQL.Database(readFileSync(file)) : new SQL.Database();
   db.run(`CREATE TABLE IF NOT EXISTS tasks (
@@ -52,6 +84,13 @@ async function openStore(file) {
     due TEXT,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
+  )`);
+  db.run(`CREATE TABLE IF NOT EXISTS idempotency_keys (
+    key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    created_at INTEGER NOT NULL
   )`);
 
   /** Write the whole database next to the target, flush it, then rename: atomic on one filesystem. */
@@ -68,6 +107,12 @@ async function openStore(file) {
     renameSync(temporary, file);
   }
   if (!existsSync(file)) persist();
+
+  // Inside batch(), changes are written once at its end, together with the idempotency record.
+  let batching = false;
+  const changed = () => {
+    if (!batching) persist();
+  };
 
   const rows = (sql, params = []) => {
     const statement = db.prepare(sql);
@@ -112,7 +157,7 @@ async function openStore(file) {
         now,
       ]);
       const id = db.exec("SELECT last_insert_rowid()")[0].values[0][0];
-      persist();
+      changed();
       return this.get(id);
     },
     update(id, fields) {
@@ -120,12 +165,48 @@ async function openStore(file) {
       const sets = names.map((name) => `${name} = ?`);
       const values = names.map((name) => (name === "description" ? (fields[name] ?? "") : fields[name]));
       db.run(`UPDATE tasks SET ${[...sets, "updated_at = ?"].join(", ")} WHERE id = ?`, [...values, new Date().toISOString(), id]);
-      persist();
+      changed();
       return this.get(id);
     },
     remove(id) {
       db.run("DELETE FROM tasks WHERE id = ?", [id]);
+      changed();
+    },
+    /** The answer stored under an idempotency key, if any (expired keys are not answered). */
+    replay(key) {
+      const statement = db.prepare("SELECT fingerprint, status, body FROM idempotency_keys WHERE key = ? AND created_at >= ?");
+      try {
+        statement.bind([key, Date.now() - IDEMPOTENCY_KEEP_MS]);
+        return statement.step() ? statement.getAsObject() : undefined;
+      } finally {
+        statement.free();
+      }
+    },
+    /**
+     * Run `work` (synchronous: it returns { status, body }) and write its changes once, with the
+     * answer stored under `idempotency.key` in the same write. Nothing is written when it throws.
+     */
+    batch(work, idempotency) {
+      batching = true;
+      let answer;
+      try {
+        answer = work();
+      } finally {
+        batching = false;
+      }
+      if (idempotency) {
+        const now = Date.now();
+        db.run("DELETE FROM idempotency_keys WHERE created_at < ?", [now - IDEMPOTENCY_KEEP_MS]);
+        db.run("INSERT OR REPLACE INTO idempotency_keys (key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?)", [
+          idempotency.key,
+          idempotency.fingerprint,
+          answer.status,
+          JSON.stringify(answer.body),
+          now,
+        ]);
+      }
       persist();
+      return answer;
     },
     close() {
       db.close();
@@ -214,10 +295,21 @@ function parseId(text) {
 
 // ---- HTTP ------------------------------------------------------------------------------------
 
-function send(res, status, body) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
+function send(res, status, body, headers = {}) {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** The request's Idempotency-Key with a fingerprint of the request it came with, or undefined. */
+function idempotencyOf(req, pathname, body) {
+  const key = req.headers["idempotency-key"];
+  if (key === undefined) return undefined;
+  if (typeof key !== "string" || key.trim() === "" || key.length > MAX_IDEMPOTENCY_KEY) {
+    throw new HttpError(400, "bad_request", `header 'Idempotency-Key' must be one non-empty value of at most ${MAX_IDEMPOTENCY_KEY} characters`);
+  }
+  const fingerprint = createHash("sha256").update(`${req.method} ${pathname}\n${JSON.stringify(body ?? null)}`).digest("hex");
+  return { key, fingerprint };
 }
 
 function readJson(req) {
@@ -253,6 +345,23 @@ function sameSecret(given, expected) {
 }
 
 function createHandler(store, apiKey) {
+  /** Answer a write whose key was seen before from the stored answer; true when it did. */
+  const replayed = (req, res, pathname, body) => {
+    const idempotency = idempotencyOf(req, pathname, body);
+    const prior = idempotency && store.replay(idempotency.key);
+    if (!prior) return false;
+    if (prior.fingerprint !== idempotency.fingerprint) {
+      throw new HttpError(422, "idempotency_key_reused", "this Idempotency-Key was already used with a different request; send a new key for a new request");
+    }
+    send(res, prior.status, prior.body, { "idempotent-replayed": "true" });
+    return true;
+  };
+  /** A write: replayed when its key was seen, else done and stored with its answer in one database write. */
+  const write = (req, res, pathname, body, work) => {
+    if (replayed(req, res, pathname, body)) return;
+    const answer = store.batch(work, idempotencyOf(req, pathname, body));
+    send(res, answer.status, answer.body);
+  };
   return async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
@@ -270,17 +379,29 @@ function createHandler(store, apiKey) {
           const tasks = store.list({ q, status, limit });
           return send(res, 200, { tasks, count: tasks.length });
         }
-        if (req.method === "POST") return send(res, 201, { task: store.create(checkFields(await readJson(req), { creating: true })) });
+        if (req.method === "POST") {
+          const body = await readJson(req);
+          const fields = checkFields(body, { creating: true });
+          return write(req, res, url.pathname, body, () => ({ status: 201, body: { task: store.create(fields) } }));
+        }
         throw new HttpError(405, "method_not_allowed", `${req.method} is not allowed on /tasks (GET, POST)`);
       }
       const id = parseId(decodeURIComponent(parts[1]));
-      const existing = store.get(id);
       if (!["GET", "PATCH", "DELETE"].includes(req.method ?? "")) throw new HttpError(405, "method_not_allowed", `${req.method} is not allowed on /tasks/:id (GET, PATCH, DELETE)`);
+      // The body is read before the task is looked up, so a replayed write is answered as it was.
+      const body = req.method === "PATCH" ? await readJson(req) : undefined;
+      if (req.method !== "GET" && replayed(req, res, url.pathname, body)) return;
+      const existing = store.get(id);
       if (!existing) throw new HttpError(404, "not_found", `task ${id} does not exist`, "id");
       if (req.method === "GET") return send(res, 200, { task: existing });
-      if (req.method === "PATCH") return send(res, 200, { task: store.update(id, checkFields(await readJson(req), { creating: false, existing })) });
-      store.remove(id);
-      return send(res, 200, { deleted: true, task: existing });
+      if (req.method === "PATCH") {
+        const fields = checkFields(body, { creating: false, existing });
+        return write(req, res, url.pathname, body, () => ({ status: 200, body: { task: store.update(id, fields) } }));
+      }
+      return write(req, res, url.pathname, undefined, () => {
+        store.remove(id);
+        return { status: 200, body: { deleted: true, task: existing } };
+      });
     } catch (error) {
       // `error` is the message itself, so a client that prints `body.error` shows words.
       if (error instanceof HttpError) return send(res, error.status, { error: error.message, code: error.code, ...(error.field ? { field: error.field } : {}) });

@@ -1,5 +1,6 @@
 import type { DeclarativeAdapterFactory } from "../plugins/loader.js";
 import { createCliAdapter } from "./cli/index.js";
+import { createFilesystemAdapter } from "./filesystem/index.js";
 import { createMcpAdapter } from "./mcp/index.js";
 import { createOpenApiAdapter } from "./openapi/index.js";
 import { createRestAdapter } from "./rest/index.js";
@@ -10,4 +11,5 @@ export const BUILTIN_ADAPTER_KINDS: Readonly<Record<string, DeclarativeAdapterFa
   rest: createRestAdapter,
   openapi: createOpenApiAdapter,
   cli: createCliAdapter,
+  "mcp-filesystem": createFilesystemAdapter,
 };

@@ -6,6 +6,7 @@
 
 import type { JobStore } from "../runtime/jobs.js";
 import type { CallRelay } from "./relay.js";
+import type { Redactor } from "./shared/redact.js";
 import type { SharedTokenState } from "./mcp/oauth-token-store.js";
 
 export type JsonSchema = Record<string, unknown>;
@@ -94,6 +95,8 @@ export interface AdapterOptions {
   /** The host environment; credentials are read from here, never from tool arguments. */
   env: NodeJS.ProcessEnv;
   log: Logger;
+  /** The runtime's one redactor: register secrets learnt at run time (a login's token) here. */
+  redactor?: Redactor;
   /** The gateway's shared state (key-value and locks), for adapters that keep credentials several instances share. */
   shared?: SharedTokenState;
 }

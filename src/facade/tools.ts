@@ -146,6 +146,9 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
   }
   const tools: FacadeTool[] = [HELP, SEARCH, ...(options.execTool ? [options.execTool] : [])];
   for (const plugin of plugins) {
+    // A plugin that is not configured costs nothing in tools/list: help and agent_tools_search show
+    // it with what to set, and its routes stay, so a call made anyway answers NOT_CONFIGURED with the fix.
+    const listed: FacadeTool[] = [];
     const label = plugin.name || plugin.prefix;
     // The hint's first sentence only: tools/list is paid for on every turn, the whole hint is in
     // help and in discover's answers.
@@ -153,7 +156,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
     const discover = facadeToolName(plugin.prefix, "discover");
     // Per-plugin tools are paid for once per plugin in every tools/list, so their wording is kept
     // to what a model needs to pick the tool (≤ 150 tokens a plugin); details live in the answers.
-    tools.push({
+    listed.push({
       name: discover,
       description: `Find ${label} tools for a task (no query: the most useful) and the call to make.${hint}${notConfigured(plugin)}`,
       inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } } },
@@ -163,7 +166,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
 
     const call = facadeToolName(plugin.prefix, "call");
     const gate = plugin.requireConfirm ? " Changes need confirm: true." : "";
-    tools.push({
+    listed.push({
       name: call,
       // "Not configured" is said once, on discover (and in help); a call answers NOT_CONFIGURED with the fix.
       description: `Run a ${label} tool found by _discover or agent_tools_search.${gate}`,
@@ -177,7 +180,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
 
     if (plugin.skills.length > 0) {
       const runSkill = facadeToolName(plugin.prefix, "run_skill");
-      tools.push({
+      listed.push({
         name: runSkill,
         description: `Run a ${label} skill (a multi-call recipe): ${skillList(plugin.skills)}.`,
         inputSchema: {
@@ -188,6 +191,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
       });
       routes.set(runSkill, { operation: "run_skill", prefix: plugin.prefix });
     }
+    if (plugin.configured) tools.push(...listed);
   }
   return { tools, routes };
 }

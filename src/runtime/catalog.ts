@@ -1,4 +1,4 @@
-import type { Logger, ToolDescriptor } from "../adapters/types.js";
+import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import type { CachedCatalog, CatalogStore } from "./catalog-cache/store.js";
 import { createLimiter } from "./limiter.js";
@@ -193,7 +193,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
 
   function list(plugin: LoadedPlugin, urgent: boolean): Promise<ToolDescriptor[]> {
     const prefix = plugin.manifest.prefix;
-    const adapter = plugin.adapter;
+    // An unconfigured plugin may still have a catalog in its manifest (loader.ts, catalogOnly).
+    const adapter = plugin.adapter ?? (plugin.catalogOnly as Adapter | undefined);
     if (!adapter) return Promise.resolve([]);
     // Only the current listing writes: one that an invalidate (tools/list_changed) overtook must
     // not cache the old catalog. The token says which listing is current.

@@ -3,7 +3,7 @@ import { checkAgainstSchema } from "../json-schema.js";
 import { createLogger } from "../log.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
-import type { AgentToolsConfig } from "../config/config.js";
+import { describeConfigSource, type AgentToolsConfig } from "../config/config.js";
 import { defaultManifests, EMBEDDED_ORIGIN } from "../config/defaults.js";
 import { manifestsFromConfig } from "../config/mcp-servers.js";
 import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
@@ -25,6 +25,10 @@ import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, fitToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, type SearchArgs } from "./search-answer.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, recordCall, type Session } from "./session.js";
+import { createRedactor } from "../adapters/shared/redact.js";
+import { fleetSecrets } from "./redaction.js";
+import { demoteUnconfigured } from "./unconfigured-hits.js";
+import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
 import { describedSkillParams, isSchemaLike, relatedOf, skillReportedFailure } from "./skill-answer.js";
 import { jobStoreFor } from "./jobs.js";
 import type { CallRelay } from "../adapters/relay.js";
@@ -117,6 +121,8 @@ export interface Runtime {
   readonly facadeMode: FacadeMode;
   /** The config file this runtime was built from (absolute), if any: it may hold credentials. */
   readonly configFile: string | undefined;
+  /** Which config file was read and how it was found, or where none was found: for help and status. */
+  readonly configSource: string;
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
   /** Shared state of the fleet (memory or Redis). */
@@ -139,7 +145,8 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
+/** Well under the 60 s most MCP clients wait (the SDK default), so our own error, with its hint, arrives first. */
+const DEFAULT_TIMEOUT_MS = 40_000;
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
 const DEFAULT_DISCOVER_LIMIT = 10;
 const MAX_DISCOVER_LIMIT = 50;
@@ -247,16 +254,31 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (options.manifests) sources.push(...options.manifests);
   else if (config) sources.push(...manifestsFromConfig(config));
   sources.push(...dirs.filter(isBundledDir));
-  if (!options.manifests && !config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
+  if (!options.manifests && (!config?.file || config.plugins.embedded === true) && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env, config?.file));
+  // One redactor for the whole fleet: adapters add what they learn at run time, and every answer
+  // leaves through it (see redaction.ts).
+  const redactor = createRedactor();
   const loadOptions = {
     env,
     log,
+    redactor,
     disable: config?.plugins.disable ?? [],
     adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) },
-    shared: state,
+    // Only state that other processes see is worth keeping tokens in: an in-memory one would
+    // shadow the token store file that this host's other runtimes refresh under its lock.
+    ...(state.backend === "redis" ? { shared: state } : {}),
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
-  const { plugins, failures, replaced } = await loadPlugins(sources, loadOptions);
+  const { plugins, failures, replaced, disabled: knownNames } = await loadPlugins(sources, loadOptions);
+  for (const notice of [
+    ...(config?.notices ?? []),
+    ...(options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? [])),
+    ...unknownDisabled(config?.plugins.disable ?? [], knownNames),
+    ...(skipBundled || options.manifests ? [] : embeddedDropped(config)),
+  ]) log.warn(notice);
+  const idleLine = notConfiguredLine(plugins);
+  if (idleLine) log.info(idleLine);
+  for (const secret of fleetSecrets(plugins.map((p) => p.manifest), env)) redactor.add(secret);
   // A bundled skill's link into a bundled plugin the user replaced points at nothing the user
   // chose: it is dropped (the user's own links are checked as written).
   const replacedPrefixes = new Set(replaced.map((r) => r.prefix));
@@ -274,10 +296,22 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const byPrefix = new Map(plugins.map((p) => [p.manifest.prefix, p]));
 
   /** "ready", "not configured: …", or, for a backend that failed to start or answer, "failing: <reason>". */
+  /** Plugins that have answered a call in this runtime. */
+  const answered = new Set<string>();
+
+  /**
+   * "ready" only once the plugin has answered (a call succeeded, or an MCP server listed its tools
+   * itself); before that its settings are complete but nothing says the service is there
+   * ("configured, not checked"). A plugin whose adapter reports a failure says so.
+   */
   function pluginStatus(plugin: LoadedPlugin): string {
     if (!plugin.configured) return `not configured: ${describeMissing(plugin.missing)}`;
     const health = plugin.adapter?.health?.();
-    return health ? `failing: ${health.reason}` : "ready";
+    if (health) return `failing: ${health.reason}`;
+    const { prefix, adapter } = plugin.manifest;
+    // A REST or CLI catalog is read from the manifest and a restored one from the cache: neither proves the service is there now.
+    const listedByServer = typeof adapter === "object" && adapter.kind.startsWith("mcp") && catalog.cached(prefix) !== undefined && catalog.storedAt(prefix) === undefined;
+    return answered.has(prefix) || listedByServer ? "ready" : "configured, not checked";
   }
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
   if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use bm25f, minisearch or bm25. Using bm25f.`);
@@ -461,6 +495,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // Cross-plugin answers leave the flag to `next` (which carries confirm: true): every token counts there.
     if (needsConfirm(plugin, tool) && !opts.withPlugin) entry.confirm = true;
     entry.next = nextCall(prefix, "toolName", tool.name, tool.inputSchema, needsConfirm(plugin, tool));
+    if (!plugin.configured) entry.notConfigured = describeMissing(plugin.missing);
     if (opts.detail) entry.inputSchema = tool.inputSchema;
     return entry;
   }
@@ -479,6 +514,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const related = relatedOf(skill, !opts.withPlugin);
     if (related) entry.related = related;
     entry.next = nextCall(plugin.manifest.prefix, "skill", skill.name, schema, false);
+    if (!plugin.configured) entry.notConfigured = describeMissing(plugin.missing);
     // A sentence is already whole in `params` with detail; a schema or name map is added as is.
     if (opts.detail && skill.meta.args && typeof skill.meta.args !== "string") entry.args = skill.meta.args;
     return entry;
@@ -490,7 +526,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const found = index.search(query, { ...(opts.plugin !== undefined ? { plugin: opts.plugin } : {}) });
     const entries: Record<string, unknown>[] = [];
     let total = 0;
-    for (const hit of found.hits) {
+    for (const hit of demoteUnconfigured(found.hits, (prefix) => byPrefix.get(prefix)?.configured !== false)) {
       if (!opts.usable(hit.plugin)) continue;
       const plugin = byPrefix.get(hit.plugin);
       if (!plugin) continue;
@@ -510,6 +546,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     }
     return { entries, total };
   }
+
 
   /** One plugin in full, for agent_tools_help({plugin}). */
   function pluginHelp(plugin: LoadedPlugin): Record<string, unknown> {
@@ -581,7 +618,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       if (error instanceof ConfirmInterrupt) throw error;
       const runtimeError = fromThrown(error);
       errorCode = runtimeError.code;
-      payload = { ok: false, plugin: prefix, ...(target ? { target } : {}), error: runtimeError.toPayload() satisfies ErrorPayload };
+      payload = { ok: false, plugin: prefix, ...(target ? { target } : {}), error: redactor.redactValue(runtimeError.toPayload() satisfies ErrorPayload) };
     }
     if (key !== undefined) {
       if (errorCode === "LOOP_DETECTED") {
@@ -620,7 +657,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       if (isRuntimeError(error) || error instanceof ConfirmInterrupt) throw error;
       throw fromThrown(error, `${what} failed`);
     }
-    return capResult(unwrapResult(raw), maxChars);
+    return capResult(redactor.redactValue(unwrapResult(raw)), maxChars);
   }
 
   const discoverContexts = createDiscoverContexts(async (plugin, name, args) => {
@@ -640,6 +677,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log,
     facadeMode,
     configFile: config?.file,
+    configSource: describeConfigSource(config, env),
     plugin: (prefix) => byPrefix.get(prefix),
     state,
     catalogStats: () => catalog.stats(),
@@ -678,6 +716,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
         ],
         pluginHelp: `agent_tools_help {"plugin":"<prefix>"} shows one plugin in full: its usage hint and every skill`,
+        config: runtime.configSource,
         plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
@@ -767,7 +806,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // is reported, and the others still answer.
         await catalog.ready;
         const allowed = (p: LoadedPlugin): boolean => mayUsePlugin(session.identity, p.manifest.prefix);
-        const wanted = plugins.filter((p) => p.configured && p.adapter && allowed(p) && (only === undefined || p.manifest.prefix === only));
+        // Unconfigured plugins answer too, marked so, from the catalog their manifest holds (and their skills).
+        const wanted = plugins.filter((p) => ((p.configured && p.adapter) || p.catalogOnly) && allowed(p) && (only === undefined || p.manifest.prefix === only));
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
         // A slow or hung downstream must not hold every search for the whole call deadline: wait a
         // little for listings, answer from what is in, and let the rest finish in the background.
@@ -785,9 +825,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         outcomes.forEach((outcome, i) => {
           const prefix = unlisted[i]!.manifest.prefix;
           if (outcome === undefined) unavailable[prefix] = `still listing its tools after ${SEARCH_LISTING_WAIT_MS} ms; search again shortly, or use agent_tools_${prefix}_discover`;
-          else if (outcome.status === "rejected") unavailable[prefix] = describeThrown(outcome.reason);
+          else if (outcome.status === "rejected" && unlisted[i]!.configured) unavailable[prefix] = describeThrown(outcome.reason);
         });
-        const usable = new Set(wanted.map((p) => p.manifest.prefix));
+        const usable = new Set([...wanted, ...plugins.filter((p) => !p.configured && allowed(p) && (only === undefined || p.manifest.prefix === only))].map((p) => p.manifest.prefix));
         const found = rankedEntries(query, limit, {
           ...(only !== undefined ? { plugin: only } : {}),
           usable: (prefix) => usable.has(prefix),
@@ -863,6 +903,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobsOf(session, prefix), ...(ctx.relay ? { relay: ctx.relay } : {}) }),
           ctx.maxResultChars,
         );
+        answered.add(prefix);
         return { plugin: prefix, toolName: name, result, ...(truncated ? { truncated } : {}) };
       }, toolArgs);
     },

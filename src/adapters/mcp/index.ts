@@ -51,7 +51,14 @@ function pluginName(options: AdapterOptions): string {
 }
 
 export const createMcpAdapter: DeclarativeAdapterFactory = (spec, options) =>
-  mcpAdapterFromSpec(parseMcpSpec(spec), { name: pluginName(options), env: options.env, log: options.log, baseDir: options.pluginDir, ...(options.shared ? { shared: options.shared } : {}) });
+  mcpAdapterFromSpec(parseMcpSpec(spec), {
+    name: pluginName(options),
+    env: options.env,
+    log: options.log,
+    baseDir: options.pluginDir,
+    ...(options.redactor ? { redactor: options.redactor } : {}),
+    ...(options.shared ? { shared: options.shared } : {}),
+  });
 
 export { McpAdapter, type McpAdapterOptions } from "./adapter.js";
 export { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";

@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { chmod, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, open, readFile, rename, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import lockfile from "proper-lockfile";
 import type { Redactor } from "../shared/redact.js";
 import { interpolate } from "../shared/env-vars.js";
 import { McpAdapterError, errorMessage } from "./errors.js";
@@ -10,8 +10,16 @@ import { McpAdapterError, errorMessage } from "./errors.js";
  * An OAuth token store file written by a sign-in flow:
  * `{ "access_token", "refresh_token", "expires_at" (epoch ms or s), "token_endpoint", "client_id", "client_secret"? }`.
  * An expired access token is refreshed with the `refresh_token` grant and the file rewritten
- * atomically (temp file + rename) with mode 0600. Every token read or received is registered
- * with the redactor.
+ * atomically with mode 0600. Every token read or received is registered with the redactor.
+ *
+ * Several runtimes share one store (two stdio clients on one machine is the usual case), and
+ * providers that rotate refresh tokens revoke the whole grant when an old one is used again. So a
+ * refresh happens under an inter-process lock (`<store>.lock`, proper-lockfile: a holder that was
+ * killed is taken over once its lock goes stale), the store is read again under the lock, and a
+ * token another process already refreshed is used instead of spending the refresh token twice.
+ * The new tokens are written to `.<store>.next` and fsynced before the rename; a `.next` left by a
+ * process killed before its rename is adopted by the next refresh, so tokens the provider has
+ * already rotated are not lost.
  */
 
 export interface StoredTokens {
@@ -66,6 +74,8 @@ export interface SharedTokenState {
 
 export interface TokenStoreOptions {
   redactor: Redactor;
+  /** How long a lock whose holder stopped updating it is honoured. Default 15 s (a loaded machine can delay the holder's updates by seconds). */
+  lockStaleMs?: number;
   /** Keep the token set in shared state (seeded from the file) and refresh under its lock. */
   shared?: SharedTokenState;
   fetch?: typeof fetch;
@@ -96,21 +106,51 @@ export class OAuthTokenStore {
    * holds a different one (another caller refreshed), that one is returned without a new grant.
    */
   async refresh(rejected?: string): Promise<string> {
-    if (this.refreshing) return this.refreshing;
-    const attempt = async (): Promise<string> => {
-      // Read again under the lock: another instance may have rotated the refresh token meanwhile,
-      // and sending the old one would be a reuse the server punishes by revoking the whole family.
-      const current = await this.load(true);
-      const expires = expiresAtMs(current.expires_at);
-      const fresh = expires === undefined || expires - EXPIRY_SKEW_MS > this.now();
-      if (rejected !== undefined ? current.access_token !== rejected && fresh : fresh && expires !== undefined) return current.access_token;
-      return this.grant(current);
-    };
     const shared = this.options.shared;
-    this.refreshing = (shared ? shared.locks.withLock(`oauth:${this.file}`, attempt, { ttlMs: 30_000, waitMs: 45_000 }) : attempt()).finally(() => {
+    this.refreshing ??= (
+      shared ? shared.locks.withLock(`oauth:${this.file}`, () => this.refreshHeld(rejected), { ttlMs: 30_000, waitMs: 45_000 }) : this.refreshLocked(rejected)
+    ).finally(() => {
       this.refreshing = undefined;
     });
     return this.refreshing;
+  }
+
+  /** Under this host's file lock (shared state, when there is one, brings its own lock). */
+  private async refreshLocked(rejected: string | undefined): Promise<string> {
+    const release = await this.lock();
+    try {
+      return await this.refreshHeld(rejected);
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  /** With the lock held: read again, and refresh only when no other process or instance did meanwhile. */
+  private async refreshHeld(rejected: string | undefined): Promise<string> {
+    // Another instance may have rotated the refresh token meanwhile, and sending the old one would
+    // be a reuse the server punishes by revoking the whole family.
+    const current = await this.load(true, true);
+    const expires = expiresAtMs(current.expires_at);
+    const fresh = expires === undefined || expires - EXPIRY_SKEW_MS > this.now();
+    if (rejected !== undefined ? current.access_token !== rejected && fresh : fresh && expires !== undefined) return current.access_token;
+    return this.grant(current);
+  }
+
+  private async lock(): Promise<() => Promise<void>> {
+    const stale = Math.max(2_000, this.options.lockStaleMs ?? 15_000);
+    try {
+      return await lockfile.lock(this.file, {
+        stale,
+        update: Math.floor(stale / 4),
+        realpath: false,
+        // Wait for another holder (its token request has its own timeout) or for its lock to go stale.
+        retries: { retries: Math.ceil((stale * 4) / 100), minTimeout: 50, maxTimeout: 100, factor: 1.2 },
+        // A lock taken over while this process still refreshes is not worth crashing for.
+        onCompromised: () => undefined,
+      });
+    } catch (error) {
+      throw new McpAdapterError("UPSTREAM_ERROR", `could not lock the OAuth token store ${this.file} to refresh it: ${errorMessage(error)}`);
+    }
   }
 
   /** Whether a refresh is possible at all. */
@@ -119,8 +159,10 @@ export class OAuthTokenStore {
     return Boolean(tokens.refresh_token && tokens.token_endpoint);
   }
 
-  private async load(reread = false): Promise<StoredTokens> {
+  private async load(reread = false, locked = false): Promise<StoredTokens> {
     if (this.tokens && !reread) return this.tokens;
+    // Under the lock, a write cut short between its fsync and its rename is finished first.
+    if (locked) await adoptPendingWrite(this.file);
     const sharedText = await this.options.shared?.kv.get(`oauth:${this.file}`);
     let text: string;
     try {
@@ -204,15 +246,55 @@ export class OAuthTokenStore {
   }
 }
 
-/** Write atomically: a temp file (mode 0600) beside the target, then rename over it. */
-export async function writeTokenStore(file: string, tokens: StoredTokens): Promise<void> {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+function pendingPath(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.next`);
+}
+
+/** A complete `.next` file (it parses and has an access token) replaces the store; a torn one is dropped. */
+async function adoptPendingWrite(file: string): Promise<void> {
+  const pending = pendingPath(file);
+  let text: string;
   try {
-    await writeFile(temp, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+    text = await readFile(pending, "utf8");
+  } catch {
+    return;
+  }
+  try {
+    const parsed = JSON.parse(text) as Partial<StoredTokens>;
+    if (typeof parsed.access_token === "string") {
+      await rename(pending, file);
+      return;
+    }
+  } catch {
+    // torn: the process died while writing it, before the provider's answer was safe anyway
+  }
+  await rm(pending, { force: true }).catch(() => undefined);
+}
+
+/**
+ * Write durably: `.<name>.next` beside the target (mode 0600), fsynced, renamed over the target,
+ * then the directory fsynced so the rename survives a crash too. Callers hold the store's lock.
+ */
+export async function writeTokenStore(file: string, tokens: StoredTokens): Promise<void> {
+  const temp = pendingPath(file);
+  try {
+    const handle = await open(temp, "w", 0o600);
+    try {
+      await handle.writeFile(`${JSON.stringify(tokens, null, 2)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await chmod(temp, 0o600);
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);
     throw new McpAdapterError("UPSTREAM_ERROR", `could not rewrite the OAuth token store ${file}: ${errorMessage(error)}`);
+  }
+  try {
+    const dir = await open(path.dirname(file), "r");
+    await dir.sync().finally(() => dir.close());
+  } catch {
+    // not every platform can fsync a directory; the file itself is safe
   }
 }

@@ -2,6 +2,7 @@ import type { Adapter, CallContext, Logger, ToolDescriptor } from "../types.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
 import { RestClient } from "./client.js";
 import { RestError } from "./errors.js";
+import { IDEMPOTENCY_HEADER, IdempotencyKeys } from "./idempotency.js";
 import { paginate } from "./pagination.js";
 import { buildRequest } from "./request.js";
 import { shapeBody, shapeItems } from "./result-shape.js";
@@ -15,6 +16,8 @@ import type { RestConnectionSpec, RestOperation } from "./spec.js";
  *   - a paginated tool: `{ items, pages, complete, stoppedBecause? }` (see pagination.ts), plus
  *     `dropped` when the tool's `result.drop` left items out.
  * A tool's `result` block trims `data` / `items` first (see result-shape.ts).
+ * A write (a tool that is not read-only) carries an Idempotency-Key (idempotency.ts) unless the
+ * connection says `"idempotencyKeys": false`.
  * Failures throw RestError (code UPSTREAM_ERROR / UPSTREAM_TIMEOUT / ARG_VALIDATION_FAILED /
  * NOT_CONFIGURED), which the runtime maps to its error codes.
  */
@@ -38,6 +41,7 @@ export function createOperationsAdapter(operations: readonly RestOperation[], co
   const client = new RestClient({ connection, env: options.env, log: options.log, redactor });
   const byName = new Map(operations.map((op) => [op.name, op]));
   const tools = operations.map(describeOperation);
+  const keys = connection.idempotencyKeys === false ? undefined : new IdempotencyKeys();
   return {
     async listTools() {
       return { tools };
@@ -49,6 +53,11 @@ export function createOperationsAdapter(operations: readonly RestOperation[], co
       try {
         const base = client.base();
         const request = buildRequest(op, args ?? {}, base);
+        if (keys && !op.readonly) {
+          const headers = (request.headers ??= {});
+          const given = Object.keys(headers).some((header) => header.toLowerCase() === IDEMPOTENCY_HEADER.toLowerCase());
+          if (!given) headers[IDEMPOTENCY_HEADER] = keys.keyFor(ctx?.sessionId ?? "", name, args ?? {});
+        }
         log.debug(`rest: ${op.method} ${redactor.redact(request.url.pathname)}`, { tool: name });
         if (op.paginate) {
           const pages = await paginate(client, request, op.paginate, base, ctx?.signal);

@@ -82,6 +82,8 @@ export interface RestConnectionSpec {
   headers: Record<string, string>;
   auth?: AuthSpec;
   timeoutMs: number;
+  /** false: writes are sent without an Idempotency-Key header (for a backend that refuses unknown headers). */
+  idempotencyKeys?: boolean;
   /** Largest response body read, in bytes; unset: AGENT_TOOLS_MAX_RESPONSE_BYTES or 8 MiB (shared/capped-body.ts). */
   maxResponseBytes?: number;
   /** Rules that turn the service's failures into specific errors (see error-rules.ts). */
@@ -253,6 +255,10 @@ export function parseTool(value: unknown, field: string): RestOperation {
 export function parseConnection(spec: Readonly<Record<string, unknown>>, baseUrl: unknown = spec.baseUrl): RestConnectionSpec {
   const timeoutMs = positiveInt(spec.timeoutMs, "timeoutMs") ?? DEFAULT_TIMEOUT_MS;
   const connection: RestConnectionSpec = { baseUrl: str(baseUrl, "baseUrl"), headers: stringRecord(spec.headers, "headers"), auth: parseAuth(spec.auth), timeoutMs };
+  if (spec.idempotencyKeys !== undefined) {
+    if (typeof spec.idempotencyKeys !== "boolean") throw new RestSpecError("idempotencyKeys", "must be true or false");
+    connection.idempotencyKeys = spec.idempotencyKeys;
+  }
   const maxResponseBytes = positiveInt(spec.maxResponseBytes, "maxResponseBytes");
   if (maxResponseBytes !== undefined) connection.maxResponseBytes = maxResponseBytes;
   const errors = parseRestErrorRules(spec.errors);

@@ -1,0 +1,50 @@
+import { createHash, randomUUID } from "node:crypto";
+
+/**
+ * Idempotency keys for the writes a REST adapter sends (`Idempotency-Key`, the IETF
+ * httpapi draft header Stripe and others honour). A write whose answer never came back (the
+ * backend was killed after its commit, the connection dropped) is retried by the runtime or by
+ * the agent; with the same key, a backend that honours it answers the first result again instead
+ * of writing twice.
+ *
+ * The same call in the same session (tool and canonical arguments) gets the same key while it is
+ * repeated within the window (sliding: every repeat extends it), so an agent's retry of a failed
+ * write is recognised; the runtime's own retries (a re-login after 401) reuse the request and so
+ * its key. The same call from another session, or after the window, is a new write with a new
+ * key. A key the agent gives itself (a tool that maps an argument to the header) is kept.
+ */
+
+export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 10 * 60 * 1000;
+const MAX_REMEMBERED = 10_000;
+
+/** JSON with object keys sorted, so `{a,b}` and `{b,a}` are one call. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export class IdempotencyKeys {
+  readonly #seen = new Map<string, { key: string; lastUsed: number }>();
+  constructor(
+    private readonly windowMs = DEFAULT_IDEMPOTENCY_WINDOW_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The key for this call: the one it had when repeated within the window, else a new one. */
+  keyFor(sessionId: string, tool: string, args: unknown): string {
+    const fingerprint = createHash("sha256").update(`${sessionId}\0${tool}\0${canonicalJson(args)}`).digest("hex");
+    const now = this.now();
+    const known = this.#seen.get(fingerprint);
+    this.#seen.delete(fingerprint); // re-inserted last: the map's order is least recently used first
+    const entry = known && now - known.lastUsed <= this.windowMs ? { key: known.key, lastUsed: now } : { key: randomUUID(), lastUsed: now };
+    this.#seen.set(fingerprint, entry);
+    if (this.#seen.size > MAX_REMEMBERED) this.#seen.delete(this.#seen.keys().next().value as string);
+    return entry.key;
+  }
+}

@@ -1,0 +1,147 @@
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { IdempotencyKeys } from "../src/adapters/rest/idempotency.js";
+import { callJson, connect, ROOT, type Connected } from "./helpers.js";
+
+// Ghost writes: the tasks API commits a create and is SIGKILLed before its answer reaches the
+// runtime (a proxy in between swallows the answers, so every write of the round is such a
+// ghost). The API restarts on the same database, the agent retries the same calls in the same
+// session: each is answered with the task the first attempt created, and no row is doubled.
+// The restarted API also removed the temporary database copy a killed server leaves behind.
+
+const PLUGIN = path.join(ROOT, "plugins", "agent-tools-plugin-tasks");
+const SERVER = path.join(ROOT, "examples", "tasks-api", "server.mjs");
+const KEY = `tasks-key-${randomBytes(12).toString("hex")}`;
+
+interface Api {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+}
+
+function startApi(dbFile: string): Promise<Api> {
+  const child = spawn(process.execPath, [SERVER], { env: { PATH: process.env.PATH ?? "", TASKS_API_KEY: KEY, TASKS_DB_FILE: dbFile, TASKS_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`tasks-api exited with ${code}: ${stderr}`)));
+    child.stdout!.on("data", (c: Buffer) => {
+      stdout += c.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      if (match) resolve({ url: match[1]!, child, stderr: () => stderr });
+    });
+  });
+}
+
+/** Forwards to the current API; while `swallow` is on, a write's answer is dropped and its connection cut. */
+async function startProxy(target: () => string): Promise<{ url: string; state: { swallow: boolean; committed: number }; close: () => Promise<void> }> {
+  const state = { swallow: false, committed: 0 };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const headers = { ...req.headers };
+      delete headers.host;
+      const upstream = http.request(new URL(req.url ?? "/", target()), { method: req.method, headers }, (answer) => {
+        const parts: Buffer[] = [];
+        answer.on("data", (c: Buffer) => parts.push(c));
+        answer.on("end", () => {
+          if (state.swallow && req.method !== "GET") {
+            state.committed++;
+            res.socket?.destroy();
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.end(Buffer.concat(parts));
+        });
+      });
+      upstream.on("error", () => res.socket?.destroy());
+      upstream.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, state, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe("writes in flight when the tasks API is SIGKILLed", { timeout: 240_000 }, () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-ghosts-"));
+  const dbFile = path.join(dir, "tasks.sqlite");
+  let api: Api;
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let agent: Connected;
+  before(async () => {
+    api = await startApi(dbFile);
+    proxy = await startProxy(() => api.url);
+    agent = await connect(PLUGIN, { TASKS_API_BASE: proxy.url, TASKS_API_KEY: KEY });
+  });
+  after(async () => {
+    await agent.close();
+    api.child.kill("SIGKILL");
+    await proxy.close();
+  });
+
+  const create = (title: string) => callJson(agent.client, "agent_tools_tasks_call", { toolName: "create_task", arguments: { title, description: "ghost-write test" }, confirm: true });
+
+  it("restart, retry the same calls: every task exists once", async () => {
+    let ghosts = 0;
+    for (let round = 1; round <= 3; round++) {
+      const titles = Array.from({ length: 10 }, (_, i) => `round ${round} task ${i}`);
+      proxy.state.swallow = true;
+      proxy.state.committed = 0;
+      const first = await Promise.all(titles.map((title) => create(title)));
+      assert.ok(first.every((answer) => !answer.payload.ok), "no write got its answer");
+      ghosts += proxy.state.committed;
+      assert.equal(proxy.state.committed, 10, "each write was committed before its answer was lost");
+      api.child.kill("SIGKILL");
+      await new Promise((resolve) => api.child.once("exit", resolve));
+      // What a server killed in the middle of persist() leaves: a full temporary copy.
+      writeFileSync(`${dbFile}.4242.${randomBytes(4).toString("hex")}.tmp`, "partial database");
+      api = await startApi(dbFile);
+      assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith(".tmp")), [], "stale temporary copies are removed at start");
+      proxy.state.swallow = false;
+      const retried = await Promise.all(titles.map((title) => create(title)));
+      for (const answer of retried) assert.equal(answer.payload.ok, true, JSON.stringify(answer.payload));
+      const list = await callJson(agent.client, "agent_tools_tasks_call", { toolName: "list_tasks", arguments: { text: `round ${round} task`, limit: 500 } });
+      const tasks = ((list.payload.result as { data: { tasks: { id: number; title: string }[] } }).data.tasks);
+      const counts = new Map<string, number>();
+      for (const task of tasks) counts.set(task.title, (counts.get(task.title) ?? 0) + 1);
+      assert.deepEqual([...counts.entries()].filter(([, n]) => n !== 1), [], "no task was created twice");
+      assert.equal(counts.size, 10);
+      const retriedIds = retried.map((answer) => (answer.payload.result as { data: { task: { id: number } } }).data.task.id).sort((a, b) => a - b);
+      assert.deepEqual(retriedIds, tasks.map((task) => task.id).sort((a, b) => a - b), "each retry answered the task its first attempt created");
+    }
+    assert.equal(ghosts, 30);
+    assert.ok(existsSync(dbFile));
+  });
+
+  it("different calls are never merged", async () => {
+    const a = await create("distinct one");
+    const b = await create("distinct two");
+    assert.equal(a.payload.ok && b.payload.ok, true);
+    assert.notEqual((a.payload.result as { data: { task: { id: number } } }).data.task.id, (b.payload.result as { data: { task: { id: number } } }).data.task.id);
+  });
+});
+
+describe("idempotency keys of the runtime", () => {
+  it("one key per call and session while it is repeated within the window (sliding), a new one after it", () => {
+    let now = 0;
+    const keys = new IdempotencyKeys(1_000, () => now);
+    const first = keys.keyFor("s1", "create_task", { title: "a", status: "todo" });
+    now = 900;
+    assert.equal(keys.keyFor("s1", "create_task", { status: "todo", title: "a" }), first, "argument order does not matter");
+    now = 1_800;
+    assert.equal(keys.keyFor("s1", "create_task", { title: "a", status: "todo" }), first, "each repeat extends the window");
+    assert.notEqual(keys.keyFor("s2", "create_task", { title: "a", status: "todo" }), first, "another session");
+    assert.notEqual(keys.keyFor("s1", "create_task", { title: "b", status: "todo" }), first, "other arguments");
+    now = 2_900;
+    assert.notEqual(keys.keyFor("s1", "create_task", { title: "a", status: "todo" }), first, "after the window: a new write");
+  });
+});
