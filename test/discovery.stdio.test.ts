@@ -251,7 +251,7 @@ describe("agent-tools tokens and search-bench", () => {
     assert.deepEqual(lines.map((l) => l.id), ["q1", "q2", "q3", "q4"]);
     assert.ok(lines.every((l) => l.ranked.length <= 3));
     assert.equal(lines[3]?.ranked[0], "getStockPrice");
-    assert.match(stderr, /^bm25f +R@1 .*R@5 .*R@10 .*nDCG@10 .*MRR .*p50 .*p95/m);
+    assert.match(stderr, /^hybrid +R@1 .*R@5 .*R@10 .*nDCG@10 .*MRR .*C@5 .*C@10 .*p50 .*p95/m);
     assert.match(stderr, /^bm25 \(plain baseline\)/m);
     const bad = await runCli(["search-bench", "--tools", tools]);
     assert.equal(bad.code, 2);

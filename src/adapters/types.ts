@@ -48,6 +48,15 @@ export interface CallContext {
   jobs?: JobStore;
 }
 
+/** What a backend says of itself: MCP `serverInfo` (name, version, title, description) and `instructions`. */
+export interface ServerDescription {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  instructions?: string;
+}
+
 export interface Match {
   name: string;
   description?: string;
@@ -71,7 +80,7 @@ export interface Adapter {
    * Optional: the server's own name and version (MCP `serverInfo`) once it has been reached. The
    * runtime stores it with the catalog and notices when an upgrade changed the server.
    */
-  serverInfo?(): { name: string; version: string } | undefined;
+  serverInfo?(): ServerDescription | undefined;
   /**
    * Optional: why the backend is failing right now (a server that could not be started or
    * reached), for help; undefined while it works or before its first use.

@@ -33,7 +33,8 @@ export const EXEC_FACADE_TOOL: FacadeTool = {
     type: "object",
     properties: {
       command: { type: "string", description: "`status`, `list`, `load MODULE`, or a shell command line, e.g. `notes call list_notes | jq '.result.notes | length'`." },
-      workspace: { type: "string", description: "The `workspace` handle an earlier answer gave, to keep its files, variables and folder (clients without a session)." },
+      // Mirrored by 2026-07-28 clients into `Mcp-Param-Workspace`, so a balancer can route to the instance holding the shell.
+      workspace: { type: "string", "x-mcp-header": "Workspace", description: "The `workspace` handle an earlier answer gave, to keep its files, variables and folder (clients without a session)." },
     },
     required: ["command"],
   },
@@ -66,6 +67,11 @@ function firstSentence(text: string, max: number): string {
   return sentence.length > max ? `${sentence.slice(0, max - 1).trimEnd()}…` : sentence;
 }
 
+function cut(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
+}
+
 const HELP: FacadeTool = {
   name: HELP_TOOL,
   description: "Start here: how to use this server, and every connected plugin (prefix, what it wraps, whether it is configured).",
@@ -77,7 +83,7 @@ const HELP: FacadeTool = {
 
 const SEARCH: FacadeTool = {
   name: SEARCH_TOOL,
-  description: "Find the tool or skill for a task across every connected service. Answers ranked hits, each with its plugin and the exact call to make next. Search before guessing a tool name.",
+  description: "Search for a tool: finds the tool or skill for a task across every connected service and server, by meaning as well as words. Answers ranked hits grouped by server, each with the exact call to make next. Search before guessing a tool name.",
   inputSchema: {
     type: "object",
     properties: {
@@ -98,7 +104,7 @@ function compactTools(execTool: FacadeTool | undefined): FacadeTool[] {
     ...(execTool ? [execTool] : []),
     {
       name: COMPACT_CALL_TOOL,
-      description: `Run one tool of a plugin, as ${SEARCH_TOOL} shows it. Arguments are checked against the tool's schema; tools that change data need confirm: true.`,
+      description: "Run one plugin tool by its prefix and name, as a hit gives them. Arguments are checked against the tool's schema; tools that change data need confirm: true.",
       inputSchema: {
         type: "object",
         properties: {
@@ -153,12 +159,15 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
     // The hint's first sentence only: tools/list is paid for on every turn, the whole hint is in
     // help and in discover's answers.
     const hint = plugin.discoverHint ? ` ${firstSentence(plugin.discoverHint, 100)}` : "";
+    // What the plugin is about, so a client's own tool search tells plugins apart: a generic
+    // mcpServers entry's learnt summary, else the first sentence of the description when no hint says it.
+    const about = plugin.about ? ` (${cut(plugin.about, 160)})` : !plugin.discoverHint && plugin.description ? ` (${firstSentence(plugin.description, 100)})` : "";
     const discover = facadeToolName(plugin.prefix, "discover");
     // Per-plugin tools are paid for once per plugin in every tools/list, so their wording is kept
     // to what a model needs to pick the tool (≤ 150 tokens a plugin); details live in the answers.
     listed.push({
       name: discover,
-      description: `Find ${label} tools for a task (no query: the most useful) and the call to make.${hint}${notConfigured(plugin)}`,
+      description: `Find ${label} tools${about} for a task (no query: the most useful) and the call to make.${hint}${notConfigured(plugin)}`,
       inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } } },
       annotations: { readOnlyHint: true },
     });

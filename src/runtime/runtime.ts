@@ -1,4 +1,4 @@
-import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
+import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import { checkAgainstSchema } from "../json-schema.js";
 import { createLogger } from "../log.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
@@ -15,12 +15,13 @@ import { createCatalog, DEFAULT_LISTING_CONCURRENCY, documentsFor, type Catalog 
 import { catalogKey } from "./catalog-cache/key.js";
 import { catalogStoreFromEnv, type CatalogStore } from "./catalog-cache/store.js";
 import { startCatalogUpkeep, watchAdapterUse } from "./catalog-upkeep.js";
+import { hasGenericDescription, pluginAbout } from "./plugin-about.js";
 import { createDiscoverContexts } from "./discover-context.js";
 import { describeThrown, fromThrown, isRuntimeError, RuntimeError, type ErrorPayload } from "./errors.js";
 import { loopKey, previousFailures, rememberOutcome, shouldBreakLoop } from "./loop-breaker.js";
 import { repairRequest, stripToolPrefix, type Repair } from "./repair.js";
 import { capResult, unwrapResult, withDeadline } from "./result.js";
-import { createToolIndex, isSearchEngineName, type SearchEngineName, type ToolIndex } from "./search/index.js";
+import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, fitToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, type SearchArgs } from "./search-answer.js";
 import type { PluginManifest } from "../plugins/manifest.js";
@@ -64,8 +65,13 @@ export interface RuntimeOptions {
   maxResultChars?: number;
   /** Plugins made in code (e.g. search-bench's in-memory catalogs), loaded instead of any discovery. */
   manifests?: PluginManifest[];
-  /** The ranking engine; default bm25f (README "Discovery" has the measurements). */
+  /** The ranking engine; default hybrid (README "Semantic search" has the measurements). */
   searchEngine?: SearchEngineName;
+  /**
+   * How long a search waits for the semantic engine to embed catalog text before answering from
+   * BM25F alone (it keeps embedding in the background). Default 5 s; Infinity waits until done.
+   */
+  semanticWaitMs?: number;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
   /** Shared state (jobs, tokens, counters, audit); default from AGENT_TOOLS_REDIS_URL / config team, else memory. */
@@ -103,6 +109,8 @@ export interface PluginSummary {
   name: string;
   description: string;
   discoverHint?: string;
+  /** What a generic mcpServers entry is about, once its server was listed (plugin-about.ts). */
+  about?: string;
   configured: boolean;
   missing?: string;
   requireConfirm: boolean;
@@ -125,6 +133,11 @@ export interface Runtime {
   readonly configSource: string;
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
+  /**
+   * List the configured mcpServers entries that have no description of their own, so summaries
+   * can say what each is about; waits at most `waitMs` (the rest finish in the background).
+   */
+  describePlugins(waitMs: number): Promise<void>;
   /** Shared state of the fleet (memory or Redis). */
   readonly state: SharedState;
   /** Catalog cache counts since start (metrics). */
@@ -175,6 +188,10 @@ function oneLine(text: string | undefined, max: number = DESCRIPTION_CHARS): str
 
 /** How long a search waits for catalogs not yet listed before it answers without them. */
 const SEARCH_LISTING_WAIT_MS = 3000;
+/** Characters of each server's line in a search answer's `servers`. */
+const SERVER_ABOUT_CHARS = 60;
+/** A first search over a large uncached catalog answers from BM25F after this, while embedding goes on. */
+const SEMANTIC_WAIT_MS = 5000;
 
 /** A search query past this length says nothing more to the index, and would be echoed whole in the answer. */
 const MAX_QUERY_CHARS = 500;
@@ -314,8 +331,24 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return answered.has(prefix) || listedByServer ? "ready" : "configured, not checked";
   }
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
-  if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use bm25f, minisearch or bm25. Using bm25f.`);
-  const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined));
+  if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use ${SEARCH_ENGINES.join(", ")}. Using ${DEFAULT_SEARCH_ENGINE}.`);
+  const waitMs = options.semanticWaitMs ?? SEMANTIC_WAIT_MS;
+  const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined), {
+    env,
+    log: (message) => log.warn(message),
+    ...(Number.isFinite(waitMs) ? { waitMs } : {}),
+  });
+  // What generic mcpServers entries are about, learnt from their listing (plugin-about.ts).
+  const abouts = new Map<string, string>();
+  const learnAbout = (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined): void => {
+    if (!hasGenericDescription(plugin.manifest)) return;
+    const prefix = plugin.manifest.prefix;
+    const about = pluginAbout(server, tools);
+    if (!about || abouts.get(prefix) === about) return;
+    abouts.set(prefix, about);
+    // The facade's descriptions carry it: clients re-read tools/list.
+    for (const listener of changeListeners) listener(prefix);
+  };
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
   // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
@@ -326,6 +359,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     timeoutMs,
     log,
     plugins,
+    onKept: learnAbout,
     concurrency: positiveInt(env.AGENT_TOOLS_LIST_CONCURRENCY) ?? DEFAULT_LISTING_CONCURRENCY,
     ...(store ? { store: { store, keyOf: (plugin: LoadedPlugin) => catalogKey(plugin.manifest, env, version) } } : {}),
   });
@@ -476,6 +510,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   interface DescribeOptions {
     /** Name the plugin in the entry (cross-plugin answers). */
     withPlugin?: boolean;
+    /** The caller's team identity: links to plugins it may not use are left out. */
+    identity?: Identity;
     /** Add the full input schema (search's `detail: true`). */
     detail?: boolean;
     descriptionChars?: number;
@@ -511,8 +547,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const params = opts.withPlugin && schema ? optionalParams(schema) : skillParamSummary(skill, opts.detail ? Number.MAX_SAFE_INTEGER : opts.withPlugin ? SEARCH_SKILL_ARGS_CHARS : SKILL_ARGS_CHARS);
     if (params) entry[opts.withPlugin && schema ? "optional" : "params"] = params;
     // How a model learns that two plugins are siblings (github and gh-cli): shown with every match.
-    const related = relatedOf(skill, !opts.withPlugin);
-    if (related) entry.related = related;
+    // A team identity does not learn of plugins it may not use through a skill's links.
+    const related = relatedOf(skill, !opts.withPlugin)?.filter((link) => mayUsePlugin(opts.identity, String(typeof link === "string" ? link : (link as { target: string }).target).split(":")[0] ?? ""));
+    if (related?.length) entry.related = related;
     entry.next = nextCall(plugin.manifest.prefix, "skill", skill.name, schema, false);
     if (!plugin.configured) entry.notConfigured = describeMissing(plugin.missing);
     // A sentence is already whole in `params` with detail; a schema or name map is added as is.
@@ -685,18 +722,36 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
     summaries() {
       return plugins.map((p) => {
+        const about = abouts.get(p.manifest.prefix);
         const summary: PluginSummary = {
           prefix: p.manifest.prefix,
           name: p.manifest.name,
-          description: p.manifest.description,
+          description: about ?? p.manifest.description,
           configured: p.configured,
           requireConfirm: p.manifest.requireConfirm,
           skills: p.skills.map((s) => s.name),
         };
         if (p.manifest.discoverHint) summary.discoverHint = p.manifest.discoverHint;
+        if (about) summary.about = about;
         if (!p.configured) summary.missing = describeMissing(p.missing);
         return summary;
       });
+    },
+
+    async describePlugins(waitMs) {
+      const deadline = Date.now() + waitMs;
+      // A few rounds: a server that announces tools/list_changed right after connecting (as
+      // server-everything does) drops the first listing, and is listed again.
+      for (let round = 0; round < 3; round++) {
+        const listings = plugins
+          .filter((p) => p.configured && p.adapter && hasGenericDescription(p.manifest) && !abouts.has(p.manifest.prefix))
+          .map((p) => toolsOf(p).catch(() => undefined));
+        const left = deadline - Date.now();
+        if (listings.length === 0 || left <= 0) return;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(listings), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+        clearTimeout(timer);
+      }
     },
 
     help(prefix, session) {
@@ -751,6 +806,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const limit = Math.min(limitArg ?? DEFAULT_DISCOVER_LIMIT, MAX_DISCOVER_LIMIT);
         const short = { descriptionChars: SEARCH_DESCRIPTION_CHARS };
         if (query) {
+          await index.prepare?.(query);
           const found = rankedEntries(query, limit, { plugin: prefix, usable: () => true, ...short });
           total = found.total;
           matches = found.entries;
@@ -828,20 +884,30 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           else if (outcome.status === "rejected" && unlisted[i]!.configured) unavailable[prefix] = describeThrown(outcome.reason);
         });
         const usable = new Set([...wanted, ...plugins.filter((p) => !p.configured && allowed(p) && (only === undefined || p.manifest.prefix === only))].map((p) => p.manifest.prefix));
+        await index.prepare?.(query);
         const found = rankedEntries(query, limit, {
           ...(only !== undefined ? { plugin: only } : {}),
           usable: (prefix) => usable.has(prefix),
           withPlugin: true,
+          identity: session.identity,
           detail: args.detail === true,
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
         });
         const notConfigured = plugins.filter((p) => !p.configured && allowed(p)).map((p) => p.manifest.prefix);
-        const answer = searchAnswer({ query, limit, max: MAX_DISCOVER_LIMIT, ...found, unavailable, notConfigured, mode: facadeMode });
+        const notice = index.takeNotice?.();
+        // Which server each hit comes from, said once per server (a task often needs several).
+        const servers: Record<string, string> = {};
+        for (const entry of found.entries) {
+          const prefix = String(entry.plugin);
+          const plugin = byPrefix.get(prefix);
+          if (plugin && !(prefix in servers)) servers[prefix] = oneLine(abouts.get(prefix) ?? plugin.manifest.description, SERVER_ABOUT_CHARS) || plugin.manifest.name;
+        }
+        const answer = searchAnswer({ query, limit, max: MAX_DISCOVER_LIMIT, ...found, servers, unavailable, notConfigured, mode: facadeMode, ...(notice ? { notice } : {}) });
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
         if (args.detail !== true) return fitToBudget(answer);
         const cap = ctx.maxResultChars ?? maxResultChars;
         if (JSON.stringify(answer).length <= cap) return answer;
-        return { ...fitToBudget(answer), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
+        return { ...(await fitToBudget(answer)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
       });
     },
 

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { LOG_LEVEL_META_KEY, type DiscoverResult } from "@modelcontextprotocol/client";
-import type { Adapter, AdapterHealth, CallContext, Logger, ToolDescriptor } from "../types.js";
+import type { Adapter, AdapterHealth, CallContext, Logger, ServerDescription, ToolDescriptor } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { McpConnection, type TransportOpener } from "./connection.js";
@@ -58,7 +58,7 @@ export class McpAdapter implements Adapter {
     return { tools: tools.map((tool) => ({ ...tool })) };
   }
 
-  serverInfo(): { name: string; version: string } | undefined {
+  serverInfo(): ServerDescription | undefined {
     return this.connection.serverInfo;
   }
 

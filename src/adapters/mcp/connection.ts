@@ -1,5 +1,5 @@
 import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
-import type { Logger } from "../types.js";
+import type { Logger, ServerDescription } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { McpAdapterError, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
@@ -157,10 +157,20 @@ export class McpConnection {
     return this.live?.opened.diagnostics?.() ?? "";
   }
 
-  /** The server's name and version from its initialize answer, while connected. */
-  get serverInfo(): { name: string; version: string } | undefined {
-    const info = this.live && !this.live.gone ? this.live.client.getServerVersion() : undefined;
-    return info ? { name: info.name, version: info.version } : undefined;
+  /** What the server said of itself in its initialize answer (serverInfo, instructions), while connected. */
+  get serverInfo(): ServerDescription | undefined {
+    const client = this.live && !this.live.gone ? this.live.client : undefined;
+    const info = client?.getServerVersion();
+    if (!client || !info) return undefined;
+    const description = (info as { description?: unknown }).description;
+    const instructions = client.getInstructions();
+    return {
+      name: info.name,
+      version: info.version,
+      ...(info.title ? { title: info.title } : {}),
+      ...(typeof description === "string" && description ? { description } : {}),
+      ...(instructions ? { instructions } : {}),
+    };
   }
 
   /**
