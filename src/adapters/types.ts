@@ -5,6 +5,7 @@
  */
 
 import type { JobStore } from "../runtime/jobs.js";
+import type { CallRelay } from "./relay.js";
 import type { Redactor } from "./shared/redact.js";
 import type { SharedTokenState } from "./mcp/oauth-token-store.js";
 
@@ -41,6 +42,8 @@ export interface CallContext {
   signal: AbortSignal;
   sessionId: string;
   log: Logger;
+  /** What the downstream server sends during this call, relayed to the agent's client (adapters/relay.ts). */
+  relay?: CallRelay;
   /** This plugin's background jobs in this session (see runtime/jobs.ts); in memory only. */
   jobs?: JobStore;
 }

@@ -10,6 +10,7 @@ import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt } from "../runtime/confirm.js";
 import { stateKey } from "../runtime/state-key.js";
 import { clientCanElicitForm, ConfirmRounds } from "./confirm-rounds.js";
+import { relayFor } from "./call-relay.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, HELP_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
@@ -176,7 +177,8 @@ export function createFacade(runtime: Runtime): Facade {
         const session = scope.session(ctx);
         // A client that can show its user a form is asked before a write (the policy permitting).
         const round = scope.canAsk !== false && clientCanElicitForm(server, ctx) ? confirmRounds.round(ctx) : undefined;
-        const withConfirm = round ? { ...opCtx, confirmer: round.confirmer } : opCtx;
+        const relay = relayFor(server, ctx, scope.canAsk !== false);
+        const withConfirm = round ? { ...opCtx, relay, confirmer: round.confirmer } : { ...opCtx, relay };
         try {
           const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
           round?.settle();

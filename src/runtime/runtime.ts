@@ -32,6 +32,7 @@ import { demoteUnconfigured } from "./unconfigured-hits.js";
 import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
 import { describedSkillParams, isSchemaLike, relatedOf, skillReportedFailure } from "./skill-answer.js";
 import { jobStoreFor } from "./jobs.js";
+import type { CallRelay } from "../adapters/relay.js";
 import { ConfirmInterrupt, isConfirmPolicy, type ConfirmPolicy, type ConfirmQuestion, type Confirmer } from "./confirm.js";
 import { checkPlugin, forbiddenWrite, mayUsePlugin, type Identity } from "./access.js";
 import type { CallObserver, CallFacts } from "./observer.js";
@@ -93,6 +94,8 @@ export interface OperationContext {
   maxResultChars?: number;
   /** Asks the user to confirm a write, when the client can show a form (confirm.ts); absent: the `confirm` flag decides. */
   confirmer?: Confirmer;
+  /** Where the downstream's progress, logs and questions go during the call (adapters/relay.ts). */
+  relay?: CallRelay;
 }
 
 /** What an operation answers: a JSON payload and whether it is an error. */
@@ -963,7 +966,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         }
         const name = tool.name;
         const { result, truncated } = await invoke(`tool '${prefix}/${name}'`, ctx.signal, (signal) =>
-          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobsOf(session, prefix) }),
+          plugin.adapter.call(name, toolArgs, { signal, sessionId: session.id, log, jobs: jobsOf(session, prefix), ...(ctx.relay ? { relay: ctx.relay } : {}) }),
           ctx.maxResultChars,
         );
         answered.add(prefix);
