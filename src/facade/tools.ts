@@ -28,13 +28,13 @@ export const EXEC_TOOL = "agent_tools_exec";
 export const EXEC_FACADE_TOOL: FacadeTool = {
   name: EXEC_TOOL,
   description:
-    "A sandboxed shell kept for this session (files, env and cwd persist). `status`, `list` (commands), `load commands/<module>`, or a command line: every plugin is a command (`<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME`) printing JSON, so big results can be cut down with jq, grep, head before you read them. No host secrets inside.",
+    "A persistent sandboxed shell (files, env, cwd kept). `status`, `list`, `load commands/<module>`, or a command line: each plugin is a command (`<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME`) printing JSON, so cut big results with jq, grep, head first.",
   inputSchema: {
     type: "object",
     properties: {
       command: { type: "string", description: "`status`, `list`, `load MODULE`, or a shell command line, e.g. `notes call list_notes | jq '.result.notes | length'`." },
       // Mirrored by 2026-07-28 clients into `Mcp-Param-Workspace`, so a balancer can route to the instance holding the shell.
-      workspace: { type: "string", "x-mcp-header": "Workspace", description: "The `workspace` handle an earlier answer gave, to keep its files, variables and folder (clients without a session)." },
+      workspace: { type: "string", "x-mcp-header": "Workspace", description: "The `workspace` handle from an earlier answer (keeps its shell state)." },
     },
     required: ["command"],
   },
@@ -83,7 +83,7 @@ const HELP: FacadeTool = {
 
 const SEARCH: FacadeTool = {
   name: SEARCH_TOOL,
-  description: "Search for a tool: finds the tool or skill for a task across every connected service and server, by meaning as well as words. Answers ranked hits grouped by server, each with the exact call to make next. Search before guessing a tool name.",
+  description: "Search for a tool: finds the tool or skill for a task across every connected server, by meaning as well as words. Ranked hits grouped by server, each with the call to make next. Search before guessing a tool name.",
   inputSchema: {
     type: "object",
     properties: {
