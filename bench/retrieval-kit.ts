@@ -6,8 +6,9 @@ import { createHash } from "node:crypto";
 
 /** Shared by the retrieval benchmark and the tuning script: documents, splits, one run. */
 
-export const SEAL_DIR = "/work/shared/data/retrieval/seal-tools";
-export const GITHUB_CATALOG = "/work/shared/data/catalogs/github-mcp-server.tools.json";
+// The data sets are not in the repository: name where they are (the defaults are this project's own machine).
+export const SEAL_DIR = process.env.SEAL_TOOLS_DIR ?? "/work/shared/data/retrieval/seal-tools";
+export const GITHUB_CATALOG = process.env.GITHUB_CATALOG_FILE ?? "/work/shared/data/catalogs/github-mcp-server.tools.json";
 
 /** One plugin per `server`, the way search-bench builds them, as index documents. */
 export function documentsByServer(tools: readonly DatasetTool[]): Map<string, SearchDocument[]> {

@@ -1,12 +1,9 @@
 import os from "node:os";
-import { readTools } from "../src/cli/retrieval-data.js";
-import { toolDocument } from "../src/runtime/catalog.js";
 import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
 import { percentile } from "../src/runtime/search/evaluate.js";
 import { createMiniSearchIndex } from "../src/runtime/search/minisearch-index.js";
-import { splitWords } from "../src/runtime/search/tokenize.js";
 import type { SearchDocument, ToolIndex } from "../src/runtime/search/types.js";
-import { GITHUB_CATALOG } from "./retrieval-kit.js";
+import { synthetic, syntheticQueries } from "./synthetic-catalog.js";
 
 /**
  * Scale benchmark: synthetic catalogs of 1,000 / 10,000 / 100,000 tools, generated
@@ -15,36 +12,6 @@ import { GITHUB_CATALOG } from "./retrieval-kit.js";
  * p50/p95 for each engine.
  * Run: node --expose-gc --import tsx bench/scale.ts
  */
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const vocabulary = [...new Set(readTools(GITHUB_CATALOG).flatMap((t) => splitWords(`${t.name} ${t.description}`)).filter((w) => w.length > 2))];
-const verbs = ["get", "list", "create", "update", "delete", "search", "add", "remove", "set", "run"];
-
-function synthetic(count: number, seed = 42): Map<string, SearchDocument[]> {
-  const random = prng(seed);
-  const pick = () => vocabulary[Math.floor(random() * vocabulary.length)]!;
-  const groups = new Map<string, SearchDocument[]>();
-  for (let i = 0; i < count; i++) {
-    const plugin = `svc${Math.floor(i / 50)}`;
-    const name = `${verbs[Math.floor(random() * verbs.length)]}_${pick()}_${pick()}_${i}`;
-    const description = Array.from({ length: 8 + Math.floor(random() * 14) }, pick).join(" ");
-    const properties = Object.fromEntries(Array.from({ length: 1 + Math.floor(random() * 4) }, () => [pick(), { type: "string", description: `${pick()} ${pick()} ${pick()}` }]));
-    const docs = groups.get(plugin) ?? [];
-    docs.push(toolDocument(plugin, `${plugin} ${pick()} ${pick()}`, { name, description, inputSchema: { type: "object", properties } }));
-    groups.set(plugin, docs);
-  }
-  return groups;
-}
 
 function cpuMs(usage: NodeJS.CpuUsage): number {
   return (usage.user + usage.system) / 1000;
@@ -70,8 +37,7 @@ console.log(`load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} 
 console.log("tools     engine       build wall ms  build CPU ms   mem MB    query p50 ms   p95 ms   query CPU p50 ms   p95 ms");
 for (const size of [1_000, 10_000, 100_000]) {
   const groups = synthetic(size);
-  const random = prng(7);
-  const queries = Array.from({ length: 300 }, () => Array.from({ length: 2 + Math.floor(random() * 4) }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(" "));
+  const queries = syntheticQueries(300);
   for (const [label, make] of engines) {
     const r = await measure(make, groups, queries, size);
     console.log(

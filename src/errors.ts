@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   "FORBIDDEN",
   "WORKSPACE_INVALID",
   "WORKSPACE_EXPIRED",
+  "WORKSPACE_LOST",
   "CONFIRM_DECLINED",
 ] as const;
 
@@ -52,6 +53,8 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "Your identity on this gateway may not do this; `details.allowed` says what it may do. Use an allowed plugin or a read-only tool, or ask the gateway's operator for access.",
   WORKSPACE_INVALID:
     "Call agent_tools_exec without `workspace` to start a new workspace, and pass the `workspace` handle it answers (unchanged) on later calls.",
+  WORKSPACE_LOST:
+    "The gateway instance that held this workspace stopped, and its files, variables and working folder went with it. Call agent_tools_exec without `workspace` to start a new one and recreate what you need; your other tools, jobs and data are unaffected.",
   WORKSPACE_EXPIRED:
     "Call agent_tools_exec without `workspace` to start a new workspace; files and variables of the old one are gone, so recreate what you need.",
   CONFIRM_DECLINED:

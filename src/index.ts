@@ -25,11 +25,8 @@ export type { ModuleCommand, ModuleHost, ModuleSetup, ModuleVariable, TextModule
 export type { SkillContext } from "./plugins/skills.js";
 export { createJobStore, jobStoreFor, DEFAULT_MAX_JOBS } from "./runtime/jobs.js";
 export type { JobState, JobStatus, JobStore, JobStoreOptions, StartOptions } from "./runtime/jobs.js";
-export { createRestAdapter } from "./adapters/rest/index.js";
-// Pieces for hand-written plugin adapters and skills (the bundled n8n plugin composes these).
-export { mcpAdapterFromSpec, parseMcpSpec, McpAdapter } from "./adapters/mcp/index.js";
-export { RestClient, RestError } from "./adapters/rest/index.js";
-export { createRedactor, type Redactor } from "./adapters/shared/redact.js";
+// Pieces for hand-written plugin adapters, also on the slim subpath `agent-tools-runtime/adapters`.
+export { createRestAdapter, mcpAdapterFromSpec, parseMcpSpec, McpAdapter, RestClient, RestError, createRedactor, type Redactor } from "./adapter-kit.js";
 export { runSteps, type SkillStep, type StepFailure } from "./plugins/skill-steps.js";
 // The plugin author's kit, also on its own slim subpath `agent-tools-runtime/plugin` (README "Plugin kit").
 export { createAndVerify, describeError, SkillError, skillContext, skillError, unwrapResult as unwrapToolResult } from "./plugin.js";

@@ -6,6 +6,7 @@ import { anthropicResponder, anthropicToolResults, isAgentTurn, type AnthropicRe
 import { startFakeEndpoint, type FakeEndpoint } from "./fixtures/clients/fake-endpoint.js";
 import { NOTES_SCRIPT, type ScriptStep } from "./fixtures/clients/script.js";
 import { assertNotesScript, CAN_SCAN_PROCESSES, ensureClient, leftoverProcesses, newRunMarker, RUN_MARKER_VAR, runClient, tempDir, type InstalledClient } from "./clients-kit.js";
+import { fleetConfig } from "./fleet-config.js";
 import { baseEnv, MCP_BIN, PLUGINS } from "./helpers.js";
 import { startHttp, type RunningHttp } from "./http-helpers.js";
 
@@ -134,6 +135,41 @@ describe("Claude Code, the real CLI, through the facade", { skip: CAN_SCAN_PROCE
     const references = (Array.isArray(found.raw.content) ? found.raw.content : []).filter((c) => c.type === "tool_reference").map((c) => (c as { tool_name?: string }).tool_name);
     assert.equal(references[0], "mcp__agent-tools__agent_tools_notes_discover", `ranked first: ${references.join(", ")}`);
     assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
+  });
+
+  /** The first ToolSearch result's tool names, in Claude Code's order. */
+  async function toolSearchReferences(query: string, serverEnv: Record<string, string>): Promise<string[]> {
+    const marker = newRunMarker();
+    const run = await runClaude({
+      script: [{ tool: "ToolSearch", native: true, input: { query, max_results: 5 } }],
+      marker,
+      mcpServer: { command: process.execPath, args: [MCP_BIN], env: { AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", [RUN_MARKER_VAR]: marker, ...serverEnv } },
+    });
+    const found = run.turns.map((t) => anthropicToolResults(t)[0]).find((r) => r !== undefined);
+    assert.ok(found, `the ToolSearch result came back:\n${run.stderr}`);
+    assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
+    return (Array.isArray(found.raw.content) ? found.raw.content : []).filter((c) => c.type === "tool_reference").map((c) => (c as { tool_name?: string }).tool_name ?? "");
+  }
+
+  it("default mode: among five servers, a plain knowledge-graph query finds the memory plugin's _discover first", { timeout: 240_000 }, async () => {
+    const dir = tempDir("claude-code-fleet");
+    try {
+      // memory, files and everything are real MCP servers from npm with no description in the
+      // config (the facade learns what each is about); notes and tracker are fixture plugins.
+      const references = await toolSearchReferences("add a person to the knowledge graph", {
+        AGENT_TOOLS_CONFIG: fleetConfig(dir.dir),
+        AGENT_TOOLS_PLUGINS_DIR: PLUGINS,
+        AGENT_TOOLS_DESCRIBE_WAIT_MS: "60000",
+      });
+      assert.equal(references[0], `mcp__${SERVER}__agent_tools_memory_discover`, `ranked first: ${references.join(", ")}`);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("compact mode: a plain 'search for a tool' finds agent_tools_search first", { timeout: 180_000 }, async () => {
+    const references = await toolSearchReferences("search for a tool", { AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_FACADE: "compact" });
+    assert.equal(references[0], `mcp__${SERVER}__agent_tools_search`, `ranked first: ${references.join(", ")}`);
   });
 
   describe("ENABLE_TOOL_SEARCH=false, over Streamable HTTP with a bearer token", () => {

@@ -69,7 +69,7 @@ describe("config file", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-config-"));
     const file = path.join(dir, "broken.json");
     writeFileSync(file, '{\n  "mcpServers": { "a": { "command": "x" }\n');
-    assert.throws(() => readConfigFile(file), /broken\.json: is not valid JSON \(CloseBraceExpected at line 3/);
+    assert.throws(() => readConfigFile(file), /broken\.json:3:1: is not valid JSON \(CloseBraceExpected at line 3, column 1\)/);
     assert.throws(() => loadConfig("nope.json", {}, dir), /nope\.json: does not exist \(named by --config\)/);
     assert.throws(() => loadConfig(undefined, { AGENT_TOOLS_CONFIG: "gone.json" }, dir), /named by AGENT_TOOLS_CONFIG/);
   });

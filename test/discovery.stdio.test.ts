@@ -234,7 +234,7 @@ describe("agent-tools tokens and search-bench", () => {
     assert.equal(report.plugins, 3);
     assert.equal(report.flat.tools, 10, "notes 8 + tracker 2; vault is not configured");
     assert.equal(report.modes.compact.tools, 5);
-    assert.equal(report.modes["per-plugin"].tools, 3 + 3 + 3 + 2, "help, search, exec, a trio per plugin with skills, a pair for vault");
+    assert.equal(report.modes["per-plugin"].tools, 3 + 3 + 3, "help, search, exec, a trio per plugin with skills; vault is not configured, so not listed");
     assert.ok(report.modes.compact.tokens < report.modes["per-plugin"].tokens);
     assert.deepEqual(report.perPlugin.map((p) => p.prefix), ["notes", "tracker", "vault"]);
     assert.ok(report.perPlugin.every((p) => p.perPluginTokens > 0));
@@ -251,7 +251,7 @@ describe("agent-tools tokens and search-bench", () => {
     assert.deepEqual(lines.map((l) => l.id), ["q1", "q2", "q3", "q4"]);
     assert.ok(lines.every((l) => l.ranked.length <= 3));
     assert.equal(lines[3]?.ranked[0], "getStockPrice");
-    assert.match(stderr, /^bm25f +R@1 .*R@5 .*R@10 .*nDCG@10 .*MRR .*p50 .*p95/m);
+    assert.match(stderr, /^hybrid +R@1 .*R@5 .*R@10 .*nDCG@10 .*MRR .*C@5 .*C@10 .*p50 .*p95/m);
     assert.match(stderr, /^bm25 \(plain baseline\)/m);
     const bad = await runCli(["search-bench", "--tools", tools]);
     assert.equal(bad.code, 2);

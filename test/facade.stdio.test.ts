@@ -27,18 +27,15 @@ describe("facade over stdio", () => {
       "agent_tools_tracker_call",
       "agent_tools_tracker_discover",
       "agent_tools_tracker_run_skill",
-      "agent_tools_vault_call",
-      "agent_tools_vault_discover",
     ]);
     for (const tool of tools) assert.ok(tool.description && tool.description.length > 20, `${tool.name} has a description`);
     const discover = tools.find((t) => t.name === "agent_tools_notes_discover");
     assert.match(discover?.description ?? "", /Notes have an id, a title, a body and tags\./, "discoverHint is appended");
     const skills = tools.find((t) => t.name === "agent_tools_notes_run_skill");
     assert.match(skills?.description ?? "", /count, digest/);
-    // Said once, on discover: the call answers NOT_CONFIGURED with the fix.
-    const vault = tools.find((t) => t.name === "agent_tools_vault_discover");
-    assert.match(vault?.description ?? "", /not configured: set VAULT_FIXTURE_TOKEN/);
-    assert.doesNotMatch(tools.find((t) => t.name === "agent_tools_vault_call")?.description ?? "", /not configured/);
+    // vault is not configured: it costs nothing in tools/list (help and search say what to set, and
+    // its tools still answer NOT_CONFIGURED with the fix when called by name).
+    assert.ok(!tools.some((t) => t.name.startsWith("agent_tools_vault_")));
   });
 
   it("help lists every plugin with its status and the protocol", async () => {
@@ -46,7 +43,7 @@ describe("facade over stdio", () => {
     assert.equal(isError, false);
     const plugins = payload.plugins as { prefix: string; status: string }[];
     assert.deepEqual(plugins.map((p) => p.prefix), ["notes", "tracker", "vault"]);
-    assert.equal(plugins[0]?.status, "ready");
+    assert.match(plugins[0]?.status ?? "", /^(ready|configured, not checked)$/, "ready once it has answered; before, configured but not checked");
     assert.match(plugins[2]?.status ?? "", /^not configured: set VAULT_FIXTURE_TOKEN; install vault-fixture-cli-not-installed/);
     assert.ok(Array.isArray(payload.protocol));
   });

@@ -155,8 +155,11 @@ describe("binding a non-loopback address", () => {
     assert.equal(short.code, 1);
     assert.match(short.stderr, /shorter than 16 characters/);
     const port = await runCli(["--port", "http"], baseEnv(), HTTP_BIN);
-    assert.equal(port.code, 1);
-    assert.match(port.stderr, /AGENT_TOOLS_HTTP_PORT \(or http\.port\) must be a non-negative integer \(got 'http'\)/);
+    assert.equal(port.code, 2, "a usage error");
+    assert.match(port.stderr, /--port must be a whole number from 0 to 65535 \(got 'http'\)/);
+    const fromEnv = await runCli([], baseEnv({ AGENT_TOOLS_HTTP_PORT: "http" }), HTTP_BIN);
+    assert.equal(fromEnv.code, 1);
+    assert.match(fromEnv.stderr, /AGENT_TOOLS_HTTP_PORT \(or http\.port\) must be a non-negative integer \(got 'http'\)/, "a bad variable is named as the variable");
   });
 });
 

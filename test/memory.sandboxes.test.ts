@@ -40,7 +40,8 @@ describe("the memory budget of all sandboxes together", { timeout: 600_000 }, ()
   let http: RunningHttp;
   const pid = (): number => http.child.pid as number;
   before(async () => {
-    http = await startHttp({});
+    // The sessions wait their turn to fill after initialize: keep them from expiring as unused on a slow machine.
+    http = await startHttp({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: "600000" });
   });
   after(async () => {
     await http.stop();

@@ -62,7 +62,7 @@ describe("gh-cli plugin: tools", () => {
   it("is ready with gh on PATH: three read-only tools and the skill", async () => {
     const { payload: help } = await callJson(conn.client, "agent_tools_help", {});
     const plugin = (help.plugins as { prefix: string; status: string }[]).find((p) => p.prefix === "ghcli");
-    assert.equal(plugin?.status, "ready");
+    assert.match(plugin?.status ?? "", /^(ready|configured, not checked)$/);
     const { payload } = await callJson(conn.client, "agent_tools_ghcli_discover", {});
     const matches = payload.matches as { name: string; confirm?: boolean }[];
     assert.deepEqual(matches.map((m) => m.name).sort(), ["issue_list", "pr_list", "repo-overview", "repo_view"]);
@@ -236,9 +236,12 @@ describe("gh-cli plugin: GH_CLI_BIN", () => {
     const named = await connect(PLUGIN, { PATH: [path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter), GH_CONFIG_DIR: dir, GH_TOKEN: "", GH_CLI_BIN: path.join(GH_BIN, "gh") });
     try {
       const { payload: help } = await callJson(named.client, "agent_tools_help", {});
-      assert.equal((help.plugins as { prefix: string; status: string }[]).find((p) => p.prefix === "ghcli")?.status, "ready");
+      const status = () => callJson(named.client, "agent_tools_help", {}).then(({ payload }) => (payload.plugins as { prefix: string; status: string }[]).find((p) => p.prefix === "ghcli")?.status);
+      assert.equal(await status(), "configured, not checked", "configured (GH_CLI_BIN set), nothing has answered yet");
+      void help;
       const view = stdoutOf<Record<string, unknown>>(await call("repo_view", { owner: "octo-org", repo: "widgets" }, named));
       assert.equal(view.nameWithOwner, "octo-org/widgets");
+      assert.equal(await status(), "ready", "ready once the named gh answered");
       assert.equal(calls(dir).length, 1, "the named gh ran");
       const { payload } = await callJson(named.client, "agent_tools_ghcli_discover", { query: "repo view" });
       assert.doesNotMatch(JSON.stringify(payload), /GH_CLI_BIN|fixtures/, "descriptions name gh, not the host's path");

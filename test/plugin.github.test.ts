@@ -359,7 +359,10 @@ describe("github plugin: not configured", () => {
       assert.equal(github?.status, "not configured: set GITHUB_TOKEN");
       assert.deepEqual(github?.skills, ["repo-overview"]);
       const { tools } = await bare.client.listTools();
-      assert.match(tools.find((t) => t.name === "agent_tools_github_discover")?.description ?? "", /\[not configured: set GITHUB_TOKEN\]/);
+      assert.ok(!tools.some((t) => t.name.startsWith("agent_tools_github_")), "not configured: nothing in tools/list");
+      const found = await callJson(bare.client, "agent_tools_search", { query: "list github issues" });
+      const hit = (found.payload.hits as { plugin: string; name: string; notConfigured?: string }[]).find((h) => h.name === "list_issues");
+      assert.equal(hit?.notConfigured, "set GITHUB_TOKEN", "its catalog is known without the token");
       gh.reset();
       const { payload, isError } = await call("get_repository", { owner: "octo-org", repo: "widgets" }, undefined, bare);
       assert.equal(isError, true);

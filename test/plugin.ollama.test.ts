@@ -246,7 +246,7 @@ describe("ollama plugin: image files, cloud key and no server", () => {
     const server = await connect(PLUGIN, { OLLAMA_URL: url });
     try {
       const { payload } = await callJson(server.client, "agent_tools_help");
-      assert.equal((payload.plugins as Array<{ prefix: string; status: string }>).find((p) => p.prefix === "ollama")?.status, "ready");
+      assert.equal((payload.plugins as Array<{ prefix: string; status: string }>).find((p) => p.prefix === "ollama")?.status, "configured, not checked", "nothing has answered, so it is not called ready");
       const { payload: answer, isError } = await call(server, "list_models", {});
       assert.equal(isError, true);
       assert.equal(answer.error?.code, "UPSTREAM_ERROR");

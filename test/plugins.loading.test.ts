@@ -49,6 +49,30 @@ describe("manifest", () => {
     ["spec extension field", { name: "x", version: "1", description: "d", extensions: { "dev.agent-tools-runtime": { prefix: 1, adapter: "a" } } }, /field 'extensions.dev.agent-tools-runtime.prefix' must be string/],
     ["not an object", [1], /must be a JSON object/],
   ];
+  it("reads plugin.json with comments, and lists every problem at its line and column", async () => {
+    const { readManifest } = await import("../src/plugins/manifest.js");
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-manifest-"));
+    const manifestFile = path.join(dir, "plugin.json");
+    writeFileSync(manifestFile, `{
+  // a hand-written manifest
+  "name": "x",
+  "prefix": "Has Space",
+  "adapter": "./a.mjs",
+  "readonlyTools": "all",
+  "requireConfirm": "no",
+}`);
+    await assert.rejects(readManifest(manifestFile), (error: unknown) => {
+      assert.ok(error instanceof ManifestError);
+      const lines = error.message.split("\n");
+      assert.equal(lines.length, 3, error.message);
+      assert.match(error.message, /plugin\.json:4:13: field 'prefix' must match/);
+      assert.match(error.message, /plugin\.json:6:20: field 'readonlyTools' must be array/);
+      assert.match(error.message, /plugin\.json:7:21: field 'requireConfirm' must be boolean/);
+      assert.doesNotMatch(error.message, /more problem/);
+      return true;
+    });
+  });
+
   for (const [label, doc, pattern] of bad) {
     it(`names the file and the field: ${label}`, () => {
       assert.throws(() => parseManifest(file, doc), (error: unknown) => {
@@ -117,8 +141,8 @@ describe("broken plugins over stdio", () => {
     assert.ok(!names.some((n) => n.includes("ghost") || n.includes("bad")));
     const { payload } = await callJson(server.client, "agent_tools_help");
     const problems = (payload.problems as string[]).join("\n");
-    assert.match(problems, /agent-tools-plugin-bad-json\/plugin\.json: is not valid JSON/);
-    assert.match(problems, /agent-tools-plugin-bad-prefix\/plugin\.json: field 'prefix' must match/);
+    assert.match(problems, /agent-tools-plugin-bad-json\/plugin\.json:\d+:\d+: is not valid JSON/);
+    assert.match(problems, /agent-tools-plugin-bad-prefix\/plugin\.json:1:\d+: field 'prefix' must match/);
     assert.match(problems, /agent-tools-plugin-missing-adapter\/plugin\.json: field 'adapter' could not be loaded from '.\/nowhere.mjs'/);
     assert.match(problems, /agent-tools-plugin-notes-again\/plugin\.json: field 'prefix' 'notes' is already used by plugin 'notes'/);
     assert.match(problems, /skill 'explodes' of plugin 'linky' failed to load/);

@@ -26,3 +26,16 @@ describe("bins requirements with a variable", () => {
     assert.equal(describeMissing(missing), "set TOKEN; install jq (not found on PATH); set KITE_LITE_BIN to the kite-lite program or install kite-lite on PATH; set ONLY_VAR to an executable program");
   });
 });
+
+describe("findOnPath on Windows", () => {
+  it("tries each PATHEXT extension for a bare name, as the shell does", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { findOnPath } = await import("../src/plugins/requirements.js");
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-pathext-"));
+    writeFileSync(path.join(dir, "gh.EXE"), "");
+    assert.equal(findOnPath("gh", { PATH: dir, PATHEXT: ".COM;.EXE" }, "win32"), path.join(dir, "gh.EXE"));
+    assert.equal(findOnPath("gh", { PATH: dir, PATHEXT: ".COM" }, "win32"), undefined);
+    assert.equal(findOnPath("gh", { PATH: dir }, "linux"), undefined, "elsewhere a name is the file's whole name");
+  });
+});

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { silentLogger } from "../src/log.js";
+import { createFleetEventBus } from "../src/gateway/event-bus.js";
 import { createJobStore } from "../src/runtime/jobs.js";
 import { createFileAuditLog } from "../src/state/audit-file.js";
 import { createMemoryState } from "../src/state/memory.js";
@@ -165,5 +166,23 @@ describe("shared state: redis heartbeats", { skip: servicesMissing(["redis"]) },
     assert.deepEqual((await b.catalogs!.get("0123456789abcdef"))?.tools, entry.tools);
     assert.equal(await b.catalogs!.clear(), 1);
     assert.equal(await a.catalogs!.get("0123456789abcdef"), undefined);
+  });
+
+  it("the fleet event bus: an event published on one instance reaches the listeners of both, once each", async () => {
+    const a = await createRedisState({ url: redis!.url, log: silentLogger, prefix: "bus:", instanceId: "bus-a" });
+    const b = await createRedisState({ url: redis!.url, log: silentLogger, prefix: "bus:", instanceId: "bus-b" });
+    opened.push(a, b);
+    const busA = createFleetEventBus<{ method: string }>(a.pubsub);
+    const busB = createFleetEventBus<{ method: string }>(b.pubsub);
+    const heard: string[] = [];
+    busA.subscribe((e) => heard.push(`a:${e.method}`));
+    busB.subscribe((e) => heard.push(`b:${e.method}`));
+    await settle(100); // the subscription reaches Redis
+    busA.publish({ method: "notifications/tools/list_changed" });
+    for (let i = 0; i < 40 && heard.length < 2; i++) await settle(25);
+    await settle(50);
+    assert.deepEqual(heard.sort(), ["a:notifications/tools/list_changed", "b:notifications/tools/list_changed"]);
+    busA.close();
+    busB.close();
   });
 });

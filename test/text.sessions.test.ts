@@ -58,7 +58,8 @@ describe("text layer sessions", () => {
   it("creates nothing before the first command line", async () => {
     await a.client.callTool({ name: "agent_tools_help", arguments: {} });
     await a.client.callTool({ name: "agent_tools_notes_discover", arguments: {} });
-    assert.deepEqual([...a.session.extensions.keys()].filter((k) => k.startsWith("agent-tools:text-layer")), [], "no text-layer state until agent_tools_exec is called");
+    // The runtime keeps its own per-session notes (which discover hints were shown); the text layer's are under its key.
+    assert.ok(![...a.session.extensions.keys()].some((k) => String(k).startsWith("agent-tools:text-layer")), "no text-layer state until agent_tools_exec is called");
     assert.equal(a.session.disposers.length, 0);
   });
 

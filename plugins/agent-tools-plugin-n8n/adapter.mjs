@@ -1,4 +1,4 @@
-import { createRedactor, mcpAdapterFromSpec, parseMcpSpec } from "agent-tools-runtime";
+import { createRedactor, mcpAdapterFromSpec, parseMcpSpec } from "agent-tools-runtime/adapters";
 import { DEFAULT_TOKEN_STORE, instanceUrl, mcpUrl, positiveNumber } from "./lib/config.mjs";
 import { createN8nRest } from "./lib/rest.mjs";
 

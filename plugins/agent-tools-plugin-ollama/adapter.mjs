@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 // The runtime's own package (a self-reference: this folder ships inside agent-tools-runtime).
-import { createRestAdapter } from "agent-tools-runtime";
+import { createRestAdapter } from "agent-tools-runtime/adapters";
 import { withBase64Images } from "./lib/images.mjs";
 
 /**

@@ -5,6 +5,8 @@
  */
 
 import type { JobStore } from "../runtime/jobs.js";
+import type { CallRelay } from "./relay.js";
+import type { Redactor } from "./shared/redact.js";
 import type { SharedTokenState } from "./mcp/oauth-token-store.js";
 
 export type JsonSchema = Record<string, unknown>;
@@ -40,8 +42,19 @@ export interface CallContext {
   signal: AbortSignal;
   sessionId: string;
   log: Logger;
+  /** What the downstream server sends during this call, relayed to the agent's client (adapters/relay.ts). */
+  relay?: CallRelay;
   /** This plugin's background jobs in this session (see runtime/jobs.ts); in memory only. */
   jobs?: JobStore;
+}
+
+/** What a backend says of itself: MCP `serverInfo` (name, version, title, description) and `instructions`. */
+export interface ServerDescription {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  instructions?: string;
 }
 
 export interface Match {
@@ -67,7 +80,7 @@ export interface Adapter {
    * Optional: the server's own name and version (MCP `serverInfo`) once it has been reached. The
    * runtime stores it with the catalog and notices when an upgrade changed the server.
    */
-  serverInfo?(): { name: string; version: string } | undefined;
+  serverInfo?(): ServerDescription | undefined;
   /**
    * Optional: why the backend is failing right now (a server that could not be started or
    * reached), for help; undefined while it works or before its first use.
@@ -91,6 +104,8 @@ export interface AdapterOptions {
   /** The host environment; credentials are read from here, never from tool arguments. */
   env: NodeJS.ProcessEnv;
   log: Logger;
+  /** The runtime's one redactor: register secrets learnt at run time (a login's token) here. */
+  redactor?: Redactor;
   /** The gateway's shared state (key-value and locks), for adapters that keep credentials several instances share. */
   shared?: SharedTokenState;
 }

@@ -1,9 +1,5 @@
 #!/usr/bin/env node
-import { main } from "../cli/main.js";
+import { runBin } from "../cli/run-bin.js";
 
 // The Streamable HTTP MCP server, for clients that connect to a URL instead of spawning a process.
-main(["http", ...process.argv.slice(2)]).catch((error: unknown) => {
-  const expected = error instanceof Error && ["ConfigError", "ManifestError", "HttpOptionsError"].includes(error.name);
-  process.stderr.write(`agent-tools-mcp-http: ${error instanceof Error ? (expected ? error.message : (error.stack ?? error.message)) : String(error)}\n`);
-  process.exit(1);
-});
+runBin("agent-tools-mcp-http", ["http"]);

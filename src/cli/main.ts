@@ -7,34 +7,52 @@ import { packageJson } from "../paths.js";
  * the runtime's own dependencies are missing — which is what it is there to report.
  */
 
-const USAGE = `usage: agent-tools <command> [options]
+/** Each command: its synopsis and what it does (the help text of `agent-tools CMD --help`). */
+const COMMANDS: Readonly<Record<string, { synopsis: string; does: string }>> = {
+  mcp: { synopsis: "mcp", does: "serve the MCP facade over stdio (the same as agent-tools-mcp)" },
+  http: { synopsis: "http [--host HOST] [--port PORT]", does: "serve the MCP facade over Streamable HTTP at http://127.0.0.1:8321/mcp (the same as agent-tools-mcp-http)" },
+  probe: { synopsis: "probe", does: "preflight report as JSON; exit 0 ready, 1 installable, 2 blocked" },
+  validate: { synopsis: "validate", does: "load every plugin and the config file and check them all; exit 1 on problems" },
+  status: { synopsis: "status", does: "the text layer: READY or what is missing, the config file read, commands, modules (one JSON answer)" },
+  list: { synopsis: "list", does: "the text layer's commands (one JSON answer)" },
+  load: { synopsis: "load MODULE", does: "load a text module from commands/ in a one-off session (one JSON answer)" },
+  exec: { synopsis: "exec COMMAND…", does: "run a command line in a one-off sandbox (one JSON answer; exit = its exit code)" },
+  serve: { synopsis: "serve", does: 'JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line' },
+  tokens: { synopsis: "tokens [--json] [--tools FILE]", does: "tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin" },
+  audit: { synopsis: "audit [--limit N] [--follow]", does: "print the audit log of writes, one JSON line each (Redis stream or JSONL file)" },
+  "hash-token": { synopsis: "hash-token [TOKEN]", does: "the SHA-256 a team identity's tokenSha256 holds; without TOKEN, a new random token and its hash" },
+  cache: { synopsis: "cache [clear]", does: "where the plugin catalog cache lives and what it holds; `clear` empties it" },
+  "search-bench": { synopsis: "search-bench --tools FILE --queries FILE [--limit N] [--engine E]", does: "rank the queries against the tools through agent_tools_search's code path" },
+  version: { synopsis: "version", does: "print the version (also -v, --version)" },
+  help: { synopsis: "help [COMMAND]", does: "this text, or one command's (also -h, --help)" },
+};
 
-commands:
-  mcp                 serve the MCP facade over stdio (the same as agent-tools-mcp)
-  http                serve the MCP facade over Streamable HTTP at http://127.0.0.1:8321/mcp
-                      (the same as agent-tools-mcp-http; --host, --port override the defaults)
-  probe               preflight report as JSON; exit 0 ready, 1 installable, 2 blocked
-  validate            load every plugin and check manifests, skills and related links; exit 1 on problems
-  status              the text layer: READY or what is missing, commands, modules (one JSON answer)
-  list                the text layer's commands (one JSON answer)
-  load MODULE         load a text module from commands/ in a one-off session (one JSON answer)
-  exec COMMAND…       run a command line in a one-off sandbox (one JSON answer; exit = its exit code)
-  serve               JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line
-  tokens              tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin [--json] [--tools FILE]
-  search-bench        rank --queries FILE against --tools FILE through agent_tools_search's code path [--limit N] [--engine E]
-  audit               print the audit log of writes, one JSON line each (Redis stream or JSONL file) [--limit N] [--follow]
-  hash-token [TOKEN]  the SHA-256 a team identity's tokenSha256 holds; without TOKEN, a new random token and its hash
-    }
-  cache [clear]       where the plugin catalog cache lives and what it holds; \`clear\` empties it
-  help                this text
-
-options:
-  --config FILE       the config file (else $AGENT_TOOLS_CONFIG, else ./agent-tools.config.json if present)
+const OPTIONS = `options:
+  --config FILE       the config file (else $AGENT_TOOLS_CONFIG, else ./agent-tools.config.json, else the
+                      user-level file: $XDG_CONFIG_HOME/agent-tools-runtime/config.json on Linux)
   --plugins-dir DIR   load plugins from DIR (like AGENT_TOOLS_PLUGINS_DIR)
   --host HOST         http: the address to bind (like AGENT_TOOLS_HTTP_HOST)
   --port PORT         http: the port (like AGENT_TOOLS_HTTP_PORT; 0 picks a free one)
-  --version           print the version
+  -h, --help          print help and exit
+  -v, --version       print the version and exit
 `;
+
+const USAGE = `usage: agent-tools <command> [options]   (agent-tools-runtime is the same program)
+
+commands:
+${Object.values(COMMANDS)
+  .map(({ synopsis, does }) => `  ${synopsis.length > 19 ? `${synopsis}\n${" ".repeat(22)}` : synopsis.padEnd(20)}${does}`)
+  .join("\n")}
+
+${OPTIONS}`;
+
+/** The help of one command; `bin` names the program it was asked of (agent-tools-mcp names no command). */
+export function commandUsage(command: string, bin = "agent-tools"): string {
+  const entry = COMMANDS[command];
+  if (!entry) return USAGE;
+  const synopsis = bin === "agent-tools" ? `agent-tools ${entry.synopsis}` : `${bin}${entry.synopsis.replace(/^\S+/, "")}`;
+  return `usage: ${synopsis} [options]\n\n${entry.does}\n\n${OPTIONS}`;
+}
 
 async function readConfig(explicit: string | undefined) {
   const { loadConfig } = await import("../config/config.js");
@@ -58,7 +76,8 @@ function commandIndex(argv: readonly string[]): number {
   return -1;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** `bin`: the program's name in messages (agent-tools-mcp and agent-tools-mcp-http pass theirs). */
+export async function main(argv: string[], bin = "agent-tools"): Promise<number> {
   // `exec` takes the rest of the line verbatim: its words (`--confirm`, `-r`) are the shell's.
   const execAt = commandIndex(argv) === argv.indexOf("exec") ? argv.indexOf("exec") : -1;
   const execWords = execAt >= 0 ? argv.slice(execAt + 1) : [];
@@ -71,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
       options: {
         "plugins-dir": { type: "string" },
         config: { type: "string" },
-        version: { type: "boolean" },
+        version: { type: "boolean", short: "v" },
         host: { type: "string" },
         port: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -84,7 +103,8 @@ export async function main(argv: string[]): Promise<number> {
       },
     });
   } catch (error) {
-    process.stderr.write(`agent-tools: ${(error as Error).message}\n\n${USAGE}`);
+    // Unknown options and missing values are usage errors (exit 2), said before anything starts.
+    process.stderr.write(`${bin}: ${(error as Error).message.replace(/\. To specify a positional.*$/s, "")}\n\n${bin === "agent-tools" ? USAGE : commandUsage(argv[0] ?? "", bin)}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -92,8 +112,21 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${packageJson().version}\n`);
     return 0;
   }
-  if (values["plugins-dir"]) process.env.AGENT_TOOLS_PLUGINS_DIR = values["plugins-dir"];
   const command = positionals[0] ?? (values.help ? "help" : "mcp");
+  // `--help` anywhere (and `exec --help`) prints the command's usage: nothing is served, bound or read.
+  if (values.help || (command === "exec" && (execWords[0] === "--help" || execWords[0] === "-h"))) {
+    process.stdout.write(command === "help" ? commandUsage(positionals[1] ?? "", bin) : commandUsage(command, bin));
+    return 0;
+  }
+  if (values.port !== undefined && !/^\d{1,5}$/.test(values.port)) {
+    process.stderr.write(`${bin}: --port must be a whole number from 0 to 65535 (got '${values.port}'); 0 picks a free port\n`);
+    return 2;
+  }
+  if (values.port !== undefined && Number(values.port) > 65535) {
+    process.stderr.write(`${bin}: --port must be at most 65535 (got ${values.port})\n`);
+    return 2;
+  }
+  if (values["plugins-dir"]) process.env.AGENT_TOOLS_PLUGINS_DIR = values["plugins-dir"];
   switch (command) {
     case "mcp": {
       const { createRuntime } = await import("../runtime/runtime.js");
@@ -205,10 +238,16 @@ export async function main(argv: string[]): Promise<number> {
       return cacheCommand(positionals.slice(1), process.env, print);
     }
     case "help":
-      process.stdout.write(USAGE);
+      process.stdout.write(commandUsage(positionals[1] ?? ""));
       return 0;
-    default:
-      process.stderr.write(`agent-tools: unknown command '${command}'\n\n${USAGE}`);
+    case "version":
+      process.stdout.write(`${packageJson().version}\n`);
+      return 0;
+    default: {
+      const { closestNames } = await import("../runtime/similarity.js");
+      const close = closestNames(command, Object.keys(COMMANDS), 0.5, 1);
+      process.stderr.write(`${bin}: unknown command '${command}'${close.length ? `; did you mean '${close[0]}'?` : ""}\n\n${USAGE}`);
       return 2;
+    }
   }
 }

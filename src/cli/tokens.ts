@@ -42,7 +42,7 @@ export interface TokensReport {
 
 function facadeCost(tools: FacadeTool[], flatTokens: number): ModeCost {
   const tokens = toolsTokens(tools);
-  return { tools: tools.length, tokens, reduction: flatTokens ? 1 - tokens / flatTokens : 0 };
+  return { tools: tools.length, tokens, reduction: flatTokens > 0 ? 1 - tokens / flatTokens : 0 };
 }
 
 export async function tokensReport(runtime: Runtime): Promise<TokensReport> {
@@ -80,12 +80,14 @@ export async function tokensReport(runtime: Runtime): Promise<TokensReport> {
 }
 
 export function formatTokensReport(report: TokensReport): string {
-  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  // With no downstream tool (an empty or unconfigured fleet) there is nothing to compare against.
+  const versus = (x: number) =>
+    report.flat.tools === 0 ? "no downstream tools listed, nothing to compare" : x >= 0 ? `${(x * 100).toFixed(1)}% less than flat` : `${(-x * 100).toFixed(1)}% more than flat`;
   const lines = [
     `tools/list tokens (${report.encoding}) for ${report.plugins} plugin(s)`,
     `  flat (every tool listed)   ${String(report.flat.tokens).padStart(7)} tokens  ${report.flat.tools} tools`,
-    `  per-plugin facade          ${String(report.modes["per-plugin"].tokens).padStart(7)} tokens  ${report.modes["per-plugin"].tools} tools  (${pct(report.modes["per-plugin"].reduction)} less than flat)`,
-    `  compact facade             ${String(report.modes.compact.tokens).padStart(7)} tokens  ${report.modes.compact.tools} tools  (${pct(report.modes.compact.reduction)} less than flat)`,
+    `  per-plugin facade          ${String(report.modes["per-plugin"].tokens).padStart(7)} tokens  ${report.modes["per-plugin"].tools} tools  (${versus(report.modes["per-plugin"].reduction)})`,
+    `  compact facade             ${String(report.modes.compact.tokens).padStart(7)} tokens  ${report.modes.compact.tools} tools  (${versus(report.modes.compact.reduction)})`,
     `per plugin (per-plugin mode also pays ${report.perPluginFixedTokens} tokens once for help and search):`,
     ...report.perPlugin.map(
       (p) => `  ${p.prefix.padEnd(24)} ${String(p.tools).padStart(4)} tools  flat ${String(p.flatTokens).padStart(6)}  per-plugin facade ${String(p.perPluginTokens).padStart(4)}${p.error ? `  (${p.error})` : ""}`,

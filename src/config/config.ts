@@ -1,28 +1,27 @@
 import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import * as jsonc from "jsonc-parser";
 import { compileSchema, pointerToField, toViolations } from "../json-schema.js";
-import { teamSchema, type TeamConfig } from "./team.js";
+import { jsonLocator, parseJsonText, pointerSegments } from "../json-text.js";
+import { closestNames } from "../runtime/similarity.js";
+import type { TeamConfig } from "./team.js";
+import { ConfigSchema, FOREIGN_ENTRY_KEYS, OWN_TOP_LEVEL_KEYS, ServerEntrySchema, type ConfigDocument, type HttpSettings, type ServerEntryDocument } from "./schema.js";
 
 /**
- * `agent-tools.config.json` (comments and trailing commas allowed). Found by `--config`, else
- * $AGENT_TOOLS_CONFIG, else `./agent-tools.config.json` when present. Its `mcpServers` block is
- * the format Claude Desktop, Cursor and `.mcp.json` use, so an existing file can be pointed at.
+ * `agent-tools.config.json` (comments and trailing commas allowed), or a file another client
+ * already keeps, read as it is: Claude Desktop's `claude_desktop_config.json` (its
+ * `globalShortcut`, `preferences`… are ignored with one notice), Claude Code's `.mcp.json`
+ * (`type: "http"`, `${VAR}` and `${VAR:-default}`), Cursor's `.cursor/mcp.json` (`${env:VAR}`,
+ * `envFile`) and VS Code's `.vscode/mcp.json` (`servers`, `inputs`, `${input:id}`,
+ * `${workspaceFolder}`). Every problem of a file is reported at once, each with its line and column.
+ *
+ * Found by `--config`, else $AGENT_TOOLS_CONFIG, else `./agent-tools.config.json`, else the
+ * user-level file (userConfigFile()).
  */
 
 export const CONFIG_FILE_NAME = "agent-tools.config.json";
 
-interface EntryCommon {
-  description?: string;
-  readonlyTools?: string[];
-  requireConfirm?: boolean;
-  /** How this server's writes are confirmed (see the README's Protocol section). */
-  confirm?: "elicit" | "flag";
-  discoverHint?: string;
-  disabled?: boolean;
-  timeoutMs?: number;
-  idleTimeoutMs?: number;
-}
+type EntryCommon = Pick<ServerEntryDocument, "description" | "readonlyTools" | "requireConfirm" | "confirm" | "discoverHint" | "disabled" | "timeoutMs" | "idleTimeoutMs">;
 
 export interface StdioServerEntry extends EntryCommon {
   type?: "stdio";
@@ -40,143 +39,217 @@ export interface HttpServerEntry extends EntryCommon {
 
 export type McpServerEntry = StdioServerEntry | HttpServerEntry;
 
+/** How the file was found: what `status` and help report. */
+export type ConfigSource = "--config" | "AGENT_TOOLS_CONFIG" | "working folder" | "user config";
+
 export interface AgentToolsConfig {
   /** Absolute path of the file, or undefined when no file was found. */
   file: string | undefined;
+  source?: ConfigSource;
   mcpServers: Record<string, McpServerEntry>;
-  plugins: { dirs: string[]; disable: string[]; confirm?: Record<string, "elicit" | "flag"> };
+  plugins: { dirs: string[]; disable: string[]; embedded?: boolean; confirm?: Record<string, "elicit" | "flag"> };
   facade: { mode: "per-plugin" | "compact" };
   /** The default confirm policy: "elicit" (ask the user when the client can) or "flag" (the model's confirm: true). */
   confirm?: "elicit" | "flag";
-  http: { host?: string; port?: number; allowedHosts?: string[]; allowedOrigins?: string[]; maxSessions?: number; sessionIdleMs?: number; unusedSessionIdleMs?: number; maxBodyBytes?: number };
+  http: HttpSettings;
+  /** Things worth one line on stderr at start (ignored settings of other clients, mapped inputs). */
+  notices: string[];
   /** Team gateway settings (README "Run it for a team"); absent for a single user. */
   team?: TeamConfig;
 }
 
 export class ConfigError extends Error {
-  constructor(file: string, where: string | undefined, problem: string) {
-    super(`${file}: ${where ? `${where}: ` : ""}${problem}`);
+  readonly problems: string[];
+  constructor(file: string, where: string | undefined, problem: string | string[]) {
+    const problems = Array.isArray(problem) ? problem : [`${where ? `${where}: ` : ""}${problem}`];
+    super(problems.map((p) => `${file}${p.startsWith(":") ? "" : ": "}${p}`).join("\n"));
     this.name = "ConfigError";
+    this.problems = problems;
   }
 }
 
-const strings = { type: "array", items: { type: "string" } } as const;
-const stringMap = { type: "object", additionalProperties: { type: "string" } } as const;
-const common = {
-  description: { type: "string" },
-  readonlyTools: strings,
-  requireConfirm: { type: "boolean" },
-  confirm: { enum: ["elicit", "flag"] },
-  discoverHint: { type: "string" },
-  disabled: { type: "boolean" },
-  timeoutMs: { type: "integer", minimum: 1 },
-  idleTimeoutMs: { type: "integer", minimum: 1 },
-} as const;
+/** Misspellings too far from the right name for edit distance to find. */
+const ENTRY_ALIASES: Readonly<Record<string, string>> = {
+  environment: "env",
+  enviroment: "env",
+  environ: "env",
+  envs: "env",
+  arguments: "args",
+  argv: "args",
+  cmd: "command",
+  header: "headers",
+  endpoint: "url",
+  uri: "url",
+  serverUrl: "url",
+  workingDirectory: "cwd",
+  dir: "cwd",
+};
 
-const entrySchema = {
-  type: "object",
-  properties: {
-    ...common,
-    type: { enum: ["stdio", "http", "streamable-http", "sse"] },
-    command: { type: "string", minLength: 1 },
-    args: strings,
-    env: stringMap,
-    cwd: { type: "string" },
-    url: { type: "string", minLength: 1 },
-    headers: stringMap,
-  },
-  additionalProperties: true,
-} as const;
+const ENTRY_KEYS = Object.keys(ServerEntrySchema.properties);
 
-const configSchema = {
-  type: "object",
-  properties: {
-    $schema: { type: "string" },
-    mcpServers: { type: "object", additionalProperties: entrySchema },
-    plugins: {
-      type: "object",
-      properties: { dirs: strings, disable: strings, confirm: { type: "object", additionalProperties: { enum: ["elicit", "flag"] } } },
-      additionalProperties: false,
-    },
-    confirm: { enum: ["elicit", "flag"] },
-    facade: { type: "object", properties: { mode: { enum: ["per-plugin", "compact"] } }, additionalProperties: false },
-    http: {
-      type: "object",
-      properties: {
-        host: { type: "string", minLength: 1 },
-        port: { type: "integer", minimum: 0, maximum: 65535 },
-        allowedHosts: strings,
-        allowedOrigins: strings,
-        maxSessions: { type: "integer", minimum: 1 },
-        sessionIdleMs: { type: "integer", minimum: 1 },
-        unusedSessionIdleMs: { type: "integer", minimum: 1 },
-        maxBodyBytes: { type: "integer", minimum: 1 },
-      },
-      additionalProperties: false,
-    },
-    team: teamSchema,
-  },
-  additionalProperties: false,
-} as const;
-
-function describeWhere(pointer: string): { where: string | undefined; field: string | undefined } {
-  const parts = pointer.split("/").slice(1);
-  if (parts[0] === "mcpServers" && parts.length >= 2) {
-    const field = parts.slice(2).join(".");
-    return { where: `mcpServers.${parts[1]}`, field: field || undefined };
-  }
-  return { where: undefined, field: pointerToField(pointer) || undefined };
+function didYouMean(key: string, known: readonly string[], aliases: Readonly<Record<string, string>> = {}): string {
+  const alias = aliases[key] ?? aliases[key.toLowerCase()];
+  const close = alias ? [alias] : closestNames(key, known, 0.5, 2);
+  return close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : "";
 }
 
-/** Validate a parsed config document and fill in defaults. Throws ConfigError naming file, entry and field. */
-export function parseConfig(file: string, doc: unknown): AgentToolsConfig {
-  const validate = compileSchema(configSchema as unknown as Record<string, unknown>);
-  if (validate instanceof Error) throw validate;
-  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new ConfigError(file, undefined, "must be a JSON object");
-  if (!validate(doc)) {
-    const violations = toViolations(validate.errors);
-    const first = violations[0];
-    if (first) {
-      const { where, field } = describeWhere(first.path);
-      const problem = first.keyword === "additionalProperties" ? "is not a known setting" : first.message.replace(/^'[^']*' /, "");
-      throw new ConfigError(file, where, `${field ? `field '${field}' ` : ""}${problem}`);
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+/** `${input:id}` of VS Code is asked for in its UI; here it is a variable of the same name, upper-cased. */
+function inputVariable(id: string): string {
+  return id.toUpperCase().replace(/[^A-Z0-9_]+/g, "_").replace(/^(\d)/, "_$1");
+}
+
+interface Expansion {
+  folder: string;
+  inputs: Set<string>;
+}
+
+/** Other clients' variable forms, rewritten into the `${VAR}` the adapters resolve on the host at use time. */
+function expand(value: string, how: Expansion): string {
+  return value
+    .replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, "${$1}")
+    .replace(/\$\{input:([^}]+)\}/g, (_, id: string) => {
+      how.inputs.add(id);
+      return `\${${inputVariable(id)}}`;
+    })
+    .replace(/\$\{workspaceFolder\}/g, how.folder)
+    .replace(/\$\{userHome\}/g, os.homedir());
+}
+
+function expandDeep<T>(value: T, how: Expansion): T {
+  if (typeof value === "string") return expand(value, how) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => expandDeep(v, how)) as T;
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, how)])) as T;
+  return value;
+}
+
+/** KEY=VALUE lines (dotenv without interpolation): Cursor's and VS Code's `envFile`. */
+function readEnvFile(file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of readFileSync(file, "utf8").split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!match) continue;
+    let value = match[2] ?? "";
+    if (/^(['"]).*\1$/.test(value)) value = value.slice(1, -1);
+    out[match[1] as string] = value;
+  }
+  return out;
+}
+
+/** Validate a parsed config document and fill in defaults. Throws one ConfigError listing every problem. */
+export function parseConfig(file: string, doc: unknown, text?: string): AgentToolsConfig {
+  if (!isRecord(doc)) throw new ConfigError(file, undefined, "must be a JSON object");
+  const at = jsonLocator(text);
+  const problems: string[] = [];
+  const notices: string[] = [];
+  const problem = (segments: (string | number)[], message: string, key = false) => problems.push(`${at(segments, key)}: ${message}`.replace(/^: /, ""));
+
+  // VS Code keeps its servers under `servers`; the rest of the vocabulary is the same.
+  const serversKey = doc.mcpServers === undefined && isRecord(doc.servers) ? "servers" : "mcpServers";
+  if (doc.mcpServers !== undefined && doc.servers !== undefined) problem(["servers"], "both 'mcpServers' and 'servers' are set; keep one", true);
+
+  const own: Record<string, unknown> = {};
+  const foreign: string[] = [];
+  for (const [key, value] of Object.entries(doc)) {
+    if ((OWN_TOP_LEVEL_KEYS as readonly string[]).includes(key)) own[key] = value;
+    else if (key === "servers" || key === "inputs") continue;
+    else {
+      const close = closestNames(key, OWN_TOP_LEVEL_KEYS, 0.75, 1);
+      if (close.length) problem([key], `field '${key}' is not a known setting; did you mean '${close[0]}'?`, true);
+      else foreign.push(key);
     }
   }
-  const raw = doc as Record<string, unknown>;
-  const servers = (raw.mcpServers ?? {}) as Record<string, Record<string, unknown>>;
-  for (const [key, entry] of Object.entries(servers)) {
-    const where = `mcpServers.${key}`;
+  if (serversKey === "servers") own.mcpServers = doc.servers;
+  if (foreign.length) notices.push(`${file}: ignored ${foreign.length === 1 ? "a setting" : `${foreign.length} settings`} agent-tools does not use (${foreign.join(", ")}); only ${serversKey}, plugins, facade, http, confirm and team are read`);
+
+  const validate = compileSchema(ConfigSchema as unknown as Record<string, unknown>);
+  if (validate instanceof Error) throw validate;
+  if (!validate(own)) {
+    for (const v of toViolations(validate.errors)) {
+      const segments = pointerSegments(v.path);
+      if (segments[0] === "mcpServers" && serversKey === "servers") segments[0] = "servers";
+      const message = v.keyword === "additionalProperties" ? `is not a known setting${didYouMean(segments.at(-1) ?? "", Object.keys(ConfigSchema.properties))}` : v.message.replace(/^'[^']*' /, "");
+      problem(segments, `field '${pointerToField(v.path)}' ${message}`, v.keyword === "additionalProperties");
+    }
+  }
+
+  const raw = own as ConfigDocument;
+  const folder = path.basename(path.dirname(file)) === ".vscode" || path.basename(path.dirname(file)) === ".cursor" ? path.dirname(path.dirname(file)) : path.dirname(file);
+  const how: Expansion = { folder, inputs: new Set() };
+  const servers: Record<string, McpServerEntry> = {};
+  const ignoredEntryKeys = new Set<string>();
+  const validateEntry = compileSchema(ServerEntrySchema as unknown as Record<string, unknown>);
+  if (validateEntry instanceof Error) throw validateEntry;
+  for (const [key, value] of Object.entries(isRecord(raw.mcpServers) ? raw.mcpServers : {})) {
+    const where = `${serversKey}.${key}`;
+    const base = [serversKey, key];
+    if (!isRecord(value)) {
+      problem(base, `${where}: must be an object with 'command' (a stdio server) or 'url' (an HTTP server)`);
+      continue;
+    }
+    const entry: Record<string, unknown> = {};
+    for (const [field, setting] of Object.entries(value)) {
+      if ((FOREIGN_ENTRY_KEYS as readonly string[]).includes(field)) ignoredEntryKeys.add(field);
+      else entry[field] = setting;
+    }
+    const before = problems.length;
+    if (!validateEntry(entry)) {
+      for (const v of toViolations(validateEntry.errors)) {
+        const segments = [...base, ...pointerSegments(v.path)];
+        const field = pointerToField(v.path);
+        if (v.keyword === "additionalProperties") problem(segments, `${where}: '${field}' is not a setting of a server entry${didYouMean(field, ENTRY_KEYS, ENTRY_ALIASES)}`, true);
+        else problem(segments, `${where}: field '${field}' ${v.message.replace(/^'[^']*' /, "")}`);
+      }
+    }
+    if (problems.length > before) continue;
     const hasCommand = typeof entry.command === "string";
     const hasUrl = typeof entry.url === "string";
     if (hasCommand === hasUrl) {
-      throw new ConfigError(file, where, hasCommand ? "has both 'command' and 'url'; keep one" : "needs 'command' (a stdio server) or 'url' (an HTTP server)");
+      problem(base, `${where}: ${hasCommand ? "has both 'command' and 'url'; keep one" : "needs 'command' (a stdio server) or 'url' (an HTTP server)"}`, true);
+      continue;
     }
-    if (hasCommand && entry.type !== undefined && entry.type !== "stdio") throw new ConfigError(file, where, `field 'type' is '${String(entry.type)}' but the entry has a 'command'; use "stdio" or drop 'type'`);
-    if (hasUrl && entry.type === "stdio") throw new ConfigError(file, where, "field 'type' is 'stdio' but the entry has a 'url'; use \"http\" or \"sse\"");
-    if (hasUrl && !/^https?:\/\//i.test(String(entry.url).replace(/\$\{[^}]+\}/g, "x"))) {
-      throw new ConfigError(file, where, `field 'url' must start with http:// or https:// (got '${String(entry.url)}')`);
+    if (hasCommand && entry.type !== undefined && entry.type !== "stdio") problem([...base, "type"], `${where}: field 'type' is '${String(entry.type)}' but the entry has a 'command'; use "stdio" or drop 'type'`);
+    if (hasUrl && entry.type === "stdio") problem([...base, "type"], `${where}: field 'type' is 'stdio' but the entry has a 'url'; use "http" or "sse"`);
+    const expanded = expandDeep(entry, how) as ServerEntryDocument;
+    // A URL that starts with a variable (`${MCP_URL}`) is checked when it is resolved.
+    if (hasUrl && !/^(https?:\/\/|\$\{)/i.test(String(expanded.url))) {
+      problem([...base, "url"], `${where}: field 'url' must start with http:// or https:// (got '${String(entry.url)}')`);
     }
+    if (expanded.envFile !== undefined) {
+      const envFile = path.resolve(folder, expanded.envFile);
+      try {
+        expanded.env = { ...readEnvFile(envFile), ...(expanded.env ?? {}) };
+      } catch (error) {
+        problem([...base, "envFile"], `${where}: field 'envFile' names ${envFile}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+      delete expanded.envFile;
+    }
+    servers[key] = expanded as McpServerEntry;
   }
-  const plugins = (raw.plugins ?? {}) as { dirs?: string[]; disable?: string[]; confirm?: Record<string, "elicit" | "flag"> };
+  if (problems.length) throw new ConfigError(file, undefined, problems);
+  if (ignoredEntryKeys.size) notices.push(`${file}: ignored server settings of other clients (${[...ignoredEntryKeys].join(", ")}); agent-tools gates writes with confirm instead`);
+  if (how.inputs.size) {
+    notices.push(`${file}: VS Code inputs are read from the environment here: ${[...how.inputs].map((id) => `\${input:${id}} from $${inputVariable(id)}`).join(", ")}`);
+  }
+  const plugins = raw.plugins ?? {};
   const base = path.dirname(file);
   return {
     file,
-    mcpServers: servers as unknown as Record<string, McpServerEntry>,
-    plugins: { dirs: (plugins.dirs ?? []).map((d) => path.resolve(base, d)), disable: plugins.disable ?? [], ...(plugins.confirm ? { confirm: plugins.confirm } : {}) },
-    ...(raw.confirm === "elicit" || raw.confirm === "flag" ? { confirm: raw.confirm } : {}),
-    facade: { mode: ((raw.facade as { mode?: string } | undefined)?.mode as "per-plugin" | "compact" | undefined) ?? "per-plugin" },
-    http: (raw.http ?? {}) as AgentToolsConfig["http"],
-    ...(raw.team ? { team: raw.team as TeamConfig } : {}),
+    mcpServers: servers,
+    plugins: { dirs: (plugins.dirs ?? []).map((d) => path.resolve(base, d)), disable: plugins.disable ?? [], ...(plugins.embedded !== undefined ? { embedded: plugins.embedded } : {}), ...(plugins.confirm ? { confirm: plugins.confirm } : {}) },
+    ...(raw.confirm ? { confirm: raw.confirm } : {}),
+    facade: { mode: raw.facade?.mode ?? "per-plugin" },
+    http: raw.http ?? {},
+    notices,
+    ...(raw.team ? { team: raw.team } : {}),
   };
 }
 
 export function emptyConfig(): AgentToolsConfig {
-  return { file: undefined, mcpServers: {}, plugins: { dirs: [], disable: [] }, facade: { mode: "per-plugin" }, http: {} };
-}
-
-function lineAndColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset).split("\n");
-  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+  return { file: undefined, mcpServers: {}, plugins: { dirs: [], disable: [] }, facade: { mode: "per-plugin" }, http: {}, notices: [] };
 }
 
 export function readConfigFile(file: string): AgentToolsConfig {
@@ -186,26 +259,46 @@ export function readConfigFile(file: string): AgentToolsConfig {
   } catch (error) {
     throw new ConfigError(file, undefined, `cannot be read: ${(error as Error).message}`);
   }
-  const errors: jsonc.ParseError[] = [];
-  const doc: unknown = jsonc.parse(text, errors, { allowTrailingComma: true, allowEmptyContent: false });
-  const first = errors[0];
-  if (first) throw new ConfigError(file, undefined, `is not valid JSON (${jsonc.printParseErrorCode(first.error)} at ${lineAndColumn(text, first.offset)})`);
-  return parseConfig(file, doc);
+  const { doc, problems } = parseJsonText(text);
+  if (problems.length) throw new ConfigError(file, undefined, problems);
+  return parseConfig(file, doc, text);
 }
 
-/** Where the config comes from: an explicit path must exist; the default file is optional. */
-export function locateConfig(explicit: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+/**
+ * The user-level config file: $XDG_CONFIG_HOME (else ~/.config) on Linux and other Unixes,
+ * ~/Library/Application Support on macOS, %APPDATA% on Windows; `agent-tools-runtime/config.json` in it.
+ */
+export function userConfigFile(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  const home = env.HOME || os.homedir();
+  let base: string;
+  if (platform === "win32") base = env.APPDATA || path.join(home, "AppData", "Roaming");
+  else if (platform === "darwin") base = env.XDG_CONFIG_HOME || path.join(home, "Library", "Application Support");
+  else base = env.XDG_CONFIG_HOME || path.join(home, ".config");
+  return path.join(base, "agent-tools-runtime", "config.json");
+}
+
+/** Where the config comes from: an explicit path must exist; the default files are optional. */
+export function locateConfig(explicit: string | undefined, env: NodeJS.ProcessEnv, cwd: string): { file: string; source: ConfigSource } | undefined {
   const named = explicit ?? env.AGENT_TOOLS_CONFIG;
   if (named) {
     const file = path.resolve(cwd, named);
-    if (!existsSync(file)) throw new ConfigError(file, undefined, `does not exist (named by ${explicit ? "--config" : "AGENT_TOOLS_CONFIG"})`);
-    return file;
+    const source = explicit ? "--config" : "AGENT_TOOLS_CONFIG";
+    if (!existsSync(file)) throw new ConfigError(file, undefined, `does not exist (named by ${source})`);
+    return { file, source };
   }
-  const fallback = path.join(cwd, CONFIG_FILE_NAME);
-  return existsSync(fallback) ? fallback : undefined;
+  const local = path.join(cwd, CONFIG_FILE_NAME);
+  if (existsSync(local)) return { file: local, source: "working folder" };
+  const user = userConfigFile(env);
+  return existsSync(user) ? { file: user, source: "user config" } : undefined;
 }
 
 export function loadConfig(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): AgentToolsConfig {
-  const file = locateConfig(explicit, env, cwd);
-  return file ? readConfigFile(file) : emptyConfig();
+  const found = locateConfig(explicit, env, cwd);
+  return found ? { ...readConfigFile(found.file), source: found.source } : emptyConfig();
+}
+
+/** One line for status and help: which file was read, and how it was found. */
+export function describeConfigSource(config: AgentToolsConfig | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (!config?.file) return `none (looked for --config, $AGENT_TOOLS_CONFIG, ./${CONFIG_FILE_NAME}, ${userConfigFile(env)})`;
+  return `${config.file} (${config.source ?? "given"})`;
 }

@@ -2,16 +2,35 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { unsafeRoot } from "../adapters/filesystem/guard.js";
 import { RUNTIME_ROOT } from "../paths.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { manifestFromEntry } from "./mcp-servers.js";
 
 /**
  * The embedded default: with no config file, the server still serves something real on a fresh
- * machine with no network — the reference filesystem server scoped to the working directory
- * (its writes need confirm, from its own readOnlyHint annotations) and the memory server. Both
- * are dependencies of this package, started with this Node binary; nothing is downloaded.
+ * machine with no network — the reference filesystem server scoped to one project folder (its
+ * writes need confirm, from its own readOnlyHint annotations) and the memory server. Both are
+ * dependencies of this package, started with this Node binary; nothing is downloaded.
+ *
+ * The project folder is $AGENT_TOOLS_FS_ROOT, else the working folder. Clients start servers in
+ * odd places (Claude Desktop in `/`), so the root of the disk, the home folder and any folder
+ * holding it are refused: the plugin then reads as not configured, saying what to set. Files
+ * that commonly hold credentials are hidden by the same rule as the text layer's /workdir.
  */
+
+export const FS_ROOT_VARIABLE = "AGENT_TOOLS_FS_ROOT";
+
+/** The folder the embedded filesystem plugin serves, or why there is none. */
+export function embeddedFilesystemRoot(cwd: string, env: NodeJS.ProcessEnv): { root: string } | { refused: string; requirement: string } {
+  const named = env[FS_ROOT_VARIABLE];
+  const root = path.resolve(cwd, named || ".");
+  const unsafe = unsafeRoot(root);
+  if (!unsafe) return { root };
+  return named
+    ? { refused: `${FS_ROOT_VARIABLE}=${named} is refused: ${unsafe}`, requirement: `${FS_ROOT_VARIABLE} (a project folder; it names ${unsafe})` }
+    : { refused: `the working folder ${unsafe}`, requirement: FS_ROOT_VARIABLE };
+}
 
 function entryPoint(pkg: string): string {
   const require = createRequire(path.join(RUNTIME_ROOT, "package.json"));
@@ -27,7 +46,24 @@ export function memoryFilePath(env: NodeJS.ProcessEnv): string {
 /** Where the embedded default's manifests say they come from. */
 export const EMBEDDED_ORIGIN = path.join(RUNTIME_ROOT, "(embedded default)");
 
-export function defaultManifests(cwd: string, env: NodeJS.ProcessEnv): PluginManifest[] {
+function filesystemManifest(origin: string, cwd: string, env: NodeJS.ProcessEnv, configFile: string | undefined): PluginManifest {
+  const place = embeddedFilesystemRoot(cwd, env);
+  const root = "root" in place ? place.root : path.resolve(cwd);
+  const manifest = manifestFromEntry(origin, "filesystem", {
+    command: process.execPath,
+    args: [entryPoint("@modelcontextprotocol/server-filesystem"), root],
+    description:
+      "root" in place
+        ? `Files in the project folder ${root}: read, search, list, and (with confirm) write. Credential files (.env, keys, .git…) are hidden.`
+        : `Files in a project folder: read, search, list, and (with confirm) write. Not serving: ${place.refused}; set ${FS_ROOT_VARIABLE} to a project folder.`,
+    discoverHint: `Paths are inside ${root}.`,
+  });
+  manifest.adapter = { ...(manifest.adapter as Record<string, unknown>), kind: "mcp-filesystem", roots: [root], hide: configFile ? [configFile] : [] } as PluginManifest["adapter"];
+  if ("refused" in place) manifest.requires.env.push(place.requirement);
+  return manifest;
+}
+
+export function defaultManifests(cwd: string, env: NodeJS.ProcessEnv, configFile?: string): PluginManifest[] {
   const origin = EMBEDDED_ORIGIN;
   const memoryFile = memoryFilePath(env);
   try {
@@ -36,12 +72,7 @@ export function defaultManifests(cwd: string, env: NodeJS.ProcessEnv): PluginMan
     // the memory server reports an unwritable file itself, on first use
   }
   return [
-    manifestFromEntry(origin, "filesystem", {
-      command: process.execPath,
-      args: [entryPoint("@modelcontextprotocol/server-filesystem"), cwd],
-      description: `Files in the working directory ${cwd}: read, search, list, and (with confirm) write.`,
-      discoverHint: `Paths are inside ${cwd}.`,
-    }),
+    filesystemManifest(origin, cwd, env, configFile),
     manifestFromEntry(origin, "memory", {
       command: process.execPath,
       args: [entryPoint("@modelcontextprotocol/server-memory")],

@@ -47,7 +47,7 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
     skills: [],
     requireConfirm: entry.requireConfirm ?? true,
     requires: { env: requiredVariables(strings), bins },
-    raw: { ...entry },
+    raw: { ...entry, name: key, prefix: prefixFromKey(key) },
   };
   if (entry.discoverHint) manifest.discoverHint = entry.discoverHint;
   if (entry.confirm) manifest.confirm = entry.confirm;

@@ -7,11 +7,11 @@ import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { toExecResult } from "../text/answer.js";
 import { presentNext, protocolFor, toToolResult } from "./present.js";
-import { textLayerFor } from "../text/text-layer.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt } from "../runtime/confirm.js";
 import { stateKey } from "../runtime/state-key.js";
 import { clientCanElicitForm, ConfirmRounds } from "./confirm-rounds.js";
+import { relayFor } from "./call-relay.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
@@ -40,6 +40,14 @@ const TEXT_LAYER_HELP =
  * `subscriptions/listen` still hear a change at once.
  */
 export const FACADE_LIST_TTL_MS = 3_600_000;
+
+/** How long the first tools/list waits for undescribed mcpServers entries to be listed (AGENT_TOOLS_DESCRIBE_WAIT_MS). */
+const DESCRIBE_WAIT_MS = 5000;
+
+function describeWaitMs(): number {
+  const value = Number(process.env.AGENT_TOOLS_DESCRIBE_WAIT_MS);
+  return Number.isFinite(value) && value >= 0 ? value : DESCRIBE_WAIT_MS;
+}
 
 /** `commands/<file>` for each text module `load` accepts. */
 function textModuleFiles(): string[] {
@@ -183,7 +191,8 @@ export function createFacade(runtime: Runtime): Facade {
         const session = scope.session(ctx);
         // A client that can show its user a form is asked before a write (the policy permitting).
         const round = scope.canAsk !== false && clientCanElicitForm(server, ctx) ? confirmRounds.round(ctx) : undefined;
-        const withConfirm = round ? { ...opCtx, confirmer: round.confirmer } : opCtx;
+        const relay = relayFor(server, ctx, scope.canAsk !== false);
+        const withConfirm = round ? { ...opCtx, relay, confirmer: round.confirmer } : { ...opCtx, relay };
         try {
           const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
           round?.settle();
@@ -202,6 +211,8 @@ export function createFacade(runtime: Runtime): Facade {
     try {
       // The text layer is made on first use; just-bash itself loads with the first command line.
       const command = typeof args.command === "string" ? args.command : "";
+      // Imported here: a session that never runs a command line never loads the text layer.
+      const { textLayerFor } = await import("../text/text-layer.js");
       const answer = await textLayerFor(runtime).exec(bound.session, command, { signal: ctx.mcpReq.signal });
       if (bound.answer) Object.assign(answer, bound.answer);
       if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
@@ -211,6 +222,17 @@ export function createFacade(runtime: Runtime): Facade {
     }
   }
 
+  // The first listing waits a little for mcpServers entries without a description to say what
+  // they are about (so a client's own tool search can tell the plugins apart); descriptions are
+  // then built from the current summaries, and later changes come with tools/list_changed.
+  let described: Promise<void> | undefined;
+  const listTools = async (view: View, identity: Identity | undefined): Promise<ListToolsResult> => {
+    if (runtime.facadeMode === "compact") return view.listResult;
+    await (described ??= runtime.describePlugins(describeWaitMs()));
+    const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
+    return { tools: buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL }).tools } as unknown as ListToolsResult;
+  };
+
   const facade: Facade = {
     runtime,
     tools: viewFor(undefined).tools,
@@ -218,7 +240,7 @@ export function createFacade(runtime: Runtime): Facade {
     server(scope) {
       const view = viewFor(scope.identity);
       const server = new Server(info, view.serverOptions);
-      server.setRequestHandler("tools/list", () => view.listResult);
+      server.setRequestHandler("tools/list", () => listTools(view, scope.identity));
       server.setRequestHandler("tools/call", (request, ctx) => callTool(server, view, scope, request.params.name, request.params.arguments ?? {}, ctx));
       return server;
     },

@@ -35,12 +35,13 @@ export const EXEC_TOOL = "agent_tools_exec";
 export const EXEC_FACADE_TOOL: FacadeTool = {
   name: EXEC_TOOL,
   description:
-    "A sandboxed shell kept for this session (files, env and cwd persist). `status`, `list` (commands), `load commands/<module>`, or a command line: every plugin is a command (`<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME`) printing JSON, so big results can be cut down with jq, grep, head before you read them. No host secrets inside.",
+    "A persistent sandboxed shell (files, env, cwd kept). `status`, `list`, `load commands/<module>`, or a command line: each plugin is a command (`<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME`) printing JSON, so cut big results with jq, grep, head first.",
   inputSchema: {
     type: "object",
     properties: {
-      command: { type: "string", description: "`status`, `list`, `load MODULE`, or a shell command line, e.g. `notes call list_notes | jq '.result.notes | length'`." },
-      workspace: { type: "string", description: "The `workspace` handle an earlier answer gave, to keep its files, variables and folder (clients without a session)." },
+      command: { type: "string", description: "A command named above, or a shell command line, e.g. `notes call list_notes | jq '.result.notes | length'`." },
+      // Mirrored by 2026-07-28 clients into `Mcp-Param-Workspace`, so a balancer can route to the instance holding the shell.
+      workspace: { type: "string", "x-mcp-header": "Workspace", description: "The `workspace` handle from an earlier answer (keeps its shell state)." },
     },
     required: ["command"],
   },
@@ -73,9 +74,14 @@ function firstSentence(text: string, max: number): string {
   return sentence.length > max ? `${sentence.slice(0, max - 1).trimEnd()}…` : sentence;
 }
 
+function cut(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
+}
+
 const HELP: FacadeTool = {
   name: HELP_TOOL,
-  description: "Start here: how to use this server, and every connected plugin (prefix, what it wraps, whether it is configured).",
+  description: "Start here: how to use this server, and every plugin (prefix, what it wraps, whether configured).",
   // `plugin` (a prefix) answers that plugin in full; the help answer itself says so (pluginHelp), so
   // the parameter costs no description in every tools/list.
   inputSchema: { type: "object", properties: { plugin: { type: "string" } } },
@@ -84,13 +90,13 @@ const HELP: FacadeTool = {
 
 const SEARCH: FacadeTool = {
   name: SEARCH_TOOL,
-  description: "Find the tool or skill for a task across every connected service. Answers ranked hits, each with its plugin and the exact call to make next. Search before guessing a tool name.",
+  description: "Search for a tool: finds the tool or skill for a task across every connected server, by meaning as well as words. Ranked hits grouped by server, each with the next call. Search before guessing a tool name.",
   inputSchema: {
     type: "object",
     properties: {
       query: { type: "string", description: "What you want to do, in a few words." },
       limit: { type: "integer", minimum: 1, maximum: 50, description: "How many hits (default 10)." },
-      detail: { type: "boolean", description: "true to include each hit's full input schema." },
+      detail: { type: "boolean", description: "true: add each hit's input schema." },
     },
     required: ["query"],
   },
@@ -105,7 +111,7 @@ function compactTools(execTool: FacadeTool | undefined): FacadeTool[] {
     ...(execTool ? [execTool] : []),
     {
       name: COMPACT_CALL_TOOL,
-      description: `Run one tool of a plugin, as ${SEARCH_TOOL} shows it. Arguments are checked against the tool's schema; tools that change data need confirm: true.`,
+      description: "Run one plugin tool by its prefix and name, as a hit gives them. Arguments are checked against the tool's schema; tools that change data need confirm: true.",
       inputSchema: {
         type: "object",
         properties: {
@@ -153,16 +159,22 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
   }
   const tools: FacadeTool[] = [HELP, SEARCH, ...(options.execTool ? [options.execTool] : [])];
   for (const plugin of plugins) {
+    // A plugin that is not configured costs nothing in tools/list: help and agent_tools_search show
+    // it with what to set, and its routes stay, so a call made anyway answers NOT_CONFIGURED with the fix.
+    const listed: FacadeTool[] = [];
     const label = plugin.name || plugin.prefix;
     // The hint's first sentence only: tools/list is paid for on every turn, the whole hint is in
     // help and in discover's answers.
     const hint = plugin.discoverHint ? ` ${firstSentence(plugin.discoverHint, 100)}` : "";
+    // What the plugin is about, so a client's own tool search tells plugins apart: a generic
+    // mcpServers entry's learnt summary, else the first sentence of the description when no hint says it.
+    const about = plugin.about ? ` (${cut(plugin.about, 160)})` : !plugin.discoverHint && plugin.description ? ` (${firstSentence(plugin.description, 100)})` : "";
     const discover = facadeToolName(plugin.prefix, "discover");
     // Per-plugin tools are paid for once per plugin in every tools/list, so their wording is kept
     // to what a model needs to pick the tool (≤ 150 tokens a plugin); details live in the answers.
-    tools.push({
+    listed.push({
       name: discover,
-      description: `Find ${label} tools for a task (no query: the most useful) and the call to make.${hint}${notConfigured(plugin)}`,
+      description: `Find ${label} tools${about} for a task (no query: the most useful) and the call to make.${hint}${notConfigured(plugin)}`,
       inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } } },
       annotations: { readOnlyHint: true },
     });
@@ -170,7 +182,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
 
     const call = facadeToolName(plugin.prefix, "call");
     const gate = plugin.requireConfirm ? " Changes need confirm: true." : "";
-    tools.push({
+    listed.push({
       name: call,
       // "Not configured" is said once, on discover (and in help); a call answers NOT_CONFIGURED with the fix.
       description: `Run a ${label} tool found by _discover or agent_tools_search.${gate}`,
@@ -184,7 +196,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
 
     if (plugin.skills.length > 0) {
       const runSkill = facadeToolName(plugin.prefix, "run_skill");
-      tools.push({
+      listed.push({
         name: runSkill,
         description: `Run a ${label} skill (a multi-call recipe): ${skillList(plugin.skills)}.`,
         inputSchema: {
@@ -195,6 +207,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
       });
       routes.set(runSkill, { operation: "run_skill", prefix: plugin.prefix });
     }
+    if (plugin.configured) tools.push(...listed);
   }
   return { tools, routes };
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Logger } from "../adapters/types.js";
 import type { AgentToolsConfig } from "../config/config.js";
@@ -48,6 +49,24 @@ export interface GatewayOptions {
   state?: SharedState;
 }
 
+/**
+ * Workspace handles and confirmation state are signed with AGENT_TOOLS_STATE_KEY; instances behind
+ * one balancer must share it. When the operator set none and the state is in Redis, the first
+ * instance makes one and the others read it (whoever can read Redis can already change every job
+ * and token, so the key adds no new exposure there). Set before anything signs.
+ */
+async function shareStateKey(state: SharedState, env: NodeJS.ProcessEnv): Promise<void> {
+  if (state.backend !== "redis" || env.AGENT_TOOLS_STATE_KEY?.trim()) return;
+  const key = await state.locks.withLock("state-key", async () => {
+    const known = await state.kv.get("state-key");
+    if (known) return known;
+    const made = randomBytes(32).toString("hex");
+    await state.kv.set("state-key", made);
+    return made;
+  });
+  env.AGENT_TOOLS_STATE_KEY = key;
+}
+
 function send(res: ServerResponse, status: number, body: string, contentType = "application/json", headers: Record<string, string> = {}): void {
   res.writeHead(status, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...headers });
   res.end(body);
@@ -56,6 +75,7 @@ function send(res: ServerResponse, status: number, body: string, contentType = "
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const team = options.config?.team;
   const state = options.state ?? (await createSharedState({ env: options.env, log: options.log, ...(team ? { settings: team } : {}) }));
+  await shareStateKey(state, options.env);
   const metrics = createGatewayMetrics({ instanceId: state.instanceId });
   const observers: CallObserver[] = [metrics.observer];
   if (state.audit) {

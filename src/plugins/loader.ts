@@ -1,10 +1,11 @@
 import path from "node:path";
+import type { Redactor } from "../adapters/shared/redact.js";
 import type { Adapter, AdapterOptions, Logger } from "../adapters/types.js";
 import type { SharedTokenState } from "../adapters/mcp/oauth-token-store.js";
 import { MANIFEST_FILE } from "./discovery.js";
 import { ManifestError, readManifest, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
 import { loadModuleAdapter } from "./module-adapter.js";
-import { describeMissing, missingRequirements, type MissingRequirements } from "./requirements.js";
+import { missingRequirements, type MissingRequirements } from "./requirements.js";
 import { loadSkills, type Skill, type SkillLoadFailure } from "./skills.js";
 
 /** Builds an adapter from a declarative `adapter` block of one kind ("mcp", "rest", ...). */
@@ -17,6 +18,12 @@ export interface LoadedPlugin {
   skills: Skill[];
   missing: MissingRequirements;
   configured: boolean;
+  /**
+   * An unconfigured plugin whose tools are described in its manifest (rest, openapi, cli blocks)
+   * still has a catalog: this adapter lists it (never calls), so search finds its tools marked
+   * not configured, with what to set. Credentials are read at call time, not to list.
+   */
+  catalogOnly?: Pick<Adapter, "listTools">;
 }
 
 export interface PluginLoadFailure {
@@ -32,6 +39,8 @@ export interface PluginLoadFailure {
 export interface LoadOptions {
   env: NodeJS.ProcessEnv;
   log: Logger;
+  /** The runtime's redactor, handed to every adapter. */
+  redactor?: Redactor;
   adapterKinds?: Readonly<Record<string, DeclarativeAdapterFactory>>;
   /** Handed to adapters (AdapterOptions.shared). */
   shared?: SharedTokenState;
@@ -57,6 +66,7 @@ async function createAdapter(manifest: PluginManifest, options: LoadOptions): Pr
     manifest: { ...manifest.raw, prefix: manifest.prefix, name: manifest.name },
     env: options.env,
     log: options.log,
+    ...(options.redactor ? { redactor: options.redactor } : {}),
     ...(options.shared ? { shared: options.shared } : {}),
   };
   if (typeof manifest.adapter === "string") {
@@ -97,8 +107,27 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
   } catch (error) {
     throw new ManifestError(manifest.file, "skills", (error as Error).message);
   }
-  if (!configured) options.log.warn(`plugin '${manifest.prefix}' is not configured: ${describeMissing(missing)}`);
-  return { plugin: { manifest, adapter, skills: loaded.skills, missing, configured }, skillFailures: loaded.failures };
+  // Not said here: the runtime says it once for all plugins (startup-notices.ts).
+  const plugin: LoadedPlugin = { manifest, adapter, skills: loaded.skills, missing, configured };
+  const catalogOnly = configured ? undefined : await catalogWithoutCredentials(manifest, options);
+  if (catalogOnly) plugin.catalogOnly = catalogOnly;
+  return { plugin, skillFailures: loaded.failures };
+}
+
+/** Kinds whose tool list is data in the manifest: listing them starts nothing and sends nothing. */
+const CATALOG_IN_MANIFEST = new Set(["rest", "openapi", "cli"]);
+
+async function catalogWithoutCredentials(manifest: PluginManifest, options: LoadOptions): Promise<Pick<Adapter, "listTools"> | undefined> {
+  if (typeof manifest.adapter === "string" || !CATALOG_IN_MANIFEST.has(manifest.adapter.kind)) return undefined;
+  try {
+    // Quietly: an adapter built only to list must not warn about what a call would need (gh not on PATH).
+    const quiet = { ...options, log: { ...options.log, info: options.log.debug, warn: options.log.debug } };
+    const adapter = await createAdapter(manifest, quiet);
+    return { listTools: () => adapter.listTools() };
+  } catch (error) {
+    options.log.debug(`plugin '${manifest.prefix}': its catalog cannot be read before it is configured: ${(error as Error).message}`);
+    return undefined;
+  }
 }
 
 /**
@@ -108,17 +137,20 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
 export async function loadPlugins(
   sources: readonly PluginSource[],
   options: LoadOptions & { disable?: readonly string[]; isBundled?: (manifest: PluginManifest) => boolean },
-): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[]; replaced: ReplacedPlugin[] }> {
+): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[]; replaced: ReplacedPlugin[]; disabled: string[] }> {
   const plugins: LoadedPlugin[] = [];
   const failures: PluginLoadFailure[] = [];
   const replaced: ReplacedPlugin[] = [];
   const byPrefix = new Map<string, LoadedPlugin>();
   const disabled = new Set(options.disable ?? []);
+  /** Names and prefixes of every plugin found, disabled ones included: what `disable` may name. */
+  const seenNames: string[] = [];
   for (const source of sources) {
     const location = typeof source === "string" ? source : source.file;
     try {
       // The manifest first: a disabled plugin's adapter and skills (plugin code) are never loaded.
       const manifest = typeof source === "string" ? await readManifest(path.join(source, MANIFEST_FILE)) : source;
+      seenNames.push(manifest.prefix, manifest.name);
       if (disabled.has(manifest.prefix) || disabled.has(manifest.name)) {
         options.log.debug(`plugin '${manifest.prefix}' is disabled by config`);
         continue;
@@ -149,5 +181,5 @@ export async function loadPlugins(
       failures.push({ location, error: message });
     }
   }
-  return { plugins, failures, replaced };
+  return { plugins, failures, replaced, disabled: [...new Set(seenNames)] };
 }

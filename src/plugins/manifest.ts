@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { compileSchema, pointerToField, toViolations } from "../json-schema.js";
+import { jsonLocator, parseJsonText, pointerSegments } from "../json-text.js";
 
 /**
  * The plugin manifest (`plugin.json`) in either of its two forms, checked against one schema and
@@ -64,8 +65,9 @@ export interface DiscoverContextSpec {
 export class ManifestError extends Error {
   readonly file: string;
   readonly field: string | undefined;
-  constructor(file: string, field: string | undefined, problem: string) {
-    super(`${file}: ${field ? `field '${field}' ` : ""}${problem}`);
+  /** One problem (named by `field`), or several, each already saying where (":line:column: field 'x' …"). */
+  constructor(file: string, field: string | undefined, problem: string | string[]) {
+    super(Array.isArray(problem) ? problem.map((p) => `${file}${p.startsWith(":") ? "" : ": "}${p}`).join("\n") : `${file}: ${field ? `field '${field}' ` : ""}${problem}`);
     this.name = "ManifestError";
     this.file = file;
     this.field = field;
@@ -142,28 +144,38 @@ function isSpecForm(doc: Record<string, unknown>): boolean {
   return "extensions" in doc || (typeof doc.$schema === "string" && doc.$schema.includes("agent-plugins"));
 }
 
-function check(file: string, schema: Record<string, unknown>, doc: unknown): void {
+/** Every problem of the document, each placed at its line and column when the text is known. */
+function check(file: string, schema: Record<string, unknown>, doc: unknown, text: string | undefined): void {
   const validate = compileSchema(schema);
   if (validate instanceof Error) throw validate; // our own schemas: a bug, not user input
   if (validate(doc)) return;
   const violations = toViolations(validate.errors);
-  // oneOf failures repeat each branch's complaint; the first specific one is the useful one.
-  const first = violations.find((v) => v.keyword !== "oneOf") ?? violations[0];
-  if (!first) throw new ManifestError(file, undefined, "is not a valid manifest");
-  const field = pointerToField(first.path) || undefined;
-  const others = violations.length > 1 ? ` (and ${violations.length - 1} more problem${violations.length > 2 ? "s" : ""})` : "";
-  const problem = first.keyword === "required" ? "is required" : first.keyword === "pattern" ? `must match ${String(first.params.pattern)}` : first.message.replace(/^'[^']*' /, "");
-  throw new ManifestError(file, field, `${problem}${others}`);
+  // A oneOf failure repeats each branch's complaint at the same place; the specific ones say it better.
+  const specific = violations.filter((v) => v.keyword !== "oneOf");
+  const shown = specific.length ? specific : violations;
+  if (shown.length === 0) throw new ManifestError(file, undefined, "is not a valid manifest");
+  const at = jsonLocator(text);
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const v of shown) {
+    const field = pointerToField(v.path);
+    const problem = v.keyword === "required" ? "is required" : v.keyword === "pattern" ? `must match ${String(v.params.pattern)}` : v.message.replace(/^'[^']*' /, "");
+    const line = `${at(pointerSegments(v.path), v.keyword === "additionalProperties")}: ${field ? `field '${field}' ` : ""}${problem}`.replace(/^: /, "");
+    if (!seen.has(line)) problems.push(line);
+    seen.add(line);
+  }
+  const first = shown[0] as (typeof shown)[number];
+  throw new ManifestError(file, pointerToField(first.path) || undefined, problems);
 }
 
 /** Validate and normalise a parsed manifest. Throws ManifestError naming the file and field. */
-export function parseManifest(file: string, doc: unknown): PluginManifest {
+export function parseManifest(file: string, doc: unknown, text?: string): PluginManifest {
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) {
     throw new ManifestError(file, undefined, "must be a JSON object");
   }
   const top = doc as Record<string, unknown>;
   const spec = isSpecForm(top);
-  check(file, spec ? specSchema : flatSchema, top);
+  check(file, spec ? specSchema : flatSchema, top, text);
   const section = spec
     ? ((top.extensions as Record<string, unknown>)[EXTENSION_KEY] as Record<string, unknown>)
     : top;
@@ -203,11 +215,8 @@ export async function readManifest(file: string): Promise<PluginManifest> {
   } catch (error) {
     throw new ManifestError(file, undefined, `cannot be read: ${(error as Error).message}`);
   }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    throw new ManifestError(file, undefined, `is not valid JSON: ${(error as Error).message}`);
-  }
-  return parseManifest(file, doc);
+  // The config file's parser: comments and trailing commas allowed, every syntax error with its line and column.
+  const { doc, problems } = parseJsonText(text);
+  if (problems.length) throw new ManifestError(file, undefined, problems);
+  return parseManifest(file, doc, text);
 }

@@ -1,16 +1,25 @@
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 
-/** Find an executable on PATH without running it. Returns its absolute path or undefined. */
-export function findOnPath(program: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+/**
+ * Find an executable on PATH without running it. Returns its absolute path or undefined. On
+ * Windows a bare name is tried with each PATHEXT extension (`gh` is `gh.exe`), as the shell does.
+ * Hand-written rather than the `which` package on purpose: `agent-tools probe` uses it to report a
+ * broken install, so it must work with no dependency installed.
+ */
+export function findOnPath(program: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
   if (!program) return undefined;
-  const candidates = program.includes("/") || program.includes(path.sep)
+  const windows = platform === "win32";
+  const extensions = windows && !path.extname(program) ? ["", ...(env.PATHEXT || env.Pathext || ".COM;.EXE;.BAT;.CMD").split(";").filter(Boolean)] : [""];
+  const bases = program.includes("/") || program.includes(path.sep)
     ? [path.resolve(program)]
-    : (env.PATH ?? "").split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
+    : (env.PATH ?? env.Path ?? "").split(windows ? ";" : path.delimiter).filter(Boolean).map((dir) => path.join(dir, program));
+  const candidates = bases.flatMap((base) => extensions.map((ext) => base + ext));
   for (const candidate of candidates) {
     try {
       if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, constants.X_OK);
+      // Windows has no execute bit: the extension is what makes a file runnable there.
+      if (!windows) accessSync(candidate, constants.X_OK);
       return candidate;
     } catch {
       // not here; keep looking

@@ -37,6 +37,8 @@ export interface CatalogEntry {
   args?: Record<string, unknown>;
   /** A skill's related links (targets, with reasons in its own plugin's answers). */
   related?: unknown[];
+  /** The plugin is not configured: what is missing (its catalog is known from the manifest). */
+  notConfigured?: string;
 }
 
 export interface CallAnswer {
@@ -83,10 +85,14 @@ export interface SearchAnswer {
   shown: number;
   total: number;
   hits: CatalogEntry[];
+  /** Prefix → what that server is, for the servers the hits come from (#19). */
+  servers?: Record<string, string>;
   more?: string;
   note?: string;
   unavailable?: Record<string, string>;
   notConfigured?: string[];
+  /** Said once per runtime: how ranking works when it is not the usual way. */
+  notice?: string;
   repairs?: string[];
 }
 

@@ -1,7 +1,8 @@
-import type { Logger, ToolDescriptor } from "../adapters/types.js";
+import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import type { CachedCatalog, CatalogStore } from "./catalog-cache/store.js";
 import { createLimiter } from "./limiter.js";
+import { hasGenericDescription, serverText } from "./plugin-about.js";
 import { withDeadline } from "./result.js";
 import { skillArgsSearchText } from "./skill-answer.js";
 import type { SearchDocument, ToolIndex } from "./search/index.js";
@@ -46,6 +47,8 @@ export interface CatalogOptions {
   plugins?: readonly LoadedPlugin[];
   log?: Logger;
   now?: () => number;
+  /** Told each list kept (restored or listed) with what the server said of itself: what the plugin is about. */
+  onKept?: (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined) => void;
 }
 
 export function schemaText(schema: Record<string, unknown>): string {
@@ -81,10 +84,24 @@ function titleOf(tool: ToolDescriptor): string | undefined {
   return tool.title ?? (typeof tool.annotations?.title === "string" ? tool.annotations.title : undefined);
 }
 
-export function pluginSearchText(plugin: LoadedPlugin): string {
+/** A skill's `related` links name the tools and skills it goes with, and why: words a query for either may use. */
+function relatedText(related: readonly { target: string; why?: string }[] | undefined): string {
+  return (related ?? []).map((r) => `${r.target.split(":").pop() ?? r.target} ${r.why ?? ""}`.trim()).join(" ");
+}
+
+function skillParamNames(args: Record<string, unknown> | string | undefined): string[] {
+  // A skill may describe its arguments in prose (a string): no names to take.
+  if (!args || typeof args === "string") return [];
+  return args.properties && typeof args.properties === "object" ? Object.keys(args.properties) : Object.keys(args);
+}
+
+export function pluginSearchText(plugin: LoadedPlugin, server?: ServerDescription): string {
   const { name, description, discoverHint, prefix } = plugin.manifest;
-  // A config entry's name is often its prefix; the same words twice would only inflate the field.
-  return [...new Set([prefix, name, description, discoverHint].filter(Boolean))].join(" ");
+  // A description we made up ("MCP server 'x' (node over stdio)") says nothing of the domain: the
+  // server's own words replace it. A config entry's name is often its prefix; the same words
+  // twice would only inflate the field.
+  const own = hasGenericDescription(plugin.manifest) ? undefined : description;
+  return [...new Set([prefix, name, own, discoverHint, serverText(server)].filter(Boolean))].join(" ");
 }
 
 /** One tool's search document: its name (and title), description, parameters and its plugin's text. */
@@ -101,11 +118,17 @@ export function toolDocument(prefix: string, pluginText: string, tool: ToolDescr
       values: enumText(tool.inputSchema),
       plugin: pluginText,
     },
+    paramNames: propertyNames(tool.inputSchema),
   };
 }
 
-export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescriptor[]): SearchDocument[] {
-  const pluginText = pluginSearchText(plugin);
+function propertyNames(schema: Record<string, unknown> | undefined): string[] {
+  const properties = schema?.properties;
+  return properties && typeof properties === "object" ? Object.keys(properties) : [];
+}
+
+export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescriptor[], server?: ServerDescription): SearchDocument[] {
+  const pluginText = pluginSearchText(plugin, server);
   const prefix = plugin.manifest.prefix;
   return [
     ...tools.map((tool) => toolDocument(prefix, pluginText, tool)),
@@ -113,7 +136,8 @@ export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescripto
       plugin: prefix,
       kind: "skill" as const,
       name: skill.name,
-      fields: { name: skill.name, description: skill.meta.description, params: skillArgsSearchText(skill.meta.args, schemaText), plugin: pluginText },
+      fields: { name: skill.name, description: skill.meta.description, params: skillArgsSearchText(skill.meta.args, schemaText), values: relatedText(skill.meta.related), plugin: pluginText },
+      paramNames: skillParamNames(skill.meta.args),
     })),
   ];
 }
@@ -155,10 +179,11 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     return promise;
   };
 
-  const keep = (plugin: LoadedPlugin, tools: ToolDescriptor[]): void => {
+  const keep = (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined): void => {
     const prefix = plugin.manifest.prefix;
     lists.set(prefix, tools);
-    index.setPluginDocuments(prefix, documentsFor(plugin, tools));
+    index.setPluginDocuments(prefix, documentsFor(plugin, tools, server));
+    options.onKept?.(plugin, tools, server);
   };
 
   const save = (plugin: LoadedPlugin, tools: ToolDescriptor[]): void => {
@@ -186,14 +211,15 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
           return;
         }
         restored.set(prefix, entry);
-        keep(plugin, tools);
+        keep(plugin, tools, entry.server);
       }),
     );
   }
 
   function list(plugin: LoadedPlugin, urgent: boolean): Promise<ToolDescriptor[]> {
     const prefix = plugin.manifest.prefix;
-    const adapter = plugin.adapter;
+    // An unconfigured plugin may still have a catalog in its manifest (loader.ts, catalogOnly).
+    const adapter = plugin.adapter ?? (plugin.catalogOnly as Adapter | undefined);
     if (!adapter) return Promise.resolve([]);
     // Only the current listing writes: one that an invalidate (tools/list_changed) overtook must
     // not cache the old catalog. The token says which listing is current.
@@ -209,7 +235,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
         if (before?.server && server && (before.server.name !== server.name || before.server.version !== server.version)) {
           log?.info(`plugin '${prefix}': server ${before.server.name} ${before.server.version} is now ${server.name} ${server.version}; catalog listed again`);
         }
-        keep(plugin, tools);
+        keep(plugin, tools, server);
         owners.delete(prefix);
         pending.delete(prefix);
         save(plugin, tools);

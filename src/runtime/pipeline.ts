@@ -1,3 +1,4 @@
+import type { CallRelay } from "../adapters/relay.js";
 import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
 import { fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
@@ -49,6 +50,8 @@ export interface OperationContext {
    * plugin's policy "elicit" the default confirmation policy asks it instead of reading `confirm`.
    */
   confirmer?: Confirmer;
+  /** Where the downstream's progress, logs and questions go during the call (adapters/relay.ts). */
+  relay?: CallRelay;
   /** How a front end shows the next call (facade tool names live there, not here); default: the neutral step. */
   present?: (step: import("./answers.js").NextStep) => unknown;
 }
@@ -76,6 +79,13 @@ export interface PipelineDeps {
   timeoutMs: number;
   maxResultChars: number;
   log: Logger;
+  /**
+   * The fleet's one redactor (redaction.ts): every result (in the shape step) and every error
+   * payload (in `frame`) leaves through it.
+   */
+  redact: (value: unknown) => unknown;
+  /** Told when a plugin's tool answered a call (its status becomes "ready"). */
+  onAnswered?: (prefix: string) => void;
 }
 
 interface CallState {
@@ -160,6 +170,8 @@ export interface FrameMeta {
   facts?: CallFacts;
   /** The arguments as sent, for observers (they redact them). */
   arguments?: unknown;
+  /** The fleet's redactor: an error payload leaves through it (it may quote a secret the backend echoed). */
+  redact?: (value: unknown) => unknown;
 }
 
 export async function frame<K extends SuccessKind>(
@@ -178,7 +190,7 @@ export async function frame<K extends SuccessKind>(
     // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
     if (thrown instanceof ConfirmInterrupt) throw thrown;
     const error = fromThrown(thrown);
-    const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: error.toPayload() };
+    const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: (meta.redact ? meta.redact(error.toPayload()) : error.toPayload()) as ErrorAnswer["error"] };
     if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
     outcome = { kind: "error", isError: true, payload };
     meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
@@ -480,7 +492,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const prefix = plugin.manifest.prefix;
     const adapter = state.adapter as Adapter;
     const args = state.args as Record<string, unknown>;
-    const callContext = (signal: AbortSignal) => ({ signal, sessionId: state.session.id, log: deps.log, jobs: deps.jobsOf(state.session, prefix) });
+    const relay = state.ctx.relay;
+    const callContext = (signal: AbortSignal) => ({ signal, sessionId: state.session.id, log: deps.log, jobs: deps.jobsOf(state.session, prefix), ...(relay ? { relay } : {}) });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
     const runSkill = async (skill: Skill, signal: AbortSignal): Promise<unknown> => {
@@ -509,12 +522,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const own = error instanceof RuntimeError && (error.code !== "UPSTREAM_ERROR" || error.message.startsWith(what));
       throw own ? error : fromThrown(error, `${what} failed`);
     }
+    if (state.tool) deps.onAnswered?.(prefix);
     await next();
   };
 
-  // ── shape: unwrap an MCP result, cap it (redaction is the adapters': they know their secrets) ──
+  // ── shape: unwrap an MCP result, redact it (the fleet's one redactor), cap it ──────────
   const shape: Step = async (state, next) => {
-    const { result, truncated } = capResult(unwrapResult(state.output), state.ctx.maxResultChars ?? deps.maxResultChars);
+    const { result, truncated } = capResult(deps.redact(unwrapResult(state.output)), state.ctx.maxResultChars ?? deps.maxResultChars);
     state.result = result;
     if (truncated) state.truncated = truncated;
     await next();
@@ -537,6 +551,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       log: deps.log,
       observers: deps.observers,
       facts: state.facts,
+      redact: deps.redact,
       get arguments() {
         return state.request?.arguments;
       },

@@ -1,8 +1,8 @@
-import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
+import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import { createLogger } from "../log.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
-import type { AgentToolsConfig } from "../config/config.js";
+import { describeConfigSource, type AgentToolsConfig } from "../config/config.js";
 import { defaultManifests, EMBEDDED_ORIGIN } from "../config/defaults.js";
 import { manifestsFromConfig } from "../config/mcp-servers.js";
 import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
@@ -15,6 +15,7 @@ import { createCatalog, DEFAULT_LISTING_CONCURRENCY, documentsFor, type Catalog 
 import { catalogKey } from "./catalog-cache/key.js";
 import { catalogStoreFromEnv, type CatalogStore } from "./catalog-cache/store.js";
 import { startCatalogUpkeep, watchAdapterUse } from "./catalog-upkeep.js";
+import { hasGenericDescription, pluginAbout } from "./plugin-about.js";
 import { createDiscoverContexts } from "./discover-context.js";
 import { describeThrown, fromThrown, RuntimeError } from "./errors.js";
 import type { GatePolicy } from "./gate.js";
@@ -23,7 +24,7 @@ import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
 import { capResult, unwrapResult, withDeadline } from "./result.js";
-import { createToolIndex, isSearchEngineName, type SearchEngineName, type ToolIndex } from "./search/index.js";
+import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
 import type { PluginManifest } from "../plugins/manifest.js";
@@ -31,6 +32,10 @@ import { createSession, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
 import { checkPlugin, mayUsePlugin, type Identity } from "./access.js";
 import type { CallObserver } from "./observer.js";
+import { createRedactor } from "../adapters/shared/redact.js";
+import { fleetSecrets } from "./redaction.js";
+import { demoteUnconfigured } from "./unconfigured-hits.js";
+import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
 import { identityWrites } from "./gate.js";
@@ -65,8 +70,13 @@ export interface RuntimeOptions {
   maxResultChars?: number;
   /** Plugins made in code (e.g. search-bench's in-memory catalogs), loaded instead of any discovery. */
   manifests?: PluginManifest[];
-  /** The ranking engine; default bm25f (README "Discovery" has the measurements). */
+  /** The ranking engine; default hybrid (README "Semantic search" has the measurements). */
   searchEngine?: SearchEngineName;
+  /**
+   * How long a search waits for the semantic engine to embed catalog text before answering from
+   * BM25F alone (it keeps embedding in the background). Default 5 s; Infinity waits until done.
+   */
+  semanticWaitMs?: number;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
   /** Shared state (jobs, tokens, counters, audit); default from AGENT_TOOLS_REDIS_URL / config team, else memory. */
@@ -95,6 +105,8 @@ export interface PluginSummary {
   name: string;
   description: string;
   discoverHint?: string;
+  /** What a generic mcpServers entry is about, once its server was listed (plugin-about.ts). */
+  about?: string;
   configured: boolean;
   missing?: string;
   requireConfirm: boolean;
@@ -149,8 +161,15 @@ export interface Runtime {
   readonly facadeMode: FacadeMode;
   /** The config file this runtime was built from (absolute), if any: it may hold credentials. */
   readonly configFile: string | undefined;
+  /** Which config file was read and how it was found, or where none was found: for help and status. */
+  readonly configSource: string;
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
+  /**
+   * List the configured mcpServers entries that have no description of their own, so summaries
+   * can say what each is about; waits at most `waitMs` (the rest finish in the background).
+   */
+  describePlugins(waitMs: number): Promise<void>;
   /** Shared state of the fleet (memory or Redis). */
   readonly state: SharedState;
   /** Catalog cache counts since start (metrics). */
@@ -176,7 +195,8 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
+/** Well under the 60 s most MCP clients wait (the SDK default), so our own error, with its hint, arrives first. */
+const DEFAULT_TIMEOUT_MS = 40_000;
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
 const DEFAULT_LIMIT = 10;
 /** Discover shows fewer entries by default than search: one plugin, and the next call said once. */
@@ -210,6 +230,10 @@ function oneLine(text: string | undefined, max: number = DESCRIPTION_CHARS): str
 
 /** How long a search waits for catalogs not yet listed before it answers without them. */
 const SEARCH_LISTING_WAIT_MS = 3000;
+/** Characters of each server's line in a search answer's `servers`. */
+const SERVER_ABOUT_CHARS = 60;
+/** A first search over a large uncached catalog answers from BM25F after this, while embedding goes on. */
+const SEMANTIC_WAIT_MS = 5000;
 
 /** A search query past this length says nothing more to the index, and would be echoed whole in the answer. */
 const MAX_QUERY_CHARS = 500;
@@ -288,10 +312,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (options.manifests) sources.push(...options.manifests);
   else if (config) sources.push(...manifestsFromConfig(config));
   sources.push(...dirs.filter(isBundledDir));
-  if (!options.manifests && !config?.file && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env));
+  if (!options.manifests && (!config?.file || config.plugins.embedded === true) && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env, config?.file));
+  // One redactor for the whole fleet: adapters add what they learn at run time, and every answer
+  // leaves through it (see redaction.ts).
+  const redactor = createRedactor();
   const loadOptions = {
     env,
     log,
+    redactor,
     disable: config?.plugins.disable ?? [],
     adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) },
     // Only state that other processes see is worth keeping tokens in: an in-memory one would
@@ -299,7 +327,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     ...(state.backend === "redis" ? { shared: state } : {}),
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
-  const { plugins, failures, replaced } = await loadPlugins(sources, loadOptions);
+  const { plugins, failures, replaced, disabled: knownNames } = await loadPlugins(sources, loadOptions);
+  for (const notice of [
+    ...(config?.notices ?? []),
+    ...(options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? [])),
+    ...unknownDisabled(config?.plugins.disable ?? [], knownNames),
+    ...(skipBundled || options.manifests ? [] : embeddedDropped(config)),
+  ]) log.warn(notice);
+  const idleLine = notConfiguredLine(plugins);
+  if (idleLine) log.info(idleLine);
+  for (const secret of fleetSecrets(plugins.map((p) => p.manifest), env)) redactor.add(secret);
   // A bundled skill's link into a bundled plugin the user replaced points at nothing the user
   // chose: it is dropped (the user's own links are checked as written).
   const replacedPrefixes = new Set(replaced.map((r) => r.prefix));
@@ -317,14 +354,42 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const byPrefix = new Map(plugins.map((p) => [p.manifest.prefix, p]));
 
   /** "ready", "not configured: …", or, for a backend that failed to start or answer, "failing: <reason>". */
+  /** Plugins that have answered a call in this runtime. */
+  const answered = new Set<string>();
+
+  /**
+   * "ready" only once the plugin has answered (a call succeeded, or an MCP server listed its tools
+   * itself); before that its settings are complete but nothing says the service is there
+   * ("configured, not checked"). A plugin whose adapter reports a failure says so.
+   */
   function pluginStatus(plugin: LoadedPlugin): string {
     if (!plugin.configured) return `not configured: ${describeMissing(plugin.missing)}`;
     const health = plugin.adapter?.health?.();
-    return health ? `failing: ${health.reason}` : "ready";
+    if (health) return `failing: ${health.reason}`;
+    const { prefix, adapter } = plugin.manifest;
+    // A REST or CLI catalog is read from the manifest and a restored one from the cache: neither proves the service is there now.
+    const listedByServer = typeof adapter === "object" && adapter.kind.startsWith("mcp") && catalog.cached(prefix) !== undefined && catalog.storedAt(prefix) === undefined;
+    return answered.has(prefix) || listedByServer ? "ready" : "configured, not checked";
   }
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
-  if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use bm25f, minisearch or bm25. Using bm25f.`);
-  const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined));
+  if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use ${SEARCH_ENGINES.join(", ")}. Using ${DEFAULT_SEARCH_ENGINE}.`);
+  const waitMs = options.semanticWaitMs ?? SEMANTIC_WAIT_MS;
+  const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined), {
+    env,
+    log: (message) => log.warn(message),
+    ...(Number.isFinite(waitMs) ? { waitMs } : {}),
+  });
+  // What generic mcpServers entries are about, learnt from their listing (plugin-about.ts).
+  const abouts = new Map<string, string>();
+  const learnAbout = (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined): void => {
+    if (!hasGenericDescription(plugin.manifest)) return;
+    const prefix = plugin.manifest.prefix;
+    const about = pluginAbout(server, tools);
+    if (!about || abouts.get(prefix) === about) return;
+    abouts.set(prefix, about);
+    // The facade's descriptions carry it: clients re-read tools/list.
+    for (const listener of changeListeners) listener(prefix);
+  };
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
   // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
@@ -335,6 +400,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     timeoutMs,
     log,
     plugins,
+    onKept: learnAbout,
     concurrency: positiveInt(env.AGENT_TOOLS_LIST_CONCURRENCY) ?? DEFAULT_LISTING_CONCURRENCY,
     ...(store ? { store: { store, keyOf: (plugin: LoadedPlugin) => catalogKey(plugin.manifest, env, version) } } : {}),
   });
@@ -426,6 +492,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     timeoutMs,
     maxResultChars,
     log,
+    redact: (value) => redactor.redactValue(value),
+    onAnswered: (prefix) => answered.add(prefix),
   });
 
   /** The neutral next step for a tool or skill: required arguments as typed placeholders, never `confirm`. */
@@ -436,6 +504,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   interface DescribeOptions {
     /** Name the plugin in the entry (cross-plugin answers). */
     withPlugin?: boolean;
+    /** The caller's team identity: links to plugins it may not use are left out. */
+    identity?: Identity;
     /** Add the full input schema (search's `detail: true`). */
     detail?: boolean;
     descriptionChars?: number;
@@ -454,6 +524,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (params) entry[opts.withPlugin ? "optional" : "params"] = params;
     if (needsConfirm(plugin, tool)) entry.writes = true;
     if (opts.withNext) entry.next = present(opts, nextStep(prefix, "toolName", tool.name, tool.inputSchema));
+    if (!plugin.configured) entry.notConfigured = describeMissing(plugin.missing);
     if (opts.detail) entry.inputSchema = tool.inputSchema;
     return entry;
   }
@@ -464,9 +535,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const params = opts.withPlugin && schema ? optionalParams(schema) : skillParamSummary(skill, opts.detail ? Number.MAX_SAFE_INTEGER : opts.withPlugin ? SEARCH_SKILL_ARGS_CHARS : SKILL_ARGS_CHARS);
     if (params) entry[opts.withPlugin && schema ? "optional" : "params"] = params;
     // How a model learns that two plugins are siblings (github and gh-cli): shown with every match.
-    const related = relatedOf(skill, !opts.withPlugin);
-    if (related) entry.related = related;
+    // A team identity does not learn of plugins it may not use through a skill's links.
+    const related = relatedOf(skill, !opts.withPlugin)?.filter((link) => mayUsePlugin(opts.identity, String(typeof link === "string" ? link : (link as { target: string }).target).split(":")[0] ?? ""));
+    if (related?.length) entry.related = related;
     if (opts.withNext) entry.next = present(opts, nextStep(plugin.manifest.prefix, "skill", skill.name, schema));
+    if (!plugin.configured) entry.notConfigured = describeMissing(plugin.missing);
     // A sentence is already whole in `params` with detail; a schema or name map is added as is.
     if (opts.detail && skill.meta.args && typeof skill.meta.args !== "string") entry.args = skill.meta.args;
     return entry;
@@ -493,7 +566,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const found = source.index.search(query, { ...(opts.plugin !== undefined ? { plugin: opts.plugin } : {}) });
     const entries: CatalogEntry[] = [];
     let total = 0;
-    for (const hit of found.hits) {
+    for (const hit of demoteUnconfigured(found.hits, (prefix) => byPrefix.get(prefix)?.configured !== false)) {
       if (!opts.usable(hit.plugin)) continue;
       const plugin = opts.only ?? byPrefix.get(hit.plugin);
       if (!plugin) continue;
@@ -560,7 +633,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const adapter = pipeline.adapterForSkill(session, requirePlugin(plugin), name, false, {});
     const what = `skill '${plugin.manifest.prefix}:${name}' (discover context)`;
     const raw = await withDeadline((signal) => skill.run(adapter, args, { signal, sessionId: session.id, log }), timeoutMs, undefined, what);
-    return capResult(unwrapResult(raw), maxResultChars).result;
+    return capResult(redactor.redactValue(unwrapResult(raw)), maxResultChars).result;
   });
 
   const runtime: Runtime = {
@@ -572,6 +645,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log,
     facadeMode,
     configFile: config?.file,
+    configSource: describeConfigSource(config, env),
     plugin: (prefix) => byPrefix.get(prefix),
     state,
     catalogStats: () => catalog.stats(),
@@ -579,18 +653,36 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
     summaries() {
       return plugins.map((p) => {
+        const about = abouts.get(p.manifest.prefix);
         const summary: PluginSummary = {
           prefix: p.manifest.prefix,
           name: p.manifest.name,
-          description: p.manifest.description,
+          description: about ?? p.manifest.description,
           configured: p.configured,
           requireConfirm: p.manifest.requireConfirm,
           skills: p.skills.map((s) => s.name),
         };
         if (p.manifest.discoverHint) summary.discoverHint = p.manifest.discoverHint;
+        if (about) summary.about = about;
         if (!p.configured) summary.missing = describeMissing(p.missing);
         return summary;
       });
+    },
+
+    async describePlugins(waitMs) {
+      const deadline = Date.now() + waitMs;
+      // A few rounds: a server that announces tools/list_changed right after connecting (as
+      // server-everything does) drops the first listing, and is listed again.
+      for (let round = 0; round < 3; round++) {
+        const listings = plugins
+          .filter((p) => p.configured && p.adapter && hasGenericDescription(p.manifest) && !abouts.has(p.manifest.prefix))
+          .map((p) => toolsOf(p).catch(() => undefined));
+        const left = deadline - Date.now();
+        if (listings.length === 0 || left <= 0) return;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(listings), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+        clearTimeout(timer);
+      }
     },
 
     help(prefix, session) {
@@ -599,6 +691,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       if (chosen) return { plugin: pluginHelp(chosen) };
       return {
         ...(only !== undefined ? { note: `no plugin has prefix '${only}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),
+        config: runtime.configSource,
         plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
@@ -625,7 +718,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
-      return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log, observers }, "discover", async () => {
+      return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log, observers, redact: (value) => redactor.redactValue(value) }, "discover", async () => {
         const plugin = requirePlugin(target, repairs, session.identity);
         const prefix = plugin.manifest.prefix;
         const tools = await toolsOf(plugin);
@@ -634,6 +727,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const limit = Math.min(limitArg ?? DEFAULT_DISCOVER_LIMIT, MAX_LIMIT);
         const short = { descriptionChars: SEARCH_DESCRIPTION_CHARS };
         if (query) {
+          await index.prepare?.(query);
           const found = rankedEntries(query, limit, { plugin: prefix, usable: () => true, only: plugin, ...short });
           total = found.total;
           matches = found.entries;
@@ -686,7 +780,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
       const query = queryOf(args.query, repairs);
-      return frame(session, { operation: "search", plugin: "*", target: query || undefined, repairs, log, observers }, "search", async () => {
+      return frame(session, { operation: "search", plugin: "*", target: query || undefined, repairs, log, observers, redact: (value) => redactor.redactValue(value) }, "search", async () => {
         if (!query) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {
             errors: [{ path: "/query", message: "must be a non-empty string" }],
@@ -698,7 +792,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // is reported, and the others still answer.
         await catalog.ready;
         const allowed = (p: LoadedPlugin): boolean => mayUsePlugin(session.identity, p.manifest.prefix);
-        const wanted = plugins.filter((p) => p.configured && p.adapter && allowed(p) && (only === undefined || p.manifest.prefix === only));
+        // Unconfigured plugins answer too, marked so, from the catalog their manifest holds (and their skills).
+        const wanted = plugins.filter((p) => ((p.configured && p.adapter) || p.catalogOnly) && allowed(p) && (only === undefined || p.manifest.prefix === only));
         const unlisted = wanted.filter((p) => !catalog.cached(p.manifest.prefix));
         // A slow or hung downstream must not hold every search for the whole call deadline: wait a
         // little for listings, answer from what is in, and let the rest finish in the background.
@@ -716,20 +811,30 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         outcomes.forEach((outcome, i) => {
           const prefix = unlisted[i]!.manifest.prefix;
           if (outcome === undefined) unavailable[prefix] = `still listing its tools after ${SEARCH_LISTING_WAIT_MS} ms; search again shortly, or search within that plugin`;
-          else if (outcome.status === "rejected") unavailable[prefix] = describeThrown(outcome.reason);
+          else if (outcome.status === "rejected" && unlisted[i]!.configured) unavailable[prefix] = describeThrown(outcome.reason);
         });
-        const usable = new Set(wanted.map((p) => p.manifest.prefix));
+        const usable = new Set([...wanted, ...plugins.filter((p) => !p.configured && allowed(p) && (only === undefined || p.manifest.prefix === only))].map((p) => p.manifest.prefix));
+        await index.prepare?.(query);
         const found = rankedEntries(query, limit, {
           ...(only !== undefined ? { plugin: only } : {}),
           usable: (prefix) => usable.has(prefix),
           withPlugin: true,
           withNext: true,
+          identity: session.identity,
           detail: args.detail === true,
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
           ...(ctx.present ? { present: ctx.present } : {}),
         });
         const notConfigured = plugins.filter((p) => !p.configured && allowed(p)).map((p) => p.manifest.prefix);
-        const answer = searchAnswer({ query, limit, max: MAX_LIMIT, ...found, unavailable, notConfigured, mode: facadeMode });
+        const notice = index.takeNotice?.();
+        // Which server each hit comes from, said once per server (a task often needs several).
+        const servers: Record<string, string> = {};
+        for (const entry of found.entries) {
+          const prefix = String(entry.plugin);
+          const plugin = byPrefix.get(prefix);
+          if (plugin && !(prefix in servers)) servers[prefix] = oneLine(abouts.get(prefix) ?? plugin.manifest.description, SERVER_ABOUT_CHARS) || plugin.manifest.name;
+        }
+        const answer = searchAnswer({ query, limit, max: MAX_LIMIT, ...found, servers, unavailable, notConfigured, mode: facadeMode, ...(notice ? { notice } : {}) });
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
         if (args.detail !== true) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
         const cap = ctx.maxResultChars ?? maxResultChars;
@@ -744,7 +849,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     async describe(session, target, toolName, ctx = {}) {
       const repairs = [...(ctx.repairs ?? [])];
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
-      return frame(session, { operation: "describe", plugin: sentPrefix, target: toolName, repairs, log }, "describe", async () => {
+      return frame(session, { operation: "describe", plugin: sentPrefix, target: toolName, repairs, log, redact: (value) => redactor.redactValue(value) }, "describe", async () => {
         const plugin = requirePlugin(target, repairs, session.identity);
         const tools = await toolsOf(plugin);
         const tool = tools.find((t) => t.name === toolName);

@@ -45,15 +45,20 @@ export interface SearchAnswerParts {
   max: number;
   entries: CatalogEntry[];
   total: number;
+  /** Prefix → what that server is, for the servers the hits come from, in order of first hit. */
+  servers?: Record<string, string>;
   unavailable: Record<string, string>;
   notConfigured: string[];
   mode: FacadeMode;
+  /** Said once per runtime: how ranking works when it is not the usual way (semantic model absent). */
+  notice?: string;
 }
 
 export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
   // A long query is echoed cut: the caller has it, and it would eat the answer's budget.
   const query = parts.query.length > QUERY_ECHO_CHARS ? `${parts.query.slice(0, QUERY_ECHO_CHARS - 1).trimEnd()}…` : parts.query;
   const answer: SearchAnswer = { ok: true, query, shown: parts.entries.length, total: parts.total, hits: parts.entries };
+  if (parts.servers && Object.keys(parts.servers).length) answer.servers = parts.servers;
   if (parts.entries.length < parts.total) answer.more = `${parts.total - parts.entries.length} more; refine the query or raise 'limit' (max ${parts.max})`;
   if (parts.total === 0) {
     answer.note =
@@ -63,6 +68,7 @@ export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
   }
   if (Object.keys(parts.unavailable).length) answer.unavailable = parts.unavailable;
   if (parts.notConfigured.length) answer.notConfigured = parts.notConfigured;
+  if (parts.notice) answer.notice = parts.notice;
   return answer;
 }
 
@@ -71,17 +77,63 @@ export const SEARCH_TOKEN_BUDGET = 780;
 const SQUEEZED_DESCRIPTION_CHARS = 40;
 
 /**
- * Make sure an answer fits its token budget whatever the catalog: first drop the optional-parameter
- * lists, then shorten descriptions, then drop the lowest-ranked entries (said in `more`). Counting
- * uses the real tokenizer (o200k), loaded on the first search or discover only.
+ * An upper estimate of the o200k tokens of `text`, without the tokenizer. o200k never joins a
+ * run of letters with digits or with punctuation, so each class is counted on its own: letters
+ * at 3 a token (words are mostly one token; search answers measure 3.9–4.4 characters a token
+ * overall), digits by o200k's own rule of at most 3 a token per run, spaces and punctuation at
+ * 2 a token, anything else at one token per UTF-8 byte (a token is never less than a byte). The
+ * o200k tables cost 66 MiB of memory and 150 ms or more to load; this costs one pass over the
+ * string, and answers well under the budget never need them. test/search.budget.test.ts holds
+ * it above the real count.
  */
-export async function fitEntriesToBudget<A extends { shown: number; total: number; more?: string }>(answer: A, key: keyof A & string, budget: number): Promise<A> {
-  const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
-  const fits = () => countTokens(JSON.stringify(answer)) <= budget;
-  if (fits()) return answer;
+export function estimateTokens(text: string): number {
+  let letters = 0;
+  let digitTokens = 0;
+  let digitRun = 0;
+  let other = 0;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const digit = code >= 0x30 && code <= 0x39;
+    if (!digit && digitRun) {
+      digitTokens += Math.ceil(digitRun / 3);
+      digitRun = 0;
+    }
+    if (digit) digitRun += 1;
+    else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) letters += 1;
+    else if (code < 0x80) other += 1;
+    else if (code < 0x800) bytes += 2;
+    // A surrogate pair is one 4-byte character: 2 + 2.
+    else if (code >= 0xd800 && code <= 0xdfff) bytes += 2;
+    else bytes += 3;
+  }
+  if (digitRun) digitTokens += Math.ceil(digitRun / 3);
+  return Math.ceil(letters / 3) + digitTokens + Math.ceil(other / 2) + bytes;
+}
+
+/**
+ * Make sure an answer fits its token budget whatever the catalog: first drop the optional-parameter
+ * lists, then the `servers` block, then shorten descriptions, then drop the lowest-ranked entries
+ * (said in `more`). An answer the upper estimate already puts under the budget fits without the
+ * tokenizer; only one near or over it loads the real o200k tokenizer (once per process) to count
+ * exactly, so an answer is never cut more than the real count requires.
+ */
+export async function fitEntriesToBudget<A extends { shown: number; total: number; more?: string; servers?: Record<string, string> }>(answer: A, key: keyof A & string, budget: number): Promise<A> {
+  let count: ((text: string) => number) | undefined;
+  const fits = async () => {
+    const text = JSON.stringify(answer);
+    if (estimateTokens(text) <= budget) return true;
+    count ??= (await import("gpt-tokenizer/encoding/o200k_base")).countTokens;
+    return count(text) <= budget;
+  };
+  if (await fits()) return answer;
   const entries = answer[key] as unknown as CatalogEntry[];
   for (const entry of entries) delete entry.optional;
-  if (fits()) return answer;
+  if (await fits()) return answer;
+  if (answer.servers) {
+    delete answer.servers;
+    if (await fits()) return answer;
+  }
   for (const entry of entries) {
     // A skill's argument sentence (original-runtime skills) is squeezed like a description.
     for (const key of ["description", "params"] as const) {
@@ -89,7 +141,7 @@ export async function fitEntriesToBudget<A extends { shown: number; total: numbe
       if (typeof text === "string" && text.length > SQUEEZED_DESCRIPTION_CHARS) entry[key] = `${text.slice(0, SQUEEZED_DESCRIPTION_CHARS - 1).trimEnd()}…`;
     }
   }
-  while (!fits() && entries.length > 1) {
+  while (!(await fits()) && entries.length > 1) {
     entries.pop();
     answer.shown = entries.length;
     answer.more = `${answer.total - entries.length} more; refine the query (answers are kept under ${budget} tokens)`;

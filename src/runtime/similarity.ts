@@ -1,19 +1,10 @@
+import { distance } from "fastest-levenshtein";
+
 /** Name similarity for "did you mean" and for routing misspelt names: 1 − edit distance / longer length. */
 
+/** Edit distance (fastest-levenshtein's, a well-kept implementation of the same measure). */
 export function levenshtein(a: string, b: string): number {
-  if (a === b) return 0;
-  if (!a.length) return b.length;
-  if (!b.length) return a.length;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? Math.max(a.length, b.length);
+  return distance(a, b);
 }
 
 /** Case and separator differences ("listIssues", "list-issues", "list_issues") do not count. */

@@ -23,6 +23,8 @@ export interface WorkspaceRecord {
   owner: string;
   createdAt: number;
   lastUsed: number;
+  /** The gateway instance whose process holds the sandbox (team mode). */
+  instance?: string;
 }
 
 /** Where workspace records live. Every method may be async (a shared store is remote). */
@@ -59,6 +61,12 @@ export interface WorkspacesOptions {
   /** At most this many workspaces with a sandbox in this process; the least recently used is closed first. Default 256. */
   maxLive?: number;
   now?: () => number;
+  /**
+   * Team mode: this instance's name and a liveness check of the others (the shared state's
+   * heartbeats). A workspace's id then names the instance that holds its shell, which a balancer
+   * can route on (`Mcp-Param-Workspace`), and a handle whose instance died answers WORKSPACE_LOST.
+   */
+  fleet?: { instance: string; isAlive(instance: string): Promise<boolean> };
 }
 
 export interface OpenedWorkspace {
@@ -81,6 +89,7 @@ export class Workspaces {
   private readonly idleMs: number;
   private readonly maxLive: number;
   private readonly now: () => number;
+  private readonly fleet: WorkspacesOptions["fleet"];
   /** Sandboxes of this process, by workspace id, in least-recently-used order. */
   private readonly live = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
@@ -92,15 +101,17 @@ export class Workspaces {
     this.idleMs = options.idleMs ?? DEFAULT_WORKSPACE_IDLE_MS;
     this.maxLive = options.maxLive ?? 256;
     this.now = options.now ?? Date.now;
+    this.fleet = options.fleet;
     this.sweeper = setInterval(() => void this.sweep(), Math.max(1_000, Math.min(60_000, Math.floor(this.idleMs / 4))));
     this.sweeper.unref();
   }
 
   /** A new workspace bound to `owner`. */
   async create(owner: string, identity?: Identity): Promise<OpenedWorkspace> {
-    const id = randomUUID();
+    // In a fleet the id starts with the instance's name ("gw-a~…"): a balancer routes on it.
+    const id = this.fleet ? `${this.fleet.instance.replace(/[^A-Za-z0-9_-]/g, "-")}~${randomUUID()}` : randomUUID();
     const at = this.now();
-    await this.store.put({ id, owner, createdAt: at, lastUsed: at });
+    await this.store.put({ id, owner, createdAt: at, lastUsed: at, ...(this.fleet ? { instance: this.fleet.instance } : {}) });
     return { handle: this.sign(id, owner), session: await this.sandbox(id, identity), created: true };
   }
 
@@ -116,8 +127,20 @@ export class Workspaces {
       if (record) await this.forget(id);
       throw new RuntimeError("WORKSPACE_EXPIRED", `workspace '${handle.slice(0, 16)}…' expired after ${Math.round(this.idleMs / 60_000)} minutes unused (its files are gone); ${START_NEW}`, { idleMinutes: Math.round(this.idleMs / 60_000) });
     }
-    await this.store.put({ ...record, lastUsed: at });
     const known = this.live.has(id);
+    if (!known && this.fleet && record.instance) {
+      // The shell lived in another process: gone if that instance died (or is this one, restarted).
+      const holder = record.instance;
+      if (holder === this.fleet.instance || !(await this.fleet.isAlive(holder))) {
+        await this.forget(id);
+        throw new RuntimeError(
+          "WORKSPACE_LOST",
+          `workspace '${handle.slice(0, 24)}…' lived on gateway instance '${holder}', which ${holder === this.fleet.instance ? "restarted" : "stopped"}: its shell's files, variables and working folder are lost (jobs, tokens and data written through plugins are not); ${START_NEW}`,
+          { instance: holder, lost: ["files", "variables", "working folder"] },
+        );
+      }
+    }
+    await this.store.put({ ...record, lastUsed: at });
     const session = await this.sandbox(id, identity);
     return { handle, session, created: false, ...(known ? {} : { note: "this workspace was opened again on this server instance: files and variables from before are not here" }) };
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob, AuditLog } from "./types.js";
+import type { Counters, JobRecords, KeyValue, Locks, PubSub, SharedState, StoredJob, AuditLog } from "./types.js";
 import { SharedStateError } from "./types.js";
 
 /**
@@ -96,6 +96,21 @@ export function createMemoryCounters(now: () => number = Date.now): Counters {
   };
 }
 
+export function createMemoryPubSub(): PubSub {
+  const topics = new Map<string, Set<(message: string) => void>>();
+  return {
+    async publish(topic, message) {
+      for (const listener of [...(topics.get(topic) ?? [])]) listener(message);
+    },
+    subscribe(topic, listener) {
+      let set = topics.get(topic);
+      if (!set) topics.set(topic, (set = new Set()));
+      set.add(listener);
+      return () => void set.delete(listener);
+    },
+  };
+}
+
 export function createMemoryState(options: { audit?: AuditLog; instanceId?: string } = {}): SharedState {
   const instanceId = options.instanceId ?? `i-${randomUUID().slice(0, 8)}`;
   return {
@@ -105,6 +120,7 @@ export function createMemoryState(options: { audit?: AuditLog; instanceId?: stri
     kv: createMemoryKeyValue(),
     locks: createMemoryLocks(),
     counters: createMemoryCounters(),
+    pubsub: createMemoryPubSub(),
     audit: options.audit,
     async ping() {
       return true;

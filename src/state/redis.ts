@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "../adapters/types.js";
 import { CACHE_FORMAT, type CachedCatalog, type CatalogStore } from "../runtime/catalog-cache/store.js";
-import type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob } from "./types.js";
+import type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, PubSub, SharedState, SharedWorkspaceRecord, StoredJob, WorkspaceRecords } from "./types.js";
 import { SharedStateError } from "./types.js";
 
 /**
@@ -78,9 +78,32 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   const cancelListeners = new Set<(id: string) => void>();
   const cancelChannel = k(`cancel:${instanceId}`);
   await subscriber.subscribe(cancelChannel);
-  subscriber.on("message", (channel: string, id: string) => {
-    if (channel === cancelChannel) for (const listener of cancelListeners) listener(id);
+  const topicListeners = new Map<string, Set<(message: string) => void>>();
+  subscriber.on("message", (channel: string, message: string) => {
+    if (channel === cancelChannel) for (const listener of cancelListeners) listener(message);
+    for (const listener of [...(topicListeners.get(channel) ?? [])]) listener(message);
   });
+  const pubsub: PubSub = {
+    async publish(topic, message) {
+      await redis.publish(k(`topic:${topic}`), message);
+    },
+    subscribe(topic, listener) {
+      const channel = k(`topic:${topic}`);
+      let set = topicListeners.get(channel);
+      if (!set) {
+        topicListeners.set(channel, (set = new Set()));
+        void subscriber.subscribe(channel).catch((error: Error) => options.log.warn(`redis: could not subscribe to ${channel}: ${error.message}`));
+      }
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) {
+          topicListeners.delete(channel);
+          void subscriber.unsubscribe(channel).catch(() => undefined);
+        }
+      };
+    },
+  };
 
   const parseJob = (text: string | null, scope?: string): StoredJob | undefined => {
     if (!text) return undefined;
@@ -282,14 +305,47 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     },
   };
 
+  // Workspace records: one JSON value per workspace, and a sorted set by last use for the idle sweep.
+  const workspaces: WorkspaceRecords = {
+    async get(id) {
+      const text = await redis.get(k(`ws:${id}`));
+      if (!text) return undefined;
+      try {
+        return JSON.parse(text) as SharedWorkspaceRecord;
+      } catch {
+        return undefined;
+      }
+    },
+    async put(record) {
+      await redis.multi().set(k(`ws:${record.id}`), JSON.stringify(record), "PX", FINISHED_JOB_TTL_MS).zadd(k("ws-used"), record.lastUsed, record.id).exec();
+    },
+    async delete(id) {
+      await redis.multi().del(k(`ws:${id}`)).zrem(k("ws-used"), id).exec();
+    },
+    async idleSince(cutoff) {
+      const ids = await redis.zrangebyscore(k("ws-used"), "-inf", `(${cutoff}`, "LIMIT", 0, 500);
+      if (!ids.length) return [];
+      const texts = await redis.mget(ids.map((id) => k(`ws:${id}`)));
+      return texts.flatMap((text, i) => {
+        try {
+          return text ? [JSON.parse(text) as SharedWorkspaceRecord] : [{ id: ids[i]!, owner: "", createdAt: 0, lastUsed: 0 }];
+        } catch {
+          return [];
+        }
+      });
+    },
+  };
+
   return {
     backend: "redis",
     catalogs,
+    workspaces,
     instanceId,
     jobs,
     kv,
     locks,
     counters,
+    pubsub,
     audit: options.audit === false ? undefined : audit,
     async ping() {
       try {

@@ -84,6 +84,31 @@ export interface AuditLog {
   follow(onEntry: (entry: AuditEntry) => void, signal: AbortSignal): Promise<void>;
 }
 
+/** Fleet-wide messages (Redis pub/sub; in memory: this process only). A publisher's own listeners hear it too. */
+export interface PubSub {
+  publish(topic: string, message: string): Promise<void>;
+  /** Returns an unsubscribe. */
+  subscribe(topic: string, listener: (message: string) => void): () => void;
+}
+
+/** A modern client's workspace record (runtime/workspaces.ts WorkspaceRecord), with the instance that holds its shell. */
+export interface SharedWorkspaceRecord {
+  id: string;
+  owner: string;
+  createdAt: number;
+  lastUsed: number;
+  /** The instance whose process holds the workspace's sandbox. */
+  instance?: string;
+}
+
+/** Workspace records every instance reads: a handle made on one instance is known on all. */
+export interface WorkspaceRecords {
+  get(id: string): Promise<SharedWorkspaceRecord | undefined>;
+  put(record: SharedWorkspaceRecord): Promise<void>;
+  delete(id: string): Promise<void>;
+  idleSince(cutoff: number): Promise<SharedWorkspaceRecord[]>;
+}
+
 export interface SharedState {
   readonly backend: "memory" | "redis";
   /** This process's id in the fleet (heartbeats, job owners, audit lines). */
@@ -92,9 +117,12 @@ export interface SharedState {
   readonly kv: KeyValue;
   readonly locks: Locks;
   readonly counters: Counters;
+  readonly pubsub: PubSub;
   readonly audit: AuditLog | undefined;
   /** Plugin catalogs shared by the fleet (Redis): one instance's listing serves every other's cold start. */
   readonly catalogs?: CatalogStore;
+  /** Workspace records shared by the fleet (Redis); absent in memory (the runtime's own store serves). */
+  readonly workspaces?: WorkspaceRecords;
   /** Whether the backend answers (readiness). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -261,6 +261,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     const result = {
       status: shell !== "available" ? "NOT READY" : missing.length ? "READY (with missing pieces)" : "READY",
       ...(missing.length ? { missing } : {}),
+      config: runtime.configSource,
       sandbox: {
         shell: `just-bash (${shell})`,
         created: !!sandbox,

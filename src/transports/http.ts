@@ -1,6 +1,6 @@
 import type { Gateway } from "../gateway/gateway.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { HttpOptions } from "./http/options.js";
+import { HttpOptionsError, type HttpOptions } from "./http/options.js";
 import { startHttpFacade, type HttpFacade } from "./http/server.js";
 import { exitGracefully, SHUTDOWN_GRACE_MS } from "./shutdown.js";
 
@@ -23,7 +23,22 @@ function drainMs(env: NodeJS.ProcessEnv, team: boolean): number {
  * session, every adapter (and its downstream processes), the shared state, and exit 0.
  */
 export async function serveHttp(runtime: Runtime, options: HttpOptions, gateway?: Gateway): Promise<HttpFacade> {
-  const facade = await startHttpFacade(runtime, options, runtime.log, gateway);
+  let facade: HttpFacade;
+  try {
+    facade = await startHttpFacade(runtime, options, runtime.log, gateway);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EADDRINUSE" && code !== "EACCES" && code !== "EADDRNOTAVAIL") throw error;
+    await runtime.close();
+    await gateway?.close();
+    const why =
+      code === "EADDRINUSE"
+        ? `port ${options.port} on ${options.host} is already in use (another agent-tools-mcp-http?); stop what holds it, or pick another with --port PORT or AGENT_TOOLS_HTTP_PORT (0 picks a free one)`
+        : code === "EACCES"
+          ? `no permission to listen on port ${options.port} of ${options.host}; use a port above 1023 with --port`
+          : `cannot listen on ${options.host}: it is not an address of this machine; use --host 127.0.0.1`;
+    throw new HttpOptionsError(why);
+  }
   const drain = gateway ? drainMs(process.env, gateway.team) : 0;
   exitGracefully(
     runtime.log,

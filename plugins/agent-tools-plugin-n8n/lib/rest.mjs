@@ -1,4 +1,4 @@
-import { RestClient, RestError } from "agent-tools-runtime";
+import { RestClient, RestError } from "agent-tools-runtime/adapters";
 import { skillError } from "agent-tools-runtime/plugin";
 import { URLSearchParams } from "node:url";
 import { SkillArgError } from "./args.mjs";

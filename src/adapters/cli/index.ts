@@ -17,7 +17,7 @@ import { parseCliSpec } from "./spec.js";
  */
 export const createCliAdapter: DeclarativeAdapterFactory = (spec, options) => {
   const parsed = parseCliSpec(spec);
-  return createCliAdapterFromSpec(parsed, { env: options.env, log: options.log, baseDir: options.pluginDir, redactor: createRedactor() });
+  return createCliAdapterFromSpec(parsed, { env: options.env, log: options.log, baseDir: options.pluginDir, redactor: options.redactor ?? createRedactor() });
 };
 
 export { createCliAdapterFromSpec, type CliAdapterOptions } from "./adapter.js";

@@ -1,9 +1,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
-import type { DiscoverResult } from "@modelcontextprotocol/client";
-import type { Adapter, AdapterHealth, CallContext, Logger, ToolDescriptor } from "../types.js";
+import { LOG_LEVEL_META_KEY, type DiscoverResult } from "@modelcontextprotocol/client";
+import type { Adapter, AdapterHealth, CallContext, Logger, ServerDescription, ToolDescriptor } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { McpConnection, type TransportOpener } from "./connection.js";
+import { currentRelay } from "../relay.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
 
 /**
@@ -57,17 +58,25 @@ export class McpAdapter implements Adapter {
     return { tools: tools.map((tool) => ({ ...tool })) };
   }
 
-  serverInfo(): { name: string; version: string } | undefined {
+  serverInfo(): ServerDescription | undefined {
     return this.connection.serverInfo;
   }
 
   async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
-    const result = await this.connection.request(
-      `tools/call '${name}'`,
-      { timeoutMs: this.timeoutMs, ...(ctx?.signal ? { signal: ctx.signal } : {}) },
-      (client, options) => client.callTool({ name, arguments: args }, options),
-    );
-    return this.options.redactor.redactValue(result as CallToolResult);
+    const relay = ctx?.relay;
+    const run = (): Promise<unknown> =>
+      this.connection.request(`tools/call '${name}'`, { timeoutMs: this.timeoutMs, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, (client, options) =>
+        // Progress of the downstream call goes to the agent's client (its own progressToken).
+        // With a relay, ask a 2026-07-28 server for its log messages (absent, it sends none); the agent's client filters them by its own level.
+        client.callTool({ name, arguments: args, ...(relay?.log ? { _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : {}) }, relay?.progress ? { ...options, onprogress: (p) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }), resetTimeoutOnProgress: true } : options),
+      );
+    if (!relay) return this.options.redactor.redactValue((await run()) as CallToolResult);
+    this.connection.relays.add(relay);
+    try {
+      return this.options.redactor.redactValue((await currentRelay.run(relay, run)) as CallToolResult);
+    } finally {
+      this.connection.relays.delete(relay);
+    }
   }
 
   onToolsChanged(listener: () => void): void {

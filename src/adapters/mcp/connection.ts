@@ -1,9 +1,10 @@
-import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
-import type { Logger } from "../types.js";
+import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
+import type { Logger, ServerDescription } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { McpAdapterError, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import { LenientClient } from "./lenient-handshake.js";
+import { currentRelay, refusal, type CallRelay, type RelayedParams } from "../relay.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -156,10 +157,20 @@ export class McpConnection {
     return this.live?.opened.diagnostics?.() ?? "";
   }
 
-  /** The server's name and version from its initialize answer, while connected. */
-  get serverInfo(): { name: string; version: string } | undefined {
-    const info = this.live && !this.live.gone ? this.live.client.getServerVersion() : undefined;
-    return info ? { name: info.name, version: info.version } : undefined;
+  /** What the server said of itself in its initialize answer (serverInfo, instructions), while connected. */
+  get serverInfo(): ServerDescription | undefined {
+    const client = this.live && !this.live.gone ? this.live.client : undefined;
+    const info = client?.getServerVersion();
+    if (!client || !info) return undefined;
+    const description = (info as { description?: unknown }).description;
+    const instructions = client.getInstructions();
+    return {
+      name: info.name,
+      version: info.version,
+      ...(info.title ? { title: info.title } : {}),
+      ...(typeof description === "string" && description ? { description } : {}),
+      ...(instructions ? { instructions } : {}),
+    };
   }
 
   /**
@@ -305,16 +316,44 @@ export class McpConnection {
     return live;
   }
 
+  /** The relays of this connection's calls in flight (adapters/relay.ts). */
+  readonly relays = new Set<CallRelay>();
+
+  /**
+   * The relay a downstream message belongs to: the call whose async context it arrived in (a
+   * 2026-07-28 server's questions, fulfilled inside callTool), else the only call in flight.
+   */
+  private relayNow(): CallRelay | undefined {
+    return currentRelay.getStore() ?? (this.relays.size === 1 ? [...this.relays][0] : undefined);
+  }
+
   private makeClient = (): Client => {
-    // Both eras: probe with server/discover, fall back to initialize for 2025-era servers.
+    // Both eras: probe with server/discover, fall back to initialize for 2025-era servers. The
+    // capabilities say the runtime can pass questions on; a call whose client cannot answer
+    // them gets a refusal that says so (below).
     const client = new LenientClient(CLIENT_INFO, {
-      capabilities: {},
+      capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
       versionNegotiation: { mode: "auto", ...(this.options.probeTimeoutMs ? { probe: { timeoutMs: this.options.probeTimeoutMs } } : {}) },
     });
     client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
     client.setNotificationHandler("notifications/tools/list_changed", () => {
       this.options.log.debug(`${this.label()}: tools/list_changed`);
       this.options.onToolsChanged();
+    });
+    client.setNotificationHandler("notifications/message", (notification) => {
+      const { level, logger, data } = notification.params;
+      const relays = currentRelay.getStore() ? [currentRelay.getStore() as CallRelay] : [...this.relays];
+      for (const relay of relays) relay.log?.({ level, ...(logger ? { logger } : {}), data: this.options.redactor.redactValue(data) });
+    });
+    client.setRequestHandler("elicitation/create", async (request, ctx) => {
+      const relay = this.relayNow();
+      if (!relay?.elicit) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("elicitation"));
+      return (await relay.elicit(request.params as RelayedParams, ctx.mcpReq.signal)) as never;
+    });
+    client.setRequestHandler("sampling/createMessage", async (request, ctx) => {
+      const relay = this.relayNow();
+      if (!relay?.sample) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("sampling"));
+      return (await relay.sample(request.params as RelayedParams, ctx.mcpReq.signal)) as never;
     });
     return client;
   };

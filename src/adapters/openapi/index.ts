@@ -32,7 +32,7 @@ export const createOpenApiAdapter: DeclarativeAdapterFactory = async (spec, opti
   const derived = operationsFromDocument(loaded.document, { include: spec.include as string[] | undefined, readonly: spec.readonly as string[] | undefined, log: options.log });
   const tools = dropAuthParameters(derived, connection.auth);
   if (tools.length === 0) throw new Error(`spec '${spec.spec}' has no operations to expose`);
-  return createOperationsAdapter(tools, connection, { env: options.env, log: options.log, redactor: createRedactor() });
+  return createOperationsAdapter(tools, connection, { env: options.env, log: options.log, redactor: options.redactor ?? createRedactor() });
 };
 
 export { loadOpenApiDocument, type LoadedDocument } from "./load.js";

@@ -16,7 +16,7 @@ import { parseRestSpec } from "./spec.js";
  */
 export const createRestAdapter: DeclarativeAdapterFactory = (spec, options) => {
   const { connection, tools } = parseRestSpec(spec);
-  return createOperationsAdapter(tools, connection, { env: options.env, log: options.log, redactor: createRedactor() });
+  return createOperationsAdapter(tools, connection, { env: options.env, log: options.log, redactor: options.redactor ?? createRedactor() });
 };
 
 export { createOperationsAdapter, describeOperation, type OperationsAdapterOptions } from "./adapter.js";

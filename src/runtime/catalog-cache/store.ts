@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { ToolDescriptor } from "../../adapters/types.js";
+import type { ServerDescription, ToolDescriptor } from "../../adapters/types.js";
 
 /**
  * Where plugin catalogs are kept between runs. The runtime only needs get/set/clear by an opaque
@@ -14,8 +14,8 @@ export interface CachedCatalog {
   prefix: string;
   /** When the listing was made (ms since the epoch). */
   listedAt: number;
-  /** The server's own name and version (MCP serverInfo), when the adapter reports one. */
-  server?: { name: string; version: string };
+  /** What the server says of itself (MCP serverInfo and instructions), when the adapter reports it. */
+  server?: ServerDescription;
   tools: ToolDescriptor[];
 }
 

@@ -15,6 +15,9 @@ export interface RetrievalMetrics {
   recallAt10: number;
   ndcgAt10: number;
   mrr: number;
+  /** Share of queries with every relevant tool in the top 5 / top 10 (what a task needing several tools needs). */
+  coverageAt5: number;
+  coverageAt10: number;
 }
 
 function recallAt(k: number, { relevant, ranked }: JudgedRanking): number {
@@ -49,6 +52,8 @@ export function retrievalMetrics(rankings: readonly JudgedRanking[]): RetrievalM
     recallAt10: mean((r) => recallAt(10, r)),
     ndcgAt10: mean((r) => ndcgAt(10, r)),
     mrr: mean(reciprocalRank),
+    coverageAt5: mean((r) => (recallAt(5, r) === 1 ? 1 : 0)),
+    coverageAt10: mean((r) => (recallAt(10, r) === 1 ? 1 : 0)),
   };
 }
 
@@ -62,5 +67,5 @@ export function percentile(values: readonly number[], p: number): number {
 
 export function formatMetrics(label: string, m: RetrievalMetrics): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(6);
-  return `${label.padEnd(28)} R@1 ${pct(m.recallAt1)}  R@5 ${pct(m.recallAt5)}  R@10 ${pct(m.recallAt10)}  nDCG@10 ${m.ndcgAt10.toFixed(3)}  MRR ${m.mrr.toFixed(3)}  (${m.queries} queries)`;
+  return `${label.padEnd(28)} R@1 ${pct(m.recallAt1)}  R@5 ${pct(m.recallAt5)}  R@10 ${pct(m.recallAt10)}  nDCG@10 ${m.ndcgAt10.toFixed(3)}  MRR ${m.mrr.toFixed(3)}  C@5 ${pct(m.coverageAt5)}  C@10 ${pct(m.coverageAt10)}  (${m.queries} queries)`;
 }

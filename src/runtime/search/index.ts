@@ -1,27 +1,53 @@
 import { createBm25fIndex } from "./bm25f.js";
 import { createPlainBm25Index } from "./bm25-baseline.js";
 import { createMiniSearchIndex } from "./minisearch-index.js";
+import { embeddingCacheDir, fileEmbeddingCache } from "./semantic/embedding-cache.js";
+import { createHybridIndex, type HybridSettings } from "./semantic/hybrid.js";
+import { loadSentenceModel } from "./semantic/sentence-model.js";
 import type { ToolIndex } from "./types.js";
 
 /**
- * The runtime's one search index over every plugin's tools and skills. Two engines implement it
- * (the owned BM25F and minisearch), plus the plain BM25 yardstick; the default is the one that
- * measured best on held-out queries (see README "Discovery").
+ * The runtime's one search index over every plugin's tools and skills. Engines: "hybrid" (BM25F
+ * fused with sentence embeddings, the default: see README "Semantic search"), the owned BM25F,
+ * minisearch, and the plain BM25 yardstick.
  */
 
 export type { FieldName, SearchAnswer, SearchDocument, SearchFields, SearchHit, SearchKind, SearchOptions, ToolIndex } from "./types.js";
 export { FIELD_NAMES } from "./types.js";
 
-export const SEARCH_ENGINES = ["bm25f", "minisearch", "bm25"] as const;
+export const SEARCH_ENGINES = ["hybrid", "bm25f", "minisearch", "bm25"] as const;
 export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
-export const DEFAULT_SEARCH_ENGINE: SearchEngineName = "bm25f";
+export const DEFAULT_SEARCH_ENGINE: SearchEngineName = "hybrid";
 
 export function isSearchEngineName(value: unknown): value is SearchEngineName {
   return typeof value === "string" && (SEARCH_ENGINES as readonly string[]).includes(value);
 }
 
-export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE): ToolIndex {
+export interface ToolIndexOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Where the hybrid engine logs its one notice and cache problems. */
+  log?: (message: string) => void;
+  /** How long a search waits for catalog embedding before answering with BM25F alone (default: until done). */
+  waitMs?: number;
+  /** Embeddings kept in memory only (no cache file). */
+  memoryOnly?: boolean;
+  hybrid?: Partial<HybridSettings>;
+}
+
+export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE, options: ToolIndexOptions = {}): ToolIndex {
   switch (engine) {
+    case "hybrid": {
+      const env = options.env ?? process.env;
+      const dir = options.memoryOnly ? undefined : embeddingCacheDir(env);
+      return createHybridIndex({
+        lexical: createBm25fIndex(),
+        loadModel: () => loadSentenceModel(env),
+        ...(dir ? { cache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log) } : {}),
+        ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
+        ...(options.hybrid ? { settings: options.hybrid } : {}),
+        ...(options.log ? { log: options.log } : {}),
+      });
+    }
     case "bm25f":
       return createBm25fIndex();
     case "minisearch":

@@ -5,7 +5,7 @@
  * "listing"/"list" meet.
  */
 
-const STOP_WORDS = new Set(
+export const STOP_WORDS = new Set(
   "a an and are as at be by for from has have in into is it its of on or that the this to was were will with your you i me my we our can do does how what which who".split(" "),
 );
 

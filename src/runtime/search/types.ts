@@ -28,6 +28,8 @@ export interface SearchDocument {
   kind: SearchKind;
   name: string;
   fields: SearchFields;
+  /** Parameter names alone (the semantic engine embeds these, not their descriptions). */
+  paramNames?: string[];
 }
 
 export interface SearchHit {
@@ -57,6 +59,13 @@ export interface ToolIndex {
   removePlugin(plugin: string): void;
   search(query: string, options?: SearchOptions): SearchAnswer;
   size(plugin?: string): number;
+  /**
+   * Engines with asynchronous work (the semantic layer embeds the query and any catalog text not
+   * embedded yet) do it here; the runtime awaits it before the synchronous `search`.
+   */
+  prepare?(query: string): Promise<void>;
+  /** A one-time notice about how this engine ranks (e.g. the semantic model is absent); undefined after the first read. */
+  takeNotice?(): string | undefined;
 }
 
 /** Order hits by score, ties by name so answers are stable, and cut to the limit. */

@@ -6,6 +6,7 @@ import { Workspaces, type WorkspaceStore } from "../../runtime/workspaces.js";
 import { identityOf } from "../../facade/confirm-rounds.js";
 import { RuntimeError } from "../../runtime/errors.js";
 import type { Runtime } from "../../runtime/runtime.js";
+import { createFleetEventBus } from "../../gateway/event-bus.js";
 import { closeSession, type Session } from "../../runtime/session.js";
 
 /**
@@ -44,9 +45,14 @@ export interface ModernScopeOptions {
 export function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): ModernScope & { workspaces: Workspaces } {
   const byIdentity = new Map<string, Session>();
   const key = options.workspaceKey;
+  // A team gateway on Redis: workspace records are the fleet's, and each names the instance holding its shell.
+  const state = runtime.state;
+  const fleet = state.backend === "redis" ? { instance: state.instanceId, isAlive: (instance: string) => state.jobs.isAlive(instance) } : undefined;
+  const store = options.workspaceStore ?? state.workspaces;
   const workspaces = new Workspaces({
     ...(key ? { key } : {}),
-    ...(options.workspaceStore ? { store: options.workspaceStore } : {}),
+    ...(store ? { store } : {}),
+    ...(fleet ? { fleet } : {}),
     ...(options.workspaceIdleMs ? { idleMs: options.workspaceIdleMs } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
@@ -105,6 +111,8 @@ export function createModernEntry(runtime: Runtime, options: { maxBodyBytes?: nu
     return facade.server(identity ? { ...scope, identity } : scope);
   }, {
     legacy: "reject",
+    // Team mode: tool-list changes reach the subscribers of every instance, not only this one's.
+    ...(runtime.state.backend === "redis" ? { bus: createFleetEventBus(runtime.state.pubsub, (error) => options.log?.warn(`fleet event bus: ${error.message}`)) } : {}),
     ...(options.maxBodyBytes ? { maxRequestBodySize: options.maxBodyBytes } : {}),
     onerror: (error) => options.log?.debug(`http modern: ${redact(error.message)}`),
   });

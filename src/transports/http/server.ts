@@ -72,6 +72,15 @@ export function prefersSse(accept: string | undefined): boolean {
   return sse.q > json.q || (sse.q === json.q && sse.index < json.index);
 }
 
+/** A modern `agent_tools_exec` call without `workspace`: it would open a new workspace here. */
+function opensWorkspace(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const params = (m as { method?: unknown; params?: { name?: unknown; arguments?: { workspace?: unknown } } } | null)?.params;
+    return (m as { method?: unknown } | null)?.method === "tools/call" && params?.name === "agent_tools_exec" && !params.arguments?.workspace;
+  });
+}
+
 function isInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
@@ -176,6 +185,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       acceptBothMediaTypes(req);
       if (header === undefined && !(await isLegacyRequest(webRequestHead(req), parsed.value, { maxRequestBodySize: options.maxBodyBytes }))) {
         facts.session = "modern";
+        if (gateway?.draining && opensWorkspace(parsed.value)) {
+          sendRpcError(res, 503, -32000, "this instance is shutting down and opens no new workspaces; retry (the load balancer sends you to another instance)", { "Retry-After": "1", Connection: "close" });
+          return;
+        }
         // The gateway's identity rides as the request's authInfo (see modern.ts).
         if (identity) (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(identity);
         await serveModern(req, res, parsed.value);

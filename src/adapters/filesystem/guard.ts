@@ -1,0 +1,108 @@
+import { realpathSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { isHiddenName } from "../../text/hidden-files-fs.js";
+
+/**
+ * The credential-file rule of the text layer's /workdir mount (`isHiddenName`, one rule shared
+ * by both) applied to a filesystem MCP server running on the host: path arguments naming a
+ * hidden file are refused before the server sees them, and listings (list_directory,
+ * directory_tree, search_files…) come back without hidden entries. Symlinks are followed on the
+ * host, so `notes -> .env` is refused too.
+ */
+
+/** Argument names the reference filesystem server (and most others) use for paths. */
+const PATH_ARGUMENTS = ["path", "paths", "source", "destination"] as const;
+
+/** The folders a filesystem server must never serve whole: the disk's root and the home folder (or a parent of it). */
+export function unsafeRoot(dir: string, home: string = os.homedir()): string | undefined {
+  const real = realOrSelf(path.resolve(dir));
+  if (path.parse(real).root === real) return `${real} is the root of the disk`;
+  const realHome = realOrSelf(home);
+  const relative = path.relative(real, realHome);
+  if (relative === "") return `${real} is the home folder`;
+  if (!relative.startsWith("..") && !path.isAbsolute(relative)) return `${real} holds the home folder ${realHome}`;
+  return undefined;
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+function segments(p: string): string[] {
+  return p.split(/[\\/]+/).filter(Boolean);
+}
+
+export interface FilesystemGuard {
+  /** Why a tool call's path arguments are refused, or undefined when they may go through. */
+  refusal(args: Readonly<Record<string, unknown>>): string | undefined;
+  /** A listing's text without the lines that name hidden files. */
+  filterText(text: string): string;
+}
+
+export function createFilesystemGuard(roots: readonly string[], extraHidden: readonly string[] = []): FilesystemGuard {
+  const realRoots = roots.map((r) => realOrSelf(path.resolve(r)));
+  const hiddenFiles = new Set(extraHidden.map((f) => realOrSelf(path.resolve(f))));
+  const home = os.homedir();
+
+  function hiddenPath(requested: string): boolean {
+    if (segments(requested).some(isHiddenName)) return true;
+    const expanded = requested === "~" || requested.startsWith("~/") ? path.join(home, requested.slice(1)) : requested;
+    const candidates = path.isAbsolute(expanded) ? [path.resolve(expanded)] : realRoots.map((root) => path.resolve(root, expanded));
+    for (const candidate of candidates) {
+      const real = realOrSelf(candidate);
+      if (hiddenFiles.has(real) || hiddenFiles.has(candidate)) return true;
+      // Judge only the part below the served root: a project kept under ~/.secrets/work is still served.
+      for (const root of realRoots) {
+        const below = path.relative(root, real);
+        if (below.startsWith("..") || path.isAbsolute(below)) continue;
+        if (segments(below).some(isHiddenName)) return true;
+      }
+    }
+    return false;
+  }
+
+  function filterTree(value: unknown): unknown {
+    if (!Array.isArray(value)) return value;
+    return value
+      .filter((entry: unknown) => !(entry && typeof entry === "object" && typeof (entry as { name?: unknown }).name === "string" && isHiddenName((entry as { name: string }).name)))
+      .map((entry: unknown) => {
+        if (entry && typeof entry === "object" && Array.isArray((entry as { children?: unknown }).children)) {
+          return { ...(entry as object), children: filterTree((entry as { children: unknown[] }).children) };
+        }
+        return entry;
+      });
+  }
+
+  return {
+    refusal(args) {
+      const named: string[] = [];
+      for (const key of PATH_ARGUMENTS) {
+        const value = args[key];
+        if (typeof value === "string") named.push(value);
+        else if (Array.isArray(value)) for (const item of value) if (typeof item === "string") named.push(item);
+      }
+      const hidden = named.filter(hiddenPath);
+      if (hidden.length === 0) return undefined;
+      return `Access denied - ${hidden.map((p) => `'${p}'`).join(", ")} ${hidden.length > 1 ? "are" : "is"} hidden: files that commonly hold credentials (.env, keys, .git, .npmrc, the agent-tools config…) are not served by this plugin`;
+    },
+    filterText(text) {
+      const trimmed = text.trim();
+      if (trimmed.startsWith("[")) {
+        try {
+          return JSON.stringify(filterTree(JSON.parse(trimmed)), null, 2);
+        } catch {
+          // not a tree after all: filter it line by line
+        }
+      }
+      return text
+        .split("\n")
+        .filter((line) => !line.split(/[\s\\/]+/).some((word) => word !== "" && isHiddenName(word)))
+        .join("\n");
+    },
+  };
+}

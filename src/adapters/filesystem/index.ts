@@ -1,0 +1,61 @@
+import { statSync } from "node:fs";
+import path from "node:path";
+import type { DeclarativeAdapterFactory } from "../../plugins/loader.js";
+import type { Adapter } from "../types.js";
+import { createMcpAdapter } from "../mcp/index.js";
+import { createFilesystemGuard } from "./guard.js";
+
+/**
+ * The `mcp-filesystem` adapter kind: an `mcp` block for a filesystem server (the reference
+ * `@modelcontextprotocol/server-filesystem` or one that names its path arguments the same way)
+ * with the sandbox's credential-file rule in front of it. Two fields of its own:
+ * ```json
+ * { "kind": "mcp-filesystem", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/proj"],
+ *   "roots": ["/proj"], "hide": ["/proj/conf/agent-tools.json"] }
+ * ```
+ * `roots` defaults to the arguments that are existing folders; `hide` adds files beyond the rule.
+ * The embedded default's filesystem plugin is of this kind.
+ */
+
+/** Tools whose answers list names: hidden entries are taken out of them. */
+const LISTINGS = new Set(["list_directory", "list_directory_with_sizes", "directory_tree", "search_files"]);
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+interface TextResult {
+  content?: Array<{ type: string; text?: string }>;
+  structuredContent?: { content?: unknown };
+}
+
+export const createFilesystemAdapter: DeclarativeAdapterFactory = async (spec, options) => {
+  const { roots, hide, ...rest } = spec;
+  const mcpSpec = { ...rest, kind: "mcp" };
+  const served = strings(roots).length ? strings(roots) : strings(spec.args).filter((a) => path.isAbsolute(a) && isDir(a));
+  const guard = createFilesystemGuard(served, strings(hide));
+  const inner = await createMcpAdapter(mcpSpec, options);
+  const adapter: Adapter = {
+    listTools: () => inner.listTools(),
+    async call(name, args, ctx) {
+      const refusal = guard.refusal(args);
+      if (refusal) return { content: [{ type: "text", text: refusal }], isError: true };
+      const result = (await inner.call(name, args, ctx)) as TextResult;
+      if (!LISTINGS.has(name) || !result || typeof result !== "object") return result;
+      const content = result.content?.map((item) => (item.type === "text" && typeof item.text === "string" ? { ...item, text: guard.filterText(item.text) } : item));
+      const structured = typeof result.structuredContent?.content === "string" ? { ...result.structuredContent, content: guard.filterText(result.structuredContent.content) } : result.structuredContent;
+      return { ...result, ...(content ? { content } : {}), ...(structured ? { structuredContent: structured } : {}) };
+    },
+    close: () => inner.close?.() ?? Promise.resolve(),
+  };
+  if (inner.onToolsChanged) adapter.onToolsChanged = (listener) => inner.onToolsChanged?.(listener);
+  return adapter;
+};

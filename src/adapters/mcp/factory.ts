@@ -1,0 +1,73 @@
+import type { DeclarativeAdapterFactory } from "../../plugins/loader.js";
+import type { AdapterOptions, Logger } from "../types.js";
+import { createRedactor, type Redactor } from "../shared/redact.js";
+import { McpAdapter } from "./adapter.js";
+import type { TransportOpener } from "./connection.js";
+import type { SharedTokenState } from "./oauth-token-store.js";
+import { parseMcpSpec, type McpHttpSpec, type McpSpec } from "./spec.js";
+import { createStdioOpener } from "./stdio-transport.js";
+
+/**
+ * The `mcp` adapter kind. stdio:
+ * ```json
+ * { "kind": "mcp", "command": "node", "args": ["server.js"], "env": { "API_KEY": "${API_KEY}" },
+ *   "cwd": ".", "timeoutMs": 60000, "idleTimeoutMs": 600000 }
+ * ```
+ * HTTP (Streamable HTTP, falling back to SSE; `"type": "sse"` for SSE only):
+ * ```json
+ * { "kind": "mcp", "url": "https://mcp.example.com/mcp", "headers": { "X-Team": "${TEAM}" },
+ *   "auth": { "tokenEnv": "N8N_MCP_TOKEN", "tokenStore": "~/.config/agent-tools/n8n/tokens.json" } }
+ * ```
+ * The server starts (or connects) on first use. See connection.ts for restart, idle stop and
+ * error codes; stdio-transport.ts for the child's environment; oauth-token-store.ts for refresh.
+ * The HTTP client transports (and their OAuth, SSE and fetch machinery) are imported on the first
+ * connection over HTTP: a fleet of stdio servers never loads them.
+ */
+
+export interface CreateMcpAdapterExtras {
+  /** Test hooks: a fetch for HTTP, the SIGTERM grace period for stdio. */
+  fetch?: typeof fetch;
+  killGraceMs?: number;
+  redactor?: Redactor;
+}
+
+type HttpOpenerOptions = Parameters<typeof import("./http-transport.js").createHttpOpener>[1];
+
+function lazyHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions): TransportOpener {
+  let opener: Promise<TransportOpener> | undefined;
+  return async (makeClient, requestOptions) => {
+    opener ??= import("./http-transport.js").then((m) => m.createHttpOpener(spec, options));
+    return (await opener)(makeClient, requestOptions);
+  };
+}
+
+/** Build an McpAdapter from a parsed spec. */
+export function mcpAdapterFromSpec(
+  spec: McpSpec,
+  options: { name: string; env: NodeJS.ProcessEnv; log: Logger; baseDir?: string; shared?: SharedTokenState } & CreateMcpAdapterExtras,
+): McpAdapter {
+  const redactor = options.redactor ?? createRedactor();
+  const common = { name: options.name, hostEnv: options.env, redactor, log: options.log, ...(options.baseDir ? { baseDir: options.baseDir } : {}) };
+  const open =
+    spec.transport === "stdio"
+      ? createStdioOpener(spec, { ...common, ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}) })
+      : lazyHttpOpener(spec, { ...common, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.shared ? { shared: options.shared } : {}) });
+  return new McpAdapter({ name: options.name, open, redactor, log: options.log, timeoutMs: spec.timeoutMs, idleTimeoutMs: spec.idleTimeoutMs });
+}
+
+function pluginName(options: AdapterOptions): string {
+  const { prefix, name } = options.manifest;
+  if (typeof prefix === "string" && prefix) return prefix;
+  if (typeof name === "string" && name) return name;
+  return "mcp";
+}
+
+export const createMcpAdapter: DeclarativeAdapterFactory = (spec, options) =>
+  mcpAdapterFromSpec(parseMcpSpec(spec), {
+    name: pluginName(options),
+    env: options.env,
+    log: options.log,
+    baseDir: options.pluginDir,
+    ...(options.redactor ? { redactor: options.redactor } : {}),
+    ...(options.shared ? { shared: options.shared } : {}),
+  });

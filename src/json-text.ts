@@ -1,0 +1,46 @@
+import * as jsonc from "jsonc-parser";
+
+/**
+ * JSON files people write by hand (the config file, plugin.json) read one way: comments and
+ * trailing commas allowed, and every problem placed at its line and column (`:line:column`, the
+ * form editors and terminals turn into links).
+ */
+
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset).split("\n");
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
+}
+
+/** Parse; syntax errors come back as ":line:column: is not valid JSON (…)" problems, all of them. */
+export function parseJsonText(text: string): { doc: unknown; problems: string[] } {
+  const errors: jsonc.ParseError[] = [];
+  const doc: unknown = jsonc.parse(text, errors, { allowTrailingComma: true, allowEmptyContent: false });
+  const problems = errors.map((e) => {
+    const { line, column } = lineAndColumn(text, e.offset);
+    return `:${line}:${column}: is not valid JSON (${jsonc.printParseErrorCode(e.error)} at line ${line}, column ${column})`;
+  });
+  return { doc, problems };
+}
+
+/**
+ * Where a value is in the text (`key: true`: where its property starts), as ":line:column", or ""
+ * without the text. A path that does not exist is placed at its nearest existing parent.
+ */
+export function jsonLocator(text: string | undefined): (segments: (string | number)[], key?: boolean) => string {
+  if (text === undefined) return () => "";
+  const root = jsonc.parseTree(text, [], { allowTrailingComma: true });
+  return (segments, key = false) => {
+    if (!root) return "";
+    let node = jsonc.findNodeAtLocation(root, segments);
+    for (let cut = segments.length - 1; !node && cut >= 0; cut--) node = jsonc.findNodeAtLocation(root, segments.slice(0, cut));
+    if (!node) return "";
+    const offset = key && node.parent?.type === "property" ? node.parent.offset : node.offset;
+    const { line, column } = lineAndColumn(text, offset);
+    return `:${line}:${column}`;
+  };
+}
+
+/** "/a/0/b" → ["a", "0", "b"]. */
+export function pointerSegments(pointer: string): string[] {
+  return pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+}

@@ -1,0 +1,64 @@
+import { SECRET_NAME } from "../adapters/mcp/child-env.js";
+import { referencedVariables } from "../adapters/shared/env-vars.js";
+import { createRedactor, type Redactor } from "../adapters/shared/redact.js";
+import type { PluginManifest } from "../plugins/manifest.js";
+import { envAlternatives } from "../plugins/requirements.js";
+
+/**
+ * The one redactor of a runtime: every result and error of every plugin passes through it on its
+ * way out (result shaping), whatever adapter produced it. It knows the secrets the runtime itself
+ * resolves, before any call: the host values of the variables plugins name (`requires.env`,
+ * `${VAR}` in their settings), every host variable whose name says it is a credential, and
+ * literal credential-looking values written into config entries (`env`, `headers`). Adapters
+ * register what they learn later (a login's session token) in the same instance, through
+ * AdapterOptions.redactor.
+ *
+ * Referenced variables whose names do not look secret (OLLAMA_HOST, a base URL) are left alone:
+ * masking them would scrub ordinary URLs out of results.
+ */
+
+/** Keys of header/env blocks whose literal values are credentials whatever their shape. */
+const SECRET_KEY = /^(authorization|proxy-authorization|cookie|x-api-key)$/i;
+
+function collectStrings(value: unknown, into: string[]): void {
+  if (typeof value === "string") into.push(value);
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, into);
+  else if (value && typeof value === "object") for (const item of Object.values(value)) collectStrings(item, into);
+}
+
+function literalSecrets(block: unknown, into: Set<string>): void {
+  if (!block || typeof block !== "object" || Array.isArray(block)) return;
+  for (const [key, value] of Object.entries(block as Record<string, unknown>)) {
+    if (typeof value !== "string" || referencedVariables(value).length > 0) continue;
+    if (SECRET_NAME.test(key) || SECRET_KEY.test(key)) into.add(value.replace(/^(bearer|basic|token)\s+/i, ""));
+  }
+}
+
+/** The secret values a fleet of manifests resolves on this host. */
+export function fleetSecrets(manifests: readonly PluginManifest[], env: NodeJS.ProcessEnv): string[] {
+  const secrets = new Set<string>();
+  const names = new Set<string>();
+  for (const [name, value] of Object.entries(env)) if (value && SECRET_NAME.test(name)) secrets.add(value);
+  for (const manifest of manifests) {
+    for (const entry of manifest.requires.env) for (const name of envAlternatives(entry)) names.add(name);
+    const texts: string[] = [];
+    collectStrings(manifest.adapter, texts);
+    for (const text of texts) for (const name of referencedVariables(text)) names.add(name);
+    if (typeof manifest.adapter === "object") {
+      literalSecrets(manifest.adapter.env, secrets);
+      literalSecrets(manifest.adapter.headers, secrets);
+      // An auth block's values are credentials whatever the variable is called.
+      const auth: string[] = [];
+      collectStrings(manifest.adapter.auth, auth);
+      for (const text of auth) for (const name of referencedVariables(text)) if (env[name]) secrets.add(env[name] as string);
+      const tokenEnv = (manifest.adapter.auth as { tokenEnv?: unknown } | undefined)?.tokenEnv;
+      if (typeof tokenEnv === "string" && env[tokenEnv]) secrets.add(env[tokenEnv] as string);
+    }
+  }
+  for (const name of names) if (SECRET_NAME.test(name) && env[name]) secrets.add(env[name] as string);
+  return [...secrets];
+}
+
+export function createFleetRedactor(manifests: readonly PluginManifest[], env: NodeJS.ProcessEnv): Redactor {
+  return createRedactor(fleetSecrets(manifests, env));
+}

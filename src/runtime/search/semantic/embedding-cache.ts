@@ -1,0 +1,121 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { catalogCacheDir } from "../../catalog-cache/store.js";
+
+/**
+ * Where catalog embeddings are kept between runs, so a restart does not embed the catalog again.
+ * Vectors are keyed by model and text, so a catalog restored from the persistent catalog cache
+ * finds its vectors here without any server being started or any text embedded again. An
+ * interface, so a shared store (a team gateway's) can stand in for the file one.
+ */
+
+export interface EmbeddingCache {
+  get(key: string): Float32Array | undefined;
+  set(key: string, vector: Float32Array): void;
+  /** Write what changed since the last flush; never throws (a read-only disk only costs a re-embed). */
+  flush(): void;
+}
+
+/** The cache key of one text under one model: text changes, or a new model, miss the cache. */
+export function embeddingKey(modelId: string, text: string): string {
+  return createHash("sha256").update(modelId).update("\0").update(text).digest("hex").slice(0, 32);
+}
+
+/** In memory only (tests, or no writable cache folder). */
+export function memoryEmbeddingCache(): EmbeddingCache {
+  const vectors = new Map<string, Float32Array>();
+  return { get: (key) => vectors.get(key), set: (key, vector) => void vectors.set(key, vector), flush() {} };
+}
+
+/**
+ * `embeddings/` beside the persistent catalogs (`catalogs/`, catalog-cache/store.ts) in the
+ * runtime's cache folder; undefined when the catalog cache is off (AGENT_TOOLS_CATALOG_CACHE=off)
+ * or the environment names no home: then vectors are kept in memory only.
+ */
+export function embeddingCacheDir(env: NodeJS.ProcessEnv): string | undefined {
+  const catalogs = catalogCacheDir(env);
+  return catalogs ? path.join(path.dirname(catalogs), "embeddings") : undefined;
+}
+
+const MAGIC = 0x31455441; // "ATE1"
+const KEY_BYTES = 16;
+/** Past this many vectors, a flush keeps only those used by this process (the current catalogs). */
+const MAX_ENTRIES = 250_000;
+
+/**
+ * One binary file per model: a header (magic, dimensions, count), then per vector a 16-byte key
+ * and its float32 values. Read whole on first use; rewritten (temp file + rename, so a crash never
+ * leaves half a file) when new vectors were added.
+ */
+export function fileEmbeddingCache(dir: string, modelId: string, dimensions: number, warn: (message: string) => void = () => {}): EmbeddingCache {
+  const file = path.join(dir, `embeddings-${modelId.replace(/[^a-zA-Z0-9_.-]/g, "_")}.bin`);
+  let vectors: Map<string, Float32Array> | undefined;
+  const used = new Set<string>();
+  let dirty = false;
+
+  function load(): Map<string, Float32Array> {
+    if (vectors) return vectors;
+    vectors = new Map();
+    let buffer: Buffer;
+    try {
+      buffer = readFileSync(file);
+    } catch {
+      return vectors;
+    }
+    const record = KEY_BYTES + dimensions * 4;
+    if (buffer.length < 12 || buffer.readUInt32LE(0) !== MAGIC || buffer.readUInt32LE(4) !== dimensions || buffer.length !== 12 + buffer.readUInt32LE(8) * record) {
+      warn(`embedding cache ${file} is not in the expected format; it will be rebuilt`);
+      return vectors;
+    }
+    const count = buffer.readUInt32LE(8);
+    // One copy of the values, aligned, then a view per vector.
+    const values = new Float32Array(count * dimensions);
+    for (let i = 0; i < count; i++) {
+      const at = 12 + i * record;
+      const key = buffer.toString("hex", at, at + KEY_BYTES);
+      const view = values.subarray(i * dimensions, (i + 1) * dimensions);
+      view.set(new Float32Array(buffer.buffer.slice(buffer.byteOffset + at + KEY_BYTES, buffer.byteOffset + at + record)));
+      vectors.set(key, view);
+    }
+    return vectors;
+  }
+
+  return {
+    get(key) {
+      const found = load().get(key);
+      if (found) used.add(key);
+      return found;
+    },
+    set(key, vector) {
+      if (vector.length !== dimensions) return;
+      load().set(key, vector);
+      used.add(key);
+      dirty = true;
+    },
+    flush() {
+      if (!dirty || !vectors) return;
+      const entries = [...vectors].filter(([key]) => vectors!.size <= MAX_ENTRIES || used.has(key));
+      const record = KEY_BYTES + dimensions * 4;
+      const buffer = Buffer.alloc(12 + entries.length * record);
+      buffer.writeUInt32LE(MAGIC, 0);
+      buffer.writeUInt32LE(dimensions, 4);
+      buffer.writeUInt32LE(entries.length, 8);
+      entries.forEach(([key, vector], i) => {
+        const at = 12 + i * record;
+        buffer.write(key, at, KEY_BYTES, "hex");
+        Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).copy(buffer, at + KEY_BYTES);
+      });
+      try {
+        mkdirSync(dir, { recursive: true });
+        const temp = `${file}.${process.pid}.tmp`;
+        writeFileSync(temp, buffer);
+        renameSync(temp, file);
+        dirty = false;
+      } catch (error) {
+        warn(`could not write the embedding cache ${file}: ${(error as Error).message}`);
+        dirty = false;
+      }
+    },
+  };
+}

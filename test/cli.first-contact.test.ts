@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { baseEnv, ROOT } from "./helpers.js";
+
+// The command line as a new user meets it: --help everywhere (exit 0, nothing served, no port
+// bound, stdin not read), unknown options exit 2, -v/--version/version, a clear word when the
+// port is taken or --port is not a number, and a sane `tokens` on an empty fleet.
+
+const BIN = path.join(ROOT, "dist", "bin");
+const BINS = ["agent-tools", "agent-tools-runtime", "agent-tools-mcp", "agent-tools-mcp-http"] as const;
+const SUBCOMMANDS = ["mcp", "http", "probe", "validate", "status", "list", "load", "exec", "serve", "tokens", "search-bench", "version", "help"];
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run a bin with stdin left open: a program that reads stdin or serves never ends, and the deadline says so. */
+function run(bin: string, args: string[], env: Record<string, string> = baseEnv(), deadlineMs = 20_000): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(BIN, `${bin}.js`), ...args], { env, cwd: tmpdir(), stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${bin} ${args.join(" ")} was still running after ${deadlineMs} ms (serving or reading stdin?)\n${stderr}`));
+    }, deadlineMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("the command line", () => {
+  let held: Server;
+  let heldPort: number;
+  before(async () => {
+    // A port this test holds: a --help that tried to bind it would fail instead of exiting 0.
+    held = createServer();
+    await new Promise<void>((resolve) => held.listen(0, "127.0.0.1", resolve));
+    heldPort = (held.address() as { port: number }).port;
+  });
+  after(() => held.close());
+
+  it("--help and -h on every bin print usage and exit 0 without serving, binding or reading stdin", async () => {
+    for (const bin of BINS) {
+      for (const flag of ["--help", "-h"]) {
+        const ran = await run(bin, [flag, "--port", String(heldPort)]);
+        assert.equal(ran.code, 0, `${bin} ${flag}: ${ran.stderr}`);
+        assert.match(ran.stdout, new RegExp(`^usage: ${bin === "agent-tools-runtime" ? "agent-tools" : bin}`), `${bin} ${flag}`);
+      }
+    }
+  });
+
+  it("--help on every subcommand prints that command's usage and exits 0", async () => {
+    for (const command of SUBCOMMANDS) {
+      const ran = await run("agent-tools", [command, "--help", "--port", String(heldPort)]);
+      assert.equal(ran.code, 0, `${command} --help: ${ran.stderr}`);
+      assert.match(ran.stdout, new RegExp(`^usage: agent-tools ${command === "help" ? "<command>" : command}`), command);
+    }
+    const exec = await run("agent-tools", ["exec", "--help"]);
+    assert.equal(exec.code, 0);
+    assert.match(exec.stdout, /^usage: agent-tools exec COMMAND/);
+    assert.doesNotMatch(exec.stdout + exec.stderr, /command not found/);
+    const helpOf = await run("agent-tools", ["help", "validate"]);
+    assert.match(helpOf.stdout, /^usage: agent-tools validate/);
+  });
+
+  it("an unknown option or command exits 2 on every bin, saying which", async () => {
+    for (const bin of BINS) {
+      const ran = await run(bin, ["--bogus"]);
+      assert.equal(ran.code, 2, `${bin} --bogus: ${ran.stdout}`);
+      assert.match(ran.stderr, /Unknown option '--bogus'/);
+      assert.equal(ran.stdout, "", "nothing on stdout: it may be a protocol stream");
+    }
+    const typo = await run("agent-tools", ["valdate"]);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /unknown command 'valdate'; did you mean 'validate'\?/);
+  });
+
+  it("prints the version for -v, --version and version", async () => {
+    const { version } = JSON.parse(execFileSync(process.execPath, ["-p", "JSON.stringify(require('./package.json'))"], { cwd: ROOT, encoding: "utf8" })) as { version: string };
+    for (const [bin, args] of [["agent-tools", ["-v"]], ["agent-tools", ["--version"]], ["agent-tools", ["version"]], ["agent-tools-mcp", ["--version"]], ["agent-tools-mcp-http", ["-v"]], ["agent-tools-runtime", ["--version"]]] as const) {
+      const ran = await run(bin, [...args]);
+      assert.equal(ran.code, 0, `${bin} ${args.join(" ")}`);
+      assert.equal(ran.stdout.trim(), version);
+    }
+  });
+
+  it("names --port when it is not a port, and says clearly when the port is taken", async () => {
+    const bad = await run("agent-tools-mcp-http", ["--port", "abc"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--port must be a whole number from 0 to 65535 \(got 'abc'\)/);
+    assert.doesNotMatch(bad.stderr, /AGENT_TOOLS_HTTP_PORT/);
+    const taken = await run("agent-tools-mcp-http", ["--port", String(heldPort)]);
+    assert.equal(taken.code, 1);
+    assert.match(taken.stderr, new RegExp(`port ${heldPort} on 127\\.0\\.0\\.1 is already in use`));
+    assert.doesNotMatch(taken.stderr, /\n\s+at /, "no stack trace");
+  });
+
+  it("tokens on an empty fleet says there is nothing to compare", async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), "agent-tools-empty-"));
+    const ran = await run("agent-tools", ["tokens"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: empty }));
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stdout, /no downstream tools listed, nothing to compare/);
+    assert.doesNotMatch(ran.stdout, /-\d+(\.\d+)?%/);
+  });
+});
+
+describe("npx from a packed tarball", () => {
+  it("`npx --package=<tgz> agent-tools-runtime --version` prints the version", { timeout: 300_000 }, async () => {
+    const out = mkdtempSync(path.join(tmpdir(), "agent-tools-pack-"));
+    execFileSync("npm", ["pack", "--pack-destination", out, "--ignore-scripts"], { cwd: ROOT, stdio: "ignore" });
+    const tgz = readdirSync(out).find((f) => f.endsWith(".tgz"));
+    assert.ok(tgz, "npm pack made a tarball");
+    const version = execFileSync("npx", ["--yes", "--prefer-offline", `--package=${path.join(out, tgz)}`, "agent-tools-runtime", "--version"], {
+      cwd: out,
+      encoding: "utf8",
+      env: { ...process.env, npm_config_cache: process.env.npm_config_cache ?? path.join(process.env.HOME ?? tmpdir(), ".npm"), npm_config_update_notifier: "false" },
+    });
+    const expected = JSON.parse(execFileSync(process.execPath, ["-p", "JSON.stringify(require('./package.json').version)"], { cwd: ROOT, encoding: "utf8" })) as string;
+    assert.equal(version.trim(), expected);
+  });
+});

@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { after, before, describe, it } from "node:test";
+import { callJson, MCP_BIN, type Payload } from "./helpers.js";
+
+// The zero-config fleet as a client starts it: from a project folder holding a .env, and from `/`
+// and from the home folder (where Claude Desktop and some terminals start servers). No path of
+// the default fleet may read /etc/passwd or .env, through the typed facade or through
+// agent_tools_exec, and a secret the host holds never comes back in a result.
+
+const SECRET = "ghp_fixtureSecretValue1234567890";
+
+function fleetEnv(home: string): Record<string, string> {
+  return { PATH: path.dirname(process.execPath), HOME: home, XDG_STATE_HOME: home, AGENT_TOOLS_LOG: "warn", GITHUB_TOKEN_UNUSED_BY_ANY_PLUGIN: SECRET };
+}
+
+async function start(cwd: string, env: Record<string, string>): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env, cwd, stderr: "pipe" });
+  const client = new Client({ name: "safety-test", version: "0.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+async function exec(client: Client, command: string): Promise<{ stdout: string; exitCode: number }> {
+  const { payload } = await callJson(client, "agent_tools_exec", { command });
+  return payload as unknown as { stdout: string; exitCode: number };
+}
+
+/** Every way the default fleet could be asked for `file`, each answer as text. */
+async function attempts(client: Client, file: string): Promise<string[]> {
+  const answers: string[] = [];
+  for (const tool of ["read_text_file", "read_file", "get_file_info"]) {
+    const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: tool, arguments: { path: file } });
+    answers.push(JSON.stringify(payload));
+  }
+  const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "read_multiple_files", arguments: { paths: [file] } });
+  answers.push(JSON.stringify(payload));
+  answers.push((await exec(client, `filesystem call read_text_file '${JSON.stringify({ path: file })}'`)).stdout);
+  answers.push((await exec(client, `cat ${file} 2>&1; cat /workdir/${path.basename(file)} 2>&1`)).stdout);
+  return answers;
+}
+
+describe("the embedded default started in a project folder with a .env", () => {
+  let client: Client;
+  let project: string;
+  before(async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "agent-tools-home-"));
+    project = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-project-")));
+    writeFileSync(path.join(project, ".env"), "API_KEY=sk-test-123\n");
+    writeFileSync(path.join(project, ".ENV.local"), "API_KEY=sk-test-456\n");
+    mkdirSync(path.join(project, ".git"));
+    writeFileSync(path.join(project, ".git", "config"), "[remote]\n url = https://user:pw@example.com\n");
+    writeFileSync(path.join(project, "id_rsa"), "-----BEGIN KEY-----\n");
+    writeFileSync(path.join(project, "readme.txt"), `hello; the host token is ${SECRET}\n`);
+    client = await start(project, fleetEnv(home));
+  });
+  after(async () => client.close());
+
+  it("serves the project folder and nothing above it", async () => {
+    const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "list_allowed_directories" });
+    assert.equal(payload.ok, true, JSON.stringify(payload));
+    assert.match(JSON.stringify(payload.result), new RegExp(project.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+    for (const answer of await attempts(client, "/etc/passwd")) assert.doesNotMatch(answer, /root:x?:0:0/, answer);
+  });
+
+  it("never reads .env, .git/config or key files, whatever the spelling or the route", async () => {
+    for (const file of [".env", "./.env", `${project}/.env`, ".ENV.local", ".git/config", "id_rsa", "sub/../.env"]) {
+      for (const answer of await attempts(client, file)) {
+        assert.doesNotMatch(answer, /sk-test-|user:pw|BEGIN KEY/, `${file}: ${answer}`);
+      }
+    }
+  });
+
+  it("leaves hidden files out of listings, trees and searches", async () => {
+    for (const [tool, args] of [
+      ["list_directory", { path: "." }],
+      ["list_directory_with_sizes", { path: "." }],
+      ["directory_tree", { path: "." }],
+      ["search_files", { path: ".", pattern: "**/*" }],
+    ] as const) {
+      const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: tool, arguments: args });
+      assert.equal(payload.ok, true, JSON.stringify(payload));
+      const text = JSON.stringify(payload.result);
+      assert.match(text, /readme\.txt/, tool);
+      assert.doesNotMatch(text, /\.env|\.git|id_rsa|\.ENV/, `${tool}: ${text}`);
+    }
+  });
+
+  it("scrubs a secret the host holds from a plugin's result", async () => {
+    const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "read_text_file", arguments: { path: "readme.txt" } });
+    assert.equal(payload.ok, true, JSON.stringify(payload));
+    const text = JSON.stringify(payload.result);
+    assert.match(text, /hello; the host token is \[redacted\]/);
+    assert.ok(!text.includes(SECRET));
+    const viaExec = await exec(client, "filesystem call read_text_file '{\"path\":\"readme.txt\"}'");
+    assert.ok(!viaExec.stdout.includes(SECRET), viaExec.stdout);
+  });
+});
+
+for (const where of ["/", "home"] as const) {
+  describe(`the embedded default started from ${where === "/" ? "/" : "the home folder"}`, () => {
+    let client: Client;
+    before(async () => {
+      const home = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-home-")));
+      writeFileSync(path.join(home, ".env"), "API_KEY=sk-test-789\n");
+      client = await start(where === "/" ? "/" : home, fleetEnv(home));
+    });
+    after(async () => client.close());
+
+    it("does not serve the folder: the filesystem plugin says what to set", async () => {
+      const { payload: help } = await callJson(client, "agent_tools_help");
+      const fs = (help.plugins as { prefix: string; status: string }[]).find((p) => p.prefix === "filesystem");
+      assert.ok(fs);
+      assert.match(fs.status, /not configured: set AGENT_TOOLS_FS_ROOT/);
+      const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "read_text_file", arguments: { path: "/etc/passwd" } });
+      assert.equal((payload as Payload).error?.code, "NOT_CONFIGURED");
+      for (const file of ["/etc/passwd", ".env"]) {
+        for (const answer of await attempts(client, file)) assert.doesNotMatch(answer, /root:x?:0:0|sk-test-789/, answer);
+      }
+    });
+  });
+}

@@ -1,0 +1,140 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { DatasetTool } from "../src/cli/retrieval-data.js";
+import { toolDocument } from "../src/runtime/catalog.js";
+import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
+import { queryClauses } from "../src/runtime/search/clauses.js";
+import { fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
+import { createHybridIndex } from "../src/runtime/search/semantic/hybrid.js";
+import { loadSentenceModel, type SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
+import type { SearchDocument } from "../src/runtime/search/types.js";
+import { callJson, connect, FIXTURES, ROOT, type Connected } from "./helpers.js";
+
+/**
+ * The hybrid engine with the real sentence model (the optional @energetic-ai packages, installed
+ * by npm ci), its on-disk embedding cache, and the fallback to BM25F when the model is absent.
+ */
+
+const FLEET = JSON.parse(readFileSync(path.join(ROOT, "bench", "data", "mcp-fleet.tools.json"), "utf8")) as DatasetTool[];
+
+function fleetDocuments(servers: string[]): Map<string, SearchDocument[]> {
+  const groups = new Map<string, SearchDocument[]>();
+  for (const tool of FLEET.filter((t) => servers.includes(t.server))) groups.set(tool.server, [...(groups.get(tool.server) ?? []), toolDocument(tool.server, tool.server, tool)]);
+  return groups;
+}
+
+let model: SentenceModel;
+before(async () => {
+  const load = await loadSentenceModel({});
+  assert.ok("model" in load, `the optional model packages are installed by npm ci: ${"unavailable" in load ? load.unavailable : ""}`);
+  model = load.model;
+});
+
+/** The real model, counting what it is asked to embed. */
+function countingModel(): { model: SentenceModel; texts: string[] } {
+  const texts: string[] = [];
+  return { texts, model: { id: model.id, dimensions: model.dimensions, embed: (batch) => (texts.push(...batch), model.embed(batch)) } };
+}
+
+describe("hybrid search with the sentence model", () => {
+  let cacheDir: string;
+  before(() => (cacheDir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-embeddings-"))));
+  after(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+  it("finds tools by meaning where no query word is in them, and BM25F alone does not", async () => {
+    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model }) });
+    const lexical = createBm25fIndex();
+    for (const [plugin, docs] of fleetDocuments(["memory", "filesystem", "google-maps", "slack"])) {
+      index.setPluginDocuments(plugin, docs);
+      lexical.setPluginDocuments(plugin, docs);
+    }
+    const query = "how far away is the airport by car";
+    await index.prepare!(query);
+    const top = index.search(query, { limit: 5 }).hits.map((h) => h.name);
+    assert.ok(top.includes("maps_distance_matrix") || top.includes("maps_directions"), `a route tool is in the top 5: ${top.join(", ")}`);
+    assert.equal(index.takeNotice!(), undefined, "no notice when the model is there");
+  });
+
+  it("a task needing two servers gets both in the top five", async () => {
+    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model }) });
+    for (const [plugin, docs] of fleetDocuments(["memory", "filesystem", "github", "slack", "puppeteer"])) index.setPluginDocuments(plugin, docs);
+    const query = "Open the company status page in a browser, take a picture of it and post it to the #incidents channel";
+    await index.prepare!(query);
+    const hits = index.search(query, { limit: 5 }).hits;
+    const servers = new Set(hits.map((h) => h.plugin));
+    assert.ok(servers.has("puppeteer") && servers.has("slack"), `puppeteer and slack in the top 5: ${hits.map((h) => `${h.plugin}:${h.name}`).join(", ")}`);
+  });
+
+  it("keeps catalog embeddings on disk: a new index (a restart) embeds only the query", async () => {
+    const docs = fleetDocuments(["memory", "filesystem"]);
+    const first = countingModel();
+    const a = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model: first.model }), cache: (m) => fileEmbeddingCache(cacheDir, m.id, m.dimensions) });
+    for (const [plugin, list] of docs) a.setPluginDocuments(plugin, list);
+    await a.prepare!("remember a fact");
+    assert.equal(first.texts.length, 9 + 14 + 1, "every tool once, and the query");
+
+    const second = countingModel();
+    const b = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model: second.model }), cache: (m) => fileEmbeddingCache(cacheDir, m.id, m.dimensions) });
+    for (const [plugin, list] of docs) b.setPluginDocuments(plugin, list);
+    await b.prepare!("remember a fact");
+    assert.deepEqual(second.texts, ["remember a fact"], "the catalog came from the cache file");
+    assert.deepEqual(b.search("remember a fact", { limit: 3 }).hits, a.search("remember a fact", { limit: 3 }).hits, "and ranks the same");
+  });
+
+  it("a cache file that is not ours is rebuilt, with a warning, not trusted", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-embeddings-bad-"));
+    try {
+      writeFileSync(path.join(dir, `embeddings-${model.id}.bin`), "not a cache");
+      const warnings: string[] = [];
+      const cache = fileEmbeddingCache(dir, model.id, model.dimensions, (m) => warnings.push(m));
+      assert.equal(cache.get("00"), undefined);
+      assert.match(warnings[0] ?? "", /not in the expected format; it will be rebuilt/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("without the model", () => {
+  it("searches with BM25F (clause-aware) and says so once", async () => {
+    const logged: string[] = [];
+    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ unavailable: "test: no model" }), log: (m) => logged.push(m) });
+    for (const [plugin, docs] of fleetDocuments(["memory", "filesystem"])) index.setPluginDocuments(plugin, docs);
+    for (const query of ["create entities in the knowledge graph", "read a file", "move a file"]) await index.prepare!(query);
+    assert.equal(index.search("create entities in the knowledge graph", { limit: 1 }).hits[0]?.name, "create_entities");
+    assert.equal(logged.length, 1, `one log line: ${logged.join(" | ")}`);
+    assert.match(logged[0]!, /semantic search is off \(test: no model\); ranking with BM25F alone/);
+    assert.match(index.takeNotice!() ?? "", /semantic search is off/);
+    assert.equal(index.takeNotice!(), undefined, "the notice is given once");
+  });
+
+  it("cuts a multi-step task into clauses", () => {
+    assert.deepEqual(queryClauses("Find the cheapest flight and add it to my calendar"), ["Find the cheapest flight", "add it to my calendar"]);
+    assert.deepEqual(queryClauses("Get the SLA of the service. Then back up /home/data. Finally, update shipment 7."), ["Get the SLA of the service.", "back up /home/data.", "update shipment 7."]);
+    assert.deepEqual(queryClauses("list issues"), ["list issues"]);
+  });
+
+  describe("through the MCP server with AGENT_TOOLS_SEMANTIC=off", () => {
+    let server: Connected;
+    before(async () => {
+      server = await connect(path.join(FIXTURES, "plugins"), { AGENT_TOOLS_SEMANTIC: "off" });
+    });
+    after(async () => {
+      await server.close();
+    });
+
+    it("agent_tools_search answers, and the first answer only carries the notice", async () => {
+      const first = await callJson(server.client, "agent_tools_search", { query: "add a note" });
+      assert.equal(first.isError, false, JSON.stringify(first.payload));
+      assert.ok((first.payload.hits as unknown[]).length > 0, "hits from BM25F");
+      assert.match(String(first.payload.notice), /semantic search is off \(AGENT_TOOLS_SEMANTIC=off\)/);
+      const second = await callJson(server.client, "agent_tools_search", { query: "list notes" });
+      assert.ok((second.payload.hits as unknown[]).length > 0);
+      assert.equal(second.payload.notice, undefined, "said once");
+      assert.equal(server.stderr().match(/semantic search is off/g)?.length, 1, `logged once:\n${server.stderr()}`);
+    });
+  });
+});

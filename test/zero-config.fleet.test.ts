@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { after, before, describe, it } from "node:test";
+import { callJson, MCP_BIN } from "./helpers.js";
+
+// The fleet a new user gets with nothing configured: the embedded filesystem and memory plugins
+// in a project folder, and every bundled plugin (none of their services set up). Unconfigured
+// plugins must cost the model nothing in tools/list, stay findable by search and help with what
+// to set, and the start must say so in one log line.
+
+type Hit = { plugin: string; name: string; notConfigured?: string };
+
+describe("the zero-config fleet", () => {
+  let client: Client;
+  let stderr = "";
+  before(async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "agent-tools-zero-home-"));
+    const project = mkdtempSync(path.join(tmpdir(), "agent-tools-zero-project-"));
+    writeFileSync(path.join(project, "notes.md"), "# notes\n");
+    const env = { PATH: path.dirname(process.execPath), HOME: home, XDG_STATE_HOME: home, XDG_CONFIG_HOME: home };
+    const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env, cwd: project, stderr: "pipe" });
+    transport.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
+    client = new Client({ name: "zero-config-test", version: "0.0.0" });
+    await client.connect(transport);
+  });
+  after(async () => client.close());
+
+  it("lists at most 900 tokens (o200k) and no unconfigured plugin's tools", async () => {
+    const { tools } = await client.listTools();
+    const tokens = countTokens(JSON.stringify(tools));
+    assert.ok(tokens <= 900, `tools/list is ${tokens} tokens: ${tools.map((t) => t.name).join(", ")}`);
+    for (const prefix of ["github", "ghcli", "tasks", "pocketbase", "kite", "ccdd", "n8n"]) {
+      assert.ok(!tools.some((t) => t.name.startsWith(`agent_tools_${prefix}_`)), `${prefix} is not configured and not listed`);
+    }
+    for (const name of ["agent_tools_help", "agent_tools_search", "agent_tools_exec", "agent_tools_filesystem_call", "agent_tools_memory_call"]) {
+      assert.ok(tools.some((t) => t.name === name), `${name} is listed`);
+    }
+  });
+
+  it("says it in one log line, not a warning per plugin", () => {
+    const lines = stderr.split("\n").filter((l) => /not configured/.test(l));
+    assert.equal(lines.length, 1, stderr);
+    assert.match(lines[0] as string, /7 plugins not configured.*github \(set GITHUB_TOKEN\)/);
+    assert.doesNotMatch(stderr, /\bwarn:/, "a fresh start has nothing to warn about");
+  });
+
+  it("finds GitHub's list_issues for 'list github issues', marked not configured with what to set", async () => {
+    const { payload } = await callJson(client, "agent_tools_search", { query: "list github issues" });
+    const hits = payload.hits as Hit[];
+    const hit = hits.find((h) => h.plugin === "github" && h.name === "list_issues");
+    assert.ok(hit, JSON.stringify(hits.map((h) => `${h.plugin}/${h.name}`)));
+    assert.equal(hit.notConfigured, "set GITHUB_TOKEN");
+    assert.ok(hits.indexOf(hit) < 3, `list_issues ranks in the top 3: ${JSON.stringify(hits.map((h) => h.name))}`);
+    const called = await callJson(client, "agent_tools_github_call", { toolName: "list_issues", arguments: { owner: "o", repo: "r" } });
+    assert.equal(called.payload.error?.code, "NOT_CONFIGURED", "its call tool is routed though unlisted, and says what to set");
+  });
+
+  it("ranks read_file / read_text_file first for 'read a file'", async () => {
+    const { payload } = await callJson(client, "agent_tools_search", { query: "read a file" });
+    const names = (payload.hits as Hit[]).map((h) => `${h.plugin}/${h.name}`);
+    const first = names.findIndex((n) => n === "filesystem/read_text_file" || n === "filesystem/read_file");
+    // Ranking engines are #19's; this holds the line the issue measured (4th and 7th) from slipping.
+    assert.ok(first >= 0 && first < 5, JSON.stringify(names));
+  });
+
+  it("help: unconfigured plugins with what to set; 'ready' only once a plugin has answered", async () => {
+    await callJson(client, "agent_tools_filesystem_call", { toolName: "list_allowed_directories" });
+    const { payload } = await callJson(client, "agent_tools_help");
+    const status = Object.fromEntries((payload.plugins as { prefix: string; status: string }[]).map((p) => [p.prefix, p.status]));
+    assert.equal(status.github, "not configured: set GITHUB_TOKEN");
+    assert.equal(status.filesystem, "ready");
+    assert.equal(status.ollama, "configured, not checked");
+    assert.match(String(payload.config), /none \(looked for --config/);
+  });
+});
