@@ -175,8 +175,9 @@ export function assertNotesScript(turns: string[][], offset = 0): { discover: st
   assert.match(read, /milk, bread, coffee beans/, "the get_note result reached the model");
   assert.match(refused, /CONFIRM_REQUIRED/, "create_note without confirm is refused");
   assert.ok(refused.includes(HINTS.CONFIRM_REQUIRED), "the refusal carries the runtime's hint");
-  assert.doesNotMatch(refused, /"ok":\s*true/);
-  assert.match(created, /"ok":\s*true/, "the retry with confirm: true succeeds");
-  assert.match(created, /"id":\s*"n3"/, "the retry created note n3");
+  // A client may hand the model the answer inside its own JSON (Codex does), so quotes can arrive escaped.
+  assert.doesNotMatch(refused, /\\?"ok\\?":\s*true/);
+  assert.match(created, /\\?"ok\\?":\s*true/, "the retry with confirm: true succeeds");
+  assert.match(created, /\\?"id\\?":\s*\\?"n3\\?"/, "the retry created note n3");
   return { discover, read, refused, created };
 }

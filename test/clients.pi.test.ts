@@ -106,7 +106,7 @@ describe("pi with the agent-tools-runtime extension", { skip: CAN_SCAN_PROCESSES
 
       const results = assertNotesScript(run.turns.map(chatToolResults));
       // the extension puts the code and the hint first in the tool error it raises
-      assert.match(results.refused, /^CONFIRM_REQUIRED: .*\nHint: This tool changes data/);
+      assert.match(results.refused, /^CONFIRM_REQUIRED: .*\nHint: This (tool )?changes data/);
       assert.deepEqual(run.leftovers, [], "no process of the run is left behind");
       // pi's session_shutdown closed our MCP session with a DELETE
       await eventually(() => /http DELETE .*status=200/.test(http.stderr()), "the extension's DELETE of its session");
