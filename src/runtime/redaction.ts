@@ -1,6 +1,5 @@
 import { SECRET_NAME } from "../adapters/mcp/child-env.js";
 import { referencedVariables } from "../adapters/shared/env-vars.js";
-import { createRedactor, type Redactor } from "../adapters/shared/redact.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { envAlternatives } from "../plugins/requirements.js";
 
@@ -57,8 +56,4 @@ export function fleetSecrets(manifests: readonly PluginManifest[], env: NodeJS.P
   }
   for (const name of names) if (SECRET_NAME.test(name) && env[name]) secrets.add(env[name] as string);
   return [...secrets];
-}
-
-export function createFleetRedactor(manifests: readonly PluginManifest[], env: NodeJS.ProcessEnv): Redactor {
-  return createRedactor(fleetSecrets(manifests, env));
 }
