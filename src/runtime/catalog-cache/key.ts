@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import path from "node:path";
+import { referencedVariables } from "../../adapters/shared/env-vars.js";
 import type { PluginManifest } from "../../plugins/manifest.js";
+import { envAlternatives } from "../../plugins/requirements.js";
 
 /**
  * The cache key of a plugin's catalog: a digest of everything that decides which tools it lists —
@@ -12,14 +14,12 @@ import type { PluginManifest } from "../../plugins/manifest.js";
  * or in the entry. Any change gives another key, which is how a config change invalidates.
  */
 
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
-
 /** Names of the environment variables a manifest's settings read: `${NAME}` references and `*Env` fields. */
-export function referencedVariables(manifest: PluginManifest): string[] {
-  const names = new Set<string>([...manifest.requires.env.flatMap((n) => n.split("|"))]);
+function variablesOf(manifest: PluginManifest): string[] {
+  const names = new Set<string>(manifest.requires.env.flatMap(envAlternatives));
   const walk = (value: unknown, key?: string): void => {
     if (typeof value === "string") {
-      for (const match of value.matchAll(REFERENCE)) if (match[1]) names.add(match[1]);
+      for (const name of referencedVariables(value)) names.add(name);
       // `tokenEnv: "N8N_MCP_TOKEN"`: the field names a variable the adapter reads.
       if (key && /Env$/.test(key) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) names.add(value);
     } else if (Array.isArray(value)) value.forEach((v) => walk(v));
@@ -43,7 +43,7 @@ function moduleStamp(manifest: PluginManifest): string | undefined {
 const digest = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 export function catalogKey(manifest: PluginManifest, env: NodeJS.ProcessEnv, runtimeVersion: string): string {
-  const variables = referencedVariables(manifest).map((name) => [name, env[name] === undefined ? null : digest(env[name])]);
+  const variables = variablesOf(manifest).map((name) => [name, env[name] === undefined ? null : digest(env[name])]);
   return digest(
     JSON.stringify({
       runtimeVersion,
