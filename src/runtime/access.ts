@@ -1,4 +1,4 @@
-import { RuntimeError } from "./errors.js";
+import { RuntimeError } from "../errors.js";
 
 /**
  * Who is calling, and what they may do: an identity of the team gateway (a named bearer token or

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createMemoryJobRecords } from "../state/memory.js";
 import type { JobRecords, StoredJob } from "../state/types.js";
-import { fromThrown, RuntimeError, type ErrorPayload } from "./errors.js";
+import { fromThrown, RuntimeError, type ErrorPayload } from "../errors.js";
 import { unwrapResult } from "./result.js";
 import type { Session } from "./session.js";
 

@@ -17,7 +17,7 @@ import { catalogStoreFromEnv, type CatalogStore } from "./catalog-cache/store.js
 import { startCatalogUpkeep, watchAdapterUse } from "./catalog-upkeep.js";
 import { hasGenericDescription, pluginAbout } from "./plugin-about.js";
 import { createDiscoverContexts } from "./discover-context.js";
-import { describeThrown, fromThrown, RuntimeError } from "./errors.js";
+import { describeThrown, fromThrown, RuntimeError } from "../errors.js";
 import type { GatePolicy } from "./gate.js";
 import { createLoopBreaker } from "./loop-breaker.js";
 import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "./pipeline.js";

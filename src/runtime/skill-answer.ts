@@ -1,5 +1,5 @@
 import type { Skill, SkillMeta } from "../plugins/skills.js";
-import { ERROR_CODES, RuntimeError, type ErrorCode } from "./errors.js";
+import { ERROR_CODES, RuntimeError, type ErrorCode } from "../errors.js";
 
 /**
  * How a skill is shown in discover and search answers, and how a skill's own answer is read back,

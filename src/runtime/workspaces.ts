@@ -1,5 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
-import { RuntimeError } from "./errors.js";
+import { RuntimeError } from "../errors.js";
 import { closeSession, createSession, type Session } from "./session.js";
 import { stateKey } from "./state-key.js";
 import type { Identity } from "./access.js";
