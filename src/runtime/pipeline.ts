@@ -10,7 +10,7 @@ import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
-import { capResult, unwrapResult, withDeadline, type Truncation } from "./result.js";
+import { shapeResult, withDeadline, type Truncation } from "./result.js";
 import { recordCall, type Session } from "./session.js";
 import { closestNames, foldName } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
@@ -528,7 +528,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   // ── shape: unwrap an MCP result, redact it (the fleet's one redactor), cap it ──────────
   const shape: Step = async (state, next) => {
-    const { result, truncated } = capResult(deps.redact(unwrapResult(state.output)), state.ctx.maxResultChars ?? deps.maxResultChars);
+    const { result, truncated } = shapeResult(state.output, deps.redact, state.ctx.maxResultChars ?? deps.maxResultChars);
     state.result = result;
     if (truncated) state.truncated = truncated;
     await next();

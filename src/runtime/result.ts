@@ -91,6 +91,11 @@ export function capResult(result: unknown, maxChars: number): { result: unknown;
   };
 }
 
+/** What a tool or skill returned, as an answer's `result`: unwrapped, through the fleet's redactor, capped. */
+export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, maxChars: number): { result: unknown; truncated?: Truncation } {
+  return capResult(redact(unwrapResult(raw)), maxChars);
+}
+
 /**
  * Run `work` with a deadline and the caller's cancellation. A timeout answers UPSTREAM_TIMEOUT;
  * the adapter gets the abort signal so it can stop its own I/O.

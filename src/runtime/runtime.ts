@@ -23,7 +23,7 @@ import { createLoopBreaker } from "./loop-breaker.js";
 import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "./pipeline.js";
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
-import { capResult, unwrapResult, withDeadline } from "./result.js";
+import { shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
@@ -316,6 +316,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // One redactor for the whole fleet: adapters add what they learn at run time, and every answer
   // leaves through it (see redaction.ts).
   const redactor = createRedactor();
+  const redact = (value: unknown): unknown => redactor.redactValue(value);
   const loadOptions = {
     env,
     log,
@@ -353,11 +354,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   const byPrefix = new Map(plugins.map((p) => [p.manifest.prefix, p]));
 
-  /** "ready", "not configured: …", or, for a backend that failed to start or answer, "failing: <reason>". */
   /** Plugins that have answered a call in this runtime. */
   const answered = new Set<string>();
 
   /**
+   * "ready", "not configured: …", or, for a backend that failed to start or answer, "failing: <reason>".
    * "ready" only once the plugin has answered (a call succeeded, or an MCP server listed its tools
    * itself); before that its settings are complete but nothing says the service is there
    * ("configured, not checked"). A plugin whose adapter reports a failure says so.
@@ -492,7 +493,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     timeoutMs,
     maxResultChars,
     log,
-    redact: (value) => redactor.redactValue(value),
+    redact,
     onAnswered: (prefix) => answered.add(prefix),
   });
 
@@ -633,7 +634,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const adapter = pipeline.adapterForSkill(session, requirePlugin(plugin), name, false, {});
     const what = `skill '${plugin.manifest.prefix}:${name}' (discover context)`;
     const raw = await withDeadline((signal) => skill.run(adapter, args, { signal, sessionId: session.id, log }), timeoutMs, undefined, what);
-    return capResult(redactor.redactValue(unwrapResult(raw)), maxResultChars).result;
+    return shapeResult(raw, redact, maxResultChars).result;
   });
 
   const runtime: Runtime = {
@@ -718,7 +719,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
-      return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log, observers, redact: (value) => redactor.redactValue(value) }, "discover", async () => {
+      return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log, observers, redact }, "discover", async () => {
         const plugin = requirePlugin(target, repairs, session.identity);
         const prefix = plugin.manifest.prefix;
         const tools = await toolsOf(plugin);
@@ -780,7 +781,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
       const query = queryOf(args.query, repairs);
-      return frame(session, { operation: "search", plugin: "*", target: query || undefined, repairs, log, observers, redact: (value) => redactor.redactValue(value) }, "search", async () => {
+      return frame(session, { operation: "search", plugin: "*", target: query || undefined, repairs, log, observers, redact }, "search", async () => {
         if (!query) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {
             errors: [{ path: "/query", message: "must be a non-empty string" }],
@@ -849,7 +850,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     async describe(session, target, toolName, ctx = {}) {
       const repairs = [...(ctx.repairs ?? [])];
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
-      return frame(session, { operation: "describe", plugin: sentPrefix, target: toolName, repairs, log, redact: (value) => redactor.redactValue(value) }, "describe", async () => {
+      return frame(session, { operation: "describe", plugin: sentPrefix, target: toolName, repairs, log, redact }, "describe", async () => {
         const plugin = requirePlugin(target, repairs, session.identity);
         const tools = await toolsOf(plugin);
         const tool = tools.find((t) => t.name === toolName);
