@@ -100,6 +100,8 @@ interface CallState {
   request?: RepairedRequest;
   plugin?: ReadyPlugin;
   tool?: ToolDescriptor;
+  /** Whether the resolved tool can change data (not known read-only); decided once, read by both gates. */
+  writes?: boolean;
   skill?: Skill;
   args?: Record<string, unknown>;
   misplacedConfirm?: string;
@@ -302,11 +304,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       });
     }
     const tools = await deps.toolsOf(plugin);
-    const byName = new Map(tools.map((t) => [t.name, t]));
-    let tool = byName.get(sent);
+    // A name listed twice resolves to its last entry. The set of names is made only for a call
+    // that names no tool exactly (the repairs and the suggestions need it), never on the way to a success.
+    const named = (name: string) => tools.findLast((t) => t.name === name);
+    let names: Set<string> | undefined;
+    const allNames = () => (names ??= new Set(tools.map((t) => t.name)));
+    let tool = named(sent);
     if (!tool) {
-      const stripped = stripToolPrefix(sent, prefix, (n) => byName.has(n), state.repairs);
-      if (stripped) tool = byName.get(stripped);
+      const stripped = stripToolPrefix(sent, prefix, (n) => allNames().has(n), state.repairs);
+      if (stripped) tool = named(stripped);
     }
     if (!tool) {
       // Case and separators only ("listNotes" for "list_notes"), and only when exactly one tool fits.
@@ -318,14 +324,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       }
     }
     if (!tool) {
-      const suggestions = closestNames(sent, byName.keys());
+      const suggestions = closestNames(sent, allNames());
       for (const name of deps.similarTools(plugin, sent)) if (!suggestions.includes(name) && suggestions.length < 5) suggestions.push(name);
       const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
       throw new RuntimeError("UNKNOWN_TOOL", `plugin '${prefix}' has no tool '${sent}'${mean}`, { toolName: sent, suggestions });
     }
     state.tool = tool;
+    state.writes = !deps.isReadOnly(plugin, tool);
     // For the audit: the call reached (or is refused before) a tool that changes data.
-    state.facts.mutating = !deps.isReadOnly(plugin, tool);
+    state.facts.mutating = state.writes;
     await next();
   };
 
@@ -394,7 +401,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   function gateRequestFor(state: CallState): GateRequest {
     const plugin = state.plugin as ReadyPlugin;
     const tool = state.tool as ToolDescriptor;
-    const writes = !deps.isReadOnly(plugin, tool);
+    const writes = state.writes === true;
     return {
       session: state.session,
       plugin: plugin.manifest.prefix,
