@@ -500,11 +500,22 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const adapter = state.adapter as Adapter;
     const args = state.args as Record<string, unknown>;
     const relay = state.ctx.relay;
-    const callContext = (signal: AbortSignal) => ({ signal, sessionId: state.session.id, log: deps.log, jobs: deps.jobsOf(state.session, prefix), ...(relay ? { relay } : {}) });
+    const session = state.session;
+    const callContext = (signal: AbortSignal) => ({
+      signal,
+      sessionId: session.id,
+      log: deps.log,
+      // Made on first use: most calls start no job, and each store is a cancel listener and a disposer for the session.
+      get jobs() {
+        return deps.jobsOf(session, prefix);
+      },
+      ...(relay ? { relay } : {}),
+    });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
     const runSkill = async (skill: Skill, signal: AbortSignal): Promise<unknown> => {
-      const answer = await skill.run(adapter, args, { ...callContext(signal), confirmed });
+      // Object.assign, not a spread: a spread would read (and so make) the job store.
+      const answer = await skill.run(adapter, args, Object.assign(callContext(signal), { confirmed }));
       // The user has a question to answer first (reads before it are run again on the retry).
       const pending = state.interrupts?.[0];
       if (pending) throw pending;
