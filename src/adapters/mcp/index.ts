@@ -4,7 +4,7 @@ export { McpAdapter, type McpAdapterOptions } from "./adapter.js";
 export { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
 export { listAllTools, ToolCatalog, MAX_PAGES } from "./catalog.js";
 export { buildChildEnv, safeBaseEnv, SAFE_BASE_ENV_VARS, SECRET_NAME } from "./child-env.js";
-export { trackedChildren, isAlive, waitForExit } from "./child-registry.js";
+export { trackedChildren, isAlive } from "./child-registry.js";
 export { McpConnection, type ConnectionOptions, type OpenedTransport, type RequestControl, type TransportOpener } from "./connection.js";
 export { McpAdapterError, McpSpecError, type McpErrorCode } from "./errors.js";
 export { mcpClientFromEnv, parseArgsValue, stdioMcpClientFromEnv, type FromEnvOptions } from "./from-env.js";

@@ -2,6 +2,7 @@ import { chmod, open, readFile, rename, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
+import { readCappedBody } from "../shared/capped-body.js";
 import type { Redactor } from "../shared/redact.js";
 import { interpolate } from "../shared/env-vars.js";
 import { McpAdapterError, errorMessage } from "./errors.js";
@@ -21,6 +22,9 @@ import { McpAdapterError, errorMessage } from "./errors.js";
  * process killed before its rename is adopted by the next refresh, so tokens the provider has
  * already rotated are not lost.
  */
+
+/** Of a token endpoint's answer, more than any real token set needs. */
+const TOKEN_BODY_BYTES = 64 * 1024;
 
 export interface StoredTokens {
   access_token: string;
@@ -213,7 +217,12 @@ export class OAuthTokenStore {
     } catch (error) {
       throw new McpAdapterError("UPSTREAM_ERROR", redact(`refreshing the OAuth token at ${endpoint.origin}${endpoint.pathname} failed: ${errorMessage(error)}`));
     }
-    const text = await response.text().catch(() => "");
+    // Read capped like every other body (shared/capped-body.ts): a token answer is a few hundred
+    // bytes, and a cut one does not parse, which is refused below.
+    const text = await readCappedBody(response, TOKEN_BODY_BYTES, `the token endpoint at ${endpoint.origin}`, { truncate: true }).then(
+      ({ bytes }) => new TextDecoder().decode(bytes),
+      () => "",
+    );
     let json: Record<string, unknown> = {};
     try {
       json = JSON.parse(text) as Record<string, unknown>;

@@ -1,4 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
+// The runtime's one canonical form of a call's arguments (sorted keys), as the loop breaker and confirm tokens use.
+import { canonicalJson } from "../../runtime/loop-breaker.js";
 
 /**
  * Idempotency keys for the writes a REST adapter sends (`Idempotency-Key`, the IETF
@@ -17,17 +19,6 @@ import { createHash, randomUUID } from "node:crypto";
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 10 * 60 * 1000;
 const MAX_REMEMBERED = 10_000;
-
-/** JSON with object keys sorted, so `{a,b}` and `{b,a}` are one call. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
 
 export class IdempotencyKeys {
   readonly #seen = new Map<string, { key: string; lastUsed: number }>();

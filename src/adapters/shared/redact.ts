@@ -22,17 +22,21 @@ const SHAPES: [RegExp, string][] = [
 
 export function createRedactor(initial: Iterable<string | undefined> = []): Redactor {
   const secrets = new Set<string>();
+  // Longest first, so a secret that contains another is masked whole. Sorted once after secrets
+  // were added, not per string: redactValue calls redact for every string of every result.
+  let ordered: string[] | undefined = [];
   const redactor: Redactor = {
     add(secret) {
       if (!secret || secret.length < MIN_SECRET_LENGTH) return;
       secrets.add(secret);
       const encoded = encodeURIComponent(secret);
       if (encoded !== secret) secrets.add(encoded);
+      ordered = undefined;
     },
     redact(text) {
       let out = text;
-      // Longest first, so a secret that contains another is masked whole.
-      for (const secret of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(secret).join(MARKER);
+      ordered ??= [...secrets].sort((a, b) => b.length - a.length);
+      for (const secret of ordered) out = out.split(secret).join(MARKER);
       for (const [pattern, replacement] of SHAPES) out = out.replace(pattern, replacement);
       return out;
     },
