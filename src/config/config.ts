@@ -154,7 +154,7 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
   const own: Record<string, unknown> = {};
   const foreign: string[] = [];
   for (const [key, value] of Object.entries(doc)) {
-    if ((OWN_TOP_LEVEL_KEYS as readonly string[]).includes(key)) own[key] = value;
+    if (OWN_TOP_LEVEL_KEYS.includes(key)) own[key] = value;
     else if (key === "servers" || key === "inputs") continue;
     else {
       const close = closestNames(key, OWN_TOP_LEVEL_KEYS, 0.75, 1);
@@ -171,7 +171,7 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
     for (const v of toViolations(validate.errors)) {
       const segments = pointerSegments(v.path);
       if (segments[0] === "mcpServers" && serversKey === "servers") segments[0] = "servers";
-      const message = v.keyword === "additionalProperties" ? `is not a known setting${didYouMean(segments.at(-1) ?? "", Object.keys(ConfigSchema.properties))}` : v.message.replace(/^'[^']*' /, "");
+      const message = v.keyword === "additionalProperties" ? `is not a known setting${didYouMean(segments.at(-1) ?? "", OWN_TOP_LEVEL_KEYS)}` : v.message.replace(/^'[^']*' /, "");
       problem(segments, `field '${pointerToField(v.path)}' ${message}`, v.keyword === "additionalProperties");
     }
   }
