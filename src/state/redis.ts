@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "../adapters/types.js";
 import { CACHE_FORMAT, type CachedCatalog, type CatalogStore } from "../runtime/catalog-cache/store.js";
 import type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, PubSub, SharedState, SharedWorkspaceRecord, StoredJob, WorkspaceRecords } from "./types.js";
-import { SharedStateError } from "./types.js";
+import { newInstanceId, SharedStateError } from "./types.js";
 
 /**
  * The Redis backend (ioredis). Key layout, all under one prefix (default `agent-tools:`):
@@ -58,7 +58,7 @@ function sleep(ms: number): Promise<void> {
 
 export async function createRedisState(options: RedisStateOptions): Promise<SharedState> {
   const prefix = options.prefix ?? "agent-tools:";
-  const instanceId = options.instanceId ?? `i-${randomUUID().slice(0, 8)}`;
+  const instanceId = options.instanceId ?? newInstanceId();
   const heartbeatTtlMs = options.heartbeatTtlMs ?? 6000;
   const where = describe(options.url);
   const common = { maxRetriesPerRequest: 3, connectTimeout: 5000, lazyConnect: true } as const;
