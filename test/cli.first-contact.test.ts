@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,7 +11,8 @@ import { baseEnv, ROOT } from "./helpers.js";
 // bound, stdin not read), unknown options exit 2, -v/--version/version, a clear word when the
 // port is taken or --port is not a number, and a sane `tokens` on an empty fleet.
 
-const BIN = path.join(ROOT, "dist", "bin");
+// Each bin's file as npm installs it: package.json's own `bin` map (two names may share one file).
+const BIN_FILES = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin;
 const BINS = ["agent-tools", "agent-tools-runtime", "agent-tools-mcp", "agent-tools-mcp-http"] as const;
 const SUBCOMMANDS = ["mcp", "http", "probe", "validate", "status", "list", "load", "exec", "serve", "tokens", "search-bench", "version", "help"];
 
@@ -24,7 +25,7 @@ interface Ran {
 /** Run a bin with stdin left open: a program that reads stdin or serves never ends, and the deadline says so. */
 function run(bin: string, args: string[], env: Record<string, string> = baseEnv(), deadlineMs = 20_000): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(BIN, `${bin}.js`), ...args], { env, cwd: tmpdir(), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [path.join(ROOT, BIN_FILES[bin] ?? `dist/bin/${bin}.js`), ...args], { env, cwd: tmpdir(), stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));

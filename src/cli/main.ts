@@ -113,8 +113,8 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     return 0;
   }
   const command = positionals[0] ?? (values.help ? "help" : "mcp");
-  // `--help` anywhere (and `exec --help`) prints the command's usage: nothing is served, bound or read.
-  if (values.help || (command === "exec" && (execWords[0] === "--help" || execWords[0] === "-h"))) {
+  // `help`, `--help` anywhere (and `exec --help`) print the command's usage: nothing is served, bound or read.
+  if (values.help || command === "help" || (command === "exec" && (execWords[0] === "--help" || execWords[0] === "-h"))) {
     process.stdout.write(command === "help" ? commandUsage(positionals[1] ?? "", bin) : commandUsage(command, bin));
     return 0;
   }
@@ -237,9 +237,6 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       const { cacheCommand } = await import("./cache.js");
       return cacheCommand(positionals.slice(1), process.env, print);
     }
-    case "help":
-      process.stdout.write(commandUsage(positionals[1] ?? ""));
-      return 0;
     case "version":
       process.stdout.write(`${packageJson().version}\n`);
       return 0;

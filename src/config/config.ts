@@ -93,6 +93,13 @@ function didYouMean(key: string, known: readonly string[], aliases: Readonly<Rec
   return close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : "";
 }
 
+/** The setting names of the object that `segments` lead to in `schema`: what a misspelt key there may have meant. */
+function settingsAt(schema: unknown, segments: readonly string[]): string[] {
+  let node = schema as { properties?: Record<string, unknown>; items?: unknown } | undefined;
+  for (const segment of segments) node = (/^\d+$/.test(segment) ? node?.items : node?.properties?.[segment]) as typeof node;
+  return Object.keys(node?.properties ?? {});
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
 }
@@ -154,7 +161,7 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
   const own: Record<string, unknown> = {};
   const foreign: string[] = [];
   for (const [key, value] of Object.entries(doc)) {
-    if ((OWN_TOP_LEVEL_KEYS as readonly string[]).includes(key)) own[key] = value;
+    if (OWN_TOP_LEVEL_KEYS.includes(key)) own[key] = value;
     else if (key === "servers" || key === "inputs") continue;
     else {
       const close = closestNames(key, OWN_TOP_LEVEL_KEYS, 0.75, 1);
@@ -171,7 +178,7 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
     for (const v of toViolations(validate.errors)) {
       const segments = pointerSegments(v.path);
       if (segments[0] === "mcpServers" && serversKey === "servers") segments[0] = "servers";
-      const message = v.keyword === "additionalProperties" ? `is not a known setting${didYouMean(segments.at(-1) ?? "", Object.keys(ConfigSchema.properties))}` : v.message.replace(/^'[^']*' /, "");
+      const message = v.keyword === "additionalProperties" ? `is not a known setting${didYouMean(segments.at(-1) ?? "", settingsAt(ConfigSchema, segments.slice(0, -1)))}` : v.message.replace(/^'[^']*' /, "");
       problem(segments, `field '${pointerToField(v.path)}' ${message}`, v.keyword === "additionalProperties");
     }
   }

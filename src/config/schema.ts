@@ -87,7 +87,8 @@ export const ConfigSchema = Type.Object({
   team: Type.Optional(Type.Unsafe<TeamConfig>(teamSchema)),
 });
 
-export const OWN_TOP_LEVEL_KEYS = ["$schema", "mcpServers", "plugins", "facade", "http", "confirm", "team"] as const;
+/** The top-level settings read from a file: the schema's own properties, so the two lists cannot drift. */
+export const OWN_TOP_LEVEL_KEYS: readonly string[] = Object.keys(ConfigSchema.properties);
 
 export type ServerEntryDocument = Static<typeof ServerEntrySchema>;
 export type HttpSettings = Static<typeof HttpSchema>;

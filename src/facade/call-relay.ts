@@ -1,5 +1,6 @@
-import { CLIENT_CAPABILITIES_META_KEY, type ClientCapabilities, type ElicitRequestFormParams, type LoggingLevel, type Server, type ServerContext } from "@modelcontextprotocol/server";
+import type { ElicitRequestFormParams, LoggingLevel, Server, ServerContext } from "@modelcontextprotocol/server";
 import type { CallRelay, RelayedParams, RelayedResult } from "../adapters/relay.js";
+import { clientCapabilitiesOf } from "./confirm-rounds.js";
 
 /**
  * The relay of one facade call: what the downstream server sends while the call runs goes to
@@ -16,7 +17,7 @@ export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): C
   const token = ctx.mcpReq._meta?.progressToken;
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const modern = envelope !== undefined && Object.keys(envelope).length > 0;
-  const capabilities = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
+  const capabilities = clientCapabilitiesOf(server, ctx);
   const relay: CallRelay = {
     log: (message) => void ctx.mcpReq.log(message.level as LoggingLevel, message.data, message.logger).catch(() => undefined),
   };

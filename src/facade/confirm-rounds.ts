@@ -27,14 +27,17 @@ const TTL_SECONDS = 600;
 const MAX_SPENT = 10_000;
 
 /**
- * Whether the client declared form elicitation (a bare `elicitation: {}` counts as form, its
- * pre-mode meaning): per request in the 2026-07-28 era (the envelope; serveStdio leaves the
- * connection-level accessor empty there), from initialize in the 2025 era.
+ * What the client declared it can do: per request in the 2026-07-28 era (the envelope; serveStdio
+ * leaves the connection-level accessor empty there), from initialize in the 2025 era.
  */
-export function clientCanElicitForm(server: Server, ctx: ServerContext): boolean {
+export function clientCapabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const capabilities = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
-  const declared = capabilities?.elicitation as Record<string, unknown> | undefined;
+  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
+}
+
+/** Whether the client declared form elicitation (a bare `elicitation: {}` counts as form, its pre-mode meaning). */
+export function clientCanElicitForm(server: Server, ctx: ServerContext): boolean {
+  const declared = clientCapabilitiesOf(server, ctx)?.elicitation as Record<string, unknown> | undefined;
   if (!declared || typeof declared !== "object") return false;
   return Object.keys(declared).length === 0 || "form" in declared;
 }

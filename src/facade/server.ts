@@ -49,9 +49,10 @@ function describeWaitMs(): number {
   return Number.isFinite(value) && value >= 0 ? value : DESCRIBE_WAIT_MS;
 }
 
-/** `commands/<file>` for each text module `load` accepts. */
+/** `commands/<file>` for each text module `load` accepts: the package's own folder, read on first help and kept. */
+let moduleFiles: string[] | undefined;
 function textModuleFiles(): string[] {
-  return availableModuleFiles(path.join(RUNTIME_ROOT, "commands")).map((file) => `commands/${file}`);
+  return (moduleFiles ??= availableModuleFiles(path.join(RUNTIME_ROOT, "commands")).map((file) => `commands/${file}`));
 }
 
 export { toToolResult } from "./present.js";

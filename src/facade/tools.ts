@@ -64,10 +64,6 @@ export function facadeToolName(prefix: string, operation: "discover" | "call" | 
   return `agent_tools_${prefix}_${operation}`;
 }
 
-function notConfigured(plugin: PluginSummary): string {
-  return plugin.configured ? "" : ` [not configured: ${firstSentence(plugin.missing ?? "requirements missing", 80)}]`;
-}
-
 function firstSentence(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   const sentence = /^(.+?[.!?;])(\s|$)/.exec(flat)?.[1] ?? flat;
@@ -174,7 +170,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
     // to what a model needs to pick the tool (≤ 150 tokens a plugin); details live in the answers.
     listed.push({
       name: discover,
-      description: `Find ${label} tools${about} for a task (no query: the most useful) and the call to make.${hint}${notConfigured(plugin)}`,
+      description: `Find ${label} tools${about} for a task (no query: the most useful) and the call to make.${hint}`,
       inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } } },
       annotations: { readOnlyHint: true },
     });
@@ -184,7 +180,6 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
     const gate = plugin.requireConfirm ? " Changes need confirm: true." : "";
     listed.push({
       name: call,
-      // "Not configured" is said once, on discover (and in help); a call answers NOT_CONFIGURED with the fix.
       description: `Run a ${label} tool found by _discover or agent_tools_search.${gate}`,
       inputSchema: {
         type: "object",

@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { Counters, JobRecords, KeyValue, Locks, PubSub, SharedState, StoredJob, AuditLog } from "./types.js";
-import { SharedStateError } from "./types.js";
+import { newInstanceId, SharedStateError } from "./types.js";
 
 /**
  * The one-process backend: what every instance had before Redis, behind the shared interface so
@@ -112,7 +111,7 @@ export function createMemoryPubSub(): PubSub {
 }
 
 export function createMemoryState(options: { audit?: AuditLog; instanceId?: string } = {}): SharedState {
-  const instanceId = options.instanceId ?? `i-${randomUUID().slice(0, 8)}`;
+  const instanceId = options.instanceId ?? newInstanceId();
   return {
     backend: "memory",
     instanceId,

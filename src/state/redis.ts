@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "../adapters/types.js";
 import { CACHE_FORMAT, type CachedCatalog, type CatalogStore } from "../runtime/catalog-cache/store.js";
 import type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, PubSub, SharedState, SharedWorkspaceRecord, StoredJob, WorkspaceRecords } from "./types.js";
-import { SharedStateError } from "./types.js";
+import { newInstanceId, SharedStateError } from "./types.js";
 
 /**
  * The Redis backend (ioredis). Key layout, all under one prefix (default `agent-tools:`):
@@ -42,13 +42,23 @@ function describe(url: string): string {
   }
 }
 
+/** A stored JSON value, or undefined when it is missing or damaged (a reader never fails on one bad key). */
+function readJson<T>(text: string | null | undefined): T | undefined {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export async function createRedisState(options: RedisStateOptions): Promise<SharedState> {
   const prefix = options.prefix ?? "agent-tools:";
-  const instanceId = options.instanceId ?? `i-${randomUUID().slice(0, 8)}`;
+  const instanceId = options.instanceId ?? newInstanceId();
   const heartbeatTtlMs = options.heartbeatTtlMs ?? 6000;
   const where = describe(options.url);
   const common = { maxRetriesPerRequest: 3, connectTimeout: 5000, lazyConnect: true } as const;
@@ -105,14 +115,9 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     },
   };
 
-  const parseJob = (text: string | null, scope?: string): StoredJob | undefined => {
-    if (!text) return undefined;
-    try {
-      const job = JSON.parse(text) as StoredJob;
-      return scope === undefined || job.scope === scope ? job : undefined;
-    } catch {
-      return undefined;
-    }
+  const parseJob = (text: string | null, scope: string): StoredJob | undefined => {
+    const job = readJson<StoredJob>(text);
+    return job?.scope === scope ? job : undefined;
   };
 
   const jobs: JobRecords = {
@@ -237,12 +242,8 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   const auditMaxLen = options.auditMaxLen ?? 1_000_000;
   const toEntries = (rows: Array<[string, string[]]>): AuditEntry[] =>
     rows.flatMap(([, fields]) => {
-      const text = fields[fields.indexOf("entry") + 1];
-      try {
-        return text ? [JSON.parse(text) as AuditEntry] : [];
-      } catch {
-        return [];
-      }
+      const entry = readJson<AuditEntry>(fields[fields.indexOf("entry") + 1]);
+      return entry ? [entry] : [];
     });
   const audit: AuditLog = {
     where: `redis stream ${auditKey} at ${where}`,
@@ -278,14 +279,8 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   const catalogs: CatalogStore = {
     location: `redis ${k("catalog:*")} at ${where}`,
     async get(key) {
-      const text = await redis.get(k(`catalog:${key}`));
-      if (!text) return undefined;
-      try {
-        const entry = JSON.parse(text) as CachedCatalog & { format?: number };
-        return entry.format === CACHE_FORMAT && Array.isArray(entry.tools) ? entry : undefined;
-      } catch {
-        return undefined;
-      }
+      const entry = readJson<CachedCatalog & { format?: number }>(await redis.get(k(`catalog:${key}`)));
+      return entry?.format === CACHE_FORMAT && Array.isArray(entry.tools) ? entry : undefined;
     },
     async set(key, entry) {
       await redis.set(k(`catalog:${key}`), JSON.stringify({ ...entry, format: CACHE_FORMAT }));
@@ -308,13 +303,7 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   // Workspace records: one JSON value per workspace, and a sorted set by last use for the idle sweep.
   const workspaces: WorkspaceRecords = {
     async get(id) {
-      const text = await redis.get(k(`ws:${id}`));
-      if (!text) return undefined;
-      try {
-        return JSON.parse(text) as SharedWorkspaceRecord;
-      } catch {
-        return undefined;
-      }
+      return readJson<SharedWorkspaceRecord>(await redis.get(k(`ws:${id}`)));
     },
     async put(record) {
       await redis.multi().set(k(`ws:${record.id}`), JSON.stringify(record), "PX", FINISHED_JOB_TTL_MS).zadd(k("ws-used"), record.lastUsed, record.id).exec();

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { CatalogStore } from "../runtime/catalog-cache/store.js";
 
 /**
@@ -131,4 +132,9 @@ export interface SharedState {
 export class SharedStateError extends Error {
   override readonly name = "SharedStateError";
   readonly code = "UPSTREAM_ERROR";
+}
+
+/** A fresh instance id (`i-` and 8 hex digits), for a process its operator did not name. */
+export function newInstanceId(): string {
+  return `i-${randomUUID().slice(0, 8)}`;
 }

@@ -13,7 +13,7 @@ import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
-import { SessionRegistry } from "./sessions.js";
+import { SessionRegistry, type HttpSession } from "./sessions.js";
 import { authInfoFor, createModernEntry } from "./modern.js";
 
 /**
@@ -102,8 +102,18 @@ function webRequestHead(req: IncomingMessage): Request {
  */
 export async function startHttpFacade(runtime: Runtime, options: HttpOptions, log: Logger, gateway?: Gateway): Promise<HttpFacade> {
   const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs, unusedIdleMs: options.unusedSessionIdleMs });
-  const notFound = (res: ServerResponse, id: string): void =>
-    sendRpcError(res, 404, -32001, `Session not found: ${sessions.whyMissing(id)}; send initialize without Mcp-Session-Id to open a new one`);
+  /** The open session `id` names, when this caller may use it; otherwise the 404 or 403 is sent. */
+  const callerSession = (res: ServerResponse, id: string, identity: Identity | undefined): HttpSession | undefined => {
+    const entry = sessions.get(id);
+    if (!entry) sendRpcError(res, 404, -32001, `Session not found: ${sessions.whyMissing(id)}; send initialize without Mcp-Session-Id to open a new one`);
+    // A session stays with the identity that opened it: another token cannot ride on its id.
+    else if (entry.session.identity?.name !== identity?.name) sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize");
+    else return entry;
+    return undefined;
+  };
+  /** Draining: what this instance no longer opens, said so the client retries (the balancer sends it elsewhere). */
+  const shuttingDown = (res: ServerResponse, refused: string): void =>
+    sendRpcError(res, 503, -32000, `this instance is shutting down and ${refused}; retry (the load balancer sends you to another instance)`, { "Retry-After": "1", Connection: "close" });
   const redactor = createRedactor([options.token]);
   const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs });
   const serveModern = toNodeHandler(modern.handler, { maxRequestBodySize: options.maxBodyBytes, onerror: (error) => log.warn(`http modern: ${redactor.redact(error.message)}`) });
@@ -157,8 +167,6 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
     }
-    // A session stays with the identity that opened it: another token cannot ride on its id.
-    const ownedByCaller = (entry: { session: { identity?: Identity } }): boolean => entry.session.identity?.name === identity?.name;
     const header = req.headers["mcp-session-id"];
     if (Array.isArray(header)) {
       sendRpcError(res, 400, -32000, "send one Mcp-Session-Id header, not several");
@@ -186,7 +194,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       if (header === undefined && !(await isLegacyRequest(webRequestHead(req), parsed.value, { maxRequestBodySize: options.maxBodyBytes }))) {
         facts.session = "modern";
         if (gateway?.draining && opensWorkspace(parsed.value)) {
-          sendRpcError(res, 503, -32000, "this instance is shutting down and opens no new workspaces; retry (the load balancer sends you to another instance)", { "Retry-After": "1", Connection: "close" });
+          shuttingDown(res, "opens no new workspaces");
           return;
         }
         // The gateway's identity rides as the request's authInfo (see modern.ts).
@@ -195,15 +203,8 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       if (header !== undefined) {
-        const entry = sessions.get(header);
-        if (!entry) {
-          notFound(res, header);
-          return;
-        }
-        if (!ownedByCaller(entry)) {
-          sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize");
-          return;
-        }
+        const entry = callerSession(res, header, identity);
+        if (!entry) return;
         entry.inFlight += 1;
         sessions.touch(entry, facts.rpcMethods);
         try {
@@ -219,7 +220,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       if (gateway?.draining) {
-        sendRpcError(res, 503, -32000, "this instance is shutting down and takes no new sessions; retry (the load balancer sends you to another instance)", { "Retry-After": "1", Connection: "close" });
+        shuttingDown(res, "takes no new sessions");
         return;
       }
       const entry = await sessions.open(sse ? "sse" : "json", identity);
@@ -245,15 +246,8 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendRpcError(res, 400, -32000, `Bad Request: ${method} needs the Mcp-Session-Id header of an open session`);
         return;
       }
-      const entry = sessions.get(header);
-      if (!entry) {
-        notFound(res, header);
-        return;
-      }
-      if (!ownedByCaller(entry)) {
-        sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize");
-        return;
-      }
+      const entry = callerSession(res, header, identity);
+      if (!entry) return;
       sessions.touch(entry);
       await entry.transport.handleRequest(req, res);
       return;
