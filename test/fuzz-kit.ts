@@ -3,7 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Agent, request } from "node:http";
 import fc from "fast-check";
 import { baseEnv, FIXTURES, MCP_BIN, PLUGINS } from "./helpers.js";
-import { INITIALIZE, MCP_HEADERS, startHttp, type RunningHttp } from "./http-helpers.js";
+import { INITIALIZE, MCP_HEADERS, sessionHeaders, startHttp, type RunningHttp } from "./http-helpers.js";
 
 /**
  * Generated JSON-RPC traffic for the fuzz tests and `bench/fuzz.ts`, and the two targets it is
@@ -221,7 +221,7 @@ export async function httpTarget(running?: RunningHttp): Promise<FuzzTarget> {
   const init = await post(url, agent, MCP_HEADERS, INITIALIZE);
   const sessionId = init.sessionId;
   if (init.status !== 200 || !sessionId) throw new Error(`http initialize failed: ${init.status} ${init.body}`);
-  const headers = { ...MCP_HEADERS, "Mcp-Session-Id": sessionId, "Mcp-Protocol-Version": "2025-06-18" };
+  const headers = sessionHeaders(sessionId);
   await post(url, agent, headers, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
   let sentinel = 0;
   const judge = (answer: HttpAnswer, ids: unknown[]): string | undefined => {

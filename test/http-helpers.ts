@@ -94,12 +94,19 @@ export const INITIALIZE = JSON.stringify({
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw-test", version: "0.0.0" } },
 });
 
+/** A request's headers inside a session that initialized in the 2025 era (`extra` first, so it cannot override them). */
+export function sessionHeaders(id: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { ...MCP_HEADERS, ...extra, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" };
+}
+
+export const TOOLS_LIST = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" });
+
 /** Initialize by hand; returns the session id the server issued. */
 export async function rawInitialize(url: string, headers: Record<string, string> = {}): Promise<string> {
   const res = await raw(url, { headers: { ...MCP_HEADERS, ...headers }, body: INITIALIZE });
   const id = res.headers["mcp-session-id"];
   if (res.status !== 200 || typeof id !== "string") throw new Error(`initialize failed: ${res.status} ${res.body}`);
-  await raw(url, { headers: { ...MCP_HEADERS, ...headers, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" }, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+  await raw(url, { headers: sessionHeaders(id, headers), body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
   return id;
 }
 

@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { baseEnv, runCli } from "./helpers.js";
-import { HTTP_BIN, INITIALIZE, MCP_HEADERS, raw, rawInitialize, startHttp, type RunningHttp } from "./http-helpers.js";
+import { HTTP_BIN, INITIALIZE, MCP_HEADERS, raw, rawInitialize, sessionHeaders, startHttp, TOOLS_LIST, type RunningHttp } from "./http-helpers.js";
 
 // Every defence of the HTTP facade answers its own status, and the very next valid request works.
 
 const TOKEN = "test-token-0123456789abcdef";
-const LIST = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" });
 
 async function listWorks(url: string, session: string, extra: Record<string, string> = {}): Promise<void> {
-  const res = await raw(url, { headers: { ...MCP_HEADERS, ...extra, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18" }, body: LIST });
+  const res = await raw(url, { headers: sessionHeaders(session, extra), body: TOOLS_LIST });
   assert.equal(res.status, 200, res.body);
   assert.ok(Array.isArray(res.json().result?.tools));
 }
@@ -24,10 +23,10 @@ describe("HTTP defences without a token", () => {
   after(async () => {
     await http.stop();
   });
-  const headers = (): Record<string, string> => ({ ...MCP_HEADERS, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18" });
+  const headers = (): Record<string, string> => sessionHeaders(session);
 
   it("a foreign Host answers 403, a loopback one is served", async () => {
-    const bad = await raw(http.url, { headers: { ...headers(), Host: "evil.example.com" }, body: LIST });
+    const bad = await raw(http.url, { headers: { ...headers(), Host: "evil.example.com" }, body: TOOLS_LIST });
     assert.equal(bad.status, 403);
     assert.match(bad.json().error?.message ?? "", /Host 'evil\.example\.com' is not allowed/);
     for (const host of ["localhost", "127.0.0.1", "[::1]"]) {
@@ -37,7 +36,7 @@ describe("HTTP defences without a token", () => {
   });
 
   it("a foreign Origin answers 403, a loopback Origin is served", async () => {
-    const bad = await raw(http.url, { headers: { ...headers(), Origin: "https://evil.example.com" }, body: LIST });
+    const bad = await raw(http.url, { headers: { ...headers(), Origin: "https://evil.example.com" }, body: TOOLS_LIST });
     assert.equal(bad.status, 403);
     assert.match(bad.json().error?.message ?? "", /Origin/);
     await listWorks(http.url, session, { Origin: "http://localhost:3000" });
@@ -62,25 +61,25 @@ describe("HTTP defences without a token", () => {
   });
 
   it("an unknown session answers 404; a request without one that is not initialize answers 400", async () => {
-    const unknown = await raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": "no-such-session" }, body: LIST });
+    const unknown = await raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": "no-such-session" }, body: TOOLS_LIST });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.json().error?.code, -32001);
-    const none = await raw(http.url, { headers: MCP_HEADERS, body: LIST });
+    const none = await raw(http.url, { headers: MCP_HEADERS, body: TOOLS_LIST });
     assert.equal(none.status, 400);
     assert.match(none.json().error?.message ?? "", /initialize/);
     await listWorks(http.url, session);
   });
 
   it("other paths answer 404 and other methods 405", async () => {
-    assert.equal((await raw(http.url.replace(/\/mcp$/, "/other"), { headers: headers(), body: LIST })).status, 404);
-    const put = await raw(http.url, { method: "PUT", headers: headers(), body: LIST });
+    assert.equal((await raw(http.url.replace(/\/mcp$/, "/other"), { headers: headers(), body: TOOLS_LIST })).status, 404);
+    const put = await raw(http.url, { method: "PUT", headers: headers(), body: TOOLS_LIST });
     assert.equal(put.status, 405);
     assert.equal(put.headers.allow, "GET, POST, DELETE");
     await listWorks(http.url, session);
   });
 
   it("never logs a credential sent in a header", async () => {
-    await raw(http.url, { headers: { ...headers(), Authorization: "Bearer sk-should-not-appear-12345" }, body: LIST });
+    await raw(http.url, { headers: { ...headers(), Authorization: "Bearer sk-should-not-appear-12345" }, body: TOOLS_LIST });
     assert.ok(!http.stderr().includes("sk-should-not-appear"));
   });
 });
@@ -103,7 +102,7 @@ describe("HTTP with a bearer token", () => {
     assert.match(String(wrong.headers["www-authenticate"]), /error="invalid_token"/);
     const session = await rawInitialize(http.url, { Authorization: `Bearer ${TOKEN}` });
     await listWorks(http.url, session, { Authorization: `Bearer ${TOKEN}` });
-    const noTokenOnSession = await raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": session }, body: LIST });
+    const noTokenOnSession = await raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": session }, body: TOOLS_LIST });
     assert.equal(noTokenOnSession.status, 401, "the session id is not a substitute for the token");
     assert.ok(!http.stderr().includes(TOKEN), "the token never reaches the log");
   });
@@ -123,7 +122,7 @@ describe("HTTP session idle expiry", () => {
     await listWorks(http.url, id);
     await rawInitialize(http.url);
     await new Promise((resolve) => setTimeout(resolve, 1200));
-    const res = await raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" }, body: LIST });
+    const res = await raw(http.url, { headers: sessionHeaders(id), body: TOOLS_LIST });
     assert.equal(res.status, 404);
     assert.match(res.body, /expired or was closed/);
     await rawInitialize(http.url);
@@ -177,7 +176,7 @@ describe("HTTP session cap under concurrent initializes", () => {
     for (const answer of answers) assert.ok(answer.status === 200 || answer.status === 503, `${answer.status} ${answer.body}`);
     const ids = answers.map((a) => a.headers["mcp-session-id"]).filter((id): id is string => typeof id === "string");
     assert.ok(ids.length >= 2);
-    const alive = await Promise.all(ids.map((id) => raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" }, body: LIST })));
+    const alive = await Promise.all(ids.map((id) => raw(http.url, { headers: sessionHeaders(id), body: TOOLS_LIST })));
     assert.equal(alive.filter((a) => a.status === 200).length, 2, alive.map((a) => a.status).join(","));
   });
 });

@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { httpClient, INITIALIZE, MCP_HEADERS, raw, rawInitialize, startHttp, type RunningHttp } from "./http-helpers.js";
+import { httpClient, INITIALIZE, MCP_HEADERS, raw, rawInitialize, sessionHeaders, startHttp, TOOLS_LIST, type RunningHttp } from "./http-helpers.js";
 
 // The session table's policy: sessions that never did anything after initialize lose their slot
 // quickly, a full table gives a new client the slot of the least recently used idle session, and
 // only a table whose every session has a request in flight answers 503.
 
-const LIST = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" });
-const headersOf = (id: string): Record<string, string> => ({ ...MCP_HEADERS, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" });
-const list = (url: string, id: string) => raw(url, { headers: headersOf(id), body: LIST });
+const list = (url: string, id: string) => raw(url, { headers: sessionHeaders(id), body: TOOLS_LIST });
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("a full session table", () => {
@@ -68,7 +66,7 @@ describe("sessions that never did anything after initialize", () => {
     const unused = await rawInitialize(http.url);
     const used = await rawInitialize(http.url);
     assert.equal((await list(http.url, used)).status, 200);
-    await raw(http.url, { headers: headersOf(unused), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
+    await raw(http.url, { headers: sessionHeaders(unused), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
     await sleep(1_200);
     assert.equal((await list(http.url, unused)).status, 404);
     assert.equal((await list(http.url, used)).status, 200);

@@ -6,7 +6,7 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelco
 import { after, before, describe, it } from "node:test";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { callJson, connect, textJson } from "./helpers.js";
-import { eventually, httpClient, INITIALIZE, MCP_HEADERS, raw, rawInitialize, startHttp, type RunningHttp } from "./http-helpers.js";
+import { eventually, httpClient, INITIALIZE, MCP_HEADERS, raw, rawInitialize, sessionHeaders, startHttp, type RunningHttp } from "./http-helpers.js";
 
 // The facade over Streamable HTTP: the same tools as stdio, sessions apart, JSON or SSE, the GET
 // stream for notifications, DELETE.
@@ -73,7 +73,7 @@ describe("the HTTP facade", () => {
 
   it("DELETE ends a session; its id then answers 404", async () => {
     const id = await rawInitialize(http.url);
-    const headers = { ...MCP_HEADERS, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" };
+    const headers = sessionHeaders(id);
     const listed = await raw(http.url, { headers, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) });
     assert.equal(listed.status, 200);
     const deleted = await raw(http.url, { method: "DELETE", headers });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { MCP_HEADERS, raw, rawInitialize, startHttp, type RunningHttp } from "./http-helpers.js";
+import { raw, rawInitialize, sessionHeaders, startHttp, type RunningHttp } from "./http-helpers.js";
 
 // 64 HTTP sessions (the default cap) each try to fill their sandbox's files to its 128 MiB cap.
 // All sandboxes together may hold 512 MiB (the default budget): past it, writes fail with an
@@ -21,7 +21,7 @@ function rssOf(pid: number): { rss: number; peak: number } {
 let nextId = 100;
 async function exec(url: string, session: string, command: string): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const body = JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name: "agent_tools_exec", arguments: { command } } });
-  const res = await raw(url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18" }, body });
+  const res = await raw(url, { headers: sessionHeaders(session), body });
   assert.equal(res.status, 200, res.body.slice(0, 500));
   // The facade's answer is its one text block of JSON.
   const result = res.json().result as { content?: Array<{ type: string; text?: string }> };
@@ -76,7 +76,7 @@ describe("the memory budget of all sandboxes together", { timeout: 600_000 }, ()
     assert.ok(peak < bound, `peak RSS ${Math.round(peak / MIB)} MiB stays under ${Math.round(bound / MIB)} MiB`);
 
     // Ending every session gives the budget back: a new session can write again.
-    for (const session of sessions) await raw(http.url, { method: "DELETE", headers: { ...MCP_HEADERS, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18" } });
+    for (const session of sessions) await raw(http.url, { method: "DELETE", headers: sessionHeaders(session) });
     const fresh = await rawInitialize(http.url);
     const again = await exec(http.url, fresh, FILL);
     assert.equal(again.stdout.split("\n")[0], "128", `a new session fills its own 128 MiB: ${again.stdout}`);

@@ -72,6 +72,16 @@ function askingV2(asked: string[], next: () => Decision, pin = true): Client {
   return client;
 }
 
+/** The v1 SDK client declaring elicitation: the same recording and answering as askingV2. */
+function askingV1(name: string, asked: string[], next: () => Decision): V1Client {
+  const client = new V1Client({ name, version: "0.0.0" }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params.message);
+    return next();
+  });
+  return client;
+}
+
 /** The three checks every transport and era gets: accept writes once, decline writes nothing, the question names what it asks. */
 async function acceptThenDecline(call: (args: Record<string, unknown>) => Promise<{ payload: Record<string, unknown> & { error?: { code: string; message: string; hint: string } }; isError: boolean }>, asked: string[], answer: { next: Decision }, label: string): Promise<void> {
   const before = written().length;
@@ -118,11 +128,7 @@ describe("stdio", () => {
   it("legacy (v1 SDK client declaring elicitation): the SDK's shim asks through elicitation/create", async () => {
     const asked: string[] = [];
     const answer: { next: Decision } = { next: { action: "accept" } };
-    const client = new V1Client({ name: "legacy-asker", version: "0.0.0" }, { capabilities: { elicitation: {} } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params.message);
-      return answer.next;
-    });
+    const client = askingV1("legacy-asker", asked, () => answer.next);
     await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
     try {
       await acceptThenDecline((args) => callJson(client, "agent_tools_db_call", args), asked, answer, "stdio-legacy");
@@ -181,11 +187,7 @@ describe("HTTP", () => {
   it("legacy session answering over SSE (v1 client declaring elicitation): asked through the shim", async () => {
     const asked: string[] = [];
     const answer: { next: Decision } = { next: { action: "accept" } };
-    const client = new V1Client({ name: "legacy-http-asker", version: "0.0.0" }, { capabilities: { elicitation: {} } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params.message);
-      return answer.next;
-    });
+    const client = askingV1("legacy-http-asker", asked, () => answer.next);
     // Prefer SSE so the session can carry the question mid-call.
     const preferSse: typeof fetch = (url, init) => {
       const headers = new Headers(init?.headers);
@@ -202,11 +204,7 @@ describe("HTTP", () => {
 
   it("a legacy session answering in JSON cannot carry the question: the confirm flag decides", async () => {
     const asked: string[] = [];
-    const client = new V1Client({ name: "legacy-json", version: "0.0.0" }, { capabilities: { elicitation: {} } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params.message);
-      return { action: "accept", content: { confirm: true } };
-    });
+    const client = askingV1("legacy-json", asked, () => ({ action: "accept", content: { confirm: true } }));
     await client.connect(new V1Http(new URL(http.url)));
     try {
       const refused = await callJson(client, "agent_tools_db_call", { toolName: "write_row", arguments: { table: "t", value: "json" } });

@@ -90,15 +90,9 @@ async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<vo
   clearTimeout(killer);
 }
 
-/** redis-server on a free loopback port, no persistence, its files in a temp folder. */
-export async function startRedis(): Promise<RunningService & { url: string }> {
-  const bin = redisServerBin();
-  if (!bin) throw new Error(servicesMissing(["redis"]));
-  const port = await freePort();
-  const dir = await mkdtemp(path.join(os.tmpdir(), "agent-tools-redis-"));
-  const child = spawn(bin, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--loglevel", "warning"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/** Spawn a service, wait until it listens on `port`, and stop it (then remove `dir`) on `stop()`. */
+async function runService(bin: string, args: string[], port: number, dir: string): Promise<RunningService> {
+  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
   const { output, exited } = track(child);
   try {
     await waitForPort(port);
@@ -108,7 +102,6 @@ export async function startRedis(): Promise<RunningService & { url: string }> {
   }
   return {
     port,
-    url: `redis://127.0.0.1:${port}`,
     child,
     output,
     stop: async () => {
@@ -116,6 +109,16 @@ export async function startRedis(): Promise<RunningService & { url: string }> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** redis-server on a free loopback port, no persistence, its files in a temp folder. */
+export async function startRedis(): Promise<RunningService & { url: string }> {
+  const bin = redisServerBin();
+  if (!bin) throw new Error(servicesMissing(["redis"]));
+  const port = await freePort();
+  const dir = await mkdtemp(path.join(os.tmpdir(), "agent-tools-redis-"));
+  const service = await runService(bin, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--loglevel", "warning"], port, dir);
+  return { ...service, url: `redis://127.0.0.1:${port}` };
 }
 
 /** HAProxy in the foreground (-db) with the given config text; `port` is the one the config binds (pass it in). */
@@ -129,22 +132,5 @@ export async function startHaproxy(configText: string, port: number): Promise<Ru
   const checked = track(check);
   await checked.exited;
   if (check.exitCode !== 0) throw new Error(`haproxy refused the config:\n${checked.output()}`);
-  const child = spawn(bin, ["-db", "-f", configFile], { stdio: ["ignore", "pipe", "pipe"] });
-  const { output, exited } = track(child);
-  try {
-    await waitForPort(port);
-  } catch (error) {
-    child.kill("SIGKILL");
-    throw new Error(`${(error as Error).message}\n${output()}`);
-  }
-  return {
-    port,
-    child,
-    output,
-    configFile,
-    stop: async () => {
-      await stopChild(child, exited);
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  return { ...(await runService(bin, ["-db", "-f", configFile], port, dir)), configFile };
 }

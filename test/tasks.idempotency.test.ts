@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -9,6 +8,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { IdempotencyKeys } from "../src/adapters/rest/idempotency.js";
 import { callJson, connect, ROOT, type Connected } from "./helpers.js";
+import { startTasksApi, type TasksApi } from "./tasks-api-helpers.js";
 
 // Ghost writes: the tasks API commits a create and is SIGKILLed before its answer reaches the
 // runtime (a proxy in between swallows the answers, so every write of the round is such a
@@ -17,29 +17,7 @@ import { callJson, connect, ROOT, type Connected } from "./helpers.js";
 // The restarted API also removed the temporary database copy a killed server leaves behind.
 
 const PLUGIN = path.join(ROOT, "plugins", "agent-tools-plugin-tasks");
-const SERVER = path.join(ROOT, "examples", "tasks-api", "server.mjs");
 const KEY = `tasks-key-${randomBytes(12).toString("hex")}`;
-
-interface Api {
-  url: string;
-  child: ChildProcess;
-  stderr: () => string;
-}
-
-function startApi(dbFile: string): Promise<Api> {
-  const child = spawn(process.execPath, [SERVER], { env: { PATH: process.env.PATH ?? "", TASKS_API_KEY: KEY, TASKS_DB_FILE: dbFile, TASKS_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`tasks-api exited with ${code}: ${stderr}`)));
-    child.stdout!.on("data", (c: Buffer) => {
-      stdout += c.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (match) resolve({ url: match[1]!, child, stderr: () => stderr });
-    });
-  });
-}
 
 /** Forwards to the current API; while `swallow` is on, a write's answer is dropped and its connection cut. */
 async function startProxy(target: () => string): Promise<{ url: string; state: { swallow: boolean; committed: number }; close: () => Promise<void> }> {
@@ -74,11 +52,11 @@ async function startProxy(target: () => string): Promise<{ url: string; state: {
 describe("writes in flight when the tasks API is SIGKILLed", { timeout: 240_000 }, () => {
   const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-ghosts-"));
   const dbFile = path.join(dir, "tasks.sqlite");
-  let api: Api;
+  let api: TasksApi;
   let proxy: Awaited<ReturnType<typeof startProxy>>;
   let agent: Connected;
   before(async () => {
-    api = await startApi(dbFile);
+    api = await startTasksApi(dbFile, KEY);
     proxy = await startProxy(() => api.url);
     agent = await connect(PLUGIN, { TASKS_API_BASE: proxy.url, TASKS_API_KEY: KEY });
   });
@@ -104,7 +82,7 @@ describe("writes in flight when the tasks API is SIGKILLed", { timeout: 240_000 
       await new Promise((resolve) => api.child.once("exit", resolve));
       // What a server killed in the middle of persist() leaves: a full temporary copy.
       writeFileSync(`${dbFile}.4242.${randomBytes(4).toString("hex")}.tmp`, "partial database");
-      api = await startApi(dbFile);
+      api = await startTasksApi(dbFile, KEY);
       assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith(".tmp")), [], "stale temporary copies are removed at start");
       proxy.state.swallow = false;
       const retried = await Promise.all(titles.map((title) => create(title)));

@@ -9,7 +9,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { hashToken } from "../src/gateway/identities.js";
 import { callJson, type Payload } from "./helpers.js";
-import { eventually, httpClient, MCP_HEADERS, INITIALIZE, raw, rawInitialize, startHttp, type RunningHttp } from "./http-helpers.js";
+import { eventually, httpClient, MCP_HEADERS, INITIALIZE, raw, rawInitialize, sessionHeaders, startHttp, type RunningHttp } from "./http-helpers.js";
 
 /**
  * One gateway instance (memory state) with three identities from the config, driven over real
@@ -148,7 +148,7 @@ describe("team gateway: identities and policy", () => {
   it("a session stays with its identity: another token on its id gets 403", async () => {
     const id = await rawInitialize(server.url, bearer(TOKENS.writer));
     const hijack = await raw(server.url, {
-      headers: { ...MCP_HEADERS, ...bearer(TOKENS.reader), "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18" },
+      headers: sessionHeaders(id, bearer(TOKENS.reader)),
       body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
     });
     assert.equal(hijack.status, 403);

@@ -3,39 +3,30 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createFacadeServer } from "../src/facade/server.js";
 import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
-import { closeSession, type Session } from "../src/runtime/session.js";
+import { closeSession } from "../src/runtime/session.js";
 import { PLUGINS, textJson } from "./helpers.js";
+import { linkFacade, type LinkedFacade } from "./memory-kit.js";
 
 /**
  * Sessions at the runtime level: two facade servers (one per session, as the HTTP transport
  * makes them) over the SDK's in-memory transport, sharing one runtime.
  */
 
-interface Linked {
-  session: Session;
-  client: Client;
-  exec(command: string): Promise<{ exitCode: number; stdout: string; stderr: string }>;
+type ExecAnswer = { exitCode: number; stdout: string; stderr: string };
+
+interface Linked extends LinkedFacade {
+  exec(command: string): Promise<ExecAnswer>;
 }
 
 async function link(runtime: Runtime, id: string): Promise<Linked> {
-  const session = runtime.createSession(id);
-  const server = createFacadeServer({ runtime, session });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: `test-${id}`, version: "0.0.0" });
-  await client.connect(clientSide);
+  const linked = await linkFacade(runtime, id);
   return {
-    session,
-    client,
+    ...linked,
     async exec(command) {
-      const result = (await client.callTool({ name: "agent_tools_exec", arguments: { command } })) as CallToolResult;
-      return textJson<{ exitCode: number; stdout: string; stderr: string }>(result);
+      return (await linked.call("agent_tools_exec", { command })).payload as unknown as ExecAnswer;
     },
   };
 }

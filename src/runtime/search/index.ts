@@ -2,7 +2,7 @@ import { createBm25fIndex } from "./bm25f.js";
 import { createPlainBm25Index } from "./bm25-baseline.js";
 import { createMiniSearchIndex } from "./minisearch-index.js";
 import { embeddingCacheDir, fileEmbeddingCache } from "./semantic/embedding-cache.js";
-import { createHybridIndex, type HybridSettings } from "./semantic/hybrid.js";
+import { createHybridIndex } from "./semantic/hybrid.js";
 import { loadSentenceModel } from "./semantic/sentence-model.js";
 import type { ToolIndex } from "./types.js";
 
@@ -29,22 +29,18 @@ export interface ToolIndexOptions {
   log?: (message: string) => void;
   /** How long a search waits for catalog embedding before answering with BM25F alone (default: until done). */
   waitMs?: number;
-  /** Embeddings kept in memory only (no cache file). */
-  memoryOnly?: boolean;
-  hybrid?: Partial<HybridSettings>;
 }
 
 export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE, options: ToolIndexOptions = {}): ToolIndex {
   switch (engine) {
     case "hybrid": {
       const env = options.env ?? process.env;
-      const dir = options.memoryOnly ? undefined : embeddingCacheDir(env);
+      const dir = embeddingCacheDir(env);
       return createHybridIndex({
         lexical: createBm25fIndex(),
         loadModel: () => loadSentenceModel(env),
         ...(dir ? { cache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log) } : {}),
         ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
-        ...(options.hybrid ? { settings: options.hybrid } : {}),
         ...(options.log ? { log: options.log } : {}),
       });
     }
