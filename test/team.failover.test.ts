@@ -382,7 +382,7 @@ describe("team failover: Redis, three instances, HAProxy, SIGKILL", { skip, time
 
     const started = Date.now();
     const modernRuns = moderns.map((client, i) => runModern(client, i).catch((error: unknown) => void errors.push(`modern ${i}: ${(error as Error).message.slice(0, 200)}`)));
-    await Promise.all(clients.map((client, i) => run(client, i).catch((error: unknown) => void errors.push(`client ${i} (on ${client.instance || "?"}, ${killedAt >= 0 ? "after" : "before"} the kill): ${(error as Error).message.slice(0, 200)}`))));
+    await Promise.all(clients.map((client, i) => run(client, i).catch((error: unknown) => void errors.push(`client ${i} (on ${client.instance || "?"}, ${killedAt >= 0 ? "after" : "before"} the kill): ${describeFailure(error)}`))));
     if (errors.length) process.stderr.write(`# haproxy said:\n${haproxy.output().slice(-3000)}\n`);
     await Promise.all(modernRuns);
     const seconds = (Date.now() - started) / 1000;
@@ -449,6 +449,13 @@ describe("team failover: Redis, three instances, HAProxy, SIGKILL", { skip, time
     }
   });
 });
+
+/** A failed fetch says only "fetch failed": its cause (ECONNRESET, "other side closed", …) is what tells a balancer's refusal from a dead instance. */
+function describeFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const why = cause ? ` (${cause.code ?? ""} ${cause.message ?? ""})`.replace("( ", "(") : "";
+  return `${(error as Error).message}${why}`.slice(0, 300);
+}
 
 function countBy(values: string[]): Record<string, number> {
   const out: Record<string, number> = {};
