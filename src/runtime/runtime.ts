@@ -653,7 +653,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const session = createSession("discover-context");
     const adapter = pipeline.adapterForSkill(session, requirePlugin(plugin), name, false, {});
     const what = `skill '${plugin.manifest.prefix}:${name}' (discover context)`;
-    const raw = await withDeadline((signal) => skill.run(adapter, args, { signal, sessionId: session.id, log }), timeoutMs, undefined, what);
+    const raw = await withDeadline((deadline) => skill.run(adapter, args, { get signal() { return deadline.signal; }, sessionId: session.id, log }), timeoutMs, undefined, what);
     return shapeResult(raw, redact, maxResultChars).result;
   });
 
