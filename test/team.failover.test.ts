@@ -31,6 +31,9 @@ const TEAM_PLUGINS = path.join(FIXTURES, "team-plugins");
 const LEGACY_CLIENTS = 50;
 const MODERN_CLIENTS = 50;
 const CALLS_PER_CLIENT = 20;
+// A call's bound, not its expected time: on a loaded 2-core machine an instance's first searches take
+// seconds, and the SDKs' 60 s default would turn a slow answer into an error the test did not cause.
+const REQUEST_TIMEOUT_MS = 300_000;
 const KILL_AFTER_CALLS = Math.floor(((LEGACY_CLIENTS + MODERN_CLIENTS) * CALLS_PER_CLIENT) * 0.4);
 
 /**
@@ -111,7 +114,7 @@ class LegacyClient {
     };
     const transport = new StreamableHTTPClientTransport(new URL(this.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } }, fetch: recordingFetch, reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 0 } });
     const client = new Client({ name: "failover-legacy", version: "0.0.0" });
-    await client.connect(transport);
+    await client.connect(transport, { timeout: REQUEST_TIMEOUT_MS });
     this.client = client;
     this.sessionId = transport.sessionId ?? "";
     this.sessions.push({ id: this.sessionId, instance: this.instance });
@@ -119,7 +122,7 @@ class LegacyClient {
   }
 
   async call(name: string, args: Record<string, unknown>): Promise<Payload> {
-    const result = (await this.client!.callTool({ name, arguments: args })) as CallToolResult;
+    const result = (await this.client!.callTool({ name, arguments: args }, undefined, { timeout: REQUEST_TIMEOUT_MS })) as CallToolResult;
     return payloadOf(result);
   }
 
@@ -152,13 +155,13 @@ class ModernClient {
       if (instance) this.instances.add(instance);
       return response;
     };
-    await this.client.connect(new ModernTransport(new URL(this.url), { fetch: authorized }));
+    await this.client.connect(new ModernTransport(new URL(this.url), { fetch: authorized }), { timeout: REQUEST_TIMEOUT_MS });
     // As real clients do: the listing tells the SDK which arguments to mirror in Mcp-Param-* headers.
-    await this.client.listTools();
+    await this.client.listTools(undefined, { timeout: REQUEST_TIMEOUT_MS });
   }
 
   async call(name: string, args: Record<string, unknown>): Promise<Payload> {
-    return payloadOf((await this.client.callTool({ name, arguments: args })) as CallToolResult);
+    return payloadOf((await this.client.callTool({ name, arguments: args }, { timeout: REQUEST_TIMEOUT_MS })) as CallToolResult);
   }
 
   /** The instance a workspace handle names. */
@@ -423,12 +426,14 @@ describe("team failover: Redis, three instances, HAProxy, SIGKILL", { skip, time
     const ids = new Set(entries.map((e) => e.id));
     assert.equal(ids.size, entries.length, "no audit entry twice");
     const auditProblems = instances.flatMap((i) => i.http.stderr().split("\n").filter((l) => /audit|observer failed/.test(l)));
-    process.stderr.write(`# audit: ${entries.length} entries, ${clients.reduce((n, c) => n + [...c.acked.values()].reduce((a, b) => a + b, 0), 0)} acknowledged writes; problems: ${auditProblems.slice(0, 3).join(" | ")}\n`);
     const okWrites = countBy(entries.filter((e: AuditEntry) => e.tool === "create_note" && e.outcome === "ok").map((e) => e.session));
     // Modern writes run in one session per identity and instance: checked as a total (a write cut in flight may be there unacknowledged).
     const modernAudited = entries.filter((e: AuditEntry) => e.tool === "create_note" && e.outcome === "ok" && e.session.startsWith("modern")).length;
     const modernAcked = moderns.reduce((n, c) => n + c.acked, 0);
     const modernCut = moderns.reduce((n, c) => n + c.cut, 0);
+    process.stderr.write(
+      `# audit: ${entries.length} entries; legacy writes ${clients.reduce((n, c) => n + [...c.acked.values()].reduce((a, b) => a + b, 0), 0)} acknowledged, modern writes ${modernAcked} acknowledged and ${modernAudited} audited; problems: ${auditProblems.slice(0, 3).join(" | ") || "none"}\n`,
+    );
     assert.ok(modernAudited >= modernAcked && modernAudited <= modernAcked + modernCut, `modern writes: ${modernAudited} audited, ${modernAcked} acknowledged, ${modernCut} cut`);
     for (const client of clients) {
       for (const session of client.sessions) {
