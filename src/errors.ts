@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   "WORKSPACE_LOST",
   "WORKSPACE_UNAVAILABLE",
   "CONFIRM_DECLINED",
+  "QUESTION_EXPIRED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -62,6 +63,8 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "Call agent_tools_exec without `workspace` to start a new workspace; files and variables of the old one are gone, so recreate what you need.",
   CONFIRM_DECLINED:
     "The user was asked and did not approve this change; nothing was run. Do not retry it: ask the user what they want instead.",
+  QUESTION_EXPIRED:
+    "The call that asked this question stopped waiting, so the answer went nowhere; what it did before asking may have happened. Call the tool again (without the old answer) if it is still needed.",
 };
 
 /**
