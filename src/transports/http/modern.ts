@@ -47,7 +47,8 @@ export function createModernScope(runtime: Runtime, options: ModernScopeOptions 
   const key = options.workspaceKey;
   // A team gateway on Redis: workspace records are the fleet's, and each names the instance holding its shell.
   const state = runtime.state;
-  const fleet = state.backend === "redis" ? { instance: state.instanceId, isAlive: (instance: string) => state.jobs.isAlive(instance) } : undefined;
+  const heartbeats = state.heartbeats;
+  const fleet = state.backend === "redis" && heartbeats ? { instance: state.instanceId, settle: (instance: string) => heartbeats.settle(instance) } : undefined;
   const store = options.workspaceStore ?? state.workspaces;
   const workspaces = new Workspaces({
     ...(key ? { key } : {}),

@@ -38,6 +38,9 @@ export interface HttpFacade {
   close(why?: string): Promise<void>;
 }
 
+/** How long an idle keep-alive connection stays open (see where it is set). */
+export const HTTP_IDLE_KEEPALIVE_MS = 130_000;
+
 /** JSON-RPC's error shape, which MCP clients parse even on an HTTP error status. */
 function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
@@ -275,6 +278,13 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   // A client that sends headers byte by byte must not hold a socket forever.
   server.headersTimeout = 30_000;
   server.requestTimeout = 120_000;
+  // Behind a load balancer the balancer, not the instance, must be the side that closes an idle
+  // connection: when the instance closes one just as the balancer reuses it for the next request,
+  // HAProxy drops the client's connection without an answer (its "abort keep-alive" path, not even
+  // logged) and a client that does not retry POSTs sees "fetch failed". Node's 5 s default made
+  // that race frequent on a loaded host; this is longer than the idle timeouts of common balancers
+  // (HAProxy's `timeout server` in the README's config, nginx and cloud balancers' 60 s).
+  server.keepAliveTimeout = HTTP_IDLE_KEEPALIVE_MS;
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
