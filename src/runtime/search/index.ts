@@ -29,6 +29,8 @@ export interface ToolIndexOptions {
   log?: (message: string) => void;
   /** How long a search waits for the model and the embeddings before answering with BM25F alone (default: until done). */
   waitMs?: number;
+  /** How long a search waits for the sentence model to load before answering with BM25F alone (default: until loaded). */
+  modelWaitMs?: number;
 }
 
 /**
@@ -58,6 +60,7 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
         loadModel: () => loadSentenceModel(env),
         ...(dir ? { cache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log) } : {}),
         ...(waitMs !== undefined ? { waitMs } : {}),
+        ...(options.modelWaitMs !== undefined ? { modelWaitMs: options.modelWaitMs } : {}),
         ...(options.log ? { log: options.log } : {}),
       });
     }

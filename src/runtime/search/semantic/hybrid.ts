@@ -56,6 +56,13 @@ export interface HybridOptions {
    * ranking with BM25F alone (default: until done: tests and benchmarks that must be exact).
    */
   waitMs?: number;
+  /**
+   * How long a `prepare` waits for the model itself to load (default: until loaded, within
+   * `waitMs` when that is set). Loading it
+   * takes seconds of CPU; with a bound, the searches before it is in are ranked by BM25F alone
+   * and the model loads (and embeds the catalog) in the background.
+   */
+  modelWaitMs?: number;
   settings?: Partial<HybridSettings>;
   log?: (message: string) => void;
 }
@@ -330,11 +337,14 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
         await ensureModel();
         if (model) await Promise.all([embedPending(), queryVector(query)]);
       })().catch((error: unknown) => drop((error as Error).message));
-      if (options.waitMs === undefined) return work;
-      let timer: NodeJS.Timeout | undefined;
-      const late = await Promise.race([work.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), options.waitMs)))]);
-      clearTimeout(timer);
-      // Still loading or embedding: this answer is BM25F alone; later ones use both once it is done.
+      const bound = (ms: number | undefined, done: Promise<unknown>): Promise<boolean> => {
+        if (ms === undefined) return done.then(() => false);
+        let timer: NodeJS.Timeout | undefined;
+        return Promise.race([done.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), ms)))]).finally(() => clearTimeout(timer));
+      };
+      // The model's own bound (0 on a warm start: its catalogs are there, answer at once), then the
+      // bound on the whole: the worker loads and embeds on; this answer is BM25F alone.
+      const late = (!model && options.modelWaitMs !== undefined && (await bound(options.modelWaitMs, ensureModel()))) || (await bound(options.waitMs, work));
       if (late) say("waiting", `semantic search is ${!model ? "still loading its model" : scopeReady(undefined) ? "slow to embed the query" : "still embedding the catalog"}; answers are ranked by BM25F alone until it is ready`);
     },
     takeNotice() {
