@@ -40,6 +40,11 @@ describe("the zero-config fleet", () => {
     for (const name of ["agent_tools_help", "agent_tools_search", "agent_tools_exec", "agent_tools_filesystem_call", "agent_tools_memory_call"]) {
       assert.ok(tools.some((t) => t.name === name), `${name} is listed`);
     }
+    // Short, but each plugin's discover tool still says what the plugin is for.
+    const about = (prefix: string) => tools.find((t) => t.name === `agent_tools_${prefix}_discover`)?.description ?? "";
+    assert.match(about("ollama"), /models/);
+    assert.match(about("memory"), /knowledge graph/);
+    assert.match(about("filesystem"), /Paths are inside /);
   });
 
   it("says it in one log line, not a warning per plugin", () => {
@@ -60,12 +65,12 @@ describe("the zero-config fleet", () => {
     assert.equal(called.payload.error?.code, "NOT_CONFIGURED", "its call tool is routed though unlisted, and says what to set");
   });
 
-  it("ranks read_file / read_text_file first for 'read a file'", async () => {
+  it("ranks read_file / read_text_file in the top 3 for 'read a file'", async () => {
     const { payload } = await callJson(client, "agent_tools_search", { query: "read a file" });
     const names = (payload.hits as Hit[]).map((h) => `${h.plugin}/${h.name}`);
     const first = names.findIndex((n) => n === "filesystem/read_text_file" || n === "filesystem/read_file");
-    // Ranking engines are #19's; this holds the line the issue measured (4th and 7th) from slipping.
-    assert.ok(first >= 0 && first < 5, JSON.stringify(names));
+    // The issue measured 4th and 7th; read_file is 3rd now (ranking is the search engine's, #19).
+    assert.ok(first >= 0 && first < 3, JSON.stringify(names));
   });
 
   it("help: unconfigured plugins with what to set; 'ready' only once a plugin has answered", async () => {

@@ -77,7 +77,7 @@ export function defaultManifests(cwd: string, env: NodeJS.ProcessEnv, configFile
       command: process.execPath,
       args: [entryPoint("@modelcontextprotocol/server-memory")],
       env: { MEMORY_FILE_PATH: memoryFile },
-      description: "A persistent knowledge graph: entities, relations and observations remembered across sessions.",
+      description: "A knowledge graph (entities, relations, observations) kept across sessions.",
     }),
   ];
 }

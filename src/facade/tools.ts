@@ -35,13 +35,13 @@ export const EXEC_TOOL = "agent_tools_exec";
 export const EXEC_FACADE_TOOL: FacadeTool = {
   name: EXEC_TOOL,
   description:
-    "A persistent sandboxed shell (files, env, cwd kept). `status`, `list`, `load commands/<module>`, or a command line: each plugin is a command (`<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME`) printing JSON, so cut big results with jq, grep, head first.",
+    "A persistent sandboxed shell (files, env, cwd kept) where each plugin is a command printing JSON: `<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME`; cut big results with jq, grep, head. Also `status`, `list`, `load commands/<module>`.",
   inputSchema: {
     type: "object",
     properties: {
-      command: { type: "string", description: "A command named above, or a shell command line, e.g. `notes call list_notes | jq '.result.notes | length'`." },
+      command: { type: "string", description: "A command above or a shell line, e.g. `memory call read_graph | jq '.result.entities | length'`." },
       // Mirrored by 2026-07-28 clients into `Mcp-Param-Workspace`, so a balancer can route to the instance holding the shell.
-      workspace: { type: "string", "x-mcp-header": "Workspace", description: "The `workspace` handle from an earlier answer (keeps its shell state)." },
+      workspace: { type: "string", "x-mcp-header": "Workspace", description: "The `workspace` of an earlier answer (same shell state)." },
     },
     required: ["command"],
   },
@@ -58,6 +58,12 @@ export interface FacadeToolOptions {
    * routed to operation "exec". Left out, the facade has no exec tool.
    */
   execTool?: FacadeTool;
+  /**
+   * Whether the client's user confirms the writes of this plugin (the client can show a form and
+   * the plugin's policy is "elicit"): its description then says so instead of asking the model for
+   * `confirm: true`. Absent: every plugin needs the flag (the wording for clients that cannot ask).
+   */
+  userConfirms?: (prefix: string) => boolean;
 }
 
 export function facadeToolName(prefix: string, operation: "discover" | "call" | "run_skill"): string {
@@ -66,18 +72,30 @@ export function facadeToolName(prefix: string, operation: "discover" | "call" | 
 
 function firstSentence(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  const sentence = /^(.+?[.!?;])(\s|$)/.exec(flat)?.[1] ?? flat;
-  return sentence.length > max ? `${sentence.slice(0, max - 1).trimEnd()}…` : sentence;
+  return cut(/^(.+?[.!?;])(\s|$)/.exec(flat)?.[1] ?? flat, max);
 }
 
+/** Ends with a full stop (a learnt summary may not), so the next sentence reads as one. */
+function sentence(text: string): string {
+  return /[.!?…]$/.test(text) ? text : `${text}.`;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? "an" : "a";
+}
+
+/** At most `max` characters, cut after a whole word ("OLLAMA_API_KEY is…", not "is se…"). */
 function cut(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
+  if (flat.length <= max) return flat;
+  const head = flat.slice(0, max - 1);
+  const space = head.lastIndexOf(" ");
+  return `${(space > max / 2 ? head.slice(0, space) : head).replace(/[\s,;:(]+$/, "")}…`;
 }
 
 const HELP: FacadeTool = {
   name: HELP_TOOL,
-  description: "Start here: how to use this server, and every plugin (prefix, what it wraps, whether configured).",
+  description: "Start here: how to use this server and every plugin (prefix, what it wraps, whether configured).",
   // `plugin` (a prefix) answers that plugin in full; the help answer itself says so (pluginHelp), so
   // the parameter costs no description in every tools/list.
   inputSchema: { type: "object", properties: { plugin: { type: "string" } } },
@@ -86,7 +104,7 @@ const HELP: FacadeTool = {
 
 const SEARCH: FacadeTool = {
   name: SEARCH_TOOL,
-  description: "Search for a tool: finds the tool or skill for a task across every connected server, by meaning as well as words. Ranked hits grouped by server, each with the next call. Search before guessing a tool name.",
+  description: "Search for a tool or skill for a task across all servers, by meaning as well as words; each hit gives the next call. Search before guessing a tool name.",
   inputSchema: {
     type: "object",
     properties: {
@@ -100,14 +118,14 @@ const SEARCH: FacadeTool = {
 };
 
 /** Compact mode: the same five tools (four without a text layer) for 1 plugin or 500. */
-function compactTools(execTool: FacadeTool | undefined): FacadeTool[] {
+function compactTools(execTool: FacadeTool | undefined, userConfirms = false): FacadeTool[] {
   return [
     HELP,
     SEARCH,
     ...(execTool ? [execTool] : []),
     {
       name: COMPACT_CALL_TOOL,
-      description: "Run one plugin tool by its prefix and name, as a hit gives them. Arguments are checked against the tool's schema; tools that change data need confirm: true.",
+      description: `Run one plugin tool by its prefix and name, as a hit gives them. Arguments are checked against the tool's schema; ${userConfirms ? "your user is asked to confirm tools that change data" : "tools that change data need confirm: true"}.`,
       inputSchema: {
         type: "object",
         properties: {
@@ -151,7 +169,8 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
   if (options.mode === "compact") {
     routes.set(COMPACT_CALL_TOOL, { operation: "call" });
     routes.set(COMPACT_RUN_SKILL_TOOL, { operation: "run_skill" });
-    return { tools: compactTools(options.execTool), routes };
+    const asks = options.userConfirms;
+    return { tools: compactTools(options.execTool, asks !== undefined && plugins.length > 0 && plugins.every((p) => !p.requireConfirm || asks(p.prefix))), routes };
   }
   const tools: FacadeTool[] = [HELP, SEARCH, ...(options.execTool ? [options.execTool] : [])];
   for (const plugin of plugins) {
@@ -164,23 +183,23 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
     const hint = plugin.discoverHint ? ` ${firstSentence(plugin.discoverHint, 100)}` : "";
     // What the plugin is about, so a client's own tool search tells plugins apart: a generic
     // mcpServers entry's learnt summary, else the first sentence of the description when no hint says it.
-    const about = plugin.about ? ` (${cut(plugin.about, 160)})` : !plugin.discoverHint && plugin.description ? ` (${firstSentence(plugin.description, 100)})` : "";
+    const about = plugin.about ? ` ${sentence(cut(plugin.about, 160))}` : !plugin.discoverHint && plugin.description ? ` ${sentence(firstSentence(plugin.description, 100))}` : "";
     const discover = facadeToolName(plugin.prefix, "discover");
     // Per-plugin tools are paid for once per plugin in every tools/list, so their wording is kept
     // to what a model needs to pick the tool (≤ 150 tokens a plugin); details live in the answers.
     listed.push({
       name: discover,
-      description: `Find ${label} tools${about} for a task (no query: the most useful) and the call to make.${hint}`,
+      description: `Find ${label} tools for a task and the call to make (no query: the top ones).${about}${hint}`,
       inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } } },
       annotations: { readOnlyHint: true },
     });
     routes.set(discover, { operation: "discover", prefix: plugin.prefix });
 
     const call = facadeToolName(plugin.prefix, "call");
-    const gate = plugin.requireConfirm ? " Changes need confirm: true." : "";
+    const gate = !plugin.requireConfirm ? "" : options.userConfirms?.(plugin.prefix) ? " Your user is asked to confirm changes." : " Changes need confirm: true.";
     listed.push({
       name: call,
-      description: `Run a ${label} tool found by _discover or agent_tools_search.${gate}`,
+      description: `Run ${article(label)} ${label} tool from _discover or search.${gate}`,
       inputSchema: {
         type: "object",
         properties: { toolName: { type: "string" }, arguments: ARGUMENTS, ...(plugin.requireConfirm ? { confirm: { type: "boolean" } } : {}) },
@@ -193,7 +212,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
       const runSkill = facadeToolName(plugin.prefix, "run_skill");
       listed.push({
         name: runSkill,
-        description: `Run a ${label} skill (a multi-call recipe): ${skillList(plugin.skills)}.`,
+        description: `Run ${article(label)} ${label} skill (a multi-call recipe): ${skillList(plugin.skills)}.`,
         inputSchema: {
           type: "object",
           properties: { skill: { type: "string" }, arguments: ARGUMENTS, ...(plugin.requireConfirm ? { confirm: { type: "boolean" } } : {}) },
