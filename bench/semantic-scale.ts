@@ -6,7 +6,7 @@ import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
 import { percentile } from "../src/runtime/search/evaluate.js";
 import { fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { createHybridIndex, type HybridIndex } from "../src/runtime/search/semantic/hybrid.js";
-import { loadSentenceModel } from "../src/runtime/search/semantic/model-client.js";
+import { loadSentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
 import { synthetic, syntheticQueries } from "./synthetic-catalog.js";
 
 /**

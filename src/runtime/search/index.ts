@@ -3,7 +3,7 @@ import { createPlainBm25Index } from "./bm25-baseline.js";
 import { createMiniSearchIndex } from "./minisearch-index.js";
 import { embeddingCacheDir, fileEmbeddingCache } from "./semantic/embedding-cache.js";
 import { createHybridIndex } from "./semantic/hybrid.js";
-import { loadSentenceModel } from "./semantic/model-client.js";
+import { loadSentenceModel } from "./semantic/sentence-model.js";
 import type { ToolIndex } from "./types.js";
 
 /**

@@ -73,10 +73,7 @@ interface PluginVectors {
   vectors?: Float32Array;
 }
 
-/**
- * Catalog texts per model call: larger batches cost less per text, but a query waits behind the
- * batch in the worker (model-client.ts puts queries first in its queue, not into a running batch).
- */
+/** Catalog texts per model call: larger batches cost less per text, but a query waits behind them in the worker. */
 const EMBED_BATCH = 32;
 const FLUSH_EVERY = 2000;
 const QUERY_CACHE = 1024;
@@ -191,9 +188,9 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     if (!model || queryVectors.has(query)) return;
     // A task of several clauses is embedded clause by clause, without the whole: each need gets
     // its own vector, and the model's cost grows faster than a text's length, so short clauses
-    // are cheaper than the long whole. One model call for all of them, ahead of catalog batches.
+    // are cheaper than the long whole. One model call for all of them.
     const clauses = settings.clauseWeight > 0 ? queryClauses(query) : [];
-    const vectors = await model.embed(clauses.length > 1 ? clauses : [query], { urgent: true });
+    const vectors = await model.embed(clauses.length > 1 ? clauses : [query]);
     if (queryVectors.size >= QUERY_CACHE) queryVectors.delete(queryVectors.keys().next().value!);
     queryVectors.set(query, vectors);
   }
@@ -346,6 +343,10 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       // bound on the whole: the worker loads and embeds on; this answer is BM25F alone.
       const late = (!model && options.modelWaitMs !== undefined && (await bound(options.modelWaitMs, ensureModel()))) || (await bound(options.waitMs, work));
       if (late) say("waiting", `semantic search is ${!model ? "still loading its model" : scopeReady(undefined) ? "slow to embed the query" : "still embedding the catalog"}; answers are ranked by BM25F alone until it is ready`);
+    },
+    async warm() {
+      await ensureModel();
+      await embedPending().catch((error: unknown) => options.log?.(`embedding the catalog failed: ${(error as Error).message}`));
     },
     takeNotice() {
       return pendingNotices.length ? pendingNotices.splice(0).join("; ") : undefined;
