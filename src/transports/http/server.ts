@@ -14,7 +14,7 @@ import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
 import { SessionRegistry, type HttpSession } from "./sessions.js";
-import { authInfoFor, createModernEntry } from "./modern.js";
+import { authInfoFor, claimsModernEnvelope, createModernEntry } from "./modern.js";
 
 /**
  * The MCP facade over Streamable HTTP, on node:http, both protocol eras on one endpoint. This
@@ -22,8 +22,8 @@ import { authInfoFor, createModernEntry } from "./modern.js";
  * cap), era routing, session routing for 2025-era clients (one SDK transport per
  * Mcp-Session-Id), the session cap, and the request log.
  *
- * A request that carries the 2026-07-28 `_meta` envelope (the SDK's own `isLegacyRequest`
- * decides, so the branch never disagrees with the SDK) goes to `createMcpHandler` in strict
+ * A request that carries the 2026-07-28 `_meta` envelope (recognised cheaply when it plainly
+ * names the version, else the SDK's own `isLegacyRequest` decides) goes to `createMcpHandler` in strict
  * mode: per request, no session, a facade server from the cheap per-request factory.
  * Everything else goes to the sessionful 2025 wiring that existing clients rely on
  * (initialize, JSON or SSE answers, the GET notification stream, DELETE).
@@ -194,7 +194,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
       const sse = prefersSse(req.headers.accept);
       acceptBothMediaTypes(req);
-      if (header === undefined && !(await isLegacyRequest(webRequestHead(req), parsed.value, { maxRequestBodySize: options.maxBodyBytes }))) {
+      if (header === undefined && (claimsModernEnvelope(parsed.value) || !(await isLegacyRequest(webRequestHead(req), parsed.value, { maxRequestBodySize: options.maxBodyBytes })))) {
         facts.session = "modern";
         if (gateway?.draining && opensWorkspace(parsed.value)) {
           shuttingDown(res, "opens no new workspaces");
