@@ -40,6 +40,8 @@ const { values: opts } = parseArgs({
     only: { type: "string", default: "echo,spawn,rss,http,search" },
     calls: { type: "string", default: "300" },
     sessions: { type: "string", default: "500" },
+    /** With `--only listing`: the AGENT_TOOLS_LIST_CONCURRENCY values to compare on a cold cache. */
+    "list-concurrency": { type: "string", default: "4,6,8" },
   },
 });
 const ROUNDS = Math.max(1, Number(opts.rounds));
@@ -245,9 +247,9 @@ function pluginsIn(answer: Record<string, unknown>): number {
 }
 
 /** First search after start, with 50 servers configured; on a cold cache, also how long until every catalog is in. */
-async function firstSearch(dir: string, cold: boolean): Promise<SearchRun> {
+async function firstSearch(dir: string, cold: boolean, extraEnv: Record<string, string> = {}): Promise<SearchRun> {
   const config = path.join(dir, "agent-tools.config.json");
-  const rt = await spawnClient([MCP_BIN], runtimeEnv(dir, { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1" }), dir);
+  const rt = await spawnClient([MCP_BIN], runtimeEnv(dir, { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", ...extraEnv }), dir);
   try {
     const start = performance.now();
     const answer = payloadOf(await rt.client.callTool({ name: "agent_tools_search", arguments: SEARCH }));
@@ -295,10 +297,31 @@ async function searchRounds(): Promise<void> {
   print(listed);
 }
 
+/** Cold cache, 50 servers: how long until every catalog is listed, per listing concurrency (the default's choice). */
+async function listingRounds(): Promise<void> {
+  for (const value of opts["list-concurrency"].split(",").map((v) => v.trim()).filter(Boolean)) {
+    const runs: SearchRun[] = [];
+    await rounds(`cold listing at ${value}`, ROUNDS, async () => {
+      const dir = tempDir("listing");
+      try {
+        writeConfig(dir, catalogServers(50));
+        runs.push(await firstSearch(dir, true, { AGENT_TOOLS_LIST_CONCURRENCY: value }));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+    const row: Row = { measure: `cold: all 50 listed, concurrency ${value}, ms`, runtime: stats(runs.map((r) => r.allListedMs ?? NaN)), better: "lower", unit: "ms", goal: "≤ 10 s", note: `first search ${runs.map((r) => fmt(r.ms, 0)).join("/")} ms with hits from ${runs.map((r) => r.plugins).join("/")} of 50` };
+    row.met = row.runtime.median <= 10_000;
+    rows.push(row);
+    print(row);
+  }
+}
+
 console.log(`agent-tools-runtime perf, ${ROUNDS} rounds, min / median; node ${process.version}, ${(await import("node:os")).cpus().length} cores, load ${(await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 console.log(`${"measure".padEnd(52)} ${"direct".padStart(22)}  ${"this runtime (ratio)".padEnd(44)} goal`);
 if (only.has("echo")) await echoRounds();
 if (only.has("spawn")) await spawnRounds();
+if (only.has("listing")) await listingRounds();
 if (only.has("rss")) await rssRounds();
 if (only.has("http")) await httpRounds();
 if (only.has("search")) await searchRounds();
