@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   "WORKSPACE_INVALID",
   "WORKSPACE_EXPIRED",
   "WORKSPACE_LOST",
+  "WORKSPACE_UNAVAILABLE",
   "CONFIRM_DECLINED",
   "QUESTION_EXPIRED",
 ] as const;
@@ -56,6 +57,8 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "Call agent_tools_exec without `workspace` to start a new workspace, and pass the `workspace` handle it answers (unchanged) on later calls.",
   WORKSPACE_LOST:
     "The gateway instance that held this workspace stopped, and its files, variables and working folder went with it. Call agent_tools_exec without `workspace` to start a new one and recreate what you need; your other tools, jobs and data are unaffected.",
+  WORKSPACE_UNAVAILABLE:
+    "Nothing was run and the workspace is intact: the gateway instance holding it is running but could not take this request. Wait `details.retryAfterMs` and send the same call again. If it keeps answering this for a minute, tell the user the gateway's operator should check its load balancer; or start a new workspace (call agent_tools_exec without `workspace`), leaving the old files behind.",
   WORKSPACE_EXPIRED:
     "Call agent_tools_exec without `workspace` to start a new workspace; files and variables of the old one are gone, so recreate what you need.",
   CONFIRM_DECLINED:

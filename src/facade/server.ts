@@ -121,6 +121,8 @@ export function createFacade(runtime: Runtime): Facade {
     routes: Map<string, FacadeRoute>;
     prefixes: string[];
     listResult: ListToolsResult;
+    /** The compact list worded for a client whose user confirms writes (made on first use). */
+    listResultAsked?: ListToolsResult;
     serverOptions: ConstructorParameters<typeof Server>[1];
   }
   const views = new Map<string, View>();
@@ -155,7 +157,9 @@ export function createFacade(runtime: Runtime): Facade {
     if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
     const { route, args, repairs } = resolved;
     const signal = ctx.mcpReq.signal;
-    const opCtx = { signal, repairs, present };
+    // Whether this client shows its user the confirmation question: answers word the confirm step so.
+    const userConfirms = scope.canAsk !== false && clientCanElicitForm(server, ctx);
+    const opCtx = { signal, repairs, present, userConfirms };
     switch (route.operation) {
       case "help": {
         const plugin = asRecord(args).plugin;
@@ -173,7 +177,7 @@ export function createFacade(runtime: Runtime): Facade {
           payload: {
             ok: true,
             server,
-            protocol: protocolFor(runtime.facadeMode),
+            protocol: protocolFor(runtime.facadeMode, userConfirms),
             pluginHelp: `${HELP_TOOL} {"plugin":"<prefix>"} shows one plugin in full: its usage hint and every skill`,
             ...help,
             // The text modules by file, as the original runtime's help named them (users look for them).
@@ -198,7 +202,7 @@ export function createFacade(runtime: Runtime): Facade {
         const resumed = confirmRounds.heldOf(ctx);
         if (resumed) return resumeHeld(server, resumed, ctx);
         // A client that can show its user a form is asked before a write (the policy permitting).
-        const round = scope.canAsk !== false && clientCanElicitForm(server, ctx) ? confirmRounds.round(ctx) : undefined;
+        const round = userConfirms ? confirmRounds.round(ctx) : undefined;
         const run = async (relay: CallRelay, runSignal: AbortSignal): Promise<OperationResult> => {
           const withConfirm = { ...opCtx, signal: runSignal, relay, ...(round ? { confirmer: round.confirmer } : {}) };
           const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
@@ -275,11 +279,16 @@ export function createFacade(runtime: Runtime): Facade {
   // they are about (so a client's own tool search can tell the plugins apart); descriptions are
   // then built from the current summaries, and later changes come with tools/list_changed.
   let described: Promise<void> | undefined;
-  const listTools = async (view: View, identity: Identity | undefined): Promise<ListToolsResult> => {
-    if (runtime.facadeMode === "compact") return view.listResult;
+  const userConfirmsOf = (prefix: string): boolean => runtime.confirmPolicyOf(prefix) === "elicit";
+  const listTools = async (view: View, identity: Identity | undefined, userConfirms: boolean): Promise<ListToolsResult> => {
+    if (runtime.facadeMode === "compact" && !userConfirms) return view.listResult;
+    if (runtime.facadeMode === "compact") {
+      const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
+      return (view.listResultAsked ??= { tools: buildFacadeTools(visible, { mode: "compact", execTool: EXEC_FACADE_TOOL, userConfirms: userConfirmsOf }).tools } as unknown as ListToolsResult);
+    }
     await (described ??= runtime.describePlugins(describeWaitMs()));
     const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
-    return { tools: buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL }).tools } as unknown as ListToolsResult;
+    return { tools: buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL, ...(userConfirms ? { userConfirms: userConfirmsOf } : {}) }).tools } as unknown as ListToolsResult;
   };
 
   const facade: Facade = {
@@ -289,7 +298,7 @@ export function createFacade(runtime: Runtime): Facade {
     server(scope) {
       const view = viewFor(scope.identity);
       const server = new Server(info, view.serverOptions);
-      server.setRequestHandler("tools/list", () => listTools(view, scope.identity));
+      server.setRequestHandler("tools/list", (_request, ctx) => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx)));
       server.setRequestHandler("tools/call", (request, ctx) => callTool(server, view, scope, request.params.name, request.params.arguments ?? {}, ctx));
       return server;
     },

@@ -52,6 +52,12 @@ export interface OperationContext {
   confirmer?: Confirmer;
   /** Where the downstream's progress, logs and questions go during the call (adapters/relay.ts). */
   relay?: CallRelay;
+  /**
+   * The caller's client can show its user a confirmation form (it declared form elicitation and
+   * its transport can carry the question): answers then say that writes of plugins with policy
+   * "elicit" are confirmed by the user, not by a `confirm: true` the model adds.
+   */
+  userConfirms?: boolean;
   /** How a front end shows the next call (facade tool names live there, not here); default: the neutral step. */
   present?: (step: import("./answers.js").NextStep) => unknown;
 }

@@ -39,7 +39,7 @@ import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled 
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
 import { identityWrites } from "./gate.js";
-import { isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
+import { confirmWording, isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
 import { closestNames, foldedMatch } from "./similarity.js";
 
 export type { OperationContext } from "./pipeline.js";
@@ -172,6 +172,8 @@ export interface Runtime {
   readonly configSource: string;
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
+  /** A plugin's confirm policy: "elicit" (the user is asked when the client can) or "flag" (the model's `confirm: true`). */
+  confirmPolicyOf(prefix: string): ConfirmPolicy;
   /**
    * List the configured mcpServers entries that have no description of their own, so summaries
    * can say what each is about; waits at most `waitMs` (the rest finish in the background).
@@ -499,6 +501,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     }
   }
 
+  const confirmPolicyOf = (prefix: string): ConfirmPolicy => config?.plugins.confirm?.[prefix] ?? byPrefix.get(prefix)?.manifest.confirm ?? defaultConfirmPolicy;
   const pipeline = createPipeline({
     resolvePlugin: (target, repairs, session) => requirePlugin(target, repairs, session.identity),
     jobsOf,
@@ -508,7 +511,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     isReadOnly,
     // The runtime's own policy first (identities), then any given; the caller's confirmation comes after validation.
     accessPolicies: [identityWrites, ...(options.accessPolicies ?? [])],
-    confirmPolicyOf: (prefix) => config?.plugins.confirm?.[prefix] ?? byPrefix.get(prefix)?.manifest.confirm ?? defaultConfirmPolicy,
+    confirmPolicyOf,
     loop: createLoopBreaker({ ...(options.clock ? { now: options.clock } : {}), ...(options.loopWindowMs ? { windowMs: options.loopWindowMs } : {}) }),
     timeoutMs,
     maxResultChars,
@@ -665,6 +668,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     index,
     log,
     facadeMode,
+    confirmPolicyOf,
     configFile: config?.file,
     configSource: describeConfigSource(config, env),
     plugin: (prefix) => byPrefix.get(prefix),
@@ -770,7 +774,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const first = matches[0] ? nextFor(plugin, matches[0], tools) : undefined;
         if (first) answer.next = ctx.present ? ctx.present(first) : first;
         // Said once, short: `writes: true` marks the entries that change data.
-        if (matches.some((m) => m.writes)) answer.confirm = "writes: true changes data; add confirm: true (top level) only if the user asked";
+        if (matches.some((m) => m.writes)) answer.confirm = confirmWording(Boolean(ctx.userConfirms) && confirmPolicyOf(prefix) === "elicit");
         if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${query}'; try other words, or call without a query to list the tools`;
         if (!plugin.manifest.requireConfirm) answer.confirm = "not required: this plugin's calls run without confirmation";
         const declaredContext = discoverContexts.get(plugin);
