@@ -316,7 +316,11 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       }
       await loaded;
       if (!model) return;
-      const work = Promise.all([embedPending(), queryVector(query)]);
+      // A failed embedding (the model's thread died) leaves this answer to BM25F, said once.
+      const work = Promise.all([embedPending(), queryVector(query)]).then(
+        () => undefined,
+        (error: unknown) => say(`semantic search failed (${(error as Error).message}); ranking with BM25F alone`),
+      );
       // A small catalog is embedded in a few seconds: wait, so answers do not depend on timing.
       const unembedded = [...plugins.values()].reduce((n, entry) => n + (entry.vectors ? 0 : entry.documents.length), 0);
       if (options.waitMs === undefined || unembedded <= WAIT_ALWAYS_BELOW) await work;
@@ -327,6 +331,10 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
         // Still embedding: this answer is BM25F alone; the next ones use both once it is done.
         if (!scopeReady(undefined)) say("semantic search is still embedding the catalog; this answer is ranked by BM25F alone");
       }
+    },
+    async warm() {
+      await ensureModel();
+      await embedPending().catch((error: unknown) => options.log?.(`embedding the catalog failed: ${(error as Error).message}`));
     },
     takeNotice() {
       if (noticeTaken || notice === undefined) return undefined;
