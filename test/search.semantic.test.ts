@@ -152,6 +152,9 @@ describe("while the model loads (modelWaitMs)", () => {
     assert.match(index.takeNotice!() ?? "", /loading its model; answers are ranked by BM25F alone/);
     assert.equal(counted.texts.length, 0, "nothing embedded before the model is in");
     release();
+    // The model loads (and the catalog is embedded) in the background after that first answer.
+    for (let waited = 0; !index.ready() && waited < 120_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(index.ready(), "the model loaded and the catalog was embedded in the background");
     await index.prepare!(query);
     const top = index.search(query, { limit: 5 }).hits.map((h) => h.name);
     assert.ok(top.includes("maps_distance_matrix") || top.includes("maps_directions"), `fused once the model is in: ${top.join(", ")}`);

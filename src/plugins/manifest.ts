@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { compileSchema, pointerToField, toViolations } from "../json-schema.js";
+import { compileSchema, pointerToField, toViolations, usePrecompiled } from "../json-schema.js";
+import { flatManifest as precompiledFlat, specManifest as precompiledSpec } from "../validators.generated.js";
 import { jsonLocator, parseJsonText, pointerSegments } from "../json-text.js";
 
 /**
@@ -113,7 +114,7 @@ const runtimeSection = {
   },
 } as const;
 
-const flatSchema = {
+export const FLAT_MANIFEST_SCHEMA = {
   ...runtimeSection,
   required: ["name", "prefix", "adapter"],
   properties: {
@@ -124,7 +125,7 @@ const flatSchema = {
   },
 };
 
-const specSchema = {
+export const SPEC_MANIFEST_SCHEMA = {
   type: "object",
   required: ["name", "version", "description", "extensions"],
   properties: {
@@ -139,6 +140,10 @@ const specSchema = {
     },
   },
 };
+
+// Validated by code made ahead of time from these very schemas (no Ajv compile at start).
+usePrecompiled(FLAT_MANIFEST_SCHEMA, precompiledFlat);
+usePrecompiled(SPEC_MANIFEST_SCHEMA, precompiledSpec);
 
 function isSpecForm(doc: Record<string, unknown>): boolean {
   return "extensions" in doc || (typeof doc.$schema === "string" && doc.$schema.includes("agent-plugins"));
@@ -175,7 +180,7 @@ export function parseManifest(file: string, doc: unknown, text?: string): Plugin
   }
   const top = doc as Record<string, unknown>;
   const spec = isSpecForm(top);
-  check(file, spec ? specSchema : flatSchema, top, text);
+  check(file, spec ? SPEC_MANIFEST_SCHEMA : FLAT_MANIFEST_SCHEMA, top, text);
   const section = spec
     ? ((top.extensions as Record<string, unknown>)[EXTENSION_KEY] as Record<string, unknown>)
     : top;
