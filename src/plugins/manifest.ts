@@ -1,11 +1,15 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { compileSchema, pointerToField, toViolations } from "../json-schema.js";
-import { jsonLocator, parseJsonText, pointerSegments } from "../json-text.js";
+import { Type, type Static } from "@sinclair/typebox";
+import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
+import { fieldName, specProblems } from "../adapters/shared/spec-check.js";
+import { jsonLocator, parseJsonText } from "../json-text.js";
 
 /**
- * The plugin manifest (`plugin.json`) in either of its two forms, checked against one schema and
- * normalised into one shape:
+ * The plugin manifest (`plugin.json`) in either of its two forms, described by TypeBox schemas
+ * (its types derived from them), its adapter block checked against the block's kind, every
+ * problem reported at once at its line and column, and normalised into one shape:
  *  - flat: `{ name, prefix, adapter, ... }`, as the original JavaScript runtime read it;
  *  - Agent Plugins Spec 1.0.0: `{ name, version, description, extensions: { "dev.agent-tools-runtime": { prefix, adapter, ... } } }`.
  */
@@ -74,98 +78,118 @@ export class ManifestError extends Error {
   }
 }
 
-const stringList = { type: "array", items: { type: "string", minLength: 1 } } as const;
+const Names = () => Type.Array(Type.String({ minLength: 1, problem: "must be a non-empty string" }), { problem: "must be an array of names" });
 
 /** The runtime section, shared by both forms (top level in flat, the extension in the spec form). */
 const runtimeSection = {
-  type: "object",
-  required: ["prefix", "adapter"],
-  properties: {
-    prefix: {
-      type: "string",
-      pattern: "^[a-z][a-z0-9_-]{0,31}$",
-      description: "lower case letters, digits, '_' or '-', starting with a letter, at most 32 characters",
-    },
-    adapter: {
-      oneOf: [
-        { type: "string", minLength: 1 },
-        { type: "object", required: ["kind"], properties: { kind: { type: "string", minLength: 1 } } },
-      ],
-    },
-    adapterExport: { type: "string", minLength: 1 },
-    readonlyTools: stringList,
-    confirmTools: stringList,
-    skills: { oneOf: [{ type: "string", minLength: 1 }, stringList] },
-    discoverHint: { type: "string" },
-    discoverContext: {
-      type: "object",
-      required: ["skill"],
-      properties: { skill: { type: "string", minLength: 1 }, arguments: { type: "object" } },
-      additionalProperties: false,
-    },
-    requireConfirm: { type: "boolean" },
-    confirm: { enum: ["elicit", "flag"] },
-    requires: {
-      type: "object",
-      properties: { env: stringList, bins: stringList },
-      additionalProperties: false,
-    },
-  },
-} as const;
-
-const flatSchema = {
-  ...runtimeSection,
-  required: ["name", "prefix", "adapter"],
-  properties: {
-    ...runtimeSection.properties,
-    name: { type: "string", minLength: 1 },
-    version: { type: "string" },
-    description: { type: "string" },
-  },
+  prefix: Type.String({
+    pattern: "^[a-z][a-z0-9_-]{0,31}$",
+    problem: "must be lower case letters, digits, '_' or '-', starting with a letter, at most 32 characters",
+  }),
+  /** A module path relative to the plugin folder, or a declarative block of a built-in kind (checked against BLOCK_SCHEMAS). */
+  adapter: Type.Union(
+    [Type.String({ minLength: 1 }), Type.Object({ kind: Type.String({ minLength: 1, problem: "must name an adapter kind (mcp, rest, openapi, cli, …)" }) }, { additionalProperties: true })],
+    { problem: "must be a module path or an object with a 'kind'" },
+  ),
+  adapterExport: Type.Optional(Type.String({ minLength: 1, problem: "must be a non-empty string" })),
+  readonlyTools: Type.Optional(Names()),
+  confirmTools: Type.Optional(Names()),
+  skills: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Names()], { problem: "must be a path or an array of paths" })),
+  discoverHint: Type.Optional(Type.String({ problem: "must be a string" })),
+  discoverContext: Type.Optional(
+    Type.Object(
+      { skill: Type.String({ minLength: 1, problem: "must name a skill of this plugin" }), arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { problem: "must be an object" })) },
+      { additionalProperties: false, title: "discoverContext" },
+    ),
+  ),
+  requireConfirm: Type.Optional(Type.Boolean({ problem: "must be true or false" })),
+  confirm: Type.Optional(Type.Unsafe<"elicit" | "flag">({ type: "string", enum: ["elicit", "flag"], problem: 'must be "elicit" or "flag"' })),
+  requires: Type.Optional(Type.Object({ env: Type.Optional(Names()), bins: Type.Optional(Names()) }, { additionalProperties: false, title: "requires (env, bins)" })),
 };
 
-const specSchema = {
-  type: "object",
-  required: ["name", "version", "description", "extensions"],
-  properties: {
-    $schema: { type: "string" },
-    name: { type: "string", minLength: 1 },
-    version: { type: "string", minLength: 1 },
-    description: { type: "string" },
-    extensions: {
-      type: "object",
-      required: [EXTENSION_KEY],
-      properties: { [EXTENSION_KEY]: runtimeSection },
-    },
-  },
+const RuntimeSectionSchema = Type.Object(runtimeSection, { additionalProperties: false, title: `the '${EXTENSION_KEY}' extension` });
+
+/** Package metadata a flat manifest may carry beside the runtime's settings. */
+const metadata = {
+  $schema: Type.Optional(Type.String()),
+  name: Type.String({ minLength: 1, problem: "must be a non-empty string" }),
+  version: Type.Optional(Type.String({ problem: "must be a string" })),
+  description: Type.Optional(Type.String({ problem: "must be a string" })),
+  author: Type.Optional(Type.Unknown()),
+  license: Type.Optional(Type.String()),
+  homepage: Type.Optional(Type.String()),
+  repository: Type.Optional(Type.Unknown()),
+  keywords: Type.Optional(Type.Array(Type.String())),
 };
+
+export const FlatManifestSchema = Type.Object({ ...metadata, ...runtimeSection }, { additionalProperties: false, title: "a plugin manifest" });
+
+/** Agent Plugins Spec 1.0.0: its own fields stay open (other tools read them); ours are the extension. */
+export const SpecManifestSchema = Type.Object({
+  $schema: Type.Optional(Type.String()),
+  name: Type.String({ minLength: 1, problem: "must be a non-empty string" }),
+  version: Type.String({ minLength: 1, problem: "must be a non-empty string" }),
+  description: Type.String({ problem: "must be a string" }),
+  extensions: Type.Object({ [EXTENSION_KEY]: RuntimeSectionSchema }, { problem: `must be an object holding '${EXTENSION_KEY}'` }),
+});
+
+export type RuntimeSection = Static<typeof RuntimeSectionSchema>;
+export type FlatManifestDocument = Static<typeof FlatManifestSchema>;
+export type SpecManifestDocument = Static<typeof SpecManifestSchema>;
 
 function isSpecForm(doc: Record<string, unknown>): boolean {
   return "extensions" in doc || (typeof doc.$schema === "string" && doc.$schema.includes("agent-plugins"));
 }
 
-/** Every problem of the document, each placed at its line and column when the text is known. */
-function check(file: string, schema: Record<string, unknown>, doc: unknown, text: string | undefined): void {
-  const validate = compileSchema(schema);
-  if (validate instanceof Error) throw validate; // our own schemas: a bug, not user input
-  if (validate(doc)) return;
-  const violations = toViolations(validate.errors);
-  // A oneOf failure repeats each branch's complaint at the same place; the specific ones say it better.
-  const specific = violations.filter((v) => v.keyword !== "oneOf");
-  const shown = specific.length ? specific : violations;
-  if (shown.length === 0) throw new ManifestError(file, undefined, "is not a valid manifest");
-  const at = jsonLocator(text);
-  const seen = new Set<string>();
-  const problems: string[] = [];
-  for (const v of shown) {
-    const field = pointerToField(v.path);
-    const problem = v.keyword === "required" ? "is required" : v.keyword === "pattern" ? `must match ${String(v.params.pattern)}` : v.message.replace(/^'[^']*' /, "");
-    const line = `${at(pointerSegments(v.path), v.keyword === "additionalProperties")}: ${field ? `field '${field}' ` : ""}${problem}`.replace(/^: /, "");
-    if (!seen.has(line)) problems.push(line);
-    seen.add(line);
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * Every problem of the document, each placed at its line and column when the text is known: the
+ * manifest's own fields, and the adapter block against its kind's schema (BLOCK_SCHEMAS).
+ */
+function check(file: string, spec: boolean, doc: Record<string, unknown>, text: string | undefined): void {
+  const problems = specProblems(spec ? SpecManifestSchema : FlatManifestSchema, doc);
+  const base = spec ? ["extensions", EXTENSION_KEY] : [];
+  const section = spec ? (isRecord(doc.extensions) ? doc.extensions[EXTENSION_KEY] : undefined) : doc;
+  const adapter = isRecord(section) ? section.adapter : undefined;
+  if (isRecord(adapter) && typeof adapter.kind === "string") {
+    const schema = BLOCK_SCHEMAS[adapter.kind];
+    if (schema) problems.push(...specProblems(schema, adapter, fieldName("", [...base, "adapter"])).map((p) => ({ ...p, segments: [...base, "adapter", ...p.segments] })));
   }
-  const first = shown[0] as (typeof shown)[number];
-  throw new ManifestError(file, pointerToField(first.path) || undefined, problems);
+  if (problems.length === 0) return;
+  const at = jsonLocator(text);
+  const lines = problems.map((p) => `${at(p.segments, p.key)}: field '${p.field}' ${p.message}`.replace(/^: /, ""));
+  throw new ManifestError(file, problems[0]?.field, lines);
+}
+
+/** "tools[0].name" → ["tools", 0, "name"]. */
+function fieldSegments(field: string): (string | number)[] {
+  return [...field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : (m[1] as string)));
+}
+
+/**
+ * Problems of an adapter block found when the adapter was built (what its schema cannot say: a
+ * path template, a tool name used twice), placed in plugin.json at their line and column like the
+ * manifest's own. `field` names are the block's ("adapter.tools[1].name" or "tools[1].name").
+ */
+export function adapterBlockError(manifest: PluginManifest, problems: readonly { field: string; message: string }[]): ManifestError {
+  const base = manifest.form === "agent-plugins-spec" ? ["extensions", EXTENSION_KEY, "adapter"] : ["adapter"];
+  let text: string | undefined;
+  if (manifest.form === "flat" || manifest.form === "agent-plugins-spec") {
+    try {
+      text = readFileSync(manifest.file, "utf8");
+    } catch {
+      // gone since it was read: the problems are still worth saying, without a position
+    }
+  }
+  const at = jsonLocator(text);
+  const lines = problems.map((p) => {
+    const segments = [...base, ...fieldSegments(p.field.replace(/^adapter\b\.?/, ""))];
+    return `${at(segments)}: field '${fieldName("", segments)}' ${p.message}`.replace(/^: /, "");
+  });
+  return new ManifestError(manifest.file, "adapter", lines);
 }
 
 /** Validate and normalise a parsed manifest. Throws ManifestError naming the file and field. */
@@ -175,7 +199,7 @@ export function parseManifest(file: string, doc: unknown, text?: string): Plugin
   }
   const top = doc as Record<string, unknown>;
   const spec = isSpecForm(top);
-  check(file, spec ? specSchema : flatSchema, top, text);
+  check(file, spec, top, text);
   const section = spec
     ? ((top.extensions as Record<string, unknown>)[EXTENSION_KEY] as Record<string, unknown>)
     : top;
