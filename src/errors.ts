@@ -23,7 +23,9 @@ export const ERROR_CODES = [
   "WORKSPACE_INVALID",
   "WORKSPACE_EXPIRED",
   "WORKSPACE_LOST",
+  "WORKSPACE_UNAVAILABLE",
   "CONFIRM_DECLINED",
+  "QUESTION_EXPIRED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -55,10 +57,14 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "Call agent_tools_exec without `workspace` to start a new workspace, and pass the `workspace` handle it answers (unchanged) on later calls.",
   WORKSPACE_LOST:
     "The gateway instance that held this workspace stopped, and its files, variables and working folder went with it. Call agent_tools_exec without `workspace` to start a new one and recreate what you need; your other tools, jobs and data are unaffected.",
+  WORKSPACE_UNAVAILABLE:
+    "Nothing was run and the workspace is intact: the gateway instance holding it is running but could not take this request. Wait `details.retryAfterMs` and send the same call again. If it keeps answering this for a minute, tell the user the gateway's operator should check its load balancer; or start a new workspace (call agent_tools_exec without `workspace`), leaving the old files behind.",
   WORKSPACE_EXPIRED:
     "Call agent_tools_exec without `workspace` to start a new workspace; files and variables of the old one are gone, so recreate what you need.",
   CONFIRM_DECLINED:
     "The user was asked and did not approve this change; nothing was run. Do not retry it: ask the user what they want instead.",
+  QUESTION_EXPIRED:
+    "The call that asked this question stopped waiting, so the answer went nowhere; what it did before asking may have happened. Call the tool again (without the old answer) if it is still needed.",
 };
 
 /**

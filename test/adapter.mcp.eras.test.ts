@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
@@ -7,6 +7,9 @@ import { trackedChildren, type McpAdapter } from "../src/adapters/mcp/index.js";
 import { startV2Http, type V2Http } from "./fixtures/v2/downstream.js";
 import { buildAdapter, liveChildren, textOf } from "./fixtures/mcp/support.js";
 import { V2_FIXTURE } from "./v2-helpers.js";
+import { silentLogger } from "../src/log.js";
+import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
+import { createFileCatalogStore } from "../src/runtime/catalog-cache/store.js";
 
 /**
  * The mcp adapter against servers of both eras written with the SDK v2: modern-only
@@ -109,3 +112,44 @@ describe("Streamable HTTP", () => {
   });
 });
 
+
+describe("the era verdict survives a restart of the runtime (catalog cache)", () => {
+  test("a modern-only server probed in one run is connected without server/discover in the next; a legacy verdict is kept too", async () => {
+    const cacheDir = path.join(tmp, "catalogs");
+    const logs = { modern: path.join(tmp, "persist-modern.log"), legacy: path.join(tmp, "persist-legacy.log") };
+    const pluginsDir = path.join(tmp, "persist-plugins");
+    // The v2 fixture modern-only, and the strict 2025 server (which exits on a probe, so a kept "legacy" is what spares it a restart).
+    const spawns = {
+      pm: { command: process.execPath, args: ["--import", TSX, V2_FIXTURE, "reject"], env: { V2_OPENING_LOG: logs.modern } },
+      pl: { command: process.execPath, args: [path.join(path.dirname(V2_FIXTURE), "strict-legacy.mjs")] },
+    };
+    for (const [prefix, spawnAs] of Object.entries(spawns)) {
+      mkdirSync(path.join(pluginsDir, prefix), { recursive: true });
+      writeFileSync(path.join(pluginsDir, prefix, "plugin.json"), JSON.stringify({ name: prefix, prefix, description: "era persistence", adapter: { kind: "mcp", ...spawnAs, timeoutMs: 30_000 } }));
+    }
+    const run = async (): Promise<{ runtime: Runtime; eras: Record<string, unknown> }> => {
+      const runtime = await createRuntime({ pluginDirs: Object.keys(spawns).map((p) => path.join(pluginsDir, p)), env: {}, log: silentLogger, catalogCache: createFileCatalogStore(cacheDir) });
+      const session = runtime.createSession("persist");
+      for (const prefix of Object.keys(spawns)) {
+        const answer = await runtime.call(session, prefix, { toolName: "echo", arguments: { text: prefix } });
+        assert.equal(answer.isError, false, JSON.stringify(answer.payload));
+      }
+      const eras = Object.fromEntries(runtime.plugins.map((p) => [p.manifest.prefix, (p.adapter as McpAdapter).era]));
+      return { runtime, eras };
+    };
+    const first = await run();
+    assert.deepEqual(first.eras, { pm: "modern", pl: "legacy" });
+    // Let the background listing store both catalogs (with their verdicts), then stop the run.
+    const storedCount = (): number => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((n) => n.endsWith(".json")).length : 0);
+    for (let i = 0; i < 200 && storedCount() < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    await first.runtime.close();
+    const stored = readdirSync(cacheDir).filter((n) => n.endsWith(".json")).map((n) => JSON.parse(readFileSync(path.join(cacheDir, n), "utf8")) as { prefix: string; protocol?: { kind: string } });
+    assert.deepEqual(Object.fromEntries(stored.map((e) => [e.prefix, e.protocol?.kind])), { pm: "modern", pl: "legacy" });
+    assert.deepEqual(lines(logs.modern), ["start", "discover"]);
+
+    const second = await run();
+    await second.runtime.close();
+    assert.deepEqual(second.eras, { pm: "modern", pl: "legacy" });
+    assert.deepEqual(lines(logs.modern), ["start", "discover", "start"], "the second run adopted the stored discover result: no probe");
+  });
+});

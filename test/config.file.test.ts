@@ -1,14 +1,20 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError, loadConfig, parseConfig, readConfigFile } from "../src/config/config.js";
 import { manifestsFromConfig, prefixFromKey } from "../src/config/mcp-servers.js";
+import { schemaDataSource } from "../scripts/config-schema.js";
 
 const FILE = "/work/agent-tools.config.json";
 
 describe("config file", () => {
+  it("validates with the schema of schema.ts: schema-data.ts is that schema as data (else run npm run schema:config)", () => {
+    const committed = readFileSync(new URL("../src/config/schema-data.ts", import.meta.url), "utf8");
+    assert.equal(committed, schemaDataSource(), "src/config/schema-data.ts is stale: run `npm run schema:config`");
+  });
+
   it("reads comments and trailing commas, and resolves plugin dirs against the file", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-config-"));
     const file = path.join(dir, "agent-tools.config.json");

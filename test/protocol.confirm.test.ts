@@ -151,6 +151,35 @@ describe("stdio", () => {
     }
   });
 
+  it("the wording follows the client: one that will be asked is not told to add confirm: true; one that cannot ask is", async () => {
+    const wording = async (client: Client): Promise<{ description: string; discover: string; protocol: string }> => {
+      const { tools } = await client.listTools(undefined, { cacheMode: "bypass" });
+      const discover = await callV2(client, "agent_tools_db_discover", { query: "write a row" });
+      const help = await callV2(client, "agent_tools_help", {});
+      return { description: tools.find((t) => t.name === "agent_tools_db_call")?.description ?? "", discover: String(discover.payload.confirm), protocol: JSON.stringify(help.payload.protocol) };
+    };
+    const asking = await connectStdioV2(askingV2([], () => ({ action: "decline" })), env);
+    const plain = await connectStdioV2(v2Client("pin"), env);
+    const flagged = await connectStdioV2(askingV2([], () => ({ action: "decline" })), { ...env, AGENT_TOOLS_CONFIRM: "flag" });
+    try {
+      const asked = await wording(asking.client);
+      assert.match(asked.description, /Your user is asked to confirm changes/);
+      assert.match(asked.discover, /your user is asked to confirm each change/);
+      assert.match(asked.protocol, /confirmed by your user/);
+      for (const said of Object.values(asked)) assert.doesNotMatch(said, /need confirm: true|add confirm: true/);
+      const flag = await wording(plain.client);
+      assert.match(flag.description, /Changes need confirm: true/);
+      assert.match(flag.discover, /add confirm: true \(top level\) only if the user asked/);
+      assert.match(flag.protocol, /also need confirm: true/);
+      // Policy flag: the client could ask, but the model's flag decides, so the answers say so.
+      const byFlag = await wording(flagged.client);
+      assert.match(byFlag.description, /Changes need confirm: true/);
+      assert.match(byFlag.discover, /add confirm: true/);
+    } finally {
+      await Promise.all([asking.client.close(), plain.client.close(), flagged.client.close()]);
+    }
+  });
+
   it("policy flag (AGENT_TOOLS_CONFIRM=flag): an eliciting client is not asked; the flag decides", async () => {
     const asked: string[] = [];
     const { client } = await connectStdioV2(askingV2(asked, () => ({ action: "accept", content: { confirm: true } })), { ...env, AGENT_TOOLS_CONFIRM: "flag" });

@@ -5,88 +5,138 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { baseEnv, MCP_BIN } from "./helpers.js";
+import type { Client as V2Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/stdio";
+import { silentLogger } from "../src/log.js";
+import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
+import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
+import { baseEnv, MCP_BIN, ROOT } from "./helpers.js";
 import { startHttp, type RunningHttp } from "./http-helpers.js";
-import { connectHttpV2, connectStdioV2, v2Client, V2_FIXTURE } from "./v2-helpers.js";
+import { connectHttpV2, connectStdioV2, MODERN, v2Client, V2_FIXTURE } from "./v2-helpers.js";
 
 /**
- * Nothing dropped in between: a downstream v2 server's progress, log messages, elicitation and
- * sampling requests during a call reach the agent's client through the runtime (2025 era), and a
- * client that cannot answer gets a refusal that says why. Progress reaches modern clients too.
+ * Nothing dropped in between: what a downstream server sends during a call (5 progress steps, a
+ * question for the user, a request for the client's model, a log message) reaches the agent's
+ * client through the runtime as it does when the client talks to that server directly — for
+ * both eras of the agent's client (2025: real requests mid-call; 2026-07-28: input_required
+ * rounds of a call held open) and both eras of the downstream (a v2 server asking through
+ * input_required, a v1 server asking with elicitation/create), over stdio and HTTP. A client
+ * that cannot answer gets a refusal that says why.
  */
 
+const LEGACY_ASKER = path.join(ROOT, "test", "fixtures", "v2", "legacy-asker.mjs");
 const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-relay-"));
 const pluginsDir = path.join(dir, "plugins");
-mkdirSync(path.join(pluginsDir, "agent-tools-plugin-dn"), { recursive: true });
-writeFileSync(
-  path.join(pluginsDir, "agent-tools-plugin-dn", "plugin.json"),
-  JSON.stringify({ name: "dn", prefix: "dn", description: "The v2 downstream fixture.", adapter: { kind: "mcp", command: process.execPath, args: ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"], timeoutMs: 30_000 } }),
-);
+const downstreams = {
+  // The v2 fixture (both eras): the runtime's client speaks 2026-07-28 to it, its questions come as input_required.
+  dn: { command: process.execPath, args: ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"] },
+  // A v1 server: the runtime's client falls back to 2025, its questions come as elicitation/create and sampling/createMessage.
+  ln: { command: process.execPath, args: [LEGACY_ASKER] },
+};
+for (const [prefix, spawnAs] of Object.entries(downstreams)) {
+  mkdirSync(path.join(pluginsDir, `agent-tools-plugin-${prefix}`), { recursive: true });
+  writeFileSync(
+    path.join(pluginsDir, `agent-tools-plugin-${prefix}`, "plugin.json"),
+    JSON.stringify({ name: prefix, prefix, description: `Relay downstream '${prefix}'.`, adapter: { kind: "mcp", ...spawnAs, timeoutMs: 60_000 } }),
+  );
+}
 const env = { AGENT_TOOLS_PLUGINS_DIR: pluginsDir };
+const PREFIXES = Object.keys(downstreams) as (keyof typeof downstreams)[];
 
 type Progress = { progress: number; total?: number; message?: string };
 const textOf = (result: unknown): string => JSON.stringify((result as CallToolResult).structuredContent ?? (result as CallToolResult).content);
+/** The downstream's own text inside the facade's one-line JSON answer. */
+const downstreamText = (result: unknown): string => {
+  const first = (result as CallToolResult).content[0];
+  return first?.type === "text" ? first.text : "";
+};
+const callArgs = (prefix: string, toolName: string, args: Record<string, unknown>) => ({ name: `agent_tools_${prefix}_call`, arguments: { toolName, arguments: args } });
 
-describe("2025 era over stdio (v1 client declaring elicitation and sampling)", () => {
-  let client: V1Client;
-  const logs: string[] = [];
-  const questions: string[] = [];
-  before(async () => {
-    client = new V1Client({ name: "relay-legacy", version: "0" }, { capabilities: { elicitation: {}, sampling: {} } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      questions.push(request.params.message);
-      return { action: "accept", content: { reply: "blue" } };
-    });
-    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: "assistant", content: { type: "text", text: "a short summary" }, model: "test-model" }));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(JSON.stringify(notification.params.data)));
-    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
-  });
-  after(async () => {
-    await client.close();
-  });
+/** What the agent's clients answer: the user says "blue", the model summarises shortly. */
+const QUESTIONS: string[] = [];
+const elicitAnswer = (message: string) => {
+  QUESTIONS.push(message);
+  return { action: "accept" as const, content: { reply: "blue" } };
+};
+const sampleAnswer = { role: "assistant" as const, content: { type: "text" as const, text: "a short summary" }, model: "test-model" };
 
-  it("a downstream tool's 5 progress steps arrive on the client's progressToken", async () => {
-    const seen: Progress[] = [];
-    const result = await client.callTool({ name: "agent_tools_dn_call", arguments: { toolName: "slow_steps", arguments: { steps: 5 } } }, undefined, { onprogress: (p) => void seen.push(p) });
-    assert.match(textOf(result), /done 5 steps/);
-    assert.deepEqual(seen.map((p) => p.progress), [1, 2, 3, 4, 5]);
-    assert.equal(seen[4]?.total, 5);
-  });
+function legacyClient(capabilities: Record<string, unknown> = { elicitation: {}, sampling: {} }): V1Client {
+  const client = new V1Client({ name: "relay-legacy", version: "0" }, { capabilities });
+  if (capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, async (request) => elicitAnswer(request.params.message));
+  if (capabilities.sampling) client.setRequestHandler(CreateMessageRequestSchema, async () => sampleAnswer);
+  return client;
+}
 
-  it("a downstream question reaches the user and the answer goes back", async () => {
-    const result = await client.callTool({ name: "agent_tools_dn_call", arguments: { toolName: "ask_user", arguments: { question: "Favourite colour?" } } });
-    assert.match(textOf(result), /the user said: blue/);
-    assert.deepEqual(questions, ["Favourite colour?"]);
-  });
+function modernClient(): V2Client {
+  const client = v2Client("pin", { elicitation: { form: {} }, sampling: {} });
+  client.setRequestHandler("elicitation/create", async (request) => elicitAnswer((request.params as { message: string }).message));
+  client.setRequestHandler("sampling/createMessage", async () => sampleAnswer);
+  return client;
+}
 
-  it("a downstream sampling request reaches the client's model", async () => {
-    const result = await client.callTool({ name: "agent_tools_dn_call", arguments: { toolName: "summarize", arguments: { text: "a long text" } } });
-    assert.match(textOf(result), /summary: a short summary/);
-  });
-
-  it("a downstream log message reaches the client", async () => {
-    await client.setLoggingLevel("info");
-    await client.callTool({ name: "agent_tools_dn_call", arguments: { toolName: "log_note", arguments: { note: "hello logs" } } });
-    for (let i = 0; i < 50 && !logs.some((l) => l.includes("note: hello logs")); i++) await new Promise((r) => setTimeout(r, 20));
-    assert.ok(logs.some((l) => l.includes("note: hello logs")), logs.join("\n"));
-  });
+type AnyClient = {
+  callTool(params: { name: string; arguments: Record<string, unknown> }, onprogress?: (p: Progress) => void): Promise<unknown>;
+  close(): Promise<void>;
+};
+const wrapV1 = (client: V1Client): AnyClient => ({
+  callTool: (params, onprogress) => client.callTool(params, undefined, onprogress ? { onprogress, timeout: 60_000 } : { timeout: 60_000 }),
+  close: () => client.close(),
+});
+const wrapV2 = (client: V2Client): AnyClient => ({
+  callTool: (params, onprogress) => client.callTool(params, onprogress ? { onprogress, timeout: 60_000 } : { timeout: 60_000 }),
+  close: () => client.close(),
 });
 
-describe("a client without the capability gets a clear refusal", () => {
-  it("2025 era: no elicitation declared", async () => {
-    const client = new V1Client({ name: "relay-bare", version: "0" });
-    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+/** The three things each downstream does, through `client`: the answers the test compares with the direct ones. */
+async function exercise(client: AnyClient, call: (tool: string, args: Record<string, unknown>) => { name: string; arguments: Record<string, unknown> }): Promise<string[]> {
+  const seen: Progress[] = [];
+  const steps = await client.callTool(call("slow_steps", { steps: 5 }), (p) => void seen.push(p));
+  assert.deepEqual(seen.map((p) => p.progress), [1, 2, 3, 4, 5], `5 progress steps on the client's token (${JSON.stringify(call("slow_steps", {}).name)})`);
+  assert.equal(seen[4]?.total, 5);
+  const asked = QUESTIONS.length;
+  const question = `Favourite colour, ${Math.random().toString(36).slice(2, 8)}?`;
+  const answered = await client.callTool(call("ask_user", { question }));
+  assert.deepEqual(QUESTIONS.slice(asked), [question], "the user saw the downstream's question once");
+  const summary = await client.callTool(call("summarize", { text: "a long text" }));
+  return [steps, answered, summary].map(downstreamText);
+}
+
+/** What each downstream answers when the agent's client talks to it directly (the reference). */
+const direct: Record<string, string[]> = {};
+before(async () => {
+  for (const prefix of PREFIXES) {
+    // v2 client in auto mode: modern with the v2 fixture, 2025 with the v1 one, as the runtime's own client.
+    const spawnAs = downstreams[prefix];
+    const auto = v2Client("auto", { elicitation: { form: {} }, sampling: {} });
+    auto.setRequestHandler("elicitation/create", async (request) => elicitAnswer((request.params as { message: string }).message));
+    auto.setRequestHandler("sampling/createMessage", async () => sampleAnswer);
+    await auto.connect(new V2Stdio({ command: spawnAs.command, args: spawnAs.args, env: baseEnv(), stderr: "pipe" }));
     try {
-      const result = await client.callTool({ name: "agent_tools_dn_call", arguments: { toolName: "ask_user", arguments: { question: "?" } } });
-      assert.match(textOf(result), /did not declare elicitation/);
+      direct[prefix] = await exercise(wrapV2(auto), (tool, args) => ({ name: tool, arguments: args }));
     } finally {
-      await client.close();
+      await auto.close();
     }
-  });
+  }
 });
 
-describe("2026-07-28 era", () => {
+/** Through the runtime, the same three answers (inside the facade's JSON), for each downstream. */
+async function throughRuntime(client: AnyClient): Promise<void> {
+  for (const prefix of PREFIXES) {
+    const texts = await exercise(client, (tool, args) => callArgs(prefix, tool, args));
+    const reference = direct[prefix] ?? [];
+    assert.equal(reference.length, 3);
+    reference.forEach((want, i) => {
+      const got = texts[i] ?? "";
+      assert.ok(got.includes(JSON.stringify(want).slice(1, -1)), `${prefix}: '${got}' carries the direct answer '${want}'`);
+    });
+    assert.match(texts[1] ?? "", /the user said: blue/);
+    assert.match(texts[2] ?? "", /summary: a short summary/);
+  }
+}
+
+describe("the agent's client in the 2025 era", () => {
   let http: RunningHttp;
   before(async () => {
     http = await startHttp(env);
@@ -95,21 +145,161 @@ describe("2026-07-28 era", () => {
     await http.stop();
   });
 
-  it("progress reaches a pinned client over stdio and over HTTP; a downstream question is refused in words", async () => {
-    const { client: stdio } = await connectStdioV2(v2Client("pin", { elicitation: { form: {} } }), env);
-    const overHttp = await connectHttpV2(v2Client("pin", { elicitation: { form: {} } }), http.url);
+  it("over stdio: progress, questions and sampling of both downstream eras arrive as directly", async () => {
+    const client = legacyClient();
+    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
     try {
-      for (const client of [stdio, overHttp]) {
-        const seen: number[] = [];
-        const result = await client.callTool({ name: "agent_tools_dn_call", arguments: { toolName: "slow_steps", arguments: { steps: 5 } } }, { onprogress: (p) => void seen.push(p.progress) });
-        assert.match(textOf(result), /done 5 steps/);
-        assert.deepEqual(seen, [1, 2, 3, 4, 5]);
-      }
-      const asked = await stdio.callTool({ name: "agent_tools_dn_call", arguments: { toolName: "ask_user", arguments: { question: "?" } } });
-      assert.match(textOf(asked), /cannot ask its user/);
+      await throughRuntime(wrapV1(client));
     } finally {
-      await stdio.close();
-      await overHttp.close();
+      await client.close();
     }
+  });
+
+  it("over HTTP (a session answering on SSE): the same", async () => {
+    const client = legacyClient();
+    // Prefer SSE, so the session can carry requests to the client mid-call (a JSON-answering session cannot).
+    const preferSse: typeof fetch = (url, init) => {
+      const headers = new Headers(init?.headers);
+      if (init?.method === "POST") headers.set("accept", "text/event-stream, application/json");
+      return fetch(url, { ...init, headers });
+    };
+    await client.connect(new V1Http(new URL(http.url), { fetch: preferSse }));
+    try {
+      await throughRuntime(wrapV1(client));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a downstream log message reaches the client", async () => {
+    const logs: string[] = [];
+    const client = legacyClient();
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(JSON.stringify(notification.params.data)));
+    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+    try {
+      await client.setLoggingLevel("info");
+      await client.callTool(callArgs("dn", "log_note", { note: "hello logs" }));
+      for (let i = 0; i < 50 && !logs.some((l) => l.includes("note: hello logs")); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(logs.some((l) => l.includes("note: hello logs")), logs.join("\n"));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a client that declared no elicitation gets a refusal in words, from either downstream", async () => {
+    const client = legacyClient({});
+    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+    try {
+      for (const prefix of PREFIXES) {
+        const result = await client.callTool(callArgs(prefix, "ask_user", { question: "?" }));
+        assert.match(textOf(result), /did not declare elicitation/, prefix);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the agent's client in the 2026-07-28 era (input_required rounds)", () => {
+  let http: RunningHttp;
+  before(async () => {
+    http = await startHttp(env);
+  });
+  after(async () => {
+    await http.stop();
+  });
+
+  it("over stdio: progress, questions and sampling of both downstream eras arrive as directly", async () => {
+    const { client } = await connectStdioV2(modernClient(), env);
+    try {
+      assert.equal(client.getProtocolEra(), "modern");
+      await throughRuntime(wrapV2(client));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("over HTTP: the same", async () => {
+    const client = await connectHttpV2(modernClient(), http.url);
+    try {
+      assert.equal(client.getProtocolEra(), "modern");
+      await throughRuntime(wrapV2(client));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a client that declared neither elicitation nor sampling gets the refusal", async () => {
+    const { client } = await connectStdioV2(v2Client("pin", {}), env);
+    try {
+      for (const prefix of PREFIXES) {
+        const asked = await client.callTool(callArgs(prefix, "ask_user", { question: "?" }));
+        assert.match(textOf(asked), /cannot ask its user/, prefix);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("input_required rounds on the wire (in-process handler)", () => {
+  let runtime: Runtime;
+  let entry: ModernEntry;
+  const ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  };
+  let id = 0;
+  const post = async (params: Record<string, unknown>): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> => {
+    const response = await entry.handler.fetch(
+      new Request("http://in-process.test/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": String(params.name) },
+        body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { ...params, _meta: ENVELOPE } }),
+      }),
+    );
+    const text = await response.text();
+    // JSON or one SSE event carrying the response.
+    const json = text.trimStart().startsWith("{") ? text : (text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).find((l) => l.includes(`"id":${id}`)) ?? "{}");
+    return JSON.parse(json) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+  };
+  before(async () => {
+    runtime = await createRuntime({ pluginDirs: [path.join(pluginsDir, "agent-tools-plugin-ln"), path.join(pluginsDir, "agent-tools-plugin-dn")], log: silentLogger, env: {} });
+    entry = createModernEntry(runtime);
+  });
+  after(async () => {
+    await entry.close();
+    await runtime.close();
+  });
+
+  for (const prefix of PREFIXES) {
+    it(`${prefix}: the question goes out as input_required, the answer resumes the same call; a replayed answer is refused`, async () => {
+      const first = await post(callArgs(prefix, "ask_user", { question: "Which table?" }));
+      const asked = first.result as { resultType?: string; inputRequests: Record<string, { method: string; params: { message: string } }>; requestState: string };
+      const [key, request] = Object.entries(asked.inputRequests ?? {})[0] ?? [];
+      assert.ok(key && request, JSON.stringify(first));
+      assert.equal(request.method, "elicitation/create");
+      assert.equal(request.params.message, "Which table?");
+      const answer = { [key]: { action: "accept", content: { reply: "orders" } } };
+      const second = await post({ ...callArgs(prefix, "ask_user", { question: "Which table?" }), inputResponses: answer, requestState: asked.requestState });
+      assert.match(JSON.stringify(second.result), /the user said: orders/);
+      const replay = await post({ ...callArgs(prefix, "ask_user", { question: "Which table?" }), inputResponses: answer, requestState: asked.requestState });
+      assert.match(JSON.stringify(replay.result), /QUESTION_EXPIRED/);
+      assert.match(JSON.stringify(replay.result), /no longer waiting/);
+    });
+  }
+
+  it("a declined question reaches the downstream as declined", async () => {
+    const first = await post(callArgs("dn", "ask_user", { question: "Go on?" }));
+    const asked = first.result as { inputRequests: Record<string, unknown>; requestState: string };
+    const key = Object.keys(asked.inputRequests)[0] ?? "";
+    const second = await post({ ...callArgs("dn", "ask_user", { question: "Go on?" }), inputResponses: { [key]: { action: "decline" } }, requestState: asked.requestState });
+    assert.match(JSON.stringify(second.result), /the user chose decline/);
+  });
+
+  it("a forged requestState is refused by the SDK's codec", async () => {
+    const forged = await post({ ...callArgs("dn", "ask_user", { question: "?" }), inputResponses: {}, requestState: "not-a-state" });
+    assert.ok(forged.error, JSON.stringify(forged));
   });
 });

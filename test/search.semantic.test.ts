@@ -98,6 +98,30 @@ describe("hybrid search with the sentence model", () => {
   });
 });
 
+describe("while the model loads (modelWaitMs)", () => {
+  it("a search does not wait for the model: BM25F answers at once, said once, and the next search after the load is fused", async () => {
+    let release!: () => void;
+    const loaded = new Promise<void>((resolve) => (release = resolve));
+    const counted = countingModel();
+    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => (await loaded, { model: counted.model }), modelWaitMs: 0 });
+    const lexical = createBm25fIndex();
+    for (const [plugin, docs] of fleetDocuments(["memory", "filesystem", "google-maps", "slack"])) {
+      index.setPluginDocuments(plugin, docs);
+      lexical.setPluginDocuments(plugin, docs);
+    }
+    const query = "how far away is the airport by car";
+    await index.prepare!(query);
+    assert.deepEqual(index.search(query, { limit: 5 }).hits, lexical.search(query, { limit: 5 }).hits, "ranked by BM25F alone while the model loads");
+    assert.match(index.takeNotice!() ?? "", /loading its model; answers are ranked by BM25F alone/);
+    assert.equal(counted.texts.length, 0, "nothing embedded before the model is in");
+    release();
+    await index.prepare!(query);
+    const top = index.search(query, { limit: 5 }).hits.map((h) => h.name);
+    assert.ok(top.includes("maps_distance_matrix") || top.includes("maps_directions"), `fused once the model is in: ${top.join(", ")}`);
+    assert.equal(index.takeNotice!(), undefined, "the notice was given once");
+  });
+});
+
 describe("without the model", () => {
   it("searches with BM25F (clause-aware) and says so once", async () => {
     const logged: string[] = [];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -241,6 +241,55 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
       const ready = await raw(server.url.replace(/\/mcp$/, "/readyz"), { method: "GET" });
       assert.deepEqual([health.status, ready.status], [200, 200]);
     } finally {
+      await server.stop();
+    }
+  });
+
+  it("team.metrics: false hides /metrics on the HTTP port; a port of its own serves it there only", async () => {
+    const [off, ownPort] = await Promise.all([writeConfig(dir, { metrics: false }), writeConfig(dir, { metrics: { port: 0 } })]);
+    const [hidden, apart] = await Promise.all([startHttp({ AGENT_TOOLS_AUDIT: "off" }, ["--config", off]), startHttp({ AGENT_TOOLS_AUDIT: "off" }, ["--config", ownPort])]);
+    try {
+      const metricsOf = (server: RunningHttp): Promise<Awaited<ReturnType<typeof raw>>> => raw(server.url.replace(/\/mcp$/, "/metrics"), { method: "GET" });
+      const offAnswer = await metricsOf(hidden);
+      assert.equal(offAnswer.status, 404);
+      assert.match(offAnswer.body, /team\.metrics turns metrics off/);
+      assert.doesNotMatch(offAnswer.body, /agent_tools_/, "no metric leaks into the refusal");
+      const mainAnswer = await metricsOf(apart);
+      assert.equal(mainAnswer.status, 404);
+      assert.match(mainAnswer.body, /on a port of their own/);
+      // The instance logs where its own metrics port listens.
+      await eventually(() => /, metrics http:\/\/\S+\/metrics\]/.test(apart.stderr()), "the metrics port in the log");
+      const url = /, metrics (http:\/\/\S+\/metrics)\]/.exec(apart.stderr())![1]!;
+      const scraped = await raw(url, { method: "GET" });
+      assert.equal(scraped.status, 200);
+      assert.ok((parsePrometheusTextFormat(scraped.body) as Sample[]).some((f) => f.name === "agent_tools_calls_total"), "the own port serves the metrics");
+      // Health stays on the HTTP port whatever team.metrics says: the balancer checks it there.
+      assert.equal((await raw(hidden.url.replace(/\/mcp$/, "/readyz"), { method: "GET" })).status, 200);
+    } finally {
+      await Promise.all([hidden.stop(), apart.stop()]);
+    }
+  });
+
+  it("an idle keep-alive connection outlives Node's 5 s default, so a balancer reusing it never races the instance closing it", async () => {
+    const config = await writeConfig(dir);
+    const server = await startHttp({ AGENT_TOOLS_AUDIT: "off" }, ["--config", config]);
+    const socket = connect(Number(new URL(server.url).port), "127.0.0.1");
+    try {
+      let received = "";
+      let closedAt = 0;
+      socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
+      socket.on("end", () => (closedAt = Date.now()));
+      await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+      const healthz = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+      socket.write(healthz);
+      await eventually(() => received.includes("\r\n\r\n{"), "the first answer", 30_000);
+      assert.match(received, /keep-alive: timeout=130/i, "the instance announces how long it keeps the connection");
+      await new Promise((resolve) => setTimeout(resolve, 6500));
+      assert.equal(closedAt, 0, "the instance kept the idle connection past 5 s");
+      socket.write(healthz);
+      await eventually(() => received.split("HTTP/1.1 200").length === 3, "the second answer on the same connection", 30_000);
+    } finally {
+      socket.destroy();
       await server.stop();
     }
   });

@@ -10,6 +10,9 @@ import { createFileAuditLog } from "../src/state/audit-file.js";
 import { createMemoryState } from "../src/state/memory.js";
 import { createRedisState } from "../src/state/redis.js";
 import type { SharedState } from "../src/state/types.js";
+import { Redis } from "ioredis";
+import type { RuntimeError } from "../src/errors.js";
+import { Workspaces } from "../src/runtime/workspaces.js";
 import { servicesMissing, startRedis, type RunningService } from "./services-kit.js";
 
 /**
@@ -155,6 +158,49 @@ describe("shared state: redis heartbeats", { skip: servicesMissing(["redis"]) },
     assert.equal(lost?.state, "lost");
     assert.equal(lost?.instance, "hb-a");
     onB.dispose();
+  });
+
+  it("workspaces in a fleet: another live instance's workspace answers WORKSPACE_UNAVAILABLE; a dead or restarted holder's answers WORKSPACE_LOST; none reopens empty", async () => {
+    const prefix = "wsf:";
+    const a = await createRedisState({ url: redis!.url, log: silentLogger, prefix, instanceId: "ws-a", heartbeatTtlMs: 600 });
+    const b = await createRedisState({ url: redis!.url, log: silentLogger, prefix, instanceId: "ws-b", heartbeatTtlMs: 600 });
+    opened.push(a, b);
+    const key = Buffer.alloc(32, 7);
+    const on = (state: SharedState, instance = state.instanceId): Workspaces =>
+      new Workspaces({ key, store: state.workspaces!, fleet: { instance, settle: (other) => state.heartbeats!.settle(other) } });
+    const [onA, onB] = [on(a), on(b)];
+    const made = await onB.create("alice");
+
+    // gw-b lives: the request reached gw-a by mistake. Nothing runs there; the record stays.
+    const misrouted = await onA.open(made.handle, "alice").then(() => undefined, (error: unknown) => error as RuntimeError);
+    assert.equal(misrouted?.code, "WORKSPACE_UNAVAILABLE", String(misrouted));
+    assert.match(misrouted.message, /held by gateway instance 'ws-b', which is running, but this request reached instance 'ws-a'/);
+    assert.deepEqual(misrouted.details, { instance: "ws-b", answeredBy: "ws-a", retryAfterMs: 1000 });
+    assert.equal(onA.liveCount, 0, "no empty shell was opened on ws-a");
+    assert.equal((await onB.open(made.handle, "alice")).session, made.session, "the holder still serves it");
+
+    // An instance killed a moment ago: its heartbeat is still there, so the verdict waits for the key to expire.
+    const dead = on(a, "ws-dead");
+    const orphan = await dead.create("alice");
+    const raw = new Redis(redis!.url);
+    await raw.set(`${prefix}instance:ws-dead`, String(Date.now()), "PX", 800);
+    await raw.quit();
+    const started = Date.now();
+    const lost = await onA.open(orphan.handle, "alice").then(() => undefined, (error: unknown) => error as RuntimeError);
+    const waited = Date.now() - started;
+    assert.equal(lost?.code, "WORKSPACE_LOST", String(lost));
+    assert.match(lost.message, /lived on gateway instance 'ws-dead', which stopped: its shell's files, variables and working folder are lost/);
+    assert.ok(waited >= 400, `waited for the heartbeat to expire (${waited} ms)`);
+    const again = await onA.open(orphan.handle, "alice").then(() => undefined, (error: unknown) => error as RuntimeError);
+    assert.equal(again?.code, "WORKSPACE_EXPIRED", "a lost workspace's record is gone: the handle is dead for good");
+
+    // ws-a restarted (a new process, same name): its earlier workspaces are lost, at once.
+    const mine = await onA.create("alice");
+    const restarted = on(a);
+    const gone = await restarted.open(mine.handle, "alice").then(() => undefined, (error: unknown) => error as RuntimeError);
+    assert.equal(gone?.code, "WORKSPACE_LOST");
+    assert.match(gone.message, /which restarted/);
+    await Promise.all([onA.close(), onB.close(), dead.close(), restarted.close()]);
   });
 
   it("catalogs: one instance's stored listing is read by another, cleared for all", async () => {

@@ -82,6 +82,15 @@ export interface Adapter {
    */
   serverInfo?(): ServerDescription | undefined;
   /**
+   * Optional: what the adapter learnt about the backend's protocol that a restart should not
+   * learn again (an MCP server's era verdict: its server/discover answer, or "legacy"). Plain
+   * JSON, opaque to the runtime, which keeps it with the catalog and hands it back through
+   * `adoptProtocol` when the catalog is restored from the cache.
+   */
+  protocolVerdict?(): unknown;
+  /** Optional: take a verdict kept from an earlier run; one the adapter does not recognise is ignored. */
+  adoptProtocol?(verdict: unknown): void;
+  /**
    * Optional: why the backend is failing right now (a server that could not be started or
    * reached), for help; undefined while it works or before its first use.
    */

@@ -5,7 +5,18 @@ import { specProblems } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
 import type { TeamConfig } from "./team.js";
-import { ConfigSchema, FOREIGN_ENTRY_KEYS, OWN_TOP_LEVEL_KEYS, ServerEntrySchema, type ConfigDocument, type HttpSettings, type ServerEntryDocument } from "./schema.js";
+import type { ConfigDocument, HttpSettings, ServerEntryDocument } from "./schema.js";
+// The schemas as plain data (generated from schema.ts): a start does not load TypeBox.
+import { CONFIG_SCHEMA as ConfigSchema, SERVER_ENTRY_SCHEMA as ServerEntrySchema } from "./schema-data.js";
+
+/**
+ * Per-entry settings of other clients that mean nothing here (approval lists, per-client
+ * timeouts, VS Code's gallery metadata): accepted and named in one notice.
+ */
+const FOREIGN_ENTRY_KEYS = ["alwaysAllow", "autoApprove", "disabledTools", "timeout", "trust", "gallery", "version", "dev", "oauth", "transport", "includeTools", "excludeTools"] as const;
+
+/** The top-level settings read from a file: the schema's own properties, so the two lists cannot drift. */
+const OWN_TOP_LEVEL_KEYS: readonly string[] = Object.keys(ConfigSchema.properties);
 
 /**
  * `agent-tools.config.json` (comments and trailing commas allowed), or a file another client

@@ -3,7 +3,9 @@ import { teamSchema, type TeamConfig } from "./team.js";
 
 /**
  * The config file described once, as JSON Schema built with TypeBox: ajv validates documents
- * against it and the TypeScript types below are derived from it, so the two cannot drift.
+ * against it and the TypeScript types below are derived from it, so the two cannot drift. At run
+ * time config.ts reads the same schemas as plain data (schema-data.ts, generated from these by
+ * `npm run schema:config` and checked by test/config.file.test.ts), so a start loads no TypeBox.
  */
 
 const Strings = Type.Array(Type.String());
@@ -40,12 +42,6 @@ export const ServerEntrySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/**
- * Per-entry settings of other clients that mean nothing here (approval lists, per-client
- * timeouts, VS Code's gallery metadata): accepted and named in one notice.
- */
-export const FOREIGN_ENTRY_KEYS = ["alwaysAllow", "autoApprove", "disabledTools", "timeout", "trust", "gallery", "version", "dev", "oauth", "transport", "includeTools", "excludeTools"] as const;
 
 export const HttpSchema = Type.Object(
   {
@@ -87,8 +83,6 @@ export const ConfigSchema = Type.Object({
   team: Type.Optional(Type.Unsafe<TeamConfig>(teamSchema)),
 });
 
-/** The top-level settings read from a file: the schema's own properties, so the two lists cannot drift. */
-export const OWN_TOP_LEVEL_KEYS: readonly string[] = Object.keys(ConfigSchema.properties);
 
 export type ServerEntryDocument = Static<typeof ServerEntrySchema>;
 export type HttpSettings = Static<typeof HttpSchema>;

@@ -2,6 +2,12 @@ import type { ElicitRequestFormParams, LoggingLevel, Server, ServerContext } fro
 import type { CallRelay, RelayedParams, RelayedResult } from "../adapters/relay.js";
 import { clientCapabilitiesOf } from "./confirm-rounds.js";
 
+/** A 2026-07-28 request: it carries the per-request envelope (a 2025-era one never does). */
+export function isModernRequest(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return envelope !== undefined && Object.keys(envelope).length > 0;
+}
+
 /**
  * The relay of one facade call: what the downstream server sends while the call runs goes to
  * the agent's client, as that client can take it.
@@ -10,20 +16,30 @@ import { clientCapabilitiesOf } from "./confirm-rounds.js";
  *    request gets them only when it set a log level);
  *  - elicitation and sampling: forwarded as real requests on a 2025-era connection whose client
  *    declared the capability (and whose transport can carry them mid-call). A 2026-07-28 client
- *    gets a refusal that says so: relaying a downstream question across input_required rounds
- *    would need the downstream call held open between two requests (not built; see the notes).
+ *    that declared them gets them as input_required rounds of a held call instead (held-calls.ts;
+ *    the facade builds that relay); one that did not gets the refusal.
  */
-export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): CallRelay {
+export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): CallRelay & { sent(): Promise<void> } {
   const token = ctx.mcpReq._meta?.progressToken;
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const modern = envelope !== undefined && Object.keys(envelope).length > 0;
+  const modern = isModernRequest(ctx);
   const capabilities = clientCapabilitiesOf(server, ctx);
-  const relay: CallRelay = {
-    log: (message) => void ctx.mcpReq.log(message.level as LoggingLevel, message.data, message.logger).catch(() => undefined),
+  // Notifications still being written: the answer waits for them, or a progress step that
+  // arrived with the downstream's result (one read under load) would reach the client after the
+  // answer, when the client has stopped listening for that token.
+  const writing = new Set<Promise<unknown>>();
+  const track = (sending: Promise<unknown>): void => {
+    const done = sending.catch(() => undefined).finally(() => writing.delete(done));
+    writing.add(done);
+  };
+  const relay: CallRelay & { sent(): Promise<void> } = {
+    log: (message) => track(ctx.mcpReq.log(message.level as LoggingLevel, message.data, message.logger)),
+    sent: async () => {
+      while (writing.size) await Promise.all([...writing]);
+    },
   };
   if (token !== undefined) {
     relay.progress = (update) =>
-      void ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: update.progress, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message ? { message: update.message } : {}) } }).catch(() => undefined);
+      track(ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: update.progress, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message ? { message: update.message } : {}) } }));
   }
   if (!modern && canAsk && capabilities?.elicitation) {
     relay.elicit = async (params: RelayedParams, signal: AbortSignal): Promise<RelayedResult> =>

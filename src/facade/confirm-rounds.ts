@@ -20,6 +20,8 @@ interface ConfirmState {
   /** The question the inputResponses of this round answer. */
   pending: string;
   nonce: string;
+  /** Set when this state resumes a call held open for a downstream question (held-calls.ts): its id and the round answered. */
+  held?: { id: string; round: number };
 }
 
 const FORM_KEY = "confirm";
@@ -63,7 +65,7 @@ export class ConfirmRounds {
 
   round(ctx: ServerContext): ConfirmRound {
     const echoed = ctx.mcpReq.requestState<ConfirmState>();
-    const state = echoed && typeof echoed === "object" && !this.spent.has(echoed.nonce) ? echoed : undefined;
+    const state = echoed && typeof echoed === "object" && !echoed.held && !this.spent.has(echoed.nonce) ? echoed : undefined;
     const approved = new Set(state?.approved ?? []);
     const answered = new Map<string, ConfirmDecision>();
     if (state) {
@@ -108,6 +110,17 @@ export class ConfirmRounds {
         });
       },
     };
+  }
+
+  /** The held call a retried request resumes, when its requestState names one. */
+  heldOf(ctx: ServerContext): { id: string; round: number } | undefined {
+    const echoed = ctx.mcpReq.requestState<ConfirmState>();
+    return echoed && typeof echoed === "object" && echoed.held ? echoed.held : undefined;
+  }
+
+  /** The requestState of a round that asks a held call's downstream questions (signed and bound like a confirmation's). */
+  mintHeld(ctx: ServerContext, held: { id: string; round: number }): Promise<string> {
+    return this.codec.mint({ approved: [], pending: "", nonce: randomUUID(), held }, ctx);
   }
 
   private spend(nonce: string): void {

@@ -42,8 +42,13 @@ const COMPACT_PROTOCOL = [
   "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
 ];
 
-export function protocolFor(mode: FacadeMode): string[] {
-  return mode === "compact" ? COMPACT_PROTOCOL : PER_PLUGIN_PROTOCOL;
+const FLAG_WORDING = "tools that change data also need confirm: true (top level), only when the user asked for the change.";
+const ASKED_WORDING = "tools that change data are confirmed by your user, who is asked in their client when you call them (plugins set to the confirm flag say so in their errors).";
+
+/** The help's protocol lines; `userConfirms`: the client shows its user the confirmation question. */
+export function protocolFor(mode: FacadeMode, userConfirms = false): string[] {
+  const lines = mode === "compact" ? COMPACT_PROTOCOL : PER_PLUGIN_PROTOCOL;
+  return userConfirms ? lines.map((line) => line.replace(FLAG_WORDING, ASKED_WORDING)) : lines;
 }
 
 /**

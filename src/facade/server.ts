@@ -1,17 +1,19 @@
 import path from "node:path";
-import { Server, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext } from "@modelcontextprotocol/server";
+import { inputRequired, Server, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext } from "@modelcontextprotocol/server";
 import { packageJson, RUNTIME_ROOT } from "../paths.js";
-import type { RuntimeError } from "../runtime/errors.js";
 import type { Repair } from "../runtime/repair.js";
-import type { Runtime } from "../runtime/runtime.js";
+import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { toExecResult } from "../text/answer.js";
 import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt } from "../runtime/confirm.js";
 import { stateKey } from "../runtime/state-key.js";
-import { clientCanElicitForm, ConfirmRounds } from "./confirm-rounds.js";
-import { relayFor } from "./call-relay.js";
+import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, type ConfirmRound } from "./confirm-rounds.js";
+import { isModernRequest, relayFor } from "./call-relay.js";
+import { HeldCalls, type HeldCall } from "./held-calls.js";
+import type { CallRelay } from "../adapters/relay.js";
+import { RuntimeError } from "../runtime/errors.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
@@ -107,6 +109,8 @@ export function createFacade(runtime: Runtime): Facade {
   const info = { name: pkg.name, version: pkg.version };
   const confirmRounds = new ConfirmRounds(stateKey());
   const present = presentNext(runtime.facadeMode);
+  const heldCalls = new HeldCalls();
+  const heldRounds = new WeakMap<HeldCall<OperationResult>, ConfirmRound>();
 
   /**
    * What one caller sees: a team identity only the plugins it may use (tool list, instructions,
@@ -117,6 +121,8 @@ export function createFacade(runtime: Runtime): Facade {
     routes: Map<string, FacadeRoute>;
     prefixes: string[];
     listResult: ListToolsResult;
+    /** The compact list worded for a client whose user confirms writes (made on first use). */
+    listResultAsked?: ListToolsResult;
     serverOptions: ConstructorParameters<typeof Server>[1];
   }
   const views = new Map<string, View>();
@@ -151,7 +157,9 @@ export function createFacade(runtime: Runtime): Facade {
     if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
     const { route, args, repairs } = resolved;
     const signal = ctx.mcpReq.signal;
-    const opCtx = { signal, repairs, present };
+    // Whether this client shows its user the confirmation question: answers word the confirm step so.
+    const userConfirms = scope.canAsk !== false && clientCanElicitForm(server, ctx);
+    const opCtx = { signal, repairs, present, userConfirms };
     switch (route.operation) {
       case "help": {
         const plugin = asRecord(args).plugin;
@@ -169,7 +177,7 @@ export function createFacade(runtime: Runtime): Facade {
           payload: {
             ok: true,
             server,
-            protocol: protocolFor(runtime.facadeMode),
+            protocol: protocolFor(runtime.facadeMode, userConfirms),
             pluginHelp: `${HELP_TOOL} {"plugin":"<prefix>"} shows one plugin in full: its usage hint and every skill`,
             ...help,
             // The text modules by file, as the original runtime's help named them (users look for them).
@@ -190,13 +198,28 @@ export function createFacade(runtime: Runtime): Facade {
         // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
         const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
         const session = scope.session(ctx);
+        // The client's answer to a downstream question: resume the call that asked it.
+        const resumed = confirmRounds.heldOf(ctx);
+        if (resumed) return resumeHeld(server, resumed, ctx);
         // A client that can show its user a form is asked before a write (the policy permitting).
-        const round = scope.canAsk !== false && clientCanElicitForm(server, ctx) ? confirmRounds.round(ctx) : undefined;
-        const relay = relayFor(server, ctx, scope.canAsk !== false);
-        const withConfirm = round ? { ...opCtx, relay, confirmer: round.confirmer } : { ...opCtx, relay };
-        try {
+        const round = userConfirms ? confirmRounds.round(ctx) : undefined;
+        const run = async (relay: CallRelay, runSignal: AbortSignal): Promise<OperationResult> => {
+          const withConfirm = { ...opCtx, signal: runSignal, relay, ...(round ? { confirmer: round.confirmer } : {}) };
           const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
           round?.settle();
+          return outcome;
+        };
+        // A 2026-07-28 client that can answer questions: the call is held open across input_required rounds.
+        const capabilities = clientCapabilitiesOf(server, ctx);
+        if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
+          const held = heldCalls.start(run, { elicit: Boolean(capabilities.elicitation), sample: Boolean(capabilities.sampling) });
+          if (round) heldRounds.set(held, round);
+          return stepHeld(server, held, ctx);
+        }
+        const relay = relayFor(server, ctx, scope.canAsk !== false);
+        try {
+          const outcome = await run(relay, signal);
+          await relay.sent();
           return toToolResult(outcome);
         } catch (error) {
           if (error instanceof ConfirmInterrupt && round) return round.ask(error);
@@ -204,6 +227,35 @@ export function createFacade(runtime: Runtime): Facade {
         }
       }
     }
+  }
+
+  /** One client round of a held call: its result, or the downstream's questions as input_required. */
+  async function stepHeld(server: Server, held: HeldCall<OperationResult>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    const sink = relayFor(server, ctx, false);
+    const step = await held.step(sink, ctx.mcpReq.signal);
+    await sink.sent();
+    if (step.kind === "done") return toToolResult(step.value);
+    if (step.kind === "failed") {
+      const round = heldRounds.get(held);
+      if (step.error instanceof ConfirmInterrupt && round) return round.ask(step.error);
+      throw step.error;
+    }
+    return inputRequired({ inputRequests: step.requests, requestState: await confirmRounds.mintHeld(ctx, { id: held.id, round: step.round }) });
+  }
+
+  async function resumeHeld(server: Server, resumed: { id: string; round: number }, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    const held = heldCalls.get<OperationResult>(resumed.id);
+    if (!held || held.round !== resumed.round) {
+      const error = new RuntimeError(
+        "QUESTION_EXPIRED",
+        held
+          ? "this answer was already given: the call has moved on to a later question"
+          : `the call that asked this question is no longer waiting for its answer (nobody answered within ${Math.round(heldCalls.ttlMs / 60_000)} minutes, it was cancelled, or the server restarted)`,
+      );
+      return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
+    }
+    held.answer(ctx.mcpReq.inputResponses);
+    return stepHeld(server, held, ctx);
   }
 
   async function exec(scope: SessionScope, args: Record<string, unknown>, repairs: Repair[], ctx: ServerContext): Promise<CallToolResult> {
@@ -227,11 +279,16 @@ export function createFacade(runtime: Runtime): Facade {
   // they are about (so a client's own tool search can tell the plugins apart); descriptions are
   // then built from the current summaries, and later changes come with tools/list_changed.
   let described: Promise<void> | undefined;
-  const listTools = async (view: View, identity: Identity | undefined): Promise<ListToolsResult> => {
-    if (runtime.facadeMode === "compact") return view.listResult;
+  const userConfirmsOf = (prefix: string): boolean => runtime.confirmPolicyOf(prefix) === "elicit";
+  const listTools = async (view: View, identity: Identity | undefined, userConfirms: boolean): Promise<ListToolsResult> => {
+    if (runtime.facadeMode === "compact" && !userConfirms) return view.listResult;
+    if (runtime.facadeMode === "compact") {
+      const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
+      return (view.listResultAsked ??= { tools: buildFacadeTools(visible, { mode: "compact", execTool: EXEC_FACADE_TOOL, userConfirms: userConfirmsOf }).tools } as unknown as ListToolsResult);
+    }
     await (described ??= runtime.describePlugins(describeWaitMs()));
     const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
-    return { tools: buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL }).tools } as unknown as ListToolsResult;
+    return { tools: buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL, ...(userConfirms ? { userConfirms: userConfirmsOf } : {}) }).tools } as unknown as ListToolsResult;
   };
 
   const facade: Facade = {
@@ -241,7 +298,7 @@ export function createFacade(runtime: Runtime): Facade {
     server(scope) {
       const view = viewFor(scope.identity);
       const server = new Server(info, view.serverOptions);
-      server.setRequestHandler("tools/list", () => listTools(view, scope.identity));
+      server.setRequestHandler("tools/list", (_request, ctx) => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx)));
       server.setRequestHandler("tools/call", (request, ctx) => callTool(server, view, scope, request.params.name, request.params.arguments ?? {}, ctx));
       return server;
     },

@@ -58,6 +58,12 @@ export interface FacadeToolOptions {
    * routed to operation "exec". Left out, the facade has no exec tool.
    */
   execTool?: FacadeTool;
+  /**
+   * Whether the client's user confirms the writes of this plugin (the client can show a form and
+   * the plugin's policy is "elicit"): its description then says so instead of asking the model for
+   * `confirm: true`. Absent: every plugin needs the flag (the wording for clients that cannot ask).
+   */
+  userConfirms?: (prefix: string) => boolean;
 }
 
 export function facadeToolName(prefix: string, operation: "discover" | "call" | "run_skill"): string {
@@ -112,14 +118,14 @@ const SEARCH: FacadeTool = {
 };
 
 /** Compact mode: the same five tools (four without a text layer) for 1 plugin or 500. */
-function compactTools(execTool: FacadeTool | undefined): FacadeTool[] {
+function compactTools(execTool: FacadeTool | undefined, userConfirms = false): FacadeTool[] {
   return [
     HELP,
     SEARCH,
     ...(execTool ? [execTool] : []),
     {
       name: COMPACT_CALL_TOOL,
-      description: "Run one plugin tool by its prefix and name, as a hit gives them. Arguments are checked against the tool's schema; tools that change data need confirm: true.",
+      description: `Run one plugin tool by its prefix and name, as a hit gives them. Arguments are checked against the tool's schema; ${userConfirms ? "your user is asked to confirm tools that change data" : "tools that change data need confirm: true"}.`,
       inputSchema: {
         type: "object",
         properties: {
@@ -163,7 +169,8 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
   if (options.mode === "compact") {
     routes.set(COMPACT_CALL_TOOL, { operation: "call" });
     routes.set(COMPACT_RUN_SKILL_TOOL, { operation: "run_skill" });
-    return { tools: compactTools(options.execTool), routes };
+    const asks = options.userConfirms;
+    return { tools: compactTools(options.execTool, asks !== undefined && plugins.length > 0 && plugins.every((p) => !p.requireConfirm || asks(p.prefix))), routes };
   }
   const tools: FacadeTool[] = [HELP, SEARCH, ...(options.execTool ? [options.execTool] : [])];
   for (const plugin of plugins) {
@@ -189,7 +196,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
     routes.set(discover, { operation: "discover", prefix: plugin.prefix });
 
     const call = facadeToolName(plugin.prefix, "call");
-    const gate = plugin.requireConfirm ? " Changes need confirm: true." : "";
+    const gate = !plugin.requireConfirm ? "" : options.userConfirms?.(plugin.prefix) ? " Your user is asked to confirm changes." : " Changes need confirm: true.";
     listed.push({
       name: call,
       description: `Run ${article(label)} ${label} tool from _discover or search.${gate}`,

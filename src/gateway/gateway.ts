@@ -85,8 +85,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const auth = await createAuthenticator({ team, singleToken: options.singleToken, resourceMetadataUrl: team?.resource ? `${new URL(team.resource).origin}${resourcePath}` : undefined });
   let draining = false;
 
-  async function serveOps(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
+  // /metrics on the HTTP port unless `team.metrics` is false (off) or gives a port of its own
+  // (scrapers often live on another network than clients; the numbers name plugins and identities).
+  const metricsOnMain = team?.metrics === undefined || team.metrics === true;
+
+  async function serveOps(req: IncomingMessage, res: ServerResponse, pathname: string, onMetricsPort = false): Promise<boolean> {
     if (!(OPS_PATHS as readonly string[]).includes(pathname)) return false;
+    if (pathname === "/metrics" && !onMetricsPort && !metricsOnMain) {
+      send(res, 404, JSON.stringify({ error: `nothing at /metrics on this port: the config's team.metrics ${team?.metrics === false ? "turns metrics off" : "serves them on a port of their own"}` }));
+      return true;
+    }
     if (req.method !== "GET" && req.method !== "HEAD") {
       send(res, 405, JSON.stringify({ error: `${pathname} answers GET only` }), "application/json", { Allow: "GET, HEAD" });
       return true;
@@ -122,14 +130,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     }
   }
 
-  // /metrics on a port of its own when asked (scrapers often live on another network than clients).
+  // /metrics on a port of its own when asked (and then not on the HTTP port).
   let metricsServer: Server | undefined;
   let metricsUrl: string | undefined;
   if (team?.metrics && typeof team.metrics === "object") {
     const host = team.metrics.host ?? "127.0.0.1";
     metricsServer = createServer((req, res) => {
       const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
-      void serveOps(req, res, pathname).then((served) => {
+      void serveOps(req, res, pathname, true).then((served) => {
         if (!served) send(res, 404, JSON.stringify({ error: `nothing at ${pathname}; try /metrics` }));
       });
     });

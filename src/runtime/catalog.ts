@@ -190,7 +190,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     if (!options.store || closed) return;
     const { store, keyOf } = options.store;
     const server = plugin.adapter?.serverInfo?.();
-    const entry: CachedCatalog = { prefix: plugin.manifest.prefix, listedAt: now(), ...(server ? { server } : {}), tools };
+    const protocol = plugin.adapter?.protocolVerdict?.();
+    const entry: CachedCatalog = { prefix: plugin.manifest.prefix, listedAt: now(), ...(server ? { server } : {}), ...(protocol !== undefined ? { protocol } : {}), tools };
     void track(store.set(keyOf(plugin), entry), writes).catch((error: unknown) => log?.debug(`catalog cache: could not store '${plugin.manifest.prefix}': ${(error as Error).message}`));
   };
 
@@ -211,6 +212,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
           return;
         }
         restored.set(prefix, entry);
+        // The backend's protocol verdict came with the catalog: its first connect skips the probe.
+        if (entry.protocol !== undefined) plugin.adapter.adoptProtocol?.(entry.protocol);
         keep(plugin, tools, entry.server);
       }),
     );

@@ -49,6 +49,17 @@ export function questionDigest(question: ConfirmQuestion): string {
   return createHash("sha256").update(canonicalJson(subject)).digest("base64url");
 }
 
+/**
+ * What a discover answer says of its `writes: true` entries: who confirms a change. A client
+ * that will show its user the question needs no flag from the model (and must not be invited to
+ * add one as a way round the question).
+ */
+export function confirmWording(userConfirms: boolean): string {
+  return userConfirms
+    ? "writes: true changes data; your user is asked to confirm each change in their client when you call it (no confirm flag needed)"
+    : "writes: true changes data; add confirm: true (top level) only if the user asked";
+}
+
 export function isConfirmPolicy(value: unknown): value is ConfirmPolicy {
   return value === "elicit" || value === "flag";
 }

@@ -10,7 +10,7 @@ import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
-import { shapeResult, withDeadline, type Truncation } from "./result.js";
+import { shapeResult, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
 import { recordCall, type Session } from "./session.js";
 import { closestNames, foldName } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
@@ -52,6 +52,12 @@ export interface OperationContext {
   confirmer?: Confirmer;
   /** Where the downstream's progress, logs and questions go during the call (adapters/relay.ts). */
   relay?: CallRelay;
+  /**
+   * The caller's client can show its user a confirmation form (it declared form elicitation and
+   * its transport can carry the question): answers then say that writes of plugins with policy
+   * "elicit" are confirmed by the user, not by a `confirm: true` the model adds.
+   */
+  userConfirms?: boolean;
   /** How a front end shows the next call (facade tool names live there, not here); default: the neutral step. */
   present?: (step: import("./answers.js").NextStep) => unknown;
 }
@@ -501,8 +507,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const args = state.args as Record<string, unknown>;
     const relay = state.ctx.relay;
     const session = state.session;
-    const callContext = (signal: AbortSignal) => ({
-      signal,
+    const callContext = (deadline: DeadlineScope) => ({
+      // Read through: an AbortSignal is made only for an adapter that looks at it.
+      get signal() {
+        return deadline.signal;
+      },
       sessionId: session.id,
       log: deps.log,
       // Made on first use: most calls start no job, and each store is a cancel listener and a disposer for the session.
@@ -513,9 +522,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
-    const runSkill = async (skill: Skill, signal: AbortSignal): Promise<unknown> => {
+    const runSkill = async (skill: Skill, deadline: DeadlineScope): Promise<unknown> => {
       // Object.assign, not a spread: a spread would read (and so make) the job store.
-      const answer = await skill.run(adapter, args, Object.assign(callContext(signal), { confirmed }));
+      const answer = await skill.run(adapter, args, Object.assign(callContext(deadline), { confirmed }));
       // The user has a question to answer first (reads before it are run again on the retry).
       const pending = state.interrupts?.[0];
       if (pending) throw pending;
@@ -528,7 +537,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     };
     try {
       state.output = await withDeadline(
-        (signal) => (state.tool ? adapter.call(state.tool.name, args, callContext(signal)) : runSkill(state.skill as Skill, signal)),
+        (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline)) : runSkill(state.skill as Skill, deadline)),
         deps.timeoutMs,
         state.ctx.signal,
         what,

@@ -96,32 +96,64 @@ export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, m
   return capResult(redact(unwrapResult(raw)), maxChars);
 }
 
+/** What `work` gets from withDeadline: the signal is made when first read (most calls never read it). */
+export interface DeadlineScope {
+  readonly signal: AbortSignal;
+}
+
 /**
  * Run `work` with a deadline and the caller's cancellation. A timeout answers UPSTREAM_TIMEOUT;
- * the adapter gets the abort signal so it can stop its own I/O.
+ * the adapter gets the abort signal so it can stop its own I/O. One promise and one timer per
+ * call; the AbortSignal (costly to make in Node) only for work that asks for it.
  */
-export async function withDeadline<T>(work: (signal: AbortSignal) => Promise<T>, timeoutMs: number, outer: AbortSignal | undefined, what: string): Promise<T> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  let onOuterAbort: (() => void) | undefined;
-  const stopped = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new RuntimeError("UPSTREAM_TIMEOUT", `${what} did not answer within ${timeoutMs} ms`, { timeoutMs });
-      controller.abort(error);
-      reject(error);
-    }, timeoutMs);
-    onOuterAbort = () => {
-      const error = new RuntimeError("UPSTREAM_ERROR", `${what} was cancelled by the client`);
-      controller.abort(error);
+export function withDeadline<T>(work: (scope: DeadlineScope) => Promise<T>, timeoutMs: number, outer: AbortSignal | undefined, what: string): Promise<T> {
+  let controller: AbortController | undefined;
+  let reason: RuntimeError | undefined;
+  const scope: DeadlineScope = {
+    get signal() {
+      controller ??= new AbortController();
+      if (reason && !controller.signal.aborted) controller.abort(reason);
+      return controller.signal;
+    },
+  };
+  return new Promise<T>((resolve, reject) => {
+    const cancelled = () => new RuntimeError("UPSTREAM_ERROR", `${what} was cancelled by the client`);
+    if (outer?.aborted) {
+      reason = cancelled();
+      reject(reason);
+      return;
+    }
+    let settled = false;
+    const finish = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onOuterAbort);
+      return true;
+    };
+    const stop = (error: RuntimeError): void => {
+      if (!finish()) return;
+      reason = error;
+      controller?.abort(error);
       reject(error);
     };
-    if (outer?.aborted) onOuterAbort();
-    else outer?.addEventListener("abort", onOuterAbort, { once: true });
+    const onOuterAbort = (): void => stop(cancelled());
+    const timer = setTimeout(() => stop(new RuntimeError("UPSTREAM_TIMEOUT", `${what} did not answer within ${timeoutMs} ms`, { timeoutMs })), timeoutMs);
+    outer?.addEventListener("abort", onOuterAbort, { once: true });
+    let running: Promise<T>;
+    try {
+      running = work(scope);
+    } catch (error) {
+      if (finish()) reject(error);
+      return;
+    }
+    running.then(
+      (value) => {
+        if (finish()) resolve(value);
+      },
+      (error: unknown) => {
+        if (finish()) reject(error);
+      },
+    );
   });
-  try {
-    return await Promise.race([work(controller.signal), stopped]);
-  } finally {
-    clearTimeout(timer);
-    if (onOuterAbort) outer?.removeEventListener("abort", onOuterAbort);
-  }
 }

@@ -39,7 +39,7 @@ import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled 
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
 import { identityWrites } from "./gate.js";
-import { isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
+import { confirmWording, isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
 import { closestNames, foldedMatch } from "./similarity.js";
 
 export type { OperationContext } from "./pipeline.js";
@@ -77,6 +77,13 @@ export interface RuntimeOptions {
    * BM25F alone (it keeps embedding in the background). Default 5 s; Infinity waits until done.
    */
   semanticWaitMs?: number;
+  /**
+   * How long a search waits for the sentence model to load (seconds of CPU) before answering from
+   * BM25F alone while it loads in the background. Default: 0 when catalogs persist (a warm start
+   * answers its first search at once), else until loaded (a cold start waits for listings anyway);
+   * AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS sets it; Infinity waits.
+   */
+  semanticModelWaitMs?: number;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
   facadeMode?: FacadeMode;
   /** Shared state (jobs, tokens, counters, audit); default from AGENT_TOOLS_REDIS_URL / config team, else memory. */
@@ -165,6 +172,8 @@ export interface Runtime {
   readonly configSource: string;
   plugin(prefix: string): LoadedPlugin | undefined;
   summaries(): PluginSummary[];
+  /** A plugin's confirm policy: "elicit" (the user is asked when the client can) or "flag" (the model's `confirm: true`). */
+  confirmPolicyOf(prefix: string): ConfirmPolicy;
   /**
    * List the configured mcpServers entries that have no description of their own, so summaries
    * can say what each is about; waits at most `waitMs` (the rest finish in the background).
@@ -219,6 +228,17 @@ export function discoverBudget(limit: number): number {
 function positiveInt(value: string | undefined): number | undefined {
   const n = Number(value);
   return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/** AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS: milliseconds, or "forever"; anything else is said and ignored. */
+function modelWaitFromEnv(value: string | undefined, log: Logger): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (text === "forever" || text === "Infinity") return Number.POSITIVE_INFINITY;
+  const n = Number(text);
+  if (Number.isFinite(n) && n >= 0) return n;
+  log.warn(`AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS='${text}' is not a number of milliseconds (0 or more) or 'forever'; using the default`);
+  return undefined;
 }
 
 function oneLine(text: string | undefined, max: number = DESCRIPTION_CHARS): string {
@@ -374,11 +394,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
   if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use ${SEARCH_ENGINES.join(", ")}. Using ${DEFAULT_SEARCH_ENGINE}.`);
+  // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
+  const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
+  const store = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
   const waitMs = options.semanticWaitMs ?? SEMANTIC_WAIT_MS;
+  const modelWaitMs = options.semanticModelWaitMs ?? modelWaitFromEnv(env.AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS, log) ?? (store ? 0 : Number.POSITIVE_INFINITY);
   const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined), {
     env,
     log: (message) => log.warn(message),
     ...(Number.isFinite(waitMs) ? { waitMs } : {}),
+    ...(Number.isFinite(modelWaitMs) ? { modelWaitMs } : {}),
   });
   // What generic mcpServers entries are about, learnt from their listing (plugin-about.ts).
   const abouts = new Map<string, string>();
@@ -393,9 +418,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   };
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
-  // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
-  const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
-  const store = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
   const version = packageJson().version;
   const catalog: Catalog = createCatalog(index, {
     timeoutMs,
@@ -479,6 +501,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     }
   }
 
+  const confirmPolicyOf = (prefix: string): ConfirmPolicy => config?.plugins.confirm?.[prefix] ?? byPrefix.get(prefix)?.manifest.confirm ?? defaultConfirmPolicy;
   const pipeline = createPipeline({
     resolvePlugin: (target, repairs, session) => requirePlugin(target, repairs, session.identity),
     jobsOf,
@@ -488,7 +511,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     isReadOnly,
     // The runtime's own policy first (identities), then any given; the caller's confirmation comes after validation.
     accessPolicies: [identityWrites, ...(options.accessPolicies ?? [])],
-    confirmPolicyOf: (prefix) => config?.plugins.confirm?.[prefix] ?? byPrefix.get(prefix)?.manifest.confirm ?? defaultConfirmPolicy,
+    confirmPolicyOf,
     loop: createLoopBreaker({ ...(options.clock ? { now: options.clock } : {}), ...(options.loopWindowMs ? { windowMs: options.loopWindowMs } : {}) }),
     timeoutMs,
     maxResultChars,
@@ -633,7 +656,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const session = createSession("discover-context");
     const adapter = pipeline.adapterForSkill(session, requirePlugin(plugin), name, false, {});
     const what = `skill '${plugin.manifest.prefix}:${name}' (discover context)`;
-    const raw = await withDeadline((signal) => skill.run(adapter, args, { signal, sessionId: session.id, log }), timeoutMs, undefined, what);
+    const raw = await withDeadline((deadline) => skill.run(adapter, args, { get signal() { return deadline.signal; }, sessionId: session.id, log }), timeoutMs, undefined, what);
     return shapeResult(raw, redact, maxResultChars).result;
   });
 
@@ -645,6 +668,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     index,
     log,
     facadeMode,
+    confirmPolicyOf,
     configFile: config?.file,
     configSource: describeConfigSource(config, env),
     plugin: (prefix) => byPrefix.get(prefix),
@@ -750,7 +774,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const first = matches[0] ? nextFor(plugin, matches[0], tools) : undefined;
         if (first) answer.next = ctx.present ? ctx.present(first) : first;
         // Said once, short: `writes: true` marks the entries that change data.
-        if (matches.some((m) => m.writes)) answer.confirm = "writes: true changes data; add confirm: true (top level) only if the user asked";
+        if (matches.some((m) => m.writes)) answer.confirm = confirmWording(Boolean(ctx.userConfirms) && confirmPolicyOf(prefix) === "elicit");
         if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${query}'; try other words, or call without a query to list the tools`;
         if (!plugin.manifest.requireConfirm) answer.confirm = "not required: this plugin's calls run without confirmation";
         const declaredContext = discoverContexts.get(plugin);

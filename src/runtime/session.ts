@@ -41,9 +41,10 @@ export function createSession(id: string = randomUUID(), identity?: Identity): S
   return { id, loopMemory: new Map(), callLog: [], extensions: new Map(), disposers: [], ...(identity ? { identity } : {}) };
 }
 
+/** Keeps at least the last CALL_LOG_LIMIT entries; trimmed in batches, not by one shift per call. */
 export function recordCall(session: Session, entry: CallLogEntry): void {
   session.callLog.push(entry);
-  if (session.callLog.length > CALL_LOG_LIMIT) session.callLog.splice(0, session.callLog.length - CALL_LOG_LIMIT);
+  if (session.callLog.length >= 2 * CALL_LOG_LIMIT) session.callLog.splice(0, session.callLog.length - CALL_LOG_LIMIT);
 }
 
 /** End a session: every disposer runs once, failures are swallowed (a session end must never throw). */

@@ -13,8 +13,11 @@ import type { Identity } from "./access.js";
  * it, when it was last used) is in a WorkspaceStore, and the sandbox itself in this process.
  *
  * The store is an interface so that a gateway can keep records in Redis and share the key across
- * instances: a handle minted on one instance then verifies on any other, which opens a fresh
- * sandbox for it there (the files stay with the instance that made them; the answer says so).
+ * instances: a handle minted on one instance then verifies on any other. In a fleet the record
+ * names the instance whose process holds the shell, and only that instance serves it: another one
+ * answers WORKSPACE_UNAVAILABLE (retry: the holder lives, the request was misrouted) or
+ * WORKSPACE_LOST (the holder died). It never opens an empty shell under the old handle, which
+ * would answer "ok" with the files silently gone.
  */
 
 export interface WorkspaceRecord {
@@ -66,7 +69,11 @@ export interface WorkspacesOptions {
    * heartbeats). A workspace's id then names the instance that holds its shell, which a balancer
    * can route on (`Mcp-Param-Workspace`), and a handle whose instance died answers WORKSPACE_LOST.
    */
-  fleet?: { instance: string; isAlive(instance: string): Promise<boolean> };
+  fleet?: {
+    instance: string;
+    /** Whether another instance lives, settled by its heartbeat (state/types.ts Heartbeats.settle): may wait up to about one heartbeat TTL. */
+    settle(instance: string): Promise<"alive" | "dead">;
+  };
 }
 
 export interface OpenedWorkspace {
@@ -74,7 +81,7 @@ export interface OpenedWorkspace {
   session: Session;
   /** true when the handle was new in this call. */
   created: boolean;
-  /** Said in the answer when the sandbox had to be made again here (a handle from another instance). */
+  /** Said in the answer when the sandbox had to be made again here (a shared store without a fleet: one process that lost its sandboxes). */
   note?: string;
 }
 
@@ -82,6 +89,8 @@ const PREFIX = "ws1";
 const START_NEW = "call agent_tools_exec without 'workspace' to start a new one, and pass the handle it answers on later calls";
 
 export const DEFAULT_WORKSPACE_IDLE_MS = 30 * 60_000;
+/** How long a caller should wait before retrying a WORKSPACE_UNAVAILABLE answer. */
+const WORKSPACE_RETRY_MS = 1000;
 
 export class Workspaces {
   private readonly key: Buffer;
@@ -128,21 +137,34 @@ export class Workspaces {
       throw new RuntimeError("WORKSPACE_EXPIRED", `workspace '${handle.slice(0, 16)}…' expired after ${Math.round(this.idleMs / 60_000)} minutes unused (its files are gone); ${START_NEW}`, { idleMinutes: Math.round(this.idleMs / 60_000) });
     }
     const known = this.live.has(id);
-    if (!known && this.fleet && record.instance) {
-      // The shell lived in another process: gone if that instance died (or is this one, restarted).
-      const holder = record.instance;
-      if (holder === this.fleet.instance || !(await this.fleet.isAlive(holder))) {
-        await this.forget(id);
-        throw new RuntimeError(
-          "WORKSPACE_LOST",
-          `workspace '${handle.slice(0, 24)}…' lived on gateway instance '${holder}', which ${holder === this.fleet.instance ? "restarted" : "stopped"}: its shell's files, variables and working folder are lost (jobs, tokens and data written through plugins are not); ${START_NEW}`,
-          { instance: holder, lost: ["files", "variables", "working folder"] },
-        );
-      }
-    }
+    if (!known && this.fleet && record.instance) await this.refuseForeign(handle, id, record.instance, this.fleet);
     await this.store.put({ ...record, lastUsed: at });
     const session = await this.sandbox(id, identity);
     return { handle, session, created: false, ...(known ? {} : { note: "this workspace was opened again on this server instance: files and variables from before are not here" }) };
+  }
+
+  /**
+   * A fleet's workspace whose shell this process does not hold: never reopened here. The holder
+   * restarted (it is this instance) or died: WORKSPACE_LOST. It lives: the balancer sent the
+   * request here because it could not reach the holder or does not route on the handle, so
+   * WORKSPACE_UNAVAILABLE, to retry. Right after a crash the holder's heartbeat is still there, so
+   * the verdict waits for its next beat or its expiry instead of guessing.
+   */
+  private async refuseForeign(handle: string, id: string, holder: string, fleet: NonNullable<WorkspacesOptions["fleet"]>): Promise<never> {
+    const shown = `workspace '${handle.slice(0, 24)}…'`;
+    if (holder === fleet.instance || (await fleet.settle(holder)) === "dead") {
+      await this.forget(id);
+      throw new RuntimeError(
+        "WORKSPACE_LOST",
+        `${shown} lived on gateway instance '${holder}', which ${holder === fleet.instance ? "restarted" : "stopped"}: its shell's files, variables and working folder are lost (jobs, tokens and data written through plugins are not); ${START_NEW}`,
+        { instance: holder, lost: ["files", "variables", "working folder"] },
+      );
+    }
+    throw new RuntimeError(
+      "WORKSPACE_UNAVAILABLE",
+      `${shown} is held by gateway instance '${holder}', which is running, but this request reached instance '${fleet.instance}' (the load balancer could not reach '${holder}' just now, or does not route on the Mcp-Param-Workspace header); nothing was run and the workspace's files are intact on '${holder}'`,
+      { instance: holder, answeredBy: fleet.instance, retryAfterMs: WORKSPACE_RETRY_MS },
+    );
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,6 @@
 import type { Logger } from "../adapters/types.js";
 import { createFileAuditLog, defaultAuditFile } from "./audit-file.js";
 import { createMemoryState } from "./memory.js";
-import { createRedisState } from "./redis.js";
 import type { SharedState } from "./types.js";
 
 export type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob, WindowCount } from "./types.js";
@@ -40,6 +39,8 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
   const auditOff = audit === "off" || audit === "0" || audit === "false";
   if (url) {
     if (!/^rediss?:\/\//i.test(url)) throw new Error(`AGENT_TOOLS_REDIS_URL (or team.redis) must start with redis:// or rediss:// (got '${url.replace(/\/\/[^@]*@/, "//***@")}')`);
+    // Loaded only for a Redis URL: ioredis is a tenth of a second of a start that does not use it.
+    const { createRedisState } = await import("./redis.js");
     return createRedisState({
       url,
       log: options.log,

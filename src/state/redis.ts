@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "../adapters/types.js";
 import { CACHE_FORMAT, type CachedCatalog, type CatalogStore } from "../runtime/catalog-cache/store.js";
-import type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, PubSub, SharedState, SharedWorkspaceRecord, StoredJob, WorkspaceRecords } from "./types.js";
+import type { AuditEntry, AuditLog, Counters, Heartbeats, JobRecords, KeyValue, Locks, PubSub, SharedState, SharedWorkspaceRecord, StoredJob, WorkspaceRecords } from "./types.js";
 import { newInstanceId, SharedStateError } from "./types.js";
 
 /**
@@ -325,10 +325,36 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     },
   };
 
+  const heartbeats: Heartbeats = {
+    ttlMs: heartbeatTtlMs,
+    async settle(instance) {
+      if (instance === instanceId) return "alive";
+      // The beat's value is the time it was sent: a new value is a new beat. The key's own expiry (the
+      // other instance's TTL, which may differ from ours) bounds the wait.
+      const read = async (): Promise<[string | null, number]> => {
+        const key = k(`instance:${instance}`);
+        const results = await redis.multi().get(key).pttl(key).exec();
+        return [(results?.[0]?.[1] as string | null | undefined) ?? null, Number(results?.[1]?.[1] ?? -2)];
+      };
+      const [first, ttl] = await read();
+      if (first === null || ttl === -2) return "dead";
+      const deadline = Date.now() + (ttl > 0 ? ttl : heartbeatTtlMs) + 1000;
+      while (Date.now() < deadline) {
+        await sleep(100);
+        const [now] = await read();
+        if (now === null) return "dead";
+        if (now !== first) return "alive";
+      }
+      // Neither a beat nor an expiry within its TTL (a key without expiry): count it as alive, never lose a workspace on a guess.
+      return "alive";
+    },
+  };
+
   return {
     backend: "redis",
     catalogs,
     workspaces,
+    heartbeats,
     instanceId,
     jobs,
     kv,

@@ -110,6 +110,18 @@ export interface WorkspaceRecords {
   idleSince(cutoff: number): Promise<SharedWorkspaceRecord[]>;
 }
 
+/**
+ * Instance heartbeats (Redis). A heartbeat still present may belong to an instance that died less
+ * than one TTL ago, so "is it alive?" is answered by waiting for the evidence: the next beat
+ * (alive) or the key's expiry (dead), at most about one TTL.
+ */
+export interface Heartbeats {
+  /** How long this instance counts as alive after its last beat. */
+  readonly ttlMs: number;
+  /** Settle whether `instance` lives: resolves once it beats again or its heartbeat has expired. */
+  settle(instance: string): Promise<"alive" | "dead">;
+}
+
 export interface SharedState {
   readonly backend: "memory" | "redis";
   /** This process's id in the fleet (heartbeats, job owners, audit lines). */
@@ -124,6 +136,8 @@ export interface SharedState {
   readonly catalogs?: CatalogStore;
   /** Workspace records shared by the fleet (Redis); absent in memory (the runtime's own store serves). */
   readonly workspaces?: WorkspaceRecords;
+  /** Heartbeats of the fleet's instances (Redis); absent in memory (one process, always alive). */
+  readonly heartbeats?: Heartbeats;
   /** Whether the backend answers (readiness). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -3,7 +3,7 @@ import { LOG_LEVEL_META_KEY, type DiscoverResult } from "@modelcontextprotocol/c
 import type { Adapter, AdapterHealth, CallContext, Logger, ServerDescription, ToolDescriptor } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
-import { McpConnection, type TransportOpener } from "./connection.js";
+import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
 import { currentRelay } from "../relay.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
 
@@ -115,6 +115,15 @@ export class McpAdapter implements Adapter {
   /** The server's server/discover answer, kept with the catalog so a reconnect skips the probe. */
   get discoverResult(): DiscoverResult | undefined {
     return this.connection.discoverResult;
+  }
+
+  protocolVerdict(): unknown {
+    return this.connection.keptVerdict;
+  }
+
+  adoptProtocol(verdict: unknown): void {
+    // Only before the first connect: a verdict this run learnt itself is newer.
+    if (this.connection.era === undefined && isPriorDiscovery(verdict)) this.connection.rememberVerdict(verdict);
   }
 
   /** The server's last stderr lines (stdio), redacted. */

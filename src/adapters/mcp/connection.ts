@@ -89,6 +89,14 @@ function verdictOf(client: Client): PriorDiscovery | undefined {
   return era === "modern" && discover ? { kind: "modern", discover } : undefined;
 }
 
+/** A kept verdict read back from a cache: `{kind: "legacy"}` or `{kind: "modern", discover: {supportedVersions: [...], ...}}`. */
+export function isPriorDiscovery(value: unknown): value is PriorDiscovery {
+  if (!value || typeof value !== "object") return false;
+  const v = value as { kind?: unknown; discover?: { supportedVersions?: unknown } };
+  if (v.kind === "legacy") return true;
+  return v.kind === "modern" && !!v.discover && typeof v.discover === "object" && Array.isArray(v.discover.supportedVersions);
+}
+
 /** The era probe died with the connection (the server exited on it); not a failed start of a 2026 server. */
 function isProbeCasualty(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -137,6 +145,11 @@ export class McpConnection {
   /** The last connect failure, while no connect has succeeded since. */
   get lastFailure(): ConnectFailure | undefined {
     return this.failure;
+  }
+
+  /** The era verdict a later connect (or a later run, through the catalog cache) adopts. */
+  get keptVerdict(): PriorDiscovery | undefined {
+    return this.verdict;
   }
 
   /** Adopt an era verdict kept elsewhere (a persisted catalog), so the first connect skips the probe. */

@@ -17,6 +17,8 @@ export interface CachedCatalog {
   /** What the server says of itself (MCP serverInfo and instructions), when the adapter reports it. */
   server?: ServerDescription;
   tools: ToolDescriptor[];
+  /** The adapter's protocol verdict (an MCP server's era and server/discover answer), so a restart does not probe again. */
+  protocol?: unknown;
 }
 
 export interface CatalogStore {

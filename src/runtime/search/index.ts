@@ -29,6 +29,8 @@ export interface ToolIndexOptions {
   log?: (message: string) => void;
   /** How long a search waits for catalog embedding before answering with BM25F alone (default: until done). */
   waitMs?: number;
+  /** How long a search waits for the sentence model to load before answering with BM25F alone (default: until loaded). */
+  modelWaitMs?: number;
 }
 
 export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE, options: ToolIndexOptions = {}): ToolIndex {
@@ -41,6 +43,7 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
         loadModel: () => loadSentenceModel(env),
         ...(dir ? { cache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log) } : {}),
         ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
+        ...(options.modelWaitMs !== undefined ? { modelWaitMs: options.modelWaitMs } : {}),
         ...(options.log ? { log: options.log } : {}),
       });
     }

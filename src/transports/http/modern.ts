@@ -1,4 +1,4 @@
-import { createMcpHandler, type AuthInfo, type McpHttpHandler, type ServerContext } from "@modelcontextprotocol/server";
+import { createMcpHandler, PROTOCOL_VERSION_META_KEY, type AuthInfo, type McpHttpHandler, type ServerContext } from "@modelcontextprotocol/server";
 import type { Identity } from "../../runtime/access.js";
 import type { Logger } from "../../adapters/types.js";
 import { createFacade, type SessionScope } from "../../facade/server.js";
@@ -47,7 +47,8 @@ export function createModernScope(runtime: Runtime, options: ModernScopeOptions 
   const key = options.workspaceKey;
   // A team gateway on Redis: workspace records are the fleet's, and each names the instance holding its shell.
   const state = runtime.state;
-  const fleet = state.backend === "redis" ? { instance: state.instanceId, isAlive: (instance: string) => state.jobs.isAlive(instance) } : undefined;
+  const heartbeats = state.heartbeats;
+  const fleet = state.backend === "redis" && heartbeats ? { instance: state.instanceId, settle: (instance: string) => heartbeats.settle(instance) } : undefined;
   const store = options.workspaceStore ?? state.workspaces;
   const workspaces = new Workspaces({
     ...(key ? { key } : {}),
@@ -87,6 +88,24 @@ export function createModernScope(runtime: Runtime, options: ModernScopeOptions 
       byIdentity.clear();
     },
   };
+}
+
+/** The first revision of the stateless era: a request whose envelope names it or a later one is modern. */
+const FIRST_MODERN_VERSION = "2026-07-28";
+
+/**
+ * The common modern request, recognised without the SDK's full classification: one JSON-RPC
+ * message (not `initialize`) whose `_meta` envelope names a 2026-07-28-or-later protocol version.
+ * createMcpHandler classifies it again anyway (and answers a malformed one with its own error),
+ * so the HTTP server asks `isLegacyRequest` only for what this does not recognise; that saves
+ * one classification per modern request (bench/protocol.ts).
+ */
+export function claimsModernEnvelope(body: unknown): boolean {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return false;
+  const { method, params } = body as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
+  if (typeof method !== "string" || method === "initialize") return false;
+  const version = params?._meta?.[PROTOCOL_VERSION_META_KEY];
+  return typeof version === "string" && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= FIRST_MODERN_VERSION;
 }
 
 export interface ModernEntry {

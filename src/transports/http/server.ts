@@ -14,7 +14,7 @@ import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
 import { SessionRegistry, type HttpSession } from "./sessions.js";
-import { authInfoFor, createModernEntry } from "./modern.js";
+import { authInfoFor, claimsModernEnvelope, createModernEntry } from "./modern.js";
 
 /**
  * The MCP facade over Streamable HTTP, on node:http, both protocol eras on one endpoint. This
@@ -22,8 +22,8 @@ import { authInfoFor, createModernEntry } from "./modern.js";
  * cap), era routing, session routing for 2025-era clients (one SDK transport per
  * Mcp-Session-Id), the session cap, and the request log.
  *
- * A request that carries the 2026-07-28 `_meta` envelope (the SDK's own `isLegacyRequest`
- * decides, so the branch never disagrees with the SDK) goes to `createMcpHandler` in strict
+ * A request that carries the 2026-07-28 `_meta` envelope (recognised cheaply when it plainly
+ * names the version, else the SDK's own `isLegacyRequest` decides) goes to `createMcpHandler` in strict
  * mode: per request, no session, a facade server from the cheap per-request factory.
  * Everything else goes to the sessionful 2025 wiring that existing clients rely on
  * (initialize, JSON or SSE answers, the GET notification stream, DELETE).
@@ -37,6 +37,9 @@ export interface HttpFacade {
   inFlight(): number;
   close(why?: string): Promise<void>;
 }
+
+/** How long an idle keep-alive connection stays open (see where it is set). */
+export const HTTP_IDLE_KEEPALIVE_MS = 130_000;
 
 /** JSON-RPC's error shape, which MCP clients parse even on an HTTP error status. */
 function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
@@ -191,7 +194,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
       const sse = prefersSse(req.headers.accept);
       acceptBothMediaTypes(req);
-      if (header === undefined && !(await isLegacyRequest(webRequestHead(req), parsed.value, { maxRequestBodySize: options.maxBodyBytes }))) {
+      if (header === undefined && (claimsModernEnvelope(parsed.value) || !(await isLegacyRequest(webRequestHead(req), parsed.value, { maxRequestBodySize: options.maxBodyBytes })))) {
         facts.session = "modern";
         if (gateway?.draining && opensWorkspace(parsed.value)) {
           shuttingDown(res, "opens no new workspaces");
@@ -275,6 +278,13 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   // A client that sends headers byte by byte must not hold a socket forever.
   server.headersTimeout = 30_000;
   server.requestTimeout = 120_000;
+  // Behind a load balancer the balancer, not the instance, must be the side that closes an idle
+  // connection: when the instance closes one just as the balancer reuses it for the next request,
+  // HAProxy drops the client's connection without an answer (its "abort keep-alive" path, not even
+  // logged) and a client that does not retry POSTs sees "fetch failed". Node's 5 s default made
+  // that race frequent on a loaded host; this is longer than the idle timeouts of common balancers
+  // (HAProxy's `timeout server` in the README's config, nginx and cloud balancers' 60 s).
+  server.keepAliveTimeout = HTTP_IDLE_KEEPALIVE_MS;
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

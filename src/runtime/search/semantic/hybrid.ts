@@ -52,6 +52,12 @@ export interface HybridOptions {
   cache?: (model: SentenceModel) => EmbeddingCache;
   /** How long a `prepare` waits for a large catalog's embedding before ranking without it (default: until done). */
   waitMs?: number;
+  /**
+   * How long a `prepare` waits for the model itself to load (default: until loaded). Loading it
+   * takes seconds of CPU; with a bound, the searches before it is in are ranked by BM25F alone
+   * and the model loads (and embeds the catalog) in the background.
+   */
+  modelWaitMs?: number;
   settings?: Partial<HybridSettings>;
   log?: (message: string) => void;
 }
@@ -287,7 +293,19 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     },
     size: (plugin) => lexical.size(plugin),
     async prepare(query) {
-      await ensureModel();
+      const loaded = ensureModel();
+      if (!model && options.modelWaitMs !== undefined) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([loaded, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.modelWaitMs)))]);
+        clearTimeout(timer);
+        if (!model) {
+          // Once it is in, embed the catalog at once, so the next search does not wait for that either.
+          void loaded.then(() => embedPending()).catch((error: unknown) => options.log?.(`embedding the catalog failed: ${(error as Error).message}`));
+          say("semantic search is loading its model; answers are ranked by BM25F alone until it is in");
+          return;
+        }
+      }
+      await loaded;
       if (!model) return;
       const work = Promise.all([embedPending(), queryVector(query)]);
       // A small catalog is embedded in a few seconds: wait, so answers do not depend on timing.

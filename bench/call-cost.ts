@@ -1,0 +1,85 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { Client, InMemoryTransport as ClientMemoryTransport } from "@modelcontextprotocol/client";
+import { InMemoryTransport, Server } from "@modelcontextprotocol/server";
+import { createFacadeServer } from "../dist/facade/server.js";
+import { silentLogger } from "../dist/log.js";
+import { createRuntime } from "../dist/runtime/runtime.js";
+
+/**
+ * The runtime's own CPU per call, in one process (no pipes, no downstream process, so the figure
+ * does not swing with the machine's load the way wall time across processes does):
+ *   - `runtime.call` on an in-code adapter that answers at once (the pipeline: repair, loop check,
+ *     resolve, validate, gate, invoke, shape, frame);
+ *   - the same call through the facade server and an SDK v2 client over InMemoryTransport;
+ *   - a bare SDK v2 Server answering the same tools/call (the SDK's share, the floor).
+ *   node --import tsx bench/call-cost.ts [--calls 20000] [--rounds 5]
+ */
+
+const { values: opts } = parseArgs({ options: { calls: { type: "string", default: "20000" }, rounds: { type: "string", default: "5" } } });
+const CALLS = Number(opts.calls);
+const ROUNDS = Number(opts.rounds);
+const ECHO = { content: [{ type: "text", text: "Echo: hello" }] };
+
+/** CPU µs per call of `op`, over CALLS calls (after a warm-up), min and median of ROUNDS. */
+async function cpuPerCall(op: () => Promise<unknown>): Promise<{ min: number; median: number }> {
+  for (let i = 0; i < 2000; i++) await op();
+  const values: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const start = process.cpuUsage();
+    for (let i = 0; i < CALLS; i++) await op();
+    const used = process.cpuUsage(start);
+    values.push((used.user + used.system) / CALLS);
+  }
+  values.sort((a, b) => a - b);
+  return { min: values[0]!, median: values[Math.floor(values.length / 2)]! };
+}
+
+async function linked(server: Server): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "call-cost", version: "0.0.0" });
+  await client.connect(clientSide as unknown as InstanceType<typeof ClientMemoryTransport>);
+  return client;
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-call-cost-"));
+try {
+  const plugin = path.join(dir, "agent-tools-plugin-ev");
+  mkdirSync(plugin);
+  writeFileSync(path.join(plugin, "plugin.json"), JSON.stringify({ name: "ev", prefix: "ev", description: "Echo", adapter: "./adapter.mjs", adapterExport: "Echo", requireConfirm: false }));
+  writeFileSync(
+    path.join(plugin, "adapter.mjs"),
+    `const ECHO = ${JSON.stringify(ECHO)};
+     export class Echo {
+       async listTools() { return { tools: [{ name: "echo", description: "Echo the message", inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] } }] }; }
+       async call() { return { content: [{ type: "text", text: ECHO.content[0].text }] }; }
+     }`,
+  );
+  const runtime = await createRuntime({ pluginDirs: [plugin], env: { AGENT_TOOLS_CATALOG_CACHE: "off", AGENT_TOOLS_AUDIT: "off" }, log: silentLogger });
+  const session = runtime.createSession("cost");
+  const args = { toolName: "echo", arguments: { message: "hello" } };
+  const pipeline = await cpuPerCall(() => runtime.call(session, "ev", args));
+
+  const facadeClient = await linked(createFacadeServer({ runtime, session }));
+  const facade = await cpuPerCall(() => facadeClient.callTool({ name: "agent_tools_ev_call", arguments: args }));
+
+  const bare = new Server({ name: "bare", version: "0.0.0" }, { capabilities: { tools: {} } });
+  bare.setRequestHandler("tools/call", async () => ({ content: [{ type: "text", text: ECHO.content[0]!.text }] }));
+  const bareClient = await linked(bare);
+  const sdk = await cpuPerCall(() => bareClient.callTool({ name: "echo", arguments: { message: "hello" } }));
+
+  const fmt = (s: { min: number; median: number }) => `${s.min.toFixed(1)} / ${s.median.toFixed(1)} µs`;
+  console.log(`CPU per call, min / median of ${ROUNDS} × ${CALLS} (load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")})`);
+  console.log(`runtime.call (pipeline alone)                ${fmt(pipeline)}`);
+  console.log(`facade + SDK client, in memory               ${fmt(facade)}`);
+  console.log(`bare SDK server + SDK client, in memory      ${fmt(sdk)}`);
+  console.log(`facade over the bare server: +${(facade.median - sdk.median).toFixed(1)} µs (${(facade.median / sdk.median).toFixed(2)}×)`);
+  await facadeClient.close();
+  await bareClient.close();
+  await runtime.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

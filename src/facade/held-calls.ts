@@ -1,0 +1,209 @@
+import { randomUUID } from "node:crypto";
+import { inputResponse, type InputRequests } from "@modelcontextprotocol/server";
+import type { CallRelay, RelayedLog, RelayedParams, RelayedProgress, RelayedResult } from "../adapters/relay.js";
+
+/**
+ * Calls held open across 2026-07-28 `input_required` rounds. A 2026-07-28 client cannot be sent a
+ * request mid-call, so when a downstream server asks a question during a facade call (its own
+ * `input_required`, which our MCP client turns into an elicitation/sampling handler call, or a
+ * 2025-era server's `elicitation/create`), the facade keeps the downstream call running, answers
+ * the client's request with `input_required` carrying that question, and resumes the same call
+ * when the client sends the request again with the answer.
+ *
+ * The table is in this process: the retry must reach the instance that holds the call (stdio
+ * always does; behind a balancer that needs affinity, see the README). A call nobody resumes is
+ * cancelled after `ttlMs`, which cancels the downstream call too.
+ */
+
+/** Where a held call's progress and log messages go while a client request is attached to it. */
+export interface RoundSink {
+  progress?(update: RelayedProgress): void;
+  log?(message: RelayedLog): void;
+}
+
+interface Question {
+  kind: "elicit" | "sample";
+  params: RelayedParams;
+  settle(result: RelayedResult): void;
+}
+
+/** What one round of a held call ends with. */
+export type HeldStep<T> =
+  | { kind: "done"; value: T }
+  | { kind: "failed"; error: unknown }
+  /** The downstream is waiting for these answers; `round` goes into the requestState. */
+  | { kind: "ask"; requests: InputRequests; round: number };
+
+export interface HeldCallsOptions {
+  /** How long a held call waits for the client's next round (default: 10 minutes, the requestState's life). */
+  ttlMs?: number;
+  /** At most this many calls wait at once; a question beyond that is refused (default 1000). */
+  max?: number;
+}
+
+const METHOD = { elicit: "elicitation/create", sample: "sampling/createMessage" } as const;
+
+export class HeldCall<T> {
+  readonly id = randomUUID();
+  /** Rounds answered so far: a requestState names the round it answers, so a replayed one is refused. */
+  round = 0;
+  private sink: RoundSink | undefined;
+  private readonly questions = new Map<string, Question>();
+  private outcome: { kind: "done"; value: T } | { kind: "failed"; error: unknown } | undefined;
+  private wake: (() => void) | undefined;
+  private asked = 0;
+  private readonly controller = new AbortController();
+  private expiry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly table: HeldCalls,
+    run: (relay: CallRelay, signal: AbortSignal) => Promise<T>,
+    can: { elicit: boolean; sample: boolean },
+  ) {
+    const relay: CallRelay = {
+      progress: (update) => this.sink?.progress?.(update),
+      log: (message) => this.sink?.log?.(message),
+      ...(can.elicit ? { elicit: (params: RelayedParams, signal: AbortSignal) => this.ask("elicit", params, signal) } : {}),
+      ...(can.sample ? { sample: (params: RelayedParams, signal: AbortSignal) => this.ask("sample", params, signal) } : {}),
+    };
+    run(relay, this.controller.signal).then(
+      (value) => this.finish({ kind: "done", value }),
+      (error: unknown) => this.finish({ kind: "failed", error }),
+    );
+  }
+
+  /**
+   * Run one client round: relay progress and logs to `sink` until the call ends or asks; the
+   * client cancelling this request cancels the call. A question asked alongside another (a
+   * server may send several input requests at once) goes out in the same round.
+   */
+  async step(sink: RoundSink, signal: AbortSignal): Promise<HeldStep<T>> {
+    this.clearExpiry();
+    this.sink = sink;
+    const onAbort = (): void => this.cancel(signal.reason ?? new Error("the client cancelled the call"));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      while (!this.outcome && this.questions.size === 0) await new Promise<void>((resolve) => (this.wake = resolve));
+      if (!this.outcome) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      this.sink = undefined;
+      this.wake = undefined;
+    }
+    if (this.outcome) {
+      this.table.forget(this);
+      return this.outcome;
+    }
+    if (!this.table.keep(this)) {
+      for (const question of this.questions.values()) question.settle({ action: "cancel" });
+      this.questions.clear();
+      this.cancel(new Error("too many calls are waiting for their client's answers"));
+      return this.step(sink, signal);
+    }
+    this.round++;
+    this.expiry = setTimeout(() => this.cancel(new Error(`nobody answered within ${Math.round(this.table.ttlMs / 60_000)} minutes`)), this.table.ttlMs);
+    this.expiry.unref();
+    const requests: InputRequests = {};
+    for (const [key, question] of this.questions) requests[key] = { method: METHOD[question.kind], params: question.params } as never;
+    return { kind: "ask", requests, round: this.round };
+  }
+
+  /**
+   * Hand the client's answers to the questions they answer. An entry of the wrong kind or a
+   * missing one leaves its question open: the next round asks it again.
+   */
+  answer(responses: Record<string, unknown> | undefined): void {
+    for (const [key, question] of [...this.questions]) {
+      const view = inputResponse(responses, key);
+      if ((question.kind === "elicit" && view.kind === "elicit") || (question.kind === "sample" && view.kind === "sampling")) {
+        this.questions.delete(key);
+        question.settle(responses?.[key] as RelayedResult);
+      }
+    }
+  }
+
+  /** Stop the call: the downstream call is cancelled, open questions are answered `cancel`. */
+  cancel(reason: unknown): void {
+    this.clearExpiry();
+    for (const question of this.questions.values()) question.settle({ action: "cancel" });
+    this.questions.clear();
+    this.table.forget(this);
+    this.controller.abort(reason);
+  }
+
+  private ask(kind: Question["kind"], params: RelayedParams, signal: AbortSignal): Promise<RelayedResult> {
+    return new Promise<RelayedResult>((resolve, reject) => {
+      const key = `${kind === "elicit" ? "ask" : "sample"}${++this.asked}`;
+      const onAbort = (): void => {
+        this.questions.delete(key);
+        reject(signal.reason instanceof Error ? signal.reason : new Error("the downstream server withdrew its question"));
+      };
+      this.questions.set(key, {
+        kind,
+        params,
+        settle: (result) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(result);
+        },
+      });
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      this.wake?.();
+    });
+  }
+
+  private finish(outcome: NonNullable<HeldCall<T>["outcome"]>): void {
+    this.clearExpiry();
+    this.outcome = outcome;
+    this.table.forget(this);
+    this.wake?.();
+  }
+
+  private clearExpiry(): void {
+    if (this.expiry) clearTimeout(this.expiry);
+    this.expiry = undefined;
+  }
+}
+
+export class HeldCalls {
+  readonly ttlMs: number;
+  private readonly max: number;
+  private readonly calls = new Map<string, HeldCall<unknown>>();
+
+  constructor(options: HeldCallsOptions = {}) {
+    this.ttlMs = options.ttlMs ?? 600_000;
+    this.max = options.max ?? 1_000;
+  }
+
+  /** Start `run` with a relay whose questions end the current round instead of failing. */
+  start<T>(run: (relay: CallRelay, signal: AbortSignal) => Promise<T>, can: { elicit: boolean; sample: boolean }): HeldCall<T> {
+    return new HeldCall<T>(this, run, can);
+  }
+
+  get<T>(id: string): HeldCall<T> | undefined {
+    return this.calls.get(id) as HeldCall<T> | undefined;
+  }
+
+  get size(): number {
+    return this.calls.size;
+  }
+
+  /** @internal A call waiting for its client: false when the table is full. */
+  keep(call: HeldCall<unknown>): boolean {
+    if (this.calls.has(call.id)) return true;
+    if (this.calls.size >= this.max) return false;
+    this.calls.set(call.id, call);
+    return true;
+  }
+
+  /** @internal */
+  forget(call: HeldCall<unknown>): void {
+    this.calls.delete(call.id);
+  }
+
+  /** Cancel every waiting call (shutdown). */
+  close(): void {
+    for (const call of [...this.calls.values()]) call.cancel(new Error("the runtime is shutting down"));
+  }
+}
