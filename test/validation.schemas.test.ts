@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -9,6 +9,7 @@ import { McpSpecError, parseMcpSpec } from "../src/adapters/mcp/index.js";
 import { RestSpecError } from "../src/adapters/rest/errors.js";
 import { createRestAdapter } from "../src/adapters/rest/index.js";
 import { silentLogger } from "../src/log.js";
+import { SPEC_DATA_FILES } from "../scripts/spec-schemas.js";
 import { baseEnv, runCli } from "./helpers.js";
 
 // One validation style: the config file, plugin.json and every adapter kind's block are checked
@@ -19,6 +20,14 @@ import { baseEnv, runCli } from "./helpers.js";
 function problemLines(stderr: string, file: string): string[] {
   return stderr.split("\n").filter((l) => l.includes(file));
 }
+
+describe("the schemas a start reads are the TypeBox schemas as data", () => {
+  for (const [file, source] of Object.entries(SPEC_DATA_FILES)) {
+    it(`${file} is current (else run npm run schema:specs)`, () => {
+      assert.equal(readFileSync(new URL(`../${file}`, import.meta.url), "utf8"), source(), `${file} is stale: run \`npm run schema:specs\``);
+    });
+  }
+});
 
 describe("plugin.json: every problem at once, at its line and column", () => {
   let dir: string;

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { Type, type Static } from "@sinclair/typebox";
 import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
+// The schemas as plain data (generated from manifest-schema.ts): reading a manifest loads no TypeBox.
+import { FLAT_MANIFEST_SCHEMA, SPEC_MANIFEST_SCHEMA } from "./manifest-schema-data.js";
 import { fieldName, specProblems } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
 
@@ -15,6 +16,7 @@ import { jsonLocator, parseJsonText } from "../json-text.js";
  */
 
 export const EXTENSION_KEY = "dev.agent-tools-runtime";
+export type { FlatManifestDocument, RuntimeSection, SpecManifestDocument } from "./manifest-schema.js";
 
 /** A built-in adapter kind described in data (no code). Fields beyond `kind` belong to that kind. */
 export interface DeclarativeAdapterSpec {
@@ -78,65 +80,6 @@ export class ManifestError extends Error {
   }
 }
 
-const Names = () => Type.Array(Type.String({ minLength: 1, problem: "must be a non-empty string" }), { problem: "must be an array of names" });
-
-/** The runtime section, shared by both forms (top level in flat, the extension in the spec form). */
-const runtimeSection = {
-  prefix: Type.String({
-    pattern: "^[a-z][a-z0-9_-]{0,31}$",
-    problem: "must be lower case letters, digits, '_' or '-', starting with a letter, at most 32 characters",
-  }),
-  /** A module path relative to the plugin folder, or a declarative block of a built-in kind (checked against BLOCK_SCHEMAS). */
-  adapter: Type.Union(
-    [Type.String({ minLength: 1 }), Type.Object({ kind: Type.String({ minLength: 1, problem: "must name an adapter kind (mcp, rest, openapi, cli, …)" }) }, { additionalProperties: true })],
-    { problem: "must be a module path or an object with a 'kind'" },
-  ),
-  adapterExport: Type.Optional(Type.String({ minLength: 1, problem: "must be a non-empty string" })),
-  readonlyTools: Type.Optional(Names()),
-  confirmTools: Type.Optional(Names()),
-  skills: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Names()], { problem: "must be a path or an array of paths" })),
-  discoverHint: Type.Optional(Type.String({ problem: "must be a string" })),
-  discoverContext: Type.Optional(
-    Type.Object(
-      { skill: Type.String({ minLength: 1, problem: "must name a skill of this plugin" }), arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { problem: "must be an object" })) },
-      { additionalProperties: false, title: "discoverContext" },
-    ),
-  ),
-  requireConfirm: Type.Optional(Type.Boolean({ problem: "must be true or false" })),
-  confirm: Type.Optional(Type.Unsafe<"elicit" | "flag">({ type: "string", enum: ["elicit", "flag"], problem: 'must be "elicit" or "flag"' })),
-  requires: Type.Optional(Type.Object({ env: Type.Optional(Names()), bins: Type.Optional(Names()) }, { additionalProperties: false, title: "requires (env, bins)" })),
-};
-
-const RuntimeSectionSchema = Type.Object(runtimeSection, { additionalProperties: false, title: `the '${EXTENSION_KEY}' extension` });
-
-/** Package metadata a flat manifest may carry beside the runtime's settings. */
-const metadata = {
-  $schema: Type.Optional(Type.String()),
-  name: Type.String({ minLength: 1, problem: "must be a non-empty string" }),
-  version: Type.Optional(Type.String({ problem: "must be a string" })),
-  description: Type.Optional(Type.String({ problem: "must be a string" })),
-  author: Type.Optional(Type.Unknown()),
-  license: Type.Optional(Type.String()),
-  homepage: Type.Optional(Type.String()),
-  repository: Type.Optional(Type.Unknown()),
-  keywords: Type.Optional(Type.Array(Type.String())),
-};
-
-export const FlatManifestSchema = Type.Object({ ...metadata, ...runtimeSection }, { additionalProperties: false, title: "a plugin manifest" });
-
-/** Agent Plugins Spec 1.0.0: its own fields stay open (other tools read them); ours are the extension. */
-export const SpecManifestSchema = Type.Object({
-  $schema: Type.Optional(Type.String()),
-  name: Type.String({ minLength: 1, problem: "must be a non-empty string" }),
-  version: Type.String({ minLength: 1, problem: "must be a non-empty string" }),
-  description: Type.String({ problem: "must be a string" }),
-  extensions: Type.Object({ [EXTENSION_KEY]: RuntimeSectionSchema }, { problem: `must be an object holding '${EXTENSION_KEY}'` }),
-});
-
-export type RuntimeSection = Static<typeof RuntimeSectionSchema>;
-export type FlatManifestDocument = Static<typeof FlatManifestSchema>;
-export type SpecManifestDocument = Static<typeof SpecManifestSchema>;
-
 function isSpecForm(doc: Record<string, unknown>): boolean {
   return "extensions" in doc || (typeof doc.$schema === "string" && doc.$schema.includes("agent-plugins"));
 }
@@ -150,7 +93,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * manifest's own fields, and the adapter block against its kind's schema (BLOCK_SCHEMAS).
  */
 function check(file: string, spec: boolean, doc: Record<string, unknown>, text: string | undefined): void {
-  const problems = specProblems(spec ? SpecManifestSchema : FlatManifestSchema, doc);
+  const problems = specProblems(spec ? SPEC_MANIFEST_SCHEMA : FLAT_MANIFEST_SCHEMA, doc);
   const base = spec ? ["extensions", EXTENSION_KEY] : [];
   const section = spec ? (isRecord(doc.extensions) ? doc.extensions[EXTENSION_KEY] : undefined) : doc;
   const adapter = isRecord(section) ? section.adapter : undefined;

@@ -2,7 +2,8 @@ import { parseNumberSet, parseOutcome, parsePattern, renderDetails, renderTempla
 import { assertSpec } from "../shared/errors.js";
 import type { Redactor } from "../shared/redact.js";
 import { CliError, CliSpecError } from "./errors.js";
-import { CliErrorRulesSchema } from "./schema.js";
+import { CLI_ERROR_RULES_SCHEMA } from "../block-schema-data.js";
+import type { CliErrorRuleBlock } from "./schema.js";
 import type { ProcessResult } from "./process.js";
 import { tail } from "./result.js";
 
@@ -30,7 +31,7 @@ export interface CliErrorRule extends ErrorOutcome {
 /** Check the `errors` rules against their schema (every problem at once), then compile them. */
 export function parseCliErrorRules(value: unknown, field = "adapter.errors"): CliErrorRule[] {
   if (value === undefined) return [];
-  assertSpec(CliSpecError, CliErrorRulesSchema, value, field);
+  assertSpec<CliErrorRuleBlock[]>(CliSpecError, CLI_ERROR_RULES_SCHEMA, value, field);
   return value.map((rule, i) => {
     const where = `${field}[${i}]`;
     const parsed: CliErrorRule = parseOutcome(rule);

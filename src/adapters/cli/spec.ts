@@ -1,7 +1,8 @@
 import type { DeclarativeAdapterSpec } from "../../plugins/manifest.js";
 import { assertSpec } from "../shared/errors.js";
 import { CliSpecError } from "./errors.js";
-import { CliBlockSchema, type CliBlock } from "./schema.js";
+import { CLI_BLOCK_SCHEMA } from "../block-schema-data.js";
+import type { CliBlock } from "./schema.js";
 import { parseAllowlist } from "./allowlist.js";
 import { parseCliErrorRules, type CliErrorRule } from "./error-rules.js";
 import { parseCliTool, type CliTool } from "./tools.js";
@@ -38,7 +39,7 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
 /** The block: its schema first (every problem at once), then each tool's argv template and unique names. */
 export function parseCliSpec(spec: DeclarativeAdapterSpec): CliSpec {
-  assertSpec(CliSpecError, CliBlockSchema, spec, "adapter");
+  assertSpec<CliBlock>(CliSpecError, CLI_BLOCK_SCHEMA, spec, "adapter");
   const block: CliBlock = spec;
   if (block.program.includes("\0")) throw new CliSpecError("adapter.program", "must be a non-empty program name or path");
   const allowlist = typeof block.allowlist === "string" ? parseAllowlist(block.allowlist) : block.allowlist ? [...block.allowlist] : undefined;

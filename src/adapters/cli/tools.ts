@@ -1,7 +1,8 @@
 import type { JsonSchema, ToolDescriptor } from "../types.js";
 import { assertSpec } from "../shared/errors.js";
 import { CliSpecError } from "./errors.js";
-import { CliToolSchema, type CliToolBlock } from "./schema.js";
+import { CLI_TOOL_SCHEMA } from "../block-schema-data.js";
+import type { CliToolBlock } from "./schema.js";
 import { parseArgvTemplate, type ArgvTemplate } from "./template.js";
 
 /**
@@ -39,7 +40,7 @@ export function deriveInputSchema(template: ArgvTemplate): JsonSchema {
 }
 
 export function parseCliTool(value: unknown, field: string): CliTool {
-  assertSpec(CliSpecError, CliToolSchema, value, field);
+  assertSpec<CliToolBlock>(CliSpecError, CLI_TOOL_SCHEMA, value, field);
   const block: CliToolBlock = value;
   const template = parseArgvTemplate(block.argv, block.optional, field);
   const tool: CliTool = {

@@ -4,7 +4,8 @@ import type { DeclarativeAdapterFactory } from "../../plugins/loader.js";
 import type { Adapter } from "../types.js";
 import { createMcpAdapter } from "../mcp/index.js";
 import { McpSpecError } from "../mcp/errors.js";
-import { McpFilesystemBlockSchema, type McpFilesystemBlock } from "../mcp/schema.js";
+import { MCP_FILESYSTEM_BLOCK_SCHEMA } from "../block-schema-data.js";
+import type { McpFilesystemBlock } from "../mcp/schema.js";
 import { assertSpec } from "../shared/errors.js";
 import { createFilesystemGuard } from "./guard.js";
 
@@ -38,7 +39,7 @@ interface TextResult {
 }
 
 export const createFilesystemAdapter: DeclarativeAdapterFactory = async (spec, options) => {
-  assertSpec(McpSpecError, McpFilesystemBlockSchema, spec, "adapter");
+  assertSpec<McpFilesystemBlock>(McpSpecError, MCP_FILESYSTEM_BLOCK_SCHEMA, spec, "adapter");
   const { roots, hide, ...rest }: McpFilesystemBlock = spec;
   const mcpSpec = { ...rest, kind: "mcp" };
   const served = roots?.length ? roots : (rest.args ?? []).map(String).filter((a) => path.isAbsolute(a) && isDir(a));

@@ -1,6 +1,7 @@
 import { assertSpec } from "../shared/errors.js";
 import { McpSpecError } from "./errors.js";
-import { McpBlockSchema, type McpBlock } from "./schema.js";
+import { MCP_BLOCK_SCHEMA } from "../block-schema-data.js";
+import type { McpBlock } from "./schema.js";
 
 /**
  * The declarative `mcp` adapter block, parsed and checked. Either stdio:
@@ -59,7 +60,7 @@ function textMap(value: Readonly<Record<string, string | number | boolean>> | un
  * `url`, and a URL that is http(s) or a `${VAR}` resolved later.
  */
 export function parseMcpSpec(spec: Readonly<Record<string, unknown>>, where = "adapter"): McpSpec {
-  assertSpec(McpSpecError, McpBlockSchema, spec, where);
+  assertSpec<McpBlock>(McpSpecError, MCP_BLOCK_SCHEMA, spec, where);
   const block: McpBlock = spec;
   const common: McpCommonSpec = {
     timeoutMs: Math.floor(block.timeoutMs ?? DEFAULT_TIMEOUT_MS),

@@ -1,7 +1,8 @@
 import type { DeclarativeAdapterFactory } from "../../plugins/loader.js";
 import { createOperationsAdapter } from "../rest/adapter.js";
 import { RestSpecError } from "../rest/errors.js";
-import { OpenApiBlockSchema, type OpenApiBlock } from "../rest/schema.js";
+import { OPENAPI_BLOCK_SCHEMA } from "../block-schema-data.js";
+import type { OpenApiBlock } from "../rest/schema.js";
 import { assertSpec } from "../shared/errors.js";
 import { parseConnection } from "../rest/spec.js";
 import { createRedactor } from "../shared/redact.js";
@@ -21,7 +22,7 @@ import { dropAuthParameters, operationsFromDocument, serverUrl } from "./operati
  * Each operation becomes a REST tool (operations.ts); calling is the REST kind's (../rest).
  */
 export const createOpenApiAdapter: DeclarativeAdapterFactory = async (spec, options) => {
-  assertSpec(RestSpecError, OpenApiBlockSchema, spec, "");
+  assertSpec<OpenApiBlock>(RestSpecError, OPENAPI_BLOCK_SCHEMA, spec, "");
   const block: OpenApiBlock = spec;
   const loaded = await loadOpenApiDocument(block.spec, options.pluginDir, block.timeoutMs);
   const baseUrl = block.baseUrl ?? serverUrl(loaded.document, loaded.location, loaded.isUrl);

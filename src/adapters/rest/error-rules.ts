@@ -2,7 +2,8 @@ import { parseNumberSet, parseOutcome, parsePattern, renderDetails, renderTempla
 import { assertSpec } from "../shared/errors.js";
 import { valueAt } from "../shared/json-path.js";
 import { RestSpecError } from "./errors.js";
-import { RestErrorRulesSchema } from "./schema.js";
+import { REST_ERROR_RULES_SCHEMA } from "../block-schema-data.js";
+import type { RestErrorRuleBlock } from "./schema.js";
 
 /**
  * The rest block's `errors`: rules that turn a non-2xx answer into a specific error. The first
@@ -37,7 +38,7 @@ export interface FailedExchange {
 /** Check the `errors` rules against their schema (every problem at once), then compile them. */
 export function parseRestErrorRules(value: unknown, field = "errors"): RestErrorRule[] {
   if (value === undefined) return [];
-  assertSpec(RestSpecError, RestErrorRulesSchema, value, field);
+  assertSpec<RestErrorRuleBlock[]>(RestSpecError, REST_ERROR_RULES_SCHEMA, value, field);
   return value.map((rule, i) => {
     const headers = Object.fromEntries(Object.entries(rule.headers ?? {}).map(([name, expected]) => [name.toLowerCase(), expected]));
     const parsed: RestErrorRule = { ...parseOutcome(rule), status: parseNumberSet(rule.status) ?? [], headers };

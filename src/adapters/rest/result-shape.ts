@@ -1,6 +1,7 @@
 import { assertSpec } from "../shared/errors.js";
 import { RestSpecError } from "./errors.js";
-import { ResultShapeSchema } from "./schema.js";
+import { REST_RESULT_SHAPE_SCHEMA } from "../block-schema-data.js";
+import type { ResultShapeBlock } from "./schema.js";
 
 /**
  * A tool's `result`: what of the decoded body reaches the model. APIs answer with far more than a
@@ -34,7 +35,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Check a tool's `result` against ResultShapeSchema (every problem at once, named after `field`). */
 export function parseResultShape(value: unknown, field: string): ResultShape | undefined {
   if (value === undefined) return undefined;
-  assertSpec(RestSpecError, ResultShapeSchema, value, field);
+  assertSpec<ResultShapeBlock>(RestSpecError, REST_RESULT_SHAPE_SCHEMA, value, field);
   return { ...value };
 }
 

@@ -26,7 +26,7 @@ const authTypes = {
   }),
 };
 
-type AuthBlock = Static<(typeof authTypes)[keyof typeof authTypes]>;
+export type AuthBlock = Static<(typeof authTypes)[keyof typeof authTypes]>;
 export const AuthSchema = Type.Unsafe<AuthBlock>({
   type: "object",
   required: ["type"],

@@ -3,7 +3,8 @@ import { assertSpec } from "../shared/errors.js";
 import { parseRestErrorRules, type RestErrorRule } from "./error-rules.js";
 import { RestSpecError } from "./errors.js";
 import { parseResultShape, type ResultShape } from "./result-shape.js";
-import { AuthSchema, PaginateSchema, RestBlockSchema, RestToolSchema, type RestToolBlock } from "./schema.js";
+import { REST_AUTH_SCHEMA, REST_BLOCK_SCHEMA, REST_PAGINATE_SCHEMA, REST_TOOL_SCHEMA } from "../block-schema-data.js";
+import type { AuthBlock, PaginateBlock, RestBlock, RestToolBlock } from "./schema.js";
 import { checkPathTemplate } from "./url-guard.js";
 
 /**
@@ -104,7 +105,7 @@ export function readonlyByDefault(method: string): boolean {
 
 export function parseAuth(value: unknown, field = "auth"): AuthSpec | undefined {
   if (value === undefined || value === null) return undefined;
-  assertSpec(RestSpecError, AuthSchema, value, field);
+  assertSpec<AuthBlock>(RestSpecError, REST_AUTH_SCHEMA, value, field);
   const auth = value;
   if (auth.type !== "login") return { ...auth };
   return {
@@ -120,7 +121,7 @@ export function parseAuth(value: unknown, field = "auth"): AuthSpec | undefined 
 
 export function parsePaginate(value: unknown, field: string): PaginateSpec | undefined {
   if (value === undefined || value === null || value === false) return undefined;
-  assertSpec(RestSpecError, PaginateSchema, value, field);
+  assertSpec<PaginateBlock>(RestSpecError, REST_PAGINATE_SCHEMA, value, field);
   const paginate = value;
   return {
     style: paginate.style,
@@ -156,7 +157,7 @@ export function deriveInputSchema(op: Pick<RestOperation, "pathParams" | "query"
  * code is checked here — the method, the path template, body vs bodyArg, a body on a GET.
  */
 export function parseTool(value: unknown, field: string): RestOperation {
-  assertSpec(RestSpecError, RestToolSchema, value, field);
+  assertSpec<RestToolBlock>(RestSpecError, REST_TOOL_SCHEMA, value, field);
   const tool: RestToolBlock = value;
   const method = (tool.method ?? "GET").toUpperCase();
   if (!METHODS.has(method)) throw new RestSpecError(`${field}.method`, `'${method}' is not an HTTP method this adapter sends (${[...METHODS].join(", ")})`);
@@ -221,7 +222,7 @@ export function parseConnection(spec: Readonly<Record<string, unknown>>, baseUrl
 
 /** The whole block: its schema first (every problem at once), then each tool's cross-field rules. */
 export function parseRestSpec(spec: Readonly<Record<string, unknown>>): { connection: RestConnectionSpec; tools: RestOperation[] } {
-  assertSpec(RestSpecError, RestBlockSchema, spec, "");
+  assertSpec<RestBlock>(RestSpecError, REST_BLOCK_SCHEMA, spec, "");
   const connection = parseConnection(spec);
   const tools = spec.tools.map((t, i) => parseTool(t, `tools[${i}]`));
   const seen = new Set<string>();

@@ -1,4 +1,3 @@
-import type { TSchema } from "@sinclair/typebox";
 import { RuntimeError, type ErrorCode } from "../../errors.js";
 import { describeProblems, specProblems, type SpecProblem } from "./spec-check.js";
 
@@ -44,8 +43,11 @@ export class AdapterSpecError extends Error {
   }
 }
 
-/** Check `value` against a block schema; every problem at once, as `ErrorClass` (the kind's own SpecError). */
-export function assertSpec<T>(ErrorClass: new (problems: readonly SpecProblem[]) => AdapterSpecError, schema: TSchema & { static: T }, value: unknown, prefix: string): asserts value is T {
+/**
+ * Check `value` against a block schema (plain data generated from the kind's TypeBox schema, whose
+ * type is `T`); every problem at once, as `ErrorClass` (the kind's own SpecError).
+ */
+export function assertSpec<T>(ErrorClass: new (problems: readonly SpecProblem[]) => AdapterSpecError, schema: object, value: unknown, prefix: string): asserts value is T {
   const problems = specProblems(schema, value, prefix);
   if (problems.length) throw new ErrorClass(problems);
 }
