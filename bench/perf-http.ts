@@ -8,8 +8,9 @@ export interface HttpServer {
   stop: () => Promise<void>;
 }
 
-export function startHttpServer(bin: string, env: Record<string, string>, cwd: string): Promise<HttpServer> {
-  const child = spawn(process.execPath, [bin], { env, cwd, stdio: ["ignore", "ignore", "pipe"] });
+/** `nodeArgs` go before the script (e.g. `--cpu-prof`, which NODE_OPTIONS does not take). */
+export function startHttpServer(bin: string, env: Record<string, string>, cwd: string, nodeArgs: readonly string[] = []): Promise<HttpServer> {
+  const child = spawn(process.execPath, [...nodeArgs, bin], { env, cwd, stdio: ["ignore", "ignore", "pipe"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return new Promise((resolve, reject) => {
     let stderr = "";

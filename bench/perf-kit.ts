@@ -16,6 +16,7 @@ export const HTTP_BIN = path.join(ROOT, "dist", "bin", "agent-tools-mcp-http.js"
 export const ONE_TOOL_SERVER = path.join(BENCH_FIXTURES, "one-tool-server.mjs");
 export const CATALOG_SERVER = path.join(BENCH_FIXTURES, "catalog-server.mjs");
 export const COUNT_MODULES = path.join(BENCH_FIXTURES, "count-modules.mjs");
+export const SDK_PROXY = path.join(BENCH_FIXTURES, "sdk-proxy.mjs");
 
 export const EVERYTHING_SERVER = path.join(
   path.dirname(createRequire(path.join(ROOT, "package.json")).resolve("@modelcontextprotocol/server-everything/package.json")),

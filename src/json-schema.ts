@@ -1,16 +1,18 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 
 /**
  * JSON Schema validation shared by manifest loading and argument validation. Tool schemas come
  * from arbitrary servers, so both draft-07 (Ajv's default, and what most MCP servers emit) and
  * 2020-12 (what the MCP spec names) are supported; the `$schema` keyword picks the dialect.
+ *
+ * Ajv is loaded on the first schema compiled, not at start: the runtime's own schemas (config
+ * file, plugin manifests) come precompiled (validators.generated.ts), and compiling them at each
+ * start cost a quarter of a second and 8 MiB.
  */
 
-// ajv-formats is CommonJS; its callable sits on `default` when imported from ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
-
+// Synchronous and on first use: ajv and ajv-formats are CommonJS packages.
+const require = createRequire(import.meta.url);
 export interface SchemaViolation {
   /** JSON Pointer-like path of the offending value, "" for the root. */
   path: string;
@@ -23,9 +25,15 @@ export type SchemaCheck = { ok: true } | { ok: false; violations: SchemaViolatio
 
 const DRAFT_2020 = /json-schema\.org\/draft\/2020-12\/schema/;
 
-function newAjv<T extends Ajv>(AjvClass: new (options: object) => T): T {
-  const ajv = new AjvClass({ allErrors: true, strict: false, validateFormats: true, allowUnionTypes: true });
-  addFormats(ajv);
+/** The options every Ajv here is made with; scripts/config-schema.ts precompiles with the same. */
+export const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: true, allowUnionTypes: true } as const;
+
+function newAjv(dialect: "draft-07" | "2020-12"): Ajv {
+  const AjvClass = (dialect === "2020-12" ? (require("ajv/dist/2020.js") as { Ajv2020: new (options: object) => Ajv }).Ajv2020 : (require("ajv") as { Ajv: new (options: object) => Ajv }).Ajv);
+  const ajv = new AjvClass(AJV_OPTIONS);
+  // ajv-formats is CommonJS; its callable sits on `default` in some builds.
+  const formats = require("ajv-formats") as { default?: (ajv: Ajv) => Ajv } & ((ajv: Ajv) => Ajv);
+  (formats.default ?? formats)(ajv);
   return ajv;
 }
 
@@ -34,12 +42,20 @@ let draft2020: Ajv | undefined;
 
 function ajvFor(schema: Record<string, unknown>): Ajv {
   const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (DRAFT_2020.test(dialect)) return (draft2020 ??= newAjv(Ajv2020));
-  return (draft07 ??= newAjv(Ajv));
+  if (DRAFT_2020.test(dialect)) return (draft2020 ??= newAjv("2020-12"));
+  return (draft07 ??= newAjv("draft-07"));
 }
 
 /** Compiled validators, keyed by schema object identity (catalogs keep their schema objects). */
 const compiled = new WeakMap<object, ValidateFunction | Error>();
+
+/**
+ * A validator made ahead of time for `schema` (the same Ajv and options, as standalone code):
+ * compileSchema(schema) answers with it instead of compiling.
+ */
+export function usePrecompiled(schema: object, validate: unknown): void {
+  compiled.set(schema, validate as ValidateFunction);
+}
 
 /** Compile once; a schema that cannot compile is returned as an Error rather than thrown. */
 export function compileSchema(schema: Record<string, unknown>): ValidateFunction | Error {

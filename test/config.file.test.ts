@@ -5,14 +5,16 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError, loadConfig, parseConfig, readConfigFile } from "../src/config/config.js";
 import { manifestsFromConfig, prefixFromKey } from "../src/config/mcp-servers.js";
-import { schemaDataSource } from "../scripts/config-schema.js";
+import { schemaDataSource, validatorsSource } from "../scripts/config-schema.js";
 
 const FILE = "/work/agent-tools.config.json";
 
 describe("config file", () => {
-  it("validates with the schema of schema.ts: schema-data.ts is that schema as data (else run npm run schema:config)", () => {
+  it("validates with the schema of schema.ts and the manifest schemas: the generated data and precompiled validators match them (else run npm run schema:config)", () => {
     const committed = readFileSync(new URL("../src/config/schema-data.ts", import.meta.url), "utf8");
     assert.equal(committed, schemaDataSource(), "src/config/schema-data.ts is stale: run `npm run schema:config`");
+    const validators = readFileSync(new URL("../src/validators.generated.ts", import.meta.url), "utf8");
+    assert.equal(validators, validatorsSource(), "src/validators.generated.ts (precompiled config and manifest validators) is stale: run `npm run schema:config`");
   });
 
   it("reads comments and trailing commas, and resolves plugin dirs against the file", () => {

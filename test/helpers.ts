@@ -25,7 +25,9 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AGENT_TOOLS_")) env[k] = v;
   // The catalog cache is off unless a test turns it on with its own folder: runs must not share catalogs.
   // Audit lines of test runs stay out of the developer's ~/.local/state (tests that check the audit turn it on).
-  return { ...env, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", AGENT_TOOLS_CATALOG_CACHE: "off", AGENT_TOOLS_AUDIT: "off", ...extra };
+  // HTTP servers skip their warm-up (the search model's load): tests start dozens of them on a few
+  // cores; test/http.warm-up.test.ts turns it on.
+  return { ...env, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", AGENT_TOOLS_CATALOG_CACHE: "off", AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_WARM_UP: "off", ...extra };
 }
 
 export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}): Promise<Connected> {

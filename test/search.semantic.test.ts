@@ -10,6 +10,7 @@ import { queryClauses } from "../src/runtime/search/clauses.js";
 import { fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { createHybridIndex } from "../src/runtime/search/semantic/hybrid.js";
 import { loadSentenceModel, type SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
+import { loadUseModel } from "../src/runtime/search/semantic/use-model.js";
 import type { SearchDocument } from "../src/runtime/search/types.js";
 import { callJson, connect, FIXTURES, ROOT, type Connected } from "./helpers.js";
 
@@ -38,6 +39,42 @@ function countingModel(): { model: SentenceModel; texts: string[] } {
   const texts: string[] = [];
   return { texts, model: { id: model.id, dimensions: model.dimensions, embed: (batch) => (texts.push(...batch), model.embed(batch)) } };
 }
+
+/** The longest the event loop stood still while `model` embedded a batch of 64 texts, and how long that took. */
+async function stallDuringEmbedding(of: SentenceModel): Promise<{ longestMs: number; tookMs: number }> {
+  const texts = Array.from({ length: 64 }, (_, i) => `tool number ${i} reads, writes and lists notes, tasks and files of a project`);
+  await of.embed(["the first inference compiles the model's kernels"]);
+  let last = performance.now();
+  let longestMs = 0;
+  const tick = setInterval(() => {
+    const now = performance.now();
+    longestMs = Math.max(longestMs, now - last);
+    last = now;
+  }, 10);
+  const started = performance.now();
+  await of.embed(texts);
+  const tookMs = performance.now() - started;
+  // One more tick, so a stall that ended with the embedding is seen too.
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  clearInterval(tick);
+  return { longestMs, tookMs };
+}
+
+describe("the sentence model runs off the main thread (issue #15)", () => {
+  // In the main thread, loading and running it stalled every HTTP session's calls for seconds.
+  // The bound scales with the embedding's own duration, so a loaded machine does not fail it.
+  it("the event loop keeps turning while a batch is embedded", async () => {
+    const { longestMs, tookMs } = await stallDuringEmbedding(model);
+    assert.ok(longestMs < Math.max(100, tookMs / 4), `the event loop stood still ${Math.round(longestMs)} ms during an embedding of ${Math.round(tookMs)} ms`);
+  });
+
+  it("(control) the same model in this thread stalls it for about the whole embedding", async () => {
+    const load = await loadUseModel();
+    assert.ok("model" in load);
+    const { longestMs, tookMs } = await stallDuringEmbedding(load.model);
+    assert.ok(longestMs >= Math.max(100, tookMs / 4), `in-thread: the event loop stood still ${Math.round(longestMs)} ms during ${Math.round(tookMs)} ms`);
+  });
+});
 
 describe("hybrid search with the sentence model", () => {
   let cacheDir: string;
@@ -115,6 +152,9 @@ describe("while the model loads (modelWaitMs)", () => {
     assert.match(index.takeNotice!() ?? "", /loading its model; answers are ranked by BM25F alone/);
     assert.equal(counted.texts.length, 0, "nothing embedded before the model is in");
     release();
+    // The model loads (and the catalog is embedded) in the background after that first answer.
+    for (let waited = 0; !index.ready() && waited < 120_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(index.ready(), "the model loaded and the catalog was embedded in the background");
     await index.prepare!(query);
     const top = index.search(query, { limit: 5 }).hits.map((h) => h.name);
     assert.ok(top.includes("maps_distance_matrix") || top.includes("maps_directions"), `fused once the model is in: ${top.join(", ")}`);

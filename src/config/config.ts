@@ -1,13 +1,18 @@
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { specProblems } from "../adapters/shared/spec-check.js";
+import { specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
 import type { TeamConfig } from "./team.js";
 import type { ConfigDocument, HttpSettings, ServerEntryDocument } from "./schema.js";
 // The schemas as plain data (generated from schema.ts): a start does not load TypeBox.
 import { CONFIG_SCHEMA as ConfigSchema, SERVER_ENTRY_SCHEMA as ServerEntrySchema } from "./schema-data.js";
+import { config as precompiledConfig, serverEntry as precompiledServerEntry } from "../validators.generated.js";
+
+// Validated by code made ahead of time from these very schemas (no Ajv compile at start).
+usePrecompiledSpec(ConfigSchema, precompiledConfig);
+usePrecompiledSpec(ServerEntrySchema, precompiledServerEntry);
 
 /**
  * Per-entry settings of other clients that mean nothing here (approval lists, per-client

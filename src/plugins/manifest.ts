@@ -2,10 +2,11 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
+import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
+import { jsonLocator, parseJsonText } from "../json-text.js";
+import { flatManifest as precompiledFlat, specManifest as precompiledSpec } from "../validators.generated.js";
 // The schemas as plain data (generated from manifest-schema.ts): reading a manifest loads no TypeBox.
 import { FLAT_MANIFEST_SCHEMA, SPEC_MANIFEST_SCHEMA } from "./manifest-schema-data.js";
-import { fieldName, specProblems } from "../adapters/shared/spec-check.js";
-import { jsonLocator, parseJsonText } from "../json-text.js";
 
 /**
  * The plugin manifest (`plugin.json`) in either of its two forms, described by TypeBox schemas
@@ -79,6 +80,10 @@ export class ManifestError extends Error {
     this.field = field;
   }
 }
+
+// Validated by code made ahead of time from these very schemas (no Ajv compile at start).
+usePrecompiledSpec(FLAT_MANIFEST_SCHEMA, precompiledFlat);
+usePrecompiledSpec(SPEC_MANIFEST_SCHEMA, precompiledSpec);
 
 function isSpecForm(doc: Record<string, unknown>): boolean {
   return "extensions" in doc || (typeof doc.$schema === "string" && doc.$schema.includes("agent-plugins"));

@@ -150,7 +150,13 @@ function sanitise(tools: unknown): ToolDescriptor[] {
     .map((t) => ({ ...t, inputSchema: t.inputSchema && typeof t.inputSchema === "object" ? t.inputSchema : { type: "object" } }));
 }
 
-export const DEFAULT_LISTING_CONCURRENCY = 4;
+/**
+ * Listings that may start servers at once. Measured on 2 cores with 50 stdio servers on a cold
+ * cache (bench/perf.ts --only listing): 4 → 23.3 s, 6 → 22.6 s, 8 → 21.5 s until all were listed
+ * (machine load 11–16); starting servers is CPU-bound, so more at once gains little and keeps more
+ * processes alive at the same moment. 6.
+ */
+export const DEFAULT_LISTING_CONCURRENCY = 6;
 
 /**
  * `timeoutMs` bounds one listing: a module adapter's listTools() is plugin code and may hang, and

@@ -118,12 +118,19 @@ export function estimateTokens(text: string): number {
  * tokenizer; only one near or over it loads the real o200k tokenizer (once per process) to count
  * exactly, so an answer is never cut more than the real count requires.
  */
+let tokenCounter: Promise<(text: string) => number> | undefined;
+/** The o200k tokenizer's counter, imported once per process (its tables take a few hundred ms to build). */
+export function loadTokenCounter(): Promise<(text: string) => number> {
+  tokenCounter ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => m.countTokens);
+  return tokenCounter;
+}
+
 export async function fitEntriesToBudget<A extends { shown: number; total: number; more?: string; servers?: Record<string, string> }>(answer: A, key: keyof A & string, budget: number): Promise<A> {
   let count: ((text: string) => number) | undefined;
   const fits = async () => {
     const text = JSON.stringify(answer);
     if (estimateTokens(text) <= budget) return true;
-    count ??= (await import("gpt-tokenizer/encoding/o200k_base")).countTokens;
+    count ??= await loadTokenCounter();
     return count(text) <= budget;
   };
   if (await fits()) return answer;

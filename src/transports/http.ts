@@ -2,6 +2,7 @@ import type { Gateway } from "../gateway/gateway.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { HttpOptionsError, type HttpOptions } from "./http/options.js";
 import { startHttpFacade, type HttpFacade } from "./http/server.js";
+import { warmUp } from "./http/warm-up.js";
 import { exitGracefully, SHUTDOWN_GRACE_MS } from "./shutdown.js";
 
 /**
@@ -57,5 +58,7 @@ export async function serveHttp(runtime: Runtime, options: HttpOptions, gateway?
   );
   const auth = options.token || gateway?.auth.required ? " (bearer token required)" : "";
   runtime.log.info(`serving ${runtime.plugins.length} plugin(s) over HTTP at ${facade.url}${auth}${gateway ? ` [instance ${gateway.state.instanceId}, state ${gateway.state.backend}${gateway.metricsUrl ? `, metrics ${gateway.metricsUrl}` : ""}]` : ""}`);
+  // In the background: sessions are served meanwhile, and find the model and the shell loaded.
+  void warmUp(runtime);
   return facade;
 }

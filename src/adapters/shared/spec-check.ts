@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { closestNames } from "../../runtime/similarity.js";
 
 /**
@@ -39,13 +40,26 @@ interface AnnotatedSchema {
   discriminator?: { propertyName: string };
 }
 
-// verbose: each error carries the failing schema node (for `problem`) and the value (for "got …").
-const ajv = new Ajv({ allErrors: true, strict: false, verbose: true, discriminator: true, allowUnionTypes: true });
+// Synchronous and on first use: a start checks its own documents with precompiled code, and
+// Ajv (a quarter of a second to load and compile) is needed only to explain a document that fails.
+const require = createRequire(import.meta.url);
+let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
+const precompiled = new WeakMap<object, (value: unknown) => boolean>();
+
+/**
+ * Code made ahead of time for `schema` (scripts/config-schema.ts, Ajv standalone): a document it
+ * accepts has no problems, without loading Ajv; a rejected one is explained by the verbose check.
+ */
+export function usePrecompiledSpec(schema: object, validate: unknown): void {
+  precompiled.set(schema, validate as (value: unknown) => boolean);
+}
 
 function validatorFor(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
+    // verbose: each error carries the failing schema node (for `problem`) and the value (for "got …").
+    ajv ??= new (require("ajv") as { Ajv: new (options: object) => Ajv }).Ajv({ allErrors: true, strict: false, verbose: true, discriminator: true, allowUnionTypes: true });
     validate = ajv.compile(schema);
     compiled.set(schema, validate);
   }
@@ -107,6 +121,7 @@ function plainMessage(error: ErrorObject): string {
  * messages ("adapter", or "" for a block's own field names).
  */
 export function specProblems(schema: object, value: unknown, prefix = ""): SpecProblem[] {
+  if (precompiled.get(schema)?.(value)) return [];
   const validate = validatorFor(schema);
   if (validate(value)) return [];
   let errors = [...(validate.errors ?? [])];

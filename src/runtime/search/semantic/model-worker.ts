@@ -1,0 +1,34 @@
+import { parentPort } from "node:worker_threads";
+import { loadUseModel } from "./use-model.js";
+import type { WorkerReply, WorkerRequest } from "./sentence-model.js";
+
+/**
+ * The sentence model's thread: loads the model once, says whether it is usable, then answers
+ * embedding requests one at a time (TensorFlow.js runs one inference at a time anyway). The
+ * vectors travel back as transferred buffers, not copies.
+ */
+
+const port = parentPort;
+if (!port) throw new Error("model-worker.ts runs as a worker thread (see sentence-model.ts)");
+
+// This thread's stdout is the process's stdout, the stdio transport: whatever the model's
+// libraries print goes to stderr instead.
+process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+
+const load = await loadUseModel();
+if ("unavailable" in load) port.postMessage({ type: "unavailable", reason: load.unavailable } satisfies WorkerReply);
+else {
+  const { model } = load;
+  port.postMessage({ type: "ready", id: model.id, dimensions: model.dimensions } satisfies WorkerReply);
+  let queue: Promise<void> = Promise.resolve();
+  port.on("message", (request: WorkerRequest) => {
+    queue = queue.then(async () => {
+      try {
+        const vectors = await model.embed(request.texts);
+        port.postMessage({ type: "vectors", request: request.request, vectors } satisfies WorkerReply, vectors.map((v) => v.buffer as ArrayBuffer));
+      } catch (error) {
+        port.postMessage({ type: "failed", request: request.request, reason: (error as Error).message.split("\n")[0] ?? String(error) } satisfies WorkerReply);
+      }
+    });
+  });
+}
