@@ -1,10 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client, InMemoryTransport as ClientMemoryTransport } from "@modelcontextprotocol/client";
 import { InMemoryTransport, Server } from "@modelcontextprotocol/server";
 import { createFacadeServer } from "../dist/facade/server.js";
+import { startTracing } from "../dist/gateway/tracing.js";
 import { silentLogger } from "../dist/log.js";
 import { createRuntime } from "../dist/runtime/runtime.js";
 
@@ -14,7 +17,9 @@ import { createRuntime } from "../dist/runtime/runtime.js";
  *   - `runtime.call` on an in-code adapter that answers at once (the pipeline: repair, loop check,
  *     resolve, validate, gate, invoke, shape, frame);
  *   - the same call through the facade server and an SDK v2 client over InMemoryTransport;
- *   - a bare SDK v2 Server answering the same tools/call (the SDK's share, the floor).
+ *   - a bare SDK v2 Server answering the same tools/call (the SDK's share, the floor);
+ *   - `runtime.call` with OpenTelemetry on (10 spans a call, OTLP/HTTP to a local sink that
+ *     accepts and drops them): what tracing costs when configured (off, it is the first row).
  *   node --import tsx bench/call-cost.ts [--calls 20000] [--rounds 5]
  */
 
@@ -71,12 +76,27 @@ try {
   const bareClient = await linked(bare);
   const sdk = await cpuPerCall(() => bareClient.callTool({ name: "echo", arguments: { message: "hello" } }));
 
+  // Tracing on: the exporter posts to a loopback sink in this process (its CPU is counted too).
+  const sink = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.end("{}"));
+  });
+  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+  const tracing = await startTracing({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}` }, instanceId: "bench", version: "0", log: silentLogger });
+  const tracedRuntime = await createRuntime({ pluginDirs: [plugin], env: { AGENT_TOOLS_CATALOG_CACHE: "off", AGENT_TOOLS_AUDIT: "off" }, log: silentLogger, ...(tracing ? { tracing } : {}) });
+  const tracedSession = tracedRuntime.createSession("cost-traced");
+  const traced = await cpuPerCall(() => tracedRuntime.call(tracedSession, "ev", args));
+  await tracedRuntime.close();
+  await tracing?.shutdown();
+  sink.close();
+
   const fmt = (s: { min: number; median: number }) => `${s.min.toFixed(1)} / ${s.median.toFixed(1)} µs`;
   console.log(`CPU per call, min / median of ${ROUNDS} × ${CALLS} (load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")})`);
   console.log(`runtime.call (pipeline alone)                ${fmt(pipeline)}`);
   console.log(`facade + SDK client, in memory               ${fmt(facade)}`);
   console.log(`bare SDK server + SDK client, in memory      ${fmt(sdk)}`);
   console.log(`facade over the bare server: +${(facade.median - sdk.median).toFixed(1)} µs (${(facade.median / sdk.median).toFixed(2)}×)`);
+  console.log(`runtime.call, OpenTelemetry on (OTLP sink)   ${fmt(traced)}  (+${(traced.median - pipeline.median).toFixed(1)} µs over tracing off)`);
   await facadeClient.close();
   await bareClient.close();
   await runtime.close();

@@ -31,7 +31,7 @@ import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
 import { checkPlugin, mayUsePlugin, type Identity } from "./access.js";
-import type { CallObserver } from "./observer.js";
+import type { CallObserver, Tracing } from "./observer.js";
 import { createRedactor } from "../adapters/shared/redact.js";
 import { fleetSecrets } from "./redaction.js";
 import { demoteUnconfigured } from "./unconfigured-hits.js";
@@ -90,6 +90,8 @@ export interface RuntimeOptions {
   state?: SharedState;
   /** Told of every discover, search, call and skill run once it has its outcome (metrics, audit); awaited before the answer. */
   observers?: CallObserver[];
+  /** Traces of every operation and of each pipeline step (the gateway's OpenTelemetry, when configured); default none. */
+  tracing?: Tracing;
   /**
    * Where plugin catalogs persist between runs: a store, or false for none. Default: the file
    * store in the user's cache folder named by `env` (AGENT_TOOLS_CACHE_DIR, XDG_CACHE_HOME, HOME;
@@ -506,6 +508,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     resolvePlugin: (target, repairs, session) => requirePlugin(target, repairs, session.identity),
     jobsOf,
     observers,
+    tracing: options.tracing,
     toolsOf,
     similarTools: (plugin, name) => catalogOf(plugin).index.search(name, { plugin: plugin.manifest.prefix, limit: 3 }).hits.filter((h) => h.kind === "tool").map((h) => h.name),
     isReadOnly,
@@ -743,7 +746,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
-      return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log, observers, redact }, "discover", async () => {
+      return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log, observers, redact, trace: options.tracing?.start("discover", session) }, "discover", async () => {
         const plugin = requirePlugin(target, repairs, session.identity);
         const prefix = plugin.manifest.prefix;
         const tools = await toolsOf(plugin);
@@ -805,7 +808,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
       const query = queryOf(args.query, repairs);
-      return frame(session, { operation: "search", plugin: "*", target: query || undefined, repairs, log, observers, redact }, "search", async () => {
+      return frame(session, { operation: "search", plugin: "*", target: query || undefined, repairs, log, observers, redact, trace: options.tracing?.start("search", session) }, "search", async () => {
         if (!query) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {
             errors: [{ path: "/query", message: "must be a non-empty string" }],
