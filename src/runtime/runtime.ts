@@ -73,15 +73,16 @@ export interface RuntimeOptions {
   /** The ranking engine; default hybrid (README "Semantic search" has the measurements). */
   searchEngine?: SearchEngineName;
   /**
-   * How long a search waits for the semantic engine to embed catalog text before answering from
-   * BM25F alone (it keeps embedding in the background). Default 5 s; Infinity waits until done.
+   * How long a search waits for the semantic engine (model load, catalog and query embedding)
+   * before answering from BM25F alone (the work goes on in the background). Default 250 ms;
+   * Infinity waits until done.
    */
   semanticWaitMs?: number;
   /**
    * How long a search waits for the sentence model to load (seconds of CPU) before answering from
    * BM25F alone while it loads in the background. Default: 0 when catalogs persist (a warm start
    * answers its first search at once), else until loaded (a cold start waits for listings anyway);
-   * AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS sets it; Infinity waits.
+   * AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS sets it; Infinity waits. `semanticWaitMs` caps it.
    */
   semanticModelWaitMs?: number;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
@@ -254,8 +255,12 @@ function oneLine(text: string | undefined, max: number = DESCRIPTION_CHARS): str
 const SEARCH_LISTING_WAIT_MS = 3000;
 /** Characters of each server's line in a search answer's `servers`. */
 const SERVER_ABOUT_CHARS = 60;
-/** A first search over a large uncached catalog answers from BM25F after this, while embedding goes on. */
-const SEMANTIC_WAIT_MS = 5000;
+/**
+ * A search waits at most this for the semantic side (the model loading in its worker, catalog or
+ * query embedding) and otherwise answers from BM25F while that goes on: BM25F can always answer,
+ * and under load a model load of seconds must not hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS overrides.
+ */
+const SEMANTIC_WAIT_MS = 250;
 
 /** A search query past this length says nothing more to the index, and would be echoed whole in the answer. */
 const MAX_QUERY_CHARS = 500;
