@@ -3,6 +3,7 @@
  * Error carrying a string `code` that the runtime maps to its own error codes.
  */
 
+import type { SpecProblem } from "../shared/spec-check.js";
 import { AdapterError, AdapterSpecError } from "../shared/errors.js";
 
 export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "RESULT_TOO_LARGE";
@@ -20,7 +21,7 @@ export class McpAdapterError extends AdapterError<McpErrorCode> {
 
 /** A problem in the declarative `adapter` block, found when the adapter is built; names the field. */
 export class McpSpecError extends AdapterSpecError {
-  constructor(field: string, problem: string) {
+  constructor(field: string | readonly SpecProblem[], problem = "") {
     super(field, problem);
     this.name = "McpSpecError";
   }
