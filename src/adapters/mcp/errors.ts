@@ -3,6 +3,7 @@
  * Error carrying a string `code` that the runtime maps to its own error codes.
  */
 
+import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import { AdapterError, AdapterSpecError } from "../shared/errors.js";
 
 export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "RESULT_TOO_LARGE";
@@ -55,4 +56,9 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 export function isUnsupportedProtocolVersion(error: unknown): boolean {
   if (numericCode(error) === UNSUPPORTED_PROTOCOL_VERSION) return true;
   return error instanceof Error && /(^|[^\d])-32022\b/.test(error.message);
+}
+
+/** The SDK's request timeout fired (the connection's deadline: it sets no timer of its own). */
+export function isRequestTimeout(error: unknown): error is SdkError {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
