@@ -1,10 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client, InMemoryTransport as ClientMemoryTransport } from "@modelcontextprotocol/client";
 import { InMemoryTransport, Server } from "@modelcontextprotocol/server";
 import { createFacadeServer } from "../dist/facade/server.js";
+import { startTracing } from "../dist/gateway/tracing.js";
 import { silentLogger } from "../dist/log.js";
 import { createRuntime } from "../dist/runtime/runtime.js";
 
@@ -17,7 +20,9 @@ import { createRuntime } from "../dist/runtime/runtime.js";
  *   - a bare SDK v2 Server answering the same tools/call (the SDK's share, the floor);
  *   - `runtime.call` to a plugin whose adapter is the real McpAdapter over an in-memory link to
  *     that bare server, with the catalog cache on (what an MCP call costs between the pipeline and
- *     the SDK client: McpConnection, the use watch of the cache upkeep), against the bare client.
+ *     the SDK client: McpConnection, the use watch of the cache upkeep), against the bare client;
+ *   - `runtime.call` with OpenTelemetry on (10 spans a call, OTLP/HTTP to a local sink that
+ *     accepts and drops them): what tracing costs when configured (off, it is the first row).
  *   node --import tsx bench/call-cost.ts [--calls 20000] [--rounds 5]
  */
 
@@ -106,6 +111,19 @@ try {
   const mcpRuntime = await createRuntime({ pluginDirs: [mcpPlugin], env: { AGENT_TOOLS_CACHE_DIR: cacheDir, AGENT_TOOLS_AUDIT: "off" }, log: silentLogger });
   const mcpSession = mcpRuntime.createSession("cost-mcp");
   const mcp = await cpuPerCall(() => mcpRuntime.call(mcpSession, "em", args));
+  // Tracing on: the exporter posts to a loopback sink in this process (its CPU is counted too).
+  const sink = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.end("{}"));
+  });
+  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+  const tracing = await startTracing({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}` }, instanceId: "bench", version: "0", log: silentLogger });
+  const tracedRuntime = await createRuntime({ pluginDirs: [plugin], env: { AGENT_TOOLS_CATALOG_CACHE: "off", AGENT_TOOLS_AUDIT: "off" }, log: silentLogger, ...(tracing ? { tracing } : {}) });
+  const tracedSession = tracedRuntime.createSession("cost-traced");
+  const traced = await cpuPerCall(() => tracedRuntime.call(tracedSession, "ev", args));
+  await tracedRuntime.close();
+  await tracing?.shutdown();
+  sink.close();
 
   const fmt = (s: { min: number; median: number }) => `${s.min.toFixed(1)} / ${s.median.toFixed(1)} µs`;
   console.log(`CPU per call, min / median of ${ROUNDS} × ${CALLS} (load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")})`);
@@ -115,6 +133,7 @@ try {
   console.log(`facade over the bare server: +${(facade.median - sdk.median).toFixed(1)} µs (${(facade.median / sdk.median).toFixed(2)}×)`);
   console.log(`runtime.call → McpAdapter → bare server      ${fmt(mcp)}`);
   console.log(`McpAdapter path over the bare client: +${(mcp.median - sdk.median).toFixed(1)} µs (${(mcp.median / sdk.median).toFixed(2)}×)`);
+  console.log(`runtime.call, OpenTelemetry on (OTLP sink)   ${fmt(traced)}  (+${(traced.median - pipeline.median).toFixed(1)} µs over tracing off)`);
   await facadeClient.close();
   await bareClient.close();
   await runtime.close();

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
+import { fork, type ChildProcess } from "node:child_process";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createFacade } from "../src/facade/server.js";
 import { silentLogger } from "../src/log.js";
@@ -17,6 +18,8 @@ import { createModernEntry } from "../src/transports/http/modern.js";
  *    a modern client (pinned 2026-07-28, no session, a fresh Server per request) against a
  *    legacy client (2025 initialize, one session, one Server for its life);
  *  - the same modern request in-process through createMcpHandler's fetch (no socket).
+ * - the server's CPU time per tools/call of each era, with the facade in a process of its own
+ *   (bench/protocol-server.ts): the figure a shared, loaded machine distorts least.
  * Each figure is per request: min and median of ROUNDS rounds of N requests; modern and legacy
  * rounds alternate (which goes first flips each round) and each pair gives a ratio.
  * Run: node --import tsx bench/protocol.ts [N] [ROUNDS]
@@ -114,11 +117,57 @@ results["tools/list legacy (HTTP)"] = list.b;
 ratios["tools/list"] = list.ratio;
 results["tools/call modern (in-process fetch)"] = await perRequest(() => inProcess.callTool(callArgs));
 
+// The server's own CPU time per request, with the facade in a process of its own: load from other
+// processes on a shared machine stretches wall-clock time but not this.
+const child: ChildProcess = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), "protocol-server.ts"), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "ignore", "inherit", "ipc"] });
+const ask = <T>(message: string, key: string): Promise<T> =>
+  new Promise((resolve) => {
+    const onMessage = (reply: Record<string, unknown>): void => {
+      if (key in reply) {
+        child.off("message", onMessage);
+        resolve(reply[key] as T);
+      }
+    };
+    child.on("message", onMessage);
+    if (message) child.send(message);
+  });
+const childUrl = await ask<string>("", "url");
+const modernOut = await client("modern", undefined, childUrl);
+const legacyOut = await client("legacy", undefined, childUrl);
+async function cpuRound(run: () => Promise<unknown>): Promise<number> {
+  const before = await ask<number>("cpu", "cpu");
+  for (let i = 0; i < N; i++) await run();
+  return ((await ask<number>("cpu", "cpu")) - before) / N;
+}
+for (let i = 0; i < Math.min(50, N); i++) {
+  await modernOut.callTool(callArgs);
+  await legacyOut.callTool(callArgs);
+}
+const cpuModern: number[] = [];
+const cpuLegacy: number[] = [];
+const cpuRatios: number[] = [];
+for (let r = 0; r < ROUNDS; r++) {
+  const m = await cpuRound(() => modernOut.callTool(callArgs));
+  const l = await cpuRound(() => legacyOut.callTool(callArgs));
+  cpuModern.push(m);
+  cpuLegacy.push(l);
+  cpuRatios.push(m / l);
+}
+await Promise.allSettled([modernOut.close(), legacyOut.close()]);
+child.send("stop");
+
 const ms = (value: number): string => `${value.toFixed(3)} ms`;
+const us = (value: { min: number; median: number }): string => `${value.min.toFixed(0)} µs / ${value.median.toFixed(0)} µs`;
 console.log(`protocol eras, per request (min / median of ${ROUNDS} rounds × ${N}; modern and legacy rounds alternate)`);
 console.log(`  factory (facade.server per request): ${factory.min.toFixed(1)} µs / ${factory.median.toFixed(1)} µs`);
-for (const [label, value] of Object.entries(results)) console.log(`  ${label.padEnd(38)} ${ms(value.min)} / ${ms(value.median)}`);
-for (const [label, value] of Object.entries(ratios)) console.log(`  modern/legacy ${label.padEnd(10)} per-round ratio min ${value.min.toFixed(3)}× / median ${value.median.toFixed(3)}× (goal: within 1.10×)`);
+console.log("  wall-clock, client and server in this process:");
+for (const [label, value] of Object.entries(results)) console.log(`    ${label.padEnd(38)} ${ms(value.min)} / ${ms(value.median)}`);
+for (const [label, value] of Object.entries(ratios)) console.log(`    modern/legacy ${label.padEnd(10)} per-round ratio min ${value.min.toFixed(3)}× / median ${value.median.toFixed(3)}×`);
+const cpuRatio = stats(cpuRatios);
+console.log("  server CPU time per tools/call, the facade in its own process:");
+console.log(`    modern (HTTP)                          ${us(stats(cpuModern))}`);
+console.log(`    legacy (HTTP)                          ${us(stats(cpuLegacy))}`);
+console.log(`    modern/legacy per-round ratio min ${cpuRatio.min.toFixed(3)}× / median ${cpuRatio.median.toFixed(3)}× (goal: within 1.10×)`);
 
 await Promise.allSettled([modern.close(), legacy.close(), inProcess.close()]);
 await entry.close();

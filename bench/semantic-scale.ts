@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
 import { percentile } from "../src/runtime/search/evaluate.js";
 import { fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
@@ -9,65 +10,107 @@ import { loadSentenceModel } from "../src/runtime/search/semantic/sentence-model
 import { synthetic, syntheticQueries } from "./synthetic-catalog.js";
 
 /**
- * The hybrid engine at scale: a synthetic catalog (default 10,000 tools) embedded once into an
- * empty cache folder (wall and CPU time, memory), then a second index as after a restart (the
- * catalog comes from the cache file), then query p50/p95 over distinct 2–5-word queries, each
- * timed from `prepare` (the query's embedding) through `search`.
- * Run: node --expose-gc --import tsx bench/semantic-scale.ts [TOOLS]
+ * The hybrid engine at scale, with the model in its worker thread as the runtime runs it: a
+ * synthetic catalog (default 10,000 tools) embedded once into an empty cache folder (wall time,
+ * and the longest the main event loop was held meanwhile), then a new index as after a restart
+ * (the catalog from the cache file), then rounds of distinct 2–5-word queries, each timed from
+ * `prepare` (the query's embedding) through `search`: min and median of the rounds' p50.
+ * Run: node --import tsx bench/semantic-scale.ts [TOOLS] [ROUNDS]
+ * (AGENT_TOOLS_SCALE_CACHE=DIR keeps the embeddings there: a second run's "first run" is the cache.)
  */
 
 const size = Number(process.argv[2] ?? 10_000);
+const rounds = Number(process.argv[3] ?? 3);
 const groups = synthetic(size);
-const queries = syntheticQueries(200, 11);
-const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-semantic-scale-"));
-const gc = (globalThis as { gc?: () => void }).gc;
+// A kept folder (AGENT_TOOLS_SCALE_CACHE) lets a later run skip the long first embedding.
+const keep = process.env.AGENT_TOOLS_SCALE_CACHE;
+const dir = keep ?? mkdtempSync(path.join(os.tmpdir(), "agent-tools-semantic-scale-"));
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
-console.log(`load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs; ${size} tools in ${groups.size} plugins`);
+const ms = (value: number) => value.toFixed(1);
+const load = () => os.loadavg()[0]!.toFixed(1);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+console.log(`load average ${load()} on ${os.cpus().length} CPUs; ${size} tools in ${groups.size} plugins; ${rounds} query rounds`);
+
+/** The main thread's worst stall while `work` runs (what every other session would wait). */
+async function stalls<T>(work: () => Promise<T>): Promise<{ value: T; maxLagMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const value = await work();
+  histogram.disable();
+  return { value, maxLagMs: histogram.max / 1e6 };
+}
 
 const rssBefore = process.memoryUsage().rss;
 let started = performance.now();
-const load = await loadSentenceModel();
-if (!("model" in load)) throw new Error(load.unavailable);
-const model = load.model;
-gc?.();
-console.log(`model load ${(performance.now() - started).toFixed(0)} ms, RSS +${mb(process.memoryUsage().rss - rssBefore)} MB`);
+const loaded = await stalls(() => loadSentenceModel());
+if (!("model" in loaded.value)) throw new Error(loaded.value.unavailable);
+const model = loaded.value.model;
+console.log(`model load (worker) ${(performance.now() - started).toFixed(0)} ms, main loop held at most ${ms(loaded.maxLagMs)} ms; process RSS +${mb(process.memoryUsage().rss - rssBefore)} MB`);
 
 function makeIndex(): HybridIndex {
-  const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => load, cache: (m) => fileEmbeddingCache(dir, m.id, m.dimensions) });
+  const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model }), cache: (m) => fileEmbeddingCache(dir, m.id, m.dimensions) });
   for (const [plugin, docs] of groups) index.setPluginDocuments(plugin, docs);
   return index;
 }
 
 try {
-  const rssModel = process.memoryUsage().rss;
   started = performance.now();
-  const cpu = process.cpuUsage();
-  const first = makeIndex();
-  await first.prepare!("warm up");
-  const cpuUsed = process.cpuUsage(cpu);
-  gc?.();
+  const first = await stalls(async () => {
+    const index = makeIndex();
+    await index.prepare!("warm up");
+    return index;
+  });
+  const embedSeconds = (performance.now() - started) / 1000;
   const file = statSync(path.join(dir, `embeddings-${model.id}.bin`)).size;
   console.log(
-    `first run: embedded ${size} tools in ${((performance.now() - started) / 1000).toFixed(1)} s wall, ${((cpuUsed.user + cpuUsed.system) / 1e6).toFixed(1)} s CPU; cache file ${mb(file)} MB; RSS +${mb(process.memoryUsage().rss - rssModel)} MB over the loaded model`,
+    `first run: embedded ${size} tools in ${embedSeconds.toFixed(1)} s wall (${((embedSeconds * 1000) / size).toFixed(1)} ms a tool, so ${((embedSeconds * 10_000) / size).toFixed(0)} s for 10,000; goal 60 s: ${(embedSeconds * 10_000) / size <= 60 ? "met" : "not met"}), main loop held at most ${ms(first.maxLagMs)} ms; cache file ${mb(file)} MB; load average ${load()}`,
   );
 
-  started = performance.now();
-  const second = makeIndex();
-  await second.prepare!("warm up");
-  console.log(`restart: catalog from the cache in ${(performance.now() - started).toFixed(0)} ms`);
-
-  const times: number[] = [];
-  const embedTimes: number[] = [];
-  for (const q of queries) {
-    const t0 = performance.now();
-    await second.prepare!(q);
-    const t1 = performance.now();
-    second.search(q, { limit: 10 });
-    times.push(performance.now() - t0);
-    embedTimes.push(t1 - t0);
+  const restarts: number[] = [];
+  let second: HybridIndex | undefined;
+  for (let r = 0; r < rounds; r++) {
+    started = performance.now();
+    second = makeIndex();
+    await second.prepare!("warm up");
+    restarts.push(performance.now() - started);
   }
-  console.log(`query (embedding + search) p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms; of which the query embedding p50 ${percentile(embedTimes, 50).toFixed(1)} ms`);
-  console.log(`process RSS ${mb(process.memoryUsage().rss)} MB, heap ${mb(process.memoryUsage().heapUsed)} MB`);
+  console.log(`restart: catalog from the cache file, min ${restarts.map((t) => t).sort((a, b) => a - b)[0]!.toFixed(0)} ms, median ${median(restarts).toFixed(0)} ms`);
+
+  const p50s: number[] = [];
+  const p95s: number[] = [];
+  const embedP50s: number[] = [];
+  const searchP50s: number[] = [];
+  let maxLag = 0;
+  for (let r = 0; r < rounds; r++) {
+    // Distinct queries every round: none is answered from the query-vector cache.
+    const queries = syntheticQueries(200, 11 + r);
+    const times: number[] = [];
+    const embedTimes: number[] = [];
+    const searchTimes: number[] = [];
+    const round = await stalls(async () => {
+      for (const q of queries) {
+        const t0 = performance.now();
+        await second!.prepare!(q);
+        const t1 = performance.now();
+        second!.search(q, { limit: 10 });
+        const t2 = performance.now();
+        times.push(t2 - t0);
+        embedTimes.push(t1 - t0);
+        searchTimes.push(t2 - t1);
+      }
+    });
+    maxLag = Math.max(maxLag, round.maxLagMs);
+    p50s.push(percentile(times, 50));
+    p95s.push(percentile(times, 95));
+    embedP50s.push(percentile(embedTimes, 50));
+    searchP50s.push(percentile(searchTimes, 50));
+  }
+  const p50 = median(p50s);
+  console.log(
+    `query (embedding + search) p50 min ${ms(Math.min(...p50s))} ms, median ${ms(p50)} ms (goal 20 ms: ${p50 <= 20 ? "met" : "not met"}); p95 median ${ms(median(p95s))} ms; ` +
+      `of which the query embedding p50 ${ms(median(embedP50s))} ms and the search ${ms(median(searchP50s))} ms; main loop held at most ${ms(maxLag)} ms; load average ${load()}`,
+  );
+  console.log(`process RSS ${mb(process.memoryUsage().rss)} MB (main thread and the model worker), heap ${mb(process.memoryUsage().heapUsed)} MB`);
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  if (!keep) rmSync(dir, { recursive: true, force: true });
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -172,10 +172,19 @@ describe("catalog cache", () => {
     const report = JSON.parse(shown.stdout) as { location: string; entries: number };
     assert.equal(report.location, catalogs());
     assert.ok(report.entries >= 4);
+    // The semantic search's vectors are kept beside the catalogs, and cleared with them.
+    const embeddings = path.join(path.dirname(catalogs()), "embeddings");
+    mkdirSync(embeddings, { recursive: true });
+    writeFileSync(path.join(embeddings, "embeddings-use-lite-512-v1.bin"), Buffer.alloc(12));
+    const withVectors = JSON.parse((await runCli(["cache"], env)).stdout) as { embeddings: { location: string; files: number; bytes: number } };
+    assert.deepEqual(withVectors.embeddings, { location: embeddings, files: 1, bytes: 12 });
     const cleared = await runCli(["cache", "clear"], env);
     assert.equal(cleared.code, 0, cleared.stderr);
-    assert.ok((JSON.parse(cleared.stdout) as { cleared: number }).cleared >= 4);
+    const clearedReport = JSON.parse(cleared.stdout) as { cleared: number; embeddings: { cleared: number } };
+    assert.ok(clearedReport.cleared >= 4);
+    assert.equal(clearedReport.embeddings.cleared, 1);
     assert.deepEqual(entries(), []);
+    assert.deepEqual(readdirSync(embeddings), [], "the embeddings are gone too");
     const off = await runCli(["cache"], { ...env, AGENT_TOOLS_CATALOG_CACHE: "off" });
     assert.equal((JSON.parse(off.stdout) as { location: unknown }).location, null);
     const bad = await runCli(["cache", "wipe"], env);

@@ -20,7 +20,9 @@ async function callTool(server: RunningHttp, session: string, name: string, args
 
 describe("HTTP warm-up", () => {
   let server: RunningHttp;
-  before(async () => (server = await startHttp({ AGENT_TOOLS_WARM_UP: "on", AGENT_TOOLS_LOG: "debug" })));
+  // The search waits for the catalog's embedding (listed by that search itself), not the default
+  // 250 ms: what is checked is that the model was loaded by the warm-up, on a possibly loaded machine.
+  before(async () => (server = await startHttp({ AGENT_TOOLS_WARM_UP: "on", AGENT_TOOLS_LOG: "debug", AGENT_TOOLS_SEMANTIC_WAIT_MS: "ready" })));
   after(async () => server.stop());
 
   it("loads the model, the shell and the tokenizer once it listens, serving meanwhile, with stdout clean", async () => {

@@ -34,6 +34,15 @@ before(async () => {
   model = load.model;
 });
 
+/** Poll until `ready` holds (generous bound: the machine may be loaded). */
+async function until(ready: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error("not ready in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** The real model, counting what it is asked to embed. */
 function countingModel(): { model: SentenceModel; texts: string[] } {
   const texts: string[] = [];
@@ -119,6 +128,32 @@ describe("hybrid search with the sentence model", () => {
     await b.prepare!("remember a fact");
     assert.deepEqual(second.texts, ["remember a fact"], "the catalog came from the cache file");
     assert.deepEqual(b.search("remember a fact", { limit: 3 }).hits, a.search("remember a fact", { limit: 3 }).hits, "and ranks the same");
+  });
+
+  it("a search waits at most waitMs for a model still loading, answers from BM25F meanwhile, and says so once", async () => {
+    let release!: () => void;
+    const loaded = new Promise<void>((resolve) => (release = resolve));
+    const logged: string[] = [];
+    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: () => loaded.then(() => ({ model })), waitMs: 50, log: (m) => logged.push(m) });
+    for (const [plugin, docs] of fleetDocuments(["memory", "filesystem", "google-maps", "slack"])) index.setPluginDocuments(plugin, docs);
+    const query = "how far away is the airport by car";
+    const started = performance.now();
+    await index.prepare!(query);
+    // Generous: the bound is 50 ms; only a wait for the (never-released) model would take forever.
+    assert.ok(performance.now() - started < 5000, "prepare returned without the model");
+    const lexicalOnly = index.search("create entities in the knowledge graph", { limit: 1 }).hits;
+    assert.equal(lexicalOnly[0]?.name, "create_entities", "BM25F answers meanwhile");
+    assert.match(index.takeNotice!() ?? "", /still loading its model; answers are ranked by BM25F alone until it is ready/);
+    await index.prepare!("read a file");
+    assert.equal(index.takeNotice!(), undefined, "said once");
+
+    release();
+    // A test that checks semantic ranking waits for readiness explicitly.
+    await until(() => index.ready());
+    await index.prepare!(query);
+    await until(async () => (await index.prepare!(query), index.search(query, { limit: 5 }).hits.some((h) => h.name === "maps_distance_matrix" || h.name === "maps_directions")));
+    assert.equal(index.takeNotice!(), undefined);
+    assert.equal(logged.length, 1, logged.join(" | "));
   });
 
   it("a cache file that is not ours is rebuilt, with a warning, not trusted", async () => {

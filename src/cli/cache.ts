@@ -1,8 +1,10 @@
 import { catalogCacheDir, createFileCatalogStore, describeFileStore } from "../runtime/catalog-cache/store.js";
+import { clearEmbeddingCache, describeEmbeddingCache, embeddingCacheDir } from "../runtime/search/semantic/embedding-cache.js";
 
 /**
- * `agent-tools cache`: where the plugin catalog cache lives and what it holds;
- * `agent-tools cache clear`: empty it (the next start lists every plugin again).
+ * `agent-tools cache`: where the plugin catalog cache lives and what it holds, with the semantic
+ * search's embeddings kept beside it; `agent-tools cache clear`: empty both (the next start lists
+ * every plugin again, and the next search embeds the catalogs again).
  */
 export async function cacheCommand(args: readonly string[], env: NodeJS.ProcessEnv, print: (value: unknown) => void): Promise<number> {
   const action = args[0] ?? "show";
@@ -18,11 +20,12 @@ export async function cacheCommand(args: readonly string[], env: NodeJS.ProcessE
     });
     return 0;
   }
+  const embeddings = embeddingCacheDir(env)!;
   if (action === "clear") {
     const cleared = await createFileCatalogStore(dir).clear();
-    print({ location: dir, cleared });
+    print({ location: dir, cleared, embeddings: { location: embeddings, cleared: clearEmbeddingCache(embeddings) } });
     return 0;
   }
-  print({ location: dir, ...(await describeFileStore(dir)) });
+  print({ location: dir, ...(await describeFileStore(dir)), embeddings: { location: embeddings, ...describeEmbeddingCache(embeddings) } });
   return 0;
 }

@@ -10,6 +10,8 @@ import { createAuditObserver } from "../runtime/audit.js";
 import { createAuthenticator, type Authenticator } from "./identities.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
 import { checkRate, type RateDecision } from "./rate-limit.js";
+import { startTracing, type GatewayTracing } from "./tracing.js";
+import { packageJson } from "../paths.js";
 
 /**
  * What makes one HTTP runtime an instance of a team gateway: shared state, identities, the audit
@@ -25,6 +27,8 @@ export interface Gateway {
   readonly state: SharedState;
   readonly metrics: GatewayMetrics;
   readonly observers: CallObserver[];
+  /** OpenTelemetry traces of every operation, when the OTEL_EXPORTER_OTLP_* variables name a collector. */
+  readonly tracing: GatewayTracing | undefined;
   readonly auth: Authenticator;
   /** A team gateway (a `team` block or shared state in Redis), rather than a one-user server. */
   readonly team: boolean;
@@ -81,6 +85,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   if (state.audit) {
     observers.push(createAuditObserver({ audit: state.audit, instanceId: state.instanceId, log: options.log, counted: (outcome) => metrics.auditEntries.inc({ outcome }) }));
   }
+  const tracing = await startTracing({ env: options.env, instanceId: state.instanceId, version: packageJson().version, log: options.log });
+  if (tracing) options.log.info(`tracing: spans of every operation and pipeline step go to ${tracing.endpoint}`);
   const resourcePath = "/.well-known/oauth-protected-resource";
   const auth = await createAuthenticator({ team, singleToken: options.singleToken, resourceMetadataUrl: team?.resource ? `${new URL(team.resource).origin}${resourcePath}` : undefined });
   let draining = false;
@@ -153,6 +159,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     state,
     metrics,
     observers,
+    tracing,
     auth,
     team: Boolean(team) || state.backend === "redis",
     get draining() {
@@ -170,6 +177,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     metricsUrl,
     async close() {
       if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
+      await tracing?.shutdown();
       await state.close();
     },
   };

@@ -27,3 +27,18 @@ export interface CallEvent {
 }
 
 export type CallObserver = (event: CallEvent) => void | Promise<void>;
+
+/**
+ * Traces of operations (OpenTelemetry in the gateway, gateway/tracing.ts). The runtime only knows
+ * this interface: without a tracing nothing is wrapped and no span exists (the default costs
+ * nothing). An operation's trace has one child per pipeline step it ran.
+ */
+export interface Tracing {
+  start(operation: string, session: Session): OperationTrace;
+}
+
+export interface OperationTrace {
+  /** A pipeline step began; the returned function ends it (with the error code when it failed). */
+  step(name: string): (failure?: string) => void;
+  end(facts: { plugin: string; target?: string; outcome: string; mutating: boolean }): void;
+}

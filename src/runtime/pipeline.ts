@@ -7,7 +7,7 @@ import type { ErrorAnswer, OperationResult, SuccessKind } from "./answers.js";
 import { confirmFlag, gatedAdapter, passGate, type GatePolicy, type GateRequest } from "./gate.js";
 import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confirmer } from "./confirm.js";
 import type { JobStore } from "./jobs.js";
-import type { CallFacts, CallObserver } from "./observer.js";
+import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { shapeResult, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
@@ -69,6 +69,8 @@ export interface PipelineDeps {
   jobsOf(session: Session, prefix: string): JobStore;
   /** Told of every operation once it has an outcome (metrics, audit). */
   observers: readonly CallObserver[];
+  /** Traces of calls and their steps (OpenTelemetry when configured); absent: no step is wrapped. */
+  tracing?: Tracing | undefined;
   toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
   /** Names the search index finds for `name` in the plugin, for "did you mean". */
   similarTools(plugin: LoadedPlugin, name: string): string[];
@@ -119,6 +121,8 @@ interface CallState {
   interrupts?: ConfirmInterrupt[];
   /** The adapter the invoke step uses: a skill's is gated. */
   adapter?: Adapter;
+  /** This run's trace, when tracing is on. */
+  trace?: OperationTrace | undefined;
   output?: unknown;
   result?: unknown;
   truncated?: Truncation;
@@ -134,6 +138,32 @@ export function compose<S>(steps: ReadonlyArray<(state: S, next: () => Promise<v
       return step ? step(state, () => dispatch(i + 1)) : Promise.resolve();
     };
     return dispatch(0);
+  };
+}
+
+/**
+ * A step inside the run's trace: its span covers the step's own work, from its start until it
+ * hands over to the next step (or returns, or throws), so the steps show side by side.
+ */
+function traced<S extends { trace?: OperationTrace | undefined }>(name: string, step: (state: S, next: () => Promise<void>) => Promise<void>): (state: S, next: () => Promise<void>) => Promise<void> {
+  return async (state, next) => {
+    if (!state.trace) return step(state, next);
+    const finish = state.trace.step(name);
+    let open = true;
+    const end = (failure?: string): void => {
+      if (open) finish(failure);
+      open = false;
+    };
+    try {
+      await step(state, () => {
+        end();
+        return next();
+      });
+      end();
+    } catch (error) {
+      end(fromThrown(error).code);
+      throw error;
+    }
   };
 }
 
@@ -180,6 +210,8 @@ export interface FrameMeta {
   arguments?: unknown;
   /** The fleet's redactor: an error payload leaves through it (it may quote a secret the backend echoed). */
   redact?: (value: unknown) => unknown;
+  /** The operation's trace (tracing on), ended here with the outcome. */
+  trace?: OperationTrace | undefined;
 }
 
 export async function frame<K extends SuccessKind>(
@@ -211,6 +243,7 @@ export async function frame<K extends SuccessKind>(
     outcome: outcome.isError ? outcome.payload.error.code : "ok",
     durationMs: Date.now() - started,
   });
+  meta.trace?.end({ plugin: meta.plugin, ...(meta.target ? { target: meta.target } : {}), outcome: outcome.isError ? outcome.payload.error.code : "ok", mutating: meta.facts?.mutating ?? false });
   if (meta.observers?.length) {
     const event = {
       session,
@@ -561,13 +594,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     await next();
   };
 
-  const callChain = compose<CallState>([repair, loopCheck, resolvePlugin, resolveTool, authorize, validate, gateCall, invoke, shape]);
-  const skillChain = compose<CallState>([repair, loopCheck, resolvePlugin, resolveSkill, validate, gateSkill, invoke, shape]);
+  // Tracing off: the steps as they are, nothing wrapped.
+  const t = deps.tracing ? traced<CallState> : (_name: string, step: Step): Step => step;
+  const callChain = compose<CallState>([t("repair", repair), t("loop_check", loopCheck), t("resolve_plugin", resolvePlugin), t("resolve_tool", resolveTool), t("authorize", authorize), t("validate", validate), t("gate", gateCall), t("invoke", invoke), t("shape", shape)]);
+  const skillChain = compose<CallState>([t("repair", repair), t("loop_check", loopCheck), t("resolve_plugin", resolvePlugin), t("resolve_skill", resolveSkill), t("validate", validate), t("gate", gateSkill), t("invoke", invoke), t("shape", shape)]);
 
   async function run(operation: PipelineOperation, session: Session, target: string | LoadedPlugin, raw: unknown, ctx: OperationContext): Promise<OperationResult> {
-    const state: CallState = { session, operation, target, raw, ctx, repairs: [...(ctx.repairs ?? [])], facts: { mutating: false } };
+    const state: CallState = { session, operation, target, raw, ctx, repairs: [...(ctx.repairs ?? [])], facts: { mutating: false }, trace: deps.tracing?.start(operation, session) };
     const meta = {
       operation,
+      trace: state.trace,
       get plugin() {
         return state.plugin?.manifest.prefix ?? prefixOf(target);
       },

@@ -31,7 +31,7 @@ import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
 import { checkPlugin, mayUsePlugin, type Identity } from "./access.js";
-import type { CallObserver } from "./observer.js";
+import type { CallObserver, Tracing } from "./observer.js";
 import { createRedactor } from "../adapters/shared/redact.js";
 import { fleetSecrets } from "./redaction.js";
 import { demoteUnconfigured } from "./unconfigured-hits.js";
@@ -73,15 +73,16 @@ export interface RuntimeOptions {
   /** The ranking engine; default hybrid (README "Semantic search" has the measurements). */
   searchEngine?: SearchEngineName;
   /**
-   * How long a search waits for the semantic engine to embed catalog text before answering from
-   * BM25F alone (it keeps embedding in the background). Default 5 s; Infinity waits until done.
+   * How long a search waits for the semantic engine (model load, catalog and query embedding)
+   * before answering from BM25F alone (the work goes on in the background). Default 250 ms;
+   * Infinity waits until done.
    */
   semanticWaitMs?: number;
   /**
    * How long a search waits for the sentence model to load (seconds of CPU) before answering from
    * BM25F alone while it loads in the background. Default: 0 when catalogs persist (a warm start
    * answers its first search at once), else until loaded (a cold start waits for listings anyway);
-   * AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS sets it; Infinity waits.
+   * AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS sets it; Infinity waits. `semanticWaitMs` caps it.
    */
   semanticModelWaitMs?: number;
   /** Facade shape; else AGENT_TOOLS_FACADE, else config facade.mode, else per-plugin. */
@@ -90,6 +91,8 @@ export interface RuntimeOptions {
   state?: SharedState;
   /** Told of every discover, search, call and skill run once it has its outcome (metrics, audit); awaited before the answer. */
   observers?: CallObserver[];
+  /** Traces of every operation and of each pipeline step (the gateway's OpenTelemetry, when configured); default none. */
+  tracing?: Tracing;
   /**
    * Where plugin catalogs persist between runs: a store, or false for none. Default: the file
    * store in the user's cache folder named by `env` (AGENT_TOOLS_CACHE_DIR, XDG_CACHE_HOME, HOME;
@@ -252,8 +255,12 @@ function oneLine(text: string | undefined, max: number = DESCRIPTION_CHARS): str
 const SEARCH_LISTING_WAIT_MS = 3000;
 /** Characters of each server's line in a search answer's `servers`. */
 const SERVER_ABOUT_CHARS = 60;
-/** A first search over a large uncached catalog answers from BM25F after this, while embedding goes on. */
-const SEMANTIC_WAIT_MS = 5000;
+/**
+ * A search waits at most this for the semantic side (the model loading in its worker, catalog or
+ * query embedding) and otherwise answers from BM25F while that goes on: BM25F can always answer,
+ * and under load a model load of seconds must not hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS overrides.
+ */
+const SEMANTIC_WAIT_MS = 250;
 
 /** A search query past this length says nothing more to the index, and would be echoed whole in the answer. */
 const MAX_QUERY_CHARS = 500;
@@ -512,6 +519,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     resolvePlugin: (target, repairs, session) => requirePlugin(target, repairs, session.identity),
     jobsOf,
     observers,
+    tracing: options.tracing,
     toolsOf,
     similarTools: (plugin, name) => catalogOf(plugin).index.search(name, { plugin: plugin.manifest.prefix, limit: 3 }).hits.filter((h) => h.kind === "tool").map((h) => h.name),
     isReadOnly,
@@ -749,7 +757,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const query = queryOf(args.query, repairs);
       const limitArg = positiveInt(String(args.limit ?? ""));
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
-      return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log, observers, redact }, "discover", async () => {
+      return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log, observers, redact, trace: options.tracing?.start("discover", session) }, "discover", async () => {
         const plugin = requirePlugin(target, repairs, session.identity);
         const prefix = plugin.manifest.prefix;
         const tools = await toolsOf(plugin);
@@ -811,7 +819,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
       const query = queryOf(args.query, repairs);
-      return frame(session, { operation: "search", plugin: "*", target: query || undefined, repairs, log, observers, redact }, "search", async () => {
+      return frame(session, { operation: "search", plugin: "*", target: query || undefined, repairs, log, observers, redact, trace: options.tracing?.start("search", session) }, "search", async () => {
         if (!query) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {
             errors: [{ path: "/query", message: "must be a non-empty string" }],

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { catalogCacheDir } from "../../catalog-cache/store.js";
 
@@ -36,6 +36,31 @@ export function memoryEmbeddingCache(): EmbeddingCache {
 export function embeddingCacheDir(env: NodeJS.ProcessEnv): string | undefined {
   const catalogs = catalogCacheDir(env);
   return catalogs ? path.join(path.dirname(catalogs), "embeddings") : undefined;
+}
+
+const FILE = /^embeddings-.+\.bin(\.\d+\.tmp)?$/;
+
+/** The cache files in `dir` (one per model) and their size, for `agent-tools cache`. */
+export function describeEmbeddingCache(dir: string): { files: number; bytes: number } {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => FILE.test(n) && !n.endsWith(".tmp"));
+  } catch {
+    return { files: 0, bytes: 0 };
+  }
+  return { files: names.length, bytes: names.reduce((sum, n) => sum + (statSync(path.join(dir, n), { throwIfNoEntry: false })?.size ?? 0), 0) };
+}
+
+/** Remove every cache file in `dir` (and leftovers of interrupted writes); how many model files went. */
+export function clearEmbeddingCache(dir: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => FILE.test(n));
+  } catch {
+    return 0;
+  }
+  for (const n of names) rmSync(path.join(dir, n), { force: true });
+  return names.filter((n) => !n.endsWith(".tmp")).length;
 }
 
 const MAGIC = 0x31455441; // "ATE1"

@@ -16,8 +16,9 @@ import type { ModelLoad, SentenceModel } from "./sentence-model.js";
  *
  * `search` stays synchronous (discover and call repairs use it); `prepare(query)` does the async
  * part: it loads the model on first use, embeds catalog text that is not embedded yet (from the
- * cache when it can), and embeds the query. Until the model and the whole catalog in scope are
- * ready, ranking is BM25F alone, said once through `takeNotice`.
+ * cache when it can), and embeds the query. It waits at most `waitMs` for that: BM25F can always
+ * answer, so a search never waits seconds for a model that is still loading or a catalog still
+ * being embedded; until both are ready, ranking is BM25F alone, said once through `takeNotice`.
  */
 
 export interface HybridSettings {
@@ -50,10 +51,14 @@ export interface HybridOptions {
   loadModel: () => Promise<ModelLoad>;
   /** Built once the model is known (its id and size name the cache file). */
   cache?: (model: SentenceModel) => EmbeddingCache;
-  /** How long a `prepare` waits for a large catalog's embedding before ranking without it (default: until done). */
+  /**
+   * How long a `prepare` waits for the model, the catalog's embedding and the query's before
+   * ranking with BM25F alone (default: until done: tests and benchmarks that must be exact).
+   */
   waitMs?: number;
   /**
-   * How long a `prepare` waits for the model itself to load (default: until loaded). Loading it
+   * How long a `prepare` waits for the model itself to load (default: until loaded, within
+   * `waitMs` when that is set). Loading it
    * takes seconds of CPU; with a bound, the searches before it is in are ranked by BM25F alone
    * and the model loads (and embeds the catalog) in the background.
    */
@@ -68,10 +73,9 @@ interface PluginVectors {
   vectors?: Float32Array;
 }
 
-const EMBED_BATCH = 16;
+/** Catalog texts per model call: larger batches cost less per text, but a query waits behind them in the worker. */
+const EMBED_BATCH = 32;
 const FLUSH_EVERY = 2000;
-/** Up to this many documents to embed, a search waits for them whatever `waitMs` says. */
-const WAIT_ALWAYS_BELOW = 1000;
 const QUERY_CACHE = 1024;
 /** With modelWaitMs 0: how long after the first search the model starts loading (after its answer is written). */
 const MODEL_LOAD_DELAY_MS = 100;
@@ -93,23 +97,37 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
   let cache: EmbeddingCache | undefined;
   let loading: Promise<void> | undefined;
   let embedding: Promise<void> | undefined;
-  let notice: string | undefined;
-  let noticeTaken = false;
+  /**
+   * Notices not yet handed to an answer. Each kind is said once: "waiting" (this answer is BM25F
+   * alone while the model loads or the catalog is embedded) and "off" (the model is absent or
+   * failed: every answer is); an "off" found after a "waiting" was said is still said.
+   */
+  const said = new Set<"waiting" | "off">();
+  const pendingNotices: string[] = [];
 
-  function say(message: string): void {
-    if (notice !== undefined) return;
-    notice = message;
+  function say(kind: "waiting" | "off", message: string): void {
+    if (said.has(kind) || said.has("off")) return;
+    said.add(kind);
+    pendingNotices.push(message);
     options.log?.(message);
+  }
+
+  /** The semantic side is gone for this process (the model failed): BM25F ranks from now on. */
+  function drop(reason: string): void {
+    model = undefined;
+    say("off", `semantic search is off (${reason}); ranking with BM25F alone`);
   }
 
   function ensureModel(): Promise<void> {
     loading ??= options.loadModel().then((load) => {
       if ("unavailable" in load) {
-        say(`semantic search is off (${load.unavailable}); ranking with BM25F alone`);
+        drop(load.unavailable);
         return;
       }
       model = load.model;
       cache = options.cache?.(model) ?? memoryEmbeddingCache();
+      // Setting documents before the model was there queued nothing: start on them now.
+      void embedPending().catch((error: unknown) => drop(`embedding the catalog failed: ${(error as Error).message}`));
     });
     return loading;
   }
@@ -213,10 +231,21 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     return out;
   }
 
+  /** a·b over n values at the given offsets, four at a time (the loop V8 keeps tight). */
   function dot(a: Float32Array, at: number, b: Float32Array, bt: number, n: number): number {
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += a[at + i]! * b[bt + i]!;
-    return sum;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let i = 0;
+    for (; i + 3 < n; i += 4) {
+      s0 += a[at + i]! * b[bt + i]!;
+      s1 += a[at + i + 1]! * b[bt + i + 1]!;
+      s2 += a[at + i + 2]! * b[bt + i + 2]!;
+      s3 += a[at + i + 3]! * b[bt + i + 3]!;
+    }
+    for (; i < n; i++) s0 += a[at + i]! * b[bt + i]!;
+    return s0 + s1 + s2 + s3;
   }
 
   /** The fused, diversified ranking, or the clause-aware BM25F one when the semantic side cannot take part. */
@@ -226,35 +255,43 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     if (!model || !qvs || !scopeReady(opts.plugin)) return [...lex.values()].map(({ hit, score }) => ({ ...hit, score }));
     const dims = model.dimensions;
     const scope = opts.plugin !== undefined ? (plugins.has(opts.plugin) ? [[opts.plugin, plugins.get(opts.plugin)!] as const] : []) : [...plugins];
-    interface Candidate { plugin: string; doc: SearchDocument; vectors: Float32Array; row: number; semantic: number; near: boolean }
-    const candidates: Candidate[] = [];
-    for (const [plugin, entry] of scope) {
-      const vectors = entry.vectors!;
-      entry.documents.forEach((doc, row) => candidates.push({ plugin, doc, vectors, row, semantic: 0, near: false }));
-    }
-    if (candidates.length === 0) return [];
-    // Each query vector's cosines, scaled between its best document and the one at floorRank; a
-    // document's semantic score is its best over the query's vectors (one per clause).
-    const cosines = new Float32Array(candidates.length);
+    const total = scope.reduce((n, [, entry]) => n + entry.documents.length, 0);
+    if (total === 0) return [];
+    // Each query vector's cosines (one pass over each plugin's contiguous rows), scaled between
+    // its best document and the one at floorRank; a document's semantic score is its best over
+    // the query's vectors (one per clause). Typed arrays, no object per document.
+    const cosines = new Float32Array(total);
+    const semantic = new Float32Array(total);
+    const near = new Uint8Array(total);
     for (const qv of qvs) {
-      candidates.forEach((c, i) => (cosines[i] = dot(c.vectors, c.row * dims, qv, 0, dims)));
-      const sorted = Float32Array.from(cosines).sort().reverse();
-      const top = sorted[0]!;
-      const floor = sorted[Math.min(sorted.length - 1, settings.floorRank)]!;
+      let at = 0;
+      for (const [, entry] of scope) {
+        const vectors = entry.vectors!;
+        for (let row = 0; row < entry.documents.length; row++) cosines[at++] = dot(vectors, row * dims, qv, 0, dims);
+      }
+      const sorted = cosines.slice().sort();
+      const top = sorted[total - 1]!;
+      const floor = sorted[Math.max(0, total - 1 - settings.floorRank)]!;
       const span = top - floor || 1;
-      candidates.forEach((c, i) => {
-        if (cosines[i]! >= settings.minCosine) c.near = true;
-        c.semantic = Math.max(c.semantic, Math.max(0, (cosines[i]! - floor) / span));
+      for (let i = 0; i < total; i++) {
+        if (cosines[i]! >= settings.minCosine) near[i] = 1;
+        const value = (cosines[i]! - floor) / span;
+        if (value > semantic[i]!) semantic[i] = value;
+      }
+    }
+    interface Candidate { plugin: string; doc: SearchDocument; vectors: Float32Array; row: number }
+    const w = settings.lexicalWeight;
+    const scored: { c: Candidate; score: number }[] = [];
+    let at = 0;
+    for (const [plugin, entry] of scope) {
+      entry.documents.forEach((doc, row) => {
+        const i = at++;
+        const lexicalScore = lex.get(keyOf(plugin, doc.kind, doc.name))?.score ?? 0;
+        const score = w * lexicalScore + (1 - w) * (lexicalScore > 0 || near[i] ? semantic[i]! : 0);
+        if (score > 0) scored.push({ c: { plugin, doc, vectors: entry.vectors!, row }, score });
       });
     }
-    const w = settings.lexicalWeight;
-    const scored = candidates
-      .map((c) => {
-        const lexicalScore = lex.get(keyOf(c.plugin, c.doc.kind, c.doc.name))?.score ?? 0;
-        return { c, score: w * lexicalScore + (1 - w) * (lexicalScore > 0 || c.near ? c.semantic : 0) };
-      })
-      .filter((s) => s.score > 0)
-      .sort((a, b) => b.score - a.score);
+    scored.sort((a, b) => b.score - a.score);
     // MMR over the head of the list: each next pick trades relevance against its nearest
     // already-picked neighbour, so near-duplicates (five "search" tools) give way to the other
     // needs of the task. The tail keeps its fused order.
@@ -287,7 +324,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     setPluginDocuments(plugin, documents) {
       lexical.setPluginDocuments(plugin, documents);
       plugins.set(plugin, { documents: [...documents] });
-      if (model) void embedPending().catch((error: unknown) => options.log?.(`embedding the catalog failed: ${(error as Error).message}`));
+      if (model) void embedPending().catch((error: unknown) => drop(`embedding the catalog failed: ${(error as Error).message}`));
     },
     removePlugin(plugin) {
       lexical.removePlugin(plugin);
@@ -298,48 +335,30 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       if (!model && !loading && options.modelWaitMs === 0) {
         // Not waited for, and started only once this answer is out: the model's first import
         // steps are synchronous CPU that would otherwise hold the answer it does not take part in.
-        setTimeout(() => void ensureModel().then(() => embedPending()).catch((error: unknown) => options.log?.(`loading the sentence model failed: ${(error as Error).message}`)), MODEL_LOAD_DELAY_MS).unref();
-        say("semantic search is loading its model; answers are ranked by BM25F alone until it is in");
+        setTimeout(() => void ensureModel().catch((error: unknown) => drop(`loading the sentence model failed: ${(error as Error).message}`)), MODEL_LOAD_DELAY_MS).unref();
+        say("waiting", "semantic search is loading its model; answers are ranked by BM25F alone until it is in");
         return;
       }
-      const loaded = ensureModel();
-      if (!model && options.modelWaitMs !== undefined) {
+      const work = (async () => {
+        await ensureModel();
+        if (model) await Promise.all([embedPending(), queryVector(query)]);
+      })().catch((error: unknown) => drop((error as Error).message));
+      const bound = (ms: number | undefined, done: Promise<unknown>): Promise<boolean> => {
+        if (ms === undefined) return done.then(() => false);
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([loaded, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.modelWaitMs)))]);
-        clearTimeout(timer);
-        if (!model) {
-          // Once it is in, embed the catalog at once, so the next search does not wait for that either.
-          void loaded.then(() => embedPending()).catch((error: unknown) => options.log?.(`embedding the catalog failed: ${(error as Error).message}`));
-          say("semantic search is loading its model; answers are ranked by BM25F alone until it is in");
-          return;
-        }
-      }
-      await loaded;
-      if (!model) return;
-      // A failed embedding (the model's thread died) leaves this answer to BM25F, said once.
-      const work = Promise.all([embedPending(), queryVector(query)]).then(
-        () => undefined,
-        (error: unknown) => say(`semantic search failed (${(error as Error).message}); ranking with BM25F alone`),
-      );
-      // A small catalog is embedded in a few seconds: wait, so answers do not depend on timing.
-      const unembedded = [...plugins.values()].reduce((n, entry) => n + (entry.vectors ? 0 : entry.documents.length), 0);
-      if (options.waitMs === undefined || unembedded <= WAIT_ALWAYS_BELOW) await work;
-      else {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.waitMs)))]);
-        clearTimeout(timer);
-        // Still embedding: this answer is BM25F alone; the next ones use both once it is done.
-        if (!scopeReady(undefined)) say("semantic search is still embedding the catalog; this answer is ranked by BM25F alone");
-      }
+        return Promise.race([done.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), ms)))]).finally(() => clearTimeout(timer));
+      };
+      // The model's own bound (0 on a warm start: its catalogs are there, answer at once), then the
+      // bound on the whole: the worker loads and embeds on; this answer is BM25F alone.
+      const late = (!model && options.modelWaitMs !== undefined && (await bound(options.modelWaitMs, ensureModel()))) || (await bound(options.waitMs, work));
+      if (late) say("waiting", `semantic search is ${!model ? "still loading its model" : scopeReady(undefined) ? "slow to embed the query" : "still embedding the catalog"}; answers are ranked by BM25F alone until it is ready`);
     },
     async warm() {
       await ensureModel();
       await embedPending().catch((error: unknown) => options.log?.(`embedding the catalog failed: ${(error as Error).message}`));
     },
     takeNotice() {
-      if (noticeTaken || notice === undefined) return undefined;
-      noticeTaken = true;
-      return notice;
+      return pendingNotices.length ? pendingNotices.splice(0).join("; ") : undefined;
     },
     search(query, opts = {}) {
       return rankHits(rank(query, opts), opts.limit);

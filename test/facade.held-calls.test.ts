@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { HeldCalls } from "../src/facade/held-calls.js";
+import type { CallRelay } from "../src/adapters/relay.js";
+
+/**
+ * The held-call table on its own (the rounds over real transports are in protocol.relays): a call
+ * nobody resumes is cancelled when its time is up, with its open question answered `cancel`; a
+ * client that cancels a round cancels the call; answers of the wrong kind leave the question open.
+ */
+
+/** A call that asks one question, then waits to be cancelled or answers with what the user said. */
+function asker(seen: { signal?: AbortSignal; answer?: unknown }) {
+  return async (relay: CallRelay, signal: AbortSignal): Promise<string> => {
+    seen.signal = signal;
+    const answer = await relay.elicit?.({ message: "Which table?", requestedSchema: { type: "object", properties: {} } }, new AbortController().signal);
+    seen.answer = answer;
+    if (signal.aborted) throw signal.reason;
+    return `answered ${JSON.stringify(answer)}`;
+  };
+}
+
+describe("held calls", () => {
+  it("a call nobody resumes is cancelled after ttlMs: its question is answered cancel, the table forgets it", async () => {
+    const table = new HeldCalls({ ttlMs: 50 });
+    const seen: { signal?: AbortSignal; answer?: unknown } = {};
+    const held = table.start(asker(seen), { elicit: true, sample: false });
+    const step = await held.step({}, new AbortController().signal);
+    assert.equal(step.kind, "ask");
+    assert.equal(table.size, 1);
+    for (let i = 0; i < 100 && !seen.signal?.aborted; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(seen.signal?.aborted, true, "the call (and with it the downstream call) was cancelled");
+    assert.deepEqual(seen.answer, { action: "cancel" });
+    assert.equal(table.size, 0);
+    assert.equal(table.get(held.id), undefined);
+  });
+
+  it("the client cancelling a round cancels the call", async () => {
+    const table = new HeldCalls();
+    const seen: { signal?: AbortSignal; answer?: unknown } = {};
+    const held = table.start(async (relay, signal) => {
+      seen.signal = signal;
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      return "stopped";
+    }, { elicit: true, sample: false });
+    const request = new AbortController();
+    const stepping = held.step({}, request.signal);
+    request.abort(new Error("the client cancelled"));
+    const step = await stepping;
+    assert.equal(seen.signal?.aborted, true);
+    assert.equal(step.kind, "done");
+  });
+
+  it("an answer of the wrong kind leaves the question open: the next round asks it again; the right one resumes the call", async () => {
+    const table = new HeldCalls();
+    const seen: { signal?: AbortSignal; answer?: unknown } = {};
+    const held = table.start(asker(seen), { elicit: true, sample: false });
+    const first = await held.step({}, new AbortController().signal);
+    assert.equal(first.kind, "ask");
+    const key = first.kind === "ask" ? (Object.keys(first.requests)[0] ?? "") : "";
+    held.answer({ [key]: { role: "assistant", content: { type: "text", text: "not an elicitation answer" }, model: "m" } });
+    const again = await held.step({}, new AbortController().signal);
+    assert.equal(again.kind, "ask");
+    assert.deepEqual(again.kind === "ask" ? Object.keys(again.requests) : [], [key]);
+    assert.equal(again.kind === "ask" ? again.round : 0, 2, "each round has its number: an answer to round 1 is stale now");
+    held.answer({ [key]: { action: "accept", content: { table: "orders" } } });
+    const done = await held.step({}, new AbortController().signal);
+    assert.deepEqual(done, { kind: "done", value: `answered ${JSON.stringify({ action: "accept", content: { table: "orders" } })}` });
+    assert.equal(table.size, 0);
+  });
+});
