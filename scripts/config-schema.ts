@@ -3,7 +3,10 @@ import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
 import { ConfigSchema, ServerEntrySchema } from "../src/config/schema.js";
 import { AJV_OPTIONS } from "../src/json-schema.js";
-import { FLAT_MANIFEST_SCHEMA, SPEC_MANIFEST_SCHEMA } from "../src/plugins/manifest.js";
+import { CliBlockSchema, CliErrorRulesSchema, CliToolSchema } from "../src/adapters/cli/schema.js";
+import { McpBlockSchema, McpFilesystemBlockSchema } from "../src/adapters/mcp/schema.js";
+import { AuthSchema, OpenApiBlockSchema, PaginateSchema, RestBlockSchema, RestErrorRulesSchema, RestToolSchema, ResultShapeSchema } from "../src/adapters/rest/schema.js";
+import { FlatManifestSchema, SpecManifestSchema } from "../src/plugins/manifest-schema.js";
 
 /**
  * Writes two generated files, so a start validates its config file and plugin manifests without
@@ -37,12 +40,29 @@ export function validatorsSource(): string {
   const standalone = require("ajv/dist/standalone/index.js") as { default: (ajv: Ajv, refs: Record<string, string>) => string };
   const ajv = new AjvClass({ ...AJV_OPTIONS, code: { source: true, esm: true } });
   // The generated data, not the TypeBox objects: what config.ts validates with at run time.
-  const data = JSON.parse(JSON.stringify({ config: ConfigSchema, serverEntry: ServerEntrySchema })) as Record<string, object>;
-  ajv.addSchema(data.config!, "config");
-  ajv.addSchema(data.serverEntry!, "serverEntry");
-  ajv.addSchema(FLAT_MANIFEST_SCHEMA, "flatManifest");
-  ajv.addSchema(SPEC_MANIFEST_SCHEMA, "specManifest");
-  let code = standalone.default(ajv, { config: "config", serverEntry: "serverEntry", flatManifest: "flatManifest", specManifest: "specManifest" });
+  // (plugin.json's and the adapter blocks' data is written by scripts/spec-schemas.ts from the same TypeBox objects).
+  const data = JSON.parse(
+    JSON.stringify({
+      config: ConfigSchema,
+      serverEntry: ServerEntrySchema,
+      flatManifest: FlatManifestSchema,
+      specManifest: SpecManifestSchema,
+      mcpBlock: McpBlockSchema,
+      mcpFilesystemBlock: McpFilesystemBlockSchema,
+      restBlock: RestBlockSchema,
+      restTool: RestToolSchema,
+      restAuth: AuthSchema,
+      restPaginate: PaginateSchema,
+      restResultShape: ResultShapeSchema,
+      restErrorRules: RestErrorRulesSchema,
+      openapiBlock: OpenApiBlockSchema,
+      cliBlock: CliBlockSchema,
+      cliTool: CliToolSchema,
+      cliErrorRules: CliErrorRulesSchema,
+    }),
+  ) as Record<string, object>;
+  for (const [name, schema] of Object.entries(data)) ajv.addSchema(schema, name);
+  let code = standalone.default(ajv, Object.fromEntries(Object.keys(data).map((name) => [name, name])));
   // Standalone ESM still `require`s Ajv's runtime helpers; an import works in an ES module.
   const helpers = new Map<string, string>();
   code = code.replace(/require\("(ajv\/dist\/runtime\/[a-z0-9]+)"\)/gi, (_, module: string) => {

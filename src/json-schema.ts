@@ -7,8 +7,8 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
  * 2020-12 (what the MCP spec names) are supported; the `$schema` keyword picks the dialect.
  *
  * Ajv is loaded on the first schema compiled, not at start: the runtime's own schemas (config
- * file, plugin manifests) come precompiled (validators.generated.ts), and compiling them at each
- * start cost a quarter of a second and 8 MiB.
+ * file, plugin manifests, adapter blocks) come precompiled (validators.generated.ts, used by
+ * adapters/shared/spec-check.ts), and compiling them at each start cost a quarter of a second and 8 MiB.
  */
 
 // Synchronous and on first use: ajv and ajv-formats are CommonJS packages.
@@ -48,14 +48,6 @@ function ajvFor(schema: Record<string, unknown>): Ajv {
 
 /** Compiled validators, keyed by schema object identity (catalogs keep their schema objects). */
 const compiled = new WeakMap<object, ValidateFunction | Error>();
-
-/**
- * A validator made ahead of time for `schema` (the same Ajv and options, as standalone code):
- * compileSchema(schema) answers with it instead of compiling.
- */
-export function usePrecompiled(schema: object, validate: unknown): void {
-  compiled.set(schema, validate as ValidateFunction);
-}
 
 /** Compile once; a schema that cannot compile is returned as an Error rather than thrown. */
 export function compileSchema(schema: Record<string, unknown>): ValidateFunction | Error {

@@ -39,8 +39,3 @@ export function jsonLocator(text: string | undefined): (segments: (string | numb
     return `:${line}:${column}`;
   };
 }
-
-/** "/a/0/b" → ["a", "0", "b"]. */
-export function pointerSegments(pointer: string): string[] {
-  return pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
-}

@@ -175,7 +175,7 @@ describe("spec sources and options", () => {
     const opts = { pluginDir: FIXTURE_DIR, manifest: {}, env: {}, log: silent };
     await assert.rejects(async () => createOpenApiAdapter({ kind: "openapi", spec: "./petstore.openapi.json", include: ["nope"] }, opts), /include names operations the spec does not have: nope/);
     await assert.rejects(async () => createOpenApiAdapter({ kind: "openapi", spec: "./missing.json" }, opts), /spec '\.\/missing\.json' could not be read/);
-    await assert.rejects(async () => createOpenApiAdapter({ kind: "openapi" }, opts), /spec must be a file path or URL/);
+    await assert.rejects(async () => createOpenApiAdapter({ kind: "openapi" }, opts), /spec is required; it must be a file path or URL/);
   });
 
   describe("a document exercising edge cases", () => {

@@ -221,7 +221,7 @@ describe("auth styles", () => {
     await plain.call("get", {});
     currentToken = "revoked-again";
     await assert.rejects(plain.call("get", {}), /HTTP 403: .*Only superusers/, "by default only a 401 retries");
-    await assert.rejects(make({ ...login, retryOn: [500] }), /auth\.retryOn must be a non-empty array of HTTP 4xx statuses/);
+    await assert.rejects(make({ ...login, retryOn: [500] }), /auth\.retryOn\[0\] must be an HTTP 4xx status/);
   });
 
   it("refuses a login URL outside the base", async () => {
@@ -231,6 +231,6 @@ describe("auth styles", () => {
 
   it("names the field of a malformed auth block", async () => {
     await assert.rejects(make({ type: "oauth" }), /auth\.type must be one of bearer, header, query, login/);
-    await assert.rejects(make({ type: "header", name: "X" }), /auth\.value must be a non-empty string/);
+    await assert.rejects(make({ type: "header", name: "X" }), /auth\.value is required; it must be a non-empty string/);
   });
 });

@@ -159,7 +159,7 @@ describe("rest errors rules", () => {
   it("bad rules name the field", async () => {
     const bad: [unknown, RegExp][] = [
       [[{ message: "x" }], /errors\[0\]\.status is required/],
-      [[{ status: 404 }], /errors\[0\]\.message must be a non-empty string/],
+      [[{ status: 404 }], /errors\[0\]\.message is required; it must be a non-empty string/],
       [[{ status: 404, message: "m", code: "NOPE" }], /errors\[0\]\.code must be one of/],
       [[{ status: 404, message: "m", bodyMatches: "(" }], /errors\[0\]\.bodyMatches is not a valid regular expression/],
       [[{ status: 404, message: "m", headers: { a: 1 } }], /errors\[0\]\.headers\.a must be a string/],

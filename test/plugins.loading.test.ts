@@ -40,13 +40,13 @@ describe("manifest", () => {
 
   const bad: [string, unknown, RegExp][] = [
     ["missing prefix", { name: "x", adapter: "a.mjs" }, /field 'prefix' is required/],
-    ["bad prefix", { name: "x", prefix: "Has Space", adapter: "a.mjs" }, /field 'prefix' must match/],
-    ["wrong type", { name: "x", prefix: "x", adapter: "a.mjs", readonlyTools: "all" }, /field 'readonlyTools' must be array/],
-    ["item type", { name: "x", prefix: "x", adapter: "a.mjs", readonlyTools: ["ok", 3] }, /field 'readonlyTools\[1\]' must be string/],
-    ["requireConfirm", { name: "x", prefix: "x", adapter: "a.mjs", requireConfirm: "no" }, /field 'requireConfirm' must be boolean/],
+    ["bad prefix", { name: "x", prefix: "Has Space", adapter: "a.mjs" }, /field 'prefix' must be lower case letters, digits/],
+    ["wrong type", { name: "x", prefix: "x", adapter: "a.mjs", readonlyTools: "all" }, /field 'readonlyTools' must be an array of names/],
+    ["item type", { name: "x", prefix: "x", adapter: "a.mjs", readonlyTools: ["ok", 3] }, /field 'readonlyTools\[1\]' must be a non-empty string/],
+    ["requireConfirm", { name: "x", prefix: "x", adapter: "a.mjs", requireConfirm: "no" }, /field 'requireConfirm' must be true or false/],
     ["unknown requires", { name: "x", prefix: "x", adapter: "a.mjs", requires: { envs: [] } }, /field 'requires.envs'/],
     ["spec without extension", { name: "x", version: "1", description: "d", extensions: {} }, /field 'extensions.dev.agent-tools-runtime' is required/],
-    ["spec extension field", { name: "x", version: "1", description: "d", extensions: { "dev.agent-tools-runtime": { prefix: 1, adapter: "a" } } }, /field 'extensions.dev.agent-tools-runtime.prefix' must be string/],
+    ["spec extension field", { name: "x", version: "1", description: "d", extensions: { "dev.agent-tools-runtime": { prefix: 1, adapter: "a" } } }, /field 'extensions.dev.agent-tools-runtime.prefix' must be lower case letters/],
     ["not an object", [1], /must be a JSON object/],
   ];
   it("reads plugin.json with comments, and lists every problem at its line and column", async () => {
@@ -65,9 +65,9 @@ describe("manifest", () => {
       assert.ok(error instanceof ManifestError);
       const lines = error.message.split("\n");
       assert.equal(lines.length, 3, error.message);
-      assert.match(error.message, /plugin\.json:4:13: field 'prefix' must match/);
-      assert.match(error.message, /plugin\.json:6:20: field 'readonlyTools' must be array/);
-      assert.match(error.message, /plugin\.json:7:21: field 'requireConfirm' must be boolean/);
+      assert.match(error.message, /plugin\.json:4:13: field 'prefix' must be lower case letters/);
+      assert.match(error.message, /plugin\.json:6:20: field 'readonlyTools' must be an array of names/);
+      assert.match(error.message, /plugin\.json:7:21: field 'requireConfirm' must be true or false/);
       assert.doesNotMatch(error.message, /more problem/);
       return true;
     });
@@ -142,7 +142,7 @@ describe("broken plugins over stdio", () => {
     const { payload } = await callJson(server.client, "agent_tools_help");
     const problems = (payload.problems as string[]).join("\n");
     assert.match(problems, /agent-tools-plugin-bad-json\/plugin\.json:\d+:\d+: is not valid JSON/);
-    assert.match(problems, /agent-tools-plugin-bad-prefix\/plugin\.json:1:\d+: field 'prefix' must match/);
+    assert.match(problems, /agent-tools-plugin-bad-prefix\/plugin\.json:1:\d+: field 'prefix' must be lower case letters/);
     assert.match(problems, /agent-tools-plugin-missing-adapter\/plugin\.json: field 'adapter' could not be loaded from '.\/nowhere.mjs'/);
     assert.match(problems, /agent-tools-plugin-notes-again\/plugin\.json: field 'prefix' 'notes' is already used by plugin 'notes'/);
     assert.match(problems, /skill 'explodes' of plugin 'linky' failed to load/);

@@ -65,12 +65,22 @@ describe("the zero-config fleet", () => {
     assert.equal(called.payload.error?.code, "NOT_CONFIGURED", "its call tool is routed though unlisted, and says what to set");
   });
 
-  it("ranks read_file / read_text_file in the top 3 for 'read a file'", async () => {
-    const { payload } = await callJson(client, "agent_tools_search", { query: "read a file" });
-    const names = (payload.hits as Hit[]).map((h) => `${h.plugin}/${h.name}`);
-    const first = names.findIndex((n) => n === "filesystem/read_text_file" || n === "filesystem/read_file");
-    // The issue measured 4th and 7th; read_file is 3rd now (ranking is the search engine's, #19).
-    assert.ok(first >= 0 && first < 3, JSON.stringify(names));
+  it("ranks read_file / read_text_file high for 'read a file': top 5 while the model loads, top 3 once it is in", async () => {
+    const search = async () => (await callJson(client, "agent_tools_search", { query: "read a file" })).payload;
+    const firstRead = (payload: Record<string, unknown>) => {
+      const names = (payload.hits as Hit[]).map((h) => `${h.plugin}/${h.name}`);
+      return { names, at: names.findIndex((n) => n === "filesystem/read_text_file" || n === "filesystem/read_file") };
+    };
+    // A start with persistent catalogs answers at once from BM25F while the sentence model loads
+    // (said once, in the first answer's `notice`), then from both. The issue measured 4th and 7th.
+    // Ranking is the engine's (#19); this holds both phases from slipping.
+    let rank = firstRead(await search());
+    assert.ok(rank.at >= 0 && rank.at < 5, `BM25F alone: ${JSON.stringify(rank.names)}`);
+    for (const deadline = Date.now() + 240_000; rank.at >= 3 && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      rank = firstRead(await search());
+    }
+    assert.ok(rank.at >= 0 && rank.at < 3, `with the sentence model (waited up to 240 s for it): ${JSON.stringify(rank.names)}`);
   });
 
   it("help: unconfigured plugins with what to set; 'ready' only once a plugin has answered", async () => {

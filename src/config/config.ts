@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { compileSchema, pointerToField, toViolations, usePrecompiled } from "../json-schema.js";
-import { jsonLocator, parseJsonText, pointerSegments } from "../json-text.js";
+import { specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
+import { jsonLocator, parseJsonText } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
 import type { TeamConfig } from "./team.js";
 import type { ConfigDocument, HttpSettings, ServerEntryDocument } from "./schema.js";
@@ -11,8 +11,8 @@ import { CONFIG_SCHEMA as ConfigSchema, SERVER_ENTRY_SCHEMA as ServerEntrySchema
 import { config as precompiledConfig, serverEntry as precompiledServerEntry } from "../validators.generated.js";
 
 // Validated by code made ahead of time from these very schemas (no Ajv compile at start).
-usePrecompiled(ConfigSchema, precompiledConfig);
-usePrecompiled(ServerEntrySchema, precompiledServerEntry);
+usePrecompiledSpec(ConfigSchema, precompiledConfig);
+usePrecompiledSpec(ServerEntrySchema, precompiledServerEntry);
 
 /**
  * Per-entry settings of other clients that mean nothing here (approval lists, per-client
@@ -188,15 +188,13 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
   if (serversKey === "servers") own.mcpServers = doc.servers;
   if (foreign.length) notices.push(`${file}: ignored ${foreign.length === 1 ? "a setting" : `${foreign.length} settings`} agent-tools does not use (${foreign.join(", ")}); only ${serversKey}, plugins, facade, http, confirm and team are read`);
 
-  const validate = compileSchema(ConfigSchema as unknown as Record<string, unknown>);
-  if (validate instanceof Error) throw validate;
-  if (!validate(own)) {
-    for (const v of toViolations(validate.errors)) {
-      const segments = pointerSegments(v.path);
-      if (segments[0] === "mcpServers" && serversKey === "servers") segments[0] = "servers";
-      const message = v.keyword === "additionalProperties" ? `is not a known setting${didYouMean(segments.at(-1) ?? "", settingsAt(ConfigSchema, segments.slice(0, -1)))}` : v.message.replace(/^'[^']*' /, "");
-      problem(segments, `field '${pointerToField(v.path)}' ${message}`, v.keyword === "additionalProperties");
-    }
+  // The same schema check as plugin.json and the adapter blocks (spec-check.ts); a misspelt key
+  // is matched against the settings of its own block.
+  for (const p of specProblems(ConfigSchema, own)) {
+    const segments = [...p.segments];
+    if (segments[0] === "mcpServers" && serversKey === "servers") segments[0] = "servers";
+    const message = p.key ? `is not a known setting${didYouMean(String(segments.at(-1) ?? ""), settingsAt(ConfigSchema, segments.slice(0, -1).map(String)))}` : p.message;
+    problem(segments, `field '${p.field}' ${message}`, p.key);
   }
 
   const raw = own as ConfigDocument;
@@ -204,8 +202,6 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
   const how: Expansion = { folder, inputs: new Set() };
   const servers: Record<string, McpServerEntry> = {};
   const ignoredEntryKeys = new Set<string>();
-  const validateEntry = compileSchema(ServerEntrySchema as unknown as Record<string, unknown>);
-  if (validateEntry instanceof Error) throw validateEntry;
   for (const [key, value] of Object.entries(isRecord(raw.mcpServers) ? raw.mcpServers : {})) {
     const where = `${serversKey}.${key}`;
     const base = [serversKey, key];
@@ -219,13 +215,10 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
       else entry[field] = setting;
     }
     const before = problems.length;
-    if (!validateEntry(entry)) {
-      for (const v of toViolations(validateEntry.errors)) {
-        const segments = [...base, ...pointerSegments(v.path)];
-        const field = pointerToField(v.path);
-        if (v.keyword === "additionalProperties") problem(segments, `${where}: '${field}' is not a setting of a server entry${didYouMean(field, ENTRY_KEYS, ENTRY_ALIASES)}`, true);
-        else problem(segments, `${where}: field '${field}' ${v.message.replace(/^'[^']*' /, "")}`);
-      }
+    for (const p of specProblems(ServerEntrySchema, entry)) {
+      const segments = [...base, ...p.segments];
+      if (p.key) problem(segments, `${where}: '${p.field}' is not a setting of a server entry${didYouMean(p.field, ENTRY_KEYS, ENTRY_ALIASES)}`, true);
+      else problem(segments, `${where}: field '${p.field}' ${p.message}`);
     }
     if (problems.length > before) continue;
     const hasCommand = typeof entry.command === "string";

@@ -3,7 +3,8 @@ import type { Redactor } from "../adapters/shared/redact.js";
 import type { Adapter, AdapterOptions, Logger } from "../adapters/types.js";
 import type { SharedTokenState } from "../adapters/mcp/oauth-token-store.js";
 import { MANIFEST_FILE } from "./discovery.js";
-import { ManifestError, readManifest, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
+import { AdapterSpecError } from "../adapters/shared/errors.js";
+import { adapterBlockError, ManifestError, readManifest, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
 import { loadModuleAdapter } from "./module-adapter.js";
 import { missingRequirements, type MissingRequirements } from "./requirements.js";
 import { loadSkills, type Skill, type SkillLoadFailure } from "./skills.js";
@@ -86,6 +87,7 @@ async function createAdapter(manifest: PluginManifest, options: LoadOptions): Pr
     return await factory(manifest.adapter, adapterOptions);
   } catch (error) {
     if (error instanceof ManifestError) throw error;
+    if (error instanceof AdapterSpecError) throw adapterBlockError(manifest, error.problems);
     throw new ManifestError(manifest.file, "adapter", (error as Error).message);
   }
 }

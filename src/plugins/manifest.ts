@@ -1,17 +1,23 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { compileSchema, pointerToField, toViolations, usePrecompiled } from "../json-schema.js";
+import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
+import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
+import { jsonLocator, parseJsonText } from "../json-text.js";
 import { flatManifest as precompiledFlat, specManifest as precompiledSpec } from "../validators.generated.js";
-import { jsonLocator, parseJsonText, pointerSegments } from "../json-text.js";
+// The schemas as plain data (generated from manifest-schema.ts): reading a manifest loads no TypeBox.
+import { FLAT_MANIFEST_SCHEMA, SPEC_MANIFEST_SCHEMA } from "./manifest-schema-data.js";
 
 /**
- * The plugin manifest (`plugin.json`) in either of its two forms, checked against one schema and
- * normalised into one shape:
+ * The plugin manifest (`plugin.json`) in either of its two forms, described by TypeBox schemas
+ * (its types derived from them), its adapter block checked against the block's kind, every
+ * problem reported at once at its line and column, and normalised into one shape:
  *  - flat: `{ name, prefix, adapter, ... }`, as the original JavaScript runtime read it;
  *  - Agent Plugins Spec 1.0.0: `{ name, version, description, extensions: { "dev.agent-tools-runtime": { prefix, adapter, ... } } }`.
  */
 
 export const EXTENSION_KEY = "dev.agent-tools-runtime";
+export type { FlatManifestDocument, RuntimeSection, SpecManifestDocument } from "./manifest-schema.js";
 
 /** A built-in adapter kind described in data (no code). Fields beyond `kind` belong to that kind. */
 export interface DeclarativeAdapterSpec {
@@ -75,102 +81,63 @@ export class ManifestError extends Error {
   }
 }
 
-const stringList = { type: "array", items: { type: "string", minLength: 1 } } as const;
-
-/** The runtime section, shared by both forms (top level in flat, the extension in the spec form). */
-const runtimeSection = {
-  type: "object",
-  required: ["prefix", "adapter"],
-  properties: {
-    prefix: {
-      type: "string",
-      pattern: "^[a-z][a-z0-9_-]{0,31}$",
-      description: "lower case letters, digits, '_' or '-', starting with a letter, at most 32 characters",
-    },
-    adapter: {
-      oneOf: [
-        { type: "string", minLength: 1 },
-        { type: "object", required: ["kind"], properties: { kind: { type: "string", minLength: 1 } } },
-      ],
-    },
-    adapterExport: { type: "string", minLength: 1 },
-    readonlyTools: stringList,
-    confirmTools: stringList,
-    skills: { oneOf: [{ type: "string", minLength: 1 }, stringList] },
-    discoverHint: { type: "string" },
-    discoverContext: {
-      type: "object",
-      required: ["skill"],
-      properties: { skill: { type: "string", minLength: 1 }, arguments: { type: "object" } },
-      additionalProperties: false,
-    },
-    requireConfirm: { type: "boolean" },
-    confirm: { enum: ["elicit", "flag"] },
-    requires: {
-      type: "object",
-      properties: { env: stringList, bins: stringList },
-      additionalProperties: false,
-    },
-  },
-} as const;
-
-export const FLAT_MANIFEST_SCHEMA = {
-  ...runtimeSection,
-  required: ["name", "prefix", "adapter"],
-  properties: {
-    ...runtimeSection.properties,
-    name: { type: "string", minLength: 1 },
-    version: { type: "string" },
-    description: { type: "string" },
-  },
-};
-
-export const SPEC_MANIFEST_SCHEMA = {
-  type: "object",
-  required: ["name", "version", "description", "extensions"],
-  properties: {
-    $schema: { type: "string" },
-    name: { type: "string", minLength: 1 },
-    version: { type: "string", minLength: 1 },
-    description: { type: "string" },
-    extensions: {
-      type: "object",
-      required: [EXTENSION_KEY],
-      properties: { [EXTENSION_KEY]: runtimeSection },
-    },
-  },
-};
-
 // Validated by code made ahead of time from these very schemas (no Ajv compile at start).
-usePrecompiled(FLAT_MANIFEST_SCHEMA, precompiledFlat);
-usePrecompiled(SPEC_MANIFEST_SCHEMA, precompiledSpec);
+usePrecompiledSpec(FLAT_MANIFEST_SCHEMA, precompiledFlat);
+usePrecompiledSpec(SPEC_MANIFEST_SCHEMA, precompiledSpec);
 
 function isSpecForm(doc: Record<string, unknown>): boolean {
   return "extensions" in doc || (typeof doc.$schema === "string" && doc.$schema.includes("agent-plugins"));
 }
 
-/** Every problem of the document, each placed at its line and column when the text is known. */
-function check(file: string, schema: Record<string, unknown>, doc: unknown, text: string | undefined): void {
-  const validate = compileSchema(schema);
-  if (validate instanceof Error) throw validate; // our own schemas: a bug, not user input
-  if (validate(doc)) return;
-  const violations = toViolations(validate.errors);
-  // A oneOf failure repeats each branch's complaint at the same place; the specific ones say it better.
-  const specific = violations.filter((v) => v.keyword !== "oneOf");
-  const shown = specific.length ? specific : violations;
-  if (shown.length === 0) throw new ManifestError(file, undefined, "is not a valid manifest");
-  const at = jsonLocator(text);
-  const seen = new Set<string>();
-  const problems: string[] = [];
-  for (const v of shown) {
-    const field = pointerToField(v.path);
-    const problem = v.keyword === "required" ? "is required" : v.keyword === "pattern" ? `must match ${String(v.params.pattern)}` : v.message.replace(/^'[^']*' /, "");
-    const line = `${at(pointerSegments(v.path), v.keyword === "additionalProperties")}: ${field ? `field '${field}' ` : ""}${problem}`.replace(/^: /, "");
-    if (!seen.has(line)) problems.push(line);
-    seen.add(line);
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * Every problem of the document, each placed at its line and column when the text is known: the
+ * manifest's own fields, and the adapter block against its kind's schema (BLOCK_SCHEMAS).
+ */
+function check(file: string, spec: boolean, doc: Record<string, unknown>, text: string | undefined): void {
+  const problems = specProblems(spec ? SPEC_MANIFEST_SCHEMA : FLAT_MANIFEST_SCHEMA, doc);
+  const base = spec ? ["extensions", EXTENSION_KEY] : [];
+  const section = spec ? (isRecord(doc.extensions) ? doc.extensions[EXTENSION_KEY] : undefined) : doc;
+  const adapter = isRecord(section) ? section.adapter : undefined;
+  if (isRecord(adapter) && typeof adapter.kind === "string") {
+    const schema = BLOCK_SCHEMAS[adapter.kind];
+    if (schema) problems.push(...specProblems(schema, adapter, fieldName("", [...base, "adapter"])).map((p) => ({ ...p, segments: [...base, "adapter", ...p.segments] })));
   }
-  const first = shown[0] as (typeof shown)[number];
-  throw new ManifestError(file, pointerToField(first.path) || undefined, problems);
+  if (problems.length === 0) return;
+  const at = jsonLocator(text);
+  const lines = problems.map((p) => `${at(p.segments, p.key)}: field '${p.field}' ${p.message}`.replace(/^: /, ""));
+  throw new ManifestError(file, problems[0]?.field, lines);
+}
+
+/** "tools[0].name" → ["tools", 0, "name"]. */
+function fieldSegments(field: string): (string | number)[] {
+  return [...field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : (m[1] as string)));
+}
+
+/**
+ * Problems of an adapter block found when the adapter was built (what its schema cannot say: a
+ * path template, a tool name used twice), placed in plugin.json at their line and column like the
+ * manifest's own. `field` names are the block's ("adapter.tools[1].name" or "tools[1].name").
+ */
+export function adapterBlockError(manifest: PluginManifest, problems: readonly { field: string; message: string }[]): ManifestError {
+  const base = manifest.form === "agent-plugins-spec" ? ["extensions", EXTENSION_KEY, "adapter"] : ["adapter"];
+  let text: string | undefined;
+  if (manifest.form === "flat" || manifest.form === "agent-plugins-spec") {
+    try {
+      text = readFileSync(manifest.file, "utf8");
+    } catch {
+      // gone since it was read: the problems are still worth saying, without a position
+    }
+  }
+  const at = jsonLocator(text);
+  const lines = problems.map((p) => {
+    const segments = [...base, ...fieldSegments(p.field.replace(/^adapter\b\.?/, ""))];
+    return `${at(segments)}: field '${fieldName("", segments)}' ${p.message}`.replace(/^: /, "");
+  });
+  return new ManifestError(manifest.file, "adapter", lines);
 }
 
 /** Validate and normalise a parsed manifest. Throws ManifestError naming the file and field. */
@@ -180,7 +147,7 @@ export function parseManifest(file: string, doc: unknown, text?: string): Plugin
   }
   const top = doc as Record<string, unknown>;
   const spec = isSpecForm(top);
-  check(file, spec ? SPEC_MANIFEST_SCHEMA : FLAT_MANIFEST_SCHEMA, top, text);
+  check(file, spec, top, text);
   const section = spec
     ? ((top.extensions as Record<string, unknown>)[EXTENSION_KEY] as Record<string, unknown>)
     : top;

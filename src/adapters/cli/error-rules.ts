@@ -1,6 +1,9 @@
-import { parseNumberSet, parseOutcome, parsePattern, renderDetails, renderTemplate, ruleList, type ErrorOutcome } from "../shared/error-rules.js";
+import { parseNumberSet, parseOutcome, parsePattern, renderDetails, renderTemplate, type ErrorOutcome } from "../shared/error-rules.js";
+import { assertSpec } from "../shared/errors.js";
 import type { Redactor } from "../shared/redact.js";
 import { CliError, CliSpecError } from "./errors.js";
+import { CLI_ERROR_RULES_SCHEMA } from "../block-schema-data.js";
+import type { CliErrorRuleBlock } from "./schema.js";
 import type { ProcessResult } from "./process.js";
 import { tail } from "./result.js";
 
@@ -25,11 +28,14 @@ export interface CliErrorRule extends ErrorOutcome {
   stderrMatches?: RegExp;
 }
 
+/** Check the `errors` rules against their schema (every problem at once), then compile them. */
 export function parseCliErrorRules(value: unknown, field = "adapter.errors"): CliErrorRule[] {
-  return ruleList(value, field).map((rule, i) => {
+  if (value === undefined) return [];
+  assertSpec<CliErrorRuleBlock[]>(CliSpecError, CLI_ERROR_RULES_SCHEMA, value, field);
+  return value.map((rule, i) => {
     const where = `${field}[${i}]`;
-    const parsed: CliErrorRule = parseOutcome(rule, where);
-    const exitCodes = parseNumberSet(rule.exitCode, `${where}.exitCode`);
+    const parsed: CliErrorRule = parseOutcome(rule);
+    const exitCodes = parseNumberSet(rule.exitCode);
     const stderrMatches = parsePattern(rule.stderrMatches, `${where}.stderrMatches`);
     if (!exitCodes && !stderrMatches) throw new CliSpecError(where, "needs 'exitCode' or 'stderrMatches' (or both) to say which failures it matches");
     if (exitCodes) parsed.exitCodes = exitCodes;

@@ -4,6 +4,7 @@
  * NOT_CONFIGURED, ARG_VALIDATION_FAILED, UNKNOWN_TOOL).
  */
 
+import type { SpecProblem } from "../shared/spec-check.js";
 import { AdapterError, AdapterSpecError, type AdapterErrorCode } from "../shared/errors.js";
 
 export type CliErrorCode = AdapterErrorCode;
@@ -43,7 +44,7 @@ export class CliError extends AdapterError<CliErrorCode> {
 
 /** A problem in the manifest's `cli` block, found when the adapter is built; names the field. */
 export class CliSpecError extends AdapterSpecError {
-  constructor(field: string, problem: string) {
+  constructor(field: string | readonly SpecProblem[], problem = "") {
     super(field, problem);
     this.name = "CliSpecError";
   }

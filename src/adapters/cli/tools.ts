@@ -1,5 +1,8 @@
 import type { JsonSchema, ToolDescriptor } from "../types.js";
+import { assertSpec } from "../shared/errors.js";
 import { CliSpecError } from "./errors.js";
+import { CLI_TOOL_SCHEMA } from "../block-schema-data.js";
+import type { CliToolBlock } from "./schema.js";
 import { parseArgvTemplate, type ArgvTemplate } from "./template.js";
 
 /**
@@ -18,11 +21,6 @@ export interface CliTool {
   timeoutMs?: number;
 }
 
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,128}$/;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /** Required strings for argv placeholders; optional groups by shape (flag, list, value). */
 export function deriveInputSchema(template: ArgvTemplate): JsonSchema {
@@ -42,26 +40,18 @@ export function deriveInputSchema(template: ArgvTemplate): JsonSchema {
 }
 
 export function parseCliTool(value: unknown, field: string): CliTool {
-  if (!isRecord(value)) throw new CliSpecError(field, "must be an object");
-  const name = value.name;
-  if (typeof name !== "string" || !TOOL_NAME.test(name)) throw new CliSpecError(`${field}.name`, "must be 1-128 letters, digits, '_' or '-'");
-  if (value.description !== undefined && typeof value.description !== "string") throw new CliSpecError(`${field}.description`, "must be a string");
-  const template = parseArgvTemplate(value.argv, value.optional, field);
-  if (value.inputSchema !== undefined && !isRecord(value.inputSchema)) throw new CliSpecError(`${field}.inputSchema`, "must be a JSON Schema object");
-  if (value.readonly !== undefined && typeof value.readonly !== "boolean") throw new CliSpecError(`${field}.readonly`, "must be true or false");
-  const parse = value.parse ?? "text";
-  if (parse !== "json" && parse !== "text") throw new CliSpecError(`${field}.parse`, `must be "json" or "text" (got ${JSON.stringify(value.parse)})`);
-  const timeoutMs = value.timeoutMs;
-  if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isInteger(timeoutMs) || timeoutMs < 1)) throw new CliSpecError(`${field}.timeoutMs`, "must be a positive integer");
+  assertSpec<CliToolBlock>(CliSpecError, CLI_TOOL_SCHEMA, value, field);
+  const block: CliToolBlock = value;
+  const template = parseArgvTemplate(block.argv, block.optional, field);
   const tool: CliTool = {
-    name,
+    name: block.name,
     template,
-    inputSchema: (value.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(template),
-    readonly: value.readonly === true,
-    parse,
+    inputSchema: (block.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(template),
+    readonly: block.readonly === true,
+    parse: block.parse ?? "text",
   };
-  if (typeof value.description === "string") tool.description = value.description;
-  if (timeoutMs !== undefined) tool.timeoutMs = timeoutMs;
+  if (block.description !== undefined) tool.description = block.description;
+  if (block.timeoutMs !== undefined) tool.timeoutMs = block.timeoutMs;
   return tool;
 }
 

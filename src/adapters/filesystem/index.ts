@@ -3,6 +3,10 @@ import path from "node:path";
 import type { DeclarativeAdapterFactory } from "../../plugins/loader.js";
 import type { Adapter } from "../types.js";
 import { createMcpAdapter } from "../mcp/index.js";
+import { McpSpecError } from "../mcp/errors.js";
+import { MCP_FILESYSTEM_BLOCK_SCHEMA } from "../block-schema-data.js";
+import type { McpFilesystemBlock } from "../mcp/schema.js";
+import { assertSpec } from "../shared/errors.js";
 import { createFilesystemGuard } from "./guard.js";
 
 /**
@@ -28,9 +32,6 @@ function isDir(p: string): boolean {
   }
 }
 
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-}
 
 interface TextResult {
   content?: Array<{ type: string; text?: string }>;
@@ -38,10 +39,11 @@ interface TextResult {
 }
 
 export const createFilesystemAdapter: DeclarativeAdapterFactory = async (spec, options) => {
-  const { roots, hide, ...rest } = spec;
+  assertSpec<McpFilesystemBlock>(McpSpecError, MCP_FILESYSTEM_BLOCK_SCHEMA, spec, "adapter");
+  const { roots, hide, ...rest }: McpFilesystemBlock = spec;
   const mcpSpec = { ...rest, kind: "mcp" };
-  const served = strings(roots).length ? strings(roots) : strings(spec.args).filter((a) => path.isAbsolute(a) && isDir(a));
-  const guard = createFilesystemGuard(served, strings(hide));
+  const served = roots?.length ? roots : (rest.args ?? []).map(String).filter((a) => path.isAbsolute(a) && isDir(a));
+  const guard = createFilesystemGuard(served, hide ?? []);
   const inner = await createMcpAdapter(mcpSpec, options);
   const adapter: Adapter = {
     listTools: () => inner.listTools(),

@@ -4,6 +4,7 @@
  */
 
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import type { SpecProblem } from "../shared/spec-check.js";
 import { AdapterError, AdapterSpecError } from "../shared/errors.js";
 
 export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "RESULT_TOO_LARGE";
@@ -21,7 +22,7 @@ export class McpAdapterError extends AdapterError<McpErrorCode> {
 
 /** A problem in the declarative `adapter` block, found when the adapter is built; names the field. */
 export class McpSpecError extends AdapterSpecError {
-  constructor(field: string, problem: string) {
+  constructor(field: string | readonly SpecProblem[], problem = "") {
     super(field, problem);
     this.name = "McpSpecError";
   }

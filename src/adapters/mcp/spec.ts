@@ -1,4 +1,7 @@
+import { assertSpec } from "../shared/errors.js";
 import { McpSpecError } from "./errors.js";
+import { MCP_BLOCK_SCHEMA } from "../block-schema-data.js";
+import type { McpBlock } from "./schema.js";
 
 /**
  * The declarative `mcp` adapter block, parsed and checked. Either stdio:
@@ -42,79 +45,42 @@ export interface McpHttpSpec extends McpCommonSpec {
 
 export type McpSpec = McpStdioSpec | McpHttpSpec;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+/** Clients write `"args": [8080]` and `"env": {"DEBUG": true}`; the child gets their text. */
+function texts(values: readonly (string | number | boolean)[]): string[] {
+  return values.map(String);
 }
 
-function stringRecord(value: unknown, field: string): Record<string, string> {
-  if (value === undefined) return {};
-  if (!isRecord(value)) throw new McpSpecError(field, "must be an object of strings");
-  const out: Record<string, string> = {};
-  for (const [key, v] of Object.entries(value)) {
-    if (typeof v === "number" || typeof v === "boolean") out[key] = String(v);
-    else if (typeof v === "string") out[key] = v;
-    else throw new McpSpecError(`${field}.${key}`, "must be a string");
-  }
-  return out;
+function textMap(value: Readonly<Record<string, string | number | boolean>> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(value ?? {}).map(([k, v]) => [k, String(v)]));
 }
 
-function duration(value: unknown, field: string, fallback: number, allowZero: boolean): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
-    throw new McpSpecError(field, `must be a ${allowZero ? "non-negative" : "positive"} number of milliseconds`);
-  }
-  return Math.floor(value);
-}
-
-function optionalString(value: unknown, field: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || value.trim() === "") throw new McpSpecError(field, "must be a non-empty string");
-  return value;
-}
-
+/**
+ * Check the block against McpBlockSchema (every problem at once, as one McpSpecError naming each
+ * field after `where`), then the rules a schema does not say well: exactly one of `command` and
+ * `url`, and a URL that is http(s) or a `${VAR}` resolved later.
+ */
 export function parseMcpSpec(spec: Readonly<Record<string, unknown>>, where = "adapter"): McpSpec {
+  assertSpec<McpBlock>(McpSpecError, MCP_BLOCK_SCHEMA, spec, where);
+  const block: McpBlock = spec;
   const common: McpCommonSpec = {
-    timeoutMs: duration(spec.timeoutMs, `${where}.timeoutMs`, DEFAULT_TIMEOUT_MS, false),
-    idleTimeoutMs: duration(spec.idleTimeoutMs, `${where}.idleTimeoutMs`, DEFAULT_IDLE_TIMEOUT_MS, true),
+    timeoutMs: Math.floor(block.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    idleTimeoutMs: Math.floor(block.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS),
   };
-  const hasCommand = spec.command !== undefined;
-  const hasUrl = spec.url !== undefined;
+  const hasCommand = block.command !== undefined;
+  const hasUrl = block.url !== undefined;
   if (hasCommand && hasUrl) throw new McpSpecError(where, "has both 'command' (stdio) and 'url' (HTTP); give one");
-  if (!hasCommand && !hasUrl) throw new McpSpecError(where, "needs 'command' (a stdio server) or 'url' (an HTTP server)");
-  if (hasCommand) {
-    const command = optionalString(spec.command, `${where}.command`) as string;
-    let args: string[] = [];
-    if (spec.args !== undefined) {
-      if (!Array.isArray(spec.args)) throw new McpSpecError(`${where}.args`, "must be an array of strings");
-      args = spec.args.map((arg, i) => {
-        if (typeof arg === "string") return arg;
-        if (typeof arg === "number" || typeof arg === "boolean") return String(arg);
-        throw new McpSpecError(`${where}.args[${i}]`, "must be a string");
-      });
-    }
-    const cwd = optionalString(spec.cwd, `${where}.cwd`);
-    return { transport: "stdio", command, args, env: stringRecord(spec.env, `${where}.env`), ...(cwd ? { cwd } : {}), ...common };
+  if (!block.command && !block.url) throw new McpSpecError(where, "needs 'command' (a stdio server) or 'url' (an HTTP server)");
+  if (block.command) {
+    return { transport: "stdio", command: block.command, args: texts(block.args ?? []), env: textMap(block.env), ...(block.cwd ? { cwd: block.cwd } : {}), ...common };
   }
-  const url = optionalString(spec.url, `${where}.url`) as string;
+  const url = block.url as string;
   if (!/^(https?:\/\/|\$\{)/i.test(url)) throw new McpSpecError(`${where}.url`, `must be an http:// or https:// URL (got '${url}')`);
-  const type = spec.type ?? "http";
-  if (type !== "http" && type !== "sse" && type !== "streamable-http" && type !== "streamableHttp") {
-    throw new McpSpecError(`${where}.type`, `must be "http" or "sse" (got ${JSON.stringify(type)})`);
-  }
-  let auth: McpAuthSpec | undefined;
-  if (spec.auth !== undefined) {
-    if (!isRecord(spec.auth)) throw new McpSpecError(`${where}.auth`, "must be an object { tokenEnv?, tokenStore? }");
-    const tokenEnv = optionalString(spec.auth.tokenEnv, `${where}.auth.tokenEnv`);
-    const tokenStore = optionalString(spec.auth.tokenStore, `${where}.auth.tokenStore`);
-    if (tokenEnv && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) throw new McpSpecError(`${where}.auth.tokenEnv`, "must be a variable name such as N8N_MCP_TOKEN");
-    if (!tokenEnv && !tokenStore) throw new McpSpecError(`${where}.auth`, "needs 'tokenEnv' or 'tokenStore'");
-    auth = { ...(tokenEnv ? { tokenEnv } : {}), ...(tokenStore ? { tokenStore } : {}) };
-  }
+  const auth = block.auth ? { ...(block.auth.tokenEnv ? { tokenEnv: block.auth.tokenEnv } : {}), ...(block.auth.tokenStore ? { tokenStore: block.auth.tokenStore } : {}) } : undefined;
   return {
     transport: "http",
     url,
-    headers: stringRecord(spec.headers, `${where}.headers`),
-    type: type === "sse" ? "sse" : "http",
+    headers: textMap(block.headers),
+    type: block.type === "sse" ? "sse" : "http",
     ...(auth ? { auth } : {}),
     ...common,
   };

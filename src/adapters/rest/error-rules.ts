@@ -1,6 +1,9 @@
-import { parseNumberSet, parseOutcome, parsePattern, renderDetails, renderTemplate, ruleList, type ErrorOutcome } from "../shared/error-rules.js";
+import { parseNumberSet, parseOutcome, parsePattern, renderDetails, renderTemplate, type ErrorOutcome } from "../shared/error-rules.js";
+import { assertSpec } from "../shared/errors.js";
 import { valueAt } from "../shared/json-path.js";
 import { RestSpecError } from "./errors.js";
+import { REST_ERROR_RULES_SCHEMA } from "../block-schema-data.js";
+import type { RestErrorRuleBlock } from "./schema.js";
 
 /**
  * The rest block's `errors`: rules that turn a non-2xx answer into a specific error. The first
@@ -32,21 +35,14 @@ export interface FailedExchange {
   data: unknown;
 }
 
+/** Check the `errors` rules against their schema (every problem at once), then compile them. */
 export function parseRestErrorRules(value: unknown, field = "errors"): RestErrorRule[] {
-  return ruleList(value, field).map((rule, i) => {
-    const where = `${field}[${i}]`;
-    const status = parseNumberSet(rule.status, `${where}.status`);
-    if (!status) throw new RestSpecError(`${where}.status`, "is required (an HTTP status or a list of them)");
-    const headers: Record<string, string> = {};
-    if (rule.headers !== undefined) {
-      if (rule.headers === null || typeof rule.headers !== "object" || Array.isArray(rule.headers)) throw new RestSpecError(`${where}.headers`, "must be an object {header: value or \"*\"}");
-      for (const [name, expected] of Object.entries(rule.headers)) {
-        if (typeof expected !== "string") throw new RestSpecError(`${where}.headers.${name}`, "must be a string (\"*\" matches any value)");
-        headers[name.toLowerCase()] = expected;
-      }
-    }
-    const parsed: RestErrorRule = { ...parseOutcome(rule, where), status, headers };
-    const pattern = parsePattern(rule.bodyMatches, `${where}.bodyMatches`);
+  if (value === undefined) return [];
+  assertSpec<RestErrorRuleBlock[]>(RestSpecError, REST_ERROR_RULES_SCHEMA, value, field);
+  return value.map((rule, i) => {
+    const headers = Object.fromEntries(Object.entries(rule.headers ?? {}).map(([name, expected]) => [name.toLowerCase(), expected]));
+    const parsed: RestErrorRule = { ...parseOutcome(rule), status: parseNumberSet(rule.status) ?? [], headers };
+    const pattern = parsePattern(rule.bodyMatches, `${field}[${i}].bodyMatches`);
     if (pattern) parsed.bodyMatches = pattern;
     return parsed;
   });

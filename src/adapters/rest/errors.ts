@@ -4,6 +4,7 @@
  * UPSTREAM_TIMEOUT, NOT_CONFIGURED, ARG_VALIDATION_FAILED).
  */
 
+import type { SpecProblem } from "../shared/spec-check.js";
 import { AdapterError, AdapterSpecError, type AdapterErrorCode } from "../shared/errors.js";
 
 export type RestErrorCode = AdapterErrorCode;
@@ -17,7 +18,7 @@ export class RestError extends AdapterError<RestErrorCode> {
 
 /** A spec (manifest block) problem, found when the adapter is built; names the field. */
 export class RestSpecError extends AdapterSpecError {
-  constructor(field: string, problem: string) {
+  constructor(field: string | readonly SpecProblem[], problem = "") {
     super(field, problem);
     this.name = "RestSpecError";
   }

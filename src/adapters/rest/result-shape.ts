@@ -1,4 +1,7 @@
+import { assertSpec } from "../shared/errors.js";
 import { RestSpecError } from "./errors.js";
+import { REST_RESULT_SHAPE_SCHEMA } from "../block-schema-data.js";
+import type { ResultShapeBlock } from "./schema.js";
 
 /**
  * A tool's `result`: what of the decoded body reaches the model. APIs answer with far more than a
@@ -25,38 +28,15 @@ export interface ResultShape {
   first?: boolean;
 }
 
-const PATH = /^[A-Za-z0-9_$@-]+(\[\])?(\.[A-Za-z0-9_$@-]+(\[\])?)*$/;
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function checkPath(value: unknown, field: string): string {
-  if (typeof value !== "string" || !PATH.test(value)) throw new RestSpecError(field, `must be a dot path such as "owner.login" or "labels[].name" (got ${JSON.stringify(value)})`);
-  return value;
-}
-
+/** Check a tool's `result` against ResultShapeSchema (every problem at once, named after `field`). */
 export function parseResultShape(value: unknown, field: string): ResultShape | undefined {
   if (value === undefined) return undefined;
-  if (!isRecord(value)) throw new RestSpecError(field, "must be an object { itemsPath?, drop?, fields?, first? }");
-  const known = new Set(["itemsPath", "drop", "fields", "first"]);
-  for (const key of Object.keys(value)) if (!known.has(key)) throw new RestSpecError(`${field}.${key}`, "is not a result option (itemsPath, drop, fields, first)");
-  const shape: ResultShape = {};
-  if (value.itemsPath !== undefined) shape.itemsPath = checkPath(value.itemsPath, `${field}.itemsPath`);
-  if (value.drop !== undefined) {
-    if (!Array.isArray(value.drop) || value.drop.length === 0) throw new RestSpecError(`${field}.drop`, "must be a non-empty array of dot paths");
-    shape.drop = value.drop.map((p, i) => checkPath(p, `${field}.drop[${i}]`));
-  }
-  if (value.fields !== undefined) {
-    if (!isRecord(value.fields) || Object.keys(value.fields).length === 0) throw new RestSpecError(`${field}.fields`, "must be a non-empty object {outputName: dot path}");
-    shape.fields = {};
-    for (const [name, p] of Object.entries(value.fields)) shape.fields[name] = checkPath(p, `${field}.fields.${name}`);
-  }
-  if (value.first !== undefined) {
-    if (typeof value.first !== "boolean") throw new RestSpecError(`${field}.first`, "must be true or false");
-    shape.first = value.first;
-  }
-  return shape;
+  assertSpec<ResultShapeBlock>(RestSpecError, REST_RESULT_SHAPE_SCHEMA, value, field);
+  return { ...value };
 }
 
 /** Read a dot path; a segment `name[]` maps the rest of the path over the array found there. */

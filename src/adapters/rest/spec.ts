@@ -1,12 +1,16 @@
 import type { JsonSchema } from "../types.js";
+import { assertSpec } from "../shared/errors.js";
 import { parseRestErrorRules, type RestErrorRule } from "./error-rules.js";
 import { RestSpecError } from "./errors.js";
 import { parseResultShape, type ResultShape } from "./result-shape.js";
+import { REST_AUTH_SCHEMA, REST_BLOCK_SCHEMA, REST_PAGINATE_SCHEMA, REST_TOOL_SCHEMA } from "../block-schema-data.js";
+import type { AuthBlock, PaginateBlock, RestBlock, RestToolBlock } from "./schema.js";
 import { checkPathTemplate } from "./url-guard.js";
 
 /**
- * The declarative `{ "kind": "rest", ... }` block, checked and normalised. Problems throw
- * RestSpecError naming the field (`tools[2].path`), which the plugin loader reports.
+ * The declarative `{ "kind": "rest", ... }` block, checked against its schema (schema.ts) and
+ * normalised. Problems throw RestSpecError naming each field (`tools[2].path`), which the plugin
+ * loader reports at its line and column in plugin.json.
  */
 
 export type AuthSpec =
@@ -94,94 +98,46 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_PAGES = 10;
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const READ_METHODS = new Set(["GET", "HEAD"]);
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,128}$/;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function str(value: unknown, field: string, optional?: false): string;
-function str(value: unknown, field: string, optional: true): string | undefined;
-function str(value: unknown, field: string, optional = false): string | undefined {
-  if (value === undefined && optional) return undefined;
-  if (typeof value !== "string" || value === "") throw new RestSpecError(field, "must be a non-empty string");
-  return value;
-}
-
-function stringRecord(value: unknown, field: string): Record<string, string> {
-  if (value === undefined) return {};
-  if (!isRecord(value)) throw new RestSpecError(field, "must be an object of strings");
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = str(v, `${field}.${k}`);
-  return out;
-}
 
 export function readonlyByDefault(method: string): boolean {
   return READ_METHODS.has(method.toUpperCase());
 }
 
-function parseStatusList(value: unknown, field: string): number[] | undefined {
-  if (value === undefined) return undefined;
-  const ok = Array.isArray(value) && value.length > 0 && value.every((v) => Number.isInteger(v) && (v as number) >= 400 && (v as number) <= 499);
-  if (!ok) throw new RestSpecError(field, "must be a non-empty array of HTTP 4xx statuses, e.g. [401, 403]");
-  return [...(value as number[])];
-}
-
 export function parseAuth(value: unknown, field = "auth"): AuthSpec | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isRecord(value)) throw new RestSpecError(field, "must be an object with a 'type'");
-  switch (value.type) {
-    case "bearer":
-      return { type: "bearer", token: str(value.token, `${field}.token`) };
-    case "header":
-    case "query":
-      return { type: value.type, name: str(value.name, `${field}.name`), value: str(value.value, `${field}.value`) };
-    case "login": {
-      if (!isRecord(value.body)) throw new RestSpecError(`${field}.body`, "must be an object (the credentials to POST)");
-      return {
-        type: "login",
-        url: str(value.url, `${field}.url`),
-        body: value.body,
-        tokenPath: str(value.tokenPath, `${field}.tokenPath`, true) ?? "token",
-        header: str(value.header, `${field}.header`, true) ?? "Authorization",
-        scheme: typeof value.scheme === "string" ? value.scheme : "Bearer",
-        retryOn: parseStatusList(value.retryOn, `${field}.retryOn`) ?? [401],
-      };
-    }
-    default:
-      throw new RestSpecError(`${field}.type`, `must be one of bearer, header, query, login (got ${JSON.stringify(value.type)})`);
-  }
-}
-
-function positiveInt(value: unknown, field: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) throw new RestSpecError(field, "must be a positive integer");
-  return value;
+  assertSpec<AuthBlock>(RestSpecError, REST_AUTH_SCHEMA, value, field);
+  const auth = value;
+  if (auth.type !== "login") return { ...auth };
+  return {
+    type: "login",
+    url: auth.url,
+    body: auth.body,
+    tokenPath: auth.tokenPath ?? "token",
+    header: auth.header ?? "Authorization",
+    scheme: auth.scheme ?? "Bearer",
+    retryOn: auth.retryOn ? [...auth.retryOn] : [401],
+  };
 }
 
 export function parsePaginate(value: unknown, field: string): PaginateSpec | undefined {
   if (value === undefined || value === null || value === false) return undefined;
-  if (!isRecord(value)) throw new RestSpecError(field, "must be an object with a 'style' (link or page)");
-  if (value.style !== "link" && value.style !== "page") throw new RestSpecError(`${field}.style`, `must be "link" or "page" (got ${JSON.stringify(value.style)})`);
-  const perPage = positiveInt(value.perPage, `${field}.perPage`);
-  const start = value.start === undefined ? 1 : value.start;
-  if (typeof start !== "number" || !Number.isInteger(start) || start < 0) throw new RestSpecError(`${field}.start`, "must be a non-negative integer");
+  assertSpec<PaginateBlock>(RestSpecError, REST_PAGINATE_SCHEMA, value, field);
+  const paginate = value;
   return {
-    style: value.style,
-    param: str(value.param, `${field}.param`, true) ?? "page",
-    perPageParam: str(value.perPageParam, `${field}.perPageParam`, true),
-    perPage,
-    start,
-    itemsPath: str(value.itemsPath, `${field}.itemsPath`, true),
-    maxPages: positiveInt(value.maxPages, `${field}.maxPages`) ?? DEFAULT_MAX_PAGES,
+    style: paginate.style,
+    param: paginate.param ?? "page",
+    perPageParam: paginate.perPageParam,
+    perPage: paginate.perPage,
+    start: paginate.start ?? 1,
+    itemsPath: paginate.itemsPath,
+    maxPages: paginate.maxPages ?? DEFAULT_MAX_PAGES,
   };
 }
 
-function nameMapping(value: unknown, field: string): { param: string; arg: string }[] {
+function nameMapping(value: string[] | Record<string, string> | undefined): { param: string; arg: string }[] {
   if (value === undefined) return [];
-  if (Array.isArray(value)) return value.map((v, i) => { const n = str(v, `${field}[${i}]`); return { param: n, arg: n }; });
-  if (isRecord(value)) return Object.entries(value).map(([param, arg]) => ({ param, arg: str(arg, `${field}.${param}`) }));
-  throw new RestSpecError(field, "must be an array of argument names or an object {param: argName}");
+  if (Array.isArray(value)) return value.map((n) => ({ param: n, arg: n }));
+  return Object.entries(value).map(([param, arg]) => ({ param, arg }));
 }
 
 /** The input schema derived from a tool's path, query and body names (when none is given). */
@@ -196,79 +152,78 @@ export function deriveInputSchema(op: Pick<RestOperation, "pathParams" | "query"
   return { type: "object", properties, required: [...op.pathParams], additionalProperties: open };
 }
 
+/**
+ * One tool: its shape is RestToolSchema's (every problem at once); what spans fields or needs
+ * code is checked here — the method, the path template, body vs bodyArg, a body on a GET.
+ */
 export function parseTool(value: unknown, field: string): RestOperation {
-  if (!isRecord(value)) throw new RestSpecError(field, "must be an object");
-  const name = str(value.name, `${field}.name`);
-  if (!TOOL_NAME.test(name)) throw new RestSpecError(`${field}.name`, `'${name}' may only contain letters, digits, '_' and '-'`);
-  const method = (str(value.method, `${field}.method`, true) ?? "GET").toUpperCase();
-  if (!METHODS.has(method)) throw new RestSpecError(`${field}.method`, `'${method}' is not an HTTP method this adapter sends`);
-  const path = str(value.path, `${field}.path`);
+  assertSpec<RestToolBlock>(RestSpecError, REST_TOOL_SCHEMA, value, field);
+  const tool: RestToolBlock = value;
+  const method = (tool.method ?? "GET").toUpperCase();
+  if (!METHODS.has(method)) throw new RestSpecError(`${field}.method`, `'${method}' is not an HTTP method this adapter sends (${[...METHODS].join(", ")})`);
   let pathParams: string[];
   try {
-    pathParams = checkPathTemplate(path, `${field}.path`);
+    pathParams = checkPathTemplate(tool.path, `${field}.path`);
   } catch (error) {
     throw new RestSpecError(`${field}.path`, `is refused: ${(error as Error).message}`);
   }
-  const query = nameMapping(value.query, `${field}.query`);
+  const query = nameMapping(tool.query);
   let body: BodyMapping = { kind: "none" };
-  if (value.bodyArg !== undefined && value.body !== undefined) throw new RestSpecError(`${field}.bodyArg`, "cannot be used together with 'body'; pick one");
-  if (value.body === "*") body = { kind: "rest" };
-  else if (value.body !== undefined) body = { kind: "fields", fields: nameMapping(value.body, `${field}.body`).map(({ param, arg }) => ({ prop: param, arg })) };
+  if (tool.bodyArg !== undefined && tool.body !== undefined) throw new RestSpecError(`${field}.bodyArg`, "cannot be used together with 'body'; pick one");
+  if (tool.body === "*") body = { kind: "rest" };
+  else if (tool.body !== undefined) body = { kind: "fields", fields: nameMapping(tool.body).map(({ param, arg }) => ({ prop: param, arg })) };
   // One argument (an object of arbitrary fields, e.g. a record) is the whole JSON body.
-  else if (value.bodyArg !== undefined) body = { kind: "whole", arg: str(value.bodyArg, `${field}.bodyArg`), contentType: "application/json" };
+  else if (tool.bodyArg !== undefined) body = { kind: "whole", arg: tool.bodyArg, contentType: "application/json" };
   // Neither query nor body declared: the remaining arguments go where the method puts them.
   let queryRest = false;
-  if (value.query === undefined && value.body === undefined && value.bodyArg === undefined) {
+  if (tool.query === undefined && tool.body === undefined && tool.bodyArg === undefined) {
     if (["GET", "HEAD", "DELETE", "OPTIONS"].includes(method)) queryRest = true;
     else body = { kind: "rest" };
   }
-  if (value.readonly !== undefined && typeof value.readonly !== "boolean") throw new RestSpecError(`${field}.readonly`, "must be true or false");
-  if (value.inputSchema !== undefined && !isRecord(value.inputSchema)) throw new RestSpecError(`${field}.inputSchema`, "must be a JSON Schema object");
-  if (value.defaults !== undefined && !isRecord(value.defaults)) throw new RestSpecError(`${field}.defaults`, "must be an object {argumentName: value}");
-  if (value.bodyConstants !== undefined) {
-    if (!isRecord(value.bodyConstants)) throw new RestSpecError(`${field}.bodyConstants`, "must be an object of JSON body properties, e.g. {\"stream\": false}");
-    if (method === "GET" || method === "HEAD") throw new RestSpecError(`${field}.bodyConstants`, `cannot be used with ${method}, which sends no body`);
-  }
+  if (tool.bodyConstants !== undefined && (method === "GET" || method === "HEAD")) throw new RestSpecError(`${field}.bodyConstants`, `cannot be used with ${method}, which sends no body`);
   const op: RestOperation = {
-    name,
-    description: str(value.description, `${field}.description`, true),
+    name: tool.name,
+    description: tool.description,
     method,
-    path,
+    path: tool.path,
     pathParams,
     query,
-    constQuery: stringRecord(value.constQuery, `${field}.constQuery`),
+    constQuery: { ...(tool.constQuery ?? {}) },
     queryRest,
     headers: [],
     body,
     inputSchema: {},
-    readonly: (value.readonly as boolean | undefined) ?? readonlyByDefault(method),
-    paginate: parsePaginate(value.paginate, `${field}.paginate`),
-    ...(isRecord(value.bodyConstants) ? { bodyConstants: value.bodyConstants } : {}),
+    readonly: tool.readonly ?? readonlyByDefault(method),
+    paginate: parsePaginate(tool.paginate, `${field}.paginate`),
+    ...(tool.bodyConstants ? { bodyConstants: tool.bodyConstants } : {}),
   };
-  if (value.defaults !== undefined) op.defaults = { ...(value.defaults as Record<string, unknown>) };
-  const result = parseResultShape(value.result, `${field}.result`);
+  if (tool.defaults !== undefined) op.defaults = { ...tool.defaults };
+  const result = parseResultShape(tool.result, `${field}.result`);
   if (result) op.result = result;
-  op.inputSchema = (value.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(op);
+  op.inputSchema = (tool.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(op);
   return op;
 }
 
+/** The connection part of a checked rest or openapi block; `baseUrl` is openapi's own when the block has none. */
 export function parseConnection(spec: Readonly<Record<string, unknown>>, baseUrl: unknown = spec.baseUrl): RestConnectionSpec {
-  const timeoutMs = positiveInt(spec.timeoutMs, "timeoutMs") ?? DEFAULT_TIMEOUT_MS;
-  const connection: RestConnectionSpec = { baseUrl: str(baseUrl, "baseUrl"), headers: stringRecord(spec.headers, "headers"), auth: parseAuth(spec.auth), timeoutMs };
-  if (spec.idempotencyKeys !== undefined) {
-    if (typeof spec.idempotencyKeys !== "boolean") throw new RestSpecError("idempotencyKeys", "must be true or false");
-    connection.idempotencyKeys = spec.idempotencyKeys;
-  }
-  const maxResponseBytes = positiveInt(spec.maxResponseBytes, "maxResponseBytes");
-  if (maxResponseBytes !== undefined) connection.maxResponseBytes = maxResponseBytes;
+  if (typeof baseUrl !== "string" || baseUrl.trim() === "") throw new RestSpecError("baseUrl", "must be a non-empty string");
+  const connection: RestConnectionSpec = {
+    baseUrl,
+    headers: { ...((spec.headers as Record<string, string> | undefined) ?? {}) },
+    auth: parseAuth(spec.auth),
+    timeoutMs: (spec.timeoutMs as number | undefined) ?? DEFAULT_TIMEOUT_MS,
+  };
+  if (typeof spec.idempotencyKeys === "boolean") connection.idempotencyKeys = spec.idempotencyKeys;
+  if (typeof spec.maxResponseBytes === "number") connection.maxResponseBytes = spec.maxResponseBytes;
   const errors = parseRestErrorRules(spec.errors);
   if (errors.length) connection.errors = errors;
   return connection;
 }
 
+/** The whole block: its schema first (every problem at once), then each tool's cross-field rules. */
 export function parseRestSpec(spec: Readonly<Record<string, unknown>>): { connection: RestConnectionSpec; tools: RestOperation[] } {
+  assertSpec<RestBlock>(RestSpecError, REST_BLOCK_SCHEMA, spec, "");
   const connection = parseConnection(spec);
-  if (!Array.isArray(spec.tools) || spec.tools.length === 0) throw new RestSpecError("tools", "must be a non-empty array of tool definitions");
   const tools = spec.tools.map((t, i) => parseTool(t, `tools[${i}]`));
   const seen = new Set<string>();
   tools.forEach((t, i) => {

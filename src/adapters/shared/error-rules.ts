@@ -1,5 +1,6 @@
 import type { AdapterErrorCode } from "./errors.js";
 import { AdapterSpecError } from "./errors.js";
+import type { RuleOutcomeBlock } from "./spec-schema.js";
 
 /**
  * `errors` rules of a declarative adapter block: turn a service's failure (an HTTP status and
@@ -23,40 +24,20 @@ export interface ErrorOutcome {
 
 export type Lookup = (name: string) => unknown;
 
-const CODES: readonly AdapterErrorCode[] = ["UPSTREAM_ERROR", "UPSTREAM_TIMEOUT", "NOT_CONFIGURED", "ARG_VALIDATION_FAILED"];
 const PLACEHOLDER = /\{([A-Za-z_][\w.-]*)(?:\|(time))?\}/g;
 const WHOLE = /^\{([A-Za-z_][\w.-]*)(?:\|(time))?\}$/;
 const SHOWN_MAX = 300;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/** Check a rule's outcome fields (`code`, `message`, `hint`, `details`); `field` names the rule. */
-export function parseOutcome(rule: Record<string, unknown>, field: string): ErrorOutcome {
-  const code = rule.code ?? "UPSTREAM_ERROR";
-  if (typeof code !== "string" || !CODES.includes(code as AdapterErrorCode)) {
-    throw new AdapterSpecError(`${field}.code`, `must be one of ${CODES.join(", ")} (got ${JSON.stringify(rule.code)})`);
-  }
-  if (typeof rule.message !== "string" || rule.message.trim() === "") throw new AdapterSpecError(`${field}.message`, "must be a non-empty string");
-  if (rule.hint !== undefined && (typeof rule.hint !== "string" || rule.hint.trim() === "")) throw new AdapterSpecError(`${field}.hint`, "must be a non-empty string");
-  const details: Record<string, string> = {};
-  if (rule.details !== undefined) {
-    if (!isRecord(rule.details)) throw new AdapterSpecError(`${field}.details`, "must be an object of templates");
-    for (const [key, value] of Object.entries(rule.details)) {
-      if (typeof value !== "string") throw new AdapterSpecError(`${field}.details.${key}`, "must be a string template");
-      details[key] = value;
-    }
-  }
-  const outcome: ErrorOutcome = { code: code as AdapterErrorCode, message: rule.message, details };
-  if (typeof rule.hint === "string") outcome.hint = rule.hint;
+/** A rule's outcome fields (`code`, `message`, `hint`, `details`), as checked by the kind's rule schema. */
+export function parseOutcome(rule: RuleOutcomeBlock): ErrorOutcome {
+  const outcome: ErrorOutcome = { code: rule.code ?? "UPSTREAM_ERROR", message: rule.message, details: { ...(rule.details ?? {}) } };
+  if (rule.hint !== undefined) outcome.hint = rule.hint;
   return outcome;
 }
 
-/** A rule's regular expression field, compiled case-insensitively. */
-export function parsePattern(value: unknown, field: string): RegExp | undefined {
+/** A rule's regular expression field, compiled case-insensitively (a schema cannot say it compiles). */
+export function parsePattern(value: string | undefined, field: string): RegExp | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "string" || value === "") throw new AdapterSpecError(field, "must be a non-empty regular expression");
   try {
     return new RegExp(value, "i");
   } catch (error) {
@@ -65,21 +46,8 @@ export function parsePattern(value: unknown, field: string): RegExp | undefined 
 }
 
 /** A number or a list of numbers (status codes, exit codes). */
-export function parseNumberSet(value: unknown, field: string): number[] | undefined {
-  if (value === undefined) return undefined;
-  const list = Array.isArray(value) ? value : [value];
-  if (list.length === 0 || !list.every((n) => typeof n === "number" && Number.isInteger(n))) throw new AdapterSpecError(field, "must be an integer or a non-empty list of integers");
-  return list as number[];
-}
-
-/** The `errors` list itself. */
-export function ruleList(value: unknown, field: string): Record<string, unknown>[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new AdapterSpecError(field, "must be an array of rules");
-  return value.map((rule, i) => {
-    if (!isRecord(rule)) throw new AdapterSpecError(`${field}[${i}]`, "must be an object");
-    return rule;
-  });
+export function parseNumberSet(value: number | number[] | undefined): number[] | undefined {
+  return value === undefined ? undefined : Array.isArray(value) ? [...value] : [value];
 }
 
 function filtered(value: unknown, filter: string | undefined): unknown {

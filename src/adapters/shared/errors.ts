@@ -1,4 +1,5 @@
 import { RuntimeError, type ErrorCode } from "../../errors.js";
+import { describeProblems, specProblems, type SpecProblem } from "./spec-check.js";
 
 /**
  * The errors adapters throw: the project's one error type (src/errors.ts) with an HTTP status
@@ -26,12 +27,27 @@ export class AdapterError<C extends AdapterErrorCode = AdapterErrorCode> extends
   }
 }
 
-/** A problem in a declarative `adapter` block, found when the adapter is built; names the field. */
+/**
+ * Problems in a declarative `adapter` block, found when the adapter is built: one (a field and
+ * what is wrong with it) or every problem the block's schema found at once. Each names its field.
+ */
 export class AdapterSpecError extends Error {
   readonly field: string;
-  constructor(field: string, problem: string) {
-    super(`${field} ${problem}`);
+  readonly problems: readonly SpecProblem[];
+  constructor(field: string | readonly SpecProblem[], problem = "") {
+    const problems: readonly SpecProblem[] = typeof field === "string" ? [{ segments: [], field, message: problem }] : field;
+    super(describeProblems(problems));
     this.name = "AdapterSpecError";
-    this.field = field;
+    this.field = problems[0]?.field ?? "";
+    this.problems = problems;
   }
+}
+
+/**
+ * Check `value` against a block schema (plain data generated from the kind's TypeBox schema, whose
+ * type is `T`); every problem at once, as `ErrorClass` (the kind's own SpecError).
+ */
+export function assertSpec<T>(ErrorClass: new (problems: readonly SpecProblem[]) => AdapterSpecError, schema: object, value: unknown, prefix: string): asserts value is T {
+  const problems = specProblems(schema, value, prefix);
+  if (problems.length) throw new ErrorClass(problems);
 }
