@@ -50,7 +50,9 @@ function makeFleet(count: number): string {
 describe("agent_tools_search and _discover (per-plugin mode)", () => {
   let server: Connected;
   before(async () => {
-    server = await connect(PLUGINS);
+    // These tests compare rankings across calls: each waits for the semantic side (model, embeddings),
+    // so no answer is BM25F-only because the model was still loading (the default waits 250 ms).
+    server = await connect(PLUGINS, { AGENT_TOOLS_SEMANTIC_WAIT_MS: "ready" });
   });
   after(async () => server.close());
 

@@ -69,6 +69,8 @@ export interface HybridOptions {
 
 interface PluginVectors {
   documents: SearchDocument[];
+  /** Each document's key in the lexical scores (keyOf), made once rather than per query. */
+  keys: string[];
   /** documents.length × dimensions, unit rows; undefined until embedded. */
   vectors?: Float32Array;
 }
@@ -286,7 +288,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     for (const [plugin, entry] of scope) {
       entry.documents.forEach((doc, row) => {
         const i = at++;
-        const lexicalScore = lex.get(keyOf(plugin, doc.kind, doc.name))?.score ?? 0;
+        const lexicalScore = lex.get(entry.keys[row]!)?.score ?? 0;
         const score = w * lexicalScore + (1 - w) * (lexicalScore > 0 || near[i] ? semantic[i]! : 0);
         if (score > 0) scored.push({ c: { plugin, doc, vectors: entry.vectors!, row }, score });
       });
@@ -323,7 +325,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     tune: (changes) => void Object.assign(settings, changes),
     setPluginDocuments(plugin, documents) {
       lexical.setPluginDocuments(plugin, documents);
-      plugins.set(plugin, { documents: [...documents] });
+      plugins.set(plugin, { documents: [...documents], keys: documents.map((doc) => keyOf(plugin, doc.kind, doc.name)) });
       if (model) void embedPending().catch((error: unknown) => drop(`embedding the catalog failed: ${(error as Error).message}`));
     },
     removePlugin(plugin) {
