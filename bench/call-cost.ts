@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -18,6 +18,9 @@ import { createRuntime } from "../dist/runtime/runtime.js";
  *     resolve, validate, gate, invoke, shape, frame);
  *   - the same call through the facade server and an SDK v2 client over InMemoryTransport;
  *   - a bare SDK v2 Server answering the same tools/call (the SDK's share, the floor);
+ *   - `runtime.call` to a plugin whose adapter is the real McpAdapter over an in-memory link to
+ *     that bare server, with the catalog cache on (what an MCP call costs between the pipeline and
+ *     the SDK client: McpConnection, the use watch of the cache upkeep), against the bare client;
  *   - `runtime.call` with OpenTelemetry on (10 spans a call, OTLP/HTTP to a local sink that
  *     accepts and drops them): what tracing costs when configured (off, it is the first row).
  *   node --import tsx bench/call-cost.ts [--calls 20000] [--rounds 5]
@@ -76,6 +79,38 @@ try {
   const bareClient = await linked(bare);
   const sdk = await cpuPerCall(() => bareClient.callTool({ name: "echo", arguments: { message: "hello" } }));
 
+  // The MCP adapter kind over an in-memory link to a bare server: McpConnection's own per-call work.
+  const mcpPlugin = path.join(dir, "agent-tools-plugin-em");
+  mkdirSync(mcpPlugin);
+  writeFileSync(path.join(mcpPlugin, "plugin.json"), JSON.stringify({ name: "em", prefix: "em", description: "Echo over MCP", adapter: "./adapter.mjs", adapterExport: "EchoOverMcp", requireConfirm: false }));
+  const dist = (file: string) => JSON.stringify(new URL(`../dist/${file}`, import.meta.url).href);
+  writeFileSync(
+    path.join(mcpPlugin, "adapter.mjs"),
+    `import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+     import { Server } from "@modelcontextprotocol/server";
+     import { McpAdapter } from ${dist("adapters/mcp/adapter.js")};
+     import { createRedactor } from ${dist("adapters/shared/redact.js")};
+     import { silentLogger } from ${dist("log.js")};
+     const open = async (makeClient) => {
+       const server = new Server({ name: "bare", version: "0.0.0" }, { capabilities: { tools: {} } });
+       server.setRequestHandler("tools/list", async () => ({ tools: [{ name: "echo", inputSchema: { type: "object", properties: { message: { type: "string" } } } }] }));
+       server.setRequestHandler("tools/call", async () => ({ content: [{ type: "text", text: "Echo: hello" }] }));
+       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+       await server.connect(serverSide);
+       const client = makeClient();
+       await client.connect(clientSide);
+       return { client, opened: { kind: "memory", close: () => client.close() } };
+     };
+     export class EchoOverMcp extends McpAdapter {
+       constructor() { super({ name: "em", open, redactor: createRedactor([]), log: silentLogger }); }
+     }`,
+  );
+  // node_modules for the fixture's bare imports: the plugin folder sits in the temp dir.
+  symlinkSync(new URL("../node_modules", import.meta.url).pathname, path.join(dir, "node_modules"));
+  const cacheDir = path.join(dir, "cache");
+  const mcpRuntime = await createRuntime({ pluginDirs: [mcpPlugin], env: { AGENT_TOOLS_CACHE_DIR: cacheDir, AGENT_TOOLS_AUDIT: "off" }, log: silentLogger });
+  const mcpSession = mcpRuntime.createSession("cost-mcp");
+  const mcp = await cpuPerCall(() => mcpRuntime.call(mcpSession, "em", args));
   // Tracing on: the exporter posts to a loopback sink in this process (its CPU is counted too).
   const sink = createServer((req, res) => {
     req.resume();
@@ -96,10 +131,13 @@ try {
   console.log(`facade + SDK client, in memory               ${fmt(facade)}`);
   console.log(`bare SDK server + SDK client, in memory      ${fmt(sdk)}`);
   console.log(`facade over the bare server: +${(facade.median - sdk.median).toFixed(1)} µs (${(facade.median / sdk.median).toFixed(2)}×)`);
+  console.log(`runtime.call → McpAdapter → bare server      ${fmt(mcp)}`);
+  console.log(`McpAdapter path over the bare client: +${(mcp.median - sdk.median).toFixed(1)} µs (${(mcp.median / sdk.median).toFixed(2)}×)`);
   console.log(`runtime.call, OpenTelemetry on (OTLP sink)   ${fmt(traced)}  (+${(traced.median - pipeline.median).toFixed(1)} µs over tracing off)`);
   await facadeClient.close();
   await bareClient.close();
   await runtime.close();
+  await mcpRuntime.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -50,22 +50,26 @@ export function startCatalogUpkeep(catalog: Catalog, plugins: readonly LoadedPlu
 }
 
 /**
- * Replace the plugin's adapter with one that calls `onUse` after each successful call. A Proxy,
- * so class adapters keep their private fields, getters and `instanceof`.
+ * Call `onUse` after each successful call of the plugin's adapter until it answers false. The
+ * adapter's own `call` is shadowed on the instance (no Proxy in front of every property read),
+ * and the original is put back once watching is over, so later calls cost nothing.
  */
-export function watchAdapterUse(plugin: LoadedPlugin, onUse: () => void): void {
+export function watchAdapterUse(plugin: LoadedPlugin, onUse: () => boolean): void {
   const adapter = plugin.adapter;
   if (!adapter) return;
-  const call: Adapter["call"] = async (name, args, ctx) => {
-    const result = await adapter.call(name, args, ctx);
-    onUse();
+  const hadOwn = Object.prototype.hasOwnProperty.call(adapter, "call");
+  const original = adapter.call;
+  const watched: Adapter["call"] = async (name, args, ctx) => {
+    const result = await original.call(adapter, name, args, ctx);
+    if (!onUse() && adapter.call === watched) {
+      if (hadOwn) adapter.call = original;
+      else delete (adapter as Partial<Adapter>).call;
+    }
     return result;
   };
-  plugin.adapter = new Proxy(adapter, {
-    get(target, property) {
-      if (property === "call") return call;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  try {
+    adapter.call = watched;
+  } catch {
+    // A frozen adapter: its restored catalog is confirmed by the daily listing instead.
+  }
 }

@@ -437,8 +437,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // With a store: catalogs it lacks are listed in the background (a few at a time), and a catalog
   // restored from it is confirmed by listing again once a call has started its server anyway.
   const upkeep = store ? startCatalogUpkeep(catalog, plugins, log) : undefined;
+  // Watching ends once the restore is over and the restored catalog confirmed (or replaced, or
+  // never restored): storedAt is then undefined.
+  let restoreOver = false;
+  if (store) void catalog.ready.then(() => (restoreOver = true), () => (restoreOver = true));
   if (store) for (const plugin of plugins) watchAdapterUse(plugin, () => {
-    if (catalog.storedAt(plugin.manifest.prefix) !== undefined) void catalog.refresh(plugin);
+    if (catalog.storedAt(plugin.manifest.prefix) === undefined) return !restoreOver;
+    void catalog.refresh(plugin);
+    return true;
   });
 
   const changeListeners = new Set<(prefix: string) => void>();

@@ -2,7 +2,7 @@ import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHt
 import type { Logger, ServerDescription } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
-import { McpAdapterError, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
+import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import { currentRelay, refusal, type CallRelay, type RelayedParams } from "../relay.js";
 
@@ -121,7 +121,10 @@ export class McpConnection {
   private connecting: Promise<Live> | undefined;
   private connectingSignal: AbortSignal | undefined;
   private inFlight = 0;
+  /** One idle timer per connection, not re-armed per call: when it fires it looks at `lastUsedAt`. */
   private idleTimer: NodeJS.Timeout | undefined;
+  private idleLimitMs: number;
+  private lastUsedAt = 0;
   private closed = false;
   private stopping: Promise<void> = Promise.resolve();
   private verdict: PriorDiscovery | undefined;
@@ -130,6 +133,7 @@ export class McpConnection {
 
   constructor(private readonly options: ConnectionOptions) {
     this.now = options.now ?? Date.now;
+    this.idleLimitMs = options.idleTimeoutMs;
   }
 
   /** The server's `server/discover` result when it speaks 2026-07-28 (kept across restarts of the connection). */
@@ -191,28 +195,24 @@ export class McpConnection {
    * timeout): for a server started only to list its tools.
    */
   stopWhenIdleFor(ms: number): void {
-    this.scheduleIdle(ms);
+    this.idleLimitMs = ms;
+    this.lastUsedAt = performance.now();
+    // The timer may be set for the longer normal timeout: set it again for this one.
+    this.clearIdle();
+    this.armIdle();
   }
 
   /**
    * Run `fn` against a connected client under the deadline and abort signal of `control`. `what`
-   * names the request in messages ("tools/call 'read_file'").
+   * names the request in messages ("tools/call 'read_file'"). No timer or AbortController of its
+   * own per call: the SDK's request timeout is the deadline (it also tells the server the request
+   * was cancelled), and the caller's signal (the pipeline's deadline scope) passes straight on.
    */
   async request<T>(what: string, control: RequestControl, fn: (client: Client, options: RequestOptions) => Promise<T>): Promise<T> {
     if (this.closed) throw new McpAdapterError("UPSTREAM_ERROR", `${this.label()} is closed`);
     this.inFlight++;
-    this.clearIdle();
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new McpAdapterError("UPSTREAM_TIMEOUT", `timed out after ${control.timeoutMs} ms`));
-    }, control.timeoutMs);
-    const onAbort = (): void => controller.abort(control.signal?.reason);
-    if (control.signal?.aborted) onAbort();
-    else control.signal?.addEventListener("abort", onAbort, { once: true });
-    // The SDK's own timeout is a backstop; ours fires first and gives the clearer message.
-    const options: RequestOptions = { signal: controller.signal, timeout: control.timeoutMs + 5_000 };
+    this.idleLimitMs = this.options.idleTimeoutMs;
+    const options: RequestOptions = control.signal ? { signal: control.signal, timeout: control.timeoutMs } : { timeout: control.timeoutMs };
     try {
       for (let attempt = 0; ; attempt++) {
         let live: Live | undefined;
@@ -220,19 +220,18 @@ export class McpConnection {
           live = await this.ensureLive(options);
           return await fn(live.client, options);
         } catch (error) {
-          if (live && attempt === 0 && !controller.signal.aborted && isSessionExpired(error, live)) {
+          if (live && attempt === 0 && !control.signal?.aborted && isSessionExpired(error, live)) {
             this.options.log.info(`${this.label()}: session expired (HTTP 404); re-initialising`);
             await this.drop(live);
             continue;
           }
-          throw await this.translate(error, what, live, { timedOut, control });
+          throw await this.translate(error, what, live, control);
         }
       }
     } finally {
-      clearTimeout(timer);
-      control.signal?.removeEventListener("abort", onAbort);
       this.inFlight--;
-      this.scheduleIdle();
+      this.lastUsedAt = performance.now();
+      this.armIdle();
     }
   }
 
@@ -297,7 +296,7 @@ export class McpConnection {
       connected = await this.openWithVerdict(options);
     } catch (error) {
       if (!options.signal?.aborted && !this.closed) {
-        const translated = await this.translate(error, "connect", undefined, { timedOut: false, control: { timeoutMs: 0 } });
+        const translated = await this.translate(error, "connect", undefined, { timeoutMs: 0 });
         const attempts = (failure?.attempts ?? 0) + 1;
         const at = this.now();
         this.failure = { message: translated.message, code: translated.code, at, attempts, retryAt: at + Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1)) };
@@ -412,15 +411,27 @@ export class McpConnection {
     this.idleTimer = undefined;
   }
 
-  private scheduleIdle(idleMs: number = this.options.idleTimeoutMs): void {
-    this.clearIdle();
-    if (this.closed || this.inFlight > 0 || !idleMs || !this.live) return;
-    this.idleTimer = setTimeout(() => {
+  /**
+   * Make sure a timer will look at the connection when it may have been idle for `idleLimitMs`.
+   * A timer already set is left alone (requests only move `lastUsedAt`); when it fires early for
+   * the current `lastUsedAt`, it sets itself again for the rest.
+   */
+  private armIdle(): void {
+    if (this.idleTimer || this.closed || !this.idleLimitMs || !this.live) return;
+    const check = (): void => {
       this.idleTimer = undefined;
-      if (this.inFlight > 0 || !this.live) return;
-      this.options.log.debug(`${this.label()}: idle for ${idleMs} ms; stopping it`);
+      if (this.closed || !this.live || !this.idleLimitMs) return;
+      const idleFor = performance.now() - this.lastUsedAt;
+      if (this.inFlight > 0 || idleFor < this.idleLimitMs) {
+        // A long call is not cut: look again one idle period after it could have ended.
+        this.idleTimer = setTimeout(check, this.inFlight > 0 ? this.idleLimitMs : this.idleLimitMs - idleFor);
+        this.idleTimer.unref();
+        return;
+      }
+      this.options.log.debug(`${this.label()}: idle for ${this.idleLimitMs} ms; stopping it`);
       void this.drop(this.live);
-    }, idleMs);
+    };
+    this.idleTimer = setTimeout(check, Math.max(0, this.lastUsedAt + this.idleLimitMs - performance.now()));
     this.idleTimer.unref();
   }
 
@@ -428,15 +439,12 @@ export class McpConnection {
     error: unknown,
     what: string,
     live: Live | undefined,
-    state: { timedOut: boolean; control: RequestControl },
+    control: RequestControl,
   ): Promise<McpAdapterError> {
     const redact = (text: string): string => this.options.redactor.redact(text);
     const server = this.label();
-    if (state.timedOut) {
-      return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} within ${state.control.timeoutMs} ms`));
-    }
-    if (state.control.signal?.aborted) {
-      const reason: unknown = state.control.signal.reason;
+    if (control.signal?.aborted) {
+      const reason: unknown = control.signal.reason;
       if (abortReasonIsTimeout(reason)) return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${what} on ${server} was aborted: the call's deadline passed`));
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${what} on ${server} was cancelled by the caller`));
     }
@@ -458,8 +466,9 @@ export class McpConnection {
       const where = live.opened.kind === "stdio" ? "exited" : "closed the connection";
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} ${where} during ${what}${tail ? `; its last stderr lines:\n${tail}` : " (it wrote nothing to stderr)"}`));
     }
-    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
-      return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} in time: ${error.message}`));
+    if (isRequestTimeout(error)) {
+      const within = control.timeoutMs ? `within ${control.timeoutMs} ms` : `in time: ${errorMessage(error)}`;
+      return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} ${within}`));
     }
     if (isUnsupportedProtocolVersion(error)) {
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} does not serve a protocol version this runtime speaks: ${errorMessage(error)}`));

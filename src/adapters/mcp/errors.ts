@@ -3,6 +3,7 @@
  * Error carrying a string `code` that the runtime maps to its own error codes.
  */
 
+import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type { SpecProblem } from "../shared/spec-check.js";
 import { AdapterError, AdapterSpecError } from "../shared/errors.js";
 
@@ -56,4 +57,9 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 export function isUnsupportedProtocolVersion(error: unknown): boolean {
   if (numericCode(error) === UNSUPPORTED_PROTOCOL_VERSION) return true;
   return error instanceof Error && /(^|[^\d])-32022\b/.test(error.message);
+}
+
+/** The SDK's request timeout fired (the connection's deadline: it sets no timer of its own). */
+export function isRequestTimeout(error: unknown): error is SdkError {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }

@@ -6,7 +6,7 @@ import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.
 import type { SharedTokenState } from "./oauth-token-store.js";
 import { resolveSecretAware } from "./child-env.js";
 import type { ConnectOptions, OpenedTransport, TransportOpener } from "./connection.js";
-import { McpAdapterError, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
+import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import type { McpHttpSpec } from "./spec.js";
 
 /**
@@ -81,7 +81,7 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
     try {
       await connectOrClose(client, transport, requestOptions);
     } catch (error) {
-      if (!shouldFallBack(error) || requestOptions.signal?.aborted) throw error;
+      if (!shouldFallBack(error) || requestOptions.signal?.aborted || isRequestTimeout(error)) throw error;
       options.log.debug(`MCP server '${options.name}': Streamable HTTP refused (${redactor.redact(errorMessage(error))}); trying SSE`);
       try {
         return await connectSse();

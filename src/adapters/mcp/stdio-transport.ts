@@ -5,7 +5,7 @@ import type { Redactor } from "../shared/redact.js";
 import { buildChildEnv, resolveSecretAware } from "./child-env.js";
 import { GroupStdioTransport } from "./group-stdio-transport.js";
 import type { OpenedTransport, TransportOpener } from "./connection.js";
-import { McpAdapterError, errorMessage } from "./errors.js";
+import { McpAdapterError, errorMessage, isRequestTimeout } from "./errors.js";
 import type { McpStdioSpec } from "./spec.js";
 import { StderrTail } from "./stderr-tail.js";
 
@@ -80,6 +80,9 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
         throw new McpAdapterError("NOT_CONFIGURED", options.redactor.redact(`MCP server '${options.name}' could not be started: command '${launch.command}' ${errno === "ENOENT" ? "was not found" : "is not executable"}`));
       }
       if (requestOptions.signal?.aborted) throw error;
+      if (isRequestTimeout(error)) {
+        throw new McpAdapterError("UPSTREAM_TIMEOUT", options.redactor.redact(`MCP server '${options.name}' did not finish starting ${requestOptions.timeout !== undefined ? `within ${requestOptions.timeout} ms` : "in time"}${detail}`));
+      }
       throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' failed to start (${errorMessage(error)})${detail}`));
     }
     const opened: OpenedTransport = {
