@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { after, before, describe, it } from "node:test";
 import { callJson, MCP_BIN, runCli } from "./helpers.js";
+import { bundledSkillFolders, skillsMetaSource } from "../scripts/skills-meta.js";
+import { SKILLS_META_FILE } from "../src/plugins/skills.js";
 
 // The bundled set under plugins/, as a fresh install sees it: no service variables set, none of
 // the services' programs on PATH. The runtime must start, list every plugin with what it needs,
@@ -75,5 +77,16 @@ describe("agent-tools validate on the bundled set", () => {
     const report = JSON.parse(result.stdout) as { ok: boolean; plugins: { prefix: string }[]; problems: string[] };
     assert.deepEqual(report.problems, []);
     for (const prefix of Object.keys(BUNDLED)) assert.ok(report.plugins.some((p) => p.prefix === prefix), `${prefix} validated`);
+  });
+});
+
+describe("skills.meta.json of the bundled plugins", () => {
+  it("is what `npm run skills:meta` writes, so a start reads the skills' meta without importing them", async () => {
+    const folders = bundledSkillFolders();
+    assert.ok(folders.length > 0);
+    for (const folder of folders) {
+      const committed = readFileSync(path.join(folder, SKILLS_META_FILE), "utf8");
+      assert.equal(committed, await skillsMetaSource(folder), `${folder}/${SKILLS_META_FILE} is stale: run \`npm run skills:meta\``);
+    }
   });
 });

@@ -7,6 +7,7 @@ import { silentLogger } from "../src/log.js";
 import { discoverPluginDirs } from "../src/plugins/discovery.js";
 import { loadPlugins } from "../src/plugins/loader.js";
 import { ManifestError, parseManifest } from "../src/plugins/manifest.js";
+import { SKILLS_META_FILE, loadSkills, skillFileHash } from "../src/plugins/skills.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import { BROKEN, PLUGINS, baseEnv, callJson, connect, runCli, type Connected } from "./helpers.js";
 
@@ -215,5 +216,45 @@ describe("a plugin disabled by config", () => {
     assert.deepEqual(plugins, []);
     assert.deepEqual(failures, []);
     assert.equal(existsSync(marker), false, "the adapter module was never imported");
+  });
+});
+
+describe("skills known from skills.meta.json", () => {
+  /** A plugin folder with one skill that leaves a marker file when imported, and a meta file for it. */
+  function skillFolder(sha256: (file: string) => string): { dir: string; marker: string } {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-skills-meta-"));
+    const skills = path.join(dir, "skills");
+    mkdirSync(skills);
+    const marker = path.join(dir, "imported");
+    const file = path.join(skills, "greet.mjs");
+    writeFileSync(
+      file,
+      `import { writeFileSync } from "node:fs";
+writeFileSync(${JSON.stringify(marker)}, "yes");
+export const meta = { description: "Greet someone", args: { who: "the name" } };
+export async function run(_adapter, args) { return { hi: args.who }; }
+`,
+    );
+    const meta = { description: "Say hi to someone (as the meta file says)", args: { who: "the name" } };
+    writeFileSync(path.join(skills, SKILLS_META_FILE), JSON.stringify({ skills: { "greet.mjs": { sha256: sha256(file), meta } } }));
+    return { dir, marker };
+  }
+
+  it("are listed without importing their module, and imported on their first run", async () => {
+    const { dir, marker } = skillFolder(skillFileHash);
+    const loaded = await loadSkills(dir, undefined);
+    assert.deepEqual(loaded.failures, []);
+    assert.equal(loaded.skills[0]?.name, "greet");
+    assert.equal(loaded.skills[0]?.meta.description, "Say hi to someone (as the meta file says)");
+    assert.equal(existsSync(marker), false, "the skill module was not imported to list it");
+    assert.deepEqual(await loaded.skills[0]?.run({} as never, { who: "Ada" }), { hi: "Ada" });
+    assert.equal(existsSync(marker), true, "imported on its first run");
+  });
+
+  it("a skill edited since the meta file was written (its hash differs) is imported for its own meta", async () => {
+    const { dir, marker } = skillFolder(() => "0".repeat(64));
+    const loaded = await loadSkills(dir, undefined);
+    assert.equal(loaded.skills[0]?.meta.description, "Greet someone");
+    assert.equal(existsSync(marker), true);
   });
 });

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Adapter, CallContext } from "../adapters/types.js";
@@ -89,19 +90,81 @@ function normaliseMeta(raw: unknown): SkillMeta {
   };
 }
 
+/**
+ * A skills folder may hold the skills' meta ahead of time (`skills.meta.json`, written by
+ * `npm run skills:meta`), so listing and searching skills does not import their code (and the
+ * libraries it imports) at start. An entry counts only while the file's SHA-256 matches; a skill
+ * edited since is imported to read its meta, as without the file.
+ */
+export const SKILLS_META_FILE = "skills.meta.json";
+
+export interface SkillsMetaFile {
+  about?: string;
+  skills: Record<string, { sha256: string; meta: unknown }>;
+}
+
+export function skillFileHash(file: string): string {
+  return createHash("sha256").update(readFileSync(file)).digest("hex");
+}
+
+function readSkillsMeta(folder: string, cache: Map<string, SkillsMetaFile["skills"] | undefined>): SkillsMetaFile["skills"] | undefined {
+  if (cache.has(folder)) return cache.get(folder);
+  let skills: SkillsMetaFile["skills"] | undefined;
+  try {
+    const parsed = JSON.parse(readFileSync(path.join(folder, SKILLS_META_FILE), "utf8")) as Partial<SkillsMetaFile>;
+    if (parsed.skills && typeof parsed.skills === "object") skills = parsed.skills;
+  } catch {
+    // No file (the usual case for a user's plugin) or an unreadable one: import the skills.
+  }
+  cache.set(folder, skills);
+  return skills;
+}
+
+/** What a skill module exports: its run function and its raw meta. */
+export async function importSkill(file: string): Promise<{ run: Skill["run"]; meta: unknown }> {
+  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  const exported = (mod.default && typeof mod.default === "object" ? (mod.default as Record<string, unknown>) : mod) as Record<string, unknown>;
+  const run = typeof mod.run === "function" ? mod.run : exported.run;
+  if (typeof run !== "function") throw new Error("does not export a function `run(adapter, args)`");
+  return { run: run as Skill["run"], meta: mod.meta ?? exported.meta };
+}
+
+function skillOf(file: string, rawMeta: unknown, run: Skill["run"]): Skill {
+  const meta = normaliseMeta(rawMeta);
+  const name = typeof meta.name === "string" && meta.name ? meta.name : path.basename(file).replace(/\.(mjs|js)$/, "");
+  return { name, file, meta, run };
+}
+
+/** A skill known from the meta file: its module is imported on its first run. */
+function deferredSkill(file: string, rawMeta: unknown): Skill {
+  let loading: Promise<Skill["run"]> | undefined;
+  const run: Skill["run"] = async (adapter, args, context) => {
+    loading ??= importSkill(file).then(
+      (loaded) => loaded.run,
+      (error: unknown) => {
+        loading = undefined;
+        throw new Error(`skill file ${file} could not be loaded: ${(error as Error).message}`);
+      },
+    );
+    return (await loading)(adapter, args, context);
+  };
+  return skillOf(file, rawMeta, run);
+}
+
 /** Load a plugin's skills. One broken skill file is reported and the rest still load. */
 export async function loadSkills(dir: string, entries: string[] | undefined): Promise<{ skills: Skill[]; failures: SkillLoadFailure[] }> {
   const skills: Skill[] = [];
   const failures: SkillLoadFailure[] = [];
+  const metaFiles = new Map<string, SkillsMetaFile["skills"] | undefined>();
   for (const file of skillFiles(dir, entries)) {
     try {
-      const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-      const exported = (mod.default && typeof mod.default === "object" ? (mod.default as Record<string, unknown>) : mod) as Record<string, unknown>;
-      const run = typeof mod.run === "function" ? mod.run : exported.run;
-      if (typeof run !== "function") throw new Error("does not export a function `run(adapter, args)`");
-      const meta = normaliseMeta(mod.meta ?? exported.meta);
-      const name = typeof meta.name === "string" && meta.name ? meta.name : path.basename(file).replace(/\.(mjs|js)$/, "");
-      skills.push({ name, file, meta, run: run as Skill["run"] });
+      const known = readSkillsMeta(path.dirname(file), metaFiles)?.[path.basename(file)];
+      if (known && typeof known.sha256 === "string" && known.sha256 === skillFileHash(file)) {
+        skills.push(deferredSkill(file, known.meta));
+        continue;
+      }
+      const { run, meta } = await importSkill(file);
+      skills.push(skillOf(file, meta, run));
     } catch (error) {
       failures.push({ file, error: (error as Error).message });
     }
