@@ -2,7 +2,7 @@ import type { Gateway } from "../gateway/gateway.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { HttpOptionsError, type HttpOptions } from "./http/options.js";
 import { startHttpFacade, type HttpFacade } from "./http/server.js";
-import { warmUp } from "./http/warm-up.js";
+import { warmUp, warmUpImports } from "./http/warm-up.js";
 import { exitGracefully, SHUTDOWN_GRACE_MS } from "./shutdown.js";
 
 /**
@@ -25,6 +25,8 @@ function drainMs(env: NodeJS.ProcessEnv, team: boolean): number {
  */
 export async function serveHttp(runtime: Runtime, options: HttpOptions, gateway?: Gateway): Promise<HttpFacade> {
   let facade: HttpFacade;
+  const warmStarted = performance.now();
+  await warmUpImports(runtime);
   try {
     facade = await startHttpFacade(runtime, options, runtime.log, gateway);
   } catch (error) {
@@ -59,6 +61,6 @@ export async function serveHttp(runtime: Runtime, options: HttpOptions, gateway?
   const auth = options.token || gateway?.auth.required ? " (bearer token required)" : "";
   runtime.log.info(`serving ${runtime.plugins.length} plugin(s) over HTTP at ${facade.url}${auth}${gateway ? ` [instance ${gateway.state.instanceId}, state ${gateway.state.backend}${gateway.metricsUrl ? `, metrics ${gateway.metricsUrl}` : ""}]` : ""}`);
   // In the background: sessions are served meanwhile, and find the model and the shell loaded.
-  void warmUp(runtime);
+  void warmUp(runtime, process.env, warmStarted);
   return facade;
 }
