@@ -254,7 +254,8 @@ async function httpRounds(): Promise<void> {
       values.push((after - before) / SESSIONS);
       // A second window of as many sessions: the first burst also grows V8's heap (the young
       // generation expands under the allocation rate; a heap snapshot holds ~10 KB per session),
-      // a one-time cost that 20 sessions do not trigger. This one shows what a session keeps.
+      // a one-time cost that 20 sessions do not trigger. This one comes closer to what a session
+      // keeps, though it still moves with V8's stepwise old-space growth (0.00-0.05 across runs).
       await openHttpSessions(server.url, SESSIONS);
       await sleep(1500);
       further.push((rssMiB(server.pid) - after) / SESSIONS);
