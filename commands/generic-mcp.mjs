@@ -20,8 +20,6 @@ export function setup(host) {
     name: "the MCP server at AGENT_MCP_URL",
     description: "Any MCP server over HTTP",
     client: () => host.lib.mcpClientFromEnv(host.env, { log: host.log, name: "generic-mcp" }),
-    readonlyTools: [],
-    trustReadOnlyHints: false,
   });
   return {
     commands: plugin.commands({ search: "mcp-search", describe: "mcp-describe", call: "mcp-call" }),

@@ -22,8 +22,6 @@ export function setup(host) {
     name: "the stdio MCP server (AGENT_STDIO_MCP_COMMAND)",
     description: "A local MCP server over stdio",
     client: () => host.lib.stdioMcpClientFromEnv(host.env, { log: host.log, name: "stdio-mcp" }),
-    readonlyTools: [],
-    trustReadOnlyHints: false,
   });
   return {
     commands: plugin.commands({ search: "stdio-mcp-search", describe: "stdio-mcp-describe", call: "stdio-mcp-call" }),

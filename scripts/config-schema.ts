@@ -7,6 +7,7 @@ import { CliBlockSchema, CliErrorRulesSchema, CliToolSchema } from "../src/adapt
 import { McpBlockSchema, McpFilesystemBlockSchema } from "../src/adapters/mcp/schema.js";
 import { AuthSchema, OpenApiBlockSchema, PaginateSchema, RestBlockSchema, RestErrorRulesSchema, RestToolSchema, ResultShapeSchema } from "../src/adapters/rest/schema.js";
 import { FlatManifestSchema, SpecManifestSchema } from "../src/plugins/manifest-schema.js";
+import { isMain } from "./is-main.js";
 
 /**
  * Writes two generated files, so a start validates its config file and plugin manifests without
@@ -81,7 +82,7 @@ export function validatorsSource(): string {
 }
 
 const targets = { schemaData: new URL("../src/config/schema-data.ts", import.meta.url), validators: new URL("../src/validators.generated.ts", import.meta.url) };
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   writeFileSync(targets.schemaData, schemaDataSource());
   writeFileSync(targets.validators, validatorsSource());
   process.stderr.write(`wrote ${targets.schemaData.pathname} and ${targets.validators.pathname}\n`);

@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SKILLS_META_FILE, importSkill, skillFileHash, type SkillsMetaFile } from "../src/plugins/skills.js";
+import { isMain } from "./is-main.js";
 
 /**
  * Writes `skills/skills.meta.json` for each bundled plugin: every skill's meta with the SHA-256 of
@@ -40,7 +41,7 @@ export async function skillsMetaSource(folder: string): Promise<string> {
   return `${JSON.stringify(file, null, 2)}\n`;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (isMain(import.meta.url)) {
   for (const folder of bundledSkillFolders()) {
     writeFileSync(path.join(folder, SKILLS_META_FILE), await skillsMetaSource(folder));
     console.log(`wrote ${path.relative(process.cwd(), path.join(folder, SKILLS_META_FILE))}`);

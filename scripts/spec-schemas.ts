@@ -3,6 +3,7 @@ import { CliBlockSchema, CliErrorRulesSchema, CliToolSchema } from "../src/adapt
 import { McpBlockSchema, McpFilesystemBlockSchema } from "../src/adapters/mcp/schema.js";
 import { AuthSchema, OpenApiBlockSchema, PaginateSchema, RestBlockSchema, RestErrorRulesSchema, RestToolSchema, ResultShapeSchema } from "../src/adapters/rest/schema.js";
 import { FlatManifestSchema, SpecManifestSchema } from "../src/plugins/manifest-schema.js";
+import { isMain } from "./is-main.js";
 
 /**
  * Writes the adapter blocks' and plugin.json's JSON Schemas (made with TypeBox in the kinds'
@@ -43,7 +44,7 @@ export const SPEC_DATA_FILES: Record<string, () => string> = {
     ]),
 };
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   for (const [file, source] of Object.entries(SPEC_DATA_FILES)) {
     writeFileSync(new URL(`../${file}`, import.meta.url), source());
     process.stderr.write(`wrote ${file}\n`);

@@ -201,9 +201,4 @@ export class HeldCalls {
   forget(call: HeldCall<unknown>): void {
     this.calls.delete(call.id);
   }
-
-  /** Cancel every waiting call (shutdown). */
-  close(): void {
-    for (const call of [...this.calls.values()]) call.cancel(new Error("the runtime is shutting down"));
-  }
 }

@@ -57,7 +57,6 @@ function textModuleFiles(): string[] {
   return (moduleFiles ??= availableModuleFiles(path.join(RUNTIME_ROOT, "commands")).map((file) => `commands/${file}`));
 }
 
-export { toToolResult } from "./present.js";
 
 /** Which runtime session a request acts in: its loop memory, call log, jobs and text-layer sandbox. */
 export interface SessionScope {

@@ -12,7 +12,7 @@ import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { shapeResult, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
 import { recordCall, type Session } from "./session.js";
-import { closestNames, foldName } from "./similarity.js";
+import { closestNames, foldName, normalise } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
 import { validateArguments } from "./validation.js";
 
@@ -356,7 +356,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (!tool) {
       // Case and separators only ("listNotes" for "list_notes"), and only when exactly one tool fits.
       const folded = foldName(sent).replace(/([a-z0-9])(?=[A-Z])/g, "$1_");
-      const alike = tools.filter((t) => normalisedName(t.name) === normalisedName(sent) || foldName(t.name) === folded);
+      const alike = tools.filter((t) => normalise(t.name) === normalise(sent) || foldName(t.name) === folded);
       if (alike.length === 1 && alike[0]) {
         tool = alike[0];
         state.repairs.push({ kind: "matched-tool-case", message: `tool name '${sent}' was matched to '${tool.name}'` });
@@ -383,7 +383,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     let skill = plugin.skills.find((s) => s.name === sent);
     if (!skill && sent) {
       const stripped = stripToolPrefix(sent, prefix, (n) => names.includes(n), state.repairs);
-      const alike = plugin.skills.filter((s) => normalisedName(s.name) === normalisedName(sent));
+      const alike = plugin.skills.filter((s) => normalise(s.name) === normalise(sent));
       skill = plugin.skills.find((s) => s.name === stripped) ?? (alike.length === 1 ? alike[0] : undefined);
     }
     if (!skill) {
@@ -639,10 +639,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 }
 
-/** "listIssues", "list-issues", "List_Issues" → "list_issues". */
-function normalisedName(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(/[\s.:/-]+/g, "_");
-}
 
 function firstLine(text: string | undefined, max = 160): string {
   const flat = (text ?? "").replace(/\s+/g, " ").trim();

@@ -766,7 +766,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const limit = Math.min(limitArg ?? DEFAULT_DISCOVER_LIMIT, MAX_LIMIT);
         const short = { descriptionChars: SEARCH_DESCRIPTION_CHARS };
         if (query) {
-          await index.prepare?.(query);
+          // A session's in-memory plugin ranks in its own index, which is never prepared: the
+          // shared index's model and embeddings would be work for nothing.
+          if (!privateCatalogs.has(plugin)) await index.prepare?.(query);
           const found = rankedEntries(query, limit, { plugin: prefix, usable: () => true, only: plugin, ...short });
           total = found.total;
           matches = found.entries;

@@ -8,7 +8,7 @@ export function levenshtein(a: string, b: string): number {
 }
 
 /** Case and separator differences ("listIssues", "list-issues", "list_issues") do not count. */
-function normalise(name: string): string {
+export function normalise(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(/[\s.:/-]+/g, "_");
 }
 

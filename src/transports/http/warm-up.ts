@@ -1,5 +1,6 @@
 import type { Runtime } from "../../runtime/runtime.js";
 import { loadTokenCounter } from "../../runtime/search-answer.js";
+import { isOffValue } from "../../env-switch.js";
 import { loadJustBash } from "../../text/sandbox.js";
 
 /**
@@ -16,8 +17,7 @@ import { loadJustBash } from "../../text/sandbox.js";
 export const WARM_UP_ENV = "AGENT_TOOLS_WARM_UP";
 
 export function warmUpDisabled(env: NodeJS.ProcessEnv): boolean {
-  const value = env[WARM_UP_ENV]?.trim().toLowerCase();
-  return value === "off" || value === "0" || value === "false" || value === "no";
+  return isOffValue(env[WARM_UP_ENV]);
 }
 
 /**

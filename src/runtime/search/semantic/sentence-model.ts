@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { isOffValue } from "../../../env-switch.js";
 
 /**
  * The sentence-embedding model behind semantic search, loaded lazily: the packages are optional
@@ -23,8 +24,7 @@ export type ModelLoad = { model: SentenceModel } | { unavailable: string };
 export const SEMANTIC_ENV = "AGENT_TOOLS_SEMANTIC";
 
 export function semanticDisabled(env: NodeJS.ProcessEnv): boolean {
-  const value = env[SEMANTIC_ENV]?.trim().toLowerCase();
-  return value === "off" || value === "0" || value === "false" || value === "no";
+  return isOffValue(env[SEMANTIC_ENV]);
 }
 
 export function unitVector(values: ArrayLike<number>): Float32Array {
