@@ -17,7 +17,8 @@ import { synthetic, syntheticQueries } from "./synthetic-catalog.js";
  * `prepare` (the query's embedding, with BM25F on the main thread meanwhile) through `search`
  * (cosines and fusion): min and median of the rounds' p50.
  * Run: node --import tsx bench/semantic-scale.ts [TOOLS] [ROUNDS]
- * (AGENT_TOOLS_SCALE_CACHE=DIR keeps the embeddings there: a second run's "first run" is the cache.)
+ * (AGENT_TOOLS_SCALE_CACHE=DIR keeps the embeddings there: a second run's "first run" is the cache;
+ * AGENT_TOOLS_SEMANTIC_THREADS=1 embeds the catalog on one model thread instead of two.)
  */
 
 const size = Number(process.argv[2] ?? 10_000);
@@ -30,7 +31,9 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 const ms = (value: number) => value.toFixed(1);
 const load = () => os.loadavg()[0]!.toFixed(1);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
-console.log(`load average ${load()} on ${os.cpus().length} CPUs; ${size} tools in ${groups.size} plugins; ${rounds} query rounds`);
+console.log(
+  `load average ${load()} on ${os.cpus().length} CPUs; ${size} tools in ${groups.size} plugins; ${rounds} query rounds; model threads for the catalog: ${process.env.AGENT_TOOLS_SEMANTIC_THREADS ?? "default (2 on 2+ cores)"}`,
+);
 
 /** The main thread's worst stall while `work` runs (what every other session would wait). */
 async function stalls<T>(work: () => Promise<T>): Promise<{ value: T; maxLagMs: number }> {
