@@ -9,12 +9,13 @@ import { deserializeMessage as clientParse } from "@modelcontextprotocol/client"
 import { deserializeMessage as serverParse } from "@modelcontextprotocol/server";
 import { BatchedWriter } from "../src/batched-writes.js";
 import { JsonRpcLineReader, plainMessage } from "../src/jsonrpc-lines.js";
+import { isPlainToolResult, LenientClient } from "../src/adapters/mcp/lenient-handshake.js";
 import { baseEnv, MCP_BIN } from "./helpers.js";
 import { serverEntry } from "./fixtures/mcp/support.js";
 
-// The stdio hops of a call made cheaper (issue #16): messages written in one turn leave in one
-// write, and plain JSON-RPC envelopes are checked without zod — with what every message gets
-// unchanged.
+// The call path made cheaper (issue #16): messages written in one turn leave in one write, plain
+// JSON-RPC envelopes and plain 2025-era tools/call results are checked without zod — with what
+// every message gets unchanged.
 
 /** What the SDK's own parser makes of a line: its message, or the fact that it throws. */
 function sdkVerdict(parse: (line: string) => unknown, line: string): { ok: true; value: unknown } | { ok: false } {
@@ -97,6 +98,51 @@ describe("plain JSON-RPC envelopes (jsonrpc-lines.ts)", () => {
     assert.deepEqual(reader.readMessage(), JSON.parse(b));
     assert.equal(reader.readMessage(), null);
     assert.throws(() => reader.append(Buffer.alloc(11 * 1024 * 1024)), /exceeded maximum size/);
+  });
+});
+
+/** The SDK client's own 2025-era codec (the validator a tools/call result went through before). */
+class CodecProbe extends LenientClient {
+  legacyCodec(): ReturnType<LenientClient["_wireCodec"]> {
+    this._negotiatedProtocolVersion = "2025-06-18";
+    return this._wireCodec();
+  }
+}
+
+describe("plain tools/call results (lenient-handshake.ts)", () => {
+  it("a result taken without the schema is exactly what the 2025-era schema makes of it", () => {
+    const codec = new CodecProbe({ name: "probe", version: "0" }).legacyCodec();
+    assert.equal(codec.era, "2025-11-25");
+    const results: unknown[] = [
+      { content: [{ type: "text", text: "Echo: hello" }] },
+      { content: [{ type: "text", text: "a" }, { type: "text", text: "b" }], isError: false },
+      { content: [{ type: "text", text: "boom" }], isError: true },
+      { content: [], structuredContent: { rows: [1, 2], nested: { deep: true } } },
+      { content: [{ type: "text", text: "{}" }], structuredContent: [1, 2, 3] },
+      { content: [{ type: "text", text: "x" }], vendorExtra: { kept: 1 } },
+      { content: [{ type: "text", text: "x", annotations: { audience: ["user"] } }] },
+      { content: [{ type: "text", text: "x", _meta: { a: 1 } }] },
+      { content: [{ type: "text", text: "x", extra: 1 }] },
+      { content: [{ type: "image", data: "aGk=", mimeType: "image/png" }] },
+      { content: [{ type: "text", text: 5 }] },
+      { content: [{ type: "text" }] },
+      { content: "not an array" },
+      { content: [{ type: "text", text: "x" }], isError: "yes" },
+      { content: [{ type: "text", text: "x" }], _meta: { "io.modelcontextprotocol/serverInfo": { name: "s", version: "1" } } },
+      { structuredContent: { a: 1 } },
+      { toolResult: { legacy: true } },
+      [],
+      null,
+    ];
+    let fast = 0;
+    for (const result of results) {
+      const outcome = codec.validateResult("tools/call", result);
+      if (!isPlainToolResult(result)) continue;
+      fast++;
+      assert.ok(outcome.ok, `taken without the schema but refused by it: ${JSON.stringify(result)}`);
+      assert.deepEqual(outcome.value, result, JSON.stringify(result));
+    }
+    assert.equal(fast, 5, "the plain shapes take the fast path; the rest go through the schema");
   });
 });
 
