@@ -124,7 +124,7 @@ async function echoRounds(): Promise<void> {
   // The least any SDK v2 proxy pays (bench/fixtures/sdk-proxy.mjs): tells the runtime's own share from the cost of a second hop.
   const proxied = series("a bare SDK v2 proxy");
   const before = opts.baseline ? series("the baseline build") : undefined;
-  await rounds("echo", ROUNDS, async () => {
+  await rounds("echo", ROUNDS, async (round) => {
     const dir = tempDir("echo");
     try {
       // The direct client and the runtime wrap the same server, alternating within the round.
@@ -144,6 +144,8 @@ async function echoRounds(): Promise<void> {
         { into: proxied, pid: proxy.pid, call: echo(proxy) },
         ...(old && before ? [{ into: before, pid: old.pid, call: runtimeCall(old) }] : []),
       ];
+      // Every other round in the reverse order: no process always goes first or last.
+      if (round % 2) runs.reverse();
       try {
         for (let i = 0; i < 30; i++) for (const run of runs) await run.call();
         for (const run of runs) run.into.seq.push(await timedCalls(CALLS, run.pid, run.call));
