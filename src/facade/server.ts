@@ -16,6 +16,7 @@ import type { CallRelay } from "../adapters/relay.js";
 import { RuntimeError } from "../runtime/errors.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
+import { formAnswerValidator } from "./form-validator.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
 import { mayUsePlugin, type Identity } from "../runtime/access.js";
 
@@ -156,6 +157,8 @@ export function createFacade(runtime: Runtime): Facade {
       listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
       serverOptions: {
         requestState: { verify: confirmRounds.verify },
+        // One for the process instead of one per Server (per session, per modern request).
+        jsonSchemaValidator: formAnswerValidator,
         capabilities: { tools: { listChanged: true }, logging: {} },
         instructions: serverInstructions(visible, runtime.facadeMode),
         cacheHints: {
