@@ -59,7 +59,7 @@ function textModuleFiles(): string[] {
 }
 
 
-/** Which runtime session a request acts in: its loop memory, call log, jobs and text-layer sandbox. */
+/** Which runtime session a request acts in: its loop memory, jobs and text-layer sandbox. */
 export interface SessionScope {
   /** The session of search/discover/call/run_skill. */
   session(ctx: ServerContext): Session;

@@ -11,7 +11,7 @@ import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observe
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { shapeResult, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
-import { recordCall, type Session } from "./session.js";
+import type { Session } from "./session.js";
 import { closestNames, foldName, normalise } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
 import { validateArguments } from "./validation.js";
@@ -195,8 +195,8 @@ function describeKind(value: unknown): string {
 
 /**
  * The frame every operation shares (call, skill, discover, search, describe): the work's value
- * or its error as a typed answer, the repairs said once, the session's call log. Errors become
- * answers here and nowhere else.
+ * or its error as a typed answer, the repairs said once, the observers and the trace told the
+ * outcome. Errors become answers here and nowhere else.
  */
 export interface FrameMeta {
   operation: string;
@@ -235,14 +235,6 @@ export async function frame<K extends SuccessKind>(
     outcome = { kind: "error", isError: true, payload };
     meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
   }
-  recordCall(session, {
-    at: new Date(started).toISOString(),
-    operation: meta.operation,
-    plugin: meta.plugin,
-    ...(meta.target ? { target: meta.target } : {}),
-    outcome: outcome.isError ? outcome.payload.error.code : "ok",
-    durationMs: Date.now() - started,
-  });
   meta.trace?.end({ plugin: meta.plugin, ...(meta.target ? { target: meta.target } : {}), outcome: outcome.isError ? outcome.payload.error.code : "ok", mutating: meta.facts?.mutating ?? false });
   if (meta.observers?.length) {
     const event = {
