@@ -12,6 +12,7 @@ import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { shapeResult, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
 import type { Session } from "./session.js";
+import { oneLine } from "./one-line.js";
 import { closestNames, foldName, normalise } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
 import { validateArguments } from "./validation.js";
@@ -383,7 +384,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const what = sent ? `plugin '${prefix}' has no skill '${sent}'` : "'skill' is missing";
       const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
       throw new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
-        skills: plugin.skills.map((s) => ({ name: s.name, description: firstLine(s.meta.description) })),
+        skills: plugin.skills.map((s) => ({ name: s.name, description: oneLine(s.meta.description) })),
         suggestions,
       });
     }
@@ -631,8 +632,3 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 }
 
-
-function firstLine(text: string | undefined, max = 160): string {
-  const flat = (text ?? "").replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
-}

@@ -27,6 +27,7 @@ import { shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
+import { oneLine } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
@@ -214,7 +215,6 @@ const DEFAULT_LIMIT = 10;
 /** Discover shows fewer entries by default than search: one plugin, and the next call said once. */
 const DEFAULT_DISCOVER_LIMIT = 5;
 const MAX_LIMIT = 50;
-const DESCRIPTION_CHARS = 160;
 const MAX_OPTIONAL_NAMES = 3;
 /** Characters of a skill's argument sentence shown in discover (its own plugin) and in search (across plugins). */
 const SKILL_ARGS_CHARS = 200;
@@ -242,13 +242,6 @@ function modelWaitFromEnv(value: string | undefined, log: Logger): number | unde
   if (Number.isFinite(n) && n >= 0) return n;
   log.warn(`AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS='${text}' is not a number of milliseconds (0 or more) or 'forever'; using the default`);
   return undefined;
-}
-
-function oneLine(text: string | undefined, max: number = DESCRIPTION_CHARS): string {
-  const flat = (text ?? "").replace(/\s+/g, " ").trim();
-  const firstSentence = flat.match(/^(.+?[.!?])(\s|$)/)?.[1] ?? flat;
-  const line = firstSentence.length >= 40 ? firstSentence : flat;
-  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
 }
 
 /** How long a search waits for catalogs not yet listed before it answers without them. */
