@@ -41,7 +41,7 @@ describe("one-line descriptions", () => {
   it("UNKNOWN_SKILL lists each skill by its first sentence, or the whole line when that sentence is short", async () => {
     const answer = await runtime.runSkill(createSession(), "books", { skill: "open-totl", arguments: {} });
     assert.equal(answer.isError, true);
-    const error = (answer.payload as { error: { code: string; details: { skills: { name: string; description: string }[] } } }).error;
+    const error = (answer.payload as unknown as { error: { code: string; details: { skills: { name: string; description: string }[] } } }).error;
     assert.equal(error.code, "UNKNOWN_SKILL");
     const described = Object.fromEntries(error.details.skills.map((s) => [s.name, s.description]));
     assert.deepEqual(described, { "open-total": LONG_FIRST, summary: SKILLS.summary });
