@@ -10,7 +10,7 @@ import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
-import { shapeResult, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
+import { DeadlineError, shapeResult, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
 import type { Session } from "./session.js";
 import { oneLine } from "./one-line.js";
 import { closestNames, foldName, normalise } from "./similarity.js";
@@ -570,9 +570,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       );
     } catch (error) {
       // What the backend said gets the call's name in front; the runtime's own errors (the
-      // deadline, the gate inside a skill) already say what they are.
+      // deadline and the client's cancel, the gate inside a skill) already say what they are.
       if (error instanceof ConfirmInterrupt) throw error;
-      const own = error instanceof RuntimeError && (error.code !== "UPSTREAM_ERROR" || error.message.startsWith(what));
+      const own = error instanceof DeadlineError || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
       throw own ? error : fromThrown(error, `${what} failed`);
     }
     if (state.tool) deps.onAnswered?.(prefix);

@@ -23,7 +23,7 @@ import { createLoopBreaker } from "./loop-breaker.js";
 import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "./pipeline.js";
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
-import { shapeResult, withDeadline } from "./result.js";
+import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
@@ -502,7 +502,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return await catalogOf(plugin).catalog.tools(plugin, { urgent: true });
     } catch (error) {
       // The catalog's own deadline already says what timed out.
-      if (error instanceof RuntimeError && error.message.startsWith("listing the tools")) throw error;
+      if (error instanceof DeadlineError) throw error;
       throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
     }
   }
