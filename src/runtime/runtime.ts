@@ -1,4 +1,5 @@
 import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
+import { waitFromEnv } from "../env-switch.js";
 import { createLogger } from "../log.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
@@ -233,17 +234,6 @@ function positiveInt(value: string | undefined): number | undefined {
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-/** AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS: milliseconds, or "forever"; anything else is said and ignored. */
-function modelWaitFromEnv(value: string | undefined, log: Logger): number | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  if (text === "forever" || text === "Infinity") return Number.POSITIVE_INFINITY;
-  const n = Number(text);
-  if (Number.isFinite(n) && n >= 0) return n;
-  log.warn(`AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS='${text}' is not a number of milliseconds (0 or more) or 'forever'; using the default`);
-  return undefined;
-}
-
 /** How long a search waits for catalogs not yet listed before it answers without them. */
 const SEARCH_LISTING_WAIT_MS = 3000;
 /** Characters of each server's line in a search answer's `servers`. */
@@ -251,7 +241,8 @@ const SERVER_ABOUT_CHARS = 60;
 /**
  * A search waits at most this for the semantic side (the model loading in its worker, catalog or
  * query embedding) and otherwise answers from BM25F while that goes on: BM25F can always answer,
- * and under load a model load of seconds must not hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS overrides.
+ * and under load a model load of seconds must not hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS sets
+ * another (ms, or `forever`); `createRuntime({semanticWaitMs})` wins over both.
  */
 const SEMANTIC_WAIT_MS = 250;
 
@@ -397,8 +388,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
   const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
   const store = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
-  const waitMs = options.semanticWaitMs ?? SEMANTIC_WAIT_MS;
-  const modelWaitMs = options.semanticModelWaitMs ?? modelWaitFromEnv(env.AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS, log) ?? (store ? 0 : Number.POSITIVE_INFINITY);
+  // Both waits by one rule: the caller's option, else the environment (ms or `forever`), else the default.
+  const warn = (message: string): void => log.warn(message);
+  const waitFromEnvironment = waitFromEnv("AGENT_TOOLS_SEMANTIC_WAIT_MS", env.AGENT_TOOLS_SEMANTIC_WAIT_MS, warn);
+  const waitMs = options.semanticWaitMs ?? waitFromEnvironment ?? SEMANTIC_WAIT_MS;
+  const modelWaitMs = options.semanticModelWaitMs ?? waitFromEnv("AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS", env.AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS, warn) ?? (store ? 0 : Number.POSITIVE_INFINITY);
   const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined), {
     env,
     log: (message) => log.warn(message),
@@ -916,7 +910,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         raw: {},
       };
       const plugin: LoadedPlugin = { manifest, adapter: spec.adapter, skills: [], missing: { env: [], bins: [] }, configured: true };
-      const own = createToolIndex(index.engine as SearchEngineName);
+      // Its own index waits until its few tools are embedded, unless the environment sets a wait.
+      const own = createToolIndex(index.engine as SearchEngineName, waitFromEnvironment !== undefined && Number.isFinite(waitFromEnvironment) ? { waitMs: waitFromEnvironment } : {});
       privateCatalogs.set(plugin, { index: own, catalog: createCatalog(own, { timeoutMs, log }) });
       return plugin;
     },
