@@ -1,9 +1,20 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The package root: this file sits at <root>/src/paths.ts or <root>/dist/paths.js. */
-export const RUNTIME_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/**
+ * The package root: the nearest folder above this code that holds a package.json. The code sits at
+ * <root>/src/paths.ts under tsx, and inside a chunk of the bundled build (dist/chunks/…, or an
+ * entry such as dist/bin/…) when built, so the depth is not fixed.
+ */
+export const RUNTIME_ROOT = packageRootAbove(path.dirname(fileURLToPath(import.meta.url)));
+
+function packageRootAbove(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(start, "..");
+  }
+}
 
 interface PackageJson {
   name: string;

@@ -108,22 +108,26 @@ describe("plugin kit: createAndVerify's one failure contract", () => {
 
 describe("plugin kit: slim", () => {
   it("the built subpath imports no server code (no SDK, sandbox, index, runtime)", () => {
-    const dist = path.join(ROOT, "dist");
+    // The build bundles dist/plugin.js (scripts/bundle.ts); its metafile says which source files
+    // each output holds and what each output imports. Walk what loading dist/plugin.js loads.
+    interface Output { inputs: Record<string, unknown>; imports: { path: string; kind: string; external?: boolean }[] }
+    const meta = JSON.parse(readFileSync(path.join(ROOT, "dist", "bundle-meta.json"), "utf8")) as { outputs: Record<string, Output> };
     const seen = new Set<string>();
+    const sources = new Set<string>();
     const bare = new Set<string>();
     const visit = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
-      const source = readFileSync(file, "utf8");
-      for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"([^"]+)"|import\("([^"]+)"\)/g)) {
-        const spec = (match[1] ?? match[2])!;
-        if (spec.startsWith(".")) visit(path.resolve(path.dirname(file), spec));
-        else bare.add(spec);
+      const output = meta.outputs[file];
+      assert.ok(output, `${file} is an output of the build`);
+      for (const input of Object.keys(output.inputs)) sources.add(input);
+      for (const imported of output.imports) {
+        if (imported.external) bare.add(imported.path);
+        else visit(imported.path);
       }
     };
-    visit(path.join(dist, "plugin.js"));
-    const files = [...seen].map((f) => path.relative(dist, f)).sort();
-    assert.deepEqual(files, ["define.js", "plugin.js", "plugins/skill-steps.js"]);
+    visit("dist/plugin.js");
+    assert.deepEqual([...sources].sort(), ["src/define.ts", "src/plugin.ts", "src/plugins/skill-steps.ts"]);
     assert.deepEqual([...bare], []);
   });
 

@@ -5,6 +5,7 @@ import type { SharedTokenState } from "../adapters/mcp/oauth-token-store.js";
 import { MANIFEST_FILE } from "./discovery.js";
 import { AdapterSpecError } from "../adapters/shared/errors.js";
 import { adapterBlockError, ManifestError, readManifest, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
+import { deferredAdapter } from "./deferred-adapter.js";
 import { loadModuleAdapter } from "./module-adapter.js";
 import { missingRequirements, type MissingRequirements } from "./requirements.js";
 import { loadSkills, type Skill, type SkillLoadFailure } from "./skills.js";
@@ -45,6 +46,14 @@ export interface LoadOptions {
   adapterKinds?: Readonly<Record<string, DeclarativeAdapterFactory>>;
   /** Handed to adapters (AdapterOptions.shared). */
   shared?: SharedTokenState;
+  /**
+   * Whether a configured plugin's adapter may wait for its first use (deferred-adapter.ts): the
+   * runtime says yes when the catalog cache holds its catalog. Without it, every adapter is built
+   * while loading, as its errors then show at start.
+   */
+  deferAdapter?: (manifest: PluginManifest) => boolean | Promise<boolean>;
+  /** Told when a deferred adapter has been built (the plugin's `adapter` is then the built one). */
+  onAdapterBuilt?: (plugin: LoadedPlugin) => void;
 }
 
 /** A bundled plugin left out because one of the user's own plugins or config entries has its prefix. */
@@ -102,7 +111,14 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
   const configured = missing.env.length === 0 && missing.bins.length === 0;
   // A plugin that is not configured is still listed; its adapter is not built, because adapters
   // commonly read their credentials in the constructor and would fail for the wrong reason.
-  const adapter = configured ? await createAdapter(manifest, options) : undefined;
+  const plugin: LoadedPlugin = { manifest, adapter: undefined, skills: [], missing, configured };
+  if (configured && (await options.deferAdapter?.(manifest))) {
+    const onBuilt = (adapter: Adapter) => {
+      plugin.adapter = adapter;
+      options.onAdapterBuilt?.(plugin);
+    };
+    plugin.adapter = deferredAdapter(() => createAdapter(manifest, options), onBuilt, { mayHaveDiscoverContext: typeof manifest.adapter === "string" });
+  } else if (configured) plugin.adapter = await createAdapter(manifest, options);
   let loaded: Awaited<ReturnType<typeof loadSkills>>;
   try {
     loaded = await loadSkills(manifest.dir, manifest.skills);
@@ -110,8 +126,8 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
     throw new ManifestError(manifest.file, "skills", (error as Error).message);
   }
   // Not said here: the runtime says it once for all plugins (startup-notices.ts).
-  const plugin: LoadedPlugin = { manifest, adapter, skills: loaded.skills, missing, configured };
-  const catalogOnly = configured ? undefined : await catalogWithoutCredentials(manifest, options);
+  plugin.skills = loaded.skills;
+  const catalogOnly = configured ? undefined : catalogWithoutCredentials(manifest, options);
   if (catalogOnly) plugin.catalogOnly = catalogOnly;
   return { plugin, skillFailures: loaded.failures };
 }
@@ -119,17 +135,23 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
 /** Kinds whose tool list is data in the manifest: listing them starts nothing and sends nothing. */
 const CATALOG_IN_MANIFEST = new Set(["rest", "openapi", "cli"]);
 
-async function catalogWithoutCredentials(manifest: PluginManifest, options: LoadOptions): Promise<Pick<Adapter, "listTools"> | undefined> {
+/**
+ * Built on the first listing (a search), not at start: the kind's code is loaded only then. One
+ * that cannot be built lists nothing (said at debug level) and the plugin is still shown from its
+ * manifest as not configured.
+ */
+function catalogWithoutCredentials(manifest: PluginManifest, options: LoadOptions): Pick<Adapter, "listTools"> | undefined {
   if (typeof manifest.adapter === "string" || !CATALOG_IN_MANIFEST.has(manifest.adapter.kind)) return undefined;
-  try {
-    // Quietly: an adapter built only to list must not warn about what a call would need (gh not on PATH).
-    const quiet = { ...options, log: { ...options.log, info: options.log.debug, warn: options.log.debug } };
-    const adapter = await createAdapter(manifest, quiet);
-    return { listTools: () => adapter.listTools() };
-  } catch (error) {
-    options.log.debug(`plugin '${manifest.prefix}': its catalog cannot be read before it is configured: ${(error as Error).message}`);
-    return undefined;
-  }
+  let adapter: Promise<Adapter> | undefined;
+  // Quietly: an adapter built only to list must not warn about what a call would need (gh not on PATH).
+  const quiet = { ...options, log: { ...options.log, info: options.log.debug, warn: options.log.debug } };
+  return {
+    listTools: () =>
+      (adapter ??= createAdapter(manifest, quiet).catch((error: unknown) => {
+        options.log.debug(`plugin '${manifest.prefix}': its catalog cannot be read before it is configured: ${(error as Error).message}`);
+        throw error;
+      })).then((built) => built.listTools()),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { SECRET_NAME } from "../adapters/mcp/child-env.js";
+import { SECRET_NAME } from "../adapters/shared/secret-name.js";
 import { referencedVariables } from "../adapters/shared/env-vars.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { envAlternatives } from "../plugins/requirements.js";

@@ -14,7 +14,7 @@ import type { Skill } from "../plugins/skills.js";
 import type { CatalogEntry, DiscoverAnswer, NextStep, OperationResult } from "./answers.js";
 import { createCatalog, DEFAULT_LISTING_CONCURRENCY, documentsFor, type Catalog } from "./catalog.js";
 import { catalogKey } from "./catalog-cache/key.js";
-import { catalogStoreFromEnv, type CatalogStore } from "./catalog-cache/store.js";
+import { catalogStoreFromEnv, type CachedCatalog, type CatalogStore } from "./catalog-cache/store.js";
 import { startCatalogUpkeep, watchAdapterUse } from "./catalog-upkeep.js";
 import { hasGenericDescription, pluginAbout } from "./plugin-about.js";
 import { createDiscoverContexts } from "./discover-context.js";
@@ -328,6 +328,32 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // leaves through it (see redaction.ts).
   const redactor = createRedactor();
   const redact = (value: unknown): unknown => redactor.redactValue(value);
+  // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
+  const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
+  const stored = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
+  const version = packageJson().version;
+  // A plugin whose catalog the store holds gets its adapter on first use (deferred-adapter.ts):
+  // tools/list, search and discover answer from the catalog, so a start loads no adapter code.
+  // The restore then takes the same read of the store.
+  const firstReads = new Map<string, Promise<CachedCatalog | undefined>>();
+  const store: CatalogStore | undefined = stored ? {
+    location: stored.location,
+    get: (key) => {
+      const read = firstReads.get(key);
+      firstReads.delete(key);
+      return read ?? stored.get(key);
+    },
+    set: (key, entry) => stored.set(key, entry),
+    delete: (key) => stored.delete(key),
+    clear: () => stored.clear(),
+  } : undefined;
+  const hasStoredCatalog = async (manifest: PluginManifest): Promise<boolean> => {
+    if (!stored) return false;
+    const key = catalogKey(manifest, env, version);
+    const read = stored.get(key).catch(() => undefined);
+    firstReads.set(key, read);
+    return (await read) !== undefined;
+  };
   const loadOptions = {
     env,
     log,
@@ -337,6 +363,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // Only state that other processes see is worth keeping tokens in: an in-memory one would
     // shadow the token store file that this host's other runtimes refresh under its lock.
     ...(state.backend === "redis" ? { shared: state } : {}),
+    deferAdapter: hasStoredCatalog,
+    // The built adapter replaces the stand-in: watch its first calls as the stand-in's were.
+    onAdapterBuilt: (plugin: LoadedPlugin) => watchUse(plugin),
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
   const { plugins, failures, replaced, disabled: knownNames } = await loadPlugins(sources, loadOptions);
@@ -385,9 +414,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
   if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use ${SEARCH_ENGINES.join(", ")}. Using ${DEFAULT_SEARCH_ENGINE}.`);
-  // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
-  const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
-  const store = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
   // Both waits by one rule: the caller's option, else the environment (ms or `forever`), else the default.
   const warn = (message: string): void => log.warn(message);
   const waitFromEnvironment = waitFromEnv("AGENT_TOOLS_SEMANTIC_WAIT_MS", env.AGENT_TOOLS_SEMANTIC_WAIT_MS, warn);
@@ -412,7 +438,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   };
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
-  const version = packageJson().version;
   const catalog: Catalog = createCatalog(index, {
     timeoutMs,
     log,
@@ -428,11 +453,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // never restored): storedAt is then undefined.
   let restoreOver = false;
   if (store) void catalog.ready.then(() => (restoreOver = true), () => (restoreOver = true));
-  if (store) for (const plugin of plugins) watchAdapterUse(plugin, () => {
-    if (catalog.storedAt(plugin.manifest.prefix) === undefined) return !restoreOver;
-    void catalog.refresh(plugin);
-    return true;
-  });
+  function watchUse(plugin: LoadedPlugin): void {
+    if (!store) return;
+    watchAdapterUse(plugin, () => {
+      if (catalog.storedAt(plugin.manifest.prefix) === undefined) return !restoreOver;
+      void catalog.refresh(plugin);
+      return true;
+    });
+  }
+  for (const plugin of plugins) watchUse(plugin);
 
   const changeListeners = new Set<(prefix: string) => void>();
   for (const plugin of plugins) {
@@ -789,7 +818,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           }
         } else if (plugin.adapter.discoverContext) {
           try {
-            answer.context = await plugin.adapter.discoverContext();
+            // A deferred module adapter (deferred-adapter.ts) answers undefined when it has none.
+            const context = await plugin.adapter.discoverContext();
+            if (context !== undefined) answer.context = context;
           } catch (error) {
             answer.contextError = describeThrown(error);
           }

@@ -1,6 +1,7 @@
 import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/client/stdio";
 import { interpolate, referencedVariables } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
+import { SECRET_NAME } from "../shared/secret-name.js";
 
 /**
  * The environment of a stdio MCP server: a minimal safe base taken from the host (enough for a
@@ -71,8 +72,7 @@ export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, wh
   return resolved;
 }
 
-/** Names whose values are credentials even when written literally (as `mcpServers` configs often do). */
-export const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH)/i;
+export { SECRET_NAME };
 
 /** Base + declared env (declared wins), with `${VAR}` resolved from the host. */
 export function buildChildEnv(declared: Readonly<Record<string, string>>, hostEnv: NodeJS.ProcessEnv, redactor: Redactor, where = "adapter.env"): Record<string, string> {

@@ -1,5 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { isOffValue } from "../../../env-switch.js";
+import path from "node:path";
+import { RUNTIME_ROOT } from "../../../paths.js";
 
 /**
  * The sentence-embedding model behind semantic search, loaded lazily: the packages are optional
@@ -49,12 +51,15 @@ export type WorkerReply =
   | { type: "vectors"; request: number; vectors: Float32Array[] }
   | { type: "failed"; request: number; reason: string };
 
-/** The model's thread: the compiled model-worker.js next to this file, or its .ts source when run through tsx. */
+/**
+ * The model's thread: the compiled dist/…/model-worker.js, or its .ts source when run through tsx.
+ * Found from the package root, not from this file: built, this code sits in a bundle chunk.
+ */
 function startWorker(): Worker {
   // The thread's stdout is ours (the stdio transport): model-worker.ts sends it to stderr. Not
   // `stdout: true` here: a worker whose output streams are read keeps the process alive.
   const options = {} as const;
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./model-worker.js", import.meta.url), options);
+  if (!import.meta.url.endsWith(".ts")) return new Worker(path.join(RUNTIME_ROOT, "dist", "runtime", "search", "semantic", "model-worker.js"), options);
   // From source (tests, benches): on Node 20 a worker thread does not inherit tsx's loader from
   // --import, so the thread registers it before importing its .ts entry.
   const tsx = import.meta.resolve("tsx/esm/api");

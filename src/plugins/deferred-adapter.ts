@@ -1,0 +1,79 @@
+import type { Adapter, AdapterHealth, CallContext, ServerDescription, ToolDescriptor } from "../adapters/types.js";
+
+/**
+ * An adapter built on first use. A plugin whose catalog the persistent cache holds needs no adapter
+ * to answer tools/list, search or discover, and building one loads its kind's code (for `mcp`, the
+ * MCP client package: a third of what a start parsed) or imports the plugin's own module. So the
+ * runtime gets this stand-in, which answers what it asks before any call without building:
+ *  - `onToolsChanged` listeners and an `adoptProtocol` verdict are kept and handed over once built;
+ *  - `serverInfo`, `health` say nothing yet, and `protocolVerdict` gives back the adopted verdict;
+ *  - `close` has nothing to close;
+ *  - `discoverContext` exists only when the adapter may have one (a module adapter: unknown until
+ *    imported; no built-in kind has one), and answers undefined when the built one has none.
+ * `listTools` and `call` build it (once; a failed build is retried by the next use) and go on to
+ * it. `onBuilt` gets the real adapter, so the plugin can point at it from then on (pid, stop and a
+ * module adapter's own methods are its, not this stand-in's).
+ */
+
+export interface DeferredShape {
+  /** Whether the built adapter may have `discoverContext` (a module adapter: unknown, so yes). */
+  mayHaveDiscoverContext: boolean;
+}
+
+export function deferredAdapter(build: () => Promise<Adapter>, onBuilt: (adapter: Adapter) => void, shape: DeferredShape): Adapter {
+  let built: Adapter | undefined;
+  let building: Promise<Adapter> | undefined;
+  const listeners: (() => void)[] = [];
+  let verdict: { value: unknown } | undefined;
+
+  const ready = (): Promise<Adapter> => {
+    if (built) return Promise.resolve(built);
+    building ??= build().then(
+      (adapter) => {
+        built = adapter;
+        for (const listener of listeners) adapter.onToolsChanged?.(listener);
+        if (verdict) adapter.adoptProtocol?.(verdict.value);
+        onBuilt(adapter);
+        return adapter;
+      },
+      (error: unknown) => {
+        building = undefined;
+        throw error;
+      },
+    );
+    return building;
+  };
+
+  const stand: Adapter = {
+    listTools(): Promise<{ tools: ToolDescriptor[] }> {
+      return ready().then((adapter) => adapter.listTools());
+    },
+    call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown> {
+      return built ? built.call(name, args, ctx) : ready().then((adapter) => adapter.call(name, args, ctx));
+    },
+    onToolsChanged(listener: () => void): void {
+      if (built) built.onToolsChanged?.(listener);
+      else listeners.push(listener);
+    },
+    adoptProtocol(value: unknown): void {
+      if (built) built.adoptProtocol?.(value);
+      else verdict = { value };
+    },
+    protocolVerdict(): unknown {
+      return built ? built.protocolVerdict?.() : verdict?.value;
+    },
+    serverInfo(): ServerDescription | undefined {
+      return built?.serverInfo?.();
+    },
+    health(): AdapterHealth | undefined {
+      return built?.health?.();
+    },
+    async close(): Promise<void> {
+      // A build under way is waited for, so what it starts is closed too.
+      const adapter = built ?? (building ? await building.catch(() => undefined) : undefined);
+      await adapter?.close?.();
+    },
+  };
+  if (shape.mayHaveDiscoverContext) stand.discoverContext = async () => (await ready()).discoverContext?.();
+  return stand;
+}
