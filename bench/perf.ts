@@ -5,6 +5,7 @@ import {
   catalogServers,
   childrenOf,
   cleanEnv,
+  cpuMs,
   COUNT_MODULES,
   EVERYTHING_SERVER,
   fmt,
@@ -29,7 +30,7 @@ import { closeHttpSessions, HEAP_PROBE_ARGS, openHttpSessions, startHttpServer }
 /**
  * The performance figures of issue #16, measured side by side in one run (min and median of
  * several rounds; ratios of the same statistic). Needs a build: `npm run build`.
- *   node --import tsx bench/perf.ts [--rounds 3] [--only echo,spawn,rss,http,search]
+ *   node --import tsx bench/perf.ts [--rounds 3] [--only echo,spawn,rss,http,search] [--baseline <other checkout>/dist/bin/agent-tools-mcp.js]
  * Goals: _call ≤ 2.3× direct; 16 callers ≥ 60% of direct; spawn → tools/list ≤ 1.3× a bare SDK
  * server; warm first search ≤ 100 ms with hits from all 50 and no downstream started; cold: all
  * listed within 10 s; HTTP ≤ 0.05 MiB per session at 500; idle RSS ≤ 65 MiB.
@@ -41,6 +42,11 @@ const { values: opts } = parseArgs({
     only: { type: "string", default: "echo,spawn,rss,http,search" },
     calls: { type: "string", default: "300" },
     sessions: { type: "string", default: "500" },
+    /**
+     * The echo rows also time a second runtime build (another checkout's dist/bin/agent-tools-mcp.js),
+     * in the same rounds, alternating with this one: a before/after of a change measured in one run.
+     */
+    baseline: { type: "string" },
     /** With `--only listing`: the AGENT_TOOLS_LIST_CONCURRENCY values to compare on a cold cache. */
     "list-concurrency": { type: "string", default: "4,6,8" },
   },
@@ -82,81 +88,106 @@ function runtimeEnv(dir: string, extra: Record<string, string> = {}): Record<str
   return cleanEnv({ XDG_CACHE_HOME: path.join(dir, "cache"), XDG_STATE_HOME: path.join(dir, "state"), ...extra });
 }
 
-async function timedCalls(n: number, call: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  for (let i = 0; i < n; i++) await call();
-  return (performance.now() - start) / n;
+/** The wall time and the CPU its server process used, per call. */
+interface Timed {
+  value: number;
+  cpuUs: number;
 }
 
-async function throughput(callers: number, total: number, call: () => Promise<unknown>): Promise<number> {
+async function timedCalls(n: number, pid: number, call: () => Promise<unknown>): Promise<Timed> {
+  const cpu = cpuMs(pid);
+  const start = performance.now();
+  for (let i = 0; i < n; i++) await call();
+  return { value: (performance.now() - start) / n, cpuUs: ((cpuMs(pid) - cpu) * 1000) / n };
+}
+
+async function throughput(callers: number, total: number, pid: number, call: () => Promise<unknown>): Promise<Timed> {
   const per = Math.ceil(total / callers);
+  const cpu = cpuMs(pid);
   const start = performance.now();
   await Promise.all(Array.from({ length: callers }, async () => {
     for (let i = 0; i < per; i++) await call();
   }));
-  return (per * callers) / ((performance.now() - start) / 1000);
+  return { value: (per * callers) / ((performance.now() - start) / 1000), cpuUs: ((cpuMs(pid) - cpu) * 1000) / (per * callers) };
+}
+
+interface EchoSeries {
+  label: string;
+  seq: Timed[];
+  conc: Timed[];
 }
 
 async function echoRounds(): Promise<void> {
-  const direct = { seq: [] as number[], conc: [] as number[] };
-  const wrapped = { seq: [] as number[], conc: [] as number[] };
+  const series = (label: string): EchoSeries => ({ label, seq: [], conc: [] });
+  const direct = series("direct");
+  const wrapped = series("this runtime");
   // The least any SDK v2 proxy pays (bench/fixtures/sdk-proxy.mjs): tells the runtime's own share from the cost of a second hop.
-  const proxied = { seq: [] as number[], conc: [] as number[] };
-  await rounds("echo", ROUNDS, async () => {
+  const proxied = series("a bare SDK v2 proxy");
+  const before = opts.baseline ? series("the baseline build") : undefined;
+  await rounds("echo", ROUNDS, async (round) => {
     const dir = tempDir("echo");
     try {
       // The direct client and the runtime wrap the same server, alternating within the round.
-      const bare = await spawnClient([EVERYTHING_SERVER, "stdio"], cleanEnv());
-      const directCall = () => bare.client.callTool({ name: "echo", arguments: { message: "hello" } });
       const config = writeConfig(dir, { ev: { command: process.execPath, args: [EVERYTHING_SERVER, "stdio"], requireConfirm: false } });
-      const rt = await spawnClient([MCP_BIN], runtimeEnv(dir, { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1" }), dir);
-      const proxy = await spawnClient([SDK_PROXY, process.execPath, EVERYTHING_SERVER, "stdio"], cleanEnv());
-      const viaProxy = () => proxy.client.callTool({ name: "echo", arguments: { message: "hello" } });
-      const viaRuntime = async () => {
-        const result = await rt.client.callTool({ name: "agent_tools_ev_call", arguments: { toolName: "echo", arguments: { message: "hello" } } });
+      const runtimeCall = (spawned: Spawned) => async () => {
+        const result = await spawned.client.callTool({ name: "agent_tools_ev_call", arguments: { toolName: "echo", arguments: { message: "hello" } } });
         if (result.isError) throw new Error(`runtime echo failed: ${JSON.stringify(result.content)}`);
       };
+      const bare = await spawnClient([EVERYTHING_SERVER, "stdio"], cleanEnv());
+      const rt = await spawnClient([MCP_BIN], runtimeEnv(dir, { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1" }), dir);
+      const proxy = await spawnClient([SDK_PROXY, process.execPath, EVERYTHING_SERVER, "stdio"], cleanEnv());
+      const old = opts.baseline ? await spawnClient([opts.baseline], runtimeEnv(dir, { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1" }), dir) : undefined;
+      const echo = (spawned: Spawned) => () => spawned.client.callTool({ name: "echo", arguments: { message: "hello" } });
+      const runs: Array<{ into: EchoSeries; pid: number; call: () => Promise<unknown> }> = [
+        { into: direct, pid: bare.pid, call: echo(bare) },
+        { into: wrapped, pid: rt.pid, call: runtimeCall(rt) },
+        { into: proxied, pid: proxy.pid, call: echo(proxy) },
+        ...(old && before ? [{ into: before, pid: old.pid, call: runtimeCall(old) }] : []),
+      ];
+      // Every other round in the reverse order: no process always goes first or last.
+      if (round % 2) runs.reverse();
       try {
-        for (let i = 0; i < 30; i++) {
-          await directCall();
-          await viaRuntime();
-          await viaProxy();
-        }
-        direct.seq.push(await timedCalls(CALLS, directCall));
-        wrapped.seq.push(await timedCalls(CALLS, viaRuntime));
-        proxied.seq.push(await timedCalls(CALLS, viaProxy));
-        direct.conc.push(await throughput(16, CALLS * 6, directCall));
-        wrapped.conc.push(await throughput(16, CALLS * 6, viaRuntime));
-        proxied.conc.push(await throughput(16, CALLS * 6, viaProxy));
+        for (let i = 0; i < 30; i++) for (const run of runs) await run.call();
+        for (const run of runs) run.into.seq.push(await timedCalls(CALLS, run.pid, run.call));
+        for (const run of runs) run.into.conc.push(await throughput(16, CALLS * 6, run.pid, run.call));
       } finally {
-        await bare.close();
-        await rt.close();
-        await proxy.close();
+        for (const spawned of [bare, rt, proxy, old]) await spawned?.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
-  const proxySeq = stats(proxied.seq);
-  const proxyConc = statsHigh(proxied.conc);
+  const values = (timed: Timed[]) => timed.map((t) => t.value);
+  const cpu = (timed: Timed[]) => fmt(stats(timed.map((t) => t.cpuUs)).median, 0);
+  const seqOf = (s: EchoSeries) => stats(values(s.seq));
+  const concOf = (s: EchoSeries) => statsHigh(values(s.conc));
+  const seqNote = (s: EchoSeries) => {
+    const v = seqOf(s);
+    return `${s.label}: ${fmt(v.min, 3)} / ${fmt(v.median, 3)} ms (${fmt(v.min / seqOf(direct).min, 2)}× / ${fmt(v.median / seqOf(direct).median, 2)}×), its process ${cpu(s.seq)} µs CPU per call`;
+  };
+  const concNote = (s: EchoSeries) => {
+    const v = concOf(s);
+    return `${s.label}: ${fmt(v.min, 1)} / ${fmt(v.median, 1)} (${fmt((100 * v.min) / concOf(direct).min, 0)}% / ${fmt((100 * v.median) / concOf(direct).median, 0)}%), its process ${cpu(s.conc)} µs CPU per call`;
+  };
+  const indent = `\n${" ".repeat(54)}`;
   const seq: Row = {
     measure: `echo call, ms (${CALLS} sequential)`,
-    direct: stats(direct.seq),
-    runtime: stats(wrapped.seq),
+    direct: seqOf(direct),
+    runtime: seqOf(wrapped),
     better: "lower",
     unit: "ms",
     goal: "≤ 2.3× direct",
-    note: `a bare SDK v2 proxy: ${fmt(proxySeq.min, 3)} / ${fmt(proxySeq.median, 3)} ms (${fmt(proxySeq.min / stats(direct.seq).min, 2)}× / ${fmt(proxySeq.median / stats(direct.seq).median, 2)}×)`,
+    note: [seqNote(wrapped), seqNote(proxied), ...(before ? [seqNote(before)] : []), `the direct server's process: ${cpu(direct.seq)} µs CPU per call`].join(indent),
   };
   seq.met = seq.runtime.median / seq.direct!.median <= 2.3;
   const conc: Row = {
     measure: "16 concurrent callers, calls/s",
-    direct: statsHigh(direct.conc),
-    runtime: statsHigh(wrapped.conc),
+    direct: concOf(direct),
+    runtime: concOf(wrapped),
     better: "higher",
     unit: "/s",
     goal: "≥ 60% of direct",
-    note: `a bare SDK v2 proxy: ${fmt(proxyConc.min, 1)} / ${fmt(proxyConc.median, 1)} (${fmt((100 * proxyConc.min) / statsHigh(direct.conc).min, 0)}% / ${fmt((100 * proxyConc.median) / statsHigh(direct.conc).median, 0)}%)`,
+    note: [concNote(wrapped), concNote(proxied), ...(before ? [concNote(before)] : []), `the direct server's process: ${cpu(direct.conc)} µs CPU per call`].join(indent),
   };
   conc.met = conc.runtime.median / conc.direct!.median >= 0.6;
   rows.push(seq, conc);
