@@ -17,6 +17,7 @@ import type { CallRelay } from "../adapters/relay.js";
 import { RuntimeError } from "../runtime/errors.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
+import { formAnswerValidator } from "./form-validator.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
 import { mayUsePlugin, type Identity } from "../runtime/access.js";
 
@@ -59,7 +60,7 @@ function textModuleFiles(): string[] {
 }
 
 
-/** Which runtime session a request acts in: its loop memory, call log, jobs and text-layer sandbox. */
+/** Which runtime session a request acts in: its loop memory, jobs and text-layer sandbox. */
 export interface SessionScope {
   /** The session of search/discover/call/run_skill. */
   session(ctx: ServerContext): Session;
@@ -160,6 +161,8 @@ export function createFacade(runtime: Runtime): Facade {
       listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
       serverOptions: {
         requestState: { verify: confirmRounds.verify },
+        // One for the process instead of one per Server (per session, per modern request).
+        jsonSchemaValidator: formAnswerValidator,
         capabilities: { tools: { listChanged: true }, logging: {} },
         instructions: serverInstructions(visible, runtime.facadeMode),
         cacheHints: {

@@ -12,7 +12,7 @@ import { closeSession, type Session } from "../../runtime/session.js";
 
 /**
  * Sessions for 2026-07-28 requests, which carry no session id. search/discover/call/run_skill
- * act in one session per caller identity (loop memory, call log, jobs). agent_tools_exec runs in
+ * act in one session per caller identity (loop memory, jobs). agent_tools_exec runs in
  * a workspace: a call without `workspace` opens a new one and answers its signed handle, a call
  * with one continues it (runtime/workspaces.ts).
  */
