@@ -31,6 +31,7 @@ import { closeHttpSessions, HEAP_PROBE_ARGS, openHttpSessions, startHttpServer }
  * The performance figures of issue #16, measured side by side in one run (min and median of
  * several rounds; ratios of the same statistic). Needs a build: `npm run build`.
  *   node --import tsx bench/perf.ts [--rounds 3] [--only echo,spawn,rss,http,search] [--baseline <other checkout>/dist/bin/agent-tools-mcp.js]
+ *     [--http-baseline <other checkout>/dist/bin/agent-tools-mcp-http.js]
  * Goals: _call ≤ 2.3× direct; 16 callers ≥ 60% of direct; spawn → tools/list ≤ 1.3× a bare SDK
  * server; warm first search ≤ 100 ms with hits from all 50 and no downstream started; cold: all
  * listed within 10 s; HTTP ≤ 0.05 MiB per session at 500; idle RSS ≤ 65 MiB.
@@ -47,6 +48,8 @@ const { values: opts } = parseArgs({
      * in the same rounds, alternating with this one: a before/after of a change measured in one run.
      */
     baseline: { type: "string" },
+    /** The HTTP rows also measure another build's dist/bin/agent-tools-mcp-http.js, in the same rounds. */
+    "http-baseline": { type: "string" },
     /** With `--only listing`: the AGENT_TOOLS_LIST_CONCURRENCY values to compare on a cold cache. */
     "list-concurrency": { type: "string", default: "4,6,8" },
   },
@@ -277,63 +280,91 @@ async function rssRounds(): Promise<void> {
  * 20 sessions do not trigger; the first-burst row divided that growth among the 500 sessions and
  * read 0.06-0.07 MiB/session while a heap snapshot held ~10 KB per session (notes of #16).
  */
-async function httpRounds(): Promise<void> {
-  const firstBurst: number[] = [];
+interface HttpFigures {
+  firstBurst: number[];
   /** Share of the first burst's RSS growth still there once all its sessions are closed. */
-  const stayed: number[] = [];
-  const rssPer: number[] = [];
-  const heapPer: number[] = [];
-  const leftPer: number[] = [];
-  const MiB = 1024 * 1024;
-  await rounds("HTTP sessions", ROUNDS, async () => {
-    const dir = tempDir("http");
-    // The HTTP server's background warm-up loads the search model in its thread (about 115 MiB, once
-    // per process): it would land inside the measured window and be divided among the sessions, so it
-    // is off here; these rows are what sessions cost.
-    const env = runtimeEnv(dir, { AGENT_TOOLS_HTTP_PORT: "0", AGENT_TOOLS_HTTP_MAX_SESSIONS: String(SESSIONS + 100), AGENT_TOOLS_LOG: "info", AGENT_TOOLS_WARM_UP: "off" });
-    const server = await startHttpServer(HTTP_BIN, env, dir, HEAP_PROBE_ARGS);
-    try {
-      await openHttpSessions(server.url, 20);
-      await sleep(1000);
-      const cold = rssMiB(server.pid);
-      const burst = await openHttpSessions(server.url, SESSIONS);
-      await sleep(1500);
-      const grown = rssMiB(server.pid) - cold;
-      firstBurst.push(grown / SESSIONS);
-      await closeHttpSessions(server.url, burst);
-      await sleep(500);
-      const base = await server.heap();
-      stayed.push((base.rss / MiB - cold) / grown);
-      const held = await openHttpSessions(server.url, SESSIONS);
-      await sleep(500);
-      const open = await server.heap();
-      rssPer.push((open.rss - base.rss) / MiB / SESSIONS);
-      heapPer.push((open.heapUsed + open.external - base.heapUsed - base.external) / MiB / SESSIONS);
-      await closeHttpSessions(server.url, held);
-      await sleep(500);
-      const closed = await server.heap();
-      leftPer.push((closed.heapUsed + closed.external - base.heapUsed - base.external) / SESSIONS);
-    } finally {
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-  const heap = stats(heapPer);
-  const left = stats(leftPer);
+  stayed: number[];
+  rssPer: number[];
+  heapPer: number[];
+  leftPer: number[];
+}
+
+const MiB = 1024 * 1024;
+
+/** One round of the HTTP measure on the server `bin` (this build's, or `--http-baseline`). */
+async function httpRound(bin: string, into: HttpFigures): Promise<void> {
+  const dir = tempDir("http");
+  // The HTTP server's background warm-up loads the search model in its thread (about 115 MiB, once
+  // per process): it would land inside the measured window and be divided among the sessions, so it
+  // is off here; these rows are what sessions cost.
+  const env = runtimeEnv(dir, { AGENT_TOOLS_HTTP_PORT: "0", AGENT_TOOLS_HTTP_MAX_SESSIONS: String(SESSIONS + 100), AGENT_TOOLS_LOG: "info", AGENT_TOOLS_WARM_UP: "off" });
+  const server = await startHttpServer(bin, env, dir, HEAP_PROBE_ARGS);
+  try {
+    await openHttpSessions(server.url, 20);
+    await sleep(1000);
+    const cold = rssMiB(server.pid);
+    const burst = await openHttpSessions(server.url, SESSIONS);
+    await sleep(1500);
+    const grown = rssMiB(server.pid) - cold;
+    into.firstBurst.push(grown / SESSIONS);
+    await closeHttpSessions(server.url, burst);
+    await sleep(500);
+    const base = await server.heap();
+    into.stayed.push((base.rss / MiB - cold) / grown);
+    const held = await openHttpSessions(server.url, SESSIONS);
+    await sleep(500);
+    const open = await server.heap();
+    into.rssPer.push((open.rss - base.rss) / MiB / SESSIONS);
+    into.heapPer.push((open.heapUsed + open.external - base.heapUsed - base.external) / MiB / SESSIONS);
+    await closeHttpSessions(server.url, held);
+    await sleep(500);
+    const closed = await server.heap();
+    into.leftPer.push((closed.heapUsed + closed.external - base.heapUsed - base.external) / SESSIONS);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function httpRows(figures: HttpFigures, build: string): void {
+  const heap = stats(figures.heapPer);
+  const left = stats(figures.leftPer);
   const row: Row = {
-    measure: `HTTP, MiB per open session (${SESSIONS}, warm server)`,
-    runtime: stats(rssPer),
+    measure: `HTTP, MiB per open session (${SESSIONS}, warm server)${build}`,
+    runtime: stats(figures.rssPer),
     better: "lower",
     unit: "MiB/session",
-    goal: "≤ 0.05 MiB",
-    note: `RSS after GC; the heap those sessions hold: ${fmt(heap.min * 1024, 1)} / ${fmt(heap.median * 1024, 1)} KiB per session; after closing them ${fmt(left.min, 0)} / ${fmt(left.median, 0)} bytes per session stay`,
+    goal: build ? "(informative)" : "≤ 0.05 MiB",
+    note: `RSS after GC; the heap those sessions hold: ${fmt(heap.min * 1024, 2)} / ${fmt(heap.median * 1024, 2)} KiB per session; after closing them ${fmt(left.min, 0)} / ${fmt(left.median, 0)} bytes per session stay`,
   };
-  row.met = Math.max(row.runtime.median, heap.median) <= 0.05;
+  if (!build) row.met = Math.max(row.runtime.median, heap.median) <= 0.05;
   rows.push(row);
   print(row);
-  const first: Row = { measure: `HTTP, MiB per session, first ${SESSIONS} on a fresh server`, runtime: stats(firstBurst), better: "lower", unit: "MiB/session", goal: "(informative)", note: `RSS without GC (the goal row's measure until this session): ${fmt(100 * stats(stayed).median, 0)}% of it (median) is still there once all ${SESSIONS} are closed and garbage collected` };
+  const first: Row = {
+    measure: `HTTP, MiB per session, first ${SESSIONS} on a fresh server${build}`,
+    runtime: stats(figures.firstBurst),
+    better: "lower",
+    unit: "MiB/session",
+    goal: "(informative)",
+    note: `RSS without GC (the goal row's measure until this session): ${fmt(100 * stats(figures.stayed).median, 0)}% of it (median) is still there once all ${SESSIONS} are closed and garbage collected`,
+  };
   rows.push(first);
   print(first);
+}
+
+async function httpRounds(): Promise<void> {
+  const empty = (): HttpFigures => ({ firstBurst: [], stayed: [], rssPer: [], heapPer: [], leftPer: [] });
+  const mine = empty();
+  const before = opts["http-baseline"] ? empty() : undefined;
+  let round = 0;
+  await rounds("HTTP sessions", ROUNDS, async () => {
+    // With a baseline build, both in every round, in turns first (the machine's load drifts).
+    const order: [string, HttpFigures][] = [[HTTP_BIN, mine], ...(before && opts["http-baseline"] ? [[opts["http-baseline"], before] as [string, HttpFigures]] : [])];
+    if (round++ % 2 === 1) order.reverse();
+    for (const [bin, into] of order) await httpRound(bin, into);
+  });
+  httpRows(mine, "");
+  if (before) httpRows(before, " [baseline build]");
 }
 
 interface SearchRun {
