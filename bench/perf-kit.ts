@@ -92,13 +92,10 @@ export function rssMiB(pid: number): number {
   return kb / 1024;
 }
 
-/**
- * CPU time a process has used so far (user + system, all its threads), ms (Linux /proc; clock
- * ticks of 10 ms). Unlike wall time, it barely moves with the load other processes put on the machine.
- */
+/** CPU time a process has used so far, ms (Linux /proc; user + system, in clock ticks of 10 ms). */
 export function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields 14 and 15 (utime, stime) follow the command name in parentheses, which may hold spaces.
+  // utime and stime are fields 14 and 15; the command name before them may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }

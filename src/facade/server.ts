@@ -12,10 +12,12 @@ import { stateKey } from "../runtime/state-key.js";
 import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, type ConfirmRound } from "./confirm-rounds.js";
 import { isModernRequest, relayFor } from "./call-relay.js";
 import { HeldCalls, type HeldCall } from "./held-calls.js";
+import type { HandlerScope } from "./server-pool.js";
 import type { CallRelay } from "../adapters/relay.js";
 import { RuntimeError } from "../runtime/errors.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
+import { formAnswerValidator } from "./form-validator.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
 import { mayUsePlugin, type Identity } from "../runtime/access.js";
 
@@ -58,7 +60,7 @@ function textModuleFiles(): string[] {
 }
 
 
-/** Which runtime session a request acts in: its loop memory, call log, jobs and text-layer sandbox. */
+/** Which runtime session a request acts in: its loop memory, jobs and text-layer sandbox. */
 export interface SessionScope {
   /** The session of search/discover/call/run_skill. */
   session(ctx: ServerContext): Session;
@@ -83,8 +85,11 @@ export interface Facade {
   /** The tool list of a caller without an identity (every plugin). */
   readonly tools: readonly FacadeTool[];
   readonly info: { name: string; version: string };
-  /** A Server instance bound to `scope`; cheap (the modern era makes one per request). */
-  server(scope: SessionScope): Server;
+  /**
+   * A Server instance bound to `scope`; cheap. `around` runs each request handler (the modern
+   * HTTP leg's server pool keeps its bookkeeping there, server-pool.ts).
+   */
+  server(scope: SessionScope, around?: HandlerScope): Server;
 }
 
 /** `{plugin, ...rest}` → the plugin's prefix and the arguments the runtime operation expects. */
@@ -156,6 +161,8 @@ export function createFacade(runtime: Runtime): Facade {
       listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
       serverOptions: {
         requestState: { verify: confirmRounds.verify },
+        // One for the process instead of one per Server (per session, per modern request).
+        jsonSchemaValidator: formAnswerValidator,
         capabilities: { tools: { listChanged: true }, logging: {} },
         instructions: serverInstructions(visible, runtime.facadeMode),
         cacheHints: {
@@ -312,11 +319,15 @@ export function createFacade(runtime: Runtime): Facade {
     runtime,
     tools: viewFor(undefined).tools,
     info,
-    server(scope) {
+    server(scope, around) {
       const view = viewFor(scope.identity);
       const server = new FacadeServer(info, view.serverOptions);
-      server.setRequestHandler("tools/list", (_request, ctx) => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx)));
-      server.setRequestHandler("tools/call", (request, ctx) => callTool(server, view, scope, request.params.name, request.params.arguments ?? {}, ctx));
+      const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx));
+      server.setRequestHandler("tools/list", (_request, ctx) => (around ? around(ctx, list) : list(ctx)));
+      server.setRequestHandler("tools/call", (request, ctx) => {
+        const call = (c: ServerContext): Promise<CallToolResult | InputRequiredResult> => callTool(server, view, scope, request.params.name, request.params.arguments ?? {}, c);
+        return around ? around(ctx, call) : call(ctx);
+      });
       return server;
     },
   };

@@ -1,4 +1,5 @@
 import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
+import { waitFromEnv } from "../env-switch.js";
 import { createLogger } from "../log.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
@@ -23,10 +24,11 @@ import { createLoopBreaker } from "./loop-breaker.js";
 import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "./pipeline.js";
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
-import { shapeResult, withDeadline } from "./result.js";
+import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
+import { oneLine } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
@@ -214,7 +216,6 @@ const DEFAULT_LIMIT = 10;
 /** Discover shows fewer entries by default than search: one plugin, and the next call said once. */
 const DEFAULT_DISCOVER_LIMIT = 5;
 const MAX_LIMIT = 50;
-const DESCRIPTION_CHARS = 160;
 const MAX_OPTIONAL_NAMES = 3;
 /** Characters of a skill's argument sentence shown in discover (its own plugin) and in search (across plugins). */
 const SKILL_ARGS_CHARS = 200;
@@ -233,24 +234,6 @@ function positiveInt(value: string | undefined): number | undefined {
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-/** AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS: milliseconds, or "forever"; anything else is said and ignored. */
-function modelWaitFromEnv(value: string | undefined, log: Logger): number | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  if (text === "forever" || text === "Infinity") return Number.POSITIVE_INFINITY;
-  const n = Number(text);
-  if (Number.isFinite(n) && n >= 0) return n;
-  log.warn(`AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS='${text}' is not a number of milliseconds (0 or more) or 'forever'; using the default`);
-  return undefined;
-}
-
-function oneLine(text: string | undefined, max: number = DESCRIPTION_CHARS): string {
-  const flat = (text ?? "").replace(/\s+/g, " ").trim();
-  const firstSentence = flat.match(/^(.+?[.!?])(\s|$)/)?.[1] ?? flat;
-  const line = firstSentence.length >= 40 ? firstSentence : flat;
-  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
-}
-
 /** How long a search waits for catalogs not yet listed before it answers without them. */
 const SEARCH_LISTING_WAIT_MS = 3000;
 /** Characters of each server's line in a search answer's `servers`. */
@@ -258,7 +241,8 @@ const SERVER_ABOUT_CHARS = 60;
 /**
  * A search waits at most this for the semantic side (the model loading in its worker, catalog or
  * query embedding) and otherwise answers from BM25F while that goes on: BM25F can always answer,
- * and under load a model load of seconds must not hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS overrides.
+ * and under load a model load of seconds must not hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS sets
+ * another (ms, or `forever`); `createRuntime({semanticWaitMs})` wins over both.
  */
 const SEMANTIC_WAIT_MS = 250;
 
@@ -410,8 +394,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
   if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use ${SEARCH_ENGINES.join(", ")}. Using ${DEFAULT_SEARCH_ENGINE}.`);
-  const waitMs = options.semanticWaitMs ?? SEMANTIC_WAIT_MS;
-  const modelWaitMs = options.semanticModelWaitMs ?? modelWaitFromEnv(env.AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS, log) ?? (store ? 0 : Number.POSITIVE_INFINITY);
+  // Both waits by one rule: the caller's option, else the environment (ms or `forever`), else the default.
+  const warn = (message: string): void => log.warn(message);
+  const waitFromEnvironment = waitFromEnv("AGENT_TOOLS_SEMANTIC_WAIT_MS", env.AGENT_TOOLS_SEMANTIC_WAIT_MS, warn);
+  const waitMs = options.semanticWaitMs ?? waitFromEnvironment ?? SEMANTIC_WAIT_MS;
+  const modelWaitMs = options.semanticModelWaitMs ?? waitFromEnv("AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS", env.AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS, warn) ?? (store ? 0 : Number.POSITIVE_INFINITY);
   const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined), {
     env,
     log: (message) => log.warn(message),
@@ -519,7 +506,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return await catalogOf(plugin).catalog.tools(plugin, { urgent: true });
     } catch (error) {
       // The catalog's own deadline already says what timed out.
-      if (error instanceof RuntimeError && error.message.startsWith("listing the tools")) throw error;
+      if (error instanceof DeadlineError) throw error;
       throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
     }
   }
@@ -935,7 +922,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         raw: {},
       };
       const plugin: LoadedPlugin = { manifest, adapter: spec.adapter, skills: [], missing: { env: [], bins: [] }, configured: true };
-      const own = createToolIndex(index.engine as SearchEngineName);
+      // Its own index waits until its few tools are embedded, unless the environment sets a wait.
+      const own = createToolIndex(index.engine as SearchEngineName, waitFromEnvironment !== undefined && Number.isFinite(waitFromEnvironment) ? { waitMs: waitFromEnvironment } : {});
       privateCatalogs.set(plugin, { index: own, catalog: createCatalog(own, { timeoutMs, log }) });
       return plugin;
     },
