@@ -92,6 +92,14 @@ export function rssMiB(pid: number): number {
   return kb / 1024;
 }
 
+/** CPU time a process has used so far, ms (Linux /proc; user + system, in clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // utime and stime are fields 14 and 15; the command name before them may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Pids whose parent is `pid` (Linux /proc): the downstream servers a runtime has started. */
 export function childrenOf(pid: number): number[] {
   const found: number[] = [];

@@ -1,18 +1,24 @@
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { silentLogger } from "../src/log.js";
-import { createRuntime } from "../src/runtime/runtime.js";
-import { resolveHttpOptions } from "../src/transports/http/options.js";
-import { startHttpFacade } from "../src/transports/http/server.js";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /**
  * The HTTP facade in a process of its own, for bench/protocol.ts: it says its URL over the IPC
  * channel and answers "cpu" with the CPU time it has used so far (user + system, µs), so the
  * bench can charge each request the server's own CPU time, which other load on a shared machine
  * does not inflate the way it inflates wall-clock time.
+ *
+ * Argument: the checkout to serve (default: this one). The bench passes another checkout's root
+ * to measure a baseline next to this tree in the same run; its modules are loaded from there.
  */
 
-const NOTES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "test", "fixtures", "plugins", "agent-tools-plugin-notes");
+const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), ".."));
+const load = (file: string): Promise<Record<string, unknown>> => import(pathToFileURL(path.join(root, file)).href) as Promise<Record<string, unknown>>;
+const { silentLogger } = (await load("src/log.ts")) as typeof import("../src/log.js");
+const { createRuntime } = (await load("src/runtime/runtime.ts")) as typeof import("../src/runtime/runtime.js");
+const { resolveHttpOptions } = (await load("src/transports/http/options.ts")) as typeof import("../src/transports/http/options.js");
+const { startHttpFacade } = (await load("src/transports/http/server.ts")) as typeof import("../src/transports/http/server.js");
+
+const NOTES = path.join(root, "test", "fixtures", "plugins", "agent-tools-plugin-notes");
 const runtime = await createRuntime({ pluginDirs: [NOTES], log: silentLogger, env: {} });
 const http = await startHttpFacade(runtime, { ...resolveHttpOptions({}), port: 0 }, silentLogger);
 process.on("message", (message) => {

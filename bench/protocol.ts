@@ -6,81 +6,59 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { createFacade } from "../src/facade/server.js";
 import { silentLogger } from "../src/log.js";
 import { createRuntime } from "../src/runtime/runtime.js";
-import { resolveHttpOptions } from "../src/transports/http/options.js";
-import { startHttpFacade } from "../src/transports/http/server.js";
-import { createModernEntry } from "../src/transports/http/modern.js";
 
 /**
- * Per-request cost of the two protocol eras on the HTTP facade, measured in one run side by side:
- *  - the factory: what the 2026-07-28 path pays per request to build its Server (createFacade is
- *    per process; facade.server(scope) per request);
- *  - a tools/call (agent_tools_notes_call get_note) and a tools/list over real loopback HTTP:
- *    a modern client (pinned 2026-07-28, no session, a fresh Server per request) against a
- *    legacy client (2025 initialize, one session, one Server for its life);
- *  - the same modern request in-process through createMcpHandler's fetch (no socket).
- * - the server's CPU time per tools/call of each era, with the facade in a process of its own
- *   (bench/protocol-server.ts): the figure a shared, loaded machine distorts least.
- * Each figure is per request: min and median of ROUNDS rounds of N requests; modern and legacy
- * rounds alternate (which goes first flips each round) and each pair gives a ratio.
- * Run: node --import tsx bench/protocol.ts [N] [ROUNDS]
+ * Per-request cost of the two protocol eras on the HTTP facade: a modern client (pinned
+ * 2026-07-28: no session, a Server built per request) against a legacy client (2025 initialize,
+ * one session, one Server for its life), each doing a tools/call (agent_tools_notes_call
+ * get_note) and a tools/list over real loopback HTTP.
+ *
+ * The facade runs in a process of its own (bench/protocol-server.ts), so each request is charged
+ * the server's own CPU time (user + system), which other processes on a shared machine inflate
+ * far less than wall-clock time; wall-clock time is printed too. Rounds alternate: in each round
+ * every (server, era) leg runs N requests, the order of the legs flips from round to round, and
+ * each round gives its own modern/legacy ratio; min and median over ROUNDS rounds.
+ *
+ * `--baseline DIR` also serves another checkout (for example `git worktree add /tmp/base main`,
+ * with node_modules linked) in a second process and measures it in the same rounds, so a change's
+ * before and after stand side by side under the same load.
+ *
+ * Run: node --import tsx bench/protocol.ts [N] [ROUNDS] [--baseline DIR]
  */
 
-const N = Number(process.argv[2] ?? 200);
-const ROUNDS = Number(process.argv[3] ?? 5);
-const NOTES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "test", "fixtures", "plugins", "agent-tools-plugin-notes");
+const argv = process.argv.slice(2);
+const baselineAt = argv.indexOf("--baseline");
+const baselineRoot = baselineAt >= 0 ? argv[baselineAt + 1] : undefined;
+if (baselineAt >= 0 && !baselineRoot) throw new Error("--baseline needs the root folder of another checkout");
+const positional = argv.filter((_, i) => baselineAt < 0 || (i !== baselineAt && i !== baselineAt + 1));
+const N = Number(positional[0] ?? 200);
+const ROUNDS = Number(positional[1] ?? 8);
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, "..");
+const NOTES = path.join(ROOT, "test", "fixtures", "plugins", "agent-tools-plugin-notes");
 
-function stats(samples: number[]): { min: number; median: number } {
+// The 2025-era SDK client adds an abort listener per request to one long-lived signal (client
+// side, not the facade's): say so once instead of a warning per request.
+let warnedListeners = false;
+process.removeAllListeners("warning");
+process.on("warning", (warning) => {
+  if (warning.name !== "MaxListenersExceededWarning") console.error(warning);
+  else if (!warnedListeners) {
+    warnedListeners = true;
+    console.error("(note: the legacy SDK client exceeds its abort-listener limit in long runs; client side, not measured)");
+  }
+});
+
+type Stats = { min: number; median: number };
+function stats(samples: number[]): Stats {
   const sorted = [...samples].sort((a, b) => a - b);
   return { min: sorted[0] ?? NaN, median: sorted[Math.floor(sorted.length / 2)] ?? NaN };
 }
 
-async function timeRound(run: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  for (let i = 0; i < N; i++) await run();
-  return (performance.now() - started) / N;
-}
-
-/**
- * Two paths measured round by round, alternating which goes first, so load on a shared machine
- * falls on both alike; each round also gives its own a/b ratio.
- */
-async function sideBySide(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<{ a: { min: number; median: number }; b: { min: number; median: number }; ratio: { min: number; median: number } }> {
-  for (let i = 0; i < Math.min(50, N); i++) {
-    await a();
-    await b();
-  }
-  const ra: number[] = [];
-  const rb: number[] = [];
-  const ratios: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    let ta: number;
-    let tb: number;
-    if (r % 2 === 0) {
-      ta = await timeRound(a);
-      tb = await timeRound(b);
-    } else {
-      tb = await timeRound(b);
-      ta = await timeRound(a);
-    }
-    ra.push(ta);
-    rb.push(tb);
-    ratios.push(ta / tb);
-  }
-  return { a: stats(ra), b: stats(rb), ratio: stats(ratios) };
-}
-
-async function perRequest(run: () => Promise<unknown>): Promise<{ min: number; median: number }> {
-  for (let i = 0; i < Math.min(20, N); i++) await run(); // warm-up
-  const rounds: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) rounds.push(await timeRound(run));
-  return stats(rounds);
-}
-
+// The factory alone: µs per Server built and its two handlers registered (in this process).
 const runtime = await createRuntime({ pluginDirs: [NOTES], log: silentLogger, env: {} });
 const facade = createFacade(runtime);
 const scope = { session: () => runtime.createSession("bench") };
-
-// The factory, alone: µs per Server built and its two handlers registered.
 const factoryRounds: number[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const count = 20_000;
@@ -89,39 +67,17 @@ for (let r = 0; r < ROUNDS; r++) {
   factoryRounds.push(((performance.now() - started) / count) * 1000);
 }
 const factory = stats(factoryRounds);
+await runtime.close();
 
-const http = await startHttpFacade(runtime, { ...resolveHttpOptions({}), port: 0 }, silentLogger);
-const callArgs = { name: "agent_tools_notes_call", arguments: { toolName: "get_note", arguments: { id: "n1" } } };
-
-async function client(mode: "modern" | "legacy", fetchImpl?: (url: string | URL, init?: RequestInit) => Promise<Response>, url = http.url): Promise<Client> {
-  const c = new Client({ name: `bench-${mode}`, version: "0" }, { versionNegotiation: mode === "modern" ? { mode: { pin: "2026-07-28" } } : { mode: "legacy" } });
-  await c.connect(new StreamableHTTPClientTransport(new URL(url), fetchImpl ? { fetch: fetchImpl } : {}));
-  return c;
+interface Served {
+  label: string;
+  child: ChildProcess;
+  modern: Client;
+  legacy: Client;
 }
 
-const modern = await client("modern");
-const legacy = await client("legacy");
-const entry = createModernEntry(runtime);
-const inProcess = await client("modern", (url, init) => entry.handler.fetch(new Request(url, init)), "http://in-process.bench/mcp");
-
-const results: Record<string, { min: number; median: number }> = {};
-const ratios: Record<string, { min: number; median: number }> = {};
-const call = await sideBySide(() => modern.callTool(callArgs), () => legacy.callTool(callArgs));
-results["tools/call modern (HTTP)"] = call.a;
-results["tools/call legacy (HTTP)"] = call.b;
-ratios["tools/call"] = call.ratio;
-// The modern client would answer tools/list from its own cache (the facade's ttlMs): bypass it.
-const list = await sideBySide(() => modern.listTools(undefined, { cacheMode: "bypass" }), () => legacy.listTools());
-results["tools/list modern (HTTP)"] = list.a;
-results["tools/list legacy (HTTP)"] = list.b;
-ratios["tools/list"] = list.ratio;
-results["tools/call modern (in-process fetch)"] = await perRequest(() => inProcess.callTool(callArgs));
-
-// The server's own CPU time per request, with the facade in a process of its own: load from other
-// processes on a shared machine stretches wall-clock time but not this.
-const child: ChildProcess = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), "protocol-server.ts"), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "ignore", "inherit", "ipc"] });
-const ask = <T>(message: string, key: string): Promise<T> =>
-  new Promise((resolve) => {
+function ask<T>(child: ChildProcess, message: string, key: string): Promise<T> {
+  return new Promise((resolve) => {
     const onMessage = (reply: Record<string, unknown>): void => {
       if (key in reply) {
         child.off("message", onMessage);
@@ -131,45 +87,86 @@ const ask = <T>(message: string, key: string): Promise<T> =>
     child.on("message", onMessage);
     if (message) child.send(message);
   });
-const childUrl = await ask<string>("", "url");
-const modernOut = await client("modern", undefined, childUrl);
-const legacyOut = await client("legacy", undefined, childUrl);
-async function cpuRound(run: () => Promise<unknown>): Promise<number> {
-  const before = await ask<number>("cpu", "cpu");
-  for (let i = 0; i < N; i++) await run();
-  return ((await ask<number>("cpu", "cpu")) - before) / N;
 }
-for (let i = 0; i < Math.min(50, N); i++) {
-  await modernOut.callTool(callArgs);
-  await legacyOut.callTool(callArgs);
+
+async function client(mode: "modern" | "legacy", url: string): Promise<Client> {
+  const c = new Client({ name: `bench-${mode}`, version: "0" }, { versionNegotiation: mode === "modern" ? { mode: { pin: "2026-07-28" } } : { mode: "legacy" } });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return c;
 }
-const cpuModern: number[] = [];
-const cpuLegacy: number[] = [];
-const cpuRatios: number[] = [];
+
+async function serve(label: string, root: string): Promise<Served> {
+  const child = fork(path.join(HERE, "protocol-server.ts"), [root], { execArgv: ["--import", "tsx"], stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const url = await ask<string>(child, "", "url");
+  return { label, child, modern: await client("modern", url), legacy: await client("legacy", url) };
+}
+
+const servers: Served[] = [await serve("this tree", ROOT)];
+if (baselineRoot) servers.push(await serve(`baseline (${baselineRoot})`, path.resolve(baselineRoot)));
+
+const callArgs = { name: "agent_tools_notes_call", arguments: { toolName: "get_note", arguments: { id: "n1" } } };
+const operations = {
+  "tools/call": { modern: (c: Client) => c.callTool(callArgs), legacy: (c: Client) => c.callTool(callArgs) },
+  // The modern client would answer tools/list from its own cache (the facade's ttlMs): bypass it.
+  "tools/list": { modern: (c: Client) => c.listTools(undefined, { cacheMode: "bypass" }), legacy: (c: Client) => c.listTools() },
+} as const;
+type Operation = keyof typeof operations;
+type Era = "modern" | "legacy";
+
+/** One leg: N requests of one era to one server; server CPU µs and wall ms per request. */
+async function leg(server: Served, era: Era, operation: Operation): Promise<{ cpu: number; wall: number }> {
+  const run = operations[operation][era];
+  const c = server[era];
+  const cpuBefore = await ask<number>(server.child, "cpu", "cpu");
+  const started = performance.now();
+  for (let i = 0; i < N; i++) await run(c);
+  const wall = (performance.now() - started) / N;
+  const cpuAfter = await ask<number>(server.child, "cpu", "cpu");
+  return { cpu: (cpuAfter - cpuBefore) / N, wall };
+}
+
+type Samples = Record<string, { cpu: number[]; wall: number[] }>;
+const samples: Samples = {};
+const sample = (key: string): { cpu: number[]; wall: number[] } => (samples[key] ??= { cpu: [], wall: [] });
+
+// Warm-up: every leg once, so JIT and caches are warm on both eras before anything counts.
+for (const server of servers) {
+  for (const operation of Object.keys(operations) as Operation[]) {
+    for (let i = 0; i < Math.min(100, N); i++) {
+      await operations[operation].modern(server.modern);
+      await operations[operation].legacy(server.legacy);
+    }
+  }
+}
+
 for (let r = 0; r < ROUNDS; r++) {
-  const m = await cpuRound(() => modernOut.callTool(callArgs));
-  const l = await cpuRound(() => legacyOut.callTool(callArgs));
-  cpuModern.push(m);
-  cpuLegacy.push(l);
-  cpuRatios.push(m / l);
+  const legs: Array<[Served, Era, Operation]> = [];
+  for (const operation of Object.keys(operations) as Operation[]) {
+    for (const server of servers) for (const era of ["modern", "legacy"] as const) legs.push([server, era, operation]);
+  }
+  // Odd rounds run the legs in reverse order: neither era nor server always goes first.
+  if (r % 2 === 1) legs.reverse();
+  for (const [server, era, operation] of legs) {
+    const { cpu, wall } = await leg(server, era, operation);
+    sample(`${server.label}|${operation}|${era}`).cpu.push(cpu);
+    sample(`${server.label}|${operation}|${era}`).wall.push(wall);
+  }
 }
-await Promise.allSettled([modernOut.close(), legacyOut.close()]);
-child.send("stop");
 
-const ms = (value: number): string => `${value.toFixed(3)} ms`;
-const us = (value: { min: number; median: number }): string => `${value.min.toFixed(0)} µs / ${value.median.toFixed(0)} µs`;
-console.log(`protocol eras, per request (min / median of ${ROUNDS} rounds × ${N}; modern and legacy rounds alternate)`);
-console.log(`  factory (facade.server per request): ${factory.min.toFixed(1)} µs / ${factory.median.toFixed(1)} µs`);
-console.log("  wall-clock, client and server in this process:");
-for (const [label, value] of Object.entries(results)) console.log(`    ${label.padEnd(38)} ${ms(value.min)} / ${ms(value.median)}`);
-for (const [label, value] of Object.entries(ratios)) console.log(`    modern/legacy ${label.padEnd(10)} per-round ratio min ${value.min.toFixed(3)}× / median ${value.median.toFixed(3)}×`);
-const cpuRatio = stats(cpuRatios);
-console.log("  server CPU time per tools/call, the facade in its own process:");
-console.log(`    modern (HTTP)                          ${us(stats(cpuModern))}`);
-console.log(`    legacy (HTTP)                          ${us(stats(cpuLegacy))}`);
-console.log(`    modern/legacy per-round ratio min ${cpuRatio.min.toFixed(3)}× / median ${cpuRatio.median.toFixed(3)}× (goal: within 1.10×)`);
+await Promise.allSettled(servers.flatMap((s) => [s.modern.close(), s.legacy.close()]));
+for (const server of servers) server.child.send("stop");
 
-await Promise.allSettled([modern.close(), legacy.close(), inProcess.close()]);
-await entry.close();
-await http.close();
-await runtime.close();
+const ratios = (modern: number[], legacy: number[]): Stats => stats(modern.map((m, i) => m / (legacy[i] ?? NaN)));
+const fmt = (value: Stats, digits: number, unit: string): string => `${value.min.toFixed(digits)}${unit} / ${value.median.toFixed(digits)}${unit}`;
+console.log(`protocol eras, per request: min / median of ${ROUNDS} rounds × ${N} requests; legs alternate each round; the facade in its own process`);
+console.log(`  factory (facade.server per request, in-process): ${fmt(factory, 1, " µs")}`);
+for (const server of servers) {
+  console.log(`  ${server.label}`);
+  for (const operation of Object.keys(operations) as Operation[]) {
+    const modern = sample(`${server.label}|${operation}|modern`);
+    const legacy = sample(`${server.label}|${operation}|legacy`);
+    console.log(`    ${operation}  server CPU  modern ${fmt(stats(modern.cpu), 0, " µs")}   legacy ${fmt(stats(legacy.cpu), 0, " µs")}   modern/legacy ${fmt(ratios(modern.cpu, legacy.cpu), 3, "×")}`);
+    console.log(`    ${operation}  wall        modern ${fmt(stats(modern.wall), 3, " ms")}  legacy ${fmt(stats(legacy.wall), 3, " ms")}  modern/legacy ${fmt(ratios(modern.wall, legacy.wall), 3, "×")}`);
+  }
+}
+console.log("  goal: tools/call modern/legacy within 1.10× (server CPU, median)");

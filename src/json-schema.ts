@@ -53,7 +53,22 @@ const compiled = new WeakMap<object, ValidateFunction | Error>();
 export function compileSchema(schema: Record<string, unknown>): ValidateFunction | Error {
   const cached = compiled.get(schema);
   if (cached) return cached;
-  let result: ValidateFunction | Error;
+  const result = compileWith(schema, false);
+  compiled.set(schema, result);
+  return result;
+}
+
+/**
+ * Compile a one-off schema (a user's form, see facade/form-validator.ts) and keep nothing of it:
+ * Ajv caches every schema object it compiles for its own life (the process, here), so the
+ * schema is dropped from that cache at once and the function lives only as long as its caller
+ * holds it.
+ */
+export function compileTransient(schema: Record<string, unknown>): ValidateFunction | Error {
+  return compileWith(schema, true);
+}
+
+function compileWith(schema: Record<string, unknown>, transient: boolean): ValidateFunction | Error {
   try {
     // `$id` is dropped so two servers that reuse one id cannot collide in the shared Ajv
     // instance; a `$schema` Ajv does not know (e.g. draft-04) is dropped because the keywords are
@@ -61,12 +76,13 @@ export function compileSchema(schema: Record<string, unknown>): ValidateFunction
     const { $id: _id, $schema, ...rest } = schema;
     const known = typeof $schema === "string" && /draft-07|2020-12/.test($schema);
     const toCompile = known ? { $schema, ...rest } : rest;
-    result = ajvFor(schema).compile(toCompile);
+    const ajv = ajvFor(schema);
+    const validate = ajv.compile(toCompile);
+    if (transient) ajv.removeSchema(toCompile);
+    return validate;
   } catch (error) {
-    result = error instanceof Error ? error : new Error(String(error));
+    return error instanceof Error ? error : new Error(String(error));
   }
-  compiled.set(schema, result);
-  return result;
 }
 
 export function toViolations(errors: readonly ErrorObject[] | null | undefined): SchemaViolation[] {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { inputRequired, Server, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext } from "@modelcontextprotocol/server";
+import { inputRequired, Server, type CallToolRequestParams, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext, type StandardSchemaV1 } from "@modelcontextprotocol/server";
 import { packageJson, RUNTIME_ROOT } from "../paths.js";
 import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
@@ -12,10 +12,12 @@ import { stateKey } from "../runtime/state-key.js";
 import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, type ConfirmRound } from "./confirm-rounds.js";
 import { isModernRequest, relayFor } from "./call-relay.js";
 import { HeldCalls, type HeldCall } from "./held-calls.js";
+import type { HandlerScope } from "./server-pool.js";
 import type { CallRelay } from "../adapters/relay.js";
 import { RuntimeError } from "../runtime/errors.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
+import { formAnswerValidator } from "./form-validator.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
 import { mayUsePlugin, type Identity } from "../runtime/access.js";
 
@@ -58,7 +60,7 @@ function textModuleFiles(): string[] {
 }
 
 
-/** Which runtime session a request acts in: its loop memory, call log, jobs and text-layer sandbox. */
+/** Which runtime session a request acts in: its loop memory, jobs and text-layer sandbox. */
 export interface SessionScope {
   /** The session of search/discover/call/run_skill. */
   session(ctx: ServerContext): Session;
@@ -83,8 +85,11 @@ export interface Facade {
   /** The tool list of a caller without an identity (every plugin). */
   readonly tools: readonly FacadeTool[];
   readonly info: { name: string; version: string };
-  /** A Server instance bound to `scope`; cheap (the modern era makes one per request). */
-  server(scope: SessionScope): Server;
+  /**
+   * A Server instance bound to `scope`; cheap. `around` runs each request handler (the modern
+   * HTTP leg's server pool keeps its bookkeeping there, server-pool.ts).
+   */
+  server(scope: SessionScope, around?: HandlerScope): Server;
 }
 
 /** `{plugin, ...rest}` → the plugin's prefix and the arguments the runtime operation expects. */
@@ -115,6 +120,17 @@ class FacadeServer extends Server {
     }
   }
 }
+
+/**
+ * The params of a tools/call, as the SDK's Server has already checked them. Its tools/call wrapper
+ * validates the whole request against the era's schema before any handler runs (a malformed one
+ * gets the SDK's own -32602 answer); the plain two-argument registration then parsed the same
+ * request a second time only to hand the handler a copy. Registered with this pass-through schema,
+ * the handler reads the params the wrapper checked: one zod parse of every call less.
+ */
+const CHECKED_CALL_PARAMS: StandardSchemaV1<unknown, CallToolRequestParams> = {
+  "~standard": { version: 1, vendor: "agent-tools-runtime", validate: (value) => ({ value: value as CallToolRequestParams }) },
+};
 
 const facades = new WeakMap<Runtime, Facade>();
 
@@ -156,6 +172,8 @@ export function createFacade(runtime: Runtime): Facade {
       listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
       serverOptions: {
         requestState: { verify: confirmRounds.verify },
+        // One for the process instead of one per Server (per session, per modern request).
+        jsonSchemaValidator: formAnswerValidator,
         capabilities: { tools: { listChanged: true }, logging: {} },
         instructions: serverInstructions(visible, runtime.facadeMode),
         cacheHints: {
@@ -312,11 +330,15 @@ export function createFacade(runtime: Runtime): Facade {
     runtime,
     tools: viewFor(undefined).tools,
     info,
-    server(scope) {
+    server(scope, around) {
       const view = viewFor(scope.identity);
       const server = new FacadeServer(info, view.serverOptions);
-      server.setRequestHandler("tools/list", (_request, ctx) => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx)));
-      server.setRequestHandler("tools/call", (request, ctx) => callTool(server, view, scope, request.params.name, request.params.arguments ?? {}, ctx));
+      const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx));
+      server.setRequestHandler("tools/list", (_request, ctx) => (around ? around(ctx, list) : list(ctx)));
+      server.setRequestHandler("tools/call", { params: CHECKED_CALL_PARAMS }, (params, ctx) => {
+        const call = (c: ServerContext): Promise<CallToolResult | InputRequiredResult> => callTool(server, view, scope, params.name, params.arguments ?? {}, c);
+        return around ? around(ctx, call) : call(ctx);
+      });
       return server;
     },
   };

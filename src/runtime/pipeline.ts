@@ -10,8 +10,9 @@ import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
-import { shapeResult, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
-import { recordCall, type Session } from "./session.js";
+import { DeadlineError, shapeResult, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
+import type { Session } from "./session.js";
+import { oneLine } from "./one-line.js";
 import { closestNames, foldName, normalise } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
 import { validateArguments } from "./validation.js";
@@ -195,8 +196,8 @@ function describeKind(value: unknown): string {
 
 /**
  * The frame every operation shares (call, skill, discover, search, describe): the work's value
- * or its error as a typed answer, the repairs said once, the session's call log. Errors become
- * answers here and nowhere else.
+ * or its error as a typed answer, the repairs said once, the observers and the trace told the
+ * outcome. Errors become answers here and nowhere else.
  */
 export interface FrameMeta {
   operation: string;
@@ -235,14 +236,6 @@ export async function frame<K extends SuccessKind>(
     outcome = { kind: "error", isError: true, payload };
     meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
   }
-  recordCall(session, {
-    at: new Date(started).toISOString(),
-    operation: meta.operation,
-    plugin: meta.plugin,
-    ...(meta.target ? { target: meta.target } : {}),
-    outcome: outcome.isError ? outcome.payload.error.code : "ok",
-    durationMs: Date.now() - started,
-  });
   meta.trace?.end({ plugin: meta.plugin, ...(meta.target ? { target: meta.target } : {}), outcome: outcome.isError ? outcome.payload.error.code : "ok", mutating: meta.facts?.mutating ?? false });
   if (meta.observers?.length) {
     const event = {
@@ -391,7 +384,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const what = sent ? `plugin '${prefix}' has no skill '${sent}'` : "'skill' is missing";
       const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
       throw new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
-        skills: plugin.skills.map((s) => ({ name: s.name, description: firstLine(s.meta.description) })),
+        skills: plugin.skills.map((s) => ({ name: s.name, description: oneLine(s.meta.description) })),
         suggestions,
       });
     }
@@ -577,9 +570,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       );
     } catch (error) {
       // What the backend said gets the call's name in front; the runtime's own errors (the
-      // deadline, the gate inside a skill) already say what they are.
+      // deadline and the client's cancel, the gate inside a skill) already say what they are.
       if (error instanceof ConfirmInterrupt) throw error;
-      const own = error instanceof RuntimeError && (error.code !== "UPSTREAM_ERROR" || error.message.startsWith(what));
+      const own = error instanceof DeadlineError || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
       throw own ? error : fromThrown(error, `${what} failed`);
     }
     if (state.tool) deps.onAnswered?.(prefix);
@@ -639,8 +632,3 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 }
 
-
-function firstLine(text: string | undefined, max = 160): string {
-  const flat = (text ?? "").replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
-}

@@ -102,6 +102,13 @@ export interface DeadlineScope {
 }
 
 /**
+ * withDeadline's own failures: the work ran out of time (UPSTREAM_TIMEOUT) or the caller
+ * cancelled it (UPSTREAM_ERROR). Their message already names the work, so callers pass them on
+ * as they are instead of putting their own context in front.
+ */
+export class DeadlineError extends RuntimeError {}
+
+/**
  * Run `work` with a deadline and the caller's cancellation. A timeout answers UPSTREAM_TIMEOUT;
  * the adapter gets the abort signal so it can stop its own I/O. One promise and one timer per
  * call; the AbortSignal (costly to make in Node) only for work that asks for it.
@@ -117,7 +124,7 @@ export function withDeadline<T>(work: (scope: DeadlineScope) => Promise<T>, time
     },
   };
   return new Promise<T>((resolve, reject) => {
-    const cancelled = () => new RuntimeError("UPSTREAM_ERROR", `${what} was cancelled by the client`);
+    const cancelled = () => new DeadlineError("UPSTREAM_ERROR", `${what} was cancelled by the client`);
     if (outer?.aborted) {
       reason = cancelled();
       reject(reason);
@@ -138,7 +145,7 @@ export function withDeadline<T>(work: (scope: DeadlineScope) => Promise<T>, time
       reject(error);
     };
     const onOuterAbort = (): void => stop(cancelled());
-    const timer = setTimeout(() => stop(new RuntimeError("UPSTREAM_TIMEOUT", `${what} did not answer within ${timeoutMs} ms`, { timeoutMs })), timeoutMs);
+    const timer = setTimeout(() => stop(new DeadlineError("UPSTREAM_TIMEOUT", `${what} did not answer within ${timeoutMs} ms`, { timeoutMs })), timeoutMs);
     outer?.addEventListener("abort", onOuterAbort, { once: true });
     let running: Promise<T>;
     try {

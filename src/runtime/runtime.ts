@@ -1,4 +1,5 @@
 import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
+import { waitFromEnv } from "../env-switch.js";
 import { createLogger } from "../log.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
@@ -13,7 +14,7 @@ import type { Skill } from "../plugins/skills.js";
 import type { CatalogEntry, DiscoverAnswer, NextStep, OperationResult } from "./answers.js";
 import { createCatalog, DEFAULT_LISTING_CONCURRENCY, documentsFor, type Catalog } from "./catalog.js";
 import { catalogKey } from "./catalog-cache/key.js";
-import { catalogStoreFromEnv, type CachedCatalog, type CatalogStore } from "./catalog-cache/store.js";
+import { catalogStoreFromEnv, type CatalogStore } from "./catalog-cache/store.js";
 import { startCatalogUpkeep, watchAdapterUse } from "./catalog-upkeep.js";
 import { hasGenericDescription, pluginAbout } from "./plugin-about.js";
 import { createDiscoverContexts } from "./discover-context.js";
@@ -23,10 +24,11 @@ import { createLoopBreaker } from "./loop-breaker.js";
 import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "./pipeline.js";
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
-import { shapeResult, withDeadline } from "./result.js";
+import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
+import { oneLine } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
@@ -214,7 +216,6 @@ const DEFAULT_LIMIT = 10;
 /** Discover shows fewer entries by default than search: one plugin, and the next call said once. */
 const DEFAULT_DISCOVER_LIMIT = 5;
 const MAX_LIMIT = 50;
-const DESCRIPTION_CHARS = 160;
 const MAX_OPTIONAL_NAMES = 3;
 /** Characters of a skill's argument sentence shown in discover (its own plugin) and in search (across plugins). */
 const SKILL_ARGS_CHARS = 200;
@@ -233,24 +234,6 @@ function positiveInt(value: string | undefined): number | undefined {
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-/** AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS: milliseconds, or "forever"; anything else is said and ignored. */
-function modelWaitFromEnv(value: string | undefined, log: Logger): number | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  if (text === "forever" || text === "Infinity") return Number.POSITIVE_INFINITY;
-  const n = Number(text);
-  if (Number.isFinite(n) && n >= 0) return n;
-  log.warn(`AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS='${text}' is not a number of milliseconds (0 or more) or 'forever'; using the default`);
-  return undefined;
-}
-
-function oneLine(text: string | undefined, max: number = DESCRIPTION_CHARS): string {
-  const flat = (text ?? "").replace(/\s+/g, " ").trim();
-  const firstSentence = flat.match(/^(.+?[.!?])(\s|$)/)?.[1] ?? flat;
-  const line = firstSentence.length >= 40 ? firstSentence : flat;
-  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
-}
-
 /** How long a search waits for catalogs not yet listed before it answers without them. */
 const SEARCH_LISTING_WAIT_MS = 3000;
 /** Characters of each server's line in a search answer's `servers`. */
@@ -258,7 +241,8 @@ const SERVER_ABOUT_CHARS = 60;
 /**
  * A search waits at most this for the semantic side (the model loading in its worker, catalog or
  * query embedding) and otherwise answers from BM25F while that goes on: BM25F can always answer,
- * and under load a model load of seconds must not hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS overrides.
+ * and under load a model load of seconds must not hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS sets
+ * another (ms, or `forever`); `createRuntime({semanticWaitMs})` wins over both.
  */
 const SEMANTIC_WAIT_MS = 250;
 
@@ -346,30 +330,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const redact = (value: unknown): unknown => redactor.redactValue(value);
   // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
   const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
-  const stored = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
-  const version = packageJson().version;
-  // A plugin whose catalog the store holds gets its adapter on first use (deferred-adapter.ts):
-  // tools/list, search and discover answer from the catalog, so a start loads no adapter code.
-  // The restore then takes the same read of the store.
-  const firstReads = new Map<string, Promise<CachedCatalog | undefined>>();
-  const store: CatalogStore | undefined = stored ? {
-    location: stored.location,
-    get: (key) => {
-      const read = firstReads.get(key);
-      firstReads.delete(key);
-      return read ?? stored.get(key);
-    },
-    set: (key, entry) => stored.set(key, entry),
-    delete: (key) => stored.delete(key),
-    clear: () => stored.clear(),
-  } : undefined;
-  const hasStoredCatalog = async (manifest: PluginManifest): Promise<boolean> => {
-    if (!stored) return false;
-    const key = catalogKey(manifest, env, version);
-    const read = stored.get(key).catch(() => undefined);
-    firstReads.set(key, read);
-    return (await read) !== undefined;
-  };
+  const store = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
   const loadOptions = {
     env,
     log,
@@ -379,7 +340,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // Only state that other processes see is worth keeping tokens in: an in-memory one would
     // shadow the token store file that this host's other runtimes refresh under its lock.
     ...(state.backend === "redis" ? { shared: state } : {}),
-    deferAdapter: hasStoredCatalog,
+    // With catalogs that persist, an adapter waits for its first use (deferred-adapter.ts):
+    // tools/list, search and discover answer from the stored catalog, and a catalog not stored
+    // yet is listed in the background a second after start. So a start loads no adapter code.
+    deferAdapter: () => Boolean(store),
     // The built adapter replaces the stand-in: watch its first calls as the stand-in's were.
     onAdapterBuilt: (plugin: LoadedPlugin) => watchUse(plugin),
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
@@ -430,8 +394,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
   const engineFromEnv = env.AGENT_TOOLS_SEARCH_ENGINE?.trim();
   if (engineFromEnv && !isSearchEngineName(engineFromEnv)) log.warn(`AGENT_TOOLS_SEARCH_ENGINE='${engineFromEnv}' is not an engine; use ${SEARCH_ENGINES.join(", ")}. Using ${DEFAULT_SEARCH_ENGINE}.`);
-  const waitMs = options.semanticWaitMs ?? SEMANTIC_WAIT_MS;
-  const modelWaitMs = options.semanticModelWaitMs ?? modelWaitFromEnv(env.AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS, log) ?? (store ? 0 : Number.POSITIVE_INFINITY);
+  // Both waits by one rule: the caller's option, else the environment (ms or `forever`), else the default.
+  const warn = (message: string): void => log.warn(message);
+  const waitFromEnvironment = waitFromEnv("AGENT_TOOLS_SEMANTIC_WAIT_MS", env.AGENT_TOOLS_SEMANTIC_WAIT_MS, warn);
+  const waitMs = options.semanticWaitMs ?? waitFromEnvironment ?? SEMANTIC_WAIT_MS;
+  const modelWaitMs = options.semanticModelWaitMs ?? waitFromEnv("AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS", env.AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS, warn) ?? (store ? 0 : Number.POSITIVE_INFINITY);
   const index = createToolIndex(options.searchEngine ?? (isSearchEngineName(engineFromEnv) ? engineFromEnv : undefined), {
     env,
     log: (message) => log.warn(message),
@@ -451,6 +418,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   };
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
+  const version = packageJson().version;
   const catalog: Catalog = createCatalog(index, {
     timeoutMs,
     log,
@@ -538,7 +506,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return await catalogOf(plugin).catalog.tools(plugin, { urgent: true });
     } catch (error) {
       // The catalog's own deadline already says what timed out.
-      if (error instanceof RuntimeError && error.message.startsWith("listing the tools")) throw error;
+      if (error instanceof DeadlineError) throw error;
       throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
     }
   }
@@ -954,7 +922,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         raw: {},
       };
       const plugin: LoadedPlugin = { manifest, adapter: spec.adapter, skills: [], missing: { env: [], bins: [] }, configured: true };
-      const own = createToolIndex(index.engine as SearchEngineName);
+      // Its own index waits until its few tools are embedded, unless the environment sets a wait.
+      const own = createToolIndex(index.engine as SearchEngineName, waitFromEnvironment !== undefined && Number.isFinite(waitFromEnvironment) ? { waitMs: waitFromEnvironment } : {});
       privateCatalogs.set(plugin, { index: own, catalog: createCatalog(own, { timeoutMs, log }) });
       return plugin;
     },

@@ -6,15 +6,6 @@ import type { Identity } from "./access.js";
  * connections are shared across sessions; what is here is not.
  */
 
-export interface CallLogEntry {
-  at: string;
-  operation: string;
-  plugin?: string;
-  target?: string;
-  outcome: "ok" | string;
-  durationMs: number;
-}
-
 export interface LoopRecord {
   code: string;
   count: number;
@@ -26,7 +17,6 @@ export interface Session {
   readonly id: string;
   /** Failing calls by canonical key; cleared when the same call succeeds. */
   readonly loopMemory: Map<string, LoopRecord>;
-  readonly callLog: CallLogEntry[];
   /** Free slot for the layers above (the text layer keeps its sandbox here). */
   readonly extensions: Map<string, unknown>;
   /** Run when the session ends (HTTP DELETE, idle expiry, shutdown): layers above free what they keep in `extensions`. */
@@ -35,16 +25,8 @@ export interface Session {
   readonly identity?: Identity;
 }
 
-const CALL_LOG_LIMIT = 200;
-
 export function createSession(id: string = randomUUID(), identity?: Identity): Session {
-  return { id, loopMemory: new Map(), callLog: [], extensions: new Map(), disposers: [], ...(identity ? { identity } : {}) };
-}
-
-/** Keeps at least the last CALL_LOG_LIMIT entries; trimmed in batches, not by one shift per call. */
-export function recordCall(session: Session, entry: CallLogEntry): void {
-  session.callLog.push(entry);
-  if (session.callLog.length >= 2 * CALL_LOG_LIMIT) session.callLog.splice(0, session.callLog.length - CALL_LOG_LIMIT);
+  return { id, loopMemory: new Map(), extensions: new Map(), disposers: [], ...(identity ? { identity } : {}) };
 }
 
 /** End a session: every disposer runs once, failures are swallowed (a session end must never throw). */

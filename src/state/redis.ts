@@ -326,7 +326,6 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   };
 
   const heartbeats: Heartbeats = {
-    ttlMs: heartbeatTtlMs,
     async settle(instance) {
       if (instance === instanceId) return "alive";
       // The beat's value is the time it was sent: a new value is a new beat. The key's own expiry (the

@@ -116,8 +116,6 @@ export interface WorkspaceRecords {
  * (alive) or the key's expiry (dead), at most about one TTL.
  */
 export interface Heartbeats {
-  /** How long this instance counts as alive after its last beat. */
-  readonly ttlMs: number;
   /** Settle whether `instance` lives: resolves once it beats again or its heartbeat has expired. */
   settle(instance: string): Promise<"alive" | "dead">;
 }

@@ -4,6 +4,7 @@ import { announceToolsChanged, createFacade } from "../facade/server.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { closeSession } from "../runtime/session.js";
 import { exitGracefully } from "./shutdown.js";
+import { BatchedStdioServerTransport } from "./stdio-wire.js";
 
 /**
  * The facade over stdio, both protocol eras: the SDK's serveStdio lets the opening exchange pick
@@ -26,7 +27,7 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
       current = facade.server({ session: () => session });
       return current;
     },
-    { onerror: (error) => runtime.log.debug(`stdio: ${error.message}`) },
+    { transport: new BatchedStdioServerTransport(), onerror: (error) => runtime.log.debug(`stdio: ${error.message}`) },
   );
   const shutdown = exitGracefully(runtime.log, async () => {
     unsubscribe();

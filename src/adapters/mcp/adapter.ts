@@ -65,15 +65,24 @@ export class McpAdapter implements Adapter {
   async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
     const relay = ctx?.relay;
     const run = (): Promise<unknown> =>
-      this.connection.request(`tools/call '${name}'`, { timeoutMs: this.timeoutMs, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, (client, options) =>
+      this.connection.request(`tools/call '${name}'`, { timeoutMs: this.timeoutMs, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, (client, options) => {
         // Progress of the downstream call goes to the agent's client (its own progressToken).
         // With a relay, ask a 2026-07-28 server for its log messages (absent, it sends none); the agent's client filters them by its own level.
-        client.callTool({ name, arguments: args, ...(relay?.log ? { _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : {}) }, relay?.progress ? { ...options, onprogress: (p) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }), resetTimeoutOnProgress: true } : options),
-      );
+        const calling = () =>
+          client.callTool({ name, arguments: args, ...(relay?.log ? { _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : {}) }, relay?.progress ? { ...options, onprogress: (p) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }), resetTimeoutOnProgress: true } : options);
+        // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
+        // driver) and find this call's relay through its async context. A 2025-era server asks on
+        // its connection, outside any call's context (McpConnection falls back to the calls in
+        // flight), so no context is entered for it: the first AsyncLocalStorage.run turns on
+        // promise hooks for the whole process, a cost on every promise of every call after it.
+        // The connect (when the server was not running) happens before this, outside the context,
+        // so the connection's streams never carry one call's relay into later calls.
+        return relay && client.getProtocolEra() === "modern" ? currentRelay.run(relay, calling) : calling();
+      });
     if (!relay) return this.options.redactor.redactValue((await run()) as CallToolResult);
     this.connection.relays.add(relay);
     try {
-      return this.options.redactor.redactValue((await currentRelay.run(relay, run)) as CallToolResult);
+      return this.options.redactor.redactValue((await run()) as CallToolResult);
     } finally {
       this.connection.relays.delete(relay);
     }

@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
-import { ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import { deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
+import { BatchedWriter } from "../../batched-writes.js";
+import { JsonRpcLineReader } from "../../jsonrpc-lines.js";
 import { signalGroup, stopGroup, trackGroup, untrackGroup, waitForGroupExit } from "../shared/process-groups.js";
 
 /**
  * A stdio client transport whose server process leads its own process group. The SDK's
  * StdioClientTransport spawns the server in the runtime's group and signals only that one pid,
  * so a server started through a wrapper (`sh -c`, `npx`, `uvx`) left its real process behind. This
- * one speaks the same newline-delimited JSON-RPC (the SDK's ReadBuffer and serializeMessage), and
+ * one speaks the same newline-delimited JSON-RPC (the SDK's framing and serializeMessage), and
  * closes by ending stdin, then SIGTERM to the whole group after the grace period, then SIGKILL.
  *
  * Being not the SDK's own StdioClientTransport, it also makes the SDK v2 run its era probe
@@ -32,9 +34,12 @@ export class GroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   readonly #params: GroupStdioParams;
-  readonly #buffer = new ReadBuffer();
+  /** The SDK's line framing, with the plain envelopes of calls checked without zod (jsonrpc-lines.ts). */
+  readonly #buffer = new JsonRpcLineReader(deserializeMessage);
   readonly #stderr = new PassThrough();
   #child: ChildProcess | undefined;
+  /** Requests written in one turn of the event loop reach the server in one write (batched-writes.ts). */
+  #writer: BatchedWriter | undefined;
   #pid: number | undefined;
   #closing: Promise<void> | undefined;
 
@@ -64,6 +69,7 @@ export class GroupStdioTransport implements Transport {
         windowsHide: true,
       });
       this.#child = child;
+      if (child.stdin) this.#writer = new BatchedWriter(child.stdin);
       child.on("error", (error) => {
         reject(error);
         this.onerror?.(error);
@@ -111,11 +117,8 @@ export class GroupStdioTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (!stdin || stdin.destroyed) return Promise.reject(new Error("Not connected"));
-    return new Promise((resolve) => {
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once("drain", resolve);
-    });
+    if (!stdin || stdin.destroyed || !this.#writer) return Promise.reject(new Error("Not connected"));
+    return this.#writer.write(serializeMessage(message));
   }
 
   /** stdin EOF, then the group gets `graceMs` to go, then SIGTERM, `graceMs` more, then SIGKILL. */

@@ -24,6 +24,25 @@ export function mendInitializeResult(message: unknown, onMended?: (what: string)
   return { ...message, result: { ...result, serverInfo: { ...info, name: typeof info.name === "string" ? info.name : "unnamed", version: typeof info.version === "string" ? info.version : "unknown" } } };
 }
 
+const TEXT_ITEM_KEYS = new Set(["type", "text"]);
+
+/**
+ * A 2025-era tools/call result the SDK's schema passes unchanged: text content only (each item
+ * exactly `type` and `text`), `isError` absent or a boolean, `structuredContent` absent or an
+ * object, no `_meta` (which that schema rewrites); other keys pass through that schema as they are.
+ * The usual answer of a tool; for anything else the schema itself runs.
+ */
+export function isPlainToolResult(value: unknown): boolean {
+  if (!isRecord(value) || value._meta !== undefined || !Array.isArray(value.content)) return false;
+  if (value.isError !== undefined && typeof value.isError !== "boolean") return false;
+  if (value.structuredContent !== undefined && !isRecord(value.structuredContent)) return false;
+  for (const item of value.content as unknown[]) {
+    if (!isRecord(item) || item.type !== "text" || typeof item.text !== "string") return false;
+    for (const key in item) if (!TEXT_ITEM_KEYS.has(key)) return false;
+  }
+  return true;
+}
+
 function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   return !!value && typeof value === "object" && "~standard" in value;
 }
@@ -40,14 +59,18 @@ export class LenientClient extends Client {
    * as an explicit schema because, without one, the SDK first probes the era's registry by
    * validating `undefined` on every request, and that failed parse formats a zod error each
    * time (measured: about a tenth of the runtime's CPU per call on the echo benchmark). Same
-   * validator, same funnel (era check, decoding, the era's lift), run once.
+   * validator, same funnel (era check, decoding, the era's lift), run once. A plain 2025-era
+   * answer (isPlainToolResult), which that validator would copy unchanged, is taken as it is:
+   * the pipeline unwraps and checks the result itself right after.
    */
   readonly #toolsCallResult: StandardSchemaV1 = {
     "~standard": {
       version: 1,
       vendor: "agent-tools-runtime",
       validate: (value: unknown) => {
-        const outcome = this._wireCodec().validateResult("tools/call", value);
+        const codec = this._wireCodec();
+        if (codec.era === "2025-11-25" && isPlainToolResult(value)) return { value };
+        const outcome = codec.validateResult("tools/call", value);
         return outcome.ok ? { value: outcome.value } : { issues: [{ message: outcome.reason === "invalid" ? outcome.message : "not-in-era: tools/call" }] };
       },
     },

@@ -33,33 +33,17 @@ export interface ToolIndexOptions {
   modelWaitMs?: number;
 }
 
-/**
- * `AGENT_TOOLS_SEMANTIC_WAIT_MS`: how long a search waits for the semantic side before answering
- * with BM25F alone, in ms, or `ready` to always wait (tests that check semantic ranking through a
- * server). Unset or not a number: the caller's `waitMs`.
- */
-export const SEMANTIC_WAIT_ENV = "AGENT_TOOLS_SEMANTIC_WAIT_MS";
-
-function semanticWaitFromEnv(env: NodeJS.ProcessEnv): number | "ready" | undefined {
-  const raw = env[SEMANTIC_WAIT_ENV]?.trim().toLowerCase();
-  if (!raw) return undefined;
-  if (raw === "ready") return "ready";
-  const ms = Number(raw);
-  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
-}
-
 export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE, options: ToolIndexOptions = {}): ToolIndex {
   switch (engine) {
     case "hybrid": {
       const env = options.env ?? process.env;
       const dir = embeddingCacheDir(env);
-      const fromEnv = semanticWaitFromEnv(env);
-      const waitMs = fromEnv === "ready" ? undefined : (fromEnv ?? options.waitMs);
       return createHybridIndex({
         lexical: createBm25fIndex(),
         loadModel: () => loadSentenceModel(env),
         ...(dir ? { cache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log) } : {}),
-        ...(waitMs !== undefined ? { waitMs } : {}),
+        // The waits come decided by the caller (runtime.ts reads both environment variables).
+        ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
         ...(options.modelWaitMs !== undefined ? { modelWaitMs: options.modelWaitMs } : {}),
         ...(options.log ? { log: options.log } : {}),
       });

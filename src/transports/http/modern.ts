@@ -2,6 +2,7 @@ import { createMcpHandler, PROTOCOL_VERSION_META_KEY, type AuthInfo, type McpHtt
 import type { Identity } from "../../runtime/access.js";
 import type { Logger } from "../../adapters/types.js";
 import { createFacade, type SessionScope } from "../../facade/server.js";
+import { ServerPool } from "../../facade/server-pool.js";
 import { Workspaces, type WorkspaceStore } from "../../runtime/workspaces.js";
 import { identityOf } from "../../facade/confirm-rounds.js";
 import { RuntimeError } from "../../runtime/errors.js";
@@ -11,7 +12,7 @@ import { closeSession, type Session } from "../../runtime/session.js";
 
 /**
  * Sessions for 2026-07-28 requests, which carry no session id. search/discover/call/run_skill
- * act in one session per caller identity (loop memory, call log, jobs). agent_tools_exec runs in
+ * act in one session per caller identity (loop memory, jobs). agent_tools_exec runs in
  * a workspace: a call without `workspace` opens a new one and answers its signed handle, a call
  * with one continues it (runtime/workspaces.ts).
  */
@@ -118,17 +119,28 @@ export interface ModernEntry {
 /**
  * The 2026-07-28 leg of the HTTP facade: `createMcpHandler` over the facade's per-request
  * factory (the runtime, its plugins and search index are the process's; a request only gets a
- * Server instance). Tool changes go out on `subscriptions/listen`. Tests drive `handler.fetch`
- * directly, without a socket.
+ * Server instance, an idle one reused from its caller's pool when there is one). Tool changes go
+ * out on `subscriptions/listen`. Tests drive `handler.fetch` directly, without a socket.
  */
 export function createModernEntry(runtime: Runtime, options: { maxBodyBytes?: number; log?: Logger; redact?: (text: string) => string } & ModernScopeOptions = {}): ModernEntry {
   const facade = createFacade(runtime);
   const scope = createModernScope(runtime, options);
   const redact = options.redact ?? ((text: string) => text);
-  const handler = createMcpHandler((ctx) => {
-    const identity = identityFromAuth(ctx.authInfo);
-    return facade.server(identity ? { ...scope, identity } : scope);
-  }, {
+  // One pool of reusable Servers per caller view (server-pool.ts): the scope and tool view a
+  // Server's handlers close over are the same for every request of one identity.
+  const pools = new Map<string, ServerPool>();
+  const poolFor = (identity: Identity | undefined): ServerPool => {
+    const key = identity ? `${identity.name}\n${identity.plugins === "*" ? "*" : identity.plugins.join(",")}` : "";
+    let pool = pools.get(key);
+    if (!pool) {
+      const bound: SessionScope = identity ? { ...scope, identity } : scope;
+      pool = new ServerPool((around) => facade.server(bound, around));
+      if (pools.size >= 1_000) pools.clear();
+      pools.set(key, pool);
+    }
+    return pool;
+  };
+  const handler = createMcpHandler((ctx) => poolFor(identityFromAuth(ctx.authInfo)).acquire(), {
     legacy: "reject",
     // Team mode: tool-list changes reach the subscribers of every instance, not only this one's.
     ...(runtime.state.backend === "redis" ? { bus: createFleetEventBus(runtime.state.pubsub, (error) => options.log?.warn(`fleet event bus: ${error.message}`)) } : {}),

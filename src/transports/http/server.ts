@@ -1,5 +1,4 @@
-import { toNodeHandler } from "@modelcontextprotocol/node";
-import { isInitializeRequest, isLegacyRequest, type AuthInfo } from "@modelcontextprotocol/server";
+import { isInitializeRequest, isLegacyRequest } from "@modelcontextprotocol/server";
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
@@ -15,6 +14,7 @@ import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
 import { SessionRegistry, type HttpSession } from "./sessions.js";
 import { authInfoFor, claimsModernEnvelope, createModernEntry } from "./modern.js";
+import { modernNodeHandler } from "./modern-node.js";
 
 /**
  * The MCP facade over Streamable HTTP, on node:http, both protocol eras on one endpoint. This
@@ -119,7 +119,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     sendRpcError(res, 503, -32000, `this instance is shutting down and ${refused}; retry (the load balancer sends you to another instance)`, { "Retry-After": "1", Connection: "close" });
   const redactor = createRedactor([options.token]);
   const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs });
-  const serveModern = toNodeHandler(modern.handler, { maxRequestBodySize: options.maxBodyBytes, onerror: (error) => log.warn(`http modern: ${redactor.redact(error.message)}`) });
+  const serveModern = modernNodeHandler(modern.handler, (error) => log.warn(`http modern: ${redactor.redact(error.message)}`));
   let inFlight = 0;
   gateway?.metrics.setSources({ openSessions: () => sessions.size, catalog: () => runtime.catalogStats() });
 
@@ -201,8 +201,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
           return;
         }
         // The gateway's identity rides as the request's authInfo (see modern.ts).
-        if (identity) (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoFor(identity);
-        await serveModern(req, res, parsed.value);
+        await serveModern(req, res, parsed.value, identity ? authInfoFor(identity) : undefined);
         return;
       }
       if (header !== undefined) {

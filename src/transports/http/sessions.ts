@@ -10,7 +10,7 @@ import type { Identity } from "../../runtime/access.js";
 /**
  * The open MCP sessions of the HTTP facade (2025-era clients; 2026-07-28 requests have no session
  * and are served per request, see server.ts). Each has its own SDK transport, facade server and
- * runtime session (loop memory, call log, text-layer sandbox); the runtime and its adapters are
+ * runtime session (loop memory, text-layer sandbox); the runtime and its adapters are
  * shared. Sessions end on DELETE, after sitting idle too long, to make room, or at shutdown.
  *
  * The table's policy, which is what keeps a flood of abandoned initializes (any local process can

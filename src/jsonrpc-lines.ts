@@ -1,0 +1,101 @@
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+
+/**
+ * Newline-delimited JSON-RPC read from a stdio stream, like the SDK's ReadBuffer, with the
+ * envelope checked by hand when it is one of the plain shapes every call is made of.
+ *
+ * The SDK parses each line with its zod JSON-RPC schema; per call that is two parses in the
+ * runtime (the agent's request, the downstream's answer) on top of the zod checks of the request
+ * and the result the SDK makes anyway. `plainMessage` accepts only what that schema accepts
+ * unchanged (a request, a notification, or a result whose keys are all known and whose `_meta`
+ * is absent or simple); anything else, errors included, goes through the SDK's own parser
+ * (`fallback`), so what a malformed line gets is the same as before.
+ */
+
+const RELATED_TASK_META_KEY = "io.modelcontextprotocol/related-task";
+const MAX_BUFFER_BYTES = 10 * 1024 * 1024;
+
+type Parse = (line: string) => JSONRPCMessage;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function isRequestId(value: unknown): boolean {
+  return typeof value === "string" || (typeof value === "number" && Number.isInteger(value));
+}
+
+/** Request or notification params: absent, or an object whose `_meta` is absent or a plain progress token holder. */
+function plainParams(params: unknown): boolean {
+  if (params === undefined) return true;
+  if (!isRecord(params)) return false;
+  const meta = params._meta;
+  if (meta === undefined) return true;
+  if (!isRecord(meta) || RELATED_TASK_META_KEY in meta) return false;
+  return meta.progressToken === undefined || isRequestId(meta.progressToken);
+}
+
+function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}
+
+const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+const NOTIFICATION_KEYS = new Set(["jsonrpc", "method", "params"]);
+const RESULT_KEYS = new Set(["jsonrpc", "id", "result"]);
+
+/** `value` as a JSON-RPC message when the SDK's schema would pass it unchanged; undefined when only that schema can tell. */
+export function plainMessage(value: unknown): JSONRPCMessage | undefined {
+  if (!isRecord(value) || value.jsonrpc !== "2.0") return undefined;
+  if (typeof value.method === "string") {
+    if (!plainParams(value.params)) return undefined;
+    if ("id" in value) return isRequestId(value.id) && onlyKeys(value, REQUEST_KEYS) ? (value as JSONRPCMessage) : undefined;
+    return onlyKeys(value, NOTIFICATION_KEYS) ? (value as JSONRPCMessage) : undefined;
+  }
+  if ("result" in value) {
+    const result = value.result;
+    return isRequestId(value.id) && isRecord(result) && result._meta === undefined && onlyKeys(value, RESULT_KEYS) ? (value as JSONRPCMessage) : undefined;
+  }
+  return undefined;
+}
+
+export class JsonRpcLineReader {
+  #buffer: Buffer | undefined;
+  readonly #fallback: Parse;
+
+  /** `fallback`: the SDK's `deserializeMessage` (of the client or the server package, whichever side this reads for). */
+  constructor(fallback: Parse) {
+    this.#fallback = fallback;
+  }
+
+  append(chunk: Buffer): void {
+    if ((this.#buffer?.length ?? 0) + chunk.length > MAX_BUFFER_BYTES) {
+      this.clear();
+      throw new Error(`ReadBuffer exceeded maximum size of ${MAX_BUFFER_BYTES} bytes`);
+    }
+    this.#buffer = this.#buffer ? Buffer.concat([this.#buffer, chunk]) : chunk;
+  }
+
+  /** The next whole message, or null until more is appended. A line that is not JSON is skipped; one the schema refuses throws. */
+  readMessage(): JSONRPCMessage | null {
+    while (this.#buffer) {
+      const index = this.#buffer.indexOf(10);
+      if (index === -1) return null;
+      const end = index > 0 && this.#buffer[index - 1] === 13 ? index - 1 : index;
+      const line = this.#buffer.toString("utf8", 0, end);
+      this.#buffer = index + 1 < this.#buffer.length ? this.#buffer.subarray(index + 1) : undefined;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      return plainMessage(parsed) ?? this.#fallback(line);
+    }
+    return null;
+  }
+
+  clear(): void {
+    this.#buffer = undefined;
+  }
+}

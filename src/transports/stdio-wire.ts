@@ -1,0 +1,59 @@
+import { deserializeMessage, serializeMessage, type JSONRPCMessage } from "@modelcontextprotocol/server";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import type { Readable, Writable } from "node:stream";
+import { BatchedWriter } from "../batched-writes.js";
+import { JsonRpcLineReader } from "../jsonrpc-lines.js";
+
+/**
+ * The facade's stdio wire: the SDK's StdioServerTransport (its start, close and error handling
+ * unchanged) with the two ends of a call made cheaper:
+ *  - answers leave in batches, one write per turn of the event loop (batched-writes.ts): with
+ *    many callers in flight, the answers one downstream read resolved reach the client together;
+ *  - incoming lines are framed as the SDK frames them, and the plain envelope of a request is
+ *    checked without zod (jsonrpc-lines.ts); anything else goes through the SDK's own parser.
+ * The reader is swapped in through `_ondata`, the data listener the SDK's `start` attaches and
+ * `close` removes (a public member of its declaration).
+ */
+export class BatchedStdioServerTransport extends StdioServerTransport {
+  readonly #writer: BatchedWriter;
+  readonly #reader = new JsonRpcLineReader(deserializeMessage);
+  #closed = false;
+
+  constructor(stdin: Readable = process.stdin, stdout: Writable = process.stdout) {
+    super(stdin, stdout);
+    this.#writer = new BatchedWriter(stdout);
+    this._ondata = (chunk: Buffer): void => {
+      try {
+        this.#reader.append(chunk);
+        this.#drain();
+      } catch (error) {
+        this.onerror?.(error as Error);
+        this.close().catch(() => undefined);
+      }
+    };
+  }
+
+  #drain(): void {
+    // As the SDK's own loop: a line the schema refuses (or a handler that throws) is reported, and reading goes on.
+    for (;;) {
+      try {
+        const message = this.#reader.readMessage();
+        if (message === null) return;
+        this.onmessage?.(message);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+    }
+  }
+
+  override send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("StdioServerTransport is closed"));
+    return this.#writer.write(serializeMessage(message));
+  }
+
+  override async close(): Promise<void> {
+    if (!this.#closed) this.#reader.clear();
+    this.#closed = true;
+    await super.close();
+  }
+}

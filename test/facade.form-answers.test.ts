@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { formAnswerValidator } from "../src/facade/form-validator.js";
+import { ROOT } from "./helpers.js";
+import { startHttp, type RunningHttp } from "./http-helpers.js";
+
+/**
+ * A user's form answer to a downstream's question is checked against the form's schema by one
+ * validator for the whole process (facade/form-validator.ts), not by an Ajv of each session's
+ * own (issue #16: nothing per session that is the same for all). Over legacy HTTP sessions
+ * answering on SSE, the one path where the SDK checks answers (its legacy elicitInput).
+ */
+
+const LEGACY_ASKER = path.join(ROOT, "test", "fixtures", "v2", "legacy-asker.mjs");
+const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-form-answers-"));
+const plugin = path.join(dir, "agent-tools-plugin-ln");
+mkdirSync(plugin, { recursive: true });
+writeFileSync(path.join(plugin, "plugin.json"), JSON.stringify({ name: "ln", prefix: "ln", description: "A downstream that asks the user.", adapter: { kind: "mcp", command: process.execPath, args: [LEGACY_ASKER], timeoutMs: 60_000 } }));
+
+/** A 2025-era client whose session answers on SSE (so it can be asked mid-call) and whose user answers `reply`. */
+async function asker(url: string, reply: unknown): Promise<V1Client> {
+  const client = new V1Client({ name: "form-answers", version: "0" }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { reply } as Record<string, string> }));
+  const preferSse: typeof fetch = (target, init) => {
+    const headers = new Headers(init?.headers);
+    if (init?.method === "POST") headers.set("accept", "text/event-stream, application/json");
+    return fetch(target, { ...init, headers });
+  };
+  await client.connect(new V1Http(new URL(url), { fetch: preferSse }));
+  return client;
+}
+
+const ask = async (client: V1Client): Promise<string> => {
+  const result = (await client.callTool({ name: "agent_tools_ln_call", arguments: { toolName: "ask_user", arguments: { question: "Colour?" } } }, undefined, { timeout: 60_000 })) as CallToolResult;
+  return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+};
+
+describe("form answers", () => {
+  let http: RunningHttp;
+  before(async () => {
+    http = await startHttp({ AGENT_TOOLS_PLUGINS_DIR: dir });
+  });
+  after(async () => {
+    await http.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("two sessions: an answer that breaks the form's schema is refused in words naming the field, a good one goes through", async () => {
+    const wrong = await asker(http.url, 42);
+    const right = await asker(http.url, "blue");
+    try {
+      const refused = await ask(wrong);
+      // The wording is the shared validator's (the SDK's own Ajv would say "data/reply must be string").
+      assert.match(refused, /does not match requested schema: 'reply' must be string/, refused);
+      assert.doesNotMatch(refused, /the user said/);
+      assert.match(await ask(right), /the user said: blue/);
+      // Refusing one answer left nothing behind that breaks the next one on the same session.
+      assert.match(await ask(wrong), /'reply' must be string/);
+    } finally {
+      await wrong.close();
+      await right.close();
+    }
+  });
+
+  it("checks what a form can ask: required fields, enums, formats, numbers' bounds", () => {
+    const schema = {
+      type: "object",
+      properties: { email: { type: "string", format: "email" }, size: { type: "string", enum: ["s", "m"] }, count: { type: "integer", minimum: 1 } },
+      required: ["email"],
+    } as const;
+    const validate = formAnswerValidator.getValidator<Record<string, unknown>>(schema);
+    assert.deepEqual(validate({ email: "a@b.org", size: "m", count: 2 }), { valid: true, data: { email: "a@b.org", size: "m", count: 2 }, errorMessage: undefined });
+    const bad = validate({ email: "nope", size: "xl", count: 0 });
+    assert.equal(bad.valid, false);
+    assert.match(bad.errorMessage ?? "", /'email' must match format "email"/);
+    assert.match(bad.errorMessage ?? "", /'size' must be one of \["s","m"\]/);
+    assert.match(bad.errorMessage ?? "", /'count' must be >= 1/);
+    assert.match(validate({}).errorMessage ?? "", /missing required property 'email'/);
+    assert.throws(() => formAnswerValidator.getValidator({ type: "object", properties: { x: { type: "no-such-type" } } } as never), /the form's schema does not compile/);
+  });
+});
