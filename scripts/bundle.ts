@@ -1,7 +1,8 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
+import { writeCheckedManifests } from "./checked-manifests.js";
 import { isMain } from "./is-main.js";
 
 /**
@@ -76,4 +77,18 @@ export async function bundle(root = ROOT): Promise<string> {
   return metaFile;
 }
 
-if (isMain(import.meta.url)) await bundle();
+/**
+ * What a start loads only on first use, beside the bundles: the precompiled validators (CommonJS,
+ * `require`d by spec-check.ts on the first check), and the record of the bundled manifests checked
+ * now, which lets a start skip checking them (src/plugins/checked-manifests.ts).
+ */
+export async function writeBesideBundles(root = ROOT): Promise<void> {
+  copyFileSync(path.join(root, "src", "validators.generated.cjs"), path.join(root, "dist", "validators.generated.cjs"));
+  const { failed } = await writeCheckedManifests(root);
+  for (const line of failed) process.stderr.write(`bundled plugin manifest not recorded as checked: ${line}\n`);
+}
+
+if (isMain(import.meta.url)) {
+  await bundle();
+  await writeBesideBundles();
+}

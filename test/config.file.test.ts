@@ -13,8 +13,8 @@ describe("config file", () => {
   it("validates with the schema of schema.ts and the manifest schemas: the generated data and precompiled validators match them (else run npm run schema:config)", () => {
     const committed = readFileSync(new URL("../src/config/schema-data.ts", import.meta.url), "utf8");
     assert.equal(committed, schemaDataSource(), "src/config/schema-data.ts is stale: run `npm run schema:config`");
-    const validators = readFileSync(new URL("../src/validators.generated.ts", import.meta.url), "utf8");
-    assert.equal(validators, validatorsSource(), "src/validators.generated.ts (precompiled config and manifest validators) is stale: run `npm run schema:config`");
+    const validators = readFileSync(new URL("../src/validators.generated.cjs", import.meta.url), "utf8");
+    assert.equal(validators, validatorsSource(), "src/validators.generated.cjs (precompiled config and manifest validators) is stale: run `npm run schema:config`");
   });
 
   it("reads comments and trailing commas, and resolves plugin dirs against the file", () => {

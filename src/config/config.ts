@@ -8,11 +8,10 @@ import type { TeamConfig } from "./team.js";
 import type { ConfigDocument, HttpSettings, ServerEntryDocument } from "./schema.js";
 // The schemas as plain data (generated from schema.ts): a start does not load TypeBox.
 import { CONFIG_SCHEMA as ConfigSchema, SERVER_ENTRY_SCHEMA as ServerEntrySchema } from "./schema-data.js";
-import { config as precompiledConfig, serverEntry as precompiledServerEntry } from "../validators.generated.js";
 
 // Validated by code made ahead of time from these very schemas (no Ajv compile at start).
-usePrecompiledSpec(ConfigSchema, precompiledConfig);
-usePrecompiledSpec(ServerEntrySchema, precompiledServerEntry);
+usePrecompiledSpec(ConfigSchema, "config");
+usePrecompiledSpec(ServerEntrySchema, "serverEntry");
 
 /**
  * Per-entry settings of other clients that mean nothing here (approval lists, per-client

@@ -4,7 +4,7 @@ import path from "node:path";
 import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
 import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
-import { flatManifest as precompiledFlat, specManifest as precompiledSpec } from "../validators.generated.js";
+import { checkedAtBuild } from "./checked-manifests.js";
 // The schemas as plain data (generated from manifest-schema.ts): reading a manifest loads no TypeBox.
 import { FLAT_MANIFEST_SCHEMA, SPEC_MANIFEST_SCHEMA } from "./manifest-schema-data.js";
 
@@ -82,8 +82,8 @@ export class ManifestError extends Error {
 }
 
 // Validated by code made ahead of time from these very schemas (no Ajv compile at start).
-usePrecompiledSpec(FLAT_MANIFEST_SCHEMA, precompiledFlat);
-usePrecompiledSpec(SPEC_MANIFEST_SCHEMA, precompiledSpec);
+usePrecompiledSpec(FLAT_MANIFEST_SCHEMA, "flatManifest");
+usePrecompiledSpec(SPEC_MANIFEST_SCHEMA, "specManifest");
 
 function isSpecForm(doc: Record<string, unknown>): boolean {
   return "extensions" in doc || (typeof doc.$schema === "string" && doc.$schema.includes("agent-plugins"));
@@ -147,7 +147,8 @@ export function parseManifest(file: string, doc: unknown, text?: string): Plugin
   }
   const top = doc as Record<string, unknown>;
   const spec = isSpecForm(top);
-  check(file, spec, top, text);
+  // A bundled plugin.json as shipped was checked when the runtime was built (checked-manifests.ts).
+  if (text === undefined || !checkedAtBuild(text)) check(file, spec, top, text);
   const section = spec
     ? ((top.extensions as Record<string, unknown>)[EXTENSION_KEY] as Record<string, unknown>)
     : top;

@@ -1,5 +1,7 @@
 import { createRequire } from "node:module";
+import path from "node:path";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import { RUNTIME_ROOT } from "../../paths.js";
 import { closestNames } from "../../runtime/similarity.js";
 
 /**
@@ -45,14 +47,45 @@ interface AnnotatedSchema {
 const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
-const precompiled = new WeakMap<object, (value: unknown) => boolean>();
+
+/** What src/validators.generated.cjs exports (scripts/config-schema.ts writes it). */
+export type PrecompiledName =
+  | "config"
+  | "serverEntry"
+  | "flatManifest"
+  | "specManifest"
+  | "mcpBlock"
+  | "mcpFilesystemBlock"
+  | "restBlock"
+  | "restTool"
+  | "restAuth"
+  | "restPaginate"
+  | "restResultShape"
+  | "restErrorRules"
+  | "openapiBlock"
+  | "cliBlock"
+  | "cliTool"
+  | "cliErrorRules";
+const precompiled = new WeakMap<object, PrecompiledName>();
+let generated: Record<PrecompiledName, (value: unknown) => boolean> | undefined;
 
 /**
- * Code made ahead of time for `schema` (scripts/config-schema.ts, Ajv standalone): a document it
- * accepts has no problems, without loading Ajv; a rejected one is explained by the verbose check.
+ * The precompiled validators, loaded on the first check: ~330 KB of code that a start which checks
+ * nothing (a warm start, whose bundled manifests were checked at build time) never parses. A
+ * CommonJS file, so loading it stays synchronous like the checks; the build copies it to dist/.
  */
-export function usePrecompiledSpec(schema: object, validate: unknown): void {
-  precompiled.set(schema, validate as (value: unknown) => boolean);
+function precompiledValidators(): Record<PrecompiledName, (value: unknown) => boolean> {
+  const folder = import.meta.url.endsWith(".ts") ? "src" : "dist";
+  return (generated ??= require(path.join(RUNTIME_ROOT, folder, "validators.generated.cjs")) as Record<PrecompiledName, (value: unknown) => boolean>);
+}
+
+/**
+ * Code made ahead of time for `schema` (scripts/config-schema.ts, Ajv standalone), by its name in
+ * the generated file: a document it accepts has no problems, without loading Ajv; a rejected one
+ * is explained by the verbose check.
+ */
+export function usePrecompiledSpec(schema: object, name: PrecompiledName): void {
+  precompiled.set(schema, name);
 }
 
 function validatorFor(schema: object): ValidateFunction {
@@ -121,7 +154,8 @@ function plainMessage(error: ErrorObject): string {
  * messages ("adapter", or "" for a block's own field names).
  */
 export function specProblems(schema: object, value: unknown, prefix = ""): SpecProblem[] {
-  if (precompiled.get(schema)?.(value)) return [];
+  const name = precompiled.get(schema);
+  if (name && precompiledValidators()[name](value)) return [];
   const validate = validatorFor(schema);
   if (validate(value)) return [];
   let errors = [...(validate.errors ?? [])];
