@@ -37,6 +37,19 @@ function packageOf(specifier: string): string {
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
 }
 
+/**
+ * The server SDK's `_shims` (its default JSON Schema validator: a whole inlined Ajv, unused by the
+ * runtime) becomes src/sdk-server-shims.ts, which loads the SDK's own validator on first use.
+ */
+function lazyServerShims(root: string): Plugin {
+  return {
+    name: "lazy-server-shims",
+    setup(b) {
+      b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: path.join(root, "src", "sdk-server-shims.ts") }));
+    },
+  };
+}
+
 const keepOthersExternal: Plugin = {
   name: "keep-others-external",
   setup(b) {
@@ -70,7 +83,7 @@ export async function bundle(root = ROOT): Promise<string> {
     sourcemap: "linked",
     metafile: true,
     logLevel: "warning",
-    plugins: [keepOthersExternal],
+    plugins: [lazyServerShims(root), keepOthersExternal],
   });
   const metaFile = path.join(root, "dist", "bundle-meta.json");
   writeFileSync(metaFile, JSON.stringify(result.metafile));
