@@ -46,6 +46,7 @@ const { values: opts } = parseArgs({
     /**
      * The echo rows also time a second runtime build (another checkout's dist/bin/agent-tools-mcp.js),
      * in the same rounds, alternating with this one: a before/after of a change measured in one run.
+     * The idle RSS rows measure it too, in the same rounds.
      */
     baseline: { type: "string" },
     /** The HTTP rows also measure another build's dist/bin/agent-tools-mcp-http.js, in the same rounds. */
@@ -221,8 +222,8 @@ function storedCatalogs(dir: string): number {
  * Start the runtime once, untimed, and wait until its background listing has stored every catalog
  * it will (the count stops growing), so the next starts in `dir` restore them: a warm start.
  */
-async function warmCatalogCache(dir: string, env: Record<string, string>, atLeast: number): Promise<void> {
-  const rt = await spawnClient([MCP_BIN], env, dir);
+async function warmCatalogCache(dir: string, env: Record<string, string>, atLeast: number, bin = MCP_BIN): Promise<void> {
+  const rt = await spawnClient([bin], env, dir);
   try {
     await rt.client.listTools();
     let last = -1;
@@ -329,35 +330,55 @@ async function idleRss(args: string[], env: Record<string, string>, dir: string,
   }
 }
 
+interface RssSeries {
+  bin: string;
+  label: string;
+  cold: number[];
+  warm: number[];
+  /** The default fleet's catalogs depend on the folder (filesystem root, memory file): one folder for every warm start of this build. */
+  warmDir: string;
+}
+
 async function rssRounds(): Promise<void> {
   const bare: number[] = [];
-  const values: number[] = [];
-  const warm: number[] = [];
-  // The default fleet's catalogs depend on the folder (filesystem root, memory file): one folder for every warm start.
-  const warmDir = tempDir("rss-warm");
+  const series = (bin: string, label: string): RssSeries => ({ bin, label, cold: [], warm: [], warmDir: tempDir("rss-warm") });
+  const mine = series(MCP_BIN, "");
+  // With --baseline, the other build is measured in the same rounds, in turns first (the machine's load drifts).
+  const before = opts.baseline ? series(opts.baseline, " [baseline build]") : undefined;
+  const builds = before ? [mine, before] : [mine];
   try {
-    await warmCatalogCache(warmDir, runtimeEnv(warmDir), 1);
-    await rounds("idle RSS", ROUNDS, async () => {
+    for (const build of builds) await warmCatalogCache(build.warmDir, runtimeEnv(build.warmDir), 1, build.bin);
+    await rounds("idle RSS", ROUNDS, async (round) => {
       const dir = tempDir("rss");
       try {
         bare.push(await idleRss([ONE_TOOL_SERVER], cleanEnv(), dir, false));
-        values.push(await idleRss([MCP_BIN], runtimeEnv(dir), dir, true));
-        warm.push(await idleRss([MCP_BIN], runtimeEnv(warmDir), warmDir, true));
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+      for (const build of round % 2 ? [...builds].reverse() : builds) {
+        // Cold: a folder of its own, no catalog stored.
+        const coldDir = tempDir("rss");
+        try {
+          build.cold.push(await idleRss([build.bin], runtimeEnv(coldDir), coldDir, true));
+        } finally {
+          rmSync(coldDir, { recursive: true, force: true });
+        }
+        build.warm.push(await idleRss([build.bin], runtimeEnv(build.warmDir), build.warmDir, true));
+      }
     });
   } finally {
-    rmSync(warmDir, { recursive: true, force: true });
+    for (const build of builds) rmSync(build.warmDir, { recursive: true, force: true });
   }
   // The bare SDK server is a yardstick here, not the goal: the goal is 65 MiB.
-  const row: Row = { measure: "idle RSS, MiB (default fleet, cold cache)", direct: stats(bare), runtime: stats(values), better: "lower", unit: "MiB", goal: "≤ 65 MiB", note: "beside: the bare one-tool SDK server; the runtime's first start lists the fleet's catalogs in the background from 1 s on" };
-  row.met = row.runtime.median <= 65;
-  const warmRow: Row = { measure: "idle RSS, MiB (default fleet, warm cache)", direct: stats(bare), runtime: stats(warm), better: "lower", unit: "MiB", goal: "≤ 65 MiB", note: "every catalog stored by an earlier run: nothing is listed, no adapter built" };
-  warmRow.met = warmRow.runtime.median <= 65;
-  rows.push(row, warmRow);
-  print(row);
-  print(warmRow);
+  for (const build of builds) {
+    const row: Row = { measure: `idle RSS, MiB (default fleet, cold cache)${build.label}`, direct: stats(bare), runtime: stats(build.cold), better: "lower", unit: "MiB", goal: "≤ 65 MiB", note: "beside: the bare one-tool SDK server; the runtime's first start lists the fleet's catalogs in the background from 1 s on" };
+    row.met = row.runtime.median <= 65;
+    const warmRow: Row = { measure: `idle RSS, MiB (default fleet, warm cache)${build.label}`, direct: stats(bare), runtime: stats(build.warm), better: "lower", unit: "MiB", goal: "≤ 65 MiB", note: "every catalog stored by an earlier run: nothing is listed, no adapter built" };
+    warmRow.met = warmRow.runtime.median <= 65;
+    rows.push(row, warmRow);
+    print(row);
+    print(warmRow);
+  }
 }
 
 /**
