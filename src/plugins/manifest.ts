@@ -148,7 +148,7 @@ export function parseManifest(file: string, doc: unknown, text?: string): Plugin
   const top = doc as Record<string, unknown>;
   const spec = isSpecForm(top);
   // A bundled plugin.json as shipped was checked when the runtime was built (checked-manifests.ts).
-  if (text === undefined || !checkedAtBuild(text)) check(file, spec, top, text);
+  if (text === undefined || !checkedAtBuild(file, text)) check(file, spec, top, text);
   const section = spec
     ? ((top.extensions as Record<string, unknown>)[EXTENSION_KEY] as Record<string, unknown>)
     : top;
