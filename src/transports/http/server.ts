@@ -24,7 +24,8 @@ import { modernNodeHandler } from "./modern-node.js";
  *
  * A request that carries the 2026-07-28 `_meta` envelope (recognised cheaply when it plainly
  * names the version, else the SDK's own `isLegacyRequest` decides) goes to `createMcpHandler` in strict
- * mode: per request, no session, a facade server from the cheap per-request factory.
+ * mode: per request, no session, an idle facade server of the caller's view reused (modern.ts),
+ * through the same Node adapter the sessions use (modern-node.ts).
  * Everything else goes to the sessionful 2025 wiring that existing clients rely on
  * (initialize, JSON or SSE answers, the GET notification stream, DELETE).
  */
