@@ -1,12 +1,12 @@
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import {
   catalogServers,
   childrenOf,
   cleanEnv,
-  cpuMs,
   COUNT_MODULES,
+  cpuMs,
   EVERYTHING_SERVER,
   fmt,
   HTTP_BIN,
@@ -31,6 +31,7 @@ import { closeHttpSessions, HEAP_PROBE_ARGS, openHttpSessions, startHttpServer }
  * The performance figures of issue #16, measured side by side in one run (min and median of
  * several rounds; ratios of the same statistic). Needs a build: `npm run build`.
  *   node --import tsx bench/perf.ts [--rounds 3] [--only echo,spawn,rss,http,search] [--baseline <other checkout>/dist/bin/agent-tools-mcp.js]
+ *     [--http-baseline <other checkout>/dist/bin/agent-tools-mcp-http.js]
  * Goals: _call ≤ 2.3× direct; 16 callers ≥ 60% of direct; spawn → tools/list ≤ 1.3× a bare SDK
  * server; warm first search ≤ 100 ms with hits from all 50 and no downstream started; cold: all
  * listed within 10 s; HTTP ≤ 0.05 MiB per session at 500; idle RSS ≤ 65 MiB.
@@ -47,6 +48,8 @@ const { values: opts } = parseArgs({
      * in the same rounds, alternating with this one: a before/after of a change measured in one run.
      */
     baseline: { type: "string" },
+    /** The HTTP rows also measure another build's dist/bin/agent-tools-mcp-http.js, in the same rounds. */
+    "http-baseline": { type: "string" },
     /** With `--only listing`: the AGENT_TOOLS_LIST_CONCURRENCY values to compare on a cold cache. */
     "list-concurrency": { type: "string", default: "4,6,8" },
   },
@@ -195,74 +198,166 @@ async function echoRounds(): Promise<void> {
   print(conc);
 }
 
-async function timeToToolsList(args: string[], env: Record<string, string>, cwd: string): Promise<{ ms: number; tools: number; spawned: Spawned }> {
+async function timeToToolsList(args: string[], env: Record<string, string>, cwd: string): Promise<{ ms: number; cpuMs: number; tools: number; spawned: Spawned }> {
   const start = performance.now();
   const spawned = await spawnClient(args, env, cwd);
   const { tools } = await spawned.client.listTools();
-  return { ms: performance.now() - start, tools: tools.length, spawned };
+  return { ms: performance.now() - start, cpuMs: cpuMs(spawned.pid), tools: tools.length, spawned };
+}
+
+function cpuNote(bare: number[], runtime: number[]): string {
+  const b = stats(bare);
+  const r = stats(runtime);
+  return `CPU until answered ${fmt(b.min, 0)} / ${fmt(b.median, 0)} vs ${fmt(r.min, 0)} / ${fmt(r.median, 0)} ms (${fmt(r.min / b.min, 2)}× / ${fmt(r.median / b.median, 2)}×)`;
+}
+
+/** Catalog files the runtime's file store holds under the cache folder of runtimeEnv(dir). */
+function storedCatalogs(dir: string): number {
+  const folder = path.join(dir, "cache", "agent-tools-runtime", "catalogs");
+  return existsSync(folder) ? readdirSync(folder).filter((n) => n.endsWith(".json")).length : 0;
+}
+
+/**
+ * Start the runtime once, untimed, and wait until its background listing has stored every catalog
+ * it will (the count stops growing), so the next starts in `dir` restore them: a warm start.
+ */
+async function warmCatalogCache(dir: string, env: Record<string, string>, atLeast: number): Promise<void> {
+  const rt = await spawnClient([MCP_BIN], env, dir);
+  try {
+    await rt.client.listTools();
+    let last = -1;
+    let stableSince = performance.now();
+    const start = performance.now();
+    while (performance.now() - start < 60_000) {
+      await sleep(250);
+      const now = storedCatalogs(dir);
+      if (now !== last) [last, stableSince] = [now, performance.now()];
+      if (now >= atLeast && performance.now() - stableSince > 2000) return;
+    }
+    throw new Error(`the catalog cache in ${dir} holds ${last} catalogs after 60 s`);
+  } finally {
+    await rt.close();
+    await sleep(300);
+  }
 }
 
 async function spawnRounds(): Promise<void> {
   const bare: number[] = [];
-  const wrapped: number[] = [];
+  const cold: number[] = [];
+  const warm: number[] = [];
+  // CPU the process used until tools/list was answered: beside the wall times, which a loaded machine stretches.
+  const cpu = { bare: [] as number[], cold: [] as number[], warm: [] as number[] };
   let facadeTools = 0;
   let modules = "";
+  let warmModules = "";
   const dir = tempDir("spawn");
+  const warmDir = tempDir("spawn-warm");
   try {
     const config = writeConfig(dir, catalogServers(10));
     const env = runtimeEnv(dir, { AGENT_TOOLS_CONFIG: config });
+    const warmEnv = runtimeEnv(warmDir, { AGENT_TOOLS_CONFIG: config });
+    await warmCatalogCache(warmDir, warmEnv, 10);
     await rounds("spawn", ROUNDS, async () => {
       const a = await timeToToolsList([ONE_TOOL_SERVER], cleanEnv(), dir);
       bare.push(a.ms);
+      cpu.bare.push(a.cpuMs);
       await a.spawned.close();
+      // Cold: no catalog stored (this run's runtimes are closed before their background listing).
+      rmSync(path.join(dir, "cache"), { recursive: true, force: true });
       const b = await timeToToolsList([MCP_BIN], env, dir);
-      wrapped.push(b.ms);
+      cold.push(b.ms);
+      cpu.cold.push(b.cpuMs);
       facadeTools = b.tools;
       if (childrenOf(b.spawned.pid).length) throw new Error("the runtime started a downstream server before any call");
       await b.spawned.close();
+      const c = await timeToToolsList([MCP_BIN], warmEnv, warmDir);
+      warm.push(c.ms);
+      cpu.warm.push(c.cpuMs);
+      if (childrenOf(c.spawned.pid).length) throw new Error("the runtime started a downstream server before any call");
+      await c.spawned.close();
     });
-    // Modules loaded until tools/list is answered, in a separate run (the counting hook costs time).
-    const counted = await timeToToolsList(["--import", COUNT_MODULES, MCP_BIN], env, dir);
-    await sleep(50);
-    const match = /\[modules\] (\d+) (\d+)/.exec(counted.spawned.stderr());
-    modules = match ? `${match[1]} ES modules before tools/list (${match[2]} of them the runtime's own)` : "module count not reported";
-    await counted.spawned.close();
+    // Modules loaded until tools/list is answered, in separate runs (the counting hook costs time).
+    const count = async (runEnv: Record<string, string>, cwd: string): Promise<string> => {
+      const counted = await timeToToolsList(["--import", COUNT_MODULES, MCP_BIN], runEnv, cwd);
+      await sleep(50);
+      const match = /\[modules\] (\d+) (\d+)/.exec(counted.spawned.stderr());
+      await counted.spawned.close();
+      return match ? `${match[1]} ES modules before tools/list (${match[2]} of them the runtime's own)` : "module count not reported";
+    };
+    rmSync(path.join(dir, "cache"), { recursive: true, force: true });
+    modules = await count(env, dir);
+    warmModules = await count(warmEnv, warmDir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    rmSync(warmDir, { recursive: true, force: true });
   }
   const row: Row = {
-    measure: "spawn → tools/list answered, ms",
+    measure: "spawn → tools/list answered, ms (cold cache)",
     direct: stats(bare),
-    runtime: stats(wrapped),
+    runtime: stats(cold),
     better: "lower",
     unit: "ms",
     goal: "≤ 1.3× bare SDK server",
-    note: `bundled plugins + 10-server config, ${facadeTools} facade tools; ${modules}`,
+    note: `bundled plugins + 10-server config, no catalog stored yet, ${facadeTools} facade tools; ${modules}; ${cpuNote(cpu.bare, cpu.cold)}`,
   };
   row.met = row.runtime.median / row.direct!.median <= 1.3;
-  rows.push(row);
+  const warmRow: Row = {
+    measure: "spawn → tools/list answered, ms (warm cache)",
+    direct: stats(bare),
+    runtime: stats(warm),
+    better: "lower",
+    unit: "ms",
+    goal: "≤ 1.3× bare SDK server",
+    note: `the same, every catalog stored by an earlier run (the usual start); ${warmModules}; ${cpuNote(cpu.bare, cpu.warm)}`,
+  };
+  warmRow.met = warmRow.runtime.median / warmRow.direct!.median <= 1.3;
+  rows.push(row, warmRow);
   print(row);
+  print(warmRow);
+}
+
+/** Resident set size of a server 1.5 s after it answered tools/list (and, for the runtime, agent_tools_help). */
+async function idleRss(args: string[], env: Record<string, string>, dir: string, help: boolean): Promise<number> {
+  const server = await spawnClient(args, env, dir);
+  try {
+    await server.client.listTools();
+    if (help) await server.client.callTool({ name: "agent_tools_help", arguments: {} });
+    await sleep(1500);
+    return rssMiB(server.pid);
+  } finally {
+    await server.close();
+  }
 }
 
 async function rssRounds(): Promise<void> {
+  const bare: number[] = [];
   const values: number[] = [];
-  await rounds("idle RSS", ROUNDS, async () => {
-    const dir = tempDir("rss");
-    try {
-      const rt = await spawnClient([MCP_BIN], runtimeEnv(dir), dir);
-      await rt.client.listTools();
-      await rt.client.callTool({ name: "agent_tools_help", arguments: {} });
-      await sleep(1500);
-      values.push(rssMiB(rt.pid));
-      await rt.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-  const row: Row = { measure: "idle RSS, MiB (default fleet)", runtime: stats(values), better: "lower", unit: "MiB", goal: "≤ 65 MiB" };
+  const warm: number[] = [];
+  // The default fleet's catalogs depend on the folder (filesystem root, memory file): one folder for every warm start.
+  const warmDir = tempDir("rss-warm");
+  try {
+    await warmCatalogCache(warmDir, runtimeEnv(warmDir), 1);
+    await rounds("idle RSS", ROUNDS, async () => {
+      const dir = tempDir("rss");
+      try {
+        bare.push(await idleRss([ONE_TOOL_SERVER], cleanEnv(), dir, false));
+        values.push(await idleRss([MCP_BIN], runtimeEnv(dir), dir, true));
+        warm.push(await idleRss([MCP_BIN], runtimeEnv(warmDir), warmDir, true));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  } finally {
+    rmSync(warmDir, { recursive: true, force: true });
+  }
+  // The bare SDK server is a yardstick here, not the goal: the goal is 65 MiB.
+  const row: Row = { measure: "idle RSS, MiB (default fleet, cold cache)", direct: stats(bare), runtime: stats(values), better: "lower", unit: "MiB", goal: "≤ 65 MiB", note: "beside: the bare one-tool SDK server; the runtime's first start lists the fleet's catalogs in the background from 1 s on" };
   row.met = row.runtime.median <= 65;
-  rows.push(row);
+  const warmRow: Row = { measure: "idle RSS, MiB (default fleet, warm cache)", direct: stats(bare), runtime: stats(warm), better: "lower", unit: "MiB", goal: "≤ 65 MiB", note: "every catalog stored by an earlier run: nothing is listed, no adapter built" };
+  warmRow.met = warmRow.runtime.median <= 65;
+  rows.push(row, warmRow);
   print(row);
+  print(warmRow);
 }
 
 /**
@@ -277,63 +372,91 @@ async function rssRounds(): Promise<void> {
  * 20 sessions do not trigger; the first-burst row divided that growth among the 500 sessions and
  * read 0.06-0.07 MiB/session while a heap snapshot held ~10 KB per session (notes of #16).
  */
-async function httpRounds(): Promise<void> {
-  const firstBurst: number[] = [];
+interface HttpFigures {
+  firstBurst: number[];
   /** Share of the first burst's RSS growth still there once all its sessions are closed. */
-  const stayed: number[] = [];
-  const rssPer: number[] = [];
-  const heapPer: number[] = [];
-  const leftPer: number[] = [];
-  const MiB = 1024 * 1024;
-  await rounds("HTTP sessions", ROUNDS, async () => {
-    const dir = tempDir("http");
-    // The HTTP server's background warm-up loads the search model in its thread (about 115 MiB, once
-    // per process): it would land inside the measured window and be divided among the sessions, so it
-    // is off here; these rows are what sessions cost.
-    const env = runtimeEnv(dir, { AGENT_TOOLS_HTTP_PORT: "0", AGENT_TOOLS_HTTP_MAX_SESSIONS: String(SESSIONS + 100), AGENT_TOOLS_LOG: "info", AGENT_TOOLS_WARM_UP: "off" });
-    const server = await startHttpServer(HTTP_BIN, env, dir, HEAP_PROBE_ARGS);
-    try {
-      await openHttpSessions(server.url, 20);
-      await sleep(1000);
-      const cold = rssMiB(server.pid);
-      const burst = await openHttpSessions(server.url, SESSIONS);
-      await sleep(1500);
-      const grown = rssMiB(server.pid) - cold;
-      firstBurst.push(grown / SESSIONS);
-      await closeHttpSessions(server.url, burst);
-      await sleep(500);
-      const base = await server.heap();
-      stayed.push((base.rss / MiB - cold) / grown);
-      const held = await openHttpSessions(server.url, SESSIONS);
-      await sleep(500);
-      const open = await server.heap();
-      rssPer.push((open.rss - base.rss) / MiB / SESSIONS);
-      heapPer.push((open.heapUsed + open.external - base.heapUsed - base.external) / MiB / SESSIONS);
-      await closeHttpSessions(server.url, held);
-      await sleep(500);
-      const closed = await server.heap();
-      leftPer.push((closed.heapUsed + closed.external - base.heapUsed - base.external) / SESSIONS);
-    } finally {
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-  const heap = stats(heapPer);
-  const left = stats(leftPer);
+  stayed: number[];
+  rssPer: number[];
+  heapPer: number[];
+  leftPer: number[];
+}
+
+const MiB = 1024 * 1024;
+
+/** One round of the HTTP measure on the server `bin` (this build's, or `--http-baseline`). */
+async function httpRound(bin: string, into: HttpFigures): Promise<void> {
+  const dir = tempDir("http");
+  // The HTTP server's background warm-up loads the search model in its thread (about 115 MiB, once
+  // per process): it would land inside the measured window and be divided among the sessions, so it
+  // is off here; these rows are what sessions cost.
+  const env = runtimeEnv(dir, { AGENT_TOOLS_HTTP_PORT: "0", AGENT_TOOLS_HTTP_MAX_SESSIONS: String(SESSIONS + 100), AGENT_TOOLS_LOG: "info", AGENT_TOOLS_WARM_UP: "off" });
+  const server = await startHttpServer(bin, env, dir, HEAP_PROBE_ARGS);
+  try {
+    await openHttpSessions(server.url, 20);
+    await sleep(1000);
+    const cold = rssMiB(server.pid);
+    const burst = await openHttpSessions(server.url, SESSIONS);
+    await sleep(1500);
+    const grown = rssMiB(server.pid) - cold;
+    into.firstBurst.push(grown / SESSIONS);
+    await closeHttpSessions(server.url, burst);
+    await sleep(500);
+    const base = await server.heap();
+    into.stayed.push((base.rss / MiB - cold) / grown);
+    const held = await openHttpSessions(server.url, SESSIONS);
+    await sleep(500);
+    const open = await server.heap();
+    into.rssPer.push((open.rss - base.rss) / MiB / SESSIONS);
+    into.heapPer.push((open.heapUsed + open.external - base.heapUsed - base.external) / MiB / SESSIONS);
+    await closeHttpSessions(server.url, held);
+    await sleep(500);
+    const closed = await server.heap();
+    into.leftPer.push((closed.heapUsed + closed.external - base.heapUsed - base.external) / SESSIONS);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function httpRows(figures: HttpFigures, build: string): void {
+  const heap = stats(figures.heapPer);
+  const left = stats(figures.leftPer);
   const row: Row = {
-    measure: `HTTP, MiB per open session (${SESSIONS}, warm server)`,
-    runtime: stats(rssPer),
+    measure: `HTTP, MiB per open session (${SESSIONS}, warm server)${build}`,
+    runtime: stats(figures.rssPer),
     better: "lower",
     unit: "MiB/session",
-    goal: "≤ 0.05 MiB",
-    note: `RSS after GC; the heap those sessions hold: ${fmt(heap.min * 1024, 1)} / ${fmt(heap.median * 1024, 1)} KiB per session; after closing them ${fmt(left.min, 0)} / ${fmt(left.median, 0)} bytes per session stay`,
+    goal: build ? "(informative)" : "≤ 0.05 MiB",
+    note: `RSS after GC; the heap those sessions hold: ${fmt(heap.min * 1024, 2)} / ${fmt(heap.median * 1024, 2)} KiB per session; after closing them ${fmt(left.min, 0)} / ${fmt(left.median, 0)} bytes per session stay`,
   };
-  row.met = Math.max(row.runtime.median, heap.median) <= 0.05;
+  if (!build) row.met = Math.max(row.runtime.median, heap.median) <= 0.05;
   rows.push(row);
   print(row);
-  const first: Row = { measure: `HTTP, MiB per session, first ${SESSIONS} on a fresh server`, runtime: stats(firstBurst), better: "lower", unit: "MiB/session", goal: "(informative)", note: `RSS without GC (the goal row's measure until this session): ${fmt(100 * stats(stayed).median, 0)}% of it (median) is still there once all ${SESSIONS} are closed and garbage collected` };
+  const first: Row = {
+    measure: `HTTP, MiB per session, first ${SESSIONS} on a fresh server${build}`,
+    runtime: stats(figures.firstBurst),
+    better: "lower",
+    unit: "MiB/session",
+    goal: "(informative)",
+    note: `RSS without GC (the goal row's measure until this session): ${fmt(100 * stats(figures.stayed).median, 0)}% of it (median) is still there once all ${SESSIONS} are closed and garbage collected`,
+  };
   rows.push(first);
   print(first);
+}
+
+async function httpRounds(): Promise<void> {
+  const empty = (): HttpFigures => ({ firstBurst: [], stayed: [], rssPer: [], heapPer: [], leftPer: [] });
+  const mine = empty();
+  const before = opts["http-baseline"] ? empty() : undefined;
+  let round = 0;
+  await rounds("HTTP sessions", ROUNDS, async () => {
+    // With a baseline build, both in every round, in turns first (the machine's load drifts).
+    const order: [string, HttpFigures][] = [[HTTP_BIN, mine], ...(before && opts["http-baseline"] ? [[opts["http-baseline"], before] as [string, HttpFigures]] : [])];
+    if (round++ % 2 === 1) order.reverse();
+    for (const [bin, into] of order) await httpRound(bin, into);
+  });
+  httpRows(mine, "");
+  if (before) httpRows(before, " [baseline build]");
 }
 
 interface SearchRun {
