@@ -60,8 +60,9 @@ const EVICTED_MEMORY = 1024;
  * Hand one node:http request to a session's transport, with the body the server already read and
  * parsed. The SDK's NodeStreamableHTTPServerTransport does the same per request (a @hono/node-server
  * listener around the web-standard transport's handleRequest) but also builds, per session, a
- * wrapper, a listener it never uses and a WeakMap: about 1.6 KB that every open session held for
- * nothing. Sessions hold the web-standard transport alone and are served through here.
+ * wrapper, a listener it never uses and a WeakMap, which every open session held for nothing
+ * (with the shared form validator, 10.1 -> 9.3 KB of heap per session in snapshots). Sessions hold
+ * the web-standard transport alone and are served through here.
  */
 export async function serveSession(entry: HttpSession, req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
   const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
