@@ -1,12 +1,12 @@
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import {
   catalogServers,
   childrenOf,
   cleanEnv,
-  cpuMs,
   COUNT_MODULES,
+  cpuMs,
   EVERYTHING_SERVER,
   fmt,
   HTTP_BIN,
@@ -198,74 +198,166 @@ async function echoRounds(): Promise<void> {
   print(conc);
 }
 
-async function timeToToolsList(args: string[], env: Record<string, string>, cwd: string): Promise<{ ms: number; tools: number; spawned: Spawned }> {
+async function timeToToolsList(args: string[], env: Record<string, string>, cwd: string): Promise<{ ms: number; cpuMs: number; tools: number; spawned: Spawned }> {
   const start = performance.now();
   const spawned = await spawnClient(args, env, cwd);
   const { tools } = await spawned.client.listTools();
-  return { ms: performance.now() - start, tools: tools.length, spawned };
+  return { ms: performance.now() - start, cpuMs: cpuMs(spawned.pid), tools: tools.length, spawned };
+}
+
+function cpuNote(bare: number[], runtime: number[]): string {
+  const b = stats(bare);
+  const r = stats(runtime);
+  return `CPU until answered ${fmt(b.min, 0)} / ${fmt(b.median, 0)} vs ${fmt(r.min, 0)} / ${fmt(r.median, 0)} ms (${fmt(r.min / b.min, 2)}× / ${fmt(r.median / b.median, 2)}×)`;
+}
+
+/** Catalog files the runtime's file store holds under the cache folder of runtimeEnv(dir). */
+function storedCatalogs(dir: string): number {
+  const folder = path.join(dir, "cache", "agent-tools-runtime", "catalogs");
+  return existsSync(folder) ? readdirSync(folder).filter((n) => n.endsWith(".json")).length : 0;
+}
+
+/**
+ * Start the runtime once, untimed, and wait until its background listing has stored every catalog
+ * it will (the count stops growing), so the next starts in `dir` restore them: a warm start.
+ */
+async function warmCatalogCache(dir: string, env: Record<string, string>, atLeast: number): Promise<void> {
+  const rt = await spawnClient([MCP_BIN], env, dir);
+  try {
+    await rt.client.listTools();
+    let last = -1;
+    let stableSince = performance.now();
+    const start = performance.now();
+    while (performance.now() - start < 60_000) {
+      await sleep(250);
+      const now = storedCatalogs(dir);
+      if (now !== last) [last, stableSince] = [now, performance.now()];
+      if (now >= atLeast && performance.now() - stableSince > 2000) return;
+    }
+    throw new Error(`the catalog cache in ${dir} holds ${last} catalogs after 60 s`);
+  } finally {
+    await rt.close();
+    await sleep(300);
+  }
 }
 
 async function spawnRounds(): Promise<void> {
   const bare: number[] = [];
-  const wrapped: number[] = [];
+  const cold: number[] = [];
+  const warm: number[] = [];
+  // CPU the process used until tools/list was answered: beside the wall times, which a loaded machine stretches.
+  const cpu = { bare: [] as number[], cold: [] as number[], warm: [] as number[] };
   let facadeTools = 0;
   let modules = "";
+  let warmModules = "";
   const dir = tempDir("spawn");
+  const warmDir = tempDir("spawn-warm");
   try {
     const config = writeConfig(dir, catalogServers(10));
     const env = runtimeEnv(dir, { AGENT_TOOLS_CONFIG: config });
+    const warmEnv = runtimeEnv(warmDir, { AGENT_TOOLS_CONFIG: config });
+    await warmCatalogCache(warmDir, warmEnv, 10);
     await rounds("spawn", ROUNDS, async () => {
       const a = await timeToToolsList([ONE_TOOL_SERVER], cleanEnv(), dir);
       bare.push(a.ms);
+      cpu.bare.push(a.cpuMs);
       await a.spawned.close();
+      // Cold: no catalog stored (this run's runtimes are closed before their background listing).
+      rmSync(path.join(dir, "cache"), { recursive: true, force: true });
       const b = await timeToToolsList([MCP_BIN], env, dir);
-      wrapped.push(b.ms);
+      cold.push(b.ms);
+      cpu.cold.push(b.cpuMs);
       facadeTools = b.tools;
       if (childrenOf(b.spawned.pid).length) throw new Error("the runtime started a downstream server before any call");
       await b.spawned.close();
+      const c = await timeToToolsList([MCP_BIN], warmEnv, warmDir);
+      warm.push(c.ms);
+      cpu.warm.push(c.cpuMs);
+      if (childrenOf(c.spawned.pid).length) throw new Error("the runtime started a downstream server before any call");
+      await c.spawned.close();
     });
-    // Modules loaded until tools/list is answered, in a separate run (the counting hook costs time).
-    const counted = await timeToToolsList(["--import", COUNT_MODULES, MCP_BIN], env, dir);
-    await sleep(50);
-    const match = /\[modules\] (\d+) (\d+)/.exec(counted.spawned.stderr());
-    modules = match ? `${match[1]} ES modules before tools/list (${match[2]} of them the runtime's own)` : "module count not reported";
-    await counted.spawned.close();
+    // Modules loaded until tools/list is answered, in separate runs (the counting hook costs time).
+    const count = async (runEnv: Record<string, string>, cwd: string): Promise<string> => {
+      const counted = await timeToToolsList(["--import", COUNT_MODULES, MCP_BIN], runEnv, cwd);
+      await sleep(50);
+      const match = /\[modules\] (\d+) (\d+)/.exec(counted.spawned.stderr());
+      await counted.spawned.close();
+      return match ? `${match[1]} ES modules before tools/list (${match[2]} of them the runtime's own)` : "module count not reported";
+    };
+    rmSync(path.join(dir, "cache"), { recursive: true, force: true });
+    modules = await count(env, dir);
+    warmModules = await count(warmEnv, warmDir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    rmSync(warmDir, { recursive: true, force: true });
   }
   const row: Row = {
-    measure: "spawn → tools/list answered, ms",
+    measure: "spawn → tools/list answered, ms (cold cache)",
     direct: stats(bare),
-    runtime: stats(wrapped),
+    runtime: stats(cold),
     better: "lower",
     unit: "ms",
     goal: "≤ 1.3× bare SDK server",
-    note: `bundled plugins + 10-server config, ${facadeTools} facade tools; ${modules}`,
+    note: `bundled plugins + 10-server config, no catalog stored yet, ${facadeTools} facade tools; ${modules}; ${cpuNote(cpu.bare, cpu.cold)}`,
   };
   row.met = row.runtime.median / row.direct!.median <= 1.3;
-  rows.push(row);
+  const warmRow: Row = {
+    measure: "spawn → tools/list answered, ms (warm cache)",
+    direct: stats(bare),
+    runtime: stats(warm),
+    better: "lower",
+    unit: "ms",
+    goal: "≤ 1.3× bare SDK server",
+    note: `the same, every catalog stored by an earlier run (the usual start); ${warmModules}; ${cpuNote(cpu.bare, cpu.warm)}`,
+  };
+  warmRow.met = warmRow.runtime.median / warmRow.direct!.median <= 1.3;
+  rows.push(row, warmRow);
   print(row);
+  print(warmRow);
+}
+
+/** Resident set size of a server 1.5 s after it answered tools/list (and, for the runtime, agent_tools_help). */
+async function idleRss(args: string[], env: Record<string, string>, dir: string, help: boolean): Promise<number> {
+  const server = await spawnClient(args, env, dir);
+  try {
+    await server.client.listTools();
+    if (help) await server.client.callTool({ name: "agent_tools_help", arguments: {} });
+    await sleep(1500);
+    return rssMiB(server.pid);
+  } finally {
+    await server.close();
+  }
 }
 
 async function rssRounds(): Promise<void> {
+  const bare: number[] = [];
   const values: number[] = [];
-  await rounds("idle RSS", ROUNDS, async () => {
-    const dir = tempDir("rss");
-    try {
-      const rt = await spawnClient([MCP_BIN], runtimeEnv(dir), dir);
-      await rt.client.listTools();
-      await rt.client.callTool({ name: "agent_tools_help", arguments: {} });
-      await sleep(1500);
-      values.push(rssMiB(rt.pid));
-      await rt.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-  const row: Row = { measure: "idle RSS, MiB (default fleet)", runtime: stats(values), better: "lower", unit: "MiB", goal: "≤ 65 MiB" };
+  const warm: number[] = [];
+  // The default fleet's catalogs depend on the folder (filesystem root, memory file): one folder for every warm start.
+  const warmDir = tempDir("rss-warm");
+  try {
+    await warmCatalogCache(warmDir, runtimeEnv(warmDir), 1);
+    await rounds("idle RSS", ROUNDS, async () => {
+      const dir = tempDir("rss");
+      try {
+        bare.push(await idleRss([ONE_TOOL_SERVER], cleanEnv(), dir, false));
+        values.push(await idleRss([MCP_BIN], runtimeEnv(dir), dir, true));
+        warm.push(await idleRss([MCP_BIN], runtimeEnv(warmDir), warmDir, true));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  } finally {
+    rmSync(warmDir, { recursive: true, force: true });
+  }
+  // The bare SDK server is a yardstick here, not the goal: the goal is 65 MiB.
+  const row: Row = { measure: "idle RSS, MiB (default fleet, cold cache)", direct: stats(bare), runtime: stats(values), better: "lower", unit: "MiB", goal: "≤ 65 MiB", note: "beside: the bare one-tool SDK server; the runtime's first start lists the fleet's catalogs in the background from 1 s on" };
   row.met = row.runtime.median <= 65;
-  rows.push(row);
+  const warmRow: Row = { measure: "idle RSS, MiB (default fleet, warm cache)", direct: stats(bare), runtime: stats(warm), better: "lower", unit: "MiB", goal: "≤ 65 MiB", note: "every catalog stored by an earlier run: nothing is listed, no adapter built" };
+  warmRow.met = warmRow.runtime.median <= 65;
+  rows.push(row, warmRow);
   print(row);
+  print(warmRow);
 }
 
 /**

@@ -66,13 +66,14 @@ describe("adapters built on first use", () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("a cold cache builds the adapter at start; a warm one only at the first call, after search, discover and help answered without it", async () => {
+  test("with the catalog cache on, the adapter waits for its first use: the background listing of a cold cache, or on a warm one the first discover or call, after search and help answered without it", async () => {
     const cold = await runtimeWithCache();
-    assert.equal(builds(), 1, "no stored catalog: the adapter is built while loading, as before");
-    // The background listing stores the catalog.
+    assert.equal(builds(), 0, "nothing stored yet, and still not built while loading");
+    // The background listing (a second after start) builds it and stores the catalog.
     for (let i = 0; i < 200 && !(existsSync(cacheDir) && readdirSync(cacheDir).some((n) => n.endsWith(".json"))); i++) await new Promise((r) => setTimeout(r, 50));
     await cold.close();
     assert.ok(readdirSync(cacheDir).some((n) => n.endsWith(".json")), "the catalog was stored");
+    assert.equal(builds(), 1);
 
     const warm = await runtimeWithCache();
     try {
@@ -97,6 +98,17 @@ describe("adapters built on first use", () => {
       assert.equal(warm.plugins[0]!.adapter!.constructor.name, "LazyAdapter", "the plugin points at the built adapter from then on");
     } finally {
       await warm.close();
+    }
+  });
+
+  test("without a catalog cache the adapter is built while loading, as before", async () => {
+    const before = builds();
+    const runtime = await createRuntime({ pluginDirs: [pluginDir], env: {}, log: silentLogger, catalogCache: false });
+    try {
+      assert.equal(builds(), before + 1);
+      assert.equal(runtime.plugins[0]!.adapter!.constructor.name, "LazyAdapter");
+    } finally {
+      await runtime.close();
     }
   });
 

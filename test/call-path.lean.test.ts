@@ -207,7 +207,7 @@ describe("the runtime over stdio with many requests in one read", () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("answers 16 calls sent in one write, each with its own result, and skips a line that is not JSON", async () => {
+  it("answers 16 calls sent in one write, each with its own result, skips a line that is not JSON, and refuses a malformed call as the SDK does", async () => {
     const config = path.join(dir, "agent-tools.config.json");
     writeFileSync(config, JSON.stringify({ mcpServers: { ev: { command: process.execPath, args: [serverEntry("everything"), "stdio"], requireConfirm: false } } }));
     const child = spawn(process.execPath, [MCP_BIN], { env: baseEnv({ AGENT_TOOLS_CONFIG: config }), cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
@@ -240,6 +240,15 @@ describe("the runtime over stdio with many requests in one read", () => {
         assert.ok(result && !result.isError, `call ${i} answered without error: ${JSON.stringify(answers.get(i))}`);
         const payload = JSON.parse(result.content?.[0]?.text ?? "{}") as { result?: unknown };
         assert.match(JSON.stringify(payload.result), new RegExp(`call ${i}\\b`), `call ${i} got its own echo`);
+      }
+      // The request is still checked by the SDK's schema (once, by its tools/call wrapper): a
+      // malformed one gets the SDK's -32602 answer naming the field.
+      child.stdin.write(line({ jsonrpc: "2.0", id: 17, method: "tools/call", params: { name: 5 } }) + line({ jsonrpc: "2.0", id: 18, method: "tools/call", params: { name: "agent_tools_ev_call", arguments: "not an object" } }));
+      await until(19);
+      for (const [id, field] of [[17, "name"], [18, "arguments"]] as const) {
+        const error = answers.get(id)?.error as { code?: number; message?: string } | undefined;
+        assert.equal(error?.code, -32602, JSON.stringify(answers.get(id)));
+        assert.match(error?.message ?? "", new RegExp(`Invalid tools/call request[\\s\\S]*"${field}"`));
       }
     } finally {
       child.stdin.end();

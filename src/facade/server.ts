@@ -1,5 +1,5 @@
 import path from "node:path";
-import { inputRequired, Server, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext } from "@modelcontextprotocol/server";
+import { inputRequired, Server, type CallToolRequestParams, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext, type StandardSchemaV1 } from "@modelcontextprotocol/server";
 import { packageJson, RUNTIME_ROOT } from "../paths.js";
 import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
@@ -120,6 +120,17 @@ class FacadeServer extends Server {
     }
   }
 }
+
+/**
+ * The params of a tools/call, as the SDK's Server has already checked them. Its tools/call wrapper
+ * validates the whole request against the era's schema before any handler runs (a malformed one
+ * gets the SDK's own -32602 answer); the plain two-argument registration then parsed the same
+ * request a second time only to hand the handler a copy. Registered with this pass-through schema,
+ * the handler reads the params the wrapper checked: one zod parse of every call less.
+ */
+const CHECKED_CALL_PARAMS: StandardSchemaV1<unknown, CallToolRequestParams> = {
+  "~standard": { version: 1, vendor: "agent-tools-runtime", validate: (value) => ({ value: value as CallToolRequestParams }) },
+};
 
 const facades = new WeakMap<Runtime, Facade>();
 
@@ -324,8 +335,8 @@ export function createFacade(runtime: Runtime): Facade {
       const server = new FacadeServer(info, view.serverOptions);
       const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx));
       server.setRequestHandler("tools/list", (_request, ctx) => (around ? around(ctx, list) : list(ctx)));
-      server.setRequestHandler("tools/call", (request, ctx) => {
-        const call = (c: ServerContext): Promise<CallToolResult | InputRequiredResult> => callTool(server, view, scope, request.params.name, request.params.arguments ?? {}, c);
+      server.setRequestHandler("tools/call", { params: CHECKED_CALL_PARAMS }, (params, ctx) => {
+        const call = (c: ServerContext): Promise<CallToolResult | InputRequiredResult> => callTool(server, view, scope, params.name, params.arguments ?? {}, c);
         return around ? around(ctx, call) : call(ctx);
       });
       return server;

@@ -48,8 +48,9 @@ export interface LoadOptions {
   shared?: SharedTokenState;
   /**
    * Whether a configured plugin's adapter may wait for its first use (deferred-adapter.ts): the
-   * runtime says yes when the catalog cache holds its catalog. Without it, every adapter is built
-   * while loading, as its errors then show at start.
+   * runtime says yes when catalogs persist (a stored one answers until then, and one not stored
+   * yet is listed in the background soon after start). Otherwise every adapter is built while
+   * loading, and a broken one is a load failure.
    */
   deferAdapter?: (manifest: PluginManifest) => boolean | Promise<boolean>;
   /** Told when a deferred adapter has been built (the plugin's `adapter` is then the built one). */
@@ -117,7 +118,14 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
       plugin.adapter = adapter;
       options.onAdapterBuilt?.(plugin);
     };
-    plugin.adapter = deferredAdapter(() => createAdapter(manifest, options), onBuilt, { mayHaveDiscoverContext: typeof manifest.adapter === "string" });
+    // Said as loudly as a plugin that fails to load: the first use (often the background listing
+    // a second after start) is where a broken adapter shows now. The use itself fails with it.
+    const build = () =>
+      createAdapter(manifest, options).catch((error: unknown) => {
+        options.log.error(`plugin '${manifest.prefix}' cannot be used: ${(error as Error).message}`);
+        throw error;
+      });
+    plugin.adapter = deferredAdapter(build, onBuilt, { mayHaveDiscoverContext: typeof manifest.adapter === "string" });
   } else if (configured) plugin.adapter = await createAdapter(manifest, options);
   let loaded: Awaited<ReturnType<typeof loadSkills>>;
   try {

@@ -14,7 +14,7 @@ import type { Skill } from "../plugins/skills.js";
 import type { CatalogEntry, DiscoverAnswer, NextStep, OperationResult } from "./answers.js";
 import { createCatalog, DEFAULT_LISTING_CONCURRENCY, documentsFor, type Catalog } from "./catalog.js";
 import { catalogKey } from "./catalog-cache/key.js";
-import { catalogStoreFromEnv, type CachedCatalog, type CatalogStore } from "./catalog-cache/store.js";
+import { catalogStoreFromEnv, type CatalogStore } from "./catalog-cache/store.js";
 import { startCatalogUpkeep, watchAdapterUse } from "./catalog-upkeep.js";
 import { hasGenericDescription, pluginAbout } from "./plugin-about.js";
 import { createDiscoverContexts } from "./discover-context.js";
@@ -330,30 +330,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const redact = (value: unknown): unknown => redactor.redactValue(value);
   // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
   const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
-  const stored = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
-  const version = packageJson().version;
-  // A plugin whose catalog the store holds gets its adapter on first use (deferred-adapter.ts):
-  // tools/list, search and discover answer from the catalog, so a start loads no adapter code.
-  // The restore then takes the same read of the store.
-  const firstReads = new Map<string, Promise<CachedCatalog | undefined>>();
-  const store: CatalogStore | undefined = stored ? {
-    location: stored.location,
-    get: (key) => {
-      const read = firstReads.get(key);
-      firstReads.delete(key);
-      return read ?? stored.get(key);
-    },
-    set: (key, entry) => stored.set(key, entry),
-    delete: (key) => stored.delete(key),
-    clear: () => stored.clear(),
-  } : undefined;
-  const hasStoredCatalog = async (manifest: PluginManifest): Promise<boolean> => {
-    if (!stored) return false;
-    const key = catalogKey(manifest, env, version);
-    const read = stored.get(key).catch(() => undefined);
-    firstReads.set(key, read);
-    return (await read) !== undefined;
-  };
+  const store = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
   const loadOptions = {
     env,
     log,
@@ -363,7 +340,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // Only state that other processes see is worth keeping tokens in: an in-memory one would
     // shadow the token store file that this host's other runtimes refresh under its lock.
     ...(state.backend === "redis" ? { shared: state } : {}),
-    deferAdapter: hasStoredCatalog,
+    // With catalogs that persist, an adapter waits for its first use (deferred-adapter.ts):
+    // tools/list, search and discover answer from the stored catalog, and a catalog not stored
+    // yet is listed in the background a second after start. So a start loads no adapter code.
+    deferAdapter: () => Boolean(store),
     // The built adapter replaces the stand-in: watch its first calls as the stand-in's were.
     onAdapterBuilt: (plugin: LoadedPlugin) => watchUse(plugin),
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
@@ -438,6 +418,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   };
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
+  const version = packageJson().version;
   const catalog: Catalog = createCatalog(index, {
     timeoutMs,
     log,
