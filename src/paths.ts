@@ -12,8 +12,12 @@ export const RUNTIME_ROOT = packageRootAbove(path.dirname(fileURLToPath(import.m
 function packageRootAbove(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, "package.json"))) return dir;
-    if (path.dirname(dir) === dir) return path.resolve(start, "..");
+    if (path.dirname(dir) === dir) break;
   }
+  // No package.json above (a copied build): the folder that holds dist/ or src/.
+  const parts = start.split(path.sep);
+  const at = Math.max(parts.lastIndexOf("dist"), parts.lastIndexOf("src"));
+  return at > 0 ? parts.slice(0, at).join(path.sep) || path.sep : path.resolve(start, "..");
 }
 
 interface PackageJson {
