@@ -83,6 +83,21 @@ describe("the sentence model runs off the main thread (issue #15)", () => {
     const { longestMs, tookMs } = await stallDuringEmbedding(load.model);
     assert.ok(longestMs >= Math.max(100, tookMs / 4), `in-thread: the event loop stood still ${Math.round(longestMs)} ms during ${Math.round(tookMs)} ms`);
   });
+
+  it("catalog batches (bulk) are shared out between model threads and give the same vectors; a query waits behind one batch at most", async () => {
+    const texts = Array.from({ length: 6 * 8 }, (_, i) => `tool ${i} reads, writes and lists the notes of project ${i % 7}`);
+    const batches = Array.from({ length: 6 }, (_, b) => texts.slice(b * 8, (b + 1) * 8));
+    const order: string[] = [];
+    const bulk = batches.map((batch, b) => model.embed(batch, { bulk: true }).then((vectors) => (order.push(`batch ${b}`), vectors)));
+    const query = model.embed(["find the notes of a project"]).then((vectors) => (order.push("query"), vectors));
+    const shared = (await Promise.all(bulk)).flat();
+    await query;
+    // The first batch went to a thread at once and the query queued behind it, not behind the five
+    // that waited (a helper thread still loading could at most finish one of those first).
+    assert.ok(order.indexOf("query") <= 2, `answered in the order ${order.join(", ")}`);
+    const alone = await model.embed(texts);
+    shared.forEach((vector, i) => assert.ok(vector.every((x, d) => Math.abs(x - alone[i]![d]!) < 1e-5), `text ${i} embeds the same in bulk`));
+  });
 });
 
 describe("hybrid search with the sentence model", () => {

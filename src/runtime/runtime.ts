@@ -765,7 +765,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         if (query) {
           // A session's in-memory plugin ranks in its own index, which is never prepared: the
           // shared index's model and embeddings would be work for nothing.
-          if (!privateCatalogs.has(plugin)) await index.prepare?.(query);
+          if (!privateCatalogs.has(plugin)) await index.prepare?.(query, { plugin: prefix });
           const found = rankedEntries(query, limit, { plugin: prefix, usable: () => true, only: plugin, ...short });
           total = found.total;
           matches = found.entries;
@@ -854,7 +854,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           else if (outcome.status === "rejected" && unlisted[i]!.configured) unavailable[prefix] = describeThrown(outcome.reason);
         });
         const usable = new Set([...wanted, ...plugins.filter((p) => !p.configured && allowed(p) && (only === undefined || p.manifest.prefix === only))].map((p) => p.manifest.prefix));
-        await index.prepare?.(query);
+        await index.prepare?.(query, only !== undefined ? { plugin: only } : {});
         const found = rankedEntries(query, limit, {
           ...(only !== undefined ? { plugin: only } : {}),
           usable: (prefix) => usable.has(prefix),

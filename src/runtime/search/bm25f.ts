@@ -1,4 +1,4 @@
-import { FIELD_NAMES, rankHits, type SearchDocument, type SearchHit, type ToolIndex } from "./types.js";
+import { FIELD_NAMES, rankHits, type RowScores, type SearchDocument, type SearchHit, type SearchOptions, type ToolIndex } from "./types.js";
 import { expandTerms } from "./synonyms.js";
 import { tokenize as defaultTokenize, queryTerms as defaultQueryTerms } from "./tokenize.js";
 
@@ -51,7 +51,7 @@ interface PluginPostings {
   fieldTotals: number[];
 }
 
-export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIndex {
+export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIndex & Required<Pick<ToolIndex, "scoreRows">> {
   const settings: Bm25fSettings = { ...BM25F_DEFAULTS, ...overrides };
   const weights = FIELD_NAMES.map((f) => settings.weights[f]);
   const bs = FIELD_NAMES.map((f) => settings.b[f]);
@@ -145,6 +145,45 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
     byPlugin.delete(plugin);
   }
 
+  /**
+   * Each matching document's score by its position in its plugin's documents, in no order: the
+   * hybrid engine fuses these by position, without a hit object or a sort per document.
+   */
+  function scoreRows(query: string, options: SearchOptions = {}): RowScores[] {
+    const weighted = expandTerms(settings.queryTerms(query), settings.expansion);
+    if (weighted.length === 0 || count === 0) return [];
+    const terms = weighted.map((w) => w.term);
+    const averages = fieldTotals.map((total) => total / count || 1);
+    const idfs = weighted.map(({ term, weight }) => {
+      const df = documentFrequency.get(term) ?? 0;
+      return weight * Math.log(1 + (count - df + 0.5) / (df + 0.5));
+    });
+    const pools: [string, PluginPostings][] =
+      options.plugin !== undefined ? (byPlugin.has(options.plugin) ? [[options.plugin, byPlugin.get(options.plugin)!]] : []) : [...byPlugin];
+    const out: RowScores[] = [];
+    for (const [plugin, entry] of pools) {
+      const scores = new Map<number, number>();
+      const { data, offsets } = entry;
+      terms.forEach((term, t) => {
+        const id = entry.terms.get(term);
+        if (id === undefined) return;
+        for (let i = offsets[id]! * STRIDE, end = offsets[id + 1]! * STRIDE; i < end; i += STRIDE) {
+          const d = data[i]!;
+          let weighted = 0;
+          for (let f = 0; f < FIELD_COUNT; f++) {
+            const tf = data[i + 1 + f]!;
+            if (tf === 0) continue;
+            const norm = 1 - bs[f]! + (bs[f]! * entry.lengths[d * FIELD_COUNT + f]!) / averages[f]!;
+            weighted += (weights[f]! * tf) / norm;
+          }
+          scores.set(d, (scores.get(d) ?? 0) + (idfs[t]! * weighted) / (settings.k1 + weighted));
+        }
+      });
+      if (scores.size > 0) out.push({ plugin, rows: [...scores.keys()], scores: [...scores.values()] });
+    }
+    return out;
+  }
+
   return {
     engine: "bm25f",
     setPluginDocuments(plugin, documents) {
@@ -157,40 +196,15 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
     size(plugin) {
       return plugin !== undefined ? (byPlugin.get(plugin)?.documents.length ?? 0) : count;
     },
+    scoreRows,
     search(query, options = {}) {
-      const weighted = expandTerms(settings.queryTerms(query), settings.expansion);
-      if (weighted.length === 0 || count === 0) return { hits: [], total: 0 };
-      const terms = weighted.map((w) => w.term);
-      const averages = fieldTotals.map((total) => total / count || 1);
-      const idfs = weighted.map(({ term, weight }) => {
-        const df = documentFrequency.get(term) ?? 0;
-        return weight * Math.log(1 + (count - df + 0.5) / (df + 0.5));
-      });
-      const pools: [string, PluginPostings][] =
-        options.plugin !== undefined ? (byPlugin.has(options.plugin) ? [[options.plugin, byPlugin.get(options.plugin)!]] : []) : [...byPlugin];
       const hits: SearchHit[] = [];
-      for (const [plugin, entry] of pools) {
-        const scores = new Map<number, number>();
-        const { data, offsets } = entry;
-        terms.forEach((term, t) => {
-          const id = entry.terms.get(term);
-          if (id === undefined) return;
-          for (let i = offsets[id]! * STRIDE, end = offsets[id + 1]! * STRIDE; i < end; i += STRIDE) {
-            const d = data[i]!;
-            let weighted = 0;
-            for (let f = 0; f < FIELD_COUNT; f++) {
-              const tf = data[i + 1 + f]!;
-              if (tf === 0) continue;
-              const norm = 1 - bs[f]! + (bs[f]! * entry.lengths[d * FIELD_COUNT + f]!) / averages[f]!;
-              weighted += (weights[f]! * tf) / norm;
-            }
-            scores.set(d, (scores.get(d) ?? 0) + (idfs[t]! * weighted) / (settings.k1 + weighted));
-          }
+      for (const { plugin, rows, scores } of scoreRows(query, options)) {
+        const documents = byPlugin.get(plugin)!.documents;
+        rows.forEach((d, i) => {
+          const doc = documents[d]!;
+          hits.push({ plugin, kind: doc.kind, name: doc.name, score: scores[i]! });
         });
-        for (const [d, score] of scores) {
-          const doc = entry.documents[d]!;
-          hits.push({ plugin, kind: doc.kind, name: doc.name, score });
-        }
       }
       return rankHits(hits, options.limit);
     },

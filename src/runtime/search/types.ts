@@ -45,6 +45,13 @@ export interface SearchOptions {
   limit?: number;
 }
 
+/** One plugin's matching documents: `rows[i]` (a position in the documents it was given) scored `scores[i]`. */
+export interface RowScores {
+  plugin: string;
+  rows: number[];
+  scores: number[];
+}
+
 export interface SearchAnswer {
   hits: SearchHit[];
   /** How many documents matched at all (before the limit). */
@@ -58,12 +65,15 @@ export interface ToolIndex {
   setPluginDocuments(plugin: string, documents: readonly SearchDocument[]): void;
   removePlugin(plugin: string): void;
   search(query: string, options?: SearchOptions): SearchAnswer;
+  /** The same matches as `search`, by document position and unordered (engines that can: BM25F). */
+  scoreRows?(query: string, options?: SearchOptions): RowScores[];
   size(plugin?: string): number;
   /**
    * Engines with asynchronous work (the semantic layer embeds the query and any catalog text not
-   * embedded yet) do it here; the runtime awaits it before the synchronous `search`.
+   * embedded yet) do it here; the runtime awaits it before the synchronous `search`. `scope`, when
+   * given, is the options of that search: the engine may do its lexical part while it waits.
    */
-  prepare?(query: string): Promise<void>;
+  prepare?(query: string, scope?: SearchOptions): Promise<void>;
   /**
    * Do ahead of the first query what `prepare` would do then (load the model, embed the catalog),
    * so a server with many sessions does not make its first searches wait for it. Never rejects.

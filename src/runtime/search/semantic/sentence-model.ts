@@ -1,3 +1,4 @@
+import os from "node:os";
 import { Worker } from "node:worker_threads";
 import { isOffValue } from "../../../env-switch.js";
 import path from "node:path";
@@ -16,8 +17,11 @@ export interface SentenceModel {
   /** Names the model and its text recipe: cached vectors are only reused under the same id. */
   readonly id: string;
   readonly dimensions: number;
-  /** One unit-length vector per text. */
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /**
+   * One unit-length vector per text. `bulk`: a catalog batch, which may wait behind queries and
+   * be embedded on another thread.
+   */
+  embed(texts: readonly string[], options?: { bulk?: boolean }): Promise<Float32Array[]>;
 }
 
 export type ModelLoad = { model: SentenceModel } | { unavailable: string };
@@ -67,72 +71,195 @@ function startWorker(): Worker {
   return new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`, { ...options, eval: true });
 }
 
+/** One model thread: loaded or not, and its requests in flight. */
+interface ModelThread {
+  /** Resolves once the thread says whether the model loaded. */
+  ready: Promise<{ id: string; dimensions: number } | { unavailable: string }>;
+  inFlight(): number;
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  terminate(): void;
+}
+
+function startModelThread(): ModelThread {
+  let worker: Worker;
+  let resolveReady!: (value: { id: string; dimensions: number } | { unavailable: string }) => void;
+  const ready = new Promise<{ id: string; dimensions: number } | { unavailable: string }>((resolve) => (resolveReady = resolve));
+  const pending = new Map<number, { resolve: (vectors: Float32Array[]) => void; reject: (error: Error) => void }>();
+  let next = 0;
+  let stopped: string | undefined;
+  const thread: ModelThread = {
+    ready,
+    inFlight: () => pending.size,
+    embed(texts) {
+      if (texts.length === 0) return Promise.resolve([]);
+      if (stopped) return Promise.reject(new Error(stopped));
+      const request = next++;
+      return new Promise<Float32Array[]>((resolveEmbed, rejectEmbed) => {
+        if (pending.size === 0) worker.ref();
+        pending.set(request, { resolve: resolveEmbed, reject: rejectEmbed });
+        worker.postMessage({ request, texts: [...texts] } satisfies WorkerRequest);
+      });
+    },
+    terminate() {
+      stopped ??= "the sentence model's thread was stopped";
+      void worker.terminate();
+    },
+  };
+  try {
+    worker = startWorker();
+  } catch (error) {
+    stopped = `the sentence model's thread did not start: ${(error as Error).message}`;
+    resolveReady({ unavailable: stopped });
+    return thread;
+  }
+  // An idle model thread does not keep the process alive; one loading or with requests in flight does.
+  const settle = (request: number) => {
+    const waiter = pending.get(request);
+    pending.delete(request);
+    if (pending.size === 0) worker.unref();
+    return waiter;
+  };
+  worker.on("message", (reply: WorkerReply) => {
+    switch (reply.type) {
+      case "ready":
+        if (pending.size === 0) worker.unref();
+        resolveReady({ id: reply.id, dimensions: reply.dimensions });
+        return;
+      case "unavailable":
+        resolveReady({ unavailable: reply.reason });
+        void worker.terminate();
+        return;
+      case "vectors":
+        settle(reply.request)?.resolve(reply.vectors);
+        return;
+      case "failed":
+        settle(reply.request)?.reject(new Error(`embedding failed: ${reply.reason}`));
+    }
+  });
+  const fail = (why: string) => {
+    stopped ??= `the sentence model's thread stopped (${why})`;
+    resolveReady({ unavailable: stopped });
+    for (const request of [...pending.keys()]) settle(request)?.reject(new Error(stopped));
+  };
+  worker.on("error", (error) => fail(error.message.split("\n")[0] ?? String(error)));
+  worker.on("exit", (code) => fail(`exit code ${code}`));
+  return thread;
+}
+
+/**
+ * `AGENT_TOOLS_SEMANTIC_THREADS`: how many model threads may embed a catalog at once (default 2
+ * where the machine has two cores or more, else 1). The second is started only for a large
+ * embedding and stopped once it has been idle a few seconds.
+ */
+export const SEMANTIC_THREADS_ENV = "AGENT_TOOLS_SEMANTIC_THREADS";
+
+function threadsFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env[SEMANTIC_THREADS_ENV]?.trim();
+  const wanted = raw ? Number(raw) : Math.min(2, os.availableParallelism());
+  return Number.isInteger(wanted) && wanted >= 1 ? Math.min(wanted, 2) : 1;
+}
+
+/** Bulk batches waiting before a helper thread is worth its load (about a second of CPU). */
+const HELPER_AFTER_BATCHES = 4;
+/** A helper idle this long is stopped (its wasm heap is about 115 MB). */
+const HELPER_IDLE_MS = 5_000;
+
 let loading: Promise<ModelLoad> | undefined;
 
 /** Load the model once per process, in its worker thread; every caller shares the same promise. */
 export function loadSentenceModel(env: NodeJS.ProcessEnv = process.env): Promise<ModelLoad> {
   if (semanticDisabled(env)) return Promise.resolve({ unavailable: `${SEMANTIC_ENV}=${env[SEMANTIC_ENV]}` });
-  loading ??= startModelThread();
+  loading ??= startModelPool(threadsFromEnv(env));
   return loading;
 }
 
-function startModelThread(): Promise<ModelLoad> {
-  return new Promise<ModelLoad>((resolve) => {
-    let worker: Worker;
-    try {
-      worker = startWorker();
-    } catch (error) {
-      resolve({ unavailable: `the sentence model's thread did not start: ${(error as Error).message}` });
-      return;
+/**
+ * The model behind one or two threads. A query goes at once to the thread with fewer requests in
+ * flight. Catalog batches (`bulk`) wait here and are handed to a thread only when it is idle, so
+ * a query never queues behind more than one batch; when several wait, a second thread is started
+ * (the model's WebAssembly backend runs one thread per instance in Node) and the catalog is
+ * embedded on two cores.
+ */
+async function startModelPool(maxThreads: number): Promise<ModelLoad> {
+  const primary = startModelThread();
+  const loaded = await primary.ready;
+  if ("unavailable" in loaded) return loaded;
+  const threads: ModelThread[] = [primary];
+  let helper: { thread: ModelThread; ready: boolean } | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+  const waiting: { texts: readonly string[]; resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }[] = [];
+
+  function pump(): void {
+    for (const thread of threads) {
+      if (waiting.length === 0) break;
+      if (thread.inFlight() > 0) continue;
+      const job = waiting.shift()!;
+      thread.embed(job.texts).then(
+        (vectors) => (job.resolve(vectors), pump()),
+        (error: Error) => {
+          // A helper that died hands its batch back; the primary's failures are the caller's.
+          if (thread !== primary) {
+            dropHelper();
+            waiting.unshift(job);
+            pump();
+          } else job.reject(error);
+        },
+      );
     }
-    // An idle model thread does not keep the process alive; one loading or with requests in flight does.
-    const pending = new Map<number, { resolve: (vectors: Float32Array[]) => void; reject: (error: Error) => void }>();
-    let next = 0;
-    let stopped: string | undefined;
-    const settle = (request: number) => {
-      const waiter = pending.get(request);
-      pending.delete(request);
-      if (pending.size === 0) worker.unref();
-      return waiter;
-    };
-    worker.on("message", (reply: WorkerReply) => {
-      switch (reply.type) {
-        case "ready":
-          if (pending.size === 0) worker.unref();
-          resolve({
-            model: {
-              id: reply.id,
-              dimensions: reply.dimensions,
-              embed(texts) {
-                if (texts.length === 0) return Promise.resolve([]);
-                if (stopped) return Promise.reject(new Error(stopped));
-                const request = next++;
-                return new Promise<Float32Array[]>((resolveEmbed, rejectEmbed) => {
-                  if (pending.size === 0) worker.ref();
-                  pending.set(request, { resolve: resolveEmbed, reject: rejectEmbed });
-                  worker.postMessage({ request, texts: [...texts] } satisfies WorkerRequest);
-                });
-              },
-            },
-          });
-          return;
-        case "unavailable":
-          resolve({ unavailable: reply.reason });
-          void worker.terminate();
-          return;
-        case "vectors":
-          settle(reply.request)?.resolve(reply.vectors);
-          return;
-        case "failed":
-          settle(reply.request)?.reject(new Error(`embedding failed: ${reply.reason}`));
+    if (waiting.length >= HELPER_AFTER_BATCHES && !helper && maxThreads > 1) startHelper();
+    if (helper?.ready && waiting.length === 0 && helper.thread.inFlight() === 0) {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(dropHelper, HELPER_IDLE_MS).unref();
+    }
+  }
+
+  function startHelper(): void {
+    const thread = startModelThread();
+    const entry = { thread, ready: false };
+    helper = entry;
+    void thread.ready.then((state) => {
+      if (helper !== entry) return;
+      if ("unavailable" in state) {
+        // Not worth a retry: the catalog goes on with one thread.
+        maxThreads = 1;
+        helper = undefined;
+        return;
       }
+      entry.ready = true;
+      threads.push(thread);
+      pump();
     });
-    const fail = (why: string) => {
-      stopped ??= `the sentence model's thread stopped (${why})`;
-      resolve({ unavailable: stopped });
-      for (const request of [...pending.keys()]) settle(request)?.reject(new Error(stopped));
-    };
-    worker.on("error", (error) => fail(error.message.split("\n")[0] ?? String(error)));
-    worker.on("exit", (code) => fail(`exit code ${code}`));
-  });
+  }
+
+  function dropHelper(): void {
+    if (!helper) return;
+    const { thread } = helper;
+    // Busy again since the idle timer was set (a query went to it): not idle after all.
+    if (thread.inFlight() > 0 && helper.ready) return;
+    helper = undefined;
+    const at = threads.indexOf(thread);
+    if (at > 0) threads.splice(at, 1);
+    thread.terminate();
+  }
+
+  return {
+    model: {
+      id: loaded.id,
+      dimensions: loaded.dimensions,
+      embed(texts, options) {
+        if (texts.length === 0) return Promise.resolve([]);
+        if (!options?.bulk) {
+          const done = threads.reduce((a, b) => (b.inFlight() < a.inFlight() ? b : a)).embed(texts);
+          // The thread comes free for a waiting catalog batch once this answer is in.
+          void done.then(pump, pump);
+          return done;
+        }
+        clearTimeout(idleTimer);
+        return new Promise<Float32Array[]>((resolve, reject) => {
+          waiting.push({ texts, resolve, reject });
+          pump();
+        });
+      },
+    },
+  };
 }

@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
+import { createDotKernel } from "../src/runtime/search/semantic/dot-kernel.js";
+import { best, createHybridIndex, topAndFloor } from "../src/runtime/search/semantic/hybrid.js";
+import type { SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
+import type { SearchDocument } from "../src/runtime/search/types.js";
+
+/**
+ * The pieces of the hybrid engine's ranking that are there for speed (issue #19): the SIMD dot
+ * kernel against its JavaScript twin, the partial selections against a full sort, BM25F's scores by
+ * position against its hits, and a search prepared with its scope against one that is not.
+ * Exact arithmetic checks on seeded data; the real model is covered by search.semantic.
+ */
+
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
+
+describe("dot kernel", () => {
+  it("the WebAssembly SIMD kernel gives the JavaScript one's dot products, for any row range", () => {
+    const random = seeded(1);
+    const dims = 512;
+    const rows = Float32Array.from({ length: 300 * dims }, () => random() - 0.5);
+    const query = Float32Array.from({ length: dims }, () => random() - 0.5);
+    const simd = createDotKernel(dims);
+    const js = createDotKernel(dims, "js");
+    assert.equal(simd.kind, "simd", "Node 20 runs WebAssembly SIMD");
+    assert.equal(js.kind, "js");
+    simd.load(rows, dims);
+    js.load(rows, dims);
+    for (const [from, count] of [[0, 300], [17, 50], [299, 1], [40, 0]] as const) {
+      const a = new Float32Array(count);
+      const b = new Float32Array(count);
+      simd.dots(query, from, count, a);
+      js.dots(query, from, count, b);
+      for (let i = 0; i < count; i++) assert.ok(Math.abs(a[i]! - b[i]!) < 1e-5, `row ${from + i}: ${a[i]} vs ${b[i]}`);
+    }
+    // Reloading with more rows grows its memory.
+    const more = Float32Array.from({ length: 5000 * dims }, () => random() - 0.5);
+    simd.load(more, dims);
+    js.load(more, dims);
+    const a = new Float32Array(5000);
+    const b = new Float32Array(5000);
+    simd.dots(query, 0, 5000, a);
+    js.dots(query, 0, 5000, b);
+    assert.ok(a.every((v, i) => Math.abs(v - b[i]!) < 1e-5));
+  });
+
+  it("says which rows were asked for when they are out of range", () => {
+    const kernel = createDotKernel(8);
+    kernel.load(new Float32Array(16), 8);
+    assert.throws(() => kernel.dots(new Float32Array(8), 1, 2, new Float32Array(2)), /rows 1\.\.3 of 2/);
+    assert.throws(() => kernel.dots(new Float32Array(4), 0, 1, new Float32Array(1)), /query of 4 for 8 dimensions/);
+  });
+
+  it("falls back to JavaScript when the size is not a multiple of eight", () => {
+    assert.equal(createDotKernel(12).kind, "js");
+  });
+});
+
+describe("partial selection", () => {
+  it("topAndFloor gives the largest value and the one floorRank below it, as a full sort does", () => {
+    const random = seeded(2);
+    for (const n of [0, 1, 10, 51, 52, 1000]) {
+      const values = Float32Array.from({ length: n }, () => Math.round(random() * 50) / 50);
+      const sorted = values.slice().sort();
+      const expected = n === 0 ? { top: 0, floor: 0 } : { top: sorted[n - 1]!, floor: sorted[Math.max(0, n - 1 - 50)]! };
+      assert.deepEqual(topAndFloor(values, 50), expected, `n = ${n}`);
+    }
+  });
+
+  it("best keeps the k highest scores, best first, equal scores in candidate order (as a stable sort does)", () => {
+    const random = seeded(3);
+    const scores = Float64Array.from({ length: 2000 }, () => Math.round(random() * 20));
+    const candidates = [...scores.keys()].filter((i) => scores[i]! > 0);
+    const stable = [...candidates].sort((a, b) => scores[b]! - scores[a]!);
+    for (const k of [1, 10, 30, 400, candidates.length]) assert.deepEqual(best(candidates, scores, k), stable.slice(0, k), `k = ${k}`);
+  });
+});
+
+function doc(plugin: string, name: string, description: string): SearchDocument {
+  return { plugin, kind: "tool", name, fields: { name: name.replace(/_/g, " "), description } };
+}
+
+const CATALOG: Record<string, SearchDocument[]> = {
+  notes: [doc("notes", "create_note", "write a new note"), doc("notes", "search_notes", "find notes by words"), doc("notes", "delete_note", "remove a note")],
+  tracker: [doc("tracker", "create_issue", "open an issue in the tracker"), doc("tracker", "list_issues", "issues of a project, newest first"), doc("tracker", "close_issue", "close a finished issue")],
+  files: [doc("files", "read_file", "read a file's text"), doc("files", "write_file", "write text into a file"), doc("files", "search_files", "find files by name")],
+};
+
+describe("BM25F by position", () => {
+  it("scoreRows gives search's scores, keyed by each document's position in its plugin", () => {
+    const index = createBm25fIndex();
+    for (const [plugin, docs] of Object.entries(CATALOG)) index.setPluginDocuments(plugin, docs);
+    for (const query of ["create a note", "find files", "issue", "nothing like this"]) {
+      const fromRows = new Map<string, number>();
+      for (const { plugin, rows, scores } of index.scoreRows(query)) rows.forEach((row, i) => fromRows.set(`${plugin}/${CATALOG[plugin]![row]!.name}`, scores[i]!));
+      const fromSearch = new Map(index.search(query).hits.map((h) => [`${h.plugin}/${h.name}`, h.score]));
+      assert.deepEqual(fromRows, fromSearch, query);
+    }
+    assert.deepEqual(index.scoreRows("note", { plugin: "files" }), []);
+  });
+});
+
+describe("hybrid ranking", () => {
+  /** A deterministic stand-in model (the real one is search.semantic's): one vector per distinct word set. */
+  const model: SentenceModel = {
+    id: "test",
+    dimensions: 16,
+    async embed(texts) {
+      return texts.map((text) => {
+        const v = new Float32Array(16);
+        for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) v[[...word].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 16, 7)]! += 1;
+        const norm = Math.hypot(...v) || 1;
+        return v.map((x) => x / norm);
+      });
+    },
+  };
+
+  it("a search prepared with its scope ranks as one that is not, across plugins and within one", async () => {
+    const make = () => {
+      const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model }) });
+      for (const [plugin, docs] of Object.entries(CATALOG)) index.setPluginDocuments(plugin, docs);
+      return index;
+    };
+    const scoped = make();
+    const plain = make();
+    for (const [query, plugin] of [["write a note then open an issue", undefined], ["find things", undefined], ["search", "files"], ["close it", "tracker"]] as const) {
+      const opts = plugin ? { plugin } : {};
+      await scoped.prepare!(query, opts);
+      await plain.prepare!(query);
+      const a = scoped.search(query, { ...opts, limit: 5 });
+      const b = plain.search(query, { ...opts, limit: 5 });
+      assert.deepEqual(a, b, query);
+      assert.ok(a.hits.length > 0, `${query} finds something`);
+      if (plugin) assert.ok(a.hits.every((h) => h.plugin === plugin));
+    }
+    // The catalog changes after prepare: the search ranks the new catalog, not the prepared one.
+    await scoped.prepare!("remove a note", {});
+    scoped.setPluginDocuments("notes", [doc("notes", "archive_note", "put a note away")]);
+    await scoped.prepare!("anything else");
+    assert.ok(!scoped.search("remove a note", {}).hits.some((h) => h.name === "delete_note"));
+  });
+});
