@@ -18,8 +18,8 @@ import { createRuntime } from "../src/runtime/runtime.js";
  * which other processes on a shared machine inflate far less than wall-clock time; wall-clock
  * time is printed too. Rounds alternate: in each round every (server, era) leg runs N requests,
  * the order of the legs flips from round to round, and each round gives its own modern/legacy
- * ratio (min and median over ROUNDS rounds); "total" is the ratio of the summed times, the
- * steadiest figure when the machine's load comes and goes.
+ * ratio (min and median over ROUNDS rounds; the median is the figure to read on a shared
+ * machine); "total" is the ratio of the summed times, which one long stall in one leg can move.
  *
  * `--baseline DIR` also serves another checkout (for example `git worktree add /tmp/base main`,
  * node_modules linked, `npm run build` there) in a second process and measures it in the same
@@ -175,4 +175,4 @@ for (const server of servers) {
     console.log(`    ${operation}  wall        modern ${fmt(stats(modern.wall), 3, " ms")}  legacy ${fmt(stats(legacy.wall), 3, " ms")}  modern/legacy per round ${fmt(ratios(modern.wall, legacy.wall), 3, "×")}, total ${(sum(modern.wall) / sum(legacy.wall)).toFixed(3)}×`);
   }
 }
-console.log("  goal: tools/call modern/legacy within 1.10× (server CPU)");
+console.log("  goal: tools/call modern/legacy within 1.10× (server CPU, per-round median)");
