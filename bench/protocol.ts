@@ -13,15 +13,17 @@ import { createRuntime } from "../src/runtime/runtime.js";
  * one session, one Server for its life), each doing a tools/call (agent_tools_notes_call
  * get_note) and a tools/list over real loopback HTTP.
  *
- * The facade runs in a process of its own (bench/protocol-server.ts), so each request is charged
- * the server's own CPU time (user + system), which other processes on a shared machine inflate
- * far less than wall-clock time; wall-clock time is printed too. Rounds alternate: in each round
- * every (server, era) leg runs N requests, the order of the legs flips from round to round, and
- * each round gives its own modern/legacy ratio; min and median over ROUNDS rounds.
+ * The facade runs in a process of its own from the build (bench/protocol-server.ts; the npm
+ * script builds first), so each request is charged the server's own CPU time (user + system),
+ * which other processes on a shared machine inflate far less than wall-clock time; wall-clock
+ * time is printed too. Rounds alternate: in each round every (server, era) leg runs N requests,
+ * the order of the legs flips from round to round, and each round gives its own modern/legacy
+ * ratio (min and median over ROUNDS rounds; the median is the figure to read on a shared
+ * machine); "total" is the ratio of the summed times, which one long stall in one leg can move.
  *
  * `--baseline DIR` also serves another checkout (for example `git worktree add /tmp/base main`,
- * with node_modules linked) in a second process and measures it in the same rounds, so a change's
- * before and after stand side by side under the same load.
+ * node_modules linked, `npm run build` there) in a second process and measures it in the same
+ * rounds, so a change's before and after stand side by side under the same load.
  *
  * Run: node --import tsx bench/protocol.ts [N] [ROUNDS] [--baseline DIR]
  */
@@ -77,14 +79,17 @@ interface Served {
 }
 
 function ask<T>(child: ChildProcess, message: string, key: string): Promise<T> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null): void => reject(new Error(`the bench server exited (code ${code}) before answering '${key}'`));
     const onMessage = (reply: Record<string, unknown>): void => {
       if (key in reply) {
         child.off("message", onMessage);
+        child.off("exit", onExit);
         resolve(reply[key] as T);
       }
     };
     child.on("message", onMessage);
+    child.once("exit", onExit);
     if (message) child.send(message);
   });
 }
@@ -157,6 +162,7 @@ await Promise.allSettled(servers.flatMap((s) => [s.modern.close(), s.legacy.clos
 for (const server of servers) server.child.send("stop");
 
 const ratios = (modern: number[], legacy: number[]): Stats => stats(modern.map((m, i) => m / (legacy[i] ?? NaN)));
+const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
 const fmt = (value: Stats, digits: number, unit: string): string => `${value.min.toFixed(digits)}${unit} / ${value.median.toFixed(digits)}${unit}`;
 console.log(`protocol eras, per request: min / median of ${ROUNDS} rounds × ${N} requests; legs alternate each round; the facade in its own process`);
 console.log(`  factory (facade.server per request, in-process): ${fmt(factory, 1, " µs")}`);
@@ -165,8 +171,8 @@ for (const server of servers) {
   for (const operation of Object.keys(operations) as Operation[]) {
     const modern = sample(`${server.label}|${operation}|modern`);
     const legacy = sample(`${server.label}|${operation}|legacy`);
-    console.log(`    ${operation}  server CPU  modern ${fmt(stats(modern.cpu), 0, " µs")}   legacy ${fmt(stats(legacy.cpu), 0, " µs")}   modern/legacy ${fmt(ratios(modern.cpu, legacy.cpu), 3, "×")}`);
-    console.log(`    ${operation}  wall        modern ${fmt(stats(modern.wall), 3, " ms")}  legacy ${fmt(stats(legacy.wall), 3, " ms")}  modern/legacy ${fmt(ratios(modern.wall, legacy.wall), 3, "×")}`);
+    console.log(`    ${operation}  server CPU  modern ${fmt(stats(modern.cpu), 0, " µs")}   legacy ${fmt(stats(legacy.cpu), 0, " µs")}   modern/legacy per round ${fmt(ratios(modern.cpu, legacy.cpu), 3, "×")}, total ${(sum(modern.cpu) / sum(legacy.cpu)).toFixed(3)}×`);
+    console.log(`    ${operation}  wall        modern ${fmt(stats(modern.wall), 3, " ms")}  legacy ${fmt(stats(legacy.wall), 3, " ms")}  modern/legacy per round ${fmt(ratios(modern.wall, legacy.wall), 3, "×")}, total ${(sum(modern.wall) / sum(legacy.wall)).toFixed(3)}×`);
   }
 }
-console.log("  goal: tools/call modern/legacy within 1.10× (server CPU, median)");
+console.log("  goal: tools/call modern/legacy within 1.10× (server CPU, per-round median)");

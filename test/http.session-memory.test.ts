@@ -43,7 +43,7 @@ describe("HTTP session memory", () => {
     const entry = facade.sessions.get(id);
     assert.ok(entry, "the session is open");
     // SDK 1.x kept one stream entry per JSON POST (holding the response) until the session closed; v2 releases it.
-    const streams = (entry.transport as unknown as { _webStandardTransport?: { _streamMapping?: Map<unknown, unknown> } })._webStandardTransport?._streamMapping;
+    const streams = (entry.transport as unknown as { _streamMapping?: Map<unknown, unknown> })._streamMapping;
     assert.ok(streams instanceof Map, "the SDK transport still has the stream table this works around");
     assert.equal(streams.size, 0, "no finished answer is held");
   });

@@ -32,7 +32,11 @@ interface Lease {
 
 const ended = (): Promise<never> => Promise.reject(new Error("this request has ended; nothing more can be sent for it"));
 
-/** The request context with its sends cut off once `live.on` is false. */
+/**
+ * The request context with its sends cut off once `live.on` is false. Notifications and logs are
+ * what a relay may still try after its call ended; `send` is cut too. (Server-to-client requests
+ * through `elicitInput`/`requestSampling` do not exist in the 2026-07-28 era: the SDK refuses them.)
+ */
 function tiedTo(ctx: ServerContext, live: { on: boolean }): ServerContext {
   const req = ctx.mcpReq;
   return {
@@ -42,8 +46,6 @@ function tiedTo(ctx: ServerContext, live: { on: boolean }): ServerContext {
       notify: (notification) => (live.on ? req.notify(notification) : Promise.resolve()),
       log: (level, data, logger) => (live.on ? req.log(level, data, logger) : Promise.resolve()),
       send: ((...args: Parameters<typeof req.send>) => (live.on ? req.send(...args) : ended())) as typeof req.send,
-      elicitInput: (params, options) => (live.on ? req.elicitInput(params, options) : ended()),
-      requestSampling: (params, options) => (live.on ? req.requestSampling(params, options) : ended()),
     },
   };
 }

@@ -12,7 +12,7 @@ import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
-import { SessionRegistry, type HttpSession } from "./sessions.js";
+import { serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
 import { authInfoFor, claimsModernEnvelope, createModernEntry } from "./modern.js";
 import { modernNodeHandler } from "./modern-node.js";
 
@@ -24,7 +24,8 @@ import { modernNodeHandler } from "./modern-node.js";
  *
  * A request that carries the 2026-07-28 `_meta` envelope (recognised cheaply when it plainly
  * names the version, else the SDK's own `isLegacyRequest` decides) goes to `createMcpHandler` in strict
- * mode: per request, no session, a facade server from the cheap per-request factory.
+ * mode: per request, no session, an idle facade server of the caller's view reused (modern.ts),
+ * through the same Node adapter the sessions use (modern-node.ts).
  * Everything else goes to the sessionful 2025 wiring that existing clients rely on
  * (initialize, JSON or SSE answers, the GET notification stream, DELETE).
  */
@@ -210,7 +211,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         entry.inFlight += 1;
         sessions.touch(entry, facts.rpcMethods);
         try {
-          await entry.transport.handleRequest(req, res, parsed.value);
+          await serveSession(entry, req, res, parsed.value);
         } finally {
           entry.inFlight -= 1;
           sessions.touch(entry);
@@ -233,7 +234,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       facts.session = entry.id;
       entry.inFlight += 1;
       try {
-        await entry.transport.handleRequest(req, res, parsed.value);
+        await serveSession(entry, req, res, parsed.value);
       } finally {
         entry.inFlight -= 1;
         sessions.touch(entry);
@@ -251,7 +252,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       const entry = callerSession(res, header, identity);
       if (!entry) return;
       sessions.touch(entry);
-      await entry.transport.handleRequest(req, res);
+      await serveSession(entry, req, res);
       return;
     }
 
