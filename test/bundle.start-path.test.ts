@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, it } from "node:test";
-import { ROOT } from "./helpers.js";
+import { bundleReach, readBundleMeta } from "./helpers.js";
 
 /**
  * What a stdio start parses, read from the build's metafile (scripts/bundle.ts writes
@@ -12,27 +10,11 @@ import { ROOT } from "./helpers.js";
  * back. The adapters, the MCP client and Ajv load on first use; a static import that pulled them
  * onto the start path would undo the start-time work just as quietly. These tests are what notice.
  */
-interface Output { inputs: Record<string, unknown>; imports: { path: string; kind: string; external?: boolean }[] }
-
-function staticInputs(entry: string): Set<string> {
-  const meta = JSON.parse(readFileSync(path.join(ROOT, "dist", "bundle-meta.json"), "utf8")) as { outputs: Record<string, Output> };
-  const seen = new Set<string>();
-  const sources = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const output = meta.outputs[file];
-    assert.ok(output, `${file} is an output of the build`);
-    for (const input of Object.keys(output.inputs)) sources.add(input);
-    for (const imported of output.imports) if (!imported.external && imported.kind === "import-statement") visit(imported.path);
-  };
-  visit(entry);
-  return sources;
-}
+const staticInputs = (entry: string): Set<string> => bundleReach(entry, (kind) => kind === "import-statement").sources;
 
 describe("bundle: what a start parses", () => {
   it("the server SDK's validator is the lazy stand-in, and no copy of the SDK's inlined Ajv is bundled", () => {
-    const meta = JSON.parse(readFileSync(path.join(ROOT, "dist", "bundle-meta.json"), "utf8")) as { inputs: Record<string, unknown> };
+    const meta = readBundleMeta();
     const inputs = Object.keys(meta.inputs);
     assert.ok(inputs.includes("src/sdk-server-shims.ts"), "the server SDK's _shims import resolves to src/sdk-server-shims.ts");
     const serverValidator = inputs.filter((s) => /@modelcontextprotocol\/server\/dist\/(shims|ajvProvider)/.test(s));
@@ -40,7 +22,7 @@ describe("bundle: what a start parses", () => {
   });
 
   it("the stdio server's chunk and what it imports statically hold no adapter kind, no MCP client and no Ajv", () => {
-    const meta = JSON.parse(readFileSync(path.join(ROOT, "dist", "bundle-meta.json"), "utf8")) as { outputs: Record<string, Output> };
+    const meta = readBundleMeta();
     const stdioChunks = Object.entries(meta.outputs).filter(([, output]) => "src/transports/stdio.ts" in output.inputs).map(([file]) => file);
     assert.equal(stdioChunks.length, 1, "one output holds the stdio transport");
     const sources = [...staticInputs(stdioChunks[0]!)];

@@ -1,7 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -90,4 +92,36 @@ export function textJson<T = Payload>(result: unknown): T {
   const first = (result as CallToolResult).content?.[0];
   if (!first || first.type !== "text") throw new Error("no text content");
   return JSON.parse(first.text) as T;
+}
+
+/** One output of the build's esbuild metafile (dist/bundle-meta.json, written by scripts/bundle.ts). */
+export interface BundleOutput { inputs: Record<string, unknown>; imports: { path: string; kind: string; external?: boolean }[] }
+
+export function readBundleMeta(): { inputs: Record<string, unknown>; outputs: Record<string, BundleOutput> } {
+  return JSON.parse(readFileSync(path.join(ROOT, "dist", "bundle-meta.json"), "utf8")) as { inputs: Record<string, unknown>; outputs: Record<string, BundleOutput> };
+}
+
+/**
+ * What loading `entry` loads, by the metafile: the source files of every output reached and the
+ * package imports left external. `follow` picks which import kinds are walked (all by default;
+ * `"import-statement"` only for what a module needs before its first dynamic import).
+ */
+export function bundleReach(entry: string, follow: (kind: string) => boolean = () => true): { sources: Set<string>; externals: Set<string> } {
+  const meta = readBundleMeta();
+  const seen = new Set<string>();
+  const sources = new Set<string>();
+  const externals = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const output = meta.outputs[file];
+    assert.ok(output, `${file} is an output of the build`);
+    for (const input of Object.keys(output.inputs)) sources.add(input);
+    for (const imported of output.imports) {
+      if (imported.external) externals.add(imported.path);
+      else if (follow(imported.kind)) visit(imported.path);
+    }
+  };
+  visit(entry);
+  return { sources, externals };
 }

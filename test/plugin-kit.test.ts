@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, it } from "node:test";
 import { createAndVerify, describeError, SkillError, skillContext, unwrapResult } from "../src/plugin.js";
-import { ROOT } from "./helpers.js";
+import { bundleReach, ROOT } from "./helpers.js";
 
 /**
  * The plugin kit (`agent-tools-runtime/plugin`): what it answers, its one failure contract, and
@@ -110,23 +108,7 @@ describe("plugin kit: slim", () => {
   it("the built subpath imports no server code (no SDK, sandbox, index, runtime)", () => {
     // The build bundles dist/plugin.js (scripts/bundle.ts); its metafile says which source files
     // each output holds and what each output imports. Walk what loading dist/plugin.js loads.
-    interface Output { inputs: Record<string, unknown>; imports: { path: string; kind: string; external?: boolean }[] }
-    const meta = JSON.parse(readFileSync(path.join(ROOT, "dist", "bundle-meta.json"), "utf8")) as { outputs: Record<string, Output> };
-    const seen = new Set<string>();
-    const sources = new Set<string>();
-    const bare = new Set<string>();
-    const visit = (file: string) => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      const output = meta.outputs[file];
-      assert.ok(output, `${file} is an output of the build`);
-      for (const input of Object.keys(output.inputs)) sources.add(input);
-      for (const imported of output.imports) {
-        if (imported.external) bare.add(imported.path);
-        else visit(imported.path);
-      }
-    };
-    visit("dist/plugin.js");
+    const { sources, externals: bare } = bundleReach("dist/plugin.js");
     assert.deepEqual([...sources].sort(), ["src/define.ts", "src/plugin.ts", "src/plugins/skill-steps.ts"]);
     assert.deepEqual([...bare], []);
   });

@@ -142,6 +142,23 @@ function simdKernel(): DotKernel | undefined {
   };
 }
 
+/** a·b over n values starting at the given offsets, four lanes at a time: the kernel's JavaScript form, also used by ranking for its few pairs. */
+export function dotAt(a: Float32Array, at: number, b: Float32Array, bt: number, n: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    s0 += a[at + i]! * b[bt + i]!;
+    s1 += a[at + i + 1]! * b[bt + i + 1]!;
+    s2 += a[at + i + 2]! * b[bt + i + 2]!;
+    s3 += a[at + i + 3]! * b[bt + i + 3]!;
+  }
+  for (; i < n; i++) s0 += a[at + i]! * b[bt + i]!;
+  return s0 + s1 + s2 + s3;
+}
+
 function jsKernel(): DotKernel {
   let matrix = new Float32Array(0);
   let dims = 0;
@@ -152,22 +169,7 @@ function jsKernel(): DotKernel {
       dims = d;
     },
     dots(query, from, count, out) {
-      for (let r = 0; r < count; r++) {
-        const at = (from + r) * dims;
-        let s0 = 0;
-        let s1 = 0;
-        let s2 = 0;
-        let s3 = 0;
-        let i = 0;
-        for (; i + 3 < dims; i += 4) {
-          s0 += matrix[at + i]! * query[i]!;
-          s1 += matrix[at + i + 1]! * query[i + 1]!;
-          s2 += matrix[at + i + 2]! * query[i + 2]!;
-          s3 += matrix[at + i + 3]! * query[i + 3]!;
-        }
-        for (; i < dims; i++) s0 += matrix[at + i]! * query[i]!;
-        out[r] = s0 + s1 + s2 + s3;
-      }
+      for (let r = 0; r < count; r++) out[r] = dotAt(matrix, (from + r) * dims, query, 0, dims);
     },
   };
 }

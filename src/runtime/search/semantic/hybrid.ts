@@ -1,5 +1,5 @@
 import { rankHits, type SearchAnswer, type SearchDocument, type SearchHit, type SearchOptions, type ToolIndex } from "../types.js";
-import { createDotKernel, type DotKernel } from "./dot-kernel.js";
+import { createDotKernel, dotAt, type DotKernel } from "./dot-kernel.js";
 import { queryClauses } from "../clauses.js";
 import { embeddingText } from "./document-text.js";
 import { embeddingKey, memoryEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
@@ -315,23 +315,6 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     return { query, plugin: opts.plugin, generation: current.generation, scores };
   }
 
-  /** a·b over n values at the given offsets, four at a time (MMR's few pairs; the catalog pass uses the kernel). */
-  function dot(a: Float32Array, at: number, b: Float32Array, bt: number, n: number): number {
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let i = 0;
-    for (; i + 3 < n; i += 4) {
-      s0 += a[at + i]! * b[bt + i]!;
-      s1 += a[at + i + 1]! * b[bt + i + 1]!;
-      s2 += a[at + i + 2]! * b[bt + i + 2]!;
-      s3 += a[at + i + 3]! * b[bt + i + 3]!;
-    }
-    for (; i < n; i++) s0 += a[at + i]! * b[bt + i]!;
-    return s0 + s1 + s2 + s3;
-  }
-
   /**
    * The fused, diversified ranking (best first, scores falling), or the clause-aware BM25F one
    * when the semantic side cannot take part; `limit` bounds how many hits are made, not `total`.
@@ -404,7 +387,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
         let nearest = 0;
         for (const j of picked) {
           const b = rowOf(j);
-          nearest = Math.max(nearest, dot(a.vectors, a.at, b.vectors, b.at, dims));
+          nearest = Math.max(nearest, dotAt(a.vectors, a.at, b.vectors, b.at, dims));
         }
         const value = lambda * fused[i]! - (1 - lambda) * nearest;
         if (value > bestValue) {
