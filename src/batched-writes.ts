@@ -8,8 +8,10 @@ import type { Writable } from "node:stream";
  * on the other side, its own wake-up and read; under many concurrent callers that was the
  * largest single cost of the runtime process (about a sixth of its CPU in a profile of 16
  * callers). Messages queued in the same turn (all the answers one read of the downstream's
- * stdout resolves, all the requests one read of stdin starts) now leave in one write when the
- * turn's microtasks are done (`process.nextTick` runs after them), so nothing waits a timer.
+ * stdout resolves, all the requests one read of stdin starts) now leave in one write on
+ * `process.nextTick`, so nothing waits a timer. A tick queued from a promise callback (where the
+ * SDK sends from) runs once the microtask queue is empty, so it takes every line that queue adds;
+ * a line written straight from an I/O callback leaves before that callback's promise work runs.
  *
  * Every `write` of a batch settles with that batch: resolved once the stream took it (or, when
  * the stream asked to wait, on its `drain`), rejected when the stream failed or was gone.
