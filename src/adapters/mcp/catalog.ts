@@ -48,6 +48,11 @@ export class ToolCatalog {
     }
   }
 
+  /** The listed tool of that name, when the list is cached. */
+  find(name: string): ToolDescriptor | undefined {
+    return this.tools?.find((tool) => tool.name === name);
+  }
+
   invalidate(): void {
     this.tools = undefined;
     this.generation++;
