@@ -91,13 +91,21 @@ describe("tools/call fast lane, against the SDK path (AGENT_TOOLS_CALL_LANE=off)
     assert.equal(rpc.error.code, "UPSTREAM_ERROR");
     assert.match(rpc.error.message, /answered tools\/call 'rpc_error' with an error: .*the backend is down/);
     await same(p, "unknown_tool");
-    assert.equal((p.lane.laneCalls ?? 0) - before, 8, "each of those calls took the lane but the one to a tool the catalog does not list (left to the SDK)");
+    assert.equal((p.lane.laneCalls ?? 0) - before, 9, "each of those calls took the lane");
 
     // A tool with an outputSchema: the SDK checks structuredContent against it, so the lane leaves it to the SDK.
     const typed = (await same(p, "typed", { n: 3 })) as { result: { structuredContent: { id: string } } };
     assert.equal(typed.result.structuredContent.id, "number", "the SDK path took it");
     const mismatch = (await same(p, "typed", { n: "three" })) as { error: { message: string } };
     assert.match(mismatch.error.message, /output schema/);
+
+    // After a list_changed the catalog and the SDK's cached list are both dropped: the SDK checks
+    // no outputSchema until the next listing, and the answers stay the same on both paths.
+    await same(p, "changed");
+    assert.equal(textOf(((await outcome(p.lane, "id_kind")) as { result: unknown }).result), "string");
+    assert.equal(((await same(p, "typed", { n: "four" })) as { result: { structuredContent: { id: string } } }).result.structuredContent.id, "number");
+    await Promise.all([p.lane.listTools(), p.sdk.listTools()]);
+    assert.match(((await same(p, "typed", { n: "five" })) as { error: { message: string } }).error.message, /output schema/);
   });
 
   test("timeout: the same UPSTREAM_TIMEOUT, and the server is told with the same notifications/cancelled", async () => {

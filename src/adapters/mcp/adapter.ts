@@ -74,8 +74,8 @@ export class McpAdapter implements Adapter {
       this.connection.request(`tools/call '${name}'`, { timeoutMs: this.timeoutMs, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, (client, options, lane) => {
         const withProgress = progress ? { ...options, ...progress } : options;
         // The fast lane (call-lane.ts) for a 2025-era stdio server's tool the SDK would not check
-        // against an outputSchema; anything else, or when unsure (catalog not read), the SDK path.
-        if (lane?.accepts() && this.laneFits(name)) return lane.call(params, withProgress);
+        // against an outputSchema; anything else, or when unsure, the SDK path.
+        if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, withProgress);
         const calling = () => client.callTool(params, withProgress);
         // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
         // driver) and find this call's relay through its async context. A 2025-era server asks on
@@ -93,18 +93,6 @@ export class McpAdapter implements Adapter {
     } finally {
       this.connection.relays.delete(relay);
     }
-  }
-
-  /**
-   * Whether the SDK's callTool would check this tool's answer against nothing more than the lane
-   * does: it validates `structuredContent` against the outputSchema of the tool in its cached
-   * tools/list (filled by listTools through this catalog). A tool with an outputSchema, or a
-   * catalog not read yet, stays on the SDK path.
-   */
-  private laneFits(name: string): boolean {
-    const tool = this.catalog.find(name);
-    // The catalog keeps the MCP tool objects as listed (outputSchema included).
-    return tool !== undefined && (tool as { outputSchema?: unknown }).outputSchema === undefined;
   }
 
   onToolsChanged(listener: () => void): void {
