@@ -8,7 +8,7 @@ import { toExecResult } from "../text/answer.js";
 import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt } from "../runtime/confirm.js";
-import { stateKey } from "../runtime/state-key.js";
+import { lazyStateKey } from "../runtime/state-key.js";
 import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, type ConfirmRound } from "./confirm-rounds.js";
 import { isModernRequest, relayFor } from "./call-relay.js";
 import { HeldCalls, type HeldCall } from "./held-calls.js";
@@ -170,7 +170,7 @@ export function createFacade(runtime: Runtime): Facade {
   if (existing) return existing;
   const pkg = packageJson();
   const info = { name: pkg.name, version: pkg.version };
-  const confirmRounds = new ConfirmRounds(stateKey());
+  const confirmRounds = new ConfirmRounds(lazyStateKey());
   const present = presentNext(runtime.facadeMode);
   const heldCalls = new HeldCalls();
   const heldRounds = new WeakMap<HeldCall<OperationResult>, ConfirmRound>();
