@@ -40,7 +40,7 @@ export async function run(adapter, args) {
 }
 `,
 });
-// The plain stdio fixture: sleep {ms} for cancellation.
+// The plain stdio fixture: sleep {ms} for cancellation, crash (the server exits mid-call) for a downstream's failure.
 plugin("fx", { command: process.execPath, args: [path.join(ROOT, "test", "fixtures", "mcp", "stdio-server.mjs")] }, {}, { readonlyTools: ["sleep"] });
 
 const written = (): number => {
@@ -177,6 +177,8 @@ describe("the fast lane answers as the SDK does (lane on vs AGENT_TOOLS_FAST_LAN
       assert.match(resultText(await call("agent_tools_db_call", { toolName: "log_note", arguments: { note: "filtered" } })), /logged/);
       assert.ok(payloadOf(await call("agent_tools_db_call", { toolName: "ask_user", arguments: { question: "colour?" } })).ok !== undefined);
       assert.ok(payloadOf(await call("agent_tools_db_run_skill", { skill: "two-rows" })).error, "a skill's write without confirm is refused");
+      const crashed = await call("agent_tools_fx_call", { toolName: "crash", arguments: {}, confirm: true });
+      assert.ok((crashed.result as { isError?: boolean } | undefined)?.isError, `a downstream that fails mid-call is a tool error: ${resultText(crashed)}`);
       assert.equal(payloadOf(await call("agent_tools_search", { query: "write a row" })).ok, true);
       assert.equal(payloadOf(await call("agent_tools_db_discover", { query: "echo" })).ok, true);
       assert.equal(payloadOf(await call("agent_tools_help", {})).ok, true);
@@ -188,8 +190,8 @@ describe("the fast lane answers as the SDK does (lane on vs AGENT_TOOLS_FAST_LAN
       assert.ok(!peer.lines.some((line) => (JSON.parse(line) as Message).id === "sleep-1"), "the cancelled call is not answered");
     });
     assert.deepEqual(writes, [1, 1], "the flagged write ran once in each run");
-    // Taken: every facade call (16) but the two malformed ones and the one with a progress token.
-    assert.deepEqual(counts, { taken: 16, handedOver: 0 }, "the lane took the plain calls");
+    // Taken: every facade call but the two malformed ones and the one with a progress token.
+    assert.deepEqual(counts, { taken: 17, handedOver: 0 }, "the lane took the plain calls");
   });
 
   it("2025 era, a client that can ask its user: a confirmed write, a downstream's question and sampling, a skill that may ask", async () => {

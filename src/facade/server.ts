@@ -145,7 +145,10 @@ export interface FacadeCallEntry {
    * skill that may stop for the user's confirmation after it already called the downstream.
    */
   needsSdk(name: string, args: unknown, ctx: ServerContext): boolean;
-  /** Whether the SDK accepted this 2026-07-28 envelope on an earlier request of the connection (its schema is the SDK's). */
+  /**
+   * Whether the SDK accepted this 2026-07-28 envelope on an earlier request of the connection (its
+   * schema is the SDK's). The first ask starts the keeping: the SDK's answer to that call teaches it.
+   */
   acceptedEnvelope(envelope: Record<string, unknown>): boolean;
   /** The identity the Server stamps on 2026-07-28 results. */
   serverInfo: { name: string; version: string };
@@ -378,11 +381,13 @@ export function createFacade(runtime: Runtime): Facade {
         const call = (c: ServerContext): Promise<CallToolResult | InputRequiredResult> => callTool(server, view, scope, params.name, params.arguments ?? {}, c);
         return around ? around(ctx, call) : call(ctx);
       };
-      // The envelopes of 2026-07-28 requests the SDK let through to this handler (a fast lane trusts only those).
+      // The envelopes of 2026-07-28 requests the SDK let through to this handler (a fast lane trusts
+      // only those), kept from the first time a lane asks: a Server no lane serves pays nothing.
       const envelopes = new Set<string>();
+      let keepEnvelopes = false;
       server.setRequestHandler("tools/call", { params: CHECKED_CALL_PARAMS }, (params, ctx) => {
         const envelope = ctx.mcpReq.envelope;
-        if (envelope && envelopes.size < MAX_ENVELOPES) envelopes.add(JSON.stringify(envelope));
+        if (keepEnvelopes && envelope && envelopes.size < MAX_ENVELOPES) envelopes.add(JSON.stringify(envelope));
         return handleCall(params, ctx);
       });
       callHandlers.set(server, {
@@ -395,7 +400,10 @@ export function createFacade(runtime: Runtime): Facade {
           }
           return clientCanElicitForm(server, ctx) && mayConfirmRun(view, name, args);
         },
-        acceptedEnvelope: (envelope) => envelopes.has(JSON.stringify(envelope)),
+        acceptedEnvelope: (envelope) => {
+          keepEnvelopes = true;
+          return envelopes.has(JSON.stringify(envelope));
+        },
         serverInfo: info,
       });
       return server;
