@@ -101,7 +101,7 @@ function* corpus(): Generator<unknown> {
       for (const value of pool) {
         yield { ...base, [key]: value };
         // Pairs: this member broken together with each other one set to a few telling values.
-        for (const other of members) if (other !== key) for (const second of [undefined, null, 1.5, "x", {}]) yield { ...base, [key]: value, [other]: second };
+        for (const other of members) if (other !== key) for (const second of [undefined, 1.5, {}]) yield { ...base, [key]: value, [other]: second };
       }
     }
   }

@@ -160,7 +160,10 @@ export function createFastLane(options: FastLaneOptions): FastLane {
         : (level: LoggingLevel, data: unknown, logger?: string) => {
             // A 2026-07-28 request gets log messages only at or above the level its envelope names.
             const threshold = envelope?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
-            if (threshold === undefined || LEVELS.indexOf(level) < LEVELS.indexOf(threshold)) return Promise.resolve();
+            if (threshold === undefined) return Promise.resolve();
+            // As the SDK's comparison: a level it does not rank is never filtered.
+            const [rank, floor] = [LEVELS.indexOf(level), LEVELS.indexOf(threshold)];
+            if (rank >= 0 && floor >= 0 && rank < floor) return Promise.resolve();
             return notify({ method: "notifications/message", params: { level, data, logger } });
           };
     return {
