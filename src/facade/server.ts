@@ -110,6 +110,16 @@ function asRecord(value: unknown): Record<string, unknown> {
  * (about 10 µs of 12). The message and code are kept; only the trace is skipped.
  */
 class FacadeServer extends Server {
+  /**
+   * How to build this Server's FacadeCallEntry, and the entry once a fast lane asked for it.
+   * Held by the Server itself, not in a module WeakMap keyed by it: such an entry refers back to
+   * its key (an ephemeron), which V8's young-generation GC keeps alive, so every Server of a
+   * per-request factory survived its scavenges and was promoted (README "Protocol": the factory
+   * went from a few µs to about 50, mostly GC). Built lazily: a Server no lane serves (every
+   * per-request HTTP Server) pays one field.
+   */
+  laneEntry: FacadeCallEntry | (() => FacadeCallEntry) | undefined;
+
   protected override _onclose(): void {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
@@ -157,11 +167,11 @@ export interface FacadeCallEntry {
 /** Envelopes remembered per Server: a client sends the same one on every request; a bound keeps a strange one from growing it. */
 const MAX_ENVELOPES = 16;
 
-const callHandlers = new WeakMap<Server, FacadeCallEntry>();
-
-/** The tools/call handler of a facade Server (undefined for any other Server). */
+/** The tools/call handler of a facade Server (undefined for any other Server), built on the first ask. */
 export function facadeCallEntry(server: Server): FacadeCallEntry | undefined {
-  return callHandlers.get(server);
+  if (!(server instanceof FacadeServer)) return undefined;
+  const entry = server.laneEntry;
+  return typeof entry === "function" ? (server.laneEntry = entry()) : entry;
 }
 
 /** The facade of `runtime`, built once per runtime (the tool list depends only on the fleet). */
@@ -383,14 +393,13 @@ export function createFacade(runtime: Runtime): Facade {
       };
       // The envelopes of 2026-07-28 requests the SDK let through to this handler (a fast lane trusts
       // only those), kept from the first time a lane asks: a Server no lane serves pays nothing.
-      const envelopes = new Set<string>();
-      let keepEnvelopes = false;
+      let envelopes: Set<string> | undefined;
       server.setRequestHandler("tools/call", { params: CHECKED_CALL_PARAMS }, (params, ctx) => {
         const envelope = ctx.mcpReq.envelope;
-        if (keepEnvelopes && envelope && envelopes.size < MAX_ENVELOPES) envelopes.add(JSON.stringify(envelope));
+        if (envelopes && envelope && envelopes.size < MAX_ENVELOPES) envelopes.add(JSON.stringify(envelope));
         return handleCall(params, ctx);
       });
-      callHandlers.set(server, {
+      server.laneEntry = () => ({
         handle: handleCall,
         needsSdk: (name, args, ctx) => {
           if (scope.canAsk === false) return false;
@@ -400,10 +409,7 @@ export function createFacade(runtime: Runtime): Facade {
           }
           return clientCanElicitForm(server, ctx) && mayConfirmRun(view, name, args);
         },
-        acceptedEnvelope: (envelope) => {
-          keepEnvelopes = true;
-          return envelopes.has(JSON.stringify(envelope));
-        },
+        acceptedEnvelope: (envelope) => (envelopes ??= new Set()).has(JSON.stringify(envelope)),
         serverInfo: info,
       });
       return server;
