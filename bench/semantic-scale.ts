@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -46,13 +46,17 @@ async function stalls<T>(work: () => Promise<T>): Promise<{ value: T; maxLagMs: 
 
 const rssBefore = process.memoryUsage().rss;
 let started = performance.now();
-const loaded = await stalls(() => loadSentenceModel());
+// The approximate vectors' piece table is built into this run's folder too (kept with it under
+// AGENT_TOOLS_SCALE_CACHE), so a fresh run pays its one-off build as a new user would.
+const pieceRoot = path.join(dir, "root");
+const hadPieces = existsSync(path.join(pieceRoot, "embeddings"));
+const loaded = await stalls(() => loadSentenceModel({ ...process.env, AGENT_TOOLS_CACHE_DIR: pieceRoot }));
 if (!("model" in loaded.value)) throw new Error(loaded.value.unavailable);
 const model = loaded.value.model;
 console.log(`model load (worker) ${(performance.now() - started).toFixed(0)} ms, main loop held at most ${ms(loaded.maxLagMs)} ms; process RSS +${mb(process.memoryUsage().rss - rssBefore)} MB`);
 
-function makeIndex(): HybridIndex {
-  const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model }), cache: (m) => fileEmbeddingCache(dir, m.id, m.dimensions) });
+function makeIndex(waitMs?: number): HybridIndex {
+  const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model }), cache: (m) => fileEmbeddingCache(dir, m.id, m.dimensions), ...(waitMs !== undefined ? { waitMs } : {}) });
   for (const [plugin, docs] of groups) index.setPluginDocuments(plugin, docs);
   return index;
 }
@@ -60,16 +64,24 @@ function makeIndex(): HybridIndex {
 try {
   const kept = keep !== undefined && describeEmbeddingCache(dir).files > 0;
   started = performance.now();
+  let searchableSeconds = 0;
+  let searchableExact = false;
   const first = await stalls(async () => {
-    const index = makeIndex();
+    // With a bound on its wait (as the runtime sets one), a search waits only until the catalog is
+    // searchable: approximate vectors on a large catalog, the model's own on a small one.
+    const index = makeIndex(1e9);
     await index.prepare!("warm up");
+    searchableSeconds = (performance.now() - started) / 1000;
+    searchableExact = index.ready();
+    // Then the model's own vectors for every tool.
+    await index.warm!();
     return index;
   });
   const embedSeconds = (performance.now() - started) / 1000;
   const file = statSync(path.join(dir, `embeddings-${model.id}.bin`)).size;
   if (kept) console.log(`first run: the catalog came from the kept cache in ${dir} (${embedSeconds.toFixed(1)} s); the embedding figure is that of the run that filled it`);
   else console.log(
-    `first run: embedded ${size} tools in ${embedSeconds.toFixed(1)} s wall (${((embedSeconds * 1000) / size).toFixed(1)} ms a tool, so ${((embedSeconds * 10_000) / size).toFixed(0)} s for 10,000; goal 60 s: ${(embedSeconds * 10_000) / size <= 60 ? "met" : "not met"}), main loop held at most ${ms(first.maxLagMs)} ms; cache file ${mb(file)} MB; load average ${load()}`,
+    `first run: searchable after ${searchableSeconds.toFixed(1)} s (${searchableExact ? "the model's own vectors" : `approximate vectors, piece table ${hadPieces ? "read from the kept folder" : "built in this run"}`}); embedded ${size} tools in ${embedSeconds.toFixed(1)} s wall (${((embedSeconds * 1000) / size).toFixed(1)} ms a tool, so ${((embedSeconds * 10_000) / size).toFixed(0)} s for 10,000; goal 60 s: ${(embedSeconds * 10_000) / size <= 60 ? "met" : "not met"}), main loop held at most ${ms(first.maxLagMs)} ms; cache file ${mb(file)} MB; load average ${load()}`,
   );
 
   const restarts: number[] = [];
