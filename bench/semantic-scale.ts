@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
 import { percentile } from "../src/runtime/search/evaluate.js";
 import { describeEmbeddingCache, fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
-import { createHybridIndex, type HybridIndex } from "../src/runtime/search/semantic/hybrid.js";
+import { approximateFromEnv, createHybridIndex, type HybridIndex } from "../src/runtime/search/semantic/hybrid.js";
 import { loadSentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
 import { synthetic, syntheticQueries } from "./synthetic-catalog.js";
 
@@ -55,8 +55,10 @@ if (!("model" in loaded.value)) throw new Error(loaded.value.unavailable);
 const model = loaded.value.model;
 console.log(`model load (worker) ${(performance.now() - started).toFixed(0)} ms, main loop held at most ${ms(loaded.maxLagMs)} ms; process RSS +${mb(process.memoryUsage().rss - rssBefore)} MB`);
 
+// Approximate vectors first when AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM asks for them, as in the runtime.
+const approximate = approximateFromEnv(process.env);
 function makeIndex(waitMs?: number): HybridIndex {
-  const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model }), cache: (m) => fileEmbeddingCache(dir, m.id, m.dimensions), ...(waitMs !== undefined ? { waitMs } : {}) });
+  const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model }), cache: (m) => fileEmbeddingCache(dir, m.id, m.dimensions), ...(waitMs !== undefined ? { waitMs } : {}), ...(approximate !== undefined ? { approximateFrom: approximate } : {}) });
   for (const [plugin, docs] of groups) index.setPluginDocuments(plugin, docs);
   return index;
 }
