@@ -78,6 +78,25 @@ describe("approximate vectors from the model's word pieces", () => {
 });
 
 describe("progressive embedding of a large catalog", () => {
+  it("is off by default: a search bounded in time ranks by BM25F while the model embeds, and says so", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const gated: SentenceModel = { id: model.id, dimensions: model.dimensions, approximate: model.approximate!, embed: async (texts, o) => (o?.bulk && (await gate), model.embed(texts, o)) };
+    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model: gated }), waitMs: 200 });
+    const lexical = createBm25fIndex();
+    for (const [plugin, list] of fleetDocuments(["memory", "filesystem", "google-maps", "slack"])) {
+      index.setPluginDocuments(plugin, list);
+      lexical.setPluginDocuments(plugin, list);
+    }
+    const query = "how far away is the airport by car";
+    await index.prepare!(query);
+    assert.ok(!index.searchable() && !index.ready());
+    assert.deepEqual(index.search(query, { limit: 5 }).hits, lexical.search(query, { limit: 5 }).hits, "BM25F alone");
+    assert.match(index.takeNotice!() ?? "", /still embedding the catalog; answers are ranked by BM25F alone/);
+    release();
+    await until(() => index.ready());
+  });
+
   it("ranks with approximate vectors at once, says so once, then the model's own replace them and only those are cached", async () => {
     const cacheDir = path.join(dir, "embeddings");
     // The model's catalog batches wait for `release`: the test sees the approximate stage for sure.

@@ -172,12 +172,12 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
   /**
    * Progressive embedding, first step: when many texts are missing, every plugin without vectors
    * gets its cached ones and approximate ones for the rest, so the catalog is ranked semantically
-   * within seconds; embedPending then replaces them with the model's. Never throws: without
-   * approximate vectors the catalog waits for the model's, as before.
+   * within seconds; embedPending then replaces them with the model's. Whether it gave any; never
+   * throws: without approximate vectors the catalog waits for the model's, as before.
    */
-  async function approximatePending(current: SentenceModel): Promise<void> {
+  async function approximatePending(current: SentenceModel): Promise<boolean> {
     const approximate = current.approximate;
-    if (!approximate || approximateFrom === Number.POSITIVE_INFINITY) return;
+    if (!approximate || approximateFrom === Number.POSITIVE_INFINITY) return false;
     const dims = current.dimensions;
     const group: { plugin: string; entry: PluginVectors; vectors: Float32Array; missing: number }[] = [];
     const missing: { member: number; at: number; text: string }[] = [];
@@ -194,7 +194,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       });
       group.push({ plugin, entry, vectors, missing: missing.length - before });
     }
-    if (missing.length < approximateFrom) return;
+    if (missing.length < approximateFrom) return false;
     try {
       for (let i = 0; i < missing.length; i += APPROXIMATE_CHUNK) {
         const chunk = missing.slice(i, i + APPROXIMATE_CHUNK);
@@ -203,7 +203,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       }
     } catch (error) {
       options.log?.(`approximate vectors (${approximate.id}) failed: ${(error as Error).message}; the catalog waits for the model's own`);
-      return;
+      return false;
     }
     for (const { plugin, entry, vectors, missing: count } of group) {
       if (plugins.get(plugin) !== entry || entry.vectors) continue;
@@ -211,6 +211,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       entry.approximate = count > 0;
       generation++;
     }
+    return true;
   }
 
   /**
@@ -225,7 +226,8 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     embedding = (async () => {
       let unsaved = 0;
       try {
-        await approximatePending(model).finally(markSearchable);
+        // Searchable early only when approximate vectors were given; else when the model is done.
+        if (await approximatePending(model)) markSearchable();
         for (;;) {
           // Plugins still without vectors, taken together until they have EMBED_GROUP texts to
           // embed: their texts are batched by length (below), and a plugin's last few texts do
