@@ -9,22 +9,23 @@ import { fileURLToPath, pathToFileURL } from "node:url";
  * does not inflate the way it inflates wall-clock time.
  *
  * Argument: the checkout to serve (default: this one). The bench passes another checkout's root
- * to measure a baseline next to this tree in the same run. The server runs the checkout's build
- * (`dist/`, what `agent-tools-mcp-http` runs), not its sources through tsx, whose transform adds a
- * name-keeping wrapper to every function it creates and so charges each request for the shape of
- * the code rather than its work.
+ * to measure a baseline next to this tree in the same run. The server runs the checkout's bundled
+ * build, the package entry `dist/index.js`, whose chunks (the runtime with the MCP SDK and zod
+ * inlined, scripts/bundle.ts) are the ones the `agent-tools-mcp-http` bin runs. Not its sources
+ * through tsx, whose transform adds a name-keeping wrapper to every function it creates and so
+ * charges each request for the shape of the code rather than its work; and not tsc's per-file
+ * output either (what this loaded until session 4), which imports the SDK from node_modules as
+ * published, so it measured an SDK the bin does not run.
  */
 
 const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), ".."));
-if (!existsSync(path.join(root, "dist", "transports", "http", "server.js"))) {
+const entry = path.join(root, "dist", "index.js");
+if (!existsSync(entry)) {
   console.error(`${root} has no build: run \`npm run build\` there first`);
   process.exit(2);
 }
-const load = (file: string): Promise<Record<string, unknown>> => import(pathToFileURL(path.join(root, "dist", file)).href) as Promise<Record<string, unknown>>;
-const { silentLogger } = (await load("log.js")) as typeof import("../src/log.js");
-const { createRuntime } = (await load("runtime/runtime.js")) as typeof import("../src/runtime/runtime.js");
-const { resolveHttpOptions } = (await load("transports/http/options.js")) as typeof import("../src/transports/http/options.js");
-const { startHttpFacade } = (await load("transports/http/server.js")) as typeof import("../src/transports/http/server.js");
+const { createRuntime, resolveHttpOptions, startHttpFacade } = (await import(pathToFileURL(entry).href)) as typeof import("../src/index.js");
+const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 const NOTES = path.join(root, "test", "fixtures", "plugins", "agent-tools-plugin-notes");
 const runtime = await createRuntime({ pluginDirs: [NOTES], log: silentLogger, env: {} });

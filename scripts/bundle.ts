@@ -1,4 +1,4 @@
-import { copyFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
@@ -30,7 +30,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const ENTRY_POINTS = ["bin/agent-tools.ts", "bin/agent-tools-mcp.ts", "bin/agent-tools-mcp-http.ts", "index.ts", "plugin.ts", "adapter-kit.ts"];
 
 /** Packages inlined into the bundles; any other bare import stays an import. */
-const INLINED = ["@modelcontextprotocol/server", "@modelcontextprotocol/client", "@modelcontextprotocol/core", "@modelcontextprotocol/node", "zod", "jsonc-parser", "minisearch", "eventsource", "eventsource-parser", "pkce-challenge"];
+const INLINED = ["@modelcontextprotocol/server", "@modelcontextprotocol/client", "@modelcontextprotocol/core", "@modelcontextprotocol/node", "zod", "jsonc-parser", "minisearch", "eventsource", "eventsource-parser", "pkce-challenge", "@noble/hashes"];
 
 function packageOf(specifier: string): string {
   const parts = specifier.split("/");
@@ -46,6 +46,76 @@ function lazyServerShims(root: string): Plugin {
     name: "lazy-server-shims",
     setup(b) {
       b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: path.join(root, "src", "sdk-server-shims.ts") }));
+    },
+  };
+}
+
+/** The name the spliced code calls src/sdk-jsonrpc-guards.ts by, inside the SDK's module. */
+const GUARDS = "__agentToolsFastGuards";
+
+/**
+ * Each splice: a piece of the SDK's code (found exactly once) and what it becomes. The type guards
+ * ask the hand-written answer first and the SDK's zod parse when that answer is `undefined`; the
+ * 2026-07-28 codec's two envelope checks return "valid" at once for an envelope the hand-written
+ * check is sure of, and otherwise run as before.
+ */
+const GUARD_SPLICES: ReadonlyArray<readonly [find: string, replace: string]> = [
+  ...(
+    [
+      ["isJSONRPCRequest", "JSONRPCRequestSchema", "isRequest"],
+      ["isJSONRPCNotification", "JSONRPCNotificationSchema", "isNotification"],
+      ["isJSONRPCResultResponse", "JSONRPCResultResponseSchema", "isResultResponse"],
+      ["isJSONRPCErrorResponse", "JSONRPCErrorResponseSchema", "isErrorResponse"],
+      ["isJSONRPCResponse", "JSONRPCResponseSchema", "isResponse"],
+    ] as const
+  ).map(([guard, schema, fast]) => [`const ${guard} = (value) => ${schema}.safeParse(value).success;`, `const ${guard} = (value) => ${GUARDS}.${fast}(value) ?? ${schema}.safeParse(value).success;`] as const),
+  ["\tvalidateEnvelopeMeta(meta) {\n\t\tconst issues = [];", `\tvalidateEnvelopeMeta(meta) {\n\t\tif (${GUARDS}.isPlainEnvelope(meta)) return [];\n\t\tconst issues = [];`],
+  ["\tcheckInboundEnvelope(material) {\n\t\tif (material.envelope === void 0)", `\tcheckInboundEnvelope(material) {\n\t\tif (${GUARDS}.isPlainEnvelope(material.envelope)) return;\n\t\tif (material.envelope === void 0)`],
+];
+
+/** The SDK module (server or client package) that defines the guards and the 2026-07-28 codec. */
+const SDK_GUARDS_MODULE = /@modelcontextprotocol[\\/](server|client)[\\/]dist[\\/]src-[^\\/]+\.mjs$/;
+
+/**
+ * Splice the hand-written guards into one SDK module's text. Throws, naming what is missing, when
+ * a piece is not found exactly once: an SDK upgrade that reshaped these must fail the build, not
+ * quietly drop the fast path or splice into the wrong place.
+ */
+export function spliceSdkGuards(text: string, file: string, guardsModule: string): string {
+  if (text.includes(GUARDS)) throw new Error(`${file} already mentions ${GUARDS}`);
+  let out = text;
+  for (const [find, replace] of GUARD_SPLICES) {
+    const at = out.indexOf(find);
+    if (at < 0 || out.indexOf(find, at + find.length) >= 0) {
+      throw new Error(`scripts/bundle.ts: the MCP SDK changed shape: \`${find}\` is ${at < 0 ? "not in" : "more than once in"} ${file}. Check src/sdk-jsonrpc-guards.ts against the SDK's schemas and update GUARD_SPLICES.`);
+    }
+    out = out.slice(0, at) + replace + out.slice(at + find.length);
+  }
+  return `import * as ${GUARDS} from ${JSON.stringify(guardsModule)};\n${out}`;
+}
+
+/** src/sdk-jsonrpc-guards.ts spliced into the server and the client SDK; the build fails if either is not found. */
+function fastSdkGuards(root: string): Plugin {
+  const guardsModule = path.join(root, "src", "sdk-jsonrpc-guards.ts");
+  return {
+    name: "fast-sdk-guards",
+    setup(b) {
+      const spliced = new Set<string>();
+      b.onStart(() => spliced.clear());
+      b.onLoad({ filter: SDK_GUARDS_MODULE }, (args) => {
+        const text = readFileSync(args.path, "utf8");
+        // Only the module that defines the guards (the package's other src-* files, if any, pass through).
+        if (!text.includes("const isJSONRPCRequest = ")) return undefined;
+        const contents = spliceSdkGuards(text, args.path, guardsModule);
+        spliced.add(SDK_GUARDS_MODULE.exec(args.path)![1]!);
+        return { contents, loader: "js", resolveDir: path.dirname(args.path) };
+      });
+      b.onEnd((result) => {
+        if (result.errors.length > 0) return undefined;
+        const missing = ["server", "client"].filter((pkg) => !spliced.has(pkg));
+        if (missing.length === 0) return undefined;
+        return { errors: [{ text: `scripts/bundle.ts: the guards of @modelcontextprotocol/${missing.join(" and ")} were not spliced: no bundled module matched ${SDK_GUARDS_MODULE} with \`const isJSONRPCRequest = \`. The SDK's layout changed; update fastSdkGuards.` }] };
+      });
     },
   };
 }
@@ -83,7 +153,7 @@ export async function bundle(root = ROOT): Promise<string> {
     sourcemap: "linked",
     metafile: true,
     logLevel: "warning",
-    plugins: [lazyServerShims(root), keepOthersExternal],
+    plugins: [lazyServerShims(root), fastSdkGuards(root), keepOthersExternal],
   });
   const metaFile = path.join(root, "dist", "bundle-meta.json");
   writeFileSync(metaFile, JSON.stringify(result.metafile));

@@ -37,38 +37,60 @@ function newAjv(dialect: "draft-07" | "2020-12"): Ajv {
   return ajv;
 }
 
-let draft07: Ajv | undefined;
-let draft2020: Ajv | undefined;
+/**
+ * Schemas one Ajv compiles before the next compile takes a fresh one. An Ajv keeps every schema
+ * and every validator it ever compiled in its code scope, and `removeSchema` does not release
+ * them: one Ajv for the whole process kept every tool schema of every catalog ever listed (a
+ * slow leak on each catalog refresh). Each validator holds its Ajv, so an Ajv goes once every
+ * validator it made is gone; with a fresh one every SCHEMAS_PER_AJV compiles, what a live
+ * validator can keep beside it is bounded. A fresh Ajv costs its first compile about 40 ms (it
+ * compiles the meta-schema), under a millisecond per schema at this size.
+ */
+export const SCHEMAS_PER_AJV = 64;
 
-function ajvFor(schema: Record<string, unknown>): Ajv {
-  const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (DRAFT_2020.test(dialect)) return (draft2020 ??= newAjv("2020-12"));
-  return (draft07 ??= newAjv("draft-07"));
+interface Generation {
+  ajv: Ajv;
+  compiles: number;
 }
 
-/** Compiled validators, keyed by schema object identity (catalogs keep their schema objects). */
+const generations: Partial<Record<"draft-07" | "2020-12", Generation>> = {};
+
+function ajvFor(schema: Record<string, unknown>): Ajv {
+  const dialect = typeof schema.$schema === "string" && DRAFT_2020.test(schema.$schema) ? "2020-12" : "draft-07";
+  let generation = generations[dialect];
+  if (!generation || generation.compiles >= SCHEMAS_PER_AJV) generation = generations[dialect] = { ajv: newAjv(dialect), compiles: 0 };
+  generation.compiles++;
+  return generation.ajv;
+}
+
+/**
+ * Compiled validators, keyed by schema object identity: a catalog keeps its tools' schema objects,
+ * so a validator lives exactly as long as the catalog entry it was compiled for. A refresh of
+ * the catalog (tools/list_changed, a re-listing) brings new schema objects, and the old
+ * validators go with the old entry.
+ */
 const compiled = new WeakMap<object, ValidateFunction | Error>();
 
-/** Compile once; a schema that cannot compile is returned as an Error rather than thrown. */
+/** Validators compiled since start, and those not yet garbage collected (for the tests that check nothing keeps them). */
+const counts = { compiled: 0, alive: 0 };
+const collected = new FinalizationRegistry<undefined>(() => counts.alive--);
+export const validatorCounts = (): { compiled: number; alive: number } => ({ ...counts });
+
+/** Compile once per schema object; a schema that cannot compile is returned as an Error rather than thrown. */
 export function compileSchema(schema: Record<string, unknown>): ValidateFunction | Error {
   const cached = compiled.get(schema);
   if (cached) return cached;
-  const result = compileWith(schema, false);
+  const result = compileTransient(schema);
   compiled.set(schema, result);
   return result;
 }
 
 /**
- * Compile a one-off schema (a user's form, see facade/form-validator.ts) and keep nothing of it:
- * Ajv caches every schema object it compiles for its own life (the process, here), so the
- * schema is dropped from that cache at once and the function lives only as long as its caller
- * holds it.
+ * Compile a schema and keep nothing of it here: the function lives only as long as its caller
+ * holds it (compileSchema: as long as the schema object; a user's form, see
+ * facade/form-validator.ts: for one check), and with it, at most its Ajv (see SCHEMAS_PER_AJV).
  */
 export function compileTransient(schema: Record<string, unknown>): ValidateFunction | Error {
-  return compileWith(schema, true);
-}
-
-function compileWith(schema: Record<string, unknown>, transient: boolean): ValidateFunction | Error {
   try {
     // `$id` is dropped so two servers that reuse one id cannot collide in the shared Ajv
     // instance; a `$schema` Ajv does not know (e.g. draft-04) is dropped because the keywords are
@@ -78,7 +100,11 @@ function compileWith(schema: Record<string, unknown>, transient: boolean): Valid
     const toCompile = known ? { $schema, ...rest } : rest;
     const ajv = ajvFor(schema);
     const validate = ajv.compile(toCompile);
-    if (transient) ajv.removeSchema(toCompile);
+    // Ajv's by-object cache would never be hit (`toCompile` is new each time): keep it empty.
+    ajv.removeSchema(toCompile);
+    counts.compiled++;
+    counts.alive++;
+    collected.register(validate, undefined);
     return validate;
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));

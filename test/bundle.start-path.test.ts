@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, it } from "node:test";
-import { bundleReach, readBundleMeta } from "./helpers.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { baseEnv, bundleReach, FIXTURES, MCP_BIN, readBundleMeta } from "./helpers.js";
 
 /**
  * What a stdio start parses, read from the build's metafile (scripts/bundle.ts writes
@@ -8,7 +13,9 @@ import { bundleReach, readBundleMeta } from "./helpers.js";
  * whole inlined Ajv) for src/sdk-server-shims.ts by import name; if an SDK upgrade renamed that
  * module the swap would stop applying without any error, and about 1 MiB of idle memory would come
  * back. The adapters, the MCP client and Ajv load on first use; a static import that pulled them
- * onto the start path would undo the start-time work just as quietly. These tests are what notice.
+ * onto the start path would undo the start-time work just as quietly. So would node:crypto (about
+ * 1 MiB of idle memory, src/node-crypto.ts), which one stray static import or one call at start
+ * brings back: the last test asks a running server. These tests are what notice.
  */
 const staticInputs = (entry: string): Set<string> => bundleReach(entry, (kind) => kind === "import-statement").sources;
 
@@ -30,5 +37,72 @@ describe("bundle: what a start parses", () => {
     assert.ok(sources.includes("src/facade/server.ts"), "the facade server is on the start path");
     const eager = sources.filter((s) => s.includes("@modelcontextprotocol/client/") || /node_modules\/ajv/.test(s) || /^src\/adapters\/(mcp|rest|openapi|cli)\/adapter\.ts$/.test(s));
     assert.deepEqual(eager, [], "these load on first use");
+  });
+
+  it("the stdio server's static imports hold no node:crypto", () => {
+    const meta = readBundleMeta();
+    const stdioChunk = Object.entries(meta.outputs).find(([, output]) => "src/transports/stdio.ts" in output.inputs)![0];
+    const { externals } = bundleReach(stdioChunk, (kind) => kind === "import-statement");
+    assert.ok(externals.size > 0, `the walk reaches package imports (${[...externals].join(", ")})`);
+    assert.ok(!externals.has("node:crypto") && !externals.has("crypto"), "node:crypto is imported on first use (src/node-crypto.ts)");
+  });
+
+  it("a warm start of the default fleet, answering tools/list and help, has not loaded node:crypto", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-start-crypto-"));
+    // The default fleet (bundled plugins, embedded servers) plus a configured server whose settings
+    // read a secret: its value is digested into the catalog key at every start.
+    const config = path.join(dir, "agent-tools.config.json");
+    const startLog = path.join(dir, "starts.log");
+    const serverStarts = () => (existsSync(startLog) ? readFileSync(startLog, "utf8").trim().split("\n").length : 0);
+    writeFileSync(config, JSON.stringify({ mcpServers: { keyed: { command: process.execPath, args: [path.join(FIXTURES, "mcp", "recording-server.mjs")], env: { API_KEY: "${START_PROBE_SECRET}", START_LOG: startLog } } } }));
+    const env = baseEnv({ AGENT_TOOLS_NO_BUNDLED_PLUGINS: "0", AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: path.join(dir, "cache"), XDG_STATE_HOME: path.join(dir, "state"), AGENT_TOOLS_CONFIG: config, START_PROBE_SECRET: "sk-probe-3f9a1c" });
+    const catalogs = () => (existsSync(path.join(dir, "cache", "catalogs")) ? readdirSync(path.join(dir, "cache", "catalogs")).filter((n) => n.endsWith(".json")).length : 0);
+    const start = async () => {
+      const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", path.join(FIXTURES, "module-load-probe.mjs"), MCP_BIN], env, cwd: dir, stderr: "pipe" });
+      let stderr = "";
+      transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const client = new Client({ name: "start-path-test", version: "0.0.0" });
+      await client.connect(transport);
+      const modules = async (): Promise<string[]> => {
+        const from = stderr.length;
+        process.kill(transport.pid!, "SIGUSR2");
+        for (let waited = 0; waited < 10_000; waited += 50) {
+          const line = /\[modules\] (.*)\n/.exec(stderr.slice(from));
+          if (line) return JSON.parse(line[1]!) as string[];
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        throw new Error(`the probe did not answer; stderr: ${stderr.slice(-500)}`);
+      };
+      return { client, modules, close: () => client.close() };
+    };
+    try {
+      // Cold: the background listing stores every catalog (and builds adapters, which may load crypto).
+      const cold = await start();
+      try {
+        await cold.client.listTools();
+        let [count, stableSince] = [0, Date.now()];
+        for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+          if (catalogs() !== count) [count, stableSince] = [catalogs(), Date.now()];
+          if (count >= 2 && serverStarts() > 0 && Date.now() - stableSince > 1500) break;
+        }
+        assert.ok(count >= 2, `the cold start stored the fleet's catalogs, the keyed server's among them (${count})`);
+        assert.equal(serverStarts(), 1, "the cold start listed the keyed server once");
+      } finally {
+        await cold.close();
+      }
+      const warm = await start();
+      try {
+        await warm.client.listTools();
+        await warm.client.callTool({ name: "agent_tools_help", arguments: {} });
+        const loaded = await warm.modules();
+        assert.ok(loaded.includes("NativeModule fs"), "the probe lists built-in modules");
+        assert.deepEqual(loaded.filter((m) => /crypto/.test(m)), [], "a warm start loads no node:crypto");
+        assert.equal(serverStarts(), 1, "the warm start found the keyed server's catalog by its key: it did not start the server");
+      } finally {
+        await warm.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

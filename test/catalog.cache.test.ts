@@ -3,7 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { createHash } from "node:crypto";
 import { catalogKey } from "../src/runtime/catalog-cache/key.js";
+import { sha256Hex } from "../src/sha256.js";
 import { cacheRoot, catalogCacheDir, createFileCatalogStore } from "../src/runtime/catalog-cache/store.js";
 import { manifestFromEntry } from "../src/config/mcp-servers.js";
 import { callJson, connect, FIXTURES, runCli, baseEnv, type Connected } from "./helpers.js";
@@ -230,5 +232,17 @@ describe("catalog cache keys and places", () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  test("keys are SHA-256 digests made without node:crypto, equal to node:crypto's, so catalogs stored before still match", () => {
+    const texts = ["", "abc", SECRET, "ünïcødé ✓ 🚀", "x".repeat(1000), JSON.stringify({ runtimeVersion: "0.1.0", raw: { url: "${API_URL}" } })];
+    for (const text of texts) assert.equal(sha256Hex(text), createHash("sha256").update(text).digest("hex"), `digest of ${JSON.stringify(text.slice(0, 20))}`);
+    const bytes = Buffer.from([0, 255, 128, 7]);
+    assert.equal(sha256Hex(bytes), createHash("sha256").update(bytes).digest("hex"), "digest of bytes");
+    // A key made by the runtime before (node:crypto, commit 4c7937c) for this manifest and value.
+    const manifest = manifestFromEntry("/p/agent-tools.config.json", "keyed", { command: "node", args: ["server.mjs"], env: { API_KEY: "${BENCH_SECRET}" } });
+    const key = catalogKey(manifest, { BENCH_SECRET: SECRET }, "9.9.9");
+    assert.equal(key, "5cd9fc920693eb3d651d95c074d94fdfff29edce2e801f893dbee8242ea562d3", "the same key as before");
+    assert.notEqual(key, catalogKey(manifest, { BENCH_SECRET: `${SECRET}x` }, "9.9.9"), "another secret value, another key");
   });
 });

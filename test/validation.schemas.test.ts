@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -10,6 +11,7 @@ import { RestSpecError } from "../src/adapters/rest/errors.js";
 import { createRestAdapter } from "../src/adapters/rest/index.js";
 import { silentLogger } from "../src/log.js";
 import { SPEC_DATA_FILES } from "../scripts/spec-schemas.js";
+import { BLOCK_DATA_FILE, MANIFEST_DATA_FILE, SPEC_SCHEMAS } from "../scripts/spec-table.js";
 import { baseEnv, runCli } from "./helpers.js";
 
 // One validation style: the config file, plugin.json and every adapter kind's block are checked
@@ -27,6 +29,23 @@ describe("the schemas a start reads are the TypeBox schemas as data", () => {
       assert.equal(readFileSync(new URL(`../${file}`, import.meta.url), "utf8"), source(), `${file} is stale: run \`npm run schema:specs\``);
     });
   }
+
+  it("one table (scripts/spec-table.ts) names each schema's data and validator: the runtime registers exactly the validators generated from it", async () => {
+    const generated = Object.keys(createRequire(import.meta.url)("../src/validators.generated.cjs") as Record<string, unknown>).sort();
+    const modules: Record<string, Record<string, unknown> & { PRECOMPILED: readonly (readonly [object, string])[] }> = {
+      [BLOCK_DATA_FILE]: await import("../src/adapters/block-schema-data.js"),
+      [MANIFEST_DATA_FILE]: await import("../src/plugins/manifest-schema-data.js"),
+    };
+    assert.deepEqual(Object.keys(modules).sort(), Object.keys(SPEC_DATA_FILES).sort(), "every data file the table writes");
+    const registered = Object.values(modules).flatMap((m) => m.PRECOMPILED.map(([, name]) => name));
+    assert.deepEqual(["config", "serverEntry", ...registered].sort(), generated, "the data files register every generated validator but the config's, and no other");
+    for (const entry of SPEC_SCHEMAS) {
+      const pair = modules[entry.file]!.PRECOMPILED.find(([, name]) => name === entry.validator);
+      assert.ok(pair, `${entry.validator} is registered from ${entry.file}`);
+      assert.equal(pair[0], modules[entry.file]![entry.data], `${entry.validator} checks ${entry.data}`);
+      assert.deepEqual(pair[0], JSON.parse(JSON.stringify(entry.schema)), `${entry.data} is its TypeBox schema as data`);
+    }
+  });
 });
 
 describe("plugin.json: every problem at once, at its line and column", () => {

@@ -1909,3 +1909,19 @@ export const CLI_ERROR_RULES_SCHEMA = {
     }
   }
 } as const;
+
+/** Each schema above and its validator in src/validators.generated.cjs (spec-check.ts usePrecompiledSpec). */
+export const PRECOMPILED = [
+  [MCP_BLOCK_SCHEMA, "mcpBlock"],
+  [MCP_FILESYSTEM_BLOCK_SCHEMA, "mcpFilesystemBlock"],
+  [REST_BLOCK_SCHEMA, "restBlock"],
+  [REST_TOOL_SCHEMA, "restTool"],
+  [REST_AUTH_SCHEMA, "restAuth"],
+  [REST_PAGINATE_SCHEMA, "restPaginate"],
+  [REST_RESULT_SHAPE_SCHEMA, "restResultShape"],
+  [REST_ERROR_RULES_SCHEMA, "restErrorRules"],
+  [OPENAPI_BLOCK_SCHEMA, "openapiBlock"],
+  [CLI_BLOCK_SCHEMA, "cliBlock"],
+  [CLI_TOOL_SCHEMA, "cliTool"],
+  [CLI_ERROR_RULES_SCHEMA, "cliErrorRules"],
+] as const;

@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, type ClientCapabilities, inputRequired, inputResponse, type InputRequiredResult, type RequestStateCodec, type Server, type ServerContext } from "@modelcontextprotocol/server";
+import { nodeCrypto } from "../node-crypto.js";
 import { ConfirmInterrupt, questionDigest, renderQuestion, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
 
 /**
@@ -53,11 +53,18 @@ export interface ConfirmRound {
 }
 
 export class ConfirmRounds {
-  private readonly codec: RequestStateCodec<ConfirmState>;
+  private made: RequestStateCodec<ConfirmState> | undefined;
   private readonly spent = new Map<string, number>();
 
-  constructor(key: Uint8Array) {
-    this.codec = createRequestStateCodec<ConfirmState>({ key, ttlSeconds: TTL_SECONDS, bind: (ctx) => identityOf(ctx) });
+  /**
+   * `key` is read on the first confirmation round, not at start: the codec signs with Web Crypto and
+   * a random process key comes from node:crypto, neither of which a start should load (node-crypto.ts).
+   */
+  constructor(private readonly key: () => Uint8Array) {}
+
+  private get codec(): RequestStateCodec<ConfirmState> {
+    this.made ??= createRequestStateCodec<ConfirmState>({ key: this.key(), ttlSeconds: TTL_SECONDS, bind: (ctx) => identityOf(ctx) });
+    return this.made;
   }
 
   /** `ServerOptions.requestState.verify`: a forged, expired or other caller's state is refused by the SDK (-32602). */
@@ -94,7 +101,7 @@ export class ConfirmRounds {
         this.spend(state.nonce);
       },
       ask: async (interrupt) => {
-        const requestState = await this.codec.mint({ approved: [...approved], pending: questionDigest(interrupt.question), nonce: randomUUID() }, ctx);
+        const requestState = await this.codec.mint({ approved: [...approved], pending: questionDigest(interrupt.question), nonce: nodeCrypto().randomUUID() }, ctx);
         return inputRequired({
           inputRequests: {
             [FORM_KEY]: inputRequired.elicit({
@@ -120,7 +127,7 @@ export class ConfirmRounds {
 
   /** The requestState of a round that asks a held call's downstream questions (signed and bound like a confirmation's). */
   mintHeld(ctx: ServerContext, held: { id: string; round: number }): Promise<string> {
-    return this.codec.mint({ approved: [], pending: "", nonce: randomUUID(), held }, ctx);
+    return this.codec.mint({ approved: [], pending: "", nonce: nodeCrypto().randomUUID(), held }, ctx);
   }
 
   private spend(nonce: string): void {

@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { inputResponse, type InputRequests } from "@modelcontextprotocol/server";
+import { nodeCrypto } from "../node-crypto.js";
 import type { CallRelay, RelayedLog, RelayedParams, RelayedProgress, RelayedResult } from "../adapters/relay.js";
 
 /**
@@ -44,7 +44,7 @@ export interface HeldCallsOptions {
 const METHOD = { elicit: "elicitation/create", sample: "sampling/createMessage" } as const;
 
 export class HeldCall<T> {
-  readonly id = randomUUID();
+  readonly id = nodeCrypto().randomUUID();
   /** Rounds answered so far: a requestState names the round it answers, so a replayed one is refused. */
   round = 0;
   private sink: RoundSink | undefined;

@@ -8,7 +8,7 @@ import { toExecResult } from "../text/answer.js";
 import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt } from "../runtime/confirm.js";
-import { stateKey } from "../runtime/state-key.js";
+import { lazyStateKey } from "../runtime/state-key.js";
 import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, type ConfirmRound } from "./confirm-rounds.js";
 import { isModernRequest, relayFor } from "./call-relay.js";
 import { HeldCalls, type HeldCall } from "./held-calls.js";
@@ -134,13 +134,43 @@ const CHECKED_CALL_PARAMS: StandardSchemaV1<unknown, CallToolRequestParams> = {
 
 const facades = new WeakMap<Runtime, Facade>();
 
+/** What a facade Server does with a tools/call (the SDK calls it; so does a fast lane, fast-lane.ts). */
+export type FacadeCallHandler = (params: Pick<CallToolRequestParams, "name" | "arguments">, ctx: ServerContext) => Promise<CallToolResult | InputRequiredResult>;
+
+export interface FacadeCallEntry {
+  handle: FacadeCallHandler;
+  /**
+   * Whether this call may need the SDK's own request machinery midway: a 2026-07-28 call of a
+   * client that can answer questions (held open across input_required rounds), or a 2025-era
+   * skill that may stop for the user's confirmation after it already called the downstream.
+   */
+  needsSdk(name: string, args: unknown, ctx: ServerContext): boolean;
+  /**
+   * Whether the SDK accepted this 2026-07-28 envelope on an earlier request of the connection (its
+   * schema is the SDK's). The first ask starts the keeping: the SDK's answer to that call teaches it.
+   */
+  acceptedEnvelope(envelope: Record<string, unknown>): boolean;
+  /** The identity the Server stamps on 2026-07-28 results. */
+  serverInfo: { name: string; version: string };
+}
+
+/** Envelopes remembered per Server: a client sends the same one on every request; a bound keeps a strange one from growing it. */
+const MAX_ENVELOPES = 16;
+
+const callHandlers = new WeakMap<Server, FacadeCallEntry>();
+
+/** The tools/call handler of a facade Server (undefined for any other Server). */
+export function facadeCallEntry(server: Server): FacadeCallEntry | undefined {
+  return callHandlers.get(server);
+}
+
 /** The facade of `runtime`, built once per runtime (the tool list depends only on the fleet). */
 export function createFacade(runtime: Runtime): Facade {
   const existing = facades.get(runtime);
   if (existing) return existing;
   const pkg = packageJson();
   const info = { name: pkg.name, version: pkg.version };
-  const confirmRounds = new ConfirmRounds(stateKey());
+  const confirmRounds = new ConfirmRounds(lazyStateKey());
   const present = presentNext(runtime.facadeMode);
   const heldCalls = new HeldCalls();
   const heldRounds = new WeakMap<HeldCall<OperationResult>, ConfirmRound>();
@@ -185,6 +215,18 @@ export function createFacade(runtime: Runtime): Facade {
     if (views.size > 1_000) views.clear();
     views.set(key, view);
     return view;
+  };
+
+  /**
+   * A skill's confirmation question can come after reads the skill already made (a call's comes
+   * from the gate, before anything ran). Conservative: every skill of a plugin whose writes the
+   * user confirms, and every skill whose plugin is not plain from the name and arguments.
+   */
+  const mayConfirmRun = (view: View, name: string, args: unknown): boolean => {
+    const resolved = resolveFacadeTool(name, args, view.routes, view.prefixes);
+    if ("error" in resolved || resolved.route.operation !== "run_skill") return false;
+    const prefix = resolved.route.prefix ?? pluginFromArguments(resolved.args).prefix;
+    return !view.prefixes.includes(prefix) || runtime.confirmPolicyOf(prefix) === "elicit";
   };
 
   async function callTool(server: Server, view: View, scope: SessionScope, name: string, rawArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
@@ -335,9 +377,34 @@ export function createFacade(runtime: Runtime): Facade {
       const server = new FacadeServer(info, view.serverOptions);
       const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx));
       server.setRequestHandler("tools/list", (_request, ctx) => (around ? around(ctx, list) : list(ctx)));
-      server.setRequestHandler("tools/call", { params: CHECKED_CALL_PARAMS }, (params, ctx) => {
+      const handleCall: FacadeCallHandler = (params, ctx) => {
         const call = (c: ServerContext): Promise<CallToolResult | InputRequiredResult> => callTool(server, view, scope, params.name, params.arguments ?? {}, c);
         return around ? around(ctx, call) : call(ctx);
+      };
+      // The envelopes of 2026-07-28 requests the SDK let through to this handler (a fast lane trusts
+      // only those), kept from the first time a lane asks: a Server no lane serves pays nothing.
+      const envelopes = new Set<string>();
+      let keepEnvelopes = false;
+      server.setRequestHandler("tools/call", { params: CHECKED_CALL_PARAMS }, (params, ctx) => {
+        const envelope = ctx.mcpReq.envelope;
+        if (keepEnvelopes && envelope && envelopes.size < MAX_ENVELOPES) envelopes.add(JSON.stringify(envelope));
+        return handleCall(params, ctx);
+      });
+      callHandlers.set(server, {
+        handle: handleCall,
+        needsSdk: (name, args, ctx) => {
+          if (scope.canAsk === false) return false;
+          if (isModernRequest(ctx)) {
+            const capabilities = clientCapabilitiesOf(server, ctx);
+            return Boolean(capabilities?.elicitation || capabilities?.sampling);
+          }
+          return clientCanElicitForm(server, ctx) && mayConfirmRun(view, name, args);
+        },
+        acceptedEnvelope: (envelope) => {
+          keepEnvelopes = true;
+          return envelopes.has(JSON.stringify(envelope));
+        },
+        serverInfo: info,
       });
       return server;
     },

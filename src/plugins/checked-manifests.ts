@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { RUNTIME_ROOT } from "../paths.js";
+import { sha256Hex } from "../sha256.js";
 
 /**
  * The bundled plugins' manifests are checked when the runtime is built (scripts/checked-manifests.ts
@@ -14,7 +14,7 @@ import { RUNTIME_ROOT } from "../paths.js";
 export const CHECKED_MANIFESTS_FILE = "checked-manifests.json";
 
 export function manifestDigest(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return sha256Hex(text);
 }
 
 let known: Set<string> | undefined;

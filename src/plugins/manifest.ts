@@ -6,7 +6,7 @@ import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { checkedAtBuild } from "./checked-manifests.js";
 // The schemas as plain data (generated from manifest-schema.ts): reading a manifest loads no TypeBox.
-import { FLAT_MANIFEST_SCHEMA, SPEC_MANIFEST_SCHEMA } from "./manifest-schema-data.js";
+import { FLAT_MANIFEST_SCHEMA, PRECOMPILED, SPEC_MANIFEST_SCHEMA } from "./manifest-schema-data.js";
 
 /**
  * The plugin manifest (`plugin.json`) in either of its two forms, described by TypeBox schemas
@@ -82,8 +82,7 @@ export class ManifestError extends Error {
 }
 
 // Validated by code made ahead of time from these very schemas (no Ajv compile at start).
-usePrecompiledSpec(FLAT_MANIFEST_SCHEMA, "flatManifest");
-usePrecompiledSpec(SPEC_MANIFEST_SCHEMA, "specManifest");
+for (const [schema, name] of PRECOMPILED) usePrecompiledSpec(schema, name);
 
 function isSpecForm(doc: Record<string, unknown>): boolean {
   return "extensions" in doc || (typeof doc.$schema === "string" && doc.$schema.includes("agent-plugins"));

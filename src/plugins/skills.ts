@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Adapter, CallContext } from "../adapters/types.js";
+import { sha256Hex } from "../sha256.js";
 
 /**
  * Skills: deterministic server-side recipes, one module each (`skills/<name>.js|.mjs`), exporting
@@ -104,7 +104,7 @@ export interface SkillsMetaFile {
 }
 
 export function skillFileHash(file: string): string {
-  return createHash("sha256").update(readFileSync(file)).digest("hex");
+  return sha256Hex(readFileSync(file));
 }
 
 function readSkillsMeta(folder: string, cache: Map<string, SkillsMetaFile["skills"] | undefined>): SkillsMetaFile["skills"] | undefined {

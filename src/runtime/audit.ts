@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { nodeCrypto } from "../node-crypto.js";
 import type { Logger } from "../adapters/types.js";
 import type { CallObserver } from "./observer.js";
 import type { AuditLog } from "../state/types.js";
@@ -32,7 +32,7 @@ export function createAuditObserver(options: { audit: AuditLog; instanceId: stri
   return async (event) => {
     if (!event.mutating) return;
     const entry = {
-      id: randomUUID(),
+      id: nodeCrypto().randomUUID(),
       at: new Date(event.startedAt).toISOString(),
       identity: event.session.identity?.name ?? "local",
       session: event.session.id,

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../node-crypto.js";
 import { canonicalJson } from "./loop-breaker.js";
 
 /**
@@ -46,7 +46,7 @@ export class ConfirmInterrupt extends Error {
 /** A stable digest of a question: an answer applies to exactly this plugin, tool and arguments. */
 export function questionDigest(question: ConfirmQuestion): string {
   const subject = question.skill !== undefined ? { p: question.plugin, s: question.skill, a: question.skillArguments ?? {} } : { p: question.plugin, t: question.tool, a: question.arguments ?? {} };
-  return createHash("sha256").update(canonicalJson(subject)).digest("base64url");
+  return nodeCrypto().createHash("sha256").update(canonicalJson(subject)).digest("base64url");
 }
 
 /**

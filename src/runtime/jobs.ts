@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { nodeCrypto } from "../node-crypto.js";
 import { createMemoryJobRecords } from "../state/memory.js";
 import type { JobRecords, StoredJob } from "../state/types.js";
 import { fromThrown, RuntimeError, type ErrorPayload } from "../errors.js";
@@ -91,7 +91,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
   const now = options.now ?? Date.now;
   const instanceId = options.instanceId ?? "local";
   const records = options.records ?? createMemoryJobRecords(instanceId);
-  const scope = options.scope ?? `store:${randomUUID()}`;
+  const scope = options.scope ?? `store:${nodeCrypto().randomUUID()}`;
   const shared = options.showInstance === true;
   // The work this process runs: only here can it be aborted.
   const running = new Map<string, { controller: AbortController; started: number; status: JobStatus }>();
@@ -168,7 +168,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
   return {
     async start(work, startOptions = {}) {
       await makeRoom();
-      const id = `job_${randomUUID().slice(0, 8)}`;
+      const id = `job_${nodeCrypto().randomUUID().slice(0, 8)}`;
       const started = now();
       const status: JobStatus = {
         id,

@@ -36,7 +36,7 @@ import { checkPlugin, mayUsePlugin, type Identity } from "./access.js";
 import type { CallObserver, Tracing } from "./observer.js";
 import { createRedactor } from "../adapters/shared/redact.js";
 import { fleetSecrets } from "./redaction.js";
-import { demoteUnconfigured } from "./unconfigured-hits.js";
+import { pickRanked } from "./ranked-window.js";
 import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
@@ -598,28 +598,27 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     opts: DescribeOptions & { plugin?: string; usable: (prefix: string) => boolean; only?: LoadedPlugin },
   ): { entries: CatalogEntry[]; total: number } {
     const source = opts.only ? catalogOf(opts.only) : { index, catalog };
-    const found = source.index.search(query, { ...(opts.plugin !== undefined ? { plugin: opts.plugin } : {}) });
-    const entries: CatalogEntry[] = [];
-    let total = 0;
-    for (const hit of demoteUnconfigured(found.hits, (prefix) => byPrefix.get(prefix)?.configured !== false)) {
-      if (!opts.usable(hit.plugin)) continue;
-      const plugin = opts.only ?? byPrefix.get(hit.plugin);
-      if (!plugin) continue;
-      let entry: CatalogEntry | undefined;
-      if (entries.length < limit) {
+    const scope = opts.plugin !== undefined ? { plugin: opts.plugin } : {};
+    // A plugin's own index holds only it; in the shared one, a plugin this caller may not use
+    // counts only when it has documents in the scope.
+    const inScope = opts.plugin !== undefined ? [opts.plugin] : [...byPrefix.keys()];
+    const allPass = opts.only !== undefined || inScope.every((prefix) => (opts.usable(prefix) && byPrefix.has(prefix)) || index.size(prefix) === 0);
+    return pickRanked<CatalogEntry>({
+      search: (cut) => source.index.search(query, cut === undefined ? scope : { ...scope, limit: cut }),
+      limit,
+      configured: (prefix) => byPrefix.get(prefix)?.configured !== false,
+      pass: (hit) => opts.usable(hit.plugin) && (opts.only ?? byPrefix.get(hit.plugin)) !== undefined,
+      build: (hit) => {
+        const plugin = (opts.only ?? byPrefix.get(hit.plugin))!;
         if (hit.kind === "skill") {
           const skill = plugin.skills.find((s) => s.name === hit.name);
-          if (skill) entry = describeSkill(plugin, skill, opts);
-        } else {
-          const tool = source.catalog.cached(hit.plugin)?.find((t) => t.name === hit.name);
-          if (tool) entry = describeTool(plugin, tool, opts);
+          return skill ? describeSkill(plugin, skill, opts) : undefined;
         }
-        if (!entry) continue;
-        entries.push(entry);
-      }
-      total += 1;
-    }
-    return { entries, total };
+        const tool = source.catalog.cached(hit.plugin)?.find((t) => t.name === hit.name);
+        return tool ? describeTool(plugin, tool, opts) : undefined;
+      },
+      allPass,
+    });
   }
 
   /** One plugin in full, for help({plugin}). */

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { nodeCrypto } from "../node-crypto.js";
 import type { Identity } from "./access.js";
 
 /**
@@ -25,7 +25,7 @@ export interface Session {
   readonly identity?: Identity;
 }
 
-export function createSession(id: string = randomUUID(), identity?: Identity): Session {
+export function createSession(id: string = nodeCrypto().randomUUID(), identity?: Identity): Session {
   return { id, loopMemory: new Map(), extensions: new Map(), disposers: [], ...(identity ? { identity } : {}) };
 }
 

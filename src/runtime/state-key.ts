@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { nodeCrypto } from "../node-crypto.js";
 
 /**
  * The runtime's signing key for state that travels through clients: workspace handles and the
@@ -19,6 +19,16 @@ export function stateKeyFromEnv(env: NodeJS.ProcessEnv): Buffer | undefined {
 
 /** The key of this process: from the environment, else random (made once). */
 export function stateKey(env: NodeJS.ProcessEnv = process.env): Buffer {
-  processKey ??= stateKeyFromEnv(env) ?? randomBytes(32);
+  processKey ??= stateKeyFromEnv(env) ?? nodeCrypto().randomBytes(32);
   return processKey;
+}
+
+/**
+ * The same key, for a holder that signs nothing at start: AGENT_TOOLS_STATE_KEY is checked now (a
+ * malformed one still fails the start), a random key is made on the first call (it needs
+ * node:crypto, which a start does not load).
+ */
+export function lazyStateKey(env: NodeJS.ProcessEnv = process.env): () => Buffer {
+  const fromEnv = stateKeyFromEnv(env);
+  return () => fromEnv ?? stateKey(env);
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { CatalogStore } from "../runtime/catalog-cache/store.js";
 
 /**
@@ -146,7 +145,12 @@ export class SharedStateError extends Error {
   readonly code = "UPSTREAM_ERROR";
 }
 
-/** A fresh instance id (`i-` and 8 hex digits), for a process its operator did not name. */
+/**
+ * A fresh instance id (`i-` and 8 hex digits), for a process its operator did not name. It only has
+ * to differ between live instances and is no secret (it shows in workspace handles), and it is made
+ * at every start: Math.random (seeded per process from the OS) rather than node:crypto, which a
+ * start does not load (node-crypto.ts).
+ */
 export function newInstanceId(): string {
-  return `i-${randomUUID().slice(0, 8)}`;
+  return `i-${Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, "0")}`;
 }

@@ -3,6 +3,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Readable, Writable } from "node:stream";
 import { BatchedWriter } from "../batched-writes.js";
 import { JsonRpcLineReader } from "../jsonrpc-lines.js";
+import type { FastLane } from "../facade/fast-lane.js";
 
 /**
  * The facade's stdio wire: the SDK's StdioServerTransport (its start, close and error handling
@@ -11,6 +12,8 @@ import { JsonRpcLineReader } from "../jsonrpc-lines.js";
  *    many callers in flight, the answers one downstream read resolved reach the client together;
  *  - incoming lines are framed as the SDK frames them, and the plain envelope of a request is
  *    checked without zod (jsonrpc-lines.ts); anything else goes through the SDK's own parser.
+ *  - a message the fast lane takes (facade/fast-lane.ts: a plain facade tools/call, or the
+ *    cancellation of one) is answered there, without the SDK; everything else goes to the SDK.
  * The reader is swapped in through `_ondata`, the data listener the SDK's `start` attaches and
  * `close` removes (a public member of its declaration).
  */
@@ -18,6 +21,8 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
   readonly #writer: BatchedWriter;
   readonly #reader = new JsonRpcLineReader(deserializeMessage);
   #closed = false;
+  /** Set by the serving entry when the fast lane is on (it needs the pinned Server, which the entry knows). */
+  lane: FastLane | undefined;
 
   constructor(stdin: Readable = process.stdin, stdout: Writable = process.stdout) {
     super(stdin, stdout);
@@ -39,6 +44,7 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
       try {
         const message = this.#reader.readMessage();
         if (message === null) return;
+        if (this.lane?.take(message)) continue;
         this.onmessage?.(message);
       } catch (error) {
         this.onerror?.(error as Error);
@@ -52,7 +58,10 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
   }
 
   override async close(): Promise<void> {
-    if (!this.#closed) this.#reader.clear();
+    if (!this.#closed) {
+      this.#reader.clear();
+      this.lane?.close();
+    }
     this.#closed = true;
     await super.close();
   }

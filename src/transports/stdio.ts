@@ -5,6 +5,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import { closeSession } from "../runtime/session.js";
 import { exitGracefully } from "./shutdown.js";
 import { BatchedStdioServerTransport } from "./stdio-wire.js";
+import { createFastLane, fastLaneEnabled } from "../facade/fast-lane.js";
 
 /**
  * The facade over stdio, both protocol eras: the SDK's serveStdio lets the opening exchange pick
@@ -22,15 +23,22 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
   const unsubscribe = runtime.onToolsChanged((prefix) => {
     if (current) announceToolsChanged(current, prefix);
   });
+  const wire = new BatchedStdioServerTransport();
+  const onerror = (error: Error): void => runtime.log.debug(`stdio: ${error.message}`);
+  if (fastLaneEnabled()) {
+    // Plain facade tools/calls are answered without the SDK's per-request machinery (fast-lane.ts).
+    wire.lane = createFastLane({ server: () => current, reply: (response) => wire.send(response), toSdk: (message) => wire.onmessage?.(message), onerror });
+  }
   const handle = serveStdioEntry(
     () => {
       current = facade.server({ session: () => session });
       return current;
     },
-    { transport: new BatchedStdioServerTransport(), onerror: (error) => runtime.log.debug(`stdio: ${error.message}`) },
+    { transport: wire, onerror },
   );
   const shutdown = exitGracefully(runtime.log, async () => {
     unsubscribe();
+    if (wire.lane) runtime.log.debug(`fast lane: ${wire.lane.counts.taken} tools/call taken, ${wire.lane.counts.handedOver} of them handed to the SDK`);
     await handle.close().catch(() => undefined);
     await closeSession(session);
     await runtime.close();

@@ -64,12 +64,19 @@ export class McpAdapter implements Adapter {
 
   async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
     const relay = ctx?.relay;
+    // With a relay, ask a 2026-07-28 server for its log messages (absent, it sends none); the agent's client filters them by its own level.
+    const params = { name, arguments: args, ...(relay?.log ? { _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : {}) };
+    // Progress of the downstream call goes to the agent's client (its own progressToken).
+    const progress = relay?.progress
+      ? { onprogress: (p: { progress: number; total?: number; message?: string }) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }), resetTimeoutOnProgress: true }
+      : undefined;
     const run = (): Promise<unknown> =>
-      this.connection.request(`tools/call '${name}'`, { timeoutMs: this.timeoutMs, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, (client, options) => {
-        // Progress of the downstream call goes to the agent's client (its own progressToken).
-        // With a relay, ask a 2026-07-28 server for its log messages (absent, it sends none); the agent's client filters them by its own level.
-        const calling = () =>
-          client.callTool({ name, arguments: args, ...(relay?.log ? { _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : {}) }, relay?.progress ? { ...options, onprogress: (p) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }), resetTimeoutOnProgress: true } : options);
+      this.connection.request(`tools/call '${name}'`, { timeoutMs: this.timeoutMs, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, (client, options, lane) => {
+        const withProgress = progress ? { ...options, ...progress } : options;
+        // The fast lane (call-lane.ts) for a 2025-era stdio server's tool the SDK would not check
+        // against an outputSchema; anything else, or when unsure, the SDK path.
+        if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, withProgress);
+        const calling = () => client.callTool(params, withProgress);
         // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
         // driver) and find this call's relay through its async context. A 2025-era server asks on
         // its connection, outside any call's context (McpConnection falls back to the calls in
@@ -108,6 +115,11 @@ export class McpAdapter implements Adapter {
 
   get connected(): boolean {
     return this.connection.connected;
+  }
+
+  /** Calls that took the tools/call fast lane (call-lane.ts) on the current connection; undefined without one. */
+  get laneCalls(): number | undefined {
+    return this.connection.laneCalls;
   }
 
   health(): AdapterHealth | undefined {

@@ -29,6 +29,8 @@ export class ToolCatalog {
   private tools: ToolDescriptor[] | undefined;
   private generation = 0;
   private loading: { generation: number; promise: Promise<ToolDescriptor[]> } | undefined;
+  /** The last list read, kept past a list_changed (for sdkChecksOutputOf). */
+  private lastListed: ToolDescriptor[] | undefined;
 
   /** The cached list, or `load()` once (concurrent callers share it). */
   async get(load: () => Promise<ToolDescriptor[]>): Promise<ToolDescriptor[]> {
@@ -36,6 +38,7 @@ export class ToolCatalog {
     if (this.loading?.generation === this.generation) return this.loading.promise;
     const generation = this.generation;
     const promise = load().then((tools) => {
+      this.lastListed = tools;
       // A list_changed that arrived while loading makes this result stale: do not cache it.
       if (generation === this.generation) this.tools = tools;
       return tools;
@@ -46,6 +49,21 @@ export class ToolCatalog {
     } finally {
       if (this.loading?.promise === promise) this.loading = undefined;
     }
+  }
+
+  /**
+   * Whether the SDK client's callTool may check this tool's answer against an outputSchema, as far
+   * as this catalog can tell (true when unsure). The SDK takes the schema from its own cached
+   * tools/list, which only this catalog's loads fill (the SDK's aggregate listTools) and every
+   * list_changed or reconnect empties. So that cache holds nothing or the last list read here:
+   * a tool without an outputSchema in the last list read (or absent from it, or no list ever read)
+   * is never checked. While a load runs the SDK's cache may already hold its newer list: unsure.
+   */
+  sdkChecksOutputOf(name: string): boolean {
+    if (this.loading) return true;
+    const tool = this.lastListed?.find((t) => t.name === name);
+    // The catalog keeps the MCP tool objects as listed (outputSchema included).
+    return tool !== undefined && (tool as { outputSchema?: unknown }).outputSchema !== undefined;
   }
 
   invalidate(): void {

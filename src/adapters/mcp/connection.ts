@@ -4,6 +4,7 @@ import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import { LenientClient } from "./lenient-handshake.js";
+import type { ToolCallLane } from "./call-lane.js";
 import { currentRelay, refusal, type CallRelay, type RelayedParams } from "../relay.js";
 
 /**
@@ -22,6 +23,8 @@ export interface OpenedTransport {
   sessionId?(): string | undefined;
   /** Recent diagnostics (a stdio server's last stderr lines). */
   diagnostics?(): string;
+  /** The tools/call fast lane on this connection (stdio; call-lane.ts), unless turned off. */
+  lane?: ToolCallLane;
   /** Stop: close the connection; for stdio wait for the child to exit (killing it after a grace period). */
   close(): Promise<void>;
 }
@@ -170,6 +173,11 @@ export class McpConnection {
     return this.live !== undefined && !this.live.gone;
   }
 
+  /** Calls that took the tools/call fast lane on the current connection (diagnostics and tests); undefined without a lane. */
+  get laneCalls(): number | undefined {
+    return this.live && !this.live.gone ? this.live.opened.lane?.calls : undefined;
+  }
+
   diagnostics(): string {
     return this.live?.opened.diagnostics?.() ?? "";
   }
@@ -208,7 +216,7 @@ export class McpConnection {
    * own per call: the SDK's request timeout is the deadline (it also tells the server the request
    * was cancelled), and the caller's signal (the pipeline's deadline scope) passes straight on.
    */
-  async request<T>(what: string, control: RequestControl, fn: (client: Client, options: RequestOptions) => Promise<T>): Promise<T> {
+  async request<T>(what: string, control: RequestControl, fn: (client: Client, options: RequestOptions, lane: ToolCallLane | undefined) => Promise<T>): Promise<T> {
     if (this.closed) throw new McpAdapterError("UPSTREAM_ERROR", `${this.label()} is closed`);
     this.inFlight++;
     this.idleLimitMs = this.options.idleTimeoutMs;
@@ -218,7 +226,7 @@ export class McpConnection {
         let live: Live | undefined;
         try {
           live = await this.ensureLive(options);
-          return await fn(live.client, options);
+          return await fn(live.client, options, live.opened.lane);
         } catch (error) {
           if (live && attempt === 0 && !control.signal?.aborted && isSessionExpired(error, live)) {
             this.options.log.info(`${this.label()}: session expired (HTTP 404); re-initialising`);

@@ -3,6 +3,7 @@ import { PassThrough } from "node:stream";
 import { deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { BatchedWriter } from "../../batched-writes.js";
 import { JsonRpcLineReader } from "../../jsonrpc-lines.js";
+import type { LaneHook, LaneWire } from "./call-lane.js";
 import { signalGroup, stopGroup, trackGroup, untrackGroup, waitForGroupExit } from "../shared/process-groups.js";
 
 /**
@@ -28,7 +29,7 @@ export interface GroupStdioParams {
   graceMs: number;
 }
 
-export class GroupStdioTransport implements Transport {
+export class GroupStdioTransport implements Transport, LaneWire {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -42,6 +43,8 @@ export class GroupStdioTransport implements Transport {
   #writer: BatchedWriter | undefined;
   #pid: number | undefined;
   #closing: Promise<void> | undefined;
+  /** The tools/call fast lane (call-lane.ts): looks at each inbound message before the SDK Client. */
+  #lane: LaneHook | undefined;
 
   constructor(params: GroupStdioParams) {
     this.#params = params;
@@ -85,6 +88,9 @@ export class GroupStdioTransport implements Transport {
         // tracked until then, so the runtime's exit handler still reaches it).
         if (this.#pid !== undefined && !this.#closing) void stopGroup(this.#pid, this.#params.graceMs);
         this.onclose?.();
+        // After the SDK Client's close handling (the connection is released first), as the SDK
+        // fails its own pending requests.
+        this.#lane?.closed();
       });
       child.stdin?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("error", (error) => this.onerror?.(error));
@@ -111,8 +117,13 @@ export class GroupStdioTransport implements Transport {
         continue;
       }
       if (message === null) return;
+      if (this.#lane?.take(message)) continue;
       this.onmessage?.(message);
     }
+  }
+
+  attachLane(hook: LaneHook): void {
+    this.#lane = hook;
   }
 
   send(message: JSONRPCMessage): Promise<void> {

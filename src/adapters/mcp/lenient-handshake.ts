@@ -1,4 +1,4 @@
-import { Client, type Request, type RequestMethod, type RequestOptions, type ResultTypeMap, type StandardSchemaV1, type Transport } from "@modelcontextprotocol/client";
+import { Client, SdkError, SdkErrorCode, type JSONRPCMessage, type Request, type RequestMethod, type RequestOptions, type ResultTypeMap, type StandardSchemaV1, type Transport } from "@modelcontextprotocol/client";
 
 /**
  * Liberal in what the adapter accepts from downstream servers: real servers (the original
@@ -75,6 +75,35 @@ export class LenientClient extends Client {
       },
     },
   };
+
+  /**
+   * A tools/call answer taken through the steps the SDK's request funnel takes on this connection:
+   * the era's decode, then the check above; throws what that funnel rejects with. For the call
+   * lane (call-lane.ts), which takes answers off the transport before the SDK sees them.
+   */
+  toolsCallOutcome(raw: unknown): unknown {
+    const decoded = this._wireCodec().decodeResult("tools/call", raw);
+    if (decoded.kind === "invalid") throw decoded.error;
+    if (decoded.kind !== "complete") throw new SdkError(SdkErrorCode.UnsupportedResultType, `Unsupported result type '${decoded.kind}' for tools/call`, { resultType: decoded.kind, method: "tools/call" });
+    const outcome = this.#toolsCallResult["~standard"].validate(decoded.result) as StandardSchemaV1.Result<unknown>;
+    if (outcome.issues) throw new SdkError(SdkErrorCode.InvalidResult, `Invalid result for tools/call: ${outcome.issues.map((issue) => issue.message).join(", ")}`);
+    return outcome.value;
+  }
+
+  /**
+   * A `notifications/progress` message checked by the era's schema, as the SDK's own progress
+   * handler receives it: its params without the token; undefined when the schema refuses it
+   * (reported through onerror, as the SDK does). For the call lane.
+   */
+  progressOf(message: JSONRPCMessage): { progress: number; total?: number; message?: string } | undefined {
+    const outcome = this._wireCodec().validateNotification("notifications/progress", message);
+    if (!outcome.ok) {
+      this.onerror?.(new Error(outcome.reason === "invalid" ? outcome.message : "No wire schema for notifications/progress in the resolved era"));
+      return undefined;
+    }
+    const { progressToken: _token, ...params } = (outcome.value as { params: { progressToken: unknown; progress: number; total?: number; message?: string } }).params;
+    return params;
+  }
 
   override request<M extends RequestMethod>(request: { method: M; params?: Record<string, unknown> }, options?: RequestOptions): Promise<ResultTypeMap[M]>;
   override request<T extends StandardSchemaV1>(request: Request, resultSchema: T, options?: RequestOptions): Promise<StandardSchemaV1.InferOutput<T>>;

@@ -3,7 +3,9 @@ import path from "node:path";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { buildChildEnv, resolveSecretAware } from "./child-env.js";
+import { ToolCallLane } from "./call-lane.js";
 import { GroupStdioTransport } from "./group-stdio-transport.js";
+import { LenientClient } from "./lenient-handshake.js";
 import type { OpenedTransport, TransportOpener } from "./connection.js";
 import { McpAdapterError, errorMessage, isRequestTimeout } from "./errors.js";
 import type { McpStdioSpec } from "./spec.js";
@@ -27,6 +29,10 @@ export interface StdioOpenerOptions {
   killGraceMs?: number;
   stderrLines?: number;
 }
+
+/** `AGENT_TOOLS_CALL_LANE=off` (or `0`, `false`): every tools/call goes through the SDK Client (call-lane.ts). */
+export const CALL_LANE_ENV = "AGENT_TOOLS_CALL_LANE";
+const OFF = new Set(["off", "0", "false", "no"]);
 
 function isDirectory(dir: string | undefined): dir is string {
   try {
@@ -85,8 +91,10 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       }
       throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' failed to start (${errorMessage(error)})${detail}`));
     }
+    const laneOn = !OFF.has((options.hostEnv[CALL_LANE_ENV] ?? "").trim().toLowerCase());
     const opened: OpenedTransport = {
       kind: "stdio",
+      ...(laneOn && client instanceof LenientClient ? { lane: new ToolCallLane(transport, client) } : {}),
       ...(transport.pid !== undefined ? { pid: transport.pid } : {}),
       diagnostics: () => tail.text(),
       close,

@@ -3,6 +3,8 @@ import path from "node:path";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { RUNTIME_ROOT } from "../../paths.js";
 import { closestNames } from "../../runtime/similarity.js";
+import type { PRECOMPILED as MANIFEST_VALIDATORS } from "../../plugins/manifest-schema-data.js";
+import type { PRECOMPILED as BLOCK_VALIDATORS } from "../block-schema-data.js";
 
 /**
  * Declarative adapter blocks (and the manifest) are described by TypeBox schemas; this checks a
@@ -48,24 +50,8 @@ const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
-/** What src/validators.generated.cjs exports (scripts/config-schema.ts writes it). */
-export type PrecompiledName =
-  | "config"
-  | "serverEntry"
-  | "flatManifest"
-  | "specManifest"
-  | "mcpBlock"
-  | "mcpFilesystemBlock"
-  | "restBlock"
-  | "restTool"
-  | "restAuth"
-  | "restPaginate"
-  | "restResultShape"
-  | "restErrorRules"
-  | "openapiBlock"
-  | "cliBlock"
-  | "cliTool"
-  | "cliErrorRules";
+/** What src/validators.generated.cjs exports (scripts/config-schema.ts writes it; the names of plugin.json's and the blocks' come from scripts/spec-table.ts). */
+export type PrecompiledName = "config" | "serverEntry" | (typeof BLOCK_VALIDATORS)[number][1] | (typeof MANIFEST_VALIDATORS)[number][1];
 const precompiled = new WeakMap<object, PrecompiledName>();
 let generated: Record<PrecompiledName, (value: unknown) => boolean> | undefined;
 

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import path from "node:path";
 import { referencedVariables } from "../../adapters/shared/env-vars.js";
 import type { PluginManifest } from "../../plugins/manifest.js";
 import { envAlternatives } from "../../plugins/requirements.js";
+import { sha256Hex } from "../../sha256.js";
 
 /**
  * The cache key of a plugin's catalog: a digest of everything that decides which tools it lists —
@@ -40,11 +40,9 @@ function moduleStamp(manifest: PluginManifest): string | undefined {
   }
 }
 
-const digest = (text: string): string => createHash("sha256").update(text).digest("hex");
-
 export function catalogKey(manifest: PluginManifest, env: NodeJS.ProcessEnv, runtimeVersion: string): string {
-  const variables = variablesOf(manifest).map((name) => [name, env[name] === undefined ? null : digest(env[name])]);
-  return digest(
+  const variables = variablesOf(manifest).map((name) => [name, env[name] === undefined ? null : sha256Hex(env[name])]);
+  return sha256Hex(
     JSON.stringify({
       runtimeVersion,
       prefix: manifest.prefix,

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { nodeCrypto } from "../../../node-crypto.js";
 import { catalogCacheDir } from "../../catalog-cache/store.js";
 
 /**
@@ -19,7 +19,7 @@ export interface EmbeddingCache {
 
 /** The cache key of one text under one model: text changes, or a new model, miss the cache. */
 export function embeddingKey(modelId: string, text: string): string {
-  return createHash("sha256").update(modelId).update("\0").update(text).digest("hex").slice(0, 32);
+  return nodeCrypto().createHash("sha256").update(modelId).update("\0").update(text).digest("hex").slice(0, 32);
 }
 
 /** In memory only (tests, or no writable cache folder). */

@@ -1,0 +1,255 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  isInputRequiredResult,
+  LOG_LEVEL_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+  type JSONRPCMessage,
+  type JSONRPCResponse,
+  type LoggingLevel,
+  type RequestId,
+  type Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import { isOffValue } from "../env-switch.js";
+import { facadeCallEntry, type FacadeCallEntry } from "./server.js";
+
+/**
+ * The fast lane of the hot request: a facade `tools/call` answered without the SDK's per-request
+ * machinery, by the same handler, with the same bytes on the wire.
+ *
+ * Why it exists: through the SDK a facade call passes a serving entry's queue, three or four zod
+ * guards that classify the message, a zod check of the whole request and of the result, a context
+ * object of a dozen closures, and several promise layers, before and after a handler that itself
+ * costs less than all that (README "Performance": in a profile of 16 callers over stdio, at least
+ * a sixth of the runtime's busy samples). No public SDK option skips any of it. The lane takes only what it can answer exactly as the SDK would:
+ *  - a `tools/call` request on a connection whose era is settled (after `initialize`, or on a
+ *    pinned 2026-07-28 connection), whose params are only `name` (a string), `arguments` (absent
+ *    or an object) and `_meta`, with no progress token (progress rides the SDK's request
+ *    relation) and no retry fields (`requestState`/`inputResponses` need the SDK's verify hook);
+ *  - in the 2026-07-28 era, only with an envelope the SDK has already accepted on an earlier
+ *    request of this connection (its schema is the SDK's own);
+ *  - not a call that may need the SDK midway (FacadeCallEntry.needsSdk): a 2026-07-28 client that
+ *    declared elicitation or sampling (its calls are held open across input_required rounds), a
+ *    2025-era skill that may stop for the user's confirmation after it already called the downstream.
+ * Everything else goes to the SDK unchanged. What a call does midway through the SDK would have
+ * done through its request context goes through the Server's public API instead: log messages
+ * (the client's level filter applied as the SDK applies it), elicitation and sampling requests of a
+ * downstream server in the 2025 era. A call that ends in `input_required` in the 2025 era (the
+ * confirmation gate asked, before anything ran: confirm-rounds.ts) is handed to the SDK as it came,
+ * which runs it again and asks the user through its legacy shim; the runtime keeps no record of a
+ * run the gate interrupted, as with the shim's own re-entry.
+ *
+ * Cancellation is the SDK's: a `notifications/cancelled` naming a call in the lane aborts that
+ * call's signal with the given reason, and nothing is answered for it. A closed connection aborts
+ * every call still in the lane.
+ *
+ * The lane knows JSON-RPC messages only, not the wire: a transport hands it each message it reads
+ * (`take`) and writes what it answers (`reply`). `AGENT_TOOLS_FAST_LANE=off` turns it off.
+ */
+
+export interface FastLane {
+  /** true when the lane took `message`: a tools/call it answers, or a cancellation of one. */
+  take(message: JSONRPCMessage): boolean;
+  /** The connection closed: abort every call in the lane (none is answered). */
+  close(): void;
+  /** Calls the lane took, and those of them it began and then handed to the SDK (logged at shutdown; the differential test reads them). */
+  readonly counts: { taken: number; handedOver: number };
+}
+
+export interface FastLaneOptions {
+  /** The facade Server the connection is pinned to, once there is one. */
+  server(): Server | undefined;
+  /** Write one response (the transport serializes it as the SDK's own send would). */
+  reply(response: JSONRPCResponse): Promise<void>;
+  /** Give a message to the SDK as if the lane had never seen it. */
+  toSdk(message: JSONRPCMessage): void;
+  onerror?(error: Error): void;
+}
+
+/** The first protocol revision of the 2026-07-28 era (revisions are dates, compared as strings, as the SDK compares them). */
+const FIRST_MODERN_REVISION = "2026-07-28";
+/** The `_meta` keys the SDK lifts into the per-request envelope, in its order; other keys of their namespace go to the SDK. */
+const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY];
+const RESERVED_NAMESPACE = "io.modelcontextprotocol/";
+const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+const NO_REQUEST_STATE = (() => undefined) as ServerContext["mcpReq"]["requestState"];
+
+type Era = "2025" | "2026";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Whether the lane is on (AGENT_TOOLS_FAST_LANE=off turns it off, for comparisons and as a way back). */
+export function fastLaneEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !isOffValue(env.AGENT_TOOLS_FAST_LANE);
+}
+
+function eraOf(server: Server): Era | undefined {
+  const version = server.getNegotiatedProtocolVersion();
+  if (version === undefined) return undefined;
+  return version >= FIRST_MODERN_REVISION ? "2026" : "2025";
+}
+
+/**
+ * `_meta` split as the SDK splits it: the envelope keys, and the rest (undefined when nothing is
+ * left). undefined when it holds another key of the protocol's namespace (the SDK's schema rules on those).
+ */
+function splitMeta(meta: Record<string, unknown>): { envelope?: Record<string, unknown>; rest?: Record<string, unknown> } | undefined {
+  let envelope: Record<string, unknown> | undefined;
+  let rest: Record<string, unknown> | undefined;
+  for (const key of ENVELOPE_KEYS) if (key in meta) (envelope ??= {})[key] = meta[key];
+  for (const key in meta) {
+    if (ENVELOPE_KEYS.includes(key)) continue;
+    if (key.startsWith(RESERVED_NAMESPACE)) return undefined;
+    (rest ??= {})[key] = meta[key];
+  }
+  return { ...(envelope ? { envelope } : {}), ...(rest ? { rest } : {}) };
+}
+
+/**
+ * The result as the SDK's result check leaves it: a facade result is text blocks and `isError`
+ * (present.ts), which that check passes through with its keys in its schema's order. Anything
+ * else cannot come from the facade; it fails loudly instead of being guessed at.
+ */
+function plainResult(result: unknown, era: Era, serverInfo: unknown): Record<string, unknown> {
+  if (isRecord(result) && Array.isArray(result.content)) {
+    let plain = true;
+    for (const key in result) if (key !== "content" && key !== "isError") plain = false;
+    if (result.isError !== undefined && typeof result.isError !== "boolean") plain = false;
+    const content = result.content.map((block: unknown) => {
+      if (!isRecord(block) || block.type !== "text" || typeof block.text !== "string" || Object.keys(block).length !== 2) plain = false;
+      return isRecord(block) ? { type: block.type, text: block.text } : block;
+    });
+    if (plain) {
+      const isError = result.isError === undefined ? {} : { isError: result.isError };
+      // 2026-07-28: the result check fills in the result type after the keys it found, and the encoder adds the server's identity last.
+      return era === "2025" ? { content, ...isError } : { content, ...isError, resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
+    }
+  }
+  throw new ProtocolError(ProtocolErrorCode.InternalError, "the fast lane got a tools/call result that is not the facade's text result (a bug: AGENT_TOOLS_FAST_LANE=off works around it)");
+}
+
+/** A thrown error as the SDK answers it. */
+function errorResponse(id: RequestId, error: unknown): JSONRPCResponse {
+  const thrown = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  const code = Number.isSafeInteger(thrown.code) ? (thrown.code as number) : ProtocolErrorCode.InternalError;
+  return {
+    jsonrpc: "2.0",
+    id,
+    // The SDK's wire codecs map the 2025 resource-not-found code onto invalid params.
+    error: { code: code === -32002 ? -32602 : code, message: (thrown.message as string | undefined) ?? "Internal error", ...(thrown.data !== undefined ? { data: thrown.data } : {}) },
+  } as JSONRPCResponse;
+}
+
+export function createFastLane(options: FastLaneOptions): FastLane {
+  const inFlight = new Map<RequestId, AbortController>();
+  const counts = { taken: 0, handedOver: 0 };
+
+  const context = (server: Server, era: Era, id: RequestId, signal: AbortSignal, meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): ServerContext => {
+    const notify = (notification: { method: string; params?: Record<string, unknown> }) => server.notification(notification as never);
+    const log =
+      era === "2025"
+        ? (level: LoggingLevel, data: unknown, logger?: string) => server.sendLoggingMessage({ level, data, logger })
+        : (level: LoggingLevel, data: unknown, logger?: string) => {
+            // A 2026-07-28 request gets log messages only at or above the level its envelope names.
+            const threshold = envelope?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
+            if (threshold === undefined) return Promise.resolve();
+            // As the SDK's comparison: a level it does not rank is never filtered.
+            const [rank, floor] = [LEVELS.indexOf(level), LEVELS.indexOf(threshold)];
+            if (rank >= 0 && floor >= 0 && rank < floor) return Promise.resolve();
+            return notify({ method: "notifications/message", params: { level, data, logger } });
+          };
+    return {
+      mcpReq: {
+        id,
+        method: "tools/call",
+        _meta: meta,
+        ...(envelope ? { envelope } : {}),
+        requestState: NO_REQUEST_STATE,
+        signal,
+        send: ((request: never, schemaOrOptions?: never, options?: never) => server.request(request, schemaOrOptions as never, options)) as unknown as ServerContext["mcpReq"]["send"],
+        notify,
+        log,
+        elicitInput: (params, requestOptions) => server.elicitInput(params, requestOptions),
+        requestSampling: (params, requestOptions) => server.createMessage(params as never, requestOptions),
+      },
+    } as ServerContext;
+  };
+
+  const run = async (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, server: Server, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, controller: AbortController): Promise<void> => {
+    let response: JSONRPCResponse;
+    try {
+      const result = await entry.handle(params, ctx);
+      if (controller.signal.aborted) return;
+      if (isInputRequiredResult(result)) {
+        // Only the SDK can ask this question (2025: its legacy shim): it gets the request as it came.
+        inFlight.delete(message.id);
+        counts.handedOver++;
+        options.toSdk(message);
+        return;
+      }
+      response = { result: plainResult(result, era, entry.serverInfo), jsonrpc: "2.0", id: message.id } as JSONRPCResponse;
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      response = errorResponse(message.id, error);
+    } finally {
+      if (inFlight.get(message.id) === controller) inFlight.delete(message.id);
+    }
+    await options.reply(response);
+  };
+
+  const takeCall = (message: JSONRPCMessage & { id: RequestId; params?: unknown }): boolean => {
+    const id = message.id;
+    if ((typeof id !== "string" && typeof id !== "number") || inFlight.has(id)) return false;
+    const server = options.server();
+    if (!server?.transport) return false;
+    const entry = facadeCallEntry(server);
+    const era = entry && eraOf(server);
+    if (!entry || !era) return false;
+    const params = message.params;
+    if (!isRecord(params)) return false;
+    for (const key in params) if (key !== "name" && key !== "arguments" && key !== "_meta") return false;
+    const { name, arguments: args, _meta } = params;
+    if (typeof name !== "string" || (args !== undefined && !isRecord(args)) || (_meta !== undefined && !isRecord(_meta))) return false;
+    const split = _meta ? splitMeta(_meta) : {};
+    if (!split || split.rest?.progressToken !== undefined) return false;
+    const { envelope, rest } = split;
+    if (era === "2025" ? envelope !== undefined : !envelope || !entry.acceptedEnvelope(envelope)) return false;
+    const controller = new AbortController();
+    const ctx = context(server, era, id, controller.signal, rest, envelope);
+    if (entry.needsSdk(name, args, ctx)) return false;
+    inFlight.set(id, controller);
+    counts.taken++;
+    run(message as JSONRPCMessage & { id: RequestId }, entry, server, era, { name, ...(args ? { arguments: args } : {}) }, ctx, controller).catch((error: unknown) =>
+      options.onerror?.(new Error(`Failed to send response: ${error instanceof Error ? error.message : String(error)}`)),
+    );
+    return true;
+  };
+
+  return {
+    counts,
+    take(message) {
+      if (!("method" in message)) return false;
+      if (message.method === "tools/call" && "id" in message) return takeCall(message);
+      if (message.method !== "notifications/cancelled" || "id" in message || !isRecord(message.params)) return false;
+      const requestId = message.params.requestId as RequestId | undefined;
+      const controller = requestId === undefined ? undefined : inFlight.get(requestId);
+      if (!controller) return false;
+      inFlight.delete(requestId!);
+      controller.abort(message.params.reason);
+      return true;
+    },
+    close() {
+      const error = new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed");
+      for (const controller of inFlight.values()) controller.abort(error);
+      inFlight.clear();
+    },
+  };
+}
