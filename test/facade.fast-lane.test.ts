@@ -177,11 +177,12 @@ describe("the fast lane answers as the SDK does (lane on vs AGENT_TOOLS_FAST_LAN
       assert.match(resultText(await call("agent_tools_db_call", { toolName: "log_note", arguments: { note: "filtered" } })), /logged/);
       assert.ok(payloadOf(await call("agent_tools_db_call", { toolName: "ask_user", arguments: { question: "colour?" } })).ok !== undefined);
       assert.ok(payloadOf(await call("agent_tools_db_run_skill", { skill: "two-rows" })).error, "a skill's write without confirm is refused");
-      const crashed = await call("agent_tools_fx_call", { toolName: "crash", arguments: {}, confirm: true });
-      assert.ok((crashed.result as { isError?: boolean } | undefined)?.isError, `a downstream that fails mid-call is a tool error: ${resultText(crashed)}`);
       assert.equal(payloadOf(await call("agent_tools_search", { query: "write a row" })).ok, true);
       assert.equal(payloadOf(await call("agent_tools_db_discover", { query: "echo" })).ok, true);
       assert.equal(payloadOf(await call("agent_tools_help", {})).ok, true);
+      // Last but the cancellation (help, search and discover above would tell of the crash).
+      const crashed = await call("agent_tools_fx_call", { toolName: "crash", arguments: {}, confirm: true });
+      assert.ok((crashed.result as { isError?: boolean } | undefined)?.isError, `a downstream that fails mid-call is a tool error: ${resultText(crashed)}`);
       // Cancellation: the first sleep is cancelled right after it was sent; the second, as long,
       // started later, is answered; the first never is (its answer would have come before).
       peer.send({ jsonrpc: "2.0", id: "sleep-1", method: "tools/call", params: { name: "agent_tools_fx_call", arguments: { toolName: "sleep", arguments: { ms: 300 } } } });
