@@ -2,7 +2,7 @@ import { createBm25fIndex } from "./bm25f.js";
 import { createPlainBm25Index } from "./bm25-baseline.js";
 import { createMiniSearchIndex } from "./minisearch-index.js";
 import { embeddingCacheDir, fileEmbeddingCache } from "./semantic/embedding-cache.js";
-import { createHybridIndex } from "./semantic/hybrid.js";
+import { approximateFromEnv, createHybridIndex } from "./semantic/hybrid.js";
 import { loadSentenceModel } from "./semantic/sentence-model.js";
 import type { ToolIndex } from "./types.js";
 
@@ -38,6 +38,12 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
     case "hybrid": {
       const env = options.env ?? process.env;
       const dir = embeddingCacheDir(env);
+      let approximateFrom: number | undefined;
+      try {
+        approximateFrom = approximateFromEnv(env);
+      } catch (error) {
+        options.log?.(`${(error as Error).message}; approximate vectors stay off`);
+      }
       return createHybridIndex({
         lexical: createBm25fIndex(),
         loadModel: () => loadSentenceModel(env),
@@ -45,6 +51,7 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
         // The waits come decided by the caller (runtime.ts reads both environment variables).
         ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
         ...(options.modelWaitMs !== undefined ? { modelWaitMs: options.modelWaitMs } : {}),
+        ...(approximateFrom !== undefined ? { approximateFrom } : {}),
         ...(options.log ? { log: options.log } : {}),
       });
     }

@@ -38,9 +38,10 @@ export function embeddingCacheDir(env: NodeJS.ProcessEnv): string | undefined {
   return catalogs ? path.join(path.dirname(catalogs), "embeddings") : undefined;
 }
 
-const FILE = /^embeddings-.+\.bin(\.\d+\.tmp)?$/;
+/** The files kept here: a model's catalog vectors, and its piece table (piece-vectors.ts). */
+const FILE = /^(embeddings|pieces)-.+\.bin(\.\d+\.tmp)?$/;
 
-/** The cache files in `dir` (one per model) and their size, for `agent-tools cache`. */
+/** The cache files in `dir` (per model: its vectors and its piece table) and their size, for `agent-tools cache`. */
 export function describeEmbeddingCache(dir: string): { files: number; bytes: number } {
   let names: string[];
   try {
@@ -51,7 +52,7 @@ export function describeEmbeddingCache(dir: string): { files: number; bytes: num
   return { files: names.length, bytes: names.reduce((sum, n) => sum + (statSync(path.join(dir, n), { throwIfNoEntry: false })?.size ?? 0), 0) };
 }
 
-/** Remove every cache file in `dir` (and leftovers of interrupted writes); how many model files went. */
+/** Remove every cache file in `dir` (and leftovers of interrupted writes); how many files went. */
 export function clearEmbeddingCache(dir: string): number {
   let names: string[];
   try {

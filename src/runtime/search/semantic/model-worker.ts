@@ -1,6 +1,6 @@
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { loadUseModel } from "./use-model.js";
-import type { WorkerReply, WorkerRequest } from "./sentence-model.js";
+import type { WorkerReply, WorkerRequest, WorkerSettings } from "./sentence-model.js";
 
 /**
  * The sentence model's thread: loads the model once, says whether it is usable, then answers
@@ -15,16 +15,17 @@ if (!port) throw new Error("model-worker.ts runs as a worker thread (see sentenc
 // libraries print goes to stderr instead.
 process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
 
-const load = await loadUseModel();
+const settings = (workerData ?? {}) as WorkerSettings;
+const load = await loadUseModel({ ...(settings.pieceDir ? { pieceDir: settings.pieceDir } : {}), warn: (message) => process.stderr.write(`agent-tools: ${message}\n`) });
 if ("unavailable" in load) port.postMessage({ type: "unavailable", reason: load.unavailable } satisfies WorkerReply);
 else {
   const { model } = load;
-  port.postMessage({ type: "ready", id: model.id, dimensions: model.dimensions } satisfies WorkerReply);
+  port.postMessage({ type: "ready", id: model.id, dimensions: model.dimensions, ...(model.approximate ? { approximate: model.approximate.id } : {}) } satisfies WorkerReply);
   let queue: Promise<void> = Promise.resolve();
   port.on("message", (request: WorkerRequest) => {
     queue = queue.then(async () => {
       try {
-        const vectors = await model.embed(request.texts);
+        const vectors = request.approximate && model.approximate ? await model.approximate.embed(request.texts) : await model.embed(request.texts);
         port.postMessage({ type: "vectors", request: request.request, vectors } satisfies WorkerReply, vectors.map((v) => v.buffer as ArrayBuffer));
       } catch (error) {
         port.postMessage({ type: "failed", request: request.request, reason: (error as Error).message.split("\n")[0] ?? String(error) } satisfies WorkerReply);

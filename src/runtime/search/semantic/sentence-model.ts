@@ -3,6 +3,7 @@ import { Worker } from "node:worker_threads";
 import { isOffValue } from "../../../env-switch.js";
 import path from "node:path";
 import { RUNTIME_ROOT } from "../../../paths.js";
+import { embeddingCacheDir } from "./embedding-cache.js";
 
 /**
  * The sentence-embedding model behind semantic search, loaded lazily: the packages are optional
@@ -22,6 +23,17 @@ export interface SentenceModel {
    * be embedded on another thread.
    */
   embed(texts: readonly string[], options?: { bulk?: boolean }): Promise<Float32Array[]>;
+  /**
+   * Cheaper vectors in the same space, good enough to rank a large catalog while `embed` works
+   * through it (piece-vectors.ts). Never cached under `id`: the model's own vectors replace them.
+   */
+  readonly approximate?: ApproximateModel;
+}
+
+export interface ApproximateModel {
+  /** Names the approximation (for logs and tests; its vectors are not kept on disk). */
+  readonly id: string;
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
 }
 
 export type ModelLoad = { model: SentenceModel } | { unavailable: string };
@@ -46,11 +58,19 @@ export function unitVector(values: ArrayLike<number>): Float32Array {
 export interface WorkerRequest {
   request: number;
   texts: string[];
+  /** The model's approximate vectors instead of its own. */
+  approximate?: boolean;
+}
+
+/** What the model's thread is started with. */
+export interface WorkerSettings {
+  /** Where the approximate vectors' piece table is kept (the embeddings folder), if anywhere. */
+  pieceDir?: string;
 }
 
 /** Model thread -> main thread: first whether the model loaded, then one answer per request. */
 export type WorkerReply =
-  | { type: "ready"; id: string; dimensions: number }
+  | { type: "ready"; id: string; dimensions: number; approximate?: string }
   | { type: "unavailable"; reason: string }
   | { type: "vectors"; request: number; vectors: Float32Array[] }
   | { type: "failed"; request: number; reason: string };
@@ -59,10 +79,10 @@ export type WorkerReply =
  * The model's thread: the compiled dist/…/model-worker.js, or its .ts source when run through tsx.
  * Found from the package root, not from this file: built, this code sits in a bundle chunk.
  */
-function startWorker(): Worker {
+function startWorker(settings: WorkerSettings): Worker {
   // The thread's stdout is ours (the stdio transport): model-worker.ts sends it to stderr. Not
   // `stdout: true` here: a worker whose output streams are read keeps the process alive.
-  const options = {} as const;
+  const options = { workerData: settings };
   if (!import.meta.url.endsWith(".ts")) return new Worker(path.join(RUNTIME_ROOT, "dist", "runtime", "search", "semantic", "model-worker.js"), options);
   // From source (tests, benches): on Node 20 a worker thread does not inherit tsx's loader from
   // --import, so the thread registers it before importing its .ts entry.
@@ -71,33 +91,36 @@ function startWorker(): Worker {
   return new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`, { ...options, eval: true });
 }
 
+/** Whether a thread's model loaded: its id and size, and the id of its approximate vectors if it has them. */
+type ThreadState = { id: string; dimensions: number; approximate?: string } | { unavailable: string };
+
 /** One model thread: loaded or not, and its requests in flight. */
 interface ModelThread {
   /** Resolves once the thread says whether the model loaded. */
-  ready: Promise<{ id: string; dimensions: number } | { unavailable: string }>;
+  ready: Promise<ThreadState>;
   inFlight(): number;
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  embed(texts: readonly string[], approximate?: boolean): Promise<Float32Array[]>;
   terminate(): void;
 }
 
-function startModelThread(): ModelThread {
+function startModelThread(settings: WorkerSettings): ModelThread {
   let worker: Worker;
-  let resolveReady!: (value: { id: string; dimensions: number } | { unavailable: string }) => void;
-  const ready = new Promise<{ id: string; dimensions: number } | { unavailable: string }>((resolve) => (resolveReady = resolve));
+  let resolveReady!: (value: ThreadState) => void;
+  const ready = new Promise<ThreadState>((resolve) => (resolveReady = resolve));
   const pending = new Map<number, { resolve: (vectors: Float32Array[]) => void; reject: (error: Error) => void }>();
   let next = 0;
   let stopped: string | undefined;
   const thread: ModelThread = {
     ready,
     inFlight: () => pending.size,
-    embed(texts) {
+    embed(texts, approximate) {
       if (texts.length === 0) return Promise.resolve([]);
       if (stopped) return Promise.reject(new Error(stopped));
       const request = next++;
       return new Promise<Float32Array[]>((resolveEmbed, rejectEmbed) => {
         if (pending.size === 0) worker.ref();
         pending.set(request, { resolve: resolveEmbed, reject: rejectEmbed });
-        worker.postMessage({ request, texts: [...texts] } satisfies WorkerRequest);
+        worker.postMessage({ request, texts: [...texts], ...(approximate ? { approximate } : {}) } satisfies WorkerRequest);
       });
     },
     terminate() {
@@ -106,7 +129,7 @@ function startModelThread(): ModelThread {
     },
   };
   try {
-    worker = startWorker();
+    worker = startWorker(settings);
   } catch (error) {
     stopped = `the sentence model's thread did not start: ${(error as Error).message}`;
     resolveReady({ unavailable: stopped });
@@ -123,7 +146,7 @@ function startModelThread(): ModelThread {
     switch (reply.type) {
       case "ready":
         if (pending.size === 0) worker.unref();
-        resolveReady({ id: reply.id, dimensions: reply.dimensions });
+        resolveReady({ id: reply.id, dimensions: reply.dimensions, ...(reply.approximate ? { approximate: reply.approximate } : {}) });
         return;
       case "unavailable":
         resolveReady({ unavailable: reply.reason });
@@ -169,7 +192,8 @@ let loading: Promise<ModelLoad> | undefined;
 /** Load the model once per process, in its worker thread; every caller shares the same promise. */
 export function loadSentenceModel(env: NodeJS.ProcessEnv = process.env): Promise<ModelLoad> {
   if (semanticDisabled(env)) return Promise.resolve({ unavailable: `${SEMANTIC_ENV}=${env[SEMANTIC_ENV]}` });
-  loading ??= startModelPool(threadsFromEnv(env));
+  const pieceDir = embeddingCacheDir(env);
+  loading ??= startModelPool(threadsFromEnv(env), pieceDir ? { pieceDir } : {});
   return loading;
 }
 
@@ -180,8 +204,8 @@ export function loadSentenceModel(env: NodeJS.ProcessEnv = process.env): Promise
  * (the model's WebAssembly backend runs one thread per instance in Node) and the catalog is
  * embedded on two cores.
  */
-async function startModelPool(maxThreads: number): Promise<ModelLoad> {
-  const primary = startModelThread();
+async function startModelPool(maxThreads: number, settings: WorkerSettings): Promise<ModelLoad> {
+  const primary = startModelThread(settings);
   const loaded = await primary.ready;
   if ("unavailable" in loaded) return loaded;
   const threads: ModelThread[] = [primary];
@@ -214,7 +238,7 @@ async function startModelPool(maxThreads: number): Promise<ModelLoad> {
   }
 
   function startHelper(): void {
-    const thread = startModelThread();
+    const thread = startModelThread(settings);
     const entry = { thread, ready: false };
     helper = entry;
     void thread.ready.then((state) => {
@@ -246,6 +270,16 @@ async function startModelPool(maxThreads: number): Promise<ModelLoad> {
     model: {
       id: loaded.id,
       dimensions: loaded.dimensions,
+      ...(loaded.approximate
+        ? {
+            approximate: {
+              id: loaded.approximate,
+              // The primary thread only: it builds and holds the piece table (16 MB), and these
+              // requests are short (a catalog chunk in well under a second).
+              embed: (texts: readonly string[]) => primary.embed(texts, true),
+            },
+          }
+        : {}),
       embed(texts, options) {
         if (texts.length === 0) return Promise.resolve([]);
         if (!options?.bulk) {

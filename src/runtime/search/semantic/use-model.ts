@@ -1,3 +1,4 @@
+import { loadPieceVectors, pieceTableFile, type PieceVectors } from "./piece-vectors.js";
 import { unitVector, type ModelLoad } from "./sentence-model.js";
 
 /**
@@ -11,13 +12,30 @@ import { unitVector, type ModelLoad } from "./sentence-model.js";
 
 /** The slice of @energetic-ai/embeddings this module uses (typed here so the build does not need the package). */
 interface UseModule {
-  initModel(source: unknown): Promise<{ embed(input: string[]): Promise<number[][]> }>;
+  initModel(source: unknown): Promise<UseEmbedder>;
+}
+
+/**
+ * The package's EmbeddingsModel: `embed` tokenises each input with `this.tokenizer.encode` and runs
+ * `this.model` (the TensorFlow.js graph) on the pieces; `tokenizer.vocabulary` is the model's
+ * sentencepiece vocabulary, [piece, log-probability] by id.
+ */
+interface UseEmbedder {
+  embed(input: string[]): Promise<number[][]>;
+  tokenizer: { vocabulary: [string, number][]; encode(text: string): number[] };
+  model: unknown;
 }
 
 export const USE_MODEL_ID = "use-lite-512-v1";
 export const USE_DIMENSIONS = 512;
 
-export async function loadUseModel(): Promise<ModelLoad> {
+export interface UseModelOptions {
+  /** Where the piece table of the approximate vectors is kept (piece-vectors.ts); in memory only when absent. */
+  pieceDir?: string;
+  warn?: (message: string) => void;
+}
+
+export async function loadUseModel(options: UseModelOptions = {}): Promise<ModelLoad> {
   let use: UseModule;
   let weights: { modelSource: unknown };
   try {
@@ -31,6 +49,21 @@ export async function loadUseModel(): Promise<ModelLoad> {
   }
   try {
     const model = await use.initModel(weights.modelSource);
+    // The piece table is built on the first approximate request, not at load: small catalogs never need it.
+    let pieces: Promise<PieceVectors> | undefined;
+    const pieceVectors = () =>
+      (pieces ??= loadPieceVectors(
+        {
+          vocabulary: model.tokenizer.vocabulary,
+          encode: (text) => model.tokenizer.encode(text),
+          // The package's own embed with a tokenizer that hands each input's piece id straight
+          // through: the graph sees exactly one piece, built into tensors the way the package does.
+          embedPieces: (ids) => model.embed.call({ tokenizer: { encode: (id: string) => [Number(id)] }, model: model.model }, ids.map(String)),
+        },
+        USE_DIMENSIONS,
+        options.pieceDir ? pieceTableFile(options.pieceDir, USE_MODEL_ID) : undefined,
+        options.warn,
+      ));
     return {
       model: {
         id: USE_MODEL_ID,
@@ -39,6 +72,13 @@ export async function loadUseModel(): Promise<ModelLoad> {
           if (texts.length === 0) return [];
           const vectors = await model.embed([...texts]);
           return vectors.map(unitVector);
+        },
+        approximate: {
+          id: `${USE_MODEL_ID}-pieces`,
+          async embed(texts) {
+            const table = await pieceVectors();
+            return texts.map((text) => table.embed(text));
+          },
         },
       },
     };
