@@ -8,6 +8,7 @@ import type { TeamConfig } from "./team.js";
 import type { ConfigDocument, HttpSettings, ServerEntryDocument } from "./schema.js";
 // The schemas as plain data (generated from schema.ts): a start does not load TypeBox.
 import { CONFIG_SCHEMA as ConfigSchema, SERVER_ENTRY_SCHEMA as ServerEntrySchema } from "./schema-data.js";
+import { isPlainObject } from "../plain-object.js";
 
 // Validated by code made ahead of time from these very schemas (no Ajv compile at start).
 usePrecompiledSpec(ConfigSchema, "config");
@@ -115,10 +116,6 @@ function settingsAt(schema: unknown, segments: readonly string[]): string[] {
   return Object.keys(node?.properties ?? {});
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
-}
-
 /** `${input:id}` of VS Code is asked for in its UI; here it is a variable of the same name, upper-cased. */
 function inputVariable(id: string): string {
   return id.toUpperCase().replace(/[^A-Z0-9_]+/g, "_").replace(/^(\d)/, "_$1");
@@ -144,7 +141,7 @@ function expand(value: string, how: Expansion): string {
 function expandDeep<T>(value: T, how: Expansion): T {
   if (typeof value === "string") return expand(value, how) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => expandDeep(v, how)) as T;
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, how)])) as T;
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, how)])) as T;
   return value;
 }
 
@@ -163,14 +160,14 @@ function readEnvFile(file: string): Record<string, string> {
 
 /** Validate a parsed config document and fill in defaults. Throws one ConfigError listing every problem. */
 export function parseConfig(file: string, doc: unknown, text?: string): AgentToolsConfig {
-  if (!isRecord(doc)) throw new ConfigError(file, undefined, "must be a JSON object");
+  if (!isPlainObject(doc)) throw new ConfigError(file, undefined, "must be a JSON object");
   const at = jsonLocator(text);
   const problems: string[] = [];
   const notices: string[] = [];
   const problem = (segments: (string | number)[], message: string, key = false) => problems.push(`${at(segments, key)}: ${message}`.replace(/^: /, ""));
 
   // VS Code keeps its servers under `servers`; the rest of the vocabulary is the same.
-  const serversKey = doc.mcpServers === undefined && isRecord(doc.servers) ? "servers" : "mcpServers";
+  const serversKey = doc.mcpServers === undefined && isPlainObject(doc.servers) ? "servers" : "mcpServers";
   if (doc.mcpServers !== undefined && doc.servers !== undefined) problem(["servers"], "both 'mcpServers' and 'servers' are set; keep one", true);
 
   const own: Record<string, unknown> = {};
@@ -201,10 +198,10 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
   const how: Expansion = { folder, inputs: new Set() };
   const servers: Record<string, McpServerEntry> = {};
   const ignoredEntryKeys = new Set<string>();
-  for (const [key, value] of Object.entries(isRecord(raw.mcpServers) ? raw.mcpServers : {})) {
+  for (const [key, value] of Object.entries(isPlainObject(raw.mcpServers) ? raw.mcpServers : {})) {
     const where = `${serversKey}.${key}`;
     const base = [serversKey, key];
-    if (!isRecord(value)) {
+    if (!isPlainObject(value)) {
       problem(base, `${where}: must be an object with 'command' (a stdio server) or 'url' (an HTTP server)`);
       continue;
     }

@@ -18,6 +18,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { isOffValue } from "../env-switch.js";
 import { facadeCallEntry, type FacadeCallEntry } from "./server.js";
+import { isPlainObject } from "../plain-object.js";
 
 /**
  * The fast lane of the hot request: a facade `tools/call` answered without the SDK's per-request
@@ -82,10 +83,6 @@ const NO_REQUEST_STATE = (() => undefined) as ServerContext["mcpReq"]["requestSt
 
 type Era = "2025" | "2026";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 /** Whether the lane is on (AGENT_TOOLS_FAST_LANE=off turns it off, for comparisons and as a way back). */
 export function fastLaneEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return !isOffValue(env.AGENT_TOOLS_FAST_LANE);
@@ -119,13 +116,13 @@ function splitMeta(meta: Record<string, unknown>): { envelope?: Record<string, u
  * else cannot come from the facade; it fails loudly instead of being guessed at.
  */
 function plainResult(result: unknown, era: Era, serverInfo: unknown): Record<string, unknown> {
-  if (isRecord(result) && Array.isArray(result.content)) {
+  if (isPlainObject(result) && Array.isArray(result.content)) {
     let plain = true;
     for (const key in result) if (key !== "content" && key !== "isError") plain = false;
     if (result.isError !== undefined && typeof result.isError !== "boolean") plain = false;
     const content = result.content.map((block: unknown) => {
-      if (!isRecord(block) || block.type !== "text" || typeof block.text !== "string" || Object.keys(block).length !== 2) plain = false;
-      return isRecord(block) ? { type: block.type, text: block.text } : block;
+      if (!isPlainObject(block) || block.type !== "text" || typeof block.text !== "string" || Object.keys(block).length !== 2) plain = false;
+      return isPlainObject(block) ? { type: block.type, text: block.text } : block;
     });
     if (plain) {
       const isError = result.isError === undefined ? {} : { isError: result.isError };
@@ -214,10 +211,10 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     const era = entry && eraOf(server);
     if (!entry || !era) return false;
     const params = message.params;
-    if (!isRecord(params)) return false;
+    if (!isPlainObject(params)) return false;
     for (const key in params) if (key !== "name" && key !== "arguments" && key !== "_meta") return false;
     const { name, arguments: args, _meta } = params;
-    if (typeof name !== "string" || (args !== undefined && !isRecord(args)) || (_meta !== undefined && !isRecord(_meta))) return false;
+    if (typeof name !== "string" || (args !== undefined && !isPlainObject(args)) || (_meta !== undefined && !isPlainObject(_meta))) return false;
     const split = _meta ? splitMeta(_meta) : {};
     if (!split || split.rest?.progressToken !== undefined) return false;
     const { envelope, rest } = split;
@@ -238,7 +235,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     take(message) {
       if (!("method" in message)) return false;
       if (message.method === "tools/call" && "id" in message) return takeCall(message);
-      if (message.method !== "notifications/cancelled" || "id" in message || !isRecord(message.params)) return false;
+      if (message.method !== "notifications/cancelled" || "id" in message || !isPlainObject(message.params)) return false;
       const requestId = message.params.requestId as RequestId | undefined;
       const controller = requestId === undefined ? undefined : inFlight.get(requestId);
       if (!controller) return false;

@@ -2,6 +2,7 @@ import { RuntimeError } from "../runtime/errors.js";
 import type { Repair } from "../runtime/repair.js";
 import { foldedMatch, foldName, levenshtein, similarity } from "../runtime/similarity.js";
 import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName, SEARCH_TOOL, type FacadeOperation, type FacadeRoute } from "./tools.js";
+import { isPlainObject } from "../plain-object.js";
 
 /**
  * Which facade tool a call reaches. The rule is that routing never changes the target of a call:
@@ -38,10 +39,6 @@ const FIXED: ReadonlyArray<{ bare: string; operation: FacadeOperation }> = [
 ];
 const NAMESPACE = /^agents?_?tools?_/;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
-}
-
 function nearKind(word: string): PluginOperation | undefined {
   const folded = word.replace(/_/g, "");
   for (const kind of KINDS) {
@@ -60,11 +57,11 @@ function pluginFromNamePart(part: string, prefixes: readonly string[]): string |
 }
 
 function explicitPlugin(args: unknown): string | undefined {
-  return isRecord(args) && typeof args.plugin === "string" && args.plugin.trim() ? args.plugin.trim() : undefined;
+  return isPlainObject(args) && typeof args.plugin === "string" && args.plugin.trim() ? args.plugin.trim() : undefined;
 }
 
 function withoutPlugin(args: unknown): unknown {
-  if (!isRecord(args) || !("plugin" in args)) return args;
+  if (!isPlainObject(args) || !("plugin" in args)) return args;
   const { plugin: _plugin, ...rest } = args;
   return rest;
 }
@@ -162,7 +159,7 @@ export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyM
       const name = kind === "call" ? COMPACT_CALL_TOOL : kind === "run_skill" ? COMPACT_RUN_SKILL_TOOL : SEARCH_TOOL;
       const route = routes.get(name);
       if (!route) continue;
-      const routedArgs = prefix !== undefined && isRecord(args) ? { ...args, plugin: prefix } : args;
+      const routedArgs = prefix !== undefined && isPlainObject(args) ? { ...args, plugin: prefix } : args;
       targets.set(`${name}|${prefix ?? ""}`, { route, name, args: routedArgs, kind });
       continue;
     }

@@ -16,6 +16,7 @@ import { oneLine } from "./one-line.js";
 import { closestNames, foldName, normalise } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
 import { validateArguments } from "./validation.js";
+import { isPlainObject } from "../plain-object.js";
 
 /**
  * The one call path. Every way to run a plugin's tool or skill — `_call`, `_run_skill`, the
@@ -166,10 +167,6 @@ function traced<S extends { trace?: OperationTrace | undefined }>(name: string, 
       throw error;
     }
   };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
 function prefixOf(target: string | LoadedPlugin): string {

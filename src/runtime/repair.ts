@@ -1,3 +1,4 @@
+import { isPlainObject } from "../plain-object.js";
 /**
  * Repairs of the malformed calls models really send. Each names what it changed in `repairs`;
  * none skips validation or the gate, which run after it. Two rules hold throughout:
@@ -41,10 +42,6 @@ export interface RepairedRequest {
 }
 
 const ARGUMENT_ALIASES = ["args", "params", "input", "parameters"] as const;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
-}
 
 /** A JSON object sent as a string is parsed; anything else is returned as it was. */
 export function parseJsonObject(value: unknown, field: string, repairs: Repair[] | undefined): unknown {

@@ -43,6 +43,7 @@ import { createAuditObserver } from "./audit.js";
 import { identityWrites } from "./gate.js";
 import { confirmWording, isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
 import { closestNames, foldedMatch } from "./similarity.js";
+import { isPlainObject } from "../plain-object.js";
 
 export type { OperationContext } from "./pipeline.js";
 export type { OperationResult } from "./answers.js";
@@ -254,10 +255,6 @@ function queryOf(raw: unknown, repairs: Repair[]): string {
   if (query.length <= MAX_QUERY_CHARS) return query;
   repairs.push({ kind: "shortened-query", message: `the query was ${query.length} characters; its first ${MAX_QUERY_CHARS} were used` });
   return query.slice(0, MAX_QUERY_CHARS);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
 /** "owner*, repo*, page, perPage +2": required first (starred), then a few optional names. */

@@ -1,5 +1,6 @@
 import type { CatalogEntry, SearchAnswer } from "./answers.js";
 import type { FacadeMode } from "./facade-mode.js";
+import { isPlainObject } from "../plain-object.js";
 
 /**
  * The shape of agent_tools_search's answer, kept small on purpose: at limit 10 it stays under
@@ -18,10 +19,6 @@ const QUERY_ECHO_CHARS = 80;
 
 /** Characters of description per hit in a cross-plugin answer. */
 export const SEARCH_DESCRIPTION_CHARS = 72;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
-}
 
 /** A placeholder for one required parameter: its type in angle brackets ("<string>", "<integer>"), valid JSON to send. */
 function placeholder(spec: unknown): string {

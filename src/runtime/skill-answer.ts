@@ -1,15 +1,12 @@
 import type { Skill, SkillMeta } from "../plugins/skills.js";
 import { ERROR_CODES, RuntimeError, type ErrorCode } from "../errors.js";
+import { isPlainObject } from "../plain-object.js";
 
 /**
  * How a skill is shown in discover and search answers, and how a skill's own answer is read back,
  * for both shapes of skill: this runtime's (a JSON Schema in `meta.args`) and the original
  * runtime's (a sentence in `meta.args`, `related` links, a `{isError: true}` result for a failure).
  */
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
-}
 
 /** A meta.args that is a JSON Schema (rather than a name → description map or a sentence) is validated. */
 export function isSchemaLike(args: SkillMeta["args"]): args is Record<string, unknown> {

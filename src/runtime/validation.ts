@@ -1,5 +1,6 @@
 import { checkAgainstSchema, type SchemaViolation } from "../json-schema.js";
 import { RuntimeError } from "../errors.js";
+import { isPlainObject } from "../plain-object.js";
 
 /**
  * Argument validation with answers a model can act on cheaply: each failing field is named with
@@ -11,10 +12,6 @@ const KEPT = ["type", "enum", "const", "format", "pattern", "minimum", "maximum"
 const MAX_ENUM = 8;
 const MAX_NAMES = 12;
 const MAX_ERRORS = 5;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
-}
 
 /** The sub-schema at a JSON pointer into the value (through properties, items, additionalProperties). */
 function schemaAt(schema: Record<string, unknown>, pointer: string): Record<string, unknown> | undefined {

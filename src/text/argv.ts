@@ -1,3 +1,4 @@
+import { isPlainObject } from "../plain-object.js";
 /**
  * Arguments of a plugin or module command as one JSON object: either a JSON object word
  * (`'{"owner":"a"}'`), or `--name value` / `--name=value` flags, or JSON piped on stdin.
@@ -34,10 +35,6 @@ export function typedValue(text: string): { ok: true; value: unknown } | { ok: f
 
 function shorten(text: string, max = 60): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
 /**
