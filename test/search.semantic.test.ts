@@ -10,9 +10,9 @@ import { queryClauses } from "../src/runtime/search/clauses.js";
 import { fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { createHybridIndex } from "../src/runtime/search/semantic/hybrid.js";
 import { loadSentenceModel, type SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
-import { loadUseModel } from "../src/runtime/search/semantic/use-model.js";
+import { FAST_LANE_ENV, loadUseModel } from "../src/runtime/search/semantic/use-model.js";
 import { embeddingText } from "../src/runtime/search/semantic/document-text.js";
-import { FAST_KERNELS_ENV, useFastKernels, type TfjsKernelApi } from "../src/runtime/search/semantic/wasm-kernels.js";
+import { useFastKernels, type TfjsKernelApi } from "../src/runtime/search/semantic/wasm-kernels.js";
 import type { SearchDocument } from "../src/runtime/search/types.js";
 import { callJson, connect, FIXTURES, ROOT, type Connected } from "./helpers.js";
 
@@ -102,26 +102,27 @@ describe("the sentence model runs off the main thread (issue #15)", () => {
   });
 });
 
-describe("the model's own kernels (wasm-kernels.ts)", () => {
-  it("the fast SplitV gives the same vectors, bit for bit, as the backend's own, and AGENT_TOOLS_SEMANTIC_FAST_KERNELS=off puts that back", async () => {
-    const load = await loadUseModel();
-    assert.ok("model" in load);
+describe("the model's fast lane (AGENT_TOOLS_SEMANTIC_FAST_LANE)", () => {
+  it("the fast SplitV (wasm-kernels.ts) gives the same vectors, bit for bit, as the backend's own, which AGENT_TOOLS_SEMANTIC_FAST_LANE=off keeps", async () => {
     const tfjsPackage = "@energetic-ai/core";
     const tf = (await import(tfjsPackage)) as TfjsKernelApi;
     // Real catalog texts of unlike lengths (the model pads each batch to its longest), in batches as the catalog is embedded.
     const texts = [...fleetDocuments(["github", "filesystem", "memory"]).values()].flat().map(embeddingText);
     assert.ok(texts.length >= 40, "enough texts for more than one batch");
-    const embedAll = async () => (await Promise.all([texts.slice(0, 32), texts.slice(32)].map((batch) => load.model.embed(batch)))).flat();
-    const fast = tf.getKernel("SplitV", "wasm");
-    useFastKernels(tf, { [FAST_KERNELS_ENV]: "off" });
+    const embedAll = async (with_: SentenceModel) => (await Promise.all([texts.slice(0, 32), texts.slice(32)].map((batch) => with_.embed(batch)))).flat();
+
+    const plain = await loadUseModel({ env: { [FAST_LANE_ENV]: "off" } });
+    assert.ok("model" in plain);
     const original = tf.getKernel("SplitV", "wasm");
-    assert.notEqual(original, fast, "the switch put the backend's own kernel back");
-    const before = await embedAll();
-    useFastKernels(tf, {});
-    assert.notEqual(tf.getKernel("SplitV", "wasm"), original, "the fast kernel is in place again");
-    const after = await embedAll();
+    const before = await embedAll(plain.model);
+    const fast = await loadUseModel({ env: {} });
+    assert.ok("model" in fast);
+    assert.notEqual(tf.getKernel("SplitV", "wasm"), original, "the fast kernel is in place");
+    const after = await embedAll(fast.model);
     assert.equal(after.length, texts.length);
     after.forEach((vector, i) => assert.deepEqual(vector, before[i], `text ${i} (${texts[i]}) embeds the same with either kernel`));
+    useFastKernels(tf, false);
+    assert.equal(tf.getKernel("SplitV", "wasm"), original, "and the backend's own can be put back");
   });
 });
 

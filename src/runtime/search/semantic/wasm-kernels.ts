@@ -1,5 +1,3 @@
-import { isOffValue } from "../../../env-switch.js";
-
 /**
  * A faster SplitV for TensorFlow.js's WebAssembly backend, the one kernel of the sentence model
  * whose cost is not arithmetic. The backend's own SplitV (tfjs-backend-wasm 4.x, bundled in
@@ -10,10 +8,8 @@ import { isOffValue } from "../../../env-switch.js";
  * straight from the input's bytes in the heap, with no copy between: the same bytes, so the same
  * vectors (test/search.semantic.test.ts compares both kernels' vectors bit for bit).
  *
- * `AGENT_TOOLS_SEMANTIC_FAST_KERNELS=off` keeps the backend's own kernel.
+ * `AGENT_TOOLS_SEMANTIC_FAST_LANE=off` keeps the backend's own kernel (use-model.ts).
  */
-
-export const FAST_KERNELS_ENV = "AGENT_TOOLS_SEMANTIC_FAST_KERNELS";
 
 /** The slice of @tensorflow/tfjs-core (re-exported by @energetic-ai/core) used here. */
 export interface TfjsKernelApi {
@@ -86,14 +82,13 @@ const ORIGINAL = Symbol.for("agent-tools.wasm-kernels.original");
 
 /**
  * Put the fast kernel in place of the wasm backend's SplitV (the registry is global to the
- * thread), or with the switch off put the backend's own back; a no-op when the backend has no
- * such kernel or the wanted one is in place already.
+ * thread), or with `fast` false put the backend's own back; a no-op when the backend has no such
+ * kernel or the wanted one is in place already.
  */
-export function useFastKernels(tf: TfjsKernelApi, env: NodeJS.ProcessEnv = process.env): void {
+export function useFastKernels(tf: TfjsKernelApi, fast: boolean): void {
   const current = tf.getKernel("SplitV", "wasm");
   if (!current) return;
   const original = (current[ORIGINAL] as KernelConfig | undefined) ?? current;
-  const fast = !isOffValue(env[FAST_KERNELS_ENV]);
   if (fast === (current !== original)) return;
   tf.unregisterKernel("SplitV", "wasm");
   tf.registerKernel(fast ? { ...fastSplitV(tf, original), [ORIGINAL]: original } : original);
