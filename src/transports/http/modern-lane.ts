@@ -46,8 +46,15 @@ export interface ModernLaneOptions {
   onerror(error: Error): void;
 }
 
-/** true: the request was answered here (or handed to the SDK midway); false: nothing was done, serve it through the SDK. */
-export type ModernLane = (req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo | undefined) => Promise<boolean>;
+export interface ModernLane {
+  /**
+   * true: the request was answered here (or handed to the SDK midway); false: nothing was done,
+   * serve it through the SDK. `taken` runs at once when the lane takes it (for the request log).
+   */
+  take(req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo | undefined, taken?: () => void): Promise<boolean>;
+  /** Calls the lane took, and those of them it began and then handed to the SDK (logged at close; the differential test reads them). */
+  readonly counts: { taken: number; handedOver: number };
+}
 
 /** The revision the lane answers; a later one goes to the SDK, which knows what it may require. */
 const REVISION = "2026-07-28";
@@ -99,7 +106,8 @@ function writeAnswer(res: ServerResponse, response: JSONRPCResponse): void {
 }
 
 export function createModernLane(options: ModernLaneOptions): ModernLane {
-  return (req, res, body, authInfo) => {
+  const counts = { taken: 0, handedOver: 0 };
+  const take: ModernLane["take"] = (req, res, body, authInfo, taken) => {
     if (!plainModernCall(req, body)) return NOT_TAKEN;
     return new Promise<boolean>((resolve) => {
       const lane = createFastLane({
@@ -111,13 +119,18 @@ export function createModernLane(options: ModernLaneOptions): ModernLane {
           if (!res.destroyed) writeAnswer(res, response);
           resolve(true);
         },
-        toSdk: (message: JSONRPCMessage) => resolve(options.toSdk(req, res, message, authInfo).then(() => true)),
+        toSdk: (message: JSONRPCMessage) => {
+          counts.handedOver++;
+          resolve(options.toSdk(req, res, message, authInfo).then(() => true));
+        },
         onerror: options.onerror,
       });
       if (!lane.take(body as JSONRPCMessage)) {
         resolve(false);
         return;
       }
+      counts.taken++;
+      taken?.();
       // The client went away mid-call: abort it as the SDK's closed exchange would (nothing is answered).
       res.once("close", () => {
         lane.close();
@@ -125,4 +138,5 @@ export function createModernLane(options: ModernLaneOptions): ModernLane {
       });
     });
   };
+  return { take, counts };
 }

@@ -135,6 +135,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       `status=${status}`,
       outcome,
       `${Math.round(performance.now() - started)}ms`,
+      ...(facts.lane ? ["lane"] : []),
     ];
     gateway?.metrics.httpRequests.inc({ status: String(status) });
     const line = redactor.redact(parts.join(" "));
@@ -203,7 +204,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         // The gateway's identity rides as the request's authInfo (see modern.ts).
         const authInfo = identity ? authInfoFor(identity) : undefined;
         // A plain tools/call is answered by the fast lane (modern-lane.ts), the rest by the SDK.
-        if (modern.lane && (await modern.lane(req, res, parsed.value, authInfo))) return;
+        if (modern.lane && (await modern.lane.take(req, res, parsed.value, authInfo, () => (facts.lane = true)))) return;
         await modern.serve(req, res, parsed.value, authInfo);
         return;
       }
