@@ -1,0 +1,18 @@
+import { fork } from "node:child_process";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+const [root, era, op, nStr, out] = process.argv.slice(2);
+const N = Number(nStr);
+process.removeAllListeners("warning"); process.on("warning", () => {});
+const child = fork("/tmp/p21/server.mjs", [root], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+const next = (pred) => new Promise((r) => { const f = (m) => { if (pred(m)) { child.off("message", f); r(m); } }; child.on("message", f); });
+const { url } = await next((m) => m.url);
+const c = new Client({ name: "p", version: "0" }, { versionNegotiation: era === "modern" ? { mode: { pin: "2026-07-28" } } : { mode: "legacy" } });
+await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+const callArgs = { name: "agent_tools_notes_call", arguments: { toolName: "get_note", arguments: { id: "n1" } } };
+const run = op === "call" ? () => c.callTool(callArgs) : era === "modern" ? () => c.listTools(undefined, { cacheMode: "bypass" }) : () => c.listTools();
+for (let i = 0; i < 500; i++) await run();
+child.send({ cmd: "start" }); const s = await next((m) => m.started);
+for (let i = 0; i < N; i++) await run();
+child.send({ cmd: "stop", file: out }); const e = await next((m) => m.stopped);
+console.log(`${era} ${op}: ${(((e.cpu.user + e.cpu.system) - (s.cpu.user + s.cpu.system)) / N).toFixed(0)} µs/request (profiled)`);
+await c.close(); child.send({ cmd: "exit" });
