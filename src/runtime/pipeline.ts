@@ -1,4 +1,5 @@
 import type { CallRelay } from "../adapters/relay.js";
+import type { Cancel, Cancellation } from "../cancel.js";
 import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
 import { fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
@@ -38,6 +39,12 @@ export type ReadyPlugin = LoadedPlugin & { adapter: Adapter };
 
 export interface OperationContext {
   signal?: AbortSignal;
+  /**
+   * The same cancellation as `signal`, when the caller has it as a Cancel (the facade's fast
+   * lane): the pipeline listens to it instead, and `signal` is then a getter that makes the
+   * AbortSignal only if something reads it (cancel.ts).
+   */
+  cancel?: Cancel;
   /** Repairs already made above the runtime (a misnamed facade tool that was mended). */
   repairs?: Repair[];
   /** A larger (or smaller) result cap for this call: the text layer filters results before a model sees them. */
@@ -167,6 +174,12 @@ function traced<S extends { trace?: OperationTrace | undefined }>(name: string, 
       throw error;
     }
   };
+}
+
+/** A gate request's `signal`: the caller's cancellation as it has it, without making an AbortSignal for a Cancel. */
+function cancellationOf(ctx: OperationContext): { signal?: Cancellation } {
+  const source = ctx.cancel ?? ctx.signal;
+  return source ? { signal: source } : {};
 }
 
 function prefixOf(target: string | LoadedPlugin): string {
@@ -442,7 +455,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       mutating: writes && plugin.manifest.requireConfirm,
       confirmed: state.confirmed ?? state.request?.confirm === true,
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
-      ...(state.ctx.signal ? { signal: state.ctx.signal } : {}),
+      ...cancellationOf(state.ctx),
     };
   }
 
@@ -490,7 +503,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       skillArguments: run.skillArguments ?? {},
       confirmed,
       ...(misplacedConfirm ? { misplacedConfirm } : {}),
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...cancellationOf(ctx),
     };
     return gatedAdapter(plugin.adapter, {
       async call(name, args) {
@@ -535,6 +548,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       get signal() {
         return deadline.signal;
       },
+      cancel: deadline,
       sessionId: session.id,
       log: deps.log,
       // Made on first use: most calls start no job, and each store is a cancel listener and a disposer for the session.
@@ -562,7 +576,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       state.output = await withDeadline(
         (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline)) : runSkill(state.skill as Skill, deadline)),
         deps.timeoutMs,
-        state.ctx.signal,
+        state.ctx.cancel ?? state.ctx.signal,
         what,
       );
     } catch (error) {
