@@ -52,7 +52,9 @@ import { Cancel, CANCEL_OF_REQUEST } from "../cancel.js";
  * every call still in the lane.
  *
  * The lane knows JSON-RPC messages only, not the wire: a transport hands it each message it reads
- * (`take`) and writes what it answers (`reply`). `AGENT_TOOLS_FAST_LANE=off` turns it off.
+ * (`take`) and writes what it answers (`reply`). Over stdio one lane serves the connection; on the
+ * HTTP facade's 2026-07-28 leg one serves each plain request (transports/http/modern-lane.ts).
+ * `AGENT_TOOLS_FAST_LANE=off` turns it off on both.
  */
 
 export interface FastLane {
@@ -67,6 +69,16 @@ export interface FastLane {
 export interface FastLaneOptions {
   /** The facade Server the connection is pinned to, once there is one. */
   server(): Server | undefined;
+  /**
+   * The era of a lane whose Server is never connected to a transport (the HTTP leg's per-request
+   * lane, transports/http/modern-lane.ts). Without it the lane serves a Server only once it is
+   * connected, in the era that connection negotiated.
+   */
+  era?: Era;
+  /** Whether the SDK accepted this 2026-07-28 envelope before, when that is known elsewhere than on the lane's own Server (default: its FacadeCallEntry). */
+  acceptedEnvelope?(envelope: Record<string, unknown>): boolean;
+  /** What the SDK hands handlers of an HTTP request as `ctx.http` (the caller's authInfo). */
+  http?: ServerContext["http"];
   /** Write one response (the transport serializes it as the SDK's own send would). */
   reply(response: JSONRPCResponse): Promise<void>;
   /** Give a message to the SDK as if the lane had never seen it. */
@@ -82,7 +94,7 @@ const RESERVED_NAMESPACE = "io.modelcontextprotocol/";
 const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 const NO_REQUEST_STATE = (() => undefined) as ServerContext["mcpReq"]["requestState"];
 
-type Era = "2025" | "2026";
+export type Era = "2025" | "2026";
 
 /** Whether the lane is on (AGENT_TOOLS_FAST_LANE=off turns it off, for comparisons and as a way back). */
 export function fastLaneEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -165,6 +177,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
             return notify({ method: "notifications/message", params: { level, data, logger } });
           };
     return {
+      ...(options.http ? { http: options.http } : {}),
       mcpReq: {
         id,
         method: "tools/call",
@@ -211,9 +224,9 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     const id = message.id;
     if ((typeof id !== "string" && typeof id !== "number") || inFlight.has(id)) return false;
     const server = options.server();
-    if (!server?.transport) return false;
+    if (!server || (options.era === undefined && !server.transport)) return false;
     const entry = facadeCallEntry(server);
-    const era = entry && eraOf(server);
+    const era = entry && (options.era ?? eraOf(server));
     if (!entry || !era) return false;
     const params = message.params;
     if (!isPlainObject(params)) return false;
@@ -223,7 +236,8 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     const split = _meta ? splitMeta(_meta) : {};
     if (!split || split.rest?.progressToken !== undefined) return false;
     const { envelope, rest } = split;
-    if (era === "2025" ? envelope !== undefined : !envelope || !entry.acceptedEnvelope(envelope)) return false;
+    const accepted = options.acceptedEnvelope ?? entry.acceptedEnvelope;
+    if (era === "2025" ? envelope !== undefined : !envelope || !accepted(envelope)) return false;
     const cancel = new Cancel();
     const ctx = context(server, era, id, cancel, rest, envelope);
     if (entry.needsSdk(name, args, ctx)) return false;
@@ -249,6 +263,8 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       return true;
     },
     close() {
+      // A lane closed with nothing in flight (every HTTP request's) builds no error.
+      if (inFlight.size === 0) return;
       const error = new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed");
       for (const cancel of inFlight.values()) cancel.abort(error);
       inFlight.clear();
