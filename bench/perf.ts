@@ -33,7 +33,7 @@ import { DEFAULT_LISTING_CONCURRENCY } from "../src/runtime/catalog.js";
  * The performance figures of issue #16, measured side by side in one run (min and median of
  * several rounds; ratios of the same statistic). Needs a build: `npm run build`.
  *   node --import tsx bench/perf.ts [--rounds 3] [--only echo,spawn,rss,http,search,listing] [--baseline <other checkout>/dist/bin/agent-tools-mcp.js]
- *     [--http-baseline <other checkout>/dist/bin/agent-tools-mcp-http.js]
+ *     [--http-baseline <other checkout>/dist/bin/agent-tools-mcp-http.js] [--warmup 30]
  * Goals: _call ≤ 2.3× direct; 16 callers ≥ 60% of direct; spawn → tools/list ≤ 1.3× a bare SDK
  * server; warm first search ≤ 100 ms with hits from all 50 and no downstream started; cold: all
  * listed within 10 s; HTTP ≤ 0.05 MiB per session at 500; idle RSS ≤ 65 MiB.
@@ -44,6 +44,12 @@ const { values: opts } = parseArgs({
     rounds: { type: "string", default: "3" },
     only: { type: "string", default: "echo,spawn,rss,http,search" },
     calls: { type: "string", default: "300" },
+    /**
+     * Untimed calls to each process of the echo rows before the timed ones (every process is new
+     * each round). The default measures the first few hundred calls, JIT warm-up included; a
+     * larger number (e.g. 3000) measures the steady state of a long session.
+     */
+    warmup: { type: "string", default: "30" },
     sessions: { type: "string", default: "500" },
     /**
      * The echo rows also time a second runtime build (another checkout's dist/bin/agent-tools-mcp.js),
@@ -59,6 +65,7 @@ const { values: opts } = parseArgs({
 });
 const ROUNDS = Math.max(1, Number(opts.rounds));
 const CALLS = Math.max(10, Number(opts.calls));
+const WARMUP = Math.max(0, Number(opts.warmup));
 const SESSIONS = Math.max(10, Number(opts.sessions));
 const only = new Set(opts.only.split(",").map((s) => s.trim()));
 
@@ -153,7 +160,7 @@ async function echoRounds(): Promise<void> {
       // Every other round in the reverse order: no process always goes first or last.
       if (round % 2) runs.reverse();
       try {
-        for (let i = 0; i < 30; i++) for (const run of runs) await run.call();
+        for (let i = 0; i < WARMUP; i++) for (const run of runs) await run.call();
         for (const run of runs) run.into.seq.push(await timedCalls(CALLS, run.pid, run.call));
         for (const run of runs) run.into.conc.push(await throughput(16, CALLS * 6, run.pid, run.call));
       } finally {
@@ -606,7 +613,7 @@ async function listingRounds(): Promise<void> {
   }
 }
 
-console.log(`agent-tools-runtime perf, ${ROUNDS} rounds, min / median; node ${process.version}, ${(await import("node:os")).cpus().length} cores, load ${(await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+console.log(`agent-tools-runtime perf, ${ROUNDS} rounds, min / median${only.has("echo") ? `, ${WARMUP} warm-up calls per process` : ""}; node ${process.version}, ${(await import("node:os")).cpus().length} cores, load ${(await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 console.log(`${"measure".padEnd(52)} ${"direct".padStart(22)}  ${"this runtime (ratio)".padEnd(44)} goal`);
 if (only.has("echo")) await echoRounds();
 if (only.has("spawn")) await spawnRounds();
