@@ -19,6 +19,7 @@ import {
 import { isOffValue } from "../env-switch.js";
 import { facadeCallEntry, type FacadeCallEntry } from "./server.js";
 import { isPlainObject } from "../plain-object.js";
+import { Cancel, CANCEL_OF_REQUEST } from "../cancel.js";
 
 /**
  * The fast lane of the hot request: a facade `tools/call` answered without the SDK's per-request
@@ -158,10 +159,10 @@ export function errorResponse(id: RequestId, error: unknown): JSONRPCResponse {
 }
 
 export function createFastLane(options: FastLaneOptions): FastLane {
-  const inFlight = new Map<RequestId, AbortController>();
+  const inFlight = new Map<RequestId, Cancel>();
   const counts = { taken: 0, handedOver: 0 };
 
-  const context = (server: Server, era: Era, id: RequestId, signal: AbortSignal, meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): ServerContext => {
+  const context = (server: Server, era: Era, id: RequestId, cancel: Cancel, meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): ServerContext => {
     const notify = (notification: { method: string; params?: Record<string, unknown> }) => server.notification(notification as never);
     const log =
       era === "2025"
@@ -183,7 +184,11 @@ export function createFastLane(options: FastLaneOptions): FastLane {
         _meta: meta,
         ...(envelope ? { envelope } : {}),
         requestState: NO_REQUEST_STATE,
-        signal,
+        // Made on first read (the facade listens to the Cancel itself: cancelOfRequest).
+        get signal() {
+          return cancel.signal;
+        },
+        [CANCEL_OF_REQUEST]: cancel,
         send: ((request: never, schemaOrOptions?: never, options?: never) => server.request(request, schemaOrOptions as never, options)) as unknown as ServerContext["mcpReq"]["send"],
         notify,
         log,
@@ -193,11 +198,11 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     } as ServerContext;
   };
 
-  const run = async (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, server: Server, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, controller: AbortController): Promise<void> => {
+  const run = async (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, server: Server, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, cancel: Cancel): Promise<void> => {
     let response: JSONRPCResponse;
     try {
       const result = await entry.handle(params, ctx);
-      if (controller.signal.aborted) return;
+      if (cancel.aborted) return;
       if (isInputRequiredResult(result)) {
         // Only the SDK can ask this question (2025: its legacy shim): it gets the request as it came.
         inFlight.delete(message.id);
@@ -207,10 +212,10 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       }
       response = { result: plainResult(result, era, entry.serverInfo), jsonrpc: "2.0", id: message.id } as JSONRPCResponse;
     } catch (error) {
-      if (controller.signal.aborted) return;
+      if (cancel.aborted) return;
       response = errorResponse(message.id, error);
     } finally {
-      if (inFlight.get(message.id) === controller) inFlight.delete(message.id);
+      if (inFlight.get(message.id) === cancel) inFlight.delete(message.id);
     }
     await options.reply(response);
   };
@@ -233,12 +238,12 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     const { envelope, rest } = split;
     const accepted = options.acceptedEnvelope ?? entry.acceptedEnvelope;
     if (era === "2025" ? envelope !== undefined : !envelope || !accepted(envelope)) return false;
-    const controller = new AbortController();
-    const ctx = context(server, era, id, controller.signal, rest, envelope);
+    const cancel = new Cancel();
+    const ctx = context(server, era, id, cancel, rest, envelope);
     if (entry.needsSdk(name, args, ctx)) return false;
-    inFlight.set(id, controller);
+    inFlight.set(id, cancel);
     counts.taken++;
-    run(message as JSONRPCMessage & { id: RequestId }, entry, server, era, { name, ...(args ? { arguments: args } : {}) }, ctx, controller).catch((error: unknown) =>
+    run(message as JSONRPCMessage & { id: RequestId }, entry, server, era, { name, ...(args ? { arguments: args } : {}) }, ctx, cancel).catch((error: unknown) =>
       options.onerror?.(new Error(`Failed to send response: ${error instanceof Error ? error.message : String(error)}`)),
     );
     return true;
@@ -251,17 +256,17 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       if (message.method === "tools/call" && "id" in message) return takeCall(message);
       if (message.method !== "notifications/cancelled" || "id" in message || !isPlainObject(message.params)) return false;
       const requestId = message.params.requestId as RequestId | undefined;
-      const controller = requestId === undefined ? undefined : inFlight.get(requestId);
-      if (!controller) return false;
+      const cancel = requestId === undefined ? undefined : inFlight.get(requestId);
+      if (!cancel) return false;
       inFlight.delete(requestId!);
-      controller.abort(message.params.reason);
+      cancel.abort(message.params.reason);
       return true;
     },
     close() {
       // A lane closed with nothing in flight (every HTTP request's) builds no error.
       if (inFlight.size === 0) return;
       const error = new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed");
-      for (const controller of inFlight.values()) controller.abort(error);
+      for (const cancel of inFlight.values()) cancel.abort(error);
       inFlight.clear();
     },
   };

@@ -14,6 +14,7 @@ import { isModernRequest, relayFor } from "./call-relay.js";
 import { HeldCalls, type HeldCall } from "./held-calls.js";
 import type { HandlerScope } from "./server-pool.js";
 import type { CallRelay } from "../adapters/relay.js";
+import { cancelOfRequest, withCancellation, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../runtime/errors.js";
 import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
@@ -250,10 +251,11 @@ export function createFacade(runtime: Runtime): Facade {
     const resolved = resolveFacadeTool(name, rawArgs, view.routes, view.prefixes);
     if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
     const { route, args, repairs } = resolved;
-    const signal = ctx.mcpReq.signal;
+    // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.
+    const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
     // Whether this client shows its user the confirmation question: answers word the confirm step so.
     const userConfirms = scope.canAsk !== false && clientCanElicitForm(server, ctx);
-    const opCtx = { signal, repairs, present, userConfirms };
+    const opCtx = withCancellation({ repairs, present, userConfirms }, cancellation);
     switch (route.operation) {
       case "help": {
         const plugin = asRecord(args).plugin;
@@ -297,8 +299,8 @@ export function createFacade(runtime: Runtime): Facade {
         if (resumed) return resumeHeld(server, resumed, ctx);
         // A client that can show its user a form is asked before a write (the policy permitting).
         const round = userConfirms ? confirmRounds.round(ctx) : undefined;
-        const run = async (relay: CallRelay, runSignal: AbortSignal): Promise<OperationResult> => {
-          const withConfirm = { ...opCtx, signal: runSignal, relay, ...(round ? { confirmer: round.confirmer } : {}) };
+        const run = async (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => {
+          const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(round ? { confirmer: round.confirmer } : {}) }, runCancellation);
           const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
           round?.settle();
           return outcome;
@@ -312,7 +314,7 @@ export function createFacade(runtime: Runtime): Facade {
         }
         const relay = relayFor(server, ctx, scope.canAsk !== false);
         try {
-          const outcome = await run(relay, signal);
+          const outcome = await run(relay, cancellation);
           await relay.sent();
           return toToolResult(outcome);
         } catch (error) {
