@@ -2,6 +2,7 @@ import type { Adapter, ToolDescriptor } from "../adapters/types.js";
 import { RuntimeError } from "../errors.js";
 import { forbiddenWrite } from "./access.js";
 import type { Session } from "./session.js";
+import type { Cancellation } from "../cancel.js";
 
 /**
  * The gate: the last step before anything reaches a backend. It is a chain of policies, each an
@@ -41,7 +42,8 @@ export interface GateRequest {
   confirmed: boolean;
   /** Where a `confirm` was found and not honoured ("arguments.confirm"), to say where it belongs. */
   misplacedConfirm?: string;
-  signal?: AbortSignal;
+  /** The call's cancellation (an AbortSignal, or a Cancel whose `signal` makes one: cancel.ts). */
+  signal?: Cancellation;
 }
 
 /** One step of the gate: resolve to allow, throw a RuntimeError to refuse. */

@@ -70,12 +70,15 @@ export class McpAdapter implements Adapter {
     const progress = relay?.progress
       ? { onprogress: (p: { progress: number; total?: number; message?: string }) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }), resetTimeoutOnProgress: true }
       : undefined;
+    // The Cancel when the pipeline gave one: the lane listens to it without making an AbortSignal.
+    const cancellation = ctx?.cancel ?? ctx?.signal;
+    const control = { timeoutMs: this.timeoutMs, ...(cancellation ? { signal: cancellation } : {}) };
     const run = (): Promise<unknown> =>
-      this.connection.request(`tools/call '${name}'`, { timeoutMs: this.timeoutMs, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, (client, options, lane) => {
-        const withProgress = progress ? { ...options, ...progress } : options;
+      this.connection.request(`tools/call '${name}'`, control, (client, options, lane) => {
         // The fast lane (call-lane.ts) for a 2025-era stdio server's tool the SDK would not check
         // against an outputSchema; anything else, or when unsure, the SDK path.
-        if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, withProgress);
+        if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, progress ? { ...control, ...progress } : control);
+        const withProgress = progress ? { ...options, ...progress } : options;
         const calling = () => client.callTool(params, withProgress);
         // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
         // driver) and find this call's relay through its async context. A 2025-era server asks on
