@@ -177,7 +177,7 @@ describe("hybrid search with the sentence model", () => {
     const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model: counting.model }) });
     index.setPluginDocuments("memory", memory);
     index.setPluginDocuments("memory-backup", memory.map((doc) => ({ ...doc, plugin: "memory-backup" })));
-    const query = "remember that Alice works at Acme";
+    const query = "add facts about a person to the knowledge graph";
     await index.prepare!(query);
     const catalogTexts = counting.texts.filter((text) => text !== query);
     assert.equal(catalogTexts.length, memory.length, `each of the ${memory.length} tools' texts once, not once a plugin: ${catalogTexts.length}`);
