@@ -341,24 +341,26 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
    */
   const confirmationOf = (ctx: OperationContext): GatePolicy =>
     ctx.confirmation ??
-    (async (request) => {
-      if (!request.mutating) return;
-      if (ctx.confirmer && deps.confirmPolicyOf(request.plugin) === "elicit") {
-        const question: ConfirmQuestion =
-          request.via === "skill"
-            ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {} }
-            : { plugin: request.plugin, tool: request.target, arguments: request.arguments };
-        const decision = await ctx.confirmer(question);
-        if (decision === "accept") return;
-        const what = request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`;
-        throw new RuntimeError("CONFIRM_DECLINED", `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} of plugin '${request.plugin}' when asked to confirm it; nothing was changed`, {
-          tool: request.target,
-          decision,
-          ...(request.skill ? { skill: request.skill } : {}),
-        });
-      }
-      await confirmFlag(request);
-    });
+    // A call that changes nothing passes at once, without a promise.
+    ((request) => (request.mutating ? confirmWrite(ctx, request) : undefined));
+  /** The default confirmation of a write: the user when the client can ask and the plugin says "elicit", else the model's `confirm`. */
+  const confirmWrite = async (ctx: OperationContext, request: GateRequest): Promise<void> => {
+    if (ctx.confirmer && deps.confirmPolicyOf(request.plugin) === "elicit") {
+      const question: ConfirmQuestion =
+        request.via === "skill"
+          ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {} }
+          : { plugin: request.plugin, tool: request.target, arguments: request.arguments };
+      const decision = await ctx.confirmer(question);
+      if (decision === "accept") return;
+      const what = request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`;
+      throw new RuntimeError("CONFIRM_DECLINED", `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} of plugin '${request.plugin}' when asked to confirm it; nothing was changed`, {
+        tool: request.target,
+        decision,
+        ...(request.skill ? { skill: request.skill } : {}),
+      });
+    }
+    await confirmFlag(request);
+  };
   const policies = (ctx: OperationContext): readonly GatePolicy[] => [...deps.accessPolicies, confirmationOf(ctx)];
 
   // ── repair: the request's shape, before anything reads it ────────────────────────────────
@@ -522,8 +524,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const authorize: Step = (state) => passGate(deps.accessPolicies, gateRequestFor(state));
 
   /** Confirmation (may this write run): after validation, so the human is asked only about a call that can run. */
-  const gateCall: Step = async (state) => {
-    await passGate([confirmationOf(state.ctx)], gateRequestFor(state));
+  const gateCall: Step = (state) => {
+    const waiting = passGate([confirmationOf(state.ctx)], gateRequestFor(state));
+    return waiting ? waiting.then(() => gatePassed(state)) : gatePassed(state);
+  };
+
+  const gatePassed = (state: CallState): void => {
     if (state.misplacedConfirm) {
       state.repairs.push({ kind: "dropped-misplaced-confirm", message: `the 'confirm' in ${state.misplacedConfirm} was not honoured: confirm belongs at the top level, next to 'toolName'` });
     }
