@@ -163,6 +163,10 @@ export interface FacadeCallEntry {
   acceptedEnvelope(envelope: Record<string, unknown>): boolean;
   /** The identity the Server stamps on 2026-07-28 results. */
   serverInfo: { name: string; version: string };
+  /** What the Server does with a tools/list (the HTTP lane answers a modern one with it: transports/http/modern-lane.ts). */
+  list(ctx: ServerContext): Promise<ListToolsResult>;
+  /** The cache hint the Server gives its 2026-07-28 tools/list results. */
+  listCacheHint: { ttlMs: number; cacheScope: "public" | "private" };
 }
 
 /** Envelopes remembered per Server: a client sends the same one on every request; a bound keeps a strange one from growing it. */
@@ -197,6 +201,7 @@ export function createFacade(runtime: Runtime): Facade {
     listResult: ListToolsResult;
     /** The compact list worded for a client whose user confirms writes (made on first use). */
     listResultAsked?: ListToolsResult;
+    listCacheHint: { ttlMs: number; cacheScope: "public" | "private" };
     serverOptions: ConstructorParameters<typeof Server>[1];
   }
   const views = new Map<string, View>();
@@ -206,11 +211,13 @@ export function createFacade(runtime: Runtime): Facade {
     if (view) return view;
     const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
     const { tools, routes } = buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+    const listCacheHint = { ttlMs: FACADE_LIST_TTL_MS, cacheScope: identity ? ("private" as const) : ("public" as const) };
     view = {
       tools,
       routes,
       prefixes: visible.map((s) => s.prefix),
       listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
+      listCacheHint,
       serverOptions: {
         requestState: { verify: confirmRounds.verify },
         // One for the process instead of one per Server (per session, per modern request).
@@ -218,7 +225,7 @@ export function createFacade(runtime: Runtime): Facade {
         capabilities: { tools: { listChanged: true }, logging: {} },
         instructions: serverInstructions(visible, runtime.facadeMode),
         cacheHints: {
-          "tools/list": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: identity ? ("private" as const) : ("public" as const) },
+          "tools/list": listCacheHint,
           "server/discover": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: "public" as const },
         },
       },
@@ -402,7 +409,8 @@ export function createFacade(runtime: Runtime): Facade {
       const view = viewFor(scope.identity);
       const server = new FacadeServer(info, view.serverOptions);
       const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx));
-      server.setRequestHandler("tools/list", (_request, ctx) => (around ? around(ctx, list) : list(ctx)));
+      const handleList = (ctx: ServerContext): Promise<ListToolsResult> => (around ? around(ctx, list) : list(ctx));
+      server.setRequestHandler("tools/list", (_request, ctx) => handleList(ctx));
       const handleCall: FacadeCallHandler = (params, ctx) => {
         const call = (c: ServerContext): Promise<CallToolResult | InputRequiredResult> => callTool(server, view, scope, params.name, params.arguments ?? {}, c);
         return around ? around(ctx, call) : call(ctx);
@@ -427,6 +435,8 @@ export function createFacade(runtime: Runtime): Facade {
         },
         acceptedEnvelope: (envelope) => (envelopes ??= new Set()).has(JSON.stringify(envelope)),
         serverInfo: info,
+        list: handleList,
+        listCacheHint: view.listCacheHint,
       });
       return server;
     },
