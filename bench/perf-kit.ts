@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -145,4 +146,46 @@ export async function rounds<T>(label: string, count: number, round: (i: number)
   }
   process.stderr.write(`${" ".repeat(60)}\r`);
   return out;
+}
+
+/**
+ * The least a cold listing of `servers` can cost: each started and asked initialize and tools/list
+ * over raw JSON-RPC lines, `concurrency` at a time, and nothing else (no client library). Started
+ * in process groups of their own (detached), as the runtime starts its servers: on Linux each then
+ * is a scheduling group of its own, which on a shared machine decides how much CPU they get.
+ * Answers the wall time until the last was listed and the CPU the servers used.
+ */
+export async function listFloor(servers: Record<string, Record<string, unknown>>, concurrency: number): Promise<{ ms: number; serverCpuMs: number }> {
+  const queue = Object.values(servers);
+  const started: ChildProcess[] = [];
+  const start = performance.now();
+  const one = async (entry: Record<string, unknown>): Promise<void> => {
+    const child = spawn(entry.command as string, entry.args as string[], { env: cleanEnv(), stdio: ["pipe", "pipe", "ignore"], detached: true });
+    started.push(child);
+    const waiting = new Map<number, () => void>();
+    let buffer = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      for (let at = buffer.indexOf("\n"); at >= 0; at = buffer.indexOf("\n")) {
+        const line = buffer.slice(0, at);
+        buffer = buffer.slice(at + 1);
+        const id = (JSON.parse(line) as { id?: number }).id;
+        if (id !== undefined) waiting.get(id)?.();
+      }
+    });
+    const send = (message: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    const ask = (id: number, method: string, params: object) => new Promise<void>((resolve) => (waiting.set(id, resolve), send({ id, method, params })));
+    await ask(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "agent-tools-perf-floor", version: "0.0.0" } });
+    send({ method: "notifications/initialized" });
+    await ask(2, "tools/list", {});
+  };
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    for (let entry = queue.shift(); entry; entry = queue.shift()) await one(entry);
+  }));
+  const ms = performance.now() - start;
+  let serverCpuMs = 0;
+  for (const child of started) serverCpuMs += child.pid !== undefined ? cpuMs(child.pid) : 0;
+  for (const child of started) child.stdin!.end();
+  await Promise.all(started.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once("exit", resolve)) : undefined)));
+  return { ms, serverCpuMs };
 }

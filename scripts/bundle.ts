@@ -38,14 +38,16 @@ function packageOf(specifier: string): string {
 }
 
 /**
- * The server SDK's `_shims` (its default JSON Schema validator: a whole inlined Ajv, unused by the
- * runtime) becomes src/sdk-server-shims.ts, which loads the SDK's own validator on first use.
+ * The SDK packages' `_shims` (their default JSON Schema validator: a whole inlined Ajv each; the
+ * server's is unused by the runtime, the client's checks tools' output schemas) become
+ * src/sdk-server-shims.ts and src/sdk-client-shims.ts, which load the package's own validator on
+ * first use (src/sdk-lazy-validator.ts).
  */
-function lazyServerShims(root: string): Plugin {
+function lazySdkShims(root: string): Plugin {
   return {
-    name: "lazy-server-shims",
+    name: "lazy-sdk-shims",
     setup(b) {
-      b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: path.join(root, "src", "sdk-server-shims.ts") }));
+      b.onResolve({ filter: /^@modelcontextprotocol\/(server|client)\/_shims$/ }, (args) => ({ path: path.join(root, "src", `sdk-${args.path.split("/")[1]}-shims.ts`) }));
     },
   };
 }
@@ -153,7 +155,7 @@ export async function bundle(root = ROOT): Promise<string> {
     sourcemap: "linked",
     metafile: true,
     logLevel: "warning",
-    plugins: [lazyServerShims(root), fastSdkGuards(root), keepOthersExternal],
+    plugins: [lazySdkShims(root), fastSdkGuards(root), keepOthersExternal],
   });
   const metaFile = path.join(root, "dist", "bundle-meta.json");
   writeFileSync(metaFile, JSON.stringify(result.metafile));

@@ -7,6 +7,7 @@ import { trackedChildren, type McpAdapter } from "../src/adapters/mcp/index.js";
 import type { CallRelay } from "../src/adapters/relay.js";
 import type { CallContext } from "../src/adapters/types.js";
 import { silentLogger } from "../src/log.js";
+import { Cancel } from "../src/cancel.js";
 import { buildAdapter, liveChildren, MCP_FIXTURES, textOf } from "./fixtures/mcp/support.js";
 import { connect } from "./helpers.js";
 import { V2_FIXTURE } from "./v2-helpers.js";
@@ -139,6 +140,36 @@ describe("tools/call fast lane, against the SDK path (AGENT_TOOLS_CALL_LANE=off)
     const aborted = AbortSignal.abort(new Error("too late"));
     const [early, earlySdk] = await Promise.all([outcome(p.lane, "echo", { text: "x" }, { signal: aborted }), outcome(p.sdk, "echo", { text: "x" }, { signal: aborted })]);
     assert.deepEqual(early, earlySdk);
+  });
+
+  test("the caller's abort through a Cancel (the pipeline's, no AbortSignal made): the same error and notifications/cancelled as through a signal", async () => {
+    const p = await pair();
+    const viaCancel = async (adapter: McpAdapter): Promise<Outcome> => {
+      const cancel = new Cancel();
+      setTimeout(() => cancel.abort(new Error("the agent went away")), 150);
+      return outcome(adapter, "hang", {}, { cancel });
+    };
+    const viaSignal = async (adapter: McpAdapter): Promise<Outcome> => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(new Error("the agent went away")), 150);
+      return outcome(adapter, "hang", {}, { signal: controller.signal });
+    };
+    const [lane, sdk, laneSignal] = await Promise.all([viaCancel(p.lane), viaCancel(p.sdk), viaSignal(p.lane)]);
+    assert.deepEqual(lane, laneSignal);
+    assert.deepEqual(sdk, laneSignal);
+    const seen = async (adapter: McpAdapter) => (JSON.parse(textOf(((await outcome(adapter, "cancellations")) as { result: unknown }).result)) as { reason: string }[]).map((c) => c.reason);
+    assert.deepEqual(await seen(p.lane), ["Error: the agent went away", "Error: the agent went away"]);
+    assert.deepEqual(await seen(p.sdk), ["Error: the agent went away"]);
+    // Aborted before it starts: refused as with an aborted signal, nothing sent.
+    const early = new Cancel();
+    early.abort(new Error("too late"));
+    const [laneEarly, sdkEarly, signalEarly] = await Promise.all([
+      outcome(p.lane, "echo", { text: "x" }, { cancel: early }),
+      outcome(p.sdk, "echo", { text: "x" }, { cancel: early }),
+      outcome(p.lane, "echo", { text: "x" }, { signal: AbortSignal.abort(new Error("too late")) }),
+    ]);
+    assert.deepEqual(laneEarly, signalEarly);
+    assert.deepEqual(sdkEarly, signalEarly);
   });
 
   test("progress, log messages and a server's elicitation during a call reach the relay alike", async () => {

@@ -212,6 +212,36 @@ describe("while the model loads (modelWaitMs)", () => {
   });
 });
 
+describe("the model's background load after loadAfter (the runtime: its start-up listings)", () => {
+  it("does not start before the gate settles, starts once it does, and a failed gate does not keep it out", async () => {
+    for (const outcome of ["resolve", "reject"] as const) {
+      let open!: () => void;
+      let fail!: (error: Error) => void;
+      const gate = new Promise<void>((resolve, reject) => ((open = resolve), (fail = reject)));
+      let loads = 0;
+      const counted = countingModel();
+      const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => (loads++, { model: counted.model }), modelWaitMs: 0, loadAfter: () => gate });
+      const lexical = createBm25fIndex();
+      for (const [plugin, docs] of fleetDocuments(["memory", "filesystem"])) {
+        index.setPluginDocuments(plugin, docs);
+        lexical.setPluginDocuments(plugin, docs);
+      }
+      await index.prepare!("read a file");
+      assert.match(index.takeNotice!() ?? "", /loading its model; answers are ranked by BM25F alone/);
+      // Well past the 100 ms after which the load would otherwise start.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.equal(loads, 0, "the model waits for the gate");
+      const names = (hits: { name: string }[]) => hits.map((h) => h.name);
+      assert.deepEqual(names(index.search("read a file", { limit: 5 }).hits), names(lexical.search("read a file", { limit: 5 }).hits), "BM25F ranks meanwhile");
+      if (outcome === "resolve") open();
+      else fail(new Error("the gate failed"));
+      await until(() => index.ready());
+      assert.equal(loads, 1, `loaded once the gate ${outcome === "resolve" ? "opened" : "failed"}`);
+      assert.ok(counted.texts.length > 0, "and the catalog was embedded");
+    }
+  });
+});
+
 describe("without the model", () => {
   it("searches with BM25F (clause-aware) and says so once", async () => {
     const logged: string[] = [];

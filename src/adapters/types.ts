@@ -8,6 +8,7 @@ import type { JobStore } from "../runtime/jobs.js";
 import type { CallRelay } from "./relay.js";
 import type { Redactor } from "./shared/redact.js";
 import type { SharedTokenState } from "./mcp/oauth-token-store.js";
+import type { Cancel } from "../cancel.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -40,6 +41,11 @@ export interface Logger {
 export interface CallContext {
   /** Aborted when the call times out or the client cancels it. */
   signal: AbortSignal;
+  /**
+   * The same cancellation, to listen to without making the AbortSignal (cancel.ts: the runtime's
+   * own adapters read this on their hot path; `signal` stays what any other adapter reads).
+   */
+  cancel?: Cancel;
   sessionId: string;
   log: Logger;
   /** What the downstream server sends during this call, relayed to the agent's client (adapters/relay.ts). */

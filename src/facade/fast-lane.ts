@@ -19,6 +19,7 @@ import {
 import { isOffValue } from "../env-switch.js";
 import { facadeCallEntry, type FacadeCallEntry } from "./server.js";
 import { isPlainObject } from "../plain-object.js";
+import { Cancel, CANCEL_OF_REQUEST } from "../cancel.js";
 
 /**
  * The fast lane of the hot request: a facade `tools/call` answered without the SDK's per-request
@@ -51,7 +52,9 @@ import { isPlainObject } from "../plain-object.js";
  * every call still in the lane.
  *
  * The lane knows JSON-RPC messages only, not the wire: a transport hands it each message it reads
- * (`take`) and writes what it answers (`reply`). `AGENT_TOOLS_FAST_LANE=off` turns it off.
+ * (`take`) and writes what it answers (`reply`). Over stdio one lane serves the connection; on the
+ * HTTP facade's 2026-07-28 leg one serves each plain request (transports/http/modern-lane.ts).
+ * `AGENT_TOOLS_FAST_LANE=off` turns it off on both.
  */
 
 export interface FastLane {
@@ -66,6 +69,16 @@ export interface FastLane {
 export interface FastLaneOptions {
   /** The facade Server the connection is pinned to, once there is one. */
   server(): Server | undefined;
+  /**
+   * The era of a lane whose Server is never connected to a transport (the HTTP leg's per-request
+   * lane, transports/http/modern-lane.ts). Without it the lane serves a Server only once it is
+   * connected, in the era that connection negotiated.
+   */
+  era?: Era;
+  /** Whether the SDK accepted this 2026-07-28 envelope before, when that is known elsewhere than on the lane's own Server (default: its FacadeCallEntry). */
+  acceptedEnvelope?(envelope: Record<string, unknown>): boolean;
+  /** What the SDK hands handlers of an HTTP request as `ctx.http` (the caller's authInfo). */
+  http?: ServerContext["http"];
   /** Write one response (the transport serializes it as the SDK's own send would). */
   reply(response: JSONRPCResponse): Promise<void>;
   /** Give a message to the SDK as if the lane had never seen it. */
@@ -81,7 +94,7 @@ const RESERVED_NAMESPACE = "io.modelcontextprotocol/";
 const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 const NO_REQUEST_STATE = (() => undefined) as ServerContext["mcpReq"]["requestState"];
 
-type Era = "2025" | "2026";
+export type Era = "2025" | "2026";
 
 /** Whether the lane is on (AGENT_TOOLS_FAST_LANE=off turns it off, for comparisons and as a way back). */
 export function fastLaneEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -98,7 +111,7 @@ function eraOf(server: Server): Era | undefined {
  * `_meta` split as the SDK splits it: the envelope keys, and the rest (undefined when nothing is
  * left). undefined when it holds another key of the protocol's namespace (the SDK's schema rules on those).
  */
-function splitMeta(meta: Record<string, unknown>): { envelope?: Record<string, unknown>; rest?: Record<string, unknown> } | undefined {
+export function splitMeta(meta: Record<string, unknown>): { envelope?: Record<string, unknown>; rest?: Record<string, unknown> } | undefined {
   let envelope: Record<string, unknown> | undefined;
   let rest: Record<string, unknown> | undefined;
   for (const key of ENVELOPE_KEYS) if (key in meta) (envelope ??= {})[key] = meta[key];
@@ -134,7 +147,7 @@ function plainResult(result: unknown, era: Era, serverInfo: unknown): Record<str
 }
 
 /** A thrown error as the SDK answers it. */
-function errorResponse(id: RequestId, error: unknown): JSONRPCResponse {
+export function errorResponse(id: RequestId, error: unknown): JSONRPCResponse {
   const thrown = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
   const code = Number.isSafeInteger(thrown.code) ? (thrown.code as number) : ProtocolErrorCode.InternalError;
   return {
@@ -146,10 +159,10 @@ function errorResponse(id: RequestId, error: unknown): JSONRPCResponse {
 }
 
 export function createFastLane(options: FastLaneOptions): FastLane {
-  const inFlight = new Map<RequestId, AbortController>();
+  const inFlight = new Map<RequestId, Cancel>();
   const counts = { taken: 0, handedOver: 0 };
 
-  const context = (server: Server, era: Era, id: RequestId, signal: AbortSignal, meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): ServerContext => {
+  const context = (server: Server, era: Era, id: RequestId, cancel: Cancel, meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): ServerContext => {
     const notify = (notification: { method: string; params?: Record<string, unknown> }) => server.notification(notification as never);
     const log =
       era === "2025"
@@ -164,13 +177,18 @@ export function createFastLane(options: FastLaneOptions): FastLane {
             return notify({ method: "notifications/message", params: { level, data, logger } });
           };
     return {
+      ...(options.http ? { http: options.http } : {}),
       mcpReq: {
         id,
         method: "tools/call",
         _meta: meta,
         ...(envelope ? { envelope } : {}),
         requestState: NO_REQUEST_STATE,
-        signal,
+        // Made on first read (the facade listens to the Cancel itself: cancelOfRequest).
+        get signal() {
+          return cancel.signal;
+        },
+        [CANCEL_OF_REQUEST]: cancel,
         send: ((request: never, schemaOrOptions?: never, options?: never) => server.request(request, schemaOrOptions as never, options)) as unknown as ServerContext["mcpReq"]["send"],
         notify,
         log,
@@ -180,11 +198,11 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     } as ServerContext;
   };
 
-  const run = async (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, server: Server, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, controller: AbortController): Promise<void> => {
+  const run = async (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, server: Server, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, cancel: Cancel): Promise<void> => {
     let response: JSONRPCResponse;
     try {
       const result = await entry.handle(params, ctx);
-      if (controller.signal.aborted) return;
+      if (cancel.aborted) return;
       if (isInputRequiredResult(result)) {
         // Only the SDK can ask this question (2025: its legacy shim): it gets the request as it came.
         inFlight.delete(message.id);
@@ -194,10 +212,10 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       }
       response = { result: plainResult(result, era, entry.serverInfo), jsonrpc: "2.0", id: message.id } as JSONRPCResponse;
     } catch (error) {
-      if (controller.signal.aborted) return;
+      if (cancel.aborted) return;
       response = errorResponse(message.id, error);
     } finally {
-      if (inFlight.get(message.id) === controller) inFlight.delete(message.id);
+      if (inFlight.get(message.id) === cancel) inFlight.delete(message.id);
     }
     await options.reply(response);
   };
@@ -206,9 +224,9 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     const id = message.id;
     if ((typeof id !== "string" && typeof id !== "number") || inFlight.has(id)) return false;
     const server = options.server();
-    if (!server?.transport) return false;
+    if (!server || (options.era === undefined && !server.transport)) return false;
     const entry = facadeCallEntry(server);
-    const era = entry && eraOf(server);
+    const era = entry && (options.era ?? eraOf(server));
     if (!entry || !era) return false;
     const params = message.params;
     if (!isPlainObject(params)) return false;
@@ -218,13 +236,14 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     const split = _meta ? splitMeta(_meta) : {};
     if (!split || split.rest?.progressToken !== undefined) return false;
     const { envelope, rest } = split;
-    if (era === "2025" ? envelope !== undefined : !envelope || !entry.acceptedEnvelope(envelope)) return false;
-    const controller = new AbortController();
-    const ctx = context(server, era, id, controller.signal, rest, envelope);
+    const accepted = options.acceptedEnvelope ?? entry.acceptedEnvelope;
+    if (era === "2025" ? envelope !== undefined : !envelope || !accepted(envelope)) return false;
+    const cancel = new Cancel();
+    const ctx = context(server, era, id, cancel, rest, envelope);
     if (entry.needsSdk(name, args, ctx)) return false;
-    inFlight.set(id, controller);
+    inFlight.set(id, cancel);
     counts.taken++;
-    run(message as JSONRPCMessage & { id: RequestId }, entry, server, era, { name, ...(args ? { arguments: args } : {}) }, ctx, controller).catch((error: unknown) =>
+    run(message as JSONRPCMessage & { id: RequestId }, entry, server, era, { name, ...(args ? { arguments: args } : {}) }, ctx, cancel).catch((error: unknown) =>
       options.onerror?.(new Error(`Failed to send response: ${error instanceof Error ? error.message : String(error)}`)),
     );
     return true;
@@ -237,15 +256,17 @@ export function createFastLane(options: FastLaneOptions): FastLane {
       if (message.method === "tools/call" && "id" in message) return takeCall(message);
       if (message.method !== "notifications/cancelled" || "id" in message || !isPlainObject(message.params)) return false;
       const requestId = message.params.requestId as RequestId | undefined;
-      const controller = requestId === undefined ? undefined : inFlight.get(requestId);
-      if (!controller) return false;
+      const cancel = requestId === undefined ? undefined : inFlight.get(requestId);
+      if (!cancel) return false;
       inFlight.delete(requestId!);
-      controller.abort(message.params.reason);
+      cancel.abort(message.params.reason);
       return true;
     },
     close() {
+      // A lane closed with nothing in flight (every HTTP request's) builds no error.
+      if (inFlight.size === 0) return;
       const error = new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed");
-      for (const controller of inFlight.values()) controller.abort(error);
+      for (const cancel of inFlight.values()) cancel.abort(error);
       inFlight.clear();
     },
   };

@@ -17,6 +17,8 @@ export const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
 export const UPKEEP_GRACE_MS = 1000;
 
 export interface Upkeep {
+  /** Settles once the start-up listings are queued (after the grace), or at once when none are due. */
+  readonly begun: Promise<void>;
   stop(): void;
 }
 
@@ -24,6 +26,8 @@ export function startCatalogUpkeep(catalog: Catalog, plugins: readonly LoadedPlu
   const now = options.now ?? Date.now;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let markBegun!: () => void;
+  const begun = new Promise<void>((resolve) => (markBegun = resolve));
   const due = () =>
     plugins.filter((p) => {
       if (!p.configured || !p.adapter) return false;
@@ -32,19 +36,23 @@ export function startCatalogUpkeep(catalog: Catalog, plugins: readonly LoadedPlu
       return catalog.cached(prefix) === undefined || (storedAt !== undefined && now() - storedAt > STALE_AFTER_MS);
     });
   void catalog.ready.then(() => {
-    if (stopped || !due().length) return;
+    if (stopped || !due().length) return markBegun();
     timer = setTimeout(() => {
       const list = due();
-      if (stopped || !list.length) return;
-      log.debug(`catalog cache: listing ${list.length} plugin(s) in the background: ${list.map((p) => p.manifest.prefix).join(", ")}`);
-      for (const plugin of list) void catalog.refresh(plugin);
+      if (!stopped && list.length) {
+        log.debug(`catalog cache: listing ${list.length} plugin(s) in the background: ${list.map((p) => p.manifest.prefix).join(", ")}`);
+        for (const plugin of list) void catalog.refresh(plugin);
+      }
+      markBegun();
     }, options.graceMs ?? UPKEEP_GRACE_MS);
     timer.unref();
-  });
+  }, () => markBegun());
   return {
+    begun,
     stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      markBegun();
     },
   };
 }

@@ -30,6 +30,8 @@ export interface Catalog {
   refresh(plugin: LoadedPlugin): Promise<void>;
   /** Wait for listings and store writes under way (tests). */
   settle(): Promise<void>;
+  /** Settles once no listing is under way or queued (store writes aside): e.g. a cold cache's start-up listing is over. */
+  listed(): Promise<void>;
   /** Wait for store writes under way (shutdown: a hung listing must not hold it). */
   flush(): Promise<void>;
   /** Start no more background work. */
@@ -296,6 +298,9 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     },
     async settle() {
       while (work.size || writes.size) await Promise.allSettled([...work, ...writes]);
+    },
+    async listed() {
+      while (work.size) await Promise.allSettled([...work]);
     },
     async flush() {
       while (writes.size) await Promise.allSettled([...writes]);

@@ -1,4 +1,5 @@
 import type { CallRelay } from "../adapters/relay.js";
+import type { Cancel, Cancellation } from "../cancel.js";
 import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
 import { fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
@@ -22,13 +23,15 @@ import { isPlainObject } from "../plain-object.js";
  * The one call path. Every way to run a plugin's tool or skill — `_call`, `_run_skill`, the
  * compact `agent_tools_call`/`agent_tools_run_skill`, the text layer's plugin commands and the
  * text modules' in-memory plugins — is `runtime.call`/`runtime.runSkill`, which run these steps
- * in order, each a small function in the style of hono's middleware (`(state, next) => …`):
+ * in order, each a small function of the run's state:
  *
  *   repair → loop check → resolve (plugin, then tool or skill) → validate → gate → invoke → shape
  *
  * and the answer is made in one place (`frame`) from what they left, or from the one error type.
  * Repair comes first because the repaired request is what the loop breaker compares and what
- * names the target; the loop check wraps everything after it, so it sees every failure.
+ * names the target; the loop check sees the outcome of everything after it (`runChecked`), so it
+ * sees every failure. A step returns a promise only when it has to wait: on a plain call most
+ * of them finish synchronously, and the run pays one async frame instead of one per step.
  */
 
 export type PipelineOperation = "call" | "run_skill";
@@ -38,6 +41,12 @@ export type ReadyPlugin = LoadedPlugin & { adapter: Adapter };
 
 export interface OperationContext {
   signal?: AbortSignal;
+  /**
+   * The same cancellation as `signal`, when the caller has it as a Cancel (the facade's fast
+   * lane): the pipeline listens to it instead, and `signal` is then a getter that makes the
+   * AbortSignal only if something reads it (cancel.ts).
+   */
+  cancel?: Cancel;
   /** Repairs already made above the runtime (a misnamed facade tool that was mended). */
   repairs?: Repair[];
   /** A larger (or smaller) result cap for this call: the text layer filters results before a model sees them. */
@@ -128,45 +137,53 @@ interface CallState {
   output?: unknown;
   result?: unknown;
   truncated?: Truncation;
+  /** Set by the loop check once it passed: the run's outcome is then recorded (runChecked). */
+  loop?: { key: string | undefined; keyOf: () => string };
 }
 
-type Step = (state: CallState, next: () => Promise<void>) => Promise<void>;
+/** One step of a run: reads and fills the state, throws to end the run, returns a promise only when it waits. */
+type Step = (state: CallState) => void | Promise<void>;
 
-/** Run steps in order; each decides whether and when the rest run (hono's `compose`, minus the context object). */
-export function compose<S>(steps: ReadonlyArray<(state: S, next: () => Promise<void>) => Promise<void>>): (state: S) => Promise<void> {
-  return (state) => {
-    const dispatch = (i: number): Promise<void> => {
-      const step = steps[i];
-      return step ? step(state, () => dispatch(i + 1)) : Promise.resolve();
-    };
-    return dispatch(0);
-  };
-}
-
-/**
- * A step inside the run's trace: its span covers the step's own work, from its start until it
- * hands over to the next step (or returns, or throws), so the steps show side by side.
- */
-function traced<S extends { trace?: OperationTrace | undefined }>(name: string, step: (state: S, next: () => Promise<void>) => Promise<void>): (state: S, next: () => Promise<void>) => Promise<void> {
-  return async (state, next) => {
-    if (!state.trace) return step(state, next);
-    const finish = state.trace.step(name);
-    let open = true;
-    const end = (failure?: string): void => {
-      if (open) finish(failure);
-      open = false;
-    };
-    try {
-      await step(state, () => {
-        end();
-        return next();
-      });
-      end();
-    } catch (error) {
-      end(fromThrown(error).code);
-      throw error;
+/** Run steps in order, awaiting only a step that returned a promise. */
+export function sequence<S>(steps: ReadonlyArray<(state: S) => void | Promise<void>>): (state: S) => Promise<void> {
+  return async (state) => {
+    for (const step of steps) {
+      const waiting = step(state);
+      if (waiting) await waiting;
     }
   };
+}
+
+/** A step inside the run's trace: its span covers the step's work, until it returns or throws, so the steps show side by side. */
+function traced<S extends { trace?: OperationTrace | undefined }>(name: string, step: (state: S) => void | Promise<void>): (state: S) => void | Promise<void> {
+  return (state) => {
+    if (!state.trace) return step(state);
+    const finish = state.trace.step(name);
+    let waiting: void | Promise<void>;
+    try {
+      waiting = step(state);
+    } catch (error) {
+      finish(fromThrown(error).code);
+      throw error;
+    }
+    if (!waiting) {
+      finish();
+      return;
+    }
+    return waiting.then(
+      () => finish(),
+      (error: unknown) => {
+        finish(fromThrown(error).code);
+        throw error;
+      },
+    );
+  };
+}
+
+/** A gate request's `signal`: the caller's cancellation as it has it, without making an AbortSignal for a Cancel. */
+function cancellationOf(ctx: OperationContext): { signal?: Cancellation } {
+  const source = ctx.cancel ?? ctx.signal;
+  return source ? { signal: source } : {};
 }
 
 function prefixOf(target: string | LoadedPlugin): string {
@@ -212,50 +229,99 @@ export interface FrameMeta {
   trace?: OperationTrace | undefined;
 }
 
-export async function frame<K extends SuccessKind>(
+export function frame<K extends SuccessKind>(
   session: Session,
   meta: FrameMeta,
   kind: K,
   work: () => Promise<Extract<OperationResult, { kind: K }>["payload"]>,
 ): Promise<OperationResult> {
   const started = Date.now();
-  let outcome: OperationResult;
+  let running: Promise<unknown>;
   try {
-    const payload = await work();
-    if (meta.repairs.length) (payload as { repairs?: string[] }).repairs = meta.repairs.map((r) => r.message);
-    outcome = { kind, isError: false, payload } as OperationResult;
+    running = work();
   } catch (thrown) {
-    // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
-    if (thrown instanceof ConfirmInterrupt) throw thrown;
-    const error = fromThrown(thrown);
-    const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: (meta.redact ? meta.redact(error.toPayload()) : error.toPayload()) as ErrorAnswer["error"] };
-    if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
-    outcome = { kind: "error", isError: true, payload };
-    meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
+    running = Promise.reject(thrown as Error);
   }
+  // Callbacks rather than an async function: nothing of this frame waits on the work (allocation per call).
+  return running.then(
+    (payload) => {
+      if (meta.repairs.length) (payload as { repairs?: string[] }).repairs = meta.repairs.map((r) => r.message);
+      return outcomeTold(session, meta, started, { kind, isError: false, payload } as OperationResult);
+    },
+    (thrown: unknown) => {
+      // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
+      if (thrown instanceof ConfirmInterrupt) throw thrown;
+      const error = fromThrown(thrown);
+      const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: (meta.redact ? meta.redact(error.toPayload()) : error.toPayload()) as ErrorAnswer["error"] };
+      if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
+      meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
+      return outcomeTold(session, meta, started, { kind: "error", isError: true, payload });
+    },
+  );
+}
+
+/** The trace and the observers told the outcome (frame); then the outcome. */
+function outcomeTold(session: Session, meta: FrameMeta, started: number, outcome: OperationResult): OperationResult | Promise<OperationResult> {
   meta.trace?.end({ plugin: meta.plugin, ...(meta.target ? { target: meta.target } : {}), outcome: outcome.isError ? outcome.payload.error.code : "ok", mutating: meta.facts?.mutating ?? false });
-  if (meta.observers?.length) {
-    const event = {
-      session,
-      operation: meta.operation,
-      plugin: meta.plugin,
-      ...(meta.target ? { target: meta.target } : {}),
-      outcome: outcome.isError ? outcome.payload.error.code : "ok",
-      startedAt: started,
-      durationMs: Date.now() - started,
-      mutating: meta.facts?.mutating ?? false,
-      arguments: meta.arguments,
-    };
-    // Awaited before the answer goes out, so an acknowledged write is in the audit log.
-    for (const observe of meta.observers) {
-      try {
-        await observe(event);
-      } catch (error) {
-        meta.log.error(`call observer failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
+  if (!meta.observers?.length) return outcome;
+  return tellObservers(session, meta, started, outcome, meta.observers).then(() => outcome);
+}
+
+async function tellObservers(session: Session, meta: FrameMeta, started: number, outcome: OperationResult, observers: readonly CallObserver[]): Promise<void> {
+  const event = {
+    session,
+    operation: meta.operation,
+    plugin: meta.plugin,
+    ...(meta.target ? { target: meta.target } : {}),
+    outcome: outcome.isError ? outcome.payload.error.code : "ok",
+    startedAt: started,
+    durationMs: Date.now() - started,
+    mutating: meta.facts?.mutating ?? false,
+    arguments: meta.arguments,
+  };
+  // Awaited before the answer goes out, so an acknowledged write is in the audit log.
+  for (const observe of observers) {
+    try {
+      await observe(event);
+    } catch (error) {
+      meta.log.error(`call observer failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return outcome;
+}
+
+/** What frame reads of a run: what it has resolved so far, read when the outcome is told (a class: no accessors defined per call). */
+class RunMeta implements FrameMeta {
+  readonly operation: string;
+  readonly trace: OperationTrace | undefined;
+  readonly repairs: Repair[];
+  readonly log: Logger;
+  readonly observers: readonly CallObserver[];
+  readonly facts: CallFacts;
+  readonly redact: (value: unknown) => unknown;
+  readonly #state: CallState;
+
+  constructor(state: CallState, deps: PipelineDeps) {
+    this.#state = state;
+    this.operation = state.operation;
+    this.trace = state.trace;
+    this.repairs = state.repairs;
+    this.log = deps.log;
+    this.observers = deps.observers;
+    this.facts = state.facts;
+    this.redact = deps.redact;
+  }
+
+  get plugin(): string {
+    return this.#state.plugin?.manifest.prefix ?? prefixOf(this.#state.target);
+  }
+
+  get target(): string | undefined {
+    return this.#state.tool?.name ?? this.#state.skill?.name ?? this.#state.request?.name;
+  }
+
+  get arguments(): unknown {
+    return this.#state.request?.arguments;
+  }
 }
 
 export interface Pipeline {
@@ -275,64 +341,75 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
    */
   const confirmationOf = (ctx: OperationContext): GatePolicy =>
     ctx.confirmation ??
-    (async (request) => {
-      if (!request.mutating) return;
-      if (ctx.confirmer && deps.confirmPolicyOf(request.plugin) === "elicit") {
-        const question: ConfirmQuestion =
-          request.via === "skill"
-            ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {} }
-            : { plugin: request.plugin, tool: request.target, arguments: request.arguments };
-        const decision = await ctx.confirmer(question);
-        if (decision === "accept") return;
-        const what = request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`;
-        throw new RuntimeError("CONFIRM_DECLINED", `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} of plugin '${request.plugin}' when asked to confirm it; nothing was changed`, {
-          tool: request.target,
-          decision,
-          ...(request.skill ? { skill: request.skill } : {}),
-        });
-      }
-      await confirmFlag(request);
-    });
+    // A call that changes nothing passes at once, without a promise.
+    ((request) => (request.mutating ? confirmWrite(ctx, request) : undefined));
+  /** The default confirmation of a write: the user when the client can ask and the plugin says "elicit", else the model's `confirm`. */
+  const confirmWrite = async (ctx: OperationContext, request: GateRequest): Promise<void> => {
+    if (ctx.confirmer && deps.confirmPolicyOf(request.plugin) === "elicit") {
+      const question: ConfirmQuestion =
+        request.via === "skill"
+          ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {} }
+          : { plugin: request.plugin, tool: request.target, arguments: request.arguments };
+      const decision = await ctx.confirmer(question);
+      if (decision === "accept") return;
+      const what = request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`;
+      throw new RuntimeError("CONFIRM_DECLINED", `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} of plugin '${request.plugin}' when asked to confirm it; nothing was changed`, {
+        tool: request.target,
+        decision,
+        ...(request.skill ? { skill: request.skill } : {}),
+      });
+    }
+    await confirmFlag(request);
+  };
   const policies = (ctx: OperationContext): readonly GatePolicy[] => [...deps.accessPolicies, confirmationOf(ctx)];
 
   // ── repair: the request's shape, before anything reads it ────────────────────────────────
-  const repair: Step = async (state, next) => {
+  const repair: Step = (state) => {
     state.request = repairRequest(state.raw, nameFieldOf(state.operation), state.repairs);
-    await next();
   };
 
   // ── loop check: identical failures a retry cannot fix, within a window ──────────────────
-  const loopCheck: Step = async (state, next) => {
+  const loopCheck: Step = (state) => {
     const request = state.request as RepairedRequest;
     const keyOf = () => `${state.operation}:${prefixOf(state.target)}|${canonicalJson({ name: request.name ?? request.nameSent, arguments: request.arguments, confirm: request.confirm })}`;
-    const key = deps.loop.check(state.session, keyOf);
+    state.loop = { key: deps.loop.check(state.session, keyOf), keyOf };
+  };
+
+  /** Run a chain; once the loop check has passed, the outcome of everything after it is recorded. */
+  const runChecked = async (chain: (state: CallState) => Promise<void>, state: CallState): Promise<void> => {
     try {
-      await next();
+      await chain(state);
     } catch (error) {
       // A question for the user is not a failure.
-      if (!(error instanceof ConfirmInterrupt)) deps.loop.record(state.session, key, keyOf, fromThrown(error));
+      if (state.loop && !(error instanceof ConfirmInterrupt)) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, fromThrown(error));
       throw error;
     }
-    deps.loop.record(state.session, key, keyOf, undefined);
+    if (state.loop) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, undefined);
   };
 
   // ── resolve: the plugin, then the tool or skill ─────────────────────────────────────────
-  const resolvePlugin: Step = async (state, next) => {
+  const resolvePlugin: Step = (state) => {
     state.plugin = deps.resolvePlugin(state.target, state.repairs, state.session);
-    await next();
   };
 
-  const resolveTool: Step = async (state, next) => {
+  // Not an async function: the part after the catalog answered runs in a callback of its own, so
+  // the wait keeps no frame of this step's locals alive (README "Performance": allocation per call).
+  const resolveTool: Step = (state) => {
     const plugin = state.plugin as ReadyPlugin;
-    const prefix = plugin.manifest.prefix;
     const request = state.request as RepairedRequest;
-    const sent = request.name;
-    if (!sent) {
-      throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${request.nameSent === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${prefix}' to call`, {
+    if (!request.name) {
+      throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${request.nameSent === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${plugin.manifest.prefix}' to call`, {
         received: request.keys,
       });
     }
-    const tools = await deps.toolsOf(plugin);
+    return deps.toolsOf(plugin).then((tools) => pickTool(state, tools));
+  };
+
+  /** The tool a call names among the plugin's `tools` (repairs, then "did you mean"), into the state. */
+  const pickTool = (state: CallState, tools: ToolDescriptor[]): void => {
+    const plugin = state.plugin as ReadyPlugin;
+    const prefix = plugin.manifest.prefix;
+    const sent = (state.request as RepairedRequest).name as string;
     // A name listed twice resolves to its last entry. The set of names is made only for a call
     // that names no tool exactly (the repairs and the suggestions need it), never on the way to a success.
     const named = (name: string) => tools.findLast((t) => t.name === name);
@@ -362,10 +439,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     state.writes = !deps.isReadOnly(plugin, tool);
     // For the audit: the call reached (or is refused before) a tool that changes data.
     state.facts.mutating = state.writes;
-    await next();
   };
 
-  const resolveSkill: Step = async (state, next) => {
+  const resolveSkill: Step = (state) => {
     const plugin = state.plugin as ReadyPlugin;
     const prefix = plugin.manifest.prefix;
     const sent = (state.request as RepairedRequest).name ?? "";
@@ -386,11 +462,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       });
     }
     state.skill = skill;
-    await next();
   };
 
   // ── validate: schema-aware repairs, then the schema ─────────────────────────────────────
-  const validate: Step = async (state, next) => {
+  const validate: Step = (state) => {
     const request = state.request as RepairedRequest;
     const what = state.tool ? `'${state.tool.name}'` : `skill '${state.skill?.name ?? ""}'`;
     const subject = state.tool ? { tool: state.tool.name } : { skill: state.skill?.name };
@@ -423,7 +498,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const verdict = validateArguments(schema, state.args, what);
       if (!verdict.checked) deps.log.warn(`${prefixOf(state.target)}/${state.tool?.name ?? state.skill?.name}: the schema cannot be compiled; arguments not validated`, { reason: verdict.reason });
     }
-    await next();
   };
 
   // ── gate: the policy chains (see gate.ts) ───────────────────────────────────────────────
@@ -442,24 +516,24 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       mutating: writes && plugin.manifest.requireConfirm,
       confirmed: state.confirmed ?? state.request?.confirm === true,
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
-      ...(state.ctx.signal ? { signal: state.ctx.signal } : {}),
+      ...cancellationOf(state.ctx),
     };
   }
 
   /** Access (who may): right after the tool is resolved, before its arguments are looked at. */
-  const authorize: Step = async (state, next) => {
-    await passGate(deps.accessPolicies, gateRequestFor(state));
-    await next();
-  };
+  const authorize: Step = (state) => passGate(deps.accessPolicies, gateRequestFor(state));
 
   /** Confirmation (may this write run): after validation, so the human is asked only about a call that can run. */
-  const gateCall: Step = async (state, next) => {
-    await passGate([confirmationOf(state.ctx)], gateRequestFor(state));
+  const gateCall: Step = (state) => {
+    const waiting = passGate([confirmationOf(state.ctx)], gateRequestFor(state));
+    return waiting ? waiting.then(() => gatePassed(state)) : gatePassed(state);
+  };
+
+  const gatePassed = (state: CallState): void => {
     if (state.misplacedConfirm) {
       state.repairs.push({ kind: "dropped-misplaced-confirm", message: `the 'confirm' in ${state.misplacedConfirm} was not honoured: confirm belongs at the top level, next to 'toolName'` });
     }
     state.adapter = (state.plugin as ReadyPlugin).adapter;
-    await next();
   };
 
   function adapterForSkill(
@@ -490,7 +564,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       skillArguments: run.skillArguments ?? {},
       confirmed,
       ...(misplacedConfirm ? { misplacedConfirm } : {}),
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...cancellationOf(ctx),
     };
     return gatedAdapter(plugin.adapter, {
       async call(name, args) {
@@ -508,7 +582,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     });
   }
 
-  const gateSkill: Step = async (state, next) => {
+  const gateSkill: Step = (state) => {
     const plugin = state.plugin as ReadyPlugin;
     state.refusals = [];
     state.interrupts = [];
@@ -519,11 +593,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       facts: state.facts,
       skillArguments: state.args,
     });
-    await next();
   };
 
   // ── invoke: the adapter or the skill, under the deadline and the caller's cancel ────────
-  const invoke: Step = async (state, next) => {
+  // Not an async function, for the same reason as resolveTool.
+  const invoke: Step = (state) => {
     const plugin = state.plugin as ReadyPlugin;
     const prefix = plugin.manifest.prefix;
     const adapter = state.adapter as Adapter;
@@ -535,6 +609,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       get signal() {
         return deadline.signal;
       },
+      cancel: deadline,
       sessionId: session.id,
       log: deps.log,
       // Made on first use: most calls start no job, and each store is a cancel listener and a disposer for the session.
@@ -558,67 +633,49 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       if (failed) throw failed;
       return answer;
     };
-    try {
-      state.output = await withDeadline(
-        (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline)) : runSkill(state.skill as Skill, deadline)),
-        deps.timeoutMs,
-        state.ctx.signal,
-        what,
-      );
-    } catch (error) {
-      // What the backend said gets the call's name in front; the runtime's own errors (the
-      // deadline and the client's cancel, the gate inside a skill) already say what they are.
-      if (error instanceof ConfirmInterrupt) throw error;
-      const own = error instanceof DeadlineError || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
-      throw own ? error : fromThrown(error, `${what} failed`);
-    }
-    if (state.tool) deps.onAnswered?.(prefix);
-    await next();
+    return withDeadline(
+      (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline)) : runSkill(state.skill as Skill, deadline)),
+      deps.timeoutMs,
+      state.ctx.cancel ?? state.ctx.signal,
+      what,
+    ).then(
+      (output) => {
+        state.output = output;
+        if (state.tool) deps.onAnswered?.(prefix);
+      },
+      (error: unknown) => {
+        // What the backend said gets the call's name in front; the runtime's own errors (the
+        // deadline and the client's cancel, the gate inside a skill) already say what they are.
+        if (error instanceof ConfirmInterrupt) throw error;
+        const own = error instanceof DeadlineError || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
+        throw own ? error : fromThrown(error, `${what} failed`);
+      },
+    );
   };
 
   // ── shape: unwrap an MCP result, redact it (the fleet's one redactor), cap it ──────────
-  const shape: Step = async (state, next) => {
+  const shape: Step = (state) => {
     const { result, truncated } = shapeResult(state.output, deps.redact, state.ctx.maxResultChars ?? deps.maxResultChars);
     state.result = result;
     if (truncated) state.truncated = truncated;
-    await next();
   };
 
   // Tracing off: the steps as they are, nothing wrapped.
   const t = deps.tracing ? traced<CallState> : (_name: string, step: Step): Step => step;
-  const callChain = compose<CallState>([t("repair", repair), t("loop_check", loopCheck), t("resolve_plugin", resolvePlugin), t("resolve_tool", resolveTool), t("authorize", authorize), t("validate", validate), t("gate", gateCall), t("invoke", invoke), t("shape", shape)]);
-  const skillChain = compose<CallState>([t("repair", repair), t("loop_check", loopCheck), t("resolve_plugin", resolvePlugin), t("resolve_skill", resolveSkill), t("validate", validate), t("gate", gateSkill), t("invoke", invoke), t("shape", shape)]);
+  const callChain = sequence<CallState>([t("repair", repair), t("loop_check", loopCheck), t("resolve_plugin", resolvePlugin), t("resolve_tool", resolveTool), t("authorize", authorize), t("validate", validate), t("gate", gateCall), t("invoke", invoke), t("shape", shape)]);
+  const skillChain = sequence<CallState>([t("repair", repair), t("loop_check", loopCheck), t("resolve_plugin", resolvePlugin), t("resolve_skill", resolveSkill), t("validate", validate), t("gate", gateSkill), t("invoke", invoke), t("shape", shape)]);
 
-  async function run(operation: PipelineOperation, session: Session, target: string | LoadedPlugin, raw: unknown, ctx: OperationContext): Promise<OperationResult> {
+  function run(operation: PipelineOperation, session: Session, target: string | LoadedPlugin, raw: unknown, ctx: OperationContext): Promise<OperationResult> {
     const state: CallState = { session, operation, target, raw, ctx, repairs: [...(ctx.repairs ?? [])], facts: { mutating: false }, trace: deps.tracing?.start(operation, session) };
-    const meta = {
-      operation,
-      trace: state.trace,
-      get plugin() {
-        return state.plugin?.manifest.prefix ?? prefixOf(target);
-      },
-      get target() {
-        return state.tool?.name ?? state.skill?.name ?? state.request?.name;
-      },
-      repairs: state.repairs,
-      log: deps.log,
-      observers: deps.observers,
-      facts: state.facts,
-      redact: deps.redact,
-      get arguments() {
-        return state.request?.arguments;
-      },
-    };
+    const meta = new RunMeta(state, deps);
     if (operation === "call") {
-      return frame(session, meta, "call", async () => {
-        await callChain(state);
-        return { ok: true, plugin: meta.plugin, toolName: (state.tool as ToolDescriptor).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) };
-      });
+      return frame(session, meta, "call", () =>
+        runChecked(callChain, state).then(() => ({ ok: true, plugin: meta.plugin, toolName: (state.tool as ToolDescriptor).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) })),
+      );
     }
-    return frame(session, meta, "skill", async () => {
-      await skillChain(state);
-      return { ok: true, plugin: meta.plugin, skill: (state.skill as Skill).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) };
-    });
+    return frame(session, meta, "skill", () =>
+      runChecked(skillChain, state).then(() => ({ ok: true, plugin: meta.plugin, skill: (state.skill as Skill).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) })),
+    );
   }
 
   return {

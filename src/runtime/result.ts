@@ -1,3 +1,4 @@
+import { Cancel, listen, unlisten, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../errors.js";
 
 /**
@@ -96,10 +97,11 @@ export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, m
   return capResult(redact(unwrapResult(raw)), maxChars);
 }
 
-/** What `work` gets from withDeadline: the signal is made when first read (most calls never read it). */
-export interface DeadlineScope {
-  readonly signal: AbortSignal;
-}
+/**
+ * What `work` gets from withDeadline: the deadline's cancellation. Its AbortSignal is made when
+ * first read (most calls never read it); the hot path listens to the Cancel itself (cancel.ts).
+ */
+export type DeadlineScope = Cancel;
 
 /**
  * withDeadline's own failures: the work ran out of time (UPSTREAM_TIMEOUT) or the caller
@@ -110,23 +112,16 @@ export class DeadlineError extends RuntimeError {}
 
 /**
  * Run `work` with a deadline and the caller's cancellation. A timeout answers UPSTREAM_TIMEOUT;
- * the adapter gets the abort signal so it can stop its own I/O. One promise and one timer per
- * call; the AbortSignal (costly to make in Node) only for work that asks for it.
+ * the adapter gets the deadline's cancellation so it can stop its own I/O. One promise and one
+ * timer per call; no AbortSignal unless the work or the caller asks for one.
  */
-export function withDeadline<T>(work: (scope: DeadlineScope) => Promise<T>, timeoutMs: number, outer: AbortSignal | undefined, what: string): Promise<T> {
-  let controller: AbortController | undefined;
-  let reason: RuntimeError | undefined;
-  const scope: DeadlineScope = {
-    get signal() {
-      controller ??= new AbortController();
-      if (reason && !controller.signal.aborted) controller.abort(reason);
-      return controller.signal;
-    },
-  };
+export function withDeadline<T>(work: (scope: DeadlineScope) => Promise<T>, timeoutMs: number, outer: Cancellation | undefined, what: string): Promise<T> {
+  const scope = new Cancel();
   return new Promise<T>((resolve, reject) => {
     const cancelled = () => new DeadlineError("UPSTREAM_ERROR", `${what} was cancelled by the client`);
     if (outer?.aborted) {
-      reason = cancelled();
+      const reason = cancelled();
+      scope.abort(reason);
       reject(reason);
       return;
     }
@@ -135,18 +130,17 @@ export function withDeadline<T>(work: (scope: DeadlineScope) => Promise<T>, time
       if (settled) return false;
       settled = true;
       clearTimeout(timer);
-      outer?.removeEventListener("abort", onOuterAbort);
+      if (outer) unlisten(outer, onOuterAbort);
       return true;
     };
     const stop = (error: RuntimeError): void => {
       if (!finish()) return;
-      reason = error;
-      controller?.abort(error);
+      scope.abort(error);
       reject(error);
     };
     const onOuterAbort = (): void => stop(cancelled());
     const timer = setTimeout(() => stop(new DeadlineError("UPSTREAM_TIMEOUT", `${what} did not answer within ${timeoutMs} ms`, { timeoutMs })), timeoutMs);
-    outer?.addEventListener("abort", onOuterAbort, { once: true });
+    if (outer) listen(outer, onOuterAbort);
     let running: Promise<T>;
     try {
       running = work(scope);

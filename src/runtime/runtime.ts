@@ -212,6 +212,8 @@ export interface Runtime {
 
 /** Well under the 60 s most MCP clients wait (the SDK default), so our own error, with its hint, arrives first. */
 const DEFAULT_TIMEOUT_MS = 40_000;
+/** The longest the sentence model's background load waits for the start-up listings (hybrid.ts `loadAfter`). */
+const MODEL_HELD_BY_LISTING_MS = 10_000;
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
 const DEFAULT_LIMIT = 10;
 /** Discover shows fewer entries by default than search: one plugin, and the next call said once. */
@@ -401,6 +403,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log: (message) => log.warn(message),
     ...(Number.isFinite(waitMs) ? { waitMs } : {}),
     ...(Number.isFinite(modelWaitMs) ? { modelWaitMs } : {}),
+    // With a store the model loads in the background: after the cold cache's start-up listings.
+    ...(store ? { modelLoadAfter: () => startupListingsOver() } : {}),
   });
   // What generic mcpServers entries are about, learnt from their listing (plugin-about.ts).
   const abouts = new Map<string, string>();
@@ -427,6 +431,22 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // With a store: catalogs it lacks are listed in the background (a few at a time), and a catalog
   // restored from it is confirmed by listing again once a call has started its server anyway.
   const upkeep = store ? startCatalogUpkeep(catalog, plugins, log) : undefined;
+  /**
+   * Once the start-up listings are done (at once on a warm cache), or MODEL_HELD_BY_LISTING_MS
+   * passed: a hung server does not keep semantic search out for its whole deadline.
+   */
+  function startupListingsOver(): Promise<void> {
+    const over = (async () => {
+      await upkeep?.begun;
+      // The listings the upkeep just queued are tracked a turn later (refresh awaits the restore).
+      await new Promise((resolve) => setImmediate(resolve));
+      await catalog.listed();
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, MODEL_HELD_BY_LISTING_MS)));
+    timer?.unref();
+    return Promise.race([over, cap]).finally(() => clearTimeout(timer));
+  }
   // Watching ends once the restore is over and the restored catalog confirmed (or replaced, or
   // never restored): storedAt is then undefined.
   let restoreOver = false;
@@ -498,14 +518,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const privateCatalogs = new WeakMap<LoadedPlugin, { index: ToolIndex; catalog: Catalog }>();
   const catalogOf = (plugin: LoadedPlugin) => privateCatalogs.get(plugin) ?? { index, catalog };
 
-  async function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
+  // A callback for the failure rather than an async frame around every call's catalog read.
+  function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
+    let listing: Promise<ToolDescriptor[]>;
     try {
-      return await catalogOf(plugin).catalog.tools(plugin, { urgent: true });
+      listing = catalogOf(plugin).catalog.tools(plugin, { urgent: true });
     } catch (error) {
+      listing = Promise.reject(error as Error);
+    }
+    return listing.catch((error: unknown) => {
       // The catalog's own deadline already says what timed out.
       if (error instanceof DeadlineError) throw error;
       throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
-    }
+    });
   }
 
   const confirmPolicyOf = (prefix: string): ConfirmPolicy => config?.plugins.confirm?.[prefix] ?? byPrefix.get(prefix)?.manifest.confirm ?? defaultConfirmPolicy;

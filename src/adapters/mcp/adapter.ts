@@ -62,7 +62,7 @@ export class McpAdapter implements Adapter {
     return this.connection.serverInfo;
   }
 
-  async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
+  call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
     const relay = ctx?.relay;
     // With a relay, ask a 2026-07-28 server for its log messages (absent, it sends none); the agent's client filters them by its own level.
     const params = { name, arguments: args, ...(relay?.log ? { _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : {}) };
@@ -70,12 +70,15 @@ export class McpAdapter implements Adapter {
     const progress = relay?.progress
       ? { onprogress: (p: { progress: number; total?: number; message?: string }) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }), resetTimeoutOnProgress: true }
       : undefined;
+    // The Cancel when the pipeline gave one: the lane listens to it without making an AbortSignal.
+    const cancellation = ctx?.cancel ?? ctx?.signal;
+    const control = { timeoutMs: this.timeoutMs, ...(cancellation ? { signal: cancellation } : {}) };
     const run = (): Promise<unknown> =>
-      this.connection.request(`tools/call '${name}'`, { timeoutMs: this.timeoutMs, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, (client, options, lane) => {
-        const withProgress = progress ? { ...options, ...progress } : options;
+      this.connection.request(`tools/call '${name}'`, control, (client, options, lane) => {
         // The fast lane (call-lane.ts) for a 2025-era stdio server's tool the SDK would not check
         // against an outputSchema; anything else, or when unsure, the SDK path.
-        if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, withProgress);
+        if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, progress ? { ...control, ...progress } : control);
+        const withProgress = progress ? { ...options, ...progress } : options;
         const calling = () => client.callTool(params, withProgress);
         // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
         // driver) and find this call's relay through its async context. A 2025-era server asks on
@@ -86,13 +89,30 @@ export class McpAdapter implements Adapter {
         // so the connection's streams never carry one call's relay into later calls.
         return relay && client.getProtocolEra() === "modern" ? currentRelay.run(relay, calling) : calling();
       });
-    if (!relay) return this.options.redactor.redactValue((await run()) as CallToolResult);
+    // Callbacks rather than an async frame kept alive across every call.
+    const redacted = (result: unknown): CallToolResult => this.options.redactor.redactValue(result as CallToolResult);
+    if (!relay) return run().then(redacted);
     this.connection.relays.add(relay);
-    try {
-      return this.options.redactor.redactValue((await run()) as CallToolResult);
-    } finally {
+    const done = (): void => {
       this.connection.relays.delete(relay);
+    };
+    let running: Promise<unknown>;
+    try {
+      running = run();
+    } catch (error) {
+      done();
+      return Promise.reject(error as Error);
     }
+    return running.then(
+      (result) => {
+        done();
+        return redacted(result);
+      },
+      (error: unknown) => {
+        done();
+        throw error;
+      },
+    );
   }
 
   onToolsChanged(listener: () => void): void {

@@ -1,5 +1,6 @@
 import { DEFAULT_REQUEST_TIMEOUT_MSEC, ProtocolError, SdkError, SdkErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import type { LenientClient } from "./lenient-handshake.js";
+import { listen, unlisten, type Cancellation } from "../../cancel.js";
 
 /**
  * The fast lane of `tools/call` to a 2025-era stdio server.
@@ -47,8 +48,9 @@ export interface LaneProgress {
 /** The SDK RequestOptions the adapter uses, as the lane reads them. */
 export interface LaneCallOptions {
   /** Default: the SDK's default request timeout. */
-  timeout?: number;
-  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** The caller's cancellation (a Cancel is listened to without making an AbortSignal: cancel.ts). */
+  signal?: Cancellation;
   onprogress?: (progress: LaneProgress) => void;
   resetTimeoutOnProgress?: boolean;
 }
@@ -106,7 +108,7 @@ export class ToolCallLane implements LaneHook {
       const signal = options.signal;
       if (signal) {
         pending.onAbort = () => this.#cancel(id, signal.reason);
-        signal.addEventListener("abort", pending.onAbort, { once: true });
+        listen(signal, pending.onAbort);
       }
       this.#arm(id, pending);
       this.#wire.send(request as JSONRPCMessage).catch((error: unknown) => {
@@ -163,7 +165,7 @@ export class ToolCallLane implements LaneHook {
   }
 
   #arm(id: string, pending: Pending): void {
-    const timeout = pending.options.timeout ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
+    const timeout = pending.options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
     pending.timer = setTimeout(() => this.#cancel(id, new SdkError(SdkErrorCode.RequestTimeout, "Request timed out", { timeout })), timeout);
   }
 
@@ -182,7 +184,7 @@ export class ToolCallLane implements LaneHook {
     if (!pending) return undefined;
     this.#pending.delete(id);
     clearTimeout(pending.timer);
-    if (pending.onAbort) pending.options.signal?.removeEventListener("abort", pending.onAbort);
+    if (pending.onAbort && pending.options.signal) unlisten(pending.options.signal, pending.onAbort);
     return pending;
   }
 }

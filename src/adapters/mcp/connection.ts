@@ -5,6 +5,7 @@ import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
+import { Cancel, type Cancellation } from "../../cancel.js";
 import { currentRelay, refusal, type CallRelay, type RelayedParams } from "../relay.js";
 
 /**
@@ -69,7 +70,21 @@ export interface ConnectionOptions {
 
 export interface RequestControl {
   timeoutMs: number;
-  signal?: AbortSignal;
+  /** The caller's cancellation; a Cancel makes its AbortSignal only when the SDK path reads `options.signal` (cancel.ts). */
+  signal?: Cancellation;
+}
+
+/** The SDK's request options for `control`: for a Cancel, `signal` is read through (made on first read). */
+function requestOptions(control: RequestControl): RequestOptions {
+  const source = control.signal;
+  if (!source) return { timeout: control.timeoutMs };
+  if (!(source instanceof Cancel)) return { signal: source, timeout: control.timeoutMs };
+  return {
+    get signal() {
+      return source.signal;
+    },
+    timeout: control.timeoutMs,
+  };
 }
 
 interface Live {
@@ -220,7 +235,7 @@ export class McpConnection {
     if (this.closed) throw new McpAdapterError("UPSTREAM_ERROR", `${this.label()} is closed`);
     this.inFlight++;
     this.idleLimitMs = this.options.idleTimeoutMs;
-    const options: RequestOptions = control.signal ? { signal: control.signal, timeout: control.timeoutMs } : { timeout: control.timeoutMs };
+    const options = requestOptions(control);
     try {
       for (let attempt = 0; ; attempt++) {
         let live: Live | undefined;

@@ -1,7 +1,6 @@
 import { chmod, open, readFile, rename, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import lockfile from "proper-lockfile";
 import { readCappedBody } from "../shared/capped-body.js";
 import type { Redactor } from "../shared/redact.js";
 import { interpolate } from "../shared/env-vars.js";
@@ -143,6 +142,9 @@ export class OAuthTokenStore {
   private async lock(): Promise<() => Promise<void>> {
     const stale = Math.max(2_000, this.options.lockStaleMs ?? 15_000);
     try {
+      // Loaded here, on the first refresh: proper-lockfile brings graceful-fs, which patches fs at
+      // import, and the adapter that imports this module also serves every stdio server.
+      const { default: lockfile } = await import("proper-lockfile");
       return await lockfile.lock(this.file, {
         stale,
         update: Math.floor(stale / 4),

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { nodeCrypto } from "../../node-crypto.js";
 // The runtime's one canonical form of a call's arguments (sorted keys), as the loop breaker and confirm tokens use.
 import { canonicalJson } from "../../runtime/loop-breaker.js";
 
@@ -29,11 +29,11 @@ export class IdempotencyKeys {
 
   /** The key for this call: the one it had when repeated within the window, else a new one. */
   keyFor(sessionId: string, tool: string, args: unknown): string {
-    const fingerprint = createHash("sha256").update(`${sessionId}\0${tool}\0${canonicalJson(args)}`).digest("hex");
+    const fingerprint = nodeCrypto().createHash("sha256").update(`${sessionId}\0${tool}\0${canonicalJson(args)}`).digest("hex");
     const now = this.now();
     const known = this.#seen.get(fingerprint);
     this.#seen.delete(fingerprint); // re-inserted last: the map's order is least recently used first
-    const entry = known && now - known.lastUsed <= this.windowMs ? { key: known.key, lastUsed: now } : { key: randomUUID(), lastUsed: now };
+    const entry = known && now - known.lastUsed <= this.windowMs ? { key: known.key, lastUsed: now } : { key: nodeCrypto().randomUUID(), lastUsed: now };
     this.#seen.set(fingerprint, entry);
     if (this.#seen.size > MAX_REMEMBERED) this.#seen.delete(this.#seen.keys().next().value as string);
     return entry.key;

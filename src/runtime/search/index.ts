@@ -31,6 +31,8 @@ export interface ToolIndexOptions {
   waitMs?: number;
   /** How long a search waits for the sentence model to load before answering with BM25F alone (default: until loaded). */
   modelWaitMs?: number;
+  /** What the model's background load waits for (hybrid.ts `loadAfter`). */
+  modelLoadAfter?: () => Promise<unknown>;
 }
 
 export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE, options: ToolIndexOptions = {}): ToolIndex {
@@ -51,6 +53,7 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
         // The waits come decided by the caller (runtime.ts reads both environment variables).
         ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
         ...(options.modelWaitMs !== undefined ? { modelWaitMs: options.modelWaitMs } : {}),
+        ...(options.modelLoadAfter ? { loadAfter: options.modelLoadAfter } : {}),
         ...(approximateFrom !== undefined ? { approximateFrom } : {}),
         ...(options.log ? { log: options.log } : {}),
       });

@@ -1,8 +1,11 @@
-import { createMcpHandler, PROTOCOL_VERSION_META_KEY, type AuthInfo, type McpHttpHandler, type ServerContext } from "@modelcontextprotocol/server";
+import { createMcpHandler, PROTOCOL_VERSION_META_KEY, type AuthInfo, type McpHttpHandler, type Server, type ServerContext } from "@modelcontextprotocol/server";
 import type { Identity } from "../../runtime/access.js";
 import type { Logger } from "../../adapters/types.js";
 import { createFacade, type SessionScope } from "../../facade/server.js";
-import { ServerPool } from "../../facade/server-pool.js";
+import { ServerPool, type HandlerScope } from "../../facade/server-pool.js";
+import { fastLaneEnabled } from "../../facade/fast-lane.js";
+import { createModernLane, type ModernLane } from "./modern-lane.js";
+import { modernNodeHandler, type ModernNodeHandler } from "./modern-node.js";
 import { Workspaces, type WorkspaceStore } from "../../runtime/workspaces.js";
 import { identityOf } from "../../facade/confirm-rounds.js";
 import { RuntimeError } from "../../runtime/errors.js";
@@ -91,6 +94,9 @@ export function createModernScope(runtime: Runtime, options: ModernScopeOptions 
   };
 }
 
+/** Envelopes the lane remembers as accepted; a client sends the same one on every request, and a full set starts over. */
+const MAX_ACCEPTED_ENVELOPES = 256;
+
 /** The first revision of the stateless era: a request whose envelope names it or a later one is modern. */
 const FIRST_MODERN_VERSION = "2026-07-28";
 
@@ -112,6 +118,10 @@ export function claimsModernEnvelope(body: unknown): boolean {
 export interface ModernEntry {
   /** The SDK's per-request handler in strict mode (2025-era traffic goes to the session table instead). */
   readonly handler: McpHttpHandler;
+  /** The SDK's leg on node:http (modern-node.ts). */
+  readonly serve: ModernNodeHandler;
+  /** The fast lane in front of it (modern-lane.ts); undefined when AGENT_TOOLS_FAST_LANE=off. */
+  readonly lane: ModernLane | undefined;
   readonly workspaces: Workspaces;
   close(): Promise<void>;
 }
@@ -122,25 +132,45 @@ export interface ModernEntry {
  * Server instance, an idle one reused from its caller's pool when there is one). Tool changes go
  * out on `subscriptions/listen`. Tests drive `handler.fetch` directly, without a socket.
  */
-export function createModernEntry(runtime: Runtime, options: { maxBodyBytes?: number; log?: Logger; redact?: (text: string) => string } & ModernScopeOptions = {}): ModernEntry {
+export function createModernEntry(
+  runtime: Runtime,
+  options: { maxBodyBytes?: number; log?: Logger; redact?: (text: string) => string; fastLane?: boolean } & ModernScopeOptions = {},
+): ModernEntry {
   const facade = createFacade(runtime);
   const scope = createModernScope(runtime, options);
   const redact = options.redact ?? ((text: string) => text);
-  // One pool of reusable Servers per caller view (server-pool.ts): the scope and tool view a
-  // Server's handlers close over are the same for every request of one identity.
-  const pools = new Map<string, ServerPool>();
-  const poolFor = (identity: Identity | undefined): ServerPool => {
-    const key = identity ? `${identity.name}\n${identity.plugins === "*" ? "*" : identity.plugins.join(",")}` : "";
-    let pool = pools.get(key);
-    if (!pool) {
-      const bound: SessionScope = identity ? { ...scope, identity } : scope;
-      pool = new ServerPool((around) => facade.server(bound, around));
-      if (pools.size >= 1_000) pools.clear();
-      pools.set(key, pool);
-    }
-    return pool;
+  const laneOn = options.fastLane ?? fastLaneEnabled();
+  // The envelopes the SDK let through to a handler (JSON text, as the stdio lane keeps them): the
+  // fast lane takes a request only with one of these, so the SDK's envelope schema stays the judge.
+  const acceptedEnvelopes = new Set<string>();
+  const learn = (ctx: ServerContext): void => {
+    const envelope = ctx.mcpReq.envelope;
+    if (!envelope) return;
+    if (acceptedEnvelopes.size >= MAX_ACCEPTED_ENVELOPES) acceptedEnvelopes.clear();
+    acceptedEnvelopes.add(JSON.stringify(envelope));
   };
-  const handler = createMcpHandler((ctx) => poolFor(identityFromAuth(ctx.authInfo)).acquire(), {
+  // One pool of reusable Servers per caller view (server-pool.ts): the scope and tool view a
+  // Server's handlers close over are the same for every request of one identity. Beside it, the
+  // view's one Server for the fast lane, never connected: the lane only runs its handler.
+  interface View {
+    scope: SessionScope;
+    pool: ServerPool;
+    laneServer?: Server;
+  }
+  const views = new Map<string, View>();
+  const viewFor = (identity: Identity | undefined): View => {
+    const key = identity ? `${identity.name}\n${identity.plugins === "*" ? "*" : identity.plugins.join(",")}` : "";
+    let view = views.get(key);
+    if (!view) {
+      const bound: SessionScope = identity ? { ...scope, identity } : scope;
+      const around = (pooled: HandlerScope): HandlerScope => (laneOn ? (ctx, run) => (learn(ctx), pooled(ctx, run)) : pooled);
+      view = { scope: bound, pool: new ServerPool((pooled) => facade.server(bound, around(pooled))) };
+      if (views.size >= 1_000) views.clear();
+      views.set(key, view);
+    }
+    return view;
+  };
+  const handler = createMcpHandler((ctx) => viewFor(identityFromAuth(ctx.authInfo)).pool.acquire(), {
     legacy: "reject",
     // Team mode: tool-list changes reach the subscribers of every instance, not only this one's.
     ...(runtime.state.backend === "redis" ? { bus: createFleetEventBus(runtime.state.pubsub, (error) => options.log?.warn(`fleet event bus: ${error.message}`)) } : {}),
@@ -148,11 +178,26 @@ export function createModernEntry(runtime: Runtime, options: { maxBodyBytes?: nu
     onerror: (error) => options.log?.debug(`http modern: ${redact(error.message)}`),
   });
   const unsubscribe = runtime.onToolsChanged(() => handler.notify.toolsChanged());
+  const serve = modernNodeHandler(handler, (error) => options.log?.warn(`http modern: ${redact(error.message)}`));
+  const lane = laneOn
+    ? createModernLane({
+        server: (authInfo) => {
+          const view = viewFor(identityFromAuth(authInfo));
+          return (view.laneServer ??= facade.server(view.scope));
+        },
+        acceptedEnvelope: (envelope) => acceptedEnvelopes.has(JSON.stringify(envelope)),
+        toSdk: serve,
+        onerror: (error) => options.log?.debug(`http modern lane: ${redact(error.message)}`),
+      })
+    : undefined;
   return {
     handler,
+    serve,
+    lane,
     workspaces: scope.workspaces,
     async close() {
       unsubscribe();
+      if (lane) options.log?.debug(`http fast lane: ${lane.counts.taken} tools/call taken, ${lane.counts.handedOver} of them handed to the SDK; ${lane.counts.lists} tools/list answered`);
       await handler.close().catch(() => undefined);
       await scope.close();
     },

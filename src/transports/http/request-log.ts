@@ -14,6 +14,8 @@ export interface RequestFacts {
   session?: string;
   rpcMethods: string[];
   tool?: string;
+  /** Answered by the facade's fast lane (modern-lane.ts) rather than the SDK. */
+  lane?: boolean;
 }
 
 /** What a parsed body says about the request, for the log line. */

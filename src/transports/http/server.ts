@@ -14,7 +14,6 @@ import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
 import { serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
 import { authInfoFor, claimsModernEnvelope, createModernEntry } from "./modern.js";
-import { modernNodeHandler } from "./modern-node.js";
 
 /**
  * The MCP facade over Streamable HTTP, on node:http, both protocol eras on one endpoint. This
@@ -25,7 +24,8 @@ import { modernNodeHandler } from "./modern-node.js";
  * A request that carries the 2026-07-28 `_meta` envelope (recognised cheaply when it plainly
  * names the version, else the SDK's own `isLegacyRequest` decides) goes to `createMcpHandler` in strict
  * mode: per request, no session, an idle facade server of the caller's view reused (modern.ts),
- * through the same Node adapter the sessions use (modern-node.ts).
+ * through the same Node adapter the sessions use (modern-node.ts); a plain tools/call is answered
+ * by the facade's fast lane in front of it (modern-lane.ts), exactly as the SDK would answer it.
  * Everything else goes to the sessionful 2025 wiring that existing clients rely on
  * (initialize, JSON or SSE answers, the GET notification stream, DELETE).
  */
@@ -120,7 +120,6 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     sendRpcError(res, 503, -32000, `this instance is shutting down and ${refused}; retry (the load balancer sends you to another instance)`, { "Retry-After": "1", Connection: "close" });
   const redactor = createRedactor([options.token]);
   const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs });
-  const serveModern = modernNodeHandler(modern.handler, (error) => log.warn(`http modern: ${redactor.redact(error.message)}`));
   let inFlight = 0;
   gateway?.metrics.setSources({ openSessions: () => sessions.size, catalog: () => runtime.catalogStats() });
 
@@ -136,6 +135,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       `status=${status}`,
       outcome,
       `${Math.round(performance.now() - started)}ms`,
+      ...(facts.lane ? ["lane"] : []),
     ];
     gateway?.metrics.httpRequests.inc({ status: String(status) });
     const line = redactor.redact(parts.join(" "));
@@ -202,7 +202,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
           return;
         }
         // The gateway's identity rides as the request's authInfo (see modern.ts).
-        await serveModern(req, res, parsed.value, identity ? authInfoFor(identity) : undefined);
+        const authInfo = identity ? authInfoFor(identity) : undefined;
+        // A plain tools/call is answered by the fast lane (modern-lane.ts), the rest by the SDK.
+        if (modern.lane && (await modern.lane.take(req, res, parsed.value, authInfo, () => (facts.lane = true)))) return;
+        await modern.serve(req, res, parsed.value, authInfo);
         return;
       }
       if (header !== undefined) {

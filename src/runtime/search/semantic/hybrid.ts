@@ -93,6 +93,15 @@ export interface HybridOptions {
    * 92.0% against 94.3%; README "Semantic search"), so they are a setting, not the default.
    */
   approximateFrom?: number;
+  /**
+   * With `modelWaitMs: 0`: what the model's background load waits for before it starts. The
+   * runtime passes "its cold cache's listings are over (or a few seconds passed)": the load and
+   * the first embedding are seconds of CPU on one core, and the model's hundred-odd MiB make every
+   * server the listing starts slower to fork (Node's spawn copies the process's page tables), so
+   * beside 50 starting servers on two cores they cost the listing about a third of its time
+   * (README "Cold cache"). A search never waits for it: BM25F answers meanwhile, as before.
+   */
+  loadAfter?: () => Promise<unknown>;
   settings?: Partial<HybridSettings>;
   log?: (message: string) => void;
 }
@@ -549,7 +558,12 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       if (!model && !loading && options.modelWaitMs === 0) {
         // Not waited for, and started only once this answer is out: the model's first import
         // steps are synchronous CPU that would otherwise hold the answer it does not take part in.
-        setTimeout(() => void ensureModel().catch((error: unknown) => drop(`loading the sentence model failed: ${(error as Error).message}`)), MODEL_LOAD_DELAY_MS).unref();
+        const load = (): void => void ensureModel().catch((error: unknown) => drop(`loading the sentence model failed: ${(error as Error).message}`));
+        setTimeout(() => {
+          // A gate that fails does not keep the model out: it only said when to start.
+          if (options.loadAfter) void options.loadAfter().then(load, load);
+          else load();
+        }, MODEL_LOAD_DELAY_MS).unref();
         say("waiting", "semantic search is loading its model; answers are ranked by BM25F alone until it is in");
         return;
       }
