@@ -9,16 +9,17 @@ import { eventually, startHttp, type RunningHttp } from "./http-helpers.js";
 
 /**
  * The HTTP facade's fast lane for 2026-07-28 requests (src/transports/http/modern-lane.ts) against
- * the SDK's `createMcpHandler` path, over real loopback HTTP: the same script of raw requests is
- * sent to the built server twice, lane on and lane off (AGENT_TOOLS_FAST_LANE=off), and every
+ * the SDK's `createMcpHandler` path, over real loopback HTTP: the same script of raw tools/call and
+ * tools/list requests is sent to the built server twice, lane on and lane off
+ * (AGENT_TOOLS_FAST_LANE=off), with and without a team identity and in compact mode, and every
  * answer must be the same — status, every header as sent (names, order, values; only Date and
  * the random instance id are left out) and the body byte for byte. The script covers what the
  * lane takes (successes, tool errors, validation errors with hints, unknown tools, writes and
  * their confirm step, help, search, discover, the shell with its workspace) and what it must leave
  * to the SDK (malformed calls, every standard-header disagreement, envelopes the SDK refuses or
- * that need its exchange: log levels, progress, a client that can be asked), with and without a
- * team identity. A client that goes away mid-call gets nothing in either. The lane's own counts
- * (logged at close) show it took the calls it should.
+ * that need its exchange: log levels, progress, a client that can be asked; a list with a cursor
+ * or an Mcp-Name). A client that goes away mid-call gets nothing in either. The request log's
+ * `lane` marks and the lane's own counts (logged at close) show it took what it should.
  */
 
 const VERSION = "2026-07-28";
@@ -61,6 +62,15 @@ function call(
     lane: true,
   };
 }
+/** A tools/list as a pinned SDK client sends it (bypassing its cache), with the given changes. */
+function list(what: string, options: { meta?: Record<string, unknown>; params?: Record<string, unknown>; headers?: OutgoingHttpHeaders } = {}): Step {
+  return {
+    what,
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": VERSION, "mcp-method": "tools/list", ...options.headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: options.meta ?? envelope(), ...options.params } }),
+    lane: true,
+  };
+}
 /** A request the SDK answers (the lane leaves it, or it is the first with its envelope). */
 const sdk = (step: Step): Step => ({ ...step, lane: false });
 
@@ -71,6 +81,12 @@ const getNote = (id: string) => ({ toolName: "get_note", arguments: { id } });
 const SCRIPT: Step[] = [
   sdk(call("first plain call (the SDK's; it teaches the envelope)", NOTES_CALL, getNote("n1"))),
   call("the same call again", NOTES_CALL, getNote("n1")),
+  list("the tool list"),
+  sdk(list("the tool list with a cursor", { params: { cursor: "c1" } })),
+  sdk(list("the tool list with an Mcp-Name", { headers: { "mcp-name": "x" } })),
+  sdk(list("the tool list with more _meta", { meta: envelope({ "example.com/trace": "t-2" }) })),
+  sdk(list("the tool list of a new client (the SDK's first)", { meta: envelope({ "io.modelcontextprotocol/clientInfo": { name: "lister", version: "1" } }) })),
+  list("the tool list of that client again", { meta: envelope({ "io.modelcontextprotocol/clientInfo": { name: "lister", version: "1" } }) }),
   call("a string id", NOTES_CALL, getNote("n2"), { id: "req-7" }),
   call("id 0", NOTES_CALL, getNote("n1"), { id: 0 }),
   call("a missing note", NOTES_CALL, getNote("n404")),
@@ -110,6 +126,7 @@ const SCRIPT: Step[] = [
   // Asked twice: the second time the SDK has seen the envelope, and the lane leaves it because the client can be asked.
   sdk(call("a client that can be asked", NOTES_CALL, { toolName: "create_note", arguments: { title: "asked" } }, { meta: envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } }) })),
   sdk(call("a client that can be asked, again", NOTES_CALL, getNote("n1"), { meta: envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } }) })),
+  list("the tool list of a client that can be asked (worded for it)", { meta: envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } }) }),
   sdk(call("an envelope the SDK refuses", NOTES_CALL, getNote("n1"), { meta: envelope({ "io.modelcontextprotocol/clientInfo": 7 }) })),
   sdk(call("an envelope without capabilities", NOTES_CALL, getNote("n1"), { meta: { "io.modelcontextprotocol/protocolVersion": VERSION, "io.modelcontextprotocol/clientInfo": { name: "lane-diff", version: "0" } } })),
   sdk(call("another key of the protocol's namespace", NOTES_CALL, getNote("n1"), { meta: envelope({ "io.modelcontextprotocol/unknown": 1 }) })),
@@ -119,7 +136,9 @@ const SCRIPT: Step[] = [
   call("after it", NOTES_CALL, getNote("n2")),
 ];
 
-const LANE_TAKES = SCRIPT.filter((step) => step.lane).length;
+const isList = (step: Step): boolean => step.body.includes('"method":"tools/list"');
+const LANE_CALLS = SCRIPT.filter((step) => step.lane && !isList(step)).length;
+const LANE_LISTS = SCRIPT.filter((step) => step.lane && isList(step)).length;
 
 interface Answer {
   status: number;
@@ -165,18 +184,33 @@ async function play(server: RunningHttp, extraHeaders: OutgoingHttpHeaders = {})
   return answers;
 }
 
-function laneCount(server: RunningHttp): number | undefined {
-  const match = /http fast lane: (\d+) tools\/call taken, (\d+) of them handed to the SDK/.exec(server.stderr());
-  return match ? Number(match[1]) : undefined;
+function laneCounts(server: RunningHttp): { calls: number; handedOver: number; lists: number } | undefined {
+  const match = /http fast lane: (\d+) tools\/call taken, (\d+) of them handed to the SDK; (\d+) tools\/list answered/.exec(server.stderr());
+  return match ? { calls: Number(match[1]), handedOver: Number(match[2]), lists: Number(match[3]) } : undefined;
 }
 
 describe("HTTP fast lane: 2026-07-28 tools/call answered exactly as the SDK answers it", () => {
-  const servers: Record<"lane" | "sdk" | "teamLane" | "teamSdk", RunningHttp | undefined> = { lane: undefined, sdk: undefined, teamLane: undefined, teamSdk: undefined };
+  const servers: Record<"lane" | "sdk" | "teamLane" | "teamSdk" | "compactLane" | "compactSdk", RunningHttp | undefined> = {
+    lane: undefined,
+    sdk: undefined,
+    teamLane: undefined,
+    teamSdk: undefined,
+    compactLane: undefined,
+    compactSdk: undefined,
+  };
   before(async () => {
     // Semantic search off: its model loads at its own pace, and a search answer says how far it got.
     const env = { AGENT_TOOLS_LOG: "debug", AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_SEMANTIC: "off" };
     const off = { ...env, AGENT_TOOLS_FAST_LANE: "off" };
-    [servers.lane, servers.sdk, servers.teamLane, servers.teamSdk] = await Promise.all([startHttp(env), startHttp(off), startHttp(env, ["--config", config]), startHttp(off, ["--config", config])]);
+    const compact = { AGENT_TOOLS_FACADE: "compact" };
+    [servers.lane, servers.sdk, servers.teamLane, servers.teamSdk, servers.compactLane, servers.compactSdk] = await Promise.all([
+      startHttp(env),
+      startHttp(off),
+      startHttp(env, ["--config", config]),
+      startHttp(off, ["--config", config]),
+      startHttp({ ...env, ...compact }),
+      startHttp({ ...off, ...compact }),
+    ]);
   });
   after(async () => {
     await Promise.all(Object.values(servers).map((s) => s?.stop()));
@@ -185,6 +219,8 @@ describe("HTTP fast lane: 2026-07-28 tools/call answered exactly as the SDK answ
   for (const [label, lane, sdk, headers] of [
     ["without an identity", "lane", "sdk", {}],
     ["with a team identity (its own plugins, read-only)", "teamLane", "teamSdk", { authorization: `Bearer ${TOKEN}` }],
+    // The compact facade names other tools (the script's become unknown-tool answers) and keeps its list.
+    ["in compact facade mode", "compactLane", "compactSdk", {}],
   ] as const) {
     it(`the same script gets the same answers, lane on and off, ${label}`, async () => {
       const viaLane = await play(servers[lane]!, headers);
@@ -198,23 +234,23 @@ describe("HTTP fast lane: 2026-07-28 tools/call answered exactly as the SDK answ
         server
           .stderr()
           .split("\n")
-          .filter((line) => line.includes("http POST tools/call"))
+          .filter((line) => /http POST tools\/(call|list) /.test(line))
           .map((line) => / lane$/.test(line));
       assert.deepEqual(marks(servers[lane]!), SCRIPT.map((step) => step.lane), servers[lane]!.stderr().slice(-3000));
       assert.ok(!marks(servers[sdk]!).includes(true));
       const first = viaSdk[0] as Answer;
       assert.match(first.body, label.startsWith("without") ? /Shopping/ : /"result"/);
+      assert.match((viaSdk[2] as Answer).body, /"tools":\[.*"ttlMs":3600000,"cacheScope":"(public|private)"/);
       assert.match(first.headers.join("\n"), /^content-type: application\/json\ncontent-length: \d+/);
     });
   }
 
-  it("the lane took the plain calls (and handed none over), the SDK path none", async () => {
+  it("the lane took the plain calls and lists (and handed none over), the SDK path none", async () => {
     await Promise.all(Object.values(servers).map((s) => s?.stop()));
-    for (const name of ["lane", "teamLane"] as const) {
-      await eventually(() => laneCount(servers[name]!) !== undefined, `${name}'s lane counts`);
-      assert.equal(laneCount(servers[name]!), LANE_TAKES, servers[name]!.stderr().slice(-2000));
-      assert.match(servers[name]!.stderr(), / 0 of them handed to the SDK/);
+    for (const name of ["lane", "teamLane", "compactLane"] as const) {
+      await eventually(() => laneCounts(servers[name]!) !== undefined, `${name}'s lane counts`);
+      assert.deepEqual(laneCounts(servers[name]!), { calls: LANE_CALLS, handedOver: 0, lists: LANE_LISTS }, servers[name]!.stderr().slice(-2000));
     }
-    for (const name of ["sdk", "teamSdk"] as const) assert.equal(laneCount(servers[name]!), undefined);
+    for (const name of ["sdk", "teamSdk", "compactSdk"] as const) assert.equal(laneCounts(servers[name]!), undefined);
   });
 });

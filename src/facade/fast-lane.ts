@@ -111,7 +111,7 @@ function eraOf(server: Server): Era | undefined {
  * `_meta` split as the SDK splits it: the envelope keys, and the rest (undefined when nothing is
  * left). undefined when it holds another key of the protocol's namespace (the SDK's schema rules on those).
  */
-function splitMeta(meta: Record<string, unknown>): { envelope?: Record<string, unknown>; rest?: Record<string, unknown> } | undefined {
+export function splitMeta(meta: Record<string, unknown>): { envelope?: Record<string, unknown>; rest?: Record<string, unknown> } | undefined {
   let envelope: Record<string, unknown> | undefined;
   let rest: Record<string, unknown> | undefined;
   for (const key of ENVELOPE_KEYS) if (key in meta) (envelope ??= {})[key] = meta[key];
@@ -147,7 +147,7 @@ function plainResult(result: unknown, era: Era, serverInfo: unknown): Record<str
 }
 
 /** A thrown error as the SDK answers it. */
-function errorResponse(id: RequestId, error: unknown): JSONRPCResponse {
+export function errorResponse(id: RequestId, error: unknown): JSONRPCResponse {
   const thrown = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
   const code = Number.isSafeInteger(thrown.code) ? (thrown.code as number) : ProtocolErrorCode.InternalError;
   return {

@@ -163,6 +163,10 @@ export interface FacadeCallEntry {
   acceptedEnvelope(envelope: Record<string, unknown>): boolean;
   /** The identity the Server stamps on 2026-07-28 results. */
   serverInfo: { name: string; version: string };
+  /** What the Server does with a tools/list (the HTTP lane answers a modern one with it: transports/http/modern-lane.ts). */
+  list(ctx: ServerContext): Promise<ListToolsResult>;
+  /** The cache hint the Server gives its 2026-07-28 tools/list results. */
+  listCacheHint: { ttlMs: number; cacheScope: "public" | "private" };
 }
 
 /** Envelopes remembered per Server: a client sends the same one on every request; a bound keeps a strange one from growing it. */
@@ -197,6 +201,7 @@ export function createFacade(runtime: Runtime): Facade {
     listResult: ListToolsResult;
     /** The compact list worded for a client whose user confirms writes (made on first use). */
     listResultAsked?: ListToolsResult;
+    listCacheHint: { ttlMs: number; cacheScope: "public" | "private" };
     serverOptions: ConstructorParameters<typeof Server>[1];
   }
   const views = new Map<string, View>();
@@ -206,11 +211,13 @@ export function createFacade(runtime: Runtime): Facade {
     if (view) return view;
     const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
     const { tools, routes } = buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+    const listCacheHint = { ttlMs: FACADE_LIST_TTL_MS, cacheScope: identity ? ("private" as const) : ("public" as const) };
     view = {
       tools,
       routes,
       prefixes: visible.map((s) => s.prefix),
       listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
+      listCacheHint,
       serverOptions: {
         requestState: { verify: confirmRounds.verify },
         // One for the process instead of one per Server (per session, per modern request).
@@ -218,7 +225,7 @@ export function createFacade(runtime: Runtime): Facade {
         capabilities: { tools: { listChanged: true }, logging: {} },
         instructions: serverInstructions(visible, runtime.facadeMode),
         cacheHints: {
-          "tools/list": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: identity ? ("private" as const) : ("public" as const) },
+          "tools/list": listCacheHint,
           "server/discover": { ttlMs: FACADE_LIST_TTL_MS, cacheScope: "public" as const },
         },
       },
@@ -248,7 +255,7 @@ export function createFacade(runtime: Runtime): Facade {
     const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
     // Whether this client shows its user the confirmation question: answers word the confirm step so.
     const userConfirms = scope.canAsk !== false && clientCanElicitForm(server, ctx);
-    const opCtx = withCancellation({ repairs, present, userConfirms }, cancellation);
+    const opCtx = () => withCancellation({ repairs, present, userConfirms }, cancellation);
     switch (route.operation) {
       case "help": {
         const plugin = asRecord(args).plugin;
@@ -277,44 +284,58 @@ export function createFacade(runtime: Runtime): Facade {
         });
       }
       case "search":
-        return toToolResult(await runtime.search(scope.session(ctx), args, opCtx));
+        return toToolResult(await runtime.search(scope.session(ctx), args, opCtx()));
       case "exec":
         return exec(scope, asRecord(args), repairs, ctx);
       case "discover":
-        return toToolResult(await runtime.discover(scope.session(ctx), route.prefix ?? "", args, opCtx));
+        return toToolResult(await runtime.discover(scope.session(ctx), route.prefix ?? "", args, opCtx()));
       case "call":
-      case "run_skill": {
-        // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
-        const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
-        const session = scope.session(ctx);
-        // The client's answer to a downstream question: resume the call that asked it.
-        const resumed = confirmRounds.heldOf(ctx);
-        if (resumed) return resumeHeld(server, resumed, ctx);
-        // A client that can show its user a form is asked before a write (the policy permitting).
-        const round = userConfirms ? confirmRounds.round(ctx) : undefined;
-        const run = async (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => {
-          const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(round ? { confirmer: round.confirmer } : {}) }, runCancellation);
-          const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
-          round?.settle();
-          return outcome;
-        };
-        // A 2026-07-28 client that can answer questions: the call is held open across input_required rounds.
-        const capabilities = clientCapabilitiesOf(server, ctx);
-        if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
-          const held = heldCalls.start(run, { elicit: Boolean(capabilities.elicitation), sample: Boolean(capabilities.sampling) });
-          if (round) heldRounds.set(held, round);
-          return stepHeld(server, held, ctx);
-        }
-        const relay = relayFor(server, ctx, scope.canAsk !== false);
-        try {
-          const outcome = await run(relay, cancellation);
-          await relay.sent();
-          return toToolResult(outcome);
-        } catch (error) {
-          if (error instanceof ConfirmInterrupt && round) return round.ask(error);
-          throw error;
-        }
-      }
+      case "run_skill":
+        // Its own function: this one's frame is not kept alive while the plugin's tool runs.
+        return callPlugin(server, scope, route, args, repairs, userConfirms, cancellation, ctx);
+    }
+  }
+
+  /** A facade `_call`/`_run_skill` (or the compact ones): the plugin's tool or skill, through the runtime. */
+  async function callPlugin(
+    server: Server,
+    scope: SessionScope,
+    route: FacadeRoute,
+    args: unknown,
+    repairs: Repair[],
+    userConfirms: boolean,
+    cancellation: Cancellation,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
+    const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
+    const session = scope.session(ctx);
+    // The client's answer to a downstream question: resume the call that asked it.
+    const resumed = confirmRounds.heldOf(ctx);
+    if (resumed) return resumeHeld(server, resumed, ctx);
+    // A client that can show its user a form is asked before a write (the policy permitting).
+    const round = userConfirms ? confirmRounds.round(ctx) : undefined;
+    const run = async (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => {
+      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(round ? { confirmer: round.confirmer } : {}) }, runCancellation);
+      const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
+      round?.settle();
+      return outcome;
+    };
+    // A 2026-07-28 client that can answer questions: the call is held open across input_required rounds.
+    const capabilities = clientCapabilitiesOf(server, ctx);
+    if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
+      const held = heldCalls.start(run, { elicit: Boolean(capabilities.elicitation), sample: Boolean(capabilities.sampling) });
+      if (round) heldRounds.set(held, round);
+      return stepHeld(server, held, ctx);
+    }
+    const relay = relayFor(server, ctx, scope.canAsk !== false);
+    try {
+      const outcome = await run(relay, cancellation);
+      await relay.sent();
+      return toToolResult(outcome);
+    } catch (error) {
+      if (error instanceof ConfirmInterrupt && round) return round.ask(error);
+      throw error;
     }
   }
 
@@ -388,7 +409,8 @@ export function createFacade(runtime: Runtime): Facade {
       const view = viewFor(scope.identity);
       const server = new FacadeServer(info, view.serverOptions);
       const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx));
-      server.setRequestHandler("tools/list", (_request, ctx) => (around ? around(ctx, list) : list(ctx)));
+      const handleList = (ctx: ServerContext): Promise<ListToolsResult> => (around ? around(ctx, list) : list(ctx));
+      server.setRequestHandler("tools/list", (_request, ctx) => handleList(ctx));
       const handleCall: FacadeCallHandler = (params, ctx) => {
         const call = (c: ServerContext): Promise<CallToolResult | InputRequiredResult> => callTool(server, view, scope, params.name, params.arguments ?? {}, c);
         return around ? around(ctx, call) : call(ctx);
@@ -413,6 +435,8 @@ export function createFacade(runtime: Runtime): Facade {
         },
         acceptedEnvelope: (envelope) => (envelopes ??= new Set()).has(JSON.stringify(envelope)),
         serverInfo: info,
+        list: handleList,
+        listCacheHint: view.listCacheHint,
       });
       return server;
     },

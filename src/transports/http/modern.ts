@@ -197,7 +197,7 @@ export function createModernEntry(
     workspaces: scope.workspaces,
     async close() {
       unsubscribe();
-      if (lane) options.log?.debug(`http fast lane: ${lane.counts.taken} tools/call taken, ${lane.counts.handedOver} of them handed to the SDK`);
+      if (lane) options.log?.debug(`http fast lane: ${lane.counts.taken} tools/call taken, ${lane.counts.handedOver} of them handed to the SDK; ${lane.counts.lists} tools/list answered`);
       await handler.close().catch(() => undefined);
       await scope.close();
     },
