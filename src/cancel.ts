@@ -92,16 +92,23 @@ export function signalOf(source: Cancellation): AbortSignal {
   return source instanceof Cancel ? source.signal : source;
 }
 
+/** Fields of a context that carries a Cancel: `signal` is made on first read (a class: no accessor defined per object). */
+class CancelFields {
+  constructor(readonly cancel: Cancel) {}
+
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+}
+
 /**
  * `fields` with a caller's cancellation as an OperationContext carries it: an AbortSignal as
- * `signal`; a Cancel as `cancel`, with `signal` a getter that makes the AbortSignal on first read.
+ * `signal`; a Cancel as `cancel`, with `signal` a getter that makes the AbortSignal on first read
+ * (on the prototype: a spread of the result keeps `cancel`, which the pipeline reads first).
  */
 export function withCancellation<T extends object>(fields: T, source: Cancellation): T & { signal: AbortSignal; cancel?: Cancel } {
   if (!(source instanceof Cancel)) return Object.assign(fields, { signal: source });
-  return Object.defineProperties(fields as T & { signal: AbortSignal; cancel?: Cancel }, {
-    cancel: { value: source, enumerable: true, writable: true, configurable: true },
-    signal: { get: () => source.signal, enumerable: true, configurable: true },
-  });
+  return Object.assign(new CancelFields(source), fields) as unknown as T & { signal: AbortSignal; cancel?: Cancel };
 }
 
 /** Where a request context the runtime made itself (the facade's fast lane) keeps its Cancel. */

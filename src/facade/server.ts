@@ -255,7 +255,7 @@ export function createFacade(runtime: Runtime): Facade {
     const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
     // Whether this client shows its user the confirmation question: answers word the confirm step so.
     const userConfirms = scope.canAsk !== false && clientCanElicitForm(server, ctx);
-    const opCtx = withCancellation({ repairs, present, userConfirms }, cancellation);
+    const opCtx = () => withCancellation({ repairs, present, userConfirms }, cancellation);
     switch (route.operation) {
       case "help": {
         const plugin = asRecord(args).plugin;
@@ -284,44 +284,58 @@ export function createFacade(runtime: Runtime): Facade {
         });
       }
       case "search":
-        return toToolResult(await runtime.search(scope.session(ctx), args, opCtx));
+        return toToolResult(await runtime.search(scope.session(ctx), args, opCtx()));
       case "exec":
         return exec(scope, asRecord(args), repairs, ctx);
       case "discover":
-        return toToolResult(await runtime.discover(scope.session(ctx), route.prefix ?? "", args, opCtx));
+        return toToolResult(await runtime.discover(scope.session(ctx), route.prefix ?? "", args, opCtx()));
       case "call":
-      case "run_skill": {
-        // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
-        const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
-        const session = scope.session(ctx);
-        // The client's answer to a downstream question: resume the call that asked it.
-        const resumed = confirmRounds.heldOf(ctx);
-        if (resumed) return resumeHeld(server, resumed, ctx);
-        // A client that can show its user a form is asked before a write (the policy permitting).
-        const round = userConfirms ? confirmRounds.round(ctx) : undefined;
-        const run = async (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => {
-          const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(round ? { confirmer: round.confirmer } : {}) }, runCancellation);
-          const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
-          round?.settle();
-          return outcome;
-        };
-        // A 2026-07-28 client that can answer questions: the call is held open across input_required rounds.
-        const capabilities = clientCapabilitiesOf(server, ctx);
-        if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
-          const held = heldCalls.start(run, { elicit: Boolean(capabilities.elicitation), sample: Boolean(capabilities.sampling) });
-          if (round) heldRounds.set(held, round);
-          return stepHeld(server, held, ctx);
-        }
-        const relay = relayFor(server, ctx, scope.canAsk !== false);
-        try {
-          const outcome = await run(relay, cancellation);
-          await relay.sent();
-          return toToolResult(outcome);
-        } catch (error) {
-          if (error instanceof ConfirmInterrupt && round) return round.ask(error);
-          throw error;
-        }
-      }
+      case "run_skill":
+        // Its own function: this one's frame is not kept alive while the plugin's tool runs.
+        return callPlugin(server, scope, route, args, repairs, userConfirms, cancellation, ctx);
+    }
+  }
+
+  /** A facade `_call`/`_run_skill` (or the compact ones): the plugin's tool or skill, through the runtime. */
+  async function callPlugin(
+    server: Server,
+    scope: SessionScope,
+    route: FacadeRoute,
+    args: unknown,
+    repairs: Repair[],
+    userConfirms: boolean,
+    cancellation: Cancellation,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
+    const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
+    const session = scope.session(ctx);
+    // The client's answer to a downstream question: resume the call that asked it.
+    const resumed = confirmRounds.heldOf(ctx);
+    if (resumed) return resumeHeld(server, resumed, ctx);
+    // A client that can show its user a form is asked before a write (the policy permitting).
+    const round = userConfirms ? confirmRounds.round(ctx) : undefined;
+    const run = async (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => {
+      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(round ? { confirmer: round.confirmer } : {}) }, runCancellation);
+      const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
+      round?.settle();
+      return outcome;
+    };
+    // A 2026-07-28 client that can answer questions: the call is held open across input_required rounds.
+    const capabilities = clientCapabilitiesOf(server, ctx);
+    if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
+      const held = heldCalls.start(run, { elicit: Boolean(capabilities.elicitation), sample: Boolean(capabilities.sampling) });
+      if (round) heldRounds.set(held, round);
+      return stepHeld(server, held, ctx);
+    }
+    const relay = relayFor(server, ctx, scope.canAsk !== false);
+    try {
+      const outcome = await run(relay, cancellation);
+      await relay.sent();
+      return toToolResult(outcome);
+    } catch (error) {
+      if (error instanceof ConfirmInterrupt && round) return round.ask(error);
+      throw error;
     }
   }
 

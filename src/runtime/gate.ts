@@ -46,8 +46,11 @@ export interface GateRequest {
   signal?: Cancellation;
 }
 
-/** One step of the gate: resolve to allow, throw a RuntimeError to refuse. */
-export type GatePolicy = (request: GateRequest) => Promise<void>;
+/**
+ * One step of the gate: return (or resolve) to allow, throw (or reject with) a RuntimeError to
+ * refuse. A policy that decides at once may answer synchronously: the gate then costs no promise.
+ */
+export type GatePolicy = (request: GateRequest) => Promise<void> | void;
 
 /** The default confirmation policy: a write runs only with `confirm: true` at the top level. */
 export const confirmFlag: GatePolicy = async (request) => {
@@ -75,14 +78,21 @@ export const confirmFlag: GatePolicy = async (request) => {
  * anything that changes data, whether a tool, or a skill's step. Runs before the confirmation
  * policy, so a read-only identity is told FORBIDDEN rather than asked to confirm.
  */
-export const identityWrites: GatePolicy = async (request) => {
+export const identityWrites: GatePolicy = (request) => {
   const identity = request.session.identity;
   if (!request.writes || !identity || identity.write) return;
   throw forbiddenWrite(identity, request.plugin, request.via === "skill" ? `skill '${request.skill ?? "?"}' calls '${request.target}', which` : `'${request.target}'`);
 };
 
-export async function passGate(policies: readonly GatePolicy[], request: GateRequest): Promise<void> {
-  for (const policy of policies) await policy(request);
+/**
+ * Run the policies in order, each after the one before it allowed the call. A promise only when a
+ * policy answered with one (most decide at once); a refusal at once is thrown at once.
+ */
+export function passGate(policies: readonly GatePolicy[], request: GateRequest): Promise<void> | void {
+  for (let i = 0; i < policies.length; i++) {
+    const waiting = (policies[i] as GatePolicy)(request);
+    if (waiting) return i + 1 < policies.length ? waiting.then(() => passGate(policies.slice(i + 1), request)) : waiting;
+  }
 }
 
 /** Adapter methods that only read: a skill reaches them without the gate. */

@@ -229,50 +229,99 @@ export interface FrameMeta {
   trace?: OperationTrace | undefined;
 }
 
-export async function frame<K extends SuccessKind>(
+export function frame<K extends SuccessKind>(
   session: Session,
   meta: FrameMeta,
   kind: K,
   work: () => Promise<Extract<OperationResult, { kind: K }>["payload"]>,
 ): Promise<OperationResult> {
   const started = Date.now();
-  let outcome: OperationResult;
+  let running: Promise<unknown>;
   try {
-    const payload = await work();
-    if (meta.repairs.length) (payload as { repairs?: string[] }).repairs = meta.repairs.map((r) => r.message);
-    outcome = { kind, isError: false, payload } as OperationResult;
+    running = work();
   } catch (thrown) {
-    // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
-    if (thrown instanceof ConfirmInterrupt) throw thrown;
-    const error = fromThrown(thrown);
-    const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: (meta.redact ? meta.redact(error.toPayload()) : error.toPayload()) as ErrorAnswer["error"] };
-    if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
-    outcome = { kind: "error", isError: true, payload };
-    meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
+    running = Promise.reject(thrown as Error);
   }
+  // Callbacks rather than an async function: nothing of this frame waits on the work (allocation per call).
+  return running.then(
+    (payload) => {
+      if (meta.repairs.length) (payload as { repairs?: string[] }).repairs = meta.repairs.map((r) => r.message);
+      return outcomeTold(session, meta, started, { kind, isError: false, payload } as OperationResult);
+    },
+    (thrown: unknown) => {
+      // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
+      if (thrown instanceof ConfirmInterrupt) throw thrown;
+      const error = fromThrown(thrown);
+      const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: (meta.redact ? meta.redact(error.toPayload()) : error.toPayload()) as ErrorAnswer["error"] };
+      if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
+      meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
+      return outcomeTold(session, meta, started, { kind: "error", isError: true, payload });
+    },
+  );
+}
+
+/** The trace and the observers told the outcome (frame); then the outcome. */
+function outcomeTold(session: Session, meta: FrameMeta, started: number, outcome: OperationResult): OperationResult | Promise<OperationResult> {
   meta.trace?.end({ plugin: meta.plugin, ...(meta.target ? { target: meta.target } : {}), outcome: outcome.isError ? outcome.payload.error.code : "ok", mutating: meta.facts?.mutating ?? false });
-  if (meta.observers?.length) {
-    const event = {
-      session,
-      operation: meta.operation,
-      plugin: meta.plugin,
-      ...(meta.target ? { target: meta.target } : {}),
-      outcome: outcome.isError ? outcome.payload.error.code : "ok",
-      startedAt: started,
-      durationMs: Date.now() - started,
-      mutating: meta.facts?.mutating ?? false,
-      arguments: meta.arguments,
-    };
-    // Awaited before the answer goes out, so an acknowledged write is in the audit log.
-    for (const observe of meta.observers) {
-      try {
-        await observe(event);
-      } catch (error) {
-        meta.log.error(`call observer failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
+  if (!meta.observers?.length) return outcome;
+  return tellObservers(session, meta, started, outcome, meta.observers).then(() => outcome);
+}
+
+async function tellObservers(session: Session, meta: FrameMeta, started: number, outcome: OperationResult, observers: readonly CallObserver[]): Promise<void> {
+  const event = {
+    session,
+    operation: meta.operation,
+    plugin: meta.plugin,
+    ...(meta.target ? { target: meta.target } : {}),
+    outcome: outcome.isError ? outcome.payload.error.code : "ok",
+    startedAt: started,
+    durationMs: Date.now() - started,
+    mutating: meta.facts?.mutating ?? false,
+    arguments: meta.arguments,
+  };
+  // Awaited before the answer goes out, so an acknowledged write is in the audit log.
+  for (const observe of observers) {
+    try {
+      await observe(event);
+    } catch (error) {
+      meta.log.error(`call observer failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return outcome;
+}
+
+/** What frame reads of a run: what it has resolved so far, read when the outcome is told (a class: no accessors defined per call). */
+class RunMeta implements FrameMeta {
+  readonly operation: string;
+  readonly trace: OperationTrace | undefined;
+  readonly repairs: Repair[];
+  readonly log: Logger;
+  readonly observers: readonly CallObserver[];
+  readonly facts: CallFacts;
+  readonly redact: (value: unknown) => unknown;
+  readonly #state: CallState;
+
+  constructor(state: CallState, deps: PipelineDeps) {
+    this.#state = state;
+    this.operation = state.operation;
+    this.trace = state.trace;
+    this.repairs = state.repairs;
+    this.log = deps.log;
+    this.observers = deps.observers;
+    this.facts = state.facts;
+    this.redact = deps.redact;
+  }
+
+  get plugin(): string {
+    return this.#state.plugin?.manifest.prefix ?? prefixOf(this.#state.target);
+  }
+
+  get target(): string | undefined {
+    return this.#state.tool?.name ?? this.#state.skill?.name ?? this.#state.request?.name;
+  }
+
+  get arguments(): unknown {
+    return this.#state.request?.arguments;
+  }
 }
 
 export interface Pipeline {
@@ -292,24 +341,26 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
    */
   const confirmationOf = (ctx: OperationContext): GatePolicy =>
     ctx.confirmation ??
-    (async (request) => {
-      if (!request.mutating) return;
-      if (ctx.confirmer && deps.confirmPolicyOf(request.plugin) === "elicit") {
-        const question: ConfirmQuestion =
-          request.via === "skill"
-            ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {} }
-            : { plugin: request.plugin, tool: request.target, arguments: request.arguments };
-        const decision = await ctx.confirmer(question);
-        if (decision === "accept") return;
-        const what = request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`;
-        throw new RuntimeError("CONFIRM_DECLINED", `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} of plugin '${request.plugin}' when asked to confirm it; nothing was changed`, {
-          tool: request.target,
-          decision,
-          ...(request.skill ? { skill: request.skill } : {}),
-        });
-      }
-      await confirmFlag(request);
-    });
+    // A call that changes nothing passes at once, without a promise.
+    ((request) => (request.mutating ? confirmWrite(ctx, request) : undefined));
+  /** The default confirmation of a write: the user when the client can ask and the plugin says "elicit", else the model's `confirm`. */
+  const confirmWrite = async (ctx: OperationContext, request: GateRequest): Promise<void> => {
+    if (ctx.confirmer && deps.confirmPolicyOf(request.plugin) === "elicit") {
+      const question: ConfirmQuestion =
+        request.via === "skill"
+          ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {} }
+          : { plugin: request.plugin, tool: request.target, arguments: request.arguments };
+      const decision = await ctx.confirmer(question);
+      if (decision === "accept") return;
+      const what = request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`;
+      throw new RuntimeError("CONFIRM_DECLINED", `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} of plugin '${request.plugin}' when asked to confirm it; nothing was changed`, {
+        tool: request.target,
+        decision,
+        ...(request.skill ? { skill: request.skill } : {}),
+      });
+    }
+    await confirmFlag(request);
+  };
   const policies = (ctx: OperationContext): readonly GatePolicy[] => [...deps.accessPolicies, confirmationOf(ctx)];
 
   // ── repair: the request's shape, before anything reads it ────────────────────────────────
@@ -341,17 +392,24 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     state.plugin = deps.resolvePlugin(state.target, state.repairs, state.session);
   };
 
-  const resolveTool: Step = async (state) => {
+  // Not an async function: the part after the catalog answered runs in a callback of its own, so
+  // the wait keeps no frame of this step's locals alive (README "Performance": allocation per call).
+  const resolveTool: Step = (state) => {
     const plugin = state.plugin as ReadyPlugin;
-    const prefix = plugin.manifest.prefix;
     const request = state.request as RepairedRequest;
-    const sent = request.name;
-    if (!sent) {
-      throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${request.nameSent === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${prefix}' to call`, {
+    if (!request.name) {
+      throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${request.nameSent === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${plugin.manifest.prefix}' to call`, {
         received: request.keys,
       });
     }
-    const tools = await deps.toolsOf(plugin);
+    return deps.toolsOf(plugin).then((tools) => pickTool(state, tools));
+  };
+
+  /** The tool a call names among the plugin's `tools` (repairs, then "did you mean"), into the state. */
+  const pickTool = (state: CallState, tools: ToolDescriptor[]): void => {
+    const plugin = state.plugin as ReadyPlugin;
+    const prefix = plugin.manifest.prefix;
+    const sent = (state.request as RepairedRequest).name as string;
     // A name listed twice resolves to its last entry. The set of names is made only for a call
     // that names no tool exactly (the repairs and the suggestions need it), never on the way to a success.
     const named = (name: string) => tools.findLast((t) => t.name === name);
@@ -466,8 +524,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const authorize: Step = (state) => passGate(deps.accessPolicies, gateRequestFor(state));
 
   /** Confirmation (may this write run): after validation, so the human is asked only about a call that can run. */
-  const gateCall: Step = async (state) => {
-    await passGate([confirmationOf(state.ctx)], gateRequestFor(state));
+  const gateCall: Step = (state) => {
+    const waiting = passGate([confirmationOf(state.ctx)], gateRequestFor(state));
+    return waiting ? waiting.then(() => gatePassed(state)) : gatePassed(state);
+  };
+
+  const gatePassed = (state: CallState): void => {
     if (state.misplacedConfirm) {
       state.repairs.push({ kind: "dropped-misplaced-confirm", message: `the 'confirm' in ${state.misplacedConfirm} was not honoured: confirm belongs at the top level, next to 'toolName'` });
     }
@@ -534,7 +596,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 
   // ── invoke: the adapter or the skill, under the deadline and the caller's cancel ────────
-  const invoke: Step = async (state) => {
+  // Not an async function, for the same reason as resolveTool.
+  const invoke: Step = (state) => {
     const plugin = state.plugin as ReadyPlugin;
     const prefix = plugin.manifest.prefix;
     const adapter = state.adapter as Adapter;
@@ -570,21 +633,24 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       if (failed) throw failed;
       return answer;
     };
-    try {
-      state.output = await withDeadline(
-        (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline)) : runSkill(state.skill as Skill, deadline)),
-        deps.timeoutMs,
-        state.ctx.cancel ?? state.ctx.signal,
-        what,
-      );
-    } catch (error) {
-      // What the backend said gets the call's name in front; the runtime's own errors (the
-      // deadline and the client's cancel, the gate inside a skill) already say what they are.
-      if (error instanceof ConfirmInterrupt) throw error;
-      const own = error instanceof DeadlineError || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
-      throw own ? error : fromThrown(error, `${what} failed`);
-    }
-    if (state.tool) deps.onAnswered?.(prefix);
+    return withDeadline(
+      (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline)) : runSkill(state.skill as Skill, deadline)),
+      deps.timeoutMs,
+      state.ctx.cancel ?? state.ctx.signal,
+      what,
+    ).then(
+      (output) => {
+        state.output = output;
+        if (state.tool) deps.onAnswered?.(prefix);
+      },
+      (error: unknown) => {
+        // What the backend said gets the call's name in front; the runtime's own errors (the
+        // deadline and the client's cancel, the gate inside a skill) already say what they are.
+        if (error instanceof ConfirmInterrupt) throw error;
+        const own = error instanceof DeadlineError || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
+        throw own ? error : fromThrown(error, `${what} failed`);
+      },
+    );
   };
 
   // ── shape: unwrap an MCP result, redact it (the fleet's one redactor), cap it ──────────
@@ -599,36 +665,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const callChain = sequence<CallState>([t("repair", repair), t("loop_check", loopCheck), t("resolve_plugin", resolvePlugin), t("resolve_tool", resolveTool), t("authorize", authorize), t("validate", validate), t("gate", gateCall), t("invoke", invoke), t("shape", shape)]);
   const skillChain = sequence<CallState>([t("repair", repair), t("loop_check", loopCheck), t("resolve_plugin", resolvePlugin), t("resolve_skill", resolveSkill), t("validate", validate), t("gate", gateSkill), t("invoke", invoke), t("shape", shape)]);
 
-  async function run(operation: PipelineOperation, session: Session, target: string | LoadedPlugin, raw: unknown, ctx: OperationContext): Promise<OperationResult> {
+  function run(operation: PipelineOperation, session: Session, target: string | LoadedPlugin, raw: unknown, ctx: OperationContext): Promise<OperationResult> {
     const state: CallState = { session, operation, target, raw, ctx, repairs: [...(ctx.repairs ?? [])], facts: { mutating: false }, trace: deps.tracing?.start(operation, session) };
-    const meta = {
-      operation,
-      trace: state.trace,
-      get plugin() {
-        return state.plugin?.manifest.prefix ?? prefixOf(target);
-      },
-      get target() {
-        return state.tool?.name ?? state.skill?.name ?? state.request?.name;
-      },
-      repairs: state.repairs,
-      log: deps.log,
-      observers: deps.observers,
-      facts: state.facts,
-      redact: deps.redact,
-      get arguments() {
-        return state.request?.arguments;
-      },
-    };
+    const meta = new RunMeta(state, deps);
     if (operation === "call") {
-      return frame(session, meta, "call", async () => {
-        await runChecked(callChain, state);
-        return { ok: true, plugin: meta.plugin, toolName: (state.tool as ToolDescriptor).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) };
-      });
+      return frame(session, meta, "call", () =>
+        runChecked(callChain, state).then(() => ({ ok: true, plugin: meta.plugin, toolName: (state.tool as ToolDescriptor).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) })),
+      );
     }
-    return frame(session, meta, "skill", async () => {
-      await runChecked(skillChain, state);
-      return { ok: true, plugin: meta.plugin, skill: (state.skill as Skill).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) };
-    });
+    return frame(session, meta, "skill", () =>
+      runChecked(skillChain, state).then(() => ({ ok: true, plugin: meta.plugin, skill: (state.skill as Skill).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) })),
+    );
   }
 
   return {

@@ -518,14 +518,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const privateCatalogs = new WeakMap<LoadedPlugin, { index: ToolIndex; catalog: Catalog }>();
   const catalogOf = (plugin: LoadedPlugin) => privateCatalogs.get(plugin) ?? { index, catalog };
 
-  async function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
+  // A callback for the failure rather than an async frame around every call's catalog read.
+  function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
+    let listing: Promise<ToolDescriptor[]>;
     try {
-      return await catalogOf(plugin).catalog.tools(plugin, { urgent: true });
+      listing = catalogOf(plugin).catalog.tools(plugin, { urgent: true });
     } catch (error) {
+      listing = Promise.reject(error as Error);
+    }
+    return listing.catch((error: unknown) => {
       // The catalog's own deadline already says what timed out.
       if (error instanceof DeadlineError) throw error;
       throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
-    }
+    });
   }
 
   const confirmPolicyOf = (prefix: string): ConfirmPolicy => config?.plugins.confirm?.[prefix] ?? byPrefix.get(prefix)?.manifest.confirm ?? defaultConfirmPolicy;

@@ -62,7 +62,7 @@ export class McpAdapter implements Adapter {
     return this.connection.serverInfo;
   }
 
-  async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
+  call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
     const relay = ctx?.relay;
     // With a relay, ask a 2026-07-28 server for its log messages (absent, it sends none); the agent's client filters them by its own level.
     const params = { name, arguments: args, ...(relay?.log ? { _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : {}) };
@@ -89,13 +89,30 @@ export class McpAdapter implements Adapter {
         // so the connection's streams never carry one call's relay into later calls.
         return relay && client.getProtocolEra() === "modern" ? currentRelay.run(relay, calling) : calling();
       });
-    if (!relay) return this.options.redactor.redactValue((await run()) as CallToolResult);
+    // Callbacks rather than an async frame kept alive across every call.
+    const redacted = (result: unknown): CallToolResult => this.options.redactor.redactValue(result as CallToolResult);
+    if (!relay) return run().then(redacted);
     this.connection.relays.add(relay);
-    try {
-      return this.options.redactor.redactValue((await run()) as CallToolResult);
-    } finally {
+    const done = (): void => {
       this.connection.relays.delete(relay);
+    };
+    let running: Promise<unknown>;
+    try {
+      running = run();
+    } catch (error) {
+      done();
+      return Promise.reject(error as Error);
     }
+    return running.then(
+      (result) => {
+        done();
+        return redacted(result);
+      },
+      (error: unknown) => {
+        done();
+        throw error;
+      },
+    );
   }
 
   onToolsChanged(listener: () => void): void {
