@@ -95,6 +95,7 @@ const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "
 const NO_REQUEST_STATE = (() => undefined) as ServerContext["mcpReq"]["requestState"];
 
 export type Era = "2025" | "2026";
+type FacadeCallResult = Awaited<ReturnType<FacadeCallEntry["handle"]>>;
 
 /** Whether the lane is on (AGENT_TOOLS_FAST_LANE=off turns it off, for comparisons and as a way back). */
 export function fastLaneEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -198,26 +199,43 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     } as ServerContext;
   };
 
-  const run = async (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, server: Server, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, cancel: Cancel): Promise<void> => {
-    let response: JSONRPCResponse;
+  /** The call answered (or handed to the SDK): its response, undefined when nothing is to be written. */
+  const answerOf = (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, era: Era, cancel: Cancel, result: FacadeCallResult): JSONRPCResponse | undefined => {
     try {
-      const result = await entry.handle(params, ctx);
-      if (cancel.aborted) return;
+      if (cancel.aborted) return undefined;
       if (isInputRequiredResult(result)) {
         // Only the SDK can ask this question (2025: its legacy shim): it gets the request as it came.
         inFlight.delete(message.id);
         counts.handedOver++;
         options.toSdk(message);
-        return;
+        return undefined;
       }
-      response = { result: plainResult(result, era, entry.serverInfo), jsonrpc: "2.0", id: message.id } as JSONRPCResponse;
+      return { result: plainResult(result, era, entry.serverInfo), jsonrpc: "2.0", id: message.id } as JSONRPCResponse;
     } catch (error) {
-      if (cancel.aborted) return;
-      response = errorResponse(message.id, error);
+      return cancel.aborted ? undefined : errorResponse(message.id, error);
     } finally {
       if (inFlight.get(message.id) === cancel) inFlight.delete(message.id);
     }
-    await options.reply(response);
+  };
+
+  // Callbacks rather than an async frame kept alive across every call (allocation per call).
+  const run = (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, cancel: Cancel): Promise<void> => {
+    let handling: Promise<FacadeCallResult>;
+    try {
+      handling = entry.handle(params, ctx);
+    } catch (error) {
+      handling = Promise.reject(error as Error);
+    }
+    return handling.then(
+      (result) => {
+        const response = answerOf(message, entry, era, cancel, result);
+        return response ? options.reply(response) : undefined;
+      },
+      (error: unknown) => {
+        if (inFlight.get(message.id) === cancel) inFlight.delete(message.id);
+        return cancel.aborted ? undefined : options.reply(errorResponse(message.id, error));
+      },
+    );
   };
 
   const takeCall = (message: JSONRPCMessage & { id: RequestId; params?: unknown }): boolean => {
@@ -243,7 +261,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     if (entry.needsSdk(name, args, ctx)) return false;
     inFlight.set(id, cancel);
     counts.taken++;
-    run(message as JSONRPCMessage & { id: RequestId }, entry, server, era, { name, ...(args ? { arguments: args } : {}) }, ctx, cancel).catch((error: unknown) =>
+    run(message as JSONRPCMessage & { id: RequestId }, entry, era, { name, ...(args ? { arguments: args } : {}) }, ctx, cancel).catch((error: unknown) =>
       options.onerror?.(new Error(`Failed to send response: ${error instanceof Error ? error.message : String(error)}`)),
     );
     return true;
