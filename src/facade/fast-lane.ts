@@ -159,45 +159,72 @@ export function errorResponse(id: RequestId, error: unknown): JSONRPCResponse {
   } as JSONRPCResponse;
 }
 
+/**
+ * The request context (`mcpReq`) of a call in the lane: what the SDK's context offers a tools/call
+ * handler, through the Server's public API. A class, so a call makes one object rather than a
+ * dozen closures (its methods are called as methods, as the facade calls them).
+ */
+class LaneRequest {
+  readonly method = "tools/call";
+  readonly requestState = NO_REQUEST_STATE;
+  readonly envelope: Record<string, unknown> | undefined;
+  readonly [CANCEL_OF_REQUEST]: Cancel;
+  readonly #server: Server;
+  readonly #era: Era;
+
+  constructor(
+    server: Server,
+    era: Era,
+    readonly id: RequestId,
+    cancel: Cancel,
+    readonly _meta: Record<string, unknown> | undefined,
+    envelope: Record<string, unknown> | undefined,
+  ) {
+    this.#server = server;
+    this.#era = era;
+    this[CANCEL_OF_REQUEST] = cancel;
+    this.envelope = envelope;
+  }
+
+  /** Made on first read (the facade listens to the Cancel itself: cancelOfRequest). */
+  get signal(): AbortSignal {
+    return this[CANCEL_OF_REQUEST].signal;
+  }
+
+  send(request: never, schemaOrOptions?: never, options?: never): Promise<unknown> {
+    return this.#server.request(request, schemaOrOptions as never, options);
+  }
+
+  notify(notification: { method: string; params?: Record<string, unknown> }): Promise<void> {
+    return this.#server.notification(notification as never);
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (this.#era === "2025") return this.#server.sendLoggingMessage({ level, data, logger });
+    // A 2026-07-28 request gets log messages only at or above the level its envelope names.
+    const threshold = this.envelope?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
+    if (threshold === undefined) return Promise.resolve();
+    // As the SDK's comparison: a level it does not rank is never filtered.
+    const [rank, floor] = [LEVELS.indexOf(level), LEVELS.indexOf(threshold)];
+    if (rank >= 0 && floor >= 0 && rank < floor) return Promise.resolve();
+    return this.notify({ method: "notifications/message", params: { level, data, logger } });
+  }
+
+  elicitInput(params: Parameters<Server["elicitInput"]>[0], requestOptions?: Parameters<Server["elicitInput"]>[1]): ReturnType<Server["elicitInput"]> {
+    return this.#server.elicitInput(params, requestOptions);
+  }
+
+  requestSampling(params: unknown, requestOptions?: Parameters<Server["createMessage"]>[1]): ReturnType<Server["createMessage"]> {
+    return this.#server.createMessage(params as never, requestOptions);
+  }
+}
+
 export function createFastLane(options: FastLaneOptions): FastLane {
   const inFlight = new Map<RequestId, Cancel>();
   const counts = { taken: 0, handedOver: 0 };
 
-  const context = (server: Server, era: Era, id: RequestId, cancel: Cancel, meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): ServerContext => {
-    const notify = (notification: { method: string; params?: Record<string, unknown> }) => server.notification(notification as never);
-    const log =
-      era === "2025"
-        ? (level: LoggingLevel, data: unknown, logger?: string) => server.sendLoggingMessage({ level, data, logger })
-        : (level: LoggingLevel, data: unknown, logger?: string) => {
-            // A 2026-07-28 request gets log messages only at or above the level its envelope names.
-            const threshold = envelope?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
-            if (threshold === undefined) return Promise.resolve();
-            // As the SDK's comparison: a level it does not rank is never filtered.
-            const [rank, floor] = [LEVELS.indexOf(level), LEVELS.indexOf(threshold)];
-            if (rank >= 0 && floor >= 0 && rank < floor) return Promise.resolve();
-            return notify({ method: "notifications/message", params: { level, data, logger } });
-          };
-    return {
-      ...(options.http ? { http: options.http } : {}),
-      mcpReq: {
-        id,
-        method: "tools/call",
-        _meta: meta,
-        ...(envelope ? { envelope } : {}),
-        requestState: NO_REQUEST_STATE,
-        // Made on first read (the facade listens to the Cancel itself: cancelOfRequest).
-        get signal() {
-          return cancel.signal;
-        },
-        [CANCEL_OF_REQUEST]: cancel,
-        send: ((request: never, schemaOrOptions?: never, options?: never) => server.request(request, schemaOrOptions as never, options)) as unknown as ServerContext["mcpReq"]["send"],
-        notify,
-        log,
-        elicitInput: (params, requestOptions) => server.elicitInput(params, requestOptions),
-        requestSampling: (params, requestOptions) => server.createMessage(params as never, requestOptions),
-      },
-    } as ServerContext;
-  };
+  const context = (server: Server, era: Era, id: RequestId, cancel: Cancel, meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): ServerContext =>
+    ({ ...(options.http ? { http: options.http } : {}), mcpReq: new LaneRequest(server, era, id, cancel, meta, envelope) }) as unknown as ServerContext;
 
   /** The call answered (or handed to the SDK): its response, undefined when nothing is to be written. */
   const answerOf = (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, era: Era, cancel: Cancel, result: FacadeCallResult): JSONRPCResponse | undefined => {
