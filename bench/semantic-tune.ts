@@ -1,32 +1,39 @@
 import { inMemoryAdapterKind, inMemoryManifests, IN_MEMORY_KIND } from "../src/cli/in-memory-fleet.js";
-import { readQueries, readTools, type DatasetQuery } from "../src/cli/retrieval-data.js";
+import { readQueries, readTools, type DatasetQuery, type DatasetTool } from "../src/cli/retrieval-data.js";
 import { createLogger } from "../src/log.js";
 import { createRuntime } from "../src/runtime/runtime.js";
-import { formatMetrics, retrievalMetrics } from "../src/runtime/search/evaluate.js";
+import { createPlainBm25Index } from "../src/runtime/search/bm25-baseline.js";
+import { retrievalMetrics } from "../src/runtime/search/evaluate.js";
 import type { HybridIndex, HybridSettings } from "../src/runtime/search/semantic/hybrid.js";
-import { SEAL_DIR, splitQueries } from "./retrieval-kit.js";
+import { apiIntentTools } from "./api-intents-catalog.js";
+import { documentsByServer, runIndex, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
 
 /**
- * The fusion grid of the hybrid engine, on the data this project may tune on: the own dev set
- * (bench/data/mcp-fleet-*) and Seal-Tools dev's "tune" half (its first SEAL_TUNE_QUERIES queries
- * by default: on a loaded 2-core machine every long query costs a second of embedding). Runs
- * search-bench's code path (in-memory plugins, runtime.search), so the embedded texts are the
- * same and the cache (AGENT_TOOLS_CACHE_DIR) serves both. One line per setting and set.
- * Run: node --import tsx bench/semantic-tune.ts [SEAL_TUNE_QUERIES]
+ * The fusion grid of the hybrid engine, on the data this project may tune on: the own dev sets
+ * (bench/data/mcp-fleet-* and bench/data/api-intents.jsonl) and Seal-Tools dev's "tune" half (its
+ * first SEAL_TUNE_QUERIES queries by default: on a loaded 2-core machine every long query costs a
+ * second of embedding). Runs search-bench's code path (in-memory plugins, runtime.search), so the
+ * embedded texts are the same and the cache (AGENT_TOOLS_CACHE_DIR) serves both. One line per
+ * setting: R@5 (and its ratio to plain BM25), C@5 and nDCG@10 on each set.
+ * Run: node --import tsx bench/semantic-tune.ts [SEAL_TUNE_QUERIES] ['{"lexicalWeight":[0.7,0.8],"serverWeight":[0,0.1]}']
  */
 
 const sealCount = Number(process.argv[2] ?? 150);
-const sets: { label: string; tools: string; queries: DatasetQuery[] }[] = [
-  { label: "fleet", tools: "bench/data/mcp-fleet.tools.json", queries: readQueries("bench/data/mcp-fleet-tasks.jsonl") },
-  { label: "seal-tune", tools: `${SEAL_DIR}/tools.json`, queries: splitQueries(readQueries(`${SEAL_DIR}/queries.jsonl`)).tune.slice(0, sealCount) },
+const axes: Record<string, number[]> = JSON.parse(process.argv[3] ?? '{"lexicalWeight":[1,0.8,0.7,0.6,0.5],"mmrLambda":[1,0.85,0.7]}');
+const sets: { label: string; tools: DatasetTool[]; queries: DatasetQuery[] }[] = [
+  { label: "fleet", tools: readTools("bench/data/mcp-fleet.tools.json"), queries: readQueries("bench/data/mcp-fleet-tasks.jsonl") },
+  { label: "api", tools: apiIntentTools(), queries: readQueries("bench/data/api-intents.jsonl") },
+  ...(sealCount > 0 ? [{ label: "seal-tune", tools: readTools(`${SEAL_DIR}/tools.json`), queries: splitQueries(readQueries(`${SEAL_DIR}/queries.jsonl`)).tune.slice(0, sealCount) }] : []),
 ];
-const grid: Partial<HybridSettings>[] = [];
-for (const lexicalWeight of [1, 0.8, 0.7, 0.6, 0.5]) for (const mmrLambda of [1, 0.85, 0.7]) grid.push({ lexicalWeight, mmrLambda });
+let grid: Partial<HybridSettings>[] = [{}];
+for (const [key, values] of Object.entries(axes)) grid = grid.flatMap((g) => values.map((v) => ({ ...g, [key]: v })));
 
-const results = new Map<string, string[]>();
+const pct = (x: number) => `${(100 * x).toFixed(1)}`.padStart(5);
+const lines = new Map<string, string[]>();
 for (const set of sets) {
+  const plain = runIndex(createPlainBm25Index, documentsByServer(set.tools), set.queries).metrics.recallAt5;
   const runtime = await createRuntime({
-    manifests: inMemoryManifests(readTools(set.tools), set.tools),
+    manifests: inMemoryManifests(set.tools, set.label),
     adapterKinds: { [IN_MEMORY_KIND]: inMemoryAdapterKind },
     facadeMode: "compact",
     semanticWaitMs: Number.POSITIVE_INFINITY,
@@ -36,18 +43,18 @@ for (const set of sets) {
   const index = runtime.index as HybridIndex;
   const started = performance.now();
   for (const q of set.queries) await runtime.search(session, { query: q.query, limit: 1 });
-  console.error(`${set.label}: catalog and ${set.queries.length} queries embedded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.error(`${set.label}: catalog and ${set.queries.length} queries embedded in ${((performance.now() - started) / 1000).toFixed(1)} s; plain BM25 R@5 ${pct(plain)}`);
   for (const settings of grid) {
-    index.tune(settings);
+    index.tune({ ...settings });
     const rankings = [];
     for (const q of set.queries) {
       const outcome = await runtime.search(session, { query: q.query, limit: 10 });
       rankings.push({ relevant: q.relevant, ranked: (outcome.kind === "search" ? outcome.payload.hits : []).map((h) => h.name) });
     }
+    const m = retrievalMetrics(rankings);
     const key = JSON.stringify(settings);
-    results.set(key, [...(results.get(key) ?? []), formatMetrics(set.label, retrievalMetrics(rankings))]);
-    console.log(`${key} ${formatMetrics(set.label, retrievalMetrics(rankings))}`);
+    lines.set(key, [...(lines.get(key) ?? []), `${set.label} R@5 ${pct(m.recallAt5)} (${(m.recallAt5 / plain).toFixed(2)}×) C@5 ${pct(m.coverageAt5)} nDCG ${m.ndcgAt10.toFixed(3)}`]);
   }
   await runtime.close();
 }
-for (const [key, lines] of results) console.log(`${key}\n  ${lines.join("\n  ")}`);
+for (const [key, parts] of lines) console.log(`${key.padEnd(60)} ${parts.join(" | ")}`);

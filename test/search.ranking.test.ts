@@ -146,4 +146,33 @@ describe("hybrid ranking", () => {
     await scoped.prepare!("anything else");
     assert.ok(!scoped.search("remove a note", {}).hits.some((h) => h.name === "delete_note"));
   });
+
+  it("a weak word match is not scaled up to a full one: the tool that means the query outranks it (lexicalFloor)", async () => {
+    // The query's only word match is one word deep in a long description; the tool that means
+    // "sign in" shares no word with it. Scaled by its own best, the weak match counted as a
+    // perfect one and won; held under the floor, meaning decides.
+    const signIn = new Float32Array(16).fill(0);
+    signIn[0] = 1;
+    const other = new Float32Array(16).fill(0);
+    other[1] = 1;
+    const meaning: SentenceModel = {
+      id: "test-meaning",
+      dimensions: 16,
+      embed: async (texts) => texts.map((text) => (/sign into|admin area/.test(text) ? signIn : other)),
+    };
+    const filler = "it keeps counters of requests and replies and writes a line for each of them with the time taken";
+    const catalog = [
+      doc("ops", "toggle_tracing", `Turns tracing of the server on or off; ${filler}, and a sign of trouble is kept too`),
+      doc("ops", "open_admin", "Enter the admin area with a password"),
+      ...["list_users", "read_config", "restart", "get_status", "list_jobs"].map((name) => doc("ops", name, `${name.replace("_", " ")} of the server`)),
+    ];
+    const ranked = async (settings: { lexicalFloor?: number }) => {
+      const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model: meaning }), settings });
+      index.setPluginDocuments("ops", catalog);
+      await index.prepare!("sign into");
+      return index.search("sign into", { limit: 3 }).hits.map((h) => h.name);
+    };
+    assert.equal((await ranked({}))[0], "open_admin");
+    assert.equal((await ranked({ lexicalFloor: 0 }))[0], "toggle_tracing", "without the floor the weak match wins (what the setting changes)");
+  });
 });

@@ -1,6 +1,7 @@
 import { rankHits, type SearchAnswer, type SearchDocument, type SearchHit, type SearchOptions, type ToolIndex } from "../types.js";
 import { createDotKernel, dotAt, type DotKernel } from "./dot-kernel.js";
 import { queryClauses } from "../clauses.js";
+import { queryTerms } from "../tokenize.js";
 import { embeddingText } from "./document-text.js";
 import { embeddingKey, memoryEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import type { ModelLoad, SentenceModel } from "./sentence-model.js";
@@ -42,9 +43,28 @@ export interface HybridSettings {
    * without it every query "found" its nearest few dozen tools, and "nothing matches" was never said.
    */
   minCosine: number;
+  /**
+   * Per-server fusion: each hit gains this share of the best fused score among its own server's
+   * tools, so the siblings of the server that answers the query rise together.
+   */
+  serverWeight: number;
+  /**
+   * A query of at most this many terms (after stop words) is a short intent ("throw a wedding"):
+   * its few words say little about which tools it needs, so meaning weighs more.
+   */
+  shortQueryTerms: number;
+  /** `lexicalWeight` for such a short intent. */
+  shortLexicalWeight: number;
+  /**
+   * BM25F scores are scaled by the best hit's, but by at least this many times the weight of a
+   * word found in one tool only (its IDF; so the floor follows the catalog's size): when no tool
+   * matches the words well (the best is one common word in a long description), the lexical side
+   * stays small and meaning decides, instead of a weak match being scaled up to a full one.
+   */
+  lexicalFloor: number;
 }
 
-export const HYBRID_DEFAULTS: HybridSettings = { lexicalWeight: 0.8, floorRank: 50, mmrLambda: 1, mmrPool: 30, clauseWeight: 0.5, minCosine: 0.27 };
+export const HYBRID_DEFAULTS: HybridSettings = { lexicalWeight: 0.8, floorRank: 50, mmrLambda: 1, mmrPool: 30, clauseWeight: 0.5, minCosine: 0.27, serverWeight: 0, shortQueryTerms: 0, shortLexicalWeight: 0.8, lexicalFloor: 1.5 };
 
 export interface HybridOptions {
   /** The lexical side: BM25F (it scores by document position, which the fusion indexes by). */
@@ -379,6 +399,8 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     query: string;
     plugin: string | undefined;
     generation: number;
+    /** Whether weak matches were held under the floor (only when meaning takes part: see lexicalFloor). */
+    floored: boolean;
     scores: Float64Array;
   }
   /** What `prepare` computed while the query was being embedded, for the `search` that follows. */
@@ -386,19 +408,23 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
 
   /**
    * BM25F of the whole query and of each clause, each scaled by its best hit, mixed: the whole
-   * query keeps `1 - clauseWeight`, and each document gets the best of its clause scores.
+   * query keeps `1 - clauseWeight`, and each document gets the best of its clause scores. `floored`:
+   * scaled by at least `lexicalFloor` (when fused with meaning; BM25F alone ranks as it always did).
    */
-  function lexicalScores(query: string, opts: SearchOptions): Lexical {
+  function lexicalScores(query: string, opts: SearchOptions, floored: boolean): Lexical {
     const current = currentLayout();
     const memo = lexicalMemo;
-    if (memo && memo.query === query && memo.plugin === opts.plugin && memo.generation === current.generation) return memo;
+    if (memo && memo.query === query && memo.plugin === opts.plugin && memo.generation === current.generation && memo.floored === floored) return memo;
     const scope = opts.plugin !== undefined ? { plugin: opts.plugin } : {};
     const scores = new Float64Array(current.total);
+    // The IDF of a word found in one tool of the catalog (BM25F's formula).
+    const floor = floored ? settings.lexicalFloor * Math.log(1 + (lexical.size() - 0.5) / 1.5) : 0;
     const add = (text: string, weight: number, into: Float64Array, combine: "sum" | "max") => {
       const found = lexical.scoreRows(text, scope);
       let max = 0;
       for (const { scores: s } of found) for (const value of s) if (value > max) max = value;
       if (max <= 0) return;
+      max = Math.max(max, floor);
       for (const { plugin, rows, scores: s } of found) {
         const base = current.at.get(plugin);
         if (base === undefined) continue;
@@ -417,7 +443,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       for (const clause of clauses) add(clause, cw, best, "max");
       for (let i = 0; i < best.length; i++) scores[i]! += best[i]!;
     }
-    return { query, plugin: opts.plugin, generation: current.generation, scores };
+    return { query, plugin: opts.plugin, generation: current.generation, floored, scores };
   }
 
   /**
@@ -426,15 +452,16 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
    */
   function rank(query: string, opts: SearchOptions): SearchAnswer {
     const current = currentLayout();
-    const lex = lexicalScores(query, opts).scores;
+    const qvs = queryVectors.get(query);
+    const withMeaning = !!model && !!qvs && scopeReady(opts.plugin);
+    const lex = lexicalScores(query, opts, withMeaning).scores;
     const scope = opts.plugin !== undefined ? current.plugins.filter((p) => p.plugin === opts.plugin) : current.plugins;
     const hitAt = (i: number, score: number): SearchHit => {
       const p = pluginAt(scope, i);
       const doc = p.entry.documents[i - p.at]!;
       return { plugin: p.plugin, kind: doc.kind, name: doc.name, score };
     };
-    const qvs = queryVectors.get(query);
-    if (!model || !qvs || !scopeReady(opts.plugin)) {
+    if (!model || !qvs || !withMeaning) {
       const hits: SearchHit[] = [];
       for (const p of scope) for (let i = p.at; i < p.at + p.entry.documents.length; i++) if (lex[i]! > 0) hits.push(hitAt(i, lex[i]!));
       return rankHits(hits, opts.limit);
@@ -461,7 +488,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
         if (value > semantic[i]!) semantic[i] = value;
       }
     }
-    const w = settings.lexicalWeight;
+    const w = settings.shortQueryTerms > 0 && queryTerms(query).length <= settings.shortQueryTerms ? settings.shortLexicalWeight : settings.lexicalWeight;
     const candidates: number[] = [];
     const fused = new Float64Array(total);
     for (let i = 0; i < total; i++) {
@@ -472,6 +499,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
         candidates.push(i);
       }
     }
+    if (settings.serverWeight > 0) addServerShare(scope, from, fused, settings.serverWeight);
     // Best first; equal scores keep catalog order (as the stable sort of every candidate did).
     const lambda = settings.mmrLambda;
     const head = best(candidates, fused, Math.max(opts.limit ?? candidates.length, lambda < 1 ? settings.mmrPool : 0));
@@ -511,7 +539,10 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     engine: "hybrid",
     ready: () => scopeReady(undefined, true),
     searchable: () => scopeReady(undefined),
-    tune: (changes) => void Object.assign(settings, changes),
+    tune(changes) {
+      Object.assign(settings, changes);
+      lexicalMemo = undefined;
+    },
     setPluginDocuments(plugin, documents) {
       lexical.setPluginDocuments(plugin, documents);
       plugins.set(plugin, { documents: [...documents] });
@@ -541,7 +572,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       const work = (model ? Promise.all([catalogWork(), queryVector(query)]) : ensureModel().then(() => model && Promise.all([catalogWork(), queryVector(query)]))).catch(
         (error: unknown) => drop((error as Error).message),
       );
-      if (scope) lexicalMemo = lexicalScores(query, scope);
+      if (scope) lexicalMemo = lexicalScores(query, scope, model !== undefined);
       const bound = (ms: number | undefined, done: Promise<unknown>): Promise<boolean> => {
         if (ms === undefined) return done.then(() => false);
         let timer: NodeJS.Timeout | undefined;
@@ -572,6 +603,22 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
  * (ranked with approximate vectors for now), "off" (BM25F alone for good).
  */
 type NoticeKind = "waiting" | "approximate" | "off";
+
+/**
+ * Per-server fusion, in place: every hit (score > 0) gains `weight` × the best fused score among
+ * its server's documents. `fused` is indexed from `from` over the scope's contiguous plugins.
+ */
+export function addServerShare(scope: readonly { at: number; entry: { documents: unknown[] } }[], from: number, fused: Float64Array, weight: number): void {
+  for (const p of scope) {
+    const start = p.at - from;
+    const end = start + p.entry.documents.length;
+    let top = 0;
+    for (let i = start; i < end; i++) if (fused[i]! > top) top = fused[i]!;
+    if (top <= 0) continue;
+    const share = weight * top;
+    for (let i = start; i < end; i++) if (fused[i]! > 0) fused[i]! += share;
+  }
+}
 
 /** The plugin of the scope (contiguous, in layout order) that holds layout position `i`. */
 function pluginAt<P extends { at: number; entry: { documents: unknown[] } }>(scope: readonly P[], i: number): P {
