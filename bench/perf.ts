@@ -328,12 +328,28 @@ async function spawnRounds(): Promise<void> {
 
 /** Resident set size of a server 1.5 s after it answered tools/list (and, for the runtime, agent_tools_help). */
 async function idleRss(args: string[], env: Record<string, string>, dir: string, help: boolean): Promise<number> {
+  return (await idleRssReadings(args, env, dir, help)).early;
+}
+
+/**
+ * The same reading, and with `listed` also a second one: once `listed()` holds (a cold start's
+ * background listing has stored what a warm start restores), 1.5 s later. The first reading of a
+ * cold start falls while that listing runs, so how far it got (the machine's load) moves it; the
+ * second is the first start's idle state.
+ */
+async function idleRssReadings(args: string[], env: Record<string, string>, dir: string, help: boolean, listed?: () => boolean): Promise<{ early: number; settled?: number }> {
   const server = await spawnClient(args, env, dir);
   try {
     await server.client.listTools();
     if (help) await server.client.callTool({ name: "agent_tools_help", arguments: {} });
     await sleep(1500);
-    return rssMiB(server.pid);
+    const early = rssMiB(server.pid);
+    if (!listed) return { early };
+    for (const deadline = performance.now() + 60_000; !listed(); await sleep(100)) {
+      if (performance.now() > deadline) throw new Error(`the cold start in ${dir} did not store its catalogs within 60 s`);
+    }
+    await sleep(1500);
+    return { early, settled: rssMiB(server.pid) };
   } finally {
     await server.close();
   }
@@ -343,20 +359,27 @@ interface RssSeries {
   bin: string;
   label: string;
   cold: number[];
+  /** The cold start again, once its background listing has stored every catalog. */
+  coldListed: number[];
   warm: number[];
+  /** How many catalogs the warm start restores (the cold start's listing stores as many). */
+  catalogs: number;
   /** The default fleet's catalogs depend on the folder (filesystem root, memory file): one folder for every warm start of this build. */
   warmDir: string;
 }
 
 async function rssRounds(): Promise<void> {
   const bare: number[] = [];
-  const series = (bin: string, label: string): RssSeries => ({ bin, label, cold: [], warm: [], warmDir: tempDir("rss-warm") });
+  const series = (bin: string, label: string): RssSeries => ({ bin, label, cold: [], coldListed: [], warm: [], catalogs: 0, warmDir: tempDir("rss-warm") });
   const mine = series(MCP_BIN, "");
   // With --baseline, the other build is measured in the same rounds, in turns first (the machine's load drifts).
   const before = opts.baseline ? series(opts.baseline, " [baseline build]") : undefined;
   const builds = before ? [mine, before] : [mine];
   try {
-    for (const build of builds) await warmCatalogCache(build.warmDir, runtimeEnv(build.warmDir), 1, build.bin);
+    for (const build of builds) {
+      await warmCatalogCache(build.warmDir, runtimeEnv(build.warmDir), 1, build.bin);
+      build.catalogs = storedCatalogs(build.warmDir);
+    }
     await rounds("idle RSS", ROUNDS, async (round) => {
       const dir = tempDir("rss");
       try {
@@ -368,7 +391,9 @@ async function rssRounds(): Promise<void> {
         // Cold: a folder of its own, no catalog stored.
         const coldDir = tempDir("rss");
         try {
-          build.cold.push(await idleRss([build.bin], runtimeEnv(coldDir), coldDir, true));
+          const readings = await idleRssReadings([build.bin], runtimeEnv(coldDir), coldDir, true, () => storedCatalogs(coldDir) >= build.catalogs);
+          build.cold.push(readings.early);
+          build.coldListed.push(readings.settled!);
         } finally {
           rmSync(coldDir, { recursive: true, force: true });
         }
@@ -382,10 +407,13 @@ async function rssRounds(): Promise<void> {
   for (const build of builds) {
     const row: Row = { measure: `idle RSS, MiB (default fleet, cold cache)${build.label}`, direct: stats(bare), runtime: stats(build.cold), better: "lower", unit: "MiB", goal: "≤ 65 MiB", note: "beside: the bare one-tool SDK server; the runtime's first start lists the fleet's catalogs in the background from 1 s on" };
     row.met = row.runtime.median <= 65;
+    const listedRow: Row = { measure: `idle RSS, MiB (cold cache, once listed)${build.label}`, direct: stats(bare), runtime: stats(build.coldListed), better: "lower", unit: "MiB", goal: "≤ 65 MiB", note: `the same first start, 1.5 s after its listing stored the ${build.catalogs} catalogs (the first reading falls while it runs)` };
+    listedRow.met = listedRow.runtime.median <= 65;
     const warmRow: Row = { measure: `idle RSS, MiB (default fleet, warm cache)${build.label}`, direct: stats(bare), runtime: stats(build.warm), better: "lower", unit: "MiB", goal: "≤ 65 MiB", note: "every catalog stored by an earlier run: nothing is listed, no adapter built" };
     warmRow.met = warmRow.runtime.median <= 65;
-    rows.push(row, warmRow);
+    rows.push(row, listedRow, warmRow);
     print(row);
+    print(listedRow);
     print(warmRow);
   }
 }

@@ -122,6 +122,69 @@ function fastSdkGuards(root: string): Plugin {
   };
 }
 
+/** pkce-challenge's Node build, inlined with the client SDK (its OAuth code). */
+const PKCE_MODULE = /[\\/]pkce-challenge[\\/]dist[\\/]index\.node\.js$/;
+/** Its top-level lookup of the WebCrypto object: `crypto = globalThis.crypto?.webcrypto ?? … ;`. */
+const PKCE_CRYPTO_LOOKUP = /\bcrypto =(\s*globalThis\.crypto\?\.webcrypto \?\?[^;]*);/;
+
+/**
+ * pkce-challenge looks up WebCrypto when its module is evaluated, that is whenever the MCP client
+ * is imported (a cold catalog cache's first listing, any call of an MCP server), and reading
+ * `globalThis.crypto` makes Node load its WebCrypto (about 1 MiB of idle memory). The lookup
+ * becomes a thenable that runs the same expression on the first `await crypto` (the module only
+ * ever awaits it), so it happens when a PKCE challenge is first made. Throws, naming what is
+ * missing, when the lookup is not found exactly once.
+ */
+export function spliceLazyPkceCrypto(text: string, file: string): string {
+  const found = PKCE_CRYPTO_LOOKUP.exec(text);
+  if (!found || PKCE_CRYPTO_LOOKUP.exec(text.slice(found.index + found[0].length))) {
+    throw new Error(`scripts/bundle.ts: pkce-challenge changed shape: its WebCrypto lookup (${PKCE_CRYPTO_LOOKUP}) is ${found ? "more than once in" : "not in"} ${file}. Update lazyClientGlobals.`);
+  }
+  const lazy = `crypto = { then(resolve, reject) { __agentToolsWebCrypto ??= Promise.resolve(${found[1]}\n); return __agentToolsWebCrypto.then(resolve, reject); } };`;
+  return `let __agentToolsWebCrypto;\n${text.slice(0, found.index)}${lazy}${text.slice(found.index + found[0].length)}`;
+}
+
+/** eventsource-parser's stream module, inlined with the client SDK (its SSE and Streamable HTTP transports). */
+const SSE_STREAM_MODULE = /[\\/]eventsource-parser[\\/]dist[\\/]stream\.js$/;
+const SSE_STREAM_CLASS = "class EventSourceParserStream extends TransformStream {";
+const SSE_STREAM_END = "\n}\nexport {";
+
+/**
+ * eventsource-parser declares `class EventSourceParserStream extends TransformStream` at the top of
+ * its module, and reading the `TransformStream` global makes Node load its web streams (about half
+ * a MiB), whenever the MCP client is imported, stdio-only processes included. The class is made on
+ * the first `new EventSourceParserStream(…)` instead (an HTTP server's event stream), by a function
+ * of the same name that returns the instance (as a constructor may). Throws when the class or its
+ * end is not found exactly once.
+ */
+export function spliceLazySseStream(text: string, file: string): string {
+  const once = (piece: string): number => {
+    const at = text.indexOf(piece);
+    if (at < 0 || text.indexOf(piece, at + piece.length) >= 0) {
+      throw new Error(`scripts/bundle.ts: eventsource-parser changed shape: \`${piece.trim()}\` is ${at < 0 ? "not in" : "more than once in"} ${file}. Update lazyClientGlobals.`);
+    }
+    return at;
+  };
+  const start = once(SSE_STREAM_CLASS);
+  const end = once(SSE_STREAM_END);
+  if (end < start) throw new Error(`scripts/bundle.ts: eventsource-parser changed shape: its exports come before ${SSE_STREAM_CLASS} in ${file}. Update lazyClientGlobals.`);
+  const body = text.slice(start, end + 2);
+  const lazy = `let __agentToolsSseStream;\nfunction EventSourceParserStream(options) {\n  __agentToolsSseStream ??= ${body};\n  return new __agentToolsSseStream(options);\n}\n`;
+  return `${text.slice(0, start)}${lazy}${text.slice(end + 2)}`;
+}
+
+/** The two splices above, on the client SDK's inlined helpers; either fails the build when it cannot apply. */
+function lazyClientGlobals(): Plugin {
+  return {
+    name: "lazy-client-globals",
+    setup(b) {
+      const load = (splice: (text: string, file: string) => string) => (args: { path: string }) => ({ contents: splice(readFileSync(args.path, "utf8"), args.path), loader: "js" as const, resolveDir: path.dirname(args.path) });
+      b.onLoad({ filter: PKCE_MODULE }, load(spliceLazyPkceCrypto));
+      b.onLoad({ filter: SSE_STREAM_MODULE }, load(spliceLazySseStream));
+    },
+  };
+}
+
 const keepOthersExternal: Plugin = {
   name: "keep-others-external",
   setup(b) {
@@ -155,7 +218,7 @@ export async function bundle(root = ROOT): Promise<string> {
     sourcemap: "linked",
     metafile: true,
     logLevel: "warning",
-    plugins: [lazySdkShims(root), fastSdkGuards(root), keepOthersExternal],
+    plugins: [lazySdkShims(root), fastSdkGuards(root), lazyClientGlobals(), keepOthersExternal],
   });
   const metaFile = path.join(root, "dist", "bundle-meta.json");
   writeFileSync(metaFile, JSON.stringify(result.metafile));

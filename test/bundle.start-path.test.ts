@@ -47,7 +47,7 @@ describe("bundle: what a start parses", () => {
     assert.ok(!externals.has("node:crypto") && !externals.has("crypto"), "node:crypto is imported on first use (src/node-crypto.ts)");
   });
 
-  it("a warm start of the default fleet, answering tools/list and help, has not loaded node:crypto", async () => {
+  it("a cold start of the default fleet, once listed, and a warm start answering tools/list and help, have not loaded node:crypto", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-start-crypto-"));
     // The default fleet (bundled plugins, embedded servers) plus a configured server whose settings
     // read a secret: its value is digested into the catalog key at every start.
@@ -87,6 +87,12 @@ describe("bundle: what a start parses", () => {
         }
         assert.ok(count >= 2, `the cold start stored the fleet's catalogs, the keyed server's among them (${count})`);
         assert.equal(serverStarts(), 1, "the cold start listed the keyed server once");
+        // Listing built the adapters and loaded the MCP client: its OAuth helper reads WebCrypto
+        // only when a PKCE challenge is made (scripts/bundle.ts lazyClientGlobals), and the REST
+        // adapter's idempotency keys reach node:crypto only on a call.
+        const listed = await cold.modules();
+        assert.deepEqual(listed.filter((m) => /crypto/.test(m)), [], "the cold start's listing loaded no crypto");
+        assert.deepEqual(listed.filter((m) => /webstreams\/(transform|readable|writable)stream/.test(m)), [], "nor web streams (the SSE parser's class is made on first use)");
       } finally {
         await cold.close();
       }

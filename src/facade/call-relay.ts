@@ -19,7 +19,7 @@ export function isModernRequest(ctx: ServerContext): boolean {
  *    that declared them gets them as input_required rounds of a held call instead (held-calls.ts;
  *    the facade builds that relay); one that did not gets the refusal.
  */
-export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): CallRelay & { sent(): Promise<void> } {
+export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): CallRelay & { sent(): Promise<void> | undefined } {
   const token = ctx.mcpReq._meta?.progressToken;
   const modern = isModernRequest(ctx);
   const capabilities = clientCapabilitiesOf(server, ctx);
@@ -31,11 +31,13 @@ export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): C
     const done = sending.catch(() => undefined).finally(() => writing.delete(done));
     writing.add(done);
   };
-  const relay: CallRelay & { sent(): Promise<void> } = {
+  const drained = async (): Promise<void> => {
+    while (writing.size) await Promise.all([...writing]);
+  };
+  const relay: CallRelay & { sent(): Promise<void> | undefined } = {
     log: (message) => track(ctx.mcpReq.log(message.level as LoggingLevel, message.data, message.logger)),
-    sent: async () => {
-      while (writing.size) await Promise.all([...writing]);
-    },
+    // undefined when nothing is being written (the usual call): no promise to wait on.
+    sent: () => (writing.size ? drained() : undefined),
   };
   if (token !== undefined) {
     relay.progress = (update) =>

@@ -95,6 +95,7 @@ const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "
 const NO_REQUEST_STATE = (() => undefined) as ServerContext["mcpReq"]["requestState"];
 
 export type Era = "2025" | "2026";
+type FacadeCallResult = Awaited<ReturnType<FacadeCallEntry["handle"]>>;
 
 /** Whether the lane is on (AGENT_TOOLS_FAST_LANE=off turns it off, for comparisons and as a way back). */
 export function fastLaneEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -158,66 +159,110 @@ export function errorResponse(id: RequestId, error: unknown): JSONRPCResponse {
   } as JSONRPCResponse;
 }
 
+/**
+ * The request context (`mcpReq`) of a call in the lane: what the SDK's context offers a tools/call
+ * handler, through the Server's public API. A class, so a call makes one object rather than a
+ * dozen closures (its methods are called as methods, as the facade calls them).
+ */
+class LaneRequest {
+  readonly method = "tools/call";
+  readonly requestState = NO_REQUEST_STATE;
+  readonly envelope: Record<string, unknown> | undefined;
+  readonly [CANCEL_OF_REQUEST]: Cancel;
+  readonly #server: Server;
+  readonly #era: Era;
+
+  constructor(
+    server: Server,
+    era: Era,
+    readonly id: RequestId,
+    cancel: Cancel,
+    readonly _meta: Record<string, unknown> | undefined,
+    envelope: Record<string, unknown> | undefined,
+  ) {
+    this.#server = server;
+    this.#era = era;
+    this[CANCEL_OF_REQUEST] = cancel;
+    this.envelope = envelope;
+  }
+
+  /** Made on first read (the facade listens to the Cancel itself: cancelOfRequest). */
+  get signal(): AbortSignal {
+    return this[CANCEL_OF_REQUEST].signal;
+  }
+
+  send(request: never, schemaOrOptions?: never, options?: never): Promise<unknown> {
+    return this.#server.request(request, schemaOrOptions as never, options);
+  }
+
+  notify(notification: { method: string; params?: Record<string, unknown> }): Promise<void> {
+    return this.#server.notification(notification as never);
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (this.#era === "2025") return this.#server.sendLoggingMessage({ level, data, logger });
+    // A 2026-07-28 request gets log messages only at or above the level its envelope names.
+    const threshold = this.envelope?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
+    if (threshold === undefined) return Promise.resolve();
+    // As the SDK's comparison: a level it does not rank is never filtered.
+    const [rank, floor] = [LEVELS.indexOf(level), LEVELS.indexOf(threshold)];
+    if (rank >= 0 && floor >= 0 && rank < floor) return Promise.resolve();
+    return this.notify({ method: "notifications/message", params: { level, data, logger } });
+  }
+
+  elicitInput(params: Parameters<Server["elicitInput"]>[0], requestOptions?: Parameters<Server["elicitInput"]>[1]): ReturnType<Server["elicitInput"]> {
+    return this.#server.elicitInput(params, requestOptions);
+  }
+
+  requestSampling(params: unknown, requestOptions?: Parameters<Server["createMessage"]>[1]): ReturnType<Server["createMessage"]> {
+    return this.#server.createMessage(params as never, requestOptions);
+  }
+}
+
 export function createFastLane(options: FastLaneOptions): FastLane {
   const inFlight = new Map<RequestId, Cancel>();
   const counts = { taken: 0, handedOver: 0 };
 
-  const context = (server: Server, era: Era, id: RequestId, cancel: Cancel, meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): ServerContext => {
-    const notify = (notification: { method: string; params?: Record<string, unknown> }) => server.notification(notification as never);
-    const log =
-      era === "2025"
-        ? (level: LoggingLevel, data: unknown, logger?: string) => server.sendLoggingMessage({ level, data, logger })
-        : (level: LoggingLevel, data: unknown, logger?: string) => {
-            // A 2026-07-28 request gets log messages only at or above the level its envelope names.
-            const threshold = envelope?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
-            if (threshold === undefined) return Promise.resolve();
-            // As the SDK's comparison: a level it does not rank is never filtered.
-            const [rank, floor] = [LEVELS.indexOf(level), LEVELS.indexOf(threshold)];
-            if (rank >= 0 && floor >= 0 && rank < floor) return Promise.resolve();
-            return notify({ method: "notifications/message", params: { level, data, logger } });
-          };
-    return {
-      ...(options.http ? { http: options.http } : {}),
-      mcpReq: {
-        id,
-        method: "tools/call",
-        _meta: meta,
-        ...(envelope ? { envelope } : {}),
-        requestState: NO_REQUEST_STATE,
-        // Made on first read (the facade listens to the Cancel itself: cancelOfRequest).
-        get signal() {
-          return cancel.signal;
-        },
-        [CANCEL_OF_REQUEST]: cancel,
-        send: ((request: never, schemaOrOptions?: never, options?: never) => server.request(request, schemaOrOptions as never, options)) as unknown as ServerContext["mcpReq"]["send"],
-        notify,
-        log,
-        elicitInput: (params, requestOptions) => server.elicitInput(params, requestOptions),
-        requestSampling: (params, requestOptions) => server.createMessage(params as never, requestOptions),
-      },
-    } as ServerContext;
-  };
+  const context = (server: Server, era: Era, id: RequestId, cancel: Cancel, meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): ServerContext =>
+    ({ ...(options.http ? { http: options.http } : {}), mcpReq: new LaneRequest(server, era, id, cancel, meta, envelope) }) as unknown as ServerContext;
 
-  const run = async (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, server: Server, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, cancel: Cancel): Promise<void> => {
-    let response: JSONRPCResponse;
+  /** The call answered (or handed to the SDK): its response, undefined when nothing is to be written. */
+  const answerOf = (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, era: Era, cancel: Cancel, result: FacadeCallResult): JSONRPCResponse | undefined => {
     try {
-      const result = await entry.handle(params, ctx);
-      if (cancel.aborted) return;
+      if (cancel.aborted) return undefined;
       if (isInputRequiredResult(result)) {
         // Only the SDK can ask this question (2025: its legacy shim): it gets the request as it came.
         inFlight.delete(message.id);
         counts.handedOver++;
         options.toSdk(message);
-        return;
+        return undefined;
       }
-      response = { result: plainResult(result, era, entry.serverInfo), jsonrpc: "2.0", id: message.id } as JSONRPCResponse;
+      return { result: plainResult(result, era, entry.serverInfo), jsonrpc: "2.0", id: message.id } as JSONRPCResponse;
     } catch (error) {
-      if (cancel.aborted) return;
-      response = errorResponse(message.id, error);
+      return cancel.aborted ? undefined : errorResponse(message.id, error);
     } finally {
       if (inFlight.get(message.id) === cancel) inFlight.delete(message.id);
     }
-    await options.reply(response);
+  };
+
+  // Callbacks rather than an async frame kept alive across every call (allocation per call).
+  const run = (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, cancel: Cancel): Promise<void> => {
+    let handling: Promise<FacadeCallResult>;
+    try {
+      handling = entry.handle(params, ctx);
+    } catch (error) {
+      handling = Promise.reject(error as Error);
+    }
+    return handling.then(
+      (result) => {
+        const response = answerOf(message, entry, era, cancel, result);
+        return response ? options.reply(response) : undefined;
+      },
+      (error: unknown) => {
+        if (inFlight.get(message.id) === cancel) inFlight.delete(message.id);
+        return cancel.aborted ? undefined : options.reply(errorResponse(message.id, error));
+      },
+    );
   };
 
   const takeCall = (message: JSONRPCMessage & { id: RequestId; params?: unknown }): boolean => {
@@ -243,7 +288,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     if (entry.needsSdk(name, args, ctx)) return false;
     inFlight.set(id, cancel);
     counts.taken++;
-    run(message as JSONRPCMessage & { id: RequestId }, entry, server, era, { name, ...(args ? { arguments: args } : {}) }, ctx, cancel).catch((error: unknown) =>
+    run(message as JSONRPCMessage & { id: RequestId }, entry, era, { name, ...(args ? { arguments: args } : {}) }, ctx, cancel).catch((error: unknown) =>
       options.onerror?.(new Error(`Failed to send response: ${error instanceof Error ? error.message : String(error)}`)),
     );
     return true;

@@ -296,8 +296,12 @@ export function createFacade(runtime: Runtime): Facade {
     }
   }
 
-  /** A facade `_call`/`_run_skill` (or the compact ones): the plugin's tool or skill, through the runtime. */
-  async function callPlugin(
+  /**
+   * A facade `_call`/`_run_skill` (or the compact ones): the plugin's tool or skill, through the
+   * runtime. Callbacks rather than an async frame kept alive across every call (allocation per
+   * call); its caller is async, so what this throws at once still reaches the client as a rejection.
+   */
+  function callPlugin(
     server: Server,
     scope: SessionScope,
     route: FacadeRoute,
@@ -315,11 +319,14 @@ export function createFacade(runtime: Runtime): Facade {
     if (resumed) return resumeHeld(server, resumed, ctx);
     // A client that can show its user a form is asked before a write (the policy permitting).
     const round = userConfirms ? confirmRounds.round(ctx) : undefined;
-    const run = async (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => {
+    const run = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => {
       const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(round ? { confirmer: round.confirmer } : {}) }, runCancellation);
-      const outcome = route.operation === "call" ? await runtime.call(session, prefix, rest, withConfirm) : await runtime.runSkill(session, prefix, rest, withConfirm);
-      round?.settle();
-      return outcome;
+      const running = route.operation === "call" ? runtime.call(session, prefix, rest, withConfirm) : runtime.runSkill(session, prefix, rest, withConfirm);
+      if (!round) return running;
+      return running.then((outcome) => {
+        round.settle();
+        return outcome;
+      });
     };
     // A 2026-07-28 client that can answer questions: the call is held open across input_required rounds.
     const capabilities = clientCapabilitiesOf(server, ctx);
@@ -329,14 +336,16 @@ export function createFacade(runtime: Runtime): Facade {
       return stepHeld(server, held, ctx);
     }
     const relay = relayFor(server, ctx, scope.canAsk !== false);
-    try {
-      const outcome = await run(relay, cancellation);
-      await relay.sent();
-      return toToolResult(outcome);
-    } catch (error) {
-      if (error instanceof ConfirmInterrupt && round) return round.ask(error);
-      throw error;
-    }
+    return run(relay, cancellation).then(
+      (outcome) => {
+        const sending = relay.sent();
+        return sending ? sending.then(() => toToolResult(outcome)) : toToolResult(outcome);
+      },
+      (error: unknown) => {
+        if (error instanceof ConfirmInterrupt && round) return round.ask(error);
+        throw error;
+      },
+    );
   }
 
   /** One client round of a held call: its result, or the downstream's questions as input_required. */

@@ -231,31 +231,80 @@ export class McpConnection {
    * own per call: the SDK's request timeout is the deadline (it also tells the server the request
    * was cancelled), and the caller's signal (the pipeline's deadline scope) passes straight on.
    */
-  async request<T>(what: string, control: RequestControl, fn: (client: Client, options: RequestOptions, lane: ToolCallLane | undefined) => Promise<T>): Promise<T> {
+  request<T>(what: string, control: RequestControl, fn: (client: Client, options: RequestOptions, lane: ToolCallLane | undefined) => Promise<T>): Promise<T> {
+    const live = this.live;
+    // The usual request, to a server that is up: callbacks instead of the async loop's frame kept
+    // alive across every call (allocation per call); anything else takes the loop.
+    if (this.closed || !live || live.gone) return this.requestLooped(what, control, fn);
+    this.inFlight++;
+    this.idleLimitMs = this.options.idleTimeoutMs;
+    const options = requestOptions(control);
+    let running: Promise<T>;
+    try {
+      running = fn(live.client, options, live.opened.lane);
+    } catch (error) {
+      running = Promise.reject(error as Error);
+    }
+    return running.then(
+      (value) => {
+        this.requestDone();
+        return value;
+      },
+      async (error: unknown) => {
+        try {
+          return await this.afterFailure(error, 0, live, what, control, fn, options);
+        } finally {
+          this.requestDone();
+        }
+      },
+    );
+  }
+
+  private async requestLooped<T>(what: string, control: RequestControl, fn: (client: Client, options: RequestOptions, lane: ToolCallLane | undefined) => Promise<T>): Promise<T> {
     if (this.closed) throw new McpAdapterError("UPSTREAM_ERROR", `${this.label()} is closed`);
     this.inFlight++;
     this.idleLimitMs = this.options.idleTimeoutMs;
     const options = requestOptions(control);
     try {
-      for (let attempt = 0; ; attempt++) {
-        let live: Live | undefined;
-        try {
-          live = await this.ensureLive(options);
-          return await fn(live.client, options, live.opened.lane);
-        } catch (error) {
-          if (live && attempt === 0 && !control.signal?.aborted && isSessionExpired(error, live)) {
-            this.options.log.info(`${this.label()}: session expired (HTTP 404); re-initialising`);
-            await this.drop(live);
-            continue;
-          }
-          throw await this.translate(error, what, live, control);
-        }
-      }
+      return await this.attempts(0, what, control, fn, options);
     } finally {
-      this.inFlight--;
-      this.lastUsedAt = performance.now();
-      this.armIdle();
+      this.requestDone();
     }
+  }
+
+  /** Run `fn` against a connected client from attempt `first` on (a second attempt only after an expired session). */
+  private async attempts<T>(attempt: number, what: string, control: RequestControl, fn: (client: Client, options: RequestOptions, lane: ToolCallLane | undefined) => Promise<T>, options: RequestOptions): Promise<T> {
+    let live: Live | undefined;
+    try {
+      live = await this.ensureLive(options);
+      return await fn(live.client, options, live.opened.lane);
+    } catch (error) {
+      return await this.afterFailure(error, attempt, live, what, control, fn, options);
+    }
+  }
+
+  /** A failed attempt: an expired session (HTTP 404) is opened again once and the request repeated; anything else is translated and thrown. */
+  private async afterFailure<T>(
+    error: unknown,
+    attempt: number,
+    live: Live | undefined,
+    what: string,
+    control: RequestControl,
+    fn: (client: Client, options: RequestOptions, lane: ToolCallLane | undefined) => Promise<T>,
+    options: RequestOptions,
+  ): Promise<T> {
+    if (live && attempt === 0 && !control.signal?.aborted && isSessionExpired(error, live)) {
+      this.options.log.info(`${this.label()}: session expired (HTTP 404); re-initialising`);
+      await this.drop(live);
+      return this.attempts(attempt + 1, what, control, fn, options);
+    }
+    throw await this.translate(error, what, live, control);
+  }
+
+  private requestDone(): void {
+    this.inFlight--;
+    this.lastUsedAt = performance.now();
+    this.armIdle();
   }
 
   /** Stop the server (if running) and refuse further requests. */
