@@ -540,8 +540,12 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     ready: () => scopeReady(undefined, true),
     searchable: () => scopeReady(undefined),
     tune(changes) {
+      // The query vectors are per clause: made again when the cutting changes.
+      const cutting = (s: HybridSettings) => s.clauseWeight > 0;
+      const before = cutting(settings);
       Object.assign(settings, changes);
       lexicalMemo = undefined;
+      if (cutting(settings) !== before) queryVectors.clear();
     },
     setPluginDocuments(plugin, documents) {
       lexical.setPluginDocuments(plugin, documents);
