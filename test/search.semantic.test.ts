@@ -10,7 +10,9 @@ import { queryClauses } from "../src/runtime/search/clauses.js";
 import { fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { createHybridIndex } from "../src/runtime/search/semantic/hybrid.js";
 import { loadSentenceModel, type SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
-import { loadUseModel } from "../src/runtime/search/semantic/use-model.js";
+import { FAST_LANE_ENV, loadUseModel } from "../src/runtime/search/semantic/use-model.js";
+import { embeddingText } from "../src/runtime/search/semantic/document-text.js";
+import { useFastKernels, type TfjsKernelApi } from "../src/runtime/search/semantic/wasm-kernels.js";
 import type { SearchDocument } from "../src/runtime/search/types.js";
 import { callJson, connect, FIXTURES, ROOT, type Connected } from "./helpers.js";
 
@@ -100,6 +102,30 @@ describe("the sentence model runs off the main thread (issue #15)", () => {
   });
 });
 
+describe("the model's fast lane (AGENT_TOOLS_SEMANTIC_FAST_LANE)", () => {
+  it("the fast SplitV (wasm-kernels.ts) gives the same vectors, bit for bit, as the backend's own, which AGENT_TOOLS_SEMANTIC_FAST_LANE=off keeps", async () => {
+    const tfjsPackage = "@energetic-ai/core";
+    const tf = (await import(tfjsPackage)) as TfjsKernelApi;
+    // Real catalog texts of unlike lengths (the model pads each batch to its longest), in batches as the catalog is embedded.
+    const texts = [...fleetDocuments(["github", "filesystem", "memory"]).values()].flat().map(embeddingText);
+    assert.ok(texts.length >= 40, "enough texts for more than one batch");
+    const embedAll = async (with_: SentenceModel) => (await Promise.all([texts.slice(0, 32), texts.slice(32)].map((batch) => with_.embed(batch)))).flat();
+
+    const plain = await loadUseModel({ env: { [FAST_LANE_ENV]: "off" } });
+    assert.ok("model" in plain);
+    const original = tf.getKernel("SplitV", "wasm");
+    const before = await embedAll(plain.model);
+    const fast = await loadUseModel({ env: {} });
+    assert.ok("model" in fast);
+    assert.notEqual(tf.getKernel("SplitV", "wasm"), original, "the fast kernel is in place");
+    const after = await embedAll(fast.model);
+    assert.equal(after.length, texts.length);
+    after.forEach((vector, i) => assert.deepEqual(vector, before[i], `text ${i} (${texts[i]}) embeds the same with either kernel`));
+    useFastKernels(tf, false);
+    assert.equal(tf.getKernel("SplitV", "wasm"), original, "and the backend's own can be put back");
+  });
+});
+
 describe("hybrid search with the sentence model", () => {
   let cacheDir: string;
   before(() => (cacheDir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-embeddings-"))));
@@ -143,6 +169,24 @@ describe("hybrid search with the sentence model", () => {
     await b.prepare!("remember a fact");
     assert.deepEqual(second.texts, ["remember a fact"], "the catalog came from the cache file");
     assert.deepEqual(b.search("remember a fact", { limit: 3 }).hits, a.search("remember a fact", { limit: 3 }).hits, "and ranks the same");
+  });
+
+  it("a text several tools share (the same server configured twice) is embedded once, and each copy is ranked with its vector", async () => {
+    const memory = fleetDocuments(["memory"]).get("memory")!;
+    const counting = countingModel();
+    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model: counting.model }) });
+    index.setPluginDocuments("memory", memory);
+    index.setPluginDocuments("memory-backup", memory.map((doc) => ({ ...doc, plugin: "memory-backup" })));
+    const query = "add facts about a person to the knowledge graph";
+    await index.prepare!(query);
+    const catalogTexts = counting.texts.filter((text) => text !== query);
+    assert.equal(catalogTexts.length, memory.length, `each of the ${memory.length} tools' texts once, not once a plugin: ${catalogTexts.length}`);
+    assert.equal(new Set(catalogTexts).size, catalogTexts.length);
+    assert.ok(index.ready(), "both copies have the model's vectors");
+    // Each copy, searched alone, ranks its tools as the other does: the shared vectors reached both.
+    const ranked = (plugin: string) => index.search(query, { plugin, limit: 5 }).hits.map((h) => [h.name, h.score]);
+    assert.equal(ranked("memory").length, 5);
+    assert.deepEqual(ranked("memory-backup"), ranked("memory"));
   });
 
   it("a search waits at most waitMs for a model still loading, answers from BM25F meanwhile, and says so once", async () => {

@@ -144,12 +144,20 @@ interface CallState {
 /** One step of a run: reads and fills the state, throws to end the run, returns a promise only when it waits. */
 type Step = (state: CallState) => void | Promise<void>;
 
-/** Run steps in order, awaiting only a step that returned a promise. */
+/** Run steps in order, waiting only on a step that returned a promise (callbacks: no async frame kept per run). */
 export function sequence<S>(steps: ReadonlyArray<(state: S) => void | Promise<void>>): (state: S) => Promise<void> {
-  return async (state) => {
-    for (const step of steps) {
-      const waiting = step(state);
-      if (waiting) await waiting;
+  const from = (state: S, first: number): Promise<void> | undefined => {
+    for (let i = first; i < steps.length; i++) {
+      const waiting = (steps[i] as (state: S) => void | Promise<void>)(state);
+      if (waiting) return waiting.then(() => from(state, i + 1));
+    }
+    return undefined;
+  };
+  return (state) => {
+    try {
+      return from(state, 0) ?? Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error as Error);
     }
   };
 }
@@ -376,16 +384,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 
   /** Run a chain; once the loop check has passed, the outcome of everything after it is recorded. */
-  const runChecked = async (chain: (state: CallState) => Promise<void>, state: CallState): Promise<void> => {
-    try {
-      await chain(state);
-    } catch (error) {
-      // A question for the user is not a failure.
-      if (state.loop && !(error instanceof ConfirmInterrupt)) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, fromThrown(error));
-      throw error;
-    }
-    if (state.loop) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, undefined);
-  };
+  const runChecked = (chain: (state: CallState) => Promise<void>, state: CallState): Promise<void> =>
+    chain(state).then(
+      () => {
+        if (state.loop) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, undefined);
+      },
+      (error: unknown) => {
+        // A question for the user is not a failure.
+        if (state.loop && !(error instanceof ConfirmInterrupt)) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, fromThrown(error));
+        throw error;
+      },
+    );
 
   // ── resolve: the plugin, then the tool or skill ─────────────────────────────────────────
   const resolvePlugin: Step = (state) => {

