@@ -79,6 +79,17 @@ const GUARD_SPLICES: ReadonlyArray<readonly [find: string, replace: string]> = [
 const SDK_GUARDS_MODULE = /@modelcontextprotocol[\\/](server|client)[\\/]dist[\\/]src-[^\\/]+\.mjs$/;
 
 /**
+ * Where `piece` stands in `text`, when it stands there exactly once; otherwise throws the message
+ * `describe` makes of "not in" or "more than once in". Every splice below finds its place so: a
+ * package upgrade that reshaped the code must fail the build, not splice into the wrong place.
+ */
+function indexOnce(text: string, piece: string, describe: (where: "not in" | "more than once in") => string): number {
+  const at = text.indexOf(piece);
+  if (at < 0 || text.indexOf(piece, at + piece.length) >= 0) throw new Error(describe(at < 0 ? "not in" : "more than once in"));
+  return at;
+}
+
+/**
  * Splice the hand-written guards into one SDK module's text. Throws, naming what is missing, when
  * a piece is not found exactly once: an SDK upgrade that reshaped these must fail the build, not
  * quietly drop the fast path or splice into the wrong place.
@@ -87,10 +98,7 @@ export function spliceSdkGuards(text: string, file: string, guardsModule: string
   if (text.includes(GUARDS)) throw new Error(`${file} already mentions ${GUARDS}`);
   let out = text;
   for (const [find, replace] of GUARD_SPLICES) {
-    const at = out.indexOf(find);
-    if (at < 0 || out.indexOf(find, at + find.length) >= 0) {
-      throw new Error(`scripts/bundle.ts: the MCP SDK changed shape: \`${find}\` is ${at < 0 ? "not in" : "more than once in"} ${file}. Check src/sdk-jsonrpc-guards.ts against the SDK's schemas and update GUARD_SPLICES.`);
-    }
+    const at = indexOnce(out, find, (where) => `scripts/bundle.ts: the MCP SDK changed shape: \`${find}\` is ${where} ${file}. Check src/sdk-jsonrpc-guards.ts against the SDK's schemas and update GUARD_SPLICES.`);
     out = out.slice(0, at) + replace + out.slice(at + find.length);
   }
   return `import * as ${GUARDS} from ${JSON.stringify(guardsModule)};\n${out}`;
@@ -158,13 +166,7 @@ const SSE_STREAM_END = "\n}\nexport {";
  * end is not found exactly once.
  */
 export function spliceLazySseStream(text: string, file: string): string {
-  const once = (piece: string): number => {
-    const at = text.indexOf(piece);
-    if (at < 0 || text.indexOf(piece, at + piece.length) >= 0) {
-      throw new Error(`scripts/bundle.ts: eventsource-parser changed shape: \`${piece.trim()}\` is ${at < 0 ? "not in" : "more than once in"} ${file}. Update lazyClientGlobals.`);
-    }
-    return at;
-  };
+  const once = (piece: string): number => indexOnce(text, piece, (where) => `scripts/bundle.ts: eventsource-parser changed shape: \`${piece.trim()}\` is ${where} ${file}. Update lazyClientGlobals.`);
   const start = once(SSE_STREAM_CLASS);
   const end = once(SSE_STREAM_END);
   if (end < start) throw new Error(`scripts/bundle.ts: eventsource-parser changed shape: its exports come before ${SSE_STREAM_CLASS} in ${file}. Update lazyClientGlobals.`);
