@@ -95,8 +95,13 @@ export function rssMiB(pid: number): number {
 
 /** CPU time a process has used so far, ms (Linux /proc; user + system, in clock ticks of 10 ms). */
 export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // utime and stime are fields 14 and 15; the command name before them may hold spaces.
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** CPU time (user + system, ms) in a /proc `stat` file: a process's, or a thread's (`/proc/self/task/ID/stat`). */
+export function statCpuMs(statFile: string): number {
+  const stat = readFileSync(statFile, "utf8");
+  // utime and stime are fields 14 and 15, in ticks of 10 ms; the command name before them may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -7,6 +7,7 @@ import { percentile } from "../src/runtime/search/evaluate.js";
 import { describeEmbeddingCache, fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { approximateFromEnv, createHybridIndex, type HybridIndex } from "../src/runtime/search/semantic/hybrid.js";
 import { loadSentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
+import { statCpuMs } from "./perf-kit.js";
 import { synthetic, syntheticQueries } from "./synthetic-catalog.js";
 
 /**
@@ -50,10 +51,7 @@ function threadCpu(): Map<string, number> {
   }
   for (const task of tasks) {
     try {
-      const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
-      // Fields after the command name (in parentheses): utime and stime are the 12th and 13th, in ticks of 10 ms.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      times.set(task, (Number(fields[11]) + Number(fields[12])) / 100);
+      times.set(task, statCpuMs(`/proc/self/task/${task}/stat`) / 1000);
     } catch {
       // The thread ended meanwhile.
     }
