@@ -2,7 +2,6 @@ import type { Adapter, ToolDescriptor } from "../adapters/types.js";
 import { RuntimeError } from "../errors.js";
 import { forbiddenWrite } from "./access.js";
 import type { Session } from "./session.js";
-import type { Cancellation } from "../cancel.js";
 
 /**
  * The gate: the last step before anything reaches a backend. It is a chain of policies, each an
@@ -42,8 +41,7 @@ export interface GateRequest {
   confirmed: boolean;
   /** Where a `confirm` was found and not honoured ("arguments.confirm"), to say where it belongs. */
   misplacedConfirm?: string;
-  /** The call's cancellation (an AbortSignal, or a Cancel whose `signal` makes one: cancel.ts). */
-  signal?: Cancellation;
+  signal?: AbortSignal;
 }
 
 /**

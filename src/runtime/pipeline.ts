@@ -1,5 +1,5 @@
 import type { CallRelay } from "../adapters/relay.js";
-import type { Cancel, Cancellation } from "../cancel.js";
+import { signalOf, withCancellation, type Cancel } from "../cancel.js";
 import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
 import { fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
@@ -188,10 +188,14 @@ function traced<S extends { trace?: OperationTrace | undefined }>(name: string, 
   };
 }
 
-/** A gate request's `signal`: the caller's cancellation as it has it, without making an AbortSignal for a Cancel. */
-function cancellationOf(ctx: OperationContext): { signal?: Cancellation } {
+/**
+ * A gate request with the caller's cancellation as policies know it, an AbortSignal as `signal`;
+ * for a Cancel it is made only when a policy reads it (withCancellation), so a gate that never
+ * looks costs no AbortSignal.
+ */
+function withCallerSignal<T extends object>(request: T, ctx: OperationContext): T & { signal?: AbortSignal } {
   const source = ctx.cancel ?? ctx.signal;
-  return source ? { signal: source } : {};
+  return source ? withCancellation(request, source) : request;
 }
 
 function prefixOf(target: string | LoadedPlugin): string {
@@ -514,10 +518,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const plugin = state.plugin as ReadyPlugin;
     const tool = state.tool as ToolDescriptor;
     const writes = state.writes === true;
-    return {
+    return withCallerSignal({
       session: state.session,
       plugin: plugin.manifest.prefix,
-      via: "call",
+      via: "call" as const,
       target: tool.name,
       tool,
       arguments: state.args ?? state.request?.arguments,
@@ -525,8 +529,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       mutating: writes && plugin.manifest.requireConfirm,
       confirmed: state.confirmed ?? state.request?.confirm === true,
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
-      ...cancellationOf(state.ctx),
-    };
+    }, state.ctx);
   }
 
   /** Access (who may): right after the tool is resolved, before its arguments are looked at. */
@@ -565,6 +568,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         throw error;
       }
     };
+    // Spread into each step's request below, so the signal is a plain field here (skills are not the hot path).
+    const caller = ctx.cancel ?? ctx.signal;
     const base = {
       session,
       plugin: plugin.manifest.prefix,
@@ -573,7 +578,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       skillArguments: run.skillArguments ?? {},
       confirmed,
       ...(misplacedConfirm ? { misplacedConfirm } : {}),
-      ...cancellationOf(ctx),
+      ...(caller ? { signal: signalOf(caller) } : {}),
     };
     return gatedAdapter(plugin.adapter, {
       async call(name, args) {

@@ -116,15 +116,14 @@ export class DeadlineError extends RuntimeError {}
  * timer per call; no AbortSignal unless the work or the caller asks for one.
  */
 export function withDeadline<T>(work: (scope: DeadlineScope) => Promise<T>, timeoutMs: number, outer: Cancellation | undefined, what: string): Promise<T> {
-  const scope = new Cancel();
   return new Promise<T>((resolve, reject) => {
     const cancelled = () => new DeadlineError("UPSTREAM_ERROR", `${what} was cancelled by the client`);
+    // Cancelled before it began: the work never runs.
     if (outer?.aborted) {
-      const reason = cancelled();
-      scope.abort(reason);
-      reject(reason);
+      reject(cancelled());
       return;
     }
+    const scope = new Cancel();
     let settled = false;
     const finish = (): boolean => {
       if (settled) return false;
