@@ -2,6 +2,11 @@ import { FIELD_NAMES, rankHits, type RowScores, type SearchDocument, type Search
 import { expandTerms } from "./synonyms.js";
 import { tokenize as defaultTokenize, queryTerms as defaultQueryTerms } from "./tokenize.js";
 
+/** BM25's inverse document frequency of a term found in `df` of `count` documents (never negative). */
+export function bm25Idf(count: number, df: number): number {
+  return Math.log(1 + (count - df + 0.5) / (df + 0.5));
+}
+
 /**
  * The owned engine: BM25F (Robertson & Zaragoza). Each field's term frequency is normalised by
  * that field's own length against its own average, weighted, summed, and only then saturated with
@@ -156,7 +161,7 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
     const averages = fieldTotals.map((total) => total / count || 1);
     const idfs = weighted.map(({ term, weight }) => {
       const df = documentFrequency.get(term) ?? 0;
-      return weight * Math.log(1 + (count - df + 0.5) / (df + 0.5));
+      return weight * bm25Idf(count, df);
     });
     const pools: [string, PluginPostings][] =
       options.plugin !== undefined ? (byPlugin.has(options.plugin) ? [[options.plugin, byPlugin.get(options.plugin)!]] : []) : [...byPlugin];

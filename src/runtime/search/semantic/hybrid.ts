@@ -1,5 +1,6 @@
 import { rankHits, type SearchAnswer, type SearchDocument, type SearchHit, type SearchOptions, type ToolIndex } from "../types.js";
 import { createDotKernel, dotAt, type DotKernel } from "./dot-kernel.js";
+import { bm25Idf } from "../bm25f.js";
 import { queryClauses } from "../clauses.js";
 import { queryTerms } from "../tokenize.js";
 import { embeddingText } from "./document-text.js";
@@ -161,6 +162,8 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
   let model: SentenceModel | undefined;
   let cache: EmbeddingCache | undefined;
   let loading: Promise<void> | undefined;
+  /** The background load (modelWaitMs 0) has been scheduled; `loading` is set only once it starts. */
+  let loadScheduled = false;
   let embedding: Promise<void> | undefined;
   /** Resolves once the current embedding run has given every catalog vectors (approximate or not). */
   let searchable: Promise<void> = Promise.resolve();
@@ -463,7 +466,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     const scope = opts.plugin !== undefined ? { plugin: opts.plugin } : {};
     const scores = new Float64Array(current.total);
     // The IDF of a word found in one tool of the catalog (BM25F's formula).
-    const floor = floored ? settings.lexicalFloor * Math.log(1 + (lexical.size() - 0.5) / 1.5) : 0;
+    const floor = floored ? settings.lexicalFloor * bm25Idf(lexical.size(), 1) : 0;
     const add = (text: string, weight: number, into: Float64Array, combine: "sum" | "max") => {
       const found = lexical.scoreRows(text, scope);
       let max = 0;
@@ -605,6 +608,9 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     size: (plugin) => lexical.size(plugin),
     async prepare(query, scope) {
       if (!model && !loading && options.modelWaitMs === 0) {
+        // Said and scheduled once: later searches while the load is held (loadAfter) only wait.
+        if (loadScheduled) return;
+        loadScheduled = true;
         // Not waited for, and started only once this answer is out: the model's first import
         // steps are synchronous CPU that would otherwise hold the answer it does not take part in.
         const load = (): void => void ensureModel().catch((error: unknown) => drop(`loading the sentence model failed: ${(error as Error).message}`));
@@ -621,7 +627,8 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       const work = (model ? Promise.all([catalogWork(), queryVector(query)]) : ensureModel().then(() => model && Promise.all([catalogWork(), queryVector(query)]))).catch(
         (error: unknown) => drop((error as Error).message),
       );
-      if (scope) lexicalMemo = lexicalScores(query, scope, model !== undefined);
+      // Floored as rank() will ask when the query's vector arrives (a scope still being embedded ranks without meaning).
+      if (scope) lexicalMemo = lexicalScores(query, scope, model !== undefined && scopeReady(scope.plugin));
       const bound = (ms: number | undefined, done: Promise<unknown>): Promise<boolean> => {
         if (ms === undefined) return done.then(() => false);
         let timer: NodeJS.Timeout | undefined;

