@@ -286,15 +286,21 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
       stats.misses += 1;
       return pending.get(prefix) ?? list(plugin, toolOptions.urgent === true);
     },
-    async refresh(plugin) {
-      if (closed) return;
-      await ready;
-      const prefix = plugin.manifest.prefix;
-      try {
-        await (pending.get(prefix) ?? list(plugin, false));
-      } catch (error) {
-        log?.debug(`plugin '${prefix}': background listing failed: ${(error as Error).message}`);
-      }
+    refresh(plugin) {
+      if (closed) return Promise.resolve();
+      // Tracked from the moment it is asked for, not only once the restore is over and its listing
+      // begins: listed() and settle() count a refresh still waiting for `ready`.
+      return track(
+        (async () => {
+          await ready;
+          const prefix = plugin.manifest.prefix;
+          try {
+            await (pending.get(prefix) ?? list(plugin, false));
+          } catch (error) {
+            log?.debug(`plugin '${prefix}': background listing failed: ${(error as Error).message}`);
+          }
+        })(),
+      );
     },
     async settle() {
       while (work.size || writes.size) await Promise.allSettled([...work, ...writes]);

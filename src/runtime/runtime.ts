@@ -438,8 +438,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   function startupListingsOver(): Promise<void> {
     const over = (async () => {
       await upkeep?.begun;
-      // The listings the upkeep just queued are tracked a turn later (refresh awaits the restore).
-      await new Promise((resolve) => setImmediate(resolve));
       await catalog.listed();
     })();
     let timer: NodeJS.Timeout | undefined;
