@@ -5,6 +5,7 @@ import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
 import { currentRelay } from "../relay.js";
+import { asPromise } from "../../as-promise.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
 
 /**
@@ -104,14 +105,7 @@ export class McpAdapter implements Adapter {
     const done = (): void => {
       this.connection.relays.delete(relay);
     };
-    let running: Promise<unknown>;
-    try {
-      running = run();
-    } catch (error) {
-      done();
-      return Promise.reject(error as Error);
-    }
-    return running.then(
+    return asPromise(run).then(
       (result) => {
         done();
         return redacted(result);

@@ -1,6 +1,6 @@
 /**
- * Errors of the MCP adapter. Adapters do not import the runtime: a failure is signalled by an
- * Error carrying a string `code` that the runtime maps to its own error codes.
+ * Errors of the MCP adapter: AdapterErrors (shared/errors.ts), the project's one error type, so the
+ * pipeline passes their code, hint and details on unchanged.
  */
 
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
