@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { listenOnLoopback } from "./fixtures/loopback.js";
 import { ROOT } from "./helpers.js";
 
 /** The reference tasks API (examples/tasks-api/server.mjs) as its own process on a free port. */
@@ -84,9 +84,6 @@ export async function startProxy(target: () => string, hooks: ProxyHooks = {}): 
       upstream.end(Buffer.concat(chunks));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  const listening = await listenOnLoopback(server);
+  return { url: listening.origin, close: listening.close };
 }
