@@ -28,7 +28,7 @@ import { isOffValue } from "./env-switch.js";
  * defaults.
  */
 
-export const LEAN_HEAP_FLAG = "--semi-space-growth-factor=1";
+const LEAN_HEAP_FLAG = "--semi-space-growth-factor=1";
 
 const YOUNG_GENERATION_FLAG = /^--(max|min)[-_]semi[-_]space[-_]size\b|^--semi[-_]space[-_]growth[-_]factor\b/;
 

@@ -14,12 +14,12 @@ import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
  */
 
 /** How long a server started only to list its tools is kept for a call that may follow. */
-export const LISTING_IDLE_MS = 15_000;
+const LISTING_IDLE_MS = 15_000;
 /**
  * A server started only for a background listing (nobody waits, no call is expected): stopped as
  * soon as nothing else uses it. 1 ms, not 0: 0 turns the idle stop off.
  */
-export const BACKGROUND_LISTING_IDLE_MS = 1;
+const BACKGROUND_LISTING_IDLE_MS = 1;
 
 export interface McpAdapterOptions {
   name: string;

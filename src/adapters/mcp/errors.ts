@@ -48,7 +48,7 @@ export function numericCode(error: unknown): number | undefined {
 }
 
 /** JSON-RPC -32022: the server does not serve the protocol version offered (a final answer). */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /**
  * Whether the server answered "unsupported protocol version": a ProtocolError with -32022, or an
