@@ -47,7 +47,7 @@ ${Object.values(COMMANDS)
 ${OPTIONS}`;
 
 /** The help of one command; `bin` names the program it was asked of (agent-tools-mcp names no command). */
-export function commandUsage(command: string, bin = "agent-tools"): string {
+function commandUsage(command: string, bin = "agent-tools"): string {
   const entry = COMMANDS[command];
   if (!entry) return USAGE;
   const synopsis = bin === "agent-tools" ? `agent-tools ${entry.synopsis}` : `${bin}${entry.synopsis.replace(/^\S+/, "")}`;
@@ -129,6 +129,8 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
   if (values["plugins-dir"]) process.env.AGENT_TOOLS_PLUGINS_DIR = values["plugins-dir"];
   switch (command) {
     case "mcp": {
+      // Before the start's work: that is what would grow V8's young generation (lean-heap.ts).
+      (await import("../lean-heap.js")).keepYoungGenerationSmall();
       const { createRuntime } = await import("../runtime/runtime.js");
       const { serveStdio } = await import("../transports/stdio.js");
       const runtime = await createRuntime({ config: await readConfig(values.config) });

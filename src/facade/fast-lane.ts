@@ -20,6 +20,7 @@ import { isOffValue } from "../env-switch.js";
 import { facadeCallEntry, type FacadeCallEntry } from "./server.js";
 import { isPlainObject } from "../plain-object.js";
 import { Cancel, CANCEL_OF_REQUEST } from "../cancel.js";
+import { asPromise } from "../as-promise.js";
 
 /**
  * The fast lane of the hot request: a facade `tools/call` answered without the SDK's per-request
@@ -226,44 +227,42 @@ export function createFastLane(options: FastLaneOptions): FastLane {
   const context = (server: Server, era: Era, id: RequestId, cancel: Cancel, meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): ServerContext =>
     ({ ...(options.http ? { http: options.http } : {}), mcpReq: new LaneRequest(server, era, id, cancel, meta, envelope) }) as unknown as ServerContext;
 
-  /** The call answered (or handed to the SDK): its response, undefined when nothing is to be written. */
-  const answerOf = (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, era: Era, cancel: Cancel, result: FacadeCallResult): JSONRPCResponse | undefined => {
+  const release = (id: RequestId, cancel: Cancel): void => {
+    if (inFlight.get(id) === cancel) inFlight.delete(id);
+  };
+
+  /**
+   * The call's response once its handler settled (`failed`: it threw, and `outcome` is the error);
+   * undefined when nothing is to be written (cancelled, or handed to the SDK).
+   */
+  const answerOf = (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, era: Era, cancel: Cancel, outcome: unknown, failed: boolean): JSONRPCResponse | undefined => {
     try {
       if (cancel.aborted) return undefined;
-      if (isInputRequiredResult(result)) {
+      if (failed) return errorResponse(message.id, outcome);
+      if (isInputRequiredResult(outcome as FacadeCallResult)) {
         // Only the SDK can ask this question (2025: its legacy shim): it gets the request as it came.
         inFlight.delete(message.id);
         counts.handedOver++;
         options.toSdk(message);
         return undefined;
       }
-      return { result: plainResult(result, era, entry.serverInfo), jsonrpc: "2.0", id: message.id } as JSONRPCResponse;
+      return { result: plainResult(outcome, era, entry.serverInfo), jsonrpc: "2.0", id: message.id } as JSONRPCResponse;
     } catch (error) {
       return cancel.aborted ? undefined : errorResponse(message.id, error);
     } finally {
-      if (inFlight.get(message.id) === cancel) inFlight.delete(message.id);
+      release(message.id, cancel);
     }
   };
 
+  const replyWith = (response: JSONRPCResponse | undefined): Promise<void> | undefined => (response ? options.reply(response) : undefined);
+  const handle = (entry: FacadeCallEntry, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext): Promise<FacadeCallResult> => entry.handle(params, ctx);
+
   // Callbacks rather than an async frame kept alive across every call (allocation per call).
-  const run = (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, cancel: Cancel): Promise<void> => {
-    let handling: Promise<FacadeCallResult>;
-    try {
-      handling = entry.handle(params, ctx);
-    } catch (error) {
-      handling = Promise.reject(error as Error);
-    }
-    return handling.then(
-      (result) => {
-        const response = answerOf(message, entry, era, cancel, result);
-        return response ? options.reply(response) : undefined;
-      },
-      (error: unknown) => {
-        if (inFlight.get(message.id) === cancel) inFlight.delete(message.id);
-        return cancel.aborted ? undefined : options.reply(errorResponse(message.id, error));
-      },
+  const run = (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, cancel: Cancel): Promise<void> =>
+    asPromise(handle, entry, params, ctx).then(
+      (result) => replyWith(answerOf(message, entry, era, cancel, result, false)),
+      (error: unknown) => replyWith(answerOf(message, entry, era, cancel, error, true)),
     );
-  };
 
   const takeCall = (message: JSONRPCMessage & { id: RequestId; params?: unknown }): boolean => {
     const id = message.id;

@@ -84,12 +84,13 @@ export const identityWrites: GatePolicy = (request) => {
 
 /**
  * Run the policies in order, each after the one before it allowed the call. A promise only when a
- * policy answered with one (most decide at once); a refusal at once is thrown at once.
+ * policy answered with one (most decide at once); a refusal at once is thrown at once. `first`:
+ * where to go on after a policy that waited (no copy of the chain).
  */
-export function passGate(policies: readonly GatePolicy[], request: GateRequest): Promise<void> | void {
-  for (let i = 0; i < policies.length; i++) {
+export function passGate(policies: readonly GatePolicy[], request: GateRequest, first = 0): Promise<void> | void {
+  for (let i = first; i < policies.length; i++) {
     const waiting = (policies[i] as GatePolicy)(request);
-    if (waiting) return i + 1 < policies.length ? waiting.then(() => passGate(policies.slice(i + 1), request)) : waiting;
+    if (waiting) return i + 1 < policies.length ? waiting.then(() => passGate(policies, request, i + 1)) : waiting;
   }
 }
 

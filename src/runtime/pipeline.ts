@@ -18,6 +18,7 @@ import { closestNames, foldName, normalise } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
 import { validateArguments } from "./validation.js";
 import { isPlainObject } from "../plain-object.js";
+import { asPromise } from "../as-promise.js";
 
 /**
  * The one call path. Every way to run a plugin's tool or skill — `_call`, `_run_skill`, the
@@ -153,13 +154,8 @@ export function sequence<S>(steps: ReadonlyArray<(state: S) => void | Promise<vo
     }
     return undefined;
   };
-  return (state) => {
-    try {
-      return from(state, 0) ?? Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
-  };
+  const start = (state: S): Promise<void> => from(state, 0) ?? Promise.resolve();
+  return (state) => asPromise(start, state);
 }
 
 /** A step inside the run's trace: its span covers the step's work, until it returns or throws, so the steps show side by side. */
@@ -248,14 +244,8 @@ export function frame<K extends SuccessKind>(
   work: () => Promise<Extract<OperationResult, { kind: K }>["payload"]>,
 ): Promise<OperationResult> {
   const started = Date.now();
-  let running: Promise<unknown>;
-  try {
-    running = work();
-  } catch (thrown) {
-    running = Promise.reject(thrown as Error);
-  }
   // Callbacks rather than an async function: nothing of this frame waits on the work (allocation per call).
-  return running.then(
+  return asPromise(work).then(
     (payload) => {
       if (meta.repairs.length) (payload as { repairs?: string[] }).repairs = meta.repairs.map((r) => r.message);
       return outcomeTold(session, meta, started, { kind, isError: false, payload } as OperationResult);
@@ -537,7 +527,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   /** Confirmation (may this write run): after validation, so the human is asked only about a call that can run. */
   const gateCall: Step = (state) => {
-    const waiting = passGate([confirmationOf(state.ctx)], gateRequestFor(state));
+    // One policy: called as it is, rather than through a chain made for it on every call.
+    const waiting = confirmationOf(state.ctx)(gateRequestFor(state));
     return waiting ? waiting.then(() => gatePassed(state)) : gatePassed(state);
   };
 

@@ -44,6 +44,7 @@ import { identityWrites } from "./gate.js";
 import { confirmWording, isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
 import { closestNames, foldedMatch } from "./similarity.js";
 import { isPlainObject } from "../plain-object.js";
+import { asPromise } from "../as-promise.js";
 
 export type { OperationContext } from "./pipeline.js";
 export type { OperationResult } from "./answers.js";
@@ -517,14 +518,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const catalogOf = (plugin: LoadedPlugin) => privateCatalogs.get(plugin) ?? { index, catalog };
 
   // A callback for the failure rather than an async frame around every call's catalog read.
+  const URGENT = { urgent: true } as const;
+  const listTools = (plugin: LoadedPlugin): Promise<ToolDescriptor[]> => catalogOf(plugin).catalog.tools(plugin, URGENT);
   function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
-    let listing: Promise<ToolDescriptor[]>;
-    try {
-      listing = catalogOf(plugin).catalog.tools(plugin, { urgent: true });
-    } catch (error) {
-      listing = Promise.reject(error as Error);
-    }
-    return listing.catch((error: unknown) => {
+    return asPromise(listTools, plugin).catch((error: unknown) => {
       // The catalog's own deadline already says what timed out.
       if (error instanceof DeadlineError) throw error;
       throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);

@@ -7,6 +7,7 @@ import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
 import { currentRelay, refusal, type CallRelay, type RelayedParams } from "../relay.js";
+import { asPromise } from "../../as-promise.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -86,6 +87,9 @@ function requestOptions(control: RequestControl): RequestOptions {
     timeout: control.timeoutMs,
   };
 }
+
+/** What a request runs against the connected client. */
+type RequestFn<T> = (client: Client, options: RequestOptions, lane: ToolCallLane | undefined) => Promise<T>;
 
 interface Live {
   client: Client;
@@ -231,49 +235,27 @@ export class McpConnection {
    * own per call: the SDK's request timeout is the deadline (it also tells the server the request
    * was cancelled), and the caller's signal (the pipeline's deadline scope) passes straight on.
    */
-  request<T>(what: string, control: RequestControl, fn: (client: Client, options: RequestOptions, lane: ToolCallLane | undefined) => Promise<T>): Promise<T> {
-    const live = this.live;
-    // The usual request, to a server that is up: callbacks instead of the async loop's frame kept
-    // alive across every call (allocation per call); anything else takes the loop.
-    if (this.closed || !live || live.gone) return this.requestLooped(what, control, fn);
+  request<T>(what: string, control: RequestControl, fn: RequestFn<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new McpAdapterError("UPSTREAM_ERROR", `${this.label()} is closed`));
     this.inFlight++;
     this.idleLimitMs = this.options.idleTimeoutMs;
     const options = requestOptions(control);
-    let running: Promise<T>;
-    try {
-      running = fn(live.client, options, live.opened.lane);
-    } catch (error) {
-      running = Promise.reject(error as Error);
-    }
-    return running.then(
+    const live = this.live;
+    // The server is not up: the loop starts it (and retries an expired session once).
+    if (!live || live.gone) return this.attempts(0, what, control, fn, options).finally(this.requestDone);
+    // The usual request, to a server that is up: callbacks instead of the loop's async frame kept
+    // alive across every call (allocation per call); a failure joins the loop's handling.
+    return asPromise(fn, live.client, options, live.opened.lane).then(
       (value) => {
         this.requestDone();
         return value;
       },
-      async (error: unknown) => {
-        try {
-          return await this.afterFailure(error, 0, live, what, control, fn, options);
-        } finally {
-          this.requestDone();
-        }
-      },
+      (error: unknown) => this.afterFailure(error, 0, live, what, control, fn, options).finally(this.requestDone),
     );
   }
 
-  private async requestLooped<T>(what: string, control: RequestControl, fn: (client: Client, options: RequestOptions, lane: ToolCallLane | undefined) => Promise<T>): Promise<T> {
-    if (this.closed) throw new McpAdapterError("UPSTREAM_ERROR", `${this.label()} is closed`);
-    this.inFlight++;
-    this.idleLimitMs = this.options.idleTimeoutMs;
-    const options = requestOptions(control);
-    try {
-      return await this.attempts(0, what, control, fn, options);
-    } finally {
-      this.requestDone();
-    }
-  }
-
   /** Run `fn` against a connected client from attempt `first` on (a second attempt only after an expired session). */
-  private async attempts<T>(attempt: number, what: string, control: RequestControl, fn: (client: Client, options: RequestOptions, lane: ToolCallLane | undefined) => Promise<T>, options: RequestOptions): Promise<T> {
+  private async attempts<T>(attempt: number, what: string, control: RequestControl, fn: RequestFn<T>, options: RequestOptions): Promise<T> {
     let live: Live | undefined;
     try {
       live = await this.ensureLive(options);
@@ -290,7 +272,7 @@ export class McpConnection {
     live: Live | undefined,
     what: string,
     control: RequestControl,
-    fn: (client: Client, options: RequestOptions, lane: ToolCallLane | undefined) => Promise<T>,
+    fn: RequestFn<T>,
     options: RequestOptions,
   ): Promise<T> {
     if (live && attempt === 0 && !control.signal?.aborted && isSessionExpired(error, live)) {
@@ -301,11 +283,11 @@ export class McpConnection {
     throw await this.translate(error, what, live, control);
   }
 
-  private requestDone(): void {
+  private readonly requestDone = (): void => {
     this.inFlight--;
     this.lastUsedAt = performance.now();
     this.armIdle();
-  }
+  };
 
   /** Stop the server (if running) and refuse further requests. */
   async close(): Promise<void> {
