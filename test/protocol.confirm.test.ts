@@ -4,12 +4,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/client";
-import { baseEnv, callJson, MCP_BIN } from "./helpers.js";
-import { httpForSuite } from "./http-helpers.js";
+import { callJson, connectStdioV1 } from "./helpers.js";
+import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
 import { callV2, connectHttpV2, connectStdioV2, v2Client, V2_FIXTURE } from "./v2-helpers.js";
 
 /**
@@ -129,7 +128,7 @@ describe("stdio", () => {
     const asked: string[] = [];
     const answer: { next: Decision } = { next: { action: "accept" } };
     const client = askingV1("legacy-asker", asked, () => answer.next);
-    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+    await connectStdioV1(client, env);
     try {
       await acceptThenDecline((args) => callJson(client, "agent_tools_db_call", args), asked, answer, "stdio-legacy");
     } finally {
@@ -211,13 +210,7 @@ describe("HTTP", () => {
     const asked: string[] = [];
     const answer: { next: Decision } = { next: { action: "accept" } };
     const client = askingV1("legacy-http-asker", asked, () => answer.next);
-    // Prefer SSE so the session can carry the question mid-call.
-    const preferSse: typeof fetch = (url, init) => {
-      const headers = new Headers(init?.headers);
-      if (init?.method === "POST") headers.set("accept", "text/event-stream, application/json");
-      return fetch(url, { ...init, headers });
-    };
-    await client.connect(new V1Http(new URL(http.url), { fetch: preferSse }));
+    await connectHttpPreferringSse(client, http.url);
     try {
       await acceptThenDecline((args) => callJson(client, "agent_tools_db_call", args), asked, answer, "http-legacy");
     } finally {

@@ -4,16 +4,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Client as V2Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/stdio";
 import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
-import { baseEnv, MCP_BIN, ROOT } from "./helpers.js";
-import { httpForSuite } from "./http-helpers.js";
+import { baseEnv, connectStdioV1, ROOT } from "./helpers.js";
+import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
 import { connectHttpV2, connectStdioV2, MODERN, v2Client, V2_FIXTURE } from "./v2-helpers.js";
 
 /**
@@ -141,7 +139,7 @@ describe("the agent's client in the 2025 era", () => {
 
   it("over stdio: progress, questions and sampling of both downstream eras arrive as directly", async () => {
     const client = legacyClient();
-    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+    await connectStdioV1(client, env);
     try {
       await throughRuntime(wrapV1(client));
     } finally {
@@ -151,13 +149,7 @@ describe("the agent's client in the 2025 era", () => {
 
   it("over HTTP (a session answering on SSE): the same", async () => {
     const client = legacyClient();
-    // Prefer SSE, so the session can carry requests to the client mid-call (a JSON-answering session cannot).
-    const preferSse: typeof fetch = (url, init) => {
-      const headers = new Headers(init?.headers);
-      if (init?.method === "POST") headers.set("accept", "text/event-stream, application/json");
-      return fetch(url, { ...init, headers });
-    };
-    await client.connect(new V1Http(new URL(http.url), { fetch: preferSse }));
+    await connectHttpPreferringSse(client, http.url);
     try {
       await throughRuntime(wrapV1(client));
     } finally {
@@ -169,7 +161,7 @@ describe("the agent's client in the 2025 era", () => {
     const logs: string[] = [];
     const client = legacyClient();
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(JSON.stringify(notification.params.data)));
-    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+    await connectStdioV1(client, env);
     try {
       await client.setLoggingLevel("info");
       await client.callTool(callArgs("dn", "log_note", { note: "hello logs" }));
@@ -182,7 +174,7 @@ describe("the agent's client in the 2025 era", () => {
 
   it("a client that declared no elicitation gets a refusal in words, from either downstream", async () => {
     const client = legacyClient({});
-    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+    await connectStdioV1(client, env);
     try {
       for (const prefix of PREFIXES) {
         const result = await client.callTool(callArgs(prefix, "ask_user", { question: "?" }));
