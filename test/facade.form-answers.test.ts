@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { formAnswerValidator } from "../src/facade/form-validator.js";
-import { ROOT } from "./helpers.js";
+import { ROOT, writePlugin } from "./helpers.js";
 import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
 
 /**
@@ -18,9 +18,7 @@ import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
 
 const LEGACY_ASKER = path.join(ROOT, "test", "fixtures", "v2", "legacy-asker.mjs");
 const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-form-answers-"));
-const plugin = path.join(dir, "agent-tools-plugin-ln");
-mkdirSync(plugin, { recursive: true });
-writeFileSync(path.join(plugin, "plugin.json"), JSON.stringify({ name: "ln", prefix: "ln", description: "A downstream that asks the user.", adapter: { kind: "mcp", command: process.execPath, args: [LEGACY_ASKER], timeoutMs: 60_000 } }));
+writePlugin(path.join(dir, "agent-tools-plugin-ln"), { name: "ln", prefix: "ln", description: "A downstream that asks the user.", adapter: { kind: "mcp", command: process.execPath, args: [LEGACY_ASKER], timeoutMs: 60_000 } });
 
 /** A 2025-era client whose session answers on SSE (so it can be asked mid-call) and whose user answers `reply`. */
 async function asker(url: string, reply: unknown): Promise<V1Client> {

@@ -3,7 +3,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -83,6 +83,17 @@ export function stdioForSuite(pluginsDir: string = PLUGINS, extraEnv: Record<str
 /** Connect a v1 SDK client (one a test built with its own capabilities) to the built server over stdio. */
 export async function connectStdioV1(client: Client, extraEnv: Record<string, string> = {}): Promise<void> {
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env: baseEnv(extraEnv), stderr: "pipe" }));
+}
+
+/** A plugin folder for a test: `plugin.json` from `manifest`, and any other files (path in the folder → text). Returns the folder. */
+export function writePlugin(folder: string, manifest: Record<string, unknown>, files: Record<string, string> = {}): string {
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, "plugin.json"), JSON.stringify(manifest));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(folder, name)), { recursive: true });
+    writeFileSync(path.join(folder, name), text);
+  }
+  return folder;
 }
 
 export type Payload = Record<string, unknown> & {

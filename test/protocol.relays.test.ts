@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -10,7 +10,7 @@ import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/st
 import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
-import { baseEnv, connectStdioV1, ROOT } from "./helpers.js";
+import { baseEnv, connectStdioV1, ROOT, writePlugin } from "./helpers.js";
 import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
 import { connectHttpV2, connectStdioV2, MODERN, v2Client, V2_FIXTURE } from "./v2-helpers.js";
 
@@ -34,11 +34,7 @@ const downstreams = {
   ln: { command: process.execPath, args: [LEGACY_ASKER] },
 };
 for (const [prefix, spawnAs] of Object.entries(downstreams)) {
-  mkdirSync(path.join(pluginsDir, `agent-tools-plugin-${prefix}`), { recursive: true });
-  writeFileSync(
-    path.join(pluginsDir, `agent-tools-plugin-${prefix}`, "plugin.json"),
-    JSON.stringify({ name: prefix, prefix, description: `Relay downstream '${prefix}'.`, adapter: { kind: "mcp", ...spawnAs, timeoutMs: 60_000 } }),
-  );
+  writePlugin(path.join(pluginsDir, `agent-tools-plugin-${prefix}`), { name: prefix, prefix, description: `Relay downstream '${prefix}'.`, adapter: { kind: "mcp", ...spawnAs, timeoutMs: 60_000 } });
 }
 const env = { AGENT_TOOLS_PLUGINS_DIR: pluginsDir };
 const PREFIXES = Object.keys(downstreams) as (keyof typeof downstreams)[];
