@@ -5,7 +5,6 @@ import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
 import { currentRelay } from "../relay.js";
-import { asPromise } from "../../as-promise.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
 
 /**
@@ -74,40 +73,40 @@ export class McpAdapter implements Adapter {
     // The Cancel when the pipeline gave one: the lane listens to it without making an AbortSignal.
     const cancellation = ctx?.cancel ?? ctx?.signal;
     const control = { timeoutMs: this.timeoutMs, ...(cancellation ? { signal: cancellation } : {}) };
-    const run = (): Promise<unknown> =>
-      this.connection.request(`tools/call '${name}'`, control, (client, options, lane) => {
-        // The fast lane (call-lane.ts) for a 2025-era stdio server's tool the SDK would not check
-        // against an outputSchema; anything else, or when unsure, the SDK path.
-        if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, progress ? { ...control, ...progress } : control);
-        const withProgress = progress ? { ...options, ...progress } : options;
-        const calling = () => client.callTool(params, withProgress);
-        // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
-        // driver) and find this call's relay through its async context. A 2025-era server asks on
-        // its connection, outside any call's context (McpConnection falls back to the calls in
-        // flight), so no context is entered for it: the first AsyncLocalStorage.run turns on
-        // promise hooks for the whole process, a cost on every promise of every call after it.
-        // The connect (when the server was not running) happens before this, outside the context,
-        // so the connection's streams never carry one call's relay into later calls.
-        return relay && client.getProtocolEra() === "modern" ? currentRelay.run(relay, calling) : calling();
-      });
+    // The relay is known to the connection before anything is sent (downstream questions find it there).
+    const relays = this.connection.relays;
+    if (relay) relays.add(relay);
+    const running: Promise<unknown> = this.connection.request(`tools/call '${name}'`, control, (client, options, lane) => {
+      // The fast lane (call-lane.ts) for a 2025-era stdio server's tool the SDK would not check
+      // against an outputSchema; anything else, or when unsure, the SDK path.
+      if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, progress ? { ...control, ...progress } : control);
+      const withProgress = progress ? { ...options, ...progress } : options;
+      const calling = () => client.callTool(params, withProgress);
+      // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
+      // driver) and find this call's relay through its async context. A 2025-era server asks on
+      // its connection, outside any call's context (McpConnection falls back to the calls in
+      // flight), so no context is entered for it: the first AsyncLocalStorage.run turns on
+      // promise hooks for the whole process, a cost on every promise of every call after it.
+      // The connect (when the server was not running) happens before this, outside the context,
+      // so the connection's streams never carry one call's relay into later calls.
+      return relay && client.getProtocolEra() === "modern" ? currentRelay.run(relay, calling) : calling();
+    });
     // Callbacks rather than an async frame kept alive across every call.
-    const redacted = (result: unknown): CallToolResult => this.options.redactor.redactValue(result as CallToolResult);
-    if (!relay) return run().then(redacted);
-    this.connection.relays.add(relay);
-    const done = (): void => {
-      this.connection.relays.delete(relay);
-    };
-    return asPromise(run).then(
+    if (!relay) return running.then(this.redacted);
+    return running.then(
       (result) => {
-        done();
-        return redacted(result);
+        relays.delete(relay);
+        return this.redacted(result);
       },
       (error: unknown) => {
-        done();
+        relays.delete(relay);
         throw error;
       },
     );
   }
+
+  /** A downstream result through the fleet's redactor (made once, not per call). */
+  private readonly redacted = (result: unknown): CallToolResult => this.options.redactor.redactValue(result as CallToolResult);
 
   onToolsChanged(listener: () => void): void {
     this.listeners.add(listener);
