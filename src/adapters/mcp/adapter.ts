@@ -65,7 +65,10 @@ export class McpAdapter implements Adapter {
   call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
     const relay = ctx?.relay;
     // With a relay, ask a 2026-07-28 server for its log messages (absent, it sends none); the agent's client filters them by its own level.
-    const params = { name, arguments: args, ...(relay?.log ? { _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : {}) };
+    // Not on the lane: it serves only 2025-era servers, for which that key means nothing (they
+    // take their level from logging/setLevel), and it cost both pipes and the server bytes on every call.
+    const params = { name, arguments: args };
+    const sdkParams = relay?.log ? { ...params, _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : params;
     // Progress of the downstream call goes to the agent's client (its own progressToken).
     const progress = relay?.progress
       ? { onprogress: (p: { progress: number; total?: number; message?: string }) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }), resetTimeoutOnProgress: true }
@@ -81,7 +84,7 @@ export class McpAdapter implements Adapter {
       // against an outputSchema; anything else, or when unsure, the SDK path.
       if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, progress ? { ...control, ...progress } : control);
       const withProgress = progress ? { ...options, ...progress } : options;
-      const calling = () => client.callTool(params, withProgress);
+      const calling = () => client.callTool(sdkParams, withProgress);
       // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
       // driver) and find this call's relay through its async context. A 2025-era server asks on
       // its connection, outside any call's context (McpConnection falls back to the calls in
