@@ -142,7 +142,7 @@ function describeViolation(error: ErrorObject): string {
 }
 
 /** "/a/0/b" → "a[0].b": how a person names a field. */
-export function pointerToField(pointer: string): string {
+function pointerToField(pointer: string): string {
   const parts = pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
   let out = "";
   for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;

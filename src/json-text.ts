@@ -6,7 +6,7 @@ import * as jsonc from "jsonc-parser";
  * form editors and terminals turn into links).
  */
 
-export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset).split("\n");
   return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }

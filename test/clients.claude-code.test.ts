@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { anthropicResponder, anthropicToolResults, isAgentTurn, type AnthropicRequest } from "./fixtures/clients/anthropic-messages.js";
 import { startFakeEndpoint, type FakeEndpoint } from "./fixtures/clients/fake-endpoint.js";
 import { NOTES_SCRIPT, type ScriptStep } from "./fixtures/clients/script.js";
 import { assertNotesScript, CAN_SCAN_PROCESSES, ensureClient, leftoverProcesses, newRunMarker, RUN_MARKER_VAR, runClient, tempDir, type InstalledClient } from "./clients-kit.js";
 import { fleetConfig } from "./fleet-config.js";
 import { baseEnv, MCP_BIN, PLUGINS } from "./helpers.js";
-import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { httpForSuite, startHttp } from "./http-helpers.js";
 
 /**
  * The real Claude Code CLI (pinned below), installed on demand into .clients/, driven through our
@@ -173,15 +173,9 @@ describe("Claude Code, the real CLI, through the facade", { skip: CAN_SCAN_PROCE
   });
 
   describe("ENABLE_TOOL_SEARCH=false, over Streamable HTTP with a bearer token", () => {
-    let http: RunningHttp;
     const token = "client-test-token-0123456789";
-    before(async () => {
-      // The scripted model retries with confirm: true; headless Claude Code declines elicitation, so the flag decides here.
-      http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: token, AGENT_TOOLS_CONFIRM: "flag" });
-    });
-    after(async () => {
-      await http.stop();
-    });
+    // The scripted model retries with confirm: true; headless Claude Code declines elicitation, so the flag decides here.
+    const http = httpForSuite({ AGENT_TOOLS_HTTP_TOKEN: token, AGENT_TOOLS_CONFIRM: "flag" });
 
     it("lists every facade tool in the first request and runs the notes script", { timeout: 180_000 }, async () => {
       const marker = newRunMarker();

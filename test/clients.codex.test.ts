@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { startFakeEndpoint } from "./fixtures/clients/fake-endpoint.js";
 import { CODEX_TOOL_SEARCH, isResponsesTurn, responsesResponder, responsesToolResults, type ResponsesRequest } from "./fixtures/clients/openai-responses.js";
 import { NOTES_SCRIPT, type ScriptStep } from "./fixtures/clients/script.js";
 import { assertNotesScript, CAN_SCAN_PROCESSES, ensureClient, leftoverProcesses, newRunMarker, RUN_MARKER_VAR, runClient, tempDir, type InstalledClient } from "./clients-kit.js";
 import { baseEnv, MCP_BIN, PLUGINS } from "./helpers.js";
-import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { httpForSuite } from "./http-helpers.js";
 
 /**
  * The real Codex CLI (pinned below; a native binary behind a small Node launcher), installed on
@@ -141,15 +141,9 @@ describe("Codex, the real CLI, through the facade", { skip: CAN_SCAN_PROCESSES ?
   });
 
   describe("over Streamable HTTP with a bearer token", () => {
-    let http: RunningHttp;
     const token = "codex-client-test-token-0123456789";
-    before(async () => {
-      // The scripted model retries with confirm: true; headless Codex declines elicitation, so the flag decides here.
-      http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: token, AGENT_TOOLS_CONFIRM: "flag" });
-    });
-    after(async () => {
-      await http.stop();
-    });
+    // The scripted model retries with confirm: true; headless Codex declines elicitation, so the flag decides here.
+    const http = httpForSuite({ AGENT_TOOLS_HTTP_TOKEN: token, AGENT_TOOLS_CONFIRM: "flag" });
 
     it("connects by url and runs the notes script", { timeout: 180_000 }, async () => {
       const marker = newRunMarker();

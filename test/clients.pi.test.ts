@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { startFakeEndpoint } from "./fixtures/clients/fake-endpoint.js";
 import { chatResponder, chatToolResults, isChatTurn, type ChatOptions, type ChatRequest } from "./fixtures/clients/openai-chat.js";
 import { PAGED_TOOLS, startPagedServer } from "./fixtures/clients/paged-mcp-server.js";
 import { NOTES_SCRIPT, type ScriptStep } from "./fixtures/clients/script.js";
 import { assertNotesScript, CAN_SCAN_PROCESSES, ensureClient, leftoverProcesses, newRunMarker, RUN_MARKER_VAR, runClient, tempDir, type InstalledClient } from "./clients-kit.js";
 import { baseEnv, ROOT } from "./helpers.js";
-import { eventually, httpClient, startHttp, type RunningHttp } from "./http-helpers.js";
+import { eventually, httpClient, httpForSuite, startHttp } from "./http-helpers.js";
 
 /**
  * The real pi coding agent (pinned below), installed on demand into .clients/, with our extension
@@ -75,14 +75,8 @@ describe("pi with the agent-tools-runtime extension", { skip: CAN_SCAN_PROCESSES
   });
 
   describe("against the runtime over Streamable HTTP with a bearer token", () => {
-    let http: RunningHttp;
     const token = "pi-client-test-token-0123456789";
-    before(async () => {
-      http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: token });
-    });
-    after(async () => {
-      await http.stop();
-    });
+    const http = httpForSuite({ AGENT_TOOLS_HTTP_TOKEN: token });
 
     it("registers exactly the facade's tools with their schemas, and a call reaches the plugin", { timeout: 120_000 }, async () => {
       const { client: sdk } = await httpClient(http.url, { Authorization: `Bearer ${token}` });

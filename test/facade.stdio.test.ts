@@ -1,18 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { callJson, connect, type Connected } from "./helpers.js";
+import { describe, it } from "node:test";
+import { callJson, connect, stdioForSuite } from "./helpers.js";
 
 // The facade over real stdio: the built server spawned with plugins in the original runtime's
 // format (flat manifest + class adapter, spec manifest + factory adapter, .mjs skills).
 
 describe("facade over stdio", () => {
-  let server: Connected;
-  before(async () => {
-    server = await connect();
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = stdioForSuite();
 
   it("lists agent_tools_help and each plugin's tools, every one with a description", async () => {
     const { tools } = await server.client.listTools();

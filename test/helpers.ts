@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 
 /** Test helpers: the built server spawned over real stdio and driven by the SDK client. */
@@ -47,6 +48,29 @@ export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<str
   const client = new Client({ name: "agent-tools-test", version: "0.0.0" });
   await client.connect(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+/**
+ * One server over stdio for the enclosing describe block, connected in its before hook and closed
+ * in its after hook (the pair each suite used to write out). Its fields are read when used, so
+ * inside the tests, once before has run.
+ */
+export function stdioForSuite(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}): Connected {
+  let connected: Connected | undefined;
+  before(async () => {
+    connected = await connect(pluginsDir, extraEnv);
+  });
+  after(async () => {
+    await connected?.close();
+  });
+  const current = (): Connected => connected ?? assert.fail("the suite's stdio server was read before its before hook ran");
+  return {
+    get client() {
+      return current().client;
+    },
+    stderr: () => current().stderr(),
+    close: () => current().close(),
+  };
 }
 
 export type Payload = Record<string, unknown> & {

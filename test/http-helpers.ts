@@ -1,8 +1,10 @@
+import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
 import path from "node:path";
+import { after, before } from "node:test";
 import { baseEnv, FIXTURES, PLUGINS, ROOT } from "./helpers.js";
 
 /** Helpers of the http.* tests: the built HTTP server as a real process, raw requests, SDK clients. */
@@ -16,6 +18,35 @@ export interface RunningHttp {
   /** Resolves with the exit code and signal once the process has ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop: () => Promise<void>;
+}
+
+/**
+ * One HTTP server for the enclosing describe block, started in its before hook and stopped in its
+ * after hook (the pair each suite used to write out). Its fields are read when used, so inside
+ * the tests, once before has run.
+ */
+export function httpForSuite(extraEnv: Record<string, string> = {}, args: string[] = []): RunningHttp {
+  let running: RunningHttp | undefined;
+  before(async () => {
+    running = await startHttp(extraEnv, args);
+  });
+  after(async () => {
+    await running?.stop();
+  });
+  const current = (): RunningHttp => running ?? assert.fail("the suite's HTTP server was read before its before hook ran");
+  return {
+    get url() {
+      return current().url;
+    },
+    get child() {
+      return current().child;
+    },
+    get exited() {
+      return current().exited;
+    },
+    stderr: () => current().stderr(),
+    stop: () => current().stop(),
+  };
 }
 
 /** Start dist/bin/agent-tools-mcp-http.js on a free port and wait for the line that names its URL. */

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { ROOT } from "./helpers.js";
-import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { httpForSuite } from "./http-helpers.js";
 
 // The official MCP conformance suite (0.1.13, the last release that runs on Node 20) against the
 // built HTTP server, with the scenarios that do not apply listed in test/conformance-baseline.yml.
@@ -27,13 +27,7 @@ function runSuite(url: string): Promise<{ code: number | null; output: string }>
 }
 
 describe("the MCP conformance suite against the HTTP facade", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp();
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite();
 
   it("passes every applicable scenario, and the baseline is exact", async () => {
     const { code, output } = await runSuite(http.url.replace("127.0.0.1", "localhost"));

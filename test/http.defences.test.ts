@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { baseEnv, runCli } from "./helpers.js";
-import { HTTP_BIN, INITIALIZE, MCP_HEADERS, raw, rawInitialize, sessionHeaders, startHttp, TOOLS_LIST, type RunningHttp } from "./http-helpers.js";
+import { HTTP_BIN, httpForSuite, INITIALIZE, MCP_HEADERS, raw, rawInitialize, type RunningHttp, sessionHeaders, startHttp, TOOLS_LIST } from "./http-helpers.js";
 
 // Every defence of the HTTP facade answers its own status, and the very next valid request works.
 
@@ -85,13 +85,7 @@ describe("HTTP defences without a token", () => {
 });
 
 describe("HTTP with a bearer token", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: TOKEN });
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_TOKEN: TOKEN });
 
   it("a missing token answers 401 with WWW-Authenticate; a wrong one too; the right one is served", async () => {
     const missing = await raw(http.url, { headers: MCP_HEADERS, body: INITIALIZE });
@@ -109,13 +103,7 @@ describe("HTTP with a bearer token", () => {
 });
 
 describe("HTTP session idle expiry", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2", AGENT_TOOLS_HTTP_SESSION_IDLE_MS: "400" });
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2", AGENT_TOOLS_HTTP_SESSION_IDLE_MS: "400" });
 
   it("expires an idle session: its id answers 404, and expired sessions free their place under the cap", async () => {
     const id = await rawInitialize(http.url);
@@ -163,13 +151,7 @@ describe("binding a non-loopback address", () => {
 });
 
 describe("HTTP session cap under concurrent initializes", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2" });
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2" });
 
   it("never holds more than the cap: of many initializes at once, at most the cap stay open", async () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => raw(http.url, { headers: MCP_HEADERS, body: INITIALIZE })));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { httpClient, INITIALIZE, MCP_HEADERS, raw, rawInitialize, sessionHeaders, startHttp, TOOLS_LIST, type RunningHttp } from "./http-helpers.js";
+import { describe, it } from "node:test";
+import { httpClient, httpForSuite, INITIALIZE, MCP_HEADERS, raw, rawInitialize, sessionHeaders, TOOLS_LIST } from "./http-helpers.js";
 
 // The session table's policy: sessions that never did anything after initialize lose their slot
 // quickly, a full table gives a new client the slot of the least recently used idle session, and
@@ -10,13 +10,7 @@ const list = (url: string, id: string) => raw(url, { headers: sessionHeaders(id)
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("a full session table", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2" });
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2" });
 
   it("gives a new initialize the slot of an idle session, unused ones first; the evicted id answers 404 saying why", async () => {
     const worker = await rawInitialize(http.url);
@@ -54,13 +48,7 @@ describe("a full session table", () => {
 });
 
 describe("sessions that never did anything after initialize", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: "300" });
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: "300" });
 
   it("expire after the short unused limit (ping does not count as use); used ones keep the long one", async () => {
     const unused = await rawInitialize(http.url);
@@ -74,13 +62,7 @@ describe("sessions that never did anything after initialize", () => {
 });
 
 describe("1,000 abandoned initializes", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp({}); // the defaults: 64 sessions, 30 min idle, 30 s for unused ones
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite({}); // the defaults: 64 sessions, 30 min idle, 30 s for unused ones
 
   it("neither lock a new client out nor evict a client that is working", async () => {
     const working = await httpClient(http.url);

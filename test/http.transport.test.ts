@@ -6,19 +6,13 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelco
 import { after, before, describe, it } from "node:test";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { callJson, connect, textJson } from "./helpers.js";
-import { eventually, httpClient, INITIALIZE, MCP_HEADERS, raw, rawInitialize, sessionHeaders, startHttp, type RunningHttp } from "./http-helpers.js";
+import { eventually, httpClient, httpForSuite, INITIALIZE, MCP_HEADERS, raw, rawInitialize, type RunningHttp, sessionHeaders, startHttp } from "./http-helpers.js";
 
 // The facade over Streamable HTTP: the same tools as stdio, sessions apart, JSON or SSE, the GET
 // stream for notifications, DELETE.
 
 describe("the HTTP facade", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp();
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite();
 
   it("serves the same tools as stdio, and a call gives the same answer", async () => {
     const stdio = await connect();
@@ -124,13 +118,7 @@ describe("server notifications over the GET stream", () => {
 });
 
 describe("the text layer over HTTP", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp();
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite();
 
   const exec = async (client: Awaited<ReturnType<typeof httpClient>>["client"], command: string) =>
     textJson<{ exitCode: number; stdout: string }>(await client.callTool({ name: "agent_tools_exec", arguments: { command } }));

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
-import { raw, rawInitialize, sessionHeaders, startHttp, type RunningHttp } from "./http-helpers.js";
+import { describe, it } from "node:test";
+import { httpForSuite, raw, rawInitialize, sessionHeaders } from "./http-helpers.js";
 
 // 64 HTTP sessions (the default cap) each try to fill their sandbox's files to its 128 MiB cap.
 // All sandboxes together may hold 512 MiB (the default budget): past it, writes fail with an
@@ -37,15 +37,9 @@ const FILL = [
 ].join("\n");
 
 describe("the memory budget of all sandboxes together", { timeout: 600_000 }, () => {
-  let http: RunningHttp;
   const pid = (): number => http.child.pid as number;
-  before(async () => {
-    // The sessions wait their turn to fill after initialize: keep them from expiring as unused on a slow machine.
-    http = await startHttp({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: "600000" });
-  });
-  after(async () => {
-    await http.stop();
-  });
+  // The sessions wait their turn to fill after initialize: keep them from expiring as unused on a slow machine.
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: "600000" });
 
   it("stops 64 sessions filling their sandboxes at the shared budget with a clear error, within a stated RSS bound", async () => {
     const sessions: string[] = [];

@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
-import { startTasksApi as startTasksApiWithKey, type TasksApi } from "./tasks-api-helpers.js";
+import { startProxy as startProxyTo, startTasksApi as startTasksApiWithKey, type Proxy, type TasksApi } from "./tasks-api-helpers.js";
 
 /**
  * The bundled tasks plugin end to end: the SDK client over stdio → the facade → the rest adapter
@@ -23,49 +22,37 @@ const startTasksApi = (dbFile: string) => startTasksApiWithKey(dbFile, KEY);
 /** What the proxy does to the next matching request. */
 type Fault = { kind: "fail"; method: string; path: RegExp; status: number } | { kind: "alter"; method: string; path: RegExp; change: (body: Record<string, unknown>) => void };
 
-async function startProxy(target: () => string): Promise<{ url: string; faults: Fault[]; close: () => Promise<void> }> {
+/** The tasks API behind a proxy that applies each fault pushed onto `faults` to the next matching request. */
+async function startProxy(target: () => string): Promise<Proxy & { faults: Fault[] }> {
   const faults: Fault[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
+  const pending = new WeakMap<IncomingMessage, Fault>();
+  const proxy = await startProxyTo(target, {
+    request(req, res) {
       const pathOnly = (req.url ?? "/").split("?")[0]!;
       const at = faults.findIndex((f) => f.method === req.method && f.path.test(pathOnly));
       const fault = at >= 0 ? faults.splice(at, 1)[0] : undefined;
-      if (fault?.kind === "fail") {
-        res.writeHead(fault.status, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { code: "internal", message: "internal server error" } }));
-        return;
+      if (fault?.kind !== "fail") {
+        if (fault) pending.set(req, fault);
+        return false;
       }
-      const headers = { ...req.headers };
-      delete headers.host;
-      const upstream = http.request(new URL(req.url ?? "/", target()), { method: req.method, headers }, (answer) => {
-        const parts: Buffer[] = [];
-        answer.on("data", (c: Buffer) => parts.push(c));
-        answer.on("end", () => {
-          let body = Buffer.concat(parts).toString("utf8");
-          if (fault?.kind === "alter") {
-            const parsed = JSON.parse(body) as Record<string, unknown>;
-            fault.change(parsed);
-            body = JSON.stringify(parsed);
-          }
-          res.writeHead(answer.statusCode ?? 502, { "content-type": answer.headers["content-type"] ?? "application/json" });
-          res.end(body);
-        });
-      });
-      upstream.on("error", (error) => {
-        res.writeHead(502);
-        res.end(String(error));
-      });
-      upstream.end(Buffer.concat(chunks));
-    });
+      res.writeHead(fault.status, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { code: "internal", message: "internal server error" } }));
+      return true;
+    },
+    answer(req, res, upstream, raw) {
+      const fault = pending.get(req);
+      let body = raw.toString("utf8");
+      if (fault?.kind === "alter") {
+        const parsed = JSON.parse(body) as Record<string, unknown>;
+        fault.change(parsed);
+        body = JSON.stringify(parsed);
+      }
+      res.writeHead(upstream.statusCode ?? 502, { "content-type": upstream.headers["content-type"] ?? "application/json" });
+      res.end(body);
+      return true;
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    faults,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { ...proxy, faults };
 }
 
 const call = (c: Connected, toolName: string, args: Record<string, unknown>, confirm?: boolean) =>

@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync, cpSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { silentLogger } from "../src/log.js";
 import { discoverPluginDirs } from "../src/plugins/discovery.js";
 import { loadPlugins } from "../src/plugins/loader.js";
 import { ManifestError, parseManifest } from "../src/plugins/manifest.js";
 import { SKILLS_META_FILE, loadSkills, skillFileHash } from "../src/plugins/skills.js";
 import { createRuntime } from "../src/runtime/runtime.js";
-import { BROKEN, PLUGINS, baseEnv, callJson, connect, runCli, type Connected } from "./helpers.js";
+import { baseEnv, BROKEN, callJson, PLUGINS, runCli, stdioForSuite } from "./helpers.js";
 
 describe("manifest", () => {
   const file = "/plugins/agent-tools-plugin-x/plugin.json";
@@ -126,13 +126,7 @@ describe("discovery locations", () => {
 });
 
 describe("broken plugins over stdio", () => {
-  let server: Connected;
-  before(async () => {
-    server = await connect(`${PLUGINS}${path.delimiter}${BROKEN}`);
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = stdioForSuite(`${PLUGINS}${path.delimiter}${BROKEN}`);
 
   it("skips each broken plugin, reports it on stderr and in help, and loads the others", async () => {
     const { tools } = await server.client.listTools();

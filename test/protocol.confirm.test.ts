@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/client";
 import { baseEnv, callJson, MCP_BIN } from "./helpers.js";
-import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { httpForSuite } from "./http-helpers.js";
 import { callV2, connectHttpV2, connectStdioV2, v2Client, V2_FIXTURE } from "./v2-helpers.js";
 
 /**
@@ -194,13 +194,7 @@ describe("stdio", () => {
 });
 
 describe("HTTP", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp(env);
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite(env);
 
   it("modern (pinned v2 client with form elicitation): accept writes once, decline nothing", async () => {
     const asked: string[] = [];

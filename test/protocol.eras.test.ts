@@ -9,7 +9,7 @@ import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
 import { startV2Http, type V2Http } from "./fixtures/v2/downstream.js";
 import { baseEnv, callJson, connect, FIXTURES, MCP_BIN, PLUGINS } from "./helpers.js";
-import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { httpForSuite, startHttp } from "./http-helpers.js";
 import { callV2, connectHttpV2, connectStdioV2, MODERN, v2Client, V2_FIXTURE } from "./v2-helpers.js";
 
 /**
@@ -152,13 +152,7 @@ describe("a v2 client pinned to 2026-07-28, end to end", () => {
   });
 
   describe("over HTTP, beside a legacy client", () => {
-    let http: RunningHttp;
-    before(async () => {
-      http = await startHttp();
-    });
-    after(async () => {
-      await http.stop();
-    });
+    const http = httpForSuite();
 
     it("the pinned client runs search, discover and call", async () => {
       const client = await connectHttpV2(v2Client("pin"), http.url);

@@ -13,7 +13,7 @@ import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
 import { baseEnv, MCP_BIN, ROOT } from "./helpers.js";
-import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { httpForSuite } from "./http-helpers.js";
 import { connectHttpV2, connectStdioV2, MODERN, v2Client, V2_FIXTURE } from "./v2-helpers.js";
 
 /**
@@ -137,13 +137,7 @@ async function throughRuntime(client: AnyClient): Promise<void> {
 }
 
 describe("the agent's client in the 2025 era", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp(env);
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite(env);
 
   it("over stdio: progress, questions and sampling of both downstream eras arrive as directly", async () => {
     const client = legacyClient();
@@ -201,13 +195,7 @@ describe("the agent's client in the 2025 era", () => {
 });
 
 describe("the agent's client in the 2026-07-28 era (input_required rounds)", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp(env);
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite(env);
 
   it("over stdio: progress, questions and sampling of both downstream eras arrive as directly", async () => {
     const { client } = await connectStdioV2(modernClient(), env);

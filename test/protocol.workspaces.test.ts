@@ -6,7 +6,7 @@ import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { Workspaces } from "../src/runtime/workspaces.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
 import { PLUGINS } from "./helpers.js";
-import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { httpForSuite } from "./http-helpers.js";
 import { callV2, connectHttpV2, v2Client } from "./v2-helpers.js";
 
 /**
@@ -113,13 +113,7 @@ describe("Workspaces with a shared store and key (two instances behind a balance
 });
 
 describe("workspace handles over HTTP end to end", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp();
-  });
-  after(async () => {
-    await http.stop();
-  });
+  const http = httpForSuite();
 
   it("a pinned modern client keeps `export X=42` for the next `echo $X`", async () => {
     const client = await connectHttpV2(v2Client("pin"), http.url);

@@ -1,18 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { callJson, connect, type Connected } from "./helpers.js";
+import { describe, it } from "node:test";
+import { callJson, stdioForSuite } from "./helpers.js";
 
 // Repairs of malformed calls and the loop breaker, over real stdio. Each repair is reported and
 // never skips validation or the confirm gate.
 
 describe("repairs", () => {
-  let server: Connected;
-  before(async () => {
-    server = await connect();
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = stdioForSuite();
 
   it("unwraps {arguments:{toolName, arguments}} in _call and reports it", async () => {
     const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { arguments: { toolName: "get_note", arguments: { id: "n2" } } });
@@ -99,13 +93,7 @@ describe("repairs", () => {
 });
 
 describe("loop breaker", () => {
-  let server: Connected;
-  before(async () => {
-    server = await connect();
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = stdioForSuite();
 
   it("the third identical failing call answers LOOP_DETECTED without running it", async () => {
     const call = { toolName: "get_note", arguments: { nope: true } };

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import http from "node:http";
 import path from "node:path";
+import { listenOnLoopback } from "./fixtures/loopback.js";
 import { ROOT } from "./helpers.js";
 
 /** The reference tasks API (examples/tasks-api/server.mjs) as its own process on a free port. */
@@ -37,3 +39,51 @@ export function startTasksApi(dbFile: string, key: string): Promise<TasksApi> {
   });
 }
 
+
+/**
+ * What a test's proxy in front of the tasks API does to one exchange. `request` runs before it is
+ * forwarded and `answer` once the API's answer is read; either returns true when it answered (or
+ * cut) the exchange itself. Otherwise the answer is passed on as it came.
+ */
+export interface ProxyHooks {
+  request?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+  answer?: (req: http.IncomingMessage, res: http.ServerResponse, upstream: http.IncomingMessage, body: Buffer) => boolean;
+  /** The API could not be reached; by default a 502 naming the error. */
+  unreachable?: (res: http.ServerResponse, error: Error) => void;
+}
+
+export interface Proxy {
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** A pass-through HTTP proxy on a free loopback port to the API at `target()` (which may restart elsewhere). */
+export async function startProxy(target: () => string, hooks: ProxyHooks = {}): Promise<Proxy> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      if (hooks.request?.(req, res)) return;
+      const headers = { ...req.headers };
+      delete headers.host;
+      const upstream = http.request(new URL(req.url ?? "/", target()), { method: req.method, headers }, (answer) => {
+        const parts: Buffer[] = [];
+        answer.on("data", (c: Buffer) => parts.push(c));
+        answer.on("end", () => {
+          const body = Buffer.concat(parts);
+          if (hooks.answer?.(req, res, answer, body)) return;
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.end(body);
+        });
+      });
+      upstream.on("error", (error) => {
+        if (hooks.unreachable) return hooks.unreachable(res, error);
+        res.writeHead(502);
+        res.end(String(error));
+      });
+      upstream.end(Buffer.concat(chunks));
+    });
+  });
+  const listening = await listenOnLoopback(server);
+  return { url: listening.origin, close: listening.close };
+}

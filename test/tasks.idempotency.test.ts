@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { IdempotencyKeys } from "../src/adapters/rest/idempotency.js";
 import { callJson, connect, ROOT, type Connected } from "./helpers.js";
-import { startTasksApi, type TasksApi } from "./tasks-api-helpers.js";
+import { startProxy, startTasksApi, type Proxy, type TasksApi } from "./tasks-api-helpers.js";
 
 // Ghost writes: the tasks API commits a create and is SIGKILLed before its answer reaches the
 // runtime (a proxy in between swallows the answers, so every write of the round is such a
@@ -20,44 +18,30 @@ const PLUGIN = path.join(ROOT, "plugins", "agent-tools-plugin-tasks");
 const KEY = `tasks-key-${randomBytes(12).toString("hex")}`;
 
 /** Forwards to the current API; while `swallow` is on, a write's answer is dropped and its connection cut. */
-async function startProxy(target: () => string): Promise<{ url: string; state: { swallow: boolean; committed: number }; close: () => Promise<void> }> {
+async function startSwallowingProxy(target: () => string): Promise<Proxy & { state: { swallow: boolean; committed: number } }> {
   const state = { swallow: false, committed: 0 };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const headers = { ...req.headers };
-      delete headers.host;
-      const upstream = http.request(new URL(req.url ?? "/", target()), { method: req.method, headers }, (answer) => {
-        const parts: Buffer[] = [];
-        answer.on("data", (c: Buffer) => parts.push(c));
-        answer.on("end", () => {
-          if (state.swallow && req.method !== "GET") {
-            state.committed++;
-            res.socket?.destroy();
-            return;
-          }
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          res.end(Buffer.concat(parts));
-        });
-      });
-      upstream.on("error", () => res.socket?.destroy());
-      upstream.end(Buffer.concat(chunks));
-    });
+  const proxy = await startProxy(target, {
+    answer(req, res) {
+      if (!state.swallow || req.method === "GET") return false;
+      state.committed++;
+      res.socket?.destroy();
+      return true;
+    },
+    // The API killed mid-write: the runtime sees a cut connection, as from the API itself.
+    unreachable: (res) => void res.socket?.destroy(),
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, state, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { ...proxy, state };
 }
 
 describe("writes in flight when the tasks API is SIGKILLed", { timeout: 240_000 }, () => {
   const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-ghosts-"));
   const dbFile = path.join(dir, "tasks.sqlite");
   let api: TasksApi;
-  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let proxy: Awaited<ReturnType<typeof startSwallowingProxy>>;
   let agent: Connected;
   before(async () => {
     api = await startTasksApi(dbFile, KEY);
-    proxy = await startProxy(() => api.url);
+    proxy = await startSwallowingProxy(() => api.url);
     agent = await connect(PLUGIN, { TASKS_API_BASE: proxy.url, TASKS_API_KEY: KEY });
   });
   after(async () => {

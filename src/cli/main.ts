@@ -47,7 +47,7 @@ ${Object.values(COMMANDS)
 ${OPTIONS}`;
 
 /** The help of one command; `bin` names the program it was asked of (agent-tools-mcp names no command). */
-export function commandUsage(command: string, bin = "agent-tools"): string {
+function commandUsage(command: string, bin = "agent-tools"): string {
   const entry = COMMANDS[command];
   if (!entry) return USAGE;
   const synopsis = bin === "agent-tools" ? `agent-tools ${entry.synopsis}` : `${bin}${entry.synopsis.replace(/^\S+/, "")}`;

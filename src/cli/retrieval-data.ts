@@ -17,7 +17,7 @@ export interface DatasetQuery {
   relevant: string[];
 }
 
-export class DatasetError extends Error {
+class DatasetError extends Error {
   constructor(file: string, problem: string) {
     super(`${file}: ${problem}`);
     this.name = "DatasetError";

@@ -61,7 +61,7 @@ function badRequest(message: string, id?: unknown): Record<string, unknown> {
 }
 
 /** The answer to one stdin line; never throws. */
-export async function answerLine(layer: TextLayer, session: Session, line: string): Promise<Record<string, unknown>> {
+async function answerLine(layer: TextLayer, session: Session, line: string): Promise<Record<string, unknown>> {
   let request: ServeRequest;
   try {
     const parsed: unknown = JSON.parse(line);

@@ -10,7 +10,7 @@ import type { Runtime } from "../runtime/runtime.js";
  * server lists it), with the reduction and a line per plugin.
  */
 
-export function toolsTokens(tools: readonly unknown[]): number {
+function toolsTokens(tools: readonly unknown[]): number {
   return countTokens(JSON.stringify({ tools }));
 }
 

@@ -35,7 +35,7 @@ const OWN_TOP_LEVEL_KEYS: readonly string[] = Object.keys(ConfigSchema.propertie
  * user-level file (userConfigFile()).
  */
 
-export const CONFIG_FILE_NAME = "agent-tools.config.json";
+const CONFIG_FILE_NAME = "agent-tools.config.json";
 
 type EntryCommon = Pick<ServerEntryDocument, "description" | "readonlyTools" | "requireConfirm" | "confirm" | "discoverHint" | "disabled" | "timeoutMs" | "idleTimeoutMs">;
 
@@ -260,7 +260,7 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
   };
 }
 
-export function emptyConfig(): AgentToolsConfig {
+function emptyConfig(): AgentToolsConfig {
   return { file: undefined, mcpServers: {}, plugins: { dirs: [], disable: [] }, facade: { mode: "per-plugin" }, http: {}, notices: [] };
 }
 
@@ -280,7 +280,7 @@ export function readConfigFile(file: string): AgentToolsConfig {
  * The user-level config file: $XDG_CONFIG_HOME (else ~/.config) on Linux and other Unixes,
  * ~/Library/Application Support on macOS, %APPDATA% on Windows; `agent-tools-runtime/config.json` in it.
  */
-export function userConfigFile(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+function userConfigFile(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   const home = env.HOME || os.homedir();
   let base: string;
   if (platform === "win32") base = env.APPDATA || path.join(home, "AppData", "Roaming");
@@ -290,7 +290,7 @@ export function userConfigFile(env: NodeJS.ProcessEnv = process.env, platform: N
 }
 
 /** Where the config comes from: an explicit path must exist; the default files are optional. */
-export function locateConfig(explicit: string | undefined, env: NodeJS.ProcessEnv, cwd: string): { file: string; source: ConfigSource } | undefined {
+function locateConfig(explicit: string | undefined, env: NodeJS.ProcessEnv, cwd: string): { file: string; source: ConfigSource } | undefined {
   const named = explicit ?? env.AGENT_TOOLS_CONFIG;
   if (named) {
     const file = path.resolve(cwd, named);

@@ -19,10 +19,10 @@ import { manifestFromEntry } from "./mcp-servers.js";
  * that commonly hold credentials are hidden by the same rule as the text layer's /workdir.
  */
 
-export const FS_ROOT_VARIABLE = "AGENT_TOOLS_FS_ROOT";
+const FS_ROOT_VARIABLE = "AGENT_TOOLS_FS_ROOT";
 
 /** The folder the embedded filesystem plugin serves, or why there is none. */
-export function embeddedFilesystemRoot(cwd: string, env: NodeJS.ProcessEnv): { root: string } | { refused: string; requirement: string } {
+function embeddedFilesystemRoot(cwd: string, env: NodeJS.ProcessEnv): { root: string } | { refused: string; requirement: string } {
   const named = env[FS_ROOT_VARIABLE];
   const root = path.resolve(cwd, named || ".");
   const unsafe = unsafeRoot(root);
@@ -37,7 +37,7 @@ function entryPoint(pkg: string): string {
   return path.join(path.dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js");
 }
 
-export function memoryFilePath(env: NodeJS.ProcessEnv): string {
+function memoryFilePath(env: NodeJS.ProcessEnv): string {
   if (env.AGENT_TOOLS_MEMORY_FILE) return path.resolve(env.AGENT_TOOLS_MEMORY_FILE);
   const stateHome = env.XDG_STATE_HOME || path.join(os.homedir(), ".local", "state");
   return path.join(stateHome, "agent-tools-runtime", "memory.jsonl");

@@ -43,7 +43,7 @@ export const ServerEntrySchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const HttpSchema = Type.Object(
+const HttpSchema = Type.Object(
   {
     host: Type.Optional(Type.String({ minLength: 1 })),
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
@@ -57,7 +57,7 @@ export const HttpSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const PluginsSchema = Type.Object(
+const PluginsSchema = Type.Object(
   {
     dirs: Type.Optional(Strings),
     disable: Type.Optional(Strings),
@@ -69,7 +69,7 @@ export const PluginsSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const FacadeSchema = Type.Object({ mode: Type.Optional(OneOf("per-plugin", "compact")) }, { additionalProperties: false });
+const FacadeSchema = Type.Object({ mode: Type.Optional(OneOf("per-plugin", "compact")) }, { additionalProperties: false });
 
 /** Our own top-level settings; others (a client's globalShortcut) are ignored with a notice. */
 export const ConfigSchema = Type.Object({
@@ -86,5 +86,4 @@ export const ConfigSchema = Type.Object({
 
 export type ServerEntryDocument = Static<typeof ServerEntrySchema>;
 export type HttpSettings = Static<typeof HttpSchema>;
-export type PluginsDocument = Static<typeof PluginsSchema>;
 export type ConfigDocument = Static<typeof ConfigSchema>;

@@ -67,7 +67,7 @@ function withoutPlugin(args: unknown): unknown {
 }
 
 /** The nearest real tool names to what was sent: same kind first, then by likeness of the rest of the name. */
-export function nearestTools(sent: string, routes: ReadonlyMap<string, FacadeRoute>, kind?: FacadeOperation, limit = 5): string[] {
+function nearestTools(sent: string, routes: ReadonlyMap<string, FacadeRoute>, kind?: FacadeOperation, limit = 5): string[] {
   const names = [...routes.keys()];
   const scored = names.map((name) => ({ name, score: similarity(sent, name) + (kind && routes.get(name)?.operation === kind ? 1 : 0) }));
   return scored

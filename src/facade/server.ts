@@ -44,7 +44,7 @@ const TEXT_LAYER_HELP =
  * this process (plugins and config are read at start), so an hour is safe; clients listening on
  * `subscriptions/listen` still hear a change at once.
  */
-export const FACADE_LIST_TTL_MS = 3_600_000;
+const FACADE_LIST_TTL_MS = 3_600_000;
 
 /** How long the first tools/list waits for undescribed mcpServers entries to be listed (AGENT_TOOLS_DESCRIBE_WAIT_MS). */
 const DESCRIBE_WAIT_MS = 5000;

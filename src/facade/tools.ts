@@ -29,7 +29,7 @@ export const HELP_TOOL = "agent_tools_help";
  * (which parses it, and says so in `repairs`) could run.
  */
 const ARGUMENTS = { type: ["object", "string"] } as const;
-export const EXEC_TOOL = "agent_tools_exec";
+const EXEC_TOOL = "agent_tools_exec";
 
 /** The text layer's tool: a persistent sandboxed shell in which plugins are commands. */
 export const EXEC_FACADE_TOOL: FacadeTool = {

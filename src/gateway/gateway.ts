@@ -21,7 +21,7 @@ import { packageJson } from "../paths.js";
  * registry and a JSONL audit file — the single-user server as before, now observable.
  */
 
-export const OPS_PATHS = ["/metrics", "/healthz", "/readyz", "/.well-known/oauth-protected-resource"] as const;
+const OPS_PATHS = ["/metrics", "/healthz", "/readyz", "/.well-known/oauth-protected-resource"] as const;
 
 export interface Gateway {
   readonly state: SharedState;

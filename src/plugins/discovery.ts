@@ -15,7 +15,7 @@ import path from "node:path";
  * notice; two of the user's own plugins claiming one prefix is an error (the later is refused).
  */
 
-export const PLUGIN_FOLDER_PREFIX = "agent-tools-plugin-";
+const PLUGIN_FOLDER_PREFIX = "agent-tools-plugin-";
 export const MANIFEST_FILE = "plugin.json";
 
 export interface DiscoveryOptions {
@@ -60,7 +60,7 @@ function pluginsIn(dir: string): string[] {
 }
 
 /** The runtime's own plugins (`<root>/plugins/agent-tools-plugin-*`). */
-export function bundledPluginDirs(runtimeRoot: string): string[] {
+function bundledPluginDirs(runtimeRoot: string): string[] {
   return listSubdirs(path.join(runtimeRoot, "plugins"), PLUGIN_FOLDER_PREFIX);
 }
 

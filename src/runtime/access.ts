@@ -23,13 +23,13 @@ export function mayUsePlugin(identity: Identity | undefined, prefix: string): bo
 }
 
 /** One sentence of what the identity may do, for FORBIDDEN answers. */
-export function allowance(identity: Identity): { plugins: "*" | string[]; write: boolean; text: string } {
+function allowance(identity: Identity): { plugins: "*" | string[]; write: boolean; text: string } {
   const plugins = identity.plugins === "*" ? "*" : [...identity.plugins];
   const which = plugins === "*" ? "every plugin" : plugins.length ? `the plugins ${plugins.map((p) => `'${p}'`).join(", ")}` : "no plugin";
   return { plugins, write: identity.write, text: `identity '${identity.name}' may use ${which}${identity.write ? ", reading and writing" : ", read-only (no calls that change data)"}` };
 }
 
-export function forbiddenPlugin(identity: Identity, prefix: string): RuntimeError {
+function forbiddenPlugin(identity: Identity, prefix: string): RuntimeError {
   const allowed = allowance(identity);
   return new RuntimeError("FORBIDDEN", `${allowed.text}; plugin '${prefix}' is not among them`, { identity: identity.name, plugin: prefix, allowed: { plugins: allowed.plugins, write: allowed.write } });
 }

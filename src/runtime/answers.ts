@@ -122,4 +122,3 @@ export type OperationResult =
   | { kind: "error"; isError: true; payload: ErrorAnswer };
 
 export type SuccessKind = Exclude<OperationResult["kind"], "error">;
-export type AnswerOf<K extends SuccessKind> = Extract<OperationResult, { kind: K }>["payload"];

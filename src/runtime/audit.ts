@@ -13,7 +13,7 @@ import type { AuditLog } from "../state/types.js";
 const MAX_DEPTH = 4;
 const MAX_KEYS = 50;
 
-export function redactArguments(value: unknown, depth = 0): unknown {
+function redactArguments(value: unknown, depth = 0): unknown {
   if (value === null || value === undefined) return value;
   if (Array.isArray(value)) return depth >= MAX_DEPTH ? `<array of ${value.length}>` : value.slice(0, 5).map((item) => redactArguments(item, depth + 1)).concat(value.length > 5 ? [`<${value.length - 5} more>`] : []);
   if (typeof value === "object") {

@@ -10,7 +10,7 @@ import { canonicalJson } from "./loop-breaker.js";
  */
 
 export type ConfirmPolicy = "elicit" | "flag";
-export const CONFIRM_POLICIES: readonly ConfirmPolicy[] = ["elicit", "flag"];
+const CONFIRM_POLICIES: readonly ConfirmPolicy[] = ["elicit", "flag"];
 
 export type ConfirmDecision = "accept" | "decline" | "cancel";
 
@@ -61,7 +61,7 @@ export function confirmWording(userConfirms: boolean): string {
 }
 
 export function isConfirmPolicy(value: unknown): value is ConfirmPolicy {
-  return value === "elicit" || value === "flag";
+  return (CONFIRM_POLICIES as readonly unknown[]).includes(value);
 }
 
 /** What the user reads: the plugin, the tool, and the arguments cut to a few hundred characters. */

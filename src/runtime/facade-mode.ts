@@ -7,10 +7,10 @@ import type { AgentToolsConfig } from "../config/config.js";
  * AGENT_TOOLS_FACADE overrides the config file's facade.mode.
  */
 
-export const FACADE_MODES = ["per-plugin", "compact"] as const;
+const FACADE_MODES = ["per-plugin", "compact"] as const;
 export type FacadeMode = (typeof FACADE_MODES)[number];
 
-export function isFacadeMode(value: unknown): value is FacadeMode {
+function isFacadeMode(value: unknown): value is FacadeMode {
   return typeof value === "string" && (FACADE_MODES as readonly string[]).includes(value);
 }
 

@@ -13,12 +13,12 @@ import type { Session } from "./session.js";
  * when the session has failures on record, or when a call fails.
  */
 
-export const LOOP_THRESHOLD = 3;
-export const LOOP_WINDOW_MS = 60_000;
+const LOOP_THRESHOLD = 3;
+const LOOP_WINDOW_MS = 60_000;
 const MEMORY_LIMIT = 500;
 
 /** The failures a retry of the same call cannot fix: only these count. */
-export const RETRY_CANNOT_FIX: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+const RETRY_CANNOT_FIX: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "ARG_VALIDATION_FAILED",
   "MISSING_TOOL_NAME",
   "UNKNOWN_TOOL",

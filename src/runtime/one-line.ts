@@ -1,5 +1,5 @@
 /** Characters of a one-line description in answers (discover, help, error details). */
-export const ONE_LINE_CHARS = 160;
+const ONE_LINE_CHARS = 160;
 
 /**
  * A description as one line for an answer: whitespace flattened, the first sentence when it says

@@ -35,7 +35,7 @@ const GENERIC = new Set(
 const KEYWORDS = 6;
 
 /** The words most of a server's tools share, most shared first ("knowledge, graph, entities, relations"). */
-export function toolKeywords(tools: readonly ToolDescriptor[], count = KEYWORDS): string[] {
+function toolKeywords(tools: readonly ToolDescriptor[], count = KEYWORDS): string[] {
   // Counted by stem ("file" and "files" are one word), shown as first met.
   const frequency = new Map<string, { word: string; n: number }>();
   for (const tool of tools) {

@@ -44,7 +44,7 @@ export interface RepairedRequest {
 const ARGUMENT_ALIASES = ["args", "params", "input", "parameters"] as const;
 
 /** A JSON object sent as a string is parsed; anything else is returned as it was. */
-export function parseJsonObject(value: unknown, field: string, repairs: Repair[] | undefined): unknown {
+function parseJsonObject(value: unknown, field: string, repairs: Repair[] | undefined): unknown {
   if (typeof value !== "string") return value;
   const trimmed = value.trim();
   if (!trimmed.startsWith("{")) return value;

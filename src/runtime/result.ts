@@ -53,7 +53,7 @@ export interface Truncation {
  * case (every character of a string escaped) without building the text. Small results, the usual
  * case, are never stringified just to measure them.
  */
-export function surelyWithin(value: unknown, max: number): boolean {
+function surelyWithin(value: unknown, max: number): boolean {
   let budget = max;
   let nodes = 0;
   const stack: unknown[] = [value];
@@ -78,7 +78,7 @@ export function surelyWithin(value: unknown, max: number): boolean {
 }
 
 /** Cut a result whose JSON exceeds `maxChars`; the cut part is returned as a string prefix. */
-export function capResult(result: unknown, maxChars: number): { result: unknown; truncated?: Truncation } {
+function capResult(result: unknown, maxChars: number): { result: unknown; truncated?: Truncation } {
   if (surelyWithin(result, maxChars)) return { result };
   const json = JSON.stringify(result) ?? "null";
   if (json.length <= maxChars) return { result };

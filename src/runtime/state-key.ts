@@ -9,7 +9,7 @@ import { nodeCrypto } from "../node-crypto.js";
 
 let processKey: Buffer | undefined;
 
-export function stateKeyFromEnv(env: NodeJS.ProcessEnv): Buffer | undefined {
+function stateKeyFromEnv(env: NodeJS.ProcessEnv): Buffer | undefined {
   const raw = env.AGENT_TOOLS_STATE_KEY?.trim();
   if (!raw) return undefined;
   const key = /^[0-9a-f]+$/i.test(raw) && raw.length % 2 === 0 ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");

@@ -29,7 +29,7 @@ function schemaAt(schema: Record<string, unknown>, pointer: string): Record<stri
 }
 
 /** A schema cut to what says how a value must look: no descriptions, nested objects by their required names. */
-export function schemaFragment(schema: Record<string, unknown>, depth = 0): Record<string, unknown> {
+function schemaFragment(schema: Record<string, unknown>, depth = 0): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of KEPT) {
     const value = schema[key];

@@ -39,7 +39,7 @@ export interface WorkspaceStore {
   idleSince(cutoff: number): Promise<WorkspaceRecord[]> | WorkspaceRecord[];
 }
 
-export class MemoryWorkspaceStore implements WorkspaceStore {
+class MemoryWorkspaceStore implements WorkspaceStore {
   private readonly records = new Map<string, WorkspaceRecord>();
   get(id: string): WorkspaceRecord | undefined {
     return this.records.get(id);
@@ -88,7 +88,7 @@ export interface OpenedWorkspace {
 const PREFIX = "ws1";
 const START_NEW = "call agent_tools_exec without 'workspace' to start a new one, and pass the handle it answers on later calls";
 
-export const DEFAULT_WORKSPACE_IDLE_MS = 30 * 60_000;
+const DEFAULT_WORKSPACE_IDLE_MS = 30 * 60_000;
 /** How long a caller should wait before retrying a WORKSPACE_UNAVAILABLE answer. */
 const WORKSPACE_RETRY_MS = 1000;
 

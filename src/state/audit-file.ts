@@ -17,7 +17,7 @@ export function defaultAuditFile(env: NodeJS.ProcessEnv): string {
   return path.join(stateHome, "agent-tools", "audit.jsonl");
 }
 
-export function parseAuditLines(text: string): AuditEntry[] {
+function parseAuditLines(text: string): AuditEntry[] {
   const entries: AuditEntry[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;

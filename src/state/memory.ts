@@ -37,7 +37,7 @@ export function createMemoryJobRecords(instanceId: string): JobRecords {
   };
 }
 
-export function createMemoryKeyValue(): KeyValue {
+function createMemoryKeyValue(): KeyValue {
   const values = new Map<string, string>();
   return {
     async get(key) {
@@ -50,7 +50,7 @@ export function createMemoryKeyValue(): KeyValue {
 }
 
 /** In-process locks: a queue per name; a holder past its ttl no longer blocks the next one. */
-export function createMemoryLocks(): Locks {
+function createMemoryLocks(): Locks {
   const tails = new Map<string, Promise<void>>();
   return {
     async withLock(name, work, options = {}) {
@@ -78,7 +78,7 @@ export function createMemoryLocks(): Locks {
   };
 }
 
-export function createMemoryCounters(now: () => number = Date.now): Counters {
+function createMemoryCounters(now: () => number = Date.now): Counters {
   const windows = new Map<string, { start: number; count: number }>();
   return {
     async hit(key, windowMs) {
@@ -95,7 +95,7 @@ export function createMemoryCounters(now: () => number = Date.now): Counters {
   };
 }
 
-export function createMemoryPubSub(): PubSub {
+function createMemoryPubSub(): PubSub {
   const topics = new Map<string, Set<(message: string) => void>>();
   return {
     async publish(topic, message) {

@@ -31,8 +31,6 @@ export const EXIT = {
   NOT_FOUND: 127,
 } as const;
 
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
-
 /** The exit code for a runtime error code: one mapping for plugin and module commands. */
 export function exitCodeFor(code: ErrorCode | string | undefined): number {
   switch (code) {

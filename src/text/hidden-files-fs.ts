@@ -34,7 +34,7 @@ const HIDDEN_PATTERNS = [/^\.env\./, /\.(pem|key|p12|pfx|keystore|jks)$/, /^id_(
  * an NTFS stream suffix cut (`.env::$DATA` and `.env:x` open `.env`'s streams) and trailing dots and
  * spaces dropped (Windows ignores them: `.env.` and `.env ` open `.env`).
  */
-export function credentialNameKey(name: string): string {
+function credentialNameKey(name: string): string {
   const colon = name.indexOf(":");
   const base = colon > 0 ? name.slice(0, colon) : name;
   return base.normalize("NFC").toLowerCase().replace(/[. ]+$/, "");
@@ -55,7 +55,7 @@ function pathKey(path: string): string {
 }
 
 /** True when any segment of `path` is a hidden name, or `path` is one of `extra` (compared the same case-folded way). */
-export function isHiddenPath(path: string, extra: ReadonlySet<string> = new Set()): boolean {
+function isHiddenPath(path: string, extra: ReadonlySet<string> = new Set()): boolean {
   if (extra.size > 0 && extra.has(pathKey(path))) return true;
   return path.split("/").some((segment) => segment !== "" && isHiddenName(segment));
 }

@@ -4,7 +4,7 @@
  * break scripts); such a plugin's command is `plugin-<prefix>` instead. just-bash's own
  * commands (`sort`, `grep`) are added from its registry at sandbox creation.
  */
-export const SHELL_WORDS: ReadonlySet<string> = new Set([
+const SHELL_WORDS: ReadonlySet<string> = new Set([
   // builtins, as just-bash's `help` lists them
   ".", ":", "[", "alias", "bg", "break", "builtin", "caller", "cd", "command", "compgen", "complete", "continue", "declare", "dirs", "disown",
   "echo", "enable", "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let", "local",

@@ -9,7 +9,7 @@ import { exitGracefully, SHUTDOWN_GRACE_MS } from "./shutdown.js";
  * How long a draining instance waits for calls in flight (AGENT_TOOLS_DRAIN_MS): 30 s for a team
  * gateway behind a balancer; 2 s for a one-user server, where Ctrl-C should not hang on a stuck call.
  */
-export const DEFAULT_DRAIN_MS = { team: 30_000, single: 2000 } as const;
+const DEFAULT_DRAIN_MS = { team: 30_000, single: 2000 } as const;
 
 function drainMs(env: NodeJS.ProcessEnv, team: boolean): number {
   const raw = env.AGENT_TOOLS_DRAIN_MS;

@@ -101,7 +101,7 @@ export function restFor(adapter, args) {
   return { rest, args: rest_args };
 }
 
-/** Run `work` over `items` with at most `limit` at once; answers `{ done, failed }` in item order. */
+/** Run `work` over `items` with at most `limit` at once; answers, in item order, `{ ok: true, value }` or `{ ok: false, error }` (its message) per item. */
 export async function forEachLimited(items, limit, work) {
   const results = new Array(items.length);
   let next = 0;

@@ -1,5 +1,4 @@
-import { onlyKnown, requiredId } from "../lib/args.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { deleteById } from "../lib/delete.mjs";
 
 export const meta = {
   description: "Delete one n8n credential by id (DELETE /credentials/{id}). Runs without confirmation.",
@@ -7,9 +6,6 @@ export const meta = {
 };
 
 export async function run(adapter, rawArgs) {
-  const { rest, args } = restFor(adapter, rawArgs);
-  onlyKnown(args, ["id"], "skill 'delete-credential'");
-  const id = requiredId(args, "id");
-  const deleted = await rest.request("DELETE", `/credentials/${encodeURIComponent(id)}`);
-  return { deleted: true, id, name: deleted?.name, type: deleted?.type };
+  const { id, answer } = await deleteById(adapter, rawArgs, "delete-credential", "/credentials");
+  return { deleted: true, id, name: answer?.name, type: answer?.type };
 }

@@ -1,5 +1,6 @@
 import { SkillArgError, namePatternMatcher, onlyKnown, optionalBoolean, optionalString, optionalStringList } from "../lib/args.mjs";
-import { forEachLimited, restFor } from "../lib/rest.mjs";
+import { deleteEach } from "../lib/delete.mjs";
+import { restFor } from "../lib/rest.mjs";
 
 export const meta = {
   description: "Delete several data tables (and their rows): the listed 'ids', or every table whose name matches 'namePattern' (one is required). dryRun lists the matches. Runs without confirmation.",
@@ -26,7 +27,6 @@ export async function run(adapter, rawArgs) {
     targets = (await rest.listAll("/data-tables")).items.filter((t) => matches(t?.name)).map((t) => ({ id: String(t.id), name: t.name }));
   }
   if (dryRun) return { dryRun: true, matched: targets.length, dataTables: targets };
-  const results = await forEachLimited(targets, 4, (t) => rest.request("DELETE", `/data-tables/${encodeURIComponent(t.id)}`));
-  const failed = targets.flatMap((t, i) => (results[i].ok ? [] : [{ ...t, error: results[i].error }]));
-  return { matched: targets.length, deleted: targets.length - failed.length, complete: failed.length === 0, deletedDataTables: targets.filter((_, i) => results[i].ok), failed };
+  const { matched, deleted, complete, failed, deletedTargets } = await deleteEach(rest, targets, "/data-tables", 4);
+  return { matched, deleted, complete, deletedDataTables: deletedTargets, failed };
 }

@@ -1,5 +1,4 @@
-import { onlyKnown, requiredId } from "../lib/args.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { deleteById } from "../lib/delete.mjs";
 
 export const meta = {
   description: "Delete one n8n execution by id (DELETE /executions/{id}). Runs without confirmation.",
@@ -7,9 +6,6 @@ export const meta = {
 };
 
 export async function run(adapter, rawArgs) {
-  const { rest, args } = restFor(adapter, rawArgs);
-  onlyKnown(args, ["id"], "skill 'delete-execution'");
-  const id = requiredId(args, "id");
-  const deleted = await rest.request("DELETE", `/executions/${encodeURIComponent(id)}`);
-  return { deleted: true, id, workflowId: deleted?.workflowId, status: deleted?.status };
+  const { id, answer } = await deleteById(adapter, rawArgs, "delete-execution", "/executions");
+  return { deleted: true, id, workflowId: answer?.workflowId, status: answer?.status };
 }

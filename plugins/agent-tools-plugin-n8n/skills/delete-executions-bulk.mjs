@@ -1,5 +1,6 @@
 import { SkillArgError, onlyKnown, optionalInt, optionalString, optionalStringList } from "../lib/args.mjs";
-import { forEachLimited, restFor } from "../lib/rest.mjs";
+import { deleteEach } from "../lib/delete.mjs";
+import { restFor } from "../lib/rest.mjs";
 
 /** Statuses of GET /executions that can be deleted (a running execution cannot). */
 const STATUSES = ["error", "success", "waiting", "canceled"];
@@ -27,8 +28,7 @@ export async function run(adapter, rawArgs) {
   if (status && !STATUSES.includes(status)) throw new SkillArgError(`'status' must be one of ${STATUSES.join(", ")} (got '${status}')`);
   if (ids && (workflowId || status)) throw new SkillArgError("give 'ids', or a filter ('workflowId'/'status'), not both");
   if (!ids && !workflowId && !status) throw new SkillArgError("give 'ids', 'workflowId' or 'status': this skill never deletes every execution by default");
-  const targets = ids ?? (await rest.listAll("/executions", { ...(workflowId ? { workflowId } : {}), ...(status ? { status } : {}) }, { max: limit })).items.map((e) => String(e.id));
-  const results = await forEachLimited(targets, concurrency, (id) => rest.request("DELETE", `/executions/${encodeURIComponent(id)}`));
-  const failed = targets.flatMap((id, i) => (results[i].ok ? [] : [{ id, error: results[i].error }]));
-  return { matched: targets.length, deleted: targets.length - failed.length, complete: failed.length === 0, failed };
+  const selected = ids ?? (await rest.listAll("/executions", { ...(workflowId ? { workflowId } : {}), ...(status ? { status } : {}) }, { max: limit })).items.map((e) => String(e.id));
+  const { matched, deleted, complete, failed } = await deleteEach(rest, selected.map((id) => ({ id })), "/executions", concurrency);
+  return { matched, deleted, complete, failed };
 }

@@ -1,5 +1,6 @@
 import { SkillArgError, namePatternMatcher, onlyKnown, optionalBoolean, optionalString } from "../lib/args.mjs";
-import { forEachLimited, restFor } from "../lib/rest.mjs";
+import { deleteEach } from "../lib/delete.mjs";
+import { restFor } from "../lib/rest.mjs";
 
 export const meta = {
   description: "Delete every workflow matching 'active' and/or 'namePattern' (one of them is required: it never deletes everything by default). dryRun lists the matches without deleting. Runs without confirmation.",
@@ -22,8 +23,6 @@ export async function run(adapter, rawArgs) {
   const matches = namePatternMatcher(pattern);
   const targets = items.filter((w) => matches(w?.name)).map((w) => ({ id: w.id, name: w.name, active: w.active === true }));
   if (dryRun) return { dryRun: true, matched: targets.length, workflows: targets };
-  const results = await forEachLimited(targets, 4, (w) => rest.request("DELETE", `/workflows/${encodeURIComponent(w.id)}`));
-  const deleted = targets.filter((_, i) => results[i].ok);
-  const failed = targets.flatMap((w, i) => (results[i].ok ? [] : [{ ...w, error: results[i].error }]));
-  return { matched: targets.length, deleted: deleted.length, complete: failed.length === 0, deletedWorkflows: deleted, failed };
+  const { matched, deleted, complete, failed, deletedTargets } = await deleteEach(rest, targets, "/workflows", 4);
+  return { matched, deleted, complete, deletedWorkflows: deletedTargets, failed };
 }

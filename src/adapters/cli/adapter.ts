@@ -1,6 +1,7 @@
 import path from "node:path";
 import { interpolate, MissingVariableError } from "../shared/env-vars.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
+import { toolLookup } from "../shared/tool-lookup.js";
 import type { Adapter, CallContext, Logger } from "../types.js";
 import { resolveBin } from "../../plugins/requirements.js";
 import { resolveAllowedProgram } from "./allowlist.js";
@@ -31,7 +32,7 @@ export interface CliAdapterOptions {
 
 export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptions): Adapter {
   const redactor = options.redactor ?? createRedactor();
-  const byName = new Map(spec.tools.map((tool) => [tool.name, tool]));
+  const toolNamed = toolLookup(spec.tools, (message) => new CliError("UNKNOWN_TOOL", message));
   // `program` (and allowlist entries) may be `${GH_CLI_BIN:-gh}`: the program a host variable
   // names, else the default. Resolved at each call; descriptions show the default name only.
   const shownProgram = resolveBin(spec.program, {}).program || spec.program;
@@ -70,8 +71,7 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
     },
 
     async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown> {
-      const tool = byName.get(name);
-      if (!tool) throw new CliError("UNKNOWN_TOOL", `unknown tool '${name}' (known: ${[...byName.keys()].join(", ")})`);
+      const tool = toolNamed(name);
       const file = resolveProgram();
       const argv = renderArgv(tool.template, args ?? {});
       const env = childEnv(options.env, spec.env, redactor);

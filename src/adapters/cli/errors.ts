@@ -1,7 +1,7 @@
 /**
- * Errors of the CLI adapter. Adapters do not import the runtime: a failure is an Error with a
- * string `code` that the runtime maps to its own codes (UPSTREAM_ERROR, UPSTREAM_TIMEOUT,
- * NOT_CONFIGURED, ARG_VALIDATION_FAILED, UNKNOWN_TOOL).
+ * Errors of the CLI adapter: AdapterErrors (shared/errors.ts), the project's one error type, so the
+ * pipeline passes their code (UPSTREAM_ERROR, UPSTREAM_TIMEOUT, NOT_CONFIGURED,
+ * ARG_VALIDATION_FAILED, UNKNOWN_TOOL), hint and details on unchanged.
  */
 
 import type { SpecProblem } from "../shared/spec-check.js";

@@ -32,7 +32,7 @@ export const CliToolSchema = Block(
   "must be an object",
 );
 
-export const CliErrorRuleSchema = Block("a cli errors rule", {
+const CliErrorRuleSchema = Block("a cli errors rule", {
   exitCode: Type.Optional(NumberSet()),
   stderrMatches: Type.Optional(Pattern()),
   ...ruleOutcome,

@@ -53,7 +53,7 @@ export interface ArgvTemplate {
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)(\.\.\.)?\}/g;
 const END_OF_OPTIONS = "--";
 
-export function parseItem(raw: string, operand: boolean, field: string): TemplateItem {
+function parseItem(raw: string, operand: boolean, field: string): TemplateItem {
   if (raw.includes("\0")) throw new CliSpecError(field, "holds a NUL byte");
   const parts: TemplatePart[] = [];
   let last = 0;

@@ -13,7 +13,7 @@ import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
  */
 
 /** How long a server started only to list its tools is kept for a call that may follow. */
-export const LISTING_IDLE_MS = 15_000;
+const LISTING_IDLE_MS = 15_000;
 
 export interface McpAdapterOptions {
   name: string;

@@ -1,6 +1,6 @@
 /**
- * Errors of the MCP adapter. Adapters do not import the runtime: a failure is signalled by an
- * Error carrying a string `code` that the runtime maps to its own error codes.
+ * Errors of the MCP adapter: AdapterErrors (shared/errors.ts), the project's one error type, so the
+ * pipeline passes their code, hint and details on unchanged.
  */
 
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
@@ -48,7 +48,7 @@ export function numericCode(error: unknown): number | undefined {
 }
 
 /** JSON-RPC -32022: the server does not serve the protocol version offered (a final answer). */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /**
  * Whether the server answered "unsupported protocol version": a ProtocolError with -32022, or an

@@ -1,11 +1,10 @@
 import { createLogger } from "../../log.js";
 import type { Logger } from "../types.js";
-import { createRedactor } from "../shared/redact.js";
-import { McpAdapter } from "./adapter.js";
+import { createRedactor, type Redactor } from "../shared/redact.js";
+import type { McpAdapter } from "./adapter.js";
 import { McpSpecError } from "./errors.js";
-import { createHttpOpener } from "./http-transport.js";
-import { parseMcpSpec } from "./spec.js";
-import { createStdioOpener } from "./stdio-transport.js";
+import { mcpAdapterFromSpec } from "./factory.js";
+import { parseMcpSpec, type McpSpec } from "./spec.js";
 
 /**
  * Small library constructors for hand-written plugin adapters and skills: an MCP client
@@ -31,17 +30,7 @@ export function mcpClientFromEnv(env: NodeJS.ProcessEnv = process.env, options: 
     "env",
   );
   if (spec.transport !== "http") throw new McpSpecError("AGENT_MCP_URL", "must be an http(s) URL");
-  const redactor = createRedactor([env.AGENT_MCP_TOKEN]);
-  const log = options.log ?? createLogger("mcp");
-  const name = options.name ?? "mcp";
-  return new McpAdapter({
-    name,
-    open: createHttpOpener(spec, { name, hostEnv: env, redactor, log, ...(options.baseDir ? { baseDir: options.baseDir } : {}) }),
-    redactor,
-    log,
-    timeoutMs: spec.timeoutMs,
-    idleTimeoutMs: spec.idleTimeoutMs,
-  });
+  return adapterFor(spec, env, options, "mcp", createRedactor([env.AGENT_MCP_TOKEN]));
 }
 
 /** JSON array (`["-y","pkg"]`) or a space-separated list (quotes group words). */
@@ -90,15 +79,16 @@ export function stdioMcpClientFromEnv(env: NodeJS.ProcessEnv = process.env, opti
     "env",
   );
   if (spec.transport !== "stdio") throw new McpSpecError("AGENT_STDIO_MCP_COMMAND", "must be a command");
-  const redactor = createRedactor();
-  const log = options.log ?? createLogger("mcp");
-  const name = options.name ?? "stdio-mcp";
-  return new McpAdapter({
-    name,
-    open: createStdioOpener(spec, { name, hostEnv: env, redactor, log, ...(options.baseDir ? { baseDir: options.baseDir } : {}) }),
+  return adapterFor(spec, env, options, "stdio-mcp", createRedactor());
+}
+
+/** The declarative kind's own constructor (factory.ts), so both ways of configuring build the same adapter. */
+function adapterFor(spec: McpSpec, env: NodeJS.ProcessEnv, options: FromEnvOptions, defaultName: string, redactor: Redactor): McpAdapter {
+  return mcpAdapterFromSpec(spec, {
+    name: options.name ?? defaultName,
+    env,
+    log: options.log ?? createLogger("mcp"),
     redactor,
-    log,
-    timeoutMs: spec.timeoutMs,
-    idleTimeoutMs: spec.idleTimeoutMs,
+    ...(options.baseDir ? { baseDir: options.baseDir } : {}),
   });
 }

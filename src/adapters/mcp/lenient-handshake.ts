@@ -13,7 +13,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** An initialize result (protocolVersion + capabilities) with its serverInfo completed; other messages as they are. */
-export function mendInitializeResult(message: unknown, onMended?: (what: string) => void): unknown {
+function mendInitializeResult(message: unknown, onMended?: (what: string) => void): unknown {
   if (!isRecord(message) || !isRecord(message.result)) return message;
   const result = message.result;
   if (typeof result.protocolVersion !== "string" || !isRecord(result.capabilities)) return message;

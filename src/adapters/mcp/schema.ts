@@ -9,7 +9,7 @@ import { Block, NonEmpty, Word } from "../shared/spec-schema.js";
 const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean()], { problem: "must be a string" });
 const ScalarMap = Type.Record(Type.String(), Scalar, { problem: "must be an object of strings" });
 
-export const mcpProperties = {
+const mcpProperties = {
   kind: Type.Optional(Type.String()),
   command: Type.Optional(NonEmpty()),
   args: Type.Optional(Type.Array(Scalar, { problem: "must be an array of strings" })),

@@ -31,7 +31,7 @@ export interface StdioOpenerOptions {
 }
 
 /** `AGENT_TOOLS_CALL_LANE=off` (or `0`, `false`): every tools/call goes through the SDK Client (call-lane.ts). */
-export const CALL_LANE_ENV = "AGENT_TOOLS_CALL_LANE";
+const CALL_LANE_ENV = "AGENT_TOOLS_CALL_LANE";
 const OFF = new Set(["off", "0", "false", "no"]);
 
 function isDirectory(dir: string | undefined): dir is string {

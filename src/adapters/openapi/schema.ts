@@ -10,7 +10,7 @@ const DROP = new Set(["xml", "example", "examples", "externalDocs", "discriminat
 const MAX_DEPTH = 12;
 
 /** A JSON Pointer (`#/components/schemas/Pet`) inside the document. */
-export function resolvePointer(root: unknown, ref: string): unknown {
+function resolvePointer(root: unknown, ref: string): unknown {
   if (!ref.startsWith("#")) return undefined;
   let current: unknown = root;
   for (const raw of ref.slice(1).split("/").slice(1)) {

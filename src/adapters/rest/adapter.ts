@@ -1,5 +1,6 @@
 import type { Adapter, CallContext, Logger, ToolDescriptor } from "../types.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
+import { toolLookup } from "../shared/tool-lookup.js";
 import { RestClient } from "./client.js";
 import { RestError } from "./errors.js";
 import { IDEMPOTENCY_HEADER, IdempotencyKeys } from "./idempotency.js";
@@ -39,7 +40,7 @@ export function describeOperation(op: RestOperation): ToolDescriptor {
 export function createOperationsAdapter(operations: readonly RestOperation[], connection: RestConnectionSpec, options: OperationsAdapterOptions): Adapter {
   const redactor = options.redactor ?? createRedactor();
   const client = new RestClient({ connection, env: options.env, log: options.log, redactor });
-  const byName = new Map(operations.map((op) => [op.name, op]));
+  const operationNamed = toolLookup(operations, (message) => new RestError("UNKNOWN_TOOL", message));
   const tools = operations.map(describeOperation);
   const keys = connection.idempotencyKeys === false ? undefined : new IdempotencyKeys();
   return {
@@ -47,8 +48,7 @@ export function createOperationsAdapter(operations: readonly RestOperation[], co
       return { tools };
     },
     async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown> {
-      const op = byName.get(name);
-      if (!op) throw new RestError("UNKNOWN_TOOL", `unknown tool '${name}' (known: ${[...byName.keys()].join(", ")})`);
+      const op = operationNamed(name);
       const log = ctx?.log ?? options.log;
       try {
         const base = client.base();

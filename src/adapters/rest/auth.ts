@@ -30,7 +30,7 @@ export interface Auth {
 /** Posts the login body and returns the parsed JSON (the client supplies this). */
 export type LoginPoster = (path: string, body: unknown, signal: AbortSignal) => Promise<unknown>;
 
-export function interpolateDeep(value: unknown, env: NodeJS.ProcessEnv, where: string, redactor: Redactor): unknown {
+function interpolateDeep(value: unknown, env: NodeJS.ProcessEnv, where: string, redactor: Redactor): unknown {
   if (typeof value === "string") {
     return resolveRefs(value, env, where, redactor);
   }
@@ -104,7 +104,7 @@ const EXPIRY_MARGIN_MS = 30_000;
  * verification (the server does that): only a hint of when to log in again, because some
  * servers (PocketBase) treat an expired token as no token and answer as to a guest.
  */
-export function jwtExpiry(token: string): number | undefined {
+function jwtExpiry(token: string): number | undefined {
   const parts = token.split(".");
   if (parts.length !== 3 || !parts[1]) return undefined;
   try {

@@ -51,7 +51,7 @@ const ERROR_BODY_BYTES = 64 * 1024;
 const MAX_REDIRECTS = 5;
 const DEFAULT_ACCEPT = "application/json, text/plain;q=0.9, */*;q=0.8";
 
-export function isJsonContentType(contentType: string | null): boolean {
+function isJsonContentType(contentType: string | null): boolean {
   return !!contentType && /^application\/(?:[\w.+-]*\+)?json\b|^text\/json\b/i.test(contentType.trim());
 }
 

@@ -1,7 +1,7 @@
 /**
- * Errors of the REST adapter. Adapters do not import the runtime: a failure is signalled by an
- * Error with a string `code` the runtime maps to its own error codes (UPSTREAM_ERROR,
- * UPSTREAM_TIMEOUT, NOT_CONFIGURED, ARG_VALIDATION_FAILED).
+ * Errors of the REST adapter: AdapterErrors (shared/errors.ts), the project's one error type, so
+ * the pipeline passes their code (UPSTREAM_ERROR, UPSTREAM_TIMEOUT, NOT_CONFIGURED,
+ * ARG_VALIDATION_FAILED, UNKNOWN_TOOL, RESULT_TOO_LARGE), hint, details and HTTP status on unchanged.
  */
 
 import type { SpecProblem } from "../shared/spec-check.js";

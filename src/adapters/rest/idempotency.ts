@@ -17,7 +17,7 @@ import { canonicalJson } from "../../runtime/loop-breaker.js";
  */
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
-export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 10 * 60 * 1000;
+const DEFAULT_IDEMPOTENCY_WINDOW_MS = 10 * 60 * 1000;
 const MAX_REMEMBERED = 10_000;
 
 export class IdempotencyKeys {

@@ -8,7 +8,7 @@ import { resolveUnderBase, substitutePath, type BaseUrl } from "./url-guard.js";
  * parameters (arrays repeated, objects flattened as `key[sub]`), headers, and the JSON body.
  */
 
-export function appendQuery(params: URLSearchParams, name: string, value: unknown): void {
+function appendQuery(params: URLSearchParams, name: string, value: unknown): void {
   if (value === undefined || value === null) return;
   if (Array.isArray(value)) {
     for (const item of value) appendQuery(params, name, item);

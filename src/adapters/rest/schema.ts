@@ -82,7 +82,7 @@ export const RestToolSchema = Block(
   "must be an object",
 );
 
-export const RestErrorRuleSchema = Block("a rest errors rule", {
+const RestErrorRuleSchema = Block("a rest errors rule", {
   status: NumberSet("must be an HTTP status or a non-empty list of them"),
   headers: Type.Optional(Type.Record(Type.String(), Type.String({ problem: 'must be a string ("*" matches any value)' }), { problem: 'must be an object {header: value or "*"}' })),
   bodyMatches: Type.Optional(Pattern()),

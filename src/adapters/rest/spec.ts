@@ -95,7 +95,7 @@ export interface RestConnectionSpec {
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_MAX_PAGES = 10;
+const DEFAULT_MAX_PAGES = 10;
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const READ_METHODS = new Set(["GET", "HEAD"]);
 

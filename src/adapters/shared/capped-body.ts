@@ -7,7 +7,7 @@ import { AdapterError } from "./errors.js";
  * call fails with RESULT_TOO_LARGE, whose hint tells the model to ask for less.
  */
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** The cap for `env`: AGENT_TOOLS_MAX_RESPONSE_BYTES when it is a positive integer, else `fallback`. */
 export function maxResponseBytesFrom(env: NodeJS.ProcessEnv, fallback = DEFAULT_MAX_RESPONSE_BYTES): number {

@@ -36,10 +36,3 @@ export function interpolate(value: string, env: NodeJS.ProcessEnv, where: string
   if (missing.length) throw new MissingVariableError([...new Set(missing)], where);
   return out;
 }
-
-/** Interpolate every string value of a record (headers, env blocks). */
-export function interpolateRecord(record: Readonly<Record<string, string>> | undefined, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(record ?? {})) out[key] = interpolate(String(value), env, `${where}.${key}`);
-  return out;
-}

@@ -51,7 +51,7 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
 }
 
 /** True while any process of the group is alive (a zombie leader not yet reaped counts). */
-export function groupAlive(pid: number): boolean {
+function groupAlive(pid: number): boolean {
   return send(pid, 0);
 }
 

@@ -19,7 +19,7 @@ export const Word = <T extends string>(words: readonly T[], problem?: string) =>
   Type.Unsafe<T>({ type: "string", enum: [...words], ...(problem ? { problem } : {}) });
 
 /** The error codes an `errors` rule may give a failure. */
-export const RULE_CODES = ["UPSTREAM_ERROR", "UPSTREAM_TIMEOUT", "NOT_CONFIGURED", "ARG_VALIDATION_FAILED"] as const;
+const RULE_CODES = ["UPSTREAM_ERROR", "UPSTREAM_TIMEOUT", "NOT_CONFIGURED", "ARG_VALIDATION_FAILED"] as const;
 
 /** A number or a non-empty list of them (statuses, exit codes). */
 export const NumberSet = (problem = "must be an integer or a non-empty list of integers") => Type.Union([Type.Integer(), Type.Array(Type.Integer(), { minItems: 1 })], { problem });

@@ -16,7 +16,7 @@ export interface Rejection {
 }
 
 /** The name part of a Host header: `[::1]:8321` → `[::1]`, `localhost:80` → `localhost`. */
-export function hostName(header: string): string {
+function hostName(header: string): string {
   const trimmed = header.trim().toLowerCase();
   if (trimmed.startsWith("[")) {
     const end = trimmed.indexOf("]");

@@ -102,7 +102,7 @@ function standardHeaders(req: IncomingMessage): { contentType?: string; version?
  * Which request `body` (with `req`'s headers) is, when the lane may take it: a tools/call (the
  * stdio lane's own checks follow) or a tools/list with nothing in its params but the envelope.
  */
-export function plainModernRequest(req: IncomingMessage, body: unknown): typeof CALL | typeof LIST | undefined {
+function plainModernRequest(req: IncomingMessage, body: unknown): typeof CALL | typeof LIST | undefined {
   if (!isPlainObject(body) || (body.method !== CALL && body.method !== LIST) || !isJSONRPCRequest(body)) return undefined;
   for (const key in body) if (!REQUEST_MEMBERS.has(key)) return undefined;
   const params = body.params;

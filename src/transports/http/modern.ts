@@ -28,7 +28,7 @@ export interface ModernScope extends SessionScope {
  * request's `authInfo` (clientId = the identity's name, extra.identity = the identity), which the
  * SDK hands to the factory and to handlers.
  */
-export function identityFromAuth(authInfo: AuthInfo | undefined): Identity | undefined {
+function identityFromAuth(authInfo: AuthInfo | undefined): Identity | undefined {
   const identity = (authInfo?.extra as { identity?: unknown } | undefined)?.identity;
   return identity && typeof identity === "object" && typeof (identity as Identity).name === "string" ? (identity as Identity) : undefined;
 }
@@ -46,7 +46,7 @@ export interface ModernScopeOptions {
   now?: () => number;
 }
 
-export function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): ModernScope & { workspaces: Workspaces } {
+function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): ModernScope & { workspaces: Workspaces } {
   const byIdentity = new Map<string, Session>();
   const key = options.workspaceKey;
   // A team gateway on Redis: workspace records are the fleet's, and each names the instance holding its shell.

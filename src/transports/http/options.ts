@@ -6,13 +6,13 @@ import type { AgentToolsConfig } from "../../config/config.js";
  * token: without one, anyone who can reach the port could drive every connected service.
  */
 
-export const DEFAULT_HTTP_HOST = "127.0.0.1";
-export const DEFAULT_HTTP_PORT = 8321;
-export const DEFAULT_MAX_SESSIONS = 64;
-export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
+const DEFAULT_HTTP_HOST = "127.0.0.1";
+const DEFAULT_HTTP_PORT = 8321;
+const DEFAULT_MAX_SESSIONS = 64;
+const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 /** A session that did nothing after initialize keeps its slot this long (see sessions.ts). */
-export const DEFAULT_UNUSED_SESSION_IDLE_MS = 30 * 1000;
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+const DEFAULT_UNUSED_SESSION_IDLE_MS = 30 * 1000;
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const MCP_PATH = "/mcp";
 
 export interface HttpOptions {

@@ -40,7 +40,7 @@ export interface HttpFacade {
 }
 
 /** How long an idle keep-alive connection stays open (see where it is set). */
-export const HTTP_IDLE_KEEPALIVE_MS = 130_000;
+const HTTP_IDLE_KEEPALIVE_MS = 130_000;
 
 /** JSON-RPC's error shape, which MCP clients parse even on an HTTP error status. */
 function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {

@@ -14,9 +14,9 @@ import { loadJustBash } from "../../text/sandbox.js";
  * skips it (a server that only relays calls, or tests that start many servers).
  */
 
-export const WARM_UP_ENV = "AGENT_TOOLS_WARM_UP";
+const WARM_UP_ENV = "AGENT_TOOLS_WARM_UP";
 
-export function warmUpDisabled(env: NodeJS.ProcessEnv): boolean {
+function warmUpDisabled(env: NodeJS.ProcessEnv): boolean {
   return isOffValue(env[WARM_UP_ENV]);
 }
 
