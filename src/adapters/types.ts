@@ -69,8 +69,17 @@ export interface Match {
   score?: number;
 }
 
+/** How a listing is asked for. */
+export interface ListToolsOptions {
+  /**
+   * Nobody waits for this listing (the catalog's background upkeep stores it for later starts):
+   * a server started only to answer it may stop as soon as it has, until a call needs it.
+   */
+  background?: boolean;
+}
+
 export interface Adapter {
-  listTools(): Promise<{ tools: ToolDescriptor[] }>;
+  listTools(options?: ListToolsOptions): Promise<{ tools: ToolDescriptor[] }>;
   /** Returns an MCP CallToolResult or any JSON value. */
   call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown>;
   search?(query: string, limit: number): Promise<{ matches: Match[] }>;

@@ -129,6 +129,8 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
   if (values["plugins-dir"]) process.env.AGENT_TOOLS_PLUGINS_DIR = values["plugins-dir"];
   switch (command) {
     case "mcp": {
+      // Before the start's work: that is what would grow V8's young generation (lean-heap.ts).
+      (await import("../lean-heap.js")).keepYoungGenerationSmall();
       const { createRuntime } = await import("../runtime/runtime.js");
       const { serveStdio } = await import("../transports/stdio.js");
       const runtime = await createRuntime({ config: await readConfig(values.config) });

@@ -1,4 +1,4 @@
-import type { Adapter, AdapterHealth, CallContext, ServerDescription, ToolDescriptor } from "../adapters/types.js";
+import type { Adapter, AdapterHealth, CallContext, ListToolsOptions, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 
 /**
  * An adapter built on first use. A plugin whose catalog the persistent cache holds needs no adapter
@@ -45,8 +45,8 @@ export function deferredAdapter(build: () => Promise<Adapter>, onBuilt: (adapter
   };
 
   const stand: Adapter = {
-    listTools(): Promise<{ tools: ToolDescriptor[] }> {
-      return ready().then((adapter) => adapter.listTools());
+    listTools(options?: ListToolsOptions): Promise<{ tools: ToolDescriptor[] }> {
+      return ready().then((adapter) => adapter.listTools(options));
     },
     call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown> {
       return built ? built.call(name, args, ctx) : ready().then((adapter) => adapter.call(name, args, ctx));

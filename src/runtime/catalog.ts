@@ -26,7 +26,10 @@ export interface Catalog {
   stats(): { hits: number; misses: number };
   /** When the list in memory was listed, if it came from the store and no listing in this process has confirmed it yet. */
   storedAt(prefix: string): number | undefined;
-  /** List again now, a few at a time, and keep and store the result; failures are logged, never thrown. */
+  /**
+   * List again now, a few at a time, and keep and store the result; failures are logged, never
+   * thrown. Nobody waits for it: a server started only for this listing stops once it answered.
+   */
   refresh(plugin: LoadedPlugin): Promise<void>;
   /** Wait for listings and store writes under way (tests). */
   settle(): Promise<void>;
@@ -227,7 +230,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     );
   }
 
-  function list(plugin: LoadedPlugin, urgent: boolean): Promise<ToolDescriptor[]> {
+  /** `background`: nobody waits for this listing (refresh): the adapter may stop what it started for it (ListToolsOptions). */
+  function list(plugin: LoadedPlugin, urgent: boolean, background = false): Promise<ToolDescriptor[]> {
     const prefix = plugin.manifest.prefix;
     // An unconfigured plugin may still have a catalog in its manifest (loader.ts, catalogOnly).
     const adapter = plugin.adapter ?? (plugin.catalogOnly as Adapter | undefined);
@@ -237,7 +241,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     const token = Symbol(prefix);
     owners.set(prefix, token);
     const loading = limiter.run(async () => {
-      const listed = (await withDeadline(() => adapter.listTools(), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
+      const listed = (await withDeadline(() => adapter.listTools(background ? { background } : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
       const tools = sanitise(listed?.tools);
       if (owners.get(prefix) === token) {
         const before = restored.get(prefix);
@@ -295,7 +299,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
           await ready;
           const prefix = plugin.manifest.prefix;
           try {
-            await (pending.get(prefix) ?? list(plugin, false));
+            await (pending.get(prefix) ?? list(plugin, false, true));
           } catch (error) {
             log?.debug(`plugin '${prefix}': background listing failed: ${(error as Error).message}`);
           }

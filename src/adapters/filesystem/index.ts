@@ -46,7 +46,7 @@ export const createFilesystemAdapter: DeclarativeAdapterFactory = async (spec, o
   const guard = createFilesystemGuard(served, hide ?? []);
   const inner = await createMcpAdapter(mcpSpec, options);
   const adapter: Adapter = {
-    listTools: () => inner.listTools(),
+    listTools: (listing) => inner.listTools(listing),
     async call(name, args, ctx) {
       const refusal = guard.refusal(args);
       if (refusal) return { content: [{ type: "text", text: refusal }], isError: true };

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { LOG_LEVEL_META_KEY, type DiscoverResult } from "@modelcontextprotocol/client";
-import type { Adapter, AdapterHealth, CallContext, Logger, ServerDescription, ToolDescriptor } from "../types.js";
+import type { Adapter, AdapterHealth, CallContext, ListToolsOptions, Logger, ServerDescription, ToolDescriptor } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
@@ -14,6 +14,11 @@ import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
 
 /** How long a server started only to list its tools is kept for a call that may follow. */
 const LISTING_IDLE_MS = 15_000;
+/**
+ * A server started only for a background listing (nobody waits, no call is expected): stopped as
+ * soon as nothing else uses it. 1 ms, not 0: 0 turns the idle stop off.
+ */
+const BACKGROUND_LISTING_IDLE_MS = 1;
 
 export interface McpAdapterOptions {
   name: string;
@@ -47,14 +52,17 @@ export class McpAdapter implements Adapter {
     });
   }
 
-  async listTools(): Promise<{ tools: ToolDescriptor[] }> {
-    // A server started only for its catalog (nothing was running, and no call follows) is not
-    // kept for the whole idle timeout: fifty of them would sit in memory for nothing.
+  async listTools(listing: ListToolsOptions = {}): Promise<{ tools: ToolDescriptor[] }> {
+    // A server started only for its catalog (nothing was running) is not kept for the whole idle
+    // timeout: fifty of them would sit in memory for nothing. One listed for a search or discover
+    // stays a while for the call that may follow; one listed in the background (the catalog is
+    // stored for later starts) stops at once: its process, pipes and client buffers are the
+    // runtime's idle memory otherwise. A call that comes meanwhile keeps it (the normal timeout).
     const wasRunning = this.connection.connected;
     const tools = await this.catalog.get(() =>
       this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)),
     );
-    if (!wasRunning) this.connection.stopWhenIdleFor(Math.min(LISTING_IDLE_MS, this.idleTimeoutMs || LISTING_IDLE_MS));
+    if (!wasRunning) this.connection.stopWhenIdleFor(listing.background ? BACKGROUND_LISTING_IDLE_MS : Math.min(LISTING_IDLE_MS, this.idleTimeoutMs || LISTING_IDLE_MS));
     return { tools: tools.map((tool) => ({ ...tool })) };
   }
 
