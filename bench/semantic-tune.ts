@@ -5,7 +5,7 @@ import { createRuntime } from "../src/runtime/runtime.js";
 import { createPlainBm25Index } from "../src/runtime/search/bm25-baseline.js";
 import { retrievalMetrics } from "../src/runtime/search/evaluate.js";
 import type { HybridIndex, HybridSettings } from "../src/runtime/search/semantic/hybrid.js";
-import { apiIntentTools } from "./api-intents-catalog.js";
+import { apiIntentVariants } from "./api-intents-variants.js";
 import { documentsByServer, runIndex, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
 
 /**
@@ -15,16 +15,21 @@ import { documentsByServer, runIndex, SEAL_DIR, splitQueries } from "./retrieval
  * second of embedding). Runs search-bench's code path (in-memory plugins, runtime.search), so the
  * embedded texts are the same and the cache (AGENT_TOOLS_CACHE_DIR) serves both. One line per
  * setting: R@5 (and its ratio to plain BM25), C@5 and nDCG@10 on each set.
- * Run: node --import tsx bench/semantic-tune.ts [SEAL_TUNE_QUERIES] ['{"lexicalWeight":[0.7,0.8],"serverWeight":[0,0.1]}']
+ * Sets: fleet, api, api-stripped, api-opaque (bench/api-intents-variants.ts), seal-tune.
+ * Run: [TUNE_SETS=fleet,api] node --import tsx bench/semantic-tune.ts [SEAL_TUNE_QUERIES] ['{"lexicalWeight":[0.7,0.8],"serverWeight":[0,0.1]}']
  */
 
 const sealCount = Number(process.argv[2] ?? 150);
 const axes: Record<string, number[]> = JSON.parse(process.argv[3] ?? '{"lexicalWeight":[1,0.8,0.7,0.6,0.5],"mmrLambda":[1,0.85,0.7]}');
 const sets: { label: string; tools: DatasetTool[]; queries: DatasetQuery[] }[] = [
   { label: "fleet", tools: readTools("bench/data/mcp-fleet.tools.json"), queries: readQueries("bench/data/mcp-fleet-tasks.jsonl") },
-  { label: "api", tools: apiIntentTools(), queries: readQueries("bench/data/api-intents.jsonl") },
+  // The API intents as written, and two harder variants (names stripped from the intents, opaque tool names).
+  ...apiIntentVariants(),
   ...(sealCount > 0 ? [{ label: "seal-tune", tools: readTools(`${SEAL_DIR}/tools.json`), queries: splitQueries(readQueries(`${SEAL_DIR}/queries.jsonl`)).tune.slice(0, sealCount) }] : []),
 ];
+// TUNE_SETS=fleet,api picks some of them (default all).
+const only = process.env.TUNE_SETS?.split(",");
+if (only) sets.splice(0, sets.length, ...sets.filter((s) => only.includes(s.label)));
 let grid: Partial<HybridSettings>[] = [{}];
 for (const [key, values] of Object.entries(axes)) grid = grid.flatMap((g) => values.map((v) => ({ ...g, [key]: v })));
 

@@ -175,4 +175,34 @@ describe("hybrid ranking", () => {
     assert.equal((await ranked({}))[0], "open_admin");
     assert.equal((await ranked({ lexicalFloor: 0 }))[0], "toggle_tracing", "without the floor the weak match wins (what the setting changes)");
   });
+
+  it("a query that is one need holds a word match under a higher floor (oneNeedFloorFactor); a task of several clauses keeps the floor it had", async () => {
+    // "throw a wedding" meets one tool by one word of its description (a photo tool that mentions
+    // weddings) and none by meaning; the tool that means it (a party hall) shares no word with it.
+    // Under the plain floor the word match still wins; under the one-need floor meaning decides.
+    const wedding = new Float32Array(16).fill(0);
+    wedding[0] = 1;
+    const other = new Float32Array(16).fill(0);
+    other[1] = 1;
+    const meaning: SentenceModel = {
+      id: "test-one-need",
+      dimensions: 16,
+      embed: async (texts) => texts.map((text) => (/throw a wedding|hall for the party/.test(text) ? wedding : other)),
+    };
+    const catalog = [
+      doc("events", "get_destination_photos", "Photos of destinations for a wedding abroad"),
+      doc("events", "book_venue", "Reserve a hall for the party"),
+      ...["list_guests", "send_reminder", "get_weather", "pay_invoice", "list_vendors", "get_budget"].map((name) => doc("events", name, `${name.replace("_", " ")} of the event`)),
+    ];
+    const ranked = async (query: string, settings: { oneNeedFloorFactor?: number }) => {
+      const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model: meaning }), settings });
+      index.setPluginDocuments("events", catalog);
+      await index.prepare!(query);
+      return index.search(query, { limit: 4 }).hits.map((h) => h.name);
+    };
+    assert.deepEqual((await ranked("throw a wedding", {})).slice(0, 2), ["book_venue", "get_destination_photos"]);
+    assert.deepEqual((await ranked("throw a wedding", { oneNeedFloorFactor: 1 })).slice(0, 2), ["get_destination_photos", "book_venue"], "with the factor at 1 (off) the word match wins, as before");
+    const task = "throw a wedding and then pay the invoice";
+    assert.deepEqual(await ranked(task, {}), await ranked(task, { oneNeedFloorFactor: 1 }), "a query of several clauses ranks the same either way");
+  });
 });

@@ -1,6 +1,6 @@
 import { nodeCrypto } from "../node-crypto.js";
 import type { Logger } from "../adapters/types.js";
-import type { CallObserver } from "./observer.js";
+import type { CallEvent, CallObserver } from "./observer.js";
 import type { AuditLog } from "../state/types.js";
 
 /**
@@ -29,7 +29,7 @@ function redactArguments(value: unknown, depth = 0): unknown {
 }
 
 export function createAuditObserver(options: { audit: AuditLog; instanceId: string; log: Logger; counted?: (outcome: "written" | "failed") => void }): CallObserver {
-  return async (event) => {
+  const observe = async (event: CallEvent): Promise<void> => {
     if (!event.mutating) return;
     const entry = {
       id: nodeCrypto().randomUUID(),
@@ -59,4 +59,6 @@ export function createAuditObserver(options: { audit: AuditLog; instanceId: stri
       }
     }
   };
+  // Only writes are audited: the pipeline builds no event for the rest (observer.ts).
+  return Object.assign(observe, { mutatingOnly: true });
 }

@@ -26,7 +26,10 @@ export interface CallEvent {
   arguments?: unknown;
 }
 
-export type CallObserver = (event: CallEvent) => void | Promise<void>;
+export type CallObserver = ((event: CallEvent) => void | Promise<void>) & {
+  /** Told only of operations that changed data (or tried to): the others cost it nothing, not even the event (the audit log). */
+  readonly mutatingOnly?: boolean;
+};
 
 /**
  * Traces of operations (OpenTelemetry in the gateway, gateway/tracing.ts). The runtime only knows

@@ -265,8 +265,15 @@ export function frame<K extends SuccessKind>(
 /** The trace and the observers told the outcome (frame); then the outcome. */
 function outcomeTold(session: Session, meta: FrameMeta, started: number, outcome: OperationResult): OperationResult | Promise<OperationResult> {
   meta.trace?.end({ plugin: meta.plugin, ...(meta.target ? { target: meta.target } : {}), outcome: outcome.isError ? outcome.payload.error.code : "ok", mutating: meta.facts?.mutating ?? false });
-  if (!meta.observers?.length) return outcome;
-  return tellObservers(session, meta, started, outcome, meta.observers).then(() => outcome);
+  const observers = meta.observers;
+  if (!observers?.length || !anyTold(observers, meta.facts?.mutating ?? false)) return outcome;
+  return tellObservers(session, meta, started, outcome, observers).then(() => outcome);
+}
+
+/** Whether an observer is to be told of this operation (most calls change nothing, and the audit log hears only of those that do). */
+function anyTold(observers: readonly CallObserver[], mutating: boolean): boolean {
+  for (const observe of observers) if (mutating || !observe.mutatingOnly) return true;
+  return false;
 }
 
 async function tellObservers(session: Session, meta: FrameMeta, started: number, outcome: OperationResult, observers: readonly CallObserver[]): Promise<void> {
@@ -283,6 +290,7 @@ async function tellObservers(session: Session, meta: FrameMeta, started: number,
   };
   // Awaited before the answer goes out, so an acknowledged write is in the audit log.
   for (const observe of observers) {
+    if (observe.mutatingOnly && !event.mutating) continue;
     try {
       await observe(event);
     } catch (error) {

@@ -515,7 +515,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   /** In-memory plugins keep their own catalog and index: they belong to one caller, not to the fleet. */
   const privateCatalogs = new WeakMap<LoadedPlugin, { index: ToolIndex; catalog: Catalog }>();
-  const catalogOf = (plugin: LoadedPlugin) => privateCatalogs.get(plugin) ?? { index, catalog };
+  const fleetCatalog = { index, catalog };
+  const catalogOf = (plugin: LoadedPlugin) => privateCatalogs.get(plugin) ?? fleetCatalog;
 
   // A callback for the failure rather than an async frame around every call's catalog read.
   const URGENT = { urgent: true } as const;
@@ -614,7 +615,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     limit: number,
     opts: DescribeOptions & { plugin?: string; usable: (prefix: string) => boolean; only?: LoadedPlugin },
   ): { entries: CatalogEntry[]; total: number } {
-    const source = opts.only ? catalogOf(opts.only) : { index, catalog };
+    const source = opts.only ? catalogOf(opts.only) : fleetCatalog;
     const scope = opts.plugin !== undefined ? { plugin: opts.plugin } : {};
     // A plugin's own index holds only it; in the shared one, a plugin this caller may not use
     // counts only when it has documents in the scope.

@@ -5,7 +5,6 @@ import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
 import { currentRelay } from "../relay.js";
-import { asPromise } from "../../as-promise.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
 
 /**
@@ -77,7 +76,10 @@ export class McpAdapter implements Adapter {
   call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
     const relay = ctx?.relay;
     // With a relay, ask a 2026-07-28 server for its log messages (absent, it sends none); the agent's client filters them by its own level.
-    const params = { name, arguments: args, ...(relay?.log ? { _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : {}) };
+    // Not on the lane: it serves only 2025-era servers, for which that key means nothing (they
+    // take their level from logging/setLevel), and it cost both pipes and the server bytes on every call.
+    const params = { name, arguments: args };
+    const sdkParams = relay?.log ? { ...params, _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : params;
     // Progress of the downstream call goes to the agent's client (its own progressToken).
     const progress = relay?.progress
       ? { onprogress: (p: { progress: number; total?: number; message?: string }) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }), resetTimeoutOnProgress: true }
@@ -85,40 +87,40 @@ export class McpAdapter implements Adapter {
     // The Cancel when the pipeline gave one: the lane listens to it without making an AbortSignal.
     const cancellation = ctx?.cancel ?? ctx?.signal;
     const control = { timeoutMs: this.timeoutMs, ...(cancellation ? { signal: cancellation } : {}) };
-    const run = (): Promise<unknown> =>
-      this.connection.request(`tools/call '${name}'`, control, (client, options, lane) => {
-        // The fast lane (call-lane.ts) for a 2025-era stdio server's tool the SDK would not check
-        // against an outputSchema; anything else, or when unsure, the SDK path.
-        if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, progress ? { ...control, ...progress } : control);
-        const withProgress = progress ? { ...options, ...progress } : options;
-        const calling = () => client.callTool(params, withProgress);
-        // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
-        // driver) and find this call's relay through its async context. A 2025-era server asks on
-        // its connection, outside any call's context (McpConnection falls back to the calls in
-        // flight), so no context is entered for it: the first AsyncLocalStorage.run turns on
-        // promise hooks for the whole process, a cost on every promise of every call after it.
-        // The connect (when the server was not running) happens before this, outside the context,
-        // so the connection's streams never carry one call's relay into later calls.
-        return relay && client.getProtocolEra() === "modern" ? currentRelay.run(relay, calling) : calling();
-      });
+    // The relay is known to the connection before anything is sent (downstream questions find it there).
+    const relays = this.connection.relays;
+    if (relay) relays.add(relay);
+    const running: Promise<unknown> = this.connection.request(`tools/call '${name}'`, control, (client, options, lane) => {
+      // The fast lane (call-lane.ts) for a 2025-era stdio server's tool the SDK would not check
+      // against an outputSchema; anything else, or when unsure, the SDK path.
+      if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, progress ? { ...control, ...progress } : control);
+      const withProgress = progress ? { ...options, ...progress } : options;
+      const calling = () => client.callTool(sdkParams, withProgress);
+      // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
+      // driver) and find this call's relay through its async context. A 2025-era server asks on
+      // its connection, outside any call's context (McpConnection falls back to the calls in
+      // flight), so no context is entered for it: the first AsyncLocalStorage.run turns on
+      // promise hooks for the whole process, a cost on every promise of every call after it.
+      // The connect (when the server was not running) happens before this, outside the context,
+      // so the connection's streams never carry one call's relay into later calls.
+      return relay && client.getProtocolEra() === "modern" ? currentRelay.run(relay, calling) : calling();
+    });
     // Callbacks rather than an async frame kept alive across every call.
-    const redacted = (result: unknown): CallToolResult => this.options.redactor.redactValue(result as CallToolResult);
-    if (!relay) return run().then(redacted);
-    this.connection.relays.add(relay);
-    const done = (): void => {
-      this.connection.relays.delete(relay);
-    };
-    return asPromise(run).then(
+    if (!relay) return running.then(this.redacted);
+    return running.then(
       (result) => {
-        done();
-        return redacted(result);
+        relays.delete(relay);
+        return this.redacted(result);
       },
       (error: unknown) => {
-        done();
+        relays.delete(relay);
         throw error;
       },
     );
   }
+
+  /** A downstream result through the fleet's redactor (made once, not per call). */
+  private readonly redacted = (result: unknown): CallToolResult => this.options.redactor.redactValue(result as CallToolResult);
 
   onToolsChanged(listener: () => void): void {
     this.listeners.add(listener);

@@ -29,8 +29,8 @@ export class ToolCatalog {
   private tools: ToolDescriptor[] | undefined;
   private generation = 0;
   private loading: { generation: number; promise: Promise<ToolDescriptor[]> } | undefined;
-  /** The last list read, kept past a list_changed (for sdkChecksOutputOf). */
-  private lastListed: ToolDescriptor[] | undefined;
+  /** The names of the tools with an outputSchema in the last list read, kept past a list_changed (for sdkChecksOutputOf); undefined before any list was read. */
+  private lastWithOutputSchema: Set<string> | undefined;
 
   /** The cached list, or `load()` once (concurrent callers share it). */
   async get(load: () => Promise<ToolDescriptor[]>): Promise<ToolDescriptor[]> {
@@ -38,7 +38,8 @@ export class ToolCatalog {
     if (this.loading?.generation === this.generation) return this.loading.promise;
     const generation = this.generation;
     const promise = load().then((tools) => {
-      this.lastListed = tools;
+      // The catalog keeps the MCP tool objects as listed (outputSchema included).
+      this.lastWithOutputSchema = new Set(tools.filter((t) => (t as { outputSchema?: unknown }).outputSchema !== undefined).map((t) => t.name));
       // A list_changed that arrived while loading makes this result stale: do not cache it.
       if (generation === this.generation) this.tools = tools;
       return tools;
@@ -61,9 +62,8 @@ export class ToolCatalog {
    */
   sdkChecksOutputOf(name: string): boolean {
     if (this.loading) return true;
-    const tool = this.lastListed?.find((t) => t.name === name);
-    // The catalog keeps the MCP tool objects as listed (outputSchema included).
-    return tool !== undefined && (tool as { outputSchema?: unknown }).outputSchema !== undefined;
+    // A lookup rather than a scan of the list on every call.
+    return this.lastWithOutputSchema?.has(name) === true;
   }
 
   invalidate(): void {

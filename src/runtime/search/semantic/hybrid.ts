@@ -63,9 +63,18 @@ export interface HybridSettings {
    * stays small and meaning decides, instead of a weak match being scaled up to a full one.
    */
   lexicalFloor: number;
+  /**
+   * The floor of a query that is one need (one clause: "throw a wedding", "parcel never arrived")
+   * is `lexicalFloor` times this. Such a query's whole BM25F is all of its lexical side (a query
+   * of several clauses gives the whole only `1 - clauseWeight` of it, each clause's best hit the
+   * rest), and a short intent shares few words with the tools it needs, so one word met in a
+   * name ("rental" → calculatePropertyROI) counted as much as an exact match. 1 = the same floor
+   * for every query (the ranking before 4 December, session 6).
+   */
+  oneNeedFloorFactor: number;
 }
 
-export const HYBRID_DEFAULTS: HybridSettings = { lexicalWeight: 0.8, floorRank: 50, mmrLambda: 1, mmrPool: 30, clauseWeight: 0.5, minCosine: 0.27, serverWeight: 0, shortQueryTerms: 0, shortLexicalWeight: 0.8, lexicalFloor: 1.5 };
+export const HYBRID_DEFAULTS: HybridSettings = { lexicalWeight: 0.8, floorRank: 50, mmrLambda: 1, mmrPool: 30, clauseWeight: 0.5, minCosine: 0.27, serverWeight: 0, shortQueryTerms: 0, shortLexicalWeight: 0.8, lexicalFloor: 1.5, oneNeedFloorFactor: 2 };
 
 export interface HybridOptions {
   /** The lexical side: BM25F (it scores by document position, which the fusion indexes by). */
@@ -457,7 +466,8 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
   /**
    * BM25F of the whole query and of each clause, each scaled by its best hit, mixed: the whole
    * query keeps `1 - clauseWeight`, and each document gets the best of its clause scores. `floored`:
-   * scaled by at least `lexicalFloor` (when fused with meaning; BM25F alone ranks as it always did).
+   * scaled by at least `lexicalFloor` (`oneNeedFloorFactor` times it for a query of one clause;
+   * when fused with meaning; BM25F alone ranks as it always did).
    */
   function lexicalScores(query: string, opts: SearchOptions, floored: boolean): Lexical {
     const current = currentLayout();
@@ -466,8 +476,8 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     const scope = opts.plugin !== undefined ? { plugin: opts.plugin } : {};
     const scores = new Float64Array(current.total);
     // The IDF of a word found in one tool of the catalog (BM25F's formula).
-    const floor = floored ? settings.lexicalFloor * bm25Idf(lexical.size(), 1) : 0;
-    const add = (text: string, weight: number, into: Float64Array, combine: "sum" | "max") => {
+    const unit = floored ? settings.lexicalFloor * bm25Idf(lexical.size(), 1) : 0;
+    const add = (text: string, weight: number, into: Float64Array, combine: "sum" | "max", floor: number) => {
       const found = lexical.scoreRows(text, scope);
       let max = 0;
       for (const { scores: s } of found) for (const value of s) if (value > max) max = value;
@@ -485,10 +495,10 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     };
     const clauses = queryClauses(query);
     const cw = clauses.length > 1 ? settings.clauseWeight : 0;
-    add(query, 1 - cw, scores, "sum");
+    add(query, 1 - cw, scores, "sum", clauses.length > 1 ? unit : settings.oneNeedFloorFactor * unit);
     if (cw > 0) {
       const best = new Float64Array(current.total);
-      for (const clause of clauses) add(clause, cw, best, "max");
+      for (const clause of clauses) add(clause, cw, best, "max", unit);
       for (let i = 0; i < best.length; i++) scores[i]! += best[i]!;
     }
     return { query, plugin: opts.plugin, generation: current.generation, floored, scores };
