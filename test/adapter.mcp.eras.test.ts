@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
@@ -10,6 +10,7 @@ import { V2_FIXTURE } from "./v2-helpers.js";
 import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { createFileCatalogStore } from "../src/runtime/catalog-cache/store.js";
+import { writePlugin } from "./helpers.js";
 
 /**
  * The mcp adapter against servers of both eras written with the SDK v2: modern-only
@@ -124,8 +125,7 @@ describe("the era verdict survives a restart of the runtime (catalog cache)", ()
       pl: { command: process.execPath, args: [path.join(path.dirname(V2_FIXTURE), "strict-legacy.mjs")] },
     };
     for (const [prefix, spawnAs] of Object.entries(spawns)) {
-      mkdirSync(path.join(pluginsDir, prefix), { recursive: true });
-      writeFileSync(path.join(pluginsDir, prefix, "plugin.json"), JSON.stringify({ name: prefix, prefix, description: "era persistence", adapter: { kind: "mcp", ...spawnAs, timeoutMs: 30_000 } }));
+      writePlugin(path.join(pluginsDir, prefix), { name: prefix, prefix, description: "era persistence", adapter: { kind: "mcp", ...spawnAs, timeoutMs: 30_000 } });
     }
     const run = async (): Promise<{ runtime: Runtime; eras: Record<string, unknown> }> => {
       const runtime = await createRuntime({ pluginDirs: Object.keys(spawns).map((p) => path.join(pluginsDir, p)), env: {}, log: silentLogger, catalogCache: createFileCatalogStore(cacheDir) });

@@ -110,3 +110,41 @@ describe("shared start", () => {
     seenPids.add(adapter.pid as number);
   });
 });
+
+describe("a server started only to list its tools", () => {
+  const until = async (what: string, probe: () => boolean, ms = 3_000): Promise<void> => {
+    for (const deadline = Date.now() + ms; !probe(); await sleep(20)) if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  };
+
+  test("a background listing stops it once answered; a listing for a caller keeps it for the call that may follow", async () => {
+    const background = track(fixtureAdapter());
+    await background.listTools({ background: true });
+    seenPids.add(background.pid as number);
+    await until("the background-listed server to stop", () => !background.connected);
+
+    const asked = track(fixtureAdapter());
+    await asked.listTools();
+    seenPids.add(asked.pid as number);
+    await sleep(300);
+    assert.equal(asked.connected, true, "kept (15 s) for a call");
+  });
+
+  test("a call that started the server, or began during the listing, keeps it running after a background listing", async () => {
+    // The call starts the server; the listing joins.
+    const first = track(fixtureAdapter());
+    const calling = first.call("sleep", { ms: 400 });
+    await first.listTools({ background: true });
+    seenPids.add(first.pid as number);
+    await calling;
+    // The listing starts the server; the call begins before it has answered and outlasts it.
+    const second = track(fixtureAdapter());
+    const listing = second.listTools({ background: true });
+    const during = second.call("sleep", { ms: 400 });
+    await listing;
+    seenPids.add(second.pid as number);
+    await during;
+    await sleep(300);
+    assert.equal(first.connected, true, "the caller's server keeps the normal idle timeout");
+    assert.equal(second.connected, true, "a call during the listing keeps the normal idle timeout");
+  });
+});

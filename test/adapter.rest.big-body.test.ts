@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { baseEnv, MCP_BIN } from "./helpers.js";
+import { baseEnv, MCP_BIN, writePlugin } from "./helpers.js";
 
 // A backend that answers 600 MB: the runtime reads its body as a stream, stops at the cap
 // (8 MiB by default) with RESULT_TOO_LARGE and a hint to ask for less, and its RSS stays within
@@ -68,17 +68,12 @@ describe("a 600 MB REST answer", { timeout: 180_000 }, () => {
   before(async () => {
     backend = await startBackend();
     const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-big-"));
-    const plugin = path.join(dir, "agent-tools-plugin-big");
-    mkdirSync(plugin);
-    writeFileSync(
-      path.join(plugin, "plugin.json"),
-      JSON.stringify({
-        name: "big",
-        prefix: "big",
-        description: "A backend with a huge answer (tests only)",
-        adapter: { kind: "rest", baseUrl: backend.url, timeoutMs: 120_000, tools: [{ name: "dump", method: "GET", path: "/dump" }, { name: "announced", method: "GET", path: "/announced" }] },
-      }),
-    );
+    writePlugin(path.join(dir, "agent-tools-plugin-big"), {
+      name: "big",
+      prefix: "big",
+      description: "A backend with a huge answer (tests only)",
+      adapter: { kind: "rest", baseUrl: backend.url, timeoutMs: 120_000, tools: [{ name: "dump", method: "GET", path: "/dump" }, { name: "announced", method: "GET", path: "/announced" }] },
+    });
     transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_CALL_TIMEOUT_MS: "120000" }), cwd: dir, stderr: "pipe" });
     client = new Client({ name: "big-body-test", version: "0.0.0" });
     await client.connect(transport);

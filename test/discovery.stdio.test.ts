@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { baseEnv, callJson, connect, FIXTURES, PLUGINS, runCli, textJson, type Connected } from "./helpers.js";
+import { baseEnv, callJson, connect, type Connected, FIXTURES, PLUGINS, runCli, textJson, writePlugin } from "./helpers.js";
 
 // Discovery through the built server over stdio: agent_tools_search, _discover, compact mode with
 // 1 and 50 plugins, the server instructions, the index following a downstream list_changed, and
@@ -24,15 +24,11 @@ interface Hit {
 function makeFleet(count: number): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-fleet-"));
   for (let i = 1; i <= count; i++) {
-    const folder = path.join(dir, `agent-tools-plugin-svc${i}`);
-    mkdirSync(folder);
-    writeFileSync(
-      path.join(folder, "plugin.json"),
-      JSON.stringify({ name: `svc${i}`, prefix: `svc${i}`, description: `Service ${i}: widgets and gadgets.`, adapter: "./adapter.mjs", readonlyTools: [`get_widget_${i}`] }),
-    );
-    writeFileSync(
-      path.join(folder, "adapter.mjs"),
-      `export default class {
+    writePlugin(
+      path.join(dir, `agent-tools-plugin-svc${i}`),
+      { name: `svc${i}`, prefix: `svc${i}`, description: `Service ${i}: widgets and gadgets.`, adapter: "./adapter.mjs", readonlyTools: [`get_widget_${i}`] },
+      {
+        "adapter.mjs": `export default class {
   async listTools() {
     return { tools: [
       { name: "get_widget_${i}", description: "Read widget ${i} by its id.", inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } },
@@ -42,6 +38,7 @@ function makeFleet(count: number): string {
   async call(name, args) { return { service: ${i}, tool: name, args }; }
 }
 `,
+      },
     );
   }
   return dir;

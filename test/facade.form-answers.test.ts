@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { formAnswerValidator } from "../src/facade/form-validator.js";
-import { ROOT } from "./helpers.js";
-import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { ROOT, writePlugin } from "./helpers.js";
+import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
 
 /**
  * A user's form answer to a downstream's question is checked against the form's schema by one
@@ -19,20 +18,13 @@ import { startHttp, type RunningHttp } from "./http-helpers.js";
 
 const LEGACY_ASKER = path.join(ROOT, "test", "fixtures", "v2", "legacy-asker.mjs");
 const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-form-answers-"));
-const plugin = path.join(dir, "agent-tools-plugin-ln");
-mkdirSync(plugin, { recursive: true });
-writeFileSync(path.join(plugin, "plugin.json"), JSON.stringify({ name: "ln", prefix: "ln", description: "A downstream that asks the user.", adapter: { kind: "mcp", command: process.execPath, args: [LEGACY_ASKER], timeoutMs: 60_000 } }));
+writePlugin(path.join(dir, "agent-tools-plugin-ln"), { name: "ln", prefix: "ln", description: "A downstream that asks the user.", adapter: { kind: "mcp", command: process.execPath, args: [LEGACY_ASKER], timeoutMs: 60_000 } });
 
 /** A 2025-era client whose session answers on SSE (so it can be asked mid-call) and whose user answers `reply`. */
 async function asker(url: string, reply: unknown): Promise<V1Client> {
   const client = new V1Client({ name: "form-answers", version: "0" }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { reply } as Record<string, string> }));
-  const preferSse: typeof fetch = (target, init) => {
-    const headers = new Headers(init?.headers);
-    if (init?.method === "POST") headers.set("accept", "text/event-stream, application/json");
-    return fetch(target, { ...init, headers });
-  };
-  await client.connect(new V1Http(new URL(url), { fetch: preferSse }));
+  await connectHttpPreferringSse(client, url);
   return client;
 }
 
@@ -42,14 +34,8 @@ const ask = async (client: V1Client): Promise<string> => {
 };
 
 describe("form answers", () => {
-  let http: RunningHttp;
-  before(async () => {
-    http = await startHttp({ AGENT_TOOLS_PLUGINS_DIR: dir });
-  });
-  after(async () => {
-    await http.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const http = httpForSuite({ AGENT_TOOLS_PLUGINS_DIR: dir });
+  after(() => rmSync(dir, { recursive: true, force: true }));
 
   it("two sessions: an answer that breaks the form's schema is refused in words naming the field, a good one goes through", async () => {
     const wrong = await asker(http.url, 42);

@@ -3,7 +3,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -51,26 +51,49 @@ export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<str
 }
 
 /**
- * One server over stdio for the enclosing describe block, connected in its before hook and closed
- * in its after hook (the pair each suite used to write out). Its fields are read when used, so
- * inside the tests, once before has run.
+ * A server (or any resource) for the enclosing describe block: opened in its before hook, closed
+ * in its after hook (the pair each suite used to write out). The object returned stands for it:
+ * its fields are read when used, so inside the tests, once before has run.
  */
-export function stdioForSuite(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}): Connected {
-  let connected: Connected | undefined;
+export function forSuite<T extends object>(open: () => Promise<T>, close: (opened: T) => Promise<void>): T {
+  let opened: T | undefined;
   before(async () => {
-    connected = await connect(pluginsDir, extraEnv);
+    opened = await open();
   });
   after(async () => {
-    await connected?.close();
+    if (opened) await close(opened);
   });
-  const current = (): Connected => connected ?? assert.fail("the suite's stdio server was read before its before hook ran");
-  return {
-    get client() {
-      return current().client;
+  return new Proxy({} as T, {
+    get(_, key) {
+      const target = opened ?? assert.fail(`the suite's server was read (${String(key)}) before its before hook ran`);
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
-    stderr: () => current().stderr(),
-    close: () => current().close(),
-  };
+  });
+}
+
+/** The built server over stdio for the enclosing describe block (forSuite). */
+export function stdioForSuite(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}): Connected {
+  return forSuite(
+    () => connect(pluginsDir, extraEnv),
+    (connected) => connected.close(),
+  );
+}
+
+/** Connect a v1 SDK client (one a test built with its own capabilities) to the built server over stdio. */
+export async function connectStdioV1(client: Client, extraEnv: Record<string, string> = {}): Promise<void> {
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env: baseEnv(extraEnv), stderr: "pipe" }));
+}
+
+/** A plugin folder for a test: `plugin.json` from `manifest`, and any other files (path in the folder → text). Returns the folder. */
+export function writePlugin(folder: string, manifest: Record<string, unknown>, files: Record<string, string> = {}): string {
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, "plugin.json"), JSON.stringify(manifest));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(folder, name)), { recursive: true });
+    writeFileSync(path.join(folder, name), text);
+  }
+  return folder;
 }
 
 export type Payload = Record<string, unknown> & {

@@ -1,11 +1,9 @@
-import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
 import path from "node:path";
-import { after, before } from "node:test";
-import { baseEnv, FIXTURES, PLUGINS, ROOT } from "./helpers.js";
+import { baseEnv, FIXTURES, forSuite, PLUGINS, ROOT } from "./helpers.js";
 
 /** Helpers of the http.* tests: the built HTTP server as a real process, raw requests, SDK clients. */
 
@@ -20,33 +18,25 @@ export interface RunningHttp {
   stop: () => Promise<void>;
 }
 
-/**
- * One HTTP server for the enclosing describe block, started in its before hook and stopped in its
- * after hook (the pair each suite used to write out). Its fields are read when used, so inside
- * the tests, once before has run.
- */
+/** The built HTTP server for the enclosing describe block (forSuite). */
 export function httpForSuite(extraEnv: Record<string, string> = {}, args: string[] = []): RunningHttp {
-  let running: RunningHttp | undefined;
-  before(async () => {
-    running = await startHttp(extraEnv, args);
-  });
-  after(async () => {
-    await running?.stop();
-  });
-  const current = (): RunningHttp => running ?? assert.fail("the suite's HTTP server was read before its before hook ran");
-  return {
-    get url() {
-      return current().url;
-    },
-    get child() {
-      return current().child;
-    },
-    get exited() {
-      return current().exited;
-    },
-    stderr: () => current().stderr(),
-    stop: () => current().stop(),
+  return forSuite(
+    () => startHttp(extraEnv, args),
+    (running) => running.stop(),
+  );
+}
+
+/**
+ * Connect a v1 SDK client over Streamable HTTP asking for SSE answers, so its session can carry
+ * the server's requests (questions, sampling) mid-call: a JSON-answering session cannot.
+ */
+export async function connectHttpPreferringSse(client: Client, url: string): Promise<void> {
+  const preferSse: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (init?.method === "POST") headers.set("accept", "text/event-stream, application/json");
+    return fetch(input, { ...init, headers });
   };
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: preferSse }));
 }
 
 /** Start dist/bin/agent-tools-mcp-http.js on a free port and wait for the line that names its URL. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startHttpFixture, type HttpFixture } from "./fixtures/mcp/http-server.js";
-import { baseEnv, MCP_BIN } from "./helpers.js";
+import { baseEnv, MCP_BIN, writePlugin } from "./helpers.js";
 
 // Two runtime processes share one OAuth token store, against a token endpoint that rotates
 // refresh tokens and revokes the whole grant when one is used twice (as providers with reuse
@@ -36,9 +36,7 @@ async function setup(options: Parameters<typeof startHttpFixture>[0]): Promise<{
   const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-oauth-"));
   const store = path.join(dir, "tokens.json");
   writeFileSync(store, JSON.stringify({ access_token: "access-expired-0", refresh_token: "refresh-original-0", expires_at: Math.floor(Date.now() / 1000) - 60, token_endpoint: server.tokenEndpoint, client_id: "agent-tools" }), { mode: 0o600 });
-  const plugin = path.join(dir, "agent-tools-plugin-remote");
-  mkdirSync(plugin);
-  writeFileSync(path.join(plugin, "plugin.json"), JSON.stringify({ name: "remote", prefix: "remote", description: "An OAuth-protected MCP server (tests only)", adapter: { kind: "mcp", url: server.url, auth: { tokenStore: store } } }));
+  writePlugin(path.join(dir, "agent-tools-plugin-remote"), { name: "remote", prefix: "remote", description: "An OAuth-protected MCP server (tests only)", adapter: { kind: "mcp", url: server.url, auth: { tokenStore: store } } });
   return { server, dir, store };
 }
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { baseEnv, callJson, connect, FIXTURES, runCli, type Connected } from "./helpers.js";
+import { baseEnv, callJson, connect, type Connected, FIXTURES, runCli, writePlugin } from "./helpers.js";
 
 /**
  * A user's own plugin, or `mcpServers` entry, with the prefix of a bundled plugin (`github`)
@@ -19,18 +19,15 @@ const WITH_BUNDLED = { AGENT_TOOLS_NO_BUNDLED_PLUGINS: "0" };
 before(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-precedence-"));
   pluginsDir = path.join(dir, "plugins");
-  const mine = path.join(pluginsDir, "agent-tools-plugin-my-github");
-  mkdirSync(mine, { recursive: true });
-  writeFileSync(
-    path.join(mine, "plugin.json"),
-    JSON.stringify({ name: "my-github", prefix: "github", description: "The user's own GitHub plugin (an original-runtime folder).", adapter: "./adapter.mjs", readonlyTools: ["whoami"] }),
-  );
-  writeFileSync(
-    path.join(mine, "adapter.mjs"),
-    `export default () => ({
+  writePlugin(
+    path.join(pluginsDir, "agent-tools-plugin-my-github"),
+    { name: "my-github", prefix: "github", description: "The user's own GitHub plugin (an original-runtime folder).", adapter: "./adapter.mjs", readonlyTools: ["whoami"] },
+    {
+      "adapter.mjs": `export default () => ({
   async listTools() { return { tools: [{ name: "whoami", description: "Who the plugin acts as.", inputSchema: { type: "object", properties: {} } }] }; },
   async call() { return { content: [{ type: "text", text: JSON.stringify({ login: "my-own-plugin" }) }] }; },
 });\n`,
+    },
   );
   configFile = path.join(dir, "agent-tools.config.json");
   writeFileSync(

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync, cpSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { before, describe, it } from "node:test";
@@ -9,7 +9,7 @@ import { loadPlugins } from "../src/plugins/loader.js";
 import { ManifestError, parseManifest } from "../src/plugins/manifest.js";
 import { SKILLS_META_FILE, loadSkills, skillFileHash } from "../src/plugins/skills.js";
 import { createRuntime } from "../src/runtime/runtime.js";
-import { baseEnv, BROKEN, callJson, PLUGINS, runCli, stdioForSuite } from "./helpers.js";
+import { baseEnv, BROKEN, callJson, PLUGINS, runCli, stdioForSuite, writePlugin } from "./helpers.js";
 
 describe("manifest", () => {
   const file = "/plugins/agent-tools-plugin-x/plugin.json";
@@ -202,10 +202,12 @@ describe("runtime API", () => {
 describe("a plugin disabled by config", () => {
   it("is dropped before its adapter or skills are imported", async () => {
     const dir = path.join(mkdtempSync(path.join(tmpdir(), "agent-tools-disabled-")), "agent-tools-plugin-marked");
-    mkdirSync(dir);
     const marker = path.join(dir, "imported");
-    writeFileSync(path.join(dir, "plugin.json"), JSON.stringify({ name: "marked", prefix: "marked", description: "Leaves a file when its adapter is imported.", adapter: "./adapter.mjs" }));
-    writeFileSync(path.join(dir, "adapter.mjs"), `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "x");\nexport default class { async listTools() { return { tools: [] }; } async call() { return {}; } }\n`);
+    writePlugin(
+      dir,
+      { name: "marked", prefix: "marked", description: "Leaves a file when its adapter is imported.", adapter: "./adapter.mjs" },
+      { "adapter.mjs": `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "x");\nexport default class { async listTools() { return { tools: [] }; } async call() { return {}; } }\n` },
+    );
     const { plugins, failures } = await loadPlugins([dir], { env: {}, log: silentLogger, disable: ["marked"] });
     assert.deepEqual(plugins, []);
     assert.deepEqual(failures, []);

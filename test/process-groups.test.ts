@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { baseEnv, MCP_BIN } from "./helpers.js";
+import { baseEnv, MCP_BIN, writePlugin } from "./helpers.js";
 import { isRunning, sleep, STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 
 // Children started through a wrapper (`sh -c "node …; …"`) whose real process ignores SIGTERM
@@ -23,23 +23,18 @@ function setup(): { dir: string; config: string; cliPidFile: string } {
   writeFileSync(config, JSON.stringify({ mcpServers: { wrapped: { command: "sh", args: ["-c", wrapped] } } }));
   const cliPidFile = path.join(dir, "cli-grandchild.pid");
   const stubborn = "for (const s of ['SIGTERM','SIGINT','SIGHUP']) process.on(s, () => {}); require('fs').writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000)";
-  const plugin = path.join(dir, "agent-tools-plugin-stubcli");
-  mkdirSync(plugin);
-  writeFileSync(
-    path.join(plugin, "plugin.json"),
-    JSON.stringify({
-      name: "stubcli",
-      prefix: "stubcli",
-      description: "A CLI whose wrapped grandchild ignores SIGTERM (tests only)",
-      adapter: {
-        kind: "cli",
-        program: "sh",
-        allowlist: ["sh"],
-        timeoutMs: 600_000,
-        tools: [{ name: "linger", description: "Runs until killed", argv: ["-c", `${node} -e ${JSON.stringify(stubborn)} "$1"; echo after`, "sh", cliPidFile], readonly: true }],
-      },
-    }),
-  );
+  writePlugin(path.join(dir, "agent-tools-plugin-stubcli"), {
+    name: "stubcli",
+    prefix: "stubcli",
+    description: "A CLI whose wrapped grandchild ignores SIGTERM (tests only)",
+    adapter: {
+      kind: "cli",
+      program: "sh",
+      allowlist: ["sh"],
+      timeoutMs: 600_000,
+      tools: [{ name: "linger", description: "Runs until killed", argv: ["-c", `${node} -e ${JSON.stringify(stubborn)} "$1"; echo after`, "sh", cliPidFile], readonly: true }],
+    },
+  });
   return { dir, config, cliPidFile };
 }
 

@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/client";
-import { baseEnv, callJson, MCP_BIN } from "./helpers.js";
-import { httpForSuite } from "./http-helpers.js";
+import { callJson, connectStdioV1, writePlugin } from "./helpers.js";
+import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
 import { callV2, connectHttpV2, connectStdioV2, v2Client, V2_FIXTURE } from "./v2-helpers.js";
 
 /**
@@ -25,22 +24,17 @@ const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-confirm-"));
 const writes = path.join(dir, "writes.log");
 const pluginsDir = path.join(dir, "plugins");
 
-/** A plugin `db` over the dual-era v2 fixture, with a skill that writes two rows. */
-function writePlugin(): void {
-  const plugin = path.join(pluginsDir, "agent-tools-plugin-db");
-  mkdirSync(path.join(plugin, "skills"), { recursive: true });
-  writeFileSync(
-    path.join(plugin, "plugin.json"),
-    JSON.stringify({
-      name: "db",
-      prefix: "db",
-      description: "A table store for the confirmation tests.",
-      adapter: { kind: "mcp", command: process.execPath, args: ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"], env: { V2_WRITE_LOG: writes }, timeoutMs: 30_000 },
-    }),
-  );
-  writeFileSync(
-    path.join(plugin, "skills", "two-rows.mjs"),
-    `export const meta = { description: "Write two rows." };
+// A plugin `db` over the dual-era v2 fixture, with a skill that writes two rows.
+writePlugin(
+  path.join(pluginsDir, "agent-tools-plugin-db"),
+  {
+    name: "db",
+    prefix: "db",
+    description: "A table store for the confirmation tests.",
+    adapter: { kind: "mcp", command: process.execPath, args: ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"], env: { V2_WRITE_LOG: writes }, timeoutMs: 30_000 },
+  },
+  {
+    "skills/two-rows.mjs": `export const meta = { description: "Write two rows." };
 export async function run(adapter, args) {
   await adapter.call("echo", { text: "read first" });
   await adapter.call("write_row", { table: args.table ?? "t", value: "one" });
@@ -48,9 +42,8 @@ export async function run(adapter, args) {
   return { wrote: 2 };
 }
 `,
-  );
-}
-writePlugin();
+  },
+);
 
 const written = (): string[] => {
   try {
@@ -129,7 +122,7 @@ describe("stdio", () => {
     const asked: string[] = [];
     const answer: { next: Decision } = { next: { action: "accept" } };
     const client = askingV1("legacy-asker", asked, () => answer.next);
-    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+    await connectStdioV1(client, env);
     try {
       await acceptThenDecline((args) => callJson(client, "agent_tools_db_call", args), asked, answer, "stdio-legacy");
     } finally {
@@ -211,13 +204,7 @@ describe("HTTP", () => {
     const asked: string[] = [];
     const answer: { next: Decision } = { next: { action: "accept" } };
     const client = askingV1("legacy-http-asker", asked, () => answer.next);
-    // Prefer SSE so the session can carry the question mid-call.
-    const preferSse: typeof fetch = (url, init) => {
-      const headers = new Headers(init?.headers);
-      if (init?.method === "POST") headers.set("accept", "text/event-stream, application/json");
-      return fetch(url, { ...init, headers });
-    };
-    await client.connect(new V1Http(new URL(http.url), { fetch: preferSse }));
+    await connectHttpPreferringSse(client, http.url);
     try {
       await acceptThenDecline((args) => callJson(client, "agent_tools_db_call", args), asked, answer, "http-legacy");
     } finally {

@@ -1,19 +1,17 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Client as V2Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/stdio";
 import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
-import { baseEnv, MCP_BIN, ROOT } from "./helpers.js";
-import { httpForSuite } from "./http-helpers.js";
+import { baseEnv, connectStdioV1, ROOT, writePlugin } from "./helpers.js";
+import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
 import { connectHttpV2, connectStdioV2, MODERN, v2Client, V2_FIXTURE } from "./v2-helpers.js";
 
 /**
@@ -36,11 +34,7 @@ const downstreams = {
   ln: { command: process.execPath, args: [LEGACY_ASKER] },
 };
 for (const [prefix, spawnAs] of Object.entries(downstreams)) {
-  mkdirSync(path.join(pluginsDir, `agent-tools-plugin-${prefix}`), { recursive: true });
-  writeFileSync(
-    path.join(pluginsDir, `agent-tools-plugin-${prefix}`, "plugin.json"),
-    JSON.stringify({ name: prefix, prefix, description: `Relay downstream '${prefix}'.`, adapter: { kind: "mcp", ...spawnAs, timeoutMs: 60_000 } }),
-  );
+  writePlugin(path.join(pluginsDir, `agent-tools-plugin-${prefix}`), { name: prefix, prefix, description: `Relay downstream '${prefix}'.`, adapter: { kind: "mcp", ...spawnAs, timeoutMs: 60_000 } });
 }
 const env = { AGENT_TOOLS_PLUGINS_DIR: pluginsDir };
 const PREFIXES = Object.keys(downstreams) as (keyof typeof downstreams)[];
@@ -141,7 +135,7 @@ describe("the agent's client in the 2025 era", () => {
 
   it("over stdio: progress, questions and sampling of both downstream eras arrive as directly", async () => {
     const client = legacyClient();
-    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+    await connectStdioV1(client, env);
     try {
       await throughRuntime(wrapV1(client));
     } finally {
@@ -151,13 +145,7 @@ describe("the agent's client in the 2025 era", () => {
 
   it("over HTTP (a session answering on SSE): the same", async () => {
     const client = legacyClient();
-    // Prefer SSE, so the session can carry requests to the client mid-call (a JSON-answering session cannot).
-    const preferSse: typeof fetch = (url, init) => {
-      const headers = new Headers(init?.headers);
-      if (init?.method === "POST") headers.set("accept", "text/event-stream, application/json");
-      return fetch(url, { ...init, headers });
-    };
-    await client.connect(new V1Http(new URL(http.url), { fetch: preferSse }));
+    await connectHttpPreferringSse(client, http.url);
     try {
       await throughRuntime(wrapV1(client));
     } finally {
@@ -169,7 +157,7 @@ describe("the agent's client in the 2025 era", () => {
     const logs: string[] = [];
     const client = legacyClient();
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(JSON.stringify(notification.params.data)));
-    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+    await connectStdioV1(client, env);
     try {
       await client.setLoggingLevel("info");
       await client.callTool(callArgs("dn", "log_note", { note: "hello logs" }));
@@ -182,7 +170,7 @@ describe("the agent's client in the 2025 era", () => {
 
   it("a client that declared no elicitation gets a refusal in words, from either downstream", async () => {
     const client = legacyClient({});
-    await client.connect(new V1Stdio({ command: process.execPath, args: [MCP_BIN], env: baseEnv(env), stderr: "pipe" }));
+    await connectStdioV1(client, env);
     try {
       for (const prefix of PREFIXES) {
         const result = await client.callTool(callArgs(prefix, "ask_user", { question: "?" }));

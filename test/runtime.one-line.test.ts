@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -7,6 +7,7 @@ import { silentLogger } from "../src/log.js";
 import { oneLine } from "../src/runtime/one-line.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { createSession } from "../src/runtime/session.js";
+import { writePlugin } from "./helpers.js";
 
 /**
  * Descriptions in answers are one line, by one rule (runtime/one-line.ts): the first sentence
@@ -21,12 +22,11 @@ const SKILLS = {
 };
 
 const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-one-line-"));
-const plugin = path.join(dir, "agent-tools-plugin-books");
-mkdirSync(path.join(plugin, "skills"), { recursive: true });
-writeFileSync(path.join(plugin, "plugin.json"), JSON.stringify({ name: "books", prefix: "books", description: "Invoices and credit notes.", adapter: { kind: "rest", baseUrl: "http://127.0.0.1:9", tools: [{ name: "list_invoices", path: "/invoices" }] }, skills: "skills" }));
-for (const [name, description] of Object.entries(SKILLS)) {
-  writeFileSync(path.join(plugin, "skills", `${name}.mjs`), `export const meta = { description: ${JSON.stringify(description)} };\nexport async function run() { return {}; }\n`);
-}
+const plugin = writePlugin(
+  path.join(dir, "agent-tools-plugin-books"),
+  { name: "books", prefix: "books", description: "Invoices and credit notes.", adapter: { kind: "rest", baseUrl: "http://127.0.0.1:9", tools: [{ name: "list_invoices", path: "/invoices" }] }, skills: "skills" },
+  Object.fromEntries(Object.entries(SKILLS).map(([name, description]) => [`skills/${name}.mjs`, `export const meta = { description: ${JSON.stringify(description)} };\nexport async function run() { return {}; }\n`])),
+);
 
 describe("one-line descriptions", () => {
   let runtime: Runtime;

@@ -303,6 +303,7 @@ describe("without the model", () => {
     assert.deepEqual(queryClauses("Find the cheapest flight and add it to my calendar"), ["Find the cheapest flight", "add it to my calendar"]);
     assert.deepEqual(queryClauses("Get the SLA of the service. Then back up /home/data. Finally, update shipment 7."), ["Get the SLA of the service.", "back up /home/data.", "update shipment 7."]);
     assert.deepEqual(queryClauses("list issues"), ["list issues"]);
+    assert.deepEqual(queryClauses("Find the director of the movie as well as the opening hours of the cinema"), ["Find the director of the movie", "the opening hours of the cinema"]);
   });
 
   describe("through the MCP server with AGENT_TOOLS_SEMANTIC=off", () => {

@@ -8,7 +8,7 @@ import path from "node:path";
 /**
  * Real services for the team-gateway tests: Debian's redis-server and HAProxy, started on free
  * loopback ports in a temp folder and stopped (SIGTERM, then SIGKILL) at the end. `.ci/run`
- * installs both packages when missing; `servicesAvailable()` lets a developer without them see a
+ * installs both packages when missing; `servicesMissing()` lets a developer without them see a
  * clear skip reason instead of a spawn error.
  */
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -7,7 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { closeSession } from "../src/runtime/session.js";
-import { PLUGINS, textJson } from "./helpers.js";
+import { PLUGINS, textJson, writePlugin } from "./helpers.js";
 import { linkFacade, type LinkedFacade } from "./memory-kit.js";
 
 /**
@@ -92,10 +92,11 @@ describe("text layer sessions", () => {
 describe("plugin command names", () => {
   it("a plugin named like a sandbox command becomes plugin-<prefix>, and the command keeps working", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-sort-plugin-"));
-    const pluginDir = path.join(dir, "agent-tools-plugin-sort");
-    mkdirSync(pluginDir);
-    copyFileSync(path.join(PLUGINS, "agent-tools-plugin-tracker", "adapter.mjs"), path.join(pluginDir, "adapter.mjs"));
-    writeFileSync(path.join(pluginDir, "plugin.json"), JSON.stringify({ name: "sort", prefix: "sort", description: "tickets, under a name that is a shell command", adapter: "./adapter.mjs", adapterExport: "createTrackerAdapter" }));
+    const pluginDir = writePlugin(
+      path.join(dir, "agent-tools-plugin-sort"),
+      { name: "sort", prefix: "sort", description: "tickets, under a name that is a shell command", adapter: "./adapter.mjs", adapterExport: "createTrackerAdapter" },
+      { "adapter.mjs": readFileSync(path.join(PLUGINS, "agent-tools-plugin-tracker", "adapter.mjs"), "utf8") },
+    );
     const runtime = await createRuntime({ pluginDirs: [pluginDir], env: {}, log: silentLogger });
     const linked = await link(runtime, "names");
     const list = (await linked.client.callTool({ name: "agent_tools_exec", arguments: { command: "list" } })) as CallToolResult;

@@ -31,8 +31,10 @@ export interface TeamJwtConfig {
 }
 
 export interface TeamConfig {
+  /** redis:// or rediss:// URL; `AGENT_TOOLS_REDIS_URL` wins. */
   redis?: string;
   redisPrefix?: string;
+  /** "off" disables the audit log; a path names the JSONL file (memory backend). */
   audit?: string;
   heartbeatTtlMs?: number;
   identities?: TeamIdentityConfig[];

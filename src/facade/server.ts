@@ -20,7 +20,7 @@ import { resolveFacadeTool } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
-import { mayUsePlugin, type Identity } from "../runtime/access.js";
+import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.js";
 
 /**
  * The MCP facade on the SDK v2 low-level Server: handlers for tools/list and tools/call that map
@@ -206,7 +206,7 @@ export function createFacade(runtime: Runtime): Facade {
   }
   const views = new Map<string, View>();
   const viewFor = (identity: Identity | undefined): View => {
-    const key = identity ? `${identity.name}\n${identity.plugins === "*" ? "*" : identity.plugins.join(",")}` : "";
+    const key = identityViewKey(identity);
     let view = views.get(key);
     if (view) return view;
     const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));

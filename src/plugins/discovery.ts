@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { isDirectory } from "../is-directory.js";
 
 /**
  * Where plugins are found without configuration:
@@ -31,16 +32,8 @@ export interface DiscoveryOptions {
   skipBundled?: boolean;
 }
 
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 function listSubdirs(dir: string, namePrefix?: string): string[] {
-  if (!isDir(dir)) return [];
+  if (!isDirectory(dir)) return [];
   let names: string[];
   try {
     names = readdirSync(dir).sort();
@@ -50,7 +43,7 @@ function listSubdirs(dir: string, namePrefix?: string): string[] {
   return names
     .filter((n) => (namePrefix ? n.startsWith(namePrefix) : !n.startsWith(".")))
     .map((n) => path.join(dir, n))
-    .filter((p) => isDir(p) && existsSync(path.join(p, MANIFEST_FILE)));
+    .filter((p) => isDirectory(p) && existsSync(path.join(p, MANIFEST_FILE)));
 }
 
 /** A folder that is a plugin, or that holds plugins in any sub-folder. */

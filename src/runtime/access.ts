@@ -18,6 +18,14 @@ export interface Identity {
   ratePerMinute?: number;
 }
 
+/**
+ * The key of what an identity sees (its name and plugins), for the caches kept per identity: the
+ * facade's tool lists and the modern entry's session scopes. No identity: "".
+ */
+export function identityViewKey(identity: Identity | undefined): string {
+  return identity ? `${identity.name}\n${identity.plugins === "*" ? "*" : identity.plugins.join(",")}` : "";
+}
+
 export function mayUsePlugin(identity: Identity | undefined, prefix: string): boolean {
   return !identity || identity.plugins === "*" || identity.plugins.includes(prefix);
 }

@@ -1,9 +1,10 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { AgentToolsConfig } from "../config/config.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import { describeMissing } from "../plugins/requirements.js";
 import { closestNames } from "./similarity.js";
+import { isDirectory } from "../is-directory.js";
 
 /**
  * What a start did that the user did not ask for in so many words, each said once on stderr:
@@ -11,22 +12,14 @@ import { closestNames } from "./similarity.js";
  * plugin folders that do not exist, and, in one line, the plugins that are not configured.
  */
 
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /** Folders named by AGENT_TOOLS_PLUGINS_DIR or `plugins.dirs` that are not there (the README's placeholder `PLUGINS` included). */
 export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs: readonly string[]): string[] {
   const notices: string[] = [];
   for (const dir of (pluginsDirEnv ?? "").split(path.delimiter).map((s) => s.trim()).filter(Boolean)) {
-    if (!isDir(path.resolve(dir))) notices.push(`AGENT_TOOLS_PLUGINS_DIR names ${path.resolve(dir)}, which ${existsSync(path.resolve(dir)) ? "is not a folder" : "does not exist"}; no plugins were loaded from it`);
+    if (!isDirectory(path.resolve(dir))) notices.push(`AGENT_TOOLS_PLUGINS_DIR names ${path.resolve(dir)}, which ${existsSync(path.resolve(dir)) ? "is not a folder" : "does not exist"}; no plugins were loaded from it`);
   }
   for (const dir of configDirs) {
-    if (!isDir(dir)) notices.push(`plugins.dirs names ${dir}, which ${existsSync(dir) ? "is not a folder" : "does not exist"}; no plugins were loaded from it`);
+    if (!isDirectory(dir)) notices.push(`plugins.dirs names ${dir}, which ${existsSync(dir) ? "is not a folder" : "does not exist"}; no plugins were loaded from it`);
   }
   return notices;
 }

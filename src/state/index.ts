@@ -1,4 +1,5 @@
 import type { Logger } from "../adapters/types.js";
+import type { TeamConfig } from "../config/team.js";
 import { createFileAuditLog, defaultAuditFile } from "./audit-file.js";
 import { createMemoryState } from "./memory.js";
 import type { SharedState } from "./types.js";
@@ -8,15 +9,8 @@ export { SharedStateError } from "./types.js";
 export { createMemoryState } from "./memory.js";
 export { defaultAuditFile } from "./audit-file.js";
 
-/** The team settings this module reads (config `team`, validated in gateway/config.ts). */
-export interface StateSettings {
-  /** redis:// or rediss:// URL; `AGENT_TOOLS_REDIS_URL` wins. */
-  redis?: string;
-  redisPrefix?: string;
-  /** "off" disables the audit log; a path names the JSONL file (memory backend). */
-  audit?: string;
-  heartbeatTtlMs?: number;
-}
+/** The part of the config's `team` block (config/team.ts, checked with the config file) this module reads. */
+export type StateSettings = Pick<TeamConfig, "redis" | "redisPrefix" | "audit" | "heartbeatTtlMs">;
 
 function auditSetting(env: NodeJS.ProcessEnv, settings: StateSettings): string | undefined {
   const value = env.AGENT_TOOLS_AUDIT?.trim() || settings.audit;

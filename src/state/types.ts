@@ -1,4 +1,5 @@
 import type { CatalogStore } from "../runtime/catalog-cache/store.js";
+import type { WorkspaceRecord } from "../runtime/workspaces.js";
 
 /**
  * State that several runtime instances behind one load balancer must share, behind one interface
@@ -91,15 +92,8 @@ export interface PubSub {
   subscribe(topic: string, listener: (message: string) => void): () => void;
 }
 
-/** A modern client's workspace record (runtime/workspaces.ts WorkspaceRecord), with the instance that holds its shell. */
-export interface SharedWorkspaceRecord {
-  id: string;
-  owner: string;
-  createdAt: number;
-  lastUsed: number;
-  /** The instance whose process holds the workspace's sandbox. */
-  instance?: string;
-}
+/** A modern client's workspace record as the shared store keeps it: runtime/workspaces.ts's own, with the instance that holds its shell. */
+export type SharedWorkspaceRecord = WorkspaceRecord;
 
 /** Workspace records every instance reads: a handle made on one instance is known on all. */
 export interface WorkspaceRecords {

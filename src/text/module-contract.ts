@@ -1,5 +1,5 @@
 import type { Adapter, Logger } from "../adapters/types.js";
-import type { CommandIo, CommandOutput } from "./command.js";
+import type { CommandOutput, TextCommand } from "./command.js";
 import type { EXIT } from "./exit-codes.js";
 import type { ModuleLib } from "./module-lib.js";
 
@@ -39,12 +39,8 @@ export interface ModuleVariable {
   secret?: boolean;
 }
 
-export interface ModuleCommand {
-  name: string;
-  summary: string;
-  usage: string;
-  run(args: string[], io: CommandIo): Promise<CommandOutput>;
-}
+/** A command a module's setup returns: the text layer's own command shape (command.ts). */
+export type ModuleCommand = TextCommand;
 
 export interface ModuleSetup {
   commands: ModuleCommand[];

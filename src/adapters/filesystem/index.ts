@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import path from "node:path";
 import type { DeclarativeAdapterFactory } from "../../plugins/loader.js";
 import type { Adapter } from "../types.js";
@@ -8,6 +7,7 @@ import { MCP_FILESYSTEM_BLOCK_SCHEMA } from "../block-schema-data.js";
 import type { McpFilesystemBlock } from "../mcp/schema.js";
 import { assertSpec } from "../shared/errors.js";
 import { createFilesystemGuard } from "./guard.js";
+import { isDirectory } from "../../is-directory.js";
 
 /**
  * The `mcp-filesystem` adapter kind: an `mcp` block for a filesystem server (the reference
@@ -24,15 +24,6 @@ import { createFilesystemGuard } from "./guard.js";
 /** Tools whose answers list names: hidden entries are taken out of them. */
 const LISTINGS = new Set(["list_directory", "list_directory_with_sizes", "directory_tree", "search_files"]);
 
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-
 interface TextResult {
   content?: Array<{ type: string; text?: string }>;
   structuredContent?: { content?: unknown };
@@ -42,7 +33,7 @@ export const createFilesystemAdapter: DeclarativeAdapterFactory = async (spec, o
   assertSpec<McpFilesystemBlock>(McpSpecError, MCP_FILESYSTEM_BLOCK_SCHEMA, spec, "adapter");
   const { roots, hide, ...rest }: McpFilesystemBlock = spec;
   const mcpSpec = { ...rest, kind: "mcp" };
-  const served = roots?.length ? roots : (rest.args ?? []).map(String).filter((a) => path.isAbsolute(a) && isDir(a));
+  const served = roots?.length ? roots : (rest.args ?? []).map(String).filter((a) => path.isAbsolute(a) && isDirectory(a));
   const guard = createFilesystemGuard(served, hide ?? []);
   const inner = await createMcpAdapter(mcpSpec, options);
   const adapter: Adapter = {

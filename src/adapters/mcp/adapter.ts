@@ -57,12 +57,15 @@ export class McpAdapter implements Adapter {
     // timeout: fifty of them would sit in memory for nothing. One listed for a search or discover
     // stays a while for the call that may follow; one listed in the background (the catalog is
     // stored for later starts) stops at once: its process, pipes and client buffers are the
-    // runtime's idle memory otherwise. A call that comes meanwhile keeps it (the normal timeout).
-    const wasRunning = this.connection.connected;
+    // runtime's idle memory otherwise. A call that started it, or came meanwhile, keeps it (the
+    // normal timeout).
+    const wasRunning = this.connection.startedOrStarting;
+    const begun = this.connection.requestsBegun;
     const tools = await this.catalog.get(() =>
       this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)),
     );
-    if (!wasRunning) this.connection.stopWhenIdleFor(listing.background ? BACKGROUND_LISTING_IDLE_MS : Math.min(LISTING_IDLE_MS, this.idleTimeoutMs || LISTING_IDLE_MS));
+    const onlyThisListing = this.connection.requestsBegun === begun + 1;
+    if (!wasRunning && onlyThisListing) this.connection.stopWhenIdleFor(listing.background ? BACKGROUND_LISTING_IDLE_MS : Math.min(LISTING_IDLE_MS, this.idleTimeoutMs || LISTING_IDLE_MS));
     return { tools: tools.map((tool) => ({ ...tool })) };
   }
 

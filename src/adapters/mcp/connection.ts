@@ -143,6 +143,7 @@ export class McpConnection {
   private connecting: Promise<Live> | undefined;
   private connectingSignal: AbortSignal | undefined;
   private inFlight = 0;
+  private begun = 0;
   /** One idle timer per connection, not re-armed per call: when it fires it looks at `lastUsedAt`. */
   private idleTimer: NodeJS.Timeout | undefined;
   private idleLimitMs: number;
@@ -192,6 +193,16 @@ export class McpConnection {
     return this.live !== undefined && !this.live.gone;
   }
 
+  /** Connected, or a connect under way: some request has started the server. */
+  get startedOrStarting(): boolean {
+    return this.connected || this.connecting !== undefined;
+  }
+
+  /** Requests begun on this connection so far: tells a listing whether anything else used the server meanwhile. */
+  get requestsBegun(): number {
+    return this.begun;
+  }
+
   /** Calls that took the tools/call fast lane on the current connection (diagnostics and tests); undefined without a lane. */
   get laneCalls(): number | undefined {
     return this.live && !this.live.gone ? this.live.opened.lane?.calls : undefined;
@@ -219,9 +230,11 @@ export class McpConnection {
 
   /**
    * Stop the server after `ms` unless a request comes first (which brings back the normal idle
-   * timeout): for a server started only to list its tools.
+   * timeout): for a server started only to list its tools. A request in flight is a caller using
+   * the server: it keeps the normal timeout (and a short limit would only poll during its call).
    */
   stopWhenIdleFor(ms: number): void {
+    if (this.inFlight > 0) return;
     this.idleLimitMs = ms;
     this.lastUsedAt = performance.now();
     // The timer may be set for the longer normal timeout: set it again for this one.
@@ -238,6 +251,7 @@ export class McpConnection {
   request<T>(what: string, control: RequestControl, fn: RequestFn<T>): Promise<T> {
     if (this.closed) return Promise.reject(new McpAdapterError("UPSTREAM_ERROR", `${this.label()} is closed`));
     this.inFlight++;
+    this.begun++;
     this.idleLimitMs = this.options.idleTimeoutMs;
     const options = requestOptions(control);
     const live = this.live;

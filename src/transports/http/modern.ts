@@ -1,5 +1,5 @@
 import { createMcpHandler, PROTOCOL_VERSION_META_KEY, type AuthInfo, type McpHttpHandler, type Server, type ServerContext } from "@modelcontextprotocol/server";
-import type { Identity } from "../../runtime/access.js";
+import { identityViewKey, type Identity } from "../../runtime/access.js";
 import type { Logger } from "../../adapters/types.js";
 import { createFacade, type SessionScope } from "../../facade/server.js";
 import { ServerPool, type HandlerScope } from "../../facade/server-pool.js";
@@ -159,7 +159,7 @@ export function createModernEntry(
   }
   const views = new Map<string, View>();
   const viewFor = (identity: Identity | undefined): View => {
-    const key = identity ? `${identity.name}\n${identity.plugins === "*" ? "*" : identity.plugins.join(",")}` : "";
+    const key = identityViewKey(identity);
     let view = views.get(key);
     if (!view) {
       const bound: SessionScope = identity ? { ...scope, identity } : scope;

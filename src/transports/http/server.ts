@@ -121,6 +121,16 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   const redactor = createRedactor([options.token]);
   const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs });
   let inFlight = 0;
+  /** A session's POST, counted in flight (idle eviction passes over a session serving one); its last use is noted after. */
+  const servePost = async (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    entry.inFlight += 1;
+    try {
+      await serveSession(entry, req, res, body);
+    } finally {
+      entry.inFlight -= 1;
+      sessions.touch(entry);
+    }
+  };
   gateway?.metrics.setSources({ openSessions: () => sessions.size, catalog: () => runtime.catalogStats() });
 
   const logRequest = (facts: RequestFacts, res: ServerResponse, started: number, body: () => string): void => {
@@ -211,14 +221,8 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       if (header !== undefined) {
         const entry = callerSession(res, header, identity);
         if (!entry) return;
-        entry.inFlight += 1;
         sessions.touch(entry, facts.rpcMethods);
-        try {
-          await serveSession(entry, req, res, parsed.value);
-        } finally {
-          entry.inFlight -= 1;
-          sessions.touch(entry);
-        }
+        await servePost(entry, req, res, parsed.value);
         return;
       }
       if (!isInitialize(parsed.value)) {
@@ -235,13 +239,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       facts.session = entry.id;
-      entry.inFlight += 1;
-      try {
-        await serveSession(entry, req, res, parsed.value);
-      } finally {
-        entry.inFlight -= 1;
-        sessions.touch(entry);
-      }
+      await servePost(entry, req, res, parsed.value);
       // The SDK sets the id only once initialize succeeded; a rejected one leaves nothing open.
       if (entry.transport.sessionId === undefined) await sessions.close(entry.id, "initialize rejected");
       return;
