@@ -1,8 +1,9 @@
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { writeCheckedManifests } from "./checked-manifests.js";
+import { VALIDATORS_FOLDER } from "./config-schema.js";
 import { isMain } from "./is-main.js";
 
 /**
@@ -229,11 +230,11 @@ export async function bundle(root = ROOT): Promise<string> {
 
 /**
  * What a start loads only on first use, beside the bundles: the precompiled validators (CommonJS,
- * `require`d by spec-check.ts on the first check), and the record of the bundled manifests checked
+ * one file each, `require`d by spec-check.ts on a validator's first check), and the record of the bundled manifests checked
  * now, which lets a start skip checking them (src/plugins/checked-manifests.ts).
  */
 export async function writeBesideBundles(root = ROOT): Promise<void> {
-  copyFileSync(path.join(root, "src", "validators.generated.cjs"), path.join(root, "dist", "validators.generated.cjs"));
+  cpSync(path.join(root, "src", VALIDATORS_FOLDER), path.join(root, "dist", VALIDATORS_FOLDER), { recursive: true });
   const { failed } = await writeCheckedManifests(root);
   for (const line of failed) process.stderr.write(`bundled plugin manifest not recorded as checked: ${line}\n`);
 }

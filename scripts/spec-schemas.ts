@@ -16,7 +16,7 @@ function dataSource(entries: readonly SpecSchema[]): string {
   const lines = [HEADER, ""];
   for (const { data, doc, schema } of entries) lines.push(`/** ${doc} */`, `export const ${data} = ${JSON.stringify(schema, null, 2)} as const;`, "");
   const pairs = entries.map(({ data, validator }) => `  [${data}, ${JSON.stringify(validator)}],`);
-  lines.push("/** Each schema above and its validator in src/validators.generated.cjs (spec-check.ts usePrecompiledSpec). */", "export const PRECOMPILED = [", ...pairs, "] as const;", "");
+  lines.push("/** Each schema above and its validator in src/validators.generated/ (spec-check.ts usePrecompiledSpec). */", "export const PRECOMPILED = [", ...pairs, "] as const;", "");
   return lines.join("\n");
 }
 

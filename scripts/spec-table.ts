@@ -6,7 +6,7 @@ import { FlatManifestSchema, SpecManifestSchema } from "../src/plugins/manifest-
 /**
  * The one list of the plugin.json and adapter block schemas a start checks with precompiled code:
  * each TypeBox schema, the file its plain data is written to and that data's name
- * (scripts/spec-schemas.ts), and the name of its validator in src/validators.generated.cjs
+ * (scripts/spec-schemas.ts), and the name of its validator in src/validators.generated/
  * (scripts/config-schema.ts). The data files also carry each schema's validator name
  * (`PRECOMPILED`), which is how block-schemas.ts and manifest.ts register them, so a schema added
  * here is written, compiled and used without being named anywhere else.
@@ -19,7 +19,7 @@ export interface SpecSchema {
   file: string;
   /** The exported constant in `file`. */
   data: string;
-  /** Its export in src/validators.generated.cjs (spec-check.ts PrecompiledName). */
+  /** Its file and export in src/validators.generated/ (spec-check.ts PrecompiledName). */
   validator: string;
   doc: string;
   schema: object;

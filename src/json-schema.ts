@@ -7,7 +7,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
  * 2020-12 (what the MCP spec names) are supported; the `$schema` keyword picks the dialect.
  *
  * Ajv is loaded on the first schema compiled, not at start: the runtime's own schemas (config
- * file, plugin manifests, adapter blocks) come precompiled (validators.generated.cjs, used by
+ * file, plugin manifests, adapter blocks) come precompiled (validators.generated/, used by
  * adapters/shared/spec-check.ts), and compiling them at each start cost a quarter of a second and 8 MiB.
  */
 

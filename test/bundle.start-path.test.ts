@@ -47,7 +47,7 @@ describe("bundle: what a start parses", () => {
     assert.ok(!externals.has("node:crypto") && !externals.has("crypto"), "node:crypto is imported on first use (src/node-crypto.ts)");
   });
 
-  it("a cold start of the default fleet, once listed, and a warm start answering tools/list and help, have not loaded node:crypto", async () => {
+  it("a cold start of the default fleet, once listed, and a warm start answering tools/list and help, have not loaded node:crypto, and only the validators they used", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-start-crypto-"));
     // The default fleet (bundled plugins, embedded servers) plus a configured server whose settings
     // read a secret: its value is digested into the catalog key at every start.
@@ -63,17 +63,24 @@ describe("bundle: what a start parses", () => {
       transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
       const client = new Client({ name: "start-path-test", version: "0.0.0" });
       await client.connect(transport);
-      const modules = async (): Promise<string[]> => {
+      /** The probe's answer: built-in modules and the precompiled validators (by name) loaded so far. */
+      const probe = async (): Promise<{ modules: string[]; validators: string[] }> => {
         const from = stderr.length;
         process.kill(transport.pid!, "SIGUSR2");
         for (let waited = 0; waited < 10_000; waited += 50) {
-          const line = /\[modules\] (.*)\n/.exec(stderr.slice(from));
-          if (line) return JSON.parse(line[1]!) as string[];
+          const modules = /\[modules\] (.*)\n/.exec(stderr.slice(from));
+          const required = /\[required\] (.*)\n/.exec(stderr.slice(from));
+          if (modules && required) {
+            const files = JSON.parse(required[1]!) as string[];
+            const validators = files.filter((f) => path.basename(path.dirname(f)) === "validators.generated").map((f) => path.basename(f, ".cjs"));
+            return { modules: JSON.parse(modules[1]!) as string[], validators: validators.sort() };
+          }
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         throw new Error(`the probe did not answer; stderr: ${stderr.slice(-500)}`);
       };
-      return { client, modules, close: () => client.close() };
+      const modules = async (): Promise<string[]> => (await probe()).modules;
+      return { client, modules, probe, close: () => client.close() };
     };
     try {
       // Cold: the background listing stores every catalog (and builds adapters, which may load crypto).
@@ -90,7 +97,11 @@ describe("bundle: what a start parses", () => {
         // Listing built the adapters and loaded the MCP client: its OAuth helper reads WebCrypto
         // only when a PKCE challenge is made (scripts/bundle.ts lazyClientGlobals), and the REST
         // adapter's idempotency keys reach node:crypto only on a call.
-        const listed = await cold.modules();
+        const { modules: listed, validators } = await cold.probe();
+        // One file per precompiled validator (src/validators.generated/): the listing's adapters
+        // load their blocks' validators, not all sixteen (about 2.5 MiB of heap as one file).
+        assert.ok(validators.includes("mcpBlock"), `the MCP adapters' block was checked (${validators.join(", ")})`);
+        assert.deepEqual(validators.filter((v) => !["config", "serverEntry", "mcpBlock", "mcpFilesystemBlock", "restBlock", "restTool"].includes(v)), [], "no validator of anything this start did not check");
         assert.deepEqual(listed.filter((m) => /crypto/.test(m)), [], "the cold start's listing loaded no crypto");
         assert.deepEqual(listed.filter((m) => /webstreams\/(transform|readable|writable)stream/.test(m)), [], "nor web streams (the SSE parser's class is made on first use)");
       } finally {
@@ -100,7 +111,8 @@ describe("bundle: what a start parses", () => {
       try {
         await warm.client.listTools();
         await warm.client.callTool({ name: "agent_tools_help", arguments: {} });
-        const loaded = await warm.modules();
+        const { modules: loaded, validators: warmValidators } = await warm.probe();
+        assert.deepEqual(warmValidators.filter((v) => v !== "config" && v !== "serverEntry"), [], "a warm start checks its config file, and builds no adapter: no block validator");
         assert.ok(loaded.includes("NativeModule fs"), "the probe lists built-in modules");
         assert.deepEqual(loaded.filter((m) => /crypto/.test(m)), [], "a warm start loads no node:crypto");
         assert.equal(serverStarts(), 1, "the warm start found the keyed server's catalog by its key: it did not start the server");

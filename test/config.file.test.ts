@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError, loadConfig, parseConfig, readConfigFile } from "../src/config/config.js";
 import { manifestsFromConfig, prefixFromKey } from "../src/config/mcp-servers.js";
-import { schemaDataSource, validatorsSource } from "../scripts/config-schema.js";
+import { schemaDataSource, VALIDATORS_FOLDER, validatorsSources } from "../scripts/config-schema.js";
 
 const FILE = "/work/agent-tools.config.json";
 
@@ -13,8 +13,12 @@ describe("config file", () => {
   it("validates with the schema of schema.ts and the manifest schemas: the generated data and precompiled validators match them (else run npm run schema:config)", () => {
     const committed = readFileSync(new URL("../src/config/schema-data.ts", import.meta.url), "utf8");
     assert.equal(committed, schemaDataSource(), "src/config/schema-data.ts is stale: run `npm run schema:config`");
-    const validators = readFileSync(new URL("../src/validators.generated.cjs", import.meta.url), "utf8");
-    assert.equal(validators, validatorsSource(), "src/validators.generated.cjs (precompiled config and manifest validators) is stale: run `npm run schema:config`");
+    const folder = new URL(`../src/${VALIDATORS_FOLDER}/`, import.meta.url);
+    const made = validatorsSources();
+    assert.deepEqual(readdirSync(folder).sort(), Object.keys(made).map((name) => `${name}.cjs`).sort(), `src/${VALIDATORS_FOLDER}/ holds one file per validator, no other: run \`npm run schema:config\``);
+    for (const [name, source] of Object.entries(made)) {
+      assert.equal(readFileSync(new URL(`${name}.cjs`, folder), "utf8"), source, `src/${VALIDATORS_FOLDER}/${name}.cjs (a precompiled validator) is stale: run \`npm run schema:config\``);
+    }
   });
 
   it("reads comments and trailing commas, and resolves plugin dirs against the file", () => {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { parseCliSpec } from "../src/adapters/cli/index.js";
 import { CliSpecError } from "../src/adapters/cli/errors.js";
 import { McpSpecError, parseMcpSpec } from "../src/adapters/mcp/index.js";
@@ -31,7 +32,15 @@ describe("the schemas a start reads are the TypeBox schemas as data", () => {
   }
 
   it("one table (scripts/spec-table.ts) names each schema's data and validator: the runtime registers exactly the validators generated from it", async () => {
-    const generated = Object.keys(createRequire(import.meta.url)("../src/validators.generated.cjs") as Record<string, unknown>).sort();
+    const folder = new URL("../src/validators.generated/", import.meta.url);
+    // Each file exports the validator it is named after, and only it.
+    const generated = readdirSync(folder)
+      .map((file) => {
+        const exported = Object.keys(createRequire(import.meta.url)(fileURLToPath(new URL(file, folder))) as Record<string, unknown>);
+        assert.deepEqual(exported, [path.basename(file, ".cjs")], `${file} exports its own validator`);
+        return exported[0]!;
+      })
+      .sort();
     const modules: Record<string, Record<string, unknown> & { PRECOMPILED: readonly (readonly [object, string])[] }> = {
       [BLOCK_DATA_FILE]: await import("../src/adapters/block-schema-data.js"),
       [MANIFEST_DATA_FILE]: await import("../src/plugins/manifest-schema-data.js"),

@@ -1910,7 +1910,7 @@ export const CLI_ERROR_RULES_SCHEMA = {
   }
 } as const;
 
-/** Each schema above and its validator in src/validators.generated.cjs (spec-check.ts usePrecompiledSpec). */
+/** Each schema above and its validator in src/validators.generated/ (spec-check.ts usePrecompiledSpec). */
 export const PRECOMPILED = [
   [MCP_BLOCK_SCHEMA, "mcpBlock"],
   [MCP_FILESYSTEM_BLOCK_SCHEMA, "mcpFilesystemBlock"],

@@ -358,7 +358,7 @@ export const SPEC_MANIFEST_SCHEMA = {
   }
 } as const;
 
-/** Each schema above and its validator in src/validators.generated.cjs (spec-check.ts usePrecompiledSpec). */
+/** Each schema above and its validator in src/validators.generated/ (spec-check.ts usePrecompiledSpec). */
 export const PRECOMPILED = [
   [FLAT_MANIFEST_SCHEMA, "flatManifest"],
   [SPEC_MANIFEST_SCHEMA, "specManifest"],

@@ -50,19 +50,26 @@ const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
-/** What src/validators.generated.cjs exports (scripts/config-schema.ts writes it; the names of plugin.json's and the blocks' come from scripts/spec-table.ts). */
+/** The validators in src/validators.generated/ (scripts/config-schema.ts writes them; the names of plugin.json's and the blocks' come from scripts/spec-table.ts). */
 export type PrecompiledName = "config" | "serverEntry" | (typeof BLOCK_VALIDATORS)[number][1] | (typeof MANIFEST_VALIDATORS)[number][1];
 const precompiled = new WeakMap<object, PrecompiledName>();
-let generated: Record<PrecompiledName, (value: unknown) => boolean> | undefined;
+const loaded = new Map<PrecompiledName, (value: unknown) => boolean>();
 
 /**
- * The precompiled validators, loaded on the first check: ~330 KB of code that a start which checks
- * nothing (a warm start, whose bundled manifests were checked at build time) never parses. A
- * CommonJS file, so loading it stays synchronous like the checks; the build copies it to dist/.
+ * A precompiled validator, loaded on its first check: a start that checks nothing (a warm start,
+ * whose bundled manifests were checked at build time) parses none, and one that builds an MCP and
+ * a REST adapter (a cold cache's listing) parses those blocks' files only, not all sixteen (about
+ * 2.5 MiB of heap when they were one file). CommonJS, so loading stays synchronous like the
+ * checks; the build copies the folder to dist/.
  */
-function precompiledValidators(): Record<PrecompiledName, (value: unknown) => boolean> {
-  const folder = import.meta.url.endsWith(".ts") ? "src" : "dist";
-  return (generated ??= require(path.join(RUNTIME_ROOT, folder, "validators.generated.cjs")) as Record<PrecompiledName, (value: unknown) => boolean>);
+function precompiledValidator(name: PrecompiledName): (value: unknown) => boolean {
+  let validate = loaded.get(name);
+  if (!validate) {
+    const folder = import.meta.url.endsWith(".ts") ? "src" : "dist";
+    validate = (require(path.join(RUNTIME_ROOT, folder, "validators.generated", `${name}.cjs`)) as Record<string, (value: unknown) => boolean>)[name]!;
+    loaded.set(name, validate);
+  }
+  return validate;
 }
 
 /**
@@ -141,7 +148,7 @@ function plainMessage(error: ErrorObject): string {
  */
 export function specProblems(schema: object, value: unknown, prefix = ""): SpecProblem[] {
   const name = precompiled.get(schema);
-  if (name && precompiledValidators()[name](value)) return [];
+  if (name && precompiledValidator(name)(value)) return [];
   const validate = validatorFor(schema);
   if (validate(value)) return [];
   let errors = [...(validate.errors ?? [])];
