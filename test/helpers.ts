@@ -96,6 +96,13 @@ export function writePlugin(folder: string, manifest: Record<string, unknown>, f
   return folder;
 }
 
+/** A process's resident memory now and at its peak, in bytes, from /proc (Linux only). */
+export function rssOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
+}
+
 export type Payload = Record<string, unknown> & {
   ok: boolean;
   error?: { code: string; message: string; hint: string; details?: Record<string, unknown> };
