@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { baseEnv, MCP_BIN, writePlugin } from "./helpers.js";
+import { listenOnLoopback } from "./fixtures/loopback.js";
+import { baseEnv, MCP_BIN, rssOf, writePlugin } from "./helpers.js";
 
 // A backend that answers 600 MB: the runtime reads its body as a stream, stops at the cap
 // (8 MiB by default) with RESULT_TOO_LARGE and a hint to ask for less, and its RSS stays within
@@ -44,21 +44,8 @@ async function startBackend(): Promise<Backend> {
     res.on("close", () => res.removeAllListeners("drain"));
     pump();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    sent: () => sent,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
-}
-
-function rssOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
+  const listening = await listenOnLoopback(server);
+  return { url: listening.origin, sent: () => sent, close: listening.close };
 }
 
 describe("a 600 MB REST answer", { timeout: 180_000 }, () => {

@@ -63,7 +63,9 @@ class RawPeer {
 
   constructor(lane: boolean) {
     this.#child = spawn(process.execPath, [MCP_BIN], {
-      env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: pluginsDir, AGENT_TOOLS_LOG: "debug", ...(lane ? {} : { AGENT_TOOLS_FAST_LANE: "off" }) }),
+      // Search ranks with BM25F only: the two runs compare answers, and a discover answered before the
+      // semantic model is ready differs from one answered after (hybrid ranking), lane or no lane.
+      env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: pluginsDir, AGENT_TOOLS_LOG: "debug", AGENT_TOOLS_SEMANTIC: "off", ...(lane ? {} : { AGENT_TOOLS_FAST_LANE: "off" }) }),
       cwd: dir,
       stdio: ["pipe", "pipe", "pipe"],
     });

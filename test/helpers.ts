@@ -96,6 +96,13 @@ export function writePlugin(folder: string, manifest: Record<string, unknown>, f
   return folder;
 }
 
+/** A process's resident memory now and at its peak, in bytes, from /proc (Linux only). */
+export function rssOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
+}
+
 export type Payload = Record<string, unknown> & {
   ok: boolean;
   error?: { code: string; message: string; hint: string; details?: Record<string, unknown> };
@@ -121,16 +128,17 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Run the agent-tools CLI as a real process. */
-export function runCli(args: string[], env: Record<string, string> = baseEnv(), bin: string = CLI_BIN): Promise<RunResult> {
+/** Run the agent-tools CLI as a real process; `input`, when given, is written to its stdin (closed after). */
+export function runCli(args: string[], env: Record<string, string> = baseEnv(), bin: string = CLI_BIN, input?: string): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, cwd: FIXTURES, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, ...args], { env, cwd: FIXTURES, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
+    if (input !== undefined) child.stdin!.end(input);
   });
 }
 

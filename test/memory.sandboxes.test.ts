@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { rssOf } from "./helpers.js";
 import { httpForSuite, raw, rawInitialize, sessionHeaders } from "./http-helpers.js";
 
 // 64 HTTP sessions (the default cap) each try to fill their sandbox's files to its 128 MiB cap.
@@ -11,12 +11,6 @@ import { httpForSuite, raw, rawInitialize, sessionHeaders } from "./http-helpers
 const MIB = 1024 * 1024;
 const SESSIONS = 64;
 const BUDGET_MIB = 512;
-
-function rssOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
-}
 
 let nextId = 100;
 async function exec(url: string, session: string, command: string): Promise<{ exitCode: number; stdout: string; stderr: string }> {

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -13,17 +12,9 @@ type JsonObject = Record<string, any>;
 
 const env = (extra: Record<string, string> = {}): Record<string, string> => baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_LOG: "error", ...extra });
 
-function serve(lines: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; answers: JsonObject[]; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_BIN, "serve"], { env: env(extra), cwd: FIXTURES, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, answers: stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as JsonObject), stderr }));
-    child.stdin.end(lines.map((l) => `${l}\n`).join(""));
-  });
+async function serve(lines: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; answers: JsonObject[]; stderr: string }> {
+  const { code, stdout, stderr } = await runCli(["serve"], env(extra), CLI_BIN, lines.map((l) => `${l}\n`).join(""));
+  return { code, answers: stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as JsonObject), stderr };
 }
 
 describe("agent-tools status | list | load | exec", () => {

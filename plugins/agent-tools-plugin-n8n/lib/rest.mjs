@@ -77,6 +77,9 @@ export function createN8nRest({ instance, env, log, redactor, timeoutMs = 30_000
   return rest;
 }
 
+/** How every REST skill's meta describes the optional `url` argument that restFor checks. */
+export const URL_ARG = "optional; must be the configured instance if given";
+
 /**
  * The REST helper for a skill call. A `url` argument is optional: when given it must name the
  * configured instance (the API key is only ever sent there); it never redirects the call.

@@ -1,7 +1,7 @@
 import { skillError } from "agent-tools-runtime/plugin";
 import { SkillArgError, namePatternMatcher, onlyKnown, optionalInt, optionalString, optionalStringList } from "../lib/args.mjs";
 import { callTool } from "../lib/mcp.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { restFor, URL_ARG } from "../lib/rest.mjs";
 
 /**
  * Audits in four modes. The mode and every argument are checked against that mode's list: an
@@ -29,7 +29,7 @@ export const meta = {
     status: `mode executions: ${EXECUTION_STATUSES.join(", ")} (default error)`,
     workflowId: "mode executions: one workflow only",
     limit: "mode executions: most executions read, 1-5000 (default 500)",
-    url: "optional; must be the configured instance if given",
+    url: URL_ARG,
   },
   modes: Object.fromEntries(Object.entries(MODES).map(([name, m]) => [name, { args: m.args, what: m.what }])),
 };

@@ -1,7 +1,7 @@
 import { createAndVerify } from "agent-tools-runtime/plugin";
 import { SkillArgError, onlyKnown, optionalObject, optionalString } from "../lib/args.mjs";
 import { callTool } from "../lib/mcp.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { restFor, URL_ARG } from "../lib/rest.mjs";
 
 export const meta = {
   description: "Create a workflow without publishing it (from n8n workflow SDK code through n8n's MCP, or from workflow JSON over REST), then read it back and check it: inactive, nodes present, every connection between existing nodes, a trigger; SDK code is also checked with validate_workflow.",
@@ -9,7 +9,7 @@ export const meta = {
     code: "n8n workflow SDK code (or use workflow)",
     workflow: "workflow JSON {name, nodes, connections, settings?} (or use code)",
     name: "optional name (with code; with workflow it overrides workflow.name)",
-    url: "optional; must be the configured instance if given",
+    url: URL_ARG,
   },
   modes: { code: ["code", "name"], workflow: ["workflow", "name"] },
 };

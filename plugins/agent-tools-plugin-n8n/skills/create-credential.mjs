@@ -1,5 +1,5 @@
 import { SkillArgError, onlyKnown, optionalObject, optionalString, requiredString } from "../lib/args.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { restFor, URL_ARG } from "../lib/rest.mjs";
 
 export const meta = {
   description: "Create an n8n credential. With only 'type' it answers that type's schema (GET /credentials/schema/{type}) so you know which 'data' fields to send; with 'name' and 'data' it creates the credential. OAuth2 types still need a person to finish the browser consent in n8n.",
@@ -7,7 +7,7 @@ export const meta = {
     type: "required: the credential type, e.g. slackApi, githubApi, googleSheetsOAuth2Api",
     name: "the credential's name (with data: creates)",
     data: "the credential's fields, as the type's schema lists them (with name: creates)",
-    url: "optional; must be the configured instance if given",
+    url: URL_ARG,
   },
   modes: { schema: ["type"], create: ["type", "name", "data"] },
 };

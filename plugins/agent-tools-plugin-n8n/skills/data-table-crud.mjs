@@ -1,7 +1,7 @@
 import { describeError, skillError } from "agent-tools-runtime/plugin";
 import { SkillArgError, onlyKnown, optionalInt, optionalObject, optionalStringList, requiredId } from "../lib/args.mjs";
 import { byIds, checkRow, mismatches, readRows, rowsPath } from "../lib/datatable.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { restFor, URL_ARG } from "../lib/rest.mjs";
 import { insertAndVerify } from "./insert-and-verify-datatable-row.mjs";
 
 const OPERATIONS = {
@@ -22,7 +22,7 @@ export const meta = {
     filter: 'read/update/delete: n8n\'s row filter {"type":"and","filters":[{"columnName":"email","condition":"eq","value":"a@b.c"}]}',
     data: "update: the columns to set, an object of column → value",
     limit: "read: most rows answered, 1-5000 (default 100)",
-    url: "optional; must be the configured instance if given",
+    url: URL_ARG,
   },
   modes: OPERATIONS,
 };

@@ -1,6 +1,6 @@
 import { SkillArgError, namePatternMatcher, onlyKnown, optionalBoolean, optionalString, optionalStringList } from "../lib/args.mjs";
 import { deleteEach } from "../lib/delete.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { restFor, URL_ARG } from "../lib/rest.mjs";
 
 export const meta = {
   description: "Delete several data tables (and their rows): the listed 'ids', or every table whose name matches 'namePattern' (one is required). dryRun lists the matches. Runs without confirmation.",
@@ -8,7 +8,7 @@ export const meta = {
     ids: "data table ids (or use namePattern)",
     namePattern: "text found in the name, or a * ? glob over the whole name",
     dryRun: "optional: true lists what would be deleted",
-    url: "optional; must be the configured instance if given",
+    url: URL_ARG,
   },
 };
 

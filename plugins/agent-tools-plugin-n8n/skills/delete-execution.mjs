@@ -1,8 +1,9 @@
 import { deleteById } from "../lib/delete.mjs";
+import { URL_ARG } from "../lib/rest.mjs";
 
 export const meta = {
   description: "Delete one n8n execution by id (DELETE /executions/{id}). Runs without confirmation.",
-  args: { id: "required: the execution's id", url: "optional; must be the configured instance if given" },
+  args: { id: "required: the execution's id", url: URL_ARG },
 };
 
 export async function run(adapter, rawArgs) {

@@ -1,6 +1,6 @@
 import { SkillArgError, onlyKnown, optionalInt, optionalString, optionalStringList } from "../lib/args.mjs";
 import { deleteEach } from "../lib/delete.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { restFor, URL_ARG } from "../lib/rest.mjs";
 
 /** Statuses of GET /executions that can be deleted (a running execution cannot). */
 const STATUSES = ["error", "success", "waiting", "canceled"];
@@ -13,7 +13,7 @@ export const meta = {
     status: `delete executions with this status: ${STATUSES.join(", ")}`,
     limit: "most executions deleted by a filter, 1-10000 (default 1000)",
     concurrency: "parallel deletes, 1-16 (default 8)",
-    url: "optional; must be the configured instance if given",
+    url: URL_ARG,
   },
 };
 

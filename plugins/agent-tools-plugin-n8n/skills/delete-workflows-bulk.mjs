@@ -1,6 +1,6 @@
 import { SkillArgError, namePatternMatcher, onlyKnown, optionalBoolean, optionalString } from "../lib/args.mjs";
 import { deleteEach } from "../lib/delete.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { restFor, URL_ARG } from "../lib/rest.mjs";
 
 export const meta = {
   description: "Delete every workflow matching 'active' and/or 'namePattern' (one of them is required: it never deletes everything by default). dryRun lists the matches without deleting. Runs without confirmation.",
@@ -8,7 +8,7 @@ export const meta = {
     active: "true or false: only active / inactive workflows",
     namePattern: "text found in the name, or a * ? glob over the whole name",
     dryRun: "optional: true lists what would be deleted",
-    url: "optional; must be the configured instance if given",
+    url: URL_ARG,
   },
 };
 

@@ -1,5 +1,5 @@
 import { namePatternMatcher, onlyKnown, optionalBoolean, optionalInt, optionalString } from "../lib/args.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { restFor, URL_ARG } from "../lib/rest.mjs";
 
 /**
  * The whole workflow catalog over REST (n8n pages GET /workflows by 100 with cursor/nextCursor),
@@ -12,7 +12,7 @@ export const meta = {
     namePattern: "optional: text found anywhere in the name, or a glob with * and ? over the whole name; case-insensitive",
     page: "optional page number of the answer, from 1 (default 1)",
     pageSize: "optional workflows per answer page, 1-250 (default 50)",
-    url: "optional; must be the configured instance if given",
+    url: URL_ARG,
   },
   related: [{ target: "n8n:delete-workflows-bulk", why: "delete what a filter matched" }],
 };

@@ -1,7 +1,7 @@
 import { createAndVerify, skillError } from "agent-tools-runtime/plugin";
 import { SkillArgError, onlyKnown, requiredId } from "../lib/args.mjs";
 import { byIds, checkRow, insertedIds, mismatches, readRows, rowsPath } from "../lib/datatable.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { restFor, URL_ARG } from "../lib/rest.mjs";
 
 export const meta = {
   description: "Insert one row (or several) into an n8n data table, then read each back by id and compare every column; answers the stored rows and any mismatch.",
@@ -9,7 +9,7 @@ export const meta = {
     dataTableId: "required: the data table's id (search_data_tables or data-table-crud finds it)",
     row: "an object of column → value (or use rows)",
     rows: "a list of such objects (or use row)",
-    url: "optional; must be the configured instance if given",
+    url: URL_ARG,
   },
   related: [{ target: "n8n:data-table-crud", why: "read, update or delete rows" }],
 };

@@ -1,7 +1,7 @@
 import { skillError } from "agent-tools-runtime/plugin";
 import { onlyKnown } from "../lib/args.mjs";
 import { callTool } from "../lib/mcp.mjs";
-import { restFor } from "../lib/rest.mjs";
+import { restFor, URL_ARG } from "../lib/rest.mjs";
 
 /**
  * The caller's personal project; the manifest's discoverContext runs this on the first discover.
@@ -10,7 +10,7 @@ import { restFor } from "../lib/rest.mjs";
  */
 export const meta = {
   description: "The personal project of the caller (id and name), so calls that need a projectId need not guess it. Discover answers already carry it as `context`.",
-  args: { url: "optional; must be the configured instance if given" },
+  args: { url: URL_ARG },
 };
 
 function personalOf(list) {

@@ -4,7 +4,6 @@
  * ARG_VALIDATION_FAILED, UNKNOWN_TOOL), hint and details on unchanged.
  */
 
-import type { SpecProblem } from "../shared/spec-check.js";
 import { AdapterError, AdapterSpecError, type AdapterErrorCode } from "../shared/errors.js";
 
 export type CliErrorCode = AdapterErrorCode;
@@ -44,8 +43,5 @@ export class CliError extends AdapterError<CliErrorCode> {
 
 /** A problem in the manifest's `cli` block, found when the adapter is built; names the field. */
 export class CliSpecError extends AdapterSpecError {
-  constructor(field: string | readonly SpecProblem[], problem = "") {
-    super(field, problem);
-    this.name = "CliSpecError";
-  }
+  override readonly name = "CliSpecError";
 }

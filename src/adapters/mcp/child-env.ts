@@ -1,5 +1,5 @@
 import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/client/stdio";
-import { interpolate, referencedVariables } from "../shared/env-vars.js";
+import { resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { SECRET_NAME } from "../shared/secret-name.js";
 
@@ -60,16 +60,6 @@ export function safeBaseEnv(hostEnv: NodeJS.ProcessEnv): Record<string, string> 
     out[key] = value;
   }
   return out;
-}
-
-/**
- * Resolve a value that may reference host variables; the value of every referenced variable is
- * registered with the redactor, since it is usually a credential.
- */
-export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor): string {
-  const resolved = interpolate(value, hostEnv, where);
-  for (const name of referencedVariables(value)) redactor.add(hostEnv[name]);
-  return resolved;
 }
 
 export { SECRET_NAME };

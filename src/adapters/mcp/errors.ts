@@ -4,7 +4,6 @@
  */
 
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
-import type { SpecProblem } from "../shared/spec-check.js";
 import { AdapterError, AdapterSpecError } from "../shared/errors.js";
 
 export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "RESULT_TOO_LARGE";
@@ -22,10 +21,7 @@ export class McpAdapterError extends AdapterError<McpErrorCode> {
 
 /** A problem in the declarative `adapter` block, found when the adapter is built; names the field. */
 export class McpSpecError extends AdapterSpecError {
-  constructor(field: string | readonly SpecProblem[], problem = "") {
-    super(field, problem);
-    this.name = "McpSpecError";
-  }
+  override readonly name = "McpSpecError";
 }
 
 export function errorMessage(error: unknown): string {

@@ -4,7 +4,7 @@ import type { Redactor } from "../shared/redact.js";
 import { cappedFetch, maxResponseBytesFrom } from "../shared/capped-body.js";
 import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
 import type { SharedTokenState } from "./oauth-token-store.js";
-import { resolveSecretAware } from "./child-env.js";
+import { resolveSecretAware } from "../shared/env-vars.js";
 import type { ConnectOptions, OpenedTransport, TransportOpener } from "./connection.js";
 import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import type { McpHttpSpec } from "./spec.js";

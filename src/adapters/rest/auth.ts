@@ -1,6 +1,6 @@
 import { valueAt } from "../shared/json-path.js";
 import { Buffer } from "node:buffer";
-import { interpolate, referencedVariables } from "../shared/env-vars.js";
+import { resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { RestError } from "./errors.js";
 import type { AuthSpec } from "./spec.js";
@@ -32,7 +32,7 @@ export type LoginPoster = (path: string, body: unknown, signal: AbortSignal) => 
 
 function interpolateDeep(value: unknown, env: NodeJS.ProcessEnv, where: string, redactor: Redactor): unknown {
   if (typeof value === "string") {
-    return resolveRefs(value, env, where, redactor);
+    return resolveSecretAware(value, env, where, redactor);
   }
   if (Array.isArray(value)) return value.map((v, i) => interpolateDeep(v, env, `${where}[${i}]`, redactor));
   if (value && typeof value === "object") {
@@ -43,18 +43,8 @@ function interpolateDeep(value: unknown, env: NodeJS.ProcessEnv, where: string, 
   return value;
 }
 
-/**
- * Interpolate `${VAR}`s and register the referenced variables' values as secrets (not the whole
- * string: "Accept: application/json" must not become a redaction target).
- */
-export function resolveRefs(value: string, env: NodeJS.ProcessEnv, where: string, redactor: Redactor): string {
-  const resolved = interpolate(value, env, where);
-  for (const name of referencedVariables(value)) redactor.add(env[name]);
-  return resolved;
-}
-
 function secret(value: string, env: NodeJS.ProcessEnv, where: string, redactor: Redactor): string {
-  const resolved = resolveRefs(value, env, where, redactor);
+  const resolved = resolveSecretAware(value, env, where, redactor);
   redactor.add(resolved);
   return resolved;
 }

@@ -3,7 +3,8 @@ import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/cappe
 import { AdapterError } from "../shared/errors.js";
 import { MissingVariableError } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
-import { createAuth, resolveRefs, type Auth } from "./auth.js";
+import { createAuth, type Auth } from "./auth.js";
+import { resolveSecretAware } from "../shared/env-vars.js";
 import { applyRestErrorRules } from "./error-rules.js";
 import { RestError, UrlGuardError } from "./errors.js";
 import type { RestConnectionSpec } from "./spec.js";
@@ -72,7 +73,7 @@ export class RestClient {
   /** The base URL, `${VAR}`s resolved now (so a changed environment is honoured). */
   base(): BaseUrl {
     const { connection, env, redactor } = this.#options;
-    const raw = resolveRefs(connection.baseUrl, env, "baseUrl", redactor);
+    const raw = resolveSecretAware(connection.baseUrl, env, "baseUrl", redactor);
     if (this.#base?.raw === raw) return this.#base.parsed;
     let parsed: BaseUrl;
     try {
@@ -144,7 +145,7 @@ export class RestClient {
     try {
       for (let hop = 0; ; hop++) {
         const headers = new Headers();
-        for (const [name, value] of Object.entries(connection.headers)) headers.set(name, resolveRefs(value, env, `headers.${name}`, redactor));
+        for (const [name, value] of Object.entries(connection.headers)) headers.set(name, resolveSecretAware(value, env, `headers.${name}`, redactor));
         for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
         if (!headers.has("accept")) headers.set("accept", DEFAULT_ACCEPT);
         const sent = new URL(url);

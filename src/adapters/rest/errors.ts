@@ -4,7 +4,6 @@
  * ARG_VALIDATION_FAILED, UNKNOWN_TOOL, RESULT_TOO_LARGE), hint, details and HTTP status on unchanged.
  */
 
-import type { SpecProblem } from "../shared/spec-check.js";
 import { AdapterError, AdapterSpecError, type AdapterErrorCode } from "../shared/errors.js";
 
 export type RestErrorCode = AdapterErrorCode;
@@ -18,10 +17,7 @@ export class RestError extends AdapterError<RestErrorCode> {
 
 /** A spec (manifest block) problem, found when the adapter is built; names the field. */
 export class RestSpecError extends AdapterSpecError {
-  constructor(field: string | readonly SpecProblem[], problem = "") {
-    super(field, problem);
-    this.name = "RestSpecError";
-  }
+  override readonly name = "RestSpecError";
 }
 
 /** A URL or path that would leave the configured base URL. */

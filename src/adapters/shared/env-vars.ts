@@ -1,3 +1,5 @@
+import type { Redactor } from "./redact.js";
+
 /**
  * `${VAR}` references in adapter settings (headers, URLs, auth values, env blocks). They are
  * resolved on the host at use time, from the host environment, and the resolved values are never
@@ -35,4 +37,15 @@ export function interpolate(value: string, env: NodeJS.ProcessEnv, where: string
   });
   if (missing.length) throw new MissingVariableError([...new Set(missing)], where);
   return out;
+}
+
+/**
+ * Resolve a value that may reference host variables, and register the referenced variables'
+ * values with the redactor: they are usually credentials. Only those values, not the whole
+ * string ("Accept: application/json" must not become a redaction target).
+ */
+export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor): string {
+  const resolved = interpolate(value, hostEnv, where);
+  for (const name of referencedVariables(value)) redactor.add(hostEnv[name]);
+  return resolved;
 }
