@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { readQueries, type DatasetQuery, type DatasetTool } from "../src/cli/retrieval-data.js";
 import { splitWords, stem, STOP_WORDS } from "../src/runtime/search/tokenize.js";
 import { apiIntentTools } from "./api-intents-catalog.js";
+import { benchData } from "./retrieval-kit.js";
 
 /**
  * Harder variants of the API-intents dev set, in the direction of issue #19's held-out API set,
@@ -16,6 +17,11 @@ import { apiIntentTools } from "./api-intents-catalog.js";
  * Run: node --import tsx bench/api-intents-variants.ts OUTDIR (writes api.tools.json,
  * api-stripped.jsonl, api-opaque.tools.json, api-opaque.jsonl for search-bench).
  */
+
+const USAGE =
+  "usage: node --import tsx bench/api-intents-variants.ts OUTDIR\n" +
+  "  writes the API-intents catalog and its two harder variants to OUTDIR: api.tools.json, api-stripped.jsonl,\n" +
+  "  api-opaque.tools.json, api-opaque.jsonl (Seal-Tools is read from $SEAL_TOOLS_DIR)";
 
 const nameStems = (name: string) => new Set(splitWords(name).map(stem));
 
@@ -31,7 +37,11 @@ export function strippedIntents(queries: readonly DatasetQuery[]): DatasetQuery[
   });
 }
 
-/** The catalog with every tool named `tool-<n>`, and the queries' relevant names mapped the same way. */
+/**
+ * The catalog with every tool named `tool-<n>`, and the queries' relevant names mapped the same way.
+ * A relevant tool missing from the catalog throws: kept under its real name, it would hand the
+ * answer over in a set whose point is that names say nothing.
+ */
 export function opaqueCatalog(tools: readonly DatasetTool[], queries: readonly DatasetQuery[]): { tools: DatasetTool[]; queries: DatasetQuery[] } {
   const renamed = new Map<string, string>();
   const out = tools.map((tool, n) => {
@@ -39,13 +49,15 @@ export function opaqueCatalog(tools: readonly DatasetTool[], queries: readonly D
     renamed.set(tool.name, name);
     return { ...tool, name };
   });
-  return { tools: out, queries: queries.map((q) => ({ ...q, relevant: q.relevant.map((r) => renamed.get(r) ?? r) })) };
+  const missing = [...new Set(queries.flatMap((q) => q.relevant.filter((r) => !renamed.has(r))))];
+  if (missing.length > 0) throw new Error(`opaqueCatalog: relevant tool(s) not in the catalog: ${missing.join(", ")} (is $SEAL_TOOLS_DIR the Seal-Tools the queries were written for?)`);
+  return { tools: out, queries: queries.map((q) => ({ ...q, relevant: q.relevant.map((r) => renamed.get(r)!) })) };
 }
 
 /** The three API-intents sets (as written, stripped, opaque) with their catalogs. */
 export function apiIntentVariants(sealDir?: string): { label: string; tools: DatasetTool[]; queries: DatasetQuery[] }[] {
   const tools = apiIntentTools(sealDir);
-  const queries = readQueries("bench/data/api-intents.jsonl");
+  const queries = readQueries(benchData("api-intents.jsonl"));
   const opaque = opaqueCatalog(tools, queries);
   return [
     { label: "api", tools, queries },
@@ -56,8 +68,12 @@ export function apiIntentVariants(sealDir?: string): { label: string; tools: Dat
 
 if (process.argv[1]?.endsWith("api-intents-variants.ts")) {
   const dir = process.argv[2];
-  if (!dir) {
-    console.error("usage: node --import tsx bench/api-intents-variants.ts OUTDIR (writes the API-intents catalog, its stripped and its opaque variant)");
+  if (dir === "-h" || dir === "--help") {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (!dir || dir.startsWith("-")) {
+    console.error(dir ? `unknown option ${dir}\n${USAGE}` : `OUTDIR is missing\n${USAGE}`);
     process.exit(2);
   }
   mkdirSync(dir, { recursive: true });

@@ -3,12 +3,16 @@ import { percentile, retrievalMetrics, type RetrievalMetrics } from "../src/runt
 import type { SearchDocument, ToolIndex } from "../src/runtime/search/types.js";
 import type { DatasetQuery, DatasetTool } from "../src/cli/retrieval-data.js";
 import { createHash } from "node:crypto";
+import path from "node:path";
 
 /** Shared by the retrieval benchmark and the tuning script: documents, splits, one run. */
 
 // The data sets are not in the repository: name where they are (the defaults are this project's own machine).
 export const SEAL_DIR = process.env.SEAL_TOOLS_DIR ?? "/work/shared/data/retrieval/seal-tools";
 export const GITHUB_CATALOG = process.env.GITHUB_CATALOG_FILE ?? "/work/shared/data/catalogs/github-mcp-server.tools.json";
+
+/** A file of bench/data, found from this module's own folder, whatever the working directory. */
+export const benchData = (file: string): string => path.join(import.meta.dirname, "data", file);
 
 /** One plugin per `server`, the way search-bench builds them, as index documents. */
 export function documentsByServer(tools: readonly DatasetTool[]): Map<string, SearchDocument[]> {

@@ -6,7 +6,7 @@ import { createPlainBm25Index } from "../src/runtime/search/bm25-baseline.js";
 import { retrievalMetrics } from "../src/runtime/search/evaluate.js";
 import type { HybridIndex, HybridSettings } from "../src/runtime/search/semantic/hybrid.js";
 import { apiIntentVariants } from "./api-intents-variants.js";
-import { documentsByServer, runIndex, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
+import { benchData, documentsByServer, runIndex, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
 
 /**
  * The fusion grid of the hybrid engine, on the data this project may tune on: the own dev sets
@@ -21,15 +21,32 @@ import { documentsByServer, runIndex, SEAL_DIR, splitQueries } from "./retrieval
 
 const sealCount = Number(process.argv[2] ?? 150);
 const axes: Record<string, number[]> = JSON.parse(process.argv[3] ?? '{"lexicalWeight":[1,0.8,0.7,0.6,0.5],"mmrLambda":[1,0.85,0.7]}');
-const sets: { label: string; tools: DatasetTool[]; queries: DatasetQuery[] }[] = [
-  { label: "fleet", tools: readTools("bench/data/mcp-fleet.tools.json"), queries: readQueries("bench/data/mcp-fleet-tasks.jsonl") },
+type TuneSet = { label: string; tools: DatasetTool[]; queries: DatasetQuery[] };
+// Each set is read only when picked: seal-tune and the API sets read the Seal-Tools files.
+let apiSets: TuneSet[] | undefined;
+const apiSet = (label: string) => () => (apiSets ??= apiIntentVariants()).find((s) => s.label === label)!;
+const loaders: Record<string, () => TuneSet> = {
+  fleet: () => ({ label: "fleet", tools: readTools(benchData("mcp-fleet.tools.json")), queries: readQueries(benchData("mcp-fleet-tasks.jsonl")) }),
   // The API intents as written, and two harder variants (names stripped from the intents, opaque tool names).
-  ...apiIntentVariants(),
-  ...(sealCount > 0 ? [{ label: "seal-tune", tools: readTools(`${SEAL_DIR}/tools.json`), queries: splitQueries(readQueries(`${SEAL_DIR}/queries.jsonl`)).tune.slice(0, sealCount) }] : []),
-];
-// TUNE_SETS=fleet,api picks some of them (default all).
-const only = process.env.TUNE_SETS?.split(",");
-if (only) sets.splice(0, sets.length, ...sets.filter((s) => only.includes(s.label)));
+  api: apiSet("api"),
+  "api-stripped": apiSet("api-stripped"),
+  "api-opaque": apiSet("api-opaque"),
+  "seal-tune": () => ({ label: "seal-tune", tools: readTools(`${SEAL_DIR}/tools.json`), queries: splitQueries(readQueries(`${SEAL_DIR}/queries.jsonl`)).tune.slice(0, sealCount) }),
+};
+// TUNE_SETS=fleet,api picks some of them (default all; seal-tune only with SEAL_TUNE_QUERIES > 0).
+const known = Object.keys(loaders);
+const picked = process.env.TUNE_SETS?.split(",").map((label) => label.trim()).filter(Boolean) ?? known;
+const unknown = picked.filter((label) => !known.includes(label));
+if (unknown.length > 0) {
+  console.error(`TUNE_SETS names unknown set(s): ${unknown.join(", ")}; the known ones are ${known.join(", ")}`);
+  process.exit(2);
+}
+const runnable = picked.filter((label) => label !== "seal-tune" || sealCount > 0);
+if (runnable.length === 0) {
+  console.error(`nothing to run: TUNE_SETS=${process.env.TUNE_SETS} with SEAL_TUNE_QUERIES ${sealCount} (seal-tune needs more than 0)`);
+  process.exit(2);
+}
+const sets = runnable.map((label) => loaders[label]!());
 let grid: Partial<HybridSettings>[] = [{}];
 for (const [key, values] of Object.entries(axes)) grid = grid.flatMap((g) => values.map((v) => ({ ...g, [key]: v })));
 

@@ -101,7 +101,7 @@ describe("bundle: what a start parses", () => {
         // One file per precompiled validator (src/validators.generated/): the listing's adapters
         // load their blocks' validators, not all sixteen (about 2.5 MiB of heap as one file).
         assert.ok(validators.includes("mcpBlock"), `the MCP adapters' block was checked (${validators.join(", ")})`);
-        assert.deepEqual(validators.filter((v) => !["config", "serverEntry", "mcpBlock", "mcpFilesystemBlock", "restBlock", "restTool"].includes(v)), [], "no validator of anything this start did not check");
+        assert.deepEqual(validators.filter((v) => !["config", "serverEntry", "mcpBlock", "restBlock", "restTool"].includes(v)), [], "no validator of anything this start did not check");
         assert.deepEqual(listed.filter((m) => /crypto/.test(m)), [], "the cold start's listing loaded no crypto");
         assert.deepEqual(listed.filter((m) => /webstreams\/(transform|readable|writable)stream/.test(m)), [], "nor web streams (the SSE parser's class is made on first use)");
       } finally {

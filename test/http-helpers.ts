@@ -39,8 +39,12 @@ export async function connectHttpPreferringSse(client: Client, url: string): Pro
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: preferSse }));
 }
 
-/** Start dist/bin/agent-tools-mcp-http.js on a free port and wait for the line that names its URL. */
-export function startHttp(extraEnv: Record<string, string> = {}, args: string[] = []): Promise<RunningHttp> {
+/**
+ * Start dist/bin/agent-tools-mcp-http.js on a free port and wait for the line that names its URL.
+ * A server that has not said so within `startTimeoutMs` is killed, and the promise rejects once it
+ * has ended: a live child's pipes would keep the test file running after its tests.
+ */
+export function startHttp(extraEnv: Record<string, string> = {}, args: string[] = [], startTimeoutMs = 15_000): Promise<RunningHttp> {
   const child = spawn(process.execPath, [HTTP_BIN, ...args], {
     env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_HTTP_PORT: "0", ...extraEnv }),
     cwd: FIXTURES,
@@ -50,7 +54,11 @@ export function startHttp(extraEnv: Record<string, string> = {}, args: string[] 
   let stdout = "";
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`HTTP server did not start in 15 s:\n${stderr}`)), 15_000);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, startTimeoutMs);
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
     let listening = false;
     child.stderr.on("data", (chunk: Buffer) => {
@@ -76,7 +84,7 @@ export function startHttp(extraEnv: Record<string, string> = {}, args: string[] 
     });
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`HTTP server exited with ${code} before listening:\n${stderr}`));
+      reject(new Error(timedOut ? `HTTP server did not start in ${startTimeoutMs} ms (killed):\n${stderr}` : `HTTP server exited with ${code} before listening:\n${stderr}`));
     });
   });
 }

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
-import { startProxy as startProxyTo, startTasksApi as startTasksApiWithKey, type Proxy, type TasksApi } from "./tasks-api-helpers.js";
+import { startProxy as startProxyTo, startTasksApi as startTasksApiWithKey, type TasksProxy, type TasksApi } from "./tasks-api-helpers.js";
 
 /**
  * The bundled tasks plugin end to end: the SDK client over stdio → the facade → the rest adapter
@@ -23,7 +23,7 @@ const startTasksApi = (dbFile: string) => startTasksApiWithKey(dbFile, KEY);
 type Fault = { kind: "fail"; method: string; path: RegExp; status: number } | { kind: "alter"; method: string; path: RegExp; change: (body: Record<string, unknown>) => void };
 
 /** The tasks API behind a proxy that applies each fault pushed onto `faults` to the next matching request. */
-async function startProxy(target: () => string): Promise<Proxy & { faults: Fault[] }> {
+async function startProxy(target: () => string): Promise<TasksProxy & { faults: Fault[] }> {
   const faults: Fault[] = [];
   const pending = new WeakMap<IncomingMessage, Fault>();
   const proxy = await startProxyTo(target, {

@@ -52,13 +52,13 @@ export interface ProxyHooks {
   unreachable?: (res: http.ServerResponse, error: Error) => void;
 }
 
-export interface Proxy {
+export interface TasksProxy {
   url: string;
   close: () => Promise<void>;
 }
 
 /** A pass-through HTTP proxy on a free loopback port to the API at `target()` (which may restart elsewhere). */
-export async function startProxy(target: () => string, hooks: ProxyHooks = {}): Promise<Proxy> {
+export async function startProxy(target: () => string, hooks: ProxyHooks = {}): Promise<TasksProxy> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));

@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { IdempotencyKeys } from "../src/adapters/rest/idempotency.js";
 import { callJson, connect, ROOT, type Connected } from "./helpers.js";
-import { startProxy, startTasksApi, type Proxy, type TasksApi } from "./tasks-api-helpers.js";
+import { startProxy, startTasksApi, type TasksProxy, type TasksApi } from "./tasks-api-helpers.js";
 
 // Ghost writes: the tasks API commits a create and is SIGKILLed before its answer reaches the
 // runtime (a proxy in between swallows the answers, so every write of the round is such a
@@ -18,7 +18,7 @@ const PLUGIN = path.join(ROOT, "plugins", "agent-tools-plugin-tasks");
 const KEY = `tasks-key-${randomBytes(12).toString("hex")}`;
 
 /** Forwards to the current API; while `swallow` is on, a write's answer is dropped and its connection cut. */
-async function startSwallowingProxy(target: () => string): Promise<Proxy & { state: { swallow: boolean; committed: number } }> {
+async function startSwallowingProxy(target: () => string): Promise<TasksProxy & { state: { swallow: boolean; committed: number } }> {
   const state = { swallow: false, committed: 0 };
   const proxy = await startProxy(target, {
     answer(req, res) {
