@@ -98,6 +98,45 @@ export function cpuMs(pid: number): number {
   return statCpuMs(`/proc/${pid}/stat`);
 }
 
+/** A process's CPU so far (ms), with each of its children's (looked up before the timing starts: the /proc scan is not timed) and this bench process's. */
+export interface CpuMark {
+  pid: number;
+  /** The CPU so far of each child (a wrapper's downstream servers), by pid. */
+  children: Map<number, number>;
+  own: number;
+  client: number;
+}
+
+export function cpuMark(pid: number, children: Iterable<number> = childrenOf(pid)): CpuMark {
+  const own = cpuMs(pid);
+  const perChild = new Map([...children].map((child) => [child, cpuMs(child)] as const));
+  const usage = process.cpuUsage();
+  return { pid, children: perChild, own, client: (usage.user + usage.system) / 1000 };
+}
+
+/**
+ * CPU per call since `before`. The children are looked up again: a downstream server that ended or
+ * started in between (a restart) ran only part of the timing, and its CPU is left out, so the
+ * downstream figure is under-reported; that is said on stderr rather than passed over.
+ */
+export function perCall(before: CpuMark, n: number, warn: (message: string) => void = console.error): { cpuUs: number; downstreamUs: number; clientUs: number } {
+  const usage = process.cpuUsage();
+  const now = childrenOf(before.pid);
+  const throughout = now.filter((child) => before.children.has(child));
+  if (throughout.length !== now.length || throughout.length !== before.children.size) {
+    const ended = [...before.children.keys()].filter((child) => !now.includes(child));
+    const started = now.filter((child) => !before.children.has(child));
+    warn(
+      `perf: the downstream servers of ${before.pid} changed during the timing (ended: ${ended.join(", ") || "none"}; started: ${started.join(", ") || "none"}): ` +
+        "the downstream CPU per call counts only those that ran throughout, so it is under-reported",
+    );
+  }
+  const after = cpuMark(before.pid, throughout);
+  const downstreamMs = throughout.reduce((sum, child) => sum + after.children.get(child)! - before.children.get(child)!, 0);
+  const us = (ms: number) => (ms * 1000) / n;
+  return { cpuUs: us(after.own - before.own), downstreamUs: us(downstreamMs), clientUs: us((usage.user + usage.system) / 1000 - before.client) };
+}
+
 /** CPU time (user + system, ms) in a /proc `stat` file: a process's, or a thread's (`/proc/self/task/ID/stat`). */
 export function statCpuMs(statFile: string): number {
   const stat = readFileSync(statFile, "utf8");

@@ -5,6 +5,7 @@ import {
   catalogServers,
   childrenOf,
   cleanEnv,
+  cpuMark,
   COUNT_MODULES,
   cpuMs,
   EVERYTHING_SERVER,
@@ -15,6 +16,7 @@ import {
   ONE_TOOL_SERVER,
   SDK_PROXY,
   payloadOf,
+  perCall,
   rounds,
   rssMiB,
   sleep,
@@ -111,45 +113,6 @@ interface Timed {
   cpuUs: number;
   downstreamUs: number;
   clientUs: number;
-}
-
-/** A process's CPU so far (ms), with each of its children's (looked up before the timing starts: the /proc scan is not timed) and this bench process's. */
-interface CpuMark {
-  pid: number;
-  /** The CPU so far of each child (a wrapper's downstream servers), by pid. */
-  children: Map<number, number>;
-  own: number;
-  client: number;
-}
-
-function cpuMark(pid: number, children: Iterable<number> = childrenOf(pid)): CpuMark {
-  const own = cpuMs(pid);
-  const perChild = new Map([...children].map((child) => [child, cpuMs(child)] as const));
-  const usage = process.cpuUsage();
-  return { pid, children: perChild, own, client: (usage.user + usage.system) / 1000 };
-}
-
-/**
- * CPU per call since `before`. The children are looked up again: a downstream server that ended or
- * started in between (a restart) ran only part of the timing, and its CPU is left out, so the
- * downstream figure is under-reported; that is said on stderr rather than passed over.
- */
-function perCall(before: CpuMark, n: number): Omit<Timed, "value"> {
-  const usage = process.cpuUsage();
-  const now = childrenOf(before.pid);
-  const throughout = now.filter((child) => before.children.has(child));
-  if (throughout.length !== now.length || throughout.length !== before.children.size) {
-    const ended = [...before.children.keys()].filter((child) => !now.includes(child));
-    const started = now.filter((child) => !before.children.has(child));
-    console.error(
-      `perf: the downstream servers of ${before.pid} changed during the timing (ended: ${ended.join(", ") || "none"}; started: ${started.join(", ") || "none"}): ` +
-        "the downstream CPU per call counts only those that ran throughout, so it is under-reported",
-    );
-  }
-  const after = cpuMark(before.pid, throughout);
-  const downstreamMs = throughout.reduce((sum, child) => sum + after.children.get(child)! - before.children.get(child)!, 0);
-  const us = (ms: number) => (ms * 1000) / n;
-  return { cpuUs: us(after.own - before.own), downstreamUs: us(downstreamMs), clientUs: us((usage.user + usage.system) / 1000 - before.client) };
 }
 
 async function timedCalls(n: number, pid: number, call: () => Promise<unknown>): Promise<Timed> {

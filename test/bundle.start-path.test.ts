@@ -99,7 +99,8 @@ describe("bundle: what a start parses", () => {
         // adapter's idempotency keys reach node:crypto only on a call.
         const { modules: listed, validators } = await cold.probe();
         // One file per precompiled validator (src/validators.generated/): the listing's adapters
-        // load their blocks' validators, not all sixteen (about 2.5 MiB of heap as one file).
+        // load their blocks' validators, not all sixteen (about 2.5 MiB of heap as one file). The
+        // config file turns the embedded filesystem server off: no mcpFilesystemBlock here.
         assert.ok(validators.includes("mcpBlock"), `the MCP adapters' block was checked (${validators.join(", ")})`);
         assert.deepEqual(validators.filter((v) => !["config", "serverEntry", "mcpBlock", "restBlock", "restTool"].includes(v)), [], "no validator of anything this start did not check");
         assert.deepEqual(listed.filter((m) => /crypto/.test(m)), [], "the cold start's listing loaded no crypto");

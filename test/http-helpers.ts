@@ -57,7 +57,9 @@ export function startHttp(extraEnv: Record<string, string> = {}, args: string[] 
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill("SIGKILL");
+      // SIGTERM lets it stop any server it started; SIGKILL if it does not end soon.
+      child.kill("SIGTERM");
+      setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"), 2000).unref();
     }, startTimeoutMs);
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
     let listening = false;

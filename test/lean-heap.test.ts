@@ -10,8 +10,9 @@ import { youngGenerationChosen } from "../src/lean-heap.js";
 /**
  * src/lean-heap.ts: the stdio server keeps V8's young generation at its first size (1 MiB a
  * semi-space) through `v8.setFlagsFromString`, which Node says may do nothing once V8 runs. So
- * this asks a real server how big its young generation is after a start and twenty searches: the
- * same work grows it to 8–16 MiB a semi-space with AGENT_TOOLS_LEAN_HEAP=off.
+ * this asks a real server how big its young generation is (V8's new space: both semi-spaces) after
+ * a start and twenty searches: 2 MiB, where the same work grows it to 32 MiB (16 MiB a semi-space)
+ * with AGENT_TOOLS_LEAN_HEAP=off.
  */
 
 const ONE_SEMI_SPACE_PAIR = 2 * 1024 * 1024;
