@@ -1,7 +1,8 @@
 /**
- * Errors of the CLI adapter: AdapterErrors (shared/errors.ts), the project's one error type, so the
- * pipeline passes their code (UPSTREAM_ERROR, UPSTREAM_TIMEOUT, NOT_CONFIGURED,
+ * Errors of the CLI adapter. A failed call throws an AdapterError (shared/errors.ts), the project's
+ * one error type for calls, so the pipeline passes its code (UPSTREAM_ERROR, UPSTREAM_TIMEOUT, NOT_CONFIGURED,
  * ARG_VALIDATION_FAILED, UNKNOWN_TOOL), hint and details on unchanged.
+ * A bad `adapter` block throws CliSpecError, an AdapterSpecError naming the field.
  */
 
 import { AdapterError, AdapterSpecError, type AdapterErrorCode } from "../shared/errors.js";

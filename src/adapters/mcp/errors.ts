@@ -1,6 +1,7 @@
 /**
- * Errors of the MCP adapter: AdapterErrors (shared/errors.ts), the project's one error type, so the
- * pipeline passes their code, hint and details on unchanged.
+ * Errors of the MCP adapter. A failed call throws an AdapterError (shared/errors.ts), the project's
+ * one error type for calls, so the pipeline passes its code, hint and details on unchanged.
+ * A bad `adapter` block throws McpSpecError, an AdapterSpecError naming the field.
  */
 
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";

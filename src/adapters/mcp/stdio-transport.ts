@@ -1,5 +1,5 @@
-import { existsSync, statSync } from "node:fs";
 import path from "node:path";
+import { isDirectory } from "../../is-directory.js";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { buildChildEnv } from "./child-env.js";
@@ -35,14 +35,6 @@ export interface StdioOpenerOptions {
 const CALL_LANE_ENV = "AGENT_TOOLS_CALL_LANE";
 const OFF = new Set(["off", "0", "false", "no"]);
 
-function isDirectory(dir: string | undefined): dir is string {
-  try {
-    return dir !== undefined && existsSync(dir) && statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 interface ResolvedLaunch {
   command: string;
   args: string[];
@@ -57,7 +49,7 @@ export function resolveLaunch(spec: McpStdioSpec, options: StdioOpenerOptions): 
   const env = buildChildEnv(spec.env, hostEnv, redactor);
   let cwd = spec.cwd === undefined ? undefined : resolveSecretAware(spec.cwd, hostEnv, "adapter.cwd", redactor);
   if (cwd !== undefined && options.baseDir && !path.isAbsolute(cwd)) cwd = path.resolve(options.baseDir, cwd);
-  if (cwd === undefined && isDirectory(options.baseDir)) cwd = options.baseDir;
+  if (cwd === undefined && options.baseDir !== undefined && isDirectory(options.baseDir)) cwd = options.baseDir;
   if (cwd !== undefined && !isDirectory(cwd)) throw new McpAdapterError("NOT_CONFIGURED", `adapter.cwd '${cwd}' is not a directory`);
   // "./server.js" or "bin/server" is relative to the plugin folder; a bare name is looked up on PATH.
   if (options.baseDir && !path.isAbsolute(command) && /[\\/]/.test(command)) command = path.resolve(options.baseDir, command);

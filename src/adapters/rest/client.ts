@@ -1,10 +1,9 @@
 import type { Logger } from "../types.js";
 import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/capped-body.js";
 import { AdapterError } from "../shared/errors.js";
-import { MissingVariableError } from "../shared/env-vars.js";
+import { MissingVariableError, resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { createAuth, type Auth } from "./auth.js";
-import { resolveSecretAware } from "../shared/env-vars.js";
 import { applyRestErrorRules } from "./error-rules.js";
 import { RestError, UrlGuardError } from "./errors.js";
 import type { RestConnectionSpec } from "./spec.js";
