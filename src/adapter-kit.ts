@@ -5,7 +5,7 @@
  * sandbox and no search index, so a plugin's adapter module costs only what it uses. The main
  * entry re-exports the same names.
  */
-export type { Adapter, AdapterOptions, CallContext, JsonSchema, Logger, ToolAnnotations, ToolDescriptor } from "./adapters/types.js";
+export type { Adapter, AdapterOptions, CallContext, JsonSchema, ListToolsOptions, Logger, ToolAnnotations, ToolDescriptor } from "./adapters/types.js";
 export { mcpAdapterFromSpec, type CreateMcpAdapterExtras } from "./adapters/mcp/factory.js";
 export { McpAdapter } from "./adapters/mcp/adapter.js";
 export { parseMcpSpec } from "./adapters/mcp/spec.js";

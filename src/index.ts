@@ -1,5 +1,5 @@
 /** Public API: named exports only. */
-export type { Adapter, AdapterOptions, CallContext, JsonSchema, Logger, Match, ToolAnnotations, ToolDescriptor } from "./adapters/types.js";
+export type { Adapter, AdapterOptions, CallContext, JsonSchema, ListToolsOptions, Logger, Match, ToolAnnotations, ToolDescriptor } from "./adapters/types.js";
 export { createRuntime } from "./runtime/runtime.js";
 export type { OperationResult, PluginSummary, Runtime, RuntimeOptions } from "./runtime/runtime.js";
 export { createToolIndex } from "./runtime/search/index.js";

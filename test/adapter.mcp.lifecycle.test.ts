@@ -147,4 +147,26 @@ describe("a server started only to list its tools", () => {
     assert.equal(first.connected, true, "the caller's server keeps the normal idle timeout");
     assert.equal(second.connected, true, "a call during the listing keeps the normal idle timeout");
   });
+
+  test("a listing for a caller that joins a background listing keeps the server for the call that may follow", async () => {
+    // The background listing starts the server and sends the one tools/list; the caller's joins it.
+    const joined = track(fixtureAdapter());
+    const [background, forCaller] = await Promise.all([joined.listTools({ background: true }), joined.listTools()]);
+    seenPids.add(joined.pid as number);
+    assert.equal(background.tools.length, 7);
+    assert.deepEqual(forCaller, background);
+    await sleep(300);
+    assert.equal(joined.connected, true, "kept (15 s) for the caller's call");
+  });
+
+  test("a background listing the caller revokes while it runs keeps the server (the runtime's catalog, when a search joins it)", async () => {
+    const revoked = track(fixtureAdapter());
+    const listing = { background: true };
+    const listed = revoked.listTools(listing);
+    listing.background = false;
+    await listed;
+    seenPids.add(revoked.pid as number);
+    await sleep(300);
+    assert.equal(revoked.connected, true, "kept (15 s) for a call");
+  });
 });

@@ -73,7 +73,10 @@ export interface Match {
 export interface ListToolsOptions {
   /**
    * Nobody waits for this listing (the catalog's background upkeep stores it for later starts):
-   * a server started only to answer it may stop as soon as it has, until a call needs it.
+   * a server started only to answer it may stop as soon as it has, until a call needs it. The
+   * caller may clear it while the listing runs (a search or discover joined it and a call may
+   * follow): an adapter that acts on it reads it once the listing is done. Adapters may ignore
+   * it; it is not a tools/list parameter.
    */
   background?: boolean;
 }

@@ -1,4 +1,4 @@
-import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
+import type { Adapter, ListToolsOptions, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import type { CachedCatalog, CatalogStore } from "./catalog-cache/store.js";
 import { createLimiter } from "./limiter.js";
@@ -172,7 +172,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   const { timeoutMs, log } = options;
   const now = options.now ?? Date.now;
   const lists = new Map<string, ToolDescriptor[]>();
-  const pending = new Map<string, Promise<ToolDescriptor[]>>();
+  /** Listings under way, with what the adapter was asked (`background` is cleared when a caller joins). */
+  const pending = new Map<string, { tools: Promise<ToolDescriptor[]>; listing: ListToolsOptions }>();
   const owners = new Map<string, symbol>();
   const restored = new Map<string, CachedCatalog>();
   const work = new Set<Promise<unknown>>();
@@ -240,8 +241,10 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     // not cache the old catalog. The token says which listing is current.
     const token = Symbol(prefix);
     owners.set(prefix, token);
+    // One object, not a copy: a caller that joins this listing clears `background` while it runs.
+    const listing: ListToolsOptions = { background };
     const loading = limiter.run(async () => {
-      const listed = (await withDeadline(() => adapter.listTools(background ? { background } : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
+      const listed = (await withDeadline(() => adapter.listTools(background ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
       const tools = sanitise(listed?.tools);
       if (owners.get(prefix) === token) {
         const before = restored.get(prefix);
@@ -257,7 +260,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
       }
       return tools;
     }, { urgent });
-    pending.set(prefix, loading);
+    pending.set(prefix, { tools: loading, listing });
     loading.catch(() => {
       if (owners.get(prefix) === token) {
         owners.delete(prefix);
@@ -288,7 +291,11 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
         return known;
       }
       stats.misses += 1;
-      return pending.get(prefix) ?? list(plugin, toolOptions.urgent === true);
+      const joined = pending.get(prefix);
+      if (!joined) return list(plugin, toolOptions.urgent === true);
+      // A caller waits for it now (a call may follow): no longer a background listing.
+      joined.listing.background = false;
+      return joined.tools;
     },
     refresh(plugin) {
       if (closed) return Promise.resolve();
@@ -299,7 +306,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
           await ready;
           const prefix = plugin.manifest.prefix;
           try {
-            await (pending.get(prefix) ?? list(plugin, false, true));
+            await (pending.get(prefix)?.tools ?? list(plugin, false, true));
           } catch (error) {
             log?.debug(`plugin '${prefix}': background listing failed: ${(error as Error).message}`);
           }

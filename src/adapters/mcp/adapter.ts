@@ -35,6 +35,8 @@ export class McpAdapter implements Adapter {
   private readonly listeners = new Set<() => void>();
   private readonly timeoutMs: number;
   private readonly idleTimeoutMs: number;
+  /** Listings for a caller begun so far: one that joins a background listing (ToolCatalog.get) makes it keep the server. */
+  private callerListings = 0;
   readonly name: string;
 
   constructor(private readonly options: McpAdapterOptions) {
@@ -58,14 +60,21 @@ export class McpAdapter implements Adapter {
     // stays a while for the call that may follow; one listed in the background (the catalog is
     // stored for later starts) stops at once: its process, pipes and client buffers are the
     // runtime's idle memory otherwise. A call that started it, or came meanwhile, keeps it (the
-    // normal timeout).
+    // normal timeout). Only the listing that sent the request decides: one that joined it sent none.
+    if (!listing.background) this.callerListings++;
+    const callersBefore = this.callerListings;
     const wasRunning = this.connection.startedOrStarting;
     const begun = this.connection.requestsBegun;
     const tools = await this.catalog.get(() =>
       this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)),
     );
     const onlyThisListing = this.connection.requestsBegun === begun + 1;
-    if (!wasRunning && onlyThisListing) this.connection.stopWhenIdleFor(listing.background ? BACKGROUND_LISTING_IDLE_MS : Math.min(LISTING_IDLE_MS, this.idleTimeoutMs || LISTING_IDLE_MS));
+    if (!wasRunning && onlyThisListing) {
+      // Background only if it still is: read after the listing, since a caller that joined it
+      // (here, or in the runtime's catalog, which then clears `listing.background`) waits for its answer.
+      const background = listing.background === true && this.callerListings === callersBefore;
+      this.connection.stopWhenIdleFor(background ? BACKGROUND_LISTING_IDLE_MS : Math.min(LISTING_IDLE_MS, this.idleTimeoutMs || LISTING_IDLE_MS));
+    }
     return { tools: tools.map((tool) => ({ ...tool })) };
   }
 
