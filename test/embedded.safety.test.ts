@@ -75,6 +75,20 @@ describe("the embedded default started in a project folder with a .env", () => {
     }
   });
 
+  it("says a hidden file was refused by policy (FORBIDDEN, a hint saying not to retry), not that the service failed", async () => {
+    const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "read_text_file", arguments: { path: ".env" } });
+    assert.equal(payload.ok, false, JSON.stringify(payload));
+    const error = payload.error as { code: string; message: string; hint: string; details?: { hidden?: string[] } };
+    assert.equal(error.code, "FORBIDDEN", JSON.stringify(payload));
+    assert.match(error.message, /'\.env' is hidden: files that commonly hold credentials/);
+    assert.match(error.hint, /^Refused by policy/);
+    assert.doesNotMatch(error.hint, /service behind this plugin failed/);
+    assert.deepEqual(error.details?.hidden, [".env"]);
+    const many = await callJson(client, "agent_tools_filesystem_call", { toolName: "read_multiple_files", arguments: { paths: ["readme.txt", "id_rsa", ".git/config"] } });
+    assert.equal(many.payload.error?.code, "FORBIDDEN", JSON.stringify(many.payload));
+    assert.deepEqual((many.payload.error as { details?: { hidden?: string[] } }).details?.hidden, ["id_rsa", ".git/config"]);
+  });
+
   it("leaves hidden files out of listings, trees and searches", async () => {
     for (const [tool, args] of [
       ["list_directory", { path: "." }],

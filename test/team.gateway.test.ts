@@ -103,6 +103,10 @@ describe("team gateway: identities and policy", () => {
       const tools = (await client.listTools()).tools.map((t) => t.name);
       assert.ok(tools.includes("agent_tools_notes_call"));
       assert.ok(!tools.some((t) => t.includes("tracker")), `tracker hidden: ${tools.join(", ")}`);
+      const unknown = await callJson(client, "agent_tools_tracker_call", { toolName: "assign-ticket", arguments: {} });
+      assert.equal(unknown.payload.error?.code, "UNKNOWN_FACADE_TOOL");
+      const suggested = unknown.payload.error?.details?.tools as string[];
+      assert.ok(suggested.length > 0 && suggested.every((t) => tools.includes(t)), `only this identity's tools are suggested: ${suggested.join(", ")}`);
       const help = await callJson(client, "agent_tools_help", {});
       assert.deepEqual((help.payload.plugins as Array<{ prefix: string }>).map((p) => p.prefix), ["notes"]);
       const search = await callJson(client, "agent_tools_search", { query: "assign ticket to someone" });

@@ -83,6 +83,24 @@ describe("the zero-config fleet", () => {
     assert.ok(rank.at >= 0 && rank.at < 3, `with the sentence model (waited up to 240 s for it): ${JSON.stringify(rank.names)}`);
   });
 
+  it("an unknown facade tool suggests only tools in tools/list, same kind first: never an unconfigured plugin's", async () => {
+    const listed = new Set((await client.listTools()).tools.map((t) => t.name));
+    const { payload, isError } = await callJson(client, "agent_tools_nonsense_call", { toolName: "x" });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "UNKNOWN_FACADE_TOOL", JSON.stringify(payload));
+    assert.match(payload.error?.hint ?? "", /`details\.tools`/);
+    const suggested = payload.error?.details?.tools as string[];
+    assert.ok(suggested.length > 0, JSON.stringify(payload));
+    for (const name of suggested) assert.ok(listed.has(name), `${name} is suggested but not in tools/list`);
+    assert.ok(suggested.includes("agent_tools_filesystem_call") && suggested.includes("agent_tools_memory_call"), suggested.join(", "));
+    const kinds = suggested.map((t) => t.endsWith("_call"));
+    assert.deepEqual(kinds, [...kinds].sort((a, b) => Number(b) - Number(a)), `the _call tools first: ${suggested.join(", ")}`);
+    for (const prefix of ["github", "ghcli", "tasks", "pocketbase", "kite", "ccdd", "n8n"]) {
+      assert.ok(!suggested.some((t) => t.startsWith(`agent_tools_${prefix}_`)), `${prefix} is not configured and not suggested: ${suggested.join(", ")}`);
+    }
+    assert.match(payload.error?.message ?? "", /Nearest: 'agent_tools_/);
+  });
+
   it("help: unconfigured plugins with what to set; 'ready' only once a plugin has answered", async () => {
     await callJson(client, "agent_tools_filesystem_call", { toolName: "list_allowed_directories" });
     const { payload } = await callJson(client, "agent_tools_help");

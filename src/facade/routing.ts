@@ -66,18 +66,22 @@ function withoutPlugin(args: unknown): unknown {
   return rest;
 }
 
-/** The nearest real tool names to what was sent: same kind first, then by likeness of the rest of the name. */
-function nearestTools(sent: string, routes: ReadonlyMap<string, FacadeRoute>, kind?: FacadeOperation, limit = 5): string[] {
-  const names = [...routes.keys()];
-  const scored = names.map((name) => ({ name, score: similarity(sent, name) + (kind && routes.get(name)?.operation === kind ? 1 : 0) }));
+/**
+ * The nearest real tool names to what was sent: same kind first, then by likeness of the rest of
+ * the name. Only names the caller can see in tools/list are offered (`listed`): a plugin that is
+ * not configured keeps its routes (a call made anyway answers NOT_CONFIGURED with the fix) but is
+ * no tool to suggest.
+ */
+function nearestTools(sent: string, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, kind?: FacadeOperation, limit = 5): string[] {
+  const scored = [...listed].filter((name) => routes.has(name)).map((name) => ({ name, score: similarity(sent, name) + (kind && routes.get(name)?.operation === kind ? 1 : 0) }));
   return scored
     .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
     .slice(0, limit)
     .map((s) => s.name);
 }
 
-function unknownTool(sent: string, routes: ReadonlyMap<string, FacadeRoute>, why: string, kind?: FacadeOperation): { error: RuntimeError } {
-  const tools = nearestTools(sent, routes, kind);
+function unknownTool(sent: string, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, why: string, kind?: FacadeOperation): { error: RuntimeError } {
+  const tools = nearestTools(sent, routes, listed, kind);
   return {
     error: new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${sent}'${why ? ` (${why})` : ""}; nothing was run. Nearest: ${tools.map((t) => `'${t}'`).join(", ")}`, {
       tools,
@@ -103,9 +107,10 @@ function checkExplicitPlugin(name: string, route: FacadeRoute, args: unknown): R
 /**
  * Resolve a tools/call name to a route. Known names route as they are; unknown names go through
  * the narrow repairs above, and everything else is an error. `prefixes` are the plugins' (compact
- * mode has no per-plugin tool to read them from).
+ * mode has no per-plugin tool to read them from). `listed`: the names the caller's tools/list
+ * shows, the only ones an error suggests (every route's name when not given).
  */
-export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, prefixes: readonly string[]): RoutingOutcome {
+export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, prefixes: readonly string[], listed: Iterable<string> = routes.keys()): RoutingOutcome {
   const known = routes.get(sent);
   if (known) return known.prefix !== undefined ? checkExplicitPlugin(sent, known, args) : { route: known, args, repairs: [] };
 
@@ -132,7 +137,7 @@ export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyM
     const kind = nearKind(bare.slice(i + 1));
     if (kind) readings.push({ kind, part: bare.slice(0, i) });
   }
-  if (readings.length === 0) return unknownTool(sent, routes, "");
+  if (readings.length === 0) return unknownTool(sent, routes, listed, "");
 
   const targets = new Map<string, { route: FacadeRoute; name: string; args: unknown; kind: PluginOperation }>();
   let why = "";
@@ -177,10 +182,10 @@ export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyM
   }
   if (targets.size === 1) {
     const [target] = targets.values();
-    if (!target) return unknownTool(sent, routes, why);
+    if (!target) return unknownTool(sent, routes, listed, why);
     const said = explicit !== undefined ? ` ('plugin' is '${explicit}')` : "";
     return { route: target.route, args: target.args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${sent}' was read as '${target.name}'${said}` }] };
   }
   if (targets.size > 1) why = `it could mean ${[...targets.values()].map((t) => `'${t.name}'`).join(" or ")}`;
-  return unknownTool(sent, routes, why, readings[0]?.kind);
+  return unknownTool(sent, routes, listed, why, readings[0]?.kind);
 }

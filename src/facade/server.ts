@@ -198,6 +198,8 @@ export function createFacade(runtime: Runtime): Facade {
     tools: FacadeTool[];
     routes: Map<string, FacadeRoute>;
     prefixes: string[];
+    /** The names in this view's tools/list: the only ones an unknown tool's answer suggests. */
+    listedNames: string[];
     listResult: ListToolsResult;
     /** The compact list worded for a client whose user confirms writes (made on first use). */
     listResultAsked?: ListToolsResult;
@@ -216,6 +218,7 @@ export function createFacade(runtime: Runtime): Facade {
       tools,
       routes,
       prefixes: visible.map((s) => s.prefix),
+      listedNames: tools.map((t) => t.name),
       listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
       listCacheHint,
       serverOptions: {
@@ -248,7 +251,7 @@ export function createFacade(runtime: Runtime): Facade {
   };
 
   async function callTool(server: Server, view: View, scope: SessionScope, name: string, rawArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
-    const resolved = resolveFacadeTool(name, rawArgs, view.routes, view.prefixes);
+    const resolved = resolveFacadeTool(name, rawArgs, view.routes, view.prefixes, view.listedNames);
     if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
     const { route, args, repairs } = resolved;
     // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.

@@ -38,8 +38,8 @@ function segments(p: string): string[] {
 }
 
 export interface FilesystemGuard {
-  /** Why a tool call's path arguments are refused, or undefined when they may go through. */
-  refusal(args: Readonly<Record<string, unknown>>): string | undefined;
+  /** The hidden paths a tool call names (each as sent), and why they are refused; undefined when it may go through. */
+  refusal(args: Readonly<Record<string, unknown>>): { hidden: string[]; message: string } | undefined;
   /** A listing's text without the lines that name hidden files. */
   filterText(text: string): string;
 }
@@ -88,7 +88,10 @@ export function createFilesystemGuard(roots: readonly string[], extraHidden: rea
       }
       const hidden = named.filter(hiddenPath);
       if (hidden.length === 0) return undefined;
-      return `Access denied - ${hidden.map((p) => `'${p}'`).join(", ")} ${hidden.length > 1 ? "are" : "is"} hidden: files that commonly hold credentials (.env, keys, .git, .npmrc, the agent-tools config…) are not served by this plugin`;
+      return {
+        hidden,
+        message: `Access denied - ${hidden.map((p) => `'${p}'`).join(", ")} ${hidden.length > 1 ? "are" : "is"} hidden: files that commonly hold credentials (.env, keys, .git, .npmrc, the agent-tools config…) are not served by this plugin`,
+      };
     },
     filterText(text) {
       const trimmed = text.trim();

@@ -8,6 +8,7 @@ import type { McpFilesystemBlock } from "../mcp/schema.js";
 import { assertSpec } from "../shared/errors.js";
 import { createFilesystemGuard } from "./guard.js";
 import { isDirectory } from "../../is-directory.js";
+import { RuntimeError } from "../../errors.js";
 
 /**
  * The `mcp-filesystem` adapter kind: an `mcp` block for a filesystem server (the reference
@@ -20,6 +21,13 @@ import { isDirectory } from "../../is-directory.js";
  * `roots` defaults to the arguments that are existing folders; `hide` adds files beyond the rule.
  * The embedded default's filesystem plugin is of this kind.
  */
+
+/**
+ * A refusal is the plugin's policy, not a failure of the server behind it: FORBIDDEN (the policy
+ * code) with a hint that says so, so a model neither retries it nor reports a broken service.
+ */
+const HIDDEN_FILE_HINT =
+  "Refused by policy: the filesystem plugin never serves files that commonly hold credentials (`details.hidden`); nothing was read or written. Do not retry or look for another way to the file: work with other files, or ask the user for the value you need.";
 
 /** Tools whose answers list names: hidden entries are taken out of them. */
 const LISTINGS = new Set(["list_directory", "list_directory_with_sizes", "directory_tree", "search_files"]);
@@ -40,7 +48,7 @@ export const createFilesystemAdapter: DeclarativeAdapterFactory = async (spec, o
     listTools: (listing) => inner.listTools(listing),
     async call(name, args, ctx) {
       const refusal = guard.refusal(args);
-      if (refusal) return { content: [{ type: "text", text: refusal }], isError: true };
+      if (refusal) throw new RuntimeError("FORBIDDEN", refusal.message, { hidden: refusal.hidden }, HIDDEN_FILE_HINT);
       const result = (await inner.call(name, args, ctx)) as TextResult;
       if (!LISTINGS.has(name) || !result || typeof result !== "object") return result;
       const content = result.content?.map((item) => (item.type === "text" && typeof item.text === "string" ? { ...item, text: guard.filterText(item.text) } : item));
