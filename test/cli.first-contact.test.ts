@@ -116,6 +116,23 @@ describe("the command line", () => {
     assert.match(ran.stdout, /no downstream tools listed, nothing to compare/);
     assert.doesNotMatch(ran.stdout, /-\d+(\.\d+)?%/);
   });
+
+  it("validate and status say that AGENT_TOOLS_PLUGINS_DIR names a folder that is not there", async () => {
+    const gone = path.join(mkdtempSync(path.join(tmpdir(), "agent-tools-gone-")), "nonexistent");
+    const validated = await run("agent-tools", ["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: gone }));
+    assert.equal(validated.code, 1, validated.stdout + validated.stderr);
+    const report = JSON.parse(validated.stdout) as { ok: boolean; problems: string[] };
+    assert.equal(report.ok, false);
+    assert.deepEqual(report.problems, [`AGENT_TOOLS_PLUGINS_DIR names ${gone}, which does not exist; no plugins were loaded from it`]);
+    assert.match(validated.stderr, /^agent-tools validate: AGENT_TOOLS_PLUGINS_DIR names .*nonexistent, which does not exist/m);
+    const status = await run("agent-tools", ["status"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: gone, AGENT_TOOLS_LOG: "error" }));
+    assert.equal(status.code, 0, status.stderr);
+    const answer = JSON.parse(status.stdout) as { result: { status: string; missing?: string[] } };
+    assert.equal(answer.result.status, "READY (with missing pieces)");
+    assert.ok(answer.result.missing?.some((m) => m.includes(`AGENT_TOOLS_PLUGINS_DIR names ${gone}, which does not exist`)), JSON.stringify(answer.result.missing));
+    const fine = await run("agent-tools", ["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: path.dirname(gone) }));
+    assert.equal(fine.code, 0, "an existing (empty) folder is no problem");
+  });
 });
 
 describe("npx from a packed tarball", () => {

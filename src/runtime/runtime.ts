@@ -169,6 +169,8 @@ export interface Runtime {
   /** Bundled plugins left out for a user plugin or config entry with the same prefix. */
   readonly replaced: readonly ReplacedPlugin[];
   readonly brokenLinks: readonly BrokenRelatedLink[];
+  /** Plugin folders named by AGENT_TOOLS_PLUGINS_DIR or `plugins.dirs` that are not there, one sentence each (for validate and status). */
+  readonly missingPluginDirs: readonly string[];
   readonly index: ToolIndex;
   readonly log: Logger;
   /** How the facade presents the fleet: a trio per plugin, or five fixed tools. */
@@ -349,9 +351,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
   const { plugins, failures, replaced, disabled: knownNames } = await loadPlugins(sources, loadOptions);
+  const missingDirs = options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? []);
   for (const notice of [
     ...(config?.notices ?? []),
-    ...(options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? [])),
+    ...missingDirs,
     ...unknownDisabled(config?.plugins.disable ?? [], knownNames),
     ...(skipBundled || options.manifests ? [] : embeddedDropped(config)),
   ]) log.warn(notice);
@@ -693,6 +696,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     failures,
     replaced,
     brokenLinks,
+    missingPluginDirs: missingDirs,
     index,
     log,
     facadeMode,

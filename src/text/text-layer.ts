@@ -252,6 +252,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       shell = `unavailable: ${describeThrown(error)}`;
       missing.push(`the just-bash package (${describeThrown(error)}); run npm install`);
     }
+    missing.push(...runtime.missingPluginDirs);
     for (const plugin of runtime.summaries()) if (!plugin.configured) missing.push(`plugin '${plugin.prefix}': ${plugin.missing ?? "requirements missing"}`);
     for (const loaded of state.modules.values()) {
       const vars = missingOf(loaded.module);
