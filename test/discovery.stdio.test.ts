@@ -111,12 +111,20 @@ describe("agent_tools_search and _discover (per-plugin mode)", () => {
     assert.equal((discover.payload.matches as Hit[])[0]?.name, "delete_note");
   });
 
-  it("sends instructions naming every connected service and saying to search first", () => {
+  it("sends instructions with a line per configured service, the others named once, saying to search first", async () => {
     const instructions = server.client.getInstructions() ?? "";
     assert.match(instructions, /Search before guessing: agent_tools_search/);
-    for (const prefix of ["notes", "tracker", "vault"]) assert.match(instructions, new RegExp(`^- ${prefix}: `, "m"));
-    assert.match(instructions, /^- vault: .*\(not configured\)$/m);
-    assert.ok(countTokens(instructions) < 200, "kept short");
+    for (const prefix of ["notes", "tracker"]) assert.match(instructions, new RegExp(`^- ${prefix}: `, "m"));
+    // vault is not configured: no line of its own (tools/list hides its tools), only the summary line.
+    assert.doesNotMatch(instructions, /^- vault/m);
+    assert.match(instructions, /^Not configured \(agent_tools_help says what each needs\): vault\.$/m);
+    assert.equal(instructions.match(/vault/g)?.length, 1, "vault is named once");
+    // The pointer holds: help says what vault needs.
+    const help = await callJson(server.client, "agent_tools_help", {});
+    const vault = (help.payload.plugins as Array<{ prefix: string; status: string }>).find((p) => p.prefix === "vault");
+    assert.match(vault?.status ?? "", /^not configured: set \S+/);
+    // 122 tokens with vault's own line "(not configured)", 117 without (2026-12-04).
+    assert.ok(countTokens(instructions) < 120, `kept short: ${countTokens(instructions)} tokens`);
   });
 });
 
@@ -227,6 +235,7 @@ describe("agent-tools tokens and search-bench", () => {
       plugins: number;
       flat: { tools: number; tokens: number };
       modes: Record<"per-plugin" | "compact", { tools: number; tokens: number; reduction: number }>;
+      instructionsTokens: Record<"per-plugin" | "compact", number>;
       perPlugin: { prefix: string; tools: number; flatTokens: number; perPluginTokens: number }[];
     };
     assert.equal(report.encoding, "o200k_base");
@@ -235,6 +244,14 @@ describe("agent-tools tokens and search-bench", () => {
     assert.equal(report.modes.compact.tools, 5);
     assert.equal(report.modes["per-plugin"].tools, 3 + 3 + 3, "help, search, exec, a trio per plugin with skills; vault is not configured, so not listed");
     assert.ok(report.modes.compact.tokens < report.modes["per-plugin"].tokens);
+    // The count of what the server sends at initialize, made by the same builder.
+    const server = await connect(PLUGINS);
+    try {
+      assert.equal(report.instructionsTokens["per-plugin"], countTokens(server.client.getInstructions() ?? ""));
+    } finally {
+      await server.close();
+    }
+    assert.ok(report.instructionsTokens.compact > 0);
     assert.deepEqual(report.perPlugin.map((p) => p.prefix), ["notes", "tracker", "vault"]);
     assert.ok(report.perPlugin.every((p) => p.perPluginTokens > 0));
     const flatSum = report.perPlugin.reduce((n, p) => n + p.flatTokens, 0);

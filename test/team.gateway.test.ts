@@ -112,10 +112,17 @@ describe("team gateway: identities and policy", () => {
       const search = await callJson(client, "agent_tools_search", { query: "assign ticket to someone" });
       const text = JSON.stringify(search.payload);
       assert.ok(!text.includes("tracker"), `no tracker in ${text}`);
-      // The writer sees the tracker through the same search.
+      // The instructions are this identity's too: notes only, not even vault's "not configured" line.
+      const instructions = client.getInstructions() ?? "";
+      assert.match(instructions, /^- notes: /m);
+      assert.doesNotMatch(instructions, /tracker|vault|Not configured/);
+      // The writer sees the tracker through the same search, and the instructions over HTTP as over stdio.
       const { client: writer } = await httpClient(server.url, bearer(TOKENS.writer));
       const seen = await callJson(writer, "agent_tools_search", { query: "assign ticket to someone" });
       assert.ok(JSON.stringify(seen.payload).includes("tracker"));
+      const all = writer.getInstructions() ?? "";
+      for (const prefix of ["notes", "tracker"]) assert.match(all, new RegExp(`^- ${prefix}: `, "m"));
+      assert.match(all, /^Not configured \(agent_tools_help says what each needs\): vault\.$/m);
       await writer.close();
     } finally {
       await client.close();

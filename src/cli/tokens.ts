@@ -1,5 +1,6 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { ToolDescriptor } from "../adapters/types.js";
+import { serverInstructions } from "../facade/instructions.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, type FacadeTool } from "../facade/tools.js";
 import type { FacadeMode } from "../runtime/facade-mode.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -7,7 +8,8 @@ import type { Runtime } from "../runtime/runtime.js";
 /**
  * `agent-tools tokens`: what the fleet costs in context. Counts, with the o200k BPE encoding, the
  * facade's tools/list in both modes and the same fleet listed flat (every downstream tool as its
- * server lists it), with the reduction and a line per plugin.
+ * server lists it), with the reduction and a line per plugin; and the server instructions sent at
+ * initialize (most clients put them in the system prompt), made by the server's own builder.
  */
 
 function toolsTokens(tools: readonly unknown[]): number {
@@ -37,6 +39,8 @@ export interface TokensReport {
   modes: Record<FacadeMode, ModeCost>;
   /** The per-plugin mode's fixed tools (help, search), paid once whatever the fleet. */
   perPluginFixedTokens: number;
+  /** The server instructions in each mode, as an unrestricted caller gets them. */
+  instructionsTokens: Record<FacadeMode, number>;
   perPlugin: PluginCost[];
 }
 
@@ -75,6 +79,7 @@ export async function tokensReport(runtime: Runtime): Promise<TokensReport> {
       compact: facadeCost(buildFacadeTools(summaries, { mode: "compact", execTool: EXEC_FACADE_TOOL }).tools, flatTokens),
     },
     perPluginFixedTokens: toolsTokens(fixed),
+    instructionsTokens: { "per-plugin": countTokens(serverInstructions(summaries, "per-plugin")), compact: countTokens(serverInstructions(summaries, "compact")) },
     perPlugin,
   };
 }
@@ -88,6 +93,7 @@ export function formatTokensReport(report: TokensReport): string {
     `  flat (every tool listed)   ${String(report.flat.tokens).padStart(7)} tokens  ${report.flat.tools} tools`,
     `  per-plugin facade          ${String(report.modes["per-plugin"].tokens).padStart(7)} tokens  ${report.modes["per-plugin"].tools} tools  (${versus(report.modes["per-plugin"].reduction)})`,
     `  compact facade             ${String(report.modes.compact.tokens).padStart(7)} tokens  ${report.modes.compact.tools} tools  (${versus(report.modes.compact.reduction)})`,
+    `server instructions (initialize): ${report.instructionsTokens["per-plugin"]} tokens per-plugin, ${report.instructionsTokens.compact} compact`,
     `per plugin (per-plugin mode also pays ${report.perPluginFixedTokens} tokens once for help and search):`,
     ...report.perPlugin.map(
       (p) => `  ${p.prefix.padEnd(24)} ${String(p.tools).padStart(4)} tools  flat ${String(p.flatTokens).padStart(6)}  per-plugin facade ${String(p.perPluginTokens).padStart(4)}${p.error ? `  (${p.error})` : ""}`,
