@@ -77,6 +77,40 @@ describe("the command line", () => {
     assert.match(helpOf.stdout, /^usage: agent-tools validate/);
   });
 
+  it("each help lists only the options its command takes and never calls a program the same as itself", async () => {
+    const mcp = await run("agent-tools-mcp", ["--help"]);
+    assert.match(mcp.stdout, /serve the MCP facade over stdio \(the same as agent-tools mcp\)/);
+    const http = await run("agent-tools-mcp-http", ["--help"]);
+    assert.match(http.stdout, /Streamable HTTP .*\(the same as agent-tools http\)/);
+    for (const [bin, ran] of [["agent-tools-mcp", mcp], ["agent-tools-mcp-http", http]] as const) {
+      assert.doesNotMatch(ran.stdout, new RegExp(`the same as ${bin}\\)`), `${bin} --help refers to itself: ${ran.stdout}`);
+      assert.match(ran.stdout, /--config FILE/);
+      assert.match(ran.stdout, /-v, --version/);
+    }
+    assert.doesNotMatch(mcp.stdout, /--host|--port/, "stdio takes no --host/--port");
+    assert.match(http.stdout, /^ {2}--host HOST +the address to bind/m);
+    assert.match(http.stdout, /^ {2}--port PORT +the port/m);
+    const optionsOf = (text: string): string[] => [...(text.split("\noptions:\n")[1] ?? "").matchAll(/^ {2}(-\S+)/gm)].map((m) => m[1] as string);
+    const expected: Record<string, string[]> = {
+      mcp: ["--config", "--plugins-dir", "-h,"],
+      http: ["--config", "--plugins-dir", "--host", "--port", "-h,"],
+      probe: ["-h,"],
+      validate: ["--config", "--plugins-dir", "-h,"],
+      tokens: ["--config", "--plugins-dir", "--json", "--tools", "-h,"],
+      audit: ["--config", "--limit", "-f,", "-h,"],
+      cache: ["-h,"],
+      "search-bench": ["--tools", "--queries", "--limit", "--engine", "-h,"],
+    };
+    for (const [command, options] of Object.entries(expected)) {
+      const ran = await run("agent-tools", [command, "--help"]);
+      assert.deepEqual(optionsOf(ran.stdout), options, `${command} --help:\n${ran.stdout}`);
+    }
+    const top = await run("agent-tools", ["--help"]);
+    assert.deepEqual(optionsOf(top.stdout), ["--config", "--plugins-dir", "--host", "--port", "-h,", "-v,"]);
+    assert.match(top.stdout, /^ {2}--host HOST +http: the address to bind/m);
+    assert.match(top.stdout, /^ {2}mcp +serve the MCP facade over stdio \(the same as agent-tools-mcp\)$/m);
+  });
+
   it("an unknown option or command exits 2 on every bin, saying which", async () => {
     for (const bin of BINS) {
       const ran = await run(bin, ["--bogus"]);

@@ -7,51 +7,94 @@ import { packageJson } from "../paths.js";
  * the runtime's own dependencies are missing — which is what it is there to report.
  */
 
-/** Each command: its synopsis and what it does (the help text of `agent-tools CMD --help`). */
-const COMMANDS: Readonly<Record<string, { synopsis: string; does: string }>> = {
-  mcp: { synopsis: "mcp", does: "serve the MCP facade over stdio (the same as agent-tools-mcp)" },
-  http: { synopsis: "http [--host HOST] [--port PORT]", does: "serve the MCP facade over Streamable HTTP at http://127.0.0.1:8321/mcp (the same as agent-tools-mcp-http)" },
+/** Every option once: its words and what it does. Each command's help lists the ones it takes. */
+const OPTION_HELP = {
+  config: {
+    words: "--config FILE",
+    does: "the config file (else $AGENT_TOOLS_CONFIG, else ./agent-tools.config.json, else the\nuser-level file: $XDG_CONFIG_HOME/agent-tools-runtime/config.json on Linux)",
+  },
+  "plugins-dir": { words: "--plugins-dir DIR", does: "load plugins from DIR (like AGENT_TOOLS_PLUGINS_DIR)" },
+  host: { words: "--host HOST", does: "the address to bind (like AGENT_TOOLS_HTTP_HOST)", of: "http" },
+  port: { words: "--port PORT", does: "the port (like AGENT_TOOLS_HTTP_PORT; 0 picks a free one)", of: "http" },
+  json: { words: "--json", does: "the report as JSON instead of a table" },
+  tools: { words: "--tools FILE", does: "a tools.json to count instead of the configured fleet" },
+  queries: { words: "--queries FILE", does: "the queries (queries.jsonl)" },
+  limit: { words: "--limit N", does: "the last N entries (default 100)" },
+  engine: { words: "--engine E", does: "the ranking engine (an unknown name is refused with the list)" },
+  follow: { words: "-f, --follow", does: "keep printing new entries" },
+  help: { words: "-h, --help", does: "print help and exit" },
+  version: { words: "-v, --version", does: "print the version and exit" },
+} as const;
+
+type OptionName = keyof typeof OPTION_HELP;
+/** A command's options; a string replaces the option's usual wording for that command. */
+type CommandOptions = Partial<Record<OptionName, true | string>>;
+
+const SERVER_OPTIONS: CommandOptions = { config: true, "plugins-dir": true };
+
+/**
+ * Each command: its synopsis, what it does and the options it takes (the help text of
+ * `agent-tools CMD --help`); `bin`: the program that runs only this command.
+ */
+const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; options?: CommandOptions; bin?: string }>> = {
+  mcp: { synopsis: "mcp", does: "serve the MCP facade over stdio", options: SERVER_OPTIONS, bin: "agent-tools-mcp" },
+  http: { synopsis: "http [--host HOST] [--port PORT]", does: "serve the MCP facade over Streamable HTTP at http://127.0.0.1:8321/mcp", options: { ...SERVER_OPTIONS, host: true, port: true }, bin: "agent-tools-mcp-http" },
   probe: { synopsis: "probe", does: "preflight report as JSON; exit 0 ready, 1 installable, 2 blocked" },
-  validate: { synopsis: "validate", does: "load every plugin and the config file and check them all; exit 1 on problems" },
-  status: { synopsis: "status", does: "the text layer: READY or what is missing, the config file read, commands, modules (one JSON answer)" },
-  list: { synopsis: "list", does: "the text layer's commands (one JSON answer)" },
-  load: { synopsis: "load MODULE", does: "load a text module from commands/ in a one-off session (one JSON answer)" },
-  exec: { synopsis: "exec COMMAND…", does: "run a command line in a one-off sandbox (one JSON answer; exit = its exit code)" },
-  serve: { synopsis: "serve", does: 'JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line' },
-  tokens: { synopsis: "tokens [--json] [--tools FILE]", does: "tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin" },
-  audit: { synopsis: "audit [--limit N] [--follow]", does: "print the audit log of writes, one JSON line each (Redis stream or JSONL file)" },
+  validate: { synopsis: "validate", does: "load every plugin and the config file and check them all; exit 1 on problems", options: SERVER_OPTIONS },
+  status: { synopsis: "status", does: "the text layer: READY or what is missing, the config file read, commands, modules (one JSON answer)", options: SERVER_OPTIONS },
+  list: { synopsis: "list", does: "the text layer's commands (one JSON answer)", options: SERVER_OPTIONS },
+  load: { synopsis: "load MODULE", does: "load a text module from commands/ in a one-off session (one JSON answer)", options: SERVER_OPTIONS },
+  exec: { synopsis: "exec COMMAND…", does: "run a command line in a one-off sandbox (one JSON answer; exit = its exit code)", options: SERVER_OPTIONS },
+  serve: { synopsis: "serve", does: 'JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line', options: SERVER_OPTIONS },
+  tokens: { synopsis: "tokens [--json] [--tools FILE]", does: "tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin", options: { ...SERVER_OPTIONS, json: true, tools: true } },
+  audit: { synopsis: "audit [--limit N] [--follow]", does: "print the audit log of writes, one JSON line each (Redis stream or JSONL file)", options: { config: true, limit: true, follow: true } },
   "hash-token": { synopsis: "hash-token [TOKEN]", does: "the SHA-256 a team identity's tokenSha256 holds; without TOKEN, a new random token and its hash" },
   cache: { synopsis: "cache [clear]", does: "where the plugin catalog cache lives and what it holds; `clear` empties it" },
-  "search-bench": { synopsis: "search-bench --tools FILE --queries FILE [--limit N] [--engine E]", does: "rank the queries against the tools through agent_tools_search's code path" },
+  "search-bench": {
+    synopsis: "search-bench --tools FILE --queries FILE [--limit N] [--engine E]",
+    does: "rank the queries against the tools through agent_tools_search's code path",
+    options: { tools: "the tools (tools.json)", queries: true, limit: "hits per query, 1 to 50 (default 10)", engine: true },
+  },
   version: { synopsis: "version", does: "print the version (also -v, --version)" },
   help: { synopsis: "help [COMMAND]", does: "this text, or one command's (also -h, --help)" },
 };
 
-const OPTIONS = `options:
-  --config FILE       the config file (else $AGENT_TOOLS_CONFIG, else ./agent-tools.config.json, else the
-                      user-level file: $XDG_CONFIG_HOME/agent-tools-runtime/config.json on Linux)
-  --plugins-dir DIR   load plugins from DIR (like AGENT_TOOLS_PLUGINS_DIR)
-  --host HOST         http: the address to bind (like AGENT_TOOLS_HTTP_HOST)
-  --port PORT         http: the port (like AGENT_TOOLS_HTTP_PORT; 0 picks a free one)
-  -h, --help          print help and exit
-  -v, --version       print the version and exit
-`;
+/** The options block of a help text: each option's words, then what it does (continued lines indented under it). */
+function optionsText(options: CommandOptions, general = false): string {
+  const lines = (Object.keys(options) as OptionName[]).map((name) => {
+    const option: { words: string; does: string; of?: string } = OPTION_HELP[name];
+    const given = options[name];
+    const does = typeof given === "string" ? given : general && option.of ? `${option.of}: ${option.does}` : option.does;
+    return `  ${option.words.padEnd(20)}${does.replace(/\n/g, `\n${" ".repeat(22)}`)}`;
+  });
+  return `options:\n${lines.join("\n")}\n`;
+}
+
+/** What a command does, saying which other program (or command) is the same. */
+function describeCommand(command: string, bin: string): string {
+  const entry = COMMANDS[command];
+  if (!entry) return "";
+  if (!entry.bin) return entry.does;
+  return `${entry.does} (the same as ${bin === entry.bin ? `agent-tools ${command}` : entry.bin})`;
+}
 
 const USAGE = `usage: agent-tools <command> [options]   (agent-tools-runtime is the same program)
 
 commands:
-${Object.values(COMMANDS)
-  .map(({ synopsis, does }) => `  ${synopsis.length > 19 ? `${synopsis}\n${" ".repeat(22)}` : synopsis.padEnd(20)}${does}`)
+${Object.entries(COMMANDS)
+  .map(([command, { synopsis }]) => `  ${synopsis.length > 19 ? `${synopsis}\n${" ".repeat(22)}` : synopsis.padEnd(20)}${describeCommand(command, "agent-tools")}`)
   .join("\n")}
 
-${OPTIONS}`;
+${optionsText({ ...SERVER_OPTIONS, host: true, port: true, help: true, version: true }, true)}`;
 
 /** The help of one command; `bin` names the program it was asked of (agent-tools-mcp names no command). */
 function commandUsage(command: string, bin = "agent-tools"): string {
   const entry = COMMANDS[command];
   if (!entry) return USAGE;
   const synopsis = bin === "agent-tools" ? `agent-tools ${entry.synopsis}` : `${bin}${entry.synopsis.replace(/^\S+/, "")}`;
-  return `usage: ${synopsis} [options]\n\n${entry.does}\n\n${OPTIONS}`;
+  // A program of its own (agent-tools-mcp) also answers -v; a command's -v is the program's.
+  const options: CommandOptions = { ...entry.options, help: true, ...(bin === entry.bin ? { version: true } : {}) };
+  return `usage: ${synopsis} [options]\n\n${describeCommand(command, bin)}\n\n${optionsText(options)}`;
 }
 
 async function readConfig(explicit: string | undefined) {
