@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
+import { isRunning } from "./fixtures/mcp/support.js";
 import { callJson, connect, FIXTURES } from "./helpers.js";
 
 /**
@@ -20,15 +21,6 @@ let dir: string;
 const startLog = (name: string) => path.join(dir, `${name}.starts`);
 const releaseAlpha = () => path.join(dir, "alpha.release");
 const pids = (name: string): number[] => (existsSync(startLog(name)) ? readFileSync(startLog(name), "utf8").trim().split("\n").filter(Boolean).map(Number) : []);
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function until(what: string, probe: () => boolean, ms = 30_000): Promise<void> {
   for (const deadline = Date.now() + ms; !probe(); await new Promise((resolve) => setTimeout(resolve, 50))) {
@@ -60,11 +52,11 @@ test("cold cache: a server listed in the background stops once its catalog is st
     const [beta] = pids("beta");
     assert.ok(beta !== undefined, "beta was started to be listed");
     // Well before the 15 s a listing for a caller is kept.
-    await until("beta stopped", () => !running(beta), 5_000);
+    await until("beta stopped", () => !isRunning(beta), 5_000);
     // A background listing's server goes within milliseconds of its answer (beta): two seconds on, alpha's is still there.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const [alpha] = pids("alpha");
-    assert.ok(alpha !== undefined && running(alpha), "alpha, whose listing a caller joined, is kept for the call that may follow");
+    assert.ok(alpha !== undefined && isRunning(alpha), "alpha, whose listing a caller joined, is kept for the call that may follow");
     const { payload: discovered } = await callJson(rt.client, "agent_tools_alpha_discover", {});
     assert.equal((discovered.totals as { tools: number }).tools, 7, JSON.stringify(discovered));
     assert.equal(pids("alpha").length, 1, "alpha was started once");
@@ -73,7 +65,7 @@ test("cold cache: a server listed in the background stops once its catalog is st
     assert.equal(isError, false, JSON.stringify(called));
     assert.match(JSON.stringify(called), /hi again/);
     assert.equal(pids("beta").length, 2, "the call started beta again");
-    assert.ok(running(pids("beta")[1]!), "and it keeps running after the call (the normal idle timeout)");
+    assert.ok(isRunning(pids("beta")[1]!), "and it keeps running after the call (the normal idle timeout)");
   } finally {
     await rt.close();
   }

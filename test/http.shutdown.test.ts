@@ -4,21 +4,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, it } from "node:test";
-import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
+import { isRunning, STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { textJson } from "./helpers.js";
 import { httpClient, startHttp } from "./http-helpers.js";
 
 // A signal with sessions open, a call in flight and a stdio downstream running: the server closes
 // everything and exits 0, leaving no child process behind.
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function configWithStdioDownstream(): { dir: string; config: string } {
   const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-shutdown-"));
@@ -36,7 +27,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const second = await httpClient(http.url);
       const result = (await first.client.callTool({ name: "agent_tools_fx_call", arguments: { toolName: "pid", arguments: {} } })) as CallToolResult;
       const pid = Number(JSON.stringify(textJson(result)).match(/\d{2,}/)?.[0]);
-      assert.ok(Number.isInteger(pid) && alive(pid), `the downstream runs: ${JSON.stringify(textJson(result))}`);
+      assert.ok(Number.isInteger(pid) && isRunning(pid), `the downstream runs: ${JSON.stringify(textJson(result))}`);
       // A call that never answers is in flight when the signal arrives.
       const hanging = second.client.callTool({ name: "agent_tools_fx_call", arguments: { toolName: "hang", arguments: {}, confirm: true } }).catch(() => "ended");
 
@@ -45,8 +36,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const exit = await http.exited;
       assert.deepEqual(exit, { code: 0, signal: null }, http.stderr());
       assert.ok(Date.now() - started < 5500, "within the 5 s grace");
-      for (let i = 0; i < 40 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal(alive(pid), false, "the stdio downstream is gone");
+      for (let i = 0; i < 40 && isRunning(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(isRunning(pid), false, "the stdio downstream is gone");
       assert.equal(await hanging, "ended");
       await first.client.close().catch(() => undefined);
       await second.client.close().catch(() => undefined);

@@ -107,6 +107,15 @@ describe("BM25F by position", () => {
   });
 });
 
+/** A stand-in model that knows one meaning: texts matching `means` share one vector, every other text another, orthogonal one. */
+function oneMeaningModel(id: string, means: RegExp): SentenceModel {
+  const meant = new Float32Array(16);
+  meant[0] = 1;
+  const other = new Float32Array(16);
+  other[1] = 1;
+  return { id, dimensions: 16, embed: async (texts) => texts.map((text) => (means.test(text) ? meant : other)) };
+}
+
 describe("hybrid ranking", () => {
   /** A deterministic stand-in model (the real one is search.semantic's): one vector per distinct word set. */
   const model: SentenceModel = {
@@ -151,15 +160,7 @@ describe("hybrid ranking", () => {
     // The query's only word match is one word deep in a long description; the tool that means
     // "sign in" shares no word with it. Scaled by its own best, the weak match counted as a
     // perfect one and won; held under the floor, meaning decides.
-    const signIn = new Float32Array(16).fill(0);
-    signIn[0] = 1;
-    const other = new Float32Array(16).fill(0);
-    other[1] = 1;
-    const meaning: SentenceModel = {
-      id: "test-meaning",
-      dimensions: 16,
-      embed: async (texts) => texts.map((text) => (/sign into|admin area/.test(text) ? signIn : other)),
-    };
+    const meaning = oneMeaningModel("test-meaning", /sign into|admin area/);
     const filler = "it keeps counters of requests and replies and writes a line for each of them with the time taken";
     const catalog = [
       doc("ops", "toggle_tracing", `Turns tracing of the server on or off; ${filler}, and a sign of trouble is kept too`),
@@ -180,15 +181,7 @@ describe("hybrid ranking", () => {
     // "throw a wedding" meets one tool by one word of its description (a photo tool that mentions
     // weddings) and none by meaning; the tool that means it (a party hall) shares no word with it.
     // Under the plain floor the word match still wins; under the one-need floor meaning decides.
-    const wedding = new Float32Array(16).fill(0);
-    wedding[0] = 1;
-    const other = new Float32Array(16).fill(0);
-    other[1] = 1;
-    const meaning: SentenceModel = {
-      id: "test-one-need",
-      dimensions: 16,
-      embed: async (texts) => texts.map((text) => (/throw a wedding|hall for the party/.test(text) ? wedding : other)),
-    };
+    const meaning = oneMeaningModel("test-one-need", /throw a wedding|hall for the party/);
     const catalog = [
       doc("events", "get_destination_photos", "Photos of destinations for a wedding abroad"),
       doc("events", "book_venue", "Reserve a hall for the party"),
