@@ -7,26 +7,35 @@ import { packageJson } from "../paths.js";
  * the runtime's own dependencies are missing — which is what it is there to report.
  */
 
-/** Every option once: its words and what it does. Each command's help lists the ones it takes. */
+/**
+ * Every option once: how it parses, its words and what it does. The parser's options, the options
+ * that take a value (commandIndex) and each command's help are all read from here.
+ */
 const OPTION_HELP = {
   config: {
+    type: "string",
     words: "--config FILE",
     does: "the config file (else $AGENT_TOOLS_CONFIG, else ./agent-tools.config.json, else the\nuser-level file: $XDG_CONFIG_HOME/agent-tools-runtime/config.json on Linux)",
   },
-  "plugins-dir": { words: "--plugins-dir DIR", does: "load plugins from DIR (like AGENT_TOOLS_PLUGINS_DIR)" },
-  host: { words: "--host HOST", does: "the address to bind (like AGENT_TOOLS_HTTP_HOST)", of: "http" },
-  port: { words: "--port PORT", does: "the port (like AGENT_TOOLS_HTTP_PORT; 0 picks a free one)", of: "http" },
-  json: { words: "--json", does: "the report as JSON instead of a table" },
-  tools: { words: "--tools FILE", does: "a tools.json to count instead of the configured fleet" },
-  queries: { words: "--queries FILE", does: "the queries (queries.jsonl)" },
-  limit: { words: "--limit N", does: "the last N entries (default 100)" },
-  engine: { words: "--engine E", does: "the ranking engine (an unknown name is refused with the list)" },
-  follow: { words: "-f, --follow", does: "keep printing new entries" },
-  help: { words: "-h, --help", does: "print help and exit" },
-  version: { words: "-v, --version", does: "print the version and exit" },
+  "plugins-dir": { type: "string", words: "--plugins-dir DIR", does: "load plugins from DIR (like AGENT_TOOLS_PLUGINS_DIR)" },
+  host: { type: "string", words: "--host HOST", does: "the address to bind (like AGENT_TOOLS_HTTP_HOST)" },
+  port: { type: "string", words: "--port PORT", does: "the port (like AGENT_TOOLS_HTTP_PORT; 0 picks a free one)" },
+  json: { type: "boolean", words: "--json", does: "the report as JSON instead of a table" },
+  tools: { type: "string", words: "--tools FILE", does: "a tools.json to count instead of the configured fleet" },
+  queries: { type: "string", words: "--queries FILE", does: "the queries (queries.jsonl)" },
+  limit: { type: "string", words: "--limit N", does: "the last N entries (default 100)" },
+  engine: { type: "string", words: "--engine E", does: "the ranking engine (an unknown name is refused with the list)" },
+  follow: { type: "boolean", short: "f", words: "-f, --follow", does: "keep printing new entries" },
+  help: { type: "boolean", short: "h", words: "-h, --help", does: "print help and exit" },
+  version: { type: "boolean", short: "v", words: "-v, --version", does: "print the version and exit" },
 } as const;
 
 type OptionName = keyof typeof OPTION_HELP;
+
+/** The parser's view of OPTION_HELP (each option's type literal kept, so the parsed values are typed). */
+const PARSE_OPTIONS = Object.fromEntries(
+  Object.entries(OPTION_HELP).map(([name, option]) => [name, { type: option.type, ...("short" in option ? { short: option.short } : {}) }]),
+) as { [K in OptionName]: { type: (typeof OPTION_HELP)[K]["type"]; short?: string } };
 /** A command's options; a string replaces the option's usual wording for that command. */
 type CommandOptions = Partial<Record<OptionName, true | string>>;
 
@@ -60,11 +69,11 @@ const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; option
 };
 
 /** The options block of a help text: each option's words, then what it does (continued lines indented under it). */
-function optionsText(options: CommandOptions, general = false): string {
+function optionsText(options: CommandOptions): string {
   const lines = (Object.keys(options) as OptionName[]).map((name) => {
-    const option: { words: string; does: string; of?: string } = OPTION_HELP[name];
+    const option: { words: string; does: string } = OPTION_HELP[name];
     const given = options[name];
-    const does = typeof given === "string" ? given : general && option.of ? `${option.of}: ${option.does}` : option.does;
+    const does = typeof given === "string" ? given : option.does;
     return `  ${option.words.padEnd(20)}${does.replace(/\n/g, `\n${" ".repeat(22)}`)}`;
   });
   return `options:\n${lines.join("\n")}\n`;
@@ -85,7 +94,7 @@ ${Object.entries(COMMANDS)
   .map(([command, { synopsis }]) => `  ${synopsis.length > 19 ? `${synopsis}\n${" ".repeat(22)}` : synopsis.padEnd(20)}${describeCommand(command, "agent-tools")}`)
   .join("\n")}
 
-${optionsText({ ...SERVER_OPTIONS, host: true, port: true, help: true, version: true }, true)}`;
+${optionsText({ ...SERVER_OPTIONS, host: `http: ${OPTION_HELP.host.does}`, port: `http: ${OPTION_HELP.port.does}`, help: true, version: true })}`;
 
 /** The help of one command; `bin` names the program it was asked of (agent-tools-mcp names no command). */
 function commandUsage(command: string, bin = "agent-tools"): string {
@@ -107,7 +116,7 @@ function print(value: unknown): void {
 }
 
 /** Options that take a value: the word after them is not the command. */
-const VALUE_OPTIONS = new Set(["--config", "--plugins-dir", "--host", "--port", "--tools", "--queries", "--limit", "--engine"]);
+const VALUE_OPTIONS = new Set(Object.entries(OPTION_HELP).flatMap(([name, option]) => (option.type === "string" ? [`--${name}`] : [])));
 
 /** Where the command word is: the first word that is neither an option nor an option's value. */
 function commandIndex(argv: readonly string[]): number {
@@ -130,20 +139,7 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     parsed = parseArgs({
       args: ownArgs,
       allowPositionals: true,
-      options: {
-        "plugins-dir": { type: "string" },
-        config: { type: "string" },
-        version: { type: "boolean", short: "v" },
-        host: { type: "string" },
-        port: { type: "string" },
-        help: { type: "boolean", short: "h" },
-        json: { type: "boolean" },
-        tools: { type: "string" },
-        queries: { type: "string" },
-        limit: { type: "string" },
-        engine: { type: "string" },
-        follow: { type: "boolean", short: "f" },
-      },
+      options: PARSE_OPTIONS,
     });
   } catch (error) {
     // Unknown options and missing values are usage errors (exit 2), said before anything starts.
