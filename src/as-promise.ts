@@ -5,7 +5,6 @@
  */
 export function asPromise<T>(fn: () => Promise<T>): Promise<T>;
 export function asPromise<T, A>(fn: (a: A) => Promise<T>, a: A): Promise<T>;
-export function asPromise<T, A, B>(fn: (a: A, b: B) => Promise<T>, a: A, b: B): Promise<T>;
 export function asPromise<T, A, B, C>(fn: (a: A, b: B, c: C) => Promise<T>, a: A, b: B, c: C): Promise<T>;
 export function asPromise<T>(fn: (a?: unknown, b?: unknown, c?: unknown) => Promise<T>, a?: unknown, b?: unknown, c?: unknown): Promise<T> {
   try {

@@ -73,7 +73,7 @@ function withoutPlugin(args: unknown): unknown {
  * no tool to suggest.
  */
 function nearestTools(sent: string, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, kind?: FacadeOperation, limit = 5): string[] {
-  const scored = [...listed].filter((name) => routes.has(name)).map((name) => ({ name, score: similarity(sent, name) + (kind && routes.get(name)?.operation === kind ? 1 : 0) }));
+  const scored = [...listed].map((name) => ({ name, score: similarity(sent, name) + (kind && routes.get(name)?.operation === kind ? 1 : 0) }));
   return scored
     .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
     .slice(0, limit)

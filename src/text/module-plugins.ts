@@ -34,7 +34,7 @@ function lazyAdapter(make: () => Adapter): Adapter & { close(): Promise<void> } 
     return made;
   };
   return {
-    listTools: () => get().listTools(),
+    listTools: (options) => get().listTools(options),
     call: (name, args, ctx) => get().call(name, args, ctx),
     async close() {
       await made?.close?.();

@@ -1,4 +1,4 @@
-import { interpolate, MissingVariableError, referencedVariables } from "../shared/env-vars.js";
+import { MissingVariableError, resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 
 /**
@@ -26,16 +26,12 @@ export function baseEnv(host: NodeJS.ProcessEnv): Record<string, string> {
 export function childEnv(host: NodeJS.ProcessEnv, declared: Readonly<Record<string, string>>, redactor: Redactor | undefined, where = "adapter.env"): Record<string, string> {
   const out = baseEnv(host);
   for (const [name, template] of Object.entries(declared)) {
-    let value: string;
     try {
-      value = interpolate(template, host, `${where}.${name}`);
+      out[name] = resolveSecretAware(template, host, `${where}.${name}`, redactor);
     } catch (error) {
       if (error instanceof MissingVariableError) throw Object.assign(error, { code: "NOT_CONFIGURED" });
       throw error;
     }
-    // The host values the template used are the secrets (not a `:-default`, not the literal text).
-    for (const variable of referencedVariables(template)) redactor?.add(host[variable]);
-    out[name] = value;
   }
   return out;
 }

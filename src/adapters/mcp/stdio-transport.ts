@@ -1,4 +1,5 @@
 import path from "node:path";
+import { isOffValue } from "../../env-switch.js";
 import { isDirectory } from "../../is-directory.js";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
@@ -33,7 +34,6 @@ export interface StdioOpenerOptions {
 
 /** `AGENT_TOOLS_CALL_LANE=off` (or `0`, `false`): every tools/call goes through the SDK Client (call-lane.ts). */
 const CALL_LANE_ENV = "AGENT_TOOLS_CALL_LANE";
-const OFF = new Set(["off", "0", "false", "no"]);
 
 interface ResolvedLaunch {
   command: string;
@@ -84,7 +84,7 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       }
       throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' failed to start (${errorMessage(error)})${detail}`));
     }
-    const laneOn = !OFF.has((options.hostEnv[CALL_LANE_ENV] ?? "").trim().toLowerCase());
+    const laneOn = !isOffValue(options.hostEnv[CALL_LANE_ENV]);
     const opened: OpenedTransport = {
       kind: "stdio",
       ...(laneOn && client instanceof LenientClient ? { lane: new ToolCallLane(transport, client) } : {}),

@@ -44,8 +44,9 @@ export function interpolate(value: string, env: NodeJS.ProcessEnv, where: string
  * values with the redactor: they are usually credentials. Only those values, not the whole
  * string ("Accept: application/json" must not become a redaction target).
  */
-export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor): string {
+export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor | undefined): string {
   const resolved = interpolate(value, hostEnv, where);
-  for (const name of referencedVariables(value)) redactor.add(hostEnv[name]);
+  // The host values the template used are the secrets (not a `:-default`, not the literal text).
+  for (const name of referencedVariables(value)) redactor?.add(hostEnv[name]);
   return resolved;
 }

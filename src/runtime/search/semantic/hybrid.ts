@@ -495,7 +495,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     };
     const clauses = queryClauses(query);
     const cw = clauses.length > 1 ? settings.clauseWeight : 0;
-    add(query, 1 - cw, scores, "sum", clauses.length > 1 ? unit : settings.oneNeedFloorFactor * unit);
+    add(query, 1 - cw, scores, "sum", cw > 0 ? unit : settings.oneNeedFloorFactor * unit);
     if (cw > 0) {
       const best = new Float64Array(current.total);
       for (const clause of clauses) add(clause, cw, best, "max", unit);
