@@ -5,7 +5,7 @@ import { readQueries, readTools, type DatasetTool } from "../src/cli/retrieval-d
 import { silentLogger } from "../src/log.js";
 import { createRuntime, DISCOVER_TOKEN_BUDGET } from "../src/runtime/runtime.js";
 import { linkFacade } from "../test/memory-kit.js";
-import { GITHUB_CATALOG, SEAL_DIR } from "./retrieval-kit.js";
+import { benchData, GITHUB_CATALOG, SEAL_DIR } from "./retrieval-kit.js";
 
 /**
  * What answers cost a model, in o200k tokens of the text the client shows (the facade's one-line
@@ -51,7 +51,7 @@ const sealQueries = allSealQueries
   .filter((q) => serverOfTool.has(q.relevant[0] ?? ""))
   .slice(0, 80)
   .map((q) => ({ query: q.query, prefix: prefixOfServer.get(serverOfTool.get(q.relevant[0] ?? "") ?? "") ?? "" }));
-const githubQueries = readQueries(path.join(import.meta.dirname, "data", "github-queries.jsonl"))
+const githubQueries = readQueries(benchData("github-queries.jsonl"))
   .slice(0, 100 - sealQueries.length)
   .map((q) => ({ query: q.query, prefix: prefixOfServer.get("github") ?? "github" }));
 const queries = [...sealQueries, ...githubQueries];

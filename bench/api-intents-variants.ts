@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { readQueries, type DatasetQuery, type DatasetTool } from "../src/cli/retrieval-data.js";
 import { splitWords, stem, STOP_WORDS } from "../src/runtime/search/tokenize.js";
 import { apiIntentTools } from "./api-intents-catalog.js";
+import { isMain } from "../scripts/is-main.js";
 import { benchData } from "./retrieval-kit.js";
 
 /**
@@ -66,7 +67,7 @@ export function apiIntentVariants(sealDir?: string): { label: string; tools: Dat
   ];
 }
 
-if (process.argv[1]?.endsWith("api-intents-variants.ts")) {
+if (isMain(import.meta.url)) {
   const dir = process.argv[2];
   if (dir === "-h" || dir === "--help") {
     console.log(USAGE);

@@ -107,9 +107,18 @@ export interface CpuMark {
   client: number;
 }
 
+/** A process's CPU so far (ms), 0 once it has ended (a child may end between the /proc scan and the read). */
+export function cpuOf(pid: number): number {
+  try {
+    return cpuMs(pid);
+  } catch {
+    return 0;
+  }
+}
+
 export function cpuMark(pid: number, children: Iterable<number> = childrenOf(pid)): CpuMark {
   const own = cpuMs(pid);
-  const perChild = new Map([...children].map((child) => [child, cpuMs(child)] as const));
+  const perChild = new Map([...children].map((child) => [child, cpuOf(child)] as const));
   const usage = process.cpuUsage();
   return { pid, children: perChild, own, client: (usage.user + usage.system) / 1000 };
 }
@@ -131,10 +140,9 @@ export function perCall(before: CpuMark, n: number, warn: (message: string) => v
         "the downstream CPU per call counts only those that ran throughout, so it is under-reported",
     );
   }
-  const after = cpuMark(before.pid, throughout);
-  const downstreamMs = throughout.reduce((sum, child) => sum + after.children.get(child)! - before.children.get(child)!, 0);
+  const downstreamMs = throughout.reduce((sum, child) => sum + cpuOf(child) - before.children.get(child)!, 0);
   const us = (ms: number) => (ms * 1000) / n;
-  return { cpuUs: us(after.own - before.own), downstreamUs: us(downstreamMs), clientUs: us((usage.user + usage.system) / 1000 - before.client) };
+  return { cpuUs: us(cpuMs(before.pid) - before.own), downstreamUs: us(downstreamMs), clientUs: us((usage.user + usage.system) / 1000 - before.client) };
 }
 
 /** CPU time (user + system, ms) in a /proc `stat` file: a process's, or a thread's (`/proc/self/task/ID/stat`). */

@@ -8,6 +8,7 @@ import {
   cpuMark,
   COUNT_MODULES,
   cpuMs,
+  cpuOf,
   EVERYTHING_SERVER,
   fmt,
   HTTP_BIN,
@@ -577,14 +578,6 @@ async function firstSearch(dir: string, cold: boolean, extraEnv: Record<string, 
 }
 
 /** CPU of a process that may have ended meanwhile (0 then). */
-function cpuOf(pid: number): number {
-  try {
-    return cpuMs(pid);
-  } catch {
-    return 0;
-  }
-}
-
 /** What the cold rows print beside the wall time: the runtime's CPU and the floor of starting the servers. */
 function listingNote(runs: SearchRun[], floor: { ms: number; serverCpuMs: number }[]): string {
   const listed = stats(runs.map((r) => r.allListedMs ?? NaN));

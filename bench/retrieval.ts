@@ -5,7 +5,7 @@ import { formatMetrics } from "../src/runtime/search/evaluate.js";
 import { createMiniSearchIndex } from "../src/runtime/search/minisearch-index.js";
 import { makeQueryTokenizer, makeTokenizer } from "../src/runtime/search/tokenize.js";
 import type { ToolIndex } from "../src/runtime/search/types.js";
-import { createSubstringIndex, documentsByServer, GITHUB_CATALOG, runIndex, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
+import { benchData, createSubstringIndex, documentsByServer, GITHUB_CATALOG, runIndex, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
 
 /**
  * Retrieval benchmark: every engine beside the plain BM25 baseline, in one process, on
@@ -30,7 +30,7 @@ const engines: [string, () => ToolIndex][] = [
 const seal = documentsByServer(readTools(`${SEAL_DIR}/tools.json`));
 const { tune, heldOut } = splitQueries(readQueries(`${SEAL_DIR}/queries.jsonl`));
 const github = documentsByServer(readTools(GITHUB_CATALOG, "github"));
-const githubQueries = readQueries(new URL("./data/github-queries.jsonl", import.meta.url).pathname);
+const githubQueries = readQueries(benchData("github-queries.jsonl"));
 
 const sets: [string, typeof seal, typeof tune][] = [
   [`Seal-Tools dev, tune half (${[...seal.values()].flat().length} tools)`, seal, tune],

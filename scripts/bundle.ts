@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { writeCheckedManifests } from "./checked-manifests.js";
-import { VALIDATORS_FOLDER } from "./config-schema.js";
+import { VALIDATORS_FOLDER } from "../src/validators-folder.js";
 import { isMain } from "./is-main.js";
 
 /**
@@ -234,6 +234,8 @@ export async function bundle(root = ROOT): Promise<string> {
  * now, which lets a start skip checking them (src/plugins/checked-manifests.ts).
  */
 export async function writeBesideBundles(root = ROOT): Promise<void> {
+  // Emptied first, so a validator no longer generated does not stay behind in dist/.
+  rmSync(path.join(root, "dist", VALIDATORS_FOLDER), { recursive: true, force: true });
   cpSync(path.join(root, "src", VALIDATORS_FOLDER), path.join(root, "dist", VALIDATORS_FOLDER), { recursive: true });
   const { failed } = await writeCheckedManifests(root);
   for (const line of failed) process.stderr.write(`bundled plugin manifest not recorded as checked: ${line}\n`);

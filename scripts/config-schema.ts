@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
 import { ConfigSchema, ServerEntrySchema } from "../src/config/schema.js";
 import { AJV_OPTIONS } from "../src/json-schema.js";
+import { VALIDATORS_FOLDER } from "../src/validators-folder.js";
 import { isMain } from "./is-main.js";
 import { SPEC_SCHEMAS } from "./spec-table.js";
 
@@ -38,9 +39,6 @@ export function schemaDataSource(): string {
     "",
   ].join("\n");
 }
-
-/** The folder of the generated validators, under src/ (and dist/, where the build copies it). */
-export const VALIDATORS_FOLDER = "validators.generated";
 
 /** Each validator's file: its name (the export, spec-check.ts PrecompiledName) → the file's source. */
 export function validatorsSources(): Record<string, string> {

@@ -5,7 +5,8 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError, loadConfig, parseConfig, readConfigFile } from "../src/config/config.js";
 import { manifestsFromConfig, prefixFromKey } from "../src/config/mcp-servers.js";
-import { schemaDataSource, VALIDATORS_FOLDER, validatorsSources } from "../scripts/config-schema.js";
+import { schemaDataSource, validatorsSources } from "../scripts/config-schema.js";
+import { VALIDATORS_FOLDER } from "../src/validators-folder.js";
 
 const FILE = "/work/agent-tools.config.json";
 

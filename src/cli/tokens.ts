@@ -2,7 +2,7 @@ import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { ToolDescriptor } from "../adapters/types.js";
 import { serverInstructions } from "../facade/instructions.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, type FacadeTool } from "../facade/tools.js";
-import type { FacadeMode } from "../runtime/facade-mode.js";
+import { FACADE_MODES, type FacadeMode } from "../runtime/facade-mode.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /**
@@ -44,6 +44,11 @@ export interface TokensReport {
   perPlugin: PluginCost[];
 }
 
+/** One figure per facade mode. */
+function eachMode<T>(figure: (mode: FacadeMode) => T): Record<FacadeMode, T> {
+  return Object.fromEntries(FACADE_MODES.map((mode) => [mode, figure(mode)])) as Record<FacadeMode, T>;
+}
+
 function facadeCost(tools: FacadeTool[], flatTokens: number): ModeCost {
   const tokens = toolsTokens(tools);
   return { tools: tools.length, tokens, reduction: flatTokens > 0 ? 1 - tokens / flatTokens : 0 };
@@ -74,12 +79,9 @@ export async function tokensReport(runtime: Runtime): Promise<TokensReport> {
     encoding: "o200k_base",
     plugins: summaries.length,
     flat: { tools: flatTools.length, tokens: flatTokens },
-    modes: {
-      "per-plugin": facadeCost(buildFacadeTools(summaries, { mode: "per-plugin", execTool: EXEC_FACADE_TOOL }).tools, flatTokens),
-      compact: facadeCost(buildFacadeTools(summaries, { mode: "compact", execTool: EXEC_FACADE_TOOL }).tools, flatTokens),
-    },
+    modes: eachMode((mode) => facadeCost(buildFacadeTools(summaries, { mode, execTool: EXEC_FACADE_TOOL }).tools, flatTokens)),
     perPluginFixedTokens: toolsTokens(fixed),
-    instructionsTokens: { "per-plugin": countTokens(serverInstructions(summaries, "per-plugin")), compact: countTokens(serverInstructions(summaries, "compact")) },
+    instructionsTokens: eachMode((mode) => countTokens(serverInstructions(summaries, mode))),
     perPlugin,
   };
 }

@@ -7,7 +7,7 @@ import type { AgentToolsConfig } from "../config/config.js";
  * AGENT_TOOLS_FACADE overrides the config file's facade.mode.
  */
 
-const FACADE_MODES = ["per-plugin", "compact"] as const;
+export const FACADE_MODES = ["per-plugin", "compact"] as const;
 export type FacadeMode = (typeof FACADE_MODES)[number];
 
 function isFacadeMode(value: unknown): value is FacadeMode {

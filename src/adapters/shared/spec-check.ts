@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { RUNTIME_ROOT } from "../../paths.js";
+import { VALIDATORS_FOLDER } from "../../validators-folder.js";
 import { closestNames } from "../../runtime/similarity.js";
 import type { PRECOMPILED as MANIFEST_VALIDATORS } from "../../plugins/manifest-schema-data.js";
 import type { PRECOMPILED as BLOCK_VALIDATORS } from "../block-schema-data.js";
@@ -66,7 +67,7 @@ function precompiledValidator(name: PrecompiledName): (value: unknown) => boolea
   let validate = loaded.get(name);
   if (!validate) {
     const folder = import.meta.url.endsWith(".ts") ? "src" : "dist";
-    validate = (require(path.join(RUNTIME_ROOT, folder, "validators.generated", `${name}.cjs`)) as Record<string, (value: unknown) => boolean>)[name]!;
+    validate = (require(path.join(RUNTIME_ROOT, folder, VALIDATORS_FOLDER, `${name}.cjs`)) as Record<string, (value: unknown) => boolean>)[name]!;
     loaded.set(name, validate);
   }
   return validate;
