@@ -172,8 +172,11 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   const { timeoutMs, log } = options;
   const now = options.now ?? Date.now;
   const lists = new Map<string, ToolDescriptor[]>();
-  /** Listings under way, with what the adapter was asked (`background` is cleared when a caller joins). */
-  const pending = new Map<string, { tools: Promise<ToolDescriptor[]>; listing: ListToolsOptions }>();
+  /**
+   * Listings under way, with what the adapter was asked (`background` is cleared when a caller
+   * joins) and how a queued one starts at once (a call joined it).
+   */
+  const pending = new Map<string, { tools: Promise<ToolDescriptor[]>; listing: ListToolsOptions; startNow: () => void }>();
   const owners = new Map<string, symbol>();
   const restored = new Map<string, CachedCatalog>();
   const work = new Set<Promise<unknown>>();
@@ -243,6 +246,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     owners.set(prefix, token);
     // One object, not a copy: a caller that joins this listing clears `background` while it runs.
     const listing: ListToolsOptions = { background };
+    let skipQueue: (() => void) | undefined;
     const loading = limiter.run(async () => {
       const listed = (await withDeadline(() => adapter.listTools(background ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
       const tools = sanitise(listed?.tools);
@@ -259,8 +263,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
         save(plugin, tools);
       }
       return tools;
-    }, { urgent });
-    pending.set(prefix, { tools: loading, listing });
+    }, { urgent, onQueued: (startNow) => (skipQueue = startNow) });
+    pending.set(prefix, { tools: loading, listing, startNow: () => skipQueue?.() });
     loading.catch(() => {
       if (owners.get(prefix) === token) {
         owners.delete(prefix);
@@ -295,6 +299,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
       if (!joined) return list(plugin, toolOptions.urgent === true);
       // A caller waits for it now (a call may follow): no longer a background listing.
       joined.listing.background = false;
+      // A call (urgent) does not wait behind the other queued listings: this one starts now.
+      if (toolOptions.urgent) joined.startNow();
       return joined.tools;
     },
     refresh(plugin) {
