@@ -351,7 +351,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
   const { plugins, failures, replaced, disabled: knownNames } = await loadPlugins(sources, loadOptions);
-  const missingDirs = options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? []);
+  const missingDirs = options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? [], config?.file);
   for (const notice of [
     ...(config?.notices ?? []),
     ...missingDirs,

@@ -1,10 +1,9 @@
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import type { AgentToolsConfig } from "../config/config.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import { describeMissing } from "../plugins/requirements.js";
 import { closestNames } from "./similarity.js";
-import { isDirectory } from "../is-directory.js";
 
 /**
  * What a start did that the user did not ask for in so many words, each said once on stderr:
@@ -12,16 +11,32 @@ import { isDirectory } from "../is-directory.js";
  * plugin folders that do not exist, and, in one line, the plugins that are not configured.
  */
 
+/** Why `dir` holds no plugins ("does not exist", "is not a folder"), or undefined when it is a folder; one stat. */
+function notAFolder(dir: string): string | undefined {
+  let stats;
+  try {
+    stats = statSync(dir, { throwIfNoEntry: false });
+  } catch (error) {
+    return `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+  }
+  if (!stats) return "does not exist";
+  return stats.isDirectory() ? undefined : "is not a folder";
+}
+
 /** Folders named by AGENT_TOOLS_PLUGINS_DIR or `plugins.dirs` that are not there (the README's placeholder `PLUGINS` included). */
-export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs: readonly string[]): string[] {
-  const notices: string[] = [];
-  for (const dir of (pluginsDirEnv ?? "").split(path.delimiter).map((s) => s.trim()).filter(Boolean)) {
-    if (!isDirectory(path.resolve(dir))) notices.push(`AGENT_TOOLS_PLUGINS_DIR names ${path.resolve(dir)}, which ${existsSync(path.resolve(dir)) ? "is not a folder" : "does not exist"}; no plugins were loaded from it`);
-  }
-  for (const dir of configDirs) {
-    if (!isDirectory(dir)) notices.push(`plugins.dirs names ${dir}, which ${existsSync(dir) ? "is not a folder" : "does not exist"}; no plugins were loaded from it`);
-  }
-  return notices;
+export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs: readonly string[], configFile?: string): string[] {
+  const named = [
+    ...(pluginsDirEnv ?? "")
+      .split(path.delimiter)
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((dir) => ({ source: "AGENT_TOOLS_PLUGINS_DIR", dir: path.resolve(dir), fix: "correct the path or unset AGENT_TOOLS_PLUGINS_DIR" })),
+    ...configDirs.map((dir) => ({ source: "plugins.dirs", dir, fix: `correct or remove it in plugins.dirs${configFile ? ` of ${configFile}` : ""}` })),
+  ];
+  return named.flatMap(({ source, dir, fix }) => {
+    const why = notAFolder(dir);
+    return why ? [`${source} names ${dir}, which ${why}; no plugins were loaded from it (${fix})`] : [];
+  });
 }
 
 /** `plugins.disable` entries that name no plugin (by prefix or name) among those found. */
