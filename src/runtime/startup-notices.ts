@@ -39,13 +39,19 @@ export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs:
   });
 }
 
-/** `plugins.disable` entries that name no plugin (by prefix or name) among those found. */
-export function unknownDisabled(disable: readonly string[], known: readonly string[]): string[] {
+/**
+ * `plugins.disable` entries that name no plugin (by prefix or name) among those found, disabled ones
+ * included: a typo there disables nothing, so the plugin meant stays on. Each names the entry and
+ * the known names closest to it (a likely typo as "did you mean", else the three nearest).
+ */
+export function unknownDisabled(disable: readonly string[], known: readonly string[], configFile?: string): string[] {
+  const where = `plugins.disable${configFile ? ` in ${configFile}` : ""}`;
   return disable
     .filter((name) => !known.includes(name))
     .map((name) => {
-      const close = closestNames(name, known, 0.5, 2);
-      return `plugins.disable names '${name}', which is no plugin here${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ` (plugins: ${known.join(", ") || "none"})`}`;
+      const likely = closestNames(name, known, 0.5, 2);
+      const nearest = likely.length ? `did you mean ${likely.map((c) => `'${c}'`).join(" or ")}?` : known.length ? `the nearest plugin names are ${closestNames(name, known, 0, 3).map((c) => `'${c}'`).join(", ")}` : "no plugins were found at all";
+      return `${where} names '${name}', which matches no plugin's prefix or name, so it disables nothing; ${nearest} (correct the name or remove it)`;
     });
 }
 
