@@ -5,16 +5,24 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
 /**
- * The OpenTelemetry packages the lockfile installs must declare support for the oldest Node the
- * project supports (package.json `engines.node`): their 3.x SDK line and the 0.300+ exporters need
- * Node ≥ 22.15, and `npm ci` on Node 20 then warns EBADENGINE for each. Read from the lockfile, so
- * a later `npm install` that moves them to such a line fails here, naming the package.
+ * Every package the lockfile installs for a user must declare support for the oldest Node the
+ * project supports (package.json `engines.node`): OpenTelemetry's 3.x SDK line and the 0.300+
+ * exporters need Node ≥ 22.15 and @noble/hashes 2.x Node ≥ 20.19, and `npm ci` on an older Node 20
+ * then warns EBADENGINE for each. Read from the lockfile, so a later `npm install` that moves one
+ * to such a line fails here, naming the package.
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const readJson = (file: string) => JSON.parse(readFileSync(path.join(ROOT, file), "utf8")) as Record<string, unknown>;
 
 type Version = [number, number, number];
+
+interface LockEntry {
+  version: string;
+  dev?: boolean;
+  optional?: boolean;
+  engines?: { node?: string };
+}
 
 function parseVersion(text: string): Version {
   const parts = text.split(".").map(Number);
@@ -69,16 +77,18 @@ describe("dependency engines", () => {
     assert.throws(() => rangeAdmits("node20", [20, 0, 0]), /unsupported engines range: node20/);
   });
 
-  it("every @opentelemetry package in the lockfile supports the project's oldest Node", () => {
+  it("every package a user installs supports the project's oldest Node", () => {
     const declared = (readJson("package.json").engines as { node: string }).node;
     const oldest = /^>=\s*(\d+\.\d+\.\d+)$/.exec(declared)?.[1];
     assert.ok(oldest, `package.json engines.node is "${declared}"; this test reads a ">=x.y.z" range`);
-    const packages = readJson("package-lock.json").packages as Record<string, { version: string; engines?: { node?: string } }>;
-    const otel = Object.entries(packages).filter(([where]) => where.startsWith("node_modules/@opentelemetry/"));
-    assert.ok(otel.length >= 4, "the lockfile installs the OpenTelemetry SDK");
-    const refusing = otel
+    const packages = readJson("package-lock.json").packages as Record<string, LockEntry>;
+    // What `npm install agent-tools-runtime` puts on a user's machine: not the dev tools, and not the
+    // optional packages npm skips when their engines refuse (just-bash's optional zstd codec).
+    const installed = Object.entries(packages).filter(([where, entry]) => where.startsWith("node_modules/") && !entry.dev && !entry.optional);
+    assert.ok(installed.some(([where]) => where.startsWith("node_modules/@opentelemetry/")), "the lockfile installs the OpenTelemetry SDK");
+    const refusing = installed
       .filter(([, entry]) => entry.engines?.node && !rangeAdmits(entry.engines.node, parseVersion(oldest)))
-      .map(([where, entry]) => `${where.slice("node_modules/".length)}@${entry.version} needs node ${entry.engines!.node}`);
+      .map(([where, entry]) => `${where.slice(where.lastIndexOf("node_modules/") + "node_modules/".length)}@${entry.version} needs node ${entry.engines!.node}`);
     assert.deepEqual(refusing, [], `pin these to a line that supports Node ${oldest} (npm view <pkg>@<version> engines)`);
   });
 });
