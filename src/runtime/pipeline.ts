@@ -1,6 +1,7 @@
 import type { CallRelay } from "../adapters/relay.js";
 import { signalOf, withCancellation, type Cancel } from "../cancel.js";
 import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
+import type { Redactor } from "../adapters/shared/redact.js";
 import { fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import type { Skill } from "../plugins/skills.js";
@@ -104,6 +105,12 @@ export interface PipelineDeps {
    * payload (in `frame`) leaves through it.
    */
   redact: (value: unknown) => unknown;
+  /**
+   * The redactor behind `redact`. A plugin's tool call tells its adapter (`CallContext.resultRedactor`):
+   * an adapter with the same redactor leaves the masking of the result to the shape step, so it
+   * is done once. Skills are not told: what a skill's own adapter calls return, it sees masked.
+   */
+  redactor?: Redactor;
   /** Told when a plugin's tool answered a call (its status becomes "ready"). */
   onAnswered?: (prefix: string) => void;
 }
@@ -617,7 +624,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const args = state.args as Record<string, unknown>;
     const relay = state.ctx.relay;
     const session = state.session;
-    const callContext = (deadline: DeadlineScope) => ({
+    const callContext = (deadline: DeadlineScope, resultRedactor?: Redactor) => ({
       // Read through: an AbortSignal is made only for an adapter that looks at it.
       get signal() {
         return deadline.signal;
@@ -630,6 +637,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         return deps.jobsOf(session, prefix);
       },
       ...(relay ? { relay } : {}),
+      ...(resultRedactor ? { resultRedactor } : {}),
     });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
@@ -647,7 +655,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       return answer;
     };
     return withDeadline(
-      (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline)) : runSkill(state.skill as Skill, deadline)),
+      (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline, deps.redactor)) : runSkill(state.skill as Skill, deadline)),
       deps.timeoutMs,
       state.ctx.cancel ?? state.ctx.signal,
       what,

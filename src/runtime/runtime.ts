@@ -549,6 +549,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     maxResultChars,
     log,
     redact,
+    redactor,
     onAnswered: (prefix) => answered.add(prefix),
   });
 
