@@ -261,15 +261,30 @@ export function createFacade(runtime: Runtime): Facade {
     return !view.prefixes.includes(prefix) || runtime.confirmPolicyOf(prefix) === "elicit";
   };
 
-  async function callTool(server: Server, view: View, scope: SessionScope, name: string, sentArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
-    const routed = (ctx as RoutedContext)[ROUTED];
-    const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames);
-    if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
-    const { route, args, repairs } = resolved;
-    // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.
-    const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
-    // Whether this client shows its user the confirmation question: answers word the confirm step so.
-    const userConfirms = scope.canAsk !== false && clientCanElicitForm(server, ctx);
+  /**
+   * A facade tools/call: the name resolved once, then a plugin's tool or skill (callPlugin, the
+   * hot path: its promise is the answer's, with no async frame around it) or another facade tool.
+   * What throws at once reaches the client as a rejection, as from an async function.
+   */
+  function callTool(server: Server, view: View, scope: SessionScope, name: string, sentArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    try {
+      const routed = (ctx as RoutedContext)[ROUTED];
+      const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames);
+      if ("error" in resolved) return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } }));
+      const { route, args, repairs } = resolved;
+      // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.
+      const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
+      // Whether this client shows its user the confirmation question: answers word the confirm step so.
+      const userConfirms = scope.canAsk !== false && clientCanElicitForm(server, ctx);
+      if (route.operation === "call" || route.operation === "run_skill") return callPlugin(server, scope, route, args, repairs, userConfirms, cancellation, ctx);
+      return otherTool(scope, route, args, repairs, userConfirms, cancellation, ctx);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** help, search, exec and discover. */
+  async function otherTool(scope: SessionScope, route: FacadeRoute, args: unknown, repairs: Repair[], userConfirms: boolean, cancellation: Cancellation, ctx: ServerContext): Promise<CallToolResult> {
     const opCtx = () => withCancellation({ repairs, present, userConfirms }, cancellation);
     switch (route.operation) {
       case "help": {
@@ -306,15 +321,14 @@ export function createFacade(runtime: Runtime): Facade {
         return toToolResult(await runtime.discover(scope.session(ctx), route.prefix ?? "", args, opCtx()));
       case "call":
       case "run_skill":
-        // Its own function: this one's frame is not kept alive while the plugin's tool runs.
-        return callPlugin(server, scope, route, args, repairs, userConfirms, cancellation, ctx);
+        throw new Error(`internal: facade operation '${route.operation}' goes to callPlugin`);
     }
   }
 
   /**
    * A facade `_call`/`_run_skill` (or the compact ones): the plugin's tool or skill, through the
    * runtime. Callbacks rather than an async frame kept alive across every call (allocation per
-   * call); its caller is async, so what this throws at once still reaches the client as a rejection.
+   * call); its caller turns what this throws at once into a rejection.
    */
   function callPlugin(
     server: Server,
