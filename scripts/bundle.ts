@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
@@ -7,7 +7,8 @@ import { VALIDATORS_FOLDER } from "../src/validators-folder.js";
 import { isMain } from "./is-main.js";
 
 /**
- * The second half of `npm run build` (after tsc): the entry points people run or import (the three
+ * The last step of `npm run build` (after scripts/clean-dist.ts has emptied dist/, so no chunk of
+ * an earlier build or validator no longer generated stays behind, and tsc): the entry points people run or import (the three
  * bins and the package's exports) are rebuilt by esbuild as ES module bundles over tsc's files of
  * the same name, with the code they share in `dist/chunks/` and every dynamic `import()` of the
  * source (adapter kinds, the text layer, the HTTP transports) kept as a chunk of its own, loaded
@@ -200,8 +201,6 @@ const keepOthersExternal: Plugin = {
 
 /** Build the bundles into `dist`; returns the metafile's path (which source files each output holds). */
 export async function bundle(root = ROOT): Promise<string> {
-  // Chunk names carry a content hash: the last build's would pile up.
-  rmSync(path.join(root, "dist", "chunks"), { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
     entryPoints: ENTRY_POINTS.map((e) => path.join("src", e)),
@@ -234,8 +233,6 @@ export async function bundle(root = ROOT): Promise<string> {
  * now, which lets a start skip checking them (src/plugins/checked-manifests.ts).
  */
 export async function writeBesideBundles(root = ROOT): Promise<void> {
-  // Emptied first, so a validator no longer generated does not stay behind in dist/.
-  rmSync(path.join(root, "dist", VALIDATORS_FOLDER), { recursive: true, force: true });
   cpSync(path.join(root, "src", VALIDATORS_FOLDER), path.join(root, "dist", VALIDATORS_FOLDER), { recursive: true });
   const { failed } = await writeCheckedManifests(root);
   for (const line of failed) process.stderr.write(`bundled plugin manifest not recorded as checked: ${line}\n`);

@@ -157,7 +157,7 @@ describe("the command line", () => {
     assert.equal(validated.code, 1, validated.stdout + validated.stderr);
     const report = JSON.parse(validated.stdout) as { ok: boolean; problems: string[] };
     assert.equal(report.ok, false);
-    assert.deepEqual(report.problems, [`AGENT_TOOLS_PLUGINS_DIR names ${gone}, which does not exist; no plugins were loaded from it`]);
+    assert.deepEqual(report.problems, [`AGENT_TOOLS_PLUGINS_DIR names ${gone}, which does not exist; no plugins were loaded from it (correct the path or unset AGENT_TOOLS_PLUGINS_DIR)`]);
     assert.match(validated.stderr, /^agent-tools validate: AGENT_TOOLS_PLUGINS_DIR names .*nonexistent, which does not exist/m);
     const status = await run("agent-tools", ["status"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: gone, AGENT_TOOLS_LOG: "error" }));
     assert.equal(status.code, 0, status.stderr);

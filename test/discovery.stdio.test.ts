@@ -236,6 +236,8 @@ describe("agent-tools tokens and search-bench", () => {
       flat: { tools: number; tokens: number };
       modes: Record<"per-plugin" | "compact", { tools: number; tokens: number; reduction: number }>;
       instructionsTokens: Record<"per-plugin" | "compact", number>;
+      perPluginFixedTools: string[];
+      perPluginFixedTokens: number;
       perPlugin: { prefix: string; tools: number; flatTokens: number; perPluginTokens: number }[];
     };
     assert.equal(report.encoding, "o200k_base");
@@ -248,6 +250,11 @@ describe("agent-tools tokens and search-bench", () => {
     const server = await connect(PLUGINS);
     try {
       assert.equal(report.instructionsTokens["per-plugin"], countTokens(server.client.getInstructions() ?? ""));
+      // The fixed part is exactly the tools it names, as the server lists them.
+      assert.deepEqual(report.perPluginFixedTools, ["agent_tools_help", "agent_tools_search", "agent_tools_exec"]);
+      const listed = (await server.client.listTools()).tools.filter((tool) => report.perPluginFixedTools.includes(tool.name));
+      assert.equal(listed.length, 3);
+      assert.equal(countTokens(JSON.stringify({ tools: listed })), report.perPluginFixedTokens, "the figure counts the tools it names");
     } finally {
       await server.close();
     }
@@ -256,6 +263,10 @@ describe("agent-tools tokens and search-bench", () => {
     assert.ok(report.perPlugin.every((p) => p.perPluginTokens > 0));
     const flatSum = report.perPlugin.reduce((n, p) => n + p.flatTokens, 0);
     assert.ok(Math.abs(flatSum - report.flat.tokens) < 10, "the flat total is the sum of the plugins' listings");
+    // The text report names what the fixed figure covers, with the same figure.
+    const text = await runCli(["tokens"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_LOG: "silent" }));
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, new RegExp(`per-plugin mode also pays ${report.perPluginFixedTokens} tokens once for its fixed tools agent_tools_help, agent_tools_search, agent_tools_exec\\)`));
   });
 
   it("search-bench writes a ranked line per query and prints metrics beside the plain BM25 baseline", async () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -193,6 +193,39 @@ describe("n8n plugin: connection variants", () => {
       assertNoSecrets(n8n, server, payload);
     } finally {
       await server.close();
+      await n8n.close();
+    }
+  });
+
+  it("the default token store is under $XDG_CONFIG_HOME, else ~/.config (XDG_CONFIG_HOME unset or empty)", async () => {
+    const n8n = await startN8nStandIn({ workflows: 1 });
+    const expired = (n: number) => JSON.stringify({ access_token: `expired-${n}`, refresh_token: "n8n-refresh-first", expires_at: Date.now() - 60_000, token_endpoint: `${n8n.origin}/oauth/token`, client_id: "agent-tools" });
+    const xdg = path.join(tmp, "xdg-config");
+    const home = path.join(tmp, "home");
+    const underXdg = path.join(xdg, "agent-tools", "n8n", "tokens.json");
+    const underHome = path.join(home, ".config", "agent-tools", "n8n", "tokens.json");
+    for (const [n, file] of [underXdg, underHome].entries()) {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, expired(n));
+    }
+    try {
+      for (const [n, [xdgValue, file]] of ([[xdg, underXdg], ["", underHome]] as const).entries()) {
+        const env: Record<string, string | undefined> = envFor(n8n, { XDG_CONFIG_HOME: xdgValue, HOME: home });
+        delete env.N8N_MCP_TOKEN;
+        delete env.N8N_MCP_TOKEN_STORE;
+        const server = await connect(PLUGIN, env as Record<string, string>);
+        try {
+          const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: { query: "" } });
+          assert.equal(payload.ok, true, `XDG_CONFIG_HOME='${xdgValue}': ${JSON.stringify(payload)} ${server.stderr()}`);
+          assert.equal(n8n.tokenRequests(), n + 1, "the expired token in that store was refreshed");
+          const stored = JSON.parse(await readFile(file, "utf8")) as { access_token: string };
+          assert.notEqual(stored.access_token, `expired-${n}`, `${file} holds the refreshed token`);
+          if (n === 0) assert.equal((JSON.parse(await readFile(underHome, "utf8")) as { access_token: string }).access_token, "expired-1", "with XDG_CONFIG_HOME set, ~/.config's store is not used");
+        } finally {
+          await server.close();
+        }
+      }
+    } finally {
       await n8n.close();
     }
   });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseArguments, typedValue } from "../src/text/argv.js";
+import { limitArgument, parseArguments, parseNamedCall, typedValue } from "../src/text/argv.js";
 import { exitCodeFor, EXIT, EXIT_TABLE } from "../src/text/exit-codes.js";
 import { ERROR_CODES } from "../src/runtime/errors.js";
 
@@ -31,6 +31,51 @@ describe("plugin command arguments", () => {
     assert.match(JSON.stringify(parseArguments(["{}", "{}"])), /more than one JSON object/);
     assert.match(JSON.stringify(parseArguments([], "[1]")), /^\{"ok":true/, "stdin that is not an object is not arguments");
     assert.deepEqual(typedValue("007"), { ok: true, value: "007" }, "a leading zero stays a string");
+  });
+});
+
+describe("plugin command call and skill words: order", () => {
+  const MISSING = "name the tool to call";
+  const named = (words: string[], stdin = "") => parseNamedCall(words, stdin, "tool", MISSING);
+
+  it("--confirm before the name or anywhere after it, flags before or after the JSON: one call", () => {
+    const expected = { ok: true, name: "create_note", args: { title: "Plan", body: "b" }, confirm: true };
+    const orders = [
+      ["--confirm", "create_note", "--title", "Plan", '{"body":"b"}'],
+      ["create_note", '{"body":"b"}', "--title", "Plan", "--confirm"],
+      ["create_note", "--confirm", "--title", "Plan", '{"body":"b"}'],
+      ["create_note", "--title=Plan", "--confirm", '{"body":"b"}'],
+      ["--confirm", "--confirm", "create_note", '{"body":"b","title":"Plan"}'],
+    ];
+    for (const words of orders) assert.deepEqual(named(words), expected, words.join(" "));
+    assert.deepEqual(named(["create_note"], '{"title":"Plan","body":"b"}'), { ...expected, confirm: false }, "JSON on stdin");
+  });
+
+  it("a flag or the JSON before the name, a stray word, a valued --confirm or no name: an error naming it", () => {
+    const message = (words: string[]) => {
+      const parsed = named(words);
+      return parsed.ok ? `parsed as ${JSON.stringify(parsed)}` : parsed.message;
+    };
+    // Read in order, '--title Plan create_note' would call a tool named by a value: refused instead.
+    assert.equal(message(["--title", "Plan", "create_note"]), "'--title' came before the tool name; name the tool first, then its arguments: TOOL --title …");
+    assert.equal(message(['{"title":"Plan"}', "create_note"]), "the JSON arguments came before the tool name; name the tool first, then its arguments: TOOL '{…}'");
+    assert.equal(message(["create_note", "Plan"]), "unexpected word 'Plan' after the tool name: pass arguments as one JSON object or as --name value");
+    assert.match(message(["create_note", "--confirm=true"]), /^--confirm takes no value \(got '--confirm=true'\): write --confirm; a tool parameter named confirm goes in the JSON form/);
+    assert.equal(message([]), MISSING);
+    assert.equal(message(["--confirm"]), MISSING);
+  });
+
+  it("--limit is a whole number from 1, or a usage error saying what it got", () => {
+    assert.deepEqual(limitArgument({}), { ok: true });
+    assert.deepEqual(limitArgument({ limit: 5 }), { ok: true, limit: 5 });
+    const refused = (limit: unknown) => {
+      const checked = limitArgument({ limit });
+      return checked.ok ? "accepted" : checked.message;
+    };
+    assert.equal(refused(true), "--limit needs a whole number from 1, e.g. --limit 5 (got no value)");
+    assert.equal(refused("ten"), "--limit needs a whole number from 1, e.g. --limit 5 (got 'ten')");
+    assert.equal(refused(0), "--limit needs a whole number from 1, e.g. --limit 5 (got '0')");
+    assert.equal(refused(2.5), "--limit needs a whole number from 1, e.g. --limit 5 (got '2.5')");
   });
 });
 

@@ -86,6 +86,25 @@ describe("agent_tools_exec over stdio", () => {
     assert.equal(typedJson.stdout, "n4\n");
   });
 
+  it("--confirm and flags before or after the tool name make the same call; a flag before the name is refused", async () => {
+    const created: string[] = [];
+    for (const line of ["notes call --confirm create_note --title same --body words", "notes call create_note --body words --confirm --title same"]) {
+      const ran = await exec(server, `${line} | jq -r .result.id`);
+      assert.equal(ran.exitCode, 0, `${line}: ${ran.stderr}`);
+      created.push(ran.stdout.trim());
+    }
+    for (const id of created) {
+      const note = JSON.parse((await exec(server, `notes call get_note --id '"${id}"' | jq -c .result`)).stdout) as { title: string; body: string };
+      assert.deepEqual([note.title, note.body], ["same", "words"], id);
+    }
+    const early = await exec(server, "notes call --title same create_note --body words --confirm");
+    assert.equal(early.exitCode, 2);
+    assert.match(early.stderr, /^notes call: '--title' came before the tool name; name the tool first/);
+    const limit = await exec(server, "notes discover note --limit ten");
+    assert.equal(limit.exitCode, 2);
+    assert.match(limit.stderr, /^notes discover: --limit needs a whole number from 1, e\.g\. --limit 5 \(got 'ten'\)/);
+  });
+
   it("validation, unknown tools and the loop breaker are the typed facade's, with their exit codes", async () => {
     const invalid = await exec(server, "notes call get_note --id 5");
     assert.equal(invalid.exitCode, 2);

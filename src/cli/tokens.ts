@@ -37,7 +37,9 @@ export interface TokensReport {
   plugins: number;
   flat: { tools: number; tokens: number };
   modes: Record<FacadeMode, ModeCost>;
-  /** The per-plugin mode's fixed tools (help, search), paid once whatever the fleet. */
+  /** The per-plugin mode's fixed tools (agent_tools_help, _search, _exec), paid once whatever the fleet. */
+  perPluginFixedTools: string[];
+  /** What perPluginFixedTools cost together. */
   perPluginFixedTokens: number;
   /** The server instructions in each mode, as an unrestricted caller gets them. */
   instructionsTokens: Record<FacadeMode, number>;
@@ -80,6 +82,7 @@ export async function tokensReport(runtime: Runtime): Promise<TokensReport> {
     plugins: summaries.length,
     flat: { tools: flatTools.length, tokens: flatTokens },
     modes: eachMode((mode) => facadeCost(buildFacadeTools(summaries, { mode, execTool: EXEC_FACADE_TOOL }).tools, flatTokens)),
+    perPluginFixedTools: fixed.map((tool) => tool.name),
     perPluginFixedTokens: toolsTokens(fixed),
     instructionsTokens: eachMode((mode) => countTokens(serverInstructions(summaries, mode))),
     perPlugin,
@@ -96,7 +99,7 @@ export function formatTokensReport(report: TokensReport): string {
     `  per-plugin facade          ${String(report.modes["per-plugin"].tokens).padStart(7)} tokens  ${report.modes["per-plugin"].tools} tools  (${versus(report.modes["per-plugin"].reduction)})`,
     `  compact facade             ${String(report.modes.compact.tokens).padStart(7)} tokens  ${report.modes.compact.tools} tools  (${versus(report.modes.compact.reduction)})`,
     `server instructions (initialize): ${report.instructionsTokens["per-plugin"]} tokens per-plugin, ${report.instructionsTokens.compact} compact`,
-    `per plugin (per-plugin mode also pays ${report.perPluginFixedTokens} tokens once for help and search):`,
+    `per plugin (per-plugin mode also pays ${report.perPluginFixedTokens} tokens once for its fixed tools ${report.perPluginFixedTools.join(", ")}):`,
     ...report.perPlugin.map(
       (p) => `  ${p.prefix.padEnd(24)} ${String(p.tools).padStart(4)} tools  flat ${String(p.flatTokens).padStart(6)}  per-plugin facade ${String(p.perPluginTokens).padStart(4)}${p.error ? `  (${p.error})` : ""}`,
     ),

@@ -3,10 +3,11 @@ import { silentLogger } from "../log.js";
 
 /**
  * `agent-tools validate`: load every plugin as the server would and report what is wrong —
- * plugin folders (AGENT_TOOLS_PLUGINS_DIR, `plugins.dirs`) that are not there, manifests that do
- * not load, skills that fail, related links that do not resolve. Exit 1 when anything is wrong,
- * listing each problem. A missing folder is a problem, not a notice: the plugins the user meant to
- * add were not loaded, which is what a manifest that does not load means too.
+ * plugin folders (AGENT_TOOLS_PLUGINS_DIR, `plugins.dirs`) that are not there, `plugins.disable`
+ * names that match no plugin, manifests that do not load, skills that fail, related links that do
+ * not resolve. Exit 1 when anything is wrong, listing each problem. A missing folder is a problem,
+ * not a notice: the plugins the user meant to add were not loaded, which is what a manifest that
+ * does not load means too; likewise a disable typo leaves on the plugin the user meant to turn off.
  */
 export interface ValidationReport {
   ok: boolean;
@@ -21,6 +22,7 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
   try {
     const problems = [
       ...runtime.missingPluginDirs,
+      ...runtime.unknownDisabled,
       ...runtime.failures.map((f) => f.error),
       ...runtime.brokenLinks.map((l) => `skill ${l.from}: related link '${l.target}' does not resolve: ${l.reason}`),
     ];

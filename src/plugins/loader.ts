@@ -169,7 +169,7 @@ function catalogWithoutCredentials(manifest: PluginManifest, options: LoadOption
 export async function loadPlugins(
   sources: readonly PluginSource[],
   options: LoadOptions & { disable?: readonly string[]; isBundled?: (manifest: PluginManifest) => boolean },
-): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[]; replaced: ReplacedPlugin[]; disabled: string[] }> {
+): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[]; replaced: ReplacedPlugin[]; knownNames: string[] }> {
   const plugins: LoadedPlugin[] = [];
   const failures: PluginLoadFailure[] = [];
   const replaced: ReplacedPlugin[] = [];
@@ -213,5 +213,5 @@ export async function loadPlugins(
       failures.push({ location, error: message });
     }
   }
-  return { plugins, failures, replaced, disabled: [...new Set(seenNames)] };
+  return { plugins, failures, replaced, knownNames: [...new Set(seenNames)] };
 }

@@ -171,6 +171,8 @@ export interface Runtime {
   readonly brokenLinks: readonly BrokenRelatedLink[];
   /** Plugin folders named by AGENT_TOOLS_PLUGINS_DIR or `plugins.dirs` that are not there, one sentence each (for validate and status). */
   readonly missingPluginDirs: readonly string[];
+  /** `plugins.disable` entries that match no plugin (so disable nothing), one sentence each with the nearest names. */
+  readonly unknownDisabled: readonly string[];
   readonly index: ToolIndex;
   readonly log: Logger;
   /** How the facade presents the fleet: a trio per plugin, or five fixed tools. */
@@ -350,12 +352,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     onAdapterBuilt: (plugin: LoadedPlugin) => watchUse(plugin),
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
-  const { plugins, failures, replaced, disabled: knownNames } = await loadPlugins(sources, loadOptions);
-  const missingDirs = options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? []);
+  const { plugins, failures, replaced, knownNames } = await loadPlugins(sources, loadOptions);
+  const missingDirs = options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? [], config?.file);
+  const disableTypos = unknownDisabled(config?.plugins.disable ?? [], knownNames, config?.file);
   for (const notice of [
     ...(config?.notices ?? []),
     ...missingDirs,
-    ...unknownDisabled(config?.plugins.disable ?? [], knownNames),
+    ...disableTypos,
     ...(skipBundled || options.manifests ? [] : embeddedDropped(config)),
   ]) log.warn(notice);
   const idleLine = notConfiguredLine(plugins);
@@ -693,12 +696,28 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return shapeResult(raw, redact, maxResultChars).result;
   });
 
+  /**
+   * help's `problems`. The config's own (a plugin folder that is not there, a `plugins.disable`
+   * name that matches nothing) name host paths and plugins, so only a caller that may use every
+   * plugin sees them.
+   */
+  function problemsOf(session: Session | undefined): { problems?: string[] } {
+    const wholeFleet = !session?.identity || session.identity.plugins === "*";
+    const problems = [
+      ...(wholeFleet ? [...missingDirs, ...disableTypos] : []),
+      ...failures.map((f) => f.error),
+      ...brokenLinks.map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),
+    ];
+    return problems.length ? { problems } : {};
+  }
+
   const runtime: Runtime = {
     plugins,
     failures,
     replaced,
     brokenLinks,
     missingPluginDirs: missingDirs,
+    unknownDisabled: disableTypos,
     index,
     log,
     facadeMode,
@@ -760,14 +779,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         })),
         // A bundled plugin the user's own replaced: said once here, so a missing tool is explained.
         ...(replaced.length ? { notices: replaced.map((r) => r.notice) } : {}),
-        ...(failures.length || brokenLinks.length
-          ? {
-              problems: [
-                ...failures.map((f) => f.error),
-                ...brokenLinks.map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),
-              ],
-            }
-          : {}),
+        ...problemsOf(session),
       };
     },
 

@@ -1,10 +1,9 @@
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import type { AgentToolsConfig } from "../config/config.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import { describeMissing } from "../plugins/requirements.js";
 import { closestNames } from "./similarity.js";
-import { isDirectory } from "../is-directory.js";
 
 /**
  * What a start did that the user did not ask for in so many words, each said once on stderr:
@@ -12,25 +11,47 @@ import { isDirectory } from "../is-directory.js";
  * plugin folders that do not exist, and, in one line, the plugins that are not configured.
  */
 
-/** Folders named by AGENT_TOOLS_PLUGINS_DIR or `plugins.dirs` that are not there (the README's placeholder `PLUGINS` included). */
-export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs: readonly string[]): string[] {
-  const notices: string[] = [];
-  for (const dir of (pluginsDirEnv ?? "").split(path.delimiter).map((s) => s.trim()).filter(Boolean)) {
-    if (!isDirectory(path.resolve(dir))) notices.push(`AGENT_TOOLS_PLUGINS_DIR names ${path.resolve(dir)}, which ${existsSync(path.resolve(dir)) ? "is not a folder" : "does not exist"}; no plugins were loaded from it`);
+/** Why `dir` holds no plugins ("does not exist", "is not a folder"), or undefined when it is a folder; one stat. */
+function notAFolder(dir: string): string | undefined {
+  let stats;
+  try {
+    stats = statSync(dir, { throwIfNoEntry: false });
+  } catch (error) {
+    return `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
   }
-  for (const dir of configDirs) {
-    if (!isDirectory(dir)) notices.push(`plugins.dirs names ${dir}, which ${existsSync(dir) ? "is not a folder" : "does not exist"}; no plugins were loaded from it`);
-  }
-  return notices;
+  if (!stats) return "does not exist";
+  return stats.isDirectory() ? undefined : "is not a folder";
 }
 
-/** `plugins.disable` entries that name no plugin (by prefix or name) among those found. */
-export function unknownDisabled(disable: readonly string[], known: readonly string[]): string[] {
+/** Folders named by AGENT_TOOLS_PLUGINS_DIR or `plugins.dirs` that are not there (the README's placeholder `PLUGINS` included). */
+export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs: readonly string[], configFile?: string): string[] {
+  const named = [
+    ...(pluginsDirEnv ?? "")
+      .split(path.delimiter)
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((dir) => ({ source: "AGENT_TOOLS_PLUGINS_DIR", dir: path.resolve(dir), fix: "correct the path or unset AGENT_TOOLS_PLUGINS_DIR" })),
+    ...configDirs.map((dir) => ({ source: "plugins.dirs", dir, fix: `correct or remove it in plugins.dirs${configFile ? ` of ${configFile}` : ""}` })),
+  ];
+  return named.flatMap(({ source, dir, fix }) => {
+    const why = notAFolder(dir);
+    return why ? [`${source} names ${dir}, which ${why}; no plugins were loaded from it (${fix})`] : [];
+  });
+}
+
+/**
+ * `plugins.disable` entries that name no plugin (by prefix or name) among those found, disabled ones
+ * included: a typo there disables nothing, so the plugin meant stays on. Each names the entry and
+ * the known names closest to it (a likely typo as "did you mean", else the three nearest).
+ */
+export function unknownDisabled(disable: readonly string[], known: readonly string[], configFile?: string): string[] {
+  const where = `plugins.disable${configFile ? ` in ${configFile}` : ""}`;
   return disable
     .filter((name) => !known.includes(name))
     .map((name) => {
-      const close = closestNames(name, known, 0.5, 2);
-      return `plugins.disable names '${name}', which is no plugin here${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ` (plugins: ${known.join(", ") || "none"})`}`;
+      const likely = closestNames(name, known, 0.5, 2);
+      const nearest = likely.length ? `did you mean ${likely.map((c) => `'${c}'`).join(" or ")}?` : known.length ? `the nearest plugin names are ${closestNames(name, known, 0, 3).map((c) => `'${c}'`).join(", ")}` : "no plugins were found at all";
+      return `${where} names '${name}', which matches no plugin's prefix or name, so it disables nothing; ${nearest} (correct the name or remove it)`;
     });
 }
 

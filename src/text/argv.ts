@@ -54,6 +54,8 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
       confirm = true;
       continue;
     }
+    // `--confirm=true` would otherwise become an argument named confirm, which the gate ignores.
+    if (token.startsWith("--confirm=")) return { ok: false, message: `--confirm takes no value (got '${shorten(token)}'): write --confirm; a tool parameter named confirm goes in the JSON form '{"confirm": …}'` };
     if (token === "--") {
       positionals.push(...tokens.slice(i + 1));
       break;
@@ -102,4 +104,38 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
     }
   }
   return { ok: true, args, confirm, positionals };
+}
+
+export type ParsedNamedCall = { ok: true; name: string; args: Record<string, unknown>; confirm: boolean } | { ok: false; message: string };
+
+/**
+ * The words of `call TOOL …` or `skill NAME …` (after the subcommand): `--confirm` may come before
+ * the name or anywhere after it, so `call --confirm TOOL --x 1` and `call TOOL --x 1 --confirm` are
+ * one call. Any other flag, or the JSON object, before the name is refused, naming the word: read in
+ * that order, `--title Plan create_note` would take the tool name for an argument's value.
+ * `what` is "tool" or "skill"; `missing` is the message when no name is given.
+ */
+export function parseNamedCall(words: readonly string[], stdin: string, what: string, missing: string): ParsedNamedCall {
+  let at = 0;
+  while (words[at] === "--confirm") at += 1;
+  const name = words[at];
+  if (name === undefined || name === "") return { ok: false, message: missing };
+  if (name.startsWith("-") || name.trimStart().startsWith("{")) {
+    const kind = name.trimStart().startsWith("{") ? "the JSON arguments" : `'${shorten(name)}'`;
+    const example = `${what.toUpperCase()} ${name.startsWith("-") ? `${shorten(name, 30)} …` : "'{…}'"}`;
+    return { ok: false, message: `${kind} came before the ${what} name; name the ${what} first, then its arguments: ${example}` };
+  }
+  const parsed = parseArguments(words.slice(at + 1), stdin);
+  if (!parsed.ok) return parsed;
+  if (parsed.positionals.length) return { ok: false, message: `unexpected word '${shorten(parsed.positionals[0] ?? "")}' after the ${what} name: pass arguments as one JSON object or as --name value` };
+  return { ok: true, name, args: parsed.args, confirm: parsed.confirm || at > 0 };
+}
+
+/** `--limit N` of a search: undefined when not given; a refusal, naming the value, when not a whole number from 1. */
+export function limitArgument(args: Record<string, unknown>): { ok: true; limit?: number } | { ok: false; message: string } {
+  const value = args.limit;
+  if (value === undefined) return { ok: true };
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1) return { ok: true, limit: value };
+  const got = value === true ? "no value" : `'${shorten(typeof value === "string" ? value : JSON.stringify(value))}'`;
+  return { ok: false, message: `--limit needs a whole number from 1, e.g. --limit 5 (got ${got})` };
 }

@@ -7,7 +7,7 @@ import { RUNTIME_ROOT } from "../paths.js";
 import { parseManifest } from "../plugins/manifest.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
-import { parseArguments } from "./argv.js";
+import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
 import { outcomeOutput, payloadOutput, usageError } from "./command.js";
 import type { ModuleCommand, ModulePlugin, ModulePluginSpec } from "./module-contract.js";
 import { SANDBOX_RESULT_CHARS } from "./plugin-commands.js";
@@ -67,8 +67,10 @@ export function modulePlugin(runtime: Runtime, session: Session, spec: ModulePlu
         async run(args, io) {
           const parsed = parseArguments(args);
           if (!parsed.ok) return usageError(names.search, parsed.message, searchUsage);
+          const limit = limitArgument(parsed.args);
+          if (!limit.ok) return usageError(names.search, limit.message, searchUsage);
           const query = parsed.positionals.join(" ").trim();
-          const request = { ...(query ? { query } : {}), ...(parsed.args.limit !== undefined ? { limit: parsed.args.limit } : {}) };
+          const request = { ...(query ? { query } : {}), ...(limit.limit !== undefined ? { limit: limit.limit } : {}) };
           const outcome = await runtime.discover(session, plugin, request, ctx(io.signal));
           return payloadOutput(names.search, outcome.payload, outcome.isError);
         },
@@ -89,13 +91,9 @@ export function modulePlugin(runtime: Runtime, session: Session, spec: ModulePlu
         summary: `call one tool of ${spec.name}${spec.requireConfirm === false ? "" : " (tools that change data need --confirm)"}`,
         usage: callUsage,
         async run(args, io) {
-          const [toolName, ...rest] = args.filter((a) => a !== "--confirm");
-          const confirm = args.includes("--confirm");
-          if (!toolName || toolName.startsWith("--")) return usageError(names.call, "name the tool to call", callUsage);
-          const parsed = parseArguments(rest, io.stdin);
+          const parsed = parseNamedCall(args, io.stdin, "tool", `name the tool to call (find it with \`${names.search} WORDS\`)`);
           if (!parsed.ok) return usageError(names.call, parsed.message, callUsage);
-          if (parsed.positionals.length) return usageError(names.call, `unexpected word '${parsed.positionals[0]}': pass arguments as one JSON object or as --name value`, callUsage);
-          const outcome = await runtime.call(session, plugin, { toolName, arguments: parsed.args, ...(confirm ? { confirm: true } : {}) }, ctx(io.signal));
+          const outcome = await runtime.call(session, plugin, { toolName: parsed.name, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx(io.signal));
           return outcomeOutput(names.call, outcome);
         },
       },

@@ -1,6 +1,6 @@
 import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
-import { parseArguments } from "./argv.js";
+import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
 import { outcomeOutput, output, payloadOutput, usageError, type TextCommand } from "./command.js";
 
 /**
@@ -8,6 +8,7 @@ import { outcomeOutput, output, payloadOutput, usageError, type TextCommand } fr
  *   <prefix> discover [QUERY…] [--limit N]
  *   <prefix> call TOOL [JSON | --name value …] [--confirm]
  *   <prefix> skill NAME [JSON | --name value …] [--confirm]
+ * (`--confirm` may also come before TOOL or NAME, as in the module commands' `[--confirm] TOOL`.)
  * Each is a thin translation of words into the request the typed facade sends; the work is
  * runtime.discover / call / runSkill with the caller's session, so validation, the confirm
  * gate, repairs, the loop breaker and error codes are the facade's own, not a copy.
@@ -38,30 +39,23 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
         case "discover": {
           const parsed = parseArguments(rest);
           if (!parsed.ok) return usageError(commandName, parsed.message, usage);
+          const limit = limitArgument(parsed.args);
+          if (!limit.ok) return usageError(`${commandName} discover`, limit.message, usage);
           const query = [...parsed.positionals, ...(typeof parsed.args.query === "string" ? [parsed.args.query] : [])].join(" ").trim();
-          const request: Record<string, unknown> = { ...(query ? { query } : {}) };
-          if (parsed.args.limit !== undefined) request.limit = parsed.args.limit;
+          const request: Record<string, unknown> = { ...(query ? { query } : {}), ...(limit.limit !== undefined ? { limit: limit.limit } : {}) };
           const outcome = await runtime.discover(session, prefix, request, ctx);
           return payloadOutput(`${commandName} discover`, outcome.payload, outcome.isError);
         }
         case "call": {
-          const [toolName, ...argWords] = rest;
-          if (!toolName || toolName.startsWith("--")) return usageError(commandName, "name the tool to call (find it with `" + commandName + " discover WORDS`)", usage);
-          const parsed = parseArguments(argWords, io.stdin);
+          const parsed = parseNamedCall(rest, io.stdin, "tool", `name the tool to call (find it with \`${commandName} discover WORDS\`)`);
           if (!parsed.ok) return usageError(`${commandName} call`, parsed.message, usage);
-          if (parsed.positionals.length) {
-            return usageError(`${commandName} call`, `unexpected word '${parsed.positionals[0]}': pass arguments as one JSON object or as --name value`, usage);
-          }
-          const outcome = await runtime.call(session, prefix, { toolName, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx);
+          const outcome = await runtime.call(session, prefix, { toolName: parsed.name, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx);
           return outcomeOutput(`${commandName} call`, outcome);
         }
         case "skill": {
-          const [skill, ...argWords] = rest;
-          if (!skill || skill.startsWith("--")) return usageError(commandName, "name the skill to run", usage);
-          const parsed = parseArguments(argWords, io.stdin);
+          const parsed = parseNamedCall(rest, io.stdin, "skill", "name the skill to run");
           if (!parsed.ok) return usageError(`${commandName} skill`, parsed.message, usage);
-          if (parsed.positionals.length) return usageError(`${commandName} skill`, `unexpected word '${parsed.positionals[0]}'`, usage);
-          const outcome = await runtime.runSkill(session, prefix, { skill, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx);
+          const outcome = await runtime.runSkill(session, prefix, { skill: parsed.name, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx);
           return outcomeOutput(`${commandName} skill`, outcome);
         }
         case "help":

@@ -253,6 +253,8 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       missing.push(`the just-bash package (${describeThrown(error)}); run npm install`);
     }
     missing.push(...runtime.missingPluginDirs);
+    // Nothing is missing, but the plugin meant to be off is on: said beside, not as a missing piece.
+    const notices = runtime.unknownDisabled;
     for (const plugin of runtime.summaries()) if (!plugin.configured) missing.push(`plugin '${plugin.prefix}': ${plugin.missing ?? "requirements missing"}`);
     for (const loaded of state.modules.values()) {
       const vars = missingOf(loaded.module);
@@ -262,6 +264,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     const result = {
       status: shell !== "available" ? "NOT READY" : missing.length ? "READY (with missing pieces)" : "READY",
       ...(missing.length ? { missing } : {}),
+      ...(notices.length ? { notices } : {}),
       config: runtime.configSource,
       sandbox: {
         shell: `just-bash (${shell})`,

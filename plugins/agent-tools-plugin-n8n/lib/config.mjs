@@ -6,7 +6,12 @@
  */
 
 export const MCP_PATH = "/mcp-server/http";
-export const DEFAULT_TOKEN_STORE = "~/.config/agent-tools/n8n/tokens.json";
+/**
+ * Under $XDG_CONFIG_HOME like the runtime's user config file, else ~/.config; written as a
+ * template that the MCP adapter's token store resolves (`${VAR:-default}`, then `~`), the same way
+ * as an N8N_MCP_TOKEN_STORE value.
+ */
+export const DEFAULT_TOKEN_STORE = "${XDG_CONFIG_HOME:-~/.config}/agent-tools/n8n/tokens.json";
 
 function trimSlash(url) {
   return url.replace(/\/+$/, "");

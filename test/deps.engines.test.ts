@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+
+/**
+ * Every package the lockfile installs for a user must declare support for the oldest Node the
+ * project supports (package.json `engines.node`): OpenTelemetry's 3.x SDK line and the 0.300+
+ * exporters need Node ≥ 22.15 and @noble/hashes 2.x Node ≥ 20.19, and `npm ci` on an older Node 20
+ * then warns EBADENGINE for each. Read from the lockfile, so a later `npm install` that moves one
+ * to such a line fails here, naming the package.
+ */
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const readJson = (file: string) => JSON.parse(readFileSync(path.join(ROOT, file), "utf8")) as Record<string, unknown>;
+
+type Version = [number, number, number];
+
+interface LockEntry {
+  version: string;
+  dev?: boolean;
+  optional?: boolean;
+  engines?: { node?: string };
+}
+
+function parseVersion(text: string): Version {
+  const parts = text.split(".").map(Number);
+  if (parts.length > 3 || parts.some((n) => !Number.isInteger(n))) throw new Error(`not a version: ${text}`);
+  return [parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0];
+}
+
+function compare(a: Version, b: Version): number {
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+}
+
+/**
+ * Whether `version` is in a node-semver range of the forms packages use for `engines.node`
+ * (`>=20.6.0`, `^18.19.0 || >=20.6.0`, `20 || >=22`, `~20.1`); other syntax throws, naming it.
+ */
+function rangeAdmits(range: string, version: Version): boolean {
+  return range.split("||").some((alternative) => {
+    const comparators = [...alternative.matchAll(/(>=|<=|>|<|=|\^|~)?\s*(\d+(?:\.\d+){0,2})/g)];
+    if (comparators.length === 0 || alternative.replace(/(>=|<=|>|<|=|\^|~)?\s*\d+(?:\.\d+){0,2}/g, "").trim()) throw new Error(`unsupported engines range: ${range}`);
+    return comparators.every(([, op = "", bound = ""]) => {
+      const at = parseVersion(bound);
+      const parts = bound.split(".").length;
+      const order = compare(version, at);
+      switch (op) {
+        case ">=":
+          return order >= 0;
+        case ">":
+          return order > 0;
+        case "<=":
+          return order <= 0;
+        case "<":
+          return order < 0;
+        case "^":
+          return order >= 0 && (at[0] > 0 ? version[0] === at[0] : version[1] === at[1]);
+        case "~":
+          return order >= 0 && version[0] === at[0] && (parts === 1 || version[1] === at[1]);
+        default:
+          // A bare or `=` version: a partial one (`20`, `20.1`) stands for every version under it.
+          return parts === 1 ? version[0] === at[0] : parts === 2 ? version[0] === at[0] && version[1] === at[1] : order === 0;
+      }
+    });
+  });
+}
+
+describe("dependency engines", () => {
+  it("reads the engines ranges packages use", () => {
+    assert.equal(rangeAdmits("^18.19.0 || >=20.6.0", [20, 18, 1]), true);
+    assert.equal(rangeAdmits(">=22.15.0", [20, 18, 1]), false);
+    assert.equal(rangeAdmits("20 || >=22", [21, 0, 0]), false);
+    assert.equal(rangeAdmits("^20.17.0 || >=22.9.0", [22, 1, 0]), false);
+    assert.equal(rangeAdmits(">= 20.19.0", [20, 18, 1]), false);
+    assert.throws(() => rangeAdmits("node20", [20, 0, 0]), /unsupported engines range: node20/);
+  });
+
+  it("every package a user installs supports the project's oldest Node", () => {
+    const declared = (readJson("package.json").engines as { node: string }).node;
+    const oldest = /^>=\s*(\d+\.\d+\.\d+)$/.exec(declared)?.[1];
+    assert.ok(oldest, `package.json engines.node is "${declared}"; this test reads a ">=x.y.z" range`);
+    const packages = readJson("package-lock.json").packages as Record<string, LockEntry>;
+    // What `npm install agent-tools-runtime` puts on a user's machine: not the dev tools, and not the
+    // optional packages npm skips when their engines refuse (just-bash's optional zstd codec).
+    const installed = Object.entries(packages).filter(([where, entry]) => where.startsWith("node_modules/") && !entry.dev && !entry.optional);
+    assert.ok(installed.some(([where]) => where.startsWith("node_modules/@opentelemetry/")), "the lockfile installs the OpenTelemetry SDK");
+    const refusing = installed
+      .filter(([, entry]) => entry.engines?.node && !rangeAdmits(entry.engines.node, parseVersion(oldest)))
+      .map(([where, entry]) => `${where.slice(where.lastIndexOf("node_modules/") + "node_modules/".length)}@${entry.version} needs node ${entry.engines!.node}`);
+    assert.deepEqual(refusing, [], `pin these to a line that supports Node ${oldest} (npm view <pkg>@<version> engines)`);
+  });
+});
