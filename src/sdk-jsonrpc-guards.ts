@@ -120,32 +120,38 @@ export function isNotification(value: unknown): Verdict {
   return all(strictKeys(message, NOTIFICATION_KEYS), paramsVerdict(message.params));
 }
 
-/** JSONRPCResultResponseSchema: `result` a loose object whose `_meta` (serverInfo falls back, never fails) is an object. */
-export function isResultResponse(value: unknown): Verdict {
+/**
+ * The two response schemas, as one function for both (`error`: JSONRPCErrorResponseSchema, else
+ * JSONRPCResultResponseSchema): `result` a loose object whose `_meta` (serverInfo falls back, never
+ * fails) is an object; `error` an object with an integer `code` and a string `message`.
+ * One function with a flag, not one taking the payload check as a callback: an earlier shared
+ * version was dropped for costing 7-13% more CPU. This one measured the same as the two copies it
+ * replaced (session 8, isResultResponse + isErrorResponse + isResponse over plain messages, a
+ * process each, 14 rounds: 0.479 against 0.480 µs per message over 200,000 and 0.357 against
+ * 0.357 over 2,000,000, min; the first 20,000 within the rounds' spread).
+ */
+function responseVerdict(value: unknown, error: boolean): Verdict {
   const base = envelopeVerdict(value);
   if (base !== true) return base;
   const message = value as Plain;
-  const result = message.result;
-  if (result === undefined) return false;
-  let resultVerdict: Verdict;
-  if (notAnObject(result)) resultVerdict = false;
-  else if (!isPlain(result)) resultVerdict = undefined;
-  else resultVerdict = result._meta === undefined || isPlain(result._meta) ? true : undefined;
-  return all(idVerdict(message.id, false), strictKeys(message, RESULT_KEYS), resultVerdict);
+  const payload = error ? message.error : message.result;
+  if (payload === undefined) return false;
+  let payloadVerdict: Verdict;
+  if (notAnObject(payload)) payloadVerdict = false;
+  else if (!isPlain(payload)) payloadVerdict = undefined;
+  else if (error) payloadVerdict = typeof payload.message !== "string" ? false : Number.isSafeInteger(payload.code) ? true : undefined;
+  else payloadVerdict = payload._meta === undefined || isPlain(payload._meta) ? true : undefined;
+  return all(idVerdict(message.id, error), strictKeys(message, error ? ERROR_KEYS : RESULT_KEYS), payloadVerdict);
 }
 
-/** JSONRPCErrorResponseSchema: `error` an object with an integer `code` and a string `message`. */
+/** JSONRPCResultResponseSchema. */
+export function isResultResponse(value: unknown): Verdict {
+  return responseVerdict(value, false);
+}
+
+/** JSONRPCErrorResponseSchema. */
 export function isErrorResponse(value: unknown): Verdict {
-  const base = envelopeVerdict(value);
-  if (base !== true) return base;
-  const message = value as Plain;
-  const error = message.error;
-  if (error === undefined) return false;
-  let errorVerdict: Verdict;
-  if (notAnObject(error)) errorVerdict = false;
-  else if (!isPlain(error)) errorVerdict = undefined;
-  else errorVerdict = typeof error.message !== "string" ? false : Number.isSafeInteger(error.code) ? true : undefined;
-  return all(idVerdict(message.id, true), strictKeys(message, ERROR_KEYS), errorVerdict);
+  return responseVerdict(value, true);
 }
 
 /** JSONRPCResponseSchema: the union of the two responses. */

@@ -207,6 +207,13 @@ describe("the fast lane answers as the SDK does (lane on vs AGENT_TOOLS_FAST_LAN
       assert.match(resultText(await call("agent_tools_db_call", { toolName: "ask_user", arguments: { question: "colour?" } })), /the user said: blue/);
       assert.match(resultText(await call("agent_tools_db_call", { toolName: "summarize", arguments: { text: "long" } })), /summary: a short summary/);
       assert.match(resultText(await call("agent_tools_db_run_skill", { skill: "two-rows" })), /wrote/);
+      // The route the lane resolved to decide (a skill may ask) is the one the call runs: mended
+      // names, unknown ones, a contradicting plugin, and arguments left out.
+      assert.match(resultText(await call("agent_tools_db_cal", { toolName: "echo", arguments: { text: "mended" } })), /read as 'agent_tools_db_call'/);
+      assert.equal(payloadOf(await call("agent_tools_nope_call", { toolName: "echo" })).error?.code, "UNKNOWN_FACADE_TOOL");
+      assert.equal(payloadOf(await call("agent_tools_db_call", { plugin: "fx", toolName: "echo" })).error?.code, "ARG_VALIDATION_FAILED");
+      assert.ok(payloadOf(await peer.request({ jsonrpc: "2.0", id: "no-args", method: "tools/call", params: { name: "agent_tools_db_run_skill" } })).error, "a skill call without arguments names what is missing");
+      assert.ok(payloadOf(await peer.request({ jsonrpc: "2.0", id: "no-args-call", method: "tools/call", params: { name: "agent_tools_db_call" } })).error, "a call without arguments names what is missing");
       peer.send({ jsonrpc: "2.0", id: "sleep-1", method: "tools/call", params: { name: "agent_tools_fx_call", arguments: { toolName: "sleep", arguments: { ms: 300 } } } });
       peer.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "sleep-1" } });
       assert.match(resultText(await peer.request({ jsonrpc: "2.0", id: "sleep-2", method: "tools/call", params: { name: "agent_tools_fx_call", arguments: { toolName: "sleep", arguments: { ms: 300 } } } })), /slept/);

@@ -52,6 +52,13 @@ export interface CallContext {
   relay?: CallRelay;
   /** This plugin's background jobs in this session (see runtime/jobs.ts); in memory only. */
   jobs?: JobStore;
+  /**
+   * The redactor the caller passes this call's result through before anyone sees it (the
+   * runtime's pipeline, for a plugin's tool call: the fleet's, in its shape step). An adapter that
+   * would mask the result with this same redactor may leave that to the caller (the result is
+   * masked once); one with a redactor of its own masks as always.
+   */
+  resultRedactor?: Redactor;
 }
 
 /** What a backend says of itself: MCP `serverInfo` (name, version, title, description) and `instructions`. */

@@ -254,15 +254,28 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     }
   };
 
-  const replyWith = (response: JSONRPCResponse | undefined): Promise<void> | undefined => (response ? options.reply(response) : undefined);
+  const replyFailed = (error: unknown): void => {
+    options.onerror?.(new Error(`Failed to send response: ${error instanceof Error ? error.message : String(error)}`));
+  };
+  /** Write the answer, if there is one; a failure to write is reported, never thrown (nothing waits on it). */
+  const replyWith = (response: JSONRPCResponse | undefined): void => {
+    if (!response) return;
+    try {
+      options.reply(response).catch(replyFailed);
+    } catch (error) {
+      replyFailed(error);
+    }
+  };
   const handle = (entry: FacadeCallEntry, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext): Promise<FacadeCallResult> => entry.handle(params, ctx);
 
-  // Callbacks rather than an async frame kept alive across every call (allocation per call).
-  const run = (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, cancel: Cancel): Promise<void> =>
-    asPromise(handle, entry, params, ctx).then(
+  // Callbacks rather than an async frame kept alive across every call (allocation per call); the
+  // callbacks never throw, so the chain ends here with no promise of its own to watch.
+  const run = (message: JSONRPCMessage & { id: RequestId }, entry: FacadeCallEntry, era: Era, params: { name: string; arguments?: Record<string, unknown> }, ctx: ServerContext, cancel: Cancel): void => {
+    void asPromise(handle, entry, params, ctx).then(
       (result) => replyWith(answerOf(message, entry, era, cancel, result, false)),
       (error: unknown) => replyWith(answerOf(message, entry, era, cancel, error, true)),
     );
+  };
 
   const takeCall = (message: JSONRPCMessage & { id: RequestId; params?: unknown }): boolean => {
     const id = message.id;
@@ -287,9 +300,7 @@ export function createFastLane(options: FastLaneOptions): FastLane {
     if (entry.needsSdk(name, args, ctx)) return false;
     inFlight.set(id, cancel);
     counts.taken++;
-    run(message as JSONRPCMessage & { id: RequestId }, entry, era, { name, ...(args ? { arguments: args } : {}) }, ctx, cancel).catch((error: unknown) =>
-      options.onerror?.(new Error(`Failed to send response: ${error instanceof Error ? error.message : String(error)}`)),
-    );
+    run(message as JSONRPCMessage & { id: RequestId }, entry, era, { name, ...(args ? { arguments: args } : {}) }, ctx, cancel);
     return true;
   };
 

@@ -16,7 +16,7 @@ import type { HandlerScope } from "./server-pool.js";
 import type { CallRelay } from "../adapters/relay.js";
 import { cancelOfRequest, withCancellation, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../runtime/errors.js";
-import { resolveFacadeTool } from "./routing.js";
+import { resolveFacadeTool, type RoutingOutcome } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
@@ -169,6 +169,15 @@ export interface FacadeCallEntry {
   listCacheHint: { ttlMs: number; cacheScope: "public" | "private" };
 }
 
+/**
+ * Where `needsSdk` leaves the route it resolved for a call (a client that can show forms: whether
+ * a skill may stop for the user's confirmation depends on it), on the context the lane then hands
+ * that call's handler, so the name is resolved once per call. `sent` is the arguments as the call
+ * carried them (absent or an object): the handler takes the resolution only for the same ones.
+ */
+const ROUTED = Symbol("agent-tools.routed-call");
+type RoutedContext = ServerContext & { [ROUTED]?: { name: string; sent: unknown; resolved: RoutingOutcome } };
+
 /** Envelopes remembered per Server: a client sends the same one on every request; a bound keeps a strange one from growing it. */
 const MAX_ENVELOPES = 16;
 
@@ -243,21 +252,39 @@ export function createFacade(runtime: Runtime): Facade {
    * from the gate, before anything ran). Conservative: every skill of a plugin whose writes the
    * user confirms, and every skill whose plugin is not plain from the name and arguments.
    */
-  const mayConfirmRun = (view: View, name: string, args: unknown): boolean => {
-    const resolved = resolveFacadeTool(name, args, view.routes, view.prefixes);
+  const mayConfirmRun = (view: View, name: string, args: unknown, ctx: ServerContext): boolean => {
+    const resolved = resolveFacadeTool(name, args ?? {}, view.routes, view.prefixes, view.listedNames);
+    // The lane hands this call's handler the same context: it reads this resolution instead of making it again.
+    (ctx as RoutedContext)[ROUTED] = { name, sent: args, resolved };
     if ("error" in resolved || resolved.route.operation !== "run_skill") return false;
     const prefix = resolved.route.prefix ?? pluginFromArguments(resolved.args).prefix;
     return !view.prefixes.includes(prefix) || runtime.confirmPolicyOf(prefix) === "elicit";
   };
 
-  async function callTool(server: Server, view: View, scope: SessionScope, name: string, rawArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
-    const resolved = resolveFacadeTool(name, rawArgs, view.routes, view.prefixes, view.listedNames);
-    if ("error" in resolved) return toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } });
-    const { route, args, repairs } = resolved;
-    // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.
-    const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
-    // Whether this client shows its user the confirmation question: answers word the confirm step so.
-    const userConfirms = scope.canAsk !== false && clientCanElicitForm(server, ctx);
+  /**
+   * A facade tools/call: the name resolved once, then a plugin's tool or skill (callPlugin, the
+   * hot path: its promise is the answer's, with no async frame around it) or another facade tool.
+   * What throws at once reaches the client as a rejection, as from an async function.
+   */
+  function callTool(server: Server, view: View, scope: SessionScope, name: string, sentArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    try {
+      const routed = (ctx as RoutedContext)[ROUTED];
+      const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames);
+      if ("error" in resolved) return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } }));
+      const { route, args, repairs } = resolved;
+      // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.
+      const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
+      // Whether this client shows its user the confirmation question: answers word the confirm step so.
+      const userConfirms = scope.canAsk !== false && clientCanElicitForm(server, ctx);
+      if (route.operation === "call" || route.operation === "run_skill") return callPlugin(server, scope, route, args, repairs, userConfirms, cancellation, ctx);
+      return otherTool(scope, route, args, repairs, userConfirms, cancellation, ctx);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** help, search, exec and discover. */
+  async function otherTool(scope: SessionScope, route: FacadeRoute, args: unknown, repairs: Repair[], userConfirms: boolean, cancellation: Cancellation, ctx: ServerContext): Promise<CallToolResult> {
     const opCtx = () => withCancellation({ repairs, present, userConfirms }, cancellation);
     switch (route.operation) {
       case "help": {
@@ -294,15 +321,14 @@ export function createFacade(runtime: Runtime): Facade {
         return toToolResult(await runtime.discover(scope.session(ctx), route.prefix ?? "", args, opCtx()));
       case "call":
       case "run_skill":
-        // Its own function: this one's frame is not kept alive while the plugin's tool runs.
-        return callPlugin(server, scope, route, args, repairs, userConfirms, cancellation, ctx);
+        throw new Error(`internal: facade operation '${route.operation}' goes to callPlugin`);
     }
   }
 
   /**
    * A facade `_call`/`_run_skill` (or the compact ones): the plugin's tool or skill, through the
    * runtime. Callbacks rather than an async frame kept alive across every call (allocation per
-   * call); its caller is async, so what this throws at once still reaches the client as a rejection.
+   * call); its caller turns what this throws at once into a rejection.
    */
   function callPlugin(
     server: Server,
@@ -424,7 +450,7 @@ export function createFacade(runtime: Runtime): Facade {
       const handleList = (ctx: ServerContext): Promise<ListToolsResult> => (around ? around(ctx, list) : list(ctx));
       server.setRequestHandler("tools/list", (_request, ctx) => handleList(ctx));
       const handleCall: FacadeCallHandler = (params, ctx) => {
-        const call = (c: ServerContext): Promise<CallToolResult | InputRequiredResult> => callTool(server, view, scope, params.name, params.arguments ?? {}, c);
+        const call = (c: ServerContext): Promise<CallToolResult | InputRequiredResult> => callTool(server, view, scope, params.name, params.arguments, c);
         return around ? around(ctx, call) : call(ctx);
       };
       // The envelopes of 2026-07-28 requests the SDK let through to this handler (a fast lane trusts
@@ -443,7 +469,7 @@ export function createFacade(runtime: Runtime): Facade {
             const capabilities = clientCapabilitiesOf(server, ctx);
             return Boolean(capabilities?.elicitation || capabilities?.sampling);
           }
-          return clientCanElicitForm(server, ctx) && mayConfirmRun(view, name, args);
+          return clientCanElicitForm(server, ctx) && mayConfirmRun(view, name, args, ctx);
         },
         acceptedEnvelope: (envelope) => (envelopes ??= new Set()).has(JSON.stringify(envelope)),
         serverInfo: info,

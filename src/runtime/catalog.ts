@@ -19,6 +19,12 @@ export interface Catalog {
   tools(plugin: LoadedPlugin, options?: { urgent?: boolean }): Promise<ToolDescriptor[]>;
   /** The list in memory, if it has been read or restored. */
   cached(prefix: string): ToolDescriptor[] | undefined;
+  /**
+   * What `tools` would answer at once, without a promise: the list in memory once the stored
+   * catalogs are read (counted as a hit); undefined when `tools` would have to wait. A call's
+   * hot path reads this first (the pipeline's resolve step then does not wait a turn).
+   */
+  known(plugin: LoadedPlugin): ToolDescriptor[] | undefined;
   invalidate(prefix: string): void;
   /** Settles once the stored catalogs are in memory (immediately without a store). */
   readonly ready: Promise<void>;
@@ -275,10 +281,20 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   }
 
   const ready = restore(options.plugins ?? []);
+  let restoredAll = false;
+  ready.then(
+    () => (restoredAll = true),
+    () => undefined,
+  );
   return {
     ready,
     stats: () => ({ ...stats }),
     cached: (prefix) => lists.get(prefix),
+    known(plugin) {
+      const known = restoredAll ? lists.get(plugin.manifest.prefix) : undefined;
+      if (known) stats.hits += 1;
+      return known;
+    },
     storedAt: (prefix) => restored.get(prefix)?.listedAt,
     invalidate(prefix) {
       lists.delete(prefix);

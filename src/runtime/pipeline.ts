@@ -1,6 +1,7 @@
 import type { CallRelay } from "../adapters/relay.js";
 import { signalOf, withCancellation, type Cancel } from "../cancel.js";
 import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
+import type { Redactor } from "../adapters/shared/redact.js";
 import { fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import type { Skill } from "../plugins/skills.js";
@@ -84,6 +85,8 @@ export interface PipelineDeps {
   /** Traces of calls and their steps (OpenTelemetry when configured); absent: no step is wrapped. */
   tracing?: Tracing | undefined;
   toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
+  /** The plugin's tools when `toolsOf` would have them at once (in memory), without a promise; undefined: ask `toolsOf`. */
+  knownTools?(plugin: LoadedPlugin): ToolDescriptor[] | undefined;
   /** Names the search index finds for `name` in the plugin, for "did you mean". */
   similarTools(plugin: LoadedPlugin, name: string): string[];
   isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean;
@@ -104,6 +107,12 @@ export interface PipelineDeps {
    * payload (in `frame`) leaves through it.
    */
   redact: (value: unknown) => unknown;
+  /**
+   * The redactor behind `redact`. A plugin's tool call tells its adapter (`CallContext.resultRedactor`):
+   * an adapter with the same redactor leaves the masking of the result to the shape step, so it
+   * is done once. Skills are not told: what a skill's own adapter calls return, it sees masked.
+   */
+  redactor?: Redactor;
   /** Told when a plugin's tool answered a call (its status becomes "ready"). */
   onAnswered?: (prefix: string) => void;
 }
@@ -385,11 +394,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     state.loop = { key: deps.loop.check(state.session, keyOf), keyOf };
   };
 
-  /** Run a chain; once the loop check has passed, the outcome of everything after it is recorded. */
-  const runChecked = (chain: (state: CallState) => Promise<void>, state: CallState): Promise<void> =>
+  /** Run a chain, then `done` (the answer's payload); once the loop check has passed, the outcome of everything after it is recorded. */
+  const runChecked = <T>(chain: (state: CallState) => Promise<void>, state: CallState, done: (state: CallState) => T): Promise<T> =>
     chain(state).then(
       () => {
         if (state.loop) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, undefined);
+        return done(state);
       },
       (error: unknown) => {
         // A question for the user is not a failure.
@@ -413,6 +423,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         received: request.keys,
       });
     }
+    // The usual call: the catalog is in memory, and the step does not wait a turn for it.
+    const known = deps.knownTools?.(plugin);
+    if (known) return pickTool(state, known);
     return deps.toolsOf(plugin).then((tools) => pickTool(state, tools));
   };
 
@@ -617,7 +630,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const args = state.args as Record<string, unknown>;
     const relay = state.ctx.relay;
     const session = state.session;
-    const callContext = (deadline: DeadlineScope) => ({
+    const callContext = (deadline: DeadlineScope, resultRedactor?: Redactor) => ({
       // Read through: an AbortSignal is made only for an adapter that looks at it.
       get signal() {
         return deadline.signal;
@@ -630,6 +643,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         return deps.jobsOf(session, prefix);
       },
       ...(relay ? { relay } : {}),
+      ...(resultRedactor ? { resultRedactor } : {}),
     });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
@@ -647,7 +661,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       return answer;
     };
     return withDeadline(
-      (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline)) : runSkill(state.skill as Skill, deadline)),
+      (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline, deps.redactor)) : runSkill(state.skill as Skill, deadline)),
       deps.timeoutMs,
       state.ctx.cancel ?? state.ctx.signal,
       what,
@@ -681,15 +695,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   function run(operation: PipelineOperation, session: Session, target: string | LoadedPlugin, raw: unknown, ctx: OperationContext): Promise<OperationResult> {
     const state: CallState = { session, operation, target, raw, ctx, repairs: [...(ctx.repairs ?? [])], facts: { mutating: false }, trace: deps.tracing?.start(operation, session) };
     const meta = new RunMeta(state, deps);
-    if (operation === "call") {
-      return frame(session, meta, "call", () =>
-        runChecked(callChain, state).then(() => ({ ok: true, plugin: meta.plugin, toolName: (state.tool as ToolDescriptor).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) })),
-      );
-    }
-    return frame(session, meta, "skill", () =>
-      runChecked(skillChain, state).then(() => ({ ok: true, plugin: meta.plugin, skill: (state.skill as Skill).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) })),
-    );
+    if (operation === "call") return frame(session, meta, "call", () => runChecked(callChain, state, callPayload));
+    return frame(session, meta, "skill", () => runChecked(skillChain, state, skillPayload));
   }
+
+  const callPayload = (state: CallState) => ({ ok: true as const, plugin: prefixOf(state.plugin ?? state.target), toolName: (state.tool as ToolDescriptor).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) });
+  const skillPayload = (state: CallState) => ({ ok: true as const, plugin: prefixOf(state.plugin ?? state.target), skill: (state.skill as Skill).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) });
 
   return {
     call: (session, target, raw, ctx = {}) => run("call", session, target, raw, ctx),

@@ -542,6 +542,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     observers,
     tracing: options.tracing,
     toolsOf,
+    knownTools: (plugin) => catalogOf(plugin).catalog.known(plugin),
     similarTools: (plugin, name) => catalogOf(plugin).index.search(name, { plugin: plugin.manifest.prefix, limit: 3 }).hits.filter((h) => h.kind === "tool").map((h) => h.name),
     isReadOnly,
     // The runtime's own policy first (identities), then any given; the caller's confirmation comes after validation.
@@ -552,6 +553,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     maxResultChars,
     log,
     redact,
+    redactor,
     onAnswered: (prefix) => answered.add(prefix),
   });
 

@@ -114,12 +114,15 @@ export class McpAdapter implements Adapter {
       // so the connection's streams never carry one call's relay into later calls.
       return relay && client.getProtocolEra() === "modern" ? currentRelay.run(relay, calling) : calling();
     });
+    // The runtime's pipeline masks a tool's result with the fleet's redactor (its shape step):
+    // when that is this adapter's own, the result is masked there, once.
+    const masked = ctx?.resultRedactor === this.options.redactor;
     // Callbacks rather than an async frame kept alive across every call.
-    if (!relay) return running.then(this.redacted);
+    if (!relay) return masked ? (running as Promise<CallToolResult>) : running.then(this.redacted);
     return running.then(
       (result) => {
         relays.delete(relay);
-        return this.redacted(result);
+        return masked ? (result as CallToolResult) : this.redacted(result);
       },
       (error: unknown) => {
         relays.delete(relay);
