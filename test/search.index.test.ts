@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createToolIndex, SEARCH_ENGINES } from "../src/runtime/search/index.js";
+import path from "node:path";
+import { readQueries, readTools } from "../src/cli/retrieval-data.js";
+import { toolDocument } from "../src/runtime/catalog.js";
+import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
+import { createToolIndex, NAME_FIRST_ENV, SEARCH_ENGINES } from "../src/runtime/search/index.js";
 import { retrievalMetrics } from "../src/runtime/search/evaluate.js";
-import { splitWords, tokenize } from "../src/runtime/search/tokenize.js";
+import { queryTerms, splitWords, tokenize } from "../src/runtime/search/tokenize.js";
+import type { SearchHit, ToolIndex } from "../src/runtime/search/types.js";
+import { ROOT } from "./helpers.js";
 
 describe("search tokenizer", () => {
   it("splits snake, kebab, camel case and digits, drops stop words and stems", () => {
@@ -49,6 +55,62 @@ for (const engine of SEARCH_ENGINES) {
     });
   });
 }
+
+describe("a query that spells a tool's name (BM25F nameFirst)", () => {
+  // The dev set's real catalog (90 tools of 12 MCP servers) and its 45 tasks: bench/data/README.md.
+  const tools = readTools(path.join(ROOT, "bench", "data", "mcp-fleet.tools.json"));
+  const tasks = readQueries(path.join(ROOT, "bench", "data", "mcp-fleet-tasks.jsonl")).map((q) => q.query);
+  const nameQueries = tools.map((t) => splitWords(t.name).join(" "));
+  const fill = (index: ToolIndex) => {
+    const servers = [...new Set(tools.map((t) => t.server))];
+    for (const server of servers) index.setPluginDocuments(server, tools.filter((t) => t.server === server).map((t) => toolDocument(server, server, t)));
+    return index;
+  };
+  /** Whether the query's words (stop words and endings aside) are the name's words, each as often. */
+  const spells = (query: string, name: string) => {
+    const words = new Set(queryTerms(query));
+    const named = tokenize(name);
+    return named.length > 0 && named.every((w) => words.has(w)) && words.size === new Set(named).size;
+  };
+  const key = (h: SearchHit) => `${h.plugin}/${h.name}`;
+
+  it("ranks the tool first for every name of the catalog, spelled in words ('read file' → read_file)", () => {
+    const index = fill(createBm25fIndex());
+    const missed = nameQueries.filter((query) => !spells(query, index.search(query, { limit: 1 }).hits[0]?.name ?? ""));
+    assert.deepEqual(missed, []);
+    assert.equal(index.search("read a file", { limit: 1 }).hits[0]?.name, "read_file");
+  });
+
+  it("differential: off, every score is BM25F's; on, only the spelled tools gain, and they rank above the rest", () => {
+    const on = fill(createBm25fIndex());
+    const off = fill(createBm25fIndex({ nameFirst: false }));
+    for (const query of [...tasks, ...nameQueries, "read a file", "please read the file"]) {
+      const a = on.search(query);
+      const b = new Map(off.search(query).hits.map((h) => [key(h), h.score]));
+      assert.equal(a.total, b.size, query);
+      let spelledSeen = 0;
+      a.hits.forEach((hit, rank) => {
+        if (spells(query, hit.name)) {
+          assert.equal(rank, spelledSeen++, `${query}: spelled ${hit.name} ranks above every tool it does not spell`);
+          assert.ok(hit.score > b.get(key(hit))!, query);
+        } else assert.equal(hit.score, b.get(key(hit)), `${query}: ${hit.name} keeps its score`);
+      });
+    }
+  });
+
+  it(`${NAME_FIRST_ENV}=off ranks as nameFirst: false, in both engines that rank by BM25F`, () => {
+    // Without the rule BM25F ranks get_file_info first here: its description's "retrieve", a
+    // relative of "get" (synonyms.ts), adds to the "get" and "file" of its name.
+    const query = "get file contents";
+    const off = fill(createBm25fIndex({ nameFirst: false })).search(query).hits.map(key);
+    assert.notEqual(off[0], "github/get_file_contents", "the rule changes this query's first hit");
+    for (const engine of ["bm25f", "hybrid"] as const) {
+      assert.equal(fill(createToolIndex(engine, { env: { AGENT_TOOLS_SEMANTIC: "off" } })).search(query).hits.map(key)[0], "github/get_file_contents", engine);
+      const index = fill(createToolIndex(engine, { env: { [NAME_FIRST_ENV]: "off", AGENT_TOOLS_SEMANTIC: "off" } }));
+      assert.deepEqual(index.search(query).hits.map(key), off, engine);
+    }
+  });
+});
 
 describe("retrieval metrics", () => {
   it("computes recall, nDCG and MRR on binary relevance", () => {

@@ -23,6 +23,11 @@ export interface Bm25fSettings {
   k1: number;
   /** Weight of a query word's action/vocabulary relatives (synonyms.ts); 0 = no expansion. */
   expansion: number;
+  /**
+   * A tool whose name the query spells (the query's own words are the name's words, stop words
+   * and endings aside: "read a file" → read_file) ranks above every tool whose name it does not.
+   */
+  nameFirst: boolean;
   tokenize: (text: string) => string[];
   queryTerms: (query: string) => string[];
 }
@@ -32,6 +37,7 @@ export const BM25F_DEFAULTS: Bm25fSettings = {
   b: { name: 0.5, title: 0.5, description: 0.75, params: 0.75, values: 0.75, plugin: 0.75 },
   k1: 1.2,
   expansion: 0.5,
+  nameFirst: true,
   tokenize: defaultTokenize,
   queryTerms: defaultQueryTerms,
 };
@@ -39,6 +45,8 @@ export const BM25F_DEFAULTS: Bm25fSettings = {
 const FIELD_COUNT = FIELD_NAMES.length;
 
 const STRIDE = FIELD_COUNT + 1;
+
+const NAME_FIELD = FIELD_NAMES.indexOf("name");
 
 /**
  * One plugin's postings in compressed-row form: `terms` gives a term's id, its postings are
@@ -155,7 +163,8 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
    * hybrid engine fuses these by position, without a hit object or a sort per document.
    */
   function scoreRows(query: string, options: SearchOptions = {}): RowScores[] {
-    const weighted = expandTerms(settings.queryTerms(query), settings.expansion);
+    const ownTerms = settings.queryTerms(query);
+    const weighted = expandTerms(ownTerms, settings.expansion);
     if (weighted.length === 0 || count === 0) return [];
     const terms = weighted.map((w) => w.term);
     const averages = fieldTotals.map((total) => total / count || 1);
@@ -163,12 +172,19 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
       const df = documentFrequency.get(term) ?? 0;
       return weight * bm25Idf(count, df);
     });
+    // The query's own words (once each) come first in `weighted`, their relatives after.
+    const own = new Set(ownTerms).size;
+    // No document's score reaches the sum of the IDFs (each term adds its IDF times less than 1):
+    // added to a tool whose name the query spells, it puts that tool above every other.
+    const nameBonus = settings.nameFirst ? idfs.reduce((a, b) => a + b, 0) : 0;
     const pools: [string, PluginPostings][] =
       options.plugin !== undefined ? (byPlugin.has(options.plugin) ? [[options.plugin, byPlugin.get(options.plugin)!]] : []) : [...byPlugin];
     const out: RowScores[] = [];
     for (const [plugin, entry] of pools) {
       const scores = new Map<number, number>();
-      const { data, offsets } = entry;
+      /** Per document: how many of the query's own words its name has, and how many of its name's words they are. */
+      const inName = nameBonus > 0 ? new Map<number, { words: number; tf: number }>() : undefined;
+      const { data, offsets, lengths } = entry;
       terms.forEach((term, t) => {
         const id = entry.terms.get(term);
         if (id === undefined) return;
@@ -178,12 +194,22 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
           for (let f = 0; f < FIELD_COUNT; f++) {
             const tf = data[i + 1 + f]!;
             if (tf === 0) continue;
-            const norm = 1 - bs[f]! + (bs[f]! * entry.lengths[d * FIELD_COUNT + f]!) / averages[f]!;
+            const norm = 1 - bs[f]! + (bs[f]! * lengths[d * FIELD_COUNT + f]!) / averages[f]!;
             weighted += (weights[f]! * tf) / norm;
           }
           scores.set(d, (scores.get(d) ?? 0) + (idfs[t]! * weighted) / (settings.k1 + weighted));
+          const nameTf = data[i + 1 + NAME_FIELD]!;
+          if (inName && t < own && nameTf > 0) {
+            const seen = inName.get(d);
+            if (seen) {
+              seen.words += 1;
+              seen.tf += nameTf;
+            } else inName.set(d, { words: 1, tf: nameTf });
+          }
         }
       });
+      // Spelled: every own word is in the name, and they make up the whole name.
+      if (inName) for (const [d, { words, tf }] of inName) if (words === own && tf === lengths[d * FIELD_COUNT + NAME_FIELD]) scores.set(d, scores.get(d)! + nameBonus);
       if (scores.size > 0) out.push({ plugin, rows: [...scores.keys()], scores: [...scores.values()] });
     }
     return out;

@@ -1,3 +1,4 @@
+import { isOffValue } from "../../env-switch.js";
 import { createBm25fIndex } from "./bm25f.js";
 import { createPlainBm25Index } from "./bm25-baseline.js";
 import { createMiniSearchIndex } from "./minisearch-index.js";
@@ -35,10 +36,14 @@ export interface ToolIndexOptions {
   modelLoadAfter?: () => Promise<unknown>;
 }
 
+/** `off` ranks a tool whose name the query spells by its BM25F like any other (bm25f.ts `nameFirst`). */
+export const NAME_FIRST_ENV = "AGENT_TOOLS_SEARCH_NAME_FIRST";
+
 export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE, options: ToolIndexOptions = {}): ToolIndex {
+  const env = options.env ?? process.env;
+  const bm25f = () => createBm25fIndex({ nameFirst: !isOffValue(env[NAME_FIRST_ENV]) });
   switch (engine) {
     case "hybrid": {
-      const env = options.env ?? process.env;
       const dir = embeddingCacheDir(env);
       let approximateFrom: number | undefined;
       try {
@@ -47,7 +52,7 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
         options.log?.(`${(error as Error).message}; approximate vectors stay off`);
       }
       return createHybridIndex({
-        lexical: createBm25fIndex(),
+        lexical: bm25f(),
         loadModel: () => loadSentenceModel(env),
         ...(dir ? { cache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log) } : {}),
         // The waits come decided by the caller (runtime.ts reads both environment variables).
@@ -59,7 +64,7 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
       });
     }
     case "bm25f":
-      return createBm25fIndex();
+      return bm25f();
     case "minisearch":
       return createMiniSearchIndex();
     case "bm25":
