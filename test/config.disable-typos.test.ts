@@ -3,13 +3,17 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { hashToken } from "../src/gateway/identities.js";
+import { fleetProblems } from "../src/runtime/problems.js";
 import { unknownDisabled } from "../src/runtime/startup-notices.js";
 import { baseEnv, callJson, connect, PLUGINS, runCli } from "./helpers.js";
+import { httpClient, httpForSuite } from "./http-helpers.js";
 
 /**
  * A `plugins.disable` name that matches no plugin disables nothing, so the plugin meant stays on:
  * validate reports it as a problem, status and agent_tools_help say it, each naming the entry and
- * the nearest plugin names; help's problems also name a `plugins.dirs` folder that is not there.
+ * the nearest plugin names; their problems also name a `plugins.dirs` folder that is not there.
+ * A caller restricted to some plugins (a team identity) sees neither, nor the config file's path.
  * The fixture fleet: notes, tracker, vault (test/fixtures/plugins).
  */
 
@@ -41,12 +45,12 @@ describe("plugins.disable names that match no plugin", () => {
     assert.ok(ran.stderr.includes(`agent-tools validate: ${typo}`), ran.stderr);
   });
 
-  it("status: a notice beside what is missing", async () => {
+  it("status: the same problems as validate", async () => {
     const ran = await runCli(["status"], env);
     assert.equal(ran.code, 0, ran.stderr);
-    const { result } = JSON.parse(ran.stdout) as { result: { missing?: string[]; notices?: string[] } };
-    assert.deepEqual(result.notices, [typo]);
-    assert.ok(result.missing?.includes(missingDir), JSON.stringify(result.missing));
+    const { result } = JSON.parse(ran.stdout) as { result: { status: string; problems?: string[] } };
+    assert.deepEqual(result.problems, [missingDir, typo]);
+    assert.equal(result.status, "READY (with problems)");
   });
 
   it("agent_tools_help: both in problems", async () => {
@@ -58,5 +62,80 @@ describe("plugins.disable names that match no plugin", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("problems a caller restricted to some plugins does not see", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-disable-team-"));
+  const config = path.join(dir, "agent-tools.config.json");
+  const TOKENS = { reader: "reader-token-0123456789abcdef", fleet: "fleet-token-0123456789abcdef" };
+  writeFileSync(
+    config,
+    JSON.stringify({
+      plugins: { dirs: ["./nope"], disable: ["trakcer"] },
+      team: {
+        identities: [
+          { name: "reader", tokenSha256: hashToken(TOKENS.reader), plugins: ["notes"], write: false },
+          { name: "fleet", tokenSha256: hashToken(TOKENS.fleet), plugins: ["*"], write: false },
+        ],
+      },
+    }),
+  );
+  const server = httpForSuite({}, ["--config", config]);
+  const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+  type Status = { result: { status: string; missing?: string[]; problems?: string[]; config?: string } };
+
+  async function seen(token: string): Promise<{ help: Record<string, unknown>; status: Status["result"] }> {
+    const { client } = await httpClient(server.url, bearer(token));
+    try {
+      const { payload: help } = await callJson(client, "agent_tools_help");
+      const { payload: exec } = await callJson(client, "agent_tools_exec", { command: "status" });
+      return { help, status: (exec as unknown as Status).result };
+    } finally {
+      await client.close();
+    }
+  }
+
+  it("help and status show the config's problems, its path and every unconfigured plugin to a caller that may use every plugin", async () => {
+    const { help, status } = await seen(TOKENS.fleet);
+    const problems = help.problems as string[];
+    assert.equal(problems.length, 2, JSON.stringify(problems));
+    assert.match(problems[0] as string, /plugins\.dirs names .*nope, which does not exist/);
+    assert.match(problems[1] as string, /names 'trakcer'.*did you mean 'tracker'/);
+    assert.deepEqual(status.problems, problems, "status shows help's list");
+    assert.match(String(help.config), new RegExp(path.basename(config)));
+    assert.match(String(status.config), new RegExp(path.basename(config)));
+    assert.ok(status.missing?.some((m) => m.startsWith("plugin 'vault'")), JSON.stringify(status.missing));
+  });
+
+  it("a caller restricted to 'notes' sees none of them in help or status: no host path, no other plugin's name", async () => {
+    const { help, status } = await seen(TOKENS.reader);
+    assert.equal(help.problems, undefined);
+    assert.equal(help.config, undefined);
+    assert.equal(status.problems, undefined);
+    assert.equal(status.config, undefined);
+    assert.equal(status.status, "READY");
+    const shown = JSON.stringify({ help, status });
+    for (const hidden of [dir, "trakcer", "tracker", "vault"]) assert.ok(!shown.includes(hidden), `'${hidden}' shown to the restricted caller: ${shown}`);
+  });
+
+  it("a failed skill or a broken link is shown to the callers of its plugin (and of the plugin it points at) only", () => {
+    const sources = {
+      missingPluginDirs: ["folder gone"],
+      unknownDisabled: ["disable typo"],
+      failures: [
+        { location: "/p/broken/plugin.json", error: "manifest broken" },
+        { location: "/p/notes/skills/a.mjs", prefix: "notes", skill: "a", error: "notes skill failed" },
+        { location: "/p/vault/skills/b.mjs", prefix: "vault", skill: "b", error: "vault skill failed" },
+      ],
+      brokenLinks: [
+        { from: "notes:a", target: "notes:zz", reason: "no such skill" },
+        { from: "notes:a", target: "vault:b", reason: "vault's skills: c" },
+      ],
+    };
+    const reader = { name: "reader", plugins: ["notes"], write: false };
+    assert.deepEqual(fleetProblems(sources, reader), ["notes skill failed", "skill notes:a: related link 'notes:zz' does not resolve (no such skill)"]);
+    assert.equal(fleetProblems(sources, undefined).length, 7);
+    assert.deepEqual(fleetProblems(sources, { ...reader, plugins: "*" }), fleetProblems(sources, undefined));
   });
 });

@@ -32,11 +32,12 @@ import { oneLine } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
-import { checkPlugin, mayUsePlugin, type Identity } from "./access.js";
+import { checkPlugin, mayUsePlugin, seesWholeFleet, type Identity } from "./access.js";
 import type { CallObserver, Tracing } from "./observer.js";
 import { createRedactor } from "../adapters/shared/redact.js";
 import { fleetSecrets } from "./redaction.js";
 import { pickRanked } from "./ranked-window.js";
+import { fleetProblems } from "./problems.js";
 import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
@@ -169,10 +170,12 @@ export interface Runtime {
   /** Bundled plugins left out for a user plugin or config entry with the same prefix. */
   readonly replaced: readonly ReplacedPlugin[];
   readonly brokenLinks: readonly BrokenRelatedLink[];
-  /** Plugin folders named by AGENT_TOOLS_PLUGINS_DIR or `plugins.dirs` that are not there, one sentence each (for validate and status). */
-  readonly missingPluginDirs: readonly string[];
-  /** `plugins.disable` entries that match no plugin (so disable nothing), one sentence each with the nearest names. */
-  readonly unknownDisabled: readonly string[];
+  /**
+   * What is wrong with the fleet, one sentence each (problems.ts): missing plugin folders,
+   * `plugins.disable` names that match nothing, load failures, broken related links. With a
+   * session, only what its identity may see; validate, help and status all show this list.
+   */
+  problems(session?: Session): string[];
   readonly index: ToolIndex;
   readonly log: Logger;
   /** How the facade presents the fleet: a trio per plugin, or five fixed tools. */
@@ -696,28 +699,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return shapeResult(raw, redact, maxResultChars).result;
   });
 
-  /**
-   * help's `problems`. The config's own (a plugin folder that is not there, a `plugins.disable`
-   * name that matches nothing) name host paths and plugins, so only a caller that may use every
-   * plugin sees them.
-   */
-  function problemsOf(session: Session | undefined): { problems?: string[] } {
-    const wholeFleet = !session?.identity || session.identity.plugins === "*";
-    const problems = [
-      ...(wholeFleet ? [...missingDirs, ...disableTypos] : []),
-      ...failures.map((f) => f.error),
-      ...brokenLinks.map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),
-    ];
-    return problems.length ? { problems } : {};
-  }
-
   const runtime: Runtime = {
     plugins,
     failures,
     replaced,
     brokenLinks,
-    missingPluginDirs: missingDirs,
-    unknownDisabled: disableTypos,
+    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, failures, brokenLinks }, session?.identity),
     index,
     log,
     facadeMode,
@@ -764,12 +751,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
 
     help(prefix, session) {
+      const problems = runtime.problems(session);
       const only = typeof prefix === "string" && prefix.trim() ? prefix.trim() : undefined;
       const chosen = only === undefined || !mayUsePlugin(session?.identity, only) ? undefined : byPrefix.get(only);
       if (chosen) return { plugin: pluginHelp(chosen) };
       return {
         ...(only !== undefined ? { note: `no plugin has prefix '${only}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),
-        config: runtime.configSource,
+        // The config file's path is the host's: for a caller that may use every plugin only.
+        ...(seesWholeFleet(session?.identity) ? { config: runtime.configSource } : {}),
         plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
@@ -777,9 +766,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
           ...(s.skills.length ? { skills: s.skills } : {}),
         })),
-        // A bundled plugin the user's own replaced: said once here, so a missing tool is explained.
-        ...(replaced.length ? { notices: replaced.map((r) => r.notice) } : {}),
-        ...problemsOf(session),
+        // A bundled plugin the user's own replaced: said once here, so a missing tool is explained
+        // (it names the user's plugin file: for a caller that may use every plugin).
+        ...(replaced.length && seesWholeFleet(session?.identity) ? { notices: replaced.map((r) => r.notice) } : {}),
+        ...(problems.length ? { problems } : {}),
       };
     },
 
