@@ -20,11 +20,13 @@ import { httpClient, httpForSuite } from "./http-helpers.js";
 const KNOWN = ["notes", "tracker", "vault"];
 
 describe("plugins.disable names that match no plugin", () => {
-  it("each notice names the entry, the nearest plugin names and the fix", () => {
+  it("each notice names the entry, the likely names (or, none being close, the known ones) and the fix", () => {
     assert.deepEqual(unknownDisabled(["notse", "tracker", "zzz"], KNOWN, "/home/u/agent-tools.config.json"), [
       "plugins.disable in /home/u/agent-tools.config.json names 'notse', which matches no plugin's prefix or name, so it disables nothing; did you mean 'notes'? (correct the name or remove it)",
-      "plugins.disable in /home/u/agent-tools.config.json names 'zzz', which matches no plugin's prefix or name, so it disables nothing; the nearest plugin names are 'notes', 'tracker', 'vault' (correct the name or remove it)",
+      "plugins.disable in /home/u/agent-tools.config.json names 'zzz', which matches no plugin's prefix or name, so it disables nothing; no plugin has that name; the plugins' names and prefixes are 'notes', 'tracker', 'vault' (correct the name or remove it)",
     ]);
+    const many = Array.from({ length: 20 }, (_, n) => `plugin-${String(n).padStart(2, "0")}`);
+    assert.match(unknownDisabled(["zzz"], many)[0] as string, /are 'plugin-00', .*'plugin-14' and 5 more \(/);
     assert.deepEqual(unknownDisabled(["notes"], []), ["plugins.disable names 'notes', which matches no plugin's prefix or name, so it disables nothing; no plugins were found at all (correct the name or remove it)"]);
   });
 
@@ -62,6 +64,32 @@ describe("plugins.disable names that match no plugin", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("plugins.disable names a plugin that could load but is not loaded in this run", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-disable-known-"));
+  const config = path.join(dir, "agent-tools.config.json");
+  // Off on purpose, each for another reason: the embedded plugins (a config file is loaded), a
+  // bundled plugin (AGENT_TOOLS_NO_BUNDLED_PLUGINS=1, as baseEnv sets), an entry disabled in mcpServers.
+  const rightly = ["memory", "filesystem", "github", "old-server", "vault"];
+  const env = baseEnv({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_LOG: "error" });
+  const write = (disable: string[]) => writeFileSync(config, JSON.stringify({ mcpServers: { "old-server": { command: "old-server-bin", disabled: true } }, plugins: { disable } }));
+
+  it("validate: no problem, exit 0", async () => {
+    write(rightly);
+    const ran = await runCli(["validate"], env);
+    assert.equal(ran.code, 0, ran.stdout + ran.stderr);
+    assert.deepEqual((JSON.parse(ran.stdout) as { plugins: { prefix: string }[] }).plugins.map((p) => p.prefix).sort(), ["notes", "tracker"]);
+  });
+
+  it("a name no plugin has is still one, and the notice lists the known names, unloaded ones too", async () => {
+    write([...rightly, "zzz"]);
+    const ran = await runCli(["validate"], env);
+    assert.equal(ran.code, 1, ran.stdout + ran.stderr);
+    const { problems } = JSON.parse(ran.stdout) as { problems: string[] };
+    assert.equal(problems.length, 1, JSON.stringify(problems));
+    assert.match(problems[0] as string, /names 'zzz', which matches no plugin's prefix or name, so it disables nothing; no plugin has that name; the plugins' names and prefixes are .*'filesystem'.*'github'.*'memory'/);
   });
 });
 

@@ -38,6 +38,7 @@ import { createRedactor } from "../adapters/shared/redact.js";
 import { fleetSecrets } from "./redaction.js";
 import { pickRanked } from "./ranked-window.js";
 import { fleetProblems } from "./problems.js";
+import { pluginNamesThatCouldLoad } from "./known-plugins.js";
 import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
@@ -357,7 +358,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   };
   const { plugins, failures, replaced, knownNames } = await loadPlugins(sources, loadOptions);
   const missingDirs = options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? [], config?.file);
-  const disableTypos = unknownDisabled(config?.plugins.disable ?? [], knownNames, config?.file);
+  // Given manifests or folders, the caller chose the fleet: like missing folders, not checked.
+  // Else an entry not among this run's names is checked against every plugin that could load.
+  const disable = options.manifests || options.pluginDirs ? [] : (config?.plugins.disable ?? []);
+  const disableTypos = disable.every((name) => knownNames.includes(name))
+    ? []
+    : unknownDisabled(
+        disable,
+        await pluginNamesThatCouldLoad({ loaded: knownNames, runtimeRoot: RUNTIME_ROOT, cwd, pluginsDirEnv: env.AGENT_TOOLS_PLUGINS_DIR, extraDirs: [...(options.extraPluginDirs ?? []), ...(config?.plugins.dirs ?? [])], config }),
+        config?.file,
+      );
   for (const notice of [
     ...(config?.notices ?? []),
     ...missingDirs,
