@@ -24,6 +24,7 @@ import { createLoopBreaker } from "./loop-breaker.js";
 import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "./pipeline.js";
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
+import { LIMIT_RULE, MAX_LIMIT, readLimit } from "./limit-argument.js";
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
@@ -227,7 +228,6 @@ const DEFAULT_MAX_RESULT_CHARS = 100_000;
 const DEFAULT_LIMIT = 10;
 /** Discover shows fewer entries by default than search: one plugin, and the next call said once. */
 const DEFAULT_DISCOVER_LIMIT = 5;
-const MAX_LIMIT = 50;
 const MAX_OPTIONAL_NAMES = 3;
 /** Characters of a skill's argument sentence shown in discover (its own plugin) and in search (across plugins). */
 const SKILL_ARGS_CHARS = 200;
@@ -266,6 +266,18 @@ function queryOf(raw: unknown, repairs: Repair[]): string {
   if (query.length <= MAX_QUERY_CHARS) return query;
   repairs.push({ kind: "shortened-query", message: `the query was ${query.length} characters; its first ${MAX_QUERY_CHARS} were used` });
   return query.slice(0, MAX_QUERY_CHARS);
+}
+
+/** A discover or search `limit`: repaired as limit-argument.ts says (and named in `repairs`), else refused naming the value. */
+function limitOf(raw: unknown, fallback: number, repairs: Repair[]): number {
+  const read = readLimit(raw);
+  if (!read.ok) {
+    throw new RuntimeError("ARG_VALIDATION_FAILED", `'limit' must be ${LIMIT_RULE}; got ${read.got}. Send e.g. {"limit": 5}, or leave it out for the default ${fallback}`, {
+      errors: [{ path: "/limit", message: `must be ${LIMIT_RULE}` }],
+    });
+  }
+  for (const message of read.repairs) repairs.push({ kind: "read-limit", message });
+  return read.limit ?? fallback;
 }
 
 /** "owner*, repo*, page, perPage +2": required first (starred), then a few optional names. */
@@ -787,7 +799,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const args = isPlainObject(rawArgs) ? rawArgs : {};
       const query = queryOf(args.query, repairs);
-      const limitArg = positiveInt(String(args.limit ?? ""));
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
       return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log, observers, redact, trace: options.tracing?.start("discover", session) }, "discover", async () => {
         const plugin = requirePlugin(target, repairs, session.identity);
@@ -795,7 +806,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const tools = await toolsOf(plugin);
         let matches: CatalogEntry[];
         let total: number;
-        const limit = Math.min(limitArg ?? DEFAULT_DISCOVER_LIMIT, MAX_LIMIT);
+        const limit = limitOf(args.limit, DEFAULT_DISCOVER_LIMIT, repairs);
         const short = { descriptionChars: SEARCH_DESCRIPTION_CHARS };
         if (query) {
           // A session's in-memory plugin ranks in its own index, which is never prepared: the
@@ -862,7 +873,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           });
         }
         const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs, session.identity).manifest.prefix : undefined;
-        const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_LIMIT, MAX_LIMIT);
+        const limit = limitOf(args.limit, DEFAULT_LIMIT, repairs);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
         await catalog.ready;
