@@ -17,7 +17,10 @@ function notAFolder(dir: string): string | undefined {
   try {
     stats = statSync(dir, { throwIfNoEntry: false });
   } catch (error) {
-    return `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    const code = (error as NodeJS.ErrnoException).code;
+    // throwIfNoEntry only spares ENOENT: a path through a file is just as absent, not unreadable.
+    if (code === "ENOTDIR") return "does not exist (a part of the path is a file)";
+    return `cannot be read (${code ?? (error as Error).message})`;
   }
   if (!stats) return "does not exist";
   return stats.isDirectory() ? undefined : "is not a folder";
