@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { writeCheckedManifests } from "./checked-manifests.js";
 import { VALIDATORS_FOLDER } from "../src/validators-folder.js";
+import { cleanBundleOutput } from "./clean-dist.js";
 import { isMain } from "./is-main.js";
 
 /**
@@ -239,6 +240,8 @@ export async function writeBesideBundles(root = ROOT): Promise<void> {
 }
 
 if (isMain(import.meta.url)) {
+  // Run alone (not after clean-dist), old-hash chunks would otherwise pile up beside the new ones.
+  cleanBundleOutput();
   await bundle();
   await writeBesideBundles();
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { cleanDist } from "../scripts/clean-dist.js";
+import { cleanBundleOutput, cleanDist } from "../scripts/clean-dist.js";
 
 /**
  * `npm run build` starts from an empty dist/, so output whose source is gone (an old checkout's
@@ -36,5 +36,20 @@ describe("build: clean dist", () => {
     assert.ok(existsSync(path.join(root, "package.json")));
     // A fresh checkout has no dist/: the first build must not fail on it.
     assert.doesNotThrow(() => cleanDist(root));
+  });
+
+  it("the bundler run on its own first removes its chunks and validators, and keeps tsc's files", () => {
+    const root = mkdtempSync(path.join(tmpdir(), "agent-tools-clean-bundle-"));
+    mkdirSync(path.join(root, "dist", "chunks"), { recursive: true });
+    mkdirSync(path.join(root, "dist", "validators.generated"));
+    mkdirSync(path.join(root, "dist", "runtime"));
+    writeFileSync(path.join(root, "dist", "chunks", "runtime-OLDHASH.js"), "");
+    writeFileSync(path.join(root, "dist", "validators.generated", "gone.cjs"), "");
+    writeFileSync(path.join(root, "dist", "runtime", "runtime.js"), "export {};\n");
+    cleanBundleOutput(root);
+    assert.equal(existsSync(path.join(root, "dist", "chunks")), false);
+    assert.equal(existsSync(path.join(root, "dist", "validators.generated")), false);
+    assert.equal(readFileSync(path.join(root, "dist", "runtime", "runtime.js"), "utf8"), "export {};\n");
+    assert.doesNotThrow(() => cleanBundleOutput(root));
   });
 });
