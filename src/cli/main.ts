@@ -50,7 +50,7 @@ const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; option
   http: { synopsis: "http [--host HOST] [--port PORT]", does: "serve the MCP facade over Streamable HTTP at http://127.0.0.1:8321/mcp", options: { ...SERVER_OPTIONS, host: true, port: true }, bin: "agent-tools-mcp-http" },
   probe: { synopsis: "probe", does: "preflight report as JSON; exit 0 ready, 1 installable, 2 blocked" },
   validate: { synopsis: "validate", does: "load every plugin and the config file and check them all; exit 1 on problems", options: SERVER_OPTIONS },
-  status: { synopsis: "status", does: "the text layer: READY or what is missing, the config file read, commands, modules (one JSON answer)", options: SERVER_OPTIONS },
+  status: { synopsis: "status", does: "the text layer: READY, or what is missing and the problems found, the config file read, commands, modules (one JSON answer)", options: SERVER_OPTIONS },
   list: { synopsis: "list", does: "the text layer's commands (one JSON answer)", options: SERVER_OPTIONS },
   load: { synopsis: "load MODULE", does: "load a text module from commands/ in a one-off session (one JSON answer)", options: SERVER_OPTIONS },
   exec: { synopsis: "exec COMMAND…", does: "run a command line in a one-off sandbox (one JSON answer; exit = its exit code)", options: SERVER_OPTIONS },
