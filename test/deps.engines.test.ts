@@ -47,7 +47,9 @@ function rangeAdmits(range: string, version: Version): boolean {
   return range.split("||").some((alternative) => {
     const comparators = [...alternative.matchAll(/(>=|<=|>|<|=|\^|~)?\s*(\d+(?:\.\d+){0,2})/g)];
     if (comparators.length === 0 || alternative.replace(/(>=|<=|>|<|=|\^|~)?\s*\d+(?:\.\d+){0,2}/g, "").trim()) {
-      throw new Error(`unsupported engines range: ${range} (extend rangeAdmits, or use the semver package, in node_modules as a dev tool's dependency)`);
+      throw new Error(
+        `unsupported engines range: ${range}; rangeAdmits reads only comparators, ^, ~ and bare versions joined by || (no x-ranges, hyphen ranges or prerelease tags): extend it, or use the semver package (in node_modules through typescript-eslint; add it to devDependencies before importing it)`,
+      );
     }
     return comparators.every(([, op = "", bound = ""]) => {
       const at = parseVersion(bound);
@@ -63,7 +65,10 @@ function rangeAdmits(range: string, version: Version): boolean {
         case "<":
           return order < 0;
         case "^":
-          return order >= 0 && (at[0] > 0 ? version[0] === at[0] : version[1] === at[1]);
+          // The left-most non-zero part is fixed: ^1.2.3 is 1.x, ^0.2.3 is 0.2.x, ^0.0.3 is 0.0.3 only.
+          if (at[0] > 0 || parts === 1) return order >= 0 && version[0] === at[0];
+          if (at[1] > 0 || parts === 2) return order >= 0 && version[0] === 0 && version[1] === at[1];
+          return order === 0;
         case "~":
           return order >= 0 && version[0] === at[0] && (parts === 1 || version[1] === at[1]);
         default:
@@ -81,7 +86,11 @@ describe("dependency engines", () => {
     assert.equal(rangeAdmits("20 || >=22", [21, 0, 0]), false);
     assert.equal(rangeAdmits("^20.17.0 || >=22.9.0", [22, 1, 0]), false);
     assert.equal(rangeAdmits(">= 20.19.0", [20, 18, 1]), false);
-    assert.throws(() => rangeAdmits("node20", [20, 0, 0]), /unsupported engines range: node20/);
+    assert.equal(rangeAdmits("^0.2.3", [0, 2, 9]), true);
+    assert.equal(rangeAdmits("^0.2.3", [1, 2, 9]), false);
+    assert.equal(rangeAdmits("^0.0.3", [0, 0, 4]), false);
+    assert.throws(() => rangeAdmits("node20", [20, 0, 0]), /unsupported engines range: node20; .*extend it, or use the semver package/);
+    assert.throws(() => rangeAdmits("20.x", [20, 0, 0]), /unsupported engines range: 20\.x/);
   });
 
   it("the OpenTelemetry packages are `~` ranges holding the locked version: a user's npm install stays on the checked minor line", () => {
