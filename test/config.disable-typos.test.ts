@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -64,6 +64,38 @@ describe("plugins.disable names that match no plugin", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("plugins.disable names a plugin whose manifest does not load", () => {
+  it("unit: an entry named like the failed folder is said to be that plugin, not a typo; other entries point at the failures", () => {
+    const failed = "/p/agent-tools-plugin-broken";
+    const [byFolder, typo] = unknownDisabled(["broken", "trakcer"], KNOWN, "/c.json", [failed]);
+    assert.equal(
+      byFolder,
+      "plugins.disable in /c.json names 'broken', which is likely the plugin in /p/agent-tools-plugin-broken: its manifest does not load (see that problem), so no name can match it and disable cannot turn it off (fix its plugin.json, or remove the folder)",
+    );
+    assert.equal(
+      typo,
+      "plugins.disable in /c.json names 'trakcer', which matches no plugin's prefix or name, so it disables nothing; did you mean 'tracker'? (correct the name or remove it; if it names a plugin that failed to load, see that problem: a plugin whose manifest does not load cannot be disabled by name)",
+    );
+    assert.deepEqual(unknownDisabled(["agent-tools-plugin-broken"], KNOWN, undefined, [failed]).map((line) => line.includes("is likely the plugin in")), [true]);
+  });
+
+  it("validate: the failure once, and the entry naming its folder is not called a typo", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-disable-broken-"));
+    const broken = path.join(dir, "plugins", "agent-tools-plugin-broken");
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(path.join(broken, "plugin.json"), '{ "name": "broken", "prefix": ');
+    const config = path.join(dir, "agent-tools.config.json");
+    writeFileSync(config, JSON.stringify({ plugins: { dirs: [PLUGINS, "./plugins"], disable: ["broken"] } }));
+    const ran = await runCli(["validate"], baseEnv({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_LOG: "error" }));
+    assert.equal(ran.code, 1, ran.stdout + ran.stderr);
+    const { problems } = JSON.parse(ran.stdout) as { problems: string[] };
+    assert.equal(problems.length, 2, JSON.stringify(problems));
+    assert.equal(problems.filter((p) => p.includes(broken) && !p.startsWith("plugins.disable")).length, 1, "the failure, once");
+    assert.ok(problems.includes(`plugins.disable in ${config} names 'broken', which is likely the plugin in ${broken}: its manifest does not load (see that problem), so no name can match it and disable cannot turn it off (fix its plugin.json, or remove the folder)`), JSON.stringify(problems));
+    assert.ok(!problems.some((p) => p.includes("matches no plugin")), "not called a typo");
   });
 });
 

@@ -379,6 +379,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         disable,
         await pluginNamesThatCouldLoad({ loaded: knownNames, runtimeRoot: RUNTIME_ROOT, cwd, pluginsDirEnv: env.AGENT_TOOLS_PLUGINS_DIR, extraDirs: [...(options.extraPluginDirs ?? []), ...(config?.plugins.dirs ?? [])], config }),
         config?.file,
+        // Folders whose manifest did not load: they have no name to match.
+        failures.filter((f) => f.name === undefined && f.prefix === undefined).map((f) => f.location),
       );
   for (const notice of [
     ...(config?.notices ?? []),

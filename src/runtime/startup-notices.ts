@@ -45,22 +45,38 @@ export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs:
 /** How many known names a notice lists when none is close to the entry. */
 const LISTED_NAMES = 15;
 
+/** The names a plugin folder suggests: `agent-tools-plugin-notes` → notes (and the folder's own name). */
+function folderNames(folder: string): string[] {
+  const base = path.basename(folder);
+  return base.startsWith("agent-tools-plugin-") ? [base.slice("agent-tools-plugin-".length), base] : [base];
+}
+
 /**
  * `plugins.disable` entries that name no plugin (by prefix or name) among those that could load
  * (known-plugins.ts): a typo there disables nothing, so the plugin meant stays on. Each names the
  * entry and either the likely names ("did you mean") or, when none is close, the known names:
  * an unrelated name is no help as a "nearest" one.
+ *
+ * `unloadable`: plugin folders whose manifest did not load (each already a problem of its own).
+ * Their names are unknown, so no entry can match them: an entry named like such a folder
+ * (`agent-tools-plugin-<name>`) is not called a typo but said to be that plugin, which stays
+ * reported until its manifest is fixed; any other entry's notice points at those problems too.
  */
-export function unknownDisabled(disable: readonly string[], known: readonly string[], configFile?: string): string[] {
+export function unknownDisabled(disable: readonly string[], known: readonly string[], configFile?: string, unloadable: readonly string[] = []): string[] {
   const where = `plugins.disable${configFile ? ` in ${configFile}` : ""}`;
   const sorted = [...new Set(known)].sort();
   const listed = sorted.slice(0, LISTED_NAMES).map((c) => `'${c}'`).join(", ") + (sorted.length > LISTED_NAMES ? ` and ${sorted.length - LISTED_NAMES} more` : "");
+  const orFailed = unloadable.length ? "; if it names a plugin that failed to load, see that problem: a plugin whose manifest does not load cannot be disabled by name" : "";
   return disable
     .filter((name) => !known.includes(name))
     .map((name) => {
+      const folder = unloadable.find((f) => folderNames(f).includes(name));
+      if (folder) {
+        return `${where} names '${name}', which is likely the plugin in ${folder}: its manifest does not load (see that problem), so no name can match it and disable cannot turn it off (fix its plugin.json, or remove the folder)`;
+      }
       const likely = closestNames(name, known, 0.5, 2);
       const hint = likely.length ? `did you mean ${likely.map((c) => `'${c}'`).join(" or ")}?` : sorted.length ? `no plugin has that name; the plugins' names and prefixes are ${listed}` : "no plugins were found at all";
-      return `${where} names '${name}', which matches no plugin's prefix or name, so it disables nothing; ${hint} (correct the name or remove it)`;
+      return `${where} names '${name}', which matches no plugin's prefix or name, so it disables nothing; ${hint} (correct the name or remove it${orFailed})`;
     });
 }
 
