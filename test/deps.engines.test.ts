@@ -5,11 +5,16 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
 /**
- * Every package the lockfile installs for a user must declare support for the oldest Node the
- * project supports (package.json `engines.node`): OpenTelemetry's 3.x SDK line and the 0.300+
- * exporters need Node ≥ 22.15 and @noble/hashes 2.x Node ≥ 20.19, and `npm ci` on an older Node 20
- * then warns EBADENGINE for each. Read from the lockfile, so a later `npm install` that moves one
- * to such a line fails here, naming the package.
+ * What `npm ci` of this repo installs (the lockfile; not the dev tools, not the optional packages
+ * npm skips) must declare support for the oldest Node the project supports (package.json
+ * `engines.node`): OpenTelemetry's 3.x SDK line and the 0.300+ exporters need Node ≥ 22.15 and
+ * @noble/hashes 2.x Node ≥ 20.19, and `npm ci` on an older Node 20 then warns EBADENGINE for each.
+ * A later `npm install` that moves one to such a line fails here, naming the package.
+ *
+ * A user's `npm install agent-tools-runtime` never reads this lockfile: it resolves package.json's
+ * ranges itself. For the OpenTelemetry packages those are `~` ranges (patch releases only), checked
+ * below, so it stays on the minor lines checked here; every release in them supported Node 20.18.1
+ * when they were chosen (`npm view <pkg>@'~x.y.z' engines`).
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -41,7 +46,9 @@ function compare(a: Version, b: Version): number {
 function rangeAdmits(range: string, version: Version): boolean {
   return range.split("||").some((alternative) => {
     const comparators = [...alternative.matchAll(/(>=|<=|>|<|=|\^|~)?\s*(\d+(?:\.\d+){0,2})/g)];
-    if (comparators.length === 0 || alternative.replace(/(>=|<=|>|<|=|\^|~)?\s*\d+(?:\.\d+){0,2}/g, "").trim()) throw new Error(`unsupported engines range: ${range}`);
+    if (comparators.length === 0 || alternative.replace(/(>=|<=|>|<|=|\^|~)?\s*\d+(?:\.\d+){0,2}/g, "").trim()) {
+      throw new Error(`unsupported engines range: ${range} (extend rangeAdmits, or use the semver package, in node_modules as a dev tool's dependency)`);
+    }
     return comparators.every(([, op = "", bound = ""]) => {
       const at = parseVersion(bound);
       const parts = bound.split(".").length;
@@ -77,13 +84,25 @@ describe("dependency engines", () => {
     assert.throws(() => rangeAdmits("node20", [20, 0, 0]), /unsupported engines range: node20/);
   });
 
-  it("every package a user installs supports the project's oldest Node", () => {
+  it("the OpenTelemetry packages are `~` ranges holding the locked version: a user's npm install stays on the checked minor line", () => {
+    const dependencies = readJson("package.json").dependencies as Record<string, string>;
+    const packages = readJson("package-lock.json").packages as Record<string, LockEntry>;
+    const otel = Object.entries(dependencies).filter(([name]) => name.startsWith("@opentelemetry/"));
+    assert.ok(otel.length > 0, "package.json depends on OpenTelemetry");
+    for (const [name, range] of otel) {
+      assert.match(range, /^~\d+\.\d+\.\d+$/, `${name} is "${range}" in package.json: use ~x.y.z (a ^ range lets a user's npm install reach a minor line this test never saw; an exact pin blocks patch releases)`);
+      const locked = packages[`node_modules/${name}`]?.version ?? assert.fail(`the lockfile has no ${name}`);
+      assert.ok(rangeAdmits(range, parseVersion(locked)), `the lockfile's ${name}@${locked} is outside package.json's "${range}": run npm install`);
+    }
+  });
+
+  it("what `npm ci` installs (dev tools and skipped optional packages aside) supports the project's oldest Node", () => {
     const declared = (readJson("package.json").engines as { node: string }).node;
     const oldest = /^>=\s*(\d+\.\d+\.\d+)$/.exec(declared)?.[1];
     assert.ok(oldest, `package.json engines.node is "${declared}"; this test reads a ">=x.y.z" range`);
     const packages = readJson("package-lock.json").packages as Record<string, LockEntry>;
-    // What `npm install agent-tools-runtime` puts on a user's machine: not the dev tools, and not the
-    // optional packages npm skips when their engines refuse (just-bash's optional zstd codec).
+    // What `npm ci` of this repo installs to run it: not the dev tools, and not the optional
+    // packages npm skips when their engines refuse (just-bash's optional zstd codec).
     const installed = Object.entries(packages).filter(([where, entry]) => where.startsWith("node_modules/") && !entry.dev && !entry.optional);
     assert.ok(installed.some(([where]) => where.startsWith("node_modules/@opentelemetry/")), "the lockfile installs the OpenTelemetry SDK");
     const refusing = installed

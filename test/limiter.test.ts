@@ -52,3 +52,41 @@ test("work that gets a slot at once is not told how to skip a queue", async () =
   await limiter.run(async () => {}, { onQueued: () => (told = true) });
   assert.equal(told, false);
 });
+
+test("urgent work starts beyond the limit up to its own cap, then waits ahead of background work", async () => {
+  const limiter = createLimiter(2, 1);
+  const started: string[] = [];
+  const gates = new Map<string, () => void>();
+  const job = (name: string, options: Parameters<typeof limiter.run>[1] = {}) =>
+    limiter.run(async () => {
+      started.push(name);
+      await new Promise<void>((resolve) => gates.set(name, resolve));
+    }, options);
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  const runs = [job("bg1"), job("bg2"), job("bg3")];
+  let startBg4: (() => void) | undefined;
+  runs.push(job("bg4", { onQueued: (start) => (startBg4 = start) }));
+  await settle();
+  assert.deepEqual(started, ["bg1", "bg2"], "background work: the limit");
+  runs.push(job("call1", { urgent: true }));
+  await settle();
+  assert.deepEqual(started, ["bg1", "bg2", "call1"], "one urgent run beyond the limit");
+  runs.push(job("call2", { urgent: true }));
+  startBg4!();
+  await settle();
+  assert.equal(limiter.active, 3, "the urgent cap (limit 2 + 1) holds: call2 and the joined bg4 wait");
+  assert.equal(limiter.waiting, 3);
+  gates.get("bg1")!();
+  await settle();
+  assert.deepEqual(started.slice(3), ["call2"], "a freed slot goes to urgent work first");
+  gates.get("bg2")!();
+  await settle();
+  assert.deepEqual(started.slice(4), ["bg4"], "a queued listing a call joined is next, ahead of bg3");
+  for (const name of ["call1", "call2", "bg4"]) gates.get(name)!();
+  await settle();
+  assert.deepEqual(started.slice(5), ["bg3"]);
+  gates.get("bg3")!();
+  await Promise.all(runs);
+  assert.equal(limiter.active, 0);
+  assert.equal(limiter.waiting, 0);
+});

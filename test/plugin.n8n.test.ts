@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -197,19 +198,29 @@ describe("n8n plugin: connection variants", () => {
     }
   });
 
-  it("the default token store is under $XDG_CONFIG_HOME, else ~/.config (XDG_CONFIG_HOME unset or empty)", async () => {
+  it("the default token store is under $XDG_CONFIG_HOME, else ~/.config (XDG_CONFIG_HOME unset, empty or relative), else the one earlier versions kept at ~/.config", async () => {
     const n8n = await startN8nStandIn({ workflows: 1 });
     const expired = (n: number) => JSON.stringify({ access_token: `expired-${n}`, refresh_token: "n8n-refresh-first", expires_at: Date.now() - 60_000, token_endpoint: `${n8n.origin}/oauth/token`, client_id: "agent-tools" });
     const xdg = path.join(tmp, "xdg-config");
+    const elsewhere = path.join(tmp, "xdg-elsewhere");
     const home = path.join(tmp, "home");
     const underXdg = path.join(xdg, "agent-tools", "n8n", "tokens.json");
     const underHome = path.join(home, ".config", "agent-tools", "n8n", "tokens.json");
-    for (const [n, file] of [underXdg, underHome].entries()) {
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, expired(n));
-    }
+    const notice = /n8n: using the OAuth token store (\S+), where earlier versions kept it: (\S+) \(under XDG_CONFIG_HOME\) does not exist/g;
+    const cases = [
+      { xdgValue: xdg, file: underXdg },
+      { xdgValue: "", file: underHome },
+      // The XDG spec: a relative value is ignored (resolved, it would point into the plugin's folder).
+      { xdgValue: "relative/config", file: underHome },
+      // Signed in with an earlier version (always ~/.config), XDG_CONFIG_HOME elsewhere: that store is used, and kept.
+      { xdgValue: elsewhere, file: underHome, legacy: true },
+    ];
     try {
-      for (const [n, [xdgValue, file]] of ([[xdg, underXdg], ["", underHome]] as const).entries()) {
+      for (const [n, { xdgValue, file, legacy }] of cases.entries()) {
+        for (const [m, store] of [underXdg, underHome].entries()) {
+          await mkdir(path.dirname(store), { recursive: true });
+          await writeFile(store, expired(10 * n + m));
+        }
         const env: Record<string, string | undefined> = envFor(n8n, { XDG_CONFIG_HOME: xdgValue, HOME: home });
         delete env.N8N_MCP_TOKEN;
         delete env.N8N_MCP_TOKEN_STORE;
@@ -218,13 +229,22 @@ describe("n8n plugin: connection variants", () => {
           const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: { query: "" } });
           assert.equal(payload.ok, true, `XDG_CONFIG_HOME='${xdgValue}': ${JSON.stringify(payload)} ${server.stderr()}`);
           assert.equal(n8n.tokenRequests(), n + 1, "the expired token in that store was refreshed");
-          const stored = JSON.parse(await readFile(file, "utf8")) as { access_token: string };
-          assert.notEqual(stored.access_token, `expired-${n}`, `${file} holds the refreshed token`);
-          if (n === 0) assert.equal((JSON.parse(await readFile(underHome, "utf8")) as { access_token: string }).access_token, "expired-1", "with XDG_CONFIG_HOME set, ~/.config's store is not used");
+          for (const store of [underXdg, underHome]) {
+            const stored = (JSON.parse(await readFile(store, "utf8")) as { access_token: string }).access_token;
+            if (store === file) assert.doesNotMatch(stored, /^expired-/, `XDG_CONFIG_HOME='${xdgValue}': ${store} holds the refreshed token`);
+            else assert.match(stored, /^expired-/, `XDG_CONFIG_HOME='${xdgValue}': ${store} is not used`);
+          }
+          const notices = [...server.stderr().matchAll(notice)];
+          if (legacy) {
+            assert.equal(notices.length, 1, server.stderr());
+            assert.deepEqual([notices[0]?.[1], notices[0]?.[2]], [underHome, path.join(elsewhere, "agent-tools", "n8n", "tokens.json")]);
+            assert.ok(!existsSync(path.join(elsewhere, "agent-tools")), "nothing is written to the new place");
+          } else assert.equal(notices.length, 0, server.stderr());
         } finally {
           await server.close();
         }
       }
+      assert.ok(!existsSync(path.join(PLUGIN, "relative")), "a relative XDG_CONFIG_HOME put nothing in the plugin's folder");
     } finally {
       await n8n.close();
     }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -20,6 +20,26 @@ describe("startup notices: plugin folders", () => {
       `AGENT_TOOLS_PLUGINS_DIR names ${gone}, which does not exist; no plugins were loaded from it (correct the path or unset AGENT_TOOLS_PLUGINS_DIR)`,
       `plugins.dirs names ${file}, which is not a folder; no plugins were loaded from it (correct or remove it in plugins.dirs of /home/u/agent-tools.json)`,
     ]);
+  });
+
+  it("a path through a file does not exist (ENOTDIR is not 'cannot be read')", () => {
+    const throughFile = path.join(file, "sub");
+    assert.deepEqual(missingPluginDirs(undefined, [throughFile]), [
+      `plugins.dirs names ${throughFile}, which does not exist (a part of the path is a file); no plugins were loaded from it (correct or remove it in plugins.dirs)`,
+    ]);
+  });
+
+  // root reads through any permission: the case cannot happen for it.
+  it("a folder that cannot be searched says 'cannot be read (EACCES)'", { skip: process.getuid?.() === 0 ? "running as root" : process.platform === "win32" ? "POSIX permissions" : false }, () => {
+    const locked = path.join(root, "locked");
+    mkdirSync(locked);
+    chmodSync(locked, 0o000);
+    try {
+      const inside = path.join(locked, "plugins");
+      assert.deepEqual(missingPluginDirs(undefined, [inside]), [`plugins.dirs names ${inside}, which cannot be read (EACCES); no plugins were loaded from it (correct or remove it in plugins.dirs)`]);
+    } finally {
+      chmodSync(locked, 0o700);
+    }
   });
 
   it("resolves a relative AGENT_TOOLS_PLUGINS_DIR entry and skips empty ones", () => {

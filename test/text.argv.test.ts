@@ -65,17 +65,20 @@ describe("plugin command call and skill words: order", () => {
     assert.equal(message(["--confirm"]), MISSING);
   });
 
-  it("--limit is a whole number from 1, or a usage error saying what it got", () => {
+  it("--limit is read as the facade reads limit (a numeral string repaired), or a usage error saying what it got", () => {
     assert.deepEqual(limitArgument({}), { ok: true });
     assert.deepEqual(limitArgument({ limit: 5 }), { ok: true, limit: 5 });
+    assert.deepEqual(limitArgument({ limit: "5" }), { ok: true, limit: 5 });
+    assert.deepEqual(limitArgument({ limit: 80 }), { ok: true, limit: 50 });
     const refused = (limit: unknown) => {
       const checked = limitArgument({ limit });
       return checked.ok ? "accepted" : checked.message;
     };
-    assert.equal(refused(true), "--limit needs a whole number from 1, e.g. --limit 5 (got no value)");
-    assert.equal(refused("ten"), "--limit needs a whole number from 1, e.g. --limit 5 (got 'ten')");
-    assert.equal(refused(0), "--limit needs a whole number from 1, e.g. --limit 5 (got '0')");
-    assert.equal(refused(2.5), "--limit needs a whole number from 1, e.g. --limit 5 (got '2.5')");
+    assert.equal(refused(true), "--limit needs a whole number from 1 to 50, e.g. --limit 5 (got no value)");
+    assert.equal(refused("ten"), '--limit needs a whole number from 1 to 50, e.g. --limit 5 (got the string "ten")');
+    assert.equal(refused("2.5"), '--limit needs a whole number from 1 to 50, e.g. --limit 5 (got the string "2.5")');
+    assert.equal(refused(0), "--limit needs a whole number from 1 to 50, e.g. --limit 5 (got 0)");
+    assert.equal(refused(2.5), "--limit needs a whole number from 1 to 50, e.g. --limit 5 (got 2.5)");
   });
 });
 

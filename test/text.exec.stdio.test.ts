@@ -102,7 +102,7 @@ describe("agent_tools_exec over stdio", () => {
     assert.match(early.stderr, /^notes call: '--title' came before the tool name; name the tool first/);
     const limit = await exec(server, "notes discover note --limit ten");
     assert.equal(limit.exitCode, 2);
-    assert.match(limit.stderr, /^notes discover: --limit needs a whole number from 1, e\.g\. --limit 5 \(got 'ten'\)/);
+    assert.match(limit.stderr, /^notes discover: --limit needs a whole number from 1 to 50, e\.g\. --limit 5 \(got the string "ten"\)/);
   });
 
   it("validation, unknown tools and the loop breaker are the typed facade's, with their exit codes", async () => {

@@ -1,5 +1,5 @@
 import { createRedactor, mcpAdapterFromSpec, parseMcpSpec } from "agent-tools-runtime/adapters";
-import { DEFAULT_TOKEN_STORE, instanceUrl, mcpUrl, positiveNumber } from "./lib/config.mjs";
+import { defaultTokenStore, instanceUrl, mcpUrl, positiveNumber } from "./lib/config.mjs";
 import { createN8nRest } from "./lib/rest.mjs";
 
 /**
@@ -21,7 +21,8 @@ export function createN8nAdapter(options) {
   const readonly = new Set(Array.isArray(options.manifest.readonlyTools) ? options.manifest.readonlyTools : []);
   const spec = parseMcpSpec({
     url,
-    auth: { tokenEnv: "N8N_MCP_TOKEN", tokenStore: env.N8N_MCP_TOKEN_STORE || DEFAULT_TOKEN_STORE },
+    // With N8N_MCP_TOKEN set the store is not read: nothing to say about where it is.
+    auth: { tokenEnv: "N8N_MCP_TOKEN", tokenStore: env.N8N_MCP_TOKEN_STORE || defaultTokenStore(env, env.N8N_MCP_TOKEN ? undefined : log) },
     ...(positiveNumber(env.N8N_TIMEOUT_MS) ? { timeoutMs: positiveNumber(env.N8N_TIMEOUT_MS) } : {}),
   });
   const mcp = mcpAdapterFromSpec(spec, { name: "n8n", env, log, baseDir: options.pluginDir, redactor });

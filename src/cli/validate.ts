@@ -20,12 +20,8 @@ export interface ValidationReport {
 export async function validatePlugins(options: RuntimeOptions = {}): Promise<ValidationReport> {
   const runtime = await createRuntime({ ...options, log: options.log ?? silentLogger });
   try {
-    const problems = [
-      ...runtime.missingPluginDirs,
-      ...runtime.unknownDisabled,
-      ...runtime.failures.map((f) => f.error),
-      ...runtime.brokenLinks.map((l) => `skill ${l.from}: related link '${l.target}' does not resolve: ${l.reason}`),
-    ];
+    // No session: the host's own CLI sees every problem.
+    const problems = runtime.problems();
     return {
       ok: problems.length === 0,
       plugins: runtime.plugins.map((p) => ({ prefix: p.manifest.prefix, name: p.manifest.name, configured: p.configured, skills: p.skills.length })),

@@ -43,13 +43,17 @@ function memoryFilePath(env: NodeJS.ProcessEnv): string {
   return path.join(stateHome, "agent-tools-runtime", "memory.jsonl");
 }
 
+/** The embedded plugins' names (and prefixes), as `plugins.disable` may name them. */
+export const EMBEDDED_PLUGIN_NAMES = ["filesystem", "memory"] as const;
+const [FILESYSTEM, MEMORY] = EMBEDDED_PLUGIN_NAMES;
+
 /** Where the embedded default's manifests say they come from. */
 export const EMBEDDED_ORIGIN = path.join(RUNTIME_ROOT, "(embedded default)");
 
 function filesystemManifest(origin: string, cwd: string, env: NodeJS.ProcessEnv, configFile: string | undefined): PluginManifest {
   const place = embeddedFilesystemRoot(cwd, env);
   const root = "root" in place ? place.root : path.resolve(cwd);
-  const manifest = manifestFromEntry(origin, "filesystem", {
+  const manifest = manifestFromEntry(origin, FILESYSTEM, {
     command: process.execPath,
     args: [entryPoint("@modelcontextprotocol/server-filesystem"), root],
     description:
@@ -73,7 +77,7 @@ export function defaultManifests(cwd: string, env: NodeJS.ProcessEnv, configFile
   }
   return [
     filesystemManifest(origin, cwd, env, configFile),
-    manifestFromEntry(origin, "memory", {
+    manifestFromEntry(origin, MEMORY, {
       command: process.execPath,
       args: [entryPoint("@modelcontextprotocol/server-memory")],
       env: { MEMORY_FILE_PATH: memoryFile },

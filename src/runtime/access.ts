@@ -26,6 +26,15 @@ export function identityViewKey(identity: Identity | undefined): string {
   return identity ? `${identity.name}\n${identity.plugins === "*" ? "*" : identity.plugins.join(",")}` : "";
 }
 
+/**
+ * Whether the caller may use every plugin (no identity: stdio, the host's own CLI). Only such a
+ * caller sees what names host paths or the whole fleet: the config file, plugin folders, the
+ * names in `plugins.disable`.
+ */
+export function seesWholeFleet(identity: Identity | undefined): boolean {
+  return !identity || identity.plugins === "*";
+}
+
 export function mayUsePlugin(identity: Identity | undefined, prefix: string): boolean {
   return !identity || identity.plugins === "*" || identity.plugins.includes(prefix);
 }

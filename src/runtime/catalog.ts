@@ -315,7 +315,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
       if (!joined) return list(plugin, toolOptions.urgent === true);
       // A caller waits for it now (a call may follow): no longer a background listing.
       joined.listing.background = false;
-      // A call (urgent) does not wait behind the other queued listings: this one starts now.
+      // A call (urgent) does not wait behind the other queued listings: this one starts now, or
+      // first in line while urgent listings already hold the limiter's urgent cap (limiter.ts).
       if (toolOptions.urgent) joined.startNow();
       return joined.tools;
     },

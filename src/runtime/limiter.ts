@@ -3,14 +3,18 @@
  * once, the rest wait in order. Fifty Node servers started together on two cores starve the event
  * loop (every wait fires late and nothing answers); a few at a time finish sooner in total.
  * `urgent` work (a listing a call is waiting for) does not queue behind background work, and
- * queued work that a caller starts waiting for can skip the queue (`onQueued`).
+ * queued work that a caller starts waiting for can skip the queue (`onQueued`). Urgent work has a
+ * cap of its own, `limit + urgentExtra`: one call is not kept waiting behind background listings,
+ * but forty parallel calls on a cold fleet do not start forty servers at once either; beyond the
+ * cap, urgent work waits ahead of every background listing.
  */
 export interface LimiterRunOptions {
   urgent?: boolean;
   /**
-   * Told, only when the work has to wait for a slot, how to let it start at once instead: a
-   * background listing that a call joins must not keep the call waiting behind the rest of the
-   * queue. Calling it after the work started does nothing.
+   * Told, only when the work has to wait for a slot, how to make it urgent: a background listing
+   * that a call joins must not keep the call waiting behind the rest of the queue. It then starts
+   * at once if the urgent cap allows, else first in line. Calling it after the work started, or
+   * twice, does nothing.
    */
   onQueued?: (startNow: () => void) => void;
 }
@@ -21,26 +25,33 @@ export interface Limiter {
   readonly waiting: number;
 }
 
-export function createLimiter(limit: number): Limiter {
+/** `urgentExtra`: how many urgent runs may start beyond `limit` (default: `limit` more). */
+export function createLimiter(limit: number, urgentExtra: number = limit): Limiter {
   let active = 0;
+  const urgentQueue: (() => void)[] = [];
   const queue: (() => void)[] = [];
+  const start = (from: (() => void)[]): void => {
+    active += 1;
+    from.shift()?.();
+  };
   const pump = (): void => {
-    while (active < limit && queue.length) {
-      active += 1;
-      queue.shift()?.();
+    for (;;) {
+      if (urgentQueue.length && active < limit + urgentExtra) start(urgentQueue);
+      else if (queue.length && active < limit) start(queue);
+      else return;
     }
   };
-  const wait = (onQueued: LimiterRunOptions["onQueued"]): Promise<void> =>
+  const wait = (urgent: boolean, onQueued: LimiterRunOptions["onQueued"]): Promise<void> =>
     new Promise<void>((resolve) => {
-      queue.push(resolve);
+      (urgent ? urgentQueue : queue).push(resolve);
       pump();
-      if (!onQueued || !queue.includes(resolve)) return;
+      if (urgent || !onQueued || !queue.includes(resolve)) return;
       onQueued(() => {
         const at = queue.indexOf(resolve);
         if (at < 0) return;
         queue.splice(at, 1);
-        active += 1;
-        resolve();
+        urgentQueue.push(resolve);
+        pump();
       });
     });
   return {
@@ -48,11 +59,10 @@ export function createLimiter(limit: number): Limiter {
       return active;
     },
     get waiting() {
-      return queue.length;
+      return queue.length + urgentQueue.length;
     },
     async run(work, options = {}) {
-      if (options.urgent) active += 1;
-      else await wait(options.onQueued);
+      await wait(options.urgent === true, options.onQueued);
       try {
         return await work();
       } finally {

@@ -19,6 +19,7 @@ export interface Repair {
     | "stripped-tool-prefix"
     | "matched-tool-case"
     | "shortened-query"
+    | "read-limit"
     | "moved-confirm";
   message: string;
 }

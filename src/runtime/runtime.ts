@@ -24,6 +24,7 @@ import { createLoopBreaker } from "./loop-breaker.js";
 import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "./pipeline.js";
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
+import { LIMIT_RULE, MAX_LIMIT, readLimit } from "./limit-argument.js";
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
@@ -32,11 +33,13 @@ import { oneLine } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
-import { checkPlugin, mayUsePlugin, type Identity } from "./access.js";
+import { checkPlugin, mayUsePlugin, seesWholeFleet, type Identity } from "./access.js";
 import type { CallObserver, Tracing } from "./observer.js";
 import { createRedactor } from "../adapters/shared/redact.js";
 import { fleetSecrets } from "./redaction.js";
 import { pickRanked } from "./ranked-window.js";
+import { fleetProblems } from "./problems.js";
+import { pluginNamesThatCouldLoad } from "./known-plugins.js";
 import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
@@ -169,10 +172,12 @@ export interface Runtime {
   /** Bundled plugins left out for a user plugin or config entry with the same prefix. */
   readonly replaced: readonly ReplacedPlugin[];
   readonly brokenLinks: readonly BrokenRelatedLink[];
-  /** Plugin folders named by AGENT_TOOLS_PLUGINS_DIR or `plugins.dirs` that are not there, one sentence each (for validate and status). */
-  readonly missingPluginDirs: readonly string[];
-  /** `plugins.disable` entries that match no plugin (so disable nothing), one sentence each with the nearest names. */
-  readonly unknownDisabled: readonly string[];
+  /**
+   * What is wrong with the fleet, one sentence each (problems.ts): missing plugin folders,
+   * `plugins.disable` names that match nothing, load failures, broken related links. With a
+   * session, only what its identity may see; validate, help and status all show this list.
+   */
+  problems(session?: Session): string[];
   readonly index: ToolIndex;
   readonly log: Logger;
   /** How the facade presents the fleet: a trio per plugin, or five fixed tools. */
@@ -223,7 +228,6 @@ const DEFAULT_MAX_RESULT_CHARS = 100_000;
 const DEFAULT_LIMIT = 10;
 /** Discover shows fewer entries by default than search: one plugin, and the next call said once. */
 const DEFAULT_DISCOVER_LIMIT = 5;
-const MAX_LIMIT = 50;
 const MAX_OPTIONAL_NAMES = 3;
 /** Characters of a skill's argument sentence shown in discover (its own plugin) and in search (across plugins). */
 const SKILL_ARGS_CHARS = 200;
@@ -262,6 +266,18 @@ function queryOf(raw: unknown, repairs: Repair[]): string {
   if (query.length <= MAX_QUERY_CHARS) return query;
   repairs.push({ kind: "shortened-query", message: `the query was ${query.length} characters; its first ${MAX_QUERY_CHARS} were used` });
   return query.slice(0, MAX_QUERY_CHARS);
+}
+
+/** A discover or search `limit`: repaired as limit-argument.ts says (and named in `repairs`), else refused naming the value. */
+function limitOf(raw: unknown, fallback: number, repairs: Repair[]): number {
+  const read = readLimit(raw);
+  if (!read.ok) {
+    throw new RuntimeError("ARG_VALIDATION_FAILED", `'limit' must be ${LIMIT_RULE}; got ${read.got}. Send e.g. {"limit": 5}, or leave it out for the default ${fallback}`, {
+      errors: [{ path: "/limit", message: `must be ${LIMIT_RULE}` }],
+    });
+  }
+  for (const message of read.repairs) repairs.push({ kind: "read-limit", message });
+  return read.limit ?? fallback;
 }
 
 /** "owner*, repo*, page, perPage +2": required first (starred), then a few optional names. */
@@ -354,7 +370,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   };
   const { plugins, failures, replaced, knownNames } = await loadPlugins(sources, loadOptions);
   const missingDirs = options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? [], config?.file);
-  const disableTypos = unknownDisabled(config?.plugins.disable ?? [], knownNames, config?.file);
+  // Given manifests or folders, the caller chose the fleet: like missing folders, not checked.
+  // Else an entry not among this run's names is checked against every plugin that could load.
+  const disable = options.manifests || options.pluginDirs ? [] : (config?.plugins.disable ?? []);
+  const disableTypos = disable.every((name) => knownNames.includes(name))
+    ? []
+    : unknownDisabled(
+        disable,
+        await pluginNamesThatCouldLoad({ loaded: knownNames, runtimeRoot: RUNTIME_ROOT, cwd, pluginsDirEnv: env.AGENT_TOOLS_PLUGINS_DIR, extraDirs: [...(options.extraPluginDirs ?? []), ...(config?.plugins.dirs ?? [])], config }),
+        config?.file,
+      );
   for (const notice of [
     ...(config?.notices ?? []),
     ...missingDirs,
@@ -696,28 +721,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     return shapeResult(raw, redact, maxResultChars).result;
   });
 
-  /**
-   * help's `problems`. The config's own (a plugin folder that is not there, a `plugins.disable`
-   * name that matches nothing) name host paths and plugins, so only a caller that may use every
-   * plugin sees them.
-   */
-  function problemsOf(session: Session | undefined): { problems?: string[] } {
-    const wholeFleet = !session?.identity || session.identity.plugins === "*";
-    const problems = [
-      ...(wholeFleet ? [...missingDirs, ...disableTypos] : []),
-      ...failures.map((f) => f.error),
-      ...brokenLinks.map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),
-    ];
-    return problems.length ? { problems } : {};
-  }
-
   const runtime: Runtime = {
     plugins,
     failures,
     replaced,
     brokenLinks,
-    missingPluginDirs: missingDirs,
-    unknownDisabled: disableTypos,
+    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, failures, brokenLinks }, session?.identity),
     index,
     log,
     facadeMode,
@@ -764,12 +773,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
 
     help(prefix, session) {
+      const problems = runtime.problems(session);
       const only = typeof prefix === "string" && prefix.trim() ? prefix.trim() : undefined;
       const chosen = only === undefined || !mayUsePlugin(session?.identity, only) ? undefined : byPrefix.get(only);
       if (chosen) return { plugin: pluginHelp(chosen) };
       return {
         ...(only !== undefined ? { note: `no plugin has prefix '${only}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),
-        config: runtime.configSource,
+        // The config file's path is the host's: for a caller that may use every plugin only.
+        ...(seesWholeFleet(session?.identity) ? { config: runtime.configSource } : {}),
         plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
           prefix: s.prefix,
           description: oneLine(s.description) || s.name,
@@ -777,9 +788,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
           ...(s.skills.length ? { skills: s.skills } : {}),
         })),
-        // A bundled plugin the user's own replaced: said once here, so a missing tool is explained.
-        ...(replaced.length ? { notices: replaced.map((r) => r.notice) } : {}),
-        ...problemsOf(session),
+        // A bundled plugin the user's own replaced: said once here, so a missing tool is explained
+        // (it names the user's plugin file: for a caller that may use every plugin).
+        ...(replaced.length && seesWholeFleet(session?.identity) ? { notices: replaced.map((r) => r.notice) } : {}),
+        ...(problems.length ? { problems } : {}),
       };
     },
 
@@ -787,7 +799,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const args = isPlainObject(rawArgs) ? rawArgs : {};
       const query = queryOf(args.query, repairs);
-      const limitArg = positiveInt(String(args.limit ?? ""));
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
       return frame(session, { operation: "discover", plugin: sentPrefix, target: query || undefined, repairs, log, observers, redact, trace: options.tracing?.start("discover", session) }, "discover", async () => {
         const plugin = requirePlugin(target, repairs, session.identity);
@@ -795,7 +806,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const tools = await toolsOf(plugin);
         let matches: CatalogEntry[];
         let total: number;
-        const limit = Math.min(limitArg ?? DEFAULT_DISCOVER_LIMIT, MAX_LIMIT);
+        const limit = limitOf(args.limit, DEFAULT_DISCOVER_LIMIT, repairs);
         const short = { descriptionChars: SEARCH_DESCRIPTION_CHARS };
         if (query) {
           // A session's in-memory plugin ranks in its own index, which is never prepared: the
@@ -862,7 +873,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           });
         }
         const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs, session.identity).manifest.prefix : undefined;
-        const limit = Math.min(positiveInt(String(args.limit ?? "")) ?? DEFAULT_LIMIT, MAX_LIMIT);
+        const limit = limitOf(args.limit, DEFAULT_LIMIT, repairs);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
         await catalog.ready;

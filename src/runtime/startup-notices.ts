@@ -17,7 +17,10 @@ function notAFolder(dir: string): string | undefined {
   try {
     stats = statSync(dir, { throwIfNoEntry: false });
   } catch (error) {
-    return `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    const code = (error as NodeJS.ErrnoException).code;
+    // throwIfNoEntry only spares ENOENT: a path through a file is just as absent, not unreadable.
+    if (code === "ENOTDIR") return "does not exist (a part of the path is a file)";
+    return `cannot be read (${code ?? (error as Error).message})`;
   }
   if (!stats) return "does not exist";
   return stats.isDirectory() ? undefined : "is not a folder";
@@ -39,19 +42,25 @@ export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs:
   });
 }
 
+/** How many known names a notice lists when none is close to the entry. */
+const LISTED_NAMES = 15;
+
 /**
- * `plugins.disable` entries that name no plugin (by prefix or name) among those found, disabled ones
- * included: a typo there disables nothing, so the plugin meant stays on. Each names the entry and
- * the known names closest to it (a likely typo as "did you mean", else the three nearest).
+ * `plugins.disable` entries that name no plugin (by prefix or name) among those that could load
+ * (known-plugins.ts): a typo there disables nothing, so the plugin meant stays on. Each names the
+ * entry and either the likely names ("did you mean") or, when none is close, the known names:
+ * an unrelated name is no help as a "nearest" one.
  */
 export function unknownDisabled(disable: readonly string[], known: readonly string[], configFile?: string): string[] {
   const where = `plugins.disable${configFile ? ` in ${configFile}` : ""}`;
+  const sorted = [...new Set(known)].sort();
+  const listed = sorted.slice(0, LISTED_NAMES).map((c) => `'${c}'`).join(", ") + (sorted.length > LISTED_NAMES ? ` and ${sorted.length - LISTED_NAMES} more` : "");
   return disable
     .filter((name) => !known.includes(name))
     .map((name) => {
       const likely = closestNames(name, known, 0.5, 2);
-      const nearest = likely.length ? `did you mean ${likely.map((c) => `'${c}'`).join(" or ")}?` : known.length ? `the nearest plugin names are ${closestNames(name, known, 0, 3).map((c) => `'${c}'`).join(", ")}` : "no plugins were found at all";
-      return `${where} names '${name}', which matches no plugin's prefix or name, so it disables nothing; ${nearest} (correct the name or remove it)`;
+      const hint = likely.length ? `did you mean ${likely.map((c) => `'${c}'`).join(" or ")}?` : sorted.length ? `no plugin has that name; the plugins' names and prefixes are ${listed}` : "no plugins were found at all";
+      return `${where} names '${name}', which matches no plugin's prefix or name, so it disables nothing; ${hint} (correct the name or remove it)`;
     });
 }
 

@@ -1,4 +1,5 @@
 import { isPlainObject } from "../plain-object.js";
+import { LIMIT_RULE, readLimit } from "../runtime/limit-argument.js";
 /**
  * Arguments of a plugin or module command as one JSON object: either a JSON object word
  * (`'{"owner":"a"}'`), or `--name value` / `--name=value` flags, or JSON piped on stdin.
@@ -131,11 +132,14 @@ export function parseNamedCall(words: readonly string[], stdin: string, what: st
   return { ok: true, name, args: parsed.args, confirm: parsed.confirm || at > 0 };
 }
 
-/** `--limit N` of a search: undefined when not given; a refusal, naming the value, when not a whole number from 1. */
+/**
+ * `--limit N` of a discover: undefined when not given; read as the typed facade reads `limit`
+ * (limit-argument.ts: `--limit '"5"'` is 5, over the most shown is the most), else a refusal
+ * naming the value.
+ */
 export function limitArgument(args: Record<string, unknown>): { ok: true; limit?: number } | { ok: false; message: string } {
   const value = args.limit;
-  if (value === undefined) return { ok: true };
-  if (typeof value === "number" && Number.isInteger(value) && value >= 1) return { ok: true, limit: value };
-  const got = value === true ? "no value" : `'${shorten(typeof value === "string" ? value : JSON.stringify(value))}'`;
-  return { ok: false, message: `--limit needs a whole number from 1, e.g. --limit 5 (got ${got})` };
+  const read = value === true ? undefined : readLimit(value);
+  if (read?.ok) return read.limit === undefined ? { ok: true } : { ok: true, limit: read.limit };
+  return { ok: false, message: `--limit needs ${LIMIT_RULE}, e.g. --limit 5 (got ${read ? read.got : "no value"})` };
 }

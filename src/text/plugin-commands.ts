@@ -38,7 +38,8 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
       switch (sub) {
         case "discover": {
           const parsed = parseArguments(rest);
-          if (!parsed.ok) return usageError(commandName, parsed.message, usage);
+          // Every refusal of a subcommand's words is prefixed with the subcommand, as call's and skill's are.
+          if (!parsed.ok) return usageError(`${commandName} discover`, parsed.message, usage);
           const limit = limitArgument(parsed.args);
           if (!limit.ok) return usageError(`${commandName} discover`, limit.message, usage);
           const query = [...parsed.positionals, ...(typeof parsed.args.query === "string" ? [parsed.args.query] : [])].join(" ").trim();

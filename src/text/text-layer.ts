@@ -12,7 +12,7 @@ import { availableModuleFiles, importTextModule, ModuleLoadError, resolveModuleP
 import { pluginCommand } from "./plugin-commands.js";
 import { modulePlugin } from "./module-plugins.js";
 import { pluginCommandName } from "./reserved-names.js";
-import { mayUsePlugin } from "../runtime/access.js";
+import { mayUsePlugin, seesWholeFleet } from "../runtime/access.js";
 import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
 import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
 
@@ -252,20 +252,21 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       shell = `unavailable: ${describeThrown(error)}`;
       missing.push(`the just-bash package (${describeThrown(error)}); run npm install`);
     }
-    missing.push(...runtime.missingPluginDirs);
-    // Nothing is missing, but the plugin meant to be off is on: said beside, not as a missing piece.
-    const notices = runtime.unknownDisabled;
-    for (const plugin of runtime.summaries()) if (!plugin.configured) missing.push(`plugin '${plugin.prefix}': ${plugin.missing ?? "requirements missing"}`);
+    // The same list as help's and validate's, cut to what this session's identity may see.
+    const problems = runtime.problems(session);
+    for (const plugin of runtime.summaries()) {
+      if (!plugin.configured && mayUsePlugin(session.identity, plugin.prefix)) missing.push(`plugin '${plugin.prefix}': ${plugin.missing ?? "requirements missing"}`);
+    }
     for (const loaded of state.modules.values()) {
       const vars = missingOf(loaded.module);
       if (vars.length) missing.push(`module '${loaded.module.name}': set ${vars.join(", ")}`);
     }
     const sandbox = state.sandbox ? await state.sandbox.catch(() => undefined) : undefined;
     const result = {
-      status: shell !== "available" ? "NOT READY" : missing.length ? "READY (with missing pieces)" : "READY",
+      status: shell !== "available" ? "NOT READY" : missing.length ? "READY (with missing pieces)" : problems.length ? "READY (with problems)" : "READY",
       ...(missing.length ? { missing } : {}),
-      ...(notices.length ? { notices } : {}),
-      config: runtime.configSource,
+      ...(problems.length ? { problems } : {}),
+      ...(seesWholeFleet(session.identity) ? { config: runtime.configSource } : {}),
       sandbox: {
         shell: `just-bash (${shell})`,
         created: !!sandbox,

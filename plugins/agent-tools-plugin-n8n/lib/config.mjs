@@ -1,3 +1,7 @@
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
 /**
  * Where the n8n instance is, from the host's N8N_* variables only (never from tool arguments):
  * the MCP endpoint is N8N_MCP_URL, else N8N_INSTANCE_URL + /mcp-server/http; the instance (for
@@ -6,12 +10,31 @@
  */
 
 export const MCP_PATH = "/mcp-server/http";
+/** The token store's place under a config folder ($XDG_CONFIG_HOME, else ~/.config). */
+const STORE_IN_CONFIG = path.join("agent-tools", "n8n", "tokens.json");
+
 /**
- * Under $XDG_CONFIG_HOME like the runtime's user config file, else ~/.config; written as a
- * template that the MCP adapter's token store resolves (`${VAR:-default}`, then `~`), the same way
- * as an N8N_MCP_TOKEN_STORE value.
+ * The OAuth token store used when N8N_MCP_TOKEN_STORE is unset: under $XDG_CONFIG_HOME like the
+ * runtime's user config file, else ~/.config. A relative XDG_CONFIG_HOME counts as unset (the XDG
+ * spec says to ignore it; resolved here it would put tokens inside the installed plugin).
+ *
+ * Earlier versions always used ~/.config. With XDG_CONFIG_HOME elsewhere and no store there, a
+ * store still at ~/.config is the one used, and refreshed tokens are written back to it: writing
+ * them to the new place would leave the old file with a refresh token the server may have
+ * rotated away, for any older install still reading it. Said once (`log`), with how to move it.
  */
-export const DEFAULT_TOKEN_STORE = "${XDG_CONFIG_HOME:-~/.config}/agent-tools/n8n/tokens.json";
+export function defaultTokenStore(env, log) {
+  const legacy = path.join(env.HOME || os.homedir(), ".config", STORE_IN_CONFIG);
+  const configHome = env.XDG_CONFIG_HOME;
+  if (!configHome || !path.isAbsolute(configHome)) return legacy;
+  const store = path.join(configHome, STORE_IN_CONFIG);
+  if (store === legacy || existsSync(store) || !existsSync(legacy)) return store;
+  log?.warn(
+    `n8n: using the OAuth token store ${legacy}, where earlier versions kept it: ${store} (under XDG_CONFIG_HOME) does not exist. ` +
+      `Refreshed tokens are written back to ${legacy}; move the file to ${store} or set N8N_MCP_TOKEN_STORE to choose.`,
+  );
+  return legacy;
+}
 
 function trimSlash(url) {
   return url.replace(/\/+$/, "");

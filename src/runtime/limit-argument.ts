@@ -1,0 +1,47 @@
+/**
+ * The `limit` of discover and search, read one way for the typed facade and the text layer's
+ * `discover --limit`. What models really send is repaired (a number sent as a string, `"5"`; a
+ * number over the most shown, which asks for the most); what cannot mean a count (`"ten"`, 0,
+ * -3, 2.5, true) is refused, naming the value, never turned into the default without a word.
+ */
+
+/** The most entries one discover or search answer shows. */
+export const MAX_LIMIT = 50;
+
+export type LimitReading =
+  /** `limit` undefined: not given (the caller's default applies). `repairs`: what was changed, said in the answer. */
+  | { ok: true; limit: number | undefined; repairs: string[] }
+  /** `got`: the value as the message names it (`the string "ten"`, `0`, `true`). */
+  | { ok: false; got: string };
+
+/** A number written as JSON or JavaScript would write it (`5`, `5.0`, `1e1`, `-3`): what it reads as is then checked like a number. */
+const NUMERAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** The value as a refusal names it: a string always says it is one, so `"5.5"` does not read as the number. */
+export function describeLimitValue(value: unknown): string {
+  if (typeof value === "string") {
+    const shown = value.length > 40 ? `${value.slice(0, 39)}…` : value;
+    return value.trim() ? `the string ${JSON.stringify(shown)}` : "an empty string";
+  }
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && value !== null) return "an object";
+  return String(value);
+}
+
+/** `null` counts as not given (clients fill unset optional fields with it). */
+export function readLimit(value: unknown): LimitReading {
+  if (value === undefined || value === null) return { ok: true, limit: undefined, repairs: [] };
+  const repairs: string[] = [];
+  let count: unknown = value;
+  if (typeof value === "string" && NUMERAL.test(value.trim())) {
+    count = Number(value.trim());
+    repairs.push(`'limit' was the string ${JSON.stringify(value)}; it was read as the number ${String(count)}`);
+  }
+  if (typeof count !== "number" || !Number.isInteger(count) || count < 1) return { ok: false, got: describeLimitValue(value) };
+  if (count <= MAX_LIMIT) return { ok: true, limit: count, repairs };
+  repairs.push(`'limit' ${String(count)} is over the most an answer shows; ${MAX_LIMIT} were asked for`);
+  return { ok: true, limit: MAX_LIMIT, repairs };
+}
+
+/** What a limit must be, for the facade's error and the text layer's usage line alike. */
+export const LIMIT_RULE = `a whole number from 1 to ${MAX_LIMIT}`;

@@ -1,0 +1,32 @@
+import type { PluginLoadFailure } from "../plugins/loader.js";
+import type { BrokenRelatedLink } from "../plugins/related.js";
+import { mayUsePlugin, seesWholeFleet, type Identity } from "./access.js";
+
+/**
+ * What is wrong with the fleet, as one ordered list of sentences: the one list that
+ * `agent-tools validate` (the host's own CLI: no identity, so everything), `agent_tools_help`
+ * and `status` show, so a new kind of problem cannot reach one and not the others.
+ *
+ * Who sees what: the config's own problems (a plugin folder that is not there, a
+ * `plugins.disable` name that matches nothing) and a plugin folder that failed to load name host
+ * paths and plugins, so only a caller that may use every plugin sees them. A failed skill or a
+ * broken related link belongs to one plugin: shown to the callers that may use that plugin (and,
+ * for a link, the plugin it points at).
+ */
+export interface FleetProblemSources {
+  missingPluginDirs: readonly string[];
+  unknownDisabled: readonly string[];
+  failures: readonly PluginLoadFailure[];
+  brokenLinks: readonly BrokenRelatedLink[];
+}
+
+export function fleetProblems(sources: FleetProblemSources, identity: Identity | undefined): string[] {
+  const wholeFleet = seesWholeFleet(identity);
+  const mayUse = (prefix: string | undefined) => wholeFleet || (prefix !== undefined && mayUsePlugin(identity, prefix));
+  return [
+    ...(wholeFleet ? [...sources.missingPluginDirs, ...sources.unknownDisabled] : []),
+    ...sources.failures.filter((f) => mayUse(f.prefix)).map((f) => f.error),
+    // The reason of a broken link names the plugin it points at (and that plugin's skills): both ends must be the caller's.
+    ...sources.brokenLinks.filter((l) => mayUse(l.from.split(":")[0]) && mayUse(l.target.split(":")[0])).map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),
+  ];
+}
