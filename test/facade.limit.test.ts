@@ -71,8 +71,8 @@ describe("discover and search limit", () => {
 
   it("agent_tools_exec's discover --limit reads the value the same way; every refusal of its words is prefixed 'notes discover'", async () => {
     const exec = async (command: string) => (await callJson(server.client, "agent_tools_exec", { command })).payload as Payload & { exitCode: number; stdout: string; stderr: string };
-    const repaired = await exec(`notes discover --limit '"2"' | jq .shown`);
-    assert.equal(repaired.stdout, "2\n", repaired.stderr);
+    const repaired = await exec(`notes discover --limit '"2"' | jq -c '[.shown, .repairs]'`);
+    assert.equal(repaired.stdout, `[2,["'limit' was the string \\"2\\"; it was read as the number 2"]]\n`, repaired.stderr);
     const refused = await exec(`notes discover --limit '"2.5"'`);
     assert.equal(refused.exitCode, 2);
     assert.match(refused.stderr, /^notes discover: --limit needs a whole number from 1 to 50, e\.g\. --limit 5 \(got the string "2\.5"\)\n/);

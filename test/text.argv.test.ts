@@ -65,11 +65,13 @@ describe("plugin command call and skill words: order", () => {
     assert.equal(message(["--confirm"]), MISSING);
   });
 
-  it("--limit is read as the facade reads limit (a numeral string repaired), or a usage error saying what it got", () => {
+  it("--limit is checked as the facade checks limit and passed on as given, or a usage error saying what it got", () => {
     assert.deepEqual(limitArgument({}), { ok: true });
     assert.deepEqual(limitArgument({ limit: 5 }), { ok: true, limit: 5 });
-    assert.deepEqual(limitArgument({ limit: "5" }), { ok: true, limit: 5 });
-    assert.deepEqual(limitArgument({ limit: 80 }), { ok: true, limit: 50 });
+    // Passed on as given: the runtime repairs it and says so in `repairs`.
+    assert.deepEqual(limitArgument({ limit: "5" }), { ok: true, limit: "5" });
+    assert.deepEqual(limitArgument({ limit: 80 }), { ok: true, limit: 80 });
+    assert.deepEqual(limitArgument({ limit: null }), { ok: true });
     const refused = (limit: unknown) => {
       const checked = limitArgument({ limit });
       return checked.ok ? "accepted" : checked.message;

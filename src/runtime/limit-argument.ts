@@ -18,7 +18,7 @@ export type LimitReading =
 const NUMERAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /** The value as a refusal names it: a string always says it is one, so `"5.5"` does not read as the number. */
-export function describeLimitValue(value: unknown): string {
+function describeLimitValue(value: unknown): string {
   if (typeof value === "string") {
     const shown = value.length > 40 ? `${value.slice(0, 39)}…` : value;
     return value.trim() ? `the string ${JSON.stringify(shown)}` : "an empty string";

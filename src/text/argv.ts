@@ -133,13 +133,14 @@ export function parseNamedCall(words: readonly string[], stdin: string, what: st
 }
 
 /**
- * `--limit N` of a discover: undefined when not given; read as the typed facade reads `limit`
- * (limit-argument.ts: `--limit '"5"'` is 5, over the most shown is the most), else a refusal
- * naming the value.
+ * `--limit N` of a discover, checked as the typed facade checks `limit` (limit-argument.ts) so a
+ * bad one is a usage error naming the value. Accepted, it is passed on as given (`limit`
+ * undefined when not given): the runtime reads it with the same reader, and a repair it makes
+ * (`--limit '"5"'` read as 5, 80 as 50) is named in the answer's `repairs`, as on the typed tools.
  */
-export function limitArgument(args: Record<string, unknown>): { ok: true; limit?: number } | { ok: false; message: string } {
+export function limitArgument(args: Record<string, unknown>): { ok: true; limit?: unknown } | { ok: false; message: string } {
   const value = args.limit;
   const read = value === true ? undefined : readLimit(value);
-  if (read?.ok) return read.limit === undefined ? { ok: true } : { ok: true, limit: read.limit };
+  if (read?.ok) return read.limit === undefined ? { ok: true } : { ok: true, limit: value };
   return { ok: false, message: `--limit needs ${LIMIT_RULE}, e.g. --limit 5 (got ${read ? read.got : "no value"})` };
 }
