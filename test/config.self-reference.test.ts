@@ -12,7 +12,7 @@ import { createRedactor } from "../src/adapters/shared/redact.js";
 import { runsThisRuntime } from "../src/config/self-reference.js";
 import type { McpServerEntry } from "../src/config/config.js";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
-import { MCP_BIN, baseEnv, callJson } from "./helpers.js";
+import { MCP_BIN, baseEnv, callJson, runCli } from "./helpers.js";
 
 // A client's file that registers agent-tools itself, read as this runtime's config: the entry is
 // skipped with a notice (self-reference.ts), and a wrapper that hides the runtime is stopped by
@@ -126,14 +126,16 @@ describe("a config that lists the runtime itself", () => {
     await server.client.close();
   });
 
-  it("skips the entry with one notice in help's problems and on stderr, and starts no copy of itself", async () => {
+  it("skips the entry with one notice in help's notices (not a problem) and on stderr, and starts no copy of itself", async () => {
     const { tools } = await server.client.listTools();
     assert.ok(tools.some((t) => t.name === "agent_tools_echo_call"), "the other entry is a plugin");
     assert.ok(!tools.some((t) => t.name === "agent_tools_agent-tools_call"), "the runtime's own entry is not");
     const help = await callJson(server.client, "agent_tools_help");
-    const problems = (help.payload.problems ?? []) as string[];
-    const notice = problems.find((p) => p.includes("'agent-tools'"));
+    const notices = (help.payload.notices ?? []) as string[];
+    const notice = notices.find((p) => p.includes("'agent-tools'"));
     assert.ok(notice, JSON.stringify(help.payload));
+    // A client's file used as is lists agent-tools on purpose: nothing for the user to fix.
+    assert.ok(!((help.payload.problems ?? []) as string[]).some((p) => p.includes("'agent-tools'")), JSON.stringify(help.payload));
     assert.match(notice, /runs agent-tools-runtime itself; skipped/);
     assert.match(notice, /remove 'agent-tools' from the config agent-tools reads, or point AGENT_TOOLS_CONFIG/);
     assert.equal(server.stderr().split(notice).length - 1, 1, "said once on stderr");
@@ -143,6 +145,14 @@ describe("a config that lists the runtime itself", () => {
     const below = descendants(server.pid);
     assert.ok(below.some((p) => p.cmdline.includes(STDIO_FIXTURE)), JSON.stringify(below));
     assert.equal(runtimesBelow(server.pid), 0, JSON.stringify(below));
+  });
+
+  it("validate stays ok and names the skipped entry under notices", async () => {
+    const run = await runCli(["validate", "--config", path.join(dir, "agent-tools.config.json")], { ...baseEnv(), AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1" });
+    const report = JSON.parse(run.stdout) as { ok: boolean; problems: string[]; notices?: string[] };
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.equal(report.ok, true);
+    assert.ok(report.notices?.some((n) => /'agent-tools'.*runs agent-tools-runtime itself; skipped/.test(n)), run.stdout);
   });
 });
 

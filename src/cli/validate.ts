@@ -13,7 +13,7 @@ export interface ValidationReport {
   ok: boolean;
   plugins: { prefix: string; name: string; configured: boolean; skills: number }[];
   problems: string[];
-  /** Not problems: which of the user's plugins or config entries replaced a bundled plugin. */
+  /** Not problems: a bundled plugin the user's own replaced, a config entry that starts this runtime (skipped). */
   notices?: string[];
 }
 
@@ -26,7 +26,7 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
       ok: problems.length === 0,
       plugins: runtime.plugins.map((p) => ({ prefix: p.manifest.prefix, name: p.manifest.name, configured: p.configured, skills: p.skills.length })),
       problems,
-      ...(runtime.replaced.length ? { notices: runtime.replaced.map((r) => r.notice) } : {}),
+      ...(runtime.notices().length ? { notices: runtime.notices() } : {}),
     };
   } finally {
     await runtime.close();

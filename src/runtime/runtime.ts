@@ -180,6 +180,13 @@ export interface Runtime {
    * session, only what its identity may see; validate, help and status all show this list.
    */
   problems(session?: Session): string[];
+  /**
+   * What the user should know but need not fix, one sentence each: a bundled plugin their own
+   * replaced, a config entry that starts this runtime itself and was skipped (a client's file used
+   * as is lists agent-tools on purpose). Shown by validate and help, to a caller that sees the
+   * whole fleet only (they name host paths and other plugins).
+   */
+  notices(session?: Session): string[];
   readonly index: ToolIndex;
   readonly log: Logger;
   /** How the facade presents the fleet: a trio per plugin, or five fixed tools. */
@@ -384,8 +391,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // Folders whose manifest did not load: they have no name to match.
         failures.filter((f) => f.name === undefined && f.prefix === undefined).map((f) => f.location),
       );
-  // Entries that start this runtime itself, and a runtime too deep in a chain of runtimes to start
-  // MCP servers (runtime-depth.ts): the fleet the user meant is not what runs, so both are problems.
+  // Entries that start this runtime itself are skipped with a notice (a client's file used as is
+  // lists agent-tools on purpose, so validate stays ok); a runtime too deep in a chain of runtimes
+  // to start MCP servers (runtime-depth.ts) runs a fleet other than the one meant: a problem.
   const selfReferences = config && !options.manifests ? selfReferenceNotices(config) : [];
   const refusal = depthRefusal(env);
   const depthProblems = refusal && plugins.some(({ manifest: { adapter } }) => typeof adapter === "object" && adapter.kind === "mcp" && "command" in adapter) ? [`stdio MCP servers are not started: ${refusal}`] : [];
@@ -737,7 +745,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     failures,
     replaced,
     brokenLinks,
-    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: [...selfReferences, ...depthProblems], failures, brokenLinks }, session?.identity),
+    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: depthProblems, failures, brokenLinks }, session?.identity),
+    notices: (session) => (seesWholeFleet(session?.identity) ? [...replaced.map((r) => r.notice), ...selfReferences] : []),
     index,
     log,
     facadeMode,
@@ -785,6 +794,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
     help(prefix, session) {
       const problems = runtime.problems(session);
+      const notices = runtime.notices(session);
       const only = typeof prefix === "string" && prefix.trim() ? prefix.trim() : undefined;
       const chosen = only === undefined || !mayUsePlugin(session?.identity, only) ? undefined : byPrefix.get(only);
       if (chosen) return { plugin: pluginHelp(chosen) };
@@ -801,7 +811,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         })),
         // A bundled plugin the user's own replaced: said once here, so a missing tool is explained
         // (it names the user's plugin file: for a caller that may use every plugin).
-        ...(replaced.length && seesWholeFleet(session?.identity) ? { notices: replaced.map((r) => r.notice) } : {}),
+        ...(notices.length ? { notices } : {}),
         ...(problems.length ? { problems } : {}),
       };
     },
