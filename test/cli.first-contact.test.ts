@@ -71,7 +71,7 @@ describe("the command line", () => {
     }
     const exec = await run("agent-tools", ["exec", "--help"]);
     assert.equal(exec.code, 0);
-    assert.match(exec.stdout, /^usage: agent-tools exec COMMAND/);
+    assert.match(exec.stdout, /^usage: agent-tools exec \[options\] \[--\] COMMAND/);
     assert.doesNotMatch(exec.stdout + exec.stderr, /command not found/);
     const helpOf = await run("agent-tools", ["help", "validate"]);
     assert.match(helpOf.stdout, /^usage: agent-tools validate/);

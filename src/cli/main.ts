@@ -53,7 +53,11 @@ const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; option
   status: { synopsis: "status", does: "the text layer: READY, or what is missing and the problems found, the config file read, commands, modules (one JSON answer)", options: SERVER_OPTIONS },
   list: { synopsis: "list", does: "the text layer's commands (one JSON answer)", options: SERVER_OPTIONS },
   load: { synopsis: "load MODULE", does: "load a text module from commands/ in a one-off session (one JSON answer)", options: SERVER_OPTIONS },
-  exec: { synopsis: "exec COMMAND…", does: "run a command line in a one-off sandbox (one JSON answer; exit = its exit code)", options: SERVER_OPTIONS },
+  exec: {
+    synopsis: "exec [options] [--] COMMAND…",
+    does: "run a command line in a one-off sandbox (one JSON answer; exit = its exit code).\nOptions go before the command: the words from its first one on are the command line, verbatim",
+    options: SERVER_OPTIONS,
+  },
   serve: { synopsis: "serve", does: 'JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line', options: SERVER_OPTIONS },
   tokens: { synopsis: "tokens [--json] [--tools FILE]", does: "tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin", options: { ...SERVER_OPTIONS, json: true, tools: true } },
   audit: { synopsis: "audit [--limit N] [--follow]", does: "print the audit log of writes, one JSON line each (Redis stream or JSONL file)", options: { config: true, limit: true, follow: true } },
@@ -103,12 +107,29 @@ function commandUsage(command: string, bin = "agent-tools"): string {
   const synopsis = bin === "agent-tools" ? `agent-tools ${entry.synopsis}` : `${bin}${entry.synopsis.replace(/^\S+/, "")}`;
   // A program of its own (agent-tools-mcp) also answers -v; a command's -v is the program's.
   const options: CommandOptions = { ...entry.options, help: true, ...(bin === entry.bin ? { version: true } : {}) };
-  return `usage: ${synopsis} [options]\n\n${describeCommand(command, bin)}\n\n${optionsText(options)}`;
+  // A synopsis that places its options itself (exec: before the command line) gets no trailing "[options]".
+  return `usage: ${synopsis}${entry.synopsis.includes("[options]") ? "" : " [options]"}\n\n${describeCommand(command, bin)}\n\n${optionsText(options)}`;
 }
 
 async function readConfig(explicit: string | undefined) {
   const { loadConfig } = await import("../config/config.js");
   return loadConfig(explicit);
+}
+
+/**
+ * The config for a command whose answer is JSON on stdout; a config that does not load (ConfigError)
+ * still gets that answer, built by `answer` from the problems, so a script parsing stdout reads the
+ * problem instead of failing on empty output. The problems go to stderr too; undefined means exit 1.
+ */
+async function readConfigOrAnswer(explicit: string | undefined, bin: string, answer: (problems: string[]) => unknown) {
+  try {
+    return { config: await readConfig(explicit) };
+  } catch (error) {
+    if (!(error instanceof Error) || error.name !== "ConfigError") throw error;
+    print(answer(error.message.split("\n")));
+    process.stderr.write(`${bin}: ${error.message}\n`);
+    return undefined;
+  }
 }
 
 function print(value: unknown): void {
@@ -132,8 +153,18 @@ function commandIndex(argv: readonly string[]): number {
 export async function main(argv: string[], bin = "agent-tools"): Promise<number> {
   // `exec` takes the rest of the line verbatim: its words (`--confirm`, `-r`) are the shell's.
   const execAt = commandIndex(argv) === argv.indexOf("exec") ? argv.indexOf("exec") : -1;
-  const execWords = execAt >= 0 ? argv.slice(execAt + 1) : [];
-  const ownArgs = execAt >= 0 ? argv.slice(0, execAt + 1) : argv;
+  let execWords: string[] = [];
+  let ownArgs = argv;
+  if (execAt >= 0) {
+    const { splitExecWords } = await import("./exec-words.js");
+    const split = splitExecWords(argv.slice(execAt + 1));
+    if (!split.ok) {
+      process.stderr.write(`${bin} exec: ${split.message}\n`);
+      return 2;
+    }
+    execWords = split.words;
+    ownArgs = [...argv.slice(0, execAt + 1), ...split.options];
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -202,7 +233,9 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     }
     case "validate": {
       const { validatePlugins } = await import("./validate.js");
-      const report = await validatePlugins({ config: await readConfig(values.config) });
+      const read = await readConfigOrAnswer(values.config, bin, (problems) => ({ ok: false, plugins: [], problems }));
+      if (!read) return 1;
+      const report = await validatePlugins({ config: read.config });
       print(report);
       if (!report.ok) for (const problem of report.problems) process.stderr.write(`agent-tools validate: ${problem}\n`);
       for (const notice of report.notices ?? []) process.stderr.write(`agent-tools validate: note: ${notice}\n`);
@@ -213,7 +246,13 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     case "load":
     case "exec": {
       const { runTextAction } = await import("./text.js");
-      return runTextAction(command, command === "exec" ? execWords : positionals.slice(1), await readConfig(values.config));
+      // status reports a broken config as its NOT READY answer; the others have no answer to give.
+      const read =
+        command === "status"
+          ? await readConfigOrAnswer(values.config, bin, (problems) => ({ ok: false, command: "status", exitCode: 1, result: { status: "NOT READY", problems } }))
+          : { config: await readConfig(values.config) };
+      if (!read) return 1;
+      return runTextAction(command, command === "exec" ? execWords : positionals.slice(1), read.config);
     }
     case "serve": {
       const { serveText } = await import("./text.js");
@@ -231,7 +270,10 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
         const tools = readTools(values.tools, path.basename(values.tools).replace(/\..*$/, ""));
         runtime = await createRuntime({ manifests: inMemoryManifests(tools, values.tools), adapterKinds: { [IN_MEMORY_KIND]: inMemoryAdapterKind }, log: createLogger("agent-tools", "warn") });
       } else {
-        runtime = await createRuntime({ config: await readConfig(values.config), log: createLogger("agent-tools", "warn") });
+        // Only --json promises JSON on stdout; the table's reader gets the problem on stderr.
+        const read = values.json ? await readConfigOrAnswer(values.config, bin, (problems) => ({ ok: false, problems })) : { config: await readConfig(values.config) };
+        if (!read) return 1;
+        runtime = await createRuntime({ config: read.config, log: createLogger("agent-tools", "warn") });
       }
       try {
         const report = await tokensReport(runtime);

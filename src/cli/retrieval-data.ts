@@ -28,7 +28,8 @@ function readText(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    throw new DatasetError(file, `cannot be read: ${(error as Error).message}`);
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    throw new DatasetError(file, missing ? "does not exist; check the path (relative paths are from the current folder)" : `cannot be read: ${(error as Error).message}`);
   }
 }
 

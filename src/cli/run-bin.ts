@@ -1,7 +1,7 @@
 import { main } from "./main.js";
 
 /** Errors that are the user's to fix: said in one line, without a stack trace. */
-const EXPECTED_ERRORS = new Set(["ConfigError", "ManifestError", "HttpOptionsError"]);
+const EXPECTED_ERRORS = new Set(["ConfigError", "ManifestError", "HttpOptionsError", "DatasetError"]);
 
 /**
  * What every bin does: run `main` with the words it was given (after the command the bin stands

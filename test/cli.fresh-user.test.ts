@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { baseEnv, PLUGINS, runCli } from "./helpers.js";
+
+/** What a first-time user of the CLI ran into (notes8/fresh-user.md 4, 6, 7), against the built bins. */
+
+const env = baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_LOG: "error" });
+const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-fresh-user-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A config with a typo ('arg' for 'args'): it does not load. */
+const broken = path.join(dir, "broken.json");
+writeFileSync(broken, `${JSON.stringify({ mcpServers: { x: { command: "node", arg: [] } } }, null, 2)}\n`);
+
+describe("agent-tools exec and the CLI's own options", () => {
+  it("refuses --config after the command line, naming where it goes, instead of running it as the command's words", async () => {
+    for (const words of [["echo hi", "--config", broken], ["status", `--config=${broken}`]]) {
+      const run = await runCli(["exec", ...words], env);
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stdout, "");
+      assert.match(run.stderr, /--config after the command line/);
+      assert.match(run.stderr, /agent-tools --config \S+ exec (status|'echo hi')/);
+      assert.match(run.stderr, /agent-tools exec -- /);
+    }
+  });
+
+  it("takes --config right after exec, and `--` passes option-like words to the command as they are", async () => {
+    const before = await runCli(["exec", "--config", broken, "status"], env);
+    assert.equal(before.code, 1, "the named config is read (and it is broken)");
+    assert.match(before.stderr, /did you mean 'args'/);
+    const passed = await runCli(["exec", "--", "echo", "--config", "x"], env);
+    assert.equal(passed.code, 0, passed.stderr);
+    assert.equal(JSON.parse(passed.stdout).stdout, "--config x\n");
+    const status = await runCli(["exec", "status"], env);
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(JSON.parse(status.stdout).result.status, /^READY/);
+  });
+
+  it("exec --help puts the options before the command line", async () => {
+    const help = await runCli(["exec", "--help"], env);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^usage: agent-tools exec \[options\] \[--\] COMMAND…\n/);
+    assert.match(help.stdout, /Options go before the command/);
+  });
+});
+
+describe("a config that does not load", () => {
+  it("validate, status and tokens --json still answer JSON on stdout, exit 1, with the problem on stderr", async () => {
+    const answers = {
+      validate: (a: { ok: boolean; plugins: unknown[]; problems: string[] }) => (assert.equal(a.ok, false), assert.deepEqual(a.plugins, []), a.problems),
+      status: (a: { ok: boolean; result: { status: string; problems: string[] } }) => (assert.equal(a.ok, false), assert.equal(a.result.status, "NOT READY"), a.result.problems),
+      tokens: (a: { ok: boolean; problems: string[] }) => (assert.equal(a.ok, false), a.problems),
+    };
+    for (const [command, read] of Object.entries(answers)) {
+      const run = await runCli([command, "--config", broken, ...(command === "tokens" ? ["--json"] : [])], env);
+      assert.equal(run.code, 1, `${command}: ${run.stderr}`);
+      const problems = (read as (a: never) => string[])(JSON.parse(run.stdout) as never);
+      assert.equal(problems.length, 1);
+      assert.match(problems[0] as string, /broken\.json:\d+:\d+: .*did you mean 'args'/);
+      assert.match(run.stderr, /did you mean 'args'/);
+    }
+  });
+});
+
+describe("tokens --tools with a file that is not there", () => {
+  it("says so in one line naming the file, without a stack trace", async () => {
+    const missing = path.join(dir, "missing.json");
+    const run = await runCli(["tokens", "--tools", missing], env);
+    assert.equal(run.code, 1);
+    assert.equal(run.stderr, `agent-tools: ${missing}: does not exist; check the path (relative paths are from the current folder)\n`);
+  });
+});
