@@ -175,7 +175,9 @@ describe("child environment", () => {
     // The token reached the child, but the result shows it redacted.
     assert.equal(env.GH_TOKEN, "[redacted]");
     assert.ok(env.PATH && env.HOME && env.LANG);
-    const allowed = new Set(["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER", "GH_TOKEN", "PLAIN", "WITH_DEFAULT"]);
+    // AGENT_TOOLS_DEPTH: how deep in a chain of runtimes the child is (runtime-depth.ts), a number.
+    assert.match(env.AGENT_TOOLS_DEPTH ?? "", /^\d+$/);
+    const allowed = new Set(["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER", "GH_TOKEN", "PLAIN", "WITH_DEFAULT", "AGENT_TOOLS_DEPTH"]);
     // Node itself may add nothing; the shell-less spawn adds nothing either.
     assert.deepEqual(Object.keys(env).filter((k) => !allowed.has(k)), []);
     assert.ok(!JSON.stringify(result).includes(GITHUB_TOKEN));

@@ -183,6 +183,7 @@ describe("problems a caller restricted to some plugins does not see", () => {
     const sources = {
       missingPluginDirs: ["folder gone"],
       unknownDisabled: ["disable typo"],
+      configProblems: ["entry 'agent-tools' runs agent-tools-runtime itself"],
       failures: [
         { location: "/p/broken/plugin.json", error: "manifest broken" },
         { location: "/p/notes/skills/a.mjs", prefix: "notes", skill: "a", error: "notes skill failed" },
@@ -195,7 +196,7 @@ describe("problems a caller restricted to some plugins does not see", () => {
     };
     const reader = { name: "reader", plugins: ["notes"], write: false };
     assert.deepEqual(fleetProblems(sources, reader), ["notes skill failed", "skill notes:a: related link 'notes:zz' does not resolve (no such skill)"]);
-    assert.equal(fleetProblems(sources, undefined).length, 7);
+    assert.equal(fleetProblems(sources, undefined).length, 8);
     assert.deepEqual(fleetProblems(sources, { ...reader, plugins: "*" }), fleetProblems(sources, undefined));
   });
 });

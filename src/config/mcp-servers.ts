@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { PluginManifest } from "../plugins/manifest.js";
 import type { AgentToolsConfig, McpServerEntry } from "./config.js";
+import { runsThisRuntime } from "./self-reference.js";
 
 /**
  * Each `mcpServers` entry becomes a plugin named by its key, with no code: a manifest whose
@@ -54,9 +55,10 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
   return manifest;
 }
 
+/** Entries that start this runtime itself are left out (self-reference.ts; the runtime says so once). */
 export function manifestsFromConfig(config: AgentToolsConfig): PluginManifest[] {
   const file = config.file ?? path.resolve("agent-tools.config.json");
   return Object.entries(config.mcpServers)
-    .filter(([, entry]) => !entry.disabled)
+    .filter(([, entry]) => !entry.disabled && !runsThisRuntime(entry))
     .map(([key, entry]) => manifestFromEntry(file, key, entry));
 }

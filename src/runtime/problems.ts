@@ -8,7 +8,7 @@ import { mayUsePlugin, seesWholeFleet, type Identity } from "./access.js";
  * and `status` show, so a new kind of problem cannot reach one and not the others.
  *
  * Who sees what: the config's own problems (a plugin folder that is not there, a
- * `plugins.disable` name that matches nothing) and a plugin folder that failed to load name host
+ * `plugins.disable` name that matches nothing, an entry that starts this runtime itself) and a plugin folder that failed to load name host
  * paths and plugins, so only a caller that may use every plugin sees them. A failed skill or a
  * broken related link belongs to one plugin: shown to the callers that may use that plugin (and,
  * for a link, the plugin it points at).
@@ -16,6 +16,8 @@ import { mayUsePlugin, seesWholeFleet, type Identity } from "./access.js";
 export interface FleetProblemSources {
   missingPluginDirs: readonly string[];
   unknownDisabled: readonly string[];
+  /** Config entries skipped (one that starts this runtime itself) and MCP servers not started (too deep a chain of runtimes). */
+  configProblems: readonly string[];
   failures: readonly PluginLoadFailure[];
   brokenLinks: readonly BrokenRelatedLink[];
 }
@@ -24,7 +26,7 @@ export function fleetProblems(sources: FleetProblemSources, identity: Identity |
   const wholeFleet = seesWholeFleet(identity);
   const mayUse = (prefix: string | undefined) => wholeFleet || (prefix !== undefined && mayUsePlugin(identity, prefix));
   return [
-    ...(wholeFleet ? [...sources.missingPluginDirs, ...sources.unknownDisabled] : []),
+    ...(wholeFleet ? [...sources.missingPluginDirs, ...sources.unknownDisabled, ...sources.configProblems] : []),
     ...sources.failures.filter((f) => mayUse(f.prefix)).map((f) => f.error),
     // The reason of a broken link names the plugin it points at (and that plugin's skills): both ends must be the caller's.
     ...sources.brokenLinks.filter((l) => mayUse(l.from.split(":")[0]) && mayUse(l.target.split(":")[0])).map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),

@@ -6,6 +6,8 @@ import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
 import { describeConfigSource, type AgentToolsConfig } from "../config/config.js";
 import { defaultManifests, EMBEDDED_ORIGIN } from "../config/defaults.js";
 import { manifestsFromConfig } from "../config/mcp-servers.js";
+import { selfReferenceNotices } from "../config/self-reference.js";
+import { depthRefusal } from "../adapters/shared/runtime-depth.js";
 import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
 import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
@@ -382,8 +384,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // Folders whose manifest did not load: they have no name to match.
         failures.filter((f) => f.name === undefined && f.prefix === undefined).map((f) => f.location),
       );
+  // Entries that start this runtime itself, and a runtime too deep in a chain of runtimes to start
+  // MCP servers (runtime-depth.ts): the fleet the user meant is not what runs, so both are problems.
+  const selfReferences = config && !options.manifests ? selfReferenceNotices(config) : [];
+  const refusal = depthRefusal(env);
+  const depthProblems = refusal && plugins.some(({ manifest: { adapter } }) => typeof adapter === "object" && adapter.kind === "mcp" && "command" in adapter) ? [`stdio MCP servers are not started: ${refusal}`] : [];
   for (const notice of [
     ...(config?.notices ?? []),
+    ...selfReferences,
+    ...depthProblems,
     ...missingDirs,
     ...disableTypos,
     ...(skipBundled || options.manifests ? [] : embeddedDropped(config)),
@@ -728,7 +737,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     failures,
     replaced,
     brokenLinks,
-    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, failures, brokenLinks }, session?.identity),
+    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: [...selfReferences, ...depthProblems], failures, brokenLinks }, session?.identity),
     index,
     log,
     facadeMode,

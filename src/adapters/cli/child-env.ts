@@ -1,5 +1,6 @@
 import { MissingVariableError, resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
+import { childDepthVariable } from "../shared/runtime-depth.js";
 
 /**
  * The environment a program runs with: a small safe base copied from the host, plus the variables
@@ -20,7 +21,8 @@ export function baseEnv(host: NodeJS.ProcessEnv): Record<string, string> {
 }
 
 /**
- * The child's environment. A declared value referring to an unset variable throws
+ * The child's environment, with this runtime's depth + 1 last (runtime-depth.ts: a program that
+ * starts agent-tools again is counted too). A declared value referring to an unset variable throws
  * MissingVariableError (with `code = "NOT_CONFIGURED"`), naming it.
  */
 export function childEnv(host: NodeJS.ProcessEnv, declared: Readonly<Record<string, string>>, redactor: Redactor | undefined, where = "adapter.env"): Record<string, string> {
@@ -33,5 +35,5 @@ export function childEnv(host: NodeJS.ProcessEnv, declared: Readonly<Record<stri
       throw error;
     }
   }
-  return out;
+  return { ...out, ...childDepthVariable(host) };
 }

@@ -1,5 +1,6 @@
 import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/client/stdio";
 import { resolveSecretAware } from "../shared/env-vars.js";
+import { childDepthVariable } from "../shared/runtime-depth.js";
 import type { Redactor } from "../shared/redact.js";
 import { SECRET_NAME } from "../shared/secret-name.js";
 
@@ -64,7 +65,7 @@ export function safeBaseEnv(hostEnv: NodeJS.ProcessEnv): Record<string, string> 
 
 export { SECRET_NAME };
 
-/** Base + declared env (declared wins), with `${VAR}` resolved from the host. */
+/** Base + declared env (declared wins), with `${VAR}` resolved from the host; then this runtime's depth + 1 (runtime-depth.ts). */
 export function buildChildEnv(declared: Readonly<Record<string, string>>, hostEnv: NodeJS.ProcessEnv, redactor: Redactor, where = "adapter.env"): Record<string, string> {
   const env = safeBaseEnv(hostEnv);
   for (const [key, value] of Object.entries(declared)) {
@@ -72,5 +73,5 @@ export function buildChildEnv(declared: Readonly<Record<string, string>>, hostEn
     if (SECRET_NAME.test(key)) redactor.add(resolved);
     env[key] = resolved;
   }
-  return env;
+  return { ...env, ...childDepthVariable(hostEnv) };
 }

@@ -1,0 +1,33 @@
+/**
+ * How deep this runtime sits in a chain of agent-tools runtimes started by one another: the
+ * backstop against a config that starts this runtime again through something self-reference.ts
+ * cannot see (a wrapper script, a variable holding the path). Every child the runtime starts gets
+ * AGENT_TOOLS_DEPTH = its own depth + 1 (set last, so a declared `env` cannot lower it); the value
+ * is a small number, never a credential. A runtime at MAX_RUNTIME_DEPTH starts no stdio MCP server,
+ * so a loop ends after three runtimes instead of growing until the machine gives out, while one
+ * deliberate nesting (a runtime behind a runtime, with servers of its own) still works.
+ */
+
+export const DEPTH_VARIABLE = "AGENT_TOOLS_DEPTH";
+export const MAX_RUNTIME_DEPTH = 2;
+
+/** 0 for the runtime a client started (unset, or not a whole number). */
+export function runtimeDepth(env: NodeJS.ProcessEnv): number {
+  const value = env[DEPTH_VARIABLE]?.trim() ?? "";
+  return /^\d{1,4}$/.test(value) ? Number(value) : 0;
+}
+
+/** The variable a child of this runtime is given. */
+export function childDepthVariable(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
+  return { [DEPTH_VARIABLE]: String(runtimeDepth(hostEnv) + 1) };
+}
+
+/** Why this runtime starts no stdio MCP server, or undefined when it may. */
+export function depthRefusal(env: NodeJS.ProcessEnv): string | undefined {
+  const depth = runtimeDepth(env);
+  if (depth < MAX_RUNTIME_DEPTH) return undefined;
+  return (
+    `this runtime was started by another agent-tools runtime ${depth} levels deep (${DEPTH_VARIABLE}=${depth}), so it starts no stdio MCP servers of its own: ` +
+    `its config most likely starts agent-tools again (perhaps through a wrapper script). Remove that entry from the config agent-tools reads, or point AGENT_TOOLS_CONFIG at a file without it`
+  );
+}

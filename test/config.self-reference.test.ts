@@ -1,0 +1,202 @@
+import assert from "node:assert/strict";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { after, before, describe, it } from "node:test";
+import { buildChildEnv } from "../src/adapters/mcp/child-env.js";
+import { childEnv } from "../src/adapters/cli/child-env.js";
+import { createRedactor } from "../src/adapters/shared/redact.js";
+import { runsThisRuntime } from "../src/config/self-reference.js";
+import type { McpServerEntry } from "../src/config/config.js";
+import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
+import { MCP_BIN, baseEnv, callJson } from "./helpers.js";
+
+// A client's file that registers agent-tools itself, read as this runtime's config: the entry is
+// skipped with a notice (self-reference.ts), and a wrapper that hides the runtime is stopped by
+// the depth guard (runtime-depth.ts). Both through the built server and real processes.
+
+/** The processes below `root` (from /proc), with their command lines. */
+function descendants(root: number): { pid: number; cmdline: string }[] {
+  const parentOf = new Map<number, number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The command name (field 2) may hold spaces: the parent pid follows its closing parenthesis.
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      parentOf.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = (pid: number): boolean => {
+    for (let parent = parentOf.get(pid); parent !== undefined && parent > 1; parent = parentOf.get(parent)) if (parent === root) return true;
+    return false;
+  };
+  const out: { pid: number; cmdline: string }[] = [];
+  for (const pid of parentOf.keys()) {
+    if (!below(pid)) continue;
+    try {
+      out.push({ pid, cmdline: readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ") });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+const runtimesBelow = (root: number): number => descendants(root).filter((p) => p.cmdline.includes(MCP_BIN)).length;
+
+/** The settings every level of a nested runtime needs (the entry's env reaches each child). */
+const QUIET_CHILD_ENV = { AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", AGENT_TOOLS_CATALOG_CACHE: "off", AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_WARM_UP: "off" };
+
+async function startIn(dir: string, extra: Record<string, string> = {}): Promise<{ client: Client; pid: number; stderr: () => string }> {
+  // HOME in the temporary folder: children get HOME, so nothing lands in the developer's caches.
+  const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env: baseEnv({ HOME: dir, ...extra }), cwd: dir, stderr: "pipe" });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: "self-reference-test", version: "0.0.0" });
+  await client.connect(transport);
+  return { client, pid: transport.pid as number, stderr: () => stderr };
+}
+
+describe("which entries start this runtime", () => {
+  const stdio = (command: string, ...args: string[]): McpServerEntry => ({ command, args });
+  it("recognises this package's programs, directly or through node, npx, pnpm dlx, env and a shell", () => {
+    for (const entry of [
+      stdio("node", "/opt/agent-tools-runtime/dist/bin/agent-tools-mcp.js"),
+      stdio(process.execPath, "--enable-source-maps", MCP_BIN),
+      stdio("agent-tools-mcp"),
+      stdio("agent-tools-mcp-http", "--port", "0"),
+      stdio("agent-tools", "serve"),
+      stdio("C:/Users/me/AppData/Roaming/npm/agent-tools-mcp.cmd"),
+      stdio("npx", "-y", "agent-tools-runtime"),
+      stdio("npx", "-y", "agent-tools-runtime@0.1.0", "mcp"),
+      stdio("npx", "--package=./agent-tools-runtime-0.1.0.tgz", "agent-tools-mcp"),
+      stdio("npx", "-p", "agent-tools-runtime", "agent-tools-mcp"),
+      stdio("pnpm", "dlx", "agent-tools-runtime"),
+      stdio("env", "FOO=1", "node", "dist/bin/agent-tools.js"),
+      stdio("sh", "-c", "exec node '/srv/agent-tools-runtime/dist/bin/agent-tools-mcp.js'"),
+    ]) {
+      assert.equal(runsThisRuntime(entry), true, JSON.stringify(entry));
+    }
+  });
+  it("leaves other servers alone, even when an argument names the runtime's folder", () => {
+    for (const entry of [
+      stdio("npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/agent-tools-runtime"),
+      stdio("node", "server.mjs", "--name", "agent-tools"),
+      stdio("uvx", "mcp-server-git"),
+      stdio("/usr/local/bin/start-agent-tools"),
+      { url: "http://127.0.0.1:8765/mcp" },
+    ] as McpServerEntry[]) {
+      assert.equal(runsThisRuntime(entry), false, JSON.stringify(entry));
+    }
+  });
+});
+
+describe("the depth every child is given", () => {
+  it("is the host's depth + 1, after the declared env (which cannot lower it), in MCP and CLI children", () => {
+    const redactor = createRedactor();
+    assert.equal(buildChildEnv({}, { PATH: "/bin" }, redactor).AGENT_TOOLS_DEPTH, "1");
+    assert.equal(buildChildEnv({ AGENT_TOOLS_DEPTH: "0" }, { PATH: "/bin", AGENT_TOOLS_DEPTH: "1" }, redactor).AGENT_TOOLS_DEPTH, "2");
+    assert.equal(childEnv({ AGENT_TOOLS_DEPTH: "3" }, {}, redactor).AGENT_TOOLS_DEPTH, "4");
+    assert.equal(childEnv({ AGENT_TOOLS_DEPTH: "not a number" }, {}, redactor).AGENT_TOOLS_DEPTH, "1");
+  });
+});
+
+describe("a config that lists the runtime itself", () => {
+  let dir: string;
+  let server: Awaited<ReturnType<typeof startIn>>;
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "agent-tools-selfref-"));
+    writeFileSync(
+      path.join(dir, "agent-tools.config.json"),
+      JSON.stringify({
+        mcpServers: {
+          "agent-tools": { command: process.execPath, args: [MCP_BIN], env: QUIET_CHILD_ENV },
+          echo: { command: process.execPath, args: [STDIO_FIXTURE] },
+        },
+      }),
+    );
+    server = await startIn(dir);
+  });
+  after(async () => {
+    await server.client.close();
+  });
+
+  it("skips the entry with one notice in help's problems and on stderr, and starts no copy of itself", async () => {
+    const { tools } = await server.client.listTools();
+    assert.ok(tools.some((t) => t.name === "agent_tools_echo_call"), "the other entry is a plugin");
+    assert.ok(!tools.some((t) => t.name === "agent_tools_agent-tools_call"), "the runtime's own entry is not");
+    const help = await callJson(server.client, "agent_tools_help");
+    const problems = (help.payload.problems ?? []) as string[];
+    const notice = problems.find((p) => p.includes("'agent-tools'"));
+    assert.ok(notice, JSON.stringify(help.payload));
+    assert.match(notice, /runs agent-tools-runtime itself; skipped/);
+    assert.match(notice, /remove 'agent-tools' from the config agent-tools reads, or point AGENT_TOOLS_CONFIG/);
+    assert.equal(server.stderr().split(notice).length - 1, 1, "said once on stderr");
+    // The other server was started (it answered listing), the runtime was not.
+    await callJson(server.client, "agent_tools_echo_discover", { query: "echo" });
+    await sleep(1_000);
+    const below = descendants(server.pid);
+    assert.ok(below.some((p) => p.cmdline.includes(STDIO_FIXTURE)), JSON.stringify(below));
+    assert.equal(runtimesBelow(server.pid), 0, JSON.stringify(below));
+  });
+});
+
+describe("a config whose entry starts the runtime through a wrapper script", () => {
+  let dir: string;
+  let server: Awaited<ReturnType<typeof startIn>>;
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "agent-tools-depth-"));
+    const wrapper = path.join(dir, "start-server");
+    writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${MCP_BIN}" "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    // Each level runs in this folder (the entry's cwd), so each reads this same file.
+    writeFileSync(path.join(dir, "agent-tools.config.json"), JSON.stringify({ mcpServers: { loop: { command: wrapper, env: QUIET_CHILD_ENV, cwd: dir } } }));
+    server = await startIn(dir);
+  });
+  after(async () => {
+    await server.client.close();
+  });
+
+  it("is not recognised, but the third runtime down starts no MCP server, and says why", async () => {
+    // Through the first copy to the second: its help names the depth guard.
+    const nested = await callJson(server.client, "agent_tools_loop_call", {
+      toolName: "agent_tools_loop_call",
+      arguments: { toolName: "agent_tools_help", arguments: {} },
+      confirm: true,
+    });
+    assert.equal(nested.isError, false, JSON.stringify(nested.payload));
+    const text = JSON.stringify(nested.payload);
+    assert.match(text, /stdio MCP servers are not started: this runtime was started by another agent-tools runtime 2 levels deep \(AGENT_TOOLS_DEPTH=2\)/);
+    assert.equal(runtimesBelow(server.pid), 2, JSON.stringify(descendants(server.pid)));
+    // And it stays at two: nothing below keeps starting copies.
+    await sleep(1_500);
+    assert.equal(runtimesBelow(server.pid), 2, JSON.stringify(descendants(server.pid)));
+  });
+});
+
+describe("a runtime started at the depth limit", () => {
+  let dir: string;
+  let server: Awaited<ReturnType<typeof startIn>>;
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "agent-tools-deep-"));
+    writeFileSync(path.join(dir, "agent-tools.config.json"), JSON.stringify({ mcpServers: { echo: { command: process.execPath, args: [STDIO_FIXTURE] } } }));
+    server = await startIn(dir, { AGENT_TOOLS_DEPTH: "2" });
+  });
+  after(async () => {
+    await server.client.close();
+  });
+
+  it("refuses to start its MCP servers with an error that says why, and starts no process", async () => {
+    const help = await callJson(server.client, "agent_tools_help");
+    assert.ok(((help.payload.problems ?? []) as string[]).some((p) => p.startsWith("stdio MCP servers are not started")), JSON.stringify(help.payload));
+    const call = await callJson(server.client, "agent_tools_echo_call", { toolName: "echo", arguments: { text: "hi" } });
+    assert.equal(call.isError, true);
+    assert.match(JSON.stringify(call.payload), /was not started: this runtime was started by another agent-tools runtime 2 levels deep/);
+    assert.equal(descendants(server.pid).length, 0, JSON.stringify(descendants(server.pid)));
+  });
+});
