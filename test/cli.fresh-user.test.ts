@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { baseEnv, PLUGINS, runCli } from "./helpers.js";
+import { baseEnv, MCP_BIN, PLUGINS, runCli } from "./helpers.js";
 
 /** What a first-time user of the CLI ran into (notes8/fresh-user.md 4, 6, 7), against the built bins. */
 
@@ -71,5 +71,26 @@ describe("tokens --tools with a file that is not there", () => {
     const run = await runCli(["tokens", "--tools", missing], env);
     assert.equal(run.code, 1);
     assert.equal(run.stderr, `agent-tools: ${missing}: does not exist; check the path (relative paths are from the current folder)\n`);
+  });
+});
+
+describe("options and words a command does not take", () => {
+  it("are refused with exit 2, naming the command they are for, before anything is served", async () => {
+    const port = await runCli(["--port", "5"], env, MCP_BIN);
+    assert.equal(port.code, 2);
+    assert.equal(port.stdout, "");
+    assert.match(port.stderr, /^agent-tools-mcp: --port does not apply to agent-tools-mcp; it is for agent-tools-mcp-http \(agent-tools http\)/);
+    const host = await runCli(["validate", "--host", "x"], env);
+    assert.equal(host.code, 2);
+    assert.match(host.stderr, /--host does not apply to agent-tools validate; it is for agent-tools-mcp-http/);
+    const config = await runCli(["probe", "--config", "x"], env);
+    assert.equal(config.code, 2);
+    assert.match(config.stderr, /--config does not apply to agent-tools probe; it is for .* and \d+ other commands/);
+    const stray = await runCli(["mcp", "extra-arg"], env);
+    assert.equal(stray.code, 2);
+    assert.match(stray.stderr, /agent-tools mcp takes no words after it; 'extra-arg' is not read/);
+    const tooMany = await runCli(["hash-token", "a", "b"], env);
+    assert.equal(tooMany.code, 2);
+    assert.match(tooMany.stderr, /at most 1 word after it; 'b' is not read/);
   });
 });

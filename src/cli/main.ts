@@ -45,15 +45,16 @@ const SERVER_OPTIONS: CommandOptions = { config: true, "plugins-dir": true };
  * Each command: its synopsis, what it does and the options it takes (the help text of
  * `agent-tools CMD --help`); `bin`: the program that runs only this command.
  */
-const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; options?: CommandOptions; bin?: string }>> = {
+const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; options?: CommandOptions; bin?: string; maxWords?: number }>> = {
   mcp: { synopsis: "mcp", does: "serve the MCP facade over stdio", options: SERVER_OPTIONS, bin: "agent-tools-mcp" },
   http: { synopsis: "http [--host HOST] [--port PORT]", does: "serve the MCP facade over Streamable HTTP at http://127.0.0.1:8321/mcp", options: { ...SERVER_OPTIONS, host: true, port: true }, bin: "agent-tools-mcp-http" },
   probe: { synopsis: "probe", does: "preflight report as JSON; exit 0 ready, 1 installable, 2 blocked" },
   validate: { synopsis: "validate", does: "load every plugin and the config file and check them all; exit 1 on problems", options: SERVER_OPTIONS },
   status: { synopsis: "status", does: "the text layer: READY, or what is missing and the problems found, the config file read, commands, modules (one JSON answer)", options: SERVER_OPTIONS },
   list: { synopsis: "list", does: "the text layer's commands (one JSON answer)", options: SERVER_OPTIONS },
-  load: { synopsis: "load MODULE", does: "load a text module from commands/ in a one-off session (one JSON answer)", options: SERVER_OPTIONS },
+  load: { synopsis: "load MODULE", does: "load a text module from commands/ in a one-off session (one JSON answer)", options: SERVER_OPTIONS, maxWords: Infinity },
   exec: {
+    maxWords: Infinity,
     synopsis: "exec [options] [--] COMMAND…",
     does: "run a command line in a one-off sandbox (one JSON answer; exit = its exit code).\nOptions go before the command: the words from its first one on are the command line, verbatim",
     options: SERVER_OPTIONS,
@@ -61,15 +62,15 @@ const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; option
   serve: { synopsis: "serve", does: 'JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line', options: SERVER_OPTIONS },
   tokens: { synopsis: "tokens [--json] [--tools FILE]", does: "tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin", options: { ...SERVER_OPTIONS, json: true, tools: true } },
   audit: { synopsis: "audit [--limit N] [--follow]", does: "print the audit log of writes, one JSON line each (Redis stream or JSONL file)", options: { config: true, limit: true, follow: true } },
-  "hash-token": { synopsis: "hash-token [TOKEN]", does: "the SHA-256 a team identity's tokenSha256 holds; without TOKEN, a new random token and its hash" },
-  cache: { synopsis: "cache [clear]", does: "where the plugin catalog cache lives and what it holds; `clear` empties it" },
+  "hash-token": { synopsis: "hash-token [TOKEN]", does: "the SHA-256 a team identity's tokenSha256 holds; without TOKEN, a new random token and its hash", maxWords: 1 },
+  cache: { synopsis: "cache [clear]", does: "where the plugin catalog cache lives and what it holds; `clear` empties it", maxWords: 1 },
   "search-bench": {
     synopsis: "search-bench --tools FILE --queries FILE [--limit N] [--engine E]",
     does: "rank the queries against the tools through agent_tools_search's code path",
     options: { tools: "the tools (tools.json)", queries: true, limit: "hits per query, 1 to 50 (default 10)", engine: true },
   },
   version: { synopsis: "version", does: "print the version (also -v, --version)" },
-  help: { synopsis: "help [COMMAND]", does: "this text, or one command's (also -h, --help)" },
+  help: { synopsis: "help [COMMAND]", does: "this text, or one command's (also -h, --help)", maxWords: 1 },
 };
 
 /** The options block of a help text: each option's words, then what it does (continued lines indented under it). */
@@ -149,6 +150,33 @@ function commandIndex(argv: readonly string[]): number {
   return -1;
 }
 
+/** How to run `command` in messages: its own program when the user runs that one, else `agent-tools command`. */
+function commandName(command: string, bin: string): string {
+  const own = COMMANDS[command]?.bin;
+  return own && bin === own ? own : `agent-tools ${command}`;
+}
+
+/**
+ * An option the command does not take, or words it does not read, said with what to use instead;
+ * undefined when all apply. parseArgs knows every command's options at once, so without this
+ * `agent-tools-mcp --port 5` would serve stdio as if the port had been heard.
+ */
+function misplacedWords(command: string, values: Record<string, unknown>, words: readonly string[], bin: string): string | undefined {
+  const entry = COMMANDS[command] as { options?: CommandOptions; maxWords?: number };
+  const here = commandName(command, bin);
+  for (const name of Object.keys(values) as OptionName[]) {
+    if (values[name] === undefined || name === "help" || name === "version" || entry.options?.[name]) continue;
+    const takers = Object.entries(COMMANDS).flatMap(([other, { options, bin: own }]) => (options?.[name] ? [own ? `${own} (agent-tools ${other})` : `agent-tools ${other}`] : []));
+    const named = takers.length > 3 ? `${takers.slice(0, 3).join(", ")} and ${takers.length - 3} other commands` : takers.join(", ");
+    return `--${name} does not apply to ${here}${takers.length ? `; it is for ${named}` : ""} (${here} --help lists its options)`;
+  }
+  if (words.length > (entry.maxWords ?? 0)) {
+    const stray = words.slice(entry.maxWords ?? 0);
+    return `${here} takes ${entry.maxWords ? `at most ${entry.maxWords} word` : "no words"} after it; '${stray.join(" ")}' is not read (${here} --help lists its usage)`;
+  }
+  return undefined;
+}
+
 /** `bin`: the program's name in messages (agent-tools-mcp and agent-tools-mcp-http pass theirs). */
 export async function main(argv: string[], bin = "agent-tools"): Promise<number> {
   // `exec` takes the rest of the line verbatim: its words (`--confirm`, `-r`) are the shell's.
@@ -187,6 +215,11 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
   if (values.help || command === "help" || (command === "exec" && (execWords[0] === "--help" || execWords[0] === "-h"))) {
     process.stdout.write(command === "help" ? commandUsage(positionals[1] ?? "", bin) : commandUsage(command, bin));
     return 0;
+  }
+  const misplaced = COMMANDS[command] ? misplacedWords(command, values, positionals.slice(1), bin) : undefined;
+  if (misplaced) {
+    process.stderr.write(`${bin}: ${misplaced}\n`);
+    return 2;
   }
   if (values.port !== undefined && !/^\d{1,5}$/.test(values.port)) {
     process.stderr.write(`${bin}: --port must be a whole number from 0 to 65535 (got '${values.port}'); 0 picks a free port\n`);
