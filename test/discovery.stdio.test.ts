@@ -170,6 +170,33 @@ describe("compact facade mode", () => {
     assert.deepEqual(seen[0], ["agent_tools_call", "agent_tools_exec", "agent_tools_help", "agent_tools_run_skill", "agent_tools_search"]);
   });
 
+  it("declares search's plugin argument in both modes, the one compact help's next uses, and it filters", async () => {
+    for (const mode of ["per-plugin", "compact"]) {
+      const server = await connect(fleets[50]!, { AGENT_TOOLS_FACADE: mode });
+      try {
+        const { tools } = await server.client.listTools();
+        const search = tools.find((t) => t.name === "agent_tools_search");
+        const declared = Object.keys(search?.inputSchema.properties ?? {});
+        assert.ok(declared.includes("plugin"), `${mode}: agent_tools_search declares ${declared.join(", ")}`);
+        const everywhere = await callJson(server.client, "agent_tools_search", { query: "paint a gadget", limit: 10 });
+        assert.ok(new Set((everywhere.payload.hits as Hit[]).map((h) => h.plugin)).size > 1, "without plugin, hits come from several plugins");
+        const one = await callJson(server.client, "agent_tools_search", { query: "paint a gadget", limit: 10, plugin: "svc37" });
+        assert.equal(one.isError, false, JSON.stringify(one.payload));
+        const hits = one.payload.hits as Hit[];
+        assert.ok(hits.length > 0 && hits.every((h) => h.plugin === "svc37"), JSON.stringify(hits.map((h) => h.plugin)));
+        if (mode === "compact") {
+          // Help's way into one plugin in this mode is a search with `plugin`: every argument it sends is declared.
+          const help = await callJson(server.client, "agent_tools_help", { plugin: "svc37" });
+          const next = (help.payload.plugin as { next: { tool: string; arguments: Record<string, unknown> } }).next;
+          assert.equal(next.tool, "agent_tools_search");
+          for (const name of Object.keys(next.arguments)) assert.ok(declared.includes(name), `help's next sends '${name}', which the schema declares`);
+        }
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
   it("is chosen by the config file's facade.mode; a misspelt search is mended, an invented name is not", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-compact-config-"));
     const config = path.join(dir, "agent-tools.config.json");

@@ -110,6 +110,9 @@ const SEARCH: FacadeTool = {
     properties: {
       query: { type: "string", description: "What you want to do, in a few words." },
       limit: { type: "integer", minimum: 1, maximum: 50, description: "How many hits (default 10)." },
+      // Declared because compact mode has no per-plugin discover: help's `next` for one plugin is a
+      // search with `plugin`, and clients with strict argument checks drop undeclared properties.
+      plugin: { type: "string", description: "Search one plugin (prefix)." },
       detail: { type: "boolean", description: "true: add each hit's input schema." },
     },
     required: ["query"],
