@@ -70,7 +70,23 @@ const ROUNDS = Math.max(1, Number(opts.rounds));
 const CALLS = Math.max(10, Number(opts.calls));
 const WARMUP = Math.max(0, Number(opts.warmup));
 const SESSIONS = Math.max(10, Number(opts.sessions));
+/** The measures `--only` can name, in the order they run. */
+const MEASURES = ["echo", "spawn", "listing", "rss", "http", "search"];
 const only = new Set(opts.only.split(",").map((s) => s.trim()));
+// A typo (`--only lsting`) would measure nothing and then report every goal met: refused up front.
+const unknownMeasures = [...only].filter((name) => !MEASURES.includes(name));
+if (unknownMeasures.length) {
+  console.error(`bench/perf.ts: --only names no measure called ${unknownMeasures.map((n) => `'${n}'`).join(", ")}; the measures are ${MEASURES.join(", ")}`);
+  process.exit(2);
+}
+// A wrong baseline path would fail rounds later as a bare "Connection closed": named here instead.
+for (const flag of ["baseline", "http-baseline"] as const) {
+  const bin = opts[flag];
+  if (bin !== undefined && !existsSync(bin)) {
+    console.error(`bench/perf.ts: --${flag} ${bin}: no such file (${path.resolve(bin)}); build the other checkout (npm run build there) and name its dist/bin/${flag === "baseline" ? "agent-tools-mcp.js" : "agent-tools-mcp-http.js"}`);
+    process.exit(2);
+  }
+}
 
 interface Row {
   measure: string;

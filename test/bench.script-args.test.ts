@@ -53,3 +53,21 @@ describe("bench scripts: arguments", () => {
     assert.throws(() => opaqueCatalog(tools, [{ id: "q2", query: "fly and stay", relevant: ["bookFlight", "bookHotel"] }]), /not in the catalog: bookHotel/);
   });
 });
+
+describe("bench/perf.ts: arguments", () => {
+  it("an unknown --only name exits 2 listing the measures, instead of measuring nothing and reporting every goal met", () => {
+    const run = runScript("perf.ts", ["--only", "echo,lsting", "--rounds", "1"]);
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, /--only names no measure called 'lsting'; the measures are echo, spawn, listing, rss, http, search/);
+    assert.doesNotMatch(run.stdout, /every goal/);
+  });
+
+  it("a --baseline or --http-baseline that is not there exits 2 naming the path, before anything starts", () => {
+    for (const flag of ["--baseline", "--http-baseline"]) {
+      const run = runScript("perf.ts", ["--only", "echo", "--rounds", "1", flag, "../other-checkout/dist/bin/agent-tools-mcp.js"]);
+      assert.equal(run.status, 2, run.stderr);
+      assert.match(run.stderr, new RegExp(`${flag} \\.\\./other-checkout/dist/bin/agent-tools-mcp\\.js: no such file`));
+      assert.equal(run.stdout, "", "nothing was measured");
+    }
+  });
+});
