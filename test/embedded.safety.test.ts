@@ -132,6 +132,15 @@ for (const where of ["/", "home"] as const) {
       assert.match(fs.status, /not configured: set AGENT_TOOLS_FS_ROOT/);
       const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "read_text_file", arguments: { path: "/etc/passwd" } });
       assert.equal((payload as Payload).error?.code, "NOT_CONFIGURED");
+      // The message says why (the folder it was started in, and that the disk and home are never served) and both fixes.
+      const why = where === "/" ? /the working folder \/ is the root of the disk/ : /the working folder \S+ is the home folder/;
+      const message = (payload as Payload).error?.message ?? "";
+      for (const part of [why, /never serves the whole disk or the home folder/, /set AGENT_TOOLS_FS_ROOT=<project folder>/, /or start the client in the project folder/]) assert.match(message, part);
+      // Help does not claim paths are inside the refused folder.
+      const { payload: one } = await callJson(client, "agent_tools_help", { plugin: "filesystem" });
+      const hint = (one.plugin as { hint?: string }).hint ?? "";
+      assert.doesNotMatch(hint, /Paths are inside/, hint);
+      assert.match(hint, /Not serving: set AGENT_TOOLS_FS_ROOT/);
       for (const file of ["/etc/passwd", ".env"]) {
         for (const answer of await attempts(client, file)) assert.doesNotMatch(answer, /root:x?:0:0|sk-test-789/, answer);
       }

@@ -27,9 +27,14 @@ function embeddedFilesystemRoot(cwd: string, env: NodeJS.ProcessEnv): { root: st
   const root = path.resolve(cwd, named || ".");
   const unsafe = unsafeRoot(root);
   if (!unsafe) return { root };
+  // The requirement is what "not configured: set …" prints (error, start line, status, help), so it
+  // carries the why and both fixes: a bare variable name left Desktop users guessing.
   return named
     ? { refused: `${FS_ROOT_VARIABLE}=${named} is refused: ${unsafe}`, requirement: `${FS_ROOT_VARIABLE} (a project folder; it names ${unsafe})` }
-    : { refused: `the working folder ${unsafe}`, requirement: FS_ROOT_VARIABLE };
+    : {
+        refused: `the working folder ${unsafe}`,
+        requirement: `${FS_ROOT_VARIABLE}=<project folder> (the working folder ${unsafe}: by default it never serves the whole disk or the home folder), or start the client in the project folder`,
+      };
 }
 
 function entryPoint(pkg: string): string {
@@ -60,7 +65,8 @@ function filesystemManifest(origin: string, cwd: string, env: NodeJS.ProcessEnv,
       "root" in place
         ? `Files in the project folder ${root}: read, search, list, and (with confirm) write. Credential files (.env, keys, .git…) are hidden.`
         : `Files in a project folder: read, search, list, and (with confirm) write. Not serving: ${place.refused}; set ${FS_ROOT_VARIABLE} to a project folder.`,
-    discoverHint: `Paths are inside ${root}.`,
+    // Not serving: no folder to name (the refused one is exactly where paths are not).
+    discoverHint: "root" in place ? `Paths are inside ${root}.` : `Not serving: set ${FS_ROOT_VARIABLE} to a project folder.`,
   });
   manifest.adapter = { ...(manifest.adapter as Record<string, unknown>), kind: "mcp-filesystem", roots: [root], hide: configFile ? [configFile] : [] } as PluginManifest["adapter"];
   if ("refused" in place) manifest.requires.env.push(place.requirement);
