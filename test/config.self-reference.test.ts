@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -12,7 +12,7 @@ import { createRedactor } from "../src/adapters/shared/redact.js";
 import { runsThisRuntime } from "../src/config/self-reference.js";
 import type { McpServerEntry } from "../src/config/config.js";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
-import { MCP_BIN, baseEnv, callJson, runCli } from "./helpers.js";
+import { MCP_BIN, ROOT, baseEnv, callJson, runCli } from "./helpers.js";
 
 // A client's file that registers agent-tools itself, read as this runtime's config: the entry is
 // skipped with a notice (self-reference.ts), and a wrapper that hides the runtime is stopped by
@@ -63,35 +63,101 @@ async function startIn(dir: string, extra: Record<string, string> = {}): Promise
 }
 
 describe("which entries start this runtime", () => {
+  // Paths in an entry resolve against the config's folder: a config in the package's root.
+  const config = path.join(ROOT, "agent-tools.config.json");
   const stdio = (command: string, ...args: string[]): McpServerEntry => ({ command, args });
+  let bins: string;
+  let copy: string;
+  let others: string;
+  before(() => {
+    // A second install of this package (a copy: still a loop), with its bins on a PATH as npm
+    // installs them: executable, linked from a bin folder.
+    copy = mkdtempSync(path.join(tmpdir(), "agent-tools-copy-"));
+    bins = mkdtempSync(path.join(tmpdir(), "agent-tools-bins-"));
+    mkdirSync(path.join(copy, "dist", "bin"), { recursive: true });
+    const names = ["agent-tools", "agent-tools-mcp", "agent-tools-mcp-http"];
+    writeFileSync(path.join(copy, "package.json"), JSON.stringify({ name: "agent-tools-runtime", bin: Object.fromEntries(names.map((n) => [n, `./dist/bin/${n}.js`])) }));
+    writeFileSync(path.join(copy, "dist", "index.js"), "");
+    for (const name of names) {
+      writeFileSync(path.join(copy, "dist", "bin", `${name}.js`), "#!/usr/bin/env node\n", { mode: 0o755 });
+      symlinkSync(path.join(copy, "dist", "bin", `${name}.js`), path.join(bins, name));
+    }
+    // … and other people's programs with the same names.
+    others = mkdtempSync(path.join(tmpdir(), "agent-tools-others-"));
+    writeFileSync(path.join(others, "package.json"), JSON.stringify({ name: "my-server", bin: { "agent-tools": "./agent-tools.js" } }));
+    for (const file of ["agent-tools.js", "agent-tools.mjs"]) writeFileSync(path.join(others, file), "");
+    mkdirSync(path.join(others, "agent-tools-mcp"));
+    writeFileSync(path.join(others, "agent-tools-mcp", "index.js"), "");
+    mkdirSync(path.join(others, "bin"));
+    writeFileSync(path.join(others, "bin", "agent-tools"), "#!/bin/sh\n");
+    chmodSync(path.join(others, "bin", "agent-tools"), 0o755);
+  });
+
   it("recognises this package's programs, directly or through node, npx, pnpm dlx, env and a shell", () => {
+    const onPath = { PATH: `${bins}:/usr/bin:/bin` };
     for (const entry of [
-      stdio("node", "/opt/agent-tools-runtime/dist/bin/agent-tools-mcp.js"),
+      stdio("node", MCP_BIN),
       stdio(process.execPath, "--enable-source-maps", MCP_BIN),
-      stdio("agent-tools-mcp"),
-      stdio("agent-tools-mcp-http", "--port", "0"),
-      stdio("agent-tools", "serve"),
-      stdio("C:/Users/me/AppData/Roaming/npm/agent-tools-mcp.cmd"),
+      stdio("node", path.join(copy, "dist", "bin", "agent-tools-mcp.js")),
+      { command: "agent-tools-mcp", env: onPath },
+      { command: "agent-tools-mcp-http", args: ["--port", "0"], env: onPath },
+      { command: "agent-tools", args: ["serve"], env: onPath },
+      { command: path.join(bins, "agent-tools-mcp") },
       stdio("npx", "-y", "agent-tools-runtime"),
       stdio("npx", "-y", "agent-tools-runtime@0.1.0", "mcp"),
       stdio("npx", "--package=./agent-tools-runtime-0.1.0.tgz", "agent-tools-mcp"),
       stdio("npx", "-p", "agent-tools-runtime", "agent-tools-mcp"),
+      stdio("npx", "-y", `--package=${copy}`, "agent-tools-mcp"),
       stdio("pnpm", "dlx", "agent-tools-runtime"),
+      stdio("npm", "exec", "--", "agent-tools-runtime@latest"),
       stdio("env", "FOO=1", "node", "dist/bin/agent-tools.js"),
-      stdio("sh", "-c", "exec node '/srv/agent-tools-runtime/dist/bin/agent-tools-mcp.js'"),
-    ]) {
-      assert.equal(runsThisRuntime(entry), true, JSON.stringify(entry));
+      stdio("node", "dist/bin/agent-tools-mcp"),
+      stdio("sh", "-c", `exec node '${MCP_BIN}'`),
+      // The same config named explicitly is still a loop.
+      stdio("node", MCP_BIN, "--config", config),
+      { command: "node", args: [MCP_BIN], env: { AGENT_TOOLS_CONFIG: "./agent-tools.config.json" } },
+    ] as McpServerEntry[]) {
+      assert.equal(runsThisRuntime(entry, config), true, JSON.stringify(entry));
     }
   });
-  it("leaves other servers alone, even when an argument names the runtime's folder", () => {
+
+  it("leaves other servers alone: other packages, other scripts and bins of the same name, what cannot be resolved, another config", () => {
     for (const entry of [
       stdio("npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/agent-tools-runtime"),
       stdio("node", "server.mjs", "--name", "agent-tools"),
       stdio("uvx", "mcp-server-git"),
       stdio("/usr/local/bin/start-agent-tools"),
       { url: "http://127.0.0.1:8765/mcp" },
+      // M1: a scoped package is never this one.
+      stdio("npx", "-y", "@acme/agent-tools"),
+      stdio("npx", "-y", "@acme/agent-tools-mcp@latest"),
+      stdio("npx", "-y", "@acme/agent-tools-runtime"),
+      stdio("pnpm", "dlx", "@other/agent-tools-mcp-http"),
+      stdio("npx", "--package=@acme/agent-tools", "foo"),
+      stdio("npx", "-p", "agent-tools-runtime", "some-other-bin"),
+      // M1: a user's own script or folder named like this package's bins.
+      { command: "node", args: ["./agent-tools.js"], cwd: others },
+      { command: "node", args: ["agent-tools.mjs"], cwd: others },
+      { command: "bun", args: ["agent-tools.js"], cwd: others },
+      stdio("node", path.join(others, "agent-tools-mcp")),
+      stdio("node", "~/code/agent-tools-mcp"),
+      // This package's folder run by node is its main, not a bin.
+      stdio("node", ROOT),
+      // M1: another tool's bin named agent-tools, on PATH or by path.
+      { command: "agent-tools", args: ["serve"], env: { PATH: `${path.join(others, "bin")}:/usr/bin:/bin` } },
+      stdio(path.join(others, "bin", "agent-tools")),
+      stdio("/opt/other/bin/agent-tools"),
+      stdio("C:/tools/agent-tools.exe"),
+      // Not resolvable here: kept (the depth guard covers a loop this misses).
+      { command: "agent-tools-mcp", env: { PATH: "/nonexistent" } },
+      stdio("node", "/opt/agent-tools-runtime/dist/bin/agent-tools-mcp.js"),
+      stdio("C:/Users/me/AppData/Roaming/npm/agent-tools-mcp.cmd"),
+      // M2: this runtime given another config on purpose: a deliberate nesting.
+      stdio("node", MCP_BIN, "--config", "/tmp/sr/other.json"),
+      stdio("node", MCP_BIN, "--config=other.json"),
+      { command: "agent-tools-mcp", env: { PATH: `${bins}:/usr/bin:/bin`, AGENT_TOOLS_CONFIG: "/tmp/sr/other.json" } },
     ] as McpServerEntry[]) {
-      assert.equal(runsThisRuntime(entry), false, JSON.stringify(entry));
+      assert.equal(runsThisRuntime(entry, config), false, JSON.stringify(entry));
     }
   });
 });

@@ -59,6 +59,6 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
 export function manifestsFromConfig(config: AgentToolsConfig): PluginManifest[] {
   const file = config.file ?? path.resolve("agent-tools.config.json");
   return Object.entries(config.mcpServers)
-    .filter(([, entry]) => !entry.disabled && !runsThisRuntime(entry))
+    .filter(([, entry]) => !entry.disabled && !runsThisRuntime(entry, file))
     .map(([key, entry]) => manifestFromEntry(file, key, entry));
 }

@@ -1,71 +1,165 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { AgentToolsConfig, McpServerEntry } from "./config.js";
+import { OWN_PACKAGE, isOwnBin, isOwnPackageFolder, onPath } from "./own-bin.js";
 
 /**
  * A client's file (`.mcp.json`, `claude_desktop_config.json`…) usually registers agent-tools
  * itself; read as this runtime's config, that entry would start a copy of the runtime, which
- * reads the same file and starts another copy, and so on. Such an entry is recognised by the
- * programs it names and skipped with one notice. What this cannot see (a wrapper script hiding
- * the path) is stopped by the depth guard (adapters/shared/runtime-depth.ts).
+ * reads the same file and starts another copy, and so on. Such an entry is recognised by what its
+ * program is (own-bin.ts, or the package spec given to npx) and skipped with one notice. What
+ * this cannot see or resolve (a wrapper script, a name not on PATH) is left in and stopped by the
+ * depth guard (adapters/shared/runtime-depth.ts): a wrong skip drops a user's server silently.
  */
 
-/** This package's bins (package.json `bin`), and the package's own name, which `npx` runs. */
-const OWN_PROGRAMS = new Set(["agent-tools", "agent-tools-mcp", "agent-tools-mcp-http", "agent-tools-runtime"]);
+/** Where the child would run: paths in its command line are relative to this. */
+interface Context {
+  dir: string;
+  searchPath: string | undefined;
+}
 
-/** Programs that run the program named by their first plain argument: a runtime, a package runner, `env`, `exec`. */
-const LAUNCHERS = new Set(["node", "nodejs", "bun", "deno", "tsx", "npx", "pnpx", "bunx", "pnpm", "yarn", "npm", "env", "exec"]);
+/** Runtimes that run the script named by their first plain argument. */
+const SCRIPT_RUNNERS = new Set(["node", "nodejs", "bun", "deno", "tsx"]);
+/** Their options whose value is the next word (so that word is not the script). */
+const SCRIPT_RUNNER_VALUE_OPTIONS = new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--env-file", "--title"]);
+/** Package runners: the program is a package spec (or `--package`'s), fetched or installed. */
+const PACKAGE_RUNNERS = new Set(["npx", "pnpx", "bunx", "pnpm", "yarn", "npm"]);
+/** Programs that run the command that follows their options and NAME=value words. */
+const COMMAND_RUNNERS = new Set(["env", "exec"]);
 /** Shells run a command line given after `-c` (`/c` for cmd, `-Command` for PowerShell). */
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "cmd", "pwsh", "powershell"]);
 const SHELL_COMMAND_FLAGS = new Set(["-c", "/c", "/C", "-Command", "-command"]);
-/** Words between a package runner and the program: `pnpm dlx`, `npm exec`, `bunx x`. */
-const RUNNER_WORDS = new Set(["dlx", "exec", "x"]);
+/** Words between a runner and what it runs: `pnpm dlx`, `npm exec`, `bunx x`, `deno run`. */
+const RUNNER_WORDS = new Set(["dlx", "exec", "x", "run"]);
+/** This package's bins, which `npx -p agent-tools-runtime NAME` runs. */
+const OWN_BIN_NAMES = new Set(["agent-tools", "agent-tools-mcp", "agent-tools-mcp-http", OWN_PACKAGE]);
 
-/** `…/dist/bin/agent-tools-mcp.js` → `agent-tools-mcp`; `agent-tools-runtime@0.1.0` → `agent-tools-runtime`. */
-function programName(word: string): string {
-  const name = path.basename(word.trim().replace(/^["']|["']$/g, "").replace(/\\/g, "/")).toLowerCase();
-  if (/^agent-tools-runtime-\d[\w.-]*\.tgz$/.test(name)) return "agent-tools-runtime";
-  return name.replace(/@[^@/]*$/, "").replace(/\.(c|m)?js$|\.cmd$|\.exe$|\.ps1$/, "");
-}
+const unquote = (word: string): string => word.trim().replace(/^["']|["']$/g, "");
+
+/** `C:\\x\\node.exe` → `node`: only to recognise runners and shells, never this package's programs. */
+const runnerName = (word: string): string =>
+  path.basename(unquote(word).replace(/\\/g, "/")).toLowerCase().replace(/\.(exe|cmd)$/, "");
+
+const isPathLike = (word: string): boolean => /[/\\]/.test(word) || word.startsWith(".") || word.startsWith("file:");
 
 /**
- * Whether a command line starts this runtime: its program is one of this package's, or a launcher
- * whose program (or `npx --package`) is. Only the program is looked at, not every argument: a
- * filesystem server given the runtime's folder as its root is another server.
+ * Whether a package spec is this package: `agent-tools-runtime`, `agent-tools-runtime@0.1.0`, its
+ * packed `agent-tools-runtime-0.1.0.tgz`, or a local folder whose package.json has its name. The
+ * scope is part of the name: `@acme/agent-tools-runtime` is someone else's.
  */
-function startsThisRuntime(words: readonly string[], hops = 0): boolean {
-  const [first, ...rest] = words;
-  if (first === undefined || hops > 4) return false;
-  const name = programName(first);
-  if (OWN_PROGRAMS.has(name)) return true;
-  if (SHELLS.has(name)) {
-    const at = rest.findIndex((word) => SHELL_COMMAND_FLAGS.has(word));
-    const line = at >= 0 ? rest[at + 1] : undefined;
-    return line !== undefined && startsThisRuntime(line.trim().split(/\s+/), hops + 1);
-  }
-  if (!LAUNCHERS.has(name)) return false;
+function isOwnPackageSpec(spec: string, context: Context): boolean {
+  const word = unquote(spec);
+  if (/^agent-tools-runtime-\d[\w.-]*\.tgz$/.test(path.basename(word.replace(/\\/g, "/")))) return true;
+  if (isPathLike(word)) return isOwnPackageFolder(path.resolve(context.dir, word.replace(/^file:/, "")));
+  const name = /^(@[^/@]+\/)?[^@]+/.exec(word)?.[0];
+  return name === OWN_PACKAGE;
+}
+
+/** A program word: a path is resolved against the child's folder, a bare name looked up on PATH. */
+function isOwnProgram(word: string, context: Context): boolean {
+  const program = unquote(word);
+  if (isPathLike(program)) return isOwnBin(program, context.dir);
+  const found = onPath(program, context.searchPath);
+  return found !== undefined && isOwnBin(found, context.dir);
+}
+
+/** `npx [-y] [-p SPEC]… PROGRAM`, `pnpm dlx SPEC`, `npm exec -- SPEC`. */
+function packageRunnerStartsThisRuntime(rest: readonly string[], context: Context): boolean {
+  const packages: string[] = [];
   let at = 0;
   for (; at < rest.length; at++) {
     const word = rest[at] as string;
-    const named = word.startsWith("--package=") ? word.slice("--package=".length) : word === "-p" || word === "--package" ? rest[++at] : undefined;
-    if (named !== undefined && OWN_PROGRAMS.has(programName(named))) return true;
-    // Options, `env`'s NAME=value words and a runner's subcommand come before the program.
-    if (named === undefined && !word.startsWith("-") && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) && !RUNNER_WORDS.has(word)) break;
+    if (word.startsWith("--package=")) packages.push(word.slice("--package=".length));
+    else if (word === "-p" || word === "--package") packages.push(rest[++at] ?? "");
+    else if (!word.startsWith("-") && !RUNNER_WORDS.has(word)) break;
   }
-  return startsThisRuntime(rest.slice(at), hops + 1);
+  const program = rest[at];
+  if (packages.length > 0) return packages.some((spec) => isOwnPackageSpec(spec, context)) && program !== undefined && OWN_BIN_NAMES.has(unquote(program));
+  return program !== undefined && isOwnPackageSpec(program, context);
 }
 
-/** Whether the entry starts this runtime (an HTTP entry is another server's address). */
-export function runsThisRuntime(entry: McpServerEntry): boolean {
-  return "command" in entry && startsThisRuntime([entry.command, ...(entry.args ?? [])]);
+/** `node [options] SCRIPT`: the script is this package's bin. */
+function scriptRunnerStartsThisRuntime(rest: readonly string[], context: Context): boolean {
+  let at = 0;
+  for (; at < rest.length; at++) {
+    const word = rest[at] as string;
+    if (SCRIPT_RUNNER_VALUE_OPTIONS.has(word)) at++;
+    else if (!word.startsWith("-") && !RUNNER_WORDS.has(word)) break;
+  }
+  const script = rest[at];
+  return script !== undefined && isOwnBin(unquote(script), context.dir);
+}
+
+/**
+ * Whether a command line starts this runtime. Only the program is looked at, not every argument:
+ * a filesystem server given the runtime's folder as its root is another server.
+ */
+function startsThisRuntime(words: readonly string[], context: Context, hops = 0): boolean {
+  const [first, ...rest] = words;
+  if (first === undefined || hops > 4) return false;
+  const name = runnerName(first);
+  if (SHELLS.has(name)) {
+    const at = rest.findIndex((word) => SHELL_COMMAND_FLAGS.has(word));
+    const line = at >= 0 ? rest[at + 1] : undefined;
+    return line !== undefined && startsThisRuntime(line.trim().split(/\s+/), context, hops + 1);
+  }
+  if (PACKAGE_RUNNERS.has(name)) return packageRunnerStartsThisRuntime(rest, context);
+  if (SCRIPT_RUNNERS.has(name)) return scriptRunnerStartsThisRuntime(rest, context);
+  if (COMMAND_RUNNERS.has(name)) {
+    const at = rest.findIndex((word) => !word.startsWith("-") && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
+    return at >= 0 && startsThisRuntime(rest.slice(at), context, hops + 1);
+  }
+  return isOwnProgram(first, context);
+}
+
+const realOrResolved = (file: string): string => {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+};
+
+/**
+ * The config file the child names itself (`--config F`, `--config=F`, else its env's
+ * AGENT_TOOLS_CONFIG, as config.ts reads them), resolved against the child's folder;
+ * undefined when it names none and so reads what this runtime reads.
+ */
+function namedConfig(entry: { args?: string[]; env?: Record<string, string> }, dir: string): string | undefined {
+  const args = entry.args ?? [];
+  let named: string | undefined;
+  for (let at = 0; at < args.length; at++) {
+    const word = args[at] as string;
+    if (word === "--config") named = args[at + 1];
+    else if (word.startsWith("--config=")) named = word.slice("--config=".length);
+  }
+  named ??= entry.env?.AGENT_TOOLS_CONFIG;
+  return named === undefined || named === "" ? undefined : path.resolve(dir, unquote(named));
+}
+
+/**
+ * Whether the entry starts this runtime reading this same config (an HTTP entry is another
+ * server's address). A copy given another config on purpose is a deliberate nesting: kept, and
+ * bounded by the depth guard.
+ */
+export function runsThisRuntime(entry: McpServerEntry, configFile: string | undefined): boolean {
+  if (!("command" in entry)) return false;
+  const configDir = configFile === undefined ? process.cwd() : path.dirname(configFile);
+  const context: Context = {
+    dir: entry.cwd === undefined ? configDir : path.resolve(configDir, entry.cwd),
+    searchPath: entry.env?.PATH ?? process.env.PATH,
+  };
+  if (!startsThisRuntime([entry.command, ...(entry.args ?? [])], context)) return false;
+  const named = namedConfig(entry, context.dir);
+  return named === undefined || configFile === undefined || realOrResolved(named) === realOrResolved(configFile);
 }
 
 /** The keys of the config's entries that start this runtime. */
 export function selfReferencingKeys(config: AgentToolsConfig): string[] {
   return Object.entries(config.mcpServers)
-    .filter(([, entry]) => !entry.disabled && runsThisRuntime(entry))
+    .filter(([, entry]) => !entry.disabled && runsThisRuntime(entry, config.file))
     .map(([key]) => key);
 }
-
 /** One sentence per skipped entry: which, why, and how to silence it. */
 export function selfReferenceNotices(config: AgentToolsConfig): string[] {
   return selfReferencingKeys(config).map((key) => {

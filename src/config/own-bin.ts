@@ -1,0 +1,71 @@
+import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * Whether a program is this package's: decided by what the file is (its real path is one of the
+ * `bin` targets of a package named agent-tools-runtime), never by its name, since `agent-tools`
+ * and `agent-tools.js` are common names for other people's servers. Used by self-reference.ts.
+ */
+
+export const OWN_PACKAGE = "agent-tools-runtime";
+
+function realFile(file: string): string | undefined {
+  try {
+    const real = realpathSync(file);
+    return statSync(real).isFile() ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The nearest package.json above `file`, parsed, with its folder; undefined when none or unreadable. */
+function nearestPackage(file: string): { dir: string; json: { name?: unknown; bin?: unknown } } | undefined {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    try {
+      return { dir, json: JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: unknown; bin?: unknown } };
+    } catch (error) {
+      // A folder without package.json: look further up. One that is not JSON ends the walk, as for npm.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR") return undefined;
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Whether the folder holds a package named agent-tools-runtime (a local `npx --package=./folder`). */
+export function isOwnPackageFolder(dir: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: unknown }).name === OWN_PACKAGE;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `file` (resolved against `dir`; an npm bin symlink is followed) is one of the bins of a
+ * package named agent-tools-runtime. This install or a second one: both would loop.
+ * `node dist/bin/agent-tools-mcp` also runs the `.js` file, so that is tried too.
+ */
+export function isOwnBin(file: string, dir: string): boolean {
+  const absolute = path.resolve(dir, file);
+  const real = realFile(absolute) ?? (path.extname(absolute) === "" ? realFile(`${absolute}.js`) : undefined);
+  if (real === undefined) return false;
+  const found = nearestPackage(real);
+  if (found === undefined || found.json.name !== OWN_PACKAGE) return false;
+  const bins = typeof found.json.bin === "string" ? [found.json.bin] : found.json.bin && typeof found.json.bin === "object" ? Object.values(found.json.bin) : [];
+  return bins.some((bin) => typeof bin === "string" && realFile(path.resolve(found.dir, bin)) === real);
+}
+
+/** The file a bare command name runs: the first executable of that name on `searchPath`. */
+export function onPath(name: string, searchPath: string | undefined): string | undefined {
+  for (const folder of (searchPath ?? "").split(path.delimiter)) {
+    if (folder === "") continue;
+    const candidate = path.join(folder, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
