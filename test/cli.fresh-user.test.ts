@@ -16,15 +16,29 @@ const broken = path.join(dir, "broken.json");
 writeFileSync(broken, `${JSON.stringify({ mcpServers: { x: { command: "node", arg: [] } } }, null, 2)}\n`);
 
 describe("agent-tools exec and the CLI's own options", () => {
-  it("refuses --config after the command line, naming where it goes, instead of running it as the command's words", async () => {
-    for (const words of [["echo hi", "--config", broken], ["status", `--config=${broken}`]]) {
+  it("refuses --config/--plugins-dir after a text-layer built-in (status, list, load), naming where it goes with the options already given", async () => {
+    for (const words of [["status", `--config=${broken}`], ["--plugins-dir", PLUGINS, "list", "--config", broken], [`load commands/x --config ${broken}`]]) {
       const run = await runCli(["exec", ...words], env);
       assert.equal(run.code, 2, run.stderr);
       assert.equal(run.stdout, "");
-      assert.match(run.stderr, /--config after the command line/);
-      assert.match(run.stderr, /agent-tools --config \S+ exec (status|'echo hi')/);
-      assert.match(run.stderr, /agent-tools exec -- /);
+      assert.match(run.stderr, /^agent-tools exec: '(status|list|load)' takes no --config/);
+      assert.match(run.stderr, /Put it before the command: agent-tools (--plugins-dir \S+ )?--config \S+ exec (status|list|load commands\/x)\n$/);
     }
+    const kept = await runCli(["--plugins-dir", PLUGINS, "exec", "--config", broken, "status", "--plugins-dir", "/elsewhere"], env);
+    assert.equal(kept.code, 2, kept.stderr);
+    assert.ok(kept.stderr.includes(`agent-tools --plugins-dir ${PLUGINS} --config ${broken} --plugins-dir /elsewhere exec status\n`), kept.stderr);
+  });
+
+  it("passes --config after any other command's first word to the command unchanged (a plugin call's tool argument)", async () => {
+    const call = await runCli(["exec", "notes", "call", "get_note", "--id", "n1", "--config", "x"], env);
+    const answer = JSON.parse(call.stdout) as { command: string; stderr: string };
+    assert.equal(answer.command, "notes call get_note --id n1 --config x");
+    // The notes plugin's get_note takes only `id`: its refusal of `config` shows the words reached it.
+    assert.match(answer.stderr, /notes call: ARG_VALIDATION_FAILED: .*unknown property 'config'/);
+    assert.doesNotMatch(answer.stderr, /\/id/);
+    const echo = await runCli(["exec", "echo hi", "--config", broken], env);
+    assert.equal(echo.code, 0, echo.stderr);
+    assert.equal(JSON.parse(echo.stdout).stdout, `hi --config ${broken}\n`);
   });
 
   it("takes --config right after exec, and `--` passes option-like words to the command as they are", async () => {

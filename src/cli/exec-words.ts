@@ -1,8 +1,12 @@
+import { TEXT_BUILTINS } from "../text/reserved-names.js";
+
 /**
  * The words after `agent-tools exec`. The command line is taken verbatim, so the CLI's own options
  * (--config, --plugins-dir) are read only right after `exec`, before the command's first word, and a
- * `--` ends them. The same options after the command's first word are refused: they would silently
- * become part of the command line (and `exec status --config F` would be run by bash as `status`).
+ * `--` ends them. From the command's first word on, the words are the command's own: a plugin call
+ * (`notes call TOOL --config '{…}'`) or a sandbox command may well take `--config`. The one misplaced
+ * case refused is a text-layer built-in (`status`, `list`, `load`) followed by such an option: those
+ * take no options, so `exec status --config F` would silently not read F (bash would run `status`).
  */
 
 /** The CLI's options that `exec` accepts between `exec` and the command line. */
@@ -18,8 +22,28 @@ function quoted(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Splits `exec`'s words into the CLI's options (for parseArgs) and the command line's words. */
-export function splitExecWords(after: readonly string[]): ExecWords {
+/** The refusal for `status --config F`-like lines, or undefined when the words are the command's own. */
+function misplacedOption(words: readonly string[], earlier: readonly string[]): string | undefined {
+  // The words are joined into one line (src/cli/text.ts), so `'status --config F'` counts too.
+  const tokens = words.join(" ").trim().split(/\s+/);
+  const first = tokens[0] ?? "";
+  if (!(TEXT_BUILTINS as readonly string[]).includes(first)) return undefined;
+  const stray = tokens.findIndex((token, at) => at > 0 && optionOf(token) !== undefined);
+  if (stray < 0) return undefined;
+  const token = tokens[stray] as string;
+  const option = optionOf(token) as string;
+  const value = token === option ? tokens[stray + 1] : token.slice(option.length + 1);
+  const rest = tokens.filter((_, at) => at !== stray && !(token === option && at === stray + 1));
+  // Keep the options the user had already put in the right place.
+  const before = [...earlier, option, value ?? "VALUE"].map(quoted).join(" ");
+  return `'${first}' takes no ${option}: after the command it would not be read as agent-tools' option. Put it before the command: agent-tools ${before} exec ${rest.map(quoted).join(" ")}`;
+}
+
+/**
+ * Splits `exec`'s words into the CLI's options (for parseArgs) and the command line's words.
+ * `beforeExec`: the CLI's words before `exec` (`agent-tools --plugins-dir D exec …`), for the suggestion.
+ */
+export function splitExecWords(after: readonly string[], beforeExec: readonly string[] = []): ExecWords {
   const options: string[] = [];
   let i = 0;
   for (; i < after.length; i++) {
@@ -31,20 +55,6 @@ export function splitExecWords(after: readonly string[]): ExecWords {
   }
   if (after[i] === "--") return { ok: true, options, words: after.slice(i + 1) };
   const words = after.slice(i);
-  const stray = words.findIndex((word) => optionOf(word) !== undefined);
-  if (stray >= 0) {
-    const word = words[stray] as string;
-    const option = optionOf(word) as string;
-    const value = word === option ? words[stray + 1] : word.slice(option.length + 1);
-    const rest = words.filter((_, at) => at !== stray && !(word === option && at === stray + 1));
-    const line = rest.map(quoted).join(" ");
-    return {
-      ok: false,
-      message:
-        `${option} after the command line would be taken as the command's own words, not as agent-tools' option. ` +
-        `Put it before the command: agent-tools ${option} ${quoted(value ?? "VALUE")} exec ${line}` +
-        ` (or: agent-tools exec -- ${words.map(quoted).join(" ")} to pass it to the command as it is)`,
-    };
-  }
-  return { ok: true, options, words };
+  const message = misplacedOption(words, [...beforeExec, ...options]);
+  return message ? { ok: false, message } : { ok: true, options, words };
 }

@@ -185,7 +185,7 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
   let ownArgs = argv;
   if (execAt >= 0) {
     const { splitExecWords } = await import("./exec-words.js");
-    const split = splitExecWords(argv.slice(execAt + 1));
+    const split = splitExecWords(argv.slice(execAt + 1), argv.slice(0, execAt));
     if (!split.ok) {
       process.stderr.write(`${bin} exec: ${split.message}\n`);
       return 2;

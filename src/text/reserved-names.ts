@@ -1,4 +1,10 @@
 /**
+ * The text layer's own words, answered before the shell (`status`, `list`, `load MODULE`). None
+ * takes an option, so `agent-tools exec status --config F` is a misplaced CLI option (exec-words.ts).
+ */
+export const TEXT_BUILTINS = ["status", "list", "load"] as const;
+
+/**
  * Words a plugin command must not take: the shell's builtins and keywords. They are resolved
  * before any command, so a plugin named `local` or `test` would be unreachable (and would
  * break scripts); such a plugin's command is `plugin-<prefix>` instead. just-bash's own
@@ -13,7 +19,7 @@ const SHELL_WORDS: ReadonlySet<string> = new Set([
   // keywords
   "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "time", "coproc",
   // the text layer's own words
-  "status", "list", "load",
+  ...TEXT_BUILTINS,
 ]);
 
 /** The command name for a plugin prefix, given the names already taken in the sandbox. */
