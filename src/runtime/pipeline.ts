@@ -643,7 +643,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         return deps.jobsOf(session, prefix);
       },
       ...(relay ? { relay } : {}),
-      ...(resultRedactor ? { resultRedactor } : {}),
+      // A tool's call is the deadline's whole work: the deadline stays armed until it settles.
+      ...(resultRedactor ? { resultRedactor, deadlineMs: deps.timeoutMs } : {}),
     });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
