@@ -141,12 +141,10 @@ describe("options and words a command does not take", () => {
     const tooMany = await runCli(["hash-token", "a", "b"], env);
     assert.equal(tooMany.code, 2);
     assert.match(tooMany.stderr, /at most 1 word after it; 'b' is not read/);
-    for (const words of [["help", "validate", "extra"], ["validate", "--help", "extra"]]) {
-      const help = await runCli(words, env);
-      assert.equal(help.code, 2, words.join(" "));
-      assert.equal(help.stdout, "", "no usage printed as if every word had been read");
-      assert.match(help.stderr, /^agent-tools: agent-tools (help takes at most 1 word|validate takes no words) after it; 'extra' is not read/);
-    }
+    const extra = await runCli(["help", "validate", "extra"], env);
+    assert.equal(extra.code, 2);
+    assert.equal(extra.stdout, "", "no usage printed as if every word had been read");
+    assert.equal(extra.stderr, "agent-tools: agent-tools help takes at most 1 word after it; 'extra' is not read (agent-tools help --help lists its usage)\n");
     const help = await runCli(["help", "validate"], env);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^usage: agent-tools validate \[options\]\n/);

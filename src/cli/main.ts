@@ -211,17 +211,22 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     return 0;
   }
   const command = positionals[0] ?? (values.help ? "help" : "mcp");
-  // Before help too: `help validate extra` or `validate --help extra` would else print a usage as if
-  // every word had been read.
+  // `help`, `--help` anywhere (and `exec --help`) print the command's usage: nothing is served, bound or read.
+  if (values.help || command === "help" || (command === "exec" && (execWords[0] === "--help" || execWords[0] === "-h"))) {
+    // `help validate extra` names one command too many: refused like any command's stray words (the
+    // options next to a help are not checked: `--help` with any of them still prints the usage).
+    const stray = command === "help" ? misplacedWords("help", {}, positionals.slice(1), bin) : undefined;
+    if (stray) {
+      process.stderr.write(`${bin}: ${stray}\n`);
+      return 2;
+    }
+    process.stdout.write(command === "help" ? commandUsage(positionals[1] ?? "", bin) : commandUsage(command, bin));
+    return 0;
+  }
   const misplaced = COMMANDS[command] ? misplacedWords(command, values, positionals.slice(1), bin) : undefined;
   if (misplaced) {
     process.stderr.write(`${bin}: ${misplaced}\n`);
     return 2;
-  }
-  // `help`, `--help` anywhere (and `exec --help`) print the command's usage: nothing is served, bound or read.
-  if (values.help || command === "help" || (command === "exec" && (execWords[0] === "--help" || execWords[0] === "-h"))) {
-    process.stdout.write(command === "help" ? commandUsage(positionals[1] ?? "", bin) : commandUsage(command, bin));
-    return 0;
   }
   // `--config=` or `--config ""` is a value left out (a variable that was not set), not a request
   // for the usual lookup: refused rather than read as if the option were not there.
