@@ -29,7 +29,7 @@ import { synthetic } from "./synthetic-catalog.js";
  * (hybrid.ts `rank` re-done here over any vectors, HYBRID_DEFAULTS, the runtime's own BM25F and
  * 500-character query cut). `base` gives search-bench's figures on every set (Seal-Tools' 700
  * rankings were diffed with runtime.search's: identical), which checks the re-doing. None was kept
- * (README "Semantic search"): nothing of it is shipped; this reruns the measurement.
+ * (docs/search-log.md, "What the model sees"): nothing of it is shipped; this reruns the measurement.
  * Run: [AGENT_TOOLS_CACHE_DIR=scratch] [SETS=fleet,api,api-stripped,api-opaque,github,seal]
  *   [DUMP=folder: each set's fused top 10 as {"id","ranked"} lines] node --import tsx bench/embedding-text.ts [VARIANT,VARIANT…]
  * COST=1 prints each variant's word pieces a tool (the model's tokenizer) on the synthetic
