@@ -10,6 +10,7 @@ import { retrievalMetrics, type RetrievalMetrics } from "../src/runtime/search/e
 import { embeddingCacheDir, fileEmbeddingCache, memoryEmbeddingCache, type EmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { createHybridIndex } from "../src/runtime/search/semantic/hybrid.js";
 import { loadSentenceModel, type SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
+import { queryClauses } from "../src/runtime/search/clauses.js";
 import { splitWords, stem, STOP_WORDS } from "../src/runtime/search/tokenize.js";
 import type { RowScores, SearchDocument, SearchOptions, ToolIndex } from "../src/runtime/search/types.js";
 import { apiIntentVariants } from "./api-intents-variants.js";
@@ -55,7 +56,25 @@ interface Setting {
   sem?: boolean;
   short?: number;
   dsenses?: number;
+  /** Expand only a query that is one need (one clause, queryClauses), and only its whole text. */
+  one?: boolean;
+  /**
+   * Word-sense choice by meaning: of each word's first `wsdPool` senses (default 4) per part of
+   * speech, keep the `wsd` whose synonyms and definition, embedded by the sentence model, are
+   * nearest the text (and at least `wsdMin` in cosine), instead of the first `senses`.
+   */
+  wsd?: number;
+  wsdPool?: number;
+  wsdMin?: number;
+  /** Query side, per word: its relatives' score × q / sqrt(count) ("sqrt") or / count ("count"). */
+  norm?: "sqrt" | "count";
 }
+
+/** Per text (query or clause): the synsets ("pos:offset") chosen for it by `wsd`. */
+const chosenSenses = new Map<string, Set<string>>();
+
+/** The query being ranked (set by the loop below), so `one` can tell the whole query from its clauses. */
+let currentQuery = "";
 
 const wordnetDir = findWordNetDir(
   [process.env.WORDNET_DIR, "/tmp/wn"].flatMap((dir) => {
@@ -92,15 +111,16 @@ function contentWords(text: string): string[] {
 const relativesMemo = new Map<string, string[]>();
 
 /** WordNet relatives of one word under a setting (lower-case words, multi-word lemmas split). */
-function relatives(word: string, s: Setting, senses: number): string[] {
+function relatives(word: string, s: Setting, senses: number, chosen?: Set<string>): string[] {
   const key = `${word}|${senses}|${s.pos}|${s.syn}|${s.hyper}|${s.deriv}|${s.gloss}|${s.hypo}`;
-  const known = relativesMemo.get(key);
+  const known = chosen ? undefined : relativesMemo.get(key);
   if (known) return known;
   const out = new Set<string>();
   const add = (lemmas: readonly string[]) => lemmas.forEach((l) => splitWords(l).forEach((w) => out.add(w)));
   for (const pos of (s.pos ?? "nv").split("") as Pos[]) {
     for (const base of wn.baseForms(word, pos)) {
-      for (const synset of wn.senses(base, pos).slice(0, senses)) {
+      for (const synset of wn.senses(base, pos).slice(0, chosen ? (s.wsdPool ?? 4) : senses)) {
+        if (chosen && !chosen.has(`${synset.pos}:${synset.offset}`)) continue;
         if (s.syn ?? true) add(synset.words);
         let level = [synset];
         for (let h = 0; h < (s.hyper ?? 0); h++) {
@@ -115,18 +135,47 @@ function relatives(word: string, s: Setting, senses: number): string[] {
     }
   }
   const words = [...out];
-  relativesMemo.set(key, words);
+  if (!chosen) relativesMemo.set(key, words);
   return words;
 }
 
-/** The expansion of a text: relatives of its content words whose stems the text does not already have. */
-function expansion(text: string, s: Setting, senses: number): string {
+/** The expansion of a text, per content word: its relatives whose stems the text does not already have (each once). */
+function expansionGroups(text: string, s: Setting, senses: number): string[][] {
   const own = contentWords(text);
-  if (s.short && own.length > s.short) return "";
+  if (s.short && own.length > s.short) return [];
+  if (s.one && (text !== currentQuery || queryClauses(text).length > 1)) return [];
   const ownStems = new Set(splitWords(text).map(stem));
   const added = new Set<string>();
-  for (const word of own) for (const r of relatives(word, s, senses)) if (!STOP_WORDS.has(r) && !INTENT_STOP.has(r) && r.length > 2 && !ownStems.has(stem(r))) added.add(r);
-  return [...added].join(" ");
+  const chosen = s.wsd ? (chosenSenses.get(text) ?? new Set<string>()) : undefined;
+  return own
+    .map((word) => relatives(word, s, senses, chosen).filter((r) => !STOP_WORDS.has(r) && !INTENT_STOP.has(r) && r.length > 2 && !ownStems.has(stem(r)) && !added.has(r) && added.add(r)))
+    .filter((g) => g.length > 0);
+}
+
+const expansion = (text: string, s: Setting, senses: number): string => expansionGroups(text, s, senses).flat().join(" ");
+
+const senseVectors = new Map<string, Float32Array>();
+
+/** Choose, for a text, each content word's senses nearest it in meaning (the `wsd` setting). */
+async function disambiguate(text: string, s: Setting, model: SentenceModel, memo: Map<string, Float32Array>): Promise<void> {
+  if (!s.wsd || chosenSenses.has(text)) return;
+  const candidates: { word: string; key: string; text: string }[] = [];
+  for (const word of contentWords(text))
+    for (const pos of (s.pos ?? "nv").split("") as Pos[])
+      for (const base of wn.baseForms(word, pos))
+        for (const synset of wn.senses(base, pos).slice(0, s.wsdPool ?? 4))
+          candidates.push({ word, key: `${synset.pos}:${synset.offset}`, text: `${synset.words.join(", ")}: ${synset.gloss.split(/;\s*"/)[0]}` });
+  const missing = [...new Set(candidates.filter((c) => !senseVectors.has(c.key)).map((c) => c.key))];
+  const textOf = new Map(candidates.map((c) => [c.key, c.text]));
+  if (missing.length) (await model.embed(missing.map((k) => textOf.get(k)!))).forEach((v, i) => senseVectors.set(missing[i]!, v));
+  if (!memo.has(text)) memo.set(text, (await model.embed([text]))[0]!);
+  const q = memo.get(text)!;
+  const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+  const byWord = new Map<string, { key: string; cos: number }[]>();
+  for (const c of candidates) byWord.set(c.word, [...(byWord.get(c.word) ?? []), { key: c.key, cos: dot(q, senseVectors.get(c.key)!) }]);
+  const chosen = new Set<string>();
+  for (const list of byWord.values()) list.sort((a, b) => b.cos - a.cos).slice(0, s.wsd).filter((c) => c.cos >= (s.wsdMin ?? 0)).forEach((c) => chosen.add(c.key));
+  chosenSenses.set(text, chosen);
 }
 
 /** Sum of row scores, the second scaled by `weight`, per plugin. */
@@ -165,7 +214,11 @@ function expandedLexical(s: Setting): ToolIndex & Required<Pick<ToolIndex, "scor
     },
     scoreRows(query: string, options: SearchOptions = {}) {
       let rows = base.scoreRows(query, options);
-      if (queryExpanded) {
+      if (queryExpanded && s.norm) {
+        // Each word's relatives share its weight: a word with many relatives does not outweigh one with few.
+        for (const group of expansionGroups(query, s, s.senses ?? 1))
+          rows = addRows(rows, queryExpanded.scoreRows(group.join(" "), options), s.q! / (s.norm === "sqrt" ? Math.sqrt(group.length) : group.length));
+      } else if (queryExpanded) {
         const words = expansion(query, s, s.senses ?? 1);
         if (words) rows = addRows(rows, queryExpanded.scoreRows(words, options), s.q!);
       }
@@ -245,6 +298,7 @@ if ("unavailable" in load) {
 const dir = embeddingCacheDir(process.env);
 const pct = (x: number) => `${(100 * x).toFixed(1)}`.padStart(5);
 const lines = new Map<string, string[]>();
+let baseline: { relevant: string[]; ranked: string[] }[] = [];
 const t0 = performance.now();
 for (const label of picked) {
   const set = loaders[label]!();
@@ -256,11 +310,27 @@ for (const label of picked) {
     const index = createHybridIndex({ lexical: expandedLexical(s), loadModel: async () => ({ model: modelFor(load.model, s, queryMemo) }), cache: () => cache });
     for (const [plugin, docs] of documents) index.setPluginDocuments(plugin, docs);
     const rankings = [];
+    const expanded: string[] = [];
     for (const q of set.queries) {
+      currentQuery = q.query;
+      chosenSenses.clear();
+      for (const text of new Set([q.query, ...queryClauses(q.query)])) await disambiguate(text, s, load.model, queryMemo);
       await index.prepare!(q.query, {});
+      expanded.push(expansion(q.query, s, s.senses ?? 1));
       rankings.push({ relevant: q.relevant, ranked: index.search(q.query, { limit: 10 }).hits.map((h) => h.name) });
     }
     const m: RetrievalMetrics = retrievalMetrics(rankings);
+    // DIFF=1: the queries whose R@5 moved against the baseline (the first setting), with the expansion.
+    if (process.env.DIFF) {
+      const recall5 = (r: (typeof rankings)[number]) => r.relevant.filter((x) => r.ranked.slice(0, 5).includes(x)).length;
+      if (s === settingsList[0]) baseline = rankings;
+      else
+        rankings.forEach((r, i) => {
+          const before = recall5(baseline[i]!);
+          const after = recall5(r);
+          if (before !== after) console.error(`  ${set.label} ${JSON.stringify(s)} ${before}→${after}/${r.relevant.length} "${set.queries[i]!.query}" + [${expanded[i]!.slice(0, 160)}]`);
+        });
+    }
     const key = JSON.stringify(s);
     lines.set(key, [...(lines.get(key) ?? []), `${set.label} R@5 ${pct(m.recallAt5)} (${(m.recallAt5 / plain).toFixed(2)}×) C@5 ${pct(m.coverageAt5)} C@10 ${pct(m.coverageAt10)}`]);
   }
