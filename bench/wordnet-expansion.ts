@@ -5,7 +5,7 @@ import { readQueries, readTools, type DatasetQuery, type DatasetTool } from "../
 import { createLogger } from "../src/log.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import { createPlainBm25Index } from "../src/runtime/search/bm25-baseline.js";
-import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
+import { bm25Idf, createBm25fIndex } from "../src/runtime/search/bm25f.js";
 import { retrievalMetrics, type RetrievalMetrics } from "../src/runtime/search/evaluate.js";
 import { embeddingCacheDir, fileEmbeddingCache, memoryEmbeddingCache, type EmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { createHybridIndex } from "../src/runtime/search/semantic/hybrid.js";
@@ -68,7 +68,17 @@ interface Setting {
   wsdMin?: number;
   /** Query side, per word: its relatives' score × q / sqrt(count) ("sqrt") or / count ("count"). */
   norm?: "sqrt" | "count";
+  /** Expand only words that are no word of any tool name in the catalog (those already reach their tools). */
+  unnamed?: boolean;
+  /**
+   * Expand only when the text's own words find no tool well: its best BM25F score is below `weak`
+   * times the IDF of a word found in one tool (the unit of hybrid.ts's lexical floor).
+   */
+  weak?: number;
 }
+
+/** Stems of every tool-name word of the catalog being ranked (for `unnamed`). */
+let nameStems = new Set<string>();
 
 /** Per text (query or clause): the synsets ("pos:offset") chosen for it by `wsd`. */
 const chosenSenses = new Map<string, Set<string>>();
@@ -141,7 +151,7 @@ function relatives(word: string, s: Setting, senses: number, chosen?: Set<string
 
 /** The expansion of a text, per content word: its relatives whose stems the text does not already have (each once). */
 function expansionGroups(text: string, s: Setting, senses: number): string[][] {
-  const own = contentWords(text);
+  const own = contentWords(text).filter((w) => !s.unnamed || !nameStems.has(stem(w)));
   if (s.short && own.length > s.short) return [];
   if (s.one && (text !== currentQuery || queryClauses(text).length > 1)) return [];
   const ownStems = new Set(splitWords(text).map(stem));
@@ -160,7 +170,7 @@ const senseVectors = new Map<string, Float32Array>();
 async function disambiguate(text: string, s: Setting, model: SentenceModel, memo: Map<string, Float32Array>): Promise<void> {
   if (!s.wsd || chosenSenses.has(text)) return;
   const candidates: { word: string; key: string; text: string }[] = [];
-  for (const word of contentWords(text))
+  for (const word of contentWords(text).filter((w) => !s.unnamed || !nameStems.has(stem(w))))
     for (const pos of (s.pos ?? "nv").split("") as Pos[])
       for (const base of wn.baseForms(word, pos))
         for (const synset of wn.senses(base, pos).slice(0, s.wsdPool ?? 4))
@@ -214,6 +224,11 @@ function expandedLexical(s: Setting): ToolIndex & Required<Pick<ToolIndex, "scor
     },
     scoreRows(query: string, options: SearchOptions = {}) {
       let rows = base.scoreRows(query, options);
+      if (s.weak) {
+        let best = 0;
+        for (const r of rows) for (const v of r.scores) if (v > best) best = v;
+        if (best >= s.weak * bm25Idf(base.size(), 1)) return documentExpanded ? addRows(rows, documentExpanded.scoreRows(query, options), s.d!) : rows;
+      }
       if (queryExpanded && s.norm) {
         // Each word's relatives share its weight: a word with many relatives does not outweigh one with few.
         for (const group of expansionGroups(query, s, s.senses ?? 1))
@@ -304,6 +319,8 @@ for (const label of picked) {
   const set = loaders[label]!();
   const plain = runIndex(createPlainBm25Index, documentsByServer(set.tools), set.queries).metrics.recallAt5;
   const documents = await runtimeDocuments(set.label, set.tools);
+  nameStems = new Set([...documents.values()].flatMap((docs) => docs.flatMap((d) => splitWords(d.name).map(stem))));
+  chosenSenses.clear();
   const cache: EmbeddingCache = dir ? fileEmbeddingCache(dir, load.model.id, load.model.dimensions) : memoryEmbeddingCache();
   const queryMemo = new Map<string, Float32Array>();
   for (const s of settingsList) {
