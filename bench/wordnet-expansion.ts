@@ -5,14 +5,14 @@ import { readQueries, readTools, type DatasetQuery, type DatasetTool } from "../
 import { createLogger } from "../src/log.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import { createPlainBm25Index } from "../src/runtime/search/bm25-baseline.js";
-import { bm25Idf, createBm25fIndex } from "../src/runtime/search/bm25f.js";
+import { bm25Idf, createBm25fIndex, type Bm25fIndex } from "../src/runtime/search/bm25f.js";
 import { retrievalMetrics, type RetrievalMetrics } from "../src/runtime/search/evaluate.js";
 import { embeddingCacheDir, fileEmbeddingCache, memoryEmbeddingCache, type EmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { createHybridIndex } from "../src/runtime/search/semantic/hybrid.js";
 import { loadSentenceModel, type SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
 import { queryClauses } from "../src/runtime/search/clauses.js";
 import { splitWords, stem, STOP_WORDS } from "../src/runtime/search/tokenize.js";
-import type { RowScores, SearchDocument, SearchOptions, ToolIndex } from "../src/runtime/search/types.js";
+import type { RowScores, SearchDocument, SearchOptions } from "../src/runtime/search/types.js";
 import { apiIntentVariants } from "./api-intents-variants.js";
 import { benchData, documentsByServer, GITHUB_CATALOG, runIndex, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
 import { findWordNetDir, loadWordNet, type Pos, type WordNet } from "./wordnet-reader.js";
@@ -202,7 +202,7 @@ function addRows(base: RowScores[], extra: RowScores[], weight: number): RowScor
 }
 
 /** BM25F with query- and/or document-side expansion added to its row scores. */
-function expandedLexical(s: Setting): ToolIndex & Required<Pick<ToolIndex, "scoreRows">> {
+function expandedLexical(s: Setting): Bm25fIndex {
   const base = createBm25fIndex();
   const plain = { expansion: 0, nameFirst: false };
   const queryExpanded = (s.q ?? 0) > 0 ? createBm25fIndex(plain) : undefined;
@@ -326,7 +326,7 @@ for (const label of picked) {
   for (const s of settingsList) {
     const index = createHybridIndex({ lexical: expandedLexical(s), loadModel: async () => ({ model: modelFor(load.model, s, queryMemo) }), cache: () => cache });
     for (const [plugin, docs] of documents) index.setPluginDocuments(plugin, docs);
-    const rankings = [];
+    const rankings: { relevant: string[]; ranked: string[] }[] = [];
     const expanded: string[] = [];
     for (const q of set.queries) {
       currentQuery = q.query;
