@@ -20,6 +20,7 @@ import { fixtureAdapter, liveChildren, STDIO_FIXTURE, textOf } from "./fixtures/
  */
 
 const SECRET = "s3cr3t-value-4711";
+const OTHER_SECRET = "an0ther-secret-0815";
 const opened: McpAdapter[] = [];
 const dir = mkdtempSync(path.join(tmpdir(), "redaction-once-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,5 +57,66 @@ describe("an MCP tool's result is masked once", () => {
       await closeSession(session);
       await runtime.close();
     }
+  });
+});
+
+/**
+ * A key is text like any value: the shape step masks after a JSON text result is parsed, so a
+ * secret in a key position must be masked there too (it once leaked: `{"<secret>":"x"}`).
+ */
+describe("a secret in an object key is masked", () => {
+  const config = parseConfig(path.join(dir, "agent-tools.config.json"), {
+    mcpServers: Object.fromEntries(
+      ["text", "structured", "error"].map((mode) => [`fx${mode}`, { command: process.execPath, args: [STDIO_FIXTURE, "--echo-as", mode], env: { FX_API_TOKEN: SECRET, FX_OTHER_SECRET: OTHER_SECRET } }]),
+    ),
+  });
+  const echo = async (plugin: string, text: string) => {
+    const runtime = await createRuntime({ config, pluginDirs: [], env: { PATH: process.env.PATH ?? "" }, log: silentLogger, catalogCache: false });
+    const session = runtime.createSession("redaction-keys");
+    try {
+      const answer = await runtime.call(session, plugin, { toolName: "echo", arguments: { text } });
+      const json = JSON.stringify(answer.payload);
+      assert.ok(!json.includes(SECRET) && !json.includes(OTHER_SECRET), `a secret reached the caller: ${json}`);
+      return answer as { isError: boolean; payload: { result?: unknown; error?: { code: string; message: string } } };
+    } finally {
+      await closeSession(session);
+      await runtime.close();
+    }
+  };
+
+  test("in a JSON text result: as a key, inside a key, as a nested key, in an array's object, as a credential shape", async () => {
+    const sent = { [SECRET]: "x", [`id-${SECRET}-2`]: 1, a: { b: [{ [SECRET]: { deep: true } }] }, "Authorization: Bearer abcdefgh12345678": 2 };
+    const answer = await echo("fxtext", JSON.stringify(sent));
+    assert.equal(answer.isError, false, JSON.stringify(answer.payload));
+    assert.deepEqual(answer.payload.result, { "[redacted]": "x", "id-[redacted]-2": 1, a: { b: [{ "[redacted]": { deep: true } }] }, "Authorization: Bearer [redacted]": 2 });
+  });
+
+  test("in structuredContent", async () => {
+    const answer = await echo("fxstructured", JSON.stringify({ outer: { [SECRET]: "x" } }));
+    assert.equal(answer.isError, false, JSON.stringify(answer.payload));
+    assert.deepEqual(answer.payload.result, { outer: { "[redacted]": "x" } });
+  });
+
+  test("in a tool's error", async () => {
+    const answer = await echo("fxerror", JSON.stringify({ [SECRET]: "x" }));
+    assert.equal(answer.isError, true);
+    assert.equal(answer.payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(answer.payload.error?.message ?? "", /the tool answered with an error: \{"\[redacted\]":"x"\}/);
+  });
+
+  test("keys that mask to the same text are all kept, a masked one with a suffix", async () => {
+    const answer = await echo("fxtext", JSON.stringify({ [SECRET]: 1, "[redacted]": 2, [OTHER_SECRET]: 3 }));
+    assert.deepEqual(answer.payload.result, { "[redacted] (2)": 1, "[redacted]": 2, "[redacted] (3)": 3 });
+    assert.deepEqual(Object.keys(answer.payload.result as object), ["[redacted] (2)", "[redacted]", "[redacted] (3)"], "the order is kept");
+  });
+
+  test("a value with nothing to mask comes back as it was, not copied; a __proto__ key stays a field", () => {
+    const redactor = createRedactor([SECRET]);
+    const clean = JSON.parse('{"id":1,"name":"a name with spaces","query":"?token","list":[{"k":"v"}]}') as unknown;
+    assert.equal(redactor.redactValue(clean), clean);
+    const masked = redactor.redactValue(JSON.parse(`{"__proto__":{"polluted":true},"${SECRET}":1}`) as Record<string, unknown>);
+    assert.deepEqual(Object.keys(masked), ["__proto__", "[redacted]"]);
+    assert.equal(Object.getPrototypeOf(masked), Object.prototype);
+    assert.equal((masked as { polluted?: unknown }).polluted, undefined);
   });
 });

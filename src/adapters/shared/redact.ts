@@ -20,21 +20,70 @@ export interface Redactor {
  */
 const MAYBE_SHAPE = /bearer|authorization|[?&](?:access_token|token|api_key|apikey|key|password|secret)=/i;
 
+/**
+ * Whether a key may hold one of the SHAPES, by a scan cheaper than a regular expression on the
+ * short words keys usually are: every SHAPE is at least 6 characters and holds whitespace or "=".
+ * A non-ASCII character (perhaps a Unicode space) leaves the answer to MAYBE_SHAPE.
+ */
+function mayHoldShape(key: string): boolean {
+  if (key.length < 6) return false;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c === 61 /* = */ || c === 32 || (c >= 9 && c <= 13) || c > 127) return true;
+  }
+  return false;
+}
+
 const SHAPES: [RegExp, string][] = [
   [/(authorization\s*[:=]\s*)(bearer|basic|token)\s+[^\s"',;]+/gi, `$1$2 ${MARKER}`],
   [/\b(bearer)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${MARKER}`],
   [/([?&](?:access_token|token|api_key|apikey|key|password|secret)=)[^&\s"']+/gi, `$1${MARKER}`],
 ];
 
+/**
+ * A copy of `fields` with each key masked. Two keys can mask to the same text (two secrets, or a
+ * secret next to a key that already reads `[redacted]`): a masked key that finds its name taken
+ * gets a suffix (`[redacted] (2)`, `[redacted] (3)`…), so no field is dropped. Keys that needed no
+ * masking keep their names; the order is kept.
+ */
+function withMaskedKeys(fields: Record<string, unknown>, redactor: Redactor): Record<string, unknown> {
+  const keys = Object.keys(fields);
+  const masked = keys.map((key) => redactor.redact(key));
+  const taken = new Set(keys.filter((key, i) => masked[i] === key));
+  const out: Record<string, unknown> = {};
+  keys.forEach((key, i) => {
+    let name = masked[i] as string;
+    if (name !== key) {
+      for (let n = 2; taken.has(name); n++) name = `${masked[i]} (${n})`;
+      taken.add(name);
+    }
+    // defineProperty, not `out[name] =`: a "__proto__" key (JSON.parse makes it an own field)
+    // stays a field instead of setting the copy's prototype.
+    Object.defineProperty(out, name, { value: fields[key], enumerable: true, writable: true, configurable: true });
+  });
+  return out;
+}
+
 export function createRedactor(initial: Iterable<string | undefined> = []): Redactor {
   const secrets = new Set<string>();
   // Longest first, so a secret that contains another is masked whole. Sorted once after secrets
   // were added, not per string: redactValue calls redact for every string of every result.
   let ordered: string[] | undefined = [];
+  // The shortest secret's length: a shorter key cannot hold one (most keys are short words).
+  let shortest = Infinity;
+  /** Whether `key` holds a secret or a credential shape: the cheap test of every object key. */
+  const keyHoldsSecret = (key: string): boolean => {
+    if (key.length >= shortest) {
+      ordered ??= [...secrets].sort((a, b) => b.length - a.length);
+      for (const secret of ordered) if (key.includes(secret)) return true;
+    }
+    return mayHoldShape(key) && MAYBE_SHAPE.test(key) && redactor.redact(key) !== key;
+  };
   const redactor: Redactor = {
     add(secret) {
       if (!secret || secret.length < MIN_SECRET_LENGTH) return;
       secrets.add(secret);
+      shortest = Math.min(shortest, secret.length);
       const encoded = encodeURIComponent(secret);
       if (encoded !== secret) secrets.add(encoded);
       ordered = undefined;
@@ -61,20 +110,22 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
       }
       if (value && typeof value === "object") {
         const proto: unknown = Object.getPrototypeOf(value);
-        if (proto !== Object.prototype && proto !== null) {
-          // Not a plain object (a class instance, a Date): made plain, its own enumerable fields, as always.
-          const plain: Record<string, unknown> = {};
-          for (const [k, v] of Object.entries(value as Record<string, unknown>)) plain[k] = redactor.redactValue(v);
-          return plain as T;
-        }
+        // Not a plain object (a class instance, a Date): made plain, its own enumerable fields, as always.
+        const record = (proto !== Object.prototype && proto !== null ? { ...value } : value) as Record<string, unknown>;
         let out: Record<string, unknown> | undefined;
-        for (const key in value) {
-          if (!Object.hasOwn(value, key)) continue;
-          const item = (value as Record<string, unknown>)[key];
+        // A key is text like any other: a secret (or a credential shape) can be one, e.g. a JSON
+        // text result `{"<token>": …}` parsed before this step. Most keys are short and hold
+        // nothing: one check each, and the object is rebuilt only when one changes.
+        let keyChanged = false;
+        for (const key in record) {
+          if (!Object.hasOwn(record, key)) continue;
+          const item = record[key];
           const masked = redactor.redactValue(item);
-          if (masked !== item) (out ??= { ...(value as Record<string, unknown>) })[key] = masked;
+          if (masked !== item) (out ??= { ...record })[key] = masked;
+          if (!keyChanged && keyHoldsSecret(key)) keyChanged = true;
         }
-        return (out ?? value) as T;
+        const fields = out ?? record;
+        return (keyChanged ? withMaskedKeys(fields, redactor) : fields) as T;
       }
       return value;
     },
