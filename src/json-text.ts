@@ -11,13 +11,24 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
   return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
 
-/** Parse; syntax errors come back as ":line:column: is not valid JSON (…)" problems, all of them. */
+/**
+ * Parse; syntax errors come back as ":line:column: is not valid JSON (…)" problems, all of them.
+ * The parser reports the same error at the same place once per level it closes (two unclosed
+ * objects: CloseBraceExpected twice at the end): one problem says so, with the count.
+ */
 export function parseJsonText(text: string): { doc: unknown; problems: string[] } {
   const errors: jsonc.ParseError[] = [];
   const doc: unknown = jsonc.parse(text, errors, { allowTrailingComma: true, allowEmptyContent: false });
-  const problems = errors.map((e) => {
-    const { line, column } = lineAndColumn(text, e.offset);
-    return `:${line}:${column}: is not valid JSON (${jsonc.printParseErrorCode(e.error)} at line ${line}, column ${column})`;
+  const counts = new Map<string, { offset: number; code: string; count: number }>();
+  for (const e of errors) {
+    const code = jsonc.printParseErrorCode(e.error);
+    const seen = counts.get(`${e.offset} ${code}`);
+    if (seen) seen.count += 1;
+    else counts.set(`${e.offset} ${code}`, { offset: e.offset, code, count: 1 });
+  }
+  const problems = [...counts.values()].map(({ offset, code, count }) => {
+    const { line, column } = lineAndColumn(text, offset);
+    return `:${line}:${column}: is not valid JSON (${code}${count > 1 ? ` ×${count}` : ""} at line ${line}, column ${column})`;
   });
   return { doc, problems };
 }

@@ -4,9 +4,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError, loadConfig, parseConfig, readConfigFile } from "../src/config/config.js";
-import { manifestsFromConfig, prefixFromKey } from "../src/config/mcp-servers.js";
+import { prefixFromKey } from "../src/config/entry-names.js";
+import { manifestsFromConfig } from "../src/config/mcp-servers.js";
 import { schemaDataSource, validatorsSources } from "../scripts/config-schema.js";
 import { VALIDATORS_FOLDER } from "../src/validators-folder.js";
+import { runCli } from "./helpers.js";
 
 const FILE = "/work/agent-tools.config.json";
 
@@ -82,8 +84,19 @@ describe("config file", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-config-"));
     const file = path.join(dir, "broken.json");
     writeFileSync(file, '{\n  "mcpServers": { "a": { "command": "x" }\n');
-    assert.throws(() => readConfigFile(file), /broken\.json:3:1: is not valid JSON \(CloseBraceExpected at line 3, column 1\)/);
+    assert.throws(() => readConfigFile(file), /broken\.json:3:1: is not valid JSON \(CloseBraceExpected ×2 at line 3, column 1\)$/m);
     assert.throws(() => loadConfig("nope.json", {}, dir), /nope\.json: does not exist \(named by --config\)/);
     assert.throws(() => loadConfig(undefined, { AGENT_TOOLS_CONFIG: "gone.json" }, dir), /named by AGENT_TOOLS_CONFIG/);
+  });
+
+  it("says a syntax error the parser reports once per unclosed level in one problem, with the count", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-config-"));
+    const file = path.join(dir, "unclosed.json");
+    writeFileSync(file, '{ "mcpServers": { "a": { "command": "x" }\n');
+    // validate lists what help and status list: the config's problems, once each.
+    const run = await runCli(["validate", "--config", file]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    const report = JSON.parse(run.stdout) as { problems: string[] };
+    assert.deepEqual(report.problems, [`${file}:2:1: is not valid JSON (CloseBraceExpected ×2 at line 2, column 1)`]);
   });
 });

@@ -203,7 +203,9 @@ describe("a config that lists the runtime itself", () => {
     // A client's file used as is lists agent-tools on purpose: nothing for the user to fix.
     assert.ok(!((help.payload.problems ?? []) as string[]).some((p) => p.includes("'agent-tools'")), JSON.stringify(help.payload));
     assert.match(notice, /runs agent-tools-runtime itself; skipped/);
-    assert.match(notice, /remove 'agent-tools' from the config agent-tools reads, or point AGENT_TOOLS_CONFIG/);
+    // What makes it this runtime, so the user can find the entry: the script, not only 'node'.
+    assert.ok(notice.includes(`(command '${process.execPath}': the script ${MCP_BIN}, a bin of agent-tools-runtime)`), notice);
+    assert.match(notice, /remove 'agent-tools' from the config agent-tools reads or name it in its plugins\.disable, or point AGENT_TOOLS_CONFIG/);
     assert.equal(server.stderr().split(notice).length - 1, 1, "said once on stderr");
     // The other server was started (it answered listing), the runtime was not.
     await callJson(server.client, "agent_tools_echo_discover", { query: "echo" });
@@ -219,6 +221,23 @@ describe("a config that lists the runtime itself", () => {
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.equal(report.ok, true);
     assert.ok(report.notices?.some((n) => /'agent-tools'.*runs agent-tools-runtime itself; skipped/.test(n)), run.stdout);
+  });
+
+  it("says nothing of the entry once plugins.disable names it (by key or by prefix), and takes that name as no typo", async () => {
+    const self = { command: process.execPath, args: [MCP_BIN], env: QUIET_CHILD_ENV };
+    for (const [key, disable] of [
+      ["agent-tools", "agent-tools"],
+      ["Agent Tools (self)", "agent_tools_self"],
+    ] as const) {
+      const file = path.join(dir, `disabled-${disable}.json`);
+      writeFileSync(file, JSON.stringify({ mcpServers: { [key]: self }, plugins: { disable: [disable] } }));
+      const run = await runCli(["validate", "--config", file], { ...baseEnv(), AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1" });
+      const report = JSON.parse(run.stdout) as { ok: boolean; problems: string[]; notices?: string[] };
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.deepEqual(report.problems, [], run.stdout);
+      assert.equal(report.notices, undefined, run.stdout);
+      assert.ok(!run.stderr.includes("runs agent-tools-runtime itself"), run.stderr);
+    }
   });
 });
 
@@ -274,5 +293,17 @@ describe("a runtime started at the depth limit", () => {
     assert.equal(call.isError, true);
     assert.match(JSON.stringify(call.payload), /was not started: this runtime was started by another agent-tools runtime 2 levels deep/);
     assert.equal(descendants(server.pid).length, 0, JSON.stringify(descendants(server.pid)));
+  });
+
+  it("says so when its only stdio server is the embedded filesystem plugin (kind mcp-filesystem)", async () => {
+    // AGENT_TOOLS_NO_BUNDLED_PLUGINS=1 (baseEnv's) turns the embedded plugins off too: the bundled ones are disabled by name instead.
+    const bundled = readdirSync(path.join(ROOT, "plugins")).map((folder) => (JSON.parse(readFileSync(path.join(ROOT, "plugins", folder, "plugin.json"), "utf8")) as { name: string }).name);
+    const file = path.join(dir, "filesystem-only.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: {}, plugins: { embedded: true, disable: ["memory", ...bundled] } }));
+    const run = await runCli(["validate", "--config", file], baseEnv({ AGENT_TOOLS_NO_BUNDLED_PLUGINS: "0", AGENT_TOOLS_DEPTH: "2" }));
+    const report = JSON.parse(run.stdout) as { ok: boolean; plugins: { name: string }[]; problems: string[] };
+    assert.deepEqual(report.plugins.map((p) => p.name), ["filesystem"], run.stdout);
+    assert.equal(report.ok, false, run.stdout);
+    assert.ok(report.problems.some((p) => p.startsWith("stdio MCP servers are not started")), run.stdout);
   });
 });

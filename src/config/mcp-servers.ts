@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { PluginManifest } from "../plugins/manifest.js";
 import type { AgentToolsConfig, McpServerEntry } from "./config.js";
+import { prefixFromKey } from "./entry-names.js";
 import { runsThisRuntime } from "./self-reference.js";
 
 /**
@@ -11,13 +12,6 @@ import { runsThisRuntime } from "./self-reference.js";
  */
 
 const REQUIRED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-/** Config keys are free text ("GitHub Server"); prefixes are tool-name safe. */
-export function prefixFromKey(key: string): string {
-  let prefix = key.toLowerCase().replace(/[^a-z0-9_-]+/g, "_").replace(/^_+|_+$/g, "");
-  if (!/^[a-z]/.test(prefix)) prefix = `s_${prefix}`;
-  return prefix.slice(0, 32);
-}
 
 function requiredVariables(values: Iterable<string>): string[] {
   const names = new Set<string>();

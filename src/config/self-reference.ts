@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { AgentToolsConfig, McpServerEntry } from "./config.js";
+import { entryNames } from "./entry-names.js";
 import { OWN_PACKAGE, isOwnBin, isOwnPackageFolder, onPath } from "./own-bin.js";
 
 /**
@@ -11,6 +12,13 @@ import { OWN_PACKAGE, isOwnBin, isOwnPackageFolder, onPath } from "./own-bin.js"
  * this cannot see or resolve (a wrapper script, a name not on PATH) is left in and stopped by the
  * depth guard (adapters/shared/runtime-depth.ts): a wrong skip drops a user's server silently.
  */
+
+/**
+ * What makes a command line this runtime, as the notice says it (undefined: it is not): the
+ * script, package spec or program word that was recognised, so the user can find the entry. Never
+ * the other arguments, which may hold a literal token.
+ */
+type Recognised = string | undefined;
 
 /** Where the child would run: paths in its command line are relative to this. */
 interface Context {
@@ -56,15 +64,15 @@ function isOwnPackageSpec(spec: string, context: Context): boolean {
 }
 
 /** A program word: a path is resolved against the child's folder, a bare name looked up on PATH. */
-function isOwnProgram(word: string, context: Context): boolean {
+function ownProgram(word: string, context: Context): Recognised {
   const program = unquote(word);
-  if (isPathLike(program)) return isOwnBin(program, context.dir);
+  if (isPathLike(program)) return isOwnBin(program, context.dir) ? `the program ${program}, a bin of ${OWN_PACKAGE}` : undefined;
   const found = onPath(program, context.searchPath);
-  return found !== undefined && isOwnBin(found, context.dir);
+  return found !== undefined && isOwnBin(found, context.dir) ? `the program ${program} (${found} on PATH), a bin of ${OWN_PACKAGE}` : undefined;
 }
 
 /** `npx [-y] [-p SPEC]… PROGRAM`, `pnpm dlx SPEC`, `npm exec -- SPEC`. */
-function packageRunnerStartsThisRuntime(rest: readonly string[], context: Context): boolean {
+function packageRunnerStartsThisRuntime(rest: readonly string[], context: Context): Recognised {
   const packages: string[] = [];
   let at = 0;
   for (; at < rest.length; at++) {
@@ -74,12 +82,16 @@ function packageRunnerStartsThisRuntime(rest: readonly string[], context: Contex
     else if (!word.startsWith("-") && !RUNNER_WORDS.has(word)) break;
   }
   const program = rest[at];
-  if (packages.length > 0) return packages.some((spec) => isOwnPackageSpec(spec, context)) && program !== undefined && OWN_BIN_NAMES.has(unquote(program));
-  return program !== undefined && isOwnPackageSpec(program, context);
+  if (program === undefined) return undefined;
+  if (packages.length > 0) {
+    const own = packages.find((spec) => isOwnPackageSpec(spec, context));
+    return own !== undefined && OWN_BIN_NAMES.has(unquote(program)) ? `the package ${unquote(own)} (its bin ${unquote(program)})` : undefined;
+  }
+  return isOwnPackageSpec(program, context) ? `the package ${unquote(program)}` : undefined;
 }
 
 /** `node [options] SCRIPT`: the script is this package's bin. */
-function scriptRunnerStartsThisRuntime(rest: readonly string[], context: Context): boolean {
+function scriptRunnerStartsThisRuntime(rest: readonly string[], context: Context): Recognised {
   let at = 0;
   for (; at < rest.length; at++) {
     const word = rest[at] as string;
@@ -87,29 +99,29 @@ function scriptRunnerStartsThisRuntime(rest: readonly string[], context: Context
     else if (!word.startsWith("-") && !RUNNER_WORDS.has(word)) break;
   }
   const script = rest[at];
-  return script !== undefined && isOwnBin(unquote(script), context.dir);
+  return script !== undefined && isOwnBin(unquote(script), context.dir) ? `the script ${unquote(script)}, a bin of ${OWN_PACKAGE}` : undefined;
 }
 
 /**
  * Whether a command line starts this runtime. Only the program is looked at, not every argument:
  * a filesystem server given the runtime's folder as its root is another server.
  */
-function startsThisRuntime(words: readonly string[], context: Context, hops = 0): boolean {
+function startsThisRuntime(words: readonly string[], context: Context, hops = 0): Recognised {
   const [first, ...rest] = words;
-  if (first === undefined || hops > 4) return false;
+  if (first === undefined || hops > 4) return undefined;
   const name = runnerName(first);
   if (SHELLS.has(name)) {
     const at = rest.findIndex((word) => SHELL_COMMAND_FLAGS.has(word));
     const line = at >= 0 ? rest[at + 1] : undefined;
-    return line !== undefined && startsThisRuntime(line.trim().split(/\s+/), context, hops + 1);
+    return line === undefined ? undefined : startsThisRuntime(line.trim().split(/\s+/), context, hops + 1);
   }
   if (PACKAGE_RUNNERS.has(name)) return packageRunnerStartsThisRuntime(rest, context);
   if (SCRIPT_RUNNERS.has(name)) return scriptRunnerStartsThisRuntime(rest, context);
   if (COMMAND_RUNNERS.has(name)) {
     const at = rest.findIndex((word) => !word.startsWith("-") && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
-    return at >= 0 && startsThisRuntime(rest.slice(at), context, hops + 1);
+    return at >= 0 ? startsThisRuntime(rest.slice(at), context, hops + 1) : undefined;
   }
-  return isOwnProgram(first, context);
+  return ownProgram(first, context);
 }
 
 const realOrResolved = (file: string): string => {
@@ -138,36 +150,49 @@ function namedConfig(entry: { args?: string[]; env?: Record<string, string> }, d
 }
 
 /**
- * Whether the entry starts this runtime reading this same config (an HTTP entry is another
- * server's address). A copy given another config on purpose is a deliberate nesting: kept, and
- * bounded by the depth guard.
+ * What makes the entry start this runtime reading this same config, or undefined when it does not
+ * (an HTTP entry is another server's address). A copy given another config on purpose is a
+ * deliberate nesting: kept, and bounded by the depth guard.
  */
-export function runsThisRuntime(entry: McpServerEntry, configFile: string | undefined): boolean {
-  if (!("command" in entry)) return false;
+function recogniseThisRuntime(entry: McpServerEntry, configFile: string | undefined): Recognised {
+  if (!("command" in entry)) return undefined;
   const configDir = configFile === undefined ? process.cwd() : path.dirname(configFile);
   const context: Context = {
     dir: entry.cwd === undefined ? configDir : path.resolve(configDir, entry.cwd),
     searchPath: entry.env?.PATH ?? process.env.PATH,
   };
-  if (!startsThisRuntime([entry.command, ...(entry.args ?? [])], context)) return false;
+  const recognised = startsThisRuntime([entry.command, ...(entry.args ?? [])], context);
+  if (recognised === undefined) return undefined;
   const named = namedConfig(entry, context.dir);
-  return named === undefined || configFile === undefined || realOrResolved(named) === realOrResolved(configFile);
+  return named === undefined || configFile === undefined || realOrResolved(named) === realOrResolved(configFile) ? recognised : undefined;
 }
 
-/** The keys of the config's entries that start this runtime. */
-export function selfReferencingKeys(config: AgentToolsConfig): string[] {
-  return Object.entries(config.mcpServers)
-    .filter(([, entry]) => !entry.disabled && runsThisRuntime(entry, config.file))
-    .map(([key]) => key);
+/** Whether the entry starts this runtime reading this same config (recogniseThisRuntime). */
+export function runsThisRuntime(entry: McpServerEntry, configFile: string | undefined): boolean {
+  return recogniseThisRuntime(entry, configFile) !== undefined;
 }
-/** One sentence per skipped entry: which, why, and how to silence it. */
+
+/**
+ * The config's entries that start this runtime, with what gave each away. An entry that is off
+ * (`disabled`, or named by `plugins.disable`) starts nothing: it is not reported, so disabling it
+ * is one more way to silence the notice.
+ */
+function selfReferences(config: AgentToolsConfig): { key: string; recognised: string }[] {
+  const disabled = new Set(config.plugins.disable);
+  return Object.entries(config.mcpServers).flatMap(([key, entry]) => {
+    if (entry.disabled || entryNames(key).some((name) => disabled.has(name))) return [];
+    const recognised = recogniseThisRuntime(entry, config.file);
+    return recognised === undefined ? [] : [{ key, recognised }];
+  });
+}
+
+/** One sentence per skipped entry: which, why (the command and what in it is this runtime), and how to silence it. */
 export function selfReferenceNotices(config: AgentToolsConfig): string[] {
-  return selfReferencingKeys(config).map((key) => {
-    // The command only: arguments may hold a literal token.
+  return selfReferences(config).map(({ key, recognised }) => {
     const command = (config.mcpServers[key] as { command: string }).command;
     return (
-      `${config.file ?? "config"}: server entry '${key}' (command '${command}') runs agent-tools-runtime itself; skipped, ` +
-      `as it would start a copy of this server that reads this same config and starts another copy. To silence this, remove '${key}' from the config agent-tools reads, ` +
+      `${config.file ?? "config"}: server entry '${key}' (command '${command}': ${recognised}) runs agent-tools-runtime itself; skipped, ` +
+      `as it would start a copy of this server that reads this same config and starts another copy. To silence this, remove '${key}' from the config agent-tools reads or name it in its plugins.disable, ` +
       `or point AGENT_TOOLS_CONFIG (or --config) at a file without it (the client can keep its own entry)`
     );
   });

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { AgentToolsConfig } from "../config/config.js";
 import { EMBEDDED_PLUGIN_NAMES } from "../config/defaults.js";
-import { prefixFromKey } from "../config/mcp-servers.js";
+import { entryNames } from "../config/entry-names.js";
 import { discoverPluginDirs, MANIFEST_FILE } from "../plugins/discovery.js";
 import { readManifest } from "../plugins/manifest.js";
 
@@ -32,6 +32,6 @@ export async function pluginNamesThatCouldLoad(options: {
       ),
     ),
   );
-  const fromConfig = Object.keys(options.config?.mcpServers ?? {}).flatMap((key) => [prefixFromKey(key), key]);
+  const fromConfig = Object.keys(options.config?.mcpServers ?? {}).flatMap(entryNames);
   return [...new Set([...options.loaded, ...fromFolders.flat(), ...EMBEDDED_PLUGIN_NAMES, ...fromConfig])];
 }

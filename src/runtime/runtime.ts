@@ -7,7 +7,7 @@ import { describeConfigSource, type AgentToolsConfig } from "../config/config.js
 import { defaultManifests, EMBEDDED_ORIGIN } from "../config/defaults.js";
 import { manifestsFromConfig } from "../config/mcp-servers.js";
 import { selfReferenceNotices } from "../config/self-reference.js";
-import { depthRefusal } from "../adapters/shared/runtime-depth.js";
+import { depthRefusal, startsStdioMcpServer } from "../adapters/shared/runtime-depth.js";
 import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
 import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
@@ -396,7 +396,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // to start MCP servers (runtime-depth.ts) runs a fleet other than the one meant: a problem.
   const selfReferences = config && !options.manifests ? selfReferenceNotices(config) : [];
   const refusal = depthRefusal(env);
-  const depthProblems = refusal && plugins.some(({ manifest: { adapter } }) => typeof adapter === "object" && adapter.kind === "mcp" && "command" in adapter) ? [`stdio MCP servers are not started: ${refusal}`] : [];
+  const depthProblems = refusal && plugins.some(({ manifest: { adapter } }) => startsStdioMcpServer(adapter)) ? [`stdio MCP servers are not started: ${refusal}`] : [];
   for (const notice of [
     ...(config?.notices ?? []),
     ...selfReferences,

@@ -31,3 +31,13 @@ export function depthRefusal(env: NodeJS.ProcessEnv): string | undefined {
     `its config most likely starts agent-tools again (perhaps through a wrapper script). Remove that entry from the config agent-tools reads, or point AGENT_TOOLS_CONFIG at a file without it`
   );
 }
+
+/** The adapter kinds that start a stdio MCP server when their block names a `command`: `mcp-filesystem` (the embedded filesystem plugin's kind) wraps an `mcp` block. */
+const STDIO_MCP_KINDS = new Set(["mcp", "mcp-filesystem"]);
+
+/** Whether a manifest's adapter block starts a stdio MCP server, which the depth guard refuses. */
+export function startsStdioMcpServer(adapter: unknown): boolean {
+  if (typeof adapter !== "object" || adapter === null) return false;
+  const block = adapter as { kind?: unknown; command?: unknown };
+  return typeof block.kind === "string" && STDIO_MCP_KINDS.has(block.kind) && block.command !== undefined;
+}
