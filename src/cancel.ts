@@ -92,33 +92,6 @@ export function signalOf(source: Cancellation): AbortSignal {
   return source instanceof Cancel ? source.signal : source;
 }
 
-/**
- * Base of an object handed to code outside the hot path (an adapter, the SDK) that shows a
- * Cancel's AbortSignal as its own enumerable `signal`, made on first read, as an object literal
- * `{ get signal() { ... } }` would: a spread or Object.assign of it still carries `signal`.
- *
- * Why not that literal: V8 gives each literal fresh getter closures, which cannot share a hidden
- * class, so every such object was a dictionary-mode one (%HasFastProperties false), made and read
- * on every call. Here the getter is one function for all (the Cancel in a private field), so the
- * objects share hidden classes. `signal` is defined first, as the literals listed it.
- */
-export class WithLazySignal {
-  readonly #cancel: Cancel;
-
-  static readonly #signal: PropertyDescriptor = {
-    get(this: WithLazySignal): AbortSignal {
-      return this.#cancel.signal;
-    },
-    enumerable: true,
-    configurable: true,
-  };
-
-  constructor(cancel: Cancel) {
-    this.#cancel = cancel;
-    Object.defineProperty(this, "signal", WithLazySignal.#signal);
-  }
-}
-
 /** Fields of a context that carries a Cancel: `signal` is made on first read (a class: no accessor defined per object). */
 class CancelFields {
   constructor(readonly cancel: Cancel) {}

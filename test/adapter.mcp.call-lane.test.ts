@@ -8,7 +8,6 @@ import type { CallRelay } from "../src/adapters/relay.js";
 import type { CallContext } from "../src/adapters/types.js";
 import { silentLogger } from "../src/log.js";
 import { Cancel } from "../src/cancel.js";
-import { withDeadline } from "../src/runtime/result.js";
 import { buildAdapter, liveChildren, MCP_FIXTURES, textOf } from "./fixtures/mcp/support.js";
 import { connect } from "./helpers.js";
 import { V2_FIXTURE } from "./v2-helpers.js";
@@ -171,32 +170,6 @@ describe("tools/call fast lane, against the SDK path (AGENT_TOOLS_CALL_LANE=off)
     ]);
     assert.deepEqual(laneEarly, signalEarly);
     assert.deepEqual(sdkEarly, signalEarly);
-  });
-
-  test("under the pipeline's deadline (CallContext.deadlineMs): whichever of it and the adapter's timeout is shorter ends the call, as on the SDK path", async () => {
-    // As the pipeline's invoke step calls a tool: the deadline's Cancel and its length on the context.
-    const underDeadline = (adapter: McpAdapter, deadlineMs: number): Promise<Outcome> =>
-      withDeadline((deadline) => adapter.call("hang", {}, { signal: deadline.signal, cancel: deadline, sessionId: "s", log: silentLogger, deadlineMs }), deadlineMs, undefined, "tool 'lf/hang'").then(
-        (result) => ({ result }),
-        (error: { code?: unknown; message: string }) => ({ error: { code: error.code, message: error.message } }),
-      );
-    const seen = async (adapter: McpAdapter) => (JSON.parse(textOf(((await outcome(adapter, "cancellations")) as { result: unknown }).result)) as { reason: string }[]).map((c) => c.reason);
-
-    // The deadline is shorter (the lane keeps no timer of its own): it ends the call, and the server hears its reason.
-    const p = await pair([LANE_SERVER], { timeoutMs: 60_000 });
-    const [viaLane, viaSdk] = await Promise.all([underDeadline(p.lane, 300), underDeadline(p.sdk, 300)]);
-    assert.deepEqual(viaLane, viaSdk);
-    assert.deepEqual(viaLane, { error: { code: "UPSTREAM_TIMEOUT", message: "tool 'lf/hang' did not answer within 300 ms" } });
-    assert.deepEqual(await seen(p.lane), await seen(p.sdk));
-    assert.deepEqual(await seen(p.lane), ["RuntimeError: tool 'lf/hang' did not answer within 300 ms"]);
-
-    // The adapter's timeout is shorter: the lane's own timer still ends the call first.
-    const q = await pair([LANE_SERVER], { timeoutMs: 300 });
-    const [laneFirst, sdkFirst] = await Promise.all([underDeadline(q.lane, 5_000), underDeadline(q.sdk, 5_000)]);
-    assert.deepEqual(laneFirst, sdkFirst);
-    assert.equal((laneFirst as { error: { code: string } }).error.code, "UPSTREAM_TIMEOUT");
-    assert.match((laneFirst as { error: { message: string } }).error.message, /did not answer tools\/call 'hang' within 300 ms/);
-    assert.deepEqual(await seen(q.lane), await seen(q.sdk));
   });
 
   test("progress, log messages and a server's elicitation during a call reach the relay alike", async () => {

@@ -59,13 +59,6 @@ export interface CallContext {
    * masked once); one with a redactor of its own masks as always.
    */
   resultRedactor?: Redactor;
-  /**
-   * Set when `cancel` is a deadline around this one call (the runtime's pipeline, for a plugin's
-   * tool call): it aborts within this many ms of the call's start and stays armed until the call
-   * settles. An adapter whose own timeout is no shorter may then leave the timing to it (one
-   * timer per call instead of two: the MCP adapter's call lane).
-   */
-  deadlineMs?: number;
 }
 
 /** What a backend says of itself: MCP `serverInfo` (name, version, title, description) and `instructions`. */

@@ -20,7 +20,6 @@ import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
 import { validateArguments } from "./validation.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
-import { pipelineCallContext } from "./call-context.js";
 
 /**
  * The one call path. Every way to run a plugin's tool or skill — `_call`, `_run_skill`, the
@@ -631,9 +630,21 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const args = state.args as Record<string, unknown>;
     const relay = state.ctx.relay;
     const session = state.session;
-    // A tool's call is the deadline's whole work: the deadline stays armed until it settles (deadlineMs).
-    const callContext = (deadline: DeadlineScope, tool?: { resultRedactor: Redactor | undefined; deadlineMs: number }) =>
-      pipelineCallContext({ deadline, session, prefix, log: deps.log, jobs: deps, relay, resultRedactor: tool?.resultRedactor, deadlineMs: tool?.deadlineMs });
+    const callContext = (deadline: DeadlineScope, resultRedactor?: Redactor) => ({
+      // Read through: an AbortSignal is made only for an adapter that looks at it.
+      get signal() {
+        return deadline.signal;
+      },
+      cancel: deadline,
+      sessionId: session.id,
+      log: deps.log,
+      // Made on first use: most calls start no job, and each store is a cancel listener and a disposer for the session.
+      get jobs() {
+        return deps.jobsOf(session, prefix);
+      },
+      ...(relay ? { relay } : {}),
+      ...(resultRedactor ? { resultRedactor } : {}),
+    });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
     const runSkill = async (skill: Skill, deadline: DeadlineScope): Promise<unknown> => {
@@ -650,7 +661,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       return answer;
     };
     return withDeadline(
-      (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline, { resultRedactor: deps.redactor, deadlineMs: deps.timeoutMs })) : runSkill(state.skill as Skill, deadline)),
+      (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline, deps.redactor)) : runSkill(state.skill as Skill, deadline)),
       deps.timeoutMs,
       state.ctx.cancel ?? state.ctx.signal,
       what,

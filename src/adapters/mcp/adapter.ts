@@ -102,7 +102,7 @@ export class McpAdapter implements Adapter {
     const running: Promise<unknown> = this.connection.request(`tools/call '${name}'`, control, (client, options, lane) => {
       // The fast lane (call-lane.ts) for a 2025-era stdio server's tool the SDK would not check
       // against an outputSchema; anything else, or when unsure, the SDK path.
-      if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, { ...control, ...progress, deadlineMs: ctx?.deadlineMs });
+      if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, progress ? { ...control, ...progress } : control);
       const withProgress = progress ? { ...options, ...progress } : options;
       const calling = () => client.callTool(sdkParams, withProgress);
       // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required

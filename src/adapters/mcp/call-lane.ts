@@ -53,12 +53,6 @@ export interface LaneCallOptions {
   signal?: Cancellation;
   onprogress?: (progress: LaneProgress) => void;
   resetTimeoutOnProgress?: boolean;
-  /**
-   * `signal` is a deadline armed before this call that aborts within this many ms and stays armed
-   * until the call settles (CallContext.deadlineMs). When that is no later than `timeoutMs`, the
-   * lane arms no timer of its own: the deadline's abort ends the call first either way.
-   */
-  deadlineMs?: number;
 }
 
 /** The lane's request ids and progress tokens: strings with this prefix (the SDK Client's are numbers). */
@@ -69,28 +63,10 @@ function cancelError(reason: unknown): Error {
   return reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
 }
 
-/** Node's longest timer; a longer one fires after 1 ms. */
-const TIMEOUT_MAX = 2 ** 31 - 1;
-
-/**
- * The timeout a call arms itself: the caller's, or the SDK's default; undefined when the caller's
- * deadline (`deadlineMs`) fires no later, the usual case under the runtime's pipeline (its 40 s
- * against an MCP server's 60 s). The deadline's timer was armed first and lasts no longer, so it
- * always fired before the lane's, whose abort then ended the call; a reset on progress only moves
- * the lane's timer later. A call now arms one timer instead of two.
- */
-function ownTimeout(options: LaneCallOptions): number | undefined {
-  const timeout = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
-  const deadline = options.deadlineMs;
-  return deadline !== undefined && options.signal !== undefined && deadline <= timeout && timeout <= TIMEOUT_MAX ? undefined : timeout;
-}
-
 interface Pending {
   resolve(value: unknown): void;
   reject(error: unknown): void;
   options: LaneCallOptions;
-  /** The call's own timeout in ms; undefined when the caller's deadline always fires first (no timer of its own). */
-  timeoutMs: number | undefined;
   timer: NodeJS.Timeout | undefined;
   onAbort: (() => void) | undefined;
 }
@@ -127,7 +103,7 @@ export class ToolCallLane implements LaneHook {
     const request = { jsonrpc: "2.0" as const, id, method: "tools/call", params: options.onprogress ? { ...params, _meta: { ...meta, progressToken: id } } : params };
     this.calls++;
     return new Promise((resolve, reject) => {
-      const pending: Pending = { resolve, reject, options, timeoutMs: ownTimeout(options), timer: undefined, onAbort: undefined };
+      const pending: Pending = { resolve, reject, options, timer: undefined, onAbort: undefined };
       this.#pending.set(id, pending);
       const signal = options.signal;
       if (signal) {
@@ -182,15 +158,14 @@ export class ToolCallLane implements LaneHook {
     const update = this.#client.progressOf(message);
     if (!update) return;
     if (pending.options.resetTimeoutOnProgress) {
-      if (pending.timer) clearTimeout(pending.timer);
+      clearTimeout(pending.timer);
       this.#arm(token, pending);
     }
     pending.options.onprogress?.(update);
   }
 
   #arm(id: string, pending: Pending): void {
-    const timeout = pending.timeoutMs;
-    if (timeout === undefined) return;
+    const timeout = pending.options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
     pending.timer = setTimeout(() => this.#cancel(id, new SdkError(SdkErrorCode.RequestTimeout, "Request timed out", { timeout })), timeout);
   }
 
@@ -208,7 +183,7 @@ export class ToolCallLane implements LaneHook {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    if (pending.timer) clearTimeout(pending.timer);
+    clearTimeout(pending.timer);
     if (pending.onAbort && pending.options.signal) unlisten(pending.options.signal, pending.onAbort);
     return pending;
   }

@@ -5,7 +5,7 @@ import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
-import { Cancel, WithLazySignal, type Cancellation } from "../../cancel.js";
+import { Cancel, type Cancellation } from "../../cancel.js";
 import { currentRelay, refusal, type CallRelay, type RelayedParams } from "../relay.js";
 import { asPromise } from "../../as-promise.js";
 
@@ -80,17 +80,12 @@ function requestOptions(control: RequestControl): RequestOptions {
   const source = control.signal;
   if (!source) return { timeout: control.timeoutMs };
   if (!(source instanceof Cancel)) return { signal: source, timeout: control.timeoutMs };
-  return new CancelRequestOptions(source, control.timeoutMs) as unknown as RequestOptions;
-}
-
-/** `{ signal, timeout }` with the signal read through a Cancel (a shared getter, not one made per call: cancel.ts). */
-class CancelRequestOptions extends WithLazySignal {
-  declare readonly timeout: number;
-
-  constructor(cancel: Cancel, timeout: number) {
-    super(cancel);
-    (this as { timeout: number }).timeout = timeout;
-  }
+  return {
+    get signal() {
+      return source.signal;
+    },
+    timeout: control.timeoutMs,
+  };
 }
 
 /** What a request runs against the connected client. */
