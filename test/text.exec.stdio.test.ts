@@ -138,6 +138,11 @@ describe("agent_tools_exec over stdio", () => {
     const list = await exec(server, "list");
     const names = (list.result as { commands: { name: string }[] }).commands.map((c) => c.name);
     assert.deepEqual(names, ["notes", "tracker", "vault"]);
+    // The command list names for the shell's own commands lists them, the plugins' too.
+    const listing = /`(ls [^`]+)` lists every command/.exec(String(list.result?.builtins))?.[1];
+    assert.ok(listing, JSON.stringify(list.result?.builtins));
+    const commands = (await exec(server, listing)).stdout.split("\n");
+    for (const name of ["jq", "grep", "ls", "notes", "tracker"]) assert.ok(commands.includes(name), `${listing} lists ${name}: ${commands.join(" ")}`);
     const outside = await exec(server, "load ../outside.mjs");
     assert.equal(outside.exitCode, 7);
     assert.match(outside.stderr, /outside the runtime's commands\/ folder/);

@@ -93,6 +93,12 @@ function hostEnvCopy(env: NodeJS.ProcessEnv): Readonly<Record<string, string | u
 }
 
 /** Words of `load …`, `status`, `list`: only those exact forms are answered outside the shell. */
+/**
+ * Where `list` points for the shell's own commands. `help` is the shell's and lists only its
+ * builtins (cd, export…); every command, the plugins' included, is a file in /usr/bin (sandbox-env.ts's PATH).
+ */
+const BUILTINS_HINT = "the shell's own commands (ls, cat, grep, sed, awk, jq, sort, head, …): `ls /usr/bin` lists every command, the plugins' included; `help` lists the shell's builtins (cd, export, …)";
+
 function builtinOf(command: string): { name: "status" | "list" } | { name: "load"; spec: string } | undefined {
   if (command === "status" || command === "list") return { name: command };
   const load = /^load(?:\s+(.*))?$/s.exec(command);
@@ -332,7 +338,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       const builtin = builtinOf(command);
       if (builtin?.name === "status") return status(session, state, command);
       if (builtin?.name === "list") {
-        return answer(command, EXIT.OK, { result: { commands: await commandList(session, state), builtins: "the shell's own commands (ls, cat, grep, sed, awk, jq, sort, head, …): run `help` for the list" } });
+        return answer(command, EXIT.OK, { result: { commands: await commandList(session, state), builtins: BUILTINS_HINT } });
       }
       if (builtin?.name === "load") return load(session, state, command, builtin.spec);
       let sandbox: Sandbox;
