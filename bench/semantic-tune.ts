@@ -6,7 +6,7 @@ import { createPlainBm25Index } from "../src/runtime/search/bm25-baseline.js";
 import { retrievalMetrics } from "../src/runtime/search/evaluate.js";
 import type { HybridIndex, HybridSettings } from "../src/runtime/search/semantic/hybrid.js";
 import { apiIntentVariants } from "./api-intents-variants.js";
-import { benchData, documentsByServer, runIndex, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
+import { benchData, documentsByServer, GITHUB_CATALOG, runIndex, SEAL_DIR, splitQueries } from "./retrieval-kit.js";
 
 /**
  * The fusion grid of the hybrid engine, on the data this project may tune on: the own dev sets
@@ -15,7 +15,7 @@ import { benchData, documentsByServer, runIndex, SEAL_DIR, splitQueries } from "
  * second of embedding). Runs search-bench's code path (in-memory plugins, runtime.search), so the
  * embedded texts are the same and the cache (AGENT_TOOLS_CACHE_DIR) serves both. One line per
  * setting: R@5 (and its ratio to plain BM25), C@5 and nDCG@10 on each set.
- * Sets: fleet, api, api-stripped, api-opaque (bench/api-intents-variants.ts), seal-tune.
+ * Sets: fleet, api, api-stripped, api-opaque (bench/api-intents-variants.ts), github, seal-tune.
  * Run: [TUNE_SETS=fleet,api] node --import tsx bench/semantic-tune.ts [SEAL_TUNE_QUERIES] ['{"lexicalWeight":[0.7,0.8],"serverWeight":[0,0.1]}']
  */
 
@@ -31,6 +31,7 @@ const loaders: Record<string, () => TuneSet> = {
   api: apiSet("api"),
   "api-stripped": apiSet("api-stripped"),
   "api-opaque": apiSet("api-opaque"),
+  github: () => ({ label: "github", tools: readTools(GITHUB_CATALOG, "github"), queries: readQueries(benchData("github-queries.jsonl")) }),
   "seal-tune": () => ({ label: "seal-tune", tools: readTools(`${SEAL_DIR}/tools.json`), queries: splitQueries(readQueries(`${SEAL_DIR}/queries.jsonl`)).tune.slice(0, sealCount) }),
 };
 // TUNE_SETS=fleet,api picks some of them (default all; seal-tune only with SEAL_TUNE_QUERIES > 0).

@@ -53,6 +53,23 @@ describe("agent-tools exec and the CLI's own options", () => {
     assert.match(JSON.parse(status.stdout).result.status, /^READY/);
   });
 
+  it("refuses --config/--plugins-dir right after exec with no value, and an empty --config= for any command, naming what is missing", async () => {
+    const cases: [string[], RegExp][] = [
+      [["exec", "--config"], /^agent-tools exec: --config needs a file, but nothing follows it: agent-tools exec --config FILE COMMAND…\n$/],
+      [["exec", "--plugins-dir"], /^agent-tools exec: --plugins-dir needs a folder, but nothing follows it: agent-tools exec --plugins-dir DIR COMMAND…\n$/],
+      [["exec", "--config", "--plugins-dir", PLUGINS, "status"], /^agent-tools exec: --config needs a file, but '--plugins-dir' follows it: /],
+      [["exec", "--config", "-x", "status"], /^agent-tools exec: --config needs a file, but '-x' follows it \(a name starting with '-' goes as --config=-x\)/],
+      [["exec", "--config=", "status"], /^agent-tools: --config is empty; give it a value \(--config FILE\) or leave it out\n$/],
+      [["validate", "--config", ""], /^agent-tools: --config is empty; give it a value \(--config FILE\) or leave it out\n$/],
+    ];
+    for (const [words, message] of cases) {
+      const run = await runCli(words, env);
+      assert.equal(run.code, 2, `${words.join(" ")}: ${run.stderr}`);
+      assert.equal(run.stdout, "");
+      assert.match(run.stderr, message);
+    }
+  });
+
   it("exec --help puts the options before the command line", async () => {
     const help = await runCli(["exec", "--help"], env);
     assert.equal(help.code, 0);
@@ -71,13 +88,31 @@ describe("a config that does not load", () => {
     for (const [command, read] of Object.entries(answers)) {
       const run = await runCli([command, "--config", broken, ...(command === "tokens" ? ["--json"] : [])], env);
       assert.equal(run.code, 1, `${command}: ${run.stderr}`);
-      const problems = (read as (a: never) => string[])(JSON.parse(run.stdout) as never);
-      assert.equal(problems.length, 1);
-      assert.match(problems[0] as string, /broken\.json:\d+:\d+: .*did you mean 'args'/);
-      assert.match(run.stderr, /did you mean 'args'/);
+      assertBrokenConfig((read as (a: never) => string[])(JSON.parse(run.stdout) as never), run.stderr);
+    }
+  });
+
+  it("list, load and exec answer their one JSON too: the line not run, exit 1 and the problems", async () => {
+    for (const [words, line] of [
+      [["list"], "list"],
+      [["load", "commands/runtime-demo"], "load commands/runtime-demo"],
+      [["exec", "echo", "hi"], "echo hi"],
+    ] as const) {
+      const run = await runCli(["--config", broken, ...words], env);
+      assert.equal(run.code, 1, `${line}: ${run.stderr}`);
+      const answer = JSON.parse(run.stdout) as { ok: boolean; command: string; exitCode: number; problems: string[] };
+      assert.deepEqual({ ok: answer.ok, command: answer.command, exitCode: answer.exitCode }, { ok: false, command: line, exitCode: 1 });
+      assertBrokenConfig(answer.problems, run.stderr);
     }
   });
 });
+
+/** The one problem of `broken`, in the JSON answer and on stderr. */
+function assertBrokenConfig(problems: string[], stderr: string): void {
+  assert.equal(problems.length, 1);
+  assert.match(problems[0] as string, /broken\.json:\d+:\d+: .*did you mean 'args'/);
+  assert.match(stderr, /did you mean 'args'/);
+}
 
 describe("tokens --tools with a file that is not there", () => {
   it("says so in one line naming the file, without a stack trace", async () => {
@@ -106,5 +141,12 @@ describe("options and words a command does not take", () => {
     const tooMany = await runCli(["hash-token", "a", "b"], env);
     assert.equal(tooMany.code, 2);
     assert.match(tooMany.stderr, /at most 1 word after it; 'b' is not read/);
+    const extra = await runCli(["help", "validate", "extra"], env);
+    assert.equal(extra.code, 2);
+    assert.equal(extra.stdout, "", "no usage printed as if every word had been read");
+    assert.equal(extra.stderr, "agent-tools: agent-tools help takes at most 1 word after it; 'extra' is not read (agent-tools help --help lists its usage)\n");
+    const help = await runCli(["help", "validate"], env);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^usage: agent-tools validate \[options\]\n/);
   });
 });

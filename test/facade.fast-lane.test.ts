@@ -154,7 +154,7 @@ async function differential(script: Script, meta?: Record<string, unknown>): Pro
 }
 
 const resultText = (message: Message): string => ((message.result as { content?: Array<{ text?: string }> } | undefined)?.content?.[0]?.text ?? "");
-const payloadOf = (message: Message): Record<string, unknown> & { error?: { code: string; hint?: string } } => JSON.parse(resultText(message) || "{}");
+const payloadOf = (message: Message): Record<string, unknown> & { error?: { code: string; message: string; hint?: string } } => JSON.parse(resultText(message) || "{}");
 
 describe("the fast lane answers as the SDK does (lane on vs AGENT_TOOLS_FAST_LANE=off, raw stdio)", () => {
   it("2025 era, a client without elicitation (the bench's client): every kind of answer, the same bytes", async () => {
@@ -165,7 +165,9 @@ describe("the fast lane answers as the SDK does (lane on vs AGENT_TOOLS_FAST_LAN
       const invalid = payloadOf(await call("agent_tools_db_call", { toolName: "echo", arguments: { text: 5 } }));
       assert.equal(invalid.error?.code, "ARG_VALIDATION_FAILED");
       assert.ok(invalid.error?.hint, "a validation error carries its hint");
-      assert.ok(payloadOf(await call("agent_tools_db_call", { toolName: "ecko", arguments: { text: "x" } })).error, "an unknown downstream tool is an error naming the nearest");
+      const unknown = payloadOf(await call("agent_tools_db_call", { toolName: "ecko", arguments: { text: "x" } })).error;
+      assert.equal(unknown?.code, "UNKNOWN_TOOL", JSON.stringify(unknown));
+      assert.match(unknown?.message ?? "", /'ecko'.*'echo'/, "an unknown downstream tool is an error naming the nearest");
       assert.equal(payloadOf(await call("agent_tools_nope_call", { toolName: "echo" })).error?.code, "UNKNOWN_FACADE_TOOL");
       assert.match(resultText(await call("agent_tools_db_cal", { toolName: "echo", arguments: { text: "mended" } })), /read as 'agent_tools_db_call'/);
       assert.equal(((await call("agent_tools_db_call", "not an object")).error as { code?: number } | undefined)?.code, -32602, "malformed arguments: the SDK's -32602");
@@ -212,8 +214,13 @@ describe("the fast lane answers as the SDK does (lane on vs AGENT_TOOLS_FAST_LAN
       assert.match(resultText(await call("agent_tools_db_cal", { toolName: "echo", arguments: { text: "mended" } })), /read as 'agent_tools_db_call'/);
       assert.equal(payloadOf(await call("agent_tools_nope_call", { toolName: "echo" })).error?.code, "UNKNOWN_FACADE_TOOL");
       assert.equal(payloadOf(await call("agent_tools_db_call", { plugin: "fx", toolName: "echo" })).error?.code, "ARG_VALIDATION_FAILED");
-      assert.ok(payloadOf(await peer.request({ jsonrpc: "2.0", id: "no-args", method: "tools/call", params: { name: "agent_tools_db_run_skill" } })).error, "a skill call without arguments names what is missing");
-      assert.ok(payloadOf(await peer.request({ jsonrpc: "2.0", id: "no-args-call", method: "tools/call", params: { name: "agent_tools_db_call" } })).error, "a call without arguments names what is missing");
+      // A call without arguments names what is missing (and, for a skill, which skills there are).
+      const noSkill = payloadOf(await peer.request({ jsonrpc: "2.0", id: "no-args", method: "tools/call", params: { name: "agent_tools_db_run_skill" } })).error;
+      assert.equal(noSkill?.code, "UNKNOWN_SKILL", JSON.stringify(noSkill));
+      assert.match(noSkill?.message ?? "", /'skill' is missing/);
+      const noTool = payloadOf(await peer.request({ jsonrpc: "2.0", id: "no-args-call", method: "tools/call", params: { name: "agent_tools_db_call" } })).error;
+      assert.equal(noTool?.code, "MISSING_TOOL_NAME", JSON.stringify(noTool));
+      assert.match(noTool?.message ?? "", /'toolName' is missing: name the tool of plugin 'db'/);
       peer.send({ jsonrpc: "2.0", id: "sleep-1", method: "tools/call", params: { name: "agent_tools_fx_call", arguments: { toolName: "sleep", arguments: { ms: 300 } } } });
       peer.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "sleep-1" } });
       assert.match(resultText(await peer.request({ jsonrpc: "2.0", id: "sleep-2", method: "tools/call", params: { name: "agent_tools_fx_call", arguments: { toolName: "sleep", arguments: { ms: 300 } } } })), /slept/);

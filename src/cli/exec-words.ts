@@ -9,8 +9,9 @@ import { TEXT_BUILTINS } from "../text/reserved-names.js";
  * take no options, so `exec status --config F` would silently not read F (bash would run `status`).
  */
 
-/** The CLI's options that `exec` accepts between `exec` and the command line. */
-const EXEC_OPTIONS = ["--config", "--plugins-dir"] as const;
+/** The CLI's options that `exec` accepts between `exec` and the command line, with what their value is. */
+const EXEC_OPTION_VALUES = { "--config": "FILE", "--plugins-dir": "DIR" } as const;
+const EXEC_OPTIONS = Object.keys(EXEC_OPTION_VALUES) as (keyof typeof EXEC_OPTION_VALUES)[];
 
 export type ExecWords = { ok: true; options: string[]; words: string[] } | { ok: false; message: string };
 
@@ -51,7 +52,17 @@ export function splitExecWords(after: readonly string[], beforeExec: readonly st
     const option = optionOf(word);
     if (!option) break;
     options.push(word);
-    if (word === option) options.push(after[++i] ?? "");
+    if (word !== option) continue;
+    // The value is the next word; none (or an option in its place) is refused, not read as unset
+    // or taken from the command line. A value that starts with "-" goes as --config=-x, as parseArgs says.
+    const value = after[++i];
+    if (value === undefined || value.startsWith("-")) {
+      const what = EXEC_OPTION_VALUES[option];
+      const got =
+        value === undefined ? "nothing follows it" : optionOf(value) || value === "--" ? `'${value}' follows it` : `'${value}' follows it (a name starting with '-' goes as ${option}=${value})`;
+      return { ok: false, message: `${option} needs a ${what === "FILE" ? "file" : "folder"}, but ${got}: agent-tools exec ${option} ${what} COMMAND…` };
+    }
+    options.push(value);
   }
   if (after[i] === "--") return { ok: true, options, words: after.slice(i + 1) };
   const words = after.slice(i);

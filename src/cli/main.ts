@@ -213,12 +213,26 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
   const command = positionals[0] ?? (values.help ? "help" : "mcp");
   // `help`, `--help` anywhere (and `exec --help`) print the command's usage: nothing is served, bound or read.
   if (values.help || command === "help" || (command === "exec" && (execWords[0] === "--help" || execWords[0] === "-h"))) {
+    // `help validate extra` names one command too many: refused like any command's stray words (the
+    // options next to a help are not checked: `--help` with any of them still prints the usage).
+    const stray = command === "help" ? misplacedWords("help", {}, positionals.slice(1), bin) : undefined;
+    if (stray) {
+      process.stderr.write(`${bin}: ${stray}\n`);
+      return 2;
+    }
     process.stdout.write(command === "help" ? commandUsage(positionals[1] ?? "", bin) : commandUsage(command, bin));
     return 0;
   }
   const misplaced = COMMANDS[command] ? misplacedWords(command, values, positionals.slice(1), bin) : undefined;
   if (misplaced) {
     process.stderr.write(`${bin}: ${misplaced}\n`);
+    return 2;
+  }
+  // `--config=` or `--config ""` is a value left out (a variable that was not set), not a request
+  // for the usual lookup: refused rather than read as if the option were not there.
+  const emptyOption = (Object.keys(values) as OptionName[]).find((name) => values[name] === "");
+  if (emptyOption) {
+    process.stderr.write(`${bin}: --${emptyOption} is empty; give it a value (${OPTION_HELP[emptyOption].words}) or leave it out\n`);
     return 2;
   }
   if (values.port !== undefined && !/^\d{1,5}$/.test(values.port)) {
@@ -278,14 +292,15 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     case "list":
     case "load":
     case "exec": {
-      const { runTextAction } = await import("./text.js");
-      // status reports a broken config as its NOT READY answer; the others have no answer to give.
-      const read =
-        command === "status"
-          ? await readConfigOrAnswer(values.config, bin, (problems) => ({ ok: false, command: "status", exitCode: 1, result: { status: "NOT READY", problems } }))
-          : { config: await readConfig(values.config) };
+      const { runTextAction, lineFor } = await import("./text.js");
+      const words = command === "exec" ? execWords : positionals.slice(1);
+      // Each promises one JSON answer, a config that does not load included: status reports it as
+      // its NOT READY answer, the others answer the line they did not run and the problems.
+      const read = await readConfigOrAnswer(values.config, bin, (problems) =>
+        command === "status" ? { ok: false, command, exitCode: 1, result: { status: "NOT READY", problems } } : { ok: false, command: lineFor(command, words), exitCode: 1, problems },
+      );
       if (!read) return 1;
-      return runTextAction(command, command === "exec" ? execWords : positionals.slice(1), read.config);
+      return runTextAction(command, words, read.config);
     }
     case "serve": {
       const { serveText } = await import("./text.js");

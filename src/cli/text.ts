@@ -23,7 +23,8 @@ async function open(config: AgentToolsConfig | undefined, log?: Logger): Promise
   return { runtime, layer, session: runtime.createSession("cli") };
 }
 
-function lineFor(action: TextAction, words: readonly string[]): string {
+/** The line the text layer runs for an action and its words (also the `command` of its answer). */
+export function lineFor(action: TextAction, words: readonly string[]): string {
   if (action === "status" || action === "list") return action;
   if (action === "load") return `load ${words.join(" ")}`;
   return words.join(" ");

@@ -1,3 +1,5 @@
+import { describeArgumentValue } from "./argument-value.js";
+
 /**
  * The `limit` of discover and search, read one way for the typed facade and the text layer's
  * `discover --limit`. What models really send is repaired (a number sent as a string, `"5"`; a
@@ -17,17 +19,6 @@ export type LimitReading =
 /** A number written as JSON or JavaScript would write it (`5`, `5.0`, `1e1`, `-3`): what it reads as is then checked like a number. */
 const NUMERAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** The value as a refusal names it: a string always says it is one, so `"5.5"` does not read as the number. */
-function describeLimitValue(value: unknown): string {
-  if (typeof value === "string") {
-    const shown = value.length > 40 ? `${value.slice(0, 39)}…` : value;
-    return value.trim() ? `the string ${JSON.stringify(shown)}` : "an empty string";
-  }
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object" && value !== null) return "an object";
-  return String(value);
-}
-
 /** `null` counts as not given (clients fill unset optional fields with it). */
 export function readLimit(value: unknown): LimitReading {
   if (value === undefined || value === null) return { ok: true, limit: undefined, repairs: [] };
@@ -37,7 +28,7 @@ export function readLimit(value: unknown): LimitReading {
     count = Number(value.trim());
     repairs.push(`'limit' was the string ${JSON.stringify(value)}; it was read as the number ${String(count)}`);
   }
-  if (typeof count !== "number" || !Number.isInteger(count) || count < 1) return { ok: false, got: describeLimitValue(value) };
+  if (typeof count !== "number" || !Number.isInteger(count) || count < 1) return { ok: false, got: describeArgumentValue(value) };
   if (count <= MAX_LIMIT) return { ok: true, limit: count, repairs };
   repairs.push(`'limit' ${String(count)} is over the most an answer shows; ${MAX_LIMIT} were asked for`);
   return { ok: true, limit: MAX_LIMIT, repairs };

@@ -27,6 +27,7 @@ import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
 import { LIMIT_RULE, MAX_LIMIT, readLimit } from "./limit-argument.js";
+import { describeArgumentValue } from "./argument-value.js";
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
@@ -287,6 +288,21 @@ function limitOf(raw: unknown, fallback: number, repairs: Repair[]): number {
   }
   for (const message of read.repairs) repairs.push({ kind: "read-limit", message });
   return read.limit ?? fallback;
+}
+
+/**
+ * Search's `plugin`: one plugin's prefix, or not given (`null` too: clients fill unset optional
+ * fields with it) to search every plugin. Anything else (5, "", ["fx"]) is refused naming the
+ * value, never read as "every plugin" without a word.
+ */
+function searchPluginOf(raw: unknown): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw === "string" && raw.trim()) return raw.trim();
+  throw new RuntimeError(
+    "ARG_VALIDATION_FAILED",
+    `'plugin' must be one plugin's prefix, as a string; got ${describeArgumentValue(raw)}. Send e.g. {"query": "list issues", "plugin": "<prefix>"} (help and search hits show each prefix), or leave 'plugin' out to search every plugin`,
+    { errors: [{ path: "/plugin", message: "must be a non-empty string (a plugin's prefix)" }] },
+  );
 }
 
 /** "owner*, repo*, page, perPage +2": required first (starred), then a few optional names. */
@@ -893,7 +909,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             errors: [{ path: "/query", message: "must be a non-empty string" }],
           });
         }
-        const only = typeof args.plugin === "string" && args.plugin ? requirePlugin(args.plugin, repairs, session.identity).manifest.prefix : undefined;
+        const sentPlugin = searchPluginOf(args.plugin);
+        const only = sentPlugin === undefined ? undefined : requirePlugin(sentPlugin, repairs, session.identity).manifest.prefix;
         const limit = limitOf(args.limit, DEFAULT_LIMIT, repairs);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.

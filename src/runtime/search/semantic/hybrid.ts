@@ -1,6 +1,9 @@
-import { rankHits, type SearchAnswer, type SearchDocument, type SearchHit, type SearchOptions, type ToolIndex } from "../types.js";
+import { rankHits, type RowScores, type SearchAnswer, type SearchDocument, type SearchHit, type SearchOptions, type ToolIndex } from "../types.js";
 import { createDotKernel, dotAt, type DotKernel } from "./dot-kernel.js";
-import { bm25Idf } from "../bm25f.js";
+import { bm25Idf, type Bm25fIndex } from "../bm25f.js";
+import { candidateSenses, chooseSenses, EXPANSION_DEFAULTS, expansionTerms, senseText } from "../expansion.js";
+import type { WeightedTerm } from "../synonyms.js";
+import type { WordNet } from "../wordnet.js";
 import { queryClauses } from "../clauses.js";
 import { queryTerms } from "../tokenize.js";
 import { embeddingText } from "./document-text.js";
@@ -72,13 +75,36 @@ export interface HybridSettings {
    * for every query (the ranking before 4 December, session 6).
    */
   oneNeedFloorFactor: number;
+  /**
+   * Weight of a one-need query's WordNet expansion (expansion.ts) in its BM25F, when WordNet is
+   * there (`HybridOptions.loadWordNet`): each query word's relatives share it. 0 = no expansion.
+   */
+  expansionWeight: number;
 }
 
-export const HYBRID_DEFAULTS: HybridSettings = { lexicalWeight: 0.8, floorRank: 50, mmrLambda: 1, mmrPool: 30, clauseWeight: 0.5, minCosine: 0.27, serverWeight: 0, shortQueryTerms: 0, shortLexicalWeight: 0.8, lexicalFloor: 1.5, oneNeedFloorFactor: 2 };
+export const HYBRID_DEFAULTS: HybridSettings = {
+  lexicalWeight: 0.8,
+  floorRank: 50,
+  mmrLambda: 1,
+  mmrPool: 30,
+  clauseWeight: 0.5,
+  minCosine: 0.27,
+  serverWeight: 0,
+  shortQueryTerms: 0,
+  shortLexicalWeight: 0.8,
+  lexicalFloor: 1.5,
+  oneNeedFloorFactor: 2,
+  expansionWeight: EXPANSION_DEFAULTS.weight,
+};
 
 export interface HybridOptions {
   /** The lexical side: BM25F (it scores by document position, which the fusion indexes by). */
-  lexical: ToolIndex & Required<Pick<ToolIndex, "scoreRows">>;
+  lexical: Bm25fIndex;
+  /**
+   * Loads WordNet for one-need intents' expansion (expansion.ts), called on the first such query;
+   * resolves to undefined when it is not installed (or turned off): the ranking is as without it.
+   */
+  loadWordNet?: () => Promise<WordNet | undefined>;
   /** Resolves to the model or to why it is unavailable; called on the first `prepare`. */
   loadModel: () => Promise<ModelLoad>;
   /** Built once the model is known (its id and size name the cache file). */
@@ -132,6 +158,8 @@ const EMBED_GROUP = 256;
 const GROUPS_AHEAD = 2;
 const FLUSH_EVERY = 2000;
 const QUERY_CACHE = 1024;
+/** WordNet senses whose vectors are kept (a few dozen per new intent). */
+const SENSE_CACHE = 8192;
 /** With modelWaitMs 0: how long after the first search the model starts loading (after its answer is written). */
 const MODEL_LOAD_DELAY_MS = 100;
 /**
@@ -184,6 +212,12 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
    */
   const said = new Set<NoticeKind>();
   const pendingNotices: string[] = [];
+  /** WordNet once loaded (undefined: not asked for yet, or absent); the load is started once. */
+  let wordnet: WordNet | undefined;
+  let wordnetLoading: Promise<void> | undefined;
+  /** Per one-need query: its expansion's terms at weight 1 per word (scaled by expansionWeight when used); [] for none. */
+  const expansions = new Map<string, WeightedTerm[]>();
+  const senseVectors = new Map<string, Float32Array>();
 
   function say(kind: NoticeKind, message: string): void {
     if (said.has(kind) || said.has("off")) return;
@@ -402,6 +436,46 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     queryVectors.set(query, vectors);
   }
 
+  function loadedWordNet(): Promise<WordNet | undefined> {
+    wordnetLoading ??= (options.loadWordNet?.() ?? Promise.resolve(undefined)).then(
+      (loaded) => void (wordnet = loaded),
+      (error: unknown) => options.log?.(`intent expansion is off: ${(error as Error).message}`),
+    );
+    return wordnetLoading.then(() => wordnet);
+  }
+
+  /**
+   * A one-need query's WordNet expansion (expansion.ts), when its own words find no tool well:
+   * its words' senses nearest the query's vector, and their relatives. Needs the query's vector.
+   */
+  async function expand(query: string): Promise<void> {
+    if (!options.loadWordNet || settings.expansionWeight <= 0 || !model || expansions.has(query)) return;
+    const vectors = queryVectors.get(query);
+    if (!vectors || vectors.length !== 1 || queryClauses(query).length > 1) return;
+    if (expansions.size >= QUERY_CACHE) expansions.delete(expansions.keys().next().value!);
+    let best = 0;
+    for (const { scores } of lexical.scoreRows(query)) for (const value of scores) if (value > best) best = value;
+    const wn = best < EXPANSION_DEFAULTS.weakMatch * bm25Idf(lexical.size(), 1) ? await loadedWordNet() : undefined;
+    const candidates = wn ? candidateSenses(query, wn, EXPANSION_DEFAULTS) : [];
+    const current = model;
+    const missing = [...new Map(candidates.flatMap((c) => c.senses).filter((s) => !senseVectors.has(s.key)).map((s) => [s.key, s])).values()];
+    if (missing.length > 0 && current) {
+      const embedded = await current.embed(missing.map(senseText));
+      for (let i = 0; i < missing.length; i++) {
+        if (senseVectors.size >= SENSE_CACHE) senseVectors.delete(senseVectors.keys().next().value!);
+        senseVectors.set(missing[i]!.key, embedded[i]!);
+      }
+    }
+    const qv = vectors[0]!;
+    const closeness = (synset: { key: string }) => {
+      const v = senseVectors.get(synset.key);
+      return v ? dotAt(qv, 0, v, 0, qv.length) : -1;
+    };
+    const chosen = chooseSenses(candidates, closeness, EXPANSION_DEFAULTS);
+    expansions.set(query, wn ? expansionTerms(query, chosen, wn, { ...EXPANSION_DEFAULTS, weight: 1 }) : []);
+    if (lexicalMemo?.query === query) lexicalMemo = undefined;
+  }
+
   /**
    * Every plugin's documents laid end to end, made again only after the catalog or its vectors
    * changed: a document's position here indexes the per-query score arrays, and the dot-product
@@ -477,8 +551,9 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     const scores = new Float64Array(current.total);
     // The IDF of a word found in one tool of the catalog (BM25F's formula).
     const unit = floored ? settings.lexicalFloor * bm25Idf(lexical.size(), 1) : 0;
-    const add = (text: string, weight: number, into: Float64Array, combine: "sum" | "max", floor: number) => {
-      const found = lexical.scoreRows(text, scope);
+    const add = (text: string, weight: number, into: Float64Array, combine: "sum" | "max", floor: number, expansion?: readonly WeightedTerm[]) => {
+      const own = lexical.scoreRows(text, scope);
+      const found = expansion?.length ? sumRows(own, lexical.scoreTerms(expansion, scope)) : own;
       let max = 0;
       for (const { scores: s } of found) for (const value of s) if (value > max) max = value;
       if (max <= 0) return;
@@ -495,7 +570,10 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     };
     const clauses = queryClauses(query);
     const cw = clauses.length > 1 ? settings.clauseWeight : 0;
-    add(query, 1 - cw, scores, "sum", cw > 0 ? unit : settings.oneNeedFloorFactor * unit);
+    // A one-need query's expansion takes part only beside meaning (it was chosen by meaning, and
+    // BM25F alone ranks as it always did).
+    const expansion = floored && cw === 0 && settings.expansionWeight > 0 ? expansions.get(query)?.map((t) => ({ term: t.term, weight: t.weight * settings.expansionWeight })) : undefined;
+    add(query, 1 - cw, scores, "sum", cw > 0 ? unit : settings.oneNeedFloorFactor * unit, expansion);
     if (cw > 0) {
       const best = new Float64Array(current.total);
       for (const clause of clauses) add(clause, cw, best, "max", unit);
@@ -609,11 +687,14 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       lexical.setPluginDocuments(plugin, documents);
       plugins.set(plugin, { documents: [...documents] });
       generation++;
+      // Whether an intent's own words find a tool well depends on the catalog.
+      expansions.clear();
       if (model) void embedPending().catch((error: unknown) => drop(`embedding the catalog failed: ${(error as Error).message}`));
     },
     removePlugin(plugin) {
       lexical.removePlugin(plugin);
       if (plugins.delete(plugin)) generation++;
+      expansions.clear();
     },
     size: (plugin) => lexical.size(plugin),
     async prepare(query, scope) {
@@ -634,7 +715,8 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       }
       // With the model in, the query goes to its thread now (synchronously), so BM25F below runs
       // on this thread while the model embeds the query on the other core.
-      const work = (model ? Promise.all([catalogWork(), queryVector(query)]) : ensureModel().then(() => model && Promise.all([catalogWork(), queryVector(query)]))).catch(
+      const withVector = () => queryVector(query).then(() => expand(query));
+      const work = (model ? Promise.all([catalogWork(), withVector()]) : ensureModel().then(() => model && Promise.all([catalogWork(), withVector()]))).catch(
         (error: unknown) => drop((error as Error).message),
       );
       // Floored as rank() will ask when the query's vector arrives (a scope still being embedded ranks without meaning).
@@ -746,4 +828,16 @@ export function best(candidates: readonly number[], scores: Float64Array, k: num
     if (kept.length > k) kept.pop();
   }
   return kept;
+}
+
+/** Row scores of two rankings of the same documents, added per plugin and row. */
+export function sumRows(a: readonly RowScores[], b: readonly RowScores[]): RowScores[] {
+  if (b.length === 0) return [...a];
+  const byPlugin = new Map<string, Map<number, number>>();
+  for (const { plugin, rows, scores } of [...a, ...b]) {
+    let sums = byPlugin.get(plugin);
+    if (!sums) byPlugin.set(plugin, (sums = new Map()));
+    for (let i = 0; i < rows.length; i++) sums.set(rows[i]!, (sums.get(rows[i]!) ?? 0) + scores[i]!);
+  }
+  return [...byPlugin].map(([plugin, sums]) => ({ plugin, rows: [...sums.keys()], scores: [...sums.values()] }));
 }

