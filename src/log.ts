@@ -29,3 +29,12 @@ export function createLogger(scope = "agent-tools", level: Level = levelFromEnv(
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * The logger of a one-off command whose answer already holds what the `info` lines would say
+ * (`status`'s `missing` lists the plugins not configured; `tokens` prints them): warnings and
+ * errors only, unless AGENT_TOOLS_LOG asks for another level.
+ */
+export function oneOffCommandLogger(scope = "agent-tools"): Logger {
+  return createLogger(scope, process.env.AGENT_TOOLS_LOG?.trim() ? levelFromEnv(process.env.AGENT_TOOLS_LOG) : "warn");
+}

@@ -52,7 +52,7 @@ describe("config file", () => {
         off: { command: "x", disabled: true },
       },
     });
-    const manifests = manifestsFromConfig(config);
+    const manifests = manifestsFromConfig(config, new Set());
     assert.deepEqual(manifests.map((m) => m.prefix), ["fs", "team_wiki"]);
     const [fs, wiki] = manifests;
     assert.deepEqual(fs?.adapter, { kind: "mcp", command: "npx", args: ["srv"], env: { ROOT: "${HOME}" } });

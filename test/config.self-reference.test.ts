@@ -6,10 +6,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { after, before, describe, it } from "node:test";
-import { buildChildEnv } from "../src/adapters/mcp/child-env.js";
+import { SAFE_BASE_ENV_VARS, buildChildEnv } from "../src/adapters/mcp/child-env.js";
 import { childEnv } from "../src/adapters/cli/child-env.js";
 import { createRedactor } from "../src/adapters/shared/redact.js";
-import { runsThisRuntime } from "../src/config/self-reference.js";
+import { INHERITED_LOOKUP_VARIABLES, runsThisRuntime } from "../src/config/self-reference.js";
 import type { McpServerEntry } from "../src/config/config.js";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { MCP_BIN, ROOT, baseEnv, callJson, runCli } from "./helpers.js";
@@ -63,13 +63,22 @@ async function startIn(dir: string, extra: Record<string, string> = {}): Promise
 }
 
 describe("which entries start this runtime", () => {
-  // Paths in an entry resolve against the config's folder: a config in the package's root.
-  const config = path.join(ROOT, "agent-tools.config.json");
+  // Paths in an entry resolve against the config's folder: a project folder that links the package's dist/.
+  let proj: string;
+  let config: string;
+  let home: string;
+  let hostEnv: NodeJS.ProcessEnv;
   const stdio = (command: string, ...args: string[]): McpServerEntry => ({ command, args });
   let bins: string;
   let copy: string;
   let others: string;
   before(() => {
+    proj = mkdtempSync(path.join(tmpdir(), "agent-tools-proj-"));
+    config = path.join(proj, "agent-tools.config.json");
+    writeFileSync(config, "{}");
+    symlinkSync(path.join(ROOT, "dist"), path.join(proj, "dist"));
+    home = mkdtempSync(path.join(tmpdir(), "agent-tools-home-"));
+    hostEnv = { HOME: home, PATH: process.env.PATH };
     // A second install of this package (a copy: still a loop), with its bins on a PATH as npm
     // installs them: executable, linked from a bin folder.
     copy = mkdtempSync(path.join(tmpdir(), "agent-tools-copy-"));
@@ -117,8 +126,77 @@ describe("which entries start this runtime", () => {
       stdio("node", MCP_BIN, "--config", config),
       { command: "node", args: [MCP_BIN], env: { AGENT_TOOLS_CONFIG: "./agent-tools.config.json" } },
     ] as McpServerEntry[]) {
-      assert.equal(runsThisRuntime(entry, config), true, JSON.stringify(entry));
+      assert.equal(runsThisRuntime(entry, config, hostEnv), true, JSON.stringify(entry));
     }
+  });
+
+  it("recognises runners whose options take a value, and skips only when the copy would read this same file", () => {
+    for (const entry of [
+      stdio("npx", "--prefix", proj, "agent-tools-runtime"),
+      stdio("npx", "--registry", "https://registry.example", "-y", "agent-tools-runtime"),
+      stdio("npm", "--prefix", proj, "exec", "--", "agent-tools-runtime"),
+      stdio("pnpm", "-C", proj, "dlx", "agent-tools-runtime"),
+      stdio("yarn", "--cwd", proj, "dlx", "-p", "agent-tools-runtime", "agent-tools-mcp"),
+      stdio("yarn", "node", "dist/bin/agent-tools-mcp.js"),
+      stdio("pnpm", "exec", "node", "dist/bin/agent-tools-mcp.js"),
+      stdio("bunx", "--bun", "agent-tools-runtime"),
+      stdio("node", MCP_BIN, "--config", "${PROJ_CONFIG}"),
+      stdio("sh", "-c", `node ${MCP_BIN} --config ./agent-tools.config.json`),
+    ] as McpServerEntry[]) {
+      assert.equal(runsThisRuntime(entry, config, { ...hostEnv, PROJ_CONFIG: config }), true, JSON.stringify(entry));
+    }
+  });
+
+  it("keeps what it cannot be sure of: option values, package.json scripts, unknown options, another folder or HOME", () => {
+    for (const entry of [
+      // Review 9, bug 3: an option's value is not the program; a script name is not a package.
+      stdio("npm", "--prefix", ROOT, "run", "some-fixture"),
+      stdio("pnpm", "-C", ROOT, "exec", "tsx", "test/fixtures/mcp/http-server.ts"),
+      stdio("yarn", "--cwd", ROOT, "node", "test/fixtures/mcp/stdio-server.mjs"),
+      stdio("npm", "run", "agent-tools-runtime"),
+      stdio("pnpm", "run", "agent-tools-mcp"),
+      stdio("pnpm", "agent-tools-runtime"),
+      stdio("yarn", "agent-tools-runtime"),
+      stdio("npx", "--some-new-option", "agent-tools-runtime"),
+      stdio("npx", "-c", "agent-tools-mcp"),
+      stdio("npm", "-w", "packages/a", "exec", "agent-tools-runtime"),
+      stdio("env", "-i", "node", MCP_BIN),
+      // Runs in another folder too, where no agent-tools.config.json is: that copy reads another file.
+      stdio("pnpm", "-C", home, "dlx", "agent-tools-runtime"),
+      // Review 9, bug 2: the copy's own lookup finds another file.
+      { command: "node", args: [MCP_BIN], cwd: home },
+      { command: "node", args: [MCP_BIN], env: { AGENT_TOOLS_CONFIG: "/tmp/sr/other.json" } },
+      stdio("sh", "-c", `node ${MCP_BIN} --config other.json`),
+      stdio("env", `AGENT_TOOLS_CONFIG=${path.join(home, "x.json")}`, "node", MCP_BIN),
+      stdio("node", MCP_BIN, "--config", "${UNSET_CONFIG_VARIABLE}"),
+    ] as McpServerEntry[]) {
+      assert.equal(runsThisRuntime(entry, config, hostEnv), false, JSON.stringify(entry));
+    }
+    // A config given in code has no file a copy could read again.
+    assert.equal(runsThisRuntime(stdio("node", MCP_BIN), undefined, hostEnv), false);
+  });
+
+  it("decides 'same file' as the copy's lookup does: a team file is not the user file the copy reads; the user file is", () => {
+    const userFile = path.join(home, ".config", "agent-tools-runtime", "config.json");
+    mkdirSync(path.dirname(userFile), { recursive: true });
+    writeFileSync(userFile, "{}");
+    const team = path.join(home, "team", "team.json");
+    mkdirSync(path.dirname(team));
+    writeFileSync(team, "{}");
+    const plain = stdio("node", MCP_BIN);
+    assert.equal(runsThisRuntime(plain, team, hostEnv), false, "the copy reads the user file, not team.json");
+    assert.equal(runsThisRuntime(plain, userFile, hostEnv), true, "the copy reads the user file it was listed in");
+    assert.equal(runsThisRuntime({ ...plain, env: { HOME: proj } }, userFile, hostEnv), false, "another HOME: another user file");
+    // XDG_CONFIG_HOME is not passed on to a child: only a declared one counts.
+    const xdg = mkdtempSync(path.join(tmpdir(), "agent-tools-xdg-"));
+    const xdgFile = path.join(xdg, "agent-tools-runtime", "config.json");
+    mkdirSync(path.dirname(xdgFile));
+    writeFileSync(xdgFile, "{}");
+    assert.equal(runsThisRuntime(plain, xdgFile, { ...hostEnv, XDG_CONFIG_HOME: xdg }), false);
+    assert.equal(runsThisRuntime({ ...plain, env: { XDG_CONFIG_HOME: xdg } }, xdgFile, hostEnv), true);
+    // The variables the check takes from the host are those a child inherits (child-env.ts).
+    for (const name of INHERITED_LOOKUP_VARIABLES) assert.ok(SAFE_BASE_ENV_VARS.includes(name), name);
+    for (const name of ["XDG_CONFIG_HOME", "AGENT_TOOLS_CONFIG"]) assert.ok(!SAFE_BASE_ENV_VARS.includes(name), name);
   });
 
   it("leaves other servers alone: other packages, other scripts and bins of the same name, what cannot be resolved, another config", () => {
@@ -157,7 +235,7 @@ describe("which entries start this runtime", () => {
       stdio("node", MCP_BIN, "--config=other.json"),
       { command: "agent-tools-mcp", env: { PATH: `${bins}:/usr/bin:/bin`, AGENT_TOOLS_CONFIG: "/tmp/sr/other.json" } },
     ] as McpServerEntry[]) {
-      assert.equal(runsThisRuntime(entry, config), false, JSON.stringify(entry));
+      assert.equal(runsThisRuntime(entry, config, hostEnv), false, JSON.stringify(entry));
     }
   });
 });
@@ -224,12 +302,13 @@ describe("a config that lists the runtime itself", () => {
   });
 
   it("says nothing of the entry once plugins.disable names it (by key or by prefix), and takes that name as no typo", async () => {
-    const self = { command: process.execPath, args: [MCP_BIN], env: QUIET_CHILD_ENV };
     for (const [key, disable] of [
       ["agent-tools", "agent-tools"],
       ["Agent Tools (self)", "agent_tools_self"],
     ] as const) {
       const file = path.join(dir, `disabled-${disable}.json`);
+      // It names its own file, so without plugins.disable it would be skipped with a notice.
+      const self = { command: process.execPath, args: [MCP_BIN, "--config", file], env: QUIET_CHILD_ENV };
       writeFileSync(file, JSON.stringify({ mcpServers: { [key]: self }, plugins: { disable: [disable] } }));
       const run = await runCli(["validate", "--config", file], { ...baseEnv(), AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1" });
       const report = JSON.parse(run.stdout) as { ok: boolean; problems: string[]; notices?: string[] };

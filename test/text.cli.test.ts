@@ -39,6 +39,16 @@ describe("agent-tools status | list | load | exec", () => {
     assert.equal(JSON.parse(refused.stdout).exitCode, 4);
   });
 
+  it("keeps stderr to warnings: the info line on plugins not configured is status's `missing` already, unless AGENT_TOOLS_LOG asks", async () => {
+    const { AGENT_TOOLS_LOG: _unset, ...unsetLog } = env();
+    const status = await runCli(["status"], unsetLog);
+    assert.equal(status.code, 0, status.stderr);
+    assert.ok((JSON.parse(status.stdout) as JsonObject).result.missing.some((m: string) => /plugin 'vault'/.test(m)), status.stdout);
+    assert.doesNotMatch(status.stderr, /info:/);
+    const asked = await runCli(["exec", "true"], env({ AGENT_TOOLS_LOG: "info" }));
+    assert.match(asked.stderr, /info: 1 plugins? not configured/);
+  });
+
   it("AGENT_TOOLS_EXEC_MOUNT_CWD=1 shows the working directory at /workdir, copy-on-write", async () => {
     const run = await runCli(["exec", "grep -c notes /workdir/plugins/agent-tools-plugin-notes/plugin.json && echo changed > /workdir/written.txt && cat /workdir/written.txt"], env({ AGENT_TOOLS_EXEC_MOUNT_CWD: "1" }));
     const answer = JSON.parse(run.stdout) as { stdout: string; exitCode: number; stderr: string };

@@ -309,19 +309,19 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     case "tokens": {
       const { tokensReport, formatTokensReport } = await import("./tokens.js");
       const { createRuntime } = await import("../runtime/runtime.js");
-      const { createLogger } = await import("../log.js");
+      const { oneOffCommandLogger } = await import("../log.js");
       let runtime;
       if (values.tools) {
         const { readTools } = await import("./retrieval-data.js");
         const { inMemoryManifests, inMemoryAdapterKind, IN_MEMORY_KIND } = await import("./in-memory-fleet.js");
         const path = await import("node:path");
         const tools = readTools(values.tools, path.basename(values.tools).replace(/\..*$/, ""));
-        runtime = await createRuntime({ manifests: inMemoryManifests(tools, values.tools), adapterKinds: { [IN_MEMORY_KIND]: inMemoryAdapterKind }, log: createLogger("agent-tools", "warn") });
+        runtime = await createRuntime({ manifests: inMemoryManifests(tools, values.tools), adapterKinds: { [IN_MEMORY_KIND]: inMemoryAdapterKind }, log: oneOffCommandLogger() });
       } else {
         // Only --json promises JSON on stdout; the table's reader gets the problem on stderr.
         const read = values.json ? await readConfigOrAnswer(values.config, bin, (problems) => ({ ok: false, problems })) : { config: await readConfig(values.config) };
         if (!read) return 1;
-        runtime = await createRuntime({ config: read.config, log: createLogger("agent-tools", "warn") });
+        runtime = await createRuntime({ config: read.config, log: oneOffCommandLogger() });
       }
       try {
         const report = await tokensReport(runtime);

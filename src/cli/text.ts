@@ -1,5 +1,7 @@
 import { createInterface } from "node:readline";
+import type { Logger } from "../adapters/types.js";
 import type { AgentToolsConfig } from "../config/config.js";
+import { oneOffCommandLogger } from "../log.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
 import { closeSession, type Session } from "../runtime/session.js";
 import type { ExecAnswer } from "../text/answer.js";
@@ -15,8 +17,8 @@ import { createTextLayer, textLayerOptionsFromEnv, type TextLayer } from "../tex
 
 export type TextAction = "status" | "list" | "load" | "exec";
 
-async function open(config: AgentToolsConfig | undefined): Promise<{ runtime: Runtime; layer: TextLayer; session: Session }> {
-  const runtime = await createRuntime(config ? { config } : {});
+async function open(config: AgentToolsConfig | undefined, log?: Logger): Promise<{ runtime: Runtime; layer: TextLayer; session: Session }> {
+  const runtime = await createRuntime({ ...(config ? { config } : {}), ...(log ? { log } : {}) });
   const layer = createTextLayer(runtime, textLayerOptionsFromEnv());
   return { runtime, layer, session: runtime.createSession("cli") };
 }
@@ -30,7 +32,7 @@ export function lineFor(action: TextAction, words: readonly string[]): string {
 
 /** One action, one JSON answer on stdout; the exit status is the answer's exit code. */
 export async function runTextAction(action: TextAction, words: readonly string[], config: AgentToolsConfig | undefined): Promise<number> {
-  const { runtime, layer, session } = await open(config);
+  const { runtime, layer, session } = await open(config, oneOffCommandLogger());
   try {
     const answer = await layer.exec(session, lineFor(action, words));
     process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);

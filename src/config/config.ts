@@ -290,7 +290,7 @@ function userConfigFile(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.P
 }
 
 /** Where the config comes from: an explicit path must exist; the default files are optional. */
-function locateConfig(explicit: string | undefined, env: NodeJS.ProcessEnv, cwd: string): { file: string; source: ConfigSource } | undefined {
+export function locateConfig(explicit: string | undefined, env: NodeJS.ProcessEnv, cwd: string): { file: string; source: ConfigSource } | undefined {
   const named = explicit ?? env.AGENT_TOOLS_CONFIG;
   if (named) {
     const file = path.resolve(cwd, named);

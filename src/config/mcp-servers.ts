@@ -2,7 +2,6 @@ import path from "node:path";
 import type { PluginManifest } from "../plugins/manifest.js";
 import type { AgentToolsConfig, McpServerEntry } from "./config.js";
 import { prefixFromKey } from "./entry-names.js";
-import { runsThisRuntime } from "./self-reference.js";
 
 /**
  * Each `mcpServers` entry becomes a plugin named by its key, with no code: a manifest whose
@@ -49,10 +48,13 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
   return manifest;
 }
 
-/** Entries that start this runtime itself are left out (self-reference.ts; the runtime says so once). */
-export function manifestsFromConfig(config: AgentToolsConfig): PluginManifest[] {
+/**
+ * The config's entries as plugins, but for `skipped`: the keys of the entries that start this
+ * runtime itself (self-reference.ts's selfReferences, decided once per start and said in its notices).
+ */
+export function manifestsFromConfig(config: AgentToolsConfig, skipped: ReadonlySet<string>): PluginManifest[] {
   const file = config.file ?? path.resolve("agent-tools.config.json");
   return Object.entries(config.mcpServers)
-    .filter(([, entry]) => !entry.disabled && !runsThisRuntime(entry, file))
+    .filter(([key, entry]) => !entry.disabled && !skipped.has(key))
     .map(([key, entry]) => manifestFromEntry(file, key, entry));
 }

@@ -1,4 +1,4 @@
-import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -53,19 +53,4 @@ export function isOwnBin(file: string, dir: string): boolean {
   if (found === undefined || found.json.name !== OWN_PACKAGE) return false;
   const bins = typeof found.json.bin === "string" ? [found.json.bin] : found.json.bin && typeof found.json.bin === "object" ? Object.values(found.json.bin) : [];
   return bins.some((bin) => typeof bin === "string" && realFile(path.resolve(found.dir, bin)) === real);
-}
-
-/** The file a bare command name runs: the first executable of that name on `searchPath`. */
-export function onPath(name: string, searchPath: string | undefined): string | undefined {
-  for (const folder of (searchPath ?? "").split(path.delimiter)) {
-    if (folder === "") continue;
-    const candidate = path.join(folder, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }

@@ -8,15 +8,18 @@ import { mayUsePlugin, seesWholeFleet, type Identity } from "./access.js";
  * and `status` show, so a new kind of problem cannot reach one and not the others.
  *
  * Who sees what: the config's own problems (a plugin folder that is not there, a
- * `plugins.disable` name that matches nothing, an entry that starts this runtime itself) and a plugin folder that failed to load name host
- * paths and plugins, so only a caller that may use every plugin sees them. A failed skill or a
- * broken related link belongs to one plugin: shown to the callers that may use that plugin (and,
- * for a link, the plugin it points at).
+ * `plugins.disable` name that matches nothing, MCP servers the depth guard did not start) and a
+ * plugin folder that failed to load name host paths and plugins, so only a caller that may use
+ * every plugin sees them. A failed skill or a broken related link belongs to one plugin: shown to
+ * the callers that may use that plugin (and, for a link, the plugin it points at).
  */
 export interface FleetProblemSources {
   missingPluginDirs: readonly string[];
   unknownDisabled: readonly string[];
-  /** Config entries skipped (one that starts this runtime itself) and MCP servers not started (too deep a chain of runtimes). */
+  /**
+   * MCP servers not started (too deep a chain of runtimes, runtime-depth.ts). An entry that starts
+   * this runtime itself is not here: it is a notice (self-reference.ts), as the file lists it on purpose.
+   */
   configProblems: readonly string[];
   failures: readonly PluginLoadFailure[];
   brokenLinks: readonly BrokenRelatedLink[];

@@ -6,7 +6,7 @@ import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
 import { describeConfigSource, type AgentToolsConfig } from "../config/config.js";
 import { defaultManifests, EMBEDDED_ORIGIN } from "../config/defaults.js";
 import { manifestsFromConfig } from "../config/mcp-servers.js";
-import { selfReferenceNotices } from "../config/self-reference.js";
+import { selfReferenceNotices, selfReferences } from "../config/self-reference.js";
 import { depthRefusal, startsStdioMcpServer } from "../adapters/shared/runtime-depth.js";
 import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
 import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
@@ -365,8 +365,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // user's own collisions are errors.
   const isBundledDir = (dir: string) => isBundledLocation(dir, RUNTIME_ROOT);
   const sources: PluginSource[] = dirs.filter((d) => !isBundledDir(d));
+  // Entries that start this runtime itself, decided once: left out here and said in the notices below.
+  const skippedSelf = config && !options.manifests ? selfReferences(config, env) : [];
   if (options.manifests) sources.push(...options.manifests);
-  else if (config) sources.push(...manifestsFromConfig(config));
+  else if (config) sources.push(...manifestsFromConfig(config, new Set(skippedSelf.map((s) => s.key))));
   sources.push(...dirs.filter(isBundledDir));
   if (!options.manifests && (!config?.file || config.plugins.embedded === true) && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env, config?.file));
   // One redactor for the whole fleet: adapters add what they learn at run time, and every answer
@@ -410,12 +412,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // Entries that start this runtime itself are skipped with a notice (a client's file used as is
   // lists agent-tools on purpose, so validate stays ok); a runtime too deep in a chain of runtimes
   // to start MCP servers (runtime-depth.ts) runs a fleet other than the one meant: a problem.
-  const selfReferences = config && !options.manifests ? selfReferenceNotices(config) : [];
+  const selfReferenceLines = config ? selfReferenceNotices(config, skippedSelf) : [];
   const refusal = depthRefusal(env);
   const depthProblems = refusal && plugins.some(({ manifest: { adapter } }) => startsStdioMcpServer(adapter)) ? [`stdio MCP servers are not started: ${refusal}`] : [];
   for (const notice of [
     ...(config?.notices ?? []),
-    ...selfReferences,
+    ...selfReferenceLines,
     ...depthProblems,
     ...missingDirs,
     ...disableTypos,
@@ -762,7 +764,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     replaced,
     brokenLinks,
     problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: depthProblems, failures, brokenLinks }, session?.identity),
-    notices: (session) => (seesWholeFleet(session?.identity) ? [...replaced.map((r) => r.notice), ...selfReferences] : []),
+    notices: (session) => (seesWholeFleet(session?.identity) ? [...replaced.map((r) => r.notice), ...selfReferenceLines] : []),
     index,
     log,
     facadeMode,

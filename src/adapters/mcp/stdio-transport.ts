@@ -5,7 +5,7 @@ import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { buildChildEnv } from "./child-env.js";
 import { resolveSecretAware } from "../shared/env-vars.js";
-import { depthRefusal } from "../shared/runtime-depth.js";
+import { DEPTH_REFUSAL_HINT, depthRefusal } from "../shared/runtime-depth.js";
 import { ToolCallLane } from "./call-lane.js";
 import { GroupStdioTransport } from "./group-stdio-transport.js";
 import { LenientClient } from "./lenient-handshake.js";
@@ -46,7 +46,7 @@ interface ResolvedLaunch {
 export function resolveLaunch(spec: McpStdioSpec, options: StdioOpenerOptions): ResolvedLaunch {
   const { hostEnv, redactor } = options;
   const refusal = depthRefusal(hostEnv);
-  if (refusal) throw new McpAdapterError("NOT_CONFIGURED", `MCP server '${options.name}' was not started: ${refusal}`);
+  if (refusal) throw new McpAdapterError("NOT_CONFIGURED", `MCP server '${options.name}' was not started: ${refusal}`, { hint: DEPTH_REFUSAL_HINT });
   let command = resolveSecretAware(spec.command, hostEnv, "adapter.command", redactor);
   const args = spec.args.map((arg, i) => resolveSecretAware(arg, hostEnv, `adapter.args[${i}]`, redactor));
   const env = buildChildEnv(spec.env, hostEnv, redactor);

@@ -32,6 +32,15 @@ export function depthRefusal(env: NodeJS.ProcessEnv): string | undefined {
   );
 }
 
+/**
+ * The hint of an MCP call the guard refused (the generic NOT_CONFIGURED hint asks for a variable to
+ * set; here there is none): the fix is in a config above, never in this runtime's environment.
+ */
+export const DEPTH_REFUSAL_HINT =
+  `This runtime is ${MAX_RUNTIME_DEPTH} or more levels down a chain of agent-tools runtimes, each started by the one above through an mcpServers entry (${DEPTH_VARIABLE} counts the levels; the guard stops a config that starts agent-tools again). ` +
+  `Find the entry (or wrapper script) that starts agent-tools in the config of the runtime above and remove it or name it in that config's plugins.disable; ` +
+  `there is nothing to set here, and ${DEPTH_VARIABLE} is not meant to be set by hand.`;
+
 /** The adapter kinds that start a stdio MCP server when their block names a `command`: `mcp-filesystem` (the embedded filesystem plugin's kind) wraps an `mcp` block. */
 const STDIO_MCP_KINDS = new Set(["mcp", "mcp-filesystem"]);
 
