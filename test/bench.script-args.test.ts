@@ -42,7 +42,7 @@ describe("bench scripts: arguments", () => {
   it("semantic-tune: an unknown TUNE_SETS label exits 2 naming it and the known ones, before any data set is read", () => {
     const run = runScript("semantic-tune.ts", [], { TUNE_SETS: "fleet,apii", SEAL_TOOLS_DIR: "/nonexistent-seal-tools" });
     assert.equal(run.status, 2, run.stderr);
-    assert.match(run.stderr, /unknown set\(s\): apii; the known ones are fleet, api, api-stripped, api-opaque, seal-tune/);
+    assert.match(run.stderr, /unknown set\(s\): apii; the known ones are fleet, api, api-stripped, api-opaque, github, seal-tune/);
     assert.doesNotMatch(run.stderr, /ENOENT/, "no Seal-Tools file was read");
   });
 
