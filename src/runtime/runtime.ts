@@ -305,6 +305,27 @@ function searchPluginOf(raw: unknown): string | undefined {
   );
 }
 
+/**
+ * Search's `detail`: `true` or `false`, or not given (`null` too). The strings "true" and "false"
+ * are what models send for a boolean most often: read as the boolean and named in `repairs`, like
+ * a numeral-string limit. Anything else (1, "yes", {}) is refused naming the value, never read as
+ * `false` without a word.
+ */
+function detailOf(raw: unknown, repairs: Repair[]): boolean {
+  if (raw === undefined || raw === null) return false;
+  if (typeof raw === "boolean") return raw;
+  const word = typeof raw === "string" ? raw.trim().toLowerCase() : undefined;
+  if (word === "true" || word === "false") {
+    repairs.push({ kind: "read-detail", message: `'detail' was the string ${JSON.stringify(raw)}; it was read as the boolean ${word}` });
+    return word === "true";
+  }
+  throw new RuntimeError(
+    "ARG_VALIDATION_FAILED",
+    `'detail' must be true or false; got ${describeArgumentValue(raw)}. Send {"detail": true} to add each hit's input schema, or leave it out for the short answer`,
+    { errors: [{ path: "/detail", message: "must be a boolean" }] },
+  );
+}
+
 /** "owner*, repo*, page, perPage +2": required first (starred), then a few optional names. */
 function paramSummary(schema: Record<string, unknown>): string {
   const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
@@ -914,6 +935,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const sentPlugin = searchPluginOf(args.plugin);
         const only = sentPlugin === undefined ? undefined : requirePlugin(sentPlugin, repairs, session.identity).manifest.prefix;
         const limit = limitOf(args.limit, DEFAULT_LIMIT, repairs);
+        const detail = detailOf(args.detail, repairs);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
         await catalog.ready;
@@ -947,7 +969,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           withPlugin: true,
           withNext: true,
           identity: session.identity,
-          detail: args.detail === true,
+          detail,
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
           ...(ctx.present ? { present: ctx.present } : {}),
         });
@@ -962,7 +984,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         }
         const answer = searchAnswer({ query, limit, max: MAX_LIMIT, ...found, servers, unavailable, notConfigured, mode: facadeMode, ...(notice ? { notice } : {}) });
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
-        if (args.detail !== true) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
+        if (!detail) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
         const cap = ctx.maxResultChars ?? maxResultChars;
         if (JSON.stringify(answer).length <= cap) return answer;
         return { ...(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
