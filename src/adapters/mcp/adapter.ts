@@ -89,9 +89,10 @@ export class McpAdapter implements Adapter {
     // take their level from logging/setLevel), and it cost both pipes and the server bytes on every call.
     const params = { name, arguments: args };
     const sdkParams = relay?.log ? { ...params, _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : params;
-    // Progress of the downstream call goes to the agent's client (its own progressToken).
+    // Progress of the downstream call goes to the agent's client (its own progressToken), its
+    // message masked like a result (a server may say its credential in it).
     const progress = relay?.progress
-      ? { onprogress: (p: { progress: number; total?: number; message?: string }) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }), resetTimeoutOnProgress: true }
+      ? { onprogress: (p: { progress: number; total?: number; message?: string }) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: this.options.redactor.redactValue(p.message) } : {}) }), resetTimeoutOnProgress: true }
       : undefined;
     // The Cancel when the pipeline gave one: the lane listens to it without making an AbortSignal.
     const cancellation = ctx?.cancel ?? ctx?.signal;

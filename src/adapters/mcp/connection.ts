@@ -428,15 +428,25 @@ export class McpConnection {
     client.setRequestHandler("elicitation/create", async (request, ctx) => {
       const relay = this.relayNow();
       if (!relay?.elicit) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("elicitation"));
-      return (await relay.elicit(request.params as RelayedParams, ctx.mcpReq.signal)) as never;
+      return (await relay.elicit(this.masked(request.params), ctx.mcpReq.signal)) as never;
     });
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => {
       const relay = this.relayNow();
       if (!relay?.sample) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("sampling"));
-      return (await relay.sample(request.params as RelayedParams, ctx.mcpReq.signal)) as never;
+      return (await relay.sample(this.masked(request.params), ctx.mcpReq.signal)) as never;
     });
     return client;
   };
+
+  /**
+   * A downstream question (for the user or the client's model) goes to the agent's client as
+   * masked as a result: a server may say its own credential in a message, a URL, a schema's
+   * field name or a prompt. A masked field name comes back masked in the answer; a server that
+   * asks under its credential's name gets no answer to that field.
+   */
+  private masked(params: unknown): RelayedParams {
+    return this.options.redactor.redactValue(params as RelayedParams);
+  }
 
   /**
    * Connect with the kept era verdict; a verdict the server no longer honours is dropped and the
