@@ -16,6 +16,7 @@ import type { HandlerScope } from "./server-pool.js";
 import type { CallRelay } from "../adapters/relay.js";
 import { cancelOfRequest, withCancellation, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../runtime/errors.js";
+import { readPluginArgument } from "../runtime/argument-value.js";
 import { resolveFacadeTool, type RoutingOutcome } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
@@ -288,8 +289,11 @@ export function createFacade(runtime: Runtime): Facade {
     const opCtx = () => withCancellation({ repairs, present, userConfirms }, cancellation);
     switch (route.operation) {
       case "help": {
-        const plugin = asRecord(args).plugin;
-        const help = runtime.help(typeof plugin === "string" ? plugin : undefined, scope.session(ctx));
+        // Help answers rather than refuses (a prefix that is no plugin gets every plugin and a note):
+        // a `plugin` that is no prefix at all (5, "") is said the same way, not passed over.
+        const plugin = readPluginArgument(asRecord(args).plugin);
+        const help = runtime.help(plugin.ok ? plugin.prefix : undefined, scope.session(ctx));
+        const unread = plugin.ok ? {} : { note: `'plugin' must be a plugin's prefix, as a string; got ${plugin.got}; every plugin is listed below` };
         const server = `${info.name} ${info.version}`;
         const said = repairs.length ? { repairs: repairs.map((r) => r.message) } : {};
         if ("plugin" in help) {
@@ -306,6 +310,7 @@ export function createFacade(runtime: Runtime): Facade {
             protocol: protocolFor(runtime.facadeMode, userConfirms),
             pluginHelp: `${HELP_TOOL} {"plugin":"<prefix>"} shows one plugin in full: its usage hint and every skill`,
             ...help,
+            ...unread,
             // The text modules by file, as the original runtime's help named them (users look for them).
             textLayer: TEXT_LAYER_HELP,
             textModules: textModuleFiles(),

@@ -27,7 +27,7 @@ import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
 import { LIMIT_RULE, MAX_LIMIT, readLimit } from "./limit-argument.js";
-import { describeArgumentValue } from "./argument-value.js";
+import { describeArgumentValue, readPluginArgument } from "./argument-value.js";
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
@@ -296,11 +296,11 @@ function limitOf(raw: unknown, fallback: number, repairs: Repair[]): number {
  * value, never read as "every plugin" without a word.
  */
 function searchPluginOf(raw: unknown): string | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  if (typeof raw === "string" && raw.trim()) return raw.trim();
+  const read = readPluginArgument(raw);
+  if (read.ok) return read.prefix;
   throw new RuntimeError(
     "ARG_VALIDATION_FAILED",
-    `'plugin' must be one plugin's prefix, as a string; got ${describeArgumentValue(raw)}. Send e.g. {"query": "list issues", "plugin": "<prefix>"} (help and search hits show each prefix), or leave 'plugin' out to search every plugin`,
+    `'plugin' must be one plugin's prefix, as a string; got ${read.got}. Send e.g. {"query": "list issues", "plugin": "<prefix>"} (help and search hits show each prefix), or leave 'plugin' out to search every plugin`,
     { errors: [{ path: "/plugin", message: "must be a non-empty string (a plugin's prefix)" }] },
   );
 }
