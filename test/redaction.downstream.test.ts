@@ -5,6 +5,8 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { StderrTail } from "../src/adapters/mcp/stderr-tail.js";
+import { createRedactor } from "../src/adapters/shared/redact.js";
 import { parseConfig } from "../src/config/config.js";
 import { silentLogger } from "../src/log.js";
 import { createRuntime } from "../src/runtime/runtime.js";
@@ -104,6 +106,23 @@ describe("what a downstream says of itself reaches the agent masked", () => {
     } finally {
       await closeSession(session);
       await runtime.close();
+    }
+  });
+});
+
+describe("a downstream's stderr lines cut at their length limit", () => {
+  it("keep no part of a credential the cut went through", () => {
+    const redactor = createRedactor([SECRET]);
+    for (let inside = 4; inside < SECRET.length; inside++) {
+      // A finished line cut at 2,000 characters, `inside` of them the credential's first ones.
+      const finished = new StderrTail(40, 2_000, (text) => redactor.redact(text));
+      finished.push(`${"x".repeat(2_000 - inside)}${SECRET} and more\n`);
+      // An unfinished line keeps its last 2,000 characters, `inside` of them the credential's last ones.
+      const unfinished = new StderrTail(40, 2_000, (text) => redactor.redact(text));
+      unfinished.push(`${SECRET}${"y".repeat(2_000 - inside)}`);
+      for (const text of [finished.text(), unfinished.text()]) {
+        assert.ok(!text.includes(SECRET.slice(0, inside)) && !text.includes(SECRET.slice(-inside)), `${inside} characters of the credential: ${text.slice(1_990)}`);
+      }
     }
   });
 });
