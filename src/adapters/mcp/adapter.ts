@@ -66,7 +66,7 @@ export class McpAdapter implements Adapter {
     const wasRunning = this.connection.startedOrStarting;
     const begun = this.connection.requestsBegun;
     const tools = await this.catalog.get(() =>
-      this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)),
+      this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)).then((listed) => listed.map(this.maskedTool)),
     );
     const onlyThisListing = this.connection.requestsBegun === begun + 1;
     if (!wasRunning && onlyThisListing) {
@@ -78,9 +78,20 @@ export class McpAdapter implements Adapter {
     return { tools: tools.map((tool) => ({ ...tool })) };
   }
 
+  /** What the server says of itself, masked: its title, description or instructions reach search answers, help and the server instructions. */
   serverInfo(): ServerDescription | undefined {
-    return this.connection.serverInfo;
+    return this.options.redactor.redactValue(this.connection.serverInfo);
   }
+
+  /**
+   * A listed tool masked like a result, once when listed (so the index, the catalog cache and every
+   * answer see the masked text): a server may template its credential into a description, a title
+   * or a schema's default. Its name is kept: it is what the call sends back.
+   */
+  private readonly maskedTool = (tool: ToolDescriptor): ToolDescriptor => {
+    const masked = this.options.redactor.redactValue(tool);
+    return masked === tool ? tool : { ...masked, name: tool.name };
+  };
 
   call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
     const relay = ctx?.relay;

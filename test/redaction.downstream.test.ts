@@ -5,15 +5,22 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { StderrTail } from "../src/adapters/mcp/stderr-tail.js";
+import { createRedactor } from "../src/adapters/shared/redact.js";
+import { parseConfig } from "../src/config/config.js";
+import { silentLogger } from "../src/log.js";
+import { createRuntime } from "../src/runtime/runtime.js";
+import { closeSession } from "../src/runtime/session.js";
 import { connectStdioV1, ROOT, writePlugin } from "./helpers.js";
 import { connectStdioV2, v2Client } from "./v2-helpers.js";
 
 /**
- * What a downstream server sends during a call is masked like its result: a careless server
- * that says its own credential in a progress message, a question for the user (form or URL) or a
- * request for the client's model must not hand it to the agent's client (it once did: only log
- * messages were masked). Both eras of the agent's client: 2025 (real requests mid-call) and
- * 2026-07-28 (input_required rounds).
+ * What a downstream MCP server says besides its results is masked like them: a careless server
+ * that says its own credential in a progress message, a question for the user (form or URL), a
+ * request for the client's model (both eras of the agent's client: 2025, real requests mid-call;
+ * 2026-07-28, input_required rounds), or in what it says of itself (its tools' descriptions and
+ * schemas, its title and instructions: search, discover, describe, help) must not hand it to the
+ * agent's client. Each of these once did: only results, errors and log messages were masked.
  */
 
 const SECRET = "tk-teller-9f3a77c1e2";
@@ -73,5 +80,49 @@ describe("a downstream's mid-call messages reach the agent's client masked", () 
     }
     assert.ok(all().includes("[redacted]"), all());
     assert.ok(!all().includes(SECRET), `the credential reached the client:\n${all()}`);
+  });
+});
+
+describe("what a downstream says of itself reaches the agent masked", () => {
+  it("tool titles, descriptions and schemas, the server's title, description and instructions", async () => {
+    const config = parseConfig(path.join(dir, "agent-tools.config.json"), { mcpServers: { tl: { command: process.execPath, args: [TELLER], env: { TELLER_TOKEN: SECRET } } } });
+    const runtime = await createRuntime({ config, pluginDirs: [], env: { PATH: process.env.PATH ?? "", AGENT_TOOLS_SEMANTIC: "off" }, log: silentLogger, catalogCache: false });
+    const session = runtime.createSession("redaction-catalog");
+    try {
+      const answers = {
+        discover: await runtime.discover(session, "tl", {}),
+        search: await runtime.search(session, { query: "credential teller" }),
+        describe: await runtime.describe(session, "tl", "tell_progress"),
+        help: runtime.help(undefined, session),
+        pluginHelp: runtime.help("tl", session),
+      };
+      for (const [what, answer] of Object.entries(answers)) {
+        const json = JSON.stringify(answer);
+        assert.ok(!json.includes(SECRET), `${what} carried the credential: ${json}`);
+      }
+      assert.ok(JSON.stringify(answers.discover).includes("[redacted]"), JSON.stringify(answers.discover));
+      const called = await runtime.call(session, "tl", { toolName: "tell_progress", arguments: {} });
+      assert.equal(called.isError, false, "the tool is still called by its own name");
+    } finally {
+      await closeSession(session);
+      await runtime.close();
+    }
+  });
+});
+
+describe("a downstream's stderr lines cut at their length limit", () => {
+  it("keep no part of a credential the cut went through", () => {
+    const redactor = createRedactor([SECRET]);
+    for (let inside = 4; inside < SECRET.length; inside++) {
+      // A finished line cut at 2,000 characters, `inside` of them the credential's first ones.
+      const finished = new StderrTail(40, 2_000, (text) => redactor.redact(text));
+      finished.push(`${"x".repeat(2_000 - inside)}${SECRET} and more\n`);
+      // An unfinished line keeps its last 2,000 characters, `inside` of them the credential's last ones.
+      const unfinished = new StderrTail(40, 2_000, (text) => redactor.redact(text));
+      unfinished.push(`${SECRET}${"y".repeat(2_000 - inside)}`);
+      for (const text of [finished.text(), unfinished.text()]) {
+        assert.ok(!text.includes(SECRET.slice(0, inside)) && !text.includes(SECRET.slice(-inside)), `${inside} characters of the credential: ${text.slice(1_990)}`);
+      }
+    }
   });
 });
