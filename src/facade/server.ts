@@ -116,8 +116,8 @@ class FacadeServer extends Server {
    * How to build this Server's FacadeCallEntry, and the entry once a fast lane asked for it.
    * Held by the Server itself, not in a module WeakMap keyed by it: such an entry refers back to
    * its key (an ephemeron), which V8's young-generation GC keeps alive, so every Server of a
-   * per-request factory survived its scavenges and was promoted (README "Protocol": the factory
-   * went from a few µs to about 50, mostly GC). Built lazily: a Server no lane serves (every
+   * per-request factory survived its scavenges and was promoted (docs/protocol-log.md, "The factory": it
+   * went from 2–8 µs to 47–65, about a third of that GC). Built lazily: a Server no lane serves (every
    * per-request HTTP Server) pays one field.
    */
   laneEntry: FacadeCallEntry | (() => FacadeCallEntry) | undefined;

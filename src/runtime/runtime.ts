@@ -80,7 +80,7 @@ export interface RuntimeOptions {
   maxResultChars?: number;
   /** Plugins made in code (e.g. search-bench's in-memory catalogs), loaded instead of any discovery. */
   manifests?: PluginManifest[];
-  /** The ranking engine; default hybrid (README "Semantic search" has the measurements). */
+  /** The ranking engine; default hybrid (README "Semantic search"; the measurements: docs/search-log.md). */
   searchEngine?: SearchEngineName;
   /**
    * How long a search waits for the semantic engine (model load, catalog and query embedding)

@@ -1,10 +1,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
-import { LOG_LEVEL_META_KEY, type DiscoverResult } from "@modelcontextprotocol/client";
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, type DiscoverResult } from "@modelcontextprotocol/client";
 import type { Adapter, AdapterHealth, CallContext, ListToolsOptions, Logger, ServerDescription, ToolDescriptor } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
-import { currentRelay } from "../relay.js";
+import { currentRelay, relayedCapabilities } from "../relay.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
 
 /**
@@ -116,7 +116,11 @@ export class McpAdapter implements Adapter {
       // against an outputSchema; anything else, or when unsure, the SDK path.
       if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, progress ? { ...control, ...progress } : control);
       const withProgress = progress ? { ...options, ...progress } : options;
-      const calling = () => client.callTool(sdkParams, withProgress);
+      const modern = client.getProtocolEra() === "modern";
+      // A 2026-07-28 server reads the client's capabilities per request: it is told what this
+      // call's client can answer, not what the connection could relay for some other call.
+      const callParams = modern ? { ...params, _meta: { ...(relay?.log ? { [LOG_LEVEL_META_KEY]: "debug" } : {}), [CLIENT_CAPABILITIES_META_KEY]: relayedCapabilities(relay) } } : sdkParams;
+      const calling = () => client.callTool(callParams, withProgress);
       // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
       // driver) and find this call's relay through its async context. A 2025-era server asks on
       // its connection, outside any call's context (McpConnection falls back to the calls in
@@ -124,7 +128,7 @@ export class McpAdapter implements Adapter {
       // promise hooks for the whole process, a cost on every promise of every call after it.
       // The connect (when the server was not running) happens before this, outside the context,
       // so the connection's streams never carry one call's relay into later calls.
-      return relay && client.getProtocolEra() === "modern" ? currentRelay.run(relay, calling) : calling();
+      return relay && modern ? currentRelay.run(relay, calling) : calling();
     });
     // The runtime's pipeline masks a tool's result with the fleet's redactor (its shape step):
     // when that is this adapter's own, the result is masked there, once.

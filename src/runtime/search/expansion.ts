@@ -10,7 +10,8 @@ import type { Pos, Synset, WordNet } from "./wordnet.js";
  * weight. Only the senses the sentence model finds nearest the intent are used ("throw" in "throw
  * a wedding" is not "propel"): each candidate sense's lemmas and definition are embedded and
  * compared with the intent's own vector (word-sense choice by meaning). Measured on the visible
- * sets only (README "Semantic search", "WordNet expansion").
+ * sets only (docs/search-log.md "WordNet expansion of one-need intents"; what it does: README
+ * "Semantic search").
  */
 
 export interface ExpansionSettings {
