@@ -126,3 +126,29 @@ describe("a downstream's stderr lines cut at their length limit", () => {
     }
   });
 });
+
+describe("credentials written literally in an entry's args", () => {
+  it("are masked when the server repeats its command line (--api-key VALUE, --token=VALUE, a header argument)", async () => {
+    const literals = ["lit-arg-secret-1234", "lit-eq-secret-5678", "lit-header-secret-9012", "lit-pw-secret-3456"];
+    const config = parseConfig(path.join(dir, "agent-tools.config.json"), {
+      mcpServers: {
+        echoargs: {
+          command: "sh",
+          args: ["-c", 'echo "started with: $*" >&2; exit 1', "sh", "--api-key", literals[0], `--token=${literals[1]}`, "--header", `Authorization: Bearer ${literals[2]}`, "--db-password", literals[3], "--verbose", "--name", "plain-value", "--auth-type", "bearer"],
+        },
+      },
+    });
+    const runtime = await createRuntime({ config, pluginDirs: [], env: { PATH: process.env.PATH ?? "", AGENT_TOOLS_SEMANTIC: "off" }, log: silentLogger, catalogCache: false });
+    const session = runtime.createSession("redaction-args");
+    try {
+      const json = JSON.stringify(await runtime.discover(session, "echoargs", {}));
+      assert.match(json, /started with/, "the server's stderr is quoted");
+      for (const literal of literals) assert.ok(!json.includes(literal), `${literal} shown: ${json}`);
+      assert.ok(json.includes("plain-value"), "an option whose name says nothing secret is left alone");
+      assert.ok(json.includes("--auth-type bearer"), "a word that could not be a credential is left alone");
+    } finally {
+      await closeSession(session);
+      await runtime.close();
+    }
+  });
+});

@@ -33,6 +33,32 @@ function literalSecrets(block: unknown, into: Set<string>): void {
   }
 }
 
+/** A header written as one argument (`--header "Authorization: Bearer …"`, as mcp-remote takes it). */
+const HEADER_ARGUMENT = /^\s*(authorization|proxy-authorization|cookie|x-api-key|api-key)\s*:\s*(.+)$/i;
+
+/**
+ * Literal credentials in a command's arguments, as `mcpServers` entries often carry them:
+ * `--api-key VALUE`, `--token=VALUE`, `--db-password VALUE` (an option whose name says it is a
+ * credential, dashes read as underscores, and a value that could be one), and header arguments. A server that repeats its
+ * command line (a usage error, a crash report) would otherwise show them.
+ */
+function argumentSecrets(args: unknown, into: Set<string>): void {
+  if (!Array.isArray(args)) return;
+  const secretOption = (option: string) => SECRET_NAME.test(option.replace(/^-+/, "").replace(/-/g, "_"));
+  // An option value that could be a credential: `--auth-type bearer` or `--token-mode oauth` names a
+  // word that results use everywhere, and masking it there would scrub ordinary text.
+  const credentialLike = (value: string) => value.length >= 8 && !/\s/.test(value) && (/\d/.test(value) || value.length >= 20);
+  args.forEach((arg, i) => {
+    if (typeof arg !== "string" || referencedVariables(arg).length > 0) return;
+    const header = HEADER_ARGUMENT.exec(arg);
+    if (header) into.add(header[2]!.replace(/^(bearer|basic|token)\s+/i, "").trim());
+    const eq = arg.indexOf("=");
+    if (arg.startsWith("-") && eq > 0 && secretOption(arg.slice(0, eq)) && credentialLike(arg.slice(eq + 1))) into.add(arg.slice(eq + 1));
+    const next: unknown = args[i + 1];
+    if (arg.startsWith("-") && eq < 0 && secretOption(arg) && typeof next === "string" && !next.startsWith("-") && credentialLike(next) && referencedVariables(next).length === 0) into.add(next);
+  });
+}
+
 /** The secret values a fleet of manifests resolves on this host. */
 export function fleetSecrets(manifests: readonly PluginManifest[], env: NodeJS.ProcessEnv): string[] {
   const secrets = new Set<string>();
@@ -45,6 +71,7 @@ export function fleetSecrets(manifests: readonly PluginManifest[], env: NodeJS.P
     for (const text of texts) for (const name of referencedVariables(text)) names.add(name);
     if (typeof manifest.adapter === "object") {
       literalSecrets(manifest.adapter.env, secrets);
+      argumentSecrets((manifest.adapter as { args?: unknown }).args, secrets);
       literalSecrets(manifest.adapter.headers, secrets);
       // An auth block's values are credentials whatever the variable is called.
       const auth: string[] = [];
