@@ -81,10 +81,20 @@ const setNames = list(process.env.QL_SETS, ["seal"]);
 const variantNames = list(process.env.QL_VARIANTS, ["cut500", "none"]);
 const modeNames = list(process.env.QL_MODES, ["on"]);
 const rounds = Number(process.env.QL_ROUNDS ?? 1);
-for (const name of setNames) if (!loaders[name]) throw new Error(`QL_SETS names unknown set '${name}'; known: ${Object.keys(loaders).join(", ")}`);
-for (const name of variantNames) if (!VARIANTS[name]) throw new Error(`QL_VARIANTS names unknown variant '${name}'; known: ${Object.keys(VARIANTS).join(", ")}`);
-for (const name of modeNames) if (!MODES[name]) throw new Error(`QL_MODES names unknown mode '${name}'; known: ${Object.keys(MODES).join(", ")}`);
-if (!process.env.AGENT_TOOLS_CACHE_DIR) throw new Error("set AGENT_TOOLS_CACHE_DIR to a scratch folder: the catalogs' vectors are embedded once and read from there");
+/** A mistyped name or a missing cache folder exits 2 naming it, before any data set is read. */
+function refuse(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+for (const [kind, names, known] of [
+  ["QL_SETS", setNames, loaders],
+  ["QL_VARIANTS", variantNames, VARIANTS],
+  ["QL_MODES", modeNames, MODES],
+] as const) {
+  const unknown = names.filter((name) => !(name in known));
+  if (unknown.length > 0) refuse(`${kind} names unknown ${unknown.join(", ")}; the known ones are ${Object.keys(known).join(", ")}`);
+}
+if (!process.env.AGENT_TOOLS_CACHE_DIR) refuse("set AGENT_TOOLS_CACHE_DIR to a scratch folder: the catalogs' vectors are embedded once and read from there");
 
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
 const pct = (x: number) => (100 * x).toFixed(1);
