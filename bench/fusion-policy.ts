@@ -14,7 +14,7 @@ import { benchData, GITHUB_CATALOG, SEAL_DIR, splitQueries } from "./retrieval-k
  * semantic-tune does); then, per bucket of a feature (the query's number of terms, of clauses, or
  * both), the weight that gives the best mean R@5 over the training sets (the dev set, GitHub and
  * Seal-Tools' tune half, each set counting alike) is chosen, and every set is scored with the
- * chosen weights against today's fixed 0.8. Not kept (README "Semantic search", "Figures").
+ * chosen weights against today's fixed 0.8. Not kept (docs/search-log.md, "Figures").
  * Run: node --import tsx bench/fusion-policy.ts
  */
 

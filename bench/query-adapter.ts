@@ -12,8 +12,8 @@ import { benchData, GITHUB_CATALOG, SEAL_DIR, splitQueries } from "./retrieval-k
  * query vectors (q → A·q, A = diag(a) or I + U·Vᵀ of rank r), trained on Seal-Tools' tune half
  * (optionally with the dev set), and measured by the semantic side alone (R@5, a query's tools
  * ranked by their best cosine over its clause vectors, as the hybrid engine embeds them) on
- * Seal-Tools' held-out half, the dev set, GitHub and the three API-intents sets. Not kept (README
- * "Semantic search", "Figures"): nothing is shipped, this reruns the measurement.
+ * Seal-Tools' held-out half, the dev set, GitHub and the three API-intents sets. Not kept
+ * (docs/search-log.md, "Figures"): nothing is shipped, this reruns the measurement.
  * Training: softmax over the catalog at temperature 0.05, the query's tools as positives, each
  * clause vector against its 512 nearest tools (before adaptation) and its positives; Adam; an L2
  * pull towards the identity.

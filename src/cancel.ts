@@ -5,7 +5,7 @@
  * add and remove (EventTarget bookkeeping), and the objects outlive a young-generation GC while
  * the call is in flight. A facade call over the fast lanes used two of each (the caller's
  * cancellation, the pipeline's deadline), about a tenth of the runtime's CPU per call under
- * concurrency (README "Performance"). The hot path listens here instead (`listen`), with a plain
+ * concurrency (docs/performance-log.md "Session 5: the hot path's allocation"). The hot path listens here instead (`listen`), with a plain
  * function list; a part that needs a real AbortSignal (the SDK, a plugin's adapter, a skill) reads
  * `signal` and gets one that is already aborted if the cancel came first.
  *

@@ -212,3 +212,44 @@ describe("child environment", () => {
     assert.ok(env.PATH);
   });
 });
+
+/**
+ * A cut through a credential must not show the part of it left on this side: the output cap cuts
+ * the end of a stream, and an error quotes the last part of stderr. The caller's arguments move
+ * the cut (here the message's length), so every position in the token is tried.
+ */
+describe("a credential cut by a limit is masked", () => {
+  const leaks = (text: string): string | undefined => {
+    for (let k = 4; k <= GITHUB_TOKEN.length; k++) {
+      if (text.includes(GITHUB_TOKEN.slice(0, k)) && k === GITHUB_TOKEN.length) return GITHUB_TOKEN;
+      if (text.includes(GITHUB_TOKEN.slice(0, k)) && !text.includes(GITHUB_TOKEN.slice(0, k + 1))) return GITHUB_TOKEN.slice(0, k);
+      if (text.includes(GITHUB_TOKEN.slice(-k))) return GITHUB_TOKEN.slice(-k);
+    }
+    return undefined;
+  };
+
+  it("the output cap cutting stderr inside the token", async () => {
+    const max = 64;
+    const a = await cliAdapter({ program: "fail", allowlist: ["fail"], env: { GH_TOKEN: "${GITHUB_TOKEN}" }, maxOutputBytes: max, tools: [{ name: "f", argv: ["0", "{message}"] }] });
+    // stderr is "error: <message>\ntoken was <token>\n": each length puts the cut at another character of the token.
+    const before = "error: \ntoken was ".length;
+    for (let cut = 1; cut < GITHUB_TOKEN.length; cut++) {
+      const result = (await a.call("f", { message: "m".repeat(max - before - cut) }, ctx())) as { stderr: string; truncated?: boolean };
+      assert.equal(result.truncated, true);
+      assert.equal(leaks(result.stderr), undefined, `cut after ${cut} characters of the token: ${result.stderr}`);
+    }
+  });
+
+  it("an error's stderr tail starting inside the token", async () => {
+    const a = await cliAdapter({ program: "tell-then-fail", allowlist: ["tell-then-fail"], env: { GH_TOKEN: "${GITHUB_TOKEN}" }, tools: [{ name: "f", argv: ["{count}"] }] });
+    // stderr is "token was <token>\n" then <count> x's: the last 1000 characters start inside the token for these counts.
+    for (let inside = 1; inside < GITHUB_TOKEN.length; inside++) {
+      const error = await a.call("f", { count: String(1000 - inside) }, ctx()).then(
+        () => assert.fail("the program exits 1"),
+        (e: CliError) => e,
+      );
+      const text = JSON.stringify({ message: error.message, details: (error as { details?: unknown }).details });
+      assert.equal(leaks(text), undefined, `${inside} characters of the token in the tail: ${text}`);
+    }
+  });
+});

@@ -123,6 +123,19 @@ describe("the command line", () => {
     assert.match(typo.stderr, /unknown command 'valdate'; did you mean 'validate'\?/);
   });
 
+  it("help for a command that does not exist exits 2 naming it and listing the commands", async () => {
+    for (const args of [["help", "nosuch"], ["nosuch", "--help"], ["--help", "nosuch"]]) {
+      const ran = await run("agent-tools", args);
+      assert.equal(ran.code, 2, `${args.join(" ")}: ${ran.stdout}`);
+      assert.equal(ran.stdout, "", "no usage on stdout as if the help had been found");
+      assert.match(ran.stderr, /^agent-tools( help)?: unknown command 'nosuch'\n/);
+      assert.match(ran.stderr, /^ {2}validate +load every plugin/m, "the commands it could have been are listed");
+    }
+    const typo = await run("agent-tools", ["help", "valdate"]);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /^agent-tools help: unknown command 'valdate'; did you mean 'validate'\?/);
+  });
+
   it("prints the version for -v, --version and version", async () => {
     const { version } = JSON.parse(execFileSync(process.execPath, ["-p", "JSON.stringify(require('./package.json'))"], { cwd: ROOT, encoding: "utf8" })) as { version: string };
     for (const [bin, args] of [["agent-tools", ["-v"]], ["agent-tools", ["--version"]], ["agent-tools", ["version"]], ["agent-tools-mcp", ["--version"]], ["agent-tools-mcp-http", ["-v"]], ["agent-tools-runtime", ["--version"]]] as const) {

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { after, before, describe, it } from "node:test";
@@ -10,6 +9,7 @@ import { SAFE_BASE_ENV_VARS, buildChildEnv } from "../src/adapters/mcp/child-env
 import { childEnv } from "../src/adapters/cli/child-env.js";
 import { createRedactor } from "../src/adapters/shared/redact.js";
 import { INHERITED_LOOKUP_VARIABLES, runsThisRuntime } from "../src/config/self-reference.js";
+import { DEPTH_REFUSAL_HINT } from "../src/adapters/shared/runtime-depth.js";
 import type { McpServerEntry } from "../src/config/config.js";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { MCP_BIN, ROOT, baseEnv, callJson, runCli } from "./helpers.js";
@@ -285,9 +285,10 @@ describe("a config that lists the runtime itself", () => {
     assert.ok(notice.includes(`(command '${process.execPath}': the script ${MCP_BIN}, a bin of agent-tools-runtime)`), notice);
     assert.match(notice, /remove 'agent-tools' from the config agent-tools reads or name it in its plugins\.disable, or point AGENT_TOOLS_CONFIG/);
     assert.equal(server.stderr().split(notice).length - 1, 1, "said once on stderr");
-    // The other server was started (it answered listing), the runtime was not.
-    await callJson(server.client, "agent_tools_echo_discover", { query: "echo" });
-    await sleep(1_000);
+    // The other server was started (it answered listing), the runtime was not: its entry is no
+    // plugin at all, so nothing could start it later either.
+    const discovered = await callJson(server.client, "agent_tools_echo_discover", { query: "echo" });
+    assert.equal(discovered.isError, false, JSON.stringify(discovered.payload));
     const below = descendants(server.pid);
     assert.ok(below.some((p) => p.cmdline.includes(STDIO_FIXTURE)), JSON.stringify(below));
     assert.equal(runtimesBelow(server.pid), 0, JSON.stringify(below));
@@ -347,11 +348,42 @@ describe("a config whose entry starts the runtime through a wrapper script", () 
     const text = JSON.stringify(nested.payload);
     assert.match(text, /stdio MCP servers are not started: this runtime was started by another agent-tools runtime 2 levels deep \(AGENT_TOOLS_DEPTH=2\)/);
     assert.equal(runtimesBelow(server.pid), 2, JSON.stringify(descendants(server.pid)));
-    // And it stays at two: nothing below keeps starting copies.
-    await sleep(1_500);
+  });
+
+  it("refuses a call that reaches the third level with the depth guard's hint, and starts no third runtime", async () => {
+    // confirm: true at each level, as a caller that cannot show its user a question sends it: the
+    // runtime in the middle is told per call that no one above can answer one (relayedCapabilities),
+    // so it goes by that confirm instead of asking, and the call reaches the guard.
+    const deep = await callJson(server.client, "agent_tools_loop_call", {
+      toolName: "agent_tools_loop_call",
+      arguments: { toolName: "agent_tools_loop_call", arguments: { toolName: "agent_tools_help", arguments: {} }, confirm: true },
+      confirm: true,
+    });
+    assert.equal(deep.isError, true, JSON.stringify(deep.payload));
+    const refusal = innermostError(deep.payload);
+    assert.equal(refusal.code, "NOT_CONFIGURED", JSON.stringify(deep.payload));
+    assert.match(refusal.message, /MCP server 'loop' was not started: this runtime was started by another agent-tools runtime 2 levels deep \(AGENT_TOOLS_DEPTH=2\)/);
+    assert.equal(refusal.hint, DEPTH_REFUSAL_HINT);
+    // The refusal is the deepest runtime's answer: it has decided, and the chain stays at two.
     assert.equal(runtimesBelow(server.pid), 2, JSON.stringify(descendants(server.pid)));
   });
 });
+
+interface ErrorAnswer {
+  code: string;
+  message: string;
+  hint?: string;
+  details?: { content?: { type: string; text?: string }[] };
+}
+
+/** The error a nested runtime answered, through each level's UPSTREAM_ERROR that carries the answer below it as text. */
+function innermostError(payload: Record<string, unknown>): ErrorAnswer {
+  let error = payload.error as ErrorAnswer;
+  for (let text = error.details?.content?.[0]?.text; text?.startsWith("{"); text = error.details?.content?.[0]?.text) {
+    error = (JSON.parse(text) as { error: ErrorAnswer }).error;
+  }
+  return error;
+}
 
 describe("a runtime started at the depth limit", () => {
   let dir: string;
@@ -371,6 +403,8 @@ describe("a runtime started at the depth limit", () => {
     const call = await callJson(server.client, "agent_tools_echo_call", { toolName: "echo", arguments: { text: "hi" } });
     assert.equal(call.isError, true);
     assert.match(JSON.stringify(call.payload), /was not started: this runtime was started by another agent-tools runtime 2 levels deep/);
+    // The guard's own hint, also once the failed start is remembered (the listing at start tried first).
+    assert.equal((call.payload.error as ErrorAnswer).hint, DEPTH_REFUSAL_HINT, JSON.stringify(call.payload));
     assert.equal(descendants(server.pid).length, 0, JSON.stringify(descendants(server.pid)));
   });
 

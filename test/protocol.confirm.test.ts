@@ -130,6 +130,45 @@ describe("stdio", () => {
     }
   });
 
+  /** Through agent_tools_exec: decline writes nothing despite the line's --confirm, accept writes once without it; the line's other commands run once. */
+  async function execAsks(exec: (command: string) => Promise<unknown>, asked: string[], answer: { next: Decision }, label: string): Promise<void> {
+    const before = written().length;
+    answer.next = { action: "decline" };
+    const declined = await exec(`db call write_row --table prod_db --value ${label}-no --confirm`);
+    assert.equal(written().length, before, `${label}: the model's --confirm wrote without the user: ${JSON.stringify(declined)}`);
+    assert.match(JSON.stringify(declined), /CONFIRM_DECLINED/);
+    assert.match(asked.at(-1) ?? "", /plugin 'db'.*'write_row'[\s\S]*prod_db/, `${label}: the user was asked, naming plugin, tool and arguments`);
+    answer.next = { action: "accept", content: { confirm: true } };
+    const accepted = await exec(`echo one >> /tmp/runs; db call write_row --table prod_db --value ${label}-yes; echo two >> /tmp/runs; cat /tmp/runs`);
+    assert.doesNotMatch(JSON.stringify(accepted), /CONFIRM_/, JSON.stringify(accepted));
+    const stdout = (JSON.parse((accepted as { content: { text: string }[] }).content[0]?.text ?? "{}") as { stdout?: string }).stdout ?? "";
+    assert.ok(stdout.endsWith("one\ntwo\n"), `${label}: the line ran once: ${stdout}`);
+    assert.deepEqual(written().slice(before), [JSON.stringify({ table: "prod_db", value: `${label}-yes` })], `${label}: accepted: written once, without --confirm`);
+  }
+
+  it("agent_tools_exec, modern: a plugin command's --confirm is not the user's word (asked through input_required, the line goes on)", async () => {
+    const asked: string[] = [];
+    const answer: { next: Decision } = { next: { action: "decline" } };
+    const { client } = await connectStdioV2(askingV2(asked, () => answer.next), env);
+    try {
+      await execAsks((command) => client.callTool({ name: "agent_tools_exec", arguments: { command } }), asked, answer, "exec-modern");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("agent_tools_exec, legacy: the same through elicitation/create", async () => {
+    const asked: string[] = [];
+    const answer: { next: Decision } = { next: { action: "decline" } };
+    const client = askingV1("exec-asker", asked, () => answer.next);
+    await connectStdioV1(client, env);
+    try {
+      await execAsks((command) => client.callTool({ name: "agent_tools_exec", arguments: { command } }), asked, answer, "exec-legacy");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("a client without elicitation gets today's confirm flow", async () => {
     const { client } = await connectStdioV2(v2Client("pin"), env);
     try {

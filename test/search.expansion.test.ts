@@ -151,6 +151,19 @@ describe("hybrid engine with intent expansion", () => {
     assert.deepEqual(await ranked(task, load), await ranked(task));
     assert.deepEqual(await ranked("pay the invoice for the wedding", load), await ranked("pay the invoice for the wedding"));
   });
+
+  it("embeds no senses for an intent of more WordNet words than a short intent has (a 500-character query of WordNet words once cost 40 s of the model and 2 GB)", async () => {
+    const embedded: string[] = [];
+    const counting: SentenceModel = { ...model, id: "test-expansion-count", embed: async (texts) => (embedded.push(...texts), model.embed(texts)) };
+    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model: counting }), loadWordNet: () => loadWordNet(dir) });
+    index.setPluginDocuments("events", catalog);
+    await index.prepare!("throw a wedding");
+    assert.ok(embedded.some((t) => t.includes("organize a social event")), "a short intent's senses are embedded");
+    embedded.length = 0;
+    const long = "throw wedding hold give organize marry hurl nuptials wed";
+    await index.prepare!(long);
+    assert.deepEqual(embedded, [long], "only the query's own vector");
+  });
 });
 
 describe("the runtime's index without WordNet (the real sentence model)", () => {

@@ -41,6 +41,22 @@ export interface CallRelay {
  */
 export const currentRelay = new AsyncLocalStorage<CallRelay>();
 
+/**
+ * What the runtime's MCP client declares it can pass on to the agent: its connection-wide
+ * capabilities (a 2025-era server reads only those, from initialize).
+ */
+export const RELAYED_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {} } as const;
+
+/**
+ * What one call can really pass on, for a 2026-07-28 server (it reads capabilities per request):
+ * only what this call's client declared. Without it, a server that confirms writes by asking the
+ * user (another agent-tools runtime, for one) would ask a question no one can answer, and the
+ * call would fail on the relay's refusal instead of going by the caller's own `confirm`.
+ */
+export function relayedCapabilities(relay: CallRelay | undefined): { elicitation?: (typeof RELAYED_CAPABILITIES)["elicitation"]; sampling?: (typeof RELAYED_CAPABILITIES)["sampling"] } {
+  return { ...(relay?.elicit ? { elicitation: RELAYED_CAPABILITIES.elicitation } : {}), ...(relay?.sample ? { sampling: RELAYED_CAPABILITIES.sampling } : {}) };
+}
+
 /** Why a downstream question could not be forwarded, in words the downstream server passes on. */
 export function refusal(kind: "elicitation" | "sampling"): string {
   return kind === "elicitation"

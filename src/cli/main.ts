@@ -112,6 +112,13 @@ function commandUsage(command: string, bin = "agent-tools"): string {
   return `usage: ${synopsis}${entry.synopsis.includes("[options]") ? "" : " [options]"}\n\n${describeCommand(command, bin)}\n\n${optionsText(options)}`;
 }
 
+/** A word that is no command, with the closest one when a typo is likely, then the usage that lists them all. */
+async function unknownCommand(word: string): Promise<string> {
+  const { closestNames } = await import("../runtime/similarity.js");
+  const close = closestNames(word, Object.keys(COMMANDS), 0.5, 1);
+  return `unknown command '${word}'${close.length ? `; did you mean '${close[0]}'?` : ""}\n\n${USAGE}`;
+}
+
 async function readConfig(explicit: string | undefined) {
   const { loadConfig } = await import("../config/config.js");
   return loadConfig(explicit);
@@ -220,7 +227,14 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       process.stderr.write(`${bin}: ${stray}\n`);
       return 2;
     }
-    process.stdout.write(command === "help" ? commandUsage(positionals[1] ?? "", bin) : commandUsage(command, bin));
+    // `help nosuch` and `nosuch --help` ask for a usage that does not exist: refused like the
+    // unknown command itself, rather than answered with the general usage and exit 0.
+    const topic = command === "help" ? positionals[1] : command;
+    if (topic !== undefined && !COMMANDS[topic]) {
+      process.stderr.write(`${command === "help" ? `${bin} help` : bin}: ${await unknownCommand(topic)}`);
+      return 2;
+    }
+    process.stdout.write(commandUsage(topic ?? "", bin));
     return 0;
   }
   const misplaced = COMMANDS[command] ? misplacedWords(command, values, positionals.slice(1), bin) : undefined;
@@ -371,11 +385,8 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     case "version":
       process.stdout.write(`${packageJson().version}\n`);
       return 0;
-    default: {
-      const { closestNames } = await import("../runtime/similarity.js");
-      const close = closestNames(command, Object.keys(COMMANDS), 0.5, 1);
-      process.stderr.write(`${bin}: unknown command '${command}'${close.length ? `; did you mean '${close[0]}'?` : ""}\n\n${USAGE}`);
+    default:
+      process.stderr.write(`${bin}: ${await unknownCommand(command)}`);
       return 2;
-    }
   }
 }

@@ -1,6 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, type ClientCapabilities, inputRequired, inputResponse, type InputRequiredResult, type RequestStateCodec, type Server, type ServerContext } from "@modelcontextprotocol/server";
 import { nodeCrypto } from "../node-crypto.js";
-import { ConfirmInterrupt, questionDigest, renderQuestion, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
+import { ConfirmInterrupt, questionDigest, renderQuestion, type ConfirmDecision, type Confirmer, type ConfirmQuestion } from "../runtime/confirm.js";
 
 /**
  * The user confirms writes through MCP elicitation, written once in the 2026-07-28 style: the
@@ -44,6 +44,23 @@ export function clientCanElicitForm(server: Server, ctx: ServerContext): boolean
   return Object.keys(declared).length === 0 || "form" in declared;
 }
 
+/** The form that asks the user to confirm one write (both the input_required round and a question asked mid-call use it). */
+export function confirmForm(question: ConfirmQuestion): { message: string; requestedSchema: { type: "object"; properties: Record<string, { type: "boolean"; title: string; description: string; default: boolean }>; required: string[] } } {
+  return {
+    message: renderQuestion(question),
+    requestedSchema: {
+      type: "object",
+      properties: { [FORM_KEY]: { type: "boolean", title: "Run it", description: "Tick to let this change run once; decline to stop it.", default: true } },
+      required: [FORM_KEY],
+    },
+  };
+}
+
+/** The user's decision from a form answer: an accept with the box unticked is no accept. */
+export function decisionOf(action: ConfirmDecision, content: Record<string, unknown> | undefined): ConfirmDecision {
+  return action === "accept" && content?.[FORM_KEY] === false ? "decline" : action;
+}
+
 export interface ConfirmRound {
   confirmer: Confirmer;
   /** The call ran to its end: spend this state, so the same answer cannot run it again. */
@@ -78,8 +95,7 @@ export class ConfirmRounds {
     if (state) {
       const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
       if (answer.kind === "elicit") {
-        // An accept with the box unticked is no accept.
-        const decision: ConfirmDecision = answer.action === "accept" && answer.content?.[FORM_KEY] === false ? "decline" : answer.action;
+        const decision = decisionOf(answer.action, answer.content);
         if (decision === "accept") approved.add(state.pending);
         else answered.set(state.pending, decision);
       }
@@ -104,14 +120,7 @@ export class ConfirmRounds {
         const requestState = await this.codec.mint({ approved: [...approved], pending: questionDigest(interrupt.question), nonce: nodeCrypto().randomUUID() }, ctx);
         return inputRequired({
           inputRequests: {
-            [FORM_KEY]: inputRequired.elicit({
-              message: renderQuestion(interrupt.question),
-              requestedSchema: {
-                type: "object",
-                properties: { [FORM_KEY]: { type: "boolean", title: "Run it", description: "Tick to let this change run once; decline to stop it.", default: true } },
-                required: [FORM_KEY],
-              },
-            }),
+            [FORM_KEY]: inputRequired.elicit(confirmForm(interrupt.question)),
           },
           requestState,
         });

@@ -29,8 +29,8 @@ import { asPromise } from "../as-promise.js";
  * Why it exists: through the SDK a facade call passes a serving entry's queue, three or four zod
  * guards that classify the message, a zod check of the whole request and of the result, a context
  * object of a dozen closures, and several promise layers, before and after a handler that itself
- * costs less than all that (README "Performance": in a profile of 16 callers over stdio, at least
- * a sixth of the runtime's busy samples). No public SDK option skips any of it. The lane takes only what it can answer exactly as the SDK would:
+ * costs less than all that (docs/internals.md "The fast lane of a facade call": in a profile of 16
+ * callers over stdio, at least a sixth of the runtime's busy samples). No public SDK option skips any of it. The lane takes only what it can answer exactly as the SDK would:
  *  - a `tools/call` request on a connection whose era is settled (after `initialize`, or on a
  *    pinned 2026-07-28 connection), whose params are only `name` (a string), `arguments` (absent
  *    or an object) and `_meta`, with no progress token (progress rides the SDK's request

@@ -3,6 +3,7 @@ import type { Repair } from "../runtime/repair.js";
 import { foldedMatch, foldName, levenshtein, similarity } from "../runtime/similarity.js";
 import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName, SEARCH_TOOL, type FacadeOperation, type FacadeRoute } from "./tools.js";
 import { isPlainObject } from "../plain-object.js";
+import { readPluginArgument } from "../runtime/argument-value.js";
 
 /**
  * Which facade tool a call reaches. The rule is that routing never changes the target of a call:
@@ -60,6 +61,22 @@ function explicitPlugin(args: unknown): string | undefined {
   return isPlainObject(args) && typeof args.plugin === "string" && args.plugin.trim() ? args.plugin.trim() : undefined;
 }
 
+/**
+ * A `plugin` that is no prefix at all (5, "", ["fx"]) sent where routing reads it: the caller named
+ * a target that cannot be read, so nothing runs (never read as "not given", which would route the
+ * call by its name alone). `null` counts as not given, as on every facade tool.
+ */
+function unreadablePlugin(args: unknown, name: string, prefix: string | undefined): { error: RuntimeError } | undefined {
+  const read = readPluginArgument(isPlainObject(args) ? args.plugin : undefined);
+  if (read.ok) return undefined;
+  const fix = prefix !== undefined ? `${name} belongs to plugin '${prefix}': leave 'plugin' out` : `Send a plugin's prefix as a string (help and search hits show each)`;
+  return {
+    error: new RuntimeError("ARG_VALIDATION_FAILED", `'plugin' must be a plugin's prefix, as a string; got ${read.got}; nothing was run. ${fix}`, {
+      errors: [{ path: "/plugin", message: prefix !== undefined ? `must be '${prefix}' or absent on ${name}` : "must be a non-empty string (a plugin's prefix) or absent" }],
+    }),
+  };
+}
+
 function withoutPlugin(args: unknown): unknown {
   if (!isPlainObject(args) || !("plugin" in args)) return args;
   const { plugin: _plugin, ...rest } = args;
@@ -91,6 +108,8 @@ function unknownTool(sent: string, routes: ReadonlyMap<string, FacadeRoute>, lis
 
 /** A per-plugin tool called with a `plugin` argument: honoured only when both name the same plugin. */
 function checkExplicitPlugin(name: string, route: FacadeRoute, args: unknown): RoutingOutcome {
+  const unreadable = unreadablePlugin(args, name, route.prefix);
+  if (unreadable) return unreadable;
   const explicit = explicitPlugin(args);
   if (explicit === undefined || route.prefix === undefined) return { route, args: withoutPlugin(args), repairs: [] };
   if (foldedMatch(explicit, [route.prefix])) return { route, args: withoutPlugin(args), repairs: [] };
@@ -112,7 +131,12 @@ function checkExplicitPlugin(name: string, route: FacadeRoute, args: unknown): R
  */
 export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, prefixes: readonly string[], listed: Iterable<string> = routes.keys()): RoutingOutcome {
   const known = routes.get(sent);
-  if (known) return known.prefix !== undefined ? checkExplicitPlugin(sent, known, args) : { route: known, args, repairs: [] };
+  if (known) {
+    if (known.prefix !== undefined) return checkExplicitPlugin(sent, known, args);
+    // Compact _call/_run_skill read the plugin from `plugin` (help and search read their own).
+    const compactCall = known.operation === "call" || known.operation === "run_skill";
+    return (compactCall && unreadablePlugin(args, sent, undefined)) || { route: known, args, repairs: [] };
+  }
 
   const folded = foldName(sent);
   const bare = folded.replace(NAMESPACE, "");
@@ -138,6 +162,9 @@ export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyM
     if (kind) readings.push({ kind, part: bare.slice(0, i) });
   }
   if (readings.length === 0) return unknownTool(sent, routes, listed, "");
+  // A name that could be mended is not mended by the name alone when `plugin` says something unreadable.
+  const unreadable = unreadablePlugin(args, sent, undefined);
+  if (unreadable) return unreadable;
 
   const targets = new Map<string, { route: FacadeRoute; name: string; args: unknown; kind: PluginOperation }>();
   let why = "";

@@ -7,15 +7,16 @@ import type { Session } from "../runtime/session.js";
 import { toExecResult } from "../text/answer.js";
 import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { availableModuleFiles } from "../text/module-loader.js";
-import { ConfirmInterrupt } from "../runtime/confirm.js";
+import { ConfirmInterrupt, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
 import { lazyStateKey } from "../runtime/state-key.js";
-import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, type ConfirmRound } from "./confirm-rounds.js";
+import { clientCanElicitForm, clientCapabilitiesOf, confirmForm, ConfirmRounds, decisionOf, type ConfirmRound } from "./confirm-rounds.js";
 import { isModernRequest, relayFor } from "./call-relay.js";
 import { HeldCalls, type HeldCall } from "./held-calls.js";
 import type { HandlerScope } from "./server-pool.js";
 import type { CallRelay } from "../adapters/relay.js";
 import { cancelOfRequest, withCancellation, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../runtime/errors.js";
+import { readPluginArgument } from "../runtime/argument-value.js";
 import { resolveFacadeTool, type RoutingOutcome } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
@@ -115,8 +116,8 @@ class FacadeServer extends Server {
    * How to build this Server's FacadeCallEntry, and the entry once a fast lane asked for it.
    * Held by the Server itself, not in a module WeakMap keyed by it: such an entry refers back to
    * its key (an ephemeron), which V8's young-generation GC keeps alive, so every Server of a
-   * per-request factory survived its scavenges and was promoted (README "Protocol": the factory
-   * went from a few µs to about 50, mostly GC). Built lazily: a Server no lane serves (every
+   * per-request factory survived its scavenges and was promoted (docs/protocol-log.md, "The factory": it
+   * went from 2–8 µs to 47–65, about a third of that GC). Built lazily: a Server no lane serves (every
    * per-request HTTP Server) pays one field.
    */
   laneEntry: FacadeCallEntry | (() => FacadeCallEntry) | undefined;
@@ -197,7 +198,7 @@ export function createFacade(runtime: Runtime): Facade {
   const confirmRounds = new ConfirmRounds(lazyStateKey());
   const present = presentNext(runtime.facadeMode);
   const heldCalls = new HeldCalls();
-  const heldRounds = new WeakMap<HeldCall<OperationResult>, ConfirmRound>();
+  const heldRounds = new WeakMap<HeldCall<{ isError: boolean; payload: object }>, ConfirmRound>();
 
   /**
    * What one caller sees: a team identity only the plugins it may use (tool list, instructions,
@@ -277,6 +278,7 @@ export function createFacade(runtime: Runtime): Facade {
       // Whether this client shows its user the confirmation question: answers word the confirm step so.
       const userConfirms = scope.canAsk !== false && clientCanElicitForm(server, ctx);
       if (route.operation === "call" || route.operation === "run_skill") return callPlugin(server, scope, route, args, repairs, userConfirms, cancellation, ctx);
+      if (route.operation === "exec") return exec(server, scope, asRecord(args), repairs, userConfirms, ctx);
       return otherTool(scope, route, args, repairs, userConfirms, cancellation, ctx);
     } catch (error) {
       return Promise.reject(error as Error);
@@ -288,8 +290,11 @@ export function createFacade(runtime: Runtime): Facade {
     const opCtx = () => withCancellation({ repairs, present, userConfirms }, cancellation);
     switch (route.operation) {
       case "help": {
-        const plugin = asRecord(args).plugin;
-        const help = runtime.help(typeof plugin === "string" ? plugin : undefined, scope.session(ctx));
+        // Help answers rather than refuses (a prefix that is no plugin gets every plugin and a note):
+        // a `plugin` that is no prefix at all (5, "") is said the same way, not passed over.
+        const plugin = readPluginArgument(asRecord(args).plugin);
+        const help = runtime.help(plugin.ok ? plugin.prefix : undefined, scope.session(ctx));
+        const unread = plugin.ok ? {} : { note: `'plugin' must be a plugin's prefix, as a string; got ${plugin.got}; every plugin is listed below` };
         const server = `${info.name} ${info.version}`;
         const said = repairs.length ? { repairs: repairs.map((r) => r.message) } : {};
         if ("plugin" in help) {
@@ -306,6 +311,7 @@ export function createFacade(runtime: Runtime): Facade {
             protocol: protocolFor(runtime.facadeMode, userConfirms),
             pluginHelp: `${HELP_TOOL} {"plugin":"<prefix>"} shows one plugin in full: its usage hint and every skill`,
             ...help,
+            ...unread,
             // The text modules by file, as the original runtime's help named them (users look for them).
             textLayer: TEXT_LAYER_HELP,
             textModules: textModuleFiles(),
@@ -316,7 +322,7 @@ export function createFacade(runtime: Runtime): Facade {
       case "search":
         return toToolResult(await runtime.search(scope.session(ctx), args, opCtx()));
       case "exec":
-        return exec(scope, asRecord(args), repairs, ctx);
+        throw new Error("internal: facade operation 'exec' goes to exec");
       case "discover":
         return toToolResult(await runtime.discover(scope.session(ctx), route.prefix ?? "", args, opCtx()));
       case "call":
@@ -378,7 +384,7 @@ export function createFacade(runtime: Runtime): Facade {
   }
 
   /** One client round of a held call: its result, or the downstream's questions as input_required. */
-  async function stepHeld(server: Server, held: HeldCall<OperationResult>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  async function stepHeld(server: Server, held: HeldCall<{ isError: boolean; payload: object }>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const sink = relayFor(server, ctx, false);
     const step = await held.step(sink, ctx.mcpReq.signal);
     await sink.sent();
@@ -392,7 +398,7 @@ export function createFacade(runtime: Runtime): Facade {
   }
 
   async function resumeHeld(server: Server, resumed: { id: string; round: number }, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
-    const held = heldCalls.get<OperationResult>(resumed.id);
+    const held = heldCalls.get<{ isError: boolean; payload: object }>(resumed.id);
     if (!held || held.round !== resumed.round) {
       const error = new RuntimeError(
         "QUESTION_EXPIRED",
@@ -406,21 +412,48 @@ export function createFacade(runtime: Runtime): Facade {
     return stepHeld(server, held, ctx);
   }
 
-  async function exec(scope: SessionScope, args: Record<string, unknown>, repairs: Repair[], ctx: ServerContext): Promise<CallToolResult> {
-    const bound: ExecScope = scope.execSession ? await scope.execSession(ctx, args) : { session: scope.session(ctx) };
-    if ("error" in bound) return toToolResult({ isError: true, payload: { ok: false, error: bound.error.toPayload() } });
-    try {
-      // The text layer is made on first use; just-bash itself loads with the first command line.
-      const command = typeof args.command === "string" ? args.command : "";
-      // Imported here: a session that never runs a command line never loads the text layer.
-      const { textLayerFor } = await import("../text/text-layer.js");
-      const answer = await textLayerFor(runtime).exec(bound.session, command, { signal: ctx.mcpReq.signal });
-      if (bound.answer) Object.assign(answer, bound.answer);
-      if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
-      return toToolResult(toExecResult(answer));
-    } finally {
-      await bound.release?.();
+  /**
+   * agent_tools_exec. A write a command line makes is confirmed by the user as a typed `_call`'s is
+   * when the client can ask (a `--confirm` in the line is the model's word, not the user's): the
+   * question goes out mid-call (a 2025-era elicitation/create, or a held call's input_required
+   * round for a 2026-07-28 client) and the line goes on with the answer. It is not run again
+   * after the answer as a typed call is: its earlier commands would run twice.
+   */
+  function exec(server: Server, scope: SessionScope, args: Record<string, unknown>, repairs: Repair[], userConfirms: boolean, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    const resumed = confirmRounds.heldOf(ctx);
+    if (resumed) return resumeHeld(server, resumed, ctx);
+    const run = async (confirmer: Confirmer | undefined, signal: AbortSignal): Promise<{ isError: boolean; payload: object }> => {
+      const bound: ExecScope = scope.execSession ? await scope.execSession(ctx, args) : { session: scope.session(ctx) };
+      if ("error" in bound) return { isError: true, payload: { ok: false, error: bound.error.toPayload() } };
+      try {
+        // The text layer is made on first use; just-bash itself loads with the first command line.
+        const command = typeof args.command === "string" ? args.command : "";
+        // Imported here: a session that never runs a command line never loads the text layer.
+        const { textLayerFor } = await import("../text/text-layer.js");
+        const answer = await textLayerFor(runtime).exec(bound.session, command, { signal, ...(confirmer ? { confirmer } : {}) });
+        if (bound.answer) Object.assign(answer, bound.answer);
+        if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
+        return toExecResult(answer);
+      } finally {
+        await bound.release?.();
+      }
+    };
+    if (userConfirms && isModernRequest(ctx)) {
+      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal), signal), { elicit: true, sample: false });
+      return stepHeld(server, held, ctx);
     }
+    const relay = userConfirms ? relayFor(server, ctx, true) : undefined;
+    return run(relay ? askingThrough(relay, ctx.mcpReq.signal) : undefined, ctx.mcpReq.signal).then(toToolResult);
+  }
+
+  /** A confirmer that asks the user through `relay`, mid-call; undefined when the relay cannot ask. */
+  function askingThrough(relay: CallRelay, signal: AbortSignal): Confirmer | undefined {
+    const elicit = relay.elicit;
+    if (!elicit) return undefined;
+    return async (question) => {
+      const answer = await elicit(confirmForm(question), signal);
+      return decisionOf(answer.action as ConfirmDecision, answer.content as Record<string, unknown> | undefined);
+    };
   }
 
   // The first listing waits a little for mcpServers entries without a description to say what

@@ -11,3 +11,14 @@ export function describeArgumentValue(value: unknown): string {
   if (typeof value === "object" && value !== null) return "an object";
   return String(value);
 }
+
+/**
+ * A facade `plugin` argument, read one way on every tool that looks at it: a prefix (trimmed), or
+ * undefined when not given (`null` too: clients fill unset optional fields with it). Anything
+ * else (5, "", ["fx"]) is `got`, what the caller's refusal names; never read as "not given".
+ */
+export function readPluginArgument(value: unknown): { ok: true; prefix: string | undefined } | { ok: false; got: string } {
+  if (value === undefined || value === null) return { ok: true, prefix: undefined };
+  if (typeof value === "string" && value.trim()) return { ok: true, prefix: value.trim() };
+  return { ok: false, got: describeArgumentValue(value) };
+}

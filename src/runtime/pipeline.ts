@@ -414,7 +414,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 
   // Not an async function: the part after the catalog answered runs in a callback of its own, so
-  // the wait keeps no frame of this step's locals alive (README "Performance": allocation per call).
+  // the wait keeps no frame of this step's locals alive (docs/performance-log.md "Session 5: the hot
+  // path's allocation").
   const resolveTool: Step = (state) => {
     const plugin = state.plugin as ReadyPlugin;
     const request = state.request as RepairedRequest;

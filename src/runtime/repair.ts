@@ -20,6 +20,7 @@ export interface Repair {
     | "matched-tool-case"
     | "shortened-query"
     | "read-limit"
+    | "read-detail"
     | "moved-confirm";
   message: string;
 }

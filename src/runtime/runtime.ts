@@ -27,7 +27,7 @@ import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
 import { LIMIT_RULE, MAX_LIMIT, readLimit } from "./limit-argument.js";
-import { describeArgumentValue } from "./argument-value.js";
+import { describeArgumentValue, readPluginArgument } from "./argument-value.js";
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
@@ -80,7 +80,7 @@ export interface RuntimeOptions {
   maxResultChars?: number;
   /** Plugins made in code (e.g. search-bench's in-memory catalogs), loaded instead of any discovery. */
   manifests?: PluginManifest[];
-  /** The ranking engine; default hybrid (README "Semantic search" has the measurements). */
+  /** The ranking engine; default hybrid (README "Semantic search"; the measurements: docs/search-log.md). */
   searchEngine?: SearchEngineName;
   /**
    * How long a search waits for the semantic engine (model load, catalog and query embedding)
@@ -303,12 +303,33 @@ function limitOf(raw: unknown, fallback: number, repairs: Repair[]): number {
  * value, never read as "every plugin" without a word.
  */
 function searchPluginOf(raw: unknown): string | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  if (typeof raw === "string" && raw.trim()) return raw.trim();
+  const read = readPluginArgument(raw);
+  if (read.ok) return read.prefix;
   throw new RuntimeError(
     "ARG_VALIDATION_FAILED",
-    `'plugin' must be one plugin's prefix, as a string; got ${describeArgumentValue(raw)}. Send e.g. {"query": "list issues", "plugin": "<prefix>"} (help and search hits show each prefix), or leave 'plugin' out to search every plugin`,
+    `'plugin' must be one plugin's prefix, as a string; got ${read.got}. Send e.g. {"query": "list issues", "plugin": "<prefix>"} (help and search hits show each prefix), or leave 'plugin' out to search every plugin`,
     { errors: [{ path: "/plugin", message: "must be a non-empty string (a plugin's prefix)" }] },
+  );
+}
+
+/**
+ * Search's `detail`: `true` or `false`, or not given (`null` too). The strings "true" and "false"
+ * are what models send for a boolean most often: read as the boolean and named in `repairs`, like
+ * a numeral-string limit. Anything else (1, "yes", {}) is refused naming the value, never read as
+ * `false` without a word.
+ */
+function detailOf(raw: unknown, repairs: Repair[]): boolean {
+  if (raw === undefined || raw === null) return false;
+  if (typeof raw === "boolean") return raw;
+  const word = typeof raw === "string" ? raw.trim().toLowerCase() : undefined;
+  if (word === "true" || word === "false") {
+    repairs.push({ kind: "read-detail", message: `'detail' was the string ${JSON.stringify(raw)}; it was read as the boolean ${word}` });
+    return word === "true";
+  }
+  throw new RuntimeError(
+    "ARG_VALIDATION_FAILED",
+    `'detail' must be true or false; got ${describeArgumentValue(raw)}. Send {"detail": true} to add each hit's input schema, or leave it out for the short answer`,
+    { errors: [{ path: "/detail", message: "must be a boolean" }] },
   );
 }
 
@@ -921,6 +942,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const sentPlugin = searchPluginOf(args.plugin);
         const only = sentPlugin === undefined ? undefined : requirePlugin(sentPlugin, repairs, session.identity).manifest.prefix;
         const limit = limitOf(args.limit, DEFAULT_LIMIT, repairs);
+        const detail = detailOf(args.detail, repairs);
         // Every configured catalog must be in the index before ranking; one that cannot be listed
         // is reported, and the others still answer.
         await catalog.ready;
@@ -954,7 +976,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           withPlugin: true,
           withNext: true,
           identity: session.identity,
-          detail: args.detail === true,
+          detail,
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
           ...(ctx.present ? { present: ctx.present } : {}),
         });
@@ -969,7 +991,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         }
         const answer = searchAnswer({ query, limit, max: MAX_LIMIT, ...found, servers, unavailable, notConfigured, mode: facadeMode, ...(notice ? { notice } : {}) });
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
-        if (args.detail !== true) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
+        if (!detail) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
         const cap = ctx.maxResultChars ?? maxResultChars;
         if (JSON.stringify(answer).length <= cap) return answer;
         return { ...(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };

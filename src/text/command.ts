@@ -1,3 +1,4 @@
+import type { Confirmer } from "../runtime/confirm.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 
 /**
@@ -13,6 +14,11 @@ export interface CommandIo {
   cwd: string;
   /** Aborted at the command line's deadline and when the client cancels the request. */
   signal: AbortSignal | undefined;
+  /**
+   * Asks the agent's user to confirm a write, when the client can (README "The human confirms
+   * writes"): a command's calls pass it on, so `--confirm` in a command line is not the user's word.
+   */
+  confirmer?: Confirmer;
 }
 
 export interface CommandOutput {
@@ -66,4 +72,13 @@ export function payloadOutput(command: string, payload: object, isError: boolean
 export function outcomeOutput(command: string, outcome: { isError: boolean; payload: object }): CommandOutput {
   const code = outcome.isError ? (outcome.payload as { error?: PayloadError }).error?.code : undefined;
   return payloadOutput(command, outcome.payload, outcome.isError, code === "CONFIRM_REQUIRED" ? "(add --confirm to run it)" : undefined);
+}
+
+/**
+ * The operation context of a command's runtime calls: the sandbox's result cap, the command
+ * line's signal, and the user's confirmation when the client can ask (then the runtime asks the
+ * user for a write, as for the typed `_call`, and a `--confirm` in the line does not stand in).
+ */
+export function callContext(io: Pick<CommandIo, "signal" | "confirmer">, maxResultChars: number): { maxResultChars: number; signal?: AbortSignal; confirmer?: Confirmer; userConfirms?: boolean } {
+  return { maxResultChars, ...(io.signal ? { signal: io.signal } : {}), ...(io.confirmer ? { confirmer: io.confirmer, userConfirms: true } : {}) };
 }

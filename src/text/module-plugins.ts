@@ -8,7 +8,7 @@ import { parseManifest } from "../plugins/manifest.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
-import { outcomeOutput, payloadOutput, usageError } from "./command.js";
+import { callContext, outcomeOutput, payloadOutput, usageError, type CommandIo } from "./command.js";
 import type { ModuleCommand, ModulePlugin, ModulePluginSpec } from "./module-contract.js";
 import { SANDBOX_RESULT_CHARS } from "./plugin-commands.js";
 
@@ -53,7 +53,7 @@ export function modulePlugin(runtime: Runtime, session: Session, spec: ModulePlu
     readonlyTools: spec.readonlyTools ?? [],
     trustReadOnlyHints: spec.trustReadOnlyHints ?? false,
   });
-  const ctx = (signal: AbortSignal | undefined) => ({ maxResultChars: SANDBOX_RESULT_CHARS, ...(signal ? { signal } : {}) });
+  const ctx = (io: Pick<CommandIo, "signal" | "confirmer">) => callContext(io, SANDBOX_RESULT_CHARS);
 
   function commands(names: { search: string; describe: string; call: string }): ModuleCommand[] {
     const searchUsage = `${names.search} [QUERY…] [--limit N]`;
@@ -71,7 +71,7 @@ export function modulePlugin(runtime: Runtime, session: Session, spec: ModulePlu
           if (!limit.ok) return usageError(names.search, limit.message, searchUsage);
           const query = parsed.positionals.join(" ").trim();
           const request = { ...(query ? { query } : {}), ...(limit.limit !== undefined ? { limit: limit.limit } : {}) };
-          const outcome = await runtime.discover(session, plugin, request, ctx(io.signal));
+          const outcome = await runtime.discover(session, plugin, request, ctx(io));
           return payloadOutput(names.search, outcome.payload, outcome.isError);
         },
       },
@@ -82,7 +82,7 @@ export function modulePlugin(runtime: Runtime, session: Session, spec: ModulePlu
         async run(args, io) {
           const [name, ...extra] = args;
           if (!name || extra.length) return usageError(names.describe, name ? `unexpected word '${extra[0]}'` : "name the tool", describeUsage);
-          const outcome = await runtime.describe(session, plugin, name, ctx(io.signal));
+          const outcome = await runtime.describe(session, plugin, name, ctx(io));
           return payloadOutput(names.describe, outcome.payload, outcome.isError);
         },
       },
@@ -93,7 +93,7 @@ export function modulePlugin(runtime: Runtime, session: Session, spec: ModulePlu
         async run(args, io) {
           const parsed = parseNamedCall(args, io.stdin, "tool", `name the tool to call (find it with \`${names.search} WORDS\`)`);
           if (!parsed.ok) return usageError(names.call, parsed.message, callUsage);
-          const outcome = await runtime.call(session, plugin, { toolName: parsed.name, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx(io.signal));
+          const outcome = await runtime.call(session, plugin, { toolName: parsed.name, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx(io));
           return outcomeOutput(names.call, outcome);
         },
       },
@@ -103,7 +103,7 @@ export function modulePlugin(runtime: Runtime, session: Session, spec: ModulePlu
   return {
     prefix: spec.prefix,
     adapter,
-    call: (toolName, args, options = {}) => runtime.call(session, plugin, { toolName, arguments: args, ...(options.confirm ? { confirm: true } : {}) }, ctx(options.signal)),
+    call: (toolName, args, options = {}) => runtime.call(session, plugin, { toolName, arguments: args, ...(options.confirm ? { confirm: true } : {}) }, ctx({ signal: options.signal })),
     commands,
     close: () => adapter.close(),
   };

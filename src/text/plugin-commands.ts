@@ -1,7 +1,7 @@
 import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
-import { outcomeOutput, output, payloadOutput, usageError, type TextCommand } from "./command.js";
+import { callContext, outcomeOutput, output, payloadOutput, usageError, type TextCommand } from "./command.js";
 
 /**
  * Every loaded plugin as a sandbox command named by its prefix:
@@ -34,7 +34,7 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
     usage,
     async run(words, io) {
       const [sub, ...rest] = words;
-      const ctx = { maxResultChars, ...(io.signal ? { signal: io.signal } : {}) };
+      const ctx = callContext(io, maxResultChars);
       switch (sub) {
         case "discover": {
           const parsed = parseArguments(rest);

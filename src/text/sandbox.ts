@@ -1,4 +1,5 @@
 import type { Bash, Command, IFileSystem } from "just-bash";
+import type { Confirmer } from "../runtime/confirm.js";
 import { describeThrown } from "../runtime/errors.js";
 import type { CommandOutput, TextCommand } from "./command.js";
 import { EXIT } from "./exit-codes.js";
@@ -48,7 +49,8 @@ export interface Sandbox {
   commandNames(): string[];
   hasCommand(name: string): boolean;
   register(command: TextCommand): void;
-  run(commandLine: string, signal?: AbortSignal): Promise<SandboxRun>;
+  /** `asker`: the confirmer of the request this command line answers, handed to its commands. */
+  run(commandLine: string, signal?: AbortSignal, asker?: Confirmer): Promise<SandboxRun>;
   /** The session ended: its file bytes go back to the shared budget. */
   dispose(): void;
 }
@@ -62,7 +64,7 @@ export function loadJustBash(): Promise<JustBash> {
   return justBash;
 }
 
-function toBashCommand(jb: JustBash, command: TextCommand): Command {
+function toBashCommand(jb: JustBash, command: TextCommand, confirmerNow: () => Confirmer | undefined): Command {
   return {
     name: command.name,
     // Text-layer commands are host code (they reach plugins and services); the sandbox's own
@@ -70,7 +72,8 @@ function toBashCommand(jb: JustBash, command: TextCommand): Command {
     trusted: true,
     async execute(args, ctx) {
       try {
-        const out: Partial<CommandOutput> | undefined = await command.run(args, { stdin: jb.decodeBytesToUtf8(ctx.stdin), cwd: ctx.cwd, signal: ctx.signal });
+        const confirmer = confirmerNow();
+        const out: Partial<CommandOutput> | undefined = await command.run(args, { stdin: jb.decodeBytesToUtf8(ctx.stdin), cwd: ctx.cwd, signal: ctx.signal, ...(confirmer ? { confirmer } : {}) });
         // A module may return a sloppy value; the shell needs exactly these three fields.
         return {
           stdout: typeof out?.stdout === "string" ? out.stdout : "",
@@ -104,6 +107,8 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
   if (options.account) fs = budgetedFs(fs, options.account);
   const builtins = new Set<string>(jb.getCommandNames());
   const own = new Set<string>();
+  // The confirmer of the command line running now (runs are queued, one at a time).
+  let confirmer: Confirmer | undefined;
   const bash: Bash = new jb.Bash({
     env: sandboxEnv(),
     // No `cwd` here: given one, just-bash skips part of its default layout (/tmp); it starts in $HOME.
@@ -112,7 +117,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     // Our own timer aborts at the deadline (so host-side commands see their signal fire);
     // just-bash's deadline is the backstop.
     executionLimits: { maxExecutionTimeMs: options.timeoutMs + 1000 },
-    customCommands: commands.map((c) => toBashCommand(jb, c)),
+    customCommands: commands.map((c) => toBashCommand(jb, c, () => confirmer)),
   });
   for (const c of commands) own.add(c.name);
 
@@ -120,7 +125,8 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
   let cwd = SANDBOX_HOME;
   let queue: Promise<unknown> = Promise.resolve();
 
-  async function runNow(commandLine: string, signal: AbortSignal | undefined): Promise<SandboxRun> {
+  async function runNow(commandLine: string, signal: AbortSignal | undefined, asker: Confirmer | undefined): Promise<SandboxRun> {
+    confirmer = asker;
     const controller = new AbortController();
     let stopped: SandboxRun["stopped"];
     const timer = setTimeout(() => {
@@ -149,6 +155,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onCancel);
+      confirmer = undefined;
     }
   }
 
@@ -162,13 +169,13 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     hasCommand: (name) => builtins.has(name) || own.has(name),
     register(command) {
       own.add(command.name);
-      bash.registerCommand(toBashCommand(jb, command));
+      bash.registerCommand(toBashCommand(jb, command, () => confirmer));
     },
     dispose() {
       options.account?.close();
     },
-    run(commandLine, signal) {
-      const next = queue.then(() => runNow(commandLine, signal));
+    run(commandLine, signal, asker) {
+      const next = queue.then(() => runNow(commandLine, signal, asker));
       queue = next.catch(() => undefined);
       return next;
     },

@@ -3,6 +3,7 @@ import { RUNTIME_ROOT } from "../paths.js";
 import { describeThrown, RuntimeError } from "../runtime/errors.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
+import type { Confirmer } from "../runtime/confirm.js";
 import { capStreams, type ExecAnswer } from "./answer.js";
 import type { TextCommand } from "./command.js";
 import { EXIT, EXIT_TABLE } from "./exit-codes.js";
@@ -42,6 +43,8 @@ export interface TextLayerOptions {
 
 export interface ExecOptions {
   signal?: AbortSignal;
+  /** Asks the agent's user to confirm a write (the facade's, when the client can ask): the command line's calls use it. */
+  confirmer?: Confirmer;
 }
 
 export interface TextLayer {
@@ -347,7 +350,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       } catch (error) {
         return answer(command, EXIT.FAILED, { stderr: `agent-tools: the sandbox could not be created: ${describeThrown(error)}\n` });
       }
-      const run = await sandbox.run(command, execOptions.signal);
+      const run = await sandbox.run(command, execOptions.signal, execOptions.confirmer);
       let stderr = run.stderr;
       if (run.stopped === "deadline") stderr += `agent-tools: the command line ran past its deadline of ${settings.timeoutMs} ms and was stopped (AGENT_TOOLS_EXEC_TIMEOUT_MS); the session keeps its files, env and cwd from before it\n`;
       else if (run.stopped === "cancelled") stderr += "agent-tools: the client cancelled the request; the command line was stopped\n";

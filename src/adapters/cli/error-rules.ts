@@ -5,7 +5,7 @@ import { CliError, CliSpecError } from "./errors.js";
 import { CLI_ERROR_RULES_SCHEMA } from "../block-schema-data.js";
 import type { CliErrorRuleBlock } from "./schema.js";
 import type { ProcessResult } from "./process.js";
-import { tail } from "./result.js";
+import { masked, tail } from "./result.js";
 
 /**
  * The cli block's `errors`: rules that turn a failed run (non-zero exit) into a specific error.
@@ -61,7 +61,7 @@ export function applyCliErrorRules(
   });
   if (!rule) return undefined;
   const { redactor } = context;
-  const stderr = redactor.redact(tail(raw.stderr));
+  const stderr = tail(masked(raw.stderr, raw.stderrTruncated, redactor));
   const lookup = (name: string): unknown => {
     if (name === "exitCode") return raw.exitCode;
     if (name === "stderr") return stderr;

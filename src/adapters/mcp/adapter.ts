@@ -1,10 +1,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
-import { LOG_LEVEL_META_KEY, type DiscoverResult } from "@modelcontextprotocol/client";
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, type DiscoverResult } from "@modelcontextprotocol/client";
 import type { Adapter, AdapterHealth, CallContext, ListToolsOptions, Logger, ServerDescription, ToolDescriptor } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
-import { currentRelay } from "../relay.js";
+import { currentRelay, relayedCapabilities } from "../relay.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
 
 /**
@@ -66,7 +66,7 @@ export class McpAdapter implements Adapter {
     const wasRunning = this.connection.startedOrStarting;
     const begun = this.connection.requestsBegun;
     const tools = await this.catalog.get(() =>
-      this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)),
+      this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)).then((listed) => listed.map(this.maskedTool)),
     );
     const onlyThisListing = this.connection.requestsBegun === begun + 1;
     if (!wasRunning && onlyThisListing) {
@@ -78,9 +78,20 @@ export class McpAdapter implements Adapter {
     return { tools: tools.map((tool) => ({ ...tool })) };
   }
 
+  /** What the server says of itself, masked: its title, description or instructions reach search answers, help and the server instructions. */
   serverInfo(): ServerDescription | undefined {
-    return this.connection.serverInfo;
+    return this.options.redactor.redactValue(this.connection.serverInfo);
   }
+
+  /**
+   * A listed tool masked like a result, once when listed (so the index, the catalog cache and every
+   * answer see the masked text): a server may template its credential into a description, a title
+   * or a schema's default. Its name is kept: it is what the call sends back.
+   */
+  private readonly maskedTool = (tool: ToolDescriptor): ToolDescriptor => {
+    const masked = this.options.redactor.redactValue(tool);
+    return masked === tool ? tool : { ...masked, name: tool.name };
+  };
 
   call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
     const relay = ctx?.relay;
@@ -89,9 +100,10 @@ export class McpAdapter implements Adapter {
     // take their level from logging/setLevel), and it cost both pipes and the server bytes on every call.
     const params = { name, arguments: args };
     const sdkParams = relay?.log ? { ...params, _meta: { [LOG_LEVEL_META_KEY]: "debug" } } : params;
-    // Progress of the downstream call goes to the agent's client (its own progressToken).
+    // Progress of the downstream call goes to the agent's client (its own progressToken), its
+    // message masked like a result (a server may say its credential in it).
     const progress = relay?.progress
-      ? { onprogress: (p: { progress: number; total?: number; message?: string }) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }), resetTimeoutOnProgress: true }
+      ? { onprogress: (p: { progress: number; total?: number; message?: string }) => relay.progress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: this.options.redactor.redactValue(p.message) } : {}) }), resetTimeoutOnProgress: true }
       : undefined;
     // The Cancel when the pipeline gave one: the lane listens to it without making an AbortSignal.
     const cancellation = ctx?.cancel ?? ctx?.signal;
@@ -104,7 +116,11 @@ export class McpAdapter implements Adapter {
       // against an outputSchema; anything else, or when unsure, the SDK path.
       if (lane?.accepts() && !this.catalog.sdkChecksOutputOf(name)) return lane.call(params, progress ? { ...control, ...progress } : control);
       const withProgress = progress ? { ...options, ...progress } : options;
-      const calling = () => client.callTool(sdkParams, withProgress);
+      const modern = client.getProtocolEra() === "modern";
+      // A 2026-07-28 server reads the client's capabilities per request: it is told what this
+      // call's client can answer, not what the connection could relay for some other call.
+      const callParams = modern ? { ...params, _meta: { ...(relay?.log ? { [LOG_LEVEL_META_KEY]: "debug" } : {}), [CLIENT_CAPABILITIES_META_KEY]: relayedCapabilities(relay) } } : sdkParams;
+      const calling = () => client.callTool(callParams, withProgress);
       // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
       // driver) and find this call's relay through its async context. A 2025-era server asks on
       // its connection, outside any call's context (McpConnection falls back to the calls in
@@ -112,7 +128,7 @@ export class McpAdapter implements Adapter {
       // promise hooks for the whole process, a cost on every promise of every call after it.
       // The connect (when the server was not running) happens before this, outside the context,
       // so the connection's streams never carry one call's relay into later calls.
-      return relay && client.getProtocolEra() === "modern" ? currentRelay.run(relay, calling) : calling();
+      return relay && modern ? currentRelay.run(relay, calling) : calling();
     });
     // The runtime's pipeline masks a tool's result with the fleet's redactor (its shape step):
     // when that is this adapter's own, the result is masked there, once.

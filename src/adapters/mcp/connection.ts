@@ -6,7 +6,7 @@ import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorM
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
-import { currentRelay, refusal, type CallRelay, type RelayedParams } from "../relay.js";
+import { currentRelay, refusal, RELAYED_CAPABILITIES, type CallRelay, type RelayedParams } from "../relay.js";
 import { asPromise } from "../../as-promise.js";
 
 /**
@@ -41,6 +41,8 @@ export type TransportOpener = (makeClient: () => Client, options: ConnectOptions
 export interface ConnectFailure {
   message: string;
   code: string;
+  /** The failure's own hint (the depth guard's, runtime-depth.ts): said again while the start is not retried. */
+  hint?: string;
   at: number;
   retryAt: number;
   attempts: number;
@@ -357,7 +359,7 @@ export class McpConnection {
     if (failure && this.now() < failure.retryAt) {
       // A server that failed to start is not started again on every call: the same answer until the backoff passes.
       const seconds = Math.max(1, Math.ceil((failure.retryAt - this.now()) / 1000));
-      throw new McpAdapterError(failure.code === "NOT_CONFIGURED" ? "NOT_CONFIGURED" : "UPSTREAM_ERROR", `${failure.message} (not retried for ${seconds} s after ${failure.attempts} failed start${failure.attempts === 1 ? "" : "s"})`);
+      throw new McpAdapterError(failure.code === "NOT_CONFIGURED" ? "NOT_CONFIGURED" : "UPSTREAM_ERROR", `${failure.message} (not retried for ${seconds} s after ${failure.attempts} failed start${failure.attempts === 1 ? "" : "s"})`, failure.hint ? { hint: failure.hint } : {});
     }
     let connected: { client: Client; opened: OpenedTransport };
     try {
@@ -367,7 +369,7 @@ export class McpConnection {
         const translated = await this.translate(error, "connect", undefined, { timeoutMs: 0 });
         const attempts = (failure?.attempts ?? 0) + 1;
         const at = this.now();
-        this.failure = { message: translated.message, code: translated.code, at, attempts, retryAt: at + Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1)) };
+        this.failure = { message: translated.message, code: translated.code, ...(translated.hasOwnHint ? { hint: translated.hint } : {}), at, attempts, retryAt: at + Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1)) };
       }
       throw error;
     }
@@ -410,9 +412,10 @@ export class McpConnection {
   private makeClient = (): Client => {
     // Both eras: probe with server/discover, fall back to initialize for 2025-era servers. The
     // capabilities say the runtime can pass questions on; a call whose client cannot answer
-    // them gets a refusal that says so (below).
+    // them gets a refusal that says so (below). A 2026-07-28 server is told per call what that
+    // call's client can answer (relayedCapabilities, McpAdapter.call).
     const client = new LenientClient(CLIENT_INFO, {
-      capabilities: { elicitation: { form: {}, url: {} }, sampling: {} },
+      capabilities: RELAYED_CAPABILITIES,
       versionNegotiation: { mode: "auto", ...(this.options.probeTimeoutMs ? { probe: { timeoutMs: this.options.probeTimeoutMs } } : {}) },
     });
     client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
@@ -428,15 +431,25 @@ export class McpConnection {
     client.setRequestHandler("elicitation/create", async (request, ctx) => {
       const relay = this.relayNow();
       if (!relay?.elicit) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("elicitation"));
-      return (await relay.elicit(request.params as RelayedParams, ctx.mcpReq.signal)) as never;
+      return (await relay.elicit(this.masked(request.params), ctx.mcpReq.signal)) as never;
     });
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => {
       const relay = this.relayNow();
       if (!relay?.sample) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("sampling"));
-      return (await relay.sample(request.params as RelayedParams, ctx.mcpReq.signal)) as never;
+      return (await relay.sample(this.masked(request.params), ctx.mcpReq.signal)) as never;
     });
     return client;
   };
+
+  /**
+   * A downstream question (for the user or the client's model) goes to the agent's client as
+   * masked as a result: a server may say its own credential in a message, a URL, a schema's
+   * field name or a prompt. A masked field name comes back masked in the answer; a server that
+   * asks under its credential's name gets no answer to that field.
+   */
+  private masked(params: unknown): RelayedParams {
+    return this.options.redactor.redactValue(params as RelayedParams);
+  }
 
   /**
    * Connect with the kept era verdict; a verdict the server no longer honours is dropped and the
@@ -517,7 +530,8 @@ export class McpConnection {
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${what} on ${server} was cancelled by the caller`));
     }
     if (error instanceof McpAdapterError) {
-      return new McpAdapterError(error.code, redact(error.message), error.status !== undefined ? { status: error.status } : {});
+      // Its own hint (the depth guard's) says the fix better than the code's generic one.
+      return new McpAdapterError(error.code, redact(error.message), { ...(error.status !== undefined ? { status: error.status } : {}), ...(error.hasOwnHint ? { hint: error.hint } : {}) });
     }
     if (error instanceof ResponseTooLargeError) {
       return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
@@ -542,7 +556,10 @@ export class McpConnection {
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} does not serve a protocol version this runtime speaks: ${errorMessage(error)}`));
     }
     if (error instanceof ProtocolError) {
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}`));
+      // A 2026-07-28 server told that this call's client cannot answer (relayedCapabilities) and
+      // that needed an answer: said in the words the relay's own refusal uses.
+      const why = error.code === ProtocolErrorCode.MissingRequiredClientCapability ? `; ${refusal(/sampling/i.test(`${error.message} ${JSON.stringify(error.data ?? {})}`) ? "sampling" : "elicitation")}` : "";
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}${why}`));
     }
     if (code !== undefined && code >= 400 && code < 600) {
       if (code === 401 || code === 403) {

@@ -63,10 +63,10 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
   const graceMs = options.killGraceMs ?? 2_000;
   return async (makeClient, requestOptions) => {
     const launch = resolveLaunch(spec, options);
-    const tail = new StderrTail(options.stderrLines ?? 40);
+    const tail = new StderrTail(options.stderrLines ?? 40, undefined, (text) => options.redactor.redact(text));
     const transport = new GroupStdioTransport({ ...launch, cwd: launch.cwd ?? process.cwd(), graceMs });
     transport.stderr.on("data", (chunk: Buffer) => {
-      for (const line of tail.push(chunk)) if (line.trim()) options.log.debug(`[${options.name} stderr] ${options.redactor.redact(line)}`);
+      for (const line of tail.push(chunk)) if (line.trim()) options.log.debug(`[${options.name} stderr] ${line}`);
     });
     const close = (): Promise<void> => transport.close();
     const client = makeClient();

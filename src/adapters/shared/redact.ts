@@ -10,6 +10,11 @@ const MIN_SECRET_LENGTH = 4;
 export interface Redactor {
   add(secret: string | undefined): void;
   redact(text: string): string;
+  /**
+   * `redact` for a text a limit cut short: a secret's first characters at its end (the rest was
+   * cut off) are masked too, from MIN_SECRET_LENGTH of them on.
+   */
+  redactCut(text: string): string;
   /** Deep-redact a JSON-like value. */
   redactValue<T>(value: T): T;
 }
@@ -94,6 +99,21 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
       for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join(MARKER);
       if (MAYBE_SHAPE.test(out)) for (const [pattern, replacement] of SHAPES) out = out.replace(pattern, replacement);
       return out;
+    },
+    redactCut(text) {
+      const out = redactor.redact(text);
+      ordered ??= [...secrets].sort((a, b) => b.length - a.length);
+      // The longest beginning of any secret the text ends with.
+      let cut = 0;
+      for (const secret of ordered) {
+        for (let k = Math.min(secret.length - 1, out.length); k > cut && k >= MIN_SECRET_LENGTH; k--) {
+          if (out.endsWith(secret.slice(0, k))) {
+            cut = k;
+            break;
+          }
+        }
+      }
+      return cut > 0 ? `${out.slice(0, out.length - cut)}${MARKER}` : out;
     },
     // Copy on write: a value with nothing to mask (nearly every result) comes back as it was,
     // without a copy of each of its objects and arrays.

@@ -2,7 +2,8 @@
  * A task often names several needs in one query ("get the SLA of the compute service. Then back up
  * /home/data. Finally update the shipment"). Ranked as one bag of words, the need with the rarest
  * words wins the top five. Cut into clauses, each need gets its own ranking, and the engine merges
- * them (README "Semantic search": +4.7 points of Recall@5 on Seal-Tools' tune half).
+ * them (docs/search-log.md, "Figures": clause-aware BM25F moved Seal-Tools' tune half from R@5
+ * 90.5% to 95.2%, +4.7 points).
  */
 
 const CONNECTIVES = /(?:^|,?\s+)(?:and then|then|after that|afterwards|additionally|also|finally|lastly|next|as well as|and)\b,?\s*/i;

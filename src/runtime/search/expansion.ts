@@ -10,7 +10,8 @@ import type { Pos, Synset, WordNet } from "./wordnet.js";
  * weight. Only the senses the sentence model finds nearest the intent are used ("throw" in "throw
  * a wedding" is not "propel"): each candidate sense's lemmas and definition are embedded and
  * compared with the intent's own vector (word-sense choice by meaning). Measured on the visible
- * sets only (README "Semantic search", "WordNet expansion").
+ * sets only (docs/search-log.md "WordNet expansion of one-need intents"; what it does: README
+ * "Semantic search").
  */
 
 export interface ExpansionSettings {
@@ -28,9 +29,16 @@ export interface ExpansionSettings {
    * from relatives, which only add noise ("retrieve the data" → recover, collection).
    */
   weakMatch: number;
+  /**
+   * An intent with more words WordNet knows than this is not expanded. Expansion is for short intents
+   * (the visible sets' one-need queries have at most 7), and each word costs up to a dozen sense
+   * texts for the model: a 500-character query of 89 common words asked it for about 1,000 at
+   * once, 40 s of a model thread (every session's queries wait behind it) and 2 GB of memory.
+   */
+  maxWords: number;
 }
 
-export const EXPANSION_DEFAULTS: ExpansionSettings = { weight: 1.5, sensesPerWord: 2, sensePool: 6, minCosine: 0.3, weakMatch: 0.6 };
+export const EXPANSION_DEFAULTS: ExpansionSettings = { weight: 1.5, sensesPerWord: 2, sensePool: 6, minCosine: 0.3, weakMatch: 0.6, maxWords: 8 };
 
 /** `off` turns the expansion off (it is also off when WordNet's files are not installed). */
 export const EXPANSION_ENV = "AGENT_TOOLS_SEARCH_EXPANSION";
@@ -53,13 +61,13 @@ export interface WordSenses {
   senses: Synset[];
 }
 
-/** The intent's content words with their candidate senses (nouns and verbs, the most frequent first). */
+/** The intent's content words with their candidate senses (nouns and verbs, the most frequent first); none when more than `maxWords` words have some. */
 export function candidateSenses(text: string, wordnet: WordNet, settings: ExpansionSettings): WordSenses[] {
   const out: WordSenses[] = [];
   for (const word of contentWords(text)) {
     const senses: Synset[] = [];
     for (const pos of PARTS) for (const base of wordnet.baseForms(word, pos)) senses.push(...wordnet.senses(base, pos).slice(0, settings.sensePool));
-    if (senses.length > 0) out.push({ word, senses });
+    if (senses.length > 0 && out.push({ word, senses }) > settings.maxWords) return [];
   }
   return out;
 }

@@ -29,7 +29,8 @@ import type { ModernNodeHandler } from "./modern-node.js";
  * controller and a request context, and closes the exchange again (a "Connection closed" error and
  * an abort of the finished request's signal included). That work is the modern era's alone: a
  * 2025-era session pays its own share once per session. It made a modern request cost 1.08–1.15×
- * a legacy one in server CPU (README "Protocol", bench/protocol.ts), against a goal of 1.10×.
+ * a legacy one in server CPU (docs/protocol-log.md "Modern against legacy, per request";
+ * bench/protocol.ts), against a goal of 1.10×.
  *
  * What the lane takes, the SDK certainly answers with a JSON `200` (its "auto" response mode stays
  * JSON when nothing is sent before the result), so the lane takes only:

@@ -11,7 +11,7 @@ import type { SearchDocument } from "../types.js";
  * Against the former recipe (150 characters and the parameter names) this embeds 2.2× fewer
  * pieces on the synthetic 10,000-tool catalog (17.6 instead of 38 a tool) at the same Recall@5 on
  * the dev set (59.8%). The cut is the shortest that keeps both tuning sets where 60 characters
- * had them (README "Semantic search"): 55 characters, 5% fewer pieces than 60 at the same dev-set
+ * had them (docs/search-log.md "Semantic search"): 55 characters, 5% fewer pieces than 60 at the same dev-set
  * R@5 (59.8%, 1.39×) and C@10 (53.3%), Seal-Tools (all 700 queries) 93.3% against 93.5%; at 50
  * the dev set falls to 59.3%, at 52–53 its C@10 to 51.1%.
  */

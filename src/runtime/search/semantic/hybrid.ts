@@ -126,7 +126,7 @@ export interface HybridOptions {
    * (`SentenceModel.approximate`), so it is ranked semantically within seconds while the model
    * embeds it and its vectors replace them. Default: never. On the data this project tunes on they
    * rank no better than BM25F alone does meanwhile (dev set R@5 56.7% against 54.3%, Seal-Tools
-   * 92.0% against 94.3%; README "Semantic search"), so they are a setting, not the default.
+   * 92.0% against 94.3%; docs/search-log.md "Speed at 10,000 tools"), so they are a setting, not the default.
    */
   approximateFrom?: number;
   /**
@@ -135,7 +135,8 @@ export interface HybridOptions {
    * the first embedding are seconds of CPU on one core, and the model's hundred-odd MiB make every
    * server the listing starts slower to fork (Node's spawn copies the process's page tables), so
    * beside 50 starting servers on two cores they cost the listing about a third of its time
-   * (README "Cold cache"). A search never waits for it: BM25F answers meanwhile, as before.
+   * (docs/performance-log.md "Cold cache: the 50-server listing and the first start's memory"). A
+ * search never waits for it: BM25F answers meanwhile, as before.
    */
   loadAfter?: () => Promise<unknown>;
   settings?: Partial<HybridSettings>;

@@ -12,7 +12,8 @@ import { unitVector } from "./sentence-model.js";
  * The weights are smooth inverse frequency: a piece of unigram probability p (the tokenizer's own
  * log-probability) counts a / (a + p), so "the", "s" and "," count little and rare, specific
  * pieces much. The vectors are close enough to the model's to rank a catalog semantically while the
- * model embeds it (dev set R@5 56.7% instead of 59.8%, README "Semantic search"), not to replace it.
+ * model embeds it (dev set R@5 56.7% instead of 59.8%, docs/search-log.md "Speed at 10,000 tools"),
+ * not to replace it.
  */
 
 /** The model's side: its vocabulary (piece, log-probability), its tokenizer, and one inference over piece ids. */
