@@ -86,6 +86,18 @@ describe("Streamable HTTP", () => {
     assert.equal(textOf(await adapter.call("echo", { text: "small" })), "small");
   });
 
+  test("credentials in the URL (user:password@) are sent as HTTP Basic auth, not refused; the password never shows", async () => {
+    const server = await fixture();
+    const url = new URL(server.url);
+    url.username = "alice";
+    url.password = "${MCP_PASSWORD}";
+    const adapter = adapterFor({ url: url.href.replace("%7B", "{").replace("%7D", "}").replace("%24", "$") }, { env: { MCP_PASSWORD: "pw-4d9c1e77" } });
+    assert.equal(textOf(await adapter.call("echo", { text: "with basic auth" })), "with basic auth");
+    assert.equal(server.stats.lastHeaders.authorization, `Basic ${Buffer.from("alice:pw-4d9c1e77").toString("base64")}`);
+    const seen = textOf(await adapter.call("headers", {}));
+    assert.ok(!seen.includes(Buffer.from("alice:pw-4d9c1e77").toString("base64")) && !seen.includes("pw-4d9c1e77"), seen);
+  });
+
   test("an unreachable server is UPSTREAM_ERROR", async () => {
     const server = await startHttpFixture();
     const url = server.url;

@@ -51,6 +51,16 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
       headers[key] = resolveSecretAware(value, hostEnv, `adapter.headers.${key}`, redactor);
       if (/^(authorization|proxy-authorization|cookie|x-api-key|api-key)$/i.test(key)) redactor.add(headers[key]);
     }
+    // Credentials in the URL (user:password@host) mean HTTP Basic auth, as curl and browsers read
+    // them; fetch refuses a URL that carries them ("Request cannot be constructed…"). A header the
+    // entry gives itself wins.
+    if (url.username || url.password) {
+      const encoded = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64");
+      redactor.add(encoded);
+      url.username = "";
+      url.password = "";
+      if (!Object.keys(headers).some((key) => key.toLowerCase() === "authorization")) headers.Authorization = `Basic ${encoded}`;
+    }
     if (spec.auth) {
       bearer ??= createBearerSource(spec.auth, {
         env: hostEnv,
