@@ -8,6 +8,7 @@ import { createRedactor } from "../src/adapters/shared/redact.js";
 import type { CallContext } from "../src/adapters/types.js";
 import { parseConfig } from "../src/config/config.js";
 import { silentLogger } from "../src/log.js";
+import { shapeResult } from "../src/runtime/result.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import { closeSession } from "../src/runtime/session.js";
 import { fixtureAdapter, liveChildren, STDIO_FIXTURE, textOf } from "./fixtures/mcp/support.js";
@@ -102,6 +103,18 @@ describe("a secret in an object key is masked", () => {
     assert.equal(answer.isError, true);
     assert.equal(answer.payload.error?.code, "UPSTREAM_ERROR");
     assert.match(answer.payload.error?.message ?? "", /the tool answered with an error: \{"\[redacted\]":"x"\}/);
+  });
+
+  test("a JSON text nested deeper than the stack allows is passed on as text, masked (it was 'Maximum call stack size exceeded')", async () => {
+    const deep = `${"[".repeat(20_000)}"${SECRET}"${"]".repeat(20_000)}`;
+    const answer = await echo("fxtext", deep);
+    assert.equal(answer.isError, false, JSON.stringify(answer.payload).slice(0, 300));
+    assert.equal(answer.payload.result, deep.replace(SECRET, "[redacted]"));
+    // structuredContent has no text to fall back on: a clear error (built here: a downstream's SDK validates it for too long).
+    let nested: unknown = SECRET;
+    for (let i = 0; i < 200_000; i++) nested = [nested];
+    const redactor = createRedactor([SECRET]);
+    assert.throws(() => shapeResult({ content: [], structuredContent: { a: nested } }, (v) => redactor.redactValue(v), 1000), /nested too deeply.*flatter result/);
   });
 
   test("keys that mask to the same text are all kept, a masked one with a suffix", async () => {

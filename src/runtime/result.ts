@@ -94,7 +94,21 @@ function capResult(result: unknown, maxChars: number): { result: unknown; trunca
 
 /** What a tool or skill returned, as an answer's `result`: unwrapped, through the fleet's redactor, capped. */
 export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, maxChars: number): { result: unknown; truncated?: Truncation } {
-  return capResult(redact(unwrapResult(raw)), maxChars);
+  const value = unwrapResult(raw);
+  try {
+    return capResult(redact(value), maxChars);
+  } catch (error) {
+    if (!isStackOverflow(error)) throw error;
+    // A value nested deeper than the walk's stack allows (JSON.parse takes 20,000 nested arrays,
+    // the redactor's walk does not): a JSON text goes on as the text it was, masked as text.
+    const text = isCallToolResult(raw) && raw.structuredContent === undefined ? textOf(raw) : undefined;
+    if (text === undefined) throw new RuntimeError("UPSTREAM_ERROR", "the tool's result is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)");
+    return capResult(redact(text), maxChars);
+  }
+}
+
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
 }
 
 /**
