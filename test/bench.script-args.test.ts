@@ -46,6 +46,17 @@ describe("bench scripts: arguments", () => {
     assert.doesNotMatch(run.stderr, /ENOENT/, "no Seal-Tools file was read");
   });
 
+  it("query-length: an unknown set, variant or expansion mode exits 2 naming it and the known ones, before any data set is read", () => {
+    const env = { AGENT_TOOLS_CACHE_DIR: os.tmpdir(), SEAL_TOOLS_DIR: "/nonexistent-seal-tools" };
+    const sets = runScript("query-length.ts", [], { ...env, QL_SETS: "fleet,seall" });
+    assert.equal(sets.status, 2, sets.stderr);
+    assert.match(sets.stderr, /QL_SETS names unknown seall; the known ones are fleet, api, api-stripped, api-opaque, github, seal/);
+    const modes = runScript("query-length.ts", [], { ...env, QL_MODES: "on,pool9" });
+    assert.equal(modes.status, 2, modes.stderr);
+    assert.match(modes.stderr, /QL_MODES names unknown pool9; the known ones are on, off, pool4, pool3/);
+    assert.doesNotMatch(sets.stderr + modes.stderr, /ENOENT/, "no Seal-Tools file was read");
+  });
+
   it("opaqueCatalog: a relevant tool missing from the catalog throws naming it", () => {
     const tools = [{ server: "s", name: "bookFlight", description: "Book a flight", inputSchema: { type: "object" } }];
     const renamed = opaqueCatalog(tools, [{ id: "q1", query: "fly", relevant: ["bookFlight"] }]);

@@ -42,12 +42,12 @@ describe("facade over stdio", () => {
     assert.ok(Array.isArray(payload.protocol));
   });
 
-  it("a very long query is cut to its first 500 characters, and the answer says so", async () => {
+  it("a very long query is cut to its first 1000 characters, and the answer says so", async () => {
     const query = `remove ${"x".repeat(20_000)}`;
     for (const [tool, args] of [["agent_tools_notes_discover", { query }], ["agent_tools_search", { query }]] as const) {
       const { payload, isError } = await callJson(server.client, tool, args);
       assert.equal(isError, false, tool);
-      assert.ok(payload.repairs?.some((r) => /20007 characters; its first 500 were used/.test(r)), `${tool}: ${JSON.stringify(payload.repairs)}`);
+      assert.ok(payload.repairs?.some((r) => /20007 characters; its first 1000 were used/.test(r)), `${tool}: ${JSON.stringify(payload.repairs)}`);
       assert.ok(JSON.stringify(payload).length < 5000, `${tool} does not echo the whole query`);
     }
   });

@@ -5,6 +5,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
 import { EXPANSION_ENV, expansionDisabled } from "../src/runtime/search/expansion.js";
+import { createToolIndex } from "../src/runtime/search/index.js";
 import { createHybridIndex, type HybridSettings } from "../src/runtime/search/semantic/hybrid.js";
 import type { SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
 import type { SearchDocument } from "../src/runtime/search/types.js";
@@ -162,5 +163,33 @@ describe("hybrid engine with intent expansion", () => {
     const long = "throw wedding hold give organize marry hurl nuptials wed";
     await index.prepare!(long);
     assert.deepEqual(embedded, [long], "only the query's own vector");
+  });
+});
+
+describe("the runtime's index without WordNet (the real sentence model)", () => {
+  const doc = (name: string, description: string): SearchDocument => ({ plugin: "events", kind: "tool", name, fields: { name: name.replace(/_/g, " "), description } });
+  const catalog = [doc("plan_party", "Plan a party with a guest list"), doc("launch_projectile", "Propel an object at a target"), doc("get_weather", "Forecast for a city"), doc("pay_invoice", "Pay an open invoice")];
+  const ranked = async (env: NodeJS.ProcessEnv, log?: (m: string) => void) => {
+    const index = createToolIndex("hybrid", { env, ...(log ? { log } : {}) });
+    index.setPluginDocuments("events", catalog);
+    const answers: string[][] = [];
+    // A one-need intent no tool's words meet (the expansion's case), asked twice: the second answer is not a retry of a failed load.
+    for (const query of ["throw a wedding", "celebrate a marriage"]) {
+      await index.prepare!(query);
+      answers.push(index.search(query, { limit: 4 }).hits.map((h) => h.name));
+    }
+    return answers;
+  };
+
+  it("with AGENT_TOOLS_WORDNET_DIR at a folder without the database it ranks as with the expansion off, and says why once", async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), "wordnet-empty-"));
+    try {
+      const off = await ranked({ [EXPANSION_ENV]: "off", [WORDNET_DIR_ENV]: dir });
+      const logged: string[] = [];
+      assert.deepEqual(await ranked({ [WORDNET_DIR_ENV]: empty }, (m) => logged.push(m)), off);
+      assert.equal(logged.filter((m) => m.startsWith("intent expansion is off") && m.includes(empty)).length, 1, logged.join("\n"));
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });

