@@ -152,3 +152,26 @@ describe("credentials written literally in an entry's args", () => {
     }
   });
 });
+
+describe("credentials written literally in a CLI tool's argv", () => {
+  it("are masked when the program prints its arguments", async () => {
+    const cliDir = path.join(dir, "cli-plugins");
+    writePlugin(path.join(cliDir, "agent-tools-plugin-pa"), {
+      name: "pa",
+      prefix: "pa",
+      description: "Prints its arguments.",
+      adapter: { kind: "cli", program: "print-args", allowlist: ["print-args"], tools: [{ name: "show", argv: ["--api-key", "lit-cli-secret-7731", "{word}"], parse: "text", readonly: true }] },
+    });
+    const runtime = await createRuntime({ pluginDirs: [path.join(cliDir, "agent-tools-plugin-pa")], env: { PATH: [path.join(ROOT, "test", "fixtures", "cli"), "/usr/bin", "/bin"].join(path.delimiter) }, log: silentLogger, catalogCache: false });
+    const session = runtime.createSession("redaction-cli-args");
+    try {
+      assert.deepEqual(runtime.failures, []);
+      const json = JSON.stringify(await runtime.call(session, "pa", { toolName: "show", arguments: { word: "hello" } }));
+      assert.match(json, /hello/, json);
+      assert.ok(!json.includes("lit-cli-secret-7731") && json.includes("[redacted]"), json);
+    } finally {
+      await closeSession(session);
+      await runtime.close();
+    }
+  });
+});

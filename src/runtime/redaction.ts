@@ -72,6 +72,9 @@ export function fleetSecrets(manifests: readonly PluginManifest[], env: NodeJS.P
     if (typeof manifest.adapter === "object") {
       literalSecrets(manifest.adapter.env, secrets);
       argumentSecrets((manifest.adapter as { args?: unknown }).args, secrets);
+      // A CLI block's tools carry their own argument lists.
+      const tools = (manifest.adapter as { tools?: unknown }).tools;
+      if (Array.isArray(tools)) for (const tool of tools) argumentSecrets((tool as { argv?: unknown } | null)?.argv, secrets);
       literalSecrets(manifest.adapter.headers, secrets);
       // An auth block's values are credentials whatever the variable is called.
       const auth: string[] = [];
