@@ -187,6 +187,16 @@ describe("base URL", () => {
       await assert.rejects(a.call("t", {}), (e: Error & { code?: string }) => e.code === "NOT_CONFIGURED" && /baseUrl/.test(e.message));
     }
   });
+
+  it("a base with a key in its query is refused without showing the key (it is often one: ?access_key=…)", async () => {
+    const a = await createRestAdapter({ kind: "rest", baseUrl: "https://api.example.com/v1?access_key=lit-base-key-12345#frag-9", tools: [{ name: "t", path: "/x" }] }, { pluginDir: "/tmp", manifest: {}, env: {}, log: silent });
+    await assert.rejects(a.call("t", {}), (e: Error & { code?: string }) => {
+      assert.equal(e.code, "NOT_CONFIGURED");
+      assert.match(e.message, /baseUrl 'https:\/\/api\.example\.com\/v1' must not have a query/);
+      assert.ok(!e.message.includes("lit-base-key-12345") && !e.message.includes("frag-9"), e.message);
+      return true;
+    });
+  });
 });
 
 describe("secrets in errors", () => {

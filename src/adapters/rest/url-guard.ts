@@ -34,7 +34,8 @@ export function parseBaseUrl(raw: string): BaseUrl {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`baseUrl '${raw}' must use http or https, not ${url.protocol}`);
   if (url.username || url.password) throw new Error("baseUrl must not contain credentials; use the auth block");
-  if (url.search || url.hash) throw new Error(`baseUrl '${raw}' must not have a query or fragment; put query values in a tool's query or in auth`);
+  // Not quoted whole: a query on a base URL is most often an API key (?access_key=…).
+  if (url.search || url.hash) throw new Error(`baseUrl '${url.origin}${url.pathname}' must not have a query or fragment; put query values in a tool's query or in auth (type "query")`);
   const prefix = url.pathname.replace(/\/+$/, "");
   return { origin: url.origin, prefix, href: url.origin + prefix };
 }
