@@ -22,7 +22,7 @@ const SHARE = 2;
 const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-held-"));
 const pluginsDir = path.join(dir, "plugins");
 // One downstream per call held at once: a 2025-era server asks on its connection, and the
-// runtime tells whose question it is only while one call is in flight there (McpConnection.relayNow).
+// runtime tells whose question it is only while one call is in flight there (McpConnection.relayFor).
 const LEGACY_ASKER = path.join(ROOT, "test", "fixtures", "v2", "legacy-asker.mjs");
 const PLUGINS = ["a1", "a2", "a3", "b1"] as const;
 for (const prefix of PLUGINS) {

@@ -266,6 +266,42 @@ describe("input_required rounds on the wire (in-process handler)", () => {
     });
   }
 
+  it("dn: two calls held at once on one 2026-07-28 downstream each get their own question, and each answer reaches its own call", async () => {
+    const ask = async (question: string) => {
+      const first = await post(callArgs("dn", "ask_user", { question }));
+      const asked = first.result as { inputRequests?: Record<string, { params: { message: string } }>; requestState: string };
+      const [key, request] = Object.entries(asked.inputRequests ?? {})[0] ?? [];
+      assert.ok(key && request, `${question}: ${JSON.stringify(first)}`);
+      assert.equal(request.params.message, question);
+      return { key, state: asked.requestState };
+    };
+    // Both questions open before either is answered: the second one used to be refused (its
+    // downstream question found no call's relay once two calls were in flight).
+    const red = await ask("Colour of call one?");
+    const green = await ask("Colour of call two?");
+    const answer = (held: { key: string; state: string }, question: string, reply: string) =>
+      post({ ...callArgs("dn", "ask_user", { question }), inputResponses: { [held.key]: { action: "accept", content: { reply } } }, requestState: held.state });
+    // Answered in the other order: each answer goes to the call that asked.
+    const second = await answer(green, "Colour of call two?", "green");
+    const first = await answer(red, "Colour of call one?", "red");
+    assert.match(JSON.stringify(second.result), /the user said: green/);
+    assert.match(JSON.stringify(first.result), /the user said: red/);
+  });
+
+  it("ln: a 2025-era downstream's question while another call is in flight on it is refused in words that say why; the held call still gets its answer", async () => {
+    const first = await post(callArgs("ln", "ask_user", { question: "Held question?" }));
+    const asked = first.result as { inputRequests: Record<string, unknown>; requestState: string };
+    const key = Object.keys(asked.inputRequests ?? {})[0] ?? "";
+    assert.ok(key, JSON.stringify(first));
+    const second = await post(callArgs("ln", "ask_user", { question: "Second question?" }));
+    const refused = JSON.stringify(second);
+    assert.match(refused, /2 calls are in flight/, refused);
+    assert.match(refused, /does not say which call/, refused);
+    assert.doesNotMatch(refused, /did not declare elicitation/, "not blamed on the agent's client");
+    const answered = await post({ ...callArgs("ln", "ask_user", { question: "Held question?" }), inputResponses: { [key]: { action: "accept", content: { reply: "mine" } } }, requestState: asked.requestState });
+    assert.match(JSON.stringify(answered.result), /the user said: mine/);
+  });
+
   it("a declined question reaches the downstream as declined", async () => {
     const first = await post(callArgs("dn", "ask_user", { question: "Go on?" }));
     const asked = first.result as { inputRequests: Record<string, unknown>; requestState: string };

@@ -35,9 +35,10 @@ export interface CallRelay {
 
 /**
  * The relay of the call being run, for downstream requests that arrive inside that call's async
- * context (the SDK's input_required driver fulfils a 2026-07-28 server's questions there).
- * Questions that arrive from outside (a 2025-era server's own request on its connection) fall
- * back to the connection's calls in flight (see McpConnection).
+ * context (the SDK's input_required driver fulfils a 2026-07-28 server's questions there:
+ * LenientClient runs it in the context of the request it answers). Questions that arrive from
+ * outside (a 2025-era server's own request on its connection) go to the connection's only call
+ * in flight, and are refused when there are several (see McpConnection).
  */
 export const currentRelay = new AsyncLocalStorage<CallRelay>();
 

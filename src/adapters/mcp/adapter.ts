@@ -121,10 +121,10 @@ export class McpAdapter implements Adapter {
       // call's client can answer, not what the connection could relay for some other call.
       const callParams = modern ? { ...params, _meta: { ...(relay?.log ? { [LOG_LEVEL_META_KEY]: "debug" } : {}), [CLIENT_CAPABILITIES_META_KEY]: relayedCapabilities(relay) } } : sdkParams;
       const calling = () => client.callTool(callParams, withProgress);
-      // A 2026-07-28 server's questions are fulfilled inside callTool (the SDK's input_required
-      // driver) and find this call's relay through its async context. A 2025-era server asks on
-      // its connection, outside any call's context (McpConnection falls back to the calls in
-      // flight), so no context is entered for it: the first AsyncLocalStorage.run turns on
+      // A 2026-07-28 server's questions are fulfilled by the SDK's input_required driver, which
+      // LenientClient runs in the context of the request it answers: they find this call's relay
+      // there. A 2025-era server asks on its connection, outside any call's context (McpConnection
+      // takes the only call in flight), so no context is entered for it: the first AsyncLocalStorage.run turns on
       // promise hooks for the whole process, a cost on every promise of every call after it.
       // The connect (when the server was not running) happens before this, outside the context,
       // so the connection's streams never carry one call's relay into later calls.

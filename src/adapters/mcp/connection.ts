@@ -402,11 +402,24 @@ export class McpConnection {
   readonly relays = new Set<CallRelay>();
 
   /**
-   * The relay a downstream message belongs to: the call whose async context it arrived in (a
-   * 2026-07-28 server's questions, fulfilled inside callTool), else the only call in flight.
+   * The relay that answers a downstream question, or a refusal that says why there is none. A
+   * 2026-07-28 server's question arrives in its call's relay context (LenientClient runs the
+   * input_required rounds there). A 2025-era server asks with a request of its own on the
+   * connection, naming no call: it goes to the only call in flight; with more than one, whose
+   * user to ask is unknown, and guessing could show one caller another's question.
    */
-  private relayNow(): CallRelay | undefined {
-    return currentRelay.getStore() ?? (this.relays.size === 1 ? [...this.relays][0] : undefined);
+  private relayFor(client: Client, kind: "elicitation" | "sampling"): CallRelay {
+    const own = currentRelay.getStore();
+    const legacy = client.getProtocolEra() === "legacy";
+    const relay = own ?? (legacy && this.relays.size === 1 ? [...this.relays][0] : undefined);
+    if (relay && (kind === "elicitation" ? relay.elicit : relay.sample)) return relay;
+    if (!own && legacy && this.relays.size > 1) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `${this.label()} asked for ${kind === "elicitation" ? "the user's input" : "a model completion"} while ${this.relays.size} calls are in flight on it; a 2025-era server's question does not say which call it belongs to, so the runtime cannot tell whose ${kind === "elicitation" ? "user" : "model"} to ask; this request was refused. Call again once the other calls on this server have finished`,
+      );
+    }
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal(kind));
   }
 
   private makeClient = (): Client => {
@@ -429,14 +442,12 @@ export class McpConnection {
       for (const relay of relays) relay.log?.({ level, ...(logger ? { logger } : {}), data: this.options.redactor.redactValue(data) });
     });
     client.setRequestHandler("elicitation/create", async (request, ctx) => {
-      const relay = this.relayNow();
-      if (!relay?.elicit) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("elicitation"));
-      return (await relay.elicit(this.masked(request.params), ctx.mcpReq.signal)) as never;
+      const relay = this.relayFor(client, "elicitation");
+      return (await relay.elicit?.(this.masked(request.params), ctx.mcpReq.signal)) as never;
     });
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => {
-      const relay = this.relayNow();
-      if (!relay?.sample) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("sampling"));
-      return (await relay.sample(this.masked(request.params), ctx.mcpReq.signal)) as never;
+      const relay = this.relayFor(client, "sampling");
+      return (await relay.sample?.(this.masked(request.params), ctx.mcpReq.signal)) as never;
     });
     return client;
   };

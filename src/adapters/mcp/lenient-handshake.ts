@@ -1,4 +1,5 @@
 import { Client, SdkError, SdkErrorCode, type JSONRPCMessage, type Request, type RequestMethod, type RequestOptions, type ResultTypeMap, type StandardSchemaV1, type Transport } from "@modelcontextprotocol/client";
+import { currentRelay, type CallRelay } from "../relay.js";
 
 /**
  * Liberal in what the adapter accepts from downstream servers: real servers (the original
@@ -108,8 +109,28 @@ export class LenientClient extends Client {
   override request<M extends RequestMethod>(request: { method: M; params?: Record<string, unknown> }, options?: RequestOptions): Promise<ResultTypeMap[M]>;
   override request<T extends StandardSchemaV1>(request: Request, resultSchema: T, options?: RequestOptions): Promise<StandardSchemaV1.InferOutput<T>>;
   override request(request: Request, schemaOrOptions?: unknown, maybeOptions?: RequestOptions): Promise<unknown> {
+    // Sent inside a call's relay context (McpAdapter.call, 2026-07-28 servers): remembered for
+    // its input_required rounds, which the SDK starts outside that context (below).
+    const relay = currentRelay.getStore();
+    if (relay) this.#relayOf.set(request, relay);
     if (request.method === "tools/call" && !isStandardSchema(schemaOrOptions)) return super.request(request, this.#toolsCallResult, schemaOrOptions as RequestOptions | undefined);
     return isStandardSchema(schemaOrOptions) ? super.request(request, schemaOrOptions, maybeOptions) : super.request(request as { method: RequestMethod }, schemaOrOptions as RequestOptions | undefined);
+  }
+
+  /** The relay of each request sent inside a call's relay context, by the request object the SDK hands back in its flow. */
+  readonly #relayOf = new WeakMap<Request, CallRelay>();
+
+  /**
+   * A 2026-07-28 server's input_required answer, fulfilled by the SDK's driver through the
+   * registered elicitation/sampling handlers. The SDK starts that driver from the response's
+   * arrival (the transport's async context), not from callTool's, so the handlers would not see
+   * the call's relay, and with two calls in flight on the connection could not tell whose user
+   * to ask. Run the driver in the relay context of the request it answers: every round's
+   * handlers then find their own call's relay.
+   */
+  protected override _resolveNonCompleteResult(...[decoded, flow]: Parameters<Client["_resolveNonCompleteResult"]>): Promise<unknown> {
+    const relay = this.#relayOf.get(flow.request);
+    return relay ? currentRelay.run(relay, () => super._resolveNonCompleteResult(decoded, flow)) : super._resolveNonCompleteResult(decoded, flow);
   }
 
   override async connect(transport: Transport, options?: Parameters<Client["connect"]>[1]): Promise<void> {
