@@ -24,7 +24,7 @@ describe("held calls", () => {
   it("a call nobody resumes is cancelled after ttlMs: its question is answered cancel, the table forgets it", async () => {
     const table = new HeldCalls({ ttlMs: 50 });
     const seen: { signal?: AbortSignal; answer?: unknown } = {};
-    const held = table.start(asker(seen), { elicit: true, sample: false });
+    const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false });
     const step = await held.step({}, new AbortController().signal);
     assert.equal(step.kind, "ask");
     assert.equal(table.size, 1);
@@ -42,7 +42,7 @@ describe("held calls", () => {
       seen.signal = signal;
       await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
       return "stopped";
-    }, { elicit: true, sample: false });
+    }, { elicit: { form: true, url: false }, sample: false });
     const request = new AbortController();
     const stepping = held.step({}, request.signal);
     request.abort(new Error("the client cancelled"));
@@ -54,7 +54,7 @@ describe("held calls", () => {
   it("an answer of the wrong kind leaves the question open: the next round asks it again; the right one resumes the call", async () => {
     const table = new HeldCalls();
     const seen: { signal?: AbortSignal; answer?: unknown } = {};
-    const held = table.start(asker(seen), { elicit: true, sample: false });
+    const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false });
     const first = await held.step({}, new AbortController().signal);
     assert.equal(first.kind, "ask");
     const key = first.kind === "ask" ? (Object.keys(first.requests)[0] ?? "") : "";
