@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   "WORKSPACE_UNAVAILABLE",
   "CONFIRM_DECLINED",
   "QUESTION_EXPIRED",
+  "TOO_MANY_QUESTIONS",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -65,6 +66,8 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "The user was asked and did not approve this change; nothing was run. Do not retry it: ask the user what they want instead.",
   QUESTION_EXPIRED:
     "The call that asked this question stopped waiting, so the answer went nowhere; what it did before asking may have happened. Call the tool again (without the old answer) if it is still needed.",
+  TOO_MANY_QUESTIONS:
+    "Too many calls are waiting for the user's answers (`message` names the limit). Have the user answer or cancel the questions already open (or cancel those tool calls), then call this tool again; retrying before that is refused the same way. If `details.per` is \"server\", the whole server is full: retry in a few minutes or tell the user.",
 };
 
 /**

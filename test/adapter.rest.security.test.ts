@@ -194,6 +194,13 @@ describe("base URL", () => {
       assert.equal(e.code, "NOT_CONFIGURED");
       assert.match(e.message, /baseUrl 'https:\/\/api\.example\.com\/v1' must not have a query/);
       assert.ok(!e.message.includes("lit-base-key-12345") && !e.message.includes("frag-9"), e.message);
+      // The fix is in plugin.json (the key goes to adapter.auth), not a variable in the environment.
+      const hint = (e as Error & { hint?: string }).hint ?? "";
+      assert.match(hint, /plugin\.json/);
+      assert.match(hint, /adapter\.auth/);
+      assert.match(hint, /"type": "query"/);
+      assert.doesNotMatch(hint, /Set what/, "not the generic NOT_CONFIGURED hint (set a variable)");
+      assert.ok(!hint.includes("lit-base-key-12345"), hint);
       return true;
     });
   });

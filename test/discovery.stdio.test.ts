@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -310,5 +310,35 @@ describe("agent-tools tokens and search-bench", () => {
     const bad = await runCli(["search-bench", "--tools", tools]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /needs --tools FILE .* and --queries FILE/);
+  });
+
+  it("search-bench reads the process environment as the server does: a second run with the same AGENT_TOOLS_CACHE_DIR embeds nothing again, and the expansion switch is honoured", async () => {
+    const tools = path.join(FIXTURES, "retrieval", "tools.json");
+    const queries = path.join(FIXTURES, "retrieval", "queries.jsonl");
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), "bench-cache-"));
+    try {
+      const env = baseEnv({ AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: cacheDir });
+      const bench = (extra: Record<string, string> = {}) => runCli(["search-bench", "--tools", tools, "--queries", queries, "--limit", "3"], { ...env, ...extra });
+      const first = await bench();
+      assert.equal(first.code, 0, first.stderr);
+      // Until session 11 it ran with an empty environment: vectors were kept in memory only.
+      const embeddings = path.join(cacheDir, "embeddings");
+      const files = readdirSync(embeddings).filter((n) => n.startsWith("embeddings-"));
+      assert.equal(files.length, 1, `one model's vectors in ${embeddings}: ${files.join(", ")}`);
+      const file = path.join(embeddings, files[0]!);
+      const written = statSync(file).mtimeMs;
+      assert.match(first.stderr, new RegExp(`^hybrid: embeddings cached in ${embeddings.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}; intent expansion on`, "m"));
+      const second = await bench();
+      assert.equal(second.code, 0, second.stderr);
+      assert.equal(second.stdout, first.stdout, "the same {id, ranked} lines on stdout");
+      // The cache file is rewritten whenever a vector is added (embedding-cache.ts flush): untouched, so nothing was embedded again.
+      assert.equal(statSync(file).mtimeMs, written, "the second run embedded nothing new");
+      const off = await bench({ AGENT_TOOLS_SEARCH_EXPANSION: "off" });
+      assert.equal(off.code, 0, off.stderr);
+      assert.match(off.stderr, /^hybrid: embeddings cached in .*; intent expansion off \(AGENT_TOOLS_SEARCH_EXPANSION=off\)$/m);
+      assert.ok(off.stdout.trim().split("\n").every((l) => Array.isArray((JSON.parse(l) as { ranked: unknown }).ranked)), "stdout is still only the ranked lines");
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
   });
 });

@@ -21,6 +21,35 @@ function asker(seen: { signal?: AbortSignal; answer?: unknown }) {
 }
 
 describe("held calls", () => {
+  it("each caller has its own share under the total: past either, the question is refused with TOO_MANY_QUESTIONS and its call cancelled", async () => {
+    const table = new HeldCalls({ max: 3, maxPerCaller: 2 });
+    const ask = async (caller: string) => {
+      const seen: { signal?: AbortSignal; answer?: unknown } = {};
+      const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false }, caller);
+      return { seen, step: await held.step({}, new AbortController().signal) };
+    };
+    assert.equal((await ask("alice")).step.kind, "ask");
+    assert.equal((await ask("alice")).step.kind, "ask");
+    const over = await ask("alice");
+    assert.equal(over.step.kind, "failed");
+    const error = over.step.kind === "failed" ? (over.step.error as { code?: string; message: string; details?: unknown }) : undefined;
+    assert.equal(error?.code, "TOO_MANY_QUESTIONS");
+    assert.match(error?.message ?? "", /identity 'alice' already has 2 calls waiting .*\(2; AGENT_TOOLS_HELD_CALLS_PER_CALLER\)/);
+    assert.deepEqual(error?.details, { pending: 2, limit: 2, per: "caller" });
+    assert.equal(over.seen.signal?.aborted, true, "the refused call was cancelled");
+    assert.deepEqual(over.seen.answer, { action: "cancel" }, "its question was answered cancel downstream");
+    assert.equal((await ask("bob")).step.kind, "ask", "another caller still gets its question held");
+    const full = await ask("carol");
+    const total = full.step.kind === "failed" ? (full.step.error as { code?: string; message: string; details?: unknown }) : undefined;
+    assert.equal(total?.code, "TOO_MANY_QUESTIONS");
+    assert.match(total?.message ?? "", /3 calls are waiting .* for all callers together \(3\)/);
+    assert.deepEqual(total?.details, { pending: 3, limit: 3, per: "server" });
+    assert.equal(table.size, 3);
+    assert.equal(table.heldBy("alice"), 2);
+    assert.equal(table.heldBy("carol"), 0);
+  });
+
+
   it("a call nobody resumes is cancelled after ttlMs: its question is answered cancel, the table forgets it", async () => {
     const table = new HeldCalls({ ttlMs: 50 });
     const seen: { signal?: AbortSignal; answer?: unknown } = {};

@@ -152,6 +152,38 @@ describe("hybrid engine with intent expansion", () => {
     assert.deepEqual(await ranked("pay the invoice for the wedding", load), await ranked("pay the invoice for the wedding"));
   });
 
+  it("says, when the expansion misses the search's wait, that meaning was used and only the expansion left out, and a repeat has it", async () => {
+    // Sense texts ("throw, hurl: …", "wedding, nuptials: …") wait on a gate the test opens: the
+    // expansion is slow for as long as the test wants, with no sleeping and no clock to race.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const slowSenses: SentenceModel = {
+      ...model,
+      id: "test-expansion-slow",
+      embed: async (texts) => {
+        if (texts.some((t) => /^(throw|wedding),/.test(t))) await gate;
+        return model.embed(texts);
+      },
+    };
+    // A tool only meaning finds (no query word is in it): in the first answer, it shows the query's vector was used.
+    const withVenue = [...catalog, doc("book_venue", "Book a venue for a social event")];
+    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model: slowSenses }), loadWordNet: () => loadWordNet(dir), waitMs: 200 });
+    index.setPluginDocuments("events", withVenue);
+    const query = "throw a wedding";
+    await index.prepare!(query);
+    const first = index.search(query, { limit: 4 }).hits.map((h) => h.name);
+    assert.deepEqual(first, ["book_venue"], "ranked with the query's meaning, without the expansion (which adds party)");
+    const notice = index.takeNotice!() ?? "";
+    assert.match(notice, /WordNet expansion was not ready within the search's wait: the answer is ranked by BM25F and the query's own meaning, without the related words WordNet adds/);
+    assert.match(notice, /asking again includes it/);
+    assert.doesNotMatch(notice, /BM25F alone/);
+    open();
+    await index.prepare!(query);
+    const again = index.search(query, { limit: 4 }).hits.map((h) => h.name);
+    assert.ok(again.includes("plan_party") && again.includes("book_venue"), `the repeat has the expansion: ${again.join(", ")}`);
+    assert.equal(index.takeNotice!(), undefined, "nothing left out the second time");
+  });
+
   it("embeds no senses for an intent of more WordNet words than a short intent has (a 500-character query of WordNet words once cost 40 s of the model and 2 GB)", async () => {
     const embedded: string[] = [];
     const counting: SentenceModel = { ...model, id: "test-expansion-count", embed: async (texts) => (embedded.push(...texts), model.embed(texts)) };

@@ -1,7 +1,8 @@
 import { createLogger } from "../log.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
 import { formatMetrics, percentile, retrievalMetrics, type RetrievalMetrics } from "../runtime/search/evaluate.js";
-import { DEFAULT_SEARCH_ENGINE, type SearchEngineName } from "../runtime/search/index.js";
+import { DEFAULT_SEARCH_ENGINE, describeHybridSetup, type SearchEngineName } from "../runtime/search/index.js";
+import { createMemoryState } from "../state/index.js";
 import { IN_MEMORY_KIND, inMemoryAdapterKind, inMemoryManifests } from "./in-memory-fleet.js";
 import { readQueries, readTools, type DatasetQuery } from "./retrieval-data.js";
 
@@ -10,6 +11,13 @@ import { readQueries, readTools, type DatasetQuery } from "./retrieval-data.js";
  * plugin per `server`, every query sent through runtime.search — the code path of
  * agent_tools_search — a {"id","ranked"} line per query on stdout, and the metrics with query
  * times on stderr, beside the plain BM25 baseline run the same way in the same process.
+ *
+ * The runtime reads the process environment as the server does (AGENT_TOOLS_CACHE_DIR and
+ * AGENT_TOOLS_CATALOG_CACHE for where catalog vectors are kept, so a second run embeds nothing
+ * again; AGENT_TOOLS_SEARCH_EXPANSION, AGENT_TOOLS_SEMANTIC*, AGENT_TOOLS_WORDNET_DIR): until
+ * session 11 it ran with an empty one, embedding a large catalog afresh every run and with no way
+ * to switch those off. Its shared state stays in memory, without audit: a benchmark is not a team
+ * member (AGENT_TOOLS_REDIS_URL) and its queries are not calls to audit.
  */
 
 export interface SearchBenchOptions {
@@ -17,6 +25,8 @@ export interface SearchBenchOptions {
   queries: string;
   limit?: number;
   engine?: SearchEngineName;
+  /** The environment the runtime reads (default: the process's). */
+  env?: NodeJS.ProcessEnv;
   /** Also run the plain BM25 baseline (default true). */
   baseline?: boolean;
   writeLine?: (line: string) => void;
@@ -42,7 +52,8 @@ async function runEngine(engine: SearchEngineName, options: SearchBenchOptions, 
     // The benchmark ranks with the whole catalog embedded: the first search waits for it.
     semanticWaitMs: Number.POSITIVE_INFINITY,
     log: createLogger("search-bench", "warn"),
-    env: {},
+    env: options.env ?? process.env,
+    state: createMemoryState(),
   });
   try {
     const session = runtime.createSession("search-bench");
@@ -72,6 +83,7 @@ export async function searchBench(options: SearchBenchOptions): Promise<EngineRu
   const queries = readQueries(options.queries);
   const engine = options.engine ?? DEFAULT_SEARCH_ENGINE;
   const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
+  if (engine === "hybrid") report(`hybrid: ${describeHybridSetup(options.env ?? process.env)}`);
   const runs = [await runEngine(engine, options, queries, options.writeLine ?? ((line) => process.stdout.write(`${line}\n`)))];
   if (options.baseline !== false && engine !== "bm25") runs.push(await runEngine("bm25", options, queries));
   for (const run of runs) {

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { FileShapeError, readProblem, readSettingsFileSync } from "../bounded-file.js";
 import { specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
@@ -148,7 +149,7 @@ function expandDeep<T>(value: T, how: Expansion): T {
 /** KEY=VALUE lines (dotenv without interpolation): Cursor's and VS Code's `envFile`. */
 function readEnvFile(file: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const line of readFileSync(file, "utf8").split(/\r?\n/)) {
+  for (const line of readSettingsFileSync(file).split(/\r?\n/)) {
     const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
     if (!match) continue;
     let value = match[2] ?? "";
@@ -235,7 +236,8 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
       try {
         expanded.env = { ...readEnvFile(envFile), ...(expanded.env ?? {}) };
       } catch (error) {
-        problem([...base, "envFile"], `${where}: field 'envFile' names ${envFile}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+        const refused = error instanceof FileShapeError ? `, which ${error.problem}` : `, which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+        problem([...base, "envFile"], `${where}: field 'envFile' names ${envFile}${refused}`);
       }
       delete expanded.envFile;
     }
@@ -267,9 +269,9 @@ function emptyConfig(): AgentToolsConfig {
 export function readConfigFile(file: string): AgentToolsConfig {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readSettingsFileSync(file);
   } catch (error) {
-    throw new ConfigError(file, undefined, `cannot be read: ${(error as Error).message}`);
+    throw new ConfigError(file, undefined, readProblem(error));
   }
   const { doc, problems } = parseJsonText(text);
   if (problems.length) throw new ConfigError(file, undefined, problems);

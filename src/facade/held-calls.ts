@@ -1,5 +1,6 @@
 import { inputResponse, type InputRequests } from "@modelcontextprotocol/server";
 import { nodeCrypto } from "../node-crypto.js";
+import { RuntimeError } from "../errors.js";
 import type { CallRelay, ElicitModes, RelayedLog, RelayedParams, RelayedProgress, RelayedResult } from "../adapters/relay.js";
 
 /**
@@ -13,6 +14,11 @@ import type { CallRelay, ElicitModes, RelayedLog, RelayedParams, RelayedProgress
  * The table is in this process: the retry must reach the instance that holds the call (stdio
  * always does; behind a balancer that needs affinity, see the README). A call nobody resumes is
  * cancelled after `ttlMs`, which cancels the downstream call too.
+ *
+ * Each caller (the identity the HTTP transport verified; stdio and an HTTP server without
+ * identities have one caller, "") may hold `maxPerCaller` calls, under a total of `max`: one
+ * caller leaving questions unanswered fills its own share, not the table everyone's confirmation
+ * questions need. A question past either bound cancels its call with TOO_MANY_QUESTIONS.
  */
 
 /** Where a held call's progress and log messages go while a client request is attached to it. */
@@ -37,9 +43,13 @@ export type HeldStep<T> =
 export interface HeldCallsOptions {
   /** How long a held call waits for the client's next round (default: 10 minutes, the requestState's life). */
   ttlMs?: number;
-  /** At most this many calls wait at once; a question beyond that is refused (default 1000). */
+  /** At most this many calls wait at once, all callers together; a question beyond that is refused (default 1000). */
   max?: number;
+  /** At most this many calls of one caller wait at once (default 100, AGENT_TOOLS_HELD_CALLS_PER_CALLER in the facade). */
+  maxPerCaller?: number;
 }
+
+export const DEFAULT_HELD_PER_CALLER = 100;
 
 /** What the client of a held call can answer: the elicitation modes it declared (none: undefined), and sampling. */
 export interface HeldAbilities {
@@ -63,6 +73,8 @@ export class HeldCall<T> {
 
   constructor(
     private readonly table: HeldCalls,
+    /** Whose call this is: the caller's share of the table is counted by it. */
+    readonly caller: string,
     run: (relay: CallRelay, signal: AbortSignal) => Promise<T>,
     can: HeldAbilities,
   ) {
@@ -101,11 +113,11 @@ export class HeldCall<T> {
       this.table.forget(this);
       return this.outcome;
     }
-    if (!this.table.keep(this)) {
-      for (const question of this.questions.values()) question.settle({ action: "cancel" });
-      this.questions.clear();
-      this.cancel(new Error("too many calls are waiting for their client's answers"));
-      return this.step(sink, signal);
+    const refused = this.table.keep(this);
+    if (refused) {
+      // Said to the client now, in words; the downstream call winds down on its own (cancel answers its questions `cancel`).
+      this.cancel(refused);
+      return { kind: "failed", error: refused };
     }
     this.round++;
     this.expiry = setTimeout(() => this.cancel(new Error(`nobody answered within ${Math.round(this.table.ttlMs / 60_000)} minutes`)), this.table.ttlMs);
@@ -175,16 +187,23 @@ export class HeldCall<T> {
 export class HeldCalls {
   readonly ttlMs: number;
   private readonly max: number;
+  private readonly maxPerCaller: number;
   private readonly calls = new Map<string, HeldCall<unknown>>();
+  /** Calls held per caller; a caller with none has no entry. */
+  private readonly perCaller = new Map<string, number>();
 
   constructor(options: HeldCallsOptions = {}) {
     this.ttlMs = options.ttlMs ?? 600_000;
     this.max = options.max ?? 1_000;
+    this.maxPerCaller = Math.min(options.maxPerCaller ?? DEFAULT_HELD_PER_CALLER, this.max);
   }
 
-  /** Start `run` with a relay whose questions end the current round instead of failing. */
-  start<T>(run: (relay: CallRelay, signal: AbortSignal) => Promise<T>, can: HeldAbilities): HeldCall<T> {
-    return new HeldCall<T>(this, run, can);
+  /**
+   * Start `run` with a relay whose questions end the current round instead of failing. `caller`
+   * is whose call it is (identityOf: "" when the transport knows no identity).
+   */
+  start<T>(run: (relay: CallRelay, signal: AbortSignal) => Promise<T>, can: HeldAbilities, caller = ""): HeldCall<T> {
+    return new HeldCall<T>(this, caller, run, can);
   }
 
   get<T>(id: string): HeldCall<T> | undefined {
@@ -195,16 +214,49 @@ export class HeldCalls {
     return this.calls.size;
   }
 
-  /** @internal A call waiting for its client: false when the table is full. */
-  keep(call: HeldCall<unknown>): boolean {
-    if (this.calls.has(call.id)) return true;
-    if (this.calls.size >= this.max) return false;
+  /** Calls of `caller` waiting for their client now. */
+  heldBy(caller: string): number {
+    return this.perCaller.get(caller) ?? 0;
+  }
+
+  /** @internal A call waiting for its client: undefined when kept, the refusal when its caller's share or the table is full. */
+  keep(call: HeldCall<unknown>): RuntimeError | undefined {
+    if (this.calls.has(call.id)) return undefined;
+    const mine = this.heldBy(call.caller);
+    if (mine >= this.maxPerCaller) {
+      const who = call.caller ? `identity '${call.caller}'` : "this server's client";
+      return this.refusal(`${who} already has ${mine} calls waiting for answers to their questions, the most one caller may have (${this.maxPerCaller}; AGENT_TOOLS_HELD_CALLS_PER_CALLER)`, {
+        pending: mine,
+        limit: this.maxPerCaller,
+        per: "caller",
+      });
+    }
+    if (this.calls.size >= this.max) {
+      return this.refusal(`${this.calls.size} calls are waiting for answers to their questions, the most this server holds for all callers together (${this.max})`, {
+        pending: this.calls.size,
+        limit: this.max,
+        per: "server",
+      });
+    }
     this.calls.set(call.id, call);
-    return true;
+    this.perCaller.set(call.caller, mine + 1);
+    return undefined;
   }
 
   /** @internal */
   forget(call: HeldCall<unknown>): void {
-    this.calls.delete(call.id);
+    if (!this.calls.delete(call.id)) return;
+    const left = this.heldBy(call.caller) - 1;
+    if (left > 0) this.perCaller.set(call.caller, left);
+    else this.perCaller.delete(call.caller);
+  }
+
+  private refusal(why: string, details: { pending: number; limit: number; per: "caller" | "server" }): RuntimeError {
+    const minutes = Math.round(this.ttlMs / 60_000);
+    return new RuntimeError(
+      "TOO_MANY_QUESTIONS",
+      `${why}, so this call's question was not asked and the call was cancelled at it (what it did before asking may have happened); an unanswered question waits up to ${minutes} minutes`,
+      details,
+    );
   }
 }

@@ -9,9 +9,9 @@ import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
 import { lazyStateKey } from "../runtime/state-key.js";
-import { clientCanElicitForm, clientCapabilitiesOf, confirmForm, ConfirmRounds, decisionOf, type ConfirmRound } from "./confirm-rounds.js";
+import { clientCanElicitForm, clientCapabilitiesOf, confirmForm, ConfirmRounds, decisionOf, identityOf, type ConfirmRound } from "./confirm-rounds.js";
 import { isModernRequest, relayFor } from "./call-relay.js";
-import { HeldCalls, type HeldCall } from "./held-calls.js";
+import { DEFAULT_HELD_PER_CALLER, HeldCalls, type HeldCall } from "./held-calls.js";
 import type { HandlerScope } from "./server-pool.js";
 import { elicitationModes, type CallRelay } from "../adapters/relay.js";
 import { cancelOfRequest, withCancellation, type Cancellation } from "../cancel.js";
@@ -53,6 +53,19 @@ const DESCRIBE_WAIT_MS = 5000;
 function describeWaitMs(): number {
   const value = Number(process.env.AGENT_TOOLS_DESCRIBE_WAIT_MS);
   return Number.isFinite(value) && value >= 0 ? value : DESCRIBE_WAIT_MS;
+}
+
+/**
+ * How many calls one caller may have waiting for answers (AGENT_TOOLS_HELD_CALLS_PER_CALLER, a
+ * positive integer; held-calls.ts says why there is a share). A bad value is said, not ignored.
+ */
+function heldPerCaller(log: { warn(message: string): void }): number {
+  const raw = process.env.AGENT_TOOLS_HELD_CALLS_PER_CALLER;
+  if (raw === undefined || raw.trim() === "") return DEFAULT_HELD_PER_CALLER;
+  const value = Number(raw);
+  if (Number.isInteger(value) && value > 0) return value;
+  log.warn(`AGENT_TOOLS_HELD_CALLS_PER_CALLER must be a positive integer (got '${raw}'); using ${DEFAULT_HELD_PER_CALLER}`);
+  return DEFAULT_HELD_PER_CALLER;
 }
 
 /** `commands/<file>` for each text module `load` accepts: the package's own folder, read on first help and kept. */
@@ -197,7 +210,7 @@ export function createFacade(runtime: Runtime): Facade {
   const info = { name: pkg.name, version: pkg.version };
   const confirmRounds = new ConfirmRounds(lazyStateKey());
   const present = presentNext(runtime.facadeMode);
-  const heldCalls = new HeldCalls();
+  const heldCalls = new HeldCalls({ maxPerCaller: heldPerCaller(runtime.log) });
   const heldRounds = new WeakMap<HeldCall<{ isError: boolean; payload: object }>, ConfirmRound>();
 
   /**
@@ -366,7 +379,7 @@ export function createFacade(runtime: Runtime): Facade {
     // A 2026-07-28 client that can answer questions: the call is held open across input_required rounds.
     const capabilities = clientCapabilitiesOf(server, ctx);
     if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
-      const held = heldCalls.start(run, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) });
+      const held = heldCalls.start(run, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, identityOf(ctx));
       if (round) heldRounds.set(held, round);
       return stepHeld(server, held, ctx);
     }
@@ -392,6 +405,8 @@ export function createFacade(runtime: Runtime): Facade {
     if (step.kind === "failed") {
       const round = heldRounds.get(held);
       if (step.error instanceof ConfirmInterrupt && round) return round.ask(step.error);
+      // The table refused to hold the call (the caller's share is full): an answer the agent can read.
+      if (step.error instanceof RuntimeError && step.error.code === "TOO_MANY_QUESTIONS") return toToolResult({ isError: true, payload: { ok: false, error: step.error.toPayload() } });
       throw step.error;
     }
     return inputRequired({ inputRequests: step.requests, requestState: await confirmRounds.mintHeld(ctx, { id: held.id, round: step.round }) });
@@ -439,7 +454,7 @@ export function createFacade(runtime: Runtime): Facade {
       }
     };
     if (userConfirms && isModernRequest(ctx)) {
-      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal), signal), { elicit: { form: true, url: false }, sample: false });
+      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal), signal), { elicit: { form: true, url: false }, sample: false }, identityOf(ctx));
       return stepHeld(server, held, ctx);
     }
     const relay = userConfirms ? relayFor(server, ctx, true) : undefined;

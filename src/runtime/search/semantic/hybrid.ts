@@ -225,6 +225,8 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
   let wordnetLoading: Promise<void> | undefined;
   /** Per one-need query: its expansion's terms at weight 1 per word (scaled by expansionWeight when used); [] for none. */
   const expansions = new Map<string, WeightedTerm[]>();
+  /** Queries whose expansion is being made (its sense texts embedded): a search that stops waiting meanwhile ranks without it. */
+  const expanding = new Map<string, Promise<void>>();
   const senseVectors = new Map<string, Float32Array>();
 
   function say(kind: NoticeKind, message: string): void {
@@ -460,6 +462,16 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     if (!options.loadWordNet || settings.expansionWeight <= 0 || !model || expansions.has(query)) return;
     const vectors = queryVectors.get(query);
     if (!vectors || vectors.length !== 1 || queryClauses(query).length > 1) return;
+    // A repeat while it is being made waits for the same work rather than embedding its senses again.
+    let running = expanding.get(query);
+    if (!running) {
+      running = expandNow(query, vectors[0]!).finally(() => expanding.delete(query));
+      expanding.set(query, running);
+    }
+    await running;
+  }
+
+  async function expandNow(query: string, qv: Float32Array): Promise<void> {
     if (expansions.size >= QUERY_CACHE) expansions.delete(expansions.keys().next().value!);
     let best = 0;
     for (const { scores } of lexical.scoreRows(query)) for (const value of scores) if (value > best) best = value;
@@ -474,7 +486,6 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
         senseVectors.set(missing[i]!.key, embedded[i]!);
       }
     }
-    const qv = vectors[0]!;
     const closeness = (synset: { key: string }) => {
       const v = senseVectors.get(synset.key);
       return v ? dotAt(qv, 0, v, 0, qv.length) : -1;
@@ -737,7 +748,16 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       // The model's own bound (0 on a warm start: its catalogs are there, answer at once), then the
       // bound on the whole: the worker loads and embeds on; this answer is BM25F alone.
       const late = (!model && options.modelWaitMs !== undefined && (await bound(options.modelWaitMs, ensureModel()))) || (await bound(options.waitMs, work));
-      if (late) say("waiting", `semantic search is ${!model ? "still loading its model" : scopeReady(undefined) ? "slow to embed the query" : "still embedding the catalog"}; answers are ranked by BM25F alone until it is ready`);
+      // With the query's vector in and its scope embedded, rank() fuses meaning: only the
+      // expansion (if one is being made) is left out, and the notice says that, not "BM25F alone".
+      const withMeaning = !!model && queryVectors.has(query) && scopeReady(scope?.plugin);
+      if (late && withMeaning) {
+        if (expanding.has(query))
+          say(
+            "expansion",
+            "this intent's WordNet expansion was not ready within the search's wait: the answer is ranked by BM25F and the query's own meaning, without the related words WordNet adds; the expansion is being finished in the background, so asking again includes it",
+          );
+      } else if (late) say("waiting", `semantic search is ${!model ? "still loading its model" : scopeReady(undefined) ? "slow to embed the query" : "still embedding the catalog"}; answers are ranked by BM25F alone until it is ready`);
       else if (model && scopeReady(scope?.plugin) && !scopeReady(scope?.plugin, true))
         say("approximate", "semantic search ranks this large catalog with approximate vectors while its model embeds it; answers sharpen once that is done");
     },
@@ -756,9 +776,10 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
 
 /**
  * The notices an answer may carry, each said once: "waiting" (BM25F alone for now), "approximate"
- * (ranked with approximate vectors for now), "off" (BM25F alone for good).
+ * (ranked with approximate vectors for now), "off" (BM25F alone for good), "expansion" (meaning
+ * fused, but an intent's WordNet expansion was not ready in time: a repeat has it).
  */
-type NoticeKind = "waiting" | "approximate" | "off";
+type NoticeKind = "waiting" | "approximate" | "off" | "expansion";
 
 /**
  * Per-server fusion, in place: every hit (score > 0) gains `weight` × the best fused score among

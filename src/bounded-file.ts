@@ -1,0 +1,121 @@
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { open } from "node:fs/promises";
+
+/**
+ * Read a small settings file (config.json, an envFile, a plugin.json) without trusting its path.
+ * `readFileSync` on `/dev/zero` or a huge file grows a buffer until the process dies (bad_alloc),
+ * and on a FIFO with no writer it blocks forever. So: open non-blocking (a FIFO opens at once),
+ * ask the open descriptor (not the path, which can change in between) what it is, refuse anything
+ * but a regular file, refuse one over `limit`, and read at most `limit` bytes even if it grows.
+ */
+
+/** The most a settings file may hold: far above any real config or manifest (they are a few KiB). */
+export const SETTINGS_FILE_LIMIT = 4 * 1024 * 1024;
+
+/** What the file is, or why it is too big; `problem` reads after the file's name ("is a FIFO, …"). */
+export class FileShapeError extends Error {
+  override readonly name = "FileShapeError";
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+  ) {
+    super(`${file} ${problem}`);
+  }
+}
+
+/** The problem to put after a file's name, for a caller whose error already names the file. */
+export function readProblem(error: unknown): string {
+  return error instanceof FileShapeError ? error.problem : `cannot be read: ${(error as Error).message}`;
+}
+
+function mib(bytes: number): string {
+  const value = bytes / (1024 * 1024);
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} MiB`;
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isCharacterDevice()) return "a character device";
+  if (stats.isBlockDevice()) return "a block device";
+  if (stats.isFIFO()) return "a FIFO (named pipe)";
+  if (stats.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
+function shapeProblem(file: string, stats: Stats, limit: number): FileShapeError | undefined {
+  if (!stats.isFile()) {
+    return new FileShapeError(file, `is ${kindOf(stats)}, not a regular file; name a regular file of at most ${mib(limit)} instead`);
+  }
+  if (stats.size > limit) return tooLarge(file, `is ${stats.size} bytes`, limit);
+  return undefined;
+}
+
+function tooLarge(file: string, size: string, limit: number): FileShapeError {
+  return new FileShapeError(file, `${size}, over the ${mib(limit)} (${limit}-byte) limit for a settings file; nothing was read. Name the right file, or cut it down below ${mib(limit)}`);
+}
+
+const CHUNK = 64 * 1024;
+
+/**
+ * The bytes read so far, in chunks (memory follows the file, not the limit), and the limit kept
+ * while reading: a file's stat size can be stale or 0 (a file that grows, one under /proc).
+ */
+class Chunks {
+  private readonly chunks: Buffer[] = [];
+  private total = 0;
+  private current: Buffer | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly limit: number,
+  ) {}
+
+  next(): Buffer {
+    this.current = Buffer.allocUnsafe(CHUNK);
+    return this.current;
+  }
+
+  /** Keep `n` bytes of the last chunk; false at the end of the file. Throws past the limit. */
+  take(n: number): boolean {
+    if (n <= 0 || !this.current) return false;
+    this.chunks.push(this.current.subarray(0, n));
+    this.total += n;
+    if (this.total > this.limit) throw tooLarge(this.file, "grew past the limit while it was read", this.limit);
+    return true;
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks, this.total).toString("utf8");
+  }
+}
+
+// O_NONBLOCK: opening a FIFO must not wait for a writer (absent on Windows, where FIFOs are not files).
+const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/** Read `file` as UTF-8 text if it is a regular file of at most `limit` bytes; otherwise throw FileShapeError. */
+export function readSettingsFileSync(file: string, limit: number = SETTINGS_FILE_LIMIT): string {
+  const fd = openSync(file, FLAGS);
+  try {
+    const refused = shapeProblem(file, fstatSync(fd), limit);
+    if (refused) throw refused;
+    const chunks = new Chunks(file, limit);
+    while (chunks.take(readSync(fd, chunks.next(), 0, CHUNK, null)));
+    return chunks.text();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** readSettingsFileSync, without blocking the event loop. */
+export async function readSettingsFile(file: string, limit: number = SETTINGS_FILE_LIMIT): Promise<string> {
+  const handle = await open(file, FLAGS);
+  try {
+    const refused = shapeProblem(file, await handle.stat(), limit);
+    if (refused) throw refused;
+    const chunks = new Chunks(file, limit);
+    while (chunks.take((await handle.read(chunks.next(), 0, CHUNK, null)).bytesRead));
+    return chunks.text();
+  } finally {
+    await handle.close();
+  }
+}
