@@ -399,12 +399,17 @@ describe("a runtime started at the depth limit", () => {
 
   it("refuses to start its MCP servers with an error that says why, and starts no process", async () => {
     const help = await callJson(server.client, "agent_tools_help");
-    assert.ok(((help.payload.problems ?? []) as string[]).some((p) => p.startsWith("stdio MCP servers are not started")), JSON.stringify(help.payload));
+    const problem = ((help.payload.problems ?? []) as string[]).find((p) => p.startsWith("stdio MCP servers are not started"));
+    assert.ok(problem, JSON.stringify(help.payload));
     const call = await callJson(server.client, "agent_tools_echo_call", { toolName: "echo", arguments: { text: "hi" } });
     assert.equal(call.isError, true);
-    assert.match(JSON.stringify(call.payload), /was not started: this runtime was started by another agent-tools runtime 2 levels deep/);
+    const error = call.payload.error as ErrorAnswer;
+    assert.match(error.message, /was not started: this runtime was started by another agent-tools runtime 2 levels deep/);
     // The guard's own hint, also once the failed start is remembered (the listing at start tried first).
-    assert.equal((call.payload.error as ErrorAnswer).hint, DEPTH_REFUSAL_HINT, JSON.stringify(call.payload));
+    assert.equal(error.hint, DEPTH_REFUSAL_HINT, JSON.stringify(call.payload));
+    // One wording: the problems line says the same refusal and the same fix as the call's answer.
+    const why = error.message.slice(error.message.indexOf("this runtime was started"));
+    assert.equal(problem, `stdio MCP servers are not started: ${why}. ${DEPTH_REFUSAL_HINT}`);
     assert.equal(descendants(server.pid).length, 0, JSON.stringify(descendants(server.pid)));
   });
 
@@ -417,6 +422,6 @@ describe("a runtime started at the depth limit", () => {
     const report = JSON.parse(run.stdout) as { ok: boolean; plugins: { name: string }[]; problems: string[] };
     assert.deepEqual(report.plugins.map((p) => p.name), ["filesystem"], run.stdout);
     assert.equal(report.ok, false, run.stdout);
-    assert.ok(report.problems.some((p) => p.startsWith("stdio MCP servers are not started")), run.stdout);
+    assert.ok(report.problems.some((p) => p.startsWith("stdio MCP servers are not started") && p.endsWith(DEPTH_REFUSAL_HINT)), run.stdout);
   });
 });

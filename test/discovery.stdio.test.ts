@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -327,14 +327,22 @@ describe("agent-tools tokens and search-bench", () => {
       assert.equal(files.length, 1, `one model's vectors in ${embeddings}: ${files.join(", ")}`);
       const file = path.join(embeddings, files[0]!);
       const written = statSync(file).mtimeMs;
+      // A fixture query is a weak match, so it was expanded: its WordNet sense vectors are kept beside the catalog's.
+      const senses = path.join(embeddings, files[0]!.replace(/^embeddings-/, "senses-"));
+      const sensesWritten = statSync(senses).mtimeMs;
+      assert.ok(readFileSync(senses).readUInt32LE(8) > 0, "sense vectors on disk");
       assert.match(first.stderr, new RegExp(`^hybrid: embeddings cached in ${embeddings.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}; intent expansion on`, "m"));
       const second = await bench();
       assert.equal(second.code, 0, second.stderr);
       assert.equal(second.stdout, first.stdout, "the same {id, ranked} lines on stdout");
       // The cache file is rewritten whenever a vector is added (embedding-cache.ts flush): untouched, so nothing was embedded again.
       assert.equal(statSync(file).mtimeMs, written, "the second run embedded nothing new");
-      const off = await bench({ AGENT_TOOLS_SEARCH_EXPANSION: "off" });
+      assert.equal(statSync(senses).mtimeMs, sensesWritten, "nor any WordNet sense: the first run's were read from disk");
+      // Expansion off, in a cache folder of its own: the catalog is embedded, no sense is.
+      const offDir = path.join(cacheDir, "off");
+      const off = await bench({ AGENT_TOOLS_SEARCH_EXPANSION: "off", AGENT_TOOLS_CACHE_DIR: offDir });
       assert.equal(off.code, 0, off.stderr);
+      assert.deepEqual(readdirSync(path.join(offDir, "embeddings")), files, "no senses file with the expansion off");
       assert.match(off.stderr, /^hybrid: embeddings cached in .*; intent expansion off \(AGENT_TOOLS_SEARCH_EXPANSION=off\)$/m);
       assert.ok(off.stdout.trim().split("\n").every((l) => Array.isArray((JSON.parse(l) as { ranked: unknown }).ranked)), "stdout is still only the ranked lines");
     } finally {

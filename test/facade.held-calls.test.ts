@@ -25,7 +25,7 @@ describe("held calls", () => {
     const table = new HeldCalls({ max: 3, maxPerCaller: 2 });
     const ask = async (caller: string) => {
       const seen: { signal?: AbortSignal; answer?: unknown } = {};
-      const held = table.start(asker(seen), { elicit: true, sample: false }, caller);
+      const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false }, caller);
       return { seen, step: await held.step({}, new AbortController().signal) };
     };
     assert.equal((await ask("alice")).step.kind, "ask");
@@ -53,7 +53,7 @@ describe("held calls", () => {
   it("a call nobody resumes is cancelled after ttlMs: its question is answered cancel, the table forgets it", async () => {
     const table = new HeldCalls({ ttlMs: 50 });
     const seen: { signal?: AbortSignal; answer?: unknown } = {};
-    const held = table.start(asker(seen), { elicit: true, sample: false });
+    const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false });
     const step = await held.step({}, new AbortController().signal);
     assert.equal(step.kind, "ask");
     assert.equal(table.size, 1);
@@ -71,7 +71,7 @@ describe("held calls", () => {
       seen.signal = signal;
       await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
       return "stopped";
-    }, { elicit: true, sample: false });
+    }, { elicit: { form: true, url: false }, sample: false });
     const request = new AbortController();
     const stepping = held.step({}, request.signal);
     request.abort(new Error("the client cancelled"));
@@ -83,7 +83,7 @@ describe("held calls", () => {
   it("an answer of the wrong kind leaves the question open: the next round asks it again; the right one resumes the call", async () => {
     const table = new HeldCalls();
     const seen: { signal?: AbortSignal; answer?: unknown } = {};
-    const held = table.start(asker(seen), { elicit: true, sample: false });
+    const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false });
     const first = await held.step({}, new AbortController().signal);
     assert.equal(first.kind, "ask");
     const key = first.kind === "ask" ? (Object.keys(first.requests)[0] ?? "") : "";

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
 import { EXPANSION_ENV, expansionDisabled } from "../src/runtime/search/expansion.js";
 import { createToolIndex } from "../src/runtime/search/index.js";
+import { fileEmbeddingCache } from "../src/runtime/search/semantic/embedding-cache.js";
 import { createHybridIndex, type HybridSettings } from "../src/runtime/search/semantic/hybrid.js";
 import type { SentenceModel } from "../src/runtime/search/semantic/sentence-model.js";
 import type { SearchDocument } from "../src/runtime/search/types.js";
@@ -182,6 +183,44 @@ describe("hybrid engine with intent expansion", () => {
     const again = index.search(query, { limit: 4 }).hits.map((h) => h.name);
     assert.ok(again.includes("plan_party") && again.includes("book_venue"), `the repeat has the expansion: ${again.join(", ")}`);
     assert.equal(index.takeNotice!(), undefined, "nothing left out the second time");
+  });
+
+  it("keeps sense vectors in a bounded file beside the catalog's, so a restarted index embeds none of a known intent's senses again", async () => {
+    const cacheDir = mkdtempSync(path.join(tmpdir(), "senses-"));
+    try {
+      const embedded: string[] = [];
+      const counting: SentenceModel = { ...model, id: "test-expansion-senses", embed: async (texts) => (embedded.push(...texts), model.embed(texts)) };
+      // As index.ts builds it (SENSE_FILE_ENTRIES) but small, to see the bound.
+      const start = () => {
+        const index = createHybridIndex({
+          lexical: createBm25fIndex(),
+          loadModel: async () => ({ model: counting }),
+          loadWordNet: () => loadWordNet(dir),
+          senseCache: (m) => fileEmbeddingCache(cacheDir, m.id, m.dimensions, undefined, { kind: "senses", maxEntries: 4 }),
+        });
+        index.setPluginDocuments("events", catalog);
+        return index;
+      };
+      const query = "throw a wedding";
+      const first = start();
+      await first.prepare!(query);
+      const senseTexts = embedded.filter((t) => /^(throw|wedding),/.test(t));
+      assert.equal(senseTexts.length, 3, `the intent's candidate senses: ${embedded.join(" | ")}`);
+      const file = path.join(cacheDir, "senses-test-expansion-senses.bin");
+      assert.equal(readFileSync(file).readUInt32LE(8), 3, "written when embedded");
+      const ranked = first.search(query, { limit: 4 }).hits.map((h) => h.name);
+      embedded.length = 0;
+      const restarted = start();
+      await restarted.prepare!(query);
+      assert.deepEqual(embedded.filter((t) => /^(throw|wedding),/.test(t)), [], `no sense text embedded again (the file had them): ${embedded.join(" | ")}`);
+      assert.deepEqual(restarted.search(query, { limit: 4 }).hits.map((h) => h.name), ranked, "ranked as with the senses embedded");
+      // The bound (4 here): the next intent's new senses take the file past it, and it is cut to three quarters.
+      await restarted.prepare!("marry organize");
+      assert.equal(embedded.filter((t) => /^(marry|organize)[,:]/.test(t)).length, 2, `two new senses: ${embedded.join(" | ")}`);
+      assert.equal(readFileSync(file).readUInt32LE(8), 3, "5 past the bound of 4: cut to three quarters");
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
   });
 
   it("embeds no senses for an intent of more WordNet words than a short intent has (a 500-character query of WordNet words once cost 40 s of the model and 2 GB)", async () => {

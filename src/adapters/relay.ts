@@ -29,6 +29,11 @@ export interface CallRelay {
   log?(message: RelayedLog): void;
   /** Ask the agent's user (form or URL elicitation); absent when the client did not declare elicitation. */
   elicit?(params: RelayedParams, signal: AbortSignal): Promise<RelayedResult>;
+  /**
+   * The elicitation modes the agent's client declared, which are the only ones `elicit` may be
+   * asked in. Absent beside `elicit`: form only (what a bare `elicitation: {}` declares).
+   */
+  elicitModes?: ElicitModes;
   /** Ask the agent's client for a model completion; absent when the client did not declare sampling. */
   sample?(params: RelayedParams, signal: AbortSignal): Promise<RelayedResult>;
 }
@@ -42,6 +47,35 @@ export interface CallRelay {
  */
 export const currentRelay = new AsyncLocalStorage<CallRelay>();
 
+/** Which elicitation modes a client can show its user. */
+export interface ElicitModes {
+  form: boolean;
+  url: boolean;
+}
+
+/**
+ * The modes a client's declared `elicitation` capability stands for, read as the spec and the
+ * SDK read it: a mode is declared by its key, and a bare `elicitation: {}` (the pre-mode shape)
+ * means form only. Undefined when the client declared no elicitation at all.
+ */
+export function elicitationModes(declared: unknown): ElicitModes | undefined {
+  if (!declared || typeof declared !== "object" || Array.isArray(declared)) return undefined;
+  const form = "form" in declared;
+  const url = "url" in declared;
+  return { form: form || !url, url };
+}
+
+/** The modes of a relay's `elicit`; undefined when it cannot ask at all. */
+export function relayElicitModes(relay: CallRelay | undefined): ElicitModes | undefined {
+  if (!relay?.elicit) return undefined;
+  return relay.elicitModes ?? { form: true, url: false };
+}
+
+/** The mode of one `elicitation/create` request's params: form unless it says url (the spec's default). */
+export function elicitModeOf(params: unknown): keyof ElicitModes {
+  return (params as { mode?: unknown } | undefined)?.mode === "url" ? "url" : "form";
+}
+
 /**
  * What the runtime's MCP client declares it can pass on to the agent: its connection-wide
  * capabilities (a 2025-era server reads only those, from initialize).
@@ -54,8 +88,12 @@ export const RELAYED_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampli
  * user (another agent-tools runtime, for one) would ask a question no one can answer, and the
  * call would fail on the relay's refusal instead of going by the caller's own `confirm`.
  */
-export function relayedCapabilities(relay: CallRelay | undefined): { elicitation?: (typeof RELAYED_CAPABILITIES)["elicitation"]; sampling?: (typeof RELAYED_CAPABILITIES)["sampling"] } {
-  return { ...(relay?.elicit ? { elicitation: RELAYED_CAPABILITIES.elicitation } : {}), ...(relay?.sample ? { sampling: RELAYED_CAPABILITIES.sampling } : {}) };
+export function relayedCapabilities(relay: CallRelay | undefined): { elicitation?: { form?: Record<string, never>; url?: Record<string, never> }; sampling?: (typeof RELAYED_CAPABILITIES)["sampling"] } {
+  // Exactly the modes the caller declared, each by its key: a downstream told `url` would send a
+  // URL question a form-only caller cannot show.
+  const modes = relayElicitModes(relay);
+  const elicitation = modes && (modes.form || modes.url) ? { ...(modes.form ? { form: {} } : {}), ...(modes.url ? { url: {} } : {}) } : undefined;
+  return { ...(elicitation ? { elicitation } : {}), ...(relay?.sample ? { sampling: RELAYED_CAPABILITIES.sampling } : {}) };
 }
 
 /** Why a downstream question could not be forwarded, in words the downstream server passes on. */
@@ -63,4 +101,28 @@ export function refusal(kind: "elicitation" | "sampling"): string {
   return kind === "elicitation"
     ? "the agent's client did not declare elicitation, so the runtime cannot ask its user; this request was refused"
     : "the agent's client did not declare sampling, so the runtime cannot ask its model; this request was refused";
+}
+
+/**
+ * Why a question in a mode the agent's client did not declare was not forwarded (it could not
+ * show it). `modes`: what the client did declare, when known.
+ */
+export function modeRefusal(mode: keyof ElicitModes, modes?: ElicitModes): string {
+  const declared = modes ? (Object.keys(modes) as (keyof ElicitModes)[]).filter((m) => modes[m]) : [];
+  const instead = declared.length ? ` (it declared only ${declared.map((m) => `${m}-mode`).join(" and ")} elicitation; ask in ${declared.join(" or ")} mode instead)` : "";
+  return `the agent's client did not declare ${mode}-mode elicitation, so the runtime cannot show its user a ${mode}-mode request; this request was refused${instead}`;
+}
+
+/**
+ * The refusal for a 2026-07-28 server's MissingRequiredClientCapability error: it names what
+ * it needed (`requiredCapabilities`), which this call's client had not declared.
+ */
+export function missingCapabilityRefusal(data: unknown, message: string): string {
+  const required = (data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities;
+  if (required?.sampling !== undefined || (!required && /sampling/i.test(message))) return refusal("sampling");
+  const elicitation = required?.elicitation;
+  // A form question is refused only to a client that declared no elicitation (or url alone, rare):
+  // the plain refusal fits. A url one is refused to a form-only client: name the mode.
+  if (elicitation && typeof elicitation === "object" && "url" in elicitation) return modeRefusal("url");
+  return refusal("elicitation");
 }

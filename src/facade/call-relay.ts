@@ -1,6 +1,7 @@
 import type { ElicitRequestFormParams, LoggingLevel, Server, ServerContext } from "@modelcontextprotocol/server";
-import type { CallRelay, RelayedParams, RelayedResult } from "../adapters/relay.js";
+import { elicitationModes, type CallRelay, type RelayedParams, type RelayedResult } from "../adapters/relay.js";
 import { clientCapabilitiesOf } from "./confirm-rounds.js";
+import { nodeCrypto } from "../node-crypto.js";
 
 /** A 2026-07-28 request: it carries the per-request envelope (a 2025-era one never does). */
 export function isModernRequest(ctx: ServerContext): boolean {
@@ -43,13 +44,25 @@ export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): C
     relay.progress = (update) =>
       track(ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: update.progress, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message ? { message: update.message } : {}) } }));
   }
-  if (!modern && canAsk && capabilities?.elicitation) {
+  const modes = elicitationModes(capabilities?.elicitation);
+  if (!modern && canAsk && modes) {
+    relay.elicitModes = modes;
     relay.elicit = async (params: RelayedParams, signal: AbortSignal): Promise<RelayedResult> =>
-      (await ctx.mcpReq.elicitInput(params as unknown as ElicitRequestFormParams, { signal, timeout: 600_000, resetTimeoutOnProgress: true })) as unknown as RelayedResult;
+      (await ctx.mcpReq.elicitInput(withElicitationId(params) as unknown as ElicitRequestFormParams, { signal, timeout: 600_000, resetTimeoutOnProgress: true })) as unknown as RelayedResult;
   }
   if (!modern && canAsk && capabilities?.sampling) {
     relay.sample = async (params: RelayedParams, signal: AbortSignal): Promise<RelayedResult> =>
       (await ctx.mcpReq.requestSampling(params as never, { signal, timeout: 600_000 })) as unknown as RelayedResult;
   }
   return relay;
+}
+
+/**
+ * A URL-mode question as a 2025-era client must get it: that era requires an `elicitationId`,
+ * which a 2026-07-28 server's URL question does not carry (its era dropped it). One is made up;
+ * no completion notification will name it, which a 2025 client takes as "not told".
+ */
+function withElicitationId(params: RelayedParams): RelayedParams {
+  if (params.mode !== "url" || typeof params.elicitationId === "string") return params;
+  return { ...params, elicitationId: nodeCrypto().randomUUID() };
 }

@@ -1,4 +1,5 @@
 import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, type ClientCapabilities, inputRequired, inputResponse, type InputRequiredResult, type RequestStateCodec, type Server, type ServerContext } from "@modelcontextprotocol/server";
+import { elicitationModes } from "../adapters/relay.js";
 import { nodeCrypto } from "../node-crypto.js";
 import { ConfirmInterrupt, questionDigest, renderQuestion, type ConfirmDecision, type Confirmer, type ConfirmQuestion } from "../runtime/confirm.js";
 
@@ -39,9 +40,7 @@ export function clientCapabilitiesOf(server: Server, ctx: ServerContext): Client
 
 /** Whether the client declared form elicitation (a bare `elicitation: {}` counts as form, its pre-mode meaning). */
 export function clientCanElicitForm(server: Server, ctx: ServerContext): boolean {
-  const declared = clientCapabilitiesOf(server, ctx)?.elicitation as Record<string, unknown> | undefined;
-  if (!declared || typeof declared !== "object") return false;
-  return Object.keys(declared).length === 0 || "form" in declared;
+  return elicitationModes(clientCapabilitiesOf(server, ctx)?.elicitation)?.form === true;
 }
 
 /** The form that asks the user to confirm one write (both the input_required round and a question asked mid-call use it). */

@@ -1,7 +1,7 @@
 import { inputResponse, type InputRequests } from "@modelcontextprotocol/server";
 import { nodeCrypto } from "../node-crypto.js";
 import { RuntimeError } from "../errors.js";
-import type { CallRelay, RelayedLog, RelayedParams, RelayedProgress, RelayedResult } from "../adapters/relay.js";
+import type { CallRelay, ElicitModes, RelayedLog, RelayedParams, RelayedProgress, RelayedResult } from "../adapters/relay.js";
 
 /**
  * Calls held open across 2026-07-28 `input_required` rounds. A 2026-07-28 client cannot be sent a
@@ -51,6 +51,12 @@ export interface HeldCallsOptions {
 
 export const DEFAULT_HELD_PER_CALLER = 100;
 
+/** What the client of a held call can answer: the elicitation modes it declared (none: undefined), and sampling. */
+export interface HeldAbilities {
+  elicit: ElicitModes | undefined;
+  sample: boolean;
+}
+
 const METHOD = { elicit: "elicitation/create", sample: "sampling/createMessage" } as const;
 
 export class HeldCall<T> {
@@ -70,12 +76,12 @@ export class HeldCall<T> {
     /** Whose call this is: the caller's share of the table is counted by it. */
     readonly caller: string,
     run: (relay: CallRelay, signal: AbortSignal) => Promise<T>,
-    can: { elicit: boolean; sample: boolean },
+    can: HeldAbilities,
   ) {
     const relay: CallRelay = {
       progress: (update) => this.sink?.progress?.(update),
       log: (message) => this.sink?.log?.(message),
-      ...(can.elicit ? { elicit: (params: RelayedParams, signal: AbortSignal) => this.ask("elicit", params, signal) } : {}),
+      ...(can.elicit ? { elicit: (params: RelayedParams, signal: AbortSignal) => this.ask("elicit", params, signal), elicitModes: can.elicit } : {}),
       ...(can.sample ? { sample: (params: RelayedParams, signal: AbortSignal) => this.ask("sample", params, signal) } : {}),
     };
     run(relay, this.controller.signal).then(
@@ -196,7 +202,7 @@ export class HeldCalls {
    * Start `run` with a relay whose questions end the current round instead of failing. `caller`
    * is whose call it is (identityOf: "" when the transport knows no identity).
    */
-  start<T>(run: (relay: CallRelay, signal: AbortSignal) => Promise<T>, can: { elicit: boolean; sample: boolean }, caller = ""): HeldCall<T> {
+  start<T>(run: (relay: CallRelay, signal: AbortSignal) => Promise<T>, can: HeldAbilities, caller = ""): HeldCall<T> {
     return new HeldCall<T>(this, caller, run, can);
   }
 

@@ -13,7 +13,7 @@ import { clientCanElicitForm, clientCapabilitiesOf, confirmForm, ConfirmRounds, 
 import { isModernRequest, relayFor } from "./call-relay.js";
 import { DEFAULT_HELD_PER_CALLER, HeldCalls, type HeldCall } from "./held-calls.js";
 import type { HandlerScope } from "./server-pool.js";
-import type { CallRelay } from "../adapters/relay.js";
+import { elicitationModes, type CallRelay } from "../adapters/relay.js";
 import { cancelOfRequest, withCancellation, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../runtime/errors.js";
 import { readPluginArgument } from "../runtime/argument-value.js";
@@ -379,7 +379,7 @@ export function createFacade(runtime: Runtime): Facade {
     // A 2026-07-28 client that can answer questions: the call is held open across input_required rounds.
     const capabilities = clientCapabilitiesOf(server, ctx);
     if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
-      const held = heldCalls.start(run, { elicit: Boolean(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, identityOf(ctx));
+      const held = heldCalls.start(run, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, identityOf(ctx));
       if (round) heldRounds.set(held, round);
       return stepHeld(server, held, ctx);
     }
@@ -454,7 +454,7 @@ export function createFacade(runtime: Runtime): Facade {
       }
     };
     if (userConfirms && isModernRequest(ctx)) {
-      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal), signal), { elicit: true, sample: false }, identityOf(ctx));
+      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal), signal), { elicit: { form: true, url: false }, sample: false }, identityOf(ctx));
       return stepHeld(server, held, ctx);
     }
     const relay = userConfirms ? relayFor(server, ctx, true) : undefined;

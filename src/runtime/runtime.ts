@@ -7,7 +7,7 @@ import { describeConfigSource, type AgentToolsConfig } from "../config/config.js
 import { defaultManifests, EMBEDDED_ORIGIN } from "../config/defaults.js";
 import { manifestsFromConfig } from "../config/mcp-servers.js";
 import { selfReferenceNotices, selfReferences } from "../config/self-reference.js";
-import { depthRefusal, startsStdioMcpServer } from "../adapters/shared/runtime-depth.js";
+import { depthProblem, startsStdioMcpServer } from "../adapters/shared/runtime-depth.js";
 import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
 import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
@@ -441,8 +441,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // lists agent-tools on purpose, so validate stays ok); a runtime too deep in a chain of runtimes
   // to start MCP servers (runtime-depth.ts) runs a fleet other than the one meant: a problem.
   const selfReferenceLines = config ? selfReferenceNotices(config, skippedSelf) : [];
-  const refusal = depthRefusal(env);
-  const depthProblems = refusal && plugins.some(({ manifest: { adapter } }) => startsStdioMcpServer(adapter)) ? [`stdio MCP servers are not started: ${refusal}`] : [];
+  const problem = depthProblem(env);
+  const depthProblems = problem && plugins.some(({ manifest: { adapter } }) => startsStdioMcpServer(adapter)) ? [problem] : [];
   for (const notice of [
     ...(config?.notices ?? []),
     ...selfReferenceLines,

@@ -6,7 +6,7 @@ import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorM
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
-import { currentRelay, refusal, RELAYED_CAPABILITIES, type CallRelay, type RelayedParams } from "../relay.js";
+import { currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusal, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
 import { asPromise } from "../../as-promise.js";
 
 /**
@@ -443,7 +443,14 @@ export class McpConnection {
     });
     client.setRequestHandler("elicitation/create", async (request, ctx) => {
       const relay = this.relayFor(client, "elicitation");
-      return (await relay.elicit?.(this.masked(request.params), ctx.mcpReq.signal)) as never;
+      const modes = relayElicitModes(relay);
+      if (!relay.elicit || !modes) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("elicitation"));
+      // A mode the caller did not declare (a 2025-era server read the connection-wide form+url; a
+      // 2026-07-28 one asked beyond what its call was told): refused here, not forwarded to a
+      // client that cannot show it.
+      const mode = elicitModeOf(request.params);
+      if (!modes[mode]) throw new ProtocolError(ProtocolErrorCode.InvalidParams, modeRefusal(mode, modes));
+      return (await relay.elicit(this.masked(request.params), ctx.mcpReq.signal)) as never;
     });
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => {
       const relay = this.relayFor(client, "sampling");
@@ -569,7 +576,7 @@ export class McpConnection {
     if (error instanceof ProtocolError) {
       // A 2026-07-28 server told that this call's client cannot answer (relayedCapabilities) and
       // that needed an answer: said in the words the relay's own refusal uses.
-      const why = error.code === ProtocolErrorCode.MissingRequiredClientCapability ? `; ${refusal(/sampling/i.test(`${error.message} ${JSON.stringify(error.data ?? {})}`) ? "sampling" : "elicitation")}` : "";
+      const why = error.code === ProtocolErrorCode.MissingRequiredClientCapability ? `; ${missingCapabilityRefusal(error.data, error.message)}` : "";
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}${why}`));
     }
     if (code !== undefined && code >= 400 && code < 600) {

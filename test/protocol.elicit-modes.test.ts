@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Client as V2Client } from "@modelcontextprotocol/client";
+import { connectStdioV1, ROOT, writePlugin } from "./helpers.js";
+import { connectStdioV2, v2Client, V2_FIXTURE } from "./v2-helpers.js";
+
+/**
+ * Elicitation modes end to end: a downstream is told exactly the modes the agent's client
+ * declared (a bare `elicitation: {}` is form only), and a URL-mode question toward a client that
+ * declared only form is refused in words, neither forwarded nor left hanging. Both eras of the
+ * agent's client (2025: initialize; 2026-07-28: per request) against both eras of the downstream
+ * (the v2 fixture reads capabilities per call; the v1 legacy-asker reads the runtime's
+ * connection-wide ones), all real processes over stdio.
+ */
+
+const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-elicit-modes-"));
+const pluginsDir = path.join(dir, "plugins");
+writePlugin(path.join(pluginsDir, "agent-tools-plugin-dn"), {
+  name: "dn",
+  prefix: "dn",
+  description: "A 2026-07-28 downstream.",
+  adapter: { kind: "mcp", command: process.execPath, args: ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"], timeoutMs: 60_000 },
+});
+writePlugin(path.join(pluginsDir, "agent-tools-plugin-ln"), {
+  name: "ln",
+  prefix: "ln",
+  description: "A 2025-era downstream.",
+  adapter: { kind: "mcp", command: process.execPath, args: [path.join(ROOT, "test", "fixtures", "v2", "legacy-asker.mjs")], timeoutMs: 60_000 },
+});
+const env = { AGENT_TOOLS_PLUGINS_DIR: pluginsDir };
+
+const callArgs = (prefix: string, toolName: string, args: Record<string, unknown> = {}) => ({ name: `agent_tools_${prefix}_call`, arguments: { toolName, arguments: args } });
+const textOf = (result: unknown): string => {
+  const first = (result as CallToolResult).content[0];
+  return first?.type === "text" ? first.text : "";
+};
+/** The capabilities the downstream saw, from its client_caps answer inside the facade's JSON. */
+const declaredDownstream = (result: unknown): Record<string, unknown> | null => {
+  const payload = JSON.parse(textOf(result)) as { ok: boolean; result?: Record<string, unknown> | null };
+  assert.equal(payload.ok, true, textOf(result));
+  return payload.result ?? null;
+};
+
+/** The URL-mode questions a client was shown. */
+const shown: string[] = [];
+
+const DECLARED = {
+  "form only": { declared: { form: {} }, downstream: { form: {} } },
+  "bare {} (form only)": { declared: {}, downstream: { form: {} } },
+  "url only": { declared: { url: {} }, downstream: { url: {} } },
+  "form and url": { declared: { form: {}, url: {} }, downstream: { form: {}, url: {} } },
+} as const;
+
+function modernCaller(elicitation: Record<string, unknown>): V2Client {
+  const client = v2Client("pin", { elicitation });
+  client.setRequestHandler("elicitation/create", async (request) => {
+    const params = request.params as { mode?: string; url?: string };
+    if (params.mode === "url") shown.push(params.url ?? "");
+    return { action: "accept" };
+  });
+  return client;
+}
+
+function legacyCaller(elicitation: Record<string, unknown>): V1Client {
+  const client = new V1Client({ name: "modes-legacy", version: "0" }, { capabilities: { elicitation } });
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    const params = request.params as { mode?: string; url?: string };
+    if (params.mode === "url") shown.push(params.url ?? "");
+    return { action: "accept" };
+  });
+  return client;
+}
+
+type Caller = { call(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>; close(): Promise<void> };
+const CALLERS: Record<string, (elicitation: Record<string, unknown>) => Promise<Caller>> = {
+  "2026-07-28 caller": async (elicitation) => {
+    const { client } = await connectStdioV2(modernCaller(elicitation), env);
+    assert.equal(client.getProtocolEra(), "modern");
+    return { call: (params) => client.callTool(params, { timeout: 60_000 }), close: () => client.close() };
+  },
+  "2025 caller": async (elicitation) => {
+    const client = legacyCaller(elicitation);
+    await connectStdioV1(client, env);
+    return { call: (params) => client.callTool(params, undefined, { timeout: 60_000 }), close: () => client.close() };
+  },
+};
+
+for (const [era, connect] of Object.entries(CALLERS)) {
+  describe(`elicitation modes, ${era}`, () => {
+    const callers: Partial<Record<keyof typeof DECLARED, Caller>> = {};
+    before(async () => {
+      for (const name of Object.keys(DECLARED) as (keyof typeof DECLARED)[]) callers[name] = await connect(DECLARED[name].declared);
+    });
+    after(async () => {
+      for (const caller of Object.values(callers)) await caller?.close();
+    });
+
+    for (const [name, { downstream }] of Object.entries(DECLARED)) {
+      it(`declared ${name}: a 2026-07-28 downstream is told exactly that`, async () => {
+        const caller = callers[name as keyof typeof DECLARED];
+        assert.ok(caller);
+        const seen = declaredDownstream(await caller.call(callArgs("dn", "client_caps")));
+        assert.deepEqual(seen?.elicitation, downstream);
+      });
+    }
+
+    it("a 2025-era downstream reads the runtime's connection-wide capabilities: form and url", async () => {
+      const seen = declaredDownstream(await callers["form only"]?.call(callArgs("ln", "client_caps")));
+      assert.deepEqual(seen?.elicitation, { form: {}, url: {} });
+    });
+
+    for (const prefix of ["dn", "ln"]) {
+      for (const name of ["form only", "bare {} (form only)"] as const) {
+        it(`${prefix}: a URL-mode question toward a caller that declared ${name} is refused in words, not shown`, async () => {
+          const before = shown.length;
+          const url = `https://example.test/${prefix}/${Math.random().toString(36).slice(2, 8)}`;
+          const result = await callers[name]?.call(callArgs(prefix, "ask_url", { url }));
+          assert.equal(shown.length, before, "the caller was not shown the URL request");
+          assert.match(textOf(result), /did not declare url-mode elicitation, so the runtime cannot show its user a url-mode request; this request was refused/);
+          assert.ok(!textOf(result).includes("the user chose"), textOf(result));
+        });
+      }
+
+      it(`${prefix}: a URL-mode question toward a caller that declared url is forwarded and answered`, async () => {
+        for (const name of ["url only", "form and url"] as const) {
+          const url = `https://example.test/${prefix}/${name.replace(/\W/g, "")}`;
+          const result = await callers[name]?.call(callArgs(prefix, "ask_url", { url }));
+          assert.match(textOf(result), /the user chose accept/, `${name}: ${textOf(result)}`);
+          assert.ok(shown.includes(url), `${name}: the caller was shown ${url}`);
+        }
+      });
+    }
+  });
+}
