@@ -168,6 +168,43 @@ describe("the agent's client in the 2025 era", () => {
     }
   });
 
+  it("a downstream log message of one caller's call does not reach another caller with a call in flight on the same server", async () => {
+    // Two HTTP sessions share one runtime and so one 'dn' downstream. A's call is held on its
+    // question while B's call logs: the log names no call, so A must not see it.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let asked!: () => void;
+    const askedA = new Promise<void>((resolve) => (asked = resolve));
+    const a = new V1Client({ name: "relay-a", version: "0" }, { capabilities: { elicitation: {} } });
+    a.setRequestHandler(ElicitRequestSchema, async () => {
+      asked();
+      await released;
+      return { action: "accept" as const, content: { reply: "blue" } };
+    });
+    const logsA: string[] = [];
+    a.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logsA.push(JSON.stringify(notification.params.data)));
+    const b = legacyClient();
+    await connectHttpPreferringSse(a, http.url);
+    await connectHttpPreferringSse(b, http.url);
+    try {
+      await a.setLoggingLevel("info");
+      await b.setLoggingLevel("info");
+      const held = a.callTool(callArgs("dn", "ask_user", { question: "colour?" }), undefined, { timeout: 60_000 });
+      await askedA;
+      const logged = await b.callTool(callArgs("dn", "log_note", { note: "only for B" }), undefined, { timeout: 60_000 });
+      assert.match(textOf(logged), /logged/);
+      // Give a wrongly routed notification time to arrive before A's call ends.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      release();
+      assert.match(textOf(await held), /blue/);
+      assert.ok(!logsA.some((line) => line.includes("only for B")), `A saw B's downstream log: ${logsA.join("\n")}`);
+    } finally {
+      release();
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("a client that declared no elicitation gets a refusal in words, from either downstream", async () => {
     const client = legacyClient({});
     await connectStdioV1(client, env);

@@ -438,8 +438,17 @@ export class McpConnection {
     });
     client.setNotificationHandler("notifications/message", (notification) => {
       const { level, logger, data } = notification.params;
-      const relays = currentRelay.getStore() ? [currentRelay.getStore() as CallRelay] : [...this.relays];
-      for (const relay of relays) relay.log?.({ level, ...(logger ? { logger } : {}), data: this.options.redactor.redactValue(data) });
+      // A log message names no call, and a 2026-07-28 server's arrive outside the call's async
+      // context. With one call in flight it is that call's; with several it could be any of
+      // them, and handing it to every one would show one caller another's server logs (team
+      // mode: another user's). So it stays on the host's log then.
+      const own = currentRelay.getStore() as CallRelay | undefined;
+      const relay = own ?? (this.relays.size === 1 ? [...this.relays][0] : undefined);
+      if (!relay) {
+        if (this.relays.size > 1) this.options.log.debug(`${this.label()}: a log message (${level}${logger ? `, ${logger}` : ""}) arrived while ${this.relays.size} calls are in flight on it; it names no call, so it was kept on the host instead of being shown to every caller`);
+        return;
+      }
+      relay.log?.({ level, ...(logger ? { logger } : {}), data: this.options.redactor.redactValue(data) });
     });
     client.setRequestHandler("elicitation/create", async (request, ctx) => {
       const relay = this.relayFor(client, "elicitation");
