@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { before, describe, it } from "node:test";
@@ -245,6 +246,17 @@ export async function run(_adapter, args) { return { hi: args.who }; }
     assert.equal(existsSync(marker), false, "the skill module was not imported to list it");
     assert.deepEqual(await loaded.skills[0]?.run({} as never, { who: "Ada" }), { hi: "Ada" });
     assert.equal(existsSync(marker), true, "imported on its first run");
+  });
+
+  it("a skills.meta.json that is a FIFO (no writer) is passed over without hanging: the skill is imported for its own meta", { skip: process.platform === "win32" ? "no mkfifo" : false, timeout: 60_000 }, async () => {
+    const { dir, marker } = skillFolder(skillFileHash);
+    const metaFile = path.join(dir, "skills", SKILLS_META_FILE);
+    rmSync(metaFile);
+    execFileSync("mkfifo", [metaFile]);
+    const loaded = await loadSkills(dir, undefined);
+    assert.deepEqual(loaded.failures, []);
+    assert.equal(loaded.skills[0]?.meta.description, "Greet someone");
+    assert.equal(existsSync(marker), true, "imported, since the meta file could not be used");
   });
 
   it("a skill edited since the meta file was written (its hash differs) is imported for its own meta", async () => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Adapter, CallContext } from "../adapters/types.js";
 import { sha256Hex } from "../sha256.js";
+import { readSettingsFileSync } from "../bounded-file.js";
 
 /**
  * Skills: deterministic server-side recipes, one module each (`skills/<name>.js|.mjs`), exporting
@@ -111,10 +112,12 @@ function readSkillsMeta(folder: string, cache: Map<string, SkillsMetaFile["skill
   if (cache.has(folder)) return cache.get(folder);
   let skills: SkillsMetaFile["skills"] | undefined;
   try {
-    const parsed = JSON.parse(readFileSync(path.join(folder, SKILLS_META_FILE), "utf8")) as Partial<SkillsMetaFile>;
+    // Bounded like plugin.json: a FIFO or a device put in its place must not hang or exhaust the process.
+    const parsed = JSON.parse(readSettingsFileSync(path.join(folder, SKILLS_META_FILE))) as Partial<SkillsMetaFile>;
     if (parsed.skills && typeof parsed.skills === "object") skills = parsed.skills;
   } catch {
-    // No file (the usual case for a user's plugin) or an unreadable one: import the skills.
+    // No file (the usual case for a user's plugin), an unreadable one, or not a regular file of at
+    // most 4 MiB: import the skills for their own meta.
   }
   cache.set(folder, skills);
   return skills;
