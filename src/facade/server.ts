@@ -22,6 +22,7 @@ import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
 import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.js";
+import { positiveInt } from "../positive-int.js";
 
 /**
  * The MCP facade on the SDK v2 low-level Server: handlers for tools/list and tools/call that map
@@ -62,8 +63,8 @@ function describeWaitMs(): number {
 function heldPerCaller(log: { warn(message: string): void }): number {
   const raw = process.env.AGENT_TOOLS_HELD_CALLS_PER_CALLER;
   if (raw === undefined || raw.trim() === "") return DEFAULT_HELD_PER_CALLER;
-  const value = Number(raw);
-  if (Number.isInteger(value) && value > 0) return value;
+  const value = positiveInt(raw);
+  if (value) return value;
   log.warn(`AGENT_TOOLS_HELD_CALLS_PER_CALLER must be a positive integer (got '${raw}'); using ${DEFAULT_HELD_PER_CALLER}`);
   return DEFAULT_HELD_PER_CALLER;
 }

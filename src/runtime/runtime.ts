@@ -51,6 +51,7 @@ import { confirmWording, isConfirmPolicy, type ConfirmPolicy } from "./confirm.j
 import { closestNames, foldedMatch } from "./similarity.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
+import { positiveInt } from "../positive-int.js";
 
 export type { OperationContext } from "./pipeline.js";
 export type { OperationResult } from "./answers.js";
@@ -249,11 +250,6 @@ const DISCOVER_TOKENS_PER_ENTRY = 90;
 
 export function discoverBudget(limit: number): number {
   return Math.max(DISCOVER_TOKEN_BUDGET, limit * DISCOVER_TOKENS_PER_ENTRY);
-}
-
-function positiveInt(value: string | undefined): number | undefined {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
 /** How long a search waits for catalogs not yet listed before it answers without them. */

@@ -16,6 +16,7 @@ import { pluginCommandName } from "./reserved-names.js";
 import { mayUsePlugin, seesWholeFleet } from "../runtime/access.js";
 import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
 import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
+import { positiveInt } from "../positive-int.js";
 
 /**
  * The text layer of one runtime: `agent_tools_exec` behind a function. Per session it keeps a
@@ -71,11 +72,6 @@ const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
 const COMMAND_ECHO_CHARS = 300;
 /** just-bash's own cap sits above the account's, by the default layout's few files, so the account's clearer error comes first. */
 const LAYOUT_SLACK_BYTES = 4 * MIB;
-
-function positiveInt(value: string | undefined): number | undefined {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : undefined;
-}
 
 export function textLayerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): TextLayerOptions {
   const options: TextLayerOptions = {};

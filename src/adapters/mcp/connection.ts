@@ -401,6 +401,11 @@ export class McpConnection {
   /** The relays of this connection's calls in flight (adapters/relay.ts). */
   readonly relays = new Set<CallRelay>();
 
+  /** The only call in flight on this connection, to which a message that names no call can only belong; undefined with none or several. */
+  private soleRelay(): CallRelay | undefined {
+    return this.relays.size === 1 ? this.relays.values().next().value : undefined;
+  }
+
   /**
    * The relay that answers a downstream question, or a refusal that says why there is none. A
    * 2026-07-28 server's question arrives in its call's relay context (LenientClient runs the
@@ -411,7 +416,7 @@ export class McpConnection {
   private relayFor(client: Client, kind: "elicitation" | "sampling"): CallRelay {
     const own = currentRelay.getStore();
     const legacy = client.getProtocolEra() === "legacy";
-    const relay = own ?? (legacy && this.relays.size === 1 ? [...this.relays][0] : undefined);
+    const relay = own ?? (legacy ? this.soleRelay() : undefined);
     if (relay && (kind === "elicitation" ? relay.elicit : relay.sample)) return relay;
     if (!own && legacy && this.relays.size > 1) {
       throw new ProtocolError(
@@ -443,7 +448,7 @@ export class McpConnection {
       // them, and handing it to every one would show one caller another's server logs (team
       // mode: another user's). So it stays on the host's log then.
       const own = currentRelay.getStore() as CallRelay | undefined;
-      const relay = own ?? (this.relays.size === 1 ? [...this.relays][0] : undefined);
+      const relay = own ?? this.soleRelay();
       if (!relay) {
         if (this.relays.size > 1) this.options.log.debug(`${this.label()}: a log message (${level}${logger ? `, ${logger}` : ""}) arrived while ${this.relays.size} calls are in flight on it; it names no call, so it was kept on the host instead of being shown to every caller`);
         return;
