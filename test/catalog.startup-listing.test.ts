@@ -25,13 +25,23 @@ function plugin(prefix: string, listTools: () => Promise<{ tools: ToolDescriptor
   return { manifest: { prefix, name: prefix } as LoadedPlugin["manifest"], adapter, skills: [], missing: {} as LoadedPlugin["missing"], configured: true };
 }
 
-/** Whether `promise` has settled after the pending turns of the event loop have run. */
-async function settled(promise: Promise<unknown>): Promise<boolean> {
+/**
+ * Whether `promise` has settled within `ms`. A "not yet" check waits a short while (the state it
+ * checks holds until the test acts); a "settles" check gets a generous bound, far below the
+ * 60 s grace it must not wait for, because the warm catalog's `ready` reads the store from disk
+ * and a loaded CI machine took longer than 20 ms for that.
+ */
+async function settled(promise: Promise<unknown>, ms = 20): Promise<boolean> {
   let done = false;
-  void promise.then(() => (done = true), () => (done = true));
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise.then(() => (done = true), () => (done = true)),
+    new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
   return done;
 }
+const SETTLES_MS = 10_000;
 
 test("cold cache: begun settles after the grace, listed() once every start-up listing is over; warm: both at once", async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-startup-listing-"));
@@ -61,15 +71,15 @@ test("cold cache: begun settles after the grace, listed() once every start-up li
     // Every catalog stored: nothing is due, so nothing holds anyone.
     const warm = createCatalog(createBm25fIndex(), { timeoutMs: 10_000, plugins: fleet, store: { store, keyOf }, log: silent });
     const warmUpkeep = startCatalogUpkeep(warm, fleet, silent, { graceMs: 60_000 });
-    assert.equal(await settled(warmUpkeep.begun), true, "begun at once when nothing is due");
-    assert.equal(await settled(warm.listed()), true);
+    assert.equal(await settled(warmUpkeep.begun, SETTLES_MS), true, "begun long before the 60 s grace when nothing is due");
+    assert.equal(await settled(warm.listed(), SETTLES_MS), true);
     assert.equal(releases.length, 0, "no listing was started");
     warmUpkeep.stop();
 
     // Stopped before its grace ran out: begun settles too (nothing will be listed).
     const stopped = startCatalogUpkeep(createCatalog(createBm25fIndex(), { timeoutMs: 10_000, plugins: [slow("three")], store: { store, keyOf }, log: silent }), [slow("three")], silent, { graceMs: 60_000 });
     stopped.stop();
-    assert.equal(await settled(stopped.begun), true);
+    assert.equal(await settled(stopped.begun, SETTLES_MS), true);
   } finally {
     clearInterval(alive);
     rmSync(dir, { recursive: true, force: true });
