@@ -13,6 +13,7 @@ import { createModernEntry, type ModernEntry } from "../src/transports/http/mode
 import { baseEnv, connectStdioV1, ROOT, writePlugin } from "./helpers.js";
 import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
 import { connectHttpV2, connectStdioV2, MODERN, v2Client, V2_FIXTURE } from "./v2-helpers.js";
+import { until } from "./wait.js";
 
 /**
  * Nothing dropped in between: what a downstream server sends during a call (5 progress steps, a
@@ -161,8 +162,7 @@ describe("the agent's client in the 2025 era", () => {
     try {
       await client.setLoggingLevel("info");
       await client.callTool(callArgs("dn", "log_note", { note: "hello logs" }));
-      for (let i = 0; i < 50 && !logs.some((l) => l.includes("note: hello logs")); i++) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(logs.some((l) => l.includes("note: hello logs")), logs.join("\n"));
+      await until(() => logs.some((l) => l.includes("note: hello logs")), `the downstream log message (seen: ${logs.join(" | ")})`);
     } finally {
       await client.close();
     }
