@@ -261,7 +261,7 @@ describe("shared state: redis heartbeats", { skip: servicesMissing(["redis"]) },
     const raw = new Redis(redis!.url);
     try {
       await until(async () => {
-        const [channel] = (await raw.pubsub("CHANNELS", "bus:*")) as string[];
+        const [channel] = (await raw.pubsub("CHANNELS", "bus:topic:*")) as string[];
         return channel !== undefined && Number(((await raw.pubsub("NUMSUB", channel)) as [string, number])[1]) >= 2;
       }, "both instances' subscriptions to reach Redis");
     } finally {
