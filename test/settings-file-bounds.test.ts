@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -11,7 +11,8 @@ import { runCli, writePlugin } from "./helpers.js";
  * A config file or plugin.json that is a device, a FIFO or huge: the real CLI refuses it by name,
  * kind or size and the 4 MiB limit, instead of reading forever (bad_alloc on /dev/zero, a hang on
  * a FIFO with no writer). So is a skill file in a plugin's folder (16 MiB), whether it is hashed
- * for skills.meta.json or imported.
+ * for skills.meta.json or imported, and a package.json the self-reference check reads in a
+ * folder an mcpServers entry points at.
  */
 
 const NO_CRASH = /bad_alloc|FATAL ERROR|heap out of memory|Aborted|core dumped/i;
@@ -116,4 +117,26 @@ describe("settings files are read bounded", () => {
       assert.deepEqual(result.commands.find((c) => c.name === "skilled")?.skills, ["greet"], "the plugin's regular skill still loads");
     });
   }
+
+  it("an mcpServers entry whose package.json (read to tell whether it runs this runtime) is a FIFO: status answers, the entry is kept as someone else's server", { skip: process.platform === "win32" ? "no mkfifo" : false }, async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-bounds-"));
+    // A program whose package is looked for above it, and a folder given to npx --package.
+    mkdirSync(path.join(dir, "tool", "bin"), { recursive: true });
+    const program = path.join(dir, "tool", "bin", "server");
+    writeFileSync(program, "#!/bin/sh\nexit 0\n");
+    chmodSync(program, 0o755);
+    execFileSync("mkfifo", [path.join(dir, "tool", "package.json")]);
+    mkdirSync(path.join(dir, "pkg"));
+    execFileSync("mkfifo", [path.join(dir, "pkg", "package.json")]);
+    const config = path.join(dir, "config.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { piped: { command: program }, viapkg: { command: "npx", args: [`--package=${path.join(dir, "pkg")}`, "agent-tools-mcp"] } } }));
+    const run = await Promise.race([
+      runCli(["status", `--config=${config}`]),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("status hung on the FIFO package.json")), 60_000).unref()),
+    ]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.doesNotMatch(run.stdout + run.stderr, NO_CRASH);
+    const names = (JSON.parse(run.stdout) as { result: { commands: { name: string }[] } }).result.commands.map((c) => c.name);
+    assert.ok(names.includes("piped") && names.includes("viapkg"), JSON.stringify(names));
+  });
 });
