@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 
 import { open } from "node:fs/promises";
 
 /**
- * Read a small settings file (config.json, an envFile, a plugin.json) without trusting its path.
+ * Read a small file a user placed (config.json, an envFile, a plugin.json, a skill module) without trusting its path.
  * `readFileSync` on `/dev/zero` or a huge file grows a buffer until the process dies (bad_alloc),
  * and on a FIFO with no writer it blocks forever. So: open non-blocking (a FIFO opens at once),
  * ask the open descriptor (not the path, which can change in between) what it is, refuse anything
@@ -11,6 +11,27 @@ import { open } from "node:fs/promises";
 
 /** The most a settings file may hold: far above any real config or manifest (they are a few KiB). */
 export const SETTINGS_FILE_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * What a kind of file may be, and the words of its refusal: the fix differs (a settings file is
+ * one the user names; a skill is one found in a folder).
+ */
+export interface FileBound {
+  limit: number;
+  /** The kind, in "over the 4 MiB limit for a settings file". */
+  kind: string;
+  /** After "not a regular file; ", given the limit in words ("4 MiB"). */
+  notRegularFix(limit: string): string;
+  /** After "nothing was read. ", given the limit in words. */
+  tooLargeFix(limit: string): string;
+}
+
+export const SETTINGS_FILE: FileBound = {
+  limit: SETTINGS_FILE_LIMIT,
+  kind: "settings file",
+  notRegularFix: (limit) => `name a regular file of at most ${limit} instead`,
+  tooLargeFix: (limit) => `Name the right file, or cut it down below ${limit}`,
+};
 
 /** What the file is, or why it is too big; `problem` reads after the file's name ("is a FIFO, …"). */
 export class FileShapeError extends Error {
@@ -42,16 +63,16 @@ function kindOf(stats: Stats): string {
   return "not a regular file";
 }
 
-function shapeProblem(file: string, stats: Stats, limit: number): FileShapeError | undefined {
+function shapeProblem(file: string, stats: Stats, bound: FileBound): FileShapeError | undefined {
   if (!stats.isFile()) {
-    return new FileShapeError(file, `is ${kindOf(stats)}, not a regular file; name a regular file of at most ${mib(limit)} instead`);
+    return new FileShapeError(file, `is ${kindOf(stats)}, not a regular file; ${bound.notRegularFix(mib(bound.limit))}`);
   }
-  if (stats.size > limit) return tooLarge(file, `is ${stats.size} bytes`, limit);
+  if (stats.size > bound.limit) return tooLarge(file, `is ${stats.size} bytes`, bound);
   return undefined;
 }
 
-function tooLarge(file: string, size: string, limit: number): FileShapeError {
-  return new FileShapeError(file, `${size}, over the ${mib(limit)} (${limit}-byte) limit for a settings file; nothing was read. Name the right file, or cut it down below ${mib(limit)}`);
+function tooLarge(file: string, size: string, bound: FileBound): FileShapeError {
+  return new FileShapeError(file, `${size}, over the ${mib(bound.limit)} (${bound.limit}-byte) limit for a ${bound.kind}; nothing was read. ${bound.tooLargeFix(mib(bound.limit))}`);
 }
 
 const CHUNK = 64 * 1024;
@@ -67,7 +88,7 @@ class Chunks {
 
   constructor(
     private readonly file: string,
-    private readonly limit: number,
+    private readonly bound: FileBound,
   ) {}
 
   next(): Buffer {
@@ -80,41 +101,62 @@ class Chunks {
     if (n <= 0 || !this.current) return false;
     this.chunks.push(this.current.subarray(0, n));
     this.total += n;
-    if (this.total > this.limit) throw tooLarge(this.file, "grew past the limit while it was read", this.limit);
+    if (this.total > this.bound.limit) throw tooLarge(this.file, "grew past the limit while it was read", this.bound);
     return true;
   }
 
-  text(): string {
-    return Buffer.concat(this.chunks, this.total).toString("utf8");
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks, this.total);
   }
 }
 
 // O_NONBLOCK: opening a FIFO must not wait for a writer (absent on Windows, where FIFOs are not files).
 const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
-/** Read `file` as UTF-8 text if it is a regular file of at most `limit` bytes; otherwise throw FileShapeError. */
-export function readSettingsFileSync(file: string, limit: number = SETTINGS_FILE_LIMIT): string {
+/** Read `file`'s bytes if it is a regular file within `bound`; otherwise throw FileShapeError. */
+export function readBoundedFileSync(file: string, bound: FileBound): Buffer {
   const fd = openSync(file, FLAGS);
   try {
-    const refused = shapeProblem(file, fstatSync(fd), limit);
+    const refused = shapeProblem(file, fstatSync(fd), bound);
     if (refused) throw refused;
-    const chunks = new Chunks(file, limit);
+    const chunks = new Chunks(file, bound);
     while (chunks.take(readSync(fd, chunks.next(), 0, CHUNK, null)));
-    return chunks.text();
+    return chunks.bytes();
   } finally {
     closeSync(fd);
   }
 }
 
+/**
+ * Throw FileShapeError unless `file` is a regular file within `bound`, reading none of it: for
+ * a file something else reads next (a module `import()` reads; on a FIFO it waits forever). Its
+ * path is read again then, so this guards against a mistake, not against a swap in between.
+ */
+export function checkBoundedFileSync(file: string, bound: FileBound): void {
+  const fd = openSync(file, FLAGS);
+  try {
+    const refused = shapeProblem(file, fstatSync(fd), bound);
+    if (refused) throw refused;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Read `file` as UTF-8 text if it is a regular file of at most `limit` bytes; otherwise throw FileShapeError. */
+export function readSettingsFileSync(file: string, limit: number = SETTINGS_FILE_LIMIT): string {
+  return readBoundedFileSync(file, { ...SETTINGS_FILE, limit }).toString("utf8");
+}
+
 /** readSettingsFileSync, without blocking the event loop. */
 export async function readSettingsFile(file: string, limit: number = SETTINGS_FILE_LIMIT): Promise<string> {
+  const bound = { ...SETTINGS_FILE, limit };
   const handle = await open(file, FLAGS);
   try {
-    const refused = shapeProblem(file, await handle.stat(), limit);
+    const refused = shapeProblem(file, await handle.stat(), bound);
     if (refused) throw refused;
-    const chunks = new Chunks(file, limit);
+    const chunks = new Chunks(file, bound);
     while (chunks.take((await handle.read(chunks.next(), 0, CHUNK, null)).bytesRead));
-    return chunks.text();
+    return chunks.bytes().toString("utf8");
   } finally {
     await handle.close();
   }

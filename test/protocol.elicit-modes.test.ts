@@ -121,10 +121,28 @@ for (const [era, connect] of Object.entries(CALLERS)) {
           const url = `https://example.test/${prefix}/${Math.random().toString(36).slice(2, 8)}`;
           const result = await callers[name]?.call(callArgs(prefix, "ask_url", { url }));
           assert.equal(shown.length, before, "the caller was not shown the URL request");
-          assert.match(textOf(result), /did not declare url-mode elicitation, so the runtime cannot show its user a url-mode request; this request was refused/);
+          assert.match(textOf(result), /the agent's client declared elicitation only for form mode, so the runtime cannot show its user a url-mode request; this request was refused/);
           assert.ok(!textOf(result).includes("the user chose"), textOf(result));
+          // A 2026-07-28 downstream refused before asking: the failed call tells the agent what to do.
+          if (prefix === "dn") assert.match((JSON.parse(textOf(result)) as { error?: { hint?: string } }).error?.hint ?? "", /declares URL elicitation \(capabilities\.elicitation\.url\)/);
         });
       }
+
+      it(`${prefix}: a form question toward a caller that declared url only is refused in words that say so`, async () => {
+        const result = await callers["url only"]?.call(callArgs(prefix, "ask_user", { question: "Which table?" }));
+        const payload = JSON.parse(textOf(result)) as { ok: boolean; error?: { message: string; hint: string } };
+        assert.equal(payload.ok, false, textOf(result));
+        // Not "did not declare elicitation": this client did, for URL mode.
+        assert.doesNotMatch(payload.error?.message ?? "", /did not declare elicitation/);
+        assert.match(payload.error?.message ?? "", /the agent's client declared elicitation only for url mode, so the runtime cannot show its user a form-mode request; this request was refused/);
+        if (prefix === "dn") {
+          // The 2026-07-28 downstream refused before asking: the agent is told what to do.
+          assert.match(payload.error?.hint ?? "", /declared elicitation for URL mode only\)\. Tell the user: the tool works from a client that declares form elicitation \(capabilities\.elicitation\.form\)/);
+        } else {
+          // The 2025-era downstream asked and was refused: it is told the mode it could ask in.
+          assert.match(payload.error?.message ?? "", /; ask in url mode instead/);
+        }
+      });
 
       it(`${prefix}: a URL-mode question toward a caller that declared url is forwarded and answered`, async () => {
         for (const name of ["url only", "form and url"] as const) {

@@ -103,26 +103,55 @@ export function refusal(kind: "elicitation" | "sampling"): string {
     : "the agent's client did not declare sampling, so the runtime cannot ask its model; this request was refused";
 }
 
-/**
- * Why a question in a mode the agent's client did not declare was not forwarded (it could not
- * show it). `modes`: what the client did declare, when known.
- */
-export function modeRefusal(mode: keyof ElicitModes, modes?: ElicitModes): string {
-  const declared = modes ? (Object.keys(modes) as (keyof ElicitModes)[]).filter((m) => modes[m]) : [];
-  const instead = declared.length ? ` (it declared only ${declared.map((m) => `${m}-mode`).join(" and ")} elicitation; ask in ${declared.join(" or ")} mode instead)` : "";
-  return `the agent's client did not declare ${mode}-mode elicitation, so the runtime cannot show its user a ${mode}-mode request; this request was refused${instead}`;
+/** The modes of `modes` that are declared, in a fixed order. */
+function declaredModes(modes: ElicitModes | undefined): (keyof ElicitModes)[] {
+  return modes ? (Object.keys(modes) as (keyof ElicitModes)[]).filter((m) => modes[m]) : [];
 }
 
 /**
- * The refusal for a 2026-07-28 server's MissingRequiredClientCapability error: it names what
- * it needed (`requiredCapabilities`), which this call's client had not declared.
+ * Why a question in a mode the agent's client did not declare was not forwarded (it could not
+ * show it). `modes`: what the client did declare, when known; then the words say so, since "did
+ * not declare elicitation" would be false of a client that declared the other mode.
  */
-export function missingCapabilityRefusal(data: unknown, message: string): string {
+export function modeRefusal(mode: keyof ElicitModes, modes?: ElicitModes): string {
+  const declared = declaredModes(modes);
+  const what = declared.length ? `the agent's client declared elicitation only for ${declared.join(" and ")} mode` : `the agent's client did not declare ${mode}-mode elicitation`;
+  return `${what}, so the runtime cannot show its user a ${mode}-mode request; this request was refused`;
+}
+
+/**
+ * The refusal a downstream server gets for a question in a mode its caller did not declare: the
+ * words of modeRefusal, and the mode it could ask in instead (a server may have both).
+ */
+export function modeRefusalToServer(mode: keyof ElicitModes, modes: ElicitModes): string {
+  const declared = declaredModes(modes);
+  return `${modeRefusal(mode, modes)}${declared.length ? `; ask in ${declared.join(" or ")} mode instead` : ""}`;
+}
+
+/** What the agent can do when a tool needed its client to answer what it cannot: tell the user which client can. */
+const CAPABILITY_HINTS = {
+  form: "This tool asks its user to fill in a form, which the agent's client cannot show (it declared elicitation for URL mode only). Tell the user: the tool works from a client that declares form elicitation (capabilities.elicitation.form), or use another tool that does not ask.",
+  url: "This tool sends its user to a URL, which the agent's client cannot show (it declared elicitation for form mode only). Tell the user: the tool works from a client that declares URL elicitation (capabilities.elicitation.url), or use another tool that does not ask.",
+  elicitation: "This tool asks its user a question, which the agent's client cannot show (it declared no elicitation). Tell the user: the tool works from a client that declares elicitation, or use another tool that does not ask.",
+  sampling: "This tool asks the agent's model for a completion, which the agent's client cannot give (it declared no sampling). Tell the user: the tool works from a client that declares sampling, or use another tool.",
+} as const;
+
+/**
+ * The refusal for a 2026-07-28 server's MissingRequiredClientCapability error, for the agent: it
+ * names what the server needed (`requiredCapabilities`), which this call's client had not
+ * declared, and what the client did declare (`relay`, the call's: a url-only client asked a form
+ * question did declare elicitation), with the hint of what to do.
+ */
+export function missingCapabilityRefusal(data: unknown, message: string, relay: CallRelay | undefined): { why: string; hint: string } {
   const required = (data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities;
-  if (required?.sampling !== undefined || (!required && /sampling/i.test(message))) return refusal("sampling");
+  if (required?.sampling !== undefined || (!required && /sampling/i.test(message))) return { why: refusal("sampling"), hint: CAPABILITY_HINTS.sampling };
   const elicitation = required?.elicitation;
-  // A form question is refused only to a client that declared no elicitation (or url alone, rare):
-  // the plain refusal fits. A url one is refused to a form-only client: name the mode.
-  if (elicitation && typeof elicitation === "object" && "url" in elicitation) return modeRefusal("url");
-  return refusal("elicitation");
+  const modes = relayElicitModes(relay);
+  // The mode the server needed: url when it says so, else form (a bare requirement is form, as
+  // in a bare declaration).
+  const mode = elicitation && typeof elicitation === "object" && "url" in elicitation && !("form" in elicitation) ? "url" : "form";
+  if (modes && !modes[mode]) return { why: modeRefusal(mode, modes), hint: CAPABILITY_HINTS[mode] };
+  // No elicitation declared at all (the downstream was told none): the plain refusal; a url
+  // question still names its mode.
+  return { why: mode === "url" ? modeRefusal("url") : refusal("elicitation"), hint: CAPABILITY_HINTS.elicitation };
 }

@@ -1,5 +1,6 @@
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { readSettingsFileSync } from "../bounded-file.js";
 
 /**
  * Whether a program is this package's: decided by what the file is (its real path is one of the
@@ -18,13 +19,22 @@ function realFile(file: string): string | undefined {
   }
 }
 
+/**
+ * A package.json in a folder the user's config points at: read bounded, since a FIFO there would
+ * block loading the config (a plain read waits for a writer) and a device would exhaust memory.
+ * One that is not a regular file of at most 4 MiB throws, which the callers take as "not ours".
+ */
+function readPackageJson(dir: string): { name?: unknown; bin?: unknown } {
+  return JSON.parse(readSettingsFileSync(path.join(dir, "package.json"))) as { name?: unknown; bin?: unknown };
+}
+
 /** The nearest package.json above `file`, parsed, with its folder; undefined when none or unreadable. */
 function nearestPackage(file: string): { dir: string; json: { name?: unknown; bin?: unknown } } | undefined {
   for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
     try {
-      return { dir, json: JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: unknown; bin?: unknown } };
+      return { dir, json: readPackageJson(dir) };
     } catch (error) {
-      // A folder without package.json: look further up. One that is not JSON ends the walk, as for npm.
+      // A folder without package.json: look further up. One that is not JSON (or not a regular file) ends the walk, as for npm.
       if ((error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR") return undefined;
     }
     if (path.dirname(dir) === dir) return undefined;
@@ -34,7 +44,7 @@ function nearestPackage(file: string): { dir: string; json: { name?: unknown; bi
 /** Whether the folder holds a package named agent-tools-runtime (a local `npx --package=./folder`). */
 export function isOwnPackageFolder(dir: string): boolean {
   try {
-    return (JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: unknown }).name === OWN_PACKAGE;
+    return readPackageJson(dir).name === OWN_PACKAGE;
   } catch {
     return false;
   }

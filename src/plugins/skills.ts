@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Adapter, CallContext } from "../adapters/types.js";
 import { sha256Hex } from "../sha256.js";
-import { readSettingsFileSync } from "../bounded-file.js";
+import { checkBoundedFileSync, FileShapeError, readBoundedFileSync, readSettingsFileSync, type FileBound } from "../bounded-file.js";
 
 /**
  * Skills: deterministic server-side recipes, one module each (`skills/<name>.js|.mjs`), exporting
@@ -104,8 +104,26 @@ export interface SkillsMetaFile {
   skills: Record<string, { sha256: string; meta: unknown }>;
 }
 
+/**
+ * What a skill file may be. It sits in a user's plugin folder, where a FIFO would hang the load
+ * (a read, and `import()` too, waits for a writer) and a device or a huge file would exhaust
+ * memory. The limit is far above any real skill (a few KiB; one bundled with its libraries, a
+ * few MiB).
+ */
+export const SKILL_FILE_BOUND: FileBound = {
+  limit: 16 * 1024 * 1024,
+  kind: "skill file",
+  notRegularFix: (limit) => `a skill is a module file: put a regular file of at most ${limit} in its place, or remove this one`,
+  tooLargeFix: (limit) => `Move the skill's bulk into modules it imports, so the file is under ${limit}, or remove it`,
+};
+
 export function skillFileHash(file: string): string {
-  return sha256Hex(readFileSync(file));
+  return sha256Hex(readBoundedFileSync(file, SKILL_FILE_BOUND));
+}
+
+/** Why a skill file did not load, for a message that names the file already. */
+function loadProblem(error: unknown): string {
+  return error instanceof FileShapeError ? `the file ${error.problem}` : (error as Error).message;
 }
 
 function readSkillsMeta(folder: string, cache: Map<string, SkillsMetaFile["skills"] | undefined>): SkillsMetaFile["skills"] | undefined {
@@ -125,6 +143,7 @@ function readSkillsMeta(folder: string, cache: Map<string, SkillsMetaFile["skill
 
 /** What a skill module exports: its run function and its raw meta. */
 export async function importSkill(file: string): Promise<{ run: Skill["run"]; meta: unknown }> {
+  checkBoundedFileSync(file, SKILL_FILE_BOUND);
   const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   const exported = (mod.default && typeof mod.default === "object" ? (mod.default as Record<string, unknown>) : mod) as Record<string, unknown>;
   const run = typeof mod.run === "function" ? mod.run : exported.run;
@@ -146,7 +165,7 @@ function deferredSkill(file: string, rawMeta: unknown): Skill {
       (loaded) => loaded.run,
       (error: unknown) => {
         loading = undefined;
-        throw new Error(`skill file ${file} could not be loaded: ${(error as Error).message}`);
+        throw new Error(`skill file ${file} could not be loaded: ${loadProblem(error)}`);
       },
     );
     return (await loading)(adapter, args, context);
@@ -169,7 +188,7 @@ export async function loadSkills(dir: string, entries: string[] | undefined): Pr
       const { run, meta } = await importSkill(file);
       skills.push(skillOf(file, meta, run));
     } catch (error) {
-      failures.push({ file, error: (error as Error).message });
+      failures.push({ file, error: loadProblem(error) });
     }
   }
   return { skills, failures };

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { AdapterSpecError } from "../adapters/shared/errors.js";
 import type { Adapter } from "../adapters/types.js";
@@ -11,6 +10,7 @@ import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
 import { callContext, outcomeOutput, payloadOutput, usageError, type CommandIo } from "./command.js";
 import type { ModuleCommand, ModulePlugin, ModulePluginSpec } from "./module-contract.js";
 import { SANDBOX_RESULT_CHARS } from "./plugin-commands.js";
+import { readSettingsFileSync } from "../bounded-file.js";
 
 /**
  * Text modules that wrap a server (generic-mcp, stdio-mcp, n8n-mcp) do not carry a call path of
@@ -115,5 +115,6 @@ export function modulePlugin(runtime: Runtime, session: Session, spec: ModulePlu
  */
 export function bundledReadonlyTools(name: string): string[] {
   const file = path.join(RUNTIME_ROOT, "plugins", `agent-tools-plugin-${name}`, "plugin.json");
-  return parseManifest(file, JSON.parse(readFileSync(file, "utf8")) as unknown).readonlyTools;
+  // Read as every plugin.json is (bounded-file.ts), though this one ships with the runtime.
+  return parseManifest(file, JSON.parse(readSettingsFileSync(file)) as unknown).readonlyTools;
 }

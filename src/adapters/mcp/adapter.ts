@@ -107,7 +107,7 @@ export class McpAdapter implements Adapter {
       : undefined;
     // The Cancel when the pipeline gave one: the lane listens to it without making an AbortSignal.
     const cancellation = ctx?.cancel ?? ctx?.signal;
-    const control = { timeoutMs: this.timeoutMs, ...(cancellation ? { signal: cancellation } : {}) };
+    const control = { timeoutMs: this.timeoutMs, ...(cancellation ? { signal: cancellation } : {}), ...(relay ? { relay } : {}) };
     // The relay is known to the connection before anything is sent (downstream questions find it there).
     const relays = this.connection.relays;
     if (relay) relays.add(relay);

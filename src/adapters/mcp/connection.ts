@@ -6,7 +6,7 @@ import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorM
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
-import { currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusal, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
+import { currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
 import { asPromise } from "../../as-promise.js";
 
 /**
@@ -75,6 +75,8 @@ export interface RequestControl {
   timeoutMs: number;
   /** The caller's cancellation; a Cancel makes its AbortSignal only when the SDK path reads `options.signal` (cancel.ts). */
   signal?: Cancellation;
+  /** The call's relay: a refusal for what its client cannot answer names what that client did declare. */
+  relay?: CallRelay;
 }
 
 /** The SDK's request options for `control`: for a Cancel, `signal` is read through (made on first read). */
@@ -463,7 +465,7 @@ export class McpConnection {
       // 2026-07-28 one asked beyond what its call was told): refused here, not forwarded to a
       // client that cannot show it.
       const mode = elicitModeOf(request.params);
-      if (!modes[mode]) throw new ProtocolError(ProtocolErrorCode.InvalidParams, modeRefusal(mode, modes));
+      if (!modes[mode]) throw new ProtocolError(ProtocolErrorCode.InvalidParams, modeRefusalToServer(mode, modes));
       return (await relay.elicit(this.masked(request.params), ctx.mcpReq.signal)) as never;
     });
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => {
@@ -590,8 +592,8 @@ export class McpConnection {
     if (error instanceof ProtocolError) {
       // A 2026-07-28 server told that this call's client cannot answer (relayedCapabilities) and
       // that needed an answer: said in the words the relay's own refusal uses.
-      const why = error.code === ProtocolErrorCode.MissingRequiredClientCapability ? `; ${missingCapabilityRefusal(error.data, error.message)}` : "";
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}${why}`));
+      const missing = error.code === ProtocolErrorCode.MissingRequiredClientCapability ? missingCapabilityRefusal(error.data, error.message, control.relay) : undefined;
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}${missing ? `; ${missing.why}` : ""}`), missing ? { hint: missing.hint } : {});
     }
     if (code !== undefined && code >= 400 && code < 600) {
       if (code === 401 || code === 403) {

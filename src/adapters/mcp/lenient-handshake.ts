@@ -1,5 +1,6 @@
 import { Client, SdkError, SdkErrorCode, type JSONRPCMessage, type Request, type RequestMethod, type RequestOptions, type ResultTypeMap, type StandardSchemaV1, type Transport } from "@modelcontextprotocol/client";
 import { currentRelay, type CallRelay } from "../relay.js";
+import { withoutRoundProgress } from "./round-progress.js";
 
 /**
  * Liberal in what the adapter accepts from downstream servers: real servers (the original
@@ -126,9 +127,11 @@ export class LenientClient extends Client {
    * arrival (the transport's async context), not from callTool's, so the handlers would not see
    * the call's relay, and with two calls in flight on the connection could not tell whose user
    * to ask. Run the driver in the relay context of the request it answers: every round's
-   * handlers then find their own call's relay.
+   * handlers then find their own call's relay. The driver's own round progress is not passed on
+   * (round-progress.ts).
    */
-  protected override _resolveNonCompleteResult(...[decoded, flow]: Parameters<Client["_resolveNonCompleteResult"]>): Promise<unknown> {
+  protected override _resolveNonCompleteResult(...[decoded, sdkFlow]: Parameters<Client["_resolveNonCompleteResult"]>): Promise<unknown> {
+    const flow = withoutRoundProgress(sdkFlow);
     const relay = this.#relayOf.get(flow.request);
     return relay ? currentRelay.run(relay, () => super._resolveNonCompleteResult(decoded, flow)) : super._resolveNonCompleteResult(decoded, flow);
   }
