@@ -11,7 +11,6 @@ import { Cancel } from "../src/cancel.js";
 import { buildAdapter, liveChildren, MCP_FIXTURES, textOf } from "./fixtures/mcp/support.js";
 import { connect } from "./helpers.js";
 import { V2_FIXTURE } from "./v2-helpers.js";
-import { until } from "./wait.js";
 
 /**
  * The tools/call fast lane (src/adapters/mcp/call-lane.ts), differentially: the same calls to
@@ -225,8 +224,6 @@ describe("tools/call fast lane, against the SDK path (AGENT_TOOLS_CALL_LANE=off)
       return { results, seen };
     };
     const [viaLane, viaSdk] = await Promise.all([run(p.lane), run(p.sdk)]);
-    // A step's progress can be dispatched just after the answer when both were read in one chunk (a loaded machine).
-    await until(() => viaLane.seen.progress.length >= 2 && viaSdk.seen.progress.length >= 2, "both steps' progress on both paths").catch(() => undefined);
     assert.deepEqual(viaLane, viaSdk);
     assert.equal(textOf((viaLane.results[2] as { result: unknown }).result), "the user said: fine");
     assert.ok(viaLane.seen.progress.length >= 2, "progress relayed");
