@@ -212,6 +212,8 @@ describe("the agent's client in the 2025 era", () => {
       for (const prefix of PREFIXES) {
         const result = await client.callTool(callArgs(prefix, "ask_user", { question: "?" }));
         assert.match(textOf(result), /did not declare elicitation/, prefix);
+        // And what to do, whether the downstream refused before asking (2026-07-28) or failed after the runtime refused it (2025).
+        assert.match(textOf(result), /which the agent's client cannot show \(it declared no elicitation\)\. Tell the user/, prefix);
       }
     } finally {
       await client.close();
@@ -334,7 +336,7 @@ describe("input_required rounds on the wire (in-process handler)", () => {
     const refused = JSON.stringify(second);
     assert.match(refused, /2 calls are in flight/, refused);
     assert.match(refused, /does not say which call/, refused);
-    assert.doesNotMatch(refused, /did not declare elicitation/, "not blamed on the agent's client");
+    assert.doesNotMatch(refused, /did not declare elicitation|declared no elicitation/, "not blamed on the agent's client");
     const answered = await post({ ...callArgs("ln", "ask_user", { question: "Held question?" }), inputResponses: { [key]: { action: "accept", content: { reply: "mine" } } }, requestState: asked.requestState });
     assert.match(JSON.stringify(answered.result), /the user said: mine/);
   });

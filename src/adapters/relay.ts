@@ -136,6 +136,11 @@ const CAPABILITY_HINTS = {
   sampling: "This tool asks the agent's model for a completion, which the agent's client cannot give (it declared no sampling). Tell the user: the tool works from a client that declares sampling, or use another tool.",
 } as const;
 
+/** The hint for a call whose downstream needed `need`, which the agent's client had not declared. */
+export function capabilityHint(need: keyof typeof CAPABILITY_HINTS): string {
+  return CAPABILITY_HINTS[need];
+}
+
 /**
  * The refusal for a 2026-07-28 server's MissingRequiredClientCapability error, for the agent: it
  * names what the server needed (`requiredCapabilities`), which this call's client had not
