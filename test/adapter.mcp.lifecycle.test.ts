@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, test } from "node:test";
 import { isAlive, trackedChildren, type McpAdapter } from "../src/adapters/mcp/index.js";
 import { buildAdapter, fixtureAdapter, liveChildren, rejectsWith, sleep, textOf } from "./fixtures/mcp/support.js";
+import { until } from "./wait.js";
 
 /** Start-up failures, kill escalation, concurrency and external crashes of stdio servers. */
 
@@ -37,7 +38,8 @@ describe("start-up", () => {
     const started = Date.now();
     const error = await rejectsWith(adapter.listTools());
     assert.equal(error.code, "UPSTREAM_TIMEOUT");
-    assert.ok(Date.now() - started < 3_000);
+    // The child would run forever: seconds of bound (a loaded machine) still tell the deadline and the kill worked.
+    assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
     assert.deepEqual(liveChildren(), [], "the stuck child was killed (SIGTERM ignored → SIGKILL)");
     assert.deepEqual(trackedChildren(), []);
   });
@@ -53,7 +55,8 @@ describe("start-up", () => {
     const started = Date.now();
     await adapter.close();
     assert.equal(isAlive(pid), false);
-    assert.ok(Date.now() - started < 3_000, `close took ${Date.now() - started} ms`);
+    // A stopped child never exits by itself: returning at all shows SIGKILL followed; seconds of bound for a loaded machine.
+    assert.ok(Date.now() - started < 15_000, `close took ${Date.now() - started} ms`);
   });
 });
 
@@ -74,8 +77,7 @@ describe("concurrency and external crashes", () => {
     const first = adapter.pid as number;
     seenPids.add(first);
     process.kill(first, "SIGKILL");
-    for (let i = 0; i < 100 && adapter.connected; i++) await sleep(10);
-    assert.equal(adapter.connected, false);
+    await until(() => !adapter.connected, "the adapter to see the kill");
     assert.deepEqual(trackedChildren(), [], "the dead child is no longer tracked");
     assert.equal(textOf(await adapter.call("echo", { text: "2" })), "2");
     const second = adapter.pid as number;
@@ -112,15 +114,11 @@ describe("shared start", () => {
 });
 
 describe("a server started only to list its tools", () => {
-  const until = async (what: string, probe: () => boolean, ms = 3_000): Promise<void> => {
-    for (const deadline = Date.now() + ms; !probe(); await sleep(20)) if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-  };
-
   test("a background listing stops it once answered; a listing for a caller keeps it for the call that may follow", async () => {
     const background = track(fixtureAdapter());
     await background.listTools({ background: true });
     seenPids.add(background.pid as number);
-    await until("the background-listed server to stop", () => !background.connected);
+    await until(() => !background.connected, "the background-listed server to stop");
 
     const asked = track(fixtureAdapter());
     await asked.listTools();

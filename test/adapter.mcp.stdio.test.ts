@@ -7,6 +7,7 @@ import { after, afterEach, describe, test } from "node:test";
 import { silentLogger } from "../src/log.js";
 import { createMcpAdapter, isAlive, parseArgsValue, stdioMcpClientFromEnv, trackedChildren, type McpAdapter } from "../src/adapters/mcp/index.js";
 import { MCP_FIXTURES, ROOT, STDIO_FIXTURE, buildAdapter, fixtureAdapter, isRunning, liveChildren, rejectsWith, serverEntry, textOf } from "./fixtures/mcp/support.js";
+import { until } from "./wait.js";
 
 const opened: McpAdapter[] = [];
 const seenPids = new Set<number>();
@@ -142,7 +143,7 @@ describe("catalog", () => {
     notePid(adapter);
     assert.ok(!before.tools.some((t) => t.name === "brand_new"));
     await adapter.call("add_tool", { name: "brand_new" });
-    for (let i = 0; i < 50 && calls === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => calls > 0, "the list_changed listener");
     assert.equal(calls, 1);
     assert.equal(second, 1);
     const afterChange = await adapter.listTools();
@@ -205,9 +206,7 @@ describe("timeouts, cancellation, crashes, idle", () => {
     const adapter = track(fixtureAdapter([], { idleTimeoutMs: 250 }));
     await adapter.call("echo", { text: "1" });
     const first = notePid(adapter);
-    await new Promise((r) => setTimeout(r, 400));
-    for (let i = 0; i < 100 && isAlive(first); i++) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(isAlive(first), false, "stopped when idle");
+    await until(() => !isAlive(first), "the idle server to stop");
     assert.equal(adapter.connected, false);
     await adapter.call("echo", { text: "2" });
     const second = notePid(adapter);

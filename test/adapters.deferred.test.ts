@@ -6,6 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { silentLogger } from "../src/log.js";
 import { createFileCatalogStore } from "../src/runtime/catalog-cache/store.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
+import { until } from "./wait.js";
 
 /**
  * Adapters built on first use (src/plugins/deferred-adapter.ts): with its catalog in the cache, a
@@ -70,7 +71,7 @@ describe("adapters built on first use", () => {
     const cold = await runtimeWithCache();
     assert.equal(builds(), 0, "nothing stored yet, and still not built while loading");
     // The background listing (a second after start) builds it and stores the catalog.
-    for (let i = 0; i < 200 && !(existsSync(cacheDir) && readdirSync(cacheDir).some((n) => n.endsWith(".json"))); i++) await new Promise((r) => setTimeout(r, 50));
+    await until(() => existsSync(cacheDir) && readdirSync(cacheDir).some((n) => n.endsWith(".json")), "the background listing to store the catalog").catch(() => undefined);
     await cold.close();
     assert.ok(readdirSync(cacheDir).some((n) => n.endsWith(".json")), "the catalog was stored");
     assert.equal(builds(), 1);

@@ -6,6 +6,7 @@ import path from "node:path";
 import assert from "node:assert/strict";
 import { HINTS } from "../src/runtime/errors.js";
 import { ROOT } from "./helpers.js";
+import { WAIT_MS } from "./wait.js";
 
 /**
  * Helpers of the clients.* tests: real coding-agent CLIs installed on demand into the ignored
@@ -125,10 +126,10 @@ export function processesWithMarker(marker: string): number[] {
 }
 
 /**
- * Wait up to `ms` for every process of a run to end (an MCP server exits a moment after its
- * client closes stdin). Whatever is still there is killed and reported, so the test can fail on it.
+ * Wait up to `ms` (seconds by default, see wait.ts) for every process of a run to end (an MCP
+ * server exits a moment after its client closes stdin). Whatever is still there is killed and reported, so the test can fail on it.
  */
-export async function leftoverProcesses(marker: string, ms = 5000): Promise<string[]> {
+export async function leftoverProcesses(marker: string, ms = WAIT_MS): Promise<string[]> {
   const until = Date.now() + ms;
   let pids = processesWithMarker(marker);
   while (pids.length > 0 && Date.now() < until) {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { HeldCalls } from "../src/facade/held-calls.js";
 import type { CallRelay } from "../src/adapters/relay.js";
+import { until } from "./wait.js";
 
 /**
  * The held-call table on its own (the rounds over real transports are in protocol.relays): a call
@@ -57,8 +58,7 @@ describe("held calls", () => {
     const step = await held.step({}, new AbortController().signal);
     assert.equal(step.kind, "ask");
     assert.equal(table.size, 1);
-    for (let i = 0; i < 100 && !seen.signal?.aborted; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(seen.signal?.aborted, true, "the call (and with it the downstream call) was cancelled");
+    await until(() => seen.signal?.aborted === true, "the call (and with it the downstream call) to be cancelled");
     assert.deepEqual(seen.answer, { action: "cancel" });
     assert.equal(table.size, 0);
     assert.equal(table.get(held.id), undefined);

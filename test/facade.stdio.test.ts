@@ -193,11 +193,13 @@ describe("facade over stdio", () => {
 
 describe("facade over stdio with a short call timeout", () => {
   it("a call slower than AGENT_TOOLS_CALL_TIMEOUT_MS answers UPSTREAM_TIMEOUT", async () => {
-    const server = await connect(undefined, { AGENT_TOOLS_CALL_TIMEOUT_MS: "200" });
+    // 1.5 s, not less: the quick call after it must succeed under the same deadline on a loaded machine;
+    // the slow one takes 20 s, so the two cannot be confused.
+    const server = await connect(undefined, { AGENT_TOOLS_CALL_TIMEOUT_MS: "1500" });
     try {
-      const slow = await callJson(server.client, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 2000 } });
+      const slow = await callJson(server.client, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 20_000 } });
       assert.equal(slow.payload.error?.code, "UPSTREAM_TIMEOUT");
-      assert.match(slow.payload.error?.message ?? "", /within 200 ms/);
+      assert.match(slow.payload.error?.message ?? "", /within 1500 ms/);
       const quick = await callJson(server.client, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 1, text: "hi" } });
       assert.deepEqual(quick.payload.result, { text: "hi" });
     } finally {

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
 import path from "node:path";
 import { baseEnv, FIXTURES, forSuite, PLUGINS, ROOT } from "./helpers.js";
+import { until, WAIT_MS } from "./wait.js";
 
 /** Helpers of the http.* tests: the built HTTP server as a real process, raw requests, SDK clients. */
 
@@ -148,11 +149,7 @@ export async function httpClient(url: string, headers: Record<string, string> = 
   return { client, transport };
 }
 
-/** Wait until `check` holds (stderr lines arrive a little after the answer they describe). */
-export async function eventually(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/** Wait until `check` holds (stderr lines arrive a little after the answer they describe); seconds of bound, see wait.ts. */
+export function eventually(check: () => boolean, what: string, ms = WAIT_MS): Promise<void> {
+  return until(check, what, ms);
 }

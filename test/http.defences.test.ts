@@ -103,13 +103,16 @@ describe("HTTP with a bearer token", () => {
 });
 
 describe("HTTP session idle expiry", () => {
-  const http = httpForSuite({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2", AGENT_TOOLS_HTTP_SESSION_IDLE_MS: "400" });
+  // 2 s, not less: the session must still be live for the list right after its initialize, and on a
+  // loaded machine the gap between the two can pass a few hundred ms.
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2", AGENT_TOOLS_HTTP_SESSION_IDLE_MS: "2000" });
 
   it("expires an idle session: its id answers 404, and expired sessions free their place under the cap", async () => {
     const id = await rawInitialize(http.url);
     await listWorks(http.url, id);
     await rawInitialize(http.url);
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    // Past the idle limit for sure: expiry is judged by the clock when the next request comes.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     const res = await raw(http.url, { headers: sessionHeaders(id), body: TOOLS_LIST });
     assert.equal(res.status, 404);
     assert.match(res.body, /expired or was closed/);

@@ -132,7 +132,8 @@ const SCRIPT: Step[] = [
   sdk(call("another key of the protocol's namespace", NOTES_CALL, getNote("n1"), { meta: envelope({ "io.modelcontextprotocol/unknown": 1 }) })),
   sdk(call("a later revision", NOTES_CALL, getNote("n1"), { meta: envelope({ "io.modelcontextprotocol/protocolVersion": "2027-01-01" }), headers: { "mcp-protocol-version": "2027-01-01" } })),
   // A client that goes away mid-call: nothing is answered; the next call is served as usual.
-  call("a slow call abandoned", NOTES_CALL, { toolName: "slow_echo", arguments: { ms: 800, text: "late" } }, { abortAfterMs: 150 }),
+  // 5 s, far past the abort at 150 ms, so a loaded machine cannot let the answer come first.
+  call("a slow call abandoned", NOTES_CALL, { toolName: "slow_echo", arguments: { ms: 5000, text: "late" } }, { abortAfterMs: 150 }),
   call("after it", NOTES_CALL, getNote("n2")),
 ];
 
@@ -236,6 +237,8 @@ describe("HTTP fast lane: 2026-07-28 tools/call answered exactly as the SDK answ
           .split("\n")
           .filter((line) => /http POST tools\/(call|list) /.test(line))
           .map((line) => / lane$/.test(line));
+      // A line is written when its response closes, a moment after the client has the answer: wait for all of them.
+      await eventually(() => marks(servers[lane]!).length >= SCRIPT.length, "a request log line for every step");
       assert.deepEqual(marks(servers[lane]!), SCRIPT.map((step) => step.lane), servers[lane]!.stderr().slice(-3000));
       assert.ok(!marks(servers[sdk]!).includes(true));
       const first = viaSdk[0] as Answer;

@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { isRunning, STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { textJson } from "./helpers.js";
 import { httpClient, startHttp } from "./http-helpers.js";
+import { until } from "./wait.js";
 
 // A signal with sessions open, a call in flight and a stdio downstream running: the server closes
 // everything and exits 0, leaving no child process behind.
@@ -36,8 +37,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const exit = await http.exited;
       assert.deepEqual(exit, { code: 0, signal: null }, http.stderr());
       assert.ok(Date.now() - started < 5500, "within the 5 s grace");
-      for (let i = 0; i < 40 && isRunning(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal(isRunning(pid), false, "the stdio downstream is gone");
+      await until(() => !isRunning(pid), "the stdio downstream to be gone");
       assert.equal(await hanging, "ended");
       await first.client.close().catch(() => undefined);
       await second.client.close().catch(() => undefined);

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { baseEnv, FIXTURES, MCP_BIN, PLUGINS } from "./helpers.js";
 import { youngGenerationChosen } from "../src/lean-heap.js";
+import { until } from "./wait.js";
 
 /**
  * src/lean-heap.ts: the stdio server keeps V8's young generation at its first size (1 MiB a
@@ -37,7 +37,7 @@ async function newSpaceAfterWork(env: Record<string, string>, nodeFlags: string[
       assert.notEqual(result.isError, true, "each search answers");
     }
     process.kill(transport.pid!, "SIGUSR2");
-    for (let waited = 0; !/\[new-space\] \d+/.test(stderr) && waited < 5000; waited += 50) await sleep(50);
+    await until(() => /\[new-space\] \d+/.test(stderr), "the heap probe's line on stderr").catch(() => undefined);
     const bytes = Number(/\[new-space\] (\d+)/.exec(stderr)?.[1]);
     assert.ok(Number.isFinite(bytes) && bytes > 0, `the probe reported the new space (stderr: ${stderr.slice(-300)})`);
     return bytes;

@@ -8,6 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startHttpFixture, type HttpFixture } from "./fixtures/mcp/http-server.js";
 import { baseEnv, MCP_BIN, writePlugin } from "./helpers.js";
+import { until } from "./wait.js";
 
 // Two runtime processes share one OAuth token store, against a token endpoint that rotates
 // refresh tokens and revokes the whole grant when one is used twice (as providers with reuse
@@ -76,11 +77,13 @@ describe("one token store, two runtime processes", { timeout: 240_000 }, () => {
   });
 
   it("a process killed while it refreshes does not lock the other out", async () => {
-    const { server, dir, store } = await setup({ tokenDelayMs: 1_500 });
+    // The token endpoint answers after 4 s: the test must see the victim's request and kill it before
+    // that answer, and on a loaded machine 1.5 s was a close call.
+    const { server, dir, store } = await setup({ tokenDelayMs: 4_000 });
     const victim = await startRuntime(dir);
     const survivor = await startRuntime(dir);
     const pending = echo(victim, "never").catch(() => ({ ok: false, text: "killed" }));
-    for (let i = 0; i < 200 && server.stats.tokenRequests.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    await until(() => server.stats.tokenRequests.length > 0, "the victim's token request");
     assert.equal(server.stats.tokenRequests.length, 1, "the victim is waiting on the token endpoint, holding the lock");
     process.kill(victim.transport.pid as number, "SIGKILL");
     await pending;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { callJson, connect, FIXTURES, ROOT, type Connected, type Payload } from "./helpers.js";
+import { until } from "./wait.js";
 
 /** The bundled ccdd-gate plugin against the stdlib-only Python stand-in, through the facade. */
 
@@ -40,13 +41,9 @@ async function skill(server: Connected, name: string, args: Record<string, unkno
 const result = (payload: Payload) => payload.result as Record<string, unknown>;
 
 async function waitForJob(server: Connected, jobId: string): Promise<Record<string, unknown>> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const { payload } = await skill(server, "ephemeral-agent-status", { jobId });
-    const status = result(payload);
-    if (status.state !== "running") return status;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`job ${jobId} did not finish`);
+  let status: Record<string, unknown> = {};
+  await until(async () => (status = result((await skill(server, "ephemeral-agent-status", { jobId })).payload)).state !== "running", `job ${jobId} to finish`, 60_000, 50);
+  return status;
 }
 
 describe("ccdd-gate plugin", () => {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startOllama, type OllamaFixture } from "./fixtures/ollama/server.js";
 import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
+import { until } from "./wait.js";
 
 /** The bundled ollama plugin against the stand-in Ollama server, through the facade over stdio. */
 
@@ -29,12 +30,9 @@ const call = (server: Connected, toolName: string, args: Record<string, unknown>
 const skill = (server: Connected, name: string, args: Record<string, unknown>) => callJson(server.client, "agent_tools_ollama_run_skill", { skill: name, arguments: args });
 
 async function waitForJob(server: Connected, jobId: string): Promise<Record<string, unknown>> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const status = result((await call(server, "job_status", { jobId })).payload);
-    if (status.state !== "running") return status;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`job ${jobId} did not finish`);
+  let status: Record<string, unknown> = {};
+  await until(async () => (status = result((await call(server, "job_status", { jobId })).payload)).state !== "running", `job ${jobId} to finish`);
+  return status;
 }
 
 describe("ollama plugin", () => {
@@ -124,7 +122,8 @@ describe("ollama plugin", () => {
     assert.equal(running.kind, "generate");
     const listed = result((await call(server, "list_jobs", {})).payload) as { jobs: Array<{ id: string; state: string }> };
     assert.deepEqual(listed.jobs.find((j) => j.id === jobId)?.state, "running");
-    for (let i = 0; i < 200 && ollama.held() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    // release() answers only requests already held: the job's request must have arrived.
+    await until(() => ollama.held() > 0, "the job's request to reach the slow model");
     ollama.release();
     const done = await waitForJob(server, jobId);
     assert.equal(done.state, "succeeded");

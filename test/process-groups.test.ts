@@ -76,7 +76,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       await Promise.race([exited, sleep(10_000)]);
       await until(() => !isRunning(runtimePid), "the runtime to exit");
       // The shutdown grace is 5 s, and the exit handler SIGKILLs what is left: nothing may survive it.
-      await until(() => !isRunning(mcpGrandchild) && !isRunning(cliGrandchild), "both grandchildren to be gone", 8_000).catch(() => undefined);
+      await until(() => !isRunning(mcpGrandchild) && !isRunning(cliGrandchild), "both grandchildren to be gone", 30_000).catch(() => undefined);
       const survivors = [mcpGrandchild, cliGrandchild].filter(isRunning);
       for (const pid of survivors) process.kill(pid, "SIGKILL"); // leave the machine clean even on failure
       assert.deepEqual(survivors, [], `no grandchild outlives the runtime (stderr: ${stderr.slice(-2000)})`);

@@ -11,6 +11,7 @@ import { startV2Http, type V2Http } from "./fixtures/v2/downstream.js";
 import { baseEnv, callJson, connect, FIXTURES, MCP_BIN, PLUGINS } from "./helpers.js";
 import { httpForSuite, startHttp } from "./http-helpers.js";
 import { callV2, connectHttpV2, connectStdioV2, MODERN, v2Client, V2_FIXTURE } from "./v2-helpers.js";
+import { until } from "./wait.js";
 
 /**
  * Both protocol eras on the facade and on the mcp adapter: a v2 client pinned to 2026-07-28 over
@@ -159,7 +160,7 @@ describe("a v2 client pinned to 2026-07-28, end to end", () => {
       await exerciseFacade(client);
       await client.close();
       // The request log line is written when the response closes.
-      for (let i = 0; i < 50 && !/tool=agent_tools_notes_call session=modern status=200 ok/.test(http.stderr()); i++) await new Promise((r) => setTimeout(r, 20));
+      await until(() => /tool=agent_tools_notes_call session=modern status=200 ok/.test(http.stderr()), "the call's request log line");
       assert.match(http.stderr(), /http POST tools\/call tool=agent_tools_notes_call session=modern status=200 ok/);
     });
 

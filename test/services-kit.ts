@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, connect as tcpConnect } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { WAIT_MS } from "./wait.js";
 
 /**
  * Real services for the team-gateway tests: Debian's redis-server and HAProxy, started on free
@@ -47,7 +48,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Resolves once something accepts TCP connections on the port. */
-export async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
+export async function waitForPort(port: number, timeoutMs = WAIT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const open = await new Promise<boolean>((resolve) => {

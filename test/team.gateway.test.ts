@@ -10,6 +10,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { hashToken } from "../src/gateway/identities.js";
 import { callJson, type Payload } from "./helpers.js";
 import { eventually, httpClient, MCP_HEADERS, INITIALIZE, raw, rawInitialize, sessionHeaders, startHttp, type RunningHttp } from "./http-helpers.js";
+import { until } from "./wait.js";
 
 /**
  * One gateway instance (memory state) with three identities from the config, driven over real
@@ -333,11 +334,12 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
     const config = await writeConfig(dir);
     const server = await startHttp({ AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_DRAIN_MS: "20000" }, ["--config", config]);
     const { client } = await httpClient(server.url, bearer(TOKENS.writer));
-    const slow = callJson(client, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 1500, text: "done" } });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The call must be in flight when the signal comes and still run while the probes below are
+    // answered: 2 s for it to arrive on a loaded machine, 6 s more for the probes.
+    const slow = callJson(client, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 8000, text: "done" } });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
     server.child.kill("SIGTERM");
-    await eventually(() => true, "signal delivered", 100);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await until(async () => (await raw(server.url.replace(/\/mcp$/, "/readyz"), { method: "GET" })).status === 503, "/readyz to answer 503 once the signal is handled");
     const fresh = await raw(server.url, { headers: { ...MCP_HEADERS, ...bearer(TOKENS.writer) }, body: INITIALIZE });
     assert.equal(fresh.status, 503);
     assert.equal(fresh.headers["retry-after"], "1");

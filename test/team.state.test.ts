@@ -14,6 +14,7 @@ import { Redis } from "ioredis";
 import type { RuntimeError } from "../src/errors.js";
 import { Workspaces } from "../src/runtime/workspaces.js";
 import { servicesMissing, startRedis, type RunningService } from "./services-kit.js";
+import { until } from "./wait.js";
 
 /**
  * One contract, two backends: what the runtime asks of shared state holds in memory and in a real
@@ -22,6 +23,15 @@ import { servicesMissing, startRedis, type RunningService } from "./services-kit
  */
 
 const settle = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The heartbeat TTL of instances that must count as live throughout a test. Not 600 ms: a beat is
+ * sent every TTL/3 by a timer, and on a loaded machine a timer late by a few hundred ms let a live
+ * instance's key expire (its jobs "lost", its workspaces "stopped"). A stopped instance's beat is
+ * removed at once or set by hand with its own expiry, so nothing here waits for this TTL.
+ */
+const LIVE_TTL_MS = 5_000;
+/** A rate window no test run crosses the edge of (windows are aligned to the clock: a 60 s one could turn mid-test). */
+const DAY_MS = 86_400_000;
 
 interface Backend {
   name: string;
@@ -47,8 +57,8 @@ const backends: Backend[] = [
     skip: servicesMissing(["redis"]),
     async pair() {
       const prefix = `t${opened.length}:`;
-      const a = await createRedisState({ url: redis!.url, log: silentLogger, prefix, instanceId: "i-a", heartbeatTtlMs: 600 });
-      const b = await createRedisState({ url: redis!.url, log: silentLogger, prefix, instanceId: "i-b", heartbeatTtlMs: 600 });
+      const a = await createRedisState({ url: redis!.url, log: silentLogger, prefix, instanceId: "i-a", heartbeatTtlMs: LIVE_TTL_MS });
+      const b = await createRedisState({ url: redis!.url, log: silentLogger, prefix, instanceId: "i-b", heartbeatTtlMs: LIVE_TTL_MS });
       opened.push(a, b);
       return [a, b];
     },
@@ -86,24 +96,46 @@ for (const backend of backends) {
       };
       await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).locks.withLock("l", work)));
       assert.equal(most, 1);
-      const held = a.locks.withLock("busy", () => settle(400));
-      await settle(20);
+      // a holds 'busy' until b has given up (not for a fixed 400 ms that a loaded machine could use up before b asks).
+      let entered!: () => void;
+      const holding = new Promise<void>((resolve) => (entered = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const held = a.locks.withLock("busy", async () => {
+        entered();
+        await released;
+      });
+      await holding;
       await assert.rejects(() => b.locks.withLock("busy", async () => 1, { waitMs: 100 }), /lock 'busy' was held .* for more than 100 ms/);
+      release();
       await held;
     });
 
     it("counters: hits of both instances add up in one window", async () => {
       const [a, b] = await backend.pair();
-      for (let i = 0; i < 5; i++) await a.counters.hit("x", 60_000);
-      await settle(50);
-      for (let i = 0; i < 4; i++) await b.counters.hit("x", 60_000);
-      await settle(50);
-      // Redis: an instance learns the others' hits with its own next round trip (hits are sent in the background).
-      await a.counters.hit("x", 60_000);
-      await settle(50);
-      const last = await a.counters.hit("x", 60_000);
+      // Redis: hits are sent in the background; wait until Redis holds them (memory: at once).
+      const stored = async (count: number): Promise<void> => {
+        if (backend.name !== "redis") return;
+        const raw = new Redis(redis!.url);
+        try {
+          await until(async () => {
+            const keys = await raw.keys("*rate:x:*");
+            return keys.length === 1 && Number(await raw.get(keys[0]!)) === count;
+          }, `Redis to hold ${count} hits`);
+        } finally {
+          raw.disconnect();
+        }
+      };
+      for (let i = 0; i < 5; i++) await a.counters.hit("x", DAY_MS);
+      await stored(5);
+      for (let i = 0; i < 4; i++) await b.counters.hit("x", DAY_MS);
+      await stored(9);
+      // Redis: an instance learns the others' hits with its own next round trip.
+      await a.counters.hit("x", DAY_MS);
+      await stored(10);
+      const last = await a.counters.hit("x", DAY_MS);
       assert.equal(last.count, 11);
-      assert.ok(last.resetInMs > 0 && last.resetInMs <= 60_000);
+      assert.ok(last.resetInMs > 0 && last.resetInMs <= DAY_MS);
     });
 
     it("audit: entries appended on both instances are read back in order, once each", async () => {
@@ -114,9 +146,11 @@ for (const backend of backends) {
       const seen: string[] = [];
       const stop = new AbortController();
       const following = a.audit!.follow((e) => seen.push(e.id), stop.signal);
-      await settle(backend.name === "redis" ? 200 : 50);
+      // follow() fixes "from now" when called (Redis: on a's command connection, which answers in
+      // order, so a's next answer comes after it). No wait for the reader: 3 is appended at once.
+      await a.kv.get("after-follow");
       await b.audit!.append(entry("3"));
-      for (let i = 0; i < 50 && !seen.includes("3"); i++) await settle(50);
+      await until(() => seen.includes("3"), "the follower to see entry 3");
       stop.abort();
       await following;
       assert.deepEqual((await a.audit!.tail(10)).map((e) => e.id), ["1", "2", "3"]);
@@ -135,8 +169,7 @@ for (const backend of backends) {
       assert.equal((await onB.status(id))?.state, "running");
       assert.deepEqual((await onB.list()).map((j) => j.id), [id]);
       assert.equal((await onB.cancel(id)).state, "cancelled");
-      for (let i = 0; i < 40 && !aborted; i++) await settle(25);
-      assert.equal(aborted, true, "the cancel reached the instance running the work");
+      await until(() => aborted, "the cancel to reach the instance running the work");
       assert.equal((await onA.status(id))?.state, "cancelled");
       onA.dispose();
       onB.dispose();
@@ -146,8 +179,8 @@ for (const backend of backends) {
 
 describe("shared state: redis heartbeats", { skip: servicesMissing(["redis"]) }, () => {
   it("a job whose instance stopped beating is lost for the others", async () => {
-    const a = await createRedisState({ url: redis!.url, log: silentLogger, prefix: "hb:", instanceId: "hb-a", heartbeatTtlMs: 600 });
-    const b = await createRedisState({ url: redis!.url, log: silentLogger, prefix: "hb:", instanceId: "hb-b", heartbeatTtlMs: 600 });
+    const a = await createRedisState({ url: redis!.url, log: silentLogger, prefix: "hb:", instanceId: "hb-a", heartbeatTtlMs: LIVE_TTL_MS });
+    const b = await createRedisState({ url: redis!.url, log: silentLogger, prefix: "hb:", instanceId: "hb-b", heartbeatTtlMs: LIVE_TTL_MS });
     opened.push(b);
     const onA = createJobStore({ records: a.jobs, instanceId: a.instanceId, scope: "identity:x:w", showInstance: true });
     const onB = createJobStore({ records: b.jobs, instanceId: b.instanceId, scope: "identity:x:w", showInstance: true });
@@ -162,8 +195,8 @@ describe("shared state: redis heartbeats", { skip: servicesMissing(["redis"]) },
 
   it("workspaces in a fleet: another live instance's workspace answers WORKSPACE_UNAVAILABLE; a dead or restarted holder's answers WORKSPACE_LOST; none reopens empty", async () => {
     const prefix = "wsf:";
-    const a = await createRedisState({ url: redis!.url, log: silentLogger, prefix, instanceId: "ws-a", heartbeatTtlMs: 600 });
-    const b = await createRedisState({ url: redis!.url, log: silentLogger, prefix, instanceId: "ws-b", heartbeatTtlMs: 600 });
+    const a = await createRedisState({ url: redis!.url, log: silentLogger, prefix, instanceId: "ws-a", heartbeatTtlMs: LIVE_TTL_MS });
+    const b = await createRedisState({ url: redis!.url, log: silentLogger, prefix, instanceId: "ws-b", heartbeatTtlMs: LIVE_TTL_MS });
     opened.push(a, b);
     const key = Buffer.alloc(32, 7);
     const on = (state: SharedState, instance = state.instanceId): Workspaces =>
@@ -183,7 +216,8 @@ describe("shared state: redis heartbeats", { skip: servicesMissing(["redis"]) },
     const dead = on(a, "ws-dead");
     const orphan = await dead.create("alice");
     const raw = new Redis(redis!.url);
-    await raw.set(`${prefix}instance:ws-dead`, String(Date.now()), "PX", 800);
+    // 2.5 s to expire: the open below must still find the key (and wait for it) after quit() on a loaded machine.
+    await raw.set(`${prefix}instance:ws-dead`, String(Date.now()), "PX", 2500);
     await raw.quit();
     const started = Date.now();
     const lost = await onA.open(orphan.handle, "alice").then(() => undefined, (error: unknown) => error as RuntimeError);
@@ -223,10 +257,19 @@ describe("shared state: redis heartbeats", { skip: servicesMissing(["redis"]) },
     const heard: string[] = [];
     busA.subscribe((e) => heard.push(`a:${e.method}`));
     busB.subscribe((e) => heard.push(`b:${e.method}`));
-    await settle(100); // the subscription reaches Redis
+    // Both subscriptions must have reached Redis before the publish (subscribe() sends it in the background).
+    const raw = new Redis(redis!.url);
+    try {
+      await until(async () => {
+        const [channel] = (await raw.pubsub("CHANNELS", "bus:topic:*")) as string[];
+        return channel !== undefined && Number(((await raw.pubsub("NUMSUB", channel)) as [string, number])[1]) >= 2;
+      }, "both instances' subscriptions to reach Redis");
+    } finally {
+      raw.disconnect();
+    }
     busA.publish({ method: "notifications/tools/list_changed" });
-    for (let i = 0; i < 40 && heard.length < 2; i++) await settle(25);
-    await settle(50);
+    await until(() => heard.length >= 2, "the event to reach both listeners");
+    await settle(50); // a second delivery (the "once each" this test checks) would come right after
     assert.deepEqual(heard.sort(), ["a:notifications/tools/list_changed", "b:notifications/tools/list_changed"]);
     busA.close();
     busB.close();

@@ -9,9 +9,10 @@ import { closeSession, type Session } from "../src/runtime/session.js";
 import { createTextLayer, type TextLayer, type TextLayerOptions } from "../src/text/text-layer.js";
 import { CLI_FIXTURES, hostEnv } from "./fixtures/cli/helpers.js";
 import { startHttpFixture, type HttpFixture } from "./fixtures/mcp/http-server.js";
-import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
+import { isRunning, STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { sendJson, startServer, type TestServer } from "./fixtures/rest/http-server.js";
 import { startN8nFixture, type N8nFixture } from "./fixtures/text/n8n-mcp-server.js";
+import { until } from "./wait.js";
 
 // Answers are read field by field below; their shapes are asserted, not declared.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -257,15 +258,6 @@ describe("stdio-mcp", () => {
     assert.ok(pid > 0);
     await closeSession(session);
     // The session's end closed the module, and with it the server process.
-    let alive = true;
-    for (let i = 0; i < 50 && alive; i++) {
-      try {
-        process.kill(pid, 0);
-        await new Promise((r) => setTimeout(r, 100));
-      } catch {
-        alive = false;
-      }
-    }
-    assert.equal(alive, false, "the stdio server stopped with the session");
+    await until(() => !isRunning(pid), "the stdio server to stop with the session");
   });
 });

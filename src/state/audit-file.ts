@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { appendFile, open, readFile, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -30,6 +30,14 @@ function parseAuditLines(text: string): AuditEntry[] {
   return entries;
 }
 
+function sizeNow(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
 export function createFileAuditLog(file: string): AuditLog {
   let dirReady = false;
   return {
@@ -52,7 +60,9 @@ export function createFileAuditLog(file: string): AuditLog {
       return parseAuditLines(text).slice(-limit);
     },
     async follow(onEntry, signal) {
-      let offset = await stat(file).then((s) => s.size, () => 0);
+      // "From now" is the size when follow() is called, read at once: read after an await, an entry
+      // appended right after the call could land first and be taken for the past (never shown).
+      let offset = sizeNow(file);
       let carry = "";
       while (!signal.aborted) {
         await new Promise((resolve) => {

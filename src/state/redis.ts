@@ -255,11 +255,18 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
       return toEntries(rows.reverse());
     },
     async follow(onEntry, signal) {
+      // "From now" is the newest entry when follow() is called, asked at once on the command
+      // connection. "$" in the first XREAD meant "from when the reader, once connected, reached
+      // Redis": entries appended in between were never shown. (Redis unreachable: "$", as before.)
+      const newest = redis.xrevrange(auditKey, "+", "-", "COUNT", 1).then(
+        (rows) => (rows as Array<[string, string[]]>)[0]?.[0] ?? "0-0",
+        () => "$",
+      );
       const reader = redis.duplicate();
       followers.add(reader);
       try {
         await reader.connect();
-        let last = "$";
+        let last = await newest;
         const stop = (): void => reader.disconnect();
         signal.addEventListener("abort", stop, { once: true });
         while (!signal.aborted) {
