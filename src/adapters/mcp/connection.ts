@@ -426,8 +426,8 @@ export class McpConnection {
         `${this.label()} asked for ${kind === "elicitation" ? "the user's input" : "a model completion"} while ${this.relays.size} calls are in flight on it; a 2025-era server's question does not say which call it belongs to, so the runtime cannot tell whose ${kind === "elicitation" ? "user" : "model"} to ask; this request was refused. Call again once the other calls on this server have finished`,
       );
     }
-    if (relay) this.refusedHints.set(relay, capabilityHint(kind));
-    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal(kind));
+    if (relay) this.refusedHints.set(relay, capabilityHint(kind, relay));
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal(kind, relay));
   }
 
   /**
@@ -469,8 +469,8 @@ export class McpConnection {
       const relay = this.relayFor(client, "elicitation");
       const modes = relayElicitModes(relay);
       if (!relay.elicit || !modes) {
-        this.refusedHints.set(relay, capabilityHint("elicitation"));
-        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("elicitation"));
+        this.refusedHints.set(relay, capabilityHint("elicitation", relay));
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("elicitation", relay));
       }
       // A mode the caller did not declare (a 2025-era server read the connection-wide form+url; a
       // 2026-07-28 one asked beyond what its call was told): refused here, not forwarded to a
