@@ -2,7 +2,7 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { SKILLS_META_FILE, importSkill, skillFileHash, type SkillsMetaFile } from "../src/plugins/skills.js";
+import { SKILL_FILE_NAME, SKILLS_META_FILE, importSkill, skillFileHash, type SkillsMetaFile } from "../src/plugins/skills.js";
 import { isMain } from "./is-main.js";
 
 /**
@@ -14,7 +14,6 @@ import { isMain } from "./is-main.js";
  */
 
 export const BUNDLED_PLUGINS = fileURLToPath(new URL("../plugins/", import.meta.url));
-const SKILL_FILE = /^(?!.*\.(test|spec)\.)[^.][^/]*\.(mjs|js)$/;
 
 /** The skills folders of the bundled plugins. */
 export function bundledSkillFolders(): string[] {
@@ -31,7 +30,7 @@ export async function skillsMetaSource(folder: string): Promise<string> {
     skills: {},
   };
   for (const name of readdirSync(folder).sort()) {
-    if (!SKILL_FILE.test(name)) continue;
+    if (!SKILL_FILE_NAME.test(name)) continue;
     const full = path.join(folder, name);
     const { meta } = await importSkill(full);
     // Only what survives JSON unchanged: the meta read from the file must be the one the module exports.

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Client as V2Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport as V2Stdio } from "@modelcontextprotocol/client/stdio";
@@ -201,6 +202,32 @@ describe("the agent's client in the 2025 era", () => {
     }
   });
 
+  it("over HTTP answering in JSON: a client that declared elicitation and sampling is told its session cannot carry the question, not that it declared none", async () => {
+    const client = legacyClient();
+    // The SDK's own Accept lists JSON first: a JSON-answering session, which cannot carry a request mid-call.
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+    try {
+      for (const prefix of PREFIXES) {
+        for (const [tool, kind, whom] of [
+          ["ask_user", "elicitation", "user"],
+          ["summarize", "sampling", "model"],
+        ] as const) {
+          const result = await client.callTool(callArgs(prefix, tool, { question: "?", text: "t" }), undefined, { timeout: 60_000 });
+          const error = (JSON.parse(downstreamText(result)) as { error?: { message: string; hint: string } }).error;
+          const where = `${prefix}/${tool}: ${downstreamText(result)}`;
+          assert.doesNotMatch(error?.message ?? "", /did not declare/, where);
+          assert.ok(
+            error?.message.includes(`the agent's client declared ${kind}, but its connection cannot carry a request mid-call (a 2025-era HTTP session answering in JSON), so the runtime cannot ask its ${whom}; this request was refused`),
+            where,
+          );
+          assert.match(error?.hint ?? "", /which cannot reach the agent's client: .*Tell the user: the tool can ask when the client connects with `Accept: text\/event-stream` before `application\/json`/, where);
+        }
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   it("a downstream log message reaches the client", async () => {
     const logs: string[] = [];
     const client = legacyClient();
@@ -259,6 +286,8 @@ describe("the agent's client in the 2025 era", () => {
       for (const prefix of PREFIXES) {
         const result = await client.callTool(callArgs(prefix, "ask_user", { question: "?" }));
         assert.match(textOf(result), /did not declare elicitation/, prefix);
+        // And what to do, whether the downstream refused before asking (2026-07-28) or failed after the runtime refused it (2025).
+        assert.match(textOf(result), /which the agent's client cannot show \(it declared no elicitation\)\. Tell the user/, prefix);
       }
     } finally {
       await client.close();
@@ -381,7 +410,7 @@ describe("input_required rounds on the wire (in-process handler)", () => {
     const refused = JSON.stringify(second);
     assert.match(refused, /2 calls are in flight/, refused);
     assert.match(refused, /does not say which call/, refused);
-    assert.doesNotMatch(refused, /did not declare elicitation/, "not blamed on the agent's client");
+    assert.doesNotMatch(refused, /did not declare elicitation|declared no elicitation/, "not blamed on the agent's client");
     const answered = await post({ ...callArgs("ln", "ask_user", { question: "Held question?" }), inputResponses: { [key]: { action: "accept", content: { reply: "mine" } } }, requestState: asked.requestState });
     assert.match(JSON.stringify(answered.result), /the user said: mine/);
   });

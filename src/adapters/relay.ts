@@ -36,6 +36,11 @@ export interface CallRelay {
   elicitModes?: ElicitModes;
   /** Ask the agent's client for a model completion; absent when the client did not declare sampling. */
   sample?(params: RelayedParams, signal: AbortSignal): Promise<RelayedResult>;
+  /**
+   * What the client declared but cannot be asked in this call, and why (its connection cannot
+   * carry a request mid-call): a refusal then says so, not that it declared nothing.
+   */
+  unreachable?: { elicitation: boolean; sampling: boolean; why: string };
 }
 
 /**
@@ -96,8 +101,10 @@ export function relayedCapabilities(relay: CallRelay | undefined): { elicitation
   return { ...(elicitation ? { elicitation } : {}), ...(relay?.sample ? { sampling: RELAYED_CAPABILITIES.sampling } : {}) };
 }
 
-/** Why a downstream question could not be forwarded, in words the downstream server passes on. */
-export function refusal(kind: "elicitation" | "sampling"): string {
+/** Why a downstream question could not be forwarded, in words the downstream server passes on. `relay`: the call's, when known. */
+export function refusal(kind: "elicitation" | "sampling", relay?: CallRelay): string {
+  const unreachable = relay?.unreachable;
+  if (unreachable?.[kind]) return `the agent's client declared ${kind}, but ${unreachable.why}, so the runtime cannot ask its ${kind === "elicitation" ? "user" : "model"}; this request was refused`;
   return kind === "elicitation"
     ? "the agent's client did not declare elicitation, so the runtime cannot ask its user; this request was refused"
     : "the agent's client did not declare sampling, so the runtime cannot ask its model; this request was refused";
@@ -137,6 +144,18 @@ const CAPABILITY_HINTS = {
 } as const;
 
 /**
+ * The hint for a call whose downstream needed `need`, which the agent's client had not declared,
+ * or (`relay`, the call's) had declared but cannot be asked over its connection.
+ */
+export function capabilityHint(need: keyof typeof CAPABILITY_HINTS, relay?: CallRelay): string {
+  const unreachable = relay?.unreachable;
+  const kind = need === "sampling" ? "sampling" : "elicitation";
+  if (!unreachable?.[kind]) return CAPABILITY_HINTS[need];
+  const what = kind === "elicitation" ? "asks its user a question" : "asks the agent's model for a completion";
+  return `This tool ${what}, which cannot reach the agent's client: ${unreachable.why}. Tell the user: the tool can ask when the client connects with \`Accept: text/event-stream\` before \`application/json\` (answers over SSE) or speaks the 2026-07-28 protocol; or use another tool that does not ask.`;
+}
+
+/**
  * The refusal for a 2026-07-28 server's MissingRequiredClientCapability error, for the agent: it
  * names what the server needed (`requiredCapabilities`), which this call's client had not
  * declared, and what the client did declare (`relay`, the call's: a url-only client asked a form
@@ -144,7 +163,7 @@ const CAPABILITY_HINTS = {
  */
 export function missingCapabilityRefusal(data: unknown, message: string, relay: CallRelay | undefined): { why: string; hint: string } {
   const required = (data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities;
-  if (required?.sampling !== undefined || (!required && /sampling/i.test(message))) return { why: refusal("sampling"), hint: CAPABILITY_HINTS.sampling };
+  if (required?.sampling !== undefined || (!required && /sampling/i.test(message))) return { why: refusal("sampling", relay), hint: capabilityHint("sampling", relay) };
   const elicitation = required?.elicitation;
   const modes = relayElicitModes(relay);
   // The mode the server needed: url when it says so, else form (a bare requirement is form, as
@@ -153,5 +172,5 @@ export function missingCapabilityRefusal(data: unknown, message: string, relay: 
   if (modes && !modes[mode]) return { why: modeRefusal(mode, modes), hint: CAPABILITY_HINTS[mode] };
   // No elicitation declared at all (the downstream was told none): the plain refusal; a url
   // question still names its mode.
-  return { why: mode === "url" ? modeRefusal("url") : refusal("elicitation"), hint: CAPABILITY_HINTS.elicitation };
+  return { why: mode === "url" && !relay?.unreachable?.elicitation ? modeRefusal("url") : refusal("elicitation", relay), hint: capabilityHint("elicitation", relay) };
 }

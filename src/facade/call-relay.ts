@@ -54,6 +54,10 @@ export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): C
     relay.sample = async (params: RelayedParams, signal: AbortSignal): Promise<RelayedResult> =>
       (await ctx.mcpReq.requestSampling(params as never, { signal, timeout: 600_000 })) as unknown as RelayedResult;
   }
+  // Declared, but this connection cannot carry the request: a refusal says that, not "did not declare".
+  if (!canAsk && (modes || capabilities?.sampling)) {
+    relay.unreachable = { elicitation: modes !== undefined, sampling: Boolean(capabilities?.sampling), why: "its connection cannot carry a request mid-call (a 2025-era HTTP session answering in JSON)" };
+  }
   return relay;
 }
 

@@ -50,7 +50,8 @@ export interface SkillLoadFailure {
   error: string;
 }
 
-const SKILL_FILE = /^(?!.*\.(test|spec)\.)[^.][^/]*\.(mjs|js)$/;
+/** A skill module's file name in a skills folder: .js or .mjs, not hidden, not a test. */
+export const SKILL_FILE_NAME = /^(?!.*\.(test|spec)\.)[^.][^/]*\.(mjs|js)$/;
 
 function skillFiles(dir: string, entries: string[] | undefined): string[] {
   const roots = entries ?? (existsSync(path.join(dir, "skills")) ? ["skills"] : []);
@@ -64,7 +65,7 @@ function skillFiles(dir: string, entries: string[] | undefined): string[] {
       throw new Error(`skills entry '${entry}' does not exist in ${dir}`);
     }
     if (isDirectory) {
-      for (const name of readdirSync(full).sort()) if (SKILL_FILE.test(name)) files.push(path.join(full, name));
+      for (const name of readdirSync(full).sort()) if (SKILL_FILE_NAME.test(name)) files.push(path.join(full, name));
     } else {
       files.push(full);
     }

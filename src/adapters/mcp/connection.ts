@@ -6,7 +6,7 @@ import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorM
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
-import { currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
+import { capabilityHint, currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
 import { asPromise } from "../../as-promise.js";
 
 /**
@@ -426,8 +426,16 @@ export class McpConnection {
         `${this.label()} asked for ${kind === "elicitation" ? "the user's input" : "a model completion"} while ${this.relays.size} calls are in flight on it; a 2025-era server's question does not say which call it belongs to, so the runtime cannot tell whose ${kind === "elicitation" ? "user" : "model"} to ask; this request was refused. Call again once the other calls on this server have finished`,
       );
     }
-    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal(kind));
+    if (relay) this.refusedHints.set(relay, capabilityHint(kind, relay));
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal(kind, relay));
   }
+
+  /**
+   * What the agent can do about a question of its call that was refused here (its client cannot
+   * show it), by call: a 2025-era server passes the refusal on in its own error, which reaches
+   * translate as any error of that server would, with the generic hint.
+   */
+  private readonly refusedHints = new WeakMap<CallRelay, string>();
 
   private makeClient = (): Client => {
     // Both eras: probe with server/discover, fall back to initialize for 2025-era servers. The
@@ -460,12 +468,18 @@ export class McpConnection {
     client.setRequestHandler("elicitation/create", async (request, ctx) => {
       const relay = this.relayFor(client, "elicitation");
       const modes = relayElicitModes(relay);
-      if (!relay.elicit || !modes) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("elicitation"));
+      if (!relay.elicit || !modes) {
+        this.refusedHints.set(relay, capabilityHint("elicitation", relay));
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal("elicitation", relay));
+      }
       // A mode the caller did not declare (a 2025-era server read the connection-wide form+url; a
       // 2026-07-28 one asked beyond what its call was told): refused here, not forwarded to a
       // client that cannot show it.
       const mode = elicitModeOf(request.params);
-      if (!modes[mode]) throw new ProtocolError(ProtocolErrorCode.InvalidParams, modeRefusalToServer(mode, modes));
+      if (!modes[mode]) {
+        this.refusedHints.set(relay, capabilityHint(mode));
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, modeRefusalToServer(mode, modes));
+      }
       return (await relay.elicit(this.masked(request.params), ctx.mcpReq.signal)) as never;
     });
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => {
@@ -593,7 +607,9 @@ export class McpConnection {
       // A 2026-07-28 server told that this call's client cannot answer (relayedCapabilities) and
       // that needed an answer: said in the words the relay's own refusal uses.
       const missing = error.code === ProtocolErrorCode.MissingRequiredClientCapability ? missingCapabilityRefusal(error.data, error.message, control.relay) : undefined;
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}${missing ? `; ${missing.why}` : ""}`), missing ? { hint: missing.hint } : {});
+      // A 2025-era server that failed after the runtime refused it a question: that is likely why.
+      const hint = missing?.hint ?? (control.relay ? this.refusedHints.get(control.relay) : undefined);
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}${missing ? `; ${missing.why}` : ""}`), hint ? { hint } : {});
     }
     if (code !== undefined && code >= 400 && code < 600) {
       if (code === 401 || code === 403) {
