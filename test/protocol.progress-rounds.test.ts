@@ -8,6 +8,7 @@ import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/
 import type { Client as V2Client } from "@modelcontextprotocol/client";
 import { connectStdioV1, writePlugin } from "./helpers.js";
 import { connectStdioV2, v2Client, V2_FIXTURE } from "./v2-helpers.js";
+import { progressFields, tapProgress } from "./wire-progress.js";
 
 /**
  * Progress around a downstream's question: a 2026-07-28 downstream reports a step before its
@@ -36,22 +37,6 @@ const textOf = (result: unknown): string => {
   const first = (result as CallToolResult).content[0];
   return first?.type === "text" ? first.text : "";
 };
-
-/**
- * Records the progress notifications a connected client's transport reads, as it reads them. The
- * SDK clients run a progress handler a microtask after reading it but settle the call as they read
- * its answer, dropping that handler: a step read in one chunk with the answer (a loaded machine, the
- * runtime relaying both together) never reached onprogress though it was sent.
- */
-function recordProgress(transport: { onmessage?: ((message: never, extra?: never) => void) | undefined } | undefined, into: Progress[]): void {
-  const deliver = transport?.onmessage as ((message: unknown, extra?: unknown) => void) | undefined;
-  assert.ok(transport && deliver, "the client is connected");
-  transport.onmessage = ((message: unknown, extra?: unknown) => {
-    const { method, params } = message as { method?: string; params?: Progress };
-    if (method === "notifications/progress" && params) into.push({ progress: params.progress, ...(params.total !== undefined ? { total: params.total } : {}), ...(params.message !== undefined ? { message: params.message } : {}) });
-    deliver.call(transport, message, extra);
-  }) as typeof transport.onmessage;
-}
 
 /** What each caller's client was sent as progress during its call. */
 function assertOnlyDownstreamProgress(seen: Progress[], answer: string): void {
@@ -82,7 +67,7 @@ describe("progress around a downstream's question", () => {
       client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { reply: "blue" } }));
       await connectStdioV2(client, env);
       assert.equal(client.getProtocolEra(), "modern");
-      recordProgress(client.transport, wire);
+      tapProgress(client.transport, (p) => void wire.push(progressFields(p)));
     });
     after(async () => {
       await client.close();
@@ -96,13 +81,13 @@ describe("progress around a downstream's question", () => {
 
   describe("a 2025 caller (the question is a request to it mid-call)", () => {
     let client: V1Client;
-    /** Progress as it came over the wire (see recordProgress: onprogress can lose a step read with the answer). */
+    /** Progress as it came over the wire (see wire-progress.ts: onprogress can lose a step read with the answer). */
     const wire: Progress[] = [];
     before(async () => {
       client = new V1Client({ name: "progress-rounds-legacy", version: "0" }, { capabilities: { elicitation: {} } });
       client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { reply: "blue" } }));
       await connectStdioV1(client, env);
-      recordProgress(client.transport, wire);
+      tapProgress(client.transport, (p) => void wire.push(progressFields(p)));
     });
     after(async () => {
       await client.close();

@@ -15,6 +15,7 @@ import { baseEnv, connectStdioV1, ROOT, writePlugin } from "./helpers.js";
 import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
 import { connectHttpV2, connectStdioV2, MODERN, v2Client, V2_FIXTURE } from "./v2-helpers.js";
 import { until } from "./wait.js";
+import { progressFields, tapProgress } from "./wire-progress.js";
 
 /**
  * Nothing dropped in between: what a downstream server sends during a call (5 progress steps, a
@@ -76,33 +77,24 @@ type AnyClient = {
   callTool(params: { name: string; arguments: Record<string, unknown> }, onprogress?: (p: Progress) => void): Promise<unknown>;
   close(): Promise<void>;
 };
-type WireTransport = { onmessage?: ((message: never, extra?: never) => void) | undefined; send: (message: never, options?: never) => Promise<void> };
+type Sending = { send: (message: never, options?: never) => Promise<void> };
 /**
- * Progress as it comes over the wire, handed to the current call's listener as each message is read.
- * The SDK clients run a progress handler a microtask after reading the notification but settle the
- * call as they read its answer, dropping that handler: a last step read in one chunk with the answer
- * (a loaded machine, the runtime relaying both together) was lost to `onprogress` though it had been
- * relayed. What the runtime sent, on the call's own token, is what these tests check.
+ * Progress as it comes over the wire (wire-progress.ts: onprogress can lose a step read with the
+ * answer), on the token the client put on its tools/call, as the SDK's onprogress had it.
  */
-function progressOnTheWire(transport: WireTransport | undefined): (listener: ((p: Progress) => void) | undefined) => void {
+function progressOnTheWire(transport: Parameters<typeof tapProgress>[0] & Partial<Sending>): (listener: ((p: Progress) => void) | undefined) => void {
   let listener: ((p: Progress) => void) | undefined;
   let token: unknown;
-  assert.ok(transport?.onmessage, "the client is connected");
-  const deliver = transport.onmessage as (message: unknown, extra?: unknown) => void;
+  assert.ok(transport?.send, "the client is connected");
   const send = transport.send.bind(transport) as (message: unknown, options?: unknown) => Promise<void>;
-  // The token the client put on its tools/call: only progress on it counts, as the SDK's onprogress had it.
   transport.send = ((message: unknown, options?: unknown) => {
     const { method, params } = message as { method?: string; params?: { _meta?: { progressToken?: unknown } } };
     if (method === "tools/call" && listener) token = params?._meta?.progressToken;
     return send(message, options);
-  }) as WireTransport["send"];
-  transport.onmessage = ((message: unknown, extra?: unknown) => {
-    const { method, params } = message as { method?: string; params?: Progress & { progressToken?: unknown } };
-    if (method === "notifications/progress" && params && listener && token !== undefined && params.progressToken === token) {
-      listener({ progress: params.progress, ...(params.total !== undefined ? { total: params.total } : {}), ...(params.message !== undefined ? { message: params.message } : {}) });
-    }
-    deliver.call(transport, message, extra);
-  }) as WireTransport["onmessage"];
+  }) as Sending["send"];
+  tapProgress(transport, (params) => {
+    if (listener && token !== undefined && params.progressToken === token) listener(progressFields(params));
+  });
   return (next) => {
     listener = next;
     token = undefined;
@@ -118,14 +110,14 @@ async function withWireProgress<T>(listen: ReturnType<typeof progressOnTheWire>,
   }
 }
 const wrapV1 = (client: V1Client): AnyClient => {
-  const listen = progressOnTheWire(client.transport as WireTransport | undefined);
+  const listen = progressOnTheWire(client.transport as Parameters<typeof progressOnTheWire>[0]);
   return {
     callTool: (params, onprogress) => withWireProgress(listen, onprogress, (asked) => client.callTool(params, undefined, asked)),
     close: () => client.close(),
   };
 };
 const wrapV2 = (client: V2Client): AnyClient => {
-  const listen = progressOnTheWire(client.transport as WireTransport | undefined);
+  const listen = progressOnTheWire(client.transport as Parameters<typeof progressOnTheWire>[0]);
   return {
     callTool: (params, onprogress) => withWireProgress(listen, onprogress, (asked) => client.callTool(params, asked)),
     close: () => client.close(),
