@@ -199,6 +199,20 @@ describe("tools/call fast lane, against the SDK path (AGENT_TOOLS_CALL_LANE=off)
     await same(p, "ask");
   });
 
+  test("progress read in one chunk with the answer reaches the relay on both paths (the SDK client ran its progress handler a microtask late, after the answer had removed it)", async () => {
+    const p = await pair();
+    const run = async (adapter: McpAdapter) => {
+      const progress: unknown[] = [];
+      const result = await outcome(adapter, "burst", { steps: 3 }, { relay: { progress: (update) => progress.push(update) } });
+      return { result, progress };
+    };
+    const [viaLane, viaSdk] = await Promise.all([run(p.lane), run(p.sdk)]);
+    const steps = [1, 2, 3].map((progress) => ({ progress, total: 3 }));
+    assert.deepEqual(viaSdk.progress, steps, "the SDK path (an outputSchema keeps the call off the lane) relays every step");
+    assert.deepEqual(viaLane, viaSdk);
+    assert.deepEqual((viaSdk.result as { result: { structuredContent: unknown } }).result.structuredContent, { steps: 3 });
+  });
+
   test("a server that dies mid-call fails the call alike (its stderr tail included); the next call starts it again", async () => {
     const p = await pair();
     const died = (await same(p, "die")) as { error: { code: string; message: string } };
