@@ -1,4 +1,4 @@
-import { Client, SdkError, SdkErrorCode, type JSONRPCMessage, type JSONRPCResponse, type Request, type RequestMethod, type RequestOptions, type ResultTypeMap, type StandardSchemaV1, type Transport } from "@modelcontextprotocol/client";
+import { Client, SdkError, SdkErrorCode, type JSONRPCMessage, type Request, type RequestMethod, type RequestOptions, type ResultTypeMap, type StandardSchemaV1, type Transport } from "@modelcontextprotocol/client";
 import { currentRelay, type CallRelay } from "../relay.js";
 import { withoutRoundProgress } from "./round-progress.js";
 
@@ -105,24 +105,6 @@ export class LenientClient extends Client {
     }
     const { progressToken: _token, ...params } = (outcome.value as { params: { progressToken: unknown; progress: number; total?: number; message?: string } }).params;
     return params;
-  }
-
-  /**
-   * An answer settles its request one microtask later than the SDK settles it. The SDK hands a
-   * notification to its handler a microtask after reading it, but settles a request, and forgets
-   * its progress handler, as it reads the answer: a server's last progress step read in one chunk
-   * with its answer (written back to back, or read late on a loaded host) was dropped ("progress
-   * notification for an unknown token") instead of relayed to the caller. Queued behind that
-   * microtask, the step is delivered first. (The call lane takes its answers before this.)
-   */
-  protected override _onresponse(response: JSONRPCResponse): void {
-    queueMicrotask(() => {
-      try {
-        super._onresponse(response);
-      } catch (error) {
-        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
   }
 
   override request<M extends RequestMethod>(request: { method: M; params?: Record<string, unknown> }, options?: RequestOptions): Promise<ResultTypeMap[M]>;
