@@ -42,10 +42,10 @@ export async function connectHttpPreferringSse(client: Client, url: string): Pro
 
 /**
  * Start dist/bin/agent-tools-mcp-http.js on a free port and wait for the line that names its URL.
- * A server that has not said so within `startTimeoutMs` is killed, and the promise rejects once it
+ * A server that has not said so within `startTimeoutMs` (30 s by default: a loaded machine) is killed, and the promise rejects once it
  * has ended: a live child's pipes would keep the test file running after its tests.
  */
-export function startHttp(extraEnv: Record<string, string> = {}, args: string[] = [], startTimeoutMs = 15_000): Promise<RunningHttp> {
+export function startHttp(extraEnv: Record<string, string> = {}, args: string[] = [], startTimeoutMs = WAIT_MS): Promise<RunningHttp> {
   const child = spawn(process.execPath, [HTTP_BIN, ...args], {
     env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_HTTP_PORT: "0", ...extraEnv }),
     cwd: FIXTURES,
