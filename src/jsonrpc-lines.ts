@@ -17,6 +17,21 @@ const MAX_BUFFER_BYTES = 10 * 1024 * 1024;
 
 type Parse = (line: string) => JSONRPCMessage;
 
+/**
+ * A line that is JSON but that the SDK's schema refused: thrown with the parsed value, so the
+ * server side can still answer a request in it (stdio-wire.ts) instead of leaving its caller waiting.
+ * The message is the schema's own.
+ */
+export class RefusedLine extends Error {
+  constructor(
+    readonly value: unknown,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = "RefusedLine";
+  }
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -76,7 +91,7 @@ export class JsonRpcLineReader {
     this.#buffer = this.#buffer ? Buffer.concat([this.#buffer, chunk]) : chunk;
   }
 
-  /** The next whole message, or null until more is appended. A line that is not JSON is skipped; one the schema refuses throws. */
+  /** The next whole message, or null until more is appended. A line that is not JSON is skipped; one the schema refuses throws a RefusedLine. */
   readMessage(): JSONRPCMessage | null {
     while (this.#buffer) {
       const index = this.#buffer.indexOf(10);
@@ -90,7 +105,13 @@ export class JsonRpcLineReader {
       } catch {
         continue;
       }
-      return plainMessage(parsed) ?? this.#fallback(line);
+      const plain = plainMessage(parsed);
+      if (plain) return plain;
+      try {
+        return this.#fallback(line);
+      } catch (error) {
+        throw new RefusedLine(parsed, error);
+      }
     }
     return null;
   }

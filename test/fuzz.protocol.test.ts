@@ -8,6 +8,22 @@ import { fuzzPayload, httpTarget, stdioTarget, type FuzzTarget } from "./fuzz-ki
 
 const RUNS = Number(process.env.AGENT_TOOLS_FUZZ_RUNS ?? 150);
 
+const call = (id: number, meta: unknown): string => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "agent_tools_help", arguments: {}, _meta: meta } });
+
+/**
+ * Hand-found cases the generator did not reach (it had no `_meta`), run before the generated ones.
+ * Over stdio each got no answer at all (the SDK's transport only reports a line its schema
+ * refuses), so its client waited forever; now each gets -32600 naming the member (`stdio`).
+ */
+const REGRESSIONS: { payload: string; stdio: RegExp }[] = [
+  { payload: call(41, "junk"), stdio: /'params\._meta' must be an object when present \(got string\)/ },
+  { payload: call(42, [1]), stdio: /'params\._meta' must be an object when present \(got an array\)/ },
+  { payload: call(43, { progressToken: { a: 1 }, "io.modelcontextprotocol/protocolVersion": 5 }), stdio: /'params\._meta\.progressToken' must be a string or an integer/ },
+  { payload: JSON.stringify({ jsonrpc: "1.0", id: 44, method: "ping" }), stdio: /'jsonrpc' must be the string "2\.0" \(got "1\.0"\)/ },
+  { payload: JSON.stringify({ jsonrpc: "2.0", id: "45", method: "server/discover", params: "x" }), stdio: /'params' must be an object when present \(got string\)/ },
+  { payload: JSON.stringify([{ jsonrpc: "2.0", id: "b1", method: "ping" }, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: "b2", method: "tools/list" }]), stdio: /a batch \(JSON array\) is not accepted over stdio: send each message on a line of its own/ },
+];
+
 for (const make of [stdioTarget, httpTarget]) {
   describe(`fuzzing over ${make === stdioTarget ? "stdio" : "HTTP"}`, () => {
     let target: FuzzTarget;
@@ -16,6 +32,21 @@ for (const make of [stdioTarget, httpTarget]) {
     });
     after(async () => {
       await target.close();
+    });
+
+    it("answers every request of the hand-found cases, and the next ping", async () => {
+      for (const { payload, stdio } of REGRESSIONS) {
+        const outcome = await target.run(payload);
+        assert.ok(outcome.ok, outcome.ok ? "" : `${outcome.reason}\npayload: ${payload}`);
+        if (make !== stdioTarget) continue;
+        // Over HTTP the SDK answers these 400; over stdio each request of the line gets its own -32600.
+        assert.ok(outcome.answers.length > 0, payload);
+        for (const answer of outcome.answers as { error?: { code: number; message: string } }[]) {
+          assert.equal(answer.error?.code, -32600, JSON.stringify(answer));
+          assert.match(answer.error.message, stdio);
+          assert.match(answer.error.message, /nothing was run/);
+        }
+      }
     });
 
     it(`survives ${RUNS} generated cases, answering each valid request and the next ping`, async () => {

@@ -2,7 +2,8 @@ import { deserializeMessage, serializeMessage, type JSONRPCMessage } from "@mode
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Readable, Writable } from "node:stream";
 import { BatchedWriter } from "../batched-writes.js";
-import { JsonRpcLineReader } from "../jsonrpc-lines.js";
+import { JsonRpcLineReader, RefusedLine } from "../jsonrpc-lines.js";
+import { refusedRequestAnswers } from "./refused-request.js";
 import type { FastLane } from "../facade/fast-lane.js";
 
 /**
@@ -12,6 +13,8 @@ import type { FastLane } from "../facade/fast-lane.js";
  *    many callers in flight, the answers one downstream read resolved reach the client together;
  *  - incoming lines are framed as the SDK frames them, and the plain envelope of a request is
  *    checked without zod (jsonrpc-lines.ts); anything else goes through the SDK's own parser.
+ *  - a request line the SDK's schema refuses is answered with a -32600 error naming what was
+ *    wrong (refused-request.ts), where the SDK's own transport would only report it to `onerror`;
  *  - a message the fast lane takes (facade/fast-lane.ts: a plain facade tools/call, or the
  *    cancellation of one) is answered there, without the SDK; everything else goes to the SDK.
  * The reader is swapped in through `_ondata`, the data listener the SDK's `start` attaches and
@@ -48,6 +51,8 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
         this.onmessage?.(message);
       } catch (error) {
         this.onerror?.(error as Error);
+        // The SDK would answer nothing: a request the schema refused still gets its error (refused-request.ts).
+        if (error instanceof RefusedLine) for (const answer of refusedRequestAnswers(error.value)) this.send(answer).catch((failed: unknown) => this.onerror?.(failed as Error));
       }
     }
   }

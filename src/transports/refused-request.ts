@@ -1,0 +1,46 @@
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { isPlainObject } from "../plain-object.js";
+
+/**
+ * The answers owed for a stdio line the SDK's JSON-RPC schema refused: one -32600 error per request
+ * in it whose id can be echoed, naming what was wrong and how to send it instead.
+ *
+ * Why: the SDK's stdio transport reports such a line to `onerror` and answers nothing, so a client
+ * that sent, say, `_meta: "x"` or a batch waits for its id forever (over HTTP the SDK answers a 400).
+ * Only what carries a usable id is answered: a string or a safe integer, as the schema allows; an id
+ * the client could not match (null, an object, 2^63) gets nothing, as before, and a notification
+ * is never answered.
+ */
+
+const INVALID_REQUEST = -32600;
+const SHAPE = "it does not match the JSON-RPC 2.0 request shape ('jsonrpc': \"2.0\", a string or integer 'id', a string 'method', and 'params' an object if present)";
+
+function usableId(value: unknown): value is string | number {
+  return typeof value === "string" || Number.isSafeInteger(value);
+}
+
+/** What in a request-shaped object the schema would refuse, as a sentence naming the member. */
+export function describeRefusal(message: Record<string, unknown>): string {
+  if (message.jsonrpc !== "2.0") return `'jsonrpc' must be the string "2.0" (got ${JSON.stringify(message.jsonrpc) ?? "nothing"})`;
+  const params = message.params;
+  if (params === undefined) return SHAPE;
+  if (!isPlainObject(params)) return `'params' must be an object when present (got ${Array.isArray(params) ? "an array" : params === null ? "null" : typeof params})`;
+  const meta = params._meta;
+  if (meta !== undefined && !isPlainObject(meta)) return `'params._meta' must be an object when present (got ${Array.isArray(meta) ? "an array" : meta === null ? "null" : typeof meta})`;
+  if (meta !== undefined && meta.progressToken !== undefined && !usableId(meta.progressToken)) return "'params._meta.progressToken' must be a string or an integer";
+  return SHAPE;
+}
+
+function answer(id: string | number, reason: string): JSONRPCMessage {
+  return { jsonrpc: "2.0", id, error: { code: INVALID_REQUEST, message: `Invalid Request: ${reason}; nothing was run. Fix the message and send it again.` } } as JSONRPCMessage;
+}
+
+/** The error answers for `value`, the parsed line the schema refused (empty when nothing in it can be answered). */
+export function refusedRequestAnswers(value: unknown): JSONRPCMessage[] {
+  if (Array.isArray(value)) {
+    // Batches left JSON-RPC over MCP with 2025-06-18; a stdio line carries one message.
+    return value.filter((m) => isPlainObject(m) && typeof m.method === "string" && usableId(m.id)).map((m) => answer((m as { id: string | number }).id, "a batch (JSON array) is not accepted over stdio: send each message on a line of its own"));
+  }
+  if (!isPlainObject(value) || typeof value.method !== "string" || !usableId(value.id)) return [];
+  return [answer(value.id, describeRefusal(value))];
+}
