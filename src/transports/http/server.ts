@@ -13,6 +13,7 @@ import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
 import { serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
+import { duplicateIdMessage, requestIdsOf } from "./request-ids.js";
 import { authInfoFor, claimsModernEnvelope, createModernEntry } from "./modern.js";
 
 /**
@@ -123,6 +124,14 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   let inFlight = 0;
   /** A session's POST, counted in flight (idle eviction passes over a session serving one); its last use is noted after. */
   const servePost = async (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    const ids = requestIdsOf(body);
+    const clash = entry.requestIds.claim(ids);
+    if (clash !== undefined) {
+      sendRpcError(res, 400, -32600, duplicateIdMessage(clash));
+      return;
+    }
+    // Freed once this POST's response has ended (an SSE stream ends after its last answer) or its client left.
+    res.once("close", () => entry.requestIds.release(ids));
     entry.inFlight += 1;
     try {
       await serveSession(entry, req, res, body);
