@@ -109,6 +109,20 @@ describe("loop breaker", () => {
     assert.equal(fourth.payload.error?.code, "LOOP_DETECTED");
   });
 
+  it("arguments nested thousands deep get the schema's error, and count as any other failure", async () => {
+    // Deeper than the recursive key builder could go (it overflowed near 3,000 levels) and shallow
+    // enough for the client's own JSON.stringify. Its RangeError replaced the call's error with
+    // UPSTREAM_ERROR "Maximum call stack size exceeded", blaming a service that was never called.
+    let nested: unknown = 1;
+    for (let i = 0; i < 3500; i++) nested = { a: nested };
+    const call = { toolName: "get_note", arguments: { id: "n1", nested } };
+    const first = await callJson(server.client, "agent_tools_notes_call", call);
+    assert.equal(first.payload.error?.code, "ARG_VALIDATION_FAILED", JSON.stringify(first.payload).slice(0, 400));
+    assert.match(first.payload.error?.message ?? "", /unknown property 'nested'/);
+    assert.equal((await callJson(server.client, "agent_tools_notes_call", call)).payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.equal((await callJson(server.client, "agent_tools_notes_call", call)).payload.error?.code, "LOOP_DETECTED");
+  });
+
   it("a changed call is run again, and key order does not make a call different", async () => {
     const a = { toolName: "get_note", arguments: { id: "n1", a: 1, b: 2 } };
     const b = { toolName: "get_note", arguments: { b: 2, a: 1, id: "n1" } };
