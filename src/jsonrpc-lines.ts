@@ -36,8 +36,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+/** As the SDK's schema: a string or a safe integer (an integer past 2^53, say -4.5e100, it refuses). */
 function isRequestId(value: unknown): boolean {
-  return typeof value === "string" || (typeof value === "number" && Number.isInteger(value));
+  return typeof value === "string" || Number.isSafeInteger(value);
 }
 
 /** Request or notification params: absent, or an object whose `_meta` is absent or a plain progress token holder. */

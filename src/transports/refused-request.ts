@@ -27,7 +27,7 @@ export function describeRefusal(message: Record<string, unknown>): string {
   if (!isPlainObject(params)) return `'params' must be an object when present (got ${Array.isArray(params) ? "an array" : params === null ? "null" : typeof params})`;
   const meta = params._meta;
   if (meta !== undefined && !isPlainObject(meta)) return `'params._meta' must be an object when present (got ${Array.isArray(meta) ? "an array" : meta === null ? "null" : typeof meta})`;
-  if (meta !== undefined && meta.progressToken !== undefined && !usableId(meta.progressToken)) return "'params._meta.progressToken' must be a string or an integer";
+  if (meta !== undefined && meta.progressToken !== undefined && !usableId(meta.progressToken)) return `'params._meta.progressToken' must be a string or an integer within ±(2^53 − 1) (got ${JSON.stringify(meta.progressToken)?.slice(0, 40) ?? typeof meta.progressToken})`;
   return SHAPE;
 }
 
