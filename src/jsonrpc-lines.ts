@@ -75,25 +75,82 @@ export function plainMessage(value: unknown): JSONRPCMessage | undefined {
   return undefined;
 }
 
+/** How much of an oversized line is kept: enough to find its id (refused-request.ts). */
+const OVERSIZED_HEAD_BYTES = 1024;
+
+/** A line longer than the reader holds, skipped to its end; `head` is its start. */
+export class OversizedLine extends Error {
+  constructor(
+    readonly head: string,
+    readonly limit: number,
+  ) {
+    super(`a line of more than ${limit} bytes was skipped`);
+    this.name = "OversizedLine";
+  }
+}
+
+export interface LineReaderOptions {
+  /**
+   * Skip a line that outgrows the buffer, and go on with the next (readMessage throws an
+   * OversizedLine for it), instead of throwing from `append`. The server's stdio wire skips: one
+   * oversized request must not end the connection. The client side of a downstream throws, and its
+   * transport closes, so the call fails at once rather than waiting for an answer that was dropped.
+   */
+  skipOversized?: boolean;
+  /** Default 10 MiB, as the SDK's ReadBuffer. */
+  maxBytes?: number;
+}
+
 export class JsonRpcLineReader {
   #buffer: Buffer | undefined;
   readonly #fallback: Parse;
+  readonly #skipOversized: boolean;
+  readonly #maxBytes: number;
+  /** The head of the oversized line being skipped, until its newline arrives. */
+  #skipping: string | undefined;
+  /** The head of an oversized line that ended, not yet reported by readMessage. */
+  #skipped: string | undefined;
 
   /** `fallback`: the SDK's `deserializeMessage` (of the client or the server package, whichever side this reads for). */
-  constructor(fallback: Parse) {
+  constructor(fallback: Parse, options: LineReaderOptions = {}) {
     this.#fallback = fallback;
+    this.#skipOversized = options.skipOversized === true;
+    this.#maxBytes = options.maxBytes ?? MAX_BUFFER_BYTES;
   }
 
   append(chunk: Buffer): void {
-    if ((this.#buffer?.length ?? 0) + chunk.length > MAX_BUFFER_BYTES) {
-      this.clear();
-      throw new Error(`ReadBuffer exceeded maximum size of ${MAX_BUFFER_BYTES} bytes`);
+    if (this.#skipping !== undefined) {
+      const newline = chunk.indexOf(10);
+      if (newline === -1) return;
+      this.#skipped = this.#skipping;
+      this.#skipping = undefined;
+      chunk = chunk.subarray(newline + 1);
+      if (chunk.length === 0) return;
+    }
+    // The buffer holds only an unfinished line (readMessage runs after each append): a chunk with a newline ends it.
+    if ((this.#buffer?.length ?? 0) + chunk.length > this.#maxBytes && !(this.#skipOversized && chunk.includes(10))) {
+      if (!this.#skipOversized) {
+        this.clear();
+        throw new Error(`ReadBuffer exceeded maximum size of ${this.#maxBytes} bytes`);
+      }
+      const start = this.#buffer ? Buffer.concat([this.#buffer.subarray(0, OVERSIZED_HEAD_BYTES), chunk.subarray(0, OVERSIZED_HEAD_BYTES)]) : chunk;
+      this.#skipping = start.toString("utf8", 0, Math.min(start.length, OVERSIZED_HEAD_BYTES));
+      this.#buffer = undefined;
+      return;
     }
     this.#buffer = this.#buffer ? Buffer.concat([this.#buffer, chunk]) : chunk;
   }
 
-  /** The next whole message, or null until more is appended. A line that is not JSON is skipped; one the schema refuses throws a RefusedLine. */
+  /**
+   * The next whole message, or null until more is appended. A line that is not JSON is skipped;
+   * one the schema refuses throws a RefusedLine; an oversized one (skipOversized) an OversizedLine.
+   */
   readMessage(): JSONRPCMessage | null {
+    if (this.#skipped !== undefined) {
+      const head = this.#skipped;
+      this.#skipped = undefined;
+      throw new OversizedLine(head, this.#maxBytes);
+    }
     while (this.#buffer) {
       const index = this.#buffer.indexOf(10);
       if (index === -1) return null;
@@ -119,5 +176,7 @@ export class JsonRpcLineReader {
 
   clear(): void {
     this.#buffer = undefined;
+    this.#skipping = undefined;
+    this.#skipped = undefined;
   }
 }

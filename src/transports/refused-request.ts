@@ -44,3 +44,27 @@ export function refusedRequestAnswers(value: unknown): JSONRPCMessage[] {
   if (!isPlainObject(value) || typeof value.method !== "string" || !usableId(value.id)) return [];
   return [answer(value.id, describeRefusal(value))];
 }
+
+/**
+ * The id of a line too long to parse, read from its start: the first top-level `"id"` member
+ * before `"params"` (clients write jsonrpc, id, method, params, in that order). undefined when
+ * it is not there or not a usable id.
+ */
+export function idFromHead(head: string): string | number | undefined {
+  const params = head.indexOf('"params"');
+  const before = params === -1 ? head : head.slice(0, params);
+  const match = /^\s*\{.*?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*[,}]/s.exec(before);
+  if (!match?.[1]) return undefined;
+  try {
+    const id: unknown = JSON.parse(match[1]);
+    return usableId(id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The answer owed for a line longer than the stdio reader holds, when its id can be read from its start. */
+export function oversizedRequestAnswers(head: string, limit: number): JSONRPCMessage[] {
+  const id = idFromHead(head);
+  return id === undefined ? [] : [answer(id, `the message is larger than ${limit} bytes, the most one stdio line may carry, and was skipped unread: send less in one request (a smaller page, or split the work)`)];
+}

@@ -2,8 +2,8 @@ import { deserializeMessage, serializeMessage, type JSONRPCMessage } from "@mode
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Readable, Writable } from "node:stream";
 import { BatchedWriter } from "../batched-writes.js";
-import { JsonRpcLineReader, RefusedLine } from "../jsonrpc-lines.js";
-import { refusedRequestAnswers } from "./refused-request.js";
+import { JsonRpcLineReader, OversizedLine, RefusedLine } from "../jsonrpc-lines.js";
+import { oversizedRequestAnswers, refusedRequestAnswers } from "./refused-request.js";
 import type { FastLane } from "../facade/fast-lane.js";
 
 /**
@@ -13,6 +13,8 @@ import type { FastLane } from "../facade/fast-lane.js";
  *    many callers in flight, the answers one downstream read resolved reach the client together;
  *  - incoming lines are framed as the SDK frames them, and the plain envelope of a request is
  *    checked without zod (jsonrpc-lines.ts); anything else goes through the SDK's own parser.
+ *  - a line over 10 MiB is skipped to its end and, when its id can be read, answered -32600; the
+ *    connection goes on (the SDK's ReadBuffer throws, and its transport closed);
  *  - a request line the SDK's schema refuses is answered with a -32600 error naming what was
  *    wrong (refused-request.ts), where the SDK's own transport would only report it to `onerror`;
  *  - a message the fast lane takes (facade/fast-lane.ts: a plain facade tools/call, or the
@@ -22,7 +24,8 @@ import type { FastLane } from "../facade/fast-lane.js";
  */
 export class BatchedStdioServerTransport extends StdioServerTransport {
   readonly #writer: BatchedWriter;
-  readonly #reader = new JsonRpcLineReader(deserializeMessage);
+  // An oversized line is skipped and answered, not the end of the connection (the SDK's ReadBuffer throws and the transport closed).
+  readonly #reader = new JsonRpcLineReader(deserializeMessage, { skipOversized: true });
   #closed = false;
   /** Set by the serving entry when the fast lane is on (it needs the pinned Server, which the entry knows). */
   lane: FastLane | undefined;
@@ -52,7 +55,8 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
       } catch (error) {
         this.onerror?.(error as Error);
         // The SDK would answer nothing: a request the schema refused still gets its error (refused-request.ts).
-        if (error instanceof RefusedLine) for (const answer of refusedRequestAnswers(error.value)) this.send(answer).catch((failed: unknown) => this.onerror?.(failed as Error));
+        const answers = error instanceof RefusedLine ? refusedRequestAnswers(error.value) : error instanceof OversizedLine ? oversizedRequestAnswers(error.head, error.limit) : [];
+        for (const answer of answers) this.send(answer).catch((failed: unknown) => this.onerror?.(failed as Error));
       }
     }
   }
