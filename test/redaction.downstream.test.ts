@@ -13,6 +13,7 @@ import { createRuntime } from "../src/runtime/runtime.js";
 import { closeSession } from "../src/runtime/session.js";
 import { connectStdioV1, ROOT, writePlugin } from "./helpers.js";
 import { connectStdioV2, v2Client } from "./v2-helpers.js";
+import { progressFields, tapProgress } from "./wire-progress.js";
 
 /**
  * What a downstream MCP server says besides its results is masked like them: a careless server
@@ -51,9 +52,11 @@ describe("a downstream's mid-call messages reach the agent's client masked", () 
     client.setRequestHandler(ElicitRequestSchema, async (request) => (seen.push(JSON.stringify(request.params)), { action: "decline" as const }));
     client.setRequestHandler(CreateMessageRequestSchema, async (request) => (seen.push(JSON.stringify(request.params)), { role: "assistant" as const, content: { type: "text" as const, text: "ok" }, model: "m" }));
     await connectStdioV1(client, env);
+    // Progress as read off the wire (wire-progress.ts): onprogress can lose a step read with the answer.
+    tapProgress(client.transport, (p) => void seen.push(JSON.stringify(progressFields(p))));
     try {
       for (const tool of TOOLS) {
-        const result = await client.callTool(call(tool), undefined, { onprogress: (p) => void seen.push(JSON.stringify(p)), timeout: 30_000 });
+        const result = await client.callTool(call(tool), undefined, { onprogress: () => undefined, timeout: 30_000 });
         seen.push(JSON.stringify(result));
       }
     } finally {
@@ -70,9 +73,10 @@ describe("a downstream's mid-call messages reach the agent's client masked", () 
     client.setRequestHandler("elicitation/create", async (request) => (seen.push(JSON.stringify(request.params)), { action: "decline" as const }));
     client.setRequestHandler("sampling/createMessage", async (request) => (seen.push(JSON.stringify(request.params)), { role: "assistant" as const, content: { type: "text" as const, text: "ok" }, model: "m" }));
     await connectStdioV2(client, env);
+    tapProgress(client.transport, (p) => void seen.push(JSON.stringify(progressFields(p))));
     try {
       for (const tool of TOOLS) {
-        const result = await client.callTool(call(tool), { onprogress: (p) => void seen.push(JSON.stringify(p)), timeout: 30_000 });
+        const result = await client.callTool(call(tool), { onprogress: () => undefined, timeout: 30_000 });
         seen.push(JSON.stringify(result));
       }
     } finally {

@@ -168,7 +168,9 @@ describe("hybrid engine with intent expansion", () => {
     };
     // A tool only meaning finds (no query word is in it): in the first answer, it shows the query's vector was used.
     const withVenue = [...catalog, doc("book_venue", "Book a venue for a social event")];
-    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model: slowSenses }), loadWordNet: () => loadWordNet(dir), waitMs: 200 });
+    // 3 s, not 200 ms: within the wait the catalog and the query must be embedded (the first answer is
+    // ranked with meaning), which a loaded machine can take longer for; the expansion never comes in it.
+    const index = createHybridIndex({ lexical: createBm25fIndex(), loadModel: async () => ({ model: slowSenses }), loadWordNet: () => loadWordNet(dir), waitMs: 3000 });
     index.setPluginDocuments("events", withVenue);
     const query = "throw a wedding";
     await index.prepare!(query);

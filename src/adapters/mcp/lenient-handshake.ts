@@ -136,6 +136,36 @@ export class LenientClient extends Client {
     return relay ? currentRelay.run(relay, () => super._resolveNonCompleteResult(decoded, flow)) : super._resolveNonCompleteResult(decoded, flow);
   }
 
+  /**
+   * Request ids with a progress notification whose handler the SDK has queued but not yet run.
+   * The SDK runs a notification's handler a microtask after reading it, but settles a response
+   * (and drops that request's progress handler) at once: progress read in one chunk with its
+   * request's answer (a server that writes both together, or a loaded machine) was lost, every
+   * step of it. `_onresponse` waits behind such a handler (one microtask), so the steps come first.
+   */
+  readonly #progressQueued = new Map<number, number>();
+
+  protected override _onnotification(...[raw, extra]: Parameters<Client["_onnotification"]>): void {
+    super._onnotification(raw, extra);
+    if (raw.method !== "notifications/progress") return;
+    // The SDK keys progress handlers by Number(progressToken); a token that is no number matches none.
+    const id = Number((raw.params as { progressToken?: unknown } | undefined)?.progressToken);
+    if (!Number.isFinite(id)) return;
+    const queued = this.#progressQueued;
+    queued.set(id, (queued.get(id) ?? 0) + 1);
+    // Queued after the SDK's own microtask for this notification, so it runs after the handler.
+    queueMicrotask(() => {
+      const left = (queued.get(id) ?? 1) - 1;
+      if (left > 0) queued.set(id, left);
+      else queued.delete(id);
+    });
+  }
+
+  protected override _onresponse(...[response]: Parameters<Client["_onresponse"]>): void {
+    if (this.#progressQueued.size && this.#progressQueued.has(Number(response.id))) queueMicrotask(() => super._onresponse(response));
+    else super._onresponse(response);
+  }
+
   override async connect(transport: Transport, options?: Parameters<Client["connect"]>[1]): Promise<void> {
     let handler: Transport["onmessage"];
     // The SDK assigns `onmessage` before start(); an accessor on the instance sees every message first.
