@@ -1,4 +1,5 @@
-import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/server";
+import { plainMessage } from "../jsonrpc-lines.js";
 import { isPlainObject } from "../plain-object.js";
 
 /**
@@ -21,6 +22,7 @@ function usableId(value: unknown): value is string | number {
 
 /** What in a request-shaped object the schema would refuse, as a sentence naming the member. */
 export function describeRefusal(message: Record<string, unknown>): string {
+  if (!usableId(message.id)) return `'id' must be a string or an integer within ±(2^53 − 1) (got ${JSON.stringify(message.id)?.slice(0, 40) ?? "nothing"})`;
   if (message.jsonrpc !== "2.0") return `'jsonrpc' must be the string "2.0" (got ${JSON.stringify(message.jsonrpc) ?? "nothing"})`;
   const params = message.params;
   if (params === undefined) return SHAPE;
@@ -67,4 +69,20 @@ export function idFromHead(head: string): string | number | undefined {
 export function oversizedRequestAnswers(head: string, limit: number): JSONRPCMessage[] {
   const id = idFromHead(head);
   return id === undefined ? [] : [answer(id, `the message is larger than ${limit} bytes, the most one stdio line may carry, and was skipped unread: send less in one request (a smaller page, or split the work)`)];
+}
+
+/**
+ * Over HTTP: the first request in a POST body (one message or a batch) that the SDK's schema
+ * refuses, with its id (null when it cannot be echoed) and what was wrong. The SDK answers such a
+ * body 400 too, but with "Parse error: Invalid JSON-RPC message" (-32700, though the JSON parsed)
+ * or "not a valid JSON-RPC message", naming nothing. The quick check (plainMessage) comes first,
+ * so a plain request pays no schema parse.
+ */
+export function refusedRequestIn(body: unknown): { id: string | number | null; message: string } | undefined {
+  for (const m of Array.isArray(body) ? body : [body]) {
+    if (!isPlainObject(m) || typeof m.method !== "string" || !("id" in m)) continue;
+    if (plainMessage(m) || isJSONRPCRequest(m)) continue;
+    return { id: usableId(m.id) ? m.id : null, message: `Invalid Request: ${describeRefusal(m)}; nothing was run. Fix the message and send it again.` };
+  }
+  return undefined;
 }

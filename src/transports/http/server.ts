@@ -14,6 +14,7 @@ import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
 import { serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, requestIdsOf } from "./request-ids.js";
+import { refusedRequestIn } from "../refused-request.js";
 import { authInfoFor, claimsModernEnvelope, createModernEntry } from "./modern.js";
 
 /**
@@ -44,12 +45,12 @@ export interface HttpFacade {
 const HTTP_IDLE_KEEPALIVE_MS = 130_000;
 
 /** JSON-RPC's error shape, which MCP clients parse even on an HTTP error status. */
-function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, id: string | number | null = null): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id });
   res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), ...headers });
   res.end(body);
 }
@@ -211,6 +212,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       Object.assign(facts, describeBody(parsed.value));
+      const refused = refusedRequestIn(parsed.value);
+      if (refused) {
+        sendRpcError(res, 400, -32600, refused.message, {}, refused.id);
+        return;
+      }
       // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
       const sse = prefersSse(req.headers.accept);
       acceptBothMediaTypes(req);
