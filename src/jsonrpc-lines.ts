@@ -78,6 +78,17 @@ export function plainMessage(value: unknown): JSONRPCMessage | undefined {
 /** How much of an oversized line is kept: enough to find its id (refused-request.ts). */
 const OVERSIZED_HEAD_BYTES = 1024;
 
+/** A line that is not JSON, reported instead of skipped (reportUnparsable); `head` is its start. */
+export class UnparsableLine extends Error {
+  constructor(
+    readonly head: string,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = "UnparsableLine";
+  }
+}
+
 /** A line longer than the reader holds, skipped to its end; `head` is its start. */
 export class OversizedLine extends Error {
   constructor(
@@ -97,6 +108,11 @@ export interface LineReaderOptions {
    * transport closes, so the call fails at once rather than waiting for an answer that was dropped.
    */
   skipOversized?: boolean;
+  /**
+   * Throw an UnparsableLine for a line that is not JSON instead of skipping it: the server's stdio
+   * wire answers the request in it when its id can be read (a line cut short).
+   */
+  reportUnparsable?: boolean;
   /** Default 10 MiB, as the SDK's ReadBuffer. */
   maxBytes?: number;
 }
@@ -106,6 +122,7 @@ export class JsonRpcLineReader {
   readonly #fallback: Parse;
   readonly #skipOversized: boolean;
   readonly #maxBytes: number;
+  readonly #reportUnparsable: boolean;
   /** The head of the oversized line being skipped, until its newline arrives. */
   #skipping: string | undefined;
   /** The head of an oversized line that ended, not yet reported by readMessage. */
@@ -116,6 +133,7 @@ export class JsonRpcLineReader {
     this.#fallback = fallback;
     this.#skipOversized = options.skipOversized === true;
     this.#maxBytes = options.maxBytes ?? MAX_BUFFER_BYTES;
+    this.#reportUnparsable = options.reportUnparsable === true;
   }
 
   append(chunk: Buffer): void {
@@ -155,12 +173,15 @@ export class JsonRpcLineReader {
       const index = this.#buffer.indexOf(10);
       if (index === -1) return null;
       const end = index > 0 && this.#buffer[index - 1] === 13 ? index - 1 : index;
-      const line = this.#buffer.toString("utf8", 0, end);
+      let line = this.#buffer.toString("utf8", 0, end);
       this.#buffer = index + 1 < this.#buffer.length ? this.#buffer.subarray(index + 1) : undefined;
+      // A byte order mark (some Windows tools write one) is ignored, as RFC 8259 lets a parser do.
+      if (line.charCodeAt(0) === 0xfeff) line = line.slice(1);
       let parsed: unknown;
       try {
         parsed = JSON.parse(line);
-      } catch {
+      } catch (error) {
+        if (this.#reportUnparsable && line.trim()) throw new UnparsableLine(line.slice(0, OVERSIZED_HEAD_BYTES), (error as Error).message);
         continue;
       }
       const plain = plainMessage(parsed);

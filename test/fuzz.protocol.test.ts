@@ -16,7 +16,7 @@ const call = (id: number, meta: unknown): string => JSON.stringify({ jsonrpc: "2
  * refuses), so its client waited forever; now each gets -32600 naming the member (`says`), over
  * HTTP too.
  */
-const REGRESSIONS: { payload: string; says: RegExp; stdioOnly?: true; httpServes?: true }[] = [
+const REGRESSIONS: { payload: string; says: RegExp; code?: number; stdioOnly?: true; httpServes?: true }[] = [
   { payload: call(41, "junk"), says: /'params\._meta' must be an object when present \(got string\)/ },
   { payload: call(42, [1]), says: /'params\._meta' must be an object when present \(got an array\)/ },
   { payload: call(43, { progressToken: { a: 1 }, "io.modelcontextprotocol/protocolVersion": 5 }), says: /'params\._meta\.progressToken' must be a string or an integer/ },
@@ -34,7 +34,17 @@ const REGRESSIONS: { payload: string; says: RegExp; stdioOnly?: true; httpServes
     says: /the message is larger than 10485760 bytes, the most one stdio line may carry, and was skipped unread/,
     stdioOnly: true,
   },
+  // A request line cut short was skipped unanswered over stdio; its id is read from its start.
+  {
+    payload: '{"jsonrpc":"2.0","id":"cut","method":"tools/call","params":{"name":"agent_tools_help","argu',
+    says: /Parse error: the line is not valid JSON \(.*\); nothing was run/,
+    code: -32700,
+    stdioOnly: true,
+  },
 ];
+
+/** A ping behind a UTF-8 byte order mark (Windows PowerShell 5 writes one): skipped over stdio, a parse error over HTTP; now served. */
+const BOM_PING = `\uFEFF${JSON.stringify({ jsonrpc: "2.0", id: "bom", method: "ping" })}`;
 
 for (const make of [stdioTarget, httpTarget]) {
   describe(`fuzzing over ${make === stdioTarget ? "stdio" : "HTTP"}`, () => {
@@ -47,7 +57,7 @@ for (const make of [stdioTarget, httpTarget]) {
     });
 
     it("answers every request of the hand-found cases, and the next ping", async () => {
-      for (const { payload, says, stdioOnly, httpServes } of REGRESSIONS) {
+      for (const { payload, says, code = -32600, stdioOnly, httpServes } of REGRESSIONS) {
         if (stdioOnly && make !== stdioTarget) continue;
         const outcome = await target.run(payload);
         assert.ok(outcome.ok, outcome.ok ? "" : `${outcome.reason}\npayload: ${payload.slice(0, 300)}`);
@@ -56,11 +66,14 @@ for (const make of [stdioTarget, httpTarget]) {
         if (httpServes && make !== stdioTarget) continue;
         assert.ok(outcome.answers.length > 0, payload.slice(0, 300));
         for (const answer of outcome.answers as { error?: { code: number; message: string } }[]) {
-          assert.equal(answer.error?.code, -32600, JSON.stringify(answer));
+          assert.equal(answer.error?.code, code, JSON.stringify(answer));
           assert.match(answer.error.message, says);
           assert.match(answer.error.message, /nothing was run/);
         }
       }
+      const bom = await target.run(BOM_PING);
+      assert.ok(bom.ok, bom.ok ? "" : bom.reason);
+      assert.deepEqual(bom.answers, [{ result: {}, jsonrpc: "2.0", id: "bom" }]);
     });
 
     it(`survives ${RUNS} generated cases, answering each valid request and the next ping`, async () => {

@@ -48,13 +48,15 @@ export function refusedRequestAnswers(value: unknown): JSONRPCMessage[] {
 }
 
 /**
- * The id of a line too long to parse, read from its start: the first top-level `"id"` member
- * before `"params"` (clients write jsonrpc, id, method, params, in that order). undefined when
- * it is not there or not a usable id.
+ * The id of a request line too long or too broken to parse, read from its start: the first
+ * `"id"` member before `"params"` (clients write jsonrpc, id, method, params, in that order), when
+ * a `"method"` is there too. undefined when it is not, or not a usable id.
  */
 export function idFromHead(head: string): string | number | undefined {
   const params = head.indexOf('"params"');
   const before = params === -1 ? head : head.slice(0, params);
+  // Only a request: a client's answer to one of ours carries an id of the server's own numbering.
+  if (!/"method"\s*:\s*"/.test(before)) return undefined;
   const match = /^\s*\{.*?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*[,}]/s.exec(before);
   if (!match?.[1]) return undefined;
   try {
@@ -85,4 +87,11 @@ export function refusedRequestIn(body: unknown): { id: string | number | null; m
     return { id: usableId(m.id) ? m.id : null, message: `Invalid Request: ${describeRefusal(m)}; nothing was run. Fix the message and send it again.` };
   }
   return undefined;
+}
+
+/** The answer owed for a stdio line that is not JSON (say, cut short), when it reads as a request with a usable id. */
+export function unparsableRequestAnswers(head: string, reason: string): JSONRPCMessage[] {
+  const id = idFromHead(head);
+  if (id === undefined) return [];
+  return [{ jsonrpc: "2.0", id, error: { code: -32700, message: `Parse error: the line is not valid JSON (${reason}); nothing was run. Send each message as one complete JSON object on a line of its own.` } } as JSONRPCMessage];
 }

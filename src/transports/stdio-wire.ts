@@ -2,8 +2,8 @@ import { deserializeMessage, serializeMessage, type JSONRPCMessage } from "@mode
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Readable, Writable } from "node:stream";
 import { BatchedWriter } from "../batched-writes.js";
-import { JsonRpcLineReader, OversizedLine, RefusedLine } from "../jsonrpc-lines.js";
-import { oversizedRequestAnswers, refusedRequestAnswers } from "./refused-request.js";
+import { JsonRpcLineReader, OversizedLine, RefusedLine, UnparsableLine } from "../jsonrpc-lines.js";
+import { oversizedRequestAnswers, refusedRequestAnswers, unparsableRequestAnswers } from "./refused-request.js";
 import type { FastLane } from "../facade/fast-lane.js";
 
 /**
@@ -15,6 +15,7 @@ import type { FastLane } from "../facade/fast-lane.js";
  *    checked without zod (jsonrpc-lines.ts); anything else goes through the SDK's own parser.
  *  - a line over 10 MiB is skipped to its end and, when its id can be read, answered -32600; the
  *    connection goes on (the SDK's ReadBuffer throws, and its transport closed);
+ *  - a line that is not JSON but reads as a request with an id (cut short) is answered -32700;
  *  - a request line the SDK's schema refuses is answered with a -32600 error naming what was
  *    wrong (refused-request.ts), where the SDK's own transport would only report it to `onerror`;
  *  - a message the fast lane takes (facade/fast-lane.ts: a plain facade tools/call, or the
@@ -25,7 +26,7 @@ import type { FastLane } from "../facade/fast-lane.js";
 export class BatchedStdioServerTransport extends StdioServerTransport {
   readonly #writer: BatchedWriter;
   // An oversized line is skipped and answered, not the end of the connection (the SDK's ReadBuffer throws and the transport closed).
-  readonly #reader = new JsonRpcLineReader(deserializeMessage, { skipOversized: true });
+  readonly #reader = new JsonRpcLineReader(deserializeMessage, { skipOversized: true, reportUnparsable: true });
   #closed = false;
   /** Set by the serving entry when the fast lane is on (it needs the pinned Server, which the entry knows). */
   lane: FastLane | undefined;
@@ -55,7 +56,14 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
       } catch (error) {
         this.onerror?.(error as Error);
         // The SDK would answer nothing: a request the schema refused still gets its error (refused-request.ts).
-        const answers = error instanceof RefusedLine ? refusedRequestAnswers(error.value) : error instanceof OversizedLine ? oversizedRequestAnswers(error.head, error.limit) : [];
+        const answers =
+          error instanceof RefusedLine
+            ? refusedRequestAnswers(error.value)
+            : error instanceof OversizedLine
+              ? oversizedRequestAnswers(error.head, error.limit)
+              : error instanceof UnparsableLine
+                ? unparsableRequestAnswers(error.head, error.message)
+                : [];
         for (const answer of answers) this.send(answer).catch((failed: unknown) => this.onerror?.(failed as Error));
       }
     }
