@@ -34,6 +34,9 @@ const REGRESSIONS: { payload: string; says: RegExp; code?: number; stdioOnly?: t
     says: /the message is larger than 10485760 bytes, the most one stdio line may carry, and was skipped unread/,
     stdioOnly: true,
   },
+  // The SDK answered these -32603 Internal error with a raw zod dump (src/transports/params-check.ts).
+  { payload: JSON.stringify({ jsonrpc: "2.0", id: 48, method: "initialize", params: { protocolVersion: 7, capabilities: "x" } }), says: /Invalid params for initialize: 'params\.protocolVersion': .*'params\.clientInfo': .*Send \{"protocolVersion"/, code: -32602 },
+  { payload: JSON.stringify({ jsonrpc: "2.0", id: 49, method: "logging/setLevel", params: { level: "verbose" } }), says: /Invalid params for logging\/setLevel: 'params\.level': .*Send \{"level": "info"\}/, code: -32602 },
   // A request line cut short was skipped unanswered over stdio; its id is read from its start.
   {
     payload: '{"jsonrpc":"2.0","id":"cut","method":"tools/call","params":{"name":"agent_tools_help","argu',

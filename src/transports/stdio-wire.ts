@@ -3,6 +3,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Readable, Writable } from "node:stream";
 import { BatchedWriter } from "../batched-writes.js";
 import { JsonRpcLineReader, OversizedLine, RefusedLine, UnparsableLine } from "../jsonrpc-lines.js";
+import { invalidParamsAnswer } from "./params-check.js";
 import { oversizedRequestAnswers, refusedRequestAnswers, unparsableRequestAnswers } from "./refused-request.js";
 import type { FastLane } from "../facade/fast-lane.js";
 
@@ -52,6 +53,12 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
         const message = this.#reader.readMessage();
         if (message === null) return;
         if (this.lane?.take(message)) continue;
+        // initialize / logging/setLevel with bad params: -32602 naming them, not the SDK's -32603 (params-check.ts).
+        const invalid = invalidParamsAnswer(message);
+        if (invalid) {
+          this.send(invalid).catch((failed: unknown) => this.onerror?.(failed as Error));
+          continue;
+        }
         this.onmessage?.(message);
       } catch (error) {
         this.onerror?.(error as Error);

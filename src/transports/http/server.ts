@@ -15,6 +15,7 @@ import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./r
 import { serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, requestIdsOf } from "./request-ids.js";
 import { refusedRequestIn } from "../refused-request.js";
+import { invalidParamsAnswer } from "../params-check.js";
 import { authInfoFor, claimsModernEnvelope, createModernEntry } from "./modern.js";
 
 /**
@@ -52,6 +53,13 @@ function sendRpcError(res: ServerResponse, status: number, code: number, message
   }
   const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id });
   res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+/** A JSON-RPC answer as the SDK would write it for a JSON session. */
+function sendJson(res: ServerResponse, status: number, message: unknown): void {
+  const body = JSON.stringify(message);
+  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -215,6 +223,12 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       const refused = refusedRequestIn(parsed.value);
       if (refused) {
         sendRpcError(res, 400, -32600, refused.message, {}, refused.id);
+        return;
+      }
+      // initialize / logging/setLevel with bad params: -32602 naming them, not the SDK's -32603 (params-check.ts). A batch goes to the SDK whole.
+      const invalid = invalidParamsAnswer(parsed.value);
+      if (invalid) {
+        sendJson(res, 200, invalid);
         return;
       }
       // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
