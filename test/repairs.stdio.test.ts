@@ -79,6 +79,19 @@ describe("repairs", () => {
     assert.deepEqual((payload.error?.details?.skills as { name: string }[]).map((s) => s.name), ["count", "digest"]);
   });
 
+  it("a tool or skill name of a megabyte is refused at once and echoed cut, not three times in full", async () => {
+    const huge = "x".repeat(1_000_000);
+    const tool = await callJson(server.client, "agent_tools_notes_call", { toolName: huge, arguments: {} });
+    assert.equal(tool.payload.error?.code, "UNKNOWN_TOOL");
+    assert.match(tool.payload.error?.message ?? "", /has no tool 'x{80}…' \(a name of 1000000 characters; tool names are short identifiers\)/);
+    assert.equal(tool.payload.error?.details?.length, 1_000_000);
+    const skill = await callJson(server.client, "agent_tools_notes_run_skill", { skill: huge, arguments: {} });
+    assert.equal(skill.payload.error?.code, "UNKNOWN_SKILL");
+    assert.deepEqual((skill.payload.error?.details?.skills as { name: string }[]).map((s) => s.name), ["count", "digest"]);
+    // The whole answer, target included, is small: it was 3 MB.
+    for (const answer of [tool.payload, skill.payload]) assert.ok(JSON.stringify(answer).length < 2_000, JSON.stringify(answer).slice(0, 300));
+  });
+
   it("answers MISSING_TOOL_NAME when toolName is absent", async () => {
     const { payload } = await callJson(server.client, "agent_tools_notes_call", { arguments: { id: "n1" } });
     assert.equal(payload.error?.code, "MISSING_TOOL_NAME");
