@@ -17,12 +17,28 @@ const MAX_BUFFER_BYTES = 10 * 1024 * 1024;
 
 type Parse = (line: string) => JSONRPCMessage;
 
+/**
+ * A line that is JSON but that the SDK's schema refused: thrown with the parsed value, so the
+ * server side can still answer a request in it (stdio-wire.ts) instead of leaving its caller waiting.
+ * The message is the schema's own.
+ */
+export class RefusedLine extends Error {
+  constructor(
+    readonly value: unknown,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = "RefusedLine";
+  }
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+/** As the SDK's schema: a string or a safe integer (an integer past 2^53, say -4.5e100, it refuses). */
 function isRequestId(value: unknown): boolean {
-  return typeof value === "string" || (typeof value === "number" && Number.isInteger(value));
+  return typeof value === "string" || Number.isSafeInteger(value);
 }
 
 /** Request or notification params: absent, or an object whose `_meta` is absent or a plain progress token holder. */
@@ -59,43 +75,129 @@ export function plainMessage(value: unknown): JSONRPCMessage | undefined {
   return undefined;
 }
 
+/** How much of an oversized line is kept: enough to find its id (refused-request.ts). */
+const OVERSIZED_HEAD_BYTES = 1024;
+
+/** A line that is not JSON, reported instead of skipped (reportUnparsable); `head` is its start. */
+export class UnparsableLine extends Error {
+  constructor(
+    readonly head: string,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = "UnparsableLine";
+  }
+}
+
+/** A line longer than the reader holds, skipped to its end; `head` is its start. */
+export class OversizedLine extends Error {
+  constructor(
+    readonly head: string,
+    readonly limit: number,
+  ) {
+    super(`a line of more than ${limit} bytes was skipped`);
+    this.name = "OversizedLine";
+  }
+}
+
+export interface LineReaderOptions {
+  /**
+   * Skip a line that outgrows the buffer, and go on with the next (readMessage throws an
+   * OversizedLine for it), instead of throwing from `append`. The server's stdio wire skips: one
+   * oversized request must not end the connection. The client side of a downstream throws, and its
+   * transport closes, so the call fails at once rather than waiting for an answer that was dropped.
+   */
+  skipOversized?: boolean;
+  /**
+   * Throw an UnparsableLine for a line that is not JSON instead of skipping it: the server's stdio
+   * wire answers the request in it when its id can be read (a line cut short).
+   */
+  reportUnparsable?: boolean;
+  /** Default 10 MiB, as the SDK's ReadBuffer. */
+  maxBytes?: number;
+}
+
 export class JsonRpcLineReader {
   #buffer: Buffer | undefined;
   readonly #fallback: Parse;
+  readonly #skipOversized: boolean;
+  readonly #maxBytes: number;
+  readonly #reportUnparsable: boolean;
+  /** The head of the oversized line being skipped, until its newline arrives. */
+  #skipping: string | undefined;
+  /** The head of an oversized line that ended, not yet reported by readMessage. */
+  #skipped: string | undefined;
 
   /** `fallback`: the SDK's `deserializeMessage` (of the client or the server package, whichever side this reads for). */
-  constructor(fallback: Parse) {
+  constructor(fallback: Parse, options: LineReaderOptions = {}) {
     this.#fallback = fallback;
+    this.#skipOversized = options.skipOversized === true;
+    this.#maxBytes = options.maxBytes ?? MAX_BUFFER_BYTES;
+    this.#reportUnparsable = options.reportUnparsable === true;
   }
 
   append(chunk: Buffer): void {
-    if ((this.#buffer?.length ?? 0) + chunk.length > MAX_BUFFER_BYTES) {
-      this.clear();
-      throw new Error(`ReadBuffer exceeded maximum size of ${MAX_BUFFER_BYTES} bytes`);
+    if (this.#skipping !== undefined) {
+      const newline = chunk.indexOf(10);
+      if (newline === -1) return;
+      this.#skipped = this.#skipping;
+      this.#skipping = undefined;
+      chunk = chunk.subarray(newline + 1);
+      if (chunk.length === 0) return;
+    }
+    // The buffer holds only an unfinished line (readMessage runs after each append): a chunk with a newline ends it.
+    if ((this.#buffer?.length ?? 0) + chunk.length > this.#maxBytes && !(this.#skipOversized && chunk.includes(10))) {
+      if (!this.#skipOversized) {
+        this.clear();
+        throw new Error(`ReadBuffer exceeded maximum size of ${this.#maxBytes} bytes`);
+      }
+      const start = this.#buffer ? Buffer.concat([this.#buffer.subarray(0, OVERSIZED_HEAD_BYTES), chunk.subarray(0, OVERSIZED_HEAD_BYTES)]) : chunk;
+      this.#skipping = start.toString("utf8", 0, Math.min(start.length, OVERSIZED_HEAD_BYTES));
+      this.#buffer = undefined;
+      return;
     }
     this.#buffer = this.#buffer ? Buffer.concat([this.#buffer, chunk]) : chunk;
   }
 
-  /** The next whole message, or null until more is appended. A line that is not JSON is skipped; one the schema refuses throws. */
+  /**
+   * The next whole message, or null until more is appended. A line that is not JSON is skipped;
+   * one the schema refuses throws a RefusedLine; an oversized one (skipOversized) an OversizedLine.
+   */
   readMessage(): JSONRPCMessage | null {
+    if (this.#skipped !== undefined) {
+      const head = this.#skipped;
+      this.#skipped = undefined;
+      throw new OversizedLine(head, this.#maxBytes);
+    }
     while (this.#buffer) {
       const index = this.#buffer.indexOf(10);
       if (index === -1) return null;
       const end = index > 0 && this.#buffer[index - 1] === 13 ? index - 1 : index;
-      const line = this.#buffer.toString("utf8", 0, end);
+      let line = this.#buffer.toString("utf8", 0, end);
       this.#buffer = index + 1 < this.#buffer.length ? this.#buffer.subarray(index + 1) : undefined;
+      // A byte order mark (some Windows tools write one) is ignored, as RFC 8259 lets a parser do.
+      if (line.charCodeAt(0) === 0xfeff) line = line.slice(1);
       let parsed: unknown;
       try {
         parsed = JSON.parse(line);
-      } catch {
+      } catch (error) {
+        if (this.#reportUnparsable && line.trim()) throw new UnparsableLine(line.slice(0, OVERSIZED_HEAD_BYTES), (error as Error).message);
         continue;
       }
-      return plainMessage(parsed) ?? this.#fallback(line);
+      const plain = plainMessage(parsed);
+      if (plain) return plain;
+      try {
+        return this.#fallback(line);
+      } catch (error) {
+        throw new RefusedLine(parsed, error);
+      }
     }
     return null;
   }
 
   clear(): void {
     this.#buffer = undefined;
+    this.#skipping = undefined;
+    this.#skipped = undefined;
   }
 }

@@ -40,6 +40,9 @@ const corpus: unknown[] = [
   { jsonrpc: "2.0", id: 10, method: "tools/call", extra: true },
   { jsonrpc: "2.0", id: null, method: "tools/call" },
   { jsonrpc: "2.0", id: 1.5, method: "tools/call" },
+  // Integers past 2^53: the schema takes safe integers only (found by bench:fuzz seed 4242).
+  { jsonrpc: "2.0", id: -4.5e100, method: "tools/call" },
+  { jsonrpc: "2.0", id: 19, method: "tools/call", params: { _meta: { progressToken: 2 ** 60 } } },
   { jsonrpc: "1.0", id: 11, method: "tools/call" },
   { jsonrpc: "2.0", method: "notifications/initialized" },
   { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 0.5 } },

@@ -48,9 +48,23 @@ const toolArguments = fc.oneof(
     { requiredKeys: [] },
   ),
 );
+// `_meta` of both eras, well-formed or not: progress tokens of every JSON type, the 2026-07-28 envelope keys with garbage.
+const meta = fc.oneof(
+  json,
+  fc.record(
+    {
+      progressToken: json,
+      "io.modelcontextprotocol/protocolVersion": fc.oneof(fc.constantFrom("2026-07-28", "2025-06-18", "9999-99-99"), json),
+      "io.modelcontextprotocol/clientInfo": fc.oneof(fc.constant({ name: "fuzz", version: "0" }), json),
+      "io.modelcontextprotocol/clientCapabilities": json,
+      "io.modelcontextprotocol/logLevel": fc.oneof(fc.constantFrom("debug", "error", "loud"), json),
+    },
+    { requiredKeys: [] },
+  ),
+);
 const params = fc.oneof(
   json,
-  fc.record({ name: fc.oneof(fc.constantFrom(...FACADE_TOOLS), fc.string({ maxLength: 40 }), json), arguments: toolArguments }, { requiredKeys: [] }),
+  fc.record({ name: fc.oneof(fc.constantFrom(...FACADE_TOOLS), fc.string({ maxLength: 40 }), json), arguments: toolArguments, _meta: meta }, { requiredKeys: [] }),
   fc.record({ protocolVersion: fc.oneof(fc.constantFrom("2025-06-18", "2025-03-26", "1999-01-01"), json), capabilities: json, clientInfo: json }, { requiredKeys: [] }),
 );
 const message = fc.record(
@@ -73,7 +87,8 @@ export const fuzzPayload: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: message.chain((m) => fc.nat(JSON.stringify(m).length).map((cut) => JSON.stringify(m).slice(0, cut))) },
 );
 
-export type CaseOutcome = { ok: true } | { ok: false; reason: string };
+/** `answers`: what the server wrote for the case (over HTTP: the parsed body, if any), the ping's answer left out. */
+export type CaseOutcome = { ok: true; answers: unknown[] } | { ok: false; reason: string };
 
 export interface FuzzTarget {
   readonly name: "stdio" | "http";
@@ -81,16 +96,26 @@ export interface FuzzTarget {
   close(): Promise<void>;
 }
 
-/** What a single payload obliges the server to answer: the ids of the valid requests in it. */
-export function expectedIds(payload: string, batchesAnswered: boolean): unknown[] {
+/**
+ * What a single payload obliges the server to answer: the ids of its requests, valid or not, whose
+ * id the client could match (a string or a safe integer) — a request the schema refuses gets an
+ * error, not silence (over stdio the SDK alone would answer nothing: src/transports/refused-request.ts).
+ */
+export function expectedIds(payload: string): unknown[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(payload);
   } catch {
     return [];
   }
-  const messages = Array.isArray(parsed) ? (batchesAnswered ? parsed : []) : [parsed];
-  return messages.filter((m) => isJSONRPCRequest(m)).map((m) => (m as { id: unknown }).id);
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  return messages.filter((m) => isJSONRPCRequest(m) || requestShaped(m)).map((m) => (m as { id: unknown }).id);
+}
+
+function requestShaped(m: unknown): boolean {
+  if (!m || typeof m !== "object" || Array.isArray(m)) return false;
+  const { method, id } = m as { method?: unknown; id?: unknown };
+  return typeof method === "string" && (typeof id === "string" || Number.isSafeInteger(id));
 }
 
 /** A JSON-RPC message as the server may write it: a response with a result or an error, or a notification/request. */
@@ -177,12 +202,12 @@ export async function stdioTarget(): Promise<FuzzTarget> {
     async run(payload) {
       seen.length = 0;
       // Valid requests in the case must be answered; a ping after it proves the server still serves.
-      const ids = expectedIds(payload, false).filter((id) => !String(id).startsWith("sentinel-"));
+      const ids = expectedIds(payload).filter((id) => !String(id).startsWith("sentinel-"));
       const ping = `sentinel-${++sentinel}`;
       write(payload.replace(/\r?\n/g, " "));
       write(JSON.stringify({ jsonrpc: "2.0", id: ping, method: "ping" }));
       const problem = await waitFor([...ids, ping]);
-      return problem ? { ok: false, reason: problem } : { ok: true };
+      return problem ? { ok: false, reason: problem } : { ok: true, answers: seen.filter((m) => (m as { id?: unknown }).id !== ping) };
     },
     async close() {
       child.stdin.end();
@@ -246,14 +271,15 @@ export async function httpTarget(running?: RunningHttp): Promise<FuzzTarget> {
     name: "http",
     async run(payload) {
       try {
-        const ids = expectedIds(payload, true);
+        const ids = expectedIds(payload);
         const answer = await post(url, agent, headers, payload);
         const problem = judge(answer, ids);
         if (problem) return { ok: false, reason: problem };
         const ping = `sentinel-${++sentinel}`;
         const pong = await post(url, agent, headers, JSON.stringify({ jsonrpc: "2.0", id: ping, method: "ping" }));
         if (pong.status !== 200 || !pong.body.includes(ping)) return { ok: false, reason: `the ping after the case failed: ${pong.status} ${pong.body.slice(0, 200)}` };
-        return { ok: true };
+        const parsed: unknown = answer.body ? JSON.parse(answer.body) : undefined;
+        return { ok: true, answers: parsed === undefined ? [] : Array.isArray(parsed) ? parsed : [parsed] };
       } catch (error) {
         return { ok: false, reason: (error as Error).message };
       }

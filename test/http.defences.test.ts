@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { baseEnv, runCli } from "./helpers.js";
 import { HTTP_BIN, httpForSuite, INITIALIZE, MCP_HEADERS, raw, rawInitialize, type RunningHttp, sessionHeaders, startHttp, TOOLS_LIST } from "./http-helpers.js";
@@ -11,6 +12,21 @@ async function listWorks(url: string, session: string, extra: Record<string, str
   const res = await raw(url, { headers: sessionHeaders(session, extra), body: TOOLS_LIST });
   assert.equal(res.status, 200, res.body);
   assert.ok(Array.isArray(res.json().result?.tools));
+}
+
+/** A POST whose status is known once its headers arrive; `body` resolves when the response ends. */
+function openPost(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: Promise<string> }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      resolve({ status: res.statusCode ?? 0, body: new Promise((done, failed) => (res.once("end", () => done(text)), res.once("error", failed))) });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 describe("HTTP defences without a token", () => {
@@ -58,6 +74,37 @@ describe("HTTP defences without a token", () => {
       assert.equal(res.json().jsonrpc, "2.0");
     }
     await listWorks(http.url, session);
+  });
+
+  it("a batch that repeats an id answers 400 naming it (-32600), and nothing in it runs", async () => {
+    const batch = JSON.stringify([
+      { jsonrpc: "2.0", id: 5, method: "ping" },
+      { jsonrpc: "2.0", id: 5, method: "tools/list" },
+    ]);
+    const res = await raw(http.url, { headers: headers(), body: batch });
+    assert.equal(res.status, 400, res.body);
+    assert.equal(res.json().error?.code, -32600);
+    assert.match(res.json().error?.message ?? "", /id 5 is already used .* an id of its own/);
+    await listWorks(http.url, session);
+  });
+
+  it("a request reusing the id of one in flight answers 400 naming it; the first is still answered", async () => {
+    // An SSE session: its POST's headers go out once the SDK took the request, so it is in flight from then.
+    const sse = await rawInitialize(http.url, { Accept: "text/event-stream, application/json" });
+    const sseHeaders = sessionHeaders(sse, { Accept: "text/event-stream, application/json" });
+    const slow = JSON.stringify({ jsonrpc: "2.0", id: "twin", method: "tools/call", params: { name: "agent_tools_notes_call", arguments: { toolName: "slow_echo", arguments: { ms: 8000, text: "first" } } } });
+    const first = await openPost(http.url, sseHeaders, slow);
+    assert.equal(first.status, 200);
+    const second = await raw(http.url, { headers: sseHeaders, body: JSON.stringify({ jsonrpc: "2.0", id: "twin", method: "ping" }) });
+    assert.equal(second.status, 400, second.body);
+    assert.match(second.json().error?.message ?? "", /id "twin" is already used by a request in flight/);
+    // Before the fix the second request took over the first one's route and the first POST never ended.
+    const body = await first.body;
+    assert.match(body, /"id":"twin"/);
+    assert.match(body, /first/);
+    // Once answered, the id is free again.
+    const again = await raw(http.url, { headers: sseHeaders, body: JSON.stringify({ jsonrpc: "2.0", id: "twin", method: "ping" }) });
+    assert.equal(again.status, 200, again.body);
   });
 
   it("an unknown session answers 404; a request without one that is not initialize answers 400", async () => {

@@ -79,6 +79,19 @@ describe("repairs", () => {
     assert.deepEqual((payload.error?.details?.skills as { name: string }[]).map((s) => s.name), ["count", "digest"]);
   });
 
+  it("a tool or skill name of a megabyte is refused at once and echoed cut, not three times in full", async () => {
+    const huge = "x".repeat(1_000_000);
+    const tool = await callJson(server.client, "agent_tools_notes_call", { toolName: huge, arguments: {} });
+    assert.equal(tool.payload.error?.code, "UNKNOWN_TOOL");
+    assert.match(tool.payload.error?.message ?? "", /has no tool 'x{80}…' \(a name of 1000000 characters; tool names are short identifiers\)/);
+    assert.equal(tool.payload.error?.details?.length, 1_000_000);
+    const skill = await callJson(server.client, "agent_tools_notes_run_skill", { skill: huge, arguments: {} });
+    assert.equal(skill.payload.error?.code, "UNKNOWN_SKILL");
+    assert.deepEqual((skill.payload.error?.details?.skills as { name: string }[]).map((s) => s.name), ["count", "digest"]);
+    // The whole answer, target included, is small: it was 3 MB.
+    for (const answer of [tool.payload, skill.payload]) assert.ok(JSON.stringify(answer).length < 2_000, JSON.stringify(answer).slice(0, 300));
+  });
+
   it("answers MISSING_TOOL_NAME when toolName is absent", async () => {
     const { payload } = await callJson(server.client, "agent_tools_notes_call", { arguments: { id: "n1" } });
     assert.equal(payload.error?.code, "MISSING_TOOL_NAME");
@@ -107,6 +120,20 @@ describe("loop breaker", () => {
     assert.match(third.payload.error?.message ?? "", /failed 2 times in a row with ARG_VALIDATION_FAILED/);
     assert.match(third.payload.error?.hint ?? "", /Stop repeating this call/);
     assert.equal(fourth.payload.error?.code, "LOOP_DETECTED");
+  });
+
+  it("arguments nested thousands deep get the schema's error, and count as any other failure", async () => {
+    // Deeper than the recursive key builder could go (it overflowed near 3,000 levels) and shallow
+    // enough for the client's own JSON.stringify. Its RangeError replaced the call's error with
+    // UPSTREAM_ERROR "Maximum call stack size exceeded", blaming a service that was never called.
+    let nested: unknown = 1;
+    for (let i = 0; i < 3500; i++) nested = { a: nested };
+    const call = { toolName: "get_note", arguments: { id: "n1", nested } };
+    const first = await callJson(server.client, "agent_tools_notes_call", call);
+    assert.equal(first.payload.error?.code, "ARG_VALIDATION_FAILED", JSON.stringify(first.payload).slice(0, 400));
+    assert.match(first.payload.error?.message ?? "", /unknown property 'nested'/);
+    assert.equal((await callJson(server.client, "agent_tools_notes_call", call)).payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.equal((await callJson(server.client, "agent_tools_notes_call", call)).payload.error?.code, "LOOP_DETECTED");
   });
 
   it("a changed call is run again, and key order does not make a call different", async () => {

@@ -153,6 +153,14 @@ describe("agent_tools_exec over stdio", () => {
     const empty = await exec(server, "   ");
     assert.equal(empty.exitCode, 2);
     assert.equal(empty.error?.code, "EMPTY_COMMAND");
+    // An array of words was answered "'command' is empty"; it names what was sent now.
+    for (const [command, kind] of [[["ls", "-la"], "an array"], [{ line: "ls" }, "an object"], [5, "a number"]] as const) {
+      const { payload, isError } = await callJson(server.client, "agent_tools_exec", { command });
+      assert.equal(isError, true);
+      assert.equal(payload.exitCode, 2);
+      assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED");
+      assert.match(payload.error?.message ?? "", new RegExp(`'command' must be one string, a shell command line, not ${kind}`));
+    }
   });
 
   it("a large result is cut with an honest marker; filtered in the sandbox it is small", async () => {

@@ -443,7 +443,8 @@ export function createFacade(runtime: Runtime): Facade {
       if ("error" in bound) return { isError: true, payload: { ok: false, error: bound.error.toPayload() } };
       try {
         // The text layer is made on first use; just-bash itself loads with the first command line.
-        const command = typeof args.command === "string" ? args.command : "";
+        // As sent: the text layer names a command that is not a string (an array of words was answered "is empty").
+        const command = args.command;
         // Imported here: a session that never runs a command line never loads the text layer.
         const { textLayerFor } = await import("../text/text-layer.js");
         const answer = await textLayerFor(runtime).exec(bound.session, command, { signal, ...(confirmer ? { confirmer } : {}) });

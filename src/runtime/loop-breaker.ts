@@ -32,16 +32,51 @@ const RETRY_CANNOT_FIX: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "CONFIRM_DECLINED",
 ]);
 
-/** Canonical JSON: object keys sorted, so `{a,b}` and `{b,a}` are one call. */
+/** Text to write as it is, on canonicalJson's work stack (everything else on it is a value still to write). */
+class Literal {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * Canonical JSON: object keys sorted, so `{a,b}` and `{b,a}` are one call. Also the key of the
+ * confirmation gate (confirm.ts) and of REST idempotency (adapters/rest/idempotency.ts).
+ *
+ * Written with a work stack rather than by recursion: arguments are the agent's, parsed from JSON
+ * of any depth, and a recursion thousands of levels deep overflowed the stack. That RangeError,
+ * thrown while a failed call was being recorded, replaced the call's own error (a schema failure
+ * answered as UPSTREAM_ERROR "Maximum call stack size exceeded").
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  let out = "";
+  const work: unknown[] = [value];
+  while (work.length > 0) {
+    const item = work.pop();
+    if (item instanceof Literal) {
+      out += item.text;
+    } else if (Array.isArray(item)) {
+      // Pushed in reverse: the first element is written first.
+      work.push(new Literal("]"));
+      for (let i = item.length - 1; i >= 0; i--) {
+        // A hole writes nothing, as the recursive map-and-join did (JSON never has one).
+        if (i in item) work.push(item[i]);
+        if (i > 0) work.push(new Literal(","));
+      }
+      out += "[";
+    } else if (item && typeof item === "object") {
+      const entries = Object.entries(item as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      work.push(new Literal("}"));
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i]!;
+        work.push(v, new Literal(`${i > 0 ? "," : ""}${JSON.stringify(k)}:`));
+      }
+      out += "{";
+    } else {
+      out += JSON.stringify(item) ?? "null";
+    }
   }
-  return JSON.stringify(value) ?? "null";
+  return out;
 }
 
 export interface LoopBreakerOptions {

@@ -203,6 +203,28 @@ function withCallerSignal<T extends object>(request: T, ctx: OperationContext): 
   return source ? withCancellation(request, source) : request;
 }
 
+/**
+ * Tool and skill names are short identifiers (MCP allows 128 characters). A longer one is refused
+ * before it is compared with every name, and is echoed cut: a 1 MB name came back three times in
+ * full (target, message, details: a 3 MB answer into the agent's context) after 0.4 s of similarity search.
+ */
+const MAX_NAME_CHARS = 256;
+const NAME_ECHO_CHARS = 80;
+
+function echoName(name: string): string {
+  return name.length > NAME_ECHO_CHARS ? `${name.slice(0, NAME_ECHO_CHARS)}…` : name;
+}
+
+function refuseLongName(sent: string, prefix: string, kind: "tool" | "skill", details: () => Record<string, unknown> = () => ({})): void {
+  if (sent.length <= MAX_NAME_CHARS) return;
+  throw new RuntimeError(kind === "tool" ? "UNKNOWN_TOOL" : "UNKNOWN_SKILL", `plugin '${prefix}' has no ${kind} '${echoName(sent)}' (a name of ${sent.length} characters; ${kind} names are short identifiers)`, {
+    [kind === "tool" ? "toolName" : "skill"]: echoName(sent),
+    length: sent.length,
+    suggestions: [],
+    ...details(),
+  });
+}
+
 function prefixOf(target: string | LoadedPlugin): string {
   return typeof target === "string" ? target : target.manifest.prefix;
 }
@@ -335,7 +357,8 @@ class RunMeta implements FrameMeta {
   }
 
   get target(): string | undefined {
-    return this.#state.tool?.name ?? this.#state.skill?.name ?? this.#state.request?.name;
+    const sent = this.#state.request?.name;
+    return this.#state.tool?.name ?? this.#state.skill?.name ?? (sent === undefined ? undefined : echoName(sent));
   }
 
   get arguments(): unknown {
@@ -435,6 +458,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const plugin = state.plugin as ReadyPlugin;
     const prefix = plugin.manifest.prefix;
     const sent = (state.request as RepairedRequest).name as string;
+    refuseLongName(sent, prefix, "tool");
     // A name listed twice resolves to its last entry. The set of names is made only for a call
     // that names no tool exactly (the repairs and the suggestions need it), never on the way to a success.
     const named = (name: string) => tools.findLast((t) => t.name === name);
@@ -470,6 +494,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const plugin = state.plugin as ReadyPlugin;
     const prefix = plugin.manifest.prefix;
     const sent = (state.request as RepairedRequest).name ?? "";
+    refuseLongName(sent, prefix, "skill", () => ({ skills: plugin.skills.map((s) => ({ name: s.name, description: oneLine(s.meta.description) })) }));
     const names = plugin.skills.map((s) => s.name);
     let skill = plugin.skills.find((s) => s.name === sent);
     if (!skill && sent) {

@@ -52,7 +52,8 @@ export interface TextLayer {
   readonly options: Readonly<Required<Omit<TextLayerOptions, "mountDir" | "env">>> & { mountDir?: string };
   /** The budget the sandboxes' files are charged to (its `used` is what they hold now). */
   readonly memory: SandboxMemoryBudget;
-  exec(session: Session, command: string, options?: ExecOptions): Promise<ExecAnswer>;
+  /** `command`: the tool argument as sent; anything but a string (or nothing) is refused with a message naming what it was. */
+  exec(session: Session, command: unknown, options?: ExecOptions): Promise<ExecAnswer>;
 }
 
 interface LoadedModule {
@@ -328,6 +329,14 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     options: settings,
     memory,
     async exec(session, rawCommand, execOptions = {}) {
+      if (rawCommand !== undefined && rawCommand !== null && typeof rawCommand !== "string") {
+        // An array of words or an object was answered "'command' is empty", which it was not.
+        const kind = Array.isArray(rawCommand) ? "an array" : typeof rawCommand === "object" ? "an object" : `a ${typeof rawCommand}`;
+        const error = new RuntimeError("ARG_VALIDATION_FAILED", `'command' must be one string, a shell command line, not ${kind}: send e.g. {"command": "notes call list_notes | jq length"}`, {
+          errors: [{ path: "/command", message: "must be string" }],
+        });
+        return answer("", EXIT.USAGE, { stderr: `${error.message}\n`, error: error.toPayload() });
+      }
       const command = typeof rawCommand === "string" ? rawCommand.trim() : "";
       if (!command) {
         const error = new RuntimeError("EMPTY_COMMAND", "'command' is empty: send `status`, `list`, `load MODULE` or a shell command line");

@@ -2,7 +2,9 @@ import { deserializeMessage, serializeMessage, type JSONRPCMessage } from "@mode
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Readable, Writable } from "node:stream";
 import { BatchedWriter } from "../batched-writes.js";
-import { JsonRpcLineReader } from "../jsonrpc-lines.js";
+import { JsonRpcLineReader, OversizedLine, RefusedLine, UnparsableLine } from "../jsonrpc-lines.js";
+import { invalidParamsAnswer } from "./params-check.js";
+import { oversizedRequestAnswers, refusedRequestAnswers, unparsableRequestAnswers } from "./refused-request.js";
 import type { FastLane } from "../facade/fast-lane.js";
 
 /**
@@ -12,6 +14,11 @@ import type { FastLane } from "../facade/fast-lane.js";
  *    many callers in flight, the answers one downstream read resolved reach the client together;
  *  - incoming lines are framed as the SDK frames them, and the plain envelope of a request is
  *    checked without zod (jsonrpc-lines.ts); anything else goes through the SDK's own parser.
+ *  - a line over 10 MiB is skipped to its end and, when its id can be read, answered -32600; the
+ *    connection goes on (the SDK's ReadBuffer throws, and its transport closed);
+ *  - a line that is not JSON but reads as a request with an id (cut short) is answered -32700;
+ *  - a request line the SDK's schema refuses is answered with a -32600 error naming what was
+ *    wrong (refused-request.ts), where the SDK's own transport would only report it to `onerror`;
  *  - a message the fast lane takes (facade/fast-lane.ts: a plain facade tools/call, or the
  *    cancellation of one) is answered there, without the SDK; everything else goes to the SDK.
  * The reader is swapped in through `_ondata`, the data listener the SDK's `start` attaches and
@@ -19,7 +26,8 @@ import type { FastLane } from "../facade/fast-lane.js";
  */
 export class BatchedStdioServerTransport extends StdioServerTransport {
   readonly #writer: BatchedWriter;
-  readonly #reader = new JsonRpcLineReader(deserializeMessage);
+  // An oversized line is skipped and answered, not the end of the connection (the SDK's ReadBuffer throws and the transport closed).
+  readonly #reader = new JsonRpcLineReader(deserializeMessage, { skipOversized: true, reportUnparsable: true });
   #closed = false;
   /** Set by the serving entry when the fast lane is on (it needs the pinned Server, which the entry knows). */
   lane: FastLane | undefined;
@@ -45,9 +53,25 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
         const message = this.#reader.readMessage();
         if (message === null) return;
         if (this.lane?.take(message)) continue;
+        // initialize / logging/setLevel with bad params: -32602 naming them, not the SDK's -32603 (params-check.ts).
+        const invalid = invalidParamsAnswer(message);
+        if (invalid) {
+          this.send(invalid).catch((failed: unknown) => this.onerror?.(failed as Error));
+          continue;
+        }
         this.onmessage?.(message);
       } catch (error) {
         this.onerror?.(error as Error);
+        // The SDK would answer nothing: a request the schema refused still gets its error (refused-request.ts).
+        const answers =
+          error instanceof RefusedLine
+            ? refusedRequestAnswers(error.value)
+            : error instanceof OversizedLine
+              ? oversizedRequestAnswers(error.head, error.limit)
+              : error instanceof UnparsableLine
+                ? unparsableRequestAnswers(error.head, error.message)
+                : [];
+        for (const answer of answers) this.send(answer).catch((failed: unknown) => this.onerror?.(failed as Error));
       }
     }
   }

@@ -47,7 +47,8 @@ export type ParsedBody = { ok: true; value: unknown } | { ok: false; message: st
 
 export function parseJsonBody(text: string): ParsedBody {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    // A byte order mark (Windows PowerShell 5's UTF-8 writes one) is ignored, as RFC 8259 lets a parser do.
+    return { ok: true, value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown };
   } catch (error) {
     return { ok: false, message: `the body is not valid JSON (${(error as Error).message})` };
   }

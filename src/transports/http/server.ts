@@ -13,6 +13,9 @@ import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
 import { serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
+import { duplicateIdMessage, requestIdsOf } from "./request-ids.js";
+import { refusedRequestIn } from "../refused-request.js";
+import { invalidParamsAnswer } from "../params-check.js";
 import { authInfoFor, claimsModernEnvelope, createModernEntry } from "./modern.js";
 
 /**
@@ -43,13 +46,20 @@ export interface HttpFacade {
 const HTTP_IDLE_KEEPALIVE_MS = 130_000;
 
 /** JSON-RPC's error shape, which MCP clients parse even on an HTTP error status. */
-function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+function sendRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, id: string | number | null = null): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id });
   res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+/** A JSON-RPC answer as the SDK would write it for a JSON session. */
+function sendJson(res: ServerResponse, status: number, message: unknown): void {
+  const body = JSON.stringify(message);
+  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -123,6 +133,14 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   let inFlight = 0;
   /** A session's POST, counted in flight (idle eviction passes over a session serving one); its last use is noted after. */
   const servePost = async (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    const ids = requestIdsOf(body);
+    const clash = entry.requestIds.claim(ids);
+    if (clash !== undefined) {
+      sendRpcError(res, 400, -32600, duplicateIdMessage(clash));
+      return;
+    }
+    // Freed once this POST's response has ended (an SSE stream ends after its last answer) or its client left.
+    res.once("close", () => entry.requestIds.release(ids));
     entry.inFlight += 1;
     try {
       await serveSession(entry, req, res, body);
@@ -202,6 +220,17 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       Object.assign(facts, describeBody(parsed.value));
+      const refused = refusedRequestIn(parsed.value);
+      if (refused) {
+        sendRpcError(res, 400, -32600, refused.message, {}, refused.id);
+        return;
+      }
+      // initialize / logging/setLevel with bad params: -32602 naming them, not the SDK's -32603 (params-check.ts). A batch goes to the SDK whole.
+      const invalid = invalidParamsAnswer(parsed.value);
+      if (invalid) {
+        sendJson(res, 200, invalid);
+        return;
+      }
       // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
       const sse = prefersSse(req.headers.accept);
       acceptBothMediaTypes(req);

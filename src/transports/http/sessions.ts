@@ -7,6 +7,7 @@ import { createFacadeServer } from "../../facade/server.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { closeSession, type Session } from "../../runtime/session.js";
 import type { Identity } from "../../runtime/access.js";
+import { RequestIdsInFlight } from "./request-ids.js";
 
 /**
  * The open MCP sessions of the HTTP facade (2025-era clients; 2026-07-28 requests have no session
@@ -34,6 +35,8 @@ export interface HttpSession {
   readonly responseMode: "json" | "sse";
   lastSeen: number;
   inFlight: number;
+  /** The ids of its requests in flight: a POST reusing one is refused (request-ids.ts). */
+  readonly requestIds: RequestIdsInFlight;
   /** Set by the first request that did work (anything but initialize, ping and notifications). */
   used: boolean;
 }
@@ -132,7 +135,7 @@ export class SessionRegistry {
     });
     // A JSON-answering session cannot carry a question to the user mid-call: its writes keep the confirm flag.
     const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: responseMode === "sse" });
-    const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 0, used: false };
+    const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 0, requestIds: new RequestIdsInFlight(), used: false };
     this.sessions.set(id, entry);
     await server.connect(transport);
     return entry;
