@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { baseEnv, MCP_BIN, ROOT } from "./helpers.js";
-import { V2_FIXTURE } from "./v2-helpers.js";
+import { V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
 
 /**
  * The fast lane (src/facade/fast-lane.ts) against the SDK path, over real stdio: the same script
@@ -30,7 +30,7 @@ function plugin(prefix: string, adapter: Record<string, unknown>, skills: Record
   for (const [name, body] of Object.entries(skills)) writeFileSync(path.join(folder, "skills", `${name}.mjs`), body);
 }
 // The dual-era v2 fixture: echo, write_row (a write), slow_steps (progress), ask_user (a question), summarize (sampling), log_note.
-plugin("db", { command: process.execPath, args: ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"], env: { V2_WRITE_LOG: writes } }, {
+plugin("db", { command: process.execPath, args: [...V2_DOWNSTREAM_ARGS], env: { V2_WRITE_LOG: writes } }, {
   "two-rows": `export const meta = { description: "Write two rows." };
 export async function run(adapter, args) {
   await adapter.call("echo", { text: "read first" });

@@ -9,7 +9,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/client";
 import { callJson, connectStdioV1, writePlugin } from "./helpers.js";
 import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
-import { callV2, connectHttpV2, connectStdioV2, v2Client, V2_FIXTURE } from "./v2-helpers.js";
+import { callV2, connectHttpV2, connectStdioV2, v2Client, V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
 
 /**
  * The human confirms writes: a client that declares form elicitation is asked before a mutating
@@ -31,7 +31,7 @@ writePlugin(
     name: "db",
     prefix: "db",
     description: "A table store for the confirmation tests.",
-    adapter: { kind: "mcp", command: process.execPath, args: ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"], env: { V2_WRITE_LOG: writes }, timeoutMs: 30_000 },
+    adapter: { kind: "mcp", command: process.execPath, args: [...V2_DOWNSTREAM_ARGS], env: { V2_WRITE_LOG: writes }, timeoutMs: 30_000 },
   },
   {
     "skills/two-rows.mjs": `export const meta = { description: "Write two rows." };

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client as V2Client } from "@modelcontextprotocol/client";
 import { connectStdioV1, ROOT, writePlugin } from "./helpers.js";
-import { connectStdioV2, v2Client, V2_FIXTURE } from "./v2-helpers.js";
+import { connectStdioV2, firstText, v2Client, V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
 
 /**
  * Elicitation modes end to end: a downstream is told exactly the modes the agent's client
@@ -24,7 +24,7 @@ writePlugin(path.join(pluginsDir, "agent-tools-plugin-dn"), {
   name: "dn",
   prefix: "dn",
   description: "A 2026-07-28 downstream.",
-  adapter: { kind: "mcp", command: process.execPath, args: ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"], timeoutMs: 60_000 },
+  adapter: { kind: "mcp", command: process.execPath, args: [...V2_DOWNSTREAM_ARGS], timeoutMs: 60_000 },
 });
 writePlugin(path.join(pluginsDir, "agent-tools-plugin-ln"), {
   name: "ln",
@@ -35,14 +35,10 @@ writePlugin(path.join(pluginsDir, "agent-tools-plugin-ln"), {
 const env = { AGENT_TOOLS_PLUGINS_DIR: pluginsDir };
 
 const callArgs = (prefix: string, toolName: string, args: Record<string, unknown> = {}) => ({ name: `agent_tools_${prefix}_call`, arguments: { toolName, arguments: args } });
-const textOf = (result: unknown): string => {
-  const first = (result as CallToolResult).content[0];
-  return first?.type === "text" ? first.text : "";
-};
 /** The capabilities the downstream saw, from its client_caps answer inside the facade's JSON. */
 const declaredDownstream = (result: unknown): Record<string, unknown> | null => {
-  const payload = JSON.parse(textOf(result)) as { ok: boolean; result?: Record<string, unknown> | null };
-  assert.equal(payload.ok, true, textOf(result));
+  const payload = JSON.parse(firstText(result)) as { ok: boolean; result?: Record<string, unknown> | null };
+  assert.equal(payload.ok, true, firstText(result));
   return payload.result ?? null;
 };
 
@@ -121,17 +117,17 @@ for (const [era, connect] of Object.entries(CALLERS)) {
           const url = `https://example.test/${prefix}/${Math.random().toString(36).slice(2, 8)}`;
           const result = await callers[name]?.call(callArgs(prefix, "ask_url", { url }));
           assert.equal(shown.length, before, "the caller was not shown the URL request");
-          assert.match(textOf(result), /the agent's client declared elicitation only for form mode, so the runtime cannot show its user a url-mode request; this request was refused/);
-          assert.ok(!textOf(result).includes("the user chose"), textOf(result));
+          assert.match(firstText(result), /the agent's client declared elicitation only for form mode, so the runtime cannot show its user a url-mode request; this request was refused/);
+          assert.ok(!firstText(result).includes("the user chose"), firstText(result));
           // A 2026-07-28 downstream refused before asking: the failed call tells the agent what to do.
-          if (prefix === "dn") assert.match((JSON.parse(textOf(result)) as { error?: { hint?: string } }).error?.hint ?? "", /declares URL elicitation \(capabilities\.elicitation\.url\)/);
+          if (prefix === "dn") assert.match((JSON.parse(firstText(result)) as { error?: { hint?: string } }).error?.hint ?? "", /declares URL elicitation \(capabilities\.elicitation\.url\)/);
         });
       }
 
       it(`${prefix}: a form question toward a caller that declared url only is refused in words that say so`, async () => {
         const result = await callers["url only"]?.call(callArgs(prefix, "ask_user", { question: "Which table?" }));
-        const payload = JSON.parse(textOf(result)) as { ok: boolean; error?: { message: string; hint: string } };
-        assert.equal(payload.ok, false, textOf(result));
+        const payload = JSON.parse(firstText(result)) as { ok: boolean; error?: { message: string; hint: string } };
+        assert.equal(payload.ok, false, firstText(result));
         // Not "did not declare elicitation": this client did, for URL mode.
         assert.doesNotMatch(payload.error?.message ?? "", /did not declare elicitation/);
         assert.match(payload.error?.message ?? "", /the agent's client declared elicitation only for url mode, so the runtime cannot show its user a form-mode request; this request was refused/);
@@ -145,7 +141,7 @@ for (const [era, connect] of Object.entries(CALLERS)) {
         for (const name of ["url only", "form and url"] as const) {
           const url = `https://example.test/${prefix}/${name.replace(/\W/g, "")}`;
           const result = await callers[name]?.call(callArgs(prefix, "ask_url", { url }));
-          assert.match(textOf(result), /the user chose accept/, `${name}: ${textOf(result)}`);
+          assert.match(firstText(result), /the user chose accept/, `${name}: ${firstText(result)}`);
           assert.ok(shown.includes(url), `${name}: the caller was shown ${url}`);
         }
       });

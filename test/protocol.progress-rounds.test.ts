@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client as V2Client } from "@modelcontextprotocol/client";
 import { connectStdioV1, writePlugin } from "./helpers.js";
-import { connectStdioV2, v2Client, V2_FIXTURE } from "./v2-helpers.js";
+import { connectStdioV2, firstText, v2Client, V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
 import { progressFields, tapProgress } from "./wire-progress.js";
 
 /**
@@ -26,17 +26,13 @@ writePlugin(path.join(pluginsDir, "agent-tools-plugin-dn"), {
   name: "dn",
   prefix: "dn",
   description: "A 2026-07-28 downstream.",
-  adapter: { kind: "mcp", command: process.execPath, args: ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"], timeoutMs: 60_000 },
+  adapter: { kind: "mcp", command: process.execPath, args: [...V2_DOWNSTREAM_ARGS], timeoutMs: 60_000 },
 });
 const env = { AGENT_TOOLS_PLUGINS_DIR: pluginsDir };
 
 type Progress = { progress: number; total?: number; message?: string };
 const ROUND_BOOKKEEPING = /Fulfilling input required/;
 const call = (question: string) => ({ name: "agent_tools_dn_call", arguments: { toolName: "steps_around_question", arguments: { question } } });
-const textOf = (result: unknown): string => {
-  const first = (result as CallToolResult).content[0];
-  return first?.type === "text" ? first.text : "";
-};
 
 /** What each caller's client was sent as progress during its call. */
 function assertOnlyDownstreamProgress(seen: Progress[], answer: string): void {
@@ -75,7 +71,7 @@ describe("progress around a downstream's question", () => {
 
     it("the downstream's steps before and after its question are relayed, the SDK's round message is not", async () => {
       const result = await client.callTool(call("Favourite colour?"), { onprogress: () => undefined, timeout: 60_000 });
-      assertOnlyDownstreamProgress(wire, textOf(result));
+      assertOnlyDownstreamProgress(wire, firstText(result));
     });
   });
 
@@ -96,7 +92,7 @@ describe("progress around a downstream's question", () => {
     it("the downstream's steps before and after its question are relayed, the SDK's round message is not", async () => {
       // A 2025-era client has no input_required driver: what was sent is what it would see.
       const result = await client.callTool(call("Favourite colour?"), undefined, { onprogress: () => undefined, timeout: 60_000 });
-      assertOnlyDownstreamProgress(wire, textOf(result));
+      assertOnlyDownstreamProgress(wire, firstText(result));
     });
   });
 });

@@ -13,7 +13,7 @@ import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
 import { baseEnv, connectStdioV1, ROOT, writePlugin } from "./helpers.js";
 import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
-import { connectHttpV2, connectStdioV2, MODERN, v2Client, V2_FIXTURE } from "./v2-helpers.js";
+import { connectHttpV2, connectStdioV2, firstText, MODERN, v2Client, V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
 import { until } from "./wait.js";
 import { progressFields, tapProgress } from "./wire-progress.js";
 
@@ -32,7 +32,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-relay-"));
 const pluginsDir = path.join(dir, "plugins");
 const downstreams = {
   // The v2 fixture (both eras): the runtime's client speaks 2026-07-28 to it, its questions come as input_required.
-  dn: { command: process.execPath, args: ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"] },
+  dn: { command: process.execPath, args: [...V2_DOWNSTREAM_ARGS] },
   // A v1 server: the runtime's client falls back to 2025, its questions come as elicitation/create and sampling/createMessage.
   ln: { command: process.execPath, args: [LEGACY_ASKER] },
 };
@@ -44,11 +44,6 @@ const PREFIXES = Object.keys(downstreams) as (keyof typeof downstreams)[];
 
 type Progress = { progress: number; total?: number; message?: string };
 const textOf = (result: unknown): string => JSON.stringify((result as CallToolResult).structuredContent ?? (result as CallToolResult).content);
-/** The downstream's own text inside the facade's one-line JSON answer. */
-const downstreamText = (result: unknown): string => {
-  const first = (result as CallToolResult).content[0];
-  return first?.type === "text" ? first.text : "";
-};
 const callArgs = (prefix: string, toolName: string, args: Record<string, unknown>) => ({ name: `agent_tools_${prefix}_call`, arguments: { toolName, arguments: args } });
 
 /** What the agent's clients answer: the user says "blue", the model summarises shortly. */
@@ -135,7 +130,7 @@ async function exercise(client: AnyClient, call: (tool: string, args: Record<str
   const answered = await client.callTool(call("ask_user", { question }));
   assert.deepEqual(QUESTIONS.slice(asked), [question], "the user saw the downstream's question once");
   const summary = await client.callTool(call("summarize", { text: "a long text" }));
-  return [steps, answered, summary].map(downstreamText);
+  return [steps, answered, summary].map(firstText);
 }
 
 /** What each downstream answers when the agent's client talks to it directly (the reference). */
@@ -205,8 +200,8 @@ describe("the agent's client in the 2025 era", () => {
           ["summarize", "sampling", "model"],
         ] as const) {
           const result = await client.callTool(callArgs(prefix, tool, { question: "?", text: "t" }), undefined, { timeout: 60_000 });
-          const error = (JSON.parse(downstreamText(result)) as { error?: { message: string; hint: string } }).error;
-          const where = `${prefix}/${tool}: ${downstreamText(result)}`;
+          const error = (JSON.parse(firstText(result)) as { error?: { message: string; hint: string } }).error;
+          const where = `${prefix}/${tool}: ${firstText(result)}`;
           assert.doesNotMatch(error?.message ?? "", /did not declare/, where);
           assert.ok(
             error?.message.includes(`the agent's client declared ${kind}, but its connection cannot carry a request mid-call (a 2025-era HTTP session answering in JSON), so the runtime cannot ask its ${whom}; this request was refused`),

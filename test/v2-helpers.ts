@@ -7,6 +7,14 @@ import { baseEnv, FIXTURES, MCP_BIN, PLUGINS, ROOT, type Payload } from "./helpe
 
 export const MODERN = "2026-07-28";
 export const V2_FIXTURE = path.join(ROOT, "test", "fixtures", "v2", "downstream.ts");
+/** The arguments that serve the dual-era v2 fixture over stdio (with `process.execPath` as the command). */
+export const V2_DOWNSTREAM_ARGS: readonly string[] = ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"];
+
+/** The first content block's text of a tool result ("" when it is not text); works for v1 and v2 clients' results. */
+export function firstText(result: unknown): string {
+  const first = (result as { content: { type: string; text?: string }[] }).content[0];
+  return first?.type === "text" ? (first.text ?? "") : "";
+}
 
 export type Negotiation = "pin" | "auto" | "legacy";
 
