@@ -458,7 +458,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const plugin = state.plugin as ReadyPlugin;
     const prefix = plugin.manifest.prefix;
     const sent = (state.request as RepairedRequest).name as string;
-    refuseLongName(sent, prefix, "tool");
     // A name listed twice resolves to its last entry. The set of names is made only for a call
     // that names no tool exactly (the repairs and the suggestions need it), never on the way to a success.
     const named = (name: string) => tools.findLast((t) => t.name === name);
@@ -466,6 +465,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const allNames = () => (names ??= new Set(tools.map((t) => t.name)));
     let tool = named(sent);
     if (!tool) {
+      // Before any repair or similarity search, which a huge name would make slow.
+      refuseLongName(sent, prefix, "tool");
       const stripped = stripToolPrefix(sent, prefix, (n) => allNames().has(n), state.repairs);
       if (stripped) tool = named(stripped);
     }
@@ -494,9 +495,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const plugin = state.plugin as ReadyPlugin;
     const prefix = plugin.manifest.prefix;
     const sent = (state.request as RepairedRequest).name ?? "";
-    refuseLongName(sent, prefix, "skill", () => ({ skills: plugin.skills.map((s) => ({ name: s.name, description: oneLine(s.meta.description) })) }));
-    const names = plugin.skills.map((s) => s.name);
+    const skillList = () => plugin.skills.map((s) => ({ name: s.name, description: oneLine(s.meta.description) }));
     let skill = plugin.skills.find((s) => s.name === sent);
+    if (!skill) refuseLongName(sent, prefix, "skill", () => ({ skills: skillList() }));
+    const names = plugin.skills.map((s) => s.name);
     if (!skill && sent) {
       const stripped = stripToolPrefix(sent, prefix, (n) => names.includes(n), state.repairs);
       const alike = plugin.skills.filter((s) => normalise(s.name) === normalise(sent));
@@ -507,7 +509,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const what = sent ? `plugin '${prefix}' has no skill '${sent}'` : "'skill' is missing";
       const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
       throw new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
-        skills: plugin.skills.map((s) => ({ name: s.name, description: oneLine(s.meta.description) })),
+        skills: skillList(),
         suggestions,
       });
     }
