@@ -113,12 +113,23 @@ class Chunks {
 // O_NONBLOCK: opening a FIFO must not wait for a writer (absent on Windows, where FIFOs are not files).
 const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
-/** Read `file`'s bytes if it is a regular file within `bound`; otherwise throw FileShapeError. */
-export function readBoundedFileSync(file: string, bound: FileBound): Buffer {
+/** An open descriptor of `file` if it is a regular file within `bound` (closed and FileShapeError thrown otherwise). */
+function openCheckedSync(file: string, bound: FileBound): number {
   const fd = openSync(file, FLAGS);
   try {
     const refused = shapeProblem(file, fstatSync(fd), bound);
     if (refused) throw refused;
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/** Read `file`'s bytes if it is a regular file within `bound`; otherwise throw FileShapeError. */
+export function readBoundedFileSync(file: string, bound: FileBound): Buffer {
+  const fd = openCheckedSync(file, bound);
+  try {
     const chunks = new Chunks(file, bound);
     while (chunks.take(readSync(fd, chunks.next(), 0, CHUNK, null)));
     return chunks.bytes();
@@ -133,13 +144,7 @@ export function readBoundedFileSync(file: string, bound: FileBound): Buffer {
  * path is read again then, so this guards against a mistake, not against a swap in between.
  */
 export function checkBoundedFileSync(file: string, bound: FileBound): void {
-  const fd = openSync(file, FLAGS);
-  try {
-    const refused = shapeProblem(file, fstatSync(fd), bound);
-    if (refused) throw refused;
-  } finally {
-    closeSync(fd);
-  }
+  closeSync(openCheckedSync(file, bound));
 }
 
 /** Read `file` as UTF-8 text if it is a regular file of at most `limit` bytes; otherwise throw FileShapeError. */
