@@ -90,7 +90,6 @@ export function fileEmbeddingCache(dir: string, modelId: string, dimensions: num
   const file = path.join(dir, `${options.kind ?? "embeddings"}-${modelId.replace(/[^a-zA-Z0-9_.-]/g, "_")}.bin`);
   let vectors: Map<string, Float32Array> | undefined;
   const used = new Set<string>();
-  let dirty = false;
   /**
    * A bounded file (`maxEntries`) is appended to while it has room: its records as this process
    * last read or wrote them, and the vectors set since (new keys only; a replaced one rewrites).
@@ -99,6 +98,7 @@ export function fileEmbeddingCache(dir: string, modelId: string, dimensions: num
    */
   let onDisk: number | undefined;
   let fresh: [string, Float32Array][] = [];
+  /** The file is written whole at the next flush (an unbounded cache always is). */
   let rewrite = false;
 
   function load(): Map<string, Float32Array> {
@@ -138,20 +138,18 @@ export function fileEmbeddingCache(dir: string, modelId: string, dimensions: num
     set(key, vector) {
       if (vector.length !== dimensions) return;
       const known = load();
-      if (known.has(key)) rewrite = true;
+      if (options.maxEntries === undefined || known.has(key)) rewrite = true;
       else fresh.push([key, vector]);
       known.set(key, vector);
       used.add(key);
-      dirty = true;
     },
     flush() {
-      if (!dirty || !vectors) return;
+      if ((!rewrite && !fresh.length) || !vectors) return;
       const record = KEY_BYTES + dimensions * 4;
       const added = fresh;
       const whole = rewrite;
       fresh = [];
       rewrite = false;
-      dirty = false;
       try {
         if (options.maxEntries !== undefined && !whole && onDisk !== undefined && onDisk + added.length <= options.maxEntries && appendRecords(file, onDisk, added, record)) {
           onDisk += added.length;
@@ -162,12 +160,17 @@ export function fileEmbeddingCache(dir: string, modelId: string, dimensions: num
         buffer.writeUInt32LE(MAGIC, 0);
         buffer.writeUInt32LE(dimensions, 4);
         buffer.writeUInt32LE(entries.length, 8);
-        writeRecords(buffer, 12, entries);
+        writeRecords(buffer, 12, entries, record);
         mkdirSync(dir, { recursive: true });
         const temp = `${file}.${process.pid}.tmp`;
         writeFileSync(temp, buffer);
         renameSync(temp, file);
         onDisk = entries.length;
+        if (options.maxEntries !== undefined && entries.length < vectors.size) {
+          // Memory follows the file's bound: what was left out of the file is let go here too.
+          vectors = new Map(entries);
+          for (const key of used) if (!vectors.has(key)) used.delete(key);
+        }
       } catch (error) {
         warn(`could not write the embedding cache ${file}: ${(error as Error).message}`);
       }
@@ -176,8 +179,7 @@ export function fileEmbeddingCache(dir: string, modelId: string, dimensions: num
 }
 
 /** Each entry's 16-byte key and float32 values, one record after another from `at`. */
-function writeRecords(buffer: Buffer, at: number, entries: readonly [string, Float32Array][]): void {
-  const record = KEY_BYTES + (entries[0]?.[1].length ?? 0) * 4;
+function writeRecords(buffer: Buffer, at: number, entries: readonly [string, Float32Array][], record: number): void {
   entries.forEach(([key, vector], i) => {
     buffer.write(key, at + i * record, KEY_BYTES, "hex");
     Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).copy(buffer, at + i * record + KEY_BYTES);
@@ -200,7 +202,7 @@ function appendRecords(file: string, count: number, entries: readonly [string, F
   try {
     if (fstatSync(fd).size !== 12 + count * record) return false;
     const buffer = Buffer.alloc(entries.length * record);
-    writeRecords(buffer, 0, entries);
+    writeRecords(buffer, 0, entries, record);
     writeSync(fd, buffer, 0, buffer.length, 12 + count * record);
     const header = Buffer.alloc(4);
     header.writeUInt32LE(count + entries.length, 0);

@@ -493,9 +493,13 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     // Senses not in memory: from the file a former process left (keyed by model and sense text), else the model.
     const files = current ? senseCache : undefined;
     const missing = [...new Map(candidates.flatMap((c) => c.senses).filter((s) => !senseVectors.has(s.key)).map((s) => [s.key, s])).values()]
-      .map((synset) => ({ synset, text: senseText(synset) }))
-      .filter(({ synset, text }) => {
-        const stored = files?.get(embeddingKey(current!.id, text));
+      .map((synset) => {
+        const text = senseText(synset);
+        // The file's key (a hash), made once per sense: read here, written below when embedded.
+        return { synset, text, key: files ? embeddingKey(current!.id, text) : "" };
+      })
+      .filter(({ synset, key }) => {
+        const stored = files?.get(key);
         if (stored) keep(synset.key, stored);
         return !stored;
       });
@@ -503,7 +507,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       const embedded = await embedByLength(current, missing.map((m) => m.text), SENSE_BATCH);
       missing.forEach((m, i) => {
         keep(m.synset.key, embedded[i]!);
-        files?.set(embeddingKey(current.id, m.text), embedded[i]!);
+        files?.set(m.key, embedded[i]!);
       });
       // Written at once: an intent's new senses are a few dozen vectors, appended to a bounded
       // file (SENSE_FILE_ENTRIES in index.ts), so a restart finds them.
