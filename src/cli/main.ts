@@ -184,6 +184,12 @@ function misplacedWords(command: string, values: Record<string, unknown>, words:
   return undefined;
 }
 
+/** A server's V8 optimizing compiler held until the process has done enough work (tier-hold.ts). */
+async function holdOptimizingCompilerForServer(): Promise<void> {
+  const [{ holdOptimizingCompiler }, { createLogger }] = await Promise.all([import("../tier-hold.js"), import("../log.js")]);
+  holdOptimizingCompiler(process.env, process.execArgv, { log: createLogger() });
+}
+
 /** `bin`: the program's name in messages (agent-tools-mcp and agent-tools-mcp-http pass theirs). */
 export async function main(argv: string[], bin = "agent-tools"): Promise<number> {
   // `exec` takes the rest of the line verbatim: its words (`--confirm`, `-r`) are the shell's.
@@ -262,6 +268,7 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     case "mcp": {
       // Before the start's work: that is what would grow V8's young generation (lean-heap.ts).
       (await import("../lean-heap.js")).keepYoungGenerationSmall();
+      await holdOptimizingCompilerForServer();
       const { createRuntime } = await import("../runtime/runtime.js");
       const { serveStdio } = await import("../transports/stdio.js");
       const runtime = await createRuntime({ config: await readConfig(values.config) });
@@ -270,6 +277,7 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     }
     case "http": {
       const { resolveHttpOptions } = await import("../transports/http/options.js");
+      await holdOptimizingCompilerForServer();
       const config = await readConfig(values.config);
       // Refuse a bad bind before any downstream server is started.
       const options = resolveHttpOptions(
