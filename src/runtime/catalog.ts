@@ -17,14 +17,20 @@ import type { SearchDocument, ToolIndex } from "./search/index.js";
 export interface Catalog {
   /** The plugin's tools, listing them if needed. `urgent`: a caller waits (discover, call), so it does not queue. */
   tools(plugin: LoadedPlugin, options?: { urgent?: boolean }): Promise<ToolDescriptor[]>;
-  /** The list in memory, if it has been read or restored. */
+  /**
+   * The list in memory, if it has been read or restored; after an invalidate, the list it replaced
+   * until a new one is in (search answers from it meanwhile; `tools` and `known` wait for the new one).
+   */
   cached(prefix: string): ToolDescriptor[] | undefined;
+  /** The list a listing or the store gave, not one kept while it is being replaced. */
+  fresh(prefix: string): ToolDescriptor[] | undefined;
   /**
    * What `tools` would answer at once, without a promise: the list in memory once the stored
    * catalogs are read (counted as a hit); undefined when `tools` would have to wait. A call's
    * hot path reads this first (the pipeline's resolve step then does not wait a turn).
    */
   known(plugin: LoadedPlugin): ToolDescriptor[] | undefined;
+  /** The list is out of date (a downstream `list_changed`): the next `tools` lists again. */
   invalidate(prefix: string): void;
   /** Settles once the stored catalogs are in memory (immediately without a store). */
   readonly ready: Promise<void>;
@@ -178,6 +184,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   const { timeoutMs, log } = options;
   const now = options.now ?? Date.now;
   const lists = new Map<string, ToolDescriptor[]>();
+  /** Invalidated lists, until the listing that replaces them is in: search still finds their tools (and the index still has them). */
+  const replaced = new Map<string, ToolDescriptor[]>();
   /**
    * Listings under way, with what the adapter was asked (`background` is cleared when a caller
    * joins) and how a queued one starts at once (a call joined it).
@@ -203,6 +211,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   const keep = (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined): void => {
     const prefix = plugin.manifest.prefix;
     lists.set(prefix, tools);
+    replaced.delete(prefix);
     index.setPluginDocuments(prefix, documentsFor(plugin, tools, server));
     options.onKept?.(plugin, tools, server);
   };
@@ -289,7 +298,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   return {
     ready,
     stats: () => ({ ...stats }),
-    cached: (prefix) => lists.get(prefix),
+    cached: (prefix) => lists.get(prefix) ?? replaced.get(prefix),
+    fresh: (prefix) => lists.get(prefix),
     known(plugin) {
       const known = restoredAll ? lists.get(plugin.manifest.prefix) : undefined;
       if (known) stats.hits += 1;
@@ -297,6 +307,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     },
     storedAt: (prefix) => restored.get(prefix)?.listedAt,
     invalidate(prefix) {
+      const out = lists.get(prefix);
+      if (out) replaced.set(prefix, out);
       lists.delete(prefix);
       pending.delete(prefix);
       owners.delete(prefix);

@@ -15,6 +15,7 @@ import { describeMissing } from "../plugins/requirements.js";
 import type { Skill } from "../plugins/skills.js";
 import type { CatalogEntry, DiscoverAnswer, NextStep, OperationResult } from "./answers.js";
 import { createCatalog, DEFAULT_LISTING_CONCURRENCY, documentsFor, type Catalog } from "./catalog.js";
+import { followToolsChanges } from "./tools-change.js";
 import { catalogKey } from "./catalog-cache/key.js";
 import { catalogStoreFromEnv, type CatalogStore } from "./catalog-cache/store.js";
 import { startCatalogUpkeep, watchAdapterUse } from "./catalog-upkeep.js";
@@ -507,7 +508,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const about = pluginAbout(server, tools);
     if (!about || abouts.get(prefix) === about) return;
     abouts.set(prefix, about);
-    // The facade's descriptions carry it: clients re-read tools/list.
+    // The facade's descriptions carry it: clients re-read tools/list (once, when this listing
+    // follows a tools/list_changed: its end tells them).
+    if (toolsChanges.joins(prefix)) return;
     for (const listener of changeListeners) listener(prefix);
   };
   // Skills are known without asking the adapter, so they are searchable from the start.
@@ -553,17 +556,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   for (const plugin of plugins) watchUse(plugin);
 
   const changeListeners = new Set<(prefix: string) => void>();
-  for (const plugin of plugins) {
-    plugin.adapter?.onToolsChanged?.(() => {
-      const prefix = plugin.manifest.prefix;
-      catalog.invalidate(prefix);
-      index.setPluginDocuments(prefix, documentsFor(plugin, []));
-      log.info(`plugin '${prefix}' changed its tool list`);
-      // The server is running (it just said so): list it again now, so search and the store follow.
-      if (store) void catalog.refresh(plugin);
-      for (const listener of changeListeners) listener(prefix);
-    });
-  }
+  // The server is running (it just said so): it is listed again now, so search and the store
+  // follow, and clients hear of it once that list is in and differs (tools-change.ts).
+  const toolsChanges = followToolsChanges(catalog, log, (prefix) => {
+    for (const listener of changeListeners) listener(prefix);
+  });
+  for (const plugin of plugins) plugin.adapter?.onToolsChanged?.(() => toolsChanges.changed(plugin));
 
   /**
    * The plugin a call names. Only case and `-`/`_` may differ from its prefix: a call is never
