@@ -238,6 +238,7 @@ describe("the index follows a downstream catalog change", () => {
     writeFileSync(config, JSON.stringify({ mcpServers: { fixture: { command: process.execPath, args: [path.join(FIXTURES, "mcp", "stdio-server.mjs")] } } }));
     const server = await connect(dir, { AGENT_TOOLS_CONFIG: config });
     try {
+      await server.client.listTools(); // as a client does first: list changes are for a list it has
       const before = await callJson(server.client, "agent_tools_search", { query: "zebra counter" });
       assert.equal(before.payload.total, 0);
       const changed = new Promise<void>((resolve) => server.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));

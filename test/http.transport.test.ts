@@ -105,6 +105,7 @@ describe("server notifications over the GET stream", () => {
   it("carries tools/list_changed to the client when a downstream catalog changes", async () => {
     const { client } = await httpClient(http.url);
     try {
+      await client.listTools(); // as a client does first: list changes are for a list it has
       const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
       const added = (await client.callTool({ name: "agent_tools_fx_call", arguments: { toolName: "add_tool", arguments: { name: "fresh_tool" }, confirm: true } })) as CallToolResult;
       assert.equal(added.isError, false, JSON.stringify(textJson(added)));

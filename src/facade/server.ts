@@ -135,6 +135,12 @@ class FacadeServer extends Server {
    * per-request HTTP Server) pays one field.
    */
   laneEntry: FacadeCallEntry | (() => FacadeCallEntry) | undefined;
+  /**
+   * Whether this Server has built a tools/list answer for its client. Until then a change has
+   * nothing to correct (the client's first list will have it), so no tools/list_changed is sent:
+   * a client was told of a description learnt while its own first tools/list was being answered.
+   */
+  toolsListed = false;
 
   protected override _onclose(): void {
     const limit = Error.stackTraceLimit;
@@ -478,13 +484,16 @@ export function createFacade(runtime: Runtime): Facade {
   // then built from the current summaries, and later changes come with tools/list_changed.
   let described: Promise<void> | undefined;
   const userConfirmsOf = (prefix: string): boolean => runtime.confirmPolicyOf(prefix) === "elicit";
-  const listTools = async (view: View, identity: Identity | undefined, userConfirms: boolean): Promise<ListToolsResult> => {
+  // `listed` is called just before the answer is built, in the same turn: a change after it is
+  // one the client has not seen (announceToolsChanged).
+  const listTools = async (view: View, identity: Identity | undefined, userConfirms: boolean, listed: () => void): Promise<ListToolsResult> => {
+    if (runtime.facadeMode !== "compact") await (described ??= runtime.describePlugins(describeWaitMs()));
+    listed();
     if (runtime.facadeMode === "compact" && !userConfirms) return view.listResult;
     if (runtime.facadeMode === "compact") {
       const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
       return (view.listResultAsked ??= { tools: buildFacadeTools(visible, { mode: "compact", execTool: EXEC_FACADE_TOOL, userConfirms: userConfirmsOf }).tools } as unknown as ListToolsResult);
     }
-    await (described ??= runtime.describePlugins(describeWaitMs()));
     const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
     return { tools: buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL, ...(userConfirms ? { userConfirms: userConfirmsOf } : {}) }).tools } as unknown as ListToolsResult;
   };
@@ -496,7 +505,7 @@ export function createFacade(runtime: Runtime): Facade {
     server(scope, around) {
       const view = viewFor(scope.identity);
       const server = new FacadeServer(info, view.serverOptions);
-      const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx));
+      const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx), () => (server.toolsListed = true));
       const handleList = (ctx: ServerContext): Promise<ListToolsResult> => (around ? around(ctx, list) : list(ctx));
       server.setRequestHandler("tools/list", (_request, ctx) => handleList(ctx));
       const handleCall: FacadeCallHandler = (params, ctx) => {
@@ -537,9 +546,10 @@ export function createFacade(runtime: Runtime): Facade {
  * Tell a connected server's client that the facade's tools changed, and say which plugin in a log
  * message (for clients that show server logs; the SDK filters it by the level the client set).
  * On a modern stdio connection serveStdio routes the list_changed onto `subscriptions/listen`.
+ * Nothing is sent before the client has been answered a tools/list (FacadeServer.toolsListed).
  */
 export function announceToolsChanged(server: Server, prefix: string): void {
-  if (!server.transport) return;
+  if (!server.transport || (server instanceof FacadeServer && !server.toolsListed)) return;
   void server.sendToolListChanged().catch(() => undefined);
   void server.sendLoggingMessage({ level: "info", logger: "agent-tools", data: `the tools of plugin '${prefix}' changed` }).catch(() => undefined);
 }
