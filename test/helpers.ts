@@ -19,6 +19,8 @@ export const CLI_BIN = path.join(ROOT, "dist", "bin", "agent-tools.js");
 
 export interface Connected {
   client: Client;
+  /** The server process's id. */
+  pid: number;
   stderr: () => string;
   close: () => Promise<void>;
 }
@@ -33,10 +35,11 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
   return { ...env, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", AGENT_TOOLS_CATALOG_CACHE: "off", AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_WARM_UP: "off", ...extra };
 }
 
-export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}): Promise<Connected> {
+/** `nodeArgs`: node's own flags for the server process (e.g. a probe to preload), before the bin. */
+export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [MCP_BIN],
+    args: [...nodeArgs, MCP_BIN],
     env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: pluginsDir, ...extraEnv }),
     cwd: FIXTURES,
     stderr: "pipe",
@@ -47,7 +50,7 @@ export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<str
   });
   const client = new Client({ name: "agent-tools-test", version: "0.0.0" });
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  return { client, pid: transport.pid ?? -1, stderr: () => stderr, close: () => client.close() };
 }
 
 /**

@@ -2,9 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { baseEnv, FIXTURES, MCP_BIN, PLUGINS, ROOT } from "./helpers.js";
+import { baseEnv, connect, type Connected, FIXTURES, PLUGINS, ROOT } from "./helpers.js";
 import { DEFAULT_OPTIMIZE_AFTER_CPU_MS, holdOptimizingCompiler, optimizeAfterFromEnv, tiersChosen } from "../src/tier-hold.js";
 import { until } from "./wait.js";
 
@@ -129,37 +127,22 @@ describe("tier hold: the policy", () => {
   });
 });
 
-interface ProbedServer {
-  stderr: () => string;
+interface ProbedServer extends Connected {
   /** Asks the preloaded probe whether V8 optimizes a hot function with TurboFan now. */
   turbofan: () => Promise<boolean>;
-  client: Client;
-  close: () => Promise<void>;
 }
 
 async function probedServer(env: Record<string, string>): Promise<ProbedServer> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ["--allow-natives-syntax", "--import", path.join(FIXTURES, "tier-probe.mjs"), MCP_BIN],
-    env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_SEARCH_ENGINE: "bm25f", AGENT_TOOLS_LOG: "debug", ...env }),
-    cwd: FIXTURES,
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: "tier-hold-test", version: "0.0.0" });
-  await client.connect(transport);
+  const server = await connect(PLUGINS, { AGENT_TOOLS_SEARCH_ENGINE: "bm25f", AGENT_TOOLS_LOG: "debug", ...env }, ["--allow-natives-syntax", "--import", path.join(FIXTURES, "tier-probe.mjs")]);
+  const probeLines = (): string[] => server.stderr().match(/\[tier\] turbofan=(true|false)/g) ?? [];
   return {
-    stderr: () => stderr,
-    client,
+    ...server,
     turbofan: async () => {
-      const seen = (stderr.match(/\[tier\] turbofan=/g) ?? []).length;
-      process.kill(transport.pid!, "SIGUSR2");
-      await until(() => (stderr.match(/\[tier\] turbofan=/g) ?? []).length > seen, "the tier probe's line on stderr");
-      const lines = stderr.match(/\[tier\] turbofan=(true|false)/g)!;
-      return lines[lines.length - 1]!.endsWith("true");
+      const seen = probeLines().length;
+      process.kill(server.pid, "SIGUSR2");
+      await until(() => probeLines().length > seen, "the tier probe's line on stderr");
+      return probeLines().at(-1)!.endsWith("true");
     },
-    close: () => client.close(),
   };
 }
 

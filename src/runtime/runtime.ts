@@ -510,8 +510,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     abouts.set(prefix, about);
     // The facade's descriptions carry it: clients re-read tools/list (once, when this listing
     // follows a tools/list_changed: its end tells them).
-    if (toolsChanges.joins(prefix)) return;
-    for (const listener of changeListeners) listener(prefix);
+    if (!toolsChanges.joins(prefix)) announceToolsChange(prefix);
   };
   // Skills are known without asking the adapter, so they are searchable from the start.
   for (const plugin of plugins) index.setPluginDocuments(plugin.manifest.prefix, documentsFor(plugin, []));
@@ -556,11 +555,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   for (const plugin of plugins) watchUse(plugin);
 
   const changeListeners = new Set<(prefix: string) => void>();
+  const announceToolsChange = (prefix: string): void => {
+    for (const listener of changeListeners) listener(prefix);
+  };
   // The server is running (it just said so): it is listed again now, so search and the store
   // follow, and clients hear of it once that list is in and differs (tools-change.ts).
-  const toolsChanges = followToolsChanges(catalog, log, (prefix) => {
-    for (const listener of changeListeners) listener(prefix);
-  });
+  const toolsChanges = followToolsChanges(catalog, log, announceToolsChange);
   for (const plugin of plugins) plugin.adapter?.onToolsChanged?.(() => toolsChanges.changed(plugin));
 
   /**
