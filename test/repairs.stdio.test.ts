@@ -105,6 +105,92 @@ describe("repairs", () => {
   });
 });
 
+describe("keys a call carries that the runtime does not read", () => {
+  const server = stdioForSuite();
+
+  it("a _call's arguments sent next to toolName are read as the tool's arguments, and said", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", id: "n2" });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.equal((payload.result as { id: string }).id, "n2");
+    assert.deepEqual(payload.repairs, ["'id' was sent next to 'toolName' instead of inside 'arguments'; it was read as an argument of 'get_note'"]);
+  });
+
+  it("one inside 'arguments' wins over the same key next to it, and the answer says which was used", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: { id: "n1" }, id: "n2" });
+    assert.equal((payload.result as { id: string }).id, "n1");
+    assert.match(payload.repairs?.[0] ?? "", /'id' was sent next to 'toolName': 'arguments' holds 'id' too, and that one was used/);
+  });
+
+  it("a key that is no parameter of the call or the tool is said to be ignored, naming the tool's parameters", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { toolName: "list_notes", arguments: {}, colour: "red" });
+    assert.equal(isError, false);
+    assert.match(payload.repairs?.[0] ?? "", /'colour' was sent next to 'toolName': it is not a parameter of this call \(toolName, arguments, confirm\) nor of 'list_notes' \(tag\); it was ignored/);
+  });
+
+  it("a misspelt confirm is never honoured, only said: the write stays refused", async () => {
+    // A different note each time: the same refused call three times would be the loop breaker's.
+    for (const [key, id] of [["confrim", "n1"], ["Confirmed", "n2"], ["confirm_", "n3"]] as const) {
+      const { payload } = await callJson(server.client, "agent_tools_notes_call", { toolName: "delete_note", arguments: { id }, [key]: true });
+      assert.equal(payload.error?.code, "CONFIRM_REQUIRED", key);
+      assert.deepEqual(payload.repairs, [`'${key}' is not 'confirm' and was not honoured: a change is allowed only by confirm: true, spelt so, next to 'toolName'`], key);
+    }
+  });
+
+  it("flattened arguments still meet the tool's schema and the gate", async () => {
+    const invalid = await callJson(server.client, "agent_tools_notes_call", { toolName: "search_notes", text: "x" });
+    assert.equal(invalid.payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.equal(invalid.payload.repairs?.length, 1);
+    const gated = await callJson(server.client, "agent_tools_notes_call", { toolName: "delete_note", id: "n1" });
+    assert.equal(gated.payload.error?.code, "CONFIRM_REQUIRED");
+    assert.match(gated.payload.repairs?.[0] ?? "", /'id' was sent next to 'toolName'/);
+  });
+
+  it("tool, tool_name or name for toolName (and skill_name for skill) are read as it, once unambiguous", async () => {
+    for (const key of ["tool", "tool_name", "name"]) {
+      const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { [key]: "get_note", arguments: { id: "n2" } });
+      assert.equal(isError, false, key);
+      assert.deepEqual(payload.repairs, [`'${key}' was read as 'toolName'`]);
+    }
+    const skill = await callJson(server.client, "agent_tools_notes_run_skill", { skill_name: "count", arguments: { tag: "home" } });
+    assert.deepEqual(skill.payload.result, { count: 1 });
+    // Two candidates: nothing is guessed, and the error lists what was received.
+    const two = await callJson(server.client, "agent_tools_notes_call", { tool: "get_note", name: "list_notes" });
+    assert.equal(two.payload.error?.code, "MISSING_TOOL_NAME");
+    assert.deepEqual(two.payload.error?.details?.received, ["tool", "name"]);
+  });
+
+  it("an argument the tool's schema does not declare is passed on and said, with the near parameter", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_notes_call", { toolName: "search_notes", arguments: { text: "bread", limt: 3 } });
+    assert.equal(isError, false);
+    assert.deepEqual(payload.repairs, ["'limt' is not a parameter of 'search_notes' (it takes: text, limit); it was passed on as sent. Did you mean 'limit'?"]);
+    // additionalProperties: false: the schema itself refuses it, and nothing more is said.
+    const closed = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: { id: "n1", extra: 1 } });
+    assert.equal(closed.payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.equal(closed.payload.repairs, undefined);
+  });
+
+  it("help, search, discover and exec read a near miss or another common name of their parameter, and say any other key", async () => {
+    const search = await callJson(server.client, "agent_tools_search", { qurey: "read a note", limt: 2 });
+    assert.equal(search.payload.ok, true, JSON.stringify(search.payload));
+    assert.equal((search.payload.hits as unknown[]).length, 2);
+    assert.deepEqual(search.payload.repairs, ["'qurey' was read as 'query'", "'limt' was read as 'limit'"]);
+    const discover = await callJson(server.client, "agent_tools_notes_discover", { q: "delete a note" });
+    assert.equal((discover.payload.matches as { name: string }[])[0]?.name, "delete_note");
+    assert.deepEqual(discover.payload.repairs, ["'q' was read as 'query'"]);
+    const help = await callJson(server.client, "agent_tools_help", { topic: "notes" });
+    assert.deepEqual(help.payload.repairs, ["'topic' is not a parameter of agent_tools_help; it was ignored. agent_tools_help takes: plugin"]);
+    const exec = await callJson(server.client, "agent_tools_exec", { cmd: "echo hi" });
+    assert.equal(exec.payload.stdout, "hi\n");
+    assert.deepEqual(exec.payload.repairs, ["'cmd' was read as 'command'"]);
+    // Sent with the parameter itself: the other is not read over it.
+    const both = await callJson(server.client, "agent_tools_search", { query: "read a note", qurey: "delete" });
+    assert.deepEqual(both.payload.repairs, ["'qurey' is not a parameter of agent_tools_search ('query' was sent too); it was ignored. agent_tools_search takes: query, limit, plugin, detail"]);
+    // null is how clients send an unset field: nothing to say.
+    const unset = await callJson(server.client, "agent_tools_search", { query: "read a note", topic: null });
+    assert.equal(unset.payload.repairs, undefined);
+  });
+});
+
 describe("loop breaker", () => {
   const server = stdioForSuite();
 

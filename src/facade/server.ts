@@ -20,7 +20,8 @@ import { readPluginArgument } from "../runtime/argument-value.js";
 import { resolveFacadeTool, type RoutingOutcome } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
-import { buildFacadeTools, EXEC_FACADE_TOOL, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
+import { buildFacadeTools, EXEC_FACADE_TOOL, FACADE_TOOL_KEYS, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
+import { readFacadeKeys } from "../runtime/stray-keys.js";
 import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.js";
 import { positiveInt } from "../positive-int.js";
 
@@ -292,7 +293,9 @@ export function createFacade(runtime: Runtime): Facade {
       const routed = (ctx as RoutedContext)[ROUTED];
       const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames);
       if ("error" in resolved) return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } }));
-      const { route, args, repairs } = resolved;
+      const { route, repairs } = resolved;
+      // Keys a tool does not take are read as what they plainly mean, or said in `repairs` (a _call's in the pipeline).
+      const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs);
       // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.
       const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
       // Whether this client shows its user the confirmation question: answers word the confirm step so.

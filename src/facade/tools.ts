@@ -120,6 +120,20 @@ const SEARCH: FacadeTool = {
   annotations: { readOnlyHint: true },
 };
 
+/** A per-plugin discover's parameters. */
+const DISCOVER_INPUT: FacadeTool["inputSchema"] = { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } } };
+
+/**
+ * The top-level keys help, search, discover and exec read: their input schemas' (the facade says
+ * any other key in `repairs`; `_call` and `_run_skill` place theirs in the pipeline).
+ */
+export const FACADE_TOOL_KEYS: Readonly<Record<"help" | "search" | "discover" | "exec", readonly string[]>> = {
+  help: Object.keys(HELP.inputSchema.properties),
+  search: Object.keys(SEARCH.inputSchema.properties),
+  discover: Object.keys(DISCOVER_INPUT.properties),
+  exec: Object.keys(EXEC_FACADE_TOOL.inputSchema.properties),
+};
+
 /** Compact mode: the same five tools (four without a text layer) for 1 plugin or 500. */
 function compactTools(execTool: FacadeTool | undefined, userConfirms = false): FacadeTool[] {
   return [
@@ -193,7 +207,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
     listed.push({
       name: discover,
       description: `Find ${label} tools for a task and the call to make (no query: the top ones).${about}${hint}`,
-      inputSchema: { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } } },
+      inputSchema: DISCOVER_INPUT,
       annotations: { readOnlyHint: true },
     });
     routes.set(discover, { operation: "discover", prefix: plugin.prefix });

@@ -17,6 +17,7 @@ import type { Session } from "./session.js";
 import { oneLine } from "./one-line.js";
 import { closestNames, foldName, normalise } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
+import { noteUndeclaredArguments, placeStrayKeys } from "./stray-keys.js";
 import { validateArguments } from "./validation.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
@@ -535,6 +536,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const known = schema ?? { properties: typeof meta === "object" ? meta : owns ? { confirm: {} } : {} };
     const repaired = repairArguments(request.arguments, known, state.repairs);
     state.args = repaired.args;
+    if (request.stray) {
+      // A skill whose arguments are a sentence lists no names: its strays are said, not placed.
+      const listed = schema ? schema.properties : typeof meta === "object" ? meta : undefined;
+      const parameters = isPlainObject(listed) ? Object.keys(listed) : undefined;
+      state.args = placeStrayKeys(request.stray, state.args, parameters, { field: nameFieldOf(state.operation), what }, state.repairs);
+    }
     const misplaced = repaired.misplacedConfirm ?? request.misplacedConfirm;
     if (misplaced) state.misplacedConfirm = misplaced;
     state.confirmed = request.confirm;
@@ -549,6 +556,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (schema) {
       const verdict = validateArguments(schema, state.args, what);
       if (!verdict.checked) deps.log.warn(`${prefixOf(state.target)}/${state.tool?.name ?? state.skill?.name}: the schema cannot be compiled; arguments not validated`, { reason: verdict.reason });
+      if (state.tool) noteUndeclaredArguments(schema, state.args, state.tool.name, state.repairs);
     }
   };
 

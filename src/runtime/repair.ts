@@ -21,7 +21,12 @@ export interface Repair {
     | "shortened-query"
     | "read-limit"
     | "read-detail"
-    | "moved-confirm";
+    | "moved-confirm"
+    | "renamed-name-field"
+    | "renamed-key"
+    | "ignored-key"
+    | "moved-stray-argument"
+    | "undeclared-argument";
   message: string;
 }
 
@@ -41,9 +46,18 @@ export interface RepairedRequest {
   misplacedConfirm?: string;
   /** The top-level keys received, for MISSING_TOOL_NAME. */
   keys: string[];
+  /** Top-level keys nothing above read (stray-keys.ts places them once the schema is known). */
+  stray?: Record<string, unknown>;
 }
 
 const ARGUMENT_ALIASES = ["args", "params", "input", "parameters"] as const;
+/** What models send for `toolName` / `skill` (taken only when the field itself is absent and exactly one of these is a string). */
+const NAME_ALIASES: Readonly<Record<NameField, readonly string[]>> = {
+  toolName: ["tool", "tool_name", "toolname", "name", "tool-name"],
+  skill: ["skill_name", "skillName", "skillname", "name"],
+};
+/** The top-level keys a _call or _run_skill reads itself (`plugin` is routing's). */
+const READ_KEYS = new Set(["arguments", "confirm", "plugin"]);
 
 /** A JSON object sent as a string is parsed; anything else is returned as it was. */
 function parseJsonObject(value: unknown, field: string, repairs: Repair[] | undefined): unknown {
@@ -79,25 +93,44 @@ export function repairRequest(raw: unknown, nameField: NameField, repairs: Repai
 
   // {args: {...}} / {params: {...}} / {input: {...}} for {arguments: {...}}.
   let args: unknown = base.arguments;
+  let argsAlias: string | undefined;
   if (args === undefined) {
     const present = ARGUMENT_ALIASES.filter((alias) => base[alias] !== undefined);
     if (present.length === 1) {
       const alias = present[0] as string;
+      argsAlias = alias;
       args = base[alias];
       repairs.push({ kind: "renamed-arguments", message: `'${alias}' was read as 'arguments'` });
     }
   }
   args = parseJsonObject(args, "arguments", repairs);
 
-  const sent = base[nameField];
+  let sent = base[nameField];
+  let nameAlias: string | undefined;
+  if (sent === undefined) {
+    const present = NAME_ALIASES[nameField].filter((alias) => typeof base[alias] === "string" && (base[alias] as string).trim());
+    if (present.length === 1) {
+      nameAlias = present[0] as string;
+      sent = base[nameAlias];
+      repairs.push({ kind: "renamed-name-field", message: `'${nameAlias}' was read as '${nameField}'` });
+    }
+  }
   const name = typeof sent === "string" && sent.trim() ? sent.trim() : undefined;
+  const keys = Object.keys(base);
+  // Keys nothing here read: most calls have none, and then no object is made.
+  let stray: Record<string, unknown> | undefined;
+  for (const key of keys) {
+    if (key === nameField || READ_KEYS.has(key) || key === nameAlias || key === argsAlias) continue;
+    (stray ??= {})[key] = base[key];
+  }
   return {
     name,
     nameSent: sent,
     arguments: args === undefined || args === null ? {} : args,
     confirm: base.confirm === true,
     ...(misplacedConfirm ? { misplacedConfirm } : {}),
-    keys: Object.keys(base),
+    keys,
+    ...(stray ? { stray } : {}),
   };
 }
 
