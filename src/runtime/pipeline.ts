@@ -414,7 +414,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   // ── loop check: identical failures a retry cannot fix, within a window ──────────────────
   const loopCheck: Step = (state) => {
     const request = state.request as RepairedRequest;
-    const keyOf = () => `${state.operation}:${prefixOf(state.target)}|${canonicalJson({ name: request.name ?? request.nameSent, arguments: request.arguments, confirm: request.confirm })}`;
+    // Stray keys count: a flattened call's arguments are among them until the schema places them.
+    const keyOf = () =>
+      `${state.operation}:${prefixOf(state.target)}|${canonicalJson({ name: request.name ?? request.nameSent, arguments: request.arguments, confirm: request.confirm, ...(request.stray ? { stray: request.stray } : {}) })}`;
     state.loop = { key: deps.loop.check(state.session, keyOf), keyOf };
   };
 

@@ -51,9 +51,13 @@ export interface SearchAnswerParts {
   notice?: string;
 }
 
+/** A query as an answer repeats it: a long one cut, since the caller has it and it would eat the answer's budget. */
+export function echoQuery(query: string): string {
+  return query.length > QUERY_ECHO_CHARS ? `${query.slice(0, QUERY_ECHO_CHARS - 1).trimEnd()}…` : query;
+}
+
 export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
-  // A long query is echoed cut: the caller has it, and it would eat the answer's budget.
-  const query = parts.query.length > QUERY_ECHO_CHARS ? `${parts.query.slice(0, QUERY_ECHO_CHARS - 1).trimEnd()}…` : parts.query;
+  const query = echoQuery(parts.query);
   const answer: SearchAnswer = { ok: true, query, shown: parts.entries.length, total: parts.total, hits: parts.entries };
   if (parts.servers && Object.keys(parts.servers).length) answer.servers = parts.servers;
   if (parts.entries.length < parts.total) answer.more = `${parts.total - parts.entries.length} more; refine the query or raise 'limit' (max ${parts.max})`;

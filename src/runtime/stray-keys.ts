@@ -31,7 +31,8 @@ const ALIASES: Readonly<Record<string, string>> = {
  */
 export function nearKey(key: string, candidates: readonly string[]): string | undefined {
   const folded = normalise(key).replace(/_/g, "");
-  const alias = ALIASES[key.toLowerCase()];
+  const lower = key.toLowerCase();
+  const alias = Object.hasOwn(ALIASES, lower) ? ALIASES[lower] : undefined;
   if (alias && candidates.includes(alias)) return alias;
   let best: string | undefined;
   let bestDistance = Infinity;
