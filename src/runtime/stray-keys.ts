@@ -104,7 +104,7 @@ export function placeStrayKeys(stray: Record<string, unknown>, args: Record<stri
       repairs.push({ kind: "ignored-key", message: `'${key}' is not 'confirm' and was not honoured: a change is allowed only by confirm: true, spelt so, next to '${subject.field}'` });
       continue;
     }
-    if (declared && (out ?? args)[key] === undefined) {
+    if (declared && !Object.hasOwn(out ?? args, key)) {
       out ??= { ...args };
       out[key] = value;
       repairs.push({ kind: "moved-stray-argument", message: `'${key}' was sent next to '${subject.field}' instead of inside 'arguments'; it was read as an argument of ${subject.what}` });
