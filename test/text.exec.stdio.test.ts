@@ -47,6 +47,17 @@ describe("agent_tools_exec over stdio", () => {
     assert.match(String(help.payload.textLayer), /agent_tools_exec.*<prefix> call TOOL/);
   });
 
+  it("a word used as a plugin command that is none names the plugin commands, the nearest first", async () => {
+    const typo = await exec(server, "note call list_notes");
+    assert.equal(typo.exitCode, 127);
+    assert.match(typo.stderr, /note: command not found/);
+    assert.match(typo.stderr, /agent-tools: 'note' is no plugin command here; the plugin commands are: notes, /);
+    // Any other unknown word is the shell's alone.
+    const other = await exec(server, "frobnicate --now");
+    assert.equal(other.exitCode, 127);
+    assert.doesNotMatch(other.stderr, /agent-tools:/);
+  });
+
   it("a plugin call piped into jq returns only the filtered value", async () => {
     const titles = await exec(server, "notes call list_notes | jq -r '.result.notes[].title'");
     assert.equal(titles.stdout, "Shopping\nRelease plan\n", `exit ${titles.exitCode}: ${titles.stderr}`);

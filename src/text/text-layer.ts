@@ -17,6 +17,7 @@ import { mayUsePlugin, seesWholeFleet } from "../runtime/access.js";
 import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
 import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
 import { positiveInt } from "../positive-int.js";
+import { closestNames } from "../runtime/similarity.js";
 
 /**
  * The text layer of one runtime: `agent_tools_exec` behind a function. Per session it keeps a
@@ -241,6 +242,22 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     return list;
   }
 
+  /**
+   * A word the shell did not find, used as plugins are (`WORD call …`, `WORD discover …`, `WORD
+   * skill …`): the plugin commands this session has, the nearest first. The shell's own line
+   * ("nope: command not found") does not say that plugins are commands, or which.
+   */
+  async function unknownPluginHint(session: Session, state: SessionText, command: string, stderr: string): Promise<string> {
+    const missing = [...stderr.matchAll(/(?:^|\n)(?:bash: )?([^\s:]+): command not found/g)].map((m) => m[1] as string);
+    const used = missing.find((word) => new RegExp(`(?:^|[|;&(]\\s*)${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s+(?:call|discover|skill)\\b`).test(command));
+    if (!used) return "";
+    const plugins = (await commandList(session, state)).filter((c) => c.kind === "plugin").map((c) => String(c.name));
+    if (plugins.length === 0) return `agent-tools: '${used}' is no plugin command: this session has none (\`list\` shows what it has)\n`;
+    const near = closestNames(used, plugins, 0.4, plugins.length);
+    const ordered = [...near, ...plugins.filter((p) => !near.includes(p))];
+    return `agent-tools: '${used}' is no plugin command here; the plugin commands are: ${ordered.join(", ")} (\`list\` shows each one's usage)\n`;
+  }
+
   function answer(command: string, exitCode: number, fields: Partial<ExecAnswer> = {}): ExecAnswer {
     // The command is echoed so an answer can be told from another, not to be re-read: a long
     // script (a heredoc) is shown by its start only.
@@ -357,6 +374,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       }
       const run = await sandbox.run(command, execOptions.signal, execOptions.confirmer);
       let stderr = run.stderr;
+      if (run.exitCode === EXIT.NOT_FOUND) stderr += await unknownPluginHint(session, state, command, stderr);
       if (run.stopped === "deadline") stderr += `agent-tools: the command line ran past its deadline of ${settings.timeoutMs} ms and was stopped (AGENT_TOOLS_EXEC_TIMEOUT_MS); the session keeps its files, env and cwd from before it\n`;
       else if (run.stopped === "cancelled") stderr += "agent-tools: the client cancelled the request; the command line was stopped\n";
       else if (run.stopped === "limit") stderr += "agent-tools: a sandbox limit (hardened profile) stopped the command line: make loops finite and outputs smaller\n";
