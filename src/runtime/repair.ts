@@ -59,6 +59,12 @@ const NAME_ALIASES: Readonly<Record<NameField, readonly string[]>> = {
 /** The top-level keys a _call or _run_skill reads itself (`plugin` is routing's). */
 const READ_KEYS = new Set(["arguments", "confirm", "plugin"]);
 
+/** The one alias of a field `base` holds a usable value under, or undefined when none or several do (nothing is guessed). */
+function soleAlias(base: Record<string, unknown>, aliases: readonly string[], usable: (value: unknown) => boolean): string | undefined {
+  const present = aliases.filter((alias) => usable(base[alias]));
+  return present.length === 1 ? present[0] : undefined;
+}
+
 /** A JSON object sent as a string is parsed; anything else is returned as it was. */
 function parseJsonObject(value: unknown, field: string, repairs: Repair[] | undefined): unknown {
   if (typeof value !== "string") return value;
@@ -92,29 +98,14 @@ export function repairRequest(raw: unknown, nameField: NameField, repairs: Repai
   }
 
   // {args: {...}} / {params: {...}} / {input: {...}} for {arguments: {...}}.
-  let args: unknown = base.arguments;
-  let argsAlias: string | undefined;
-  if (args === undefined) {
-    const present = ARGUMENT_ALIASES.filter((alias) => base[alias] !== undefined);
-    if (present.length === 1) {
-      const alias = present[0] as string;
-      argsAlias = alias;
-      args = base[alias];
-      repairs.push({ kind: "renamed-arguments", message: `'${alias}' was read as 'arguments'` });
-    }
-  }
-  args = parseJsonObject(args, "arguments", repairs);
+  const argsAlias = base.arguments === undefined ? soleAlias(base, ARGUMENT_ALIASES, (value) => value !== undefined) : undefined;
+  if (argsAlias) repairs.push({ kind: "renamed-arguments", message: `'${argsAlias}' was read as 'arguments'` });
+  const args = parseJsonObject(argsAlias ? base[argsAlias] : base.arguments, "arguments", repairs);
 
-  let sent = base[nameField];
-  let nameAlias: string | undefined;
-  if (sent === undefined) {
-    const present = NAME_ALIASES[nameField].filter((alias) => typeof base[alias] === "string" && (base[alias] as string).trim());
-    if (present.length === 1) {
-      nameAlias = present[0] as string;
-      sent = base[nameAlias];
-      repairs.push({ kind: "renamed-name-field", message: `'${nameAlias}' was read as '${nameField}'` });
-    }
-  }
+  // {tool: "x"} / {name: "x"} for {toolName: "x"}.
+  const nameAlias = base[nameField] === undefined ? soleAlias(base, NAME_ALIASES[nameField], (value) => typeof value === "string" && value.trim() !== "") : undefined;
+  if (nameAlias) repairs.push({ kind: "renamed-name-field", message: `'${nameAlias}' was read as '${nameField}'` });
+  const sent = nameAlias ? base[nameAlias] : base[nameField];
   const name = typeof sent === "string" && sent.trim() ? sent.trim() : undefined;
   const keys = Object.keys(base);
   // Keys nothing here read: most calls have none, and then no object is made.

@@ -130,23 +130,21 @@ export function placeStrayKeys(stray: Record<string, unknown>, args: Record<stri
 export function noteUndeclaredArguments(schema: Record<string, unknown>, args: Record<string, unknown>, tool: string, repairs: Repair[]): void {
   const properties = schema.properties;
   if (!isPlainObject(properties)) return;
+  let names: string[] | undefined;
   for (const key in args) {
     if (Object.hasOwn(properties, key)) continue;
-    if (
-      schema.additionalProperties !== undefined ||
-      schema.patternProperties !== undefined ||
-      schema.allOf !== undefined ||
-      schema.anyOf !== undefined ||
-      schema.oneOf !== undefined ||
-      schema.$ref !== undefined
-    ) {
-      return;
-    }
-    const names = Object.keys(properties);
+    // Read only once an argument is undeclared: the usual call never looks.
+    if (leavesObjectOpen(schema)) return;
+    names ??= Object.keys(properties);
     const meant = nearKey(key, names);
     repairs.push({
       kind: "undeclared-argument",
       message: `'${key}' is not a parameter of '${tool}' (it takes: ${list(names)}); it was passed on as sent${meant ? `. Did you mean '${meant}'?` : ""}`,
     });
   }
+}
+
+/** The schema says itself which other keys may come, or builds its object from parts: `properties` is not the whole list. */
+function leavesObjectOpen(schema: Record<string, unknown>): boolean {
+  return ["additionalProperties", "patternProperties", "allOf", "anyOf", "oneOf", "$ref"].some((keyword) => schema[keyword] !== undefined);
 }

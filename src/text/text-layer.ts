@@ -248,8 +248,8 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
    * ("nope: command not found") does not say that plugins are commands, or which.
    */
   async function unknownPluginHint(session: Session, state: SessionText, command: string, stderr: string): Promise<string> {
-    const missing = [...stderr.matchAll(/(?:^|\n)(?:bash: )?([^\s:]+): command not found/g)].map((m) => m[1] as string);
-    const used = missing.find((word) => new RegExp(`(?:^|[|;&(]\\s*)${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s+(?:call|discover|skill)\\b`).test(command));
+    const asPlugin = new Set([...command.matchAll(/(?:^|[|;&(])\s*([^\s|;&()]+)\s+(?:call|discover|skill)\b/g)].map((m) => m[1]));
+    const used = [...stderr.matchAll(/(?:^|\n)(?:bash: )?([^\s:]+): command not found/g)].map((m) => m[1] as string).find((word) => asPlugin.has(word));
     if (!used) return "";
     const plugins = (await commandList(session, state)).filter((c) => c.kind === "plugin").map((c) => String(c.name));
     if (plugins.length === 0) return `agent-tools: '${used}' is no plugin command: this session has none (\`list\` shows what it has)\n`;
