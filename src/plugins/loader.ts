@@ -41,8 +41,18 @@ export interface PluginLoadFailure {
 export interface LoadOptions {
   env: NodeJS.ProcessEnv;
   log: Logger;
-  /** The runtime's redactor, handed to every adapter. */
+  /**
+   * The runtime's redactor, handed to every adapter. Every failure recorded here (and each line
+   * logged of one) passes through it: a plugin's error text is its code's, and may hold a credential.
+   */
   redactor?: Redactor;
+  /**
+   * The secret values a manifest resolves on this host (redaction.ts), given to the redactor as
+   * soon as the manifest is read, before the plugin's code loads and can fail with them in its error.
+   */
+  secretsOf?: (manifest: PluginManifest) => Iterable<string>;
+  /** The deadline of each import of plugin code, a skill file or a module adapter (import-deadline.ts). */
+  importTimeoutMs?: number;
   adapterKinds?: Readonly<Record<string, DeclarativeAdapterFactory>>;
   /** Handed to adapters (AdapterOptions.shared). */
   shared?: SharedTokenState;
@@ -82,7 +92,7 @@ async function createAdapter(manifest: PluginManifest, options: LoadOptions): Pr
   };
   if (typeof manifest.adapter === "string") {
     try {
-      return await loadModuleAdapter(manifest.adapter, manifest.adapterExport, adapterOptions);
+      return await loadModuleAdapter(manifest.adapter, manifest.adapterExport, adapterOptions, options.importTimeoutMs);
     } catch (error) {
       throw new ManifestError(manifest.file, "adapter", `could not be loaded from '${manifest.adapter}': ${(error as Error).message}`);
     }
@@ -108,6 +118,7 @@ export type PluginSource = string | PluginManifest;
 /** Load one plugin. Throws ManifestError (or Error) when the plugin cannot be used at all. */
 export async function loadPlugin(source: PluginSource, options: LoadOptions): Promise<{ plugin: LoadedPlugin; skillFailures: SkillLoadFailure[] }> {
   const manifest = typeof source === "string" ? await readManifest(path.join(source, MANIFEST_FILE)) : source;
+  for (const secret of options.secretsOf?.(manifest) ?? []) options.redactor?.add(secret);
   const missing = missingRequirements(manifest.requires, options.env);
   const configured = missing.env.length === 0 && missing.bins.length === 0;
   // A plugin that is not configured is still listed; its adapter is not built, because adapters
@@ -119,17 +130,21 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
       options.onAdapterBuilt?.(plugin);
     };
     // Said as loudly as a plugin that fails to load: the first use (often the background listing
-    // a second after start) is where a broken adapter shows now. The use itself fails with it.
+    // a second after start) is where a broken adapter shows now. The use itself fails with it. A
+    // failed build is retried by the next use: the same reason is said once, not at every use.
+    let said: string | undefined;
     const build = () =>
       createAdapter(manifest, options).catch((error: unknown) => {
-        options.log.error(`plugin '${manifest.prefix}' cannot be used: ${(error as Error).message}`);
+        const line = redacted(options, `plugin '${manifest.prefix}' cannot be used: ${(error as Error).message}`);
+        if (line !== said) options.log.error(line);
+        said = line;
         throw error;
       });
     plugin.adapter = deferredAdapter(build, onBuilt, { mayHaveDiscoverContext: typeof manifest.adapter === "string" });
   } else if (configured) plugin.adapter = await createAdapter(manifest, options);
   let loaded: Awaited<ReturnType<typeof loadSkills>>;
   try {
-    loaded = await loadSkills(manifest.dir, manifest.skills);
+    loaded = await loadSkills(manifest.dir, manifest.skills, { importTimeoutMs: options.importTimeoutMs });
   } catch (error) {
     throw new ManifestError(manifest.file, "skills", (error as Error).message);
   }
@@ -138,6 +153,11 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
   const catalogOnly = configured ? undefined : catalogWithoutCredentials(manifest, options);
   if (catalogOnly) plugin.catalogOnly = catalogOnly;
   return { plugin, skillFailures: loaded.failures };
+}
+
+/** A line about a plugin's failure, its credentials masked. */
+function redacted(options: Pick<LoadOptions, "redactor">, line: string): string {
+  return options.redactor ? options.redactor.redact(line) : line;
 }
 
 /** Kinds whose tool list is data in the manifest: listing them starts nothing and sends nothing. */
@@ -156,7 +176,7 @@ function catalogWithoutCredentials(manifest: PluginManifest, options: LoadOption
   return {
     listTools: () =>
       (adapter ??= createAdapter(manifest, quiet).catch((error: unknown) => {
-        options.log.debug(`plugin '${manifest.prefix}': its catalog cannot be read before it is configured: ${(error as Error).message}`);
+        options.log.debug(redacted(options, `plugin '${manifest.prefix}': its catalog cannot be read before it is configured: ${(error as Error).message}`));
         throw error;
       })).then((built) => built.listTools()),
   };
@@ -177,6 +197,11 @@ export async function loadPlugins(
   const disabled = new Set(options.disable ?? []);
   /** Names and prefixes of every plugin found, disabled ones included: what `disable` may name. */
   const seenNames: string[] = [];
+  /** The one place a failure is recorded: masked, said once on stderr, and kept for the problems. */
+  const fail = (failure: PluginLoadFailure, logLine: string) => {
+    options.log.error(redacted(options, logLine));
+    failures.push({ ...failure, error: redacted(options, failure.error) });
+  };
   for (const source of sources) {
     const location = typeof source === "string" ? source : source.file;
     try {
@@ -204,13 +229,11 @@ export async function loadPlugins(
       for (const failure of skillFailures) {
         const skill = path.basename(failure.file).replace(/\.(mjs|js)$/, "");
         const message = `skill '${skill}' of plugin '${prefix}' failed to load (${failure.file}): ${failure.error}`;
-        options.log.error(message);
-        failures.push({ location: failure.file, name, prefix, skill, error: message });
+        fail({ location: failure.file, name, prefix, skill, error: message }, message);
       }
     } catch (error) {
       const message = (error as Error).message;
-      options.log.error(`plugin skipped: ${message}`);
-      failures.push({ location, error: message });
+      fail({ location, error: message }, `plugin skipped: ${message}`);
     }
   }
   return { plugins, failures, replaced, knownNames: [...new Set(seenNames)] };

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { importWithDeadline } from "./import-deadline.js";
 import { isAdapter, type Adapter, type AdapterOptions } from "../adapters/types.js";
 
 /**
@@ -30,9 +30,10 @@ function pickExport(mod: Record<string, unknown>, wanted: string | undefined): u
   throw new Error("exports no default adapter; name the class or factory in `adapterExport`");
 }
 
-export async function loadModuleAdapter(modulePath: string, exportName: string | undefined, options: AdapterOptions): Promise<Adapter> {
+/** `importTimeoutMs`: the deadline of the module's import (import-deadline.ts). */
+export async function loadModuleAdapter(modulePath: string, exportName: string | undefined, options: AdapterOptions, importTimeoutMs?: number): Promise<Adapter> {
   const file = path.resolve(options.pluginDir, modulePath);
-  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  const mod = await importWithDeadline(file, importTimeoutMs);
   const exported = pickExport(mod, exportName);
   let instance: unknown;
   if (isAdapter(exported)) instance = exported;

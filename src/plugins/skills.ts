@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Adapter, CallContext } from "../adapters/types.js";
 import { sha256Hex } from "../sha256.js";
+import { importWithDeadline } from "./import-deadline.js";
+import { skillArgsProblem } from "./skill-args.js";
 import { checkBoundedFileSync, FileShapeError, readBoundedFileSync, readSettingsFileSync, type FileBound } from "../bounded-file.js";
 
 /**
@@ -142,14 +143,17 @@ function readSkillsMeta(folder: string, cache: Map<string, SkillsMetaFile["skill
   return skills;
 }
 
-/** What a skill module exports: its run function and its raw meta. */
-export async function importSkill(file: string): Promise<{ run: Skill["run"]; meta: unknown }> {
+/** What a skill module exports: its run function and its raw meta. `importTimeoutMs`: see import-deadline.ts. */
+export async function importSkill(file: string, importTimeoutMs?: number): Promise<{ run: Skill["run"]; meta: unknown }> {
   checkBoundedFileSync(file, SKILL_FILE_BOUND);
-  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  const mod = await importWithDeadline(file, importTimeoutMs);
   const exported = (mod.default && typeof mod.default === "object" ? (mod.default as Record<string, unknown>) : mod) as Record<string, unknown>;
   const run = typeof mod.run === "function" ? mod.run : exported.run;
   if (typeof run !== "function") throw new Error("does not export a function `run(adapter, args)`");
-  return { run: run as Skill["run"], meta: mod.meta ?? exported.meta };
+  const meta: unknown = mod.meta ?? exported.meta;
+  const argsProblem = skillArgsProblem((meta as { args?: unknown } | undefined)?.args);
+  if (argsProblem) throw new Error(argsProblem);
+  return { run: run as Skill["run"], meta };
 }
 
 function skillOf(file: string, rawMeta: unknown, run: Skill["run"]): Skill {
@@ -159,10 +163,10 @@ function skillOf(file: string, rawMeta: unknown, run: Skill["run"]): Skill {
 }
 
 /** A skill known from the meta file: its module is imported on its first run. */
-function deferredSkill(file: string, rawMeta: unknown): Skill {
+function deferredSkill(file: string, rawMeta: unknown, importTimeoutMs: number | undefined): Skill {
   let loading: Promise<Skill["run"]> | undefined;
   const run: Skill["run"] = async (adapter, args, context) => {
-    loading ??= importSkill(file).then(
+    loading ??= importSkill(file, importTimeoutMs).then(
       (loaded) => loaded.run,
       (error: unknown) => {
         loading = undefined;
@@ -174,8 +178,16 @@ function deferredSkill(file: string, rawMeta: unknown): Skill {
   return skillOf(file, rawMeta, run);
 }
 
-/** Load a plugin's skills. One broken skill file is reported and the rest still load. */
-export async function loadSkills(dir: string, entries: string[] | undefined): Promise<{ skills: Skill[]; failures: SkillLoadFailure[] }> {
+export interface LoadSkillsOptions {
+  /** The deadline of each skill file's import (import-deadline.ts). */
+  importTimeoutMs?: number;
+}
+
+/**
+ * Load a plugin's skills. One broken skill file (one that throws, or never finishes importing,
+ * or whose meta is not valid) is reported and the rest still load.
+ */
+export async function loadSkills(dir: string, entries: string[] | undefined, options: LoadSkillsOptions = {}): Promise<{ skills: Skill[]; failures: SkillLoadFailure[] }> {
   const skills: Skill[] = [];
   const failures: SkillLoadFailure[] = [];
   const metaFiles = new Map<string, SkillsMetaFile["skills"] | undefined>();
@@ -183,10 +195,10 @@ export async function loadSkills(dir: string, entries: string[] | undefined): Pr
     try {
       const known = readSkillsMeta(path.dirname(file), metaFiles)?.[path.basename(file)];
       if (known && typeof known.sha256 === "string" && known.sha256 === skillFileHash(file)) {
-        skills.push(deferredSkill(file, known.meta));
+        skills.push(deferredSkill(file, known.meta, options.importTimeoutMs));
         continue;
       }
-      const { run, meta } = await importSkill(file);
+      const { run, meta } = await importSkill(file, options.importTimeoutMs);
       skills.push(skillOf(file, meta, run));
     } catch (error) {
       failures.push({ file, error: loadProblem(error) });

@@ -59,30 +59,39 @@ function argumentSecrets(args: unknown, into: Set<string>): void {
   });
 }
 
-/** The secret values a fleet of manifests resolves on this host. */
-export function fleetSecrets(manifests: readonly PluginManifest[], env: NodeJS.ProcessEnv): string[] {
+/** The values of the host's variables whose names say they are credentials. */
+export function hostSecrets(env: NodeJS.ProcessEnv): string[] {
+  const secrets: string[] = [];
+  for (const [name, value] of Object.entries(env)) if (value && SECRET_NAME.test(name)) secrets.push(value);
+  return secrets;
+}
+
+/**
+ * The secret values one manifest resolves on this host, beyond hostSecrets: literal credentials
+ * in its settings and the values of the variables its `auth` block names, whatever they are called.
+ * Known as soon as the manifest is read, before its code loads (plugin code that fails to load may
+ * put them in its error).
+ */
+export function manifestSecrets(manifest: PluginManifest, env: NodeJS.ProcessEnv): string[] {
   const secrets = new Set<string>();
   const names = new Set<string>();
-  for (const [name, value] of Object.entries(env)) if (value && SECRET_NAME.test(name)) secrets.add(value);
-  for (const manifest of manifests) {
-    for (const entry of manifest.requires.env) for (const name of envAlternatives(entry)) names.add(name);
-    const texts: string[] = [];
-    collectStrings(manifest.adapter, texts);
-    for (const text of texts) for (const name of referencedVariables(text)) names.add(name);
-    if (typeof manifest.adapter === "object") {
-      literalSecrets(manifest.adapter.env, secrets);
-      argumentSecrets((manifest.adapter as { args?: unknown }).args, secrets);
-      // A CLI block's tools carry their own argument lists.
-      const tools = (manifest.adapter as { tools?: unknown }).tools;
-      if (Array.isArray(tools)) for (const tool of tools) argumentSecrets((tool as { argv?: unknown } | null)?.argv, secrets);
-      literalSecrets(manifest.adapter.headers, secrets);
-      // An auth block's values are credentials whatever the variable is called.
-      const auth: string[] = [];
-      collectStrings(manifest.adapter.auth, auth);
-      for (const text of auth) for (const name of referencedVariables(text)) if (env[name]) secrets.add(env[name] as string);
-      const tokenEnv = (manifest.adapter.auth as { tokenEnv?: unknown } | undefined)?.tokenEnv;
-      if (typeof tokenEnv === "string" && env[tokenEnv]) secrets.add(env[tokenEnv] as string);
-    }
+  for (const entry of manifest.requires.env) for (const name of envAlternatives(entry)) names.add(name);
+  const texts: string[] = [];
+  collectStrings(manifest.adapter, texts);
+  for (const text of texts) for (const name of referencedVariables(text)) names.add(name);
+  if (typeof manifest.adapter === "object") {
+    literalSecrets(manifest.adapter.env, secrets);
+    argumentSecrets((manifest.adapter as { args?: unknown }).args, secrets);
+    // A CLI block's tools carry their own argument lists.
+    const tools = (manifest.adapter as { tools?: unknown }).tools;
+    if (Array.isArray(tools)) for (const tool of tools) argumentSecrets((tool as { argv?: unknown } | null)?.argv, secrets);
+    literalSecrets(manifest.adapter.headers, secrets);
+    // An auth block's values are credentials whatever the variable is called.
+    const auth: string[] = [];
+    collectStrings(manifest.adapter.auth, auth);
+    for (const text of auth) for (const name of referencedVariables(text)) if (env[name]) secrets.add(env[name] as string);
+    const tokenEnv = (manifest.adapter.auth as { tokenEnv?: unknown } | undefined)?.tokenEnv;
+    if (typeof tokenEnv === "string" && env[tokenEnv]) secrets.add(env[tokenEnv] as string);
   }
   for (const name of names) if (SECRET_NAME.test(name) && env[name]) secrets.add(env[name] as string);
   return [...secrets];

@@ -40,7 +40,8 @@ import { jobStoreFor } from "./jobs.js";
 import { checkPlugin, mayUsePlugin, seesWholeFleet, type Identity } from "./access.js";
 import type { CallObserver, Tracing } from "./observer.js";
 import { createRedactor } from "../adapters/shared/redact.js";
-import { fleetSecrets } from "./redaction.js";
+import { hostSecrets, manifestSecrets } from "./redaction.js";
+import { importTimeoutFromEnv } from "../plugins/import-deadline.js";
 import { pickRanked } from "./ranked-window.js";
 import { fleetProblems } from "./problems.js";
 import { pluginNamesThatCouldLoad } from "./known-plugins.js";
@@ -78,6 +79,11 @@ export interface RuntimeOptions {
   adapterKinds?: Readonly<Record<string, DeclarativeAdapterFactory>>;
   /** Per-call deadline for adapter calls and skills; default 60 s (AGENT_TOOLS_CALL_TIMEOUT_MS). */
   callTimeoutMs?: number;
+  /**
+   * Deadline of each import of plugin code (a skill file, a module adapter) while loading; past it
+   * the file is a problem and the rest loads. Default 10 s (AGENT_TOOLS_IMPORT_TIMEOUT_MS).
+   */
+  importTimeoutMs?: number;
   /** Largest result, in characters of JSON, before it is cut; default 100,000. */
   maxResultChars?: number;
   /** Plugins made in code (e.g. search-bench's in-memory catalogs), loaded instead of any discovery. */
@@ -398,7 +404,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (!options.manifests && (!config?.file || config.plugins.embedded === true) && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env, config?.file));
   // One redactor for the whole fleet: adapters add what they learn at run time, and every answer
   // leaves through it (see redaction.ts).
-  const redactor = createRedactor();
+  // It knows the host's credentials before any plugin code loads, and each plugin's as its
+  // manifest is read (loader.ts): a plugin that fails to load may put them in its error.
+  const redactor = createRedactor(hostSecrets(env));
   const redact = (value: unknown): unknown => redactor.redactValue(value);
   // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
   const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
@@ -407,6 +415,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     env,
     log,
     redactor,
+    secretsOf: (manifest: PluginManifest) => manifestSecrets(manifest, env),
+    importTimeoutMs: options.importTimeoutMs ?? importTimeoutFromEnv(env),
     disable: config?.plugins.disable ?? [],
     adapterKinds: { ...BUILTIN_ADAPTER_KINDS, ...(options.adapterKinds ?? {}) },
     // Only state that other processes see is worth keeping tokens in: an in-memory one would
@@ -450,7 +460,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   ]) log.warn(notice);
   const idleLine = notConfiguredLine(plugins);
   if (idleLine) log.info(idleLine);
-  for (const secret of fleetSecrets(plugins.map((p) => p.manifest), env)) redactor.add(secret);
   // A bundled skill's link into a bundled plugin the user replaced points at nothing the user
   // chose: it is dropped (the user's own links are checked as written).
   const replacedPrefixes = new Set(replaced.map((r) => r.prefix));

@@ -8,10 +8,8 @@ import { isPlainObject } from "../plain-object.js";
  * runtime's (a sentence in `meta.args`, `related` links, a `{isError: true}` result for a failure).
  */
 
-/** A meta.args that is a JSON Schema (rather than a name → description map or a sentence) is validated. */
-export function isSchemaLike(args: SkillMeta["args"]): args is Record<string, unknown> {
-  return isPlainObject(args) && (args.type === "object" || isPlainObject(args.properties));
-}
+// Where a skill's args are read at load (plugins/skill-args.ts), and here for the answers that show them.
+export { isSchemaLike } from "../plugins/skill-args.js";
 
 function cut(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -1,0 +1,47 @@
+import { pathToFileURL } from "node:url";
+import { positiveInt } from "../positive-int.js";
+
+/**
+ * Plugin code (a skill file, a module adapter) is imported with a deadline. A module whose
+ * top-level code never finishes (an `await` on a promise that never settles, or a long wait) would
+ * otherwise stall the whole start: the server would not answer `initialize`, and when nothing else
+ * keeps Node's loop alive, `validate`, `status` and the server itself would exit 0 having printed
+ * nothing. Past the deadline the file is reported like one that fails to import, and the rest loads.
+ *
+ * The import itself cannot be cancelled: the module stays pending in the background. The timer is
+ * not unref'd on purpose: it is what keeps the loop alive until the file is reported.
+ */
+
+/** Default deadline of one plugin code import; AGENT_TOOLS_IMPORT_TIMEOUT_MS overrides it. */
+export const DEFAULT_IMPORT_TIMEOUT_MS = 10_000;
+
+/** The deadline this host asks for: AGENT_TOOLS_IMPORT_TIMEOUT_MS when a positive integer, else the default. */
+export function importTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
+  return positiveInt(env.AGENT_TOOLS_IMPORT_TIMEOUT_MS) ?? DEFAULT_IMPORT_TIMEOUT_MS;
+}
+
+export class ImportTimeoutError extends Error {
+  readonly file: string;
+  /** The message does not repeat the file: every report of it names the file already. */
+  constructor(file: string, timeoutMs: number) {
+    super(
+      `its import did not finish within ${timeoutMs} ms (its top-level code waits on something that does not come); ` +
+        "make the module's top level finish promptly (start slow work in its functions), or raise AGENT_TOOLS_IMPORT_TIMEOUT_MS",
+    );
+    this.name = "ImportTimeoutError";
+    this.file = file;
+  }
+}
+
+/** `import(file)`, failing with ImportTimeoutError when it has not finished within `timeoutMs`. */
+export async function importWithDeadline(file: string, timeoutMs: number = DEFAULT_IMPORT_TIMEOUT_MS): Promise<Record<string, unknown>> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ImportTimeoutError(file, timeoutMs)), timeoutMs);
+  });
+  try {
+    return (await Promise.race([import(pathToFileURL(file).href), deadline])) as Record<string, unknown>;
+  } finally {
+    clearTimeout(timer);
+  }
+}
