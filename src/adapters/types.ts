@@ -142,6 +142,20 @@ export interface AdapterOptions {
   redactor?: Redactor;
   /** The gateway's shared state (key-value and locks), for adapters that keep credentials several instances share. */
   shared?: SharedTokenState;
+  /** Where the adapter's settings are written, for messages that say what to change (plugins/manifest.ts, settingsOf). */
+  settings?: SettingsLocation;
+}
+
+/** A field path in a file: `mcpServers.notes` in a config file, `adapter` in a plugin.json. */
+export interface SettingsLocation {
+  /** The adapter block's field path; a setting of it is `${field}.cwd`. */
+  field: string;
+  file: string;
+}
+
+/** "`mcpServers.notes.cwd` in /home/u/agent-tools.config.json": a setting named where the user edits it. */
+export function settingAt(settings: SettingsLocation | undefined, key: string): string {
+  return settings ? `\`${settings.field}.${key}\` in ${settings.file}` : `\`adapter.${key}\``;
 }
 
 export function isAdapter(value: unknown): value is Adapter {

@@ -4,7 +4,7 @@ import type { Adapter, AdapterOptions, Logger } from "../adapters/types.js";
 import type { SharedTokenState } from "../adapters/mcp/oauth-token-store.js";
 import { MANIFEST_FILE } from "./discovery.js";
 import { AdapterSpecError } from "../adapters/shared/errors.js";
-import { adapterBlockError, ManifestError, readManifest, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
+import { adapterBlockError, ManifestError, readManifest, settingsOf, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
 import { deferredAdapter } from "./deferred-adapter.js";
 import { loadModuleAdapter } from "./module-adapter.js";
 import { missingRequirements, type MissingRequirements } from "./requirements.js";
@@ -87,6 +87,7 @@ async function createAdapter(manifest: PluginManifest, options: LoadOptions): Pr
     manifest: { ...manifest.raw, prefix: manifest.prefix, name: manifest.name },
     env: options.env,
     log: options.log,
+    settings: settingsOf(manifest),
     ...(options.redactor ? { redactor: options.redactor } : {}),
     ...(options.shared ? { shared: options.shared } : {}),
   };

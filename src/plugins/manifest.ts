@@ -4,6 +4,7 @@ import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
 import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { checkedAtBuild } from "./checked-manifests.js";
+import type { SettingsLocation } from "../adapters/types.js";
 // The schemas as plain data (generated from manifest-schema.ts): reading a manifest loads no TypeBox.
 import { FLAT_MANIFEST_SCHEMA, PRECOMPILED, SPEC_MANIFEST_SCHEMA } from "./manifest-schema-data.js";
 
@@ -113,6 +114,12 @@ function check(file: string, spec: boolean, doc: Record<string, unknown>, text: 
 /** "tools[0].name" → ["tools", 0, "name"]. */
 function fieldSegments(field: string): (string | number)[] {
   return [...field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : (m[1] as string)));
+}
+
+/** Where a manifest's adapter block is written: a config entry's key, or the plugin.json's adapter field. */
+export function settingsOf(manifest: PluginManifest): SettingsLocation {
+  const field = manifest.form === "config" ? `mcpServers.${manifest.name}` : manifest.form === "agent-plugins-spec" ? `extensions.${EXTENSION_KEY}.adapter` : "adapter";
+  return { field, file: manifest.file };
 }
 
 /**

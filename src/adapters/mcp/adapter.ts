@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, type DiscoverResult } from "@modelcontextprotocol/client";
-import type { Adapter, AdapterHealth, CallContext, ListToolsOptions, Logger, ServerDescription, ToolDescriptor } from "../types.js";
+import type { Adapter, AdapterHealth, CallContext, ListToolsOptions, Logger, ServerDescription, SettingsLocation, ToolDescriptor } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
@@ -27,6 +27,8 @@ export interface McpAdapterOptions {
   log: Logger;
   timeoutMs?: number;
   idleTimeoutMs?: number;
+  /** Where its settings are written, for hints that say what to change. */
+  settings?: SettingsLocation;
 }
 
 export class McpAdapter implements Adapter {
@@ -50,6 +52,7 @@ export class McpAdapter implements Adapter {
       probeTimeoutMs: this.timeoutMs,
       log: options.log,
       redactor: options.redactor,
+      ...(options.settings ? { settings: options.settings } : {}),
       onToolsChanged: () => this.toolsChanged(),
     });
   }

@@ -1,8 +1,9 @@
 import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
-import type { Logger, ServerDescription } from "../types.js";
+import { settingAt, type Logger, type ServerDescription, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
+import { causeCodes } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
@@ -62,6 +63,8 @@ export interface ConnectionOptions {
   redactor: Redactor;
   /** Called on every `notifications/tools/list_changed`. */
   onToolsChanged: () => void;
+  /** Where the server's settings are written, for hints that say what to change. */
+  settings?: SettingsLocation;
   /**
    * How long the era probe (server/discover) may take; past it a stdio server counts as 2025-era.
    * The SDK's probe does not follow the caller's abort signal, so it gets the call deadline.
@@ -100,6 +103,9 @@ interface Live {
   opened: OpenedTransport;
   gone: boolean;
 }
+
+/** System errors that say the server's address answers nothing (not running, a wrong host or port). */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
 
 const CLIENT_INFO = { name: "agent-tools-runtime", version: "0.1.0" };
 
@@ -622,6 +628,8 @@ export class McpConnection {
       return new McpAdapterError("NOT_CONFIGURED", redact(`${server} could not be started: ${errorMessage(error)}`));
     }
     const tail = live?.opened.diagnostics?.().trim();
-    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${errorMessage(error)}${tail ? `; its last stderr lines:\n${tail}` : ""}`));
+    const unreachable = causeCodes(error).find((c) => UNREACHABLE.has(c));
+    const hint = unreachable ? `Nothing answered at the server's address (${unreachable}): start the server, or correct ${settingAt(this.options.settings, "url")}; then call again. Tool arguments cannot fix this.` : undefined;
+    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${errorMessage(error)}${tail ? `; its last stderr lines:\n${tail}` : ""}`), hint ? { hint } : {});
   }
 }

@@ -5,7 +5,7 @@
  */
 
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
-import { AdapterError, AdapterSpecError } from "../shared/errors.js";
+import { AdapterError, AdapterSpecError, messageWithCauses } from "../shared/errors.js";
 
 export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "RESULT_TOO_LARGE";
 
@@ -25,9 +25,9 @@ export class McpSpecError extends AdapterSpecError {
   override readonly name = "McpSpecError";
 }
 
+/** An upstream error's message, with its causes' codes (`fetch failed: ECONNREFUSED`): messageWithCauses. */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
+  return messageWithCauses(error);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { DeclarativeAdapterFactory } from "../../plugins/loader.js";
-import type { AdapterOptions, Logger } from "../types.js";
+import type { AdapterOptions, Logger, SettingsLocation } from "../types.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
 import { McpAdapter } from "./adapter.js";
 import type { TransportOpener } from "./connection.js";
@@ -44,15 +44,15 @@ function lazyHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions): Transpor
 /** Build an McpAdapter from a parsed spec. */
 export function mcpAdapterFromSpec(
   spec: McpSpec,
-  options: { name: string; env: NodeJS.ProcessEnv; log: Logger; baseDir?: string; shared?: SharedTokenState } & CreateMcpAdapterExtras,
+  options: { name: string; env: NodeJS.ProcessEnv; log: Logger; baseDir?: string; shared?: SharedTokenState; settings?: SettingsLocation } & CreateMcpAdapterExtras,
 ): McpAdapter {
   const redactor = options.redactor ?? createRedactor();
-  const common = { name: options.name, hostEnv: options.env, redactor, log: options.log, ...(options.baseDir ? { baseDir: options.baseDir } : {}) };
+  const common = { name: options.name, hostEnv: options.env, redactor, log: options.log, ...(options.baseDir ? { baseDir: options.baseDir } : {}), ...(options.settings ? { settings: options.settings } : {}) };
   const open =
     spec.transport === "stdio"
       ? createStdioOpener(spec, { ...common, ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}) })
       : lazyHttpOpener(spec, { ...common, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.shared ? { shared: options.shared } : {}) });
-  return new McpAdapter({ name: options.name, open, redactor, log: options.log, timeoutMs: spec.timeoutMs, idleTimeoutMs: spec.idleTimeoutMs });
+  return new McpAdapter({ name: options.name, open, redactor, log: options.log, timeoutMs: spec.timeoutMs, idleTimeoutMs: spec.idleTimeoutMs, ...(options.settings ? { settings: options.settings } : {}) });
 }
 
 function pluginName(options: AdapterOptions): string {
@@ -68,6 +68,7 @@ export const createMcpAdapter: DeclarativeAdapterFactory = (spec, options) =>
     env: options.env,
     log: options.log,
     baseDir: options.pluginDir,
+    ...(options.settings ? { settings: options.settings } : {}),
     ...(options.redactor ? { redactor: options.redactor } : {}),
     ...(options.shared ? { shared: options.shared } : {}),
   });

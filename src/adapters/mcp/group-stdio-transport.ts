@@ -29,6 +29,17 @@ export interface GroupStdioParams {
   graceMs: number;
 }
 
+/** A child's end: its exit code, or the signal that ended it. */
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** "exited with code 2", "was ended by SIGKILL". */
+export function describeExit(exit: ChildExit): string {
+  return exit.signal ? `was ended by ${exit.signal}` : `exited with code ${exit.code ?? "unknown"}`;
+}
+
 export class GroupStdioTransport implements Transport, LaneWire {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -45,9 +56,28 @@ export class GroupStdioTransport implements Transport, LaneWire {
   #closing: Promise<void> | undefined;
   /** The tools/call fast lane (call-lane.ts): looks at each inbound message before the SDK Client. */
   #lane: LaneHook | undefined;
+  /** How the leader ended, once its stdio has closed (so its stderr has been read to the end). */
+  #exit: ChildExit | undefined;
+  readonly #closed: Promise<void>;
+  #markClosed: () => void = () => {};
 
   constructor(params: GroupStdioParams) {
     this.#params = params;
+    this.#closed = new Promise((resolve) => (this.#markClosed = resolve));
+  }
+
+  /**
+   * How the leader ended, waiting up to `waitMs` for it: a server that failed to start has
+   * usually exited, or is about to, and its exit code and last stderr lines say why. Undefined
+   * while it runs (or never started).
+   */
+  async exitStatus(waitMs: number): Promise<ChildExit | undefined> {
+    if (!this.#exit && this.#pid !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.#closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+    }
+    return this.#exit;
   }
 
   /** Available before start, so early stderr lines are not lost. */
@@ -82,8 +112,10 @@ export class GroupStdioTransport implements Transport, LaneWire {
         if (child.pid !== undefined) trackGroup(child.pid);
         resolve();
       });
-      child.on("close", () => {
+      child.on("close", (code, signal) => {
         this.#child = undefined;
+        this.#exit = { code, signal };
+        this.#markClosed();
         // The leader is gone; what it left in its group is ended in the background (and stays
         // tracked until then, so the runtime's exit handler still reaches it).
         if (this.#pid !== undefined && !this.#closing) void stopGroup(this.#pid, this.#params.graceMs);

@@ -1,13 +1,13 @@
 import path from "node:path";
 import { isOffValue } from "../../env-switch.js";
 import { isDirectory } from "../../is-directory.js";
-import type { Logger } from "../types.js";
+import { settingAt, type Logger, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { buildChildEnv } from "./child-env.js";
 import { resolveSecretAware } from "../shared/env-vars.js";
 import { DEPTH_REFUSAL_HINT, depthRefusal } from "../shared/runtime-depth.js";
 import { ToolCallLane } from "./call-lane.js";
-import { GroupStdioTransport } from "./group-stdio-transport.js";
+import { GroupStdioTransport, describeExit } from "./group-stdio-transport.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { OpenedTransport, TransportOpener } from "./connection.js";
 import { McpAdapterError, errorMessage, isRequestTimeout } from "./errors.js";
@@ -31,7 +31,12 @@ export interface StdioOpenerOptions {
   /** How long a child's group may take to exit after its stdin is closed before SIGTERM to the group, then as long again before SIGKILL. Default 2000. */
   killGraceMs?: number;
   stderrLines?: number;
+  /** Where the server's settings are written, for hints that say what to change. */
+  settings?: SettingsLocation;
 }
+
+/** How long a server that failed to start is waited for to exit, for its exit code and last stderr lines. */
+const EXIT_WAIT_MS = 1_000;
 
 /** `AGENT_TOOLS_CALL_LANE=off` (or `0`, `false`): every tools/call goes through the SDK Client (call-lane.ts). */
 const CALL_LANE_ENV = "AGENT_TOOLS_CALL_LANE";
@@ -53,10 +58,26 @@ export function resolveLaunch(spec: McpStdioSpec, options: StdioOpenerOptions): 
   let cwd = spec.cwd === undefined ? undefined : resolveSecretAware(spec.cwd, hostEnv, "adapter.cwd", redactor);
   if (cwd !== undefined && options.baseDir && !path.isAbsolute(cwd)) cwd = path.resolve(options.baseDir, cwd);
   if (cwd === undefined && options.baseDir !== undefined && isDirectory(options.baseDir)) cwd = options.baseDir;
-  if (cwd !== undefined && !isDirectory(cwd)) throw new McpAdapterError("NOT_CONFIGURED", `adapter.cwd '${cwd}' is not a directory`);
+  if (cwd !== undefined && !isDirectory(cwd)) {
+    const setting = settingAt(options.settings, "cwd");
+    throw new McpAdapterError("NOT_CONFIGURED", redactor.redact(`MCP server '${options.name}' could not be started: its working folder '${cwd}' (${setting}) is not a directory`), {
+      hint: `Create that folder, or correct ${setting}${options.baseDir ? ` (a relative path is read from ${options.baseDir})` : ""}, then restart the agent-tools server. Not something tool arguments can fix.`,
+    });
+  }
   // "./server.js" or "bin/server" is relative to the plugin folder; a bare name is looked up on PATH.
   if (options.baseDir && !path.isAbsolute(command) && /[\\/]/.test(command)) command = path.resolve(options.baseDir, command);
   return { command, args, env, cwd };
+}
+
+/** The command could not be run at all: not found (ENOENT) or not executable (EACCES); the hint says how to fix each. */
+function notStartable(errno: "ENOENT" | "EACCES", command: string, options: StdioOpenerOptions): McpAdapterError {
+  const setting = settingAt(options.settings, "command");
+  const found = errno === "ENOENT";
+  const message = `MCP server '${options.name}' could not be started: command '${command}' (${setting}) ${found ? "was not found" : "is not executable"} (${errno})`;
+  const hint = found
+    ? `Install the program, or correct ${setting}: a bare name is looked up on the PATH of the agent-tools server, a path${options.baseDir ? ` is read from ${options.baseDir} when relative` : " must exist"}. Then restart the agent-tools server. Not something tool arguments can fix.`
+    : `Make the file executable (chmod +x '${command}'), or set ${setting} to the program that runs it (node, python3, sh) with the file as the first of its args. Then call again. Not something tool arguments can fix.`;
+  return new McpAdapterError("NOT_CONFIGURED", options.redactor.redact(message), { hint: options.redactor.redact(hint) });
 }
 
 export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOptions): TransportOpener {
@@ -73,17 +94,24 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
     try {
       await client.connect(transport, requestOptions);
     } catch (error) {
-      await new Promise((resolve) => setImmediate(resolve));
       await close();
       const errno = (error as NodeJS.ErrnoException).code;
-      const stderr = tail.text().trim();
-      const detail = stderr ? `; its last stderr lines:\n${stderr}` : "";
-      if (errno === "ENOENT" || errno === "EACCES") {
-        throw new McpAdapterError("NOT_CONFIGURED", options.redactor.redact(`MCP server '${options.name}' could not be started: command '${launch.command}' ${errno === "ENOENT" ? "was not found" : "is not executable"}`));
-      }
+      if (errno === "ENOENT" || errno === "EACCES") throw notStartable(errno, launch.command, options);
       if (requestOptions.signal?.aborted) throw error;
+      // A server that exits at once (a bad argument, a missing variable) fails the handshake with
+      // whatever the write or read met (EPIPE, "Connection closed"): its exit code and its last
+      // stderr lines, read to the end once its pipes closed, are what say why.
+      const exit = await transport.exitStatus(EXIT_WAIT_MS);
+      await new Promise((resolve) => setImmediate(resolve));
+      const stderr = tail.text().trim();
+      const detail = stderr ? `; its last stderr lines:\n${stderr}` : exit ? "; it wrote nothing to stderr" : "";
       if (isRequestTimeout(error)) {
         throw new McpAdapterError("UPSTREAM_TIMEOUT", options.redactor.redact(`MCP server '${options.name}' did not finish starting ${requestOptions.timeout !== undefined ? `within ${requestOptions.timeout} ms` : "in time"}${detail}`));
+      }
+      if (exit) {
+        throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' ${describeExit(exit)} before it finished starting (${errorMessage(error)})${detail}`), {
+          hint: `The server stopped by itself while starting: ${stderr ? "what it wrote to stderr (in `message`) says why; run its command by hand to see it whole" : "run its command by hand to see why"}. Fix its arguments or its variables (${settingAt(options.settings, "args")}, ${settingAt(options.settings, "env")}), then call again. Tool arguments cannot fix this.`,
+        });
       }
       throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' failed to start (${errorMessage(error)})${detail}`));
     }

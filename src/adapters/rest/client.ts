@@ -1,6 +1,6 @@
 import type { Logger } from "../types.js";
 import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/capped-body.js";
-import { AdapterError } from "../shared/errors.js";
+import { AdapterError, messageWithCauses } from "../shared/errors.js";
 import { MissingVariableError, resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { createAuth, type Auth } from "./auth.js";
@@ -185,9 +185,7 @@ export class RestClient {
         throw new RestError("UPSTREAM_TIMEOUT", `${where()} did not answer within ${connection.timeoutMs} ms`);
       }
       if (callerSignal?.aborted) throw new RestError("UPSTREAM_ERROR", `${where()} was cancelled`);
-      const cause = (error as { cause?: { message?: string; code?: string } }).cause;
-      const reason = [(error as Error).message, cause?.code ?? cause?.message].filter(Boolean).join(": ");
-      throw new RestError("UPSTREAM_ERROR", `${where()} failed: ${redactor.redact(reason)}`);
+      throw new RestError("UPSTREAM_ERROR", `${where()} failed: ${redactor.redact(messageWithCauses(error))}`);
     }
   }
 }

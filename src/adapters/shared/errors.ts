@@ -51,3 +51,35 @@ export function assertSpec<T>(ErrorClass: new (problems: readonly SpecProblem[])
   const problems = specProblems(schema, value, prefix);
   if (problems.length) throw new ErrorClass(problems);
 }
+
+/** How deep messageWithCauses follows `cause`: fetch's is two down (TypeError "fetch failed" → the socket's error). */
+const CAUSE_DEPTH = 4;
+
+/**
+ * An error's message with what its causes add: `fetch failed` says nothing of why, its cause's
+ * code does (`fetch failed: ECONNREFUSED`). Each cause adds its code (a system error's, as
+ * ECONNREFUSED, ENOTFOUND) or else its message, unless the text already holds it.
+ */
+export function messageWithCauses(error: unknown): string {
+  let text = error instanceof Error ? error.message : String(error);
+  let cause: unknown = error instanceof Error ? error.cause : undefined;
+  for (let depth = 0; cause !== undefined && cause !== null && depth < CAUSE_DEPTH; depth++) {
+    const { code, message } = cause as { code?: unknown; message?: unknown };
+    const part = typeof code === "string" && code ? code : typeof message === "string" ? message : "";
+    if (part && !text.includes(part)) text += `: ${part}`;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return text;
+}
+
+/** The system error codes of causes (ECONNREFUSED, ENOTFOUND…), outermost first. */
+export function causeCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  let cause: unknown = error;
+  for (let depth = 0; cause !== undefined && cause !== null && depth <= CAUSE_DEPTH; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) codes.push(code);
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return codes;
+}

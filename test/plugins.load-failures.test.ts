@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { baseEnv, callJson, runCli, stdioForSuite, writePlugin } from "./helpers.js";
+
+/**
+ * Plugin code that fails to load, through the built server and CLI: a skill or a module adapter
+ * whose error holds a credential is reported masked (help, validate, stderr), a skill file that
+ * never finishes importing is reported past the import deadline while the rest loads, and a
+ * skill whose meta.args is not a valid JSON Schema is reported with the schema's error.
+ */
+
+const TOKEN = "ghp_abcdefghijklmnop1234567890";
+const API_KEY = "sk-live-adapter-key-5566778899";
+/** Short, so the tests do not wait the default 10 s; generous against a loaded machine's imports. */
+const DEADLINE_MS = "3000";
+
+const OK_SKILL = `export const meta = { description: "works", args: { type: "object", properties: { word: { type: "string" } } } };
+export async function run(adapter, args) { return { echoed: args.word ?? null }; }`;
+const ADAPTER = `export default class { async listTools() { return { tools: [{ name: "ping", description: "ping", inputSchema: { type: "object" } }] }; } async call() { return { pong: true }; } }`;
+
+function fleet(): string {
+  const root = mkdtempSync(path.join(tmpdir(), "agent-tools-load-failures-"));
+  writePlugin(path.join(root, "agent-tools-plugin-shaky"), { name: "shaky", prefix: "shaky", description: "skills that fail to load", adapter: "./adapter.mjs" }, {
+    "adapter.mjs": ADAPTER,
+    "skills/leaky.mjs": `throw new Error("login failed for token " + process.env.GITHUB_TOKEN);\nexport const meta = { description: "x" };\nexport async function run() {}`,
+    "skills/forever.mjs": `await new Promise(() => {});\nexport const meta = { description: "never" };\nexport async function run() {}`,
+    "skills/slow.mjs": `await new Promise((resolve) => setTimeout(resolve, 600000));\nexport const meta = { description: "ten minutes" };\nexport async function run() {}`,
+    "skills/typo.mjs": `export const meta = { description: "bad schema", args: { type: "objec", properties: 5 } };\nexport async function run() {}`,
+    "skills/fine.mjs": OK_SKILL,
+  });
+  writePlugin(path.join(root, "agent-tools-plugin-keyed"), { name: "keyed", prefix: "keyed", description: "an adapter that throws its key", adapter: "./adapter.mjs" }, {
+    "adapter.mjs": `export default class { constructor() { throw new Error("bad API key " + process.env.KEYED_API_KEY); } async listTools() {} async call() {} }`,
+  });
+  writePlugin(path.join(root, "agent-tools-plugin-stuck"), { name: "stuck", prefix: "stuck", description: "an adapter module that never finishes importing", adapter: "./adapter.mjs" }, {
+    "adapter.mjs": `await new Promise(() => {});\n${ADAPTER}`,
+  });
+  return root;
+}
+
+const ENV = { GITHUB_TOKEN: TOKEN, KEYED_API_KEY: API_KEY, AGENT_TOOLS_IMPORT_TIMEOUT_MS: DEADLINE_MS };
+
+describe("plugin code that fails to load, over stdio", () => {
+  const server = stdioForSuite(fleet(), ENV);
+
+  it("answers initialize, loads the rest, and reports each failure, credentials masked", async () => {
+    const { tools } = await server.client.listTools();
+    assert.ok(tools.some((t) => t.name === "agent_tools_shaky_call"), "the plugin with broken skills still loads");
+    const { payload } = await callJson(server.client, "agent_tools_help");
+    const problems = payload.problems as string[];
+    const text = problems.join("\n");
+    assert.ok(!text.includes(TOKEN) && !text.includes(API_KEY), text);
+    assert.match(text, /skill 'leaky' of plugin 'shaky' failed to load \(.*leaky\.mjs\): login failed for token \[redacted\]/);
+    assert.match(text, /plugin\.json: field 'adapter' could not be loaded from '\.\/adapter\.mjs': bad API key \[redacted\]/);
+    for (const file of ["forever", "slow"]) {
+      assert.match(text, new RegExp(`skill '${file}' of plugin 'shaky' failed to load \\(.*${file}\\.mjs\\): its import did not finish within ${DEADLINE_MS} ms`));
+    }
+    assert.match(text, /agent-tools-plugin-stuck\/plugin\.json: field 'adapter' could not be loaded from '\.\/adapter\.mjs': its import did not finish within 3000 ms/);
+    assert.match(text, /skill 'typo' of plugin 'shaky' failed to load .*meta\.args is not a valid JSON Schema \(.*meta\.args\/properties must be object/);
+    const shaky = (payload.plugins as { prefix: string; skills?: string[] }[]).find((p) => p.prefix === "shaky");
+    assert.deepEqual(shaky?.skills, ["fine"]);
+    const stderr = server.stderr();
+    assert.ok(!stderr.includes(TOKEN) && !stderr.includes(API_KEY), "stderr holds no credential");
+    assert.equal(stderr.match(/bad API key \[redacted\]/g)?.length, 1, `the adapter's failure is logged once:\n${stderr}`);
+  });
+
+  it("the skill that loaded validates its arguments and runs", async () => {
+    const ran = await callJson(server.client, "agent_tools_shaky_run_skill", { skill: "fine", arguments: { word: "hi" } });
+    assert.equal(ran.isError, false, JSON.stringify(ran.payload));
+    const refused = await callJson(server.client, "agent_tools_shaky_run_skill", { skill: "fine", arguments: { word: 5 } });
+    assert.equal(refused.payload.error?.code, "ARG_VALIDATION_FAILED");
+  });
+});
+
+describe("agent-tools validate with plugin code that fails to load", () => {
+  it("exits 1 soon after its report, although a skill's import still waits ten minutes", async () => {
+    const started = Date.now();
+    const run = await runCli(["validate", "--plugins-dir", fleet()], baseEnv(ENV));
+    // Four imports of 3 s each at most and the 2 s a one-off command may linger: far under the skill's ten minutes.
+    assert.ok(Date.now() - started < 60_000, `took ${Date.now() - started} ms`);
+    assert.equal(run.code, 1, run.stderr);
+    const report = JSON.parse(run.stdout) as { ok: boolean; problems: string[] };
+    assert.equal(report.ok, false);
+    assert.equal(report.problems.filter((p) => p.includes(`did not finish within ${DEADLINE_MS} ms`)).length, 3);
+    for (const output of [run.stdout, run.stderr]) assert.ok(!output.includes(TOKEN) && !output.includes(API_KEY), output);
+    assert.match(run.stdout, /login failed for token \[redacted\]/);
+  });
+});
