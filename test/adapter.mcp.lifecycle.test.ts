@@ -25,11 +25,11 @@ const nodeScript = (code: string, spec: Record<string, unknown> = {}, killGraceM
   track(buildAdapter({ kind: "mcp", command: process.execPath, args: ["-e", code], ...spec }, { killGraceMs }));
 
 describe("start-up", () => {
-  test("a server that exits before initialize: UPSTREAM_ERROR with its stderr", async () => {
+  test("a server that exits before initialize: UPSTREAM_ERROR with its exit code and stderr", async () => {
     const adapter = nodeScript("console.error('config error: FOO_API_KEY is required'); process.exit(2)");
     const error = await rejectsWith(adapter.listTools());
     assert.equal(error.code, "UPSTREAM_ERROR");
-    assert.match(error.message, /failed to start/);
+    assert.match(error.message, /exited with code 2 before it finished starting/);
     assert.match(error.message, /FOO_API_KEY is required/);
   });
 
