@@ -4,9 +4,11 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { createRedactor } from "../../adapters/shared/redact.js";
 import type { Logger } from "../../adapters/types.js";
+import { escapeControls } from "../../log.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { Identity } from "../../runtime/access.js";
 import type { Gateway } from "../../gateway/gateway.js";
+import { opsAccessOf } from "../../gateway/ops-paths.js";
 import { acceptBothMediaTypes } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
@@ -86,6 +88,19 @@ export function prefersSse(accept: string | undefined): boolean {
   return sse.q > json.q || (sse.q === json.q && sse.index < json.index);
 }
 
+/**
+ * Whether this request may read /metrics: with a token or identities configured, a caller that
+ * authenticates and may use every plugin (the figures name all plugins and identities, which a
+ * restricted identity must not learn). Otherwise the 401 or 403 is sent.
+ */
+async function metricsReader(req: IncomingMessage, res: ServerResponse, gateway: Gateway): Promise<boolean> {
+  const auth = await gateway.auth.authenticate(req.headers.authorization);
+  if (!auth.ok) reject(res, auth);
+  else if (auth.identity && auth.identity.plugins !== "*") reject(res, { status: 403, message: `identity '${auth.identity.name}' may not read /metrics: its figures name every plugin and identity; scrape with a token whose identity may use all plugins ("*")` });
+  else return true;
+  return false;
+}
+
 /** A modern `agent_tools_exec` call without `workspace`: it would open a new workspace here. */
 function opensWorkspace(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
@@ -159,7 +174,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       `http ${facts.httpMethod}`,
       facts.rpcMethods.length ? facts.rpcMethods.join(",") : "-",
       ...(facts.tool ? [`tool=${facts.tool}`] : []),
-      `session=${facts.session ? facts.session.slice(0, 8) : "-"}`,
+      `session=${facts.session ? escapeControls(facts.session.slice(0, 8)) : "-"}`,
       `status=${status}`,
       outcome,
       `${Math.round(performance.now() - started)}ms`,
@@ -175,12 +190,23 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     const url = new URL(req.url ?? "/", "http://localhost");
     // Which instance answered: for operators reading balancer logs, and for clients' diagnostics.
     if (gateway) res.setHeader("Agent-Tools-Instance", gateway.state.instanceId);
-    if (gateway && (await gateway.serveOps(req, res, url.pathname))) return;
+    // Host and Origin on every path, the operations paths included: DNS rebinding must not read them either.
+    const ops = gateway ? opsAccessOf(url.pathname) : undefined;
+    const refused = checkHost(req, options, { hostOptional: ops === "probe" }) ?? checkOrigin(req, options);
+    if (refused) {
+      reject(res, refused);
+      return;
+    }
+    if (gateway && ops) {
+      if (ops === "metrics" && !(await metricsReader(req, res, gateway))) return;
+      await gateway.serveOps(req, res, url.pathname);
+      return;
+    }
     if (url.pathname !== MCP_PATH) {
       sendRpcError(res, 404, -32000, `nothing at '${url.pathname}'; the MCP endpoint is ${MCP_PATH}`);
       return;
     }
-    const rejection = checkHost(req, options) ?? checkOrigin(req, options) ?? (gateway ? undefined : checkBearer(req, options));
+    const rejection = gateway ? undefined : checkBearer(req, options);
     if (rejection) {
       reject(res, rejection);
       return;
