@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { baseEnv, runCli } from "./helpers.js";
-import { HTTP_BIN, httpForSuite, INITIALIZE, MCP_HEADERS, raw, rawInitialize, type RunningHttp, sessionHeaders, startHttp, TOOLS_LIST } from "./http-helpers.js";
+import { eventually, HTTP_BIN, httpForSuite, INITIALIZE, MCP_HEADERS, raw, rawInitialize, type RunningHttp, sessionHeaders, startHttp, TOOLS_LIST } from "./http-helpers.js";
 
 // Every defence of the HTTP facade answers its own status, and the very next valid request works.
 
@@ -123,6 +123,21 @@ describe("HTTP defences without a token", () => {
     assert.equal(put.status, 405);
     assert.equal(put.headers.allow, "GET, POST, DELETE");
     await listWorks(http.url, session);
+  });
+
+  it("a newline in a JSON-RPC method, a tool name or a session id cannot forge a log line: one request, one line", async () => {
+    const forged = "[agent-tools] error: INJECTED";
+    const method = JSON.stringify({ jsonrpc: "2.0", id: 31, method: `x\n${forged} method`, params: {} });
+    const tool = JSON.stringify({ jsonrpc: "2.0", id: 32, method: "tools/call", params: { name: `t\r\n${forged} tool\u001b[2K`, arguments: {} } });
+    await raw(http.url, { headers: headers(), body: method });
+    await raw(http.url, { headers: headers(), body: tool });
+    await raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": "a\tb" }, body: TOOLS_LIST });
+    await eventually(() => http.stderr().includes("tool=t\\r\\n[agent-tools]"), "the tools/call's log line");
+    await eventually(() => http.stderr().includes("session=a\\tb"), "the tab-carrying session id's log line");
+    const lines = http.stderr().split("\n");
+    assert.ok(!lines.some((line) => line.startsWith(forged)), "no line starts with the forged prefix");
+    assert.ok(lines.some((line) => line.includes(`x\\n${forged} method`)), "the method is logged escaped on its request's line");
+    assert.ok(lines.some((line) => line.includes("tool\\u001b[2K")), "an escape sequence is logged as text");
   });
 
   it("never logs a credential sent in a header", async () => {
