@@ -35,7 +35,7 @@ describe("operations paths with AGENT_TOOLS_HTTP_TOKEN set", () => {
 
   it("a foreign Host answers 403 on every operations path, with or without the token, and discloses nothing", async () => {
     for (const path of OPS) {
-      for (const headers of [{ Host: "evil.com" }, { Host: "evil.com", Origin: "http://evil.com" }, { Host: "evil.com", ...auth }]) {
+      for (const headers of [{ Host: "evil.com" } as Record<string, string>, { Host: "evil.com", Origin: "http://evil.com" }, { Host: "evil.com", ...auth }]) {
         const res = await raw(at(path), { method: "GET", headers });
         assert.equal(res.status, 403, `${path} ${JSON.stringify(headers)}: ${res.body}`);
         assert.match(res.json().error?.message ?? "", /Host 'evil\.com' is not allowed/);
