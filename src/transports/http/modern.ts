@@ -102,7 +102,7 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
 const MAX_ACCEPTED_ENVELOPES = 256;
 
 /** The first revision of the stateless era: a request whose envelope names it or a later one is modern. */
-const FIRST_MODERN_VERSION = "2026-07-28";
+export const FIRST_MODERN_VERSION = "2026-07-28";
 
 /**
  * The common modern request, recognised without the SDK's full classification: one JSON-RPC

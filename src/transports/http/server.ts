@@ -18,7 +18,7 @@ import { serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, requestIdsOf } from "./request-ids.js";
 import { refusedRequestIn } from "../refused-request.js";
 import { invalidParamsAnswer } from "../params-check.js";
-import { authInfoFor, claimsModernEnvelope, createModernEntry } from "./modern.js";
+import { authInfoFor, claimsModernEnvelope, createModernEntry, FIRST_MODERN_VERSION } from "./modern.js";
 
 /**
  * The MCP facade over Streamable HTTP, on node:http, both protocol eras on one endpoint. This
@@ -83,7 +83,8 @@ export function prefersSse(accept: string | undefined): boolean {
   });
   const sse = ranked.find((r) => r.type === "text/event-stream");
   const json = ranked.find((r) => r.type === "application/json");
-  if (!sse) return false;
+  // q=0 means "not acceptable" (RFC 9110).
+  if (!sse || sse.q <= 0) return false;
   if (!json) return true;
   return sse.q > json.q || (sse.q === json.q && sse.index < json.index);
 }
@@ -112,6 +113,22 @@ function opensWorkspace(body: unknown): boolean {
 
 function isInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+}
+
+/**
+ * The request target as a URL. An origin-form target is read as a path: `//mcp` must stay the path
+ * `//mcp` (as a relative reference it would name the host `mcp`); an absolute-form one (what a
+ * forward proxy sends) is parsed as it is.
+ */
+function requestUrl(req: IncomingMessage): URL {
+  const target = req.url ?? "/";
+  return target.startsWith("/") ? new URL(`http://localhost${target}`) : new URL(target, "http://localhost");
+}
+
+/** The MCP-Protocol-Version header names a stateless (2026-07-28 or later) revision. */
+function namesModernVersion(req: IncomingMessage): boolean {
+  const version = req.headers["mcp-protocol-version"];
+  return typeof version === "string" && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= FIRST_MODERN_VERSION;
 }
 
 /** The request line and headers as a web Request, for era classification of an already-parsed body. */
@@ -187,7 +204,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    const url = requestUrl(req);
     // Which instance answered: for operators reading balancer logs, and for clients' diagnostics.
     if (gateway) res.setHeader("Agent-Tools-Instance", gateway.state.instanceId);
     // Host and Origin on every path, the operations paths included: DNS rebinding must not read them either.
@@ -274,6 +291,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       if (header !== undefined) {
+        // A stateless request carrying a stale session id: the fix is to drop the header, not to initialize.
+        if (!sessions.get(header) && claimsModernEnvelope(parsed.value)) {
+          sendRpcError(res, 400, -32000, "Bad Request: this request carries the 2026-07-28 _meta envelope, which is stateless: send it without the Mcp-Session-Id header (that session is not open here)");
+          return;
+        }
         const entry = callerSession(res, header, identity);
         if (!entry) return;
         sessions.touch(entry, facts.rpcMethods);
@@ -301,6 +323,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     }
 
     if (method === "GET" || method === "DELETE") {
+      // The 2026-07-28 era has no session, so no notification stream and nothing to delete.
+      if (header === undefined && namesModernVersion(req)) {
+        sendRpcError(res, 405, -32000, `${method} is not part of the stateless protocol (${req.headers["mcp-protocol-version"]}): send each request as a POST; there is no session to open a stream on or to delete`, { Allow: "POST" });
+        return;
+      }
       if (header === undefined) {
         sendRpcError(res, 400, -32000, `Bad Request: ${method} needs the Mcp-Session-Id header of an open session`);
         return;
@@ -330,6 +357,13 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       log.error(`http request failed: ${redactor.redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}`);
       sendRpcError(res, 500, -32603, "Internal error: the server failed on this request; it keeps serving others");
     });
+  });
+  // `Expect: 100-continue` with a body over the cap: answer 413 at once instead of inviting the body
+  // (Node would send 100 Continue before the handler runs). Otherwise continue as Node would.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    const declared = Number(req.headers["content-length"]);
+    if (!(Number.isFinite(declared) && declared > options.maxBodyBytes)) res.writeContinue();
+    server.emit("request", req, res);
   });
   // A client that sends headers byte by byte must not hold a socket forever.
   server.headersTimeout = 30_000;
