@@ -28,6 +28,21 @@ export function createLogger(scope = "agent-tools", level: Level = levelFromEnv(
   };
 }
 
+/** C0 and C1 control characters, DEL, and the Unicode line and paragraph separators. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/**
+ * Text a client chose (a JSON-RPC method, a tool name, a header) made safe inside one log line:
+ * each control character becomes an escape (`\n`, `\u001b`), so a newline in a request
+ * cannot start a forged line and an escape sequence cannot rewrite a terminal.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (char) => SHORT_ESCAPES[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**

@@ -34,6 +34,20 @@ const REGRESSIONS: { payload: string; says: RegExp; code?: number; stdioOnly?: t
     says: /the message is larger than 10485760 bytes, the most one stdio line may carry, and was skipped unread/,
     stdioOnly: true,
   },
+  // The SDK answered these -32602 with a raw zod dump spread over lines (tools/list's cursor -32603); now one sentence naming the member (params-check.ts).
+  ...[
+    [50, { name: "agent_tools_help", arguments: "foo" }, /'params\.arguments': expected an object, received string/],
+    [51, { name: "agent_tools_help", arguments: [1] }, /'params\.arguments': expected an object, received array/],
+    [52, { name: "agent_tools_help", arguments: null }, /'params\.arguments': expected an object, received null/],
+    [53, { arguments: {} }, /'params\.name': missing \(expected string\)/],
+    [54, { name: 42, arguments: {} }, /'params\.name': expected string, received number/],
+    [55, undefined, /'params': missing \(expected object\)/],
+  ].map(([id, params, says]) => ({
+    payload: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", ...(params === undefined ? {} : { params }) }),
+    says: new RegExp(`^Invalid params for tools/call: ${(says as RegExp).source}; nothing was run\\. Send \\{"name": "<a tool name from tools/list>", "arguments": \\{…\\}\\}`),
+    code: -32602,
+  })),
+  { payload: JSON.stringify({ jsonrpc: "2.0", id: 56, method: "tools/list", params: { cursor: 3 } }), says: /^Invalid params for tools\/list: 'params\.cursor': expected string, received number; nothing was run\. Send no params, or \{"cursor": "…"\}/, code: -32602 },
   // The SDK answered these -32603 Internal error with a raw zod dump (src/transports/params-check.ts).
   { payload: JSON.stringify({ jsonrpc: "2.0", id: 48, method: "initialize", params: { protocolVersion: 7, capabilities: "x" } }), says: /Invalid params for initialize: 'params\.protocolVersion': .*'params\.clientInfo': .*Send \{"protocolVersion"/, code: -32602 },
   { payload: JSON.stringify({ jsonrpc: "2.0", id: 49, method: "logging/setLevel", params: { level: "verbose" } }), says: /Invalid params for logging\/setLevel: 'params\.level': .*Send \{"level": "info"\}/, code: -32602 },

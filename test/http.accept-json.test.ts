@@ -52,3 +52,13 @@ describe("a client listing both media types", () => {
     assert.match(String(init.headers["content-type"]), /^text\/event-stream/);
   });
 });
+
+describe("a client that refuses SSE with q=0", () => {
+  it("gets JSON even when text/event-stream is listed first (q=0 is 'not acceptable')", async () => {
+    for (const accept of ["text/event-stream;q=0, application/json", "text/event-stream;q=0"]) {
+      const init = await raw(server.url, { headers: { "Content-Type": "application/json", Accept: accept }, body: INITIALIZE });
+      assert.equal(init.status, 200, `${accept}: ${init.body}`);
+      assert.match(String(init.headers["content-type"]), /^application\/json/, accept);
+    }
+  });
+});

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { baseEnv, runCli } from "./helpers.js";
-import { HTTP_BIN, httpForSuite, INITIALIZE, MCP_HEADERS, raw, rawInitialize, type RunningHttp, sessionHeaders, startHttp, TOOLS_LIST } from "./http-helpers.js";
+import { eventually, HTTP_BIN, httpForSuite, INITIALIZE, MCP_HEADERS, raw, rawInitialize, type RunningHttp, sessionHeaders, startHttp, TOOLS_LIST } from "./http-helpers.js";
 
 // Every defence of the HTTP facade answers its own status, and the very next valid request works.
 
@@ -123,6 +124,69 @@ describe("HTTP defences without a token", () => {
     assert.equal(put.status, 405);
     assert.equal(put.headers.allow, "GET, POST, DELETE");
     await listWorks(http.url, session);
+  });
+
+  it("a newline in a JSON-RPC method, a tool name or a session id cannot forge a log line: one request, one line", async () => {
+    const forged = "[agent-tools] error: INJECTED";
+    const method = JSON.stringify({ jsonrpc: "2.0", id: 31, method: `x\n${forged} method`, params: {} });
+    const tool = JSON.stringify({ jsonrpc: "2.0", id: 32, method: "tools/call", params: { name: `t\r\n${forged} tool\u001b[2K`, arguments: {} } });
+    await raw(http.url, { headers: headers(), body: method });
+    await raw(http.url, { headers: headers(), body: tool });
+    await raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": "a\tb" }, body: TOOLS_LIST });
+    await eventually(() => http.stderr().includes("tool=t\\r\\n[agent-tools]"), "the tools/call's log line");
+    await eventually(() => http.stderr().includes("session=a\\tb"), "the tab-carrying session id's log line");
+    const lines = http.stderr().split("\n");
+    assert.ok(!lines.some((line) => line.startsWith(forged)), "no line starts with the forged prefix");
+    assert.ok(lines.some((line) => line.includes(`x\\n${forged} method`)), "the method is logged escaped on its request's line");
+    assert.ok(lines.some((line) => line.includes("tool\\u001b[2K")), "an escape sequence is logged as text");
+  });
+
+  it("an oversized body announced with Expect: 100-continue gets 413 without 100 Continue", async () => {
+    const { port } = new URL(http.url);
+    const socket = connect(Number(port), "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
+    await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: ${session}\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n`);
+    await new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    assert.match(received, /^HTTP\/1\.1 413 /, received.slice(0, 200));
+    assert.doesNotMatch(received, /100 Continue/);
+    await listWorks(http.url, session);
+  });
+
+  it("a path that starts with // is named as sent in the 404", async () => {
+    const { port } = new URL(http.url);
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, path: "//mcp", method: "POST", headers: headers() }, (r) => {
+        let body = "";
+        r.on("data", (c: Buffer) => (body += c.toString()));
+        r.on("end", () => resolve({ status: r.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      req.end(TOOLS_LIST);
+    });
+    assert.equal(res.status, 404);
+    assert.match(res.body, /nothing at '\/\/mcp'; the MCP endpoint is \/mcp/);
+  });
+
+  it("a stateless (2026-07-28) request is told what applies to its era: a stale Mcp-Session-Id to drop, GET and DELETE 405", async () => {
+    const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "era", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} };
+    const stale = await raw(http.url, {
+      headers: { ...MCP_HEADERS, "Mcp-Session-Id": "gone-session", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: envelope } }),
+    });
+    assert.equal(stale.status, 400);
+    assert.match(stale.json().error?.message ?? "", /stateless: send it without the Mcp-Session-Id header/);
+    assert.doesNotMatch(stale.json().error?.message ?? "", /initialize/);
+    for (const method of ["GET", "DELETE"]) {
+      const res = await raw(http.url, { method, headers: { Accept: "text/event-stream", "Mcp-Protocol-Version": "2026-07-28" } });
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.allow, "POST");
+      assert.match(res.json().error?.message ?? "", /send each request as a POST/);
+    }
+    const legacyGet = await raw(http.url, { method: "GET", headers: { Accept: "text/event-stream" } });
+    assert.equal(legacyGet.status, 400, "a 2025-era GET is still told it needs its session");
+    assert.match(legacyGet.json().error?.message ?? "", /GET needs the Mcp-Session-Id header/);
   });
 
   it("never logs a credential sent in a header", async () => {

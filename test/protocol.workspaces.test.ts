@@ -123,3 +123,65 @@ describe("workspace handles over HTTP end to end", () => {
     await client.close();
   });
 });
+
+describe("the workspace cap: room is made from the caller holding the most, never from a call in flight", () => {
+  let runtime: Runtime;
+  let entry: ModernEntry;
+  before(async () => {
+    runtime = await createRuntime({ pluginDirs: [path.join(PLUGINS, "agent-tools-plugin-notes")], log: silentLogger, env: {} });
+    entry = createModernEntry(runtime, { maxWorkspaces: 4 });
+  });
+  after(async () => {
+    await entry.close();
+    await runtime.close();
+  });
+  const clientAs = (clientId: string) =>
+    connectHttpV2(v2Client("pin"), "http://in-process.test/mcp", (url, init) => entry.handler.fetch(new Request(url, init), { authInfo: { token: "t", clientId, scopes: [] } }));
+  const exec = async (client: Awaited<ReturnType<typeof clientAs>>, command: string, workspace?: string) =>
+    (await callV2(client, "agent_tools_exec", { command, ...(workspace ? { workspace } : {}) })).payload as ExecAnswer & { error?: { code?: string; message?: string } };
+
+  it("another caller's flood of unnamed exec calls closes its own workspaces, not the one in use elsewhere; a closed handle says why", async () => {
+    const alice = await clientAs("alice");
+    const bob = await clientAs("bob");
+    const mine = (await exec(alice, "export KEEP=alice")).workspace;
+    const bobs: string[] = [];
+    for (let i = 0; i < 12; i++) bobs.push((await exec(bob, "true")).workspace ?? "");
+    assert.equal((await exec(alice, "echo $KEEP", mine)).stdout, "alice\n", "alice's workspace survived bob's flood");
+    assert.ok(entry.workspaces.liveCount <= 4, `the cap holds (${entry.workspaces.liveCount} live)`);
+    const gone = await exec(bob, "true", bobs[0]);
+    assert.equal(gone.error?.code, "WORKSPACE_EXPIRED");
+    assert.match(gone.error?.message ?? "", /was closed to make room \(this server holds at most 4 workspaces, AGENT_TOOLS_HTTP_MAX_WORKSPACES, and it was the least recently used idle one of the caller holding the most\); its files are gone; call agent_tools_exec without 'workspace'/);
+    assert.doesNotMatch(gone.error?.message ?? "", /minutes unused/, "not told it sat unused");
+    assert.equal((await exec(bob, "true", bobs[11])).exitCode, 0, "bob's most recent workspace is kept");
+    await alice.close();
+    await bob.close();
+  });
+
+  it("a workspace with a call in flight is never closed to make room: the call's handle works after it", async () => {
+    const carol = await clientAs("carol");
+    const busy = (await exec(carol, "export BUSY=yes")).workspace;
+    // The long call makes carol's workspace the most recently used; then her own flood passes the cap many times over.
+    const long = exec(carol, "sleep 2; echo $BUSY", busy);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (let i = 0; i < 12; i++) await exec(carol, "true");
+    const answered = await long;
+    assert.equal(answered.stdout, "yes\n", JSON.stringify(answered));
+    assert.equal(answered.workspace, busy);
+    assert.equal((await exec(carol, "echo $BUSY", busy)).stdout, "yes\n", "the handle the call returned still works");
+    await carol.close();
+  });
+});
+
+describe("the workspace cap over HTTP", () => {
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_MAX_WORKSPACES: "3" });
+
+  it("AGENT_TOOLS_HTTP_MAX_WORKSPACES sets the cap, and a workspace closed to make room says so", async () => {
+    const client = await connectHttpV2(v2Client("pin"), http.url);
+    const first = ((await callV2(client, "agent_tools_exec", { command: "export A=1" })).payload as ExecAnswer).workspace;
+    for (let i = 0; i < 3; i++) await callV2(client, "agent_tools_exec", { command: "true" });
+    const closed = await callV2(client, "agent_tools_exec", { command: "echo $A", workspace: first });
+    assert.equal(closed.payload.error?.code, "WORKSPACE_EXPIRED");
+    assert.match(closed.payload.error?.message ?? "", /was closed to make room \(this server holds at most 3 workspaces/);
+    await client.close();
+  });
+});

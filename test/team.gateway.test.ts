@@ -235,7 +235,13 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
       await callJson(client, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "m", body: "b" } }); // CONFIRM_REQUIRED
       await callJson(client, "agent_tools_notes_discover", { query: "note" });
       await callJson(client, "agent_tools_search", { query: "ticket" });
-      const text = (await raw(server.url.replace(/\/mcp$/, "/metrics"), { method: "GET" })).body;
+      // The figures name every plugin and identity: an identity restricted to some plugins may not read them.
+      const restricted = await raw(server.url.replace(/\/mcp$/, "/metrics"), { method: "GET", headers: bearer(TOKENS.reader) });
+      assert.equal(restricted.status, 403);
+      assert.match(restricted.json().error?.message ?? "", /identity 'reader' may not read \/metrics/);
+      assert.doesNotMatch(restricted.body, /agent_tools_calls_total/);
+      assert.equal((await raw(server.url.replace(/\/mcp$/, "/metrics"), { method: "GET" })).status, 401);
+      const text = (await raw(server.url.replace(/\/mcp$/, "/metrics"), { method: "GET", headers: bearer(TOKENS.writer) })).body;
       const families = parsePrometheusTextFormat(text) as Sample[];
       assert.equal(metricValue(families, "agent_tools_calls_total", { plugin: "notes", kind: "call", outcome: "ok" }), 4);
       assert.equal(metricValue(families, "agent_tools_calls_total", { plugin: "notes", kind: "call", outcome: "CONFIRM_REQUIRED" }), 1);
@@ -261,7 +267,7 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
     const [off, ownPort] = await Promise.all([writeConfig(dir, { metrics: false }), writeConfig(dir, { metrics: { port: 0 } })]);
     const [hidden, apart] = await Promise.all([startHttp({ AGENT_TOOLS_AUDIT: "off" }, ["--config", off]), startHttp({ AGENT_TOOLS_AUDIT: "off" }, ["--config", ownPort])]);
     try {
-      const metricsOf = (server: RunningHttp): Promise<Awaited<ReturnType<typeof raw>>> => raw(server.url.replace(/\/mcp$/, "/metrics"), { method: "GET" });
+      const metricsOf = (server: RunningHttp): Promise<Awaited<ReturnType<typeof raw>>> => raw(server.url.replace(/\/mcp$/, "/metrics"), { method: "GET", headers: bearer(TOKENS.writer) });
       const offAnswer = await metricsOf(hidden);
       assert.equal(offAnswer.status, 404);
       assert.match(offAnswer.body, /team\.metrics turns metrics off/);

@@ -99,6 +99,10 @@ export const CONFIG_SCHEMA = {
         "maxBodyBytes": {
           "minimum": 1,
           "type": "integer"
+        },
+        "maxWorkspaces": {
+          "minimum": 1,
+          "type": "integer"
         }
       }
     },

@@ -53,6 +53,7 @@ const HttpSchema = Type.Object(
     sessionIdleMs: Type.Optional(Millis),
     unusedSessionIdleMs: Type.Optional(Millis),
     maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxWorkspaces: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
 );

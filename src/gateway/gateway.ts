@@ -12,6 +12,7 @@ import { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
 import { checkRate, type RateDecision } from "./rate-limit.js";
 import { startTracing, type GatewayTracing } from "./tracing.js";
 import { packageJson } from "../paths.js";
+import { opsAccessOf } from "./ops-paths.js";
 
 /**
  * What makes one HTTP runtime an instance of a team gateway: shared state, identities, the audit
@@ -21,7 +22,6 @@ import { packageJson } from "../paths.js";
  * registry and a JSONL audit file — the single-user server as before, now observable.
  */
 
-const OPS_PATHS = ["/metrics", "/healthz", "/readyz", "/.well-known/oauth-protected-resource"] as const;
 
 export interface Gateway {
   readonly state: SharedState;
@@ -96,7 +96,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const metricsOnMain = team?.metrics === undefined || team.metrics === true;
 
   async function serveOps(req: IncomingMessage, res: ServerResponse, pathname: string, onMetricsPort = false): Promise<boolean> {
-    if (!(OPS_PATHS as readonly string[]).includes(pathname)) return false;
+    if (!opsAccessOf(pathname)) return false;
     if (pathname === "/metrics" && !onMetricsPort && !metricsOnMain) {
       send(res, 404, JSON.stringify({ error: `nothing at /metrics on this port: the config's team.metrics ${team?.metrics === false ? "turns metrics off" : "serves them on a port of their own"}` }));
       return true;
@@ -112,17 +112,19 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       }
       case "/healthz": {
         // Liveness: the process answers. Whether it should get traffic is /readyz.
+        // Token-free, so status only (the instance id is on every answer's Agent-Tools-Instance header anyway).
         send(res, 200, JSON.stringify({ status: "ok", instance: state.instanceId }));
         return true;
       }
       case "/readyz": {
         const backend = await state.ping();
         const ready = backend && !draining;
-        send(res, ready ? 200 : 503, JSON.stringify({ status: ready ? "ready" : draining ? "draining" : "state backend unreachable", instance: state.instanceId, state: state.backend }));
+        send(res, ready ? 200 : 503, JSON.stringify({ status: ready ? "ready" : draining ? "draining" : "state backend unreachable", instance: state.instanceId }));
         return true;
       }
       default: {
         // RFC 9728, as the MCP authorization spec asks: where clients get tokens for this resource.
+        // The transport checked Host before this (loopback or http.allowedHosts): a foreign name never gets here.
         const host = req.headers.host ?? "localhost";
         const resource = team?.resource ?? `http://${host}/mcp`;
         const body: Record<string, unknown> = { resource, bearer_methods_supported: ["header"], resource_name: "agent-tools-runtime gateway" };

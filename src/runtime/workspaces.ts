@@ -61,7 +61,11 @@ export interface WorkspacesOptions {
   store?: WorkspaceStore;
   /** A workspace unused this long is closed and its handle refused. Default 30 minutes. */
   idleMs?: number;
-  /** At most this many workspaces with a sandbox in this process; the least recently used is closed first. Default 256. */
+  /**
+   * At most this many workspaces with a sandbox in this process (default 256). Past it, room is
+   * made by closing an idle workspace (no call in flight) of the owner holding the most, its least
+   * recently used first: a caller that opens many workspaces displaces its own, not another's.
+   */
   maxLive?: number;
   now?: () => number;
   /**
@@ -79,6 +83,8 @@ export interface WorkspacesOptions {
 export interface OpenedWorkspace {
   handle: string;
   session: Session;
+  /** The call in this workspace ended: until then it is never closed (to make room or as idle). */
+  release: () => Promise<void>;
   /** true when the handle was new in this call. */
   created: boolean;
   /** Said in the answer when the sandbox had to be made again here (a shared store without a fleet: one process that lost its sandboxes). */
@@ -91,6 +97,17 @@ const START_NEW = "call agent_tools_exec without 'workspace' to start a new one,
 const DEFAULT_WORKSPACE_IDLE_MS = 30 * 60_000;
 /** How long a caller should wait before retrying a WORKSPACE_UNAVAILABLE answer. */
 const WORKSPACE_RETRY_MS = 1000;
+export const DEFAULT_MAX_LIVE_WORKSPACES = 256;
+/** Ids of workspaces closed to make room, remembered so their handle is told so (the oldest are forgotten first). */
+const EVICTED_MEMORY = 4096;
+
+/** A workspace whose sandbox this process holds. */
+interface LiveWorkspace {
+  session: Session;
+  owner: string;
+  /** Calls running in it now. */
+  calls: number;
+}
 
 export class Workspaces {
   private readonly key: Buffer;
@@ -100,7 +117,9 @@ export class Workspaces {
   private readonly now: () => number;
   private readonly fleet: WorkspacesOptions["fleet"];
   /** Sandboxes of this process, by workspace id, in least-recently-used order. */
-  private readonly live = new Map<string, Session>();
+  private readonly live = new Map<string, LiveWorkspace>();
+  /** Workspaces closed to make room (id → when), so that their handle answers why. */
+  private readonly evicted = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(options: WorkspacesOptions = {}) {
@@ -108,7 +127,7 @@ export class Workspaces {
     this.key = options.key ?? stateKey();
     this.store = options.store ?? new MemoryWorkspaceStore();
     this.idleMs = options.idleMs ?? DEFAULT_WORKSPACE_IDLE_MS;
-    this.maxLive = options.maxLive ?? 256;
+    this.maxLive = options.maxLive ?? DEFAULT_MAX_LIVE_WORKSPACES;
     this.now = options.now ?? Date.now;
     this.fleet = options.fleet;
     this.sweeper = setInterval(() => void this.sweep(), Math.max(1_000, Math.min(60_000, Math.floor(this.idleMs / 4))));
@@ -121,7 +140,7 @@ export class Workspaces {
     const id = this.fleet ? `${this.fleet.instance.replace(/[^A-Za-z0-9_-]/g, "-")}~${randomUUID()}` : randomUUID();
     const at = this.now();
     await this.store.put({ id, owner, createdAt: at, lastUsed: at, ...(this.fleet ? { instance: this.fleet.instance } : {}) });
-    return { handle: this.sign(id, owner), session: await this.sandbox(id, identity), created: true };
+    return { handle: this.sign(id, owner), ...(await this.sandbox(id, owner, identity)), created: true };
   }
 
   /**
@@ -132,6 +151,13 @@ export class Workspaces {
     const id = this.verify(handle, owner);
     const record = await this.store.get(id);
     const at = this.now();
+    if (!record && this.evicted.has(id)) {
+      throw new RuntimeError(
+        "WORKSPACE_EXPIRED",
+        `workspace '${handle.slice(0, 16)}…' was closed to make room (this server holds at most ${this.maxLive} workspaces, AGENT_TOOLS_HTTP_MAX_WORKSPACES, and it was the least recently used idle one of the caller holding the most); its files are gone; ${START_NEW}`,
+        { reason: "closed to make room", maxWorkspaces: this.maxLive },
+      );
+    }
     if (!record || at - record.lastUsed > this.idleMs) {
       if (record) await this.forget(id);
       throw new RuntimeError("WORKSPACE_EXPIRED", `workspace '${handle.slice(0, 16)}…' expired after ${Math.round(this.idleMs / 60_000)} minutes unused (its files are gone); ${START_NEW}`, { idleMinutes: Math.round(this.idleMs / 60_000) });
@@ -139,8 +165,7 @@ export class Workspaces {
     const known = this.live.has(id);
     if (!known && this.fleet && record.instance) await this.refuseForeign(handle, id, record.instance, this.fleet);
     await this.store.put({ ...record, lastUsed: at });
-    const session = await this.sandbox(id, identity);
-    return { handle, session, created: false, ...(known ? {} : { note: "this workspace was opened again on this server instance: files and variables from before are not here" }) };
+    return { handle, ...(await this.sandbox(id, owner, identity)), created: false, ...(known ? {} : { note: "this workspace was opened again on this server instance: files and variables from before are not here" }) };
   }
 
   /**
@@ -171,13 +196,14 @@ export class Workspaces {
     clearInterval(this.sweeper);
     const sessions = [...this.live.values()];
     this.live.clear();
-    await Promise.allSettled(sessions.map((s) => closeSession(s)));
+    await Promise.allSettled(sessions.map((w) => closeSession(w.session)));
   }
 
   /** Close workspaces idle past the limit (their sandboxes and records). */
   async sweep(): Promise<void> {
     const stale = await this.store.idleSince(this.now() - this.idleMs);
-    await Promise.allSettled(stale.map((r) => this.forget(r.id)));
+    // A call running longer than the idle limit keeps its workspace: it is in use.
+    await Promise.allSettled(stale.filter((r) => !this.live.get(r.id)?.calls).map((r) => this.forget(r.id)));
   }
 
   get liveCount(): number {
@@ -203,27 +229,48 @@ export class Workspaces {
     return id;
   }
 
-  private async sandbox(id: string, identity?: Identity): Promise<Session> {
-    let session = this.live.get(id);
-    if (session) {
-      this.live.delete(id);
-      this.live.set(id, session);
-      return session;
-    }
-    session = createSession(`ws-${id}`, identity);
-    this.live.set(id, session);
+  /** The sandbox of `id`, most recently used now and with one more call in it, and that call's release. */
+  private async sandbox(id: string, owner: string, identity?: Identity): Promise<{ session: Session; release: () => Promise<void> }> {
+    let workspace = this.live.get(id);
+    if (workspace) this.live.delete(id);
+    else workspace = { session: createSession(`ws-${id}`, identity), owner, calls: 0 };
+    this.live.set(id, workspace);
+    workspace.calls += 1;
+    const inUse = workspace;
+    let released = false;
+    const release = async (): Promise<void> => {
+      if (released) return;
+      released = true;
+      inUse.calls -= 1;
+      // Over the cap while every candidate was busy: room is made now that one is idle.
+      await this.makeRoom();
+    };
+    await this.makeRoom();
+    return { session: workspace.session, release };
+  }
+
+  /**
+   * Close idle workspaces until at most `maxLive` are live: of the owner holding the most, its
+   * least recently used idle one first (then the next owner's, when all of the first are busy).
+   * When every workspace has a call in flight the cap is passed until one ends.
+   */
+  private async makeRoom(): Promise<void> {
     while (this.live.size > this.maxLive) {
-      const [oldest] = this.live.keys();
-      if (oldest === undefined) break;
-      await this.forget(oldest);
+      const held = new Map<string, number>();
+      for (const { owner } of this.live.values()) held.set(owner, (held.get(owner) ?? 0) + 1);
+      const owners = [...held.keys()].sort((a, b) => held.get(b)! - held.get(a)!);
+      const victim = owners.map((owner) => [...this.live].find(([, w]) => w.owner === owner && w.calls === 0)?.[0]).find((id) => id !== undefined);
+      if (victim === undefined) return;
+      this.evicted.set(victim, this.now());
+      if (this.evicted.size > EVICTED_MEMORY) this.evicted.delete(this.evicted.keys().next().value as string);
+      await this.forget(victim);
     }
-    return session;
   }
 
   private async forget(id: string): Promise<void> {
-    const session = this.live.get(id);
+    const workspace = this.live.get(id);
     this.live.delete(id);
     await this.store.delete(id);
-    if (session) await closeSession(session);
+    if (workspace) await closeSession(workspace.session);
   }
 }

@@ -26,9 +26,13 @@ function hostName(header: string): string {
   return colon === -1 ? trimmed : trimmed.slice(0, colon);
 }
 
-export function checkHost(req: IncomingMessage, options: HttpOptions): Rejection | undefined {
+/**
+ * `hostOptional`: a request without Host passes (a balancer's HTTP/1.0 health probe sends none; a
+ * browser always sends one, so DNS rebinding is still stopped). A Host that is present is checked.
+ */
+export function checkHost(req: IncomingMessage, options: HttpOptions, { hostOptional = false } = {}): Rejection | undefined {
   const header = req.headers.host;
-  if (!header) return { status: 400, message: "the request has no Host header" };
+  if (!header) return hostOptional ? undefined : { status: 400, message: "the request has no Host header" };
   const name = hostName(header);
   const bare = name.replace(/^\[|\]$/g, "");
   if (isLoopbackName(name) || isLoopbackName(bare) || options.allowedHosts.includes(bare) || options.allowedHosts.includes(name)) return undefined;

@@ -43,6 +43,8 @@ export interface ModernScopeOptions {
   workspaceStore?: WorkspaceStore;
   workspaceKey?: Buffer;
   workspaceIdleMs?: number;
+  /** At most this many workspaces with a shell in this process (runtime/workspaces.ts). */
+  maxWorkspaces?: number;
   now?: () => number;
 }
 
@@ -59,6 +61,7 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
     ...(store ? { store } : {}),
     ...(fleet ? { fleet } : {}),
     ...(options.workspaceIdleMs ? { idleMs: options.workspaceIdleMs } : {}),
+    ...(options.maxWorkspaces ? { maxLive: options.maxWorkspaces } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   return {
@@ -80,7 +83,8 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
         const answer: Record<string, unknown> = { workspace: opened.handle };
         if (opened.created) answer.workspaceNote = "pass this `workspace` on your next agent_tools_exec calls to keep files, variables and the working folder";
         if (opened.note) answer.workspaceNote = opened.note;
-        return { session: opened.session, answer };
+        // Released once the command line ended: a workspace with a call in flight is never closed.
+        return { session: opened.session, answer, release: opened.release };
       } catch (error) {
         if (error instanceof RuntimeError) return { error };
         throw error;
@@ -98,7 +102,7 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
 const MAX_ACCEPTED_ENVELOPES = 256;
 
 /** The first revision of the stateless era: a request whose envelope names it or a later one is modern. */
-const FIRST_MODERN_VERSION = "2026-07-28";
+export const FIRST_MODERN_VERSION = "2026-07-28";
 
 /**
  * The common modern request, recognised without the SDK's full classification: one JSON-RPC

@@ -13,6 +13,8 @@ const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 /** A session that did nothing after initialize keeps its slot this long (see sessions.ts). */
 const DEFAULT_UNUSED_SESSION_IDLE_MS = 30 * 1000;
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Modern clients' workspaces with a shell in this process (runtime/workspaces.ts says how room is made). */
+const DEFAULT_MAX_WORKSPACES = 256;
 export const MCP_PATH = "/mcp";
 
 export interface HttpOptions {
@@ -28,6 +30,7 @@ export interface HttpOptions {
   sessionIdleMs: number;
   unusedSessionIdleMs: number;
   maxBodyBytes: number;
+  maxWorkspaces: number;
 }
 
 export class HttpOptionsError extends Error {
@@ -85,5 +88,6 @@ export function resolveHttpOptions(env: NodeJS.ProcessEnv, config: AgentToolsCon
       DEFAULT_UNUSED_SESSION_IDLE_MS,
     ),
     maxBodyBytes: positiveInteger(env.AGENT_TOOLS_HTTP_MAX_BODY_BYTES ?? config.maxBodyBytes, "AGENT_TOOLS_HTTP_MAX_BODY_BYTES (or http.maxBodyBytes)", DEFAULT_MAX_BODY_BYTES),
+    maxWorkspaces: positiveInteger(env.AGENT_TOOLS_HTTP_MAX_WORKSPACES ?? config.maxWorkspaces, "AGENT_TOOLS_HTTP_MAX_WORKSPACES (or http.maxWorkspaces)", DEFAULT_MAX_WORKSPACES),
   };
 }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { escapeControls } from "../../log.js";
 
 /**
  * One stderr line per HTTP request: session, JSON-RPC method, tool, status, outcome, duration.
@@ -26,8 +27,9 @@ export function describeBody(body: unknown): Pick<RequestFacts, "rpcMethods" | "
   for (const message of messages) {
     if (!message || typeof message !== "object") continue;
     const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
-    if (typeof method === "string") rpcMethods.push(method.slice(0, 80));
-    if (method === "tools/call" && typeof params?.name === "string") tool = params.name.slice(0, 120);
+    // Client-chosen text: cut, and escaped so that one request stays one log line.
+    if (typeof method === "string") rpcMethods.push(escapeControls(method.slice(0, 80)));
+    if (method === "tools/call" && typeof params?.name === "string") tool = escapeControls(params.name.slice(0, 120));
   }
   return { rpcMethods, tool };
 }

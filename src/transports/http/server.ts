@@ -4,9 +4,11 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { createRedactor } from "../../adapters/shared/redact.js";
 import type { Logger } from "../../adapters/types.js";
+import { escapeControls } from "../../log.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { Identity } from "../../runtime/access.js";
 import type { Gateway } from "../../gateway/gateway.js";
+import { opsAccessOf } from "../../gateway/ops-paths.js";
 import { acceptBothMediaTypes } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
@@ -16,7 +18,7 @@ import { serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, requestIdsOf } from "./request-ids.js";
 import { refusedRequestIn } from "../refused-request.js";
 import { invalidParamsAnswer } from "../params-check.js";
-import { authInfoFor, claimsModernEnvelope, createModernEntry } from "./modern.js";
+import { authInfoFor, claimsModernEnvelope, createModernEntry, FIRST_MODERN_VERSION } from "./modern.js";
 
 /**
  * The MCP facade over Streamable HTTP, on node:http, both protocol eras on one endpoint. This
@@ -81,9 +83,23 @@ export function prefersSse(accept: string | undefined): boolean {
   });
   const sse = ranked.find((r) => r.type === "text/event-stream");
   const json = ranked.find((r) => r.type === "application/json");
-  if (!sse) return false;
+  // q=0 means "not acceptable" (RFC 9110).
+  if (!sse || sse.q <= 0) return false;
   if (!json) return true;
   return sse.q > json.q || (sse.q === json.q && sse.index < json.index);
+}
+
+/**
+ * Whether this request may read /metrics: with a token or identities configured, a caller that
+ * authenticates and may use every plugin (the figures name all plugins and identities, which a
+ * restricted identity must not learn). Otherwise the 401 or 403 is sent.
+ */
+async function metricsReader(req: IncomingMessage, res: ServerResponse, gateway: Gateway): Promise<boolean> {
+  const auth = await gateway.auth.authenticate(req.headers.authorization);
+  if (!auth.ok) reject(res, auth);
+  else if (auth.identity && auth.identity.plugins !== "*") reject(res, { status: 403, message: `identity '${auth.identity.name}' may not read /metrics: its figures name every plugin and identity; scrape with a token whose identity may use all plugins ("*")` });
+  else return true;
+  return false;
 }
 
 /** A modern `agent_tools_exec` call without `workspace`: it would open a new workspace here. */
@@ -97,6 +113,22 @@ function opensWorkspace(body: unknown): boolean {
 
 function isInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+}
+
+/**
+ * The request target as a URL. An origin-form target is read as a path: `//mcp` must stay the path
+ * `//mcp` (as a relative reference it would name the host `mcp`); an absolute-form one (what a
+ * forward proxy sends) is parsed as it is.
+ */
+function requestUrl(req: IncomingMessage): URL {
+  const target = req.url ?? "/";
+  return target.startsWith("/") ? new URL(`http://localhost${target}`) : new URL(target, "http://localhost");
+}
+
+/** The MCP-Protocol-Version header names a stateless (2026-07-28 or later) revision. */
+function namesModernVersion(req: IncomingMessage): boolean {
+  const version = req.headers["mcp-protocol-version"];
+  return typeof version === "string" && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= FIRST_MODERN_VERSION;
 }
 
 /** The request line and headers as a web Request, for era classification of an already-parsed body. */
@@ -129,7 +161,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   const shuttingDown = (res: ServerResponse, refused: string): void =>
     sendRpcError(res, 503, -32000, `this instance is shutting down and ${refused}; retry (the load balancer sends you to another instance)`, { "Retry-After": "1", Connection: "close" });
   const redactor = createRedactor([options.token]);
-  const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs });
+  const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs, maxWorkspaces: options.maxWorkspaces });
   let inFlight = 0;
   /** A session's POST, counted in flight (idle eviction passes over a session serving one); its last use is noted after. */
   const servePost = async (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
@@ -159,7 +191,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       `http ${facts.httpMethod}`,
       facts.rpcMethods.length ? facts.rpcMethods.join(",") : "-",
       ...(facts.tool ? [`tool=${facts.tool}`] : []),
-      `session=${facts.session ? facts.session.slice(0, 8) : "-"}`,
+      `session=${facts.session ? escapeControls(facts.session.slice(0, 8)) : "-"}`,
       `status=${status}`,
       outcome,
       `${Math.round(performance.now() - started)}ms`,
@@ -172,15 +204,26 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    const url = requestUrl(req);
     // Which instance answered: for operators reading balancer logs, and for clients' diagnostics.
     if (gateway) res.setHeader("Agent-Tools-Instance", gateway.state.instanceId);
-    if (gateway && (await gateway.serveOps(req, res, url.pathname))) return;
+    // Host and Origin on every path, the operations paths included: DNS rebinding must not read them either.
+    const ops = gateway ? opsAccessOf(url.pathname) : undefined;
+    const refused = checkHost(req, options, { hostOptional: ops === "probe" }) ?? checkOrigin(req, options);
+    if (refused) {
+      reject(res, refused);
+      return;
+    }
+    if (gateway && ops) {
+      if (ops === "metrics" && !(await metricsReader(req, res, gateway))) return;
+      await gateway.serveOps(req, res, url.pathname);
+      return;
+    }
     if (url.pathname !== MCP_PATH) {
       sendRpcError(res, 404, -32000, `nothing at '${url.pathname}'; the MCP endpoint is ${MCP_PATH}`);
       return;
     }
-    const rejection = checkHost(req, options) ?? checkOrigin(req, options) ?? (gateway ? undefined : checkBearer(req, options));
+    const rejection = gateway ? undefined : checkBearer(req, options);
     if (rejection) {
       reject(res, rejection);
       return;
@@ -248,6 +291,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       if (header !== undefined) {
+        // A stateless request carrying a stale session id: the fix is to drop the header, not to initialize.
+        if (!sessions.get(header) && claimsModernEnvelope(parsed.value)) {
+          sendRpcError(res, 400, -32000, "Bad Request: this request carries the 2026-07-28 _meta envelope, which is stateless: send it without the Mcp-Session-Id header (that session is not open here)");
+          return;
+        }
         const entry = callerSession(res, header, identity);
         if (!entry) return;
         sessions.touch(entry, facts.rpcMethods);
@@ -275,6 +323,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     }
 
     if (method === "GET" || method === "DELETE") {
+      // The 2026-07-28 era has no session, so no notification stream and nothing to delete.
+      if (header === undefined && namesModernVersion(req)) {
+        sendRpcError(res, 405, -32000, `${method} is not part of the stateless protocol (${req.headers["mcp-protocol-version"]}): send each request as a POST; there is no session to open a stream on or to delete`, { Allow: "POST" });
+        return;
+      }
       if (header === undefined) {
         sendRpcError(res, 400, -32000, `Bad Request: ${method} needs the Mcp-Session-Id header of an open session`);
         return;
@@ -304,6 +357,13 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       log.error(`http request failed: ${redactor.redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}`);
       sendRpcError(res, 500, -32603, "Internal error: the server failed on this request; it keeps serving others");
     });
+  });
+  // `Expect: 100-continue` with a body over the cap: answer 413 at once instead of inviting the body
+  // (Node would send 100 Continue before the handler runs). Otherwise continue as Node would.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    const declared = Number(req.headers["content-length"]);
+    if (!(Number.isFinite(declared) && declared > options.maxBodyBytes)) res.writeContinue();
+    server.emit("request", req, res);
   });
   // A client that sends headers byte by byte must not hold a socket forever.
   server.headersTimeout = 30_000;
