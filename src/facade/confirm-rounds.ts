@@ -55,9 +55,14 @@ export function confirmForm(question: ConfirmQuestion): { message: string; reque
   };
 }
 
-/** The user's decision from a form answer: an accept with the box unticked is no accept. */
-export function decisionOf(action: ConfirmDecision, content: Record<string, unknown> | undefined): ConfirmDecision {
-  return action === "accept" && content?.[FORM_KEY] === false ? "decline" : action;
+/**
+ * The user's decision from a form answer, failing closed: only an accept whose `confirm` is the
+ * boolean true is a yes. An accept with anything else there (unticked, missing, "false", 0, "yes
+ * please", no content) is "unconfirmed", and an action that is none of the three is a cancel.
+ */
+export function decisionOf(action: unknown, content: Record<string, unknown> | undefined): ConfirmDecision {
+  if (action === "accept") return content?.[FORM_KEY] === true ? "accept" : "unconfirmed";
+  return action === "decline" ? "decline" : "cancel";
 }
 
 export interface ConfirmRound {

@@ -391,12 +391,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (ctx.confirmer && deps.confirmPolicyOf(request.plugin) === "elicit") {
       const question: ConfirmQuestion =
         request.via === "skill"
-          ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {} }
-          : { plugin: request.plugin, tool: request.target, arguments: request.arguments };
+          ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {}, redact: deps.redact }
+          : { plugin: request.plugin, tool: request.target, arguments: request.arguments, redact: deps.redact };
       const decision = await ctx.confirmer(question);
       if (decision === "accept") return;
-      const what = request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`;
-      throw new RuntimeError("CONFIRM_DECLINED", `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} of plugin '${request.plugin}' when asked to confirm it; nothing was changed`, {
+      const what = `${request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`} of plugin '${request.plugin}'`;
+      const said =
+        decision === "unconfirmed"
+          ? `the user's answer when asked to confirm ${what} was not a yes (the form came back accepted without 'confirm' ticked); nothing was changed`
+          : `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} when asked to confirm it; nothing was changed`;
+      throw new RuntimeError("CONFIRM_DECLINED", said, {
         tool: request.target,
         decision,
         ...(request.skill ? { skill: request.skill } : {}),
