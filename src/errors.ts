@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   "WORKSPACE_LOST",
   "WORKSPACE_UNAVAILABLE",
   "CONFIRM_DECLINED",
+  "CONFIRM_FAILED",
   "QUESTION_EXPIRED",
   "TOO_MANY_QUESTIONS",
 ] as const;
@@ -64,6 +65,8 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "Call agent_tools_exec without `workspace` to start a new workspace; files and variables of the old one are gone, so recreate what you need.",
   CONFIRM_DECLINED:
     "The user was asked and did not approve this change; nothing was run. Do not retry it: ask the user what they want instead.",
+  CONFIRM_FAILED:
+    "The user's answer to the confirmation question never came back (`message` says why); nothing was changed. Ask the user whether they want this change and to answer the confirmation their client shows, then call again with the same arguments; if it fails the same way, tell the user their client could not show the question.",
   QUESTION_EXPIRED:
     "The call that asked this question stopped waiting, so the answer went nowhere; what it did before asking may have happened. Call the tool again (without the old answer) if it is still needed.",
   TOO_MANY_QUESTIONS:

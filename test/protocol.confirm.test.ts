@@ -19,6 +19,7 @@ import { callV2, connectHttpV2, connectStdioV2, v2Client, V2_DOWNSTREAM_ARGS } f
  */
 
 type Decision = { action: "accept" | "decline" | "cancel"; content?: Record<string, string | number | boolean | string[]> };
+type Call = (args: Record<string, unknown>) => Promise<{ payload: Record<string, unknown> & { error?: { code: string; message: string; hint: string; details?: Record<string, unknown> } }; isError: boolean }>;
 
 const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-confirm-"));
 const writes = path.join(dir, "writes.log");
@@ -53,7 +54,40 @@ const written = (): string[] => {
   }
 };
 
-const env = { AGENT_TOOLS_PLUGINS_DIR: pluginsDir };
+/** A credential of the server's environment (its name says so): never shown in clear, not even in the question to the user. */
+const SECRET = "sekr3tTok3nValue12345";
+const env = { AGENT_TOOLS_PLUGINS_DIR: pluginsDir, DB_API_TOKEN: SECRET };
+
+/**
+ * Accepts that are not a yes: the form's `confirm` is anything but the boolean true. Each writes
+ * nothing and answers CONFIRM_DECLINED saying the answer was not a yes. The last one's arguments
+ * carry the server's secret: the question shows it masked.
+ */
+const NOT_A_YES: Decision[] = [
+  { action: "accept", content: { confirm: "false" } },
+  { action: "accept", content: { confirm: 0 } },
+  { action: "accept", content: {} },
+  { action: "accept" },
+  { action: "accept", content: { confirm: "yes please" } },
+  { action: "accept", content: { confirm: "true" } },
+];
+
+async function notAYesWritesNothing(call: Call, asked: string[], answer: { next: Decision }, label: string): Promise<void> {
+  const before = written().length;
+  for (const [i, decision] of NOT_A_YES.entries()) {
+    answer.next = decision;
+    const value = i === NOT_A_YES.length - 1 ? SECRET : `${label}-not-yes-${i}`;
+    const answered = await call({ toolName: "write_row", arguments: { table: "prod_db", value } });
+    const said = JSON.stringify(decision);
+    assert.equal(answered.isError, true, `${label} ${said}: ${JSON.stringify(answered.payload)}`);
+    assert.equal(answered.payload.error?.code, "CONFIRM_DECLINED", `${label} ${said}: ${JSON.stringify(answered.payload)}`);
+    assert.match(answered.payload.error?.message ?? "", /answer when asked to confirm 'write_row' of plugin 'db' was not a yes .*nothing was changed/, `${label} ${said}`);
+    assert.equal(answered.payload.error?.details?.decision, "unconfirmed");
+    assert.equal(written().length, before, `${label} ${said}: an accept that is not a yes wrote nothing`);
+  }
+  assert.doesNotMatch(asked.at(-1) ?? "", new RegExp(SECRET), `${label}: the secret is not in the question`);
+  assert.match(asked.at(-1) ?? "", /"value":"\[redacted\]"/, `${label}: ${asked.at(-1)}`);
+}
 
 /** A v2 client that answers elicitation with whatever `next` says, and records what it was asked. */
 function askingV2(asked: string[], next: () => Decision, pin = true): Client {
@@ -75,8 +109,29 @@ function askingV1(name: string, asked: string[], next: () => Decision): V1Client
   return client;
 }
 
+/** A v1 SDK client declaring elicitation whose question handler is `handler` (one that throws, one that never answers). */
+function failingV1(name: string, handler: () => Promise<never>): V1Client {
+  const client = new V1Client({ name, version: "0.0.0" }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, handler);
+  return client;
+}
+
+/** A write whose question failed: the facade's CONFIRM_FAILED (message, hint, details), in good time, and nothing written. */
+async function questionFails(call: Call, message: RegExp, label: string): Promise<void> {
+  const before = written().length;
+  const started = Date.now();
+  const failed = await call({ toolName: "write_row", arguments: { table: "prod_db", value: `${label}-failed` } });
+  assert.equal(failed.isError, true, label);
+  assert.equal(failed.payload.ok, false, label);
+  assert.equal(failed.payload.error?.code, "CONFIRM_FAILED", `${label}: ${JSON.stringify(failed.payload)}`);
+  assert.match(failed.payload.error?.message ?? "", message, label);
+  assert.match(failed.payload.error?.hint ?? "", /nothing was changed.*call again/, label);
+  assert.ok(Date.now() - started < 30_000, `${label}: answered within the question's deadline, not the SDK's 10 minutes`);
+  assert.equal(written().length, before, `${label}: nothing written`);
+}
+
 /** The three checks every transport and era gets: accept writes once, decline writes nothing, the question names what it asks. */
-async function acceptThenDecline(call: (args: Record<string, unknown>) => Promise<{ payload: Record<string, unknown> & { error?: { code: string; message: string; hint: string } }; isError: boolean }>, asked: string[], answer: { next: Decision }, label: string): Promise<void> {
+async function acceptThenDecline(call: Call, asked: string[], answer: { next: Decision }, label: string): Promise<void> {
   const before = written().length;
   answer.next = { action: "accept", content: { confirm: true } };
   const accepted = await call({ toolName: "write_row", arguments: { table: "prod_db", value: `${label}-yes` } });
@@ -100,6 +155,7 @@ describe("stdio", () => {
     const { client } = await connectStdioV2(askingV2(asked, () => answer.next), env);
     try {
       await acceptThenDecline((args) => callV2(client, "agent_tools_db_call", args), asked, answer, "stdio-modern");
+      await notAYesWritesNothing((args) => callV2(client, "agent_tools_db_call", args), asked, answer, "stdio-modern");
       answer.next = { action: "accept", content: { confirm: true } };
       const before = written().length;
       const askedBefore = asked.length;
@@ -125,6 +181,7 @@ describe("stdio", () => {
     await connectStdioV1(client, env);
     try {
       await acceptThenDecline((args) => callJson(client, "agent_tools_db_call", args), asked, answer, "stdio-legacy");
+      await notAYesWritesNothing((args) => callJson(client, "agent_tools_db_call", args), asked, answer, "stdio-legacy");
     } finally {
       await client.close();
     }
@@ -138,6 +195,10 @@ describe("stdio", () => {
     assert.equal(written().length, before, `${label}: the model's --confirm wrote without the user: ${JSON.stringify(declined)}`);
     assert.match(JSON.stringify(declined), /CONFIRM_DECLINED/);
     assert.match(asked.at(-1) ?? "", /plugin 'db'.*'write_row'[\s\S]*prod_db/, `${label}: the user was asked, naming plugin, tool and arguments`);
+    answer.next = { action: "accept", content: { confirm: "false" } };
+    const notYes = await exec(`db call write_row --table prod_db --value ${label}-not-yes`);
+    assert.match(JSON.stringify(notYes), /CONFIRM_DECLINED.*was not a yes/, `${label}: ${JSON.stringify(notYes)}`);
+    assert.equal(written().length, before, `${label}: an accept whose confirm is "false" wrote nothing`);
     answer.next = { action: "accept", content: { confirm: true } };
     const accepted = await exec(`echo one >> /tmp/runs; db call write_row --table prod_db --value ${label}-yes; echo two >> /tmp/runs; cat /tmp/runs`);
     assert.doesNotMatch(JSON.stringify(accepted), /CONFIRM_/, JSON.stringify(accepted));
@@ -164,6 +225,42 @@ describe("stdio", () => {
     await connectStdioV1(client, env);
     try {
       await execAsks((command) => client.callTool({ name: "agent_tools_exec", arguments: { command } }), asked, answer, "exec-legacy");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("legacy: a client that fails the question, or never answers it, gets CONFIRM_FAILED in the facade's shape; nothing written", async () => {
+    const crashing = failingV1("crashing-ui", async () => {
+      throw new Error("client ui crashed");
+    });
+    await connectStdioV1(crashing, env);
+    const silent = failingV1("silent-ui", () => new Promise(() => undefined));
+    await connectStdioV1(silent, { ...env, AGENT_TOOLS_CONFIRM_TIMEOUT_MS: "1500" });
+    try {
+      await questionFails((args) => callJson(crashing, "agent_tools_db_call", args), /the client failed to ask the user to confirm 'write_row' of plugin 'db': .*client ui crashed; nothing was changed/, "stdio crash");
+      const exec = await crashing.callTool({ name: "agent_tools_exec", arguments: { command: "db call write_row --table t --value exec-crash" } });
+      assert.match(JSON.stringify(exec), /CONFIRM_FAILED.*client ui crashed/, JSON.stringify(exec));
+      await questionFails((args) => callJson(silent, "agent_tools_db_call", args), /nobody answered the question asking the user to confirm 'write_row' of plugin 'db' within 1.5 s \(AGENT_TOOLS_CONFIRM_TIMEOUT_MS\); nothing was changed/, "stdio silent");
+    } finally {
+      await Promise.all([crashing.close(), silent.close()]);
+    }
+  });
+
+  it("a confirm that is not the JSON boolean true is not honoured, the answer names it, and each value sent is its own attempt for the loop breaker", async () => {
+    const { client } = await connectStdioV2(v2Client("pin"), env);
+    try {
+      const before = written().length;
+      for (const [confirm, named] of [
+        ["true", /'confirm' was the string "true"; it must be the JSON boolean true/],
+        ["yes", /'confirm' was the string "yes"; it must be the JSON boolean true/],
+        [1, /'confirm' was the number 1; it must be the JSON boolean true/],
+      ] as const) {
+        const refused = await callV2(client, "agent_tools_db_call", { toolName: "write_row", arguments: { table: "t", value: "typed" }, confirm });
+        assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED", `${JSON.stringify(confirm)}: ${JSON.stringify(refused.payload)}`);
+        assert.match(refused.payload.error?.message ?? "", named);
+      }
+      assert.equal(written().length, before, "no confirm but the boolean true wrote anything");
     } finally {
       await client.close();
     }
@@ -234,6 +331,7 @@ describe("HTTP", () => {
     const client = await connectHttpV2(askingV2(asked, () => answer.next), http.url);
     try {
       await acceptThenDecline((args) => callV2(client, "agent_tools_db_call", args), asked, answer, "http-modern");
+      await notAYesWritesNothing((args) => callV2(client, "agent_tools_db_call", args), asked, answer, "http-modern");
     } finally {
       await client.close();
     }
@@ -246,9 +344,32 @@ describe("HTTP", () => {
     await connectHttpPreferringSse(client, http.url);
     try {
       await acceptThenDecline((args) => callJson(client, "agent_tools_db_call", args), asked, answer, "http-legacy");
+      await notAYesWritesNothing((args) => callJson(client, "agent_tools_db_call", args), asked, answer, "http-legacy");
     } finally {
       await client.close();
     }
+  });
+
+  describe("a question that fails (confirm questions wait 1.5 s here)", () => {
+    const short = httpForSuite({ ...env, AGENT_TOOLS_CONFIRM_TIMEOUT_MS: "1500" });
+
+    it("legacy session over SSE: a client whose question handler throws, and one that never answers, get CONFIRM_FAILED; nothing written", async () => {
+      const crashing = failingV1("crashing-ui", async () => {
+        throw new Error("client ui crashed");
+      });
+      const silent = failingV1("silent-ui", () => new Promise(() => undefined));
+      await connectHttpPreferringSse(crashing, short.url);
+      await connectHttpPreferringSse(silent, short.url);
+      try {
+        await questionFails((args) => callJson(crashing, "agent_tools_db_call", args), /the client failed to ask the user to confirm 'write_row' of plugin 'db': .*client ui crashed; nothing was changed/, "http crash");
+        await questionFails((args) => callJson(silent, "agent_tools_db_call", args), /nobody answered .*within 1.5 s/, "http silent");
+        // The session is not left waiting: the same client's next call is answered.
+        const read = await callJson(silent, "agent_tools_db_call", { toolName: "echo", arguments: { text: "still here" } });
+        assert.equal(read.isError, false, JSON.stringify(read.payload));
+      } finally {
+        await Promise.all([crashing.close(), silent.close()]);
+      }
+    });
   });
 
   it("a legacy session answering in JSON cannot carry the question: the confirm flag decides", async () => {

@@ -6,8 +6,10 @@ import { ConfirmInterrupt, questionDigest, renderQuestion, type ConfirmDecision,
 /**
  * The user confirms writes through MCP elicitation, written once in the 2026-07-28 style: the
  * gate's question goes back as an `input_required` result with a form, and the client sends the
- * call again with the user's answer. A 2025-era connection gets the same flow from the SDK's
- * legacy shim, which turns it into a real `elicitation/create` request and re-enters the handler.
+ * call again with the user's answer. A 2025-era connection is asked by the facade itself with a
+ * real `elicitation/create` while the call waits (ask-confirm.ts), with a deadline and the
+ * facade's own error when the question fails; the SDK's legacy shim would wait 10 minutes and
+ * answer its own text.
  *
  * What the client echoes (`requestState`) is signed with the runtime's key and bound to the
  * caller's identity, and names the exact call it approves (a digest of plugin, tool, arguments,
@@ -43,21 +45,31 @@ export function clientCanElicitForm(server: Server, ctx: ServerContext): boolean
   return elicitationModes(clientCapabilitiesOf(server, ctx)?.elicitation)?.form === true;
 }
 
+type ConfirmSchema = { type: "object"; properties: Record<string, { type: "boolean"; title: string; description: string; default: boolean }>; required: string[] };
+
+/**
+ * The schema of every confirmation form: one object, so the form validator can tell a
+ * confirmation's answer from a relayed question's (it leaves the confirmation's to decisionOf).
+ */
+export const CONFIRM_SCHEMA: Readonly<ConfirmSchema> = Object.freeze<ConfirmSchema>({
+  type: "object",
+  properties: { [FORM_KEY]: { type: "boolean", title: "Run it", description: "Tick to let this change run once; decline to stop it.", default: true } },
+  required: [FORM_KEY],
+});
+
 /** The form that asks the user to confirm one write (both the input_required round and a question asked mid-call use it). */
-export function confirmForm(question: ConfirmQuestion): { message: string; requestedSchema: { type: "object"; properties: Record<string, { type: "boolean"; title: string; description: string; default: boolean }>; required: string[] } } {
-  return {
-    message: renderQuestion(question),
-    requestedSchema: {
-      type: "object",
-      properties: { [FORM_KEY]: { type: "boolean", title: "Run it", description: "Tick to let this change run once; decline to stop it.", default: true } },
-      required: [FORM_KEY],
-    },
-  };
+export function confirmForm(question: ConfirmQuestion): { message: string; requestedSchema: ConfirmSchema } {
+  return { message: renderQuestion(question), requestedSchema: CONFIRM_SCHEMA as ConfirmSchema };
 }
 
-/** The user's decision from a form answer: an accept with the box unticked is no accept. */
-export function decisionOf(action: ConfirmDecision, content: Record<string, unknown> | undefined): ConfirmDecision {
-  return action === "accept" && content?.[FORM_KEY] === false ? "decline" : action;
+/**
+ * The user's decision from a form answer, failing closed: only an accept whose `confirm` is the
+ * boolean true is a yes. An accept with anything else there (unticked, missing, "false", 0, "yes
+ * please", no content) is "unconfirmed", and an action that is none of the three is a cancel.
+ */
+export function decisionOf(action: unknown, content: Record<string, unknown> | undefined): ConfirmDecision {
+  if (action === "accept") return content?.[FORM_KEY] === true ? "accept" : "unconfirmed";
+  return action === "decline" ? "decline" : "cancel";
 }
 
 export interface ConfirmRound {

@@ -43,10 +43,9 @@ import { asPromise } from "../as-promise.js";
  * Everything else goes to the SDK unchanged. What a call does midway through the SDK would have
  * done through its request context goes through the Server's public API instead: log messages
  * (the client's level filter applied as the SDK applies it), elicitation and sampling requests of a
- * downstream server in the 2025 era. A call that ends in `input_required` in the 2025 era (the
- * confirmation gate asked, before anything ran: confirm-rounds.ts) is handed to the SDK as it came,
- * which runs it again and asks the user through its legacy shim; the runtime keeps no record of a
- * run the gate interrupted, as with the shim's own re-entry.
+ * downstream server and the confirmation gate's questions in the 2025 era (ask-confirm.ts). A call
+ * that still ends in `input_required` in the 2025 era is handed to the SDK as it came, which runs
+ * it again through its legacy shim; the runtime keeps no record of the interrupted run.
  *
  * Cancellation is the SDK's: a `notifications/cancelled` naming a call in the lane aborts that
  * call's signal with the given reason, and nothing is answered for it. A closed connection aborts

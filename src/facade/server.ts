@@ -7,14 +7,15 @@ import type { Session } from "../runtime/session.js";
 import { toExecResult } from "../text/answer.js";
 import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { availableModuleFiles } from "../text/module-loader.js";
-import { ConfirmInterrupt, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
+import { ConfirmInterrupt, questionDigest, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
 import { lazyStateKey } from "../runtime/state-key.js";
-import { clientCanElicitForm, clientCapabilitiesOf, confirmForm, ConfirmRounds, decisionOf, identityOf, type ConfirmRound } from "./confirm-rounds.js";
+import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, identityOf, type ConfirmRound } from "./confirm-rounds.js";
+import { askingConfirmer, askToConfirm, DEFAULT_CONFIRM_TIMEOUT_MS } from "./ask-confirm.js";
 import { isModernRequest, relayFor } from "./call-relay.js";
 import { DEFAULT_HELD_PER_CALLER, HeldCalls, type HeldCall } from "./held-calls.js";
 import type { HandlerScope } from "./server-pool.js";
 import { elicitationModes, type CallRelay } from "../adapters/relay.js";
-import { cancelOfRequest, withCancellation, type Cancellation } from "../cancel.js";
+import { cancelOfRequest, signalOf, withCancellation, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../runtime/errors.js";
 import { readPluginArgument } from "../runtime/argument-value.js";
 import { resolveFacadeTool, type RoutingOutcome } from "./routing.js";
@@ -58,16 +59,18 @@ function describeWaitMs(): number {
 }
 
 /**
- * How many calls one caller may have waiting for answers (AGENT_TOOLS_HELD_CALLS_PER_CALLER, a
- * positive integer; held-calls.ts says why there is a share). A bad value is said, not ignored.
+ * A facade setting from the environment that must be a positive integer: how many calls one
+ * caller may have waiting for answers (AGENT_TOOLS_HELD_CALLS_PER_CALLER; held-calls.ts says why
+ * there is a share), how long a confirmation question waits (AGENT_TOOLS_CONFIRM_TIMEOUT_MS). A
+ * bad value is said, not ignored.
  */
-function heldPerCaller(log: { warn(message: string): void }): number {
-  const raw = process.env.AGENT_TOOLS_HELD_CALLS_PER_CALLER;
-  if (raw === undefined || raw.trim() === "") return DEFAULT_HELD_PER_CALLER;
+function positiveSetting(name: string, fallback: number, log: { warn(message: string): void }): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
   const value = positiveInt(raw);
   if (value) return value;
-  log.warn(`AGENT_TOOLS_HELD_CALLS_PER_CALLER must be a positive integer (got '${raw}'); using ${DEFAULT_HELD_PER_CALLER}`);
-  return DEFAULT_HELD_PER_CALLER;
+  log.warn(`${name} must be a positive integer (got '${raw}'); using ${fallback}`);
+  return fallback;
 }
 
 /** `commands/<file>` for each text module `load` accepts: the package's own folder, read on first help and kept. */
@@ -218,7 +221,9 @@ export function createFacade(runtime: Runtime): Facade {
   const info = { name: pkg.name, version: pkg.version };
   const confirmRounds = new ConfirmRounds(lazyStateKey());
   const present = presentNext(runtime.facadeMode);
-  const heldCalls = new HeldCalls({ maxPerCaller: heldPerCaller(runtime.log) });
+  const heldCalls = new HeldCalls({ maxPerCaller: positiveSetting("AGENT_TOOLS_HELD_CALLS_PER_CALLER", DEFAULT_HELD_PER_CALLER, runtime.log) });
+  // How long a question asked while a 2025-era call waits (its connection held) may go unanswered.
+  const confirmTimeoutMs = positiveSetting("AGENT_TOOLS_CONFIRM_TIMEOUT_MS", DEFAULT_CONFIRM_TIMEOUT_MS, runtime.log);
   const heldRounds = new WeakMap<HeldCall<{ isError: boolean; payload: object }>, ConfirmRound>();
 
   /**
@@ -375,35 +380,58 @@ export function createFacade(runtime: Runtime): Facade {
     // The client's answer to a downstream question: resume the call that asked it.
     const resumed = confirmRounds.heldOf(ctx);
     if (resumed) return resumeHeld(server, resumed, ctx);
-    // A client that can show its user a form is asked before a write (the policy permitting).
-    const round = userConfirms ? confirmRounds.round(ctx) : undefined;
-    const run = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => {
-      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(round ? { confirmer: round.confirmer } : {}) }, runCancellation);
-      const running = route.operation === "call" ? runtime.call(session, prefix, rest, withConfirm) : runtime.runSkill(session, prefix, rest, withConfirm);
-      if (!round) return running;
-      return running.then((outcome) => {
-        round.settle();
-        return outcome;
-      });
+    const run = (relay: CallRelay, runCancellation: Cancellation, confirmer: Confirmer | undefined): Promise<OperationResult> => {
+      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(confirmer ? { confirmer } : {}) }, runCancellation);
+      return route.operation === "call" ? runtime.call(session, prefix, rest, withConfirm) : runtime.runSkill(session, prefix, rest, withConfirm);
     };
-    // A 2026-07-28 client that can answer questions: the call is held open across input_required rounds.
+    // A 2026-07-28 client that can answer questions: the call is held open across input_required
+    // rounds, and the user is asked before a write (the policy permitting) in such a round.
     const capabilities = clientCapabilitiesOf(server, ctx);
     if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
-      const held = heldCalls.start(run, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, identityOf(ctx));
+      const round = userConfirms ? confirmRounds.round(ctx) : undefined;
+      const runRound = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> =>
+        round
+          ? run(relay, runCancellation, round.confirmer).then((outcome) => {
+              round.settle();
+              return outcome;
+            })
+          : run(relay, runCancellation, undefined);
+      const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, identityOf(ctx));
       if (round) heldRounds.set(held, round);
       return stepHeld(server, held, ctx);
     }
     const relay = relayFor(server, ctx, scope.canAsk !== false);
-    return run(relay, cancellation).then(
-      (outcome) => {
-        const sending = relay.sent();
-        return sending ? sending.then(() => toToolResult(outcome)) : toToolResult(outcome);
-      },
-      (error: unknown) => {
-        if (error instanceof ConfirmInterrupt && round) return round.ask(error);
-        throw error;
-      },
-    );
+    const done = (outcome: OperationResult): CallToolResult | Promise<CallToolResult> => {
+      const sending = relay.sent();
+      return sending ? sending.then(() => toToolResult(outcome)) : toToolResult(outcome);
+    };
+    const elicit = userConfirms ? relay.elicit : undefined;
+    if (!elicit) return run(relay, cancellation, undefined).then(done);
+    // A 2025-era client that can show its user a form: the gate's question is asked here, while
+    // the request waits, and the call runs again with the answer (a skill's reads before its first
+    // write run again, its writes once). Asked here rather than by the SDK's legacy shim, so that
+    // the question has this server's deadline and its failure is this server's answer.
+    const answered = new Map<string, ConfirmDecision>();
+    const confirmer: Confirmer = async (question) => {
+      const decision = answered.get(questionDigest(question));
+      if (decision) return decision;
+      throw new ConfirmInterrupt(question);
+    };
+    const attempt = (): Promise<CallToolResult> =>
+      run(relay, cancellation, confirmer).then(done, (error: unknown) => {
+        if (!(error instanceof ConfirmInterrupt) || answered.has(questionDigest(error.question))) throw error;
+        return askToConfirm(elicit, error.question, signalOf(cancellation), confirmTimeoutMs).then(
+          (decision) => {
+            answered.set(questionDigest(error.question), decision);
+            return attempt();
+          },
+          (failed: unknown) => {
+            if (failed instanceof RuntimeError) return toToolResult({ isError: true, payload: { ok: false, error: failed.toPayload() } });
+            throw failed;
+          },
+        );
+      });
+    return attempt();
   }
 
   /** One client round of a held call: its result, or the downstream's questions as input_required. */
@@ -465,21 +493,17 @@ export function createFacade(runtime: Runtime): Facade {
       }
     };
     if (userConfirms && isModernRequest(ctx)) {
-      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal), signal), { elicit: { form: true, url: false }, sample: false }, identityOf(ctx));
+      // The held call's own expiry bounds the question: no connection waits meanwhile.
+      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal, undefined), signal), { elicit: { form: true, url: false }, sample: false }, identityOf(ctx));
       return stepHeld(server, held, ctx);
     }
     const relay = userConfirms ? relayFor(server, ctx, true) : undefined;
-    return run(relay ? askingThrough(relay, ctx.mcpReq.signal) : undefined, ctx.mcpReq.signal).then(toToolResult);
+    return run(relay ? askingThrough(relay, ctx.mcpReq.signal, confirmTimeoutMs) : undefined, ctx.mcpReq.signal).then(toToolResult);
   }
 
   /** A confirmer that asks the user through `relay`, mid-call; undefined when the relay cannot ask. */
-  function askingThrough(relay: CallRelay, signal: AbortSignal): Confirmer | undefined {
-    const elicit = relay.elicit;
-    if (!elicit) return undefined;
-    return async (question) => {
-      const answer = await elicit(confirmForm(question), signal);
-      return decisionOf(answer.action as ConfirmDecision, answer.content as Record<string, unknown> | undefined);
-    };
+  function askingThrough(relay: CallRelay, signal: AbortSignal, timeoutMs: number | undefined): Confirmer | undefined {
+    return relay.elicit ? askingConfirmer(relay.elicit, signal, timeoutMs) : undefined;
   }
 
   // The first listing waits a little for mcpServers entries without a description to say what

@@ -12,7 +12,11 @@ import { canonicalJson } from "./loop-breaker.js";
 export type ConfirmPolicy = "elicit" | "flag";
 const CONFIRM_POLICIES: readonly ConfirmPolicy[] = ["elicit", "flag"];
 
-export type ConfirmDecision = "accept" | "decline" | "cancel";
+/**
+ * What the user answered. "unconfirmed": an accept whose form did not say yes (`confirm` not the
+ * boolean true: unticked, missing, "false", 0, …). Only "accept" lets a write run.
+ */
+export type ConfirmDecision = "accept" | "decline" | "cancel" | "unconfirmed";
 
 /**
  * What the user is asked about: which plugin, which downstream tool, with which arguments. For a
@@ -26,6 +30,11 @@ export interface ConfirmQuestion {
   arguments: unknown;
   skill?: string;
   skillArguments?: unknown;
+  /**
+   * How values are masked in the text the user reads: the fleet's redactor, as on results (a
+   * configured secret in the arguments is not shown in clear). The digest does not use it.
+   */
+  redact?: (value: unknown) => unknown;
 }
 
 /** Asks the user; resolves with their decision. May throw ConfirmInterrupt to answer later (the 2026-07-28 era). */
@@ -66,8 +75,10 @@ export function isConfirmPolicy(value: unknown): value is ConfirmPolicy {
 
 /** What the user reads: the plugin, the tool, and the arguments cut to a few hundred characters. */
 export function renderQuestion(question: ConfirmQuestion, maxChars = 400): string {
+  const redact = question.redact ?? ((value: unknown) => value);
   const cut = (value: unknown): string => {
-    const text = JSON.stringify(value ?? {});
+    // Masked before the cut: a secret cut in two would no longer be recognised.
+    const text = JSON.stringify(redact(value ?? {}));
     return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
   };
   if (question.skill !== undefined) {

@@ -41,6 +41,8 @@ export interface GateRequest {
   confirmed: boolean;
   /** Where a `confirm` was found and not honoured ("arguments.confirm"), to say where it belongs. */
   misplacedConfirm?: string;
+  /** A top-level `confirm` that was not the JSON boolean true, as the refusal names it (`the string "true"`). */
+  unreadConfirm?: string;
   signal?: AbortSignal;
 }
 
@@ -56,6 +58,7 @@ export const confirmFlag: GatePolicy = async (request) => {
   const misplaced = request.misplacedConfirm
     ? ` The 'confirm' in ${request.misplacedConfirm} was not honoured: it belongs at the top level, next to ${request.via === "skill" ? "'skill'" : "'toolName'"}.`
     : "";
+  const unread = request.unreadConfirm ? ` 'confirm' was ${request.unreadConfirm}; it must be the JSON boolean true.` : "";
   const details = {
     tool: request.target,
     why: request.tool ? "it is neither in the plugin's readonlyTools nor marked readOnlyHint" : "a skill reached an adapter method the gate cannot tell is read-only",
@@ -64,11 +67,11 @@ export const confirmFlag: GatePolicy = async (request) => {
   if (request.via === "skill") {
     throw new RuntimeError(
       "CONFIRM_REQUIRED",
-      `skill '${request.skill ?? "?"}' calls '${request.target}', which changes data; it stopped before that step. Confirmation is needed to run it.${misplaced}`,
+      `skill '${request.skill ?? "?"}' calls '${request.target}', which changes data; it stopped before that step. Confirmation is needed to run it.${unread}${misplaced}`,
       { skill: request.skill, ...details },
     );
   }
-  throw new RuntimeError("CONFIRM_REQUIRED", `'${request.target}' changes data and was not run: confirmation is needed.${misplaced}`, details);
+  throw new RuntimeError("CONFIRM_REQUIRED", `'${request.target}' changes data and was not run: confirmation is needed.${unread}${misplaced}`, details);
 };
 
 /**

@@ -21,6 +21,7 @@ import { noteUndeclaredArguments, placeStrayKeys } from "./stray-keys.js";
 import { validateArguments } from "./validation.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
+import { describeArgumentValue } from "./argument-value.js";
 
 /**
  * The one call path. Every way to run a plugin's tool or skill — `_call`, `_run_skill`, the
@@ -391,12 +392,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (ctx.confirmer && deps.confirmPolicyOf(request.plugin) === "elicit") {
       const question: ConfirmQuestion =
         request.via === "skill"
-          ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {} }
-          : { plugin: request.plugin, tool: request.target, arguments: request.arguments };
+          ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {}, redact: deps.redact }
+          : { plugin: request.plugin, tool: request.target, arguments: request.arguments, redact: deps.redact };
       const decision = await ctx.confirmer(question);
       if (decision === "accept") return;
-      const what = request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`;
-      throw new RuntimeError("CONFIRM_DECLINED", `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} of plugin '${request.plugin}' when asked to confirm it; nothing was changed`, {
+      const what = `${request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`} of plugin '${request.plugin}'`;
+      const said =
+        decision === "unconfirmed"
+          ? `the user's answer when asked to confirm ${what} was not a yes (the form came back accepted without 'confirm' ticked); nothing was changed`
+          : `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} when asked to confirm it; nothing was changed`;
+      throw new RuntimeError("CONFIRM_DECLINED", said, {
         tool: request.target,
         decision,
         ...(request.skill ? { skill: request.skill } : {}),
@@ -416,7 +421,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const request = state.request as RepairedRequest;
     // Stray keys count: a flattened call's arguments are among them until the schema places them.
     const keyOf = () =>
-      `${state.operation}:${prefixOf(state.target)}|${canonicalJson({ name: request.name ?? request.nameSent, arguments: request.arguments, confirm: request.confirm, ...(request.stray ? { stray: request.stray } : {}) })}`;
+      `${state.operation}:${prefixOf(state.target)}|${canonicalJson({ name: request.name ?? request.nameSent, arguments: request.arguments, confirm: request.confirmSent ?? request.confirm, ...(request.stray ? { stray: request.stray } : {}) })}`;
     state.loop = { key: deps.loop.check(state.session, keyOf), keyOf };
   };
 
@@ -563,6 +568,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 
   // ── gate: the policy chains (see gate.ts) ───────────────────────────────────────────────
+  /** A sent `confirm` that was not a boolean, as the refusal names it; nothing made on the usual call (none was). */
+  const unreadConfirmOf = (state: CallState): { unreadConfirm?: string } =>
+    state.request?.confirmSent === undefined ? {} : { unreadConfirm: typeof state.request.confirmSent === "number" ? `the number ${state.request.confirmSent}` : describeArgumentValue(state.request.confirmSent) };
+
   function gateRequestFor(state: CallState): GateRequest {
     const plugin = state.plugin as ReadyPlugin;
     const tool = state.tool as ToolDescriptor;
@@ -578,6 +587,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       mutating: writes && plugin.manifest.requireConfirm,
       confirmed: state.confirmed ?? state.request?.confirm === true,
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
+      ...unreadConfirmOf(state),
     }, state.ctx);
   }
 
@@ -604,9 +614,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     skill: string,
     confirmed: boolean,
     ctx: OperationContext,
-    run: { misplacedConfirm?: string; refusals?: RuntimeError[]; interrupts?: ConfirmInterrupt[]; facts?: CallFacts; skillArguments?: unknown } = {},
+    run: { misplacedConfirm?: string; unreadConfirm?: string; refusals?: RuntimeError[]; interrupts?: ConfirmInterrupt[]; facts?: CallFacts; skillArguments?: unknown } = {},
   ): Adapter {
-    const { misplacedConfirm, refusals, interrupts, facts } = run;
+    const { misplacedConfirm, unreadConfirm, refusals, interrupts, facts } = run;
     const chain = policies(ctx);
     const pass = async (request: GateRequest) => {
       try {
@@ -628,6 +638,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       skillArguments: run.skillArguments ?? {},
       confirmed,
       ...(misplacedConfirm ? { misplacedConfirm } : {}),
+      ...(unreadConfirm ? { unreadConfirm } : {}),
       ...(caller ? { signal: signalOf(caller) } : {}),
     };
     return gatedAdapter(plugin.adapter, {
@@ -652,6 +663,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     state.interrupts = [];
     state.adapter = adapterForSkill(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, {
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
+      ...unreadConfirmOf(state),
       refusals: state.refusals,
       interrupts: state.interrupts,
       facts: state.facts,

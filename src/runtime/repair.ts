@@ -42,6 +42,12 @@ export interface RepairedRequest {
   arguments: unknown;
   /** `confirm: true` at the top level: the only place it is honoured. */
   confirm: boolean;
+  /**
+   * A top-level `confirm` that is not a JSON boolean (`"true"`, `"yes"`, `1`), as sent: not
+   * honoured, but named in the CONFIRM_REQUIRED answer and part of the loop breaker's key.
+   * Absent when `confirm` is a boolean, null or not sent.
+   */
+  confirmSent?: unknown;
   /** Where a confirm was found and not honoured ("arguments.confirm"). */
   misplacedConfirm?: string;
   /** The top-level keys received, for MISSING_TOOL_NAME. */
@@ -119,6 +125,8 @@ export function repairRequest(raw: unknown, nameField: NameField, repairs: Repai
     nameSent: sent,
     arguments: args === undefined || args === null ? {} : args,
     confirm: base.confirm === true,
+    // Only a value that is neither absent nor a boolean costs anything here.
+    ...(base.confirm !== undefined && base.confirm !== null && typeof base.confirm !== "boolean" ? { confirmSent: base.confirm } : {}),
     ...(misplacedConfirm ? { misplacedConfirm } : {}),
     keys,
     ...(stray ? { stray } : {}),
