@@ -102,11 +102,9 @@ describe("adapters are built by validate, every problem at once", () => {
     plugin("kafka", { kind: "kafka", topic: "t" });
     plugin("method", { kind: "rest", baseUrl: "https://api.example.com", tools: [{ name: "a", method: "GTE", path: "/a" }] });
     plugin("lower", { kind: "rest", baseUrl: "https://api.example.com", tools: [{ name: "a", method: "post", path: "/a" }, { name: "b", method: "Get", path: "/b" }] });
-    plugin("rules", {
-      kind: "rest",
-      baseUrl: "https://api.example.com/v1?access_key=VERY-SECRET-KEY",
-      tools: [{ name: "a", path: "/a" }, { name: "b", path: "../../etc" }, { name: "a", path: "/c" }],
-    });
+    plugin("rules", { kind: "rest", baseUrl: "https://api.example.com/v1", tools: [{ name: "a", path: "/a" }, { name: "b", path: "../../etc" }, { name: "a", path: "/c" }] });
+    // Builds (the base URL is read at each call), and would fail every call.
+    plugin("base", { kind: "rest", baseUrl: "https://api.example.com/v1?access_key=VERY-SECRET-KEY", tools: [{ name: "a", path: "/a" }] });
     plugin("exportname", "./a.mjs", { "a.mjs": adapterModule }, { adapterExport: "Nope" });
     plugin("syntax", "./a.mjs", { "a.mjs": "export default class { async listTools( {\n" });
     plugin("throws", "./a.mjs", { "a.mjs": 'export default class { constructor() { throw new Error("the constructor refused"); } async listTools() { return { tools: [] }; } async call() { return {}; } }\n' });
@@ -130,8 +128,8 @@ describe("adapters are built by validate, every problem at once", () => {
     problemLike(report, /agent-tools-plugin-method\/plugin\.json:1:\d+: field 'adapter\.tools\[0\]\.method' must be an HTTP method: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS \(any case\)/);
   });
 
-  it("a base URL with a query, a path that leaves the base, a tool name twice: all three, the key not shown", () => {
-    problemLike(report, /agent-tools-plugin-rules\/plugin\.json:1:\d+: field 'adapter\.baseUrl' is refused: .*must not have a query/);
+  it("a path that leaves the base and a tool name twice, both; a base URL with a query, its key not shown", () => {
+    problemLike(report, /agent-tools-plugin-base\/plugin\.json:1:\d+: field 'adapter\.baseUrl' is refused: baseUrl 'https:\/\/api\.example\.com\/v1' must not have a query/);
     problemLike(report, /agent-tools-plugin-rules\/plugin\.json:1:\d+: field 'adapter\.tools\[1\]\.path' is refused: .*"\.\.\/\.\.\/etc"/);
     problemLike(report, /agent-tools-plugin-rules\/plugin\.json:1:\d+: field 'adapter\.tools\[2\]\.name' 'a' is defined twice \(first as tools\[0\]\.name\)/);
     assert.doesNotMatch(report.problems.join("\n"), /VERY-SECRET-KEY/);

@@ -1,6 +1,6 @@
 import { createRuntime, type RuntimeOptions } from "../runtime/runtime.js";
 import { silentLogger } from "../log.js";
-import { launchProblems } from "../plugins/launch-check.js";
+import { firstUseProblems } from "../plugins/first-use-check.js";
 import { adapterBlockError } from "../plugins/manifest.js";
 import { describeMissing } from "../plugins/requirements.js";
 
@@ -8,7 +8,8 @@ import { describeMissing } from "../plugins/requirements.js";
  * `agent-tools validate`: load every plugin as the server would and report what is wrong —
  * plugin folders (AGENT_TOOLS_PLUGINS_DIR, `plugins.dirs`) that are not there, `plugins.disable`
  * names that match no plugin, manifests that do not load, adapters that cannot be built, skills
- * that fail, related links that do not resolve, stdio servers whose command or cwd is not there.
+ * that fail, related links that do not resolve, and what would fail a plugin's first use
+ * (first-use-check.ts: a REST base URL the calls refuse, a stdio server's missing command or cwd).
  * Exit 1 when anything is wrong, listing each problem. A missing folder is a problem, not a
  * notice: the plugins the user meant to add were not loaded, which is what a manifest that does
  * not load means too; likewise a disable typo leaves on the plugin the user meant to turn off.
@@ -34,7 +35,7 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
     const problems = [...runtime.problems()];
     for (const { manifest, configured } of runtime.plugins) {
       if (!configured || typeof manifest.adapter !== "object") continue;
-      const found = launchProblems(manifest.adapter, manifest.dir, env);
+      const found = firstUseProblems(manifest.adapter, manifest.dir, env);
       if (found.length) problems.push(...adapterBlockError(manifest, found).message.split("\n"));
     }
     return {

@@ -7,7 +7,7 @@ import { parseResultShape, type ResultShape } from "./result-shape.js";
 import { REST_AUTH_SCHEMA, REST_BLOCK_SCHEMA, REST_PAGINATE_SCHEMA, REST_TOOL_SCHEMA } from "../block-schema-data.js";
 import type { AuthBlock, PaginateBlock, RestBlock, RestToolBlock } from "./schema.js";
 import { HTTP_METHODS } from "./methods.js";
-import { checkPathTemplate, parseBaseUrl } from "./url-guard.js";
+import { checkPathTemplate } from "./url-guard.js";
 
 /**
  * The declarative `{ "kind": "rest", ... }` block, checked against its schema (schema.ts) and
@@ -209,14 +209,6 @@ export function parseTool(value: unknown, field: string): RestOperation {
 /** The connection part of a checked rest or openapi block; `baseUrl` is openapi's own when the block has none. */
 export function parseConnection(spec: Readonly<Record<string, unknown>>, baseUrl: unknown = spec.baseUrl): RestConnectionSpec {
   if (typeof baseUrl !== "string" || baseUrl.trim() === "") throw new RestSpecError("baseUrl", "must be a non-empty string");
-  // One without `${VAR}`s is what every call will use: wrong now is wrong at every call, so said when built.
-  if (!baseUrl.includes("${")) {
-    try {
-      parseBaseUrl(baseUrl);
-    } catch (error) {
-      throw new RestSpecError("baseUrl", `is refused: ${(error as Error).message}`);
-    }
-  }
   const connection: RestConnectionSpec = {
     baseUrl,
     headers: { ...((spec.headers as Record<string, string> | undefined) ?? {}) },
