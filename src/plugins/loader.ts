@@ -132,8 +132,9 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
   // A plugin that is not configured is still listed; its adapter is not built, because adapters
   // commonly read their credentials in the constructor and would fail for the wrong reason.
   const plugin: LoadedPlugin = { manifest, adapter: undefined, skills: [], missing, configured };
-  // Known or not is known without building: said now, configured or not, deferred or not.
-  if (typeof manifest.adapter === "object") kindFactory(manifest, manifest.adapter.kind, options);
+  // Known or not is known without building: said now, configured or not, deferred or not (given
+  // the kinds: a caller that gives none builds no declarative adapter).
+  if (typeof manifest.adapter === "object" && options.adapterKinds) kindFactory(manifest, manifest.adapter.kind, options);
   if (configured && (await options.deferAdapter?.(manifest))) {
     const onBuilt = (adapter: Adapter) => {
       plugin.adapter = adapter;
