@@ -552,8 +552,8 @@ export const REST_BLOCK_SCHEMA = {
             "type": "string"
           },
           "method": {
-            "pattern": "\\S",
-            "problem": "must be a non-empty string",
+            "pattern": "^([Gg][Ee][Tt]|[Hh][Ee][Aa][Dd]|[Pp][Oo][Ss][Tt]|[Pp][Uu][Tt]|[Pp][Aa][Tt][Cc][Hh]|[Dd][Ee][Ll][Ee][Tt][Ee]|[Oo][Pp][Tt][Ii][Oo][Nn][Ss])$",
+            "problem": "must be an HTTP method: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS (any case)",
             "type": "string"
           },
           "path": {
@@ -779,8 +779,8 @@ export const REST_TOOL_SCHEMA = {
       "type": "string"
     },
     "method": {
-      "pattern": "\\S",
-      "problem": "must be a non-empty string",
+      "pattern": "^([Gg][Ee][Tt]|[Hh][Ee][Aa][Dd]|[Pp][Oo][Ss][Tt]|[Pp][Uu][Tt]|[Pp][Aa][Tt][Cc][Hh]|[Dd][Ee][Ll][Ee][Tt][Ee]|[Oo][Pp][Tt][Ii][Oo][Nn][Ss])$",
+      "problem": "must be an HTTP method: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS (any case)",
       "type": "string"
     },
     "path": {

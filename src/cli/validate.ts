@@ -1,30 +1,52 @@
 import { createRuntime, type RuntimeOptions } from "../runtime/runtime.js";
 import { silentLogger } from "../log.js";
+import { firstUseProblems } from "../plugins/first-use-check.js";
+import { adapterBlockError } from "../plugins/manifest.js";
+import { describeMissing } from "../plugins/requirements.js";
 
 /**
  * `agent-tools validate`: load every plugin as the server would and report what is wrong —
  * plugin folders (AGENT_TOOLS_PLUGINS_DIR, `plugins.dirs`) that are not there, `plugins.disable`
- * names that match no plugin, manifests that do not load, skills that fail, related links that do
- * not resolve. Exit 1 when anything is wrong, listing each problem. A missing folder is a problem,
- * not a notice: the plugins the user meant to add were not loaded, which is what a manifest that
- * does not load means too; likewise a disable typo leaves on the plugin the user meant to turn off.
+ * names that match no plugin, manifests that do not load, adapters that cannot be built, skills
+ * that fail, related links that do not resolve, and what would fail a plugin's first use
+ * (first-use-check.ts: a REST base URL the calls refuse, a stdio server's missing command or cwd).
+ * Exit 1 when anything is wrong, listing each problem. A missing folder is a problem, not a
+ * notice: the plugins the user meant to add were not loaded, which is what a manifest that does
+ * not load means too; likewise a disable typo leaves on the plugin the user meant to turn off.
+ *
+ * Every configured plugin's adapter is built as its first use would build it (the server defers
+ * that until then): no catalog store is used, so none is deferred and a broken one is a load
+ * failure now. Building starts no MCP server and calls nothing; a module adapter's own code runs.
  */
 export interface ValidationReport {
   ok: boolean;
-  plugins: { prefix: string; name: string; configured: boolean; skills: number }[];
+  /** `status` says why a plugin is not configured (what to set or install), as agent_tools_help does. */
+  plugins: { prefix: string; name: string; configured: boolean; status?: string; skills: number }[];
   problems: string[];
   /** Not problems: a bundled plugin the user's own replaced, a config entry that starts this runtime (skipped). */
   notices?: string[];
 }
 
 export async function validatePlugins(options: RuntimeOptions = {}): Promise<ValidationReport> {
-  const runtime = await createRuntime({ ...options, log: options.log ?? silentLogger });
+  const env = options.env ?? process.env;
+  const runtime = await createRuntime({ ...options, catalogCache: false, log: options.log ?? silentLogger });
   try {
     // No session: the host's own CLI sees every problem.
-    const problems = runtime.problems();
+    const problems = [...runtime.problems()];
+    for (const { manifest, configured } of runtime.plugins) {
+      if (!configured || typeof manifest.adapter !== "object") continue;
+      const found = firstUseProblems(manifest.adapter, manifest.dir, env);
+      if (found.length) problems.push(...adapterBlockError(manifest, found).message.split("\n"));
+    }
     return {
       ok: problems.length === 0,
-      plugins: runtime.plugins.map((p) => ({ prefix: p.manifest.prefix, name: p.manifest.name, configured: p.configured, skills: p.skills.length })),
+      plugins: runtime.plugins.map((p) => ({
+        prefix: p.manifest.prefix,
+        name: p.manifest.name,
+        configured: p.configured,
+        ...(p.configured ? {} : { status: `not configured: ${describeMissing(p.missing)}` }),
+        skills: p.skills.length,
+      })),
       problems,
       ...(runtime.notices().length ? { notices: runtime.notices() } : {}),
     };

@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { FileShapeError, readProblem, readSettingsFileSync } from "../bounded-file.js";
-import { specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
+import { unclosedReferenceAt } from "../adapters/shared/env-vars.js";
+import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
 import type { TeamConfig } from "./team.js";
@@ -64,6 +65,8 @@ export interface AgentToolsConfig {
   file: string | undefined;
   source?: ConfigSource;
   mcpServers: Record<string, McpServerEntry>;
+  /** Where the file keeps its servers: `servers` in VS Code's files, else `mcpServers` (what problems name). */
+  serversKey?: "mcpServers" | "servers";
   plugins: { dirs: string[]; disable: string[]; embedded?: boolean; confirm?: Record<string, "elicit" | "flag"> };
   facade: { mode: "per-plugin" | "compact" };
   /** The default confirm policy: "elicit" (ask the user when the client can) or "flag" (the model's confirm: true). */
@@ -146,15 +149,40 @@ function expandDeep<T>(value: T, how: Expansion): T {
   return value;
 }
 
-/** KEY=VALUE lines (dotenv without interpolation): Cursor's and VS Code's `envFile`. */
-function readEnvFile(file: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of readSettingsFileSync(file).split(/\r?\n/)) {
-    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (!match) continue;
-    let value = match[2] ?? "";
-    if (/^(['"]).*\1$/.test(value)) value = value.slice(1, -1);
-    out[match[1] as string] = value;
+/**
+ * KEY=VALUE lines (dotenv without interpolation): Cursor's and VS Code's `envFile`. Blank lines and
+ * `#` comments are skipped; any other line that is not KEY=VALUE, and a value that opens `${`
+ * without closing it, is a problem naming the line (never its text: the line may hold a secret).
+ */
+function readEnvFile(file: string): { values: Record<string, string>; problems: string[] } {
+  const values: Record<string, string> = {};
+  const problems: string[] = [];
+  readSettingsFileSync(file)
+    .split(/\r?\n/)
+    .forEach((line, index) => {
+      if (/^\s*(#|$)/.test(line)) return;
+      const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+      if (!match) {
+        problems.push(`line ${index + 1} is not KEY=VALUE (a name of letters, digits and '_', then '='), a # comment or blank`);
+        return;
+      }
+      let value = match[2] ?? "";
+      if (/^(['"]).*\1$/.test(value)) value = value.slice(1, -1);
+      const name = match[1] as string;
+      if (unclosedReferenceAt(value) >= 0) problems.push(`line ${index + 1} (${name}) opens '\${' without a closing '}'; write \${NAME}`);
+      values[name] = value;
+    });
+  return { values, problems };
+}
+
+/** The fields of a server entry whose `${VAR}`s are resolved at start, with their paths in the entry. */
+function referenceFields(entry: Record<string, unknown>): { segments: (string | number)[]; value: string }[] {
+  const out: { segments: (string | number)[]; value: string }[] = [];
+  for (const field of ["command", "cwd", "url", "envFile"]) if (typeof entry[field] === "string") out.push({ segments: [field], value: entry[field] });
+  if (Array.isArray(entry.args)) entry.args.forEach((value, i) => typeof value === "string" && out.push({ segments: ["args", i], value }));
+  for (const field of ["env", "headers"]) {
+    const map = entry[field];
+    if (isPlainObject(map)) for (const [name, value] of Object.entries(map)) if (typeof value === "string") out.push({ segments: [field, name], value });
   }
   return out;
 }
@@ -202,6 +230,10 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
   for (const [key, value] of Object.entries(isPlainObject(raw.mcpServers) ? raw.mcpServers : {})) {
     const where = `${serversKey}.${key}`;
     const base = [serversKey, key];
+    if (key.trim() === "") {
+      problem(base, `${serversKey}: a server's key is its name and its tools' prefix, and this one is empty; give it a name such as "github"`, true);
+      continue;
+    }
     if (!isPlainObject(value)) {
       problem(base, `${where}: must be an object with 'command' (a stdio server) or 'url' (an HTTP server)`);
       continue;
@@ -226,6 +258,10 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
     }
     if (hasCommand && entry.type !== undefined && entry.type !== "stdio") problem([...base, "type"], `${where}: field 'type' is '${String(entry.type)}' but the entry has a 'command'; use "stdio" or drop 'type'`);
     if (hasUrl && entry.type === "stdio") problem([...base, "type"], `${where}: field 'type' is 'stdio' but the entry has a 'url'; use "http" or "sse"`);
+    // Text that only looks like a reference would reach the server as written.
+    for (const { segments, value: text } of referenceFields(entry)) {
+      if (unclosedReferenceAt(text) >= 0) problem([...base, ...segments], `${where}: field '${fieldName("", segments)}' opens '\${' without a closing '}'; write \${NAME} (or \${NAME:-default})`);
+    }
     const expanded = expandDeep(entry, how) as ServerEntryDocument;
     // A URL that starts with a variable (`${MCP_URL}`) is checked when it is resolved.
     if (hasUrl && !/^(https?:\/\/|\$\{)/i.test(String(expanded.url))) {
@@ -234,7 +270,9 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
     if (expanded.envFile !== undefined) {
       const envFile = path.resolve(folder, expanded.envFile);
       try {
-        expanded.env = { ...readEnvFile(envFile), ...(expanded.env ?? {}) };
+        const read = readEnvFile(envFile);
+        for (const line of read.problems) problem([...base, "envFile"], `${where}: field 'envFile' names ${envFile}, whose ${line}`);
+        expanded.env = { ...read.values, ...(expanded.env ?? {}) };
       } catch (error) {
         const refused = error instanceof FileShapeError ? `, which ${error.problem}` : `, which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
         problem([...base, "envFile"], `${where}: field 'envFile' names ${envFile}${refused}`);
@@ -253,6 +291,7 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
   return {
     file,
     mcpServers: servers,
+    ...(serversKey === "servers" ? { serversKey } : {}),
     plugins: { dirs: (plugins.dirs ?? []).map((d) => path.resolve(base, d)), disable: plugins.disable ?? [], ...(plugins.embedded !== undefined ? { embedded: plugins.embedded } : {}), ...(plugins.confirm ? { confirm: plugins.confirm } : {}) },
     ...(raw.confirm ? { confirm: raw.confirm } : {}),
     facade: { mode: raw.facade?.mode ?? "per-plugin" },

@@ -18,7 +18,7 @@ function requiredVariables(values: Iterable<string>): string[] {
   return [...names];
 }
 
-export function manifestFromEntry(configFile: string, key: string, entry: McpServerEntry): PluginManifest {
+export function manifestFromEntry(configFile: string, key: string, entry: McpServerEntry, serversKey: "mcpServers" | "servers" = "mcpServers"): PluginManifest {
   const isStdio = "command" in entry;
   const strings = isStdio
     ? [entry.command, ...(entry.args ?? []), ...Object.values(entry.env ?? {}), entry.cwd ?? ""]
@@ -42,6 +42,7 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
     requireConfirm: entry.requireConfirm ?? true,
     requires: { env: requiredVariables(strings), bins },
     raw: { ...entry, name: key, prefix: prefixFromKey(key) },
+    entryPath: [serversKey, key],
   };
   if (entry.discoverHint) manifest.discoverHint = entry.discoverHint;
   if (entry.confirm) manifest.confirm = entry.confirm;
@@ -56,5 +57,5 @@ export function manifestsFromConfig(config: AgentToolsConfig, skipped: ReadonlyS
   const file = config.file ?? path.resolve("agent-tools.config.json");
   return Object.entries(config.mcpServers)
     .filter(([key, entry]) => !entry.disabled && !skipped.has(key))
-    .map(([key, entry]) => manifestFromEntry(file, key, entry));
+    .map(([key, entry]) => manifestFromEntry(file, key, entry, config.serversKey));
 }

@@ -79,6 +79,30 @@ export interface ReplacedPlugin {
   notice: string;
 }
 
+/**
+ * The factory of a declarative block's kind. An unknown kind (a typo, or a kind this runtime does
+ * not have) is a problem of the manifest, placed at its line and column and naming the kinds there are.
+ */
+function kindFactory(manifest: PluginManifest, kind: string, options: LoadOptions): DeclarativeAdapterFactory {
+  const kinds = options.adapterKinds ?? {};
+  const factory = kinds[kind];
+  if (factory) return factory;
+  const known = Object.keys(kinds).sort().join(", ") || "none";
+  throw adapterBlockError(manifest, [{ field: "kind", message: `'${kind}' is not a known adapter kind; use one of: ${known}` }]);
+}
+
+/**
+ * Why a module adapter did not load, in the plugin author's terms: a module that is not there is
+ * named by its path (not by the runtime file that imported it), and a syntax error says how to
+ * find its line (Node's message has none).
+ */
+function moduleFailure(error: unknown, file: string): string {
+  const { code, message, name } = error as NodeJS.ErrnoException;
+  if (code === "ERR_MODULE_NOT_FOUND" && message.includes(`'${file}'`)) return `${file} does not exist`;
+  if (error instanceof SyntaxError) return `${name}: ${message} (\`node --check ${file}\` shows where)`;
+  return message;
+}
+
 async function createAdapter(manifest: PluginManifest, options: LoadOptions): Promise<Adapter> {
   // The prefix and name are the plugin's own (a config entry's raw block has neither): adapters
   // name the plugin in their messages ("MCP server 'prod_db'"), never their kind.
@@ -95,15 +119,10 @@ async function createAdapter(manifest: PluginManifest, options: LoadOptions): Pr
     try {
       return await loadModuleAdapter(manifest.adapter, manifest.adapterExport, adapterOptions, options.importTimeoutMs);
     } catch (error) {
-      throw new ManifestError(manifest.file, "adapter", `could not be loaded from '${manifest.adapter}': ${(error as Error).message}`);
+      throw new ManifestError(manifest.file, "adapter", `could not be loaded from '${manifest.adapter}': ${moduleFailure(error, path.resolve(manifest.dir, manifest.adapter))}`);
     }
   }
-  const kinds = options.adapterKinds ?? {};
-  const factory = kinds[manifest.adapter.kind];
-  if (!factory) {
-    const known = Object.keys(kinds).sort().join(", ") || "none";
-    throw new ManifestError(manifest.file, "adapter.kind", `'${manifest.adapter.kind}' is not a known adapter kind (known: ${known})`);
-  }
+  const factory = kindFactory(manifest, manifest.adapter.kind, options);
   try {
     return await factory(manifest.adapter, adapterOptions);
   } catch (error) {
@@ -125,6 +144,9 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
   // A plugin that is not configured is still listed; its adapter is not built, because adapters
   // commonly read their credentials in the constructor and would fail for the wrong reason.
   const plugin: LoadedPlugin = { manifest, adapter: undefined, skills: [], missing, configured };
+  // Known or not is known without building: said now, configured or not, deferred or not (given
+  // the kinds: a caller that gives none builds no declarative adapter).
+  if (typeof manifest.adapter === "object" && options.adapterKinds) kindFactory(manifest, manifest.adapter.kind, options);
   if (configured && (await options.deferAdapter?.(manifest))) {
     const onBuilt = (adapter: Adapter) => {
       plugin.adapter = adapter;
@@ -184,6 +206,21 @@ function catalogWithoutCredentials(manifest: PluginManifest, options: LoadOption
 }
 
 /**
+ * A second plugin with a prefix already taken, named with the one that has it. A config entry has
+ * no `prefix` field: its prefix is made from its key, so the fix is another key.
+ */
+function prefixTaken(manifest: PluginManifest, taken: PluginManifest): ManifestError {
+  const holder = taken.entryPath ? `the entry '${taken.name}'${taken.file === manifest.file ? "" : ` of ${taken.file}`}` : `plugin '${taken.name}' (${taken.file})`;
+  if (!manifest.entryPath) return new ManifestError(manifest.file, "prefix", `'${manifest.prefix}' is already used by ${holder}; give this plugin another prefix`);
+  const entry = `${manifest.entryPath.slice(0, -1).join(".")} entry '${manifest.name}'`;
+  return new ManifestError(
+    manifest.file,
+    undefined,
+    `${entry} makes the prefix '${manifest.prefix}' (its key lower-cased, other characters than letters, digits, '_' and '-' made '_'), which ${holder} already has; rename one of the two keys`,
+  );
+}
+
+/**
  * Load every plugin folder. A broken plugin is reported (stderr and the returned failures) and
  * skipped; it never stops the others. A second plugin claiming a prefix already taken is refused.
  */
@@ -222,7 +259,7 @@ export async function loadPlugins(
         replaced.push({ prefix: manifest.prefix, bundled: manifest.file, by: taken.manifest.file, byName: taken.manifest.name, notice });
         continue;
       }
-      if (taken) throw new ManifestError(manifest.file, "prefix", `'${manifest.prefix}' is already used by plugin '${taken.manifest.name}' (${taken.manifest.file}); give this plugin another prefix`);
+      if (taken) throw prefixTaken(manifest, taken.manifest);
       const { plugin, skillFailures } = await loadPlugin(manifest, options);
       const { prefix, name } = plugin.manifest;
       byPrefix.set(prefix, plugin);

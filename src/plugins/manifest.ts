@@ -62,6 +62,11 @@ export interface PluginManifest {
   requires: { env: string[]; bins: string[] };
   /** The runtime section as written, passed on to module adapters. */
   raw: Record<string, unknown>;
+  /**
+   * A config entry's place in its file (`["mcpServers", "fs"]`): its fields are its adapter
+   * block's, so a problem of the block is named and placed as the entry's field.
+   */
+  entryPath?: readonly string[];
 }
 
 export interface DiscoverContextSpec {
@@ -124,13 +129,14 @@ export function settingsOf(manifest: PluginManifest): SettingsLocation {
 
 /**
  * Problems of an adapter block found when the adapter was built (what its schema cannot say: a
- * path template, a tool name used twice), placed in plugin.json at their line and column like the
- * manifest's own. `field` names are the block's ("adapter.tools[1].name" or "tools[1].name").
+ * path template, a tool name used twice), placed in plugin.json (or, for a config entry, the config
+ * file) at their line and column like the manifest's own. `field` names are the block's
+ * ("adapter.tools[1].name" or "tools[1].name").
  */
 export function adapterBlockError(manifest: PluginManifest, problems: readonly { field: string; message: string }[]): ManifestError {
-  const base = manifest.form === "agent-plugins-spec" ? ["extensions", EXTENSION_KEY, "adapter"] : ["adapter"];
+  const base = manifest.entryPath ? [...manifest.entryPath] : manifest.form === "agent-plugins-spec" ? ["extensions", EXTENSION_KEY, "adapter"] : ["adapter"];
   let text: string | undefined;
-  if (manifest.form === "flat" || manifest.form === "agent-plugins-spec") {
+  if (manifest.form !== "memory") {
     try {
       text = readSettingsFileSync(manifest.file);
     } catch {

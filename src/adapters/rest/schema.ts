@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { HTTP_METHOD_PATTERN, HTTP_METHODS } from "./methods.js";
 import { Block, Flag, JsonObject, NonEmpty, NumberSet, Pattern, PositiveInt, ruleOutcome, StringMap, Word } from "../shared/spec-schema.js";
 
 /**
@@ -64,8 +65,8 @@ export const RestToolSchema = Block(
   {
     name: Type.String({ pattern: "^[A-Za-z0-9_-]{1,128}$", problem: "must be 1-128 letters, digits, '_' or '-'" }),
     description: Type.Optional(NonEmpty()),
-    /** GET unless said; checked against the methods this adapter sends in spec.ts (any case). */
-    method: Type.Optional(NonEmpty()),
+    /** GET unless said; any case (spec.ts upper-cases it). */
+    method: Type.Optional(Type.String({ pattern: HTTP_METHOD_PATTERN, problem: `must be an HTTP method: ${HTTP_METHODS.join(", ")} (any case)` })),
     path: NonEmpty(),
     query: Type.Optional(Names("param")),
     /** "*": every argument not used elsewhere; else the listed ones. */

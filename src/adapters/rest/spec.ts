@@ -1,10 +1,12 @@
 import type { JsonSchema } from "../types.js";
 import { assertSpec } from "../shared/errors.js";
+import type { SpecProblem } from "../shared/spec-check.js";
 import { parseRestErrorRules, type RestErrorRule } from "./error-rules.js";
 import { RestSpecError } from "./errors.js";
 import { parseResultShape, type ResultShape } from "./result-shape.js";
 import { REST_AUTH_SCHEMA, REST_BLOCK_SCHEMA, REST_PAGINATE_SCHEMA, REST_TOOL_SCHEMA } from "../block-schema-data.js";
 import type { AuthBlock, PaginateBlock, RestBlock, RestToolBlock } from "./schema.js";
+import { HTTP_METHODS } from "./methods.js";
 import { checkPathTemplate } from "./url-guard.js";
 
 /**
@@ -96,7 +98,7 @@ export interface RestConnectionSpec {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_PAGES = 10;
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+const METHODS: ReadonlySet<string> = new Set(HTTP_METHODS);
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
 export function readonlyByDefault(method: string): boolean {
@@ -220,15 +222,30 @@ export function parseConnection(spec: Readonly<Record<string, unknown>>, baseUrl
   return connection;
 }
 
-/** The whole block: its schema first (every problem at once), then each tool's cross-field rules. */
+/**
+ * The whole block: its schema first (every problem at once), then each tool's cross-field rules
+ * and the names tools share, every tool's problems together: a plugin author fixes them in one pass.
+ */
 export function parseRestSpec(spec: Readonly<Record<string, unknown>>): { connection: RestConnectionSpec; tools: RestOperation[] } {
   assertSpec<RestBlock>(RestSpecError, REST_BLOCK_SCHEMA, spec, "");
-  const connection = parseConnection(spec);
-  const tools = spec.tools.map((t, i) => parseTool(t, `tools[${i}]`));
-  const seen = new Set<string>();
-  tools.forEach((t, i) => {
-    if (seen.has(t.name)) throw new RestSpecError(`tools[${i}].name`, `'${t.name}' is defined twice`);
-    seen.add(t.name);
+  const problems: SpecProblem[] = [];
+  const collect = <T>(parse: () => T): T | undefined => {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof RestSpecError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
+    }
+  };
+  const connection = collect(() => parseConnection(spec));
+  const tools = spec.tools.map((t, i) => collect(() => parseTool(t, `tools[${i}]`)));
+  const firstIndex = new Map<string, number>();
+  spec.tools.forEach((t, i) => {
+    const first = firstIndex.get(t.name);
+    if (first === undefined) firstIndex.set(t.name, i);
+    else problems.push({ segments: ["tools", i, "name"], field: `tools[${i}].name`, message: `'${t.name}' is defined twice (first as tools[${first}].name); tool names must differ` });
   });
-  return { connection, tools };
+  if (problems.length || !connection) throw new RestSpecError(problems);
+  return { connection, tools: tools as RestOperation[] };
 }

@@ -17,6 +17,15 @@ export class MissingVariableError extends Error {
   }
 }
 
+/**
+ * Where `value` opens a `${` that no `}` closes ("Bearer ${TOKEN"), or -1. Such text is not a
+ * reference: it would reach the server as it is written, so the config check refuses it.
+ */
+export function unclosedReferenceAt(value: string): number {
+  const match = /\$\{(?![^}]*\})/.exec(value);
+  return match ? match.index : -1;
+}
+
 /** The variable names a value refers to. */
 export function referencedVariables(value: string): string[] {
   return [...value.matchAll(REFERENCE)].map((m) => m[1] ?? "").filter(Boolean);

@@ -1,0 +1,97 @@
+import { accessSync, constants, statSync } from "node:fs";
+import path from "node:path";
+import { parseBaseUrl } from "../adapters/rest/url-guard.js";
+import { interpolate } from "../adapters/shared/env-vars.js";
+import type { DeclarativeAdapterSpec } from "./manifest.js";
+import { findOnPath } from "./requirements.js";
+
+/**
+ * What would fail a configured plugin's first use, seen without starting or calling anything
+ * (`agent-tools validate`; the server says these at first use, as that use's error):
+ *  - a REST block's `baseUrl` without variables that the calls would refuse (a query, which is
+ *    most often a key, credentials, not http(s)); the URL is not quoted with its query;
+ *  - a stdio MCP server's `cwd` that is not a folder and `command` that is not an executable file,
+ *    resolved as the start resolves them (stdio-transport.ts resolveLaunch): `${VAR}`s from the host, a
+ * relative cwd or command path against the plugin's folder (a config entry's: the config file's),
+ * a bare command on PATH. A value whose variable is not set is the plugin's missing requirement,
+ * said as its status, not here. Values are quoted as written when they hold a variable (a host
+ * value is not shown), else as resolved.
+ */
+
+export interface FirstUseProblem {
+  /** The block's field: "baseUrl", "cwd", "command". */
+  field: string;
+  message: string;
+}
+
+function resolved(value: string, env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return interpolate(value, env, "");
+  } catch {
+    return undefined;
+  }
+}
+
+function shown(written: string, absolute: string): string {
+  return written.includes("${") ? `'${written}'` : `'${absolute}'`;
+}
+
+/** Why the program at `file` (an absolute path) cannot be run, or undefined when it can. */
+function notRunnable(file: string): string | undefined {
+  try {
+    const stat = statSync(file);
+    if (stat.isDirectory()) return "is a folder, not a program";
+    if (!stat.isFile()) return "is not a regular file";
+    // Windows has no execute bit: the extension is what makes a file runnable there.
+    if (process.platform !== "win32") accessSync(file, constants.X_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return "does not exist";
+    if (code === "EACCES") return "is not executable (make it so with chmod +x, or name its interpreter as the command and the file in args)";
+    return `cannot be read (${code ?? (error as Error).message})`;
+  }
+}
+
+export function firstUseProblems(block: DeclarativeAdapterSpec, baseDir: string, env: NodeJS.ProcessEnv): FirstUseProblem[] {
+  if (block.kind === "rest") return baseUrlProblems(block);
+  return block.kind === "mcp" && typeof block.command === "string" ? launchProblems(block, block.command, baseDir, env) : [];
+}
+
+function baseUrlProblems(block: DeclarativeAdapterSpec): FirstUseProblem[] {
+  if (typeof block.baseUrl !== "string" || block.baseUrl.includes("${")) return [];
+  try {
+    parseBaseUrl(block.baseUrl);
+    return [];
+  } catch (error) {
+    return [{ field: "baseUrl", message: `is refused: ${(error as Error).message}` }];
+  }
+}
+
+function launchProblems(block: DeclarativeAdapterSpec, written: string, baseDir: string, env: NodeJS.ProcessEnv): FirstUseProblem[] {
+  const problems: FirstUseProblem[] = [];
+  if (typeof block.cwd === "string") {
+    const cwd = resolved(block.cwd, env);
+    if (cwd !== undefined) {
+      const absolute = path.resolve(baseDir, cwd);
+      let kind: string | undefined;
+      try {
+        kind = statSync(absolute).isDirectory() ? undefined : "which is not a folder";
+      } catch {
+        kind = "which does not exist";
+      }
+      if (kind) problems.push({ field: "cwd", message: `names ${shown(block.cwd, absolute)}, ${kind}; the server is started in this folder` });
+    }
+  }
+  const command = resolved(written, env);
+  if (command !== undefined && command !== "") {
+    if (/[\\/]/.test(command)) {
+      const absolute = path.resolve(baseDir, command);
+      const why = notRunnable(absolute);
+      if (why) problems.push({ field: "command", message: `names ${shown(written, absolute)}, which ${why}` });
+    } else if (!findOnPath(command, env)) {
+      problems.push({ field: "command", message: `names ${shown(written, command)}, which is not found on PATH as an executable file; install it or give its path` });
+    }
+  }
+  return problems;
+}

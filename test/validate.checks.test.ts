@@ -1,0 +1,224 @@
+import assert from "node:assert/strict";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { baseEnv, runCli, writePlugin } from "./helpers.js";
+
+// What `agent-tools validate` used to pass (ok, exit 0) and the server then lost or failed on at
+// first use: each is now a problem naming the file, the field and where, all of them in one run.
+
+interface Report {
+  ok: boolean;
+  plugins: { prefix: string; name: string; configured: boolean; status?: string }[];
+  problems: string[];
+}
+
+async function validate(args: string[], env: Record<string, string> = baseEnv()): Promise<{ code: number | null; report: Report; stderr: string }> {
+  const run = await runCli(["validate", ...args], env);
+  return { code: run.code, report: JSON.parse(run.stdout) as Report, stderr: run.stderr };
+}
+
+/** The one problem that matches, or a failure listing them all. */
+function problemLike(report: Report, pattern: RegExp): string {
+  const found = report.problems.flatMap((p) => p.split("\n")).filter((p) => pattern.test(p));
+  assert.equal(found.length, 1, `${pattern}\n${report.problems.join("\n")}`);
+  return found[0] as string;
+}
+
+let dir: string;
+before(() => (dir = mkdtempSync(path.join(tmpdir(), "agent-tools-validate-checks-"))));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the settings files' JSON", () => {
+  it("a key given twice is a problem at both places, in the config file and in plugin.json", async () => {
+    const config = path.join(dir, "dup.json");
+    writeFileSync(config, `{"mcpServers": {"a": {"command": "node"},\n  "a": {"command": "node"}},\n "mcpServers": {"b": {"command": "node"}}}`);
+    const { code, report, stderr } = await validate(["--config", config]);
+    assert.equal(code, 1, stderr);
+    assert.equal(report.ok, false);
+    assert.deepEqual(report.problems, [
+      `${config}:2:3: key 'mcpServers.a' is given twice in one object (first at line 1, column 17); only one would be read, so merge the two or rename one`,
+      `${config}:3:2: key 'mcpServers' is given twice in one object (first at line 1, column 2); only one would be read, so merge the two or rename one`,
+    ]);
+
+    const plugins = path.join(dir, "dup-plugins");
+    const folder = writePlugin(path.join(plugins, "agent-tools-plugin-twice"), {});
+    writeFileSync(path.join(folder, "plugin.json"), `{"name": "twice", "prefix": "twice", "prefix": "other", "description": "d", "adapter": "./a.mjs"}`);
+    const plugin = await validate(["--plugins-dir", plugins]);
+    assert.equal(plugin.code, 1);
+    problemLike(plugin.report, /agent-tools-plugin-twice\/plugin\.json:1:38: key 'prefix' is given twice in one object \(first at line 1, column 19\)/);
+  });
+
+  it("nesting thousands deep is one problem naming the file, not a stack overflow", async () => {
+    const config = path.join(dir, "deep.json");
+    const text = `{"mcpServers": {"a": {"command": "node", "env": ${"[".repeat(5000)}}}}`;
+    writeFileSync(config, text);
+    const { code, report, stderr } = await validate(["--config", config]);
+    assert.equal(code, 1);
+    assert.doesNotMatch(stderr, /RangeError|Maximum call stack|\n {4}at /);
+    // Three objects, then arrays: the 254th '[' is the 257th level.
+    const column = text.indexOf("[") + 253 + 1;
+    assert.deepEqual(report.problems, [`${config}:1:${column}: nests objects and arrays more than 256 levels deep; a settings file needs a few (look for brackets opened here and never closed)`]);
+
+    const plugins = path.join(dir, "deep-plugins");
+    const folder = writePlugin(path.join(plugins, "agent-tools-plugin-deep"), {});
+    writeFileSync(path.join(folder, "plugin.json"), `{"name": "deep", "prefix": "deep", "adapter": {"kind": "mcp", "args": ${"[".repeat(5000)}}}`);
+    const plugin = await validate(["--plugins-dir", plugins]);
+    assert.equal(plugin.code, 1);
+    problemLike(plugin.report, /agent-tools-plugin-deep\/plugin\.json:1:\d+: nests objects and arrays more than 256 levels deep/);
+  });
+
+  it("a leading byte-order mark (Windows Notepad) is skipped, and positions are the editor's", async () => {
+    const config = path.join(dir, "bom.json");
+    writeFileSync(config, `\uFEFF{"mcpServers": {"b": {"command": ${JSON.stringify(process.execPath)}}}}`);
+    const fine = await validate(["--config", config]);
+    assert.equal(fine.code, 0, fine.stderr);
+    assert.deepEqual(fine.report.plugins.map((p) => p.prefix), ["b"]);
+
+    writeFileSync(config, `\uFEFF{"mcpServers": {"b": {"command": 5}}}`);
+    const bad = await validate(["--config", config]);
+    assert.equal(bad.code, 1);
+    problemLike(bad.report, /bom\.json:1:34: mcpServers\.b: field 'command' must be/);
+
+    const plugins = path.join(dir, "bom-plugins");
+    const folder = writePlugin(path.join(plugins, "agent-tools-plugin-bom"), {}, { "a.mjs": "export default class { async listTools() { return { tools: [] }; } async call() { return {}; } }\n" });
+    writeFileSync(path.join(folder, "plugin.json"), `\uFEFF{"name": "bom", "prefix": "bom", "description": "d", "adapter": "./a.mjs"}`);
+    const plugin = await validate(["--plugins-dir", plugins]);
+    assert.equal(plugin.code, 0, plugin.stderr);
+    assert.deepEqual(plugin.report.plugins.map((p) => p.prefix), ["bom"]);
+  });
+});
+
+describe("adapters are built by validate, every problem at once", () => {
+  let plugins: string;
+  let report: Report;
+  let code: number | null;
+  const adapterModule = "export default class { async listTools() { return { tools: [] }; } async call() { return {}; } }\n";
+  before(async () => {
+    plugins = path.join(dir, "adapters");
+    const plugin = (name: string, adapter: unknown, files: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
+      writePlugin(path.join(plugins, `agent-tools-plugin-${name}`), { name, prefix: name, description: `the ${name} test plugin`, adapter, ...extra }, files);
+    plugin("kafka", { kind: "kafka", topic: "t" });
+    plugin("method", { kind: "rest", baseUrl: "https://api.example.com", tools: [{ name: "a", method: "GTE", path: "/a" }] });
+    plugin("lower", { kind: "rest", baseUrl: "https://api.example.com", tools: [{ name: "a", method: "post", path: "/a" }, { name: "b", method: "Get", path: "/b" }] });
+    plugin("rules", { kind: "rest", baseUrl: "https://api.example.com/v1", tools: [{ name: "a", path: "/a" }, { name: "b", path: "../../etc" }, { name: "a", path: "/c" }] });
+    // Builds (the base URL is read at each call), and would fail every call.
+    plugin("base", { kind: "rest", baseUrl: "https://api.example.com/v1?access_key=VERY-SECRET-KEY", tools: [{ name: "a", path: "/a" }] });
+    plugin("exportname", "./a.mjs", { "a.mjs": adapterModule }, { adapterExport: "Nope" });
+    plugin("syntax", "./a.mjs", { "a.mjs": "export default class { async listTools( {\n" });
+    plugin("throws", "./a.mjs", { "a.mjs": 'export default class { constructor() { throw new Error("the constructor refused"); } async listTools() { return { tools: [] }; } async call() { return {}; } }\n' });
+    plugin("missing", "./missing.mjs");
+    plugin("fine", "./a.mjs", { "a.mjs": adapterModule });
+    ({ code, report } = await validate(["--plugins-dir", plugins]));
+  });
+
+  it("exits 1, and the plugin that builds is still listed", () => {
+    assert.equal(code, 1);
+    assert.equal(report.ok, false);
+    assert.ok(report.plugins.some((p) => p.prefix === "fine"), JSON.stringify(report.plugins));
+    assert.ok(report.plugins.some((p) => p.prefix === "lower"), "methods in lower or mixed case are normalised, not refused");
+  });
+
+  it("an unknown adapter kind names the known kinds, at its line and column", () => {
+    problemLike(report, /agent-tools-plugin-kafka\/plugin\.json:1:\d+: field 'adapter\.kind' 'kafka' is not a known adapter kind; use one of: cli, mcp, mcp-filesystem, openapi, rest$/);
+  });
+
+  it("a REST method that is not an HTTP method", () => {
+    problemLike(report, /agent-tools-plugin-method\/plugin\.json:1:\d+: field 'adapter\.tools\[0\]\.method' must be an HTTP method: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS \(any case\)/);
+  });
+
+  it("a path that leaves the base and a tool name twice, both; a base URL with a query, its key not shown", () => {
+    problemLike(report, /agent-tools-plugin-base\/plugin\.json:1:\d+: field 'adapter\.baseUrl' is refused: baseUrl 'https:\/\/api\.example\.com\/v1' must not have a query/);
+    problemLike(report, /agent-tools-plugin-rules\/plugin\.json:1:\d+: field 'adapter\.tools\[1\]\.path' is refused: .*"\.\.\/\.\.\/etc"/);
+    problemLike(report, /agent-tools-plugin-rules\/plugin\.json:1:\d+: field 'adapter\.tools\[2\]\.name' 'a' is defined twice \(first as tools\[0\]\.name\)/);
+    assert.doesNotMatch(report.problems.join("\n"), /VERY-SECRET-KEY/);
+  });
+
+  it("module adapters: a wrong export, a syntax error, a constructor that throws, a file that is not there", () => {
+    problemLike(report, /agent-tools-plugin-exportname\/plugin\.json: field 'adapter' could not be loaded from '\.\/a\.mjs': adapterExport 'Nope' is not exported \(exports: default\)/);
+    problemLike(report, /agent-tools-plugin-syntax\/plugin\.json: field 'adapter' could not be loaded from '\.\/a\.mjs': SyntaxError: .*`node --check .*a\.mjs` shows where/);
+    problemLike(report, /agent-tools-plugin-throws\/plugin\.json: field 'adapter' could not be loaded from '\.\/a\.mjs': the constructor refused/);
+    problemLike(report, /agent-tools-plugin-missing\/plugin\.json: field 'adapter' could not be loaded from '\.\/missing\.mjs': .*agent-tools-plugin-missing\/missing\.mjs does not exist$/);
+  });
+
+  it("the server refuses an unknown kind at start too, with the same words", async () => {
+    const only = path.join(dir, "kafka-only");
+    writePlugin(path.join(only, "agent-tools-plugin-kafka"), { name: "kafka", prefix: "kafka", description: "d", adapter: { kind: "kafka" } });
+    // status loads the fleet as the server does (catalogs persist there: adapters wait for first use).
+    const run = await runCli(["status"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: only, AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: path.join(dir, "cache") }));
+    assert.match(run.stdout + run.stderr, /'kafka' is not a known adapter kind; use one of: cli, mcp, mcp-filesystem, openapi, rest/);
+  });
+});
+
+describe("config entries: why not configured, and what would stop a server from starting", () => {
+  it("says the status of each unconfigured entry, and checks command and cwd without starting anything", async () => {
+    const folder = path.join(dir, "entries");
+    mkdirSync(path.join(folder, "a-folder"), { recursive: true });
+    writeFileSync(path.join(folder, "not-executable.sh"), "echo hi\n");
+    chmodSync(path.join(folder, "not-executable.sh"), 0o644);
+    const marker = path.join(folder, "started");
+    const config = path.join(folder, "agent-tools.config.json");
+    writeFileSync(
+      config,
+      JSON.stringify(
+        {
+          mcpServers: {
+            envref: { command: process.execPath, env: { TOKEN: "${VALIDATE_TEST_UNSET_TOKEN}" } },
+            nobin: { command: "no-such-program-for-validate" },
+            noexec: { command: "./not-executable.sh" },
+            folder: { command: "./a-folder" },
+            nocwd: { command: process.execPath, cwd: "./not-there" },
+            starts: { command: process.execPath, args: ["-e", `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "x")`] },
+          },
+        },
+        null,
+        2,
+      ),
+    );
+    const { code, report } = await validate(["--config", config]);
+    assert.equal(code, 1);
+    const status = Object.fromEntries(report.plugins.map((p) => [p.prefix, p.status]));
+    assert.equal(status.envref, "not configured: set VALIDATE_TEST_UNSET_TOKEN");
+    assert.equal(status.nobin, "not configured: install no-such-program-for-validate (not found on PATH)");
+    assert.equal(status.starts, undefined, "a configured entry has no status line");
+    problemLike(report, new RegExp(`^${config}:\\d+:18: field 'mcpServers\\.noexec\\.command' names '${folder}/not-executable\\.sh', which is not executable`));
+    problemLike(report, new RegExp(`^${config}:\\d+:18: field 'mcpServers\\.folder\\.command' names '${folder}/a-folder', which is a folder, not a program$`));
+    problemLike(report, new RegExp(`^${config}:\\d+:14: field 'mcpServers\\.nocwd\\.cwd' names '${folder}/not-there', which does not exist`));
+    assert.equal(report.problems.length, 3, report.problems.join("\n"));
+    assert.equal(existsSync(marker), false, "validate started no server");
+  });
+
+  it("an envFile line that is not KEY=VALUE and an unclosed ${ are problems with their line; the line's text is not shown", async () => {
+    const folder = path.join(dir, "envfile");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, ".env"), "A=1\nSECRET-VALUE-NO-EQUALS\n# a comment\n\nB=${UNCLOSED\n");
+    const config = path.join(folder, "agent-tools.config.json");
+    writeFileSync(config, `{\n  "mcpServers": {\n    "e": { "command": "node", "envFile": ".env", "env": { "X": "Bearer \${TOKEN" } }\n  }\n}\n`);
+    const { code, report } = await validate(["--config", config]);
+    assert.equal(code, 1);
+    const envFile = path.join(folder, ".env");
+    assert.deepEqual(report.problems, [
+      `${config}:3:64: mcpServers.e: field 'env.X' opens '\${' without a closing '}'; write \${NAME} (or \${NAME:-default})`,
+      `${config}:3:42: mcpServers.e: field 'envFile' names ${envFile}, whose line 2 is not KEY=VALUE (a name of letters, digits and '_', then '='), a # comment or blank`,
+      `${config}:3:42: mcpServers.e: field 'envFile' names ${envFile}, whose line 5 (B) opens '\${' without a closing '}'; write \${NAME}`,
+    ]);
+    assert.doesNotMatch(report.problems.join("\n"), /SECRET-VALUE/);
+  });
+
+  it("two keys that make one prefix are named both, the fix is another key; an empty key is refused", async () => {
+    const config = path.join(dir, "clash.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { "My Server": { command: process.execPath }, my_server: { command: process.execPath } } }));
+    const clash = await validate(["--config", config]);
+    assert.equal(clash.code, 1);
+    assert.deepEqual(clash.report.problems, [
+      `${config}: mcpServers entry 'my_server' makes the prefix 'my_server' (its key lower-cased, other characters than letters, digits, '_' and '-' made '_'), which the entry 'My Server' already has; rename one of the two keys`,
+    ]);
+    assert.doesNotMatch(clash.report.problems[0] as string, /field 'prefix'/);
+
+    writeFileSync(config, `{"mcpServers": {"": {"command": "node"}}}`);
+    const empty = await validate(["--config", config]);
+    assert.equal(empty.code, 1);
+    assert.deepEqual(empty.report.problems, [`${config}:1:17: mcpServers: a server's key is its name and its tools' prefix, and this one is empty; give it a name such as "github"`]);
+  });
+});
