@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { packageJson } from "../paths.js";
+import { sendStrayStdoutToStderr, writeStdout } from "../stdout-guard.js";
 
 /**
  * The `agent-tools` command. Reports go to stdout as JSON except under `mcp`, where stdout is the
@@ -43,24 +44,27 @@ const SERVER_OPTIONS: CommandOptions = { config: true, "plugins-dir": true };
 
 /**
  * Each command: its synopsis, what it does and the options it takes (the help text of
- * `agent-tools CMD --help`); `bin`: the program that runs only this command.
+ * `agent-tools CMD --help`); `bin`: the program that runs only this command; `loadsPlugins`: its
+ * stdout is its answer (JSON-RPC or JSON) and it runs plugin code, whose stray output is sent to
+ * stderr before any of it loads (stdout-guard.ts).
  */
-const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; options?: CommandOptions; bin?: string; maxWords?: number }>> = {
-  mcp: { synopsis: "mcp", does: "serve the MCP facade over stdio", options: SERVER_OPTIONS, bin: "agent-tools-mcp" },
+const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; options?: CommandOptions; bin?: string; maxWords?: number; loadsPlugins?: true }>> = {
+  mcp: { synopsis: "mcp", does: "serve the MCP facade over stdio", options: SERVER_OPTIONS, bin: "agent-tools-mcp", loadsPlugins: true },
   http: { synopsis: "http [--host HOST] [--port PORT]", does: "serve the MCP facade over Streamable HTTP at http://127.0.0.1:8321/mcp", options: { ...SERVER_OPTIONS, host: true, port: true }, bin: "agent-tools-mcp-http" },
   probe: { synopsis: "probe", does: "preflight report as JSON; exit 0 ready, 1 installable, 2 blocked" },
-  validate: { synopsis: "validate", does: "load every plugin and the config file and check them all; exit 1 on problems", options: SERVER_OPTIONS },
-  status: { synopsis: "status", does: "the text layer: READY, or what is missing and the problems found, the config file read, commands, modules (one JSON answer)", options: SERVER_OPTIONS },
-  list: { synopsis: "list", does: "the text layer's commands (one JSON answer)", options: SERVER_OPTIONS },
-  load: { synopsis: "load MODULE", does: "load a text module from commands/ in a one-off session (one JSON answer)", options: SERVER_OPTIONS, maxWords: Infinity },
+  validate: { synopsis: "validate", does: "load every plugin and the config file and check them all; exit 1 on problems", options: SERVER_OPTIONS, loadsPlugins: true },
+  status: { synopsis: "status", does: "the text layer: READY, or what is missing and the problems found, the config file read, commands, modules (one JSON answer)", options: SERVER_OPTIONS, loadsPlugins: true },
+  list: { synopsis: "list", does: "the text layer's commands (one JSON answer)", options: SERVER_OPTIONS, loadsPlugins: true },
+  load: { synopsis: "load MODULE", does: "load a text module from commands/ in a one-off session (one JSON answer)", options: SERVER_OPTIONS, loadsPlugins: true, maxWords: Infinity },
   exec: {
     maxWords: Infinity,
     synopsis: "exec [options] [--] COMMAND…",
     does: "run a command line in a one-off sandbox (one JSON answer; exit = its exit code).\nOptions go before the command: the words from its first one on are the command line, verbatim",
     options: SERVER_OPTIONS,
+    loadsPlugins: true,
   },
-  serve: { synopsis: "serve", does: 'JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line', options: SERVER_OPTIONS },
-  tokens: { synopsis: "tokens [--json] [--tools FILE]", does: "tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin", options: { ...SERVER_OPTIONS, json: true, tools: true } },
+  serve: { synopsis: "serve", does: 'JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line', options: SERVER_OPTIONS, loadsPlugins: true },
+  tokens: { synopsis: "tokens [--json] [--tools FILE]", does: "tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin", options: { ...SERVER_OPTIONS, json: true, tools: true }, loadsPlugins: true },
   audit: { synopsis: "audit [--limit N] [--follow]", does: "print the audit log of writes, one JSON line each (Redis stream or JSONL file)", options: { config: true, limit: true, follow: true } },
   "hash-token": { synopsis: "hash-token [TOKEN]", does: "the SHA-256 a team identity's tokenSha256 holds; without TOKEN, a new random token and its hash", maxWords: 1 },
   cache: { synopsis: "cache [clear]", does: "where the plugin catalog cache lives and what it holds; `clear` empties it", maxWords: 1 },
@@ -141,7 +145,7 @@ async function readConfigOrAnswer(explicit: string | undefined, bin: string, ans
 }
 
 function print(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  writeStdout(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** Options that take a value: the word after them is not the command. */
@@ -264,6 +268,8 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     return 2;
   }
   if (values["plugins-dir"]) process.env.AGENT_TOOLS_PLUGINS_DIR = values["plugins-dir"];
+  // From here on stdout carries only the command's answer: a plugin's console.log goes to stderr.
+  if (COMMANDS[command]?.loadsPlugins) sendStrayStdoutToStderr();
   switch (command) {
     case "mcp": {
       // Before the start's work: that is what would grow V8's young generation (lean-heap.ts).
@@ -348,7 +354,7 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       try {
         const report = await tokensReport(runtime);
         if (values.json) print(report);
-        else process.stdout.write(formatTokensReport(report));
+        else writeStdout(formatTokensReport(report));
       } finally {
         await runtime.close();
       }
