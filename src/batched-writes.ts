@@ -15,15 +15,21 @@ import type { Writable } from "node:stream";
  *
  * Every `write` of a batch settles with that batch: resolved once the stream took it (or, when
  * the stream asked to wait, on its `drain`), rejected when the stream failed or was gone.
+ *
+ * `write` is how a batch reaches the stream: the stream's own method unless given. The stdio
+ * server's stdout passes stdout-guard.ts's `writeStdout`, which still reaches stdout once every
+ * other writer of `process.stdout.write` has been sent to stderr.
  */
 export class BatchedWriter {
   readonly #out: Writable;
+  readonly #write: (text: string) => boolean;
   #text = "";
   #batch: Promise<void> | undefined;
   #settle: ((error?: Error) => void) | undefined;
 
-  constructor(out: Writable) {
+  constructor(out: Writable, write: (text: string) => boolean = (text) => out.write(text)) {
     this.#out = out;
+    this.#write = write;
   }
 
   write(line: string): Promise<void> {
@@ -61,7 +67,7 @@ export class BatchedWriter {
     const onClose = (): void => finish(new Error("Not connected"));
     out.once("error", finish);
     try {
-      if (out.write(text)) finish();
+      if (this.#write(text)) finish();
       else if (!done) {
         out.once("drain", onDrain);
         out.once("close", onClose);

@@ -9,6 +9,7 @@ import { McpSpecError, mcpClientFromEnv, parseMcpSpec, type McpAdapter } from ".
 import { startHttpFixture, type HttpFixture } from "./fixtures/mcp/http-server.js";
 import { buildAdapter, rejectsWith, textOf } from "./fixtures/mcp/support.js";
 import { until } from "./wait.js";
+import { sendJson, startServer } from "./fixtures/rest/http-server.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -75,6 +76,19 @@ describe("Streamable HTTP", () => {
     const error = await rejectsWith(adapter.call("hang", {}));
     assert.equal(error.code, "UPSTREAM_TIMEOUT");
     assert.equal(textOf(await adapter.call("echo", { text: "ok" })), "ok");
+  });
+
+  test("a server answering 429 (or 5xx) gets a hint to retry the same call, not to change it; the status in details", async () => {
+    const hints: Record<number, RegExp> = { 429: /rate limiting.*send the same call again/, 503: /temporarily unavailable \(HTTP 503\).*send the same call again/ };
+    for (const [status, hint] of Object.entries(hints)) {
+      const server = await startServer((_req, res) => sendJson(res, Number(status), { message: "slow down" }));
+      cleanups.push(() => server.close());
+      const error = await rejectsWith(adapterFor({ url: `${server.url}/mcp` }).call("echo", {}));
+      assert.equal(error.code, "UPSTREAM_ERROR");
+      assert.match(error.message, new RegExp(`answered .* with HTTP ${status}`));
+      assert.deepEqual((error as Error & { details?: unknown }).details, { status: Number(status) });
+      assert.match((error as Error & { hint?: string }).hint ?? "", hint);
+    }
   });
 
   test("an answer past the response cap fails RESULT_TOO_LARGE with a hint; the connection keeps working", async () => {

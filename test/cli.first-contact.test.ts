@@ -115,12 +115,46 @@ describe("the command line", () => {
     for (const bin of BINS) {
       const ran = await run(bin, ["--bogus"]);
       assert.equal(ran.code, 2, `${bin} --bogus: ${ran.stdout}`);
-      assert.match(ran.stderr, /Unknown option '--bogus'/);
+      assert.match(ran.stderr, /unknown option '--bogus'\n/, "named, with no far-fetched guess");
       assert.equal(ran.stdout, "", "nothing on stdout: it may be a protocol stream");
     }
     const typo = await run("agent-tools", ["valdate"]);
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /unknown command 'valdate'; did you mean 'validate'\?/);
+  });
+
+  it("a misspelt option names the near one, with the usage of the command it was given to", async () => {
+    for (const bin of BINS) {
+      const ran = await run(bin, bin.startsWith("agent-tools-mcp") ? ["--confg", "x.json"] : ["validate", "--confg", "x.json"]);
+      assert.equal(ran.code, 2, `${bin}: ${ran.stderr}`);
+      assert.match(ran.stderr, /^agent-tools[\w-]*: unknown option '--confg'; did you mean '--config'\?\n/);
+      assert.match(ran.stderr, /\nusage: agent-tools[\w-]*( validate)? (\[--host HOST\] \[--port PORT\] )?\[options\]/, "the command's own usage");
+      assert.equal(ran.stdout, "");
+    }
+    const misplaced = await run("agent-tools", ["--plugin-dir", "x"]);
+    assert.match(misplaced.stderr, /unknown option '--plugin-dir'; did you mean '--plugins-dir'\?/);
+  });
+
+  it("an option's value left out or starting with '-' says what the option takes", async () => {
+    const negative = await run("agent-tools", ["audit", "--limit", "-1"]);
+    assert.equal(negative.code, 2);
+    assert.match(negative.stderr, /^agent-tools: --limit needs a value after it \(--limit N: the last N entries, a positive whole number \(default 100\)\); '-1' reads as an option \(a value that starts with '-' is written --limit=-1\)\n/);
+    assert.doesNotMatch(negative.stderr, /ambiguous/);
+    const written = await run("agent-tools", ["audit", "--limit=-1"]);
+    assert.equal(written.code, 2);
+    assert.match(written.stderr, /--limit must be a positive whole number \(got '-1'\)/);
+    const bench = await run("agent-tools", ["search-bench", "--limit"]);
+    assert.match(bench.stderr, /^agent-tools: --limit needs a value after it \(--limit N: hits per query, 1 to 50 \(default 10\)\)\n/, "the command's own wording");
+    const flag = await run("agent-tools", ["audit", "--follow=1"]);
+    assert.equal(flag.code, 2);
+    assert.match(flag.stderr, /^agent-tools: --follow takes no value \(-f, --follow: keep printing new entries\); write it alone\n/);
+  });
+
+  it("the top-level help indents a command's continued description under it", async () => {
+    const help = await run("agent-tools", ["--help"]);
+    const commands = help.stdout.split("\n\noptions:")[0]?.split("\ncommands:\n")[1] ?? "";
+    for (const line of commands.split("\n")) assert.match(line, /^ {2}/, `every line of the commands list is indented: '${line}'`);
+    assert.match(help.stdout, /\n {22}Options go before the command/);
   });
 
   it("help for a command that does not exist exits 2 naming it and listing the commands", async () => {

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { packageJson } from "../paths.js";
+import { sendStrayStdoutToStderr, writeStdout } from "../stdout-guard.js";
 
 /**
  * The `agent-tools` command. Reports go to stdout as JSON except under `mcp`, where stdout is the
@@ -36,6 +37,13 @@ type OptionName = keyof typeof OPTION_HELP;
 const PARSE_OPTIONS = Object.fromEntries(
   Object.entries(OPTION_HELP).map(([name, option]) => [name, { type: option.type, ...("short" in option ? { short: option.short } : {}) }]),
 ) as { [K in OptionName]: { type: (typeof OPTION_HELP)[K]["type"]; short?: string } };
+/** Every option's spellings (`--name`, and `-x` for one with a short form) → the option. */
+const OPTION_WORDS = new Map<string, OptionName>(
+  (Object.keys(OPTION_HELP) as OptionName[]).flatMap((name): [string, OptionName][] => {
+    const short = (OPTION_HELP[name] as { short?: string }).short;
+    return [[`--${name}`, name], ...(short ? [[`-${short}`, name] as [string, OptionName]] : [])];
+  }),
+);
 /** A command's options; a string replaces the option's usual wording for that command. */
 type CommandOptions = Partial<Record<OptionName, true | string>>;
 
@@ -43,25 +51,28 @@ const SERVER_OPTIONS: CommandOptions = { config: true, "plugins-dir": true };
 
 /**
  * Each command: its synopsis, what it does and the options it takes (the help text of
- * `agent-tools CMD --help`); `bin`: the program that runs only this command.
+ * `agent-tools CMD --help`); `bin`: the program that runs only this command; `loadsPlugins`: its
+ * stdout is its answer (JSON-RPC or JSON) and it runs plugin code, whose stray output is sent to
+ * stderr before any of it loads (stdout-guard.ts).
  */
-const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; options?: CommandOptions; bin?: string; maxWords?: number }>> = {
-  mcp: { synopsis: "mcp", does: "serve the MCP facade over stdio", options: SERVER_OPTIONS, bin: "agent-tools-mcp" },
+const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; options?: CommandOptions; bin?: string; maxWords?: number; loadsPlugins?: true }>> = {
+  mcp: { synopsis: "mcp", does: "serve the MCP facade over stdio", options: SERVER_OPTIONS, bin: "agent-tools-mcp", loadsPlugins: true },
   http: { synopsis: "http [--host HOST] [--port PORT]", does: "serve the MCP facade over Streamable HTTP at http://127.0.0.1:8321/mcp", options: { ...SERVER_OPTIONS, host: true, port: true }, bin: "agent-tools-mcp-http" },
   probe: { synopsis: "probe", does: "preflight report as JSON; exit 0 ready, 1 installable, 2 blocked" },
-  validate: { synopsis: "validate", does: "load every plugin and the config file and check them all; exit 1 on problems", options: SERVER_OPTIONS },
-  status: { synopsis: "status", does: "the text layer: READY, or what is missing and the problems found, the config file read, commands, modules (one JSON answer)", options: SERVER_OPTIONS },
-  list: { synopsis: "list", does: "the text layer's commands (one JSON answer)", options: SERVER_OPTIONS },
-  load: { synopsis: "load MODULE", does: "load a text module from commands/ in a one-off session (one JSON answer)", options: SERVER_OPTIONS, maxWords: Infinity },
+  validate: { synopsis: "validate", does: "load every plugin and the config file and check them all; exit 1 on problems", options: SERVER_OPTIONS, loadsPlugins: true },
+  status: { synopsis: "status", does: "the text layer: READY, or what is missing and the problems found, the config file read, commands, modules (one JSON answer)", options: SERVER_OPTIONS, loadsPlugins: true },
+  list: { synopsis: "list", does: "the text layer's commands (one JSON answer)", options: SERVER_OPTIONS, loadsPlugins: true },
+  load: { synopsis: "load MODULE", does: "load a text module from commands/ in a one-off session (one JSON answer)", options: SERVER_OPTIONS, loadsPlugins: true, maxWords: Infinity },
   exec: {
     maxWords: Infinity,
     synopsis: "exec [options] [--] COMMAND…",
     does: "run a command line in a one-off sandbox (one JSON answer; exit = its exit code).\nOptions go before the command: the words from its first one on are the command line, verbatim",
     options: SERVER_OPTIONS,
+    loadsPlugins: true,
   },
-  serve: { synopsis: "serve", does: 'JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line', options: SERVER_OPTIONS },
-  tokens: { synopsis: "tokens [--json] [--tools FILE]", does: "tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin", options: { ...SERVER_OPTIONS, json: true, tools: true } },
-  audit: { synopsis: "audit [--limit N] [--follow]", does: "print the audit log of writes, one JSON line each (Redis stream or JSONL file)", options: { config: true, limit: true, follow: true } },
+  serve: { synopsis: "serve", does: 'JSON lines on stdin ({"action":"exec","command":"…"}) → one JSON answer per line', options: SERVER_OPTIONS, loadsPlugins: true },
+  tokens: { synopsis: "tokens [--json] [--tools FILE]", does: "tools/list tokens (o200k) of the fleet: both facade modes, flat, per plugin", options: { ...SERVER_OPTIONS, json: true, tools: true }, loadsPlugins: true },
+  audit: { synopsis: "audit [--limit N] [--follow]", does: "print the audit log of writes, one JSON line each (Redis stream or JSONL file)", options: { config: true, limit: "the last N entries, a positive whole number (default 100)", follow: true } },
   "hash-token": { synopsis: "hash-token [TOKEN]", does: "the SHA-256 a team identity's tokenSha256 holds; without TOKEN, a new random token and its hash", maxWords: 1 },
   cache: { synopsis: "cache [clear]", does: "where the plugin catalog cache lives and what it holds; `clear` empties it", maxWords: 1 },
   "search-bench": {
@@ -73,14 +84,20 @@ const COMMANDS: Readonly<Record<string, { synopsis: string; does: string; option
   help: { synopsis: "help [COMMAND]", does: "this text, or one command's (also -h, --help)", maxWords: 1 },
 };
 
+/** What an option does for a command: the command's own wording, else the usual one. */
+function optionDoes(options: CommandOptions | undefined, name: OptionName): string {
+  const given = options?.[name];
+  return typeof given === "string" ? given : OPTION_HELP[name].does;
+}
+
+/** A help text's continued lines, indented under the column where its first line's text starts. */
+function indentContinued(text: string): string {
+  return text.replace(/\n/g, `\n${" ".repeat(22)}`);
+}
+
 /** The options block of a help text: each option's words, then what it does (continued lines indented under it). */
 function optionsText(options: CommandOptions): string {
-  const lines = (Object.keys(options) as OptionName[]).map((name) => {
-    const option: { words: string; does: string } = OPTION_HELP[name];
-    const given = options[name];
-    const does = typeof given === "string" ? given : option.does;
-    return `  ${option.words.padEnd(20)}${does.replace(/\n/g, `\n${" ".repeat(22)}`)}`;
-  });
+  const lines = (Object.keys(options) as OptionName[]).map((name) => `  ${OPTION_HELP[name].words.padEnd(20)}${indentContinued(optionDoes(options, name))}`);
   return `options:\n${lines.join("\n")}\n`;
 }
 
@@ -96,7 +113,7 @@ const USAGE = `usage: agent-tools <command> [options]   (agent-tools-runtime is 
 
 commands:
 ${Object.entries(COMMANDS)
-  .map(([command, { synopsis }]) => `  ${synopsis.length > 19 ? `${synopsis}\n${" ".repeat(22)}` : synopsis.padEnd(20)}${describeCommand(command, "agent-tools")}`)
+  .map(([command, { synopsis }]) => `  ${synopsis.length > 19 ? `${synopsis}\n${" ".repeat(22)}` : synopsis.padEnd(20)}${indentContinued(describeCommand(command, "agent-tools"))}`)
   .join("\n")}
 
 ${optionsText({ ...SERVER_OPTIONS, host: `http: ${OPTION_HELP.host.does}`, port: `http: ${OPTION_HELP.port.does}`, help: true, version: true })}`;
@@ -112,11 +129,43 @@ function commandUsage(command: string, bin = "agent-tools"): string {
   return `usage: ${synopsis}${entry.synopsis.includes("[options]") ? "" : " [options]"}\n\n${describeCommand(command, bin)}\n\n${optionsText(options)}`;
 }
 
+/** "; did you mean 'X'?" with the candidate closest to `word` (written as `show` writes it) when a typo is likely, else "". */
+async function didYouMean(word: string, candidates: readonly string[], show = (candidate: string) => candidate): Promise<string> {
+  const { closestNames } = await import("../runtime/similarity.js");
+  const [close] = closestNames(word, candidates, 0.5, 1);
+  return close === undefined ? "" : `; did you mean '${show(close)}'?`;
+}
+
 /** A word that is no command, with the closest one when a typo is likely, then the usage that lists them all. */
 async function unknownCommand(word: string): Promise<string> {
-  const { closestNames } = await import("../runtime/similarity.js");
-  const close = closestNames(word, Object.keys(COMMANDS), 0.5, 1);
-  return `unknown command '${word}'${close.length ? `; did you mean '${close[0]}'?` : ""}\n\n${USAGE}`;
+  return `unknown command '${word}'${await didYouMean(word, Object.keys(COMMANDS))}\n\n${USAGE}`;
+}
+
+/**
+ * What parseArgs refused, in this program's words: an unknown option with the nearest real one,
+ * an option whose value is missing or starts with '-' with what the option takes. `args`: the
+ * words parsed; `command`: the command they name, for its wording of an option.
+ */
+async function optionProblem(error: Error & { code?: string }, args: readonly string[], command: string | undefined): Promise<string> {
+  // Node names a short-and-long option as '-f, --follow': the long form is kept.
+  const named = /^(?:Unknown option|Option) '(?:-\w, )?(-{1,2}[^' ]+)/.exec(error.message)?.[1];
+  const name = named ? OPTION_WORDS.get(named) : undefined;
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && named) {
+    // Names compared without their dashes (shared dashes would make '--bogus' look like '--tools');
+    // a one-letter option is too short to guess from.
+    const near = named.startsWith("--") ? await didYouMean(named.slice(2), Object.keys(OPTION_HELP), (option) => `--${option}`) : "";
+    return `unknown option '${named}'${near}`;
+  }
+  if (error.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && name && named) {
+    const option = OPTION_HELP[name];
+    const takes = `${option.words}: ${optionDoes(command ? COMMANDS[command]?.options : undefined, name).replace(/\s*\n\s*/g, " ")}`;
+    if (option.type === "boolean") return `${named} takes no value (${takes}); write it alone`;
+    const next = args[args.indexOf(named) + 1];
+    return next === undefined
+      ? `${named} needs a value after it (${takes})`
+      : `${named} needs a value after it (${takes}); '${next}' reads as an option (a value that starts with '-' is written --${name}=${next})`;
+  }
+  return error.message.replace(/\. To specify a positional.*$/s, "");
 }
 
 async function readConfig(explicit: string | undefined) {
@@ -141,7 +190,7 @@ async function readConfigOrAnswer(explicit: string | undefined, bin: string, ans
 }
 
 function print(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  writeStdout(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** Options that take a value: the word after them is not the command. */
@@ -214,8 +263,10 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       options: PARSE_OPTIONS,
     });
   } catch (error) {
-    // Unknown options and missing values are usage errors (exit 2), said before anything starts.
-    process.stderr.write(`${bin}: ${(error as Error).message.replace(/\. To specify a positional.*$/s, "")}\n\n${bin === "agent-tools" ? USAGE : commandUsage(argv[0] ?? "", bin)}`);
+    // Unknown options and missing values are usage errors (exit 2), said before anything starts,
+    // with the usage of the command they were given to (all commands' when none is named).
+    const command = ownArgs[commandIndex(ownArgs)];
+    process.stderr.write(`${bin}: ${await optionProblem(error as Error, ownArgs, command)}\n\n${commandUsage(command ?? "", bin)}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -264,6 +315,8 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     return 2;
   }
   if (values["plugins-dir"]) process.env.AGENT_TOOLS_PLUGINS_DIR = values["plugins-dir"];
+  // From here on stdout carries only the command's answer: a plugin's console.log goes to stderr.
+  if (COMMANDS[command]?.loadsPlugins) sendStrayStdoutToStderr();
   switch (command) {
     case "mcp": {
       // Before the start's work: that is what would grow V8's young generation (lean-heap.ts).
@@ -348,7 +401,7 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       try {
         const report = await tokensReport(runtime);
         if (values.json) print(report);
-        else process.stdout.write(formatTokensReport(report));
+        else writeStdout(formatTokensReport(report));
       } finally {
         await runtime.close();
       }

@@ -4,6 +4,7 @@ import type { AgentToolsConfig } from "../config/config.js";
 import { oneOffCommandLogger } from "../log.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
 import { closeSession, type Session } from "../runtime/session.js";
+import { writeStdout } from "../stdout-guard.js";
 import type { ExecAnswer } from "../text/answer.js";
 import { EXIT } from "../text/exit-codes.js";
 import { createTextLayer, textLayerOptionsFromEnv, type TextLayer } from "../text/text-layer.js";
@@ -35,7 +36,7 @@ export async function runTextAction(action: TextAction, words: readonly string[]
   const { runtime, layer, session } = await open(config, oneOffCommandLogger());
   try {
     const answer = await layer.exec(session, lineFor(action, words));
-    process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+    writeStdout(`${JSON.stringify(answer, null, 2)}\n`);
     return Math.min(answer.exitCode, 255);
   } finally {
     await closeSession(session);
@@ -106,7 +107,7 @@ export async function serveText(config: AgentToolsConfig | undefined): Promise<n
       } catch (error) {
         answer = badRequest(`internal error: ${(error as Error).message}`);
       }
-      process.stdout.write(`${JSON.stringify(answer)}\n`);
+      writeStdout(`${JSON.stringify(answer)}\n`);
     });
     await chain;
   }

@@ -2,6 +2,7 @@ import { deserializeMessage, serializeMessage, type JSONRPCMessage } from "@mode
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Readable, Writable } from "node:stream";
 import { BatchedWriter } from "../batched-writes.js";
+import { writeStdout } from "../stdout-guard.js";
 import { JsonRpcLineReader, OversizedLine, RefusedLine, UnparsableLine } from "../jsonrpc-lines.js";
 import { invalidParamsAnswer } from "./params-check.js";
 import { oversizedRequestAnswers, refusedRequestAnswers, unparsableRequestAnswers } from "./refused-request.js";
@@ -21,6 +22,8 @@ import type { FastLane } from "../facade/fast-lane.js";
  *    wrong (refused-request.ts), where the SDK's own transport would only report it to `onerror`;
  *  - a message the fast lane takes (facade/fast-lane.ts: a plain facade tools/call, or the
  *    cancellation of one) is answered there, without the SDK; everything else goes to the SDK.
+ * On the process's own stdout, answers leave through stdout-guard.ts's `writeStdout`: the entry
+ * has sent every other writer of stdout (plugin code's console.log) to stderr.
  * The reader is swapped in through `_ondata`, the data listener the SDK's `start` attaches and
  * `close` removes (a public member of its declaration).
  */
@@ -34,7 +37,7 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
 
   constructor(stdin: Readable = process.stdin, stdout: Writable = process.stdout) {
     super(stdin, stdout);
-    this.#writer = new BatchedWriter(stdout);
+    this.#writer = new BatchedWriter(stdout, stdout === process.stdout ? writeStdout : undefined);
     this._ondata = (chunk: Buffer): void => {
       try {
         this.#reader.append(chunk);

@@ -9,6 +9,7 @@ import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
 import { capabilityHint, currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
 import { asPromise } from "../../as-promise.js";
+import { upstreamStatusAdvice } from "../shared/upstream-status.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -621,7 +622,8 @@ export class McpConnection {
       if (code === 401 || code === 403) {
         return new McpAdapterError("NOT_CONFIGURED", redact(`${server} refused the credentials (HTTP ${code}) for ${what}; check its token or headers`), { status: code });
       }
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${errorMessage(error)}`), { status: code });
+      // A 429 or 5xx: retry the same call later, not other arguments (the SDK keeps no Retry-After).
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${errorMessage(error)}`), { status: code, ...(upstreamStatusAdvice(code) ?? { details: { status: code } }) });
     }
     const errno = (error as NodeJS.ErrnoException | undefined)?.code;
     if (errno === "ENOENT" || errno === "EACCES") {

@@ -4,6 +4,7 @@ import { AdapterError, messageWithCauses } from "../shared/errors.js";
 import { MissingVariableError, resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { createAuth, type Auth } from "./auth.js";
+import { upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { applyRestErrorRules } from "./error-rules.js";
 import { RestError, UrlGuardError } from "./errors.js";
 import type { RestConnectionSpec } from "./spec.js";
@@ -17,7 +18,10 @@ import { BaseUrlError, checkRawPath, parseBaseUrl, resolveServerUrl, resolveUnde
  * text, a short descriptor for binary bodies. Bodies are read as streams up to maxResponseBytes
  * (8 MiB by default): a larger answer fails with RESULT_TOO_LARGE without being read further.
  * Non-2xx answers throw RestError UPSTREAM_ERROR with status, method, path and a redacted body
- * excerpt (≤300 chars); of an error body only the first 64 KiB are read.
+ * excerpt (≤300 chars); of an error body only the first 64 KiB are read. Unless one of the
+ * manifest's `errors` rules matches (those come first), `details.status` holds the status, and a
+ * 429 or 5xx gets a hint to retry the same call (after `details.retryAfterSeconds`, from
+ * Retry-After) instead of the generic one (shared/upstream-status.ts). Nothing is retried here.
  */
 
 export type RequestBody = { json: unknown } | { raw: string; contentType: string };
@@ -131,7 +135,8 @@ export class RestClient {
       if (applied.hint !== undefined) extra.hint = redactor.redact(applied.hint);
       return new RestError(applied.code, `${where} answered HTTP ${response.status}: ${redactor.redact(applied.message)}`, response.status, extra);
     }
-    return new RestError("UPSTREAM_ERROR", `${where} answered HTTP ${response.status}${excerpt ? `: ${excerpt}` : ""}`, response.status);
+    const advice = upstreamStatusAdvice(response.status, response.headers.get("retry-after")) ?? { details: { status: response.status } };
+    return new RestError("UPSTREAM_ERROR", `${where} answered HTTP ${response.status}${excerpt ? `: ${excerpt}` : ""}`, response.status, advice);
   }
 
   async #exchange(request: OutgoingRequest, callerSignal: AbortSignal | undefined, withAuth = true): Promise<RestResponse & { credential?: string }> {
