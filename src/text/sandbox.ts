@@ -5,6 +5,7 @@ import type { CommandOutput, TextCommand } from "./command.js";
 import { EXIT } from "./exit-codes.js";
 import { hideCredentialFiles } from "./hidden-files-fs.js";
 import { budgetedFs, DEFAULT_SANDBOX_BYTES, type SandboxAccount } from "./memory-budget.js";
+import { chargeCarriedEnv, envBytes } from "./env-budget.js";
 import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
 
 /**
@@ -87,6 +88,18 @@ function toBashCommand(jb: JustBash, command: TextCommand, confirmerNow: () => C
   };
 }
 
+/**
+ * The command line as the body of one `{ …; }` group. just-bash drops the output of a script's
+ * finished statements when a later one is stopped (deadline, cancel) or throws (a write the
+ * memory budget refuses), and rejects the whole `exec` for the throw; a group keeps that output,
+ * ends with status 1 and a line naming the error, and returns the env and directory it reached.
+ * The newline before `}` ends a trailing comment or heredoc; the first line keeps its number.
+ */
+function asGroup(commandLine: string): string {
+  // Two newlines: a line ending in a backslash continues onto the empty one, not onto the `}`.
+  return `{ ${commandLine}\n\n}`;
+}
+
 export async function createSandbox(options: SandboxOptions, commands: readonly TextCommand[]): Promise<Sandbox> {
   const started = performance.now();
   const jb = await loadJustBash();
@@ -122,6 +135,9 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
   for (const c of commands) own.add(c.name);
 
   let env = sandboxEnv();
+  // The carried variables are charged to the account like files (env-budget.ts).
+  let envCharged = envBytes(env);
+  options.account?.charge(envCharged);
   let cwd = SANDBOX_HOME;
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -141,14 +157,21 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     else signal?.addEventListener("abort", onCancel, { once: true });
     try {
       // rawScript: a heredoc keeps its indentation (YAML written with cat <<EOF stays valid).
-      const result = await bash.exec(commandLine, { env, replaceEnv: true, cwd, signal: controller.signal, rawScript: true });
+      const result = await bash.exec(asGroup(commandLine), { env, replaceEnv: true, cwd, signal: controller.signal, rawScript: true });
+      let { exitCode, stderr } = result;
       if (!stopped) {
-        env = carriedEnv(result.env);
+        const carried = chargeCarriedEnv(options.account, env, envCharged, carriedEnv(result.env));
+        env = carried.env;
+        envCharged = carried.bytes;
         cwd = result.env.PWD || cwd;
+        if (carried.refusal) {
+          stderr += carried.refusal;
+          if (exitCode === EXIT.OK) exitCode = EXIT.LIMIT;
+        }
         if (result.exitCode === EXIT.DEADLINE && /deadline/.test(result.stderr)) stopped = "deadline";
         else if (result.exitCode === EXIT.LIMIT) stopped = "limit";
       }
-      return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : result.exitCode, stdout: result.stdout, stderr: result.stderr, cwd, ...(stopped ? { stopped } : {}) };
+      return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : exitCode, stdout: result.stdout, stderr, cwd, ...(stopped ? { stopped } : {}) };
     } catch (error) {
       // just-bash returns expected failures as values; a throw is a filesystem or internal error.
       return { exitCode: EXIT.FAILED, stdout: "", stderr: `agent-tools: the command line failed: ${describeThrown(error)}\n`, cwd, ...(stopped ? { stopped } : {}) };
