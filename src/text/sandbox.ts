@@ -89,6 +89,25 @@ function toBashCommand(jb: JustBash, command: TextCommand, confirmerNow: () => C
 }
 
 /**
+ * The `hardened` profile's limits sized for "large result, small answer": a plugin result may be
+ * up to 5,000,000 characters (plugin-commands.ts), printed as indented JSON, so a few hundred
+ * thousand lines must pass through jq, grep, sed and awk (hardened stops them at 100,000 lines or
+ * elements, about 2–3 MB). Counts and iterations are raised to just-bash's `normal` defaults; the
+ * deadline and the memory budget still bound the work. README "The sandbox" lists them.
+ */
+export const SANDBOX_LIMITS = {
+  maxCommandCount: 100_000,
+  maxLoopIterations: 100_000,
+  maxAwkIterations: 100_000,
+  maxSedIterations: 100_000,
+  maxJqIterations: 1_000_000,
+  maxQueryElements: 1_000_000,
+  maxArrayElements: 1_000_000,
+  maxWorkUnits: 10_000_000,
+  maxStringLength: 32 * 1024 * 1024,
+} as const;
+
+/**
  * The command line as the body of one `{ …; }` group. just-bash drops the output of a script's
  * finished statements when a later one is stopped (deadline, cancel) or throws (a write the
  * memory budget refuses), and rejects the whole `exec` for the throw; a group keeps that output,
@@ -129,7 +148,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     executionLimitProfile: "hardened",
     // Our own timer aborts at the deadline (so host-side commands see their signal fire);
     // just-bash's deadline is the backstop.
-    executionLimits: { maxExecutionTimeMs: options.timeoutMs + 1000 },
+    executionLimits: { ...SANDBOX_LIMITS, maxExecutionTimeMs: options.timeoutMs + 1000 },
     customCommands: commands.map((c) => toBashCommand(jb, c, () => confirmer)),
   });
   for (const c of commands) own.add(c.name);
