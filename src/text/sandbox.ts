@@ -154,9 +154,9 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
   for (const c of commands) own.add(c.name);
 
   let env = sandboxEnv();
-  // The carried variables are charged to the account like files (env-budget.ts).
+  // The carried variables are charged to the account like files (env-budget.ts), by what they
+  // hold beyond this fixed starting set (which is the server's, and a few hundred bytes).
   let envCharged = envBytes(env);
-  options.account?.charge(envCharged);
   let cwd = SANDBOX_HOME;
   let queue: Promise<unknown> = Promise.resolve();
 
