@@ -12,6 +12,7 @@ describe("plugin command arguments", () => {
       args: { state: "open", limit: 5, draft: true, labels: ["x"] },
       confirm: false,
       positionals: [],
+      flags: { typed: { limit: "5" }, bare: ["draft"], inexact: [] },
     });
     assert.deepEqual(parseArguments(["--id", '"123"']).ok && parseArguments(["--id", '"123"']), { ok: true, args: { id: "123" }, confirm: false, positionals: [] });
     assert.deepEqual(parseArguments(["word", "--", "--not-a-flag"]), { ok: true, args: {}, confirm: false, positionals: ["word", "--not-a-flag"] });
@@ -19,7 +20,7 @@ describe("plugin command arguments", () => {
 
   it("takes JSON from stdin only when the line gives no arguments", () => {
     assert.deepEqual(parseArguments([], '{"a":1}\n'), { ok: true, args: { a: 1 }, confirm: false, positionals: [] });
-    assert.deepEqual(parseArguments(["--b", "2"], '{"a":1}'), { ok: true, args: { b: 2 }, confirm: false, positionals: [] });
+    assert.deepEqual(parseArguments(["--b", "2"], '{"a":1}'), { ok: true, args: { b: 2 }, confirm: false, positionals: [], flags: { typed: { b: "2" }, bare: [], inexact: [] } });
   });
 
   it("names what is wrong", () => {
@@ -29,7 +30,13 @@ describe("plugin command arguments", () => {
     assert.match(JSON.stringify(parseArguments(["--x", "{bad"])), /--x: '\{bad' looks like JSON but does not parse/);
     assert.match(JSON.stringify(parseArguments(["--a b"])), /not a valid --name/);
     assert.match(JSON.stringify(parseArguments(["{}", "{}"])), /more than one JSON object/);
-    assert.match(JSON.stringify(parseArguments([], "[1]")), /^\{"ok":true/, "stdin that is not an object is not arguments");
+    assert.match(JSON.stringify(parseArguments([], "[1]")), /stdin holds a JSON array/, "stdin that is not an object is refused");
+    assert.match(JSON.stringify(parseArguments([], "garbage")), /stdin holds 'garbage', which is not JSON/);
+    assert.equal(parseArguments(["--x", "1"], "garbage").ok, true, "with arguments on the line, stdin is not read");
+    assert.match(JSON.stringify(parseArguments(["--s=a", "--s=b"])), /--s was given twice/);
+    assert.deepEqual(typedValue("1e400"), { ok: true, value: "1e400" }, "a number a double cannot hold stays text");
+    assert.deepEqual(typedValue("9007199254740993"), { ok: true, value: "9007199254740993" }, "an integer past 2^53 stays text");
+    assert.deepEqual(typedValue("1.5e3"), { ok: true, value: 1500 });
     assert.deepEqual(typedValue("007"), { ok: true, value: "007" }, "a leading zero stays a string");
   });
 });

@@ -7,12 +7,24 @@ import { LIMIT_RULE, readLimit } from "../runtime/limit-argument.js";
  * `confirm` goes in the JSON form.
  *
  * Flag values are typed the way a shell user expects: `true`, `false`, `null`, numbers and
- * JSON objects/arrays/strings are parsed, anything else is a string. To pass a string that
- * looks like a number, quote it as JSON: `--id '"123"'`.
+ * JSON objects/arrays/strings are parsed, anything else is a string. A number that would not come
+ * back as written (past 2^53, or beyond a double's range) stays a string. To pass a string that
+ * looks like a number, quote it as JSON: `--id '"123"'`; a call's flags read as a number, boolean
+ * or null for a parameter the tool's schema types as a string are sent as their text
+ * (flag-call.ts), since the schema knows best.
  */
 
+export interface FlagTexts {
+  /** Flags whose text was read as a number, boolean or null: name → the text as written. */
+  typed: Record<string, string>;
+  /** Flags given with no value (the next word was another flag, or none): read as true. */
+  bare: string[];
+  /** Flags whose text is a number a double does not hold exactly (1e400, 2^53 + 1): kept as text. */
+  inexact: string[];
+}
+
 export type ParsedArguments =
-  | { ok: true; args: Record<string, unknown>; confirm: boolean; positionals: string[] }
+  | { ok: true; args: Record<string, unknown>; confirm: boolean; positionals: string[]; flags?: FlagTexts }
   | { ok: false; message: string };
 
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
@@ -22,7 +34,7 @@ export function typedValue(text: string): { ok: true; value: unknown } | { ok: f
   if (text === "true") return { ok: true, value: true };
   if (text === "false") return { ok: true, value: false };
   if (text === "null") return { ok: true, value: null };
-  if (NUMBER.test(text)) return { ok: true, value: Number(text) };
+  if (NUMBER.test(text) && isExactNumber(text)) return { ok: true, value: Number(text) };
   const first = text.trimStart()[0];
   if (first === "{" || first === "[" || first === '"') {
     try {
@@ -34,6 +46,13 @@ export function typedValue(text: string): { ok: true; value: unknown } | { ok: f
   return { ok: true, value: text };
 }
 
+/** Whether `text` (a JSON number) is kept by a double: finite, and an integer at most 2^53 exactly. */
+function isExactNumber(text: string): boolean {
+  const value = Number(text);
+  if (!Number.isFinite(value)) return false;
+  return /[.eE]/.test(text) || Number.isSafeInteger(value);
+}
+
 function shorten(text: string, max = 60): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
@@ -41,7 +60,9 @@ function shorten(text: string, max = 60): string {
 /**
  * `tokens` are the words after the command's fixed part (after `call TOOL`). Words that are
  * neither flags nor a JSON object are returned as `positionals` for the caller to accept or
- * refuse; `stdin` is used when it holds a JSON object and no arguments were given on the line.
+ * refuse. When no arguments were given on the line, non-empty `stdin` must be one JSON object;
+ * anything else there is refused, saying what came (with arguments on the line stdin is not read:
+ * a loop's `while read` input is not the call's). A flag given twice is refused.
  */
 export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArguments {
   const args: Record<string, unknown> = {};
@@ -49,6 +70,7 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
   let confirm = false;
   let sawJson = false;
   let sawFlag = false;
+  const flags: FlagTexts = { typed: {}, bare: [], inexact: [] };
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] ?? "";
     if (token === "--confirm") {
@@ -74,8 +96,12 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
           i += 1;
         }
       }
+      if (Object.hasOwn(args, name)) return { ok: false, message: `--${name} was given twice: give it once; for a list, give one JSON array: --${name} '["a","b"]'` };
       const typed = raw === undefined ? { ok: true as const, value: true } : typedValue(raw);
       if (!typed.ok) return { ok: false, message: `--${name}: ${typed.message}` };
+      if (raw === undefined) flags.bare.push(name);
+      else if (typeof typed.value === "string" && NUMBER.test(raw)) flags.inexact.push(name);
+      else if (typed.value === null || typeof typed.value === "number" || typeof typed.value === "boolean") flags.typed[name] = raw;
       args[name] = typed.value;
       sawFlag = true;
       continue;
@@ -95,19 +121,31 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
     }
     positionals.push(token);
   }
-  if (!sawJson && !sawFlag && stdin.trim().startsWith("{")) {
-    try {
-      const parsed: unknown = JSON.parse(stdin);
-      if (isPlainObject(parsed)) Object.assign(args, parsed);
-      else return { ok: false, message: "the JSON on stdin must be an object" };
-    } catch (error) {
-      return { ok: false, message: `the JSON on stdin does not parse (${(error as Error).message})` };
-    }
+  if (!sawJson && !sawFlag && stdin.trim() !== "") {
+    const stdinArgs = stdinObject(stdin);
+    if (!stdinArgs.ok) return stdinArgs;
+    Object.assign(args, stdinArgs.args);
   }
-  return { ok: true, args, confirm, positionals };
+  const readAsOther = Object.keys(flags.typed).length + flags.bare.length + flags.inexact.length > 0;
+  return { ok: true, args, confirm, positionals, ...(readAsOther ? { flags } : {}) };
 }
 
-export type ParsedNamedCall = { ok: true; name: string; args: Record<string, unknown>; confirm: boolean } | { ok: false; message: string };
+const STDIN_FIX = `pipe one JSON object, e.g. echo '{"id":"T-1"}' | …, or give the arguments on the line (--name value)`;
+
+/** Non-empty stdin as the arguments: one JSON object, or a refusal saying what came instead. */
+function stdinObject(stdin: string): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdin);
+  } catch (error) {
+    return { ok: false, message: `stdin holds '${shorten(stdin.trim(), 40)}', which is not JSON (${(error as Error).message}): ${STDIN_FIX}` };
+  }
+  if (isPlainObject(parsed)) return { ok: true, args: parsed };
+  const kind = Array.isArray(parsed) ? "a JSON array" : parsed === null ? "JSON null" : `a JSON ${typeof parsed}`;
+  return { ok: false, message: `stdin holds ${kind} ('${shorten(stdin.trim(), 40)}'), not the JSON object of arguments: ${STDIN_FIX}` };
+}
+
+export type ParsedNamedCall = { ok: true; name: string; args: Record<string, unknown>; confirm: boolean; flags?: FlagTexts } | { ok: false; message: string };
 
 /**
  * The words of `call TOOL …` or `skill NAME …` (after the subcommand): `--confirm` may come before
@@ -129,7 +167,7 @@ export function parseNamedCall(words: readonly string[], stdin: string, what: st
   const parsed = parseArguments(words.slice(at + 1), stdin);
   if (!parsed.ok) return parsed;
   if (parsed.positionals.length) return { ok: false, message: `unexpected word '${shorten(parsed.positionals[0] ?? "")}' after the ${what} name: pass arguments as one JSON object or as --name value` };
-  return { ok: true, name, args: parsed.args, confirm: parsed.confirm || at > 0 };
+  return { ok: true, name, args: parsed.args, confirm: parsed.confirm || at > 0, ...(parsed.flags ? { flags: parsed.flags } : {}) };
 }
 
 /**

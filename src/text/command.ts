@@ -61,17 +61,28 @@ interface PayloadError {
  * and for an error a one-line `code: message` on stderr and the exit code of its error code.
  */
 export function payloadOutput(command: string, payload: object, isError: boolean, extraNote?: string): CommandOutput {
-  if (!isError) return jsonOutput(payload);
+  if (!isError) return jsonOutput(payload, EXIT.OK, truncationLine(command, payload));
   const error = ((payload as { error?: PayloadError }).error ?? {}) as PayloadError;
   const exitCode = exitCodeFor(error.code) || EXIT.FAILED;
   const note = extraNote ? ` ${extraNote}` : "";
   return jsonOutput(payload, exitCode, `${command}: ${error.code ?? "FAILED"}: ${error.message ?? "the operation failed"}${note}\n`);
 }
 
-/** A pipeline answer as output; a refused write says how to confirm it. */
-export function outcomeOutput(command: string, outcome: { isError: boolean; payload: object }): CommandOutput {
+/**
+ * A result cut at the sandbox's cap is no longer the tool's JSON shape (`.result` is text), so a
+ * `jq .result.items` after it fails far from the cause: the cut is said on stderr, with its size.
+ */
+function truncationLine(command: string, payload: object): string {
+  const cut = (payload as { truncated?: { originalChars?: number; shownChars?: number } }).truncated;
+  if (!cut) return "";
+  return `${command}: the result was cut at ${cut.shownChars ?? "?"} of ${cut.originalChars ?? "?"} characters, so .result is a string, not the tool's JSON: ask the tool for less (fewer items, a filter, a smaller page or limit) and filter with jq\n`;
+}
+
+/** A pipeline answer as output; a refused write says how to confirm it; `note` adds to the error line. */
+export function outcomeOutput(command: string, outcome: { isError: boolean; payload: object }, note?: string): CommandOutput {
   const code = outcome.isError ? (outcome.payload as { error?: PayloadError }).error?.code : undefined;
-  return payloadOutput(command, outcome.payload, outcome.isError, code === "CONFIRM_REQUIRED" ? "(add --confirm to run it)" : undefined);
+  const notes = [code === "CONFIRM_REQUIRED" ? "(add --confirm to run it)" : undefined, note].filter(Boolean).join(" ");
+  return payloadOutput(command, outcome.payload, outcome.isError, notes || undefined);
 }
 
 /**

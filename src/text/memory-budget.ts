@@ -8,9 +8,11 @@ import type { FileContent, IFileSystem } from "just-bash";
  * a closed sandbox gives all of its bytes back. A write past either limit fails with ENOSPC and a
  * message that says which budget is spent and what to do.
  *
- * The accounting is by file content bytes, as seen through the filesystem interface (a hard link
- * is not charged twice when made, and is credited in full when removed, so the count can only
- * err low by what hard links share; it is clamped at zero).
+ * The accounting is by file content bytes, as seen through the filesystem interface. A hard link
+ * is charged as a copy: removing one credits its full size, and writing through one path of
+ * just-bash's in-memory filesystem replaces that path's data alone, so each path holds its own
+ * count. The count can err high by what links share until one is rewritten, never low (charged
+ * once and credited per name, `ln a h; rm a` in a loop held 124 MiB while 0 was counted).
  */
 
 export const MIB = 1024 * 1024;
@@ -112,9 +114,17 @@ async function bytesAt(fs: IFileSystem, path: string): Promise<number> {
   return total;
 }
 
-/** Run `write` with `delta` charged first; the charge is given back when the write fails. */
-async function charged<T>(account: SandboxAccount, delta: number, write: () => Promise<T>): Promise<T> {
-  account.charge(delta);
+/**
+ * Run `write` with `delta` charged first; the charge is given back when the write fails. A refused
+ * charge names the file written, as a full disk's error does (the shell shows the message alone).
+ */
+async function charged<T>(account: SandboxAccount, delta: number, path: string, write: () => Promise<T>): Promise<T> {
+  try {
+    account.charge(delta);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOSPC") throw Object.assign(new Error(`${path}: ${(error as Error).message}`), { code: "ENOSPC" });
+    throw error;
+  }
   try {
     return await write();
   } catch (error) {
@@ -134,13 +144,14 @@ export function budgetedFs(inner: IFileSystem, account: SandboxAccount): IFileSy
   }
   fs.writeFile = async (path, content, options) => {
     const before = await bytesAt(inner, path);
-    return charged(account, byteLength(content, options) - before, () => inner.writeFile(path, content, options));
+    return charged(account, byteLength(content, options) - before, path, () => inner.writeFile(path, content, options));
   };
-  fs.appendFile = (path, content, options) => charged(account, byteLength(content, options), () => inner.appendFile(path, content, options));
+  fs.appendFile = (path, content, options) => charged(account, byteLength(content, options), path, () => inner.appendFile(path, content, options));
   fs.cp = async (src, dest, options) => {
     const delta = (await bytesAt(inner, src)) - (await bytesAt(inner, dest));
-    return charged(account, Math.max(0, delta), () => inner.cp(src, dest, options));
+    return charged(account, Math.max(0, delta), dest, () => inner.cp(src, dest, options));
   };
+  fs.link = async (existing, newPath) => charged(account, await bytesAt(inner, existing), newPath, () => inner.link(existing, newPath));
   fs.rm = async (path, options) => {
     const freed = await bytesAt(inner, path);
     await inner.rm(path, options);

@@ -6,6 +6,7 @@ import { RUNTIME_ROOT } from "../paths.js";
 import { parseManifest } from "../plugins/manifest.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
+import { callFromWords } from "./flag-call.js";
 import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
 import { callContext, outcomeOutput, payloadOutput, usageError, type CommandIo } from "./command.js";
 import type { ModuleCommand, ModulePlugin, ModulePluginSpec } from "./module-contract.js";
@@ -93,8 +94,8 @@ export function modulePlugin(runtime: Runtime, session: Session, spec: ModulePlu
         async run(args, io) {
           const parsed = parseNamedCall(args, io.stdin, "tool", `name the tool to call (find it with \`${names.search} WORDS\`)`);
           if (!parsed.ok) return usageError(names.call, parsed.message, callUsage);
-          const outcome = await runtime.call(session, plugin, { toolName: parsed.name, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx(io));
-          return outcomeOutput(names.call, outcome);
+          const { outcome, note } = await callFromWords(runtime, session, plugin, parsed, ctx(io));
+          return outcomeOutput(names.call, outcome, note);
         },
       },
     ];

@@ -1,6 +1,7 @@
 import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
+import { callFromWords } from "./flag-call.js";
 import { callContext, outcomeOutput, output, payloadOutput, usageError, type TextCommand } from "./command.js";
 
 /**
@@ -50,8 +51,8 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
         case "call": {
           const parsed = parseNamedCall(rest, io.stdin, "tool", `name the tool to call (find it with \`${commandName} discover WORDS\`)`);
           if (!parsed.ok) return usageError(`${commandName} call`, parsed.message, usage);
-          const outcome = await runtime.call(session, prefix, { toolName: parsed.name, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx);
-          return outcomeOutput(`${commandName} call`, outcome);
+          const { outcome, note } = await callFromWords(runtime, session, prefix, parsed, ctx);
+          return outcomeOutput(`${commandName} call`, outcome, note);
         }
         case "skill": {
           const parsed = parseNamedCall(rest, io.stdin, "skill", "name the skill to run");

@@ -5,6 +5,7 @@ import type { CommandOutput, TextCommand } from "./command.js";
 import { EXIT } from "./exit-codes.js";
 import { hideCredentialFiles } from "./hidden-files-fs.js";
 import { budgetedFs, DEFAULT_SANDBOX_BYTES, type SandboxAccount } from "./memory-budget.js";
+import { chargeCarriedEnv, envBytes } from "./env-budget.js";
 import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
 
 /**
@@ -87,6 +88,37 @@ function toBashCommand(jb: JustBash, command: TextCommand, confirmerNow: () => C
   };
 }
 
+/**
+ * The `hardened` profile's limits sized for "large result, small answer": a plugin result may be
+ * up to 5,000,000 characters (plugin-commands.ts), printed as indented JSON, so a few hundred
+ * thousand lines must pass through jq, grep, sed and awk (hardened stops them at 100,000 lines or
+ * elements, about 2–3 MB). Counts and iterations are raised to just-bash's `normal` defaults; the
+ * deadline and the memory budget still bound the work. README "The sandbox" lists them.
+ */
+export const SANDBOX_LIMITS = {
+  maxCommandCount: 100_000,
+  maxLoopIterations: 100_000,
+  maxAwkIterations: 100_000,
+  maxSedIterations: 100_000,
+  maxJqIterations: 1_000_000,
+  maxQueryElements: 1_000_000,
+  maxArrayElements: 1_000_000,
+  maxWorkUnits: 10_000_000,
+  maxStringLength: 32 * 1024 * 1024,
+} as const;
+
+/**
+ * The command line as the body of one `{ …; }` group. just-bash drops the output of a script's
+ * finished statements when a later one is stopped (deadline, cancel) or throws (a write the
+ * memory budget refuses), and rejects the whole `exec` for the throw; a group keeps that output,
+ * ends with status 1 and a line naming the error, and returns the env and directory it reached.
+ * The newline before `}` ends a trailing comment or heredoc; the first line keeps its number.
+ */
+function asGroup(commandLine: string): string {
+  // Two newlines: a line ending in a backslash continues onto the empty one, not onto the `}`.
+  return `{ ${commandLine}\n\n}`;
+}
+
 export async function createSandbox(options: SandboxOptions, commands: readonly TextCommand[]): Promise<Sandbox> {
   const started = performance.now();
   const jb = await loadJustBash();
@@ -116,12 +148,15 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     executionLimitProfile: "hardened",
     // Our own timer aborts at the deadline (so host-side commands see their signal fire);
     // just-bash's deadline is the backstop.
-    executionLimits: { maxExecutionTimeMs: options.timeoutMs + 1000 },
+    executionLimits: { ...SANDBOX_LIMITS, maxExecutionTimeMs: options.timeoutMs + 1000 },
     customCommands: commands.map((c) => toBashCommand(jb, c, () => confirmer)),
   });
   for (const c of commands) own.add(c.name);
 
   let env = sandboxEnv();
+  // The carried variables are charged to the account like files (env-budget.ts), by what they
+  // hold beyond this fixed starting set (which is the server's, and a few hundred bytes).
+  let envCharged = envBytes(env);
   let cwd = SANDBOX_HOME;
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -141,14 +176,21 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     else signal?.addEventListener("abort", onCancel, { once: true });
     try {
       // rawScript: a heredoc keeps its indentation (YAML written with cat <<EOF stays valid).
-      const result = await bash.exec(commandLine, { env, replaceEnv: true, cwd, signal: controller.signal, rawScript: true });
+      const result = await bash.exec(asGroup(commandLine), { env, replaceEnv: true, cwd, signal: controller.signal, rawScript: true });
+      let { exitCode, stderr } = result;
       if (!stopped) {
-        env = carriedEnv(result.env);
+        const carried = chargeCarriedEnv(options.account, env, envCharged, carriedEnv(result.env));
+        env = carried.env;
+        envCharged = carried.bytes;
         cwd = result.env.PWD || cwd;
+        if (carried.refusal) {
+          stderr += carried.refusal;
+          if (exitCode === EXIT.OK) exitCode = EXIT.LIMIT;
+        }
         if (result.exitCode === EXIT.DEADLINE && /deadline/.test(result.stderr)) stopped = "deadline";
         else if (result.exitCode === EXIT.LIMIT) stopped = "limit";
       }
-      return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : result.exitCode, stdout: result.stdout, stderr: result.stderr, cwd, ...(stopped ? { stopped } : {}) };
+      return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : exitCode, stdout: result.stdout, stderr, cwd, ...(stopped ? { stopped } : {}) };
     } catch (error) {
       // just-bash returns expected failures as values; a throw is a filesystem or internal error.
       return { exitCode: EXIT.FAILED, stdout: "", stderr: `agent-tools: the command line failed: ${describeThrown(error)}\n`, cwd, ...(stopped ? { stopped } : {}) };

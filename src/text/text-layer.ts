@@ -100,11 +100,35 @@ function hostEnvCopy(env: NodeJS.ProcessEnv): Readonly<Record<string, string | u
  */
 const BUILTINS_HINT = "the shell's own commands (ls, cat, grep, sed, awk, jq, sort, head, …): `ls /usr/bin` lists every command, the plugins' included; `help` lists the shell's builtins (cd, export, …)";
 
-function builtinOf(command: string): { name: "status" | "list" } | { name: "load"; spec: string } | undefined {
+function builtinOf(command: string): { name: "status" | "list" } | { name: "load"; spec: string } | { name: "misused"; message: string } | undefined {
   if (command === "status" || command === "list") return { name: command };
   const load = /^load(?:\s+(.*))?$/s.exec(command);
   if (load) return { name: "load", spec: (load[1] ?? "").trim().replace(/^(['"])(.*)\1$/s, "$2") };
-  return undefined;
+  // `list | jq .`, `status --verbose`, `STATUS`: answered by the shell, they were "command not
+  // found" (or exit 0 with nothing, piped); they are no sandbox commands, and that is said.
+  const misused = /^(status|list|load)(?=$|[\s|;&<>()])(.*)$/is.exec(command);
+  if (!misused) return undefined;
+  const word = (misused[1] ?? "").toLowerCase();
+  const rest = (misused[2] ?? "").trim();
+  const flag = /^-{1,2}[^\s|;&]*/.exec(rest)?.[0];
+  const got = word !== misused[1] ? `'${misused[1]}' is written in lower case: send \`${word}\`` : flag ? `${word} takes no flags (got '${flag}')` : `${word} takes no other words here (got '${rest.length > 40 ? `${rest.slice(0, 39)}…` : rest}')`;
+  const usage = word === "load" ? "send `load MODULE` alone" : `send \`${word}\` alone; its report is the answer's \`result\` (JSON), which is not piped into the sandbox`;
+  return { name: "misused", message: `${got}: \`status\`, \`list\` and \`load MODULE\` are answered by agent_tools_exec itself, only as the whole command, not as commands of a shell line; ${usage}` };
+}
+
+/**
+ * What to do when a sandbox limit stopped the line. just-bash's own line names the limit and says
+ * "increase executionLimits.…", which only the server's code could do: that is said, with what the
+ * agent can do instead for the kind of limit hit.
+ */
+function limitAdvice(stderr: string): string {
+  const settable = /increase executionLimits\.\w+/.test(stderr) ? " (the limits are fixed by the server; \"increase executionLimits…\" above is not something a command line can do)" : "";
+  let instead = "make loops finite and outputs smaller";
+  if (/line limit|element limit|result limit|array/i.test(stderr)) instead = "the input had too many lines or elements for that command: ask the tool for fewer items (a filter, a page size, a limit), or cut the result down with jq first (e.g. jq -c '.result.items[] | {id, title}') and then grep or sort its lines";
+  else if (/too many commands|iteration/i.test(stderr)) instead = "the line ran too many commands or loop iterations: do the work in one jq, awk or sed over the whole input instead of a shell loop per line, or ask the tool for fewer items";
+  else if (/output size/i.test(stderr)) instead = "the output was too large: print only what you need (jq, grep, head), or save to a file and read parts of it";
+  else if (/string length/i.test(stderr)) instead = "a value was too long: keep large data in files and filter it (jq, grep) rather than in variables";
+  return `agent-tools: a sandbox limit stopped the command line${settable}: ${instead}; the limits are listed under README "The sandbox"\n`;
 }
 
 export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}): TextLayer {
@@ -366,6 +390,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         return answer(command, EXIT.OK, { result: { commands: await commandList(session, state), builtins: BUILTINS_HINT } });
       }
       if (builtin?.name === "load") return load(session, state, command, builtin.spec);
+      if (builtin?.name === "misused") return answer(command, EXIT.USAGE, { stderr: `agent-tools: ${builtin.message}\n` });
       let sandbox: Sandbox;
       try {
         sandbox = await sandboxOf(session, state);
@@ -377,7 +402,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       if (run.exitCode === EXIT.NOT_FOUND) stderr += await unknownPluginHint(session, state, command, stderr);
       if (run.stopped === "deadline") stderr += `agent-tools: the command line ran past its deadline of ${settings.timeoutMs} ms and was stopped (AGENT_TOOLS_EXEC_TIMEOUT_MS); the session keeps its files, env and cwd from before it\n`;
       else if (run.stopped === "cancelled") stderr += "agent-tools: the client cancelled the request; the command line was stopped\n";
-      else if (run.stopped === "limit") stderr += "agent-tools: a sandbox limit (hardened profile) stopped the command line: make loops finite and outputs smaller\n";
+      else if (run.stopped === "limit") stderr += limitAdvice(stderr);
       return capStreams(answer(command, run.exitCode, { stdout: run.stdout, stderr, cwd: run.cwd, ...(run.stopped ? { stopped: run.stopped } : {}) }), settings.maxOutputChars);
     },
   };

@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { callJson, connect, type Connected, type Payload } from "./helpers.js";
+
+/**
+ * The text layer's budgets and refusals over real stdio: the built server, the SDK client, the
+ * fixture plugins. Carried variables and hard links count against the sandbox's memory; a write
+ * the budget refuses fails that write, not the line's output, variables and directory; output
+ * made before a deadline is kept; words that were read wrongly are said.
+ */
+
+interface Answer extends Payload {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  cwd?: string;
+  stopped?: string;
+}
+
+async function exec(server: Connected, command: string): Promise<Answer> {
+  const { payload, isError } = await callJson(server.client, "agent_tools_exec", { command });
+  const answer = payload as Answer;
+  assert.equal(isError, answer.exitCode !== 0, "isError is set exactly by a non-zero exit");
+  return answer;
+}
+
+describe("agent_tools_exec: the sandbox's memory budget", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect(undefined, { AGENT_TOOLS_EXEC_TIMEOUT_MS: "30000", AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB: "2" });
+  });
+  after(() => server.close());
+
+  it("carried variables count against it: one past the cap is named and not kept, the rest of the line is", async () => {
+    const big = await exec(server, "export SMALL=kept; export BIG=$(printf '%03000000d' 0); echo done");
+    assert.equal(big.exitCode, 126, big.stderr);
+    assert.equal(big.stdout, "done\n");
+    assert.match(big.stderr, /variables not kept for the next call .*: BIG \(2\.9 MiB\)\..*AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB.*unset variables you no longer need/);
+    const next = await exec(server, 'echo "${#BIG} $SMALL"');
+    assert.equal(next.stdout, "0 kept\n");
+  });
+
+  it("a hard link is charged as a copy, and removing a name credits it", async () => {
+    const links = await exec(server, "printf '%0800000d' 0 > a; ln a h1; ln a h2; echo $?; ls");
+    assert.match(links.stderr, /ENOSPC: this session's sandbox files would exceed their cap/);
+    assert.equal(links.stdout, "1\na\nh1\n");
+    const freed = await exec(server, "rm a h1; printf '%0800000d' 0 > b; ln b h3 && echo linked");
+    assert.equal(freed.stdout, "linked\n", freed.stderr);
+    await exec(server, "rm -f b h3");
+  });
+
+  it("a write it refuses fails with the file named; the output, variables and directory before it are kept", async () => {
+    const line = await exec(server, "echo before; notes call list_notes | jq -r '.result.notes[0].title'; export X=1; cd /tmp; printf '%03000000d' 0 > big; echo after");
+    assert.equal(line.exitCode, 1);
+    assert.equal(line.stdout, "before\nShopping\n");
+    assert.match(line.stderr, /\/tmp\/big: ENOSPC: this session's sandbox files would exceed their cap .*AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB/);
+    assert.equal(line.cwd, "/tmp");
+    const next = await exec(server, "echo $X; pwd; wc -c < big");
+    assert.equal(next.stdout.replace(/ +/g, ""), "1\n/tmp\n0\n", "the refused file is left empty, as on a full disk");
+  });
+});
+
+describe("agent_tools_exec: what was done before a deadline", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect(undefined, { AGENT_TOOLS_EXEC_TIMEOUT_MS: "3000" });
+    await callJson(server.client, "agent_tools_exec", { command: "true" });
+  });
+  after(() => server.close());
+
+  it("keeps the output written before the stop, and the writes' answers", async () => {
+    const stopped = await exec(server, "echo partial-output; echo err-partial >&2; notes call create_note --title a --body b --confirm | jq -r .result.id; sleep 20");
+    assert.equal(stopped.exitCode, 124);
+    assert.equal(stopped.stopped, "deadline");
+    assert.equal(stopped.stdout, "partial-output\nn3\n");
+    assert.match(stopped.stderr, /^err-partial\n[\s\S]*ran past its deadline of 3000 ms/);
+  });
+});
+
+describe("agent_tools_exec: words read wrongly are said", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect(undefined, { AGENT_TOOLS_EXEC_TIMEOUT_MS: "30000" });
+  });
+  after(() => server.close());
+
+  it("a flag read as a number for a string parameter is sent as its text; a flag with no value is named", async () => {
+    const digits = await exec(server, "notes call create_note --title 1.0 --body 123 --confirm >/dev/null && notes call list_notes | jq -c '[.result.notes[].title]'");
+    assert.equal(digits.stdout, '["Shopping","Release plan","1.0"]\n', digits.stderr);
+    const bare = await exec(server, "notes call create_note --title --body b --confirm");
+    assert.equal(bare.exitCode, 2);
+    assert.match(bare.stderr, /--title had no value \(the next word was another flag, or none\), so it was read as true/);
+  });
+
+  it("stdin that is not a JSON object, and a flag given twice, are usage errors naming them", async () => {
+    const array = await exec(server, "echo '[1,2]' | notes call list_notes");
+    assert.equal(array.exitCode, 2);
+    assert.match(array.stderr, /stdin holds a JSON array \('\[1,2\]'\), not the JSON object of arguments: pipe one JSON object/);
+    const garbage = await exec(server, "echo garbage | notes call list_notes");
+    assert.equal(garbage.exitCode, 2);
+    assert.match(garbage.stderr, /stdin holds 'garbage', which is not JSON/);
+    const twice = await exec(server, "notes call list_notes --tag=home --tag=work");
+    assert.equal(twice.exitCode, 2);
+    assert.match(twice.stderr, /--tag was given twice: give it once/);
+  });
+
+  it("status, list and load used inside a shell line, with flags or in capitals are refused saying how to use them", async () => {
+    for (const [command, got] of [
+      ["list | jq .", /list takes no other words here \(got '\| jq \.'\)/],
+      ["status --verbose", /status takes no flags \(got '--verbose'\)/],
+      ["STATUS", /'STATUS' is written in lower case: send `status`/],
+    ] as const) {
+      const answer = await exec(server, command);
+      assert.equal(answer.exitCode, 2, command);
+      assert.match(answer.stderr, got);
+      assert.match(answer.stderr, /only as the whole command/);
+    }
+  });
+
+  it("a result of a few MB pipes through jq, grep and seq within the sandbox's limits", async () => {
+    const count = await exec(server, "notes call big_dump --size 3000000 | jq -r '.result.data | length'");
+    assert.equal(count.stdout, "3000000\n", count.stderr);
+    const cut = await exec(server, "notes call big_dump --size 5000001 | jq -r '.result | type'");
+    assert.equal(cut.stdout, "string\n");
+    assert.match(cut.stderr, /notes call: the result was cut at \d+ of \d+ characters, so \.result is a string, not the tool's JSON: ask the tool for less/);
+    const lines = await exec(server, "{ seq 1 90000; seq 1 90000; } > n.txt; grep -c 1 n.txt; seq 1 20000 | tail -1");
+    assert.equal(lines.exitCode, 0, lines.stderr);
+    assert.match(lines.stdout, /^\d+\n20000\n$/);
+  });
+});
