@@ -244,14 +244,14 @@ describe("the runtime over stdio with many requests in one read", () => {
         const payload = JSON.parse(result.content?.[0]?.text ?? "{}") as { result?: unknown };
         assert.match(JSON.stringify(payload.result), new RegExp(`call ${i}\\b`), `call ${i} got its own echo`);
       }
-      // The request is still checked by the SDK's schema (once, by its tools/call wrapper): a
-      // malformed one gets the SDK's -32602 answer naming the field.
+      // A malformed request is refused before the SDK's schema (params-check.ts): -32602 naming
+      // the member and what to send.
       child.stdin.write(line({ jsonrpc: "2.0", id: 17, method: "tools/call", params: { name: 5 } }) + line({ jsonrpc: "2.0", id: 18, method: "tools/call", params: { name: "agent_tools_ev_call", arguments: "not an object" } }));
       await until(19);
       for (const [id, field] of [[17, "name"], [18, "arguments"]] as const) {
         const error = answers.get(id)?.error as { code?: number; message?: string } | undefined;
         assert.equal(error?.code, -32602, JSON.stringify(answers.get(id)));
-        assert.match(error?.message ?? "", new RegExp(`Invalid tools/call request[\\s\\S]*"${field}"`));
+        assert.match(error?.message ?? "", new RegExp(`Invalid params for tools/call: 'params\\.${field}'`));
       }
     } finally {
       child.stdin.end();
