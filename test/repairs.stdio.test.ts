@@ -79,6 +79,25 @@ describe("repairs", () => {
     assert.deepEqual((payload.error?.details?.skills as { name: string }[]).map((s) => s.name), ["count", "digest"]);
   });
 
+  it("a skill's name sent to _call, a tool's to _run_skill, or another plugin's tool is led to the facade tool that has it; nothing runs", async () => {
+    const skill = await callJson(server.client, "agent_tools_notes_call", { toolName: "count", arguments: { tag: "home" } });
+    assert.equal(skill.payload.error?.code, "UNKNOWN_TOOL");
+    assert.match(skill.payload.error?.message ?? "", /plugin 'notes' has no tool 'count'; 'count' is a skill of this plugin: call agent_tools_notes_run_skill with skill 'count'$/);
+    assert.equal(skill.payload.error?.hint, "'count' is a skill of this plugin: call agent_tools_notes_run_skill with skill 'count'. Nothing was run.");
+    assert.deepEqual(skill.payload.error?.details?.next, { tool: "agent_tools_notes_run_skill", arguments: { skill: "count", arguments: {} } });
+    const tool = await callJson(server.client, "agent_tools_notes_run_skill", { skill: "list_notes" });
+    assert.equal(tool.payload.error?.code, "UNKNOWN_SKILL");
+    assert.match(tool.payload.error?.message ?? "", /'list_notes' is a tool of this plugin: call agent_tools_notes_call with toolName 'list_notes'/);
+    const other = await callJson(server.client, "agent_tools_notes_call", { toolName: "listTickets" });
+    assert.match(other.payload.error?.message ?? "", /plugin 'notes' has no tool 'listTickets'; 'listTickets' is a tool of plugin 'tracker': call agent_tools_tracker_call with toolName 'listTickets'$/);
+    assert.deepEqual(other.payload.error?.details?.suggestions, [], "no near name of this plugin is offered for it");
+    const back = await callJson(server.client, "agent_tools_tracker_call", { toolName: "get_note", arguments: { id: "n1" } });
+    assert.match(back.payload.error?.hint ?? "", /^'get_note' is a tool of plugin 'notes': call agent_tools_notes_call with toolName 'get_note'\. Nothing was run\.$/);
+    // Case and separators aside, as a tool name is matched within its plugin.
+    const folded = await callJson(server.client, "agent_tools_tracker_run_skill", { skill: "Count" });
+    assert.match(folded.payload.error?.message ?? "", /'count' is a skill of plugin 'notes': call agent_tools_notes_run_skill with skill 'count'/);
+  });
+
   it("a tool or skill name of a megabyte is refused at once and echoed cut, not three times in full", async () => {
     const huge = "x".repeat(1_000_000);
     const tool = await callJson(server.client, "agent_tools_notes_call", { toolName: huge, arguments: {} });

@@ -21,6 +21,7 @@ import { noteUndeclaredArguments, placeStrayKeys } from "./stray-keys.js";
 import { validateArguments } from "./validation.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
+import { directionsTo, sameNameIn, type NamedTarget } from "./misdirected.js";
 
 /**
  * The one call path. Every way to run a plugin's tool or skill — `_call`, `_run_skill`, the
@@ -88,6 +89,12 @@ export interface PipelineDeps {
   toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
   /** The plugin's tools when `toolsOf` would have them at once (in memory), without a promise; undefined: ask `toolsOf`. */
   knownTools?(plugin: LoadedPlugin): ToolDescriptor[] | undefined;
+  /**
+   * The tools and skills of other plugins the session may use that `name` names (case and
+   * separators aside), waiting a little for catalogs not listed yet: for an answer
+   * that leads a call sent to the wrong plugin to the right one (misdirected.ts).
+   */
+  elsewhere?(session: Session, name: string, except: string): Promise<NamedTarget[]>;
   /** Names the search index finds for `name` in the plugin, for "did you mean". */
   similarTools(plugin: LoadedPlugin, name: string): string[];
   isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean;
@@ -457,7 +464,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 
   /** The tool a call names among the plugin's `tools` (repairs, then "did you mean"), into the state. */
-  const pickTool = (state: CallState, tools: ToolDescriptor[]): void => {
+  const pickTool = (state: CallState, tools: ToolDescriptor[]): void | Promise<void> => {
     const plugin = state.plugin as ReadyPlugin;
     const prefix = plugin.manifest.prefix;
     const sent = (state.request as RepairedRequest).name as string;
@@ -483,10 +490,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       }
     }
     if (!tool) {
+      // A skill of this plugin, or another plugin's tool or skill, by that name: the answer leads there.
+      const skill = sameNameIn(sent, plugin.skills.map((s) => s.name));
+      const what = `plugin '${prefix}' has no tool '${sent}'`;
+      if (skill) throw misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, [{ plugin: prefix, kind: "skill", name: skill }], prefix, state.ctx);
       const suggestions = closestNames(sent, allNames());
       for (const name of deps.similarTools(plugin, sent)) if (!suggestions.includes(name) && suggestions.length < 5) suggestions.push(name);
       const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
-      throw new RuntimeError("UNKNOWN_TOOL", `plugin '${prefix}' has no tool '${sent}'${mean}`, { toolName: sent, suggestions });
+      const unknown = new RuntimeError("UNKNOWN_TOOL", `${what}${mean}`, { toolName: sent, suggestions });
+      if (!deps.elsewhere) throw unknown;
+      return deps.elsewhere(state.session, sent, prefix).then((targets) => {
+        throw targets.length ? misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, targets, prefix, state.ctx) : unknown;
+      });
     }
     state.tool = tool;
     state.writes = !deps.isReadOnly(plugin, tool);
@@ -511,12 +526,32 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const suggestions = sent ? closestNames(sent, names) : [];
       const what = sent ? `plugin '${prefix}' has no skill '${sent}'` : "'skill' is missing";
       const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
-      throw new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
+      const unknown = new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
         skills: skillList(),
         suggestions,
       });
+      if (!sent) throw unknown;
+      // A tool of this plugin, or another plugin's tool or skill, by that name: the answer leads there.
+      return toolsForAnswer(plugin).then(async (tools) => {
+        const tool = sameNameIn(sent, tools.map((t) => t.name));
+        const targets: NamedTarget[] = tool ? [{ plugin: prefix, kind: "tool", name: tool }] : ((await deps.elsewhere?.(state.session, sent, prefix)) ?? []);
+        if (!targets.length) throw unknown;
+        throw misdirected("UNKNOWN_SKILL", what, { skill: sent, skills: skillList(), suggestions: [] }, targets, prefix, state.ctx);
+      });
     }
     state.skill = skill;
+  };
+
+  /** The plugin's tools for an error's words: none when they cannot be listed (the error at hand is what the answer is about). */
+  const toolsForAnswer = (plugin: ReadyPlugin): Promise<ToolDescriptor[]> => {
+    const known = deps.knownTools?.(plugin);
+    return known ? Promise.resolve(known) : deps.toolsOf(plugin).catch(() => []);
+  };
+
+  /** UNKNOWN_TOOL / UNKNOWN_SKILL for a name that is elsewhere: where it is and the call that reaches it, in message, hint and details. */
+  const misdirected = (code: "UNKNOWN_TOOL" | "UNKNOWN_SKILL", what: string, details: Record<string, unknown>, targets: readonly NamedTarget[], from: string, ctx: OperationContext): RuntimeError => {
+    const { sentence, next } = directionsTo(targets, from, ctx.present);
+    return new RuntimeError(code, `${what}; ${sentence}`, { ...details, elsewhere: targets, next: next.length === 1 ? next[0] : next }, `${sentence}. Nothing was run.`);
   };
 
   // ── validate: schema-aware repairs, then the schema ─────────────────────────────────────

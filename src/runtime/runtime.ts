@@ -50,6 +50,7 @@ import { createAuditObserver } from "./audit.js";
 import { identityWrites } from "./gate.js";
 import { confirmWording, isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
 import { closestNames, foldedMatch } from "./similarity.js";
+import { sameNameIn, type NamedTarget } from "./misdirected.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
 import { positiveInt } from "../positive-int.js";
@@ -253,8 +254,15 @@ export function discoverBudget(limit: number): number {
   return Math.max(DISCOVER_TOKEN_BUDGET, limit * DISCOVER_TOKENS_PER_ENTRY);
 }
 
-/** How long a search waits for catalogs not yet listed before it answers without them. */
+/** How long a search (or an answer that looks for a name in other plugins) waits for catalogs not yet listed before it answers without them. */
 const SEARCH_LISTING_WAIT_MS = 3000;
+
+/** Wait for `work`, but no longer than `ms`: what is not in by then is let finish in the background. */
+async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 /** Characters of each server's line in a search answer's `servers`. */
 const SERVER_ABOUT_CHARS = 60;
 /**
@@ -627,6 +635,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     tracing: options.tracing,
     toolsOf,
     knownTools: (plugin) => catalogOf(plugin).catalog.known(plugin),
+    elsewhere: async (session, name, except) => {
+      const others = plugins.filter((p) => p.manifest.prefix !== except && p.configured && p.adapter && mayUsePlugin(session.identity, p.manifest.prefix));
+      // As search does: catalogs not listed yet are listed, and waited for a little (an error's answer, not the hot path).
+      const unlisted = others.filter((p) => !catalog.cached(p.manifest.prefix));
+      if (unlisted.length) await waitAtMost(Promise.allSettled(unlisted.map((p) => catalog.tools(p))), SEARCH_LISTING_WAIT_MS);
+      const found: NamedTarget[] = [];
+      for (const plugin of others) {
+        const prefix = plugin.manifest.prefix;
+        const tool = sameNameIn(name, (catalog.cached(prefix) ?? []).map((t) => t.name));
+        if (tool) found.push({ plugin: prefix, kind: "tool", name: tool });
+        const skill = sameNameIn(name, plugin.skills.map((s) => s.name));
+        if (skill) found.push({ plugin: prefix, kind: "skill", name: skill });
+      }
+      return found;
+    },
     similarTools: (plugin, name) => catalogOf(plugin).index.search(name, { plugin: plugin.manifest.prefix, limit: 3 }).hits.filter((h) => h.kind === "tool").map((h) => h.name),
     isReadOnly,
     // The runtime's own policy first (identities), then any given; the caller's confirmation comes after validation.
@@ -826,9 +849,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           .map((p) => toolsOf(p).catch(() => undefined));
         const left = deadline - Date.now();
         if (listings.length === 0 || left <= 0) return;
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([Promise.all(listings), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
-        clearTimeout(timer);
+        await waitAtMost(Promise.all(listings), left);
       }
     },
 
@@ -953,9 +974,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             (reason: unknown) => void (outcomes[i] = { status: "rejected", reason }),
           ),
         );
-        let waited: NodeJS.Timeout | undefined;
-        await Promise.race([Promise.all(listings), new Promise<void>((resolve) => (waited = setTimeout(resolve, SEARCH_LISTING_WAIT_MS)))]);
-        clearTimeout(waited);
+        await waitAtMost(Promise.all(listings), SEARCH_LISTING_WAIT_MS);
         const unavailable: Record<string, string> = {};
         outcomes.forEach((outcome, i) => {
           const prefix = unlisted[i]!.manifest.prefix;
