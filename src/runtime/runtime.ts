@@ -51,6 +51,7 @@ import { identityWrites } from "./gate.js";
 import { confirmWording, isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
 import { closestNames, foldedMatch } from "./similarity.js";
 import { sameNameIn, type NamedTarget } from "./misdirected.js";
+import { readQuery } from "./query-argument.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
 import { positiveInt } from "../positive-int.js";
@@ -283,11 +284,26 @@ const SEMANTIC_WAIT_MS = 250;
  */
 export const MAX_QUERY_CHARS = 1000;
 
-function queryOf(raw: unknown, repairs: Repair[]): string {
-  const query = typeof raw === "string" ? raw.trim() : "";
-  if (query.length <= MAX_QUERY_CHARS) return query;
+/**
+ * A discover or search `query` as query-argument.ts reads it, cut to MAX_QUERY_CHARS, each change
+ * said in `repairs`; `refused` when it cannot be read (the operation's frame throws it, so the
+ * refusal is an answer like any other). `otherwise`: what the operation does without a query.
+ */
+function queryOf(raw: unknown, repairs: Repair[], otherwise: string): { query: string; refused?: RuntimeError } {
+  const read = readQuery(raw);
+  if (!read.ok) {
+    return {
+      query: "",
+      refused: new RuntimeError("ARG_VALIDATION_FAILED", `'query' must be a few words as a string, e.g. {"query": "list open issues"}; got ${read.got}. Nothing was searched; ${otherwise}`, {
+        errors: [{ path: "/query", message: "must be a string" }],
+      }),
+    };
+  }
+  for (const message of read.repairs) repairs.push({ kind: "read-query", message });
+  const query = read.query;
+  if (query.length <= MAX_QUERY_CHARS) return { query };
   repairs.push({ kind: "shortened-query", message: `the query was ${query.length} characters; its first ${MAX_QUERY_CHARS} were used` });
-  return query.slice(0, MAX_QUERY_CHARS);
+  return { query: query.slice(0, MAX_QUERY_CHARS) };
 }
 
 /** A discover or search `limit`: repaired as limit-argument.ts says (and named in `repairs`), else refused naming the value. */
@@ -880,9 +896,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     async discover(session, target, rawArgs, ctx = {}) {
       const repairs = [...(ctx.repairs ?? [])];
       const args = isPlainObject(rawArgs) ? rawArgs : {};
-      const query = queryOf(args.query, repairs);
+      const { query, refused } = queryOf(args.query, repairs, "leave 'query' out to list the plugin's tools and skills");
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
       return frame(session, { operation: "discover", plugin: sentPrefix, target: query ? echoQuery(query) : undefined, repairs, log, observers, redact, trace: options.tracing?.start("discover", session) }, "discover", async () => {
+        if (refused) throw refused;
         const plugin = requirePlugin(target, repairs, session.identity);
         const prefix = plugin.manifest.prefix;
         const tools = await toolsOf(plugin);
@@ -947,8 +964,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     async search(session, rawArgs, ctx = {}) {
       const repairs = [...(ctx.repairs ?? [])];
       const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
-      const query = queryOf(args.query, repairs);
+      const { query, refused } = queryOf(args.query, repairs, "say in a few words what you want to do");
       return frame(session, { operation: "search", plugin: "*", target: query ? echoQuery(query) : undefined, repairs, log, observers, redact, trace: options.tracing?.start("search", session) }, "search", async () => {
+        if (refused) throw refused;
         if (!query) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {
             errors: [{ path: "/query", message: "must be a non-empty string" }],
