@@ -453,8 +453,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const plugin = state.plugin as ReadyPlugin;
     const request = state.request as RepairedRequest;
     if (!request.name) {
-      throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${request.nameSent === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${plugin.manifest.prefix}' to call`, {
-        received: request.keys,
+      const missing = `'toolName' is ${request.nameSent === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${plugin.manifest.prefix}' to call`;
+      // The hint's example is one of this plugin's own tools (a read-only one first), not a name it may not have.
+      return toolsForAnswer(plugin).then((tools) => {
+        const example = (tools.find((t) => deps.isReadOnly(plugin, t)) ?? tools[0])?.name;
+        const hint = example ? `Pass the tool to run in \`toolName\`, e.g. {"toolName":${JSON.stringify(example)},"arguments":{}}. The plugin's _discover tool (or agent_tools_search) finds the others.` : undefined;
+        throw new RuntimeError("MISSING_TOOL_NAME", missing, { received: request.keys }, hint);
       });
     }
     // The usual call: the catalog is in memory, and the step does not wait a turn for it.
@@ -667,10 +671,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     };
     return gatedAdapter(plugin.adapter, {
       async call(name, args) {
-        const tool = (await deps.toolsOf(plugin)).find((t) => t.name === name);
-        // A tool the catalog does not list is treated as a write: the gate cannot tell otherwise.
-        const writes = !tool || !deps.isReadOnly(plugin, tool);
-        await pass({ ...base, target: name, ...(tool ? { tool } : {}), arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm });
+        const tools = await deps.toolsOf(plugin);
+        const tool = tools.find((t) => t.name === name);
+        // A step naming a tool the plugin does not have is the skill's own fault: said as that, and
+        // nothing is called (a confirm question about it would let confirm: true send it on).
+        if (!tool) {
+          const broken = brokenSkillStep(plugin, skill, name, tools);
+          refusals?.push(broken);
+          throw broken;
+        }
+        const writes = !deps.isReadOnly(plugin, tool);
+        await pass({ ...base, target: name, tool, arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm });
         // The skill run counts as a write (audit) from its first step that changes data.
         if (writes && facts) facts.mutating = true;
       },
@@ -680,6 +691,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       },
     });
   }
+
+  /** A skill's step that calls a tool its plugin does not have: the skill is broken, and the answer names the tool (the step runner names the step). */
+  const brokenSkillStep = (plugin: ReadyPlugin, skill: string, name: string, tools: readonly ToolDescriptor[]): RuntimeError => {
+    const prefix = plugin.manifest.prefix;
+    const near = closestNames(name, tools.map((t) => t.name));
+    return new RuntimeError(
+      "UNKNOWN_TOOL",
+      `skill '${skill}' calls tool '${echoName(name)}', which plugin '${prefix}' does not have: the skill is broken${near.length ? ` (the plugin has ${near.map((n) => `'${n}'`).join(", ")})` : ""}; that call was not made`,
+      { skill, toolName: echoName(name) },
+      `The skill itself is broken, not your call: retrying it fails the same way. Tell the user that skill '${skill}' of plugin '${prefix}' needs fixing, or do its work with the plugin's tools (find them with its _discover tool, or agent_tools_search).`,
+    );
+  };
 
   const gateSkill: Step = (state) => {
     const plugin = state.plugin as ReadyPlugin;

@@ -154,6 +154,8 @@ export interface PluginHelp {
     name: string;
     description: string;
     status: string;
+    /** Not configured: what makes it so (its calls, discover included, answer NOT_CONFIGURED until then). */
+    configure?: string;
     hint?: string;
     confirm?: string;
     notice?: string;
@@ -779,6 +781,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       name,
       description,
       status: pluginStatus(plugin),
+      ...(plugin.configured
+        ? {}
+        : { configure: `${describeMissing(plugin.missing)} in the environment of the agent-tools server (not in tool arguments), then restart it; its tools answer NOT_CONFIGURED until then` }),
       ...(discoverHint ? { hint: discoverHint } : {}),
       ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
       ...(replacing ? { notice: replacing.notice } : {}),
