@@ -35,7 +35,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 /** Recipes a model can follow to correct its next call. Kept equal to ERROR_CODES by a test. */
 export const HINTS: Readonly<Record<ErrorCode, string>> = {
   MISSING_TOOL_NAME:
-    "Pass the tool to run in `toolName`, e.g. {\"toolName\":\"list_issues\",\"arguments\":{}}. The plugin's _discover tool (or agent_tools_search) finds names.",
+    "Pass the tool to run in `toolName`, e.g. {\"toolName\":\"<a tool's name>\",\"arguments\":{}}. The plugin's _discover tool (or agent_tools_search) finds names.",
   UNKNOWN_TOOL: "Use one of the names in `details.suggestions`, or search with a few words of what you need.",
   ARG_VALIDATION_FAILED: "Fix each of `details.errors` (path, reason, schema there) and call again.",
   CONFIRM_REQUIRED:

@@ -50,10 +50,28 @@ describe("tool derivation", () => {
     assert.equal(tools[1]?.annotations?.readOnlyHint, false);
   });
 
-  it("a given inputSchema is used as is", async () => {
+  it("a given inputSchema is used, closed to arguments the argv has no place for", async () => {
     const inputSchema = { type: "object", properties: { q: { type: "string", minLength: 2 } }, required: ["q"] };
     const { tools } = await (await cliAdapter({ program: "argv-json", tools: [{ name: "s", argv: ["{q}"], inputSchema }] })).listTools();
-    assert.deepEqual(tools[0]?.inputSchema, inputSchema);
+    assert.deepEqual(tools[0]?.inputSchema, { ...inputSchema, additionalProperties: false });
+    // Built from parts, it cannot be closed without refusing the parts' properties: left as given.
+    const parts = { allOf: [inputSchema] };
+    const composed = await cliAdapter({ program: "argv-json", tools: [{ name: "s", argv: ["{q}"], inputSchema: parts }] });
+    assert.deepEqual((await composed.listTools()).tools[0]?.inputSchema, parts);
+  });
+
+  it("an argument the argv has no place for is refused before anything runs, naming the near one", async () => {
+    const a = await cliAdapter({ program: "argv-json", allowlist: ["argv-json"], tools: [{ name: "s", argv: ["show", "{q}"], parse: "json", optional: { limit: ["--limit", "{limit}"] }, inputSchema: { allOf: [{ type: "object" }] } }] });
+    await assert.rejects(a.call("s", { q: "x", limt: 2 }, ctx()), (error: unknown) => {
+      assert.ok(error instanceof CliError);
+      assert.equal(error.code, "ARG_VALIDATION_FAILED");
+      assert.equal(error.argument, "limt");
+      assert.match(error.message, /'limt' is not a parameter of 's' \(it takes: q, limit\); this tool's argv has no place for it, and nothing was run\. Did you mean 'limit'\?/);
+      return true;
+    });
+    // A key sent as null is an unset field, not an argument.
+    const ran = (await a.call("s", { q: "y", other: null }, ctx())) as ArgvOut;
+    assert.deepEqual(ran.stdout.argv, ["show", "y"]);
   });
 
   it("spec problems name the field", () => {

@@ -73,10 +73,29 @@ describe("tool derivation", () => {
     assert.equal(tools[0]?.description, "Create an issue");
   });
 
-  it("uses a given inputSchema as is", async () => {
+  it("uses a given inputSchema, closed when the request has no place for other arguments", async () => {
     const inputSchema = { type: "object", properties: { q: { type: "string", minLength: 2 } }, required: ["q"] };
-    const a = await make([{ name: "search", path: "/echo", query: ["q"], inputSchema }]);
-    assert.deepEqual((await a.listTools()).tools[0]?.inputSchema, inputSchema);
+    const a = await make([
+      { name: "search", path: "/echo", query: ["q"], inputSchema },
+      // Nothing mapped: every other argument goes to the query string, so the schema stays open.
+      { name: "open", path: "/echo", inputSchema },
+      { name: "parts", path: "/echo", query: ["q"], inputSchema: { allOf: [inputSchema] } },
+    ]);
+    const [search, open, parts] = (await a.listTools()).tools;
+    assert.deepEqual(search?.inputSchema, { ...inputSchema, additionalProperties: false });
+    assert.deepEqual(open?.inputSchema, inputSchema);
+    assert.deepEqual(parts?.inputSchema, { allOf: [inputSchema] });
+  });
+
+  it("an argument the request has no place for is refused before anything is sent", async () => {
+    const a = await make([{ name: "parts", method: "POST", path: "/echo", body: ["title"], inputSchema: { allOf: [{ type: "object" }] } }]);
+    const sent = server.requests.length;
+    await assert.rejects(a.call("parts", { title: "t", titel: "u" }, ctx()), (error: unknown) => {
+      assert.equal((error as { code?: string }).code, "ARG_VALIDATION_FAILED");
+      assert.match((error as Error).message, /'titel' is not a parameter of 'parts' \(it takes: title\); this tool's request has no place for it, and nothing was sent\. Did you mean 'title'\?/);
+      return true;
+    });
+    assert.equal(server.requests.length, sent);
   });
 
   it("only GET/HEAD are read-only by default, `readonly` overrides, exposed as annotations.readOnlyHint", async () => {
@@ -114,7 +133,7 @@ describe("requests and responses", () => {
       ],
       { headers: { "X-Custom": "v-${TOKEN}" } },
     );
-    const q = (await a.call("q", { issueState: "open", perPage: 5, ignored: 1 }, ctx())) as { status: number; data: { url: string; custom: string } };
+    const q = (await a.call("q", { issueState: "open", perPage: 5 }, ctx())) as { status: number; data: { url: string; custom: string } };
     assert.equal(q.status, 200);
     assert.equal(server.requests.at(-1)?.url, "/v1/echo?state=open&per_page=5");
     assert.equal(server.requests.at(-1)?.headers["x-custom"], `v-${env.TOKEN}`);

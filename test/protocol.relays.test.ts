@@ -282,6 +282,27 @@ describe("the agent's client in the 2025 era", () => {
   });
 });
 
+describe("a downstream that answers a refused question with an isError result", () => {
+  it("gets the capability hint, as one that fails with an error does", async () => {
+    const client = legacyClient({});
+    await connectStdioV1(client, env);
+    try {
+      for (const [tool, args, hint] of [
+        ["summarize_soft", { text: "x" }, /^This tool asks the agent's model for a completion, which the agent's client cannot give \(it declared no sampling\)\. Tell the user: the tool works from a client that declares sampling, or use another tool\.$/],
+        ["ask_user_soft", { question: "?" }, /^This tool asks its user a question, which the agent's client cannot show \(it declared no elicitation\)\. Tell the user/],
+      ] as const) {
+        const result = await client.callTool(callArgs("ln", tool, args));
+        const error = (JSON.parse(firstText(result)) as { error?: { code: string; message: string; hint: string } }).error;
+        assert.equal(error?.code, "UPSTREAM_ERROR", tool);
+        assert.match(error?.message ?? "", /the tool answered with an error: MCP error/, tool);
+        assert.match(error?.hint ?? "", hint, tool);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("the agent's client in the 2026-07-28 era (input_required rounds)", () => {
   const http = httpForSuite(env);
 

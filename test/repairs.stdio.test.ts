@@ -79,6 +79,52 @@ describe("repairs", () => {
     assert.deepEqual((payload.error?.details?.skills as { name: string }[]).map((s) => s.name), ["count", "digest"]);
   });
 
+  it("a skill's name sent to _call, a tool's to _run_skill, or another plugin's tool is led to the facade tool that has it; nothing runs", async () => {
+    const skill = await callJson(server.client, "agent_tools_notes_call", { toolName: "count", arguments: { tag: "home" } });
+    assert.equal(skill.payload.error?.code, "UNKNOWN_TOOL");
+    assert.match(skill.payload.error?.message ?? "", /plugin 'notes' has no tool 'count'; 'count' is a skill of this plugin: call agent_tools_notes_run_skill with skill 'count'$/);
+    assert.equal(skill.payload.error?.hint, "'count' is a skill of this plugin: call agent_tools_notes_run_skill with skill 'count'. Nothing was run.");
+    assert.deepEqual(skill.payload.error?.details?.next, { tool: "agent_tools_notes_run_skill", arguments: { skill: "count", arguments: {} } });
+    const tool = await callJson(server.client, "agent_tools_notes_run_skill", { skill: "list_notes" });
+    assert.equal(tool.payload.error?.code, "UNKNOWN_SKILL");
+    assert.match(tool.payload.error?.message ?? "", /'list_notes' is a tool of this plugin: call agent_tools_notes_call with toolName 'list_notes'/);
+    const other = await callJson(server.client, "agent_tools_notes_call", { toolName: "listTickets" });
+    assert.match(other.payload.error?.message ?? "", /plugin 'notes' has no tool 'listTickets'; 'listTickets' is a tool of plugin 'tracker': call agent_tools_tracker_call with toolName 'listTickets'$/);
+    assert.deepEqual(other.payload.error?.details?.suggestions, [], "no near name of this plugin is offered for it");
+    const back = await callJson(server.client, "agent_tools_tracker_call", { toolName: "get_note", arguments: { id: "n1" } });
+    assert.match(back.payload.error?.hint ?? "", /^'get_note' is a tool of plugin 'notes': call agent_tools_notes_call with toolName 'get_note'\. Nothing was run\.$/);
+    // Case and separators aside, as a tool name is matched within its plugin.
+    const folded = await callJson(server.client, "agent_tools_tracker_run_skill", { skill: "Count" });
+    assert.match(folded.payload.error?.message ?? "", /'count' is a skill of plugin 'notes': call agent_tools_notes_run_skill with skill 'count'/);
+  });
+
+  it("a query that is a number or an array of strings is read as text and said; any other kind is refused naming it", async () => {
+    const number = await callJson(server.client, "agent_tools_notes_discover", { query: 42 });
+    assert.match(String(number.payload.note), /nothing in 'notes' matches '42'/, JSON.stringify(number.payload));
+    assert.deepEqual(number.payload.repairs, ["'query' was the number 42; it was read as the text \"42\""]);
+    const words = await callJson(server.client, "agent_tools_notes_discover", { query: ["delete", "a note"] });
+    assert.equal((words.payload.matches as { name: string }[])[0]?.name, "delete_note");
+    assert.deepEqual(words.payload.repairs, ["'query' was an array of strings; its words were read as one query, \"delete a note\""]);
+    const object = await callJson(server.client, "agent_tools_notes_discover", { query: { text: "delete" } });
+    assert.equal(object.payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.equal(object.payload.error?.message, "'query' must be a few words as a string, e.g. {\"query\": \"list open issues\"}; got an object. Nothing was searched; leave 'query' out to list the plugin's tools and skills");
+    const search = await callJson(server.client, "agent_tools_search", { query: ["tickets"] });
+    assert.equal(search.payload.ok, true, JSON.stringify(search.payload));
+    assert.equal(search.payload.query, "tickets");
+    const mixed = await callJson(server.client, "agent_tools_search", { query: ["tickets", 3] });
+    assert.match(mixed.payload.error?.message ?? "", /'query' must be a few words as a string, .*; got an array that is not all strings\. Nothing was searched; say in a few words what you want to do$/);
+    const flag = await callJson(server.client, "agent_tools_search", { query: true });
+    assert.match(flag.payload.error?.message ?? "", /got the boolean true\./);
+  });
+
+  it("_run_skill reads toolName, tool or tool_name as the skill when it is the only name sent", async () => {
+    for (const key of ["toolName", "tool", "tool_name"]) {
+      const { payload } = await callJson(server.client, "agent_tools_notes_run_skill", { [key]: "count", arguments: { tag: "home" } });
+      assert.deepEqual(payload.result, { count: 1 }, key);
+      assert.deepEqual(payload.repairs, [`'${key}' was read as 'skill'`]);
+    }
+  });
+
   it("a tool or skill name of a megabyte is refused at once and echoed cut, not three times in full", async () => {
     const huge = "x".repeat(1_000_000);
     const tool = await callJson(server.client, "agent_tools_notes_call", { toolName: huge, arguments: {} });

@@ -326,10 +326,16 @@ export function createFacade(runtime: Runtime): Facade {
         const server = `${info.name} ${info.version}`;
         const said = repairs.length ? { repairs: repairs.map((r) => r.message) } : {};
         if ("plugin" in help) {
-          // One plugin in full; the call that comes next is its discover (a JSON object, as every next).
+          // One plugin in full; the call that comes next is its discover (a JSON object, as every next),
+          // or, for a plugin not configured, what configures it: its discover would only answer NOT_CONFIGURED.
           const prefix = help.plugin.prefix;
-          const next = runtime.facadeMode === "compact" ? { tool: SEARCH_TOOL, arguments: { query: "<string>", plugin: prefix } } : { tool: facadeToolName(prefix, "discover"), arguments: { query: "<string>" } };
-          return toToolResult({ isError: false, payload: { ok: true, server, plugin: { ...help.plugin, next }, ...said } });
+          const { configure, ...shown } = help.plugin;
+          const next = configure
+            ? { configure: `${configure[0]?.toUpperCase() ?? ""}${configure.slice(1)}`, tell: "the user: only they can change the server's environment" }
+            : runtime.facadeMode === "compact"
+              ? { tool: SEARCH_TOOL, arguments: { query: "<string>", plugin: prefix } }
+              : { tool: facadeToolName(prefix, "discover"), arguments: { query: "<string>" } };
+          return toToolResult({ isError: false, payload: { ok: true, server, plugin: { ...shown, next }, ...said } });
         }
         return toToolResult({
           isError: false,

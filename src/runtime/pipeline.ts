@@ -22,6 +22,7 @@ import { validateArguments } from "./validation.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
 import { describeArgumentValue } from "./argument-value.js";
+import { directionsTo, sameNameIn, type NamedTarget } from "./misdirected.js";
 
 /**
  * The one call path. Every way to run a plugin's tool or skill — `_call`, `_run_skill`, the
@@ -89,6 +90,12 @@ export interface PipelineDeps {
   toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
   /** The plugin's tools when `toolsOf` would have them at once (in memory), without a promise; undefined: ask `toolsOf`. */
   knownTools?(plugin: LoadedPlugin): ToolDescriptor[] | undefined;
+  /**
+   * The tools and skills of other plugins the session may use that `name` names (case and
+   * separators aside), waiting a little for catalogs not listed yet: for an answer
+   * that leads a call sent to the wrong plugin to the right one (misdirected.ts).
+   */
+  elsewhere?(session: Session, name: string, except: string): Promise<NamedTarget[]>;
   /** Names the search index finds for `name` in the plugin, for "did you mean". */
   similarTools(plugin: LoadedPlugin, name: string): string[];
   isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean;
@@ -451,8 +458,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const plugin = state.plugin as ReadyPlugin;
     const request = state.request as RepairedRequest;
     if (!request.name) {
-      throw new RuntimeError("MISSING_TOOL_NAME", `'toolName' is ${request.nameSent === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${plugin.manifest.prefix}' to call`, {
-        received: request.keys,
+      const missing = `'toolName' is ${request.nameSent === undefined ? "missing" : "not a non-empty string"}: name the tool of plugin '${plugin.manifest.prefix}' to call`;
+      // The hint's example is one of this plugin's own tools (a read-only one first), not a name it may not have.
+      return toolsForAnswer(plugin).then((tools) => {
+        const example = (tools.find((t) => deps.isReadOnly(plugin, t)) ?? tools[0])?.name;
+        const hint = example ? `Pass the tool to run in \`toolName\`, e.g. {"toolName":${JSON.stringify(example)},"arguments":{}}. The plugin's _discover tool (or agent_tools_search) finds the others.` : undefined;
+        throw new RuntimeError("MISSING_TOOL_NAME", missing, { received: request.keys }, hint);
       });
     }
     // The usual call: the catalog is in memory, and the step does not wait a turn for it.
@@ -462,7 +473,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 
   /** The tool a call names among the plugin's `tools` (repairs, then "did you mean"), into the state. */
-  const pickTool = (state: CallState, tools: ToolDescriptor[]): void => {
+  const pickTool = (state: CallState, tools: ToolDescriptor[]): void | Promise<void> => {
     const plugin = state.plugin as ReadyPlugin;
     const prefix = plugin.manifest.prefix;
     const sent = (state.request as RepairedRequest).name as string;
@@ -488,10 +499,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       }
     }
     if (!tool) {
+      // A skill of this plugin, or another plugin's tool or skill, by that name: the answer leads there.
+      const skill = sameNameIn(sent, plugin.skills.map((s) => s.name));
+      const what = `plugin '${prefix}' has no tool '${sent}'`;
+      if (skill) throw misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, [{ plugin: prefix, kind: "skill", name: skill }], prefix, state.ctx);
       const suggestions = closestNames(sent, allNames());
       for (const name of deps.similarTools(plugin, sent)) if (!suggestions.includes(name) && suggestions.length < 5) suggestions.push(name);
       const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
-      throw new RuntimeError("UNKNOWN_TOOL", `plugin '${prefix}' has no tool '${sent}'${mean}`, { toolName: sent, suggestions });
+      const unknown = new RuntimeError("UNKNOWN_TOOL", `${what}${mean}`, { toolName: sent, suggestions });
+      if (!deps.elsewhere) throw unknown;
+      return deps.elsewhere(state.session, sent, prefix).then((targets) => {
+        throw targets.length ? misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, targets, prefix, state.ctx) : unknown;
+      });
     }
     state.tool = tool;
     state.writes = !deps.isReadOnly(plugin, tool);
@@ -516,12 +535,32 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const suggestions = sent ? closestNames(sent, names) : [];
       const what = sent ? `plugin '${prefix}' has no skill '${sent}'` : "'skill' is missing";
       const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
-      throw new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
+      const unknown = new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
         skills: skillList(),
         suggestions,
       });
+      if (!sent) throw unknown;
+      // A tool of this plugin, or another plugin's tool or skill, by that name: the answer leads there.
+      return toolsForAnswer(plugin).then(async (tools) => {
+        const tool = sameNameIn(sent, tools.map((t) => t.name));
+        const targets: NamedTarget[] = tool ? [{ plugin: prefix, kind: "tool", name: tool }] : ((await deps.elsewhere?.(state.session, sent, prefix)) ?? []);
+        if (!targets.length) throw unknown;
+        throw misdirected("UNKNOWN_SKILL", what, { skill: sent, skills: skillList(), suggestions: [] }, targets, prefix, state.ctx);
+      });
     }
     state.skill = skill;
+  };
+
+  /** The plugin's tools for an error's words: none when they cannot be listed (the error at hand is what the answer is about). */
+  const toolsForAnswer = (plugin: ReadyPlugin): Promise<ToolDescriptor[]> => {
+    const known = deps.knownTools?.(plugin);
+    return known ? Promise.resolve(known) : deps.toolsOf(plugin).catch(() => []);
+  };
+
+  /** UNKNOWN_TOOL / UNKNOWN_SKILL for a name that is elsewhere: where it is and the call that reaches it, in message, hint and details. */
+  const misdirected = (code: "UNKNOWN_TOOL" | "UNKNOWN_SKILL", what: string, details: Record<string, unknown>, targets: readonly NamedTarget[], from: string, ctx: OperationContext): RuntimeError => {
+    const { sentence, next } = directionsTo(targets, from, ctx.present);
+    return new RuntimeError(code, `${what}; ${sentence}`, { ...details, elsewhere: targets, next: next.length === 1 ? next[0] : next }, `${sentence}. Nothing was run.`);
   };
 
   // ── validate: schema-aware repairs, then the schema ─────────────────────────────────────
@@ -643,10 +682,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     };
     return gatedAdapter(plugin.adapter, {
       async call(name, args) {
-        const tool = (await deps.toolsOf(plugin)).find((t) => t.name === name);
-        // A tool the catalog does not list is treated as a write: the gate cannot tell otherwise.
-        const writes = !tool || !deps.isReadOnly(plugin, tool);
-        await pass({ ...base, target: name, ...(tool ? { tool } : {}), arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm });
+        const tools = await deps.toolsOf(plugin);
+        const tool = tools.find((t) => t.name === name);
+        // A step naming a tool the plugin does not have is the skill's own fault: said as that, and
+        // nothing is called (a confirm question about it would let confirm: true send it on).
+        if (!tool) {
+          const broken = brokenSkillStep(plugin, skill, name, tools);
+          refusals?.push(broken);
+          throw broken;
+        }
+        const writes = !deps.isReadOnly(plugin, tool);
+        await pass({ ...base, target: name, tool, arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm });
         // The skill run counts as a write (audit) from its first step that changes data.
         if (writes && facts) facts.mutating = true;
       },
@@ -656,6 +702,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       },
     });
   }
+
+  /** A skill's step that calls a tool its plugin does not have: the skill is broken, and the answer names the tool (the step runner names the step). */
+  const brokenSkillStep = (plugin: ReadyPlugin, skill: string, name: string, tools: readonly ToolDescriptor[]): RuntimeError => {
+    const prefix = plugin.manifest.prefix;
+    const near = closestNames(name, tools.map((t) => t.name));
+    return new RuntimeError(
+      "UNKNOWN_TOOL",
+      `skill '${skill}' calls tool '${echoName(name)}', which plugin '${prefix}' does not have: the skill is broken${near.length ? ` (the plugin has ${near.map((n) => `'${n}'`).join(", ")})` : ""}; that call was not made`,
+      { skill, toolName: echoName(name) },
+      `The skill itself is broken, not your call: retrying it fails the same way. Tell the user that skill '${skill}' of plugin '${prefix}' needs fixing, or do its work with the plugin's tools (find them with its _discover tool, or agent_tools_search).`,
+    );
+  };
 
   const gateSkill: Step = (state) => {
     const plugin = state.plugin as ReadyPlugin;

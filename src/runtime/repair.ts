@@ -19,6 +19,7 @@ export interface Repair {
     | "stripped-tool-prefix"
     | "matched-tool-case"
     | "shortened-query"
+    | "read-query"
     | "read-limit"
     | "read-detail"
     | "moved-confirm"
@@ -59,8 +60,10 @@ export interface RepairedRequest {
 const ARGUMENT_ALIASES = ["args", "params", "input", "parameters"] as const;
 /** What models send for `toolName` / `skill` (taken only when the field itself is absent and exactly one of these is a string). */
 const NAME_ALIASES: Readonly<Record<NameField, readonly string[]>> = {
-  toolName: ["tool", "tool_name", "toolname", "name", "tool-name"],
-  skill: ["skill_name", "skillName", "skillname", "name"],
+  // A skill's name sent to _call (or a tool's to _run_skill) is read so, and the answer then says
+  // which facade tool has it (pipeline.ts, misdirected.ts): nothing is run elsewhere.
+  toolName: ["tool", "tool_name", "toolname", "name", "tool-name", "skill"],
+  skill: ["skill_name", "skillName", "skillname", "name", "toolName", "tool", "tool_name"],
 };
 /** The top-level keys a _call or _run_skill reads itself (`plugin` is routing's). */
 const READ_KEYS = new Set(["arguments", "confirm", "plugin"]);

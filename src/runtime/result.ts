@@ -7,7 +7,7 @@ import { RuntimeError } from "../errors.js";
  * becomes UPSTREAM_ERROR, and anything larger than the cap is cut with an honest marker.
  */
 
-interface CallToolResultLike {
+export interface CallToolResultLike {
   content: Array<{ type: string; text?: string; [k: string]: unknown }>;
   structuredContent?: unknown;
   isError?: boolean;
@@ -22,13 +22,20 @@ function textOf(result: CallToolResultLike): string | undefined {
   return result.content.map((c) => c.text).join("\n");
 }
 
+/**
+ * A result the tool marked `isError`, as the error the answer carries. `hint`: why it likely
+ * failed, when the runtime knows (it refused the downstream a question during the call, and the
+ * server answered with an error result instead of an error): else the code's generic hint.
+ */
+export function toolReportedError(raw: CallToolResultLike, hint?: string): RuntimeError {
+  const message = (textOf(raw) ?? "the tool reported an error").trim().slice(0, 2000) || "the tool reported an error";
+  return new RuntimeError("UPSTREAM_ERROR", `the tool answered with an error: ${message}`, { content: raw.content }, hint);
+}
+
 export function unwrapResult(raw: unknown): unknown {
   if (!isCallToolResult(raw)) return raw === undefined ? null : raw;
+  if (raw.isError) throw toolReportedError(raw);
   const text = textOf(raw);
-  if (raw.isError) {
-    const message = (text ?? "the tool reported an error").trim().slice(0, 2000) || "the tool reported an error";
-    throw new RuntimeError("UPSTREAM_ERROR", `the tool answered with an error: ${message}`, { content: raw.content });
-  }
   if (raw.structuredContent !== undefined) return raw.structuredContent;
   if (text === undefined) return raw.content;
   const trimmed = text.trim();

@@ -51,6 +51,8 @@ import { createAuditObserver } from "./audit.js";
 import { identityWrites } from "./gate.js";
 import { confirmWording, isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
 import { closestNames, foldedMatch } from "./similarity.js";
+import { sameNameIn, type NamedTarget } from "./misdirected.js";
+import { readQuery } from "./query-argument.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
 import { positiveInt } from "../positive-int.js";
@@ -158,6 +160,8 @@ export interface PluginHelp {
     name: string;
     description: string;
     status: string;
+    /** Not configured: what makes it so (its calls, discover included, answer NOT_CONFIGURED until then). */
+    configure?: string;
     hint?: string;
     confirm?: string;
     notice?: string;
@@ -259,8 +263,15 @@ export function discoverBudget(limit: number): number {
   return Math.max(DISCOVER_TOKEN_BUDGET, limit * DISCOVER_TOKENS_PER_ENTRY);
 }
 
-/** How long a search waits for catalogs not yet listed before it answers without them. */
+/** How long a search (or an answer that looks for a name in other plugins) waits for catalogs not yet listed before it answers without them. */
 const SEARCH_LISTING_WAIT_MS = 3000;
+
+/** Wait for `work`, but no longer than `ms`: what is not in by then is let finish in the background. */
+async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 /** Characters of each server's line in a search answer's `servers`. */
 const SERVER_ABOUT_CHARS = 60;
 /**
@@ -281,11 +292,26 @@ const SEMANTIC_WAIT_MS = 250;
  */
 export const MAX_QUERY_CHARS = 1000;
 
-function queryOf(raw: unknown, repairs: Repair[]): string {
-  const query = typeof raw === "string" ? raw.trim() : "";
-  if (query.length <= MAX_QUERY_CHARS) return query;
+/**
+ * A discover or search `query` as query-argument.ts reads it, cut to MAX_QUERY_CHARS, each change
+ * said in `repairs`; `refused` when it cannot be read (the operation's frame throws it, so the
+ * refusal is an answer like any other). `otherwise`: what the operation does without a query.
+ */
+function queryOf(raw: unknown, repairs: Repair[], otherwise: string): { query: string; refused?: RuntimeError } {
+  const read = readQuery(raw);
+  if (!read.ok) {
+    return {
+      query: "",
+      refused: new RuntimeError("ARG_VALIDATION_FAILED", `'query' must be a few words as a string, e.g. {"query": "list open issues"}; got ${read.got}. Nothing was searched; ${otherwise}`, {
+        errors: [{ path: "/query", message: "must be a string" }],
+      }),
+    };
+  }
+  for (const message of read.repairs) repairs.push({ kind: "read-query", message });
+  const query = read.query;
+  if (query.length <= MAX_QUERY_CHARS) return { query };
   repairs.push({ kind: "shortened-query", message: `the query was ${query.length} characters; its first ${MAX_QUERY_CHARS} were used` });
-  return query.slice(0, MAX_QUERY_CHARS);
+  return { query: query.slice(0, MAX_QUERY_CHARS) };
 }
 
 /** A discover or search `limit`: repaired as limit-argument.ts says (and named in `repairs`), else refused naming the value. */
@@ -636,6 +662,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     tracing: options.tracing,
     toolsOf,
     knownTools: (plugin) => catalogOf(plugin).catalog.known(plugin),
+    elsewhere: async (session, name, except) => {
+      const others = plugins.filter((p) => p.manifest.prefix !== except && p.configured && p.adapter && mayUsePlugin(session.identity, p.manifest.prefix));
+      // As search does: catalogs not listed yet are listed, and waited for a little (an error's answer, not the hot path).
+      const unlisted = others.filter((p) => !catalog.cached(p.manifest.prefix));
+      if (unlisted.length) await waitAtMost(Promise.allSettled(unlisted.map((p) => catalog.tools(p))), SEARCH_LISTING_WAIT_MS);
+      const found: NamedTarget[] = [];
+      for (const plugin of others) {
+        const prefix = plugin.manifest.prefix;
+        const tool = sameNameIn(name, (catalog.cached(prefix) ?? []).map((t) => t.name));
+        if (tool) found.push({ plugin: prefix, kind: "tool", name: tool });
+        const skill = sameNameIn(name, plugin.skills.map((s) => s.name));
+        if (skill) found.push({ plugin: prefix, kind: "skill", name: skill });
+      }
+      return found;
+    },
     similarTools: (plugin, name) => catalogOf(plugin).index.search(name, { plugin: plugin.manifest.prefix, limit: 3 }).hits.filter((h) => h.kind === "tool").map((h) => h.name),
     isReadOnly,
     // The runtime's own policy first (identities), then any given; the caller's confirmation comes after validation.
@@ -749,6 +790,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       name,
       description,
       status: pluginStatus(plugin),
+      ...(plugin.configured
+        ? {}
+        : { configure: `${describeMissing(plugin.missing)} in the environment of the agent-tools server (not in tool arguments), then restart it; its tools answer NOT_CONFIGURED until then` }),
       ...(discoverHint ? { hint: discoverHint } : {}),
       ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
       ...(replacing ? { notice: replacing.notice } : {}),
@@ -835,9 +879,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           .map((p) => toolsOf(p).catch(() => undefined));
         const left = deadline - Date.now();
         if (listings.length === 0 || left <= 0) return;
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([Promise.all(listings), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
-        clearTimeout(timer);
+        await waitAtMost(Promise.all(listings), left);
       }
     },
 
@@ -868,9 +910,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     async discover(session, target, rawArgs, ctx = {}) {
       const repairs = [...(ctx.repairs ?? [])];
       const args = isPlainObject(rawArgs) ? rawArgs : {};
-      const query = queryOf(args.query, repairs);
+      const { query, refused } = queryOf(args.query, repairs, "leave 'query' out to list the plugin's tools and skills");
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
       return frame(session, { operation: "discover", plugin: sentPrefix, target: query ? echoQuery(query) : undefined, repairs, log, observers, redact, trace: options.tracing?.start("discover", session) }, "discover", async () => {
+        if (refused) throw refused;
         const plugin = requirePlugin(target, repairs, session.identity);
         const prefix = plugin.manifest.prefix;
         const tools = await toolsOf(plugin);
@@ -935,8 +978,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     async search(session, rawArgs, ctx = {}) {
       const repairs = [...(ctx.repairs ?? [])];
       const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
-      const query = queryOf(args.query, repairs);
+      const { query, refused } = queryOf(args.query, repairs, "say in a few words what you want to do");
       return frame(session, { operation: "search", plugin: "*", target: query ? echoQuery(query) : undefined, repairs, log, observers, redact, trace: options.tracing?.start("search", session) }, "search", async () => {
+        if (refused) throw refused;
         if (!query) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {
             errors: [{ path: "/query", message: "must be a non-empty string" }],
@@ -962,9 +1006,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             (reason: unknown) => void (outcomes[i] = { status: "rejected", reason }),
           ),
         );
-        let waited: NodeJS.Timeout | undefined;
-        await Promise.race([Promise.all(listings), new Promise<void>((resolve) => (waited = setTimeout(resolve, SEARCH_LISTING_WAIT_MS)))]);
-        clearTimeout(waited);
+        await waitAtMost(Promise.all(listings), SEARCH_LISTING_WAIT_MS);
         const unavailable: Record<string, string> = {};
         outcomes.forEach((outcome, i) => {
           const prefix = unlisted[i]!.manifest.prefix;

@@ -1,6 +1,7 @@
 import { checkAgainstSchema, type SchemaViolation } from "../json-schema.js";
 import { RuntimeError } from "../errors.js";
 import { isPlainObject } from "../plain-object.js";
+import { nearKey } from "./stray-keys.js";
 
 /**
  * Argument validation with answers a model can act on cheaply: each failing field is named with
@@ -57,9 +58,33 @@ export interface FieldError {
   schema?: Record<string, unknown>;
 }
 
-/** The reason, said once: allowed values are in the schema fragment beside it, not repeated here. */
-function reasonOf(violation: SchemaViolation, withSchema: boolean): string {
-  if (violation.keyword === "enum" && withSchema) return "must be one of schema.enum";
+/** Longest list of allowed values said in a message (the schema fragment beside it holds up to MAX_ENUM of them). */
+const ENUM_ECHO_CHARS = 160;
+
+/** The allowed values in words, cut to ENUM_ECHO_CHARS: `"a", "b" or "c"`, `"a", "b" … (12 more)`. */
+function allowedValues(values: readonly unknown[]): string {
+  const said: string[] = [];
+  let length = 0;
+  for (const value of values) {
+    const text = JSON.stringify(value) ?? String(value);
+    if (said.length && length + text.length > ENUM_ECHO_CHARS) break;
+    said.push(text.length > ENUM_ECHO_CHARS ? `${text.slice(0, ENUM_ECHO_CHARS)}…` : text);
+    length += text.length + 2;
+  }
+  const left = values.length - said.length;
+  if (left > 0) return `${said.join(", ")} … (${left} more)`;
+  return said.length > 1 ? `${said.slice(0, -1).join(", ")} or ${said[said.length - 1]}` : (said[0] ?? "");
+}
+
+/** The reason, said once, with what to send instead: the allowed values, the near parameter. */
+function reasonOf(violation: SchemaViolation, schema: Record<string, unknown>): string {
+  const params = violation.params;
+  if (violation.keyword === "enum" && Array.isArray(params.allowedValues)) return `must be one of ${allowedValues(params.allowedValues)}`;
+  if (violation.keyword === "additionalProperties" && typeof params.additionalProperty === "string") {
+    const parent = schemaAt(schema, violation.path.split("/").slice(0, -1).join("/"));
+    const meant = parent && isPlainObject(parent.properties) ? nearKey(params.additionalProperty, Object.keys(parent.properties)) : undefined;
+    if (meant) return `${violation.message}; did you mean '${meant}'?`;
+  }
   return violation.message;
 }
 
@@ -70,7 +95,7 @@ function fieldErrors(schema: Record<string, unknown>, violations: readonly Schem
     const known = byPath.get(violation.path);
     if (known) {
       // Several rules broken at one path (type and enum): one entry, the reasons joined.
-      const reason = reasonOf(violation, known.schema !== undefined);
+      const reason = reasonOf(violation, schema);
       if (!known.message.split("; ").includes(reason)) known.message = `${known.message}; ${reason}`;
       continue;
     }
@@ -83,7 +108,7 @@ function fieldErrors(schema: Record<string, unknown>, violations: readonly Schem
       const fragment = at ? schemaFragment(at) : undefined;
       if (fragment && Object.keys(fragment).length) error.schema = fragment;
     }
-    error.message = reasonOf(violation, error.schema !== undefined);
+    error.message = reasonOf(violation, schema);
     byPath.set(violation.path, error);
     errors.push(error);
     if (errors.length >= MAX_ERRORS) break;

@@ -12,7 +12,8 @@ import { runProcess } from "./process.js";
 import { exitError, shapeResult } from "./result.js";
 import type { CliSpec } from "./spec.js";
 import { describeCliTool } from "./tools.js";
-import { renderArgv } from "./template.js";
+import { renderArgv, templateArguments, type ArgvTemplate } from "./template.js";
+import { uncarriedArgument, uncarriedMessage } from "../shared/carried-arguments.js";
 
 /**
  * An Adapter over a parsed `cli` block. Each call: the program is checked against the allowlists
@@ -72,6 +73,7 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
 
     async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown> {
       const tool = toolNamed(name);
+      refuseUncarried(name, tool.template, args ?? {});
       const file = resolveProgram();
       const argv = renderArgv(tool.template, args ?? {});
       const env = childEnv(options.env, spec.env, redactor);
@@ -95,4 +97,19 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
       closing.abort(new CliError("UPSTREAM_ERROR", "the adapter was closed"));
     },
   };
+}
+
+/**
+ * An argument the argv template has no place for is refused before anything runs: the program
+ * run without it would lose it while the call seemed to succeed. Validation refuses it first when
+ * the tool's schema is closed (carried-arguments.ts); this stands for a schema built from parts.
+ */
+function refuseUncarried(tool: string, template: ArgvTemplate, args: Readonly<Record<string, unknown>>): void {
+  const carried = templateArguments(template);
+  const found = uncarriedArgument(args, carried);
+  if (!found) return;
+  throw new CliError("ARG_VALIDATION_FAILED", uncarriedMessage(tool, found, carried, "this tool's argv has no place for it, and nothing was run"), {
+    argument: found.key,
+    details: { argument: found.key, parameters: carried, ...(found.meant ? { suggestion: found.meant } : {}) },
+  });
 }

@@ -194,6 +194,11 @@ function isAbsent(value: unknown): boolean {
   return value === undefined || value === null;
 }
 
+/** The arguments a template puts into argv: its placeholders, then its optional groups'. */
+export function templateArguments(template: ArgvTemplate): string[] {
+  return [...new Set([...template.required.map((p) => p.arg), ...template.optional.map((g) => g.arg)])];
+}
+
 /** The argv for one call. Throws CliError ARG_VALIDATION_FAILED naming the argument at fault. */
 export function renderArgv(template: ArgvTemplate, args: Readonly<Record<string, unknown>>): string[] {
   const values: Record<string, string> = {};

@@ -4,6 +4,7 @@ import { CliSpecError } from "./errors.js";
 import { CLI_TOOL_SCHEMA } from "../block-schema-data.js";
 import type { CliToolBlock } from "./schema.js";
 import { parseArgvTemplate, type ArgvTemplate } from "./template.js";
+import { closedToUndeclared } from "../shared/carried-arguments.js";
 
 /**
  * One tool of a `cli` block: its argv template, input schema (given, or derived from the
@@ -46,7 +47,8 @@ export function parseCliTool(value: unknown, field: string): CliTool {
   const tool: CliTool = {
     name: block.name,
     template,
-    inputSchema: (block.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(template),
+    // A cli tool carries only what its argv names: a given schema is closed to the rest (carried-arguments.ts).
+    inputSchema: block.inputSchema ? closedToUndeclared(block.inputSchema as JsonSchema) : deriveInputSchema(template),
     readonly: block.readonly === true,
     parse: block.parse ?? "text",
   };

@@ -5,6 +5,7 @@ import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
 import { currentRelay, relayedCapabilities } from "../relay.js";
+import { toolReportedError } from "../../runtime/result.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
 
 /**
@@ -141,7 +142,13 @@ export class McpAdapter implements Adapter {
     return running.then(
       (result) => {
         relays.delete(relay);
-        return masked ? (result as CallToolResult) : this.redacted(result);
+        const answered = masked ? (result as CallToolResult) : this.redacted(result);
+        // A server that was refused a question during this call (the agent's client cannot
+        // answer it) and answered with an error result rather than an error: the same hint as
+        // for the error (what the client must declare, or another tool), not the generic one.
+        const refused = answered.isError ? this.connection.refusedHintOf(relay) : undefined;
+        if (refused) throw toolReportedError(answered, refused);
+        return answered;
       },
       (error: unknown) => {
         relays.delete(relay);

@@ -439,10 +439,15 @@ export class McpConnection {
 
   /**
    * What the agent can do about a question of its call that was refused here (its client cannot
-   * show it), by call: a 2025-era server passes the refusal on in its own error, which reaches
-   * translate as any error of that server would, with the generic hint.
+   * show it), by call: a 2025-era server passes the refusal on in its own error (translate reads
+   * it), or answers with an `isError` result (McpAdapter.call reads it).
    */
   private readonly refusedHints = new WeakMap<CallRelay, string>();
+
+  /** The hint for a call (by its relay) whose downstream was refused a question here; undefined when none was. */
+  refusedHintOf(relay: CallRelay): string | undefined {
+    return this.refusedHints.get(relay);
+  }
 
   private makeClient = (): Client => {
     // Both eras: probe with server/discover, fall back to initialize for 2025-era servers. The

@@ -1,5 +1,6 @@
+import { uncarriedArgument, uncarriedMessage } from "../shared/carried-arguments.js";
 import type { OutgoingRequest, RequestBody } from "./client.js";
-import { UrlGuardError } from "./errors.js";
+import { RestError, UrlGuardError } from "./errors.js";
 import type { RestOperation } from "./spec.js";
 import { resolveUnderBase, substitutePath, type BaseUrl } from "./url-guard.js";
 
@@ -29,7 +30,36 @@ function withDefaults(defaults: Readonly<Record<string, unknown>> | undefined, a
   return merged;
 }
 
+/**
+ * The arguments a tool puts somewhere in its request (path, query, headers, body fields or the
+ * whole body); undefined when it also carries the others (a `body: "*"`, or the query of a tool
+ * that maps neither query nor body).
+ */
+export function carriedArguments(op: Pick<RestOperation, "pathParams" | "query" | "headers" | "body" | "queryRest">): string[] | undefined {
+  if (op.queryRest || op.body.kind === "rest") return undefined;
+  const names = new Set<string>([...op.pathParams, ...op.query.map((q) => q.arg), ...op.headers.map((h) => h.arg)]);
+  if (op.body.kind === "fields") for (const { arg } of op.body.fields) names.add(arg);
+  if (op.body.kind === "whole") names.add(op.body.arg);
+  return [...names];
+}
+
+/**
+ * An argument the request has no place for is refused, and nothing is sent: dropped, it would be
+ * lost while the call seemed to succeed. Validation refuses it first when the tool's schema is
+ * closed; this stands for a schema that could not be closed (built from parts).
+ */
+function refuseUncarried(op: RestOperation, given: Readonly<Record<string, unknown>>): void {
+  const carried = carriedArguments(op);
+  if (!carried) return;
+  const found = uncarriedArgument(given, carried);
+  if (!found) return;
+  throw new RestError("ARG_VALIDATION_FAILED", uncarriedMessage(op.name, found, carried, "this tool's request has no place for it, and nothing was sent"), undefined, {
+    details: { argument: found.key, parameters: carried, ...(found.meant ? { suggestion: found.meant } : {}) },
+  });
+}
+
 export function buildRequest(op: RestOperation, given: Readonly<Record<string, unknown>>, base: BaseUrl): OutgoingRequest {
+  refuseUncarried(op, given);
   const args = withDefaults(op.defaults, given);
   const used = new Set<string>(op.pathParams);
   const url = resolveUnderBase(base, substitutePath(op.path, args));

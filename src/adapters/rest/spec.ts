@@ -8,6 +8,8 @@ import { REST_AUTH_SCHEMA, REST_BLOCK_SCHEMA, REST_PAGINATE_SCHEMA, REST_TOOL_SC
 import type { AuthBlock, PaginateBlock, RestBlock, RestToolBlock } from "./schema.js";
 import { HTTP_METHODS } from "./methods.js";
 import { checkPathTemplate } from "./url-guard.js";
+import { carriedArguments } from "./request.js";
+import { closedToUndeclared } from "../shared/carried-arguments.js";
 
 /**
  * The declarative `{ "kind": "rest", ... }` block, checked against its schema (schema.ts) and
@@ -150,8 +152,7 @@ export function deriveInputSchema(op: Pick<RestOperation, "pathParams" | "query"
   for (const { header, arg } of op.headers) properties[arg] ??= { type: "string", description: `header '${header}'` };
   if (op.body.kind === "fields") for (const { prop, arg } of op.body.fields) properties[arg] ??= { description: `body property '${prop}'` };
   if (op.body.kind === "whole") properties[op.body.arg] ??= { description: "request body" };
-  const open = op.queryRest || op.body.kind === "rest";
-  return { type: "object", properties, required: [...op.pathParams], additionalProperties: open };
+  return { type: "object", properties, required: [...op.pathParams], additionalProperties: carriedArguments(op) === undefined };
 }
 
 /**
@@ -202,7 +203,9 @@ export function parseTool(value: unknown, field: string): RestOperation {
   if (tool.defaults !== undefined) op.defaults = { ...tool.defaults };
   const result = parseResultShape(tool.result, `${field}.result`);
   if (result) op.result = result;
-  op.inputSchema = (tool.inputSchema as JsonSchema | undefined) ?? deriveInputSchema(op);
+  // A given schema is closed when the tool has no place for arguments it does not map (carried-arguments.ts).
+  const given = tool.inputSchema as JsonSchema | undefined;
+  op.inputSchema = given ? (carriedArguments(op) ? closedToUndeclared(given) : given) : deriveInputSchema(op);
   return op;
 }
 

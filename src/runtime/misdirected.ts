@@ -1,0 +1,59 @@
+import type { NextStep } from "./answers.js";
+import { normalise } from "./similarity.js";
+
+/**
+ * A name sent to the wrong facade tool: a skill's name to `_call`, a tool's to `_run_skill`, or
+ * another plugin's tool or skill to this plugin. The answer says where the name is and the call
+ * that reaches it; nothing is run on the agent's behalf (README "Routing": a call never reaches a
+ * plugin or tool it did not name). Before this, UNKNOWN_TOOL offered this plugin's near names, or
+ * none, and the agent went on guessing.
+ */
+
+/** Where a name lives: a plugin's tool or skill. */
+export interface NamedTarget {
+  plugin: string;
+  kind: "tool" | "skill";
+  name: string;
+}
+
+/** Whether `sent` names `candidate`: the same name but for case and separators (`listTickets`, `list-tickets`). */
+export function namesSame(sent: string, candidate: string): boolean {
+  return sent === candidate || normalise(sent) === normalise(candidate);
+}
+
+/** The one name among `candidates` that `sent` names, or undefined (none, or several: nothing is guessed). */
+export function sameNameIn(sent: string, candidates: Iterable<string>): string | undefined {
+  let found: string | undefined;
+  for (const candidate of candidates) {
+    if (!namesSame(sent, candidate)) continue;
+    if (candidate === sent) return candidate;
+    if (found !== undefined) return undefined;
+    found = candidate;
+  }
+  return found;
+}
+
+/**
+ * The sentence that leads there: "'count' is a skill of this plugin: call agent_tools_notes_run_skill
+ * with skill 'count'". `present` is the front end's rendering of a next step (it knows the facade
+ * tool names); without one the sentence names the kind of call.
+ */
+export function directionTo(target: NamedTarget, from: string, present?: (step: NextStep) => unknown): { sentence: string; next: unknown } {
+  const key = target.kind === "skill" ? "skill" : "toolName";
+  const step: NextStep = { plugin: target.plugin, [key]: target.name, arguments: {} };
+  const next = present ? present(step) : step;
+  const where = target.plugin === from ? (target.kind === "skill" ? "a skill of this plugin" : "a tool of this plugin") : `a ${target.kind} of plugin '${target.plugin}'`;
+  if (!isPresented(next)) return { sentence: `'${target.name}' is ${where}: call it as ${target.kind} '${target.name}' of plugin '${target.plugin}'`, next };
+  const plugin = next.arguments.plugin !== undefined ? ` and plugin '${target.plugin}'` : "";
+  return { sentence: `'${target.name}' is ${where}: call ${next.tool} with ${key} '${target.name}'${plugin}`, next };
+}
+
+/** The answer's words for every place a name was found (usually one): sentences joined, the next calls listed. */
+export function directionsTo(targets: readonly NamedTarget[], from: string, present?: (step: NextStep) => unknown): { sentence: string; next: unknown[] } {
+  const found = targets.map((target) => directionTo(target, from, present));
+  return { sentence: found.map((f) => f.sentence).join("; or "), next: found.map((f) => f.next) };
+}
+
+function isPresented(value: unknown): value is { tool: string; arguments: Record<string, unknown> } {
+  return typeof value === "object" && value !== null && typeof (value as { tool?: unknown }).tool === "string" && typeof (value as { arguments?: unknown }).arguments === "object";
+}
