@@ -91,6 +91,27 @@ describe("Streamable HTTP", () => {
     }
   });
 
+  test("a 429 at the start keeps its status, hint and details while the start is not retried (the answer keeps its shape)", async () => {
+    let requests = 0;
+    const server = await startServer((_req, res) => {
+      requests += 1;
+      sendJson(res, 429, { message: "slow down" });
+    });
+    cleanups.push(() => server.close());
+    const adapter = adapterFor({ url: `${server.url}/mcp` });
+    const first = (await rejectsWith(adapter.call("echo", {}))) as Error & { code: string; details?: unknown; hint?: string; status?: number };
+    const seen = requests;
+    const again = (await rejectsWith(adapter.call("echo", {}))) as Error & { code: string; details?: unknown; hint?: string; status?: number };
+    assert.equal(requests, seen, "the second call is answered from the backoff, not sent");
+    assert.match(again.message, /not retried for \d+ s after 1 failed start/);
+    assert.equal(again.code, "UPSTREAM_ERROR");
+    assert.deepEqual(again.details, { status: 429 });
+    assert.deepEqual(again.details, first.details);
+    assert.equal(again.status, 429);
+    assert.equal(again.hint, first.hint);
+    assert.match(again.hint ?? "", /rate limiting/);
+  });
+
   test("an answer past the response cap fails RESULT_TOO_LARGE with a hint; the connection keeps working", async () => {
     const server = await fixture();
     const adapter = adapterFor({ url: server.url }, { env: { AGENT_TOOLS_MAX_RESPONSE_BYTES: "65536" } });

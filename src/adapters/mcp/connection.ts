@@ -45,9 +45,23 @@ export interface ConnectFailure {
   code: string;
   /** The failure's own hint (the depth guard's, runtime-depth.ts): said again while the start is not retried. */
   hint?: string;
+  /** Its details (the HTTP status a server refused the start with): said again too, so the answer does not change shape. */
+  details?: Record<string, unknown>;
+  /** The HTTP status the start was refused with, if any. */
+  status?: number;
   at: number;
   retryAt: number;
   attempts: number;
+}
+
+/**
+ * What an error already translated carries on when it is said again (re-thrown by translate, or
+ * repeated while a failed start is not retried): its status, its own hint (not the code's
+ * generic one) and its details.
+ */
+function carriedOptions(from: McpAdapterError | ConnectFailure): { status?: number; hint?: string; details?: Record<string, unknown> } {
+  const hint = from instanceof McpAdapterError ? (from.hasOwnHint ? from.hint : undefined) : from.hint;
+  return { ...(from.status !== undefined ? { status: from.status } : {}), ...(hint !== undefined ? { hint } : {}), ...(from.details !== undefined ? { details: from.details } : {}) };
 }
 
 /** Back off 1 s, 2 s, 4 s … up to a minute between starts of a server that fails to connect. */
@@ -368,7 +382,7 @@ export class McpConnection {
     if (failure && this.now() < failure.retryAt) {
       // A server that failed to start is not started again on every call: the same answer until the backoff passes.
       const seconds = Math.max(1, Math.ceil((failure.retryAt - this.now()) / 1000));
-      throw new McpAdapterError(failure.code === "NOT_CONFIGURED" ? "NOT_CONFIGURED" : "UPSTREAM_ERROR", `${failure.message} (not retried for ${seconds} s after ${failure.attempts} failed start${failure.attempts === 1 ? "" : "s"})`, failure.hint ? { hint: failure.hint } : {});
+      throw new McpAdapterError(failure.code === "NOT_CONFIGURED" ? "NOT_CONFIGURED" : "UPSTREAM_ERROR", `${failure.message} (not retried for ${seconds} s after ${failure.attempts} failed start${failure.attempts === 1 ? "" : "s"})`, carriedOptions(failure));
     }
     let connected: { client: Client; opened: OpenedTransport };
     try {
@@ -378,7 +392,7 @@ export class McpConnection {
         const translated = await this.translate(error, "connect", undefined, { timeoutMs: 0 });
         const attempts = (failure?.attempts ?? 0) + 1;
         const at = this.now();
-        this.failure = { message: translated.message, code: translated.code, ...(translated.hasOwnHint ? { hint: translated.hint } : {}), at, attempts, retryAt: at + Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1)) };
+        this.failure = { message: translated.message, code: translated.code, ...carriedOptions(translated), at, attempts, retryAt: at + Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1)) };
       }
       throw error;
     }
@@ -590,8 +604,8 @@ export class McpConnection {
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${what} on ${server} was cancelled by the caller`));
     }
     if (error instanceof McpAdapterError) {
-      // Its own hint (the depth guard's) says the fix better than the code's generic one.
-      return new McpAdapterError(error.code, redact(error.message), { ...(error.status !== undefined ? { status: error.status } : {}), ...(error.hasOwnHint ? { hint: error.hint } : {}) });
+      // Its own hint (the depth guard's) says the fix better than the code's generic one; its details (an HTTP status, a Retry-After) are what the hint points at.
+      return new McpAdapterError(error.code, redact(error.message), carriedOptions(error));
     }
     if (error instanceof ResponseTooLargeError) {
       return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
