@@ -35,11 +35,11 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
   return { ...env, AGENT_TOOLS_NO_BUNDLED_PLUGINS: "1", AGENT_TOOLS_CATALOG_CACHE: "off", AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_WARM_UP: "off", ...extra };
 }
 
-/** `nodeArgs`: node's own flags for the server process (e.g. a probe to preload), before the bin. */
-export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Connected> {
+/** `nodeArgs`: node's own flags for the server process (e.g. a probe to preload), before the bin. `bin`: another copy of the built server. */
+export async function connect(pluginsDir: string = PLUGINS, extraEnv: Record<string, string> = {}, nodeArgs: string[] = [], bin: string = MCP_BIN): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...nodeArgs, MCP_BIN],
+    args: [...nodeArgs, bin],
     env: baseEnv({ AGENT_TOOLS_PLUGINS_DIR: pluginsDir, ...extraEnv }),
     cwd: FIXTURES,
     stderr: "pipe",

@@ -202,6 +202,12 @@ export interface Runtime {
   notices(session?: Session): string[];
   readonly index: ToolIndex;
   readonly log: Logger;
+  /**
+   * `text` with every credential the runtime knows masked (its one redactor: the host's secrets,
+   * each plugin's, what adapters learned since). For text that does not leave through an
+   * operation's result shaping, such as the text layer's reports of modules that failed to load.
+   */
+  redact(text: string): string;
   /** How the facade presents the fleet: a trio per plugin, or five fixed tools. */
   readonly facadeMode: FacadeMode;
   /** The config file this runtime was built from (absolute), if any: it may hold credentials. */
@@ -842,6 +848,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     notices: (session) => (seesWholeFleet(session?.identity) ? [...replaced.map((r) => r.notice), ...selfReferenceLines] : []),
     index,
     log,
+    redact: (text) => redactor.redact(text),
     facadeMode,
     confirmPolicyOf,
     configFile: config?.file,

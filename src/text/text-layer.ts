@@ -204,6 +204,14 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     return path.relative(path.dirname(settings.commandsDir), file).split(path.sep).join("/");
   }
 
+  /**
+   * Why a module failed to import or set up, its credentials masked: a module's own error may
+   * quote a secret it read from the host's environment, and this text goes to the model.
+   */
+  function loadFailure(error: unknown): string {
+    return runtime.redact(describeThrown(error));
+  }
+
   function variableReport(module: TextModule): Array<Record<string, unknown>> {
     return module.variables.map((v) => ({ name: v.name, set: !!hostEnv[v.name], ...(v.required ? { required: true } : {}), ...(v.secret ? { secret: true } : {}), description: v.description }));
   }
@@ -236,7 +244,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
           ...(missing.length ? { missing: `set ${missing.join(", ")} in the server's environment` } : {}),
         });
       } catch (error) {
-        report.push({ module: `commands/${file}`, problem: describeThrown(error) });
+        report.push({ module: `commands/${file}`, problem: loadFailure(error) });
       }
     }
     return report;
@@ -361,8 +369,8 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         result: { module: shown, loaded: module.name, commands: names, ...(missing.length ? { missing: `set ${missing.join(", ")} in the server's environment; the commands answer NOT_CONFIGURED until then` } : {}) },
       });
     } catch (error) {
-      if (error instanceof ModuleLoadError) return answer(command, error.exitCode, { stderr: `${error.message}\n` });
-      return answer(command, EXIT.LOAD_FAILED, { stderr: `load: ${describeThrown(error)}\n` });
+      if (error instanceof ModuleLoadError) return answer(command, error.exitCode, { stderr: `${runtime.redact(error.message)}\n` });
+      return answer(command, EXIT.LOAD_FAILED, { stderr: `load: ${loadFailure(error)}\n` });
     }
   }
 
