@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { describe, it } from "node:test";
-import { httpForSuite, raw } from "./http-helpers.js";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { eventually, httpForSuite, raw, startHttp, type RunningHttp } from "./http-helpers.js";
 import { WAIT_MS } from "./wait.js";
 
 /**
@@ -84,5 +87,74 @@ describe("operations paths with AGENT_TOOLS_HTTP_TOKEN set", () => {
     const res = await raw(at("/.well-known/oauth-protected-resource"), { method: "GET", headers: { Host: `localhost:${port}` } });
     assert.equal(res.status, 200);
     assert.equal((JSON.parse(res.body) as { resource: string }).resource, `http://localhost:${port}/mcp`);
+  });
+});
+
+/**
+ * `team.metrics: {port}` serves the operations paths on a port of its own, loopback by default:
+ * the same Host and Origin checks as the HTTP port (a DNS-rebinding page must not read the figures
+ * there either), its own bound name and the loopback names accepted, and the token on /metrics.
+ */
+describe("the metrics port of its own (team.metrics.port) with AGENT_TOOLS_HTTP_TOKEN set", () => {
+  let dir: string;
+  let server: RunningHttp;
+  let metricsUrl: string;
+  const auth = { Authorization: `Bearer ${TOKEN}` };
+  const on = (pathname: string): string => metricsUrl.replace(/\/metrics$/, pathname);
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "agent-tools-metrics-port-"));
+    const config = path.join(dir, "agent-tools.config.json");
+    writeFileSync(config, JSON.stringify({ team: { metrics: { port: 0 } } }));
+    server = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: TOKEN }, ["--config", config]);
+    await eventually(() => /, metrics http:\/\/\S+\/metrics\]/.test(server.stderr()), "the metrics port in the log");
+    metricsUrl = /, metrics (http:\/\/\S+\/metrics)\]/.exec(server.stderr())![1]!;
+  });
+  after(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a foreign Host answers 403 on every path there, with or without the token, and discloses nothing", async () => {
+    for (const pathname of OPS) {
+      for (const headers of [{ Host: "evil.com" } as Record<string, string>, { Host: `evil.com:${new URL(metricsUrl).port}`, ...auth }]) {
+        const res = await raw(on(pathname), { method: "GET", headers });
+        assert.equal(res.status, 403, `${pathname} ${JSON.stringify(headers)}: ${res.body}`);
+        assert.match(res.body, /Host 'evil\.com(:\d+)?' is not allowed/);
+        assert.doesNotMatch(res.body, /agent_tools_|"resource"|"status"/, `${pathname} leaks nothing`);
+      }
+    }
+  });
+
+  it("a foreign Origin answers 403 there, even with a loopback Host and the token", async () => {
+    for (const pathname of OPS) {
+      const res = await raw(on(pathname), { method: "GET", headers: { Origin: "http://evil.com", ...auth } });
+      assert.equal(res.status, 403, `${pathname}: ${res.body}`);
+      assert.match(res.body, /Origin 'http:\/\/evil\.com' is not allowed/);
+      assert.doesNotMatch(res.body, /agent_tools_/);
+    }
+  });
+
+  it("/metrics there needs the token: 401 without it or with a wrong one, the figures with it under its own and the loopback names", async () => {
+    const missing = await raw(metricsUrl, { method: "GET" });
+    assert.equal(missing.status, 401);
+    assert.match(String(missing.headers["www-authenticate"]), /^Bearer realm=/);
+    assert.match(missing.body, /requires 'Authorization: Bearer <token>'/);
+    assert.doesNotMatch(missing.body, /agent_tools_/);
+    const wrong = await raw(metricsUrl, { method: "GET", headers: { Authorization: "Bearer not-the-token-at-all" } });
+    assert.equal(wrong.status, 401);
+    assert.doesNotMatch(wrong.body, /agent_tools_/);
+    const { port } = new URL(metricsUrl);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      const right = await raw(metricsUrl, { method: "GET", headers: { Host: host, Origin: `http://localhost:${port}`, ...auth } });
+      assert.equal(right.status, 200, `${host}: ${right.body}`);
+      assert.match(right.body, /^# HELP agent_tools_/m);
+    }
+  });
+
+  it("the probes there stay token-free (a balancer's HTTP/1.0 probe without Host too); the HTTP port no longer shows the figures", async () => {
+    assert.equal((await raw(on("/healthz"), { method: "GET" })).status, 200);
+    assert.match(await hostlessGet(metricsUrl, "/readyz"), /^HTTP\/1\.1 200 /);
+    assert.match(await hostlessGet(metricsUrl, "/metrics"), /^HTTP\/1\.1 400 [\s\S]*no Host header/);
+    assert.equal((await raw(server.url.replace(/\/mcp$/, "/metrics"), { method: "GET", headers: auth })).status, 404);
   });
 });

@@ -278,7 +278,9 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
       // The instance logs where its own metrics port listens.
       await eventually(() => /, metrics http:\/\/\S+\/metrics\]/.test(apart.stderr()), "the metrics port in the log");
       const url = /, metrics (http:\/\/\S+\/metrics)\]/.exec(apart.stderr())![1]!;
-      const scraped = await raw(url, { method: "GET" });
+      // The own port asks the token too (any local process can reach it): none is 401, a writer's is read.
+      assert.equal((await raw(url, { method: "GET" })).status, 401);
+      const scraped = await raw(url, { method: "GET", headers: bearer(TOKENS.writer) });
       assert.equal(scraped.status, 200);
       assert.ok((parsePrometheusTextFormat(scraped.body) as Sample[]).some((f) => f.name === "agent_tools_calls_total"), "the own port serves the metrics");
       // Health stays on the HTTP port whatever team.metrics says: the balancer checks it there.

@@ -342,7 +342,7 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       const { serveHttp } = await import("../transports/http.js");
       const { createGateway } = await import("../gateway/gateway.js");
       // The gateway first: the runtime keeps its jobs and tokens in the gateway's shared state.
-      const gateway = await createGateway({ env: process.env, config, log: (await import("../log.js")).createLogger(), singleToken: options.token });
+      const gateway = await createGateway({ env: process.env, config, log: (await import("../log.js")).createLogger(), singleToken: options.token, http: options });
       const runtime = await createRuntime({ config, state: gateway.state, observers: gateway.observers, ...(gateway.tracing ? { tracing: gateway.tracing } : {}) });
       await serveHttp(runtime, options, gateway);
       return -1; // keep running

@@ -13,6 +13,8 @@ import { checkRate, type RateDecision } from "./rate-limit.js";
 import { startTracing, type GatewayTracing } from "./tracing.js";
 import { packageJson } from "../paths.js";
 import { opsAccessOf } from "./ops-paths.js";
+import { checkHost, checkOrigin, type Rejection } from "../transports/http/guards.js";
+import { boundHostNames, type HttpOptions } from "../transports/http/options.js";
 
 /**
  * What makes one HTTP runtime an instance of a team gateway: shared state, identities, the audit
@@ -36,6 +38,8 @@ export interface Gateway {
   readonly draining: boolean;
   /** Serve an operations path (metrics, health, readiness, resource metadata); false for any other path. */
   serveOps(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean>;
+  /** Why this request may not read /metrics (no or a wrong token, an identity limited to some plugins); undefined when it may. */
+  metricsRefusal(req: IncomingMessage): Promise<Rejection | undefined>;
   admit(identity: Identity | undefined): Promise<RateDecision>;
   startDrain(): void;
   /** Where /metrics is served when it has its own port. */
@@ -49,6 +53,8 @@ export interface GatewayOptions {
   log: Logger;
   /** AGENT_TOOLS_HTTP_TOKEN, the one-user token (an identity that may do everything). */
   singleToken: string | undefined;
+  /** The HTTP port's extra Host and Origin names, which the metrics port of its own accepts too. */
+  http?: Pick<HttpOptions, "allowedHosts" | "allowedOrigins">;
   /** Reuse a state (tests); default from AGENT_TOOLS_REDIS_URL / team settings. */
   state?: SharedState;
 }
@@ -94,6 +100,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // /metrics on the HTTP port unless `team.metrics` is false (off) or gives a port of its own
   // (scrapers often live on another network than clients; the numbers name plugins and identities).
   const metricsOnMain = team?.metrics === undefined || team.metrics === true;
+
+  async function metricsRefusal(req: IncomingMessage): Promise<Rejection | undefined> {
+    const outcome = await auth.authenticate(req.headers.authorization);
+    if (!outcome.ok) return outcome;
+    if (outcome.identity && outcome.identity.plugins !== "*") {
+      return { status: 403, message: `identity '${outcome.identity.name}' may not read /metrics: its figures name every plugin and identity; scrape with a token whose identity may use all plugins ("*")` };
+    }
+    return undefined;
+  }
 
   async function serveOps(req: IncomingMessage, res: ServerResponse, pathname: string, onMetricsPort = false): Promise<boolean> {
     if (!opsAccessOf(pathname)) return false;
@@ -143,10 +158,25 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   let metricsUrl: string | undefined;
   if (team?.metrics && typeof team.metrics === "object") {
     const host = team.metrics.host ?? "127.0.0.1";
-    metricsServer = createServer((req, res) => {
+    // The same guards as the HTTP port: Host and Origin stop a DNS-rebinding page (the port is
+    // loopback by default, which any page's name can resolve to), and /metrics asks the token
+    // when one is configured (any local process or user can reach a loopback port).
+    const guard = {
+      allowedHosts: [...new Set([...(options.http?.allowedHosts ?? []), ...boundHostNames(host)])],
+      allowedOrigins: options.http?.allowedOrigins ?? [],
+    };
+    const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
       const pathname = new URL(req.url ?? "/", "http://localhost").pathname;
-      void serveOps(req, res, pathname, true).then((served) => {
-        if (!served) send(res, 404, JSON.stringify({ error: `nothing at ${pathname}; try /metrics` }));
+      const access = opsAccessOf(pathname);
+      const refused = checkHost(req, guard, { hostOptional: access === "probe" }) ?? checkOrigin(req, guard) ?? (access === "metrics" ? await metricsRefusal(req) : undefined);
+      if (refused) send(res, refused.status, JSON.stringify({ error: refused.message }), "application/json", refused.headers);
+      else if (!(await serveOps(req, res, pathname, true))) send(res, 404, JSON.stringify({ error: `nothing at ${pathname}; try /metrics` }));
+    };
+    metricsServer = createServer((req, res) => {
+      answer(req, res).catch((error: unknown) => {
+        options.log.warn(`metrics port: ${(error as Error).message}`);
+        if (!res.headersSent) send(res, 500, JSON.stringify({ error: "the metrics port failed to answer; see the server log" }));
+        else res.destroy();
       });
     });
     await new Promise<void>((resolve, reject) => {
@@ -168,6 +198,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return draining;
     },
     serveOps,
+    metricsRefusal,
     async admit(identity) {
       const decision = await checkRate(state.counters, identity);
       if (!decision.ok && identity) metrics.rateLimited.inc({ identity: identity.name });

@@ -30,7 +30,7 @@ function hostName(header: string): string {
  * `hostOptional`: a request without Host passes (a balancer's HTTP/1.0 health probe sends none; a
  * browser always sends one, so DNS rebinding is still stopped). A Host that is present is checked.
  */
-export function checkHost(req: IncomingMessage, options: HttpOptions, { hostOptional = false } = {}): Rejection | undefined {
+export function checkHost(req: IncomingMessage, options: Pick<HttpOptions, "allowedHosts">, { hostOptional = false } = {}): Rejection | undefined {
   const header = req.headers.host;
   if (!header) return hostOptional ? undefined : { status: 400, message: "the request has no Host header" };
   const name = hostName(header);
@@ -39,7 +39,7 @@ export function checkHost(req: IncomingMessage, options: HttpOptions, { hostOpti
   return { status: 403, message: `Host '${header}' is not allowed; only loopback names and http.allowedHosts (AGENT_TOOLS_HTTP_ALLOWED_HOSTS) are accepted` };
 }
 
-export function checkOrigin(req: IncomingMessage, options: HttpOptions): Rejection | undefined {
+export function checkOrigin(req: IncomingMessage, options: Pick<HttpOptions, "allowedOrigins">): Rejection | undefined {
   const origin = req.headers.origin;
   // Non-browser clients send no Origin; a browser always does, and that is the case to stop.
   if (origin === undefined) return undefined;

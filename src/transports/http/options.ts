@@ -45,6 +45,16 @@ export function isLoopbackName(name: string): boolean {
   return LOOPBACK_NAMES.has(lower) || /^127(?:\.\d{1,3}){3}$/.test(lower) || lower.endsWith(".localhost");
 }
 
+/**
+ * The Host name a listener accepts for its own bind address besides the loopback names: the
+ * address itself, lower case and unbracketed; none for a wildcard bind (0.0.0.0, ::), whose names
+ * the operator lists in http.allowedHosts.
+ */
+export function boundHostNames(host: string): string[] {
+  const name = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return name === "0.0.0.0" || name === "::" ? [] : [name];
+}
+
 function positiveInteger(raw: string | number | undefined, what: string, fallback: number, { allowZero = false } = {}): number {
   if (raw === undefined || raw === "") return fallback;
   const value = typeof raw === "number" ? raw : Number(raw);
@@ -72,13 +82,11 @@ export function resolveHttpOptions(env: NodeJS.ProcessEnv, config: AgentToolsCon
   if (token !== undefined && token.length < 16) {
     throw new HttpOptionsError("AGENT_TOOLS_HTTP_TOKEN is shorter than 16 characters; use a long random value (e.g. `openssl rand -hex 32`)");
   }
-  const boundName = host.replace(/^\[|\]$/g, "").toLowerCase();
-  const wildcard = boundName === "0.0.0.0" || boundName === "::";
   return {
     host,
     port,
     token,
-    allowedHosts: [...new Set([...(config.allowedHosts ?? []), ...list(env.AGENT_TOOLS_HTTP_ALLOWED_HOSTS), ...(wildcard ? [] : [boundName])].map((h) => h.toLowerCase()))],
+    allowedHosts: [...new Set([...(config.allowedHosts ?? []), ...list(env.AGENT_TOOLS_HTTP_ALLOWED_HOSTS), ...boundHostNames(host)].map((h) => h.toLowerCase()))],
     allowedOrigins: [...new Set([...(config.allowedOrigins ?? []), ...list(env.AGENT_TOOLS_HTTP_ALLOWED_ORIGINS)].map((o) => o.toLowerCase().replace(/\/+$/, "")))],
     maxSessions: positiveInteger(env.AGENT_TOOLS_HTTP_MAX_SESSIONS ?? config.maxSessions, "AGENT_TOOLS_HTTP_MAX_SESSIONS (or http.maxSessions)", DEFAULT_MAX_SESSIONS),
     sessionIdleMs: positiveInteger(env.AGENT_TOOLS_HTTP_SESSION_IDLE_MS ?? config.sessionIdleMs, "AGENT_TOOLS_HTTP_SESSION_IDLE_MS (or http.sessionIdleMs)", DEFAULT_SESSION_IDLE_MS),

@@ -94,14 +94,6 @@ export function prefersSse(accept: string | undefined): boolean {
  * authenticates and may use every plugin (the figures name all plugins and identities, which a
  * restricted identity must not learn). Otherwise the 401 or 403 is sent.
  */
-async function metricsReader(req: IncomingMessage, res: ServerResponse, gateway: Gateway): Promise<boolean> {
-  const auth = await gateway.auth.authenticate(req.headers.authorization);
-  if (!auth.ok) reject(res, auth);
-  else if (auth.identity && auth.identity.plugins !== "*") reject(res, { status: 403, message: `identity '${auth.identity.name}' may not read /metrics: its figures name every plugin and identity; scrape with a token whose identity may use all plugins ("*")` });
-  else return true;
-  return false;
-}
-
 /** A modern `agent_tools_exec` call without `workspace`: it would open a new workspace here. */
 function opensWorkspace(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
@@ -215,7 +207,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       return;
     }
     if (gateway && ops) {
-      if (ops === "metrics" && !(await metricsReader(req, res, gateway))) return;
+      const unreadable = ops === "metrics" ? await gateway.metricsRefusal(req) : undefined;
+      if (unreadable) {
+        reject(res, unreadable);
+        return;
+      }
       await gateway.serveOps(req, res, url.pathname);
       return;
     }
