@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { baseEnv, callJson, runCli, stdioForSuite, writePlugin } from "./helpers.js";
+import { baseEnv, callJson, connect, runCli, stdioForSuite, writePlugin } from "./helpers.js";
 
 /**
  * Plugin code that fails to load, through the built server and CLI: a skill or a module adapter
@@ -86,5 +86,36 @@ describe("agent-tools validate with plugin code that fails to load", () => {
     assert.equal(report.problems.filter((p) => p.includes(`did not finish within ${DEADLINE_MS} ms`)).length, 3);
     for (const output of [run.stdout, run.stderr]) assert.ok(!output.includes(TOKEN) && !output.includes(API_KEY), output);
     assert.match(run.stdout, /login failed for token \[redacted\]/);
+  });
+});
+
+describe("several skill files that never finish importing", () => {
+  it("cost one import deadline together, not one each: the server answers initialize within about one; the problems keep the files' order", async () => {
+    // Three hanging files: one after another they would take at least 3 × 6 s = 18 s before initialize.
+    const deadlineMs = 6000;
+    const root = mkdtempSync(path.join(tmpdir(), "agent-tools-hanging-skills-"));
+    const hanging = `await new Promise(() => {});\nexport const meta = { description: "never" };\nexport async function run() {}`;
+    writePlugin(path.join(root, "agent-tools-plugin-stalled"), { name: "stalled", prefix: "stalled", description: "skills that never finish importing", adapter: "./adapter.mjs" }, {
+      "adapter.mjs": ADAPTER,
+      "skills/a-first.mjs": hanging,
+      "skills/b-fine.mjs": OK_SKILL,
+      "skills/c-second.mjs": hanging,
+      "skills/d-third.mjs": hanging,
+    });
+    const started = Date.now();
+    const server = await connect(root, { AGENT_TOOLS_IMPORT_TIMEOUT_MS: String(deadlineMs) });
+    const elapsed = Date.now() - started;
+    try {
+      assert.ok(elapsed >= deadlineMs, `initialize waited for the deadline (${elapsed} ms)`);
+      // One deadline and the start (a few seconds on a loaded machine), well under the two deadlines a second file would add.
+      assert.ok(elapsed < 2 * deadlineMs + 2000, `initialize took ${elapsed} ms: the hanging files' deadlines added up`);
+      const { payload } = await callJson(server.client, "agent_tools_help");
+      const failed = (payload.problems as string[]).map((p) => /skill '([^']+)' of plugin 'stalled' failed to load .*did not finish within 6000 ms/.exec(p)?.[1]).filter(Boolean);
+      assert.deepEqual(failed, ["a-first", "c-second", "d-third"]);
+      const stalled = (payload.plugins as { prefix: string; skills?: string[] }[]).find((p) => p.prefix === "stalled");
+      assert.deepEqual(stalled?.skills, ["b-fine"]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -183,26 +183,32 @@ export interface LoadSkillsOptions {
   importTimeoutMs?: number;
 }
 
+type SkillOutcome = { skill: Skill } | { failure: SkillLoadFailure };
+
 /**
  * Load a plugin's skills. One broken skill file (one that throws, or never finishes importing,
- * or whose meta is not valid) is reported and the rest still load.
+ * or whose meta is not valid) is reported and the rest still load. The files are imported
+ * together, each under its own deadline, so several that hang cost one deadline, not one each
+ * (the server answers `initialize` only after this). Skills and failures keep the files' order.
  */
 export async function loadSkills(dir: string, entries: string[] | undefined, options: LoadSkillsOptions = {}): Promise<{ skills: Skill[]; failures: SkillLoadFailure[] }> {
-  const skills: Skill[] = [];
-  const failures: SkillLoadFailure[] = [];
   const metaFiles = new Map<string, SkillsMetaFile["skills"] | undefined>();
-  for (const file of skillFiles(dir, entries)) {
+  const load = async (file: string): Promise<SkillOutcome> => {
     try {
       const known = readSkillsMeta(path.dirname(file), metaFiles)?.[path.basename(file)];
-      if (known && typeof known.sha256 === "string" && known.sha256 === skillFileHash(file)) {
-        skills.push(deferredSkill(file, known.meta, options.importTimeoutMs));
-        continue;
-      }
+      if (known && typeof known.sha256 === "string" && known.sha256 === skillFileHash(file)) return { skill: deferredSkill(file, known.meta, options.importTimeoutMs) };
       const { run, meta } = await importSkill(file, options.importTimeoutMs);
-      skills.push(skillOf(file, meta, run));
+      return { skill: skillOf(file, meta, run) };
     } catch (error) {
-      failures.push({ file, error: loadProblem(error) });
+      return { failure: { file, error: loadProblem(error) } };
     }
+  };
+  const outcomes = await Promise.all(skillFiles(dir, entries).map(load));
+  const skills: Skill[] = [];
+  const failures: SkillLoadFailure[] = [];
+  for (const outcome of outcomes) {
+    if ("skill" in outcome) skills.push(outcome.skill);
+    else failures.push(outcome.failure);
   }
   return { skills, failures };
 }
