@@ -33,9 +33,9 @@ export interface Catalog {
   /** The list is out of date (a downstream `list_changed`): the next `tools` lists again. */
   invalidate(prefix: string): void;
   /**
-   * List now, for a caller that waits (a call named a tool the list in memory lacks): the list in
-   * memory answers others until the new one is in, and stays if the listing fails. Joins a
-   * listing under way.
+   * List now, for a caller that waits (a call named a tool the list in memory lacks), asking the
+   * backend itself (not a list its adapter keeps): the list in memory answers others until the new
+   * one is in, and stays if the listing fails. Joins a listing under way.
    */
   relist(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
   /**
@@ -276,8 +276,11 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     );
   }
 
-  /** `background`: nobody waits for this listing (refresh): the adapter may stop what it started for it (ListToolsOptions). */
-  function list(plugin: LoadedPlugin, urgent: boolean, background = false): Promise<ToolDescriptor[]> {
+  /**
+   * `background`: nobody waits for this listing (refresh): the adapter may stop what it started
+   * for it. `fresh`: the adapter asks its backend, not a list it keeps (ListToolsOptions).
+   */
+  function list(plugin: LoadedPlugin, urgent: boolean, background = false, fresh = false): Promise<ToolDescriptor[]> {
     const prefix = plugin.manifest.prefix;
     // An unconfigured plugin may still have a catalog in its manifest (loader.ts, catalogOnly).
     const adapter = plugin.adapter ?? (plugin.catalogOnly as Adapter | undefined);
@@ -287,10 +290,10 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     const token = Symbol(prefix);
     owners.set(prefix, token);
     // One object, not a copy: a caller that joins this listing clears `background` while it runs.
-    const listing: ListToolsOptions = { background };
+    const listing: ListToolsOptions = fresh ? { background, fresh } : { background };
     let skipQueue: (() => void) | undefined;
     const loading = limiter.run(async () => {
-      const listed = (await withDeadline(() => adapter.listTools(background ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
+      const listed = (await withDeadline(() => adapter.listTools(background || fresh ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
       const tools = sanitise(listed?.tools);
       if (owners.get(prefix) === token) {
         const before = restored.get(prefix);
@@ -344,7 +347,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     async relist(plugin) {
       await ready;
       const joined = pending.get(plugin.manifest.prefix);
-      if (!joined) return list(plugin, true);
+      if (!joined) return list(plugin, true, false, true);
       joined.listing.background = false;
       joined.startNow();
       return joined.tools;

@@ -1052,7 +1052,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const unread = only !== undefined ? unavailable[only] : undefined;
         if (unread !== undefined && found.total === 0) {
           answer.note = failedListings.has(only as string)
-            ? `nothing was searched: the tools of plugin '${only}' could not be listed (${unread}); its discover answers with the whole error`
+            ? `nothing was searched: the tools of plugin '${only}' could not be listed (why: under 'unavailable'); its discover answers with the whole error`
             : `nothing was searched yet: plugin '${only}' is ${unread}`;
         }
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
