@@ -28,7 +28,7 @@ export interface CatalogStore {
   get(key: string): Promise<CachedCatalog | undefined>;
   set(key: string, entry: CachedCatalog): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Remove every entry; answers how many there were. */
+  /** Remove every entry; answers how many there were (throws when the store cannot be read: not "none"). */
   clear(): Promise<number>;
 }
 
@@ -101,7 +101,7 @@ async function namesIn(dir: string): Promise<string[]> {
   }
 }
 
-/** Entries the file store holds and their total size (for `agent-tools cache`). */
+/** Entries the file store holds and their total size (for `agent-tools cache`); throws when the folder cannot be read. */
 export async function describeFileStore(dir: string): Promise<{ entries: number; bytes: number }> {
   const names = (await namesIn(dir)).filter((n) => n.endsWith(".json"));
   const sizes = await Promise.all(names.map((n) => stat(path.join(dir, n)).then((s) => s.size, () => 0)));
