@@ -108,7 +108,7 @@ describe("catalog out of date with its server", () => {
     try {
       const { payload, isError } = await callJson(warm.client, "agent_tools_dyn_call", { toolName: "frobnicate_widget" });
       assert.equal(isError, true);
-      const error = payload.error as { code: string; message: string; details: { suggestions: string[] } };
+      const error = payload.error as unknown as { code: string; message: string; details: { suggestions: string[] } };
       assert.equal(error.code, "UNKNOWN_TOOL", JSON.stringify(error));
       assert.deepEqual(error.details.suggestions.slice(0, 1), ["frobnicate_gizmo"]);
     } finally {
@@ -126,7 +126,7 @@ describe("catalog out of date with its server", () => {
       const before = listings();
       const { payload, isError } = await callJson(connected.client, "agent_tools_dyn_call", { toolName: "frobnicate_widget" });
       assert.equal(isError, true);
-      const error = payload.error as { code: string; message: string; details: { suggestions: string[] } };
+      const error = payload.error as unknown as { code: string; message: string; details: { suggestions: string[] } };
       assert.equal(error.code, "UNKNOWN_TOOL", JSON.stringify(error));
       assert.match(error.message, /has no tool 'frobnicate_widget' any more \(its server said so, and its tools were listed again\); did you mean 'frobnicate_gizmo'/);
       assert.equal(listings(), before + 1);
