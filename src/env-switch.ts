@@ -18,3 +18,22 @@ export function waitFromEnv(name: string, value: string | undefined, warn: (mess
   warn(`${name}='${text}' is not a number of milliseconds (0 or more) or 'forever'; using the default`);
   return undefined;
 }
+
+const ON_WORDS = new Set(["on", "1", "true", "yes", "enabled"]);
+const OFF_WORDS = new Set(["off", "0", "false", "no", "disabled"]);
+
+/**
+ * A switch set in the environment: true for on (`on`, `1`, `true`, `yes`, `enabled`), false for
+ * off (`off`, `0`, `false`, `no`, `disabled`), any case. Unset or blank: undefined. Anything else
+ * is said through `warn`, naming the variable and the words it takes, and ignored (undefined), so
+ * the default applies: a typo does not silently leave a feature in a state the user did not ask for.
+ */
+export function switchFromEnv(name: string, value: string | undefined, warn: (message: string) => void): boolean | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  const word = text.toLowerCase();
+  if (ON_WORDS.has(word)) return true;
+  if (OFF_WORDS.has(word)) return false;
+  warn(`${name}='${text}' is neither on nor off; use off (or 0, false, no) to turn it off, on to keep it on; using the default`);
+  return undefined;
+}

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Logger } from "../src/adapters/types.js";
-import { isOffValue, waitFromEnv } from "../src/env-switch.js";
+import { isOffValue, switchFromEnv, waitFromEnv } from "../src/env-switch.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 
 /**
@@ -46,5 +46,19 @@ describe("the runtime reads both semantic waits the same way", () => {
     } finally {
       await runtime.close();
     }
+  });
+});
+
+describe("switchFromEnv", () => {
+  it("on and off words in any case; unset is undefined; anything else is said and ignored", () => {
+    const warned: string[] = [];
+    const warn = (message: string) => void warned.push(message);
+    for (const on of ["on", "1", "TRUE", " yes ", "enabled"]) assert.equal(switchFromEnv("S", on, warn), true, on);
+    for (const off of ["off", "0", "False", "no", "DISABLED"]) assert.equal(switchFromEnv("S", off, warn), false, off);
+    assert.equal(switchFromEnv("S", undefined, warn), undefined);
+    assert.equal(switchFromEnv("S", " ", warn), undefined);
+    assert.deepEqual(warned, []);
+    assert.equal(switchFromEnv("AGENT_TOOLS_X", " bogus ", warn), undefined);
+    assert.deepEqual(warned, ["AGENT_TOOLS_X='bogus' is neither on nor off; use off (or 0, false, no) to turn it off, on to keep it on; using the default"]);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { silentLogger } from "../src/log.js";
-import { oneLine } from "../src/runtime/one-line.js";
+import { oneLine, oneLineReason } from "../src/runtime/one-line.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { createSession } from "../src/runtime/session.js";
 import { writePlugin } from "./helpers.js";
@@ -55,5 +55,26 @@ describe("one-line descriptions", () => {
     const cut = oneLine(long, 50);
     assert.equal(cut.length, 49 + 1);
     assert.ok(cut.endsWith("…"));
+  });
+
+  it("an error with a server's stderr tail: the adapter's own line and the stderr line that names the error", () => {
+    const trace = [
+      "MCP server 'down' exited with code 1 before it finished starting (Connection closed); its last stderr lines:",
+      "node:internal/modules/cjs/loader:1210",
+      "  throw err;",
+      "  ^",
+      "",
+      "Error: Cannot find module '/x/y.js'",
+      "    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)",
+      "  code: 'MODULE_NOT_FOUND',",
+      "}",
+      "",
+      "Node.js v20.20.2",
+    ].join("\n");
+    assert.equal(oneLineReason(trace), "MCP server 'down' exited with code 1 before it finished starting (Connection closed): Cannot find module '/x/y.js'");
+    // No line that names an error: the last one that is not Node's banner.
+    assert.equal(oneLineReason("server 'a' failed during tools/list; its last stderr lines:\nstarting\nport 8080 in use\nNode.js v22.1.0"), "server 'a' failed during tools/list: port 8080 in use");
+    assert.equal(oneLineReason("plain\nsecond line"), "plain");
+    assert.equal(oneLineReason(`x: ${"y".repeat(300)}`).length, 160);
   });
 });

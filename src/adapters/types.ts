@@ -86,6 +86,12 @@ export interface ListToolsOptions {
    * it; it is not a tools/list parameter.
    */
   background?: boolean;
+  /**
+   * Ask the backend, not a list the adapter keeps: the runtime believes it changed without saying
+   * so (a call to a listed tool was answered "unknown tool"). Adapters without a list of their
+   * own ignore it.
+   */
+  fresh?: boolean;
 }
 
 export interface Adapter {

@@ -12,7 +12,7 @@ export async function cacheCommand(args: readonly string[], env: NodeJS.ProcessE
     process.stderr.write(`agent-tools cache: unknown action '${action}'; use \`agent-tools cache\` to see the cache or \`agent-tools cache clear\` to empty it\n`);
     return 2;
   }
-  const dir = catalogCacheDir(env);
+  const dir = catalogCacheDir(env, process.platform, (message) => process.stderr.write(`agent-tools cache: ${message}\n`));
   if (!dir) {
     print({
       location: null,
@@ -21,11 +21,20 @@ export async function cacheCommand(args: readonly string[], env: NodeJS.ProcessE
     return 0;
   }
   const embeddings = embeddingCacheDir(env)!;
-  if (action === "clear") {
-    const cleared = await createFileCatalogStore(dir).clear();
-    print({ location: dir, cleared, embeddings: { location: embeddings, cleared: clearEmbeddingCache(embeddings) } });
+  try {
+    if (action === "clear") {
+      const cleared = await createFileCatalogStore(dir).clear();
+      print({ location: dir, cleared, embeddings: { location: embeddings, cleared: clearEmbeddingCache(embeddings) } });
+      return 0;
+    }
+    print({ location: dir, ...(await describeFileStore(dir)), embeddings: { location: embeddings, ...describeEmbeddingCache(embeddings) } });
     return 0;
+  } catch (error) {
+    // Not "0 entries": a folder that cannot be read cannot be written either, and the server keeps nothing there.
+    process.stderr.write(
+      `agent-tools cache: cannot ${action === "clear" ? "clear" : "read"} the catalog cache folder ${dir}: ${(error as Error).message}. ` +
+        `The server cannot keep catalogs there either (each start lists every server again). Set AGENT_TOOLS_CACHE_DIR to a folder this user can write, or AGENT_TOOLS_CATALOG_CACHE=off\n`,
+    );
+    return 1;
   }
-  print({ location: dir, ...(await describeFileStore(dir)), embeddings: { location: embeddings, ...describeEmbeddingCache(embeddings) } });
-  return 0;
 }

@@ -8,7 +8,9 @@ import type { Catalog } from "./catalog.js";
  *   listed in the background, a few at a time, after a short grace so the client's handshake
  *   gets the CPU first;
  * - a catalog restored from the store is listed again once a call has started its server anyway
- *   (the listing is one request to a running server), which also catches a server upgrade.
+ *   (the listing is one request to a running server), which also catches a server upgrade;
+ * - a call naming a tool a restored catalog lacks lists the plugin at once, before the name is
+ *   refused (the pipeline's resolve step, `relistTools`): the server may have added it since.
  */
 
 /** A stored catalog older than this is listed again in the background at start. */

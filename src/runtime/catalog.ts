@@ -32,6 +32,17 @@ export interface Catalog {
   known(plugin: LoadedPlugin): ToolDescriptor[] | undefined;
   /** The list is out of date (a downstream `list_changed`): the next `tools` lists again. */
   invalidate(prefix: string): void;
+  /**
+   * List now, for a caller that waits (a call named a tool the list in memory lacks), asking the
+   * backend itself (not a list its adapter keeps): the list in memory answers others until the new
+   * one is in, and stays if the listing fails. Joins a listing under way.
+   */
+  relist(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
+  /**
+   * How many times the plugin's list changed (tools added, removed, renamed or redescribed) in
+   * this process: what failed against one list may pass against the next (the loop breaker).
+   */
+  version(prefix: string): number;
   /** Settles once the stored catalogs are in memory (immediately without a store). */
   readonly ready: Promise<void>;
   /** Tool lists answered from memory or the store (hits) or by asking the adapter (misses), since start (metrics). */
@@ -159,6 +170,11 @@ export function documentsFor(plugin: LoadedPlugin, tools: readonly ToolDescripto
   ];
 }
 
+/** The same tools, as a client would see them listed (names, descriptions, schemas, in order). */
+export function sameTools(a: readonly ToolDescriptor[], b: readonly ToolDescriptor[]): boolean {
+  return a === b || (a.length === b.length && JSON.stringify(a) === JSON.stringify(b));
+}
+
 /** Keep only well-formed descriptors: a bad entry from one adapter must not break discovery. */
 function sanitise(tools: unknown): ToolDescriptor[] {
   if (!Array.isArray(tools)) throw new Error("listTools() did not return { tools: [...] }");
@@ -197,6 +213,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   const writes = new Set<Promise<unknown>>();
   const limiter = createLimiter(options.concurrency ?? DEFAULT_LISTING_CONCURRENCY);
   let closed = false;
+  let storeFailureSaid = false;
   const stats = { hits: 0, misses: 0 };
 
   const track = <T>(promise: Promise<T>, into: Set<Promise<unknown>> = work): Promise<T> => {
@@ -208,8 +225,11 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     return promise;
   };
 
+  const versions = new Map<string, number>();
   const keep = (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined): void => {
     const prefix = plugin.manifest.prefix;
+    const before = lists.get(prefix) ?? replaced.get(prefix);
+    if (before && !sameTools(before, tools)) versions.set(prefix, (versions.get(prefix) ?? 0) + 1);
     lists.set(prefix, tools);
     replaced.delete(prefix);
     index.setPluginDocuments(prefix, documentsFor(plugin, tools, server));
@@ -222,7 +242,14 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     const server = plugin.adapter?.serverInfo?.();
     const protocol = plugin.adapter?.protocolVerdict?.();
     const entry: CachedCatalog = { prefix: plugin.manifest.prefix, listedAt: now(), ...(server ? { server } : {}), ...(protocol !== undefined ? { protocol } : {}), tools };
-    void track(store.set(keyOf(plugin), entry), writes).catch((error: unknown) => log?.debug(`catalog cache: could not store '${plugin.manifest.prefix}': ${(error as Error).message}`));
+    void track(store.set(keyOf(plugin), entry), writes).catch((error: unknown) => {
+      const message = `catalog cache: could not store '${plugin.manifest.prefix}' in ${store.location}: ${(error as Error).message}`;
+      if (storeFailureSaid) return log?.debug(message);
+      // Said once, at warn: a cache that cannot be written makes every start list every server
+      // again, and nothing else would tell. The other plugins' failures are the same story.
+      storeFailureSaid = true;
+      log?.warn(`${message}; catalogs are not kept between runs, so each start lists every server again. Set AGENT_TOOLS_CACHE_DIR to a folder this user can write, or AGENT_TOOLS_CATALOG_CACHE=off to run without the cache`);
+    });
   };
 
   async function restore(plugins: readonly LoadedPlugin[]): Promise<void> {
@@ -249,8 +276,11 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     );
   }
 
-  /** `background`: nobody waits for this listing (refresh): the adapter may stop what it started for it (ListToolsOptions). */
-  function list(plugin: LoadedPlugin, urgent: boolean, background = false): Promise<ToolDescriptor[]> {
+  /**
+   * `background`: nobody waits for this listing (refresh): the adapter may stop what it started
+   * for it. `fresh`: the adapter asks its backend, not a list it keeps (ListToolsOptions).
+   */
+  function list(plugin: LoadedPlugin, urgent: boolean, background = false, fresh = false): Promise<ToolDescriptor[]> {
     const prefix = plugin.manifest.prefix;
     // An unconfigured plugin may still have a catalog in its manifest (loader.ts, catalogOnly).
     const adapter = plugin.adapter ?? (plugin.catalogOnly as Adapter | undefined);
@@ -260,10 +290,10 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     const token = Symbol(prefix);
     owners.set(prefix, token);
     // One object, not a copy: a caller that joins this listing clears `background` while it runs.
-    const listing: ListToolsOptions = { background };
+    const listing: ListToolsOptions = fresh ? { background, fresh } : { background };
     let skipQueue: (() => void) | undefined;
     const loading = limiter.run(async () => {
-      const listed = (await withDeadline(() => adapter.listTools(background ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
+      const listed = (await withDeadline(() => adapter.listTools(background || fresh ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
       const tools = sanitise(listed?.tools);
       if (owners.get(prefix) === token) {
         const before = restored.get(prefix);
@@ -314,6 +344,15 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
       owners.delete(prefix);
       restored.delete(prefix);
     },
+    async relist(plugin) {
+      await ready;
+      const joined = pending.get(plugin.manifest.prefix);
+      if (!joined) return list(plugin, true, false, true);
+      joined.listing.background = false;
+      joined.startNow();
+      return joined.tools;
+    },
+    version: (prefix) => versions.get(prefix) ?? 0,
     async tools(plugin, toolOptions = {}) {
       await ready;
       const prefix = plugin.manifest.prefix;

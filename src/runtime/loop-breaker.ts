@@ -7,7 +7,9 @@ import type { Session } from "./session.js";
  * within a time window; from the third identical attempt inside the window the call is answered
  * LOOP_DETECTED without running. Upstream failures (UPSTREAM_ERROR, UPSTREAM_TIMEOUT) are never
  * counted: a service that failed twice may well answer the third time. When the window has
- * passed since the last real failure, the call runs again. A success clears its record.
+ * passed since the last real failure, the call runs again. A success clears its record. So does
+ * a change of the plugin's catalog (a tool added or renamed, a schema changed) for the failures
+ * that catalog decided (UNKNOWN_TOOL, ARG_VALIDATION_FAILED): the same call may now pass.
  *
  * The success path stays cheap: the canonical key (sorted JSON of the call) is computed only
  * when the session has failures on record, or when a call fails.
@@ -31,6 +33,9 @@ const RETRY_CANNOT_FIX: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   // The user said no: asking again the same way will not change that.
   "CONFIRM_DECLINED",
 ]);
+
+/** Failures decided against the plugin's catalog: they count only while that catalog stays the same. */
+const CATALOG_BOUND: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["UNKNOWN_TOOL", "ARG_VALIDATION_FAILED"]);
 
 /** Text to write as it is, on canonicalJson's work stack (everything else on it is a value still to write). */
 class Literal {
@@ -91,9 +96,12 @@ export interface LoopBreaker {
    * Throws LOOP_DETECTED when this call already failed the same way threshold − 1 times within
    * the window. Returns the key when it had to compute it (the session had failures on record).
    */
-  check(session: Session, keyOf: () => string): string | undefined;
-  /** Record the outcome: a success clears the call's record, a countable failure adds to it. */
-  record(session: Session, key: string | undefined, keyOf: () => string, error: RuntimeError | undefined): void;
+  check(session: Session, keyOf: () => string, catalogVersion?: () => number): string | undefined;
+  /**
+   * Record the outcome: a success clears the call's record, a countable failure adds to it.
+   * `catalogVersion`: the called plugin's catalog version now (read only when a failure is recorded).
+   */
+  record(session: Session, key: string | undefined, keyOf: () => string, error: RuntimeError | undefined, catalogVersion?: () => number): void;
 }
 
 export function createLoopBreaker(options: LoopBreakerOptions = {}): LoopBreaker {
@@ -101,12 +109,13 @@ export function createLoopBreaker(options: LoopBreakerOptions = {}): LoopBreaker
   const windowMs = options.windowMs ?? LOOP_WINDOW_MS;
   const now = options.now ?? Date.now;
   return {
-    check(session, keyOf) {
+    check(session, keyOf, catalogVersion) {
       if (session.loopMemory.size === 0) return undefined;
       const key = keyOf();
       const record = session.loopMemory.get(key);
       if (!record) return key;
-      if (now() - record.lastAt >= windowMs) {
+      const catalogChanged = record.catalog !== undefined && catalogVersion !== undefined && catalogVersion() !== record.catalog;
+      if (now() - record.lastAt >= windowMs || catalogChanged) {
         session.loopMemory.delete(key);
         return key;
       }
@@ -120,7 +129,7 @@ export function createLoopBreaker(options: LoopBreakerOptions = {}): LoopBreaker
       }
       return key;
     },
-    record(session, key, keyOf, error) {
+    record(session, key, keyOf, error, catalogVersion) {
       if (!error) {
         if (key !== undefined) session.loopMemory.delete(key);
         return;
@@ -129,9 +138,10 @@ export function createLoopBreaker(options: LoopBreakerOptions = {}): LoopBreaker
       const k = key ?? keyOf();
       const previous = session.loopMemory.get(k);
       const at = now();
-      const fresh = previous && previous.code === error.code && at - previous.lastAt < windowMs;
+      const catalog = CATALOG_BOUND.has(error.code) ? catalogVersion?.() : undefined;
+      const fresh = previous && previous.code === error.code && at - previous.lastAt < windowMs && previous.catalog === catalog;
       session.loopMemory.delete(k); // re-inserted last: the Map's order is the age order
-      session.loopMemory.set(k, { code: error.code, count: fresh ? previous.count + 1 : 1, lastAt: at });
+      session.loopMemory.set(k, { code: error.code, count: fresh ? previous.count + 1 : 1, lastAt: at, ...(catalog !== undefined ? { catalog } : {}) });
       if (session.loopMemory.size > MEMORY_LIMIT) {
         const oldest = session.loopMemory.keys().next().value;
         if (oldest !== undefined) session.loopMemory.delete(oldest);

@@ -2,7 +2,7 @@ import type { CallRelay } from "../adapters/relay.js";
 import { signalOf, withCancellation, type Cancel } from "../cancel.js";
 import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
 import type { Redactor } from "../adapters/shared/redact.js";
-import { fromThrown, RuntimeError } from "../errors.js";
+import { describeThrown, fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import type { Skill } from "../plugins/skills.js";
 import type { ErrorAnswer, OperationResult, SuccessKind } from "./answers.js";
@@ -12,7 +12,8 @@ import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
-import { DeadlineError, shapeResult, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
+import { DeadlineError, isToolErrorResult, shapeResult, toolErrorText, toolReportedError, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
+import { saysToolUnknown } from "./unknown-tool-answer.js";
 import type { Session } from "./session.js";
 import { oneLine } from "./one-line.js";
 import { closestNames, foldName, normalise } from "./similarity.js";
@@ -96,6 +97,15 @@ export interface PipelineDeps {
    * that leads a call sent to the wrong plugin to the right one (misdirected.ts).
    */
   elsewhere?(session: Session, name: string, except: string): Promise<NamedTarget[]>;
+  /**
+   * List the plugin's tools again now (the call waits; bounded by the listing deadline): a call
+   * named a tool that a stored catalog lacks, or the downstream said a listed tool is unknown.
+   */
+  relistTools?(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
+  /** Whether the plugin's list in memory came from the persistent store and no listing in this process has confirmed it. */
+  listedFromStore?(plugin: LoadedPlugin): boolean;
+  /** How many times the catalog of the plugin a call names has changed (catalog.ts `version`), for the loop breaker. */
+  catalogVersion?(target: string | LoadedPlugin): number;
   /** Names the search index finds for `name` in the plugin, for "did you mean". */
   similarTools(plugin: LoadedPlugin, name: string): string[];
   isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean;
@@ -156,6 +166,8 @@ interface CallState {
   output?: unknown;
   result?: unknown;
   truncated?: Truncation;
+  /** The plugin's tools were listed again for this call (once at most: a stale stored catalog, or a downstream that said "unknown tool"). */
+  relisted?: boolean;
   /** Set by the loop check once it passed: the run's outcome is then recorded (runChecked). */
   loop?: { key: string | undefined; keyOf: () => string };
 }
@@ -429,8 +441,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     // Stray keys count: a flattened call's arguments are among them until the schema places them.
     const keyOf = () =>
       `${state.operation}:${prefixOf(state.target)}|${canonicalJson({ name: request.name ?? request.nameSent, arguments: request.arguments, confirm: request.confirmSent ?? request.confirm, ...(request.stray ? { stray: request.stray } : {}) })}`;
-    state.loop = { key: deps.loop.check(state.session, keyOf), keyOf };
+    state.loop = { key: deps.loop.check(state.session, keyOf, catalogVersionOf(state)), keyOf };
   };
+
+  /** The called plugin's catalog version, read when the loop breaker needs it; undefined without the dependency. */
+  const catalogVersionOf = (state: CallState): (() => number) | undefined => (deps.catalogVersion ? () => deps.catalogVersion!(state.plugin ?? state.target) : undefined);
 
   /** Run a chain, then `done` (the answer's payload); once the loop check has passed, the outcome of everything after it is recorded. */
   const runChecked = <T>(chain: (state: CallState) => Promise<void>, state: CallState, done: (state: CallState) => T): Promise<T> =>
@@ -441,7 +456,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       },
       (error: unknown) => {
         // A question for the user is not a failure.
-        if (state.loop && !(error instanceof ConfirmInterrupt)) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, fromThrown(error));
+        if (state.loop && !(error instanceof ConfirmInterrupt)) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, fromThrown(error), catalogVersionOf(state));
         throw error;
       },
     );
@@ -499,23 +514,57 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       }
     }
     if (!tool) {
-      // A skill of this plugin, or another plugin's tool or skill, by that name: the answer leads there.
-      const skill = sameNameIn(sent, plugin.skills.map((s) => s.name));
-      const what = `plugin '${prefix}' has no tool '${sent}'`;
-      if (skill) throw misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, [{ plugin: prefix, kind: "skill", name: skill }], prefix, state.ctx);
-      const suggestions = closestNames(sent, allNames());
-      for (const name of deps.similarTools(plugin, sent)) if (!suggestions.includes(name) && suggestions.length < 5) suggestions.push(name);
-      const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
-      const unknown = new RuntimeError("UNKNOWN_TOOL", `${what}${mean}`, { toolName: sent, suggestions });
-      if (!deps.elsewhere) throw unknown;
-      return deps.elsewhere(state.session, sent, prefix).then((targets) => {
-        throw targets.length ? misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, targets, prefix, state.ctx) : unknown;
-      });
+      // A stored catalog may predate a tool the server has added: the server is asked before the
+      // name is refused (a call to it would have started the server anyway).
+      if (!state.relisted && deps.relistTools && deps.listedFromStore?.(plugin)) {
+        state.relisted = true;
+        return deps.relistTools(plugin).then((fresh) => pickTool(state, fresh));
+      }
+      return unknownTool(state, sent, allNames(), `plugin '${prefix}' has no tool '${sent}'`);
     }
     state.tool = tool;
     state.writes = !deps.isReadOnly(plugin, tool);
     // For the audit: the call reached (or is refused before) a tool that changes data.
     state.facts.mutating = state.writes;
+  };
+
+  /** UNKNOWN_TOOL for `sent` among `names` (what: the sentence that says so), with near names, or leading to where the name is. */
+  const unknownTool = (state: CallState, sent: string, names: Iterable<string>, what: string): Promise<never> => {
+    const plugin = state.plugin as ReadyPlugin;
+    const prefix = plugin.manifest.prefix;
+    // A skill of this plugin, or another plugin's tool or skill, by that name: the answer leads there.
+    const skill = sameNameIn(sent, plugin.skills.map((s) => s.name));
+    if (skill) throw misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, [{ plugin: prefix, kind: "skill", name: skill }], prefix, state.ctx);
+    const suggestions = closestNames(sent, names);
+    for (const name of deps.similarTools(plugin, sent)) if (!suggestions.includes(name) && suggestions.length < 5) suggestions.push(name);
+    const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
+    const unknown = new RuntimeError("UNKNOWN_TOOL", `${what}${mean}`, { toolName: sent, suggestions });
+    if (!deps.elsewhere) throw unknown;
+    return deps.elsewhere(state.session, sent, prefix).then((targets) => {
+      throw targets.length ? misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, targets, prefix, state.ctx) : unknown;
+    });
+  };
+
+  /**
+   * The downstream answered that the tool it was sent is unknown (renamed or removed since the
+   * catalog was listed): the tools are listed again and, when the fresh list lacks it too, the
+   * call is answered UNKNOWN_TOOL with the near names of that list. Otherwise, or when the
+   * listing fails, the downstream's own error stands.
+   */
+  const afterUnknownToDownstream = (state: CallState, error: unknown): Promise<never> => {
+    const plugin = state.plugin as ReadyPlugin;
+    const name = (state.tool as ToolDescriptor).name;
+    if (state.relisted || !deps.relistTools) throw error;
+    state.relisted = true;
+    return deps.relistTools(plugin).then(
+      (fresh) => {
+        if (fresh.some((t) => t.name === name)) throw error;
+        return unknownTool(state, name, fresh.map((t) => t.name), `plugin '${plugin.manifest.prefix}' has no tool '${name}' any more (its server said so, and its tools were listed again)`);
+      },
+      () => {
+        throw error;
+      },
+    );
   };
 
   const resolveSkill: Step = (state) => {
@@ -783,13 +832,19 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         // deadline and the client's cancel, the gate inside a skill) already say what they are.
         if (error instanceof ConfirmInterrupt) throw error;
         const own = error instanceof DeadlineError || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
-        throw own ? error : fromThrown(error, `${what} failed`);
+        const failed = own ? error : fromThrown(error, `${what} failed`);
+        // The downstream's own words (before the runtime's framing, which names the tool too).
+        if (!own && state.tool && saysToolUnknown(describeThrown(error), state.tool.name)) return afterUnknownToDownstream(state, failed);
+        throw failed;
       },
     );
   };
 
   // ── shape: unwrap an MCP result, redact it (the fleet's one redactor), cap it ──────────
   const shape: Step = (state) => {
+    if (state.tool && isToolErrorResult(state.output) && saysToolUnknown(toolErrorText(state.output), state.tool.name)) {
+      return afterUnknownToDownstream(state, toolReportedError(state.output));
+    }
     const { result, truncated } = shapeResult(state.output, deps.redact, state.ctx.maxResultChars ?? deps.maxResultChars);
     state.result = result;
     if (truncated) state.truncated = truncated;

@@ -17,6 +17,16 @@ function isCallToolResult(value: unknown): value is CallToolResultLike {
   return !!value && typeof value === "object" && Array.isArray((value as CallToolResultLike).content);
 }
 
+/** A CallToolResult the tool marked `isError`. */
+export function isToolErrorResult(value: unknown): value is CallToolResultLike {
+  return isCallToolResult(value) && value.isError === true;
+}
+
+/** What an error result says, as text (its text parts; empty when it has none). */
+export function toolErrorText(result: CallToolResultLike): string {
+  return textOf(result) ?? "";
+}
+
 function textOf(result: CallToolResultLike): string | undefined {
   if (!result.content.every((c) => c.type === "text" && typeof c.text === "string")) return undefined;
   return result.content.map((c) => c.text).join("\n");

@@ -33,7 +33,7 @@ import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
-import { oneLine } from "./one-line.js";
+import { oneLine, oneLineReason } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
@@ -441,7 +441,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const redactor = createRedactor(hostSecrets(env));
   const redact = (value: unknown): unknown => redactor.redactValue(value);
   // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
-  const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env);
+  const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env, (message) => log.warn(message));
   const store = options.catalogCache ?? (fromEnv && state.catalogs ? state.catalogs : fromEnv);
   const loadOptions = {
     env,
@@ -653,11 +653,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const URGENT = { urgent: true } as const;
   const listTools = (plugin: LoadedPlugin): Promise<ToolDescriptor[]> => catalogOf(plugin).catalog.tools(plugin, URGENT);
   function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
-    return asPromise(listTools, plugin).catch((error: unknown) => {
-      // The catalog's own deadline already says what timed out.
-      if (error instanceof DeadlineError) throw error;
-      throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
-    });
+    return asPromise(listTools, plugin).catch((error: unknown) => listingFailed(plugin, error));
+  }
+  function listingFailed(plugin: LoadedPlugin, error: unknown): never {
+    // The catalog's own deadline already says what timed out.
+    if (error instanceof DeadlineError) throw error;
+    throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
   }
 
   const confirmPolicyOf = (prefix: string): ConfirmPolicy => config?.plugins.confirm?.[prefix] ?? byPrefix.get(prefix)?.manifest.confirm ?? defaultConfirmPolicy;
@@ -682,6 +683,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         if (skill) found.push({ plugin: prefix, kind: "skill", name: skill });
       }
       return found;
+    },
+    relistTools: (plugin) => catalogOf(plugin).catalog.relist(plugin).catch((error: unknown) => listingFailed(plugin, error)),
+    listedFromStore: (plugin) => catalogOf(plugin).catalog.storedAt(plugin.manifest.prefix) !== undefined,
+    catalogVersion: (target) => {
+      if (typeof target !== "string") return catalogOf(target).catalog.version(target.manifest.prefix);
+      return catalog.version(byPrefix.has(target) ? target : (foldedMatch(target, byPrefix.keys()) ?? target));
     },
     similarTools: (plugin, name) => catalogOf(plugin).index.search(name, { plugin: plugin.manifest.prefix, limit: 3 }).hits.filter((h) => h.kind === "tool").map((h) => h.name),
     isReadOnly,
@@ -1015,10 +1022,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         );
         await waitAtMost(Promise.all(listings), SEARCH_LISTING_WAIT_MS);
         const unavailable: Record<string, string> = {};
+        const failedListings = new Set<string>();
         outcomes.forEach((outcome, i) => {
           const prefix = unlisted[i]!.manifest.prefix;
           if (outcome === undefined) unavailable[prefix] = `still listing its tools after ${SEARCH_LISTING_WAIT_MS} ms; search again shortly, or search within that plugin`;
-          else if (outcome.status === "rejected" && unlisted[i]!.configured) unavailable[prefix] = describeThrown(outcome.reason);
+          // One line each: a server's whole stderr tail (a stack trace) would take the hits' room.
+          // The plugin's own discover answers with the whole error.
+          else if (outcome.status === "rejected" && unlisted[i]!.configured) {
+            unavailable[prefix] = oneLineReason(describeThrown(outcome.reason));
+            failedListings.add(prefix);
+          }
         });
         const usable = new Set([...wanted, ...plugins.filter((p) => !p.configured && allowed(p) && (only === undefined || p.manifest.prefix === only))].map((p) => p.manifest.prefix));
         await index.prepare?.(query, only !== undefined ? { plugin: only } : {});
@@ -1042,6 +1055,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           if (plugin && !(prefix in servers)) servers[prefix] = oneLine(abouts.get(prefix) ?? plugin.manifest.description, SERVER_ABOUT_CHARS) || plugin.manifest.name;
         }
         const answer = searchAnswer({ query, limit, max: MAX_LIMIT, ...found, servers, unavailable, notConfigured, mode: facadeMode, ...(notice ? { notice } : {}) });
+        // A search within one plugin whose catalog could not be read searched nothing: "try other words" would mislead.
+        const unread = only !== undefined ? unavailable[only] : undefined;
+        if (unread !== undefined && found.total === 0) {
+          answer.note = failedListings.has(only as string)
+            ? `nothing was searched: the tools of plugin '${only}' could not be listed (why: under 'unavailable'); its discover answers with the whole error`
+            : `nothing was searched yet: plugin '${only}' is ${unread}`;
+        }
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
         if (!detail) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
         const cap = ctx.maxResultChars ?? maxResultChars;

@@ -11,6 +11,8 @@ export interface LoopRecord {
   count: number;
   /** When the last counted failure happened (the loop breaker's clock). */
   lastAt: number;
+  /** The plugin's catalog version (catalog.ts `version`) when it was counted: a changed catalog starts the count again. */
+  catalog?: number;
 }
 
 export interface Session {

@@ -1,6 +1,6 @@
 import type { Logger, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
-import type { Catalog } from "./catalog.js";
+import { sameTools, type Catalog } from "./catalog.js";
 
 /**
  * What the runtime does when a downstream server says `notifications/tools/list_changed`.
@@ -92,9 +92,4 @@ export function followToolsChanges(
   }
 
   return { changed, joins };
-}
-
-/** The same tools, as a client would see them listed (names, descriptions, schemas, in order). */
-function sameTools(a: readonly ToolDescriptor[], b: readonly ToolDescriptor[]): boolean {
-  return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
 }

@@ -69,6 +69,7 @@ export class McpAdapter implements Adapter {
     const callersBefore = this.callerListings;
     const wasRunning = this.connection.startedOrStarting;
     const begun = this.connection.requestsBegun;
+    if (listing.fresh) this.catalog.invalidate();
     const tools = await this.catalog.get(() =>
       this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)).then((listed) => listed.map(this.maskedTool)),
     );

@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ServerDescription, ToolDescriptor } from "../../adapters/types.js";
+import { switchFromEnv } from "../../env-switch.js";
 
 /**
  * Where plugin catalogs are kept between runs. The runtime only needs get/set/clear by an opaque
@@ -27,7 +28,7 @@ export interface CatalogStore {
   get(key: string): Promise<CachedCatalog | undefined>;
   set(key: string, entry: CachedCatalog): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Remove every entry; answers how many there were. */
+  /** Remove every entry; answers how many there were (throws when the store cannot be read: not "none"). */
   clear(): Promise<number>;
 }
 
@@ -78,12 +79,7 @@ export function createFileCatalogStore(dir: string): CatalogStore {
       await rm(fileOf(key), { force: true });
     },
     async clear() {
-      let names: string[];
-      try {
-        names = await readdir(dir);
-      } catch {
-        return 0;
-      }
+      const names = await namesIn(dir);
       const entries = names.filter((n) => n.endsWith(".json") || n.endsWith(".tmp"));
       await Promise.all(entries.map((n) => rm(path.join(dir, n), { force: true })));
       return entries.filter((n) => n.endsWith(".json")).length;
@@ -91,19 +87,27 @@ export function createFileCatalogStore(dir: string): CatalogStore {
   };
 }
 
-/** Entries the file store holds and their total size (for `agent-tools cache`). */
-export async function describeFileStore(dir: string): Promise<{ entries: number; bytes: number }> {
-  let names: string[];
+/**
+ * The file names in the cache folder; none when it does not exist yet (nothing was stored). Any
+ * other failure (the path is a file, no permission) is thrown: `agent-tools cache` must say that
+ * the cache cannot work there, not report an empty cache.
+ */
+async function namesIn(dir: string): Promise<string[]> {
   try {
-    names = (await readdir(dir)).filter((n) => n.endsWith(".json"));
-  } catch {
-    return { entries: 0, bytes: 0 };
+    return await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
   }
+}
+
+/** Entries the file store holds and their total size (for `agent-tools cache`); throws when the folder cannot be read. */
+export async function describeFileStore(dir: string): Promise<{ entries: number; bytes: number }> {
+  const names = (await namesIn(dir)).filter((n) => n.endsWith(".json"));
   const sizes = await Promise.all(names.map((n) => stat(path.join(dir, n)).then((s) => s.size, () => 0)));
   return { entries: names.length, bytes: sizes.reduce((a, b) => a + b, 0) };
 }
 
-const OFF = new Set(["0", "off", "false", "no", "disabled"]);
 
 /**
  * The user's cache folder for this runtime, from the environment it was given:
@@ -125,15 +129,23 @@ export function cacheRoot(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = pr
   return home ? path.join(home, ".cache", "agent-tools-runtime") : undefined;
 }
 
+/**
+ * Whether AGENT_TOOLS_CATALOG_CACHE turns the cache off. A value that is neither on nor off is said
+ * through `warn` (the runtime's log, the cache command's stderr) and leaves the cache on.
+ */
+export function catalogCacheOff(env: NodeJS.ProcessEnv, warn: (message: string) => void = () => undefined): boolean {
+  return switchFromEnv("AGENT_TOOLS_CATALOG_CACHE", env.AGENT_TOOLS_CATALOG_CACHE, warn) === false;
+}
+
 /** The catalogs folder, or undefined when the cache is off (AGENT_TOOLS_CATALOG_CACHE=off) or has no place. */
-export function catalogCacheDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
-  if (OFF.has((env.AGENT_TOOLS_CATALOG_CACHE ?? "").trim().toLowerCase())) return undefined;
+export function catalogCacheDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, warn?: (message: string) => void): string | undefined {
+  if (catalogCacheOff(env, warn)) return undefined;
   const root = cacheRoot(env, platform);
   return root ? path.join(root, "catalogs") : undefined;
 }
 
 /** The store the environment asks for, or undefined (no cache). */
-export function catalogStoreFromEnv(env: NodeJS.ProcessEnv): CatalogStore | undefined {
-  const dir = catalogCacheDir(env);
+export function catalogStoreFromEnv(env: NodeJS.ProcessEnv, warn?: (message: string) => void): CatalogStore | undefined {
+  const dir = catalogCacheDir(env, process.platform, warn);
   return dir ? createFileCatalogStore(dir) : undefined;
 }
