@@ -12,6 +12,7 @@ import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
+import type { MediaItem } from "./binary-content.js";
 import { DeadlineError, shapeResult, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
 import type { Session } from "./session.js";
 import { oneLine } from "./one-line.js";
@@ -156,6 +157,10 @@ interface CallState {
   output?: unknown;
   result?: unknown;
   truncated?: Truncation;
+  /** The result's images and audio, passed to the client beside the answer (binary-content.ts). */
+  media?: readonly MediaItem[];
+  /** What the answer says of its result besides it (an adapter's CallContext.warn). */
+  warnings?: string[];
   /** Set by the loop check once it passed: the run's outcome is then recorded (runChecked). */
   loop?: { key: string | undefined; keyOf: () => string };
 }
@@ -275,6 +280,8 @@ export interface FrameMeta {
   redact?: (value: unknown) => unknown;
   /** The operation's trace (tracing on), ended here with the outcome. */
   trace?: OperationTrace | undefined;
+  /** A result's images and audio, read once the work succeeded: they go on the outcome, beside its payload. */
+  media?: readonly MediaItem[] | undefined;
 }
 
 export function frame<K extends SuccessKind>(
@@ -288,7 +295,8 @@ export function frame<K extends SuccessKind>(
   return asPromise(work).then(
     (payload) => {
       if (meta.repairs.length) (payload as { repairs?: string[] }).repairs = meta.repairs.map((r) => r.message);
-      return outcomeTold(session, meta, started, { kind, isError: false, payload } as OperationResult);
+      const media = meta.media;
+      return outcomeTold(session, meta, started, (media ? { kind, isError: false, payload, media } : { kind, isError: false, payload }) as OperationResult);
     },
     (thrown: unknown) => {
       // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
@@ -372,6 +380,10 @@ class RunMeta implements FrameMeta {
 
   get arguments(): unknown {
     return this.#state.request?.arguments;
+  }
+
+  get media(): readonly MediaItem[] | undefined {
+    return this.#state.media;
   }
 }
 
@@ -752,6 +764,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       },
       ...(relay ? { relay } : {}),
       ...(resultRedactor ? { resultRedactor } : {}),
+      warn: (message: string) => (state.warnings ??= []).push(message),
     });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
@@ -790,9 +803,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   // ── shape: unwrap an MCP result, redact it (the fleet's one redactor), cap it ──────────
   const shape: Step = (state) => {
-    const { result, truncated } = shapeResult(state.output, deps.redact, state.ctx.maxResultChars ?? deps.maxResultChars);
+    const { result, truncated, media } = shapeResult(state.output, deps.redact, state.ctx.maxResultChars ?? deps.maxResultChars);
     state.result = result;
     if (truncated) state.truncated = truncated;
+    if (media) state.media = media;
   };
 
   // Tracing off: the steps as they are, nothing wrapped.
@@ -807,8 +821,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     return frame(session, meta, "skill", () => runChecked(skillChain, state, skillPayload));
   }
 
-  const callPayload = (state: CallState) => ({ ok: true as const, plugin: prefixOf(state.plugin ?? state.target), toolName: (state.tool as ToolDescriptor).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) });
-  const skillPayload = (state: CallState) => ({ ok: true as const, plugin: prefixOf(state.plugin ?? state.target), skill: (state.skill as Skill).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) });
+  const callPayload = (state: CallState) => ({ ok: true as const, plugin: prefixOf(state.plugin ?? state.target), toolName: (state.tool as ToolDescriptor).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}), ...(state.warnings ? { warnings: state.warnings } : {}) });
+  const skillPayload = (state: CallState) => ({ ok: true as const, plugin: prefixOf(state.plugin ?? state.target), skill: (state.skill as Skill).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}), ...(state.warnings ? { warnings: state.warnings } : {}) });
 
   return {
     call: (session, target, raw, ctx = {}) => run("call", session, target, raw, ctx),

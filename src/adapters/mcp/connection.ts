@@ -2,6 +2,7 @@ import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHt
 import { settingAt, type Logger, type ServerDescription, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
+import { PassingOutputValidator } from "./output-check.js";
 import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import { causeCodes } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
@@ -449,6 +450,9 @@ export class McpConnection {
     return this.refusedHints.get(relay);
   }
 
+  /** Lets a tool's structuredContent that misses its own outputSchema through, and says what missed (output-check.ts). */
+  readonly outputCheck = new PassingOutputValidator();
+
   private makeClient = (): Client => {
     // Both eras: probe with server/discover, fall back to initialize for 2025-era servers. The
     // capabilities say the runtime can pass questions on; a call whose client cannot answer
@@ -456,6 +460,7 @@ export class McpConnection {
     // call's client can answer (relayedCapabilities, McpAdapter.call).
     const client = new LenientClient(CLIENT_INFO, {
       capabilities: RELAYED_CAPABILITIES,
+      jsonSchemaValidator: this.outputCheck,
       versionNegotiation: { mode: "auto", ...(this.options.probeTimeoutMs ? { probe: { timeoutMs: this.options.probeTimeoutMs } } : {}) },
     });
     client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
