@@ -9,18 +9,31 @@ import { callJson, connect, FIXTURES, textJson, type Connected, type Payload } f
 /**
  * Downstream answers that are awkward to pass on, over stdio against the built server and a real
  * fixture server (test/fixtures/mcp/odd-results-server.mjs): binary content, structuredContent
- * that misses the tool's own outputSchema.
+ * that misses the tool's own outputSchema, a tool name listed twice; and servers that never
+ * answer their start (test/fixtures/mcp/chatty-stdout-server.mjs), one of them logging to stdout.
  */
 
 const SERVER = path.join(FIXTURES, "mcp", "odd-results-server.mjs");
+const SECRET = "sk-chatty-0123456789abcdef";
 let dir: string;
 let conn: Connected;
 
 before(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-odd-"));
   const config = path.join(dir, "config.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { odd: { command: process.execPath, args: [SERVER] } } }));
-  conn = await connect(path.join(dir, "no-plugins"), { AGENT_TOOLS_CONFIG: config });
+  const chatty = path.join(FIXTURES, "mcp", "chatty-stdout-server.mjs");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        odd: { command: process.execPath, args: [SERVER] },
+        dup: { command: process.execPath, args: [SERVER, "--duplicate"] },
+        chatty: { command: process.execPath, args: [chatty, "--banner"], env: { CHATTY_TOKEN: "${CHATTY_TOKEN}" }, timeoutMs: 1500 },
+        mute: { command: process.execPath, args: [chatty], timeoutMs: 1500 },
+      },
+    }),
+  );
+  conn = await connect(path.join(dir, "no-plugins"), { AGENT_TOOLS_CONFIG: config, CHATTY_TOKEN: SECRET });
 });
 after(async () => {
   await conn.close();
@@ -78,4 +91,49 @@ describe("structuredContent that misses the tool's own outputSchema", () => {
     assert.equal(warnings.length, 1);
     assert.match(warnings[0] ?? "", /^tool 'mismatch' answered structuredContent that does not match its own outputSchema \(.*n.*must be number.*\); it is passed on as the server sent it$/);
   });
+});
+
+describe("a tool name a server lists twice", () => {
+  it("is served once, the first listed, and said once in the help's problems and on stderr", async () => {
+    const discover = await callJson(conn.client, "agent_tools_dup_discover", {});
+    assert.deepEqual(
+      (discover.payload.matches as { name: string }[]).map((m) => m.name).filter((n) => n === "echo"),
+      ["echo"],
+    );
+    const called = await callJson(conn.client, "agent_tools_dup_call", { toolName: "echo", arguments: { text: "x" } });
+    assert.equal(called.isError, false, JSON.stringify(called.payload));
+    assert.equal(called.payload.result, 'echo {"text":"x"}');
+    const line = "plugin 'dup': its server lists tool 'echo' twice; the first is used (discover shows it once, and calls are checked against its schema)";
+    const help = await callJson(conn.client, "agent_tools_help", {});
+    assert.deepEqual(
+      (help.payload.problems as string[]).filter((p) => p.includes("'dup'")),
+      [line],
+    );
+    assert.equal(conn.stderr().split(line).length - 1, 1, conn.stderr());
+  });
+});
+
+describe("a stdio server that never answers its start", () => {
+  for (const round of ["the first call", "a call during the backoff"]) {
+    it(`logging to stdout: ${round} names its stdout lines, masked, with a hint about its config entry`, async () => {
+      const { payload, isError } = await callJson(conn.client, "agent_tools_chatty_call", { toolName: "anything" });
+      assert.equal(isError, true);
+      const error = payload.error!;
+      assert.equal(error.code, "UPSTREAM_ERROR", JSON.stringify(error));
+      assert.match(error.message, /MCP server 'chatty' did not finish starting within 1500 ms; it wrote lines to stdout that are not JSON-RPC \(stdout carries only JSON-RPC; logs go to stderr\): "Starting server v1\.2\.\.\.", "using token /);
+      assert.ok(!JSON.stringify(payload).includes(SECRET), "the secret in its stdout is masked");
+      assert.match(error.hint, /must write only JSON-RPC to stdout.*Make it log to stderr.*or wrap `mcpServers\.chatty\.command`.*Tool arguments cannot fix this\./);
+    });
+  }
+
+  for (const round of ["the first call", "a call during the backoff"]) {
+    it(`silent: ${round} is UPSTREAM_ERROR with a hint about the server, not about narrowing the call`, async () => {
+      const { payload } = await callJson(conn.client, "agent_tools_mute_call", { toolName: "anything" });
+      const error = payload.error!;
+      assert.equal(error.code, "UPSTREAM_ERROR", JSON.stringify(error));
+      assert.match(error.message, /MCP server 'mute' did not finish starting within 1500 ms/);
+      assert.match(error.hint, /did not answer the MCP handshake.*a larger `mcpServers\.mute\.timeoutMs`.*Tool arguments cannot fix this\./);
+      assert.doesNotMatch(error.hint, /narrower/);
+    });
+  }
 });
