@@ -117,8 +117,13 @@ export interface LineReaderOptions {
   maxBytes?: number;
 }
 
+/** How many skipped non-JSON lines a reader keeps (strayLines): enough to show what a server logs to stdout. */
+const STRAY_LINES_KEPT = 3;
+
 export class JsonRpcLineReader {
   #buffer: Buffer | undefined;
+  /** The heads of the last non-JSON lines skipped (not with reportUnparsable): for the error of a server that logs to stdout. */
+  readonly #stray: string[] = [];
   readonly #fallback: Parse;
   readonly #skipOversized: boolean;
   readonly #maxBytes: number;
@@ -160,8 +165,9 @@ export class JsonRpcLineReader {
   }
 
   /**
-   * The next whole message, or null until more is appended. A line that is not JSON is skipped;
-   * one the schema refuses throws a RefusedLine; an oversized one (skipOversized) an OversizedLine.
+   * The next whole message, or null until more is appended. A line that is not JSON is skipped
+   * (the last few kept, strayLines); one the schema refuses throws a RefusedLine; an oversized one
+   * (skipOversized) an OversizedLine.
    */
   readMessage(): JSONRPCMessage | null {
     if (this.#skipped !== undefined) {
@@ -182,6 +188,7 @@ export class JsonRpcLineReader {
         parsed = JSON.parse(line);
       } catch (error) {
         if (this.#reportUnparsable && line.trim()) throw new UnparsableLine(line.slice(0, OVERSIZED_HEAD_BYTES), (error as Error).message);
+        if (line.trim()) this.#keepStray(line);
         continue;
       }
       const plain = plainMessage(parsed);
@@ -193,6 +200,20 @@ export class JsonRpcLineReader {
       }
     }
     return null;
+  }
+
+  #keepStray(line: string): void {
+    this.#stray.push(line.slice(0, OVERSIZED_HEAD_BYTES));
+    if (this.#stray.length > STRAY_LINES_KEPT) this.#stray.shift();
+  }
+
+  /**
+   * The last few lines that were not JSON and were skipped (their first 1024 characters), oldest
+   * first. stdout of a stdio server carries only JSON-RPC: such lines are its logs, and they say
+   * why a server that logs there never seemed to answer. Kept past `clear`.
+   */
+  strayLines(): readonly string[] {
+    return this.#stray;
   }
 
   clear(): void {

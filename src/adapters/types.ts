@@ -59,6 +59,11 @@ export interface CallContext {
    * masked once); one with a redactor of its own masks as always.
    */
   resultRedactor?: Redactor;
+  /**
+   * Say something about this call's result that the answer should carry beside it (`warnings`):
+   * what the adapter noticed and passed on anyway rather than lose the result. Masked like the answer.
+   */
+  warn?: (message: string) => void;
 }
 
 /** What a backend says of itself: MCP `serverInfo` (name, version, title, description) and `instructions`. */

@@ -124,10 +124,16 @@ export function splitMeta(meta: Record<string, unknown>): { envelope?: Record<st
   return { ...(envelope ? { envelope } : {}), ...(rest ? { rest } : {}) };
 }
 
+/** An image or audio block of a downstream result passed on after the answer's text (present.ts): its three keys, in the schema's order. */
+function isMediaBlock(block: unknown): block is { type: string; data: string; mimeType: string } {
+  return isPlainObject(block) && (block.type === "image" || block.type === "audio") && typeof block.data === "string" && typeof block.mimeType === "string" && Object.keys(block).length === 3;
+}
+
 /**
- * The result as the SDK's result check leaves it: a facade result is text blocks and `isError`
- * (present.ts), which that check passes through with its keys in its schema's order. Anything
- * else cannot come from the facade; it fails loudly instead of being guessed at.
+ * The result as the SDK's result check leaves it: a facade result is text blocks (then a
+ * downstream's images and audio) and `isError` (present.ts), which that check passes through
+ * with its keys in its schema's order. Anything else cannot come from the facade; it fails loudly
+ * instead of being guessed at.
  */
 function plainResult(result: unknown, era: Era, serverInfo: unknown): Record<string, unknown> {
   if (isPlainObject(result) && Array.isArray(result.content)) {
@@ -135,6 +141,7 @@ function plainResult(result: unknown, era: Era, serverInfo: unknown): Record<str
     for (const key in result) if (key !== "content" && key !== "isError") plain = false;
     if (result.isError !== undefined && typeof result.isError !== "boolean") plain = false;
     const content = result.content.map((block: unknown) => {
+      if (isMediaBlock(block)) return { type: block.type, data: block.data, mimeType: block.mimeType };
       if (!isPlainObject(block) || block.type !== "text" || typeof block.text !== "string" || Object.keys(block).length !== 2) plain = false;
       return isPlainObject(block) ? { type: block.type, text: block.text } : block;
     });

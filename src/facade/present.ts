@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { NextStep } from "../runtime/answers.js";
+import type { MediaItem } from "../runtime/binary-content.js";
 import type { FacadeMode } from "../runtime/facade-mode.js";
 import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName } from "./tools.js";
 
@@ -58,6 +59,11 @@ export function protocolFor(mode: FacadeMode, userConfirms = false): string[] {
  * clients that pass both on, in the model's context. Indentation cost about half again as many
  * tokens, so the text is one line.
  */
-export function toToolResult(outcome: { isError: boolean; payload: object }): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(outcome.payload) }], isError: outcome.isError };
+export function toToolResult(outcome: { isError: boolean; payload: object; media?: readonly MediaItem[] }): CallToolResult {
+  const media = outcome.media;
+  if (!media?.length) return { content: [{ type: "text", text: JSON.stringify(outcome.payload) }], isError: outcome.isError };
+  // A result's images and audio follow the text as MCP content (clients show them); the JSON holds
+  // their placeholders (binary-content.ts), and says where they went.
+  const attached = `${media.map((m) => `${m.type} (${m.mimeType})`).join(", ")} of the result follow${media.length === 1 ? "s" : ""} this text as MCP content, in order`;
+  return { content: [{ type: "text", text: JSON.stringify({ ...outcome.payload, attached }) }, ...media.map((m) => ({ ...m }))], isError: outcome.isError };
 }

@@ -1,4 +1,5 @@
 import type { ErrorPayload } from "../errors.js";
+import type { MediaItem } from "./binary-content.js";
 import type { Truncation } from "./result.js";
 
 /**
@@ -47,6 +48,8 @@ export interface CallAnswer {
   toolName: string;
   result: unknown;
   truncated?: Truncation;
+  /** What the runtime noticed about the result and passed it on anyway (an output that does not match the tool's own outputSchema). */
+  warnings?: string[];
   repairs?: string[];
 }
 
@@ -56,6 +59,7 @@ export interface SkillAnswer {
   skill: string;
   result: unknown;
   truncated?: Truncation;
+  warnings?: string[];
   repairs?: string[];
 }
 
@@ -114,8 +118,8 @@ export interface ErrorAnswer {
 }
 
 export type OperationResult =
-  | { kind: "call"; isError: false; payload: CallAnswer }
-  | { kind: "skill"; isError: false; payload: SkillAnswer }
+  | { kind: "call"; isError: false; payload: CallAnswer; media?: readonly MediaItem[] }
+  | { kind: "skill"; isError: false; payload: SkillAnswer; media?: readonly MediaItem[] }
   | { kind: "discover"; isError: false; payload: DiscoverAnswer }
   | { kind: "search"; isError: false; payload: SearchAnswer }
   | { kind: "describe"; isError: false; payload: DescribeAnswer }

@@ -62,6 +62,8 @@ export interface Catalog {
   flush(): Promise<void>;
   /** Start no more background work. */
   close(): void;
+  /** What is wrong with the lists read, per plugin: a tool name listed more than once (the first is used). */
+  problems(): { prefix: string; lines: string[] }[];
 }
 
 export interface CatalogOptions {
@@ -184,6 +186,25 @@ function sanitise(tools: unknown): ToolDescriptor[] {
 }
 
 /**
+ * One tool per name, the first listed (as most clients keep it): a server that lists a name twice
+ * would otherwise show it twice in discover and check a call against the other's schema.
+ * `repeated`: each name listed more than once, with how many times.
+ */
+export function firstOfEachName(tools: ToolDescriptor[]): { tools: ToolDescriptor[]; repeated: Map<string, number> } {
+  const counts = new Map<string, number>();
+  for (const tool of tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
+  if (counts.size === tools.length) return { tools, repeated: new Map() };
+  const repeated = new Map([...counts].filter(([, count]) => count > 1));
+  const seen = new Set<string>();
+  return { tools: tools.filter((tool) => !seen.has(tool.name) && seen.add(tool.name)), repeated };
+}
+
+/** What a plugin whose server lists a name more than once is told, in the help's problems and on stderr. */
+export function repeatedToolLine(prefix: string, name: string, count: number): string {
+  return `plugin '${prefix}': its server lists tool '${name}' ${count === 2 ? "twice" : `${count} times`}; the first is used (discover shows it once, and calls are checked against its schema)`;
+}
+
+/**
  * Listings that may start servers at once. Measured on 2 cores with 50 stdio servers on a cold
  * cache (bench/perf.ts --only listing): 4 → 23.3 s, 6 → 22.6 s, 8 → 21.5 s until all were listed
  * (machine load 11–16); starting servers is CPU-bound, so more at once gains little and keeps more
@@ -226,6 +247,20 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   };
 
   const versions = new Map<string, number>();
+  /** Per plugin, the lines about tool names its last list repeated (firstOfEachName). */
+  const repeatedLines = new Map<string, string[]>();
+
+  /** `tools` with one tool per name; a change in what the list repeats is said on stderr once. */
+  const firstOfEach = (prefix: string, listed: ToolDescriptor[]): ToolDescriptor[] => {
+    const { tools, repeated } = firstOfEachName(listed);
+    const lines = [...repeated].map(([name, count]) => repeatedToolLine(prefix, name, count));
+    const before = repeatedLines.get(prefix) ?? [];
+    if (lines.join("\n") !== before.join("\n")) for (const line of lines) if (!before.includes(line)) log?.warn(line);
+    if (lines.length) repeatedLines.set(prefix, lines);
+    else repeatedLines.delete(prefix);
+    return tools;
+  };
+
   const keep = (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined): void => {
     const prefix = plugin.manifest.prefix;
     const before = lists.get(prefix) ?? replaced.get(prefix);
@@ -264,7 +299,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
         if (!entry || lists.has(prefix)) return;
         let tools: ToolDescriptor[];
         try {
-          tools = sanitise(entry.tools);
+          tools = firstOfEach(prefix, sanitise(entry.tools));
         } catch {
           return;
         }
@@ -294,7 +329,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     let skipQueue: (() => void) | undefined;
     const loading = limiter.run(async () => {
       const listed = (await withDeadline(() => adapter.listTools(background || fresh ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
-      const tools = sanitise(listed?.tools);
+      const tools = firstOfEach(prefix, sanitise(listed?.tools));
       if (owners.get(prefix) === token) {
         const before = restored.get(prefix);
         restored.delete(prefix);
@@ -336,6 +371,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
       return known;
     },
     storedAt: (prefix) => restored.get(prefix)?.listedAt,
+    problems: () => [...repeatedLines].map(([prefix, lines]) => ({ prefix, lines })),
     invalidate(prefix) {
       const out = lists.get(prefix);
       if (out) replaced.set(prefix, out);

@@ -14,6 +14,7 @@ import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { DeadlineError, isToolErrorResult, shapeResult, toolErrorText, toolReportedError, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
 import { saysToolUnknown } from "./unknown-tool-answer.js";
+import type { MediaItem } from "./binary-content.js";
 import type { Session } from "./session.js";
 import { oneLine } from "./one-line.js";
 import { closestNames, foldName, normalise } from "./similarity.js";
@@ -168,6 +169,10 @@ interface CallState {
   truncated?: Truncation;
   /** The plugin's tools were listed again for this call (once at most: a stale stored catalog, or a downstream that said "unknown tool"). */
   relisted?: boolean;
+  /** The result's images and audio, passed to the client beside the answer (binary-content.ts). */
+  media?: readonly MediaItem[];
+  /** What the answer says of its result besides it (an adapter's CallContext.warn). */
+  warnings?: string[];
   /** Set by the loop check once it passed: the run's outcome is then recorded (runChecked). */
   loop?: { key: string | undefined; keyOf: () => string };
 }
@@ -287,6 +292,8 @@ export interface FrameMeta {
   redact?: (value: unknown) => unknown;
   /** The operation's trace (tracing on), ended here with the outcome. */
   trace?: OperationTrace | undefined;
+  /** A result's images and audio, read once the work succeeded: they go on the outcome, beside its payload. */
+  media?: readonly MediaItem[] | undefined;
 }
 
 export function frame<K extends SuccessKind>(
@@ -300,7 +307,8 @@ export function frame<K extends SuccessKind>(
   return asPromise(work).then(
     (payload) => {
       if (meta.repairs.length) (payload as { repairs?: string[] }).repairs = meta.repairs.map((r) => r.message);
-      return outcomeTold(session, meta, started, { kind, isError: false, payload } as OperationResult);
+      const media = meta.media;
+      return outcomeTold(session, meta, started, (media ? { kind, isError: false, payload, media } : { kind, isError: false, payload }) as OperationResult);
     },
     (thrown: unknown) => {
       // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
@@ -384,6 +392,10 @@ class RunMeta implements FrameMeta {
 
   get arguments(): unknown {
     return this.#state.request?.arguments;
+  }
+
+  get media(): readonly MediaItem[] | undefined {
+    return this.#state.media;
   }
 }
 
@@ -801,6 +813,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       },
       ...(relay ? { relay } : {}),
       ...(resultRedactor ? { resultRedactor } : {}),
+      warn: (message: string) => (state.warnings ??= []).push(message),
     });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
@@ -845,9 +858,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (state.tool && isToolErrorResult(state.output) && saysToolUnknown(toolErrorText(state.output), state.tool.name)) {
       return afterUnknownToDownstream(state, toolReportedError(state.output));
     }
-    const { result, truncated } = shapeResult(state.output, deps.redact, state.ctx.maxResultChars ?? deps.maxResultChars);
+    const { result, truncated, media } = shapeResult(state.output, deps.redact, state.ctx.maxResultChars ?? deps.maxResultChars);
     state.result = result;
     if (truncated) state.truncated = truncated;
+    if (media) state.media = media;
   };
 
   // Tracing off: the steps as they are, nothing wrapped.
@@ -862,8 +876,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     return frame(session, meta, "skill", () => runChecked(skillChain, state, skillPayload));
   }
 
-  const callPayload = (state: CallState) => ({ ok: true as const, plugin: prefixOf(state.plugin ?? state.target), toolName: (state.tool as ToolDescriptor).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) });
-  const skillPayload = (state: CallState) => ({ ok: true as const, plugin: prefixOf(state.plugin ?? state.target), skill: (state.skill as Skill).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}) });
+  const callPayload = (state: CallState) => ({ ok: true as const, plugin: prefixOf(state.plugin ?? state.target), toolName: (state.tool as ToolDescriptor).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}), ...(state.warnings ? { warnings: state.warnings } : {}) });
+  const skillPayload = (state: CallState) => ({ ok: true as const, plugin: prefixOf(state.plugin ?? state.target), skill: (state.skill as Skill).name, result: state.result, ...(state.truncated ? { truncated: state.truncated } : {}), ...(state.warnings ? { warnings: state.warnings } : {}) });
 
   return {
     call: (session, target, raw, ctx = {}) => run("call", session, target, raw, ctx),

@@ -23,6 +23,8 @@ export interface FleetProblemSources {
   configProblems: readonly string[];
   failures: readonly PluginLoadFailure[];
   brokenLinks: readonly BrokenRelatedLink[];
+  /** What is wrong with a plugin's tool list as its server gave it (catalog.ts: a name listed twice); shown to the callers of that plugin. */
+  catalogProblems?: readonly { prefix: string; lines: readonly string[] }[];
 }
 
 export function fleetProblems(sources: FleetProblemSources, identity: Identity | undefined): string[] {
@@ -31,6 +33,7 @@ export function fleetProblems(sources: FleetProblemSources, identity: Identity |
   return [
     ...(wholeFleet ? [...sources.missingPluginDirs, ...sources.unknownDisabled, ...sources.configProblems] : []),
     ...sources.failures.filter((f) => mayUse(f.prefix)).map((f) => f.error),
+    ...(sources.catalogProblems ?? []).filter((p) => mayUse(p.prefix)).flatMap((p) => p.lines),
     // The reason of a broken link names the plugin it points at (and that plugin's skills): both ends must be the caller's.
     ...sources.brokenLinks.filter((l) => mayUse(l.from.split(":")[0]) && mayUse(l.target.split(":")[0])).map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),
   ];

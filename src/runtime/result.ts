@@ -1,10 +1,12 @@
 import { Cancel, listen, unlisten, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../errors.js";
+import { hasBinary, withoutBinary, type MediaItem } from "./binary-content.js";
 
 /**
  * What an adapter returned, made into the `result` of a facade answer: an MCP CallToolResult is
  * unwrapped (structured content first, then JSON text, then plain text), a downstream `isError`
- * becomes UPSTREAM_ERROR, and anything larger than the cap is cut with an honest marker.
+ * becomes UPSTREAM_ERROR, and anything larger than the cap is cut with an honest marker. Binary
+ * items (image, audio, blob resources) are placeholders in it (binary-content.ts).
  */
 
 export interface CallToolResultLike {
@@ -39,15 +41,37 @@ function textOf(result: CallToolResultLike): string | undefined {
  */
 export function toolReportedError(raw: CallToolResultLike, hint?: string): RuntimeError {
   const message = (textOf(raw) ?? "the tool reported an error").trim().slice(0, 2000) || "the tool reported an error";
-  return new RuntimeError("UPSTREAM_ERROR", `the tool answered with an error: ${message}`, { content: raw.content }, hint);
+  const content = hasBinary(raw.content) ? withoutBinary(raw.content, 0).content : raw.content;
+  return new RuntimeError("UPSTREAM_ERROR", `the tool answered with an error: ${message}`, { content }, hint);
 }
 
+/** What an adapter returned as a value (see unwrapWithMedia); binary items are placeholders in it. */
 export function unwrapResult(raw: unknown): unknown {
-  if (!isCallToolResult(raw)) return raw === undefined ? null : raw;
+  return unwrapWithMedia(raw).value;
+}
+
+/** What the usual result unwraps to besides its value: no media. */
+const NO_MEDIA: readonly MediaItem[] = [];
+
+/**
+ * What an adapter returned, as a value and the images and audio to pass on beside it. A content
+ * list that is not all text stays a list, its binary items placeholders (binary-content.ts).
+ */
+export function unwrapWithMedia(raw: unknown): { value: unknown; media: readonly MediaItem[] } {
+  if (!isCallToolResult(raw)) return { value: raw === undefined ? null : raw, media: NO_MEDIA };
   if (raw.isError) throw toolReportedError(raw);
+  if (raw.structuredContent !== undefined) return { value: raw.structuredContent, media: NO_MEDIA };
   const text = textOf(raw);
-  if (raw.structuredContent !== undefined) return raw.structuredContent;
-  if (text === undefined) return raw.content;
+  if (text === undefined) {
+    if (!hasBinary(raw.content)) return { value: raw.content, media: NO_MEDIA };
+    const { content, media } = withoutBinary(raw.content);
+    return { value: content, media };
+  }
+  return { value: textValue(raw, text), media: NO_MEDIA };
+}
+
+/** An all-text result: one JSON text item parsed, else the text. */
+function textValue(raw: CallToolResultLike, text: string): unknown {
   const trimmed = text.trim();
   if ((trimmed.startsWith("{") || trimmed.startsWith("[")) && raw.content.length === 1) {
     try {
@@ -109,11 +133,15 @@ function capResult(result: unknown, maxChars: number): { result: unknown; trunca
   };
 }
 
-/** What a tool or skill returned, as an answer's `result`: unwrapped, through the fleet's redactor, capped. */
-export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, maxChars: number): { result: unknown; truncated?: Truncation } {
-  const value = unwrapResult(raw);
+/**
+ * What a tool or skill returned, as an answer's `result`: unwrapped, through the fleet's redactor,
+ * capped; with the images and audio to pass to the client beside it, when there are any.
+ */
+export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, maxChars: number): { result: unknown; truncated?: Truncation; media?: readonly MediaItem[] } {
+  const { value, media } = unwrapWithMedia(raw);
   try {
-    return capResult(redact(value), maxChars);
+    const shaped = capResult(redact(value), maxChars);
+    return media.length ? { ...shaped, media } : shaped;
   } catch (error) {
     if (!isStackOverflow(error)) throw error;
     // A value nested deeper than the walk's stack allows (JSON.parse takes 20,000 nested arrays,

@@ -851,7 +851,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     failures,
     replaced,
     brokenLinks,
-    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: depthProblems, failures, brokenLinks }, session?.identity),
+    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: depthProblems, failures, brokenLinks, catalogProblems: catalog.problems() }, session?.identity),
     notices: (session) => (seesWholeFleet(session?.identity) ? [...replaced.map((r) => r.notice), ...selfReferenceLines] : []),
     index,
     log,

@@ -125,7 +125,9 @@ export class McpAdapter implements Adapter {
       // A 2026-07-28 server reads the client's capabilities per request: it is told what this
       // call's client can answer, not what the connection could relay for some other call.
       const callParams = modern ? { ...params, _meta: { ...(relay?.log ? { [LOG_LEVEL_META_KEY]: "debug" } : {}), [CLIENT_CAPABILITIES_META_KEY]: relayedCapabilities(relay) } } : sdkParams;
-      const calling = () => client.callTool(callParams, withProgress);
+      const called = () => client.callTool(callParams, withProgress);
+      // A tool with an outputSchema: a result that misses it is passed on with a warning (output-check.ts).
+      const calling = this.catalog.sdkChecksOutputOf(name) ? () => called().then((result) => this.warnedOfMismatch(name, result, ctx)) : called;
       // A 2026-07-28 server's questions are fulfilled by the SDK's input_required driver, which
       // LenientClient runs in the context of the request it answers: they find this call's relay
       // there. A 2025-era server asks on its connection, outside any call's context (McpConnection
@@ -156,6 +158,17 @@ export class McpAdapter implements Adapter {
         throw error;
       },
     );
+  }
+
+  /** `result`, with the call's answer warned when its structuredContent misses the tool's own outputSchema. */
+  private warnedOfMismatch<R extends { structuredContent?: unknown }>(name: string, result: R, ctx: CallContext | undefined): R {
+    const mismatch = this.connection.outputCheck.mismatchOf(result.structuredContent);
+    if (mismatch !== undefined) {
+      const warning = this.options.redactor.redact(`tool '${name}' answered structuredContent that does not match its own outputSchema (${mismatch}); it is passed on as the server sent it`);
+      if (ctx?.warn) ctx.warn(warning);
+      else this.options.log.warn(warning);
+    }
+    return result;
   }
 
   /** A downstream result through the fleet's redactor (made once, not per call). */

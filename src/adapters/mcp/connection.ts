@@ -2,6 +2,7 @@ import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHt
 import { settingAt, type Logger, type ServerDescription, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
+import { PassingOutputValidator } from "./output-check.js";
 import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import { causeCodes } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
@@ -389,10 +390,12 @@ export class McpConnection {
       connected = await this.openWithVerdict(options);
     } catch (error) {
       if (!options.signal?.aborted && !this.closed) {
-        const translated = await this.translate(error, "connect", undefined, { timeoutMs: 0 });
+        const translated = this.startNotAnswered(await this.translate(error, "connect", undefined, { timeoutMs: 0 }));
         const attempts = (failure?.attempts ?? 0) + 1;
         const at = this.now();
         this.failure = { message: translated.message, code: translated.code, ...carriedOptions(translated), at, attempts, retryAt: at + Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1)) };
+        // A start that timed out is said as what it is, the same on this call and the ones the backoff answers.
+        if (translated !== error && isRequestTimeout(error)) throw translated;
       }
       throw error;
     }
@@ -463,6 +466,9 @@ export class McpConnection {
     return this.refusedHints.get(relay);
   }
 
+  /** Lets a tool's structuredContent that misses its own outputSchema through, and says what missed (output-check.ts). */
+  readonly outputCheck = new PassingOutputValidator();
+
   private makeClient = (): Client => {
     // Both eras: probe with server/discover, fall back to initialize for 2025-era servers. The
     // capabilities say the runtime can pass questions on; a call whose client cannot answer
@@ -470,6 +476,7 @@ export class McpConnection {
     // call's client can answer (relayedCapabilities, McpAdapter.call).
     const client = new LenientClient(CLIENT_INFO, {
       capabilities: RELAYED_CAPABILITIES,
+      jsonSchemaValidator: this.outputCheck,
       versionNegotiation: { mode: "auto", ...(this.options.probeTimeoutMs ? { probe: { timeoutMs: this.options.probeTimeoutMs } } : {}) },
     });
     client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
@@ -588,6 +595,19 @@ export class McpConnection {
     };
     this.idleTimer = setTimeout(check, Math.max(0, this.lastUsedAt + this.idleLimitMs - performance.now()));
     this.idleTimer.unref();
+  }
+
+  /**
+   * A start that timed out (the handshake got no answer) as a failed start, UPSTREAM_ERROR with a
+   * hint about the server: not UPSTREAM_TIMEOUT, whose hint (a narrower request) no call can follow,
+   * and the same code as the backoff's answers to the calls after it.
+   */
+  private startNotAnswered(error: McpAdapterError): McpAdapterError {
+    if (error.code !== "UPSTREAM_TIMEOUT") return error;
+    const where = this.options.settings ? `the server's entry (${settingAt(this.options.settings, "url")}, ${settingAt(this.options.settings, "timeoutMs")})` : "the server's settings";
+    return new McpAdapterError("UPSTREAM_ERROR", `${error.message} while starting`, {
+      hint: `The server did not answer the MCP handshake in time: check that it runs and answers at its address, or raise its timeout if it is only slow to start; see ${where}. Then call again. Tool arguments cannot fix this.`,
+    });
   }
 
   private async translate(

@@ -85,6 +85,11 @@ export class GroupStdioTransport implements Transport, LaneWire {
     return this.#stderr;
   }
 
+  /** The last lines the server wrote to stdout that were not JSON (skipped; jsonrpc-lines.ts), unmasked. */
+  get strayStdout(): readonly string[] {
+    return this.#buffer.strayLines();
+  }
+
   /** The group leader's pid once started (the group keeps this id after the leader exits). */
   get pid(): number | undefined {
     return this.#pid;

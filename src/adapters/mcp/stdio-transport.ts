@@ -80,6 +80,29 @@ function notStartable(errno: "ENOENT" | "EACCES", command: string, options: Stdi
   return new McpAdapterError("NOT_CONFIGURED", options.redactor.redact(message), { hint: options.redactor.redact(hint) });
 }
 
+/** How much of each non-JSON stdout line an error quotes. */
+const STRAY_LINE_CHARS = 200;
+
+/** The non-JSON lines a server wrote to stdout, quoted for an error: masked, then cut (a credential cut in two would not be found whole). */
+function strayLinesText(lines: readonly string[], redactor: Redactor): string {
+  return lines
+    .map((line) => {
+      const masked = redactor.redact(line);
+      return JSON.stringify(masked.length > STRAY_LINE_CHARS ? `${masked.slice(0, STRAY_LINE_CHARS)}…` : masked);
+    })
+    .join(", ");
+}
+
+/** A server that logs to stdout: its command or its settings must change, not the call. */
+function strayStdoutHint(options: StdioOpenerOptions): string {
+  return `An MCP stdio server must write only JSON-RPC to stdout; this one writes its logs there, so its answers are not found among them (or it never answers). Make it log to stderr (a flag or variable of the server's own, such as a quiet or log-level setting, in ${settingAt(options.settings, "args")} or ${settingAt(options.settings, "env")}), or wrap ${settingAt(options.settings, "command")} in a script that does; then call again. Tool arguments cannot fix this.`;
+}
+
+/** A server that runs but never answers the handshake: what to check, in its config entry. */
+function silentStartHint(options: StdioOpenerOptions): string {
+  return `The server's process runs but did not answer the MCP handshake. Run its command by hand: a program that is not an MCP stdio server, or one waiting for input or a login, never answers; one that is only slow to start needs a larger ${settingAt(options.settings, "timeoutMs")}. Then call again. Tool arguments cannot fix this.`;
+}
+
 export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOptions): TransportOpener {
   const graceMs = options.killGraceMs ?? 2_000;
   return async (makeClient, requestOptions) => {
@@ -104,9 +127,12 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       const exit = await transport.exitStatus(EXIT_WAIT_MS);
       await new Promise((resolve) => setImmediate(resolve));
       const stderr = tail.text().trim();
-      const detail = stderr ? `; its last stderr lines:\n${stderr}` : exit ? "; it wrote nothing to stderr" : "";
+      const stray = strayLinesText(transport.strayStdout, options.redactor);
+      const detail = `${stray ? `; it wrote lines to stdout that are not JSON-RPC (stdout carries only JSON-RPC; logs go to stderr): ${stray}` : ""}${stderr ? `; its last stderr lines:\n${stderr}` : exit ? "; it wrote nothing to stderr" : ""}`;
       if (isRequestTimeout(error)) {
-        throw new McpAdapterError("UPSTREAM_TIMEOUT", options.redactor.redact(`MCP server '${options.name}' did not finish starting ${requestOptions.timeout !== undefined ? `within ${requestOptions.timeout} ms` : "in time"}${detail}`));
+        // Not a timeout of the call: the server did not start, which no other arguments change.
+        const within = requestOptions.timeout !== undefined ? `within ${requestOptions.timeout} ms` : "in time";
+        throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' did not finish starting ${within}${detail}`), { hint: stray ? strayStdoutHint(options) : silentStartHint(options) });
       }
       if (exit) {
         throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' ${describeExit(exit)} before it finished starting (${errorMessage(error)})${detail}`), {

@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { callJson, connect, FIXTURES, textJson, type Connected, type Payload } from "./helpers.js";
+
+/**
+ * Downstream answers that are awkward to pass on, over stdio against the built server and a real
+ * fixture server (test/fixtures/mcp/odd-results-server.mjs): binary content, structuredContent
+ * that misses the tool's own outputSchema, a tool name listed twice; and servers that never
+ * answer their start (test/fixtures/mcp/chatty-stdout-server.mjs), one of them logging to stdout.
+ */
+
+const SERVER = path.join(FIXTURES, "mcp", "odd-results-server.mjs");
+const SECRET = "sk-chatty-0123456789abcdef";
+let dir: string;
+let conn: Connected;
+
+before(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-odd-"));
+  const config = path.join(dir, "config.json");
+  const chatty = path.join(FIXTURES, "mcp", "chatty-stdout-server.mjs");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        odd: { command: process.execPath, args: [SERVER] },
+        dup: { command: process.execPath, args: [SERVER, "--duplicate"] },
+        chatty: { command: process.execPath, args: [chatty, "--banner"], env: { CHATTY_TOKEN: "${CHATTY_TOKEN}" }, timeoutMs: 1500 },
+        mute: { command: process.execPath, args: [chatty], timeoutMs: 1500 },
+      },
+    }),
+  );
+  conn = await connect(path.join(dir, "no-plugins"), { AGENT_TOOLS_CONFIG: config, CHATTY_TOKEN: SECRET });
+});
+after(async () => {
+  await conn.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("binary content of a downstream result", () => {
+  it("is a placeholder in the JSON; images and audio follow it as MCP content", async () => {
+    const raw = (await conn.client.callTool({ name: "agent_tools_odd_call", arguments: { toolName: "media" } })) as CallToolResult;
+    assert.equal(raw.isError, false);
+    assert.deepEqual(
+      raw.content.map((c) => c.type),
+      ["text", "image", "audio"],
+    );
+    const text = (raw.content[0] as { text: string }).text;
+    assert.ok(text.length < 2000, `the answer's text is short, not base64 (${text.length} characters)`);
+    const payload = textJson<Payload & { result: Record<string, unknown>[]; attached: string }>(raw);
+    assert.equal(payload.truncated, undefined);
+    assert.deepEqual(payload.result, [
+      { type: "text", text: "here" },
+      { type: "image", mimeType: "image/png", bytes: 300_000, binary: "binary left out of the text" },
+      { type: "audio", mimeType: "audio/wav", bytes: 8, binary: "binary left out of the text" },
+      { type: "resource", uri: "file:///x.bin", mimeType: "application/octet-stream", bytes: 4, binary: "binary left out of the text" },
+      { type: "resource_link", uri: "file:///y.txt", name: "y" },
+    ]);
+    assert.equal(payload.attached, "image (image/png), audio (audio/wav) of the result follow this text as MCP content, in order");
+    const image = raw.content[1] as { data: string; mimeType: string };
+    assert.equal(image.mimeType, "image/png");
+    assert.deepEqual(Buffer.from(image.data, "base64"), Buffer.alloc(300_000, 7));
+    assert.equal(Buffer.from((raw.content[2] as { data: string }).data, "base64").toString(), "RIFFxxxx");
+  });
+
+  it("passes images on up to the 4 MiB cap; the placeholders of the rest say so", async () => {
+    const raw = (await conn.client.callTool({ name: "agent_tools_odd_call", arguments: { toolName: "big_images" } })) as CallToolResult;
+    assert.deepEqual(
+      raw.content.map((c) => c.type),
+      ["text", "image", "image"],
+    );
+    const payload = textJson<Payload & { result: { bytes: number; binary: string }[] }>(raw);
+    assert.deepEqual(
+      payload.result.map((r) => r.bytes),
+      [2 * 1024 * 1024, 2 * 1024 * 1024, 2 * 1024 * 1024],
+    );
+    assert.equal(payload.result[0]?.binary, "binary left out of the text");
+    assert.match(payload.result[2]?.binary ?? "", /not passed on either: the images and audio of one answer are capped at 4 MiB in all/);
+  });
+});
+
+describe("structuredContent that misses the tool's own outputSchema", () => {
+  it("is passed on, with a warning that names the mismatch", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "mismatch" });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.deepEqual(payload.result, { n: "not a number", extra: 1 });
+    const warnings = payload.warnings as string[];
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? "", /^tool 'mismatch' answered structuredContent that does not match its own outputSchema \(.*n.*must be number.*\); it is passed on as the server sent it$/);
+  });
+});
+
+describe("a tool name a server lists twice", () => {
+  it("is served once, the first listed, and said once in the help's problems and on stderr", async () => {
+    const discover = await callJson(conn.client, "agent_tools_dup_discover", {});
+    assert.deepEqual(
+      (discover.payload.matches as { name: string }[]).map((m) => m.name).filter((n) => n === "echo"),
+      ["echo"],
+    );
+    const called = await callJson(conn.client, "agent_tools_dup_call", { toolName: "echo", arguments: { text: "x" } });
+    assert.equal(called.isError, false, JSON.stringify(called.payload));
+    assert.equal(called.payload.result, 'echo {"text":"x"}');
+    const line = "plugin 'dup': its server lists tool 'echo' twice; the first is used (discover shows it once, and calls are checked against its schema)";
+    const help = await callJson(conn.client, "agent_tools_help", {});
+    assert.deepEqual(
+      (help.payload.problems as string[]).filter((p) => p.includes("'dup'")),
+      [line],
+    );
+    assert.equal(conn.stderr().split(line).length - 1, 1, conn.stderr());
+  });
+});
+
+describe("a stdio server that never answers its start", () => {
+  for (const round of ["the first call", "a call during the backoff"]) {
+    it(`logging to stdout: ${round} names its stdout lines, masked, with a hint about its config entry`, async () => {
+      const { payload, isError } = await callJson(conn.client, "agent_tools_chatty_call", { toolName: "anything" });
+      assert.equal(isError, true);
+      const error = payload.error!;
+      assert.equal(error.code, "UPSTREAM_ERROR", JSON.stringify(error));
+      assert.match(error.message, /MCP server 'chatty' did not finish starting within 1500 ms; it wrote lines to stdout that are not JSON-RPC \(stdout carries only JSON-RPC; logs go to stderr\): "Starting server v1\.2\.\.\.", "using token /);
+      assert.ok(!JSON.stringify(payload).includes(SECRET), "the secret in its stdout is masked");
+      assert.match(error.hint, /must write only JSON-RPC to stdout.*Make it log to stderr.*or wrap `mcpServers\.chatty\.command`.*Tool arguments cannot fix this\./);
+    });
+  }
+
+  for (const round of ["the first call", "a call during the backoff"]) {
+    it(`silent: ${round} is UPSTREAM_ERROR with a hint about the server, not about narrowing the call`, async () => {
+      const { payload } = await callJson(conn.client, "agent_tools_mute_call", { toolName: "anything" });
+      const error = payload.error!;
+      assert.equal(error.code, "UPSTREAM_ERROR", JSON.stringify(error));
+      assert.match(error.message, /MCP server 'mute' did not finish starting within 1500 ms/);
+      assert.match(error.hint, /did not answer the MCP handshake.*a larger `mcpServers\.mute\.timeoutMs`.*Tool arguments cannot fix this\./);
+      assert.doesNotMatch(error.hint, /narrower/);
+    });
+  }
+});
