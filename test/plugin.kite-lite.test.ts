@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startServer, type TestServer } from "./fixtures/rest/http-server.js";
 import { callJson, connect, FIXTURES, ROOT, type Connected, type Payload } from "./helpers.js";
 
@@ -91,15 +92,28 @@ describe("kite-lite plugin (KITE_LITE_BIN)", () => {
   });
 
   it("browser_screenshot and render_screenshot return PNG images of the asked size", async () => {
-    const shot = await call(server, "browser_screenshot", { url: `${site.url}/`, width: 320, height: 200 });
-    const content = shot.payload.result as Array<{ type: string; data?: string; mimeType?: string; text?: string }>;
-    const image = content.find((c) => c.type === "image");
-    assert.equal(image?.mimeType, "image/png");
-    assert.deepEqual(pngSize(image!.data!), { width: 320, height: 200 });
+    // The answer's JSON holds a placeholder for each image (no base64 in the text); the image
+    // itself follows the JSON as MCP image content (binary-content.ts).
+    const screenshot = async (toolName: string, args: Record<string, unknown>) => {
+      const answer = (await server.client.callTool({ name: "agent_tools_kite_call", arguments: { toolName, arguments: args } })) as CallToolResult;
+      const [text, ...media] = answer.content;
+      assert.equal(text?.type, "text");
+      const payload = JSON.parse((text as { text: string }).text) as Payload & { attached?: string };
+      const placeholders = (payload.result as Array<{ type: string; data?: string; mimeType?: string; bytes?: number; text?: string }>).filter((c) => c.type === "image");
+      assert.equal(placeholders.length, 1, JSON.stringify(payload.result));
+      assert.equal(placeholders[0]!.data, undefined, "no base64 in the answer's text");
+      assert.match(payload.attached ?? "", /image \(image\/png\)/);
+      const image = media.find((c) => c.type === "image") as { data: string; mimeType: string } | undefined;
+      assert.equal(image?.mimeType, "image/png");
+      assert.equal(placeholders[0]!.bytes, Buffer.from(image!.data, "base64").length);
+      return { payload, image: image! };
+    };
+    const shot = await screenshot("browser_screenshot", { url: `${site.url}/`, width: 320, height: 200 });
+    assert.deepEqual(pngSize(shot.image.data), { width: 320, height: 200 });
+    const content = shot.payload.result as Array<{ type: string; text?: string }>;
     assert.match(content.find((c) => c.type === "text")?.text ?? "", /"title":"Kite & Co"/);
-    const rendered = await call(server, "render_screenshot", { html: "<title>x</title><p>hi</p>", width: 64, height: 48 });
-    const renderedImage = (rendered.payload.result as Array<{ type: string; data?: string }>).find((c) => c.type === "image");
-    assert.deepEqual(pngSize(renderedImage!.data!), { width: 64, height: 48 });
+    const rendered = await screenshot("render_screenshot", { html: "<title>x</title><p>hi</p>", width: 64, height: 48 });
+    assert.deepEqual(pngSize(rendered.image.data), { width: 64, height: 48 });
   });
 
   it("page-overview gives title, headings, links and excerpt in one call", async () => {
