@@ -6,7 +6,7 @@ import { unclosedReferenceAt } from "../adapters/shared/env-vars.js";
 import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
-import type { TeamConfig } from "./team.js";
+import { teamIdentityProblems, type TeamConfig } from "./team.js";
 import type { ConfigDocument, HttpSettings, ServerEntryDocument } from "./schema.js";
 // The schemas as plain data (generated from schema.ts): a start does not load TypeBox.
 import { CONFIG_SCHEMA as ConfigSchema, SERVER_ENTRY_SCHEMA as ServerEntrySchema } from "./schema-data.js";
@@ -221,6 +221,8 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
     const message = p.key ? `is not a known setting${didYouMean(String(segments.at(-1) ?? ""), settingsAt(ConfigSchema, segments.slice(0, -1).map(String)))}` : p.message;
     problem(segments, `field '${p.field}' ${message}`, p.key);
   }
+
+  for (const p of teamIdentityProblems(own.team)) problem(p.segments, p.message);
 
   const raw = own as ConfigDocument;
   const folder = path.basename(path.dirname(file)) === ".vscode" || path.basename(path.dirname(file)) === ".cursor" ? path.dirname(path.dirname(file)) : path.dirname(file);

@@ -147,7 +147,8 @@ export const CONFIG_SCHEMA = {
               },
               "tokenSha256": {
                 "type": "string",
-                "pattern": "^[0-9a-fA-F]{64}$"
+                "pattern": "^[0-9a-fA-F]{64}$",
+                "problem": "must be the token's SHA-256 as 64 hex characters, not the token itself: `agent-tools hash-token TOKEN` prints it (or `printf %s TOKEN | sha256sum`)"
               },
               "plugins": {
                 "type": "array",

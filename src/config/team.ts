@@ -45,6 +45,9 @@ export interface TeamConfig {
   metrics?: boolean | { port: number; host?: string };
 }
 
+/** What tokenSha256 must hold and how to make it; the field's value is never echoed. */
+const TOKEN_SHA256_PROBLEM = "must be the token's SHA-256 as 64 hex characters, not the token itself: `agent-tools hash-token TOKEN` prints it (or `printf %s TOKEN | sha256sum`)";
+
 const strings = { type: "array", items: { type: "string", minLength: 1 } } as const;
 
 export const teamSchema = {
@@ -61,7 +64,8 @@ export const teamSchema = {
         required: ["name", "tokenSha256"],
         properties: {
           name: { type: "string", pattern: "^[A-Za-z0-9._@-]{1,64}$" },
-          tokenSha256: { type: "string", pattern: "^[0-9a-fA-F]{64}$" },
+          // Said without the value: a token pasted here by mistake must not reach a log.
+          tokenSha256: { type: "string", pattern: "^[0-9a-fA-F]{64}$", problem: TOKEN_SHA256_PROBLEM },
           plugins: strings,
           write: { type: "boolean" },
           ratePerMinute: { type: "integer", minimum: 1 },
@@ -93,3 +97,33 @@ export const teamSchema = {
   },
   additionalProperties: false,
 } as const;
+
+/**
+ * What the schema cannot say about `team.identities`: two entries with one token (the last one
+ * would win, silently, with its plugins and write right) or one name (sessions, rate budgets and
+ * the audit log tell identities apart by name). Entries are named by index and name, never by
+ * their hash. Entries the schema refuses are skipped: their own problems are said already.
+ */
+export function teamIdentityProblems(team: unknown): { segments: (string | number)[]; message: string }[] {
+  const identities = (team as { identities?: unknown } | undefined)?.identities;
+  if (!Array.isArray(identities)) return [];
+  const problems: { segments: (string | number)[]; message: string }[] = [];
+  const byName = new Map<string, number>();
+  const byToken = new Map<string, number>();
+  const label = (i: number): string => `team.identities[${i}] ('${String((identities[i] as { name?: unknown }).name)}')`;
+  identities.forEach((entry: unknown, i) => {
+    const { name, tokenSha256 } = (entry ?? {}) as { name?: unknown; tokenSha256?: unknown };
+    if (typeof name === "string") {
+      const first = byName.get(name);
+      if (first === undefined) byName.set(name, i);
+      else problems.push({ segments: ["team", "identities", i, "name"], message: `${label(i)} has the same name as ${label(first)}; give each identity a name of its own (sessions, rate limits and the audit log tell identities apart by name)` });
+    }
+    if (typeof tokenSha256 === "string" && /^[0-9a-fA-F]{64}$/.test(tokenSha256)) {
+      const digest = tokenSha256.toLowerCase();
+      const first = byToken.get(digest);
+      if (first === undefined) byToken.set(digest, i);
+      else problems.push({ segments: ["team", "identities", i, "tokenSha256"], message: `${label(i)} has the same tokenSha256 as ${label(first)}, so one token would be both; give each identity a token of its own (\`agent-tools hash-token\` makes one)` });
+    }
+  });
+  return problems;
+}

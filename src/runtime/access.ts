@@ -27,6 +27,18 @@ export function identityViewKey(identity: Identity | undefined): string {
 }
 
 /**
+ * Whether two callers are the same identity: no identity on both sides, or one with the same name,
+ * plugins, write right and rate. Not by name alone: a session opened by one identity must not
+ * serve another that shares its name but may do less (the config refuses duplicate names, and a
+ * JWT reissued with fewer plugins or without the write scope is a different caller too).
+ */
+export function sameIdentity(a: Identity | undefined, b: Identity | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  return identityViewKey(a) === identityViewKey(b) && a.write === b.write && a.ratePerMinute === b.ratePerMinute;
+}
+
+/**
  * Whether the caller may use every plugin (no identity: stdio, the host's own CLI). Only such a
  * caller sees what names host paths or the whole fleet: the config file, plugin folders, the
  * names in `plugins.disable`.

@@ -4,6 +4,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { RUNTIME_ROOT } from "../../paths.js";
 import { VALIDATORS_FOLDER } from "../../validators-folder.js";
 import { closestNames } from "../../runtime/similarity.js";
+import { SECRET_NAME } from "./secret-name.js";
 import type { PRECOMPILED as MANIFEST_VALIDATORS } from "../../plugins/manifest-schema-data.js";
 import type { PRECOMPILED as BLOCK_VALIDATORS } from "../block-schema-data.js";
 
@@ -128,19 +129,30 @@ function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }
 
-/** ajv's own words for a keyword no node explains, made into a sentence about the field. */
-function plainMessage(error: ErrorObject): string {
+/**
+ * ajv's own words for a keyword no node explains, made into a sentence about the field. The value
+ * is shown ("got …") unless the field's name says it holds a secret (a token pasted where its
+ * hash belongs): the sentence reaches stderr and logs.
+ */
+function plainMessage(error: ErrorObject, secret: boolean): string {
   const params = error.params as Record<string, unknown>;
+  const got = secret ? "" : ` (got ${shown(error.data)})`;
   switch (error.keyword) {
     case "type":
-      return `must be ${String(params.type).replace(/,/g, " or ")} (got ${shown(error.data)})`;
+      return `must be ${String(params.type).replace(/,/g, " or ")}${got}`;
     case "enum":
-      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")} (got ${shown(error.data)})`;
+      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}${got}`;
     case "const":
       return `must be ${JSON.stringify(params.allowedValue)}`;
     default:
-      return `${error.message ?? "is not valid"} (got ${shown(error.data)})`;
+      return `${error.message ?? "is not valid"}${got}`;
   }
+}
+
+/** Whether the field at `segments` is named like a credential (its own key, or the key of the list holding it). */
+function namesSecret(segments: readonly (string | number)[]): boolean {
+  const key = segments.findLast((s): s is string => typeof s === "string");
+  return key !== undefined && SECRET_NAME.test(key);
 }
 
 /**
@@ -189,7 +201,7 @@ export function specProblems(schema: object, value: unknown, prefix = ""): SpecP
       segments.push(tag);
       const tags = (node.oneOf ?? []).map((b) => b.properties?.[tag]?.const).filter((t) => t !== undefined);
       message = `must be one of ${tags.join(", ")} (got ${shown(params.tagValue)})`;
-    } else message = node.problem ?? plainMessage(error);
+    } else message = node.problem ?? plainMessage(error, namesSecret(segments));
     const field = fieldName(prefix, segments);
     const id = `${field}\u0000${message}`;
     if (seen.has(id)) continue;

@@ -6,7 +6,7 @@ import { createRedactor } from "../../adapters/shared/redact.js";
 import type { Logger } from "../../adapters/types.js";
 import { escapeControls } from "../../log.js";
 import type { Runtime } from "../../runtime/runtime.js";
-import type { Identity } from "../../runtime/access.js";
+import { sameIdentity, type Identity } from "../../runtime/access.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { opsAccessOf } from "../../gateway/ops-paths.js";
 import { acceptBothMediaTypes } from "./accept.js";
@@ -145,7 +145,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     const entry = sessions.get(id);
     if (!entry) sendRpcError(res, 404, -32001, `Session not found: ${sessions.whyMissing(id)}; send initialize without Mcp-Session-Id to open a new one`);
     // A session stays with the identity that opened it: another token cannot ride on its id.
-    else if (entry.session.identity?.name !== identity?.name) sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize");
+    else if (!sameIdentity(entry.session.identity, identity)) sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize");
     else return entry;
     return undefined;
   };
