@@ -1,6 +1,6 @@
 import { nodeCrypto } from "../node-crypto.js";
 import type { Logger } from "../adapters/types.js";
-import type { CallEvent, CallObserver } from "./observer.js";
+import type { CallEvent, CallObserver, ObserverNote } from "./observer.js";
 import type { AuditLog } from "../state/types.js";
 
 /**
@@ -29,8 +29,8 @@ function redactArguments(value: unknown, depth = 0): unknown {
 }
 
 export function createAuditObserver(options: { audit: AuditLog; instanceId: string; log: Logger; counted?: (outcome: "written" | "failed") => void }): CallObserver {
-  const observe = async (event: CallEvent): Promise<void> => {
-    if (!event.mutating) return;
+  const observe = async (event: CallEvent): Promise<ObserverNote | undefined> => {
+    if (!event.mutating) return undefined;
     const entry = {
       id: nodeCrypto().randomUUID(),
       at: new Date(event.startedAt).toISOString(),
@@ -49,12 +49,15 @@ export function createAuditObserver(options: { audit: AuditLog; instanceId: stri
       try {
         await options.audit.append(entry);
         options.counted?.("written");
-        return;
+        return undefined;
       } catch (error) {
         if (attempt >= 2) {
           options.counted?.("failed");
-          options.log.error(`audit: could not record ${entry.operation} ${entry.plugin}/${entry.tool ?? "?"} by ${entry.identity} (${options.audit.where}): ${(error as Error).message}`);
-          return;
+          const reason = (error as Error).message;
+          options.log.error(`audit: could not record ${entry.operation} ${entry.plugin}/${entry.tool ?? "?"} by ${entry.identity} (${options.audit.where}): ${reason}`);
+          // Done (or refused) but not in the log: the answer says so, so an answer without this note is always audited.
+          const what = entry.outcome === "ok" ? "change was made" : "attempt was answered";
+          return { unaudited: `this ${what} but is not in the gateway's audit log, which could not be written (${reason}); tell the user, so the gateway's operator can record it and repair the log` };
         }
       }
     }

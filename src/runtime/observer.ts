@@ -3,7 +3,8 @@ import type { Session } from "./session.js";
 /**
  * What the runtime tells its observers (metrics, the audit log) about each operation once it has
  * an outcome. Observers are awaited before the answer goes out, so an acknowledged write is in the
- * audit log; an observer that fails is logged and never changes the answer.
+ * audit log; an observer that fails is logged and never changes the answer, except for the audit
+ * log's note that it could not record a write (ObserverNote).
  */
 
 /** Facts an operation learns on its way (whether it changed data). */
@@ -26,7 +27,15 @@ export interface CallEvent {
   arguments?: unknown;
 }
 
-export type CallObserver = ((event: CallEvent) => void | Promise<void>) & {
+/**
+ * What an observer may add to the answer: a write whose audit entry could not be recorded says so
+ * (`audited: false` and a warning), so an answer without that note is always in the log.
+ */
+export interface ObserverNote {
+  unaudited: string;
+}
+
+export type CallObserver = ((event: CallEvent) => void | ObserverNote | undefined | Promise<void | ObserverNote | undefined>) & {
   /** Told only of operations that changed data (or tried to): the others cost it nothing, not even the event (the audit log). */
   readonly mutatingOnly?: boolean;
 };

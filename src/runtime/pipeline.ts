@@ -352,11 +352,19 @@ async function tellObservers(session: Session, meta: FrameMeta, started: number,
   for (const observe of observers) {
     if (observe.mutatingOnly && !event.mutating) continue;
     try {
-      await observe(event);
+      const note = await observe(event);
+      if (note) markUnaudited(outcome, note.unaudited);
     } catch (error) {
       meta.log.error(`call observer failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+/** The answer says its write is not in the audit log: `audited: false` beside `ok`, and why among its warnings. */
+function markUnaudited(outcome: OperationResult, why: string): void {
+  const payload = outcome.payload as { audited?: boolean; warnings?: string[] };
+  payload.audited = false;
+  (payload.warnings ??= []).push(why);
 }
 
 /** What frame reads of a run: what it has resolved so far, read when the outcome is told (a class: no accessors defined per call). */

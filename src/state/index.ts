@@ -1,6 +1,7 @@
 import type { Logger } from "../adapters/types.js";
 import type { TeamConfig } from "../config/team.js";
-import { createFileAuditLog, defaultAuditFile } from "./audit-file.js";
+import path from "node:path";
+import { auditFileProblem, createFileAuditLog, defaultAuditFile } from "./audit-file.js";
 import { createMemoryState } from "./memory.js";
 import type { SharedState } from "./types.js";
 
@@ -44,7 +45,12 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
       ...(options.instanceId ? { instanceId: options.instanceId } : {}),
     });
   }
-  const file = audit && !auditOff ? audit : defaultAuditFile(options.env);
+  const file = audit && !auditOff ? path.resolve(audit) : defaultAuditFile(options.env);
+  if (!auditOff) {
+    const source = audit ? (options.env.AGENT_TOOLS_AUDIT?.trim() ? "AGENT_TOOLS_AUDIT" : "team.audit") : options.env.AGENT_TOOLS_AUDIT_FILE?.trim() ? "AGENT_TOOLS_AUDIT_FILE" : "AGENT_TOOLS_AUDIT_FILE (unset: the default place)";
+    const problem = auditFileProblem(file, source);
+    if (problem) throw new Error(problem);
+  }
   return createMemoryState({
     ...(auditOff ? {} : { audit: createFileAuditLog(file) }),
     ...(options.instanceId ? { instanceId: options.instanceId } : {}),

@@ -4,6 +4,7 @@ import type { Logger } from "../adapters/types.js";
 import { CACHE_FORMAT, type CachedCatalog, type CatalogStore } from "../runtime/catalog-cache/store.js";
 import type { AuditEntry, AuditLog, Counters, Heartbeats, JobRecords, KeyValue, Locks, PubSub, SharedState, SharedWorkspaceRecord, StoredJob, WorkspaceRecords } from "./types.js";
 import { newInstanceId, SharedStateError } from "./types.js";
+import { guardedPart, stateFailure, watchConnection } from "./redis-connection.js";
 
 /**
  * The Redis backend (ioredis). Key layout, all under one prefix (default `agent-tools:`):
@@ -63,12 +64,8 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   const where = describe(options.url);
   const common = { maxRetriesPerRequest: 3, connectTimeout: 5000, lazyConnect: true } as const;
   const redis = new Redis(options.url, { ...common, enableAutoPipelining: true });
-  let lastError = "";
-  redis.on("error", (error: Error) => {
-    // ioredis reconnects by itself; say it once per distinct failure, not on every retry.
-    if (error.message !== lastError) options.log.warn(`redis ${where}: ${error.message}`);
-    lastError = error.message;
-  });
+  // ioredis reconnects by itself; each connection says an outage once, and when it is over.
+  watchConnection(redis, `redis ${where}`, options.log);
   try {
     await redis.connect();
   } catch (error) {
@@ -76,6 +73,7 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     throw new SharedStateError(`could not connect to Redis at ${where}: ${(error as Error).message}; check AGENT_TOOLS_REDIS_URL (or team.redis) and that redis-server runs`);
   }
   const subscriber = redis.duplicate();
+  watchConnection(subscriber, `redis ${where} (pub/sub)`, options.log);
   await subscriber.connect();
   const followers = new Set<Redis>();
 
@@ -177,7 +175,8 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
       const token = randomUUID();
       const deadline = Date.now() + waitMs;
       let pause = 5;
-      while ((await redis.set(key, token, "PX", ttlMs, "NX")) !== "OK") {
+      const take = (): Promise<unknown> => redis.set(key, token, "PX", ttlMs, "NX").catch((error: unknown) => Promise.reject(stateFailure(error, where)));
+      while ((await take()) !== "OK") {
         if (Date.now() > deadline) throw new SharedStateError(`lock '${name}' was held by another instance for more than ${waitMs} ms; try again`);
         // Jittered back-off: holders of this lock do network round trips (a token refresh).
         await sleep(pause + Math.random() * pause);
@@ -263,6 +262,7 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
         () => "$",
       );
       const reader = redis.duplicate();
+      watchConnection(reader, `redis ${where} (audit follower)`, options.log);
       followers.add(reader);
       try {
         await reader.connect();
@@ -356,18 +356,20 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     },
   };
 
+  // A command that fails because Redis is away reaches the client as "shared state unreachable, retry".
+  const guard = <T extends object>(part: T): T => guardedPart(part, where);
   return {
     backend: "redis",
-    catalogs,
-    workspaces,
-    heartbeats,
+    catalogs: guard(catalogs),
+    workspaces: guard(workspaces),
+    heartbeats: guard(heartbeats),
     instanceId,
-    jobs,
-    kv,
+    jobs: guard(jobs),
+    kv: guard(kv),
     locks,
-    counters,
-    pubsub,
-    audit: options.audit === false ? undefined : audit,
+    counters: guard(counters),
+    pubsub: guard(pubsub),
+    audit: options.audit === false ? undefined : guard(audit),
     async ping() {
       try {
         const answer = await Promise.race([redis.ping(), sleep(1000).then(() => "timeout")]);

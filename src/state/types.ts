@@ -1,3 +1,4 @@
+import { RuntimeError } from "../errors.js";
 import type { CatalogStore } from "../runtime/catalog-cache/store.js";
 import type { WorkspaceRecord } from "../runtime/workspaces.js";
 
@@ -134,9 +135,15 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-export class SharedStateError extends Error {
-  override readonly name = "SharedStateError";
-  readonly code = "UPSTREAM_ERROR";
+/**
+ * The shared state failed a request (Redis unreachable, a lock held too long). A RuntimeError, so
+ * the client gets a facade error with a hint (retry shortly) rather than a JSON-RPC internal error.
+ */
+export class SharedStateError extends RuntimeError {
+  constructor(message: string, hint = "The gateway's shared state did not answer this request. Retry in a few seconds; if it keeps failing, tell the user the gateway's operator should check its Redis.") {
+    super("UPSTREAM_ERROR", message, undefined, hint);
+    this.name = "SharedStateError";
+  }
 }
 
 /**

@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Client as ModernSdkClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { hashToken } from "../src/gateway/identities.js";
+import { baseEnv, callJson, PLUGINS, runCli } from "./helpers.js";
+import { HTTP_BIN, httpClient, startHttp, type RunningHttp } from "./http-helpers.js";
+import { servicesMissing, startRedis, type RunningService } from "./services-kit.js";
+import { until } from "./wait.js";
+
+/**
+ * What a team gateway refuses at start (identities sharing a token or a name, a token pasted where
+ * its hash belongs, an audit log it cannot write), and how it answers when its audit log or its
+ * Redis fails at run time: the built HTTP server as a real process, a real redis-server.
+ */
+
+const TOKEN_A = "token-a-0123456789abcdef0123456789";
+const TOKEN_B = "token-b-0123456789abcdef0123456789";
+const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "agent-tools-team-start-"));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function configWith(identities: unknown[]): Promise<string> {
+  const file = path.join(dir, `team.${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(file, JSON.stringify({ team: { identities } }));
+  return file;
+}
+
+/** The HTTP server started with `config`: it must refuse to start; its stderr. */
+async function refusedStart(config: string, env: Record<string, string> = {}): Promise<string> {
+  const run = await runCli(["--config", config], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_HTTP_PORT: "0", AGENT_TOOLS_AUDIT: "off", ...env }), HTTP_BIN);
+  assert.notEqual(run.code, 0, `the start was refused:\n${run.stderr}`);
+  assert.equal(run.stdout, "");
+  return run.stderr;
+}
+
+describe("team gateway: identities checked at start", () => {
+  it("two identities with one token are refused, naming both entries and never the hash", async () => {
+    const hash = hashToken(TOKEN_A);
+    const stderr = await refusedStart(
+      await configWith([
+        { name: "readonly-ci", tokenSha256: hash, plugins: ["notes"] },
+        { name: "admin", tokenSha256: hash.toUpperCase(), plugins: ["*"], write: true },
+      ]),
+    );
+    assert.match(stderr, /team\.identities\[1\] \('admin'\) has the same tokenSha256 as team\.identities\[0\] \('readonly-ci'\)/);
+    assert.match(stderr, /agent-tools hash-token/);
+    assert.ok(!stderr.toLowerCase().includes(hash), "the hash is not printed");
+  });
+
+  it("two identities with one name are refused, naming both entries", async () => {
+    const stderr = await refusedStart(
+      await configWith([
+        { name: "team", tokenSha256: hashToken(TOKEN_A), plugins: ["*"], write: true },
+        { name: "team", tokenSha256: hashToken(TOKEN_B), plugins: ["notes"] },
+      ]),
+    );
+    assert.match(stderr, /team\.identities\[1\] \('team'\) has the same name as team\.identities\[0\] \('team'\)/);
+  });
+
+  it("a raw token pasted into tokenSha256 is not echoed, and the error says how to make the hash", async () => {
+    const pasted = "tok-alice-0123456789abcdef";
+    const stderr = await refusedStart(await configWith([{ name: "alice", tokenSha256: pasted }]));
+    assert.match(stderr, /team\.identities\[0\]\.tokenSha256' must be the token's SHA-256 as 64 hex characters, not the token itself: `agent-tools hash-token TOKEN` prints it/);
+    assert.ok(!stderr.includes(pasted), `the token is not in:\n${stderr}`);
+  });
+});
+
+describe("team gateway: the audit log", () => {
+  const identities = [{ name: "writer", tokenSha256: hashToken(TOKEN_A), plugins: ["*"], write: true }];
+
+  it("an audit file that cannot be written stops the start, naming AGENT_TOOLS_AUDIT_FILE", async () => {
+    const blocker = path.join(dir, "a-regular-file");
+    await writeFile(blocker, "");
+    const config = await configWith(identities);
+    const under = await refusedStart(config, { AGENT_TOOLS_AUDIT: "", AGENT_TOOLS_AUDIT_FILE: path.join(blocker, "audit.jsonl") });
+    assert.match(under, /the audit log .*a-regular-file\/audit\.jsonl \(from AGENT_TOOLS_AUDIT_FILE\) cannot be created: .*a-regular-file is not a folder; set AGENT_TOOLS_AUDIT_FILE to a file/);
+    const device = await refusedStart(config, { AGENT_TOOLS_AUDIT: "", AGENT_TOOLS_AUDIT_FILE: "/dev/full" });
+    assert.match(device, /the audit log \/dev\/full \(from AGENT_TOOLS_AUDIT_FILE\) is not a regular file/);
+  });
+
+  it("a write whose entry cannot be recorded answers audited: false with a warning", async () => {
+    const folder = path.join(dir, "audit-folder");
+    await mkdir(folder);
+    const server = await startHttp({ AGENT_TOOLS_AUDIT: "", AGENT_TOOLS_AUDIT_FILE: path.join(folder, "audit.jsonl") }, ["--config", await configWith(identities)]);
+    const { client } = await httpClient(server.url, bearer(TOKEN_A));
+    try {
+      const audited = await callJson(client, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "kept", body: "b" }, confirm: true });
+      assert.equal(audited.payload.ok, true, JSON.stringify(audited.payload));
+      assert.equal(audited.payload.audited, undefined);
+      // The folder becomes a regular file: the next entry cannot be written.
+      await rm(folder, { recursive: true });
+      await writeFile(folder, "");
+      const unaudited = await callJson(client, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "lost", body: "b" }, confirm: true });
+      assert.equal(unaudited.payload.ok, true);
+      assert.equal(unaudited.payload.audited, false);
+      assert.match(String((unaudited.payload.warnings as string[] | undefined)?.join("\n")), /this change was made but is not in the gateway's audit log/);
+      assert.match(server.stderr(), /audit: could not record/);
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  });
+});
+
+describe("team gateway: Redis down mid-run", { skip: servicesMissing(["redis"]) }, () => {
+  let redis: RunningService & { url: string };
+  let server: RunningHttp;
+  before(async () => {
+    redis = await startRedis();
+    server = await startHttp({ AGENT_TOOLS_REDIS_URL: redis.url, AGENT_TOOLS_AUDIT: "off" }, ["--config", await configWith([{ name: "writer", tokenSha256: hashToken(TOKEN_A), plugins: ["*"], write: true }])]);
+  });
+  after(async () => {
+    await server?.stop();
+    await redis?.stop();
+  });
+
+  it("agent_tools_exec answers that the shared state is unreachable, and the outage is logged once", async () => {
+    const client = new ModernSdkClient({ name: "redis-down", version: "0.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    const authorized: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("Authorization", `Bearer ${TOKEN_A}`);
+      return fetch(input, { ...init, headers });
+    };
+    await client.connect(new ModernTransport(new URL(server.url), { fetch: authorized }));
+    try {
+      const exec = async (): Promise<{ isError: boolean; payload: Record<string, unknown> }> => {
+        const result = (await client.callTool({ name: "agent_tools_exec", arguments: { command: "echo hi" } }, { timeout: 60_000 })) as CallToolResult;
+        const text = result.content.find((c) => c.type === "text");
+        return { isError: result.isError === true, payload: JSON.parse(text && "text" in text ? text.text : "{}") as Record<string, unknown> };
+      };
+      assert.equal((await exec()).isError, false);
+      await redis.stop();
+      const down = await exec();
+      assert.equal(down.isError, true);
+      const error = down.payload.error as { code: string; message: string; hint: string };
+      assert.equal(error.code, "UPSTREAM_ERROR");
+      assert.match(error.message, /the gateway's shared state \(Redis at redis:\/\/127\.0\.0\.1:\d+\) is unreachable right now/);
+      assert.match(error.hint, /Retry in a few seconds/);
+      assert.doesNotMatch(error.message, /maxRetriesPerRequest/);
+      // Reconnect attempts go on meanwhile: each connection says the outage once, and no unhandled error event.
+      await until(() => (server.stderr().match(/\(pub\/sub\): unreachable/g) ?? []).length >= 1, "the pub/sub connection's outage is logged");
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const stderr = server.stderr();
+      assert.doesNotMatch(stderr, /Unhandled error event/);
+      assert.equal((stderr.match(/redis redis:\/\/127\.0\.0\.1:\d+: unreachable/g) ?? []).length, 1, stderr);
+      assert.equal((stderr.match(/\(pub\/sub\): unreachable/g) ?? []).length, 1, stderr);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+});
