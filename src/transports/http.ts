@@ -11,10 +11,15 @@ import { exitGracefully, SHUTDOWN_GRACE_MS } from "./shutdown.js";
  */
 const DEFAULT_DRAIN_MS = { team: 30_000, single: 2000 } as const;
 
-function drainMs(env: NodeJS.ProcessEnv, team: boolean): number {
-  const raw = env.AGENT_TOOLS_DRAIN_MS;
+function drainMs(env: NodeJS.ProcessEnv, team: boolean, log: { warn(message: string): void }): number {
+  const raw = env.AGENT_TOOLS_DRAIN_MS?.trim();
+  const fallback = team ? DEFAULT_DRAIN_MS.team : DEFAULT_DRAIN_MS.single;
+  if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  return raw !== undefined && raw !== "" && Number.isInteger(value) && value >= 0 ? value : team ? DEFAULT_DRAIN_MS.team : DEFAULT_DRAIN_MS.single;
+  if (/^\d+$/.test(raw) && Number.isSafeInteger(value)) return value;
+  // Said, as other settings are: a typo must not silently become the default.
+  log.warn(`AGENT_TOOLS_DRAIN_MS must be a whole number of milliseconds, 0 or more (got '${raw}'); using ${fallback}`);
+  return fallback;
 }
 
 /**
@@ -42,7 +47,7 @@ export async function serveHttp(runtime: Runtime, options: HttpOptions, gateway?
           : `cannot listen on ${options.host}: it is not an address of this machine; use --host 127.0.0.1`;
     throw new HttpOptionsError(why);
   }
-  const drain = gateway ? drainMs(process.env, gateway.team) : 0;
+  const drain = gateway ? drainMs(process.env, gateway.team, runtime.log) : 0;
   exitGracefully(
     runtime.log,
     async (why) => {
