@@ -30,10 +30,12 @@ export function httpForSuite(extraEnv: Record<string, string> = {}, args: string
 /**
  * Connect a v1 SDK client over Streamable HTTP asking for SSE answers, so its session can carry
  * the server's requests (questions, sampling) mid-call: a JSON-answering session cannot.
+ * `extraHeaders` go on every request (a bearer token).
  */
-export async function connectHttpPreferringSse(client: Client, url: string): Promise<void> {
+export async function connectHttpPreferringSse(client: Client, url: string, extraHeaders: Record<string, string> = {}): Promise<void> {
   const preferSse: typeof fetch = (input, init) => {
     const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(extraHeaders)) headers.set(name, value);
     if (init?.method === "POST") headers.set("accept", "text/event-stream, application/json");
     return fetch(input, { ...init, headers });
   };

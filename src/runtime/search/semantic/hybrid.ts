@@ -107,6 +107,11 @@ export interface HybridOptions {
   loadWordNet?: () => Promise<WordNet | undefined>;
   /** Resolves to the model or to why it is unavailable; called on the first `prepare`. */
   loadModel: () => Promise<ModelLoad>;
+  /**
+   * Why the model is off before any load is tried (AGENT_TOOLS_SEMANTIC=off): the first `prepare`
+   * says only that (the "off" notice), never that a model is loading, and schedules no load.
+   */
+  modelOff?: string;
   /** Built once the model is known (its id and size name the cache file). */
   cache?: (model: SentenceModel) => EmbeddingCache;
   /**
@@ -744,6 +749,10 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     },
     size: (plugin) => lexical.size(plugin),
     async prepare(query, scope) {
+      if (options.modelOff !== undefined) {
+        drop(options.modelOff);
+        return;
+      }
       if (!model && !loading && options.modelWaitMs === 0) {
         // Said and scheduled once: later searches while the load is held (loadAfter) only wait.
         if (loadScheduled) return;

@@ -45,6 +45,11 @@ export function semanticDisabled(env: NodeJS.ProcessEnv): boolean {
   return isOffValue(env[SEMANTIC_ENV]);
 }
 
+/** Why the model is off by the user's choice ("AGENT_TOOLS_SEMANTIC=off"), or undefined when it may load. */
+export function semanticOffReason(env: NodeJS.ProcessEnv): string | undefined {
+  return semanticDisabled(env) ? `${SEMANTIC_ENV}=${env[SEMANTIC_ENV]}` : undefined;
+}
+
 export function unitVector(values: ArrayLike<number>): Float32Array {
   const v = Float32Array.from(values);
   let norm = 0;
@@ -199,7 +204,8 @@ let loading: Promise<ModelLoad> | undefined;
 
 /** Load the model once per process, in its worker thread; every caller shares the same promise. */
 export function loadSentenceModel(env: NodeJS.ProcessEnv = process.env): Promise<ModelLoad> {
-  if (semanticDisabled(env)) return Promise.resolve({ unavailable: `${SEMANTIC_ENV}=${env[SEMANTIC_ENV]}` });
+  const off = semanticOffReason(env);
+  if (off) return Promise.resolve({ unavailable: off });
   const pieceDir = embeddingCacheDir(env);
   loading ??= startModelPool(threadsFromEnv(env), pieceDir ? { pieceDir } : {});
   return loading;
