@@ -9,7 +9,7 @@ import { callJson, connect, FIXTURES, textJson, type Connected, type Payload } f
 /**
  * Downstream answers that are awkward to pass on, over stdio against the built server and a real
  * fixture server (test/fixtures/mcp/odd-results-server.mjs): binary content, structuredContent
- * that misses the tool's own outputSchema, a tool name listed twice; and servers that never
+ * that misses the tool's own outputSchema or is absent though it declares one, a tool name listed twice; and servers that never
  * answer their start (test/fixtures/mcp/chatty-stdout-server.mjs), one of them logging to stdout.
  */
 
@@ -90,6 +90,19 @@ describe("structuredContent that misses the tool's own outputSchema", () => {
     const warnings = payload.warnings as string[];
     assert.equal(warnings.length, 1);
     assert.match(warnings[0] ?? "", /^tool 'mismatch' answered structuredContent that does not match its own outputSchema \(.*n.*must be number.*\); it is passed on as the server sent it$/);
+  });
+
+  it("an answer with no structuredContent at all is passed on too, with a warning that says so", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "unstructured" });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.equal(payload.result, "n is 4", "the server's text content is the result");
+    assert.deepEqual(payload.warnings, ["tool 'unstructured' declared an outputSchema but answered without structuredContent (only content); it is passed on as the server sent it"]);
+    // The next call on the same connection is served and warned the same way (nothing kept from the last).
+    const again = await callJson(conn.client, "agent_tools_odd_call", { toolName: "unstructured" });
+    assert.equal(again.payload.result, "n is 4");
+    assert.equal((again.payload.warnings as string[]).length, 1);
+    const fits = await callJson(conn.client, "agent_tools_odd_call", { toolName: "echo", arguments: { text: "x" } });
+    assert.equal(fits.payload.warnings, undefined, "a tool without an outputSchema is not warned about");
   });
 });
 

@@ -5,6 +5,7 @@ import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
 import { currentRelay, relayedCapabilities } from "../relay.js";
+import { LenientClient } from "./lenient-handshake.js";
 import { toolReportedError } from "../../runtime/result.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
 
@@ -126,8 +127,12 @@ export class McpAdapter implements Adapter {
       // call's client can answer, not what the connection could relay for some other call.
       const callParams = modern ? { ...params, _meta: { ...(relay?.log ? { [LOG_LEVEL_META_KEY]: "debug" } : {}), [CLIENT_CAPABILITIES_META_KEY]: relayedCapabilities(relay) } } : sdkParams;
       const called = () => client.callTool(callParams, withProgress);
-      // A tool with an outputSchema: a result that misses it is passed on with a warning (output-check.ts).
-      const calling = this.catalog.sdkChecksOutputOf(name) ? () => called().then((result) => this.warnedOfMismatch(name, result, ctx)) : called;
+      // A tool with an outputSchema: a result that misses it, or has no structuredContent at all,
+      // is passed on with a warning (output-check.ts, LenientClient.callToolKeepingAnswer).
+      const checked = () => (client instanceof LenientClient ? client.callToolKeepingAnswer(callParams, withProgress) : called());
+      const calling = this.catalog.sdkChecksOutputOf(name)
+        ? () => checked().then((result) => this.warnedOfMismatch(name, result, client instanceof LenientClient && client.lacksStructuredContent(result), ctx))
+        : called;
       // A 2026-07-28 server's questions are fulfilled by the SDK's input_required driver, which
       // LenientClient runs in the context of the request it answers: they find this call's relay
       // there. A 2025-era server asks on its connection, outside any call's context (McpConnection
@@ -160,11 +165,17 @@ export class McpAdapter implements Adapter {
     );
   }
 
-  /** `result`, with the call's answer warned when its structuredContent misses the tool's own outputSchema. */
-  private warnedOfMismatch<R extends { structuredContent?: unknown }>(name: string, result: R, ctx: CallContext | undefined): R {
+  /** `result`, with the call's answer warned when its structuredContent misses the tool's own outputSchema, or is absent though that schema asks for it. */
+  private warnedOfMismatch<R extends { structuredContent?: unknown }>(name: string, result: R, lacksStructuredContent: boolean, ctx: CallContext | undefined): R {
     const mismatch = this.connection.outputCheck.mismatchOf(result.structuredContent);
-    if (mismatch !== undefined) {
-      const warning = this.options.redactor.redact(`tool '${name}' answered structuredContent that does not match its own outputSchema (${mismatch}); it is passed on as the server sent it`);
+    const problem =
+      mismatch !== undefined
+        ? `answered structuredContent that does not match its own outputSchema (${mismatch})`
+        : lacksStructuredContent
+          ? "declared an outputSchema but answered without structuredContent (only content)"
+          : undefined;
+    if (problem !== undefined) {
+      const warning = this.options.redactor.redact(`tool '${name}' ${problem}; it is passed on as the server sent it`);
       if (ctx?.warn) ctx.warn(warning);
       else this.options.log.warn(warning);
     }

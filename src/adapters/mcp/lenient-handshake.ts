@@ -1,4 +1,19 @@
-import { Client, SdkError, SdkErrorCode, type JSONRPCMessage, type Request, type RequestMethod, type RequestOptions, type ResultTypeMap, type StandardSchemaV1, type Transport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  type CallToolRequestOptions,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type Request,
+  type RequestMethod,
+  type RequestOptions,
+  type ResultTypeMap,
+  type StandardSchemaV1,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import { currentRelay, type CallRelay } from "../relay.js";
 import { withoutRoundProgress } from "./round-progress.js";
 
@@ -114,8 +129,47 @@ export class LenientClient extends Client {
     // its input_required rounds, which the SDK starts outside that context (below).
     const relay = currentRelay.getStore();
     if (relay) this.#relayOf.set(request, relay);
-    if (request.method === "tools/call" && !isStandardSchema(schemaOrOptions)) return super.request(request, this.#toolsCallResult, schemaOrOptions as RequestOptions | undefined);
+    if (request.method === "tools/call" && !isStandardSchema(schemaOrOptions)) {
+      const answered = super.request(request, this.#toolsCallResult, schemaOrOptions as RequestOptions | undefined);
+      const params = request.params;
+      // A call of callToolKeepingAnswer: its answer is kept for it, in case callTool throws it away.
+      return params && this.#answers.has(params) ? answered.then((answer) => (this.#answers.set(params, answer), answer)) : answered;
+    }
     return isStandardSchema(schemaOrOptions) ? super.request(request, schemaOrOptions, maybeOptions) : super.request(request as { method: RequestMethod }, schemaOrOptions as RequestOptions | undefined);
+  }
+
+  /** The tools/call params of each callToolKeepingAnswer in flight, with the answer its request got (undefined until then). */
+  readonly #answers = new WeakMap<object, unknown>();
+  /** Answers callToolKeepingAnswer returned though they lack the structuredContent their tool's outputSchema asks for. */
+  readonly #unstructured = new WeakSet<object>();
+
+  /**
+   * callTool, except that a result without structuredContent from a tool with an outputSchema is
+   * returned, not thrown away. The SDK fails such a call ("has an output schema but did not return
+   * structured content") after the server answered and before any validator runs, so
+   * PassingOutputValidator (output-check.ts) cannot let it through, and no option turns that check
+   * off without also dropping the SDK's own tool definition (header mirroring and its retry on a
+   * 2026-07-28 server). So the answer is kept as it passes through `request`, and returned when
+   * callTool throws exactly that: an InvalidRequest after an answer with no structuredContent and
+   * no isError. `lacksStructuredContent` tells the adapter to warn of it.
+   */
+  async callToolKeepingAnswer(params: Parameters<Client["callTool"]>[0], options?: CallToolRequestOptions): Promise<CallToolResult> {
+    this.#answers.set(params, undefined);
+    try {
+      return await this.callTool(params, options);
+    } catch (error) {
+      const answer = this.#answers.get(params);
+      if (!(error instanceof ProtocolError) || error.code !== ProtocolErrorCode.InvalidRequest || !isRecord(answer) || answer.structuredContent !== undefined || answer.isError === true) throw error;
+      this.#unstructured.add(answer);
+      return answer as CallToolResult;
+    } finally {
+      this.#answers.delete(params);
+    }
+  }
+
+  /** Whether callToolKeepingAnswer returned this result though its tool's outputSchema asked for structuredContent. */
+  lacksStructuredContent(result: object): boolean {
+    return this.#unstructured.has(result);
   }
 
   /** The relay of each request sent inside a call's relay context, by the request object the SDK hands back in its flow. */
