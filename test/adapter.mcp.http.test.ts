@@ -112,6 +112,55 @@ describe("Streamable HTTP", () => {
     assert.match(again.hint ?? "", /rate limiting/);
   });
 
+  test("a 429 or 503 with Retry-After at the start (the version probe, then initialize): the wait is in details.retryAfterSeconds and the hint", async () => {
+    const hints: Record<number, RegExp> = { 429: /rate limiting .* Wait 7 s \(`details\.retryAfterSeconds`\) and send the same call again/, 503: /temporarily unavailable \(HTTP 503\).* Wait 7 s/ };
+    for (const [status, hint] of Object.entries(hints)) {
+      const server = await startServer((_req, res) => sendJson(res, Number(status), { message: "slow down" }, { "Retry-After": "7" }));
+      cleanups.push(() => server.close());
+      const error = (await rejectsWith(adapterFor({ url: `${server.url}/mcp` }).call("echo", {}))) as Error & { code?: string; details?: unknown; hint?: string };
+      assert.equal(error.code, "UPSTREAM_ERROR");
+      assert.match(error.message, new RegExp(`answered .* with HTTP ${status}: Error POSTing to endpoint: \\{"message":"slow down"\\}`));
+      assert.deepEqual(error.details, { status: Number(status), retryAfterSeconds: 7 });
+      assert.match(error.hint ?? "", hint);
+    }
+  });
+
+  test("a 429 or 503 with Retry-After on a call of an open session keeps the wait; the session keeps working", async () => {
+    const mcp = await fixture();
+    // A real HTTP proxy in front of the fixture: tools/call 'echo' with text "busy" is refused with the status
+    // and Retry-After it names; everything else is passed through. GET (the server's event stream) is
+    // answered 405, which the SDK takes as "no stream", so no request is held open.
+    const proxy = await startServer(async (req, res) => {
+      if (req.method === "GET") return void res.writeHead(405).end();
+      const refusal = /"text":"busy (\d+) ([^"]+)"/.exec(req.body);
+      if (refusal) return void sendJson(res, Number(refusal[1]), { message: "busy" }, { "Retry-After": refusal[2] as string });
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !["host", "content-length", "connection"].includes(name))) as Record<string, string>;
+      const answer = await fetch(mcp.url, { method: req.method, headers, ...(req.body ? { body: req.body } : {}) });
+      const body = await answer.text();
+      res.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => !["content-length", "transfer-encoding", "content-encoding", "connection"].includes(name))));
+      res.end(body);
+    });
+    cleanups.push(() => proxy.close());
+    const adapter = adapterFor({ url: `${proxy.url}/mcp` });
+    assert.equal(textOf(await adapter.call("echo", { text: "before" })), "before");
+    const later = new Date(Date.now() + 120_000).toUTCString();
+    const cases = [
+      { text: "busy 429 3", details: { status: 429, retryAfterSeconds: 3 }, hint: /rate limiting .* Wait 3 s/ },
+      { text: "busy 503 30", details: { status: 503, retryAfterSeconds: 30 }, hint: /temporarily unavailable \(HTTP 503\).* Wait 30 s/ },
+      // An HTTP date two minutes ahead (read on arrival: 119 or 120 s): past a minute, the user is told first.
+      { text: `busy 429 ${later}`, details: undefined, hint: /The service asks for 1[12]\d s \(`details\.retryAfterSeconds`\) before the next call: tell the user/ },
+    ];
+    for (const { text, details, hint } of cases) {
+      const error = (await rejectsWith(adapter.call("echo", { text }))) as Error & { code?: string; details?: { status: number; retryAfterSeconds?: number }; hint?: string };
+      assert.equal(error.code, "UPSTREAM_ERROR", error.message);
+      if (details) assert.deepEqual(error.details, details);
+      else assert.ok(error.details?.status === 429 && [119, 120].includes(error.details.retryAfterSeconds ?? 0), JSON.stringify(error.details));
+      assert.match(error.hint ?? "", hint);
+    }
+    assert.equal(textOf(await adapter.call("echo", { text: "after" })), "after", "the same session serves the next call");
+    assert.equal(mcp.stats.initializes, 1);
+  });
+
   test("an answer past the response cap fails RESULT_TOO_LARGE with a hint; the connection keeps working", async () => {
     const server = await fixture();
     const adapter = adapterFor({ url: server.url }, { env: { AGENT_TOOLS_MAX_RESPONSE_BYTES: "65536" } });

@@ -11,6 +11,7 @@ import { Cancel, type Cancellation } from "../../cancel.js";
 import { capabilityHint, currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
 import { asPromise } from "../../as-promise.js";
 import { upstreamStatusAdvice } from "../shared/upstream-status.js";
+import { RetryAfterHttpError } from "./retry-after.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -661,8 +662,9 @@ export class McpConnection {
       if (code === 401 || code === 403) {
         return new McpAdapterError("NOT_CONFIGURED", redact(`${server} refused the credentials (HTTP ${code}) for ${what}; check its token or headers`), { status: code });
       }
-      // A 429 or 5xx: retry the same call later, not other arguments (the SDK keeps no Retry-After).
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${errorMessage(error)}`), { status: code, ...(upstreamStatusAdvice(code) ?? { details: { status: code } }) });
+      // A 429 or 5xx: retry the same call later (after the server's Retry-After, when it sent one: retry-after.ts), not other arguments.
+      const retryAfter = error instanceof RetryAfterHttpError ? error.retryAfter : undefined;
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${errorMessage(error)}`), { status: code, ...(upstreamStatusAdvice(code, retryAfter) ?? { details: { status: code } }) });
     }
     const errno = (error as NodeJS.ErrnoException | undefined)?.code;
     if (errno === "ENOENT" || errno === "EACCES") {

@@ -2,6 +2,7 @@ import { ProtocolError, SSEClientTransport, SdkError, SdkErrorCode, StreamableHT
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { cappedFetch, maxResponseBytesFrom } from "../shared/capped-body.js";
+import { withRetryAfter } from "./retry-after.js";
 import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
 import type { SharedTokenState } from "./oauth-token-store.js";
 import { resolveSecretAware } from "../shared/env-vars.js";
@@ -75,7 +76,8 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
     }
     const baseFetch = options.fetch ?? fetch;
     // Answers are read as capped streams: a JSON answer past the cap, or an SSE event past it, fails RESULT_TOO_LARGE.
-    const fetchImpl = cappedFetch(maxResponseBytesFrom(hostEnv), `MCP server '${options.name}'`, bearer ? authFetch(bearer, baseFetch) : baseFetch);
+    // A 429 or 5xx keeps its Retry-After, which the SDK's own error drops (retry-after.ts).
+    const fetchImpl = withRetryAfter(cappedFetch(maxResponseBytesFrom(hostEnv), `MCP server '${options.name}'`, bearer ? authFetch(bearer, baseFetch) : baseFetch));
     const requestInit: RequestInit = { headers };
 
     const connectSse = async (): Promise<{ client: Client; opened: OpenedTransport }> => {
