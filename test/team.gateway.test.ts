@@ -201,9 +201,19 @@ describe("team gateway: identities and policy", () => {
     try {
       const write = await callJson(client, "agent_tools_call", { plugin: "notes", toolName: "create_note", arguments: { title: "x" }, confirm: true });
       assert.equal(write.payload.error?.code, "FORBIDDEN");
-      const other = await callJson(client, "agent_tools_call", { plugin: "tracker", toolName: "listTickets", arguments: {} });
-      assert.equal(other.payload.error?.code, "FORBIDDEN");
-      assert.match(other.payload.error?.message ?? "", /plugin 'tracker' is not among them/);
+      // A plugin the identity may not use answers word for word as a name that never was a plugin
+      // (UNKNOWN_PLUGIN, listing only its own plugins): FORBIDDEN would confirm that 'tracker'
+      // exists, which the typed facade and the text layer never do. The write above stays
+      // FORBIDDEN: 'notes' is a plugin it may use, so that answer hides nothing.
+      const hidden = await callJson(client, "agent_tools_call", { plugin: "tracker", toolName: "listTickets", arguments: {} });
+      const unknown = await callJson(client, "agent_tools_call", { plugin: "nosuchplugin", toolName: "listTickets", arguments: {} });
+      assert.equal(hidden.payload.error?.code, "UNKNOWN_PLUGIN", JSON.stringify(hidden.payload));
+      assert.equal(JSON.stringify(hidden.payload).replaceAll("tracker", "WORD"), JSON.stringify(unknown.payload).replaceAll("nosuchplugin", "WORD"));
+      assert.deepEqual(hidden.payload.error?.details, { plugins: ["notes"] });
+      // A case difference is no way round it: 'Tracker' is not read as the hidden 'tracker'.
+      const folded = await callJson(client, "agent_tools_call", { plugin: "Tracker", toolName: "listTickets", arguments: {} });
+      assert.equal(folded.payload.error?.code, "UNKNOWN_PLUGIN");
+      assert.doesNotMatch(JSON.stringify(folded.payload), /'tracker'/);
     } finally {
       await client.close();
     }
