@@ -53,6 +53,7 @@ ${process.env.AGENT_TOOLS_TEST_HAPROXY_LOG ? "  log global\n  option httplog\n" 
   # A request refused at connect time (instance down) is sent to another instance.
   option redispatch
   retries 2
+  # No retry-on with 503: a call an instance interrupted at shutdown must not be sent again.
 
 frontend mcp
   bind 127.0.0.1:${port}

@@ -201,9 +201,19 @@ describe("team gateway: identities and policy", () => {
     try {
       const write = await callJson(client, "agent_tools_call", { plugin: "notes", toolName: "create_note", arguments: { title: "x" }, confirm: true });
       assert.equal(write.payload.error?.code, "FORBIDDEN");
-      const other = await callJson(client, "agent_tools_call", { plugin: "tracker", toolName: "listTickets", arguments: {} });
-      assert.equal(other.payload.error?.code, "FORBIDDEN");
-      assert.match(other.payload.error?.message ?? "", /plugin 'tracker' is not among them/);
+      // A plugin the identity may not use answers word for word as a name that never was a plugin
+      // (UNKNOWN_PLUGIN, listing only its own plugins): FORBIDDEN would confirm that 'tracker'
+      // exists, which the typed facade and the text layer never do. The write above stays
+      // FORBIDDEN: 'notes' is a plugin it may use, so that answer hides nothing.
+      const hidden = await callJson(client, "agent_tools_call", { plugin: "tracker", toolName: "listTickets", arguments: {} });
+      const unknown = await callJson(client, "agent_tools_call", { plugin: "nosuchplugin", toolName: "listTickets", arguments: {} });
+      assert.equal(hidden.payload.error?.code, "UNKNOWN_PLUGIN", JSON.stringify(hidden.payload));
+      assert.equal(JSON.stringify(hidden.payload).replaceAll("tracker", "WORD"), JSON.stringify(unknown.payload).replaceAll("nosuchplugin", "WORD"));
+      assert.deepEqual(hidden.payload.error?.details, { plugins: ["notes"] });
+      // A case difference is no way round it: 'Tracker' is not read as the hidden 'tracker'.
+      const folded = await callJson(client, "agent_tools_call", { plugin: "Tracker", toolName: "listTickets", arguments: {} });
+      assert.equal(folded.payload.error?.code, "UNKNOWN_PLUGIN");
+      assert.doesNotMatch(JSON.stringify(folded.payload), /'tracker'/);
     } finally {
       await client.close();
     }
@@ -216,6 +226,9 @@ describe("team gateway: identities and policy", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
     });
     assert.equal(hijack.status, 403);
+    // The refusal answers the request it refuses: its id, so the client matches it to its call.
+    assert.equal(hijack.json().id, 2);
+    assert.match(hijack.json().error?.message ?? "", /opened by another identity/);
   });
 
   it("a write is in the audit file once, with identity, session, tool, outcome, duration and redacted arguments", async () => {
@@ -242,16 +255,27 @@ describe("team gateway: identities and policy", () => {
 
   it("per-identity rate limit: 429 with Retry-After past the budget", async () => {
     const statuses: number[] = [];
+    const refusals: Array<{ id: unknown; message: string }> = [];
     let retryAfter: string | undefined;
+    // The last one is a batch: no one request's id to answer with.
+    const batch = JSON.stringify([JSON.parse(INITIALIZE)]);
     for (let i = 0; i < 7; i++) {
-      const res = await raw(server.url, { headers: { ...MCP_HEADERS, ...bearer(TOKENS.limited) }, body: INITIALIZE });
+      const res = await raw(server.url, { headers: { ...MCP_HEADERS, ...bearer(TOKENS.limited) }, body: i === 6 ? batch : INITIALIZE });
       statuses.push(res.status);
-      if (res.status === 429) retryAfter = String(res.headers["retry-after"]);
+      if (res.status === 429) {
+        retryAfter = String(res.headers["retry-after"]);
+        const answer = res.json();
+        refusals.push({ id: answer.id, message: answer.error?.message ?? "" });
+      }
     }
     assert.deepEqual(statuses.slice(0, 5), [200, 200, 200, 200, 200]);
     assert.equal(statuses[5], 429);
     const seconds = Number(retryAfter);
     assert.ok(seconds >= 1 && seconds <= 60, `Retry-After ${retryAfter}`);
+    // The 429 answers the request's id (INITIALIZE's is 1), and says how to get past it.
+    assert.equal(refusals[0]?.id, 1);
+    assert.match(refusals[0]?.message ?? "", /identity 'limited' sent more than 5 requests this minute \(its ratePerMinute\); nothing was run\. Send it again after \d+ s \(Retry-After\), or ask the gateway's operator to raise this identity's ratePerMinute/);
+    assert.equal(refusals[1]?.id, null);
   });
 });
 

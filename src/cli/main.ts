@@ -344,6 +344,8 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       // The gateway first: the runtime keeps its jobs and tokens in the gateway's shared state.
       const gateway = await createGateway({ env: process.env, config, log: (await import("../log.js")).createLogger(), singleToken: options.token, http: options });
       const runtime = await createRuntime({ config, state: gateway.state, observers: gateway.observers, ...(gateway.tracing ? { tracing: gateway.tracing } : {}) });
+      const { identityPluginNotices } = await import("../gateway/identity-notices.js");
+      for (const notice of identityPluginNotices(config.team?.identities, runtime.plugins.map((p) => p.manifest.prefix))) runtime.log.warn(notice);
       await serveHttp(runtime, options, gateway);
       return -1; // keep running
     }

@@ -58,17 +58,17 @@ function allowance(identity: Identity): { plugins: "*" | string[]; write: boolea
   return { plugins, write: identity.write, text: `identity '${identity.name}' may use ${which}${identity.write ? ", reading and writing" : ", read-only (no calls that change data)"}` };
 }
 
-function forbiddenPlugin(identity: Identity, prefix: string): RuntimeError {
-  const allowed = allowance(identity);
-  return new RuntimeError("FORBIDDEN", `${allowed.text}; plugin '${prefix}' is not among them`, { identity: identity.name, plugin: prefix, allowed: { plugins: allowed.plugins, write: allowed.write } });
-}
-
 export function forbiddenWrite(identity: Identity, prefix: string, what: string): RuntimeError {
   const allowed = allowance(identity);
   return new RuntimeError("FORBIDDEN", `${what} changes data and ${allowed.text}`, { identity: identity.name, plugin: prefix, allowed: { plugins: allowed.plugins, write: allowed.write } });
 }
 
-/** Throws FORBIDDEN when the identity may not use the plugin. */
-export function checkPlugin(identity: Identity | undefined, prefix: string): void {
-  if (identity && !mayUsePlugin(identity, prefix)) throw forbiddenPlugin(identity, prefix);
+/**
+ * The prefixes among `prefixes` the identity may use: the only plugins a name is resolved against.
+ * A plugin it may not use answers exactly as a name that never was a plugin (UNKNOWN_PLUGIN, with
+ * did-you-mean and the plugin list drawn from these alone), on every path, so no answer confirms
+ * that a hidden plugin exists (README "Identities").
+ */
+export function usablePrefixes(identity: Identity | undefined, prefixes: Iterable<string>): string[] {
+  return [...prefixes].filter((prefix) => mayUsePlugin(identity, prefix));
 }

@@ -37,7 +37,7 @@ import { oneLine, oneLineReason } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
-import { checkPlugin, mayUsePlugin, seesWholeFleet, type Identity } from "./access.js";
+import { mayUsePlugin, seesWholeFleet, usablePrefixes, type Identity } from "./access.js";
 import type { CallObserver, Tracing } from "./observer.js";
 import { createRedactor } from "../adapters/shared/redact.js";
 import { hostSecrets, manifestSecrets } from "./redaction.js";
@@ -609,18 +609,18 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
    * sent to a plugin it did not name (README "Routing"). A team identity may use only its plugins.
    */
   function requirePlugin(target: string | LoadedPlugin, repairs?: Repair[], identity?: Identity): ReadyPlugin {
-    let plugin = typeof target === "string" ? byPrefix.get(target) : target;
+    // Only the plugins the identity may use are looked at, before "not configured": a hidden one
+    // answers as an unknown name (access.ts). An in-memory plugin is the caller's own (a text
+    // module it loaded), so it is not looked up.
+    const names = usablePrefixes(identity, byPrefix.keys());
     const prefix = typeof target === "string" ? target : target.manifest.prefix;
+    let plugin = typeof target === "string" ? (names.includes(target) ? byPrefix.get(target) : undefined) : target;
     if (!plugin && prefix) {
-      const folded = foldedMatch(prefix, byPrefix.keys());
+      const folded = foldedMatch(prefix, names);
       plugin = folded === undefined ? undefined : byPrefix.get(folded);
       if (plugin && repairs) repairs.push({ kind: "matched-plugin-case", message: `plugin '${prefix}' was read as '${plugin.manifest.prefix}'` });
     }
-    // Before "not configured": an identity learns nothing more about plugins it may not use.
-    // (An in-memory plugin is the caller's own: a text module it loaded.)
-    if (plugin && typeof target === "string") checkPlugin(identity, plugin.manifest.prefix);
     if (!plugin) {
-      const names = [...byPrefix.keys()];
       const close = prefix ? closestNames(prefix, names) : [];
       const what = prefix ? `no plugin has prefix '${prefix}'; nothing was run${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (search hits and help show it)";
       throw new RuntimeError("UNKNOWN_PLUGIN", what, { plugins: names.length > 20 ? [...(close.length ? close : names.slice(0, 5)), `… ${names.length} plugins in all`] : names });

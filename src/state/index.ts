@@ -3,6 +3,7 @@ import type { TeamConfig } from "../config/team.js";
 import path from "node:path";
 import { auditFileProblem, createFileAuditLog, defaultAuditFile } from "./audit-file.js";
 import { createMemoryState } from "./memory.js";
+import { checkRedisUrl, StateSettingError } from "./redis-url.js";
 import type { SharedState } from "./types.js";
 
 export type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob, WindowCount } from "./types.js";
@@ -29,11 +30,12 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
   // An operator may name instances (a pod or host name) so heartbeats, job owners and audit lines read well.
   const named = options.instanceId ?? (options.env.AGENT_TOOLS_INSTANCE_ID?.trim() || undefined);
   if (named) options = { ...options, instanceId: named };
-  const url = options.env.AGENT_TOOLS_REDIS_URL?.trim() || settings.redis;
+  const fromEnv = options.env.AGENT_TOOLS_REDIS_URL?.trim();
+  const url = fromEnv || settings.redis;
   const audit = auditSetting(options.env, settings);
   const auditOff = audit === "off" || audit === "0" || audit === "false";
   if (url) {
-    if (!/^rediss?:\/\//i.test(url)) throw new Error(`AGENT_TOOLS_REDIS_URL (or team.redis) must start with redis:// or rediss:// (got '${url.replace(/\/\/[^@]*@/, "//***@")}')`);
+    checkRedisUrl(url, fromEnv ? "AGENT_TOOLS_REDIS_URL" : "team.redis in the config file");
     // Loaded only for a Redis URL: ioredis is a tenth of a second of a start that does not use it.
     const { createRedisState } = await import("./redis.js");
     return createRedisState({
@@ -49,7 +51,7 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
   if (!auditOff) {
     const source = audit ? (options.env.AGENT_TOOLS_AUDIT?.trim() ? "AGENT_TOOLS_AUDIT" : "team.audit") : options.env.AGENT_TOOLS_AUDIT_FILE?.trim() ? "AGENT_TOOLS_AUDIT_FILE" : "AGENT_TOOLS_AUDIT_FILE (unset: the default place)";
     const problem = auditFileProblem(file, source);
-    if (problem) throw new Error(problem);
+    if (problem) throw new StateSettingError(problem);
   }
   return createMemoryState({
     ...(auditOff ? {} : { audit: createFileAuditLog(file) }),

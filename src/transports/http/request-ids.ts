@@ -21,6 +21,17 @@ export function requestIdsOf(body: unknown): Id[] {
   return ids;
 }
 
+/**
+ * The id an error about the whole POST answers with: the request's own when the body is one
+ * request with a string or integer id, so the client can match the error to its call; otherwise
+ * null, as JSON-RPC asks when the id cannot be told (a batch, a notification, no body read).
+ */
+export function replyIdOf(body: unknown): Id | null {
+  if (Array.isArray(body)) return null;
+  const [id] = requestIdsOf(body);
+  return typeof id === "string" || Number.isSafeInteger(id) ? (id as Id) : null;
+}
+
 export class RequestIdsInFlight {
   readonly #ids = new Set<Id>();
 

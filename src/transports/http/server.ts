@@ -16,7 +16,7 @@ import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
 import { OpenExchanges } from "./interrupted.js";
 import { serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
-import { duplicateIdMessage, requestIdsOf } from "./request-ids.js";
+import { duplicateIdMessage, replyIdOf, requestIdsOf } from "./request-ids.js";
 import { refusedRequestIn } from "../refused-request.js";
 import { invalidParamsAnswer } from "../params-check.js";
 import { authInfoFor, claimsModernEnvelope, createModernEntry, FIRST_MODERN_VERSION } from "./modern.js";
@@ -142,11 +142,11 @@ function webRequestHead(req: IncomingMessage): Request {
 export async function startHttpFacade(runtime: Runtime, options: HttpOptions, log: Logger, gateway?: Gateway): Promise<HttpFacade> {
   const sessions = new SessionRegistry({ runtime, log, maxSessions: options.maxSessions, idleMs: options.sessionIdleMs, unusedIdleMs: options.unusedSessionIdleMs });
   /** The open session `id` names, when this caller may use it; otherwise the 404 or 403 is sent. */
-  const callerSession = (res: ServerResponse, id: string, identity: Identity | undefined): HttpSession | undefined => {
+  const callerSession = (res: ServerResponse, id: string, identity: Identity | undefined, replyId: string | number | null = null): HttpSession | undefined => {
     const entry = sessions.get(id);
-    if (!entry) sendRpcError(res, 404, -32001, `Session not found: ${sessions.whyMissing(id)}; send initialize without Mcp-Session-Id to open a new one`);
+    if (!entry) sendRpcError(res, 404, -32001, `Session not found: ${sessions.whyMissing(id)}; send initialize without Mcp-Session-Id to open a new one`, {}, replyId);
     // A session stays with the identity that opened it: another token cannot ride on its id.
-    else if (!sameIdentity(entry.session.identity, identity)) sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize");
+    else if (!sameIdentity(entry.session.identity, identity)) sendRpcError(res, 403, -32000, "this session was opened by another identity; open your own with initialize", {}, replyId);
     else return entry;
     return undefined;
   };
@@ -199,6 +199,15 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     else log.info(line);
   };
 
+  /** The id of the one request in a POST's body, null when there is none to tell; "aborted" when the client left. */
+  const replyIdOfPost = async (req: IncomingMessage): Promise<string | number | null | "aborted"> => {
+    const body = await readBody(req, options.maxBodyBytes);
+    if (body.kind === "aborted") return "aborted";
+    if (body.kind !== "ok") return null;
+    const parsed = parseJsonBody(body.text);
+    return parsed.ok ? replyIdOf(parsed.value) : null;
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> => {
     const url = requestUrl(req);
     // Which instance answered: for operators reading balancer logs, and for clients' diagnostics.
@@ -238,7 +247,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       identity = auth.identity;
       const decision = await gateway.admit(identity);
       if (!decision.ok) {
-        sendRpcError(res, 429, -32000, `identity '${identity?.name}' sent more than ${decision.limit} requests this minute; retry after ${decision.retryAfterSeconds} s`, { "Retry-After": String(decision.retryAfterSeconds) });
+        // Read (bounded) only to answer with the request's id: a client matches its call's error by it.
+        const replyId = req.method === "POST" ? await replyIdOfPost(req) : null;
+        if (replyId === "aborted") return;
+        const message = `identity '${identity?.name}' sent more than ${decision.limit} requests this minute (its ratePerMinute); nothing was run. Send it again after ${decision.retryAfterSeconds} s (Retry-After), or ask the gateway's operator to raise this identity's ratePerMinute in the config's team block`;
+        sendRpcError(res, 429, -32000, message, { "Retry-After": String(decision.retryAfterSeconds) }, replyId);
         return;
       }
     }
@@ -296,7 +309,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
           sendRpcError(res, 400, -32000, "Bad Request: this request carries the 2026-07-28 _meta envelope, which is stateless: send it without the Mcp-Session-Id header (that session is not open here)");
           return;
         }
-        const entry = callerSession(res, header, identity);
+        const entry = callerSession(res, header, identity, replyIdOf(parsed.value));
         if (!entry) return;
         sessions.touch(entry, facts.rpcMethods);
         await servePost(entry, req, res, parsed.value);
