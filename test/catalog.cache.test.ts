@@ -9,6 +9,7 @@ import { sha256Hex } from "../src/sha256.js";
 import { cacheRoot, catalogCacheDir, createFileCatalogStore } from "../src/runtime/catalog-cache/store.js";
 import { manifestFromEntry } from "../src/config/mcp-servers.js";
 import { callJson, connect, FIXTURES, runCli, baseEnv, type Connected } from "./helpers.js";
+import { untilValue } from "./wait.js";
 
 /**
  * The persistent catalog cache, end to end: real runtime processes over stdio, real fixture
@@ -53,16 +54,6 @@ async function search(client: Connected["client"], query: string) {
   return { payload, hits, plugins: new Set(hits.map((h) => h.plugin)) };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** The catalogs folder inside AGENT_TOOLS_CACHE_DIR. */
 const catalogs = () => path.join(cacheDir, "catalogs");
 const entries = () => (existsSync(catalogs()) ? readdirSync(catalogs()).filter((n) => n.endsWith(".json")) : []);
@@ -81,8 +72,8 @@ describe("catalog cache", () => {
     const rt = await start();
     try {
       // No search needed: the catalogs the cache lacks are listed in the background.
-      await until("three stored catalogs", () => (entries().length === 3 ? true : undefined));
-      const { plugins } = await until("hits from all three", async () => {
+      await untilValue("three stored catalogs", () => (entries().length === 3 ? true : undefined));
+      const { plugins } = await untilValue("hits from all three", async () => {
         const found = await search(rt.client, "echo text back");
         return found.plugins.size === 3 ? found : undefined;
       });
@@ -126,8 +117,8 @@ describe("catalog cache", () => {
     try {
       const { isError } = await callJson(rt.client, "agent_tools_gamma_call", { toolName: "add_tool", arguments: { name: "freshly_added_widget" } });
       assert.equal(isError, false);
-      await until("the added tool in the index", async () => ((await search(rt.client, "freshly_added_widget")).hits.some((h) => h.name === "freshly_added_widget") ? true : undefined));
-      await until("the added tool on disk", () => (entries().some((n) => readFileSync(path.join(catalogs(), n), "utf8").includes("freshly_added_widget")) ? true : undefined));
+      await untilValue("the added tool in the index", async () => ((await search(rt.client, "freshly_added_widget")).hits.some((h) => h.name === "freshly_added_widget") ? true : undefined));
+      await untilValue("the added tool on disk", () => (entries().some((n) => readFileSync(path.join(catalogs(), n), "utf8").includes("freshly_added_widget")) ? true : undefined));
     } finally {
       await rt.close();
     }
@@ -149,7 +140,7 @@ describe("catalog cache", () => {
     try {
       const { payload } = await callJson(rt.client, "agent_tools_beta_discover", {});
       assert.equal((payload.totals as { tools: number }).tools, 9, "beta listed again with its new options");
-      await until("beta's new entry", () => (entries().length === 4 ? true : undefined));
+      await untilValue("beta's new entry", () => (entries().length === 4 ? true : undefined));
       await new Promise((resolve) => setTimeout(resolve, 1500));
       assert.equal(starts(), before + 1, "only beta was started");
     } finally {
@@ -161,7 +152,7 @@ describe("catalog cache", () => {
     const before = starts();
     const rt = await start("sk-live-another-account");
     try {
-      await until("all three listed again", () => (starts() === before + 3 ? true : undefined));
+      await untilValue("all three listed again", () => (starts() === before + 3 ? true : undefined));
     } finally {
       await rt.close();
     }

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { baseEnv, callJson, connect, FIXTURES, runCli, type Connected } from "./helpers.js";
+import { untilValue } from "./wait.js";
 
 /**
  * A catalog that no longer matches its server: a stored one from before the server added a tool,
@@ -29,16 +30,6 @@ const listings = () => (existsSync(`${toolsFile}.log`) ? readFileSync(`${toolsFi
 
 function start(extra: Record<string, string> = {}): Promise<Connected> {
   return connect(path.join(dir, "no-plugins"), { AGENT_TOOLS_CONFIG: configFile, AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: cacheDir, ...extra });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function searchNames(client: Connected["client"], query: string): Promise<string[]> {
@@ -71,7 +62,7 @@ describe("catalog out of date with its server", () => {
     const first = await start();
     try {
       // The cold cache lists dyn in the background and stores it.
-      await until("dyn's catalog stored", async () => ((await searchNames(first.client, "gadgets")).includes("list_gadgets") && existsSync(path.join(cacheDir, "catalogs")) ? true : undefined));
+      await untilValue("dyn's catalog stored", async () => ((await searchNames(first.client, "gadgets")).includes("list_gadgets") && existsSync(path.join(cacheDir, "catalogs")) ? true : undefined));
     } finally {
       await first.close();
     }
@@ -99,7 +90,7 @@ describe("catalog out of date with its server", () => {
     try {
       // The server is running now: the stored catalog is confirmed by a listing after this call.
       assert.equal((await callJson(first.client, "agent_tools_dyn_call", { toolName: "list_gadgets" })).isError, false);
-      await until("the stored catalog confirmed", async () => ((await searchNames(first.client, "frobnicate")).includes("frobnicate_widget") ? true : undefined));
+      await untilValue("the stored catalog confirmed", async () => ((await searchNames(first.client, "frobnicate")).includes("frobnicate_widget") ? true : undefined));
     } finally {
       await first.close();
     }
@@ -150,7 +141,7 @@ describe("catalog out of date with its server", () => {
       setTools("reload", "list_gadgets", "blip_new");
       // The server says its list changed; the runtime lists it again.
       assert.equal((await callJson(connected.client, "agent_tools_dyn_call", { toolName: "reload" })).isError, false);
-      await until("blip_new searchable", async () => ((await searchNames(connected.client, "blip")).includes("blip_new") ? true : undefined));
+      await untilValue("blip_new searchable", async () => ((await searchNames(connected.client, "blip")).includes("blip_new") ? true : undefined));
       // The third identical call: no LOOP_DETECTED, the tool exists now.
       const { payload, isError } = await callJson(connected.client, "agent_tools_dyn_call", { toolName: "blip_new" });
       assert.equal(isError, false, JSON.stringify(payload));
@@ -203,11 +194,11 @@ describe("a catalog cache that cannot work", () => {
   test("the server warns once, at the first store that fails, naming the folder and AGENT_TOOLS_CACHE_DIR", async () => {
     const connected = await connect(path.join(folder, "none"), { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: notAFolder });
     try {
-      await until("both plugins listed", async () => {
+      await untilValue("both plugins listed", async () => {
         const { payload } = await callJson(connected.client, "agent_tools_search", { query: "gadgets" });
         return (payload.hits as unknown[]).length === 2 ? true : undefined;
       });
-      const warnings = await until("the warning", () => {
+      const warnings = await untilValue("the warning", () => {
         const lines = connected.stderr().split("\n").filter((l) => l.includes("catalog cache: could not store"));
         return lines.length ? lines : undefined;
       });
@@ -240,7 +231,7 @@ describe("a catalog cache that cannot work", () => {
     assert.match((JSON.parse(run.stdout) as { location: string }).location, /bogus-cache/);
     const connected = await connect(path.join(folder, "none"), { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_CATALOG_CACHE: "bogus", AGENT_TOOLS_CACHE_DIR: path.join(folder, "bogus-cache") });
     try {
-      await until("the warning", () => (/warn: AGENT_TOOLS_CATALOG_CACHE='bogus' is neither on nor off/.test(connected.stderr()) ? true : undefined));
+      await untilValue("the warning", () => (/warn: AGENT_TOOLS_CATALOG_CACHE='bogus' is neither on nor off/.test(connected.stderr()) ? true : undefined));
     } finally {
       await connected.close();
     }

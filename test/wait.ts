@@ -27,3 +27,14 @@ export async function holdsWithin(check: () => boolean, ms = WAIT_MS, everyMs = 
     return check();
   }
 }
+
+/** Poll `probe` until it gives a value (anything but undefined) and return it; throw naming `what` once `ms` have passed without one. */
+export async function untilValue<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = WAIT_MS, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`gave up after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
