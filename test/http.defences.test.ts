@@ -178,6 +178,7 @@ describe("HTTP defences without a token", () => {
     assert.equal(stale.status, 400);
     assert.match(stale.json().error?.message ?? "", /stateless: send it without the Mcp-Session-Id header/);
     assert.doesNotMatch(stale.json().error?.message ?? "", /initialize/);
+    assert.equal(stale.json().id, 3, "the refusal answers the request's own id");
     for (const method of ["GET", "DELETE"]) {
       const res = await raw(http.url, { method, headers: { Accept: "text/event-stream", "Mcp-Protocol-Version": "2026-07-28" } });
       assert.equal(res.status, 405, method);
@@ -187,6 +188,11 @@ describe("HTTP defences without a token", () => {
     const legacyGet = await raw(http.url, { method: "GET", headers: { Accept: "text/event-stream" } });
     assert.equal(legacyGet.status, 400, "a 2025-era GET is still told it needs its session");
     assert.match(legacyGet.json().error?.message ?? "", /GET needs the Mcp-Session-Id header/);
+    // A 2025-era request without a session: refused with its own id, which the client can match.
+    const sessionless = await raw(http.url, { headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: "t-9", method: "tools/list" }) });
+    assert.equal(sessionless.status, 400);
+    assert.match(sessionless.json().error?.message ?? "", /no Mcp-Session-Id header/);
+    assert.equal(sessionless.json().id, "t-9");
   });
 
   it("never logs a credential sent in a header", async () => {

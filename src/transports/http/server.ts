@@ -151,8 +151,8 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     return undefined;
   };
   /** Draining: what this instance no longer opens, said so the client retries (the balancer sends it elsewhere). */
-  const shuttingDown = (res: ServerResponse, refused: string): void =>
-    sendRpcError(res, 503, -32000, `this instance is shutting down and ${refused}; retry (the load balancer sends you to another instance)`, { "Retry-After": "1", Connection: "close" });
+  const shuttingDown = (res: ServerResponse, refused: string, id: string | number | null = null): void =>
+    sendRpcError(res, 503, -32000, `this instance is shutting down and ${refused}; retry (the load balancer sends you to another instance)`, { "Retry-After": "1", Connection: "close" }, id);
   const redactor = createRedactor([options.token]);
   const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs, maxWorkspaces: options.maxWorkspaces });
   let inFlight = 0;
@@ -293,7 +293,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       if (header === undefined && (claimsModernEnvelope(parsed.value) || !(await isLegacyRequest(webRequestHead(req), parsed.value, { maxRequestBodySize: options.maxBodyBytes })))) {
         facts.session = "modern";
         if (gateway?.draining && opensWorkspace(parsed.value)) {
-          shuttingDown(res, "opens no new workspaces");
+          shuttingDown(res, "opens no new workspaces", replyIdOf(parsed.value));
           return;
         }
         // The gateway's identity rides as the request's authInfo (see modern.ts).
@@ -306,7 +306,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       if (header !== undefined) {
         // A stateless request carrying a stale session id: the fix is to drop the header, not to initialize.
         if (!sessions.get(header) && claimsModernEnvelope(parsed.value)) {
-          sendRpcError(res, 400, -32000, "Bad Request: this request carries the 2026-07-28 _meta envelope, which is stateless: send it without the Mcp-Session-Id header (that session is not open here)");
+          sendRpcError(res, 400, -32000, "Bad Request: this request carries the 2026-07-28 _meta envelope, which is stateless: send it without the Mcp-Session-Id header (that session is not open here)", {}, replyIdOf(parsed.value));
           return;
         }
         const entry = callerSession(res, header, identity, replyIdOf(parsed.value));
@@ -316,16 +316,16 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       if (!isInitialize(parsed.value)) {
-        sendRpcError(res, 400, -32000, "Bad Request: no Mcp-Session-Id header; send an initialize request first and repeat the Mcp-Session-Id it answers on every later request");
+        sendRpcError(res, 400, -32000, "Bad Request: no Mcp-Session-Id header; send an initialize request first and repeat the Mcp-Session-Id it answers on every later request", {}, replyIdOf(parsed.value));
         return;
       }
       if (gateway?.draining) {
-        shuttingDown(res, "takes no new sessions");
+        shuttingDown(res, "takes no new sessions", replyIdOf(parsed.value));
         return;
       }
       const entry = await sessions.open(sse ? "sse" : "json", identity);
       if (!entry) {
-        sendRpcError(res, 503, -32000, `too many open sessions: all ${options.maxSessions} (http.maxSessions) have a request in flight; retry in a few seconds`, { "Retry-After": "5" });
+        sendRpcError(res, 503, -32000, `too many open sessions: all ${options.maxSessions} (http.maxSessions) have a request in flight; retry in a few seconds`, { "Retry-After": "5" }, replyIdOf(parsed.value));
         return;
       }
       facts.session = entry.id;
