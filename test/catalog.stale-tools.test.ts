@@ -32,6 +32,15 @@ function start(extra: Record<string, string> = {}): Promise<Connected> {
   return connect(path.join(dir, "no-plugins"), { AGENT_TOOLS_CONFIG: configFile, AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: cacheDir, ...extra });
 }
 
+/** Calls `toolName` of plugin dyn, which must be refused UNKNOWN_TOOL; its error. */
+async function unknownToolAnswer(connected: Connected, toolName: string): Promise<{ code: string; message: string; details: { suggestions: string[] } }> {
+  const { payload, isError } = await callJson(connected.client, "agent_tools_dyn_call", { toolName });
+  assert.equal(isError, true);
+  const error = payload.error as unknown as { code: string; message: string; details: { suggestions: string[] } };
+  assert.equal(error.code, "UNKNOWN_TOOL", JSON.stringify(error));
+  return error;
+}
+
 async function searchNames(client: Connected["client"], query: string): Promise<string[]> {
   const { payload } = await callJson(client, "agent_tools_search", { query, plugin: "dyn", limit: 50 });
   return ((payload.hits as { name: string }[] | undefined) ?? []).map((h) => h.name);
@@ -97,10 +106,7 @@ describe("catalog out of date with its server", () => {
     setTools("frobnicate_gizmo", "list_gadgets");
     const warm = await start();
     try {
-      const { payload, isError } = await callJson(warm.client, "agent_tools_dyn_call", { toolName: "frobnicate_widget" });
-      assert.equal(isError, true);
-      const error = payload.error as unknown as { code: string; message: string; details: { suggestions: string[] } };
-      assert.equal(error.code, "UNKNOWN_TOOL", JSON.stringify(error));
+      const error = await unknownToolAnswer(warm, "frobnicate_widget");
       assert.deepEqual(error.details.suggestions.slice(0, 1), ["frobnicate_gizmo"]);
     } finally {
       await warm.close();
@@ -115,10 +121,7 @@ describe("catalog out of date with its server", () => {
       assert.equal((await callJson(connected.client, "agent_tools_dyn_call", { toolName: "list_gadgets" })).isError, false);
       setTools("frobnicate_gizmo", "list_gadgets");
       const before = listings();
-      const { payload, isError } = await callJson(connected.client, "agent_tools_dyn_call", { toolName: "frobnicate_widget" });
-      assert.equal(isError, true);
-      const error = payload.error as unknown as { code: string; message: string; details: { suggestions: string[] } };
-      assert.equal(error.code, "UNKNOWN_TOOL", JSON.stringify(error));
+      const error = await unknownToolAnswer(connected, "frobnicate_widget");
       assert.match(error.message, /has no tool 'frobnicate_widget' any more \(its server said so, and its tools were listed again\); did you mean 'frobnicate_gizmo'/);
       assert.equal(listings(), before + 1);
       // The new name is called at once; no further listing.

@@ -512,9 +512,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const plugin = state.plugin as ReadyPlugin;
     const prefix = plugin.manifest.prefix;
     const sent = (state.request as RepairedRequest).name as string;
-    // A name listed twice resolves to its last entry. The set of names is made only for a call
-    // that names no tool exactly (the repairs and the suggestions need it), never on the way to a success.
-    const named = (name: string) => tools.findLast((t) => t.name === name);
+    // Every catalog holds one tool per name (catalog.ts keeps the first a server lists). The set of
+    // names is made only for a call that names no tool exactly (the repairs and the suggestions
+    // need it), never on the way to a success.
+    const named = (name: string) => tools.find((t) => t.name === name);
     let names: Set<string> | undefined;
     const allNames = () => (names ??= new Set(tools.map((t) => t.name)));
     let tool = named(sent);
