@@ -119,3 +119,31 @@ describe("several skill files that never finish importing", () => {
     }
   });
 });
+
+describe("several plugins whose adapter module never finishes importing", () => {
+  it("load side by side: together they cost the server's start one import deadline, and the plugins load in the order of their folders", async () => {
+    // Three stuck plugins: one after another they would take at least 3 × 6 s = 18 s before initialize.
+    const deadlineMs = 6000;
+    const root = mkdtempSync(path.join(tmpdir(), "agent-tools-hanging-adapters-"));
+    for (const name of ["a-stuck", "b-fine", "c-stuck", "d-stuck", "e-fine"]) {
+      const stuck = name.endsWith("stuck");
+      writePlugin(path.join(root, `agent-tools-plugin-${name}`), { name, prefix: name.replace("-", "_"), description: stuck ? "never finishes importing" : "loads", adapter: "./adapter.mjs" }, {
+        "adapter.mjs": stuck ? `await new Promise(() => {});\n${ADAPTER}` : ADAPTER,
+      });
+    }
+    const started = Date.now();
+    const server = await connect(root, { AGENT_TOOLS_IMPORT_TIMEOUT_MS: String(deadlineMs) });
+    const elapsed = Date.now() - started;
+    try {
+      assert.ok(elapsed >= deadlineMs, `initialize waited for the deadline (${elapsed} ms)`);
+      assert.ok(elapsed < 2 * deadlineMs + 2000, `initialize took ${elapsed} ms: the stuck plugins' deadlines added up`);
+      const { payload } = await callJson(server.client, "agent_tools_help");
+      const stuck = (payload.problems as string[]).map((p) => /agent-tools-plugin-(\w+-stuck)\/plugin\.json: field 'adapter' could not be loaded .*did not finish within 6000 ms/.exec(p)?.[1]).filter(Boolean);
+      assert.deepEqual(stuck, ["a-stuck", "c-stuck", "d-stuck"]);
+      const loaded = (payload.plugins as { prefix: string }[]).map((p) => p.prefix).filter((prefix) => /^[a-e]_/.test(prefix));
+      assert.deepEqual(loaded, ["b_fine", "e_fine"]);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -223,56 +223,93 @@ function prefixTaken(manifest: PluginManifest, taken: PluginManifest): ManifestE
 /**
  * Load every plugin folder. A broken plugin is reported (stderr and the returned failures) and
  * skipped; it never stops the others. A second plugin claiming a prefix already taken is refused.
+ *
+ * Plugins of different prefixes load at the same time: a plugin whose code is slow to import (up
+ * to its deadline, import-deadline.ts) then delays the start by its own wait once, not by the sum
+ * of every slow plugin's. The plugins that claim one prefix still load one after another in the
+ * order given, because which of them takes the prefix depends on whether an earlier one loaded.
+ * What is returned is in the order of `sources` either way.
  */
 export async function loadPlugins(
   sources: readonly PluginSource[],
   options: LoadOptions & { disable?: readonly string[]; isBundled?: (manifest: PluginManifest) => boolean },
 ): Promise<{ plugins: LoadedPlugin[]; failures: PluginLoadFailure[]; replaced: ReplacedPlugin[]; knownNames: string[] }> {
-  const plugins: LoadedPlugin[] = [];
-  const failures: PluginLoadFailure[] = [];
-  const replaced: ReplacedPlugin[] = [];
-  const byPrefix = new Map<string, LoadedPlugin>();
   const disabled = new Set(options.disable ?? []);
+  /** What became of each source, at its index: kept in the order of `sources` whatever finishes first. */
+  const outcomes: SourceOutcome[] = sources.map(() => ({ failures: [] }));
+  /** The one place a failure is recorded: masked, said once on stderr, and kept for the problems. */
+  const fail = (index: number, failure: PluginLoadFailure, logLine: string) => {
+    options.log.error(redacted(options, logLine));
+    outcomes[index]!.failures.push({ ...failure, error: redacted(options, failure.error) });
+  };
+  const locationOf = (source: PluginSource) => (typeof source === "string" ? source : source.file);
+  // The manifests first (small files, read together): a disabled plugin's adapter and skills (plugin code) are never loaded.
+  const manifests = await Promise.all(
+    sources.map((source, index) =>
+      (typeof source === "string" ? readManifest(path.join(source, MANIFEST_FILE)) : Promise.resolve(source)).catch((error: unknown) => {
+        const message = (error as Error).message;
+        fail(index, { location: locationOf(source), error: message }, `plugin skipped: ${message}`);
+        return undefined;
+      }),
+    ),
+  );
   /** Names and prefixes of every plugin found, disabled ones included: what `disable` may name. */
   const seenNames: string[] = [];
-  /** The one place a failure is recorded: masked, said once on stderr, and kept for the problems. */
-  const fail = (failure: PluginLoadFailure, logLine: string) => {
-    options.log.error(redacted(options, logLine));
-    failures.push({ ...failure, error: redacted(options, failure.error) });
-  };
-  for (const source of sources) {
-    const location = typeof source === "string" ? source : source.file;
-    try {
-      // The manifest first: a disabled plugin's adapter and skills (plugin code) are never loaded.
-      const manifest = typeof source === "string" ? await readManifest(path.join(source, MANIFEST_FILE)) : source;
-      seenNames.push(manifest.prefix, manifest.name);
-      if (disabled.has(manifest.prefix) || disabled.has(manifest.name)) {
-        options.log.debug(`plugin '${manifest.prefix}' is disabled by config`);
-        continue;
-      }
-      // Checked before the plugin is loaded: a plugin that will not be used starts nothing.
-      const taken = byPrefix.get(manifest.prefix);
-      if (taken && options.isBundled?.(manifest) && !options.isBundled(taken.manifest)) {
-        const by = taken.manifest.form === "config" ? `the config entry '${taken.manifest.name}' (${taken.manifest.file})` : `your plugin '${taken.manifest.name}' (${taken.manifest.file})`;
-        const notice = `prefix '${manifest.prefix}': ${by} is used instead of the bundled plugin '${manifest.name}'`;
-        options.log.info(notice);
-        replaced.push({ prefix: manifest.prefix, bundled: manifest.file, by: taken.manifest.file, byName: taken.manifest.name, notice });
-        continue;
-      }
-      if (taken) throw prefixTaken(manifest, taken.manifest);
-      const { plugin, skillFailures } = await loadPlugin(manifest, options);
-      const { prefix, name } = plugin.manifest;
-      byPrefix.set(prefix, plugin);
-      plugins.push(plugin);
-      for (const failure of skillFailures) {
-        const skill = path.basename(failure.file).replace(/\.(mjs|js)$/, "");
-        const message = `skill '${skill}' of plugin '${prefix}' failed to load (${failure.file}): ${failure.error}`;
-        fail({ location: failure.file, name, prefix, skill, error: message }, message);
-      }
-    } catch (error) {
-      const message = (error as Error).message;
-      fail({ location, error: message }, `plugin skipped: ${message}`);
+  /** The sources claiming each prefix, in the order given. */
+  const claims = new Map<string, number[]>();
+  manifests.forEach((manifest, index) => {
+    if (!manifest) return;
+    seenNames.push(manifest.prefix, manifest.name);
+    if (disabled.has(manifest.prefix) || disabled.has(manifest.name)) {
+      options.log.debug(`plugin '${manifest.prefix}' is disabled by config`);
+      return;
     }
-  }
-  return { plugins, failures, replaced, knownNames: [...new Set(seenNames)] };
+    const claimants = claims.get(manifest.prefix);
+    if (claimants) claimants.push(index);
+    else claims.set(manifest.prefix, [index]);
+  });
+  const loadClaimants = async (claimants: number[]) => {
+    let taken: LoadedPlugin | undefined;
+    for (const index of claimants) {
+      const manifest = manifests[index]!;
+      const outcome = outcomes[index]!;
+      try {
+        // Checked before the plugin is loaded: a plugin that will not be used starts nothing.
+        if (taken && options.isBundled?.(manifest) && !options.isBundled(taken.manifest)) {
+          const by = taken.manifest.form === "config" ? `the config entry '${taken.manifest.name}' (${taken.manifest.file})` : `your plugin '${taken.manifest.name}' (${taken.manifest.file})`;
+          const notice = `prefix '${manifest.prefix}': ${by} is used instead of the bundled plugin '${manifest.name}'`;
+          options.log.info(notice);
+          outcome.replaced = { prefix: manifest.prefix, bundled: manifest.file, by: taken.manifest.file, byName: taken.manifest.name, notice };
+          continue;
+        }
+        if (taken) throw prefixTaken(manifest, taken.manifest);
+        const { plugin, skillFailures } = await loadPlugin(manifest, options);
+        taken = plugin;
+        outcome.plugin = plugin;
+        const { prefix, name } = plugin.manifest;
+        for (const failure of skillFailures) {
+          const skill = path.basename(failure.file).replace(/\.(mjs|js)$/, "");
+          const message = `skill '${skill}' of plugin '${prefix}' failed to load (${failure.file}): ${failure.error}`;
+          fail(index, { location: failure.file, name, prefix, skill, error: message }, message);
+        }
+      } catch (error) {
+        const message = (error as Error).message;
+        fail(index, { location: locationOf(sources[index]!), error: message }, `plugin skipped: ${message}`);
+      }
+    }
+  };
+  await Promise.all([...claims.values()].map(loadClaimants));
+  return {
+    plugins: outcomes.flatMap((outcome) => (outcome.plugin ? [outcome.plugin] : [])),
+    failures: outcomes.flatMap((outcome) => outcome.failures),
+    replaced: outcomes.flatMap((outcome) => (outcome.replaced ? [outcome.replaced] : [])),
+    knownNames: [...new Set(seenNames)],
+  };
+}
+
+/** What loading one source came to: the plugin it gave, or the bundled plugin it was replaced as, and its failures. */
+interface SourceOutcome {
+  plugin?: LoadedPlugin;
+  replaced?: ReplacedPlugin;
+  failures: PluginLoadFailure[];
 }
