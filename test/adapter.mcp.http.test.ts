@@ -112,6 +112,28 @@ describe("Streamable HTTP", () => {
     assert.match(again.hint ?? "", /rate limiting/);
   });
 
+  test("a start refused with Retry-After is not tried again before the wait, and the calls answered meanwhile carry the wait that is left", async () => {
+    let requests = 0;
+    const server = await startServer((_req, res) => {
+      requests += 1;
+      sendJson(res, 429, { message: "slow down" }, { "Retry-After": "7" });
+    });
+    cleanups.push(() => server.close());
+    const adapter = adapterFor({ url: `${server.url}/mcp` });
+    const first = (await rejectsWith(adapter.call("echo", {}))) as Error & { details?: { retryAfterSeconds?: number }; hint?: string };
+    assert.equal(first.details?.retryAfterSeconds, 7);
+    const seen = requests;
+    // Past the backoff's first second, inside the server's 7 s.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const again = (await rejectsWith(adapter.call("echo", {}))) as Error & { code: string; details?: { status: number; retryAfterSeconds?: number }; hint?: string };
+    assert.equal(requests, seen, "the start is not tried again before the server's Retry-After has passed");
+    assert.match(again.message, /not retried for [1-5] s after 1 failed start/);
+    assert.equal(again.details?.status, 429);
+    const left = again.details?.retryAfterSeconds ?? -1;
+    assert.ok(left >= 1 && left <= 5, `the wait left, not the first 7 s: ${left}`);
+    assert.match(again.hint ?? "", new RegExp(`rate limiting .* Wait ${left} s \\(\`details\\.retryAfterSeconds\`\\)`));
+  });
+
   test("a 429 or 503 with Retry-After at the start (the version probe, then initialize): the wait is in details.retryAfterSeconds and the hint", async () => {
     const hints: Record<number, RegExp> = { 429: /rate limiting .* Wait 7 s \(`details\.retryAfterSeconds`\) and send the same call again/, 503: /temporarily unavailable \(HTTP 503\).* Wait 7 s/ };
     for (const [status, hint] of Object.entries(hints)) {

@@ -67,6 +67,12 @@ function carriedOptions(from: McpAdapterError | ConnectFailure): { status?: numb
 }
 
 /** Back off 1 s, 2 s, 4 s … up to a minute between starts of a server that fails to connect. */
+/** `details.retryAfterSeconds` of a failure (upstream-status.ts), if the server sent a Retry-After. */
+function retryAfterOf(details: Record<string, unknown> | undefined): number | undefined {
+  const seconds = details?.retryAfterSeconds;
+  return typeof seconds === "number" ? seconds : undefined;
+}
+
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
 
@@ -384,7 +390,10 @@ export class McpConnection {
     if (failure && this.now() < failure.retryAt) {
       // A server that failed to start is not started again on every call: the same answer until the backoff passes.
       const seconds = Math.max(1, Math.ceil((failure.retryAt - this.now()) / 1000));
-      throw new McpAdapterError(failure.code === "NOT_CONFIGURED" ? "NOT_CONFIGURED" : "UPSTREAM_ERROR", `${failure.message} (not retried for ${seconds} s after ${failure.attempts} failed start${failure.attempts === 1 ? "" : "s"})`, carriedOptions(failure));
+      throw new McpAdapterError(failure.code === "NOT_CONFIGURED" ? "NOT_CONFIGURED" : "UPSTREAM_ERROR", `${failure.message} (not retried for ${seconds} s after ${failure.attempts} failed start${failure.attempts === 1 ? "" : "s"})`, {
+        ...carriedOptions(failure),
+        ...this.waitLeft(failure),
+      });
     }
     let connected: { client: Client; opened: OpenedTransport };
     try {
@@ -394,7 +403,10 @@ export class McpConnection {
         const translated = this.startNotAnswered(await this.translate(error, "connect", undefined, { timeoutMs: 0 }));
         const attempts = (failure?.attempts ?? 0) + 1;
         const at = this.now();
-        this.failure = { message: translated.message, code: translated.code, ...carriedOptions(translated), at, attempts, retryAt: at + Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1)) };
+        const backoffMs = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1));
+        // A server that said how long to wait (Retry-After) is not asked again sooner, up to the backoff's own longest wait.
+        const askedMs = Math.min(BACKOFF_MAX_MS, 1000 * (retryAfterOf(translated.details) ?? 0));
+        this.failure = { message: translated.message, code: translated.code, ...carriedOptions(translated), at, attempts, retryAt: at + Math.max(backoffMs, askedMs) };
         // A start that timed out is said as what it is, the same on this call and the ones the backoff answers.
         if (translated !== error && isRequestTimeout(error)) throw translated;
       }
@@ -596,6 +608,19 @@ export class McpConnection {
     };
     this.idleTimer = setTimeout(check, Math.max(0, this.lastUsedAt + this.idleLimitMs - performance.now()));
     this.idleTimer.unref();
+  }
+
+  /**
+   * The hint and details of a start refused with a Retry-After, as of now: the wait the server
+   * asked for, less the time since (answered from the backoff, the first refusal's "wait 7 s"
+   * would otherwise be repeated word for word until the start is tried again).
+   */
+  private waitLeft(failure: ConnectFailure): { hint?: string; details?: Record<string, unknown> } {
+    const asked = retryAfterOf(failure.details);
+    const status = failure.details?.status;
+    if (asked === undefined || typeof status !== "number") return {};
+    const left = Math.max(0, Math.ceil((failure.at + asked * 1000 - this.now()) / 1000));
+    return upstreamStatusAdvice(status, String(left)) ?? {};
   }
 
   /**
