@@ -32,3 +32,13 @@ export function packageJson(): PackageJson {
   cached ??= JSON.parse(readFileSync(path.join(RUNTIME_ROOT, "package.json"), "utf8")) as PackageJson;
   return cached;
 }
+
+/**
+ * An XDG base folder variable's value (XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_CACHE_HOME), or
+ * undefined when it is unset, blank or relative: the XDG spec says a relative path is invalid and
+ * to be ignored, so the default applies instead of a folder under whatever the working folder is.
+ */
+export function xdgBase(value: string | undefined): string | undefined {
+  const text = value?.trim();
+  return text && path.isAbsolute(text) ? text : undefined;
+}

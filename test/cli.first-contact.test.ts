@@ -190,6 +190,15 @@ describe("the command line", () => {
     assert.doesNotMatch(taken.stderr, /\n\s+at /, "no stack trace");
   });
 
+  it("a short AGENT_TOOLS_STATE_KEY stops both servers with one line naming it, no stack", async () => {
+    for (const bin of ["agent-tools-mcp", "agent-tools-mcp-http"]) {
+      const ran = await run(bin, [], baseEnv({ AGENT_TOOLS_STATE_KEY: "abcd", AGENT_TOOLS_HTTP_PORT: "0" }));
+      assert.equal(ran.code, 1, ran.stderr);
+      assert.match(ran.stderr, /AGENT_TOOLS_STATE_KEY must hold at least 32 bytes \(64 hex characters, or base64\); it holds 2\. Make one with `openssl rand -hex 32`/);
+      assert.doesNotMatch(ran.stderr, /\n\s+at /, `${bin}: no stack trace`);
+    }
+  });
+
   it("tokens on an empty fleet says there is nothing to compare", async () => {
     const empty = mkdtempSync(path.join(tmpdir(), "agent-tools-empty-"));
     const ran = await run("agent-tools", ["tokens"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: empty }));
@@ -204,8 +213,8 @@ describe("the command line", () => {
     assert.equal(validated.code, 1, validated.stdout + validated.stderr);
     const report = JSON.parse(validated.stdout) as { ok: boolean; problems: string[] };
     assert.equal(report.ok, false);
-    assert.deepEqual(report.problems, [`AGENT_TOOLS_PLUGINS_DIR names ${gone}, which does not exist; no plugins were loaded from it (correct the path or unset AGENT_TOOLS_PLUGINS_DIR)`]);
-    assert.match(validated.stderr, /^agent-tools validate: AGENT_TOOLS_PLUGINS_DIR names .*nonexistent, which does not exist/m);
+    assert.deepEqual(report.problems, [`AGENT_TOOLS_PLUGINS_DIR (or --plugins-dir) names ${gone}, which does not exist; no plugins were loaded from it (correct the path, or unset AGENT_TOOLS_PLUGINS_DIR / drop --plugins-dir)`]);
+    assert.match(validated.stderr, /^agent-tools validate: AGENT_TOOLS_PLUGINS_DIR \(or --plugins-dir\) names .*nonexistent, which does not exist/m);
     const status = await run("agent-tools", ["status"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: gone, AGENT_TOOLS_LOG: "error" }));
     assert.equal(status.code, 0, status.stderr);
     const answer = JSON.parse(status.stdout) as { result: { status: string; problems?: string[] } };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -22,6 +22,19 @@ describe("config file", () => {
     for (const [name, source] of Object.entries(made)) {
       assert.equal(readFileSync(new URL(`${name}.cjs`, folder), "utf8"), source, `src/${VALIDATORS_FOLDER}/${name}.cjs (a precompiled validator) is stale: run \`npm run schema:config\``);
     }
+  });
+
+  it("finds the user-level file under an absolute XDG_CONFIG_HOME, and ignores a relative one (the XDG spec calls it invalid) for ~/.config", () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), "agent-tools-xdg-"));
+    const home = path.join(cwd, "home");
+    for (const base of [path.join(cwd, "rel"), path.join(home, ".config")]) {
+      const folder = path.join(base, "agent-tools-runtime");
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(path.join(folder, "config.json"), JSON.stringify({ plugins: { disable: [path.basename(base)] } }));
+    }
+    if (process.platform === "win32" || process.platform === "darwin") return;
+    assert.deepEqual(loadConfig(undefined, { HOME: home, XDG_CONFIG_HOME: path.join(cwd, "rel") }, cwd).plugins.disable, ["rel"]);
+    assert.deepEqual(loadConfig(undefined, { HOME: home, XDG_CONFIG_HOME: "rel" }, cwd).plugins.disable, [".config"], "a relative XDG_CONFIG_HOME is not read against the working folder");
   });
 
   it("reads comments and trailing commas, and resolves plugin dirs against the file", () => {

@@ -17,7 +17,7 @@ describe("startup notices: plugin folders", () => {
 
   it("says which named folder is missing or a file, why, and how to fix it; a folder is fine", () => {
     assert.deepEqual(missingPluginDirs([folder, gone].join(path.delimiter), [file, folder], "/home/u/agent-tools.json"), [
-      `AGENT_TOOLS_PLUGINS_DIR names ${gone}, which does not exist; no plugins were loaded from it (correct the path or unset AGENT_TOOLS_PLUGINS_DIR)`,
+      `AGENT_TOOLS_PLUGINS_DIR (or --plugins-dir) names ${gone}, which does not exist; no plugins were loaded from it (correct the path, or unset AGENT_TOOLS_PLUGINS_DIR / drop --plugins-dir)`,
       `plugins.dirs names ${file}, which is not a folder; no plugins were loaded from it (correct or remove it in plugins.dirs of /home/u/agent-tools.json)`,
     ]);
   });
@@ -45,7 +45,7 @@ describe("startup notices: plugin folders", () => {
   it("resolves a relative AGENT_TOOLS_PLUGINS_DIR entry and skips empty ones", () => {
     const relative = path.relative(process.cwd(), gone);
     assert.deepEqual(missingPluginDirs(`${path.delimiter}${relative}${path.delimiter}`, []), [
-      `AGENT_TOOLS_PLUGINS_DIR names ${gone}, which does not exist; no plugins were loaded from it (correct the path or unset AGENT_TOOLS_PLUGINS_DIR)`,
+      `AGENT_TOOLS_PLUGINS_DIR (or --plugins-dir) names ${gone}, which does not exist; no plugins were loaded from it (correct the path, or unset AGENT_TOOLS_PLUGINS_DIR / drop --plugins-dir)`,
     ]);
     assert.deepEqual(missingPluginDirs(undefined, []), []);
   });

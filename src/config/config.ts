@@ -11,6 +11,7 @@ import type { ConfigDocument, HttpSettings, ServerEntryDocument } from "./schema
 // The schemas as plain data (generated from schema.ts): a start does not load TypeBox.
 import { CONFIG_SCHEMA as ConfigSchema, SERVER_ENTRY_SCHEMA as ServerEntrySchema } from "./schema-data.js";
 import { isPlainObject } from "../plain-object.js";
+import { xdgBase } from "../paths.js";
 
 // Validated by code made ahead of time from these very schemas (no Ajv compile at start).
 usePrecompiledSpec(ConfigSchema, "config");
@@ -327,8 +328,8 @@ function userConfigFile(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.P
   const home = env.HOME || os.homedir();
   let base: string;
   if (platform === "win32") base = env.APPDATA || path.join(home, "AppData", "Roaming");
-  else if (platform === "darwin") base = env.XDG_CONFIG_HOME || path.join(home, "Library", "Application Support");
-  else base = env.XDG_CONFIG_HOME || path.join(home, ".config");
+  else if (platform === "darwin") base = xdgBase(env.XDG_CONFIG_HOME) ?? path.join(home, "Library", "Application Support");
+  else base = xdgBase(env.XDG_CONFIG_HOME) ?? path.join(home, ".config");
   return path.join(base, "agent-tools-runtime", "config.json");
 }
 

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { unsafeRoot } from "../adapters/filesystem/guard.js";
-import { RUNTIME_ROOT } from "../paths.js";
+import { RUNTIME_ROOT, xdgBase } from "../paths.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { manifestFromEntry } from "./mcp-servers.js";
 
@@ -44,7 +44,7 @@ function entryPoint(pkg: string): string {
 
 function memoryFilePath(env: NodeJS.ProcessEnv): string {
   if (env.AGENT_TOOLS_MEMORY_FILE) return path.resolve(env.AGENT_TOOLS_MEMORY_FILE);
-  const stateHome = env.XDG_STATE_HOME || path.join(os.homedir(), ".local", "state");
+  const stateHome = xdgBase(env.XDG_STATE_HOME) ?? path.join(os.homedir(), ".local", "state");
   return path.join(stateHome, "agent-tools-runtime", "memory.jsonl");
 }
 

@@ -33,7 +33,8 @@ export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs:
       .split(path.delimiter)
       .map((s) => s.trim())
       .filter(Boolean)
-      .map((dir) => ({ source: "AGENT_TOOLS_PLUGINS_DIR", dir: path.resolve(dir), fix: "correct the path or unset AGENT_TOOLS_PLUGINS_DIR" })),
+      // The CLI's --plugins-dir sets the same variable: the notice names both, since the user may have set either.
+      .map((dir) => ({ source: "AGENT_TOOLS_PLUGINS_DIR (or --plugins-dir)", dir: path.resolve(dir), fix: "correct the path, or unset AGENT_TOOLS_PLUGINS_DIR / drop --plugins-dir" })),
     ...configDirs.map((dir) => ({ source: "plugins.dirs", dir, fix: `correct or remove it in plugins.dirs${configFile ? ` of ${configFile}` : ""}` })),
   ];
   return named.flatMap(({ source, dir, fix }) => {

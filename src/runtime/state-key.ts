@@ -1,4 +1,5 @@
 import { nodeCrypto } from "../node-crypto.js";
+import { StateSettingError } from "../state/redis-url.js";
 
 /**
  * The runtime's signing key for state that travels through clients: workspace handles and the
@@ -13,7 +14,10 @@ function stateKeyFromEnv(env: NodeJS.ProcessEnv): Buffer | undefined {
   const raw = env.AGENT_TOOLS_STATE_KEY?.trim();
   if (!raw) return undefined;
   const key = /^[0-9a-f]+$/i.test(raw) && raw.length % 2 === 0 ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
-  if (key.length < 32) throw new Error("AGENT_TOOLS_STATE_KEY must hold at least 32 bytes (64 hex characters); make one with `openssl rand -hex 32`");
+  // A StateSettingError: the bins say it in one line, without a stack (run-bin.ts).
+  if (key.length < 32) {
+    throw new StateSettingError(`AGENT_TOOLS_STATE_KEY must hold at least 32 bytes (64 hex characters, or base64); it holds ${key.length}. Make one with \`openssl rand -hex 32\``);
+  }
   return key;
 }
 

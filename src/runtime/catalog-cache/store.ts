@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import path from "node:path";
 import type { ServerDescription, ToolDescriptor } from "../../adapters/types.js";
 import { switchFromEnv } from "../../env-switch.js";
+import { xdgBase } from "../../paths.js";
 
 /**
  * Where plugin catalogs are kept between runs. The runtime only needs get/set/clear by an opaque
@@ -124,8 +125,8 @@ export function cacheRoot(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = pr
   }
   const home = env.HOME?.trim();
   if (platform === "darwin") return home ? path.join(home, "Library", "Caches", "agent-tools-runtime") : undefined;
-  const xdg = env.XDG_CACHE_HOME?.trim();
-  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, "agent-tools-runtime");
+  const xdg = xdgBase(env.XDG_CACHE_HOME);
+  if (xdg) return path.join(xdg, "agent-tools-runtime");
   return home ? path.join(home, ".cache", "agent-tools-runtime") : undefined;
 }
 
