@@ -29,5 +29,5 @@ export type { JobState, JobStatus, JobStore, JobStoreOptions, StartOptions } fro
 export { createRestAdapter, mcpAdapterFromSpec, parseMcpSpec, McpAdapter, RestClient, RestError, createRedactor, type Redactor } from "./adapter-kit.js";
 export { runSteps, type SkillStep, type StepFailure } from "./plugins/skill-steps.js";
 // The plugin author's kit, also on its own slim subpath `agent-tools-runtime/plugin` (README "Plugin kit").
-export { createAndVerify, describeError, SkillError, skillContext, skillError, unwrapResult as unwrapToolResult } from "./plugin.js";
+export { createAndVerify, describeError, outcomeUnknown, SkillError, skillContext, skillError, unknownOutcomeError, unwrapResult as unwrapToolResult } from "./plugin.js";
 export type { FieldCheck, KitContext, SkillErrorOptions, Verified, VerifyPlan } from "./plugin.js";

@@ -180,6 +180,12 @@ export interface VerifyPlan<Id = unknown> {
   check?(stored: unknown, created: unknown): string[];
   /** Fields never echoed back in the answer or the error (passwords). */
   secret?: readonly string[];
+  /**
+   * How to look for the thing when the create got no answer (a timeout, a lost connection), e.g.
+   * "find-workflows with namePattern 'Nightly'": the hint names it, so the agent looks before it
+   * creates again. Default: the plugin's list or search tools.
+   */
+  lookFirst?: string;
 }
 
 export interface FieldCheck {
@@ -213,8 +219,35 @@ function withoutSecrets(value: unknown, secret: readonly string[]): unknown {
 }
 
 /**
+ * Whether a failed write may still have happened: it got no answer, rather than a refusal. A
+ * timeout (UPSTREAM_TIMEOUT) is one; so is an error flagged `outcomeUnknown: true` (a plugin's
+ * REST helper flags a write whose connection broke before the answer). The service may have
+ * stored the write and answered late, so doing it again may make a duplicate.
+ */
+export function outcomeUnknown(error: unknown): boolean {
+  if (!isRecord(error) && !(error instanceof Error)) return false;
+  const flagged = error as { code?: unknown; outcomeUnknown?: unknown };
+  return flagged.code === "UPSTREAM_TIMEOUT" || flagged.outcomeUnknown === true;
+}
+
+/**
+ * The error for a create that got no answer (see outcomeUnknown): it keeps the code, says that
+ * whether the thing exists is unknown, and its hint says to look first (`lookFirst`: which tool or
+ * skill finds it) instead of the generic "retry", which would make a duplicate.
+ */
+export function unknownOutcomeError(what: string, error: unknown, lookFirst?: string): SkillError {
+  const where = lookFirst ?? "the plugin's list or search tools";
+  return new SkillError(codeOf(error, "UPSTREAM_TIMEOUT"), `creating the ${what} got no answer, so whether it was created is unknown (the service may have stored it and answered late): ${describeError(error)}`, {
+    hint: `Look for the ${what} first (${where}); create it again only if it is not there, since creating it again blindly may make a duplicate.`,
+    details: { stage: "create", outcome: "unknown" },
+  });
+}
+
+/**
  * Create something, read it back by its new id, compare. The one failure contract:
- *  - the create fails: the error keeps the create's code (nothing exists to clean up);
+ *  - the create got no answer (outcomeUnknown): unknownOutcomeError, whose hint says to look
+ *    for it first (`lookFirst`) before creating again;
+ *  - the create was refused: the error keeps the create's code (nothing exists to clean up);
  *  - anything after a successful create (no id in the answer, the read-back fails, a field
  *    differs, `check` finds a problem): SkillError UPSTREAM_ERROR whose message names the id and
  *    whose details carry `stage` ("id", "read-back" or "compare"), `id` and what was learned — the
@@ -227,6 +260,7 @@ export async function createAndVerify<Id = unknown>(plan: VerifyPlan<Id>): Promi
   try {
     created = await plan.create();
   } catch (error) {
+    if (outcomeUnknown(error)) throw unknownOutcomeError(plan.what, error, plan.lookFirst);
     const carried = error instanceof SkillError ? { hint: error.hint } : {};
     throw new SkillError(codeOf(error, "UPSTREAM_ERROR"), `creating the ${plan.what} failed, so there is nothing to verify: ${describeError(error)}`, {
       ...carried,

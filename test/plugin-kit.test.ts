@@ -88,6 +88,17 @@ describe("plugin kit: createAndVerify's one failure contract", () => {
     assert.equal(error.details?.stage, "create");
   });
 
+  it("a create that got no answer may have happened: its outcome is unknown and the hint says where to look first", async () => {
+    const timedOut = await failing({ create: async () => Promise.reject(Object.assign(new Error("POST /notes did not answer within 30000 ms"), { code: "UPSTREAM_TIMEOUT" })), lookFirst: "the list_notes tool" });
+    assert.equal(timedOut.code, "UPSTREAM_TIMEOUT");
+    assert.match(timedOut.message, /creating the note got no answer, so whether it was created is unknown .*did not answer within 30000 ms/);
+    assert.match(timedOut.hint ?? "", /Look for the note first \(the list_notes tool\); create it again only if it is not there/);
+    assert.deepEqual(timedOut.details, { stage: "create", outcome: "unknown" });
+    const broken = await failing({ create: async () => Promise.reject(Object.assign(new Error("POST /notes failed: socket hang up"), { code: "UPSTREAM_ERROR", outcomeUnknown: true })) });
+    assert.equal(broken.code, "UPSTREAM_ERROR");
+    assert.match(broken.hint ?? "", /Look for the note first \(the plugin's list or search tools\)/);
+  });
+
   it("after the create, every failure is UPSTREAM_ERROR naming the id", async () => {
     const noId = await failing({ idOf: () => undefined });
     assert.equal(noId.details?.stage, "id");
@@ -118,6 +129,6 @@ describe("plugin kit: slim", () => {
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
     assert.equal(run.status, 0, run.stderr);
     const { names } = JSON.parse(run.stdout) as { names: string[] };
-    assert.deepEqual(names, ["SkillError", "createAndVerify", "definePlugin", "defineSkill", "describeError", "runSteps", "skillContext", "skillError", "unwrapResult"]);
+    assert.deepEqual(names, ["SkillError", "createAndVerify", "definePlugin", "defineSkill", "describeError", "outcomeUnknown", "runSteps", "skillContext", "skillError", "unknownOutcomeError", "unwrapResult"]);
   });
 });

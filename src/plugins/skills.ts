@@ -44,6 +44,12 @@ export interface SkillContext extends CallContext {
    * checks it up front, since the gate inside the job would only fail the job later.
    */
   confirmed?: boolean;
+  /**
+   * When the runtime stops waiting for this run (epoch milliseconds, AGENT_TOOLS_CALL_TIMEOUT_MS
+   * after it began); `signal` aborts then. A skill doing many steps (a bulk delete) stops starting
+   * new ones in time to answer what it did and what is left, instead of being cut off unanswered.
+   */
+  deadline?: number;
 }
 
 export interface SkillLoadFailure {

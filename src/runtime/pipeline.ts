@@ -828,7 +828,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
     const runSkill = async (skill: Skill, deadline: DeadlineScope): Promise<unknown> => {
       // Object.assign, not a spread: a spread would read (and so make) the job store.
-      const answer = await skill.run(adapter, args, Object.assign(callContext(deadline), { confirmed }));
+      // Called as withDeadline starts its timer, so `deadline` here is when that timer fires.
+      const answer = await skill.run(adapter, args, Object.assign(callContext(deadline), { confirmed, deadline: Date.now() + deps.timeoutMs }));
       // The user has a question to answer first (reads before it are run again on the retry).
       const pending = state.interrupts?.[0];
       if (pending) throw pending;

@@ -81,15 +81,48 @@ export function optionalStringList(args, name) {
   });
 }
 
+/** The longest name pattern accepted: far above any real workflow or table name. */
+export const MAX_PATTERN_LENGTH = 200;
+
 /**
  * A name pattern: `*` and `?` wildcards match like a shell glob over the whole name; text without
- * wildcards matches anywhere in the name. Case-insensitive either way.
+ * wildcards matches anywhere in the name. Case-insensitive either way. The glob is matched by
+ * globMatch below, never turned into a regular expression: a pattern like `*a*a*a…*b` against a
+ * long name would make a backtracking regex run for minutes and freeze the whole server.
  */
-export function namePatternMatcher(pattern) {
+export function namePatternMatcher(pattern, name = "namePattern") {
   if (pattern === undefined) return () => true;
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    throw new SkillArgError(`'${name}' is ${pattern.length} characters; at most ${MAX_PATTERN_LENGTH} are accepted: use a shorter text or glob (e.g. 'report*' or '*2024*')`);
+  }
   const lower = pattern.toLowerCase();
-  if (!/[*?]/.test(lower)) return (name) => String(name ?? "").toLowerCase().includes(lower);
-  const source = lower.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  const regex = new RegExp(`^${source}$`);
-  return (name) => regex.test(String(name ?? "").toLowerCase());
+  if (!/[*?]/.test(lower)) return (value) => String(value ?? "").toLowerCase().includes(lower);
+  return (value) => globMatch(lower, String(value ?? "").toLowerCase());
+}
+
+/**
+ * Whether `text` matches the glob `pattern` as a whole (`*` any run of characters, `?` exactly
+ * one, everything else itself). The classic two-pointer match: on a mismatch it goes back only to
+ * the last `*` seen and lets it swallow one more character, so it takes at most
+ * pattern length × text length steps whatever the pattern.
+ */
+export function globMatch(pattern, text) {
+  let p = 0;
+  let t = 0;
+  let star = -1;
+  let resume = 0;
+  while (t < text.length) {
+    if (p < pattern.length && (pattern[p] === "?" || (pattern[p] !== "*" && pattern[p] === text[t]))) {
+      p++;
+      t++;
+    } else if (p < pattern.length && pattern[p] === "*") {
+      star = p++;
+      resume = t;
+    } else if (star !== -1) {
+      p = star + 1;
+      t = ++resume;
+    } else return false;
+  }
+  while (p < pattern.length && pattern[p] === "*") p++;
+  return p === pattern.length;
 }

@@ -15,6 +15,9 @@ export const PAGE_LIMIT = 100;
 /** A safety stop for runaway cursors: 200 pages of 100 is 20,000 items. */
 export const MAX_PAGES = 200;
 
+/** The methods that change data: one of these that gets no answer may still have happened. */
+const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
 export function createN8nRest({ instance, env, log, redactor, timeoutMs = 30_000 }) {
   const client = new RestClient({
     connection: {
@@ -38,43 +41,70 @@ export function createN8nRest({ instance, env, log, redactor, timeoutMs = 30_000
     return client.urlForRawPath(`${path}${search ? `?${search}` : ""}`);
   }
 
-  const rest = {
-    instance,
+  /** The REST helper whose every request carries `signal` (a skill call's: its deadline and the client's cancel). */
+  function bound(signal) {
+    const rest = {
+      instance,
+      signal,
 
-    /** One request; answers the decoded (and redacted) body. */
-    async request(method, path, { query, body } = {}) {
-      const url = target(path, query);
-      const response = await client.send({ method, url, ...(body !== undefined ? { body: { json: body } } : {}) });
-      return redactor.redactValue(response.data);
-    },
+      /** Another helper on the same client, for one skill call's `signal` (see restFor). */
+      withSignal: bound,
 
-    /**
-     * Every item of a cursor-paged list (`{ data, nextCursor }`), up to `max` items. A failing page
-     * names its number and how many items came before it.
-     */
-    async listAll(path, query = {}, { max = Infinity } = {}) {
-      const items = [];
-      let cursor;
-      for (let page = 1; page <= MAX_PAGES; page++) {
-        let answer;
+      /**
+       * Refuse before anything is done when N8N_API_KEY is not set: a skill that writes over MCP
+       * and reads back over REST must not write first and fail after (README "Configuration").
+       */
+      requireKey() {
+        if (String(env.N8N_API_KEY ?? "").trim()) return;
+        throw skillError("NOT_CONFIGURED", "this skill needs N8N_API_KEY (n8n's REST API key), which is not set on the host; nothing was done", { details: { missing: ["N8N_API_KEY"] } });
+      },
+
+      /**
+       * One request; answers the decoded (and redacted) body. A write that got no HTTP answer (a
+       * timeout, a broken connection, a cancel) is flagged `outcomeUnknown`: n8n may have done it.
+       */
+      async request(method, path, { query, body } = {}) {
+        const url = target(path, query);
         try {
-          answer = await rest.request("GET", path, { query: { ...query, limit: PAGE_LIMIT, ...(cursor ? { cursor } : {}) } });
+          const response = await client.send({ method, url, ...(body !== undefined ? { body: { json: body } } : {}) }, signal);
+          return redactor.redactValue(response.data);
         } catch (error) {
-          if (page > 1 && error instanceof Error) error.message = `page ${page} of ${path} failed after ${items.length} items: ${error.message}`;
+          if (WRITES.has(method.toUpperCase()) && error instanceof RestError && error.status === undefined && ["UPSTREAM_ERROR", "UPSTREAM_TIMEOUT"].includes(error.code)) {
+            error.outcomeUnknown = true;
+          }
           throw error;
         }
-        const data = Array.isArray(answer?.data) ? answer.data : Array.isArray(answer) ? answer : undefined;
-        if (!data) throw new RestError("UPSTREAM_ERROR", `GET ${path} answered without a 'data' list`);
-        items.push(...data);
-        if (items.length >= max) return { items: items.slice(0, max), pages: page, complete: false };
-        cursor = typeof answer?.nextCursor === "string" && answer.nextCursor ? answer.nextCursor : undefined;
-        if (!cursor) return { items, pages: page, complete: true };
-      }
-      log.warn(`n8n: ${path} still had a next cursor after ${MAX_PAGES} pages; stopped`);
-      return { items, pages: MAX_PAGES, complete: false };
-    },
-  };
-  return rest;
+      },
+
+      /**
+       * Every item of a cursor-paged list (`{ data, nextCursor }`), up to `max` items. A failing page
+       * names its number and how many items came before it.
+       */
+      async listAll(path, query = {}, { max = Infinity } = {}) {
+        const items = [];
+        let cursor;
+        for (let page = 1; page <= MAX_PAGES; page++) {
+          let answer;
+          try {
+            answer = await rest.request("GET", path, { query: { ...query, limit: PAGE_LIMIT, ...(cursor ? { cursor } : {}) } });
+          } catch (error) {
+            if (page > 1 && error instanceof Error) error.message = `page ${page} of ${path} failed after ${items.length} items: ${error.message}`;
+            throw error;
+          }
+          const data = Array.isArray(answer?.data) ? answer.data : Array.isArray(answer) ? answer : undefined;
+          if (!data) throw new RestError("UPSTREAM_ERROR", `GET ${path} answered without a 'data' list`);
+          items.push(...data);
+          if (items.length >= max) return { items: items.slice(0, max), pages: page, complete: false };
+          cursor = typeof answer?.nextCursor === "string" && answer.nextCursor ? answer.nextCursor : undefined;
+          if (!cursor) return { items, pages: page, complete: true };
+        }
+        log.warn(`n8n: ${path} still had a next cursor after ${MAX_PAGES} pages; stopped`);
+        return { items, pages: MAX_PAGES, complete: false };
+      },
+    };
+    return rest;
+  }
+  return bound(undefined);
 }
 
 /** How every REST skill's meta describes the optional `url` argument that restFor checks. */
@@ -84,9 +114,9 @@ export const URL_ARG = "optional; must be the configured instance if given";
  * The REST helper for a skill call. A `url` argument is optional: when given it must name the
  * configured instance (the API key is only ever sent there); it never redirects the call.
  */
-export function restFor(adapter, args) {
-  const rest = adapter && adapter.n8nRest;
-  if (!rest) throw skillError("NOT_CONFIGURED", "this skill needs the n8n plugin's adapter (REST client missing)");
+export function restFor(adapter, args, context) {
+  const shared = adapter && adapter.n8nRest;
+  if (!shared) throw skillError("NOT_CONFIGURED", "this skill needs the n8n plugin's adapter (REST client missing)");
   if (args.url !== undefined && args.url !== null && args.url !== "") {
     let given;
     try {
@@ -94,22 +124,28 @@ export function restFor(adapter, args) {
     } catch {
       throw new SkillArgError(`'url' is not a URL; leave it out to use the configured instance`);
     }
-    const configured = new URL(rest.instance);
+    const configured = new URL(shared.instance);
     if (given.origin !== configured.origin) {
       throw new SkillArgError(`'url' (${given.origin}) is not the configured n8n instance (${configured.origin}); the instance is set on the host with N8N_INSTANCE_URL or N8N_MCP_URL, so leave 'url' out`);
     }
   }
   const rest_args = { ...args };
   delete rest_args.url;
-  return { rest, args: rest_args };
+  // Every request of this call carries its signal: past the deadline or on the client's cancel
+  // nothing goes on running in the background after the answer.
+  return { rest: context?.signal ? shared.withSignal(context.signal) : shared, args: rest_args };
 }
 
-/** Run `work` over `items` with at most `limit` at once; answers, in item order, `{ ok: true, value }` or `{ ok: false, error }` (its message) per item. */
-export async function forEachLimited(items, limit, work) {
-  const results = new Array(items.length);
+/**
+ * Run `work` over `items` with at most `limit` at once; answers, in item order, `{ ok: true, value }`
+ * or `{ ok: false, error }` (its message) per item, and `undefined` for an item never started:
+ * once `stop()` answers true no new item is started (the ones running are awaited).
+ */
+export async function forEachLimited(items, limit, work, { stop = () => false } = {}) {
+  const results = new Array(items.length).fill(undefined);
   let next = 0;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !stop()) {
       const index = next++;
       try {
         results[index] = { ok: true, value: await work(items[index]) };

@@ -2,6 +2,7 @@ import { skillError } from "agent-tools-runtime/plugin";
 import { SkillArgError, namePatternMatcher, onlyKnown, optionalInt, optionalString, optionalStringList } from "../lib/args.mjs";
 import { callTool } from "../lib/mcp.mjs";
 import { restFor, URL_ARG } from "../lib/rest.mjs";
+import { isTrigger, nodeList } from "../lib/workflow.mjs";
 
 /**
  * Audits in four modes. The mode and every argument are checked against that mode's list: an
@@ -34,8 +35,8 @@ export const meta = {
   modes: Object.fromEntries(Object.entries(MODES).map(([name, m]) => [name, { args: m.args, what: m.what }])),
 };
 
-export async function run(adapter, rawArgs) {
-  const { rest, args } = restFor(adapter, rawArgs);
+export async function run(adapter, rawArgs, context) {
+  const { rest, args } = restFor(adapter, rawArgs, context);
   const mode = args.mode === undefined || args.mode === null ? "default" : args.mode;
   if (typeof mode !== "string" || !(mode in MODES)) {
     throw new SkillArgError(`unknown mode ${JSON.stringify(mode)}; valid modes: ${Object.keys(MODES).join(", ")}`);
@@ -45,17 +46,8 @@ export async function run(adapter, rawArgs) {
   onlyKnown(rest_args, MODES[mode].args, `audit-workflows mode '${mode}'`);
   if (mode === "nativeAudit") return nativeAudit(rest, rest_args);
   if (mode === "executions") return executionsAudit(rest, rest_args);
-  if (mode === "credentials") return credentialsAudit(rest, adapter);
+  if (mode === "credentials") return credentialsAudit(rest, adapter, context);
   return riskAudit(rest, rest_args);
-}
-
-function nodeList(workflow) {
-  return Array.isArray(workflow?.nodes) ? workflow.nodes : [];
-}
-
-function isTrigger(node) {
-  const type = String(node?.type ?? "");
-  return /trigger$/i.test(type) || /\.(webhook|cron|interval|start|manualTrigger|formTrigger|chatTrigger)$/i.test(type) || /Trigger/.test(type);
 }
 
 function isWebhook(node) {
@@ -146,20 +138,20 @@ async function executionsAudit(rest, args) {
  * Every credential: GET /credentials where the instance's public API has it; older versions only
  * create and delete credentials over REST (404/405 there), so n8n's MCP list_credentials answers.
  */
-async function listCredentials(rest, adapter) {
+async function listCredentials(rest, adapter, context) {
   try {
     return { credentials: (await rest.listAll("/credentials")).items, source: "rest" };
   } catch (error) {
     if (error?.status !== 404 && error?.status !== 405) throw error;
-    const answer = await callTool(adapter, "list_credentials", {});
+    const answer = await callTool(adapter, "list_credentials", {}, context);
     const list = Array.isArray(answer) ? answer : Array.isArray(answer?.data) ? answer.data : Array.isArray(answer?.credentials) ? answer.credentials : undefined;
     if (!list) throw skillError("UPSTREAM_ERROR", `GET /credentials is not available (HTTP ${error.status}) and list_credentials answered no list`);
     return { credentials: list, source: "mcp" };
   }
 }
 
-async function credentialsAudit(rest, adapter) {
-  const [{ credentials, source }, { items: workflows }] = await Promise.all([listCredentials(rest, adapter), rest.listAll("/workflows")]);
+async function credentialsAudit(rest, adapter, context) {
+  const [{ credentials, source }, { items: workflows }] = await Promise.all([listCredentials(rest, adapter, context), rest.listAll("/workflows")]);
   const usage = new Map();
   for (const w of workflows) {
     for (const node of nodeList(w)) {

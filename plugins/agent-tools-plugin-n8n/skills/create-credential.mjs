@@ -1,3 +1,4 @@
+import { outcomeUnknown, unknownOutcomeError } from "agent-tools-runtime/plugin";
 import { SkillArgError, onlyKnown, optionalObject, optionalString, requiredString } from "../lib/args.mjs";
 import { restFor, URL_ARG } from "../lib/rest.mjs";
 
@@ -15,8 +16,8 @@ export const meta = {
 const isOAuth2 = (type) => /oauth2/i.test(type);
 const CONSENT = "this is an OAuth2 credential: after it is created, a person must open it in the n8n editor and click 'Connect' to finish the browser consent; no API call can do that step";
 
-export async function run(adapter, rawArgs) {
-  const { rest, args } = restFor(adapter, rawArgs);
+export async function run(adapter, rawArgs, context) {
+  const { rest, args } = restFor(adapter, rawArgs, context);
   onlyKnown(args, ["type", "name", "data"], "skill 'create-credential'");
   const type = requiredString(args, "type", "the credential type, e.g. slackApi");
   const name = optionalString(args, "name");
@@ -26,6 +27,13 @@ export async function run(adapter, rawArgs) {
     return { type, schema, next: "call again with 'name' and 'data' holding the schema's required fields", ...(isOAuth2(type) ? { oauth2: CONSENT } : {}) };
   }
   if (!name || !data) throw new SkillArgError(`give both 'name' and 'data' to create (missing '${name ? "data" : "name"}'), or only 'type' to see the schema`);
-  const created = await rest.request("POST", "/credentials", { body: { name, type, data } });
+  let created;
+  try {
+    created = await rest.request("POST", "/credentials", { body: { name, type, data } });
+  } catch (error) {
+    // No answer is not a refusal: n8n may have stored it, and creating it again makes a second one.
+    if (outcomeUnknown(error)) throw unknownOutcomeError("credential", error, `audit-workflows with mode "credentials" lists every credential: look for the name ${JSON.stringify(name)}`);
+    throw error;
+  }
   return { created: true, id: created?.id, name: created?.name ?? name, type: created?.type ?? type, ...(isOAuth2(type) ? { oauth2: CONSENT } : {}) };
 }

@@ -32,11 +32,15 @@ function selection(args, operation) {
   const filter = optionalObject(args, "filter");
   if (ids && filter) throw new SkillArgError(`give 'rowIds' or 'filter' for ${operation}, not both`);
   if (filter && !Array.isArray(filter.filters)) throw new SkillArgError(`'filter' must be {"type":"and"|"or","filters":[{"columnName","condition","value"}]}`);
+  // n8n applies an empty condition list to every row: a change must name its rows.
+  if (filter && filter.filters.length === 0 && operation !== "read") {
+    throw new SkillArgError(`'filter.filters' is empty, which would ${operation} every row; ${operation} never touches every row: give 'rowIds', or at least one condition such as {"columnName":"email","condition":"eq","value":"a@b.c"}`);
+  }
   return ids ? byIds(ids) : filter;
 }
 
-export async function run(adapter, rawArgs) {
-  const { rest, args } = restFor(adapter, rawArgs);
+export async function run(adapter, rawArgs, context) {
+  const { rest, args } = restFor(adapter, rawArgs, context);
   const operation = args.operation;
   if (typeof operation !== "string" || !(operation in OPERATIONS)) {
     throw new SkillArgError(`'operation' must be one of ${Object.keys(OPERATIONS).join(", ")} (got ${JSON.stringify(operation)})`);

@@ -6,7 +6,7 @@ export const meta = {
   args: { id: "required: the credential's id", url: URL_ARG },
 };
 
-export async function run(adapter, rawArgs) {
-  const { id, answer } = await deleteById(adapter, rawArgs, "delete-credential", "/credentials");
+export async function run(adapter, rawArgs, context) {
+  const { id, answer } = await deleteById(adapter, rawArgs, context, "delete-credential", "/credentials");
   return { deleted: true, id, name: answer?.name, type: answer?.type };
 }

@@ -12,8 +12,8 @@ export const meta = {
   },
 };
 
-export async function run(adapter, rawArgs) {
-  const { rest, args } = restFor(adapter, rawArgs);
+export async function run(adapter, rawArgs, context) {
+  const { rest, args } = restFor(adapter, rawArgs, context);
   onlyKnown(args, ["ids", "namePattern", "dryRun"], "skill 'delete-data-tables-bulk'");
   const ids = optionalStringList(args, "ids");
   const pattern = optionalString(args, "namePattern");
@@ -27,6 +27,6 @@ export async function run(adapter, rawArgs) {
     targets = (await rest.listAll("/data-tables")).items.filter((t) => matches(t?.name)).map((t) => ({ id: String(t.id), name: t.name }));
   }
   if (dryRun) return { dryRun: true, matched: targets.length, dataTables: targets };
-  const { matched, deleted, complete, failed, deletedTargets } = await deleteEach(rest, targets, "/data-tables", 4);
-  return { matched, deleted, complete, deletedDataTables: deletedTargets, failed };
+  const { deletedTargets, ...report } = await deleteEach(rest, targets, "/data-tables", 4, context, ids ? "ids" : "filter");
+  return { ...report, deletedDataTables: deletedTargets };
 }

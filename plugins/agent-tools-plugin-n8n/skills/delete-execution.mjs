@@ -6,7 +6,7 @@ export const meta = {
   args: { id: "required: the execution's id", url: URL_ARG },
 };
 
-export async function run(adapter, rawArgs) {
-  const { id, answer } = await deleteById(adapter, rawArgs, "delete-execution", "/executions");
+export async function run(adapter, rawArgs, context) {
+  const { id, answer } = await deleteById(adapter, rawArgs, context, "delete-execution", "/executions");
   return { deleted: true, id, workflowId: answer?.workflowId, status: answer?.status };
 }

@@ -17,8 +17,8 @@ export const meta = {
   },
 };
 
-export async function run(adapter, rawArgs) {
-  const { rest, args } = restFor(adapter, rawArgs);
+export async function run(adapter, rawArgs, context) {
+  const { rest, args } = restFor(adapter, rawArgs, context);
   onlyKnown(args, ["ids", "workflowId", "status", "limit", "concurrency"], "skill 'delete-executions-bulk'");
   const ids = optionalStringList(args, "ids");
   const workflowId = optionalString(args, "workflowId");
@@ -29,6 +29,6 @@ export async function run(adapter, rawArgs) {
   if (ids && (workflowId || status)) throw new SkillArgError("give 'ids', or a filter ('workflowId'/'status'), not both");
   if (!ids && !workflowId && !status) throw new SkillArgError("give 'ids', 'workflowId' or 'status': this skill never deletes every execution by default");
   const selected = ids ?? (await rest.listAll("/executions", { ...(workflowId ? { workflowId } : {}), ...(status ? { status } : {}) }, { max: limit })).items.map((e) => String(e.id));
-  const { matched, deleted, complete, failed } = await deleteEach(rest, selected.map((id) => ({ id })), "/executions", concurrency);
-  return { matched, deleted, complete, failed };
+  const { deletedTargets: _ids, ...report } = await deleteEach(rest, selected.map((id) => ({ id })), "/executions", concurrency, context, ids ? "ids" : "filter");
+  return report;
 }

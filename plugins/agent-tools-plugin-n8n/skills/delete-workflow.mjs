@@ -6,7 +6,7 @@ export const meta = {
   args: { id: "required: the workflow's id", url: URL_ARG },
 };
 
-export async function run(adapter, rawArgs) {
-  const { id, answer } = await deleteById(adapter, rawArgs, "delete-workflow", "/workflows");
+export async function run(adapter, rawArgs, context) {
+  const { id, answer } = await deleteById(adapter, rawArgs, context, "delete-workflow", "/workflows");
   return { deleted: true, id, name: answer?.name, wasActive: answer?.active === true };
 }

@@ -12,8 +12,8 @@ export const meta = {
   },
 };
 
-export async function run(adapter, rawArgs) {
-  const { rest, args } = restFor(adapter, rawArgs);
+export async function run(adapter, rawArgs, context) {
+  const { rest, args } = restFor(adapter, rawArgs, context);
   onlyKnown(args, ["active", "namePattern", "dryRun"], "skill 'delete-workflows-bulk'");
   const active = optionalBoolean(args, "active");
   const pattern = optionalString(args, "namePattern");
@@ -23,6 +23,6 @@ export async function run(adapter, rawArgs) {
   const matches = namePatternMatcher(pattern);
   const targets = items.filter((w) => matches(w?.name)).map((w) => ({ id: w.id, name: w.name, active: w.active === true }));
   if (dryRun) return { dryRun: true, matched: targets.length, workflows: targets };
-  const { matched, deleted, complete, failed, deletedTargets } = await deleteEach(rest, targets, "/workflows", 4);
-  return { matched, deleted, complete, deletedWorkflows: deletedTargets, failed };
+  const { deletedTargets, ...report } = await deleteEach(rest, targets, "/workflows", 4, context, "filter");
+  return { ...report, deletedWorkflows: deletedTargets };
 }

@@ -10,12 +10,12 @@ export const meta = {
   modes: { queries: ["queries"], nodeIds: ["nodeIds"] },
 };
 
-export async function run(adapter, args) {
+export async function run(adapter, args, context) {
   onlyKnown(args, ["queries", "nodeIds"], "skill 'find-node-types'");
   const queries = optionalStringList(args, "queries");
   const nodeIds = optionalStringList(args, "nodeIds");
   if (queries && nodeIds) throw new SkillArgError("give 'queries' (to search) or 'nodeIds' (exact definitions), not both");
   if (!queries && !nodeIds) throw new SkillArgError("give 'queries' (words to search) or 'nodeIds' (exact node type ids)");
-  if (queries) return { mode: "queries", queries, results: await callTool(adapter, "search_nodes", { queries }) };
-  return { mode: "nodeIds", nodeIds, definitions: await callTool(adapter, "get_node_types", { nodeIds }) };
+  if (queries) return { mode: "queries", queries, results: await callTool(adapter, "search_nodes", { queries }, context) };
+  return { mode: "nodeIds", nodeIds, definitions: await callTool(adapter, "get_node_types", { nodeIds }, context) };
 }

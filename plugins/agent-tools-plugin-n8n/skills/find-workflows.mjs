@@ -19,8 +19,8 @@ export const meta = {
 
 const ARGS = ["active", "namePattern", "page", "pageSize"];
 
-export async function run(adapter, rawArgs) {
-  const { rest, args } = restFor(adapter, rawArgs);
+export async function run(adapter, rawArgs, context) {
+  const { rest, args } = restFor(adapter, rawArgs, context);
   onlyKnown(args, ARGS, "skill 'find-workflows'");
   const active = optionalBoolean(args, "active");
   const pattern = optionalString(args, "namePattern");

@@ -14,13 +14,20 @@ export const meta = {
   related: [{ target: "n8n:data-table-crud", why: "read, update or delete rows" }],
 };
 
-export async function run(adapter, rawArgs) {
-  const { rest, args } = restFor(adapter, rawArgs);
+export async function run(adapter, rawArgs, context) {
+  const { rest, args } = restFor(adapter, rawArgs, context);
   onlyKnown(args, ["dataTableId", "row", "rows"], "skill 'insert-and-verify-datatable-row'");
   const tableId = requiredId(args, "dataTableId");
   if ((args.row === undefined) === (args.rows === undefined)) throw new SkillArgError("give exactly one of 'row' (an object) or 'rows' (a list of objects)");
   const rows = args.row !== undefined ? [checkRow(args.row, "row")] : Array.isArray(args.rows) && args.rows.length ? args.rows.map((r, i) => checkRow(r, `rows[${i}]`)) : (() => { throw new SkillArgError("'rows' must be a non-empty list of objects"); })();
   return insertAndVerify(rest, tableId, rows);
+}
+
+/** How to find rows whose insert got no answer: a read filtered on one value the first row sent. */
+function lookFirstFor(tableId, row) {
+  const [columnName, value] = Object.entries(row).find(([, v]) => v !== null && v !== undefined) ?? ["id", null];
+  const filter = { type: "and", filters: [{ columnName, condition: "eq", value }] };
+  return `data-table-crud with operation "read", dataTableId ${JSON.stringify(tableId)} and filter ${JSON.stringify(filter)}`;
 }
 
 /** Insert rows, read them back by id, compare each column (the kit's createAndVerify: one failure contract). */
@@ -41,6 +48,7 @@ export async function insertAndVerify(rest, tableId, rows) {
       return ids;
     },
     read: (ids) => readRows(rest, tableId, byIds(ids)),
+    lookFirst: lookFirstFor(tableId, rows[0]),
     check: (stored, answer) =>
       rowChecks(stored, insertedIds(answer))
         .filter((c) => !c.found || c.mismatches.length)

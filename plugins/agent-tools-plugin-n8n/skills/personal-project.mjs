@@ -18,8 +18,8 @@ function personalOf(list) {
   return found ? { id: found.id, name: found.name } : undefined;
 }
 
-export async function run(adapter, rawArgs) {
-  const { rest, args } = restFor(adapter, rawArgs);
+export async function run(adapter, rawArgs, context) {
+  const { rest, args } = restFor(adapter, rawArgs, context);
   onlyKnown(args, [], "skill 'personal-project'");
   let restError;
   try {
@@ -31,7 +31,7 @@ export async function run(adapter, rawArgs) {
   }
   let answer;
   try {
-    answer = await callTool(adapter, "search_projects", {});
+    answer = await callTool(adapter, "search_projects", {}, context);
   } catch (mcpError) {
     const why = [restError && `GET /projects: ${restError.message}`, `search_projects: ${mcpError.message}`].filter(Boolean).join("; ");
     throw skillError("UPSTREAM_ERROR", `the personal project could not be found (${why})`);
