@@ -8,8 +8,12 @@ import { createN8nRest } from "./lib/rest.mjs";
  * skills use (`n8nRest`). A module adapter rather than a declarative block only because the MCP
  * URL falls back from one variable to another and the skills need the REST client beside it;
  * both halves are the runtime's own pieces and share one redactor, so neither the MCP token nor
- * the API key can reach a result or a log line.
+ * the API key can reach a result or a log line. The skills reach the REST client through the
+ * runtime's gate like any adapter method; `readsOnly` tells it which of those requests only read.
  */
+
+/** The HTTP methods of n8n's REST API that change nothing. */
+const READ_HTTP = new Set(["GET", "HEAD"]);
 
 const NO_CONFIRM = "Runs without confirmation (the n8n plugin sets requireConfirm: false).";
 
@@ -42,6 +46,10 @@ export function createN8nAdapter(options) {
       };
     },
     call: (name, args, ctx) => mcp.call(name, args, ctx),
+    // What the skills' REST calls do, for the runtime's write gate: listing and GET/HEAD only read;
+    // every other request (POST, PATCH, PUT, DELETE) is a change, refused for a read-only team
+    // identity and audited.
+    readsOnly: (method, args) => method === "n8nRest.listAll" || (method === "n8nRest.request" && typeof args[0] === "string" && READ_HTTP.has(args[0].toUpperCase())),
     onToolsChanged: (listener) => mcp.onToolsChanged(listener),
     close: () => mcp.close(),
   };
