@@ -14,6 +14,15 @@ import { createN8nRest } from "./lib/rest.mjs";
 
 /** The HTTP methods of n8n's REST API that change nothing. */
 const READ_HTTP = new Set(["GET", "HEAD"]);
+/** POSTs that change nothing: `/audit` generates the security audit report (audit-workflows' nativeAudit). */
+const READ_POSTS = new Set(["/audit"]);
+
+/** Whether a REST request (method and path as a skill passes them to `n8nRest.request`) only reads. */
+function onlyReads(method, path) {
+  if (typeof method !== "string") return false;
+  const verb = method.toUpperCase();
+  return READ_HTTP.has(verb) || (verb === "POST" && typeof path === "string" && READ_POSTS.has(path));
+}
 
 const NO_CONFIRM = "Runs without confirmation (the n8n plugin sets requireConfirm: false).";
 
@@ -46,10 +55,10 @@ export function createN8nAdapter(options) {
       };
     },
     call: (name, args, ctx) => mcp.call(name, args, ctx),
-    // What the skills' REST calls do, for the runtime's write gate: listing and GET/HEAD only read;
-    // every other request (POST, PATCH, PUT, DELETE) is a change, refused for a read-only team
-    // identity and audited.
-    readsOnly: (method, args) => method === "n8nRest.listAll" || (method === "n8nRest.request" && typeof args[0] === "string" && READ_HTTP.has(args[0].toUpperCase())),
+    // What the skills' REST calls do, for the runtime's write gate: listing, GET/HEAD and the
+    // security audit's POST only read; every other request (POST, PATCH, PUT, DELETE) is a change,
+    // refused for a read-only team identity and audited.
+    readsOnly: (method, args) => method === "n8nRest.listAll" || (method === "n8nRest.request" && onlyReads(args[0], args[1])),
     onToolsChanged: (listener) => mcp.onToolsChanged(listener),
     close: () => mcp.close(),
   };
