@@ -212,9 +212,15 @@ describe("the gate covers everything a skill reaches", () => {
         async listTools() { return { tools: [{ name: "count", inputSchema: { type: "object" } }, { name: "add", inputSchema: { type: "object" } }] }; }
         async call(name, args) { if (name === "count") return { count: this.items.length }; this.items.push(args.item); return { added: args.item }; }
         async erase() { this.items = []; return { erased: true }; }
+        // A client the adapter hands its skills, with no readsOnly: each of its methods is a write.
+        backend = { rows: ["r1", "r2"], async drop() { this.rows = []; return { dropped: true }; } };
       }`,
     );
     writeFileSync(path.join(plugin, "skills", "wipe.mjs"), `export const meta = { description: "Count, then erase everything." };\nexport async function run(adapter) { const before = await adapter.call("count", {}); await adapter.erase(); return before; }`);
+    writeFileSync(
+      path.join(plugin, "skills", "drop.mjs"),
+      `export const meta = { description: "Drop the backend's rows." };\nexport async function run(adapter) { const same = adapter.backend === adapter.backend; const rows = adapter.backend.rows.map((r) => r.toUpperCase()); await adapter.backend.drop(); return { same, rows, left: adapter.backend.rows.length }; }`,
+    );
     runtime = await createRuntime({ pluginDirs: [plugin], env: {}, log: silentLogger });
     facade = await linkFacade(runtime, "gate");
   });
@@ -232,6 +238,17 @@ describe("the gate covers everything a skill reaches", () => {
     const done = await facade.call("agent_tools_store_run_skill", { skill: "wipe", confirm: true });
     assert.equal(done.isError, false, done.text);
     assert.deepEqual((await facade.call("agent_tools_store_call", { toolName: "count" })).payload.result, { count: 0 });
+  });
+
+  it("a method of an object the adapter holds is gated like a write, named with a dot", async () => {
+    const refused = await facade.call("agent_tools_store_run_skill", { skill: "drop" });
+    assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED", refused.text);
+    assert.match(refused.payload.error?.message ?? "", /skill 'drop' calls 'backend\.drop', which changes data/);
+    assert.equal(refused.payload.error?.details?.tool, "backend.drop");
+    const done = await facade.call("agent_tools_store_run_skill", { skill: "drop", confirm: true });
+    assert.equal(done.isError, false, done.text);
+    // The held object is the same one each time it is reached, and its data (an array) is read as it is.
+    assert.deepEqual(done.payload.result, { same: true, rows: ["R1", "R2"], left: 0 });
   });
 });
 

@@ -6,7 +6,9 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { silentLogger } from "../src/log.js";
+import { hashToken } from "../src/gateway/identities.js";
 import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
+import { httpClient, startHttp } from "./http-helpers.js";
 import { makeWorkflow, startN8nStandIn, type N8nStandIn } from "./fixtures/n8n/n8n-server.js";
 
 /**
@@ -531,6 +533,90 @@ describe("n8n plugin: skills", () => {
     assert.match(JSON.stringify(missing.result.failed), /404/);
     const everything = await run("delete-data-tables-bulk", {});
     assert.match(everything.payload.error?.message ?? "", /never deletes every data table/);
+  });
+});
+
+/** The audit file's entries (none when nothing was written yet). */
+async function auditEntries(file: string): Promise<Record<string, unknown>[]> {
+  if (!existsSync(file)) return [];
+  return (await readFile(file, "utf8")).trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe("n8n plugin: skills' REST writes pass the write gate", () => {
+  it("HTTP gateway, a write:false identity: write skills are FORBIDDEN and change nothing, read skills work, and the refusals are audited", async () => {
+    const n8n = await startN8nStandIn({ workflows: 3 });
+    n8n.state.credentials.push({ id: "c1", name: "Slack", type: "slackApi", data: {} });
+    const dir = await mkdtemp(path.join(tmp, "gateway-"));
+    const audit = path.join(dir, "audit.jsonl");
+    const token = "n8n-reader-token-0123456789abcdef0123456789";
+    const config = path.join(dir, "team.json");
+    await writeFile(config, JSON.stringify({ team: { identities: [{ name: "reader", tokenSha256: hashToken(token), plugins: ["n8n"], write: false }] } }));
+    const server = await startHttp({ ...envFor(n8n), AGENT_TOOLS_PLUGINS_DIR: PLUGIN, AGENT_TOOLS_AUDIT: audit }, ["--config", config]);
+    const { client } = await httpClient(server.url, { authorization: `Bearer ${token}` });
+    const seen: unknown[] = [];
+    const run = async (name: string, args: Record<string, unknown>) => {
+      const { payload } = await callJson(client, "agent_tools_n8n_run_skill", { skill: name, arguments: args });
+      seen.push(payload);
+      return payload;
+    };
+    try {
+      for (const [name, args] of [
+        ["delete-workflow", { id: "wf0002" }],
+        ["delete-credential", { id: "c1" }],
+        ["create-credential", { type: "slackApi", name: "New", data: { accessToken: "xoxb-not-sent" } }],
+        ["delete-workflows-bulk", { namePattern: "Workflow*" }],
+      ] as const) {
+        const refused = await run(name, args);
+        assert.equal(refused.error?.code, "FORBIDDEN", `${name}: ${JSON.stringify(refused)}`);
+        assert.match(refused.error?.message ?? "", new RegExp(`skill '${name}' calls 'n8nRest\\.request', which changes data and identity 'reader' may use the plugins 'n8n', read-only`));
+      }
+      assert.deepEqual(n8n.state.workflows.map((w) => w.id), ["wf0001", "wf0002", "wf0003"], "no workflow was deleted");
+      assert.deepEqual(n8n.state.credentials.map((c) => c.id), ["c1"], "no credential was deleted or made");
+      // Reads through the same REST client still work: listing, GET, and the audit report's POST.
+      const found = await run("find-workflows", {});
+      assert.equal(found.ok, true, JSON.stringify(found));
+      assert.equal((found.result as { total: number }).total, 3);
+      const native = await run("audit-workflows", { mode: "nativeAudit", categories: ["credentials"] });
+      assert.equal(native.ok, true, JSON.stringify(native));
+      const entries = await auditEntries(audit);
+      assert.deepEqual(
+        entries.map((e) => [e.identity, e.operation, e.tool, e.outcome]),
+        ["delete-workflow", "delete-credential", "create-credential", "delete-workflows-bulk"].map((name) => ["reader", "run_skill", name, "FORBIDDEN"]),
+        "each refused write skill is audited once; the read skills are not",
+      );
+      assert.ok(!JSON.stringify(entries).includes("xoxb-not-sent"), "the audit keeps no argument values");
+      const said = JSON.stringify(seen) + server.stderr() + JSON.stringify(entries);
+      assert.ok(!said.includes(n8n.apiKey) && !said.includes(n8n.mcpToken), "no secret in answers, stderr or the audit");
+    } finally {
+      await client.close();
+      await server.stop();
+      await n8n.close();
+    }
+  });
+
+  it("stdio: a skill's REST write is in the audit log as the skill's run; a read skill is not", async () => {
+    const n8n = await startN8nStandIn({ workflows: 3 });
+    const audit = path.join(await mkdtemp(path.join(tmp, "stdio-")), "audit.jsonl");
+    const server = await connect(PLUGIN, envFor(n8n, { AGENT_TOOLS_AUDIT: audit }));
+    try {
+      assert.equal((await skill(server, "find-workflows")).isError, false);
+      const created = await skill(server, "create-credential", { type: "slackApi", name: "S", data: { accessToken: "xoxb-audit" } });
+      assert.equal(created.isError, false, JSON.stringify(created.payload));
+      const deleted = await skill(server, "delete-workflow", { id: "wf0001" });
+      assert.equal(deleted.isError, false, JSON.stringify(deleted.payload));
+      const entries = await auditEntries(audit);
+      assert.deepEqual(
+        entries.map((e) => [e.identity, e.operation, e.tool, e.outcome]),
+        [
+          ["local", "run_skill", "create-credential", "ok"],
+          ["local", "run_skill", "delete-workflow", "ok"],
+        ],
+      );
+      assert.deepEqual(entries[0]?.arguments, { type: "<string 8>", name: "<string 1>", data: { accessToken: "<string 10>" } });
+    } finally {
+      await server.close();
+      await n8n.close();
+    }
   });
 });
 

@@ -8,8 +8,21 @@ import { createN8nRest } from "./lib/rest.mjs";
  * skills use (`n8nRest`). A module adapter rather than a declarative block only because the MCP
  * URL falls back from one variable to another and the skills need the REST client beside it;
  * both halves are the runtime's own pieces and share one redactor, so neither the MCP token nor
- * the API key can reach a result or a log line.
+ * the API key can reach a result or a log line. The skills reach the REST client through the
+ * runtime's gate like any adapter method; `readsOnly` tells it which of those requests only read.
  */
+
+/** The HTTP methods of n8n's REST API that change nothing. */
+const READ_HTTP = new Set(["GET", "HEAD"]);
+/** POSTs that change nothing: `/audit` generates the security audit report (audit-workflows' nativeAudit). */
+const READ_POSTS = new Set(["/audit"]);
+
+/** Whether a REST request (method and path as a skill passes them to `n8nRest.request`) only reads. */
+function onlyReads(method, path) {
+  if (typeof method !== "string") return false;
+  const verb = method.toUpperCase();
+  return READ_HTTP.has(verb) || (verb === "POST" && typeof path === "string" && READ_POSTS.has(path));
+}
 
 const NO_CONFIRM = "Runs without confirmation (the n8n plugin sets requireConfirm: false).";
 
@@ -42,6 +55,10 @@ export function createN8nAdapter(options) {
       };
     },
     call: (name, args, ctx) => mcp.call(name, args, ctx),
+    // What the skills' REST calls do, for the runtime's write gate: listing, GET/HEAD and the
+    // security audit's POST only read; every other request (POST, PATCH, PUT, DELETE) is a change,
+    // refused for a read-only team identity and audited.
+    readsOnly: (method, args) => method === "n8nRest.listAll" || (method === "n8nRest.request" && onlyReads(args[0], args[1])),
     onToolsChanged: (listener) => mcp.onToolsChanged(listener),
     close: () => mcp.close(),
   };

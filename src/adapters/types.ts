@@ -131,6 +131,14 @@ export interface Adapter {
    * reached), for help; undefined while it works or before its first use.
    */
   health?(): AdapterHealth | undefined;
+  /**
+   * Optional: whether a call of one of the adapter's own methods only reads, given its arguments
+   * (`method` is dotted for a method of an object the adapter holds: `"rest.request"`). A skill
+   * reaches every method but `call` and the contract's read methods through the write gate (the
+   * confirmation, a read-only identity's FORBIDDEN, the audit log) unless this answers true: an
+   * adapter that hands skills a client says here which of its calls change nothing.
+   */
+  readsOnly?(method: string, args: readonly unknown[]): boolean;
 }
 
 export interface AdapterHealth {

@@ -61,7 +61,7 @@ export const confirmFlag: GatePolicy = async (request) => {
   const unread = request.unreadConfirm ? ` 'confirm' was ${request.unreadConfirm}; it must be the JSON boolean true.` : "";
   const details = {
     tool: request.target,
-    why: request.tool ? "it is neither in the plugin's readonlyTools nor marked readOnlyHint" : "a skill reached an adapter method the gate cannot tell is read-only",
+    why: request.tool ? "it is neither in the plugin's readonlyTools nor marked readOnlyHint" : "a skill reached an adapter method that the adapter's readsOnly does not say only reads",
     confirm: "top level of the request, only if the user asked for this change",
   };
   if (request.via === "skill") {
@@ -98,37 +98,83 @@ export function passGate(policies: readonly GatePolicy[], request: GateRequest, 
 }
 
 /** Adapter methods that only read: a skill reaches them without the gate. */
-const READ_METHODS: ReadonlySet<string> = new Set(["listTools", "search", "describe", "discoverContext", "onToolsChanged"]);
+const READ_METHODS: ReadonlySet<string> = new Set(["listTools", "search", "describe", "discoverContext", "onToolsChanged", "serverInfo", "health", "readsOnly"]);
 
 export interface SkillGate {
   /** The request a skill's `adapter.call(name, args)` makes; resolves when the gate lets it through. */
   call(name: string, args: unknown): Promise<void>;
-  /** Any other adapter method (one the gate cannot tell is read-only). */
+  /** Any other adapter method (one the gate cannot tell is read-only); `name` is dotted for a nested one (`rest.request`). */
   method(name: string, args: unknown[]): Promise<void>;
 }
 
 /**
+ * Values a skill reaches on the adapter that carry data, not a way to a backend: handed over as
+ * they are. (Wrapped, an array's `map` or a promise's `then` would be held as a write.)
+ */
+function holdsData(value: object): boolean {
+  return (
+    Array.isArray(value) ||
+    ArrayBuffer.isView(value) ||
+    value instanceof ArrayBuffer ||
+    value instanceof Promise ||
+    value instanceof Date ||
+    value instanceof RegExp ||
+    value instanceof Error ||
+    value instanceof Map ||
+    value instanceof Set ||
+    value instanceof WeakMap ||
+    value instanceof WeakSet
+  );
+}
+
+/**
  * The adapter a skill receives: every method goes through the gate — `call` per tool, read-only
- * methods freely, any other method (a module adapter's own `erase()`, `close()`) as a write.
- * Methods are bound to the real adapter, so class adapters with private fields keep working.
+ * methods freely, any other method (a module adapter's own `erase()`, `close()`) as a write unless
+ * the adapter's `readsOnly(method, args)` says that call only reads. Objects the adapter holds
+ * (a REST client such as n8n's `n8nRest`) are wrapped the same way, lazily and once per object (so
+ * `adapter.rest === adapter.rest`), their methods named with dots (`n8nRest.request`): a skill
+ * cannot write around the gate by reaching one level down. Methods are bound to their real
+ * object, so class adapters with private fields keep working.
  */
 export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
-  return new Proxy(adapter, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      const fn = value as (...a: unknown[]) => unknown;
-      if (property === "call") {
-        return async (name: string, args: Record<string, unknown>, ctx?: unknown) => {
-          await gate.call(name, args);
-          return fn.call(target, name, args, ctx);
+  const answers = adapter.readsOnly;
+  // An answer other than true, or one that throws, is a write: the gate fails closed.
+  const readsOnly = (name: string, args: unknown[]): boolean => {
+    if (typeof answers !== "function") return false;
+    try {
+      return answers.call(adapter, name, args) === true;
+    } catch {
+      return false;
+    }
+  };
+  const wrapped = new WeakMap<object, object>();
+  const wrap = <T extends object>(real: T, path: string): T => {
+    const known = wrapped.get(real);
+    if (known) return known as T;
+    const proxy = new Proxy(real, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof property !== "string") return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        const name = `${path}${property}`;
+        if (value !== null && typeof value === "object") return holdsData(value) ? value : wrap(value, `${name}.`);
+        if (typeof value !== "function") return value;
+        const fn = value as (...a: unknown[]) => unknown;
+        if (name === "call") {
+          return async (tool: string, args: Record<string, unknown>, ctx?: unknown) => {
+            await gate.call(tool, args);
+            return fn.call(target, tool, args, ctx);
+          };
+        }
+        // Object's own methods (toString, hasOwnProperty) reach nothing.
+        if (READ_METHODS.has(name) || property === "constructor" || fn === (Object.prototype as unknown as Record<string, unknown>)[property]) return fn.bind(target);
+        return async (...args: unknown[]) => {
+          if (!readsOnly(name, args)) await gate.method(name, args);
+          return fn.apply(target, args);
         };
-      }
-      if (typeof property !== "string" || READ_METHODS.has(property) || property === "constructor") return fn.bind(target);
-      return async (...args: unknown[]) => {
-        await gate.method(property, args);
-        return fn.apply(target, args);
-      };
-    },
-  });
+      },
+    });
+    wrapped.set(real, proxy);
+    return proxy;
+  };
+  return wrap(adapter, "");
 }

@@ -762,13 +762,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           throw broken;
         }
         const writes = !deps.isReadOnly(plugin, tool);
-        await pass({ ...base, target: name, tool, arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm });
-        // The skill run counts as a write (audit) from its first step that changes data.
+        // The skill run counts as a write (audit) from its first step that changes data, or
+        // tried to: set before the gate, so a refused step is audited as a refused _call is.
         if (writes && facts) facts.mutating = true;
+        await pass({ ...base, target: name, tool, arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm });
       },
       async method(name, args) {
-        await pass({ ...base, target: name, arguments: args, writes: true, mutating: plugin.manifest.requireConfirm });
         if (facts) facts.mutating = true;
+        await pass({ ...base, target: name, arguments: args, writes: true, mutating: plugin.manifest.requireConfirm });
       },
     });
   }
