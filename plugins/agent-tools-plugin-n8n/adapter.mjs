@@ -58,7 +58,8 @@ export function createN8nAdapter(options) {
     // What the skills' REST calls do, for the runtime's write gate: listing, GET/HEAD and the
     // security audit's POST only read; every other request (POST, PATCH, PUT, DELETE) is a change,
     // refused for a read-only team identity and audited.
-    readsOnly: (method, args) => method === "n8nRest.listAll" || (method === "n8nRest.request" && onlyReads(args[0], args[1])),
+    // requireKey reads the host's environment only.
+    readsOnly: (method, args) => method === "n8nRest.listAll" || method === "n8nRest.requireKey" || (method === "n8nRest.request" && onlyReads(args[0], args[1])),
     onToolsChanged: (listener) => mcp.onToolsChanged(listener),
     close: () => mcp.close(),
   };

@@ -167,9 +167,11 @@ export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
         }
         // Object's own methods (toString, hasOwnProperty) reach nothing.
         if (READ_METHODS.has(name) || property === "constructor" || fn === (Object.prototype as unknown as Record<string, unknown>)[property]) return fn.bind(target);
-        return async (...args: unknown[]) => {
-          if (!readsOnly(name, args)) await gate.method(name, args);
-          return fn.apply(target, args);
+        // A call the adapter says only reads runs as it is (a synchronous method stays synchronous);
+        // any other waits for the gate first.
+        return (...args: unknown[]) => {
+          if (readsOnly(name, args)) return fn.apply(target, args);
+          return gate.method(name, args).then(() => fn.apply(target, args));
         };
       },
     });

@@ -41,70 +41,65 @@ export function createN8nRest({ instance, env, log, redactor, timeoutMs = 30_000
     return client.urlForRawPath(`${path}${search ? `?${search}` : ""}`);
   }
 
-  /** The REST helper whose every request carries `signal` (a skill call's: its deadline and the client's cancel). */
-  function bound(signal) {
-    const rest = {
-      instance,
-      signal,
+  // One helper for every skill call: a call's signal (its deadline and the client's cancel) is an
+  // option of each request (restFor binds it), not a second client, so every request a skill makes
+  // still reaches this object through the runtime's gate (adapter.mjs `readsOnly`).
+  const rest = {
+    instance,
 
-      /** Another helper on the same client, for one skill call's `signal` (see restFor). */
-      withSignal: bound,
+    /**
+     * Refuse before anything is done when N8N_API_KEY is not set: a skill that writes over MCP
+     * and reads back over REST must not write first and fail after (README "Configuration").
+     */
+    requireKey() {
+      if (String(env.N8N_API_KEY ?? "").trim()) return;
+      throw skillError("NOT_CONFIGURED", "this skill needs N8N_API_KEY (n8n's REST API key), which is not set on the host; nothing was done", { details: { missing: ["N8N_API_KEY"] } });
+    },
 
-      /**
-       * Refuse before anything is done when N8N_API_KEY is not set: a skill that writes over MCP
-       * and reads back over REST must not write first and fail after (README "Configuration").
-       */
-      requireKey() {
-        if (String(env.N8N_API_KEY ?? "").trim()) return;
-        throw skillError("NOT_CONFIGURED", "this skill needs N8N_API_KEY (n8n's REST API key), which is not set on the host; nothing was done", { details: { missing: ["N8N_API_KEY"] } });
-      },
+    /**
+     * One request; answers the decoded (and redacted) body. A write that got no HTTP answer (a
+     * timeout, a broken connection, a cancel) is flagged `outcomeUnknown`: n8n may have done it.
+     */
+    async request(method, path, { query, body, signal } = {}) {
+      const url = target(path, query);
+      try {
+        const response = await client.send({ method, url, ...(body !== undefined ? { body: { json: body } } : {}) }, signal);
+        return redactor.redactValue(response.data);
+      } catch (error) {
+        if (WRITES.has(method.toUpperCase()) && error instanceof RestError && error.status === undefined && ["UPSTREAM_ERROR", "UPSTREAM_TIMEOUT"].includes(error.code)) {
+          error.outcomeUnknown = true;
+        }
+        throw error;
+      }
+    },
 
-      /**
-       * One request; answers the decoded (and redacted) body. A write that got no HTTP answer (a
-       * timeout, a broken connection, a cancel) is flagged `outcomeUnknown`: n8n may have done it.
-       */
-      async request(method, path, { query, body } = {}) {
-        const url = target(path, query);
+    /**
+     * Every item of a cursor-paged list (`{ data, nextCursor }`), up to `max` items. A failing page
+     * names its number and how many items came before it.
+     */
+    async listAll(path, query = {}, { max = Infinity, signal } = {}) {
+      const items = [];
+      let cursor;
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        let answer;
         try {
-          const response = await client.send({ method, url, ...(body !== undefined ? { body: { json: body } } : {}) }, signal);
-          return redactor.redactValue(response.data);
+          answer = await rest.request("GET", path, { query: { ...query, limit: PAGE_LIMIT, ...(cursor ? { cursor } : {}) }, signal });
         } catch (error) {
-          if (WRITES.has(method.toUpperCase()) && error instanceof RestError && error.status === undefined && ["UPSTREAM_ERROR", "UPSTREAM_TIMEOUT"].includes(error.code)) {
-            error.outcomeUnknown = true;
-          }
+          if (page > 1 && error instanceof Error) error.message = `page ${page} of ${path} failed after ${items.length} items: ${error.message}`;
           throw error;
         }
-      },
-
-      /**
-       * Every item of a cursor-paged list (`{ data, nextCursor }`), up to `max` items. A failing page
-       * names its number and how many items came before it.
-       */
-      async listAll(path, query = {}, { max = Infinity } = {}) {
-        const items = [];
-        let cursor;
-        for (let page = 1; page <= MAX_PAGES; page++) {
-          let answer;
-          try {
-            answer = await rest.request("GET", path, { query: { ...query, limit: PAGE_LIMIT, ...(cursor ? { cursor } : {}) } });
-          } catch (error) {
-            if (page > 1 && error instanceof Error) error.message = `page ${page} of ${path} failed after ${items.length} items: ${error.message}`;
-            throw error;
-          }
-          const data = Array.isArray(answer?.data) ? answer.data : Array.isArray(answer) ? answer : undefined;
-          if (!data) throw new RestError("UPSTREAM_ERROR", `GET ${path} answered without a 'data' list`);
-          items.push(...data);
-          if (items.length >= max) return { items: items.slice(0, max), pages: page, complete: false };
-          cursor = typeof answer?.nextCursor === "string" && answer.nextCursor ? answer.nextCursor : undefined;
-          if (!cursor) return { items, pages: page, complete: true };
-        }
-        log.warn(`n8n: ${path} still had a next cursor after ${MAX_PAGES} pages; stopped`);
-        return { items, pages: MAX_PAGES, complete: false };
-      },
-    };
-    return rest;
-  }
-  return bound(undefined);
+        const data = Array.isArray(answer?.data) ? answer.data : Array.isArray(answer) ? answer : undefined;
+        if (!data) throw new RestError("UPSTREAM_ERROR", `GET ${path} answered without a 'data' list`);
+        items.push(...data);
+        if (items.length >= max) return { items: items.slice(0, max), pages: page, complete: false };
+        cursor = typeof answer?.nextCursor === "string" && answer.nextCursor ? answer.nextCursor : undefined;
+        if (!cursor) return { items, pages: page, complete: true };
+      }
+      log.warn(`n8n: ${path} still had a next cursor after ${MAX_PAGES} pages; stopped`);
+      return { items, pages: MAX_PAGES, complete: false };
+    },
+  };
+  return rest;
 }
 
 /** How every REST skill's meta describes the optional `url` argument that restFor checks. */
@@ -133,7 +128,22 @@ export function restFor(adapter, args, context) {
   delete rest_args.url;
   // Every request of this call carries its signal: past the deadline or on the client's cancel
   // nothing goes on running in the background after the answer.
-  return { rest: context?.signal ? shared.withSignal(context.signal) : shared, args: rest_args };
+  return { rest: context?.signal ? withSignal(shared, context.signal) : shared, args: rest_args };
+}
+
+/**
+ * The helper for one skill call: every request carries the call's `signal`, so past the deadline or
+ * on the client's cancel nothing goes on running in the background after the answer. It only
+ * passes each request on to `shared` (the adapter's client as the gate hands it to the skill).
+ */
+function withSignal(shared, signal) {
+  return {
+    instance: shared.instance,
+    signal,
+    requireKey: () => shared.requireKey(),
+    request: (method, path, options = {}) => shared.request(method, path, { ...options, signal }),
+    listAll: (path, query, options = {}) => shared.listAll(path, query, { ...options, signal }),
+  };
 }
 
 /**
