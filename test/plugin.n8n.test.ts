@@ -320,6 +320,8 @@ describe("n8n plugin: what each variable is for", () => {
       const { payload } = await skill(server, "find-workflows");
       assert.equal(payload.error?.code, "NOT_CONFIGURED");
       assert.match(payload.error?.message ?? "", /N8N_MCP_URL has no \/mcp-server\/ in its path.*Set N8N_INSTANCE_URL to the n8n instance/);
+      const project = await skill(server, "personal-project");
+      assert.match(project.payload.error?.message ?? "", /search_projects/, "personal-project asks only the MCP tool");
       assert.equal(n8n.requests.length, 0, "no REST request was sent to the MCP URL's origin");
     } finally {
       await server.close();
