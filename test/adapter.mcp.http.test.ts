@@ -256,6 +256,9 @@ describe("bearer token", () => {
     assert.equal(error.code, "NOT_CONFIGURED");
     assert.match(error.message, /401/);
     assert.ok(!error.message.includes("wrong-token-987654"));
+    // The answer names the variable the refused token came from, and the hint says to replace it there.
+    assert.match(error.message, /refused the credentials \(HTTP 401\).*check \$N8N_MCP_TOKEN/);
+    assert.match((error as Error & { hint?: string }).hint ?? "", /^Set N8N_MCP_TOKEN in the environment of the agent-tools server to a valid access token/);
   });
 
   test("no token and no store: NOT_CONFIGURED naming the variable", async () => {
@@ -353,6 +356,9 @@ describe("OAuth token store", () => {
     assert.equal(error.code, "NOT_CONFIGURED");
     assert.match(error.message, /invalid_grant/);
     assert.ok(!error.message.includes("refresh-revoked-000"));
+    // The fix is a new token set in the store (read again on the next call), not a variable and a restart.
+    assert.match(error.message, new RegExp(`write a new token set into ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`));
+    assert.match((error as Error & { hint?: string }).hint ?? "", /^Create or rewrite .*tokens\.json with a token set of this MCP server \(JSON \{"access_token".*it is read again on the next call\)\. Tool arguments/);
     assert.equal(redactor.redact("x refresh-revoked-000 access-stale-000"), "x [redacted] [redacted]");
     assert.equal(JSON.parse(readFileSync(file, "utf8")).access_token, "access-stale-000", "the store is unchanged");
   });
@@ -363,11 +369,35 @@ describe("OAuth token store", () => {
     const error = await rejectsWith(missing.listTools());
     assert.equal(error.code, "NOT_CONFIGURED");
     assert.match(error.message, /does not exist/);
+    // With a token variable in the spec, the message names it as the other way to sign in.
+    const nowhere = path.join(tmp, "nope", "tokens.json");
+    const either = adapterFor({ url: server.url, auth: { tokenEnv: "N8N_MCP_TOKEN", tokenStore: nowhere } }, { env: {} });
+    const named = await rejectsWith(either.listTools());
+    assert.equal(named.code, "NOT_CONFIGURED");
+    assert.equal(named.message, `the OAuth token store ${nowhere} does not exist (or set N8N_MCP_TOKEN to an access token of the MCP server instead)`);
+    const hint = (named as Error & { hint?: string }).hint ?? "";
+    assert.ok(hint.startsWith(`Create or rewrite ${nowhere} with a token set of this MCP server (JSON {"access_token"`), hint);
+    assert.match(hint, /or set N8N_MCP_TOKEN in the environment of the agent-tools server to an access token and restart it/);
     const file = writeStore("plain-http", { access_token: "a-000", refresh_token: "r-000", expires_at: 1000, token_endpoint: "http://auth.example.com/token" });
     const insecure = adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} });
     const refused = await rejectsWith(insecure.listTools());
     assert.equal(refused.code, "NOT_CONFIGURED");
     assert.match(refused.message, /https/);
+  });
+
+  test("a token endpoint answering 200 without a token set (a login page) says so, quoting its first bytes masked", async () => {
+    const server = await fixture({ bearer: true });
+    const endpoint = await startServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<html><body>Sign in to continue refresh-login-page-0001</body></html>");
+    });
+    cleanups.push(() => endpoint.close());
+    const file = writeStore("html-endpoint", { access_token: "access-old-0001", refresh_token: "refresh-login-page-0001", expires_at: 1000, token_endpoint: `${endpoint.url}/oauth/token` });
+    const error = await rejectsWith(adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} }).listTools());
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.match(error.message, /the token endpoint http:\/\/127\.0\.0\.1:\d+\/oauth\/token answered HTTP 200 without an access_token: not JSON \("<html><body>Sign in to continue \[redacted\]<\/body><\/html>"\); write a new token set into /);
+    assert.doesNotMatch(error.message, /refused/);
+    assert.ok(!error.message.includes("refresh-login-page-0001"));
   });
 
   test("~ in tokenStore resolves against HOME", async () => {

@@ -252,13 +252,14 @@ describe("n8n plugin: connection variants", () => {
     }
   });
 
-  it("a wrong API key is an upstream 401 whose message holds neither secret; a foreign url is refused", async () => {
+  it("a wrong API key is a 401 naming N8N_API_KEY whose message holds neither secret; a foreign url is refused", async () => {
     const n8n = await startN8nStandIn({ workflows: 1 });
     const server = await connect(PLUGIN, envFor(n8n, { N8N_API_KEY: "n8n_api_wrong_key_123456" }));
     try {
       const { payload } = await skill(server, "find-workflows");
-      assert.equal(payload.error?.code, "UPSTREAM_ERROR");
-      assert.match(payload.error?.message ?? "", /401.*unauthorized/);
+      assert.equal(payload.error?.code, "NOT_CONFIGURED");
+      assert.match(payload.error?.message ?? "", /answered HTTP 401: n8n refused the API key in N8N_API_KEY \(unauthorized\)/);
+      assert.match(payload.error?.hint ?? "", /^Set N8N_API_KEY in the environment of the agent-tools server to a valid n8n API key/);
       assert.ok(!JSON.stringify(payload).includes("n8n_api_wrong_key_123456"));
       const foreign = await skill(server, "find-workflows", { url: "https://evil.example.com" });
       assert.equal(foreign.payload.error?.code, "ARG_VALIDATION_FAILED");
@@ -266,6 +267,84 @@ describe("n8n plugin: connection variants", () => {
       const same = await skill(server, "delete-workflow", { url: `${n8n.origin}/`, id: "nope" });
       assert.match(same.payload.error?.message ?? "", /401/, "a url naming the instance itself is accepted");
       assert.ok(!server.stderr().includes("n8n_api_wrong_key_123456"));
+    } finally {
+      await server.close();
+      await n8n.close();
+    }
+  });
+});
+
+describe("n8n plugin: what each variable is for", () => {
+  it("with only the API key (no MCP token, no token store) the skills run and MCP answers name both ways to configure it", async () => {
+    const n8n = await startN8nStandIn({ workflows: 2 });
+    // The default store: a path set in N8N_MCP_TOKEN_STORE is masked like every *TOKEN* variable's value.
+    const config = path.join(tmp, "absent-config");
+    const store = path.join(config, "agent-tools", "n8n", "tokens.json");
+    const env: Record<string, string | undefined> = envFor(n8n, { XDG_CONFIG_HOME: config, HOME: path.join(tmp, "absent-home") });
+    delete env.N8N_MCP_TOKEN;
+    delete env.N8N_MCP_TOKEN_STORE;
+    const server = await connect(PLUGIN, env as Record<string, string>);
+    try {
+      const { result } = await skill(server, "find-workflows");
+      assert.equal(result.total, 2, "a REST skill needs only N8N_API_KEY");
+      const { payload } = await callJson(server.client, "agent_tools_n8n_discover", {});
+      assert.equal(payload.error?.code, "NOT_CONFIGURED");
+      assert.match(payload.error?.message ?? "", new RegExp(`the OAuth token store ${store.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} does not exist \\(or set N8N_MCP_TOKEN to an access token of the MCP server instead\\)`));
+      assert.match(payload.error?.hint ?? "", /^Create or rewrite .*tokens\.json with a token set of this MCP server \(JSON \{"access_token".*or set N8N_MCP_TOKEN/);
+      assert.doesNotMatch(JSON.stringify(payload), /sign in/);
+    } finally {
+      await server.close();
+      await n8n.close();
+    }
+  });
+
+  it("a refused N8N_MCP_TOKEN is named, with the hint to set it", async () => {
+    const n8n = await startN8nStandIn({ workflows: 1 });
+    const server = await connect(PLUGIN, envFor(n8n, { N8N_MCP_TOKEN: "n8n_mcp_wrong_token_123456" }));
+    try {
+      const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} });
+      assert.equal(payload.error?.code, "NOT_CONFIGURED");
+      assert.match(payload.error?.message ?? "", /refused the credentials \(HTTP 401\).*check \$N8N_MCP_TOKEN/);
+      assert.match(payload.error?.hint ?? "", /^Set N8N_MCP_TOKEN in the environment of the agent-tools server/);
+      assert.ok(!JSON.stringify(payload).includes("n8n_mcp_wrong_token_123456"));
+    } finally {
+      await server.close();
+      await n8n.close();
+    }
+  });
+
+  it("N8N_MCP_URL without /mcp-server/ in its path: the skills ask for N8N_INSTANCE_URL and send the key nowhere", async () => {
+    const n8n = await startN8nStandIn({ workflows: 1 });
+    const env: Record<string, string | undefined> = envFor(n8n, { N8N_MCP_URL: `${n8n.origin}/mcp` });
+    delete env.N8N_INSTANCE_URL;
+    const server = await connect(PLUGIN, env as Record<string, string>);
+    try {
+      const { payload } = await skill(server, "find-workflows");
+      assert.equal(payload.error?.code, "NOT_CONFIGURED");
+      assert.match(payload.error?.message ?? "", /N8N_MCP_URL has no \/mcp-server\/ in its path.*Set N8N_INSTANCE_URL to the n8n instance/);
+      const project = await skill(server, "personal-project");
+      assert.match(project.payload.error?.message ?? "", /search_projects/, "personal-project asks only the MCP tool");
+      assert.equal(n8n.requests.length, 0, "no REST request was sent to the MCP URL's origin");
+    } finally {
+      await server.close();
+    }
+    const both = await connect(PLUGIN, envFor(n8n, { N8N_MCP_URL: `${n8n.origin}/mcp` }) as Record<string, string>);
+    try {
+      assert.equal((await skill(both, "find-workflows")).result.total, 1, "with N8N_INSTANCE_URL beside it the skills run");
+    } finally {
+      await both.close();
+      await n8n.close();
+    }
+  });
+
+  it("a malformed N8N_INSTANCE_URL is named in the problem that skips the plugin, without its value", async () => {
+    const n8n = await startN8nStandIn({ workflows: 1 });
+    const server = await connect(PLUGIN, envFor(n8n, { N8N_INSTANCE_URL: "n8n.example.com" }));
+    try {
+      const { payload } = await callJson(server.client, "agent_tools_help");
+      const problems = JSON.stringify(payload.problems);
+      assert.match(problems, /N8N_INSTANCE_URL is not an http:\/\/ or https:\/\/ URL; set it to the full address, e.g. https:\/\/n8n.example.com/);
+      assert.doesNotMatch(problems, /adapter\.url/);
     } finally {
       await server.close();
       await n8n.close();
@@ -317,6 +396,55 @@ describe("n8n plugin: skills", () => {
     assert.match(bad.payload.error?.message ?? "", /pageSize/);
     const unknown = await run("find-workflows", { limit: 10 });
     assert.match(unknown.payload.error?.message ?? "", /unknown argument 'limit'.*valid: active, namePattern, page, pageSize/);
+  });
+
+  it("find-workflows: a page that is not JSON is quoted, a repeated cursor stops the scan, repeated ids count once", async () => {
+    // Each case changes pageSize: the loop breaker stops the third identical failing call.
+    n8n.fail({ method: "GET", path: /^\/workflows$/, status: 200, contentType: "text/html", body: "<html>\n  <body>Log in to n8n</body></html>" });
+    const html = await run("find-workflows", { pageSize: 11 });
+    assert.equal(html.payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(html.payload.error?.message ?? "", /GET \/workflows \(page 1\) answered text that is not JSON, beginning "<html> <body>Log in to n8n<\/body><\/html>"; check that N8N_INSTANCE_URL points at n8n itself/);
+    n8n.fail({ method: "GET", path: /^\/workflows$/, status: 200, body: '{"data": [{"id": "wf0001"' });
+    const cut = await run("find-workflows", { pageSize: 12 });
+    assert.match(cut.payload.error?.message ?? "", /answered text that is not JSON, beginning "\{\\"data\\": \[\{\\"id\\": \\"wf0001\\""/);
+    n8n.fail({ method: "GET", path: /^\/workflows$/, status: 200, body: '{"data": {"id": "wf0001"}}' });
+    const notList = await run("find-workflows", { pageSize: 13 });
+    assert.match(notList.payload.error?.message ?? "", /answered JSON without a 'data' list \(its keys: data\)/);
+    const before = n8n.requests.length;
+    n8n.fail({ method: "GET", path: /^\/workflows$/, status: 200, body: '{"data": [{"id": "wf0001", "name": "A"}], "nextCursor": "same"}', times: 2 });
+    const looping = await run("find-workflows", { pageSize: 14 });
+    assert.equal(looping.payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(looping.payload.error?.message ?? "", /GET \/workflows: the server repeated a page cursor on page 2 \(after 1 distinct items\)/);
+    assert.equal(n8n.requests.length - before, 2, "stopped at the first repeated cursor, not after 200 pages");
+    n8n.fail({ method: "GET", path: /^\/workflows$/, status: 200, body: '{"data": [{"id": "wf0001", "name": "A"}, {"id": "wf0001", "name": "A"}, {"id": 7, "name": "B"}], "nextCursor": "c2"}' });
+    n8n.fail({ method: "GET", path: /^\/workflows$/, status: 200, body: '{"data": [{"id": "7", "name": "B"}, {"id": "wf0003", "name": "C"}]}' });
+    const repeated = await run("find-workflows", { pageSize: 15 });
+    assert.deepEqual((repeated.result.workflows as { id: unknown }[]).map((w) => w.id), ["wf0001", 7, "wf0003"]);
+    assert.equal(repeated.result.total, 3);
+  });
+
+  it("ids: '.' and '..' are refused naming the argument; a numeric workflowId is accepted as ids are; find-node-types takes the instance's url", async () => {
+    for (const [name, args, argument] of [
+      ["delete-workflow", { id: ".." }, "id"],
+      ["delete-credential", { id: "." }, "id"],
+      ["data-table-crud", { operation: "delete", dataTableId: "..", rowIds: ["1"] }, "dataTableId"],
+    ] as const) {
+      const { payload } = await run(name, args);
+      assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED", name);
+      assert.match(payload.error?.message ?? "", new RegExp(`'${argument}' is '\\.{1,2}', which is not an id; give the id of the item`), name);
+    }
+    n8n.state.executions.push({ id: "x-num-1", workflowId: "12", status: "error" }, { id: "x-num-2", workflowId: "12", status: "error" });
+    const audited = await run("audit-workflows", { mode: "executions", workflowId: 12 });
+    assert.equal(audited.payload.ok, true, JSON.stringify(audited.payload));
+    assert.ok(n8n.requests.some((r) => r.path === "/executions" && r.search.includes("workflowId=12")));
+    const deleted = await run("delete-executions-bulk", { workflowId: 12 });
+    assert.equal(deleted.result.deleted, 2, JSON.stringify(deleted.payload));
+    const fraction = await run("delete-executions-bulk", { workflowId: 1.5 });
+    assert.equal(fraction.payload.error?.code, "ARG_VALIDATION_FAILED");
+    const withUrl = await run("find-node-types", { queries: ["slack"], url: `${n8n.origin}/` });
+    assert.equal(withUrl.result.mode, "queries", JSON.stringify(withUrl.payload));
+    const foreign = await run("find-node-types", { queries: ["slack"], url: "https://evil.example.com" });
+    assert.match(foreign.payload.error?.message ?? "", /not the configured n8n instance/);
   });
 
   it("audit-workflows default mode finds risky configuration", async () => {

@@ -79,7 +79,7 @@ export interface RuntimeOptions {
   config?: AgentToolsConfig;
   cwd?: string;
   adapterKinds?: Readonly<Record<string, DeclarativeAdapterFactory>>;
-  /** Per-call deadline for adapter calls and skills; default 60 s (AGENT_TOOLS_CALL_TIMEOUT_MS). */
+  /** Per-call deadline for adapter calls and skills; default 40 s (AGENT_TOOLS_CALL_TIMEOUT_MS). */
   callTimeoutMs?: number;
   /**
    * Deadline of each import of plugin code (a skill file, a module adapter) while loading; past it

@@ -36,11 +36,22 @@ export function requiredString(args, name, what = "") {
   return value;
 }
 
-/** An id: n8n ids are strings; a number is accepted and turned into one. */
-export function requiredId(args, name) {
+/**
+ * An id: n8n ids are strings; a whole number is accepted and turned into one. "." and ".." are
+ * refused here, naming the argument: in a path they would address another resource.
+ */
+export function optionalId(args, name) {
   const value = args[name];
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  return requiredString(args, name, "the id of the item");
+  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+  const id = optionalString(args, name);
+  if (id === "." || id === "..") throw new SkillArgError(`'${name}' is '${id}', which is not an id; give the id of the item`);
+  return id;
+}
+
+export function requiredId(args, name) {
+  const id = optionalId(args, name);
+  if (id === undefined) throw new SkillArgError(`'${name}' is required: the id of the item`);
+  return id;
 }
 
 export function optionalBoolean(args, name) {

@@ -6,7 +6,7 @@ import path from "node:path";
  * Where the n8n instance is, from the host's N8N_* variables only (never from tool arguments):
  * the MCP endpoint is N8N_MCP_URL, else N8N_INSTANCE_URL + /mcp-server/http; the instance (for
  * the REST API at <instance>/api/v1) is N8N_INSTANCE_URL, else N8N_MCP_URL without its
- * /mcp-server/... path.
+ * /mcp-server/... path (without such a path, none: the skills then ask for N8N_INSTANCE_URL).
  */
 
 export const MCP_PATH = "/mcp-server/http";
@@ -40,22 +40,44 @@ function trimSlash(url) {
   return url.replace(/\/+$/, "");
 }
 
-export function instanceUrl(env) {
-  if (env.N8N_INSTANCE_URL) return trimSlash(env.N8N_INSTANCE_URL);
-  if (!env.N8N_MCP_URL) return undefined;
-  const mcp = trimSlash(env.N8N_MCP_URL);
-  const at = mcp.indexOf("/mcp-server/");
-  if (at !== -1) return mcp.slice(0, at);
+/**
+ * A URL variable as given, checked: one that is not an http(s) URL names the variable and the
+ * form it needs (the value itself is not quoted: a malformed one may still carry credentials).
+ */
+function urlFrom(env, variable, example) {
+  const value = env[variable].trim();
+  let parsed;
   try {
-    return new URL(mcp).origin;
+    parsed = new URL(value);
   } catch {
-    return mcp;
+    parsed = undefined;
   }
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    throw new Error(`n8n: ${variable} is not an http:// or https:// URL; set it to the full address, e.g. ${example}`);
+  }
+  return trimSlash(value);
+}
+
+/**
+ * Why the skills have no instance: N8N_MCP_URL has no /mcp-server/ in its path, so where the REST
+ * API (and the API key) goes cannot be told from it. Guessing its origin could send the key to a
+ * proxy or another service on that host.
+ */
+export const NO_INSTANCE =
+  "the n8n skills need the instance's address: N8N_MCP_URL has no /mcp-server/ in its path, so the REST API's address cannot be taken from it. Set N8N_INSTANCE_URL to the n8n instance (e.g. https://n8n.example.com) in the environment of the agent-tools server, then restart it";
+
+/** The instance (for <instance>/api/v1), or undefined when it cannot be told (NO_INSTANCE). */
+export function instanceUrl(env) {
+  if (env.N8N_INSTANCE_URL) return urlFrom(env, "N8N_INSTANCE_URL", "https://n8n.example.com");
+  if (!env.N8N_MCP_URL) return undefined;
+  const mcp = urlFrom(env, "N8N_MCP_URL", "https://n8n.example.com/mcp-server/http");
+  const at = mcp.indexOf("/mcp-server/");
+  return at === -1 ? undefined : mcp.slice(0, at);
 }
 
 export function mcpUrl(env) {
-  if (env.N8N_MCP_URL) return env.N8N_MCP_URL;
-  if (env.N8N_INSTANCE_URL) return `${trimSlash(env.N8N_INSTANCE_URL)}${MCP_PATH}`;
+  if (env.N8N_MCP_URL) return urlFrom(env, "N8N_MCP_URL", "https://n8n.example.com/mcp-server/http");
+  if (env.N8N_INSTANCE_URL) return `${urlFrom(env, "N8N_INSTANCE_URL", "https://n8n.example.com")}${MCP_PATH}`;
   return undefined;
 }
 

@@ -2,6 +2,7 @@ import { RestClient, RestError } from "agent-tools-runtime/adapters";
 import { skillError } from "agent-tools-runtime/plugin";
 import { URLSearchParams } from "node:url";
 import { SkillArgError } from "./args.mjs";
+import { NO_INSTANCE } from "./config.mjs";
 
 /**
  * n8n's public REST API (`<instance>/api/v1`, header X-N8N-API-KEY from $N8N_API_KEY), on the
@@ -18,6 +19,22 @@ export const MAX_PAGES = 200;
 /** The methods that change data: one of these that gets no answer may still have happened. */
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** A refused key says which variable holds it (the generic answer would only say "HTTP 401"). */
+const KEY_REFUSED = {
+  status: [401],
+  headers: {},
+  code: "NOT_CONFIGURED",
+  message: "n8n refused the API key in N8N_API_KEY ({body.message})",
+  hint: "Set N8N_API_KEY in the environment of the agent-tools server to a valid n8n API key (n8n: Settings → n8n API), then restart it. Tool arguments cannot fix this.",
+  details: {},
+};
+
+/** What a body that is not the JSON asked for begins with, masked, for the message that says so. */
+function firstBytes(text, redactor) {
+  const flat = redactor.redact(String(text).replace(/\s+/g, " ").trim());
+  return JSON.stringify(flat.length > 80 ? `${flat.slice(0, 80)}…` : flat);
+}
+
 export function createN8nRest({ instance, env, log, redactor, timeoutMs = 30_000 }) {
   const client = new RestClient({
     connection: {
@@ -25,6 +42,7 @@ export function createN8nRest({ instance, env, log, redactor, timeoutMs = 30_000
       headers: {},
       auth: { type: "header", name: "X-N8N-API-KEY", value: "${N8N_API_KEY}" },
       timeoutMs,
+      errors: [KEY_REFUSED],
     },
     env,
     log,
@@ -74,11 +92,15 @@ export function createN8nRest({ instance, env, log, redactor, timeoutMs = 30_000
     },
 
     /**
-     * Every item of a cursor-paged list (`{ data, nextCursor }`), up to `max` items. A failing page
-     * names its number and how many items came before it.
+     * Every item of a cursor-paged list (`{ data, nextCursor }`), up to `max` items, each id once.
+     * A failing page names its number and how many items came before it; a cursor the server
+     * already gave is refused (it would read the same pages until MAX_PAGES, and the repeated
+     * items would reach the bulk deletes).
      */
     async listAll(path, query = {}, { max = Infinity, signal } = {}) {
       const items = [];
+      const ids = new Set();
+      const cursors = new Set();
       let cursor;
       for (let page = 1; page <= MAX_PAGES; page++) {
         let answer;
@@ -89,17 +111,35 @@ export function createN8nRest({ instance, env, log, redactor, timeoutMs = 30_000
           throw error;
         }
         const data = Array.isArray(answer?.data) ? answer.data : Array.isArray(answer) ? answer : undefined;
-        if (!data) throw new RestError("UPSTREAM_ERROR", `GET ${path} answered without a 'data' list`);
-        items.push(...data);
+        if (!data) throw new RestError("UPSTREAM_ERROR", `GET ${path} (page ${page}) ${notAList(answer, redactor)}`);
+        for (const item of data) {
+          const id = item && typeof item === "object" ? item.id : undefined;
+          if (id !== undefined && id !== null) {
+            if (ids.has(String(id))) continue;
+            ids.add(String(id));
+          }
+          items.push(item);
+        }
         if (items.length >= max) return { items: items.slice(0, max), pages: page, complete: false };
         cursor = typeof answer?.nextCursor === "string" && answer.nextCursor ? answer.nextCursor : undefined;
         if (!cursor) return { items, pages: page, complete: true };
+        if (cursors.has(cursor)) {
+          throw new RestError("UPSTREAM_ERROR", `GET ${path}: the server repeated a page cursor on page ${page} (after ${items.length} distinct items), so the list would never end; nothing was answered from it. Report this n8n instance's paging fault; a retry reads the same pages.`);
+        }
+        cursors.add(cursor);
       }
       log.warn(`n8n: ${path} still had a next cursor after ${MAX_PAGES} pages; stopped`);
       return { items, pages: MAX_PAGES, complete: false };
     },
   };
   return rest;
+}
+
+/** Why a page is not `{ data: [...] }`: text that is not JSON (a login page, a cut answer) is quoted, masked. */
+function notAList(answer, redactor) {
+  if (typeof answer === "string") return `answered text that is not JSON, beginning ${firstBytes(answer, redactor)}; check that N8N_INSTANCE_URL points at n8n itself, not a login page or proxy`;
+  if (answer === undefined || answer === null || answer === "") return "answered an empty body instead of a 'data' list";
+  return `answered JSON without a 'data' list (its keys: ${typeof answer === "object" ? Object.keys(answer).slice(0, 10).join(", ") || "none" : typeof answer})`;
 }
 
 /** How every REST skill's meta describes the optional `url` argument that restFor checks. */
@@ -112,23 +152,34 @@ export const URL_ARG = "optional; must be the configured instance if given";
 export function restFor(adapter, args, context) {
   const shared = adapter && adapter.n8nRest;
   if (!shared) throw skillError("NOT_CONFIGURED", "this skill needs the n8n plugin's adapter (REST client missing)");
+  if (!shared.instance) throw skillError("NOT_CONFIGURED", NO_INSTANCE);
+  // Every request of this call carries its signal: past the deadline or on the client's cancel
+  // nothing goes on running in the background after the answer.
+  return { rest: context?.signal ? withSignal(shared, context.signal) : shared, args: withoutUrlArg(shared.instance, args) };
+}
+
+/**
+ * `args` without its `url`, once checked: the skills that call only the MCP tools accept it as the
+ * REST ones do. Without a known instance (N8N_MCP_URL alone, no /mcp-server/ path) there is
+ * nothing to check it against, and it is refused.
+ */
+export function withoutUrlArg(instance, args) {
   if (args.url !== undefined && args.url !== null && args.url !== "") {
+    if (!instance) throw skillError("NOT_CONFIGURED", `'url' cannot be checked: ${NO_INSTANCE}; or leave 'url' out`);
     let given;
     try {
       given = new URL(String(args.url));
     } catch {
       throw new SkillArgError(`'url' is not a URL; leave it out to use the configured instance`);
     }
-    const configured = new URL(shared.instance);
+    const configured = new URL(instance);
     if (given.origin !== configured.origin) {
       throw new SkillArgError(`'url' (${given.origin}) is not the configured n8n instance (${configured.origin}); the instance is set on the host with N8N_INSTANCE_URL or N8N_MCP_URL, so leave 'url' out`);
     }
   }
   const rest_args = { ...args };
   delete rest_args.url;
-  // Every request of this call carries its signal: past the deadline or on the client's cancel
-  // nothing goes on running in the background after the answer.
-  return { rest: context?.signal ? withSignal(shared, context.signal) : shared, args: rest_args };
+  return rest_args;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { skillError } from "agent-tools-runtime/plugin";
-import { SkillArgError, namePatternMatcher, onlyKnown, optionalInt, optionalString, optionalStringList } from "../lib/args.mjs";
+import { SkillArgError, namePatternMatcher, onlyKnown, optionalId, optionalInt, optionalString, optionalStringList } from "../lib/args.mjs";
 import { callTool } from "../lib/mcp.mjs";
 import { restFor, URL_ARG } from "../lib/rest.mjs";
 import { isTrigger, nodeList } from "../lib/workflow.mjs";
@@ -117,7 +117,7 @@ async function nativeAudit(rest, args) {
 async function executionsAudit(rest, args) {
   const status = optionalString(args, "status") ?? "error";
   if (!EXECUTION_STATUSES.includes(status)) throw new SkillArgError(`'status' must be one of ${EXECUTION_STATUSES.join(", ")} (got '${status}')`);
-  const workflowId = optionalString(args, "workflowId");
+  const workflowId = optionalId(args, "workflowId");
   const limit = optionalInt(args, "limit", { min: 1, max: 5000 }) ?? 500;
   const { items, complete } = await rest.listAll("/executions", { status, ...(workflowId ? { workflowId } : {}) }, { max: limit });
   const groups = new Map();

@@ -1,4 +1,4 @@
-import { SkillArgError, onlyKnown, optionalInt, optionalString, optionalStringList } from "../lib/args.mjs";
+import { SkillArgError, onlyKnown, optionalId, optionalInt, optionalString, optionalStringList } from "../lib/args.mjs";
 import { deleteEach } from "../lib/delete.mjs";
 import { restFor, URL_ARG } from "../lib/rest.mjs";
 
@@ -21,7 +21,7 @@ export async function run(adapter, rawArgs, context) {
   const { rest, args } = restFor(adapter, rawArgs, context);
   onlyKnown(args, ["ids", "workflowId", "status", "limit", "concurrency"], "skill 'delete-executions-bulk'");
   const ids = optionalStringList(args, "ids");
-  const workflowId = optionalString(args, "workflowId");
+  const workflowId = optionalId(args, "workflowId");
   const status = optionalString(args, "status");
   const limit = optionalInt(args, "limit", { min: 1, max: 10_000 }) ?? 1000;
   const concurrency = optionalInt(args, "concurrency", { min: 1, max: 16 }) ?? 8;

@@ -1,7 +1,7 @@
 import { skillError } from "agent-tools-runtime/plugin";
 import { onlyKnown } from "../lib/args.mjs";
 import { callTool } from "../lib/mcp.mjs";
-import { restFor, URL_ARG } from "../lib/rest.mjs";
+import { URL_ARG, withoutUrlArg } from "../lib/rest.mjs";
 
 /**
  * The caller's personal project; the manifest's discoverContext runs this on the first discover.
@@ -19,15 +19,19 @@ function personalOf(list) {
 }
 
 export async function run(adapter, rawArgs, context) {
-  const { rest, args } = restFor(adapter, rawArgs, context);
+  // Without a known instance (N8N_MCP_URL alone, no /mcp-server/ path) only the MCP tool is asked.
+  const rest = adapter?.n8nRest;
+  const args = withoutUrlArg(rest?.instance, rawArgs);
   onlyKnown(args, [], "skill 'personal-project'");
   let restError;
-  try {
-    const { items } = await rest.listAll("/projects");
-    const personal = personalOf(items);
-    if (personal) return { personalProject: personal, source: "rest" };
-  } catch (error) {
-    restError = error;
+  if (rest?.instance) {
+    try {
+      const { items } = await rest.listAll("/projects", {}, { signal: context?.signal });
+      const personal = personalOf(items);
+      if (personal) return { personalProject: personal, source: "rest" };
+    } catch (error) {
+      restError = error;
+    }
   }
   let answer;
   try {

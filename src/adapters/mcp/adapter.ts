@@ -3,6 +3,7 @@ import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, type DiscoverResult }
 import type { Adapter, AdapterHealth, CallContext, ListToolsOptions, Logger, ServerDescription, SettingsLocation, ToolDescriptor } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
+import type { CredentialSource } from "./bearer-auth.js";
 import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
 import { currentRelay, relayedCapabilities } from "../relay.js";
 import { LenientClient } from "./lenient-handshake.js";
@@ -31,6 +32,8 @@ export interface McpAdapterOptions {
   idleTimeoutMs?: number;
   /** Where its settings are written, for hints that say what to change. */
   settings?: SettingsLocation;
+  /** Where its credentials come from, for the answer to a refused one (connection.ts). */
+  credentials?: () => CredentialSource;
 }
 
 export class McpAdapter implements Adapter {
@@ -55,6 +58,7 @@ export class McpAdapter implements Adapter {
       log: options.log,
       redactor: options.redactor,
       ...(options.settings ? { settings: options.settings } : {}),
+      ...(options.credentials ? { credentials: options.credentials } : {}),
       onToolsChanged: () => this.toolsChanged(),
     });
   }

@@ -1,6 +1,6 @@
 import type { Redactor } from "../shared/redact.js";
 import { McpAdapterError } from "./errors.js";
-import { OAuthTokenStore, resolveStorePath, type SharedTokenState } from "./oauth-token-store.js";
+import { OAuthTokenStore, resolveStorePath, TOKEN_STORE_SHAPE, type SharedTokenState } from "./oauth-token-store.js";
 import type { McpAuthSpec } from "./spec.js";
 
 /**
@@ -13,6 +13,44 @@ export interface BearerSource {
   token(): Promise<string>;
   /** A new token after `rejected` was refused, or undefined when the source cannot refresh. */
   refreshAfter401(rejected: string): Promise<string | undefined>;
+}
+
+/**
+ * Where an HTTP MCP server's credentials come from, for messages that must say what to fix: the
+ * variable when it is set, else the token store, else the variable that would do.
+ */
+export interface CredentialSource {
+  /** "$N8N_MCP_TOKEN", "the OAuth token store /path/tokens.json" or "its headers". */
+  what: string;
+  /** How to replace credentials the server refused. */
+  fix: string;
+}
+
+export function describeCredentials(auth: McpAuthSpec | undefined, env: NodeJS.ProcessEnv, baseDir?: string): CredentialSource {
+  const variable = auth?.tokenEnv;
+  if (variable && env[variable]) {
+    return { what: `$${variable}`, fix: `Set ${variable} in the environment of the agent-tools server to a valid access token of this MCP server, then restart it. Tool arguments cannot fix this.` };
+  }
+  if (auth?.tokenStore) {
+    let file: string;
+    try {
+      file = resolveStorePath(auth.tokenStore, env, baseDir);
+    } catch {
+      file = auth.tokenStore;
+    }
+    const orVariable = variable ? `, or set ${variable} in the environment of the agent-tools server to an access token and restart it` : "";
+    return { what: `the OAuth token store ${file}`, fix: `Create or rewrite ${file} with a token set of this MCP server (${TOKEN_STORE_SHAPE}; it is read again on the next call)${orVariable}. Tool arguments cannot fix this.` };
+  }
+  if (variable) return { what: `$${variable}`, fix: `Set ${variable} in the environment of the agent-tools server to an access token of this MCP server, then restart it. Tool arguments cannot fix this.` };
+  return { what: "its headers", fix: "Correct the server's credentials in its settings (headers, or the URL's user:password), then restart the agent-tools server. Tool arguments cannot fix this." };
+}
+
+/** A token store error (missing, unreadable, refused refresh) with what else would do: the variable, and the hint to re-issue the store. */
+function storeFailure(error: unknown, auth: McpAuthSpec, env: NodeJS.ProcessEnv, baseDir: string | undefined): unknown {
+  if (!(error instanceof McpAdapterError) || error.code !== "NOT_CONFIGURED") return error;
+  const { fix } = describeCredentials(auth, env, baseDir);
+  const orVariable = auth.tokenEnv ? ` (or set ${auth.tokenEnv} to an access token of the MCP server instead)` : "";
+  return new McpAdapterError("NOT_CONFIGURED", `${error.message}${orVariable}`, { ...(error.status !== undefined ? { status: error.status } : {}), hint: fix });
 }
 
 export function createBearerSource(
@@ -39,14 +77,14 @@ export function createBearerSource(
       const envToken = fromEnv();
       if (envToken) return envToken;
       const tokenStore = getStore();
-      if (tokenStore) return tokenStore.accessToken();
+      if (tokenStore) return tokenStore.accessToken().catch((error: unknown) => Promise.reject(storeFailure(error, auth, options.env, options.baseDir)));
       throw new McpAdapterError("NOT_CONFIGURED", `MCP server '${options.name}' needs a bearer token: set $${auth.tokenEnv ?? "TOKEN"} on the host`);
     },
     async refreshAfter401(rejected) {
       if (fromEnv()) return undefined;
       const tokenStore = getStore();
       if (!tokenStore || !(await tokenStore.canRefresh())) return undefined;
-      return tokenStore.refresh(rejected);
+      return tokenStore.refresh(rejected).catch((error: unknown) => Promise.reject(storeFailure(error, auth, options.env, options.baseDir)));
     },
   };
 }

@@ -1,4 +1,5 @@
 import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
+import type { CredentialSource } from "./bearer-auth.js";
 import { settingAt, type Logger, type ServerDescription, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
@@ -88,6 +89,8 @@ export interface ConnectionOptions {
   onToolsChanged: () => void;
   /** Where the server's settings are written, for hints that say what to change. */
   settings?: SettingsLocation;
+  /** Where its credentials come from (bearer-auth.ts describeCredentials), for the answer to a 401 or 403. */
+  credentials?: () => CredentialSource;
   /**
    * How long the era probe (server/discover) may take; past it a stdio server counts as 2025-era.
    * The SDK's probe does not follow the caller's abort signal, so it gets the call deadline.
@@ -685,7 +688,9 @@ export class McpConnection {
     }
     if (code !== undefined && code >= 400 && code < 600) {
       if (code === 401 || code === 403) {
-        return new McpAdapterError("NOT_CONFIGURED", redact(`${server} refused the credentials (HTTP ${code}) for ${what}; check its token or headers`), { status: code });
+        const credentials = this.options.credentials?.();
+        const refused = `${server} refused the credentials (HTTP ${code}) for ${what}; check ${credentials?.what ?? "its token or headers"}`;
+        return new McpAdapterError("NOT_CONFIGURED", redact(refused), { status: code, ...(credentials ? { hint: credentials.fix } : {}) });
       }
       // A 429 or 5xx: retry the same call later (after the server's Retry-After, when it sent one: retry-after.ts), not other arguments.
       const retryAfter = error instanceof RetryAfterHttpError ? error.retryAfter : undefined;

@@ -2,6 +2,7 @@ import type { DeclarativeAdapterFactory } from "../../plugins/loader.js";
 import type { AdapterOptions, Logger, SettingsLocation } from "../types.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
 import { McpAdapter } from "./adapter.js";
+import { describeCredentials } from "./bearer-auth.js";
 import type { TransportOpener } from "./connection.js";
 import type { SharedTokenState } from "./oauth-token-store.js";
 import { parseMcpSpec, type McpHttpSpec, type McpSpec } from "./spec.js";
@@ -52,7 +53,18 @@ export function mcpAdapterFromSpec(
     spec.transport === "stdio"
       ? createStdioOpener(spec, { ...common, ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}) })
       : lazyHttpOpener(spec, { ...common, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.shared ? { shared: options.shared } : {}) });
-  return new McpAdapter({ name: options.name, open, redactor, log: options.log, timeoutMs: spec.timeoutMs, idleTimeoutMs: spec.idleTimeoutMs, ...(options.settings ? { settings: options.settings } : {}) });
+  // Over HTTP a refused token is answered naming where it came from (the variable or the token store).
+  const credentials = spec.transport === "stdio" ? undefined : () => describeCredentials(spec.auth, options.env, options.baseDir);
+  return new McpAdapter({
+    name: options.name,
+    open,
+    redactor,
+    log: options.log,
+    timeoutMs: spec.timeoutMs,
+    idleTimeoutMs: spec.idleTimeoutMs,
+    ...(options.settings ? { settings: options.settings } : {}),
+    ...(credentials ? { credentials } : {}),
+  });
 }
 
 function pluginName(options: AdapterOptions): string {

@@ -22,6 +22,9 @@ import { McpAdapterError, errorMessage } from "./errors.js";
  * already rotated are not lost.
  */
 
+/** The fields of a token store file, as the errors that ask for a new one name them. */
+export const TOKEN_STORE_SHAPE = `JSON {"access_token", and to refresh it "refresh_token", "expires_at" (epoch ms or s), "token_endpoint", "client_id", "client_secret"?}`;
+
 /** Of a token endpoint's answer, more than any real token set needs. */
 const TOKEN_BODY_BYTES = 64 * 1024;
 
@@ -175,7 +178,7 @@ export class OAuthTokenStore {
       text = sharedText ?? (await readFile(this.file, "utf8"));
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-      throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} ${missing ? "does not exist; sign in first" : `could not be read: ${errorMessage(error)}`}`);
+      throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} ${missing ? "does not exist" : `could not be read: ${errorMessage(error)}`}`);
     }
     let parsed: unknown;
     try {
@@ -201,8 +204,8 @@ export class OAuthTokenStore {
 
   private async grant(tokens: StoredTokens): Promise<string> {
     const redact = (text: string): string => this.options.redactor.redact(text);
-    if (!tokens.refresh_token) throw new McpAdapterError("NOT_CONFIGURED", `the access token in ${this.file} expired and there is no refresh_token; sign in again`);
-    if (!tokens.token_endpoint) throw new McpAdapterError("NOT_CONFIGURED", `the token store ${this.file} has no token_endpoint to refresh with; sign in again`);
+    if (!tokens.refresh_token) throw new McpAdapterError("NOT_CONFIGURED", `the access token in ${this.file} expired and there is no refresh_token to renew it; write a new token set into the store`);
+    if (!tokens.token_endpoint) throw new McpAdapterError("NOT_CONFIGURED", `the token store ${this.file} has no token_endpoint to refresh with; write a new token set into the store`);
     const endpoint = checkEndpoint(tokens.token_endpoint);
     const body = new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token });
     if (tokens.client_id) body.set("client_id", tokens.client_id);
@@ -234,9 +237,13 @@ export class OAuthTokenStore {
     if (typeof json.access_token === "string") this.options.redactor.add(json.access_token);
     if (typeof json.refresh_token === "string") this.options.redactor.add(json.refresh_token);
     if (!response.ok || typeof json.access_token !== "string") {
-      const reason = typeof json.error === "string" ? json.error : `HTTP ${response.status}`;
       const code = response.status >= 500 ? "UPSTREAM_ERROR" : "NOT_CONFIGURED";
-      throw new McpAdapterError(code, redact(`the token endpoint refused to refresh the OAuth token (${reason})${code === "NOT_CONFIGURED" ? "; sign in again" : ""}`), { status: response.status });
+      const answered = `${endpoint.origin}${endpoint.pathname} answered HTTP ${response.status}`;
+      // A 2xx without a token set is not a refusal: often a login or proxy page in front of the endpoint.
+      const what = response.ok
+        ? `the token endpoint ${answered} without an access_token${Object.keys(json).length ? "" : `: not JSON (${JSON.stringify(firstBytes(text))})`}`
+        : `the token endpoint refused to refresh the OAuth token (${typeof json.error === "string" ? `${json.error}, ` : ""}${answered})`;
+      throw new McpAdapterError(code, redact(`${what}${code === "NOT_CONFIGURED" ? `; write a new token set into ${this.file}` : ""}`), { status: response.status });
     }
     const next: StoredTokens = { ...tokens, access_token: json.access_token };
     if (typeof json.refresh_token === "string") next.refresh_token = json.refresh_token;
@@ -255,6 +262,12 @@ export class OAuthTokenStore {
     this.tokens = next;
     return next.access_token;
   }
+}
+
+/** What a body begins with, for a message: enough to tell a login page from cut JSON (callers redact it). */
+function firstBytes(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 80 ? `${flat.slice(0, 80)}…` : flat;
 }
 
 function pendingPath(file: string): string {
