@@ -1,5 +1,6 @@
 import { pathToFileURL } from "node:url";
 import { positiveInt } from "../positive-int.js";
+import { makeKitResolvableFor } from "./kit-resolution.js";
 
 /**
  * Plugin code (a skill file, a module adapter) is imported with a deadline. A module whose
@@ -54,5 +55,7 @@ export async function settleWithin<T>(promise: PromiseLike<T>, timeoutMs: number
 
 /** `import(file)`, failing with ImportTimeoutError when it has not finished within `timeoutMs`. */
 export function importWithDeadline(file: string, timeoutMs: number = DEFAULT_IMPORT_TIMEOUT_MS): Promise<Record<string, unknown>> {
+  // Every import of plugin code comes here: the one place the kit is made importable by it.
+  makeKitResolvableFor(file);
   return settleWithin(import(pathToFileURL(file).href) as Promise<Record<string, unknown>>, timeoutMs, () => new ImportTimeoutError(file, timeoutMs));
 }
