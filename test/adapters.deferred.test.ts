@@ -32,9 +32,12 @@ function writePlugin(): void {
 import path from "node:path";
 const marks = ${JSON.stringify(marks)};
 const broken = ${JSON.stringify(path.join(dir, "broken"))};
+const hang = ${JSON.stringify(path.join(dir, "hang"))};
 export default class LazyAdapter {
   constructor() {
     if (existsSync(broken)) throw new Error("the weather service is misconfigured");
+    // A constructor may return a promise; this one never settles.
+    if (existsSync(hang)) return new Promise(() => {});
     // One file per construction: the test counts them.
     mkdirSync(marks, { recursive: true });
     writeFileSync(path.join(marks, String(process.hrtime.bigint())), "");
@@ -53,8 +56,8 @@ export default class LazyAdapter {
   );
 }
 
-async function runtimeWithCache(): Promise<Runtime> {
-  return createRuntime({ pluginDirs: [pluginDir], env: {}, log: silentLogger, catalogCache: createFileCatalogStore(cacheDir) });
+async function runtimeWithCache(env: NodeJS.ProcessEnv = {}): Promise<Runtime> {
+  return createRuntime({ pluginDirs: [pluginDir], env, log: silentLogger, catalogCache: createFileCatalogStore(cacheDir) });
 }
 
 describe("adapters built on first use", () => {
@@ -139,6 +142,22 @@ describe("adapters built on first use", () => {
       assert.match(JSON.stringify(again.payload), /weather_report for Quito/);
     } finally {
       await broken.close();
+    }
+  });
+
+  test("a first use whose build never settles fails past the import deadline, and the next use tries again", async () => {
+    const warm = await runtimeWithCache({ AGENT_TOOLS_IMPORT_TIMEOUT_MS: "1500" });
+    try {
+      const session = warm.createSession("deferred-hang");
+      writeFileSync(path.join(dir, "hang"), "");
+      const failed = await warm.call(session, "lazy", { toolName: "weather_report", arguments: { city: "Bern" } });
+      assert.equal(failed.isError, true);
+      assert.match(JSON.stringify(failed.payload), /could not be loaded from '\.\/adapter\.mjs': export 'default' of \.\/adapter\.mjs returned a promise that did not settle within 1500 ms/);
+      rmSync(path.join(dir, "hang"));
+      const again = await warm.call(session, "lazy", { toolName: "weather_report", arguments: { city: "Bern" } });
+      assert.equal(again.isError, false, JSON.stringify(again.payload));
+    } finally {
+      await warm.close();
     }
   });
 });

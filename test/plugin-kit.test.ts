@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, it } from "node:test";
 import { createAndVerify, describeError, SkillError, skillContext, unwrapResult } from "../src/plugin.js";
-import { bundleReach, ROOT } from "./helpers.js";
+import { baseEnv, bundleReach, callJson, connect, ROOT, runCli, writePlugin } from "./helpers.js";
 
 /**
  * The plugin kit (`agent-tools-runtime/plugin`): what it answers, its one failure contract, and
@@ -130,5 +133,37 @@ describe("plugin kit: slim", () => {
     assert.equal(run.status, 0, run.stderr);
     const { names } = JSON.parse(run.stdout) as { names: string[] };
     assert.deepEqual(names, ["SkillError", "createAndVerify", "definePlugin", "defineSkill", "describeError", "outcomeUnknown", "runSteps", "skillContext", "skillError", "unknownOutcomeError", "unwrapResult"]);
+  });
+});
+
+describe("plugin kit: imported by a plugin outside the package", () => {
+  it("resolves for skills and module adapters anywhere (AGENT_TOOLS_PLUGINS_DIR), to the running runtime's copy even when the plugin's folder has its own", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "agent-tools-kit-outside-"));
+    const folder = writePlugin(path.join(root, "agent-tools-plugin-kitted"), { name: "kitted", prefix: "kitted", description: "imports the kit by name", adapter: "./adapter.mjs", readonlyTools: ["codes"] }, {
+      "adapter.mjs": `import { definePlugin } from "agent-tools-runtime";
+import { createRedactor } from "agent-tools-runtime/adapters";
+export default definePlugin(() => ({ async listTools() { return { tools: [{ name: "codes", description: "the codes", inputSchema: { type: "object" } }] }; }, async call() { return { count: typeof createRedactor === "function" ? 1 : 0 }; } }));`,
+      "skills/refuse.mjs": `import { skillError } from "agent-tools-runtime/plugin";
+export const meta = { description: "refuses with a kit error" };
+export async function run() { throw skillError("NOT_CONFIGURED", "the kit works from here", { hint: "nothing to do" }); }`,
+      // A copy installed beside the plugin, which would throw if it were the one imported.
+      "node_modules/agent-tools-runtime/package.json": JSON.stringify({ name: "agent-tools-runtime", type: "module", exports: { ".": "./x.js", "./plugin": "./x.js", "./adapters": "./x.js" } }),
+      "node_modules/agent-tools-runtime/x.js": `throw new Error("the plugin's own copy was imported");`,
+    });
+    assert.ok(folder);
+    const validated = await runCli(["validate", "--plugins-dir", root], baseEnv());
+    assert.equal(validated.code, 0, validated.stdout + validated.stderr);
+    const server = await connect(root);
+    try {
+      const ran = await callJson(server.client, "agent_tools_kitted_run_skill", { skill: "refuse" });
+      assert.equal(ran.isError, true);
+      assert.equal(ran.payload.error?.code, "NOT_CONFIGURED", JSON.stringify(ran.payload));
+      assert.match(JSON.stringify(ran.payload), /the kit works from here/);
+      const called = await callJson(server.client, "agent_tools_kitted_call", { toolName: "codes", arguments: {} });
+      assert.equal(called.isError, false, JSON.stringify(called.payload));
+      assert.match(JSON.stringify(called.payload), /"count":\d+/);
+    } finally {
+      await server.close();
+    }
   });
 });

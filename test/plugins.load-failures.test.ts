@@ -147,3 +147,43 @@ describe("several plugins whose adapter module never finishes importing", () => 
     }
   });
 });
+
+describe("a module adapter whose factory never settles", () => {
+  function hangingFactory(): string {
+    const root = mkdtempSync(path.join(tmpdir(), "agent-tools-hanging-factory-"));
+    writePlugin(path.join(root, "agent-tools-plugin-hang"), { name: "hang", prefix: "hang", description: "a factory whose promise never settles", adapter: "./adapter.mjs" }, {
+      "adapter.mjs": `export default function createAdapter() { return new Promise(() => {}); }`,
+    });
+    writePlugin(path.join(root, "agent-tools-plugin-thenable"), { name: "thenable", prefix: "thenable", description: "a class whose constructor returns a thenable that never settles", adapter: "./adapter.mjs", adapterExport: "Stuck" }, {
+      "adapter.mjs": `export class Stuck { constructor() { return { then() {} }; } }`,
+    });
+    writePlugin(path.join(root, "agent-tools-plugin-fine"), { name: "fine", prefix: "fine", description: "loads", adapter: "./adapter.mjs" }, { "adapter.mjs": ADAPTER });
+    return root;
+  }
+  const factoryProblem = /agent-tools-plugin-hang\/plugin\.json: field 'adapter' could not be loaded from '\.\/adapter\.mjs': export 'default' of \.\/adapter\.mjs returned a promise that did not settle within 3000 ms; make the factory resolve/;
+  const ctorProblem = /agent-tools-plugin-thenable\/plugin\.json: field 'adapter' could not be loaded from '\.\/adapter\.mjs': export 'Stuck' of \.\/adapter\.mjs returned a promise that did not settle within 3000 ms/;
+
+  it("over stdio: the server stays up, answers, serves the other plugin and reports the factory past the import deadline", async () => {
+    const server = await connect(hangingFactory(), { AGENT_TOOLS_IMPORT_TIMEOUT_MS: DEADLINE_MS });
+    try {
+      const { tools } = await server.client.listTools();
+      assert.ok(tools.some((t) => t.name === "agent_tools_fine_call"), tools.map((t) => t.name).join(", "));
+      const { payload } = await callJson(server.client, "agent_tools_help");
+      const text = (payload.problems as string[]).join("\n");
+      assert.match(text, factoryProblem);
+      assert.match(text, ctorProblem);
+      assert.match(server.stderr(), /plugin skipped: .*agent-tools-plugin-hang.*did not settle within 3000 ms/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("agent-tools validate reports it and exits 1", async () => {
+    const run = await runCli(["validate", "--plugins-dir", hangingFactory()], baseEnv({ AGENT_TOOLS_IMPORT_TIMEOUT_MS: DEADLINE_MS }));
+    assert.equal(run.code, 1, run.stderr);
+    const report = JSON.parse(run.stdout) as { ok: boolean; problems: string[] };
+    assert.equal(report.ok, false);
+    assert.match(report.problems.join("\n"), factoryProblem);
+    assert.match(report.problems.join("\n"), ctorProblem);
+  });
+});

@@ -1,7 +1,9 @@
 import { createRuntime, type RuntimeOptions } from "../runtime/runtime.js";
 import { silentLogger } from "../log.js";
 import { firstUseProblems } from "../plugins/first-use-check.js";
+import { CATALOG_IN_MANIFEST, type LoadedPlugin } from "../plugins/loader.js";
 import { adapterBlockError } from "../plugins/manifest.js";
+import { unknownListedTools } from "../plugins/manifest-references.js";
 import { describeMissing } from "../plugins/requirements.js";
 
 /**
@@ -38,6 +40,7 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
       const found = firstUseProblems(manifest.adapter, manifest.dir, env);
       if (found.length) problems.push(...adapterBlockError(manifest, found).message.split("\n"));
     }
+    const notices = [...runtime.notices(), ...(await unknownToolNotices(runtime.plugins))];
     return {
       ok: problems.length === 0,
       plugins: runtime.plugins.map((p) => ({
@@ -48,9 +51,32 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
         skills: p.skills.length,
       })),
       problems,
-      ...(runtime.notices().length ? { notices: runtime.notices() } : {}),
+      ...(notices.length ? { notices } : {}),
     };
   } finally {
     await runtime.close();
   }
+}
+
+/**
+ * Names in `readonlyTools`/`confirmTools` that a plugin's catalog lacks, for the kinds whose
+ * catalog is data in the manifest (listing starts nothing and sends nothing). A notice, not a
+ * problem: the plugin works, the name just matches nothing. An MCP server's or a module's catalog
+ * is said on the server's first listing of it instead (catalog.ts), since listing it here would
+ * start the server or run the module's code.
+ */
+async function unknownToolNotices(plugins: readonly LoadedPlugin[]): Promise<string[]> {
+  const notices: string[] = [];
+  for (const plugin of plugins) {
+    const { manifest } = plugin;
+    if (typeof manifest.adapter !== "object" || !CATALOG_IN_MANIFEST.has(manifest.adapter.kind)) continue;
+    if (!manifest.readonlyTools.length && !manifest.confirmTools?.length) continue;
+    const lister = plugin.configured ? plugin.adapter : plugin.catalogOnly;
+    // A catalog that cannot be read is reported already (the adapter failed to build); nothing to compare.
+    const listed = await lister?.listTools().catch(() => undefined);
+    if (!listed) continue;
+    const line = unknownListedTools(manifest, listed.tools.map((tool) => tool.name));
+    if (line) notices.push(line);
+  }
+  return notices;
 }

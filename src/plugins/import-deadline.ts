@@ -1,5 +1,6 @@
 import { pathToFileURL } from "node:url";
 import { positiveInt } from "../positive-int.js";
+import { makeKitResolvableFor } from "./kit-resolution.js";
 
 /**
  * Plugin code (a skill file, a module adapter) is imported with a deadline. A module whose
@@ -7,6 +8,9 @@ import { positiveInt } from "../positive-int.js";
  * otherwise stall the whole start: the server would not answer `initialize`, and when nothing else
  * keeps Node's loop alive, `validate`, `status` and the server itself would exit 0 having printed
  * nothing. Past the deadline the file is reported like one that fails to import, and the rest loads.
+ *
+ * A module adapter's factory (or a constructor that returns a promise) has the same deadline for
+ * the same reason: a factory whose promise never settles would stall the start just as well.
  *
  * The import itself cannot be cancelled: the module stays pending in the background. The timer is
  * not unref'd on purpose: it is what keeps the loop alive until the file is reported.
@@ -33,15 +37,25 @@ export class ImportTimeoutError extends Error {
   }
 }
 
-/** `import(file)`, failing with ImportTimeoutError when it has not finished within `timeoutMs`. */
-export async function importWithDeadline(file: string, timeoutMs: number = DEFAULT_IMPORT_TIMEOUT_MS): Promise<Record<string, unknown>> {
+/**
+ * `promise`, or the error `onTimeout` makes when it has not settled within `timeoutMs`. Shared by
+ * every wait on plugin code that might never end: an import, and a module adapter's factory.
+ */
+export async function settleWithin<T>(promise: PromiseLike<T>, timeoutMs: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ImportTimeoutError(file, timeoutMs)), timeoutMs);
+    timer = setTimeout(() => reject(onTimeout()), timeoutMs);
   });
   try {
-    return (await Promise.race([import(pathToFileURL(file).href), deadline])) as Record<string, unknown>;
+    return await Promise.race([promise, deadline]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** `import(file)`, failing with ImportTimeoutError when it has not finished within `timeoutMs`. */
+export function importWithDeadline(file: string, timeoutMs: number = DEFAULT_IMPORT_TIMEOUT_MS): Promise<Record<string, unknown>> {
+  // Every import of plugin code comes here: the one place the kit is made importable by it.
+  makeKitResolvableFor(file);
+  return settleWithin(import(pathToFileURL(file).href) as Promise<Record<string, unknown>>, timeoutMs, () => new ImportTimeoutError(file, timeoutMs));
 }

@@ -6,6 +6,7 @@ import { MANIFEST_FILE } from "./discovery.js";
 import { AdapterSpecError } from "../adapters/shared/errors.js";
 import { adapterBlockError, ManifestError, readManifest, settingsOf, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
 import { deferredAdapter } from "./deferred-adapter.js";
+import { manifestReferenceProblems } from "./manifest-references.js";
 import { loadModuleAdapter } from "./module-adapter.js";
 import { missingRequirements, type MissingRequirements } from "./requirements.js";
 import { loadSkills, type Skill, type SkillLoadFailure } from "./skills.js";
@@ -184,7 +185,7 @@ function redacted(options: Pick<LoadOptions, "redactor">, line: string): string 
 }
 
 /** Kinds whose tool list is data in the manifest: listing them starts nothing and sends nothing. */
-const CATALOG_IN_MANIFEST = new Set(["rest", "openapi", "cli"]);
+export const CATALOG_IN_MANIFEST: ReadonlySet<string> = new Set(["rest", "openapi", "cli"]);
 
 /**
  * Built on the first listing (a search), not at start: the kind's code is loaded only then. One
@@ -292,6 +293,7 @@ export async function loadPlugins(
           const message = `skill '${skill}' of plugin '${prefix}' failed to load (${failure.file}): ${failure.error}`;
           fail(index, { location: failure.file, name, prefix, skill, error: message }, message);
         }
+        for (const problem of manifestReferenceProblems(plugin.manifest, plugin.skills)) fail(index, { location: plugin.manifest.file, name, prefix, error: problem }, problem);
       } catch (error) {
         const message = (error as Error).message;
         fail(index, { location: locationOf(sources[index]!), error: message }, `plugin skipped: ${message}`);

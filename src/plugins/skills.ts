@@ -162,9 +162,21 @@ export async function importSkill(file: string, importTimeoutMs?: number): Promi
   return { run: run as Skill["run"], meta };
 }
 
+/**
+ * What a skill's name may be: it is typed in `_run_skill`, in the text layer (`<prefix> skill NAME`)
+ * and in `related` links, so letters, digits, '_', '.' and '-', starting with a letter or digit.
+ */
+export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const SKILL_NAME_RULE = "letters, digits, '_', '.' or '-', starting with a letter or digit, at most 64 characters";
+
 function skillOf(file: string, rawMeta: unknown, run: Skill["run"]): Skill {
   const meta = normaliseMeta(rawMeta);
-  const name = typeof meta.name === "string" && meta.name ? meta.name : path.basename(file).replace(/\.(mjs|js)$/, "");
+  const fromMeta = typeof meta.name === "string" && meta.name !== "";
+  const name = fromMeta ? (meta.name as string) : path.basename(file).replace(/\.(mjs|js)$/, "");
+  if (!SKILL_NAME.test(name)) {
+    const fix = fromMeta ? "change meta.name" : "rename the file, or set meta.name";
+    throw new Error(`the skill's name ${JSON.stringify(name)} (${fromMeta ? "meta.name" : "from the file name"}) is not a valid skill name: use ${SKILL_NAME_RULE}; ${fix}`);
+  }
   return { name, file, meta, run };
 }
 
@@ -212,9 +224,21 @@ export async function loadSkills(dir: string, entries: string[] | undefined, opt
   const outcomes = await Promise.all(skillFiles(dir, entries).map(load));
   const skills: Skill[] = [];
   const failures: SkillLoadFailure[] = [];
+  // One name, one skill: a second file with a name already taken would be listed but never run.
+  const byName = new Map<string, Skill>();
   for (const outcome of outcomes) {
-    if ("skill" in outcome) skills.push(outcome.skill);
-    else failures.push(outcome.failure);
+    if ("failure" in outcome) {
+      failures.push(outcome.failure);
+      continue;
+    }
+    const { skill } = outcome;
+    const first = byName.get(skill.name);
+    if (first) {
+      failures.push({ file: skill.file, error: `its name '${skill.name}' is already the name of the skill in ${first.file}; give one of them another meta.name (or file name)` });
+      continue;
+    }
+    byName.set(skill.name, skill);
+    skills.push(skill);
   }
   return { skills, failures };
 }

@@ -1,5 +1,6 @@
 import type { Adapter, ListToolsOptions, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
+import { unknownListedTools } from "../plugins/manifest-references.js";
 import type { CachedCatalog, CatalogStore } from "./catalog-cache/store.js";
 import { createLimiter } from "./limiter.js";
 import { hasGenericDescription, serverText } from "./plugin-about.js";
@@ -261,8 +262,14 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     return tools;
   };
 
+  /** Per plugin, the last line said about names its manifest lists that its tools lack (manifest-references.ts). */
+  const unknownListedSaid = new Map<string, string | undefined>();
+
   const keep = (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined): void => {
     const prefix = plugin.manifest.prefix;
+    const unknownListed = unknownListedTools(plugin.manifest, tools.map((tool) => tool.name));
+    if (unknownListed && unknownListed !== unknownListedSaid.get(prefix)) log?.warn(unknownListed);
+    unknownListedSaid.set(prefix, unknownListed);
     const before = lists.get(prefix) ?? replaced.get(prefix);
     if (before && !sameTools(before, tools)) versions.set(prefix, (versions.get(prefix) ?? 0) + 1);
     lists.set(prefix, tools);
