@@ -37,6 +37,7 @@ before(async () => {
       if (body.password !== PASSWORD) return sendJson(res, 400, { message: "Failed to authenticate." });
       return sendJson(res, 200, { token: "session-token-0123456789" });
     }
+    if (path === "/api/echo-prefix") return sendJson(res, 401, { message: `Bad credentials for ${String(req.headers["x-api-key"]).slice(0, 12)}…` });
     if (path === "/api/limited") return sendJson(res, 403, { message: "slow down" }, { "x-ratelimit-remaining": "0" });
     if (req.headers["x-api-key"] !== KEY) return sendJson(res, 401, { error: "invalid api key" });
     sendJson(res, 200, { ok: true });
@@ -142,5 +143,26 @@ describe("refused credentials", () => {
       assert.match(e.hint ?? "", /HTTP 400\): PB_EMAIL and PB_PASS, which this plugin's auth reads, are wrong/);
       return true;
     });
+  });
+});
+
+describe("an echoed beginning of a credential", () => {
+  it("is masked when a service quotes the first characters of the key", async () => {
+    const { a } = await adapter([{ name: "echo", path: "/echo-prefix" }]);
+    await assert.rejects(a.call("echo", {}), (e: Failure) => {
+      assert.ok(!e.message.includes(KEY.slice(0, 12)), e.message);
+      assert.match(e.message, /Bad credentials for \[redacted\]…/);
+      return true;
+    });
+  });
+
+  it("from 12 characters on, as far as the run matches; not a key's kind, a short password's word or a secret URL's start", () => {
+    const redactor = createRedactor(["ghp_SECRETTOKEN1234567890abcdef", "password1234", "https://api.example.com/secret-base"]);
+    assert.equal(redactor.redact("Bad credentials for ghp_SECRETTOK and ghp_SECRETTOKEN12x"), "Bad credentials for [redacted] and [redacted]x");
+    assert.equal(redactor.redact("a ghp_SECRETT token"), "a ghp_SECRETT token", "11 characters: left alone");
+    assert.equal(redactor.redact("tokens start with ghp_"), "tokens start with ghp_");
+    assert.equal(redactor.redact("the password field"), "the password field");
+    assert.equal(redactor.redact("see https://api.example.com/docs"), "see https://api.example.com/docs");
+    assert.deepEqual(redactor.redactValue({ ghp_SECRETTOKEN1: 1 }), { "[redacted]": 1 }, "a key that begins a secret is masked too");
   });
 });
