@@ -161,8 +161,14 @@ describe("URLs from the server", () => {
       { name: "out", method: "GET", path: "/link-out", paginate: { style: "link" } },
       { name: "prefix", method: "GET", path: "/link-prefix", paginate: { style: "link" } },
     ]);
-    await assert.rejects(a.call("out", {}), /pagination Link next URL 'http:\/\/example\.invalid\/api\/page2' is outside the base URL.*different origin/);
-    await assert.rejects(a.call("prefix", {}), /outside the base URL.*does not start with '\/api\/'/);
+    // The server's header, not the arguments: the page read so far comes back, marked incomplete.
+    type Paged = { items: unknown[]; pages: number; complete: boolean; stoppedBecause?: string; stoppedDetail?: string };
+    const out = (await a.call("out", {})) as Paged;
+    assert.deepEqual([out.items, out.pages, out.complete, out.stoppedBecause], [[1], 1, false, "nextLinkRefused"]);
+    assert.match(out.stoppedDetail ?? "", /Link header next URL 'http:\/\/example\.invalid\/api\/page2' is outside the base URL.*different origin/);
+    const prefix = (await a.call("prefix", {})) as Paged;
+    assert.equal(prefix.stoppedBecause, "nextLinkRefused");
+    assert.match(prefix.stoppedDetail ?? "", /outside the base URL.*does not start with '\/api\/'/);
     assert.ok(!lastUrl().startsWith("/other"));
   });
 
@@ -207,16 +213,14 @@ describe("base URL", () => {
 });
 
 describe("secrets in errors", () => {
-  it("a secret base URL variable is redacted from guard errors too", async () => {
+  it("a secret base URL variable is redacted from guard messages too", async () => {
     const secretEnv = { SECRET_BASE: `${server.url}/api` };
     const a = await createRestAdapter(
       { kind: "rest", baseUrl: "${SECRET_BASE}", tools: [{ name: "t", path: "/link-prefix", paginate: { style: "link" } }] },
       { pluginDir: "/tmp", manifest: {}, env: secretEnv, log: silent },
     );
-    await assert.rejects(a.call("t", {}), (e: Error) => {
-      assert.match(e.message, /outside the base URL '\[redacted\]'/);
-      return true;
-    });
+    const result = (await a.call("t", {})) as { stoppedDetail?: string };
+    assert.match(result.stoppedDetail ?? "", /outside the base URL '\[redacted\]'/);
     await assert.rejects(a.call("nope", {}), (e: Error & { code?: string }) => e.code === "UNKNOWN_TOOL" && /known: t/.test(e.message));
   });
 });

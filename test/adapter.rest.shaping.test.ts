@@ -146,7 +146,8 @@ describe("rest errors rules", () => {
     assert.match((await failure(a, "missing")).message, /HTTP 404: nothing at \/api\/missing$/);
     const plain = await failure(a, "plain");
     assert.match(plain.message, /HTTP 403: \{"message":"Forbidden"\}/);
-    assert.equal((plain as unknown as { hasOwnHint: boolean }).hasOwnHint, false, "no rule gave a hint: the code's generic one applies");
+    // No rule names it, and a 403 without a rate-limit sign is refused credentials: the hint names the auth's variable.
+    assert.match(plain.hint ?? "", /refused the credentials \(HTTP 403\): TOKEN, which this plugin's auth reads/);
   });
 
   it("the runtime keeps the rule's hint and details", async () => {

@@ -166,6 +166,16 @@ describe("tasks plugin against the reference tasks API", () => {
     assert.equal(stored.due, "2027-01-15");
   });
 
+  it("a title that quotes the API's own address is stored, listed and verified as written", async () => {
+    // TASKS_API_BASE is an address, not a credential: masking it would corrupt the title.
+    const title = `check ${proxy.url}/health is up`;
+    const { payload, isError } = await skill(agent, { title });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.equal((payload.result as { verified: boolean }).verified, true);
+    const listed = resultOf((await call(agent, "list_tasks", { text: "health is up" })).payload).data as { tasks: { title: string }[] };
+    assert.deepEqual(listed.tasks.map((t) => t.title), [title]);
+  });
+
   it("insert-and-verify-task: a read-back answering 500 is an error naming the new id, not hidden", async () => {
     proxy.faults.push({ kind: "fail", method: "GET", path: /^\/tasks\/\d+$/, status: 500 });
     const { payload, isError } = await skill(agent, { title: "Water the plants" });
@@ -243,6 +253,8 @@ describe("tasks plugin: configuration problems", () => {
       assert.equal(isError, true);
       assert.equal(payload.error?.code, "UPSTREAM_ERROR");
       assert.match(payload.error?.message ?? "", /GET \/tasks answered HTTP 401: .*missing or wrong x-api-key header/);
+      // The fix is the server's environment, named: not the generic "fix the arguments" hint.
+      assert.match(payload.error?.hint ?? "", /TASKS_API_KEY, which this plugin's auth reads/);
       const everything = JSON.stringify(payload) + agent.stderr() + api.stderr();
       assert.ok(!everything.includes(wrong) && !everything.includes(KEY));
     } finally {

@@ -5,7 +5,7 @@ import { cappedFetch, maxResponseBytesFrom } from "../shared/capped-body.js";
 import { withRetryAfter } from "./retry-after.js";
 import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
 import type { SharedTokenState } from "./oauth-token-store.js";
-import { resolveSecretAware } from "../shared/env-vars.js";
+import { resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
 import type { ConnectOptions, OpenedTransport, TransportOpener } from "./connection.js";
 import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import type { McpHttpSpec } from "./spec.js";
@@ -44,9 +44,8 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
   let bearer: BearerSource | undefined;
   return async (makeClient, requestOptions) => {
     const { hostEnv, redactor } = options;
-    const url = new URL(resolveSecretAware(spec.url, hostEnv, "adapter.url", redactor));
-    for (const value of url.searchParams.values()) redactor.add(value);
-    if (url.password) redactor.add(decodeURIComponent(url.password));
+    // The address stays readable; its credentials (user:password@, a key in the query) are masked.
+    const url = new URL(resolveAddress(spec.url, hostEnv, "adapter.url", redactor));
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(spec.headers)) {
       headers[key] = resolveSecretAware(value, hostEnv, `adapter.headers.${key}`, redactor);

@@ -4,7 +4,7 @@ import { isDirectory } from "../../is-directory.js";
 import { settingAt, type Logger, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { buildChildEnv } from "./child-env.js";
-import { resolveSecretAware } from "../shared/env-vars.js";
+import { resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
 import { DEPTH_REFUSAL_HINT, depthRefusal } from "../shared/runtime-depth.js";
 import { ToolCallLane } from "./call-lane.js";
 import { GroupStdioTransport, describeExit } from "./group-stdio-transport.js";
@@ -52,10 +52,11 @@ export function resolveLaunch(spec: McpStdioSpec, options: StdioOpenerOptions): 
   const { hostEnv, redactor } = options;
   const refusal = depthRefusal(hostEnv);
   if (refusal) throw new McpAdapterError("NOT_CONFIGURED", `MCP server '${options.name}' was not started: ${refusal}`, { hint: DEPTH_REFUSAL_HINT });
-  let command = resolveSecretAware(spec.command, hostEnv, "adapter.command", redactor);
+  // The program and folder are paths, not credentials: masking them would scrub paths out of errors.
+  let command = resolveAddress(spec.command, hostEnv, "adapter.command", redactor);
   const args = spec.args.map((arg, i) => resolveSecretAware(arg, hostEnv, `adapter.args[${i}]`, redactor));
   const env = buildChildEnv(spec.env, hostEnv, redactor);
-  let cwd = spec.cwd === undefined ? undefined : resolveSecretAware(spec.cwd, hostEnv, "adapter.cwd", redactor);
+  let cwd = spec.cwd === undefined ? undefined : resolveAddress(spec.cwd, hostEnv, "adapter.cwd", redactor);
   if (cwd !== undefined && options.baseDir && !path.isAbsolute(cwd)) cwd = path.resolve(options.baseDir, cwd);
   if (cwd === undefined && options.baseDir !== undefined && isDirectory(options.baseDir)) cwd = options.baseDir;
   if (cwd !== undefined && !isDirectory(cwd)) {

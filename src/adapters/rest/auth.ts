@@ -1,6 +1,6 @@
 import { valueAt } from "../shared/json-path.js";
 import { Buffer } from "node:buffer";
-import { resolveSecretAware } from "../shared/env-vars.js";
+import { referencedVariables, resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { RestError } from "./errors.js";
 import type { AuthSpec } from "./spec.js";
@@ -47,6 +47,34 @@ function secret(value: string, env: NodeJS.ProcessEnv, where: string, redactor: 
   const resolved = resolveSecretAware(value, env, where, redactor);
   redactor.add(resolved);
   return resolved;
+}
+
+/** The host variables the credentials of an auth block come from (`${TASKS_API_KEY}`), in order, once each. */
+export function authVariables(spec: AuthSpec | undefined): string[] {
+  if (!spec) return [];
+  const texts: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === "string") texts.push(value);
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === "object") Object.values(value).forEach(collect);
+  };
+  collect(spec.type === "bearer" ? spec.token : spec.type === "login" ? spec.body : spec.value);
+  return [...new Set(texts.flatMap(referencedVariables))];
+}
+
+/**
+ * The hint for credentials the service refused (a 401, a 403 that is no rate limit, a failed
+ * login), naming the variables the auth block reads: the fix is in the server's environment, and
+ * neither the arguments nor a retry can help. Undefined when the auth reads no variable.
+ */
+export function refusedCredentialsHint(spec: AuthSpec | undefined, status: number): string | undefined {
+  const names = authVariables(spec);
+  if (!names.length) return undefined;
+  const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
+  return (
+    `The service refused the credentials (HTTP ${status}): ${list}, which this plugin's auth reads, ${names.length > 1 ? "are" : "is"} wrong, expired or without access. ` +
+    "Tell the user to set the right value in the agent-tools server's environment and restart the server; changing the arguments or retrying will not help."
+  );
 }
 
 export function createAuth(spec: AuthSpec | undefined, env: NodeJS.ProcessEnv, redactor: Redactor, post: LoginPoster): Auth {

@@ -1,9 +1,9 @@
 import type { Logger } from "../types.js";
 import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/capped-body.js";
 import { AdapterError, messageWithCauses } from "../shared/errors.js";
-import { MissingVariableError, resolveSecretAware } from "../shared/env-vars.js";
+import { MissingVariableError, referencedVariables, resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
-import { createAuth, type Auth } from "./auth.js";
+import { createAuth, refusedCredentialsHint, type Auth } from "./auth.js";
 import { upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { applyRestErrorRules } from "./error-rules.js";
 import { RestError, UrlGuardError } from "./errors.js";
@@ -15,7 +15,8 @@ import { BaseUrlError, checkRawPath, parseBaseUrl, resolveServerUrl, resolveUnde
  * auth applied, a deadline (timeoutMs, default 30 s) combined with the caller's abort signal,
  * redirects followed only while they stay under the base URL (so credentials never follow a
  * redirect elsewhere), and the response decoded: JSON when the content type says JSON, text for
- * text, a short descriptor for binary bodies. Bodies are read as streams up to maxResponseBytes
+ * text, a short descriptor for binary bodies. A 2xx labelled JSON that does not parse is an
+ * UPSTREAM_ERROR (something other than the API answered), not a text result. Bodies are read as streams up to maxResponseBytes
  * (8 MiB by default): a larger answer fails with RESULT_TOO_LARGE without being read further.
  * Non-2xx answers throw RestError UPSTREAM_ERROR with status, method, path and a redacted body
  * excerpt (≤300 chars); of an error body only the first 64 KiB are read. Unless one of the
@@ -50,10 +51,23 @@ export interface RestClientOptions {
 }
 
 const EXCERPT = 300;
+/** Of a success that should be JSON and is not, this many characters are quoted. */
+const NOT_JSON_EXCERPT = 200;
 /** Of a failure's body, enough for the excerpt and the plugin's `errors` rules. */
 const ERROR_BODY_BYTES = 64 * 1024;
 const MAX_REDIRECTS = 5;
 const DEFAULT_ACCEPT = "application/json, text/plain;q=0.9, */*;q=0.8";
+
+/**
+ * Whether a failure says the credentials were refused: a 401, or a 403 without a sign of rate
+ * limiting (GitHub answers a used-up rate limit with 403 and x-ratelimit-remaining: 0).
+ */
+function refusedCredentials(response: RestResponse): boolean {
+  if (response.status === 401) return true;
+  if (response.status !== 403) return false;
+  const { headers } = response;
+  return headers.get("x-ratelimit-remaining")?.trim() !== "0" && !headers.has("retry-after");
+}
 
 function isJsonContentType(contentType: string | null): boolean {
   return !!contentType && /^application\/(?:[\w.+-]*\+)?json\b|^text\/json\b/i.test(contentType.trim());
@@ -76,7 +90,8 @@ export class RestClient {
   /** The base URL, `${VAR}`s resolved now (so a changed environment is honoured). */
   base(): BaseUrl {
     const { connection, env, redactor } = this.#options;
-    const raw = resolveSecretAware(connection.baseUrl, env, "baseUrl", redactor);
+    // An address, masked only where it carries a credential: results quote it (links, echoed text).
+    const raw = resolveAddress(connection.baseUrl, env, "baseUrl", redactor);
     if (this.#base?.raw === raw) return this.#base.parsed;
     let parsed: BaseUrl;
     try {
@@ -103,7 +118,7 @@ export class RestClient {
       this.#options.log.debug(`rest: ${response.status}, logging in again and retrying once`, { method: request.method, path: request.url.pathname });
       response = await this.#exchange(request, signal);
     }
-    if (response.status < 200 || response.status > 299) throw this.#upstreamError(request, response);
+    if (response.status < 200 || response.status > 299) throw this.#upstreamError(request, response, refusedCredentials(response));
     const { credential: _credential, ...answer } = response; // the token stays in here
     return answer;
   }
@@ -113,14 +128,17 @@ export class RestClient {
     const response = await this.#exchange({ method: "POST", url, body: { json: body } }, signal, false);
     if (response.status < 200 || response.status > 299) {
       // The plugin's `errors` rules apply to a failed login too: keep their code, hint and details.
-      const error = this.#upstreamError({ method: "POST", url }, response);
+      // A login answers a wrong password with 400 as often as with 401 (PocketBase does).
+      const refused = response.status >= 400 && response.status <= 499 && response.status !== 429;
+      const error = this.#upstreamError({ method: "POST", url }, response, refused);
       error.message = `login failed: ${error.message}`;
       throw error;
     }
     return response.data;
   }
 
-  #upstreamError(request: Pick<OutgoingRequest, "method" | "url">, response: RestResponse): RestError {
+  /** `refused`: the status says the credentials were refused; without a matching rule, the hint names the auth's variables. */
+  #upstreamError(request: Pick<OutgoingRequest, "method" | "url">, response: RestResponse, refused = false): RestError {
     const { redactor } = this.#options;
     const text = typeof response.data === "string" ? response.data : JSON.stringify(response.data ?? "");
     const compact = redactor.redact(text.replace(/\s+/g, " ").trim());
@@ -135,8 +153,31 @@ export class RestClient {
       if (applied.hint !== undefined) extra.hint = redactor.redact(applied.hint);
       return new RestError(applied.code, `${where} answered HTTP ${response.status}: ${redactor.redact(applied.message)}`, response.status, extra);
     }
-    const advice = upstreamStatusAdvice(response.status, response.headers.get("retry-after")) ?? { details: { status: response.status } };
+    const credentialsHint = refused ? refusedCredentialsHint(this.#options.connection.auth, response.status) : undefined;
+    const advice = upstreamStatusAdvice(response.status, response.headers.get("retry-after")) ?? {
+      details: { status: response.status },
+      ...(credentialsHint ? { hint: credentialsHint } : {}),
+    };
     return new RestError("UPSTREAM_ERROR", `${where} answered HTTP ${response.status}${excerpt ? `: ${excerpt}` : ""}`, response.status, advice);
+  }
+
+  /**
+   * A success whose Content-Type says JSON but whose body does not parse: a captive portal, a
+   * proxy's page or a wrong base URL answered, not the API. Returned as data it would pass for a
+   * result (and skip the tool's shaping), so it fails, with the body's first characters.
+   */
+  #notJsonError(where: string, status: number, contentType: string, text: string): RestError {
+    const { redactor, connection } = this.#options;
+    const compact = redactor.redactCut(text.replace(/\s+/g, " ").trim().slice(0, NOT_JSON_EXCERPT));
+    const shown = text.trim().length > NOT_JSON_EXCERPT ? `${compact}…` : compact;
+    const variables = referencedVariables(connection.baseUrl);
+    const check = variables.length
+      ? `check that ${variables.join(", ")} (the base URL's variable${variables.length > 1 ? "s" : ""}, in the agent-tools server's environment) points at the API itself`
+      : "check adapter.baseUrl in the plugin's plugin.json";
+    return new RestError("UPSTREAM_ERROR", `${where} answered HTTP ${status} with Content-Type '${redactor.redact(contentType)}' but a body that is not JSON: ${shown}`, status, {
+      hint: `The service answered something other than its API (a proxy or captive portal page, or a wrong base URL): ${check}, and tell the user. Changing the arguments will not help.`,
+      details: { status, contentType: redactor.redact(contentType) },
+    });
   }
 
   async #exchange(request: OutgoingRequest, callerSignal: AbortSignal | undefined, withAuth = true): Promise<RestResponse & { credential?: string }> {
@@ -182,7 +223,8 @@ export class RestClient {
         }
         const ok = response.status >= 200 && response.status <= 299;
         const limit = ok ? (connection.maxResponseBytes ?? maxResponseBytesFrom(env)) : ERROR_BODY_BYTES;
-        return { status: response.status, headers: response.headers, url, data: await decode(response, method, limit, where(), !ok), credential };
+        const notJson = (text: string, contentType: string) => this.#notJsonError(where(), response.status, contentType, text);
+        return { status: response.status, headers: response.headers, url, data: await decode(response, method, limit, where(), !ok, notJson), credential };
       }
     } catch (error) {
       if (error instanceof AdapterError || error instanceof MissingVariableError) throw error;
@@ -195,7 +237,7 @@ export class RestClient {
   }
 }
 
-async function decode(response: Response, method: string, limit: number, what: string, truncate: boolean): Promise<unknown> {
+async function decode(response: Response, method: string, limit: number, what: string, truncate: boolean, notJson: (text: string, contentType: string) => Error): Promise<unknown> {
   if (method === "HEAD" || response.status === 204 || response.status === 304) {
     await response.body?.cancel().catch(() => undefined);
     return null;
@@ -210,7 +252,9 @@ async function decode(response: Response, method: string, limit: number, what: s
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      return text;
+      // An error answer keeps its text for the excerpt; a success that is not JSON is no result.
+      if (truncate) return text;
+      throw notJson(text, contentType ?? "");
     }
   }
   // A binary body is described, not kept: its size is counted (up to the cap) and dropped.

@@ -1,6 +1,7 @@
 import type { OutgoingRequest, RestClient, RestResponse } from "./client.js";
 import { valueAt } from "../shared/json-path.js";
 import type { PaginateSpec } from "./spec.js";
+import { UrlGuardError } from "./errors.js";
 import { resolveServerUrl, type BaseUrl } from "./url-guard.js";
 
 /**
@@ -9,13 +10,19 @@ import { resolveServerUrl, type BaseUrl } from "./url-guard.js";
  * Either stops after `maxPages`. The result says honestly whether it is complete:
  *   { items, pages, complete: true }
  *   { items, pages, complete: false, stoppedBecause: "maxPages" | "notAnArray" }
+ *   { items, pages, complete: false, stoppedBecause: "nextLinkRefused", stoppedDetail }
+ * A Link next URL outside the base URL (another host, a credential in it, not http) is the
+ * server's doing, not the caller's: it is not followed (credentials never leave the base), and
+ * the pages read so far are kept, with `stoppedDetail` saying what the header pointed at.
  */
 
 export interface PaginatedResult {
   items: unknown[];
   pages: number;
   complete: boolean;
-  stoppedBecause?: "maxPages" | "notAnArray";
+  stoppedBecause?: "maxPages" | "notAnArray" | "nextLinkRefused";
+  /** With "nextLinkRefused": why the next page was not read, and what to do. */
+  stoppedDetail?: string;
 }
 
 /** The `rel="next"` target of a Link header, or undefined. */
@@ -67,7 +74,17 @@ export async function paginate(
     let next: OutgoingRequest | undefined;
     if (spec.style === "link") {
       const target = nextLink(response.headers.get("link"));
-      if (target !== undefined) next = { ...request, url: resolveServerUrl(target, response.url, base, "pagination Link next URL") };
+      if (target !== undefined) {
+        try {
+          next = { ...request, url: resolveServerUrl(target, response.url, base, "the service's Link header next URL") };
+        } catch (error) {
+          if (!(error instanceof UrlGuardError)) throw error;
+          const stoppedDetail =
+            `${error.message}; it was not followed (credentials are only sent under the base URL), so pages after page ${pages} were not read. ` +
+            "The items here are the pages read so far. Tell the user the list is incomplete because the service pointed its next page elsewhere; narrowing the query (fewer items, fewer pages) may avoid the next page.";
+          return { items, pages, complete: false, stoppedBecause: "nextLinkRefused", stoppedDetail };
+        }
+      }
     } else {
       const short = found.length === 0 || (Number.isFinite(perPage) && found.length < perPage);
       if (!short) {

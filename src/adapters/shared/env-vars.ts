@@ -1,4 +1,5 @@
 import type { Redactor } from "./redact.js";
+import { SECRET_NAME } from "./secret-name.js";
 
 /**
  * `${VAR}` references in adapter settings (headers, URLs, auth values, env blocks). They are
@@ -58,4 +59,63 @@ export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, wh
   // The host values the template used are the secrets (not a `:-default`, not the literal text).
   for (const name of referencedVariables(value)) redactor?.add(hostEnv[name]);
   return resolved;
+}
+
+/**
+ * Resolve a setting that is an address, not a credential (a REST baseUrl, an MCP server's url, a
+ * command or working folder): its variables (GITHUB_API_URL, TASKS_API_BASE) name where the
+ * service is, and results quote that address everywhere (html_url, a task's text). Masking it
+ * whole would corrupt those results. Registered with the redactor are only a variable whose name
+ * looks secret (its whole value, as the runtime masks it anyway) and, of the resolved text read as
+ * a URL, the parts that carry a credential: see urlCredentials.
+ */
+export function resolveAddress(value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor | undefined): string {
+  const resolved = interpolate(value, hostEnv, where);
+  if (!redactor) return resolved;
+  for (const name of referencedVariables(value)) if (SECRET_NAME.test(name)) redactor.add(hostEnv[name]);
+  for (const secret of urlCredentials(resolved)) redactor.add(secret);
+  return resolved;
+}
+
+/** A query parameter whose name says its value is a credential (`?key=`, `?api_key=`, `?sig=`). */
+const SECRET_QUERY_NAME = /^(?:key|sig|signature|code|auth)$/i;
+
+/** A value shaped like a generated key or token: long, one word of token characters, letters and digits. */
+function tokenLike(value: string): boolean {
+  return value.length >= 20 && /^[\w.~+/=-]+$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value);
+}
+
+/**
+ * The credential parts of a URL, in the forms a text may quote them (as written and decoded): the
+ * userinfo password (and the user name when it stands alone, `https://TOKEN@host`, or looks like a
+ * token), and query values whose name looks secret or whose value looks like a token. A text that
+ * does not start with `scheme://` is read as `http://` + text, so `user:pass@host` (a scheme forgotten) still
+ * gives up its password. Nothing else: the host, path and ordinary query values stay readable.
+ */
+export function urlCredentials(text: string): string[] {
+  let url: URL;
+  try {
+    // Without "scheme://", `user:pass@host` would parse with "user:" as its scheme.
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
+  } catch {
+    return [];
+  }
+  const parts: string[] = [];
+  if (url.password) parts.push(url.password);
+  if (url.username && (!url.password || tokenLike(decodeSafely(url.username)))) parts.push(url.username);
+  for (const [name, value] of url.searchParams) if (value && (SECRET_NAME.test(name) || SECRET_QUERY_NAME.test(name) || tokenLike(value))) parts.push(value);
+  const out = new Set<string>();
+  for (const part of parts) {
+    out.add(part);
+    out.add(decodeSafely(part));
+  }
+  return [...out];
+}
+
+function decodeSafely(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

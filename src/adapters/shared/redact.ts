@@ -1,11 +1,29 @@
 /**
  * Keeps credentials out of results, errors and logs. Every secret value an adapter resolves is
- * registered; `redact` replaces each occurrence (and its URL-encoded form) with a marker. Common
+ * registered; `redact` replaces each occurrence (and its URL-encoded form) with a marker, and a
+ * long enough run that begins one (a backend that echoes part of a key). Common
  * credential shapes (Bearer tokens, `token=` query values) are masked even when unregistered.
  */
 
 const MARKER = "[redacted]";
 const MIN_SECRET_LENGTH = 4;
+/**
+ * A backend that echoes part of a credential ("Bad credentials for ghp_SECRETTOK…") leaks it: a
+ * run of at least this many characters that begins a known secret is masked too (as far as it
+ * matches). 12, not fewer: the public kind prefixes of keys (`ghp_`, `sk-proj-`, `tk_live_`) are
+ * shorter, so a text that only names the kind is left alone, and a word that merely begins a
+ * short password ("password" of "password1234") is not a run this long.
+ */
+const MIN_PREFIX_LENGTH = 12;
+
+/**
+ * Whether a secret's beginnings are masked: one longer than MIN_PREFIX_LENGTH and shaped like a
+ * token or password. Not a URL or a text with spaces (a secret-named variable holding an address,
+ * "Bearer …"): their first 12 characters ("https://api.") begin ordinary text everywhere.
+ */
+function maskPrefixesOf(secret: string): boolean {
+  return secret.length > MIN_PREFIX_LENGTH && !/\s|:\/\//.test(secret);
+}
 
 export interface Redactor {
   add(secret: string | undefined): void;
@@ -74,6 +92,23 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
   // Longest first, so a secret that contains another is masked whole. Sorted once after secrets
   // were added, not per string: redactValue calls redact for every string of every result.
   let ordered: string[] | undefined = [];
+  // Each secret, longest first, with its first MIN_PREFIX_LENGTH characters when its beginnings
+  // are masked too (maskPrefixesOf). Built once after secrets were added.
+  let entries: { secret: string; start?: string }[] | undefined;
+  const entryList = (): { secret: string; start?: string }[] => {
+    ordered ??= [...secrets].sort((a, b) => b.length - a.length);
+    return (entries ??= ordered.map((secret) => (maskPrefixesOf(secret) ? { secret, start: secret.slice(0, MIN_PREFIX_LENGTH) } : { secret })));
+  };
+  /** `text` with every run of MIN_PREFIX_LENGTH or more characters that begins `secret` masked, as far as it matches. */
+  const maskRuns = (text: string, secret: string, start: string): string => {
+    let out = text;
+    for (let at = out.indexOf(start); at >= 0; at = out.indexOf(start, at + MARKER.length)) {
+      let length = MIN_PREFIX_LENGTH;
+      while (length < secret.length && out[at + length] === secret[length]) length++;
+      out = `${out.slice(0, at)}${MARKER}${out.slice(at + length)}`;
+    }
+    return out;
+  };
   // The shortest secret's length: a shorter key cannot hold one (most keys are short words).
   let shortest = Infinity;
   /** Whether `key` holds a secret or a credential shape: the cheap test of every object key. */
@@ -82,6 +117,7 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
       ordered ??= [...secrets].sort((a, b) => b.length - a.length);
       for (const secret of ordered) if (key.includes(secret)) return true;
     }
+    if (key.length >= MIN_PREFIX_LENGTH) for (const { start } of entryList()) if (start !== undefined && key.includes(start)) return true;
     return mayHoldShape(key) && MAYBE_SHAPE.test(key) && redactor.redact(key) !== key;
   };
   const redactor: Redactor = {
@@ -92,11 +128,17 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
       const encoded = encodeURIComponent(secret);
       if (encoded !== secret) secrets.add(encoded);
       ordered = undefined;
+      entries = undefined;
     },
     redact(text) {
       let out = text;
-      ordered ??= [...secrets].sort((a, b) => b.length - a.length);
-      for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join(MARKER);
+      // One scan per secret, as without prefix masking: a text without a secret's first characters
+      // holds neither the secret nor a run of it.
+      for (const { secret, start } of entryList()) {
+        if (!out.includes(start ?? secret)) continue;
+        if (out.includes(secret)) out = out.split(secret).join(MARKER);
+        if (start !== undefined) out = maskRuns(out, secret, start);
+      }
       if (MAYBE_SHAPE.test(out)) for (const [pattern, replacement] of SHAPES) out = out.replace(pattern, replacement);
       return out;
     },
