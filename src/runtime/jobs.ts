@@ -3,6 +3,7 @@ import { createMemoryJobRecords } from "../state/memory.js";
 import type { JobRecords, StoredJob } from "../state/types.js";
 import { fromThrown, RuntimeError, type ErrorPayload } from "../errors.js";
 import { unwrapResult } from "./result.js";
+import { findUnserialisable, unserialisableError } from "./unserialisable.js";
 import type { Session } from "./session.js";
 
 /**
@@ -135,7 +136,12 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
     } else {
       if ("result" in outcome) {
         try {
-          status.result = unwrapResult(outcome.result);
+          const result = unwrapResult(outcome.result, `job '${id}'`);
+          // A result that cannot become JSON would break every later status answer (and the
+          // shared records): the job fails instead, saying what and where.
+          const unsendable = findUnserialisable(result);
+          if (unsendable) throw unserialisableError(`job '${id}'${status.kind ? ` (${status.kind})` : ""}`, unsendable);
+          status.result = result;
           status.state = "succeeded";
         } catch (error) {
           outcome = { error };

@@ -1,5 +1,5 @@
 import type { CallRelay } from "../adapters/relay.js";
-import { signalOf, withCancellation, type Cancel } from "../cancel.js";
+import { signalOf, withCancellation, type Cancel, type Cancellation } from "../cancel.js";
 import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
 import type { Redactor } from "../adapters/shared/redact.js";
 import { describeThrown, fromThrown, RuntimeError } from "../errors.js";
@@ -18,9 +18,10 @@ import type { MediaItem } from "./binary-content.js";
 import type { Session } from "./session.js";
 import { oneLine } from "./one-line.js";
 import { closestNames, foldName, normalise } from "./similarity.js";
-import { isSchemaLike, skillReportedFailure } from "./skill-answer.js";
+import { isSchemaLike, skillReportedFailure, SkillReportedFailure } from "./skill-answer.js";
 import { noteUndeclaredArguments, placeStrayKeys } from "./stray-keys.js";
 import { validateArguments } from "./validation.js";
+import { refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
 import { describeArgumentValue } from "./argument-value.js";
@@ -160,6 +161,10 @@ interface CallState {
   refusals?: RuntimeError[];
   /** Questions for the user raised inside a skill (the facade asks and the call comes again). */
   interrupts?: ConfirmInterrupt[];
+  /** A skill run's deadline, once it runs: its gate refuses every step after it aborted. */
+  deadline?: DeadlineScope;
+  /** The steps a skill run sent on to its plugin (for the deadline's answer: which may have taken effect). */
+  sent?: SentStep[];
   /** The adapter the invoke step uses: a skill's is gated. */
   adapter?: Adapter;
   /** This run's trace, when tracing is on. */
@@ -258,15 +263,15 @@ function prefixOf(target: string | LoadedPlugin): string {
 const nameFieldOf = (operation: PipelineOperation): NameField => (operation === "call" ? "toolName" : "skill");
 
 /**
- * Whether a skill takes `confirm` as its own argument (original-runtime skills check
- * `args.confirm` themselves): its schema declares it, or its argument sentence or name map names it.
+ * Whether a skill may read `confirm` from its own arguments (original-runtime skills check
+ * `args.confirm` themselves, and their 0.2.7 meta often says nothing of it: no `args`, or a
+ * sentence about the other arguments): any skill without a schema, or whose schema declares it.
+ * Only a schema says for sure which arguments a skill reads, so only a schema can rule it out.
  */
 function skillOwnsConfirm(skill: Skill): boolean {
   const args = skill.meta.args;
-  if (args === undefined) return false;
-  if (typeof args === "string") return /\bconfirm\b/.test(args);
   if (isSchemaLike(args)) return isPlainObject(args.properties) && "confirm" in args.properties;
-  return "confirm" in args;
+  return true;
 }
 
 function describeKind(value: unknown): string {
@@ -603,7 +608,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     if (!skill) {
       const suggestions = sent ? closestNames(sent, names) : [];
-      const what = sent ? `plugin '${prefix}' has no skill '${sent}'` : "'skill' is missing";
+      const nameSent = (state.request as RepairedRequest).nameSent;
+      const what = sent
+        ? `plugin '${prefix}' has no skill '${sent}'`
+        : nameSent === undefined
+          ? "'skill' is missing"
+          : `'skill' must be the skill's name as a non-empty string, not ${describeArgumentValue(nameSent)}`;
       const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
       const unknown = new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
         skills: skillList(),
@@ -646,10 +656,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     const meta = state.skill?.meta.args;
     const schema = state.tool ? state.tool.inputSchema : isSchemaLike(meta) ? meta : undefined;
-    // What the repairs may take as known parameter names: the schema's, a skill's name map, or for
-    // a skill's argument sentence only `confirm` when the sentence names it.
+    // What the repairs may take as known parameter names: the schema's, or a skill's name map
+    // (if any) and `confirm`, which a skill without a schema may read itself.
     const owns = state.skill ? skillOwnsConfirm(state.skill) : false;
-    const known = schema ?? { properties: typeof meta === "object" ? meta : owns ? { confirm: {} } : {} };
+    const known = schema ?? { properties: { ...(typeof meta === "object" ? meta : {}), ...(owns ? { confirm: {} } : {}) } };
     const repaired = repairArguments(request.arguments, known, state.repairs);
     state.args = repaired.args;
     if (request.stray) {
@@ -666,7 +676,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       // top-level one there, and its own (declared) argument counts for the gate too.
       if (!request.confirm && state.args.confirm === true) {
         state.confirmed = true;
-        state.repairs.push({ kind: "moved-confirm", message: "'confirm' was inside 'arguments'; it was read as the run's confirm (this skill declares confirm as its own argument)" });
+        state.repairs.push({ kind: "moved-confirm", message: `'confirm' was inside 'arguments'; it was read as the run's confirm (${isSchemaLike(meta) ? "this skill declares confirm as its own argument" : "this skill has no schema, so it may read confirm itself"})` });
       } else if (request.confirm && state.args.confirm === undefined) state.args = { ...state.args, confirm: true };
     }
     if (schema) {
@@ -723,9 +733,20 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     skill: string,
     confirmed: boolean,
     ctx: OperationContext,
-    run: { misplacedConfirm?: string; unreadConfirm?: string; refusals?: RuntimeError[]; interrupts?: ConfirmInterrupt[]; facts?: CallFacts; skillArguments?: unknown } = {},
+    run: {
+      misplacedConfirm?: string;
+      unreadConfirm?: string;
+      refusals?: RuntimeError[];
+      interrupts?: ConfirmInterrupt[];
+      facts?: CallFacts;
+      skillArguments?: unknown;
+      /** The run's deadline once it is running (it aborts at the deadline and on the client's cancel). */
+      deadline?: () => Cancellation | undefined;
+      /** Filled with every step sent on to the plugin, for the deadline's answer. */
+      sent?: SentStep[];
+    } = {},
   ): Adapter {
-    const { misplacedConfirm, unreadConfirm, refusals, interrupts, facts } = run;
+    const { misplacedConfirm, unreadConfirm, refusals, interrupts, facts, sent } = run;
     const chain = policies(ctx);
     const pass = async (request: GateRequest) => {
       try {
@@ -739,6 +760,19 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     };
     // Spread into each step's request below, so the signal is a plain field here (skills are not the hot path).
     const caller = ctx.cancel ?? ctx.signal;
+    /**
+     * A run that was stopped (deadline, client cancel) has been answered, but its code may go on:
+     * every later step is refused, so nothing is sent after the caller was told the run failed.
+     * Looked at again after each wait of the gate (a confirmation form can outlast the deadline).
+     */
+    const refuseIfStopped = (step: string): void => {
+      for (const stop of [run.deadline?.(), caller]) {
+        const refusal = stop && refuseAfterStop(skill, step, stop);
+        if (!refusal) continue;
+        deps.log.warn(`${plugin.manifest.prefix}:${skill} asked for step '${step}' after its run was stopped; it was not sent`);
+        throw refusal;
+      }
+    };
     const base = {
       session,
       plugin: plugin.manifest.prefix,
@@ -752,6 +786,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     };
     return gatedAdapter(plugin.adapter, {
       async call(name, args) {
+        refuseIfStopped(name);
         const tools = await deps.toolsOf(plugin);
         const tool = tools.find((t) => t.name === name);
         // A step naming a tool the plugin does not have is the skill's own fault: said as that, and
@@ -766,10 +801,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         // tried to: set before the gate, so a refused step is audited as a refused _call is.
         if (writes && facts) facts.mutating = true;
         await pass({ ...base, target: name, tool, arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm });
+        // Checked again after the gate's waits: a confirmation form can outlast the deadline.
+        refuseIfStopped(name);
+        sent?.push({ target: name, writes });
       },
       async method(name, args) {
+        refuseIfStopped(name);
         if (facts) facts.mutating = true;
         await pass({ ...base, target: name, arguments: args, writes: true, mutating: plugin.manifest.requireConfirm });
+        refuseIfStopped(name);
+        sent?.push({ target: name, writes: true });
       },
     });
   }
@@ -797,6 +838,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       interrupts: state.interrupts,
       facts: state.facts,
       skillArguments: state.args,
+      deadline: () => state.deadline,
+      sent: (state.sent = []),
     });
   };
 
@@ -828,6 +871,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
     const runSkill = async (skill: Skill, deadline: DeadlineScope): Promise<unknown> => {
+      state.deadline = deadline;
       // Object.assign, not a spread: a spread would read (and so make) the job store.
       // Called as withDeadline starts its timer, so `deadline` here is when that timer fires.
       const answer = await skill.run(adapter, args, Object.assign(callContext(deadline), { confirmed, deadline: Date.now() + deps.timeoutMs }));
@@ -837,7 +881,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       // The gate refused a write and the skill caught it: the run did not do what was asked.
       const refused = state.refusals?.[0];
       if (refused) throw new RuntimeError(refused.code, refused.message, { ...refused.details, skillResult: answer });
-      const failed = skillReportedFailure(skill.name, answer);
+      const failed = skillReportedFailure(`${prefix}:${skill.name}`, answer);
       if (failed) throw failed;
       return answer;
     };
@@ -855,7 +899,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         // What the backend said gets the call's name in front; the runtime's own errors (the
         // deadline and the client's cancel, the gate inside a skill) already say what they are.
         if (error instanceof ConfirmInterrupt) throw error;
-        const own = error instanceof DeadlineError || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
+        // A stopped skill run or write: the hint says what may already have happened (stopped-run.ts).
+        if (error instanceof DeadlineError) throw stoppedRunError(error, state.skill ? { skill: state.skill.name, sent: state.sent ?? [] } : { tool: state.tool?.name ?? "", writes: state.writes === true });
+        const own = error instanceof SkillReportedFailure || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
         const failed = own ? error : fromThrown(error, `${what} failed`);
         // The downstream's own words (before the runtime's framing, which names the tool too).
         if (!own && state.tool && saysToolUnknown(describeThrown(error), state.tool.name)) return afterUnknownToDownstream(state, failed);
@@ -869,7 +915,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (state.tool && isToolErrorResult(state.output) && saysToolUnknown(toolErrorText(state.output), state.tool.name)) {
       return afterUnknownToDownstream(state, toolReportedError(state.output));
     }
-    const { result, truncated, media } = shapeResult(state.output, deps.redact, state.ctx.maxResultChars ?? deps.maxResultChars);
+    const prefix = (state.plugin as ReadyPlugin).manifest.prefix;
+    const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
+    const { result, truncated, media } = shapeResult(state.output, deps.redact, state.ctx.maxResultChars ?? deps.maxResultChars, what);
     state.result = result;
     if (truncated) state.truncated = truncated;
     if (media) state.media = media;

@@ -1,6 +1,8 @@
 import { Cancel, listen, unlisten, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../errors.js";
 import { hasBinary, withoutBinary, type MediaItem } from "./binary-content.js";
+import { isPlainObject } from "../plain-object.js";
+import { findUnserialisable, unserialisableError } from "./unserialisable.js";
 
 /**
  * What an adapter returned, made into the `result` of a facade answer: an MCP CallToolResult is
@@ -46,8 +48,8 @@ export function toolReportedError(raw: CallToolResultLike, hint?: string): Runti
 }
 
 /** What an adapter returned as a value (see unwrapWithMedia); binary items are placeholders in it. */
-export function unwrapResult(raw: unknown): unknown {
-  return unwrapWithMedia(raw).value;
+export function unwrapResult(raw: unknown, what?: string): unknown {
+  return unwrapWithMedia(raw, what).value;
 }
 
 /** What the usual result unwraps to besides its value: no media. */
@@ -57,8 +59,13 @@ const NO_MEDIA: readonly MediaItem[] = [];
  * What an adapter returned, as a value and the images and audio to pass on beside it. A content
  * list that is not all text stays a list, its binary items placeholders (binary-content.ts).
  */
-export function unwrapWithMedia(raw: unknown): { value: unknown; media: readonly MediaItem[] } {
-  if (!isCallToolResult(raw)) return { value: raw === undefined ? null : raw, media: NO_MEDIA };
+export function unwrapWithMedia(raw: unknown, what = "the tool"): { value: unknown; media: readonly MediaItem[] } {
+  if (!isCallToolResult(raw)) {
+    if (isPlainObject(raw) && raw.isError === true) throw bareErrorResult(raw, what);
+    return { value: raw === undefined ? null : raw, media: NO_MEDIA };
+  }
+  const malformed = malformedItem(raw.content);
+  if (malformed) throw new RuntimeError("UPSTREAM_ERROR", `${what} answered a malformed result: ${malformed}; each item of \`content\` must be an object with a string \`type\` (an MCP CallToolResult)`, { content: raw.content.slice(0, 20) }, MALFORMED_HINT);
   if (raw.isError) throw toolReportedError(raw);
   if (raw.structuredContent !== undefined) return { value: raw.structuredContent, media: NO_MEDIA };
   const text = textOf(raw);
@@ -68,6 +75,26 @@ export function unwrapWithMedia(raw: unknown): { value: unknown; media: readonly
     return { value: content, media };
   }
   return { value: textValue(raw, text), media: NO_MEDIA };
+}
+
+const MALFORMED_HINT = "This is a fault in the plugin's code (its adapter), not in your call: calling it again fails the same way. Tell the user the plugin needs fixing, as `message` says; meanwhile do the work another way if you can.";
+
+/** The first item of a content list that is not an object with a string `type`, said with its index; undefined when all are. */
+function malformedItem(content: readonly unknown[]): string | undefined {
+  const index = content.findIndex((item) => !isPlainObject(item) || typeof item.type !== "string");
+  if (index < 0) return undefined;
+  const item = content[index];
+  const what = item === null ? "null" : Array.isArray(item) ? "an array" : typeof item !== "object" ? `${typeof item} ${String(item).slice(0, 40)}` : "an object without a string `type`";
+  return `content[${index}] is ${what}`;
+}
+
+/**
+ * `{isError: true}` without a content list: the tool failed and said nothing more (a hand-made
+ * result of a module adapter); an error, never a success with the object as its result.
+ */
+function bareErrorResult(raw: Record<string, unknown>, what: string): RuntimeError {
+  const said = ["error", "message"].map((k) => raw[k]).find((v): v is string => typeof v === "string" && v.trim() !== "");
+  return new RuntimeError("UPSTREAM_ERROR", `${what} answered with an error${said ? `: ${said.trim().slice(0, 2000)}` : " (isError: true, with no content saying why)"}`, { result: raw });
 }
 
 /** An all-text result: one JSON text item parsed, else the text. */
@@ -137,17 +164,22 @@ function capResult(result: unknown, maxChars: number): { result: unknown; trunca
  * What a tool or skill returned, as an answer's `result`: unwrapped, through the fleet's redactor,
  * capped; with the images and audio to pass to the client beside it, when there are any.
  */
-export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, maxChars: number): { result: unknown; truncated?: Truncation; media?: readonly MediaItem[] } {
-  const { value, media } = unwrapWithMedia(raw);
+export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, maxChars: number, what = "the tool"): { result: unknown; truncated?: Truncation; media?: readonly MediaItem[] } {
+  const { value, media } = unwrapWithMedia(raw, what);
   try {
     const shaped = capResult(redact(value), maxChars);
     return media.length ? { ...shaped, media } : shaped;
   } catch (error) {
+    if (error instanceof RuntimeError) throw error;
+    // A BigInt, a cycle (it overflows the redactor's walk too), a throwing toJSON or getter: said
+    // as what it is and where, for the plugin's author.
+    const found = findUnserialisable(value);
+    if (found) throw unserialisableError(what, found);
     if (!isStackOverflow(error)) throw error;
     // A value nested deeper than the walk's stack allows (JSON.parse takes 20,000 nested arrays,
     // the redactor's walk does not): a JSON text goes on as the text it was, masked as text.
     const text = isCallToolResult(raw) && raw.structuredContent === undefined ? textOf(raw) : undefined;
-    if (text === undefined) throw new RuntimeError("UPSTREAM_ERROR", "the tool's result is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)");
+    if (text === undefined) throw new RuntimeError("UPSTREAM_ERROR", `${what}'s result is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)`);
     return capResult(redact(text), maxChars);
   }
 }

@@ -840,9 +840,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const skill = plugin.skills.find((s) => s.name === name);
     if (!skill) throw new RuntimeError("UNKNOWN_SKILL", `discoverContext names skill '${name}', which plugin '${plugin.manifest.prefix}' does not have`);
     const session = createSession("discover-context");
-    const adapter = pipeline.adapterForSkill(session, requirePlugin(plugin), name, false, {});
+    const ready = requirePlugin(plugin);
     const what = `skill '${plugin.manifest.prefix}:${name}' (discover context)`;
-    const raw = await withDeadline((deadline) => skill.run(adapter, args, { get signal() { return deadline.signal; }, sessionId: session.id, log }), timeoutMs, undefined, what);
+    // The deadline is the gate's cancellation: a step the skill asks for after it is refused.
+    const raw = await withDeadline(
+      (deadline) => skill.run(pipeline.adapterForSkill(session, ready, name, false, { cancel: deadline }), args, { get signal() { return deadline.signal; }, sessionId: session.id, log }),
+      timeoutMs,
+      undefined,
+      what,
+    );
     return shapeResult(raw, redact, maxResultChars).result;
   });
 

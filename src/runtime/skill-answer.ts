@@ -72,6 +72,9 @@ function codeOf(result: Record<string, unknown>): ErrorCode {
   return typeof code === "string" && (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : "UPSTREAM_ERROR";
 }
 
+/** A skill's own `{isError: true}` answer as an error: its message already names the skill, so nothing is put in front. */
+export class SkillReportedFailure extends RuntimeError {}
+
 /**
  * A skill that answers `{isError: true, …}` has failed, as it would in the original runtime: the
  * answer becomes an error (its code when it names a known one, else UPSTREAM_ERROR), with what
@@ -80,5 +83,5 @@ function codeOf(result: Record<string, unknown>): ErrorCode {
 export function skillReportedFailure(skill: string, result: unknown): RuntimeError | undefined {
   if (!isPlainObject(result) || result.isError !== true) return undefined;
   const hint = typeof result.hint === "string" && result.hint.trim() ? result.hint.trim() : undefined;
-  return new RuntimeError(codeOf(result), `skill '${skill}' failed: ${cut(messageOf(result), 2000)}`, { skillResult: result }, hint);
+  return new SkillReportedFailure(codeOf(result), `skill '${skill}' failed: ${cut(messageOf(result), 2000)}`, { skillResult: result }, hint);
 }
