@@ -1,7 +1,25 @@
-/** Whether an environment switch says "off" (`off`, `0`, `false`, `no`, any case, spaces ignored). */
+const ON_WORDS = new Set(["on", "1", "true", "yes", "enabled"]);
+const OFF_WORDS = new Set(["off", "0", "false", "no", "disabled"]);
+
+/**
+ * What a switch's value says: true for on (`on`, `1`, `true`, `yes`, `enabled`), false for off
+ * (`off`, `0`, `false`, `no`, `disabled`), any case, spaces ignored; undefined for anything else
+ * (unset and blank included). The one reading of a switch: every reader and the start check
+ * (config/env-settings.ts) agree on it.
+ */
+export function switchWord(value: string | undefined): boolean | undefined {
+  const word = value?.trim().toLowerCase() ?? "";
+  return ON_WORDS.has(word) ? true : OFF_WORDS.has(word) ? false : undefined;
+}
+
+/** Whether an environment switch says "off" (`off`, `0`, `false`, `no`, `disabled`, any case, spaces ignored). */
 export function isOffValue(value: string | undefined): boolean {
-  const word = value?.trim().toLowerCase();
-  return word === "off" || word === "0" || word === "false" || word === "no";
+  return switchWord(value) === false;
+}
+
+/** Whether an environment switch says "on" (`on`, `1`, `true`, `yes`, `enabled`, any case, spaces ignored). */
+export function isOnValue(value: string | undefined): boolean {
+  return switchWord(value) === true;
 }
 
 /**
@@ -19,9 +37,6 @@ export function waitFromEnv(name: string, value: string | undefined, warn: (mess
   return undefined;
 }
 
-const ON_WORDS = new Set(["on", "1", "true", "yes", "enabled"]);
-const OFF_WORDS = new Set(["off", "0", "false", "no", "disabled"]);
-
 /**
  * A switch set in the environment: true for on (`on`, `1`, `true`, `yes`, `enabled`), false for
  * off (`off`, `0`, `false`, `no`, `disabled`), any case. Unset or blank: undefined. Anything else
@@ -31,9 +46,8 @@ const OFF_WORDS = new Set(["off", "0", "false", "no", "disabled"]);
 export function switchFromEnv(name: string, value: string | undefined, warn: (message: string) => void): boolean | undefined {
   const text = value?.trim();
   if (!text) return undefined;
-  const word = text.toLowerCase();
-  if (ON_WORDS.has(word)) return true;
-  if (OFF_WORDS.has(word)) return false;
+  const on = switchWord(text);
+  if (on !== undefined) return on;
   warn(`${name}='${text}' is neither on nor off; use off (or 0, false, no) to turn it off, on to keep it on; using the default`);
   return undefined;
 }

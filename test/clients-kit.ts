@@ -64,7 +64,8 @@ export interface ClientRun {
 }
 
 /** The env var that marks every process of one client run, so leftovers can be found in /proc. */
-export const RUN_MARKER_VAR = "AGENT_TOOLS_TEST_RUN";
+// Not AGENT_TOOLS_*: the server says an AGENT_TOOLS_* name it does not read (config/env-settings.ts).
+export const RUN_MARKER_VAR = "TEST_RUN_AGENT_TOOLS";
 
 export function newRunMarker(): string {
   return randomUUID();

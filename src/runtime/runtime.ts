@@ -1,5 +1,6 @@
 import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
-import { waitFromEnv } from "../env-switch.js";
+import { envSettingProblems } from "../config/env-settings.js";
+import { isOnValue, waitFromEnv } from "../env-switch.js";
 import { createLogger } from "../log.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
@@ -392,9 +393,22 @@ function skillParamSummary(skill: Skill, maxChars: number): string {
   return describedSkillParams(args, maxChars);
 }
 
+/** Setting problems this process has said: a process that makes more than one runtime says each once. */
+const saidSettingProblems = new Set<string>();
+
+function warnOnce(messages: readonly string[], log: Logger): void {
+  for (const message of messages) {
+    if (saidSettingProblems.has(message)) continue;
+    saidSettingProblems.add(message);
+    log.warn(message);
+  }
+}
+
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const env = options.env ?? process.env;
   const log = options.log ?? createLogger();
+  const settingProblems = envSettingProblems(env);
+  warnOnce(settingProblems.filter((p) => !p.saidByReader).map((p) => p.message), log);
   const timeoutMs = options.callTimeoutMs ?? positiveInt(env.AGENT_TOOLS_CALL_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
   const maxResultChars = options.maxResultChars ?? positiveInt(env.AGENT_TOOLS_MAX_RESULT_CHARS) ?? DEFAULT_MAX_RESULT_CHARS;
 
@@ -408,7 +422,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   const cwd = options.cwd ?? process.cwd();
   const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);
-  const skipBundled = options.skipBundled ?? env.AGENT_TOOLS_NO_BUNDLED_PLUGINS === "1";
+  const skipBundled = options.skipBundled ?? isOnValue(env.AGENT_TOOLS_NO_BUNDLED_PLUGINS);
   const confirmFromEnv = env.AGENT_TOOLS_CONFIRM?.trim();
   if (confirmFromEnv && !isConfirmPolicy(confirmFromEnv)) log.warn(`AGENT_TOOLS_CONFIRM='${confirmFromEnv}' is not a confirm policy; use elicit or flag. Using elicit.`);
   const defaultConfirmPolicy: ConfirmPolicy = options.config?.confirm ?? (isConfirmPolicy(confirmFromEnv) ? confirmFromEnv : "elicit");
@@ -857,7 +871,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     failures,
     replaced,
     brokenLinks,
-    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: depthProblems, failures, brokenLinks, catalogProblems: catalog.problems() }, session?.identity),
+    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: [...settingProblems.map((p) => p.message), ...depthProblems], failures, brokenLinks, catalogProblems: catalog.problems() }, session?.identity),
     notices: (session) => (seesWholeFleet(session?.identity) ? [...replaced.map((r) => r.notice), ...selfReferenceLines] : []),
     index,
     log,

@@ -1,6 +1,7 @@
 import type { Logger } from "../adapters/types.js";
 import type { TeamConfig } from "../config/team.js";
 import path from "node:path";
+import { switchWord } from "../env-switch.js";
 import { auditFileProblem, createFileAuditLog, defaultAuditFile } from "./audit-file.js";
 import { createMemoryState } from "./memory.js";
 import { checkRedisUrl, StateSettingError } from "./redis-url.js";
@@ -14,10 +15,17 @@ export { defaultAuditFile } from "./audit-file.js";
 /** The part of the config's `team` block (config/team.ts, checked with the config file) this module reads. */
 export type StateSettings = Pick<TeamConfig, "redis" | "redisPrefix" | "audit" | "heartbeatTtlMs">;
 
+/**
+ * The audit setting (AGENT_TOOLS_AUDIT, else team.audit): "off" when a switch word says off (off,
+ * 0, false, no, disabled, any case: the words every switch takes, env-switch.ts), undefined for
+ * the default place when unset or a switch word says on (on, 1, true, yes, enabled), else a file.
+ */
 function auditSetting(env: NodeJS.ProcessEnv, settings: StateSettings): string | undefined {
   const value = env.AGENT_TOOLS_AUDIT?.trim() || settings.audit;
-  // "on" (or 1, true) means the default place: the Redis stream, else the default JSONL file.
-  return value && !["on", "1", "true"].includes(value.toLowerCase()) ? value : undefined;
+  const on = switchWord(value);
+  if (on === false) return "off";
+  // On means the default place: the Redis stream, else the default JSONL file.
+  return on ? undefined : value || undefined;
 }
 
 /**
@@ -33,7 +41,7 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
   const fromEnv = options.env.AGENT_TOOLS_REDIS_URL?.trim();
   const url = fromEnv || settings.redis;
   const audit = auditSetting(options.env, settings);
-  const auditOff = audit === "off" || audit === "0" || audit === "false";
+  const auditOff = audit === "off";
   if (url) {
     checkRedisUrl(url, fromEnv ? "AGENT_TOOLS_REDIS_URL" : "team.redis in the config file");
     // Loaded only for a Redis URL: ioredis is a tenth of a second of a start that does not use it.

@@ -16,6 +16,7 @@ import { pluginCommandName } from "./reserved-names.js";
 import { mayUsePlugin, seesWholeFleet } from "../runtime/access.js";
 import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
 import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
+import { isOnValue } from "../env-switch.js";
 import { positiveInt } from "../positive-int.js";
 import { closestNames } from "../runtime/similarity.js";
 
@@ -81,7 +82,7 @@ export function textLayerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, cw
   if (timeoutMs) options.timeoutMs = timeoutMs;
   const maxOutputChars = positiveInt(env.AGENT_TOOLS_EXEC_MAX_OUTPUT_CHARS);
   if (maxOutputChars) options.maxOutputChars = maxOutputChars;
-  if (env.AGENT_TOOLS_EXEC_MOUNT_CWD === "1") options.mountDir = cwd;
+  if (isOnValue(env.AGENT_TOOLS_EXEC_MOUNT_CWD)) options.mountDir = cwd;
   const budgetMb = positiveInt(env.AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB);
   if (budgetMb) options.memoryBudgetBytes = budgetMb * MIB;
   const sandboxMb = positiveInt(env.AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB);

@@ -1,6 +1,7 @@
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 import { isOffValue } from "../../../env-switch.js";
+import { positiveInt } from "../../../positive-int.js";
 import path from "node:path";
 import { RUNTIME_ROOT } from "../../../paths.js";
 import { embeddingCacheDir } from "./embedding-cache.js";
@@ -184,9 +185,9 @@ function startModelThread(settings: WorkerSettings): ModelThread {
 export const SEMANTIC_THREADS_ENV = "AGENT_TOOLS_SEMANTIC_THREADS";
 
 function threadsFromEnv(env: NodeJS.ProcessEnv): number {
-  const raw = env[SEMANTIC_THREADS_ENV]?.trim();
-  const wanted = raw ? Number(raw) : Math.min(2, os.availableParallelism());
-  return Number.isInteger(wanted) && wanted >= 1 ? Math.min(wanted, 2) : 1;
+  // A value that is not a count is said at start (config/env-settings.ts) and the default applies.
+  const wanted = positiveInt(env[SEMANTIC_THREADS_ENV]) ?? os.availableParallelism();
+  return Math.min(wanted, 2);
 }
 
 /**

@@ -1,0 +1,162 @@
+import { switchWord } from "../env-switch.js";
+import { positiveInt } from "../positive-int.js";
+import { closestNames } from "../runtime/similarity.js";
+
+/**
+ * Every AGENT_TOOLS_* variable this package reads, and what each takes. The readers stay where
+ * they are (each next to what it sets) and fall back to their default on a value they cannot use;
+ * this table is what lets one check at start say so, once per variable, naming the value, what the
+ * variable takes and what applies instead: a typo in a number, a switch or a name must not
+ * silently leave a setting at a value the user did not ask for. README's "Environment variables"
+ * table lists the same names (test/env-settings.test.ts keeps the three in step).
+ *
+ * No imports beyond small helpers: this runs on every start.
+ */
+
+type Kind =
+  /** A whole number above 0 (positive-int.ts reads it). */
+  | { kind: "count"; unit: string; fallback: string; example: string; orOff?: true }
+  /** A number, 0 or more. */
+  | { kind: "zero-or-more"; unit: string; fallback: string; example: string; orOff?: true }
+  /** A switch (env-switch.ts's words); `fallback` is the state unset. */
+  | { kind: "switch"; fallback: "on" | "off" }
+  /** One of a few words, any case. */
+  | { kind: "choice"; values: readonly string[]; fallback: string }
+  /** Milliseconds (0 or more) or `forever` (env-switch.ts's waitFromEnv). */
+  | { kind: "wait"; fallback: string }
+  /** A path, a URL, a name, a key, a list: checked, where it is, by its reader. */
+  | { kind: "text" };
+
+type Setting = Kind & {
+  /**
+   * Where the reader already says a bad value itself (at start, or by stopping the server): the
+   * start check then does not say it again, but `validate` and `status` still list it.
+   */
+  saidBy?: string;
+};
+
+type Count = Extract<Kind, { kind: "count" }>;
+const count = (unit: string, fallback: number | string, example: number): Count => ({ kind: "count", unit, fallback: String(fallback), example: String(example) });
+const ms = (fallback: number, example = 1000): Count => count("a whole number of milliseconds", fallback, example);
+const on: Kind = { kind: "switch", fallback: "on" };
+const off: Kind = { kind: "switch", fallback: "off" };
+const text: Kind = { kind: "text" };
+const http = "the HTTP server, which stops with it";
+
+export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
+  AGENT_TOOLS_CONFIG: text,
+  AGENT_TOOLS_PLUGINS_DIR: text,
+  AGENT_TOOLS_FS_ROOT: text,
+  AGENT_TOOLS_MEMORY_FILE: text,
+  AGENT_TOOLS_DEPTH: text,
+  AGENT_TOOLS_NO_BUNDLED_PLUGINS: off,
+  AGENT_TOOLS_LOG: { kind: "choice", values: ["debug", "info", "warn", "error", "silent"], fallback: "info (warn for the one-off commands)" },
+  AGENT_TOOLS_CALL_TIMEOUT_MS: ms(40_000, 60_000),
+  AGENT_TOOLS_IMPORT_TIMEOUT_MS: ms(10_000, 20_000),
+  AGENT_TOOLS_MAX_RESULT_CHARS: count("a whole number of characters", 100_000, 200_000),
+  AGENT_TOOLS_COMMAND: text,
+  AGENT_TOOLS_FACADE: { kind: "choice", values: ["per-plugin", "compact"], fallback: "the config's facade.mode, else per-plugin", saidBy: "the runtime" },
+  AGENT_TOOLS_SEARCH_ENGINE: { kind: "choice", values: ["hybrid", "bm25f", "minisearch", "bm25"], fallback: "hybrid", saidBy: "the runtime" },
+  AGENT_TOOLS_SEARCH_NAME_FIRST: on,
+  AGENT_TOOLS_SEMANTIC: on,
+  AGENT_TOOLS_SEMANTIC_WAIT_MS: { kind: "wait", fallback: "250", saidBy: "the runtime" },
+  AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS: { kind: "wait", fallback: "0 with the catalog cache, else forever", saidBy: "the runtime" },
+  AGENT_TOOLS_SEMANTIC_FAST_LANE: on,
+  AGENT_TOOLS_SEMANTIC_THREADS: count("a whole number of threads", "2 (1 on a one-core machine)", 1),
+  AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM: { ...count("a whole number of texts", "off", 1000), orOff: true, saidBy: "the search index" },
+  AGENT_TOOLS_SEARCH_EXPANSION: on,
+  AGENT_TOOLS_WORDNET_DIR: text,
+  AGENT_TOOLS_FAST_LANE: on,
+  AGENT_TOOLS_CALL_LANE: on,
+  AGENT_TOOLS_WARM_UP: on,
+  AGENT_TOOLS_LEAN_HEAP: on,
+  AGENT_TOOLS_OPTIMIZE_AFTER_CPU_MS: { kind: "zero-or-more", unit: "a number of milliseconds of CPU", fallback: "2000", example: "5000", orOff: true, saidBy: "the server" },
+  AGENT_TOOLS_HELD_CALLS_PER_CALLER: { ...count("a whole number of calls", 100, 50), saidBy: "the server" },
+  AGENT_TOOLS_CONFIRM_TIMEOUT_MS: { ...ms(120_000, 60_000), saidBy: "the server" },
+  AGENT_TOOLS_DESCRIBE_WAIT_MS: { kind: "zero-or-more", unit: "a whole number of milliseconds", fallback: "5000", example: "2000" },
+  AGENT_TOOLS_CATALOG_CACHE: { ...on, saidBy: "the runtime" },
+  AGENT_TOOLS_CACHE_DIR: text,
+  AGENT_TOOLS_LIST_CONCURRENCY: count("a whole number of listings", 6, 4),
+  AGENT_TOOLS_HTTP_HOST: text,
+  AGENT_TOOLS_HTTP_PORT: { kind: "zero-or-more", unit: "a port number (0 picks a free one)", fallback: "8321", example: "8322", saidBy: http },
+  AGENT_TOOLS_HTTP_TOKEN: text,
+  AGENT_TOOLS_HTTP_ALLOWED_HOSTS: text,
+  AGENT_TOOLS_HTTP_ALLOWED_ORIGINS: text,
+  AGENT_TOOLS_HTTP_MAX_SESSIONS: { ...count("a whole number of sessions", 64, 128), saidBy: http },
+  AGENT_TOOLS_HTTP_SESSION_IDLE_MS: { ...ms(1_800_000, 600_000), saidBy: http },
+  AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: { ...ms(30_000, 60_000), saidBy: http },
+  AGENT_TOOLS_HTTP_MAX_BODY_BYTES: { ...count("a whole number of bytes", 4_194_304, 8_388_608), saidBy: http },
+  AGENT_TOOLS_HTTP_MAX_WORKSPACES: { ...count("a whole number of workspaces", 256, 64), saidBy: http },
+  AGENT_TOOLS_HTTP_URL: text,
+  AGENT_TOOLS_REDIS_URL: text,
+  AGENT_TOOLS_INSTANCE_ID: text,
+  AGENT_TOOLS_AUDIT: text,
+  AGENT_TOOLS_AUDIT_FILE: text,
+  AGENT_TOOLS_DRAIN_MS: { kind: "zero-or-more", unit: "a whole number of milliseconds", fallback: "30000 for a team gateway, else 2000", example: "5000", saidBy: "the HTTP server" },
+  AGENT_TOOLS_CONFIRM: { kind: "choice", values: ["elicit", "flag"], fallback: "elicit", saidBy: "the runtime" },
+  AGENT_TOOLS_STATE_KEY: text,
+  AGENT_TOOLS_EXEC_TIMEOUT_MS: ms(30_000, 60_000),
+  AGENT_TOOLS_EXEC_MAX_OUTPUT_CHARS: count("a whole number of characters", 50_000, 100_000),
+  AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB: count("a whole number of MiB", 512, 1024),
+  AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB: count("a whole number of MiB", 128, 256),
+  AGENT_TOOLS_MAX_RESPONSE_BYTES: count("a whole number of bytes", 8_388_608, 16_777_216),
+  AGENT_TOOLS_EXEC_MOUNT_CWD: off,
+};
+
+export interface EnvSettingProblem {
+  name: string;
+  message: string;
+  /** The reader says it already (see Setting.saidBy): the start check leaves it to the reader. */
+  saidByReader: boolean;
+}
+
+/** What is wrong with `value` for `setting`, as the rest of a sentence starting "NAME is 'value', …", or undefined when it is fine. */
+function valueProblem(setting: Setting, value: string): string | undefined {
+  const word = value.toLowerCase();
+  switch (setting.kind) {
+    case "text":
+      return undefined;
+    case "count":
+      if (positiveInt(value) !== undefined || (setting.orOff && word === "off")) return undefined;
+      return `not ${setting.unit} above 0${setting.orOff ? " (or off)" : ""}; using the default ${setting.fallback} (write e.g. ${setting.example})`;
+    case "zero-or-more": {
+      if ((Number.isFinite(Number(value)) && Number(value) >= 0) || (setting.orOff && switchWord(value) === false)) return undefined;
+      return `not ${setting.unit}, 0 or more${setting.orOff ? " (or off)" : ""}; using the default ${setting.fallback} (write e.g. ${setting.example})`;
+    }
+    case "switch":
+      if (switchWord(value) !== undefined) return undefined;
+      return `neither on nor off; using the default, ${setting.fallback} (write off, 0, false or no to turn it off; on, 1, true or yes to turn it on)`;
+    case "choice":
+      if (setting.values.includes(word)) return undefined;
+      return `not one of ${setting.values.join(", ")}; using the default, ${setting.fallback}`;
+    case "wait":
+      if (/^(forever|ready|infinity)$/.test(word) || (Number.isFinite(Number(value)) && Number(value) >= 0)) return undefined;
+      return `not a number of milliseconds (0 or more) or forever; using the default, ${setting.fallback}`;
+  }
+}
+
+/** How many known names an unknown one is compared with at most in "did you mean". */
+const SUGGESTIONS = 2;
+
+/**
+ * Each AGENT_TOOLS_* variable in `env` that is not one this package reads (a typo: it sets
+ * nothing), and each known one whose value its reader cannot use. Blank values are unset.
+ */
+export function envSettingProblems(env: NodeJS.ProcessEnv): EnvSettingProblem[] {
+  const problems: EnvSettingProblem[] = [];
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith("AGENT_TOOLS_")) continue;
+    const setting = ENV_SETTINGS[name];
+    if (!setting) {
+      const likely = closestNames(name, Object.keys(ENV_SETTINGS), 0.6, SUGGESTIONS);
+      const hint = likely.length ? `did you mean ${likely.join(" or ")}?` : "see README's Environment variables for the names";
+      problems.push({ name, message: `${name} is set, but agent-tools reads no variable of that name, so it changes nothing; ${hint} (rename or unset it)`, saidByReader: false });
+      continue;
+    }
+    const value = raw?.trim();
+    if (!value) continue;
+    const problem = valueProblem(setting, value);
+    if (problem) problems.push({ name, message: `${name} is '${value}', ${problem}`, saidByReader: setting.saidBy !== undefined });
+  }
+  return problems;
+}

@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { ENV_SETTINGS } from "../src/config/env-settings.js";
+import { createSharedState } from "../src/state/index.js";
+import { silentLogger } from "../src/log.js";
+import { baseEnv, connect, FIXTURES, PLUGINS, ROOT, runCli } from "./helpers.js";
+
+/**
+ * The AGENT_TOOLS_* variables: one table (config/env-settings.ts) that the code, README and the
+ * start check agree on; a bad value or an unknown name is said on stderr and listed by validate,
+ * over the built bins.
+ */
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(dir, entry.name);
+    return entry.isDirectory() ? sourceFiles(file) : file.endsWith(".ts") ? [file] : [];
+  });
+}
+
+const NAME = /AGENT_TOOLS_[A-Z0-9_]*[A-Z0-9]/g;
+
+/** The AGENT_TOOLS_* names in README's "Environment variables" table. */
+function readmeTableNames(): Set<string> {
+  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("\n## Environment variables\n"));
+  const table = section.slice(0, section.indexOf("\n## ", 1));
+  // Only the variable column: an effect may mention a variable the row is not about.
+  const names = table.split("\n").filter((line) => line.startsWith("| `")).flatMap((line) => line.split(" | ")[0]!.match(NAME) ?? []);
+  return new Set(names);
+}
+
+describe("environment settings: one table", () => {
+  const known = new Set(Object.keys(ENV_SETTINGS));
+
+  it("every AGENT_TOOLS_* name in src/ is in the table", () => {
+    const missing = new Set<string>();
+    for (const file of sourceFiles(path.join(ROOT, "src"))) for (const name of readFileSync(file, "utf8").match(NAME) ?? []) if (!known.has(name)) missing.add(`${name} (${path.relative(ROOT, file)})`);
+    assert.deepEqual([...missing], []);
+  });
+
+  it("the table and README's Environment variables table list the same names", () => {
+    const readme = readmeTableNames();
+    assert.deepEqual([...known].filter((name) => !readme.has(name)), [], "in config/env-settings.ts, not in README");
+    assert.deepEqual([...readme].filter((name) => !known.has(name)), [], "in README, not in config/env-settings.ts");
+  });
+});
+
+describe("environment settings: bad values over the built bins", () => {
+  it("validate lists each bad value and unknown name, with what it takes and what applies, and fails; stdout stays the JSON answer", async () => {
+    const ran = await runCli(
+      ["validate"],
+      baseEnv({
+        AGENT_TOOLS_PLUGINS_DIR: PLUGINS,
+        AGENT_TOOLS_EXEC_TIMEOUT_MS: "1s",
+        AGENT_TOOLS_LOG: "verbose",
+        AGENT_TOOLS_SEMANTIC: "of",
+        AGENT_TOOLS_CALL_TIMEOUT: "5000",
+        AGENT_TOOLS_FACADE: "tiny",
+      }),
+    );
+    assert.equal(ran.code, 1, ran.stderr);
+    const report = JSON.parse(ran.stdout) as { ok: boolean; problems: string[] };
+    assert.equal(report.ok, false);
+    const expected = [
+      "AGENT_TOOLS_EXEC_TIMEOUT_MS is '1s', not a whole number of milliseconds above 0; using the default 30000 (write e.g. 60000)",
+      "AGENT_TOOLS_LOG is 'verbose', not one of debug, info, warn, error, silent; using the default, info (warn for the one-off commands)",
+      "AGENT_TOOLS_SEMANTIC is 'of', neither on nor off; using the default, on (write off, 0, false or no to turn it off; on, 1, true or yes to turn it on)",
+      "AGENT_TOOLS_FACADE is 'tiny', not one of per-plugin, compact; using the default, the config's facade.mode, else per-plugin",
+    ];
+    for (const line of expected) assert.ok(report.problems.includes(line), `${line}\nnot in ${JSON.stringify(report.problems, null, 1)}`);
+    const typo = report.problems.find((p) => p.startsWith("AGENT_TOOLS_CALL_TIMEOUT "));
+    assert.match(typo ?? "", /agent-tools reads no variable of that name, so it changes nothing; did you mean AGENT_TOOLS_CALL_TIMEOUT_MS/);
+    for (const line of expected) assert.ok(ran.stderr.includes(`agent-tools validate: ${line}`), ran.stderr);
+  });
+
+  it("the stdio server says a bad value once on stderr at start, keeps stdout for JSON-RPC, and a value the reader says itself is not said twice", async () => {
+    const server = await connect(PLUGINS, { AGENT_TOOLS_LIST_CONCURRENCY: "many", AGENT_TOOLS_CONFIRM: "always", AGENT_TOOLS_LOG: "warn" });
+    try {
+      const { tools } = await server.client.listTools();
+      assert.ok(tools.length > 0);
+      const stderr = server.stderr();
+      assert.equal(stderr.split("\n").filter((l) => l.includes("AGENT_TOOLS_LIST_CONCURRENCY is 'many', not a whole number of listings above 0; using the default 6 (write e.g. 4)")).length, 1, stderr);
+      assert.equal(stderr.split("\n").filter((l) => l.includes("AGENT_TOOLS_CONFIRM")).length, 1, stderr);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("nothing is said for good values, switch words in any case included", async () => {
+    const ran = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_FAST_LANE: "No", AGENT_TOOLS_SEMANTIC: "OFF", AGENT_TOOLS_EXEC_TIMEOUT_MS: "5000", AGENT_TOOLS_SEMANTIC_WAIT_MS: "forever" }));
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.doesNotMatch(ran.stderr, /AGENT_TOOLS_/);
+  });
+
+  it("a switch that took only 1 takes every on word: AGENT_TOOLS_NO_BUNDLED_PLUGINS=true, AGENT_TOOLS_EXEC_MOUNT_CWD=yes", async () => {
+    const noBundled = await runCli(["validate"], baseEnv({ AGENT_TOOLS_NO_BUNDLED_PLUGINS: "true" }));
+    const report = JSON.parse(noBundled.stdout) as { plugins: unknown[] };
+    assert.deepEqual(report.plugins, [], noBundled.stdout);
+    const exec = await runCli(["exec", "ls /workdir"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_EXEC_MOUNT_CWD: "yes" }));
+    const answer = JSON.parse(exec.stdout) as { stdout: string };
+    assert.ok(answer.stdout.split("\n").includes(readdirSync(FIXTURES)[0]!), exec.stdout);
+  });
+});
+
+describe("AGENT_TOOLS_AUDIT reads switch words as every switch does", () => {
+  it("OFF, No, disabled turn the audit log off (no file named after the word); on and YES keep the default place; anything else is a file", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-audit-word-"));
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      for (const word of ["OFF", "No", "disabled", "0"]) {
+        const state = await createSharedState({ env: { AGENT_TOOLS_AUDIT: word }, log: silentLogger });
+        assert.equal(state.audit, undefined, word);
+        await state.close();
+      }
+      const defaultFile = path.join(dir, "default-audit.jsonl");
+      for (const word of ["on", "YES"]) {
+        const state = await createSharedState({ env: { AGENT_TOOLS_AUDIT: word, AGENT_TOOLS_AUDIT_FILE: defaultFile }, log: silentLogger });
+        assert.ok(state.audit, word);
+        await state.close();
+      }
+      const named = await createSharedState({ env: { AGENT_TOOLS_AUDIT: "audit.jsonl" }, log: silentLogger });
+      assert.ok(named.audit);
+      await named.close();
+      assert.equal(existsSync(path.join(dir, "OFF")), false);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
