@@ -406,7 +406,8 @@ describe("n8n plugin: skills", () => {
     assert.match(html.payload.error?.message ?? "", /GET \/workflows \(page 1\) answered text that is not JSON, beginning "<html> <body>Log in to n8n<\/body><\/html>"; check that N8N_INSTANCE_URL points at n8n itself/);
     n8n.fail({ method: "GET", path: /^\/workflows$/, status: 200, body: '{"data": [{"id": "wf0001"' });
     const cut = await run("find-workflows", { pageSize: 12 });
-    assert.match(cut.payload.error?.message ?? "", /answered text that is not JSON, beginning "\{\\"data\\": \[\{\\"id\\": \\"wf0001\\""/);
+    // Labelled JSON, so the runtime's REST client itself refuses it (adapters/rest), before the skill's own check.
+    assert.match(cut.payload.error?.message ?? "", /answered HTTP 200 with Content-Type 'application\/json' but a body that is not JSON: \{"data": \[\{"id": "wf0001"/);
     n8n.fail({ method: "GET", path: /^\/workflows$/, status: 200, body: '{"data": {"id": "wf0001"}}' });
     const notList = await run("find-workflows", { pageSize: 13 });
     assert.match(notList.payload.error?.message ?? "", /answered JSON without a 'data' list \(its keys: data\)/);
