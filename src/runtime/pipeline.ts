@@ -6,7 +6,8 @@ import { describeThrown, fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import type { Skill } from "../plugins/skills.js";
 import type { ErrorAnswer, OperationResult, SuccessKind } from "./answers.js";
-import { confirmFlag, gatedAdapter, passGate, type GatePolicy, type GateRequest } from "./gate.js";
+import { confirmFlag, gatedAdapter, passGate, type GatePolicy, type GateRequest, type SkillGate } from "./gate.js";
+import { approveCall } from "./approved-call.js";
 import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confirmer } from "./confirm.js";
 import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
@@ -162,6 +163,8 @@ interface CallState {
   interrupts?: ConfirmInterrupt[];
   /** The adapter the invoke step uses: a skill's is gated. */
   adapter?: Adapter;
+  /** A skill's gate (the one its adapter goes through), for calls it approves up front (approved-call.ts). */
+  skillGate?: SkillGate;
   /** This run's trace, when tracing is on. */
   trace?: OperationTrace | undefined;
   output?: unknown;
@@ -717,14 +720,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     state.adapter = (state.plugin as ReadyPlugin).adapter;
   };
 
-  function adapterForSkill(
-    session: Session,
-    plugin: ReadyPlugin,
-    skill: string,
-    confirmed: boolean,
-    ctx: OperationContext,
-    run: { misplacedConfirm?: string; unreadConfirm?: string; refusals?: RuntimeError[]; interrupts?: ConfirmInterrupt[]; facts?: CallFacts; skillArguments?: unknown } = {},
-  ): Adapter {
+  type SkillRun = { misplacedConfirm?: string; unreadConfirm?: string; refusals?: RuntimeError[]; interrupts?: ConfirmInterrupt[]; facts?: CallFacts; skillArguments?: unknown };
+
+  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, run: SkillRun = {}): Adapter {
+    return gatedAdapter(plugin.adapter, skillGateFor(session, plugin, skill, confirmed, ctx, run));
+  }
+
+  /** The gate every request of a skill's run goes through (its adapter's, and the calls it approves up front). */
+  function skillGateFor(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, run: SkillRun): SkillGate {
     const { misplacedConfirm, unreadConfirm, refusals, interrupts, facts } = run;
     const chain = policies(ctx);
     const pass = async (request: GateRequest) => {
@@ -750,7 +753,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       ...(unreadConfirm ? { unreadConfirm } : {}),
       ...(caller ? { signal: signalOf(caller) } : {}),
     };
-    return gatedAdapter(plugin.adapter, {
+    return {
       async call(name, args) {
         const tools = await deps.toolsOf(plugin);
         const tool = tools.find((t) => t.name === name);
@@ -770,7 +773,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         await pass({ ...base, target: name, arguments: args, writes: true, mutating: plugin.manifest.requireConfirm });
         if (facts) facts.mutating = true;
       },
-    });
+    };
   }
 
   /** A skill's step that calls a tool its plugin does not have: the skill is broken, and the answer names the tool (the step runner names the step). */
@@ -789,7 +792,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const plugin = state.plugin as ReadyPlugin;
     state.refusals = [];
     state.interrupts = [];
-    state.adapter = adapterForSkill(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, {
+    state.skillGate = skillGateFor(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, {
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
       ...unreadConfirmOf(state),
       refusals: state.refusals,
@@ -797,6 +800,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       facts: state.facts,
       skillArguments: state.args,
     });
+    state.adapter = gatedAdapter(plugin.adapter, state.skillGate);
   };
 
   // ── invoke: the adapter or the skill, under the deadline and the caller's cancel ────────
@@ -828,7 +832,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
     const runSkill = async (skill: Skill, deadline: DeadlineScope): Promise<unknown> => {
       // Object.assign, not a spread: a spread would read (and so make) the job store.
-      const answer = await skill.run(adapter, args, Object.assign(callContext(deadline), { confirmed }));
+      const gate = state.skillGate as SkillGate;
+      const context = callContext(deadline);
+      // The job store read through too: made only when a call is approved.
+      const background = { sessionId: session.id, log: deps.log, get jobs() { return deps.jobsOf(session, prefix); } };
+      const answer = await skill.run(adapter, args, Object.assign(context, { confirmed, approveCall: (name: string, callArgs?: Record<string, unknown>) => approveCall(plugin.adapter, gate, background, name, callArgs) }));
       // The user has a question to answer first (reads before it are run again on the retry).
       const pending = state.interrupts?.[0];
       if (pending) throw pending;
