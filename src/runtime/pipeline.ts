@@ -8,6 +8,7 @@ import type { Skill } from "../plugins/skills.js";
 import type { ErrorAnswer, OperationResult, SuccessKind } from "./answers.js";
 import { confirmFlag, gatedAdapter, passGate, type GatePolicy, type GateRequest, type SkillGate } from "./gate.js";
 import { approveCall } from "./approved-call.js";
+import { writeReason } from "./write-reason.js";
 import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confirmer } from "./confirm.js";
 import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
@@ -684,6 +685,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const unreadConfirmOf = (state: CallState): { unreadConfirm?: string } =>
     state.request?.confirmSent === undefined ? {} : { unreadConfirm: typeof state.request.confirmSent === "number" ? `the number ${state.request.confirmSent}` : describeArgumentValue(state.request.confirmSent) };
 
+  /** The rule that made a tool a write, for the refusal (only worked out for a write). */
+  const whyWrites = (plugin: ReadyPlugin, tool: ToolDescriptor, writes: boolean): { why?: string } => {
+    const why = writes ? writeReason(plugin.manifest, tool) : undefined;
+    return why ? { why } : {};
+  };
+
   function gateRequestFor(state: CallState): GateRequest {
     const plugin = state.plugin as ReadyPlugin;
     const tool = state.tool as ToolDescriptor;
@@ -697,6 +704,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       arguments: state.args ?? state.request?.arguments,
       writes,
       mutating: writes && plugin.manifest.requireConfirm,
+      ...whyWrites(plugin, tool, writes),
       confirmed: state.confirmed ?? state.request?.confirm === true,
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
       ...unreadConfirmOf(state),
@@ -765,7 +773,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           throw broken;
         }
         const writes = !deps.isReadOnly(plugin, tool);
-        await pass({ ...base, target: name, tool, arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm });
+        await pass({ ...base, target: name, tool, arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm, ...whyWrites(plugin, tool, writes) });
         // The skill run counts as a write (audit) from its first step that changes data.
         if (writes && facts) facts.mutating = true;
       },
