@@ -140,10 +140,18 @@ describe("argv templating", () => {
 });
 
 describe("results", () => {
-  it("parse: json returns parsed stdout; text (and unparsable json) returns text", async () => {
+  it("parse: json returns parsed stdout; text returns text; a json tool whose stdout is not JSON fails naming the program and quoting it", async () => {
     const a = await cliAdapter({ program: "print-args", allowlist: ["print-args"], tools: [{ name: "j", argv: ["{v}"], parse: "json" }, { name: "t", argv: ["{v}"] }] });
-    const json = (await a.call("j", { v: "x" }, ctx())) as { stdout: unknown; exitCode: number; stderr: string };
-    assert.equal(json.stdout, "[x]\n", "not JSON: stays text");
+    await assert.rejects(a.call("j", { v: "x" }, ctx()), (error: CliError) => {
+      assert.equal(error.code, "UPSTREAM_ERROR");
+      assert.equal(error.message, `print-args (tool 'j') answers JSON, but its stdout was not JSON (it was: "[x]"). It exited 0, so a change it makes was made: check before running it again.`);
+      assert.deepEqual(error.details, { exitCode: 0, stdout: "[x]\n" });
+      return true;
+    });
+    const text = (await a.call("t", { v: "x" }, ctx())) as { stdout: unknown };
+    assert.equal(text.stdout, "[x]\n", "a text tool: text");
+    const lenient = await cliRunnerFromEnv(hostEnv({ AGENT_CLI_ALLOWLIST: "print-args" })).run("print-args", ["x"], { parse: "json" });
+    assert.equal(lenient.stdout, "[x]\n", "the runner's parse stays lenient: not JSON is text");
     const viaNode = (await (await cliAdapter(gh)).call("raw", {}, ctx())) as { stdout: unknown };
     assert.equal(typeof viaNode.stdout, "string");
     assert.ok(JSON.parse(viaNode.stdout as string));

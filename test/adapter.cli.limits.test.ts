@@ -97,16 +97,27 @@ describe("abort", () => {
 
 describe("output cap", () => {
   it("cuts stdout beyond maxOutputBytes with truncated: true and the real byte counts", async () => {
-    const a = await cliAdapter({ program: "flood", allowlist: ["flood"], maxOutputBytes: 1000, tools: [{ name: "flood", argv: ["{out}", "{err}"], parse: "json" }] });
+    const a = await cliAdapter({ program: "flood", allowlist: ["flood"], maxOutputBytes: 1000, tools: [{ name: "flood", argv: ["{out}", "{err}"] }] });
     const result = (await a.call("flood", { out: "500000", err: "10" }, ctx())) as Record<string, unknown>;
     assert.equal(result.truncated, true);
     assert.equal(result.stdoutBytes, 500000);
     assert.equal(result.stderrBytes, 10);
     assert.equal(result.maxOutputBytes, 1000);
-    assert.equal(typeof result.stdout, "string", "a cut stdout is not parsed");
+    assert.equal(typeof result.stdout, "string");
     assert.equal(Buffer.byteLength(result.stdout as string), 1000);
     assert.ok((result.stdout as string).startsWith("éx"));
     assert.equal(result.stderr, "y".repeat(10));
+  });
+
+  it("a parse: json tool whose stdout was cut fails saying the cap and how to get under it", async () => {
+    const a = await cliAdapter({ program: "flood", allowlist: ["flood"], maxOutputBytes: 1000, tools: [{ name: "flood", argv: ["{out}", "{err}"], parse: "json", readonly: true }] });
+    await assert.rejects(a.call("flood", { out: "500000", err: "10" }, ctx()), (error: CliError) => {
+      assert.equal(error.code, "UPSTREAM_ERROR");
+      assert.equal(error.message, "flood (tool 'flood') answers JSON, but its stdout (500000 bytes) was cut at the adapter's maxOutputBytes (1000 bytes), and cut JSON cannot be read.");
+      assert.match(error.hint ?? "", /Narrow the call .* or raise "maxOutputBytes" in the plugin's cli adapter block above 500000 bytes/);
+      assert.deepEqual(error.details, { exitCode: 0, stdoutBytes: 500000, maxOutputBytes: 1000, stderr: "y".repeat(10) });
+      return true;
+    });
   });
 
   it("caps stderr too, and says nothing when nothing was cut", async () => {

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { callJson, connect, FIXTURES, ROOT, type Connected, type Payload } from "./helpers.js";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { callJson, connect, connectStdioV1, FIXTURES, ROOT, type Connected, type Payload } from "./helpers.js";
+import { callV2, connectStdioV2, v2Client } from "./v2-helpers.js";
 import { until } from "./wait.js";
 
 /** The bundled ccdd-gate plugin against the stdlib-only Python stand-in, through the facade. */
@@ -131,7 +134,9 @@ describe("ccdd-gate plugin", () => {
     const { payload, isError } = await callJson(server.client, "agent_tools_ccdd_run_skill", { skill: "start-ephemeral-agent", arguments: { task: "tidy" } });
     assert.equal(isError, true);
     assert.equal(payload.error?.code, "CONFIRM_REQUIRED");
-    assert.match(payload.error?.message ?? "", /run the skill again with confirm: true/);
+    assert.match(payload.error?.message ?? "", /skill 'start-ephemeral-agent' calls 'run_ephemeral_agent', which changes data; it stopped before that step/);
+    const listed = result((await skill(server, "ephemeral-agent-status", {})).payload) as { jobs: Array<{ id: string }> };
+    assert.equal(listed.jobs.length, 0, "no job was started");
   });
 
   it("start-ephemeral-agent returns a job id at once; the job runs, succeeds, and is listed", async () => {
@@ -205,6 +210,78 @@ describe("ccdd-gate plugin without its settings", () => {
       assert.equal(answer.error?.code, "NOT_CONFIGURED");
     } finally {
       await server.close();
+    }
+  });
+});
+
+/**
+ * A client that asks its user (the default `elicit` policy): the background write is put to the
+ * user while start-ephemeral-agent's own call is open, in both eras, and the job runs only on a
+ * yes. Before, the skill refused without the model's confirm and its job, run after the call had
+ * returned, failed "waiting for the user to confirm" without anyone being asked.
+ */
+describe("ccdd-gate start-ephemeral-agent asks the user before its job starts", () => {
+  type Decision = { action: "accept" | "decline"; content?: Record<string, boolean> };
+  type Call = (name: string, args: Record<string, unknown>) => Promise<{ payload: Payload; isError: boolean }>;
+  const ACCEPT: Decision = { action: "accept", content: { confirm: true } };
+
+  async function asksOnceAndRunsOnYes(call: Call, asked: string[], answer: { next: Decision }, label: string): Promise<void> {
+    answer.next = ACCEPT;
+    const started = await call("agent_tools_ccdd_run_skill", { skill: "start-ephemeral-agent", arguments: { task: `${label} yes`, steps: 1, step_ms: 10 } });
+    assert.equal(started.isError, false, `${label}: ${JSON.stringify(started.payload)}`);
+    assert.equal(asked.length, 1, `${label}: asked once, before the job started`);
+    assert.match(asked[0] ?? "", /run skill 'start-ephemeral-agent'[\s\S]*'run_ephemeral_agent'[\s\S]*yes/, label);
+    const { jobId } = result(started.payload) as { jobId: string };
+    let status: Record<string, unknown> = {};
+    await until(
+      async () => (status = result((await call("agent_tools_ccdd_run_skill", { skill: "ephemeral-agent-status", arguments: { jobId } })).payload)).state !== "running",
+      `${label}: job ${jobId} to finish`,
+      60_000,
+      50,
+    );
+    assert.equal(status.state, "succeeded", `${label}: ${JSON.stringify(status)}`);
+    assert.equal((status.result as { summary: string }).summary, `finished '${label} yes' in 1 steps`);
+    assert.equal(asked.length, 1, `${label}: the job itself asked nothing more`);
+
+    answer.next = { action: "decline" };
+    const declined = await call("agent_tools_ccdd_run_skill", { skill: "start-ephemeral-agent", arguments: { task: `${label} no`, steps: 1, step_ms: 10 }, confirm: true });
+    assert.equal(declined.isError, true, label);
+    assert.equal(declined.payload.error?.code, "CONFIRM_DECLINED", `${label}: ${JSON.stringify(declined.payload)}`);
+    assert.match(declined.payload.error?.message ?? "", /the user declined skill 'start-ephemeral-agent' of plugin 'ccdd'/);
+    assert.equal(asked.length, 2, `${label}: the model's confirm: true did not replace the question`);
+    const listed = result((await call("agent_tools_ccdd_run_skill", { skill: "ephemeral-agent-status", arguments: {} })).payload) as { jobs: Array<{ id: string }> };
+    assert.deepEqual(listed.jobs.map((j) => j.id), [jobId], `${label}: no job started on the decline`);
+  }
+
+  it("modern (pinned v2 client with form elicitation): asked through input_required", async () => {
+    const asked: string[] = [];
+    const answer = { next: ACCEPT };
+    const client = v2Client("pin", { elicitation: { form: {} } });
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push(request.params.message);
+      return answer.next;
+    });
+    await connectStdioV2(client, { AGENT_TOOLS_PLUGINS_DIR: PLUGIN, ...env });
+    try {
+      await asksOnceAndRunsOnYes((name, args) => callV2(client, name, args), asked, answer, "modern");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("legacy (v1 SDK client declaring elicitation): asked through elicitation/create", async () => {
+    const asked: string[] = [];
+    const answer = { next: ACCEPT };
+    const client = new V1Client({ name: "legacy-asker", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return answer.next;
+    });
+    await connectStdioV1(client, { AGENT_TOOLS_PLUGINS_DIR: PLUGIN, ...env });
+    try {
+      await asksOnceAndRunsOnYes((name, args) => callJson(client, name, args), asked, answer, "legacy");
+    } finally {
+      await client.close();
     }
   });
 });

@@ -177,6 +177,39 @@ describe("gh-cli plugin: repo-overview skill", () => {
     assert.deepEqual(calls(home).slice(before).map((c) => c.argv.slice(0, 2).join(" ")), ["repo view", "pr list"]);
   });
 
+  it("a tool whose stdout is not JSON fails naming the command and quoting the start; the skill's step says so", async () => {
+    const { payload, isError } = await call("issue_list", { owner: "octo-org", repo: "chatty" });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(payload.error?.message ?? "", /gh \(tool 'issue_list'\) answers JSON, but its stdout was not JSON \(it was: "A new release of gh is available: 2\.63\.0 → 2\.64\.0\\nNo issues match/);
+    assert.match(payload.error?.hint ?? "", /did not answer as the plugin expects/);
+    assert.match(String(payload.error?.details?.stdout), /No issues match your search in octo-org\/chatty/, "the whole stdout is kept");
+    const skill = await callJson(conn.client, "agent_tools_ghcli_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "chatty" } });
+    assert.equal(skill.payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(skill.payload.error?.message ?? "", /step 2 of 3 \(open issues: issue_list\) failed: gh \(tool 'issue_list'\) answers JSON, but its stdout was not JSON/);
+    assert.deepEqual(skill.payload.error?.details?.completed, ["repository"]);
+  });
+
+  it("a JSON stdout cut at maxOutputBytes fails saying the limit and how to get under it", async () => {
+    const { payload, isError } = await call("pr_list", { owner: "octo-org", repo: "huge" });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(payload.error?.message ?? "", /gh \(tool 'pr_list'\) answers JSON, but its stdout \(\d+ bytes\) was cut at the adapter's maxOutputBytes \(1048576 bytes\), and cut JSON cannot be read/);
+    assert.match(payload.error?.hint ?? "", /Narrow the call .*or raise "maxOutputBytes" in the plugin's cli adapter block/);
+    assert.equal(payload.error?.details?.maxOutputBytes, 1048576);
+    assert.ok(Number(payload.error?.details?.stdoutBytes) > 1_200_000);
+  });
+
+  it("a step whose JSON has another shape (an object for a list) is a step error, not a crash of the skill", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_ghcli_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "odd" } });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(payload.error?.message ?? "", /step 3 of 3 \(open pull requests: pr_list\) answered something the skill cannot read: its stdout is an object, not a JSON list/);
+    assert.doesNotMatch(payload.error?.message ?? "", /is not a function/);
+    assert.match(payload.error?.hint ?? "", /call 'pr_list' directly/);
+    assert.deepEqual(payload.error?.details?.completed, ["repository"], "issues are off: only the repository step had finished");
+  });
+
   it("issue_list on a repository with issues turned off explains it", async () => {
     const { payload } = await call("issue_list", { owner: "octo-org", repo: "quiet" });
     assert.match(payload.error?.message ?? "", /the 'octo-org\/quiet' repository has disabled issues/);

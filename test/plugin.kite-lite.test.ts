@@ -78,6 +78,11 @@ describe("kite-lite plugin (KITE_LITE_BIN)", () => {
   it("eval_js needs confirm (the server calls it read-only; a script can act on the page), then evaluates against the page's document", async () => {
     const refused = await call(server, "eval_js", { url: `${site.url}/`, script: "document.title" });
     assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED");
+    // The refusal says the rule that applied: confirmTools, despite the server's readOnlyHint.
+    assert.equal(
+      refused.payload.error?.details?.why,
+      "the plugin's confirmTools lists it: the plugin asks confirmation for it although its server marks it readOnlyHint; the plugin requires confirmation of changes (requireConfirm)",
+    );
     const { payload } = await call(server, "eval_js", { url: `${site.url}/`, script: "({ title: document.title, links: document.querySelectorAll('a').map(a => a.href) })" }, true);
     assert.deepEqual(result(payload).result, { title: "Kite & Co", links: ["/models/delta", "https://example.org/box"] });
     const broken = await call(server, "eval_js", { url: `${site.url}/`, script: "nope()" }, true);

@@ -155,6 +155,42 @@ describe("ollama plugin", () => {
     assert.deepEqual(ocrSent.options, { temperature: 0 });
     const found = result((await skill(server, "grounding", { model: "llava:7b", image: PNG, target: "the logo" })).payload);
     assert.deepEqual(found.boxes, [{ label: "object", box_2d: [10, 20, 110, 220] }]);
+    assert.equal(found.note, undefined);
+    assert.equal(found.rejected, undefined);
+  });
+
+  it("grounding checks each box: broken items are left out with why, and an answer with no box says so", async () => {
+    const ground = async (target: string) => {
+      const { payload, isError } = await skill(server, "grounding", { model: "llava:7b", image: PNG, target });
+      assert.equal(isError, false, JSON.stringify(payload.error));
+      return result(payload) as { boxes: unknown[]; rejected?: Array<{ index: number; item: string; problem: string }>; note?: string; text: string };
+    };
+    const strings = await ground("the strings");
+    assert.deepEqual(strings.boxes, [], "a list of strings is not boxes");
+    assert.match(strings.note ?? "", /the model's answer held no box: none of its 1 item\(s\) is \{label, box_2d: \[x1, y1, x2, y2\]\}/);
+    assert.deepEqual(strings.rejected, [{ index: 0, item: '"QUJD"', problem: 'it is the text "QUJD", not an object {label, box_2d}' }]);
+    assert.equal(strings.text, 'saw ["QUJD"]', "the model's words are kept");
+
+    const mix = await ground("a mix");
+    assert.deepEqual(mix.boxes, [{ label: "cat", box_2d: [1, 2, 30, 40] }], "the one good box, read from the fenced block");
+    assert.deepEqual(
+      mix.rejected?.map((r) => [r.index, r.problem]),
+      [
+        [1, 'its box_2d[2] is the text "9", not a pixel coordinate (a number of at least 0)'],
+        [2, "it has no label (a non-empty string)"],
+        [3, "its box_2d [50,10,20,30] is not [x1, y1, x2, y2] with x1 ≤ x2 and y1 ≤ y2"],
+        [4, "its box_2d is a list of 3, not four numbers [x1, y1, x2, y2]"],
+        [5, 'it is the text "tree", not an object {label, box_2d}'],
+      ],
+    );
+    assert.equal(mix.note, "5 of the 6 items the model answered are not boxes {label, box_2d: [x1, y1, x2, y2]} and were left out; see rejected");
+
+    const none = await ground("nothing");
+    assert.deepEqual(none.boxes, []);
+    assert.equal(none.note, "the model found no match: it answered an empty list");
+    const prose = await ground("the moon");
+    assert.deepEqual(prose.boxes, []);
+    assert.equal(prose.note, "the model's answer held no JSON array of boxes; see text");
   });
 
   it("the vision skills refuse a model without the vision capability, before sending the image", async () => {

@@ -5,8 +5,10 @@ import type { Adapter } from "../adapters/types.js";
  * fails, the error says which one: it keeps the failing tool's code and hint, its message starts
  * with the step, and `details` lists what had finished. A step may be skipped (`skip(results)`
  * true: its result is null) or may accept some failures (`tolerate(error)` true: its result is
- * null and the error's message is kept in `notes`). Shared by the bundled skills so each plugin
- * need not carry its own copy.
+ * null and the error's message is kept in `notes`). A step may check its result's shape
+ * (`check(result)` answers a problem sentence): a result the skill cannot read fails that step
+ * with UPSTREAM_ERROR, rather than the skill failing later on a property of the wrong thing.
+ * Shared by the bundled skills so each plugin need not carry its own copy.
  */
 
 export interface SkillStep {
@@ -17,12 +19,22 @@ export interface SkillStep {
   skip?: (results: Record<string, unknown>) => boolean;
   skipReason?: string;
   tolerate?: (error: Error) => boolean;
+  /** A problem with the result's shape, said as a sentence ("stdout is text, not a list"); undefined when it is as expected. */
+  check?: (result: unknown) => string | undefined;
 }
 
 export interface StepFailure extends Error {
   code: string;
   hint?: string;
-  details: { step: string; tool: string; completed: string[]; status?: number; upstream?: unknown };
+  details: { step: string; tool: string; completed: string[]; status?: number; upstream?: unknown; problem?: string };
+}
+
+function stepFailure(index: number, count: number, step: SkillStep, completed: readonly string[], what: string, code: string, extra: Partial<StepFailure["details"]> = {}, hint?: string): StepFailure {
+  const failure = new Error(`step ${index + 1} of ${count} (${step.name}: ${step.tool}) ${what}`) as StepFailure;
+  failure.code = code;
+  if (hint !== undefined) failure.hint = hint;
+  failure.details = { step: step.name, tool: step.tool, completed: [...completed], ...extra };
+  return failure;
 }
 
 export async function runSteps(adapter: Pick<Adapter, "call">, steps: readonly SkillStep[]): Promise<{ results: Record<string, unknown>; notes: string[] }> {
@@ -36,8 +48,9 @@ export async function runSteps(adapter: Pick<Adapter, "call">, steps: readonly S
       continue;
     }
     const args = typeof step.args === "function" ? step.args(results) : step.args;
+    let result: unknown;
     try {
-      results[step.name] = await adapter.call(step.tool, args);
+      result = await adapter.call(step.tool, args);
     } catch (error) {
       const cause = (error instanceof Error ? error : new Error(String(error))) as Error & { code?: unknown; hint?: unknown; status?: unknown; details?: unknown };
       if (step.tolerate?.(cause)) {
@@ -45,18 +58,22 @@ export async function runSteps(adapter: Pick<Adapter, "call">, steps: readonly S
         notes.push(`${step.name}: ${cause.message}`);
         continue;
       }
-      const failure = new Error(`step ${index + 1} of ${steps.length} (${step.name}: ${step.tool}) failed: ${cause.message}`) as StepFailure;
-      failure.code = typeof cause.code === "string" ? cause.code : "UPSTREAM_ERROR";
-      if (typeof cause.hint === "string") failure.hint = cause.hint;
-      failure.details = {
-        step: step.name,
-        tool: step.tool,
-        completed: [...completed],
-        ...(typeof cause.status === "number" ? { status: cause.status } : {}),
-        ...(cause.details ? { upstream: cause.details } : {}),
-      };
-      throw failure;
+      throw stepFailure(
+        index,
+        steps.length,
+        step,
+        completed,
+        `failed: ${cause.message}`,
+        typeof cause.code === "string" ? cause.code : "UPSTREAM_ERROR",
+        { ...(typeof cause.status === "number" ? { status: cause.status } : {}), ...(cause.details ? { upstream: cause.details } : {}) },
+        typeof cause.hint === "string" ? cause.hint : undefined,
+      );
     }
+    const problem = step.check?.(result);
+    if (problem) {
+      throw stepFailure(index, steps.length, step, completed, `answered something the skill cannot read: ${problem}`, "UPSTREAM_ERROR", { problem }, `The tool '${step.tool}' answered in a shape this skill does not expect (a different version of what it calls?): call '${step.tool}' directly to see its answer, and tell the user.`);
+    }
+    results[step.name] = result;
     completed.push(step.name);
   }
   return { results, notes };

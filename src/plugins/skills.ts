@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Adapter, CallContext } from "../adapters/types.js";
+import type { ApprovedCall } from "../runtime/approved-call.js";
 import { sha256Hex } from "../sha256.js";
 import { importWithDeadline } from "./import-deadline.js";
 import { skillArgsProblem } from "./skill-args.js";
@@ -39,9 +40,9 @@ export interface Skill {
 /** The third argument of a skill's run: the same fields as an adapter call's context. */
 export interface SkillContext extends CallContext {
   /**
-   * Whether calls that change data may run: true when the skill was run with confirm: true or the
-   * plugin does not require confirmation. A skill that hands such a call to a background job
-   * checks it up front, since the gate inside the job would only fail the job later.
+   * Whether calls that change data may run on the model's word: true when the skill was run with
+   * confirm: true or the plugin does not require confirmation. When the client asks its user
+   * instead (confirm policy "elicit"), this says nothing of the user's answer: use approveCall.
    */
   confirmed?: boolean;
   /**
@@ -50,6 +51,13 @@ export interface SkillContext extends CallContext {
    * new ones in time to answer what it did and what is left, instead of being cut off unanswered.
    */
   deadline?: number;
+  /**
+   * Put one tool call through the gate now (the user asked, or the confirm flag read, exactly as
+   * for `adapter.call`) and answer a function that runs it once, later, without asking again: how
+   * a skill hands a write to a background job, whose calls run after the skill's request is over
+   * and can no longer ask. A refusal is thrown here, before the job starts (runtime/approved-call.ts).
+   */
+  approveCall?: (name: string, args?: Record<string, unknown>) => Promise<ApprovedCall>;
 }
 
 export interface SkillLoadFailure {

@@ -37,6 +37,8 @@ export interface GateRequest {
   writes: boolean;
   /** Whether confirmation applies: it writes and the plugin requires confirmation. */
   mutating: boolean;
+  /** Why the target counts as changing data (write-reason.ts), as CONFIRM_REQUIRED's `details.why` says it. */
+  why?: string;
   /** `confirm: true` was sent at the top level of the request. */
   confirmed: boolean;
   /** Where a `confirm` was found and not honoured ("arguments.confirm"), to say where it belongs. */
@@ -61,7 +63,7 @@ export const confirmFlag: GatePolicy = async (request) => {
   const unread = request.unreadConfirm ? ` 'confirm' was ${request.unreadConfirm}; it must be the JSON boolean true.` : "";
   const details = {
     tool: request.target,
-    why: request.tool ? "it is neither in the plugin's readonlyTools nor marked readOnlyHint" : "a skill reached an adapter method that the adapter's readsOnly does not say only reads",
+    why: `${request.why ?? (request.tool ? "it is not known to be read-only" : `'${request.target}' is an adapter method a skill called that the adapter's readsOnly does not say only reads`)}; the plugin requires confirmation of changes (requireConfirm)`,
     confirm: "top level of the request, only if the user asked for this change",
   };
   if (request.via === "skill") {

@@ -6,7 +6,9 @@ import { describeThrown, fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import type { Skill } from "../plugins/skills.js";
 import type { ErrorAnswer, OperationResult, SuccessKind } from "./answers.js";
-import { confirmFlag, gatedAdapter, passGate, type GatePolicy, type GateRequest } from "./gate.js";
+import { confirmFlag, gatedAdapter, passGate, type GatePolicy, type GateRequest, type SkillGate } from "./gate.js";
+import { approveCall } from "./approved-call.js";
+import { writeReason } from "./write-reason.js";
 import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confirmer } from "./confirm.js";
 import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
@@ -167,6 +169,8 @@ interface CallState {
   sent?: SentStep[];
   /** The adapter the invoke step uses: a skill's is gated. */
   adapter?: Adapter;
+  /** A skill's gate (the one its adapter goes through), for calls it approves up front (approved-call.ts). */
+  skillGate?: SkillGate;
   /** This run's trace, when tracing is on. */
   trace?: OperationTrace | undefined;
   output?: unknown;
@@ -691,6 +695,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const unreadConfirmOf = (state: CallState): { unreadConfirm?: string } =>
     state.request?.confirmSent === undefined ? {} : { unreadConfirm: typeof state.request.confirmSent === "number" ? `the number ${state.request.confirmSent}` : describeArgumentValue(state.request.confirmSent) };
 
+  /** The rule that made a tool a write, for the refusal (only worked out for a write). */
+  const whyWrites = (plugin: ReadyPlugin, tool: ToolDescriptor, writes: boolean): { why?: string } => {
+    const why = writes ? writeReason(plugin.manifest, tool) : undefined;
+    return why ? { why } : {};
+  };
+
   function gateRequestFor(state: CallState): GateRequest {
     const plugin = state.plugin as ReadyPlugin;
     const tool = state.tool as ToolDescriptor;
@@ -704,6 +714,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       arguments: state.args ?? state.request?.arguments,
       writes,
       mutating: writes && plugin.manifest.requireConfirm,
+      ...whyWrites(plugin, tool, writes),
       confirmed: state.confirmed ?? state.request?.confirm === true,
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
       ...unreadConfirmOf(state),
@@ -727,25 +738,25 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     state.adapter = (state.plugin as ReadyPlugin).adapter;
   };
 
-  function adapterForSkill(
-    session: Session,
-    plugin: ReadyPlugin,
-    skill: string,
-    confirmed: boolean,
-    ctx: OperationContext,
-    run: {
-      misplacedConfirm?: string;
-      unreadConfirm?: string;
-      refusals?: RuntimeError[];
-      interrupts?: ConfirmInterrupt[];
-      facts?: CallFacts;
-      skillArguments?: unknown;
-      /** The run's deadline once it is running (it aborts at the deadline and on the client's cancel). */
-      deadline?: () => Cancellation | undefined;
-      /** Filled with every step sent on to the plugin, for the deadline's answer. */
-      sent?: SentStep[];
-    } = {},
-  ): Adapter {
+  type SkillRun = {
+    misplacedConfirm?: string;
+    unreadConfirm?: string;
+    refusals?: RuntimeError[];
+    interrupts?: ConfirmInterrupt[];
+    facts?: CallFacts;
+    skillArguments?: unknown;
+    /** The run's deadline once it is running (it aborts at the deadline and on the client's cancel). */
+    deadline?: () => Cancellation | undefined;
+    /** Filled with every step sent on to the plugin, for the deadline's answer. */
+    sent?: SentStep[];
+  };
+
+  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, run: SkillRun = {}): Adapter {
+    return gatedAdapter(plugin.adapter, skillGateFor(session, plugin, skill, confirmed, ctx, run));
+  }
+
+  /** The gate every request of a skill's run goes through (its adapter's, and the calls it approves up front). */
+  function skillGateFor(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, run: SkillRun): SkillGate {
     const { misplacedConfirm, unreadConfirm, refusals, interrupts, facts, sent } = run;
     const chain = policies(ctx);
     const pass = async (request: GateRequest) => {
@@ -784,7 +795,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       ...(unreadConfirm ? { unreadConfirm } : {}),
       ...(caller ? { signal: signalOf(caller) } : {}),
     };
-    return gatedAdapter(plugin.adapter, {
+    return {
       async call(name, args) {
         refuseIfStopped(name);
         const tools = await deps.toolsOf(plugin);
@@ -800,7 +811,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         // The skill run counts as a write (audit) from its first step that changes data, or
         // tried to: set before the gate, so a refused step is audited as a refused _call is.
         if (writes && facts) facts.mutating = true;
-        await pass({ ...base, target: name, tool, arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm });
+        await pass({ ...base, target: name, tool, arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm, ...whyWrites(plugin, tool, writes) });
         // Checked again after the gate's waits: a confirmation form can outlast the deadline.
         refuseIfStopped(name);
         sent?.push({ target: name, writes });
@@ -812,7 +823,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         refuseIfStopped(name);
         sent?.push({ target: name, writes: true });
       },
-    });
+    };
   }
 
   /** A skill's step that calls a tool its plugin does not have: the skill is broken, and the answer names the tool (the step runner names the step). */
@@ -831,7 +842,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const plugin = state.plugin as ReadyPlugin;
     state.refusals = [];
     state.interrupts = [];
-    state.adapter = adapterForSkill(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, {
+    state.skillGate = skillGateFor(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, {
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
       ...unreadConfirmOf(state),
       refusals: state.refusals,
@@ -841,6 +852,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       deadline: () => state.deadline,
       sent: (state.sent = []),
     });
+    state.adapter = gatedAdapter(plugin.adapter, state.skillGate);
   };
 
   // ── invoke: the adapter or the skill, under the deadline and the caller's cancel ────────
@@ -873,8 +885,20 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const runSkill = async (skill: Skill, deadline: DeadlineScope): Promise<unknown> => {
       state.deadline = deadline;
       // Object.assign, not a spread: a spread would read (and so make) the job store.
+      const gate = state.skillGate as SkillGate;
+      const context = callContext(deadline);
+      // The job store read through too: made only when a call is approved.
+      const background = { sessionId: session.id, log: deps.log, get jobs() { return deps.jobsOf(session, prefix); } };
       // Called as withDeadline starts its timer, so `deadline` here is when that timer fires.
-      const answer = await skill.run(adapter, args, Object.assign(callContext(deadline), { confirmed, deadline: Date.now() + deps.timeoutMs }));
+      const answer = await skill.run(
+        adapter,
+        args,
+        Object.assign(context, {
+          confirmed,
+          deadline: Date.now() + deps.timeoutMs,
+          approveCall: (name: string, callArgs?: Record<string, unknown>) => approveCall(plugin.adapter, gate, background, name, callArgs),
+        }),
+      );
       // The user has a question to answer first (reads before it are run again on the retry).
       const pending = state.interrupts?.[0];
       if (pending) throw pending;

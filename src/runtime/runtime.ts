@@ -14,6 +14,7 @@ import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type Pl
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
 import { describeMissing } from "../plugins/requirements.js";
 import type { Skill } from "../plugins/skills.js";
+import { writeReason } from "./write-reason.js";
 import type { CatalogEntry, DiscoverAnswer, NextStep, OperationResult } from "./answers.js";
 import { createCatalog, DEFAULT_LISTING_CONCURRENCY, documentsFor, type Catalog } from "./catalog.js";
 import { followToolsChanges } from "./tools-change.js";
@@ -650,8 +651,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
 
   function isReadOnly(plugin: LoadedPlugin, tool: ToolDescriptor): boolean {
-    if (plugin.manifest.confirmTools?.includes(tool.name)) return false;
-    return plugin.manifest.readonlyTools.includes(tool.name) || (plugin.manifest.trustReadOnlyHints !== false && tool.annotations?.readOnlyHint === true);
+    return writeReason(plugin.manifest, tool) === undefined;
   }
 
   function needsConfirm(plugin: LoadedPlugin, tool: ToolDescriptor): boolean {

@@ -18,12 +18,15 @@ export const meta = {
 };
 
 export async function run(adapter, args, context) {
-  // The job outlives this call, so the confirm gate is checked here, before it starts: a refusal
-  // inside the job would only show up later as a failed job.
-  if (context?.confirmed === false) {
-    throw skillError("CONFIRM_REQUIRED", "start-ephemeral-agent runs run_ephemeral_agent, which changes data; run the skill again with confirm: true");
+  // The job outlives this call, and the gate can ask the user (or read the run's confirm) only
+  // while the call is open: the write is approved here, before the job starts, and the job runs
+  // exactly that approved call under its own signal (cancelling the job aborts it). A refusal or
+  // a declined question is this skill's answer, not a failed job later.
+  if (typeof context?.approveCall !== "function") {
+    throw skillError("UPSTREAM_ERROR", "start-ephemeral-agent needs a runtime whose skill context offers approveCall to start a write in the background");
   }
-  const jobId = await context.jobs.start((signal) => adapter.call("run_ephemeral_agent", args, { ...context, signal }), { kind: "run_ephemeral_agent" });
+  const runAgent = await context.approveCall("run_ephemeral_agent", args);
+  const jobId = await context.jobs.start(runAgent, { kind: "run_ephemeral_agent" });
   return {
     jobId,
     state: "running",

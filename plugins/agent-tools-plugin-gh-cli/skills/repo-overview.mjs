@@ -17,6 +17,20 @@ export const meta = {
 
 const RECENT = 5;
 
+/** What a step's `stdout` is, for a shape problem: "text", "a list", "null", "an object". */
+function kindOf(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "string" ? "text" : typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+// gh answers the repository as one JSON object and each list as a JSON array, each in `stdout`.
+const objectStdout = (result) => (result?.stdout && typeof result.stdout === "object" && !Array.isArray(result.stdout) ? undefined : `its stdout is ${kindOf(result?.stdout)}, not the repository's JSON object`);
+function listStdout(result) {
+  if (!Array.isArray(result?.stdout)) return `its stdout is ${kindOf(result?.stdout)}, not a JSON list`;
+  const odd = result.stdout.findIndex((item) => kindOf(item) !== "an object");
+  return odd === -1 ? undefined : `item ${odd + 1} of its list is ${kindOf(result.stdout[odd])}, not an object`;
+}
+
 function brief(item) {
   return { number: item.number, title: item.title, author: item.author?.login, url: item.url, ...(item.isDraft ? { draft: true } : {}) };
 }
@@ -25,9 +39,9 @@ export async function run(adapter, args) {
   const { owner, repo } = args;
   const issuesOff = (r) => r.repository.stdout.hasIssuesEnabled === false;
   const { results, notes } = await runSteps(adapter, [
-    { name: "repository", tool: "repo_view", args: { owner, repo } },
-    { name: "open issues", tool: "issue_list", args: { owner, repo, state: "open", limit: RECENT }, skip: issuesOff, skipReason: "issues are turned off for this repository" },
-    { name: "open pull requests", tool: "pr_list", args: { owner, repo, state: "open", limit: RECENT } },
+    { name: "repository", tool: "repo_view", args: { owner, repo }, check: objectStdout },
+    { name: "open issues", tool: "issue_list", args: { owner, repo, state: "open", limit: RECENT }, skip: issuesOff, skipReason: "issues are turned off for this repository", check: listStdout },
+    { name: "open pull requests", tool: "pr_list", args: { owner, repo, state: "open", limit: RECENT }, check: listStdout },
   ]);
   const view = results.repository.stdout;
   return {

@@ -90,7 +90,7 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
         label,
       });
       if (raw.exitCode !== 0) throw applyCliErrorRules(spec.errors, raw, { label, tool: name, args: args ?? {}, redactor }) ?? exitError(raw, label, redactor);
-      return shapeResult(raw, tool.parse, spec.maxOutputBytes, redactor);
+      return shapeResult(raw, tool.parse, spec.maxOutputBytes, redactor, { label, writes: !tool.readonly });
     },
 
     async close() {

@@ -4,8 +4,11 @@ import type { ProcessResult } from "./process.js";
 
 /**
  * What a call returns: `{ exitCode, stdout, stderr }`, plus `truncated: true` with the byte
- * counts and the cap when either stream was cut. stdout is parsed JSON when `parse` is "json" and
- * it parses (a cut stdout is returned as text). Everything is redacted.
+ * counts and the cap when either stream was cut. stdout is parsed JSON when `parse` is "json".
+ * A manifest tool that declares `parse: "json"` (`strict`) fails when its stdout is not JSON or
+ * was cut: its callers (skills) read the value as JSON, and text in its place would only break
+ * them later with a stranger error. The runner's `parse` (module adapters) stays lenient: a stdout
+ * that does not parse is returned as text. Everything is redacted.
  */
 
 export interface CliResult {
@@ -29,14 +32,26 @@ export function tail(text: string, max = TAIL_CHARS): string {
   return trimmed.length > max ? `…${trimmed.slice(trimmed.length - max)}` : trimmed;
 }
 
-export function shapeResult(raw: ProcessResult, parse: "json" | "text", maxOutputBytes: number, redactor: Redactor): CliResult {
+/** A `parse: "json"` tool's call, for the error when its stdout is not JSON. */
+export interface StrictJson {
+  /** `gh (tool 'repo_view')`. */
+  label: string;
+  /** The tool is not read-only: the program exited 0, so a change it makes was made. */
+  writes: boolean;
+}
+
+const QUOTED_CHARS = 200;
+
+export function shapeResult(raw: ProcessResult, parse: "json" | "text", maxOutputBytes: number, redactor: Redactor, strict?: StrictJson): CliResult {
   // A stream cut at the cap may end with the first part of a secret: masked as such.
   let stdout: unknown = raw.stdoutTruncated ? redactor.redactCut(raw.stdout) : raw.stdout;
+  if (parse === "json" && raw.stdoutTruncated && strict) throw notJson(raw, maxOutputBytes, redactor, strict);
   if (parse === "json" && !raw.stdoutTruncated) {
     try {
       stdout = JSON.parse(raw.stdout) as unknown;
     } catch {
-      // not JSON: returned as text
+      if (strict) throw notJson(raw, maxOutputBytes, redactor, strict);
+      // not JSON: returned as text (the runner's lenient parse)
     }
   }
   const result: CliResult = { exitCode: raw.exitCode ?? -1, stdout, stderr: raw.stderrTruncated ? redactor.redactCut(raw.stderr) : raw.stderr };
@@ -48,6 +63,33 @@ export function shapeResult(raw: ProcessResult, parse: "json" | "text", maxOutpu
     result.maxOutputBytes = maxOutputBytes;
   }
   return redactor.redactValue(result);
+}
+
+/**
+ * A `parse: "json"` tool whose stdout cannot be read as JSON: cut at the output cap (say the cap
+ * and how to get under it; the cut JSON is of no use), or not JSON at all (quote its start,
+ * masked, and keep the whole masked text in the details, so nothing the program said is lost).
+ */
+function notJson(raw: ProcessResult, maxOutputBytes: number, redactor: Redactor, strict: StrictJson): CliError {
+  const done = strict.writes ? " It exited 0, so a change it makes was made: check before running it again." : "";
+  const stderr = raw.stderr ? { stderr: tail(masked(raw.stderr, raw.stderrTruncated, redactor)) } : {};
+  if (raw.stdoutTruncated) {
+    return new CliError(
+      "UPSTREAM_ERROR",
+      `${strict.label} answers JSON, but its stdout (${raw.stdoutBytes} bytes) was cut at the adapter's maxOutputBytes (${maxOutputBytes} bytes), and cut JSON cannot be read.${done}`,
+      {
+        hint: `Narrow the call so it answers less (a smaller limit, fewer items or fields), or raise "maxOutputBytes" in the plugin's cli adapter block above ${raw.stdoutBytes} bytes.`,
+        details: { exitCode: raw.exitCode, stdoutBytes: raw.stdoutBytes, maxOutputBytes, ...stderr },
+      },
+    );
+  }
+  const stdout = redactor.redact(raw.stdout);
+  const shown = stdout.trim();
+  const quoted = !shown ? "it was empty" : shown.length > QUOTED_CHARS ? `it began: ${JSON.stringify(`${shown.slice(0, QUOTED_CHARS)}…`)}` : `it was: ${JSON.stringify(shown)}`;
+  return new CliError("UPSTREAM_ERROR", `${strict.label} answers JSON, but its stdout was not JSON (${quoted}).${done}`, {
+    hint: "The program did not answer as the plugin expects (a different version, or a message in place of the data): tell the user what it printed; calling again the same way answers the same.",
+    details: { exitCode: raw.exitCode, stdout, ...stderr },
+  });
 }
 
 /** The error for a program that exited non-zero or was ended by a signal it was not sent by us. */
