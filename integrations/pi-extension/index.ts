@@ -5,8 +5,10 @@ import { errorMessage, RuntimeSession, settingsFromEnv } from "./runtime-session
 /**
  * agent-tools-runtime for pi: at load, open one MCP session with the runtime over Streamable HTTP,
  * list its facade tools (every page) and register each as a native pi tool with the facade's own
- * JSON Schema. Calls go to tools/call in that session; a facade error becomes a pi tool error
- * whose message starts with the error code and the runtime's hint.
+ * JSON Schema. Calls go to tools/call in that session (runtime-session.ts replaces a dropped one
+ * and bounds each call by AGENT_TOOLS_PI_CALL_TIMEOUT_MS); a facade error becomes a pi tool error
+ * whose message starts with the error code and the runtime's hint (a failed agent_tools_exec: its
+ * exit code and stderr).
  */
 export default async function agentToolsRuntime(pi: ExtensionAPI): Promise<void> {
   const session = new RuntimeSession(settingsFromEnv());
@@ -36,6 +38,7 @@ export default async function agentToolsRuntime(pi: ExtensionAPI): Promise<void>
   }
 
   pi.on("session_shutdown", async () => {
+    // every session this opened, including one still opening or a dropped one still closing
     await session.close();
   });
 }

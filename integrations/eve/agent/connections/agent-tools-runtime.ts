@@ -21,7 +21,8 @@ export default defineMcpClientConnection({
   ...(hasToken
     ? {
         auth: {
-          credentialOwner: "app" as const,
+          // one shared credential for the agent (eve 1.x refuses the older name, credentialOwner)
+          principalType: "app" as const,
           // read on every connection attempt, so a rotated token is picked up without a rebuild
           getToken: async () => ({ token: process.env.AGENT_TOOLS_HTTP_TOKEN ?? "" }),
         },
