@@ -49,6 +49,9 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_FS_ROOT: text,
   AGENT_TOOLS_MEMORY_FILE: text,
   AGENT_TOOLS_DEPTH: text,
+  // Read by the pi extension (integrations/pi-extension), which checks it itself; known here so a
+  // server that shares pi's environment does not call it a typo.
+  AGENT_TOOLS_PI_CALL_TIMEOUT_MS: text,
   AGENT_TOOLS_NO_BUNDLED_PLUGINS: off,
   AGENT_TOOLS_LOG: { kind: "choice", values: ["debug", "info", "warn", "error", "silent"], fallback: "info (warn for the one-off commands)" },
   AGENT_TOOLS_CALL_TIMEOUT_MS: ms(40_000, 60_000),
