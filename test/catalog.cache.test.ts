@@ -186,6 +186,49 @@ describe("catalog cache", () => {
   });
 });
 
+describe("agent-tools cache clear in a folder that holds other files", () => {
+  test("removes only the catalogs and temporaries the runtime wrote, and names what it left alone", async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), "agent-tools-cache-mixed-"));
+    try {
+      // AGENT_TOOLS_CACHE_DIR pointed at a project folder that has a catalogs/ of its own.
+      const folder = path.join(root, "catalogs");
+      mkdirSync(path.join(folder, "notes"), { recursive: true });
+      writeFileSync(path.join(folder, "products.json"), '{"mine":1}');
+      writeFileSync(path.join(folder, "readme.tmp"), "mine too");
+      const key = "cd".repeat(32);
+      await createFileCatalogStore(folder).set(key, { prefix: "x", listedAt: 1, tools: [] });
+      writeFileSync(path.join(folder, `${"ef".repeat(32)}.json.4242.1700000000000.tmp`), "{half");
+      const embeddings = path.join(root, "embeddings");
+      mkdirSync(embeddings);
+      writeFileSync(path.join(embeddings, "embeddings-use-lite-512-v1.bin"), Buffer.alloc(4));
+      writeFileSync(path.join(embeddings, "vectors.bin"), "mine");
+      const env = baseEnv({ AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: root });
+
+      const shown = JSON.parse((await runCli(["cache"], env)).stdout) as { entries: number };
+      assert.equal(shown.entries, 1, "only the runtime's catalog counts as an entry");
+      const run = await runCli(["cache", "clear"], env);
+      assert.equal(run.code, 0, run.stderr);
+      const report = JSON.parse(run.stdout) as { cleared: number; leftAlone?: string[]; note?: string; embeddings: { cleared: number } };
+      assert.equal(report.cleared, 1);
+      assert.deepEqual(report.leftAlone, ["notes", "products.json", "readme.tmp"]);
+      assert.match(report.note ?? "", new RegExp(`^left alone in ${folder}: what this runtime did not write`));
+      assert.deepEqual(readdirSync(folder).sort(), ["notes", "products.json", "readme.tmp"]);
+      assert.equal(readFileSync(path.join(folder, "products.json"), "utf8"), '{"mine":1}');
+      assert.equal(report.embeddings.cleared, 1);
+      assert.deepEqual(readdirSync(embeddings), ["vectors.bin"]);
+
+      // Nothing of the runtime's left: the answer has no leftAlone when the folder held only its own.
+      rmSync(folder, { recursive: true });
+      await createFileCatalogStore(folder).set(key, { prefix: "x", listedAt: 1, tools: [] });
+      const again = JSON.parse((await runCli(["cache", "clear"], env)).stdout) as Record<string, unknown>;
+      assert.equal(again.cleared, 1);
+      assert.equal("leftAlone" in again, false, JSON.stringify(again));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("catalog cache keys and places", () => {
   const manifest = (args: string[]) => manifestFromEntry("/p/agent-tools.config.json", "svc", { command: "node", args, env: { TOKEN: "${SVC_TOKEN}" } });
 

@@ -170,11 +170,22 @@ export interface SettingsLocation {
   /** The adapter block's field path; a setting of it is `${field}.cwd`. */
   field: string;
   file: string;
+  /** An embedded default server's: the host variable that sets it up, named instead of its fields (no file holds them). */
+  variable?: string;
 }
 
-/** "`mcpServers.notes.cwd` in /home/u/agent-tools.config.json": a setting named where the user edits it. */
+/**
+ * "`mcpServers.notes.cwd` in /home/u/agent-tools.config.json": a setting named where the user
+ * edits it; for an embedded default server, the variable that sets it up.
+ */
 export function settingAt(settings: SettingsLocation | undefined, key: string): string {
+  if (settings?.variable) return `the variable ${settings.variable} (this server is an embedded default: no file holds its settings)`;
   return settings ? `\`${settings.field}.${key}\` in ${settings.file}` : `\`adapter.${key}\``;
+}
+
+/** Several settings of one server, each named once: an embedded default's all come to its one variable. */
+export function settingsAt(settings: SettingsLocation | undefined, keys: readonly string[], joiner = ", "): string {
+  return [...new Set(keys.map((key) => settingAt(settings, key)))].join(joiner);
 }
 
 export function isAdapter(value: unknown): value is Adapter {

@@ -1,4 +1,4 @@
-import { catalogCacheDir, createFileCatalogStore, describeFileStore } from "../runtime/catalog-cache/store.js";
+import { catalogCacheDir, clearFileStore, describeFileStore } from "../runtime/catalog-cache/store.js";
 import { clearEmbeddingCache, describeEmbeddingCache, embeddingCacheDir } from "../runtime/search/semantic/embedding-cache.js";
 
 /**
@@ -23,8 +23,12 @@ export async function cacheCommand(args: readonly string[], env: NodeJS.ProcessE
   const embeddings = embeddingCacheDir(env)!;
   try {
     if (action === "clear") {
-      const cleared = await createFileCatalogStore(dir).clear();
-      print({ location: dir, cleared, embeddings: { location: embeddings, cleared: clearEmbeddingCache(embeddings) } });
+      const { cleared, leftAlone } = await clearFileStore(dir);
+      // The folder may be the user's (AGENT_TOOLS_CACHE_DIR): what the runtime did not write stays, and is said.
+      const others = leftAlone.length
+        ? { leftAlone, note: `left alone in ${dir}: what this runtime did not write (its catalogs are named <digest>.json)` }
+        : {};
+      print({ location: dir, cleared, ...others, embeddings: { location: embeddings, cleared: clearEmbeddingCache(embeddings) } });
       return 0;
     }
     print({ location: dir, ...(await describeFileStore(dir)), embeddings: { location: embeddings, ...describeEmbeddingCache(embeddings) } });

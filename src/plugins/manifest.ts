@@ -67,6 +67,12 @@ export interface PluginManifest {
    * block's, so a problem of the block is named and placed as the entry's field.
    */
   entryPath?: readonly string[];
+  /**
+   * An embedded default plugin (config/defaults.ts) is set up by a host variable, not a file:
+   * messages name `variable` where they would name the entry's fields (no file holds them), and
+   * `problem` says what is wrong with its value (the plugin is then not configured).
+   */
+  setBy?: { variable: string; problem?: string };
 }
 
 export interface DiscoverContextSpec {
@@ -124,7 +130,7 @@ function fieldSegments(field: string): (string | number)[] {
 /** Where a manifest's adapter block is written: a config entry's key, or the plugin.json's adapter field. */
 export function settingsOf(manifest: PluginManifest): SettingsLocation {
   const field = manifest.form === "config" ? `mcpServers.${manifest.name}` : manifest.form === "agent-plugins-spec" ? `extensions.${EXTENSION_KEY}.adapter` : "adapter";
-  return { field, file: manifest.file };
+  return { field, file: manifest.file, ...(manifest.setBy ? { variable: manifest.setBy.variable } : {}) };
 }
 
 /**

@@ -17,8 +17,10 @@ export interface FleetProblemSources {
   missingPluginDirs: readonly string[];
   unknownDisabled: readonly string[];
   /**
-   * MCP servers not started (too deep a chain of runtimes, runtime-depth.ts). An entry that starts
-   * this runtime itself is not here: it is a notice (self-reference.ts), as the file lists it on purpose.
+   * Bad AGENT_TOOLS_* values (env-settings.ts), MCP servers not started (too deep a chain of
+   * runtimes, runtime-depth.ts), and an AGENT_TOOLS_FS_ROOT or AGENT_TOOLS_MEMORY_FILE the embedded
+   * default cannot use (config/defaults.ts). An entry that starts this runtime itself is not here:
+   * it is a notice (self-reference.ts), as the file lists it on purpose.
    */
   configProblems: readonly string[];
   failures: readonly PluginLoadFailure[];

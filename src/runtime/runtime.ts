@@ -497,10 +497,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const selfReferenceLines = config ? selfReferenceNotices(config, skippedSelf) : [];
   const problem = depthProblem(env);
   const depthProblems = problem && plugins.some(({ manifest: { adapter } }) => startsStdioMcpServer(adapter)) ? [problem] : [];
+  // A wrong AGENT_TOOLS_FS_ROOT or AGENT_TOOLS_MEMORY_FILE (config/defaults.ts), for the embedded plugins that loaded (not disabled or replaced).
+  const embeddedProblems = plugins.flatMap(({ manifest }) => (manifest.setBy?.problem ? [manifest.setBy.problem] : []));
   for (const notice of [
     ...(config?.notices ?? []),
     ...selfReferenceLines,
     ...depthProblems,
+    ...embeddedProblems,
     ...missingDirs,
     ...disableTypos,
     ...(skipBundled || options.manifests ? [] : embeddedDropped(config)),
@@ -871,7 +874,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     failures,
     replaced,
     brokenLinks,
-    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: [...settingProblems.map((p) => p.message), ...depthProblems], failures, brokenLinks, catalogProblems: catalog.problems() }, session?.identity),
+    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: [...settingProblems.map((p) => p.message), ...depthProblems, ...embeddedProblems], failures, brokenLinks, catalogProblems: catalog.problems() }, session?.identity),
     notices: (session) => (seesWholeFleet(session?.identity) ? [...replaced.map((r) => r.notice), ...selfReferenceLines] : []),
     index,
     log,

@@ -1,6 +1,6 @@
-import { statSync } from "node:fs";
 import path from "node:path";
 import type { AgentToolsConfig } from "../config/config.js";
+import { whyNotAFolder } from "../is-directory.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import { describeMissing } from "../plugins/requirements.js";
 import { closestNames } from "./similarity.js";
@@ -10,21 +10,6 @@ import { closestNames } from "./similarity.js";
  * a config file turning the embedded plugins off, `plugins.disable` names that match nothing,
  * plugin folders that do not exist, and, in one line, the plugins that are not configured.
  */
-
-/** Why `dir` holds no plugins ("does not exist", "is not a folder"), or undefined when it is a folder; one stat. */
-function notAFolder(dir: string): string | undefined {
-  let stats;
-  try {
-    stats = statSync(dir, { throwIfNoEntry: false });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // throwIfNoEntry only spares ENOENT: a path through a file is just as absent, not unreadable.
-    if (code === "ENOTDIR") return "does not exist (a part of the path is a file)";
-    return `cannot be read (${code ?? (error as Error).message})`;
-  }
-  if (!stats) return "does not exist";
-  return stats.isDirectory() ? undefined : "is not a folder";
-}
 
 /** Folders named by AGENT_TOOLS_PLUGINS_DIR or `plugins.dirs` that are not there (the README's placeholder `PLUGINS` included). */
 export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs: readonly string[], configFile?: string): string[] {
@@ -38,7 +23,7 @@ export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs:
     ...configDirs.map((dir) => ({ source: "plugins.dirs", dir, fix: `correct or remove it in plugins.dirs${configFile ? ` of ${configFile}` : ""}` })),
   ];
   return named.flatMap(({ source, dir, fix }) => {
-    const why = notAFolder(dir);
+    const why = whyNotAFolder(dir);
     return why ? [`${source} names ${dir}, which ${why}; no plugins were loaded from it (${fix})`] : [];
   });
 }

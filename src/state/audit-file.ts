@@ -1,7 +1,8 @@
-import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { appendFile, open, readFile, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { whyNotWritableFile } from "../writable-file.js";
 import type { AuditEntry, AuditLog } from "./types.js";
 
 /**
@@ -18,41 +19,13 @@ export function defaultAuditFile(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * Whether the audit file can be written, checked at start so a wrong path stops the server with
- * its name instead of failing every write's record later. Nothing is created: the file must be a
- * regular file this process may write, or not exist yet under a folder (or the nearest existing
- * ancestor of one) it may write. A full disk is found at the first write (the answer says so).
- * `source` names the setting that chose the path (AGENT_TOOLS_AUDIT_FILE, AGENT_TOOLS_AUDIT, ...).
+ * Whether the audit file can be written (writable-file.ts), checked at start so a wrong path stops
+ * the server with its name instead of failing every write's record later. `source` names the
+ * setting that chose the path (AGENT_TOOLS_AUDIT_FILE, AGENT_TOOLS_AUDIT, ...).
  */
 export function auditFileProblem(file: string, source: string): string | undefined {
-  const fix = `set ${source} to a file in a folder this process may write, or AGENT_TOOLS_AUDIT=off to keep no audit log`;
-  const existing = statOrUndefined(file);
-  if (existing) {
-    if (!existing.isFile()) return `the audit log ${file} (from ${source}) is not a regular file; ${fix}`;
-    return writable(file) ? undefined : `the audit log ${file} (from ${source}) cannot be written by this process; ${fix}`;
-  }
-  let folder = path.dirname(file);
-  let found = statOrUndefined(folder);
-  while (!found && path.dirname(folder) !== folder) found = statOrUndefined((folder = path.dirname(folder)));
-  if (!found?.isDirectory()) return `the audit log ${file} (from ${source}) cannot be created: ${folder} is not a folder; ${fix}`;
-  return writable(folder) ? undefined : `the audit log ${file} (from ${source}) cannot be created: ${folder} is not writable by this process; ${fix}`;
-}
-
-function statOrUndefined(file: string): ReturnType<typeof statSync> | undefined {
-  try {
-    return statSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-function writable(file: string): boolean {
-  try {
-    accessSync(file, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
+  const why = whyNotWritableFile(file);
+  return why ? `the audit log ${file} (from ${source}) ${why}; set ${source} to a file in a folder this process may write, or AGENT_TOOLS_AUDIT=off to keep no audit log` : undefined;
 }
 
 function parseAuditLines(text: string): AuditEntry[] {

@@ -1,6 +1,6 @@
 import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
 import type { CredentialSource } from "./bearer-auth.js";
-import { settingAt, type Logger, type ServerDescription, type SettingsLocation } from "../types.js";
+import { settingAt, settingsAt, type Logger, type ServerDescription, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { PassingOutputValidator } from "./output-check.js";
@@ -633,7 +633,7 @@ export class McpConnection {
    */
   private startNotAnswered(error: McpAdapterError): McpAdapterError {
     if (error.code !== "UPSTREAM_TIMEOUT") return error;
-    const where = this.options.settings ? `the server's entry (${settingAt(this.options.settings, "url")}, ${settingAt(this.options.settings, "timeoutMs")})` : "the server's settings";
+    const where = this.options.settings ? `the server's entry (${settingsAt(this.options.settings, ["url", "timeoutMs"])})` : "the server's settings";
     return new McpAdapterError("UPSTREAM_ERROR", `${error.message} while starting`, {
       hint: `The server did not answer the MCP handshake in time: check that it runs and answers at its address, or raise its timeout if it is only slow to start; see ${where}. Then call again. Tool arguments cannot fix this.`,
     });

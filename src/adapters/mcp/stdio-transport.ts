@@ -1,7 +1,7 @@
 import path from "node:path";
 import { isOffValue } from "../../env-switch.js";
 import { isDirectory } from "../../is-directory.js";
-import { settingAt, type Logger, type SettingsLocation } from "../types.js";
+import { settingAt, settingsAt, type Logger, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { buildChildEnv } from "./child-env.js";
 import { resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
@@ -96,7 +96,7 @@ function strayLinesText(lines: readonly string[], redactor: Redactor): string {
 
 /** A server that logs to stdout: its command or its settings must change, not the call. */
 function strayStdoutHint(options: StdioOpenerOptions): string {
-  return `An MCP stdio server must write only JSON-RPC to stdout; this one writes its logs there, so its answers are not found among them (or it never answers). Make it log to stderr (a flag or variable of the server's own, such as a quiet or log-level setting, in ${settingAt(options.settings, "args")} or ${settingAt(options.settings, "env")}), or wrap ${settingAt(options.settings, "command")} in a script that does; then call again. Tool arguments cannot fix this.`;
+  return `An MCP stdio server must write only JSON-RPC to stdout; this one writes its logs there, so its answers are not found among them (or it never answers). Make it log to stderr (a flag or variable of the server's own, such as a quiet or log-level setting, in ${settingsAt(options.settings, ["args", "env"], " or ")}), or wrap ${settingAt(options.settings, "command")} in a script that does; then call again. Tool arguments cannot fix this.`;
 }
 
 /** A server that runs but never answers the handshake: what to check, in its config entry. */
@@ -137,7 +137,7 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       }
       if (exit) {
         throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' ${describeExit(exit)} before it finished starting (${errorMessage(error)})${detail}`), {
-          hint: `The server stopped by itself while starting: ${stderr ? "what it wrote to stderr (in `message`) says why; run its command by hand to see it whole" : "run its command by hand to see why"}. Fix its arguments or its variables (${settingAt(options.settings, "args")}, ${settingAt(options.settings, "env")}), then call again. Tool arguments cannot fix this.`,
+          hint: `The server stopped by itself while starting: ${stderr ? "what it wrote to stderr (in `message`) says why; run its command by hand to see it whole" : "run its command by hand to see why"}. Fix its arguments or its variables (${settingsAt(options.settings, ["args", "env"])}), then call again. Tool arguments cannot fix this.`,
         });
       }
       throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' failed to start (${errorMessage(error)})${detail}`));

@@ -36,7 +36,16 @@ export interface CatalogStore {
 /** Bumped when the entry shape changes: entries of another format are ignored (and overwritten). */
 export const CACHE_FORMAT = 1;
 
-const KEY = /^[0-9a-f]{16,128}$/;
+const KEY_PATTERN = "[0-9a-f]{16,128}";
+const KEY = new RegExp(`^${KEY_PATTERN}$`);
+/**
+ * The store's own files, by name: an entry `<key>.json`, and the temporary a write renames into
+ * place (`<key>.json.<pid>.<ms>.tmp`). AGENT_TOOLS_CACHE_DIR may name a folder that holds other
+ * things (a project's own `catalogs/products.json`), so clearing and counting go by these names
+ * only. Not by content: a damaged entry of the store's own (a torn disk write) must still go.
+ */
+const ENTRY_FILE = new RegExp(`^${KEY_PATTERN}\\.json$`);
+const TEMPORARY_FILE = new RegExp(`^${KEY_PATTERN}\\.json\\.\\d+\\.\\d+\\.tmp$`);
 
 function isEntry(value: unknown): value is CachedCatalog & { format: number } {
   if (!value || typeof value !== "object") return false;
@@ -80,10 +89,7 @@ export function createFileCatalogStore(dir: string): CatalogStore {
       await rm(fileOf(key), { force: true });
     },
     async clear() {
-      const names = await namesIn(dir);
-      const entries = names.filter((n) => n.endsWith(".json") || n.endsWith(".tmp"));
-      await Promise.all(entries.map((n) => rm(path.join(dir, n), { force: true })));
-      return entries.filter((n) => n.endsWith(".json")).length;
+      return (await clearFileStore(dir)).cleared;
     },
   };
 }
@@ -102,9 +108,21 @@ async function namesIn(dir: string): Promise<string[]> {
   }
 }
 
+/**
+ * Remove the store's own files from `dir` (ENTRY_FILE, TEMPORARY_FILE): `cleared` counts the
+ * entries, `leftAlone` names what else is there, untouched (for `agent-tools cache clear` to say).
+ * Throws when the folder cannot be read.
+ */
+export async function clearFileStore(dir: string): Promise<{ cleared: number; leftAlone: string[] }> {
+  const names = await namesIn(dir);
+  const own = names.filter((n) => ENTRY_FILE.test(n) || TEMPORARY_FILE.test(n));
+  await Promise.all(own.map((n) => rm(path.join(dir, n), { force: true })));
+  return { cleared: own.filter((n) => ENTRY_FILE.test(n)).length, leftAlone: names.filter((n) => !own.includes(n)).sort() };
+}
+
 /** Entries the file store holds and their total size (for `agent-tools cache`); throws when the folder cannot be read. */
 export async function describeFileStore(dir: string): Promise<{ entries: number; bytes: number }> {
-  const names = (await namesIn(dir)).filter((n) => n.endsWith(".json"));
+  const names = (await namesIn(dir)).filter((n) => ENTRY_FILE.test(n));
   const sizes = await Promise.all(names.map((n) => stat(path.join(dir, n)).then((s) => s.size, () => 0)));
   return { entries: names.length, bytes: sizes.reduce((a, b) => a + b, 0) };
 }
