@@ -1,3 +1,4 @@
+import type { Redactor } from "./adapters/shared/redact.js";
 import type { Logger } from "./adapters/types.js";
 
 /**
@@ -42,6 +43,25 @@ export function escapeControls(text: string): string {
 }
 
 const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * `log` with each line's credentials masked, its message and its fields, before it is written:
+ * the runtime's logger, which it hands plugin code too (an adapter's `options.log`, a call's or a
+ * skill's `context.log`). A plugin's lines are its own code's: one may print a credential it read
+ * from the environment, as its errors may. A line costs one pass of the redactor (lines are rare;
+ * the masking is the same whatever level the line is written at).
+ */
+export function maskedLogger(log: Logger, redactor: Pick<Redactor, "redact" | "redactValue">): Logger {
+  // String(): plugin code is JavaScript, and may log a number or an object as the message.
+  const masked = (message: unknown, fields: Record<string, unknown> | undefined): [string, Record<string, unknown>?] =>
+    fields === undefined ? [redactor.redact(String(message))] : [redactor.redact(String(message)), redactor.redactValue(fields)];
+  return {
+    debug: (m, f) => log.debug(...masked(m, f)),
+    info: (m, f) => log.info(...masked(m, f)),
+    warn: (m, f) => log.warn(...masked(m, f)),
+    error: (m, f) => log.error(...masked(m, f)),
+  };
+}
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 

@@ -20,9 +20,38 @@ export function writeStdout(text: string): boolean {
   return stdoutOwnWrite.call(process.stdout, text);
 }
 
+/**
+ * What each text sent to stderr passes through first: the redactor of every runtime in this
+ * process (maskStrayStdout), so a plugin's `console.log(process.env.API_KEY)` is masked like its
+ * `context.log` lines. Only while stdout is redirected: otherwise its writes are not the
+ * runtime's to touch. Bytes written as a Buffer go on as they are (console methods write text;
+ * decoding and encoding raw bytes again could change them).
+ */
+const masks = new Set<(text: string) => string>();
+let redirected = false;
+
+function masked(text: string): string {
+  let out = text;
+  for (const mask of masks) out = mask(out);
+  return out;
+}
+
 /** Sends every later `process.stdout.write` (and so the console's stdout methods) to stderr. Idempotent. */
 export function sendStrayStdoutToStderr(): void {
-  process.stdout.write = function toStderr(...args: unknown[]): boolean {
-    return (process.stderr.write as (...written: unknown[]) => boolean).apply(process.stderr, args);
+  redirected = true;
+  process.stdout.write = function toStderr(chunk: unknown, ...rest: unknown[]): boolean {
+    const text = typeof chunk === "string" ? masked(chunk) : chunk;
+    return (process.stderr.write as (...written: unknown[]) => boolean).call(process.stderr, text, ...rest);
   } as typeof process.stdout.write;
+}
+
+/**
+ * Masks what `redact` masks in every write sent to stderr by sendStrayStdoutToStderr; returns
+ * the function that stops (a runtime's close). Nothing while stdout is not redirected: a runtime
+ * embedded in a process that keeps its stdout.
+ */
+export function maskStrayStdout(redact: (text: string) => string): () => void {
+  if (!redirected) return () => undefined;
+  masks.add(redact);
+  return () => masks.delete(redact);
 }

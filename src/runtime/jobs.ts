@@ -87,6 +87,12 @@ function lostError(owner: string): ErrorPayload {
   };
 }
 
+/** `value` as JSON.stringify sees it, parsed back (undefined stays undefined). */
+function asJson(value: unknown): unknown {
+  const json = JSON.stringify(value);
+  return json === undefined ? undefined : JSON.parse(json);
+}
+
 export function createJobStore(options: JobStoreOptions = {}): JobStore {
   const maxJobs = options.maxJobs ?? DEFAULT_MAX_JOBS;
   const now = options.now ?? Date.now;
@@ -141,7 +147,11 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
           // shared records): the job fails instead, saying what and where.
           const unsendable = findUnserialisable(result);
           if (unsendable) throw unserialisableError(`job '${id}'${status.kind ? ` (${status.kind})` : ""}`, unsendable);
-          status.result = result;
+          // Kept as its JSON, as the shared records (Redis) keep it anyway: the in-memory records
+          // copy with structuredClone, which throws on a URL or a function (the save failed and
+          // the job stayed running for ever) and turns a class instance into a plain object
+          // (its toJSON lost, so a status showed other fields than the job returned).
+          status.result = asJson(result);
           status.state = "succeeded";
         } catch (error) {
           outcome = { error };

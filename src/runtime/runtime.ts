@@ -1,7 +1,8 @@
 import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import { envSettingProblems } from "../config/env-settings.js";
 import { isOnValue, waitFromEnv } from "../env-switch.js";
-import { createLogger } from "../log.js";
+import { createLogger, maskedLogger } from "../log.js";
+import { maskStrayStdout } from "../stdout-guard.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
 import { describeConfigSource, type AgentToolsConfig } from "../config/config.js";
@@ -407,7 +408,16 @@ function warnOnce(messages: readonly string[], log: Logger): void {
 
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const env = options.env ?? process.env;
-  const log = options.log ?? createLogger();
+  // One redactor for the whole fleet: adapters add what they learn at run time, and every answer
+  // leaves through it (see redaction.ts).
+  // It knows the host's credentials before any plugin code loads, and each plugin's as its
+  // manifest is read (loader.ts): a plugin that fails to load may put them in its error.
+  const redactor = createRedactor(hostSecrets(env));
+  // Every line logged through it too: plugins are handed this logger (AdapterOptions.log, a call's
+  // context.log), and print what their code read.
+  const log = maskedLogger(options.log ?? createLogger(), redactor);
+  // Plugin code's console.log, sent to stderr when stdout is the protocol's (stdout-guard.ts).
+  const unmaskStrayStdout = maskStrayStdout((text) => redactor.redact(text));
   const settingProblems = envSettingProblems(env);
   warnOnce(settingProblems.filter((p) => !p.saidByReader).map((p) => p.message), log);
   const timeoutMs = options.callTimeoutMs ?? positiveInt(env.AGENT_TOOLS_CALL_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
@@ -449,11 +459,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   else if (config) sources.push(...manifestsFromConfig(config, new Set(skippedSelf.map((s) => s.key))));
   sources.push(...dirs.filter(isBundledDir));
   if (!options.manifests && (!config?.file || config.plugins.embedded === true) && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env, config?.file));
-  // One redactor for the whole fleet: adapters add what they learn at run time, and every answer
-  // leaves through it (see redaction.ts).
-  // It knows the host's credentials before any plugin code loads, and each plugin's as its
-  // manifest is read (loader.ts): a plugin that fails to load may put them in its error.
-  const redactor = createRedactor(hostSecrets(env));
   const redact = (value: unknown): unknown => redactor.redactValue(value);
   // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
   const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env, (message) => log.warn(message));
@@ -1150,6 +1155,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));
       await catalog.flush();
       if (ownState) await state.close();
+      unmaskStrayStdout();
     },
   };
   return runtime;

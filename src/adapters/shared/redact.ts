@@ -33,7 +33,7 @@ export interface Redactor {
    * cut off) are masked too, from MIN_SECRET_LENGTH of them on.
    */
   redactCut(text: string): string;
-  /** Deep-redact a JSON-like value. */
+  /** Deep-redact a value, as JSON.stringify sees it (toJSON called, class instances as their own fields). */
   redactValue<T>(value: T): T;
 }
 
@@ -85,6 +85,10 @@ function withMaskedKeys(fields: Record<string, unknown>, redactor: Redactor): Re
     Object.defineProperty(out, name, { value: fields[key], enumerable: true, writable: true, configurable: true });
   });
   return out;
+}
+
+function hasToJSON(value: object): value is { toJSON(key: string): unknown } {
+  return typeof (value as { toJSON?: unknown }).toJSON === "function";
 }
 
 export function createRedactor(initial: Iterable<string | undefined> = []): Redactor {
@@ -157,40 +161,67 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
       }
       return cut > 0 ? `${out.slice(0, out.length - cut)}${MARKER}` : out;
     },
-    // Copy on write: a value with nothing to mask (nearly every result) comes back as it was,
-    // without a copy of each of its objects and arrays.
     redactValue<T>(value: T): T {
-      if (typeof value === "string") return redactor.redact(value) as T;
-      if (Array.isArray(value)) {
-        let out: unknown[] | undefined;
-        for (let i = 0; i < value.length; i++) {
-          const item: unknown = value[i];
-          const masked = redactor.redactValue(item);
-          if (masked !== item) (out ??= value.slice())[i] = masked;
-        }
-        return (out ?? value) as T;
-      }
-      if (value && typeof value === "object") {
-        const proto: unknown = Object.getPrototypeOf(value);
-        // Not a plain object (a class instance, a Date): made plain, its own enumerable fields, as always.
-        const record = (proto !== Object.prototype && proto !== null ? { ...value } : value) as Record<string, unknown>;
-        let out: Record<string, unknown> | undefined;
-        // A key is text like any other: a secret (or a credential shape) can be one, e.g. a JSON
-        // text result `{"<token>": …}` parsed before this step. Most keys are short and hold
-        // nothing: one check each, and the object is rebuilt only when one changes.
-        let keyChanged = false;
-        for (const key in record) {
-          if (!Object.hasOwn(record, key)) continue;
-          const item = record[key];
-          const masked = redactor.redactValue(item);
-          if (masked !== item) (out ??= { ...record })[key] = masked;
-          if (!keyChanged && keyHoldsSecret(key)) keyChanged = true;
-        }
-        const fields = out ?? record;
-        return (keyChanged ? withMaskedKeys(fields, redactor) : fields) as T;
-      }
-      return value;
+      return walk(value, "", false) as T;
     },
+  };
+  /**
+   * `value` as JSON.stringify sees it, masked: what a `toJSON` returns (a Date's ISO text, a URL's
+   * href, a Buffer's bytes) in place of the object, a class instance or a Map as its own enumerable
+   * fields, a boxed primitive as the primitive. Not a plain copy of such an object: a Date has no
+   * fields (it became `{}`), and a `toJSON`'s text, never walked, would reach the answer unmasked.
+   * `key` is what JSON.stringify hands a `toJSON` (the field's name, an array's index, "" at the
+   * top); `returnedByToJSON`: the value came from one, and JSON.stringify calls none on it again.
+   *
+   * Copy on write: a value with nothing to mask (nearly every result) comes back as it was,
+   * without a copy of each of its objects and arrays.
+   */
+  const walk = (value: unknown, key: string | number, returnedByToJSON: boolean): unknown => {
+    if (typeof value === "string") return redactor.redact(value);
+    if (!value || typeof value !== "object") return value;
+    if (Array.isArray(value)) {
+      if (!returnedByToJSON && hasToJSON(value)) return walk(value.toJSON(String(key)), key, true);
+      let out: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        const masked = walk(item, i, false);
+        if (masked !== item) (out ??= value.slice())[i] = masked;
+      }
+      return out ?? value;
+    }
+    const proto: unknown = Object.getPrototypeOf(value);
+    let record = value as Record<string, unknown>;
+    if (proto !== Object.prototype && proto !== null) {
+      if (value instanceof String) return redactor.redact(String(value));
+      if (value instanceof Number || value instanceof Boolean) return value.valueOf();
+      if (!returnedByToJSON && hasToJSON(value)) return walk(value.toJSON(String(key)), key, true);
+      // A class instance, a Map, a Date a toJSON returned: its own enumerable fields, as JSON has them.
+      record = { ...value } as Record<string, unknown>;
+    }
+    // A toJSON that returned an object with a toJSON of its own: JSON.stringify leaves that one
+    // uncalled (and the function out), so the copy leaves it out too; the final JSON.stringify of
+    // the answer would call it, and what it returns would go out unmasked.
+    if (returnedByToJSON && typeof record.toJSON === "function") {
+      const { toJSON: _dropped, ...rest } = record;
+      record = rest;
+    }
+    let out: Record<string, unknown> | undefined;
+    // A key is text like any other: a secret (or a credential shape) can be one, e.g. a JSON
+    // text result `{"<token>": …}` parsed before this step. Most keys are short and hold
+    // nothing: one check each, and the object is rebuilt only when one changes.
+    let keyChanged = false;
+    for (const field in record) {
+      if (!Object.hasOwn(record, field)) continue;
+      const item = record[field];
+      // A plain object's toJSON is one of its fields: found here, not looked up on every object
+      // (a lookup that misses costs the walk of a large result several per cent).
+      if (field === "toJSON" && !returnedByToJSON && typeof item === "function") return walk((item as (key: string) => unknown).call(value, String(key)), key, true);
+      const masked = walk(item, field, false);
+      if (masked !== item) (out ??= { ...record })[field] = masked;
+      if (!keyChanged && keyHoldsSecret(field)) keyChanged = true;
+    }
+    const fields = out ?? record;
+    return keyChanged ? withMaskedKeys(fields, redactor) : fields;
   };
   for (const secret of initial) redactor.add(secret);
   return redactor;
