@@ -88,6 +88,7 @@ export class SchemaConverter {
     if (typeof schema.$ref === "string") {
       const ref = schema.$ref;
       const name = ref.split("/").pop() ?? ref;
+      if (!ref.startsWith("#")) return { schema: { description: `reference to another document, ${ref} (not followed)` }, size: 1 };
       const target = refs.has(ref) ? undefined : resolvePointer(this.root, ref);
       if (target === undefined) return { schema: { description: `recursive reference to ${name} (not expanded)` }, size: 1 };
       return this.walk(target, budget, depth + 1, new Set([...refs, ref]));
