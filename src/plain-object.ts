@@ -7,3 +7,11 @@
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
 }
+
+/**
+ * `target[key] = value` as an own, enumerable field whatever the key: a key from outside (a spec's
+ * property named `__proto__`) set with `=` would replace the object's prototype instead.
+ */
+export function setOwnField(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { gzipSync } from "node:zlib";
 import { createRestAdapter } from "../src/adapters/rest/index.js";
 import { urlCredentials } from "../src/adapters/shared/env-vars.js";
 import { createRedactor } from "../src/adapters/shared/redact.js";
@@ -27,6 +28,18 @@ before(async () => {
     if (path === "/api/vendor-json") {
       res.writeHead(200, { "content-type": "application/vnd.github+json" });
       return res.end("{not json");
+    }
+    if (path === "/api/gzip-500") {
+      res.writeHead(500, { "content-type": "application/json", "content-encoding": "gzip" });
+      return res.end(gzipSync(Buffer.alloc(5000)));
+    }
+    if (path === "/api/bytes-502") {
+      res.writeHead(502);
+      return res.end(Buffer.from(Array.from({ length: 700 }, (_, i) => (i * 37) % 256)));
+    }
+    if (path === "/api/text-500") {
+      res.writeHead(500, { "content-type": "text/plain" });
+      return res.end("Tab\there, an accent: é, and a line\nbreak");
     }
     if (path === "/api/text") {
       res.writeHead(200, { "content-type": "text/plain" });
@@ -109,6 +122,26 @@ describe("a 2xx labelled JSON that is not JSON", () => {
     ]);
     await assert.rejects(a.call("vendor", {}), (e: Failure) => e.code === "UPSTREAM_ERROR" && /application\/vnd\.github\+json' but a body that is not JSON: \{not json$/.test(e.message));
     assert.deepEqual(await a.call("text", {}), { status: 200, data: "plain words" });
+  });
+});
+
+describe("an error body that is not text", () => {
+  it("is described by its size and content type, not quoted as escaped bytes; a text body is still quoted", async () => {
+    const { a } = await adapter([
+      { name: "gz", path: "/gzip-500" },
+      { name: "bytes", path: "/bytes-502" },
+      { name: "text", path: "/text-500" },
+    ]);
+    await assert.rejects(a.call("gz", {}), (e: Failure) => {
+      assert.equal(e.code, "UPSTREAM_ERROR");
+      assert.equal(e.message, "GET /api/gzip-500 answered HTTP 500: a binary body of 5000 bytes (content type application/json)");
+      return true;
+    });
+    await assert.rejects(a.call("bytes", {}), (e: Failure) => {
+      assert.equal(e.message, "GET /api/bytes-502 answered HTTP 502: a binary body of 700 bytes (no content type)");
+      return true;
+    });
+    await assert.rejects(a.call("text", {}), (e: Failure) => e.message === "GET /api/text-500 answered HTTP 500: Tab here, an accent: é, and a line break");
   });
 });
 

@@ -38,9 +38,35 @@ function lastUrl(): string {
 describe("path parameters", () => {
   it("are encoded with encodeURIComponent, so a value with slashes stays one segment", async () => {
     const a = await adapter([{ name: "get", method: "GET", path: "/repos/{owner}/{repo}" }]);
-    const result = (await a.call("get", { owner: "a/../b", repo: "x y?#%" })) as { status: number; data: { url: string } };
+    const result = (await a.call("get", { owner: "a/b...c/.d", repo: "x y?#%" })) as { status: number; data: { url: string } };
     assert.equal(result.status, 200);
-    assert.equal(result.data.url, "/api/repos/a%2F..%2Fb/x%20y%3F%23%25");
+    assert.equal(result.data.url, "/api/repos/a%2Fb...c%2F.d/x%20y%3F%23%25");
+  });
+
+  it("refuse a value with a dot segment between its slashes, also percent-encoded, before any request is sent", async () => {
+    // Sent as one segment (`..%2F..%2Fadmin`), but a front that decodes %2F first (nginx, Apache
+    // AllowEncodedSlashes) would resolve it to /admin, outside the base path.
+    const a = await adapter([{ name: "get", method: "GET", path: "/items/{id}" }]);
+    const before = server.requests.length;
+    const values: [string, string][] = [
+      ["../../admin", ".."],
+      ["a/../b", ".."],
+      ["a/./b", "."],
+      ["..\\admin", ".."],
+      ["%2e%2e/admin", ".."],
+      ["%252e%252e%252fadmin", ".."],
+      ["x/..;/admin", "..;"],
+      ["x/..%2fadmin", ".."],
+    ];
+    for (const [value, segment] of values) {
+      await assert.rejects(a.call("get", { id: value }), (e: Error & { code?: string }) => {
+        assert.equal(e.code, "ARG_VALIDATION_FAILED", e.message);
+        assert.ok(e.message.includes(`path parameter 'id' must not contain a '${segment}' segment between slashes (${JSON.stringify(value)})`), e.message);
+        assert.match(e.message, /pass the identifier itself/);
+        return true;
+      });
+    }
+    assert.equal(server.requests.length, before);
   });
 
   it("refuse a value that is a dot segment, before any request is sent", async () => {

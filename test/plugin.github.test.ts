@@ -156,7 +156,7 @@ describe("github plugin: tools", () => {
 describe("github plugin: owner, repo and branch are encoded, never pasted into the path", () => {
   const cases: [string, Record<string, string>, string][] = [
     ["a slash", { owner: "octo-org/widgets", repo: "issues" }, "/repos/octo-org%2Fwidgets/issues"],
-    ["a dot-dot inside a value", { owner: "octo-org", repo: "../../search/repositories" }, "/repos/octo-org/..%2F..%2Fsearch%2Frepositories"],
+    ["a slash inside a value", { owner: "octo-org", repo: "search/repositories" }, "/repos/octo-org/search%2Frepositories"],
     ["a question mark and a hash", { owner: "octo?org", repo: "wid#gets" }, "/repos/octo%3Forg/wid%23gets"],
     ["spaces", { owner: "octo org", repo: "my widgets" }, "/repos/octo%20org/my%20widgets"],
   ];
@@ -176,6 +176,14 @@ describe("github plugin: owner, repo and branch are encoded, never pasted into t
     const { payload } = await call("list_issues", { owner: "..", repo: "widgets" });
     assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED");
     assert.match(payload.error?.message ?? "", /dot segment/);
+    assert.equal(gh.requests.length, 0);
+  });
+
+  it("a dot-dot between slashes inside a value is refused before any request (a front decoding %2F would resolve it)", async () => {
+    gh.reset();
+    const { payload } = await call("get_repository", { owner: "octo-org", repo: "../../search/repositories" });
+    assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.match(payload.error?.message ?? "", /path parameter 'repo' must not contain a '\.\.' segment between slashes/);
     assert.equal(gh.requests.length, 0);
   });
 

@@ -1,12 +1,15 @@
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import path from "node:path";
+import { resolvePointer } from "./schema.js";
 
 /**
  * Loading an OpenAPI document: a file (relative to the plugin folder) or an http(s) URL, JSON or
- * YAML, parsed and dereferenced with @apidevtools/json-schema-ref-parser. Only references inside
- * the document are followed (`resolve.external: false`): a spec cannot make the host read other
- * files or URLs. Circular references are left as `$ref` and turned into plain placeholders by
- * the schema conversion (schema.ts), so tool schemas stay serialisable.
+ * YAML, parsed with @apidevtools/json-schema-ref-parser. Only references inside the document are
+ * followed (`resolve.external: false`): a spec cannot make the host read other files or URLs.
+ * `$ref`s are checked here (each must point at something in the document) and followed where they
+ * are read (operations.ts, schema.ts), not dereferenced up front: the library's dereference walks
+ * every path to a shared component again (exponential: a 4 KB spec of 8 levels × 10 properties,
+ * each naming the next level, took 70 s), while following them on use converts each once.
  */
 
 export interface LoadedDocument {
@@ -37,14 +40,23 @@ export async function loadOpenApiDocument(spec: string, pluginDir: string, timeo
     const swagger = (parsed as Record<string, unknown>).swagger;
     throw new Error(`spec '${spec}' is ${swagger ? `Swagger ${String(swagger)}` : "not OpenAPI 3.x"}; only OpenAPI 3.0/3.1 documents are supported`);
   }
-  let document: Record<string, unknown>;
-  try {
-    document = await $RefParser.dereference(location, parsed as Record<string, unknown>, {
-      resolve: { external: false },
-      dereference: { circular: "ignore" },
-    });
-  } catch (error) {
-    throw new Error(`spec '${spec}' has a $ref that cannot be resolved: ${(error as Error).message}`);
-  }
+  const document = parsed as Record<string, unknown>;
+  const broken = brokenLocalRef(document);
+  if (broken !== undefined) throw new Error(`spec '${spec}' has a $ref that cannot be resolved: '${broken}' points at nothing in the document; fix the reference or add what it names`);
   return { document, location, isUrl };
+}
+
+/** The first `#/…` reference that points at nothing. Each object is visited once (YAML aliases can share them). */
+function brokenLocalRef(document: Record<string, unknown>): string | undefined {
+  const visited = new WeakSet<object>();
+  const pending: unknown[] = [document];
+  while (pending.length) {
+    const value = pending.pop();
+    if (!value || typeof value !== "object" || visited.has(value)) continue;
+    visited.add(value);
+    const ref = (value as Record<string, unknown>).$ref;
+    if (typeof ref === "string" && ref.startsWith("#") && resolvePointer(document, ref) === undefined) return ref;
+    pending.push(...Object.values(value));
+  }
+  return undefined;
 }

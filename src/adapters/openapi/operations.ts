@@ -1,7 +1,8 @@
 import type { JsonSchema, Logger } from "../types.js";
 import { readonlyByDefault, type AuthSpec, type BodyMapping, type RestOperation } from "../rest/spec.js";
 import { checkPathTemplate } from "../rest/url-guard.js";
-import { toJsonSchema } from "./schema.js";
+import { setOwnField } from "../../plain-object.js";
+import { asTree, MAX_SCHEMA_NODES, newSchemaBudget, SchemaConverter, type SchemaBudget } from "./schema.js";
 
 /**
  * OpenAPI operations → RestOperations (the REST kind then does the calling).
@@ -14,7 +15,8 @@ import { toJsonSchema } from "./schema.js";
  *    under `body`;
  *  - read-only: GET/HEAD, or listed in `readonly`.
  * Cookie parameters are not sent. Operations whose path fails the base-URL guard are skipped
- * with a warning.
+ * with a warning. Names from the spec are looked up as own fields only: a parameter named
+ * `constructor` or `__proto__` is a parameter like any other.
  */
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch"] as const;
@@ -57,18 +59,22 @@ interface Parameter {
   schema: JsonSchema;
 }
 
-function readParameters(pathItem: Obj, op: Obj, root: unknown): Parameter[] {
+function readParameters(pathItem: Obj, op: Obj, schemas: SchemaConverter, budget: SchemaBudget): Parameter[] {
   const byKey = new Map<string, Obj>();
   for (const list of [pathItem.parameters, op.parameters]) {
     if (!Array.isArray(list)) continue;
-    for (const p of list) if (isObj(p) && typeof p.name === "string" && typeof p.in === "string") byKey.set(`${p.in}:${p.name}`, p);
+    for (const item of list) {
+      const p = schemas.follow(item);
+      if (isObj(p) && typeof p.name === "string" && typeof p.in === "string") byKey.set(`${p.in}:${p.name}`, p);
+    }
   }
   const out: Parameter[] = [];
   for (const p of byKey.values()) {
     if (p.in !== "path" && p.in !== "query" && p.in !== "header") continue;
     let raw: unknown = p.schema;
     if (!raw && isObj(p.content)) raw = Object.values(p.content).find(isObj)?.schema;
-    const schema = toJsonSchema(raw ?? {}, root);
+    // A copy: the converter's schemas are shared, and this one gets the parameter's own words.
+    const schema = { ...schemas.convert(raw ?? {}, budget) };
     if (typeof p.description === "string" && p.description && schema.description === undefined) schema.description = p.description;
     if (p.deprecated === true) schema.deprecated = true;
     out.push({ name: p.name as string, in: p.in, required: p.in === "path" || p.required === true, schema });
@@ -88,15 +94,32 @@ function isObjectSchema(schema: JsonSchema): boolean {
   return (schema.type === "object" || (schema.type === undefined && isObj(schema.properties))) && isObj(schema.properties) && !schema.allOf && !schema.anyOf && !schema.oneOf;
 }
 
-export function buildOperation(method: string, path: string, pathItem: Obj, op: Obj, name: string, readonly: boolean, root?: unknown): RestOperation {
+/** What building an operation noticed that its caller should say: parts of its input schema past the node budget. */
+export interface BuildNotes {
+  schemaCut?: boolean;
+}
+
+export function buildOperation(
+  method: string,
+  path: string,
+  pathItem: Obj,
+  op: Obj,
+  name: string,
+  readonly: boolean,
+  root?: unknown,
+  schemas: SchemaConverter = new SchemaConverter(root),
+  notes: BuildNotes = {},
+): RestOperation {
+  const budget = newSchemaBudget();
   const properties: Record<string, JsonSchema> = {};
+  const has = (key: string): boolean => Object.hasOwn(properties, key);
   const required: string[] = [];
   const query: RestOperation["query"] = [];
   const headers: RestOperation["headers"] = [];
   const pathArgs = new Map<string, string>();
-  for (const p of readParameters(pathItem, op, root)) {
-    const arg = properties[p.name] === undefined ? p.name : `${p.in}_${p.name}`;
-    properties[arg] = p.schema;
+  for (const p of readParameters(pathItem, op, schemas, budget)) {
+    const arg = has(p.name) ? `${p.in}_${p.name}` : p.name;
+    setOwnField(properties, arg, p.schema);
     if (p.required) required.push(arg);
     if (p.in === "path") pathArgs.set(p.name, arg);
     else if (p.in === "query") query.push({ param: p.name, arg });
@@ -106,7 +129,7 @@ export function buildOperation(method: string, path: string, pathItem: Obj, op: 
   const placeholders = checkPathTemplate(path, `path ${JSON.stringify(path)}`);
   for (const name of placeholders) {
     if (!pathArgs.has(name)) {
-      properties[name] ??= { type: "string", description: "path parameter" };
+      if (!has(name)) setOwnField(properties, name, { type: "string", description: "path parameter" });
       if (!required.includes(name)) required.push(name);
       pathArgs.set(name, name);
     }
@@ -117,17 +140,18 @@ export function buildOperation(method: string, path: string, pathItem: Obj, op: 
 
   let body: BodyMapping = { kind: "none" };
   let open = false;
-  const requestBody = isObj(op.requestBody) ? op.requestBody : undefined;
+  const declaredBody = schemas.follow(op.requestBody);
+  const requestBody = isObj(declaredBody) ? declaredBody : undefined;
   const content = requestBody ? pickContent(requestBody) : undefined;
   if (requestBody && content) {
-    const schema = toJsonSchema(content.schema ?? {}, root);
+    const schema = schemas.convert(content.schema ?? {}, budget);
     const bodyRequired = requestBody.required === true;
     const isJson = /json/i.test(content.mediaType);
     const props = isObj(schema.properties) ? (schema.properties as Record<string, JsonSchema>) : {};
-    const clash = Object.keys(props).some((k) => k in properties);
+    const clash = Object.keys(props).some(has);
     if (isJson && isObjectSchema(schema) && !clash) {
       const extra = schema.additionalProperties;
-      for (const [k, v] of Object.entries(props)) properties[k] = v;
+      for (const [k, v] of Object.entries(props)) setOwnField(properties, k, v);
       if (bodyRequired && Array.isArray(schema.required)) for (const k of schema.required) if (typeof k === "string") required.push(k);
       if (extra === true || isObj(extra)) {
         body = { kind: "rest" };
@@ -136,14 +160,16 @@ export function buildOperation(method: string, path: string, pathItem: Obj, op: 
         body = { kind: "fields", fields: Object.keys(props).map((k) => ({ prop: k, arg: k })) };
       }
     } else {
-      const arg = !("body" in properties) ? "body" : !("requestBody" in properties) ? "requestBody" : "_body";
-      properties[arg] = typeof requestBody.description === "string" && schema.description === undefined ? { ...schema, description: requestBody.description } : schema;
+      const arg = !has("body") ? "body" : !has("requestBody") ? "requestBody" : "_body";
+      setOwnField(properties, arg, typeof requestBody.description === "string" && schema.description === undefined ? { ...schema, description: requestBody.description } : schema);
       if (bodyRequired) required.push(arg);
       body = { kind: "whole", arg, contentType: content.mediaType };
     }
   }
-  const inputSchema: JsonSchema = { type: "object", properties, additionalProperties: open };
+  // A tree of its own: the converter shares schema objects between places and operations.
+  const inputSchema: JsonSchema = asTree({ type: "object", properties, additionalProperties: open });
   if (required.length) inputSchema.required = [...new Set(required)];
+  if (budget.cut) notes.schemaCut = true;
   return {
     name,
     description: describe(op, method, path),
@@ -166,7 +192,10 @@ export function operationsFromDocument(document: Obj, filter: OperationFilter): 
   const out: RestOperation[] = [];
   const used = new Set<string>();
   const matched = new Set<string>();
-  for (const [path, pathItem] of Object.entries(paths)) {
+  // One converter for the document: a component shared by many operations is converted once.
+  const schemas = new SchemaConverter(document);
+  for (const [path, declaredItem] of Object.entries(paths)) {
+    const pathItem = schemas.follow(declaredItem);
     if (!isObj(pathItem)) continue;
     for (const method of METHODS) {
       const op = pathItem[method];
@@ -179,8 +208,14 @@ export function operationsFromDocument(document: Obj, filter: OperationFilter): 
       for (let n = 2; used.has(name); n++) name = `${base}_${n}`;
       const readonly = ids.some((id) => readonlyNames.has(id)) || readonlyByDefault(method);
       try {
-        out.push(buildOperation(method, path, pathItem, op, name, readonly, document));
+        const notes: BuildNotes = {};
+        out.push(buildOperation(method, path, pathItem, op, name, readonly, document, schemas, notes));
         used.add(name);
+        if (notes.schemaCut) {
+          filter.log.warn(
+            `openapi: operation '${name}' (${method.toUpperCase()} ${path}): its input schema is larger than ${MAX_SCHEMA_NODES} schema nodes written out; the parts past that accept any value and say so in their description`,
+          );
+        }
       } catch (error) {
         filter.log.warn(`openapi: operation ${method.toUpperCase()} ${path} skipped: ${(error as Error).message}`);
       }

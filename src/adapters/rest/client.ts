@@ -140,7 +140,7 @@ export class RestClient {
   /** `refused`: the status says the credentials were refused; without a matching rule, the hint names the auth's variables. */
   #upstreamError(request: Pick<OutgoingRequest, "method" | "url">, response: RestResponse, refused = false): RestError {
     const { redactor } = this.#options;
-    const text = typeof response.data === "string" ? response.data : JSON.stringify(response.data ?? "");
+    const text = isBinaryBody(response.data) ? describeBinary(response.data) : typeof response.data === "string" ? response.data : JSON.stringify(response.data ?? "");
     const compact = redactor.redact(text.replace(/\s+/g, " ").trim());
     const excerpt = compact.length > EXCERPT ? `${compact.slice(0, EXCERPT - 1)}…` : compact;
     const where = redactor.redact(`${request.method} ${request.url.pathname}${request.url.search}`);
@@ -248,6 +248,9 @@ async function decode(response: Response, method: string, limit: number, what: s
     const { bytes, truncated } = await readCappedBody(response, limit, what, { truncate });
     const text = new TextDecoder().decode(bytes);
     if (text.trim() === "") return null;
+    // An error body labelled JSON or text (or not labelled) that is not text (a compressed or binary
+    // page): quoted, it would be escaped garbage; it is described like a binary body instead.
+    if (truncate && looksBinary(text)) return { binary: true, contentType, bytes: bytes.length, ...(truncated ? { atLeast: true } : {}) };
     if (!json || truncated) return text;
     try {
       return JSON.parse(text) as unknown;
@@ -260,6 +263,31 @@ async function decode(response: Response, method: string, limit: number, what: s
   // A binary body is described, not kept: its size is counted (up to the cap) and dropped.
   const { bytes, more } = await countBody(response, limit);
   return { binary: true, contentType, bytes, ...(more ? { atLeast: true } : {}) };
+}
+
+interface BinaryBody {
+  binary: true;
+  contentType: string | null;
+  bytes: number;
+  atLeast?: true;
+}
+
+function isBinaryBody(data: unknown): data is BinaryBody {
+  return !!data && typeof data === "object" && (data as { binary?: unknown }).binary === true && typeof (data as { bytes?: unknown }).bytes === "number";
+}
+
+/** "a binary body of 300 bytes (content type application/octet-stream)": what an error message says instead of quoting it. */
+function describeBinary(body: BinaryBody): string {
+  return `a binary body of ${body.atLeast ? "at least " : ""}${body.bytes} bytes (${body.contentType ? `content type ${body.contentType}` : "no content type"})`;
+}
+
+/** NULs, or more than one character in ten a control character or an undecodable byte (U+FFFD), in the first KiB. */
+function looksBinary(text: string): boolean {
+  const head = text.slice(0, 1024);
+  if (head.includes("\u0000")) return true;
+  // eslint-disable-next-line no-control-regex
+  const odd = head.match(/[\u0001-\u0008\u000b\u000e-\u001f\u007f\ufffd]/g)?.length ?? 0;
+  return odd * 10 > head.length;
 }
 
 export { UrlGuardError };

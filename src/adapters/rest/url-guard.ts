@@ -9,11 +9,14 @@ import { UrlGuardError } from "./errors.js";
  *     and the proxies in front of them cut `;params` off each segment before they normalise, so
  *     `/ok/..;/admin` reaches `/admin` there;
  *  2. path parameter values are encoded with encodeURIComponent, and a value that would still be a
- *     dot segment ("." or "..", which WHATWG URL parsing removes even when encoded) is refused;
+ *     dot segment ("." or "..", which WHATWG URL parsing removes even when encoded) is refused, as
+ *     is one with a dot segment between its slashes or backslashes (`../../admin`, also written
+ *     with percent-escapes): it is sent as one segment (`..%2F..%2Fadmin`), but a front that
+ *     decodes `%2F` before it resolves dot segments (nginx, Apache with AllowEncodedSlashes, naive
+ *     routers) reads `/admin`;
  *  3. the resolved URL must keep the base's origin and sit under its path prefix. Link headers
  *     (pagination) and login URLs go through the same check.
- * Encoded slashes that come from parameter *data* (`a/../b` → `a%2F..%2Fb`) are fine: they are one
- * segment, and the template check runs before substitution.
+ * A value with slashes but no dot segment (`a/b`) is sent as one encoded segment (`a%2Fb`).
  */
 
 export interface BaseUrl {
@@ -130,7 +133,24 @@ export function encodePathValue(name: string, value: unknown): string {
   const text = String(value);
   if (text === "") throw new UrlGuardError(`path parameter '${name}' must not be empty`);
   if (isDotSegment(text)) throw new UrlGuardError(`path parameter '${name}' must not be ${JSON.stringify(text)}: a dot segment would leave the tool's path`);
+  const dotted = percentDecoded(text).split(/[/\\]/).find(isDotSegment);
+  if (dotted !== undefined) {
+    throw new UrlGuardError(
+      `path parameter '${name}' must not contain a '${dotted}' segment between slashes (${JSON.stringify(text)}): a server that decodes %2F before resolving dot segments would leave the tool's path; pass the identifier itself, without '/${dotted}/'`,
+    );
+  }
   return encodeURIComponent(text);
+}
+
+/** `text` with its percent-escapes decoded, again while any are left (`%252e` → `%2e` → `.`), a few rounds at most. */
+function percentDecoded(text: string): string {
+  let current = text;
+  for (let round = 0; round < 4; round++) {
+    const next = current.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (next === current) break;
+    current = next;
+  }
+  return current;
 }
 
 /** Replace each `{param}` with its encoded value. The template must have passed checkPathTemplate. */
