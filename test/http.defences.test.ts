@@ -108,13 +108,13 @@ describe("HTTP defences without a token", () => {
     assert.equal(again.status, 200, again.body);
   });
 
-  it("an unknown session answers 404; a request without one that is not initialize answers 400", async () => {
+  it("an unknown session answers 404; a request without one is served in a one-request session", async () => {
     const unknown = await raw(http.url, { headers: { ...MCP_HEADERS, "Mcp-Session-Id": "no-such-session" }, body: TOOLS_LIST });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.json().error?.code, -32001);
     const none = await raw(http.url, { headers: MCP_HEADERS, body: TOOLS_LIST });
-    assert.equal(none.status, 400);
-    assert.match(none.json().error?.message ?? "", /initialize/);
+    assert.equal(none.status, 200, none.body);
+    assert.equal(none.headers["agent-tools-session"], "none");
     await listWorks(http.url, session);
   });
 
@@ -188,10 +188,10 @@ describe("HTTP defences without a token", () => {
     const legacyGet = await raw(http.url, { method: "GET", headers: { Accept: "text/event-stream" } });
     assert.equal(legacyGet.status, 400, "a 2025-era GET is still told it needs its session");
     assert.match(legacyGet.json().error?.message ?? "", /GET needs the Mcp-Session-Id header/);
-    // A 2025-era request without a session: refused with its own id, which the client can match.
+    // A 2025-era request without a session is served in a session of its own (http.sessionless.test.ts).
     const sessionless = await raw(http.url, { headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: "t-9", method: "tools/list" }) });
-    assert.equal(sessionless.status, 400);
-    assert.match(sessionless.json().error?.message ?? "", /no Mcp-Session-Id header/);
+    assert.equal(sessionless.status, 200, sessionless.body);
+    assert.equal(sessionless.headers["agent-tools-session"], "none");
     assert.equal(sessionless.json().id, "t-9");
   });
 

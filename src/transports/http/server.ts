@@ -176,6 +176,37 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       sessions.touch(entry);
     }
   };
+  /**
+   * A 2025-era POST without Mcp-Session-Id that is not initialize. The spec lets a server refuse it,
+   * but clients written for the original runtime (its Pi extension) initialize and then never send
+   * the id, and that server only checked the header when it was there. So it is served as if in a
+   * session opened for this one request and closed after its answer: the same defences, identity and
+   * rate limit as any request, a slot of the session cap while it runs, and no state carried to the
+   * next request (text-layer shell, loop memory, discover history). A body of notifications (and
+   * responses) only is accepted with 202 at once: there is no session for them to act on.
+   */
+  const serveSessionless = async (req: IncomingMessage, res: ServerResponse, body: unknown, mode: "json" | "sse", identity: Identity | undefined, facts: RequestFacts): Promise<void> => {
+    facts.session = "none";
+    if (requestIdsOf(body).length === 0) {
+      res.writeHead(202).end();
+      return;
+    }
+    const entry = await sessions.openSessionless(mode, identity);
+    if (!entry) {
+      sendRpcError(res, 503, -32000, `too many open sessions: all ${options.maxSessions} (http.maxSessions) have a request in flight, and a request without Mcp-Session-Id takes a slot while it runs; retry in a few seconds`, { "Retry-After": "5" }, replyIdOf(body));
+      return;
+    }
+    log.debug(`http: ${facts.rpcMethods.join(",") || "request"} came without Mcp-Session-Id; served in a one-request session (nothing carries to the next request)`);
+    res.setHeader("Agent-Tools-Session", "none");
+    // Closed once the answer has ended (an SSE stream may outlast servePost) or its client left.
+    const ended = new Promise<void>((resolve) => res.once("close", resolve));
+    try {
+      await servePost(entry, req, res, body);
+      await ended;
+    } finally {
+      await sessions.close(entry.id, "sessionless request answered");
+    }
+  };
   gateway?.metrics.setSources({ openSessions: () => sessions.size, catalog: () => runtime.catalogStats() });
 
   const logRequest = (facts: RequestFacts, res: ServerResponse, started: number, body: () => string): void => {
@@ -316,7 +347,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       if (!isInitialize(parsed.value)) {
-        sendRpcError(res, 400, -32000, "Bad Request: no Mcp-Session-Id header; send an initialize request first and repeat the Mcp-Session-Id it answers on every later request", {}, replyIdOf(parsed.value));
+        await serveSessionless(req, res, parsed.value, sse ? "sse" : "json", identity, facts);
         return;
       }
       if (gateway?.draining) {

@@ -141,6 +141,26 @@ export class SessionRegistry {
     return entry;
   }
 
+  /**
+   * A session for one request that came without Mcp-Session-Id (a client that never repeats the id
+   * initialize answered, such as the original runtime's Pi extension): the SDK's stateless transport,
+   * so no initialize is expected and no id is issued. It holds a slot of the table while it runs
+   * (the caller closes it after the answer, and `inFlight` keeps eviction off it meanwhile); undefined
+   * when the table is full of sessions with requests in flight. It answers in JSON or SSE as asked,
+   * but never asks the user mid-call: no initialize told it what the client can do.
+   */
+  async openSessionless(responseMode: "json" | "sse", identity?: Identity): Promise<HttpSession | undefined> {
+    if (this.sessions.size >= this.options.maxSessions && !this.makeRoom()) return undefined;
+    const id = `sessionless-${randomUUID()}`;
+    const session = this.options.runtime.createSession(id, identity);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: responseMode === "json" });
+    const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: false });
+    const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 1, requestIds: new RequestIdsInFlight(), used: true };
+    this.sessions.set(id, entry);
+    await server.connect(transport);
+    return entry;
+  }
+
   async close(id: string, why: string): Promise<void> {
     const entry = this.sessions.get(id);
     if (!entry) return;

@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { textJson } from "./helpers.js";
+import { eventually, raw, rawInitialize, sessionHeaders, startHttp, TOOLS_LIST, type RawResponse, type RunningHttp } from "./http-helpers.js";
+
+/**
+ * A 2025-era client that initializes and then never sends Mcp-Session-Id (the original runtime's
+ * Pi extension does so, with `Accept: application/json`) is served each request in a session of its
+ * own, opened for that request and closed after its answer. A wrong session id is still an error.
+ */
+
+let http: RunningHttp;
+before(async () => {
+  http = await startHttp();
+});
+after(async () => {
+  await http?.stop();
+});
+
+const JSON_ONLY = { "Content-Type": "application/json", Accept: "application/json" };
+const post = (message: unknown, headers: Record<string, string> = JSON_ONLY): Promise<RawResponse> => raw(http.url, { headers, body: JSON.stringify(message) });
+const exec = (id: number, command: string): Promise<RawResponse> => post({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "agent_tools_exec", arguments: { command } } });
+
+describe("a 2025-era client that never repeats Mcp-Session-Id", () => {
+  it("initializes, then lists and calls tools without the header and gets JSON answers", async () => {
+    const init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "pi-agent-tools-runtime-extension", version: "0.1.0" } } });
+    assert.equal(init.status, 200, init.body);
+    assert.equal(init.json().result?.protocolVersion, "2025-03-26");
+
+    const initialized = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    assert.equal(initialized.status, 202, initialized.body);
+
+    const list = await post({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    assert.equal(list.status, 200, list.body);
+    assert.match(String(list.headers["content-type"]), /^application\/json/);
+    assert.equal(list.headers["agent-tools-session"], "none");
+    assert.equal(list.headers["mcp-session-id"], undefined, "no session id is issued for a one-request session");
+    assert.equal(list.json().id, 2);
+    assert.ok((list.json().result?.tools as { name: string }[]).some((t) => t.name === "agent_tools_help"));
+
+    const help = await post({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "agent_tools_help", arguments: {} } });
+    assert.equal(help.status, 200, help.body);
+    assert.match(String(help.headers["content-type"]), /^application\/json/);
+    assert.equal(textJson<{ ok: boolean }>(help.json().result).ok, true);
+
+    await eventually(() => /http POST tools\/list session=none status=200/.test(http.stderr()), "the request log names the sessionless request");
+  });
+
+  it("carries nothing from one request to the next: the text layer starts afresh each time", async () => {
+    const wrote = await exec(4, "echo kept > note.txt && cat note.txt");
+    assert.equal(wrote.status, 200, wrote.body);
+    assert.match(wrote.body, /kept/);
+    const read = await exec(5, "cat note.txt");
+    assert.equal(read.status, 200, read.body);
+    assert.doesNotMatch(read.body, /kept/, "the file written by the previous request is gone");
+  });
+
+  it("holds no session slot after its answer", async () => {
+    const before = await raw(http.url.replace(/\/mcp$/, "/metrics"), { method: "GET" });
+    const open = (text: string): number => Number(/^agent_tools_sessions_open\{[^}]*\} (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+    const count = open(before.body);
+    assert.ok(Number.isFinite(count), before.body.slice(0, 400));
+    await Promise.all([1, 2, 3, 4].map((n) => post({ jsonrpc: "2.0", id: 10 + n, method: "tools/list" })));
+    const afterwards = await raw(http.url.replace(/\/mcp$/, "/metrics"), { method: "GET" });
+    assert.equal(open(afterwards.body), count);
+  });
+
+  it("a wrong or closed session id is still refused (404), and a sessionful client keeps its session", async () => {
+    const unknown = await raw(http.url, { headers: sessionHeaders("no-such-session"), body: TOOLS_LIST });
+    assert.equal(unknown.status, 404, unknown.body);
+    assert.match(unknown.json().error?.message ?? "", /Session not found/);
+
+    const session = await rawInitialize(http.url);
+    const wrote = await raw(http.url, { headers: sessionHeaders(session), body: JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "agent_tools_exec", arguments: { command: "echo kept > note.txt" } } }) });
+    assert.equal(wrote.status, 200, wrote.body);
+    const read = await raw(http.url, { headers: sessionHeaders(session), body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "agent_tools_exec", arguments: { command: "cat note.txt" } } }) });
+    assert.match(read.body, /kept/, "inside a session the text layer keeps its files");
+    assert.equal(read.headers["agent-tools-session"], undefined);
+
+    const closed = await raw(http.url, { method: "DELETE", headers: sessionHeaders(session) });
+    assert.equal(closed.status, 200, closed.body);
+    const gone = await raw(http.url, { headers: sessionHeaders(session), body: TOOLS_LIST });
+    assert.equal(gone.status, 404, gone.body);
+  });
+});
