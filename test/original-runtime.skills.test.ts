@@ -79,6 +79,40 @@ describe("original-runtime skills: parameters, related links, failures", () => {
     assert.deepEqual(fine.payload.result, { id: "wf000000000000a1", name: "Nightly backup", active: true });
   });
 
+  it("a skill's own failure is hinted as the skill's, not as the service's: a bad argument, a confirm it asks for", async () => {
+    const service = /service behind this plugin failed/;
+    const noId = await callJson(conn.client, "agent_tools_flows_run_skill", { skill: "export-workflow", arguments: {} });
+    assert.equal(noId.payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(noId.payload.error?.message ?? "", /export-workflow' failed: export-workflow requires: id/);
+    assert.match(noId.payload.error?.hint ?? "", /skill reported this failure itself/);
+    assert.match(noId.payload.error?.hint ?? "", /fix that and run the skill again/);
+    assert.doesNotMatch(noId.payload.error?.hint ?? "", service);
+
+    const unconfirmed = await callJson(conn.client, "agent_tools_flows_run_skill", { skill: "export-workflow", arguments: { id: "wf000000000000a1" } });
+    assert.match(unconfirmed.payload.error?.message ?? "", /pass confirm: true/);
+    assert.match(unconfirmed.payload.error?.hint ?? "", /refused to run without confirmation/);
+    assert.match(unconfirmed.payload.error?.hint ?? "", /`confirm: true` at the top level/);
+    assert.doesNotMatch(unconfirmed.payload.error?.hint ?? "", service);
+    // Following the hint works.
+    const confirmed = await callJson(conn.client, "agent_tools_flows_run_skill", { skill: "export-workflow", arguments: { id: "wf000000000000a1" }, confirm: true });
+    assert.equal(confirmed.isError, false, JSON.stringify(confirmed.payload));
+    assert.equal((confirmed.payload.result as { exported: string }).exported, "wf000000000000a1");
+  });
+
+  it("a skill failure without a message says what the skill answered (its verdict) in the message", async () => {
+    const failed = await callJson(conn.client, "agent_tools_flows_run_skill", { skill: "audit-workflow", arguments: { id: "wf000000000000b2" } });
+    assert.equal(failed.isError, true);
+    const message = failed.payload.error?.message ?? "";
+    assert.match(message, /audit-workflow' failed: the skill reported a failure without a message; it answered \{"verdict":"FAIL","id":"wf000000000000b2","findings":\[/);
+    assert.doesNotMatch(message, /isError/);
+    assert.ok(message.length < 400, `the summary is cut short: ${message.length} characters`);
+    assert.match(failed.payload.error?.hint ?? "", /a verdict, tell the user what it said/);
+    assert.equal((failed.payload.error?.details as { skillResult: { verdict: string } }).skillResult.verdict, "FAIL");
+    const passed = await callJson(conn.client, "agent_tools_flows_run_skill", { skill: "audit-workflow", arguments: { id: "wf000000000000a1" } });
+    assert.equal(passed.isError, false, JSON.stringify(passed.payload));
+    assert.equal((passed.payload.result as { verdict: string }).verdict, "PASS");
+  });
+
   it("a skill that catches the confirm refusal and answers normally is still refused", async () => {
     const answer = await callJson(conn.client, "agent_tools_flows_run_skill", { skill: "copy-workflow", arguments: { id: "wf000000000000a1", name: "copy" } });
     assert.equal(answer.isError, true);
@@ -130,7 +164,7 @@ describe("original-runtime discoverHint", () => {
     const { payload } = await callJson(conn.client, "agent_tools_help", { plugin: "flows" });
     const plugin = payload.plugin as { hint: string; skills: { name: string; params?: string }[] };
     assert.ok(plugin.hint.length > 4000);
-    assert.equal(plugin.skills.length, 4 + EXTRA_SKILLS);
+    assert.equal(plugin.skills.length, readdirSync(path.join(SOURCE, "agent-tools-plugin-flows", "skills")).length + EXTRA_SKILLS);
     assert.match(plugin.skills.find((s) => s.name === "find-workflows")?.params ?? "", /^namePattern/);
     const general = (await callJson(conn.client, "agent_tools_help", {})).payload;
     assert.doesNotMatch(JSON.stringify(general), /Rule 12:/);

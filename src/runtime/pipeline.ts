@@ -905,7 +905,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       // The gate refused a write and the skill caught it: the run did not do what was asked.
       const refused = state.refusals?.[0];
       if (refused) throw new RuntimeError(refused.code, refused.message, { ...refused.details, skillResult: answer });
-      const failed = skillReportedFailure(`${prefix}:${skill.name}`, answer);
+      const failed = skillReportedFailure(`${prefix}:${skill.name}`, answer, deps.redactor?.redactCut.bind(deps.redactor));
       if (failed) throw failed;
       return answer;
     };

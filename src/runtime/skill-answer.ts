@@ -48,7 +48,7 @@ export function relatedOf(skill: Skill, withReasons: boolean): unknown[] | undef
 
 const MESSAGE_KEYS = ["error", "message", "reason", "problem"] as const;
 
-function messageOf(result: Record<string, unknown>): string {
+function messageOf(result: Record<string, unknown>): string | undefined {
   for (const key of MESSAGE_KEYS) {
     const value = result[key];
     if (typeof value === "string" && value.trim()) return value.trim();
@@ -63,8 +63,38 @@ function messageOf(result: Record<string, unknown>): string {
       .trim();
     if (text) return text;
   }
-  return "the skill reported a failure without a message";
+  return undefined;
 }
+
+/** How much of a failed skill's answer stands in for the message it did not give. */
+const SUMMARY_CHARS = 200;
+
+/**
+ * A failure the skill gave no words for (`{isError: true, verdict: "FAIL", …}`): the start of its
+ * answer's JSON, so what it did say (the verdict) is in `message` and not only in the details.
+ * Cut by `redactCut`, which also masks a credential whose first characters end the cut.
+ */
+function summaryOf(result: Record<string, unknown>, redactCut: (text: string) => string): string {
+  const { isError: _isError, ...rest } = result;
+  let json: string;
+  try {
+    json = JSON.stringify(rest) ?? "";
+  } catch {
+    json = "";
+  }
+  if (json === "" || json === "{}") return "the skill reported a failure without a message";
+  const shown = json.length > SUMMARY_CHARS ? `${json.slice(0, SUMMARY_CHARS)}…` : json;
+  return `the skill reported a failure without a message; it answered ${redactCut(shown)}`;
+}
+
+/** A message that asks for the run to be confirmed (the original runtime's skills check `args.confirm` themselves). */
+const ASKS_CONFIRM = /\bconfirm\b\s*[:=]?\s*true\b|\bconfirm(?:ation)? (?:is )?required\b/i;
+
+const SKILL_ASKS_CONFIRM_HINT =
+  "The skill itself refused to run without confirmation (see `message`); nothing failed in the service. Only if the user asked for what it does, run it again with the same arguments and `confirm: true` at the top level (next to `skill`): it reaches the skill's arguments too.";
+
+const SKILL_FAILED_HINT =
+  "The skill reported this failure itself, in its own words: read `message` (and `details.skillResult`, all it answered). If it names an argument or a missing value, fix that and run the skill again; if it passes on a service's error, or a verdict, tell the user what it said.";
 
 function codeOf(result: Record<string, unknown>): ErrorCode {
   const inner = isPlainObject(result.error) ? result.error.code : undefined;
@@ -80,8 +110,13 @@ export class SkillReportedFailure extends RuntimeError {}
  * answer becomes an error (its code when it names a known one, else UPSTREAM_ERROR), with what
  * the skill returned kept in `details.skillResult`. Undefined for any other answer.
  */
-export function skillReportedFailure(skill: string, result: unknown): RuntimeError | undefined {
+export function skillReportedFailure(skill: string, result: unknown, redactCut: (text: string) => string = (text) => text): RuntimeError | undefined {
   if (!isPlainObject(result) || result.isError !== true) return undefined;
-  const hint = typeof result.hint === "string" && result.hint.trim() ? result.hint.trim() : undefined;
-  return new SkillReportedFailure(codeOf(result), `skill '${skill}' failed: ${cut(messageOf(result), 2000)}`, { skillResult: result }, hint);
+  const said = messageOf(result);
+  const message = said ?? summaryOf(result, redactCut);
+  const code = codeOf(result);
+  const own = typeof result.hint === "string" && result.hint.trim() ? result.hint.trim() : undefined;
+  // A code the skill chose brings that code's hint; the generic UPSTREAM_ERROR one would blame the service.
+  const hint = own ?? (said && ASKS_CONFIRM.test(said) ? SKILL_ASKS_CONFIRM_HINT : code === "UPSTREAM_ERROR" ? SKILL_FAILED_HINT : undefined);
+  return new SkillReportedFailure(code, `skill '${skill}' failed: ${cut(message, 2000)}`, { skillResult: result }, hint);
 }
