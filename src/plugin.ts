@@ -12,6 +12,7 @@
 import type { Adapter, CallContext } from "./adapters/types.js";
 import type { SkillContext } from "./plugins/skills.js";
 import type { ErrorCode } from "./runtime/errors.js";
+import { jsonTextValue } from "./json-text-value.js";
 
 export { runSteps, type SkillStep, type StepFailure } from "./plugins/skill-steps.js";
 export { definePlugin, defineSkill } from "./define.js";
@@ -116,15 +117,9 @@ export function unwrapResult(raw: unknown, toolName?: string): unknown {
   }
   if (raw.structuredContent !== undefined) return raw.structuredContent;
   if (texts.length === 0 || texts.length !== raw.content.length) return raw.content;
-  const trimmed = text.trim();
-  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-    try {
-      return JSON.parse(trimmed) as unknown;
-    } catch {
-      // not JSON after all: the text is the value
-    }
-  }
-  return text;
+  // One JSON text (an object, an array or a scalar such as `true`) is its value; anything else, the text.
+  const parsed = jsonTextValue(text);
+  return parsed ? parsed.value : text;
 }
 
 // ---- the skill context -----------------------------------------------------------------------

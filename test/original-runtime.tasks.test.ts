@@ -59,6 +59,18 @@ describe("the original tasks plugin against examples/tasks-api", () => {
     assert.equal((completed.payload.result as { status: string }).status, "done");
   });
 
+  it("a result that is a bare JSON scalar (`true`, a count) is parsed, not passed on as its text", async () => {
+    const created = await callJson(agent.client, "agent_tools_tasks_call", { toolName: "create_task", arguments: { title: "Throw away" }, confirm: true });
+    const id = (created.payload.result as { id: number }).id;
+    const counted = await callJson(agent.client, "agent_tools_tasks_call", { toolName: "count_tasks", arguments: {} });
+    assert.equal(typeof counted.payload.result, "number", JSON.stringify(counted.payload));
+    const deleted = await callJson(agent.client, "agent_tools_tasks_call", { toolName: "delete_task", arguments: { id }, confirm: true });
+    assert.equal(deleted.isError, false, JSON.stringify(deleted.payload));
+    assert.equal(deleted.payload.result, true);
+    const after = await callJson(agent.client, "agent_tools_tasks_call", { toolName: "count_tasks", arguments: {} });
+    assert.equal(after.payload.result, (counted.payload.result as number) - 1);
+  });
+
   it("the API's errors reach the agent as words, never [object Object]", async () => {
     const missing = await callJson(agent.client, "agent_tools_tasks_call", { toolName: "get_task", arguments: { id: 987654 } });
     assert.equal(missing.isError, true);

@@ -19,6 +19,16 @@ describe("plugin kit: unwrapResult and skillContext", () => {
     assert.deepEqual(unwrapResult(text({ a: 1 })), { a: 1 });
     assert.equal(unwrapResult(text("plain words, not JSON")), "plain words, not JSON");
     assert.equal(unwrapResult(text("{not json")), "{not json");
+    // A whole JSON scalar is its value; a number only when it reads back as written (nothing lost).
+    assert.equal(unwrapResult(text("true")), true);
+    assert.equal(unwrapResult(text(" null\n")), null);
+    assert.equal(unwrapResult(text("3")), 3);
+    assert.equal(unwrapResult(text("-2.5")), -2.5);
+    assert.equal(unwrapResult(text('"done"')), "done");
+    assert.equal(unwrapResult(text("12345678901234567890")), "12345678901234567890");
+    assert.equal(unwrapResult(text("1.50")), "1.50");
+    assert.equal(unwrapResult(text("3 tasks left")), "3 tasks left");
+    assert.equal(unwrapResult(text("truest")), "truest");
     assert.deepEqual(unwrapResult({ content: [{ type: "text", text: "x" }], structuredContent: { b: 2 } }), { b: 2 });
     const image = { content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] };
     assert.deepEqual(unwrapResult(image), image.content);
@@ -123,7 +133,7 @@ describe("plugin kit: slim", () => {
     // The build bundles dist/plugin.js (scripts/bundle.ts); its metafile says which source files
     // each output holds and what each output imports. Walk what loading dist/plugin.js loads.
     const { sources, externals: bare } = bundleReach("dist/plugin.js");
-    assert.deepEqual([...sources].sort(), ["src/define.ts", "src/plugin.ts", "src/plugins/skill-steps.ts"]);
+    assert.deepEqual([...sources].sort(), ["src/define.ts", "src/json-text-value.ts", "src/plugin.ts", "src/plugins/skill-steps.ts"]);
     assert.deepEqual([...bare], []);
   });
 

@@ -3,6 +3,7 @@ import { RuntimeError } from "../errors.js";
 import { hasBinary, withoutBinary, type MediaItem } from "./binary-content.js";
 import { isPlainObject } from "../plain-object.js";
 import { findUnserialisable, unserialisableError } from "./unserialisable.js";
+import { jsonTextValue } from "../json-text-value.js";
 
 /**
  * What an adapter returned, made into the `result` of a facade answer: an MCP CallToolResult is
@@ -97,17 +98,11 @@ function bareErrorResult(raw: Record<string, unknown>, what: string): RuntimeErr
   return new RuntimeError("UPSTREAM_ERROR", `${what} answered with an error${said ? `: ${said.trim().slice(0, 2000)}` : " (isError: true, with no content saying why)"}`, { result: raw });
 }
 
-/** An all-text result: one JSON text item parsed, else the text. */
+/** An all-text result: one JSON text item parsed (json-text-value.ts), else the text. */
 function textValue(raw: CallToolResultLike, text: string): unknown {
-  const trimmed = text.trim();
-  if ((trimmed.startsWith("{") || trimmed.startsWith("[")) && raw.content.length === 1) {
-    try {
-      return JSON.parse(trimmed) as unknown;
-    } catch {
-      // not JSON after all: keep the text
-    }
-  }
-  return text;
+  if (raw.content.length !== 1) return text;
+  const parsed = jsonTextValue(text);
+  return parsed ? parsed.value : text;
 }
 
 export interface Truncation {
