@@ -3,7 +3,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -86,6 +87,21 @@ export function stdioForSuite(pluginsDir: string = PLUGINS, extraEnv: Record<str
 /** Connect a v1 SDK client (one a test built with its own capabilities) to the built server over stdio. */
 export async function connectStdioV1(client: Client, extraEnv: Record<string, string> = {}): Promise<void> {
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env: baseEnv(extraEnv), stderr: "pipe" }));
+}
+
+/**
+ * The built server copied to a temporary folder beside a commands/ folder of its own holding
+ * `modules` (file name → text), so a test's text modules never sit in the project's commands/,
+ * where other tests list them. Returns the folder (remove it after) and the stdio server's path.
+ */
+export function builtServerWithModules(modules: Record<string, string>, prefix = "agent-tools-modules-"): { dir: string; bin: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  cpSync(path.join(ROOT, "dist"), path.join(dir, "dist"), { recursive: true });
+  cpSync(path.join(ROOT, "package.json"), path.join(dir, "package.json"));
+  symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
+  mkdirSync(path.join(dir, "commands"));
+  for (const [file, text] of Object.entries(modules)) writeFileSync(path.join(dir, "commands", file), text);
+  return { dir, bin: path.join(dir, "dist", "bin", "agent-tools-mcp.js") };
 }
 
 /** A plugin folder for a test: `plugin.json` from `manifest`, and any other files (path in the folder → text). Returns the folder. */

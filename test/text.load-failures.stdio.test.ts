@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { callJson, connect, ROOT, type Connected } from "./helpers.js";
+import { builtServerWithModules, callJson, connect, type Connected } from "./helpers.js";
 
 /**
  * A text module that fails to import may quote a credential in its error (a module that reads its
@@ -19,13 +17,9 @@ describe("text modules that fail to import", () => {
   let copy: string;
   let server: Connected;
   before(async () => {
-    copy = mkdtempSync(path.join(tmpdir(), "agent-tools-text-leak-"));
-    cpSync(path.join(ROOT, "dist"), path.join(copy, "dist"), { recursive: true });
-    cpSync(path.join(ROOT, "package.json"), path.join(copy, "package.json"));
-    symlinkSync(path.join(ROOT, "node_modules"), path.join(copy, "node_modules"));
-    mkdirSync(path.join(copy, "commands"));
-    writeFileSync(path.join(copy, "commands", "leaky.mjs"), 'throw new Error("token " + process.env.SOME_API_TOKEN + " was refused");\n');
-    server = await connect(undefined, { SOME_API_TOKEN: SECRET }, [], path.join(copy, "dist", "bin", "agent-tools-mcp.js"));
+    const built = builtServerWithModules({ "leaky.mjs": 'throw new Error("token " + process.env.SOME_API_TOKEN + " was refused");\n' }, "agent-tools-text-leak-");
+    copy = built.dir;
+    server = await connect(undefined, { SOME_API_TOKEN: SECRET }, [], built.bin);
   });
   after(async () => {
     await server?.close();

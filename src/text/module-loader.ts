@@ -86,6 +86,9 @@ export async function importTextModule(file: string, shown: string = path.basena
     throw new ModuleLoadError(EXIT.LOAD_FAILED, `load: ${shown} failed to import: ${describeThrown(error)}`);
   }
   const where = `load: ${shown}`;
+  if (typeof exports.register === "function" && exports.name === undefined && exports.setup === undefined) {
+    throw new ModuleLoadError(EXIT.LOAD_FAILED, `${where}: exports register(), the text-module contract of the original runtime (0.2.7), which this runtime does not load. Port it: export 'name' (kebab-case), 'description', 'commands' (the names of its commands) and 'setup(host)', which returns {commands: [{name, summary, usage, run(args, io)}]} instead of calling defineCommand and registerCommand; run(args, io) still answers {stdout, stderr, exitCode}. The README's "Text modules" section has the contract and an example`);
+  }
   if (typeof exports.name !== "string" || !/^[a-z][a-z0-9-]*$/.test(exports.name)) throw new ModuleLoadError(EXIT.LOAD_FAILED, `${where}: must export 'name', a kebab-case string`);
   if (typeof exports.description !== "string") throw new ModuleLoadError(EXIT.LOAD_FAILED, `${where}: must export 'description', a string`);
   if (!isStringArray(exports.commands)) throw new ModuleLoadError(EXIT.LOAD_FAILED, `${where}: must export 'commands', the names of the commands it defines`);
