@@ -901,15 +901,21 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       // The job store read through too: made only when a call is approved.
       const background = { sessionId: session.id, log: deps.log, get jobs() { return deps.jobsOf(session, prefix); } };
       // Called as withDeadline starts its timer, so `deadline` here is when that timer fires.
-      const answer = await skill.run(
-        adapter,
-        args,
-        Object.assign(context, {
-          confirmed,
-          deadline: Date.now() + deps.timeoutMs,
-          approveCall: (name: string, callArgs?: Record<string, unknown>) => approveCall(plugin.adapter, gate, background, name, callArgs),
-        }),
-      );
+      let answer: unknown;
+      try {
+        answer = await skill.run(
+          adapter,
+          args,
+          Object.assign(context, {
+            confirmed,
+            deadline: Date.now() + deps.timeoutMs,
+            approveCall: (name: string, callArgs?: Record<string, unknown>) => approveCall(plugin.adapter, gate, background, name, callArgs),
+          }),
+        );
+      } finally {
+        // The run has answered (or thrown): its gate closes, whatever its code still does later.
+        state.runOver = true;
+      }
       // The user has a question to answer first (reads before it are run again on the retry).
       const pending = state.interrupts?.[0];
       if (pending) throw pending;
@@ -927,12 +933,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       what,
     ).then(
       (output) => {
-        state.runOver = true;
         state.output = output;
         if (state.tool) deps.onAnswered?.(prefix);
       },
       (error: unknown) => {
-        state.runOver = true;
         // What the backend said gets the call's name in front; the runtime's own errors (the
         // deadline and the client's cancel, the gate inside a skill) already say what they are.
         if (error instanceof ConfirmInterrupt) throw error;
