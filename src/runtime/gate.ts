@@ -111,11 +111,11 @@ export interface SkillGate {
 
 /**
  * Values a skill reaches on the adapter that carry data, not a way to a backend: handed over as
- * they are. (Wrapped, an array's `map` or a promise's `then` would be held as a write.)
+ * they are. (Wrapped, a promise's `then` or a map's `get` would be held as a write.) Arrays are
+ * not among them: an array of clients is wrapped element by element (below).
  */
 function holdsData(value: object): boolean {
   return (
-    Array.isArray(value) ||
     ArrayBuffer.isView(value) ||
     value instanceof ArrayBuffer ||
     value instanceof Promise ||
@@ -130,13 +130,50 @@ function holdsData(value: object): boolean {
 }
 
 /**
+ * The well-known symbols (`Symbol.iterator`, `Symbol.toPrimitive`, `Symbol.hasInstance`…): their
+ * methods are the language's own protocols (iterate, convert, `instanceof`), which a skill uses
+ * without meaning a request, so they run ungated. Any other symbol-keyed method is gated.
+ */
+const WELL_KNOWN_SYMBOLS: ReadonlySet<unknown> = new Set(Object.getOwnPropertyNames(Symbol).map((key) => (Symbol as unknown as Record<string, unknown>)[key]).filter((value) => typeof value === "symbol"));
+
+/** A function that carries properties of its own besides its name and length (an axios/ky-style client: callable, with `get`, `post`…). */
+function hasOwnMembers(fn: object): boolean {
+  return Reflect.ownKeys(fn).some((key) => key !== "length" && key !== "name" && key !== "prototype");
+}
+
+/**
+ * How a member is named in the gate: dotted for a string key (`rest.request`), bracketed for a
+ * symbol (`rest[Symbol(x)]`) and for an array's element (`clients[0].del`).
+ */
+function memberName(path: string, property: string | symbol, inArray: boolean): string {
+  if (typeof property !== "string") return `${path}[${String(property)}]`;
+  if (inArray && /^(0|[1-9][0-9]*)$/.test(property)) return `${path}[${property}]`;
+  return path ? `${path}.${property}` : property;
+}
+
+type AnyFunction = (...args: unknown[]) => unknown;
+
+/**
  * The adapter a skill receives: every method goes through the gate — `call` per tool, read-only
- * methods freely, any other method (a module adapter's own `erase()`, `close()`) as a write unless
- * the adapter's `readsOnly(method, args)` says that call only reads. Objects the adapter holds
- * (a REST client such as n8n's `n8nRest`) are wrapped the same way, lazily and once per object (so
- * `adapter.rest === adapter.rest`), their methods named with dots (`n8nRest.request`): a skill
- * cannot write around the gate by reaching one level down. Methods are bound to their real
- * object, so class adapters with private fields keep working.
+ * methods freely, any other method (a module adapter's own `erase()`, `close()`, a symbol-keyed
+ * one) as a write unless the adapter's `readsOnly(method, args)` says that call only reads.
+ * Objects the adapter holds (a REST client such as n8n's `n8nRest`) are wrapped the same way,
+ * lazily and once per object (so `adapter.rest === adapter.rest`), their methods named with dots
+ * (`n8nRest.request`): a skill cannot write around the gate by reaching one level down. A function
+ * with methods of its own (axios/ky style) stays callable, gated under its name, and its methods
+ * under dotted names (`http.get`). An array's elements are wrapped as they are read
+ * (`clients[0].del`), while its own methods (`map`, `filter`…) stay the array's, so
+ * `adapter.rows.map(...)` works and sees the wrapped elements. Methods are bound to their real
+ * object, so class adapters with private fields keep working, and getters are read on the real
+ * object.
+ *
+ * Each view is a Proxy over a stand-in (a null-prototype object, or an arrow function for a
+ * callable client), never over the real object: a Proxy's traps must answer the real value of a
+ * frozen property, so over a frozen adapter (or a frozen client it holds) the gate could not hand
+ * out its wrappers. Every read is forwarded to the real object, reflection included
+ * (`Object.getOwnPropertyDescriptor`, `Object.keys`, `in`, the prototype), and answers the same
+ * gated values as a plain read; writes of properties are forwarded too, a wrapper written back
+ * (an array sorted in place) as the real value it stands for.
  */
 export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
   const answers = adapter.readsOnly;
@@ -149,36 +186,91 @@ export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
       return false;
     }
   };
-  const wrapped = new WeakMap<object, object>();
-  const wrap = <T extends object>(real: T, path: string): T => {
-    const known = wrapped.get(real);
-    if (known) return known as T;
-    const proxy = new Proxy(real, {
-      get(target, property) {
-        const value: unknown = Reflect.get(target, property, target);
-        if (typeof property !== "string") return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-        const name = `${path}${property}`;
-        if (value !== null && typeof value === "object") return holdsData(value) ? value : wrap(value, `${name}.`);
-        if (typeof value !== "function") return value;
-        const fn = value as (...a: unknown[]) => unknown;
-        if (name === "call") {
-          return async (tool: string, args: Record<string, unknown>, ctx?: unknown) => {
-            await gate.call(tool, args);
-            return fn.call(target, tool, args, ctx);
-          };
-        }
-        // Object's own methods (toString, hasOwnProperty) reach nothing.
-        if (READ_METHODS.has(name) || property === "constructor" || fn === (Object.prototype as unknown as Record<string, unknown>)[property]) return fn.bind(target);
-        // A call the adapter says only reads runs as it is (a synchronous method stays synchronous);
-        // any other waits for the gate first.
-        return (...args: unknown[]) => {
-          if (readsOnly(name, args)) return fn.apply(target, args);
-          return gate.method(name, args).then(() => fn.apply(target, args));
-        };
-      },
-    });
-    wrapped.set(real, proxy);
-    return proxy;
+
+  /** A method of `owner` as the skill gets it, named `name` in the gate. */
+  const gatedMethod = (fn: AnyFunction, owner: object, name: string, property: string | symbol): AnyFunction => {
+    if (name === "call") {
+      return async (tool: unknown, args: unknown, ctx?: unknown) => {
+        await gate.call(tool as string, args);
+        return fn.call(owner, tool, args, ctx);
+      };
+    }
+    // Object's own methods (toString, hasOwnProperty) and the language's protocols reach nothing.
+    if (READ_METHODS.has(name) || property === "constructor" || WELL_KNOWN_SYMBOLS.has(property) || fn === (Object.prototype as unknown as Record<string | symbol, unknown>)[property]) {
+      return fn.bind(owner) as AnyFunction;
+    }
+    // A call the adapter says only reads runs as it is (a synchronous method stays synchronous);
+    // any other waits for the gate first.
+    return (...args: unknown[]) => {
+      if (readsOnly(name, args)) return fn.apply(owner, args);
+      return gate.method(name, args).then(() => fn.apply(owner, args));
+    };
   };
-  return wrap(adapter, "");
+
+  const views = new WeakMap<object, object>();
+  // What each wrapper stands for: a wrapper a skill writes back (`rows.sort()`) is stored as the real value.
+  const realOf = new WeakMap<object, unknown>();
+  const unwrap = (value: unknown): unknown => ((value !== null && typeof value === "object") || typeof value === "function" ? (realOf.has(value) ? realOf.get(value) : value) : value);
+  /**
+   * The gated view of `real` (an object, an array, or a function with members of its own when
+   * `callable` is given: what calling the view runs). `path`: the name of `real` in the gate (""
+   * for the adapter itself).
+   */
+  const view = (real: object, path: string, callable?: AnyFunction): object => {
+    const isArray = Array.isArray(real);
+    // Each member handed out once while it stays the same value: `adapter.x === adapter.x`.
+    const handedOut = new Map<string | symbol, { value: unknown; gated: unknown }>();
+    const reach = (property: string | symbol, value: unknown): unknown => {
+      if (value === null || (typeof value !== "object" && typeof value !== "function")) return value;
+      const known = handedOut.get(property);
+      if (known && known.value === value) return known.gated;
+      const name = memberName(path, property, isArray);
+      let gated: unknown;
+      if (typeof value === "object") {
+        gated = holdsData(value) ? value : (views.get(value) ?? view(value, name));
+      } else {
+        const method = gatedMethod(value as AnyFunction, real, name, property);
+        gated = hasOwnMembers(value) ? view(value, name, method) : method;
+        realOf.set(gated as object, value);
+      }
+      handedOut.set(property, { value, gated });
+      return gated;
+    };
+    const read = (property: string | symbol): unknown => {
+      const value: unknown = Reflect.get(real, property, real);
+      // An array's own methods (map, filter, sort…) as they are: called on the view, they read its wrapped elements.
+      if (isArray && !Object.hasOwn(real, property)) return value;
+      return reach(property, value);
+    };
+    const handler: ProxyHandler<object> = {
+      get: (_stand, property) => read(property),
+      has: (_stand, property) => Reflect.has(real, property),
+      ownKeys: () => Reflect.ownKeys(real),
+      getOwnPropertyDescriptor: (stand, property) => {
+        const own = Reflect.getOwnPropertyDescriptor(real, property);
+        if (!own) return undefined;
+        // An array's length: the stand-in array's own (non-configurable, writable), with the real value.
+        if (isArray && property === "length") return { ...Reflect.getOwnPropertyDescriptor(stand, property), value: own.value as unknown };
+        // Reported configurable: the stand-in does not hold it (a Proxy may not report a
+        // non-configurable property its target lacks). The value is the gated one a read answers.
+        if ("value" in own) return { value: reach(property, own.value), writable: own.writable, enumerable: own.enumerable, configurable: true };
+        return { get: () => read(property), set: own.set && ((v: unknown) => Reflect.set(real, property, unwrap(v), real)), enumerable: own.enumerable, configurable: true };
+      },
+      getPrototypeOf: () => Reflect.getPrototypeOf(real),
+      set: (_stand, property, value) => Reflect.set(real, property, unwrap(value), real),
+      defineProperty: (_stand, property, descriptor) => Reflect.defineProperty(real, property, "value" in descriptor ? { ...descriptor, value: unwrap(descriptor.value) } : descriptor),
+      deleteProperty: (_stand, property) => Reflect.deleteProperty(real, property),
+      // The stand-in stays extensible, so the answers above never bind to it.
+      preventExtensions: () => false,
+      setPrototypeOf: () => false,
+    };
+    if (callable) handler.apply = (_stand, _this, args: unknown[]) => callable(...args);
+    // An empty array for an array, so `Array.isArray` still answers true for the view.
+    const stand: object = callable ? () => undefined : isArray ? [] : Object.create(null);
+    const gated = new Proxy(stand, handler);
+    if (!callable) views.set(real, gated);
+    realOf.set(gated, real);
+    return gated;
+  };
+  return view(adapter, "") as Adapter;
 }

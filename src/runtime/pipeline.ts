@@ -23,7 +23,7 @@ import { closestNames, foldName, normalise } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure, SkillReportedFailure } from "./skill-answer.js";
 import { noteUndeclaredArguments, placeStrayKeys } from "./stray-keys.js";
 import { validateArguments } from "./validation.js";
-import { refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
+import { refuseAfterAnswer, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
 import { describeArgumentValue } from "./argument-value.js";
@@ -165,6 +165,8 @@ interface CallState {
   interrupts?: ConfirmInterrupt[];
   /** A skill run's deadline, once it runs: its gate refuses every step after it aborted. */
   deadline?: DeadlineScope;
+  /** The skill run has settled (answered, failed or stopped): its gate refuses every later step. */
+  runOver?: boolean;
   /** The steps a skill run sent on to its plugin (for the deadline's answer: which may have taken effect). */
   sent?: SentStep[];
   /** The adapter the invoke step uses: a skill's is gated. */
@@ -422,7 +424,7 @@ export interface Pipeline {
   /** The gate's policy chain for a caller (the access policies, then the caller's confirmation policy). */
   policies(ctx: OperationContext): readonly GatePolicy[];
   /** A skill's view of a plugin's adapter, every method gated (also used for discover-context skills). */
-  adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext): Adapter;
+  adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, over?: () => boolean): Adapter;
 }
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
@@ -749,10 +751,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     deadline?: () => Cancellation | undefined;
     /** Filled with every step sent on to the plugin, for the deadline's answer. */
     sent?: SentStep[];
+    /** Whether the run has settled (its answer is sent): the gate is closed then. */
+    over?: () => boolean;
   };
 
-  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, run: SkillRun = {}): Adapter {
-    return gatedAdapter(plugin.adapter, skillGateFor(session, plugin, skill, confirmed, ctx, run));
+  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, over?: () => boolean): Adapter {
+    return gatedAdapter(plugin.adapter, skillGateFor(session, plugin, skill, confirmed, ctx, over ? { over } : {}));
   }
 
   /** The gate every request of a skill's run goes through (its adapter's, and the calls it approves up front). */
@@ -772,9 +776,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     // Spread into each step's request below, so the signal is a plain field here (skills are not the hot path).
     const caller = ctx.cancel ?? ctx.signal;
     /**
-     * A run that was stopped (deadline, client cancel) has been answered, but its code may go on:
-     * every later step is refused, so nothing is sent after the caller was told the run failed.
-     * Looked at again after each wait of the gate (a confirmation form can outlast the deadline).
+     * A run that was stopped (deadline, client cancel) or has answered is over, but its code may
+     * go on (a timer, a promise it did not wait for): every later step is refused, so nothing is
+     * sent after the caller has its answer. Looked at again after each wait of the gate (a
+     * confirmation form can outlast the deadline). An approved call handed to a job during the
+     * run does not come back here: it still runs, as it was approved to.
      */
     const refuseIfStopped = (step: string): void => {
       for (const stop of [run.deadline?.(), caller]) {
@@ -782,6 +788,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         if (!refusal) continue;
         deps.log.warn(`${plugin.manifest.prefix}:${skill} asked for step '${step}' after its run was stopped; it was not sent`);
         throw refusal;
+      }
+      if (run.over?.()) {
+        deps.log.warn(`${plugin.manifest.prefix}:${skill} asked for step '${step}' after its run had answered; it was not sent`);
+        throw refuseAfterAnswer(skill, step);
       }
     };
     const base = {
@@ -851,6 +861,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       skillArguments: state.args,
       deadline: () => state.deadline,
       sent: (state.sent = []),
+      over: () => state.runOver === true,
     });
     state.adapter = gatedAdapter(plugin.adapter, state.skillGate);
   };
@@ -890,15 +901,21 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       // The job store read through too: made only when a call is approved.
       const background = { sessionId: session.id, log: deps.log, get jobs() { return deps.jobsOf(session, prefix); } };
       // Called as withDeadline starts its timer, so `deadline` here is when that timer fires.
-      const answer = await skill.run(
-        adapter,
-        args,
-        Object.assign(context, {
-          confirmed,
-          deadline: Date.now() + deps.timeoutMs,
-          approveCall: (name: string, callArgs?: Record<string, unknown>) => approveCall(plugin.adapter, gate, background, name, callArgs),
-        }),
-      );
+      let answer: unknown;
+      try {
+        answer = await skill.run(
+          adapter,
+          args,
+          Object.assign(context, {
+            confirmed,
+            deadline: Date.now() + deps.timeoutMs,
+            approveCall: (name: string, callArgs?: Record<string, unknown>) => approveCall(plugin.adapter, gate, background, name, callArgs),
+          }),
+        );
+      } finally {
+        // The run has answered (or thrown): its gate closes, whatever its code still does later.
+        state.runOver = true;
+      }
       // The user has a question to answer first (reads before it are run again on the retry).
       const pending = state.interrupts?.[0];
       if (pending) throw pending;
@@ -966,7 +983,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     call: (session, target, raw, ctx = {}) => run("call", session, target, raw, ctx),
     runSkill: (session, target, raw, ctx = {}) => run("run_skill", session, target, raw, ctx),
     policies,
-    adapterForSkill: (session, plugin, skill, confirmed, ctx) => adapterForSkill(session, plugin, skill, confirmed, ctx),
+    adapterForSkill,
   };
 }
 

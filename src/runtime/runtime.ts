@@ -864,13 +864,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const session = createSession("discover-context");
     const ready = requirePlugin(plugin);
     const what = `skill '${plugin.manifest.prefix}:${name}' (discover context)`;
-    // The deadline is the gate's cancellation: a step the skill asks for after it is refused.
+    // The deadline is the gate's cancellation, and the gate closes when the run settles: a step
+    // the skill asks for after either is refused.
+    let over = false;
     const raw = await withDeadline(
-      (deadline) => skill.run(pipeline.adapterForSkill(session, ready, name, false, { cancel: deadline }), args, { get signal() { return deadline.signal; }, sessionId: session.id, log }),
+      (deadline) => skill.run(pipeline.adapterForSkill(session, ready, name, false, { cancel: deadline }, () => over), args, { get signal() { return deadline.signal; }, sessionId: session.id, log }),
       timeoutMs,
       undefined,
       what,
-    );
+    ).finally(() => {
+      over = true;
+    });
     return shapeResult(raw, redact, maxResultChars).result;
   });
 

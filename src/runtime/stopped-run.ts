@@ -29,6 +29,20 @@ export function refuseAfterStop(skill: string, step: string, stop: Cancellation)
 }
 
 /**
+ * The error a skill's step gets when its run has already answered (a timer, or a promise the
+ * skill did not wait for, firing later): the gate closed with the answer, so nothing is sent
+ * that the caller was not told of.
+ */
+export function refuseAfterAnswer(skill: string, step: string): RuntimeError {
+  return new RuntimeError(
+    "UPSTREAM_ERROR",
+    `skill '${skill}' has already answered: its run is over, so its step '${step}' was not sent, and no later step will be`,
+    { skill, step },
+    "Wait for every step (await it) before the skill returns; to run a call after the run, approve it during the run (context.approveCall) and hand it to a job.",
+  );
+}
+
+/**
  * The deadline's (or cancel's) error for a skill run or a write, with a hint that says what may
  * have happened: the steps that change data sent before the stop may have taken effect; none are
  * sent after it. A read-only tool or a skill that sent no write keeps the plain "retry once".
