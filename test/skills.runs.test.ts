@@ -46,6 +46,8 @@ const SKILLS: Record<string, string> = {
   // 0.2.7 skills that check args.confirm themselves: no meta.args, and a sentence that does not say "confirm".
   "skills/add-one.mjs": `export const meta = { description: "Add one item." };\nexport async function run(adapter, args) { if (!args.confirm) return { isError: true, error: "add-one changes data: pass confirm: true" }; await adapter.call("write_b", {}); return { added: 1 }; }`,
   "skills/add-many.mjs": `export const meta = { description: "Add several.", args: "names: list of item names" };\nexport async function run(adapter, args) { if (args.confirm !== true) return { isError: true, error: "add-many changes data: pass confirm: true" }; for (const _ of args.names ?? []) await adapter.call("write_b", {}); return { added: args.names }; }`,
+  // 0.2.7's background-job skills: the write is started and not awaited; the skill answers at once.
+  "skills/fire-and-forget.mjs": `export const meta = { description: "starts a write it does not wait for" };\nexport async function run(adapter) { const running = adapter.call("write_b", { background: true }); running.catch(() => {}); return { started: true }; }`,
   "skills/ret-bigint.mjs": `export const meta = { description: "returns a BigInt" };\nexport async function run() { return { total: { n: 12345678901234567890n } }; }`,
   "skills/ret-cycle.mjs": `export const meta = { description: "returns a cycle" };\nexport async function run() { const o = { a: 1, child: {} }; o.child.parent = o; return o; }`,
   "skills/ret-tojson-throws.mjs": `export const meta = { description: "toJSON throws" };\nexport async function run() { return { x: { toJSON() { throw new Error("toJSON boom"); } } }; }`,
@@ -122,6 +124,20 @@ describe("0.2.7 skills that check args.confirm themselves", () => {
       assert.equal(errorOf(without.payload).message, `skill 'runs:${skill}' failed: ${skill} changes data: pass confirm: true`);
     });
   }
+});
+
+describe("a step the skill started and did not wait for", () => {
+  it("is decided before the run answers: unconfirmed, the run answers CONFIRM_REQUIRED and nothing is written; confirmed, the write is made", async () => {
+    const before = await writes();
+    const refused = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: "fire-and-forget", arguments: {} });
+    assert.equal(refused.isError, true, JSON.stringify(refused.payload));
+    assert.equal(errorOf(refused.payload).code, "CONFIRM_REQUIRED");
+    assert.deepEqual(errorOf(refused.payload).details?.skillResult, { started: true });
+    assert.equal(await writes(), before, "the refused write was not made");
+    const confirmed = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: "fire-and-forget", arguments: {}, confirm: true });
+    assert.equal(confirmed.isError, false, JSON.stringify(confirmed.payload));
+    await waitFor(async () => (await writes()) === before + 1, "the confirmed background write");
+  });
 });
 
 describe("results that cannot become JSON, and malformed results", () => {

@@ -167,6 +167,8 @@ interface CallState {
   deadline?: DeadlineScope;
   /** The skill run has settled (answered, failed or stopped): its gate refuses every later step. */
   runOver?: boolean;
+  /** The gate's decisions still pending for the run's steps (SkillRun.deciding). */
+  deciding?: Set<Promise<void>>;
   /** The steps a skill run sent on to its plugin (for the deadline's answer: which may have taken effect). */
   sent?: SentStep[];
   /** The adapter the invoke step uses: a skill's is gated. */
@@ -753,6 +755,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     sent?: SentStep[];
     /** Whether the run has settled (its answer is sent): the gate is closed then. */
     over?: () => boolean;
+    /**
+     * The gate's decisions still pending, for steps the run asked for without waiting on them (a
+     * call started and not awaited): the run's answer waits for them, so a refusal is its answer.
+     */
+    deciding?: Set<Promise<void>>;
   };
 
   function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, over?: () => boolean): Adapter {
@@ -761,7 +768,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   /** The gate every request of a skill's run goes through (its adapter's, and the calls it approves up front). */
   function skillGateFor(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, run: SkillRun): SkillGate {
-    const { misplacedConfirm, unreadConfirm, refusals, interrupts, facts, sent } = run;
+    const { misplacedConfirm, unreadConfirm, refusals, interrupts, facts, sent, deciding } = run;
     const chain = policies(ctx);
     const pass = async (request: GateRequest) => {
       try {
@@ -772,6 +779,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         else if (error instanceof RuntimeError) refusals?.push(error);
         throw error;
       }
+    };
+    /** A step's whole decision (its tool looked up, then the gate), kept in `deciding` until it is made. */
+    const tracked = (decision: Promise<void>): Promise<void> => {
+      if (!deciding) return decision;
+      deciding.add(decision);
+      const done = () => void deciding.delete(decision);
+      decision.then(done, done);
+      return decision;
     };
     // Spread into each step's request below, so the signal is a plain field here (skills are not the hot path).
     const caller = ctx.cancel ?? ctx.signal;
@@ -805,35 +820,34 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       ...(unreadConfirm ? { unreadConfirm } : {}),
       ...(caller ? { signal: signalOf(caller) } : {}),
     };
-    return {
-      async call(name, args) {
-        refuseIfStopped(name);
-        const tools = await deps.toolsOf(plugin);
-        const tool = tools.find((t) => t.name === name);
-        // A step naming a tool the plugin does not have is the skill's own fault: said as that, and
-        // nothing is called (a confirm question about it would let confirm: true send it on).
-        if (!tool) {
-          const broken = brokenSkillStep(plugin, skill, name, tools);
-          refusals?.push(broken);
-          throw broken;
-        }
-        const writes = !deps.isReadOnly(plugin, tool);
-        // The skill run counts as a write (audit) from its first step that changes data, or
-        // tried to: set before the gate, so a refused step is audited as a refused _call is.
-        if (writes && facts) facts.mutating = true;
-        await pass({ ...base, target: name, tool, arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm, ...whyWrites(plugin, tool, writes) });
-        // Checked again after the gate's waits: a confirmation form can outlast the deadline.
-        refuseIfStopped(name);
-        sent?.push({ target: name, writes });
-      },
-      async method(name, args) {
-        refuseIfStopped(name);
-        if (facts) facts.mutating = true;
-        await pass({ ...base, target: name, arguments: args, writes: true, mutating: plugin.manifest.requireConfirm });
-        refuseIfStopped(name);
-        sent?.push({ target: name, writes: true });
-      },
+    const call = async (name: string, args: unknown): Promise<void> => {
+      refuseIfStopped(name);
+      const tools = await deps.toolsOf(plugin);
+      const tool = tools.find((t) => t.name === name);
+      // A step naming a tool the plugin does not have is the skill's own fault: said as that, and
+      // nothing is called (a confirm question about it would let confirm: true send it on).
+      if (!tool) {
+        const broken = brokenSkillStep(plugin, skill, name, tools);
+        refusals?.push(broken);
+        throw broken;
+      }
+      const writes = !deps.isReadOnly(plugin, tool);
+      // The skill run counts as a write (audit) from its first step that changes data, or
+      // tried to: set before the gate, so a refused step is audited as a refused _call is.
+      if (writes && facts) facts.mutating = true;
+      await pass({ ...base, target: name, tool, arguments: args, writes, mutating: writes && plugin.manifest.requireConfirm, ...whyWrites(plugin, tool, writes) });
+      // Checked again after the gate's waits: a confirmation form can outlast the deadline.
+      refuseIfStopped(name);
+      sent?.push({ target: name, writes });
     };
+    const method = async (name: string, args: unknown[]): Promise<void> => {
+      refuseIfStopped(name);
+      if (facts) facts.mutating = true;
+      await pass({ ...base, target: name, arguments: args, writes: true, mutating: plugin.manifest.requireConfirm });
+      refuseIfStopped(name);
+      sent?.push({ target: name, writes: true });
+    };
+    return { call: (name, args) => tracked(call(name, args)), method: (name, args) => tracked(method(name, args)) };
   }
 
   /** A skill's step that calls a tool its plugin does not have: the skill is broken, and the answer names the tool (the step runner names the step). */
@@ -862,6 +876,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       deadline: () => state.deadline,
       sent: (state.sent = []),
       over: () => state.runOver === true,
+      deciding: (state.deciding = new Set()),
     });
     state.adapter = gatedAdapter(plugin.adapter, state.skillGate);
   };
@@ -912,6 +927,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
             approveCall: (name: string, callArgs?: Record<string, unknown>) => approveCall(plugin.adapter, gate, background, name, callArgs),
           }),
         );
+        // Steps the run started without waiting on them (a call it did not await, as 0.2.7's
+        // background-job skills do) are decided before it answers: a refusal is then the run's
+        // answer (CONFIRM_REQUIRED, below), not a failure found later by whoever reads the job.
+        while (state.deciding?.size) await Promise.allSettled([...state.deciding]);
       } finally {
         // The run has answered (or thrown): its gate closes, whatever its code still does later.
         state.runOver = true;
