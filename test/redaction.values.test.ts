@@ -31,6 +31,12 @@ export const values = () => ({
   token: new Token(process.env.VALS_API_KEY),
   inline: { toJSON: () => \`inline \${process.env.VALS_API_KEY}\` },
   list: [new Date(86400000), new String("boxed"), new Number(7)],
+  // A toJSON JSON.stringify calls though listing the fields does not show it: not enumerable, or
+  // on a prototype object.
+  hiddenToJSON: Object.defineProperty({ a: 1 }, "toJSON", { value: () => ({ leaked: process.env.VALS_API_KEY }) }),
+  inheritedToJSON: Object.create({ toJSON: () => \`inherited \${process.env.VALS_API_KEY}\` }),
+  // What a toJSON returns is not handed to its own toJSON: JSON leaves that one uncalled.
+  nestedToJSON: { toJSON: () => Object.assign([1], { toJSON: () => process.env.VALS_API_KEY }) },
 });
 `;
 const MASKED = {
@@ -42,6 +48,9 @@ const MASKED = {
   token: { kind: "token", at: "token", value: "[redacted]", when: "1970-01-01T00:00:00.000Z" },
   inline: "inline [redacted]",
   list: ["1970-01-02T00:00:00.000Z", "boxed", 7],
+  hiddenToJSON: { leaked: "[redacted]" },
+  inheritedToJSON: "inherited [redacted]",
+  nestedToJSON: [1],
 };
 
 writePlugin(
