@@ -87,6 +87,9 @@ export async function run(adapter, args, context) {
   context.log.error("context fields", { nested: { key: process.env.VALS_API_KEY } });
   console.log(\`console has \${process.env.VALS_API_KEY}\`);
   process.stdout.write(\`stdout write has \${process.env.VALS_API_KEY}\\n\`);
+  // One credential in two writes: masked in the line they make together.
+  process.stdout.write(\`split write has \${process.env.VALS_API_KEY.slice(0, 10)}\`);
+  process.stdout.write(\`\${process.env.VALS_API_KEY.slice(10)} in two\\n\`);
   return { logged: true };
 }
 `,
@@ -127,9 +130,10 @@ describe("plugin results are what JSON makes of them, masked", () => {
     assert.equal(isError, false, JSON.stringify(payload));
     await callJson(server.client, "agent_tools_vals_call", { toolName: "values", arguments: {} });
     const stderr = server.stderr();
-    for (const line of ["adapter sees [redacted]", 'adapter call {"key":"[redacted]"}', "context log has [redacted]", 'context fields {"nested":{"key":"[redacted]"}}', "console has [redacted]", "stdout write has [redacted]"]) {
+    for (const line of ["adapter sees [redacted]", 'adapter call {"key":"[redacted]"}', "context log has [redacted]", 'context fields {"nested":{"key":"[redacted]"}}', "console has [redacted]", "stdout write has [redacted]", "split write has [redacted] in two"]) {
       assert.ok(stderr.includes(line), `'${line}' on stderr:\n${stderr}`);
     }
     assert.ok(!stderr.includes(KEY), `the credential reached stderr:\n${stderr}`);
+    assert.ok(!stderr.includes(KEY.slice(10)), `the credential's end reached stderr:\n${stderr}`);
   });
 });
