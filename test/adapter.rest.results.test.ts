@@ -47,7 +47,7 @@ before(async () => {
       "/api/ndjson": ["application/x-ndjson; charset=utf-8", '{"a":1}\n{"a":2}\n'],
       "/api/text-json": ["text/json ; charset=utf-8", '{"a":1}'],
     };
-    const stream = streams[path];
+    const stream = path === undefined ? undefined : streams[path];
     if (stream) {
       res.writeHead(200, { "content-type": stream[0] });
       return res.end(stream[1]);
