@@ -25,7 +25,7 @@ export function writeStdout(text: string): boolean {
  * process (maskStrayStdout), so a plugin's `console.log(process.env.API_KEY)` is masked like its
  * `context.log` lines. Only while stdout is redirected: otherwise its writes are not the
  * runtime's to touch. Bytes written as a Buffer go on as they are (console methods write text;
- * decoding and encoding raw bytes again could change them).
+ * decoding and encoding raw bytes again could change them), and are not masked.
  */
 const masks = new Set<(text: string) => string>();
 let redirected = false;
@@ -36,12 +36,64 @@ function masked(text: string): string {
   return out;
 }
 
+/**
+ * Redirected text is masked a line at a time, not a write at a time: a secret printed in two
+ * writes (`write(key.slice(0, 10)); write(key.slice(10) + "\n")`) is whole only in their joined
+ * text. What follows a write's last newline waits here until a newline comes, FLUSH_AFTER_MS have
+ * passed, PENDING_CAP characters pile up, bytes are written, a runtime stops masking, or the
+ * process ends: nothing is held back for good, nor for long.
+ */
+const FLUSH_AFTER_MS = 50;
+const PENDING_CAP = 64 * 1024;
+let pending = "";
+let idleFlush: ReturnType<typeof setTimeout> | undefined;
+
+function writeStderr(text: string | Uint8Array, ...rest: unknown[]): boolean {
+  return (process.stderr.write as (...written: unknown[]) => boolean).call(process.stderr, text, ...rest);
+}
+
+/** Writes what waits, masked. */
+function flushPending(): void {
+  if (idleFlush) clearTimeout(idleFlush);
+  idleFlush = undefined;
+  if (!pending) return;
+  const text = pending;
+  pending = "";
+  writeStderr(masked(text));
+}
+
+/** A redirected text write: its complete lines go out masked, the rest waits for its line's end. */
+function writeLines(text: string, callback: ((error?: Error | null) => void) | undefined): boolean {
+  pending += text;
+  const end = pending.length >= PENDING_CAP ? pending.length : pending.lastIndexOf("\n") + 1;
+  if (end === 0) {
+    idleFlush ??= setTimeout(flushPending, FLUSH_AFTER_MS).unref();
+    if (callback) process.nextTick(callback);
+    return true;
+  }
+  const lines = pending.slice(0, end);
+  pending = pending.slice(end);
+  if (idleFlush) clearTimeout(idleFlush);
+  idleFlush = pending ? setTimeout(flushPending, FLUSH_AFTER_MS).unref() : undefined;
+  return callback ? writeStderr(masked(lines), callback) : writeStderr(masked(lines));
+}
+
 /** Sends every later `process.stdout.write` (and so the console's stdout methods) to stderr. Idempotent. */
 export function sendStrayStdoutToStderr(): void {
+  if (!redirected) {
+    // stderr writes are synchronous on files, terminals and (on POSIX) pipes: what waits is out
+    // before the process is.
+    process.on("beforeExit", flushPending);
+    process.on("exit", flushPending);
+  }
   redirected = true;
   process.stdout.write = function toStderr(chunk: unknown, ...rest: unknown[]): boolean {
-    const text = typeof chunk === "string" ? masked(chunk) : chunk;
-    return (process.stderr.write as (...written: unknown[]) => boolean).call(process.stderr, text, ...rest);
+    const [encoding, callback] = typeof rest[0] === "function" ? [undefined, rest[0]] : [rest[0], rest[1]];
+    const isText = typeof chunk === "string" && (encoding === undefined || encoding === "utf8" || encoding === "utf-8");
+    if (isText) return writeLines(chunk, typeof callback === "function" ? (callback as (error?: Error | null) => void) : undefined);
+    // Bytes (or text in another encoding, "hex"…) go on as they are, after the text before them.
+    flushPending();
+    return writeStderr(chunk as Uint8Array, ...rest);
   } as typeof process.stdout.write;
 }
 
@@ -53,5 +105,9 @@ export function sendStrayStdoutToStderr(): void {
 export function maskStrayStdout(redact: (text: string) => string): () => void {
   if (!redirected) return () => undefined;
   masks.add(redact);
-  return () => masks.delete(redact);
+  return () => {
+    // What waits is masked by this runtime's secrets too, before it stops.
+    flushPending();
+    return masks.delete(redact);
+  };
 }

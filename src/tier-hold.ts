@@ -1,5 +1,6 @@
 import v8 from "node:v8";
 import { isOffValue } from "./env-switch.js";
+import { zeroOrMore } from "./setting-numbers.js";
 
 /**
  * V8's optimizing compiler (TurboFan) held back until the process has done enough work to pay
@@ -59,8 +60,8 @@ export function optimizeAfterFromEnv(value: string | undefined, warn: (message: 
   const text = value?.trim();
   if (!text) return DEFAULT_OPTIMIZE_AFTER_CPU_MS;
   if (isOffValue(text)) return 0;
-  const ms = Number(text);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const ms = zeroOrMore(text);
+  if (ms !== undefined) return ms;
   warn(`AGENT_TOOLS_OPTIMIZE_AFTER_CPU_MS='${text}' is not a number of milliseconds of CPU (0 or 'off' for no hold); using ${DEFAULT_OPTIMIZE_AFTER_CPU_MS}`);
   return DEFAULT_OPTIMIZE_AFTER_CPU_MS;
 }

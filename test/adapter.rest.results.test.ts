@@ -41,6 +41,17 @@ before(async () => {
       res.writeHead(500, { "content-type": "text/plain" });
       return res.end("Tab\there, an accent: é, and a line\nbreak");
     }
+    const streams: Record<string, [string, string]> = {
+      "/api/seq": ["application/json-seq", '\x1e{"a":1}\n\x1e{"a":2}\n'],
+      "/api/lines": ["application/json-lines", '{"a":1}\n{"a":2}\n'],
+      "/api/ndjson": ["application/x-ndjson; charset=utf-8", '{"a":1}\n{"a":2}\n'],
+      "/api/text-json": ["text/json ; charset=utf-8", '{"a":1}'],
+    };
+    const stream = path === undefined ? undefined : streams[path];
+    if (stream) {
+      res.writeHead(200, { "content-type": stream[0] });
+      return res.end(stream[1]);
+    }
     if (path === "/api/text") {
       res.writeHead(200, { "content-type": "text/plain" });
       return res.end("plain words");
@@ -122,6 +133,14 @@ describe("a 2xx labelled JSON that is not JSON", () => {
     ]);
     await assert.rejects(a.call("vendor", {}), (e: Failure) => e.code === "UPSTREAM_ERROR" && /application\/vnd\.github\+json' but a body that is not JSON: \{not json$/.test(e.message));
     assert.deepEqual(await a.call("text", {}), { status: 200, data: "plain words" });
+  });
+
+  it("a stream of JSON texts (json-seq, json-lines, ndjson) is a text result, not a body that is not JSON; text/json with parameters is JSON", async () => {
+    const { a } = await adapter(["seq", "lines", "ndjson", "text-json"].map((name) => ({ name, path: `/${name}` })));
+    assert.deepEqual(await a.call("seq", {}), { status: 200, data: '\x1e{"a":1}\n\x1e{"a":2}\n' });
+    assert.deepEqual(await a.call("lines", {}), { status: 200, data: '{"a":1}\n{"a":2}\n' });
+    assert.deepEqual(await a.call("ndjson", {}), { status: 200, data: '{"a":1}\n{"a":2}\n' });
+    assert.deepEqual(await a.call("text-json", {}), { status: 200, data: { a: 1 } });
   });
 });
 

@@ -3,7 +3,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { ENV_SETTINGS } from "../src/config/env-settings.js";
+import { ENV_SETTINGS, envSettingProblems } from "../src/config/env-settings.js";
+import { waitFromEnv } from "../src/env-switch.js";
+import { positiveInt } from "../src/positive-int.js";
+import { approximateFromEnv } from "../src/runtime/search/semantic/hybrid.js";
+import { optimizeAfterFromEnv } from "../src/tier-hold.js";
+import { describeWaitMs } from "../src/facade/server.js";
+import { drainMs } from "../src/transports/http.js";
+import { resolveHttpOptions } from "../src/transports/http/options.js";
 import { createSharedState } from "../src/state/index.js";
 import { silentLogger } from "../src/log.js";
 import { baseEnv, connect, FIXTURES, PLUGINS, ROOT, runCli } from "./helpers.js";
@@ -49,7 +56,61 @@ describe("environment settings: one table", () => {
   });
 });
 
+/** Whether `read` takes the value: it neither throws nor warns. */
+function takes(read: (warn: (message: string) => void) => unknown): boolean {
+  let warned = false;
+  try {
+    read(() => (warned = true));
+  } catch {
+    return false;
+  }
+  return !warned;
+}
+
+/**
+ * Each number setting's own reader, where it is not positive-int.ts's positiveInt: whether it
+ * takes a value (trimmed, as the check has it).
+ */
+const READERS: Record<string, (value: string) => boolean> = {
+  AGENT_TOOLS_HTTP_PORT: (value) => takes(() => resolveHttpOptions({ AGENT_TOOLS_HTTP_PORT: value })),
+  AGENT_TOOLS_DRAIN_MS: (value) => takes((warn) => drainMs({ AGENT_TOOLS_DRAIN_MS: value }, false, { warn })),
+  AGENT_TOOLS_OPTIMIZE_AFTER_CPU_MS: (value) => takes((warn) => optimizeAfterFromEnv(value, warn)),
+  AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM: (value) => takes(() => approximateFromEnv({ AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM: value })),
+  // Says nothing of a bad value: taken when it is not the default, or is blank (unset) or 5000.
+  AGENT_TOOLS_DESCRIBE_WAIT_MS: (value) => !value.trim() || describeWaitMs({ AGENT_TOOLS_DESCRIBE_WAIT_MS: value }) !== 5000 || Number(value) === 5000,
+};
+const ODD_VALUES = ["1.5", "1e3", "-1", "70000", " 5 ", "", "0", "0x10", "abc", "off", "9007199254740993"];
+
+describe("environment settings: the check takes what each reader takes", () => {
+  for (const [name, setting] of Object.entries(ENV_SETTINGS)) {
+    if (setting.kind !== "number" && setting.kind !== "wait") continue;
+    it(name, () => {
+      const reader =
+        READERS[name] ??
+        (setting.kind === "wait"
+          ? (value: string) => takes((warn) => waitFromEnv(name, value, warn))
+          : setting.parse === positiveInt
+            ? (value: string) => !value.trim() || positiveInt(value.trim()) !== undefined
+            : assert.fail(`${name} has a parser of its own: add its reader to READERS`));
+      for (const value of ODD_VALUES) {
+        const checked = envSettingProblems({ [name]: value }).length === 0;
+        assert.equal(checked, reader(value), `${name}='${value}': the check ${checked ? "accepts" : "refuses"} it, the reader does not`);
+      }
+    });
+  }
+});
+
 describe("environment settings: bad values over the built bins", () => {
+  it("validate lists a port or a drain time the HTTP server would refuse: AGENT_TOOLS_HTTP_PORT=80.5 or 70000, AGENT_TOOLS_DRAIN_MS=1e3", async () => {
+    for (const [port, drain] of [["80.5", "1e3"], ["70000", "1.5"]] as const) {
+      const ran = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_HTTP_PORT: port, AGENT_TOOLS_DRAIN_MS: drain }));
+      assert.equal(ran.code, 1, ran.stderr);
+      const { problems } = JSON.parse(ran.stdout) as { problems: string[] };
+      assert.ok(problems.includes(`AGENT_TOOLS_HTTP_PORT is '${port}', not a port number, a whole number from 0 to 65535 (0 picks a free one); using the default 8321 (write e.g. 8322)`), JSON.stringify(problems, null, 1));
+      assert.ok(problems.includes(`AGENT_TOOLS_DRAIN_MS is '${drain}', not a whole number of milliseconds, 0 or more; using the default 30000 for a team gateway, else 2000 (write e.g. 5000)`), JSON.stringify(problems, null, 1));
+    }
+  });
+
   it("validate lists each bad value and unknown name, with what it takes and what applies, and fails; stdout stays the JSON answer", async () => {
     const ran = await runCli(
       ["validate"],

@@ -266,7 +266,7 @@ describe("binding a non-loopback address", () => {
     assert.match(port.stderr, /--port must be a whole number from 0 to 65535 \(got 'http'\)/);
     const fromEnv = await runCli([], baseEnv({ AGENT_TOOLS_HTTP_PORT: "http" }), HTTP_BIN);
     assert.equal(fromEnv.code, 1);
-    assert.match(fromEnv.stderr, /AGENT_TOOLS_HTTP_PORT \(or http\.port\) must be a non-negative integer \(got 'http'\)/, "a bad variable is named as the variable");
+    assert.match(fromEnv.stderr, /AGENT_TOOLS_HTTP_PORT \(or http\.port\) must be a port number, a whole number from 0 to 65535 \(0 picks a free one\) \(got 'http'\)/, "a bad variable is named as the variable");
   });
 });
 

@@ -176,4 +176,20 @@ export async function run() { throw skillError("NOT_CONFIGURED", "the kit works 
       await server.close();
     }
   });
+
+  it("a subpath the package does not export is refused naming the plugin file that imports it and the names the package exports", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "agent-tools-kit-unexported-"));
+    const skill = path.join(writePlugin(path.join(root, "agent-tools-plugin-inner"), { name: "inner", prefix: "inner", description: "imports an internal path", adapter: "./adapter.mjs", readonlyTools: [] }, {
+      "adapter.mjs": `export default () => ({ async listTools() { return { tools: [] }; }, async call() { return {}; } });`,
+      "skills/internal.mjs": `import { x } from "agent-tools-runtime/internal";
+export const meta = { description: "imports what the kit does not export" };
+export async function run() { return x; }`,
+    }), "skills", "internal.mjs");
+    const validated = await runCli(["validate", "--plugins-dir", root], baseEnv());
+    assert.equal(validated.code, 1, validated.stdout + validated.stderr);
+    const { problems } = JSON.parse(validated.stdout) as { problems: string[] };
+    const line = problems.find((p) => p.includes("agent-tools-runtime/internal")) ?? "";
+    assert.ok(line.includes(`${skill} imports 'agent-tools-runtime/internal', which agent-tools-runtime does not export; it exports 'agent-tools-runtime', 'agent-tools-runtime/adapters', 'agent-tools-runtime/plugin': import one of those`), JSON.stringify(problems, null, 1));
+    assert.doesNotMatch(line, /imported from .*package\.json/);
+  });
 });

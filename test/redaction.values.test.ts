@@ -31,6 +31,12 @@ export const values = () => ({
   token: new Token(process.env.VALS_API_KEY),
   inline: { toJSON: () => \`inline \${process.env.VALS_API_KEY}\` },
   list: [new Date(86400000), new String("boxed"), new Number(7)],
+  // A toJSON JSON.stringify calls though listing the fields does not show it: not enumerable, or
+  // on a prototype object.
+  hiddenToJSON: Object.defineProperty({ a: 1 }, "toJSON", { value: () => ({ leaked: process.env.VALS_API_KEY }) }),
+  inheritedToJSON: Object.create({ toJSON: () => \`inherited \${process.env.VALS_API_KEY}\` }),
+  // What a toJSON returns is not handed to its own toJSON: JSON leaves that one uncalled.
+  nestedToJSON: { toJSON: () => Object.assign([1], { toJSON: () => process.env.VALS_API_KEY }) },
 });
 `;
 const MASKED = {
@@ -42,6 +48,9 @@ const MASKED = {
   token: { kind: "token", at: "token", value: "[redacted]", when: "1970-01-01T00:00:00.000Z" },
   inline: "inline [redacted]",
   list: ["1970-01-02T00:00:00.000Z", "boxed", 7],
+  hiddenToJSON: { leaked: "[redacted]" },
+  inheritedToJSON: "inherited [redacted]",
+  nestedToJSON: [1],
 };
 
 writePlugin(
@@ -78,6 +87,9 @@ export async function run(adapter, args, context) {
   context.log.error("context fields", { nested: { key: process.env.VALS_API_KEY } });
   console.log(\`console has \${process.env.VALS_API_KEY}\`);
   process.stdout.write(\`stdout write has \${process.env.VALS_API_KEY}\\n\`);
+  // One credential in two writes: masked in the line they make together.
+  process.stdout.write(\`split write has \${process.env.VALS_API_KEY.slice(0, 10)}\`);
+  process.stdout.write(\`\${process.env.VALS_API_KEY.slice(10)} in two\\n\`);
   return { logged: true };
 }
 `,
@@ -118,9 +130,10 @@ describe("plugin results are what JSON makes of them, masked", () => {
     assert.equal(isError, false, JSON.stringify(payload));
     await callJson(server.client, "agent_tools_vals_call", { toolName: "values", arguments: {} });
     const stderr = server.stderr();
-    for (const line of ["adapter sees [redacted]", 'adapter call {"key":"[redacted]"}', "context log has [redacted]", 'context fields {"nested":{"key":"[redacted]"}}', "console has [redacted]", "stdout write has [redacted]"]) {
+    for (const line of ["adapter sees [redacted]", 'adapter call {"key":"[redacted]"}', "context log has [redacted]", 'context fields {"nested":{"key":"[redacted]"}}', "console has [redacted]", "stdout write has [redacted]", "split write has [redacted] in two"]) {
       assert.ok(stderr.includes(line), `'${line}' on stderr:\n${stderr}`);
     }
     assert.ok(!stderr.includes(KEY), `the credential reached stderr:\n${stderr}`);
+    assert.ok(!stderr.includes(KEY.slice(10)), `the credential's end reached stderr:\n${stderr}`);
   });
 });

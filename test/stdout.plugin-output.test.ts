@@ -11,7 +11,7 @@ import { baseEnv, callJson, FIXTURES, MCP_BIN, runCli, stdioForSuite } from "./h
 
 const LOUD = path.join(FIXTURES, "loud");
 const env = baseEnv({ AGENT_TOOLS_PLUGINS_DIR: LOUD });
-const POLLUTION = ["at adapter import", "at import", "at run", "at call (info)", "at call (debug)", "at call (dir)", "at call (table)", "at call (write)"];
+const POLLUTION = ["at adapter import", "at adapter import without a line end", "at import", "at run", "at call (info)", "at call (debug)", "at call (dir)", "at call (table)", "at call (write)"];
 
 /** The built stdio server driven line by line: every stdout line is kept as sent. */
 async function rawSession(requests: Record<string, unknown>[], answersWanted: number): Promise<{ lines: string[]; stderr: string }> {
@@ -79,6 +79,8 @@ describe("plugin output on stdout", () => {
       const answer = JSON.parse(run.stdout) as { ok?: boolean };
       assert.equal(typeof answer, "object", run.stdout);
       assert.match(run.stderr, /I pollute stdout at (adapter )?import/);
+      // Written last at import with no line end: out by the command's exit at the latest.
+      assert.match(run.stderr, /I pollute stdout at adapter import without a line end/);
     });
   }
 });

@@ -1,5 +1,7 @@
-import { switchWord } from "../env-switch.js";
+import { isOffValue, switchWord, waitFromEnv } from "../env-switch.js";
 import { positiveInt } from "../positive-int.js";
+import { wholeNumber, zeroOrMore } from "../setting-numbers.js";
+import { portNumber } from "../transports/http/options.js";
 import { closestNames } from "../runtime/similarity.js";
 
 /**
@@ -14,10 +16,12 @@ import { closestNames } from "../runtime/similarity.js";
  */
 
 type Kind =
-  /** A whole number above 0 (positive-int.ts reads it). */
-  | { kind: "count"; unit: string; fallback: string; example: string; orOff?: true }
-  /** A number, 0 or more. */
-  | { kind: "zero-or-more"; unit: string; fallback: string; example: string; orOff?: true }
+  /**
+   * A number, read by `parse`: the very function its reader uses (positive-int.ts,
+   * setting-numbers.ts, the HTTP server's portNumber), so the check accepts what the reader does
+   * and no more. `takes` says what that is; `off`: the words the reader takes for "off" as well.
+   */
+  | { kind: "number"; parse: (text: string) => number | undefined; takes: string; fallback: string; example: string; off?: (text: string) => boolean }
   /** A switch (env-switch.ts's words); `fallback` is the state unset. */
   | { kind: "switch"; fallback: "on" | "off" }
   /** One of a few words, any case. */
@@ -35,9 +39,10 @@ type Setting = Kind & {
   saidBy?: string;
 };
 
-type Count = Extract<Kind, { kind: "count" }>;
-const count = (unit: string, fallback: number | string, example: number): Count => ({ kind: "count", unit, fallback: String(fallback), example: String(example) });
-const ms = (fallback: number, example = 1000): Count => count("a whole number of milliseconds", fallback, example);
+type NumberKind = Extract<Kind, { kind: "number" }>;
+const count = (unit: string, fallback: number | string, example: number): NumberKind => ({ kind: "number", parse: positiveInt, takes: `${unit} above 0`, fallback: String(fallback), example: String(example) });
+const ms = (fallback: number, example = 1000): NumberKind => count("a whole number of milliseconds", fallback, example);
+const zeroOrMoreOf = (unit: string, fallback: string, example: string): NumberKind => ({ kind: "number", parse: zeroOrMore, takes: `${unit}, 0 or more`, fallback, example });
 const on: Kind = { kind: "switch", fallback: "on" };
 const off: Kind = { kind: "switch", fallback: "off" };
 const text: Kind = { kind: "text" };
@@ -66,22 +71,22 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS: { kind: "wait", fallback: "0 with the catalog cache, else forever", saidBy: "the runtime" },
   AGENT_TOOLS_SEMANTIC_FAST_LANE: on,
   AGENT_TOOLS_SEMANTIC_THREADS: count("a whole number of threads", "2 (1 on a one-core machine)", 1),
-  AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM: { ...count("a whole number of texts", "off", 1000), orOff: true, saidBy: "the search index" },
+  AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM: { ...count("a whole number of texts", "off", 1000), off: (text) => text.toLowerCase() === "off", saidBy: "the search index" },
   AGENT_TOOLS_SEARCH_EXPANSION: on,
   AGENT_TOOLS_WORDNET_DIR: text,
   AGENT_TOOLS_FAST_LANE: on,
   AGENT_TOOLS_CALL_LANE: on,
   AGENT_TOOLS_WARM_UP: on,
   AGENT_TOOLS_LEAN_HEAP: on,
-  AGENT_TOOLS_OPTIMIZE_AFTER_CPU_MS: { kind: "zero-or-more", unit: "a number of milliseconds of CPU", fallback: "2000", example: "5000", orOff: true, saidBy: "the server" },
+  AGENT_TOOLS_OPTIMIZE_AFTER_CPU_MS: { ...zeroOrMoreOf("a number of milliseconds of CPU", "2000", "5000"), off: isOffValue, saidBy: "the server" },
   AGENT_TOOLS_HELD_CALLS_PER_CALLER: { ...count("a whole number of calls", 100, 50), saidBy: "the server" },
   AGENT_TOOLS_CONFIRM_TIMEOUT_MS: { ...ms(120_000, 60_000), saidBy: "the server" },
-  AGENT_TOOLS_DESCRIBE_WAIT_MS: { kind: "zero-or-more", unit: "a whole number of milliseconds", fallback: "5000", example: "2000" },
+  AGENT_TOOLS_DESCRIBE_WAIT_MS: zeroOrMoreOf("a number of milliseconds", "5000", "2000"),
   AGENT_TOOLS_CATALOG_CACHE: { ...on, saidBy: "the runtime" },
   AGENT_TOOLS_CACHE_DIR: text,
   AGENT_TOOLS_LIST_CONCURRENCY: count("a whole number of listings", 6, 4),
   AGENT_TOOLS_HTTP_HOST: text,
-  AGENT_TOOLS_HTTP_PORT: { kind: "zero-or-more", unit: "a port number (0 picks a free one)", fallback: "8321", example: "8322", saidBy: http },
+  AGENT_TOOLS_HTTP_PORT: { kind: "number", parse: portNumber, takes: "a port number, a whole number from 0 to 65535 (0 picks a free one)", fallback: "8321", example: "8322", saidBy: http },
   AGENT_TOOLS_HTTP_TOKEN: text,
   AGENT_TOOLS_HTTP_ALLOWED_HOSTS: text,
   AGENT_TOOLS_HTTP_ALLOWED_ORIGINS: text,
@@ -95,7 +100,7 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_INSTANCE_ID: text,
   AGENT_TOOLS_AUDIT: text,
   AGENT_TOOLS_AUDIT_FILE: text,
-  AGENT_TOOLS_DRAIN_MS: { kind: "zero-or-more", unit: "a whole number of milliseconds", fallback: "30000 for a team gateway, else 2000", example: "5000", saidBy: "the HTTP server" },
+  AGENT_TOOLS_DRAIN_MS: { kind: "number", parse: wholeNumber, takes: "a whole number of milliseconds, 0 or more", fallback: "30000 for a team gateway, else 2000", example: "5000", saidBy: "the HTTP server" },
   AGENT_TOOLS_CONFIRM: { kind: "choice", values: ["elicit", "flag"], fallback: "elicit", saidBy: "the runtime" },
   AGENT_TOOLS_STATE_KEY: text,
   AGENT_TOOLS_EXEC_TIMEOUT_MS: ms(30_000, 60_000),
@@ -119,13 +124,9 @@ function valueProblem(setting: Setting, value: string): string | undefined {
   switch (setting.kind) {
     case "text":
       return undefined;
-    case "count":
-      if (positiveInt(value) !== undefined || (setting.orOff && word === "off")) return undefined;
-      return `not ${setting.unit} above 0${setting.orOff ? " (or off)" : ""}; using the default ${setting.fallback} (write e.g. ${setting.example})`;
-    case "zero-or-more": {
-      if ((Number.isFinite(Number(value)) && Number(value) >= 0) || (setting.orOff && switchWord(value) === false)) return undefined;
-      return `not ${setting.unit}, 0 or more${setting.orOff ? " (or off)" : ""}; using the default ${setting.fallback} (write e.g. ${setting.example})`;
-    }
+    case "number":
+      if (setting.parse(value) !== undefined || setting.off?.(value)) return undefined;
+      return `not ${setting.takes}${setting.off ? " (or off)" : ""}; using the default ${setting.fallback} (write e.g. ${setting.example})`;
     case "switch":
       if (switchWord(value) !== undefined) return undefined;
       return `neither on nor off; using the default, ${setting.fallback} (write off, 0, false or no to turn it off; on, 1, true or yes to turn it on)`;
@@ -133,7 +134,8 @@ function valueProblem(setting: Setting, value: string): string | undefined {
       if (setting.values.includes(word)) return undefined;
       return `not one of ${setting.values.join(", ")}; using the default, ${setting.fallback}`;
     case "wait":
-      if (/^(forever|ready|infinity)$/.test(word) || (Number.isFinite(Number(value)) && Number(value) >= 0)) return undefined;
+      // The reader itself, its warning unsaid: what it takes is what the check accepts.
+      if (waitFromEnv("", value, () => undefined) !== undefined) return undefined;
       return `not a number of milliseconds (0 or more) or forever; using the default, ${setting.fallback}`;
   }
 }

@@ -25,6 +25,7 @@ import { buildFacadeTools, EXEC_FACADE_TOOL, FACADE_TOOL_KEYS, facadeToolName, H
 import { readFacadeKeys } from "../runtime/stray-keys.js";
 import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.js";
 import { positiveInt } from "../positive-int.js";
+import { zeroOrMore } from "../setting-numbers.js";
 
 /**
  * The MCP facade on the SDK v2 low-level Server: handlers for tools/list and tools/call that map
@@ -53,9 +54,9 @@ const FACADE_LIST_TTL_MS = 3_600_000;
 /** How long the first tools/list waits for undescribed mcpServers entries to be listed (AGENT_TOOLS_DESCRIBE_WAIT_MS). */
 const DESCRIBE_WAIT_MS = 5000;
 
-function describeWaitMs(): number {
-  const value = Number(process.env.AGENT_TOOLS_DESCRIBE_WAIT_MS);
-  return Number.isFinite(value) && value >= 0 ? value : DESCRIBE_WAIT_MS;
+export function describeWaitMs(env: NodeJS.ProcessEnv = process.env): number {
+  // Blank is unset, as the start check has it (Number("") would be 0: no wait at all).
+  return zeroOrMore(env.AGENT_TOOLS_DESCRIBE_WAIT_MS?.trim() ?? "") ?? DESCRIBE_WAIT_MS;
 }
 
 /**

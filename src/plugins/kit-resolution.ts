@@ -17,17 +17,37 @@ import { packageJson, RUNTIME_ROOT } from "../paths.js";
  * Customization hooks run on a thread of their own, started by `register`: a cost paid only by a
  * start that loads a plugin from outside the package, and once. Every other specifier goes on
  * untouched. The hook is a data: module, so it needs no file of its own in the build.
+ *
+ * A name the package does not export (`agent-tools-runtime/internal`) fails as Node says it, but
+ * Node's message would name the package's package.json as the importer (the hook resolves from
+ * there): the hook says instead which file imported it and what the package exports.
  */
 
 const HOOK = `
-let parentURL, name;
-export function initialize(data) { parentURL = data.parentURL; name = data.name; }
-export function resolve(specifier, context, nextResolve) {
-  if (specifier === name || specifier.startsWith(name + "/")) return nextResolve(specifier, { ...context, parentURL });
-  return nextResolve(specifier, context);
+import { fileURLToPath } from "node:url";
+let parentURL, name, exported;
+export function initialize(data) { parentURL = data.parentURL; name = data.name; exported = data.exported; }
+export async function resolve(specifier, context, nextResolve) {
+  if (specifier !== name && !specifier.startsWith(name + "/")) return nextResolve(specifier, context);
+  // Read before nextResolve: Node writes the context it is given over this one.
+  const from = context.parentURL;
+  try {
+    return await nextResolve(specifier, { ...context, parentURL });
+  } catch (error) {
+    if (error?.code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") throw error;
+    const importer = from?.startsWith("file:") ? fileURLToPath(from) : from ?? "a plugin";
+    const named = Object.assign(new Error(\`\${importer} imports '\${specifier}', which \${name} does not export; it exports \${exported.map((s) => "'" + s + "'").join(", ")}: import one of those\`), { code: error.code });
+    throw named;
+  }
 }`;
 
 let registered = false;
+
+/** The names the package's `exports` map offers ("agent-tools-runtime", "agent-tools-runtime/plugin"…), for the hook's error. */
+function exportedNames(name: string): string[] {
+  const exports = (packageJson() as { exports?: Record<string, unknown> }).exports ?? {};
+  return Object.keys(exports).map((key) => (key === "." ? name : `${name}/${key.replace(/^\.\//, "")}`));
+}
 
 /** Whether `file` lies inside the running runtime's package (where the kit resolves by itself). */
 function insidePackage(file: string): boolean {
@@ -39,7 +59,8 @@ function insidePackage(file: string): boolean {
 export function makeKitResolvableFor(file: string): void {
   if (registered || insidePackage(file)) return;
   registered = true;
+  const { name } = packageJson();
   register(`data:text/javascript,${encodeURIComponent(HOOK)}`, {
-    data: { parentURL: pathToFileURL(path.join(RUNTIME_ROOT, "package.json")).href, name: packageJson().name },
+    data: { parentURL: pathToFileURL(path.join(RUNTIME_ROOT, "package.json")).href, name, exported: exportedNames(name) },
   });
 }

@@ -4,6 +4,7 @@ import { HttpOptionsError, type HttpOptions } from "./http/options.js";
 import { startHttpFacade, type HttpFacade } from "./http/server.js";
 import { warmUp, warmUpImports } from "./http/warm-up.js";
 import { exitGracefully, SHUTDOWN_GRACE_MS } from "./shutdown.js";
+import { wholeNumber } from "../setting-numbers.js";
 
 /**
  * How long a draining instance waits for calls in flight (AGENT_TOOLS_DRAIN_MS): 30 s for a team
@@ -11,12 +12,12 @@ import { exitGracefully, SHUTDOWN_GRACE_MS } from "./shutdown.js";
  */
 const DEFAULT_DRAIN_MS = { team: 30_000, single: 2000 } as const;
 
-function drainMs(env: NodeJS.ProcessEnv, team: boolean, log: { warn(message: string): void }): number {
+export function drainMs(env: NodeJS.ProcessEnv, team: boolean, log: { warn(message: string): void }): number {
   const raw = env.AGENT_TOOLS_DRAIN_MS?.trim();
   const fallback = team ? DEFAULT_DRAIN_MS.team : DEFAULT_DRAIN_MS.single;
   if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (/^\d+$/.test(raw) && Number.isSafeInteger(value)) return value;
+  const value = wholeNumber(raw);
+  if (value !== undefined) return value;
   // Said, as other settings are: a typo must not silently become the default.
   log.warn(`AGENT_TOOLS_DRAIN_MS must be a whole number of milliseconds, 0 or more (got '${raw}'); using ${fallback}`);
   return fallback;

@@ -69,8 +69,13 @@ function refusedCredentials(response: RestResponse): boolean {
   return headers.get("x-ratelimit-remaining")?.trim() !== "0" && !headers.has("retry-after");
 }
 
+/**
+ * Whether a body is one JSON text: application/json, any application/…+json (problem+json,
+ * vnd.api+json), text/json, with parameters or not. Not the formats of many JSON texts in one body
+ * (application/json-seq, application/json-lines, x-ndjson): those stay text, as they are sent.
+ */
 function isJsonContentType(contentType: string | null): boolean {
-  return !!contentType && /^application\/(?:[\w.+-]*\+)?json\b|^text\/json\b/i.test(contentType.trim());
+  return !!contentType && /^(?:application\/(?:[\w.+-]*\+)?json|text\/json)\s*(?:;|$)/i.test(contentType.trim());
 }
 
 export class RestClient {
@@ -244,7 +249,8 @@ async function decode(response: Response, method: string, limit: number, what: s
   }
   const contentType = response.headers.get("content-type");
   const json = isJsonContentType(contentType);
-  if (json || !contentType || /^text\/|xml|x-www-form-urlencoded|javascript/i.test(contentType)) {
+  // Text too: a stream of JSON texts (json-seq, json-lines, ndjson), which is not one to parse.
+  if (json || !contentType || /^text\/|xml|json|x-www-form-urlencoded|javascript/i.test(contentType)) {
     const { bytes, truncated } = await readCappedBody(response, limit, what, { truncate });
     const text = new TextDecoder().decode(bytes);
     if (text.trim() === "") return null;

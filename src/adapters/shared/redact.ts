@@ -87,10 +87,6 @@ function withMaskedKeys(fields: Record<string, unknown>, redactor: Redactor): Re
   return out;
 }
 
-function hasToJSON(value: object): value is { toJSON(key: string): unknown } {
-  return typeof (value as { toJSON?: unknown }).toJSON === "function";
-}
-
 export function createRedactor(initial: Iterable<string | undefined> = []): Redactor {
   const secrets = new Set<string>();
   // Longest first, so a secret that contains another is masked whole. Sorted once after secrets
@@ -179,13 +175,22 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
   const walk = (value: unknown, key: string | number, returnedByToJSON: boolean): unknown => {
     if (typeof value === "string") return redactor.redact(value);
     if (!value || typeof value !== "object") return value;
+    // JSON.stringify calls a toJSON wherever it is: own or inherited (a class's, a prototype
+    // object's), enumerable or not. One lookup per object, as it does: listing the fields would
+    // miss a non-enumerable or inherited one, which the final JSON.stringify of the answer would
+    // then call after masking.
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function" && !returnedByToJSON) return walk((toJSON as (key: string) => unknown).call(value, String(key)), key, true);
+    // From here on a toJSON is one a toJSON returned: JSON.stringify leaves it uncalled (and the
+    // function out). The copy leaves it out too, so the walk's output is plain data: the final
+    // JSON.stringify of the answer would call it, and what it returns would go out unmasked.
     if (Array.isArray(value)) {
-      if (!returnedByToJSON && hasToJSON(value)) return walk(value.toJSON(String(key)), key, true);
-      let out: unknown[] | undefined;
-      for (let i = 0; i < value.length; i++) {
-        const item: unknown = value[i];
+      const items: unknown[] = typeof toJSON === "function" ? Array.from(value) : value;
+      let out: unknown[] | undefined = items === value ? undefined : items;
+      for (let i = 0; i < items.length; i++) {
+        const item: unknown = items[i];
         const masked = walk(item, i, false);
-        if (masked !== item) (out ??= value.slice())[i] = masked;
+        if (masked !== item) (out ??= items.slice())[i] = masked;
       }
       return out ?? value;
     }
@@ -194,14 +199,11 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
     if (proto !== Object.prototype && proto !== null) {
       if (value instanceof String) return redactor.redact(String(value));
       if (value instanceof Number || value instanceof Boolean) return value.valueOf();
-      if (!returnedByToJSON && hasToJSON(value)) return walk(value.toJSON(String(key)), key, true);
-      // A class instance, a Map, a Date a toJSON returned: its own enumerable fields, as JSON has them.
+      // A class instance, a Map, a Date a toJSON returned: its own enumerable fields, as JSON has
+      // them (an inherited toJSON stays behind with the prototype).
       record = { ...value } as Record<string, unknown>;
     }
-    // A toJSON that returned an object with a toJSON of its own: JSON.stringify leaves that one
-    // uncalled (and the function out), so the copy leaves it out too; the final JSON.stringify of
-    // the answer would call it, and what it returns would go out unmasked.
-    if (returnedByToJSON && typeof record.toJSON === "function") {
+    if (typeof toJSON === "function" && Object.hasOwn(record, "toJSON")) {
       const { toJSON: _dropped, ...rest } = record;
       record = rest;
     }
@@ -213,9 +215,6 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
     for (const field in record) {
       if (!Object.hasOwn(record, field)) continue;
       const item = record[field];
-      // A plain object's toJSON is one of its fields: found here, not looked up on every object
-      // (a lookup that misses costs the walk of a large result several per cent).
-      if (field === "toJSON" && !returnedByToJSON && typeof item === "function") return walk((item as (key: string) => unknown).call(value, String(key)), key, true);
       const masked = walk(item, field, false);
       if (masked !== item) (out ??= { ...record })[field] = masked;
       if (!keyChanged && keyHoldsSecret(field)) keyChanged = true;

@@ -55,6 +55,15 @@ export function boundHostNames(host: string): string[] {
   return name === "0.0.0.0" || name === "::" ? [] : [name];
 }
 
+/**
+ * A port AGENT_TOOLS_HTTP_PORT or http.port names: a whole number from 0 to 65535 ("1e3" is 1000).
+ * The start check (config/env-settings.ts) uses it too, so it accepts what the server does.
+ */
+export function portNumber(raw: string | number): number | undefined {
+  const value = typeof raw === "number" ? raw : Number(raw);
+  return typeof raw === "string" && !raw.trim() ? undefined : Number.isInteger(value) && value >= 0 && value <= 65535 ? value : undefined;
+}
+
 function positiveInteger(raw: string | number | undefined, what: string, fallback: number, { allowZero = false } = {}): number {
   if (raw === undefined || raw === "") return fallback;
   const value = typeof raw === "number" ? raw : Number(raw);
@@ -71,8 +80,9 @@ function list(raw: string | undefined): string[] {
 /** `teamAuth`: the config's team block names identities or a JWT issuer, which guard a public bind as a token does. */
 export function resolveHttpOptions(env: NodeJS.ProcessEnv, config: AgentToolsConfig["http"] = {}, teamAuth = false): HttpOptions {
   const host = env.AGENT_TOOLS_HTTP_HOST?.trim() || config.host || DEFAULT_HTTP_HOST;
-  const port = positiveInteger(env.AGENT_TOOLS_HTTP_PORT ?? config.port, "AGENT_TOOLS_HTTP_PORT (or http.port)", DEFAULT_HTTP_PORT, { allowZero: true });
-  if (port > 65535) throw new HttpOptionsError(`AGENT_TOOLS_HTTP_PORT (or http.port) must be at most 65535 (got ${port})`);
+  const rawPort = env.AGENT_TOOLS_HTTP_PORT?.trim() || config.port;
+  const port = rawPort === undefined ? DEFAULT_HTTP_PORT : portNumber(rawPort);
+  if (port === undefined) throw new HttpOptionsError(`AGENT_TOOLS_HTTP_PORT (or http.port) must be a port number, a whole number from 0 to 65535 (0 picks a free one) (got '${String(rawPort)}')`);
   const token = env.AGENT_TOOLS_HTTP_TOKEN?.trim() || undefined;
   if (!isLoopbackName(host) && !token && !teamAuth) {
     throw new HttpOptionsError(

@@ -1,5 +1,6 @@
 import { rankHits, type RowScores, type SearchAnswer, type SearchDocument, type SearchHit, type SearchOptions, type ToolIndex } from "../types.js";
 import { createDotKernel, dotAt, type DotKernel } from "./dot-kernel.js";
+import { positiveInt } from "../../../positive-int.js";
 import { bm25Idf, type Bm25fIndex } from "../bm25f.js";
 import { candidateSenses, chooseSenses, EXPANSION_DEFAULTS, expansionTerms, senseText } from "../expansion.js";
 import type { WeightedTerm } from "../synonyms.js";
@@ -193,8 +194,8 @@ export const APPROXIMATE_ENV = "AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM";
 export function approximateFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const raw = env[APPROXIMATE_ENV]?.trim();
   if (!raw || raw.toLowerCase() === "off") return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${APPROXIMATE_ENV}='${raw}' is not a count of texts; use a whole number such as 1000, or off`);
+  const value = positiveInt(raw);
+  if (value === undefined) throw new Error(`${APPROXIMATE_ENV}='${raw}' is not a count of texts; use a whole number such as 1000, or off`);
   return value;
 }
 /** Texts per approximate request: the model's thread answers queries in between. */
