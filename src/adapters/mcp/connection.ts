@@ -14,6 +14,7 @@ import { asPromise } from "../../as-promise.js";
 import { upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { RetryAfterHttpError } from "./retry-after.js";
 import { AnswerStreamLost } from "./answer-watching-http.js";
+import { OVERSIZED_ANSWER } from "./group-stdio-transport.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -720,6 +721,12 @@ export class McpConnection {
     }
     if (isUnsupportedProtocolVersion(error)) {
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} does not serve a protocol version this runtime speaks: ${errorMessage(error)}`));
+    }
+    if (error instanceof ProtocolError && error.code === OVERSIZED_ANSWER && live?.opened.kind === "stdio") {
+      const limit = (error.data as { limitBytes?: unknown } | undefined)?.limitBytes;
+      return new McpAdapterError("RESULT_TOO_LARGE", redact(`${server} answered ${what} with a line of more than ${typeof limit === "number" ? limit : "10485760"} bytes (10 MiB, the most one stdio line may carry; not a setting); it was skipped unread, and the server's other calls go on`), {
+        hint: "Ask for less in one call: a smaller page or limit, a narrower query, a range of the file, or a tool that writes the output to a file instead of answering it.",
+      });
     }
     if (error instanceof ProtocolError) {
       // A 2026-07-28 server told that this call's client cannot answer (relayedCapabilities) and
