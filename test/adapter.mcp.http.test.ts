@@ -273,7 +273,7 @@ describe("a downstream HTTP server that stops and restarts (server-everything, r
     for (const error of errors) {
       assert.equal(error.code, "UPSTREAM_ERROR", error.message);
       assert.match(error.message, /connection to MCP server '.*' was lost during tools\/call 'trigger-long-running-operation', before its answer arrived.*unknown/);
-      assert.match(error.hint ?? "", /check whether the change was made/);
+      assert.match((error as Error & { hint?: string }).hint ?? "", /check whether the change was made/);
     }
     server = await startEverything(port);
     // The old session is gone with the old process (it answers 400 "No valid session ID provided"), or the call meets a refused connection: either way it starts a new session.

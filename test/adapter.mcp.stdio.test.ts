@@ -194,7 +194,7 @@ describe("timeouts, cancellation, crashes, idle", () => {
     assert.equal(error.code, "RESULT_TOO_LARGE", error.message);
     assert.match(error.message, /answered tools\/call 'huge' with a line of more than 10485760 bytes/);
     assert.doesNotMatch(error.message, /exited/);
-    assert.match(error.hint ?? "", /Ask for less/);
+    assert.match((error as Error & { hint?: string }).hint ?? "", /Ask for less/);
     assert.equal(textOf(await sleeping), "slept", "the call in flight beside it was answered");
     assert.equal(adapter.pid, pid, "the same server, not restarted");
     assert.equal(textOf(await adapter.call("huge", { mb: 1 })).length, 1024 * 1024, "a smaller answer on the same connection");
