@@ -94,9 +94,32 @@ export class OversizedLine extends Error {
   constructor(
     readonly head: string,
     readonly limit: number,
+    /** Its end (up to 1024 bytes before the newline): where an SDK-built server writes an answer's id. */
+    readonly tail = "",
   ) {
     super(`a line of more than ${limit} bytes was skipped`);
     this.name = "OversizedLine";
+  }
+}
+
+/**
+ * The id of an answer (a JSON-RPC response) in a line too long to parse, read from its ends: the
+ * first `"id"` member before `"result"` or `"error"` at its start (jsonrpc, id, then the rest), or
+ * the last member at its very end (`…,"jsonrpc":"2.0","id":5}`, as the SDK's servers write it).
+ * undefined when the line is a request or notification, or neither end has a usable id.
+ */
+export function answerIdFromLine(head: string, tail: string): string | number | undefined {
+  const body = /"(result|error)"\s*:/.exec(head);
+  const before = body ? head.slice(0, body.index) : head;
+  if (/"method"\s*:/.test(before)) return undefined;
+  const ID = '("(?:[^"\\\\]|\\\\.)*"|-?\\d+)';
+  const match = new RegExp(`^\\s*\\{.*?"id"\\s*:\\s*${ID}\\s*[,}]`, "s").exec(before) ?? new RegExp(`[,{]\\s*"id"\\s*:\\s*${ID}\\s*\\}\\s*$`).exec(tail);
+  if (!match?.[1]) return undefined;
+  try {
+    const id: unknown = JSON.parse(match[1]);
+    return typeof id === "string" || Number.isSafeInteger(id) ? (id as string | number) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -130,8 +153,10 @@ export class JsonRpcLineReader {
   readonly #reportUnparsable: boolean;
   /** The head of the oversized line being skipped, until its newline arrives. */
   #skipping: string | undefined;
-  /** The head of an oversized line that ended, not yet reported by readMessage. */
-  #skipped: string | undefined;
+  /** The last bytes of the oversized line being skipped (its tail so far). */
+  #skippingTail: Buffer | undefined;
+  /** The head and tail of an oversized line that ended, not yet reported by readMessage. */
+  #skipped: { head: string; tail: string } | undefined;
 
   /** `fallback`: the SDK's `deserializeMessage` (of the client or the server package, whichever side this reads for). */
   constructor(fallback: Parse, options: LineReaderOptions = {}) {
@@ -144,9 +169,11 @@ export class JsonRpcLineReader {
   append(chunk: Buffer): void {
     if (this.#skipping !== undefined) {
       const newline = chunk.indexOf(10);
+      this.#keepTail(newline === -1 ? chunk : chunk.subarray(0, newline));
       if (newline === -1) return;
-      this.#skipped = this.#skipping;
+      this.#skipped = { head: this.#skipping, tail: this.#skippingTail?.toString("utf8") ?? "" };
       this.#skipping = undefined;
+      this.#skippingTail = undefined;
       chunk = chunk.subarray(newline + 1);
       if (chunk.length === 0) return;
     }
@@ -159,6 +186,8 @@ export class JsonRpcLineReader {
       const start = this.#buffer ? Buffer.concat([this.#buffer.subarray(0, OVERSIZED_HEAD_BYTES), chunk.subarray(0, OVERSIZED_HEAD_BYTES)]) : chunk;
       this.#skipping = start.toString("utf8", 0, Math.min(start.length, OVERSIZED_HEAD_BYTES));
       this.#buffer = undefined;
+      this.#skippingTail = undefined;
+      this.#keepTail(chunk);
       return;
     }
     this.#buffer = this.#buffer ? Buffer.concat([this.#buffer, chunk]) : chunk;
@@ -171,9 +200,9 @@ export class JsonRpcLineReader {
    */
   readMessage(): JSONRPCMessage | null {
     if (this.#skipped !== undefined) {
-      const head = this.#skipped;
+      const { head, tail } = this.#skipped;
       this.#skipped = undefined;
-      throw new OversizedLine(head, this.#maxBytes);
+      throw new OversizedLine(head, this.#maxBytes, tail.replace(/\r$/, ""));
     }
     while (this.#buffer) {
       const index = this.#buffer.indexOf(10);
@@ -202,6 +231,12 @@ export class JsonRpcLineReader {
     return null;
   }
 
+  /** Keep the last OVERSIZED_HEAD_BYTES of the line being skipped, without holding the rest. */
+  #keepTail(bytes: Buffer): void {
+    const joined = this.#skippingTail ? Buffer.concat([this.#skippingTail, bytes.subarray(Math.max(0, bytes.length - OVERSIZED_HEAD_BYTES))]) : bytes;
+    this.#skippingTail = Buffer.from(joined.subarray(Math.max(0, joined.length - OVERSIZED_HEAD_BYTES)));
+  }
+
   #keepStray(line: string): void {
     this.#stray.push(line.slice(0, OVERSIZED_HEAD_BYTES));
     if (this.#stray.length > STRAY_LINES_KEPT) this.#stray.shift();
@@ -219,6 +254,7 @@ export class JsonRpcLineReader {
   clear(): void {
     this.#buffer = undefined;
     this.#skipping = undefined;
+    this.#skippingTail = undefined;
     this.#skipped = undefined;
   }
 }

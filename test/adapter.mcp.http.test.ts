@@ -10,6 +10,9 @@ import { startHttpFixture, type HttpFixture } from "./fixtures/mcp/http-server.j
 import { buildAdapter, rejectsWith, textOf } from "./fixtures/mcp/support.js";
 import { until } from "./wait.js";
 import { sendJson, startServer } from "./fixtures/rest/http-server.js";
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { createRequire } from "node:module";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -212,6 +215,96 @@ describe("Streamable HTTP", () => {
     const adapter = adapterFor({ url, timeoutMs: 2000 });
     const error = await rejectsWith(adapter.listTools());
     assert.equal(error.code, "UPSTREAM_ERROR");
+  });
+});
+
+/** A free port on 127.0.0.1: listened on, then let go. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+const EVERYTHING = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js");
+
+/**
+ * server-everything in its streamableHttp mode, a real process: it answers calls over SSE and,
+ * like the SDK's example servers, a session it does not hold with 400 "No valid session ID provided".
+ */
+async function startEverything(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      seen += String(chunk);
+      if (seen.includes("listening")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`server-everything exited (${code}): ${seen}`)));
+  });
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  child.kill("SIGKILL");
+  await new Promise((resolve) => child.once("exit", resolve));
+}
+
+describe("a downstream HTTP server that stops and restarts (server-everything, real processes)", () => {
+  test("calls in flight when it is killed fail at once (connection lost, effect unknown), not at their deadline; after its restart the next call reconnects", async () => {
+    const port = await freePort();
+    let server = await startEverything(port);
+    const adapter = adapterFor({ url: `http://127.0.0.1:${port}/mcp`, timeoutMs: 60_000 });
+    assert.match(textOf(await adapter.call("echo", { message: "before" })), /before/);
+    const inFlight = Array.from({ length: 5 }, () => rejectsWith(adapter.call("trigger-long-running-operation", { duration: 30, steps: 3 })));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const killedAt = Date.now();
+    await kill(server);
+    const errors = await Promise.all(inFlight);
+    // The SDK tries to resume a stream with event ids twice (about 2.5 s); far below the 60 s deadline.
+    assert.ok(Date.now() - killedAt < 20_000, `answered after ${Date.now() - killedAt} ms`);
+    for (const error of errors) {
+      assert.equal(error.code, "UPSTREAM_ERROR", error.message);
+      assert.match(error.message, /connection to MCP server '.*' was lost during tools\/call 'trigger-long-running-operation', before its answer arrived.*unknown/);
+      assert.match((error as Error & { hint?: string }).hint ?? "", /check whether the change was made/);
+    }
+    server = await startEverything(port);
+    // The old session is gone with the old process (it answers 400 "No valid session ID provided"), or the call meets a refused connection: either way it starts a new session.
+    assert.match(textOf(await adapter.call("echo", { message: "after" })), /after/);
+  });
+
+  test("a restart between calls: the next call's 400 'No valid session ID' starts a new session and the call succeeds", async () => {
+    const port = await freePort();
+    let server = await startEverything(port);
+    const adapter = adapterFor({ url: `http://127.0.0.1:${port}/mcp`, timeoutMs: 20_000 });
+    assert.match(textOf(await adapter.call("echo", { message: "one" })), /one/);
+    await kill(server);
+    server = await startEverything(port);
+    assert.match(textOf(await adapter.call("echo", { message: "two" })), /two/);
+    assert.match(textOf(await adapter.call("echo", { message: "three" })), /three/);
+  });
+
+  test("a refused connection while a session is open drops the session: the call is sent once more, and the next call after the restart succeeds", async () => {
+    const port = await freePort();
+    const server = await startEverything(port);
+    const adapter = adapterFor({ url: `http://127.0.0.1:${port}/mcp`, timeoutMs: 20_000 });
+    assert.match(textOf(await adapter.call("echo", { message: "one" })), /one/);
+    await kill(server);
+    const down = await rejectsWith(adapter.call("echo", { message: "down" }));
+    assert.equal(down.code, "UPSTREAM_ERROR");
+    assert.match(down.message, /ECONNREFUSED/);
+    assert.equal(adapter.connected, false, "the session on the dead server was dropped");
+    await startEverything(port);
+    // The failed start is not tried again for a second (the start backoff).
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    assert.match(textOf(await adapter.call("echo", { message: "up" })), /up/);
   });
 });
 

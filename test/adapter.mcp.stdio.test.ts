@@ -185,6 +185,21 @@ describe("timeouts, cancellation, crashes, idle", () => {
     assert.equal(early.code, "UPSTREAM_ERROR");
   });
 
+  test("an answer line over 10 MiB fails that call RESULT_TOO_LARGE; the server and its other calls go on", async () => {
+    const adapter = track(fixtureAdapter(["--huge-tool"], { timeoutMs: 30_000 }));
+    assert.equal(textOf(await adapter.call("echo", { text: "up" })), "up");
+    const pid = notePid(adapter);
+    const sleeping = adapter.call("sleep", { ms: 1_500 });
+    const error = await rejectsWith(adapter.call("huge", { mb: 12 }));
+    assert.equal(error.code, "RESULT_TOO_LARGE", error.message);
+    assert.match(error.message, /answered tools\/call 'huge' with a line of more than 10485760 bytes/);
+    assert.doesNotMatch(error.message, /exited/);
+    assert.match((error as Error & { hint?: string }).hint ?? "", /Ask for less/);
+    assert.equal(textOf(await sleeping), "slept", "the call in flight beside it was answered");
+    assert.equal(adapter.pid, pid, "the same server, not restarted");
+    assert.equal(textOf(await adapter.call("huge", { mb: 1 })).length, 1024 * 1024, "a smaller answer on the same connection");
+  });
+
   test("a server that crashes mid-call: UPSTREAM_ERROR with its stderr; the next call starts it again", async () => {
     const env = { ...process.env, FIXTURE_SECRET: "hunter2-very-secret" };
     const adapter = track(fixtureAdapter(["--stderr", "starting with ${FIXTURE_SECRET}"], {}, { env }));

@@ -266,6 +266,38 @@ describe("the agent's client in the 2025 era", () => {
     }
   });
 
+  it("a call cancelled by its client withdraws the question it relayed: the client gets notifications/cancelled for it", async () => {
+    // The legacy downstream does not withdraw its own question when its call is cancelled: the runtime must.
+    let asked!: () => void;
+    const askedNow = new Promise<void>((resolve) => (asked = resolve));
+    let withdrawn!: (reason: unknown) => void;
+    const questionWithdrawn = new Promise<unknown>((resolve) => (withdrawn = resolve));
+    const client = new V1Client({ name: "relay-cancel", version: "0" }, { capabilities: { elicitation: {} } });
+    let questions = 0;
+    client.setRequestHandler(ElicitRequestSchema, async (_request, extra) => {
+      // The first question is answered: the v1 SDK ignores a notifications/cancelled for request id 0 (`!requestId`), and the runtime numbers its questions from 0.
+      if (questions++ === 0) return { action: "accept" as const, content: { reply: "blue" } };
+      asked();
+      // extra.signal aborts when notifications/cancelled names this question's request id.
+      await new Promise<void>((resolve) => extra.signal.addEventListener("abort", () => resolve(), { once: true }));
+      withdrawn(extra.signal.reason);
+      return { action: "cancel" as const };
+    });
+    await connectStdioV1(client, env);
+    try {
+      assert.match(textOf(await client.callTool(callArgs("ln", "ask_user", { question: "first?" }), undefined, { timeout: 60_000 })), /blue/);
+      const controller = new AbortController();
+      const call = client.callTool(callArgs("ln", "ask_user", { question: "colour?" }), undefined, { signal: controller.signal, timeout: 60_000 });
+      await askedNow;
+      controller.abort("the user pressed Esc");
+      await assert.rejects(call);
+      const reason = await Promise.race([questionWithdrawn, new Promise((resolve) => setTimeout(() => resolve("not withdrawn within 20 s"), 20_000))]);
+      assert.notEqual(reason, "not withdrawn within 20 s");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("a client that declared no elicitation gets a refusal in words, from either downstream", async () => {
     const client = legacyClient({});
     await connectStdioV1(client, env);

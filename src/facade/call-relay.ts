@@ -45,14 +45,18 @@ export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): C
       track(ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: update.progress, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message ? { message: update.message } : {}) } }));
   }
   const modes = elicitationModes(capabilities?.elicitation);
+  // A question is withdrawn when the downstream withdraws it (`signal`) and when the client cancels
+  // the call it was asked for (the call's own signal): the SDK's request then sends the client
+  // notifications/cancelled for it, so the client stops showing a question nobody waits for.
+  const whileAsked = (signal: AbortSignal): AbortSignal => AbortSignal.any([signal, ctx.mcpReq.signal]);
   if (!modern && canAsk && modes) {
     relay.elicitModes = modes;
     relay.elicit = async (params: RelayedParams, signal: AbortSignal): Promise<RelayedResult> =>
-      (await ctx.mcpReq.elicitInput(withElicitationId(params) as unknown as ElicitRequestFormParams, { signal, timeout: 600_000, resetTimeoutOnProgress: true })) as unknown as RelayedResult;
+      (await ctx.mcpReq.elicitInput(withElicitationId(params) as unknown as ElicitRequestFormParams, { signal: whileAsked(signal), timeout: 600_000, resetTimeoutOnProgress: true })) as unknown as RelayedResult;
   }
   if (!modern && canAsk && capabilities?.sampling) {
     relay.sample = async (params: RelayedParams, signal: AbortSignal): Promise<RelayedResult> =>
-      (await ctx.mcpReq.requestSampling(params as never, { signal, timeout: 600_000 })) as unknown as RelayedResult;
+      (await ctx.mcpReq.requestSampling(params as never, { signal: whileAsked(signal), timeout: 600_000 })) as unknown as RelayedResult;
   }
   // Declared, but this connection cannot carry the request: a refusal says that, not "did not declare".
   if (!canAsk && (modes || capabilities?.sampling)) {

@@ -13,6 +13,8 @@ import { capabilityHint, currentRelay, elicitModeOf, missingCapabilityRefusal, m
 import { asPromise } from "../../as-promise.js";
 import { upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { RetryAfterHttpError } from "./retry-after.js";
+import { AnswerStreamLost } from "./answer-watching-http.js";
+import { OVERSIZED_ANSWER } from "./group-stdio-transport.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -166,8 +168,31 @@ function isStaleVerdict(error: unknown): boolean {
   return (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || isUnsupportedProtocolVersion(error);
 }
 
-function isSessionExpired(error: unknown, live: Live): boolean {
-  return error instanceof SdkHttpError && error.status === 404 && live.opened.sessionId?.() !== undefined;
+/**
+ * A 400 whose body says the session id is not (or no longer) valid: what the SDK's own example
+ * servers, server-everything among them, answer for a session they do not hold (after a restart),
+ * where the spec says 404.
+ */
+const SESSION_REFUSED_400 = /session/i;
+const SESSION_REFUSED_WORDS = /\b(no valid|invalid|unknown|not found|expired|missing|terminated)\b/i;
+
+/** System errors that say a connection could not be made at all: the request never reached the server. */
+const REFUSED = new Set(["ECONNREFUSED"]);
+
+/**
+ * How the HTTP session the runtime holds was lost, or undefined: the server no longer knows it
+ * (404, or a 400 that says so: it restarted, or dropped the session), or it refused the
+ * connection (it is down; whatever it held for the session is gone with it). Either way the
+ * request never ran there, so it can be sent again on a new session.
+ */
+function lostSession(error: unknown, live: Live): "forgotten" | "refused" | undefined {
+  if (live.opened.sessionId?.() === undefined) return undefined;
+  if (error instanceof SdkHttpError) {
+    if (error.status === 404) return "forgotten";
+    if (error.status === 400 && SESSION_REFUSED_400.test(error.message) && SESSION_REFUSED_WORDS.test(error.message)) return "forgotten";
+    return undefined;
+  }
+  return causeCodes(error).some((code) => REFUSED.has(code)) ? "refused" : undefined;
 }
 
 function abortReasonIsTimeout(reason: unknown): boolean {
@@ -315,7 +340,10 @@ export class McpConnection {
     }
   }
 
-  /** A failed attempt: an expired session (HTTP 404) is opened again once and the request repeated; anything else is translated and thrown. */
+  /**
+   * A failed attempt: a lost HTTP session (lostSession) is dropped, and the request repeated once
+   * on a new one (it never ran on the old); anything else is translated and thrown.
+   */
   private async afterFailure<T>(
     error: unknown,
     attempt: number,
@@ -325,10 +353,21 @@ export class McpConnection {
     fn: RequestFn<T>,
     options: RequestOptions,
   ): Promise<T> {
-    if (live && attempt === 0 && !control.signal?.aborted && isSessionExpired(error, live)) {
-      this.options.log.info(`${this.label()}: session expired (HTTP 404); re-initialising`);
-      await this.drop(live);
-      return this.attempts(attempt + 1, what, control, fn, options);
+    const lost = live ? lostSession(error, live) : undefined;
+    if (live && lost) {
+      const why = lost === "refused" ? "refused the connection" : `no longer knows the session (HTTP ${numericCode(error)})`;
+      // Every call on the old session meets the same: the first one drops it, the others share the new start.
+      if (!live.gone) {
+        this.options.log.info(`${this.label()}: ${why}; dropping the session and connecting again`);
+        await this.drop(live);
+      }
+      if (attempt === 0 && !control.signal?.aborted) return this.attempts(attempt + 1, what, control, fn, options);
+      if (lost === "forgotten" && !control.signal?.aborted) {
+        throw new McpAdapterError("UPSTREAM_ERROR", this.options.redactor.redact(`${this.label()} lost the session of ${what} (it restarted, or dropped the session: ${errorMessage(error)}); ${what} did not run there. The runtime dropped that session and starts a new one on the next call`), {
+          status: numericCode(error) ?? 400,
+          hint: "Call again: the next call connects to the server anew. Tool arguments cannot fix this.",
+        });
+      }
     }
     throw await this.translate(error, what, live, control);
   }
@@ -656,6 +695,11 @@ export class McpConnection {
       // Its own hint (the depth guard's) says the fix better than the code's generic one; its details (an HTTP status, a Retry-After) are what the hint points at.
       return new McpAdapterError(error.code, redact(error.message), carriedOptions(error));
     }
+    if (error instanceof AnswerStreamLost) {
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`The connection to ${server} was lost during ${what}, before its answer arrived (the server stopped, or the connection was cut); whether ${what} took effect is unknown`), {
+        hint: "Before calling a tool that changes something again, check whether the change was made (read it back); a read can simply be called again. If the server is down, the next call says so.",
+      });
+    }
     if (error instanceof ResponseTooLargeError) {
       return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
     }
@@ -677,6 +721,12 @@ export class McpConnection {
     }
     if (isUnsupportedProtocolVersion(error)) {
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} does not serve a protocol version this runtime speaks: ${errorMessage(error)}`));
+    }
+    if (error instanceof ProtocolError && error.code === OVERSIZED_ANSWER && live?.opened.kind === "stdio") {
+      const limit = (error.data as { limitBytes?: unknown } | undefined)?.limitBytes;
+      return new McpAdapterError("RESULT_TOO_LARGE", redact(`${server} answered ${what} with a line of more than ${typeof limit === "number" ? limit : "10485760"} bytes (10 MiB, the most one stdio line may carry; not a setting); it was skipped unread, and the server's other calls go on`), {
+        hint: "Ask for less in one call: a smaller page or limit, a narrower query, a range of the file, or a tool that writes the output to a file instead of answering it.",
+      });
     }
     if (error instanceof ProtocolError) {
       // A 2026-07-28 server told that this call's client cannot answer (relayedCapabilities) and

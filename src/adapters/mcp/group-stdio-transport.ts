@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { BatchedWriter } from "../../batched-writes.js";
-import { JsonRpcLineReader } from "../../jsonrpc-lines.js";
+import { JsonRpcLineReader, OversizedLine, answerIdFromLine } from "../../jsonrpc-lines.js";
 import type { LaneHook, LaneWire } from "./call-lane.js";
 import { signalGroup, stopGroup, trackGroup, untrackGroup, waitForGroupExit } from "../shared/process-groups.js";
 
@@ -40,14 +40,20 @@ export function describeExit(exit: ChildExit): string {
   return exit.signal ? `was ended by ${exit.signal}` : `exited with code ${exit.code ?? "unknown"}`;
 }
 
+/** The error code of an answer skipped for its size (#oversized); runtime-made, never a server's. */
+export const OVERSIZED_ANSWER = -32_098;
+
 export class GroupStdioTransport implements Transport, LaneWire {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
   readonly #params: GroupStdioParams;
-  /** The SDK's line framing, with the plain envelopes of calls checked without zod (jsonrpc-lines.ts). */
-  readonly #buffer = new JsonRpcLineReader(deserializeMessage);
+  /**
+   * The SDK's line framing, with the plain envelopes of calls checked without zod (jsonrpc-lines.ts).
+   * A line past the limit is skipped to its end, not held, and the connection kept (#oversized).
+   */
+  readonly #buffer = new JsonRpcLineReader(deserializeMessage, { skipOversized: true });
   readonly #stderr = new PassThrough();
   #child: ChildProcess | undefined;
   /** Requests written in one turn of the event loop reach the server in one write (batched-writes.ts). */
@@ -150,13 +156,32 @@ export class GroupStdioTransport implements Transport, LaneWire {
       try {
         message = this.#buffer.readMessage();
       } catch (error) {
-        this.onerror?.(error as Error);
-        continue;
+        if (error instanceof OversizedLine) message = this.#oversized(error);
+        else {
+          this.onerror?.(error as Error);
+          continue;
+        }
+        if (message === null) continue;
       }
       if (message === null) return;
       if (this.#lane?.take(message)) continue;
       this.onmessage?.(message);
     }
+  }
+
+  /**
+   * A line over the limit was skipped. Before, the reader's overflow closed the connection and
+   * every call in flight on it failed as if the server had exited. Its answer's request fails
+   * alone, with an error McpConnection reads as RESULT_TOO_LARGE (OVERSIZED_ANSWER), when the
+   * id is at the line's start or end, as servers write it; else it cannot be matched, and is reported.
+   */
+  #oversized(line: OversizedLine): JSONRPCMessage | null {
+    const id = answerIdFromLine(line.head, line.tail);
+    if (id === undefined) {
+      this.onerror?.(new Error(`skipped a line of more than ${line.limit} bytes from the server whose answer id could not be read from its start or end (${JSON.stringify(line.head.slice(0, 80))}…); the call it answers gets no answer`));
+      return null;
+    }
+    return { jsonrpc: "2.0", id, error: { code: OVERSIZED_ANSWER, message: `the answer is a line of more than ${line.limit} bytes, the most one stdio line may carry; it was skipped unread`, data: { limitBytes: line.limit } } };
   }
 
   attachLane(hook: LaneHook): void {

@@ -1,4 +1,5 @@
-import { ProtocolError, SSEClientTransport, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Client } from "@modelcontextprotocol/client";
+import { ProtocolError, SSEClientTransport, SdkError, SdkErrorCode, type Client, type StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { AnswerWatchingHttpTransport } from "./answer-watching-http.js";
 import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { cappedFetch, maxResponseBytesFrom } from "../shared/capped-body.js";
@@ -87,7 +88,7 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
     };
 
     if (spec.type === "sse") return connectSse();
-    const transport = new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl });
+    const transport = new AnswerWatchingHttpTransport(url, { requestInit, fetch: fetchImpl });
     const client = makeClient();
     try {
       await connectOrClose(client, transport, requestOptions);

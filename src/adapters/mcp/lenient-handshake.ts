@@ -222,13 +222,17 @@ export class LenientClient extends Client {
 
   override async connect(transport: Transport, options?: Parameters<Client["connect"]>[1]): Promise<void> {
     let handler: Transport["onmessage"];
+    // A transport's own accessor (answer-watching-http.ts) keeps working: this one hands the mended handler on to it.
+    const own = Object.getOwnPropertyDescriptor(transport, "onmessage");
+    const inner = own?.get && own.set ? { get: own.get.bind(transport) as () => Transport["onmessage"], set: own.set.bind(transport) as (next: Transport["onmessage"]) => void } : undefined;
     // The SDK assigns `onmessage` before start(); an accessor on the instance sees every message first.
     Object.defineProperty(transport, "onmessage", {
       configurable: true,
       enumerable: true,
-      get: () => handler,
+      get: () => (inner ? inner.get() : handler),
       set: (next: Transport["onmessage"]) => {
         handler = next && ((message, extra) => next(mendInitializeResult(message, this.onMended) as Parameters<NonNullable<Transport["onmessage"]>>[0], extra));
+        inner?.set(handler);
       },
     });
     return super.connect(transport, options);
