@@ -592,11 +592,13 @@ export interface FacadeServerOptions {
   session: Session;
   /** See SessionScope.canAsk. */
   canAsk?: boolean;
+  /** Runs each request handler (a legacy HTTP session notes which of its requests are running, request-ids.ts). */
+  around?: HandlerScope;
 }
 
 /** A facade server bound to one session for its whole life (stdio, a legacy HTTP session, tests). */
-export function createFacadeServer({ runtime, session, canAsk }: FacadeServerOptions): Server {
-  const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk } : {}), ...(session.identity ? { identity: session.identity } : {}) });
+export function createFacadeServer({ runtime, session, canAsk, around }: FacadeServerOptions): Server {
+  const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk } : {}), ...(session.identity ? { identity: session.identity } : {}) }, around);
   const unsubscribe = runtime.onToolsChanged((prefix) => announceToolsChanged(server, prefix));
   const previousOnClose = server.onclose;
   server.onclose = () => {
