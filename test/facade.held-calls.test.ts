@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HeldCalls } from "../src/facade/held-calls.js";
+import { heldRequestOf, HeldCalls } from "../src/facade/held-calls.js";
+
+const REQUEST = heldRequestOf("agent_tools_fx_call", { toolName: "ask" });
 import type { CallRelay } from "../src/adapters/relay.js";
 import { until } from "./wait.js";
 
@@ -26,7 +28,7 @@ describe("held calls", () => {
     const table = new HeldCalls({ max: 3, maxPerCaller: 2 });
     const ask = async (caller: string) => {
       const seen: { signal?: AbortSignal; answer?: unknown } = {};
-      const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false }, caller);
+      const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false }, REQUEST, caller);
       return { seen, step: await held.step({}, new AbortController().signal) };
     };
     assert.equal((await ask("alice")).step.kind, "ask");
@@ -54,7 +56,7 @@ describe("held calls", () => {
   it("a call nobody resumes is cancelled after ttlMs: its question is answered cancel, the table forgets it", async () => {
     const table = new HeldCalls({ ttlMs: 50 });
     const seen: { signal?: AbortSignal; answer?: unknown } = {};
-    const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false });
+    const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false }, REQUEST);
     const step = await held.step({}, new AbortController().signal);
     assert.equal(step.kind, "ask");
     assert.equal(table.size, 1);
@@ -71,7 +73,7 @@ describe("held calls", () => {
       seen.signal = signal;
       await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
       return "stopped";
-    }, { elicit: { form: true, url: false }, sample: false });
+    }, { elicit: { form: true, url: false }, sample: false }, REQUEST);
     const request = new AbortController();
     const stepping = held.step({}, request.signal);
     request.abort(new Error("the client cancelled"));
@@ -83,7 +85,7 @@ describe("held calls", () => {
   it("an answer of the wrong kind leaves the question open: the next round asks it again; the right one resumes the call", async () => {
     const table = new HeldCalls();
     const seen: { signal?: AbortSignal; answer?: unknown } = {};
-    const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false });
+    const held = table.start(asker(seen), { elicit: { form: true, url: false }, sample: false }, REQUEST);
     const first = await held.step({}, new AbortController().signal);
     assert.equal(first.kind, "ask");
     const key = first.kind === "ask" ? (Object.keys(first.requests)[0] ?? "") : "";

@@ -2,6 +2,8 @@ import { inputResponse, type InputRequests } from "@modelcontextprotocol/server"
 import { nodeCrypto } from "../node-crypto.js";
 import { RuntimeError } from "../errors.js";
 import type { CallRelay, ElicitModes, RelayedLog, RelayedParams, RelayedProgress, RelayedResult } from "../adapters/relay.js";
+import { canonicalJson } from "../runtime/loop-breaker.js";
+import { sha256Hex } from "../sha256.js";
 
 /**
  * Calls held open across 2026-07-28 `input_required` rounds. A 2026-07-28 client cannot be sent a
@@ -19,7 +21,28 @@ import type { CallRelay, ElicitModes, RelayedLog, RelayedParams, RelayedProgress
  * identities have one caller, "") may hold `maxPerCaller` calls, under a total of `max`: one
  * caller leaving questions unanswered fills its own share, not the table everyone's confirmation
  * questions need. A question past either bound cancels its call with TOO_MANY_QUESTIONS.
+ *
+ * A held call answers one request: the facade tool and arguments it was called with. A retry that
+ * carries its requestState with another tool or other arguments is refused (nothing runs, the call
+ * keeps waiting): the answers resume the call that asked, never stand in for a different one.
  */
+
+/** The request a held call was started by: the facade tool's name and a digest of the arguments as sent. */
+export interface HeldRequest {
+  tool: string;
+  arguments: string;
+}
+
+export function heldRequestOf(tool: string, args: unknown): HeldRequest {
+  return { tool, arguments: sha256Hex(canonicalJson(args ?? {})) };
+}
+
+/** Why `retry` may not resume a call started by `held`; undefined when it is the same request. */
+export function heldRequestMismatch(held: HeldRequest, retry: HeldRequest): string | undefined {
+  if (held.tool !== retry.tool) return `this requestState answers a call of '${held.tool}', not '${retry.tool}'`;
+  if (held.arguments !== retry.arguments) return `this requestState answers a call of '${held.tool}' with other arguments than these`;
+  return undefined;
+}
 
 /** Where a held call's progress and log messages go while a client request is attached to it. */
 export interface RoundSink {
@@ -77,6 +100,8 @@ export class HeldCall<T> {
     readonly caller: string,
     run: (relay: CallRelay, signal: AbortSignal) => Promise<T>,
     can: HeldAbilities,
+    /** The request that started it: only the same request may resume it. */
+    readonly request: HeldRequest,
   ) {
     const relay: CallRelay = {
       progress: (update) => this.sink?.progress?.(update),
@@ -199,11 +224,12 @@ export class HeldCalls {
   }
 
   /**
-   * Start `run` with a relay whose questions end the current round instead of failing. `caller`
-   * is whose call it is (identityOf: "" when the transport knows no identity).
+   * Start `run` with a relay whose questions end the current round instead of failing. `request`
+   * is the call that started it (heldRequestOf), `caller` whose call it is (identityOf: "" when the
+   * transport knows no identity).
    */
-  start<T>(run: (relay: CallRelay, signal: AbortSignal) => Promise<T>, can: HeldAbilities, caller = ""): HeldCall<T> {
-    return new HeldCall<T>(this, caller, run, can);
+  start<T>(run: (relay: CallRelay, signal: AbortSignal) => Promise<T>, can: HeldAbilities, request: HeldRequest, caller = ""): HeldCall<T> {
+    return new HeldCall<T>(this, caller, run, can, request);
   }
 
   get<T>(id: string): HeldCall<T> | undefined {

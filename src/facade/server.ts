@@ -1,5 +1,5 @@
 import path from "node:path";
-import { inputRequired, Server, type CallToolRequestParams, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext, type StandardSchemaV1 } from "@modelcontextprotocol/server";
+import { inputRequired, ProtocolError, ProtocolErrorCode, Server, type CallToolRequestParams, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext, type StandardSchemaV1 } from "@modelcontextprotocol/server";
 import { packageJson, RUNTIME_ROOT } from "../paths.js";
 import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
@@ -12,7 +12,7 @@ import { lazyStateKey } from "../runtime/state-key.js";
 import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, identityOf, type ConfirmRound } from "./confirm-rounds.js";
 import { askingConfirmer, askToConfirm, DEFAULT_CONFIRM_TIMEOUT_MS } from "./ask-confirm.js";
 import { isModernRequest, relayFor } from "./call-relay.js";
-import { DEFAULT_HELD_PER_CALLER, HeldCalls, type HeldCall } from "./held-calls.js";
+import { DEFAULT_HELD_PER_CALLER, heldRequestMismatch, heldRequestOf, HeldCalls, type HeldCall } from "./held-calls.js";
 import type { HandlerScope } from "./server-pool.js";
 import { elicitationModes, type CallRelay } from "../adapters/relay.js";
 import { cancelOfRequest, signalOf, withCancellation, type Cancellation } from "../cancel.js";
@@ -202,6 +202,11 @@ export interface FacadeCallEntry {
  * carried them (absent or an object): the handler takes the resolution only for the same ones.
  */
 const ROUTED = Symbol("agent-tools.routed-call");
+/** A tools/call as the client sent it: the facade tool's name and its arguments. */
+interface SentCall {
+  tool: string;
+  arguments: unknown;
+}
 type RoutedContext = ServerContext & { [ROUTED]?: { name: string; sent: unknown; resolved: RoutingOutcome } };
 
 /** Envelopes remembered per Server: a client sends the same one on every request; a bound keeps a strange one from growing it. */
@@ -306,8 +311,10 @@ export function createFacade(runtime: Runtime): Facade {
       const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
       // Whether this client shows its user the confirmation question: answers word the confirm step so.
       const userConfirms = scope.canAsk !== false && clientCanElicitForm(server, ctx);
-      if (route.operation === "call" || route.operation === "run_skill") return callPlugin(server, scope, route, args, repairs, userConfirms, cancellation, ctx);
-      if (route.operation === "exec") return exec(server, scope, asRecord(args), repairs, userConfirms, ctx);
+      // The request as sent: a call held open across questions answers this one only (held-calls.ts).
+      const sent: SentCall = { tool: name, arguments: sentArgs };
+      if (route.operation === "call" || route.operation === "run_skill") return callPlugin(server, scope, sent, route, args, repairs, userConfirms, cancellation, ctx);
+      if (route.operation === "exec") return exec(server, scope, sent, asRecord(args), repairs, userConfirms, ctx);
       return otherTool(scope, route, args, repairs, userConfirms, cancellation, ctx);
     } catch (error) {
       return Promise.reject(error as Error);
@@ -374,6 +381,7 @@ export function createFacade(runtime: Runtime): Facade {
   function callPlugin(
     server: Server,
     scope: SessionScope,
+    sent: SentCall,
     route: FacadeRoute,
     args: unknown,
     repairs: Repair[],
@@ -386,7 +394,7 @@ export function createFacade(runtime: Runtime): Facade {
     const session = scope.session(ctx);
     // The client's answer to a downstream question: resume the call that asked it.
     const resumed = confirmRounds.heldOf(ctx);
-    if (resumed) return resumeHeld(server, resumed, ctx);
+    if (resumed) return resumeHeld(server, resumed, sent, ctx);
     const run = (relay: CallRelay, runCancellation: Cancellation, confirmer: Confirmer | undefined): Promise<OperationResult> => {
       const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(confirmer ? { confirmer } : {}) }, runCancellation);
       return route.operation === "call" ? runtime.call(session, prefix, rest, withConfirm) : runtime.runSkill(session, prefix, rest, withConfirm);
@@ -403,7 +411,7 @@ export function createFacade(runtime: Runtime): Facade {
               return outcome;
             })
           : run(relay, runCancellation, undefined);
-      const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, identityOf(ctx));
+      const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, heldRequestOf(sent.tool, sent.arguments), identityOf(ctx));
       if (round) heldRounds.set(held, round);
       return stepHeld(server, held, ctx);
     }
@@ -457,8 +465,16 @@ export function createFacade(runtime: Runtime): Facade {
     return inputRequired({ inputRequests: step.requests, requestState: await confirmRounds.mintHeld(ctx, { id: held.id, round: step.round }) });
   }
 
-  async function resumeHeld(server: Server, resumed: { id: string; round: number }, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  async function resumeHeld(server: Server, resumed: { id: string; round: number }, sent: SentCall, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const held = heldCalls.get<{ isError: boolean; payload: object }>(resumed.id);
+    // Answers resume the call that asked, not a different one riding on its state: refused, nothing run, the held call keeps waiting.
+    const mismatch = held && heldRequestMismatch(held.request, heldRequestOf(sent.tool, sent.arguments));
+    if (mismatch) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Invalid params: ${mismatch}. Send the answers (inputResponses with this requestState) with the same tool name and arguments as the call that asked the question; nothing was run, and that call still waits for them`,
+      );
+    }
     if (!held || held.round !== resumed.round) {
       const error = new RuntimeError(
         "QUESTION_EXPIRED",
@@ -479,9 +495,9 @@ export function createFacade(runtime: Runtime): Facade {
    * round for a 2026-07-28 client) and the line goes on with the answer. It is not run again
    * after the answer as a typed call is: its earlier commands would run twice.
    */
-  function exec(server: Server, scope: SessionScope, args: Record<string, unknown>, repairs: Repair[], userConfirms: boolean, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  function exec(server: Server, scope: SessionScope, sent: SentCall, args: Record<string, unknown>, repairs: Repair[], userConfirms: boolean, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const resumed = confirmRounds.heldOf(ctx);
-    if (resumed) return resumeHeld(server, resumed, ctx);
+    if (resumed) return resumeHeld(server, resumed, sent, ctx);
     const run = async (confirmer: Confirmer | undefined, signal: AbortSignal): Promise<{ isError: boolean; payload: object }> => {
       const bound: ExecScope = scope.execSession ? await scope.execSession(ctx, args) : { session: scope.session(ctx) };
       if ("error" in bound) return { isError: true, payload: { ok: false, error: bound.error.toPayload() } };
@@ -501,7 +517,7 @@ export function createFacade(runtime: Runtime): Facade {
     };
     if (userConfirms && isModernRequest(ctx)) {
       // The held call's own expiry bounds the question: no connection waits meanwhile.
-      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal, undefined), signal), { elicit: { form: true, url: false }, sample: false }, identityOf(ctx));
+      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal, undefined), signal), { elicit: { form: true, url: false }, sample: false }, heldRequestOf(sent.tool, sent.arguments), identityOf(ctx));
       return stepHeld(server, held, ctx);
     }
     const relay = userConfirms ? relayFor(server, ctx, true) : undefined;
@@ -593,11 +609,13 @@ export interface FacadeServerOptions {
   session: Session;
   /** See SessionScope.canAsk. */
   canAsk?: boolean;
+  /** Runs each request handler (a legacy HTTP session notes which of its requests are running, request-ids.ts). */
+  around?: HandlerScope;
 }
 
 /** A facade server bound to one session for its whole life (stdio, a legacy HTTP session, tests). */
-export function createFacadeServer({ runtime, session, canAsk }: FacadeServerOptions): Server {
-  const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk } : {}), ...(session.identity ? { identity: session.identity } : {}) });
+export function createFacadeServer({ runtime, session, canAsk, around }: FacadeServerOptions): Server {
+  const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk } : {}), ...(session.identity ? { identity: session.identity } : {}) }, around);
   const unsubscribe = runtime.onToolsChanged((prefix) => announceToolsChanged(server, prefix));
   const previousOnClose = server.onclose;
   server.onclose = () => {

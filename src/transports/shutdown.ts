@@ -8,6 +8,21 @@ import type { Logger } from "../adapters/types.js";
 
 export const SHUTDOWN_GRACE_MS = 5000;
 
+/** JSON-RPC's server-error range: the code of a request answered as interrupted by a shutdown. */
+export const INTERRUPTED_CODE = -32000;
+
+/**
+ * What a request still running at a shutdown is told: what happened, that its effect is unknown,
+ * what to do. `who` is what shut down ("instance" behind a balancer, "server" over stdio) and
+ * `readAgain` where a read may be sent again.
+ */
+export function interruptedMessage(why: string, who: string, readAgain: string): string {
+  return (
+    `this ${who} shut down (${why}) while the request was running: it was stopped before it answered, so whether it took effect is unknown. ` +
+    `A read can be sent again ${readAgain}; for a call that changes data, first check whether it took effect (read what it would have changed), and send it again only if it did not`
+  );
+}
+
 export function exitGracefully(log: Logger, close: (why: string) => Promise<void>, graceMs: number = SHUTDOWN_GRACE_MS): (why: string) => Promise<void> {
   let closing = false;
   const shutdown = async (why: string): Promise<void> => {

@@ -1,4 +1,4 @@
-import { deserializeMessage, serializeMessage, type JSONRPCMessage } from "@modelcontextprotocol/server";
+import { deserializeMessage, serializeMessage, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Readable, Writable } from "node:stream";
 import { BatchedWriter } from "../batched-writes.js";
@@ -7,6 +7,7 @@ import { JsonRpcLineReader, OversizedLine, RefusedLine, UnparsableLine } from ".
 import { invalidParamsAnswer } from "./params-check.js";
 import { oversizedRequestAnswers, refusedRequestAnswers, unparsableRequestAnswers } from "./refused-request.js";
 import type { FastLane } from "../facade/fast-lane.js";
+import { INTERRUPTED_CODE } from "./shutdown.js";
 
 /**
  * The facade's stdio wire: the SDK's StdioServerTransport (its start, close and error handling
@@ -21,7 +22,10 @@ import type { FastLane } from "../facade/fast-lane.js";
  *  - a request line the SDK's schema refuses is answered with a -32600 error naming what was
  *    wrong (refused-request.ts), where the SDK's own transport would only report it to `onerror`;
  *  - a message the fast lane takes (facade/fast-lane.ts: a plain facade tools/call, or the
- *    cancellation of one) is answered there, without the SDK; everything else goes to the SDK.
+ *    cancellation of one) is answered there, without the SDK; everything else goes to the SDK;
+ *  - the requests read and not answered (nor cancelled by the client) yet are known, so that a
+ *    shutdown by signal answers each as interrupted (`interruptOpen`) instead of leaving the
+ *    client waiting on a closed pipe; what their handlers send after that is dropped.
  * On the process's own stdout, answers leave through stdout-guard.ts's `writeStdout`: the entry
  * has sent every other writer of stdout (plugin code's console.log) to stderr.
  * The reader is swapped in through `_ondata`, the data listener the SDK's `start` attaches and
@@ -32,6 +36,10 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
   // An oversized line is skipped and answered, not the end of the connection (the SDK's ReadBuffer throws and the transport closed).
   readonly #reader = new JsonRpcLineReader(deserializeMessage, { skipOversized: true, reportUnparsable: true });
   #closed = false;
+  /** Requests read and not yet answered or cancelled by the client. */
+  readonly #open = new Set<RequestId>();
+  /** Requests answered as interrupted by a shutdown: their handlers' own late answers are dropped. */
+  #interrupted: Set<RequestId> | undefined;
   /** Set by the serving entry when the fast lane is on (it needs the pinned Server, which the entry knows). */
   lane: FastLane | undefined;
 
@@ -55,6 +63,7 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
       try {
         const message = this.#reader.readMessage();
         if (message === null) return;
+        this.#note(message);
         if (this.lane?.take(message)) continue;
         // initialize / logging/setLevel with bad params: -32602 naming them, not the SDK's -32603 (params-check.ts).
         const invalid = invalidParamsAnswer(message);
@@ -79,9 +88,38 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
     }
   }
 
+  /** Keeps `#open`: a request opens its id, the client's cancellation of it closes it. */
+  #note(message: JSONRPCMessage): void {
+    if (!("method" in message)) return;
+    if ("id" in message) this.#open.add(message.id);
+    else if (message.method === "notifications/cancelled") {
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === "string" || typeof requestId === "number") this.#open.delete(requestId);
+    }
+  }
+
   override send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("StdioServerTransport is closed"));
+    if (!("method" in message) && "id" in message && message.id !== undefined) {
+      if (this.#interrupted?.has(message.id)) return Promise.resolve();
+      this.#open.delete(message.id);
+    }
     return this.#writer.write(serializeMessage(message));
+  }
+
+  /**
+   * The server is shutting down with requests still running: answer each with `message` (a
+   * JSON-RPC error, as the HTTP transport answers its interrupted requests) and resolve once the
+   * answers were handed to stdout. Returns how many were answered.
+   */
+  async interruptOpen(message: string): Promise<number> {
+    if (this.#closed || this.#open.size === 0) return 0;
+    const ids = [...this.#open];
+    this.#open.clear();
+    this.#interrupted = new Set(ids);
+    const written = ids.map((id) => this.#writer.write(serializeMessage({ jsonrpc: "2.0", id, error: { code: INTERRUPTED_CODE, message } })));
+    await Promise.all(written).catch(() => undefined);
+    return ids.length;
   }
 
   override async close(): Promise<void> {

@@ -3,16 +3,19 @@ import type { Server } from "@modelcontextprotocol/server";
 import { announceToolsChanged, createFacade } from "../facade/server.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { closeSession } from "../runtime/session.js";
-import { exitGracefully } from "./shutdown.js";
+import { exitGracefully, interruptedMessage } from "./shutdown.js";
 import { BatchedStdioServerTransport } from "./stdio-wire.js";
 import { createFastLane, fastLaneEnabled } from "../facade/fast-lane.js";
+
+const STDIN_CLOSED = "stdin closed";
 
 /**
  * The facade over stdio, both protocol eras: the SDK's serveStdio lets the opening exchange pick
  * the era (a 2026-07-28 `server/discover`, or a 2025 `initialize`) and pins one facade server to
  * the connection. One runtime session for the life of the process, whatever the era. stdout
  * carries only MCP messages; logs go to stderr. The process ends when the client closes stdin or
- * on a signal, closing every adapter (and so every downstream process) first.
+ * on a signal, closing every adapter (and so every downstream process) first; on a signal, the
+ * requests still running are first answered as interrupted (stdio-wire.ts).
  */
 export async function serveStdio(runtime: Runtime): Promise<void> {
   const session = runtime.createSession("stdio");
@@ -36,14 +39,20 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
     },
     { transport: wire, onerror },
   );
-  const shutdown = exitGracefully(runtime.log, async () => {
+  const shutdown = exitGracefully(runtime.log, async (why) => {
     unsubscribe();
+    // A signal with calls running: each is answered, as over HTTP, before the adapters close under
+    // it. Not when stdin closed: nobody reads the answers then.
+    if (why !== STDIN_CLOSED) {
+      const interrupted = await wire.interruptOpen(interruptedMessage(why, "server", "once the server is started again"));
+      if (interrupted) runtime.log.warn(`shutting down (${why}): ${interrupted} request(s) still running were answered as interrupted; their effect is unknown`);
+    }
     if (wire.lane) runtime.log.debug(`fast lane: ${wire.lane.counts.taken} tools/call taken, ${wire.lane.counts.handedOver} of them handed to the SDK`);
     await handle.close().catch(() => undefined);
     await closeSession(session);
     await runtime.close();
   });
-  process.stdin.once("end", () => void shutdown("stdin closed"));
-  process.stdin.once("close", () => void shutdown("stdin closed"));
+  process.stdin.once("end", () => void shutdown(STDIN_CLOSED));
+  process.stdin.once("close", () => void shutdown(STDIN_CLOSED));
   runtime.log.info(`serving ${runtime.plugins.length} plugin(s) over stdio (MCP 2026-07-28 and 2025 eras)`);
 }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { messagesIn, type RequestFacts } from "./request-log.js";
+import { INTERRUPTED_CODE, interruptedMessage } from "../shutdown.js";
 
 /**
  * The POST exchanges this server is answering, so that closing it (a drain that ran past
@@ -10,8 +11,6 @@ import { messagesIn, type RequestFacts } from "./request-log.js";
 
 type Id = string | number;
 
-/** JSON-RPC's server-error range, as the other refusals of this transport. */
-const SHUT_DOWN_CODE = -32000;
 /** How long closing waits for the interrupted answers to reach the sockets before it closes them. */
 const FLUSH_MS = 1000;
 
@@ -21,13 +20,6 @@ interface Exchange {
   written: () => string;
 }
 
-/** What an interrupted request is told: what happened, that its effect is unknown, what to do. */
-export function interruptedMessage(why: string): string {
-  return (
-    `this instance shut down (${why}) while the request was running: it was stopped before it answered, so whether it took effect is unknown. ` +
-    "A read can be sent again (the load balancer sends it to another instance); for a call that changes data, first check whether it took effect (read what it would have changed), and send it again only if it did not"
-  );
-}
 
 export class OpenExchanges {
   readonly #open = new Map<ServerResponse, Exchange>();
@@ -44,7 +36,7 @@ export class OpenExchanges {
    * sockets (bounded: a client that reads nothing does not hold the shutdown).
    */
   async interruptAll(why: string): Promise<number> {
-    const message = interruptedMessage(why);
+    const message = interruptedMessage(why, "instance", "(the load balancer sends it to another instance)");
     const flushed: Array<Promise<void>> = [];
     for (const [res, exchange] of this.#open) {
       if (res.writableEnded || res.destroyed) continue;
@@ -62,7 +54,7 @@ export class OpenExchanges {
 
 function answer(res: ServerResponse, exchange: Exchange, message: string): void {
   const ids = exchange.facts.requestIds ?? [];
-  const errorFor = (id: Id | null) => ({ jsonrpc: "2.0", error: { code: SHUT_DOWN_CODE, message }, id });
+  const errorFor = (id: Id | null) => ({ jsonrpc: "2.0", error: { code: INTERRUPTED_CODE, message }, id });
   if (!res.headersSent) {
     // Not Retry-After, as the drain's 503s say: sending it again is safe only once its effect is known.
     const errors = ids.length ? ids.map(errorFor) : [errorFor(null)];

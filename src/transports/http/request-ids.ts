@@ -6,9 +6,19 @@
  * first POST is never answered (its client waits until it gives up). JSON-RPC asks the client for
  * unique ids, but the server must not hang on a client that does not comply: the second request
  * gets a -32600 naming the id instead, and the first one is answered as usual.
+ *
+ * A POST whose client left before its answer (it dropped the connection or the stream) is
+ * abandoned: each of its requests is cancelled, and an id whose handler is still running stays
+ * claimed until that handler has finished. Freed at once, a new request reusing the id would take
+ * over the route of the abandoned call and be handed its late answer (the new call's own answer
+ * lost); claimed, the new request gets the -32600 above.
  */
 
+import type { HandlerScope } from "../../facade/server-pool.js";
+
 type Id = string | number;
+
+const ignore = (): void => undefined;
 
 /** The ids of the requests in a parsed POST body (one message or a batch); notifications and responses have none. */
 export function requestIdsOf(body: unknown): Id[] {
@@ -34,6 +44,21 @@ export function replyIdOf(body: unknown): Id | null {
 
 export class RequestIdsInFlight {
   readonly #ids = new Set<Id>();
+  /** The request handlers running now, by request id: each settles when its handler has finished (a cancelled one too). */
+  readonly #running = new Map<Id, Promise<void>>();
+
+  /** A HandlerScope for the session's facade server: notes the handler of each request while it runs. */
+  readonly track: HandlerScope = (ctx, run) => {
+    const result = run(ctx);
+    const id = ctx.mcpReq.id;
+    if (typeof id !== "string" && typeof id !== "number") return result;
+    const finished = result.then(ignore, ignore);
+    this.#running.set(id, finished);
+    void finished.then(() => {
+      if (this.#running.get(id) === finished) this.#running.delete(id);
+    });
+    return result;
+  };
 
   /**
    * Claim `ids` for one POST; undefined when done (`release` frees them once it is answered), else
@@ -51,6 +76,23 @@ export class RequestIdsInFlight {
 
   release(ids: readonly Id[]): void {
     for (const id of ids) this.#ids.delete(id);
+  }
+
+  /**
+   * The client of the POST that claimed `ids` left before it was answered: `cancel` each (a
+   * request already answered ignores it). An id whose handler is still running stays claimed until
+   * it has finished, then `finished` runs for it (to drop what the transport keeps for its answer)
+   * and it is freed; the others are freed at once. Resolves once every id is free.
+   */
+  async abandon(ids: readonly Id[], cancel: (id: Id) => void, finished: (id: Id) => Promise<void>): Promise<void> {
+    const waits: Array<Promise<void>> = [];
+    for (const id of ids) {
+      const running = this.#running.get(id);
+      cancel(id);
+      if (!running) this.#ids.delete(id);
+      else waits.push(running.then(() => finished(id).catch(ignore)).finally(() => this.#ids.delete(id)));
+    }
+    await Promise.all(waits);
   }
 }
 

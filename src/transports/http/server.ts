@@ -15,7 +15,7 @@ import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
 import { OpenExchanges } from "./interrupted.js";
-import { serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
+import { abandonRequests, serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, replyIdOf, requestIdsOf } from "./request-ids.js";
 import { refusedRequestIn } from "../refused-request.js";
 import { invalidParamsAnswer } from "../params-check.js";
@@ -166,11 +166,19 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       sendRpcError(res, 400, -32600, duplicateIdMessage(clash));
       return;
     }
-    // Freed once this POST's response has ended (an SSE stream ends after its last answer) or its client left.
-    res.once("close", () => entry.requestIds.release(ids));
+    // Freed once this POST's response has ended (an SSE stream ends after its last answer). A client
+    // that left before then abandons its calls: they are cancelled, and their ids freed only once
+    // their handlers have finished, so no later request is handed an abandoned call's answer.
+    let abandoned: Promise<void> | undefined;
+    res.once("close", () => {
+      if (res.writableFinished) entry.requestIds.release(ids);
+      else abandoned = abandonRequests(entry, ids);
+    });
     entry.inFlight += 1;
     try {
       await serveSession(entry, req, res, body);
+      // Still in flight (not evicted) until its cancelled calls have ended.
+      await abandoned;
     } finally {
       entry.inFlight -= 1;
       sessions.touch(entry);

@@ -75,6 +75,25 @@ export async function serveSession(entry: HttpSession, req: IncomingMessage, res
   })(req, res);
 }
 
+/** Why a call whose client left is cancelled: the reason its handler's signal (and so the downstream's notifications/cancelled) carries. */
+export const CLIENT_LEFT = "the client closed the connection";
+
+/**
+ * The client of a POST left before `ids` were answered: each is cancelled exactly as the client's
+ * own notifications/cancelled would (the handler's signal aborts, the downstream request is
+ * cancelled), and its id stays claimed until its handler has finished (request-ids.ts).
+ */
+export function abandonRequests(entry: HttpSession, ids: ReadonlyArray<string | number>): Promise<void> {
+  const cancel = (requestId: string | number): void =>
+    entry.transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: CLIENT_LEFT } });
+  // The SDK answers nothing for a cancelled request, but its transport keeps the request's route
+  // (a JSON answer's pending response, and with it the POST's handling) until one is sent: an
+  // answer nobody reads closes it.
+  const dropRoute = (id: string | number): Promise<void> =>
+    entry.transport.send({ jsonrpc: "2.0", id, error: { code: -32000, message: `cancelled: ${CLIENT_LEFT} before the answer` } }).catch(() => undefined);
+  return entry.requestIds.abandon(ids, cancel, dropRoute);
+}
+
 export class SessionRegistry {
   private readonly sessions = new Map<string, HttpSession>();
   private readonly evicted = new Map<string, number>();
@@ -133,9 +152,10 @@ export class SessionRegistry {
       enableJsonResponse: responseMode === "json",
       onsessionclosed: () => void this.close(id, "DELETE"),
     });
+    const requestIds = new RequestIdsInFlight();
     // A JSON-answering session cannot carry a question to the user mid-call: its writes keep the confirm flag.
-    const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: responseMode === "sse" });
-    const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 0, requestIds: new RequestIdsInFlight(), used: false };
+    const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: responseMode === "sse", around: requestIds.track });
+    const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 0, requestIds, used: false };
     this.sessions.set(id, entry);
     await server.connect(transport);
     return entry;
@@ -154,8 +174,9 @@ export class SessionRegistry {
     const id = `sessionless-${randomUUID()}`;
     const session = this.options.runtime.createSession(id, identity);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: responseMode === "json" });
-    const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: false });
-    const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 1, requestIds: new RequestIdsInFlight(), used: true };
+    const requestIds = new RequestIdsInFlight();
+    const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: false, around: requestIds.track });
+    const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 1, requestIds, used: true };
     this.sessions.set(id, entry);
     await server.connect(transport);
     return entry;

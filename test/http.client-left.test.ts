@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { request, type ClientRequest } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
+import { httpForSuite, MCP_HEADERS, raw, rawInitialize, sessionHeaders, type RawResponse } from "./http-helpers.js";
+import { until } from "./wait.js";
+
+// A 2025-era session's client that drops its POST mid-call (it gave up, its process died) abandons
+// the call: the downstream request is cancelled as if the client had sent notifications/cancelled,
+// the session does not stay "in flight" (so it can be evicted), and the call's id stays claimed
+// until its handler has finished, so a new request reusing the id never gets the abandoned answer.
+
+const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-client-left-"));
+const callLog = path.join(dir, "calls.log");
+writeFileSync(callLog, "");
+const config = path.join(dir, "agent-tools.config.json");
+writeFileSync(config, JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [STDIO_FIXTURE, "--call-log", callLog] } } }));
+
+const logLines = (prefix: string): string[] =>
+  readFileSync(callLog, "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith(prefix));
+
+const ACCEPT = { json: "application/json, text/event-stream", sse: "text/event-stream, application/json" } as const;
+
+function callBody(id: number, toolName: string, args: Record<string, unknown> = {}): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "agent_tools_fx_call", arguments: { toolName, arguments: args, confirm: true } } });
+}
+
+/** A POST sent and left running: the test drops it with `destroy()`. */
+function openPost(url: string, headers: Record<string, string>, body: string): ClientRequest {
+  const target = new URL(url);
+  const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers });
+  req.on("error", () => undefined);
+  req.on("response", (res) => res.resume());
+  req.end(body);
+  return req;
+}
+
+describe("HTTP 2025-era session: a client that drops its POST", () => {
+  const http = httpForSuite({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_HTTP_MAX_SESSIONS: "2" });
+
+  for (const mode of ["json", "sse"] as const) {
+    it(`cancels the downstream request and frees the call's id (${mode} answers)`, async () => {
+      const sid = await rawInitialize(http.url, { Accept: ACCEPT[mode] });
+      const headers = { ...sessionHeaders(sid), Accept: ACCEPT[mode] };
+      const [hangs, cancels] = [logLines("hang").length, logLines("cancelled").length];
+      const dropped = openPost(http.url, headers, callBody(5, "hang"));
+      await until(() => logLines("hang").length > hangs, "the downstream to start the hanging call");
+      dropped.destroy();
+      await until(() => logLines("cancelled").length > cancels, "the downstream to be told the call was cancelled");
+
+      // The id is free again once the abandoned call has ended; the new call gets its own answer.
+      let again: RawResponse | undefined;
+      await until(async () => {
+        again = await raw(http.url, { headers, body: callBody(5, "echo", { text: "second call" }) });
+        return again.status !== 400;
+      }, "id 5 to be free again");
+      assert.equal(again?.status, 200, again?.body);
+      assert.match(again?.body ?? "", /second call/);
+    });
+  }
+
+  it("never hands an abandoned call's late answer to a new request reusing its id", async () => {
+    const sid = await rawInitialize(http.url);
+    const headers = sessionHeaders(sid);
+    // A call the downstream answers after 1.5 s, dropped while it runs; then a slower one with the same id.
+    const dropped = openPost(http.url, headers, callBody(9, "sleep", { ms: 1500, text: "first" }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    dropped.destroy();
+    const answers: RawResponse[] = [];
+    await until(async () => {
+      const answer = await raw(http.url, { headers, body: callBody(9, "sleep", { ms: 2500, text: "second" }) });
+      answers.push(answer);
+      return answer.status !== 400;
+    }, "id 9 to be free again");
+    for (const answer of answers.slice(0, -1)) {
+      // While the abandoned call winds down, its id is refused as documented, never answered from it.
+      assert.match(answer.json().error?.message ?? "", /id 9 is already used by a request in flight/);
+    }
+    const last = answers.at(-1)!;
+    assert.equal(last.status, 200, last.body);
+    assert.match(last.body, /slept: second/);
+    assert.doesNotMatch(last.body, /slept: first/);
+  });
+
+  it("does not keep sessions whose clients left a hanging call in flight: the session cap still takes a new one", async () => {
+    // Both slots of the cap (2) hold a session whose only call was abandoned while it hung.
+    for (let i = 0; i < 2; i++) {
+      const sid = await rawInitialize(http.url);
+      const cancels = logLines("cancelled").length;
+      const hangs = logLines("hang").length;
+      const dropped = openPost(http.url, sessionHeaders(sid), callBody(1, "hang"));
+      await until(() => logLines("hang").length > hangs, "the downstream to start the hanging call");
+      dropped.destroy();
+      await until(() => logLines("cancelled").length > cancels, "the abandoned call to be cancelled");
+    }
+    // Without the cancellation both sessions would count a call in flight and initialize would answer 503.
+    let opened: RawResponse | undefined;
+    await until(async () => {
+      opened = await raw(http.url, { headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } }) });
+      return opened.status !== 503;
+    }, "initialize to find a session it may evict");
+    assert.equal(opened?.status, 200, opened?.body);
+  });
+});

@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
+import { baseEnv, MCP_BIN } from "./helpers.js";
+import { until } from "./wait.js";
+
+// A signal to the stdio server with calls in flight: each is answered with an error saying the
+// server shut down while it ran and its effect is unknown (the words the HTTP server uses), before
+// the process exits 0; none is left waiting on a closed pipe.
+
+function setup(): { dir: string; config: string; callLog: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-stdio-shutdown-"));
+  const callLog = path.join(dir, "calls.log");
+  writeFileSync(callLog, "");
+  const config = path.join(dir, "agent-tools.config.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [STDIO_FIXTURE, "--call-log", callLog] } } }));
+  return { dir, config, callLog };
+}
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  describe(`${signal} to the stdio server with calls in flight`, () => {
+    it("answers each call still running as interrupted, its effect unknown, then exits 0", async () => {
+      const { dir, config, callLog } = setup();
+      const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env: baseEnv({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_PLUGINS_DIR: dir }), cwd: dir, stderr: "pipe" });
+      let stderr = "";
+      transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
+      const client = new Client({ name: "stdio-shutdown-test", version: "0.0.0" });
+      await client.connect(transport);
+      const pid = transport.pid as number;
+      const hang = { name: "agent_tools_fx_call", arguments: { toolName: "hang", arguments: {}, confirm: true } };
+      // One plain call (the fast lane's) and one with a progress token (the SDK's own handling).
+      const calls = [client.callTool(hang), client.callTool(hang, undefined, { onprogress: () => undefined })].map((call) =>
+        call.then(
+          (result) => ({ answered: "result" as const, result }),
+          (error: { code?: number; message?: string }) => ({ answered: "error" as const, code: error.code, message: error.message ?? "" }),
+        ),
+      );
+      await until(() => readFileSync(callLog, "utf8").split("\n").filter((l) => l === "hang").length === 2, "both calls to reach the downstream");
+
+      const started = Date.now();
+      process.kill(pid, signal);
+      const answers = await Promise.all(calls);
+      assert.ok(Date.now() - started < 5000, "answered before the exit, not when the pipe closed");
+      for (const answer of answers) {
+        assert.equal(answer.answered, "error", JSON.stringify(answer));
+        if (answer.answered !== "error") continue;
+        assert.equal(answer.code, -32000);
+        assert.match(answer.message, new RegExp(`this server shut down \\(${signal}\\) while the request was running: it was stopped before it answered, so whether it took effect is unknown`));
+        assert.match(answer.message, /for a call that changes data, first check whether it took effect/);
+      }
+      await exited;
+      assert.match(stderr, /2 request\(s\) still running were answered as interrupted/);
+      await client.close().catch(() => undefined);
+    });
+  });
+}
