@@ -325,6 +325,7 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       const { createRuntime } = await import("../runtime/runtime.js");
       const { serveStdio } = await import("../transports/stdio.js");
       const runtime = await createRuntime({ config: await readConfig(values.config) });
+      (await import("../transports/stray-errors.js")).keepServingThroughStrayErrors(runtime);
       await serveStdio(runtime);
       return -1; // keep running
     }
@@ -346,6 +347,7 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
       const runtime = await createRuntime({ config, state: gateway.state, observers: gateway.observers, ...(gateway.tracing ? { tracing: gateway.tracing } : {}) });
       const { identityPluginNotices } = await import("../gateway/identity-notices.js");
       for (const notice of identityPluginNotices(config.team?.identities, runtime.plugins.map((p) => p.manifest.prefix))) runtime.log.warn(notice);
+      (await import("../transports/stray-errors.js")).keepServingThroughStrayErrors(runtime);
       await serveHttp(runtime, options, gateway);
       return -1; // keep running
     }

@@ -110,11 +110,59 @@ export interface SkillGate {
 }
 
 /**
+ * Globals whose instances carry something elsewhere or call back into code (an event target's
+ * listeners, a channel's other end, a stream's sink, a weak reference's target): not data, even
+ * though their class is a built-in. Arrays and plain objects are wrapped too (they can hold clients).
+ */
+const NOT_DATA_GLOBALS: ReadonlySet<string> = new Set(["Object", "Function", "Array", "EventTarget", "WeakRef", "FinalizationRegistry"]);
+
+/**
+ * The web platform's value types a plugin commonly holds, which Node defines lazily (a getter on
+ * globalThis): read by name, so the streams, ports and channels it also defines lazily are left out.
+ */
+const LAZY_DATA_GLOBALS = ["Buffer", "Blob", "File", "FormData", "Headers", "Request", "Response", "TextEncoder", "TextDecoder", "AbortController", "AbortSignal", "DOMException"] as const;
+
+let builtinPrototypes: ReadonlySet<object> | undefined;
+
+/**
+ * The prototypes of the built-in classes whose instances are data: every constructor defined as
+ * a value on globalThis (the language's own: Date, Map, URL, URLSearchParams, Event…) other than
+ * NOT_DATA_GLOBALS, and the LAZY_DATA_GLOBALS. Taken once, on the first value that needs it (not
+ * at import: reading the lazy globals loads their code), so a later change to globalThis cannot
+ * make a plugin's own class count as built-in.
+ */
+function dataPrototypes(): ReadonlySet<object> {
+  if (builtinPrototypes) return builtinPrototypes;
+  const found = new Set<object>();
+  const add = (name: string, value: unknown): void => {
+    if (NOT_DATA_GLOBALS.has(name) || typeof value !== "function") return;
+    const prototype = (value as { prototype?: unknown }).prototype;
+    if (prototype === null || typeof prototype !== "object") return;
+    // Anything built on EventTarget (a port, a socket, a channel) is a way out; AbortSignal only signals.
+    if (typeof EventTarget === "function" && prototype instanceof EventTarget && name !== "AbortSignal") return;
+    found.add(prototype);
+  };
+  for (const name of Object.getOwnPropertyNames(globalThis)) {
+    const own = Object.getOwnPropertyDescriptor(globalThis, name);
+    if (own && "value" in own) add(name, own.value);
+  }
+  const global = globalThis as unknown as Record<string, unknown>;
+  for (const name of LAZY_DATA_GLOBALS) add(name, global[name]);
+  return (builtinPrototypes = found);
+}
+
+/**
  * Values a skill reaches on the adapter that carry data, not a way to a backend: handed over as
- * they are. (Wrapped, a promise's `then` or a map's `get` would be held as a write.) Arrays are
- * not among them: an array of clients is wrapped element by element (below).
+ * they are. (Wrapped, a promise's `then`, a map's `get`, a URL's `toString` or a Headers' `get`
+ * would be held as a write.) The rule: an object whose own class is a built-in one, i.e. whose
+ * prototype is the prototype of a global constructor (dataPrototypes) — a URL, Headers, Blob,
+ * Buffer, a typed array, a Date. A plugin's own class that extends a built-in is still wrapped
+ * (its methods may reach a backend), except the subclasses of the kinds listed below, handed over
+ * as before. Arrays are not among them: an array of clients is wrapped element by element (below).
  */
 function holdsData(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value) as object | null;
+  if (prototype !== null && dataPrototypes().has(prototype)) return true;
   return (
     ArrayBuffer.isView(value) ||
     value instanceof ArrayBuffer ||
@@ -128,6 +176,14 @@ function holdsData(value: object): boolean {
     value instanceof WeakSet
   );
 }
+
+/**
+ * Conversions: what `String(x)`, a template string, `JSON.stringify` and `util.inspect` call on
+ * a value. They turn it into text and change nothing, and the language calls them synchronously
+ * (a gated one would answer a promise: "Cannot convert object to primitive value"), so they run
+ * ungated. `Symbol.toPrimitive` is among the well-known symbols below.
+ */
+const CONVERSIONS: ReadonlySet<string | symbol> = new Set(["toString", "valueOf", "toJSON", "toLocaleString", Symbol.for("nodejs.util.inspect.custom")]);
 
 /**
  * The well-known symbols (`Symbol.iterator`, `Symbol.toPrimitive`, `Symbol.hasInstance`…): their
@@ -152,6 +208,28 @@ function memberName(path: string, property: string | symbol, inArray: boolean): 
 }
 
 type AnyFunction = (...args: unknown[]) => unknown;
+
+const ignore = (): void => {};
+
+/**
+ * `step` once the gate lets it through (`pass`), as the promise the skill gets. A refusal the
+ * skill never waits for (`adapter.call("write", {})` neither awaited nor caught) must not become
+ * an unhandled rejection, which would end the server: the run already holds it for its answer
+ * (the pipeline's refusals, and `deciding` makes the answer wait for it). So once the gate has
+ * refused, the handed promise is marked handled; a skill that awaits it still sees the refusal.
+ * A failure of the step itself (the backend's) stays the skill's to handle.
+ */
+function afterGate(pass: () => Promise<void>, step: () => unknown): Promise<unknown> {
+  let passing: Promise<void>;
+  try {
+    passing = pass();
+  } catch (error) {
+    passing = Promise.reject(error);
+  }
+  const handed = passing.then(step);
+  passing.catch(() => void handed.catch(ignore));
+  return handed;
+}
 
 /**
  * The adapter a skill receives: every method goes through the gate — `call` per tool, read-only
@@ -187,12 +265,16 @@ export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
     }
   };
 
-  /** A method of `owner` as the skill gets it, named `name` in the gate. */
-  const gatedMethod = (fn: AnyFunction, owner: object, name: string, property: string | symbol): AnyFunction => {
-    if (name === "call") {
-      return async (tool: unknown, args: unknown, ctx?: unknown) => {
-        await gate.call(tool as string, args);
-        return fn.call(owner, tool, args, ctx);
+  /**
+   * A method of `owner` as the skill gets it, named `name` in the gate. `ownerView`: the view of
+   * `owner`, which a conversion answering its owner (`valueOf`) answers instead.
+   */
+  const gatedMethod = (fn: AnyFunction, owner: object, name: string, property: string | symbol, ownerView: () => object): AnyFunction => {
+    if (name === "call") return (tool: unknown, args: unknown, ctx?: unknown) => afterGate(() => gate.call(tool as string, args), () => fn.call(owner, tool, args, ctx));
+    if (CONVERSIONS.has(property)) {
+      return (...args: unknown[]) => {
+        const converted = fn.apply(owner, args);
+        return converted === owner ? ownerView() : converted;
       };
     }
     // Object's own methods (toString, hasOwnProperty) and the language's protocols reach nothing.
@@ -203,7 +285,7 @@ export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
     // any other waits for the gate first.
     return (...args: unknown[]) => {
       if (readsOnly(name, args)) return fn.apply(owner, args);
-      return gate.method(name, args).then(() => fn.apply(owner, args));
+      return afterGate(() => gate.method(name, args), () => fn.apply(owner, args));
     };
   };
 
@@ -218,6 +300,8 @@ export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
    */
   const view = (real: object, path: string, callable?: AnyFunction): object => {
     const isArray = Array.isArray(real);
+    // This view, once made below (members are reached only after).
+    let self: object = real;
     // Each member handed out once while it stays the same value: `adapter.x === adapter.x`.
     const handedOut = new Map<string | symbol, { value: unknown; gated: unknown }>();
     const reach = (property: string | symbol, value: unknown): unknown => {
@@ -229,7 +313,7 @@ export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
       if (typeof value === "object") {
         gated = holdsData(value) ? value : (views.get(value) ?? view(value, name));
       } else {
-        const method = gatedMethod(value as AnyFunction, real, name, property);
+        const method = gatedMethod(value as AnyFunction, real, name, property, () => self);
         gated = hasOwnMembers(value) ? view(value, name, method) : method;
         realOf.set(gated as object, value);
       }
@@ -268,6 +352,7 @@ export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
     // An empty array for an array, so `Array.isArray` still answers true for the view.
     const stand: object = callable ? () => undefined : isArray ? [] : Object.create(null);
     const gated = new Proxy(stand, handler);
+    self = gated;
     if (!callable) views.set(real, gated);
     realOf.set(gated, real);
     return gated;
