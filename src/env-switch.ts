@@ -1,3 +1,5 @@
+import { pastTimerLimit, TIMER_MOST } from "./positive-int.js";
+
 const ON_WORDS = new Set(["on", "1", "true", "yes", "enabled"]);
 const OFF_WORDS = new Set(["off", "0", "false", "no", "disabled"]);
 
@@ -32,6 +34,10 @@ export function waitFromEnv(name: string, value: string | undefined, warn: (mess
   if (!text) return undefined;
   if (/^(forever|ready|infinity)$/i.test(text)) return Number.POSITIVE_INFINITY;
   const ms = Number(text);
+  if (pastTimerLimit(ms)) {
+    warn(`${name}='${text}' is more than a timer waits (${TIMER_MOST}); using the default (write forever for no limit)`);
+    return undefined;
+  }
   if (Number.isFinite(ms) && ms >= 0) return ms;
   warn(`${name}='${text}' is not a number of milliseconds (0 or more) or 'forever'; using the default`);
   return undefined;

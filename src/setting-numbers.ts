@@ -1,3 +1,5 @@
+import { pastTimerLimit } from "./positive-int.js";
+
 /**
  * How the number settings read from the environment are parsed, shared by each reader and by the
  * start check (config/env-settings.ts), so the check cannot accept a value its reader refuses.
@@ -16,4 +18,16 @@ export function zeroOrMore(text: string): number | undefined {
   if (!text.trim()) return undefined;
   const value = Number(text);
   return Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** wholeNumber for milliseconds a timer waits: no more than it can (positive-int.ts MAX_TIMER_MS). */
+export function wholeMs(text: string): number | undefined {
+  const value = wholeNumber(text);
+  return value !== undefined && !pastTimerLimit(value) ? value : undefined;
+}
+
+/** zeroOrMore for milliseconds a timer waits: no more than it can (positive-int.ts MAX_TIMER_MS). */
+export function zeroOrMoreMs(text: string): number | undefined {
+  const value = zeroOrMore(text);
+  return value !== undefined && !pastTimerLimit(value) ? value : undefined;
 }

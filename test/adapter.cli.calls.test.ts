@@ -86,7 +86,7 @@ describe("tool derivation", () => {
       [{ program: "x", tools: [{ name: "a", argv: ["{a}"], optional: { a: ["--a", "{a}"] } }] }, /optional\.a.*also a placeholder of argv/],
       [{ program: "x", tools: [{ name: "a", argv: [], optional: { a: ["--a", "{b}"] } }] }, /optional\.a uses \{b\}/],
       [{ program: "x", tools: [{ name: "a", argv: [] }, { name: "a", argv: [] }] }, /tools\[1\]\.name 'a' is used by an earlier tool/],
-      [{ program: "x", timeoutMs: 0, tools: [{ name: "a", argv: [] }] }, /adapter\.timeoutMs must be a positive integer/],
+      [{ program: "x", timeoutMs: 0, tools: [{ name: "a", argv: [] }] }, /adapter\.timeoutMs must be a whole number of milliseconds from 1 to 2147483647/],
       [{ program: "x", env: { "BAD-NAME": "v" }, tools: [{ name: "a", argv: [] }] }, /adapter\.env\.BAD-NAME/],
     ];
     for (const [block, message] of cases) assert.throws(() => parseCliSpec({ kind: "cli", ...block }), (e: CliSpecError) => e instanceof CliSpecError && message.test(e.message), JSON.stringify(block));

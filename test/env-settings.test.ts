@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { ENV_SETTINGS, envSettingProblems } from "../src/config/env-settings.js";
 import { waitFromEnv } from "../src/env-switch.js";
-import { positiveInt } from "../src/positive-int.js";
+import { positiveInt, positiveMs } from "../src/positive-int.js";
+import { importTimeoutFromEnv } from "../src/plugins/import-deadline.js";
+import { textLayerOptionsFromEnv } from "../src/text/text-layer.js";
 import { approximateFromEnv } from "../src/runtime/search/semantic/hybrid.js";
 import { optimizeAfterFromEnv } from "../src/tier-hold.js";
 import { describeWaitMs } from "../src/facade/server.js";
@@ -13,7 +15,7 @@ import { drainMs } from "../src/transports/http.js";
 import { resolveHttpOptions } from "../src/transports/http/options.js";
 import { createSharedState } from "../src/state/index.js";
 import { silentLogger } from "../src/log.js";
-import { baseEnv, connect, FIXTURES, PLUGINS, ROOT, runCli } from "./helpers.js";
+import { baseEnv, connect, FIXTURES, PLUGINS, ROOT, runCli, textJson } from "./helpers.js";
 
 /**
  * The AGENT_TOOLS_* variables: one table (config/env-settings.ts) that the code, README and the
@@ -78,8 +80,13 @@ const READERS: Record<string, (value: string) => boolean> = {
   AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM: (value) => takes(() => approximateFromEnv({ AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM: value })),
   // Says nothing of a bad value: taken when it is not the default, or is blank (unset) or 5000.
   AGENT_TOOLS_DESCRIBE_WAIT_MS: (value) => !value.trim() || describeWaitMs({ AGENT_TOOLS_DESCRIBE_WAIT_MS: value }) !== 5000 || Number(value) === 5000,
+  AGENT_TOOLS_EXEC_TIMEOUT_MS: (value) => !value.trim() || textLayerOptionsFromEnv({ AGENT_TOOLS_EXEC_TIMEOUT_MS: value }).timeoutMs !== undefined,
+  AGENT_TOOLS_IMPORT_TIMEOUT_MS: (value) => !value.trim() || importTimeoutFromEnv({ AGENT_TOOLS_IMPORT_TIMEOUT_MS: value }) !== 10_000 || Number(value) === 10_000,
+  AGENT_TOOLS_HTTP_SESSION_IDLE_MS: (value) => takes(() => resolveHttpOptions({ AGENT_TOOLS_HTTP_SESSION_IDLE_MS: value })),
+  AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: (value) => takes(() => resolveHttpOptions({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: value })),
 };
-const ODD_VALUES = ["1.5", "1e3", "-1", "70000", " 5 ", "", "0", "0x10", "abc", "off", "9007199254740993"];
+// The last four: a timer's longest wait (2^31−1 ms) and past it, which millisecond settings refuse.
+const ODD_VALUES = ["1.5", "1e3", "-1", "70000", " 5 ", "", "0", "0x10", "abc", "off", "9007199254740993", "2147483647", "2147483648", "3000000000", "1e10"];
 
 describe("environment settings: the check takes what each reader takes", () => {
   for (const [name, setting] of Object.entries(ENV_SETTINGS)) {
@@ -89,8 +96,8 @@ describe("environment settings: the check takes what each reader takes", () => {
         READERS[name] ??
         (setting.kind === "wait"
           ? (value: string) => takes((warn) => waitFromEnv(name, value, warn))
-          : setting.parse === positiveInt
-            ? (value: string) => !value.trim() || positiveInt(value.trim()) !== undefined
+          : setting.parse === positiveInt || setting.parse === positiveMs
+            ? (value: string) => !value.trim() || setting.parse(value.trim()) !== undefined
             : assert.fail(`${name} has a parser of its own: add its reader to READERS`));
       for (const value of ODD_VALUES) {
         const checked = envSettingProblems({ [name]: value }).length === 0;
@@ -98,6 +105,54 @@ describe("environment settings: the check takes what each reader takes", () => {
       }
     });
   }
+});
+
+describe("environment settings: milliseconds stop at a timer's longest wait (2^31-1)", () => {
+  const timers = Object.entries(ENV_SETTINGS).filter(([, setting]) => (setting.kind === "number" && setting.timer) || setting.kind === "wait");
+
+  it("every setting a timer waits on takes 2147483647 and says 2147483648 is more than a timer can wait", () => {
+    // The call, exec, import, confirm and HTTP session timeouts, the drain, the describe and semantic waits.
+    assert.ok(timers.length >= 10, timers.map(([name]) => name).join(", "));
+    for (const [name] of timers) {
+      assert.deepEqual(envSettingProblems({ [name]: "2147483647" }), [], name);
+      const [problem] = envSettingProblems({ [name]: "2147483648" });
+      assert.match(problem?.message ?? "", new RegExp(`^${name} is '2147483648', more than a timer can wait: it must be at most 2147483647 \\(about 24\\.8 days, the longest a timer waits\\); using the default`), name);
+    }
+  });
+
+  it("a call timeout past it: validate fails naming it, and a server answers a call under the default instead of failing it at once", async () => {
+    const ran = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_CALL_TIMEOUT_MS: "3000000000" }));
+    assert.equal(ran.code, 1, ran.stderr);
+    const { problems } = JSON.parse(ran.stdout) as { problems: string[] };
+    assert.ok(
+      problems.includes("AGENT_TOOLS_CALL_TIMEOUT_MS is '3000000000', more than a timer can wait: it must be at most 2147483647 (about 24.8 days, the longest a timer waits); using the default 40000 (write e.g. 60000)"),
+      JSON.stringify(problems, null, 1),
+    );
+    const server = await connect(PLUGINS, { AGENT_TOOLS_CALL_TIMEOUT_MS: "3000000000", AGENT_TOOLS_EXEC_TIMEOUT_MS: "3000000000" });
+    try {
+      const exec = await server.client.callTool({ name: "agent_tools_exec", arguments: { command: "sleep 0.2; echo ok" } });
+      assert.equal(textJson<{ stdout: string }>(exec).stdout, "ok\n", JSON.stringify(exec));
+      assert.doesNotMatch(server.stderr(), /TimeoutOverflowWarning/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a config file's or a manifest's timeoutMs past it is a problem naming the field", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-timer-ms-"));
+    const config = path.join(dir, "config.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { far: { url: "http://127.0.0.1:9/mcp", timeoutMs: 3000000000 } }, http: { sessionIdleMs: 2147483648 } }));
+    const ran = await runCli(["validate", "--config", config], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: path.join(dir, "none") }));
+    assert.equal(ran.code, 1, ran.stderr);
+    assert.match(ran.stdout, /mcpServers\.far: field 'timeoutMs' must be <= 2147483647 \(got 3000000000\)/);
+    assert.match(ran.stdout, /field 'http\.sessionIdleMs' must be <= 2147483647 \(got 2147483648\)/);
+    const plugin = path.join(dir, "plugins", "agent-tools-plugin-far");
+    mkdirSync(plugin, { recursive: true });
+    writeFileSync(path.join(plugin, "plugin.json"), JSON.stringify({ name: "far", prefix: "far", adapter: { kind: "cli", program: "echo", timeoutMs: 3000000000, tools: [{ name: "hi", argv: ["hi"] }] } }));
+    const manifest = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: path.join(dir, "plugins") }));
+    assert.equal(manifest.code, 1, manifest.stderr);
+    assert.match(manifest.stdout, /field 'adapter\.timeoutMs' must be a whole number of milliseconds from 1 to 2147483647 \(about 24\.8 days, the longest a timer waits\)/);
+  });
 });
 
 describe("environment settings: bad values over the built bins", () => {

@@ -94,7 +94,7 @@ describe("plugin.json: every problem at once, at its line and column", () => {
     const expected = [
       /plugin\.json:5:3: field 'readOnlyTools' is not a setting of a plugin manifest; did you mean 'readonlyTools'\?/,
       /plugin\.json:6:21: field 'requireConfirm' must be true or false/,
-      /plugin\.json:10:18: field 'adapter\.timeoutMs' must be a positive integer/,
+      /plugin\.json:10:18: field 'adapter\.timeoutMs' must be a whole number of milliseconds from 1 to 2147483647 \(about 24\.8 days, the longest a timer waits\)/,
       /plugin\.json:11:23: field 'adapter\.auth\.type' must be one of bearer, header, query, login \(got "oauth"\)/,
       /plugin\.json:13:9: field 'adapter\.tools\[0\]\.nmae' is not a setting of a rest tool; did you mean 'name'\?/,
       /plugin\.json:13:7: field 'adapter\.tools\[0\]\.name' is required; it must be 1-128 letters, digits/,
@@ -170,7 +170,7 @@ describe("adapter blocks: problems come from the block's schema, all at once", (
         assert.deepEqual(error.problems.map((p) => `${p.field} ${p.message}`).sort(), [
           "adapter.args[0] must be a string",
           "adapter.comand is not a setting of an mcp block; did you mean 'command'?",
-          "adapter.timeoutMs must be a positive number of milliseconds",
+          "adapter.timeoutMs must be a positive number of milliseconds, at most 2147483647 (about 24.8 days, the longest a timer waits)",
         ]);
         return true;
       },

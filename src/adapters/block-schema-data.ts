@@ -113,12 +113,14 @@ export const MCP_BLOCK_SCHEMA = {
     },
     "timeoutMs": {
       "exclusiveMinimum": 0,
-      "problem": "must be a positive number of milliseconds",
+      "maximum": 2147483647,
+      "problem": "must be a positive number of milliseconds, at most 2147483647 (about 24.8 days, the longest a timer waits)",
       "type": "number"
     },
     "idleTimeoutMs": {
       "minimum": 0,
-      "problem": "must be a non-negative number of milliseconds",
+      "maximum": 2147483647,
+      "problem": "must be a non-negative number of milliseconds, at most 2147483647 (about 24.8 days, the longest a timer waits)",
       "type": "number"
     }
   }
@@ -237,12 +239,14 @@ export const MCP_FILESYSTEM_BLOCK_SCHEMA = {
     },
     "timeoutMs": {
       "exclusiveMinimum": 0,
-      "problem": "must be a positive number of milliseconds",
+      "maximum": 2147483647,
+      "problem": "must be a positive number of milliseconds, at most 2147483647 (about 24.8 days, the longest a timer waits)",
       "type": "number"
     },
     "idleTimeoutMs": {
       "minimum": 0,
-      "problem": "must be a non-negative number of milliseconds",
+      "maximum": 2147483647,
+      "problem": "must be a non-negative number of milliseconds, at most 2147483647 (about 24.8 days, the longest a timer waits)",
       "type": "number"
     },
     "roots": {
@@ -440,7 +444,8 @@ export const REST_BLOCK_SCHEMA = {
     },
     "timeoutMs": {
       "minimum": 1,
-      "problem": "must be a positive integer",
+      "maximum": 2147483647,
+      "problem": "must be a whole number of milliseconds from 1 to 2147483647 (about 24.8 days, the longest a timer waits)",
       "type": "integer"
     },
     "idempotencyKeys": {
@@ -1460,7 +1465,8 @@ export const OPENAPI_BLOCK_SCHEMA = {
     },
     "timeoutMs": {
       "minimum": 1,
-      "problem": "must be a positive integer",
+      "maximum": 2147483647,
+      "problem": "must be a whole number of milliseconds from 1 to 2147483647 (about 24.8 days, the longest a timer waits)",
       "type": "integer"
     },
     "idempotencyKeys": {
@@ -1622,7 +1628,8 @@ export const CLI_BLOCK_SCHEMA = {
     },
     "timeoutMs": {
       "minimum": 1,
-      "problem": "must be a positive integer",
+      "maximum": 2147483647,
+      "problem": "must be a whole number of milliseconds from 1 to 2147483647 (about 24.8 days, the longest a timer waits)",
       "type": "integer"
     },
     "maxOutputBytes": {
@@ -1699,7 +1706,8 @@ export const CLI_BLOCK_SCHEMA = {
           },
           "timeoutMs": {
             "minimum": 1,
-            "problem": "must be a positive integer",
+            "maximum": 2147483647,
+            "problem": "must be a whole number of milliseconds from 1 to 2147483647 (about 24.8 days, the longest a timer waits)",
             "type": "integer"
           }
         }
@@ -1838,7 +1846,8 @@ export const CLI_TOOL_SCHEMA = {
     },
     "timeoutMs": {
       "minimum": 1,
-      "problem": "must be a positive integer",
+      "maximum": 2147483647,
+      "problem": "must be a whole number of milliseconds from 1 to 2147483647 (about 24.8 days, the longest a timer waits)",
       "type": "integer"
     }
   }

@@ -1,6 +1,6 @@
 import { isOffValue, switchWord, waitFromEnv } from "../env-switch.js";
-import { positiveInt } from "../positive-int.js";
-import { wholeNumber, zeroOrMore } from "../setting-numbers.js";
+import { pastTimerLimit, positiveInt, positiveMs, TIMER_MOST } from "../positive-int.js";
+import { wholeMs, zeroOrMore, zeroOrMoreMs } from "../setting-numbers.js";
 import { portNumber } from "../transports/http/options.js";
 import { closestNames } from "../runtime/similarity.js";
 
@@ -19,9 +19,10 @@ type Kind =
   /**
    * A number, read by `parse`: the very function its reader uses (positive-int.ts,
    * setting-numbers.ts, the HTTP server's portNumber), so the check accepts what the reader does
-   * and no more. `takes` says what that is; `off`: the words the reader takes for "off" as well.
+   * and no more. `takes` says what that is; `off`: the words the reader takes for "off" as well;
+   * `timer`: milliseconds a timer waits, so a number past MAX_TIMER_MS is said as too large.
    */
-  | { kind: "number"; parse: (text: string) => number | undefined; takes: string; fallback: string; example: string; off?: (text: string) => boolean }
+  | { kind: "number"; parse: (text: string) => number | undefined; takes: string; fallback: string; example: string; off?: (text: string) => boolean; timer?: true }
   /** A switch (env-switch.ts's words); `fallback` is the state unset. */
   | { kind: "switch"; fallback: "on" | "off" }
   /** One of a few words, any case. */
@@ -41,7 +42,7 @@ type Setting = Kind & {
 
 type NumberKind = Extract<Kind, { kind: "number" }>;
 const count = (unit: string, fallback: number | string, example: number): NumberKind => ({ kind: "number", parse: positiveInt, takes: `${unit} above 0`, fallback: String(fallback), example: String(example) });
-const ms = (fallback: number, example = 1000): NumberKind => count("a whole number of milliseconds", fallback, example);
+const ms = (fallback: number, example = 1000): NumberKind => ({ ...count("a whole number of milliseconds", fallback, example), parse: positiveMs, timer: true });
 const zeroOrMoreOf = (unit: string, fallback: string, example: string): NumberKind => ({ kind: "number", parse: zeroOrMore, takes: `${unit}, 0 or more`, fallback, example });
 const on: Kind = { kind: "switch", fallback: "on" };
 const off: Kind = { kind: "switch", fallback: "off" };
@@ -81,7 +82,7 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_OPTIMIZE_AFTER_CPU_MS: { ...zeroOrMoreOf("a number of milliseconds of CPU", "2000", "5000"), off: isOffValue, saidBy: "the server" },
   AGENT_TOOLS_HELD_CALLS_PER_CALLER: { ...count("a whole number of calls", 100, 50), saidBy: "the server" },
   AGENT_TOOLS_CONFIRM_TIMEOUT_MS: { ...ms(120_000, 60_000), saidBy: "the server" },
-  AGENT_TOOLS_DESCRIBE_WAIT_MS: zeroOrMoreOf("a number of milliseconds", "5000", "2000"),
+  AGENT_TOOLS_DESCRIBE_WAIT_MS: { ...zeroOrMoreOf("a number of milliseconds", "5000", "2000"), parse: zeroOrMoreMs, timer: true },
   AGENT_TOOLS_CATALOG_CACHE: { ...on, saidBy: "the runtime" },
   AGENT_TOOLS_CACHE_DIR: text,
   AGENT_TOOLS_LIST_CONCURRENCY: count("a whole number of listings", 6, 4),
@@ -100,7 +101,7 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_INSTANCE_ID: text,
   AGENT_TOOLS_AUDIT: text,
   AGENT_TOOLS_AUDIT_FILE: text,
-  AGENT_TOOLS_DRAIN_MS: { kind: "number", parse: wholeNumber, takes: "a whole number of milliseconds, 0 or more", fallback: "30000 for a team gateway, else 2000", example: "5000", saidBy: "the HTTP server" },
+  AGENT_TOOLS_DRAIN_MS: { kind: "number", parse: wholeMs, takes: "a whole number of milliseconds, 0 or more", fallback: "30000 for a team gateway, else 2000", example: "5000", timer: true, saidBy: "the HTTP server" },
   AGENT_TOOLS_CONFIRM: { kind: "choice", values: ["elicit", "flag"], fallback: "elicit", saidBy: "the runtime" },
   AGENT_TOOLS_STATE_KEY: text,
   AGENT_TOOLS_EXEC_TIMEOUT_MS: ms(30_000, 60_000),
@@ -126,6 +127,7 @@ function valueProblem(setting: Setting, value: string): string | undefined {
       return undefined;
     case "number":
       if (setting.parse(value) !== undefined || setting.off?.(value)) return undefined;
+      if (setting.timer && pastTimerLimit(Number(value))) return `more than a timer can wait: it must be ${TIMER_MOST}; using the default ${setting.fallback} (write e.g. ${setting.example})`;
       return `not ${setting.takes}${setting.off ? " (or off)" : ""}; using the default ${setting.fallback} (write e.g. ${setting.example})`;
     case "switch":
       if (switchWord(value) !== undefined) return undefined;
@@ -136,6 +138,7 @@ function valueProblem(setting: Setting, value: string): string | undefined {
     case "wait":
       // The reader itself, its warning unsaid: what it takes is what the check accepts.
       if (waitFromEnv("", value, () => undefined) !== undefined) return undefined;
+      if (pastTimerLimit(Number(value))) return `more than a timer can wait: it must be ${TIMER_MOST}; using the default, ${setting.fallback} (or write forever for no limit)`;
       return `not a number of milliseconds (0 or more) or forever; using the default, ${setting.fallback}`;
   }
 }

@@ -90,10 +90,12 @@ export const CONFIG_SCHEMA = {
         },
         "sessionIdleMs": {
           "minimum": 1,
+          "maximum": 2147483647,
           "type": "integer"
         },
         "unusedSessionIdleMs": {
           "minimum": 1,
+          "maximum": 2147483647,
           "type": "integer"
         },
         "maxBodyBytes": {
@@ -130,7 +132,8 @@ export const CONFIG_SCHEMA = {
         },
         "heartbeatTtlMs": {
           "type": "integer",
-          "minimum": 300
+          "minimum": 300,
+          "maximum": 2147483647
         },
         "identities": {
           "type": "array",
@@ -273,10 +276,12 @@ export const SERVER_ENTRY_SCHEMA = {
     },
     "timeoutMs": {
       "minimum": 1,
+      "maximum": 2147483647,
       "type": "integer"
     },
     "idleTimeoutMs": {
       "minimum": 1,
+      "maximum": 2147483647,
       "type": "integer"
     },
     "type": {

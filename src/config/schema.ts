@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { MAX_TIMER_MS } from "../positive-int.js";
 import { teamSchema, type TeamConfig } from "./team.js";
 
 /**
@@ -10,7 +11,8 @@ import { teamSchema, type TeamConfig } from "./team.js";
 
 const Strings = Type.Array(Type.String());
 const StringMap = Type.Record(Type.String(), Type.String());
-const Millis = Type.Integer({ minimum: 1 });
+/** Milliseconds a timer waits: no more than it can (positive-int.ts MAX_TIMER_MS). */
+const Millis = Type.Integer({ minimum: 1, maximum: MAX_TIMER_MS });
 /** One of a few words, as a plain `enum` (ajv then says "must be one of [...]"), typed as their union. */
 const OneOf = <T extends string>(...words: T[]) => Type.Unsafe<T>({ type: "string", enum: words });
 /** "elicit": ask the user when the client can; "flag": the model's confirm: true. */

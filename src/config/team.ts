@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from "../positive-int.js";
 /**
  * The config's `team` block: what turns one runtime into an instance of a team gateway (shared
  * state in Redis, named identities, JWTs, metrics). Its JSON Schema is checked with the rest of the
@@ -56,7 +57,7 @@ export const teamSchema = {
     redis: { type: "string", pattern: "^rediss?://" },
     redisPrefix: { type: "string", minLength: 1 },
     audit: { type: "string", minLength: 1 },
-    heartbeatTtlMs: { type: "integer", minimum: 300 },
+    heartbeatTtlMs: { type: "integer", minimum: 300, maximum: MAX_TIMER_MS },
     identities: {
       type: "array",
       items: {

@@ -24,8 +24,8 @@ import { formAnswerValidator } from "./form-validator.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, FACADE_TOOL_KEYS, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
 import { readFacadeKeys } from "../runtime/stray-keys.js";
 import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.js";
-import { positiveInt } from "../positive-int.js";
-import { zeroOrMore } from "../setting-numbers.js";
+import { positiveInt, positiveMs, TIMER_MOST } from "../positive-int.js";
+import { zeroOrMoreMs } from "../setting-numbers.js";
 
 /**
  * The MCP facade on the SDK v2 low-level Server: handlers for tools/list and tools/call that map
@@ -56,7 +56,7 @@ const DESCRIBE_WAIT_MS = 5000;
 
 export function describeWaitMs(env: NodeJS.ProcessEnv = process.env): number {
   // Blank is unset, as the start check has it (Number("") would be 0: no wait at all).
-  return zeroOrMore(env.AGENT_TOOLS_DESCRIBE_WAIT_MS?.trim() ?? "") ?? DESCRIBE_WAIT_MS;
+  return zeroOrMoreMs(env.AGENT_TOOLS_DESCRIBE_WAIT_MS?.trim() ?? "") ?? DESCRIBE_WAIT_MS;
 }
 
 /**
@@ -65,12 +65,12 @@ export function describeWaitMs(env: NodeJS.ProcessEnv = process.env): number {
  * there is a share), how long a confirmation question waits (AGENT_TOOLS_CONFIRM_TIMEOUT_MS). A
  * bad value is said, not ignored.
  */
-function positiveSetting(name: string, fallback: number, log: { warn(message: string): void }): number {
+function positiveSetting(name: string, fallback: number, log: { warn(message: string): void }, { ms = false } = {}): number {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === "") return fallback;
-  const value = positiveInt(raw);
+  const value = ms ? positiveMs(raw) : positiveInt(raw);
   if (value) return value;
-  log.warn(`${name} must be a positive integer (got '${raw}'); using ${fallback}`);
+  log.warn(`${name} must be a positive integer${ms ? ` of milliseconds, ${TIMER_MOST}` : ""} (got '${raw}'); using ${fallback}`);
   return fallback;
 }
 
@@ -229,7 +229,7 @@ export function createFacade(runtime: Runtime): Facade {
   const present = presentNext(runtime.facadeMode);
   const heldCalls = new HeldCalls({ maxPerCaller: positiveSetting("AGENT_TOOLS_HELD_CALLS_PER_CALLER", DEFAULT_HELD_PER_CALLER, runtime.log) });
   // How long a question asked while a 2025-era call waits (its connection held) may go unanswered.
-  const confirmTimeoutMs = positiveSetting("AGENT_TOOLS_CONFIRM_TIMEOUT_MS", DEFAULT_CONFIRM_TIMEOUT_MS, runtime.log);
+  const confirmTimeoutMs = positiveSetting("AGENT_TOOLS_CONFIRM_TIMEOUT_MS", DEFAULT_CONFIRM_TIMEOUT_MS, runtime.log, { ms: true });
   const heldRounds = new WeakMap<HeldCall<{ isError: boolean; payload: object }>, ConfirmRound>();
 
   /**

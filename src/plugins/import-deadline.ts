@@ -1,5 +1,5 @@
 import { pathToFileURL } from "node:url";
-import { positiveInt } from "../positive-int.js";
+import { positiveMs } from "../positive-int.js";
 import { makeKitResolvableFor } from "./kit-resolution.js";
 
 /**
@@ -19,9 +19,9 @@ import { makeKitResolvableFor } from "./kit-resolution.js";
 /** Default deadline of one plugin code import; AGENT_TOOLS_IMPORT_TIMEOUT_MS overrides it. */
 export const DEFAULT_IMPORT_TIMEOUT_MS = 10_000;
 
-/** The deadline this host asks for: AGENT_TOOLS_IMPORT_TIMEOUT_MS when a positive integer, else the default. */
+/** The deadline this host asks for: AGENT_TOOLS_IMPORT_TIMEOUT_MS when a positive integer a timer can wait (positiveMs), else the default. */
 export function importTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
-  return positiveInt(env.AGENT_TOOLS_IMPORT_TIMEOUT_MS) ?? DEFAULT_IMPORT_TIMEOUT_MS;
+  return positiveMs(env.AGENT_TOOLS_IMPORT_TIMEOUT_MS) ?? DEFAULT_IMPORT_TIMEOUT_MS;
 }
 
 export class ImportTimeoutError extends Error {

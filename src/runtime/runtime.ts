@@ -58,7 +58,7 @@ import { sameNameIn, type NamedTarget } from "./misdirected.js";
 import { readQuery } from "./query-argument.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
-import { positiveInt } from "../positive-int.js";
+import { positiveInt, positiveMs } from "../positive-int.js";
 
 export type { OperationContext } from "./pipeline.js";
 export type { OperationResult } from "./answers.js";
@@ -420,7 +420,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const unmaskStrayStdout = maskStrayStdout((text) => redactor.redact(text));
   const settingProblems = envSettingProblems(env);
   warnOnce(settingProblems.filter((p) => !p.saidByReader).map((p) => p.message), log);
-  const timeoutMs = options.callTimeoutMs ?? positiveInt(env.AGENT_TOOLS_CALL_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.callTimeoutMs ?? positiveMs(env.AGENT_TOOLS_CALL_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
   const maxResultChars = options.maxResultChars ?? positiveInt(env.AGENT_TOOLS_MAX_RESULT_CHARS) ?? DEFAULT_MAX_RESULT_CHARS;
 
   const ownState = options.state === undefined;

@@ -17,7 +17,7 @@ import { mayUsePlugin, seesWholeFleet } from "../runtime/access.js";
 import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
 import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
 import { isOnValue } from "../env-switch.js";
-import { positiveInt } from "../positive-int.js";
+import { positiveInt, positiveMs } from "../positive-int.js";
 import { closestNames } from "../runtime/similarity.js";
 
 /**
@@ -78,7 +78,7 @@ const LAYOUT_SLACK_BYTES = 4 * MIB;
 
 export function textLayerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): TextLayerOptions {
   const options: TextLayerOptions = {};
-  const timeoutMs = positiveInt(env.AGENT_TOOLS_EXEC_TIMEOUT_MS);
+  const timeoutMs = positiveMs(env.AGENT_TOOLS_EXEC_TIMEOUT_MS);
   if (timeoutMs) options.timeoutMs = timeoutMs;
   const maxOutputChars = positiveInt(env.AGENT_TOOLS_EXEC_MAX_OUTPUT_CHARS);
   if (maxOutputChars) options.maxOutputChars = maxOutputChars;

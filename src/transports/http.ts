@@ -4,7 +4,8 @@ import { HttpOptionsError, type HttpOptions } from "./http/options.js";
 import { startHttpFacade, type HttpFacade } from "./http/server.js";
 import { warmUp, warmUpImports } from "./http/warm-up.js";
 import { exitGracefully, SHUTDOWN_GRACE_MS } from "./shutdown.js";
-import { wholeNumber } from "../setting-numbers.js";
+import { TIMER_MOST } from "../positive-int.js";
+import { wholeMs } from "../setting-numbers.js";
 
 /**
  * How long a draining instance waits for calls in flight (AGENT_TOOLS_DRAIN_MS): 30 s for a team
@@ -16,10 +17,10 @@ export function drainMs(env: NodeJS.ProcessEnv, team: boolean, log: { warn(messa
   const raw = env.AGENT_TOOLS_DRAIN_MS?.trim();
   const fallback = team ? DEFAULT_DRAIN_MS.team : DEFAULT_DRAIN_MS.single;
   if (raw === undefined || raw === "") return fallback;
-  const value = wholeNumber(raw);
+  const value = wholeMs(raw);
   if (value !== undefined) return value;
   // Said, as other settings are: a typo must not silently become the default.
-  log.warn(`AGENT_TOOLS_DRAIN_MS must be a whole number of milliseconds, 0 or more (got '${raw}'); using ${fallback}`);
+  log.warn(`AGENT_TOOLS_DRAIN_MS must be a whole number of milliseconds, 0 or more and ${TIMER_MOST} (got '${raw}'); using ${fallback}`);
   return fallback;
 }
 

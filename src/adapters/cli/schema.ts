@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { Block, Flag, JsonObject, NonEmpty, NumberSet, Pattern, PositiveInt, ruleOutcome, Word } from "../shared/spec-schema.js";
+import { Block, Flag, JsonObject, NonEmpty, NumberSet, Pattern, PositiveInt, ruleOutcome, TimerMs, Word } from "../shared/spec-schema.js";
 
 /**
  * The declarative `cli` block as a schema; spec.ts normalises what passes and template.ts checks
@@ -27,7 +27,7 @@ export const CliToolSchema = Block(
     readonly: Type.Optional(Flag()),
     parse: Type.Optional(Word(["json", "text"] as const, 'must be "json" or "text"')),
     /** Overrides the block's timeoutMs for this tool. */
-    timeoutMs: Type.Optional(PositiveInt()),
+    timeoutMs: Type.Optional(TimerMs()),
   },
   "must be an object",
 );
@@ -54,7 +54,7 @@ export const CliBlockSchema = Block("a cli block", {
   ),
   /** May hold `${VAR}`; relative to the plugin folder. */
   cwd: Type.Optional(NonEmpty("must be a non-empty path")),
-  timeoutMs: Type.Optional(PositiveInt()),
+  timeoutMs: Type.Optional(TimerMs()),
   maxOutputBytes: Type.Optional(PositiveInt()),
   tools: Type.Array(CliToolSchema, { minItems: 1, problem: "must be a non-empty array of tools" }),
   errors: Type.Optional(CliErrorRulesSchema),

@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { MAX_TIMER_MS, TIMER_MOST } from "../../positive-int.js";
 import { Block, NonEmpty, Word } from "../shared/spec-schema.js";
 
 /**
@@ -28,9 +29,9 @@ const mcpProperties = {
       { additionalProperties: false, minProperties: 1, title: "auth", problem: "must be an object with 'tokenEnv' or 'tokenStore'" },
     ),
   ),
-  timeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0, problem: "must be a positive number of milliseconds" })),
+  timeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMER_MS, problem: `must be a positive number of milliseconds, ${TIMER_MOST}` })),
   /** 0 disables the idle stop. */
-  idleTimeoutMs: Type.Optional(Type.Number({ minimum: 0, problem: "must be a non-negative number of milliseconds" })),
+  idleTimeoutMs: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_TIMER_MS, problem: `must be a non-negative number of milliseconds, ${TIMER_MOST}` })),
 };
 
 export const McpBlockSchema = Block("an mcp block", mcpProperties);

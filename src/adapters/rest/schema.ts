@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { HTTP_METHOD_PATTERN, HTTP_METHODS } from "./methods.js";
-import { Block, Flag, JsonObject, NonEmpty, NumberSet, Pattern, PositiveInt, ruleOutcome, StringMap, Word } from "../shared/spec-schema.js";
+import { Block, Flag, JsonObject, NonEmpty, NumberSet, Pattern, PositiveInt, ruleOutcome, StringMap, TimerMs, Word } from "../shared/spec-schema.js";
 
 /**
  * The declarative `rest` and `openapi` blocks as schemas; spec.ts normalises what passes (defaults,
@@ -99,7 +99,7 @@ const connection = {
   baseUrl: NonEmpty(),
   headers: Type.Optional(StringMap()),
   auth: Type.Optional(Type.Union([AuthSchema, Type.Null()], { problem: "must be an object with a 'type'" })),
-  timeoutMs: Type.Optional(PositiveInt()),
+  timeoutMs: Type.Optional(TimerMs()),
   /** false: writes are sent without an Idempotency-Key header. */
   idempotencyKeys: Type.Optional(Flag()),
   maxResponseBytes: Type.Optional(PositiveInt()),

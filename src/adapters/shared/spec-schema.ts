@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { MAX_TIMER_MS, TIMER_LIMIT } from "../../positive-int.js";
 
 /**
  * Building blocks of the adapter kinds' block schemas (mcp/schema.ts, rest/schema.ts,
@@ -8,6 +9,8 @@ import { Type, type Static, type TSchema } from "@sinclair/typebox";
 
 export const NonEmpty = (problem = "must be a non-empty string") => Type.String({ pattern: "\\S", problem });
 export const PositiveInt = (problem = "must be a positive integer") => Type.Integer({ minimum: 1, problem });
+/** A timer's milliseconds: above 0 and no longer than a timer waits (positive-int.ts MAX_TIMER_MS). `from`: the least (0 where 0 turns it off). */
+export const TimerMs = (from: 0 | 1 = 1) => Type.Integer({ minimum: from, maximum: MAX_TIMER_MS, problem: `must be a whole number of milliseconds from ${from} to ${MAX_TIMER_MS} (${TIMER_LIMIT})` });
 export const Flag = () => Type.Boolean({ problem: "must be true or false" });
 export const JsonObject = (problem: string) => Type.Record(Type.String(), Type.Unknown(), { problem });
 export const StringMap = (problem = "must be an object of strings") => Type.Record(Type.String(), Type.String({ problem: "must be a string" }), { problem });

@@ -1,4 +1,5 @@
 import type { AgentToolsConfig } from "../../config/config.js";
+import { pastTimerLimit, TIMER_MOST } from "../../positive-int.js";
 
 /**
  * Where and how the HTTP facade listens. Environment variables win over the config's `http`
@@ -64,11 +65,12 @@ export function portNumber(raw: string | number): number | undefined {
   return typeof raw === "string" && !raw.trim() ? undefined : Number.isInteger(value) && value >= 0 && value <= 65535 ? value : undefined;
 }
 
-function positiveInteger(raw: string | number | undefined, what: string, fallback: number, { allowZero = false } = {}): number {
+/** `ms`: milliseconds a timer waits, so no more than it can (positive-int.ts MAX_TIMER_MS). */
+function positiveInteger(raw: string | number | undefined, what: string, fallback: number, { allowZero = false, ms = false } = {}): number {
   if (raw === undefined || raw === "") return fallback;
   const value = typeof raw === "number" ? raw : Number(raw);
-  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
-    throw new HttpOptionsError(`${what} must be a ${allowZero ? "non-negative" : "positive"} integer (got '${String(raw)}')`);
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1) || (ms && pastTimerLimit(value))) {
+    throw new HttpOptionsError(`${what} must be a ${allowZero ? "non-negative" : "positive"} integer${ms ? ` of milliseconds, ${TIMER_MOST}` : ""} (got '${String(raw)}')`);
   }
   return value;
 }
@@ -99,11 +101,12 @@ export function resolveHttpOptions(env: NodeJS.ProcessEnv, config: AgentToolsCon
     allowedHosts: [...new Set([...(config.allowedHosts ?? []), ...list(env.AGENT_TOOLS_HTTP_ALLOWED_HOSTS), ...boundHostNames(host)].map((h) => h.toLowerCase()))],
     allowedOrigins: [...new Set([...(config.allowedOrigins ?? []), ...list(env.AGENT_TOOLS_HTTP_ALLOWED_ORIGINS)].map((o) => o.toLowerCase().replace(/\/+$/, "")))],
     maxSessions: positiveInteger(env.AGENT_TOOLS_HTTP_MAX_SESSIONS ?? config.maxSessions, "AGENT_TOOLS_HTTP_MAX_SESSIONS (or http.maxSessions)", DEFAULT_MAX_SESSIONS),
-    sessionIdleMs: positiveInteger(env.AGENT_TOOLS_HTTP_SESSION_IDLE_MS ?? config.sessionIdleMs, "AGENT_TOOLS_HTTP_SESSION_IDLE_MS (or http.sessionIdleMs)", DEFAULT_SESSION_IDLE_MS),
+    sessionIdleMs: positiveInteger(env.AGENT_TOOLS_HTTP_SESSION_IDLE_MS ?? config.sessionIdleMs, "AGENT_TOOLS_HTTP_SESSION_IDLE_MS (or http.sessionIdleMs)", DEFAULT_SESSION_IDLE_MS, { ms: true }),
     unusedSessionIdleMs: positiveInteger(
       env.AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS ?? config.unusedSessionIdleMs,
       "AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS (or http.unusedSessionIdleMs)",
       DEFAULT_UNUSED_SESSION_IDLE_MS,
+      { ms: true },
     ),
     maxBodyBytes: positiveInteger(env.AGENT_TOOLS_HTTP_MAX_BODY_BYTES ?? config.maxBodyBytes, "AGENT_TOOLS_HTTP_MAX_BODY_BYTES (or http.maxBodyBytes)", DEFAULT_MAX_BODY_BYTES),
     maxWorkspaces: positiveInteger(env.AGENT_TOOLS_HTTP_MAX_WORKSPACES ?? config.maxWorkspaces, "AGENT_TOOLS_HTTP_MAX_WORKSPACES (or http.maxWorkspaces)", DEFAULT_MAX_WORKSPACES),
