@@ -96,23 +96,43 @@ export class OversizedLine extends Error {
     readonly limit: number,
     /** Its end (up to 1024 bytes before the newline): where an SDK-built server writes an answer's id. */
     readonly tail = "",
+    /** Its length in bytes, without the newline (0 when not counted). */
+    readonly bytes = 0,
   ) {
     super(`a line of more than ${limit} bytes was skipped`);
     this.name = "OversizedLine";
   }
 }
 
+/** A JSON string or integer, as a regex source: an id's value, or `"jsonrpc"`'s. */
+const ID = '("(?:[^"\\\\]|\\\\.)*"|-?\\d+)';
+/** `"method":"…"` among the first members of the top-level object (after only jsonrpc and id), at a line's start. */
+const METHOD_FIRST = new RegExp(`^\\s*\\{(?:\\s*"(?:jsonrpc|id)"\\s*:\\s*${ID}\\s*,)*\\s*"method"\\s*:\\s*"`);
+/** `"method":"…"` among the last members of the top-level object (before only jsonrpc and id), at a line's end. */
+const METHOD_LAST = new RegExp(`[,{]\\s*"method"\\s*:\\s*"(?:[^"\\\\]|\\\\.)*"(?:\\s*,\\s*"(?:jsonrpc|id)"\\s*:\\s*${ID})*\\s*\\}\\s*$`);
+
+/**
+ * Whether a line too long to parse is a request or notification (of the server to the client):
+ * its top-level `"method"` member is at its start (after jsonrpc and id only) or at its end (before
+ * them only), as servers write one method-first or params-first. An answer has no `"method"`; one
+ * nested in a result is never placed so.
+ */
+export function isMethodLine(head: string, tail: string): boolean {
+  return METHOD_FIRST.test(head) || METHOD_LAST.test(tail);
+}
+
 /**
  * The id of an answer (a JSON-RPC response) in a line too long to parse, read from its ends: the
  * first `"id"` member before `"result"` or `"error"` at its start (jsonrpc, id, then the rest), or
  * the last member at its very end (`…,"jsonrpc":"2.0","id":5}`, as the SDK's servers write it).
- * undefined when the line is a request or notification, or neither end has a usable id.
+ * undefined when the line is a request or notification (isMethodLine: a request's id is not an
+ * answer's, and taking it as one would fail the client's call of the same id), or neither end has
+ * a usable id.
  */
 export function answerIdFromLine(head: string, tail: string): string | number | undefined {
   const body = /"(result|error)"\s*:/.exec(head);
   const before = body ? head.slice(0, body.index) : head;
-  if (/"method"\s*:/.test(before)) return undefined;
-  const ID = '("(?:[^"\\\\]|\\\\.)*"|-?\\d+)';
+  if (/"method"\s*:/.test(before) || isMethodLine(head, tail)) return undefined;
   const match = new RegExp(`^\\s*\\{.*?"id"\\s*:\\s*${ID}\\s*[,}]`, "s").exec(before) ?? new RegExp(`[,{]\\s*"id"\\s*:\\s*${ID}\\s*\\}\\s*$`).exec(tail);
   if (!match?.[1]) return undefined;
   try {
@@ -155,8 +175,10 @@ export class JsonRpcLineReader {
   #skipping: string | undefined;
   /** The last bytes of the oversized line being skipped (its tail so far). */
   #skippingTail: Buffer | undefined;
-  /** The head and tail of an oversized line that ended, not yet reported by readMessage. */
-  #skipped: { head: string; tail: string } | undefined;
+  /** The bytes of the oversized line being skipped so far. */
+  #skippingBytes = 0;
+  /** The head, tail and size of an oversized line that ended, not yet reported by readMessage. */
+  #skipped: { head: string; tail: string; bytes: number } | undefined;
 
   /** `fallback`: the SDK's `deserializeMessage` (of the client or the server package, whichever side this reads for). */
   constructor(fallback: Parse, options: LineReaderOptions = {}) {
@@ -169,9 +191,11 @@ export class JsonRpcLineReader {
   append(chunk: Buffer): void {
     if (this.#skipping !== undefined) {
       const newline = chunk.indexOf(10);
-      this.#keepTail(newline === -1 ? chunk : chunk.subarray(0, newline));
+      const part = newline === -1 ? chunk : chunk.subarray(0, newline);
+      this.#keepTail(part);
+      this.#skippingBytes += part.length;
       if (newline === -1) return;
-      this.#skipped = { head: this.#skipping, tail: this.#skippingTail?.toString("utf8") ?? "" };
+      this.#skipped = { head: this.#skipping, tail: this.#skippingTail?.toString("utf8") ?? "", bytes: this.#skippingBytes };
       this.#skipping = undefined;
       this.#skippingTail = undefined;
       chunk = chunk.subarray(newline + 1);
@@ -185,6 +209,7 @@ export class JsonRpcLineReader {
       }
       const start = this.#buffer ? Buffer.concat([this.#buffer.subarray(0, OVERSIZED_HEAD_BYTES), chunk.subarray(0, OVERSIZED_HEAD_BYTES)]) : chunk;
       this.#skipping = start.toString("utf8", 0, Math.min(start.length, OVERSIZED_HEAD_BYTES));
+      this.#skippingBytes = (this.#buffer?.length ?? 0) + chunk.length;
       this.#buffer = undefined;
       this.#skippingTail = undefined;
       this.#keepTail(chunk);
@@ -200,9 +225,9 @@ export class JsonRpcLineReader {
    */
   readMessage(): JSONRPCMessage | null {
     if (this.#skipped !== undefined) {
-      const { head, tail } = this.#skipped;
+      const { head, tail, bytes } = this.#skipped;
       this.#skipped = undefined;
-      throw new OversizedLine(head, this.#maxBytes, tail.replace(/\r$/, ""));
+      throw new OversizedLine(head, this.#maxBytes, tail.replace(/\r$/, ""), bytes);
     }
     while (this.#buffer) {
       const index = this.#buffer.indexOf(10);

@@ -308,6 +308,109 @@ describe("a downstream HTTP server that stops and restarts (server-everything, r
   });
 });
 
+/**
+ * A hand-written MCP server over Streamable HTTP (a real server on 127.0.0.1) whose `write` tool
+ * answers HTTP 400 as its `mode` argument says, and whose `slow` tool answers over SSE after
+ * 1.5 s: what a server that refuses one call says, with another call in flight on the session.
+ * `lose` answers what the SDK's servers answer for a session they no longer hold (once; the
+ * session is forgotten), and the write succeeds on the session that follows.
+ */
+async function refusingServer(): Promise<{ url: string; stats: () => { initializes: number; deletes: number; writes: number; slows: number } }> {
+  const sessions = new Set<string>();
+  let opened = 0;
+  let lost = false;
+  const server = await startServer((req, res) => {
+    const sid = req.headers["mcp-session-id"] as string | undefined;
+    if (req.method === "DELETE") {
+      if (sid) sessions.delete(sid);
+      return void res.writeHead(200).end();
+    }
+    if (req.method !== "POST") return void res.writeHead(405).end();
+    const message = JSON.parse(req.body) as { id?: number; method: string; params?: { name?: string; arguments?: { mode?: string } } };
+    const answer = (result: unknown, headers: Record<string, string> = {}): void => sendJson(res, 200, { jsonrpc: "2.0", id: message.id, result }, headers);
+    if (message.method === "initialize") {
+      const id = `S${++opened}`;
+      sessions.add(id);
+      return answer({ protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "refusing", version: "1" } }, { "mcp-session-id": id });
+    }
+    if (!sid || !sessions.has(sid)) return void sendJson(res, 404, { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } });
+    if (message.id === undefined) return void res.writeHead(202).end();
+    if (message.method === "tools/list") {
+      return answer({ tools: [{ name: "write", inputSchema: { type: "object" } }, { name: "slow", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }] });
+    }
+    const mode = message.params?.arguments?.mode;
+    if (message.params?.name === "write") {
+      if (mode === "bad-params") return void sendJson(res, 400, { jsonrpc: "2.0", id: message.id, error: { code: -32602, message: "Invalid params: the 'session' argument is missing" } });
+      if (mode === "plain") return void res.writeHead(400, { "content-type": "text/plain" }).end("Bad Request: invalid value for session_ttl");
+      if (mode === "lose" && !lost) {
+        lost = true;
+        sessions.delete(sid);
+        return void sendJson(res, 400, { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Bad Request: No valid session ID provided" } });
+      }
+      return answer({ content: [{ type: "text", text: "wrote" }] });
+    }
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(": working\n\n");
+    setTimeout(() => res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: "slow done" }] } })}\n\n`), 1_500);
+  });
+  cleanups.push(() => server.close());
+  const calls = (name: string): number => server.requests.filter((r) => r.method === "POST" && r.body.includes('"method":"tools/call"') && r.body.includes(`"name":"${name}"`)).length;
+  return {
+    url: `${server.url}/mcp`,
+    stats: () => ({
+      initializes: server.requests.filter((r) => r.method === "POST" && r.body.includes('"method":"initialize"')).length,
+      deletes: server.requests.filter((r) => r.method === "DELETE").length,
+      writes: calls("write"),
+      slows: calls("slow"),
+    }),
+  };
+}
+
+describe("a downstream HTTP server that answers a call with 400", () => {
+  test("a 400 about the arguments (JSON-RPC -32602, or plain text naming a 'session_ttl' value) is that call's error: the session and the call in flight beside it go on, nothing is sent twice", async () => {
+    const server = await refusingServer();
+    const adapter = adapterFor({ url: server.url, timeoutMs: 20_000 });
+    assert.equal(textOf(await adapter.call("slow", {})), "slow done");
+    const cases = [
+      { mode: "bad-params", message: /answered tools\/call 'write' with HTTP 400: Invalid params: the 'session' argument is missing \(JSON-RPC -32602\)/, hint: /refused the call's arguments \(JSON-RPC -32602, invalid params\): fix the argument/ },
+      { mode: "plain", message: /answered tools\/call 'write' with HTTP 400: .*Bad Request: invalid value for session_ttl/, hint: /fix the arguments if it names one/ },
+    ];
+    for (const { mode, message, hint } of cases) {
+      const before = server.stats();
+      const slow = adapter.call("slow", {});
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const error = (await rejectsWith(adapter.call("write", { mode }))) as Error & { code: string; hint?: string; details?: unknown };
+      assert.equal(error.code, "UPSTREAM_ERROR");
+      assert.match(error.message, message);
+      assert.doesNotMatch(error.message, /lost the session/);
+      assert.match(error.hint ?? "", hint);
+      assert.deepEqual(error.details, { status: 400 });
+      assert.equal(textOf(await slow), "slow done", "the call in flight on the same session is answered");
+      const after = server.stats();
+      assert.equal(after.writes - before.writes, 1, "the refused write was sent once");
+      assert.equal(after.initializes, 1, "no new session");
+      assert.equal(after.deletes, 0, "the session was not dropped");
+    }
+  });
+
+  test("a 400 that refuses the session id ('No valid session ID provided') starts a new session and sends the call once more; a call in flight on the old session is told the connection closed and its effect is unknown", async () => {
+    const server = await refusingServer();
+    const adapter = adapterFor({ url: server.url, timeoutMs: 20_000 });
+    assert.equal(textOf(await adapter.call("slow", {})), "slow done");
+    const slow = rejectsWith(adapter.call("slow", {}));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(textOf(await adapter.call("write", { mode: "lose" })), "wrote");
+    const stats = server.stats();
+    assert.equal(stats.initializes, 2, "a new session");
+    assert.equal(stats.writes, 2, "refused unrun on the old session, sent once more on the new one");
+    const cut = await slow;
+    assert.equal(cut.code, "UPSTREAM_ERROR");
+    assert.match(cut.message, /The connection to MCP server 'fixture' was closed during tools\/call 'slow', before its answer arrived; whether tools\/call 'slow' took effect is unknown/);
+    assert.doesNotMatch(cut.message, /stderr/);
+    assert.match((cut as Error & { hint?: string }).hint ?? "", /check whether the change was made/);
+  });
+});
+
 describe("SSE", () => {
   test("falls back to SSE when the server only speaks the old transport", async () => {
     const server = await fixture({ mode: "sse-only" });

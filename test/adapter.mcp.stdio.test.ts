@@ -200,6 +200,28 @@ describe("timeouts, cancellation, crashes, idle", () => {
     assert.equal(textOf(await adapter.call("huge", { mb: 1 })).length, 1024 * 1024, "a smaller answer on the same connection");
   });
 
+  test("an oversized line that answers no call is logged at warn naming the server and its size: a request of the server ending in the call's id does not fail that call; an answer whose id cannot be read fails at the deadline", async () => {
+    const warnings: string[] = [];
+    const log = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+    const adapter = track(fixtureAdapter(["--huge-tool"], { timeoutMs: 4_000 }, { log }));
+    assert.equal(textOf(await adapter.call("echo", { text: "up" })), "up");
+    const pid = notePid(adapter);
+
+    // A sampling request of the server, params first, ending in `"id":<the call's id>}`: not taken as the call's answer.
+    assert.equal(textOf(await adapter.call("huge", { mb: 11, as: "request" })), "after request", "the call gets its real answer");
+    assert.match(warnings.at(-1) ?? "", /^MCP server 'fixture': skipped a line of \d{8} bytes \(over the 10485760 one stdio line may carry\) from the server: a notification or request of its own \("\{\\"params\\".*not an answer/);
+
+    assert.equal(textOf(await adapter.call("huge", { mb: 11, as: "notification" })), "after notification");
+    assert.match(warnings.at(-1) ?? "", /skipped a line of \d{8} bytes .*: a notification or request of its own .*no call of the runtime waits for it/);
+    assert.doesNotMatch(warnings.join("\n"), /the call it answers gets no answer/);
+
+    const lost = await rejectsWith(adapter.call("huge", { mb: 11, as: "middle" }));
+    assert.equal(lost.code, "UPSTREAM_TIMEOUT", lost.message);
+    assert.match(warnings.at(-1) ?? "", /^MCP server 'fixture': skipped a line of \d{8} bytes .* that is not a readable answer: no id at its start or end .*that call gets no answer and fails at its deadline/);
+    assert.equal(warnings.length, 3, warnings.join("\n"));
+    assert.equal(adapter.pid, pid, "the same server throughout");
+  });
+
   test("a server that crashes mid-call: UPSTREAM_ERROR with its stderr; the next call starts it again", async () => {
     const env = { ...process.env, FIXTURE_SECRET: "hunter2-very-secret" };
     const adapter = track(fixtureAdapter(["--stderr", "starting with ${FIXTURE_SECRET}"], {}, { env }));

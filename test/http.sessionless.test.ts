@@ -83,3 +83,47 @@ describe("a 2025-era client that never repeats Mcp-Session-Id", () => {
     assert.equal(gone.status, 404, gone.body);
   });
 });
+
+describe("requests without Mcp-Session-Id beside a full session table (http.maxSessions 4)", () => {
+  let full: RunningHttp;
+  before(async () => {
+    full = await startHttp({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "4" });
+  });
+  after(async () => {
+    await full?.stop();
+  });
+  const inSession = (session: string, id: number, command: string): Promise<RawResponse> =>
+    raw(full.url, { headers: sessionHeaders(session), body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "agent_tools_exec", arguments: { command } } }) });
+  const sessionless = (message: unknown): Promise<RawResponse> => raw(full.url, { headers: JSON_ONLY, body: JSON.stringify(message) });
+
+  it("never evict a session: they run in an allowance of their own (4 here), past it 503 with Retry-After; every working session keeps its files", async () => {
+    const sessions: string[] = [];
+    for (let n = 0; n < 4; n++) {
+      const session = await rawInitialize(full.url);
+      const wrote = await inSession(session, 1, `echo kept-${n} > note.txt`);
+      assert.equal(wrote.status, 200, wrote.body);
+      sessions.push(session);
+    }
+    // Sequential ones, each arriving at a full table of idle sessions.
+    for (let n = 0; n < 4; n++) {
+      const ping = await sessionless({ jsonrpc: "2.0", id: 20 + n, method: "ping" });
+      assert.equal(ping.status, 200, ping.body);
+    }
+    // Six at once, each running 3 s: four run together, the others are told to come back.
+    const running = await Promise.all(Array.from({ length: 6 }, (_, n) => sessionless({ jsonrpc: "2.0", id: 30 + n, method: "tools/call", params: { name: "agent_tools_exec", arguments: { command: "sleep 3; echo done" } } })));
+    const served = running.filter((r) => r.status === 200);
+    const refused = running.filter((r) => r.status === 503);
+    assert.equal(served.length + refused.length, 6, running.map((r) => `${r.status} ${r.body.slice(0, 200)}`).join("\n"));
+    assert.ok(served.length >= 4 && refused.length >= 1, `four run together, the rest wait: ${running.map((r) => r.status).join(",")}`);
+    for (const answer of served) assert.match(answer.body, /done/);
+    for (const answer of refused) {
+      assert.equal(answer.headers["retry-after"], "5");
+      assert.match(answer.json().error?.message ?? "", /too many requests without Mcp-Session-Id at once: 4 may run together .*nothing was run\. Retry in a few seconds, or initialize/);
+    }
+    for (const [n, session] of sessions.entries()) {
+      const read = await inSession(session, 2, "cat note.txt");
+      assert.equal(read.status, 200, `session ${n} was closed: ${read.body}`);
+      assert.match(read.body, new RegExp(`kept-${n}`), "the session's files are still there");
+    }
+  });
+});

@@ -15,6 +15,7 @@ import { upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { RetryAfterHttpError } from "./retry-after.js";
 import { AnswerStreamLost } from "./answer-watching-http.js";
 import { OVERSIZED_ANSWER } from "./group-stdio-transport.js";
+import { bodyRpcError, INVALID_PARAMS, refusesSessionId } from "./http-refusal.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -168,31 +169,36 @@ function isStaleVerdict(error: unknown): boolean {
   return (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || isUnsupportedProtocolVersion(error);
 }
 
-/**
- * A 400 whose body says the session id is not (or no longer) valid: what the SDK's own example
- * servers, server-everything among them, answer for a session they do not hold (after a restart),
- * where the spec says 404.
- */
-const SESSION_REFUSED_400 = /session/i;
-const SESSION_REFUSED_WORDS = /\b(no valid|invalid|unknown|not found|expired|missing|terminated)\b/i;
-
 /** System errors that say a connection could not be made at all: the request never reached the server. */
 const REFUSED = new Set(["ECONNREFUSED"]);
 
 /**
  * How the HTTP session the runtime holds was lost, or undefined: the server no longer knows it
- * (404, or a 400 that says so: it restarted, or dropped the session), or it refused the
- * connection (it is down; whatever it held for the session is gone with it). Either way the
- * request never ran there, so it can be sent again on a new session.
+ * (404, or a 400 whose body refuses the session id itself, as the SDK's example servers answer
+ * after a restart: http-refusal.ts), or it refused the connection (it is down; whatever it held
+ * for the session is gone with it). Either way the server refused the request before running
+ * it, so it can be sent again on a new session. Any other 400 (bad arguments, a bad value) is
+ * the server's answer to this call: the session stays, and the call is not sent again.
  */
 function lostSession(error: unknown, live: Live): "forgotten" | "refused" | undefined {
+  // Only a request that carried an Mcp-Session-Id can have had its session refused.
   if (live.opened.sessionId?.() === undefined) return undefined;
   if (error instanceof SdkHttpError) {
     if (error.status === 404) return "forgotten";
-    if (error.status === 400 && SESSION_REFUSED_400.test(error.message) && SESSION_REFUSED_WORDS.test(error.message)) return "forgotten";
+    if (error.status === 400 && refusesSessionId(error)) return "forgotten";
     return undefined;
   }
   return causeCodes(error).some((code) => REFUSED.has(code)) ? "refused" : undefined;
+}
+
+/**
+ * A call whose connection went away before its answer arrived: it may have run (the request
+ * reached the server), so its effect is unknown, and what to do about that depends on the tool.
+ */
+function connectionLost(redact: (text: string) => string, message: string, what: string): McpAdapterError {
+  return new McpAdapterError("UPSTREAM_ERROR", redact(`${message}; whether ${what} took effect is unknown`), {
+    hint: "Before calling a tool that changes something again, check whether the change was made (read it back); a read can simply be called again. If the server is down, the next call says so.",
+  });
 }
 
 function abortReasonIsTimeout(reason: unknown): boolean {
@@ -695,11 +701,7 @@ export class McpConnection {
       // Its own hint (the depth guard's) says the fix better than the code's generic one; its details (an HTTP status, a Retry-After) are what the hint points at.
       return new McpAdapterError(error.code, redact(error.message), carriedOptions(error));
     }
-    if (error instanceof AnswerStreamLost) {
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`The connection to ${server} was lost during ${what}, before its answer arrived (the server stopped, or the connection was cut); whether ${what} took effect is unknown`), {
-        hint: "Before calling a tool that changes something again, check whether the change was made (read it back); a read can simply be called again. If the server is down, the next call says so.",
-      });
-    }
+    if (error instanceof AnswerStreamLost) return connectionLost(redact, `The connection to ${server} was lost during ${what}, before its answer arrived (the server stopped, or the connection was cut)`, what);
     if (error instanceof ResponseTooLargeError) {
       return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
     }
@@ -711,9 +713,12 @@ export class McpConnection {
       if (this.live === live) this.live = undefined;
       live.gone = true;
       void this.drop(live);
+      // Over HTTP there is no child and no stderr: the connection was closed while the call was
+      // sent or its answer awaited (the runtime dropped a session the server had forgotten, or the
+      // server cut it), so the call may have run.
+      if (live.opened.kind !== "stdio") return connectionLost(redact, `The connection to ${server} was closed during ${what}, before its answer arrived`, what);
       const tail = live.opened.diagnostics?.().trim();
-      const where = live.opened.kind === "stdio" ? "exited" : "closed the connection";
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} ${where} during ${what}${tail ? `; its last stderr lines:\n${tail}` : " (it wrote nothing to stderr)"}`));
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} exited during ${what}${tail ? `; its last stderr lines:\n${tail}` : " (it wrote nothing to stderr)"}`));
     }
     if (isRequestTimeout(error)) {
       const within = control.timeoutMs ? `within ${control.timeoutMs} ms` : `in time: ${errorMessage(error)}`;
@@ -744,7 +749,12 @@ export class McpConnection {
       }
       // A 429 or 5xx: retry the same call later (after the server's Retry-After, when it sent one: retry-after.ts), not other arguments.
       const retryAfter = error instanceof RetryAfterHttpError ? error.retryAfter : undefined;
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${errorMessage(error)}`), { status: code, ...(upstreamStatusAdvice(code, retryAfter) ?? { details: { status: code } }) });
+      const advice = upstreamStatusAdvice(code, retryAfter) ?? { details: { status: code } };
+      // The server's own words: the JSON-RPC error its body holds, else the SDK's message (which quotes the body).
+      const rpc = bodyRpcError(error);
+      const said = rpc ? `${rpc.message} (JSON-RPC ${rpc.code})` : errorMessage(error);
+      const argumentsRefused = rpc?.code === INVALID_PARAMS ? { hint: `The server refused the call's arguments (JSON-RPC ${INVALID_PARAMS}, invalid params): fix the argument \`message\` names and call again.` } : {};
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${said}`), { status: code, ...advice, ...argumentsRefused });
     }
     const errno = (error as NodeJS.ErrnoException | undefined)?.code;
     if (errno === "ENOENT" || errno === "EACCES") {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { BatchedWriter } from "../../batched-writes.js";
-import { JsonRpcLineReader, OversizedLine, answerIdFromLine } from "../../jsonrpc-lines.js";
+import { JsonRpcLineReader, OversizedLine, answerIdFromLine, isMethodLine } from "../../jsonrpc-lines.js";
 import type { LaneHook, LaneWire } from "./call-lane.js";
 import { signalGroup, stopGroup, trackGroup, untrackGroup, waitForGroupExit } from "../shared/process-groups.js";
 
@@ -47,6 +47,11 @@ export class GroupStdioTransport implements Transport, LaneWire {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Told what was lost when an oversized line that answers no known call was skipped (#oversized):
+   * the opener logs it at warn, naming the server. Without it, `onerror` hears it.
+   */
+  onSkippedLine?: (description: string) => void;
 
   readonly #params: GroupStdioParams;
   /**
@@ -173,12 +178,20 @@ export class GroupStdioTransport implements Transport, LaneWire {
    * A line over the limit was skipped. Before, the reader's overflow closed the connection and
    * every call in flight on it failed as if the server had exited. Its answer's request fails
    * alone, with an error McpConnection reads as RESULT_TOO_LARGE (OVERSIZED_ANSWER), when the
-   * id is at the line's start or end, as servers write it; else it cannot be matched, and is reported.
+   * id is at the line's start or end, as servers write it. Anything else is reported
+   * (onSkippedLine): a request or notification of the server (nothing of ours waits for it), or a
+   * line whose id cannot be read (if it was an answer, its call fails only at its deadline).
    */
   #oversized(line: OversizedLine): JSONRPCMessage | null {
     const id = answerIdFromLine(line.head, line.tail);
     if (id === undefined) {
-      this.onerror?.(new Error(`skipped a line of more than ${line.limit} bytes from the server whose answer id could not be read from its start or end (${JSON.stringify(line.head.slice(0, 80))}…); the call it answers gets no answer`));
+      const size = `a line of ${line.bytes > line.limit ? `${line.bytes} bytes` : `more than ${line.limit} bytes`} (over the ${line.limit} one stdio line may carry)`;
+      const start = `${JSON.stringify(line.head.slice(0, 80))}…`;
+      const description = isMethodLine(line.head, line.tail)
+        ? `skipped ${size} from the server: a notification or request of its own (${start}), not an answer; no call of the runtime waits for it (a request in it goes unanswered)`
+        : `skipped ${size} from the server that is not a readable answer: no id at its start or end (${start}); if it answered a call, that call gets no answer and fails at its deadline`;
+      if (this.onSkippedLine) this.onSkippedLine(description);
+      else this.onerror?.(new Error(description));
       return null;
     }
     return { jsonrpc: "2.0", id, error: { code: OVERSIZED_ANSWER, message: `the answer is a line of more than ${line.limit} bytes, the most one stdio line may carry; it was skipped unread`, data: { limitBytes: line.limit } } };

@@ -110,6 +110,8 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
     const launch = resolveLaunch(spec, options);
     const tail = new StderrTail(options.stderrLines ?? 40, undefined, (text) => options.redactor.redact(text));
     const transport = new GroupStdioTransport({ ...launch, cwd: launch.cwd ?? process.cwd(), graceMs });
+    // An oversized line no call can be told about: only the log says it was lost (the head it quotes is the server's output: masked).
+    transport.onSkippedLine = (description) => options.log.warn(options.redactor.redact(`MCP server '${options.name}': ${description}`));
     transport.stderr.on("data", (chunk: Buffer) => {
       for (const line of tail.push(chunk)) if (line.trim()) options.log.debug(`[${options.name} stderr] ${line}`);
     });

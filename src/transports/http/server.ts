@@ -189,7 +189,8 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
    * but clients written for the original runtime (its Pi extension) initialize and then never send
    * the id, and that server only checked the header when it was there. So it is served as if in a
    * session opened for this one request and closed after its answer: the same defences, identity and
-   * rate limit as any request, a slot of the session cap while it runs, and no state carried to the
+   * rate limit as any request, a place in the sessionless allowance while it runs (never a session's
+   * slot: sessions.ts), and no state carried to the
    * next request (text-layer shell, loop memory, discover history). A body of notifications (and
    * responses) only is accepted with 202 at once: there is no session for them to act on.
    */
@@ -201,7 +202,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     }
     const entry = await sessions.openSessionless(mode, identity);
     if (!entry) {
-      sendRpcError(res, 503, -32000, `too many open sessions: all ${options.maxSessions} (http.maxSessions) have a request in flight, and a request without Mcp-Session-Id takes a slot while it runs; retry in a few seconds`, { "Retry-After": "5" }, replyIdOf(body));
+      sendRpcError(res, 503, -32000, `too many requests without Mcp-Session-Id at once: ${sessions.sessionlessAllowance} may run together (a quarter of http.maxSessions, at least 4) and that many are running; nothing was run. Retry in a few seconds, or initialize and send the Mcp-Session-Id it answers`, { "Retry-After": "5" }, replyIdOf(body));
       return;
     }
     log.debug(`http: ${facts.rpcMethods.join(",") || "request"} came without Mcp-Session-Id; served in a one-request session (nothing carries to the next request)`);

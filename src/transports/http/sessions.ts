@@ -23,7 +23,11 @@ import { RequestIdsInFlight } from "./request-ids.js";
  *   flight): the least recently seen unused one first, else the least recently used one. Only
  *   when every session has a request in flight does initialize answer 503;
  * - the id of a session closed to make room answers 404 with that reason, so its client knows to
- *   initialize again.
+ *   initialize again;
+ * - a request without Mcp-Session-Id (openSessionless) never costs a session its slot: it runs in
+ *   an allowance of its own (`sessionlessAllowance`, a quarter of the table, at least 4), and
+ *   past it is answered 503. Else a client that never sends the id (or anyone who sends none)
+ *   would evict a working client's session with every request.
  */
 
 export interface HttpSession {
@@ -94,8 +98,15 @@ export function abandonRequests(entry: HttpSession, ids: ReadonlyArray<string | 
   return entry.requestIds.abandon(ids, cancel, dropRoute);
 }
 
+/** The requests without Mcp-Session-Id that may run at once, for a table of `maxSessions`: a quarter of it, at least 4. */
+export function sessionlessAllowanceFor(maxSessions: number): number {
+  return Math.max(4, Math.ceil(maxSessions / 4));
+}
+
 export class SessionRegistry {
+  /** Sessions and the one-request sessions of requests without Mcp-Session-Id (their ids in `oneRequest`). */
   private readonly sessions = new Map<string, HttpSession>();
+  private readonly oneRequest = new Set<string>();
   private readonly evicted = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly now: () => number;
@@ -110,8 +121,14 @@ export class SessionRegistry {
     this.sweeper.unref();
   }
 
+  /** Open sessions: the table `maxSessions` caps (one-request sessions are not in it). */
   get size(): number {
-    return this.sessions.size;
+    return this.sessions.size - this.oneRequest.size;
+  }
+
+  /** Requests without Mcp-Session-Id that may run at once (sessionlessAllowanceFor). */
+  get sessionlessAllowance(): number {
+    return sessionlessAllowanceFor(this.options.maxSessions);
   }
 
   /** The live session with this id; an expired one is closed on the spot and reported missing. */
@@ -144,7 +161,7 @@ export class SessionRegistry {
    * synchronously with the registration, so concurrent initializes cannot pass the cap together.
    */
   async open(responseMode: "json" | "sse", identity?: Identity): Promise<HttpSession | undefined> {
-    if (this.sessions.size >= this.options.maxSessions && !this.makeRoom()) return undefined;
+    if (this.size >= this.options.maxSessions && !this.makeRoom()) return undefined;
     const id = randomUUID();
     const session = this.options.runtime.createSession(id, identity);
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -164,13 +181,13 @@ export class SessionRegistry {
   /**
    * A session for one request that came without Mcp-Session-Id (a client that never repeats the id
    * initialize answered, such as the original runtime's Pi extension): the SDK's stateless transport,
-   * so no initialize is expected and no id is issued. It holds a slot of the table while it runs
-   * (the caller closes it after the answer, and `inFlight` keeps eviction off it meanwhile); undefined
-   * when the table is full of sessions with requests in flight. It answers in JSON or SSE as asked,
-   * but never asks the user mid-call: no initialize told it what the client can do.
+   * so no initialize is expected and no id is issued. It runs in the allowance of its own, never in
+   * the session table: it makes no room there, so no session is evicted for it (the caller closes it
+   * after the answer). Undefined when `sessionlessAllowance` of them are running. It answers in JSON
+   * or SSE as asked, but never asks the user mid-call: no initialize told it what the client can do.
    */
   async openSessionless(responseMode: "json" | "sse", identity?: Identity): Promise<HttpSession | undefined> {
-    if (this.sessions.size >= this.options.maxSessions && !this.makeRoom()) return undefined;
+    if (this.oneRequest.size >= this.sessionlessAllowance) return undefined;
     const id = `sessionless-${randomUUID()}`;
     const session = this.options.runtime.createSession(id, identity);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: responseMode === "json" });
@@ -178,6 +195,7 @@ export class SessionRegistry {
     const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: false, around: requestIds.track });
     const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 1, requestIds, used: true };
     this.sessions.set(id, entry);
+    this.oneRequest.add(id);
     await server.connect(transport);
     return entry;
   }
@@ -186,6 +204,7 @@ export class SessionRegistry {
     const entry = this.sessions.get(id);
     if (!entry) return;
     this.sessions.delete(id);
+    this.oneRequest.delete(id);
     this.options.log.debug(`session ${id.slice(0, 8)} closed (${why})`);
     await entry.server.close().catch(() => undefined);
     await closeSession(entry.session);
@@ -209,6 +228,8 @@ export class SessionRegistry {
     let victim: HttpSession | undefined;
     let freed = false;
     for (const entry of this.sessions.values()) {
+      // A one-request session holds no slot of the table: closing it frees none.
+      if (this.oneRequest.has(entry.id)) continue;
       if (this.isExpired(entry)) {
         void this.close(entry.id, "idle");
         freed = true;
