@@ -42,3 +42,9 @@ export function xdgBase(value: string | undefined): string | undefined {
   const text = value?.trim();
   return text && path.isAbsolute(text) ? text : undefined;
 }
+
+/** Whether `file` lies inside the running runtime's package (where plugin code finds the kit by the package's self-reference). */
+export function insideRuntimePackage(file: string): boolean {
+  const relative = path.relative(RUNTIME_ROOT, file);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+}

@@ -1,6 +1,6 @@
 import { pathToFileURL } from "node:url";
 import { positiveMs } from "../positive-int.js";
-import { makeKitResolvableFor } from "./kit-resolution.js";
+import { insideRuntimePackage } from "../paths.js";
 
 /**
  * Plugin code (a skill file, a module adapter) is imported with a deadline. A module whose
@@ -55,7 +55,9 @@ export async function settleWithin<T>(promise: PromiseLike<T>, timeoutMs: number
 
 /** `import(file)`, failing with ImportTimeoutError when it has not finished within `timeoutMs`. */
 export function importWithDeadline(file: string, timeoutMs: number = DEFAULT_IMPORT_TIMEOUT_MS): Promise<Record<string, unknown>> {
-  // Every import of plugin code comes here: the one place the kit is made importable by it.
-  makeKitResolvableFor(file);
-  return settleWithin(import(pathToFileURL(file).href) as Promise<Record<string, unknown>>, timeoutMs, () => new ImportTimeoutError(file, timeoutMs));
+  // Every import of plugin code comes here: the one place the kit is made importable by it. Its
+  // module is loaded only for a file outside the package (the bundled plugins' starts skip it).
+  const url = pathToFileURL(file).href;
+  const imported = insideRuntimePackage(file) ? import(url) : import("./kit-resolution.js").then((kit) => (kit.makeKitResolvableFor(file), import(url)));
+  return settleWithin(imported as Promise<Record<string, unknown>>, timeoutMs, () => new ImportTimeoutError(file, timeoutMs));
 }

@@ -1,7 +1,7 @@
 import { register } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { packageJson, RUNTIME_ROOT } from "../paths.js";
+import { insideRuntimePackage, packageJson, RUNTIME_ROOT } from "../paths.js";
 
 /**
  * Plugin code imports the kit the README documents (`agent-tools-runtime/plugin`, `/adapters`, or
@@ -49,15 +49,9 @@ function exportedNames(name: string): string[] {
   return Object.keys(exports).map((key) => (key === "." ? name : `${name}/${key.replace(/^\.\//, "")}`));
 }
 
-/** Whether `file` lies inside the running runtime's package (where the kit resolves by itself). */
-function insidePackage(file: string): boolean {
-  const relative = path.relative(RUNTIME_ROOT, file);
-  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
-}
-
 /** Make the kit importable by `file` (plugin code about to be imported): registers the hook once, for the first file outside the package. */
 export function makeKitResolvableFor(file: string): void {
-  if (registered || insidePackage(file)) return;
+  if (registered || insideRuntimePackage(file)) return;
   registered = true;
   const { name } = packageJson();
   register(`data:text/javascript,${encodeURIComponent(HOOK)}`, {
