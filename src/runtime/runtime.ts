@@ -284,10 +284,12 @@ async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
 /** Characters of each server's line in a search answer's `servers`. */
 const SERVER_ABOUT_CHARS = 60;
 /**
- * A search waits at most this for the semantic side (the model loading in its worker, catalog or
- * query embedding) and otherwise answers from BM25F while that goes on: BM25F can always answer,
- * and under load a model load of seconds must not hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS sets
- * another (ms, or `forever`); `createRuntime({semanticWaitMs})` wins over both.
+ * A search waits at most this for the semantic side (catalog or query embedding, and the model
+ * loading in its worker when the model's own wait is `forever`) and otherwise answers from BM25F
+ * while that goes on: BM25F can always answer, and under load a model load of seconds must not
+ * hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS sets another (ms, or `forever`);
+ * `createRuntime({semanticWaitMs})` wins over both. The model's own wait
+ * (AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS) is 0 with the catalog cache on: no search waits for it then.
  */
 const SEMANTIC_WAIT_MS = 250;
 
