@@ -226,6 +226,11 @@ export interface Runtime {
    * can say what each is about; waits at most `waitMs` (the rest finish in the background).
    */
   describePlugins(waitMs: number): Promise<void>;
+  /**
+   * Settles once the catalogs kept in the catalog cache are read back (at once without the cache),
+   * or after `waitMs`: what mcpServers entries are about is known from them (the server instructions say it).
+   */
+  catalogsRestored(waitMs: number): Promise<void>;
   /** Shared state of the fleet (memory or Redis). */
   readonly state: SharedState;
   /** Catalog cache counts since start (metrics). */
@@ -916,6 +921,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         return summary;
       });
     },
+
+    catalogsRestored: (waitMs) => waitAtMost(catalog.ready.catch(() => undefined), waitMs),
 
     async describePlugins(waitMs) {
       const deadline = Date.now() + waitMs;
