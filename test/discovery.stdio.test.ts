@@ -313,6 +313,23 @@ describe("agent-tools tokens and search-bench", () => {
     assert.match(bad.stderr, /needs --tools FILE .* and --queries FILE/);
   });
 
+  it("search-bench refuses a queries file with no queries, naming it, instead of printing 0% metrics", async () => {
+    const tools = path.join(FIXTURES, "retrieval", "tools.json");
+    const dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-bench-empty-"));
+    try {
+      for (const [name, text] of [["empty.jsonl", ""], ["blank.jsonl", "\n  \n"]] as const) {
+        const queries = path.join(dir, name);
+        writeFileSync(queries, text);
+        const { code, stdout, stderr } = await runCli(["search-bench", "--tools", tools, "--queries", queries]);
+        assert.equal(code, 2, stderr);
+        assert.equal(stdout, "");
+        assert.equal(stderr, `agent-tools search-bench: ${queries}: has no queries; write one JSON object a line, {"query": "…", "relevant": ["tool_name"]}\n`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("search-bench reads the process environment as the server does: a second run with the same AGENT_TOOLS_CACHE_DIR embeds nothing again, and the expansion switch is honoured", async () => {
     const tools = path.join(FIXTURES, "retrieval", "tools.json");
     const queries = path.join(FIXTURES, "retrieval", "queries.jsonl");

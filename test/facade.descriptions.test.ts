@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fleetConfig } from "./fleet-config.js";
-import { callJson, connect, type Connected } from "./helpers.js";
+import { callJson, connect, FIXTURES, type Connected } from "./helpers.js";
+import { untilValue } from "./wait.js";
 
 /**
  * mcpServers entries without a description: once listed, each plugin says what it is about (its
@@ -46,5 +47,43 @@ describe("facade descriptions of mcpServers entries", () => {
     assert.ok(hits.some((h) => h.plugin === "memory") && hits.some((h) => h.plugin === "files"), `both servers among the hits: ${hits.map((h) => `${h.plugin}:${h.name}`).join(", ")}`);
     assert.deepEqual(Object.keys(servers).sort(), [...new Set(hits.map((h) => h.plugin))].sort(), "one line per server of the hits");
     assert.match(servers.memory ?? "", /knowledge/);
+  });
+});
+
+describe("server instructions of mcpServers entries with a cached catalog", () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-instructions-"));
+    // Thousands of tools: their catalog takes a while to read back and index, past the moment the
+    // facade is made (a few tools' catalog is back before it, which would hide a late read).
+    const verbs = ["open", "close", "paint", "count"];
+    const tools = Array.from({ length: 3000 }, (_, i) => ({
+      name: `${verbs[i % 4]}_widget_${i}`,
+      description: `${verbs[i % 4]} a widget in the widget factory, batch ${i}`,
+      inputSchema: { type: "object", properties: { widget: { type: "string" } } },
+    }));
+    writeFileSync(path.join(dir, "tools.json"), JSON.stringify(tools));
+    writeFileSync(path.join(dir, "config.json"), JSON.stringify({ mcpServers: { widgets: { command: process.execPath, args: [path.join(FIXTURES, "mcp", "file-tools-server.mjs"), path.join(dir, "tools.json")] } } }));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("a start with the catalog cached says at initialize what the entry is about; the first start, before any listing, cannot", async () => {
+    const env = { AGENT_TOOLS_CONFIG: path.join(dir, "config.json"), AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: path.join(dir, "cache") };
+    const catalogs = path.join(dir, "cache", "catalogs");
+    const first = await connect(path.join(dir, "no-plugins"), env);
+    try {
+      assert.match(first.client.getInstructions() ?? "", /- widgets: MCP server 'widgets' \(node over stdio\)/);
+      await untilValue("the catalog stored", () => (existsSync(catalogs) && readdirSync(catalogs).some((n) => n.endsWith(".json")) ? true : undefined));
+    } finally {
+      await first.close();
+    }
+    const second = await connect(path.join(dir, "no-plugins"), env);
+    try {
+      const instructions = second.client.getInstructions() ?? "";
+      assert.match(instructions, /- widgets: 3000 tools on widget/, instructions);
+      assert.doesNotMatch(instructions, /MCP server 'widgets'/);
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -16,7 +16,7 @@ export class BoxAdapter {
     return {
       tools: [
         { name: "read_box", description: "Read the box.", inputSchema: { type: "object", properties: {} } },
-        { name: "set_mode", description: "Set the box's mode.", inputSchema: { type: "object", properties: { mode: { enum: ["off", "eco", "normal", "boost"] }, level: { enum: Array.from({ length: 60 }, (_, i) => "level-" + i) } }, required: ["mode"] } },
+        { name: "set_mode", description: "Set the box's mode.", inputSchema: { type: "object", properties: { mode: { enum: ["off", "eco", "normal", "boost"] }, level: { enum: Array.from({ length: 60 }, (_, i) => "level-" + i) }, city: { type: "string", enum: Array.from({ length: 3000 }, (_, i) => "city-" + String(i).padStart(4, "0")) } }, required: ["mode"] } },
       ],
     };
   }
@@ -51,13 +51,28 @@ describe("hints that lead to the next step", () => {
   });
   after(() => server.close());
 
-  it("an enum's allowed values are named in the message, a long list cut", async () => {
+  it("an enum's allowed values are named once, in the message, a long list cut", async () => {
     const { payload } = await callJson(server.client, "agent_tools_box_call", { toolName: "set_mode", arguments: { mode: "fast" }, confirm: true });
     assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED");
     assert.match(payload.error?.message ?? "", /\/mode: must be one of "off", "eco", "normal" or "boost"$/);
-    const long = await callJson(server.client, "agent_tools_box_call", { toolName: "set_mode", arguments: { mode: "eco", level: "max" }, confirm: true });
-    assert.match(long.payload.error?.message ?? "", /\/level: must be one of "level-0", "level-1", .* … \(\d+ more\)$/);
-    assert.ok((long.payload.error?.message ?? "").length < 300, long.payload.error?.message);
+    // The field's entry does not say them again: no list in its message, no enum in its schema.
+    const [entry] = (payload.error?.details as { errors: { path: string; message: string; schema?: Record<string, unknown> }[] }).errors;
+    assert.deepEqual(entry, { path: "/mode", message: "must be one of the values the message names" });
+    assert.equal(JSON.stringify(payload).split("boost").length - 1, 1, JSON.stringify(payload));
+    const long = await callJson(server.client, "agent_tools_box_call", { toolName: "set_mode", arguments: { mode: "eco", level: 7 }, confirm: true });
+    assert.match(long.payload.error?.message ?? "", /\/level: must be one of "level-0", "level-1", .* … and \d+ more$/);
+    assert.ok((long.payload.error?.message ?? "").length < 200, long.payload.error?.message);
+  });
+
+  it("a long enum answers a string sent with the values nearest to it, and stays small", async () => {
+    const near = await callJson(server.client, "agent_tools_box_call", { toolName: "set_mode", arguments: { mode: "eco", city: "city-12" }, confirm: true });
+    assert.match(near.payload.error?.message ?? "", /\/city: must be one of 3000 values; nearest to "city-12": "city-0012", "city-0102" or "city-0112"$/);
+    // A wrong type on a 3,000-value enum: type, then the first values that fit, bounded.
+    const typed = await callJson(server.client, "agent_tools_box_call", { toolName: "set_mode", arguments: { mode: "eco", city: 42 }, confirm: true });
+    assert.match(typed.payload.error?.message ?? "", /\/city: 'city' must be string; must be one of "city-0000", .* … and \d+ more$/);
+    const entry = (typed.payload.error?.details as { errors: { message: string; schema?: Record<string, unknown> }[] }).errors[0];
+    assert.deepEqual(entry, { path: "/city", message: "'city' must be string; must be one of the values the message names", schema: { type: "string" } });
+    assert.ok(JSON.stringify(typed.payload).length < 600, JSON.stringify(typed.payload));
   });
 
   it("MISSING_TOOL_NAME's example is one of the plugin's own tools", async () => {

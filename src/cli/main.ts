@@ -426,8 +426,15 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
         process.stderr.write(`agent-tools search-bench: --engine must be one of ${SEARCH_ENGINES.join(", ")} (got '${values.engine}')\n`);
         return 2;
       }
-      const { searchBench } = await import("./search-bench.js");
-      await searchBench({ tools: values.tools, queries: values.queries, limit, ...(values.engine ? { engine: values.engine } : {}) });
+      const [{ searchBench }, { DatasetError }] = await Promise.all([import("./search-bench.js"), import("./retrieval-data.js")]);
+      try {
+        await searchBench({ tools: values.tools, queries: values.queries, limit, ...(values.engine ? { engine: values.engine } : {}) });
+      } catch (error) {
+        // A --tools or --queries file that is missing, malformed or empty is a wrong argument, like a wrong --limit.
+        if (!(error instanceof DatasetError)) throw error;
+        process.stderr.write(`agent-tools search-bench: ${error.message}\n`);
+        return 2;
+      }
       return 0;
     }
     case "audit": {

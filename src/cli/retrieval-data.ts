@@ -17,7 +17,8 @@ export interface DatasetQuery {
   relevant: string[];
 }
 
-class DatasetError extends Error {
+/** A data file the user named is missing or malformed: said in one line naming the file. */
+export class DatasetError extends Error {
   constructor(file: string, problem: string) {
     super(`${file}: ${problem}`);
     this.name = "DatasetError";
@@ -57,7 +58,7 @@ export function readTools(file: string, defaultServer = "catalog"): DatasetTool[
 }
 
 export function readQueries(file: string): DatasetQuery[] {
-  return readText(file)
+  const queries = readText(file)
     .split("\n")
     .map((line, i) => ({ line: line.trim(), number: i + 1 }))
     .filter(({ line }) => line.length > 0)
@@ -72,4 +73,7 @@ export function readQueries(file: string): DatasetQuery[] {
       if (!Array.isArray(q.relevant) || !q.relevant.every((r) => typeof r === "string")) throw new DatasetError(file, `line ${number}: 'relevant' must be an array of tool names`);
       return { id: typeof q.id === "string" ? q.id : String(q.id ?? number), query: q.query, relevant: q.relevant };
     });
+  // Metrics over no queries are 0% everywhere, which reads as a result: refuse it instead.
+  if (!queries.length) throw new DatasetError(file, 'has no queries; write one JSON object a line, {"query": "…", "relevant": ["tool_name"]}');
+  return queries;
 }

@@ -247,7 +247,21 @@ export function createFacade(runtime: Runtime): Facade {
     listResultAsked?: ListToolsResult;
     listCacheHint: { ttlMs: number; cacheScope: "public" | "private" };
     serverOptions: ConstructorParameters<typeof Server>[1];
+    identity: Identity | undefined;
+    /** The `toolsChanges` count the instructions in `serverOptions` were made at. */
+    instructionsAt: number;
   }
+  // The instructions name each plugin with what it is about, which an mcpServers entry without a
+  // description learns from its catalog (restored or listed) after the view was made: each change
+  // counts here, and the next Server made for a view whose instructions are older gets new ones.
+  let toolsChanges = 0;
+  runtime.onToolsChanged(() => void (toolsChanges += 1));
+  const instructionsOf = (view: View): ConstructorParameters<typeof Server>[1] => {
+    if (view.instructionsAt === toolsChanges) return view.serverOptions;
+    view.instructionsAt = toolsChanges;
+    const visible = runtime.summaries().filter((s) => mayUsePlugin(view.identity, s.prefix));
+    return (view.serverOptions = { ...view.serverOptions, instructions: serverInstructions(visible, runtime.facadeMode) });
+  };
   const views = new Map<string, View>();
   const viewFor = (identity: Identity | undefined): View => {
     const key = identityViewKey(identity);
@@ -263,6 +277,8 @@ export function createFacade(runtime: Runtime): Facade {
       listedNames: tools.map((t) => t.name),
       listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
       listCacheHint,
+      identity,
+      instructionsAt: toolsChanges,
       serverOptions: {
         requestState: { verify: confirmRounds.verify },
         // One for the process instead of one per Server (per session, per modern request).
@@ -554,7 +570,7 @@ export function createFacade(runtime: Runtime): Facade {
     info,
     server(scope, around) {
       const view = viewFor(scope.identity);
-      const server = new FacadeServer(info, view.serverOptions);
+      const server = new FacadeServer(info, instructionsOf(view));
       const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx), () => (server.toolsListed = true));
       const handleList = (ctx: ServerContext): Promise<ListToolsResult> => (around ? around(ctx, list) : list(ctx));
       server.setRequestHandler("tools/list", (_request, ctx) => handleList(ctx));

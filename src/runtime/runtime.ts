@@ -34,7 +34,7 @@ import { describeArgumentValue, readPluginArgument } from "./argument-value.js";
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
-import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
+import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_DETAIL_TOKEN_BUDGET, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
 import { oneLine, oneLineReason } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
@@ -225,6 +225,11 @@ export interface Runtime {
    * can say what each is about; waits at most `waitMs` (the rest finish in the background).
    */
   describePlugins(waitMs: number): Promise<void>;
+  /**
+   * Settles once the catalogs kept in the catalog cache are read back (at once without the cache),
+   * or after `waitMs`: what mcpServers entries are about is known from them (the server instructions say it).
+   */
+  catalogsRestored(waitMs: number): Promise<void>;
   /** Shared state of the fleet (memory or Redis). */
   readonly state: SharedState;
   /** Catalog cache counts since start (metrics). */
@@ -283,10 +288,12 @@ async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
 /** Characters of each server's line in a search answer's `servers`. */
 const SERVER_ABOUT_CHARS = 60;
 /**
- * A search waits at most this for the semantic side (the model loading in its worker, catalog or
- * query embedding) and otherwise answers from BM25F while that goes on: BM25F can always answer,
- * and under load a model load of seconds must not hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS sets
- * another (ms, or `forever`); `createRuntime({semanticWaitMs})` wins over both.
+ * A search waits at most this for the semantic side (catalog or query embedding, and the model
+ * loading in its worker when the model's own wait is `forever`) and otherwise answers from BM25F
+ * while that goes on: BM25F can always answer, and under load a model load of seconds must not
+ * hold a call. AGENT_TOOLS_SEMANTIC_WAIT_MS sets another (ms, or `forever`);
+ * `createRuntime({semanticWaitMs})` wins over both. The model's own wait
+ * (AGENT_TOOLS_SEMANTIC_MODEL_WAIT_MS) is 0 with the catalog cache on: no search waits for it then.
  */
 const SEMANTIC_WAIT_MS = 250;
 
@@ -920,6 +927,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       });
     },
 
+    catalogsRestored: (waitMs) => waitAtMost(catalog.ready.catch(() => undefined), waitMs),
+
     async describePlugins(waitMs) {
       const deadline = Date.now() + waitMs;
       // A few rounds: a server that announces tools/list_changed right after connecting (as
@@ -1099,11 +1108,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             ? `nothing was searched: the tools of plugin '${only}' could not be listed (why: under 'unavailable'); its discover answers with the whole error`
             : `nothing was searched yet: plugin '${only}' is ${unread}`;
         }
-        // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
         if (!detail) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
+        // An explicit `detail: true` asked for schemas: a budget of its own, larger, and still the result cap.
+        const fitted = await fitEntriesToBudget(answer, "hits", SEARCH_DETAIL_TOKEN_BUDGET, { advice: "ask without detail to list them, or refine the query", squeeze: false });
         const cap = ctx.maxResultChars ?? maxResultChars;
-        if (JSON.stringify(answer).length <= cap) return answer;
-        return { ...(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
+        if (JSON.stringify(fitted).length <= cap) return fitted;
+        return { ...(await fitEntriesToBudget(fitted, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
       });
     },
 

@@ -1,12 +1,14 @@
 import { checkAgainstSchema, type SchemaViolation } from "../json-schema.js";
 import { RuntimeError } from "../errors.js";
 import { isPlainObject } from "../plain-object.js";
+import { closestNames } from "./similarity.js";
 import { nearKey } from "./stray-keys.js";
 
 /**
  * Argument validation with answers a model can act on cheaply: each failing field is named with
  * the reason and the part of the schema that applies there (its type, allowed values, required
- * names…), not the whole input schema. A one-field mistake stays well under 150 tokens.
+ * names…), not the whole input schema. A one-field mistake stays under 150 tokens
+ * (bench/answer-cost.ts).
  */
 
 const KEPT = ["type", "enum", "const", "format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "required"] as const;
@@ -58,11 +60,22 @@ export interface FieldError {
   schema?: Record<string, unknown>;
 }
 
-/** Longest list of allowed values said in a message (the schema fragment beside it holds up to MAX_ENUM of them). */
-const ENUM_ECHO_CHARS = 160;
+/**
+ * Longest list of allowed values said in the error's message. The values are said once, in the
+ * message (what a model reads first): the field's entry in `details.errors` then leaves `enum` out
+ * of its schema fragment and does not say them again.
+ */
+const ENUM_ECHO_CHARS = 100;
+/** How many of a long list's values nearest to what was sent are named instead of the first ones. */
+const NEAREST_VALUES = 3;
 
-/** The allowed values in words, cut to ENUM_ECHO_CHARS: `"a", "b" or "c"`, `"a", "b" … (12 more)`. */
-function allowedValues(values: readonly unknown[]): string {
+/** `"a", "b" or "c"`. */
+function listed(said: readonly string[]): string {
+  return said.length > 1 ? `${said.slice(0, -1).join(", ")} or ${said[said.length - 1]}` : (said[0] ?? "");
+}
+
+/** The values' JSON texts that fit in ENUM_ECHO_CHARS (at least one, itself cut to fit). */
+function fitting(values: readonly unknown[]): string[] {
   const said: string[] = [];
   let length = 0;
   for (const value of values) {
@@ -71,32 +84,77 @@ function allowedValues(values: readonly unknown[]): string {
     said.push(text.length > ENUM_ECHO_CHARS ? `${text.slice(0, ENUM_ECHO_CHARS)}…` : text);
     length += text.length + 2;
   }
-  const left = values.length - said.length;
-  if (left > 0) return `${said.join(", ")} … (${left} more)`;
-  return said.length > 1 ? `${said.slice(0, -1).join(", ")} or ${said[said.length - 1]}` : (said[0] ?? "");
+  return said;
 }
 
-/** The reason, said once, with what to send instead: the allowed values, the near parameter. */
-function reasonOf(violation: SchemaViolation, schema: Record<string, unknown>): string {
+/**
+ * The allowed values in words: all of them when they fit in ENUM_ECHO_CHARS (`"a", "b" or "c"`);
+ * else, when a string was sent, the values nearest to it (`one of 3000 values; nearest to "colr":
+ * "color", "colour"`), or the first ones that fit (`"a", "b" … and 12 more`).
+ */
+function allowedValues(values: readonly unknown[], sent: unknown): string {
+  const said = fitting(values);
+  if (said.length === values.length) return `must be one of ${listed(said)}`;
+  if (typeof sent === "string") {
+    const strings = values.filter((v): v is string => typeof v === "string");
+    const nearest = fitting(closestNames(sent, strings, 0.4, NEAREST_VALUES));
+    if (nearest.length) return `must be one of ${values.length} values; nearest to ${JSON.stringify(sent.slice(0, 40))}: ${listed(nearest)}`;
+  }
+  return `must be one of ${said.join(", ")} … and ${values.length - said.length} more`;
+}
+
+/** The value at a JSON pointer into the arguments (undefined when the path leads nowhere). */
+function valueAt(value: unknown, pointer: string): unknown {
+  let current = value;
+  for (const raw of pointer.split("/").slice(1)) {
+    const part = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(current) && /^\d+$/.test(part)) current = current[Number(part)];
+    else if (isPlainObject(current)) current = current[part];
+    else return undefined;
+  }
+  return current;
+}
+
+/**
+ * The reason, with what to send instead: the allowed values, the near parameter. `told` is the
+ * reason as the error's message says it; `entry` as the field's entry in `details.errors` says it
+ * (without the allowed values, which the message has said).
+ */
+function reasonOf(violation: SchemaViolation, schema: Record<string, unknown>, args: unknown): { told: string; entry: string } {
   const params = violation.params;
-  if (violation.keyword === "enum" && Array.isArray(params.allowedValues)) return `must be one of ${allowedValues(params.allowedValues)}`;
+  if (violation.keyword === "enum" && Array.isArray(params.allowedValues)) {
+    return { told: allowedValues(params.allowedValues, valueAt(args, violation.path)), entry: "must be one of the values the message names" };
+  }
   if (violation.keyword === "additionalProperties" && typeof params.additionalProperty === "string") {
     const parent = schemaAt(schema, violation.path.split("/").slice(0, -1).join("/"));
     const meant = parent && isPlainObject(parent.properties) ? nearKey(params.additionalProperty, Object.keys(parent.properties)) : undefined;
-    if (meant) return `${violation.message}; did you mean '${meant}'?`;
+    if (meant) return { told: `${violation.message}; did you mean '${meant}'?`, entry: `${violation.message}; did you mean '${meant}'?` };
   }
-  return violation.message;
+  return { told: violation.message, entry: violation.message };
 }
 
-function fieldErrors(schema: Record<string, unknown>, violations: readonly SchemaViolation[]): FieldError[] {
-  const byPath = new Map<string, FieldError>();
-  const errors: FieldError[] = [];
+/** The message names an enum's values: the entry's schema fragment does not list them again. */
+function dropEnum(error: FieldError): void {
+  if (!error.schema?.enum) return;
+  const { enum: _said, ...rest } = error.schema;
+  if (Object.keys(rest).length) error.schema = rest;
+  else delete error.schema;
+}
+
+/** Each failing field once (up to MAX_ERRORS), with its entry for `details.errors` and its reason as the message says it. */
+function fieldErrors(schema: Record<string, unknown>, args: unknown, violations: readonly SchemaViolation[]): { error: FieldError; told: string }[] {
+  const byPath = new Map<string, { error: FieldError; told: string }>();
+  const fields: { error: FieldError; told: string }[] = [];
   for (const violation of violations) {
     const known = byPath.get(violation.path);
     if (known) {
       // Several rules broken at one path (type and enum): one entry, the reasons joined.
-      const reason = reasonOf(violation, schema);
-      if (!known.message.split("; ").includes(reason)) known.message = `${known.message}; ${reason}`;
+      const reason = reasonOf(violation, schema, args);
+      if (violation.keyword === "enum") dropEnum(known.error);
+      if (!known.told.split("; ").includes(reason.told)) {
+        known.told = `${known.told}; ${reason.told}`;
+        known.error.message = `${known.error.message}; ${reason.entry}`;
+      }
       continue;
     }
     const error: FieldError = { path: violation.path, message: violation.message };
@@ -108,12 +166,15 @@ function fieldErrors(schema: Record<string, unknown>, violations: readonly Schem
       const fragment = at ? schemaFragment(at) : undefined;
       if (fragment && Object.keys(fragment).length) error.schema = fragment;
     }
-    error.message = reasonOf(violation, schema);
-    byPath.set(violation.path, error);
-    errors.push(error);
-    if (errors.length >= MAX_ERRORS) break;
+    const reason = reasonOf(violation, schema, args);
+    if (violation.keyword === "enum") dropEnum(error);
+    error.message = reason.entry;
+    const field = { error, told: reason.told };
+    byPath.set(violation.path, field);
+    fields.push(field);
+    if (fields.length >= MAX_ERRORS) break;
   }
-  return errors;
+  return fields;
 }
 
 /**
@@ -124,8 +185,9 @@ export function validateArguments(schema: Record<string, unknown>, args: unknown
   const checked = checkAgainstSchema(schema, args);
   if (checked.ok === "skipped") return { checked: false, reason: checked.reason };
   if (checked.ok) return { checked: true };
-  const errors = fieldErrors(schema, checked.violations);
-  const fields = [...new Set(checked.violations.map((v) => v.path))];
-  const more = fields.length > errors.length ? ` (+${fields.length - errors.length} more)` : "";
-  throw new RuntimeError("ARG_VALIDATION_FAILED", `arguments for ${what} are invalid: ${errors.map((e) => `${e.path || "(the arguments)"}: ${e.message}`).join("; ")}${more}`, { ...details, errors });
+  const failing = fieldErrors(schema, args, checked.violations);
+  const paths = [...new Set(checked.violations.map((v) => v.path))];
+  const more = paths.length > failing.length ? ` (+${paths.length - failing.length} more)` : "";
+  const said = failing.map(({ error, told }) => `${error.path || "(the arguments)"}: ${told}`).join("; ");
+  throw new RuntimeError("ARG_VALIDATION_FAILED", `arguments for ${what} are invalid: ${said}${more}`, { ...details, errors: failing.map((f) => f.error) });
 }

@@ -8,6 +8,8 @@ import { BatchedStdioServerTransport } from "./stdio-wire.js";
 import { createFastLane, fastLaneEnabled } from "../facade/fast-lane.js";
 
 const STDIN_CLOSED = "stdin closed";
+/** The longest the opening exchange waits for the catalog cache to be read (a slow disk must not hold it). */
+const RESTORE_WAIT_MS = 1000;
 
 /**
  * The facade over stdio, both protocol eras: the SDK's serveStdio lets the opening exchange pick
@@ -33,7 +35,10 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
     wire.lane = createFastLane({ server: () => current, reply: (response) => wire.send(response), toSdk: (message) => wire.onmessage?.(message), onerror });
   }
   const handle = serveStdioEntry(
-    () => {
+    async () => {
+      // The instructions answered now name each plugin with what it is about: an mcpServers entry
+      // without a description has it from its cached catalog, read back in milliseconds at start.
+      await runtime.catalogsRestored(RESTORE_WAIT_MS);
       current = facade.server({ session: () => session });
       return current;
     },
