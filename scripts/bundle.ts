@@ -33,7 +33,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const ENTRY_POINTS = ["bin/agent-tools.ts", "bin/agent-tools-mcp.ts", "bin/agent-tools-mcp-http.ts", "index.ts", "plugin.ts", "adapter-kit.ts"];
 
 /** Packages inlined into the bundles; any other bare import stays an import. */
-const INLINED = ["@modelcontextprotocol/server", "@modelcontextprotocol/client", "@modelcontextprotocol/core", "@modelcontextprotocol/node", "zod", "jsonc-parser", "minisearch", "eventsource", "eventsource-parser", "pkce-challenge", "@noble/hashes"];
+const INLINED = ["@modelcontextprotocol/server", "@modelcontextprotocol/client", "@modelcontextprotocol/core", "@modelcontextprotocol/node", "zod", "jsonc-parser", "minisearch", "eventsource", "eventsource-parser", "pkce-challenge"];
 
 function packageOf(specifier: string): string {
   const parts = specifier.split("/");

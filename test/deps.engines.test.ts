@@ -7,8 +7,8 @@ import { fileURLToPath } from "node:url";
 /**
  * What `npm ci` of this repo installs (the lockfile; not the dev tools, not the optional packages
  * npm skips) must declare support for the oldest Node the project supports (package.json
- * `engines.node`): OpenTelemetry's 3.x SDK line and the 0.300+ exporters need Node ≥ 22.15 and
- * @noble/hashes 2.x Node ≥ 20.19, and `npm ci` on an older Node 20 then warns EBADENGINE for each.
+ * `engines.node`): OpenTelemetry's 3.x SDK line and the 0.300+ exporters need Node ≥ 22.15, and
+ * `npm ci` on an older Node 20 then warns EBADENGINE for each.
  * A later `npm install` that moves one to such a line fails here, naming the package.
  *
  * A user's `npm install agent-tools-runtime` never reads this lockfile: it resolves package.json's

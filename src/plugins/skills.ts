@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Adapter, CallContext } from "../adapters/types.js";
 import type { ApprovedCall } from "../runtime/approved-call.js";
-import { nodeCrypto } from "../node-crypto.js";
+import { sha256Hex } from "../sha256.js";
 import { importWithDeadline } from "./import-deadline.js";
 import { skillArgsProblem } from "./skill-args.js";
 import { checkBoundedFileSync, FileShapeError, readBoundedFileSync, readSettingsFileSync, type FileBound } from "../bounded-file.js";
@@ -134,13 +134,13 @@ export const SKILL_FILE_BOUND: FileBound = {
 };
 
 /**
- * A skill file's SHA-256, to tell whether skills.meta.json still describes it. Through node:crypto
- * (native), not src/sha256.ts: a start hashes every bundled skill file (about 40 of them), and in
- * JavaScript that ran in V8's interpreter for 10–15 ms of the start's ~160 ms (a CPU profile of
- * warm starts, session 17), more than node:crypto's load and its ~1 MiB of idle memory cost here.
+ * A skill file's SHA-256, to tell whether skills.meta.json still describes it. Hashed natively
+ * (src/sha256.ts): a start hashes every bundled skill file (about 40 of them), and in JavaScript
+ * that ran in V8's interpreter for 10–15 ms of the start's ~160 ms (a CPU profile of warm starts,
+ * session 17), more than node:crypto's load and its ~1 MiB of idle memory cost.
  */
 export function skillFileHash(file: string): string {
-  return nodeCrypto().createHash("sha256").update(readBoundedFileSync(file, SKILL_FILE_BOUND)).digest("hex");
+  return sha256Hex(readBoundedFileSync(file, SKILL_FILE_BOUND));
 }
 
 /** Why a skill file did not load, for a message that names the file already. */
