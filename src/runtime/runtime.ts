@@ -34,7 +34,7 @@ import { describeArgumentValue, readPluginArgument } from "./argument-value.js";
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
-import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_DETAIL_TOKEN_BUDGET, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
+import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
 import { oneLine, oneLineReason } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
@@ -1108,12 +1108,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             ? `nothing was searched: the tools of plugin '${only}' could not be listed (why: under 'unavailable'); its discover answers with the whole error`
             : `nothing was searched yet: plugin '${only}' is ${unread}`;
         }
+        // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
         if (!detail) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
-        // An explicit `detail: true` asked for schemas: a budget of its own, larger, and still the result cap.
-        const fitted = await fitEntriesToBudget(answer, "hits", SEARCH_DETAIL_TOKEN_BUDGET, { advice: "ask without detail to list them, or refine the query", squeeze: false });
         const cap = ctx.maxResultChars ?? maxResultChars;
-        if (JSON.stringify(fitted).length <= cap) return fitted;
-        return { ...(await fitEntriesToBudget(fitted, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
+        if (JSON.stringify(answer).length <= cap) return answer;
+        return { ...(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
       });
     },
 

@@ -75,11 +75,6 @@ export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
 
 /** Tokens (o200k) an answer's JSON text may take; below the 800 promised, for the envelope. */
 export const SEARCH_TOKEN_BUDGET = 780;
-/**
- * The budget of a search asked with `detail: true`: each hit's whole input schema is what was asked
- * for, so hits are dropped (never their descriptions cut) past it; below the 3,000 promised.
- */
-export const SEARCH_DETAIL_TOKEN_BUDGET = 2980;
 const SQUEEZED_DESCRIPTION_CHARS = 40;
 
 /**
@@ -119,8 +114,8 @@ export function estimateTokens(text: string): number {
 
 /**
  * Make sure an answer fits its token budget whatever the catalog: first drop the optional-parameter
- * lists, then the `servers` block, then shorten descriptions (unless `squeeze` is false), then drop
- * the lowest-ranked entries (said in `more`, with `advice`: what to ask instead). An answer the upper estimate already puts under the budget fits without the
+ * lists, then the `servers` block, then shorten descriptions, then drop the lowest-ranked entries
+ * (said in `more`). An answer the upper estimate already puts under the budget fits without the
  * tokenizer; only one near or over it loads the real o200k tokenizer (once per process) to count
  * exactly, so an answer is never cut more than the real count requires.
  */
@@ -131,8 +126,7 @@ export function loadTokenCounter(): Promise<(text: string) => number> {
   return tokenCounter;
 }
 
-export async function fitEntriesToBudget<A extends { shown: number; total: number; more?: string; servers?: Record<string, string> }>(answer: A, key: keyof A & string, budget: number, options: { advice?: string; squeeze?: boolean } = {}): Promise<A> {
-  const { advice = "refine the query", squeeze = true } = options;
+export async function fitEntriesToBudget<A extends { shown: number; total: number; more?: string; servers?: Record<string, string> }>(answer: A, key: keyof A & string, budget: number): Promise<A> {
   let count: ((text: string) => number) | undefined;
   const fits = async () => {
     const text = JSON.stringify(answer);
@@ -148,7 +142,7 @@ export async function fitEntriesToBudget<A extends { shown: number; total: numbe
     delete answer.servers;
     if (await fits()) return answer;
   }
-  for (const entry of squeeze ? entries : []) {
+  for (const entry of entries) {
     // A skill's argument sentence (original-runtime skills) is squeezed like a description.
     for (const key of ["description", "params"] as const) {
       const text = entry[key];
@@ -164,7 +158,7 @@ export async function fitEntriesToBudget<A extends { shown: number; total: numbe
     entries.length = 0;
     entries.push(...all.slice(0, n));
     answer.shown = n;
-    answer.more = `${answer.total - n} more; ${advice} (answers are kept under ${budget} tokens)`;
+    answer.more = `${answer.total - n} more; refine the query (answers are kept under ${budget} tokens)`;
   };
   let fitting = 1;
   let tooMany = all.length;
