@@ -164,7 +164,7 @@ describe("team gateway: settings from the environment", () => {
   it("a bad AGENT_TOOLS_DRAIN_MS is said, with the value used instead", async () => {
     const server = await startHttp({ AGENT_TOOLS_DRAIN_MS: "-5" }, ["--config", await configWith([{ name: "writer", tokenSha256: hashToken(TOKEN_A) }])]);
     try {
-      await until(() => /AGENT_TOOLS_DRAIN_MS must be a whole number of milliseconds, 0 or more \(got '-5'\); using 30000/.test(server.stderr()), "the warning about AGENT_TOOLS_DRAIN_MS");
+      await until(() => /AGENT_TOOLS_DRAIN_MS must be a whole number of milliseconds, 0 or more and at most 2147483647 \(.*\) \(got '-5'\); using 30000/.test(server.stderr()), "the warning about AGENT_TOOLS_DRAIN_MS");
     } finally {
       await server.stop();
     }
