@@ -22,7 +22,7 @@ export function writeStdout(text: string): boolean {
 
 /**
  * What each text sent to stderr passes through first: the redactor of every runtime in this
- * process (maskStrayStdout), so a plugin's `console.log(process.env.API_KEY)` is masked like its
+ * process (maskStrayStdout), so a plugin that prints process.env.API_KEY to stdout is masked like its
  * `context.log` lines. Only while stdout is redirected: otherwise its writes are not the
  * runtime's to touch. Bytes written as a Buffer go on as they are (console methods write text;
  * decoding and encoding raw bytes again could change them), and are not masked.

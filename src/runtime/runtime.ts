@@ -1,3 +1,4 @@
+import { envSettingProblems } from "../config/env-settings.js";
 import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import { isOnValue, waitFromEnv } from "../env-switch.js";
 import { createLogger, maskedLogger } from "../log.js";
@@ -424,13 +425,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const log = maskedLogger(options.log ?? createLogger(), redactor);
   // Plugin code's console.log, sent to stderr when stdout is the protocol's (stdout-guard.ts).
   const unmaskStrayStdout = maskStrayStdout((text) => redactor.redact(text));
-  // Loaded beside the start's file reads, not before them: the table and its parsers are ~20 KB of
-  // code a start needs only to say a bad value (awaited below, before the problems are built).
-  const settingsChecked = import("../config/env-settings.js").then(({ envSettingProblems }) => {
-    const problems = envSettingProblems(env);
-    warnOnce(problems.filter((p) => !p.saidByReader).map((p) => p.message), log);
-    return problems;
-  });
+  const settingProblems = envSettingProblems(env);
+  warnOnce(settingProblems.filter((p) => !p.saidByReader).map((p) => p.message), log);
   const timeoutMs = options.callTimeoutMs ?? positiveMs(env.AGENT_TOOLS_CALL_TIMEOUT_MS) ?? DEFAULT_TIMEOUT_MS;
   const maxResultChars = options.maxResultChars ?? positiveInt(env.AGENT_TOOLS_MAX_RESULT_CHARS) ?? DEFAULT_MAX_RESULT_CHARS;
 
@@ -494,7 +490,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
   const { plugins, failures, replaced, knownNames } = await loadPlugins(sources, loadOptions);
-  const settingProblems = await settingsChecked;
   const missingDirs = options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? [], config?.file);
   // Given manifests or folders, the caller chose the fleet: like missing folders, not checked.
   // Else an entry not among this run's names is checked against every plugin that could load.
