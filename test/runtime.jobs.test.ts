@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { createJobStore, jobStoreFor } from "../src/runtime/jobs.js";
 import { createMemoryJobRecords } from "../src/state/memory.js";
 import { closeSession, createSession } from "../src/runtime/session.js";
@@ -80,6 +82,34 @@ describe("job store", () => {
     assert.deepEqual((await store.list()).map((j) => j.state), ["running", "running", "running"]);
     assert.ok((await store.status(running)) && (await store.status(fourth)));
     hold.resolve("done");
+  });
+
+  it("a store that lives as long as the server does not grow with the jobs it has started and dropped", async () => {
+    // A stdio session's store (and a team identity's) lives as long as the process: it kept every
+    // id it ever started, about 54 bytes a job, while holding only maxJobs records.
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const heap = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const store = createJobStore();
+    const startMany = async (count: number): Promise<void> => {
+      for (let i = 0; i < count; i++) {
+        await store.start(async () => i);
+        if (i % 50 === 49) await settle();
+      }
+      await settle();
+    };
+    await startMany(2_000);
+    const before = heap();
+    await startMany(30_000);
+    const grown = heap() - before;
+    assert.equal((await store.list()).length, 50);
+    // Before the fix: about 1.6 MB for these 30,000 jobs.
+    assert.ok(grown < 600_000, `the heap grew ${grown} bytes over 30,000 jobs`);
+    store.dispose();
   });
 
   it("work disposed before it began never runs", async () => {

@@ -219,6 +219,30 @@ describe("team gateway: identities and policy", () => {
     }
   });
 
+  it("compact mode: invented plugin names cannot grow /metrics without end (16 kept as they are, the rest '(other)')", async () => {
+    const { client } = await httpClient(compact.url, bearer(TOKENS.writer));
+    try {
+      for (let i = 0; i < 40; i++) {
+        const answer = await callJson(client, "agent_tools_call", { plugin: `invented${i}`, toolName: "x", arguments: {} });
+        assert.equal(answer.payload.error?.code, "UNKNOWN_PLUGIN");
+      }
+      await callJson(client, "agent_tools_call", { plugin: "notes", toolName: "list_notes", arguments: {} });
+      const text = (await raw(compact.url.replace(/\/mcp$/, "/metrics"), { method: "GET", headers: bearer(TOKENS.writer) })).body;
+      const families = parsePrometheusTextFormat(text) as Sample[];
+      const labels = new Set(families.find((f) => f.name === "agent_tools_calls_total")!.metrics.map((m) => m.labels?.plugin));
+      // Other tests of this server named unknown plugins too ('nosuchplugin', 'Tracker'): 16 slots in all.
+      const others = [...labels].filter((name): name is string => name !== undefined && !["notes", "tracker", "*", "(other)"].includes(name));
+      assert.equal(others.length, 16, `names kept apart: ${others.join(", ")}`);
+      const invented = others.filter((name) => name.startsWith("invented"));
+      assert.ok(invented.length >= 14, `names kept apart: ${others.join(", ")}`);
+      assert.equal(metricValue(families, "agent_tools_calls_total", { plugin: "(other)", kind: "call", outcome: "UNKNOWN_PLUGIN" }), 40 - invented.length);
+      // The server's own plugins keep their label after the others are full.
+      assert.equal(metricValue(families, "agent_tools_calls_total", { plugin: "notes", kind: "call", outcome: "ok" }), 1);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("a session stays with its identity: another token on its id gets 403", async () => {
     const id = await rawInitialize(server.url, bearer(TOKENS.writer));
     const hijack = await raw(server.url, {

@@ -15,10 +15,20 @@ export interface GatewayMetrics {
   readonly rateLimited: Counter<"identity">;
   readonly auditEntries: Counter<"outcome">;
   readonly httpRequests: Counter<"status">;
-  /** Gauges read when scraped. */
-  setSources(sources: { openSessions: () => number; catalog: () => { hits: number; misses: number } }): void;
+  /** Gauges read when scraped; `isPlugin` says which plugin names are the server's own (labelled as they are). */
+  setSources(sources: { openSessions: () => number; catalog: () => { hits: number; misses: number }; isPlugin?: (name: string) => boolean }): void;
   text(): Promise<string>;
 }
+
+/**
+ * How many names that are not the server's plugins get a label of their own before the rest share
+ * OTHER_PLUGIN. The plugin a call names is the client's text: a compact-mode `agent_tools_call` with
+ * a new invented plugin each time made a counter and a whole histogram a name, so any identity
+ * could grow the scrape and the process without end (24 MB of /metrics after 4,000 calls). A few
+ * are kept apart so that a misconfigured client's one wrong name still shows as itself.
+ */
+const OTHER_NAMES_KEPT = 16;
+export const OTHER_PLUGIN = "(other)";
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -33,6 +43,14 @@ export function createGatewayMetrics(options: { instanceId: string; defaultMetri
   const auditEntries = new Counter({ name: "agent_tools_audit_entries_total", help: "Audit log appends by outcome (written, failed).", labelNames: ["outcome"], registers: [registry] });
   const httpRequests = new Counter({ name: "agent_tools_http_requests_total", help: "HTTP requests answered, by status.", labelNames: ["status"], registers: [registry] });
   let sources: Parameters<GatewayMetrics["setSources"]>[0] | undefined;
+  const otherNames = new Set<string>();
+  /** The plugin label of an event: the server's own plugins (and "*", a search of all) as they are, a few other names, then OTHER_PLUGIN. */
+  const pluginLabel = (name: string): string => {
+    if (name === "*" || sources?.isPlugin?.(name) !== false || otherNames.has(name)) return name;
+    if (otherNames.size >= OTHER_NAMES_KEPT) return OTHER_PLUGIN;
+    otherNames.add(name);
+    return name;
+  };
   new Gauge({ name: "agent_tools_sessions_open", help: "Open legacy (Mcp-Session-Id) sessions on this instance.", registers: [registry], collect() {
     this.set(sources?.openSessions() ?? 0);
   } });
@@ -55,9 +73,10 @@ export function createGatewayMetrics(options: { instanceId: string; defaultMetri
     auditEntries,
     httpRequests,
     observer(event) {
-      calls.inc({ plugin: event.plugin, kind: event.operation, outcome: event.outcome });
-      latency.observe({ plugin: event.plugin, kind: event.operation }, event.durationMs / 1000);
-      if (event.mutating) writes.inc({ plugin: event.plugin, outcome: event.outcome });
+      const plugin = pluginLabel(event.plugin);
+      calls.inc({ plugin, kind: event.operation, outcome: event.outcome });
+      latency.observe({ plugin, kind: event.operation }, event.durationMs / 1000);
+      if (event.mutating) writes.inc({ plugin, outcome: event.outcome });
     },
     setSources(next) {
       sources = next;

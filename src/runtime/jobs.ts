@@ -105,6 +105,8 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
   let disposed = false;
   // A store with private records forgets its jobs when disposed; shared records outlive it.
   const ownRecords = options.records === undefined;
+  // The ids to forget then: those still kept (an id leaves when its record is dropped to make
+  // room), so a store that lives as long as the server does not grow by one id per job started.
   const startedIds = new Set<string>();
   const stopListening = records.onCancelRequest((id) => running.get(id)?.controller.abort(new Error("the job was cancelled")));
 
@@ -117,6 +119,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
     const drop = finished.slice(0, jobs.length - maxJobs + 1).map((job) => job.status.id);
     if (jobs.length - drop.length < maxJobs) {
       await records.remove(scope, drop);
+      for (const id of drop) startedIds.delete(id);
       return;
     }
     throw new RuntimeError(
@@ -196,7 +199,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
       const controller = new AbortController();
       running.set(id, { controller, started, status });
       counts.running += 1;
-      startedIds.add(id);
+      if (ownRecords) startedIds.add(id);
       await records.save(stored(status));
       if (disposed) controller.abort(new Error("the session ended"));
       // Deferred so that a work function that throws synchronously still yields a job id first.

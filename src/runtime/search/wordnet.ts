@@ -78,9 +78,15 @@ const DETACH: Record<Pos, readonly (readonly [string, string])[]> = {
   r: [],
 };
 
+/** How many lemma lookups are remembered at most (a few MiB at worst). */
+const SENSES_MEMO_MAX = 20_000;
+
 /** The database from its files' text (index and data per part of speech). */
 export function wordNetFrom(index: Record<Pos, string>, data: Record<Pos, string>): WordNet {
+  // Bounded by the database: one entry per synset read.
   const parsed = new Map<string, Synset>();
+  // Keyed by whatever words queries carry, misses included, so it is emptied when full: a lookup
+  // is a binary search of the index, cheap to do again.
   const sensesMemo = new Map<string, number[]>();
 
   /** The index line of a lemma by binary search over the sorted file (header lines start with spaces and sort first). */
@@ -113,6 +119,7 @@ export function wordNetFrom(index: Record<Pos, string>, data: Record<Pos, string
       const start = 4 + Number(f[3]) + 2;
       found = f.slice(start, start + senseCount).map(Number);
     }
+    if (sensesMemo.size >= SENSES_MEMO_MAX) sensesMemo.clear();
     sensesMemo.set(memoKey, found);
     return found;
   }

@@ -216,7 +216,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       await sessions.close(entry.id, "sessionless request answered");
     }
   };
-  gateway?.metrics.setSources({ openSessions: () => sessions.size, catalog: () => runtime.catalogStats() });
+  gateway?.metrics.setSources({ openSessions: () => sessions.size, catalog: () => runtime.catalogStats(), isPlugin: (name) => runtime.plugin(name) !== undefined });
 
   const logRequest = (facts: RequestFacts, res: ServerResponse, started: number, body: () => string): void => {
     // A response never begun (the client left, or its connection was closed under it) is no "200 ok".
