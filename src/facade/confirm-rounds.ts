@@ -1,6 +1,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, type ClientCapabilities, inputRequired, inputResponse, type InputRequiredResult, type RequestStateCodec, type Server, type ServerContext } from "@modelcontextprotocol/server";
 import { elicitationModes } from "../adapters/relay.js";
 import { nodeCrypto } from "../node-crypto.js";
+import { identityOf } from "./caller.js";
 import { ConfirmInterrupt, questionDigest, renderQuestion, type ConfirmDecision, type Confirmer, type ConfirmQuestion } from "../runtime/confirm.js";
 
 /**
@@ -158,9 +159,4 @@ export class ConfirmRounds {
       for (const [key, at] of this.spent) if (now - at > TTL_SECONDS * 1000 || this.spent.size > MAX_SPENT) this.spent.delete(key);
     }
   }
-}
-
-/** The caller's identity as the transport verified it ("" without one). */
-export function identityOf(ctx: ServerContext): string {
-  return ctx.http?.authInfo?.clientId ?? "";
 }

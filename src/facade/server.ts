@@ -9,7 +9,8 @@ import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt, questionDigest, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
 import { lazyStateKey } from "../runtime/state-key.js";
-import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, identityOf, type ConfirmRound } from "./confirm-rounds.js";
+import { callerName } from "./caller.js";
+import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, type ConfirmRound } from "./confirm-rounds.js";
 import { askingConfirmer, askToConfirm, DEFAULT_CONFIRM_TIMEOUT_MS } from "./ask-confirm.js";
 import { isModernRequest, relayFor } from "./call-relay.js";
 import { DEFAULT_HELD_PER_CALLER, heldRequestMismatch, heldRequestOf, HeldCalls, type HeldCall } from "./held-calls.js";
@@ -427,7 +428,7 @@ export function createFacade(runtime: Runtime): Facade {
               return outcome;
             })
           : run(relay, runCancellation, undefined);
-      const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, heldRequestOf(sent.tool, sent.arguments), identityOf(ctx));
+      const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, heldRequestOf(sent.tool, sent.arguments), callerName(ctx));
       if (round) heldRounds.set(held, round);
       return stepHeld(server, held, ctx);
     }
@@ -533,7 +534,7 @@ export function createFacade(runtime: Runtime): Facade {
     };
     if (userConfirms && isModernRequest(ctx)) {
       // The held call's own expiry bounds the question: no connection waits meanwhile.
-      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal, undefined), signal), { elicit: { form: true, url: false }, sample: false }, heldRequestOf(sent.tool, sent.arguments), identityOf(ctx));
+      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal, undefined), signal), { elicit: { form: true, url: false }, sample: false }, heldRequestOf(sent.tool, sent.arguments), callerName(ctx));
       return stepHeld(server, held, ctx);
     }
     const relay = userConfirms ? relayFor(server, ctx, true) : undefined;
