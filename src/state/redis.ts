@@ -165,6 +165,10 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     async set(key, value) {
       await redis.set(k(`kv:${key}`), value);
     },
+    async setIfAbsent(key, value, ttlMs) {
+      const answer = ttlMs !== undefined ? await redis.set(k(`kv:${key}`), value, "PX", ttlMs, "NX") : await redis.set(k(`kv:${key}`), value, "NX");
+      return answer === "OK";
+    },
   };
 
   const locks: Locks = {
