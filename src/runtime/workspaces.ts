@@ -74,6 +74,8 @@ export interface WorkspacesOptions {
    */
   maxLive?: number;
   now?: () => number;
+  /** Told when a sweep could not read the store (Redis away); the next sweep tries again. */
+  onSweepFailed?: (error: Error) => void;
   /**
    * Team mode: this instance's name and a liveness check of the others (the shared state's
    * heartbeats). A workspace's id then names the instance that holds its shell, which a balancer
@@ -127,6 +129,9 @@ export class Workspaces {
   /** Workspaces closed to make room (id → when), so that their handle answers why. */
   private readonly evicted = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly onSweepFailed: WorkspacesOptions["onSweepFailed"];
+  /** Whether the last background sweep failed: an outage is told once, not at every sweep. */
+  private sweepFailing = false;
 
   constructor(options: WorkspacesOptions = {}) {
     if (options.key && options.key.length < 32) throw new Error("the workspace key must be at least 32 bytes");
@@ -136,7 +141,8 @@ export class Workspaces {
     this.maxLive = options.maxLive ?? DEFAULT_MAX_LIVE_WORKSPACES;
     this.now = options.now ?? Date.now;
     this.fleet = options.fleet;
-    this.sweeper = setInterval(() => void this.sweep(), Math.max(1_000, Math.min(60_000, Math.floor(this.idleMs / 4))));
+    this.onSweepFailed = options.onSweepFailed;
+    this.sweeper = setInterval(() => void this.sweepInBackground(), Math.max(1_000, Math.min(60_000, Math.floor(this.idleMs / 4))));
     this.sweeper.unref();
   }
 
@@ -228,6 +234,18 @@ export class Workspaces {
     const stale = await this.store.idleSince(this.now() - this.idleMs);
     // A call running longer than the idle limit keeps its workspace: it is in use.
     await Promise.allSettled(stale.filter((r) => !this.live.get(r.id)?.calls).map((r) => this.forget(r.id)));
+  }
+
+  /** The timer's sweep: its failure (the store unreachable) is told once per outage, and the next sweep retries. */
+  private async sweepInBackground(): Promise<void> {
+    try {
+      await this.sweep();
+      this.sweepFailing = false;
+    } catch (error) {
+      if (this.sweepFailing) return;
+      this.sweepFailing = true;
+      this.onSweepFailed?.(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   get liveCount(): number {

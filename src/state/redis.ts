@@ -32,6 +32,8 @@ export interface RedisStateOptions {
 }
 
 const FINISHED_JOB_TTL_MS = 7 * 24 * 3600 * 1000;
+/** How long one Redis command may take before it fails as unreachable (the audit follower's XREAD blocks 1 s, less). */
+const COMMAND_TIMEOUT_MS = 3000;
 const RELEASE_LOCK = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
 function describe(url: string): string {
@@ -62,7 +64,10 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   const instanceId = options.instanceId ?? newInstanceId();
   const heartbeatTtlMs = options.heartbeatTtlMs ?? 6000;
   const where = describe(options.url);
-  const common = { maxRetriesPerRequest: 3, connectTimeout: 5000, lazyConnect: true } as const;
+  // Fail fast while Redis is away: a command is not queued while the connection is down (it fails at
+  // once, and the client is told to retry in a few seconds) and one sent on a connection that went
+  // silent gives up after COMMAND_TIMEOUT_MS. Queued and retried, a request took 8 to 47 s to fail.
+  const common = { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: COMMAND_TIMEOUT_MS, connectTimeout: 5000, lazyConnect: true } as const;
   const redis = new Redis(options.url, { ...common, enableAutoPipelining: true });
   // ioredis reconnects by itself; each connection says an outage once, and when it is over.
   watchConnection(redis, `redis ${where}`, options.log);

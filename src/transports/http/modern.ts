@@ -54,6 +54,7 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
     ...(options.workspaceIdleMs ? { idleMs: options.workspaceIdleMs } : {}),
     ...(options.maxWorkspaces ? { maxLive: options.maxWorkspaces } : {}),
     ...(options.now ? { now: options.now } : {}),
+    onSweepFailed: (error) => runtime.log.warn(`workspaces: could not close idle workspaces (${error.message}); the next sweep tries again`),
   });
   return {
     workspaces,
