@@ -69,14 +69,21 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   // silent gives up after COMMAND_TIMEOUT_MS. Queued and retried, a request took 8 to 47 s to fail.
   const common = { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: COMMAND_TIMEOUT_MS, connectTimeout: 5000, lazyConnect: true } as const;
   const redis = new Redis(options.url, { ...common, enableAutoPipelining: true });
-  // ioredis reconnects by itself; each connection says an outage once, and when it is over.
-  watchConnection(redis, `redis ${where}`, options.log);
+  // The first connection's failure is the start's (or `agent-tools audit`'s) one error, naming its
+  // cause (ioredis rejects connect() with "Connection is closed" and says ECONNREFUSED in an event):
+  // not an outage to announce as "reconnecting".
+  let connectFailure: Error | undefined;
+  const noteConnectFailure = (error: Error): void => void (connectFailure ??= error);
+  redis.on("error", noteConnectFailure);
   try {
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new SharedStateError(`could not connect to Redis at ${where}: ${(error as Error).message}; check AGENT_TOOLS_REDIS_URL (or team.redis) and that redis-server runs`);
+    throw new SharedStateError(`could not connect to Redis at ${where}: ${(connectFailure ?? (error as Error)).message}; check AGENT_TOOLS_REDIS_URL (or team.redis) and that redis-server runs`);
   }
+  redis.off("error", noteConnectFailure);
+  // ioredis reconnects by itself; each connection says an outage once, and when it is over.
+  watchConnection(redis, `redis ${where}`, options.log);
   const subscriber = redis.duplicate();
   watchConnection(subscriber, `redis ${where} (pub/sub)`, options.log);
   await subscriber.connect();
