@@ -438,6 +438,37 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
     }
   });
 
+  it("a narrower JWT of the same subject keeps its own rights on modern requests: no write, no wider plugin, not the wider token's workspace", async () => {
+    const config = await writeConfig(dir, { jwt: { issuer, audience: "agent-tools", jwksUrl: `${issuer}/jwks`, pluginsClaim: "plugins" } });
+    const server = await startHttp({ AGENT_TOOLS_AUDIT: "off" }, ["--config", config]);
+    const strong = await connectHttpV2(v2Client("pin"), server.url, withBearer(await sign({ sub: "erin", scope: "agent-tools:write", plugins: ["*"] })));
+    const weak = await connectHttpV2(v2Client("pin"), server.url, withBearer(await sign({ sub: "erin", plugins: ["notes"] })));
+    try {
+      // The wider token first: its session and workspace exist before the narrower one calls.
+      const created = await callV2(strong, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "strong", body: "b" }, confirm: true });
+      assert.equal(created.payload.ok, true, JSON.stringify(created.payload));
+      const workspace = String((await callV2(strong, "agent_tools_exec", { command: "echo kept > f.txt" })).payload.workspace);
+      const refused = await callV2(weak, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "weak", body: "b" }, confirm: true });
+      assert.equal(refused.payload.error?.code, "FORBIDDEN", JSON.stringify(refused.payload));
+      assert.match(refused.payload.error?.message ?? "", /identity 'jwt:erin' may use the plugins 'notes', read-only/);
+      const tracker = await callV2(weak, "agent_tools_tracker_call", { toolName: "listTickets", arguments: {} });
+      assert.equal(tracker.payload.error?.code, "UNKNOWN_FACADE_TOOL", JSON.stringify(tracker.payload));
+      const borrowed = await callV2(weak, "agent_tools_exec", { command: "notes call create_note --title weak --body b --confirm; tracker call listTickets", workspace });
+      assert.equal(borrowed.payload.error?.code, "WORKSPACE_INVALID", JSON.stringify(borrowed.payload));
+      assert.match(borrowed.payload.error?.message ?? "", /opened with other rights than this request's.*read-only.*nothing was run/);
+      // The narrower token's own workspace runs with its own rights; the wider one's is intact.
+      const own = await callV2(weak, "agent_tools_exec", { command: "notes call create_note --title weak --body b --confirm" });
+      assert.match(String(own.payload.stdout), /FORBIDDEN/);
+      const kept = await callV2(strong, "agent_tools_exec", { command: "cat f.txt", workspace });
+      assert.equal(String(kept.payload.stdout).trim(), "kept", JSON.stringify(kept.payload));
+      const notes = await callV2(strong, "agent_tools_notes_call", { toolName: "list_notes", arguments: {} });
+      assert.doesNotMatch(JSON.stringify(notes.payload), /"title":"weak"/, "no note of the narrower token was written");
+    } finally {
+      await Promise.all([strong.close(), weak.close()]);
+      await server.stop();
+    }
+  });
+
   it("SIGTERM drains: /readyz and new sessions answer 503, the call in flight finishes, then the process exits 0", async () => {
     const config = await writeConfig(dir);
     const server = await startHttp({ AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_DRAIN_MS: "20000" }, ["--config", config]);

@@ -8,7 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { hashToken } from "../src/gateway/identities.js";
 import { baseEnv, callJson, PLUGINS, runCli } from "./helpers.js";
 import { HTTP_BIN, httpClient, startHttp, type RunningHttp } from "./http-helpers.js";
-import { servicesMissing, startRedis, type RunningService } from "./services-kit.js";
+import { freePort, servicesMissing, startRedis, type RunningService } from "./services-kit.js";
 import { until } from "./wait.js";
 
 /**
@@ -157,6 +157,17 @@ describe("team gateway: Redis down mid-run", { skip: servicesMissing(["redis"]) 
     } finally {
       await client.close().catch(() => undefined);
     }
+  });
+});
+
+describe("team gateway: Redis unreachable for agent-tools audit", () => {
+  it("one line names the Redis URL (masked) and the cause, no reconnect warning, no stack, exit 1", async () => {
+    const port = await freePort();
+    const run = await runCli(["audit"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_REDIS_URL: `redis://:s3cret-pw@127.0.0.1:${port}` }));
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stdout, "");
+    assert.equal(run.stderr.trim(), `agent-tools: could not connect to Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}; check AGENT_TOOLS_REDIS_URL (or team.redis) and that redis-server runs`);
+    assert.doesNotMatch(run.stderr, /s3cret|reconnecting|\n\s+at /);
   });
 });
 

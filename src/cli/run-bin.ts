@@ -1,7 +1,7 @@
 import { main } from "./main.js";
 
 /** Errors that are the user's to fix: said in one line, without a stack trace. */
-const EXPECTED_ERRORS = new Set(["ConfigError", "ManifestError", "HttpOptionsError", "DatasetError", "StateSettingError"]);
+const EXPECTED_ERRORS = new Set(["ConfigError", "ManifestError", "HttpOptionsError", "DatasetError", "StateSettingError", "SharedStateError"]);
 
 /** How long a one-off command that has answered may stay for what it started to finish. */
 const LINGER_MS = 2000;

@@ -1,6 +1,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, type ClientCapabilities, inputRequired, inputResponse, type InputRequiredResult, type RequestStateCodec, type Server, type ServerContext } from "@modelcontextprotocol/server";
 import { elicitationModes } from "../adapters/relay.js";
 import { nodeCrypto } from "../node-crypto.js";
+import { identityOf } from "./caller.js";
 import { ConfirmInterrupt, questionDigest, renderQuestion, type ConfirmDecision, type Confirmer, type ConfirmQuestion } from "../runtime/confirm.js";
 
 /**
@@ -13,9 +14,16 @@ import { ConfirmInterrupt, questionDigest, renderQuestion, type ConfirmDecision,
  *
  * What the client echoes (`requestState`) is signed with the runtime's key and bound to the
  * caller's identity, and names the exact call it approves (a digest of plugin, tool, arguments,
- * skill): an accept cannot be moved to other arguments. Each state is good for one run: once an
- * approved call has run, its nonce is spent, so a replayed retry asks the user again.
+ * skill): an accept cannot be moved to other arguments. Each state is good for one run: its nonce
+ * is spent when the approved write is about to run, so a replayed retry asks the user again. The
+ * signing key is the fleet's, so in a team gateway the nonce is spent in the shared state too: a
+ * replay sent to another instance asks again instead of running the write once per instance.
  */
+
+/** Where spent nonces are recorded. `claim` is true for the first claim of a nonce only. */
+export interface SpentNonces {
+  claim(nonce: string, ttlMs: number): Promise<boolean>;
+}
 
 interface ConfirmState {
   /** Questions the user accepted in earlier rounds of this call (skills may ask several). */
@@ -74,21 +82,50 @@ export function decisionOf(action: unknown, content: Record<string, unknown> | u
 
 export interface ConfirmRound {
   confirmer: Confirmer;
-  /** The call ran to its end: spend this state, so the same answer cannot run it again. */
-  settle(): void;
   /** The input_required answer that asks the user the interrupted question. */
   ask(interrupt: ConfirmInterrupt): Promise<InputRequiredResult>;
 }
 
+/** The spent nonces of one process: enough for one instance (a state is signed with its key only). */
+class LocalSpentNonces implements SpentNonces {
+  private readonly spent = new Map<string, number>();
+
+  has(nonce: string): boolean {
+    return this.spent.has(nonce);
+  }
+
+  async claim(nonce: string, ttlMs: number): Promise<boolean> {
+    if (this.spent.has(nonce)) return false;
+    const now = Date.now();
+    this.spent.set(nonce, now);
+    if (this.spent.size > MAX_SPENT) {
+      // States expire after their ttl anyway: forget spent nonces older than that.
+      for (const [key, at] of this.spent) if (now - at > ttlMs || this.spent.size > MAX_SPENT) this.spent.delete(key);
+    }
+    return true;
+  }
+}
+
 export class ConfirmRounds {
   private made: RequestStateCodec<ConfirmState> | undefined;
-  private readonly spent = new Map<string, number>();
+  /** This process's spent nonces: a state spent here is known spent without asking the shared store. */
+  private readonly local = new LocalSpentNonces();
 
   /**
    * `key` is read on the first confirmation round, not at start: the codec signs with Web Crypto and
    * a random process key comes from node:crypto, neither of which a start should load (node-crypto.ts).
+   * `shared` records spent nonces for the fleet (team gateway on Redis), where the key is shared.
    */
-  constructor(private readonly key: () => Uint8Array) {}
+  constructor(
+    private readonly key: () => Uint8Array,
+    private readonly shared?: SpentNonces,
+  ) {}
+
+  /** Spend `nonce`: true for the first spend only, fleet-wide when there is a shared store (its failure fails the call, nothing run). */
+  private async spend(nonce: string): Promise<boolean> {
+    if (!(await this.local.claim(nonce, TTL_SECONDS * 1000))) return false;
+    return this.shared ? this.shared.claim(nonce, TTL_SECONDS * 1000) : true;
+  }
 
   private get codec(): RequestStateCodec<ConfirmState> {
     this.made ??= createRequestStateCodec<ConfirmState>({ key: this.key(), ttlSeconds: TTL_SECONDS, bind: (ctx) => identityOf(ctx) });
@@ -100,7 +137,7 @@ export class ConfirmRounds {
 
   round(ctx: ServerContext): ConfirmRound {
     const echoed = ctx.mcpReq.requestState<ConfirmState>();
-    const state = echoed && typeof echoed === "object" && !echoed.held && !this.spent.has(echoed.nonce) ? echoed : undefined;
+    const state = echoed && typeof echoed === "object" && !echoed.held && !this.local.has(echoed.nonce) ? echoed : undefined;
     const approved = new Set(state?.approved ?? []);
     const answered = new Map<string, ConfirmDecision>();
     if (state) {
@@ -111,21 +148,21 @@ export class ConfirmRounds {
         else answered.set(state.pending, decision);
       }
     }
-    let used = false;
+    // Spent once per round, at the first approved write: every later one of the round rides on it.
+    let spending: Promise<boolean> | undefined;
     return {
       confirmer: async (question) => {
         const digest = questionDigest(question);
-        if (approved.has(digest)) {
-          used = true;
-          return "accept";
+        if (approved.has(digest) && state) {
+          if (await (spending ??= this.spend(state.nonce))) return "accept";
+          // Spent already (a replay, here or on another instance): none of its answers count, ask again.
+          approved.clear();
+          answered.clear();
+          throw new ConfirmInterrupt(question);
         }
         const decision = answered.get(digest);
         if (decision) return decision;
         throw new ConfirmInterrupt(question);
-      },
-      settle: () => {
-        if (!used || !state) return;
-        this.spend(state.nonce);
       },
       ask: async (interrupt) => {
         const requestState = await this.codec.mint({ approved: [...approved], pending: questionDigest(interrupt.question), nonce: nodeCrypto().randomUUID() }, ctx);
@@ -149,18 +186,4 @@ export class ConfirmRounds {
   mintHeld(ctx: ServerContext, held: { id: string; round: number }): Promise<string> {
     return this.codec.mint({ approved: [], pending: "", nonce: nodeCrypto().randomUUID(), held }, ctx);
   }
-
-  private spend(nonce: string): void {
-    const now = Date.now();
-    this.spent.set(nonce, now);
-    if (this.spent.size > MAX_SPENT) {
-      // States expire after TTL_SECONDS anyway: forget spent nonces older than that.
-      for (const [key, at] of this.spent) if (now - at > TTL_SECONDS * 1000 || this.spent.size > MAX_SPENT) this.spent.delete(key);
-    }
-  }
-}
-
-/** The caller's identity as the transport verified it ("" without one). */
-export function identityOf(ctx: ServerContext): string {
-  return ctx.http?.authInfo?.clientId ?? "";
 }

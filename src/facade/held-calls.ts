@@ -225,7 +225,7 @@ export class HeldCalls {
 
   /**
    * Start `run` with a relay whose questions end the current round instead of failing. `request`
-   * is the call that started it (heldRequestOf), `caller` whose call it is (identityOf: "" when the
+   * is the call that started it (heldRequestOf), `caller` whose call it is (callerName: "" when the
    * transport knows no identity).
    */
   start<T>(run: (relay: CallRelay, signal: AbortSignal) => Promise<T>, can: HeldAbilities, request: HeldRequest, caller = ""): HeldCall<T> {

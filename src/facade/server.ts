@@ -9,7 +9,8 @@ import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt, questionDigest, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
 import { lazyStateKey } from "../runtime/state-key.js";
-import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, identityOf, type ConfirmRound } from "./confirm-rounds.js";
+import { callerName } from "./caller.js";
+import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, type ConfirmRound } from "./confirm-rounds.js";
 import { askingConfirmer, askToConfirm, DEFAULT_CONFIRM_TIMEOUT_MS } from "./ask-confirm.js";
 import { isModernRequest, relayFor } from "./call-relay.js";
 import { DEFAULT_HELD_PER_CALLER, heldRequestMismatch, heldRequestOf, HeldCalls, type HeldCall } from "./held-calls.js";
@@ -225,7 +226,9 @@ export function createFacade(runtime: Runtime): Facade {
   if (existing) return existing;
   const pkg = packageJson();
   const info = { name: pkg.name, version: pkg.version };
-  const confirmRounds = new ConfirmRounds(lazyStateKey());
+  // A team gateway on Redis shares the signing key, so a spent confirmation must be spent fleet-wide.
+  const kv = runtime.state.backend === "redis" ? runtime.state.kv : undefined;
+  const confirmRounds = new ConfirmRounds(lazyStateKey(), kv ? { claim: (nonce, ttlMs) => kv.setIfAbsent(`confirm-spent:${nonce}`, "1", ttlMs) } : undefined);
   const present = presentNext(runtime.facadeMode);
   const heldCalls = new HeldCalls({ maxPerCaller: positiveSetting("AGENT_TOOLS_HELD_CALLS_PER_CALLER", DEFAULT_HELD_PER_CALLER, runtime.log) });
   // How long a question asked while a 2025-era call waits (its connection held) may go unanswered.
@@ -420,14 +423,8 @@ export function createFacade(runtime: Runtime): Facade {
     const capabilities = clientCapabilitiesOf(server, ctx);
     if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
       const round = userConfirms ? confirmRounds.round(ctx) : undefined;
-      const runRound = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> =>
-        round
-          ? run(relay, runCancellation, round.confirmer).then((outcome) => {
-              round.settle();
-              return outcome;
-            })
-          : run(relay, runCancellation, undefined);
-      const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, heldRequestOf(sent.tool, sent.arguments), identityOf(ctx));
+      const runRound = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => run(relay, runCancellation, round?.confirmer);
+      const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, heldRequestOf(sent.tool, sent.arguments), callerName(ctx));
       if (round) heldRounds.set(held, round);
       return stepHeld(server, held, ctx);
     }
@@ -533,7 +530,7 @@ export function createFacade(runtime: Runtime): Facade {
     };
     if (userConfirms && isModernRequest(ctx)) {
       // The held call's own expiry bounds the question: no connection waits meanwhile.
-      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal, undefined), signal), { elicit: { form: true, url: false }, sample: false }, heldRequestOf(sent.tool, sent.arguments), identityOf(ctx));
+      const held = heldCalls.start((relay, signal) => run(askingThrough(relay, signal, undefined), signal), { elicit: { form: true, url: false }, sample: false }, heldRequestOf(sent.tool, sent.arguments), callerName(ctx));
       return stepHeld(server, held, ctx);
     }
     const relay = userConfirms ? relayFor(server, ctx, true) : undefined;

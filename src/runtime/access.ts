@@ -27,15 +27,18 @@ export function identityViewKey(identity: Identity | undefined): string {
 }
 
 /**
- * Whether two callers are the same identity: no identity on both sides, or one with the same name,
- * plugins, write right and rate. Not by name alone: a session opened by one identity must not
- * serve another that shares its name but may do less (the config refuses duplicate names, and a
- * JWT reissued with fewer plugins or without the write scope is a different caller too).
+ * The key of the whole identity: name, plugins, write right and rate ("" for none). Not by name
+ * alone: what one identity opened (a session, a workspace, a confirmation) must not serve another
+ * that shares its name but may do less (the config refuses duplicate names, and a JWT reissued
+ * with fewer plugins or without the write scope is a different caller too).
  */
+export function identityKey(identity: Identity | undefined): string {
+  return identity ? `${identityViewKey(identity)}\n${identity.write ? "write" : "read"}\n${identity.ratePerMinute ?? ""}` : "";
+}
+
+/** Whether two callers are the same identity (identityKey): no identity on both sides, or the same whole identity. */
 export function sameIdentity(a: Identity | undefined, b: Identity | undefined): boolean {
-  if (a === b) return true;
-  if (!a || !b) return false;
-  return identityViewKey(a) === identityViewKey(b) && a.write === b.write && a.ratePerMinute === b.ratePerMinute;
+  return a === b || identityKey(a) === identityKey(b);
 }
 
 /**
@@ -52,7 +55,7 @@ export function mayUsePlugin(identity: Identity | undefined, prefix: string): bo
 }
 
 /** One sentence of what the identity may do, for FORBIDDEN answers. */
-function allowance(identity: Identity): { plugins: "*" | string[]; write: boolean; text: string } {
+export function allowance(identity: Identity): { plugins: "*" | string[]; write: boolean; text: string } {
   const plugins = identity.plugins === "*" ? "*" : [...identity.plugins];
   const which = plugins === "*" ? "every plugin" : plugins.length ? `the plugins ${plugins.map((p) => `'${p}'`).join(", ")}` : "no plugin";
   return { plugins, write: identity.write, text: `identity '${identity.name}' may use ${which}${identity.write ? ", reading and writing" : ", read-only (no calls that change data)"}` };

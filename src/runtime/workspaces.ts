@@ -2,7 +2,7 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { RuntimeError } from "../errors.js";
 import { closeSession, createSession, type Session } from "./session.js";
 import { stateKey } from "./state-key.js";
-import type { Identity } from "./access.js";
+import { allowance, identityKey, sameIdentity, type Identity } from "./access.js";
 
 /**
  * Workspaces: the text layer's state (files, variables, working folder) for clients that have no
@@ -24,6 +24,12 @@ export interface WorkspaceRecord {
   id: string;
   /** The identity the handle is bound to ("" when the transport knows none). */
   owner: string;
+  /**
+   * The whole identity that created it (access.ts identityKey): a caller of the same name with
+   * other rights (a JWT reissued with fewer plugins or without the write scope) is refused, so the
+   * sandbox never runs with rights the caller does not have. Absent on records of older versions.
+   */
+  rights?: string;
   createdAt: number;
   lastUsed: number;
   /** The gateway instance whose process holds the sandbox (team mode). */
@@ -68,6 +74,8 @@ export interface WorkspacesOptions {
    */
   maxLive?: number;
   now?: () => number;
+  /** Told when a sweep could not read the store (Redis away); the next sweep tries again. */
+  onSweepFailed?: (error: Error) => void;
   /**
    * Team mode: this instance's name and a liveness check of the others (the shared state's
    * heartbeats). A workspace's id then names the instance that holds its shell, which a balancer
@@ -121,6 +129,9 @@ export class Workspaces {
   /** Workspaces closed to make room (id → when), so that their handle answers why. */
   private readonly evicted = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly onSweepFailed: WorkspacesOptions["onSweepFailed"];
+  /** Whether the last background sweep failed: an outage is told once, not at every sweep. */
+  private sweepFailing = false;
 
   constructor(options: WorkspacesOptions = {}) {
     if (options.key && options.key.length < 32) throw new Error("the workspace key must be at least 32 bytes");
@@ -130,7 +141,8 @@ export class Workspaces {
     this.maxLive = options.maxLive ?? DEFAULT_MAX_LIVE_WORKSPACES;
     this.now = options.now ?? Date.now;
     this.fleet = options.fleet;
-    this.sweeper = setInterval(() => void this.sweep(), Math.max(1_000, Math.min(60_000, Math.floor(this.idleMs / 4))));
+    this.onSweepFailed = options.onSweepFailed;
+    this.sweeper = setInterval(() => void this.sweepInBackground(), Math.max(1_000, Math.min(60_000, Math.floor(this.idleMs / 4))));
     this.sweeper.unref();
   }
 
@@ -139,7 +151,7 @@ export class Workspaces {
     // In a fleet the id starts with the instance's name ("gw-a~…"): a balancer routes on it.
     const id = this.fleet ? `${this.fleet.instance.replace(/[^A-Za-z0-9_-]/g, "-")}~${randomUUID()}` : randomUUID();
     const at = this.now();
-    await this.store.put({ id, owner, createdAt: at, lastUsed: at, ...(this.fleet ? { instance: this.fleet.instance } : {}) });
+    await this.store.put({ id, owner, rights: identityKey(identity), createdAt: at, lastUsed: at, ...(this.fleet ? { instance: this.fleet.instance } : {}) });
     return { handle: this.sign(id, owner), ...(await this.sandbox(id, owner, identity)), created: true };
   }
 
@@ -162,10 +174,28 @@ export class Workspaces {
       if (record) await this.forget(id);
       throw new RuntimeError("WORKSPACE_EXPIRED", `workspace '${handle.slice(0, 16)}…' expired after ${Math.round(this.idleMs / 60_000)} minutes unused (its files are gone); ${START_NEW}`, { idleMinutes: Math.round(this.idleMs / 60_000) });
     }
+    this.refuseOtherRights(handle, record, identity);
     const known = this.live.has(id);
     if (!known && this.fleet && record.instance) await this.refuseForeign(handle, id, record.instance, this.fleet);
     await this.store.put({ ...record, lastUsed: at });
     return { handle, ...(await this.sandbox(id, owner, identity)), created: false, ...(known ? {} : { note: "this workspace was opened again on this server instance: files and variables from before are not here" }) };
+  }
+
+  /**
+   * A workspace serves only the whole identity that created it: its sandbox session carries that
+   * identity's rights, so another token of the same name with fewer rights would act with them.
+   * Refused, not re-scoped: the files the wider identity left there are not the narrower one's.
+   */
+  private refuseOtherRights(handle: string, record: WorkspaceRecord, identity: Identity | undefined): void {
+    const live = this.live.get(record.id);
+    const differs = record.rights !== undefined ? record.rights !== identityKey(identity) : live !== undefined && !sameIdentity(live.session.identity, identity);
+    if (!differs) return;
+    const yours = identity ? `; this request's credentials: ${allowance(identity).text}` : "";
+    throw new RuntimeError(
+      "WORKSPACE_INVALID",
+      `workspace '${handle.slice(0, 16)}…' was opened with other rights than this request's (a token of the same name with other plugins, write scope or rate)${yours}; a workspace serves only the credentials that opened it, so nothing was run and its files are left as they were; ${START_NEW}`,
+      { reason: "opened with other rights" },
+    );
   }
 
   /**
@@ -204,6 +234,18 @@ export class Workspaces {
     const stale = await this.store.idleSince(this.now() - this.idleMs);
     // A call running longer than the idle limit keeps its workspace: it is in use.
     await Promise.allSettled(stale.filter((r) => !this.live.get(r.id)?.calls).map((r) => this.forget(r.id)));
+  }
+
+  /** The timer's sweep: its failure (the store unreachable) is told once per outage, and the next sweep retries. */
+  private async sweepInBackground(): Promise<void> {
+    try {
+      await this.sweep();
+      this.sweepFailing = false;
+    } catch (error) {
+      if (this.sweepFailing) return;
+      this.sweepFailing = true;
+      this.onSweepFailed?.(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   get liveCount(): number {

@@ -39,12 +39,29 @@ export function createMemoryJobRecords(instanceId: string): JobRecords {
 
 function createMemoryKeyValue(): KeyValue {
   const values = new Map<string, string>();
+  /** When a value set with a ttl expires (ms since the epoch); read lazily. */
+  const expiries = new Map<string, number>();
+  const live = (key: string): string | undefined => {
+    const until = expiries.get(key);
+    if (until !== undefined && until <= Date.now()) {
+      values.delete(key);
+      expiries.delete(key);
+    }
+    return values.get(key);
+  };
   return {
     async get(key) {
-      return values.get(key);
+      return live(key);
     },
     async set(key, value) {
       values.set(key, value);
+      expiries.delete(key);
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      if (live(key) !== undefined) return false;
+      values.set(key, value);
+      if (ttlMs !== undefined) expiries.set(key, Date.now() + ttlMs);
+      return true;
     },
   };
 }

@@ -27,7 +27,7 @@ export function watchConnection(connection: Redis, label: string, log: Logger): 
 
 /** Errors of the connection rather than of the command: the server could not be asked. */
 function unreachable(error: Error): boolean {
-  return error.name === "MaxRetriesPerRequestError" || /Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|connect/i.test(error.message);
+  return error.name === "MaxRetriesPerRequestError" || /Connection is closed|Stream isn't writeable|Command timed out|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|connect/i.test(error.message);
 }
 
 /** A Redis failure as the error a client sees; other errors (the caller's own) pass unchanged. */

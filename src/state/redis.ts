@@ -32,6 +32,8 @@ export interface RedisStateOptions {
 }
 
 const FINISHED_JOB_TTL_MS = 7 * 24 * 3600 * 1000;
+/** How long one Redis command may take before it fails as unreachable (the audit follower's XREAD blocks 1 s, less). */
+const COMMAND_TIMEOUT_MS = 3000;
 const RELEASE_LOCK = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
 function describe(url: string): string {
@@ -62,16 +64,26 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   const instanceId = options.instanceId ?? newInstanceId();
   const heartbeatTtlMs = options.heartbeatTtlMs ?? 6000;
   const where = describe(options.url);
-  const common = { maxRetriesPerRequest: 3, connectTimeout: 5000, lazyConnect: true } as const;
+  // Fail fast while Redis is away: a command is not queued while the connection is down (it fails at
+  // once, and the client is told to retry in a few seconds) and one sent on a connection that went
+  // silent gives up after COMMAND_TIMEOUT_MS. Queued and retried, a request took 8 to 47 s to fail.
+  const common = { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: COMMAND_TIMEOUT_MS, connectTimeout: 5000, lazyConnect: true } as const;
   const redis = new Redis(options.url, { ...common, enableAutoPipelining: true });
-  // ioredis reconnects by itself; each connection says an outage once, and when it is over.
-  watchConnection(redis, `redis ${where}`, options.log);
+  // The first connection's failure is the start's (or `agent-tools audit`'s) one error, naming its
+  // cause (ioredis rejects connect() with "Connection is closed" and says ECONNREFUSED in an event):
+  // not an outage to announce as "reconnecting".
+  let connectFailure: Error | undefined;
+  const noteConnectFailure = (error: Error): void => void (connectFailure ??= error);
+  redis.on("error", noteConnectFailure);
   try {
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new SharedStateError(`could not connect to Redis at ${where}: ${(error as Error).message}; check AGENT_TOOLS_REDIS_URL (or team.redis) and that redis-server runs`);
+    throw new SharedStateError(`could not connect to Redis at ${where}: ${(connectFailure ?? (error as Error)).message}; check AGENT_TOOLS_REDIS_URL (or team.redis) and that redis-server runs`);
   }
+  redis.off("error", noteConnectFailure);
+  // ioredis reconnects by itself; each connection says an outage once, and when it is over.
+  watchConnection(redis, `redis ${where}`, options.log);
   const subscriber = redis.duplicate();
   watchConnection(subscriber, `redis ${where} (pub/sub)`, options.log);
   await subscriber.connect();
@@ -164,6 +176,10 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     },
     async set(key, value) {
       await redis.set(k(`kv:${key}`), value);
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      const answer = ttlMs !== undefined ? await redis.set(k(`kv:${key}`), value, "PX", ttlMs, "NX") : await redis.set(k(`kv:${key}`), value, "NX");
+      return answer === "OK";
     },
   };
 

@@ -36,6 +36,11 @@ export interface JobRecords {
 export interface KeyValue {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string): Promise<void>;
+  /**
+   * Set `key` only when it holds nothing (Redis SET NX): true when this call set it. With `ttlMs`
+   * the value expires then. What one instance claims this way no other can claim too.
+   */
+  setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean>;
 }
 
 export interface Locks {

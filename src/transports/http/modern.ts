@@ -7,7 +7,7 @@ import { fastLaneEnabled } from "../../facade/fast-lane.js";
 import { createModernLane, type ModernLane } from "./modern-lane.js";
 import { modernNodeHandler, type ModernNodeHandler } from "./modern-node.js";
 import { Workspaces, type WorkspaceStore } from "../../runtime/workspaces.js";
-import { identityOf } from "../../facade/confirm-rounds.js";
+import { callerName, identityFromAuth, identityOf } from "../../facade/caller.js";
 import { RuntimeError } from "../../runtime/errors.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { createFleetEventBus } from "../../gateway/event-bus.js";
@@ -23,16 +23,7 @@ export interface ModernScope extends SessionScope {
   close(): Promise<void>;
 }
 
-/**
- * The team identity a gateway verified for this request. The HTTP server passes it as the
- * request's `authInfo` (clientId = the identity's name, extra.identity = the identity), which the
- * SDK hands to the factory and to handlers.
- */
-function identityFromAuth(authInfo: AuthInfo | undefined): Identity | undefined {
-  const identity = (authInfo?.extra as { identity?: unknown } | undefined)?.identity;
-  return identity && typeof identity === "object" && typeof (identity as Identity).name === "string" ? (identity as Identity) : undefined;
-}
-
+/** The request's `authInfo` for a team identity the gateway verified (read back by facade/caller.ts). */
 export function authInfoFor(identity: Identity): AuthInfo {
   return { token: "", clientId: identity.name, scopes: [], extra: { identity } };
 }
@@ -63,10 +54,12 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
     ...(options.workspaceIdleMs ? { idleMs: options.workspaceIdleMs } : {}),
     ...(options.maxWorkspaces ? { maxLive: options.maxWorkspaces } : {}),
     ...(options.now ? { now: options.now } : {}),
+    onSweepFailed: (error) => runtime.log.warn(`workspaces: could not close idle workspaces (${error.message}); the next sweep tries again`),
   });
   return {
     workspaces,
     session(ctx) {
+      // By the whole identity: a narrower token of the same name gets a session of its own.
       const who = identityOf(ctx);
       let session = byIdentity.get(who);
       if (!session) {
@@ -76,9 +69,11 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
       return session;
     },
     async execSession(ctx, args) {
-      const who = identityOf(ctx);
       try {
         const identity = identityIn(ctx);
+        // Handles are signed for the name (so a reissued token of the same rights keeps its
+        // workspace); the workspace itself refuses a caller whose rights differ from its creator's.
+        const who = callerName(ctx);
         const opened = typeof args.workspace === "string" && args.workspace.trim() ? await workspaces.open(args.workspace.trim(), who, identity) : await workspaces.create(who, identity);
         const answer: Record<string, unknown> = { workspace: opened.handle };
         if (opened.created) answer.workspaceNote = "pass this `workspace` on your next agent_tools_exec calls to keep files, variables and the working folder";
