@@ -90,8 +90,8 @@ function toBashCommand(jb: JustBash, command: TextCommand, confirmerNow: () => C
 
 /**
  * The `hardened` profile's limits sized for "large result, small answer": a plugin result may be
- * up to 5,000,000 characters (plugin-commands.ts), printed as indented JSON, so a few hundred
- * thousand lines must pass through jq, grep, sed and awk (hardened stops them at 100,000 lines or
+ * up to 5,000,000 characters (plugin-commands.ts), printed as indented JSON up to 2,000,000
+ * characters and compact above (command.ts), so a few hundred thousand lines must pass through jq, grep, sed and awk (hardened stops them at 100,000 lines or
  * elements, about 2–3 MB). Counts and iterations are raised to just-bash's `normal` defaults; the
  * deadline and the memory budget still bound the work. README "The sandbox" lists them.
  */
@@ -105,6 +105,9 @@ export const SANDBOX_LIMITS = {
   maxArrayElements: 1_000_000,
   maxWorkUnits: 10_000_000,
   maxStringLength: 32 * 1024 * 1024,
+  // hardened's 10 MiB counts every byte a command prints, piped or not: a result at the cap,
+  // printed compact (command.ts), is up to 15 MB of UTF-8, and a line may print it more than once.
+  maxOutputSize: 64 * 1024 * 1024,
 } as const;
 
 /**

@@ -15,7 +15,7 @@ import { modulePlugin } from "./module-plugins.js";
 import { pluginCommandName } from "./reserved-names.js";
 import { mayUsePlugin, seesWholeFleet } from "../runtime/access.js";
 import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
-import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
+import { createSandbox, loadJustBash, SANDBOX_LIMITS, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
 import { isOnValue } from "../env-switch.js";
 import { positiveInt, positiveMs } from "../positive-int.js";
 import { closestNames } from "../runtime/similarity.js";
@@ -127,7 +127,7 @@ function limitAdvice(stderr: string): string {
   let instead = "make loops finite and outputs smaller";
   if (/line limit|element limit|result limit|array/i.test(stderr)) instead = "the input had too many lines or elements for that command: ask the tool for fewer items (a filter, a page size, a limit), or cut the result down with jq first (e.g. jq -c '.result.items[] | {id, title}') and then grep or sort its lines";
   else if (/too many commands|iteration/i.test(stderr)) instead = "the line ran too many commands or loop iterations: do the work in one jq, awk or sed over the whole input instead of a shell loop per line, or ask the tool for fewer items";
-  else if (/output size/i.test(stderr)) instead = "the output was too large: print only what you need (jq, grep, head), or save to a file and read parts of it";
+  else if (/output size/i.test(stderr)) instead = `the line printed more than ${SANDBOX_LIMITS.maxOutputSize / 1024 / 1024} MiB in all (what goes through pipes or into files counts too): ask the tool for less, and filter right after the command (jq, grep, head)`;
   else if (/string length/i.test(stderr)) instead = "a value was too long: keep large data in files and filter it (jq, grep) rather than in variables";
   return `agent-tools: a sandbox limit stopped the command line${settable}: ${instead}; the limits are listed under README "The sandbox"\n`;
 }
