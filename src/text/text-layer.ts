@@ -415,6 +415,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       if (run.stopped === "deadline") stderr += `agent-tools: the command line ran past its deadline of ${settings.timeoutMs} ms and was stopped (AGENT_TOOLS_EXEC_TIMEOUT_MS); the session keeps its files, env and cwd from before it\n`;
       else if (run.stopped === "cancelled") stderr += "agent-tools: the client cancelled the request; the command line was stopped\n";
       else if (run.stopped === "limit") stderr += limitAdvice(stderr);
+      if (run.questionWithdrawn) stderr += "agent-tools: the user was still being asked to confirm a write when the line stopped; the question was withdrawn and that write was not made\n";
       return capStreams(answer(command, run.exitCode, { stdout: run.stdout, stderr, cwd: run.cwd, ...(run.stopped ? { stopped: run.stopped } : {}) }), settings.maxOutputChars);
     },
   };
