@@ -108,7 +108,10 @@ describe("agent_tools_exec: words read wrongly are said", () => {
     for (const [command, got] of [
       ["list | jq .", /list takes no other words here \(got '\| jq \.'\)/],
       ["status --verbose", /status takes no flags \(got '--verbose'\)/],
-      ["STATUS", /'STATUS' is written in lower case: send `status`/],
+      ["STATUS", /'STATUS' must be written in lower case: send `status`/],
+      ["load runtime-demo | jq .", /load takes no other words here \(got 'runtime-demo \| jq \.'\)/],
+      ["load --verbose runtime-demo", /load takes no flags \(got '--verbose'\)/],
+      ["load runtime-demo extra", /load takes no other words here \(got 'runtime-demo extra'\)/],
     ] as const) {
       const answer = await exec(server, command);
       assert.equal(answer.exitCode, 2, command);

@@ -103,7 +103,8 @@ const BUILTINS_HINT = "the shell's own commands (ls, cat, grep, sed, awk, jq, so
 
 function builtinOf(command: string): { name: "status" | "list" } | { name: "load"; spec: string } | { name: "misused"; message: string } | undefined {
   if (command === "status" || command === "list") return { name: command };
-  const load = /^load(?:\s+(.*))?$/s.exec(command);
+  // One module word (quoted or not) and nothing else: a flag, a pipe or more words are refused below.
+  const load = /^load(?:\s+("[^"]*"|'[^']*'|[^\s|;&<>()'"-][^\s|;&<>()'"]*))?\s*$/.exec(command);
   if (load) return { name: "load", spec: (load[1] ?? "").trim().replace(/^(['"])(.*)\1$/s, "$2") };
   // `list | jq .`, `status --verbose`, `STATUS`: answered by the shell, they were "command not
   // found" (or exit 0 with nothing, piped); they are no sandbox commands, and that is said.
@@ -112,7 +113,7 @@ function builtinOf(command: string): { name: "status" | "list" } | { name: "load
   const word = (misused[1] ?? "").toLowerCase();
   const rest = (misused[2] ?? "").trim();
   const flag = /^-{1,2}[^\s|;&]*/.exec(rest)?.[0];
-  const got = word !== misused[1] ? `'${misused[1]}' is written in lower case: send \`${word}\`` : flag ? `${word} takes no flags (got '${flag}')` : `${word} takes no other words here (got '${rest.length > 40 ? `${rest.slice(0, 39)}…` : rest}')`;
+  const got = word !== misused[1] ? `'${misused[1]}' must be written in lower case: send \`${word}\`` : flag ? `${word} takes no flags (got '${flag}')` : `${word} takes no other words here (got '${rest.length > 40 ? `${rest.slice(0, 39)}…` : rest}')`;
   const usage = word === "load" ? "send `load MODULE` alone" : `send \`${word}\` alone; its report is the answer's \`result\` (JSON), which is not piped into the sandbox`;
   return { name: "misused", message: `${got}: \`status\`, \`list\` and \`load MODULE\` are answered by agent_tools_exec itself, only as the whole command, not as commands of a shell line; ${usage}` };
 }
