@@ -247,6 +247,28 @@ describe("stdio", () => {
     }
   });
 
+  it("exec: time the user spends answering a write's question does not count against the line's deadline", async () => {
+    // The line's deadline is 3 s; the user takes 6 s to accept.
+    const slow = new V1Client({ name: "slow-ui", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+    slow.setRequestHandler(ElicitRequestSchema, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      return { action: "accept", content: { confirm: true } };
+    });
+    await connectStdioV1(slow, { ...env, AGENT_TOOLS_EXEC_TIMEOUT_MS: "3000" });
+    try {
+      const before = written().length;
+      // The downstream starts on first use: that start is not what this test times.
+      await slow.callTool({ name: "agent_tools_exec", arguments: { command: "db call echo --text warm" } });
+      const done = await slow.callTool({ name: "agent_tools_exec", arguments: { command: "db call write_row --table t --value slow-yes; echo after" } });
+      const answer = JSON.parse((done as { content: { text: string }[] }).content[0]?.text ?? "{}") as { exitCode?: number; stdout?: string; stderr?: string };
+      assert.equal(answer.exitCode, 0, JSON.stringify(answer));
+      assert.match(answer.stdout ?? "", /after\n$/);
+      assert.deepEqual(written().slice(before), [JSON.stringify({ table: "t", value: "slow-yes" })], "the accepted write was made once");
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("a confirm that is not the JSON boolean true is not honoured, the answer names it, and each value sent is its own attempt for the loop breaker", async () => {
     const { client } = await connectStdioV2(v2Client("pin"), env);
     try {

@@ -104,11 +104,29 @@ describe("agent_tools_exec: words read wrongly are said", () => {
     assert.match(twice.stderr, /--tag was given twice: give it once/);
   });
 
+  it("__proto__ as an argument name is refused with exit 2 and nothing is created", async () => {
+    const before = await exec(server, "notes call list_notes | jq -c '.result | length'");
+    for (const line of [
+      `notes call create_note --__proto__ '{"title":"proto","body":"b"}' --confirm`,
+      `notes call create_note '{"__proto__":{"title":"proto","body":"b"}}' --confirm`,
+      `echo '{"__proto__":{"title":"proto","body":"b"}}' | notes call create_note --confirm`,
+    ]) {
+      const answer = await exec(server, line);
+      assert.equal(answer.exitCode, 2, `${line}: ${answer.stderr}`);
+      assert.match(answer.stderr, /'__proto__' cannot be an argument name/, line);
+    }
+    const after = await exec(server, "notes call list_notes | jq -c '.result | length'");
+    assert.equal(after.stdout, before.stdout, "no note was created");
+  });
+
   it("status, list and load used inside a shell line, with flags or in capitals are refused saying how to use them", async () => {
     for (const [command, got] of [
       ["list | jq .", /list takes no other words here \(got '\| jq \.'\)/],
       ["status --verbose", /status takes no flags \(got '--verbose'\)/],
-      ["STATUS", /'STATUS' is written in lower case: send `status`/],
+      ["STATUS", /'STATUS' must be written in lower case: send `status`/],
+      ["load runtime-demo | jq .", /load takes no other words here \(got 'runtime-demo \| jq \.'\)/],
+      ["load --verbose runtime-demo", /load takes no flags \(got '--verbose'\)/],
+      ["load runtime-demo extra", /load takes no other words here \(got 'runtime-demo extra'\)/],
     ] as const) {
       const answer = await exec(server, command);
       assert.equal(answer.exitCode, 2, command);

@@ -207,6 +207,7 @@ describe("rest-api", () => {
     await run("load commands/rest-api");
     const names = await run("api-request GET /items | jq -r '.data.items | map(.name) | join(\" \")'");
     assert.equal(names.stdout, "a b c\n", names.stderr);
+    assert.equal((await run("api-request GET /items | head -3")).stdout, '{\n  "ok": true,\n  "status": 200,\n', "a result of ordinary size is printed indented");
     const before = api.requests.length;
     const refused = await run(`api-request POST /items '{"name":"d"}'`);
     assert.equal(refused.exitCode, 4);
@@ -220,6 +221,31 @@ describe("rest-api", () => {
       assert.notEqual(answer.exitCode, 0, escape);
     }
     assert.equal(api.requests.some((r) => r.url.includes("latest") || r.url.includes("evil")), false);
+  });
+});
+
+describe("rest-api with a large nested body", () => {
+  let api: TestServer;
+  // About 4.9 MB of nested JSON: under the sandbox's 5,000,000-character result cap, several
+  // times that once indented.
+  const items = 89_000;
+  before(async () => {
+    const body = JSON.stringify({ items: Array.from({ length: items }, (_, i) => ({ id: i, a: { b: { c: [1, 2, { d: "x" }] } }, tag: "t" })) });
+    api = await startServer((_req, res) => sendJson(res, 200, JSON.parse(body)));
+  });
+  after(() => api.close());
+
+  it("passes through jq and into a file whole, under the cap", async () => {
+    const { run } = layerWith({ AGENT_API_BASE_URL: api.url });
+    await run("load commands/rest-api");
+    const counted = await run("api-request GET /deep | jq '.data.items|length'");
+    assert.equal(counted.exitCode, 0, counted.stderr);
+    assert.equal(counted.stdout, `${items}\n`);
+    const saved = await run("api-request GET /deep > /tmp/f; echo rc=$?; jq '.data.items[-1].id' /tmp/f; wc -c < /tmp/f");
+    const [rc, last, bytes] = saved.stdout.trim().split("\n");
+    assert.equal(rc, "rc=0", saved.stderr);
+    assert.equal(last, String(items - 1));
+    assert.ok(Number(bytes) > 4_500_000 && Number(bytes) < 5_000_000, `printed compact: ${bytes} bytes`);
   });
 });
 

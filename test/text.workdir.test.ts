@@ -113,3 +113,47 @@ describe("credential names in any case or Windows spelling", () => {
     }
   });
 });
+
+describe("a hidden file in a subfolder of the mount", () => {
+  it("stays hidden when its folder, or a folder above it, is moved, copied or linked", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-moved-"));
+    mkdirSync(path.join(dir, "outer", "conf"), { recursive: true });
+    writeFileSync(path.join(dir, "outer", "conf", "team.json"), '{"mcpServers":{"x":{"command":"y","env":{"TOKEN":"moved-config-secret-8"}}}}');
+    writeFileSync(path.join(dir, "outer", "conf", "notes.txt"), "visible\n");
+    const runtime = await createRuntime({ pluginDirs: [], env: {}, log: silentLogger });
+    try {
+      const layer = createTextLayer(runtime, { mountDir: dir, env: { AGENT_TOOLS_CONFIG: path.join(dir, "outer", "conf", "team.json") } });
+      const session = runtime.createSession();
+      const attempts = [
+        "cd /workdir/outer && mv conf c2; cat c2/team.json",
+        "cd /workdir && mv outer o2; cat o2/conf/team.json",
+        "cd /workdir && mv ./outer/../outer o3; cat o3/conf/team.json",
+        "cd /workdir/outer && cp -r conf c3; cat c3/team.json",
+        "cd /workdir && cp -r outer o4; cat o4/conf/team.json",
+        "cd /workdir/outer && ln -s conf c4; cat c4/team.json",
+        "ln -s /workdir/outer/conf ~/c5; cat ~/c5/team.json",
+        "cd /workdir/outer && cp -r conf /tmp/c6; cat /tmp/c6/team.json",
+        "cd /workdir/outer && tar cf /tmp/a.tar conf && tar xf /tmp/a.tar -C /tmp && cat /tmp/conf/team.json",
+        "cd /workdir/outer/conf && ln team.json hard; cat hard",
+        "grep -r moved-config /workdir /tmp ~",
+      ];
+      for (const line of attempts) {
+        const run = await layer.exec(session, line);
+        assert.doesNotMatch(run.stdout + run.stderr, /moved-config-secret-8/, line);
+      }
+      const moved = await layer.exec(session, "cd /workdir/outer && mv conf c2");
+      assert.equal(moved.exitCode, 1);
+      assert.match(moved.stderr, /mv: cannot move 'conf': refused: this folder holds a file hidden from the sandbox.*move the files inside it one by one/);
+      const copied = await layer.exec(session, "cd /workdir/outer && cp -r conf c7");
+      assert.match(copied.stderr, /refused: this folder holds a file hidden from the sandbox.*copy the files inside it one by one/);
+      const oneByOne = await layer.exec(session, "cd /workdir/outer && mkdir c8 && cp conf/* c8/ ; ls c8; cat c8/notes.txt");
+      assert.equal(oneByOne.stdout, "notes.txt\nvisible\n", "the folder's other files can still be copied");
+      const link = await layer.exec(session, "cd /workdir && ln -s outer/conf/notes.txt n");
+      assert.equal(link.stderr, "ln: symbolic links cannot be made inside the /workdir mount (so that none leads out of it); make the link in $HOME, or copy the file\n");
+      assert.equal(readdirSync(path.join(dir, "outer", "conf")).sort().join(","), "notes.txt,team.json", "the real folder is untouched");
+      await closeSession(session);
+    } finally {
+      await runtime.close();
+    }
+  });
+});

@@ -47,5 +47,5 @@ export async function askToConfirm(elicit: Elicit, question: ConfirmQuestion, si
 
 /** A Confirmer that asks through `elicit` mid-call, each question as it comes. */
 export function askingConfirmer(elicit: Elicit, signal: AbortSignal, timeoutMs: number | undefined): Confirmer {
-  return (question) => askToConfirm(elicit, question, signal, timeoutMs);
+  return (question, withdraw) => askToConfirm(elicit, question, withdraw ? AbortSignal.any([signal, withdraw]) : signal, timeoutMs);
 }

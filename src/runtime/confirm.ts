@@ -37,8 +37,12 @@ export interface ConfirmQuestion {
   redact?: (value: unknown) => unknown;
 }
 
-/** Asks the user; resolves with their decision. May throw ConfirmInterrupt to answer later (the 2026-07-28 era). */
-export type Confirmer = (question: ConfirmQuestion) => Promise<ConfirmDecision>;
+/**
+ * Asks the user; resolves with their decision. May throw ConfirmInterrupt to answer later (the
+ * 2026-07-28 era). `withdraw`: aborted when the caller no longer wants the answer (a command line
+ * that was stopped); the question is then taken back from the client.
+ */
+export type Confirmer = (question: ConfirmQuestion, withdraw?: AbortSignal) => Promise<ConfirmDecision>;
 
 /**
  * Thrown by a Confirmer that cannot wait for the answer inside this request (2026-07-28: the

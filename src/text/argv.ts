@@ -58,6 +58,13 @@ function shorten(text: string, max = 60): string {
 }
 
 /**
+ * `__proto__` as an argument name would not name an argument: assigned (`args[name] = …`,
+ * `Object.assign`), it replaces the arguments object's prototype, so its fields pass schema
+ * checks as inherited ones (a required field "present", additionalProperties not seen).
+ */
+const PROTO_MESSAGE = "'__proto__' cannot be an argument name (it is JavaScript's prototype key, not a tool parameter): leave it out, and give the tool's own parameters by name";
+
+/**
  * `tokens` are the words after the command's fixed part (after `call TOOL`). Words that are
  * neither flags nor a JSON object are returned as `positionals` for the caller to accept or
  * refuse. When no arguments were given on the line, non-empty `stdin` must be one JSON object;
@@ -87,6 +94,7 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
       const eq = token.indexOf("=");
       const name = eq > 0 ? token.slice(2, eq) : token.slice(2);
       if (!NAME.test(name)) return { ok: false, message: `'${shorten(token)}' is not a valid --name (letters, digits, _ . -)` };
+      if (name === "__proto__") return { ok: false, message: `--${PROTO_MESSAGE}` };
       let raw: string | undefined;
       if (eq > 0) raw = token.slice(eq + 1);
       else {
@@ -115,6 +123,7 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
         return { ok: false, message: `the JSON arguments do not parse (${(error as Error).message}); quote them in single quotes: '{"key":"value"}'` };
       }
       if (!isPlainObject(parsed)) return { ok: false, message: "the JSON arguments must be an object" };
+      if (Object.hasOwn(parsed, "__proto__")) return { ok: false, message: `the JSON arguments: ${PROTO_MESSAGE}` };
       Object.assign(args, parsed);
       sawJson = true;
       continue;
@@ -140,6 +149,7 @@ function stdinObject(stdin: string): { ok: true; args: Record<string, unknown> }
   } catch (error) {
     return { ok: false, message: `stdin holds '${shorten(stdin.trim(), 40)}', which is not JSON (${(error as Error).message}): ${STDIN_FIX}` };
   }
+  if (isPlainObject(parsed) && Object.hasOwn(parsed, "__proto__")) return { ok: false, message: `the JSON arguments on stdin: ${PROTO_MESSAGE}` };
   if (isPlainObject(parsed)) return { ok: true, args: parsed };
   const kind = Array.isArray(parsed) ? "a JSON array" : parsed === null ? "JSON null" : `a JSON ${typeof parsed}`;
   return { ok: false, message: `stdin holds ${kind} ('${shorten(stdin.trim(), 40)}'), not the JSON object of arguments: ${STDIN_FIX}` };

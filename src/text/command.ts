@@ -40,9 +40,22 @@ export function output(stdout: string, exitCode: number = EXIT.OK, stderr = ""):
   return { stdout, stderr, exitCode };
 }
 
-/** JSON on stdout, pretty-printed so `grep` over a saved file finds one field per line. */
+/**
+ * Above this many characters a command's JSON is printed compact. Indenting multiplies a nested
+ * result's size (a 4.9 MB body of small nested objects is over 20 MB indented), and the sandbox's
+ * output limit (SANDBOX_LIMITS.maxOutputSize) must hold whatever a result under the cap prints.
+ */
+export const INDENTED_JSON_MAX_CHARS = 2_000_000;
+
+/**
+ * JSON on stdout, pretty-printed so `grep` over a saved file finds one field per line; compact
+ * when the indented text would pass INDENTED_JSON_MAX_CHARS, so a result under the cap fits
+ * through pipes and into files (jq reads both alike).
+ */
 export function jsonOutput(value: unknown, exitCode: number = EXIT.OK, stderr = ""): CommandOutput {
-  return { stdout: `${JSON.stringify(value, null, 2)}\n`, stderr, exitCode };
+  const indented = JSON.stringify(value, null, 2);
+  const text = indented.length > INDENTED_JSON_MAX_CHARS ? JSON.stringify(value) : indented;
+  return { stdout: `${text}\n`, stderr, exitCode };
 }
 
 /** A usage mistake: the message on stderr, exit 2. */

@@ -1,4 +1,5 @@
 import type { IFileSystem } from "just-bash";
+import { describeThrown } from "../runtime/errors.js";
 
 /**
  * The /workdir mount's guard: files that commonly hold credentials (`.env`, key files, `.npmrc`,
@@ -50,8 +51,15 @@ export function isHiddenName(name: string): boolean {
   return HIDDEN_NAMES.has(key) || HIDDEN_PATTERNS.some((p) => p.test(key));
 }
 
+/** `path` normalised (".", ".." and doubled slashes resolved) and each segment keyed, so every spelling of one path compares equal. */
 function pathKey(path: string): string {
-  return `/${path.split("/").filter(Boolean).map(credentialNameKey).join("/")}`;
+  const segments: string[] = [];
+  for (const segment of path.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") segments.pop();
+    else segments.push(credentialNameKey(segment));
+  }
+  return `/${segments.join("/")}`;
 }
 
 /** True when any segment of `path` is a hidden name, or `path` is one of `extra` (compared the same case-folded way). */
@@ -64,12 +72,45 @@ function missing(path: string, op: string): Error {
   return Object.assign(new Error(`ENOENT: no such file or directory, ${op} '${path}'`), { code: "ENOENT" });
 }
 
+/** True when `path` is a directory above one of `extra`: moving or copying it would carry that file along under a new path. */
+function holdsExtraHidden(path: string, extra: ReadonlySet<string>): boolean {
+  const key = pathKey(path);
+  const prefix = key === "/" ? "/" : `${key}/`;
+  for (const hiddenPath of extra) if (hiddenPath.startsWith(prefix)) return true;
+  return false;
+}
+
+/**
+ * The extra hidden paths are matched by path, so a directory above one must keep its path:
+ * a moved or copied folder would show the file under a path that no longer matches. The
+ * message names the rule and the way around it; it says nothing of what the file holds.
+ */
+function holdsHidden(op: "cp" | "mv"): Error {
+  // The command's own message names the folder (as the script wrote it); this says why.
+  return Object.assign(new Error(`refused: this folder holds a file hidden from the sandbox, and a hidden file keeps its path; ${op === "mv" ? "move" : "copy"} the files inside it one by one instead`), { code: "EACCES" });
+}
+
+/**
+ * The overlay makes no symbolic links (none may lead out of the mount); just-bash's own EPERM
+ * text for that is about hard links to directories, so it gets its own message.
+ */
+function noSymlinks(): Error {
+  // No "EPERM" in the text: just-bash's ln prints "hard link not allowed for directory" for any.
+  // No path either: ln masks paths it does not know as "<path>".
+  return Object.assign(new Error("symbolic links cannot be made inside the /workdir mount (so that none leads out of it); make the link in $HOME, or copy the file"), { code: "EACCES" });
+}
+
 /** Wrap `inner`; `extraHidden` are paths inside it (as the mount sees them, e.g. "/conf/my.json") to hide too. */
 export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<string> = []): IFileSystem {
   const extra = new Set([...extraHidden].map(pathKey));
   const hidden = (p: string): boolean => isHiddenPath(p, extra);
   const guard = <T>(op: string, p: string, run: () => Promise<T>): Promise<T> => (hidden(p) ? Promise.reject(missing(p, op)) : run());
   const join = (dir: string, name: string): string => `${dir.replace(/\/+$/, "")}/${name}`;
+  const moveOrCopy = (op: "cp" | "mv", s: string, d: string, run: () => Promise<void>): Promise<void> => {
+    if (hidden(s) || hidden(d)) return Promise.reject(missing(hidden(s) ? s : d, op));
+    if (holdsExtraHidden(s, extra)) return Promise.reject(holdsHidden(op));
+    return run();
+  };
   const fs: IFileSystem = {
     readFile: (p, o) => guard("open", p, () => inner.readFile(p, o)),
     readFileBuffer: (p) => guard("open", p, () => inner.readFileBuffer(p)),
@@ -84,12 +125,15 @@ export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<st
     mkdir: (p, o) => (hidden(p) ? Promise.resolve() : inner.mkdir(p, o)),
     readdir: (p) => guard("scandir", p, async () => (await inner.readdir(p)).filter((name) => !hidden(join(p, name)))),
     rm: (p, o) => guard("rm", p, () => inner.rm(p, o)),
-    cp: (s, d, o) => (hidden(s) || hidden(d) ? Promise.reject(missing(hidden(s) ? s : d, "cp")) : inner.cp(s, d, o)),
-    mv: (s, d) => (hidden(s) || hidden(d) ? Promise.reject(missing(hidden(s) ? s : d, "mv")) : inner.mv(s, d)),
+    cp: (s, d, o) => moveOrCopy("cp", s, d, () => inner.cp(s, d, o)),
+    mv: (s, d) => moveOrCopy("mv", s, d, () => inner.mv(s, d)),
     resolvePath: (b, p) => inner.resolvePath(b, p),
     getAllPaths: () => inner.getAllPaths().filter((p) => !hidden(p)),
     chmod: (p, m) => guard("chmod", p, () => inner.chmod(p, m)),
-    symlink: (t, l) => (hidden(t) || hidden(l) ? Promise.reject(missing(l, "symlink")) : inner.symlink(t, l)),
+    symlink: (t, l) =>
+      hidden(t) || hidden(l)
+        ? Promise.reject(missing(l, "symlink"))
+        : inner.symlink(t, l).catch((error: unknown) => Promise.reject(/EPERM/.test(describeThrown(error)) ? noSymlinks() : error)),
     link: (e, n) => (hidden(e) || hidden(n) ? Promise.reject(missing(n, "link")) : inner.link(e, n)),
     readlink: (p) => guard("readlink", p, () => inner.readlink(p)),
     realpath: (p) => guard("realpath", p, () => inner.realpath(p)),

@@ -6,6 +6,7 @@ import { EXIT } from "./exit-codes.js";
 import { hideCredentialFiles } from "./hidden-files-fs.js";
 import { budgetedFs, DEFAULT_SANDBOX_BYTES, type SandboxAccount } from "./memory-budget.js";
 import { chargeCarriedEnv, envBytes } from "./env-budget.js";
+import { startQuestionClock } from "./question-clock.js";
 import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
 
 /**
@@ -38,6 +39,8 @@ export interface SandboxRun {
   cwd: string;
   /** Why the command line was stopped, when it was. */
   stopped?: "deadline" | "cancelled" | "limit";
+  /** The line was stopped while the user was asked to confirm a write; the question was taken back. */
+  questionWithdrawn?: boolean;
 }
 
 export const WORKDIR_MOUNT = "/workdir";
@@ -55,6 +58,12 @@ export interface Sandbox {
   /** The session ended: its file bytes go back to the shared budget. */
   dispose(): void;
 }
+
+/**
+ * How long one command line may spend, in all, waiting for the user to confirm its writes: its
+ * own deadline does not run meanwhile, and just-bash's backstop deadline is this much longer.
+ */
+export const QUESTION_ALLOWANCE_MS = 10 * 60_000;
 
 type JustBash = typeof import("just-bash");
 
@@ -90,8 +99,8 @@ function toBashCommand(jb: JustBash, command: TextCommand, confirmerNow: () => C
 
 /**
  * The `hardened` profile's limits sized for "large result, small answer": a plugin result may be
- * up to 5,000,000 characters (plugin-commands.ts), printed as indented JSON, so a few hundred
- * thousand lines must pass through jq, grep, sed and awk (hardened stops them at 100,000 lines or
+ * up to 5,000,000 characters (plugin-commands.ts), printed as indented JSON up to 2,000,000
+ * characters and compact above (command.ts), so a few hundred thousand lines must pass through jq, grep, sed and awk (hardened stops them at 100,000 lines or
  * elements, about 2–3 MB). Counts and iterations are raised to just-bash's `normal` defaults; the
  * deadline and the memory budget still bound the work. README "The sandbox" lists them.
  */
@@ -105,6 +114,9 @@ export const SANDBOX_LIMITS = {
   maxArrayElements: 1_000_000,
   maxWorkUnits: 10_000_000,
   maxStringLength: 32 * 1024 * 1024,
+  // hardened's 10 MiB counts every byte a command prints, piped or not: a result at the cap,
+  // printed compact (command.ts), is up to 15 MB of UTF-8, and a line may print it more than once.
+  maxOutputSize: 64 * 1024 * 1024,
 } as const;
 
 /**
@@ -147,8 +159,9 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     fs,
     executionLimitProfile: "hardened",
     // Our own timer aborts at the deadline (so host-side commands see their signal fire);
-    // just-bash's deadline is the backstop.
-    executionLimits: { ...SANDBOX_LIMITS, maxExecutionTimeMs: options.timeoutMs + 1000 },
+    // just-bash's deadline is the backstop. Ours stops while the user is asked to confirm a
+    // write (question-clock.ts); just-bash's cannot, so it leaves room for that waiting.
+    executionLimits: { ...SANDBOX_LIMITS, maxExecutionTimeMs: options.timeoutMs + QUESTION_ALLOWANCE_MS + 1000 },
     customCommands: commands.map((c) => toBashCommand(jb, c, () => confirmer)),
   });
   for (const c of commands) own.add(c.name);
@@ -161,13 +174,17 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
   let queue: Promise<unknown> = Promise.resolve();
 
   async function runNow(commandLine: string, signal: AbortSignal | undefined, asker: Confirmer | undefined): Promise<SandboxRun> {
-    confirmer = asker;
     const controller = new AbortController();
     let stopped: SandboxRun["stopped"];
-    const timer = setTimeout(() => {
-      stopped ??= "deadline";
-      controller.abort(new Error(`deadline of ${options.timeoutMs} ms`));
-    }, options.timeoutMs);
+    const clock = startQuestionClock(
+      options.timeoutMs,
+      () => {
+        stopped ??= "deadline";
+        controller.abort(new Error(`deadline of ${options.timeoutMs} ms`));
+      },
+      controller.signal,
+    );
+    confirmer = asker ? clock.confirmer(asker) : undefined;
     const onCancel = (): void => {
       stopped ??= "cancelled";
       controller.abort(new Error("cancelled by the client"));
@@ -190,12 +207,13 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
         if (result.exitCode === EXIT.DEADLINE && /deadline/.test(result.stderr)) stopped = "deadline";
         else if (result.exitCode === EXIT.LIMIT) stopped = "limit";
       }
-      return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : exitCode, stdout: result.stdout, stderr, cwd, ...(stopped ? { stopped } : {}) };
+      const withdrawn = clock.withdrew ? { questionWithdrawn: true } : {};
+      return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : exitCode, stdout: result.stdout, stderr, cwd, ...(stopped ? { stopped } : {}), ...withdrawn };
     } catch (error) {
       // just-bash returns expected failures as values; a throw is a filesystem or internal error.
       return { exitCode: EXIT.FAILED, stdout: "", stderr: `agent-tools: the command line failed: ${describeThrown(error)}\n`, cwd, ...(stopped ? { stopped } : {}) };
     } finally {
-      clearTimeout(timer);
+      clock.dispose();
       signal?.removeEventListener("abort", onCancel);
       confirmer = undefined;
     }

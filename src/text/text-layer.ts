@@ -15,7 +15,7 @@ import { modulePlugin } from "./module-plugins.js";
 import { pluginCommandName } from "./reserved-names.js";
 import { mayUsePlugin, seesWholeFleet } from "../runtime/access.js";
 import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
-import { createSandbox, loadJustBash, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
+import { createSandbox, loadJustBash, SANDBOX_LIMITS, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
 import { isOnValue } from "../env-switch.js";
 import { positiveInt, positiveMs } from "../positive-int.js";
 import { closestNames } from "../runtime/similarity.js";
@@ -103,7 +103,8 @@ const BUILTINS_HINT = "the shell's own commands (ls, cat, grep, sed, awk, jq, so
 
 function builtinOf(command: string): { name: "status" | "list" } | { name: "load"; spec: string } | { name: "misused"; message: string } | undefined {
   if (command === "status" || command === "list") return { name: command };
-  const load = /^load(?:\s+(.*))?$/s.exec(command);
+  // One module word (quoted or not) and nothing else: a flag, a pipe or more words are refused below.
+  const load = /^load(?:\s+("[^"]*"|'[^']*'|[^\s|;&<>()'"-][^\s|;&<>()'"]*))?\s*$/.exec(command);
   if (load) return { name: "load", spec: (load[1] ?? "").trim().replace(/^(['"])(.*)\1$/s, "$2") };
   // `list | jq .`, `status --verbose`, `STATUS`: answered by the shell, they were "command not
   // found" (or exit 0 with nothing, piped); they are no sandbox commands, and that is said.
@@ -112,7 +113,7 @@ function builtinOf(command: string): { name: "status" | "list" } | { name: "load
   const word = (misused[1] ?? "").toLowerCase();
   const rest = (misused[2] ?? "").trim();
   const flag = /^-{1,2}[^\s|;&]*/.exec(rest)?.[0];
-  const got = word !== misused[1] ? `'${misused[1]}' is written in lower case: send \`${word}\`` : flag ? `${word} takes no flags (got '${flag}')` : `${word} takes no other words here (got '${rest.length > 40 ? `${rest.slice(0, 39)}…` : rest}')`;
+  const got = word !== misused[1] ? `'${misused[1]}' must be written in lower case: send \`${word}\`` : flag ? `${word} takes no flags (got '${flag}')` : `${word} takes no other words here (got '${rest.length > 40 ? `${rest.slice(0, 39)}…` : rest}')`;
   const usage = word === "load" ? "send `load MODULE` alone" : `send \`${word}\` alone; its report is the answer's \`result\` (JSON), which is not piped into the sandbox`;
   return { name: "misused", message: `${got}: \`status\`, \`list\` and \`load MODULE\` are answered by agent_tools_exec itself, only as the whole command, not as commands of a shell line; ${usage}` };
 }
@@ -127,7 +128,7 @@ function limitAdvice(stderr: string): string {
   let instead = "make loops finite and outputs smaller";
   if (/line limit|element limit|result limit|array/i.test(stderr)) instead = "the input had too many lines or elements for that command: ask the tool for fewer items (a filter, a page size, a limit), or cut the result down with jq first (e.g. jq -c '.result.items[] | {id, title}') and then grep or sort its lines";
   else if (/too many commands|iteration/i.test(stderr)) instead = "the line ran too many commands or loop iterations: do the work in one jq, awk or sed over the whole input instead of a shell loop per line, or ask the tool for fewer items";
-  else if (/output size/i.test(stderr)) instead = "the output was too large: print only what you need (jq, grep, head), or save to a file and read parts of it";
+  else if (/output size/i.test(stderr)) instead = `the line printed more than ${SANDBOX_LIMITS.maxOutputSize / 1024 / 1024} MiB in all (what goes through pipes or into files counts too): ask the tool for less, and filter right after the command (jq, grep, head)`;
   else if (/string length/i.test(stderr)) instead = "a value was too long: keep large data in files and filter it (jq, grep) rather than in variables";
   return `agent-tools: a sandbox limit stopped the command line${settable}: ${instead}; the limits are listed under README "The sandbox"\n`;
 }
@@ -415,6 +416,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       if (run.stopped === "deadline") stderr += `agent-tools: the command line ran past its deadline of ${settings.timeoutMs} ms and was stopped (AGENT_TOOLS_EXEC_TIMEOUT_MS); the session keeps its files, env and cwd from before it\n`;
       else if (run.stopped === "cancelled") stderr += "agent-tools: the client cancelled the request; the command line was stopped\n";
       else if (run.stopped === "limit") stderr += limitAdvice(stderr);
+      if (run.questionWithdrawn) stderr += "agent-tools: the user was still being asked to confirm a write when the line stopped; the question was withdrawn and that write was not made\n";
       return capStreams(answer(command, run.exitCode, { stdout: run.stdout, stderr, cwd: run.cwd, ...(run.stopped ? { stopped: run.stopped } : {}) }), settings.maxOutputChars);
     },
   };
