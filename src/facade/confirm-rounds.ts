@@ -13,8 +13,9 @@ import { ConfirmInterrupt, questionDigest, renderQuestion, type ConfirmDecision,
  *
  * What the client echoes (`requestState`) is signed with the runtime's key and bound to the
  * caller's identity, and names the exact call it approves (a digest of plugin, tool, arguments,
- * skill): an accept cannot be moved to other arguments. Each state is good for one run: once an
- * approved call has run, its nonce is spent, so a replayed retry asks the user again.
+ * skill): an accept cannot be moved to other arguments. Each state is good for one run: its nonce
+ * is spent when the retry carrying the accept arrives, before anything runs, so a replayed retry,
+ * or one sent twice at once, asks the user again rather than running the write a second time.
  */
 
 interface ConfirmState {
@@ -74,8 +75,6 @@ export function decisionOf(action: unknown, content: Record<string, unknown> | u
 
 export interface ConfirmRound {
   confirmer: Confirmer;
-  /** The call ran to its end: spend this state, so the same answer cannot run it again. */
-  settle(): void;
   /** The input_required answer that asks the user the interrupted question. */
   ask(interrupt: ConfirmInterrupt): Promise<InputRequiredResult>;
 }
@@ -107,25 +106,22 @@ export class ConfirmRounds {
       const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
       if (answer.kind === "elicit") {
         const decision = decisionOf(answer.action, answer.content);
-        if (decision === "accept") approved.add(state.pending);
-        else answered.set(state.pending, decision);
+        if (decision === "accept") {
+          // Claimed now, in the same turn as the check above, not after the run: a duplicate of this
+          // retry arriving while the approved call runs finds the nonce spent and is asked again.
+          // One approval is one run, even when that run fails before it writes.
+          this.spend(state.nonce);
+          approved.add(state.pending);
+        } else answered.set(state.pending, decision);
       }
     }
-    let used = false;
     return {
       confirmer: async (question) => {
         const digest = questionDigest(question);
-        if (approved.has(digest)) {
-          used = true;
-          return "accept";
-        }
+        if (approved.has(digest)) return "accept";
         const decision = answered.get(digest);
         if (decision) return decision;
         throw new ConfirmInterrupt(question);
-      },
-      settle: () => {
-        if (!used || !state) return;
-        this.spend(state.nonce);
       },
       ask: async (interrupt) => {
         const requestState = await this.codec.mint({ approved: [...approved], pending: questionDigest(interrupt.question), nonce: nodeCrypto().randomUUID() }, ctx);

@@ -420,13 +420,7 @@ export function createFacade(runtime: Runtime): Facade {
     const capabilities = clientCapabilitiesOf(server, ctx);
     if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
       const round = userConfirms ? confirmRounds.round(ctx) : undefined;
-      const runRound = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> =>
-        round
-          ? run(relay, runCancellation, round.confirmer).then((outcome) => {
-              round.settle();
-              return outcome;
-            })
-          : run(relay, runCancellation, undefined);
+      const runRound = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => run(relay, runCancellation, round?.confirmer);
       const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, heldRequestOf(sent.tool, sent.arguments), identityOf(ctx));
       if (round) heldRounds.set(held, round);
       return stepHeld(server, held, ctx);
@@ -491,11 +485,11 @@ export function createFacade(runtime: Runtime): Facade {
         `Invalid params: ${mismatch}. Send the answers (inputResponses with this requestState) with the same tool name and arguments as the call that asked the question; nothing was run, and that call still waits for them`,
       );
     }
-    if (!held || held.round !== resumed.round) {
+    if (!held || !held.claim(resumed.round)) {
       const error = new RuntimeError(
         "QUESTION_EXPIRED",
         held
-          ? "this answer was already given: the call has moved on to a later question"
+          ? "this question was already answered (by an earlier request with the same requestState, which resumes the call and gets its result); this answer was not used"
           : `the call that asked this question is no longer waiting for its answer (nobody answered within ${Math.round(heldCalls.ttlMs / 60_000)} minutes, it was cancelled, or the server restarted)`,
       );
       return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
