@@ -353,7 +353,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
             res,
             400,
             -32000,
-            `Bad Request: this request carries ${modernBy}, and 2026-07-28 requests belong to no session: send it without the Mcp-Session-Id header. Requests of a 2025-era session carry its Mcp-Session-Id with MCP-Protocol-Version 2025-11-25 (or the version it initialized) and no 2026-07-28 _meta envelope`,
+            `Bad Request: this request carries ${modernBy}, and 2026-07-28 requests belong to no session: send it without the Mcp-Session-Id header. Requests of a 2025-era session carry its Mcp-Session-Id with the MCP-Protocol-Version that session agreed (2025-11-25 or earlier) and no 2026-07-28 _meta envelope`,
             {},
             replyIdOf(parsed.value),
           );
