@@ -68,7 +68,7 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
   CONFIRM_FAILED:
     "The user's answer to the confirmation question never came back (`message` says why); nothing was changed. Ask the user whether they want this change and to answer the confirmation their client shows, then call again with the same arguments; if it fails the same way, tell the user their client could not show the question.",
   QUESTION_EXPIRED:
-    "The call that asked this question stopped waiting, so the answer went nowhere; what it did before asking may have happened. Call the tool again (without the old answer) if it is still needed.",
+    "This answer went nowhere: the call that asked the question stopped waiting, or another request already answered it (`message` says which; that request gets the call's result). What the call did before asking may have happened. Call the tool again (without the old answer) if it is still needed.",
   TOO_MANY_QUESTIONS:
     "Too many calls are waiting for the user's answers (`message` names the limit). Have the user answer or cancel the questions already open (or cancel those tool calls), then call this tool again; retrying before that is refused the same way. If `details.per` is \"server\", the whole server is full: retry in a few minutes or tell the user.",
 };

@@ -176,7 +176,7 @@ describe("HTTP defences without a token", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: envelope } }),
     });
     assert.equal(stale.status, 400);
-    assert.match(stale.json().error?.message ?? "", /stateless: send it without the Mcp-Session-Id header/);
+    assert.match(stale.json().error?.message ?? "", /2026-07-28 requests belong to no session: send it without the Mcp-Session-Id header/);
     assert.doesNotMatch(stale.json().error?.message ?? "", /initialize/);
     assert.equal(stale.json().id, 3, "the refusal answers the request's own id");
     for (const method of ["GET", "DELETE"]) {

@@ -9,7 +9,7 @@ import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
 import { startV2Http, type V2Http } from "./fixtures/v2/downstream.js";
 import { baseEnv, callJson, connect, FIXTURES, MCP_BIN, PLUGINS } from "./helpers.js";
-import { httpForSuite, startHttp } from "./http-helpers.js";
+import { httpForSuite, raw, rawInitialize, sessionHeaders, startHttp } from "./http-helpers.js";
 import { callV2, connectHttpV2, connectStdioV2, MODERN, v2Client, V2_FIXTURE } from "./v2-helpers.js";
 import { until } from "./wait.js";
 
@@ -162,6 +162,32 @@ describe("a v2 client pinned to 2026-07-28, end to end", () => {
       // The request log line is written when the response closes.
       await until(() => /tool=agent_tools_notes_call session=modern status=200 ok/.test(http.stderr()), "the call's request log line");
       assert.match(http.stderr(), /http POST tools\/call tool=agent_tools_notes_call session=modern status=200 ok/);
+    });
+
+    it("a 2026-07-28 request carrying the Mcp-Session-Id of an open 2025 session is told to drop the header, with its id; the session still works", async () => {
+      const sid = await rawInitialize(http.url);
+      const envelope = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "mixed", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} };
+      const call = (id: number, meta?: Record<string, unknown>) =>
+        JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "agent_tools_notes_call", arguments: { toolName: "get_note", arguments: { id: "n1" } }, ...(meta ? { _meta: meta } : {}) } });
+      const modernHeaders = { ...sessionHeaders(sid), "Mcp-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "agent_tools_notes_call" };
+      for (const [label, headers, body, id] of [
+        ["modern header and envelope", modernHeaders, call(21, envelope), 21],
+        ["modern header, no envelope", modernHeaders, call(22), 22],
+        ["the session's version header, modern envelope", sessionHeaders(sid), call(23, envelope), 23],
+      ] as const) {
+        const answer = await raw(http.url, { headers, body });
+        assert.equal(answer.status, 400, `${label}: ${answer.body}`);
+        const json = answer.json();
+        assert.equal(json.id, id, `${label}: the request's id`);
+        assert.equal(json.error?.code, -32000, label);
+        assert.match(json.error?.message ?? "", /2026-07-28 requests belong to no session: send it without the Mcp-Session-Id header/, label);
+        assert.doesNotMatch(json.error?.message ?? "", /Unsupported protocol version/, label);
+      }
+      // Nothing of that touched the session: its own request is served.
+      const own = await raw(http.url, { headers: sessionHeaders(sid), body: call(24) });
+      assert.equal(own.status, 200, own.body);
+      assert.match(own.body, /"id":24/);
+      assert.doesNotMatch(own.body, /"error"/);
     });
 
     it("a 2025-era client still gets its session", async () => {

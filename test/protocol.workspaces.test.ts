@@ -122,6 +122,27 @@ describe("workspace handles over HTTP end to end", () => {
     assert.equal(second.stdout, "42\n");
     await client.close();
   });
+
+  it("a `workspace` that is not a handle string (5, \"\", spaces, null, an object) is refused naming it; nothing runs", async () => {
+    const client = await connectHttpV2(v2Client("pin"), http.url);
+    for (const [workspace, named] of [
+      [5, /got number 5/],
+      ["", /got an empty string/],
+      ["   ", /got a string of spaces/],
+      [null, /got null/],
+      [{ id: "x" }, /got object \{"id":"x"\}/],
+    ] as const) {
+      const refused = await callV2(client, "agent_tools_exec", { command: "echo ran", workspace });
+      const label = JSON.stringify(workspace);
+      assert.equal(refused.isError, true, label);
+      assert.equal(refused.payload.error?.code, "WORKSPACE_INVALID", `${label}: ${JSON.stringify(refused.payload)}`);
+      assert.match(refused.payload.error?.message ?? "", /'workspace' must be a workspace handle, a string like ws1\.<id>\.<signature>/, label);
+      assert.match(refused.payload.error?.message ?? "", named, label);
+      assert.equal((refused.payload as ExecAnswer).stdout, undefined, `${label}: nothing ran`);
+      assert.equal((refused.payload as ExecAnswer).workspace, undefined, `${label}: no workspace was opened in its place`);
+    }
+    await client.close();
+  });
 });
 
 describe("the workspace cap: room is made from the caller holding the most, never from a call in flight", () => {

@@ -1,4 +1,4 @@
-import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/server";
+import { ProtocolError, ProtocolErrorCode, type JsonSchemaType, type JsonSchemaValidator, type jsonSchemaValidator } from "@modelcontextprotocol/server";
 import { compileTransient, toViolations } from "../json-schema.js";
 import { CONFIRM_SCHEMA } from "./confirm-rounds.js";
 
@@ -27,3 +27,21 @@ export const formAnswerValidator: jsonSchemaValidator = {
         : { valid: false, data: undefined, errorMessage: toViolations(validate.errors).map((v) => v.message).join("; ") };
   },
 };
+
+/**
+ * Why the user's answer to a form question is refused, or undefined when it stands: an accept
+ * whose content breaks the form's `requestedSchema`. The words and code are the ones the SDK's
+ * elicitInput gives a 2025-era answer checked by formAnswerValidator, so the downstream (and the
+ * agent after it) reads the same refusal whichever era the user answered in; a 2026-07-28 answer
+ * comes back in the client's retry, where the SDK checks nothing (held-calls.ts asks this).
+ */
+export function formAnswerRefusal(params: Record<string, unknown>, result: Record<string, unknown>): ProtocolError | undefined {
+  const schema = params.requestedSchema;
+  if (params.mode === "url" || result.action !== "accept" || !result.content || !schema || typeof schema !== "object") return undefined;
+  try {
+    const checked = formAnswerValidator.getValidator(schema as JsonSchemaType)(result.content);
+    return checked.valid ? undefined : new ProtocolError(ProtocolErrorCode.InvalidParams, `Elicitation response content does not match requested schema: ${checked.errorMessage}`);
+  } catch (error) {
+    return new ProtocolError(ProtocolErrorCode.InternalError, `Error validating elicitation response: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

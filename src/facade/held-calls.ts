@@ -4,6 +4,7 @@ import { RuntimeError } from "../errors.js";
 import type { CallRelay, ElicitModes, RelayedLog, RelayedParams, RelayedProgress, RelayedResult } from "../adapters/relay.js";
 import { canonicalJson } from "../runtime/loop-breaker.js";
 import { sha256Hex } from "../sha256.js";
+import { formAnswerRefusal } from "./form-validator.js";
 
 /**
  * Calls held open across 2026-07-28 `input_required` rounds. A 2026-07-28 client cannot be sent a
@@ -54,6 +55,8 @@ interface Question {
   kind: "elicit" | "sample";
   params: RelayedParams;
   settle(result: RelayedResult): void;
+  /** The client's answer was refused (it breaks the form's schema): the downstream's question fails with `error`. */
+  refuse(error: Error): void;
 }
 
 /** What one round of a held call ends with. */
@@ -84,8 +87,10 @@ const METHOD = { elicit: "elicitation/create", sample: "sampling/createMessage" 
 
 export class HeldCall<T> {
   readonly id = nodeCrypto().randomUUID();
-  /** Rounds answered so far: a requestState names the round it answers, so a replayed one is refused. */
+  /** Rounds asked so far: a requestState names the round it answers, so a replayed one is refused. */
   round = 0;
+  /** The last round a client request has claimed (claim): the answer to a round is taken once. */
+  private claimed = 0;
   private sink: RoundSink | undefined;
   private readonly questions = new Map<string, Question>();
   private outcome: { kind: "done"; value: T } | { kind: "failed"; error: unknown } | undefined;
@@ -113,6 +118,19 @@ export class HeldCall<T> {
       (value) => this.finish({ kind: "done", value }),
       (error: unknown) => this.finish({ kind: "failed", error }),
     );
+  }
+
+  /**
+   * Take the answer to `round` for the request that calls this: true for the first request that
+   * answers the round being asked, false for any other (a replay, a late answer, or a second
+   * request sent while the first is still resuming the call). Checked and taken in one turn, so
+   * two answers racing each other cannot both attach to the call: only one request is ever
+   * stepping it, and none is left waiting on a round another took.
+   */
+  claim(round: number): boolean {
+    if (round !== this.round || this.claimed === round) return false;
+    this.claimed = round;
+    return true;
   }
 
   /**
@@ -154,14 +172,18 @@ export class HeldCall<T> {
 
   /**
    * Hand the client's answers to the questions they answer. An entry of the wrong kind or a
-   * missing one leaves its question open: the next round asks it again.
+   * missing one leaves its question open: the next round asks it again. A form answer that breaks
+   * the form's schema fails its question as a 2025-era client's would (form-validator.ts).
    */
   answer(responses: Record<string, unknown> | undefined): void {
     for (const [key, question] of [...this.questions]) {
       const view = inputResponse(responses, key);
       if ((question.kind === "elicit" && view.kind === "elicit") || (question.kind === "sample" && view.kind === "sampling")) {
         this.questions.delete(key);
-        question.settle(responses?.[key] as RelayedResult);
+        const result = responses?.[key] as RelayedResult;
+        const refused = question.kind === "elicit" ? formAnswerRefusal(question.params, result) : undefined;
+        if (refused) question.refuse(refused);
+        else question.settle(result);
       }
     }
   }
@@ -188,6 +210,10 @@ export class HeldCall<T> {
         settle: (result) => {
           signal.removeEventListener("abort", onAbort);
           resolve(result);
+        },
+        refuse: (error) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
         },
       });
       if (signal.aborted) onAbort();

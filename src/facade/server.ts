@@ -488,11 +488,11 @@ export function createFacade(runtime: Runtime): Facade {
         `Invalid params: ${mismatch}. Send the answers (inputResponses with this requestState) with the same tool name and arguments as the call that asked the question; nothing was run, and that call still waits for them`,
       );
     }
-    if (!held || held.round !== resumed.round) {
+    if (!held || !held.claim(resumed.round)) {
       const error = new RuntimeError(
         "QUESTION_EXPIRED",
         held
-          ? "this answer was already given: the call has moved on to a later question"
+          ? "this question was already answered (by an earlier request with the same requestState, which resumes the call and gets its result); this answer was not used"
           : `the call that asked this question is no longer waiting for its answer (nobody answered within ${Math.round(heldCalls.ttlMs / 60_000)} minutes, it was cancelled, or the server restarted)`,
       );
       return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });

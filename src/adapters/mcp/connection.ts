@@ -16,6 +16,7 @@ import { RetryAfterHttpError } from "./retry-after.js";
 import { AnswerStreamLost } from "./answer-watching-http.js";
 import { OVERSIZED_ANSWER } from "./group-stdio-transport.js";
 import { bodyRpcError, INVALID_PARAMS, refusesSessionId } from "./http-refusal.js";
+import { listenForToolChanges } from "./list-changes.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -482,6 +483,9 @@ export class McpConnection {
     }
     this.live = live;
     this.options.log.debug(`${this.label()}: connected over ${opened.kind}${opened.pid ? ` (pid ${opened.pid})` : ""}`);
+    listenForToolChanges(client, (message) => {
+      if (!live.gone) this.options.log.debug(`${this.label()}: ${this.options.redactor.redact(message)}`);
+    });
     return live;
   }
 

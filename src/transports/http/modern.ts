@@ -6,7 +6,7 @@ import { ServerPool, type HandlerScope } from "../../facade/server-pool.js";
 import { fastLaneEnabled } from "../../facade/fast-lane.js";
 import { createModernLane, type ModernLane } from "./modern-lane.js";
 import { modernNodeHandler, type ModernNodeHandler } from "./modern-node.js";
-import { Workspaces, type WorkspaceStore } from "../../runtime/workspaces.js";
+import { Workspaces, workspaceHandleArgument, type WorkspaceStore } from "../../runtime/workspaces.js";
 import { callerName, identityFromAuth, identityOf } from "../../facade/caller.js";
 import { RuntimeError } from "../../runtime/errors.js";
 import type { Runtime } from "../../runtime/runtime.js";
@@ -74,7 +74,8 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
         // Handles are signed for the name (so a reissued token of the same rights keeps its
         // workspace); the workspace itself refuses a caller whose rights differ from its creator's.
         const who = callerName(ctx);
-        const opened = typeof args.workspace === "string" && args.workspace.trim() ? await workspaces.open(args.workspace.trim(), who, identity) : await workspaces.create(who, identity);
+        const handle = workspaceHandleArgument(args.workspace);
+        const opened = handle ? await workspaces.open(handle, who, identity) : await workspaces.create(who, identity);
         const answer: Record<string, unknown> = { workspace: opened.handle };
         if (opened.created) answer.workspaceNote = "pass this `workspace` on your next agent_tools_exec calls to keep files, variables and the working folder";
         if (opened.note) answer.workspaceNote = opened.note;

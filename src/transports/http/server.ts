@@ -344,9 +344,19 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       if (header !== undefined) {
-        // A stateless request carrying a stale session id: the fix is to drop the header, not to initialize.
-        if (!sessions.get(header) && claimsModernEnvelope(parsed.value)) {
-          sendRpcError(res, 400, -32000, "Bad Request: this request carries the 2026-07-28 _meta envelope, which is stateless: send it without the Mcp-Session-Id header (that session is not open here)", {}, replyIdOf(parsed.value));
+        // A 2026-07-28 request carrying a session id, open or stale: the fix is to drop the header
+        // (not to initialize, and not the version error the session's own SDK transport would give).
+        // One answer whether the session is open or not, so it tells no one which ids are.
+        const modernBy = claimsModernEnvelope(parsed.value) ? "the 2026-07-28 _meta envelope" : namesModernVersion(req) ? `MCP-Protocol-Version ${String(req.headers["mcp-protocol-version"])}` : undefined;
+        if (modernBy) {
+          sendRpcError(
+            res,
+            400,
+            -32000,
+            `Bad Request: this request carries ${modernBy}, and 2026-07-28 requests belong to no session: send it without the Mcp-Session-Id header. Requests of a 2025-era session carry its Mcp-Session-Id with the MCP-Protocol-Version that session agreed (2025-11-25 or earlier) and no 2026-07-28 _meta envelope`,
+            {},
+            replyIdOf(parsed.value),
+          );
           return;
         }
         const entry = callerSession(res, header, identity, replyIdOf(parsed.value));
