@@ -225,6 +225,39 @@ describe("config entries: why not configured, and what would stop a server from 
     }
   });
 
+  it("a url that is not a valid URL is a problem at load naming the field and what is wrong; credentials in it are masked", async () => {
+    const config = path.join(dir, "bad-urls.json");
+    const token = "ghp_abcdefghijklmnop123456";
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          ftp: { url: "ftp://u:SuperSecret123@host/x" },
+          pasted: { url: `not a url ${token}` },
+          ipv6: { url: `http://[::1:${token}/` },
+          spaced: { url: "http://exa mple.com/mcp" },
+          later: { url: "https://${VALIDATE_TEST_HOST}/mcp" },
+        },
+      }),
+    );
+    const { code, report, stderr } = await validate(["--config", config]);
+    assert.equal(code, 1);
+    assert.deepEqual(
+      report.problems.map((p) => p.replace(/^[^ ]+ /, "")),
+      [
+        "mcpServers.ftp: field 'url' must start with http:// or https:// (got 'ftp://***@host/x')",
+        "mcpServers.pasted: field 'url' must start with http:// or https:// (got 'not a url ***')",
+        "mcpServers.ipv6: field 'url' is not a valid URL: its IPv6 address opens '[' without a closing ']' (got 'http://[::1:***/'); write it as http(s)://host[:port]/path (a host holds no spaces; in the path, write a space or another character a URL cannot hold percent-encoded, %20)",
+        "mcpServers.spaced: field 'url' is not a valid URL: its host 'exa mple.com' holds a space (got 'http://exa mple.com/mcp'); write it as http(s)://host[:port]/path (a host holds no spaces; in the path, write a space or another character a URL cannot hold percent-encoded, %20)",
+      ],
+    );
+    const status = await runCli(["status", "--config", config]);
+    for (const text of [JSON.stringify(report), stderr, status.stdout, status.stderr]) {
+      assert.doesNotMatch(text, /SuperSecret123|ghp_abcdefghijklmnop123456/);
+    }
+    assert.match(status.stdout + status.stderr, /mcpServers\.ftp: field 'url' must start with http:\/\/ or https:\/\/ \(got 'ftp:\/\/\*\*\*@host\/x'\)/);
+  });
+
   it("an envFile line that is not KEY=VALUE and an unclosed ${ are problems with their line; the line's text is not shown", async () => {
     const folder = path.join(dir, "envfile");
     mkdirSync(folder, { recursive: true });
