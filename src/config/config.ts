@@ -7,6 +7,7 @@ import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
 import { teamIdentityProblems, type TeamConfig } from "./team.js";
+import { unexpandedTilde } from "./tilde.js";
 import type { ConfigDocument, HttpSettings, ServerEntryDocument } from "./schema.js";
 // The schemas as plain data (generated from schema.ts): a start does not load TypeBox.
 import { CONFIG_SCHEMA as ConfigSchema, SERVER_ENTRY_SCHEMA as ServerEntrySchema } from "./schema-data.js";
@@ -358,7 +359,10 @@ export function locateConfig(explicit: string | undefined, env: NodeJS.ProcessEn
   if (named) {
     const file = path.resolve(cwd, named);
     const source = explicit ? "--config" : "AGENT_TOOLS_CONFIG";
-    if (!existsSync(file)) throw new ConfigError(file, undefined, `does not exist (named by ${source})`);
+    if (!existsSync(file)) {
+      const tilde = unexpandedTilde(explicit ? "--config" : "AGENT_TOOLS_CONFIG", named);
+      throw new ConfigError(file, undefined, `does not exist (named by ${source})${tilde ? `: '${named}' ${tilde.why}; ${tilde.fix}` : ""}`);
+    }
     return { file, source };
   }
   const local = path.join(cwd, CONFIG_FILE_NAME);

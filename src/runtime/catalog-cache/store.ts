@@ -5,6 +5,7 @@ import { readBoundedFile, readProblem, type FileBound } from "../../bounded-file
 import { switchFromEnv } from "../../env-switch.js";
 import { xdgBase } from "../../paths.js";
 import { entryProblem } from "./entry-check.js";
+import { unexpandedTilde } from "../../config/tilde.js";
 
 /**
  * Where plugin catalogs are kept between runs. The runtime only needs get/set/clear by an opaque
@@ -171,13 +172,15 @@ export async function describeFileStore(dir: string): Promise<{ entries: number;
 
 /**
  * The user's cache folder for this runtime, from the environment it was given:
- * AGENT_TOOLS_CACHE_DIR, else XDG_CACHE_HOME (Linux and other Unixes) or ~/.cache,
+ * AGENT_TOOLS_CACHE_DIR (unless it starts with `~`), else XDG_CACHE_HOME (Linux and other Unixes) or ~/.cache,
  * ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows. Undefined when the environment names no
  * home at all (an embedded runtime given an empty env): then nothing is written anywhere.
  */
 export function cacheRoot(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
   const explicit = env.AGENT_TOOLS_CACHE_DIR?.trim();
-  if (explicit) return path.resolve(explicit);
+  // `~/…` from a client's JSON (no shell) would make a folder named `~` in the working folder:
+  // the default applies instead, and the start's settings check says so (env-settings.ts).
+  if (explicit && !unexpandedTilde("AGENT_TOOLS_CACHE_DIR", explicit)) return path.resolve(explicit);
   if (platform === "win32") {
     const local = env.LOCALAPPDATA?.trim();
     return local ? path.join(local, "agent-tools-runtime", "Cache") : undefined;
