@@ -152,17 +152,21 @@ export function readSettingsFileSync(file: string, limit: number = SETTINGS_FILE
   return readBoundedFileSync(file, { ...SETTINGS_FILE, limit }).toString("utf8");
 }
 
-/** readSettingsFileSync, without blocking the event loop. */
-export async function readSettingsFile(file: string, limit: number = SETTINGS_FILE_LIMIT): Promise<string> {
-  const bound = { ...SETTINGS_FILE, limit };
+/** readBoundedFileSync, without blocking the event loop (nor a thread of libuv's pool, as readFile on a FIFO does). */
+export async function readBoundedFile(file: string, bound: FileBound): Promise<Buffer> {
   const handle = await open(file, FLAGS);
   try {
     const refused = shapeProblem(file, await handle.stat(), bound);
     if (refused) throw refused;
     const chunks = new Chunks(file, bound);
     while (chunks.take((await handle.read(chunks.next(), 0, CHUNK, null)).bytesRead));
-    return chunks.bytes().toString("utf8");
+    return chunks.bytes();
   } finally {
     await handle.close();
   }
+}
+
+/** readSettingsFileSync, without blocking the event loop. */
+export async function readSettingsFile(file: string, limit: number = SETTINGS_FILE_LIMIT): Promise<string> {
+  return (await readBoundedFile(file, { ...SETTINGS_FILE, limit })).toString("utf8");
 }

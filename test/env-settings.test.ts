@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -15,7 +15,8 @@ import { drainMs } from "../src/transports/http.js";
 import { resolveHttpOptions } from "../src/transports/http/options.js";
 import { createSharedState } from "../src/state/index.js";
 import { silentLogger } from "../src/log.js";
-import { baseEnv, connect, FIXTURES, PLUGINS, ROOT, runCli, textJson } from "./helpers.js";
+import { baseEnv, connect, FIXTURES, MCP_BIN, PLUGINS, ROOT, runCli, textJson } from "./helpers.js";
+import { untilValue } from "./wait.js";
 
 /**
  * The AGENT_TOOLS_* variables: one table (config/env-settings.ts) that the code, README and the
@@ -246,5 +247,44 @@ describe("AGENT_TOOLS_AUDIT reads switch words as every switch does", () => {
     } finally {
       process.chdir(cwd);
     }
+  });
+});
+
+describe("environment settings: a path starting with ~ (no shell expanded it)", () => {
+  const tildeFolder = path.join(FIXTURES, "~");
+
+  it("AGENT_TOOLS_CACHE_DIR='~/…' is said at start and in validate; the default cache folder is used, no '~' folder is made", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-tilde-cache-"));
+    const config = path.join(dir, "agent-tools.config.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { echo: { command: process.execPath, args: [path.join(FIXTURES, "mcp", "stdio-server.mjs")] } } }));
+    const env = { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: "~/agent-tools-tilde-test", XDG_CACHE_HOME: path.join(dir, "xdg") };
+    const said = "AGENT_TOOLS_CACHE_DIR is '~/agent-tools-tilde-test', a path that starts with ~, which only a shell expands (a client's config does not); the default cache folder is used instead; use an absolute path";
+    const ran = await runCli(["validate"], baseEnv(env));
+    assert.equal(ran.code, 1, ran.stderr);
+    assert.ok((JSON.parse(ran.stdout) as { problems: string[] }).problems.some((p) => p.startsWith(said)), ran.stdout);
+    const server = await connect(path.join(dir, "no-plugins"), env);
+    try {
+      const stored = path.join(dir, "xdg", "agent-tools-runtime", "catalogs");
+      await untilValue("the catalog stored in the default folder", () => (existsSync(stored) && readdirSync(stored).some((n) => n.endsWith(".json")) ? true : undefined));
+      assert.ok(server.stderr().includes(said), server.stderr());
+    } finally {
+      await server.close();
+    }
+    assert.equal(existsSync(tildeFolder), false, "no folder named '~' in the working folder");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("AGENT_TOOLS_AUDIT_FILE='~/…' stops the start naming the variable and the fix, before anything is made", async () => {
+    const ran = await runCli([], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_AUDIT: "", AGENT_TOOLS_AUDIT_FILE: "~/audit.jsonl" }), MCP_BIN);
+    assert.equal(ran.code, 1, ran.stderr);
+    assert.match(ran.stderr, /the audit log ~\/audit\.jsonl \(from AGENT_TOOLS_AUDIT_FILE\) starts with ~, which only a shell expands .*use an absolute path \(AGENT_TOOLS_AUDIT_FILE=.*\/audit\.jsonl\)/);
+    assert.equal(ran.stdout, "", "stdout carries only JSON-RPC");
+    assert.equal(existsSync(tildeFolder), false);
+  });
+
+  it("AGENT_TOOLS_CONFIG='~/…' that does not exist says ~ is not expanded", async () => {
+    const ran = await runCli(["validate"], baseEnv({ AGENT_TOOLS_CONFIG: "~/no-such-agent-tools.json" }));
+    assert.equal(ran.code, 1);
+    assert.match(ran.stderr, /~\/no-such-agent-tools\.json: does not exist \(named by AGENT_TOOLS_CONFIG\): '~\/no-such-agent-tools\.json' starts with ~, which only a shell expands \(a client's config does not\); use an absolute path \(AGENT_TOOLS_CONFIG=/);
   });
 });

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { baseEnv, runCli, writePlugin } from "./helpers.js";
+import { baseEnv, callJson, connect, FIXTURES, runCli, writePlugin } from "./helpers.js";
 
 // What `agent-tools validate` used to pass (ok, exit 0) and the server then lost or failed on at
 // first use: each is now a problem naming the file, the field and where, all of them in one run.
@@ -187,6 +187,75 @@ describe("config entries: why not configured, and what would stop a server from 
     problemLike(report, new RegExp(`^${config}:\\d+:14: field 'mcpServers\\.nocwd\\.cwd' names '${folder}/not-there', which does not exist`));
     assert.equal(report.problems.length, 3, report.problems.join("\n"));
     assert.equal(existsSync(marker), false, "validate started no server");
+  });
+
+  it("a bare command is looked up on the PATH the entry's env sets, the PATH the server is started with", async () => {
+    const folder = path.join(dir, "entry-path");
+    const bin = path.join(folder, "bin");
+    mkdirSync(bin, { recursive: true });
+    // A program only the entry's PATH holds: an MCP server (the fixture) behind a script.
+    writeFileSync(path.join(bin, "only-on-entry-path"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(FIXTURES, "mcp", "stdio-server.mjs"))}\n`);
+    chmodSync(path.join(bin, "only-on-entry-path"), 0o755);
+    const config = path.join(folder, "agent-tools.config.json");
+    const hostPath = process.env.PATH ?? "";
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          emptied: { command: "node", args: ["-e", "0"], env: { PATH: path.join(folder, "empty") } },
+          extended: { command: "only-on-entry-path", env: { PATH: `${bin}:\${PATH}` } },
+        },
+      }),
+    );
+    const { code, report } = await validate(["--config", config]);
+    assert.equal(code, 0, report.problems.join("\n"));
+    const status = Object.fromEntries(report.plugins.map((p) => [p.prefix, p.status]));
+    assert.equal(status.emptied, `not configured: install node (not found on the PATH its env.PATH sets ('${path.join(folder, "empty")}'))`);
+    assert.equal(status.extended, undefined, "found on the entry's PATH: configured");
+
+    const rt = await connect(path.join(folder, "no-plugins"), { AGENT_TOOLS_CONFIG: config, PATH: hostPath });
+    try {
+      const { payload } = await callJson(rt.client, "agent_tools_extended_call", { toolName: "echo", arguments: { text: "on the entry's PATH" } });
+      assert.equal(payload.ok, true, JSON.stringify(payload));
+      assert.equal(payload.result, "on the entry's PATH");
+      const refused = await callJson(rt.client, "agent_tools_emptied_call", { toolName: "x", arguments: {} });
+      assert.match(JSON.stringify(refused.payload), /NOT_CONFIGURED.*install node \(not found on the PATH its env\.PATH sets/);
+    } finally {
+      await rt.close();
+    }
+  });
+
+  it("a url that is not a valid URL is a problem at load naming the field and what is wrong; credentials in it are masked", async () => {
+    const config = path.join(dir, "bad-urls.json");
+    const token = "ghp_abcdefghijklmnop123456";
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          ftp: { url: "ftp://u:SuperSecret123@host/x" },
+          pasted: { url: `not a url ${token}` },
+          ipv6: { url: `http://[::1:${token}/` },
+          spaced: { url: "http://exa mple.com/mcp" },
+          later: { url: "https://${VALIDATE_TEST_HOST}/mcp" },
+        },
+      }),
+    );
+    const { code, report, stderr } = await validate(["--config", config]);
+    assert.equal(code, 1);
+    assert.deepEqual(
+      report.problems.map((p) => p.replace(/^[^ ]+ /, "")),
+      [
+        "mcpServers.ftp: field 'url' must start with http:// or https:// (got 'ftp://***@host/x')",
+        "mcpServers.pasted: field 'url' must start with http:// or https:// (got 'not a url ***')",
+        "mcpServers.ipv6: field 'url' is not a valid URL: its IPv6 address opens '[' without a closing ']' (got 'http://[::1:***/'); write it as http(s)://host[:port]/path (a host holds no spaces; in the path, write a space or another character a URL cannot hold percent-encoded, %20)",
+        "mcpServers.spaced: field 'url' is not a valid URL: its host 'exa mple.com' holds a space (got 'http://exa mple.com/mcp'); write it as http(s)://host[:port]/path (a host holds no spaces; in the path, write a space or another character a URL cannot hold percent-encoded, %20)",
+      ],
+    );
+    const status = await runCli(["status", "--config", config]);
+    for (const text of [JSON.stringify(report), stderr, status.stdout, status.stderr]) {
+      assert.doesNotMatch(text, /SuperSecret123|ghp_abcdefghijklmnop123456/);
+    }
+    assert.match(status.stdout + status.stderr, /mcpServers\.ftp: field 'url' must start with http:\/\/ or https:\/\/ \(got 'ftp:\/\/\*\*\*@host\/x'\)/);
   });
 
   it("an envFile line that is not KEY=VALUE and an unclosed ${ are problems with their line; the line's text is not shown", async () => {

@@ -7,10 +7,12 @@ import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
 import { teamIdentityProblems, type TeamConfig } from "./team.js";
+import { unexpandedTilde } from "./tilde.js";
 import type { ConfigDocument, HttpSettings, ServerEntryDocument } from "./schema.js";
 // The schemas as plain data (generated from schema.ts): a start does not load TypeBox.
 import { CONFIG_SCHEMA as ConfigSchema, SERVER_ENTRY_SCHEMA as ServerEntrySchema } from "./schema-data.js";
 import { isPlainObject } from "../plain-object.js";
+import { maskedUrlText, urlAuthorityProblem } from "../url-text.js";
 import { xdgBase } from "../paths.js";
 
 // Validated by code made ahead of time from these very schemas (no Ajv compile at start).
@@ -188,6 +190,24 @@ function referenceFields(entry: Record<string, unknown>): { segments: (string | 
   return out;
 }
 
+/**
+ * What is wrong with an entry's `url`, or undefined. Checked here, not at the first call, where a
+ * URL that does not parse failed as UPSTREAM_ERROR "Invalid URL" with a hint blaming the service.
+ * A URL holding a variable (`${MCP_URL}`, `https://${HOST}/mcp`) is checked when it is resolved.
+ * The URL is quoted masked: it may hold a password or a token.
+ */
+function urlProblem(url: string): string | undefined {
+  if (url.includes("${")) return undefined;
+  const shown = maskedUrlText(url);
+  if (!/^https?:\/\//i.test(url)) return `must start with http:// or https:// (got '${shown}')`;
+  try {
+    new URL(url);
+    return undefined;
+  } catch {
+    return `is not a valid URL: ${urlAuthorityProblem(shown)} (got '${shown}'); write it as http(s)://host[:port]/path (a host holds no spaces; in the path, write a space or another character a URL cannot hold percent-encoded, %20)`;
+  }
+}
+
 /** Validate a parsed config document and fill in defaults. Throws one ConfigError listing every problem. */
 export function parseConfig(file: string, doc: unknown, text?: string): AgentToolsConfig {
   if (!isPlainObject(doc)) throw new ConfigError(file, undefined, "must be a JSON object");
@@ -266,9 +286,9 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
       if (unclosedReferenceAt(text) >= 0) problem([...base, ...segments], `${where}: field '${fieldName("", segments)}' opens '\${' without a closing '}'; write \${NAME} (or \${NAME:-default})`);
     }
     const expanded = expandDeep(entry, how) as ServerEntryDocument;
-    // A URL that starts with a variable (`${MCP_URL}`) is checked when it is resolved.
-    if (hasUrl && !/^(https?:\/\/|\$\{)/i.test(String(expanded.url))) {
-      problem([...base, "url"], `${where}: field 'url' must start with http:// or https:// (got '${String(entry.url)}')`);
+    if (hasUrl) {
+      const wrong = urlProblem(String(expanded.url));
+      if (wrong) problem([...base, "url"], `${where}: field 'url' ${wrong}`);
     }
     if (expanded.envFile !== undefined) {
       const envFile = path.resolve(folder, expanded.envFile);
@@ -339,7 +359,10 @@ export function locateConfig(explicit: string | undefined, env: NodeJS.ProcessEn
   if (named) {
     const file = path.resolve(cwd, named);
     const source = explicit ? "--config" : "AGENT_TOOLS_CONFIG";
-    if (!existsSync(file)) throw new ConfigError(file, undefined, `does not exist (named by ${source})`);
+    if (!existsSync(file)) {
+      const tilde = unexpandedTilde(explicit ? "--config" : "AGENT_TOOLS_CONFIG", named);
+      throw new ConfigError(file, undefined, `does not exist (named by ${source})${tilde ? `: '${named}' ${tilde.why}; ${tilde.fix}` : ""}`);
+    }
     return { file, source };
   }
   const local = path.join(cwd, CONFIG_FILE_NAME);

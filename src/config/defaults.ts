@@ -8,6 +8,7 @@ import { RUNTIME_ROOT, xdgBase } from "../paths.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { whyNotWritableFile } from "../writable-file.js";
 import { manifestFromEntry } from "./mcp-servers.js";
+import { unexpandedTilde, type WrongValue } from "./tilde.js";
 
 /**
  * The embedded default: with no config file, the server still serves something real on a fresh
@@ -32,22 +33,6 @@ const [FILESYSTEM, MEMORY] = EMBEDDED_PLUGIN_NAMES;
 
 const FS_ROOT_VARIABLE = "AGENT_TOOLS_FS_ROOT";
 const MEMORY_FILE_VARIABLE = "AGENT_TOOLS_MEMORY_FILE";
-
-/** Why a variable's value cannot be used, and what to set instead. */
-interface WrongValue {
-  why: string;
-  fix: string;
-}
-
-/**
- * A path that starts with `~`: only a shell expands it (a client's JSON config or a quoted value
- * does not), so the runtime would read a folder named `~` under the working folder.
- */
-function unexpandedTilde(variable: string, value: string): WrongValue | undefined {
-  if (!value.startsWith("~")) return undefined;
-  const meant = value === "~" || value.startsWith("~/") ? path.join(os.homedir(), value.slice(1)) : undefined;
-  return { why: "starts with ~, which only a shell expands (a client's config does not)", fix: `use an absolute path${meant ? ` (${variable}=${meant})` : ""}, or $HOME/… where a shell reads the value` };
-}
 
 /**
  * A value the user set and got wrong, said two ways: the problem validate and the start list, and

@@ -3,6 +3,7 @@ import { pastTimerLimit, positiveInt, positiveMs, TIMER_MOST } from "../positive
 import { wholeMs, zeroOrMore, zeroOrMoreMs } from "../setting-numbers.js";
 import { portNumber } from "../transports/http/options.js";
 import { closestNames } from "../runtime/similarity.js";
+import { unexpandedTilde } from "./tilde.js";
 
 /**
  * Every AGENT_TOOLS_* variable this package reads, and what each takes. The readers stay where
@@ -29,6 +30,11 @@ type Kind =
   | { kind: "choice"; values: readonly string[]; fallback: string }
   /** Milliseconds (0 or more) or `forever` (env-switch.ts's waitFromEnv). */
   | { kind: "wait"; fallback: string }
+  /**
+   * A path whose reader refuses one starting with `~` (tilde.ts: no shell expanded it);
+   * `instead`: what that reader does then.
+   */
+  | { kind: "path"; instead: string }
   /** A path, a URL, a name, a key, a list: checked, where it is, by its reader. */
   | { kind: "text" };
 
@@ -84,7 +90,7 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_CONFIRM_TIMEOUT_MS: { ...ms(120_000, 60_000), saidBy: "the server" },
   AGENT_TOOLS_DESCRIBE_WAIT_MS: { ...zeroOrMoreOf("a number of milliseconds", "5000", "2000"), parse: zeroOrMoreMs, timer: true },
   AGENT_TOOLS_CATALOG_CACHE: { ...on, saidBy: "the runtime" },
-  AGENT_TOOLS_CACHE_DIR: text,
+  AGENT_TOOLS_CACHE_DIR: { kind: "path", instead: "the default cache folder is used instead" },
   AGENT_TOOLS_LIST_CONCURRENCY: count("a whole number of listings", 6, 4),
   AGENT_TOOLS_HTTP_HOST: text,
   AGENT_TOOLS_HTTP_PORT: { kind: "number", parse: portNumber, takes: "a port number, a whole number from 0 to 65535 (0 picks a free one)", fallback: "8321", example: "8322", saidBy: http },
@@ -100,7 +106,7 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_REDIS_URL: text,
   AGENT_TOOLS_INSTANCE_ID: text,
   AGENT_TOOLS_AUDIT: text,
-  AGENT_TOOLS_AUDIT_FILE: text,
+  AGENT_TOOLS_AUDIT_FILE: { kind: "path", instead: "the server does not start", saidBy: "the server" },
   AGENT_TOOLS_DRAIN_MS: { kind: "number", parse: wholeMs, takes: "a whole number of milliseconds, 0 or more", fallback: "30000 for a team gateway, else 2000", example: "5000", timer: true, saidBy: "the HTTP server" },
   AGENT_TOOLS_CONFIRM: { kind: "choice", values: ["elicit", "flag"], fallback: "elicit", saidBy: "the runtime" },
   AGENT_TOOLS_STATE_KEY: text,
@@ -120,11 +126,15 @@ export interface EnvSettingProblem {
 }
 
 /** What is wrong with `value` for `setting`, as the rest of a sentence starting "NAME is 'value', …", or undefined when it is fine. */
-function valueProblem(setting: Setting, value: string): string | undefined {
+function valueProblem(name: string, setting: Setting, value: string): string | undefined {
   const word = value.toLowerCase();
   switch (setting.kind) {
     case "text":
       return undefined;
+    case "path": {
+      const wrong = unexpandedTilde(name, value);
+      return wrong ? `a path that ${wrong.why}; ${setting.instead}; ${wrong.fix}` : undefined;
+    }
     case "number":
       if (setting.parse(value) !== undefined || setting.off?.(value)) return undefined;
       if (setting.timer && pastTimerLimit(Number(value))) return `more than a timer can wait: it must be ${TIMER_MOST}; using the default ${setting.fallback} (write e.g. ${setting.example})`;
@@ -163,7 +173,7 @@ export function envSettingProblems(env: NodeJS.ProcessEnv): EnvSettingProblem[] 
     }
     const value = raw?.trim();
     if (!value) continue;
-    const problem = valueProblem(setting, value);
+    const problem = valueProblem(name, setting, value);
     if (problem) problems.push({ name, message: `${name} is '${value}', ${problem}`, saidByReader: setting.saidBy !== undefined });
   }
   return problems;

@@ -4,6 +4,7 @@ import { parseBaseUrl } from "../adapters/rest/url-guard.js";
 import { interpolate } from "../adapters/shared/env-vars.js";
 import type { DeclarativeAdapterSpec } from "./manifest.js";
 import { findOnPath } from "./requirements.js";
+import { commandPath, searchedPath } from "./command-path.js";
 
 /**
  * What would fail a configured plugin's first use, seen without starting or calling anything
@@ -13,7 +14,7 @@ import { findOnPath } from "./requirements.js";
  *  - a stdio MCP server's `cwd` that is not a folder and `command` that is not an executable file,
  *    resolved as the start resolves them (stdio-transport.ts resolveLaunch): `${VAR}`s from the host, a
  * relative cwd or command path against the plugin's folder (a config entry's: the config file's),
- * a bare command on PATH. A value whose variable is not set is the plugin's missing requirement,
+ * a bare command on the PATH the server gets (its env's PATH when it sets one). A value whose variable is not set is the plugin's missing requirement,
  * said as its status, not here. Values are quoted as written when they hold a variable (a host
  * value is not shown), else as resolved.
  */
@@ -89,8 +90,13 @@ function launchProblems(block: DeclarativeAdapterSpec, written: string, baseDir:
       const absolute = path.resolve(baseDir, command);
       const why = notRunnable(absolute);
       if (why) problems.push({ field: "command", message: `names ${shown(written, absolute)}, which ${why}` });
-    } else if (!findOnPath(command, env)) {
-      problems.push({ field: "command", message: `names ${shown(written, command)}, which is not found on PATH as an executable file; install it or give its path` });
+    } else {
+      // The PATH the server is spawned with: its env's when it sets one (command-path.ts).
+      const search = commandPath(block, env);
+      if (!findOnPath(command, search.env)) {
+        const fix = search.written === undefined ? "install it or give its path" : "install it in a folder of that PATH, add its folder to env.PATH, or give its path";
+        problems.push({ field: "command", message: `names ${shown(written, command)}, which is not found on ${searchedPath(search)} as an executable file; ${fix}` });
+      }
     }
   }
   return problems;

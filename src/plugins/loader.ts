@@ -9,6 +9,7 @@ import { deferredAdapter } from "./deferred-adapter.js";
 import { manifestReferenceProblems } from "./manifest-references.js";
 import { loadModuleAdapter } from "./module-adapter.js";
 import { missingRequirements, type MissingRequirements } from "./requirements.js";
+import { commandPath, searchedPath } from "./command-path.js";
 import { loadSkills, type Skill, type SkillLoadFailure } from "./skills.js";
 
 /** Builds an adapter from a declarative `adapter` block of one kind ("mcp", "rest", ...). */
@@ -140,7 +141,9 @@ export type PluginSource = string | PluginManifest;
 export async function loadPlugin(source: PluginSource, options: LoadOptions): Promise<{ plugin: LoadedPlugin; skillFailures: SkillLoadFailure[] }> {
   const manifest = typeof source === "string" ? await readManifest(path.join(source, MANIFEST_FILE)) : source;
   for (const secret of options.secretsOf?.(manifest) ?? []) options.redactor?.add(secret);
-  const missing = missingRequirements(manifest.requires, options.env);
+  // A stdio server's command is looked up on the PATH the server will get (its env's, when set).
+  const search = commandPath(manifest.adapter, options.env);
+  const missing = missingRequirements(manifest.requires, options.env, search.written === undefined ? undefined : { env: search.env, words: searchedPath(search) });
   const configured = missing.env.length === 0 && missing.bins.length === 0;
   // A plugin that is not configured is still listed; its adapter is not built, because adapters
   // commonly read their credentials in the constructor and would fail for the wrong reason.

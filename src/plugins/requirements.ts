@@ -31,6 +31,8 @@ export function findOnPath(program: string, env: NodeJS.ProcessEnv = process.env
 export interface MissingRequirements {
   env: string[];
   bins: string[];
+  /** Where the bins were looked for when that is not the host's PATH ("the PATH its env.PATH sets ('…')"). */
+  searched?: string;
 }
 
 /**
@@ -58,11 +60,17 @@ export function envAlternatives(entry: string): string[] {
   return entry.split("|").map((name) => name.trim()).filter(Boolean);
 }
 
-/** Which of a plugin's declared variables and binaries the host lacks. */
-export function missingRequirements(requires: { env: string[]; bins: string[] }, env: NodeJS.ProcessEnv): MissingRequirements {
+/**
+ * Which of a plugin's declared variables and binaries the host lacks. `search`: the PATH the
+ * binaries are looked up on when it is not the host's (command-path.ts: a stdio server whose env
+ * sets PATH), with its words for the message.
+ */
+export function missingRequirements(requires: { env: string[]; bins: string[] }, env: NodeJS.ProcessEnv, search?: { env: NodeJS.ProcessEnv; words: string }): MissingRequirements {
+  const bins = requires.bins.filter((bin) => !findOnPath(resolveBin(bin, env).program, search?.env ?? env));
   return {
     env: requires.env.filter((entry) => !envAlternatives(entry).some((name) => env[name])),
-    bins: requires.bins.filter((bin) => !findOnPath(resolveBin(bin, env).program, env)),
+    bins,
+    ...(bins.length && search ? { searched: search.words } : {}),
   };
 }
 
@@ -76,7 +84,7 @@ export function describeMissing(missing: MissingRequirements): string {
   const parts: string[] = [];
   if (missing.env.length) parts.push(`set ${missing.env.map((entry) => envAlternatives(entry).join(" or ")).join(", ")}`);
   const plain = missing.bins.filter((bin) => !BIN_REFERENCE.test(bin));
-  if (plain.length) parts.push(`install ${plain.join(", ")} (not found on PATH)`);
+  if (plain.length) parts.push(`install ${plain.join(", ")} (not found on ${missing.searched ?? "PATH"})`);
   for (const bin of missing.bins.filter((b) => BIN_REFERENCE.test(b))) parts.push(describeBin(bin));
   return parts.join("; ");
 }

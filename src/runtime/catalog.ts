@@ -183,7 +183,13 @@ function sanitise(tools: unknown): ToolDescriptor[] {
   if (!Array.isArray(tools)) throw new Error("listTools() did not return { tools: [...] }");
   return tools
     .filter((t): t is ToolDescriptor => !!t && typeof t === "object" && typeof (t as ToolDescriptor).name === "string" && (t as ToolDescriptor).name.length > 0)
-    .map((t) => ({ ...t, inputSchema: t.inputSchema && typeof t.inputSchema === "object" ? t.inputSchema : { type: "object" } }));
+    .map((t) => {
+      const tool: ToolDescriptor = { ...t, inputSchema: t.inputSchema && typeof t.inputSchema === "object" ? t.inputSchema : { type: "object" } };
+      // Search and discover read these as text: a description that is an object would make them throw.
+      if (tool.title !== undefined && typeof tool.title !== "string") delete tool.title;
+      if (tool.description !== undefined && typeof tool.description !== "string") delete tool.description;
+      return tool;
+    });
 }
 
 /**

@@ -3,6 +3,7 @@ import { appendFile, open, readFile, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { whyNotWritableFile } from "../writable-file.js";
+import { unexpandedTilde } from "../config/tilde.js";
 import type { AuditEntry, AuditLog } from "./types.js";
 
 /**
@@ -23,7 +24,10 @@ export function defaultAuditFile(env: NodeJS.ProcessEnv): string {
  * the server with its name instead of failing every write's record later. `source` names the
  * setting that chose the path (AGENT_TOOLS_AUDIT_FILE, AGENT_TOOLS_AUDIT, ...).
  */
-export function auditFileProblem(file: string, source: string): string | undefined {
+export function auditFileProblem(file: string, source: string, written?: string): string | undefined {
+  // Before anything is created: `~/audit.jsonl` unexpanded would make a folder named `~` here.
+  const tilde = written ? unexpandedTilde(source, written) : undefined;
+  if (tilde) return `the audit log ${written} (from ${source}) ${tilde.why}; ${tilde.fix}, or AGENT_TOOLS_AUDIT=off to keep no audit log`;
   const why = whyNotWritableFile(file);
   return why ? `the audit log ${file} (from ${source}) ${why}; set ${source} to a file in a folder this process may write, or AGENT_TOOLS_AUDIT=off to keep no audit log` : undefined;
 }

@@ -58,7 +58,7 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
   const file = audit && !auditOff ? path.resolve(audit) : defaultAuditFile(options.env);
   if (!auditOff) {
     const source = audit ? (options.env.AGENT_TOOLS_AUDIT?.trim() ? "AGENT_TOOLS_AUDIT" : "team.audit") : options.env.AGENT_TOOLS_AUDIT_FILE?.trim() ? "AGENT_TOOLS_AUDIT_FILE" : "AGENT_TOOLS_AUDIT_FILE (unset: the default place)";
-    const problem = auditFileProblem(file, source);
+    const problem = auditFileProblem(file, source, audit ?? options.env.AGENT_TOOLS_AUDIT_FILE?.trim());
     if (problem) throw new StateSettingError(problem);
   }
   return createMemoryState({

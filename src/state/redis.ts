@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Logger } from "../adapters/types.js";
 import { CACHE_FORMAT, type CachedCatalog, type CatalogStore } from "../runtime/catalog-cache/store.js";
+import { entryProblem } from "../runtime/catalog-cache/entry-check.js";
 import type { AuditEntry, AuditLog, Counters, Heartbeats, JobRecords, KeyValue, Locks, PubSub, SharedState, SharedWorkspaceRecord, StoredJob, WorkspaceRecords } from "./types.js";
 import { newInstanceId, SharedStateError } from "./types.js";
 import { guardedPart, stateFailure, watchConnection } from "./redis-connection.js";
@@ -303,7 +304,8 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     location: `redis ${k("catalog:*")} at ${where}`,
     async get(key) {
       const entry = readJson<CachedCatalog & { format?: number }>(await redis.get(k(`catalog:${key}`)));
-      return entry?.format === CACHE_FORMAT && Array.isArray(entry.tools) ? entry : undefined;
+      // The same check as the file store's: a damaged entry is a miss, overwritten by the next listing.
+      return entry?.format === CACHE_FORMAT && !entryProblem(entry) ? entry : undefined;
     },
     async set(key, entry) {
       await redis.set(k(`catalog:${key}`), JSON.stringify({ ...entry, format: CACHE_FORMAT }));

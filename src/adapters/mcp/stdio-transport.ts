@@ -71,12 +71,12 @@ export function resolveLaunch(spec: McpStdioSpec, options: StdioOpenerOptions): 
 }
 
 /** The command could not be run at all: not found (ENOENT) or not executable (EACCES); the hint says how to fix each. */
-function notStartable(errno: "ENOENT" | "EACCES", command: string, options: StdioOpenerOptions): McpAdapterError {
+function notStartable(errno: "ENOENT" | "EACCES", command: string, spec: McpStdioSpec, options: StdioOpenerOptions): McpAdapterError {
   const setting = settingAt(options.settings, "command");
   const found = errno === "ENOENT";
   const message = `MCP server '${options.name}' could not be started: command '${command}' (${setting}) ${found ? "was not found" : "is not executable"} (${errno})`;
   const hint = found
-    ? `Install the program, or correct ${setting}: a bare name is looked up on the PATH of the agent-tools server, a path${options.baseDir ? ` is read from ${options.baseDir} when relative` : " must exist"}. Then restart the agent-tools server. Not something tool arguments can fix.`
+    ? `Install the program, or correct ${setting}: a bare name is looked up on ${spec.env.PATH !== undefined ? `the PATH ${settingAt(options.settings, "env.PATH")} sets` : "the PATH of the agent-tools server"}, a path${options.baseDir ? ` is read from ${options.baseDir} when relative` : " must exist"}. Then restart the agent-tools server. Not something tool arguments can fix.`
     : `Make the file executable (chmod +x '${command}'), or set ${setting} to the program that runs it (node, python3, sh) with the file as the first of its args. Then call again. Not something tool arguments can fix.`;
   return new McpAdapterError("NOT_CONFIGURED", options.redactor.redact(message), { hint: options.redactor.redact(hint) });
 }
@@ -122,7 +122,7 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
     } catch (error) {
       await close();
       const errno = (error as NodeJS.ErrnoException).code;
-      if (errno === "ENOENT" || errno === "EACCES") throw notStartable(errno, launch.command, options);
+      if (errno === "ENOENT" || errno === "EACCES") throw notStartable(errno, launch.command, spec, options);
       if (requestOptions.signal?.aborted) throw error;
       // A server that exits at once (a bad argument, a missing variable) fails the handshake with
       // whatever the write or read met (EPIPE, "Connection closed"): its exit code and its last

@@ -81,7 +81,7 @@ export function resolveAddress(value: string, hostEnv: NodeJS.ProcessEnv, where:
 const SECRET_QUERY_NAME = /^(?:key|sig|signature|code|auth)$/i;
 
 /** A value shaped like a generated key or token: long, one word of token characters, letters and digits. */
-function tokenLike(value: string): boolean {
+export function tokenLike(value: string): boolean {
   return value.length >= 20 && /^[\w.~+/=-]+$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value);
 }
 

@@ -1,8 +1,11 @@
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ServerDescription, ToolDescriptor } from "../../adapters/types.js";
+import { readBoundedFile, readProblem, type FileBound } from "../../bounded-file.js";
 import { switchFromEnv } from "../../env-switch.js";
 import { xdgBase } from "../../paths.js";
+import { entryProblem } from "./entry-check.js";
+import { unexpandedTilde } from "../../config/tilde.js";
 
 /**
  * Where plugin catalogs are kept between runs. The runtime only needs get/set/clear by an opaque
@@ -47,33 +50,70 @@ const KEY = new RegExp(`^${KEY_PATTERN}$`);
 const ENTRY_FILE = new RegExp(`^${KEY_PATTERN}\\.json$`);
 const TEMPORARY_FILE = new RegExp(`^${KEY_PATTERN}\\.json\\.\\d+\\.\\d+\\.tmp$`);
 
-function isEntry(value: unknown): value is CachedCatalog & { format: number } {
-  if (!value || typeof value !== "object") return false;
-  const v = value as Record<string, unknown>;
-  return v.format === CACHE_FORMAT && typeof v.prefix === "string" && typeof v.listedAt === "number" && Array.isArray(v.tools);
+/**
+ * What a cache entry file may be: a regular file (a FIFO put where an entry goes would block the
+ * read, and with it the process's exit, forever) of a size far above any real catalog (a few
+ * hundred KiB for a server of hundreds of tools). Anything else is a miss, said once.
+ */
+const CACHE_ENTRY: FileBound = {
+  limit: 64 * 1024 * 1024,
+  kind: "catalog cache entry",
+  notRegularFix: () => "it is skipped",
+  tooLargeFix: () => "It is skipped",
+};
+
+export interface FileStoreOptions {
+  /**
+   * Told, once per file, why an entry there was not used (damaged, not a regular file): the
+   * runtime's log. Without it a damaged entry would only show as a start slower than it should be.
+   */
+  warn?: (message: string) => void;
+  /** The clock an entry's listing time is compared with (tests). */
+  now?: () => number;
 }
 
 /**
  * One JSON file per key in `dir`. Writes go to a temporary file renamed into place, so a reader
  * (another runtime process sharing the cache) never sees half an entry. Every failure is treated
- * as a miss: the cache may speed things up, never break them.
+ * as a miss: the cache may speed things up, never break them. A miss is listed again and its
+ * listing overwrites the file.
  */
-export function createFileCatalogStore(dir: string): CatalogStore {
+export function createFileCatalogStore(dir: string, options: FileStoreOptions = {}): CatalogStore {
   const fileOf = (key: string): string => {
     if (!KEY.test(key)) throw new Error(`catalog cache keys are hex digests (got '${key.slice(0, 20)}')`);
     return path.join(dir, `${key}.json`);
   };
+  const said = new Set<string>();
+  const unusable = (file: string, why: string): undefined => {
+    if (said.has(file)) return undefined;
+    said.add(file);
+    options.warn?.(`catalog cache: ignored ${file}: ${why}; the plugin's tools are listed again and the entry is overwritten`);
+    return undefined;
+  };
   return {
     location: dir,
     async get(key) {
+      const file = fileOf(key);
+      let text: string;
       try {
-        const parsed: unknown = JSON.parse(await readFile(fileOf(key), "utf8"));
-        if (!isEntry(parsed)) return undefined;
-        const { format: _format, ...entry } = parsed;
-        return entry;
-      } catch {
-        return undefined;
+        text = (await readBoundedFile(file, CACHE_ENTRY)).toString("utf8");
+      } catch (error) {
+        // Not stored yet: the common miss, nothing to say.
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+        return unusable(file, readProblem(error).replace(/^is /, "it is "));
       }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return unusable(file, "it is not valid JSON");
+      }
+      // An entry of another format is an older (or newer) runtime's, not a damaged one: a quiet miss.
+      if ((parsed as { format?: unknown } | null)?.format !== CACHE_FORMAT) return undefined;
+      const { format: _format, ...entry } = parsed as Record<string, unknown>;
+      const problem = entryProblem(entry, (options.now ?? Date.now)());
+      if (problem) return unusable(file, problem);
+      return entry as unknown as CachedCatalog;
     },
     async set(key, entry) {
       const file = fileOf(key);
@@ -84,6 +124,8 @@ export function createFileCatalogStore(dir: string): CatalogStore {
         await rm(temporary, { force: true });
         throw error;
       });
+      // A file written again may go wrong again: say it then too.
+      said.delete(file);
     },
     async delete(key) {
       await rm(fileOf(key), { force: true });
@@ -130,13 +172,15 @@ export async function describeFileStore(dir: string): Promise<{ entries: number;
 
 /**
  * The user's cache folder for this runtime, from the environment it was given:
- * AGENT_TOOLS_CACHE_DIR, else XDG_CACHE_HOME (Linux and other Unixes) or ~/.cache,
+ * AGENT_TOOLS_CACHE_DIR (unless it starts with `~`), else XDG_CACHE_HOME (Linux and other Unixes) or ~/.cache,
  * ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows. Undefined when the environment names no
  * home at all (an embedded runtime given an empty env): then nothing is written anywhere.
  */
 export function cacheRoot(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
   const explicit = env.AGENT_TOOLS_CACHE_DIR?.trim();
-  if (explicit) return path.resolve(explicit);
+  // `~/…` from a client's JSON (no shell) would make a folder named `~` in the working folder:
+  // the default applies instead, and the start's settings check says so (env-settings.ts).
+  if (explicit && !unexpandedTilde("AGENT_TOOLS_CACHE_DIR", explicit)) return path.resolve(explicit);
   if (platform === "win32") {
     const local = env.LOCALAPPDATA?.trim();
     return local ? path.join(local, "agent-tools-runtime", "Cache") : undefined;
@@ -166,5 +210,5 @@ export function catalogCacheDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platfor
 /** The store the environment asks for, or undefined (no cache). */
 export function catalogStoreFromEnv(env: NodeJS.ProcessEnv, warn?: (message: string) => void): CatalogStore | undefined {
   const dir = catalogCacheDir(env, process.platform, warn);
-  return dir ? createFileCatalogStore(dir) : undefined;
+  return dir ? createFileCatalogStore(dir, { ...(warn ? { warn } : {}) }) : undefined;
 }
