@@ -7,7 +7,7 @@ import type { WeightedTerm } from "../synonyms.js";
 import type { WordNet } from "../wordnet.js";
 import { queryClauses } from "../clauses.js";
 import { queryTerms } from "../tokenize.js";
-import { embeddingText } from "./document-text.js";
+import { embeddingText, modelQueryText } from "./document-text.js";
 import { embeddingKey, memoryEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import type { ModelLoad, SentenceModel } from "./sentence-model.js";
 
@@ -48,6 +48,15 @@ export interface HybridSettings {
    * without it every query "found" its nearest few dozen tools, and "nothing matches" was never said.
    */
   minCosine: number;
+  /**
+   * `minCosine` when no word of the query is found in any tool of the scope ("zzzz", "📁", "42",
+   * a query in another language, "a"): meaning alone must then be clearly close. Such queries'
+   * nearest tools measured 0.25–0.48 on the GitHub and dev-set catalogs (7 December), so 0.27
+   * showed a confident page of hits for every one; the relevant tools of real queries are often
+   * below 0.5 too (dev-set median 0.50), but every query of the retrieval sets shares a word with
+   * some tool, so this bound does not touch them.
+   */
+  noLexicalMinCosine: number;
   /**
    * Per-server fusion: each hit gains this share of the best fused score among its own server's
    * tools, so the siblings of the server that answers the query rise together.
@@ -90,6 +99,7 @@ export const HYBRID_DEFAULTS: HybridSettings = {
   mmrPool: 30,
   clauseWeight: 0.5,
   minCosine: 0.27,
+  noLexicalMinCosine: 0.5,
   serverWeight: 0,
   shortQueryTerms: 0,
   shortLexicalWeight: 0.8,
@@ -454,8 +464,9 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     // A task of several clauses is embedded clause by clause, without the whole: each need gets
     // its own vector, and the model's cost grows faster than a text's length, so short clauses
     // are cheaper than the long whole. One model call for all of them.
-    const clauses = settings.clauseWeight > 0 ? queryClauses(query) : [];
-    const vectors = await model.embed(clauses.length > 1 ? clauses : [query]);
+    const text = modelQueryText(query);
+    const clauses = settings.clauseWeight > 0 ? queryClauses(text) : [];
+    const vectors = await model.embed(clauses.length > 1 ? clauses : [text]);
     if (queryVectors.size >= QUERY_CACHE) queryVectors.delete(queryVectors.keys().next().value!);
     queryVectors.set(query, vectors);
   }
@@ -665,13 +676,16 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     const cosines = new Float32Array(total);
     const semantic = new Float32Array(total);
     const near = new Uint8Array(total);
+    let lexicalMatch = false;
+    for (let i = from; i < from + total && !lexicalMatch; i++) lexicalMatch = lex[i]! > 0;
+    const minCosine = lexicalMatch ? settings.minCosine : Math.max(settings.minCosine, settings.noLexicalMinCosine);
     for (const qv of qvs) {
       for (const p of scope) kernel!.dots(qv, kernelAt.get(p.plugin)!, p.entry.documents.length, cosines.subarray(p.at - from, p.at - from + p.entry.documents.length));
       const { top, floor } = topAndFloor(cosines, settings.floorRank);
       const span = top - floor || 1;
       for (let i = 0; i < total; i++) {
         const c = cosines[i]!;
-        if (c >= settings.minCosine) near[i] = 1;
+        if (c >= minCosine) near[i] = 1;
         const value = (c - floor) / span;
         if (value > semantic[i]!) semantic[i] = value;
       }
@@ -719,8 +733,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       picked.push(pool.splice(chosen, 1)[0]!);
     }
     const ordered = [...picked, ...head.slice(picked.length)].slice(0, opts.limit ?? candidates.length);
-    // Scores that keep this order (callers may sort by score again).
-    return { hits: ordered.map((i, k) => hitAt(from + i, candidates.length - k)), total: candidates.length };
+    return { hits: orderedScores(ordered, fused).map(({ i, score }) => hitAt(from + i, score)), total: candidates.length };
   }
 
   return {
@@ -832,6 +845,22 @@ export function addServerShare(scope: readonly { at: number; entry: { documents:
     const share = weight * top;
     for (let i = start; i < end; i++) if (fused[i]! > 0) fused[i]! += share;
   }
+}
+
+/**
+ * Each ranked candidate with its fused score, held to at most the score of the one before it, so
+ * the scores keep the order MMR chose (callers sort by score again) while still saying how good a
+ * hit is. Callers weigh hits by score (ranked-window.ts: an unconfigured plugin's hit × 0.9), so
+ * the score must be the fused one: a rank position (count − rank, as before 7 December) let that
+ * weight push the best unconfigured hit below every configured hit of the first few ranks,
+ * however weak they were.
+ */
+export function orderedScores(ordered: readonly number[], fused: Float64Array): { i: number; score: number }[] {
+  let previous = Infinity;
+  return ordered.map((i) => {
+    previous = Math.min(previous, fused[i]!);
+    return { i, score: previous };
+  });
 }
 
 /** The plugin of the scope (contiguous, in layout order) that holds layout position `i`. */
