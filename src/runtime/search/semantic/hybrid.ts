@@ -49,14 +49,16 @@ export interface HybridSettings {
    */
   minCosine: number;
   /**
-   * `minCosine` when no word of the query is found in any tool of the scope ("zzzz", "📁", "42",
-   * a query in another language, "a"): meaning alone must then be clearly close. Such queries'
-   * nearest tools measured 0.25–0.48 on the GitHub and dev-set catalogs (7 December), so 0.27
-   * showed a confident page of hits for every one; the relevant tools of real queries are often
-   * below 0.5 too (dev-set median 0.50), but every query of the retrieval sets shares a word with
-   * some tool, so this bound does not touch them.
+   * When no word of the query is found in any tool of the scope ("zzzz", "📁", "42", "a", a query
+   * in another language), a document must also be this far above the scope's mean cosine with the
+   * query: meaning alone must stand out. Measured 7 December on the dev-set and GitHub catalogs:
+   * such queries' nearest tools stood 0.09–0.23 above the mean (0.25–0.48 in all), so 0.27 alone
+   * showed a page of confident hits for each; a real paraphrase with no shared word ("how far away
+   * is the airport by car") has maps_distance_matrix 0.31 above it. "hello" (Slack's messaging
+   * tools, 0.32) is not told apart. Every query of the retrieval sets shares a word with some tool,
+   * so this does not touch their figures.
    */
-  noLexicalMinCosine: number;
+  noLexicalMargin: number;
   /**
    * Per-server fusion: each hit gains this share of the best fused score among its own server's
    * tools, so the siblings of the server that answers the query rise together.
@@ -99,7 +101,7 @@ export const HYBRID_DEFAULTS: HybridSettings = {
   mmrPool: 30,
   clauseWeight: 0.5,
   minCosine: 0.27,
-  noLexicalMinCosine: 0.5,
+  noLexicalMargin: 0.25,
   serverWeight: 0,
   shortQueryTerms: 0,
   shortLexicalWeight: 0.8,
@@ -678,10 +680,10 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     const near = new Uint8Array(total);
     let lexicalMatch = false;
     for (let i = from; i < from + total && !lexicalMatch; i++) lexicalMatch = lex[i]! > 0;
-    const minCosine = lexicalMatch ? settings.minCosine : Math.max(settings.minCosine, settings.noLexicalMinCosine);
     for (const qv of qvs) {
       for (const p of scope) kernel!.dots(qv, kernelAt.get(p.plugin)!, p.entry.documents.length, cosines.subarray(p.at - from, p.at - from + p.entry.documents.length));
       const { top, floor } = topAndFloor(cosines, settings.floorRank);
+      const minCosine = lexicalMatch ? settings.minCosine : Math.max(settings.minCosine, mean(cosines) + settings.noLexicalMargin);
       const span = top - floor || 1;
       for (let i = 0; i < total; i++) {
         const c = cosines[i]!;
@@ -873,6 +875,12 @@ function pluginAt<P extends { at: number; entry: { documents: unknown[] } }>(sco
     else hi = mid - 1;
   }
   return scope[lo]!;
+}
+
+function mean(values: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += values[i]!;
+  return values.length ? sum / values.length : 0;
 }
 
 /**
