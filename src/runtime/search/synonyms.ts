@@ -14,6 +14,8 @@ const GROUPS: readonly (readonly string[])[] = [
   ["list", "enumerate", "browse"],
   ["create", "make", "new", "add", "generate", "register"],
   ["update", "edit", "modify", "change", "rename", "set"],
+  // Renaming a file is moving it (move_file); "rename" is in both groups.
+  ["move", "rename", "relocate"],
   ["delete", "remove", "erase", "drop", "destroy", "discard"],
   ["search", "find", "look", "query", "locate"],
   ["run", "execute", "trigger", "start", "launch", "invoke"],
@@ -28,10 +30,26 @@ const GROUPS: readonly (readonly string[])[] = [
   ["img", "image", "picture", "photo"],
 ];
 
+/**
+ * One-way relations: a request word that means writing something down ("remember that Alice likes
+ * tea", "store a note", "save a fact") looks for the create/add tools (memory's create_entities,
+ * add_observations), but "create" does not look for "save" or "note": those words are common in
+ * descriptions of tools that only read ("notes of a release"), and without this the words found
+ * no writing tool at all, and meaning alone put delete_relations first for a "remember" request.
+ */
+const ONE_WAY: readonly (readonly [readonly string[], readonly string[]])[] = [[["remember", "store", "save", "memorize", "memorise"], ["create", "add"]]];
+
 const related = new Map<string, string[]>();
+function relate(word: string, others: readonly string[]): void {
+  related.set(word, [...new Set([...(related.get(word) ?? []), ...others.filter((s) => s !== word)])]);
+}
 for (const group of GROUPS) {
   const stems = [...new Set(group.map(stem))];
-  for (const word of stems) related.set(word, [...new Set([...(related.get(word) ?? []), ...stems.filter((s) => s !== word)])]);
+  for (const word of stems) relate(word, stems);
+}
+for (const [from, to] of ONE_WAY) {
+  const targets = [...new Set(to.map(stem))];
+  for (const word of new Set(from.map(stem))) relate(word, targets);
 }
 
 export interface WeightedTerm {

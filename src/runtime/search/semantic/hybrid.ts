@@ -7,7 +7,7 @@ import type { WeightedTerm } from "../synonyms.js";
 import type { WordNet } from "../wordnet.js";
 import { queryClauses } from "../clauses.js";
 import { queryTerms } from "../tokenize.js";
-import { embeddingText } from "./document-text.js";
+import { embeddingText, modelQueryText } from "./document-text.js";
 import { embeddingKey, memoryEmbeddingCache, type EmbeddingCache } from "./embedding-cache.js";
 import type { ModelLoad, SentenceModel } from "./sentence-model.js";
 
@@ -48,6 +48,17 @@ export interface HybridSettings {
    * without it every query "found" its nearest few dozen tools, and "nothing matches" was never said.
    */
   minCosine: number;
+  /**
+   * When no word of the query is found in any tool of the scope ("zzzz", "📁", "42", "a", a query
+   * in another language), a document must also be this far above the scope's mean cosine with the
+   * query: meaning alone must stand out. Measured 7 December on the dev-set and GitHub catalogs:
+   * such queries' nearest tools stood 0.09–0.23 above the mean (0.25–0.48 in all), so 0.27 alone
+   * showed a page of confident hits for each; a real paraphrase with no shared word ("how far away
+   * is the airport by car") has maps_distance_matrix 0.31 above it. "hello" (Slack's messaging
+   * tools, 0.32) is not told apart. Every query of the retrieval sets shares a word with some tool,
+   * so this does not touch their figures.
+   */
+  noLexicalMargin: number;
   /**
    * Per-server fusion: each hit gains this share of the best fused score among its own server's
    * tools, so the siblings of the server that answers the query rise together.
@@ -90,6 +101,7 @@ export const HYBRID_DEFAULTS: HybridSettings = {
   mmrPool: 30,
   clauseWeight: 0.5,
   minCosine: 0.27,
+  noLexicalMargin: 0.25,
   serverWeight: 0,
   shortQueryTerms: 0,
   shortLexicalWeight: 0.8,
@@ -454,8 +466,9 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     // A task of several clauses is embedded clause by clause, without the whole: each need gets
     // its own vector, and the model's cost grows faster than a text's length, so short clauses
     // are cheaper than the long whole. One model call for all of them.
-    const clauses = settings.clauseWeight > 0 ? queryClauses(query) : [];
-    const vectors = await model.embed(clauses.length > 1 ? clauses : [query]);
+    const text = modelQueryText(query);
+    const clauses = settings.clauseWeight > 0 ? queryClauses(text) : [];
+    const vectors = await model.embed(clauses.length > 1 ? clauses : [text]);
     if (queryVectors.size >= QUERY_CACHE) queryVectors.delete(queryVectors.keys().next().value!);
     queryVectors.set(query, vectors);
   }
@@ -665,13 +678,16 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     const cosines = new Float32Array(total);
     const semantic = new Float32Array(total);
     const near = new Uint8Array(total);
+    let lexicalMatch = false;
+    for (let i = from; i < from + total && !lexicalMatch; i++) lexicalMatch = lex[i]! > 0;
     for (const qv of qvs) {
       for (const p of scope) kernel!.dots(qv, kernelAt.get(p.plugin)!, p.entry.documents.length, cosines.subarray(p.at - from, p.at - from + p.entry.documents.length));
       const { top, floor } = topAndFloor(cosines, settings.floorRank);
+      const minCosine = lexicalMatch ? settings.minCosine : Math.max(settings.minCosine, mean(cosines) + settings.noLexicalMargin);
       const span = top - floor || 1;
       for (let i = 0; i < total; i++) {
         const c = cosines[i]!;
-        if (c >= settings.minCosine) near[i] = 1;
+        if (c >= minCosine) near[i] = 1;
         const value = (c - floor) / span;
         if (value > semantic[i]!) semantic[i] = value;
       }
@@ -719,8 +735,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       picked.push(pool.splice(chosen, 1)[0]!);
     }
     const ordered = [...picked, ...head.slice(picked.length)].slice(0, opts.limit ?? candidates.length);
-    // Scores that keep this order (callers may sort by score again).
-    return { hits: ordered.map((i, k) => hitAt(from + i, candidates.length - k)), total: candidates.length };
+    return { hits: orderedScores(ordered, fused).map(({ i, score }) => hitAt(from + i, score)), total: candidates.length };
   }
 
   return {
@@ -834,6 +849,22 @@ export function addServerShare(scope: readonly { at: number; entry: { documents:
   }
 }
 
+/**
+ * Each ranked candidate with its fused score, held to at most the score of the one before it, so
+ * the scores keep the order MMR chose (callers sort by score again) while still saying how good a
+ * hit is. Callers weigh hits by score (ranked-window.ts: an unconfigured plugin's hit × 0.9), so
+ * the score must be the fused one: a rank position (count − rank, as before 7 December) let that
+ * weight push the best unconfigured hit below every configured hit of the first few ranks,
+ * however weak they were.
+ */
+export function orderedScores(ordered: readonly number[], fused: Float64Array): { i: number; score: number }[] {
+  let previous = Infinity;
+  return ordered.map((i) => {
+    previous = Math.min(previous, fused[i]!);
+    return { i, score: previous };
+  });
+}
+
 /** The plugin of the scope (contiguous, in layout order) that holds layout position `i`. */
 function pluginAt<P extends { at: number; entry: { documents: unknown[] } }>(scope: readonly P[], i: number): P {
   let lo = 0;
@@ -844,6 +875,12 @@ function pluginAt<P extends { at: number; entry: { documents: unknown[] } }>(sco
     else hi = mid - 1;
   }
   return scope[lo]!;
+}
+
+function mean(values: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += values[i]!;
+  return values.length ? sum / values.length : 0;
 }
 
 /**
