@@ -26,7 +26,8 @@ import { validateArguments } from "./validation.js";
 import { refuseAfterAnswer, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
-import { describeArgumentValue } from "./argument-value.js";
+import { describeArgumentValue, echoed } from "./argument-value.js";
+import { boundError } from "./error-bound.js";
 import { directionsTo, sameNameIn, type NamedTarget } from "./misdirected.js";
 
 /**
@@ -248,16 +249,11 @@ function withCallerSignal<T extends object>(request: T, ctx: OperationContext): 
  * full (target, message, details: a 3 MB answer into the agent's context) after 0.4 s of similarity search.
  */
 const MAX_NAME_CHARS = 256;
-const NAME_ECHO_CHARS = 80;
-
-function echoName(name: string): string {
-  return name.length > NAME_ECHO_CHARS ? `${name.slice(0, NAME_ECHO_CHARS)}…` : name;
-}
 
 function refuseLongName(sent: string, prefix: string, kind: "tool" | "skill", details: () => Record<string, unknown> = () => ({})): void {
   if (sent.length <= MAX_NAME_CHARS) return;
-  throw new RuntimeError(kind === "tool" ? "UNKNOWN_TOOL" : "UNKNOWN_SKILL", `plugin '${prefix}' has no ${kind} '${echoName(sent)}' (a name of ${sent.length} characters; ${kind} names are short identifiers)`, {
-    [kind === "tool" ? "toolName" : "skill"]: echoName(sent),
+  throw new RuntimeError(kind === "tool" ? "UNKNOWN_TOOL" : "UNKNOWN_SKILL", `plugin '${prefix}' has no ${kind} '${echoed(sent)}' (a name of ${sent.length} characters; ${kind} names are short identifiers)`, {
+    [kind === "tool" ? "toolName" : "skill"]: echoed(sent),
     length: sent.length,
     suggestions: [],
     ...details(),
@@ -327,7 +323,9 @@ export function frame<K extends SuccessKind>(
       // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
       if (thrown instanceof ConfirmInterrupt) throw thrown;
       const error = fromThrown(thrown);
-      const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: (meta.redact ? meta.redact(error.toPayload()) : error.toPayload()) as ErrorAnswer["error"] };
+      // Masked, then bounded: a downstream's error text (and what it quotes of the call) can be megabytes.
+      const masked = (meta.redact ? meta.redact(error.toPayload()) : error.toPayload()) as ErrorAnswer["error"];
+      const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: boundError(masked) };
       if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
       meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
       return outcomeTold(session, meta, started, { kind: "error", isError: true, payload });
@@ -408,7 +406,7 @@ class RunMeta implements FrameMeta {
 
   get target(): string | undefined {
     const sent = this.#state.request?.name;
-    return this.#state.tool?.name ?? this.#state.skill?.name ?? (sent === undefined ? undefined : echoName(sent));
+    return this.#state.tool?.name ?? this.#state.skill?.name ?? (sent === undefined ? undefined : echoed(sent));
   }
 
   get arguments(): unknown {
@@ -856,8 +854,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const near = closestNames(name, tools.map((t) => t.name));
     return new RuntimeError(
       "UNKNOWN_TOOL",
-      `skill '${skill}' calls tool '${echoName(name)}', which plugin '${prefix}' does not have: the skill is broken${near.length ? ` (the plugin has ${near.map((n) => `'${n}'`).join(", ")})` : ""}; that call was not made`,
-      { skill, toolName: echoName(name) },
+      `skill '${skill}' calls tool '${echoed(name)}', which plugin '${prefix}' does not have: the skill is broken${near.length ? ` (the plugin has ${near.map((n) => `'${n}'`).join(", ")})` : ""}; that call was not made`,
+      { skill, toolName: echoed(name) },
       `The skill itself is broken, not your call: retrying it fails the same way. Tell the user that skill '${skill}' of plugin '${prefix}' needs fixing, or do its work with the plugin's tools (find them with its _discover tool, or agent_tools_search).`,
     );
   };

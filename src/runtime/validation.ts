@@ -3,6 +3,7 @@ import { RuntimeError } from "../errors.js";
 import { isPlainObject } from "../plain-object.js";
 import { closestNames } from "./similarity.js";
 import { nearKey } from "./stray-keys.js";
+import { echoed } from "./argument-value.js";
 
 /**
  * Argument validation with answers a model can act on cheaply: each failing field is named with
@@ -103,6 +104,11 @@ function allowedValues(values: readonly unknown[], sent: unknown): string {
   return `must be one of ${said.join(", ")} … and ${values.length - said.length} more`;
 }
 
+/** A JSON pointer as the answer shows it: each part cut as sent names are (the pointer itself stays whole for the lookups). */
+function shownPath(pointer: string): string {
+  return pointer.split("/").map((part) => echoed(part)).join("/");
+}
+
 /** The value at a JSON pointer into the arguments (undefined when the path leads nowhere). */
 function valueAt(value: unknown, pointer: string): unknown {
   let current = value;
@@ -157,7 +163,7 @@ function fieldErrors(schema: Record<string, unknown>, args: unknown, violations:
       }
       continue;
     }
-    const error: FieldError = { path: violation.path, message: violation.message };
+    const error: FieldError = { path: shownPath(violation.path), message: violation.message };
     if (violation.keyword === "additionalProperties") {
       const parent = schemaAt(schema, violation.path.split("/").slice(0, -1).join("/"));
       if (parent && isPlainObject(parent.properties)) error.schema = { properties: Object.keys(parent.properties).slice(0, MAX_NAMES) };
