@@ -132,20 +132,34 @@ export function placeStrayKeys(stray: Record<string, unknown>, args: Record<stri
  * `oneOf`/`$ref`. A successful call with declared arguments pays one `hasOwn` per argument.
  */
 export function noteUndeclaredArguments(schema: Record<string, unknown>, args: Record<string, unknown>, tool: string, repairs: Repair[]): void {
-  const properties = schema.properties;
-  if (!isPlainObject(properties)) return;
-  let names: string[] | undefined;
-  for (const key in args) {
-    if (Object.hasOwn(properties, key)) continue;
-    // Read only once an argument is undeclared: the usual call never looks.
-    if (leavesObjectOpen(schema)) return;
-    names ??= Object.keys(properties);
-    const meant = nearKey(key, names);
+  const undeclared = undeclaredArguments(schema, args);
+  if (!undeclared) return;
+  for (const { key, names, meant } of undeclared) {
     repairs.push({
       kind: "undeclared-argument",
       message: `'${echoed(key)}' is not a parameter of '${tool}' (it takes: ${list(names)}); it was passed on as sent${meant ? `. Did you mean '${meant}'?` : ""}`,
     });
   }
+}
+
+/**
+ * The arguments `schema` does not declare, each with the declared parameter it plainly means (if
+ * one); undefined when there are none, or when the schema leaves its object open (see above). A
+ * successful call with declared arguments pays one `hasOwn` per argument, and nothing is made.
+ */
+export function undeclaredArguments(schema: Record<string, unknown>, args: Record<string, unknown>): { key: string; names: readonly string[]; meant: string | undefined }[] | undefined {
+  const properties = schema.properties;
+  if (!isPlainObject(properties)) return undefined;
+  let found: { key: string; names: readonly string[]; meant: string | undefined }[] | undefined;
+  let names: string[] | undefined;
+  for (const key in args) {
+    if (Object.hasOwn(properties, key)) continue;
+    // Read only once an argument is undeclared: the usual call never looks.
+    if (leavesObjectOpen(schema)) return undefined;
+    names ??= Object.keys(properties);
+    (found ??= []).push({ key, names, meant: nearKey(key, names) });
+  }
+  return found;
 }
 
 /** The schema says itself which other keys may come, or builds its object from parts: `properties` is not the whole list. */
