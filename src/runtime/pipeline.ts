@@ -13,7 +13,7 @@ import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confir
 import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
-import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
+import { repairArguments, repairRequest, stripToolPrefix, unreadableArgumentsString, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { DeadlineError, isToolErrorResult, shapeResult, toolErrorText, toolReportedError, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
 import { saysToolUnknown } from "./unknown-tool-answer.js";
 import type { MediaItem } from "./binary-content.js";
@@ -276,6 +276,15 @@ function skillOwnsConfirm(skill: Skill): boolean {
   const args = skill.meta.args;
   if (isSchemaLike(args)) return isPlainObject(args.properties) && "confirm" in args.properties;
   return true;
+}
+
+/** `{"id": …}`: the target's parameters (its required ones, else the first declared) as the shape `arguments` takes; `{}` when it lists none. */
+function exampleArguments(state: { tool?: ToolDescriptor; skill?: Skill }): string {
+  const schema = state.tool ? state.tool.inputSchema : state.skill?.meta.args;
+  if (!isPlainObject(schema) || !isPlainObject(schema.properties)) return "{}";
+  const required = Array.isArray(schema.required) ? schema.required.filter((n): n is string => typeof n === "string") : [];
+  const names = (required.length ? required : Object.keys(schema.properties)).slice(0, 3);
+  return names.length ? `{${names.map((n) => `${JSON.stringify(n)}: …`).join(", ")}}` : "{}";
 }
 
 function describeKind(value: unknown): string {
@@ -608,9 +617,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (!skill) refuseLongName(sent, prefix, "skill", () => ({ skills: skillList() }));
     const names = plugin.skills.map((s) => s.name);
     if (!skill && sent) {
-      const stripped = stripToolPrefix(sent, prefix, (n) => names.includes(n), state.repairs);
-      const alike = plugin.skills.filter((s) => normalise(s.name) === normalise(sent));
-      skill = plugin.skills.find((s) => s.name === stripped) ?? (alike.length === 1 ? alike[0] : undefined);
+      const stripped = stripToolPrefix(sent, prefix, (n) => names.includes(n), state.repairs, "skill");
+      skill = plugin.skills.find((s) => s.name === stripped);
+      if (!skill) {
+        // Case and separators only ("Count", "insertAndVerifyTask"), and only when exactly one skill fits: said, as for tools.
+        const alike = plugin.skills.filter((s) => normalise(s.name) === normalise(sent));
+        skill = alike.length === 1 ? alike[0] : undefined;
+        if (skill) state.repairs.push({ kind: "matched-skill-case", message: `skill name '${sent}' was matched to '${skill.name}'` });
+      }
     }
     if (!skill) {
       const suggestions = sent ? closestNames(sent, names) : [];
@@ -655,7 +669,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const what = state.tool ? `'${state.tool.name}'` : `skill '${state.skill?.name ?? ""}'`;
     const subject = state.tool ? { tool: state.tool.name } : { skill: state.skill?.name };
     if (!isPlainObject(request.arguments)) {
-      throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the ${state.tool ? "tool" : "skill"}'s parameters, not ${describeKind(request.arguments)}`, {
+      const sent = typeof request.arguments === "string" ? unreadableArgumentsString(request.arguments) : describeKind(request.arguments);
+      throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the ${state.tool ? "tool" : "skill"}'s parameters, not ${sent}. Send it as a JSON object, e.g. "arguments": ${exampleArguments(state)}`, {
         ...subject,
         errors: [{ path: "", message: "must be object" }],
       });
