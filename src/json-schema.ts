@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import { echoed } from "./runtime/argument-value.js";
 
 /**
  * JSON Schema validation shared by manifest loading and argument validation. Tool schemas come
@@ -133,7 +134,7 @@ function describeViolation(error: ErrorObject): string {
     case "additionalProperties":
       return `unknown property '${pointerToField(`${error.instancePath}/${String(params.additionalProperty)}`)}' is not allowed`;
     case "type":
-      return `${at} must be ${String(params.type)}`;
+      return `${at} must be ${typeInWords(String(params.type))}`;
     case "enum":
       return `${at} must be one of ${JSON.stringify(params.allowedValues)}`;
     default:
@@ -141,9 +142,20 @@ function describeViolation(error: ErrorObject): string {
   }
 }
 
-/** "/a/0/b" → "a[0].b": how a person names a field. */
+/**
+ * Ajv's `type` param as a sentence says it: one type as Ajv names it ("string"), a union
+ * ("string,null") as "a string or null", not the comma-joined list.
+ */
+function typeInWords(type: string): string {
+  const types = type.split(",");
+  if (types.length < 2) return type;
+  const words = types.map((t) => (t === "null" ? "null" : `${/^[aeiou]/.test(t) ? "an" : "a"} ${t}`));
+  return `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
+}
+
+/** "/a/0/b" → "a[0].b": how a person names a field; each name cut as answers quote what was sent (a sent key can be a megabyte). */
 function pointerToField(pointer: string): string {
-  const parts = pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const parts = pointer.split("/").slice(1).map((p) => echoed(p.replace(/~1/g, "/").replace(/~0/g, "~")));
   let out = "";
   for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
   return out;

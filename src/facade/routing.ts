@@ -3,7 +3,7 @@ import type { Repair } from "../runtime/repair.js";
 import { foldedMatch, foldName, levenshtein, similarity } from "../runtime/similarity.js";
 import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName, SEARCH_TOOL, type FacadeOperation, type FacadeRoute } from "./tools.js";
 import { isPlainObject } from "../plain-object.js";
-import { readPluginArgument } from "../runtime/argument-value.js";
+import { echoed, readPluginArgument } from "../runtime/argument-value.js";
 
 /**
  * Which facade tool a call reaches. The rule is that routing never changes the target of a call:
@@ -106,6 +106,50 @@ function unknownTool(sent: string, routes: ReadonlyMap<string, FacadeRoute>, lis
   };
 }
 
+/** The tool's own arguments in a call sent to a wrong facade name: its `arguments`, else what was sent (without `plugin`). */
+function toolArgumentsOf(args: unknown): Record<string, unknown> {
+  if (!isPlainObject(args)) return {};
+  if (isPlainObject(args.arguments)) return args.arguments;
+  const { plugin: _plugin, skill: _skill, toolName: _toolName, ...rest } = args;
+  return rest;
+}
+
+/**
+ * UNKNOWN_FACADE_TOOL that says the one call to make instead, copied into `details.next` (the
+ * facade tool and its arguments, the tool's name filled in): a plugin's tool named where a facade
+ * tool goes (`agent_tools_tasks_list_tasks`), or a tool sent to `_run_skill` of a plugin that has
+ * no skills. Nothing was run: the model makes the call, so a name that is not the plugin's tool
+ * is answered by the plugin (UNKNOWN_TOOL with its near names), not guessed here.
+ */
+function leadToCall(sent: string, why: string, prefix: string, toolName: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>): { error: RuntimeError } | undefined {
+  const compact = routes.has(COMPACT_CALL_TOOL);
+  const tool = compact ? COMPACT_CALL_TOOL : facadeToolName(prefix, "call");
+  if (!routes.has(tool)) return undefined;
+  const shown = echoed(toolName);
+  const next = { tool, arguments: { ...(compact ? { plugin: prefix } : {}), toolName: shown, arguments: toolArgumentsOf(args) } };
+  const tools = [tool, ...nearestTools(sent, routes, listed).filter((t) => t !== tool)].slice(0, 5);
+  const call = `${tool} with ${compact ? `plugin '${prefix}' and ` : ""}toolName '${shown}'`;
+  return {
+    error: new RuntimeError(
+      "UNKNOWN_FACADE_TOOL",
+      `this server has no tool '${echoed(sent)}' (${why}); nothing was run. To run tool '${shown}' of plugin '${prefix}', call ${call}, as \`details.next\` says`,
+      { tools, next },
+      `Nothing was run. Make the call in \`details.next\` (its tool, with its arguments as they are); if plugin '${prefix}' has no tool '${shown}', that answer names its near tools.`,
+    ),
+  };
+}
+
+/** `<plugin>_<tool>` read from a facade name that names no kind (`tasks_list_tasks`): the plugin a part names exactly, and the rest of the name as sent. */
+function pluginAndTool(sent: string, bare: string, prefixes: readonly string[]): { prefix: string; tool: string } | undefined {
+  const trimmed = sent.trim();
+  for (let i = bare.indexOf("_"); i > 0; i = bare.indexOf("_", i + 1)) {
+    const prefix = foldedMatch(bare.slice(0, i), prefixes);
+    const tool = trimmed.slice(trimmed.length - (bare.length - i - 1));
+    if (prefix && tool) return { prefix, tool };
+  }
+  return undefined;
+}
+
 /** A per-plugin tool called with a `plugin` argument: honoured only when both name the same plugin. */
 function checkExplicitPlugin(name: string, route: FacadeRoute, args: unknown): RoutingOutcome {
   const unreadable = unreadablePlugin(args, name, route.prefix);
@@ -161,13 +205,19 @@ export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyM
     const kind = nearKind(bare.slice(i + 1));
     if (kind) readings.push({ kind, part: bare.slice(0, i) });
   }
-  if (readings.length === 0) return unknownTool(sent, routes, listed, "");
+  if (readings.length === 0) {
+    // A plugin's own tool named as a facade tool (agent_tools_tasks_list_tasks): the call that runs it.
+    const merged = pluginAndTool(sent, bare, prefixes);
+    const lead = merged && leadToCall(sent, `'${echoed(merged.tool)}' is not a facade tool`, merged.prefix, merged.tool, args, routes, listed);
+    return lead || unknownTool(sent, routes, listed, "");
+  }
   // A name that could be mended is not mended by the name alone when `plugin` says something unreadable.
   const unreadable = unreadablePlugin(args, sent, undefined);
   if (unreadable) return unreadable;
 
   const targets = new Map<string, { route: FacadeRoute; name: string; args: unknown; kind: PluginOperation }>();
   let why = "";
+  let noSkills: { prefix: string; skill: string } | undefined;
   for (const { kind, part } of readings) {
     const fromName = part ? pluginFromNamePart(part, prefixes) : undefined;
     if (part && !fromName) {
@@ -203,6 +253,8 @@ export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyM
     const route = routes.get(name);
     if (!route) {
       why = `plugin '${prefix}' has no ${kind} tool`;
+      // A skill name sent to a plugin without skills is most often one of its tools (read_file).
+      if (kind === "run_skill" && isPlainObject(args) && typeof args.skill === "string" && args.skill.trim()) noSkills ??= { prefix, skill: args.skill.trim() };
       continue;
     }
     targets.set(name, { route, name, args: withoutPlugin(args), kind });
@@ -212,6 +264,10 @@ export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyM
     if (!target) return unknownTool(sent, routes, listed, why);
     const said = explicit !== undefined ? ` ('plugin' is '${explicit}')` : "";
     return { route: target.route, args: target.args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${sent}' was read as '${target.name}'${said}` }] };
+  }
+  if (targets.size === 0 && noSkills) {
+    const lead = leadToCall(sent, `plugin '${noSkills.prefix}' has no skills`, noSkills.prefix, noSkills.skill, args, routes, listed);
+    if (lead) return lead;
   }
   if (targets.size > 1) why = `it could mean ${[...targets.values()].map((t) => `'${t.name}'`).join(" or ")}`;
   return unknownTool(sent, routes, listed, why, readings[0]?.kind);

@@ -351,8 +351,8 @@ export function createFacade(runtime: Runtime): Facade {
         const help = runtime.help(plugin.ok ? plugin.prefix : undefined, scope.session(ctx));
         const unread = plugin.ok ? {} : { note: `'plugin' must be a plugin's prefix, as a string; got ${plugin.got}; every plugin is listed below` };
         const server = `${info.name} ${info.version}`;
-        const said = repairs.length ? { repairs: repairs.map((r) => r.message) } : {};
         if ("plugin" in help) {
+          if (plugin.ok && plugin.prefix !== help.plugin.prefix) repairs.push({ kind: "matched-plugin-case", message: `plugin '${plugin.prefix}' was read as '${help.plugin.prefix}'` });
           // One plugin in full; the call that comes next is its discover (a JSON object, as every next),
           // or, for a plugin not configured, what configures it: its discover would only answer NOT_CONFIGURED.
           const prefix = help.plugin.prefix;
@@ -362,7 +362,7 @@ export function createFacade(runtime: Runtime): Facade {
             : runtime.facadeMode === "compact"
               ? { tool: SEARCH_TOOL, arguments: { query: "<string>", plugin: prefix } }
               : { tool: facadeToolName(prefix, "discover"), arguments: { query: "<string>" } };
-          return toToolResult({ isError: false, payload: { ok: true, server, plugin: { ...shown, next }, ...said } });
+          return toToolResult({ isError: false, payload: { ok: true, server, plugin: { ...shown, next }, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
         }
         return toToolResult({
           isError: false,
@@ -376,7 +376,7 @@ export function createFacade(runtime: Runtime): Facade {
             // The text modules by file, as the original runtime's help named them (users look for them).
             textLayer: TEXT_LAYER_HELP,
             textModules: textModuleFiles(),
-            ...said,
+            ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}),
           },
         });
       }

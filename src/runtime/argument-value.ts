@@ -1,11 +1,22 @@
+/** Characters of a name or key the caller sent that an answer quotes back: names are short identifiers. */
+export const ECHO_CHARS = 80;
+
+/**
+ * What the caller sent, as an answer quotes it: whole up to `max` characters, else its first `max`
+ * and an ellipsis. A megabyte key or name was quoted whole, several times over, into the model's
+ * context (one error answer of 2 MB); every echo of a sent name, key or value goes through here.
+ */
+export function echoed(text: string, max: number = ECHO_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 /**
  * A facade argument's value as a refusal names it (`the string "ten"`, `an empty string`,
  * `an array`, `5`): a string always says it is one, so `"5.5"` does not read as the number.
  */
 export function describeArgumentValue(value: unknown): string {
   if (typeof value === "string") {
-    const shown = value.length > 40 ? `${value.slice(0, 39)}…` : value;
-    return value.trim() ? `the string ${JSON.stringify(shown)}` : "an empty string";
+    return value.trim() ? `the string ${JSON.stringify(echoed(value, 40))}` : "an empty string";
   }
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object" && value !== null) return "an object";

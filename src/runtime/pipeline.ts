@@ -13,7 +13,7 @@ import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confir
 import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
-import { repairArguments, repairRequest, stripToolPrefix, type NameField, type Repair, type RepairedRequest } from "./repair.js";
+import { repairArguments, repairRequest, stripToolPrefix, unreadableArgumentsString, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { DeadlineError, isToolErrorResult, shapeResult, toolErrorText, toolReportedError, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
 import { saysToolUnknown } from "./unknown-tool-answer.js";
 import type { MediaItem } from "./binary-content.js";
@@ -26,7 +26,8 @@ import { validateArguments } from "./validation.js";
 import { refuseAfterAnswer, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
-import { describeArgumentValue } from "./argument-value.js";
+import { describeArgumentValue, echoed } from "./argument-value.js";
+import { boundError } from "./error-bound.js";
 import { directionsTo, sameNameIn, type NamedTarget } from "./misdirected.js";
 
 /**
@@ -248,16 +249,11 @@ function withCallerSignal<T extends object>(request: T, ctx: OperationContext): 
  * full (target, message, details: a 3 MB answer into the agent's context) after 0.4 s of similarity search.
  */
 const MAX_NAME_CHARS = 256;
-const NAME_ECHO_CHARS = 80;
-
-function echoName(name: string): string {
-  return name.length > NAME_ECHO_CHARS ? `${name.slice(0, NAME_ECHO_CHARS)}…` : name;
-}
 
 function refuseLongName(sent: string, prefix: string, kind: "tool" | "skill", details: () => Record<string, unknown> = () => ({})): void {
   if (sent.length <= MAX_NAME_CHARS) return;
-  throw new RuntimeError(kind === "tool" ? "UNKNOWN_TOOL" : "UNKNOWN_SKILL", `plugin '${prefix}' has no ${kind} '${echoName(sent)}' (a name of ${sent.length} characters; ${kind} names are short identifiers)`, {
-    [kind === "tool" ? "toolName" : "skill"]: echoName(sent),
+  throw new RuntimeError(kind === "tool" ? "UNKNOWN_TOOL" : "UNKNOWN_SKILL", `plugin '${prefix}' has no ${kind} '${echoed(sent)}' (a name of ${sent.length} characters; ${kind} names are short identifiers)`, {
+    [kind === "tool" ? "toolName" : "skill"]: echoed(sent),
     length: sent.length,
     suggestions: [],
     ...details(),
@@ -280,6 +276,15 @@ function skillOwnsConfirm(skill: Skill): boolean {
   const args = skill.meta.args;
   if (isSchemaLike(args)) return isPlainObject(args.properties) && "confirm" in args.properties;
   return true;
+}
+
+/** `{"id": …}`: the target's parameters (its required ones, else the first declared) as the shape `arguments` takes; `{}` when it lists none. */
+function exampleArguments(state: { tool?: ToolDescriptor; skill?: Skill }): string {
+  const schema = state.tool ? state.tool.inputSchema : state.skill?.meta.args;
+  if (!isPlainObject(schema) || !isPlainObject(schema.properties)) return "{}";
+  const required = Array.isArray(schema.required) ? schema.required.filter((n): n is string => typeof n === "string") : [];
+  const names = (required.length ? required : Object.keys(schema.properties)).slice(0, 3);
+  return names.length ? `{${names.map((n) => `${JSON.stringify(n)}: …`).join(", ")}}` : "{}";
 }
 
 function describeKind(value: unknown): string {
@@ -327,7 +332,9 @@ export function frame<K extends SuccessKind>(
       // A question for the user is not a failure: it goes back to the facade, which asks and calls again.
       if (thrown instanceof ConfirmInterrupt) throw thrown;
       const error = fromThrown(thrown);
-      const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: (meta.redact ? meta.redact(error.toPayload()) : error.toPayload()) as ErrorAnswer["error"] };
+      // Masked, then bounded: a downstream's error text (and what it quotes of the call) can be megabytes.
+      const masked = (meta.redact ? meta.redact(error.toPayload()) : error.toPayload()) as ErrorAnswer["error"];
+      const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: boundError(masked) };
       if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
       meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
       return outcomeTold(session, meta, started, { kind: "error", isError: true, payload });
@@ -408,7 +415,7 @@ class RunMeta implements FrameMeta {
 
   get target(): string | undefined {
     const sent = this.#state.request?.name;
-    return this.#state.tool?.name ?? this.#state.skill?.name ?? (sent === undefined ? undefined : echoName(sent));
+    return this.#state.tool?.name ?? this.#state.skill?.name ?? (sent === undefined ? undefined : echoed(sent));
   }
 
   get arguments(): unknown {
@@ -610,9 +617,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (!skill) refuseLongName(sent, prefix, "skill", () => ({ skills: skillList() }));
     const names = plugin.skills.map((s) => s.name);
     if (!skill && sent) {
-      const stripped = stripToolPrefix(sent, prefix, (n) => names.includes(n), state.repairs);
-      const alike = plugin.skills.filter((s) => normalise(s.name) === normalise(sent));
-      skill = plugin.skills.find((s) => s.name === stripped) ?? (alike.length === 1 ? alike[0] : undefined);
+      const stripped = stripToolPrefix(sent, prefix, (n) => names.includes(n), state.repairs, "skill");
+      skill = plugin.skills.find((s) => s.name === stripped);
+      if (!skill) {
+        // Case and separators only ("Count", "insertAndVerifyTask"), and only when exactly one skill fits: said, as for tools.
+        const alike = plugin.skills.filter((s) => normalise(s.name) === normalise(sent));
+        skill = alike.length === 1 ? alike[0] : undefined;
+        if (skill) state.repairs.push({ kind: "matched-skill-case", message: `skill name '${sent}' was matched to '${skill.name}'` });
+      }
     }
     if (!skill) {
       const suggestions = sent ? closestNames(sent, names) : [];
@@ -657,7 +669,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const what = state.tool ? `'${state.tool.name}'` : `skill '${state.skill?.name ?? ""}'`;
     const subject = state.tool ? { tool: state.tool.name } : { skill: state.skill?.name };
     if (!isPlainObject(request.arguments)) {
-      throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the ${state.tool ? "tool" : "skill"}'s parameters, not ${describeKind(request.arguments)}`, {
+      const sent = typeof request.arguments === "string" ? unreadableArgumentsString(request.arguments) : describeKind(request.arguments);
+      throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the ${state.tool ? "tool" : "skill"}'s parameters, not ${sent}. Send it as a JSON object, e.g. "arguments": ${exampleArguments(state)}`, {
         ...subject,
         errors: [{ path: "", message: "must be object" }],
       });
@@ -856,8 +869,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const near = closestNames(name, tools.map((t) => t.name));
     return new RuntimeError(
       "UNKNOWN_TOOL",
-      `skill '${skill}' calls tool '${echoName(name)}', which plugin '${prefix}' does not have: the skill is broken${near.length ? ` (the plugin has ${near.map((n) => `'${n}'`).join(", ")})` : ""}; that call was not made`,
-      { skill, toolName: echoName(name) },
+      `skill '${skill}' calls tool '${echoed(name)}', which plugin '${prefix}' does not have: the skill is broken${near.length ? ` (the plugin has ${near.map((n) => `'${n}'`).join(", ")})` : ""}; that call was not made`,
+      { skill, toolName: echoed(name) },
       `The skill itself is broken, not your call: retrying it fails the same way. Tell the user that skill '${skill}' of plugin '${prefix}' needs fixing, or do its work with the plugin's tools (find them with its _discover tool, or agent_tools_search).`,
     );
   };

@@ -1,4 +1,5 @@
 import { isPlainObject } from "../plain-object.js";
+import { echoed } from "./argument-value.js";
 /**
  * Repairs of the malformed calls models really send. Each names what it changed in `repairs`;
  * none skips validation or the gate, which run after it. Two rules hold throughout:
@@ -18,6 +19,7 @@ export interface Repair {
     | "matched-plugin-case"
     | "stripped-tool-prefix"
     | "matched-tool-case"
+    | "matched-skill-case"
     | "shortened-query"
     | "read-query"
     | "read-limit"
@@ -86,6 +88,21 @@ function parseJsonObject(value: unknown, field: string, repairs: Repair[] | unde
     return parsed;
   } catch {
     return value;
+  }
+}
+
+/**
+ * Why an `arguments` sent as a string could not be read as an object, for the refusal (the
+ * failure path only: the parse is made again there, to have the parser's words and position):
+ * Python-style quotes, a trailing comma, `tag=work`.
+ */
+export function unreadableArgumentsString(text: string): string {
+  try {
+    const parsed: unknown = JSON.parse(text.trim());
+    return `a string holding a JSON ${Array.isArray(parsed) ? "array" : parsed === null ? "null" : typeof parsed}`;
+  } catch (error) {
+    const said = error instanceof Error ? error.message : String(error);
+    return `a string that did not parse as JSON (${echoed(said, 160)})`;
   }
 }
 
@@ -173,7 +190,7 @@ export function repairArguments(
  * "github:list_issues", or a front end's full tool name ending in "github_list_issues") is reduced
  * to the bare name when that name exists. The prefix must start the name or follow a `_`.
  */
-export function stripToolPrefix(name: string, prefix: string, exists: (candidate: string) => boolean, repairs: Repair[]): string | undefined {
+export function stripToolPrefix(name: string, prefix: string, exists: (candidate: string) => boolean, repairs: Repair[], kind: "tool" | "skill" = "tool"): string | undefined {
   const lower = name.toLowerCase();
   for (const separator of ["__", "_", ".", ":", "/"]) {
     const form = `${prefix.toLowerCase()}${separator}`;
@@ -181,7 +198,7 @@ export function stripToolPrefix(name: string, prefix: string, exists: (candidate
       if (at > 0 && lower[at - 1] !== "_") continue;
       const bare = name.slice(at + form.length);
       if (bare && exists(bare)) {
-        repairs.push({ kind: "stripped-tool-prefix", message: `tool name '${name}' carried the plugin prefix; called '${bare}'` });
+        repairs.push({ kind: "stripped-tool-prefix", message: `${kind} name '${name}' carried the plugin prefix; ${kind === "tool" ? "called" : "ran"} '${bare}'` });
         return bare;
       }
     }

@@ -4,6 +4,7 @@ import { hasBinary, withoutBinary, type MediaItem } from "./binary-content.js";
 import { isPlainObject } from "../plain-object.js";
 import { findUnserialisable, unserialisableError } from "./unserialisable.js";
 import { jsonTextValue } from "../json-text-value.js";
+import { cutNoted, DOWNSTREAM_TEXT_CHARS } from "./error-bound.js";
 
 /**
  * What an adapter returned, made into the `result` of a facade answer: an MCP CallToolResult is
@@ -43,7 +44,7 @@ function textOf(result: CallToolResultLike): string | undefined {
  * server answered with an error result instead of an error): else the code's generic hint.
  */
 export function toolReportedError(raw: CallToolResultLike, hint?: string): RuntimeError {
-  const message = (textOf(raw) ?? "the tool reported an error").trim().slice(0, 2000) || "the tool reported an error";
+  const message = cutNoted((textOf(raw) ?? "the tool reported an error").trim(), DOWNSTREAM_TEXT_CHARS) || "the tool reported an error";
   const content = hasBinary(raw.content) ? withoutBinary(raw.content, 0).content : raw.content;
   return new RuntimeError("UPSTREAM_ERROR", `the tool answered with an error: ${message}`, { content }, hint);
 }
@@ -95,7 +96,7 @@ function malformedItem(content: readonly unknown[]): string | undefined {
  */
 function bareErrorResult(raw: Record<string, unknown>, what: string): RuntimeError {
   const said = ["error", "message"].map((k) => raw[k]).find((v): v is string => typeof v === "string" && v.trim() !== "");
-  return new RuntimeError("UPSTREAM_ERROR", `${what} answered with an error${said ? `: ${said.trim().slice(0, 2000)}` : " (isError: true, with no content saying why)"}`, { result: raw });
+  return new RuntimeError("UPSTREAM_ERROR", `${what} answered with an error${said ? `: ${cutNoted(said.trim(), DOWNSTREAM_TEXT_CHARS)}` : " (isError: true, with no content saying why)"}`, { result: raw });
 }
 
 /** An all-text result: one JSON text item parsed (json-text-value.ts), else the text. */

@@ -942,7 +942,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const problems = runtime.problems(session);
       const notices = runtime.notices(session);
       const only = typeof prefix === "string" && prefix.trim() ? prefix.trim() : undefined;
-      const chosen = only === undefined || !mayUsePlugin(session?.identity, only) ? undefined : byPrefix.get(only);
+      // Case and `-`/`_` folded as a call's plugin is ("Tasks" is tasks); the facade says the repair.
+      const named = only === undefined || byPrefix.has(only) ? only : foldedMatch(only, byPrefix.keys());
+      const chosen = named === undefined || !mayUsePlugin(session?.identity, named) ? undefined : byPrefix.get(named);
       if (chosen) return { plugin: pluginHelp(chosen) };
       return {
         ...(only !== undefined ? { note: `no plugin has prefix '${only}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),

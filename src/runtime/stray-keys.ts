@@ -1,6 +1,7 @@
 import { isPlainObject } from "../plain-object.js";
 import type { Repair } from "./repair.js";
 import { levenshtein, normalise } from "./similarity.js";
+import { echoed } from "./argument-value.js";
 
 /**
  * Keys a call carries that the runtime does not read: said in the answer's `repairs`, or read as
@@ -39,8 +40,11 @@ export function nearKey(key: string, candidates: readonly string[]): string | un
   let tie = false;
   for (const candidate of candidates) {
     const target = normalise(candidate).replace(/_/g, "");
+    const edits = target.length >= 5 ? 2 : 1;
+    // Lengths apart by more than the edits allowed cannot be a near miss: a huge key is not compared letter by letter.
+    if (Math.abs(folded.length - target.length) > edits) continue;
     const d = levenshtein(folded, target);
-    if (d > (target.length >= 5 ? 2 : 1)) continue;
+    if (d > edits) continue;
     if (d < bestDistance) [best, bestDistance, tie] = [candidate, d, false];
     else if (d === bestDistance) tie = true;
   }
@@ -71,11 +75,11 @@ export function readFacadeKeys(tool: string, reads: readonly string[], args: unk
       out ??= { ...args };
       out[meant] = args[key];
       delete out[key];
-      repairs.push({ kind: "renamed-key", message: `'${key}' was read as '${meant}'` });
+      repairs.push({ kind: "renamed-key", message: `'${echoed(key)}' was read as '${meant}'` });
       continue;
     }
     const also = meant ? ` ('${meant}' was sent too)` : "";
-    repairs.push({ kind: "ignored-key", message: `'${key}' is not a parameter of ${tool}${also}; it was ignored. ${tool} takes: ${list(reads)}` });
+    repairs.push({ kind: "ignored-key", message: `'${echoed(key)}' is not a parameter of ${tool}${also}; it was ignored. ${tool} takes: ${list(reads)}` });
   }
   return out ?? args;
 }
@@ -101,7 +105,7 @@ export function placeStrayKeys(stray: Record<string, unknown>, args: Record<stri
     if (value === undefined || value === null) continue;
     const declared = parameters?.includes(key) === true;
     if (!declared && isConfirmLike(key)) {
-      repairs.push({ kind: "ignored-key", message: `'${key}' is not 'confirm' and was not honoured: a change is allowed only by confirm: true, spelt so, next to '${subject.field}'` });
+      repairs.push({ kind: "ignored-key", message: `'${echoed(key)}' is not 'confirm' and was not honoured: a change is allowed only by confirm: true, spelt so, next to '${subject.field}'` });
       continue;
     }
     if (declared && !Object.hasOwn(out ?? args, key)) {
@@ -115,7 +119,7 @@ export function placeStrayKeys(stray: Record<string, unknown>, args: Record<stri
       : parameters
         ? `it is not a parameter of this call (${subject.field}, arguments, confirm) nor of ${subject.what} (${list(parameters)}); it was ignored`
         : `it is not a parameter of this call (${subject.field}, arguments, confirm); it was ignored. An argument of ${subject.what} goes inside 'arguments'`;
-    repairs.push({ kind: "ignored-key", message: `'${key}' was sent next to '${subject.field}': ${why}` });
+    repairs.push({ kind: "ignored-key", message: `'${echoed(key)}' was sent next to '${subject.field}': ${why}` });
   }
   return out ?? args;
 }
@@ -128,20 +132,34 @@ export function placeStrayKeys(stray: Record<string, unknown>, args: Record<stri
  * `oneOf`/`$ref`. A successful call with declared arguments pays one `hasOwn` per argument.
  */
 export function noteUndeclaredArguments(schema: Record<string, unknown>, args: Record<string, unknown>, tool: string, repairs: Repair[]): void {
+  const undeclared = undeclaredArguments(schema, args);
+  if (!undeclared) return;
+  for (const { key, names, meant } of undeclared) {
+    repairs.push({
+      kind: "undeclared-argument",
+      message: `'${echoed(key)}' is not a parameter of '${tool}' (it takes: ${list(names)}); it was passed on as sent${meant ? `. Did you mean '${meant}'?` : ""}`,
+    });
+  }
+}
+
+/**
+ * The arguments `schema` does not declare, each with the declared parameter it plainly means (if
+ * one); undefined when there are none, or when the schema leaves its object open (see above). A
+ * successful call with declared arguments pays one `hasOwn` per argument, and nothing is made.
+ */
+export function undeclaredArguments(schema: Record<string, unknown>, args: Record<string, unknown>): { key: string; names: readonly string[]; meant: string | undefined }[] | undefined {
   const properties = schema.properties;
-  if (!isPlainObject(properties)) return;
+  if (!isPlainObject(properties)) return undefined;
+  let found: { key: string; names: readonly string[]; meant: string | undefined }[] | undefined;
   let names: string[] | undefined;
   for (const key in args) {
     if (Object.hasOwn(properties, key)) continue;
     // Read only once an argument is undeclared: the usual call never looks.
-    if (leavesObjectOpen(schema)) return;
+    if (leavesObjectOpen(schema)) return undefined;
     names ??= Object.keys(properties);
-    const meant = nearKey(key, names);
-    repairs.push({
-      kind: "undeclared-argument",
-      message: `'${key}' is not a parameter of '${tool}' (it takes: ${list(names)}); it was passed on as sent${meant ? `. Did you mean '${meant}'?` : ""}`,
-    });
+    (found ??= []).push({ key, names, meant: nearKey(key, names) });
   }
+  return found;
 }
 
 /** The schema says itself which other keys may come, or builds its object from parts: `properties` is not the whole list. */

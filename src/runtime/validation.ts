@@ -2,7 +2,8 @@ import { checkAgainstSchema, type SchemaViolation } from "../json-schema.js";
 import { RuntimeError } from "../errors.js";
 import { isPlainObject } from "../plain-object.js";
 import { closestNames } from "./similarity.js";
-import { nearKey } from "./stray-keys.js";
+import { nearKey, undeclaredArguments } from "./stray-keys.js";
+import { echoed } from "./argument-value.js";
 
 /**
  * Argument validation with answers a model can act on cheaply: each failing field is named with
@@ -11,7 +12,7 @@ import { nearKey } from "./stray-keys.js";
  * (bench/answer-cost.ts).
  */
 
-const KEPT = ["type", "enum", "const", "format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "required"] as const;
+const KEPT = ["type", "enum", "const", "format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "required"] as const;
 const MAX_ENUM = 8;
 const MAX_NAMES = 12;
 const MAX_ERRORS = 5;
@@ -42,7 +43,8 @@ function schemaFragment(schema: Record<string, unknown>, depth = 0): Record<stri
     else out[key] = value;
   }
   if (isPlainObject(schema.items) && depth < 1) out.items = schemaFragment(schema.items, depth + 1);
-  if (isPlainObject(schema.properties) && out.required === undefined) {
+  // An object's names when `required` does not say them, or when it must have more of them than it has (minProperties).
+  if (isPlainObject(schema.properties) && (out.required === undefined || out.minProperties !== undefined)) {
     const names = Object.keys(schema.properties);
     if (names.length) out.properties = names.length > MAX_NAMES ? [...names.slice(0, MAX_NAMES), "…"] : names;
   }
@@ -103,6 +105,11 @@ function allowedValues(values: readonly unknown[], sent: unknown): string {
   return `must be one of ${said.join(", ")} … and ${values.length - said.length} more`;
 }
 
+/** A JSON pointer as the answer shows it: each part cut as sent names are (the pointer itself stays whole for the lookups). */
+function shownPath(pointer: string): string {
+  return pointer.split("/").map((part) => echoed(part)).join("/");
+}
+
 /** The value at a JSON pointer into the arguments (undefined when the path leads nowhere). */
 function valueAt(value: unknown, pointer: string): unknown {
   let current = value;
@@ -130,7 +137,21 @@ function reasonOf(violation: SchemaViolation, schema: Record<string, unknown>, a
     const meant = parent && isPlainObject(parent.properties) ? nearKey(params.additionalProperty, Object.keys(parent.properties)) : undefined;
     if (meant) return { told: `${violation.message}; did you mean '${meant}'?`, entry: `${violation.message}; did you mean '${meant}'?` };
   }
+  if (violation.keyword === "minProperties") {
+    const more = propertiesToAdd(schemaAt(schema, violation.path), valueAt(args, violation.path));
+    // The entry's schema fragment lists the names (and minProperties): said once, in the message.
+    if (more) return { told: `${violation.message}; add ${more}`, entry: violation.message };
+  }
   return { told: violation.message, entry: violation.message };
+}
+
+/** For a minProperties failure: the declared names not sent, as something to add ("one or more of 'title', 'status'"). */
+function propertiesToAdd(at: Record<string, unknown> | undefined, value: unknown): string | undefined {
+  if (!at || !isPlainObject(at.properties) || !isPlainObject(value)) return undefined;
+  const missing = Object.keys(at.properties).filter((name) => !Object.hasOwn(value, name));
+  if (!missing.length) return undefined;
+  const shown = missing.slice(0, MAX_NAMES).map((name) => `'${name}'`);
+  return `${missing.length > 1 ? "one or more of " : ""}${shown.join(", ")}${missing.length > MAX_NAMES ? ", …" : ""}`;
 }
 
 /** The message names an enum's values: the entry's schema fragment does not list them again. */
@@ -157,7 +178,7 @@ function fieldErrors(schema: Record<string, unknown>, args: unknown, violations:
       }
       continue;
     }
-    const error: FieldError = { path: violation.path, message: violation.message };
+    const error: FieldError = { path: shownPath(violation.path), message: violation.message };
     if (violation.keyword === "additionalProperties") {
       const parent = schemaAt(schema, violation.path.split("/").slice(0, -1).join("/"));
       if (parent && isPlainObject(parent.properties)) error.schema = { properties: Object.keys(parent.properties).slice(0, MAX_NAMES) };
@@ -178,6 +199,26 @@ function fieldErrors(schema: Record<string, unknown>, args: unknown, violations:
 }
 
 /**
+ * On a failed call, the arguments an open schema does not declare (read as passed on, and said in
+ * `repairs`, when the call is valid): said beside the failure, with the parameter each plainly
+ * means, since a wrong-case or misspelt name (`Text` for `text`) is usually why a required one is
+ * missing. Within MAX_ERRORS with the failing fields, and only at paths not already named.
+ */
+function undeclaredFields(schema: Record<string, unknown>, args: Record<string, unknown>, failing: readonly { error: FieldError }[]): { error: FieldError; told: string }[] {
+  const undeclared = undeclaredArguments(schema, args);
+  if (!undeclared) return [];
+  const named = new Set(failing.map((f) => f.error.path));
+  const out: { error: FieldError; told: string }[] = [];
+  for (const { key, names, meant } of undeclared) {
+    const path = shownPath(`/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`);
+    if (named.has(path) || failing.length + out.length >= MAX_ERRORS) continue;
+    const told = meant ? `not a declared parameter; did you mean '${meant}'?` : `not a declared parameter (declared: ${names.slice(0, MAX_NAMES).join(", ")})`;
+    out.push({ error: { path, message: told }, told });
+  }
+  return out;
+}
+
+/**
  * Check `args` against `schema`. Returns false when the schema could not be compiled (the call
  * goes ahead unvalidated, as before); throws ARG_VALIDATION_FAILED naming every failing field.
  */
@@ -186,7 +227,8 @@ export function validateArguments(schema: Record<string, unknown>, args: unknown
   if (checked.ok === "skipped") return { checked: false, reason: checked.reason };
   if (checked.ok) return { checked: true };
   const failing = fieldErrors(schema, args, checked.violations);
-  const paths = [...new Set(checked.violations.map((v) => v.path))];
+  if (isPlainObject(args)) failing.push(...undeclaredFields(schema, args, failing));
+  const paths = [...new Set([...checked.violations.map((v) => v.path), ...failing.map((f) => f.error.path)])];
   const more = paths.length > failing.length ? ` (+${paths.length - failing.length} more)` : "";
   const said = failing.map(({ error, told }) => `${error.path || "(the arguments)"}: ${told}`).join("; ");
   throw new RuntimeError("ARG_VALIDATION_FAILED", `arguments for ${what} are invalid: ${said}${more}`, { ...details, errors: failing.map((f) => f.error) });

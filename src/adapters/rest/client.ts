@@ -1,4 +1,5 @@
 import type { Logger } from "../types.js";
+import { echoed } from "../../runtime/argument-value.js";
 import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/capped-body.js";
 import { AdapterError, messageWithCauses } from "../shared/errors.js";
 import { MissingVariableError, referencedVariables, resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
@@ -51,6 +52,11 @@ export interface RestClientOptions {
 }
 
 const EXCERPT = 300;
+/**
+ * Of a request's method, path and query as an error names it, this many characters: the query
+ * carries the caller's arguments (a 100 KB search text came back whole in "GET /tasks?q=… answered HTTP 431").
+ */
+const WHERE_CHARS = 200;
 /** Of a success that should be JSON and is not, this many characters are quoted. */
 const NOT_JSON_EXCERPT = 200;
 /** Of a failure's body, enough for the excerpt and the plugin's `errors` rules. */
@@ -148,7 +154,8 @@ export class RestClient {
     const text = isBinaryBody(response.data) ? describeBinary(response.data) : typeof response.data === "string" ? response.data : JSON.stringify(response.data ?? "");
     const compact = redactor.redact(text.replace(/\s+/g, " ").trim());
     const excerpt = compact.length > EXCERPT ? `${compact.slice(0, EXCERPT - 1)}…` : compact;
-    const where = redactor.redact(`${request.method} ${request.url.pathname}${request.url.search}`);
+    // Masked before the cut: a secret cut in two would no longer be recognised.
+    const where = echoed(redactor.redact(`${request.method} ${request.url.pathname}${request.url.search}`), WHERE_CHARS);
     const rules = this.#options.connection.errors;
     const applied = rules?.length
       ? applyRestErrorRules(rules, { status: response.status, method: request.method, path: request.url.pathname, headers: response.headers, data: response.data })
@@ -193,7 +200,7 @@ export class RestClient {
     let method = request.method.toUpperCase();
     let url = new URL(request.url);
     let body = request.body;
-    const where = () => redactor.redact(`${method} ${url.pathname}`);
+    const where = () => echoed(redactor.redact(`${method} ${url.pathname}`), WHERE_CHARS);
     try {
       for (let hop = 0; ; hop++) {
         const headers = new Headers();

@@ -1,0 +1,83 @@
+import { echoed } from "./argument-value.js";
+import { isPlainObject } from "../plain-object.js";
+
+/**
+ * An error answer of bounded size. What a downstream says when it fails goes to the model as it
+ * came: a 500 KB id came back in a 500 KB message and again in `details.content` (a quarter of a
+ * million tokens for one failed call). Each string of the error (message, hint, every string and
+ * key in `details`) is cut, saying how much was left out; `details` still too large after that
+ * has its largest fields replaced by a note. Run on the failure path only (pipeline.ts `frame`),
+ * after the redactor: a secret cut in two would no longer be recognised.
+ */
+
+/** A downstream's own error text, as a message quotes it (result.ts). */
+export const DOWNSTREAM_TEXT_CHARS = 2000;
+/** The message and hint: room for a downstream's text cut at DOWNSTREAM_TEXT_CHARS and the runtime's words around it. */
+const MESSAGE_CHARS = 4000;
+/** A string (or key) inside `details`. */
+const DETAIL_STRING_CHARS = 500;
+/** All of `details`, as JSON: room for a long list of skills or plugins with their one-line descriptions. */
+const DETAILS_CHARS = 16_000;
+/** Nesting walked inside `details`; deeper values are left as they are (the total bound still applies). */
+const MAX_DEPTH = 8;
+
+export interface BoundedError {
+  message: string;
+  hint?: string | undefined;
+  details?: Record<string, unknown> | undefined;
+}
+
+/** `text` cut to `max` characters with a note of what was left out; as it was when it fits. */
+export function cutNoted(text: string, max: number): string {
+  return text.length > max ? `${echoed(text, max)} (${text.length - max} more characters left out)` : text;
+}
+
+/** A value with each string and key cut; the same value (no copy) when nothing needed cutting. */
+function cutStrings(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return cutNoted(value, DETAIL_STRING_CHARS);
+  if (depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const cut = cutStrings(item, depth + 1);
+      if (cut !== item) (out ??= [...value])[i] = cut;
+    });
+    return out ?? value;
+  }
+  if (!isPlainObject(value)) return value;
+  let out: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const shownKey = cutNoted(key, DETAIL_STRING_CHARS);
+    const cut = cutStrings(item, depth + 1);
+    if (cut === item && shownKey === key) continue;
+    out ??= { ...value };
+    if (shownKey !== key) delete out[key];
+    out[shownKey] = cut;
+  }
+  return out ?? value;
+}
+
+/** `details` within DETAILS_CHARS: its largest fields, one by one, replaced by a note of their size. */
+function boundDetails(details: Record<string, unknown>): Record<string, unknown> {
+  const cut = cutStrings(details, 0) as Record<string, unknown>;
+  const sizes = new Map(Object.entries(cut).map(([key, value]) => [key, JSON.stringify(value)?.length ?? 0]));
+  let total = [...sizes.values()].reduce((sum, size) => sum + size, 0);
+  if (total <= DETAILS_CHARS) return cut;
+  const out = { ...cut };
+  for (const [key, size] of [...sizes].sort((a, b) => b[1] - a[1])) {
+    const note = `(left out: ${size} characters of JSON)`;
+    out[key] = note;
+    total += note.length - size;
+    if (total <= DETAILS_CHARS) break;
+  }
+  return out;
+}
+
+/** The error with its message, hint and details bounded; the same object when all of it fits. */
+export function boundError<E extends BoundedError>(error: E): E {
+  const message = cutNoted(error.message, MESSAGE_CHARS);
+  const hint = error.hint === undefined ? undefined : cutNoted(error.hint, MESSAGE_CHARS);
+  const details = error.details === undefined ? undefined : boundDetails(error.details);
+  if (message === error.message && hint === error.hint && details === error.details) return error;
+  return { ...error, message, ...(hint === undefined ? {} : { hint }), ...(details === undefined ? {} : { details }) };
+}

@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { callJson, connect, ROOT, stdioForSuite, type Connected } from "./helpers.js";
+import { startTasksApi, type TasksApi } from "./tasks-api-helpers.js";
+
+// What a caller sent comes back cut, and an error answer is bounded, however large the call was:
+// a 500 KB key or value was quoted whole (an unknown property four times: a 2 MB answer).
+
+const HUGE = "k".repeat(500_000);
+/** The whole answer as the model reads it (one line of JSON). */
+const size = (payload: unknown) => JSON.stringify(payload).length;
+
+describe("answers quote what was sent cut", () => {
+  const server = stdioForSuite();
+
+  it("an unknown property of half a megabyte on a closed schema is named cut, once per place", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: { id: "n1", [HUGE]: 1 } });
+    assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED");
+    assert.match(payload.error?.message ?? "", /\/k{80}…: unknown property 'k{80}…' is not allowed/);
+    assert.equal((payload.error?.details?.errors as { path: string }[])[0]?.path, `/${"k".repeat(80)}…`);
+    assert.ok(size(payload) < 1_000, `${size(payload)} characters`);
+  });
+
+  it("a stray top-level key and an undeclared argument of half a megabyte are named cut in repairs", async () => {
+    const stray = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: { id: "n1" }, [HUGE]: 1 });
+    assert.equal(stray.isError, false);
+    assert.match(stray.payload.repairs?.[0] ?? "", /^'k{80}…' was sent next to 'toolName': it is not a parameter/);
+    const undeclared = await callJson(server.client, "agent_tools_notes_call", { toolName: "list_notes", arguments: { [HUGE]: 1 } });
+    assert.equal(undeclared.isError, false);
+    assert.match(undeclared.payload.repairs?.[0] ?? "", /^'k{80}…' is not a parameter of 'list_notes'/);
+    for (const { payload } of [stray, undeclared]) assert.ok(size(payload) < 1_000, `${size(payload)} characters`);
+  });
+
+  it("a downstream's error text quoting half a megabyte is cut in the message and in details, saying how much was left out", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: { id: HUGE } });
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(payload.error?.message ?? "", /^the tool answered with an error: no note with id k+… \(498016 more characters left out\)$/);
+    const content = payload.error?.details?.content as { text: string }[];
+    assert.match(content[0]?.text ?? "", /^no note with id k+… \(499516 more characters left out\)$/);
+    assert.ok(size(payload) < 4_000, `${size(payload)} characters`);
+  });
+});
+
+describe("a REST error names the request cut", () => {
+  const KEY = `tasks-key-${randomBytes(12).toString("hex")}`;
+  let dir: string;
+  let api: TasksApi;
+  let agent: Connected;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "answer-bounds-"));
+    api = await startTasksApi(path.join(dir, "tasks.sqlite"), KEY);
+    agent = await connect(path.join(ROOT, "plugins", "agent-tools-plugin-tasks"), { TASKS_API_BASE: api.url, TASKS_API_KEY: KEY });
+  });
+  after(async () => {
+    await agent?.close();
+    await api?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a 100 KB search text the API refuses (HTTP 431) is not quoted whole in the request's URL", async () => {
+    const { payload } = await callJson(agent.client, "agent_tools_tasks_call", { toolName: "list_tasks", arguments: { text: "y".repeat(100_000) } });
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(payload.error?.message ?? "", /GET \/tasks\?q=y+… answered HTTP 431/);
+    assert.ok(size(payload) < 1_000, `${size(payload)} characters`);
+    assert.ok(!JSON.stringify(payload).includes(KEY));
+  });
+});
