@@ -43,7 +43,8 @@ export function setup(host) {
       }
       // The runtime's generic HTTP client, given n8n's settings under its own variable names.
       const env = { ...host.env, AGENT_MCP_URL: endpoint.url, AGENT_MCP_TOKEN: host.env.N8N_MCP_TOKEN ?? "" };
-      return host.lib.mcpClientFromEnv(env, { log: host.log, name: "n8n-mcp" });
+      // Hints name the variable that gave the URL (N8N_MCP_URL or N8N_INSTANCE_URL), not AGENT_MCP_URL.
+      return host.lib.mcpClientFromEnv(env, { log: host.log, name: "n8n-mcp", urlVariable: endpoint.from });
     },
     requireConfirm: true,
     readonlyTools: host.lib.bundledReadonlyTools("n8n"),

@@ -230,6 +230,47 @@ describe("stdio", () => {
     }
   });
 
+  it("agent_tools_exec, legacy: a line cancelled while its question is open withdraws the question (notifications/cancelled for the elicitation request)", { timeout: 60_000 }, async () => {
+    // The legacy era, where the question is a request of the server's (elicitation/create) that
+    // can be withdrawn (a modern client is asked through input_required in the call's own answer).
+    // The first question is declined at once: the server's first request has id 0, and the v1 SDK
+    // client (1.32) ignores notifications/cancelled whose requestId is falsy (`if
+    // (!notification.params.requestId) return`), so a withdrawn id 0 never aborts its handler: that
+    // is why this cancel was not seen before. The second question, id 1, is left open.
+    let questions = 0;
+    let askedAt = (): void => undefined;
+    let withdrawnWith = (_id: unknown): void => undefined;
+    const asked = new Promise<void>((resolve) => (askedAt = resolve));
+    const withdrawn = new Promise<unknown>((resolve) => (withdrawnWith = resolve));
+    const client = new V1Client({ name: "pending-ui", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
+      if (questions++ === 0) return Promise.resolve({ action: "decline" as const });
+      // The SDK aborts this signal when the server sends notifications/cancelled for the request.
+      extra.signal.addEventListener("abort", () => withdrawnWith(extra.requestId), { once: true });
+      askedAt();
+      return new Promise<never>(() => undefined); // the user never answers
+    });
+    await connectStdioV1(client, env);
+    try {
+      const before = written().length;
+      const declined = await callJson(client, "agent_tools_exec", { command: "db call write_row --table prod_db --value declined" });
+      assert.match(JSON.stringify(declined.payload), /CONFIRM_DECLINED/, "the first question was asked and declined");
+      const cancel = new AbortController();
+      const line = client.callTool({ name: "agent_tools_exec", arguments: { command: "db call write_row --table prod_db --value withdrawn" } }, undefined, { signal: cancel.signal });
+      await asked;
+      cancel.abort();
+      await assert.rejects(line, /abort/i, "the client's own call ends when it cancels");
+      const withdrawnId = await Promise.race([withdrawn, new Promise((resolve) => setTimeout(() => resolve("never withdrawn"), 20_000))]);
+      assert.equal(withdrawnId, 1, "the server withdrew the open question, its second request");
+      // The session's queue moved on: the next line runs at once, and the write was never made.
+      const next = await callJson(client, "agent_tools_exec", { command: "echo next" });
+      assert.equal((next.payload as { stdout?: string }).stdout, "next\n");
+      assert.equal(written().length, before, "the withdrawn write was not made");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("legacy: a client that fails the question, or never answers it, gets CONFIRM_FAILED in the facade's shape; nothing written", async () => {
     const crashing = failingV1("crashing-ui", async () => {
       throw new Error("client ui crashed");

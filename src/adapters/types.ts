@@ -172,6 +172,8 @@ export interface SettingsLocation {
   file: string;
   /** An embedded default server's: the host variable that sets it up, named instead of its fields (no file holds them). */
   variable?: string;
+  /** A server configured from host variables (a text module's AGENT_MCP_URL): each setting's variable, named instead of a field. */
+  hostVariables?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -179,6 +181,8 @@ export interface SettingsLocation {
  * edits it; for an embedded default server, the variable that sets it up.
  */
 export function settingAt(settings: SettingsLocation | undefined, key: string): string {
+  const variable = settings?.hostVariables?.[key];
+  if (variable) return `${variable} in the server's environment`;
   if (settings?.variable) return `the variable ${settings.variable} (this server is an embedded default: no file holds its settings)`;
   return settings ? `\`${settings.field}.${key}\` in ${settings.file}` : `\`adapter.${key}\``;
 }

@@ -15,6 +15,8 @@ export interface ExecAnswer {
   cwd?: string;
   result?: unknown;
   stopped?: "deadline" | "cancelled" | "limit";
+  /** Something the caller should know about the line that is no failure (what will not carry to the next call). */
+  note?: string;
   truncated?: { stdout?: StreamCut; stderr?: StreamCut; note: string };
   error?: ErrorPayload;
 }

@@ -1,4 +1,4 @@
-import type { Bash, Command, IFileSystem } from "just-bash";
+import type { Bash, Command, IFileSystem, ScriptNode, StatementNode } from "just-bash";
 import type { Confirmer } from "../runtime/confirm.js";
 import { describeThrown } from "../runtime/errors.js";
 import type { CommandOutput, TextCommand } from "./command.js";
@@ -8,6 +8,7 @@ import { budgetedFs, DEFAULT_SANDBOX_BYTES, type SandboxAccount } from "./memory
 import { chargeCarriedEnv, envBytes } from "./env-budget.js";
 import { startQuestionClock } from "./question-clock.js";
 import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
+import { transientDefinitions, transientNote } from "./transient-state.js";
 
 /**
  * One session's sandbox: a just-bash `Bash` in its `hardened` limit profile with an in-memory
@@ -41,6 +42,8 @@ export interface SandboxRun {
   stopped?: "deadline" | "cancelled" | "limit";
   /** The line was stopped while the user was asked to confirm a write; the question was taken back. */
   questionWithdrawn?: boolean;
+  /** The line defines arrays, functions, shell options or aliases, which the next call will not have (transient-state.ts). */
+  note?: string;
 }
 
 export const WORKDIR_MOUNT = "/workdir";
@@ -55,6 +58,8 @@ export interface Sandbox {
   register(command: TextCommand): void;
   /** `asker`: the confirmer of the request this command line answers, handed to its commands. */
   run(commandLine: string, signal?: AbortSignal, asker?: Confirmer): Promise<SandboxRun>;
+  /** `task` in the session's queue: after the command lines (and tasks) sent before it, before those sent after. */
+  serial<T>(task: () => Promise<T>): Promise<T>;
   /** The session ended: its file bytes go back to the shared budget. */
   dispose(): void;
 }
@@ -124,11 +129,15 @@ export const SANDBOX_LIMITS = {
  * finished statements when a later one is stopped (deadline, cancel) or throws (a write the
  * memory budget refuses), and rejects the whole `exec` for the throw; a group keeps that output,
  * ends with status 1 and a line naming the error, and returns the env and directory it reached.
- * The newline before `}` ends a trailing comment or heredoc; the first line keeps its number.
+ * The group is made on the parsed line (a transform plugin, which just-bash runs after parsing,
+ * before running), not by writing braces around its text: just-bash parses the user's line alone,
+ * so a syntax error names the user's line and column, an unterminated heredoc ends at the end
+ * of the line as in plain just-bash, and a stray `}` cannot close the group early.
  */
-function asGroup(commandLine: string): string {
-  // Two newlines: a line ending in a backslash continues onto the empty one, not onto the `}`.
-  return `{ ${commandLine}\n\n}`;
+function asGroup(script: ScriptNode, commandLine: string): ScriptNode {
+  const group = { type: "Group", body: script.statements, redirections: [] };
+  const pipeline = { type: "Pipeline", commands: [group], negated: false, timed: false, timePosix: false };
+  return { ...script, statements: [{ type: "Statement", pipelines: [pipeline], operators: [], background: false, sourceText: commandLine } as unknown as StatementNode] };
 }
 
 export async function createSandbox(options: SandboxOptions, commands: readonly TextCommand[]): Promise<Sandbox> {
@@ -165,6 +174,26 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     customCommands: commands.map((c) => toBashCommand(jb, c, () => confirmer)),
   });
   for (const c of commands) own.add(c.name);
+  // Armed for the top-level parse of one command line only: just-bash runs transform plugins
+  // for nested scripts too (`bash -c`, `eval`), which stay as written. Runs are queued, so the
+  // first transform after arming is the line's own.
+  let pendingLine: { text: string; note?: string } | undefined;
+  bash.registerTransformPlugin({
+    name: "agent-tools-group",
+    transform({ ast }) {
+      if (!pendingLine) return { ast };
+      const current = pendingLine;
+      pendingLine = undefined;
+      const note = transientNote(transientDefinitions(ast));
+      if (note) current.note = note;
+      // A line of comments only has no statements, and a group must have one. A statement that
+      // carries a deferred syntax error (`echo a; }`) is left at the top, where just-bash answers
+      // it as it does any syntax error (exit 2, `bash: syntax error: …`, nothing kept); in a
+      // group it became an exit 1 after the statements before it had run.
+      const wrap = ast.statements.length > 0 && !ast.statements.some((s) => s.deferredError);
+      return { ast: wrap ? asGroup(ast, current.text) : ast };
+    },
+  });
 
   let env = sandboxEnv();
   // The carried variables are charged to the account like files (env-budget.ts), by what they
@@ -172,6 +201,12 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
   let envCharged = envBytes(env);
   let cwd = SANDBOX_HOME;
   let queue: Promise<unknown> = Promise.resolve();
+
+  function serial<T>(task: () => Promise<T>): Promise<T> {
+    const next = queue.then(task);
+    queue = next.catch(() => undefined);
+    return next;
+  }
 
   async function runNow(commandLine: string, signal: AbortSignal | undefined, asker: Confirmer | undefined): Promise<SandboxRun> {
     const controller = new AbortController();
@@ -193,7 +228,9 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     else signal?.addEventListener("abort", onCancel, { once: true });
     try {
       // rawScript: a heredoc keeps its indentation (YAML written with cat <<EOF stays valid).
-      const result = await bash.exec(asGroup(commandLine), { env, replaceEnv: true, cwd, signal: controller.signal, rawScript: true });
+      const parsed: { text: string; note?: string } = { text: commandLine };
+      pendingLine = parsed;
+      const result = await bash.exec(commandLine, { env, replaceEnv: true, cwd, signal: controller.signal, rawScript: true }).finally(() => (pendingLine = undefined));
       let { exitCode, stderr } = result;
       if (!stopped) {
         const carried = chargeCarriedEnv(options.account, env, envCharged, carriedEnv(result.env));
@@ -208,7 +245,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
         else if (result.exitCode === EXIT.LIMIT) stopped = "limit";
       }
       const withdrawn = clock.withdrew ? { questionWithdrawn: true } : {};
-      return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : exitCode, stdout: result.stdout, stderr, cwd, ...(stopped ? { stopped } : {}), ...withdrawn };
+      return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : exitCode, stdout: result.stdout, stderr, cwd, ...(stopped ? { stopped } : {}), ...withdrawn, ...(parsed.note ? { note: parsed.note } : {}) };
     } catch (error) {
       // just-bash returns expected failures as values; a throw is a filesystem or internal error.
       return { exitCode: EXIT.FAILED, stdout: "", stderr: `agent-tools: the command line failed: ${describeThrown(error)}\n`, cwd, ...(stopped ? { stopped } : {}) };
@@ -235,9 +272,8 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
       options.account?.close();
     },
     run(commandLine, signal, asker) {
-      const next = queue.then(() => runNow(commandLine, signal, asker));
-      queue = next.catch(() => undefined);
-      return next;
+      return serial(() => runNow(commandLine, signal, asker));
     },
+    serial,
   };
 }

@@ -350,9 +350,25 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       const file = resolveModulePath(spec, settings.commandsDir);
       const shown = moduleRoot(file);
       const module = await importTextModule(file, shown);
+      const sandbox = await sandboxOf(session, state);
+      // In the session's order, like its command lines: a load sent while a line runs waits for it,
+      // so its commands do not appear in the middle of that line (README: calls run one after the other).
+      return await sandbox.serial(() => install(session, state, sandbox, command, file, shown, module));
+    } catch (error) {
+      return loadRefusal(command, error);
+    }
+  }
+
+  function loadRefusal(command: string, error: unknown): ExecAnswer {
+    if (error instanceof ModuleLoadError) return answer(command, error.exitCode, { stderr: `${runtime.redact(error.message)}\n` });
+    return answer(command, EXIT.LOAD_FAILED, { stderr: `load: ${loadFailure(error)}\n` });
+  }
+
+  /** A module's setup and its commands' registration, run in the sandbox's queue. */
+  async function install(session: Session, state: SessionText, sandbox: Sandbox, command: string, file: string, shown: string, module: TextModule): Promise<ExecAnswer> {
+    try {
       const already = state.modules.get(module.name);
       if (already) return answer(command, EXIT.OK, { result: { module: shown, loaded: module.name, commands: already.setup.commands.map((c) => c.name), note: "already loaded in this session" } });
-      const sandbox = await sandboxOf(session, state);
       const setup = await module.setup({ env: hostEnv, log: runtime.log, lib: moduleLib, output: outputHelpers, exit: EXIT, sessionId: session.id, plugin: (spec) => modulePlugin(runtime, session, spec) });
       const commands = Array.isArray(setup?.commands) ? setup.commands : [];
       const names = commands.map((c) => c?.name);
@@ -374,8 +390,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         result: { module: shown, loaded: module.name, commands: names, ...(missing.length ? { missing: `set ${missing.join(", ")} in the server's environment; the commands answer NOT_CONFIGURED until then` } : {}) },
       });
     } catch (error) {
-      if (error instanceof ModuleLoadError) return answer(command, error.exitCode, { stderr: `${runtime.redact(error.message)}\n` });
-      return answer(command, EXIT.LOAD_FAILED, { stderr: `load: ${loadFailure(error)}\n` });
+      return loadRefusal(command, error);
     }
   }
 
@@ -417,7 +432,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       else if (run.stopped === "cancelled") stderr += "agent-tools: the client cancelled the request; the command line was stopped\n";
       else if (run.stopped === "limit") stderr += limitAdvice(stderr);
       if (run.questionWithdrawn) stderr += "agent-tools: the user was still being asked to confirm a write when the line stopped; the question was withdrawn and that write was not made\n";
-      return capStreams(answer(command, run.exitCode, { stdout: run.stdout, stderr, cwd: run.cwd, ...(run.stopped ? { stopped: run.stopped } : {}) }), settings.maxOutputChars);
+      return capStreams(answer(command, run.exitCode, { stdout: run.stdout, stderr, cwd: run.cwd, ...(run.stopped ? { stopped: run.stopped } : {}), ...(run.note ? { note: run.note } : {}) }), settings.maxOutputChars);
     },
   };
 }

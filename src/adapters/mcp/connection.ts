@@ -17,6 +17,7 @@ import { AnswerStreamLost } from "./answer-watching-http.js";
 import { OVERSIZED_ANSWER } from "./group-stdio-transport.js";
 import { bodyRpcError, INVALID_PARAMS, refusesSessionId } from "./http-refusal.js";
 import { listenForToolChanges } from "./list-changes.js";
+import { notMcpReply } from "./not-mcp-reply.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -763,6 +764,13 @@ export class McpConnection {
     const errno = (error as NodeJS.ErrnoException | undefined)?.code;
     if (errno === "ENOENT" || errno === "EACCES") {
       return new McpAdapterError("NOT_CONFIGURED", redact(`${server} could not be started: ${errorMessage(error)}`));
+    }
+    const answered = notMcpReply(error);
+    if (answered) {
+      const url = settingAt(this.options.settings, "url");
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} did not answer as an MCP server during ${what}: its URL answered the protocol's first request with ${answered}; check ${url}`), {
+        hint: `Set ${url} to the server's MCP endpoint (the URL its documentation gives for MCP, often ending in /mcp), not a web page or another API; then call again. Tool arguments cannot fix this.`,
+      });
     }
     const tail = live?.opened.diagnostics?.().trim();
     const unreachable = causeCodes(error).find((c) => UNREACHABLE.has(c));

@@ -1,5 +1,5 @@
 import { createLogger } from "../../log.js";
-import type { Logger } from "../types.js";
+import type { Logger, SettingsLocation } from "../types.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
 import type { McpAdapter } from "./adapter.js";
 import { McpSpecError } from "./errors.js";
@@ -15,6 +15,17 @@ export interface FromEnvOptions {
   log?: Logger;
   name?: string;
   baseDir?: string;
+  /**
+   * The variable the URL came from, named in hints ("check N8N_MCP_URL in the server's
+   * environment"); default AGENT_MCP_URL. A module that maps its own variables onto these names
+   * (n8n-mcp) passes its own.
+   */
+  urlVariable?: string;
+}
+
+/** Where a setting read from the environment is written: its variable, for hints that say what to change. */
+function fromVariables(variables: Record<string, string>): SettingsLocation {
+  return { field: "env", file: "the server's environment", hostVariables: variables };
 }
 
 /** Generic HTTP MCP client: AGENT_MCP_URL, optional AGENT_MCP_TOKEN (bearer), AGENT_MCP_TIMEOUT_MS. */
@@ -30,7 +41,8 @@ export function mcpClientFromEnv(env: NodeJS.ProcessEnv = process.env, options: 
     "env",
   );
   if (spec.transport !== "http") throw new McpSpecError("AGENT_MCP_URL", "must be an http(s) URL");
-  return adapterFor(spec, env, options, "mcp", createRedactor([env.AGENT_MCP_TOKEN]));
+  const settings = fromVariables({ url: options.urlVariable ?? "AGENT_MCP_URL", timeoutMs: "AGENT_MCP_TIMEOUT_MS", auth: "AGENT_MCP_TOKEN" });
+  return adapterFor(spec, env, options, "mcp", createRedactor([env.AGENT_MCP_TOKEN]), settings);
 }
 
 /** JSON array (`["-y","pkg"]`) or a space-separated list (quotes group words). */
@@ -79,13 +91,15 @@ export function stdioMcpClientFromEnv(env: NodeJS.ProcessEnv = process.env, opti
     "env",
   );
   if (spec.transport !== "stdio") throw new McpSpecError("AGENT_STDIO_MCP_COMMAND", "must be a command");
-  return adapterFor(spec, env, options, "stdio-mcp", createRedactor());
+  const settings = fromVariables({ command: "AGENT_STDIO_MCP_COMMAND", args: "AGENT_STDIO_MCP_ARGS", env: "AGENT_STDIO_MCP_ENV", cwd: "AGENT_STDIO_MCP_CWD", timeoutMs: "AGENT_STDIO_MCP_TIMEOUT_MS" });
+  return adapterFor(spec, env, options, "stdio-mcp", createRedactor(), settings);
 }
 
 /** The declarative kind's own constructor (factory.ts), so both ways of configuring build the same adapter. */
-function adapterFor(spec: McpSpec, env: NodeJS.ProcessEnv, options: FromEnvOptions, defaultName: string, redactor: Redactor): McpAdapter {
+function adapterFor(spec: McpSpec, env: NodeJS.ProcessEnv, options: FromEnvOptions, defaultName: string, redactor: Redactor, settings: SettingsLocation): McpAdapter {
   return mcpAdapterFromSpec(spec, {
     name: options.name ?? defaultName,
+    settings,
     env,
     log: options.log ?? createLogger("mcp"),
     redactor,

@@ -9,7 +9,7 @@ import { upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { applyRestErrorRules } from "./error-rules.js";
 import { RestError, UrlGuardError } from "./errors.js";
 import type { RestConnectionSpec } from "./spec.js";
-import { BaseUrlError, checkRawPath, parseBaseUrl, resolveServerUrl, resolveUnderBase, type BaseUrl } from "./url-guard.js";
+import { BaseUrlError, checkRawPath, parseBaseUrl, resolveServerUrl, resolveUnderBase, type BaseUrl, type BaseUrlSource } from "./url-guard.js";
 
 /**
  * One HTTP exchange with the backend: base URL and headers resolved from `${VAR}`s at call time,
@@ -49,6 +49,8 @@ export interface RestClientOptions {
   env: NodeJS.ProcessEnv;
   log: Logger;
   redactor: Redactor;
+  /** Where the base URL was written when not in a plugin.json (a host variable): its refusals name it. */
+  baseUrlSource?: BaseUrlSource;
 }
 
 const EXCERPT = 300;
@@ -106,9 +108,9 @@ export class RestClient {
     if (this.#base?.raw === raw) return this.#base.parsed;
     let parsed: BaseUrl;
     try {
-      parsed = parseBaseUrl(raw);
+      parsed = parseBaseUrl(raw, this.#options.baseUrlSource);
     } catch (error) {
-      // The manifest's fix (BaseUrlError.hint), not the generic "set a variable" one.
+      // The manifest's (or the variable's) fix, BaseUrlError.hint, not the generic "set a variable" one.
       const hint = error instanceof BaseUrlError ? { hint: error.hint } : {};
       throw new RestError("NOT_CONFIGURED", redactor.redact((error as Error).message), undefined, hint);
     }

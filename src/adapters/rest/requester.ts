@@ -32,6 +32,8 @@ export function restRequesterFromEnv(env: NodeJS.ProcessEnv = process.env, optio
     env,
     log: options.log ?? silentLogger,
     redactor,
+    // The whole URL is this variable, not a plugin.json's adapter.baseUrl: a refusal names it.
+    baseUrlSource: { variable: "AGENT_API_BASE_URL", credentials: "set AGENT_API_TOKEN (sent as a bearer token)" },
   });
   client.base(); // a malformed base URL fails now, not on the first request
   return {

@@ -42,26 +42,64 @@ export class BaseUrlError extends Error {
   }
 }
 
-const QUERY_HINT =
-  "Fix the plugin's plugin.json, not the environment: keep adapter.baseUrl to scheme, host and path, move a key or token from its query to adapter.auth " +
-  '({"type": "query", "name": "<parameter>", "value": "${YOUR_KEY_VARIABLE}"}, or "bearer"/"header" if the API takes one), ' +
-  "and give other fixed query values as a tool's query argument with a value in its defaults; then restart the server.";
+/**
+ * Where a base URL was written, when it is not adapter.baseUrl of a plugin's plugin.json: a host
+ * variable that holds the whole URL (the rest-api text module's AGENT_API_BASE_URL). The hints
+ * then name that variable, which is what the host must change, not a manifest nobody wrote.
+ */
+export interface BaseUrlSource {
+  /** The variable's name: AGENT_API_BASE_URL. */
+  variable: string;
+  /** How this caller takes a credential instead of one in the URL: "set AGENT_API_TOKEN (sent as a bearer token)". */
+  credentials: string;
+}
 
-/** Parse and check a base URL: http(s), no credentials, query or fragment. Throws BaseUrlError. */
-export function parseBaseUrl(raw: string): BaseUrl {
+/** The words of each refusal, for the manifest (no source) or for a variable. */
+function wording(from: BaseUrlSource | undefined) {
+  if (from) {
+    const fix = (what: string): string => `Set ${from.variable} in the server's environment ${what}, then restart the server.`;
+    return {
+      name: from.variable,
+      notAbsolute: fix("to an absolute http(s) URL (e.g. https://api.example.com/v1)"),
+      notHttp: fix("to an http(s) URL"),
+      credentials: { message: `${from.variable} must not contain a user or password`, hint: fix(`to scheme, host and path only, without the user and password; to authenticate, ${from.credentials}`) },
+      query: { remedy: `to authenticate, ${from.credentials}`, hint: fix(`to scheme, host and path only, without the query; to authenticate, ${from.credentials}; other query values go in each request's path ('/items?key=value')`) },
+    };
+  }
+  return {
+    name: "baseUrl",
+    notAbsolute: "Fix adapter.baseUrl in the plugin's plugin.json (or the host variable it names) to an absolute http(s) URL, then restart the server.",
+    notHttp: "Fix adapter.baseUrl in the plugin's plugin.json to an http(s) URL, then restart the server.",
+    credentials: {
+      message: "baseUrl must not contain credentials; use the auth block",
+      hint: "Fix the plugin's plugin.json: take the user and password out of adapter.baseUrl and use adapter.auth (\"login\" or \"header\") with ${VAR}s instead, then restart the server.",
+    },
+    query: {
+      remedy: 'put query values in a tool\'s query or in auth (type "query")',
+      hint:
+        "Fix the plugin's plugin.json, not the environment: keep adapter.baseUrl to scheme, host and path, move a key or token from its query to adapter.auth " +
+        '({"type": "query", "name": "<parameter>", "value": "${YOUR_KEY_VARIABLE}"}, or "bearer"/"header" if the API takes one), ' +
+        "and give other fixed query values as a tool's query argument with a value in its defaults; then restart the server.",
+    },
+  };
+}
+
+/**
+ * Parse and check a base URL: http(s), no credentials, query or fragment. Throws BaseUrlError,
+ * whose hint names what to change: adapter.baseUrl in plugin.json, or `from`'s variable.
+ */
+export function parseBaseUrl(raw: string, from?: BaseUrlSource): BaseUrl {
+  const words = wording(from);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new BaseUrlError(`baseUrl '${raw}' is not an absolute URL (expected e.g. https://api.example.com/v1)`, "Fix adapter.baseUrl in the plugin's plugin.json (or the host variable it names) to an absolute http(s) URL, then restart the server.");
+    throw new BaseUrlError(`${words.name} '${raw}' is not an absolute URL (expected e.g. https://api.example.com/v1)`, words.notAbsolute);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new BaseUrlError(`baseUrl '${raw}' must use http or https, not ${url.protocol}`, "Fix adapter.baseUrl in the plugin's plugin.json to an http(s) URL, then restart the server.");
-  if (url.username || url.password)
-    throw new BaseUrlError("baseUrl must not contain credentials; use the auth block", "Fix the plugin's plugin.json: take the user and password out of adapter.baseUrl and use adapter.auth (\"login\" or \"header\") with ${VAR}s instead, then restart the server.");
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new BaseUrlError(`${words.name} '${raw}' must use http or https, not ${url.protocol}`, words.notHttp);
+  if (url.username || url.password) throw new BaseUrlError(words.credentials.message, words.credentials.hint);
   // Not quoted whole: a query on a base URL is most often an API key (?access_key=…).
-  if (url.search || url.hash)
-    throw new BaseUrlError(`baseUrl '${url.origin}${url.pathname}' must not have a query or fragment; put query values in a tool's query or in auth (type "query")`, QUERY_HINT);
+  if (url.search || url.hash) throw new BaseUrlError(`${words.name} '${url.origin}${url.pathname}' must not have a query or fragment; ${words.query.remedy}`, words.query.hint);
   const prefix = url.pathname.replace(/\/+$/, "");
   return { origin: url.origin, prefix, href: url.origin + prefix };
 }
