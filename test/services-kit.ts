@@ -112,11 +112,11 @@ async function runService(bin: string, args: string[], port: number, dir: string
   };
 }
 
-/** redis-server on a free loopback port, no persistence, its files in a temp folder. */
-export async function startRedis(): Promise<RunningService & { url: string }> {
+/** redis-server on a free loopback port (or `port`: a restart in place of one stopped), no persistence, its files in a temp folder. */
+export async function startRedis(onPort?: number): Promise<RunningService & { url: string }> {
   const bin = redisServerBin();
   if (!bin) throw new Error(servicesMissing(["redis"]));
-  const port = await freePort();
+  const port = onPort ?? (await freePort());
   const dir = await mkdtemp(path.join(os.tmpdir(), "agent-tools-redis-"));
   const service = await runService(bin, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--loglevel", "warning"], port, dir);
   return { ...service, url: `redis://127.0.0.1:${port}` };

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { Redis } from "ioredis";
 import { hashToken } from "../src/gateway/identities.js";
 import { raw, startHttp, type RunningHttp } from "./http-helpers.js";
 import { servicesMissing, startRedis, type RunningService } from "./services-kit.js";
@@ -124,6 +126,108 @@ describe("team fleet on Redis", { skip: servicesMissing(["redis"]) }, () => {
     } finally {
       await server.stop();
       await own.stop();
+    }
+  });
+});
+
+describe("team fleet when Redis restarts without its data", { skip: servicesMissing(["redis"]) }, () => {
+  let dir: string;
+  let config: string;
+  const KEY = "agent-tools:kv:state-key";
+  const write = { toolName: "create_note", arguments: { title: "after", body: "b" } };
+  const accept = (asked: Answer): Record<string, unknown> => ({ inputResponses: { confirm: { action: "accept", content: { confirm: true } } }, requestState: asked.result?.requestState });
+  const startOn = (redis: { url: string }, name: string): Promise<RunningHttp> =>
+    startHttp({ AGENT_TOOLS_REDIS_URL: redis.url, AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_INSTANCE_ID: name, AGENT_TOOLS_WARM_UP: "off" }, ["--config", config], 30_000);
+  /** The value of `key` in the Redis at `url`, read on a connection of its own. */
+  const read = async (url: string, key: string): Promise<string | null> => {
+    const client = new Redis(url);
+    try {
+      return await client.get(key);
+    } finally {
+      client.disconnect();
+    }
+  };
+
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "agent-tools-fleet-restart-"));
+    config = path.join(dir, "team.json");
+    // Heartbeats every 500 ms: the key is checked at that pace too.
+    await writeFile(config, JSON.stringify({ team: { heartbeatTtlMs: 1500, identities: [{ name: "writer", tokenSha256: hashToken(TOKEN), plugins: ["*"], write: true }] } }));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("a running instance puts its key back, so one started afterwards verifies its handles; a handle whose record was lost says so", async () => {
+    const first = await startRedis();
+    const a = await startOn(first, "gw-a");
+    let second: (RunningService & { url: string }) | undefined;
+    let c: RunningHttp | undefined;
+    try {
+      const key = await read(first.url, KEY);
+      assert.match(key ?? "", /^[0-9a-f]{64}$/);
+      const before = payloadOf(await modernCall(a, "agent_tools_exec", { command: "echo before" })).workspace ?? "";
+      await first.stop();
+      second = await startRedis(first.port);
+      await until(async () => (await read(second!.url, KEY)) === key, "gw-a to put its key back in the empty Redis");
+      await until(() => /'gw-a': the fleet's signing key in Redis \(kv:state-key\) was missing — Redis lost its data .*Run Redis with appendonly yes, or set AGENT_TOOLS_STATE_KEY/.test(a.stderr()), "gw-a to say the key was missing");
+      c = await startOn(second, "gw-c");
+      // The same key: a workspace opened on gw-a after the restart is gw-a's, and gw-c says so (not "not issued to this caller").
+      const after = payloadOf(await modernCall(a, "agent_tools_exec", { command: "echo after" })).workspace ?? "";
+      const misrouted = payloadOf(await modernCall(c, "agent_tools_exec", { command: "true", workspace: after }));
+      assert.equal(misrouted.error?.code, "WORKSPACE_UNAVAILABLE", JSON.stringify(misrouted));
+      // The workspace opened before: its record went with Redis's data. gw-c cannot tell that from idleness and names both.
+      const onC = payloadOf(await modernCall(c, "agent_tools_exec", { command: "true", workspace: before }));
+      assert.equal(onC.error?.code, "WORKSPACE_EXPIRED", JSON.stringify(onC));
+      assert.match(onC.error?.message ?? "", /expired after 30 minutes unused, or its record was lost with the shared state \(Redis restarted without its data\)/);
+      // gw-a holds its shell, used a moment ago: the record was lost, not idle, and it says that alone.
+      const onA = payloadOf(await modernCall(a, "agent_tools_exec", { command: "true", workspace: before }));
+      assert.equal(onA.error?.code, "WORKSPACE_LOST", JSON.stringify(onA));
+      assert.match(onA.error?.message ?? "", /used less than a minute ago, but its record is gone from the gateway's shared state: the shared state was lost \(Redis restarted without its data/);
+      assert.doesNotMatch(onA.error?.message ?? "", /minutes unused/);
+    } finally {
+      await Promise.all([a.stop(), c?.stop()]);
+      await Promise.all([first.stop(), second?.stop()]);
+    }
+  });
+
+  it("an instance started first on the empty Redis made a new key: the running one adopts it, warns once, and still accepts what it signed before", async () => {
+    const first = await startRedis();
+    const a = await startOn(first, "gw-a");
+    let second: (RunningService & { url: string }) | undefined;
+    let c: RunningHttp | undefined;
+    try {
+      const before = payloadOf(await modernCall(a, "agent_tools_exec", { command: "echo before" })).workspace ?? "";
+      const askedBefore = await modernCall(a, "agent_tools_notes_call", write);
+      assert.equal(askedBefore.result?.resultType, "input_required", JSON.stringify(askedBefore));
+      await first.stop();
+      second = await startRedis(first.port);
+      // What a new instance does on an empty Redis, whichever of it and gw-a's check comes first.
+      const fresh = randomBytes(32).toString("hex");
+      const setter = new Redis(second.url);
+      await setter.set(KEY, fresh).finally(() => setter.disconnect());
+      c = await startOn(second, "gw-c");
+      await until(() => /'gw-a': the fleet's signing key in Redis \(kv:state-key\) is not the one this instance signed with — two keys were in the fleet/.test(a.stderr()), "gw-a to adopt the stored key");
+      // One key now: gw-a's new workspace verifies on gw-c (held by gw-a: UNAVAILABLE, not INVALID), and its new confirmation runs on gw-c.
+      const after = payloadOf(await modernCall(a, "agent_tools_exec", { command: "echo after" })).workspace ?? "";
+      const misrouted = payloadOf(await modernCall(c, "agent_tools_exec", { command: "true", workspace: after }));
+      assert.equal(misrouted.error?.code, "WORKSPACE_UNAVAILABLE", JSON.stringify(misrouted));
+      const asked = await modernCall(a, "agent_tools_notes_call", write);
+      assert.equal(payloadOf(await modernCall(c, "agent_tools_notes_call", write, accept(asked))).ok, true);
+      // What gw-a signed with its earlier key still verifies on gw-a: the confirmation runs.
+      const ran = await modernCall(a, "agent_tools_notes_call", write, accept(askedBefore));
+      assert.equal(payloadOf(ran).ok, true, JSON.stringify(ran));
+      // gw-c never had that key: the handle's refusal names the lost shared state as a possible cause.
+      const foreign = payloadOf(await modernCall(c, "agent_tools_exec", { command: "true", workspace: before }));
+      assert.equal(foreign.error?.code, "WORKSPACE_INVALID", JSON.stringify(foreign));
+      assert.match(foreign.error?.message ?? "", /or was signed before the gateway's shared state was lost \(Redis restarted without its data, and the fleet signs with a new key since\)/);
+      // Said once, not at every check.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      assert.equal((a.stderr().match(/two keys were in the fleet/g) ?? []).length, 1, a.stderr());
+      assert.equal(await read(second.url, KEY), fresh, "nobody replaced the stored key");
+    } finally {
+      await Promise.all([a.stop(), c?.stop()]);
+      await Promise.all([first.stop(), second?.stop()]);
     }
   });
 });

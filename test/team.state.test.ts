@@ -274,4 +274,36 @@ describe("shared state: redis heartbeats", { skip: servicesMissing(["redis"]) },
     busA.close();
     busB.close();
   });
+
+  it("a topic subscribed while Redis is down is subscribed when it is back: its messages then arrive (ioredis restores only confirmed channels)", async () => {
+    const own = await startRedis();
+    const logged: string[] = [];
+    const log = { ...silentLogger, warn: (message: string) => void logged.push(message) };
+    const listening = await createRedisState({ url: own.url, log, prefix: "deaf:", instanceId: "deaf-a" });
+    let restarted: (RunningService & { url: string }) | undefined;
+    try {
+      await own.stop();
+      // Down: the SUBSCRIBE fails at once (no offline queue), and says so.
+      const heard: string[] = [];
+      const unsubscribe = listening.pubsub.subscribe("late", (message) => heard.push(message));
+      await until(() => logged.some((line) => /could not subscribe to deaf:topic:late .*messages on it are missed until Redis is back, then it is subscribed again/.test(line)), "the failed subscribe to be said");
+      restarted = await startRedis(own.port);
+      const publisher = new Redis(restarted.url);
+      try {
+        // Published until heard: the listener reconnects on its own schedule; without the retry it never hears.
+        await until(async () => {
+          await publisher.publish("deaf:topic:late", "after the outage");
+          return heard.length > 0;
+        }, "a message on the topic subscribed during the outage", 30_000, 200);
+      } finally {
+        publisher.disconnect();
+      }
+      assert.equal(heard[0], "after the outage");
+      assert.equal(logged.filter((line) => line.includes("could not subscribe")).length, 1, logged.join("\n"));
+      unsubscribe();
+    } finally {
+      await listening.close();
+      await restarted?.stop();
+    }
+  });
 });

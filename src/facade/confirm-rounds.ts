@@ -107,17 +107,19 @@ class LocalSpentNonces implements SpentNonces {
 }
 
 export class ConfirmRounds {
-  private made: RequestStateCodec<ConfirmState> | undefined;
+  /** One codec per key (a team instance may adopt the fleet's key and still accept its earlier one's states). */
+  private readonly codecs = new Map<Uint8Array, RequestStateCodec<ConfirmState>>();
   /** This process's spent nonces: a state spent here is known spent without asking the shared store. */
   private readonly local = new LocalSpentNonces();
 
   /**
-   * `key` is read on the first confirmation round, not at start: the codec signs with Web Crypto and
-   * a random process key comes from node:crypto, neither of which a start should load (node-crypto.ts).
+   * `keys` (the current one first, then earlier ones still accepted) are read at each round, not at
+   * start: the codec signs with Web Crypto and a random process key comes from node:crypto, neither
+   * of which a start should load (node-crypto.ts).
    * `shared` records spent nonces for the fleet (team gateway on Redis), where the key is shared.
    */
   constructor(
-    private readonly key: () => Uint8Array,
+    private readonly keys: () => Uint8Array[],
     private readonly shared?: SpentNonces,
   ) {}
 
@@ -127,13 +129,35 @@ export class ConfirmRounds {
     return this.shared ? this.shared.claim(nonce, TTL_SECONDS * 1000) : true;
   }
 
-  private get codec(): RequestStateCodec<ConfirmState> {
-    this.made ??= createRequestStateCodec<ConfirmState>({ key: this.key(), ttlSeconds: TTL_SECONDS, bind: (ctx) => identityOf(ctx) });
-    return this.made;
+  private codecOf(key: Uint8Array): RequestStateCodec<ConfirmState> {
+    let codec = this.codecs.get(key);
+    if (!codec) this.codecs.set(key, (codec = createRequestStateCodec<ConfirmState>({ key, ttlSeconds: TTL_SECONDS, bind: (ctx) => identityOf(ctx) })));
+    return codec;
   }
 
-  /** `ServerOptions.requestState.verify`: a forged, expired or other caller's state is refused by the SDK (-32602). */
-  readonly verify = (state: string, ctx: ServerContext): Promise<ConfirmState> => this.codec.verify(state, ctx);
+  /** Signs with the current key. */
+  private get codec(): RequestStateCodec<ConfirmState> {
+    return this.codecOf(this.keys()[0]!);
+  }
+
+  /**
+   * `ServerOptions.requestState.verify`: a forged, expired or other caller's state is refused by the
+   * SDK (-32602, its fixed words). A state signed with an earlier key of this process still verifies
+   * (only a signature mismatch tries the next key: an expired or other caller's state is refused as such).
+   */
+  readonly verify = async (state: string, ctx: ServerContext): Promise<ConfirmState> => {
+    const [current, ...earlier] = this.keys();
+    try {
+      return await this.codecOf(current!).verify(state, ctx);
+    } catch (error) {
+      if ((error as Error).message !== "mac") throw error;
+      for (const key of earlier) {
+        const payload = await this.codecOf(key).verify(state, ctx).catch((e: unknown) => ((e as Error).message === "mac" ? undefined : Promise.reject(e)));
+        if (payload) return payload;
+      }
+      throw error;
+    }
+  };
 
   round(ctx: ServerContext): ConfirmRound {
     const echoed = ctx.mcpReq.requestState<ConfirmState>();

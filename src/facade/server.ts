@@ -8,7 +8,7 @@ import { toExecResult } from "../text/answer.js";
 import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt, questionDigest, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
-import { lazyStateKey } from "../runtime/state-key.js";
+import { lazyStateKeys } from "../runtime/state-key.js";
 import { callerName } from "./caller.js";
 import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, type ConfirmRound } from "./confirm-rounds.js";
 import { askingConfirmer, askToConfirm, DEFAULT_CONFIRM_TIMEOUT_MS } from "./ask-confirm.js";
@@ -228,7 +228,7 @@ export function createFacade(runtime: Runtime): Facade {
   const info = { name: pkg.name, version: pkg.version };
   // A team gateway on Redis shares the signing key, so a spent confirmation must be spent fleet-wide.
   const kv = runtime.state.backend === "redis" ? runtime.state.kv : undefined;
-  const confirmRounds = new ConfirmRounds(lazyStateKey(), kv ? { claim: (nonce, ttlMs) => kv.setIfAbsent(`confirm-spent:${nonce}`, "1", ttlMs) } : undefined);
+  const confirmRounds = new ConfirmRounds(lazyStateKeys(), kv ? { claim: (nonce, ttlMs) => kv.setIfAbsent(`confirm-spent:${nonce}`, "1", ttlMs) } : undefined);
   const present = presentNext(runtime.facadeMode);
   const heldCalls = new HeldCalls({ maxPerCaller: positiveSetting("AGENT_TOOLS_HELD_CALLS_PER_CALLER", DEFAULT_HELD_PER_CALLER, runtime.log) });
   // How long a question asked while a 2025-era call waits (its connection held) may go unanswered.

@@ -1,16 +1,16 @@
-import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Logger } from "../adapters/types.js";
 import type { AgentToolsConfig } from "../config/config.js";
 import type { Identity } from "../runtime/access.js";
 import type { CallObserver } from "../runtime/observer.js";
 import { createSharedState } from "../state/index.js";
-import type { SharedState } from "../state/types.js";
+import { heartbeatEveryMs, type SharedState } from "../state/types.js";
 import { createAuditObserver } from "../runtime/audit.js";
 import { createAuthenticator, type Authenticator } from "./identities.js";
 import { createGatewayMetrics, type GatewayMetrics } from "./metrics.js";
 import { checkRate, type RateDecision } from "./rate-limit.js";
 import { startTracing, type GatewayTracing } from "./tracing.js";
+import { shareStateKey, watchStateKey, type StateKeyWatch } from "./state-key-watch.js";
 import { packageJson } from "../paths.js";
 import { opsAccessOf } from "./ops-paths.js";
 import { checkHost, checkOrigin, type Rejection } from "../transports/http/guards.js";
@@ -59,24 +59,6 @@ export interface GatewayOptions {
   state?: SharedState;
 }
 
-/**
- * Workspace handles and confirmation state are signed with AGENT_TOOLS_STATE_KEY; instances behind
- * one balancer must share it. When the operator set none and the state is in Redis, the first
- * instance makes one and the others read it (whoever can read Redis can already change every job
- * and token, so the key adds no new exposure there). Set before anything signs.
- */
-async function shareStateKey(state: SharedState, env: NodeJS.ProcessEnv): Promise<void> {
-  if (state.backend !== "redis" || env.AGENT_TOOLS_STATE_KEY?.trim()) return;
-  const key = await state.locks.withLock("state-key", async () => {
-    const known = await state.kv.get("state-key");
-    if (known) return known;
-    const made = randomBytes(32).toString("hex");
-    await state.kv.set("state-key", made);
-    return made;
-  });
-  env.AGENT_TOOLS_STATE_KEY = key;
-}
-
 function send(res: ServerResponse, status: number, body: string, contentType = "application/json", headers: Record<string, string> = {}): void {
   res.writeHead(status, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body), "Cache-Control": "no-store", ...headers });
   res.end(body);
@@ -85,7 +67,14 @@ function send(res: ServerResponse, status: number, body: string, contentType = "
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const team = options.config?.team;
   const state = options.state ?? (await createSharedState({ env: options.env, log: options.log, ...(team ? { settings: team } : {}) }));
-  await shareStateKey(state, options.env);
+  // Without AGENT_TOOLS_STATE_KEY a fleet on Redis shares a key it keeps in Redis, and keeps
+  // checking it is still there, at the heartbeat's pace (a GET), so a Redis that restarted empty
+  // does not leave the fleet split between two keys (state-key-watch.ts).
+  let keyWatch: StateKeyWatch | undefined;
+  if (state.backend === "redis" && !options.env.AGENT_TOOLS_STATE_KEY?.trim()) {
+    await shareStateKey(state, options.env);
+    keyWatch = watchStateKey(state, options.log, heartbeatEveryMs(team?.heartbeatTtlMs));
+  }
   const metrics = createGatewayMetrics({ instanceId: state.instanceId });
   const observers: CallObserver[] = [metrics.observer];
   if (state.audit) {
@@ -209,6 +198,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     metricsUrl,
     async close() {
+      keyWatch?.stop();
       if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
       await tracing?.shutdown();
       await state.close();

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { RuntimeError } from "../errors.js";
 import { closeSession, createSession, type Session } from "./session.js";
-import { stateKey } from "./state-key.js";
+import { acceptedStateKeys } from "./state-key.js";
 import { allowance, identityKey, sameIdentity, type Identity } from "./access.js";
 
 /**
@@ -62,7 +62,7 @@ class MemoryWorkspaceStore implements WorkspaceStore {
 }
 
 export interface WorkspacesOptions {
-  /** The HMAC key (state-key.ts); 32 random bytes when absent (handles then die with the process). At least 32 bytes. */
+  /** The HMAC key (at least 32 bytes); absent, the process's keys (state-key.ts: the current one signs, earlier ones it adopted away from still verify). */
   key?: Buffer;
   store?: WorkspaceStore;
   /** A workspace unused this long is closed and its handle refused. Default 30 minutes. */
@@ -128,10 +128,13 @@ interface LiveWorkspace {
   owner: string;
   /** Calls running in it now. */
   calls: number;
+  /** When a call last opened it here: tells a record the shared state lost from one that sat idle. */
+  lastUsed: number;
 }
 
 export class Workspaces {
-  private readonly key: Buffer;
+  /** The current key first (it signs), then earlier ones that still verify. */
+  private readonly keys: () => Buffer[];
   private readonly store: WorkspaceStore;
   private readonly idleMs: number;
   private readonly maxLive: number;
@@ -148,7 +151,8 @@ export class Workspaces {
 
   constructor(options: WorkspacesOptions = {}) {
     if (options.key && options.key.length < 32) throw new Error("the workspace key must be at least 32 bytes");
-    this.key = options.key ?? stateKey();
+    const fixed = options.key;
+    this.keys = fixed ? () => [fixed] : () => acceptedStateKeys();
     this.store = options.store ?? new MemoryWorkspaceStore();
     this.idleMs = options.idleMs ?? DEFAULT_WORKSPACE_IDLE_MS;
     this.maxLive = options.maxLive ?? DEFAULT_MAX_LIVE_WORKSPACES;
@@ -183,8 +187,18 @@ export class Workspaces {
         { reason: "closed to make room", maxWorkspaces: this.maxLive },
       );
     }
+    if (!record && this.recentlyUsedHere(id, at)) await this.refuseLostRecord(handle, id, at);
     if (!record || at - record.lastUsed > this.idleMs) {
       if (record) await this.forget(id);
+      if (!record && this.fleet) {
+        // In a fleet a missing record is also what Redis restarting without its data leaves, which
+        // this instance cannot tell from an idle one it did not hold: both are named.
+        throw new RuntimeError(
+          "WORKSPACE_EXPIRED",
+          `workspace '${handle.slice(0, 16)}…' is not known to the gateway's shared state: it expired after ${Math.round(this.idleMs / 60_000)} minutes unused, or its record was lost with the shared state (Redis restarted without its data); either way its files are not reachable any more; ${START_NEW}`,
+          { idleMinutes: Math.round(this.idleMs / 60_000), reason: "expired or shared state lost" },
+        );
+      }
       throw new RuntimeError("WORKSPACE_EXPIRED", `workspace '${handle.slice(0, 16)}…' expired after ${Math.round(this.idleMs / 60_000)} minutes unused (its files are gone); ${START_NEW}`, { idleMinutes: Math.round(this.idleMs / 60_000) });
     }
     this.refuseOtherRights(handle, record, identity);
@@ -192,6 +206,28 @@ export class Workspaces {
     if (!known && this.fleet && record.instance) await this.refuseForeign(handle, id, record.instance, this.fleet);
     await this.store.put({ ...record, lastUsed: at });
     return { handle, ...(await this.sandbox(id, owner, identity)), created: false, ...(known ? {} : { note: "this workspace was opened again on this server instance: files and variables from before are not here" }) };
+  }
+
+  /** Whether this process holds the sandbox of `id` and a call opened it within the idle limit. */
+  private recentlyUsedHere(id: string, at: number): boolean {
+    const live = this.live.get(id);
+    return live !== undefined && at - live.lastUsed <= this.idleMs;
+  }
+
+  /**
+   * The sandbox is here and was used within the idle limit, but its record is gone: not idleness
+   * (the sweep removes only records idle past the limit), so the shared state lost it — Redis
+   * restarted without its data, or its keys were deleted. Without the record there is nothing to
+   * check the caller's rights against, so the sandbox is closed rather than reopened.
+   */
+  private async refuseLostRecord(handle: string, id: string, at: number): Promise<never> {
+    const minutes = Math.max(0, Math.round((at - this.live.get(id)!.lastUsed) / 60_000));
+    await this.forget(id);
+    throw new RuntimeError(
+      "WORKSPACE_LOST",
+      `workspace '${handle.slice(0, 16)}…' was used ${minutes === 0 ? "less than a minute" : `${minutes} minute${minutes === 1 ? "" : "s"}`} ago, but its record is gone from the gateway's shared state: the shared state was lost (Redis restarted without its data, or its keys were deleted), so its files, variables and working folder are lost (jobs, tokens and data written through plugins are not); ${START_NEW}`,
+      { reason: "shared state lost", lost: ["files", "variables", "working folder"] },
+    );
   }
 
   /**
@@ -266,11 +302,20 @@ export class Workspaces {
   }
 
   private sign(id: string, owner: string): string {
-    return `${PREFIX}.${id}.${this.mac(id, owner)}`;
+    return `${PREFIX}.${id}.${this.mac(this.keys()[0]!, id, owner)}`;
   }
 
-  private mac(id: string, owner: string): string {
-    return createHmac("sha256", this.key).update(`${PREFIX}\n${id}\n${owner}`).digest("base64url");
+  private mac(key: Buffer, id: string, owner: string): string {
+    return createHmac("sha256", key).update(`${PREFIX}\n${id}\n${owner}`).digest("base64url");
+  }
+
+  /** Whether `mac` signs `id` for `owner` under one of the keys (constant-time per key). */
+  private signedByUs(id: string, owner: string, mac: string): boolean {
+    const given = Buffer.from(mac);
+    return this.keys().some((key) => {
+      const expected = Buffer.from(this.mac(key, id, owner));
+      return expected.length === given.length && timingSafeEqual(expected, given);
+    });
   }
 
   private verify(handle: string, owner: string): string {
@@ -278,9 +323,15 @@ export class Workspaces {
     const [prefix, id, mac] = parts;
     const invalid = (why: string): RuntimeError => new RuntimeError("WORKSPACE_INVALID", `'workspace' ${why}; ${START_NEW}`, {});
     if (parts.length !== 3 || prefix !== PREFIX || !id || !mac) throw invalid("is not a workspace handle (they look like ws1.<id>.<signature>)");
-    const expected = Buffer.from(this.mac(id, owner));
-    const given = Buffer.from(mac);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid("was not issued by this server to this caller (its signature does not match)");
+    if (!this.signedByUs(id, owner, mac)) {
+      // A handle carries no key id, so a fleet cannot tell a foreign one from one signed with a key
+      // the fleet lost (Redis restarted without its data and a new key was made): both are named.
+      throw invalid(
+        this.fleet
+          ? "was not issued by this gateway to this caller, or was signed before the gateway's shared state was lost (Redis restarted without its data, and the fleet signs with a new key since): its signature matches none of this instance's keys, and either way it cannot be used"
+          : "was not issued by this server to this caller (its signature does not match)",
+      );
+    }
     return id;
   }
 
@@ -288,7 +339,8 @@ export class Workspaces {
   private async sandbox(id: string, owner: string, identity?: Identity): Promise<{ session: Session; release: () => Promise<void> }> {
     let workspace = this.live.get(id);
     if (workspace) this.live.delete(id);
-    else workspace = { session: createSession(`ws-${id}`, identity), owner, calls: 0 };
+    else workspace = { session: createSession(`ws-${id}`, identity), owner, calls: 0, lastUsed: 0 };
+    workspace.lastUsed = this.now();
     this.live.set(id, workspace);
     workspace.calls += 1;
     const inUse = workspace;

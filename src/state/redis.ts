@@ -4,7 +4,7 @@ import type { Logger } from "../adapters/types.js";
 import { CACHE_FORMAT, type CachedCatalog, type CatalogStore } from "../runtime/catalog-cache/store.js";
 import { entryProblem } from "../runtime/catalog-cache/entry-check.js";
 import type { AuditEntry, AuditLog, Counters, Heartbeats, JobRecords, KeyValue, Locks, PubSub, SharedState, SharedWorkspaceRecord, StoredJob, WorkspaceRecords } from "./types.js";
-import { newInstanceId, SharedStateError } from "./types.js";
+import { DEFAULT_HEARTBEAT_TTL_MS, heartbeatEveryMs, newInstanceId, SharedStateError } from "./types.js";
 import { guardedPart, stateFailure, watchConnection } from "./redis-connection.js";
 
 /**
@@ -63,7 +63,7 @@ function sleep(ms: number): Promise<void> {
 export async function createRedisState(options: RedisStateOptions): Promise<SharedState> {
   const prefix = options.prefix ?? "agent-tools:";
   const instanceId = options.instanceId ?? newInstanceId();
-  const heartbeatTtlMs = options.heartbeatTtlMs ?? 6000;
+  const heartbeatTtlMs = options.heartbeatTtlMs ?? DEFAULT_HEARTBEAT_TTL_MS;
   const where = describe(options.url);
   // Fail fast while Redis is away: a command is not queued while the connection is down (it fails at
   // once, and the client is told to retry in a few seconds) and one sent on a connection that went
@@ -93,7 +93,7 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   const k = (key: string): string => `${prefix}${key}`;
   const beat = (): Promise<unknown> => redis.set(k(`instance:${instanceId}`), String(Date.now()), "PX", heartbeatTtlMs);
   await beat();
-  const heartbeat = setInterval(() => void beat().catch(() => undefined), Math.max(200, Math.floor(heartbeatTtlMs / 3)));
+  const heartbeat = setInterval(() => void beat().catch(() => undefined), heartbeatEveryMs(heartbeatTtlMs));
   heartbeat.unref();
 
   const cancelListeners = new Set<(id: string) => void>();
@@ -104,6 +104,23 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     if (channel === cancelChannel) for (const listener of cancelListeners) listener(message);
     for (const listener of [...(topicListeners.get(channel) ?? [])]) listener(message);
   });
+  // Channels whose SUBSCRIBE failed (Redis away: with no offline queue it fails at once). ioredis
+  // re-subscribes on reconnect only the channels Redis confirmed, so these are subscribed again
+  // when the connection is back; until then their topic is deaf, which the warning says.
+  const unconfirmed = new Set<string>();
+  const subscribeTopic = (channel: string): void => {
+    subscriber.subscribe(channel).then(
+      () => void unconfirmed.delete(channel),
+      (error: Error) => {
+        if (!topicListeners.has(channel) || unconfirmed.has(channel)) return;
+        unconfirmed.add(channel);
+        options.log.warn(`redis: could not subscribe to ${channel} (${error.message}); messages on it are missed until Redis is back, then it is subscribed again`);
+      },
+    );
+  };
+  subscriber.on("ready", () => {
+    for (const channel of unconfirmed) if (topicListeners.has(channel)) subscribeTopic(channel);
+  });
   const pubsub: PubSub = {
     async publish(topic, message) {
       await redis.publish(k(`topic:${topic}`), message);
@@ -113,13 +130,14 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
       let set = topicListeners.get(channel);
       if (!set) {
         topicListeners.set(channel, (set = new Set()));
-        void subscriber.subscribe(channel).catch((error: Error) => options.log.warn(`redis: could not subscribe to ${channel}: ${error.message}`));
+        subscribeTopic(channel);
       }
       set.add(listener);
       return () => {
         set.delete(listener);
         if (set.size === 0) {
           topicListeners.delete(channel);
+          unconfirmed.delete(channel);
           void subscriber.unsubscribe(channel).catch(() => undefined);
         }
       };
@@ -395,6 +413,11 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
       } catch {
         return false;
       }
+    },
+    onReconnect(listener) {
+      // Attached after the first connect, so "ready" here is a connection that came back.
+      redis.on("ready", listener);
+      return () => void redis.off("ready", listener);
     },
     async close() {
       clearInterval(heartbeat);

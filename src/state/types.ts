@@ -137,6 +137,11 @@ export interface SharedState {
   readonly heartbeats?: Heartbeats;
   /** Whether the backend answers (readiness). */
   ping(): Promise<boolean>;
+  /**
+   * Call `listener` each time the connection to a remote backend is back after an outage (Redis:
+   * the backend may have restarted without its data). Returns the unsubscribe; absent in memory.
+   */
+  onReconnect?(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -149,6 +154,14 @@ export class SharedStateError extends RuntimeError {
     super("UPSTREAM_ERROR", message, undefined, hint);
     this.name = "SharedStateError";
   }
+}
+
+/** How long an instance counts as alive after its last heartbeat, unless `team.heartbeatTtlMs` says otherwise. */
+export const DEFAULT_HEARTBEAT_TTL_MS = 6000;
+
+/** How often an instance beats (a third of the TTL, so two beats may be missed), and checks what it checks at that pace. */
+export function heartbeatEveryMs(ttlMs = DEFAULT_HEARTBEAT_TTL_MS): number {
+  return Math.max(200, Math.floor(ttlMs / 3));
 }
 
 /**
