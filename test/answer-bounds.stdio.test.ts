@@ -40,8 +40,9 @@ describe("answers quote what was sent cut", () => {
     assert.equal(payload.error?.code, "UPSTREAM_ERROR");
     assert.match(payload.error?.message ?? "", /^the tool answered with an error: no note with id k+… \(498016 more characters left out\)$/);
     const content = payload.error?.details?.content as { text: string }[];
-    assert.match(content[0]?.text ?? "", /^no note with id k+… \(499516 more characters left out\)$/);
-    assert.ok(size(payload) < 4_000, `${size(payload)} characters`);
+    assert.match(content[0]?.text ?? "", /^no note with id k+… \(496016 more characters left out\)$/);
+    // 2,000 characters in the message and 4,000 in details (where a nested runtime's answer must stay whole JSON).
+    assert.ok(size(payload) < 7_000, `${size(payload)} characters`);
   });
 });
 

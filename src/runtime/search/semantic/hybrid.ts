@@ -59,6 +59,8 @@ export interface HybridSettings {
    * so this does not touch their figures.
    */
   noLexicalMargin: number;
+  /** The fewest documents in scope for noLexicalMargin to apply (its mean means little below that). */
+  noLexicalMinScope: number;
   /**
    * Per-server fusion: each hit gains this share of the best fused score among its own server's
    * tools, so the siblings of the server that answers the query rise together.
@@ -102,6 +104,7 @@ export const HYBRID_DEFAULTS: HybridSettings = {
   clauseWeight: 0.5,
   minCosine: 0.27,
   noLexicalMargin: 0.25,
+  noLexicalMinScope: 30,
   serverWeight: 0,
   shortQueryTerms: 0,
   shortLexicalWeight: 0.8,
@@ -680,10 +683,15 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     const near = new Uint8Array(total);
     let lexicalMatch = false;
     for (let i = from; i < from + total && !lexicalMatch; i++) lexicalMatch = lex[i]! > 0;
+    // The margin over the mean is measured on whole catalogs with the model's own vectors. In a
+    // small scope (one plugin's few, similar tools) the mean is high and a real paraphrase ("link
+    // alice to bob as colleagues" in memory's nine) cannot clear it; approximate vectors spread
+    // less. There the plain minCosine holds, as before the margin.
+    const meaningMustStandOut = !lexicalMatch && total >= settings.noLexicalMinScope && scopeReady(opts.plugin, true);
     for (const qv of qvs) {
       for (const p of scope) kernel!.dots(qv, kernelAt.get(p.plugin)!, p.entry.documents.length, cosines.subarray(p.at - from, p.at - from + p.entry.documents.length));
       const { top, floor } = topAndFloor(cosines, settings.floorRank);
-      const minCosine = lexicalMatch ? settings.minCosine : Math.max(settings.minCosine, mean(cosines) + settings.noLexicalMargin);
+      const minCosine = meaningMustStandOut ? Math.max(settings.minCosine, mean(cosines) + settings.noLexicalMargin) : settings.minCosine;
       const span = top - floor || 1;
       for (let i = 0; i < total; i++) {
         const c = cosines[i]!;
