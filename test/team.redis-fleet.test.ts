@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { Redis } from "ioredis";
 import { hashToken } from "../src/gateway/identities.js";
@@ -227,6 +230,101 @@ describe("team fleet when Redis restarts without its data", { skip: servicesMiss
       assert.equal(await read(second.url, KEY), fresh, "nobody replaced the stored key");
     } finally {
       await Promise.all([a.stop(), c?.stop()]);
+      await Promise.all([first.stop(), second?.stop()]);
+    }
+  });
+});
+
+/** CPU seconds (user + system) `pid` has used, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+describe("Redis away and back", { skip: servicesMissing(["redis"]) }, () => {
+  let dir: string;
+  let config: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "agent-tools-redis-away-"));
+    config = path.join(dir, "team.json");
+    await writeFile(config, JSON.stringify({ team: { identities: [{ name: "writer", tokenSha256: hashToken(TOKEN), plugins: ["*"], write: true }] } }));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("`agent-tools audit --follow` waits for Redis without spinning, says so once, and prints the entries written once it is back", { skip: process.platform !== "linux" && "reads /proc" }, async () => {
+    const first = await startRedis();
+    let second: (RunningService & { url: string }) | undefined;
+    const cli = fileURLToPath(new URL("../dist/bin/agent-tools.js", import.meta.url));
+    const follower = spawn(process.execPath, [cli, "audit", "--follow"], {
+      env: { PATH: process.env.PATH ?? "", HOME: dir, XDG_CACHE_HOME: path.join(dir, "cache"), AGENT_TOOLS_PLUGINS_DIR: path.join(dir, "no-plugins"), AGENT_TOOLS_REDIS_URL: first.url },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    follower.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    follower.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    const append = async (url: string, id: string): Promise<void> => {
+      const client = new Redis(url);
+      try {
+        await client.xadd("agent-tools:audit", "*", "entry", JSON.stringify({ id, at: new Date().toISOString(), identity: "x", plugin: "p", tool: "t", outcome: "ok", instanceId: "i" }));
+      } finally {
+        client.disconnect();
+      }
+    };
+    try {
+      // Following: an entry written now is printed.
+      await until(async () => {
+        await append(first.url, "before-outage");
+        return out.includes("before-outage");
+      }, "the follower to print an entry", 30_000, 500);
+      await first.stop();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const start = cpuSeconds(follower.pid!);
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      const used = cpuSeconds(follower.pid!) - start;
+      assert.ok(used < 0.5, `the follower used ${used.toFixed(2)} CPU-s in 4 s while Redis was away`);
+      assert.equal(follower.exitCode, null, `the follower still runs: ${err}`);
+      assert.equal((err.match(/\(audit follower\): unreachable/g) ?? []).length, 1, `the outage said once:\n${err}`);
+      second = await startRedis(first.port);
+      // Written at once on the restarted (empty) Redis: the follower, reconnecting, still reads it.
+      await append(second.url, "after-outage");
+      await until(() => out.includes("after-outage"), `the entry written after the restart to be printed (stderr: ${err})`, 30_000);
+      assert.doesNotMatch(err, /reading the audit stream failed/, err);
+    } finally {
+      follower.kill("SIGKILL");
+      await Promise.all([first.stop(), second?.stop()]);
+    }
+  });
+
+  it("an accept that meets Redis down is not used up: retried once Redis is back, it runs the write once", async () => {
+    const first = await startRedis();
+    let second: (RunningService & { url: string }) | undefined;
+    const server = await startHttp({ AGENT_TOOLS_REDIS_URL: first.url, AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_INSTANCE_ID: "gw-a", AGENT_TOOLS_WARM_UP: "off" }, ["--config", config], 30_000);
+    try {
+      const write = { toolName: "create_note", arguments: { title: "across-outage", body: "b" } };
+      const asked = await modernCall(server, "agent_tools_notes_call", write);
+      assert.equal(asked.result?.resultType, "input_required", JSON.stringify(asked));
+      const answer = { inputResponses: { confirm: { action: "accept", content: { confirm: true } } }, requestState: asked.result?.requestState };
+      await first.stop();
+      const failed = payloadOf(await modernCall(server, "agent_tools_notes_call", write, answer));
+      assert.equal(failed.ok, false, JSON.stringify(failed));
+      assert.match(failed.error?.message ?? "", /the gateway's shared state \(Redis at redis:\/\/127\.0\.0\.1:\d+\) is unreachable right now/, JSON.stringify(failed));
+      assert.match(failed.error?.hint ?? "", /Retry in a few seconds/, JSON.stringify(failed));
+      second = await startRedis(first.port);
+      // Back when a call that needs the shared state (a workspace record) answers again.
+      await until(async () => payloadOf(await modernCall(server, "agent_tools_exec", { command: "true" })).ok === true, `the server to reach Redis again (stderr: ${server.stderr()})`, 30_000, 250);
+      // The same accept, retried: it runs (the failed claim did not spend it) ...
+      const ran = await modernCall(server, "agent_tools_notes_call", write, answer);
+      assert.equal(payloadOf(ran).ok, true, JSON.stringify(ran));
+      // ... once: replayed again, it asks the user again.
+      const replayed = await modernCall(server, "agent_tools_notes_call", write, answer);
+      assert.equal(replayed.result?.resultType, "input_required", JSON.stringify(replayed));
+      const notes = payloadOf(await modernCall(server, "agent_tools_notes_call", { toolName: "list_notes", arguments: {} })) as { result?: unknown };
+      assert.equal((JSON.stringify(notes).match(/across-outage/g) ?? []).length, 1, `one note written: ${JSON.stringify(notes)}`);
+    } finally {
+      await server.stop();
       await Promise.all([first.stop(), second?.stop()]);
     }
   });

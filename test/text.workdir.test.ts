@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { loadConfig } from "../src/config/config.js";
 import { silentLogger } from "../src/log.js";
@@ -156,4 +158,46 @@ describe("a hidden file in a subfolder of the mount", () => {
       await runtime.close();
     }
   });
+});
+
+describe("a config file named through a symlink (the built CLI, AGENT_TOOLS_EXEC_MOUNT_CWD=1)", () => {
+  const CLI = fileURLToPath(new URL("../dist/bin/agent-tools.js", import.meta.url));
+  // proj/conf/team.json is the config; projlink → proj; inside proj, cfglink → conf and filelink → conf/team.json.
+  const base = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-symlinked-")));
+  const proj = path.join(base, "proj");
+  const link = path.join(base, "projlink");
+  mkdirSync(path.join(proj, "conf"), { recursive: true });
+  mkdirSync(path.join(base, "noplugins"));
+  writeFileSync(path.join(proj, "conf", "team.json"), '{"secretish":"symlinked-config-secret-9"}');
+  writeFileSync(path.join(proj, "conf", "notes.txt"), "visible\n");
+  symlinkSync("proj", link);
+  symlinkSync("conf", path.join(proj, "cfglink"));
+  symlinkSync("conf/team.json", path.join(proj, "filelink"));
+
+  const exec = (cwd: string, config: string, line: string): Promise<{ stdout: string; stderr: string; exitCode: number }> =>
+    new Promise((resolve, reject) => {
+      const env = { PATH: process.env.PATH ?? "", HOME: base, XDG_CACHE_HOME: path.join(base, "cache"), AGENT_TOOLS_PLUGINS_DIR: path.join(base, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1", AGENT_TOOLS_CONFIG: config };
+      execFile(process.execPath, [CLI, "exec", line], { cwd, env, timeout: 60_000 }, (error, stdout) => {
+        try {
+          resolve(JSON.parse(stdout) as { stdout: string; stderr: string; exitCode: number });
+        } catch {
+          reject(error ?? new Error(`not JSON: ${stdout}`));
+        }
+      });
+    });
+  const reads = "cat /workdir/conf/team.json; cat /workdir/cfglink/team.json; cat /workdir/filelink; grep -r symlinked-config /workdir; ls /workdir/conf; cat /workdir/conf/notes.txt";
+
+  for (const [name, cwd, config] of [
+    ["the setting spells the path through a symlink to the working directory", proj, path.join(link, "conf", "team.json")],
+    ["the working directory was entered through the symlink, the setting relative", link, "conf/team.json"],
+    ["the working directory was entered through the symlink, the setting spelled through it", link, path.join(link, "conf", "team.json")],
+    ["the setting spells the real path (symlinks inside the mount are not followed)", proj, path.join(proj, "conf", "team.json")],
+  ] as const) {
+    it(`hides it when ${name}`, async () => {
+      const run = await exec(cwd, config, reads);
+      assert.doesNotMatch(run.stdout + run.stderr, /symlinked-config-secret-9/, `${cwd} ${config}`);
+      assert.match(run.stderr, /cat: \/workdir\/conf\/team\.json: No such file or directory/);
+      assert.equal(run.stdout, "notes.txt\nvisible\n", "the folder's other file is there");
+    });
+  }
 });

@@ -94,6 +94,11 @@ class LocalSpentNonces implements SpentNonces {
     return this.spent.has(nonce);
   }
 
+  /** Forget a claim whose spend did not happen (the shared store failed). */
+  release(nonce: string): void {
+    this.spent.delete(nonce);
+  }
+
   async claim(nonce: string, ttlMs: number): Promise<boolean> {
     if (this.spent.has(nonce)) return false;
     const now = Date.now();
@@ -123,10 +128,21 @@ export class ConfirmRounds {
     private readonly shared?: SpentNonces,
   ) {}
 
-  /** Spend `nonce`: true for the first spend only, fleet-wide when there is a shared store (its failure fails the call, nothing run). */
+  /**
+   * Spend `nonce`: true for the first spend only, fleet-wide when there is a shared store. The shared
+   * store's failure fails the call, nothing run, and gives the local claim back: the approval is not
+   * used up, so the same accept, retried once the store is back, runs the call (an answer "already
+   * spent" is kept: that approval was used, here or on another instance).
+   */
   private async spend(nonce: string): Promise<boolean> {
     if (!(await this.local.claim(nonce, TTL_SECONDS * 1000))) return false;
-    return this.shared ? this.shared.claim(nonce, TTL_SECONDS * 1000) : true;
+    if (!this.shared) return true;
+    try {
+      return await this.shared.claim(nonce, TTL_SECONDS * 1000);
+    } catch (error) {
+      this.local.release(nonce);
+      throw error;
+    }
   }
 
   private codecOf(key: Uint8Array): RequestStateCodec<ConfirmState> {

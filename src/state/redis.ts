@@ -60,6 +60,25 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * Resolves after `ms`, or earlier when `connection` becomes ready (if it is not) or `signal` aborts;
+ * never rejects. The pause of a loop over Redis after a failure, so it does not spin while Redis is away.
+ */
+function untilReady(connection: Redis, signal: AbortSignal, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      connection.off("ready", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    if (signal.aborted) return done();
+    if (connection.status !== "ready") connection.once("ready", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
 export async function createRedisState(options: RedisStateOptions): Promise<SharedState> {
   const prefix = options.prefix ?? "agent-tools:";
   const instanceId = options.instanceId ?? newInstanceId();
@@ -304,8 +323,27 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
         let last = await newest;
         const stop = (): void => reader.disconnect();
         signal.addEventListener("abort", stop, { once: true });
+        let complained = false;
         while (!signal.aborted) {
-          const answer = (await reader.xread("BLOCK", 1000, "STREAMS", auditKey, last).catch(() => null)) as Array<[string, Array<[string, string[]]>]> | null;
+          // With no offline queue, XREAD on a connection that is down fails at once: retried at
+          // once, that was a loop taking a whole core for as long as Redis was away. So wait for the
+          // connection to be ready again (the outage is reported once, by watchConnection), and
+          // after any other failure pause a second before asking again.
+          if (reader.status !== "ready") {
+            await untilReady(reader, signal, 1000);
+            continue;
+          }
+          let answer: Array<[string, Array<[string, string[]]>]> | null = null;
+          try {
+            answer = (await reader.xread("BLOCK", 1000, "STREAMS", auditKey, last)) as typeof answer;
+            complained = false;
+          } catch (error) {
+            if (signal.aborted) break;
+            if (!complained && reader.status === "ready") options.log.warn(`redis ${where} (audit follower): reading the audit stream failed (${(error as Error).message}); trying again every second`);
+            complained ||= reader.status === "ready";
+            await untilReady(reader, signal, 1000);
+            continue;
+          }
           const rows = answer?.[0]?.[1] ?? [];
           if (rows.length) last = rows[rows.length - 1]![0];
           for (const entry of toEntries(rows)) onEntry(entry);

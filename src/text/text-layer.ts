@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import { RUNTIME_ROOT } from "../paths.js";
 import { describeThrown, RuntimeError } from "../runtime/errors.js";
@@ -199,10 +200,20 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
    */
   function configInside(dir: string): string[] {
     const files = [runtime.configFile, hostEnv.AGENT_TOOLS_CONFIG ? path.resolve(hostEnv.AGENT_TOOLS_CONFIG) : undefined].filter((f): f is string => !!f);
-    return files.flatMap((file) => {
-      const relative = path.relative(dir, file);
-      return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? [relative.split(path.sep).join("/")] : [];
-    });
+    // Compared as real paths: a setting that names the file through a symlink (projlink/conf/team.json
+    // with projlink → the mounted directory) is the same file the sandbox shows at /workdir/conf/team.json.
+    // Symlinks inside the mount need nothing: the sandbox does not follow them (OverlayFs allowSymlinks off).
+    const roots = [...new Set([dir, realOrSame(dir)])];
+    const inside = new Set<string>();
+    for (const file of files) {
+      for (const spelled of new Set([file, realOrSame(file)])) {
+        for (const root of roots) {
+          const relative = path.relative(root, spelled);
+          if (relative && !relative.startsWith("..") && !path.isAbsolute(relative)) inside.add(relative.split(path.sep).join("/"));
+        }
+      }
+    }
+    return [...inside];
   }
 
   function moduleRoot(file: string): string {
@@ -447,4 +458,13 @@ export function textLayerFor(runtime: Runtime, options?: TextLayerOptions): Text
     memo.set(runtime, layer);
   }
   return layer;
+}
+
+/** The real path of `file` (symlinks resolved), or `file` itself when it cannot be resolved (it does not exist). */
+function realOrSame(file: string): string {
+  try {
+    return realpathSync.native(file);
+  } catch {
+    return file;
+  }
 }
