@@ -113,7 +113,9 @@ export function unwrapResult(raw: unknown, toolName?: string): unknown {
   const text = texts.join("\n");
   if (raw.isError) {
     const what = toolName ? `tool '${toolName}'` : "the tool";
-    throw new SkillError("UPSTREAM_ERROR", `${what} answered with an error: ${text.trim().slice(0, 2000) || "no message"}`, { details: { content: raw.content } });
+    // Not cut here: a skill holds no redactor, and a cut before the mask would leave the first
+    // characters of a credential it went through. The runtime masks the error, then bounds it.
+    throw new SkillError("UPSTREAM_ERROR", `${what} answered with an error: ${text.trim() || "no message"}`, { details: { content: raw.content } });
   }
   if (raw.structuredContent !== undefined) return raw.structuredContent;
   if (texts.length === 0 || texts.length !== raw.content.length) return raw.content;

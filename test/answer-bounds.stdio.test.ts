@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { callJson, connect, ROOT, stdioForSuite, type Connected } from "./helpers.js";
+import { callJson, connect, ROOT, stdioForSuite, writePlugin, type Connected } from "./helpers.js";
 import { startTasksApi, type TasksApi } from "./tasks-api-helpers.js";
 
 // What a caller sent comes back cut, and an error answer is bounded, however large the call was:
@@ -69,5 +69,62 @@ describe("a REST error names the request cut", () => {
     assert.match(payload.error?.message ?? "", /GET \/tasks\?q=y+… answered HTTP 431/);
     assert.ok(size(payload) < 1_000, `${size(payload)} characters`);
     assert.ok(!JSON.stringify(payload).includes(KEY));
+  });
+});
+
+describe("a downstream's error text is masked before it is cut at 2,000 characters", () => {
+  // The fixture fails with `pad` 'x's then the text; the cut of its text is at 2,000 characters.
+  const SECRET = "Zq8vK3mPw9tR2xLb";
+  let dir: string;
+  let agent: Connected;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "answer-bounds-cut-"));
+    writePlugin(path.join(dir, "agent-tools-plugin-ft"), {
+      name: "ft",
+      prefix: "ft",
+      description: "A downstream that fails with a text of the caller's making.",
+      adapter: { kind: "mcp", command: process.execPath, args: [path.join(ROOT, "test", "fixtures", "v2", "fail-text.mjs")], env: { FAIL_TOKEN: "${HOST_FAIL_TOKEN}" }, timeoutMs: 30_000 },
+    });
+    agent = await connect(dir, { HOST_FAIL_TOKEN: SECRET });
+  });
+  after(async () => {
+    await agent?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const failed = async (pad: number, text: string) => {
+    const { payload } = await callJson(agent.client, "agent_tools_ft_call", { toolName: "fail_text", arguments: { pad, text } });
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    return { message: (payload.error?.message ?? "").replace(/^the tool answered with an error: /, ""), all: JSON.stringify(payload) };
+  };
+  /** No part of the secret, not even its first two characters, anywhere in the answer. */
+  const noPart = (all: string) => assert.ok(!all.includes(SECRET.slice(0, 2)), all.slice(-300));
+
+  it("a secret wholly inside the cut is masked, and the cut goes on after the marker", async () => {
+    const { message, all } = await failed(1984, "{token} and more");
+    assert.match(message, /^x{1984}\[redacted\] and m… \(3 more characters left out\)$/);
+    noPart(all);
+  });
+
+  it("a secret the cut goes through shows none of its characters (8 or 2 of them before the cut)", async () => {
+    const eight = await failed(1992, "{token} and more");
+    assert.match(eight.message, /^x{1992}\[redacte… \(11 more characters left out\)$/);
+    noPart(eight.all);
+    const two = await failed(1998, "{token} and more");
+    assert.match(two.message, /^x{1998}\[r… \(17 more characters left out\)$/);
+    noPart(two.all);
+  });
+
+  it("a secret just after the cut is left out whole", async () => {
+    const { message, all } = await failed(2000, "{token} and more");
+    assert.match(message, /^x{2000}… \(19 more characters left out\)$/);
+    noPart(all);
+  });
+
+  it("a cut that falls inside an emoji (a surrogate pair) leaves the whole emoji out, counted", async () => {
+    const { message } = await failed(1999, "😀tail");
+    assert.match(message, /^x{1999}… \(6 more characters left out\)$/);
+    assert.ok(!/[\uD800-\uDFFF]/.test(message), "no lone surrogate");
   });
 });

@@ -184,7 +184,7 @@ describe("team gateway: settings from the environment", () => {
   it("a Redis URL that does not parse names the setting and what is wrong, masks its password, and prints no stack", async () => {
     const config = await configWith([{ name: "writer", tokenSha256: hashToken(TOKEN_A) }]);
     const stderr = await refusedStart(config, { AGENT_TOOLS_REDIS_URL: "redis://:s3cret-pw@127.0.0.1:notaport" });
-    assert.match(stderr, /AGENT_TOOLS_REDIS_URL is not a usable Redis URL: its port 'notaport' is not a whole number from 1 to 65535 \(got 'redis:\/\/\*\*\*@127\.0\.0\.1:notaport'\); the form is redis:\/\/\[\[user\]:password@\]host\[:port\]/);
+    assert.match(stderr, /AGENT_TOOLS_REDIS_URL is not a usable Redis URL: the part after ':' in its host is not a port number \(a whole number from 1 to 65535; a password goes before '@host'\) \(got 'redis:\/\/\*\*\*@127\.0\.0\.1:notaport'\); the form is redis:\/\/\[\[user\]:password@\]host\[:port\]/);
     assert.ok(!stderr.includes("s3cret"), `the password is not in:\n${stderr}`);
     assert.doesNotMatch(stderr, /TypeError|\n\s+at /, "one line, no stack");
     // A password holding '@' shows no part of itself either; the same URL in team.redis is named so.

@@ -258,6 +258,35 @@ describe("config entries: why not configured, and what would stop a server from 
     assert.match(status.stdout + status.stderr, /mcpServers\.ftp: field 'url' must start with http:\/\/ or https:\/\/ \(got 'ftp:\/\/\*\*\*@host\/x'\)/);
   });
 
+  it("a url that does not parse as written shows no credential: query values by name, userinfo after one slash, a password where the port goes", async () => {
+    const config = path.join(dir, "bad-url-secrets.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          query: { url: "http://my host/mcp?api_key=hunter2&x=1&password=hunter2&key=hunter2" },
+          slash: { url: "http:/user:hunter2@host/mcp" },
+          port: { url: "http://user:hunter2" },
+          fragment: { url: "http://host:abc/mcp#token=hunter2" },
+        },
+      }),
+    );
+    const { code, report, stderr } = await validate(["--config", config]);
+    assert.equal(code, 1);
+    const write = "write it as http(s)://host[:port]/path (a host holds no spaces; in the path, write a space or another character a URL cannot hold percent-encoded, %20)";
+    const notPort = "the part after ':' in its host is not a port number (a whole number from 1 to 65535; a password goes before '@host')";
+    assert.deepEqual(
+      report.problems.map((p) => p.replace(/^[^ ]+ /, "")),
+      [
+        `mcpServers.query: field 'url' is not a valid URL: its host 'my host' holds a space (got 'http://my host/mcp?api_key=***&x=1&password=***&key=***'); ${write}`,
+        "mcpServers.slash: field 'url' must start with http:// or https:// (got 'http:/***@host/mcp')",
+        `mcpServers.port: field 'url' is not a valid URL: ${notPort} (got 'http://user:***'); ${write}`,
+        `mcpServers.fragment: field 'url' is not a valid URL: ${notPort} (got 'http://host:***/mcp#token=***'); ${write}`,
+      ],
+    );
+    assert.doesNotMatch(JSON.stringify(report) + stderr, /hunter2/);
+  });
+
   it("an envFile line that is not KEY=VALUE and an unclosed ${ are problems with their line; the line's text is not shown", async () => {
     const folder = path.join(dir, "envfile");
     mkdirSync(folder, { recursive: true });

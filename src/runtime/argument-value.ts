@@ -7,7 +7,18 @@ export const ECHO_CHARS = 80;
  * context (one error answer of 2 MB); every echo of a sent name, key or value goes through here.
  */
 export function echoed(text: string, max: number = ECHO_CHARS): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  return text.length > max ? `${headOf(text, max)}…` : text;
+}
+
+/**
+ * The first `max` UTF-16 units of `text`, one fewer when the cut would fall between the two
+ * halves of a surrogate pair (an emoji, a CJK extension character): a lone high surrogate is not
+ * text (it shows as U+FFFD, and some JSON encoders refuse it), so the whole character goes.
+ */
+export function headOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return max > 0 && last >= 0xd800 && last <= 0xdbff ? text.slice(0, max - 1) : text.slice(0, max);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { echoed } from "./argument-value.js";
+import { headOf } from "./argument-value.js";
 import { isPlainObject } from "../plain-object.js";
 
 /**
@@ -32,9 +32,16 @@ export interface BoundedError {
   details?: Record<string, unknown> | undefined;
 }
 
-/** `text` cut to `max` characters with a note of what was left out; as it was when it fits. */
+/**
+ * `text` cut to `max` characters with a note of what was left out; as it was when it fits. A text
+ * that may hold a credential is masked before it comes here (the cut of a masked text shows no
+ * part of a secret; the mask of a cut text misses the secret the cut went through).
+ */
 export function cutNoted(text: string, max: number): string {
-  return text.length > max ? `${echoed(text, max)} (${text.length - max} more characters left out)` : text;
+  if (text.length <= max) return text;
+  // headOf keeps one unit fewer when the cut falls inside a surrogate pair: the note counts it.
+  const head = headOf(text, max);
+  return `${head}… (${text.length - head.length} more characters left out)`;
 }
 
 /** A value with each string and key cut; the same value (no copy) when nothing needed cutting. */

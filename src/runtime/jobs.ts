@@ -69,6 +69,11 @@ export interface JobStoreOptions {
   instanceId?: string;
   /** Say which instance runs each job (only useful when several share the records). */
   showInstance?: boolean;
+  /**
+   * The fleet's redactor, on a failed job's downstream text before it is cut (result.ts `quoted`);
+   * default none (a store made outside a runtime).
+   */
+  mask?: (text: string) => string;
 }
 
 export const DEFAULT_MAX_JOBS = 50;
@@ -96,6 +101,7 @@ function asJson(value: unknown): unknown {
 export function createJobStore(options: JobStoreOptions = {}): JobStore {
   const maxJobs = options.maxJobs ?? DEFAULT_MAX_JOBS;
   const now = options.now ?? Date.now;
+  const mask = options.mask ?? ((text: string) => text);
   const instanceId = options.instanceId ?? "local";
   const records = options.records ?? createMemoryJobRecords(instanceId);
   const scope = options.scope ?? `store:${nodeCrypto().randomUUID()}`;
@@ -145,7 +151,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
     } else {
       if ("result" in outcome) {
         try {
-          const result = unwrapResult(outcome.result, `job '${id}'`);
+          const result = unwrapResult(outcome.result, `job '${id}'`, mask);
           // A result that cannot become JSON would break every later status answer (and the
           // shared records): the job fails instead, saying what and where.
           const unsendable = findUnserialisable(result);

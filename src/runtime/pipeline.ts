@@ -954,7 +954,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       // The gate refused a write and the skill caught it: the run did not do what was asked.
       const refused = state.refusals?.[0];
       if (refused) throw new RuntimeError(refused.code, refused.message, { ...refused.details, skillResult: answer });
-      const failed = skillReportedFailure(`${prefix}:${skill.name}`, answer, deps.redactor?.redactCut.bind(deps.redactor));
+      const failed = skillReportedFailure(`${prefix}:${skill.name}`, answer, (text) => String(deps.redact(text)));
       if (failed) throw failed;
       return answer;
     };
@@ -986,7 +986,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   // ── shape: unwrap an MCP result, redact it (the fleet's one redactor), cap it ──────────
   const shape: Step = (state) => {
     if (state.tool && isToolErrorResult(state.output) && saysToolUnknown(toolErrorText(state.output), state.tool.name)) {
-      return afterUnknownToDownstream(state, toolReportedError(state.output));
+      return afterUnknownToDownstream(state, toolReportedError(state.output, (text) => String(deps.redact(text))));
     }
     const prefix = (state.plugin as ReadyPlugin).manifest.prefix;
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;

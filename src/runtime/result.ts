@@ -5,6 +5,7 @@ import { isPlainObject } from "../plain-object.js";
 import { findUnserialisable, unserialisableError } from "./unserialisable.js";
 import { jsonTextValue } from "../json-text-value.js";
 import { cutNoted, DOWNSTREAM_TEXT_CHARS } from "./error-bound.js";
+import { headOf } from "./argument-value.js";
 
 /**
  * What an adapter returned, made into the `result` of a facade answer: an MCP CallToolResult is
@@ -38,20 +39,33 @@ function textOf(result: CallToolResultLike): string | undefined {
   return result.content.map((c) => c.text).join("\n");
 }
 
+/** The fleet's redactor on a text: every credential it knows (and each credential shape) masked. */
+export type MaskText = (text: string) => string;
+
 /**
- * A result the tool marked `isError`, as the error the answer carries. `hint`: why it likely
+ * A downstream's own error text as a message quotes it: masked first, then cut to
+ * DOWNSTREAM_TEXT_CHARS. In that order: cut first, a secret the cut went through would leave its
+ * first characters before the cut, too few for the redactor to know them (README, "Credentials").
+ */
+function quoted(text: string, mask: MaskText): string {
+  return cutNoted(mask(text), DOWNSTREAM_TEXT_CHARS);
+}
+
+/**
+ * A result the tool marked `isError`, as the error the answer carries. `mask`: the fleet's
+ * redactor, run on the tool's text before it is cut (quoted). `hint`: why it likely
  * failed, when the runtime knows (it refused the downstream a question during the call, and the
  * server answered with an error result instead of an error): else the code's generic hint.
  */
-export function toolReportedError(raw: CallToolResultLike, hint?: string): RuntimeError {
-  const message = cutNoted((textOf(raw) ?? "the tool reported an error").trim(), DOWNSTREAM_TEXT_CHARS) || "the tool reported an error";
+export function toolReportedError(raw: CallToolResultLike, mask: MaskText, hint?: string): RuntimeError {
+  const message = quoted((textOf(raw) ?? "").trim(), mask) || "the tool reported an error";
   const content = hasBinary(raw.content) ? withoutBinary(raw.content, 0).content : raw.content;
   return new RuntimeError("UPSTREAM_ERROR", `the tool answered with an error: ${message}`, { content }, hint);
 }
 
 /** What an adapter returned as a value (see unwrapWithMedia); binary items are placeholders in it. */
-export function unwrapResult(raw: unknown, what?: string): unknown {
-  return unwrapWithMedia(raw, what).value;
+export function unwrapResult(raw: unknown, what: string | undefined, mask: MaskText): unknown {
+  return unwrapWithMedia(raw, what, mask).value;
 }
 
 /** What the usual result unwraps to besides its value: no media. */
@@ -61,14 +75,15 @@ const NO_MEDIA: readonly MediaItem[] = [];
  * What an adapter returned, as a value and the images and audio to pass on beside it. A content
  * list that is not all text stays a list, its binary items placeholders (binary-content.ts).
  */
-export function unwrapWithMedia(raw: unknown, what = "the tool"): { value: unknown; media: readonly MediaItem[] } {
+export function unwrapWithMedia(raw: unknown, said: string | undefined, mask: MaskText): { value: unknown; media: readonly MediaItem[] } {
+  const what = said ?? "the tool";
   if (!isCallToolResult(raw)) {
-    if (isPlainObject(raw) && raw.isError === true) throw bareErrorResult(raw, what);
+    if (isPlainObject(raw) && raw.isError === true) throw bareErrorResult(raw, what, mask);
     return { value: raw === undefined ? null : raw, media: NO_MEDIA };
   }
   const malformed = malformedItem(raw.content);
   if (malformed) throw new RuntimeError("UPSTREAM_ERROR", `${what} answered a malformed result: ${malformed}; each item of \`content\` must be an object with a string \`type\` (an MCP CallToolResult)`, { content: raw.content.slice(0, 20) }, MALFORMED_HINT);
-  if (raw.isError) throw toolReportedError(raw);
+  if (raw.isError) throw toolReportedError(raw, mask);
   if (raw.structuredContent !== undefined) return { value: raw.structuredContent, media: NO_MEDIA };
   const text = textOf(raw);
   if (text === undefined) {
@@ -94,9 +109,9 @@ function malformedItem(content: readonly unknown[]): string | undefined {
  * `{isError: true}` without a content list: the tool failed and said nothing more (a hand-made
  * result of a module adapter); an error, never a success with the object as its result.
  */
-function bareErrorResult(raw: Record<string, unknown>, what: string): RuntimeError {
+function bareErrorResult(raw: Record<string, unknown>, what: string, mask: MaskText): RuntimeError {
   const said = ["error", "message"].map((k) => raw[k]).find((v): v is string => typeof v === "string" && v.trim() !== "");
-  return new RuntimeError("UPSTREAM_ERROR", `${what} answered with an error${said ? `: ${cutNoted(said.trim(), DOWNSTREAM_TEXT_CHARS)}` : " (isError: true, with no content saying why)"}`, { result: raw });
+  return new RuntimeError("UPSTREAM_ERROR", `${what} answered with an error${said ? `: ${quoted(said.trim(), mask)}` : " (isError: true, with no content saying why)"}`, { result: raw });
 }
 
 /** An all-text result: one JSON text item parsed (json-text-value.ts), else the text. */
@@ -146,11 +161,12 @@ function capResult(result: unknown, maxChars: number): { result: unknown; trunca
   if (surelyWithin(result, maxChars)) return { result };
   const json = JSON.stringify(result) ?? "null";
   if (json.length <= maxChars) return { result };
+  const shown = headOf(json, maxChars);
   return {
-    result: json.slice(0, maxChars),
+    result: shown,
     truncated: {
       originalChars: json.length,
-      shownChars: maxChars,
+      shownChars: shown.length,
       note: "The result was cut to fit; `result` holds the first characters of its JSON. Ask for less (filters, pagination) to see it whole.",
     },
   };
@@ -161,7 +177,8 @@ function capResult(result: unknown, maxChars: number): { result: unknown; trunca
  * capped; with the images and audio to pass to the client beside it, when there are any.
  */
 export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, maxChars: number, what = "the tool"): { result: unknown; truncated?: Truncation; media?: readonly MediaItem[] } {
-  const { value, media } = unwrapWithMedia(raw, what);
+  // The same redactor on an error's text, before it is cut (quoted).
+  const { value, media } = unwrapWithMedia(raw, what, (text) => String(redact(text)));
   try {
     const shaped = capResult(redact(value), maxChars);
     return media.length ? { ...shaped, media } : shaped;

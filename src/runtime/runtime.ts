@@ -436,7 +436,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const observers = options.observers ?? (state.audit ? [createAuditObserver({ audit: state.audit, instanceId: state.instanceId, log })] : []);
   // Team mode: an identity's jobs are its own across sessions and instances; else per session.
   const jobsOf = (session: Session, prefix: string) =>
-    jobStoreFor(session, prefix, {}, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
+    jobStoreFor(session, prefix, { mask: (text) => redactor.redact(text) }, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
 
   const cwd = options.cwd ?? process.cwd();
   const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);

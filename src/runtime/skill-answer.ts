@@ -1,6 +1,7 @@
 import type { Skill, SkillMeta } from "../plugins/skills.js";
 import { ERROR_CODES, RuntimeError, type ErrorCode } from "../errors.js";
 import { isPlainObject } from "../plain-object.js";
+import { echoed, headOf } from "./argument-value.js";
 
 /**
  * How a skill is shown in discover and search answers, and how a skill's own answer is read back,
@@ -13,7 +14,7 @@ export { isSchemaLike } from "../plugins/skill-args.js";
 
 function cut(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
+  return flat.length > max ? `${headOf(flat, max - 1).trimEnd()}…` : flat;
 }
 
 /**
@@ -72,9 +73,10 @@ const SUMMARY_CHARS = 200;
 /**
  * A failure the skill gave no words for (`{isError: true, verdict: "FAIL", …}`): the start of its
  * answer's JSON, so what it did say (the verdict) is in `message` and not only in the details.
- * Cut by `redactCut`, which also masks a credential whose first characters end the cut.
+ * Masked by the fleet's redactor before it is cut: a credential the cut went through would leave
+ * its first characters before the cut, too few (and followed by "…") for the redactor to know.
  */
-function summaryOf(result: Record<string, unknown>, redactCut: (text: string) => string): string {
+function summaryOf(result: Record<string, unknown>, redact: (text: string) => string): string {
   const { isError: _isError, ...rest } = result;
   let json: string;
   try {
@@ -83,8 +85,7 @@ function summaryOf(result: Record<string, unknown>, redactCut: (text: string) =>
     json = "";
   }
   if (json === "" || json === "{}") return "the skill reported a failure without a message";
-  const shown = json.length > SUMMARY_CHARS ? `${json.slice(0, SUMMARY_CHARS)}…` : json;
-  return `the skill reported a failure without a message; it answered ${redactCut(shown)}`;
+  return `the skill reported a failure without a message; it answered ${echoed(redact(json), SUMMARY_CHARS)}`;
 }
 
 /** A message that asks for the run to be confirmed (the original runtime's skills check `args.confirm` themselves). */
@@ -110,10 +111,10 @@ export class SkillReportedFailure extends RuntimeError {}
  * answer becomes an error (its code when it names a known one, else UPSTREAM_ERROR), with what
  * the skill returned kept in `details.skillResult`. Undefined for any other answer.
  */
-export function skillReportedFailure(skill: string, result: unknown, redactCut: (text: string) => string = (text) => text): RuntimeError | undefined {
+export function skillReportedFailure(skill: string, result: unknown, redact: (text: string) => string = (text) => text): RuntimeError | undefined {
   if (!isPlainObject(result) || result.isError !== true) return undefined;
   const said = messageOf(result);
-  const message = said ?? summaryOf(result, redactCut);
+  const message = said === undefined ? summaryOf(result, redact) : redact(said);
   const code = codeOf(result);
   const own = typeof result.hint === "string" && result.hint.trim() ? result.hint.trim() : undefined;
   // A code the skill chose brings that code's hint; the generic UPSTREAM_ERROR one would blame the service.

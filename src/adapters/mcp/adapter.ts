@@ -159,7 +159,7 @@ export class McpAdapter implements Adapter {
         // answer it) and answered with an error result rather than an error: the same hint as
         // for the error (what the client must declare, or another tool), not the generic one.
         const refused = answered.isError ? this.connection.refusedHintOf(relay) : undefined;
-        if (refused) throw toolReportedError(answered, refused);
+        if (refused) throw toolReportedError(answered, (text) => this.options.redactor.redact(text), refused);
         return answered;
       },
       (error: unknown) => {

@@ -182,8 +182,8 @@ export class RestClient {
    */
   #notJsonError(where: string, status: number, contentType: string, text: string): RestError {
     const { redactor, connection } = this.#options;
-    const compact = redactor.redactCut(text.replace(/\s+/g, " ").trim().slice(0, NOT_JSON_EXCERPT));
-    const shown = text.trim().length > NOT_JSON_EXCERPT ? `${compact}…` : compact;
+    // Masked whole, then cut: a credential the cut went through is then already masked.
+    const shown = echoed(redactor.redact(text.replace(/\s+/g, " ").trim()), NOT_JSON_EXCERPT);
     const variables = referencedVariables(connection.baseUrl);
     const check = variables.length
       ? `check that ${variables.join(", ")} (the base URL's variable${variables.length > 1 ? "s" : ""}, in the agent-tools server's environment) points at the API itself`

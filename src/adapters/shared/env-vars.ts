@@ -80,6 +80,11 @@ export function resolveAddress(value: string, hostEnv: NodeJS.ProcessEnv, where:
 /** A query parameter whose name says its value is a credential (`?key=`, `?api_key=`, `?sig=`). */
 const SECRET_QUERY_NAME = /^(?:key|sig|signature|code|auth)$/i;
 
+/** Whether a URL's query parameter of this name holds a credential by its name (`password`, `api_key`, `key`, `sig`…). */
+export function secretQueryName(name: string): boolean {
+  return SECRET_NAME.test(name) || SECRET_QUERY_NAME.test(name);
+}
+
 /** A value shaped like a generated key or token: long, one word of token characters, letters and digits. */
 export function tokenLike(value: string): boolean {
   return value.length >= 20 && /^[\w.~+/=-]+$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value);
@@ -103,7 +108,7 @@ export function urlCredentials(text: string): string[] {
   const parts: string[] = [];
   if (url.password) parts.push(url.password);
   if (url.username && (!url.password || tokenLike(decodeSafely(url.username)))) parts.push(url.username);
-  for (const [name, value] of url.searchParams) if (value && (SECRET_NAME.test(name) || SECRET_QUERY_NAME.test(name) || tokenLike(value))) parts.push(value);
+  for (const [name, value] of url.searchParams) if (value && (secretQueryName(name) || tokenLike(value))) parts.push(value);
   const out = new Set<string>();
   for (const part of parts) {
     out.add(part);
