@@ -76,6 +76,17 @@ describe("compact agent_tools_call without plugin", () => {
     assert.ok(!(noName.payload.error?.details?.plugins as string[]).includes("vault"), JSON.stringify(noName.payload));
   });
 
+  it("a tool named bare as the facade tool answers the agent_tools_call to make, which runs", async () => {
+    assert.equal((await callJson(server.client, "agent_tools_call", { plugin: "notes", toolName: "list_notes" })).isError, false);
+    const { payload } = await callJson(server.client, "get_note", { arguments: { id: "n1" } });
+    assert.equal(payload.error?.code, "UNKNOWN_FACADE_TOOL");
+    assert.match(payload.error?.message ?? "", /call agent_tools_call with plugin 'notes' and toolName 'get_note'/);
+    const next = payload.error?.details?.next as Next;
+    assert.deepEqual(next, { tool: "agent_tools_call", arguments: { plugin: "notes", toolName: "get_note", arguments: { id: "n1" } } });
+    const followed = await callJson(server.client, next.tool, next.arguments);
+    assert.equal(followed.isError, false, JSON.stringify(followed.payload));
+  });
+
   it("a skill name that says its plugin runs that skill", async () => {
     const { payload, isError } = await callJson(server.client, "agent_tools_run_skill", { skill: "notes_count" });
     assert.equal(isError, false, JSON.stringify(payload));

@@ -253,6 +253,12 @@ export interface Runtime {
   memoryPlugin(spec: MemoryPluginSpec): LoadedPlugin;
   /** Called with the plugin's prefix whenever a plugin's tool list changes. Returns an unsubscribe. */
   onToolsChanged(listener: (prefix: string) => void): () => void;
+  /**
+   * The plugins (configured, usable by `identity`) whose catalog in memory has a tool `name`
+   * names (case and separators aside), with its name there. Synchronous: no catalog is listed
+   * for it, so a plugin not listed yet is not looked at (an unknown facade tool's answer, routing.ts).
+   */
+  toolOwners(name: string, identity?: Identity): Array<{ plugin: string; name: string }>;
   close(): Promise<void>;
 }
 
@@ -279,6 +285,8 @@ export function discoverBudget(limit: number): number {
 
 /** How long a search (or an answer that looks for a name in other plugins) waits for catalogs not yet listed before it answers without them. */
 const SEARCH_LISTING_WAIT_MS = 3000;
+/** The longest facade tool name looked for among the plugins' tools (toolOwners). */
+const MAX_OWNED_NAME_CHARS = 200;
 
 /** Wait for `work`, but no longer than `ms`: what is not in by then is let finish in the background. */
 async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
@@ -1209,6 +1217,18 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return plugin;
     },
 
+    toolOwners(name, identity) {
+      const found: Array<{ plugin: string; name: string }> = [];
+      // A name no tool could have is not compared with every catalog.
+      if (name.length > MAX_OWNED_NAME_CHARS) return found;
+      for (const plugin of plugins) {
+        const prefix = plugin.manifest.prefix;
+        if (!plugin.configured || !plugin.adapter || !mayUsePlugin(identity, prefix)) continue;
+        const tool = sameNameIn(name, (catalog.cached(prefix) ?? []).map((t) => t.name));
+        if (tool) found.push({ plugin: prefix, name: tool });
+      }
+      return found;
+    },
     onToolsChanged(listener) {
       changeListeners.add(listener);
       return () => changeListeners.delete(listener);
