@@ -18,6 +18,7 @@ import type { HandlerScope } from "./server-pool.js";
 import { elicitationModes, type CallRelay } from "../adapters/relay.js";
 import { cancelOfRequest, signalOf, withCancellation, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../runtime/errors.js";
+import { boundError } from "../runtime/error-bound.js";
 import { readPluginArgument } from "../runtime/argument-value.js";
 import { resolveFacadeTool, type RoutingOutcome, type ToolOwners } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
@@ -325,7 +326,8 @@ export function createFacade(runtime: Runtime): Facade {
     try {
       const routed = (ctx as RoutedContext)[ROUTED];
       const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners);
-      if ("error" in resolved) return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } }));
+      // Bounded as the pipeline's errors are: a routing answer echoes the name and arguments sent.
+      if ("error" in resolved) return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: boundError(resolved.error.toPayload()) } }));
       const { route, repairs } = resolved;
       // Keys a tool does not take are read as what they plainly mean, or said in `repairs` (a _call's in the pipeline).
       const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs);

@@ -442,9 +442,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const state = options.state ?? (await createSharedState({ env, log, ...(options.config?.team ? { settings: options.config.team } : {}) }));
   // Without observers given (stdio, embedders), writes are still audited wherever the state keeps its log.
   const observers = options.observers ?? (state.audit ? [createAuditObserver({ audit: state.audit, instanceId: state.instanceId, log })] : []);
+  // A failed job's error is masked (and bounded) when stored, as an answer's is when sent.
+  const jobOptions = { redact: (value: unknown) => redactor.redactValue(value) };
   // Team mode: an identity's jobs are its own across sessions and instances; else per session.
   const jobsOf = (session: Session, prefix: string) =>
-    jobStoreFor(session, prefix, {}, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
+    jobStoreFor(session, prefix, jobOptions, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
 
   const cwd = options.cwd ?? process.cwd();
   const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);
