@@ -711,7 +711,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const sent = typeof request.arguments === "string" ? unreadableArgumentsString(request.arguments) : describeKind(request.arguments);
       throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the ${state.tool ? "tool" : "skill"}'s parameters, not ${sent}. Send it as a JSON object, e.g. "arguments": ${exampleArguments(state)}`, {
         ...subject,
-        errors: [{ path: "", message: "must be object" }],
+        errors: [{ path: "", message: "must be an object" }],
       });
     }
     const meta = state.skill?.meta.args;
