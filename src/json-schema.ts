@@ -143,14 +143,12 @@ function describeViolation(error: ErrorObject): string {
 }
 
 /**
- * Ajv's `type` param as a sentence says it: one type as Ajv names it ("string"), a union
- * ("string,null") as "a string or null", not the comma-joined list.
+ * Ajv's `type` param as a sentence says it: one type with its article ("a string", "an
+ * integer"), a union ("string,null") as "a string or null", not the comma-joined list.
  */
 function typeInWords(type: string): string {
-  const types = type.split(",");
-  if (types.length < 2) return type;
-  const words = types.map((t) => (t === "null" ? "null" : `${/^[aeiou]/.test(t) ? "an" : "a"} ${t}`));
-  return `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
+  const words = type.split(",").map((t) => (t === "null" ? "null" : `${/^[aeiou]/.test(t) ? "an" : "a"} ${t}`));
+  return words.length < 2 ? (words[0] ?? type) : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
 }
 
 /** "/a/0/b" → "a[0].b": how a person names a field; each name cut as answers quote what was sent (a sent key can be a megabyte). */

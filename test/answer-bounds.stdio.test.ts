@@ -35,6 +35,17 @@ describe("answers quote what was sent cut", () => {
     for (const { payload } of [stray, undeclared]) assert.ok(size(payload) < 1_000, `${size(payload)} characters`);
   });
 
+  it("a routing error (unknown facade tool) is bounded as the pipeline's are: a huge name, and huge arguments carried into details.next", async () => {
+    const named = await callJson(server.client, `agent_tools_${HUGE}`, {});
+    assert.equal(named.payload.error?.code, "UNKNOWN_FACADE_TOOL");
+    assert.match(named.payload.error?.message ?? "", /more characters left out/);
+    assert.ok(size(named.payload) < 6_000, `${size(named.payload)} characters`);
+    const carried = await callJson(server.client, "agent_tools_notes_get_note", { id: HUGE });
+    assert.equal(carried.payload.error?.code, "UNKNOWN_FACADE_TOOL");
+    assert.ok(size(carried.payload) < 20_000, `${size(carried.payload)} characters`);
+    assert.match(JSON.stringify(carried.payload.error?.details?.next), /k+… \(499500 more characters left out\)/);
+  });
+
   it("a downstream's error text quoting half a megabyte is cut in the message and in details, saying how much was left out", async () => {
     const { payload } = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: { id: HUGE } });
     assert.equal(payload.error?.code, "UPSTREAM_ERROR");

@@ -43,11 +43,11 @@ describe("form answers", () => {
     try {
       const refused = await ask(wrong);
       // The wording is the shared validator's (the SDK's own Ajv would say "data/reply must be string").
-      assert.match(refused, /does not match requested schema: 'reply' must be string/, refused);
+      assert.match(refused, /does not match requested schema: 'reply' must be a string/, refused);
       assert.doesNotMatch(refused, /the user said/);
       assert.match(await ask(right), /the user said: blue/);
       // Refusing one answer left nothing behind that breaks the next one on the same session.
-      assert.match(await ask(wrong), /'reply' must be string/);
+      assert.match(await ask(wrong), /'reply' must be a string/);
     } finally {
       await wrong.close();
       await right.close();

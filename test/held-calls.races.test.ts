@@ -137,7 +137,7 @@ describe("held calls: an answer sent twice at once is used once", () => {
     const args = { toolName: "ask_user", arguments: { question: "How many?" } };
     const first = await asked("agent_tools_db_call", args);
     const wrong = await call("agent_tools_db_call", args, { inputResponses: { [first.key]: { action: "accept", content: { reply: 42 } } }, requestState: first.requestState });
-    assert.match(said(wrong), /does not match requested schema: 'reply' must be string/, said(wrong));
+    assert.match(said(wrong), /does not match requested schema: 'reply' must be a string/, said(wrong));
     assert.doesNotMatch(said(wrong), /the user said/);
     const second = await asked("agent_tools_db_call", args);
     const right = await call("agent_tools_db_call", args, { inputResponses: { [second.key]: { action: "accept", content: { reply: "three" } } }, requestState: second.requestState });

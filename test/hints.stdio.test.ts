@@ -69,9 +69,9 @@ describe("hints that lead to the next step", () => {
     assert.match(near.payload.error?.message ?? "", /\/city: must be one of 3000 values; nearest to "city-12": "city-0012", "city-0102" or "city-0112"$/);
     // A wrong type on a 3,000-value enum: type, then the first values that fit, bounded.
     const typed = await callJson(server.client, "agent_tools_box_call", { toolName: "set_mode", arguments: { mode: "eco", city: 42 }, confirm: true });
-    assert.match(typed.payload.error?.message ?? "", /\/city: 'city' must be string; must be one of "city-0000", .* … and \d+ more$/);
+    assert.match(typed.payload.error?.message ?? "", /\/city: 'city' must be a string; must be one of "city-0000", .* … and \d+ more$/);
     const entry = (typed.payload.error?.details as { errors: { message: string; schema?: Record<string, unknown> }[] }).errors[0];
-    assert.deepEqual(entry, { path: "/city", message: "'city' must be string; must be one of the values the message names", schema: { type: "string" } });
+    assert.deepEqual(entry, { path: "/city", message: "'city' must be a string; must be one of the values the message names", schema: { type: "string" } });
     assert.ok(JSON.stringify(typed.payload).length < 600, JSON.stringify(typed.payload));
   });
 

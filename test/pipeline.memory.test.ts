@@ -270,7 +270,7 @@ describe("answers that cost little", () => {
     assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED");
     const tokens = countTokens(text);
     assert.ok(tokens <= 150, `${tokens} tokens: ${text}`);
-    assert.deepEqual(payload.error?.details?.errors, [{ path: "/text", message: "'text' must be string", schema: { type: "string", minLength: 2 } }]);
+    assert.deepEqual(payload.error?.details?.errors, [{ path: "/text", message: "'text' must be a string", schema: { type: "string", minLength: 2 } }]);
     checkAnswer(payload, text);
   });
 

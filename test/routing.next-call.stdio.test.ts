@@ -26,6 +26,23 @@ describe("UNKNOWN_FACADE_TOOL leads to the call that runs the tool", () => {
     assert.equal((followed.payload.result as { id: string }).id, "n1");
   });
 
+  it("a plugin's tool named bare as the facade tool (get_note) names the plugin that has it and the call, which runs", async () => {
+    // Looked up in catalogs in memory only: a call lists notes' first.
+    assert.equal((await callJson(agent.client, "agent_tools_notes_call", { toolName: "list_notes" })).isError, false);
+    const { payload } = await callJson(agent.client, "get_note", { id: "n1" });
+    assert.equal(payload.error?.code, "UNKNOWN_FACADE_TOOL");
+    assert.match(payload.error?.message ?? "", /^this server has no tool 'get_note' \('get_note' is a tool of plugin 'notes', not a facade tool\); nothing was run\. To run tool 'get_note' of plugin 'notes', call agent_tools_notes_call with toolName 'get_note'/);
+    const next = payload.error?.details?.next as Next;
+    assert.deepEqual(next, { tool: "agent_tools_notes_call", arguments: { toolName: "get_note", arguments: { id: "n1" } } });
+    const followed = await callJson(agent.client, next.tool, next.arguments);
+    assert.equal(followed.isError, false, JSON.stringify(followed.payload));
+    assert.equal((followed.payload.result as { id: string }).id, "n1");
+    // A name no plugin's tool has keeps the nearest facade names only.
+    const none = await callJson(agent.client, "get_widget", { id: "n1" });
+    assert.equal(none.payload.error?.code, "UNKNOWN_FACADE_TOOL");
+    assert.equal(none.payload.error?.details?.next, undefined);
+  });
+
   it("arguments sent inside `arguments` are carried into next as they are", async () => {
     const { payload } = await callJson(agent.client, "notes_search_notes", { arguments: { text: "milk" } });
     assert.deepEqual(payload.error?.details?.next, { tool: "agent_tools_notes_call", arguments: { toolName: "search_notes", arguments: { text: "milk" } } });

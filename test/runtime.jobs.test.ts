@@ -56,6 +56,23 @@ describe("job store", () => {
     assert.deepEqual((await store.status(d))!.result, { ok: 1 }, "an MCP result is unwrapped like a call's");
   });
 
+  it("a failed job's error is kept bounded (masked first when the store masks), however large the failure", async () => {
+    const secret = "s3cr3t-token-abcdef";
+    const store = createJobStore({ redact: (value) => JSON.parse(JSON.stringify(value).replaceAll(secret, "[redacted]")) as unknown });
+    const huge = "x".repeat(500_000);
+    const a = await store.start(() => Promise.reject(new Error(`${"y".repeat(3_990)}${secret} ${huge}`)));
+    const b = await store.start(() => Promise.reject(new RuntimeError("UPSTREAM_ERROR", "failed", { content: huge, rows: Array.from({ length: 200 }, (_, i) => ({ i, text: "z".repeat(400) })) })));
+    await settle();
+    const first = (await store.status(a))!;
+    assert.equal(first.state, "failed");
+    assert.ok(first.error!.message.length < 4_200, `${first.error!.message.length} characters`);
+    assert.match(first.error!.message, /\(\d+ more characters left out\)$/);
+    assert.ok(!first.error!.message.includes("s3cr3t"), "masked before it was cut");
+    const second = (await store.status(b))!;
+    assert.match(String(second.error!.details!.content), /^x+… \(499500 more characters left out\)$/);
+    assert.ok(JSON.stringify(second.error).length < 20_000, `${JSON.stringify(second.error).length} characters`);
+  });
+
   it("list is newest first; status hands out copies", async () => {
     const store = createJobStore();
     const first = await store.start(async () => 1);

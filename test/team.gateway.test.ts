@@ -214,6 +214,13 @@ describe("team gateway: identities and policy", () => {
       const folded = await callJson(client, "agent_tools_call", { plugin: "Tracker", toolName: "listTickets", arguments: {} });
       assert.equal(folded.payload.error?.code, "UNKNOWN_PLUGIN");
       assert.doesNotMatch(JSON.stringify(folded.payload), /'tracker'/);
+      // Nor is a tool name that says the hidden plugin (`plugin` left out): it is not read as
+      // 'tracker' and not led there; the plugins named are its own.
+      const fromName = await callJson(client, "agent_tools_call", { toolName: "tracker_listTickets", arguments: {} });
+      assert.equal(fromName.payload.error?.code, "UNKNOWN_PLUGIN", JSON.stringify(fromName.payload));
+      assert.deepEqual(fromName.payload.error?.details, { plugins: ["notes"] });
+      const bare = await callJson(client, "agent_tools_call", { toolName: "listTickets", arguments: {} });
+      assert.deepEqual(bare.payload.error?.details, { plugins: ["notes"] });
     } finally {
       await client.close();
     }
@@ -230,11 +237,12 @@ describe("team gateway: identities and policy", () => {
       const text = (await raw(compact.url.replace(/\/mcp$/, "/metrics"), { method: "GET", headers: bearer(TOKENS.writer) })).body;
       const families = parsePrometheusTextFormat(text) as Sample[];
       const labels = new Set(families.find((f) => f.name === "agent_tools_calls_total")!.metrics.map((m) => m.labels?.plugin));
-      // Other tests of this server named unknown plugins too ('nosuchplugin', 'Tracker'): 16 slots in all.
+      // Other tests of this server named unknown plugins too ('nosuchplugin', 'Tracker', and '' for
+      // calls that left `plugin` out): 16 slots in all.
       const others = [...labels].filter((name): name is string => name !== undefined && !["notes", "tracker", "*", "(other)"].includes(name));
       assert.equal(others.length, 16, `names kept apart: ${others.join(", ")}`);
       const invented = others.filter((name) => name.startsWith("invented"));
-      assert.ok(invented.length >= 14, `names kept apart: ${others.join(", ")}`);
+      assert.ok(invented.length >= 13, `names kept apart: ${others.join(", ")}`);
       assert.equal(metricValue(families, "agent_tools_calls_total", { plugin: "(other)", kind: "call", outcome: "UNKNOWN_PLUGIN" }), 40 - invented.length);
       // The server's own plugins keep their label after the others are full.
       assert.equal(metricValue(families, "agent_tools_calls_total", { plugin: "notes", kind: "call", outcome: "ok" }), 1);

@@ -139,6 +139,22 @@ function leadToCall(sent: string, why: string, prefix: string, toolName: string,
   };
 }
 
+/** The plugins whose listed (or cached) catalog has a tool of that name, with its name there (runtime.ts toolOwners). */
+export type ToolOwners = (name: string) => ReadonlyArray<{ plugin: string; name: string }>;
+
+/**
+ * A plugin's tool named bare where a facade tool goes (`list_tasks`): the call that runs it when
+ * one plugin has it; the plugins that do when several (nothing is guessed). Looked up only in
+ * catalogs in memory: no downstream is started for an answer.
+ */
+function ownersOf(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, toolOwners: ToolOwners | undefined): { error: RuntimeError } | undefined {
+  const owners = toolOwners?.(sent.trim()) ?? [];
+  const [only] = owners;
+  if (owners.length === 1 && only) return leadToCall(sent, `'${only.name}' is a tool of plugin '${only.plugin}', not a facade tool`, only.plugin, only.name, args, routes, listed);
+  if (owners.length < 2) return undefined;
+  return unknownTool(sent, routes, listed, `it is a tool of plugins ${owners.map((o) => `'${o.plugin}'`).join(" and ")}: call it through one plugin's call tool with toolName '${echoed(owners[0]?.name ?? sent)}'`, "call");
+}
+
 /** `<plugin>_<tool>` read from a facade name that names no kind (`tasks_list_tasks`): the plugin a part names exactly, and the rest of the name as sent. */
 function pluginAndTool(sent: string, bare: string, prefixes: readonly string[]): { prefix: string; tool: string } | undefined {
   const trimmed = sent.trim();
@@ -173,7 +189,14 @@ function checkExplicitPlugin(name: string, route: FacadeRoute, args: unknown): R
  * mode has no per-plugin tool to read them from). `listed`: the names the caller's tools/list
  * shows, the only ones an error suggests (every route's name when not given).
  */
-export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, prefixes: readonly string[], listed: Iterable<string> = routes.keys()): RoutingOutcome {
+export function resolveFacadeTool(
+  sent: string,
+  args: unknown,
+  routes: ReadonlyMap<string, FacadeRoute>,
+  prefixes: readonly string[],
+  listed: Iterable<string> = routes.keys(),
+  toolOwners?: ToolOwners,
+): RoutingOutcome {
   const known = routes.get(sent);
   if (known) {
     if (known.prefix !== undefined) return checkExplicitPlugin(sent, known, args);
@@ -209,7 +232,7 @@ export function resolveFacadeTool(sent: string, args: unknown, routes: ReadonlyM
     // A plugin's own tool named as a facade tool (agent_tools_tasks_list_tasks): the call that runs it.
     const merged = pluginAndTool(sent, bare, prefixes);
     const lead = merged && leadToCall(sent, `'${echoed(merged.tool)}' is not a facade tool`, merged.prefix, merged.tool, args, routes, listed);
-    return lead || unknownTool(sent, routes, listed, "");
+    return lead || ownersOf(sent, args, routes, listed, toolOwners) || unknownTool(sent, routes, listed, "");
   }
   // A name that could be mended is not mended by the name alone when `plugin` says something unreadable.
   const unreadable = unreadablePlugin(args, sent, undefined);

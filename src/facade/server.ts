@@ -18,8 +18,9 @@ import type { HandlerScope } from "./server-pool.js";
 import { elicitationModes, type CallRelay } from "../adapters/relay.js";
 import { cancelOfRequest, signalOf, withCancellation, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../runtime/errors.js";
+import { boundError } from "../runtime/error-bound.js";
 import { readPluginArgument } from "../runtime/argument-value.js";
-import { resolveFacadeTool, type RoutingOutcome } from "./routing.js";
+import { resolveFacadeTool, type RoutingOutcome, type ToolOwners } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, FACADE_TOOL_KEYS, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
@@ -245,6 +246,8 @@ export function createFacade(runtime: Runtime): Facade {
     prefixes: string[];
     /** The names in this view's tools/list: the only ones an unknown tool's answer suggests. */
     listedNames: string[];
+    /** The plugins of this view whose catalog in memory has a tool of a name (an unknown facade tool's answer). */
+    toolOwners: ToolOwners;
     listResult: ListToolsResult;
     /** The compact list worded for a client whose user confirms writes (made on first use). */
     listResultAsked?: ListToolsResult;
@@ -278,6 +281,7 @@ export function createFacade(runtime: Runtime): Facade {
       routes,
       prefixes: visible.map((s) => s.prefix),
       listedNames: tools.map((t) => t.name),
+      toolOwners: (name) => runtime.toolOwners(name, identity),
       listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
       listCacheHint,
       identity,
@@ -305,7 +309,7 @@ export function createFacade(runtime: Runtime): Facade {
    * user confirms, and every skill whose plugin is not plain from the name and arguments.
    */
   const mayConfirmRun = (view: View, name: string, args: unknown, ctx: ServerContext): boolean => {
-    const resolved = resolveFacadeTool(name, args ?? {}, view.routes, view.prefixes, view.listedNames);
+    const resolved = resolveFacadeTool(name, args ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners);
     // The lane hands this call's handler the same context: it reads this resolution instead of making it again.
     (ctx as RoutedContext)[ROUTED] = { name, sent: args, resolved };
     if ("error" in resolved || resolved.route.operation !== "run_skill") return false;
@@ -321,8 +325,9 @@ export function createFacade(runtime: Runtime): Facade {
   function callTool(server: Server, view: View, scope: SessionScope, name: string, sentArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     try {
       const routed = (ctx as RoutedContext)[ROUTED];
-      const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames);
-      if ("error" in resolved) return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } }));
+      const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners);
+      // Bounded as the pipeline's errors are: a routing answer echoes the name and arguments sent.
+      if ("error" in resolved) return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: boundError(resolved.error.toPayload()) } }));
       const { route, repairs } = resolved;
       // Keys a tool does not take are read as what they plainly mean, or said in `repairs` (a _call's in the pipeline).
       const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs);

@@ -2,6 +2,7 @@ import { nodeCrypto } from "../node-crypto.js";
 import { createMemoryJobRecords } from "../state/memory.js";
 import type { JobRecords, StoredJob } from "../state/types.js";
 import { fromThrown, RuntimeError, type ErrorPayload } from "../errors.js";
+import { boundError } from "./error-bound.js";
 import { unwrapResult } from "./result.js";
 import { findUnserialisable, unserialisableError } from "./unserialisable.js";
 import type { Session } from "./session.js";
@@ -74,6 +75,8 @@ export interface JobStoreOptions {
    * default none (a store made outside a runtime).
    */
   mask?: (text: string) => string;
+  /** Masks the credentials the runtime knows in a failed job's error, before it is bounded and stored. */
+  redact?: (value: unknown) => unknown;
 }
 
 export const DEFAULT_MAX_JOBS = 50;
@@ -114,6 +117,14 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
   // The ids to forget then: those still kept (an id leaves when its record is dropped to make
   // room), so a store that lives as long as the server does not grow by one id per job started.
   const startedIds = new Set<string>();
+  /**
+   * A failed job's error as kept: masked, then bounded as every error answer is (error-bound.ts),
+   * when stored: a status answer repeats it, and shared records (Redis) hold it, as often as asked.
+   */
+  const storedError = (error: unknown): ErrorPayload => {
+    const payload = fromThrown(error).toPayload();
+    return boundError(options.redact ? (options.redact(payload) as ErrorPayload) : payload);
+  };
   const stopListening = records.onCancelRequest((id) => running.get(id)?.controller.abort(new Error("the job was cancelled")));
 
   const stored = (status: JobStatus): StoredJob => ({ status: status as unknown as StoredJob["status"], owner: instanceId, scope });
@@ -147,7 +158,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
     status.durationMs = ended - job.started;
     if (job.controller.signal.aborted && !("result" in outcome)) {
       status.state = "cancelled";
-      status.error = fromThrown(job.controller.signal.reason ?? outcome.error).toPayload();
+      status.error = storedError(job.controller.signal.reason ?? outcome.error);
     } else {
       if ("result" in outcome) {
         try {
@@ -168,7 +179,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
       }
       if (!("result" in outcome) || status.state !== "succeeded") {
         status.state = "failed";
-        status.error = fromThrown((outcome as { error: unknown }).error).toPayload();
+        status.error = storedError((outcome as { error: unknown }).error);
       }
     }
     counts[status.state === "succeeded" ? "succeeded" : status.state === "cancelled" ? "cancelled" : "failed"] += 1;

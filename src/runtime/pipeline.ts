@@ -5,7 +5,7 @@ import type { Redactor } from "../adapters/shared/redact.js";
 import { describeThrown, fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import type { Skill } from "../plugins/skills.js";
-import type { ErrorAnswer, OperationResult, SuccessKind } from "./answers.js";
+import type { ErrorAnswer, NextStep, OperationResult, SuccessKind } from "./answers.js";
 import { confirmFlag, gatedAdapter, passGate, type GatePolicy, type GateRequest, type SkillGate } from "./gate.js";
 import { approveCall } from "./approved-call.js";
 import { writeReason } from "./write-reason.js";
@@ -102,6 +102,13 @@ export interface PipelineDeps {
    * that leads a call sent to the wrong plugin to the right one (misdirected.ts).
    */
   elsewhere?(session: Session, name: string, except: string): Promise<NamedTarget[]>;
+  /**
+   * A call that names no plugin (compact mode's `plugin` left out): the plugin and tool or skill
+   * its name reads as (`tasks_list_tasks`, `tasks.list_tasks`), when that is one plugin the
+   * session may use and the rest of the name is one of its tools (or skills); else the places a
+   * tool or skill of that name is, and the plugins the session may use. The failure path only.
+   */
+  pluginOfName?(session: Session, name: string, kind: NamedTarget["kind"]): Promise<{ plugin: string; name: string } | { targets: NamedTarget[]; plugins: string[] }>;
   /**
    * List the plugin's tools again now (the call waits; bounded by the listing deadline): a call
    * named a tool that a stored catalog lacks, or the downstream said a listed tool is unknown.
@@ -503,7 +510,39 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   // ── resolve: the plugin, then the tool or skill ─────────────────────────────────────────
   const resolvePlugin: Step = (state) => {
+    // No plugin named (only a failed call gets here): its name may say it (`tasks_list_tasks`).
+    const name = state.target === "" ? state.request?.name : undefined;
+    if (name && deps.pluginOfName) return pluginFromName(state, name);
     state.plugin = deps.resolvePlugin(state.target, state.repairs, state.session);
+  };
+
+  /**
+   * A call without `plugin` whose name reads as one plugin's tool or skill runs it, said in
+   * `repairs` (the same call the model meant: a write still needs its confirm, the gate comes
+   * later). Otherwise UNKNOWN_PLUGIN names the plugins the caller may use and, when a tool or
+   * skill of that name is somewhere, the call that reaches it (`details.next`, its arguments as sent).
+   */
+  const pluginFromName = (state: CallState, name: string): Promise<void> => {
+    const kind = state.operation === "call" ? "tool" : "skill";
+    const field = nameFieldOf(state.operation);
+    const request = state.request as RepairedRequest;
+    return (deps.pluginOfName as NonNullable<PipelineDeps["pluginOfName"]>)(state.session, name, kind).then((found) => {
+      if ("plugin" in found) {
+        state.repairs.push({ kind: "plugin-from-name", message: `'plugin' was missing: ${field} '${name}' was read as ${kind} '${found.name}' of plugin '${found.plugin}'` });
+        request.name = found.name;
+        state.plugin = deps.resolvePlugin(found.plugin, state.repairs, state.session);
+        return;
+      }
+      const plugins = found.plugins.length > 20 ? [...found.plugins.slice(0, 5), `… ${found.plugins.length} plugins in all`] : found.plugins;
+      if (!found.targets.length) throw new RuntimeError("UNKNOWN_PLUGIN", "'plugin' is missing: name the plugin's prefix (search hits and help show it)", { plugins });
+      const { sentence } = directionsTo(found.targets, "", state.ctx.present);
+      const args = isPlainObject(request.arguments) ? request.arguments : {};
+      const next = found.targets.map((t) => {
+        const step = { plugin: t.plugin, [t.kind === "skill" ? "skill" : "toolName"]: t.name, arguments: args } as unknown as NextStep;
+        return state.ctx.present ? state.ctx.present(step) : step;
+      });
+      throw new RuntimeError("UNKNOWN_PLUGIN", `'plugin' is missing; nothing was run. ${sentence}`, { plugins, elsewhere: found.targets, next: next.length === 1 ? next[0] : next }, `${sentence}, as \`details.next\` says. Nothing was run.`);
+    });
   };
 
   // Not an async function: the part after the catalog answered runs in a callback of its own, so
@@ -672,7 +711,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const sent = typeof request.arguments === "string" ? unreadableArgumentsString(request.arguments) : describeKind(request.arguments);
       throw new RuntimeError("ARG_VALIDATION_FAILED", `'arguments' must be an object of the ${state.tool ? "tool" : "skill"}'s parameters, not ${sent}. Send it as a JSON object, e.g. "arguments": ${exampleArguments(state)}`, {
         ...subject,
-        errors: [{ path: "", message: "must be object" }],
+        errors: [{ path: "", message: "must be an object" }],
       });
     }
     const meta = state.skill?.meta.args;

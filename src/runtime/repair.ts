@@ -17,6 +17,7 @@ export interface Repair {
     | "dropped-misplaced-confirm"
     | "routed-facade-tool"
     | "matched-plugin-case"
+    | "plugin-from-name"
     | "stripped-tool-prefix"
     | "matched-tool-case"
     | "matched-skill-case"

@@ -253,6 +253,12 @@ export interface Runtime {
   memoryPlugin(spec: MemoryPluginSpec): LoadedPlugin;
   /** Called with the plugin's prefix whenever a plugin's tool list changes. Returns an unsubscribe. */
   onToolsChanged(listener: (prefix: string) => void): () => void;
+  /**
+   * The plugins (configured, usable by `identity`) whose catalog in memory has a tool `name`
+   * names (case and separators aside), with its name there. Synchronous: no catalog is listed
+   * for it, so a plugin not listed yet is not looked at (an unknown facade tool's answer, routing.ts).
+   */
+  toolOwners(name: string, identity?: Identity): Array<{ plugin: string; name: string }>;
   close(): Promise<void>;
 }
 
@@ -279,6 +285,8 @@ export function discoverBudget(limit: number): number {
 
 /** How long a search (or an answer that looks for a name in other plugins) waits for catalogs not yet listed before it answers without them. */
 const SEARCH_LISTING_WAIT_MS = 3000;
+/** The longest facade tool name looked for among the plugins' tools (toolOwners). */
+const MAX_OWNED_NAME_CHARS = 200;
 
 /** Wait for `work`, but no longer than `ms`: what is not in by then is let finish in the background. */
 async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
@@ -434,9 +442,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const state = options.state ?? (await createSharedState({ env, log, ...(options.config?.team ? { settings: options.config.team } : {}) }));
   // Without observers given (stdio, embedders), writes are still audited wherever the state keeps its log.
   const observers = options.observers ?? (state.audit ? [createAuditObserver({ audit: state.audit, instanceId: state.instanceId, log })] : []);
+  // A failed job's error is masked (and bounded) when stored, as an answer's is when sent.
+  const jobOptions = { mask: (text: string) => redactor.redact(text), redact: (value: unknown) => redactor.redactValue(value) };
   // Team mode: an identity's jobs are its own across sessions and instances; else per session.
   const jobsOf = (session: Session, prefix: string) =>
-    jobStoreFor(session, prefix, { mask: (text) => redactor.redact(text) }, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
+    jobStoreFor(session, prefix, jobOptions, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
 
   const cwd = options.cwd ?? process.cwd();
   const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);
@@ -653,7 +663,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (!plugin) {
       const close = prefix ? closestNames(prefix, names) : [];
       const what = prefix ? `no plugin has prefix '${prefix}'; nothing was run${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (search hits and help show it)";
-      throw new RuntimeError("UNKNOWN_PLUGIN", what, { plugins: names.length > 20 ? [...(close.length ? close : names.slice(0, 5)), `… ${names.length} plugins in all`] : names });
+      // The names to put in `plugin`: those a call can use (configured), after the near ones (a
+      // near one not configured answers NOT_CONFIGURED with its fix).
+      const offered = [...new Set([...close, ...names.filter((name) => byPrefix.get(name)?.configured)])];
+      throw new RuntimeError("UNKNOWN_PLUGIN", what, { plugins: offered.length > 20 ? [...(close.length ? close : offered.slice(0, 5)), `… ${offered.length} plugins in all`] : offered });
     }
     if (!plugin.configured || !plugin.adapter) {
       throw new RuntimeError("NOT_CONFIGURED", `plugin '${plugin.manifest.prefix}' is not configured: ${describeMissing(plugin.missing)}`, {
@@ -690,6 +703,67 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     throw fromThrown(error, `could not list the tools of plugin '${plugin.manifest.prefix}'`);
   }
 
+  /** Plugins the session may call: configured, and allowed for its identity. */
+  const usableConfigured = (session: Session): LoadedPlugin[] => plugins.filter((p) => p.configured && p.adapter && mayUsePlugin(session.identity, p.manifest.prefix));
+
+  /**
+   * The tools and skills of the plugins the session may use (other than `except`) that `name`
+   * names, as search does: catalogs not listed yet are listed, and waited for a little (an error's
+   * answer, not the hot path).
+   */
+  async function elsewhere(session: Session, name: string, except: string): Promise<NamedTarget[]> {
+    const others = usableConfigured(session).filter((p) => p.manifest.prefix !== except);
+    const unlisted = others.filter((p) => !catalog.cached(p.manifest.prefix));
+    if (unlisted.length) await waitAtMost(Promise.allSettled(unlisted.map((p) => catalog.tools(p))), SEARCH_LISTING_WAIT_MS);
+    const found: NamedTarget[] = [];
+    for (const plugin of others) {
+      const prefix = plugin.manifest.prefix;
+      const tool = sameNameIn(name, (catalog.cached(prefix) ?? []).map((t) => t.name));
+      if (tool) found.push({ plugin: prefix, kind: "tool", name: tool });
+      const skill = sameNameIn(name, plugin.skills.map((s) => s.name));
+      if (skill) found.push({ plugin: prefix, kind: "skill", name: skill });
+    }
+    return found;
+  }
+
+  /**
+   * A call that names no plugin: `<prefix><_ . / :><name>` read as that plugin's tool or skill when
+   * it is one plugin the session may use and the rest is one of its tools (skills), case and
+   * separators aside; else where a tool or skill of the name (or of its rest) is (pipeline.ts).
+   * Only the plugin the name says is listed, as the call would have listed it.
+   */
+  async function pluginOfName(session: Session, name: string, kind: NamedTarget["kind"]): Promise<{ plugin: string; name: string } | { targets: NamedTarget[]; plugins: string[] }> {
+    const usable = usableConfigured(session).map((p) => p.manifest.prefix);
+    const readings: Array<{ prefix: string; rest: string }> = [];
+    for (let i = 1; i < name.length - 1; i++) {
+      if (!"_./:".includes(name[i] as string)) continue;
+      const prefix = foldedMatch(name.slice(0, i), usable);
+      const rest = name.slice(i + 1).trim();
+      if (prefix && rest) readings.push({ prefix, rest });
+    }
+    const named = new Set(readings.map((r) => r.prefix));
+    const [only] = named;
+    const plugin = named.size === 1 && only !== undefined ? byPrefix.get(only) : undefined;
+    if (plugin) {
+      const names = kind === "tool" ? (await toolsOf(plugin).catch(() => [])).map((t) => t.name) : plugin.skills.map((s) => s.name);
+      for (const reading of readings) {
+        const found = sameNameIn(reading.rest, names);
+        if (found) return { plugin: reading.prefix, name: found };
+      }
+    }
+    // Where the name is, or the rest of it after a plugin's prefix; else after a part that is no
+    // plugin (`memo_get_note`): a suggestion, never run.
+    const targets: NamedTarget[] = [];
+    const lookFor = async (sent: string): Promise<void> => {
+      for (const target of await elsewhere(session, sent, "")) {
+        if (!targets.some((t) => t.plugin === target.plugin && t.kind === target.kind && t.name === target.name)) targets.push(target);
+      }
+    };
+    for (const sent of [name, ...readings.map((r) => r.rest)]) await lookFor(sent);
+    for (let i = 1; i < name.length - 1 && !targets.length; i++) if ("_./:".includes(name[i] as string)) await lookFor(name.slice(i + 1));
+    return { targets, plugins: usable };
+  }
+
   const confirmPolicyOf = (prefix: string): ConfirmPolicy => config?.plugins.confirm?.[prefix] ?? byPrefix.get(prefix)?.manifest.confirm ?? defaultConfirmPolicy;
   const pipeline = createPipeline({
     resolvePlugin: (target, repairs, session) => requirePlugin(target, repairs, session.identity),
@@ -698,21 +772,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     tracing: options.tracing,
     toolsOf,
     knownTools: (plugin) => catalogOf(plugin).catalog.known(plugin),
-    elsewhere: async (session, name, except) => {
-      const others = plugins.filter((p) => p.manifest.prefix !== except && p.configured && p.adapter && mayUsePlugin(session.identity, p.manifest.prefix));
-      // As search does: catalogs not listed yet are listed, and waited for a little (an error's answer, not the hot path).
-      const unlisted = others.filter((p) => !catalog.cached(p.manifest.prefix));
-      if (unlisted.length) await waitAtMost(Promise.allSettled(unlisted.map((p) => catalog.tools(p))), SEARCH_LISTING_WAIT_MS);
-      const found: NamedTarget[] = [];
-      for (const plugin of others) {
-        const prefix = plugin.manifest.prefix;
-        const tool = sameNameIn(name, (catalog.cached(prefix) ?? []).map((t) => t.name));
-        if (tool) found.push({ plugin: prefix, kind: "tool", name: tool });
-        const skill = sameNameIn(name, plugin.skills.map((s) => s.name));
-        if (skill) found.push({ plugin: prefix, kind: "skill", name: skill });
-      }
-      return found;
-    },
+    elsewhere,
+    pluginOfName,
     relistTools: (plugin) => catalogOf(plugin).catalog.relist(plugin).catch((error: unknown) => listingFailed(plugin, error)),
     listedFromStore: (plugin) => catalogOf(plugin).catalog.storedAt(plugin.manifest.prefix) !== undefined,
     catalogVersion: (target) => {
@@ -1158,6 +1219,18 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return plugin;
     },
 
+    toolOwners(name, identity) {
+      const found: Array<{ plugin: string; name: string }> = [];
+      // A name no tool could have is not compared with every catalog.
+      if (name.length > MAX_OWNED_NAME_CHARS) return found;
+      for (const plugin of plugins) {
+        const prefix = plugin.manifest.prefix;
+        if (!plugin.configured || !plugin.adapter || !mayUsePlugin(identity, prefix)) continue;
+        const tool = sameNameIn(name, (catalog.cached(prefix) ?? []).map((t) => t.name));
+        if (tool) found.push({ plugin: prefix, name: tool });
+      }
+      return found;
+    },
     onToolsChanged(listener) {
       changeListeners.add(listener);
       return () => changeListeners.delete(listener);

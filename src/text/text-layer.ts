@@ -413,7 +413,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         // An array of words or an object was answered "'command' is empty", which it was not.
         const kind = Array.isArray(rawCommand) ? "an array" : typeof rawCommand === "object" ? "an object" : `a ${typeof rawCommand}`;
         const error = new RuntimeError("ARG_VALIDATION_FAILED", `'command' must be one string, a shell command line, not ${kind}: send e.g. {"command": "notes call list_notes | jq length"}`, {
-          errors: [{ path: "/command", message: "must be string" }],
+          errors: [{ path: "/command", message: "must be a string" }],
         });
         return answer("", EXIT.USAGE, { stderr: `${error.message}\n`, error: error.toPayload() });
       }
