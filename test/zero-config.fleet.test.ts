@@ -140,4 +140,21 @@ describe("the zero-config fleet without the sentence model", () => {
       assert.equal(hits[0], tool, `${query}: ${JSON.stringify(hits)}`);
     }
   });
+
+  it("reads a mistyped word as the word it is one swap from, and says so: 'lsit files' → list_directory", async () => {
+    const { payload } = await callJson(client, "agent_tools_search", { query: "lsit files", limit: 5 });
+    const hits = (payload.hits as Hit[]).map((h) => `${h.plugin}/${h.name}`);
+    assert.ok(hits.includes("filesystem/list_directory"), JSON.stringify(hits));
+    assert.match(String(payload.note), /read 'lsit' as 'list'/);
+    const discover = await callJson(client, "agent_tools_filesystem_discover", { query: "lsit files" });
+    assert.match(String(discover.payload.note), /read 'lsit' as 'list'/, "discover says it too");
+  });
+
+  it("a plugin's discover with a query that matches no word answers no matches: memory_discover 'zzzz'", async () => {
+    const { payload, isError } = await callJson(client, "agent_tools_memory_discover", { query: "zzzz" });
+    assert.equal(isError, false);
+    assert.equal(payload.total, 0, JSON.stringify(payload));
+    assert.deepEqual(payload.matches, []);
+    assert.match(String(payload.note), /nothing in 'memory' matches 'zzzz'/);
+  });
 });

@@ -35,7 +35,7 @@ import { describeArgumentValue, readPluginArgument } from "./argument-value.js";
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
-import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
+import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, withCorrections, type SearchArgs } from "./search-answer.js";
 import { oneLine, oneLineReason } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
@@ -1005,6 +1005,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // Said once, short: `writes: true` marks the entries that change data.
         if (matches.some((m) => m.writes)) answer.confirm = confirmWording(Boolean(ctx.userConfirms) && confirmPolicyOf(prefix) === "elicit");
         if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${echoQuery(query)}'; try other words, or call without a query to list the tools`;
+        if (query) withCorrections(answer, index.corrections?.(query));
         if (!plugin.manifest.requireConfirm) answer.confirm = "not required: this plugin's calls run without confirmation";
         const declaredContext = discoverContexts.get(plugin);
         if (declaredContext) {
@@ -1097,7 +1098,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           const plugin = byPrefix.get(prefix);
           if (plugin && !(prefix in servers)) servers[prefix] = oneLine(abouts.get(prefix) ?? plugin.manifest.description, SERVER_ABOUT_CHARS) || plugin.manifest.name;
         }
-        const answer = searchAnswer({ query, limit, max: MAX_LIMIT, ...found, servers, unavailable, notConfigured, mode: facadeMode, ...(notice ? { notice } : {}) });
+        const answer = withCorrections(searchAnswer({ query, limit, max: MAX_LIMIT, ...found, servers, unavailable, notConfigured, mode: facadeMode, ...(notice ? { notice } : {}) }), index.corrections?.(query));
         // A search within one plugin whose catalog could not be read searched nothing: "try other words" would mislead.
         const unread = only !== undefined ? unavailable[only] : undefined;
         if (unread !== undefined && found.total === 0) {

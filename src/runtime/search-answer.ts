@@ -73,6 +73,14 @@ export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
   return answer;
 }
 
+/** The answer's note on the query's words read as others ("read 'lsit' as 'list'"), added to any note it has. */
+export function withCorrections<A extends { note?: string }>(answer: A, corrections: readonly { word: string; as: string }[] | undefined): A {
+  if (!corrections?.length) return answer;
+  const said = `read ${corrections.map((c) => `'${c.word}' as '${c.as}'`).join(", ")}`;
+  answer.note = answer.note ? `${said}; ${answer.note}` : said;
+  return answer;
+}
+
 /** Tokens (o200k) an answer's JSON text may take; below the 800 promised, for the envelope. */
 export const SEARCH_TOKEN_BUDGET = 780;
 const SQUEEZED_DESCRIPTION_CHARS = 40;
