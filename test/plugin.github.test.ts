@@ -370,7 +370,9 @@ describe("github plugin: not configured", () => {
       assert.ok(!tools.some((t) => t.name.startsWith("agent_tools_github_")), "not configured: nothing in tools/list");
       const found = await callJson(bare.client, "agent_tools_search", { query: "list github issues" });
       const hit = (found.payload.hits as { plugin: string; name: string; notConfigured?: string }[]).find((h) => h.name === "list_issues");
-      assert.equal(hit?.notConfigured, "set GITHUB_TOKEN", "its catalog is known without the token");
+      assert.ok(hit, "its catalog is known without the token");
+      assert.equal(hit.notConfigured, undefined, "the hit does not repeat it");
+      assert.equal((found.payload.setup as Record<string, string>).github, "set GITHUB_TOKEN", "what to set is said once for the plugin");
       gh.reset();
       const { payload, isError } = await call("get_repository", { owner: "octo-org", repo: "widgets" }, undefined, bare);
       assert.equal(isError, true);

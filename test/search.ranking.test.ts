@@ -199,3 +199,33 @@ describe("hybrid ranking", () => {
     assert.deepEqual(await ranked(task, {}), await ranked(task, { oneNeedFloorFactor: 1 }), "a query of several clauses ranks the same either way");
   });
 });
+
+describe("BM25F typo fallback", () => {
+  const docs = (names: string[]): SearchDocument[] => names.map((name) => ({ plugin: "fs", kind: "tool", name, fields: { name, description: `${name.replace(/_/g, " ")} in the project` } }));
+  const index = createBm25fIndex();
+  index.setPluginDocuments("fs", docs(["list_directory", "read_file", "create_directory", "merge_branch", "get_date"]));
+  const top = (query: string) => index.search(query).hits.map((h) => h.name);
+
+  it("reads a word no tool has as the vocabulary word one swap away, and says so", () => {
+    assert.equal(top("lsit directory")[0], "list_directory", "the corrected query spells the name: name first");
+    assert.equal(top("mrege")[0], "merge_branch");
+    assert.deepEqual(index.corrections("lsit the drectory"), [{ word: "lsit", as: "list" }, { word: "drectory", as: "directory" }]);
+    assert.equal(index.correctedText("Mrege the branch"), "merge the branch", "swaps are spelled out for the sentence model");
+    assert.equal(index.correctedText("drectory"), "drectory", "an insertion is matched but not rewritten for the model");
+  });
+
+  it("leaves known words, short words, first-letter changes and words with synonyms alone", () => {
+    assert.deepEqual(index.corrections("list files"), [], "known words");
+    assert.deepEqual(index.corrections("gte date"), [], "three letters are too short to read as a typo");
+    assert.deepEqual(index.corrections("rile"), [], "a changed first letter (rile/file) is another word, not a typo");
+    assert.deepEqual(index.corrections("save"), [], "save has relatives (create, add): a word, not a typo of 'same'");
+    assert.deepEqual(index.corrections("zzzz"), []);
+    assert.equal(index.search("zzzz").total, 0);
+  });
+
+  it("a word one edit from a known one ranks below the same query spelled right", () => {
+    const right = index.search("merge").hits[0]!.score;
+    const typo = index.search("mrege").hits[0]!.score;
+    assert.ok(typo < right, `${typo} < ${right}`);
+  });
+});

@@ -64,7 +64,13 @@ describe("the zero-config fleet", () => {
     const hits = payload.hits as Hit[];
     const hit = hits.find((h) => h.plugin === "github" && h.name === "list_issues");
     assert.ok(hit, JSON.stringify(hits.map((h) => `${h.plugin}/${h.name}`)));
-    assert.equal(hit.notConfigured, "set GITHUB_TOKEN");
+    assert.equal(hit.notConfigured, undefined, "a hit does not repeat what its plugin needs");
+    const unconfigured = new Set(payload.notConfigured as string[]);
+    const shownUnconfigured = [...new Set(hits.map((h) => h.plugin))].filter((p) => unconfigured.has(p)).sort();
+    assert.deepEqual(Object.keys(payload.setup as object).sort(), shownUnconfigured, "setup names exactly the unconfigured plugins among the hits");
+    assert.equal((payload.setup as Record<string, string>).github, "set GITHUB_TOKEN", "said once, for the plugin");
+    assert.ok((payload.notConfigured as string[]).includes("github"));
+    assert.ok(!hits.some((h) => "notConfigured" in h), "no hit carries it");
     assert.ok(hits.indexOf(hit) < 3, `list_issues ranks in the top 3: ${JSON.stringify(hits.map((h) => h.name))}`);
     const called = await callJson(client, "agent_tools_github_call", { toolName: "list_issues", arguments: { owner: "o", repo: "r" } });
     assert.equal(called.payload.error?.code, "NOT_CONFIGURED", "its call tool is routed though unlisted, and says what to set");
@@ -139,5 +145,22 @@ describe("the zero-config fleet without the sentence model", () => {
       const { hits } = await first(query);
       assert.equal(hits[0], tool, `${query}: ${JSON.stringify(hits)}`);
     }
+  });
+
+  it("reads a mistyped word as the word it is one swap from, and says so: 'lsit files' → list_directory", async () => {
+    const { payload } = await callJson(client, "agent_tools_search", { query: "lsit files", limit: 5 });
+    const hits = (payload.hits as Hit[]).map((h) => `${h.plugin}/${h.name}`);
+    assert.ok(hits.includes("filesystem/list_directory"), JSON.stringify(hits));
+    assert.match(String(payload.note), /read 'lsit' as 'list'/);
+    const discover = await callJson(client, "agent_tools_filesystem_discover", { query: "lsit files" });
+    assert.match(String(discover.payload.note), /read 'lsit' as 'list'/, "discover says it too");
+  });
+
+  it("a plugin's discover with a query that matches no word answers no matches: memory_discover 'zzzz'", async () => {
+    const { payload, isError } = await callJson(client, "agent_tools_memory_discover", { query: "zzzz" });
+    assert.equal(isError, false);
+    assert.equal(payload.total, 0, JSON.stringify(payload));
+    assert.deepEqual(payload.matches, []);
+    assert.match(String(payload.note), /nothing in 'memory' matches 'zzzz'/);
   });
 });

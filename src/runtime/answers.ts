@@ -95,6 +95,8 @@ export interface SearchAnswer {
   note?: string;
   unavailable?: Record<string, string>;
   notConfigured?: string[];
+  /** Prefix → what to set, for the unconfigured plugins among the hits (once per plugin; the hits do not repeat it). */
+  setup?: Record<string, string>;
   /** Said once per runtime: how ranking works when it is not the usual way. */
   notice?: string;
   repairs?: string[];

@@ -35,7 +35,7 @@ import { describeArgumentValue, readPluginArgument } from "./argument-value.js";
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
-import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, type SearchArgs } from "./search-answer.js";
+import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, withoutUnshownSetup, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, withCorrections, type SearchArgs } from "./search-answer.js";
 import { oneLine, oneLineReason } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
@@ -822,7 +822,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (params) entry[opts.withPlugin ? "optional" : "params"] = params;
     if (needsConfirm(plugin, tool)) entry.writes = true;
     if (opts.withNext) entry.next = present(opts, nextStep(prefix, "toolName", tool.name, tool.inputSchema));
-    if (!plugin.configured) entry.notConfigured = describeMissing(plugin.missing);
+    // A cross-plugin answer says it once per plugin, in its top-level notConfigured.
+    if (!plugin.configured && !opts.withPlugin) entry.notConfigured = describeMissing(plugin.missing);
     if (opts.detail) entry.inputSchema = tool.inputSchema;
     return entry;
   }
@@ -837,7 +838,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const related = relatedOf(skill, !opts.withPlugin)?.filter((link) => mayUsePlugin(opts.identity, String(typeof link === "string" ? link : (link as { target: string }).target).split(":")[0] ?? ""));
     if (related?.length) entry.related = related;
     if (opts.withNext) entry.next = present(opts, nextStep(plugin.manifest.prefix, "skill", skill.name, schema));
-    if (!plugin.configured) entry.notConfigured = describeMissing(plugin.missing);
+    // A cross-plugin answer says it once per plugin, in its top-level notConfigured.
+    if (!plugin.configured && !opts.withPlugin) entry.notConfigured = describeMissing(plugin.missing);
     // A sentence is already whole in `params` with detail; a schema or name map is added as is.
     if (opts.detail && skill.meta.args && typeof skill.meta.args !== "string") entry.args = skill.meta.args;
     return entry;
@@ -1066,6 +1068,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // Said once, short: `writes: true` marks the entries that change data.
         if (matches.some((m) => m.writes)) answer.confirm = confirmWording(Boolean(ctx.userConfirms) && confirmPolicyOf(prefix) === "elicit");
         if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${echoQuery(query)}'; try other words, or call without a query to list the tools`;
+        if (query) withCorrections(answer, index.corrections?.(query));
         if (!plugin.manifest.requireConfirm) answer.confirm = "not required: this plugin's calls run without confirmation";
         const declaredContext = discoverContexts.get(plugin);
         if (declaredContext) {
@@ -1158,7 +1161,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           const plugin = byPrefix.get(prefix);
           if (plugin && !(prefix in servers)) servers[prefix] = oneLine(abouts.get(prefix) ?? plugin.manifest.description, SERVER_ABOUT_CHARS) || plugin.manifest.name;
         }
-        const answer = searchAnswer({ query, limit, max: MAX_LIMIT, ...found, servers, unavailable, notConfigured, mode: facadeMode, ...(notice ? { notice } : {}) });
+        // What to set for each unconfigured plugin among the hits, once per plugin (its hits carry only their plugin).
+        const setup: Record<string, string> = {};
+        for (const entry of found.entries) {
+          const plugin = byPrefix.get(String(entry.plugin));
+          if (plugin && !plugin.configured) setup[plugin.manifest.prefix] = describeMissing(plugin.missing);
+        }
+        const answer = withCorrections(searchAnswer({ query, limit, max: MAX_LIMIT, ...found, servers, unavailable, notConfigured, setup, mode: facadeMode, ...(notice ? { notice } : {}) }), index.corrections?.(query));
         // A search within one plugin whose catalog could not be read searched nothing: "try other words" would mislead.
         const unread = only !== undefined ? unavailable[only] : undefined;
         if (unread !== undefined && found.total === 0) {
@@ -1167,10 +1176,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             : `nothing was searched yet: plugin '${only}' is ${unread}`;
         }
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
-        if (!detail) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
+        if (!detail) return withoutUnshownSetup(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET));
         const cap = ctx.maxResultChars ?? maxResultChars;
         if (JSON.stringify(answer).length <= cap) return answer;
-        return { ...(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
+        return { ...withoutUnshownSetup(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
       });
     },
 

@@ -46,6 +46,8 @@ export interface SearchAnswerParts {
   servers?: Record<string, string>;
   unavailable: Record<string, string>;
   notConfigured: string[];
+  /** Prefix → what to set, for the unconfigured plugins the hits come from (said once per plugin, not per hit). */
+  setup?: Record<string, string>;
   mode: FacadeMode;
   /** Said once per runtime: how ranking works when it is not the usual way (semantic model absent). */
   notice?: string;
@@ -69,7 +71,25 @@ export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
   }
   if (Object.keys(parts.unavailable).length) answer.unavailable = parts.unavailable;
   if (parts.notConfigured.length) answer.notConfigured = parts.notConfigured;
+  if (parts.setup && Object.keys(parts.setup).length) answer.setup = parts.setup;
   if (parts.notice) answer.notice = parts.notice;
+  return answer;
+}
+
+/** The answer's note on the query's words read as others ("read 'lsit' as 'list'"), added to any note it has. */
+export function withCorrections<A extends { note?: string }>(answer: A, corrections: readonly { word: string; as: string }[] | undefined): A {
+  if (!corrections?.length) return answer;
+  const said = `read ${corrections.map((c) => `'${c.word}' as '${c.as}'`).join(", ")}`;
+  answer.note = answer.note ? `${said}; ${answer.note}` : said;
+  return answer;
+}
+
+/** `setup` kept to the plugins of the hits still shown (the budget may have dropped the last hits). */
+export function withoutUnshownSetup(answer: SearchAnswer): SearchAnswer {
+  if (!answer.setup) return answer;
+  const shown = new Set(answer.hits.map((h) => String(h.plugin)));
+  for (const prefix of Object.keys(answer.setup)) if (!shown.has(prefix)) delete answer.setup[prefix];
+  if (Object.keys(answer.setup).length === 0) delete answer.setup;
   return answer;
 }
 

@@ -1,6 +1,6 @@
 import { FIELD_NAMES, rankHits, type RowScores, type SearchDocument, type SearchHit, type SearchOptions, type ToolIndex } from "./types.js";
-import { expandTerms, type WeightedTerm } from "./synonyms.js";
-import { tokenize as defaultTokenize, queryTerms as defaultQueryTerms } from "./tokenize.js";
+import { expandTerms, hasRelatives, type WeightedTerm } from "./synonyms.js";
+import { splitWords, tokenize as defaultTokenize, queryTerms as defaultQueryTerms } from "./tokenize.js";
 
 /** BM25's inverse document frequency of a term found in `df` of `count` documents (never negative). */
 export function bm25Idf(count: number, df: number): number {
@@ -28,6 +28,11 @@ export interface Bm25fSettings {
    * and endings aside: "read a file" → read_file) ranks above every tool whose name it does not.
    */
   nameFirst: boolean;
+  /**
+   * Weight of a vocabulary word one edit (Damerau: a transposition counts as one) away from a
+   * query word of 4 or more letters that no document has ("lsit" → list); 0 = no typo matching.
+   */
+  typo: number;
   tokenize: (text: string) => string[];
   queryTerms: (query: string) => string[];
 }
@@ -38,11 +43,64 @@ export const BM25F_DEFAULTS: Bm25fSettings = {
   k1: 1.2,
   expansion: 0.5,
   nameFirst: true,
+  typo: 0.5,
   tokenize: defaultTokenize,
   queryTerms: defaultQueryTerms,
 };
 
 const FIELD_COUNT = FIELD_NAMES.length;
+
+/** Query words shorter than this are never read as typos, nor read as shorter words (one edit from "list" is "lit", "lost", "lisp"…). */
+const MIN_TYPO_LENGTH = 4;
+/** At most this many vocabulary words stand for one unknown query word. */
+const MAX_TYPO_FIXES = 3;
+
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+
+/** Whether `b` is `a` with two adjacent letters swapped. */
+function isSwap(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+}
+
+/** The first spelling one edit from `word` (as oneEditApart counts them: swaps first) that `wanted` accepts. */
+function oneEditSpelling(word: string, wanted: (spelling: string) => boolean): string | undefined {
+  for (let i = 0; i + 1 < word.length; i++) {
+    const swapped = word.slice(0, i) + word[i + 1]! + word[i]! + word.slice(i + 2);
+    if (wanted(swapped)) return swapped;
+  }
+  for (let i = 1; i <= word.length; i++) {
+    if (i < word.length && wanted(word.slice(0, i) + word.slice(i + 1))) return word.slice(0, i) + word.slice(i + 1);
+    for (const letter of LETTERS) {
+      if (i < word.length && wanted(word.slice(0, i) + letter + word.slice(i + 1))) return word.slice(0, i) + letter + word.slice(i + 1);
+      if (wanted(word.slice(0, i) + letter + word.slice(i))) return word.slice(0, i) + letter + word.slice(i);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether `a` and `b` (different) are one edit apart: two adjacent letters swapped, or one letter
+ * inserted, deleted or replaced after the first.
+ */
+export function oneEditApart(a: string, b: string): boolean {
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (la === lb) {
+    if (i === la) return false;
+    if (i + 1 < la && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2)) return true;
+    // Other edits keep the first letter: people seldom mistype it, and one letter changed at the
+    // front of a real word makes another real word ("then"/"when", "rust"/"must", "lead"/"read").
+    return i > 0 && a.slice(i + 1) === b.slice(i + 1);
+  }
+  if (i === 0) return false;
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
 
 const STRIDE = FIELD_COUNT + 1;
 
@@ -66,7 +124,9 @@ interface PluginPostings {
 
 /** BM25F as the hybrid engine uses it: rows by a query, and rows by weighted terms of its own (an intent's expansion). */
 export type Bm25fIndex = ToolIndex &
-  Required<Pick<ToolIndex, "scoreRows">> & {
+  Required<Pick<ToolIndex, "scoreRows" | "corrections">> & {
+    /** The query with its words read as others by swapped letters spelled so (for the sentence model: "mrege the PR" → "merge the PR"). */
+    correctedText(query: string): string;
     /** Rows scored by these terms (already search terms: stemmed) at their weights, without name-first or synonyms. */
     scoreTerms(terms: readonly WeightedTerm[], options?: SearchOptions): RowScores[];
   };
@@ -149,6 +209,7 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fI
   }
 
   function account(entry: PluginPostings, sign: 1 | -1): void {
+    byLength = undefined;
     count += sign * entry.documents.length;
     entry.fieldTotals.forEach((total, f) => (fieldTotals[f] = (fieldTotals[f] ?? 0) + sign * total));
     for (const [term, id] of entry.terms) {
@@ -170,16 +231,82 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fI
    * hybrid engine fuses these by position, without a hit object or a sort per document.
    */
   function scoreRows(query: string, options: SearchOptions = {}): RowScores[] {
-    const ownTerms = settings.queryTerms(query);
-    // The query's own words (once each) come first in `weighted`, their relatives after.
-    return scoreWeighted(expandTerms(ownTerms, settings.expansion), new Set(ownTerms).size, settings.nameFirst, options);
+    const ownTerms = [...new Set(settings.queryTerms(query))];
+    const fixes = typoFixes(ownTerms);
+    if (fixes.size === 0) {
+      // The query's own words (once each) come first in `weighted`, their relatives after.
+      return scoreWeighted(expandTerms(ownTerms, settings.expansion), ownTerms.map((_, i) => i), settings.nameFirst, options);
+    }
+    // A word no document has stands for the vocabulary words one edit away, at the typo weight:
+    // in its own slot (a tool whose name the corrected query spells still comes first).
+    const own: WeightedTerm[] = [];
+    const slots: number[] = [];
+    ownTerms.forEach((term, slot) => {
+      for (const fixed of fixes.get(term) ?? [term]) {
+        if (own.some((w) => w.term === fixed)) continue;
+        own.push({ term: fixed, weight: fixes.has(term) ? settings.typo : 1 });
+        slots.push(slot);
+      }
+    });
+    // The relatives of the query's own words and of the corrections, each once.
+    const relatives: WeightedTerm[] = [];
+    for (const w of [...expandTerms(ownTerms, settings.expansion).slice(ownTerms.length), ...expandTerms(own.map((o) => o.term), settings.expansion).slice(own.length)])
+      if (!own.some((o) => o.term === w.term) && !relatives.some((r) => r.term === w.term)) relatives.push(w);
+    return scoreWeighted([...own, ...relatives], slots, settings.nameFirst, options);
   }
 
   /**
-   * Rows scored by weighted terms; the first `own` are the query's own words (the name-first
-   * bonus looks at those only). A term listed twice counts twice.
+   * The query's words read as others, as the query spells them and as a word ("cahnged" as
+   * "changed", whose search term "chang" is the vocabulary's): one edit of the word whose term
+   * is the correction's, else the correction's term itself.
    */
-  function scoreWeighted(weighted: readonly WeightedTerm[], own: number, nameFirst: boolean, options: SearchOptions): RowScores[] {
+  function readAs(query: string): { word: string; as: string }[] {
+    const fixes = typoFixes([...new Set(settings.queryTerms(query))]);
+    if (fixes.size === 0) return [];
+    const out: { word: string; as: string }[] = [];
+    for (const word of new Set(splitWords(query))) {
+      const term = settings.queryTerms(word)[0];
+      const fixed = term !== undefined ? fixes.get(term)?.[0] : undefined;
+      if (fixed === undefined || out.some((c) => c.word === word)) continue;
+      out.push({ word, as: oneEditSpelling(word, (w) => settings.queryTerms(w)[0] === fixed) ?? fixed });
+    }
+    return out;
+  }
+
+  /** Vocabulary words by length, made again when the vocabulary has changed (for typo matching). */
+  let byLength: Map<number, string[]> | undefined;
+
+  /** Each query term of 4+ characters that no document has → the vocabulary terms one edit away (none: left out). */
+  function typoFixes(terms: readonly string[]): Map<string, string[]> {
+    const fixes = new Map<string, string[]>();
+    if (settings.typo <= 0) return fixes;
+    for (const term of terms) {
+      // A word with relatives (synonyms.ts: "save" looks for create and add) is a word, not a typo.
+      if (term.length < MIN_TYPO_LENGTH || documentFrequency.has(term) || !/^[a-z]+$/.test(term) || hasRelatives(term)) continue;
+      if (!byLength) {
+        byLength = new Map();
+        for (const word of documentFrequency.keys()) {
+          const bucket = byLength.get(word.length);
+          if (bucket) bucket.push(word);
+          else byLength.set(word.length, [word]);
+        }
+      }
+      const found: string[] = [];
+      for (let length = Math.max(MIN_TYPO_LENGTH, term.length - 1); length <= term.length + 1; length++) for (const word of byLength.get(length) ?? []) if (oneEditApart(term, word)) found.push(word);
+      if (found.length === 0) continue;
+      // The commonest first, at most MAX_TYPO_FIXES of them (a short word can be one edit from many).
+      found.sort((a, b) => documentFrequency.get(b)! - documentFrequency.get(a)! || a.localeCompare(b));
+      fixes.set(term, found.slice(0, MAX_TYPO_FIXES));
+    }
+    return fixes;
+  }
+
+  /**
+   * Rows scored by weighted terms; the first `slots.length` are the query's own words, `slots[t]`
+   * naming which word of the query term t stands for (the name-first bonus looks at those only,
+   * and needs every word of the query). A term listed twice counts twice.
+   */
+  function scoreWeighted(weighted: readonly WeightedTerm[], slots: readonly number[], nameFirst: boolean, options: SearchOptions): RowScores[] {
     if (weighted.length === 0 || count === 0) return [];
     const terms = weighted.map((w) => w.term);
     const averages = fieldTotals.map((total) => total / count || 1);
@@ -189,7 +316,10 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fI
     });
     // No document's score reaches the sum of the IDFs (each term adds its IDF times less than 1):
     // added to a tool whose name the query spells, it puts that tool above every other.
-    const nameBonus = nameFirst && own > 0 ? idfs.reduce((a, b) => a + b, 0) : 0;
+    const own = slots.length;
+    const words = own > 0 ? Math.max(...slots) + 1 : 0;
+    // Which of the query's words a name has is kept as bits: a name-first query has few words.
+    const nameBonus = nameFirst && own > 0 && words <= 30 ? idfs.reduce((a, b) => a + b, 0) : 0;
     const pools: [string, PluginPostings][] =
       options.plugin !== undefined ? (byPlugin.has(options.plugin) ? [[options.plugin, byPlugin.get(options.plugin)!]] : []) : [...byPlugin];
     const out: RowScores[] = [];
@@ -197,6 +327,7 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fI
       const scores = new Map<number, number>();
       /** Per document: how many of the query's own words its name has, and how many of its name's words they are. */
       const inName = nameBonus > 0 ? new Map<number, { words: number; tf: number }>() : undefined;
+      const all = (1 << words) - 1;
       const { data, offsets, lengths } = entry;
       terms.forEach((term, t) => {
         const id = entry.terms.get(term);
@@ -215,14 +346,14 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fI
           if (inName && t < own && nameTf > 0) {
             const seen = inName.get(d);
             if (seen) {
-              seen.words += 1;
+              seen.words |= 1 << slots[t]!;
               seen.tf += nameTf;
-            } else inName.set(d, { words: 1, tf: nameTf });
+            } else inName.set(d, { words: 1 << slots[t]!, tf: nameTf });
           }
         }
       });
       // Spelled: every own word is in the name, and they make up the whole name.
-      if (inName) for (const [d, { words, tf }] of inName) if (words === own && tf === lengths[d * FIELD_COUNT + NAME_FIELD]) scores.set(d, scores.get(d)! + nameBonus);
+      if (inName) for (const [d, { words: has, tf }] of inName) if (has === all && tf === lengths[d * FIELD_COUNT + NAME_FIELD]) scores.set(d, scores.get(d)! + nameBonus);
       if (scores.size > 0) out.push({ plugin, rows: [...scores.keys()], scores: [...scores.values()] });
     }
     return out;
@@ -241,7 +372,18 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fI
       return plugin !== undefined ? (byPlugin.get(plugin)?.documents.length ?? 0) : count;
     },
     scoreRows,
-    scoreTerms: (terms, options = {}) => scoreWeighted(terms, 0, false, options),
+    scoreTerms: (terms, options = {}) => scoreWeighted(terms, [], false, options),
+    corrections(query) {
+      return readAs(query).map(({ word, as }) => ({ word, as }));
+    },
+    correctedText(query) {
+      // Only swapped letters: a swap seldom turns one real word into another, while the other
+      // edits often do ("date" → "data", "test" → "text"), and the model reads those words right.
+      const fixes = readAs(query).filter((f) => isSwap(f.word, f.as));
+      if (fixes.length === 0) return query;
+      const by = new Map(fixes.map((f) => [f.word, f.as]));
+      return query.replace(/[A-Za-z]+/g, (word) => by.get(word.toLowerCase()) ?? word);
+    },
     search(query, options = {}) {
       const hits: SearchHit[] = [];
       for (const { plugin, rows, scores } of scoreRows(query, options)) {

@@ -72,3 +72,8 @@ export function expandTerms(terms: readonly string[], weight: number): WeightedT
   }
   return out;
 }
+
+/** Whether the table relates this (stemmed) word to others. */
+export function hasRelatives(term: string): boolean {
+  return related.has(term);
+}

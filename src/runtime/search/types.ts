@@ -69,6 +69,11 @@ export interface ToolIndex {
   scoreRows?(query: string, options?: SearchOptions): RowScores[];
   size(plugin?: string): number;
   /**
+   * The query's words no document has that are read as a vocabulary word one edit away ("lsit" as
+   * "list"), for the answer to say so (engines that match typos: BM25F and hybrid).
+   */
+  corrections?(query: string): { word: string; as: string }[];
+  /**
    * Engines with asynchronous work (the semantic layer embeds the query and any catalog text not
    * embedded yet) do it here; the runtime awaits it before the synchronous `search`. `scope`, when
    * given, is the options of that search: the engine may do its lexical part while it waits.

@@ -469,7 +469,8 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
     // A task of several clauses is embedded clause by clause, without the whole: each need gets
     // its own vector, and the model's cost grows faster than a text's length, so short clauses
     // are cheaper than the long whole. One model call for all of them.
-    const text = modelQueryText(query);
+    // A mistyped word ("mrege") is embedded as the word it was read as, as BM25F matches it.
+    const text = modelQueryText(lexical.correctedText(query));
     const clauses = settings.clauseWeight > 0 ? queryClauses(text) : [];
     const vectors = await model.embed(clauses.length > 1 ? clauses : [text]);
     if (queryVectors.size >= QUERY_CACHE) queryVectors.delete(queryVectors.keys().next().value!);
@@ -772,6 +773,7 @@ export function createHybridIndex(options: HybridOptions): HybridIndex {
       expansions.clear();
     },
     size: (plugin) => lexical.size(plugin),
+    corrections: (query) => lexical.corrections(query),
     async prepare(query, scope) {
       if (options.modelOff !== undefined) {
         drop(options.modelOff);
