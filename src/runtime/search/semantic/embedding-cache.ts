@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
+import { cacheFileBound, readCacheFileSync, replaceFileSync } from "./cache-file.js";
 import { nodeCrypto } from "../../../node-crypto.js";
 import { catalogCacheDir } from "../../catalog-cache/store.js";
 
@@ -104,13 +105,10 @@ export function fileEmbeddingCache(dir: string, modelId: string, dimensions: num
   function load(): Map<string, Float32Array> {
     if (vectors) return vectors;
     vectors = new Map();
-    let buffer: Buffer;
-    try {
-      buffer = readFileSync(file);
-    } catch {
-      return vectors;
-    }
     const record = KEY_BYTES + dimensions * 4;
+    // Twice the most a flush keeps (MAX_ENTRIES, unless this process used more): far above any real file.
+    const buffer = readCacheFileSync("embedding cache", file, cacheFileBound("file of cached embeddings", 12 + 2 * MAX_ENTRIES * record), warn);
+    if (!buffer) return vectors;
     if (buffer.length < 12 || buffer.readUInt32LE(0) !== MAGIC || buffer.readUInt32LE(4) !== dimensions || buffer.length !== 12 + buffer.readUInt32LE(8) * record) {
       warn(`embedding cache ${file} is not in the expected format; it will be rebuilt`);
       return vectors;
@@ -161,10 +159,7 @@ export function fileEmbeddingCache(dir: string, modelId: string, dimensions: num
         buffer.writeUInt32LE(dimensions, 4);
         buffer.writeUInt32LE(entries.length, 8);
         writeRecords(buffer, 12, entries, record);
-        mkdirSync(dir, { recursive: true });
-        const temp = `${file}.${process.pid}.tmp`;
-        writeFileSync(temp, buffer);
-        renameSync(temp, file);
+        replaceFileSync(file, buffer);
         onDisk = entries.length;
         if (options.maxEntries !== undefined && entries.length < vectors.size) {
           // Memory follows the file's bound: what was left out of the file is let go here too.
@@ -195,12 +190,14 @@ function writeRecords(buffer: Buffer, at: number, entries: readonly [string, Flo
 function appendRecords(file: string, count: number, entries: readonly [string, Float32Array][], record: number): boolean {
   let fd: number;
   try {
-    fd = openSync(file, "r+");
+    // Non-blocking: whatever took the file's place since it was read must not hold the flush.
+    fd = openSync(file, constants.O_RDWR | (constants.O_NONBLOCK ?? 0));
   } catch {
     return false;
   }
   try {
-    if (fstatSync(fd).size !== 12 + count * record) return false;
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size !== 12 + count * record) return false;
     const buffer = Buffer.alloc(entries.length * record);
     writeRecords(buffer, 0, entries, record);
     writeSync(fd, buffer, 0, buffer.length, 12 + count * record);

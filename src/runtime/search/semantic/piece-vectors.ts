@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { cacheFileBound, readCacheFileSync, replaceFileSync } from "./cache-file.js";
 import { unitVector } from "./sentence-model.js";
 
 /**
@@ -40,13 +40,10 @@ export function pieceTableFile(dir: string, modelId: string): string {
   return path.join(dir, `pieces-${modelId.replace(/[^a-zA-Z0-9_.-]/g, "_")}.bin`);
 }
 
-function readTable(file: string, count: number, dims: number): Float32Array | undefined {
-  let buffer: Buffer;
-  try {
-    buffer = readFileSync(file);
-  } catch {
-    return undefined;
-  }
+function readTable(file: string, count: number, dims: number, warn: (message: string) => void): Float32Array | undefined {
+  // Its size is known: one of another size is rebuilt (quietly, as always); one far bigger is not even read.
+  const buffer = readCacheFileSync("piece table", file, cacheFileBound("piece table", 2 * (12 + count * dims * 4)), warn);
+  if (!buffer) return undefined;
   if (buffer.length !== 12 + count * dims * 4 || buffer.readUInt32LE(0) !== MAGIC || buffer.readUInt32LE(4) !== count || buffer.readUInt32LE(8) !== dims) return undefined;
   return new Float32Array(buffer.buffer.slice(buffer.byteOffset + 12, buffer.byteOffset + buffer.length));
 }
@@ -56,10 +53,7 @@ function writeTable(file: string, table: Float32Array, count: number, dims: numb
   header.writeUInt32LE(MAGIC, 0);
   header.writeUInt32LE(count, 4);
   header.writeUInt32LE(dims, 8);
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, Buffer.concat([header, Buffer.from(table.buffer, table.byteOffset, table.byteLength)]));
-  renameSync(temp, file);
+  replaceFileSync(file, Buffer.concat([header, Buffer.from(table.buffer, table.byteOffset, table.byteLength)]));
 }
 
 /**
@@ -68,7 +62,7 @@ function writeTable(file: string, table: Float32Array, count: number, dims: numb
  */
 export async function loadPieceVectors(model: PieceModel, dims: number, file: string | undefined, warn: (message: string) => void = () => {}): Promise<PieceVectors> {
   const count = model.vocabulary.length;
-  let table = file ? readTable(file, count, dims) : undefined;
+  let table = file ? readTable(file, count, dims, warn) : undefined;
   if (!table) {
     table = new Float32Array(count * dims);
     for (let start = 0; start < count; start += PIECE_BATCH) {
