@@ -7,6 +7,7 @@ import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
 import { teamIdentityProblems, type TeamConfig } from "./team.js";
+import { adoptForeignSettings, ignoredSettingsNotice } from "./foreign-entry-keys.js";
 import { unexpandedTilde } from "./tilde.js";
 import type { ConfigDocument, HttpSettings, ServerEntryDocument } from "./schema.js";
 // The schemas as plain data (generated from schema.ts): a start does not load TypeBox.
@@ -18,12 +19,6 @@ import { xdgBase } from "../paths.js";
 // Validated by code made ahead of time from these very schemas (no Ajv compile at start).
 usePrecompiledSpec(ConfigSchema, "config");
 usePrecompiledSpec(ServerEntrySchema, "serverEntry");
-
-/**
- * Per-entry settings of other clients that mean nothing here (approval lists, per-client
- * timeouts, VS Code's gallery metadata): accepted and named in one notice.
- */
-const FOREIGN_ENTRY_KEYS = ["alwaysAllow", "autoApprove", "disabledTools", "timeout", "trust", "gallery", "version", "dev", "oauth", "transport", "includeTools", "excludeTools"] as const;
 
 /** The top-level settings read from a file: the schema's own properties, so the two lists cannot drift. */
 const OWN_TOP_LEVEL_KEYS: readonly string[] = Object.keys(ConfigSchema.properties);
@@ -42,7 +37,7 @@ const OWN_TOP_LEVEL_KEYS: readonly string[] = Object.keys(ConfigSchema.propertie
 
 const CONFIG_FILE_NAME = "agent-tools.config.json";
 
-type EntryCommon = Pick<ServerEntryDocument, "description" | "readonlyTools" | "requireConfirm" | "confirm" | "discoverHint" | "disabled" | "timeoutMs" | "idleTimeoutMs">;
+type EntryCommon = Pick<ServerEntryDocument, "description" | "readonlyTools" | "requireConfirm" | "confirm" | "discoverHint" | "disabled" | "timeoutMs" | "idleTimeoutMs" | "includeTools" | "excludeTools">;
 
 export interface StdioServerEntry extends EntryCommon {
   type?: "stdio";
@@ -106,6 +101,11 @@ const ENTRY_ALIASES: Readonly<Record<string, string>> = {
   serverUrl: "url",
   workingDirectory: "cwd",
   dir: "cwd",
+  // Codex's tool filter (config.toml), and other spellings of Gemini CLI's
+  enabled_tools: "includeTools",
+  enabledTools: "includeTools",
+  allowedTools: "includeTools",
+  disabled_tools: "excludeTools",
 };
 
 const ENTRY_KEYS = Object.keys(ServerEntrySchema.properties);
@@ -249,7 +249,8 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
   const folder = path.basename(path.dirname(file)) === ".vscode" || path.basename(path.dirname(file)) === ".cursor" ? path.dirname(path.dirname(file)) : path.dirname(file);
   const how: Expansion = { folder, inputs: new Set() };
   const servers: Record<string, McpServerEntry> = {};
-  const ignoredEntryKeys = new Set<string>();
+  /** Per ignored setting of other clients, the entries that have it. */
+  const ignoredEntryKeys = new Map<string, string[]>();
   for (const [key, value] of Object.entries(isPlainObject(raw.mcpServers) ? raw.mcpServers : {})) {
     const where = `${serversKey}.${key}`;
     const base = [serversKey, key];
@@ -261,12 +262,10 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
       problem(base, `${where}: must be an object with 'command' (a stdio server) or 'url' (an HTTP server)`);
       continue;
     }
-    const entry: Record<string, unknown> = {};
-    for (const [field, setting] of Object.entries(value)) {
-      if ((FOREIGN_ENTRY_KEYS as readonly string[]).includes(field)) ignoredEntryKeys.add(field);
-      else entry[field] = setting;
-    }
     const before = problems.length;
+    const { entry, ignored, problems: adopted, typeField } = adoptForeignSettings(value);
+    for (const field of ignored) ignoredEntryKeys.set(field, [...(ignoredEntryKeys.get(field) ?? []), key]);
+    for (const p of adopted) problem([...base, p.field], `${where}: field '${p.field}' ${p.message}`);
     for (const p of specProblems(ServerEntrySchema, entry)) {
       const segments = [...base, ...p.segments];
       if (p.key) problem(segments, `${where}: '${p.field}' is not a setting of a server entry${didYouMean(p.field, ENTRY_KEYS, ENTRY_ALIASES)}`, true);
@@ -279,8 +278,10 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
       problem(base, `${where}: ${hasCommand ? "has both 'command' and 'url'; keep one" : "needs 'command' (a stdio server) or 'url' (an HTTP server)"}`, true);
       continue;
     }
-    if (hasCommand && entry.type !== undefined && entry.type !== "stdio") problem([...base, "type"], `${where}: field 'type' is '${String(entry.type)}' but the entry has a 'command'; use "stdio" or drop 'type'`);
-    if (hasUrl && entry.type === "stdio") problem([...base, "type"], `${where}: field 'type' is 'stdio' but the entry has a 'url'; use "http" or "sse"`);
+    const typeWritten = typeField === "transport" ? value.transport : entry.type;
+    if (hasCommand && entry.type !== undefined && entry.type !== "stdio") problem([...base, typeField], `${where}: field '${typeField}' is '${String(typeWritten)}' but the entry has a 'command'; use "stdio" or drop '${typeField}'`);
+    if (hasUrl && entry.type === "stdio") problem([...base, typeField], `${where}: field '${typeField}' is 'stdio' but the entry has a 'url'; use "http" or "sse"`);
+    if (Array.isArray(entry.includeTools) && entry.includeTools.length === 0) problem([...base, "includeTools"], `${where}: field 'includeTools' is empty, which would serve none of the server's tools; list the tools to serve, or remove it (use 'disabled': true to turn the server off)`);
     // Text that only looks like a reference would reach the server as written.
     for (const { segments, value: text } of referenceFields(entry)) {
       if (unclosedReferenceAt(text) >= 0) problem([...base, ...segments], `${where}: field '${fieldName("", segments)}' opens '\${' without a closing '}'; write \${NAME} (or \${NAME:-default})`);
@@ -305,7 +306,8 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
     servers[key] = expanded as McpServerEntry;
   }
   if (problems.length) throw new ConfigError(file, undefined, problems);
-  if (ignoredEntryKeys.size) notices.push(`${file}: ignored server settings of other clients (${[...ignoredEntryKeys].join(", ")}); agent-tools gates writes with confirm instead`);
+  const ignoredLine = ignoredSettingsNotice(file, serversKey, ignoredEntryKeys);
+  if (ignoredLine) notices.push(ignoredLine);
   if (how.inputs.size) {
     notices.push(`${file}: VS Code inputs are read from the environment here: ${[...how.inputs].map((id) => `\${input:${id}} from $${inputVariable(id)}`).join(", ")}`);
   }

@@ -46,6 +46,8 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
   };
   if (entry.discoverHint) manifest.discoverHint = entry.discoverHint;
   if (entry.confirm) manifest.confirm = entry.confirm;
+  if (entry.includeTools) manifest.includeTools = entry.includeTools;
+  if (entry.excludeTools) manifest.excludeTools = entry.excludeTools;
   return manifest;
 }
 

@@ -715,6 +715,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
     relistTools: (plugin) => catalogOf(plugin).catalog.relist(plugin).catch((error: unknown) => listingFailed(plugin, error)),
     listedFromStore: (plugin) => catalogOf(plugin).catalog.storedAt(plugin.manifest.prefix) !== undefined,
+    withheldTools: (plugin) => catalogOf(plugin).catalog.withheld(plugin.manifest.prefix),
     catalogVersion: (target) => {
       if (typeof target !== "string") return catalogOf(target).catalog.version(target.manifest.prefix);
       return catalog.version(byPrefix.has(target) ? target : (foldedMatch(target, byPrefix.keys()) ?? target));
