@@ -1,6 +1,7 @@
 import path from "node:path";
 import { inputRequired, ProtocolError, ProtocolErrorCode, Server, type CallToolRequestParams, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext, type StandardSchemaV1 } from "@modelcontextprotocol/server";
 import { packageJson, RUNTIME_ROOT } from "../paths.js";
+import { withRestartNote } from "../config/changed-since-start.js";
 import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
@@ -322,7 +323,10 @@ export function createFacade(runtime: Runtime): Facade {
     try {
       const routed = (ctx as RoutedContext)[ROUTED];
       const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames);
-      if ("error" in resolved) return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: resolved.error.toPayload() } }));
+      if ("error" in resolved) {
+        const error = resolved.error.code === "UNKNOWN_FACADE_TOOL" ? withRestartNote(resolved.error, runtime.configFile, runtime.plugins.map((p) => p.manifest.prefix), name) : resolved.error;
+        return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } }));
+      }
       const { route, repairs } = resolved;
       // Keys a tool does not take are read as what they plainly mean, or said in `repairs` (a _call's in the pipeline).
       const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs);

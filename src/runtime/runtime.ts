@@ -48,6 +48,7 @@ import { importTimeoutFromEnv } from "../plugins/import-deadline.js";
 import { pickRanked } from "./ranked-window.js";
 import { fleetProblems } from "./problems.js";
 import { pluginNamesThatCouldLoad } from "./known-plugins.js";
+import { withRestartNote } from "../config/changed-since-start.js";
 import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
@@ -653,7 +654,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     if (!plugin) {
       const close = prefix ? closestNames(prefix, names) : [];
       const what = prefix ? `no plugin has prefix '${prefix}'; nothing was run${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (search hits and help show it)";
-      throw new RuntimeError("UNKNOWN_PLUGIN", what, { plugins: names.length > 20 ? [...(close.length ? close : names.slice(0, 5)), `… ${names.length} plugins in all`] : names });
+      const unknown = new RuntimeError("UNKNOWN_PLUGIN", what, { plugins: names.length > 20 ? [...(close.length ? close : names.slice(0, 5)), `… ${names.length} plugins in all`] : names });
+      throw prefix ? withRestartNote(unknown, config?.file, [...byPrefix.keys()], prefix) : unknown;
     }
     if (!plugin.configured || !plugin.adapter) {
       throw new RuntimeError("NOT_CONFIGURED", `plugin '${plugin.manifest.prefix}' is not configured: ${describeMissing(plugin.missing)}`, {
