@@ -40,7 +40,9 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
       const found = firstUseProblems(manifest.adapter, manifest.dir, env);
       if (found.length) problems.push(...adapterBlockError(manifest, found).message.split("\n"));
     }
-    const notices = [...runtime.notices(), ...(await unknownToolNotices(runtime.plugins))];
+    // The config's own notices (settings of other clients it ignored) too: validate is where a
+    // user checks an imported file, and these change what the server does.
+    const notices = [...(options.config?.notices ?? []), ...runtime.notices(), ...(await unknownToolNotices(runtime.plugins))];
     return {
       ok: problems.length === 0,
       plugins: runtime.plugins.map((p) => ({

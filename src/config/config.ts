@@ -2,11 +2,12 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { FileShapeError, readProblem, readSettingsFileSync } from "../bounded-file.js";
-import { unclosedReferenceAt } from "../adapters/shared/env-vars.js";
+import { interpolate, unclosedReferenceAt } from "../adapters/shared/env-vars.js";
 import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
 import { teamIdentityProblems, type TeamConfig } from "./team.js";
+import { adoptForeignSettings, ignoredSettingsNotice } from "./foreign-entry-keys.js";
 import { unexpandedTilde } from "./tilde.js";
 import type { ConfigDocument, HttpSettings, ServerEntryDocument } from "./schema.js";
 // The schemas as plain data (generated from schema.ts): a start does not load TypeBox.
@@ -18,12 +19,6 @@ import { xdgBase } from "../paths.js";
 // Validated by code made ahead of time from these very schemas (no Ajv compile at start).
 usePrecompiledSpec(ConfigSchema, "config");
 usePrecompiledSpec(ServerEntrySchema, "serverEntry");
-
-/**
- * Per-entry settings of other clients that mean nothing here (approval lists, per-client
- * timeouts, VS Code's gallery metadata): accepted and named in one notice.
- */
-const FOREIGN_ENTRY_KEYS = ["alwaysAllow", "autoApprove", "disabledTools", "timeout", "trust", "gallery", "version", "dev", "oauth", "transport", "includeTools", "excludeTools"] as const;
 
 /** The top-level settings read from a file: the schema's own properties, so the two lists cannot drift. */
 const OWN_TOP_LEVEL_KEYS: readonly string[] = Object.keys(ConfigSchema.properties);
@@ -42,7 +37,10 @@ const OWN_TOP_LEVEL_KEYS: readonly string[] = Object.keys(ConfigSchema.propertie
 
 const CONFIG_FILE_NAME = "agent-tools.config.json";
 
-type EntryCommon = Pick<ServerEntryDocument, "description" | "readonlyTools" | "requireConfirm" | "confirm" | "discoverHint" | "disabled" | "timeoutMs" | "idleTimeoutMs">;
+type EntryCommon = Pick<ServerEntryDocument, "description" | "readonlyTools" | "requireConfirm" | "confirm" | "discoverHint" | "disabled" | "timeoutMs" | "idleTimeoutMs" | "includeTools" | "excludeTools"> & {
+  /** Left only when a variable its path needs is unset (the file is then unread): what makes the entry not configured. */
+  envFile?: string;
+};
 
 export interface StdioServerEntry extends EntryCommon {
   type?: "stdio";
@@ -106,6 +104,11 @@ const ENTRY_ALIASES: Readonly<Record<string, string>> = {
   serverUrl: "url",
   workingDirectory: "cwd",
   dir: "cwd",
+  // Codex's tool filter (config.toml), and other spellings of Gemini CLI's
+  enabled_tools: "includeTools",
+  enabledTools: "includeTools",
+  allowedTools: "includeTools",
+  disabled_tools: "excludeTools",
 };
 
 const ENTRY_KEYS = Object.keys(ServerEntrySchema.properties);
@@ -208,8 +211,23 @@ function urlProblem(url: string): string | undefined {
   }
 }
 
-/** Validate a parsed config document and fill in defaults. Throws one ConfigError listing every problem. */
-export function parseConfig(file: string, doc: unknown, text?: string): AgentToolsConfig {
+/**
+ * A default that holds a reference (`${A:-${B}}`): the variable pattern stops at the first `}`, so
+ * `${B}` would reach the server as text. Not resolved here (a shell would), refused at load.
+ */
+const NESTED_DEFAULT = /\$\{[A-Za-z_][A-Za-z0-9_]*:-[^}]*\$\{/;
+
+/** The variables of `value` that are unset in `env` and have no default: what it needs to be resolved. */
+function unsetRequired(value: string, env: NodeJS.ProcessEnv): string[] {
+  return [...value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1] as string).filter((name) => !env[name]);
+}
+
+/**
+ * Validate a parsed config document and fill in defaults. Throws one ConfigError listing every problem.
+ * `env` is the host environment an `envFile` path's `${VAR}`s are resolved in (the file is read
+ * now): one it needs unset leaves the file unread and the entry needing it, like any `${VAR}`.
+ */
+export function parseConfig(file: string, doc: unknown, text?: string, env: NodeJS.ProcessEnv = process.env): AgentToolsConfig {
   if (!isPlainObject(doc)) throw new ConfigError(file, undefined, "must be a JSON object");
   const at = jsonLocator(text);
   const problems: string[] = [];
@@ -249,7 +267,8 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
   const folder = path.basename(path.dirname(file)) === ".vscode" || path.basename(path.dirname(file)) === ".cursor" ? path.dirname(path.dirname(file)) : path.dirname(file);
   const how: Expansion = { folder, inputs: new Set() };
   const servers: Record<string, McpServerEntry> = {};
-  const ignoredEntryKeys = new Set<string>();
+  /** Per ignored setting of other clients, the entries that have it. */
+  const ignoredEntryKeys = new Map<string, string[]>();
   for (const [key, value] of Object.entries(isPlainObject(raw.mcpServers) ? raw.mcpServers : {})) {
     const where = `${serversKey}.${key}`;
     const base = [serversKey, key];
@@ -261,12 +280,10 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
       problem(base, `${where}: must be an object with 'command' (a stdio server) or 'url' (an HTTP server)`);
       continue;
     }
-    const entry: Record<string, unknown> = {};
-    for (const [field, setting] of Object.entries(value)) {
-      if ((FOREIGN_ENTRY_KEYS as readonly string[]).includes(field)) ignoredEntryKeys.add(field);
-      else entry[field] = setting;
-    }
     const before = problems.length;
+    const { entry, ignored, problems: adopted, typeField } = adoptForeignSettings(value);
+    for (const field of ignored) ignoredEntryKeys.set(field, [...(ignoredEntryKeys.get(field) ?? []), key]);
+    for (const p of adopted) problem([...base, p.field], `${where}: field '${p.field}' ${p.message}`);
     for (const p of specProblems(ServerEntrySchema, entry)) {
       const segments = [...base, ...p.segments];
       if (p.key) problem(segments, `${where}: '${p.field}' is not a setting of a server entry${didYouMean(p.field, ENTRY_KEYS, ENTRY_ALIASES)}`, true);
@@ -279,19 +296,27 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
       problem(base, `${where}: ${hasCommand ? "has both 'command' and 'url'; keep one" : "needs 'command' (a stdio server) or 'url' (an HTTP server)"}`, true);
       continue;
     }
-    if (hasCommand && entry.type !== undefined && entry.type !== "stdio") problem([...base, "type"], `${where}: field 'type' is '${String(entry.type)}' but the entry has a 'command'; use "stdio" or drop 'type'`);
-    if (hasUrl && entry.type === "stdio") problem([...base, "type"], `${where}: field 'type' is 'stdio' but the entry has a 'url'; use "http" or "sse"`);
+    const typeWritten = typeField === "transport" ? value.transport : entry.type;
+    if (hasCommand && entry.type !== undefined && entry.type !== "stdio") problem([...base, typeField], `${where}: field '${typeField}' is '${String(typeWritten)}' but the entry has a 'command'; use "stdio" or drop '${typeField}'`);
+    if (hasUrl && entry.type === "stdio") problem([...base, typeField], `${where}: field '${typeField}' is 'stdio' but the entry has a 'url'; use "http" or "sse"`);
+    if (Array.isArray(entry.includeTools) && entry.includeTools.length === 0) problem([...base, "includeTools"], `${where}: field 'includeTools' is empty, which would serve none of the server's tools; list the tools to serve, or remove it (use 'disabled': true to turn the server off)`);
     // Text that only looks like a reference would reach the server as written.
     for (const { segments, value: text } of referenceFields(entry)) {
-      if (unclosedReferenceAt(text) >= 0) problem([...base, ...segments], `${where}: field '${fieldName("", segments)}' opens '\${' without a closing '}'; write \${NAME} (or \${NAME:-default})`);
+      const field = fieldName("", segments);
+      if (unclosedReferenceAt(text) >= 0) problem([...base, ...segments], `${where}: field '${field}' opens '\${' without a closing '}'; write \${NAME} (or \${NAME:-default})`);
+      else if (NESTED_DEFAULT.test(text)) problem([...base, ...segments], `${where}: field '${field}' has a reference inside a default (\${A:-\${B}}), which is not resolved (it would reach the server as text); write the default as plain text, \${A:-value}, or set A from B in the environment`);
     }
+    // A child process cannot be given a variable without a name: it used to be dropped silently.
+    if (isPlainObject(entry.env) && Object.keys(entry.env).some((name) => name.trim() === "")) problem([...base, "env"], `${where}: field 'env' has a variable with an empty name; name it ("NAME": "value") or remove it`);
     const expanded = expandDeep(entry, how) as ServerEntryDocument;
     if (hasUrl) {
       const wrong = urlProblem(String(expanded.url));
       if (wrong) problem([...base, "url"], `${where}: field 'url' ${wrong}`);
     }
-    if (expanded.envFile !== undefined) {
-      const envFile = path.resolve(folder, expanded.envFile);
+    // Unset variables the envFile's path needs: the file is not read, and the entry keeps the
+    // path, so it is "not configured: set NAME" (mcp-servers.ts) as for any other field.
+    if (expanded.envFile !== undefined && !unsetRequired(expanded.envFile, env).length) {
+      const envFile = path.resolve(folder, interpolate(expanded.envFile, env, `${where}.envFile`));
       try {
         const read = readEnvFile(envFile);
         for (const line of read.problems) problem([...base, "envFile"], `${where}: field 'envFile' names ${envFile}, whose ${line}`);
@@ -305,7 +330,8 @@ export function parseConfig(file: string, doc: unknown, text?: string): AgentToo
     servers[key] = expanded as McpServerEntry;
   }
   if (problems.length) throw new ConfigError(file, undefined, problems);
-  if (ignoredEntryKeys.size) notices.push(`${file}: ignored server settings of other clients (${[...ignoredEntryKeys].join(", ")}); agent-tools gates writes with confirm instead`);
+  const ignoredLine = ignoredSettingsNotice(file, serversKey, ignoredEntryKeys);
+  if (ignoredLine) notices.push(ignoredLine);
   if (how.inputs.size) {
     notices.push(`${file}: VS Code inputs are read from the environment here: ${[...how.inputs].map((id) => `\${input:${id}} from $${inputVariable(id)}`).join(", ")}`);
   }
@@ -328,7 +354,7 @@ function emptyConfig(): AgentToolsConfig {
   return { file: undefined, mcpServers: {}, plugins: { dirs: [], disable: [] }, facade: { mode: "per-plugin" }, http: {}, notices: [] };
 }
 
-export function readConfigFile(file: string): AgentToolsConfig {
+export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): AgentToolsConfig {
   let text: string;
   try {
     text = readSettingsFileSync(file);
@@ -337,7 +363,7 @@ export function readConfigFile(file: string): AgentToolsConfig {
   }
   const { doc, problems } = parseJsonText(text);
   if (problems.length) throw new ConfigError(file, undefined, problems);
-  return parseConfig(file, doc, text);
+  return parseConfig(file, doc, text, env);
 }
 
 /**
@@ -373,7 +399,7 @@ export function locateConfig(explicit: string | undefined, env: NodeJS.ProcessEn
 
 export function loadConfig(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): AgentToolsConfig {
   const found = locateConfig(explicit, env, cwd);
-  return found ? { ...readConfigFile(found.file), source: found.source } : emptyConfig();
+  return found ? { ...readConfigFile(found.file, env), source: found.source } : emptyConfig();
 }
 
 /** One line for status and help: which file was read, and how it was found. */

@@ -21,8 +21,8 @@ function requiredVariables(values: Iterable<string>): string[] {
 export function manifestFromEntry(configFile: string, key: string, entry: McpServerEntry, serversKey: "mcpServers" | "servers" = "mcpServers"): PluginManifest {
   const isStdio = "command" in entry;
   const strings = isStdio
-    ? [entry.command, ...(entry.args ?? []), ...Object.values(entry.env ?? {}), entry.cwd ?? ""]
-    : [entry.url, ...Object.values(entry.headers ?? {})];
+    ? [entry.command, ...(entry.args ?? []), ...Object.values(entry.env ?? {}), entry.cwd ?? "", entry.envFile ?? ""]
+    : [entry.url, ...Object.values(entry.headers ?? {}), entry.envFile ?? ""];
   const adapter = isStdio
     ? { kind: "mcp", command: entry.command, args: entry.args ?? [], env: entry.env ?? {}, ...(entry.cwd ? { cwd: entry.cwd } : {}) }
     : { kind: "mcp", url: entry.url, headers: entry.headers ?? {}, ...(entry.type === "sse" ? { type: "sse" } : {}) };
@@ -46,6 +46,8 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
   };
   if (entry.discoverHint) manifest.discoverHint = entry.discoverHint;
   if (entry.confirm) manifest.confirm = entry.confirm;
+  if (entry.includeTools) manifest.includeTools = entry.includeTools;
+  if (entry.excludeTools) manifest.excludeTools = entry.excludeTools;
   return manifest;
 }
 

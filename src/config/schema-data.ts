@@ -284,6 +284,18 @@ export const SERVER_ENTRY_SCHEMA = {
       "maximum": 2147483647,
       "type": "integer"
     },
+    "includeTools": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      }
+    },
+    "excludeTools": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      }
+    },
     "type": {
       "type": "string",
       "enum": [

@@ -31,6 +31,10 @@ export const ServerEntrySchema = Type.Object(
     disabled: Type.Optional(Type.Boolean()),
     timeoutMs: Type.Optional(Millis),
     idleTimeoutMs: Type.Optional(Millis),
+    /** Gemini CLI's tool filter (tool-filter.ts): only these tools of the server are served. */
+    includeTools: Type.Optional(Strings),
+    /** Gemini CLI's tool filter: these tools of the server are never served (wins over includeTools). */
+    excludeTools: Type.Optional(Strings),
     // the shared mcpServers vocabulary (Claude Desktop, Claude Code, Cursor, VS Code)
     type: Type.Optional(OneOf("stdio", "http", "streamable-http", "sse")),
     command: Type.Optional(Type.String({ minLength: 1 })),

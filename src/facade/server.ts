@@ -1,6 +1,7 @@
 import path from "node:path";
 import { inputRequired, ProtocolError, ProtocolErrorCode, Server, type CallToolRequestParams, type CallToolResult, type InputRequiredResult, type ListToolsResult, type ServerContext, type StandardSchemaV1 } from "@modelcontextprotocol/server";
 import { packageJson, RUNTIME_ROOT } from "../paths.js";
+import { withRestartNote } from "../config/changed-since-start.js";
 import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
@@ -326,8 +327,11 @@ export function createFacade(runtime: Runtime): Facade {
     try {
       const routed = (ctx as RoutedContext)[ROUTED];
       const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners);
-      // Bounded as the pipeline's errors are: a routing answer echoes the name and arguments sent.
-      if ("error" in resolved) return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: boundError(resolved.error.toPayload()) } }));
+      if ("error" in resolved) {
+        const error = resolved.error.code === "UNKNOWN_FACADE_TOOL" ? withRestartNote(resolved.error, runtime.configFile, runtime.plugins.map((p) => p.manifest.prefix), name) : resolved.error;
+        // Bounded as the pipeline's errors are: a routing answer echoes the name and arguments sent.
+        return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: boundError(error.toPayload()) } }));
+      }
       const { route, repairs } = resolved;
       // Keys a tool does not take are read as what they plainly mean, or said in `repairs` (a _call's in the pipeline).
       const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs);

@@ -27,11 +27,14 @@ export function manifestReferenceProblems(manifest: PluginManifest, skills: read
   return problems;
 }
 
-/** The line saying which names in `readonlyTools`/`confirmTools` the plugin's catalog lacks, or undefined when there are none. */
+/**
+ * The line saying which names in `readonlyTools`/`confirmTools` (and a config entry's
+ * `includeTools`/`excludeTools`) the plugin's catalog lacks, or undefined when there are none.
+ */
 export function unknownListedTools(manifest: PluginManifest, toolNames: readonly string[]): string | undefined {
   const known = new Set(toolNames);
   const parts: string[] = [];
-  for (const field of ["readonlyTools", "confirmTools"] as const) {
+  for (const field of ["readonlyTools", "confirmTools", "includeTools", "excludeTools"] as const) {
     const unknown = [...new Set(manifest[field] ?? [])].filter((name) => !known.has(name));
     if (unknown.length) parts.push(`${field} lists ${unknown.map((name) => `'${name}'`).join(", ")}`);
   }

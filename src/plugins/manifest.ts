@@ -73,6 +73,10 @@ export interface PluginManifest {
    * `problem` says what is wrong with its value (the plugin is then not configured).
    */
   setBy?: { variable: string; problem?: string };
+  /** A config entry's tool filter (tool-filter.ts): only these of its server's tools are served. */
+  includeTools?: string[];
+  /** A config entry's tool filter (tool-filter.ts): these of its server's tools are never served; wins over includeTools. */
+  excludeTools?: string[];
 }
 
 export interface DiscoverContextSpec {

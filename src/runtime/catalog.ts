@@ -1,6 +1,7 @@
 import type { Adapter, ListToolsOptions, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import { unknownListedTools } from "../plugins/manifest-references.js";
+import { filterTools } from "../plugins/tool-filter.js";
 import type { CachedCatalog, CatalogStore } from "./catalog-cache/store.js";
 import { createLimiter } from "./limiter.js";
 import { hasGenericDescription, serverText } from "./plugin-about.js";
@@ -65,6 +66,8 @@ export interface Catalog {
   close(): void;
   /** What is wrong with the lists read, per plugin: a tool name listed more than once (the first is used). */
   problems(): { prefix: string; lines: string[] }[];
+  /** The names of the plugin's last list that its config entry keeps out (includeTools/excludeTools, tool-filter.ts). */
+  withheld(prefix: string): readonly string[];
 }
 
 export interface CatalogOptions {
@@ -271,9 +274,20 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   /** Per plugin, the last line said about names its manifest lists that its tools lack (manifest-references.ts). */
   const unknownListedSaid = new Map<string, string | undefined>();
 
-  const keep = (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined): void => {
+  /** Per plugin, the names its config entry's tool filter took out of the last list kept. */
+  const withheld = new Map<string, string[]>();
+
+  /**
+   * Keep a list as the server gave it (`listed`, one tool per name): what is served is what the
+   * entry's tool filter lets through. The store keeps the whole list, so a filter edited between
+   * runs applies to a restored catalog as it does to a fresh one.
+   */
+  const keep = (plugin: LoadedPlugin, listed: ToolDescriptor[], server: ServerDescription | undefined): ToolDescriptor[] => {
     const prefix = plugin.manifest.prefix;
-    const unknownListed = unknownListedTools(plugin.manifest, tools.map((tool) => tool.name));
+    const unknownListed = unknownListedTools(plugin.manifest, listed.map((tool) => tool.name));
+    const { kept: tools, withheld: out } = filterTools(plugin.manifest, listed);
+    if (out.length) withheld.set(prefix, out);
+    else withheld.delete(prefix);
     if (unknownListed && unknownListed !== unknownListedSaid.get(prefix)) log?.warn(unknownListed);
     unknownListedSaid.set(prefix, unknownListed);
     const before = lists.get(prefix) ?? replaced.get(prefix);
@@ -282,6 +296,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     replaced.delete(prefix);
     index.setPluginDocuments(prefix, documentsFor(plugin, tools, server));
     options.onKept?.(plugin, tools, server);
+    return tools;
   };
 
   const save = (plugin: LoadedPlugin, tools: ToolDescriptor[]): void => {
@@ -342,7 +357,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     let skipQueue: (() => void) | undefined;
     const loading = limiter.run(async () => {
       const listed = (await withDeadline(() => adapter.listTools(background || fresh ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
-      const tools = firstOfEach(prefix, sanitise(listed?.tools));
+      const all = firstOfEach(prefix, sanitise(listed?.tools));
+      let tools = filterTools(plugin.manifest, all).kept;
       if (owners.get(prefix) === token) {
         const before = restored.get(prefix);
         restored.delete(prefix);
@@ -350,10 +366,10 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
         if (before?.server && server && (before.server.name !== server.name || before.server.version !== server.version)) {
           log?.info(`plugin '${prefix}': server ${before.server.name} ${before.server.version} is now ${server.name} ${server.version}; catalog listed again`);
         }
-        keep(plugin, tools, server);
+        tools = keep(plugin, all, server);
         owners.delete(prefix);
         pending.delete(prefix);
-        save(plugin, tools);
+        save(plugin, all);
       }
       return tools;
     }, { urgent, onQueued: (startNow) => (skipQueue = startNow) });
@@ -385,6 +401,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     },
     storedAt: (prefix) => restored.get(prefix)?.listedAt,
     problems: () => [...repeatedLines].map(([prefix, lines]) => ({ prefix, lines })),
+    withheld: (prefix) => withheld.get(prefix) ?? [],
     invalidate(prefix) {
       const out = lists.get(prefix);
       if (out) replaced.set(prefix, out);

@@ -29,6 +29,7 @@ import { asPromise } from "../as-promise.js";
 import { describeArgumentValue, echoed } from "./argument-value.js";
 import { boundError } from "./error-bound.js";
 import { directionsTo, sameNameIn, type NamedTarget } from "./misdirected.js";
+import { withheldToolError } from "../plugins/tool-filter.js";
 
 /**
  * The one call path. Every way to run a plugin's tool or skill — `_call`, `_run_skill`, the
@@ -116,6 +117,8 @@ export interface PipelineDeps {
   relistTools?(plugin: LoadedPlugin): Promise<ToolDescriptor[]>;
   /** Whether the plugin's list in memory came from the persistent store and no listing in this process has confirmed it. */
   listedFromStore?(plugin: LoadedPlugin): boolean;
+  /** The tools of the plugin's server that its config entry keeps out (includeTools/excludeTools): a call to one is refused as such. */
+  withheldTools?(plugin: LoadedPlugin): readonly string[];
   /** How many times the catalog of the plugin a call names has changed (catalog.ts `version`), for the loop breaker. */
   catalogVersion?(target: string | LoadedPlugin): number;
   /** Names the search index finds for `name` in the plugin, for "did you mean". */
@@ -594,6 +597,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       }
     }
     if (!tool) {
+      // A tool the user's config keeps out is refused as such, not as unknown: a near name or a
+      // relisting would not help, and "did you mean" must not lead to it.
+      const withheld = deps.withheldTools?.(plugin) ?? [];
+      if (withheld.length) {
+        const out = withheld.includes(sent) ? sent : (stripToolPrefix(sent, prefix, (n) => withheld.includes(n), []) ?? sameNameIn(sent, withheld));
+        if (out) throw withheldToolError(plugin.manifest, out);
+      }
       // A stored catalog may predate a tool the server has added: the server is asked before the
       // name is refused (a call to it would have started the server anyway).
       if (!state.relisted && deps.relistTools && deps.listedFromStore?.(plugin)) {

@@ -48,6 +48,7 @@ import { importTimeoutFromEnv } from "../plugins/import-deadline.js";
 import { pickRanked } from "./ranked-window.js";
 import { fleetProblems } from "./problems.js";
 import { pluginNamesThatCouldLoad } from "./known-plugins.js";
+import { withRestartNote } from "../config/changed-since-start.js";
 import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
@@ -666,7 +667,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       // The names to put in `plugin`: those a call can use (configured), after the near ones (a
       // near one not configured answers NOT_CONFIGURED with its fix).
       const offered = [...new Set([...close, ...names.filter((name) => byPrefix.get(name)?.configured)])];
-      throw new RuntimeError("UNKNOWN_PLUGIN", what, { plugins: offered.length > 20 ? [...(close.length ? close : offered.slice(0, 5)), `… ${offered.length} plugins in all`] : offered });
+      const unknown = new RuntimeError("UNKNOWN_PLUGIN", what, { plugins: offered.length > 20 ? [...(close.length ? close : offered.slice(0, 5)), `… ${offered.length} plugins in all`] : offered });
+      throw prefix ? withRestartNote(unknown, config?.file, [...byPrefix.keys()], prefix) : unknown;
     }
     if (!plugin.configured || !plugin.adapter) {
       throw new RuntimeError("NOT_CONFIGURED", `plugin '${plugin.manifest.prefix}' is not configured: ${describeMissing(plugin.missing)}`, {
@@ -776,6 +778,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     pluginOfName,
     relistTools: (plugin) => catalogOf(plugin).catalog.relist(plugin).catch((error: unknown) => listingFailed(plugin, error)),
     listedFromStore: (plugin) => catalogOf(plugin).catalog.storedAt(plugin.manifest.prefix) !== undefined,
+    withheldTools: (plugin) => catalogOf(plugin).catalog.withheld(plugin.manifest.prefix),
     catalogVersion: (target) => {
       if (typeof target !== "string") return catalogOf(target).catalog.version(target.manifest.prefix);
       return catalog.version(byPrefix.has(target) ? target : (foldedMatch(target, byPrefix.keys()) ?? target));

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { describe, it } from "node:test";
+import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
+import { MCP_BIN, baseEnv, callJson, runCli } from "./helpers.js";
+
+// `${VAR}` references the config resolves itself: an envFile path is resolved in the host
+// environment (one it needs unset is a requirement, as anywhere else), a default holding a
+// reference and a variable with an empty name are refused at load, and a `}` after a reference is
+// text, as in a shell. The built CLI and server, with the real stdio fixture.
+
+function writeConfig(doc: unknown, extra: Record<string, string> = {}): { dir: string; file: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-references-"));
+  for (const [name, text] of Object.entries(extra)) writeFileSync(path.join(dir, name), text);
+  const file = path.join(dir, "agent-tools.config.json");
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  return { dir, file };
+}
+
+describe("an envFile path holding ${VAR}", () => {
+  it("with the variable unset, the entry is not configured: set it (validate stays ok, the call says so)", async () => {
+    const { file } = writeConfig({ mcpServers: { a: { command: process.execPath, args: [STDIO_FIXTURE], envFile: "${NOPE_ENV_DIR}/x.env" } } });
+    const env = baseEnv();
+    delete env.NOPE_ENV_DIR;
+    const result = await runCli(["validate", "--config", file], env);
+    assert.equal(result.code, 0, result.stderr);
+    const report = JSON.parse(result.stdout) as { plugins: { prefix: string; configured: boolean; status?: string }[] };
+    assert.deepEqual(report.plugins.find((p) => p.prefix === "a"), { prefix: "a", name: "a", configured: false, status: "not configured: set NOPE_ENV_DIR", skills: 0 });
+    assert.doesNotMatch(result.stdout + result.stderr, /cannot be read|ENOENT/);
+  });
+
+  it("with the variable set, the file it names is read into the server's env", async () => {
+    const { dir, file } = writeConfig(
+      { mcpServers: { a: { command: process.execPath, args: [STDIO_FIXTURE], envFile: "${REF_ENV_DIR}/x.env", env: { K2: "${REF_UNSET_A:-x}}" } } } },
+      { "x.env": "FROM_FILE=read\n" },
+    );
+    const env = baseEnv({ REF_ENV_DIR: dir });
+    delete env.REF_UNSET_A;
+    const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN, "--config", file], env, stderr: "pipe" });
+    const client = new Client({ name: "references-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      const seen = await callJson(client, "agent_tools_a_call", { toolName: "env", arguments: { names: ["FROM_FILE", "K2"] }, confirm: true });
+      assert.equal(seen.isError, false, JSON.stringify(seen.payload));
+      const values = (seen.payload.result as { values: Record<string, string> }).values;
+      assert.equal(values.FROM_FILE, "read");
+      // As in a shell (`echo "${A:-x}}"` prints x}): the reference ends at its first `}`, the next is text.
+      assert.equal(values.K2, "x}");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("references the config cannot resolve, and a nameless variable", () => {
+  it("refuses a default holding a reference and an env key that is empty, naming each field", async () => {
+    const { file } = writeConfig({
+      mcpServers: { a: { command: process.execPath, args: [STDIO_FIXTURE], env: { "": "2", K: "${REF_A:-${REF_B}}" } } },
+    });
+    const result = await runCli(["validate", "--config", file]);
+    assert.equal(result.code, 1, result.stdout);
+    assert.match(result.stderr, /mcpServers\.a: field 'env\.K' has a reference inside a default \(\$\{A:-\$\{B\}\}\), which is not resolved \(it would reach the server as text\); write the default as plain text/);
+    assert.match(result.stderr, /mcpServers\.a: field 'env' has a variable with an empty name; name it \("NAME": "value"\) or remove it/);
+    const serving = await runCli(["mcp", "--config", file]);
+    assert.equal(serving.code, 1, "the server refuses to start on the same file");
+  });
+});
