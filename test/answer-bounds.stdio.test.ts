@@ -43,7 +43,7 @@ describe("answers quote what was sent cut", () => {
     const carried = await callJson(server.client, "agent_tools_notes_get_note", { id: HUGE });
     assert.equal(carried.payload.error?.code, "UNKNOWN_FACADE_TOOL");
     assert.ok(size(carried.payload) < 20_000, `${size(carried.payload)} characters`);
-    assert.match(JSON.stringify(carried.payload.error?.details?.next), /k+… \(499500 more characters left out\)/);
+    assert.match(JSON.stringify(carried.payload.error?.details?.next), /k+… \(496000 more characters left out\)/);
   });
 
   it("a downstream's error text quoting half a megabyte is cut in the message and in details, saying how much was left out", async () => {
