@@ -38,12 +38,12 @@ describe("answers quote what was sent cut", () => {
   it("a routing error (unknown facade tool) is bounded as the pipeline's are: a huge name, and huge arguments carried into details.next", async () => {
     const named = await callJson(server.client, `agent_tools_${HUGE}`, {});
     assert.equal(named.payload.error?.code, "UNKNOWN_FACADE_TOOL");
-    assert.match(named.payload.error?.message ?? "", /more characters left out/);
-    assert.ok(size(named.payload) < 6_000, `${size(named.payload)} characters`);
+    assert.match(named.payload.error?.message ?? "", /^this server has no tool 'agent_tools_k{68}…'; nothing was run\. Nearest: /);
+    assert.ok(size(named.payload) < 1_000, `${size(named.payload)} characters`);
     const carried = await callJson(server.client, "agent_tools_notes_get_note", { id: HUGE });
     assert.equal(carried.payload.error?.code, "UNKNOWN_FACADE_TOOL");
     assert.ok(size(carried.payload) < 20_000, `${size(carried.payload)} characters`);
-    assert.match(JSON.stringify(carried.payload.error?.details?.next), /k+… \(496000 more characters left out\)/);
+    assert.match(JSON.stringify(carried.payload.error?.details?.next), /k{4000}… \(496000 more characters left out\)/);
   });
 
   it("a downstream's error text quoting half a megabyte is cut in the message and in details, saying how much was left out", async () => {
@@ -56,6 +56,78 @@ describe("answers quote what was sent cut", () => {
     assert.ok(size(payload) < 7_000, `${size(payload)} characters`);
   });
 });
+
+// A plugin name the caller made up is quoted cut wherever an answer names it: help's note, search's
+// and a compact call's UNKNOWN_PLUGIN (and the error answer's own `plugin` field), routing's refusals.
+// Before, help quoted 100 KB whole (ok: true), a compact call's answer carried it in `plugin`, and
+// the others quoted 4,000 characters of it (only the message's bound).
+const BIG = "q".repeat(100_000);
+/** No run of the sent name longer than an echo (80 characters) anywhere in the answer. */
+const noLongEcho = (payload: unknown) => assert.ok(!JSON.stringify(payload).includes("q".repeat(81)), JSON.stringify(payload).slice(0, 300));
+
+for (const facade of ["full", "compact"] as const) {
+  describe(`a made-up plugin name of 100 KB is quoted cut (${facade} facade)`, () => {
+    const server = stdioForSuite(undefined, facade === "compact" ? { AGENT_TOOLS_FACADE: "compact" } : {});
+
+    it("help's note names it cut, and the answer is the size of help's list", async () => {
+      const plain = await callJson(server.client, "agent_tools_help", {});
+      const { payload, isError } = await callJson(server.client, "agent_tools_help", { plugin: BIG });
+      assert.equal(isError, false);
+      assert.match(payload.note as string, /^no plugin has prefix 'q{80}…'; every plugin is listed below$/);
+      noLongEcho(payload);
+      assert.ok(size(payload) < size(plain.payload) + 200, `${size(payload)} characters`);
+    });
+
+    it("search's UNKNOWN_PLUGIN names it cut", async () => {
+      const { payload } = await callJson(server.client, "agent_tools_search", { query: "notes", plugin: BIG });
+      assert.equal(payload.error?.code, "UNKNOWN_PLUGIN");
+      assert.match(payload.error?.message ?? "", /^no plugin has prefix 'q{80}…'; nothing was run/);
+      noLongEcho(payload);
+      assert.ok(size(payload) < 1_000, `${size(payload)} characters`);
+    });
+
+    it("the call tools' refusals name it cut", async () => {
+      const calls: Array<[string, Record<string, unknown>]> =
+        facade === "compact"
+          ? [
+              ["agent_tools_call", { plugin: BIG, toolName: "get_note" }],
+              ["agent_tools_run_skill", { plugin: BIG, skill: "x" }],
+              ["agent_tools_notes_call", { plugin: BIG, toolName: "get_note" }],
+              ["agent_tools_calll", { plugin: BIG, toolName: "get_note" }],
+            ]
+          : [
+              ["agent_tools_notes_call", { plugin: BIG, toolName: "get_note" }],
+              ["agent_tools_notes_discover", { plugin: BIG, query: "x" }],
+              ["agent_tools_calll", { plugin: BIG, toolName: "get_note" }],
+              ["agent_tools_call", { plugin: BIG, toolName: "get_note" }],
+              [`agent_tools_${BIG}_call`, {}],
+              ["agent_tools_notes_call_", { plugin: BIG, toolName: "get_note" }],
+            ];
+      for (const [name, args] of calls) {
+        const { payload, isError } = await callJson(server.client, name, args);
+        assert.equal(isError, true, name.slice(0, 40));
+        noLongEcho(payload);
+        assert.ok(size(payload) < 1_000, `${name.slice(0, 40)}: ${size(payload)} characters`);
+      }
+    });
+
+    if (facade === "compact") {
+      it("agent_tools_call's UNKNOWN_PLUGIN names it cut in its message and in the answer's plugin field", async () => {
+        const { payload } = await callJson(server.client, "agent_tools_call", { plugin: BIG, toolName: "get_note" });
+        assert.equal(payload.error?.code, "UNKNOWN_PLUGIN");
+        assert.equal(payload.plugin, `${"q".repeat(80)}…`);
+        assert.match(payload.error?.message ?? "", /^no plugin has prefix 'q{80}…'; nothing was run/);
+      });
+    } else {
+      it("a per-plugin tool given another plugin names that plugin's tool, or says a made-up one is no plugin", async () => {
+        const other = await callJson(server.client, "agent_tools_notes_call", { plugin: "Tracker", toolName: "x" });
+        assert.equal(other.payload.error?.message, "'plugin' is 'Tracker' but agent_tools_notes_call belongs to plugin 'notes'; nothing was run. Call agent_tools_tracker_call, or leave 'plugin' out");
+        const made = await callJson(server.client, "agent_tools_notes_call", { plugin: BIG, toolName: "x" });
+        assert.match(made.payload.error?.message ?? "", /^'plugin' is 'q{80}…' but agent_tools_notes_call belongs to plugin 'notes'; nothing was run\. 'q{80}…' is not a plugin here: leave 'plugin' out$/);
+      });
+    }
+  });
+}
 
 describe("a REST error names the request cut", () => {
   const KEY = `tasks-key-${randomBytes(12).toString("hex")}`;

@@ -3,7 +3,7 @@ import type { Repair } from "../runtime/repair.js";
 import { foldedMatch, foldName, levenshtein, similarity } from "../runtime/similarity.js";
 import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName, SEARCH_TOOL, type FacadeOperation, type FacadeRoute } from "./tools.js";
 import { isPlainObject } from "../plain-object.js";
-import { echoed, readPluginArgument } from "../runtime/argument-value.js";
+import { echoed, MAX_NAME_CHARS, MCP_NAME_CHARS, readPluginArgument } from "../runtime/argument-value.js";
 
 /**
  * Which facade tool a call reaches. The rule is that routing never changes the target of a call:
@@ -100,18 +100,32 @@ function nearestTools(sent: string, routes: ReadonlyMap<string, FacadeRoute>, li
 function unknownTool(sent: string, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, why: string, kind?: FacadeOperation): { error: RuntimeError } {
   const tools = nearestTools(sent, routes, listed, kind);
   return {
-    error: new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${sent}'${why ? ` (${why})` : ""}; nothing was run. Nearest: ${tools.map((t) => `'${t}'`).join(", ")}`, {
+    error: new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${echoed(sent)}'${why ? ` (${why})` : ""}; nothing was run. Nearest: ${tools.map((t) => `'${t}'`).join(", ")}`, {
       tools,
     }),
   };
 }
 
-/** The tool's own arguments in a call sent to a wrong facade name: its `arguments`, else what was sent (without `plugin`). */
+/**
+ * The tool's own arguments in a call sent to a wrong facade name: its `arguments`, else what was
+ * sent (without `plugin`, the name and `confirm`). A top-level `confirm` is the call's, never the
+ * tool's: a `_call` reads it there whether the rest was flattened or not (repair.ts), so `next`
+ * keeps it there (confirmOf).
+ */
 function toolArgumentsOf(args: unknown): Record<string, unknown> {
   if (!isPlainObject(args)) return {};
   if (isPlainObject(args.arguments)) return args.arguments;
-  const { plugin: _plugin, skill: _skill, toolName: _toolName, ...rest } = args;
+  const { plugin: _plugin, skill: _skill, toolName: _toolName, confirm: _confirm, ...rest } = args;
   return rest;
+}
+
+/**
+ * The `confirm` sent at the top level of the call, carried as sent to the top level of `next`
+ * (a `"yes"` too: the call made then says it is not honoured, as the call sent would have); one
+ * inside `arguments` stays there, where it is not honoured either.
+ */
+function confirmOf(args: unknown): { confirm?: unknown } {
+  return isPlainObject(args) && args.confirm !== undefined && args.confirm !== null ? { confirm: args.confirm } : {};
 }
 
 /**
@@ -120,13 +134,22 @@ function toolArgumentsOf(args: unknown): Record<string, unknown> {
  * tool goes (`agent_tools_tasks_list_tasks`), or a tool sent to `_run_skill` of a plugin that has
  * no skills. Nothing was run: the model makes the call, so a name that is not the plugin's tool
  * is answered by the plugin (UNKNOWN_TOOL with its near names), not guessed here.
+ *
+ * `next` holds the name whole (the message and hint quote it cut: they are read, `next` is copied);
+ * a top-level `confirm` stays at the top level. A name longer than a tool's can be (MCP's 128
+ * characters for a name read from the call; the runtime's bound for one a catalog holds, `known`)
+ * gets no `next`: no plugin has it, and the answer says so.
  */
-function leadToCall(sent: string, why: string, prefix: string, toolName: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>): { error: RuntimeError } | undefined {
+function leadToCall(sent: string, why: string, prefix: string, toolName: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, known = false): { error: RuntimeError } | undefined {
   const compact = routes.has(COMPACT_CALL_TOOL);
   const tool = compact ? COMPACT_CALL_TOOL : facadeToolName(prefix, "call");
   if (!routes.has(tool)) return undefined;
+  const bound = known ? MAX_NAME_CHARS : MCP_NAME_CHARS;
+  if (toolName.length > bound) {
+    return unknownTool(sent, routes, listed, `${why}; a tool name of ${toolName.length} characters is longer than a tool's can be (${bound}), so plugin '${prefix}' has no such tool`, "call");
+  }
   const shown = echoed(toolName);
-  const next = { tool, arguments: { ...(compact ? { plugin: prefix } : {}), toolName: shown, arguments: toolArgumentsOf(args) } };
+  const next = { tool, arguments: { ...(compact ? { plugin: prefix } : {}), toolName, arguments: toolArgumentsOf(args), ...confirmOf(args) } };
   const tools = [tool, ...nearestTools(sent, routes, listed).filter((t) => t !== tool)].slice(0, 5);
   const call = `${tool} with ${compact ? `plugin '${prefix}' and ` : ""}toolName '${shown}'`;
   return {
@@ -150,7 +173,7 @@ export type ToolOwners = (name: string) => ReadonlyArray<{ plugin: string; name:
 function ownersOf(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, toolOwners: ToolOwners | undefined): { error: RuntimeError } | undefined {
   const owners = toolOwners?.(sent.trim()) ?? [];
   const [only] = owners;
-  if (owners.length === 1 && only) return leadToCall(sent, `'${only.name}' is a tool of plugin '${only.plugin}', not a facade tool`, only.plugin, only.name, args, routes, listed);
+  if (owners.length === 1 && only) return leadToCall(sent, `'${echoed(only.name)}' is a tool of plugin '${only.plugin}', not a facade tool`, only.plugin, only.name, args, routes, listed, true);
   if (owners.length < 2) return undefined;
   return unknownTool(sent, routes, listed, `it is a tool of plugins ${owners.map((o) => `'${o.plugin}'`).join(" and ")}: call it through one plugin's call tool with toolName '${echoed(owners[0]?.name ?? sent)}'`, "call");
 }
@@ -166,18 +189,22 @@ function pluginAndTool(sent: string, bare: string, prefixes: readonly string[]):
   return undefined;
 }
 
-/** A per-plugin tool called with a `plugin` argument: honoured only when both name the same plugin. */
-function checkExplicitPlugin(name: string, route: FacadeRoute, args: unknown): RoutingOutcome {
+/**
+ * A per-plugin tool called with a `plugin` argument: honoured only when both name the same plugin.
+ * The other plugin's tool is named when `plugin` is one (`prefixes`); else the answer says it is none.
+ */
+function checkExplicitPlugin(name: string, route: FacadeRoute, args: unknown, prefixes: readonly string[]): RoutingOutcome {
   const unreadable = unreadablePlugin(args, name, route.prefix);
   if (unreadable) return unreadable;
   const explicit = explicitPlugin(args);
   if (explicit === undefined || route.prefix === undefined) return { route, args: withoutPlugin(args), repairs: [] };
   if (foldedMatch(explicit, [route.prefix])) return { route, args: withoutPlugin(args), repairs: [] };
-  const other = facadeToolName(explicit, route.operation as PluginOperation);
+  const real = foldedMatch(explicit, prefixes);
+  const instead = real === undefined ? `'${echoed(explicit)}' is not a plugin here: leave 'plugin' out` : `Call ${facadeToolName(real, route.operation as PluginOperation)}, or leave 'plugin' out`;
   return {
     error: new RuntimeError(
       "ARG_VALIDATION_FAILED",
-      `'plugin' is '${explicit}' but ${name} belongs to plugin '${route.prefix}'; nothing was run. Call ${other} (if that plugin exists), or leave 'plugin' out`,
+      `'plugin' is '${echoed(explicit)}' but ${name} belongs to plugin '${route.prefix}'; nothing was run. ${instead}`,
       { errors: [{ path: "/plugin", message: `must be '${route.prefix}' or absent on ${name}` }] },
     ),
   };
@@ -199,7 +226,7 @@ export function resolveFacadeTool(
 ): RoutingOutcome {
   const known = routes.get(sent);
   if (known) {
-    if (known.prefix !== undefined) return checkExplicitPlugin(sent, known, args);
+    if (known.prefix !== undefined) return checkExplicitPlugin(sent, known, args, prefixes);
     // Compact _call/_run_skill read the plugin from `plugin` (help and search read their own).
     const compactCall = known.operation === "call" || known.operation === "run_skill";
     return (compactCall && unreadablePlugin(args, sent, undefined)) || { route: known, args, repairs: [] };
@@ -214,7 +241,7 @@ export function resolveFacadeTool(
     const name = `agent_tools_${fixed.bare}`;
     const route = routes.get(name);
     if (route && levenshtein(bare, fixed.bare) <= (fixed.bare.length > 4 ? 2 : 1)) {
-      return { route, args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${sent}' was read as '${name}'` }] };
+      return { route, args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${echoed(sent)}' was read as '${name}'` }] };
     }
   }
 
@@ -244,19 +271,19 @@ export function resolveFacadeTool(
   for (const { kind, part } of readings) {
     const fromName = part ? pluginFromNamePart(part, prefixes) : undefined;
     if (part && !fromName) {
-      why = `'${part}' is not a plugin here`;
+      why = `'${echoed(part)}' is not a plugin here`;
       continue;
     }
     if (fromName && explicit !== undefined && explicitPrefix !== fromName) {
       return {
-        error: new RuntimeError("ARG_VALIDATION_FAILED", `the tool name '${sent}' names plugin '${fromName}' but 'plugin' is '${explicit}'; nothing was run. Say one plugin only`, {
+        error: new RuntimeError("ARG_VALIDATION_FAILED", `the tool name '${echoed(sent)}' names plugin '${fromName}' but 'plugin' is '${echoed(explicit)}'; nothing was run. Say one plugin only`, {
           errors: [{ path: "/plugin", message: `contradicts the tool name (plugin '${fromName}')` }],
         }),
       };
     }
     const prefix = fromName ?? explicitPrefix;
     if (explicit !== undefined && explicitPrefix === undefined) {
-      why = `'plugin' is '${explicit}', which is not a plugin here`;
+      why = `'plugin' is '${echoed(explicit)}', which is not a plugin here`;
       continue;
     }
     if (compact) {
@@ -285,8 +312,8 @@ export function resolveFacadeTool(
   if (targets.size === 1) {
     const [target] = targets.values();
     if (!target) return unknownTool(sent, routes, listed, why);
-    const said = explicit !== undefined ? ` ('plugin' is '${explicit}')` : "";
-    return { route: target.route, args: target.args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${sent}' was read as '${target.name}'${said}` }] };
+    const said = explicit !== undefined ? ` ('plugin' is '${echoed(explicit)}')` : "";
+    return { route: target.route, args: target.args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${echoed(sent)}' was read as '${target.name}'${said}` }] };
   }
   if (targets.size === 0 && noSkills) {
     const lead = leadToCall(sent, `plugin '${noSkills.prefix}' has no skills`, noSkills.prefix, noSkills.skill, args, routes, listed);

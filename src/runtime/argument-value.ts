@@ -1,6 +1,16 @@
 /** Characters of a name or key the caller sent that an answer quotes back: names are short identifiers. */
 export const ECHO_CHARS = 80;
 
+/** MCP's limit on a tool's name (the spec's 1-128 characters): a longer name sent by a caller is no tool's. */
+export const MCP_NAME_CHARS = 128;
+
+/**
+ * Tool and skill names are short identifiers (MCP allows 128 characters). A longer one is refused
+ * before it is compared with every name, and is echoed cut: a 1 MB name came back three times in
+ * full (target, message, details: a 3 MB answer into the agent's context) after 0.4 s of similarity search.
+ */
+export const MAX_NAME_CHARS = 256;
+
 /**
  * What the caller sent, as an answer quotes it: whole up to `max` characters, else its first `max`
  * and an ellipsis. A megabyte key or name was quoted whole, several times over, into the model's

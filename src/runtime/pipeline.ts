@@ -26,7 +26,7 @@ import { validateArguments } from "./validation.js";
 import { refuseAfterAnswer, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
-import { describeArgumentValue, echoed } from "./argument-value.js";
+import { describeArgumentValue, echoed, MAX_NAME_CHARS } from "./argument-value.js";
 import { boundError } from "./error-bound.js";
 import { directionsTo, sameNameIn, type NamedTarget } from "./misdirected.js";
 import { withheldToolError } from "../plugins/tool-filter.js";
@@ -253,13 +253,6 @@ function withCallerSignal<T extends object>(request: T, ctx: OperationContext): 
   return source ? withCancellation(request, source) : request;
 }
 
-/**
- * Tool and skill names are short identifiers (MCP allows 128 characters). A longer one is refused
- * before it is compared with every name, and is echoed cut: a 1 MB name came back three times in
- * full (target, message, details: a 3 MB answer into the agent's context) after 0.4 s of similarity search.
- */
-const MAX_NAME_CHARS = 256;
-
 function refuseLongName(sent: string, prefix: string, kind: "tool" | "skill", details: () => Record<string, unknown> = () => ({})): void {
   if (sent.length <= MAX_NAME_CHARS) return;
   throw new RuntimeError(kind === "tool" ? "UNKNOWN_TOOL" : "UNKNOWN_SKILL", `plugin '${prefix}' has no ${kind} '${echoed(sent)}' (a name of ${sent.length} characters; ${kind} names are short identifiers)`, {
@@ -344,7 +337,8 @@ export function frame<K extends SuccessKind>(
       const error = fromThrown(thrown);
       // Masked, then bounded: a downstream's error text (and what it quotes of the call) can be megabytes.
       const masked = (meta.redact ? meta.redact(error.toPayload()) : error.toPayload()) as ErrorAnswer["error"];
-      const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: meta.plugin } : {}), ...(meta.target ? { target: meta.target } : {}), error: boundError(masked) };
+      // The plugin as the call named it: a name that is no plugin's can be any length (prefixes have at most 32 characters).
+      const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: echoed(meta.plugin) } : {}), ...(meta.target ? { target: meta.target } : {}), error: boundError(masked) };
       if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
       meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
       return outcomeTold(session, meta, started, { kind: "error", isError: true, payload });

@@ -31,7 +31,7 @@ import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
 import type { Repair } from "./repair.js";
 import { LIMIT_RULE, MAX_LIMIT, readLimit } from "./limit-argument.js";
-import { describeArgumentValue, readPluginArgument } from "./argument-value.js";
+import { describeArgumentValue, echoed, readPluginArgument } from "./argument-value.js";
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
@@ -663,7 +663,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     }
     if (!plugin) {
       const close = prefix ? closestNames(prefix, names) : [];
-      const what = prefix ? `no plugin has prefix '${prefix}'; nothing was run${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (search hits and help show it)";
+      const what = prefix ? `no plugin has prefix '${echoed(prefix)}'; nothing was run${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (search hits and help show it)";
       // The names to put in `plugin`: those a call can use (configured), after the near ones (a
       // near one not configured answers NOT_CONFIGURED with its fix).
       const offered = [...new Set([...close, ...names.filter((name) => byPrefix.get(name)?.configured)])];
@@ -1013,7 +1013,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const chosen = named === undefined || !mayUsePlugin(session?.identity, named) ? undefined : byPrefix.get(named);
       if (chosen) return { plugin: pluginHelp(chosen) };
       return {
-        ...(only !== undefined ? { note: `no plugin has prefix '${only}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),
+        ...(only !== undefined ? { note: `no plugin has prefix '${echoed(only)}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),
         // The config file's path is the host's: for a caller that may use every plugin only.
         ...(seesWholeFleet(session?.identity) ? { config: runtime.configSource } : {}),
         plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
