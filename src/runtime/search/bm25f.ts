@@ -52,6 +52,12 @@ const FIELD_COUNT = FIELD_NAMES.length;
 
 /** Query words shorter than this are never read as typos, nor read as shorter words (one edit from "list" is "lit", "lost", "lisp"…). */
 const MIN_TYPO_LENGTH = 4;
+/**
+ * Query words shorter than this are read only as two letters swapped ("lsit" → list). One letter
+ * inserted, dropped or changed in a short word mostly makes another real word: "note" was read as
+ * "node" (memory's search_nodes first for "store a note") and "away" as "always".
+ */
+const FULL_EDIT_LENGTH = 6;
 /** At most this many vocabulary words stand for one unknown query word. */
 const MAX_TYPO_FIXES = 3;
 
@@ -292,7 +298,8 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fI
         }
       }
       const found: string[] = [];
-      for (let length = Math.max(MIN_TYPO_LENGTH, term.length - 1); length <= term.length + 1; length++) for (const word of byLength.get(length) ?? []) if (oneEditApart(term, word)) found.push(word);
+      const near = term.length < FULL_EDIT_LENGTH ? isSwap : oneEditApart;
+      for (let length = Math.max(MIN_TYPO_LENGTH, term.length - 1); length <= term.length + 1; length++) for (const word of byLength.get(length) ?? []) if (near(term, word)) found.push(word);
       if (found.length === 0) continue;
       // The commonest first, at most MAX_TYPO_FIXES of them (a short word can be one edit from many).
       found.sort((a, b) => documentFrequency.get(b)! - documentFrequency.get(a)! || a.localeCompare(b));
