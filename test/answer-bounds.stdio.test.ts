@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { callJson, connect, ROOT, stdioForSuite, writePlugin, type Connected } from "./helpers.js";
-import { startTasksApi, type TasksApi } from "./tasks-api-helpers.js";
+import { tasksAgentForSuite } from "./tasks-api-helpers.js";
 
 // What a caller sent comes back cut, and an error answer is bounded, however large the call was:
 // a 500 KB key or value was quoted whole (an unknown property four times: a 2 MB answer).
@@ -130,28 +129,14 @@ for (const facade of ["full", "compact"] as const) {
 }
 
 describe("a REST error names the request cut", () => {
-  const KEY = `tasks-key-${randomBytes(12).toString("hex")}`;
-  let dir: string;
-  let api: TasksApi;
-  let agent: Connected;
-
-  before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "answer-bounds-"));
-    api = await startTasksApi(path.join(dir, "tasks.sqlite"), KEY);
-    agent = await connect(path.join(ROOT, "plugins", "agent-tools-plugin-tasks"), { TASKS_API_BASE: api.url, TASKS_API_KEY: KEY });
-  });
-  after(async () => {
-    await agent?.close();
-    await api?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const tasks = tasksAgentForSuite("answer-bounds");
 
   it("a 100 KB search text the API refuses (HTTP 431) is not quoted whole in the request's URL", async () => {
-    const { payload } = await callJson(agent.client, "agent_tools_tasks_call", { toolName: "list_tasks", arguments: { text: "y".repeat(100_000) } });
+    const { payload } = await callJson(tasks.agent.client, "agent_tools_tasks_call", { toolName: "list_tasks", arguments: { text: "y".repeat(100_000) } });
     assert.equal(payload.error?.code, "UPSTREAM_ERROR");
     assert.match(payload.error?.message ?? "", /GET \/tasks\?q=y+… answered HTTP 431/);
     assert.ok(size(payload) < 1_000, `${size(payload)} characters`);
-    assert.ok(!JSON.stringify(payload).includes(KEY));
+    assert.ok(!JSON.stringify(payload).includes(tasks.key));
   });
 });
 

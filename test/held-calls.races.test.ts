@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { writePlugin } from "./helpers.js";
-import { raw, startHttp, type RunningHttp } from "./http-helpers.js";
-import { MODERN, V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
+import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { MODERN, modernToolCalls, V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
 
 /**
  * One answer is used once, even when the client sends it twice at the same moment (2026-07-28
@@ -52,19 +52,7 @@ const said = (answer: Answer): string => (answer.result?.resultType === "input_r
 
 describe("held calls: an answer sent twice at once is used once", () => {
   let server: RunningHttp;
-  let id = 0;
-  const call = async (name: string, args: Record<string, unknown>, retry?: { inputResponses: Record<string, unknown>; requestState: string }): Promise<Answer> => {
-    const rpcId = ++id;
-    const params = { name, arguments: args, ...(retry ?? {}), _meta: ENVELOPE };
-    const response = await raw(server.url, {
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": name },
-      body: JSON.stringify({ jsonrpc: "2.0", id: rpcId, method: "tools/call", params }),
-    });
-    assert.equal(response.status, 200, response.body);
-    const text = response.body;
-    const json = text.trimStart().startsWith("{") ? text : (text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).find((l) => l.includes(`"id":${rpcId}`)) ?? "{}");
-    return JSON.parse(json) as Answer;
-  };
+  const call = modernToolCalls<Answer>(() => server.url, ENVELOPE);
   /** The call's first round: its question's key and the requestState to answer it with. */
   const asked = async (name: string, args: Record<string, unknown>): Promise<{ key: string; requestState: string }> => {
     const first = await call(name, args);

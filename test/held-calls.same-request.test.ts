@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ROOT, writePlugin } from "./helpers.js";
-import { raw, startHttp, type RunningHttp } from "./http-helpers.js";
-import { MODERN } from "./v2-helpers.js";
+import { startHttp, type RunningHttp } from "./http-helpers.js";
+import { MODERN, modernToolCalls } from "./v2-helpers.js";
 
 /**
  * A call held open for the user's answer (2026-07-28 input_required rounds) is resumed only by the
@@ -40,19 +40,7 @@ interface Answer {
 
 describe("held calls: answers resume only the request that asked", () => {
   let server: RunningHttp;
-  let id = 0;
-  const call = async (name: string, args: Record<string, unknown>, retry?: { inputResponses: Record<string, unknown>; requestState: string }): Promise<Answer> => {
-    const rpcId = ++id;
-    const params = { name, arguments: args, ...(retry ?? {}), _meta: ENVELOPE };
-    const response = await raw(server.url, {
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": name },
-      body: JSON.stringify({ jsonrpc: "2.0", id: rpcId, method: "tools/call", params }),
-    });
-    assert.equal(response.status, 200, response.body);
-    const text = response.body;
-    const json = text.trimStart().startsWith("{") ? text : (text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).find((l) => l.includes(`"id":${rpcId}`)) ?? "{}");
-    return JSON.parse(json) as Answer;
-  };
+  const call = modernToolCalls<Answer>(() => server.url, ENVELOPE);
 
   before(async () => {
     server = await startHttp({ AGENT_TOOLS_PLUGINS_DIR: pluginsDir }, [], 30_000);

@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { listenOnLoopback } from "./fixtures/loopback.js";
-import { ROOT } from "./helpers.js";
+import { connect, forSuite, ROOT, type Connected } from "./helpers.js";
 
 /** The reference tasks API (examples/tasks-api/server.mjs) as its own process on a free port. */
 
@@ -39,6 +42,32 @@ export function startTasksApi(dbFile: string, key: string): Promise<TasksApi> {
   });
 }
 
+
+/** The bundled tasks plugin over stdio, against a tasks API of its own (a fresh database and key). */
+export interface TasksAgent {
+  key: string;
+  api: TasksApi;
+  agent: Connected;
+}
+
+/** A TasksAgent for the enclosing describe block (forSuite): started before its tests, stopped and removed after. */
+export function tasksAgentForSuite(label: string): TasksAgent {
+  const key = `tasks-key-${randomBytes(12).toString("hex")}`;
+  let dir = "";
+  return forSuite(
+    async () => {
+      dir = mkdtempSync(path.join(tmpdir(), `${label}-`));
+      const api = await startTasksApi(path.join(dir, "tasks.sqlite"), key);
+      const agent = await connect(path.join(ROOT, "plugins", "agent-tools-plugin-tasks"), { TASKS_API_BASE: api.url, TASKS_API_KEY: key });
+      return { key, api, agent };
+    },
+    async ({ api, agent }) => {
+      await agent.close();
+      await api.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  );
+}
 
 /**
  * What a test's proxy in front of the tasks API does to one exchange. `request` runs before it is

@@ -1,7 +1,9 @@
+import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import path from "node:path";
 import { baseEnv, FIXTURES, MCP_BIN, PLUGINS, ROOT, type Payload } from "./helpers.js";
+import { raw } from "./http-helpers.js";
 
 /** Helpers of the protocol-era tests: SDK v2 clients, pinned to 2026-07-28 or negotiating. */
 
@@ -51,4 +53,31 @@ export async function callV2(client: Client, name: string, args: Record<string, 
   if (!first || first.type !== "text") throw new Error(`no text content from ${name}`);
   if (result.structuredContent !== undefined) throw new Error(`${name} sent its payload twice (structuredContent)`);
   return { payload: JSON.parse(first.text) as Payload, isError: result.isError === true };
+}
+
+/** A tool call's retry of a 2026-07-28 input_required round: the answers and the state echoed. */
+export interface ModernRetry {
+  inputResponses: Record<string, unknown>;
+  requestState: string;
+}
+
+/**
+ * Raw 2026-07-28 `tools/call` requests over HTTP (no session: the envelope rides in `_meta` of each),
+ * numbered from 1, each answered as JSON or as an event stream whose message of the same id is
+ * returned. Raw, so that a test can send the same retry twice at once or tamper with it.
+ */
+export function modernToolCalls<Answer>(url: () => string, envelope: Record<string, unknown>): (name: string, args: Record<string, unknown>, retry?: ModernRetry) => Promise<Answer> {
+  let id = 0;
+  return async (name, args, retry) => {
+    const rpcId = ++id;
+    const params = { name, arguments: args, ...(retry ?? {}), _meta: envelope };
+    const response = await raw(url(), {
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": name },
+      body: JSON.stringify({ jsonrpc: "2.0", id: rpcId, method: "tools/call", params }),
+    });
+    assert.equal(response.status, 200, response.body);
+    const text = response.body;
+    const json = text.trimStart().startsWith("{") ? text : (text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).find((l) => l.includes(`"id":${rpcId}`)) ?? "{}");
+    return JSON.parse(json) as Answer;
+  };
 }

@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { after, before, describe, it } from "node:test";
-import { callJson, connect, ROOT, stdioForSuite, type Connected } from "./helpers.js";
-import { startTasksApi, type TasksApi } from "./tasks-api-helpers.js";
+import { describe, it } from "node:test";
+import { callJson, stdioForSuite } from "./helpers.js";
+import { tasksAgentForSuite } from "./tasks-api-helpers.js";
 
 // An ARG_VALIDATION_FAILED answer names what to send instead: the misspelt argument beside the
 // missing one, the properties to add, the types in words.
@@ -35,24 +31,10 @@ describe("a failed call names its undeclared arguments", () => {
 });
 
 describe("minProperties and type unions, against the tasks API", () => {
-  const KEY = `tasks-key-${randomBytes(12).toString("hex")}`;
-  let dir: string;
-  let api: TasksApi;
-  let agent: Connected;
-
-  before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "validation-next-"));
-    api = await startTasksApi(path.join(dir, "tasks.sqlite"), KEY);
-    agent = await connect(path.join(ROOT, "plugins", "agent-tools-plugin-tasks"), { TASKS_API_BASE: api.url, TASKS_API_KEY: KEY });
-  });
-  after(async () => {
-    await agent?.close();
-    await api?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const tasks = tasksAgentForSuite("validation-next");
 
   it("update_task with only its id names the properties to add and keeps minProperties in the schema fragment", async () => {
-    const { payload } = await callJson(agent.client, "agent_tools_tasks_call", { toolName: "update_task", arguments: { id: 1 } });
+    const { payload } = await callJson(tasks.agent.client, "agent_tools_tasks_call", { toolName: "update_task", arguments: { id: 1 } });
     assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED");
     assert.match(payload.error?.message ?? "", /must NOT have fewer than 2 properties; add one or more of 'title', 'description', 'status', 'due'$/);
     const [entry] = payload.error?.details?.errors as { schema: Record<string, unknown> }[];
@@ -61,7 +43,7 @@ describe("minProperties and type unions, against the tasks API", () => {
   });
 
   it("a nullable field's type is said in words", async () => {
-    const { payload } = await callJson(agent.client, "agent_tools_tasks_call", { toolName: "create_task", arguments: { title: "t", due: 5 }, confirm: true });
+    const { payload } = await callJson(tasks.agent.client, "agent_tools_tasks_call", { toolName: "create_task", arguments: { title: "t", due: 5 }, confirm: true });
     assert.match(payload.error?.message ?? "", /\/due: 'due' must be a string or null$/);
   });
 });
