@@ -7,6 +7,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { after, before, describe, it } from "node:test";
 import { startHttpFixture, type HttpFixture } from "./fixtures/mcp/http-server.js";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
+import { parseConfig } from "../src/config/config.js";
+import { silentLogger } from "../src/log.js";
+import { createRuntime } from "../src/runtime/runtime.js";
 import { MCP_BIN, baseEnv, callJson, runCli } from "./helpers.js";
 
 // Per-server settings of other clients that change what a server is or does, read from their files
@@ -72,7 +75,8 @@ describe("a Gemini CLI settings.json: excludeTools, includeTools, disabledTools 
   it("refuses a call to one, saying the config excludes it, and runs nothing", async () => {
     for (const [plugin, tool, why] of [
       ["local", "crash", /mcpServers\.local\.excludeTools lists 'crash'/],
-      ["local", "local_hang", /mcpServers\.local\.excludeTools lists 'hang'/],
+      // Roo Code's disabledTools is read as excludeTools, and the refusal names the field the user wrote.
+      ["local", "local_hang", /mcpServers\.local\.disabledTools lists 'hang'/],
       ["remote", "headers", /mcpServers\.remote\.includeTools does not list 'headers'/],
     ] as const) {
       const call = await callJson(client, `agent_tools_${plugin}_call`, { toolName: tool, arguments: {}, confirm: true });
@@ -83,6 +87,32 @@ describe("a Gemini CLI settings.json: excludeTools, includeTools, disabledTools 
       assert.match(error.message, why);
       assert.ok(error.message.includes(file), error.message);
       assert.match(error.hint, /do not retry it/);
+    }
+  });
+
+  it("describe refuses an excluded tool as a call does (FORBIDDEN, naming the field), not as unknown", async () => {
+    const config = parseConfig(file, { mcpServers: { local: { command: process.execPath, args: [STDIO_FIXTURE], excludeTools: ["crash"], disabledTools: ["hang"] } } }, undefined, baseEnv());
+    const runtime = await createRuntime({ config, pluginDirs: [], env: { PATH: process.env.PATH ?? "", AGENT_TOOLS_SEMANTIC: "off" }, log: silentLogger, catalogCache: false });
+    const session = runtime.createSession("describe-withheld");
+    try {
+      for (const [tool, why] of [
+        ["crash", /mcpServers\.local\.excludeTools lists 'crash'/],
+        ["hang", /mcpServers\.local\.disabledTools lists 'hang'/],
+      ] as const) {
+        const described = await runtime.describe(session, "local", tool);
+        assert.equal(described.isError, true, JSON.stringify(described.payload));
+        const error = (described.payload as { error: { code: string; message: string } }).error;
+        assert.equal(error.code, "FORBIDDEN", JSON.stringify(error));
+        assert.match(error.message, /the config excludes it/);
+        assert.match(error.message, why);
+      }
+      // A served tool is still described, and a made-up one is still unknown.
+      const echo = await runtime.describe(session, "local", "echo");
+      assert.equal(echo.isError, false, JSON.stringify(echo.payload));
+      const unknown = await runtime.describe(session, "local", "no_such_tool");
+      assert.equal((unknown.payload as { error: { code: string } }).error.code, "UNKNOWN_TOOL");
+    } finally {
+      await runtime.close();
     }
   });
 

@@ -84,7 +84,8 @@ describe("repairs", () => {
     assert.equal(skill.payload.error?.code, "UNKNOWN_TOOL");
     assert.match(skill.payload.error?.message ?? "", /plugin 'notes' has no tool 'count'; 'count' is a skill of this plugin: call agent_tools_notes_run_skill with skill 'count'$/);
     assert.equal(skill.payload.error?.hint, "'count' is a skill of this plugin: call agent_tools_notes_run_skill with skill 'count'. Nothing was run.");
-    assert.deepEqual(skill.payload.error?.details?.next, { tool: "agent_tools_notes_run_skill", arguments: { skill: "count", arguments: {} } });
+    // The caller's arguments are carried into next (the same call, redirected).
+    assert.deepEqual(skill.payload.error?.details?.next, { tool: "agent_tools_notes_run_skill", arguments: { skill: "count", arguments: { tag: "home" } } });
     const tool = await callJson(server.client, "agent_tools_notes_run_skill", { skill: "list_notes" });
     assert.equal(tool.payload.error?.code, "UNKNOWN_SKILL");
     assert.match(tool.payload.error?.message ?? "", /'list_notes' is a tool of this plugin: call agent_tools_notes_call with toolName 'list_notes'/);

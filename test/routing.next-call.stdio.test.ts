@@ -49,6 +49,39 @@ describe("UNKNOWN_FACADE_TOOL leads to the call that runs the tool", () => {
   });
 });
 
+describe("a tool's name sent to _run_skill, or a skill's to _call: next is the same call redirected", () => {
+  const agent = stdioForSuite();
+
+  it("keeps the caller's arguments and top-level confirm; following next runs the write", async () => {
+    const { payload } = await callJson(agent.client, "agent_tools_notes_run_skill", { skill: "create_note", arguments: { title: "t", body: "b" }, confirm: true });
+    assert.equal(payload.error?.code, "UNKNOWN_SKILL");
+    assert.match(payload.error?.message ?? "", /'create_note' is a tool of this plugin: call agent_tools_notes_call with toolName 'create_note'/);
+    const next = payload.error?.details?.next as Next;
+    assert.deepEqual(next, { tool: "agent_tools_notes_call", arguments: { toolName: "create_note", arguments: { title: "t", body: "b" }, confirm: true } });
+    const followed = await callJson(agent.client, next.tool, next.arguments);
+    assert.equal(followed.isError, false, JSON.stringify(followed.payload));
+    assert.match(JSON.stringify(followed.payload.result), /"id":"n\d+"/);
+  });
+
+  it("carries flattened arguments, and adds no confirm the caller did not send", async () => {
+    const { payload } = await callJson(agent.client, "agent_tools_notes_run_skill", { skill: "search_notes", text: "milk" });
+    assert.equal(payload.error?.code, "UNKNOWN_SKILL");
+    const next = payload.error?.details?.next as Next;
+    assert.deepEqual(next, { tool: "agent_tools_notes_call", arguments: { toolName: "search_notes", arguments: { text: "milk" } } });
+    const followed = await callJson(agent.client, next.tool, next.arguments);
+    assert.equal(followed.isError, false, JSON.stringify(followed.payload));
+  });
+
+  it("a skill's name sent to _call leads to _run_skill with the arguments sent, and that call runs", async () => {
+    const { payload } = await callJson(agent.client, "agent_tools_notes_call", { toolName: "count", arguments: { tag: "home" } });
+    assert.equal(payload.error?.code, "UNKNOWN_TOOL");
+    const next = payload.error?.details?.next as Next;
+    assert.deepEqual(next, { tool: "agent_tools_notes_run_skill", arguments: { skill: "count", arguments: { tag: "home" } } });
+    const followed = await callJson(agent.client, next.tool, next.arguments);
+    assert.equal(followed.isError, false, JSON.stringify(followed.payload));
+  });
+});
+
 describe("a tool sent to _run_skill of a plugin without skills", () => {
   let dir: string;
   let agent: Connected;

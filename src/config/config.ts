@@ -40,6 +40,8 @@ const CONFIG_FILE_NAME = "agent-tools.config.json";
 type EntryCommon = Pick<ServerEntryDocument, "description" | "readonlyTools" | "requireConfirm" | "confirm" | "discoverHint" | "disabled" | "timeoutMs" | "idleTimeoutMs" | "includeTools" | "excludeTools"> & {
   /** Left only when a variable its path needs is unset (the file is then unread): what makes the entry not configured. */
   envFile?: string;
+  /** Not a setting of ours: the names of excludeTools that only Roo Code's `disabledTools` listed (foreign-entry-keys.ts), so a refusal names the field the user wrote. */
+  disabledTools?: string[];
 };
 
 export interface StdioServerEntry extends EntryCommon {
@@ -281,7 +283,7 @@ export function parseConfig(file: string, doc: unknown, text?: string, env: Node
       continue;
     }
     const before = problems.length;
-    const { entry, ignored, problems: adopted, typeField } = adoptForeignSettings(value);
+    const { entry, ignored, problems: adopted, typeField, disabledTools } = adoptForeignSettings(value);
     for (const field of ignored) ignoredEntryKeys.set(field, [...(ignoredEntryKeys.get(field) ?? []), key]);
     for (const p of adopted) problem([...base, p.field], `${where}: field '${p.field}' ${p.message}`);
     for (const p of specProblems(ServerEntrySchema, entry)) {
@@ -327,7 +329,9 @@ export function parseConfig(file: string, doc: unknown, text?: string, env: Node
       }
       delete expanded.envFile;
     }
-    servers[key] = expanded as McpServerEntry;
+    const served = expanded as McpServerEntry;
+    if (disabledTools) served.disabledTools = disabledTools;
+    servers[key] = served;
   }
   if (problems.length) throw new ConfigError(file, undefined, problems);
   const ignoredLine = ignoredSettingsNotice(file, serversKey, ignoredEntryKeys);

@@ -41,6 +41,8 @@ export interface AdoptedEntry {
   problems: { field: string; message: string }[];
   /** The field the entry's transport was read from, for problems about it. */
   typeField: "type" | "transport";
+  /** The names only Roo Code's `disabledTools` lists (read as excludeTools): a refusal names the field the user wrote. */
+  disabledTools?: string[];
 }
 
 /** An entry as written, with other clients' settings taken as ours or set aside. */
@@ -48,6 +50,7 @@ export function adoptForeignSettings(written: Readonly<Record<string, unknown>>)
   const entry: Record<string, unknown> = {};
   const ignored: string[] = [];
   const problems: AdoptedEntry["problems"] = [];
+  let disabledTools: string[] | undefined;
   for (const [field, value] of Object.entries(written)) {
     if (field in IGNORED_ENTRY_KEYS) ignored.push(field);
     else if (field !== "transport" && field !== "disabledTools") entry[field] = value;
@@ -66,10 +69,15 @@ export function adoptForeignSettings(written: Readonly<Record<string, unknown>>)
   if (written.disabledTools !== undefined) {
     const names = written.disabledTools;
     if (!Array.isArray(names) || !names.every((n) => typeof n === "string")) problems.push({ field: "disabledTools", message: "must be an array of tool names (it is read as excludeTools)" });
-    else if (Array.isArray(entry.excludeTools)) entry.excludeTools = [...new Set([...(entry.excludeTools as unknown[]), ...names])];
-    else if (entry.excludeTools === undefined) entry.excludeTools = names;
+    else {
+      const written = Array.isArray(entry.excludeTools) ? (entry.excludeTools as unknown[]) : undefined;
+      if (written) entry.excludeTools = [...new Set([...written, ...names])];
+      else if (entry.excludeTools === undefined) entry.excludeTools = names;
+      const own = names.filter((n) => !written?.includes(n));
+      if (own.length && Array.isArray(entry.excludeTools)) disabledTools = own;
+    }
   }
-  return { entry, ignored, problems, typeField };
+  return { entry, ignored, problems, typeField, ...(disabledTools ? { disabledTools } : {}) };
 }
 
 /** The one notice naming every ignored setting of a file, with the entries that have it and why. */

@@ -48,6 +48,7 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
   if (entry.confirm) manifest.confirm = entry.confirm;
   if (entry.includeTools) manifest.includeTools = entry.includeTools;
   if (entry.excludeTools) manifest.excludeTools = entry.excludeTools;
+  if (entry.disabledTools) manifest.disabledTools = entry.disabledTools;
   return manifest;
 }
 

@@ -12,17 +12,21 @@ import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName } from "./too
 
 /**
  * A next step as the call to send, as is: `{"tool": name, "arguments": {...}}`. Required arguments
- * hold typed placeholders ("<string>"). It never carries `confirm`: whether a write may run is the
- * human's decision, which the answer says is needed.
+ * hold typed placeholders ("<string>"). A neutral next step never carries `confirm`: whether a
+ * write may run is the human's decision, which the answer says is needed. A redirect of the same
+ * call (a skill's name sent to `_call`, a tool's to `_run_skill`: pipeline.ts) carries the
+ * caller's arguments and the top-level `confirm` it sent (`step.confirm`), as routing.ts does for
+ * a wrong facade name: the caller already confirmed that call.
  */
 export function presentNext(mode: FacadeMode): (step: NextStep) => { tool: string; arguments: Record<string, unknown> } {
   return (step) => {
     const key = step.skill !== undefined ? "skill" : "toolName";
     const name = step.skill ?? step.toolName ?? "";
+    const confirm = step.confirm !== undefined ? { confirm: step.confirm } : {};
     if (mode === "compact") {
-      return { tool: key === "skill" ? COMPACT_RUN_SKILL_TOOL : COMPACT_CALL_TOOL, arguments: { plugin: step.plugin, [key]: name, arguments: step.arguments } };
+      return { tool: key === "skill" ? COMPACT_RUN_SKILL_TOOL : COMPACT_CALL_TOOL, arguments: { plugin: step.plugin, [key]: name, arguments: step.arguments, ...confirm } };
     }
-    return { tool: facadeToolName(step.plugin, key === "skill" ? "run_skill" : "call"), arguments: { [key]: name, arguments: step.arguments } };
+    return { tool: facadeToolName(step.plugin, key === "skill" ? "run_skill" : "call"), arguments: { [key]: name, arguments: step.arguments, ...confirm } };
   };
 }
 

@@ -4,6 +4,7 @@ import { foldedMatch, foldName, levenshtein, similarity } from "../runtime/simil
 import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName, SEARCH_TOOL, type FacadeOperation, type FacadeRoute } from "./tools.js";
 import { isPlainObject } from "../plain-object.js";
 import { echoed, MAX_NAME_CHARS, MCP_NAME_CHARS, readPluginArgument } from "../runtime/argument-value.js";
+import { confirmOf, toolArgumentsOf } from "../runtime/redirect.js";
 
 /**
  * Which facade tool a call reaches. The rule is that routing never changes the target of a call:
@@ -104,28 +105,6 @@ function unknownTool(sent: string, routes: ReadonlyMap<string, FacadeRoute>, lis
       tools,
     }),
   };
-}
-
-/**
- * The tool's own arguments in a call sent to a wrong facade name: its `arguments`, else what was
- * sent (without `plugin`, the name and `confirm`). A top-level `confirm` is the call's, never the
- * tool's: a `_call` reads it there whether the rest was flattened or not (repair.ts), so `next`
- * keeps it there (confirmOf).
- */
-function toolArgumentsOf(args: unknown): Record<string, unknown> {
-  if (!isPlainObject(args)) return {};
-  if (isPlainObject(args.arguments)) return args.arguments;
-  const { plugin: _plugin, skill: _skill, toolName: _toolName, confirm: _confirm, ...rest } = args;
-  return rest;
-}
-
-/**
- * The `confirm` sent at the top level of the call, carried as sent to the top level of `next`
- * (a `"yes"` too: the call made then says it is not honoured, as the call sent would have); one
- * inside `arguments` stays there, where it is not honoured either.
- */
-function confirmOf(args: unknown): { confirm?: unknown } {
-  return isPlainObject(args) && args.confirm !== undefined && args.confirm !== null ? { confirm: args.confirm } : {};
 }
 
 /**

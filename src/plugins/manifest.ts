@@ -77,6 +77,8 @@ export interface PluginManifest {
   includeTools?: string[];
   /** A config entry's tool filter (tool-filter.ts): these of its server's tools are never served; wins over includeTools. */
   excludeTools?: string[];
+  /** Those of excludeTools that only Roo Code's `disabledTools` listed in the config entry: a refusal names that field. */
+  disabledTools?: string[];
 }
 
 export interface DiscoverContextSpec {

@@ -10,12 +10,13 @@ import type { PluginManifest } from "./manifest.js";
  * `excludeTools` wins over `includeTools`.
  */
 
-export type ToolFilter = Pick<PluginManifest, "includeTools" | "excludeTools" | "entryPath" | "file" | "prefix">;
+export type ToolFilter = Pick<PluginManifest, "includeTools" | "excludeTools" | "disabledTools" | "entryPath" | "file" | "prefix">;
 
 /** Why the entry keeps `name` out, or undefined when it lets it through. */
 export function withheldReason(manifest: ToolFilter, name: string): string | undefined {
   const entry = manifest.entryPath?.join(".") ?? "its config entry";
-  if (manifest.excludeTools?.includes(name)) return `${entry}.excludeTools lists '${name}'`;
+  // The field the user wrote: Roo Code's `disabledTools` is read as excludeTools, and named as written.
+  if (manifest.excludeTools?.includes(name)) return `${entry}.${manifest.disabledTools?.includes(name) ? "disabledTools" : "excludeTools"} lists '${name}'`;
   if (manifest.includeTools && !manifest.includeTools.includes(name)) return `${entry}.includeTools does not list '${name}'`;
   return undefined;
 }

@@ -18,7 +18,14 @@ export interface NextStep {
   plugin: string;
   toolName?: string;
   skill?: string;
-  arguments: Record<string, string>;
+  /** Typed placeholders ("<string>") for a neutral step; the caller's own arguments for a redirect of its call. */
+  arguments: Record<string, unknown>;
+  /**
+   * Only on a redirect of the same call (a name sent to the wrong facade tool): the top-level
+   * `confirm` the caller sent, kept at the top level of the call to make. A neutral next step
+   * (a search hit, a discover entry, a suggestion) never has one.
+   */
+  confirm?: unknown;
 }
 
 /** One tool or skill in a discover or search answer. `next` is what the front end made of a NextStep. */

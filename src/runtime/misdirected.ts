@@ -33,14 +33,21 @@ export function sameNameIn(sent: string, candidates: Iterable<string>): string |
   return found;
 }
 
+/** What a redirect of the caller's call keeps (redirect.ts): its arguments, and the top-level `confirm` it sent. */
+export interface SentCall {
+  arguments: Record<string, unknown>;
+  confirm?: unknown;
+}
+
 /**
  * The sentence that leads there: "'count' is a skill of this plugin: call agent_tools_notes_run_skill
  * with skill 'count'". `present` is the front end's rendering of a next step (it knows the facade
- * tool names); without one the sentence names the kind of call.
+ * tool names); without one the sentence names the kind of call. `sent`: the caller's call, whose
+ * arguments (and top-level confirm) the next step keeps, so that following it runs what was asked.
  */
-export function directionTo(target: NamedTarget, from: string, present?: (step: NextStep) => unknown): { sentence: string; next: unknown } {
+export function directionTo(target: NamedTarget, from: string, present?: (step: NextStep) => unknown, sent?: SentCall): { sentence: string; next: unknown } {
   const key = target.kind === "skill" ? "skill" : "toolName";
-  const step: NextStep = { plugin: target.plugin, [key]: target.name, arguments: {} };
+  const step: NextStep = { plugin: target.plugin, [key]: target.name, arguments: sent?.arguments ?? {}, ...(sent?.confirm !== undefined ? { confirm: sent.confirm } : {}) };
   const next = present ? present(step) : step;
   const where = target.plugin === from ? (target.kind === "skill" ? "a skill of this plugin" : "a tool of this plugin") : `a ${target.kind} of plugin '${target.plugin}'`;
   if (!isPresented(next)) return { sentence: `'${target.name}' is ${where}: call it as ${target.kind} '${target.name}' of plugin '${target.plugin}'`, next };
@@ -49,8 +56,8 @@ export function directionTo(target: NamedTarget, from: string, present?: (step: 
 }
 
 /** The answer's words for every place a name was found (usually one): sentences joined, the next calls listed. */
-export function directionsTo(targets: readonly NamedTarget[], from: string, present?: (step: NextStep) => unknown): { sentence: string; next: unknown[] } {
-  const found = targets.map((target) => directionTo(target, from, present));
+export function directionsTo(targets: readonly NamedTarget[], from: string, present?: (step: NextStep) => unknown, sent?: SentCall): { sentence: string; next: unknown[] } {
+  const found = targets.map((target) => directionTo(target, from, present, sent));
   return { sentence: found.map((f) => f.sentence).join("; or "), next: found.map((f) => f.next) };
 }
 

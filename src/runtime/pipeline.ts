@@ -28,7 +28,8 @@ import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
 import { describeArgumentValue, echoed, MAX_NAME_CHARS } from "./argument-value.js";
 import { boundError } from "./error-bound.js";
-import { directionsTo, sameNameIn, type NamedTarget } from "./misdirected.js";
+import { directionsTo, sameNameIn, type NamedTarget, type SentCall } from "./misdirected.js";
+import { confirmOf, toolArgumentsOf } from "./redirect.js";
 import { withheldToolError } from "../plugins/tool-filter.js";
 
 /**
@@ -261,6 +262,18 @@ function refuseLongName(sent: string, prefix: string, kind: "tool" | "skill", de
     suggestions: [],
     ...details(),
   });
+}
+
+/**
+ * The caller's call as a redirect keeps it (redirect.ts, the helpers routing.ts uses for a wrong
+ * facade name): its arguments (the `arguments` object, else the top-level keys nothing read, as a
+ * flattened call sends them) and the top-level `confirm` it sent (`true`, or a value that is not
+ * honoured, which the call made then names as not honoured).
+ */
+function sentCallOf(request: RepairedRequest): SentCall {
+  const args = isPlainObject(request.arguments) && Object.keys(request.arguments).length ? { arguments: request.arguments } : {};
+  const confirm = request.confirmSent ?? (request.confirm ? true : undefined);
+  return { arguments: toolArgumentsOf({ ...request.stray, ...args }), ...confirmOf({ confirm }) };
 }
 
 function prefixOf(target: string | LoadedPlugin): string {
@@ -532,12 +545,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       }
       const plugins = found.plugins.length > 20 ? [...found.plugins.slice(0, 5), `… ${found.plugins.length} plugins in all`] : found.plugins;
       if (!found.targets.length) throw new RuntimeError("UNKNOWN_PLUGIN", "'plugin' is missing: name the plugin's prefix (search hits and help show it)", { plugins });
-      const { sentence } = directionsTo(found.targets, "", state.ctx.present);
-      const args = isPlainObject(request.arguments) ? request.arguments : {};
-      const next = found.targets.map((t) => {
-        const step = { plugin: t.plugin, [t.kind === "skill" ? "skill" : "toolName"]: t.name, arguments: args } as unknown as NextStep;
-        return state.ctx.present ? state.ctx.present(step) : step;
-      });
+      const { sentence, next } = directionsTo(found.targets, "", state.ctx.present, sentCallOf(request));
       throw new RuntimeError("UNKNOWN_PLUGIN", `'plugin' is missing; nothing was run. ${sentence}`, { plugins, elsewhere: found.targets, next: next.length === 1 ? next[0] : next }, `${sentence}, as \`details.next\` says. Nothing was run.`);
     });
   };
@@ -618,14 +626,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const prefix = plugin.manifest.prefix;
     // A skill of this plugin, or another plugin's tool or skill, by that name: the answer leads there.
     const skill = sameNameIn(sent, plugin.skills.map((s) => s.name));
-    if (skill) throw misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, [{ plugin: prefix, kind: "skill", name: skill }], prefix, state.ctx);
+    if (skill) throw misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, [{ plugin: prefix, kind: "skill", name: skill }], prefix, state);
     const suggestions = closestNames(sent, names);
     for (const name of deps.similarTools(plugin, sent)) if (!suggestions.includes(name) && suggestions.length < 5) suggestions.push(name);
     const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
     const unknown = new RuntimeError("UNKNOWN_TOOL", `${what}${mean}`, { toolName: sent, suggestions });
     if (!deps.elsewhere) throw unknown;
     return deps.elsewhere(state.session, sent, prefix).then((targets) => {
-      throw targets.length ? misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, targets, prefix, state.ctx) : unknown;
+      throw targets.length ? misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, targets, prefix, state) : unknown;
     });
   };
 
@@ -688,7 +696,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         const tool = sameNameIn(sent, tools.map((t) => t.name));
         const targets: NamedTarget[] = tool ? [{ plugin: prefix, kind: "tool", name: tool }] : ((await deps.elsewhere?.(state.session, sent, prefix)) ?? []);
         if (!targets.length) throw unknown;
-        throw misdirected("UNKNOWN_SKILL", what, { skill: sent, skills: skillList(), suggestions: [] }, targets, prefix, state.ctx);
+        throw misdirected("UNKNOWN_SKILL", what, { skill: sent, skills: skillList(), suggestions: [] }, targets, prefix, state);
       });
     }
     state.skill = skill;
@@ -700,9 +708,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     return known ? Promise.resolve(known) : deps.toolsOf(plugin).catch(() => []);
   };
 
-  /** UNKNOWN_TOOL / UNKNOWN_SKILL for a name that is elsewhere: where it is and the call that reaches it, in message, hint and details. */
-  const misdirected = (code: "UNKNOWN_TOOL" | "UNKNOWN_SKILL", what: string, details: Record<string, unknown>, targets: readonly NamedTarget[], from: string, ctx: OperationContext): RuntimeError => {
-    const { sentence, next } = directionsTo(targets, from, ctx.present);
+  /**
+   * UNKNOWN_TOOL / UNKNOWN_SKILL for a name that is elsewhere: where it is and the call that
+   * reaches it, in message, hint and details. The call in `details.next` is the caller's call
+   * redirected: it keeps the arguments and the top-level confirm sent (sentCallOf).
+   */
+  const misdirected = (code: "UNKNOWN_TOOL" | "UNKNOWN_SKILL", what: string, details: Record<string, unknown>, targets: readonly NamedTarget[], from: string, state: CallState): RuntimeError => {
+    const { sentence, next } = directionsTo(targets, from, state.ctx.present, sentCallOf(state.request as RepairedRequest));
     return new RuntimeError(code, `${what}; ${sentence}`, { ...details, elsewhere: targets, next: next.length === 1 ? next[0] : next }, `${sentence}. Nothing was run.`);
   };
 

@@ -14,6 +14,7 @@ import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
 import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
 import { describeMissing } from "../plugins/requirements.js";
+import { withheldToolError } from "../plugins/tool-filter.js";
 import type { Skill } from "../plugins/skills.js";
 import { writeReason } from "./write-reason.js";
 import type { CatalogEntry, DiscoverAnswer, NextStep, OperationResult } from "./answers.js";
@@ -1197,6 +1198,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const tools = await toolsOf(plugin);
         const tool = tools.find((t) => t.name === toolName);
         if (!tool) {
+          // A tool the user's config keeps out is refused as a call to it is (pipeline.ts), not as unknown.
+          const withheld = catalogOf(plugin).catalog.withheld(plugin.manifest.prefix);
+          const out = withheld.length ? (withheld.includes(toolName) ? toolName : sameNameIn(toolName, withheld)) : undefined;
+          if (out) throw withheldToolError(plugin.manifest, out);
           const suggestions = closestNames(toolName, tools.map((t) => t.name));
           throw new RuntimeError("UNKNOWN_TOOL", `plugin '${plugin.manifest.prefix}' has no tool '${toolName}'${suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : ""}`, { toolName, suggestions });
         }
