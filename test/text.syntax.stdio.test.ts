@@ -60,15 +60,18 @@ describe("agent_tools_exec: the user's line as written", () => {
     assert.equal(kept.stdout, "before\n", "a line with a syntax error changes nothing of the session");
   });
 
-  it("arrays, functions and shell options work within the call, and the answer says they are not kept", async () => {
+  it("arrays and functions work within the call, and the answer says they are not kept; shell options are kept", async () => {
     const defining = await exec(server, "a=(x y z); declare -A m=([k]=v); f() { echo fn; }; set -o pipefail; echo ${a[1]} ${m[k]}; f");
     assert.equal(defining.exitCode, 0, defining.stderr);
     assert.equal(defining.stdout, "y v\nfn\n");
-    assert.match(defining.note ?? "", /^not kept for the next call: the arrays a, m; the function f; the shell option set by set -o pipefail\. /);
-    assert.match(defining.note ?? "", /the session keeps scalar variables, the working directory and files/);
-    const next = await exec(server, 'echo "[${a[1]}][${m[k]}]"; set -o | grep pipefail');
-    assert.equal(next.stdout, "[][]\npipefail        off\n", "what the note said is so");
+    assert.match(defining.note ?? "", /^not kept for the next call: the arrays a, m; the function f\. /);
+    assert.doesNotMatch(defining.note ?? "", /pipefail|option set by/, "shell options carry, so the note does not name them");
+    assert.match(defining.note ?? "", /the session keeps scalar variables, shell options, the working directory and files, not arrays or functions/);
+    const next = await exec(server, 'echo "[${a[1]}][${m[k]}]"; set -o | grep pipefail; set +o pipefail');
+    assert.equal(next.stdout, "[][]\npipefail        on\n", "what the note said is so");
     assert.equal(next.note, undefined, "a line that defines none of them has no note");
+    const options = await exec(server, "set -e; shopt -s nullglob; set +e; shopt -u nullglob");
+    assert.equal(options.note, undefined, "a line that only sets shell options has no note");
   });
 
   it("what the note suggests works: definitions kept in a file and sourced in each call", async () => {
@@ -84,5 +87,54 @@ describe("agent_tools_exec: the user's line as written", () => {
     assert.equal(nested.exitCode, 0, nested.stderr);
     assert.match(nested.note ?? "", /the array parts; the function g\./);
     assert.doesNotMatch(nested.note ?? "", /\bb\b/);
+  });
+});
+
+describe("agent_tools_exec: shell options carry to the next call", () => {
+  const server = stdioForSuite(undefined, { AGENT_TOOLS_EXEC_TIMEOUT_MS: "20000" });
+
+  it("set -o pipefail holds in the next call, and set +o pipefail turns it off again", async () => {
+    assert.equal((await exec(server, "set -o pipefail")).exitCode, 0);
+    assert.equal((await exec(server, "false | true; echo $?")).stdout, "1\n");
+    assert.equal((await exec(server, "set +o pipefail")).exitCode, 0);
+    assert.equal((await exec(server, "false | true; echo $?")).stdout, "0\n");
+  });
+
+  it("set -u carries: an unset variable is an error in the next call", async () => {
+    await exec(server, "set -u");
+    const unset = await exec(server, 'echo "[$nowhere]"; echo after');
+    assert.equal(unset.exitCode, 1);
+    assert.equal(unset.stdout, "");
+    assert.match(unset.stderr, /nowhere: unbound variable/);
+    await exec(server, "set +u");
+    assert.equal((await exec(server, 'echo "[$nowhere]"')).stdout, "[]\n");
+  });
+
+  it("shopt -s nullglob carries, and shopt -u ends it", async () => {
+    await exec(server, "shopt -s nullglob");
+    assert.equal((await exec(server, "echo [no-such-file*]; echo end")).stdout, "\nend\n");
+    await exec(server, "shopt -u nullglob");
+    assert.equal((await exec(server, "echo no-such-file*")).stdout, "no-such-file*\n");
+  });
+
+  it("set -x carries without tracing the restoring statements; SHELLOPTS stays readonly", async () => {
+    await exec(server, "set -x");
+    const traced = await exec(server, "echo hi");
+    assert.equal(traced.stderr, "+ echo hi\n", "only the line's own commands are traced");
+    await exec(server, "set +x");
+    const shown = await exec(server, "set -o errexit; echo $SHELLOPTS");
+    assert.match(shown.stdout, /errexit/);
+    const next = await exec(server, "echo $SHELLOPTS; set +o errexit");
+    assert.match(next.stdout, /errexit/, "SHELLOPTS shows the carried options");
+    assert.equal((await exec(server, "false; echo went-on")).stdout, "went-on\n", "errexit was turned off");
+    const assigned = await exec(server, "SHELLOPTS=x");
+    assert.match(assigned.stderr, /SHELLOPTS: readonly variable/);
+    assert.doesNotMatch((await exec(server, "echo $SHELLOPTS")).stdout, /^x$/m);
+  });
+
+  it("a line with a syntax error changes no option", async () => {
+    await exec(server, "set -o pipefail");
+    assert.equal((await exec(server, "set +o pipefail; echo a; }")).exitCode, 2);
+    assert.equal((await exec(server, "false | true; echo $?; set +o pipefail")).stdout, "1\n");
   });
 });

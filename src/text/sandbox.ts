@@ -8,6 +8,7 @@ import { budgetedFs, DEFAULT_SANDBOX_BYTES, type SandboxAccount } from "./memory
 import { chargeCarriedEnv, envBytes } from "./env-budget.js";
 import { startQuestionClock } from "./question-clock.js";
 import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
+import { endedOptions, optionStatements, optionVariables, type ShellOptions } from "./shell-options.js";
 import { transientDefinitions, transientNote } from "./transient-state.js";
 
 /**
@@ -42,7 +43,7 @@ export interface SandboxRun {
   stopped?: "deadline" | "cancelled" | "limit";
   /** The line was stopped while the user was asked to confirm a write; the question was taken back. */
   questionWithdrawn?: boolean;
-  /** The line defines arrays, functions, shell options or aliases, which the next call will not have (transient-state.ts). */
+  /** The line defines arrays or functions, which the next call will not have (transient-state.ts). */
   note?: string;
 }
 
@@ -178,6 +179,8 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
   // for nested scripts too (`bash -c`, `eval`), which stay as written. Runs are queued, so the
   // first transform after arming is the line's own.
   let pendingLine: { text: string; note?: string } | undefined;
+  // The shell options the last call ended with (shell-options.ts).
+  let shellOptions: ShellOptions = {};
   bash.registerTransformPlugin({
     name: "agent-tools-group",
     transform({ ast }) {
@@ -191,7 +194,12 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
       // it as it does any syntax error (exit 2, `bash: syntax error: …`, nothing kept); in a
       // group it became an exit 1 after the statements before it had run.
       const wrap = ast.statements.length > 0 && !ast.statements.some((s) => s.deferredError);
-      return { ast: wrap ? asGroup(ast, current.text) : ast };
+      if (!wrap) return { ast };
+      // The carried shell options, restored ahead of the line's own statements (after the note,
+      // which is about what the line itself writes).
+      const restore = optionStatements(shellOptions);
+      const prefix = restore ? jb.parse(restore).statements : [];
+      return { ast: asGroup({ ...ast, statements: [...prefix, ...ast.statements] }, current.text) };
     },
   });
 
@@ -230,13 +238,16 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
       // rawScript: a heredoc keeps its indentation (YAML written with cat <<EOF stays valid).
       const parsed: { text: string; note?: string } = { text: commandLine };
       pendingLine = parsed;
-      const result = await bash.exec(commandLine, { env, replaceEnv: true, cwd, signal: controller.signal, rawScript: true }).finally(() => (pendingLine = undefined));
+      // SHELLOPTS and BASHOPTS go in as they came out, never assigned by a statement (they are
+      // readonly): a line that does not run (a syntax error) answers them unchanged.
+      const result = await bash.exec(commandLine, { env: { ...env, ...optionVariables(shellOptions) }, replaceEnv: true, cwd, signal: controller.signal, rawScript: true }).finally(() => (pendingLine = undefined));
       let { exitCode, stderr } = result;
       if (!stopped) {
         const carried = chargeCarriedEnv(options.account, env, envCharged, carriedEnv(result.env));
         env = carried.env;
         envCharged = carried.bytes;
         cwd = result.env.PWD || cwd;
+        shellOptions = endedOptions(result.env, shellOptions);
         if (carried.refusal) {
           stderr += carried.refusal;
           if (exitCode === EXIT.OK) exitCode = EXIT.LIMIT;

@@ -2,10 +2,11 @@ import type { ScriptNode, WordNode } from "just-bash";
 
 /**
  * What a command line defines that the next call will not have. just-bash's `exec` answers only
- * the scalar variables it ended with (`result.env`) and starts every call with no arrays, no
- * functions and its default shell options, and nothing in its public API reads them out; so the
- * session carries scalars (aliases too: just-bash keeps them as `BASH_ALIAS_…` variables), the
- * directory and files, and a line that defines one of these is told,
+ * the scalar variables it ended with (`result.env`) and starts every call with no arrays and no
+ * functions, and nothing in its public API reads them out; so the session carries scalars
+ * (aliases too: just-bash keeps them as `BASH_ALIAS_…` variables), shell options (answered in
+ * `SHELLOPTS`/`BASHOPTS`, shell-options.ts), the directory and files, and a line that defines an
+ * array or a function is told,
  * in its answer, that it holds for this call only. Read from the parsed line, before it runs:
  * only what is written out literally is seen (`declare -a "$name"`, `eval`, `source` are not),
  * so the note is never wrong about what it names, and a line that names none gets no note.
@@ -14,7 +15,6 @@ import type { ScriptNode, WordNode } from "just-bash";
 export interface TransientDefinitions {
   arrays: string[];
   functions: string[];
-  options: string[];
 }
 
 /** The word's text when it is written out literally (plain or quoted), else undefined. */
@@ -38,11 +38,6 @@ function declaredName(word: WordNode): string | undefined {
   return /^([A-Za-z_][A-Za-z0-9_]*)(?=$|=|\[|\+=)/.exec(first.value)?.[1];
 }
 
-/** `set -e`, `set +x`, `set -o pipefail`; not `set -o` or `set +o` alone (they print the options) nor `set -- a b`. */
-function setsOption(args: Array<string | undefined>): boolean {
-  return args.some((a, i) => !!a && (/^[-+][A-Za-np-z]*$/.test(a) && a.length > 1 ? true : /^[-+]o$/.test(a) && !!args[i + 1] && !/^[-+]/.test(args[i + 1] ?? "")));
-}
-
 function simpleCommand(node: Record<string, unknown>, found: TransientDefinitions): void {
   for (const assignment of (node.assignments ?? []) as Array<{ name: string; array: unknown }>) {
     // `a=(x y)`, `a+=(z)`, `a[1]=x`
@@ -61,13 +56,12 @@ function simpleCommand(node: Record<string, unknown>, found: TransientDefinition
     const at = args.findIndex((a) => !!a && /^-[A-Za-z]*a$/.test(a));
     const target = at >= 0 ? args[at + 1] : undefined;
     if (target) found.arrays.push(target);
-  } else if (name === "set" && setsOption(args)) found.options.push(`set ${args.filter((a) => a !== undefined).join(" ")}`);
-  else if (name === "shopt" && args.some((a) => a === "-s" || a === "-u")) found.options.push(`shopt ${args.filter((a) => a !== undefined).join(" ")}`);
+  }
 }
 
-/** Every definition of an array, function or shell option written literally anywhere in the line (loops, `if`, groups, function bodies). */
+/** Every definition of an array or function written literally anywhere in the line (loops, `if`, groups, function bodies). */
 export function transientDefinitions(script: ScriptNode): TransientDefinitions {
-  const found: TransientDefinitions = { arrays: [], functions: [], options: [] };
+  const found: TransientDefinitions = { arrays: [], functions: [] };
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) {
       for (const item of value) visit(item);
@@ -83,14 +77,13 @@ export function transientDefinitions(script: ScriptNode): TransientDefinitions {
   return {
     arrays: [...new Set(found.arrays)],
     functions: [...new Set(found.functions)],
-    options: [...new Set(found.options)],
   };
 }
 
 /** One line for the answer, or undefined when the line defines none of them. */
 export function transientNote(found: TransientDefinitions): string | undefined {
   const list = (one: string, many: string, names: string[]): string[] => (names.length ? [`${names.length > 1 ? many : one} ${names.slice(0, 5).join(", ")}${names.length > 5 ? ` and ${names.length - 5} more` : ""}`] : []);
-  const parts = [...list("the array", "the arrays", found.arrays), ...list("the function", "the functions", found.functions), ...list("the shell option set by", "the shell options set by", found.options)];
+  const parts = [...list("the array", "the arrays", found.arrays), ...list("the function", "the functions", found.functions)];
   if (!parts.length) return undefined;
-  return `not kept for the next call: ${parts.join("; ")}. Between calls the session keeps scalar variables, the working directory and files, not arrays, functions or shell options: define them again in the call that uses them (e.g. write them to a file once and \`source\` it)`;
+  return `not kept for the next call: ${parts.join("; ")}. Between calls the session keeps scalar variables, shell options, the working directory and files, not arrays or functions: define them again in the call that uses them (e.g. write them to a file once and \`source\` it)`;
 }
