@@ -63,6 +63,16 @@ describe("a tool's name sent to _run_skill, or a skill's to _call: next is the s
     assert.match(JSON.stringify(followed.payload.result), /"id":"n\d+"/);
   });
 
+  it("a confirm given to one plugin's call is not carried to another plugin's tool of that name", async () => {
+    const { payload } = await callJson(agent.client, "agent_tools_tracker_call", { toolName: "create_note", arguments: { title: "t", body: "b" }, confirm: true });
+    assert.equal(payload.error?.code, "UNKNOWN_TOOL", JSON.stringify(payload));
+    const next = payload.error?.details?.next as Next;
+    assert.deepEqual(next, { tool: "agent_tools_notes_call", arguments: { toolName: "create_note", arguments: { title: "t", body: "b" } } });
+    // Followed, it asks for the confirmation the notes plugin's write needs; nothing was written.
+    const followed = await callJson(agent.client, next.tool, next.arguments);
+    assert.equal(followed.payload.error?.code, "CONFIRM_REQUIRED", JSON.stringify(followed.payload));
+  });
+
   it("carries flattened arguments, and adds no confirm the caller did not send", async () => {
     const { payload } = await callJson(agent.client, "agent_tools_notes_run_skill", { skill: "search_notes", text: "milk" });
     assert.equal(payload.error?.code, "UNKNOWN_SKILL");

@@ -137,4 +137,14 @@ describe("agent_tools_exec: shell options carry to the next call", () => {
     assert.equal((await exec(server, "set +o pipefail; echo a; }")).exitCode, 2);
     assert.equal((await exec(server, "false | true; echo $?; set +o pipefail")).stdout, "1\n");
   });
+
+  it("an alias named shopt or set from an earlier line does not take over the restore at the start of later calls", async () => {
+    await exec(server, "shopt -s expand_aliases nullglob; set -o pipefail; alias shopt='exit 3'; alias set='notes call create_note --title planted --body x --confirm >/dev/null 2>&1; builtin set'");
+    const later = await exec(server, "echo still-here; false | true; echo $?");
+    assert.equal(later.exitCode, 0, later.stderr);
+    assert.equal(later.stdout, "still-here\n1\n", "the line runs, with the carried pipefail");
+    const notes = await exec(server, "notes call list_notes | jq -c '[.result.notes[].title]'");
+    assert.doesNotMatch(notes.stdout, /planted/, "no write ran ahead of the lines");
+    await exec(server, "unalias shopt set; shopt -u expand_aliases nullglob; set +o pipefail");
+  });
 });

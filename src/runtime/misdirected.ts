@@ -37,6 +37,17 @@ export function sameNameIn(sent: string, candidates: Iterable<string>): string |
 export interface SentCall {
   arguments: Record<string, unknown>;
   confirm?: unknown;
+  /** The tool or skill name the caller sent: its `confirm` is kept only for that same name in the same plugin. */
+  name?: string;
+}
+
+/**
+ * Whether a redirect keeps the caller's `confirm`: only to the name it sent, in the plugin it sent
+ * it to (a tool sent to `_run_skill`, or the reverse). A confirm the model gave a call of plugin A
+ * is no confirm of plugin B's tool that happens to share the name, nor of a near name.
+ */
+function keepsConfirm(target: NamedTarget, from: string, sent: SentCall | undefined): boolean {
+  return sent?.confirm !== undefined && sent.name !== undefined && target.plugin === from && namesSame(sent.name, target.name);
 }
 
 /**
@@ -47,7 +58,7 @@ export interface SentCall {
  */
 export function directionTo(target: NamedTarget, from: string, present?: (step: NextStep) => unknown, sent?: SentCall): { sentence: string; next: unknown } {
   const key = target.kind === "skill" ? "skill" : "toolName";
-  const step: NextStep = { plugin: target.plugin, [key]: target.name, arguments: sent?.arguments ?? {}, ...(sent?.confirm !== undefined ? { confirm: sent.confirm } : {}) };
+  const step: NextStep = { plugin: target.plugin, [key]: target.name, arguments: sent?.arguments ?? {}, ...(keepsConfirm(target, from, sent) ? { confirm: sent!.confirm } : {}) };
   const next = present ? present(step) : step;
   const where = target.plugin === from ? (target.kind === "skill" ? "a skill of this plugin" : "a tool of this plugin") : `a ${target.kind} of plugin '${target.plugin}'`;
   if (!isPresented(next)) return { sentence: `'${target.name}' is ${where}: call it as ${target.kind} '${target.name}' of plugin '${target.plugin}'`, next };

@@ -273,7 +273,7 @@ function refuseLongName(sent: string, prefix: string, kind: "tool" | "skill", de
 function sentCallOf(request: RepairedRequest): SentCall {
   const args = isPlainObject(request.arguments) && Object.keys(request.arguments).length ? { arguments: request.arguments } : {};
   const confirm = request.confirmSent ?? (request.confirm ? true : undefined);
-  return { arguments: toolArgumentsOf({ ...request.stray, ...args }), ...confirmOf({ confirm }) };
+  return { arguments: toolArgumentsOf({ ...request.stray, ...args }), ...confirmOf({ confirm }), ...(typeof request.name === "string" ? { name: request.name } : {}) };
 }
 
 function prefixOf(target: string | LoadedPlugin): string {

@@ -8,7 +8,7 @@ import { budgetedFs, DEFAULT_SANDBOX_BYTES, type SandboxAccount } from "./memory
 import { chargeCarriedEnv, envBytes } from "./env-budget.js";
 import { startQuestionClock } from "./question-clock.js";
 import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
-import { endedOptions, optionStatements, optionVariables, type ShellOptions } from "./shell-options.js";
+import { afterStoppedLine, endedOptions, optionStatements, optionVariables, type ShellOptions } from "./shell-options.js";
 import { transientDefinitions, transientNote } from "./transient-state.js";
 
 /**
@@ -255,10 +255,12 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
         if (result.exitCode === EXIT.DEADLINE && /deadline/.test(result.stderr)) stopped = "deadline";
         else if (result.exitCode === EXIT.LIMIT) stopped = "limit";
       }
+      if (stopped) shellOptions = afterStoppedLine(shellOptions);
       const withdrawn = clock.withdrew ? { questionWithdrawn: true } : {};
       return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : exitCode, stdout: result.stdout, stderr, cwd, ...(stopped ? { stopped } : {}), ...withdrawn, ...(parsed.note ? { note: parsed.note } : {}) };
     } catch (error) {
       // just-bash returns expected failures as values; a throw is a filesystem or internal error.
+      shellOptions = afterStoppedLine(shellOptions);
       return { exitCode: EXIT.FAILED, stdout: "", stderr: `agent-tools: the command line failed: ${describeThrown(error)}\n`, cwd, ...(stopped ? { stopped } : {}) };
     } finally {
       clock.dispose();

@@ -15,6 +15,9 @@ const SET_OPTIONS = ["allexport", "errexit", "noclobber", "noglob", "nounset", "
 /** The `shopt` options just-bash keeps, each restored to on or off. */
 const SHOPT_OPTIONS = ["dotglob", "expand_aliases", "extglob", "failglob", "globskipdots", "globstar", "lastpipe", "nocaseglob", "nocasematch", "nullglob", "xpg_echo"] as const;
 
+/** `BASHOPTS` of a new just-bash shell (its `shopt -p`): what a session that never ran `shopt` has. */
+export const DEFAULT_BASHOPTS = "globskipdots";
+
 export interface ShellOptions {
   /** The value of `SHELLOPTS` the last call ended with, as just-bash wrote it; undefined while no call has set one. */
   shellopts?: string;
@@ -34,10 +37,27 @@ export function endedOptions(finalEnv: Readonly<Record<string, string>>, previou
   return { ...(shellopts !== undefined ? { shellopts } : {}), ...(bashopts !== undefined ? { bashopts } : {}) };
 }
 
+/**
+ * The options after a line that did not end by itself (stopped at its deadline, cancelled, or
+ * failed inside): its `set -o` changes are gone with its exec, but just-bash keeps `shopt` state in
+ * the shell, so a session that had not run `shopt` before is restored to the defaults next time.
+ */
+export function afterStoppedLine(options: ShellOptions): ShellOptions {
+  return options.bashopts === undefined ? { ...options, bashopts: DEFAULT_BASHOPTS } : options;
+}
+
 /** The variables that hand the options to the next call's env, so that a line that does not run (a syntax error) answers them unchanged. */
 export function optionVariables(options: ShellOptions): Record<string, string> {
   return { ...(options.shellopts !== undefined ? { SHELLOPTS: options.shellopts } : {}), ...(options.bashopts !== undefined ? { BASHOPTS: options.bashopts } : {}) };
 }
+
+/**
+ * How the restoring statements name the shell's own commands. Aliases carry between calls, so an
+ * earlier line's `alias shopt='…'` or `alias set='…'` would run in place of the restore at the
+ * start of every later call (breaking the session for good, or running a plugin write each time);
+ * `builtin` skips aliases and functions, and quoted (`\builtin`) it is not alias-expanded itself.
+ */
+const BUILTIN = "\\builtin";
 
 /** The statements that start a call with these options, or "" when there is nothing to restore. */
 export function optionStatements(options: ShellOptions): string {
@@ -48,11 +68,11 @@ export function optionStatements(options: ShellOptions): string {
     const shopt = names(options.bashopts);
     const on = SHOPT_OPTIONS.filter((n) => shopt.has(n));
     const off = SHOPT_OPTIONS.filter((n) => !shopt.has(n));
-    if (on.length) lines.push(`shopt -s ${on.join(" ")}`);
-    if (off.length) lines.push(`shopt -u ${off.join(" ")}`);
+    if (on.length) lines.push(`${BUILTIN} shopt -s ${on.join(" ")}`);
+    if (off.length) lines.push(`${BUILTIN} shopt -u ${off.join(" ")}`);
   }
   const set = names(options.shellopts);
   const setOn = SET_OPTIONS.filter((n) => set.has(n));
-  if (setOn.length) lines.push(`set ${setOn.map((n) => `-o ${n}`).join(" ")}`);
+  if (setOn.length) lines.push(`${BUILTIN} set ${setOn.map((n) => `-o ${n}`).join(" ")}`);
   return lines.join("\n");
 }
