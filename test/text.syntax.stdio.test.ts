@@ -148,3 +148,15 @@ describe("agent_tools_exec: shell options carry to the next call", () => {
     await exec(server, "unalias shopt set; shopt -u expand_aliases nullglob; set +o pipefail");
   });
 });
+
+describe("agent_tools_exec: a line stopped at its deadline leaves the shell options as they were", () => {
+  const server = stdioForSuite(undefined, { AGENT_TOOLS_EXEC_TIMEOUT_MS: "1500" });
+
+  it("shopt options it set are gone in the next call, though just-bash keeps them in the shell", async () => {
+    const stopped = await exec(server, "shopt -s nullglob failglob; set -o pipefail; sleep 5; echo done");
+    assert.equal(stopped.exitCode, 124, stopped.stderr);
+    const next = await exec(server, "echo /nonexist*; false | true; echo $?");
+    assert.equal(next.exitCode, 0, next.stderr);
+    assert.equal(next.stdout, "/nonexist*\n0\n", "no nullglob, no failglob, no pipefail");
+  });
+});
