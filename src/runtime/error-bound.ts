@@ -1,5 +1,6 @@
 import { headOf } from "./argument-value.js";
 import { isPlainObject } from "../plain-object.js";
+import { REDACTED_MARKER } from "../adapters/shared/redact.js";
 
 /**
  * An error answer of bounded size. What a downstream says when it fails goes to the model as it
@@ -69,8 +70,21 @@ function cutStrings(value: unknown, depth: number): unknown {
   return out ?? value;
 }
 
+/** What replaces a `details.next` that could not be repeated whole. */
+export const NEXT_LEFT_OUT = "(left out: the call's arguments are too long, or hold a secret, to be repeated here; make the call the message names with your own arguments)";
+
+/**
+ * `details.next` is a call to copy as it stands. One whose arguments a cut or the redactor changed
+ * would, followed, write the cut or masked copy (a 10,000-character body stored as 4,033
+ * characters ending "… left out"): it is left out, and the message still names the call.
+ */
+function nextWhole(next: unknown): boolean {
+  return cutStrings(next, 0) === next && !(JSON.stringify(next) ?? "").includes(REDACTED_MARKER);
+}
+
 /** `details` within DETAILS_CHARS: its largest fields, one by one, replaced by a note of their size. */
-function boundDetails(details: Record<string, unknown>): Record<string, unknown> {
+function boundDetails(given: Record<string, unknown>): Record<string, unknown> {
+  const details = given.next === undefined || nextWhole(given.next) ? given : { ...given, next: NEXT_LEFT_OUT };
   const cut = cutStrings(details, 0) as Record<string, unknown>;
   const sizes = new Map(Object.entries(cut).map(([key, value]) => [key, JSON.stringify(value)?.length ?? 0]));
   let total = [...sizes.values()].reduce((sum, size) => sum + size, 0);

@@ -5,7 +5,9 @@
  * credential shapes (Bearer tokens, `token=` query values) are masked even when unregistered.
  */
 
-const MARKER = "[redacted]";
+/** What a masked secret reads as. */
+export const REDACTED_MARKER = "[redacted]";
+const MARKER = REDACTED_MARKER;
 const MIN_SECRET_LENGTH = 4;
 /**
  * A backend that echoes part of a credential ("Bad credentials for ghp_SECRETTOK…") leaks it: a
