@@ -160,3 +160,23 @@ describe("agent_tools_exec: a line stopped at its deadline leaves the shell opti
     assert.equal(next.stdout, "/nonexist*\n0\n", "no nullglob, no failglob, no pipefail");
   });
 });
+
+describe("agent_tools_exec: a carried set -e says so when it ends a line", () => {
+  const server = stdioForSuite(undefined, { AGENT_TOOLS_EXEC_TIMEOUT_MS: "20000" });
+
+  it("a later line that stops at a failing command gets a note naming set -e; one that succeeds, or that sets -e itself, does not", async () => {
+    const own = await exec(server, "set -e; false; echo after");
+    assert.equal(own.exitCode, 1);
+    assert.equal(own.note, undefined, "the line's own set -e is in its text");
+    const later = await exec(server, "false; echo AFTER-FALSE");
+    assert.equal(later.exitCode, 1);
+    assert.equal(later.stdout, "");
+    assert.match(later.note ?? "", /set -e from an earlier call is on: the line stopped at its first failing command; `set \+e` turns it off/);
+    const fine = await exec(server, "echo ok");
+    assert.equal(fine.note, undefined);
+    await exec(server, "set +e");
+    const off = await exec(server, "false; echo AFTER-FALSE");
+    assert.equal(off.stdout, "AFTER-FALSE\n");
+    assert.equal(off.note, undefined);
+  });
+});

@@ -8,7 +8,7 @@ import { budgetedFs, DEFAULT_SANDBOX_BYTES, type SandboxAccount } from "./memory
 import { chargeCarriedEnv, envBytes } from "./env-budget.js";
 import { startQuestionClock } from "./question-clock.js";
 import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
-import { afterStoppedLine, endedOptions, optionStatements, optionVariables, type ShellOptions } from "./shell-options.js";
+import { afterStoppedLine, carriedErrexitNote, endedOptions, optionStatements, optionVariables, type ShellOptions } from "./shell-options.js";
 import { transientDefinitions, transientNote } from "./transient-state.js";
 
 /**
@@ -238,6 +238,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
       // rawScript: a heredoc keeps its indentation (YAML written with cat <<EOF stays valid).
       const parsed: { text: string; note?: string } = { text: commandLine };
       pendingLine = parsed;
+      const startedWith = shellOptions;
       // SHELLOPTS and BASHOPTS go in as they came out, never assigned by a statement (they are
       // readonly): a line that does not run (a syntax error) answers them unchanged.
       const result = await bash.exec(commandLine, { env: { ...env, ...optionVariables(shellOptions) }, replaceEnv: true, cwd, signal: controller.signal, rawScript: true }).finally(() => (pendingLine = undefined));
@@ -257,6 +258,9 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
       }
       if (stopped) shellOptions = afterStoppedLine(shellOptions);
       const withdrawn = clock.withdrew ? { questionWithdrawn: true } : {};
+      // Not for a line that did not parse: set -e stopped nothing there.
+      const errexit = !stopped && exitCode !== EXIT.OK && !/syntax error|Parse error/.test(stderr) ? carriedErrexitNote(startedWith) : undefined;
+      if (errexit) parsed.note = parsed.note ? `${parsed.note} ${errexit}` : errexit;
       return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : exitCode, stdout: result.stdout, stderr, cwd, ...(stopped ? { stopped } : {}), ...withdrawn, ...(parsed.note ? { note: parsed.note } : {}) };
     } catch (error) {
       // just-bash returns expected failures as values; a throw is a filesystem or internal error.

@@ -46,6 +46,16 @@ export function afterStoppedLine(options: ShellOptions): ShellOptions {
   return options.bashopts === undefined ? { ...options, bashopts: DEFAULT_BASHOPTS } : options;
 }
 
+/**
+ * What a failed line that started with a carried `set -e` is told: it stopped at its first failing
+ * command, and nothing in its own text says why (a model reads exit 1 with no output). Undefined
+ * when errexit was not carried into the line.
+ */
+export function carriedErrexitNote(startedWith: ShellOptions): string | undefined {
+  if (!names(startedWith.shellopts).has("errexit")) return undefined;
+  return "set -e from an earlier call is on: the line stopped at its first failing command; `set +e` turns it off";
+}
+
 /** The variables that hand the options to the next call's env, so that a line that does not run (a syntax error) answers them unchanged. */
 export function optionVariables(options: ShellOptions): Record<string, string> {
   return { ...(options.shellopts !== undefined ? { SHELLOPTS: options.shellopts } : {}), ...(options.bashopts !== undefined ? { BASHOPTS: options.bashopts } : {}) };
