@@ -10,7 +10,7 @@ import { secretQueryName, tokenLike, urlCredentials } from "./adapters/shared/en
  * The URL with its credentials replaced by `***`: everything between `//` and the last `@`, so a
  * password that itself holds `@` or `/` shows no part of itself.
  */
-export function maskUrlCredentials(url: string): string {
+function maskUrlCredentials(url: string): string {
   return url.replace(/\/\/.*@/s, "//***@");
 }
 

@@ -5,7 +5,7 @@
  * only ever shown masked.
  */
 
-import { maskUrlCredentials, urlAuthorityProblem } from "../url-text.js";
+import { maskedUrlText, urlAuthorityProblem } from "../url-text.js";
 
 /** A start refused for a state setting: the user's to fix, said in one line (run-bin.ts). */
 export class StateSettingError extends Error {
@@ -17,7 +17,7 @@ export class StateSettingError extends Error {
 
 /** Throws StateSettingError, naming the setting and what is wrong, unless `url` is a usable Redis URL. */
 export function checkRedisUrl(url: string, setting: string): void {
-  const shown = maskUrlCredentials(url);
+  const shown = maskedUrlText(url);
   const form = "redis://[[user]:password@]host[:port][/db] (rediss:// for TLS)";
   if (!/^rediss?:\/\//i.test(url)) throw new StateSettingError(`${setting} must start with redis:// or rediss:// (got '${shown}'); the form is ${form}`);
   let parsed: URL;
