@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { ROOT, writePlugin } from "./helpers.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { callV2, connectStdioV2, v2Client } from "./v2-helpers.js";
 import { until } from "./wait.js";
 
@@ -15,6 +16,7 @@ import { until } from "./wait.js";
  */
 
 const CHANGING = path.join(ROOT, "test", "fixtures", "v2", "changing-tools.mjs");
+const LISTEN_ENDING = path.join(ROOT, "test", "fixtures", "v2", "listen-ending.mjs");
 const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-list-changes-"));
 writePlugin(path.join(dir, "agent-tools-plugin-dyn"), {
   name: "dyn",
@@ -22,6 +24,24 @@ writePlugin(path.join(dir, "agent-tools-plugin-dyn"), {
   description: "A downstream whose tools change.",
   adapter: { kind: "mcp", command: process.execPath, args: [CHANGING], timeoutMs: 30_000 },
 });
+writePlugin(path.join(dir, "agent-tools-plugin-ending"), {
+  name: "ending",
+  prefix: "ending",
+  description: "A downstream that ends its listen stream.",
+  adapter: { kind: "mcp", command: process.execPath, args: [LISTEN_ENDING], timeoutMs: 30_000 },
+});
+writePlugin(path.join(dir, "agent-tools-plugin-refusing"), {
+  name: "refusing",
+  prefix: "refusing",
+  description: "A downstream that refuses every listen stream.",
+  adapter: { kind: "mcp", command: process.execPath, args: [LISTEN_ENDING], env: { LISTEN_MODE: "refuse" }, timeoutMs: 30_000 },
+});
+
+/** The tool names a plugin's discover finds for a query. */
+async function discovered(client: Client, prefix: string, query: string): Promise<string[]> {
+  const found = await callV2(client, `agent_tools_${prefix}_discover`, { query });
+  return ((found.payload.matches as { name: string }[] | undefined) ?? []).map((m) => m.name);
+}
 
 describe("a 2026-07-28 downstream's tools/list_changed", () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,6 +60,42 @@ describe("a 2026-07-28 downstream's tools/list_changed", () => {
       const fresh = await callV2(client, "agent_tools_dyn_call", { toolName: "fresh_tool", arguments: {} });
       assert.equal(fresh.isError, false, JSON.stringify(fresh.payload));
       assert.equal(fresh.payload.result, "fresh!");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("is heard again after the server ends the listen stream: it listens again and reads the list, so a change made in the gap is found", async () => {
+    const { client } = await connectStdioV2(v2Client("pin"), { AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_CATALOG_CACHE: "off" });
+    try {
+      assert.ok(!(await discovered(client, "ending", "fresh tool")).includes("fresh_tool"), "before: no fresh_tool");
+      // The listen stream opens right after connecting, without being awaited: wait for the server to have it.
+      await until(async () => (await callV2(client, "agent_tools_ending_call", { toolName: "listen_count", arguments: {} })).payload.result === 1, "the first subscriptions/listen to arrive", 20_000, 100);
+      const ended = await callV2(client, "agent_tools_ending_call", { toolName: "end_listen_and_add", arguments: {} });
+      assert.equal(ended.isError, false, JSON.stringify(ended.payload));
+      await until(async () => (await discovered(client, "ending", "fresh tool")).includes("fresh_tool"), "discover to list fresh_tool after the stream was reopened", 20_000, 100);
+      const count = await callV2(client, "agent_tools_ending_call", { toolName: "listen_count", arguments: {} });
+      assert.equal(count.payload.result, 2, "one reopening");
+      const fresh = await callV2(client, "agent_tools_ending_call", { toolName: "fresh_tool", arguments: {} });
+      assert.equal(fresh.payload.result, "fresh!");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("is given up after a bounded number of reopenings when the server refuses every listen, with one warning naming the server", async () => {
+    const { client, stderr } = await connectStdioV2(v2Client("pin"), { AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_CATALOG_CACHE: "off" });
+    const warnings = (): string[] => stderr().split("\n").filter((line) => line.includes("MCP server 'refusing'") && line.includes("no longer heard"));
+    try {
+      await discovered(client, "refusing", "anything");
+      // 1 listen and 5 reopenings, about 8 s of waits in all: generous on a loaded machine.
+      await until(() => warnings().length > 0, "the warning that listening was given up", 60_000, 200);
+      const count = async (): Promise<unknown> => (await callV2(client, "agent_tools_refusing_call", { toolName: "listen_count", arguments: {} })).payload.result;
+      assert.equal(await count(), 6, "the first listen and 5 reopenings, no more");
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(await count(), 6, "nothing more is asked after giving up");
+      assert.equal(warnings().length, 1, stderr());
+      assert.match(warnings()[0] ?? "", /this server does not keep listen streams/);
     } finally {
       await client.close();
     }

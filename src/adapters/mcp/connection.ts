@@ -484,8 +484,13 @@ export class McpConnection {
     }
     this.live = live;
     this.options.log.debug(`${this.label()}: connected over ${opened.kind}${opened.pid ? ` (pid ${opened.pid})` : ""}`);
-    listenForToolChanges(client, (message) => {
-      if (!live.gone) this.options.log.debug(`${this.label()}: ${this.options.redactor.redact(message)}`);
+    listenForToolChanges(client, {
+      say: (message) => {
+        if (!live.gone) this.options.log.debug(`${this.label()}: ${this.options.redactor.redact(message)}`);
+      },
+      warn: (message) => this.options.log.warn(`${this.label()}: ${this.options.redactor.redact(message)}`),
+      relist: () => this.options.onToolsChanged(),
+      gone: () => live.gone || this.closed,
     });
     return live;
   }
