@@ -17,6 +17,7 @@ import { until } from "./wait.js";
 
 const CHANGING = path.join(ROOT, "test", "fixtures", "v2", "changing-tools.mjs");
 const LISTEN_ENDING = path.join(ROOT, "test", "fixtures", "v2", "listen-ending.mjs");
+const TTL_TOOLS = path.join(ROOT, "test", "fixtures", "v2", "ttl-tools.mjs");
 const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-list-changes-"));
 writePlugin(path.join(dir, "agent-tools-plugin-dyn"), {
   name: "dyn",
@@ -35,6 +36,12 @@ writePlugin(path.join(dir, "agent-tools-plugin-refusing"), {
   prefix: "refusing",
   description: "A downstream that refuses every listen stream.",
   adapter: { kind: "mcp", command: process.execPath, args: [LISTEN_ENDING], env: { LISTEN_MODE: "refuse" }, timeoutMs: 30_000 },
+});
+writePlugin(path.join(dir, "agent-tools-plugin-ttl"), {
+  name: "ttl",
+  prefix: "ttl",
+  description: "A downstream whose list result states a lifetime.",
+  adapter: { kind: "mcp", command: process.execPath, args: [TTL_TOOLS], timeoutMs: 30_000 },
 });
 
 /** The tool names a plugin's discover finds for a query. */
@@ -96,6 +103,21 @@ describe("a 2026-07-28 downstream's tools/list_changed", () => {
       assert.equal(await count(), 6, "nothing more is asked after giving up");
       assert.equal(warnings().length, 1, stderr());
       assert.match(warnings()[0] ?? "", /this server does not keep listen streams/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a list result's ttlMs: past it the list is read again on the next use, so a tool the server added without a notice is found", async () => {
+    const { client } = await connectStdioV2(v2Client("pin"), { AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_CATALOG_CACHE: "off" });
+    try {
+      assert.ok(!(await discovered(client, "ttl", "fresh tool")).includes("fresh_tool"), "before: no fresh_tool");
+      const added = await callV2(client, "agent_tools_ttl_call", { toolName: "add_silently", arguments: {} });
+      assert.equal(added.isError, false, JSON.stringify(added.payload));
+      // The server sent no notice: only the 300 ms lifetime makes the runtime list again (in the background, on a use).
+      await until(async () => (await discovered(client, "ttl", "fresh tool")).includes("fresh_tool"), "discover to list fresh_tool once the list's ttlMs ran out", 20_000, 200);
+      const fresh = await callV2(client, "agent_tools_ttl_call", { toolName: "fresh_tool", arguments: {} });
+      assert.equal(fresh.payload.result, "fresh!");
     } finally {
       await client.close();
     }

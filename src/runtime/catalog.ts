@@ -238,6 +238,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
    * joins) and how a queued one starts at once (a call joined it).
    */
   const pending = new Map<string, { tools: Promise<ToolDescriptor[]>; listing: ListToolsOptions; startNow: () => void }>();
+  /** When a list whose downstream stated a lifetime (ttlMs) goes stale, by prefix. */
+  const expiries = new Map<string, number>();
   const owners = new Map<string, symbol>();
   const restored = new Map<string, CachedCatalog>();
   const work = new Set<Promise<unknown>>();
@@ -356,7 +358,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     const listing: ListToolsOptions = fresh ? { background, fresh } : { background };
     let skipQueue: (() => void) | undefined;
     const loading = limiter.run(async () => {
-      const listed = (await withDeadline(() => adapter.listTools(background || fresh ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown } | undefined;
+      const listed = (await withDeadline(() => adapter.listTools(background || fresh ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown; ttlMs?: unknown } | undefined;
       const all = firstOfEach(prefix, sanitise(listed?.tools));
       let tools = filterTools(plugin.manifest, all).kept;
       if (owners.get(prefix) === token) {
@@ -367,6 +369,9 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
           log?.info(`plugin '${prefix}': server ${before.server.name} ${before.server.version} is now ${server.name} ${server.version}; catalog listed again`);
         }
         tools = keep(plugin, all, server);
+        const ttlMs = listed?.ttlMs;
+        if (typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs >= 0) expiries.set(prefix, now() + ttlMs);
+        else expiries.delete(prefix);
         owners.delete(prefix);
         pending.delete(prefix);
         save(plugin, all);
@@ -383,6 +388,25 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     return track(loading);
   }
 
+  /**
+   * A list past the lifetime its downstream stated (ttlMs) is listed again in the background, a
+   * few at a time like every listing, once per expiry: this use is answered from it, the next
+   * from the new list. Nothing is listed for a plugin nobody uses.
+   */
+  function refreshIfStale(plugin: LoadedPlugin): void {
+    const prefix = plugin.manifest.prefix;
+    const expiresAt = expiries.get(prefix);
+    if (expiresAt === undefined || now() < expiresAt || pending.has(prefix) || closed) return;
+    expiries.delete(prefix);
+    log?.debug(`plugin '${prefix}': its tool list is past the lifetime its server stated (ttlMs); listing it again in the background`);
+    void track(
+      list(plugin, false, true, true).then(
+        () => undefined,
+        (error: unknown) => log?.debug(`plugin '${prefix}': background listing failed: ${(error as Error).message}`),
+      ),
+    );
+  }
+
   const ready = restore(options.plugins ?? []);
   let restoredAll = false;
   ready.then(
@@ -396,13 +420,17 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     fresh: (prefix) => lists.get(prefix),
     known(plugin) {
       const known = restoredAll ? lists.get(plugin.manifest.prefix) : undefined;
-      if (known) stats.hits += 1;
+      if (known) {
+        stats.hits += 1;
+        refreshIfStale(plugin);
+      }
       return known;
     },
     storedAt: (prefix) => restored.get(prefix)?.listedAt,
     problems: () => [...repeatedLines].map(([prefix, lines]) => ({ prefix, lines })),
     withheld: (prefix) => withheld.get(prefix) ?? [],
     invalidate(prefix) {
+      expiries.delete(prefix);
       const out = lists.get(prefix);
       if (out) replaced.set(prefix, out);
       lists.delete(prefix);
@@ -425,6 +453,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
       const known = lists.get(prefix);
       if (known) {
         stats.hits += 1;
+        refreshIfStale(plugin);
         return known;
       }
       stats.misses += 1;

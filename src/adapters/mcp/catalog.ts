@@ -9,16 +9,33 @@ import { McpAdapterError } from "./errors.js";
 
 export const MAX_PAGES = 200;
 
+/** A listing: the tools, and how long the server said they stay current (`ttlMs` of the first page). */
+export interface ListedTools {
+  tools: ToolDescriptor[];
+  ttlMs?: number;
+}
+
+/**
+ * The cache lifetime a 2026-07-28 list result states (`ttlMs`, ms; 0 is "stale at once"). The
+ * SDK passes it through on the result; a value that is not a finite number ≥ 0 is no lifetime.
+ */
+export function listLifetimeOf(result: unknown): number | undefined {
+  const ttlMs = (result as { ttlMs?: unknown } | undefined)?.ttlMs;
+  return typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs >= 0 ? ttlMs : undefined;
+}
+
 /** Every page of `tools/list`, following `nextCursor`. A cursor seen twice is a server bug, not a loop. */
-export async function listAllTools(client: Client, options: RequestOptions, server: string, maxPages = MAX_PAGES): Promise<ToolDescriptor[]> {
+export async function listAllTools(client: Client, options: RequestOptions, server: string, maxPages = MAX_PAGES): Promise<ListedTools> {
   const tools: ToolDescriptor[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
+  let ttlMs: number | undefined;
   for (let page = 0; page < maxPages; page++) {
     const result = await client.listTools(cursor === undefined ? undefined : { cursor }, options);
+    if (page === 0) ttlMs = listLifetimeOf(result);
     for (const tool of result.tools) tools.push(tool as ToolDescriptor);
     cursor = result.nextCursor;
-    if (cursor === undefined || cursor === "") return tools;
+    if (cursor === undefined || cursor === "") return ttlMs === undefined ? { tools } : { tools, ttlMs };
     if (seen.has(cursor)) throw new McpAdapterError("UPSTREAM_ERROR", `${server} repeated the tools/list cursor '${cursor}'`);
     seen.add(cursor);
   }
@@ -26,23 +43,30 @@ export async function listAllTools(client: Client, options: RequestOptions, serv
 }
 
 export class ToolCatalog {
-  private tools: ToolDescriptor[] | undefined;
+  private tools: ListedTools | undefined;
+  /** When the kept list goes stale (its ttlMs ran out); undefined: kept until invalidated. */
+  private expiresAt: number | undefined;
   private generation = 0;
-  private loading: { generation: number; promise: Promise<ToolDescriptor[]> } | undefined;
+  private loading: { generation: number; promise: Promise<ListedTools> } | undefined;
+
+  constructor(private readonly now: () => number = Date.now) {}
   /** The names of the tools with an outputSchema in the last list read, kept past a list_changed (for sdkChecksOutputOf); undefined before any list was read. */
   private lastWithOutputSchema: Set<string> | undefined;
 
-  /** The cached list, or `load()` once (concurrent callers share it). */
-  async get(load: () => Promise<ToolDescriptor[]>): Promise<ToolDescriptor[]> {
-    if (this.tools) return this.tools;
+  /** The cached list while it is current, or `load()` once (concurrent callers share it). */
+  async get(load: () => Promise<ListedTools>): Promise<ListedTools> {
+    if (this.tools && (this.expiresAt === undefined || this.now() < this.expiresAt)) return this.tools;
     if (this.loading?.generation === this.generation) return this.loading.promise;
     const generation = this.generation;
-    const promise = load().then((tools) => {
+    const promise = load().then((listed) => {
       // The catalog keeps the MCP tool objects as listed (outputSchema included).
-      this.lastWithOutputSchema = new Set(tools.filter((t) => (t as { outputSchema?: unknown }).outputSchema !== undefined).map((t) => t.name));
+      this.lastWithOutputSchema = new Set(listed.tools.filter((t) => (t as { outputSchema?: unknown }).outputSchema !== undefined).map((t) => t.name));
       // A list_changed that arrived while loading makes this result stale: do not cache it.
-      if (generation === this.generation) this.tools = tools;
-      return tools;
+      if (generation === this.generation) {
+        this.tools = listed;
+        this.expiresAt = listed.ttlMs === undefined ? undefined : this.now() + listed.ttlMs;
+      }
+      return listed;
     });
     this.loading = { generation, promise };
     try {
@@ -68,6 +92,7 @@ export class ToolCatalog {
 
   invalidate(): void {
     this.tools = undefined;
+    this.expiresAt = undefined;
     this.generation++;
   }
 
