@@ -307,3 +307,64 @@ describe("shared state: redis heartbeats", { skip: servicesMissing(["redis"]) },
     }
   });
 });
+
+describe("shared state: Redis loses its data (FLUSHALL) while the fleet runs", { skip: servicesMissing(["redis"]) }, () => {
+  it("no live instance is taken for dead: holders write back their heartbeat, workspace records and running jobs; an unknown job names the loss", async () => {
+    const own = await startRedis();
+    const logged: string[] = [];
+    const log = { ...silentLogger, warn: (message: string) => void logged.push(message) };
+    const prefix = "loss:";
+    const a = await createRedisState({ url: own.url, log, prefix, instanceId: "loss-a", heartbeatTtlMs: LIVE_TTL_MS });
+    const b = await createRedisState({ url: own.url, log: silentLogger, prefix, instanceId: "loss-b", heartbeatTtlMs: LIVE_TTL_MS });
+    const key = Buffer.alloc(32, 9);
+    const on = (state: SharedState): Workspaces =>
+      new Workspaces({ key, store: state.workspaces!, fleet: { instance: state.instanceId, settle: (other) => state.heartbeats!.settle(other), waitForRewrite: (read) => state.stateLoss!.waitForRewrite(read) } });
+    const [wsA, wsB] = [on(a), on(b)];
+    const stopRewriting = a.stateLoss!.onLoss(() => wsA.rewriteRecords());
+    const jobs = (state: SharedState) => createJobStore({ records: state.jobs, instanceId: state.instanceId, scope: "identity:x:w", showInstance: true, stateLoss: state.stateLoss! });
+    const [jobsA, jobsB] = [jobs(a), jobs(b)];
+    const flusher = new Redis(own.url);
+    try {
+      const held = await wsA.create("alice");
+      await held.release();
+      const runningJob = await jobsA.start(() => new Promise(() => undefined));
+      const finishedJob = await jobsA.start(async () => "done");
+      await until(async () => (await jobsB.status(finishedJob))?.state === "succeeded", "the quick job to finish");
+      assert.equal(b.stateLoss!.lostAt(), undefined, "no loss known before the flush");
+
+      await flusher.flushall();
+      // Within the first second, through the other instance: the holder lives, so "retry", never "lost".
+      const misrouted = await wsB.open(held.handle, "alice").then(() => undefined, (error: unknown) => error as RuntimeError);
+      assert.equal(misrouted?.code, "WORKSPACE_UNAVAILABLE", String(misrouted));
+      assert.match(misrouted.message, /held by gateway instance 'loss-a', which is running/);
+      assert.equal(wsB.liveCount, 0, "no empty shell was opened on loss-b");
+      // The holder serves it, with its files (the same sandbox).
+      const reopened = await wsA.open(held.handle, "alice");
+      assert.equal(reopened.session, held.session);
+      await reopened.release();
+      // The running job's record came back from its instance, which counts as alive; the finished one's is gone, and the error says why.
+      assert.equal((await jobsB.require(runningJob)).state, "running");
+      const unknown = await jobsB.require(finishedJob).then(() => undefined, (error: unknown) => error as RuntimeError);
+      assert.equal(unknown?.code, "ARG_VALIDATION_FAILED", String(unknown));
+      assert.match(unknown.message, /no job '.*' here: the gateway's shared state was lost at \S+ \(Redis restarted without its data, or was flushed\), and with it the records of jobs that had finished by then .* so this job and its result may have been lost with it/);
+      assert.doesNotMatch(unknown.message, /kept in the shared store for 7 days/);
+      assert.ok(logged.some((line) => /'loss-a': Redis lost the fleet's shared state .*wrote back its heartbeat and the records of the workspaces and running jobs it holds/.test(line)), logged.join("\n"));
+
+      // Right after a second flush, before the holder's next beat, a workspace made there: its heartbeat is missing, it is not dead.
+      await flusher.flushall();
+      const fresh = await wsA.create("alice");
+      await fresh.release();
+      const notLost = await wsB.open(fresh.handle, "alice").then(() => undefined, (error: unknown) => error as RuntimeError);
+      assert.equal(notLost?.code, "WORKSPACE_UNAVAILABLE", String(notLost));
+      assert.equal((await wsA.open(fresh.handle, "alice")).session, fresh.session, "the record was left in place");
+    } finally {
+      flusher.disconnect();
+      stopRewriting();
+      jobsA.dispose();
+      jobsB.dispose();
+      await Promise.all([wsA.close(), wsB.close()]);
+      await Promise.all([a.close(), b.close()]);
+      await own.stop();
+    }
+  });
+});

@@ -52,7 +52,7 @@ export function watchStateKey(state: SharedState, log: Logger, everyMs: number):
     if (stored === undefined) {
       if (await state.kv.setIfAbsent(KV_NAME, own())) {
         log.warn(
-          `gateway instance '${state.instanceId}': ${STORED} was missing — Redis lost its data (restarted without persistence, or flushed), and with it everything it held for the fleet (workspace records, jobs, spent confirmations, rate counts, the audit stream, OAuth tokens, cached catalogs); this instance put its key back so the fleet keeps one. Run Redis with appendonly yes, or set AGENT_TOOLS_STATE_KEY on every instance`,
+          `gateway instance '${state.instanceId}': ${STORED} was missing — Redis lost its data (restarted without persistence, or flushed), and with it what it held for the fleet (running instances write back their heartbeats and the records of their workspaces and running jobs; finished jobs, spent confirmations, rate counts, the audit stream, OAuth tokens and cached catalogs are gone); this instance put its key back so the fleet keeps one. Run Redis with appendonly yes, or set AGENT_TOOLS_STATE_KEY on every instance`,
         );
         return;
       }

@@ -1,6 +1,6 @@
 import { nodeCrypto } from "../node-crypto.js";
 import { createMemoryJobRecords } from "../state/memory.js";
-import type { JobRecords, StoredJob } from "../state/types.js";
+import type { JobRecords, StateLoss, StoredJob } from "../state/types.js";
 import { fromThrown, RuntimeError, type ErrorPayload } from "../errors.js";
 import { boundError } from "./error-bound.js";
 import { unwrapResult } from "./result.js";
@@ -77,6 +77,11 @@ export interface JobStoreOptions {
   mask?: (text: string) => string;
   /** Masks the credentials the runtime knows in a failed job's error, before it is bounded and stored. */
   redact?: (value: unknown) => unknown;
+  /**
+   * Whether the shared records were lost while this process ran (Redis restarted without its
+   * data): the running jobs' records are written back then, and an unknown id says it may be lost.
+   */
+  stateLoss?: Pick<StateLoss, "lostAt" | "onLoss" | "waitForRewrite">;
 }
 
 export const DEFAULT_MAX_JOBS = 50;
@@ -126,6 +131,8 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
     return boundError(options.redact ? (options.redact(payload) as ErrorPayload) : payload);
   };
   const stopListening = records.onCancelRequest((id) => running.get(id)?.controller.abort(new Error("the job was cancelled")));
+  // The shared records were lost: the jobs running here are saved again, so they stay pollable everywhere.
+  const stopRewriting = options.stateLoss?.onLoss(() => Promise.all([...running.values()].map((job) => records.save(stored(job.status)))));
 
   const stored = (status: JobStatus): StoredJob => ({ status: status as unknown as StoredJob["status"], owner: instanceId, scope });
 
@@ -241,7 +248,20 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
     async require(id) {
       const found = await this.status(id);
       if (found) return found;
+      // Redis lost its data a moment ago: a running job's record is on its way back from its instance.
+      const rewritten = await options.stateLoss?.waitForRewrite(() => this.status(id));
+      if (rewritten) return rewritten;
       const known = (await records.list(scope)).slice(0, 10).map((job) => job.status.id);
+      const lostAt = options.stateLoss?.lostAt();
+      if (lostAt !== undefined) {
+        // Not "expired or a wrong id": the records of jobs that had finished by then went with the state.
+        throw new RuntimeError(
+          "ARG_VALIDATION_FAILED",
+          `no job '${id}' here: the gateway's shared state was lost at ${new Date(lostAt).toISOString()} (Redis restarted without its data, or was flushed), and with it the records of jobs that had finished by then (jobs still running were saved again by their instance), so this job and its result may have been lost with it; else it is from another session or identity, or was evicted after ${maxJobs} newer jobs; list the jobs to see the ids kept`,
+          { errors: [{ path: "/jobId", message: "is not a known job id" }], known, stateLostAt: new Date(lostAt).toISOString() },
+          "If the job had finished before the shared state was lost, its result is gone: start it again.",
+        );
+      }
       throw new RuntimeError(
         "ARG_VALIDATION_FAILED",
         `no job '${id}' here: ${shared ? "jobs are kept in the shared store for 7 days" : "jobs live in memory only, so an id from before a server restart"}, from another session or identity, or one evicted after ${maxJobs} newer jobs is gone; list the jobs to see the ids kept`,
@@ -272,6 +292,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
     dispose() {
       disposed = true;
       stopListening();
+      stopRewriting?.();
       for (const job of running.values()) job.controller.abort(new Error("the session ended"));
       if (ownRecords) void records.remove(scope, [...startedIds]);
     },
@@ -288,6 +309,8 @@ export interface JobPlacement {
   shared: boolean;
   /** Present in team mode: jobs belong to this owner (`identity:<name>`) and outlive the session. */
   scope?: string;
+  /** The shared state's loss watch (Redis), so running jobs are saved again after a loss and an unknown id names it. */
+  stateLoss?: StateLoss;
 }
 
 /** Owner-scoped stores, one per records backend and scope, kept for the process's life. */
@@ -302,7 +325,7 @@ export function jobStoreFor(session: Session, prefix: string, options: JobStoreO
   const key = `${SESSION_KEY}${prefix}`;
   const existing = session.extensions.get(key) as JobStore | undefined;
   if (existing) return existing;
-  const where = placement ? { records: placement.records, instanceId: placement.instanceId, showInstance: placement.shared } : {};
+  const where = placement ? { records: placement.records, instanceId: placement.instanceId, showInstance: placement.shared, ...(placement.stateLoss ? { stateLoss: placement.stateLoss } : {}) } : {};
   if (placement?.scope) {
     // An identity's jobs keep running when one of its sessions ends, and stay cancellable.
     const scope = `${placement.scope}:${prefix}`;

@@ -448,7 +448,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const jobOptions = { mask: (text: string) => redactor.redact(text), redact: (value: unknown) => redactor.redactValue(value) };
   // Team mode: an identity's jobs are its own across sessions and instances; else per session.
   const jobsOf = (session: Session, prefix: string) =>
-    jobStoreFor(session, prefix, jobOptions, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
+    jobStoreFor(session, prefix, jobOptions, { records: state.jobs, instanceId: state.instanceId, shared: state.backend === "redis", ...(state.stateLoss ? { stateLoss: state.stateLoss } : {}), ...(session.identity ? { scope: `identity:${session.identity.name}` } : {}) });
 
   const cwd = options.cwd ?? process.cwd();
   const facadeMode = options.facadeMode ?? resolveFacadeMode(env, options.config, log);

@@ -85,6 +85,12 @@ export interface WorkspacesOptions {
     instance: string;
     /** Whether another instance lives, settled by its heartbeat (state/types.ts Heartbeats.settle): may wait up to about one heartbeat TTL. */
     settle(instance: string): Promise<"alive" | "dead">;
+    /**
+     * After the shared state was lost (Redis restarted without its data) the instances holding
+     * shells write their records back: this waits for `read` to find one, for up to about one
+     * heartbeat TTL, when the loss is recent (state/types.ts StateLoss.waitForRewrite); undefined at once otherwise.
+     */
+    waitForRewrite?<T>(read: () => Promise<T | undefined | null>): Promise<T | undefined>;
   };
 }
 
@@ -130,6 +136,8 @@ interface LiveWorkspace {
   calls: number;
   /** When a call last opened it here: tells a record the shared state lost from one that sat idle. */
   lastUsed: number;
+  /** Its record's creation time, to write the record back when the shared state lost it. */
+  createdAt: number;
 }
 
 export class Workspaces {
@@ -169,7 +177,7 @@ export class Workspaces {
     const id = this.fleet ? `${this.fleet.instance.replace(/[^A-Za-z0-9_-]/g, "-")}~${randomUUID()}` : randomUUID();
     const at = this.now();
     await this.store.put({ id, owner, rights: identityKey(identity), createdAt: at, lastUsed: at, ...(this.fleet ? { instance: this.fleet.instance } : {}) });
-    return { handle: this.sign(id, owner), ...(await this.sandbox(id, owner, identity)), created: true };
+    return { handle: this.sign(id, owner), ...(await this.sandbox(id, owner, at, identity)), created: true };
   }
 
   /**
@@ -178,8 +186,8 @@ export class Workspaces {
    */
   async open(handle: string, owner: string, identity?: Identity): Promise<OpenedWorkspace> {
     const id = this.verify(handle, owner);
-    const record = await this.store.get(id);
     const at = this.now();
+    const record = (await this.store.get(id)) ?? (await this.rewrittenRecord(id, at));
     if (!record && this.evicted.has(id)) {
       throw new RuntimeError(
         "WORKSPACE_EXPIRED",
@@ -187,7 +195,6 @@ export class Workspaces {
         { reason: "closed to make room", maxWorkspaces: this.maxLive },
       );
     }
-    if (!record && this.recentlyUsedHere(id, at)) await this.refuseLostRecord(handle, id, at);
     if (!record || at - record.lastUsed > this.idleMs) {
       if (record) await this.forget(id);
       if (!record && this.fleet) {
@@ -205,7 +212,7 @@ export class Workspaces {
     const known = this.live.has(id);
     if (!known && this.fleet && record.instance) await this.refuseForeign(handle, id, record.instance, this.fleet);
     await this.store.put({ ...record, lastUsed: at });
-    return { handle, ...(await this.sandbox(id, owner, identity)), created: false, ...(known ? {} : { note: "this workspace was opened again on this server instance: files and variables from before are not here" }) };
+    return { handle, ...(await this.sandbox(id, owner, record.createdAt, identity)), created: false, ...(known ? {} : { note: "this workspace was opened again on this server instance: files and variables from before are not here" }) };
   }
 
   /** Whether this process holds the sandbox of `id` and a call opened it within the idle limit. */
@@ -215,19 +222,35 @@ export class Workspaces {
   }
 
   /**
-   * The sandbox is here and was used within the idle limit, but its record is gone: not idleness
-   * (the sweep removes only records idle past the limit), so the shared state lost it — Redis
-   * restarted without its data, or its keys were deleted. Without the record there is nothing to
-   * check the caller's rights against, so the sandbox is closed rather than reopened.
+   * The record of `id` when the shared state lost it (Redis restarted without its data, or its keys
+   * were deleted) and it is written back: by this process when it holds the sandbox and a call used
+   * it within the idle limit (not idleness: the sweep removes only records idle past it), else by
+   * the instance holding it, waited for when the loss is recent. Undefined when it is really gone.
    */
-  private async refuseLostRecord(handle: string, id: string, at: number): Promise<never> {
-    const minutes = Math.max(0, Math.round((at - this.live.get(id)!.lastUsed) / 60_000));
-    await this.forget(id);
-    throw new RuntimeError(
-      "WORKSPACE_LOST",
-      `workspace '${handle.slice(0, 16)}…' was used ${minutes === 0 ? "less than a minute" : `${minutes} minute${minutes === 1 ? "" : "s"}`} ago, but its record is gone from the gateway's shared state: the shared state was lost (Redis restarted without its data, or its keys were deleted), so its files, variables and working folder are lost (jobs, tokens and data written through plugins are not); ${START_NEW}`,
-      { reason: "shared state lost", lost: ["files", "variables", "working folder"] },
-    );
+  private async rewrittenRecord(id: string, at: number): Promise<WorkspaceRecord | undefined> {
+    if (this.evicted.has(id)) return undefined;
+    if (this.recentlyUsedHere(id, at)) {
+      const record = this.liveRecord(id, this.live.get(id)!);
+      await this.store.put(record);
+      return record;
+    }
+    return this.fleet?.waitForRewrite?.(async () => (await this.store.get(id)) ?? undefined);
+  }
+
+  /** The record of a sandbox this process holds, as it was put: the rights are those of the identity that opened it. */
+  private liveRecord(id: string, live: LiveWorkspace): WorkspaceRecord {
+    return { id, owner: live.owner, rights: identityKey(live.session.identity), createdAt: live.createdAt, lastUsed: live.lastUsed, ...(this.fleet ? { instance: this.fleet.instance } : {}) };
+  }
+
+  /**
+   * Write back the records of the sandboxes this process holds and used within the idle limit: the
+   * shared state lost them (state/types.ts StateLoss.onLoss). Other instances then find the
+   * workspace held by a live instance instead of taking it for expired or lost.
+   */
+  async rewriteRecords(): Promise<void> {
+    const at = this.now();
+    const held = [...this.live].filter(([id]) => this.recentlyUsedHere(id, at));
+    await Promise.all(held.map(([id, live]) => this.store.put(this.liveRecord(id, live))));
   }
 
   /**
@@ -336,10 +359,10 @@ export class Workspaces {
   }
 
   /** The sandbox of `id`, most recently used now and with one more call in it, and that call's release. */
-  private async sandbox(id: string, owner: string, identity?: Identity): Promise<{ session: Session; release: () => Promise<void> }> {
+  private async sandbox(id: string, owner: string, createdAt: number, identity?: Identity): Promise<{ session: Session; release: () => Promise<void> }> {
     let workspace = this.live.get(id);
     if (workspace) this.live.delete(id);
-    else workspace = { session: createSession(`ws-${id}`, identity), owner, calls: 0, lastUsed: 0 };
+    else workspace = { session: createSession(`ws-${id}`, identity), owner, calls: 0, lastUsed: 0, createdAt };
     workspace.lastUsed = this.now();
     this.live.set(id, workspace);
     workspace.calls += 1;

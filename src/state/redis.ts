@@ -6,6 +6,7 @@ import { entryProblem } from "../runtime/catalog-cache/entry-check.js";
 import type { AuditEntry, AuditLog, Counters, Heartbeats, JobRecords, KeyValue, Locks, PubSub, SharedState, SharedWorkspaceRecord, StoredJob, WorkspaceRecords } from "./types.js";
 import { DEFAULT_HEARTBEAT_TTL_MS, heartbeatEveryMs, newInstanceId, SharedStateError } from "./types.js";
 import { guardedPart, stateFailure, watchConnection } from "./redis-connection.js";
+import { watchStateLoss } from "./redis-state-loss.js";
 
 /**
  * The Redis backend (ioredis). Key layout, all under one prefix (default `agent-tools:`):
@@ -16,6 +17,7 @@ import { guardedPart, stateFailure, watchConnection } from "./redis-connection.j
  *   lock:<name>          a lock holder's random token, with an expiry
  *   rate:<key>:<window>  fixed-window counters
  *   audit                the audit stream (XADD)
+ *   state-epoch          a marker whose loss tells that Redis lost its data (redis-state-loss.ts)
  * One connection for commands (auto-pipelined), one for pub/sub, one per blocking audit follower.
  */
 
@@ -112,7 +114,11 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   const k = (key: string): string => `${prefix}${key}`;
   const beat = (): Promise<unknown> => redis.set(k(`instance:${instanceId}`), String(Date.now()), "PX", heartbeatTtlMs);
   await beat();
-  const heartbeat = setInterval(() => void beat().catch(() => undefined), heartbeatEveryMs(heartbeatTtlMs));
+  const loss = watchStateLoss({ redis, prefix, instanceId, beat, windowMs: heartbeatTtlMs, log: options.log });
+  await loss.start();
+  // At every beat, and when the connection comes back, whether Redis lost its data meanwhile.
+  const heartbeat = setInterval(() => void beat().then(() => loss.check()).catch(() => undefined), heartbeatEveryMs(heartbeatTtlMs));
+  redis.on("ready", () => void loss.check().catch(() => undefined));
   heartbeat.unref();
 
   const cancelListeners = new Set<(id: string) => void>();
@@ -204,7 +210,10 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
       return () => cancelListeners.delete(listener);
     },
     async isAlive(owner) {
-      return owner === instanceId || (await redis.exists(k(`instance:${owner}`))) === 1;
+      if (owner === instanceId) return true;
+      const beating = async (): Promise<true | undefined> => ((await redis.exists(k(`instance:${owner}`))) === 1 ? true : undefined);
+      // A heartbeat missing because Redis just lost its data is not a death: its owner beats again.
+      return (await beating()) ?? (await loss.waitForRewrite(beating)) ?? false;
     },
   };
 
@@ -417,7 +426,11 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
         return [(results?.[0]?.[1] as string | null | undefined) ?? null, Number(results?.[1]?.[1] ?? -2)];
       };
       const [first, ttl] = await read();
-      if (first === null || ttl === -2) return "dead";
+      if (first === null || ttl === -2) {
+        // Missing because Redis just lost its data (its owner lives and beats again), or because it died.
+        const rewritten = await loss.waitForRewrite(async () => (await read())[0]);
+        return rewritten === undefined ? "dead" : "alive";
+      }
       const deadline = Date.now() + (ttl > 0 ? ttl : heartbeatTtlMs) + 1000;
       while (Date.now() < deadline) {
         await sleep(100);
@@ -437,6 +450,7 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     catalogs: guard(catalogs),
     workspaces: guard(workspaces),
     heartbeats: guard(heartbeats),
+    stateLoss: guard(loss),
     instanceId,
     jobs: guard(jobs),
     kv: guard(kv),

@@ -119,6 +119,26 @@ export interface Heartbeats {
   settle(instance: string): Promise<"alive" | "dead">;
 }
 
+/**
+ * Whether the shared state was lost (Redis restarted without its data, or flushed) while this
+ * instance ran (state/redis-state-loss.ts). Heartbeats and records go with it while their owners
+ * live: a reader that finds one missing asks here before taking the owner for dead.
+ */
+export interface StateLoss {
+  /** When this instance last learned the shared state was lost (ms since the epoch); undefined: not since it started. */
+  lostAt(): number | undefined;
+  /** Check now (one GET); true when the state was lost since the last check (the heartbeat and the listeners' records are written back first). */
+  check(): Promise<boolean>;
+  /** Called each time this instance learns of a loss, to write back what it owns. Returns the unsubscribe. */
+  onLoss(listener: () => unknown): () => void;
+  /**
+   * What a live owner writes back after a loss: when the state was lost just now or within one
+   * heartbeat TTL, `read` is asked again every 100 ms for up to one TTL until it answers a value;
+   * undefined at once when there was no recent loss (the thing is really gone), or after the wait.
+   */
+  waitForRewrite<T>(read: () => Promise<T | undefined | null>): Promise<T | undefined>;
+}
+
 export interface SharedState {
   readonly backend: "memory" | "redis";
   /** This process's id in the fleet (heartbeats, job owners, audit lines). */
@@ -135,6 +155,8 @@ export interface SharedState {
   readonly workspaces?: WorkspaceRecords;
   /** Heartbeats of the fleet's instances (Redis); absent in memory (one process, always alive). */
   readonly heartbeats?: Heartbeats;
+  /** Whether the shared state was lost while this instance ran (Redis); absent in memory (it cannot be lost apart from the process). */
+  readonly stateLoss?: StateLoss;
   /** Whether the backend answers (readiness). */
   ping(): Promise<boolean>;
   /**

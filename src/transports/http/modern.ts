@@ -45,7 +45,11 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
   // A team gateway on Redis: workspace records are the fleet's, and each names the instance holding its shell.
   const state = runtime.state;
   const heartbeats = state.heartbeats;
-  const fleet = state.backend === "redis" && heartbeats ? { instance: state.instanceId, settle: (instance: string) => heartbeats.settle(instance) } : undefined;
+  const loss = state.stateLoss;
+  const fleet =
+    state.backend === "redis" && heartbeats
+      ? { instance: state.instanceId, settle: (instance: string) => heartbeats.settle(instance), ...(loss ? { waitForRewrite: loss.waitForRewrite.bind(loss) } : {}) }
+      : undefined;
   const store = options.workspaceStore ?? state.workspaces;
   const workspaces = new Workspaces({
     ...(key ? { key } : {}),
@@ -56,6 +60,8 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
     ...(options.now ? { now: options.now } : {}),
     onSweepFailed: (error) => runtime.log.warn(`workspaces: could not close idle workspaces (${error.message}); the next sweep tries again`),
   });
+  // Redis lost its data: the records of the shells held here go back at once, so no other instance takes them for lost.
+  const stopRewriting = loss?.onLoss(() => workspaces.rewriteRecords());
   return {
     workspaces,
     session(ctx) {
@@ -87,6 +93,7 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
       }
     },
     async close() {
+      stopRewriting?.();
       await workspaces.close();
       await Promise.allSettled([...byIdentity.values()].map((s) => closeSession(s)));
       byIdentity.clear();
