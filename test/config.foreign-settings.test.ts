@@ -190,3 +190,84 @@ describe("validate on other clients' settings", () => {
     assert.match(result.stderr, /mcpServers\.odd: field 'disabledTools' must be an array of tool names/);
   });
 });
+
+describe("Gemini CLI's httpUrl", () => {
+  let http: HttpFixture;
+  before(async () => {
+    http = await startHttpFixture();
+  });
+  after(async () => {
+    await http.close();
+  });
+
+  it("is read as a Streamable HTTP server's url: the call reaches the real fixture server over HTTP", async () => {
+    const file = writeConfig({ mcpServers: { gem: { httpUrl: http.url, headers: { "X-Test": "1" }, timeout: 30000, trust: false, includeTools: ["echo"] } } });
+    const validated = await runCli(["validate", "--config", file]);
+    assert.equal(validated.code, 0, validated.stderr);
+    assert.doesNotMatch(validated.stdout + validated.stderr, /httpUrl/, "not reported as an unknown or ignored setting");
+    const { client } = await serve(file, baseEnv());
+    try {
+      const echo = await callJson(client, "agent_tools_gem_call", { toolName: "echo", arguments: { text: "over httpUrl" } });
+      assert.equal(echo.isError, false, JSON.stringify(echo.payload));
+      assert.match(JSON.stringify(echo.payload.result), /over httpUrl/);
+      assert.ok(http.stats.streamablePosts > 0, "spoken to as Streamable HTTP");
+      assert.equal(http.stats.ssePosts, 0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses httpUrl written with url, with command, or with an SSE type, naming the field", async () => {
+    const file = writeConfig({
+      mcpServers: {
+        both: { httpUrl: "http://127.0.0.1:1/mcp", url: "http://127.0.0.1:1/sse" },
+        cmd: { httpUrl: "http://127.0.0.1:1/mcp", command: "node" },
+        sse: { httpUrl: "http://127.0.0.1:1/mcp", type: "sse" },
+        bad: { httpUrl: "127.0.0.1:1/mcp" },
+      },
+    });
+    const result = await runCli(["validate", "--config", file]);
+    assert.equal(result.code, 1, result.stdout);
+    assert.match(result.stderr, /mcpServers\.both: field 'httpUrl' and 'url' are both set; keep one/);
+    assert.match(result.stderr, /mcpServers\.cmd: field 'httpUrl' and 'command' are both set; keep one/);
+    assert.match(result.stderr, /mcpServers\.sse: field 'httpUrl' names a Streamable HTTP server but 'type' is "sse"/);
+    assert.match(result.stderr, /mcpServers\.bad: field 'httpUrl' must start with http:\/\/ or https:\/\//);
+  });
+});
+
+describe("a misrouted call's details.next and the config's tool filter", () => {
+  let client: Client;
+  before(async () => {
+    const file = writeConfig({ mcpServers: { local: { command: process.execPath, args: [STDIO_FIXTURE], excludeTools: ["crash"] } } });
+    ({ client } = await serve(file, baseEnv()));
+    // Listed, as a session that has looked at the plugin has it.
+    await callJson(client, "agent_tools_local_discover", {});
+  });
+  after(async () => {
+    await client.close();
+  });
+
+  for (const [facadeTool, args] of [
+    ["agent_tools_local_run_skill", { skill: "crash" }],
+    ["agent_tools_local_crash", {}],
+    ["crash", {}],
+  ] as const) {
+    it(`${facadeTool} ${JSON.stringify(args)}: no next to an excluded tool, and the answer says the config excludes it`, async () => {
+      const answer = await callJson(client, facadeTool, args);
+      assert.equal(answer.isError, true, JSON.stringify(answer.payload));
+      const error = answer.payload.error as { code: string; message: string; hint?: string; details?: Record<string, unknown> };
+      assert.equal(error.details?.next, undefined, JSON.stringify(error));
+      if (facadeTool !== "crash") {
+        assert.match(error.message, /tool 'crash' of plugin 'local' is not served: the config excludes it \(mcpServers\.local\.excludeTools lists 'crash'/);
+        assert.match(error.hint ?? "", /do not retry it/);
+      }
+    });
+  }
+
+  it("a served tool named the same ways still gets its next", async () => {
+    const answer = await callJson(client, "agent_tools_local_run_skill", { skill: "echo", arguments: { text: "x" } });
+    const error = answer.payload.error as { details?: { next?: { tool: string; arguments: Record<string, unknown> } } };
+    assert.equal(error.details?.next?.tool, "agent_tools_local_call", JSON.stringify(answer.payload));
+    assert.equal(error.details?.next?.arguments.toolName, "echo");
+  });
+});

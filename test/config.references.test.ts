@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, it } from "node:test";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
-import { MCP_BIN, baseEnv, callJson, runCli } from "./helpers.js";
+import { MCP_BIN, baseEnv, callJson, runCli, writePlugin } from "./helpers.js";
 
 // `${VAR}` references the config resolves itself: an envFile path is resolved in the host
 // environment (one it needs unset is a requirement, as anywhere else), a default holding a
@@ -64,8 +64,54 @@ describe("references the config cannot resolve, and a nameless variable", () => 
     const result = await runCli(["validate", "--config", file]);
     assert.equal(result.code, 1, result.stdout);
     assert.match(result.stderr, /mcpServers\.a: field 'env\.K' has a reference inside a default \(\$\{A:-\$\{B\}\}\), which is not resolved \(it would reach the server as text\); write the default as plain text/);
-    assert.match(result.stderr, /mcpServers\.a: field 'env' has a variable with an empty name; name it \("NAME": "value"\) or remove it/);
+    assert.match(result.stderr, /mcpServers\.a: field 'env' has a variable named "", which is empty; a variable's name is one word/);
     const serving = await runCli(["mcp", "--config", file]);
     assert.equal(serving.code, 1, "the server refuses to start on the same file");
+  });
+
+  it("refuses an env name holding a space, '=' or a NUL, naming the server and the key and saying what a name is", async () => {
+    const { file } = writeConfig({
+      mcpServers: { srv: { command: process.execPath, args: [STDIO_FIXTURE], env: { "MY VAR": "1", "A=B": "2", "NUL\u0000X": "3", GOOD_NAME: "4" } } },
+    });
+    const result = await runCli(["validate", "--config", file]);
+    assert.equal(result.code, 1, result.stdout);
+    const rule = "a variable's name is one word of printable characters without '=' \\(letters, digits and '_' are safe\\), such as GITHUB_TOKEN: rename it or remove it";
+    assert.match(result.stderr, new RegExp(`mcpServers\\.srv: field 'env' has a variable named "MY VAR", which holds a space; ${rule}`));
+    assert.match(result.stderr, new RegExp(`mcpServers\\.srv: field 'env' has a variable named "A=B", which holds '='; ${rule}`));
+    assert.match(result.stderr, /mcpServers\.srv: field 'env' has a variable named "NUL\\u0000X", which holds a control character/);
+    assert.doesNotMatch(result.stderr, /GOOD_NAME/, "a valid name is not reported");
+    // The server refuses the same file at start, with the same words, and runs nothing.
+    const serving = await runCli(["mcp", "--config", file]);
+    assert.equal(serving.code, 1, "the server refuses to start on the same file");
+    assert.match(serving.stderr, /mcpServers\.srv: field 'env' has a variable named "MY VAR", which holds a space/);
+  });
+});
+
+describe("one rule for references in the config file and in plugin.json", () => {
+  it("refuses a nested default and an unclosed '${' in a plugin.json adapter block, as the config file does", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-references-plugins-"));
+    writePlugin(path.join(dir, "agent-tools-plugin-nested"), {
+      name: "nested",
+      prefix: "nested",
+      description: "a plugin whose settings hold references that do not resolve",
+      adapter: { kind: "mcp", command: process.execPath, args: [STDIO_FIXTURE, "${REF_A:-${REF_B}}"], env: { TOKEN: "Bearer ${REF_TOKEN" } },
+    });
+    const result = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: dir }));
+    assert.notEqual(result.code, 0, result.stdout);
+    const said = result.stdout + result.stderr;
+    assert.match(said, /field 'adapter\.args\[1\]' has a reference inside a default \(\$\{A:-\$\{B\}\}\), which is not resolved \(it would reach the server as text\); write the default as plain text/);
+    assert.match(said, /field 'adapter\.env\.TOKEN' opens '\$\{' without a closing '\}'; write \$\{NAME\}/);
+  });
+
+  it("accepts in plugin.json what the config file accepts: a plain default", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-references-plugins-"));
+    writePlugin(path.join(dir, "agent-tools-plugin-plain"), {
+      name: "plain",
+      prefix: "plain",
+      description: "a plugin whose references resolve",
+      adapter: { kind: "mcp", command: process.execPath, args: [STDIO_FIXTURE, "${REF_A:-plain}"] },
+    });
+    const result = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: dir }));
+    assert.equal(result.code, 0, result.stdout + result.stderr);
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -109,6 +109,45 @@ describe("credential names in any case or Windows spelling", () => {
       assert.doesNotMatch(seen.stdout + seen.stderr, /case-secret/);
       for (const name of [...Object.keys(files), ".GIT", ".SSH"]) assert.ok(!seen.stdout.split("\n").includes(name), `${name} is not listed`);
       assert.match(seen.stderr, /\.ENV: No such file or directory/);
+      await closeSession(session);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
+describe("a hard link to the config file made on disk inside the mount", () => {
+  it("is hidden like the config itself: told by device and inode, whatever its name", async () => {
+    const base = mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-hardlink-"));
+    const dir = path.join(base, "work");
+    mkdirSync(path.join(dir, "sub"), { recursive: true });
+    const config = path.join(base, "team.json");
+    writeFileSync(config, '{"mcpServers":{"x":{"command":"y","env":{"TOKEN":"hardlinked-config-secret-10"}}}}');
+    // Names that say nothing of a config: only what the file is on disk does.
+    linkSync(config, path.join(dir, "notes-copy.txt"));
+    linkSync(config, path.join(dir, "sub", "readme.md"));
+    writeFileSync(path.join(dir, "plain.txt"), "visible\n");
+    const runtime = await createRuntime({ pluginDirs: [], env: {}, log: silentLogger });
+    try {
+      const layer = createTextLayer(runtime, { mountDir: dir, env: { AGENT_TOOLS_CONFIG: config } });
+      const session = runtime.createSession();
+      for (const line of [
+        "cat /workdir/notes-copy.txt /workdir/sub/readme.md",
+        "grep -r hardlinked-config /workdir",
+        "cp /workdir/notes-copy.txt /tmp/a; cat /tmp/a",
+        "cd /workdir && mv sub/readme.md r2; cat r2",
+        "cd /workdir && cp -r sub /tmp/s; cat /tmp/s/readme.md",
+        "cd /workdir && ln notes-copy.txt again; cat again",
+        "cd /workdir && tar cf /tmp/w.tar . && tar xf /tmp/w.tar -C /tmp && cat /tmp/notes-copy.txt",
+      ]) {
+        const run = await layer.exec(session, line);
+        assert.doesNotMatch(run.stdout + run.stderr, /hardlinked-config-secret-10/, line);
+      }
+      const listed = await layer.exec(session, "ls /workdir /workdir/sub; cat /workdir/plain.txt");
+      assert.equal(listed.stdout, "/workdir:\nplain.txt\nsub\n\n/workdir/sub:\nvisible\n", "the links are not listed; the other files are");
+      const read = await layer.exec(session, "cat /workdir/notes-copy.txt");
+      assert.equal(read.exitCode, 1);
+      assert.match(read.stderr, /No such file or directory/);
       await closeSession(session);
     } finally {
       await runtime.close();

@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { FileShapeError, readProblem, readSettingsFileSync } from "../bounded-file.js";
-import { interpolate, unclosedReferenceAt } from "../adapters/shared/env-vars.js";
+import { interpolate, referenceTextProblem, unclosedReferenceAt } from "../adapters/shared/env-vars.js";
+import { ENV_NAME_RULE, envNameProblem } from "../adapters/shared/env-name.js";
 import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { closestNames } from "../runtime/similarity.js";
@@ -213,12 +214,6 @@ function urlProblem(url: string): string | undefined {
   }
 }
 
-/**
- * A default that holds a reference (`${A:-${B}}`): the variable pattern stops at the first `}`, so
- * `${B}` would reach the server as text. Not resolved here (a shell would), refused at load.
- */
-const NESTED_DEFAULT = /\$\{[A-Za-z_][A-Za-z0-9_]*:-[^}]*\$\{/;
-
 /** The variables of `value` that are unset in `env` and have no default: what it needs to be resolved. */
 function unsetRequired(value: string, env: NodeJS.ProcessEnv): string[] {
   return [...value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1] as string).filter((name) => !env[name]);
@@ -283,7 +278,7 @@ export function parseConfig(file: string, doc: unknown, text?: string, env: Node
       continue;
     }
     const before = problems.length;
-    const { entry, ignored, problems: adopted, typeField, disabledTools } = adoptForeignSettings(value);
+    const { entry, ignored, problems: adopted, typeField, urlField, disabledTools } = adoptForeignSettings(value);
     for (const field of ignored) ignoredEntryKeys.set(field, [...(ignoredEntryKeys.get(field) ?? []), key]);
     for (const p of adopted) problem([...base, p.field], `${where}: field '${p.field}' ${p.message}`);
     for (const p of specProblems(ServerEntrySchema, entry)) {
@@ -304,16 +299,20 @@ export function parseConfig(file: string, doc: unknown, text?: string, env: Node
     if (Array.isArray(entry.includeTools) && entry.includeTools.length === 0) problem([...base, "includeTools"], `${where}: field 'includeTools' is empty, which would serve none of the server's tools; list the tools to serve, or remove it (use 'disabled': true to turn the server off)`);
     // Text that only looks like a reference would reach the server as written.
     for (const { segments, value: text } of referenceFields(entry)) {
-      const field = fieldName("", segments);
-      if (unclosedReferenceAt(text) >= 0) problem([...base, ...segments], `${where}: field '${field}' opens '\${' without a closing '}'; write \${NAME} (or \${NAME:-default})`);
-      else if (NESTED_DEFAULT.test(text)) problem([...base, ...segments], `${where}: field '${field}' has a reference inside a default (\${A:-\${B}}), which is not resolved (it would reach the server as text); write the default as plain text, \${A:-value}, or set A from B in the environment`);
+      const wrong = referenceTextProblem(text);
+      if (wrong) problem([...base, ...segments], `${where}: field '${fieldName("", segments)}' ${wrong}`);
     }
-    // A child process cannot be given a variable without a name: it used to be dropped silently.
-    if (isPlainObject(entry.env) && Object.keys(entry.env).some((name) => name.trim() === "")) problem([...base, "env"], `${where}: field 'env' has a variable with an empty name; name it ("NAME": "value") or remove it`);
+    // A name a child process cannot be given (empty, with '=', a space, a NUL) was passed on as written.
+    if (isPlainObject(entry.env)) {
+      for (const name of Object.keys(entry.env)) {
+        const wrong = envNameProblem(name);
+        if (wrong) problem([...base, "env", name], `${where}: field 'env' has a variable named ${JSON.stringify(name)}, which ${wrong}; ${ENV_NAME_RULE}: rename it or remove it`, true);
+      }
+    }
     const expanded = expandDeep(entry, how) as ServerEntryDocument;
     if (hasUrl) {
       const wrong = urlProblem(String(expanded.url));
-      if (wrong) problem([...base, "url"], `${where}: field 'url' ${wrong}`);
+      if (wrong) problem([...base, urlField], `${where}: field '${urlField}' ${wrong}`);
     }
     // Unset variables the envFile's path needs: the file is not read, and the entry keeps the
     // path, so it is "not configured: set NAME" (mcp-servers.ts) as for any other field.

@@ -1,7 +1,8 @@
 /**
  * Per-entry settings of other clients, read from their files as they are. Those that mean the
- * same here are taken as ours: `transport` (FastMCP's and langchain's word for `type`) and Roo
- * Code's `disabledTools` (read as `excludeTools`). The rest mean nothing here and are ignored, each
+ * same here are taken as ours: `transport` (FastMCP's and langchain's word for `type`), Gemini
+ * CLI's `httpUrl` (a Streamable HTTP server's `url`) and Roo Code's `disabledTools` (read as
+ * `excludeTools`). The rest mean nothing here and are ignored, each
  * with its reason in one notice (validate lists it; the server says it at start): ignoring one
  * silently once let an SSE-only server be spoken to as Streamable HTTP and served tools the user
  * had excluded.
@@ -41,6 +42,8 @@ export interface AdoptedEntry {
   problems: { field: string; message: string }[];
   /** The field the entry's transport was read from, for problems about it. */
   typeField: "type" | "transport";
+  /** The field the entry's url was read from (Gemini CLI's `httpUrl`), for problems about it. */
+  urlField: "url" | "httpUrl";
   /** The names only Roo Code's `disabledTools` lists (read as excludeTools): a refusal names the field the user wrote. */
   disabledTools?: string[];
 }
@@ -53,8 +56,9 @@ export function adoptForeignSettings(written: Readonly<Record<string, unknown>>)
   let disabledTools: string[] | undefined;
   for (const [field, value] of Object.entries(written)) {
     if (field in IGNORED_ENTRY_KEYS) ignored.push(field);
-    else if (field !== "transport" && field !== "disabledTools") entry[field] = value;
+    else if (field !== "transport" && field !== "disabledTools" && field !== "httpUrl") entry[field] = value;
   }
+  const urlField = adoptHttpUrl(written, entry, problems);
   let typeField: AdoptedEntry["typeField"] = "type";
   if (written.transport !== undefined) {
     const type = typeof written.transport === "string" ? TRANSPORTS[written.transport] : undefined;
@@ -77,7 +81,29 @@ export function adoptForeignSettings(written: Readonly<Record<string, unknown>>)
       if (own.length && Array.isArray(entry.excludeTools)) disabledTools = own;
     }
   }
-  return { entry, ignored, problems, typeField, ...(disabledTools ? { disabledTools } : {}) };
+  return { entry, ignored, problems, typeField, urlField, ...(disabledTools ? { disabledTools } : {}) };
+}
+
+/**
+ * Gemini CLI names a Streamable HTTP server's address `httpUrl` (its `url` is an SSE server's):
+ * taken as `url` with type "http". Written with `url` as well, or with a type or transport that
+ * says another way to reach the server, it is a problem: which one is meant cannot be told.
+ */
+function adoptHttpUrl(written: Readonly<Record<string, unknown>>, entry: Record<string, unknown>, problems: AdoptedEntry["problems"]): AdoptedEntry["urlField"] {
+  const httpUrl = written.httpUrl;
+  if (httpUrl === undefined) return "url";
+  const said = written.type ?? written.transport;
+  const saidField = written.type !== undefined ? "type" : "transport";
+  if (typeof httpUrl !== "string" || httpUrl === "") problems.push({ field: "httpUrl", message: "must be a non-empty URL string (Gemini CLI's address of a Streamable HTTP server, read as 'url')" });
+  else if (written.command !== undefined) problems.push({ field: "httpUrl", message: "and 'command' are both set; keep one ('command' for a stdio server, 'httpUrl' for a Streamable HTTP server)" });
+  else if (written.url !== undefined) problems.push({ field: "httpUrl", message: "and 'url' are both set; keep one ('httpUrl' for a Streamable HTTP server, 'url' for either kind)" });
+  else if (said !== undefined && (typeof said !== "string" || TRANSPORTS[said] !== "http")) problems.push({ field: "httpUrl", message: `names a Streamable HTTP server but '${saidField}' is ${JSON.stringify(said)}; drop '${saidField}', or write the address as 'url'` });
+  else {
+    entry.url = httpUrl;
+    if (written.type === undefined) entry.type = "http";
+    return "httpUrl";
+  }
+  return "url";
 }
 
 /** The one notice naming every ignored setting of a file, with the entries that have it and why. */

@@ -5,6 +5,7 @@ import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName, SEARCH_TOOL,
 import { isPlainObject } from "../plain-object.js";
 import { echoed, MAX_NAME_CHARS, MCP_NAME_CHARS, readPluginArgument } from "../runtime/argument-value.js";
 import { confirmOf, toolArgumentsOf } from "../runtime/redirect.js";
+import { WITHHELD_HINT } from "../plugins/tool-filter.js";
 
 /**
  * Which facade tool a call reaches. The rule is that routing never changes the target of a call:
@@ -119,13 +120,19 @@ function unknownTool(sent: string, routes: ReadonlyMap<string, FacadeRoute>, lis
  * characters for a name read from the call; the runtime's bound for one a catalog holds, `known`)
  * gets no `next`: no plugin has it, and the answer says so.
  */
-function leadToCall(sent: string, why: string, prefix: string, toolName: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, known = false): { error: RuntimeError } | undefined {
+function leadToCall(sent: string, why: string, prefix: string, toolName: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, excludedTool: ExcludedTool | undefined, known = false): { error: RuntimeError } | undefined {
   const compact = routes.has(COMPACT_CALL_TOOL);
   const tool = compact ? COMPACT_CALL_TOOL : facadeToolName(prefix, "call");
   if (!routes.has(tool)) return undefined;
   const bound = known ? MAX_NAME_CHARS : MCP_NAME_CHARS;
   if (toolName.length > bound) {
     return unknownTool(sent, routes, listed, `${why}; a tool name of ${toolName.length} characters is longer than a tool's can be (${bound}), so plugin '${prefix}' has no such tool`, "call");
+  }
+  // A tool the user's config keeps out: followed, the call would be refused (FORBIDDEN), so no `next` leads there.
+  const excluded = excludedTool?.(prefix, toolName);
+  if (excluded) {
+    const tools = nearestTools(sent, routes, listed);
+    return { error: new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${echoed(sent)}' (${why}; ${excluded}); nothing was run`, { tools }, WITHHELD_HINT) };
   }
   const shown = echoed(toolName);
   const next = { tool, arguments: { ...(compact ? { plugin: prefix } : {}), toolName, arguments: toolArgumentsOf(args), ...confirmOf(args) } };
@@ -144,15 +151,18 @@ function leadToCall(sent: string, why: string, prefix: string, toolName: string,
 /** The plugins whose listed (or cached) catalog has a tool of that name, with its name there (runtime.ts toolOwners). */
 export type ToolOwners = (name: string) => ReadonlyArray<{ plugin: string; name: string }>;
 
+/** Why plugin `prefix` does not serve the tool `name` names (its config entry keeps it out), or undefined (runtime.ts excludedTool). */
+export type ExcludedTool = (prefix: string, name: string) => string | undefined;
+
 /**
  * A plugin's tool named bare where a facade tool goes (`list_tasks`): the call that runs it when
  * one plugin has it; the plugins that do when several (nothing is guessed). Looked up only in
  * catalogs in memory: no downstream is started for an answer.
  */
-function ownersOf(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, toolOwners: ToolOwners | undefined): { error: RuntimeError } | undefined {
+function ownersOf(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, toolOwners: ToolOwners | undefined, excludedTool: ExcludedTool | undefined): { error: RuntimeError } | undefined {
   const owners = toolOwners?.(sent.trim()) ?? [];
   const [only] = owners;
-  if (owners.length === 1 && only) return leadToCall(sent, `'${echoed(only.name)}' is a tool of plugin '${only.plugin}', not a facade tool`, only.plugin, only.name, args, routes, listed, true);
+  if (owners.length === 1 && only) return leadToCall(sent, `'${echoed(only.name)}' is a tool of plugin '${only.plugin}', not a facade tool`, only.plugin, only.name, args, routes, listed, excludedTool, true);
   if (owners.length < 2) return undefined;
   return unknownTool(sent, routes, listed, `it is a tool of plugins ${owners.map((o) => `'${o.plugin}'`).join(" and ")}: call it through one plugin's call tool with toolName '${echoed(owners[0]?.name ?? sent)}'`, "call");
 }
@@ -202,6 +212,7 @@ export function resolveFacadeTool(
   prefixes: readonly string[],
   listed: Iterable<string> = routes.keys(),
   toolOwners?: ToolOwners,
+  excludedTool?: ExcludedTool,
 ): RoutingOutcome {
   const known = routes.get(sent);
   if (known) {
@@ -237,8 +248,8 @@ export function resolveFacadeTool(
   if (readings.length === 0) {
     // A plugin's own tool named as a facade tool (agent_tools_tasks_list_tasks): the call that runs it.
     const merged = pluginAndTool(sent, bare, prefixes);
-    const lead = merged && leadToCall(sent, `'${echoed(merged.tool)}' is not a facade tool`, merged.prefix, merged.tool, args, routes, listed);
-    return lead || ownersOf(sent, args, routes, listed, toolOwners) || unknownTool(sent, routes, listed, "");
+    const lead = merged && leadToCall(sent, `'${echoed(merged.tool)}' is not a facade tool`, merged.prefix, merged.tool, args, routes, listed, excludedTool);
+    return lead || ownersOf(sent, args, routes, listed, toolOwners, excludedTool) || unknownTool(sent, routes, listed, "");
   }
   // A name that could be mended is not mended by the name alone when `plugin` says something unreadable.
   const unreadable = unreadablePlugin(args, sent, undefined);
@@ -295,7 +306,7 @@ export function resolveFacadeTool(
     return { route: target.route, args: target.args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${echoed(sent)}' was read as '${target.name}'${said}` }] };
   }
   if (targets.size === 0 && noSkills) {
-    const lead = leadToCall(sent, `plugin '${noSkills.prefix}' has no skills`, noSkills.prefix, noSkills.skill, args, routes, listed);
+    const lead = leadToCall(sent, `plugin '${noSkills.prefix}' has no skills`, noSkills.prefix, noSkills.skill, args, routes, listed, excludedTool);
     if (lead) return lead;
   }
   if (targets.size > 1) why = `it could mean ${[...targets.values()].map((t) => `'${t.name}'`).join(" or ")}`;

@@ -21,7 +21,7 @@ import { cancelOfRequest, signalOf, withCancellation, type Cancellation } from "
 import { RuntimeError } from "../runtime/errors.js";
 import { boundError } from "../runtime/error-bound.js";
 import { readPluginArgument } from "../runtime/argument-value.js";
-import { resolveFacadeTool, type RoutingOutcome, type ToolOwners } from "./routing.js";
+import { resolveFacadeTool, type RoutingOutcome, type ExcludedTool, type ToolOwners } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, FACADE_TOOL_KEYS, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
@@ -249,6 +249,8 @@ export function createFacade(runtime: Runtime): Facade {
     listedNames: string[];
     /** The plugins of this view whose catalog in memory has a tool of a name (an unknown facade tool's answer). */
     toolOwners: ToolOwners;
+    /** Why a plugin of this view does not serve a tool (its config entry keeps it out): no `next` leads there. */
+    excludedTool: ExcludedTool;
     listResult: ListToolsResult;
     /** The compact list worded for a client whose user confirms writes (made on first use). */
     listResultAsked?: ListToolsResult;
@@ -283,6 +285,7 @@ export function createFacade(runtime: Runtime): Facade {
       prefixes: visible.map((s) => s.prefix),
       listedNames: tools.map((t) => t.name),
       toolOwners: (name) => runtime.toolOwners(name, identity),
+      excludedTool: (prefix, name) => runtime.excludedTool(prefix, name),
       listResult: { tools } as unknown as ListToolsResult, // FacadeTool is a JSON Schema subset of Tool
       listCacheHint,
       identity,
@@ -310,7 +313,7 @@ export function createFacade(runtime: Runtime): Facade {
    * user confirms, and every skill whose plugin is not plain from the name and arguments.
    */
   const mayConfirmRun = (view: View, name: string, args: unknown, ctx: ServerContext): boolean => {
-    const resolved = resolveFacadeTool(name, args ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners);
+    const resolved = resolveFacadeTool(name, args ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners, view.excludedTool);
     // The lane hands this call's handler the same context: it reads this resolution instead of making it again.
     (ctx as RoutedContext)[ROUTED] = { name, sent: args, resolved };
     if ("error" in resolved || resolved.route.operation !== "run_skill") return false;
@@ -326,7 +329,7 @@ export function createFacade(runtime: Runtime): Facade {
   function callTool(server: Server, view: View, scope: SessionScope, name: string, sentArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     try {
       const routed = (ctx as RoutedContext)[ROUTED];
-      const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners);
+      const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners, view.excludedTool);
       if ("error" in resolved) {
         const error = resolved.error.code === "UNKNOWN_FACADE_TOOL" ? withRestartNote(resolved.error, runtime.configFile, runtime.plugins.map((p) => p.manifest.prefix), name) : resolved.error;
         // Bounded as the pipeline's errors are: a routing answer echoes the name and arguments sent.

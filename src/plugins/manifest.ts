@@ -1,7 +1,8 @@
 import { readProblem, readSettingsFile, readSettingsFileSync } from "../bounded-file.js";
 import path from "node:path";
 import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
-import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
+import { fieldName, specProblems, usePrecompiledSpec, type SpecProblem } from "../adapters/shared/spec-check.js";
+import { referenceTextProblem } from "../adapters/shared/env-vars.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { checkedAtBuild } from "./checked-manifests.js";
 import type { SettingsLocation } from "../adapters/types.js";
@@ -122,10 +123,26 @@ function check(file: string, spec: boolean, doc: Record<string, unknown>, text: 
     const schema = BLOCK_SCHEMAS[adapter.kind];
     if (schema) problems.push(...specProblems(schema, adapter, fieldName("", [...base, "adapter"])).map((p) => ({ ...p, segments: [...base, "adapter", ...p.segments] })));
   }
+  if (isRecord(section)) problems.push(...referenceProblems(section.adapter, [...base, "adapter"]), ...referenceProblems(section.requires, [...base, "requires"]));
   if (problems.length === 0) return;
   const at = jsonLocator(text);
   const lines = problems.map((p) => `${at(p.segments, p.key)}: field '${p.field}' ${p.message}`.replace(/^: /, ""));
   throw new ManifestError(file, problems[0]?.field, lines);
+}
+
+/**
+ * The `${...}` text of the adapter block's and requires' strings that would not resolve (an
+ * unclosed `${`, a reference inside a default): the config file's rule (referenceTextProblem), so
+ * a value means the same in either file. A tool's description is prose, never resolved: skipped.
+ */
+function referenceProblems(value: unknown, segments: (string | number)[]): SpecProblem[] {
+  if (typeof value === "string") {
+    const message = referenceTextProblem(value);
+    return message ? [{ segments, field: fieldName("", segments), message }] : [];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, i) => referenceProblems(item, [...segments, i]));
+  if (isRecord(value)) return Object.entries(value).flatMap(([key, item]) => (key === "description" ? [] : referenceProblems(item, [...segments, key])));
+  return [];
 }
 
 /** "tools[0].name" → ["tools", 0, "name"]. */

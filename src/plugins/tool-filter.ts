@@ -1,6 +1,7 @@
 import type { ToolDescriptor } from "../adapters/types.js";
 import { RuntimeError } from "../errors.js";
 import type { PluginManifest } from "./manifest.js";
+import { sameNameIn } from "../runtime/misdirected.js";
 
 /**
  * A config entry's `includeTools` / `excludeTools` (Gemini CLI's names; Roo Code's `disabledTools`
@@ -39,11 +40,24 @@ export function filterTools(manifest: ToolFilter, tools: ToolDescriptor[]): { ke
  * tool; the hint says retrying or a near name will not help, and who can change it.
  */
 export function withheldToolError(manifest: ToolFilter, name: string): RuntimeError {
-  const reason = withheldReason(manifest, name) ?? "its config entry keeps it out";
-  return new RuntimeError(
-    "FORBIDDEN",
-    `plugin '${manifest.prefix}' does not serve tool '${name}': the config excludes it (${reason} in ${manifest.file}); nothing was run`,
-    { toolName: name, excludedBy: manifest.file },
-    "The user's config keeps this tool out on purpose: do not retry it. Use another tool of this plugin (its _discover tool lists the ones served), or tell the user; only they can allow it, by editing that entry of the config file and restarting the server.",
-  );
+  return new RuntimeError("FORBIDDEN", `plugin '${manifest.prefix}' does not serve tool '${name}': ${excludedSentence(manifest, name)}; nothing was run`, { toolName: name, excludedBy: manifest.file }, WITHHELD_HINT);
+}
+
+/** What an answer about a tool the entry keeps out says the user can do, and the caller cannot. */
+export const WITHHELD_HINT =
+  "The user's config keeps this tool out on purpose: do not retry it. Use another tool of this plugin (its _discover tool lists the ones served), or tell the user; only they can allow it, by editing that entry of the config file and restarting the server.";
+
+/** "the config excludes it (mcpServers.local.excludeTools lists 'crash' in /path/config.json)". */
+export function excludedSentence(manifest: ToolFilter, name: string): string {
+  return `the config excludes it (${withheldReason(manifest, name) ?? "its config entry keeps it out"} in ${manifest.file})`;
+}
+
+/**
+ * The name among the tools the entry keeps out that `sent` names (case and separators aside, as a
+ * call is matched), or undefined. `listedOut`: the server's tools the filter took out of its last
+ * listing; before any listing only `excludeTools` can say (an includeTools entry cannot tell a
+ * tool kept out from one the server does not have).
+ */
+export function withheldName(manifest: ToolFilter, sent: string, listedOut: readonly string[] | undefined): string | undefined {
+  return sameNameIn(sent, listedOut ?? manifest.excludeTools ?? []);
 }

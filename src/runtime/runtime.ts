@@ -14,7 +14,7 @@ import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
 import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
 import { describeMissing } from "../plugins/requirements.js";
-import { withheldToolError } from "../plugins/tool-filter.js";
+import { excludedSentence, withheldName, withheldToolError } from "../plugins/tool-filter.js";
 import type { Skill } from "../plugins/skills.js";
 import { writeReason } from "./write-reason.js";
 import type { CatalogEntry, DiscoverAnswer, NextStep, OperationResult } from "./answers.js";
@@ -261,6 +261,12 @@ export interface Runtime {
    * for it, so a plugin not listed yet is not looked at (an unknown facade tool's answer, routing.ts).
    */
   toolOwners(name: string, identity?: Identity): Array<{ plugin: string; name: string }>;
+  /**
+   * When the config entry of plugin `prefix` keeps out the tool `name` names (includeTools,
+   * excludeTools, disabledTools): the sentence that says so, naming the field and the file; else
+   * undefined. Synchronous, like toolOwners: an answer must not lead a caller to a tool it cannot call.
+   */
+  excludedTool(prefix: string, name: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -1247,6 +1253,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         if (tool) found.push({ plugin: prefix, name: tool });
       }
       return found;
+    },
+    excludedTool(prefix, name) {
+      const manifest = byPrefix.get(prefix)?.manifest;
+      if (!manifest || (!manifest.includeTools && !manifest.excludeTools)) return undefined;
+      const out = withheldName(manifest, name, catalog.cached(prefix) ? catalog.withheld(prefix) : undefined);
+      return out === undefined ? undefined : `tool '${out}' of plugin '${prefix}' is not served: ${excludedSentence(manifest, out)}`;
     },
     onToolsChanged(listener) {
       changeListeners.add(listener);

@@ -100,10 +100,14 @@ function noSymlinks(): Error {
   return Object.assign(new Error("symbolic links cannot be made inside the /workdir mount (so that none leads out of it); make the link in $HOME, or copy the file"), { code: "EACCES" });
 }
 
-/** Wrap `inner`; `extraHidden` are paths inside it (as the mount sees them, e.g. "/conf/my.json") to hide too. */
-export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<string> = []): IFileSystem {
+/**
+ * Wrap `inner`; `extraHidden` are paths inside it (as the mount sees them, e.g. "/conf/my.json") to
+ * hide too, and `hiddenOnDisk` says of any other path whether it is one of those files under a name
+ * of its own (a hard link made on disk: same-file.ts).
+ */
+export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<string> = [], hiddenOnDisk?: (path: string) => boolean): IFileSystem {
   const extra = new Set([...extraHidden].map(pathKey));
-  const hidden = (p: string): boolean => isHiddenPath(p, extra);
+  const hidden = (p: string): boolean => isHiddenPath(p, extra) || (hiddenOnDisk?.(p) ?? false);
   const guard = <T>(op: string, p: string, run: () => Promise<T>): Promise<T> => (hidden(p) ? Promise.reject(missing(p, op)) : run());
   const join = (dir: string, name: string): string => `${dir.replace(/\/+$/, "")}/${name}`;
   const moveOrCopy = (op: "cp" | "mv", s: string, d: string, run: () => Promise<void>): Promise<void> => {

@@ -4,6 +4,7 @@ import { describeThrown } from "../runtime/errors.js";
 import type { CommandOutput, TextCommand } from "./command.js";
 import { EXIT } from "./exit-codes.js";
 import { hideCredentialFiles } from "./hidden-files-fs.js";
+import { sameFileOnDisk, type FileIdentity } from "./same-file.js";
 import { budgetedFs, DEFAULT_SANDBOX_BYTES, type SandboxAccount } from "./memory-budget.js";
 import { chargeCarriedEnv, envBytes } from "./env-budget.js";
 import { startQuestionClock } from "./question-clock.js";
@@ -27,6 +28,8 @@ export interface SandboxOptions {
   mountDir?: string;
   /** Paths inside mountDir (relative, "/"-separated) hidden on top of the usual credential files. */
   hiddenPaths?: string[];
+  /** Files hidden by what they are on disk, under any path of mountDir (the config file's hard links). */
+  hiddenFiles?: FileIdentity[];
   /** Where the sandbox's file bytes are charged (its own cap and the budget of all sandboxes). */
   account?: SandboxAccount;
   /** just-bash's own cap of the in-memory filesystem, the backstop; default 128 MiB. */
@@ -155,7 +158,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     for (const dir of [SANDBOX_HOME, "/tmp"]) await base.mkdir(dir, { recursive: true });
     const mounted = new jb.MountableFs({ base });
     const overlay = new jb.OverlayFs({ root: options.mountDir, mountPoint: "/", readOnly: false });
-    mounted.mount(WORKDIR_MOUNT, hideCredentialFiles(overlay, options.hiddenPaths ?? []));
+    mounted.mount(WORKDIR_MOUNT, hideCredentialFiles(overlay, options.hiddenPaths ?? [], sameFileOnDisk(options.mountDir, options.hiddenFiles ?? [])));
     fs = mounted;
   }
   if (options.account) fs = budgetedFs(fs, options.account);

@@ -16,6 +16,7 @@ import { modulePlugin } from "./module-plugins.js";
 import { pluginCommandName } from "./reserved-names.js";
 import { mayUsePlugin, seesWholeFleet } from "../runtime/access.js";
 import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
+import { fileIdentity, type FileIdentity } from "./same-file.js";
 import { createSandbox, loadJustBash, SANDBOX_LIMITS, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
 import { isOnValue } from "../env-switch.js";
 import { positiveInt, positiveMs } from "../positive-int.js";
@@ -183,7 +184,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       // shown at all (README "Identities"), so its name answers "command not found" like any
       // unknown word, and neither /usr/bin nor `help` lists it.
       for (const [prefix, name] of names) if (mayUsePlugin(session.identity, prefix)) commands.push(pluginCommand(runtime, session, prefix, name));
-      return createSandbox({ timeoutMs: settings.timeoutMs, account: memory.open(), maxFileBytes: settings.sandboxMemoryBytes + LAYOUT_SLACK_BYTES, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir) } : {}) }, commands);
+      return createSandbox({ timeoutMs: settings.timeoutMs, account: memory.open(), maxFileBytes: settings.sandboxMemoryBytes + LAYOUT_SLACK_BYTES, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir), hiddenFiles: configIdentities() } : {}) }, commands);
     })();
     try {
       return await state.sandbox;
@@ -198,8 +199,19 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
    * file the runtime actually loaded (whatever named it: --config, AGENT_TOOLS_CONFIG or the
    * default) is the one that counts; AGENT_TOOLS_CONFIG is kept as well, resolved as the loader does.
    */
+  function configFiles(): string[] {
+    return [runtime.configFile, hostEnv.AGENT_TOOLS_CONFIG ? path.resolve(hostEnv.AGENT_TOOLS_CONFIG) : undefined].filter((f): f is string => !!f);
+  }
+
+  /** The config file as it is on disk: a hard link to it made in the mounted directory is hidden too (its path says nothing). */
+  function configIdentities(): FileIdentity[] {
+    return configFiles()
+      .map(fileIdentity)
+      .filter((f): f is FileIdentity => !!f);
+  }
+
   function configInside(dir: string): string[] {
-    const files = [runtime.configFile, hostEnv.AGENT_TOOLS_CONFIG ? path.resolve(hostEnv.AGENT_TOOLS_CONFIG) : undefined].filter((f): f is string => !!f);
+    const files = configFiles();
     // Compared as real paths: a setting that names the file through a symlink (projlink/conf/team.json
     // with projlink → the mounted directory) is the same file the sandbox shows at /workdir/conf/team.json.
     // Symlinks inside the mount need nothing: the sandbox does not follow them (OverlayFs allowSymlinks off).

@@ -27,6 +27,23 @@ export function unclosedReferenceAt(value: string): number {
   return match ? match.index : -1;
 }
 
+/**
+ * A default that holds a reference (`${A:-${B}}`): a default is plain text that ends at the first
+ * `}`, so `${B}` would reach the server as text. Not resolved (a shell would): refused where settings are read.
+ */
+const NESTED_DEFAULT = /\$\{[A-Za-z_][A-Za-z0-9_]*:-[^}]*\$\{/;
+
+/**
+ * What is wrong with the `${...}` text of a setting that is resolved from the host, or undefined:
+ * the one rule of the config file's entries and of plugin.json's settings. Said after the field's
+ * name ("field 'env.TOKEN' opens '${' without…").
+ */
+export function referenceTextProblem(value: string): string | undefined {
+  if (unclosedReferenceAt(value) >= 0) return "opens '${' without a closing '}'; write ${NAME} (or ${NAME:-default})";
+  if (NESTED_DEFAULT.test(value)) return "has a reference inside a default (${A:-${B}}), which is not resolved (it would reach the server as text); write the default as plain text, ${A:-value}, or set A from B in the environment";
+  return undefined;
+}
+
 /** The variable names a value refers to. */
 export function referencedVariables(value: string): string[] {
   return [...value.matchAll(REFERENCE)].map((m) => m[1] ?? "").filter(Boolean);
