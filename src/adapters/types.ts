@@ -100,7 +100,8 @@ export interface ListToolsOptions {
 }
 
 export interface Adapter {
-  listTools(options?: ListToolsOptions): Promise<{ tools: ToolDescriptor[] }>;
+  /** `notes`: a sentence for each entry of the backend's list that was mended or left out (said on stderr and in help). */
+  listTools(options?: ListToolsOptions): Promise<{ tools: ToolDescriptor[]; notes?: string[] }>;
   /** Returns an MCP CallToolResult or any JSON value. */
   call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown>;
   search?(query: string, limit: number): Promise<{ matches: Match[] }>;

@@ -63,7 +63,7 @@ export class McpAdapter implements Adapter {
     });
   }
 
-  async listTools(listing: ListToolsOptions = {}): Promise<{ tools: ToolDescriptor[] }> {
+  async listTools(listing: ListToolsOptions = {}): Promise<{ tools: ToolDescriptor[]; notes: string[] }> {
     // A server started only for its catalog (nothing was running) is not kept for the whole idle
     // timeout: fifty of them would sit in memory for nothing. One listed for a search or discover
     // stays a while for the call that may follow; one listed in the background (the catalog is
@@ -76,7 +76,10 @@ export class McpAdapter implements Adapter {
     const begun = this.connection.requestsBegun;
     if (listing.fresh) this.catalog.invalidate();
     const tools = await this.catalog.get(() =>
-      this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)).then((listed) => listed.map(this.maskedTool)),
+      this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)).then((listed) => {
+        this.listingNotes = listed.notes.map((note) => this.options.redactor.redactValue(note));
+        return listed.tools.map(this.maskedTool);
+      }),
     );
     const onlyThisListing = this.connection.requestsBegun === begun + 1;
     if (!wasRunning && onlyThisListing) {
@@ -85,8 +88,11 @@ export class McpAdapter implements Adapter {
       const background = listing.background === true && this.callerListings === callersBefore;
       this.connection.stopWhenIdleFor(background ? BACKGROUND_LISTING_IDLE_MS : Math.min(LISTING_IDLE_MS, this.idleTimeoutMs || LISTING_IDLE_MS));
     }
-    return { tools: tools.map((tool) => ({ ...tool })) };
+    return { tools: tools.map((tool) => ({ ...tool })), notes: this.listingNotes };
   }
+
+  /** What the last list read mended or left out of the server's tools/list (tools-list-mend.ts). */
+  private listingNotes: string[] = [];
 
   /** What the server says of itself, masked: its title, description or instructions reach search answers, help and the server instructions. */
   serverInfo(): ServerDescription | undefined {
