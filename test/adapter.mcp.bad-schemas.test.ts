@@ -35,6 +35,17 @@ const NOTES = [
   "plugin 'lax': in its server's tool list, a tools/list entry without a name was left out",
 ];
 
+describe("a $schema spelt another way than Ajv's meta-schema id", () => {
+  for (const tool of ["draft7_spelt", "draft2020_spelt"]) {
+    it(`${tool}: the arguments are still checked (the schema was not compiled, and wrong types reached the server)`, async () => {
+      const called = await callJson(conn.client, "agent_tools_lax_call", { toolName: tool, arguments: { n: "x" }, confirm: true });
+      assert.equal(called.isError, true, JSON.stringify(called.payload));
+      assert.equal(called.payload.error?.code, "ARG_VALIDATION_FAILED", JSON.stringify(called.payload));
+      assert.doesNotMatch(conn.stderr(), new RegExp(`${tool}: the schema cannot be compiled`));
+    });
+  }
+});
+
 describe("a tools/list with malformed entries", () => {
   it("keeps the good tool callable", async () => {
     const called = await callJson(conn.client, "agent_tools_lax_call", { toolName: "shout", arguments: { text: "hi" } });
@@ -45,7 +56,7 @@ describe("a tools/list with malformed entries", () => {
   it("keeps each mendable entry: a missing inputSchema is {type: object}, one without a type keeps its checks", async () => {
     const discover = await callJson(conn.client, "agent_tools_lax_discover", { limit: 50 });
     const names = (discover.payload.matches as { name: string }[]).map((m) => m.name).sort();
-    assert.deepEqual(names, ["array_type", "bad_output", "bool_schema", "list_properties", "no_schema", "no_type", "null_required", "shout"]);
+    assert.deepEqual(names, ["array_type", "bad_output", "bool_schema", "draft2020_spelt", "draft7_spelt", "list_properties", "no_schema", "no_type", "null_required", "shout"]);
     const noSchema = await callJson(conn.client, "agent_tools_lax_call", { toolName: "no_schema", arguments: {}, confirm: true });
     assert.equal(noSchema.isError, false, JSON.stringify(noSchema.payload));
     const noType = await callJson(conn.client, "agent_tools_lax_call", { toolName: "no_type", arguments: { n: "x" }, confirm: true });
