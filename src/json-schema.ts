@@ -98,7 +98,9 @@ export function compileTransient(schema: Record<string, unknown>): ValidateFunct
     // close enough across drafts that validating without it is right.
     const { $id: _id, $schema, ...rest } = schema;
     const known = typeof $schema === "string" && /draft-07|2020-12/.test($schema);
-    const toCompile = known ? { $schema, ...rest } : rest;
+    // Named by the exact id Ajv knows: servers spell it many ways ("https://json-schema.org/draft-07/schema#",
+    // "http://json-schema.org/draft/2020-12/schema"), and Ajv refuses to compile any other spelling.
+    const toCompile = known ? { $schema: DRAFT_2020.test($schema) ? "https://json-schema.org/draft/2020-12/schema" : "http://json-schema.org/draft-07/schema#", ...rest } : rest;
     const ajv = ajvFor(schema);
     const validate = ajv.compile(toCompile);
     // Ajv's by-object cache would never be hit (`toCompile` is new each time): keep it empty.

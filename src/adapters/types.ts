@@ -100,8 +100,12 @@ export interface ListToolsOptions {
 }
 
 export interface Adapter {
-  /** `ttlMs`: how long the backend said the list stays current (a 2026-07-28 MCP list result's cache lifetime); absent, until it says it changed. */
-  listTools(options?: ListToolsOptions): Promise<{ tools: ToolDescriptor[]; ttlMs?: number }>;
+  /**
+   * `notes`: a sentence for each entry of the backend's list that was mended or left out (said on
+   * stderr and in help). `ttlMs`: how long the backend said the list stays current (a 2026-07-28
+   * MCP list result's cache lifetime); absent, until it says it changed.
+   */
+  listTools(options?: ListToolsOptions): Promise<{ tools: ToolDescriptor[]; notes?: string[]; ttlMs?: number }>;
   /** Returns an MCP CallToolResult or any JSON value. */
   call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown>;
   search?(query: string, limit: number): Promise<{ matches: Match[] }>;

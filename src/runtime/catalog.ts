@@ -209,6 +209,11 @@ export function firstOfEachName(tools: ToolDescriptor[]): { tools: ToolDescripto
   return { tools: tools.filter((tool) => !seen.has(tool.name) && seen.add(tool.name)), repeated };
 }
 
+/** A note of a plugin's adapter on its list (an entry mended or left out), in the help's problems and on stderr. */
+export function listingNoteLine(prefix: string, note: string): string {
+  return `plugin '${prefix}': in its server's tool list, ${note}`;
+}
+
 /** What a plugin whose server lists a name more than once is told, in the help's problems and on stderr. */
 export function repeatedToolLine(prefix: string, name: string, count: number): string {
   return `plugin '${prefix}': its server lists tool '${name}' ${count === 2 ? "twice" : `${count} times`}; the first is used (discover shows it once, and calls are checked against its schema)`;
@@ -259,13 +264,13 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   };
 
   const versions = new Map<string, number>();
-  /** Per plugin, the lines about tool names its last list repeated (firstOfEachName). */
+  /** Per plugin, the lines about its last list: tool names it repeated (firstOfEachName) and entries its adapter mended or left out (`notes`). */
   const repeatedLines = new Map<string, string[]>();
 
-  /** `tools` with one tool per name; a change in what the list repeats is said on stderr once. */
-  const firstOfEach = (prefix: string, listed: ToolDescriptor[]): ToolDescriptor[] => {
+  /** `tools` with one tool per name; a change in what the list repeats, or in its adapter's `notes` on it, is said on stderr once. */
+  const firstOfEach = (prefix: string, listed: ToolDescriptor[], notes: readonly string[] = []): ToolDescriptor[] => {
     const { tools, repeated } = firstOfEachName(listed);
-    const lines = [...repeated].map(([name, count]) => repeatedToolLine(prefix, name, count));
+    const lines = [...notes.map((note) => listingNoteLine(prefix, note)), ...[...repeated].map(([name, count]) => repeatedToolLine(prefix, name, count))];
     const before = repeatedLines.get(prefix) ?? [];
     if (lines.join("\n") !== before.join("\n")) for (const line of lines) if (!before.includes(line)) log?.warn(line);
     if (lines.length) repeatedLines.set(prefix, lines);
@@ -358,8 +363,9 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     const listing: ListToolsOptions = fresh ? { background, fresh } : { background };
     let skipQueue: (() => void) | undefined;
     const loading = limiter.run(async () => {
-      const listed = (await withDeadline(() => adapter.listTools(background || fresh ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown; ttlMs?: unknown } | undefined;
-      const all = firstOfEach(prefix, sanitise(listed?.tools));
+      const listed = (await withDeadline(() => adapter.listTools(background || fresh ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown; notes?: unknown; ttlMs?: unknown } | undefined;
+      const notes = Array.isArray(listed?.notes) ? listed.notes.filter((note): note is string => typeof note === "string") : [];
+      const all = firstOfEach(prefix, sanitise(listed?.tools), notes);
       let tools = filterTools(plugin.manifest, all).kept;
       if (owners.get(prefix) === token) {
         const before = restored.get(prefix);

@@ -13,7 +13,7 @@ import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confir
 import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
-import { repairArguments, repairRequest, stripToolPrefix, unreadableArgumentsString, type NameField, type Repair, type RepairedRequest } from "./repair.js";
+import { aliasDeclaredByTool, repairArguments, repairRequest, stripToolPrefix, unreadableArgumentsString, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { DeadlineError, isToolErrorResult, shapeResult, toolErrorText, toolReportedError, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
 import { saysToolUnknown } from "./unknown-tool-answer.js";
 import type { MediaItem } from "./binary-content.js";
@@ -720,7 +720,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   // ── validate: schema-aware repairs, then the schema ─────────────────────────────────────
   const validate: Step = (state) => {
-    const request = state.request as RepairedRequest;
+    const meta = state.skill?.meta.args;
+    const schema = state.tool ? state.tool.inputSchema : isSchemaLike(meta) ? meta : undefined;
+    // A skill whose arguments are a sentence lists no names.
+    const listed = schema ? schema.properties : typeof meta === "object" ? meta : undefined;
+    const parameters = isPlainObject(listed) ? Object.keys(listed) : undefined;
+    const request = aliasDeclaredByTool(state.request as RepairedRequest, parameters, state.repairs);
     const what = state.tool ? `'${state.tool.name}'` : `skill '${state.skill?.name ?? ""}'`;
     const subject = state.tool ? { tool: state.tool.name } : { skill: state.skill?.name };
     if (!isPlainObject(request.arguments)) {
@@ -730,8 +735,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         errors: [{ path: "", message: "must be an object" }],
       });
     }
-    const meta = state.skill?.meta.args;
-    const schema = state.tool ? state.tool.inputSchema : isSchemaLike(meta) ? meta : undefined;
     // What the repairs may take as known parameter names: the schema's, or a skill's name map
     // (if any) and `confirm`, which a skill without a schema may read itself.
     const owns = state.skill ? skillOwnsConfirm(state.skill) : false;
@@ -740,8 +743,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     state.args = repaired.args;
     if (request.stray) {
       // A skill whose arguments are a sentence lists no names: its strays are said, not placed.
-      const listed = schema ? schema.properties : typeof meta === "object" ? meta : undefined;
-      const parameters = isPlainObject(listed) ? Object.keys(listed) : undefined;
       state.args = placeStrayKeys(request.stray, state.args, parameters, { field: nameFieldOf(state.operation), what }, state.repairs);
     }
     const misplaced = repaired.misplacedConfirm ?? request.misplacedConfirm;

@@ -58,6 +58,12 @@ export interface RepairedRequest {
   keys: string[];
   /** Top-level keys nothing above read (stray-keys.ts places them once the schema is known). */
   stray?: Record<string, unknown>;
+  /**
+   * The top-level `args`/`params`/`input`/`parameters` read as `arguments`, as sent, with the
+   * repairs that reading made: undone once the schema is known if the tool declares that key
+   * (aliasDeclaredByTool), since it is then the tool's own argument.
+   */
+  argumentsAlias?: { key: string; value: unknown; repairs: Repair[] };
 }
 
 const ARGUMENT_ALIASES = ["args", "params", "input", "parameters"] as const;
@@ -126,8 +132,10 @@ export function repairRequest(raw: unknown, nameField: NameField, repairs: Repai
 
   // {args: {...}} / {params: {...}} / {input: {...}} for {arguments: {...}}.
   const argsAlias = base.arguments === undefined ? soleAlias(base, ARGUMENT_ALIASES, (value) => value !== undefined) : undefined;
+  const repairsBefore = repairs.length;
   if (argsAlias) repairs.push({ kind: "renamed-arguments", message: `'${argsAlias}' was read as 'arguments'` });
   const args = parseJsonObject(argsAlias ? base[argsAlias] : base.arguments, "arguments", repairs);
+  const argumentsAlias = argsAlias ? { key: argsAlias, value: base[argsAlias], repairs: repairs.slice(repairsBefore) } : undefined;
 
   // {tool: "x"} / {name: "x"} for {toolName: "x"}.
   const nameAlias = base[nameField] === undefined ? soleAlias(base, NAME_ALIASES[nameField], (value) => typeof value === "string" && value.trim() !== "") : undefined;
@@ -151,7 +159,26 @@ export function repairRequest(raw: unknown, nameField: NameField, repairs: Repai
     ...(misplacedConfirm ? { misplacedConfirm } : {}),
     keys,
     ...(stray ? { stray } : {}),
+    ...(argumentsAlias ? { argumentsAlias } : {}),
   };
+}
+
+/**
+ * The request with its `args`/`params`/`input`/`parameters` given back to the tool when the tool
+ * declares that key (`parameters`: its parameter names): `{toolName, method, params: {...}}` for
+ * a tool with `method` and `params` is those two arguments, not `params` read as `arguments`.
+ * The repairs the alias reading made are taken back; the key is then placed like any other key
+ * sent next to the name (stray-keys.ts). Otherwise the request as it is.
+ */
+export function aliasDeclaredByTool(request: RepairedRequest, parameters: readonly string[] | undefined, repairs: Repair[]): RepairedRequest {
+  const alias = request.argumentsAlias;
+  if (!alias || !parameters?.includes(alias.key)) return request;
+  for (const made of alias.repairs) {
+    const at = repairs.indexOf(made);
+    if (at >= 0) repairs.splice(at, 1);
+  }
+  const { argumentsAlias: _undone, ...rest } = request;
+  return { ...rest, arguments: {}, stray: { ...request.stray, [alias.key]: alias.value } };
 }
 
 /**

@@ -63,7 +63,7 @@ export class McpAdapter implements Adapter {
     });
   }
 
-  async listTools(listing: ListToolsOptions = {}): Promise<{ tools: ToolDescriptor[]; ttlMs?: number }> {
+  async listTools(listing: ListToolsOptions = {}): Promise<{ tools: ToolDescriptor[]; notes: string[]; ttlMs?: number }> {
     // A server started only for its catalog (nothing was running) is not kept for the whole idle
     // timeout: fifty of them would sit in memory for nothing. One listed for a search or discover
     // stays a while for the call that may follow; one listed in the background (the catalog is
@@ -75,8 +75,10 @@ export class McpAdapter implements Adapter {
     const wasRunning = this.connection.startedOrStarting;
     const begun = this.connection.requestsBegun;
     if (listing.fresh) this.catalog.invalidate();
-    const { tools, ttlMs } = await this.catalog.get(() =>
-      this.connection.request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`)).then((listed) => ({ ...listed, tools: listed.tools.map(this.maskedTool) })),
+    const { tools, notes, ttlMs } = await this.catalog.get(() =>
+      this.connection
+        .request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`))
+        .then((listed) => ({ ...listed, tools: listed.tools.map(this.maskedTool), notes: listed.notes.map((note) => this.options.redactor.redactValue(note)) })),
     );
     const onlyThisListing = this.connection.requestsBegun === begun + 1;
     if (!wasRunning && onlyThisListing) {
@@ -85,7 +87,7 @@ export class McpAdapter implements Adapter {
       const background = listing.background === true && this.callerListings === callersBefore;
       this.connection.stopWhenIdleFor(background ? BACKGROUND_LISTING_IDLE_MS : Math.min(LISTING_IDLE_MS, this.idleTimeoutMs || LISTING_IDLE_MS));
     }
-    return { tools: tools.map((tool) => ({ ...tool })), ...(ttlMs === undefined ? {} : { ttlMs }) };
+    return { tools: tools.map((tool) => ({ ...tool })), notes, ...(ttlMs === undefined ? {} : { ttlMs }) };
   }
 
   /** What the server says of itself, masked: its title, description or instructions reach search answers, help and the server instructions. */

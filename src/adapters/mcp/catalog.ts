@@ -1,6 +1,7 @@
 import type { Client, RequestOptions } from "@modelcontextprotocol/client";
 import type { ToolDescriptor } from "../types.js";
 import { McpAdapterError } from "./errors.js";
+import { LenientClient } from "./lenient-handshake.js";
 
 /**
  * The server's tool list, read page by page (the SDK's own list-changed refresh reads only the
@@ -9,9 +10,13 @@ import { McpAdapterError } from "./errors.js";
 
 export const MAX_PAGES = 200;
 
-/** A listing: the tools, and how long the server said they stay current (`ttlMs` of the first page). */
+/**
+ * A listing: the tools, a sentence for each entry of the server's list that was mended or left
+ * out (tools-list-mend.ts), and how long the server said they stay current (`ttlMs` of the first page).
+ */
 export interface ListedTools {
   tools: ToolDescriptor[];
+  notes: string[];
   ttlMs?: number;
 }
 
@@ -26,6 +31,14 @@ export function listLifetimeOf(result: unknown): number | undefined {
 
 /** Every page of `tools/list`, following `nextCursor`. A cursor seen twice is a server bug, not a loop. */
 export async function listAllTools(client: Client, options: RequestOptions, server: string, maxPages = MAX_PAGES): Promise<ListedTools> {
+  const lenient = client instanceof LenientClient ? client : undefined;
+  // Notes of an earlier listing that failed midway are not this listing's.
+  lenient?.takeToolsListNotes();
+  const { tools, ttlMs } = await listPages(client, options, server, maxPages);
+  return { tools, notes: lenient?.takeToolsListNotes() ?? [], ...(ttlMs === undefined ? {} : { ttlMs }) };
+}
+
+async function listPages(client: Client, options: RequestOptions, server: string, maxPages: number): Promise<{ tools: ToolDescriptor[]; ttlMs?: number }> {
   const tools: ToolDescriptor[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;

@@ -16,6 +16,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { currentRelay, type CallRelay } from "../relay.js";
 import { withoutRoundProgress } from "./round-progress.js";
+import { mendToolsList } from "./tools-list-mend.js";
 
 /**
  * Liberal in what the adapter accepts from downstream servers: real servers (the original
@@ -70,6 +71,38 @@ function isStandardSchema(value: unknown): value is StandardSchemaV1 {
  */
 export class LenientClient extends Client {
   onMended: ((what: string) => void) | undefined;
+
+  /** What mendToolsListAnswer changed in the tools/list answers read since takeToolsListNotes last ran. */
+  #toolsListNotes: string[] = [];
+
+  /** The notes of the tools/list answers mended since the last take (listAllTools reads them once per listing). */
+  takeToolsListNotes(): string[] {
+    const notes = this.#toolsListNotes;
+    this.#toolsListNotes = [];
+    return notes;
+  }
+
+  /**
+   * A tools/list answer (a result holding a `tools` list) whose entries the SDK would refuse,
+   * with those entries mended or left out (tools-list-mend.ts), checked as the SDK's request
+   * funnel checks it: the era's decode, then its result schema. Other messages as they are.
+   */
+  #mendToolsListAnswer(message: unknown): unknown {
+    if (!isRecord(message) || message.id === undefined || !isRecord(message.result) || !Array.isArray(message.result.tools)) return message;
+    const codec = this._wireCodec();
+    const accepts = (result: Record<string, unknown>): boolean => {
+      try {
+        const decoded = codec.decodeResult("tools/list", result);
+        return decoded.kind === "complete" && codec.validateResult("tools/list", decoded.result).ok;
+      } catch {
+        return false;
+      }
+    };
+    const mended = mendToolsList(message.result, accepts);
+    if (!mended) return message;
+    this.#toolsListNotes.push(...mended.notes);
+    return { ...message, result: mended.result };
+  }
 
   /**
    * The tools/call result check the SDK would make, against the negotiated era's schema. Given
@@ -231,7 +264,7 @@ export class LenientClient extends Client {
       enumerable: true,
       get: () => (inner ? inner.get() : handler),
       set: (next: Transport["onmessage"]) => {
-        handler = next && ((message, extra) => next(mendInitializeResult(message, this.onMended) as Parameters<NonNullable<Transport["onmessage"]>>[0], extra));
+        handler = next && ((message, extra) => next(this.#mendToolsListAnswer(mendInitializeResult(message, this.onMended)) as Parameters<NonNullable<Transport["onmessage"]>>[0], extra));
         inner?.set(handler);
       },
     });
