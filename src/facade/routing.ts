@@ -4,7 +4,7 @@ import { foldedMatch, foldName, levenshtein, similarity } from "../runtime/simil
 import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName, SEARCH_TOOL, type FacadeOperation, type FacadeRoute } from "./tools.js";
 import { isPlainObject } from "../plain-object.js";
 import { echoed, MAX_NAME_CHARS, MCP_NAME_CHARS, readPluginArgument } from "../runtime/argument-value.js";
-import { confirmOf, toolArgumentsOf } from "../runtime/redirect.js";
+import { confirmKept, toolArgumentsOf, type CallPlace } from "../runtime/redirect.js";
 
 /**
  * Which facade tool a call reaches. The rule is that routing never changes the target of a call:
@@ -115,11 +115,23 @@ function unknownTool(sent: string, routes: ReadonlyMap<string, FacadeRoute>, lis
  * is answered by the plugin (UNKNOWN_TOOL with its near names), not guessed here.
  *
  * `next` holds the name whole (the message and hint quote it cut: they are read, `next` is copied);
- * a top-level `confirm` stays at the top level. A name longer than a tool's can be (MCP's 128
- * characters for a name read from the call; the runtime's bound for one a catalog holds, `known`)
- * gets no `next`: no plugin has it, and the answer says so.
+ * a top-level `confirm` stays at the top level when the caller sent it to this plugin's tool of this
+ * name (`sentTo`, redirect.ts's confirmKept), and is left out for a bare name no plugin was named
+ * for. A name longer than a tool's can be (MCP's 128 characters for a name read from the call; the
+ * runtime's bound for one a catalog holds, `known`) gets no `next`: no plugin has it, and the
+ * answer says so.
  */
-function leadToCall(sent: string, why: string, prefix: string, toolName: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, known = false): { error: RuntimeError } | undefined {
+function leadToCall(
+  sent: string,
+  why: string,
+  prefix: string,
+  toolName: string,
+  args: unknown,
+  sentTo: CallPlace,
+  routes: ReadonlyMap<string, FacadeRoute>,
+  listed: Iterable<string>,
+  known = false,
+): { error: RuntimeError } | undefined {
   const compact = routes.has(COMPACT_CALL_TOOL);
   const tool = compact ? COMPACT_CALL_TOOL : facadeToolName(prefix, "call");
   if (!routes.has(tool)) return undefined;
@@ -128,7 +140,7 @@ function leadToCall(sent: string, why: string, prefix: string, toolName: string,
     return unknownTool(sent, routes, listed, `${why}; a tool name of ${toolName.length} characters is longer than a tool's can be (${bound}), so plugin '${prefix}' has no such tool`, "call");
   }
   const shown = echoed(toolName);
-  const next = { tool, arguments: { ...(compact ? { plugin: prefix } : {}), toolName, arguments: toolArgumentsOf(args), ...confirmOf(args) } };
+  const next = { tool, arguments: { ...(compact ? { plugin: prefix } : {}), toolName, arguments: toolArgumentsOf(args), ...confirmKept(args, sentTo, { plugin: prefix, name: toolName }) } };
   const tools = [tool, ...nearestTools(sent, routes, listed).filter((t) => t !== tool)].slice(0, 5);
   const call = `${tool} with ${compact ? `plugin '${prefix}' and ` : ""}toolName '${shown}'`;
   return {
@@ -152,7 +164,10 @@ export type ToolOwners = (name: string) => ReadonlyArray<{ plugin: string; name:
 function ownersOf(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, toolOwners: ToolOwners | undefined): { error: RuntimeError } | undefined {
   const owners = toolOwners?.(sent.trim()) ?? [];
   const [only] = owners;
-  if (owners.length === 1 && only) return leadToCall(sent, `'${echoed(only.name)}' is a tool of plugin '${only.plugin}', not a facade tool`, only.plugin, only.name, args, routes, listed, true);
+  if (owners.length === 1 && only) {
+    // No plugin was named: the catalogs found this one, so the caller's confirm is not carried to it.
+    return leadToCall(sent, `'${echoed(only.name)}' is a tool of plugin '${only.plugin}', not a facade tool`, only.plugin, only.name, args, { name: sent.trim() }, routes, listed, true);
+  }
   if (owners.length < 2) return undefined;
   return unknownTool(sent, routes, listed, `it is a tool of plugins ${owners.map((o) => `'${o.plugin}'`).join(" and ")}: call it through one plugin's call tool with toolName '${echoed(owners[0]?.name ?? sent)}'`, "call");
 }
@@ -237,7 +252,7 @@ export function resolveFacadeTool(
   if (readings.length === 0) {
     // A plugin's own tool named as a facade tool (agent_tools_tasks_list_tasks): the call that runs it.
     const merged = pluginAndTool(sent, bare, prefixes);
-    const lead = merged && leadToCall(sent, `'${echoed(merged.tool)}' is not a facade tool`, merged.prefix, merged.tool, args, routes, listed);
+    const lead = merged && leadToCall(sent, `'${echoed(merged.tool)}' is not a facade tool`, merged.prefix, merged.tool, args, { plugin: merged.prefix, name: merged.tool }, routes, listed);
     return lead || ownersOf(sent, args, routes, listed, toolOwners) || unknownTool(sent, routes, listed, "");
   }
   // A name that could be mended is not mended by the name alone when `plugin` says something unreadable.
@@ -295,7 +310,7 @@ export function resolveFacadeTool(
     return { route: target.route, args: target.args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${echoed(sent)}' was read as '${target.name}'${said}` }] };
   }
   if (targets.size === 0 && noSkills) {
-    const lead = leadToCall(sent, `plugin '${noSkills.prefix}' has no skills`, noSkills.prefix, noSkills.skill, args, routes, listed);
+    const lead = leadToCall(sent, `plugin '${noSkills.prefix}' has no skills`, noSkills.prefix, noSkills.skill, args, { plugin: noSkills.prefix, name: noSkills.skill }, routes, listed);
     if (lead) return lead;
   }
   if (targets.size > 1) why = `it could mean ${[...targets.values()].map((t) => `'${t.name}'`).join(" or ")}`;
