@@ -198,6 +198,8 @@ describe("agent-tools cache clear in a folder that holds other files", () => {
       const key = "cd".repeat(32);
       await createFileCatalogStore(folder).set(key, { prefix: "x", listedAt: 1, tools: [] });
       writeFileSync(path.join(folder, `${"ef".repeat(32)}.json.4242.1700000000000.tmp`), "{half");
+      // A temporary of replace-file.ts's naming (a write that died before its rename).
+      writeFileSync(path.join(folder, `.${"ab".repeat(32)}.json.4242.0123456789ab.tmp`), "{half");
       const embeddings = path.join(root, "embeddings");
       mkdirSync(embeddings);
       writeFileSync(path.join(embeddings, "embeddings-use-lite-512-v1.bin"), Buffer.alloc(4));

@@ -73,6 +73,21 @@ describe("a tool's name sent to _run_skill, or a skill's to _call: next is the s
     assert.equal(followed.payload.error?.code, "CONFIRM_REQUIRED", JSON.stringify(followed.payload));
   });
 
+  it("a confirm sent with a bare tool name as the facade tool is not carried to the plugin the catalogs found", async () => {
+    // Looked up in catalogs in memory only: list notes' first.
+    assert.equal((await callJson(agent.client, "agent_tools_notes_call", { toolName: "list_notes" })).isError, false);
+    const { payload } = await callJson(agent.client, "create_note", { title: "bare", body: "b", confirm: true });
+    assert.equal(payload.error?.code, "UNKNOWN_FACADE_TOOL", JSON.stringify(payload));
+    assert.match(payload.error?.message ?? "", /'create_note' is a tool of plugin 'notes', not a facade tool/);
+    const next = payload.error?.details?.next as Next;
+    assert.deepEqual(next, { tool: "agent_tools_notes_call", arguments: { toolName: "create_note", arguments: { title: "bare", body: "b" } } });
+    // Followed, it asks for the confirmation the notes plugin's write needs; nothing was written.
+    const followed = await callJson(agent.client, next.tool, next.arguments);
+    assert.equal(followed.payload.error?.code, "CONFIRM_REQUIRED", JSON.stringify(followed.payload));
+    const listed = await callJson(agent.client, "agent_tools_notes_call", { toolName: "list_notes" });
+    assert.ok(!JSON.stringify(listed.payload.result).includes("bare"));
+  });
+
   it("carries flattened arguments, and adds no confirm the caller did not send", async () => {
     const { payload } = await callJson(agent.client, "agent_tools_notes_run_skill", { skill: "search_notes", text: "milk" });
     assert.equal(payload.error?.code, "UNKNOWN_SKILL");

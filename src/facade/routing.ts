@@ -3,8 +3,8 @@ import type { Repair } from "../runtime/repair.js";
 import { foldedMatch, foldName, levenshtein, similarity } from "../runtime/similarity.js";
 import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName, SEARCH_TOOL, type FacadeOperation, type FacadeRoute } from "./tools.js";
 import { isPlainObject } from "../plain-object.js";
-import { echoed, MAX_NAME_CHARS, MCP_NAME_CHARS, readPluginArgument } from "../runtime/argument-value.js";
-import { confirmOf, toolArgumentsOf } from "../runtime/redirect.js";
+import { echoedMasked, MAX_NAME_CHARS, MCP_NAME_CHARS, readPluginArgument, type Mask } from "../runtime/argument-value.js";
+import { confirmKept, toolArgumentsOf, type CallPlace } from "../runtime/redirect.js";
 import { WITHHELD_HINT } from "../plugins/tool-filter.js";
 
 /**
@@ -21,6 +21,9 @@ import { WITHHELD_HINT } from "../plugins/tool-filter.js";
  */
 
 type PluginOperation = "discover" | "call" | "run_skill";
+
+/** A sent name as an answer quotes it: masked by the fleet's redactor, then cut (echoedMasked). */
+type Quote = (text: string) => string;
 
 export interface Routed {
   route: FacadeRoute;
@@ -99,10 +102,10 @@ function nearestTools(sent: string, routes: ReadonlyMap<string, FacadeRoute>, li
     .map((s) => s.name);
 }
 
-function unknownTool(sent: string, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, why: string, kind?: FacadeOperation): { error: RuntimeError } {
+function unknownTool(quote: Quote, sent: string, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, why: string, kind?: FacadeOperation): { error: RuntimeError } {
   const tools = nearestTools(sent, routes, listed, kind);
   return {
-    error: new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${echoed(sent)}'${why ? ` (${why})` : ""}; nothing was run. Nearest: ${tools.map((t) => `'${t}'`).join(", ")}`, {
+    error: new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${quote(sent)}'${why ? ` (${why})` : ""}; nothing was run. Nearest: ${tools.map((t) => `'${t}'`).join(", ")}`, {
       tools,
     }),
   };
@@ -116,32 +119,46 @@ function unknownTool(sent: string, routes: ReadonlyMap<string, FacadeRoute>, lis
  * is answered by the plugin (UNKNOWN_TOOL with its near names), not guessed here.
  *
  * `next` holds the name whole (the message and hint quote it cut: they are read, `next` is copied);
- * a top-level `confirm` stays at the top level. A name longer than a tool's can be (MCP's 128
- * characters for a name read from the call; the runtime's bound for one a catalog holds, `known`)
- * gets no `next`: no plugin has it, and the answer says so.
+ * a top-level `confirm` stays at the top level when the caller sent it to this plugin's tool of this
+ * name (`sentTo`, redirect.ts's confirmKept), and is left out for a bare name no plugin was named
+ * for. A name longer than a tool's can be (MCP's 128 characters for a name read from the call; the
+ * runtime's bound for one a catalog holds, `known`) gets no `next`: no plugin has it, and the
+ * answer says so.
  */
-function leadToCall(sent: string, why: string, prefix: string, toolName: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, excludedTool: ExcludedTool | undefined, known = false): { error: RuntimeError } | undefined {
+function leadToCall(
+  quote: Quote,
+  sent: string,
+  why: string,
+  prefix: string,
+  toolName: string,
+  args: unknown,
+  sentTo: CallPlace,
+  routes: ReadonlyMap<string, FacadeRoute>,
+  listed: Iterable<string>,
+  excludedTool: ExcludedTool | undefined,
+  known = false,
+): { error: RuntimeError } | undefined {
   const compact = routes.has(COMPACT_CALL_TOOL);
   const tool = compact ? COMPACT_CALL_TOOL : facadeToolName(prefix, "call");
   if (!routes.has(tool)) return undefined;
   const bound = known ? MAX_NAME_CHARS : MCP_NAME_CHARS;
   if (toolName.length > bound) {
-    return unknownTool(sent, routes, listed, `${why}; a tool name of ${toolName.length} characters is longer than a tool's can be (${bound}), so plugin '${prefix}' has no such tool`, "call");
+    return unknownTool(quote, sent, routes, listed, `${why}; a tool name of ${toolName.length} characters is longer than a tool's can be (${bound}), so plugin '${prefix}' has no such tool`, "call");
   }
   // A tool the user's config keeps out: followed, the call would be refused (FORBIDDEN), so no `next` leads there.
   const excluded = excludedTool?.(prefix, toolName);
   if (excluded) {
     const tools = nearestTools(sent, routes, listed);
-    return { error: new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${echoed(sent)}' (${why}; ${excluded}); nothing was run`, { tools }, WITHHELD_HINT) };
+    return { error: new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${quote(sent)}' (${why}; ${excluded}); nothing was run`, { tools }, WITHHELD_HINT) };
   }
-  const shown = echoed(toolName);
-  const next = { tool, arguments: { ...(compact ? { plugin: prefix } : {}), toolName, arguments: toolArgumentsOf(args), ...confirmOf(args) } };
+  const shown = quote(toolName);
+  const next = { tool, arguments: { ...(compact ? { plugin: prefix } : {}), toolName, arguments: toolArgumentsOf(args), ...confirmKept(args, sentTo, { plugin: prefix, name: toolName }) } };
   const tools = [tool, ...nearestTools(sent, routes, listed).filter((t) => t !== tool)].slice(0, 5);
   const call = `${tool} with ${compact ? `plugin '${prefix}' and ` : ""}toolName '${shown}'`;
   return {
     error: new RuntimeError(
       "UNKNOWN_FACADE_TOOL",
-      `this server has no tool '${echoed(sent)}' (${why}); nothing was run. To run tool '${shown}' of plugin '${prefix}', call ${call}, as \`details.next\` says`,
+      `this server has no tool '${quote(sent)}' (${why}); nothing was run. To run tool '${shown}' of plugin '${prefix}', call ${call}, as \`details.next\` says`,
       { tools, next },
       `Nothing was run. Make the call in \`details.next\` (its tool, with its arguments as they are); if plugin '${prefix}' has no tool '${shown}', that answer names its near tools.`,
     ),
@@ -159,12 +176,15 @@ export type ExcludedTool = (prefix: string, name: string) => string | undefined;
  * one plugin has it; the plugins that do when several (nothing is guessed). Looked up only in
  * catalogs in memory: no downstream is started for an answer.
  */
-function ownersOf(sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, toolOwners: ToolOwners | undefined, excludedTool: ExcludedTool | undefined): { error: RuntimeError } | undefined {
+function ownersOf(quote: Quote, sent: string, args: unknown, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, toolOwners: ToolOwners | undefined, excludedTool: ExcludedTool | undefined): { error: RuntimeError } | undefined {
   const owners = toolOwners?.(sent.trim()) ?? [];
   const [only] = owners;
-  if (owners.length === 1 && only) return leadToCall(sent, `'${echoed(only.name)}' is a tool of plugin '${only.plugin}', not a facade tool`, only.plugin, only.name, args, routes, listed, excludedTool, true);
+  if (owners.length === 1 && only) {
+    // No plugin was named: the catalogs found this one, so the caller's confirm is not carried to it.
+    return leadToCall(quote, sent, `'${quote(only.name)}' is a tool of plugin '${only.plugin}', not a facade tool`, only.plugin, only.name, args, { name: sent.trim() }, routes, listed, excludedTool, true);
+  }
   if (owners.length < 2) return undefined;
-  return unknownTool(sent, routes, listed, `it is a tool of plugins ${owners.map((o) => `'${o.plugin}'`).join(" and ")}: call it through one plugin's call tool with toolName '${echoed(owners[0]?.name ?? sent)}'`, "call");
+  return unknownTool(quote, sent, routes, listed, `it is a tool of plugins ${owners.map((o) => `'${o.plugin}'`).join(" and ")}: call it through one plugin's call tool with toolName '${quote(owners[0]?.name ?? sent)}'`, "call");
 }
 
 /** `<plugin>_<tool>` read from a facade name that names no kind (`tasks_list_tasks`): the plugin a part names exactly, and the rest of the name as sent. */
@@ -182,18 +202,18 @@ function pluginAndTool(sent: string, bare: string, prefixes: readonly string[]):
  * A per-plugin tool called with a `plugin` argument: honoured only when both name the same plugin.
  * The other plugin's tool is named when `plugin` is one (`prefixes`); else the answer says it is none.
  */
-function checkExplicitPlugin(name: string, route: FacadeRoute, args: unknown, prefixes: readonly string[]): RoutingOutcome {
+function checkExplicitPlugin(quote: Quote, name: string, route: FacadeRoute, args: unknown, prefixes: readonly string[]): RoutingOutcome {
   const unreadable = unreadablePlugin(args, name, route.prefix);
   if (unreadable) return unreadable;
   const explicit = explicitPlugin(args);
   if (explicit === undefined || route.prefix === undefined) return { route, args: withoutPlugin(args), repairs: [] };
   if (foldedMatch(explicit, [route.prefix])) return { route, args: withoutPlugin(args), repairs: [] };
   const real = foldedMatch(explicit, prefixes);
-  const instead = real === undefined ? `'${echoed(explicit)}' is not a plugin here: leave 'plugin' out` : `Call ${facadeToolName(real, route.operation as PluginOperation)}, or leave 'plugin' out`;
+  const instead = real === undefined ? `'${quote(explicit)}' is not a plugin here: leave 'plugin' out` : `Call ${facadeToolName(real, route.operation as PluginOperation)}, or leave 'plugin' out`;
   return {
     error: new RuntimeError(
       "ARG_VALIDATION_FAILED",
-      `'plugin' is '${echoed(explicit)}' but ${name} belongs to plugin '${route.prefix}'; nothing was run. ${instead}`,
+      `'plugin' is '${quote(explicit)}' but ${name} belongs to plugin '${route.prefix}'; nothing was run. ${instead}`,
       { errors: [{ path: "/plugin", message: `must be '${route.prefix}' or absent on ${name}` }] },
     ),
   };
@@ -213,10 +233,14 @@ export function resolveFacadeTool(
   listed: Iterable<string> = routes.keys(),
   toolOwners?: ToolOwners,
   excludedTool?: ExcludedTool,
+  mask?: Mask,
 ): RoutingOutcome {
+  // Every name and `plugin` the caller sent is masked before it is cut: a token in a name cut at
+  // 80 characters first could leave a part too short for the redactor to know, and show it.
+  const quote: Quote = (text) => echoedMasked(text, mask);
   const known = routes.get(sent);
   if (known) {
-    if (known.prefix !== undefined) return checkExplicitPlugin(sent, known, args, prefixes);
+    if (known.prefix !== undefined) return checkExplicitPlugin(quote, sent, known, args, prefixes);
     // Compact _call/_run_skill read the plugin from `plugin` (help and search read their own).
     const compactCall = known.operation === "call" || known.operation === "run_skill";
     return (compactCall && unreadablePlugin(args, sent, undefined)) || { route: known, args, repairs: [] };
@@ -231,7 +255,7 @@ export function resolveFacadeTool(
     const name = `agent_tools_${fixed.bare}`;
     const route = routes.get(name);
     if (route && levenshtein(bare, fixed.bare) <= (fixed.bare.length > 4 ? 2 : 1)) {
-      return { route, args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${echoed(sent)}' was read as '${name}'` }] };
+      return { route, args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${quote(sent)}' was read as '${name}'` }] };
     }
   }
 
@@ -248,8 +272,8 @@ export function resolveFacadeTool(
   if (readings.length === 0) {
     // A plugin's own tool named as a facade tool (agent_tools_tasks_list_tasks): the call that runs it.
     const merged = pluginAndTool(sent, bare, prefixes);
-    const lead = merged && leadToCall(sent, `'${echoed(merged.tool)}' is not a facade tool`, merged.prefix, merged.tool, args, routes, listed, excludedTool);
-    return lead || ownersOf(sent, args, routes, listed, toolOwners, excludedTool) || unknownTool(sent, routes, listed, "");
+    const lead = merged && leadToCall(quote, sent, `'${quote(merged.tool)}' is not a facade tool`, merged.prefix, merged.tool, args, { plugin: merged.prefix, name: merged.tool }, routes, listed, excludedTool);
+    return lead || ownersOf(quote, sent, args, routes, listed, toolOwners, excludedTool) || unknownTool(quote, sent, routes, listed, "");
   }
   // A name that could be mended is not mended by the name alone when `plugin` says something unreadable.
   const unreadable = unreadablePlugin(args, sent, undefined);
@@ -261,19 +285,19 @@ export function resolveFacadeTool(
   for (const { kind, part } of readings) {
     const fromName = part ? pluginFromNamePart(part, prefixes) : undefined;
     if (part && !fromName) {
-      why = `'${echoed(part)}' is not a plugin here`;
+      why = `'${quote(part)}' is not a plugin here`;
       continue;
     }
     if (fromName && explicit !== undefined && explicitPrefix !== fromName) {
       return {
-        error: new RuntimeError("ARG_VALIDATION_FAILED", `the tool name '${echoed(sent)}' names plugin '${fromName}' but 'plugin' is '${echoed(explicit)}'; nothing was run. Say one plugin only`, {
+        error: new RuntimeError("ARG_VALIDATION_FAILED", `the tool name '${quote(sent)}' names plugin '${fromName}' but 'plugin' is '${quote(explicit)}'; nothing was run. Say one plugin only`, {
           errors: [{ path: "/plugin", message: `contradicts the tool name (plugin '${fromName}')` }],
         }),
       };
     }
     const prefix = fromName ?? explicitPrefix;
     if (explicit !== undefined && explicitPrefix === undefined) {
-      why = `'plugin' is '${echoed(explicit)}', which is not a plugin here`;
+      why = `'plugin' is '${quote(explicit)}', which is not a plugin here`;
       continue;
     }
     if (compact) {
@@ -301,14 +325,14 @@ export function resolveFacadeTool(
   }
   if (targets.size === 1) {
     const [target] = targets.values();
-    if (!target) return unknownTool(sent, routes, listed, why);
-    const said = explicit !== undefined ? ` ('plugin' is '${echoed(explicit)}')` : "";
-    return { route: target.route, args: target.args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${echoed(sent)}' was read as '${target.name}'${said}` }] };
+    if (!target) return unknownTool(quote, sent, routes, listed, why);
+    const said = explicit !== undefined ? ` ('plugin' is '${quote(explicit)}')` : "";
+    return { route: target.route, args: target.args, repairs: [{ kind: "routed-facade-tool", message: `unknown tool '${quote(sent)}' was read as '${target.name}'${said}` }] };
   }
   if (targets.size === 0 && noSkills) {
-    const lead = leadToCall(sent, `plugin '${noSkills.prefix}' has no skills`, noSkills.prefix, noSkills.skill, args, routes, listed, excludedTool);
+    const lead = leadToCall(quote, sent, `plugin '${noSkills.prefix}' has no skills`, noSkills.prefix, noSkills.skill, args, { plugin: noSkills.prefix, name: noSkills.skill }, routes, listed, excludedTool);
     if (lead) return lead;
   }
   if (targets.size > 1) why = `it could mean ${[...targets.values()].map((t) => `'${t.name}'`).join(" or ")}`;
-  return unknownTool(sent, routes, listed, why, readings[0]?.kind);
+  return unknownTool(quote, sent, routes, listed, why, readings[0]?.kind);
 }

@@ -313,7 +313,7 @@ export function createFacade(runtime: Runtime): Facade {
    * user confirms, and every skill whose plugin is not plain from the name and arguments.
    */
   const mayConfirmRun = (view: View, name: string, args: unknown, ctx: ServerContext): boolean => {
-    const resolved = resolveFacadeTool(name, args ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners, view.excludedTool);
+    const resolved = resolveFacadeTool(name, args ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners, view.excludedTool, runtime.redact);
     // The lane hands this call's handler the same context: it reads this resolution instead of making it again.
     (ctx as RoutedContext)[ROUTED] = { name, sent: args, resolved };
     if ("error" in resolved || resolved.route.operation !== "run_skill") return false;
@@ -329,11 +329,13 @@ export function createFacade(runtime: Runtime): Facade {
   function callTool(server: Server, view: View, scope: SessionScope, name: string, sentArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     try {
       const routed = (ctx as RoutedContext)[ROUTED];
-      const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners, view.excludedTool);
+      const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners, view.excludedTool, runtime.redact);
       if ("error" in resolved) {
         const error = resolved.error.code === "UNKNOWN_FACADE_TOOL" ? withRestartNote(resolved.error, runtime.configFile, runtime.plugins.map((p) => p.manifest.prefix), name) : resolved.error;
-        // Bounded as the pipeline's errors are: a routing answer echoes the name and arguments sent.
-        return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: boundError(error.toPayload()) } }));
+        // Masked, then bounded, as the pipeline's errors are: a routing answer echoes the name and
+        // arguments sent (routing quotes names masked before their cut; `details.next` holding a
+        // secret is left out by boundError once masked).
+        return Promise.resolve(toToolResult({ isError: true, payload: { ok: false, error: boundError(runtime.redactValue(error.toPayload())) } }));
       }
       const { route, repairs } = resolved;
       // Keys a tool does not take are read as what they plainly mean, or said in `repairs` (a _call's in the pipeline).

@@ -20,6 +20,18 @@ export function echoed(text: string, max: number = ECHO_CHARS): string {
   return text.length > max ? `${headOf(text, max)}…` : text;
 }
 
+/** The fleet's redactor for a text (Runtime.redact): every credential it knows masked. */
+export type Mask = (text: string) => string;
+
+/**
+ * `echoed` of a sent text after `mask`: masked whole first, then cut. A name sent with a token in
+ * it and cut first could keep a piece of the token too short for the redactor to recognise, and
+ * the answer would show that piece.
+ */
+export function echoedMasked(text: string, mask: Mask | undefined, max: number = ECHO_CHARS): string {
+  return echoed(mask ? mask(text) : text, max);
+}
+
 /**
  * The first `max` UTF-16 units of `text`, one fewer when the cut would fall between the two
  * halves of a surrogate pair (an emoji, a CJK extension character): a lone high surrogate is not

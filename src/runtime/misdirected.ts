@@ -1,5 +1,6 @@
 import type { NextStep } from "./answers.js";
-import { normalise } from "./similarity.js";
+import { confirmKept } from "./redirect.js";
+import { namesSame } from "./similarity.js";
 
 /**
  * A name sent to the wrong facade tool: a skill's name to `_call`, a tool's to `_run_skill`, or
@@ -14,11 +15,6 @@ export interface NamedTarget {
   plugin: string;
   kind: "tool" | "skill";
   name: string;
-}
-
-/** Whether `sent` names `candidate`: the same name but for case and separators (`listTickets`, `list-tickets`). */
-export function namesSame(sent: string, candidate: string): boolean {
-  return sent === candidate || normalise(sent) === normalise(candidate);
 }
 
 /** The one name among `candidates` that `sent` names, or undefined (none, or several: nothing is guessed). */
@@ -42,23 +38,15 @@ export interface SentCall {
 }
 
 /**
- * Whether a redirect keeps the caller's `confirm`: only to the name it sent, in the plugin it sent
- * it to (a tool sent to `_run_skill`, or the reverse). A confirm the model gave a call of plugin A
- * is no confirm of plugin B's tool that happens to share the name, nor of a near name.
- */
-function keepsConfirm(target: NamedTarget, from: string, sent: SentCall | undefined): boolean {
-  return sent?.confirm !== undefined && sent.name !== undefined && target.plugin === from && namesSame(sent.name, target.name);
-}
-
-/**
  * The sentence that leads there: "'count' is a skill of this plugin: call agent_tools_notes_run_skill
  * with skill 'count'". `present` is the front end's rendering of a next step (it knows the facade
  * tool names); without one the sentence names the kind of call. `sent`: the caller's call, whose
- * arguments (and top-level confirm) the next step keeps, so that following it runs what was asked.
+ * arguments the next step keeps, so that following it runs what was asked (its top-level confirm
+ * only as redirect.ts's confirmKept allows). `from`: the plugin the call was sent to ("" for none).
  */
 export function directionTo(target: NamedTarget, from: string, present?: (step: NextStep) => unknown, sent?: SentCall): { sentence: string; next: unknown } {
   const key = target.kind === "skill" ? "skill" : "toolName";
-  const step: NextStep = { plugin: target.plugin, [key]: target.name, arguments: sent?.arguments ?? {}, ...(keepsConfirm(target, from, sent) ? { confirm: sent!.confirm } : {}) };
+  const step: NextStep = { plugin: target.plugin, [key]: target.name, arguments: sent?.arguments ?? {}, ...confirmKept(sent, { plugin: from || undefined, name: sent?.name }, target) };
   const next = present ? present(step) : step;
   const where = target.plugin === from ? (target.kind === "skill" ? "a skill of this plugin" : "a tool of this plugin") : `a ${target.kind} of plugin '${target.plugin}'`;
   if (!isPresented(next)) return { sentence: `'${target.name}' is ${where}: call it as ${target.kind} '${target.name}' of plugin '${target.plugin}'`, next };

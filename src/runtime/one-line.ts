@@ -7,9 +7,22 @@ const ONE_LINE_CHARS = 160;
  * cut at `max` with an ellipsis.
  */
 export function oneLine(text: string | undefined, max: number = ONE_LINE_CHARS): string {
-  const flat = (text ?? "").replace(/\s+/g, " ").trim();
+  const flat = flatLine(text ?? "");
   const firstSentence = flat.match(/^(.+?[.!?])(\s|$)/)?.[1] ?? flat;
   const line = firstSentence.length >= 40 ? firstSentence : flat;
+  return cutLine(line, max);
+}
+
+/**
+ * A text as one line, whole sentences and all (no first-sentence rule: an error's text says what
+ * went wrong in all of it): whitespace flattened, cut at `max` with an ellipsis.
+ */
+export function flatLine(text: string, max = Infinity): string {
+  return cutLine(text.replace(/\s+/g, " ").trim(), max);
+}
+
+/** `line` within `max` characters, the last one an ellipsis when it was cut. */
+function cutLine(line: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
 }
 
@@ -34,6 +47,5 @@ export function oneLineReason(message: string, max: number = REASON_CHARS): stri
   const lines = (tail ?? "").split("\n").map((l) => l.trim()).filter(Boolean);
   const named = lines.find((l) => ERROR_LINE.test(l)) ?? lines.filter((l) => !RUNTIME_BANNER.test(l)).at(-1);
   const head = (own.split("\n")[0] ?? "").trim();
-  const line = (named ? `${head}: ${named.replace(/^Error:\s*/, "")}` : head).replace(/\s+/g, " ");
-  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+  return flatLine(named ? `${head}: ${named.replace(/^Error:\s*/, "")}` : head, max);
 }

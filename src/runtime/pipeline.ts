@@ -26,7 +26,7 @@ import { validateArguments } from "./validation.js";
 import { refuseAfterAnswer, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
-import { describeArgumentValue, echoed, MAX_NAME_CHARS } from "./argument-value.js";
+import { describeArgumentValue, echoed, echoedMasked, MAX_NAME_CHARS } from "./argument-value.js";
 import { boundError } from "./error-bound.js";
 import { directionsTo, sameNameIn, type NamedTarget, type SentCall } from "./misdirected.js";
 import { confirmOf, toolArgumentsOf } from "./redirect.js";
@@ -350,8 +350,10 @@ export function frame<K extends SuccessKind>(
       const error = fromThrown(thrown);
       // Masked, then bounded: a downstream's error text (and what it quotes of the call) can be megabytes.
       const masked = (meta.redact ? meta.redact(error.toPayload()) : error.toPayload()) as ErrorAnswer["error"];
-      // The plugin as the call named it: a name that is no plugin's can be any length (prefixes have at most 32 characters).
-      const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: echoed(meta.plugin) } : {}), ...(meta.target ? { target: meta.target } : {}), error: boundError(masked) };
+      // The plugin as the call named it: a name that is no plugin's can be any length (prefixes have
+      // at most 32 characters), and may hold a credential: masked before it is cut, as the target is.
+      const mask = meta.redact && ((text: string) => String(meta.redact?.(text)));
+      const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: echoedMasked(meta.plugin, mask) } : {}), ...(meta.target ? { target: mask ? mask(meta.target) : meta.target } : {}), error: boundError(masked) };
       if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
       meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
       return outcomeTold(session, meta, started, { kind: "error", isError: true, payload });
@@ -432,7 +434,8 @@ class RunMeta implements FrameMeta {
 
   get target(): string | undefined {
     const sent = this.#state.request?.name;
-    return this.#state.tool?.name ?? this.#state.skill?.name ?? (sent === undefined ? undefined : echoed(sent));
+    // A name the caller sent is masked before it is cut (echoedMasked): it may hold a credential.
+    return this.#state.tool?.name ?? this.#state.skill?.name ?? (sent === undefined ? undefined : echoedMasked(sent, (text) => String(this.redact(text))));
   }
 
   get arguments(): unknown {

@@ -213,6 +213,11 @@ export interface Runtime {
    * operation's result shaping, such as the text layer's reports of modules that failed to load.
    */
   redact(text: string): string;
+  /**
+   * `value` with every string and key masked by the same redactor: for an answer made before any
+   * operation, such as a facade routing error (it quotes the name and carries the arguments sent).
+   */
+  redactValue<T>(value: T): T;
   /** How the facade presents the fleet: a trio per plugin, or five fixed tools. */
   readonly facadeMode: FacadeMode;
   /** The config file this runtime was built from (absolute), if any: it may hold credentials. */
@@ -968,6 +973,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     index,
     log,
     redact: (text) => redactor.redact(text),
+    redactValue: (value) => redactor.redactValue(value),
     facadeMode,
     confirmPolicyOf,
     configFile: config?.file,

@@ -12,6 +12,11 @@ export function normalise(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(/[\s.:/-]+/g, "_");
 }
 
+/** Whether `sent` names `candidate`: the same name but for case and separators (`listTickets`, `list-tickets`). */
+export function namesSame(sent: string, candidate: string): boolean {
+  return sent === candidate || normalise(sent) === normalise(candidate);
+}
+
 export function similarity(a: string, b: string): number {
   const x = normalise(a);
   const y = normalise(b);

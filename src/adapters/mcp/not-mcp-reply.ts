@@ -1,5 +1,6 @@
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import { errorMessage } from "./errors.js";
+import { flatLine } from "../../runtime/one-line.js";
 
 /**
  * A URL that answers, but not as an MCP server (a web page, another API's JSON, a health check):
@@ -8,12 +9,8 @@ import { errorMessage } from "./errors.js";
  * What it answered, said in a few words, so the message can say the URL is wrong instead.
  */
 
+/** Characters of the parser's or SDK's own words quoted in the reply's description. */
 const BRIEF = 120;
-
-function cut(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > BRIEF ? `${line.slice(0, BRIEF - 1)}…` : line;
-}
 
 /**
  * Whether the probe failed before any answer came: a system error somewhere in the cause chain
@@ -38,6 +35,6 @@ export function notMcpReply(error: unknown): string | undefined {
   if (cause instanceof Error && Array.isArray((cause as { issues?: unknown }).issues)) return "JSON that is not a JSON-RPC message";
   const type = /Unexpected content type: ([^\s)]+)/.exec(error.message)?.[1];
   if (type) return `a ${type} body, where an MCP server answers JSON or an event stream`;
-  if (cause instanceof SyntaxError) return `a body that is not JSON (${cut(cause.message)})`;
-  return `an unusable reply (${cut(errorMessage(cause ?? error))})`;
+  if (cause instanceof SyntaxError) return `a body that is not JSON (${flatLine(cause.message, BRIEF)})`;
+  return `an unusable reply (${flatLine(errorMessage(cause ?? error), BRIEF)})`;
 }

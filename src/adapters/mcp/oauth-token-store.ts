@@ -1,10 +1,11 @@
-import { chmod, open, readFile, rename, rm } from "node:fs/promises";
+import { readFile, rename, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { readCappedBody } from "../shared/capped-body.js";
 import type { Redactor } from "../shared/redact.js";
 import { interpolate } from "../shared/env-vars.js";
 import { McpAdapterError, errorMessage } from "./errors.js";
+import { replaceFile } from "../../replace-file.js";
 
 /**
  * An OAuth token store file written by a sign-in flow:
@@ -296,29 +297,16 @@ async function adoptPendingWrite(file: string): Promise<void> {
 }
 
 /**
- * Write durably: `.<name>.next` beside the target (mode 0600), fsynced, renamed over the target,
- * then the directory fsynced so the rename survives a crash too. Callers hold the store's lock.
+ * Write durably (replace-file.ts): `.<name>.next` beside the target (mode 0600), fsynced, renamed
+ * over the target, then the directory fsynced so the rename survives a crash too. The temporary
+ * keeps its fixed name, unlike other stores': a complete `.next` a crash left holds tokens the
+ * provider may already have rotated, and the next read adopts it (adoptPendingWrite). Callers hold
+ * the store's lock, so no two writers share the name.
  */
 export async function writeTokenStore(file: string, tokens: StoredTokens): Promise<void> {
-  const temp = pendingPath(file);
   try {
-    const handle = await open(temp, "w", 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(tokens, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await chmod(temp, 0o600);
-    await rename(temp, file);
+    await replaceFile(file, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600, temp: pendingPath(file), durable: true });
   } catch (error) {
-    await rm(temp, { force: true }).catch(() => undefined);
     throw new McpAdapterError("UPSTREAM_ERROR", `could not rewrite the OAuth token store ${file}: ${errorMessage(error)}`);
-  }
-  try {
-    const dir = await open(path.dirname(file), "r");
-    await dir.sync().finally(() => dir.close());
-  } catch {
-    // not every platform can fsync a directory; the file itself is safe
   }
 }

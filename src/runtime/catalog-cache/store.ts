@@ -1,7 +1,8 @@
-import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { ServerDescription, ToolDescriptor } from "../../adapters/types.js";
 import { readBoundedFile, readProblem, type FileBound } from "../../bounded-file.js";
+import { replaceFile } from "../../replace-file.js";
 import { switchFromEnv } from "../../env-switch.js";
 import { xdgBase } from "../../paths.js";
 import { entryProblem } from "./entry-check.js";
@@ -43,12 +44,13 @@ const KEY_PATTERN = "[0-9a-f]{16,128}";
 const KEY = new RegExp(`^${KEY_PATTERN}$`);
 /**
  * The store's own files, by name: an entry `<key>.json`, and the temporary a write renames into
- * place (`<key>.json.<pid>.<ms>.tmp`). AGENT_TOOLS_CACHE_DIR may name a folder that holds other
+ * place (`.<key>.json.<pid>.<random hex>.tmp`, replace-file.ts; `<key>.json.<pid>.<ms>.tmp` from
+ * runtimes before it). AGENT_TOOLS_CACHE_DIR may name a folder that holds other
  * things (a project's own `catalogs/products.json`), so clearing and counting go by these names
  * only. Not by content: a damaged entry of the store's own (a torn disk write) must still go.
  */
 const ENTRY_FILE = new RegExp(`^${KEY_PATTERN}\\.json$`);
-const TEMPORARY_FILE = new RegExp(`^${KEY_PATTERN}\\.json\\.\\d+\\.\\d+\\.tmp$`);
+const TEMPORARY_FILE = new RegExp(`^(?:\\.${KEY_PATTERN}\\.json\\.\\d+\\.[0-9a-f]+|${KEY_PATTERN}\\.json\\.\\d+\\.\\d+)\\.tmp$`);
 
 /**
  * What a cache entry file may be: a regular file (a FIFO put where an entry goes would block the
@@ -117,13 +119,8 @@ export function createFileCatalogStore(dir: string, options: FileStoreOptions = 
     },
     async set(key, entry) {
       const file = fileOf(key);
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-      await writeFile(temporary, JSON.stringify({ format: CACHE_FORMAT, ...entry }), { mode: 0o600 });
-      await rename(temporary, file).catch(async (error: unknown) => {
-        await rm(temporary, { force: true });
-        throw error;
-      });
+      // A cache: a lost write is a miss, rebuilt, so no fsync. 0600: a catalog may describe private tools.
+      await replaceFile(file, JSON.stringify({ format: CACHE_FORMAT, ...entry }), { mode: 0o600, dirMode: 0o700 });
       // A file written again may go wrong again: say it then too.
       said.delete(file);
     },

@@ -1,5 +1,3 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { FileShapeError, readBoundedFileSync, type FileBound } from "../../../bounded-file.js";
 
 /**
@@ -16,20 +14,6 @@ import { FileShapeError, readBoundedFileSync, type FileBound } from "../../../bo
  */
 export function cacheFileBound(kind: string, limit: number): FileBound {
   return { limit, kind, notRegularFix: () => "it is not read, and the next write replaces it", tooLargeFix: () => "The next write replaces it" };
-}
-
-/**
- * Write `file` through a temporary beside it, renamed into place: a crash never leaves half a
- * file. The temporary's name is predictable (`<file>.<pid>.tmp`), so whatever is there (a
- * leftover of a crashed process of the same pid, a FIFO, on which an open for writing would
- * wait for a reader) is removed and the temporary created anew, exclusively.
- */
-export function replaceFileSync(file: string, data: Buffer): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  rmSync(temp, { force: true });
-  writeFileSync(temp, data, { flag: "wx" });
-  renameSync(temp, file);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
-import { cacheFileBound, readCacheFileSync, replaceFileSync } from "./cache-file.js";
+import { cacheFileBound, readCacheFileSync } from "./cache-file.js";
+import { replaceFileSync } from "../../../replace-file.js";
 import { nodeCrypto } from "../../../node-crypto.js";
 import { catalogCacheDir } from "../../catalog-cache/store.js";
 
@@ -39,8 +40,12 @@ export function embeddingCacheDir(env: NodeJS.ProcessEnv): string | undefined {
   return catalogs ? path.join(path.dirname(catalogs), "embeddings") : undefined;
 }
 
-/** The files kept here: a model's catalog vectors, its WordNet sense vectors, and its piece table (piece-vectors.ts). */
-const FILE = /^(embeddings|senses|pieces)-.+\.bin(\.\d+\.tmp)?$/;
+/**
+ * The files kept here: a model's catalog vectors, its WordNet sense vectors, and its piece table
+ * (piece-vectors.ts); and the temporary of a write that died before its rename (replace-file.ts's
+ * `.<name>.<pid>.<random hex>.tmp`, or `<name>.<pid>.tmp` from runtimes before it).
+ */
+const FILE = /^(?:(embeddings|senses|pieces)-.+\.bin(\.\d+\.tmp)?|\.(embeddings|senses|pieces)-.+\.bin\.\d+\.[0-9a-f]+\.tmp)$/;
 
 /** The cache files in `dir` (per model: its vectors and its piece table) and their size, for `agent-tools cache`. */
 export function describeEmbeddingCache(dir: string): { files: number; bytes: number } {

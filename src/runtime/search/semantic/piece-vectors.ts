@@ -1,5 +1,6 @@
 import path from "node:path";
-import { cacheFileBound, readCacheFileSync, replaceFileSync } from "./cache-file.js";
+import { cacheFileBound, readCacheFileSync } from "./cache-file.js";
+import { replaceFileSync } from "../../../replace-file.js";
 import { unitVector } from "./sentence-model.js";
 
 /**
