@@ -122,6 +122,18 @@ describe("media types and counts of passed-on images", () => {
   });
 });
 
+describe("numbers in a JSON text", () => {
+  it("a JSON text holding a number JSON.parse would change (past 2^53, `1.50`) stays the text", async () => {
+    const { payload } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "bignum_text" });
+    assert.equal(payload.result, '{"id": 12345678901234567890, "price": 1.50, "n": [1, 2]}');
+  });
+
+  it("one whose numbers read back as written is parsed (digits inside its strings do not count)", async () => {
+    const { payload } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "plain_json_text" });
+    assert.deepEqual(payload.result, { id: 9007199254740991, price: 1.5, label: "v1.0 of 12345678901234567890" });
+  });
+});
+
 describe("odd content lists", () => {
   it("an error result with an image beside its text: the text is the error's message", async () => {
     const { payload, isError } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "error_with_image" });
