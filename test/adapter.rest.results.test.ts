@@ -68,6 +68,10 @@ before(async () => {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end('{"id": 1234567890123456, "price": 1.5, "v": "v1.0", "big": "12345678901234567890"}');
     }
+    if (path === "/api/deep") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(`${"[".repeat(5000)}"${KEY}"${"]".repeat(5000)}`);
+    }
     if (path === "/api/not-modified") {
       res.writeHead(304);
       return res.end();
@@ -202,6 +206,13 @@ describe("awkward success bodies", () => {
     ]);
     assert.deepEqual(await a.call("bignum", {}), { status: 200, data: '{"id": 12345678901234567890, "price": 1.50, "n": 3, "note": "1.50 in a string"}' });
     assert.deepEqual(await a.call("plain", {}), { status: 200, data: { id: 1234567890123456, price: 1.5, v: "v1.0", big: "12345678901234567890" } });
+  });
+
+  it("a JSON body nested 5,000 levels deep goes on as its text, masked, not a stack overflow", async () => {
+    const { a } = await adapter([{ name: "deep", path: "/deep" }]);
+    const result = (await a.call("deep", {})) as { status: number; data: string };
+    assert.equal(result.status, 200);
+    assert.equal(result.data, `${"[".repeat(5000)}"[redacted]"${"]".repeat(5000)}`);
   });
 
   it("a 304 says it had no body, not an empty quote", async () => {

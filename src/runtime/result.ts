@@ -7,6 +7,7 @@ import { jsonTextValue } from "../json-text-value.js";
 import { cutNoted, DOWNSTREAM_TEXT_CHARS } from "./error-bound.js";
 import { headOf } from "./argument-value.js";
 import { malformedItem } from "./content-items.js";
+import { isStackOverflow } from "../adapters/shared/redact.js";
 
 /**
  * What an adapter returned, made into the `result` of a facade answer: an MCP CallToolResult is
@@ -195,10 +196,6 @@ export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, m
     if (text === undefined) throw new RuntimeError("UPSTREAM_ERROR", `${what}'s result is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)`);
     return capResult(redact(text), maxChars);
   }
-}
-
-function isStackOverflow(error: unknown): boolean {
-  return error instanceof RangeError && /call stack/i.test(error.message);
 }
 
 /**

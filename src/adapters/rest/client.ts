@@ -254,6 +254,17 @@ export class RestClient {
   }
 }
 
+/**
+ * The JSON text each parsed body object came from, for a value too deeply nested to mask as a
+ * value (redactValueOrText): it goes on as that text. Weak: kept only while the body is.
+ */
+const bodyTexts = new WeakMap<object, string>();
+
+/** The JSON text a parsed response body came from; undefined for anything else. */
+export function jsonBodyText(data: unknown): string | undefined {
+  return data && typeof data === "object" ? bodyTexts.get(data) : undefined;
+}
+
 async function decode(response: Response, method: string, limit: number, what: string, truncate: boolean, notJson: (text: string, contentType: string) => Error): Promise<unknown> {
   if (method === "HEAD" || response.status === 204 || response.status === 304) {
     await response.body?.cancel().catch(() => undefined);
@@ -274,7 +285,9 @@ async function decode(response: Response, method: string, limit: number, what: s
     try {
       const value = JSON.parse(text) as unknown;
       // A number JSON.parse would change (an id past 2^53, `1.50`): the body stays its text.
-      return hasLossyNumber(text) ? text : value;
+      if (hasLossyNumber(text)) return text;
+      if (value && typeof value === "object") bodyTexts.set(value, text);
+      return value;
     } catch {
       // An error answer keeps its text for the excerpt; a success that is not JSON is no result.
       if (truncate) return text;
