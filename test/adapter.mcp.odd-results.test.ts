@@ -5,16 +5,19 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { callJson, connect, FIXTURES, textJson, type Connected, type Payload } from "./helpers.js";
+import { connectStdioV2, v2Client } from "./v2-helpers.js";
 
 /**
  * Downstream answers that are awkward to pass on, over stdio against the built server and a real
- * fixture server (test/fixtures/mcp/odd-results-server.mjs): binary content, structuredContent
+ * fixture server (test/fixtures/mcp/odd-results-server.mjs; content lists an SDK server would not
+ * send from test/fixtures/mcp/lax-handshake-server.mjs --odd-items): binary content, structuredContent
  * that misses the tool's own outputSchema or is absent though it declares one, a tool name listed twice; and servers that never
  * answer their start (test/fixtures/mcp/chatty-stdout-server.mjs), one of them logging to stdout.
  */
 
 const SERVER = path.join(FIXTURES, "mcp", "odd-results-server.mjs");
 const SECRET = "sk-chatty-0123456789abcdef";
+const ODD_SECRET = "sk-oddMIME-0123456789abcdefXYZ";
 let dir: string;
 let conn: Connected;
 
@@ -26,14 +29,15 @@ before(async () => {
     config,
     JSON.stringify({
       mcpServers: {
-        odd: { command: process.execPath, args: [SERVER] },
+        odd: { command: process.execPath, args: [SERVER], env: { ODD_TOKEN: "${ODD_TOKEN}" } },
+        raw: { command: process.execPath, args: [path.join(FIXTURES, "mcp", "lax-handshake-server.mjs"), "--odd-items"] },
         dup: { command: process.execPath, args: [SERVER, "--duplicate"] },
         chatty: { command: process.execPath, args: [chatty, "--banner"], env: { CHATTY_TOKEN: "${CHATTY_TOKEN}" }, timeoutMs: 1500 },
         mute: { command: process.execPath, args: [chatty], timeoutMs: 1500 },
       },
     }),
   );
-  conn = await connect(path.join(dir, "no-plugins"), { AGENT_TOOLS_CONFIG: config, CHATTY_TOKEN: SECRET });
+  conn = await connect(path.join(dir, "no-plugins"), { AGENT_TOOLS_CONFIG: config, CHATTY_TOKEN: SECRET, ODD_TOKEN: ODD_SECRET });
 });
 after(async () => {
   await conn.close();
@@ -80,6 +84,78 @@ describe("binary content of a downstream result", () => {
     assert.equal(payload.result[0]?.binary, "binary left out of the text");
     assert.match(payload.result[2]?.binary ?? "", /not passed on either: the images and audio of one answer are capped at 4 MiB in all/);
   });
+});
+
+describe("media types and counts of passed-on images", () => {
+  it("a credential in an image's mimeType is masked everywhere: placeholder, `attached`, and the image passed on (2025 era)", async () => {
+    const raw = (await conn.client.callTool({ name: "agent_tools_odd_call", arguments: { toolName: "secret_mime" } })) as CallToolResult;
+    assert.ok(!JSON.stringify(raw).includes(ODD_SECRET.slice(0, 12)), JSON.stringify(raw));
+    const payload = textJson<Payload & { result: { mimeType: string }[]; attached: string }>(raw);
+    assert.equal(payload.result[0]?.mimeType, "image/png; key=[redacted]");
+    assert.equal(payload.attached, "image (image/png) of the result follows this text as MCP content, in order");
+    assert.equal((raw.content[1] as { mimeType: string }).mimeType, "image/png", "the image passed on has its type/subtype only");
+  });
+
+  it("the same over a client of the 2026-07-28 era", async () => {
+    const modern = await connectStdioV2(v2Client("pin"), { AGENT_TOOLS_PLUGINS_DIR: path.join(dir, "no-plugins"), AGENT_TOOLS_CONFIG: path.join(dir, "config.json"), ODD_TOKEN: ODD_SECRET });
+    try {
+      const raw = (await modern.client.callTool({ name: "agent_tools_odd_call", arguments: { toolName: "secret_mime" } })) as CallToolResult;
+      assert.ok(!JSON.stringify(raw).includes(ODD_SECRET.slice(0, 12)), JSON.stringify(raw));
+      assert.deepEqual(
+        raw.content.map((c) => c.type),
+        ["text", "image"],
+      );
+      assert.equal((raw.content[1] as { mimeType: string }).mimeType, "image/png");
+    } finally {
+      await modern.client.close();
+    }
+  });
+
+  it("5,000 tiny images: 20 are passed on, `attached` stays short and says the rest are not", async () => {
+    const raw = (await conn.client.callTool({ name: "agent_tools_odd_call", arguments: { toolName: "many_images" } })) as CallToolResult;
+    assert.equal(raw.content.length, 21, "the text, then at most 20 images");
+    const payload = textJson<Payload & { result: string; attached: string }>(raw);
+    assert.ok(payload.attached.length < 1000, `attached is short (${payload.attached.length} characters)`);
+    assert.match(payload.attached, /^image \(image\/png\)(, image \(image\/png\)){19} of the result follow this text as MCP content, in order; an answer passes on at most 20: the placeholders in `result` say which were not$/);
+    assert.ok(payload.truncated, "the 5,000 placeholders are past the result cap");
+    assert.match(payload.result, /one answer passes on at most 20 images and audio; ask the tool for fewer at a time to get the rest/);
+  });
+});
+
+describe("numbers in a JSON text", () => {
+  it("a JSON text holding a number JSON.parse would change (past 2^53, `1.50`) stays the text", async () => {
+    const { payload } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "bignum_text" });
+    assert.equal(payload.result, '{"id": 12345678901234567890, "price": 1.50, "n": [1, 2]}');
+  });
+
+  it("one whose numbers read back as written is parsed (digits inside its strings do not count)", async () => {
+    const { payload } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "plain_json_text" });
+    assert.deepEqual(payload.result, { id: 9007199254740991, price: 1.5, label: "v1.0 of 12345678901234567890" });
+  });
+});
+
+describe("odd content lists", () => {
+  it("an error result with an image beside its text: the text is the error's message", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "error_with_image" });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.equal(payload.error?.message, "the tool answered with an error: quota exceeded: try later");
+  });
+
+  for (const [tool, said] of [
+    ["null_item", "content[1] is null"],
+    ["unknown_item", "content[1] has type 'hologram', which MCP does not have (text, image, audio, resource, resource_link)"],
+  ] as const) {
+    it(`${tool}: a short UPSTREAM_ERROR naming the item, never the SDK's schema dump`, async () => {
+      const { payload, isError } = await callJson(conn.client, "agent_tools_raw_call", { toolName: tool });
+      assert.equal(isError, true);
+      const error = payload.error!;
+      assert.equal(error.code, "UPSTREAM_ERROR", JSON.stringify(error));
+      assert.ok(error.message.includes(said), error.message);
+      assert.doesNotMatch(JSON.stringify(payload), /invalid_union|Invalid input/);
+      assert.ok(error.message.length < 400, error.message);
+    });
+  }
 });
 
 describe("structuredContent that misses the tool's own outputSchema", () => {

@@ -52,6 +52,30 @@ before(async () => {
       res.writeHead(200, { "content-type": stream[0] });
       return res.end(stream[1]);
     }
+    if (path === "/api/bytes-200") {
+      res.writeHead(200);
+      return res.end(Buffer.from([0, 1, 2, 255, 254, 0, 7, 8]));
+    }
+    if (path === "/api/latin1") {
+      res.writeHead(200, { "content-type": "text/plain; charset=iso-8859-1" });
+      return res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9])); // "café" in Latin-1
+    }
+    if (path === "/api/bignum") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end('{"id": 12345678901234567890, "price": 1.50, "n": 3, "note": "1.50 in a string"}');
+    }
+    if (path === "/api/plain-numbers") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end('{"id": 1234567890123456, "price": 1.5, "v": "v1.0", "big": "12345678901234567890"}');
+    }
+    if (path === "/api/deep") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(`${"[".repeat(5000)}"${KEY}"${"]".repeat(5000)}`);
+    }
+    if (path === "/api/not-modified") {
+      res.writeHead(304);
+      return res.end();
+    }
     if (path === "/api/text") {
       res.writeHead(200, { "content-type": "text/plain" });
       return res.end("plain words");
@@ -161,6 +185,42 @@ describe("an error body that is not text", () => {
       return true;
     });
     await assert.rejects(a.call("text", {}), (e: Failure) => e.message === "GET /api/text-500 answered HTTP 500: Tab here, an accent: é, and a line break");
+  });
+});
+
+describe("awkward success bodies", () => {
+  it("a binary body with no Content-Type is described, not dumped as mangled text", async () => {
+    const { a } = await adapter([{ name: "bytes", path: "/bytes-200" }]);
+    assert.deepEqual(await a.call("bytes", {}), { status: 200, data: { binary: true, contentType: null, bytes: 8 } });
+  });
+
+  it("a text body is decoded with the charset its Content-Type names", async () => {
+    const { a } = await adapter([{ name: "latin1", path: "/latin1" }]);
+    assert.deepEqual(await a.call("latin1", {}), { status: 200, data: "café" });
+  });
+
+  it("a JSON body with a number JSON.parse would change stays its text; one without is parsed", async () => {
+    const { a } = await adapter([
+      { name: "bignum", path: "/bignum" },
+      { name: "plain", path: "/plain-numbers" },
+    ]);
+    assert.deepEqual(await a.call("bignum", {}), { status: 200, data: '{"id": 12345678901234567890, "price": 1.50, "n": 3, "note": "1.50 in a string"}' });
+    assert.deepEqual(await a.call("plain", {}), { status: 200, data: { id: 1234567890123456, price: 1.5, v: "v1.0", big: "12345678901234567890" } });
+  });
+
+  it("a JSON body nested 5,000 levels deep goes on as its text, masked, not a stack overflow", async () => {
+    const { a } = await adapter([{ name: "deep", path: "/deep" }]);
+    const result = (await a.call("deep", {})) as { status: number; data: string };
+    assert.equal(result.status, 200);
+    assert.equal(result.data, `${"[".repeat(5000)}"[redacted]"${"]".repeat(5000)}`);
+  });
+
+  it("a 304 says it had no body, not an empty quote", async () => {
+    const { a } = await adapter([{ name: "nm", path: "/not-modified" }]);
+    await assert.rejects(a.call("nm", {}), (e: Failure) => {
+      assert.equal(e.message, "GET /api/not-modified answered HTTP 304 (Not Modified), with no body");
+      return true;
+    });
   });
 });
 

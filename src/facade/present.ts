@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { NextStep } from "../runtime/answers.js";
-import type { MediaItem } from "../runtime/binary-content.js";
+import { MAX_MEDIA_ITEMS, type MediaItem } from "../runtime/binary-content.js";
 import type { FacadeMode } from "../runtime/facade-mode.js";
 import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName } from "./tools.js";
 
@@ -67,7 +67,9 @@ export function toToolResult(outcome: { isError: boolean; payload: object; media
   const media = outcome.media;
   if (!media?.length) return { content: [{ type: "text", text: JSON.stringify(outcome.payload) }], isError: outcome.isError };
   // A result's images and audio follow the text as MCP content (clients show them); the JSON holds
-  // their placeholders (binary-content.ts), and says where they went.
-  const attached = `${media.map((m) => `${m.type} (${m.mimeType})`).join(", ")} of the result follow${media.length === 1 ? "s" : ""} this text as MCP content, in order`;
+  // their placeholders (binary-content.ts), and says where they went. At most MAX_MEDIA_ITEMS are
+  // passed on, each media type cut short there, so the sentence stays short.
+  const atCap = media.length >= MAX_MEDIA_ITEMS ? `; an answer passes on at most ${MAX_MEDIA_ITEMS}: the placeholders in \`result\` say which were not` : "";
+  const attached = `${media.map((m) => `${m.type} (${m.mimeType})`).join(", ")} of the result follow${media.length === 1 ? "s" : ""} this text as MCP content, in order${atCap}`;
   return { content: [{ type: "text", text: JSON.stringify({ ...outcome.payload, attached }) }, ...media.map((m) => ({ ...m }))], isError: outcome.isError };
 }

@@ -20,9 +20,28 @@ export interface MediaItem {
  */
 export const MAX_MEDIA_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Images and audio one answer passes to the client, in all: each is an MCP content item and a
+ * mention in the answer's `attached` sentence, so thousands of tiny images made an answer of
+ * thousands of items and a sentence longer than the capped result beside it.
+ */
+export const MAX_MEDIA_ITEMS = 20;
+
 /** What a placeholder says of a binary the JSON does not carry. */
 export const LEFT_OUT = "binary left out of the text";
 const OVER_CAP = `${LEFT_OUT}; not passed on either: the images and audio of one answer are capped at ${MAX_MEDIA_BYTES / 1024 / 1024} MiB in all`;
+const OVER_COUNT = `${LEFT_OUT}; not passed on either: one answer passes on at most ${MAX_MEDIA_ITEMS} images and audio; ask the tool for fewer at a time to get the rest`;
+
+/**
+ * A media type as a client needs it: its `type/subtype`, lowercased, without parameters
+ * (`image/png; key=…` is `image/png`). Parameters mean nothing to a client showing an image, and a
+ * downstream could put anything in them; a text that is not a media type at all is kept (cut), for
+ * the redactor to mask like any other text.
+ */
+export function essentialMediaType(mimeType: string): string {
+  const plain = /^\s*([\w!#$&^.+-]{1,64}\/[\w!#$&^.+-]{1,64})\s*(?:;|$)/.exec(mimeType);
+  return plain?.[1] ? plain[1].toLowerCase() : mimeType.slice(0, 100);
+}
 
 type ContentItem = { type: string; [k: string]: unknown };
 
@@ -58,17 +77,20 @@ export function withoutBinary(content: readonly ContentItem[], maxMediaBytes = M
   const shown = content.map((item): unknown => {
     if (isMedia(item)) {
       const bytes = decodedBytes(item.data);
-      const passed = bytes <= budget;
+      const counted = media.length < MAX_MEDIA_ITEMS;
+      const passed = counted && bytes <= budget;
       if (passed) {
         budget -= bytes;
-        media.push({ type: item.type, data: item.data, mimeType: item.mimeType });
+        media.push({ type: item.type, data: item.data, mimeType: essentialMediaType(item.mimeType) });
       }
-      return { type: item.type, mimeType: item.mimeType, bytes, binary: passed || maxMediaBytes === 0 ? LEFT_OUT : OVER_CAP };
+      return { type: item.type, mimeType: item.mimeType, bytes, binary: passed || maxMediaBytes === 0 ? LEFT_OUT : counted ? OVER_CAP : OVER_COUNT };
     }
     const blob = blobOf(item);
     if (!blob) return item;
+    // The item's own fields (annotations, _meta) and the resource's (uri, mimeType, …) but the blob.
+    const { resource: _resource, ...outer } = item;
     const { blob: data, ...rest } = blob;
-    return { type: "resource", ...rest, bytes: decodedBytes(data as string), binary: LEFT_OUT };
+    return { ...outer, type: "resource", ...rest, bytes: decodedBytes(data as string), binary: LEFT_OUT };
   });
   return { content: shown, media };
 }

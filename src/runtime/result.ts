@@ -6,6 +6,8 @@ import { findUnserialisable, unserialisableError } from "./unserialisable.js";
 import { jsonTextValue } from "../json-text-value.js";
 import { cutNoted, DOWNSTREAM_TEXT_CHARS } from "./error-bound.js";
 import { headOf } from "./argument-value.js";
+import { malformedItem } from "./content-items.js";
+import { isStackOverflow } from "../adapters/shared/redact.js";
 
 /**
  * What an adapter returned, made into the `result` of a facade answer: an MCP CallToolResult is
@@ -31,7 +33,14 @@ export function isToolErrorResult(value: unknown): value is CallToolResultLike {
 
 /** What an error result says, as text (its text parts; empty when it has none). */
 export function toolErrorText(result: CallToolResultLike): string {
-  return textOf(result) ?? "";
+  return textItemsOf(result);
+}
+
+/** The text of a result's text items, joined; an image or other item beside them takes nothing away. */
+function textItemsOf(result: CallToolResultLike): string {
+  const texts: string[] = [];
+  for (const item of result.content) if (isPlainObject(item) && item.type === "text" && typeof item.text === "string") texts.push(item.text);
+  return texts.join("\n");
 }
 
 function textOf(result: CallToolResultLike): string | undefined {
@@ -58,7 +67,7 @@ function quoted(text: string, mask: MaskText): string {
  * server answered with an error result instead of an error): else the code's generic hint.
  */
 export function toolReportedError(raw: CallToolResultLike, mask: MaskText, hint?: string): RuntimeError {
-  const message = quoted((textOf(raw) ?? "").trim(), mask) || "the tool reported an error";
+  const message = quoted(textItemsOf(raw).trim(), mask) || "the tool reported an error";
   const content = hasBinary(raw.content) ? withoutBinary(raw.content, 0).content : raw.content;
   return new RuntimeError("UPSTREAM_ERROR", `the tool answered with an error: ${message}`, { content }, hint);
 }
@@ -95,15 +104,6 @@ export function unwrapWithMedia(raw: unknown, said: string | undefined, mask: Ma
 }
 
 const MALFORMED_HINT = "This is a fault in the plugin's code (its adapter), not in your call: calling it again fails the same way. Tell the user the plugin needs fixing, as `message` says; meanwhile do the work another way if you can.";
-
-/** The first item of a content list that is not an object with a string `type`, said with its index; undefined when all are. */
-function malformedItem(content: readonly unknown[]): string | undefined {
-  const index = content.findIndex((item) => !isPlainObject(item) || typeof item.type !== "string");
-  if (index < 0) return undefined;
-  const item = content[index];
-  const what = item === null ? "null" : Array.isArray(item) ? "an array" : typeof item !== "object" ? `${typeof item} ${String(item).slice(0, 40)}` : "an object without a string `type`";
-  return `content[${index}] is ${what}`;
-}
 
 /**
  * `{isError: true}` without a content list: the tool failed and said nothing more (a hand-made
@@ -181,7 +181,8 @@ export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, m
   const { value, media } = unwrapWithMedia(raw, what, (text) => String(redact(text)));
   try {
     const shaped = capResult(redact(value), maxChars);
-    return media.length ? { ...shaped, media } : shaped;
+    // Every field that leaves goes through the redactor: a media type is text a downstream wrote.
+    return media.length ? { ...shaped, media: media.map((item) => ({ ...item, mimeType: String(redact(item.mimeType)) })) } : shaped;
   } catch (error) {
     if (error instanceof RuntimeError) throw error;
     // A BigInt, a cycle (it overflows the redactor's walk too), a throwing toJSON or getter: said
@@ -195,10 +196,6 @@ export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, m
     if (text === undefined) throw new RuntimeError("UPSTREAM_ERROR", `${what}'s result is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)`);
     return capResult(redact(text), maxChars);
   }
-}
-
-function isStackOverflow(error: unknown): boolean {
-  return error instanceof RangeError && /call stack/i.test(error.message);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 import { currentRelay, type CallRelay } from "../relay.js";
 import { withoutRoundProgress } from "./round-progress.js";
 import { mendToolsList } from "./tools-list-mend.js";
+import { mcpItemProblem } from "../../runtime/content-items.js";
 
 /**
  * Liberal in what the adapter accepts from downstream servers: real servers (the original
@@ -59,6 +60,21 @@ export function isPlainToolResult(value: unknown): boolean {
     for (const key in item) if (!TEXT_ITEM_KEYS.has(key)) return false;
   }
   return true;
+}
+
+/**
+ * Why a tools/call answer fails the era's schema, said short: the content item at fault
+ * (`content[1] is null`), else which top-level field is wrong. The schema's own message lists
+ * every branch of the content union for each item, kilobytes of it, which a model cannot act on.
+ */
+function invalidToolResult(value: unknown): string {
+  if (!isRecord(value)) return "the result is not an object";
+  if (!Array.isArray(value.content)) return value.content === undefined ? "the result has no `content` list" : "the result's `content` is not a list";
+  const problem = mcpItemProblem(value.content);
+  if (problem) return problem;
+  if (value.isError !== undefined && typeof value.isError !== "boolean") return "the result's `isError` is not a boolean";
+  if (value.structuredContent !== undefined && !isRecord(value.structuredContent)) return "the result's `structuredContent` is not an object";
+  return "the result does not match MCP's CallToolResult";
 }
 
 function isStandardSchema(value: unknown): value is StandardSchemaV1 {
@@ -121,7 +137,8 @@ export class LenientClient extends Client {
         const codec = this._wireCodec();
         if (codec.era === "2025-11-25" && isPlainToolResult(value)) return { value };
         const outcome = codec.validateResult("tools/call", value);
-        return outcome.ok ? { value: outcome.value } : { issues: [{ message: outcome.reason === "invalid" ? outcome.message : "not-in-era: tools/call" }] };
+        if (outcome.ok) return { value: outcome.value };
+        return { issues: [{ message: outcome.reason === "invalid" ? invalidToolResult(value) : "not-in-era: tools/call" }] };
       },
     },
   };

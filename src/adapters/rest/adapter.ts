@@ -1,7 +1,7 @@
 import type { Adapter, CallContext, Logger, ToolDescriptor } from "../types.js";
-import { createRedactor, type Redactor } from "../shared/redact.js";
+import { createRedactor, redactValueOrText, type Redactor } from "../shared/redact.js";
 import { toolLookup } from "../shared/tool-lookup.js";
-import { RestClient } from "./client.js";
+import { jsonBodyText, RestClient } from "./client.js";
 import { RestError } from "./errors.js";
 import { IDEMPOTENCY_HEADER, IdempotencyKeys } from "./idempotency.js";
 import { paginate } from "./pagination.js";
@@ -68,7 +68,8 @@ export function createOperationsAdapter(operations: readonly RestOperation[], co
         }
         const response = await client.send(request, ctx?.signal);
         const data = op.result ? shapeBody(response.data, op.result) : response.data;
-        return redactor.redactValue({ status: response.status, data });
+        // A body nested thousands of levels deep goes on as its JSON text, masked as text.
+        return { status: response.status, data: redactValueOrText(redactor, data, data === response.data ? jsonBodyText(data) : undefined) };
       } catch (error) {
         // A safety net: whatever failed, no resolved secret (base URL variables included) leaves here.
         if (error instanceof Error) error.message = redactor.redact(error.message);

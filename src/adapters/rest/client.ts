@@ -1,5 +1,6 @@
 import type { Logger } from "../types.js";
 import { echoed } from "../../runtime/argument-value.js";
+import { hasLossyNumber } from "../../json-text-value.js";
 import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/capped-body.js";
 import { AdapterError, messageWithCauses } from "../shared/errors.js";
 import { MissingVariableError, referencedVariables, resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
@@ -153,7 +154,7 @@ export class RestClient {
   /** `refused`: the status says the credentials were refused; without a matching rule, the hint names the auth's variables. */
   #upstreamError(request: Pick<OutgoingRequest, "method" | "url">, response: RestResponse, refused = false): RestError {
     const { redactor } = this.#options;
-    const text = isBinaryBody(response.data) ? describeBinary(response.data) : typeof response.data === "string" ? response.data : JSON.stringify(response.data ?? "");
+    const text = isBinaryBody(response.data) ? describeBinary(response.data) : typeof response.data === "string" ? response.data : response.data == null ? "" : JSON.stringify(response.data);
     const compact = redactor.redact(text.replace(/\s+/g, " ").trim());
     const excerpt = compact.length > EXCERPT ? `${compact.slice(0, EXCERPT - 1)}…` : compact;
     // Masked before the cut: a secret cut in two would no longer be recognised.
@@ -172,7 +173,9 @@ export class RestClient {
       details: { status: response.status },
       ...(credentialsHint ? { hint: credentialsHint } : {}),
     };
-    return new RestError("UPSTREAM_ERROR", `${where} answered HTTP ${response.status}${excerpt ? `: ${excerpt}` : ""}`, response.status, advice);
+    // A 304 has no body by definition: said so, rather than as an empty quote.
+    const said = excerpt ? `: ${excerpt}` : response.status === 304 ? " (Not Modified), with no body" : "";
+    return new RestError("UPSTREAM_ERROR", `${where} answered HTTP ${response.status}${said}`, response.status, advice);
   }
 
   /**
@@ -251,6 +254,17 @@ export class RestClient {
   }
 }
 
+/**
+ * The JSON text each parsed body object came from, for a value too deeply nested to mask as a
+ * value (redactValueOrText): it goes on as that text. Weak: kept only while the body is.
+ */
+const bodyTexts = new WeakMap<object, string>();
+
+/** The JSON text a parsed response body came from; undefined for anything else. */
+export function jsonBodyText(data: unknown): string | undefined {
+  return data && typeof data === "object" ? bodyTexts.get(data) : undefined;
+}
+
 async function decode(response: Response, method: string, limit: number, what: string, truncate: boolean, notJson: (text: string, contentType: string) => Error): Promise<unknown> {
   if (method === "HEAD" || response.status === 204 || response.status === 304) {
     await response.body?.cancel().catch(() => undefined);
@@ -261,14 +275,19 @@ async function decode(response: Response, method: string, limit: number, what: s
   // Text too: a stream of JSON texts (json-seq, json-lines, ndjson), which is not one to parse.
   if (json || !contentType || /^text\/|xml|json|x-www-form-urlencoded|javascript/i.test(contentType)) {
     const { bytes, truncated } = await readCappedBody(response, limit, what, { truncate });
-    const text = new TextDecoder().decode(bytes);
+    const text = decoderFor(contentType).decode(bytes);
     if (text.trim() === "") return null;
-    // An error body labelled JSON or text (or not labelled) that is not text (a compressed or binary
-    // page): quoted, it would be escaped garbage; it is described like a binary body instead.
-    if (truncate && looksBinary(text)) return { binary: true, contentType, bytes: bytes.length, ...(truncated ? { atLeast: true } : {}) };
+    // An error body labelled JSON or text, or any body not labelled, that is not text (a compressed
+    // or binary page, a file served without a type): quoted, it would be escaped garbage; it is
+    // described like a binary body instead.
+    if ((truncate || !contentType) && looksBinary(text)) return { binary: true, contentType, bytes: bytes.length, ...(truncated ? { atLeast: true } : {}) };
     if (!json || truncated) return text;
     try {
-      return JSON.parse(text) as unknown;
+      const value = JSON.parse(text) as unknown;
+      // A number JSON.parse would change (an id past 2^53, `1.50`): the body stays its text.
+      if (hasLossyNumber(text)) return text;
+      if (value && typeof value === "object") bodyTexts.set(value, text);
+      return value;
     } catch {
       // An error answer keeps its text for the excerpt; a success that is not JSON is no result.
       if (truncate) return text;
@@ -278,6 +297,22 @@ async function decode(response: Response, method: string, limit: number, what: s
   // A binary body is described, not kept: its size is counted (up to the cap) and dropped.
   const { bytes, more } = await countBody(response, limit);
   return { binary: true, contentType, bytes, ...(more ? { atLeast: true } : {}) };
+}
+
+/**
+ * A decoder for the body's stated charset (`text/plain; charset=iso-8859-1`), when Node knows it;
+ * UTF-8 otherwise, which is also JSON's.
+ */
+function decoderFor(contentType: string | null): InstanceType<typeof TextDecoder> {
+  const charset = contentType ? /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1] : undefined;
+  if (charset) {
+    try {
+      return new TextDecoder(charset);
+    } catch {
+      // A charset Node does not know: UTF-8, as before.
+    }
+  }
+  return new TextDecoder();
 }
 
 interface BinaryBody {

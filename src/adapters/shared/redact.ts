@@ -39,6 +39,28 @@ export interface Redactor {
   redactValue<T>(value: T): T;
 }
 
+/** Whether `error` is the engine's stack overflow (a walk of a value nested thousands of levels deep). */
+export function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
+/**
+ * `value` masked by `redactor.redactValue`, or, when it is nested deeper than that walk's stack
+ * allows (JSON.parse takes 20,000 nested arrays, the walk does not), `text` (the JSON text it was
+ * parsed from, when the caller has it) masked as text: what the pipeline's shape step does with
+ * such an MCP text (runtime/result.ts). Without the text, an error that says why, never a bare
+ * "Maximum call stack size exceeded" (JSON.stringify of such a value overflows too).
+ */
+export function redactValueOrText(redactor: Pick<Redactor, "redact" | "redactValue">, value: unknown, text: string | undefined): unknown {
+  try {
+    return redactor.redactValue(value);
+  } catch (error) {
+    if (!isStackOverflow(error)) throw error;
+    if (text !== undefined) return redactor.redact(text);
+    throw new Error("the result is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)");
+  }
+}
+
 /**
  * Whether a text may hold one of the SHAPES: one scan, so the usual string (no credential-looking
  * word in it) is not run through each replacement.
