@@ -141,6 +141,50 @@ describe("HTTP defences without a token", () => {
     assert.ok(lines.some((line) => line.includes("tool\\u001b[2K")), "an escape sequence is logged as text");
   });
 
+  it("a batch of thousands of methods is logged as the first ten and how many more: the line stays short", async () => {
+    const method = `notifications/${"m".repeat(66)}`;
+    const batch = JSON.stringify(Array.from({ length: 400 }, () => ({ jsonrpc: "2.0", method })));
+    const res = await raw(http.url, { headers: headers(), body: batch });
+    // Refused (a batch holds at most 100 messages), and logged like every request.
+    assert.equal(res.status, 400, res.body);
+    await eventually(() => http.stderr().includes(" and 390 more "), "the batch's log line");
+    const line = http.stderr().split("\n").find((l) => l.includes(" and 390 more "))!;
+    assert.equal(line.split(method).length - 1, 10, "ten methods named");
+    assert.ok(line.length < 1200, `one bounded line (${line.length} chars)`);
+  });
+
+  it("an unparsable request target answers 400 naming it, with no error logged", async () => {
+    const { port } = new URL(http.url);
+    const socket = connect(Number(port), "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
+    await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+    socket.write(`POST http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${TOOLS_LIST.length}\r\nConnection: close\r\n\r\n${TOOLS_LIST}`);
+    await new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    assert.match(received, /^HTTP\/1\.1 400 /, received.slice(0, 200));
+    assert.match(received, /the request target 'http:\/\/\[' is not a valid URL; send the path of the endpoint/);
+    assert.doesNotMatch(http.stderr(), /error: http request failed/);
+    await listWorks(http.url, session);
+  });
+
+  it("two Mcp-Session-Id headers (even the same id twice) answer 400 saying to send one, not a 404", async () => {
+    const { port } = new URL(http.url);
+    for (const second of [session, "another-id"]) {
+      const socket = connect(Number(port), "127.0.0.1");
+      let received = "";
+      socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
+      await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+          `Mcp-Session-Id: ${session}\r\nMcp-Session-Id: ${second}\r\nContent-Length: ${TOOLS_LIST.length}\r\nConnection: close\r\n\r\n${TOOLS_LIST}`,
+      );
+      await new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      assert.match(received, /^HTTP\/1\.1 400 /, received.slice(0, 300));
+      assert.match(received, /send one Mcp-Session-Id header, not several \(this request has 2\)/);
+    }
+    await listWorks(http.url, session);
+  });
+
   it("an oversized body announced with Expect: 100-continue gets 413 without 100 Continue", async () => {
     const { port } = new URL(http.url);
     const socket = connect(Number(port), "127.0.0.1");
@@ -179,12 +223,16 @@ describe("HTTP defences without a token", () => {
     assert.match(stale.json().error?.message ?? "", /2026-07-28 requests belong to no session: send it without the Mcp-Session-Id header/);
     assert.doesNotMatch(stale.json().error?.message ?? "", /initialize/);
     assert.equal(stale.json().id, 3, "the refusal answers the request's own id");
+    // The same 405 with an open session's id, a closed one's or none: it tells no one which ids are open.
     for (const method of ["GET", "DELETE"]) {
-      const res = await raw(http.url, { method, headers: { Accept: "text/event-stream", "Mcp-Protocol-Version": "2026-07-28" } });
-      assert.equal(res.status, 405, method);
-      assert.equal(res.headers.allow, "POST");
-      assert.match(res.json().error?.message ?? "", /send each request as a POST/);
+      for (const id of [undefined, session, "gone-session"]) {
+        const res = await raw(http.url, { method, headers: { Accept: "text/event-stream", "Mcp-Protocol-Version": "2026-07-28", ...(id ? { "Mcp-Session-Id": id } : {}) } });
+        assert.equal(res.status, 405, `${method} with session id ${id}`);
+        assert.equal(res.headers.allow, "POST");
+        assert.match(res.json().error?.message ?? "", /send each request as a POST/);
+      }
     }
+    await listWorks(http.url, session);
     const legacyGet = await raw(http.url, { method: "GET", headers: { Accept: "text/event-stream" } });
     assert.equal(legacyGet.status, 400, "a 2025-era GET is still told it needs its session");
     assert.match(legacyGet.json().error?.message ?? "", /GET needs the Mcp-Session-Id header/);
