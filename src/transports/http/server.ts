@@ -287,7 +287,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     }
     let identity: Identity | undefined;
     if (gateway) {
-      const auth = await gateway.auth.authenticate(req.headers.authorization);
+      const auth = await gateway.auth.authenticate(req.headers.authorization, req.headers.host);
       if (!auth.ok) {
         reject(res, auth);
         return;
