@@ -30,6 +30,17 @@ function openPost(url: string, headers: Record<string, string>, body: string): P
   });
 }
 
+/** Sends `text` on a fresh socket (a request Node's client would not send) and resolves with all the server wrote back. */
+async function rawExchange(port: number, text: string): Promise<string> {
+  const socket = connect(port, "127.0.0.1");
+  let received = "";
+  socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
+  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  socket.write(text);
+  await new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  return received;
+}
+
 describe("HTTP defences without a token", () => {
   let http: RunningHttp;
   let session: string;
@@ -141,6 +152,26 @@ describe("HTTP defences without a token", () => {
     assert.ok(lines.some((line) => line.includes("tool\\u001b[2K")), "an escape sequence is logged as text");
   });
 
+  it("Host is parsed strictly: a malformed one or two of them answer 400, an absolute-form target's host is checked too", async () => {
+    const { port } = new URL(http.url);
+    const post = (target: string, hostLines: string): Promise<string> =>
+      rawExchange(Number(port), `POST ${target} HTTP/1.1\r\n${hostLines}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: ${session}\r\nContent-Length: ${TOOLS_LIST.length}\r\nConnection: close\r\n\r\n${TOOLS_LIST}`);
+    for (const host of ["[::1]evil.example", "localhost:abc", "127.0.0.1:99999", "127.0.0.1:0"]) {
+      const received = await post("/mcp", `Host: ${host}\r\n`);
+      assert.match(received, /^HTTP\/1\.1 400 /, `${host}: ${received.slice(0, 200)}`);
+      assert.ok(received.includes(`"message":"Host '${host}' is not a valid host: send a name or [IPv6 address], optionally with ':' and a port from 1 to 65535"`), received);
+    }
+    const twice = await post("/mcp", `Host: 127.0.0.1:${port}\r\nHost: 127.0.0.1:${port}\r\n`);
+    assert.match(twice, /^HTTP\/1\.1 400 /, twice.slice(0, 200));
+    assert.match(twice, /the request has 2 Host headers; send exactly one/);
+    const foreignTarget = await post("http://evil.example/mcp", `Host: 127.0.0.1:${port}\r\n`);
+    assert.match(foreignTarget, /^HTTP\/1\.1 403 /, foreignTarget.slice(0, 200));
+    assert.match(foreignTarget, /the request target names host 'evil\.example', which is not allowed/);
+    // The valid forms still pass: an absolute-form target naming this server, and [::1] with a port.
+    assert.match(await post(`http://127.0.0.1:${port}/mcp`, `Host: 127.0.0.1:${port}\r\n`), /^HTTP\/1\.1 200 /);
+    assert.match(await post("/mcp", `Host: [::1]:${port}\r\n`), /^HTTP\/1\.1 200 /);
+  });
+
   it("a batch of thousands of methods is logged as the first ten and how many more: the line stays short", async () => {
     const method = `notifications/${"m".repeat(66)}`;
     const batch = JSON.stringify(Array.from({ length: 400 }, () => ({ jsonrpc: "2.0", method })));
@@ -155,12 +186,7 @@ describe("HTTP defences without a token", () => {
 
   it("an unparsable request target answers 400 naming it, with no error logged", async () => {
     const { port } = new URL(http.url);
-    const socket = connect(Number(port), "127.0.0.1");
-    let received = "";
-    socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
-    await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
-    socket.write(`POST http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${TOOLS_LIST.length}\r\nConnection: close\r\n\r\n${TOOLS_LIST}`);
-    await new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    const received = await rawExchange(Number(port), `POST http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${TOOLS_LIST.length}\r\nConnection: close\r\n\r\n${TOOLS_LIST}`);
     assert.match(received, /^HTTP\/1\.1 400 /, received.slice(0, 200));
     assert.match(received, /the request target 'http:\/\/\[' is not a valid URL; send the path of the endpoint/);
     assert.doesNotMatch(http.stderr(), /error: http request failed/);
@@ -170,15 +196,11 @@ describe("HTTP defences without a token", () => {
   it("two Mcp-Session-Id headers (even the same id twice) answer 400 saying to send one, not a 404", async () => {
     const { port } = new URL(http.url);
     for (const second of [session, "another-id"]) {
-      const socket = connect(Number(port), "127.0.0.1");
-      let received = "";
-      socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
-      await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
-      socket.write(
+      const received = await rawExchange(
+        Number(port),
         `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
           `Mcp-Session-Id: ${session}\r\nMcp-Session-Id: ${second}\r\nContent-Length: ${TOOLS_LIST.length}\r\nConnection: close\r\n\r\n${TOOLS_LIST}`,
       );
-      await new Promise<void>((resolve) => socket.once("close", () => resolve()));
       assert.match(received, /^HTTP\/1\.1 400 /, received.slice(0, 300));
       assert.match(received, /send one Mcp-Session-Id header, not several \(this request has 2\)/);
     }
@@ -255,7 +277,10 @@ describe("HTTP with a bearer token", () => {
   it("a missing token answers 401 with WWW-Authenticate; a wrong one too; the right one is served", async () => {
     const missing = await raw(http.url, { headers: MCP_HEADERS, body: INITIALIZE });
     assert.equal(missing.status, 401);
-    assert.match(String(missing.headers["www-authenticate"]), /^Bearer realm="agent-tools-runtime"$/);
+    // The metadata is served at the server's own address, and the challenge names it (RFC 9728).
+    const metadataUrl = http.url.replace(/\/mcp$/, "/.well-known/oauth-protected-resource");
+    assert.equal(String(missing.headers["www-authenticate"]), `Bearer realm="agent-tools-runtime", resource_metadata="${metadataUrl}"`);
+    assert.equal((await raw(metadataUrl, { method: "GET" })).status, 200);
     const wrong = await raw(http.url, { headers: { ...MCP_HEADERS, Authorization: "Bearer not-the-token" }, body: INITIALIZE });
     assert.equal(wrong.status, 401);
     assert.match(String(wrong.headers["www-authenticate"]), /error="invalid_token"/);
