@@ -355,3 +355,41 @@ describe("HTTP session cap under concurrent initializes", () => {
     assert.equal(alive.filter((a) => a.status === 200).length, 2, alive.map((a) => a.status).join(","));
   });
 });
+
+describe("CORS for the origins in http.allowedOrigins", () => {
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_ALLOWED_ORIGINS: "https://app.example" });
+  const PING = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+
+  it("answers a preflight from a listed origin with what a browser needs, and no other origin's", async () => {
+    const preflight = await raw(http.url, {
+      method: "OPTIONS",
+      headers: { Origin: "https://app.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,mcp-session-id,mcp-protocol-version,authorization" },
+    });
+    assert.equal(preflight.status, 204, preflight.body);
+    assert.equal(preflight.headers["access-control-allow-origin"], "https://app.example");
+    assert.equal(preflight.headers.vary, "Origin");
+    assert.equal(preflight.headers["access-control-allow-methods"], "GET, POST, DELETE");
+    const allowed = String(preflight.headers["access-control-allow-headers"]).toLowerCase().split(/,\s*/);
+    for (const name of ["content-type", "accept", "authorization", "mcp-session-id", "mcp-protocol-version", "last-event-id"]) assert.ok(allowed.includes(name), name);
+    assert.equal(preflight.headers["access-control-expose-headers"], "Mcp-Session-Id, WWW-Authenticate");
+
+    const foreign = await raw(http.url, { method: "OPTIONS", headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" } });
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.headers["access-control-allow-origin"], undefined);
+  });
+
+  it("marks the answers to a listed origin (initialize's Mcp-Session-Id readable), and only those", async () => {
+    const init = await raw(http.url, { headers: { ...MCP_HEADERS, Origin: "https://app.example" }, body: INITIALIZE });
+    assert.equal(init.status, 200, init.body);
+    assert.equal(init.headers["access-control-allow-origin"], "https://app.example");
+    assert.equal(init.headers.vary, "Origin");
+    assert.match(String(init.headers["access-control-expose-headers"]), /Mcp-Session-Id/);
+    assert.equal(typeof init.headers["mcp-session-id"], "string");
+    const plain = await raw(http.url, { headers: MCP_HEADERS, body: PING });
+    assert.equal(plain.status, 200, plain.body);
+    assert.equal(plain.headers["access-control-allow-origin"], undefined, "no Origin, no CORS headers");
+    const foreign = await raw(http.url, { headers: { ...MCP_HEADERS, Origin: "https://evil.example" }, body: PING });
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.headers["access-control-allow-origin"], undefined);
+  });
+});

@@ -66,11 +66,16 @@ export function checkHost(req: IncomingMessage, options: Pick<HttpOptions, "allo
   return undefined;
 }
 
+/** An Origin as http.allowedOrigins lists it: trimmed, lower case, no trailing slash. */
+export function normalisedOrigin(origin: string): string {
+  return origin.trim().toLowerCase().replace(/\/+$/, "");
+}
+
 export function checkOrigin(req: IncomingMessage, options: Pick<HttpOptions, "allowedOrigins">): Rejection | undefined {
   const origin = req.headers.origin;
   // Non-browser clients send no Origin; a browser always does, and that is the case to stop.
   if (origin === undefined) return undefined;
-  const normalised = origin.trim().toLowerCase().replace(/\/+$/, "");
+  const normalised = normalisedOrigin(origin);
   if (options.allowedOrigins.includes(normalised)) return undefined;
   let parsed: URL | undefined;
   try {

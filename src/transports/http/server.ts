@@ -12,6 +12,7 @@ import { opsAccessOf } from "../../gateway/ops-paths.js";
 import { acceptBothMediaTypes } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
+import { allowOrigin, answerPreflight, listedOrigin } from "./cors.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, methodsForLog, outcomeOf, type RequestFacts } from "./request-log.js";
 import { OpenExchanges } from "./interrupted.js";
@@ -265,6 +266,13 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     const refused = checkHost(req, options, { hostOptional: ops === "probe" }) ?? checkOrigin(req, options);
     if (refused) {
       reject(res, refused);
+      return;
+    }
+    const corsOrigin = listedOrigin(req, options);
+    if (corsOrigin) allowOrigin(res, corsOrigin);
+    // A browser's preflight carries no credentials: it is answered before the token is asked for.
+    if (corsOrigin && req.method === "OPTIONS" && url.pathname === MCP_PATH) {
+      answerPreflight(res, corsOrigin);
       return;
     }
     if (gateway && ops) {
