@@ -106,4 +106,25 @@ describe("HTTP 2025-era session: a client that drops its POST", () => {
     }, "initialize to find a session it may evict");
     assert.equal(opened?.status, 200, opened?.body);
   });
+
+  for (const mode of ["json", "sse"] as const) {
+    it(`answers and cancels a call still running when its session is deleted (${mode} answers)`, async () => {
+      const sid = await rawInitialize(http.url, { Accept: ACCEPT[mode] });
+      const headers = { ...sessionHeaders(sid), Accept: ACCEPT[mode] };
+      const [hangs, cancels] = [logLines("hang").length, logLines("cancelled").length];
+      const call = raw(http.url, { headers, body: callBody(4, "hang") });
+      await until(() => logLines("hang").length > hangs, "the downstream to start the hanging call");
+      const deleted = await raw(http.url, { method: "DELETE", headers: sessionHeaders(sid) });
+      assert.equal(deleted.status, 200, deleted.body);
+      // Without the fix the POST was never answered: the hanging call would hold it until the test's timeout.
+      const answer = await call;
+      assert.equal(answer.status, 200, answer.body);
+      const data = mode === "sse" ? answer.body.split("\n").find((line) => line.startsWith("data: {"))?.slice(6) : answer.body;
+      const message = JSON.parse(data ?? "{}") as { id?: unknown; error?: { code?: number; message?: string } };
+      assert.equal(message.id, 4);
+      assert.equal(message.error?.code, -32000);
+      assert.match(message.error?.message ?? "", /session was deleted \(HTTP DELETE\) while this request was running: the call was cancelled.*whether it took effect is unknown/);
+      await until(() => logLines("cancelled").length > cancels, "the downstream to be told the call was cancelled");
+    });
+  }
 });

@@ -30,6 +30,17 @@ function openPost(url: string, headers: Record<string, string>, body: string): P
   });
 }
 
+/** Sends `text` on a fresh socket (a request Node's client would not send) and resolves with all the server wrote back. */
+async function rawExchange(port: number, text: string): Promise<string> {
+  const socket = connect(port, "127.0.0.1");
+  let received = "";
+  socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
+  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  socket.write(text);
+  await new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  return received;
+}
+
 describe("HTTP defences without a token", () => {
   let http: RunningHttp;
   let session: string;
@@ -141,6 +152,61 @@ describe("HTTP defences without a token", () => {
     assert.ok(lines.some((line) => line.includes("tool\\u001b[2K")), "an escape sequence is logged as text");
   });
 
+  it("Host is parsed strictly: a malformed one or two of them answer 400, an absolute-form target's host is checked too", async () => {
+    const { port } = new URL(http.url);
+    const post = (target: string, hostLines: string): Promise<string> =>
+      rawExchange(Number(port), `POST ${target} HTTP/1.1\r\n${hostLines}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: ${session}\r\nContent-Length: ${TOOLS_LIST.length}\r\nConnection: close\r\n\r\n${TOOLS_LIST}`);
+    for (const host of ["[::1]evil.example", "localhost:abc", "127.0.0.1:99999", "127.0.0.1:0"]) {
+      const received = await post("/mcp", `Host: ${host}\r\n`);
+      assert.match(received, /^HTTP\/1\.1 400 /, `${host}: ${received.slice(0, 200)}`);
+      assert.ok(received.includes(`"message":"Host '${host}' is not a valid host: send a name or [IPv6 address], optionally with ':' and a port from 1 to 65535"`), received);
+    }
+    const twice = await post("/mcp", `Host: 127.0.0.1:${port}\r\nHost: 127.0.0.1:${port}\r\n`);
+    assert.match(twice, /^HTTP\/1\.1 400 /, twice.slice(0, 200));
+    assert.match(twice, /the request has 2 Host headers; send exactly one/);
+    const foreignTarget = await post("http://evil.example/mcp", `Host: 127.0.0.1:${port}\r\n`);
+    assert.match(foreignTarget, /^HTTP\/1\.1 403 /, foreignTarget.slice(0, 200));
+    assert.match(foreignTarget, /the request target names host 'evil\.example', which is not allowed/);
+    // The valid forms still pass: an absolute-form target naming this server, and [::1] with a port.
+    assert.match(await post(`http://127.0.0.1:${port}/mcp`, `Host: 127.0.0.1:${port}\r\n`), /^HTTP\/1\.1 200 /);
+    assert.match(await post("/mcp", `Host: [::1]:${port}\r\n`), /^HTTP\/1\.1 200 /);
+  });
+
+  it("a batch of thousands of methods is logged as the first ten and how many more: the line stays short", async () => {
+    const method = `notifications/${"m".repeat(66)}`;
+    const batch = JSON.stringify(Array.from({ length: 400 }, () => ({ jsonrpc: "2.0", method })));
+    const res = await raw(http.url, { headers: headers(), body: batch });
+    // Refused (a batch holds at most 100 messages), and logged like every request.
+    assert.equal(res.status, 400, res.body);
+    await eventually(() => http.stderr().includes(" and 390 more "), "the batch's log line");
+    const line = http.stderr().split("\n").find((l) => l.includes(" and 390 more "))!;
+    assert.equal(line.split(method).length - 1, 10, "ten methods named");
+    assert.ok(line.length < 1200, `one bounded line (${line.length} chars)`);
+  });
+
+  it("an unparsable request target answers 400 naming it, with no error logged", async () => {
+    const { port } = new URL(http.url);
+    const received = await rawExchange(Number(port), `POST http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${TOOLS_LIST.length}\r\nConnection: close\r\n\r\n${TOOLS_LIST}`);
+    assert.match(received, /^HTTP\/1\.1 400 /, received.slice(0, 200));
+    assert.match(received, /the request target 'http:\/\/\[' is not a valid URL; send the path of the endpoint/);
+    assert.doesNotMatch(http.stderr(), /error: http request failed/);
+    await listWorks(http.url, session);
+  });
+
+  it("two Mcp-Session-Id headers (even the same id twice) answer 400 saying to send one, not a 404", async () => {
+    const { port } = new URL(http.url);
+    for (const second of [session, "another-id"]) {
+      const received = await rawExchange(
+        Number(port),
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+          `Mcp-Session-Id: ${session}\r\nMcp-Session-Id: ${second}\r\nContent-Length: ${TOOLS_LIST.length}\r\nConnection: close\r\n\r\n${TOOLS_LIST}`,
+      );
+      assert.match(received, /^HTTP\/1\.1 400 /, received.slice(0, 300));
+      assert.match(received, /send one Mcp-Session-Id header, not several \(this request has 2\)/);
+    }
+    await listWorks(http.url, session);
+  });
+
   it("an oversized body announced with Expect: 100-continue gets 413 without 100 Continue", async () => {
     const { port } = new URL(http.url);
     const socket = connect(Number(port), "127.0.0.1");
@@ -179,12 +245,16 @@ describe("HTTP defences without a token", () => {
     assert.match(stale.json().error?.message ?? "", /2026-07-28 requests belong to no session: send it without the Mcp-Session-Id header/);
     assert.doesNotMatch(stale.json().error?.message ?? "", /initialize/);
     assert.equal(stale.json().id, 3, "the refusal answers the request's own id");
+    // The same 405 with an open session's id, a closed one's or none: it tells no one which ids are open.
     for (const method of ["GET", "DELETE"]) {
-      const res = await raw(http.url, { method, headers: { Accept: "text/event-stream", "Mcp-Protocol-Version": "2026-07-28" } });
-      assert.equal(res.status, 405, method);
-      assert.equal(res.headers.allow, "POST");
-      assert.match(res.json().error?.message ?? "", /send each request as a POST/);
+      for (const id of [undefined, session, "gone-session"]) {
+        const res = await raw(http.url, { method, headers: { Accept: "text/event-stream", "Mcp-Protocol-Version": "2026-07-28", ...(id ? { "Mcp-Session-Id": id } : {}) } });
+        assert.equal(res.status, 405, `${method} with session id ${id}`);
+        assert.equal(res.headers.allow, "POST");
+        assert.match(res.json().error?.message ?? "", /send each request as a POST/);
+      }
     }
+    await listWorks(http.url, session);
     const legacyGet = await raw(http.url, { method: "GET", headers: { Accept: "text/event-stream" } });
     assert.equal(legacyGet.status, 400, "a 2025-era GET is still told it needs its session");
     assert.match(legacyGet.json().error?.message ?? "", /GET needs the Mcp-Session-Id header/);
@@ -207,7 +277,10 @@ describe("HTTP with a bearer token", () => {
   it("a missing token answers 401 with WWW-Authenticate; a wrong one too; the right one is served", async () => {
     const missing = await raw(http.url, { headers: MCP_HEADERS, body: INITIALIZE });
     assert.equal(missing.status, 401);
-    assert.match(String(missing.headers["www-authenticate"]), /^Bearer realm="agent-tools-runtime"$/);
+    // The metadata is served at the server's own address, and the challenge names it (RFC 9728).
+    const metadataUrl = http.url.replace(/\/mcp$/, "/.well-known/oauth-protected-resource");
+    assert.equal(String(missing.headers["www-authenticate"]), `Bearer realm="agent-tools-runtime", resource_metadata="${metadataUrl}"`);
+    assert.equal((await raw(metadataUrl, { method: "GET" })).status, 200);
     const wrong = await raw(http.url, { headers: { ...MCP_HEADERS, Authorization: "Bearer not-the-token" }, body: INITIALIZE });
     assert.equal(wrong.status, 401);
     assert.match(String(wrong.headers["www-authenticate"]), /error="invalid_token"/);
@@ -280,5 +353,43 @@ describe("HTTP session cap under concurrent initializes", () => {
     assert.ok(ids.length >= 2);
     const alive = await Promise.all(ids.map((id) => raw(http.url, { headers: sessionHeaders(id), body: TOOLS_LIST })));
     assert.equal(alive.filter((a) => a.status === 200).length, 2, alive.map((a) => a.status).join(","));
+  });
+});
+
+describe("CORS for the origins in http.allowedOrigins", () => {
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_ALLOWED_ORIGINS: "https://app.example" });
+  const PING = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+
+  it("answers a preflight from a listed origin with what a browser needs, and no other origin's", async () => {
+    const preflight = await raw(http.url, {
+      method: "OPTIONS",
+      headers: { Origin: "https://app.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,mcp-session-id,mcp-protocol-version,authorization" },
+    });
+    assert.equal(preflight.status, 204, preflight.body);
+    assert.equal(preflight.headers["access-control-allow-origin"], "https://app.example");
+    assert.equal(preflight.headers.vary, "Origin");
+    assert.equal(preflight.headers["access-control-allow-methods"], "GET, POST, DELETE");
+    const allowed = String(preflight.headers["access-control-allow-headers"]).toLowerCase().split(/,\s*/);
+    for (const name of ["content-type", "accept", "authorization", "mcp-session-id", "mcp-protocol-version", "last-event-id"]) assert.ok(allowed.includes(name), name);
+    assert.equal(preflight.headers["access-control-expose-headers"], "Mcp-Session-Id, WWW-Authenticate");
+
+    const foreign = await raw(http.url, { method: "OPTIONS", headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" } });
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.headers["access-control-allow-origin"], undefined);
+  });
+
+  it("marks the answers to a listed origin (initialize's Mcp-Session-Id readable), and only those", async () => {
+    const init = await raw(http.url, { headers: { ...MCP_HEADERS, Origin: "https://app.example" }, body: INITIALIZE });
+    assert.equal(init.status, 200, init.body);
+    assert.equal(init.headers["access-control-allow-origin"], "https://app.example");
+    assert.equal(init.headers.vary, "Origin");
+    assert.match(String(init.headers["access-control-expose-headers"]), /Mcp-Session-Id/);
+    assert.equal(typeof init.headers["mcp-session-id"], "string");
+    const plain = await raw(http.url, { headers: MCP_HEADERS, body: PING });
+    assert.equal(plain.status, 200, plain.body);
+    assert.equal(plain.headers["access-control-allow-origin"], undefined, "no Origin, no CORS headers");
+    const foreign = await raw(http.url, { headers: { ...MCP_HEADERS, Origin: "https://evil.example" }, body: PING });
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.headers["access-control-allow-origin"], undefined);
   });
 });

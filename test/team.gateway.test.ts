@@ -84,11 +84,14 @@ describe("team gateway: identities and policy", () => {
   it("a request without a known token gets 401 with the protected resource metadata's challenge", async () => {
     const none = await raw(server.url, { headers: MCP_HEADERS, body: INITIALIZE });
     assert.equal(none.status, 401);
-    assert.match(String(none.headers["www-authenticate"]), /^Bearer realm=/);
+    // No team.resource in this config: the challenge names the metadata at the request's own Host, where it is served.
+    const metadataUrl = server.url.replace(/\/mcp$/, "/.well-known/oauth-protected-resource");
+    assert.equal(String(none.headers["www-authenticate"]), `Bearer realm="agent-tools-runtime", resource_metadata="${metadataUrl}"`);
     const wrong = await raw(server.url, { headers: { ...MCP_HEADERS, ...bearer("not-a-known-token-at-all") }, body: INITIALIZE });
     assert.equal(wrong.status, 401);
     assert.match(wrong.json().error?.message ?? "", /not one this gateway knows/);
-    const metadata = await raw(server.url.replace(/\/mcp$/, "/.well-known/oauth-protected-resource"), { method: "GET" });
+    assert.match(String(wrong.headers["www-authenticate"]), new RegExp(`resource_metadata="${metadataUrl.replace(/[.[\]]/g, "\\$&")}", error="invalid_token"`));
+    const metadata = await raw(metadataUrl, { method: "GET" });
     assert.equal(metadata.status, 200);
     assert.match(String((JSON.parse(metadata.body) as { resource: string }).resource), /\/mcp$/);
   });

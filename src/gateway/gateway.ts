@@ -83,7 +83,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const tracing = await startTracing({ env: options.env, instanceId: state.instanceId, version: packageJson().version, log: options.log });
   if (tracing) options.log.info(`tracing: spans of every operation and pipeline step go to ${tracing.endpoint}`);
   const resourcePath = "/.well-known/oauth-protected-resource";
-  const auth = await createAuthenticator({ team, singleToken: options.singleToken, resourceMetadataUrl: team?.resource ? `${new URL(team.resource).origin}${resourcePath}` : undefined });
+  // The metadata is served whether or not team.resource is set (then for the request's Host), so a 401 always names it.
+  const metadataFor = (host: string | undefined): string | undefined => (team?.resource ? `${new URL(team.resource).origin}${resourcePath}` : host ? `http://${host}${resourcePath}` : undefined);
+  const auth = await createAuthenticator({ team, singleToken: options.singleToken, resourceMetadataUrl: metadataFor });
   let draining = false;
 
   // /metrics on the HTTP port unless `team.metrics` is false (off) or gives a port of its own
@@ -91,7 +93,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const metricsOnMain = team?.metrics === undefined || team.metrics === true;
 
   async function metricsRefusal(req: IncomingMessage): Promise<Rejection | undefined> {
-    const outcome = await auth.authenticate(req.headers.authorization);
+    const outcome = await auth.authenticate(req.headers.authorization, req.headers.host);
     if (!outcome.ok) return outcome;
     if (outcome.identity && outcome.identity.plugins !== "*") {
       return { status: 403, message: `identity '${outcome.identity.name}' may not read /metrics: its figures name every plugin and identity; scrape with a token whose identity may use all plugins ("*")` };

@@ -15,7 +15,8 @@ export type AuthOutcome = { ok: true; identity: Identity | undefined } | { ok: f
 export interface Authenticator {
   /** Whether every request must authenticate (a token, identities or a JWT issuer is configured). */
   readonly required: boolean;
-  authenticate(authorization: string | undefined): Promise<AuthOutcome>;
+  /** `host`: the request's Host, already checked (loopback or http.allowedHosts), for the metadata URL a 401 names. */
+  authenticate(authorization: string | undefined, host?: string): Promise<AuthOutcome>;
 }
 
 /** Hex SHA-256 of a token, the form the config keeps (`agent-tools hash-token` prints it). */
@@ -53,7 +54,11 @@ async function createJwtVerifier(config: TeamJwtConfig): Promise<JwtVerifier> {
   };
 }
 
-export async function createAuthenticator(options: { team: TeamConfig | undefined; singleToken: string | undefined; resourceMetadataUrl: string | undefined }): Promise<Authenticator> {
+/**
+ * `resourceMetadataUrl`: the protected resource metadata's URL for a request with this Host, named
+ * in every 401's challenge (RFC 9728) so a client can learn where to get a token.
+ */
+export async function createAuthenticator(options: { team: TeamConfig | undefined; singleToken: string | undefined; resourceMetadataUrl: (host: string | undefined) => string | undefined }): Promise<Authenticator> {
   const identities = (options.team?.identities ?? []).map((entry) => ({
     digest: Buffer.from(entry.tokenSha256.toLowerCase(), "hex"),
     identity: {
@@ -66,13 +71,14 @@ export async function createAuthenticator(options: { team: TeamConfig | undefine
   const jwt = options.team?.jwt ? await createJwtVerifier(options.team.jwt) : undefined;
   const single = options.singleToken ? Buffer.from(hashToken(options.singleToken), "hex") : undefined;
   const required = identities.length > 0 || jwt !== undefined || single !== undefined;
-  const challenge = `Bearer realm="agent-tools-runtime"${options.resourceMetadataUrl ? `, resource_metadata="${options.resourceMetadataUrl}"` : ""}`;
   const what = [identities.length ? "a team token" : "", single ? "AGENT_TOOLS_HTTP_TOKEN" : "", jwt ? `a JWT from ${options.team?.jwt?.issuer}` : ""].filter(Boolean).join(" or ");
-  const refuse = (message: string, error?: string): AuthOutcome => ({ ok: false, status: 401, message, headers: { "WWW-Authenticate": error ? `${challenge}, error="${error}"` : challenge } });
 
   return {
     required,
-    async authenticate(header) {
+    async authenticate(header, host) {
+      const metadata = options.resourceMetadataUrl(host);
+      const challenge = `Bearer realm="agent-tools-runtime"${metadata ? `, resource_metadata="${metadata}"` : ""}`;
+      const refuse = (message: string, error?: string): AuthOutcome => ({ ok: false, status: 401, message, headers: { "WWW-Authenticate": error ? `${challenge}, error="${error}"` : challenge } });
       if (!required) return { ok: true, identity: undefined };
       if (!header) return refuse(`this gateway requires 'Authorization: Bearer <token>' (${what})`);
       const presented = /^Bearer\s+(.+)$/i.exec(header.trim())?.[1]?.trim() ?? "";

@@ -15,35 +15,67 @@ export interface Rejection {
   headers?: Record<string, string>;
 }
 
-/** The name part of a Host header: `[::1]:8321` → `[::1]`, `localhost:80` → `localhost`. */
-function hostName(header: string): string {
-  const trimmed = header.trim().toLowerCase();
-  if (trimmed.startsWith("[")) {
-    const end = trimmed.indexOf("]");
-    return end === -1 ? trimmed : trimmed.slice(0, end + 1);
-  }
-  const colon = trimmed.lastIndexOf(":");
-  return colon === -1 ? trimmed : trimmed.slice(0, colon);
+/**
+ * The name part of a host[:port] authority (a Host header or an absolute-form target's), lower
+ * case: `[::1]:8321` → `[::1]`, `localhost:80` → `localhost`. Undefined unless it is exactly a
+ * name or a bracketed IPv6 address, then at most a port of 1–65535: `[::1]evil.example`,
+ * `localhost:abc` and `127.0.0.1:99999` are no authorities (read loosely, the first passed as `[::1]`).
+ */
+function hostName(authority: string): string | undefined {
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::(\d{1,5}))?$/.exec(authority.trim().toLowerCase());
+  if (!match) return undefined;
+  const port = match[2] === undefined ? undefined : Number(match[2]);
+  return port === undefined || (port >= 1 && port <= 65535) ? match[1] : undefined;
+}
+
+function isAllowedHost(name: string, options: Pick<HttpOptions, "allowedHosts">): boolean {
+  const bare = name.replace(/^\[|\]$/g, "");
+  return isLoopbackName(name) || isLoopbackName(bare) || options.allowedHosts.includes(bare) || options.allowedHosts.includes(name);
+}
+
+const ALLOWED_HOSTS_HINT = "only loopback names and http.allowedHosts (AGENT_TOOLS_HTTP_ALLOWED_HOSTS) are accepted";
+
+/** The authority of an absolute-form request target (`POST http://host/mcp`, what a forward proxy sends); undefined for the usual origin-form `/mcp`. */
+function targetAuthority(target: string | undefined): string | undefined {
+  if (!target || target.startsWith("/")) return undefined;
+  return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(target)?.[1] ?? "";
 }
 
 /**
  * `hostOptional`: a request without Host passes (a balancer's HTTP/1.0 health probe sends none; a
- * browser always sends one, so DNS rebinding is still stopped). A Host that is present is checked.
+ * browser always sends one, so DNS rebinding is still stopped). A Host that is present is checked,
+ * strictly (one header, a name or [IPv6], a valid port or none), and so is the authority of an
+ * absolute-form target: that authority, not Host, names the host the request is for (RFC 9112 3.2.2).
  */
 export function checkHost(req: IncomingMessage, options: Pick<HttpOptions, "allowedHosts">, { hostOptional = false } = {}): Rejection | undefined {
-  const header = req.headers.host;
-  if (!header) return hostOptional ? undefined : { status: 400, message: "the request has no Host header" };
-  const name = hostName(header);
-  const bare = name.replace(/^\[|\]$/g, "");
-  if (isLoopbackName(name) || isLoopbackName(bare) || options.allowedHosts.includes(bare) || options.allowedHosts.includes(name)) return undefined;
-  return { status: 403, message: `Host '${header}' is not allowed; only loopback names and http.allowedHosts (AGENT_TOOLS_HTTP_ALLOWED_HOSTS) are accepted` };
+  const headers = req.headersDistinct.host ?? [];
+  if (headers.length > 1) return { status: 400, message: `the request has ${headers.length} Host headers; send exactly one` };
+  const header = headers[0];
+  if (!header) {
+    if (!hostOptional) return { status: 400, message: "the request has no Host header" };
+  } else {
+    const name = hostName(header);
+    if (name === undefined) return { status: 400, message: `Host '${header}' is not a valid host: send a name or [IPv6 address], optionally with ':' and a port from 1 to 65535` };
+    if (!isAllowedHost(name, options)) return { status: 403, message: `Host '${header}' is not allowed; ${ALLOWED_HOSTS_HINT}` };
+  }
+  const authority = targetAuthority(req.url);
+  if (authority === undefined) return undefined;
+  const name = hostName(authority);
+  if (name === undefined) return { status: 400, message: `the request target '${req.url}' names no valid host; send the path alone, e.g. 'POST /mcp'` };
+  if (!isAllowedHost(name, options)) return { status: 403, message: `the request target names host '${authority}', which is not allowed; ${ALLOWED_HOSTS_HINT}` };
+  return undefined;
+}
+
+/** An Origin as http.allowedOrigins lists it: trimmed, lower case, no trailing slash. */
+export function normalisedOrigin(origin: string): string {
+  return origin.trim().toLowerCase().replace(/\/+$/, "");
 }
 
 export function checkOrigin(req: IncomingMessage, options: Pick<HttpOptions, "allowedOrigins">): Rejection | undefined {
   const origin = req.headers.origin;
   // Non-browser clients send no Origin; a browser always does, and that is the case to stop.
   if (origin === undefined) return undefined;
-  const normalised = origin.trim().toLowerCase().replace(/\/+$/, "");
+  const normalised = normalisedOrigin(origin);
   if (options.allowedOrigins.includes(normalised)) return undefined;
   let parsed: URL | undefined;
   try {

@@ -74,6 +74,11 @@ export class RequestIdsInFlight {
     return undefined;
   }
 
+  /** The ids of the requests whose handlers are running now (not yet answered). */
+  running(): Id[] {
+    return [...this.#running.keys()];
+  }
+
   release(ids: readonly Id[]): void {
     for (const id of ids) this.#ids.delete(id);
   }

@@ -39,6 +39,16 @@ export function describeBody(body: unknown): Pick<RequestFacts, "rpcMethods" | "
   return { rpcMethods, tool, requestIds: requestIdsOf(body) };
 }
 
+/** How many of a body's JSON-RPC methods a log line names; a batch of thousands must not make a megabyte line. */
+export const LOGGED_METHODS = 10;
+
+/** The body's methods for a log line: the first LOGGED_METHODS, then how many more there were. */
+export function methodsForLog(rpcMethods: readonly string[]): string {
+  const named = rpcMethods.slice(0, LOGGED_METHODS).join(",");
+  const more = rpcMethods.length - LOGGED_METHODS;
+  return more > 0 ? `${named} and ${more} more` : named;
+}
+
 /** Keeps a bounded copy of what is written to the response. */
 export function captureResponse(res: ServerResponse): () => string {
   const chunks: Buffer[] = [];

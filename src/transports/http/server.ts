@@ -12,8 +12,9 @@ import { opsAccessOf } from "../../gateway/ops-paths.js";
 import { acceptBothMediaTypes } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
+import { allowOrigin, answerPreflight, listedOrigin } from "./cors.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
-import { captureResponse, describeBody, outcomeOf, type RequestFacts } from "./request-log.js";
+import { captureResponse, describeBody, methodsForLog, outcomeOf, type RequestFacts } from "./request-log.js";
 import { OpenExchanges } from "./interrupted.js";
 import { abandonRequests, serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, replyIdOf, requestIdsOf } from "./request-ids.js";
@@ -113,9 +114,13 @@ function isInitialize(body: unknown): boolean {
  * `//mcp` (as a relative reference it would name the host `mcp`); an absolute-form one (what a
  * forward proxy sends) is parsed as it is.
  */
-function requestUrl(req: IncomingMessage): URL {
+function requestUrl(req: IncomingMessage): URL | undefined {
   const target = req.url ?? "/";
-  return target.startsWith("/") ? new URL(`http://localhost${target}`) : new URL(target, "http://localhost");
+  try {
+    return target.startsWith("/") ? new URL(`http://localhost${target}`) : new URL(target, "http://localhost");
+  } catch {
+    return undefined; // a client's malformed request line, answered 400 by the caller
+  }
 }
 
 /** The MCP-Protocol-Version header names a stateless (2026-07-28 or later) revision. */
@@ -205,7 +210,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       sendRpcError(res, 503, -32000, `too many requests without Mcp-Session-Id at once: ${sessions.sessionlessAllowance} may run together (a quarter of http.maxSessions, at least 4) and that many are running; nothing was run. Retry in a few seconds, or initialize and send the Mcp-Session-Id it answers`, { "Retry-After": "5" }, replyIdOf(body));
       return;
     }
-    log.debug(`http: ${facts.rpcMethods.join(",") || "request"} came without Mcp-Session-Id; served in a one-request session (nothing carries to the next request)`);
+    log.debug(`http: ${methodsForLog(facts.rpcMethods) || "request"} came without Mcp-Session-Id; served in a one-request session (nothing carries to the next request)`);
     res.setHeader("Agent-Tools-Session", "none");
     // Closed once the answer has ended (an SSE stream may outlast servePost) or its client left.
     const ended = new Promise<void>((resolve) => res.once("close", resolve));
@@ -225,7 +230,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     const outcome = status === undefined ? "unanswered" : outcomeOf(status, contentType, body(), facts);
     const parts = [
       `http ${facts.httpMethod}`,
-      facts.rpcMethods.length ? facts.rpcMethods.join(",") : "-",
+      facts.rpcMethods.length ? methodsForLog(facts.rpcMethods) : "-",
       ...(facts.tool ? [`tool=${facts.tool}`] : []),
       `session=${facts.session ? escapeControls(facts.session.slice(0, 8)) : "-"}`,
       `status=${status ?? "-"}`,
@@ -250,6 +255,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
 
   const handle = async (req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> => {
     const url = requestUrl(req);
+    if (!url) {
+      sendRpcError(res, 400, -32000, `the request target '${escapeControls(String(req.url).slice(0, 200))}' is not a valid URL; send the path of the endpoint, e.g. 'POST ${MCP_PATH} HTTP/1.1'`);
+      return;
+    }
     // Which instance answered: for operators reading balancer logs, and for clients' diagnostics.
     if (gateway) res.setHeader("Agent-Tools-Instance", gateway.state.instanceId);
     // Host and Origin on every path, the operations paths included: DNS rebinding must not read them either.
@@ -257,6 +266,13 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     const refused = checkHost(req, options, { hostOptional: ops === "probe" }) ?? checkOrigin(req, options);
     if (refused) {
       reject(res, refused);
+      return;
+    }
+    const corsOrigin = listedOrigin(req, options);
+    if (corsOrigin) allowOrigin(res, corsOrigin);
+    // A browser's preflight carries no credentials: it is answered before the token is asked for.
+    if (corsOrigin && req.method === "OPTIONS" && url.pathname === MCP_PATH) {
+      answerPreflight(res, corsOrigin);
       return;
     }
     if (gateway && ops) {
@@ -279,7 +295,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     }
     let identity: Identity | undefined;
     if (gateway) {
-      const auth = await gateway.auth.authenticate(req.headers.authorization);
+      const auth = await gateway.auth.authenticate(req.headers.authorization, req.headers.host);
       if (!auth.ok) {
         reject(res, auth);
         return;
@@ -295,11 +311,13 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
     }
-    const header = req.headers["mcp-session-id"];
-    if (Array.isArray(header)) {
-      sendRpcError(res, 400, -32000, "send one Mcp-Session-Id header, not several");
+    // Node joins repeated headers with ", ": only the distinct view tells two headers (or one id sent twice) from one.
+    const sessionHeaders = req.headersDistinct["mcp-session-id"] ?? [];
+    if (sessionHeaders.length > 1) {
+      sendRpcError(res, 400, -32000, `send one Mcp-Session-Id header, not several (this request has ${sessionHeaders.length}): repeat only the id initialize answered`);
       return;
     }
+    const header = sessionHeaders[0];
     facts.session = header;
     const method = req.method ?? "GET";
 
@@ -386,8 +404,9 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     }
 
     if (method === "GET" || method === "DELETE") {
-      // The 2026-07-28 era has no session, so no notification stream and nothing to delete.
-      if (header === undefined && namesModernVersion(req)) {
+      // The 2026-07-28 era has no session, so no notification stream and nothing to delete. Decided
+      // before the Mcp-Session-Id is looked at: the answer must not tell which ids are open.
+      if (namesModernVersion(req)) {
         sendRpcError(res, 405, -32000, `${method} is not part of the stateless protocol (${req.headers["mcp-protocol-version"]}): send each request as a POST; there is no session to open a stream on or to delete`, { Allow: "POST" });
         return;
       }

@@ -88,14 +88,38 @@ export const CLIENT_LEFT = "the client closed the connection";
  * cancelled), and its id stays claimed until its handler has finished (request-ids.ts).
  */
 export function abandonRequests(entry: HttpSession, ids: ReadonlyArray<string | number>): Promise<void> {
-  const cancel = (requestId: string | number): void =>
-    entry.transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: CLIENT_LEFT } });
   // The SDK answers nothing for a cancelled request, but its transport keeps the request's route
   // (a JSON answer's pending response, and with it the POST's handling) until one is sent: an
   // answer nobody reads closes it.
-  const dropRoute = (id: string | number): Promise<void> =>
-    entry.transport.send({ jsonrpc: "2.0", id, error: { code: -32000, message: `cancelled: ${CLIENT_LEFT} before the answer` } }).catch(() => undefined);
-  return entry.requestIds.abandon(ids, cancel, dropRoute);
+  const dropRoute = (id: string | number): Promise<void> => answerRequest(entry, id, `cancelled: ${CLIENT_LEFT} before the answer`);
+  return entry.requestIds.abandon(ids, (id) => cancelRequest(entry, id, CLIENT_LEFT), dropRoute);
+}
+
+/** Cancel one request of the session exactly as the client's own notifications/cancelled would (its handler's signal aborts, the downstream call is cancelled). */
+function cancelRequest(entry: HttpSession, requestId: string | number, reason: string): void {
+  entry.transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason } });
+}
+
+/** Answer one request of the session with a JSON-RPC error on its own route (its POST's JSON answer or SSE stream). */
+function answerRequest(entry: HttpSession, id: string | number, message: string): Promise<void> {
+  return entry.transport.send({ jsonrpc: "2.0", id, error: { code: -32000, message } }).catch(() => undefined);
+}
+
+/** What a request still running when its session is deleted is told. */
+export const DELETED_MID_CALL =
+  "the session was deleted (HTTP DELETE) while this request was running: the call was cancelled, and it may have run in part or in whole, so whether it took effect is unknown. " +
+  "For a call that changes data, first check whether it took effect; then initialize a new session and send it again if needed";
+
+/**
+ * The session is being deleted (DELETE): each request still running is cancelled through the
+ * runtime's cancellation and answered with DELETED_MID_CALL, before the SDK closes its transport.
+ * Closed without an answer, a JSON POST would wait forever (the SDK drops its pending response) and
+ * an SSE stream would end without an event for the request.
+ */
+export async function answerDeletedRequests(entry: HttpSession): Promise<void> {
+  const ids = entry.requestIds.running();
+  for (const id of ids) cancelRequest(entry, id, "the session was deleted");
+  await Promise.all(ids.map((id) => answerRequest(entry, id, DELETED_MID_CALL)));
 }
 
 /** The requests without Mcp-Session-Id that may run at once, for a table of `maxSessions`: a quarter of it, at least 4. */
@@ -167,7 +191,12 @@ export class SessionRegistry {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       enableJsonResponse: responseMode === "json",
-      onsessionclosed: () => void this.close(id, "DELETE"),
+      // Runs before the SDK closes the transport, so the calls still running are answered on their routes.
+      onsessionclosed: async () => {
+        const entry = this.sessions.get(id);
+        if (entry) await answerDeletedRequests(entry);
+        void this.close(id, "DELETE");
+      },
     });
     const requestIds = new RequestIdsInFlight();
     // A JSON-answering session cannot carry a question to the user mid-call: its writes keep the confirm flag.
