@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -42,6 +42,15 @@ writePlugin(path.join(dir, "agent-tools-plugin-ttl"), {
   prefix: "ttl",
   description: "A downstream whose list result states a lifetime.",
   adapter: { kind: "mcp", command: process.execPath, args: [TTL_TOOLS], timeoutMs: 30_000 },
+});
+
+const cacheDir = path.join(dir, "cache");
+const addedFile = path.join(dir, "ttlkept-added");
+writePlugin(path.join(dir, "agent-tools-plugin-ttlkept"), {
+  name: "ttlkept",
+  prefix: "ttlkept",
+  description: "A downstream whose list lifetime must outlive a restart.",
+  adapter: { kind: "mcp", command: process.execPath, args: [TTL_TOOLS], env: { ADDED_FILE: addedFile }, timeoutMs: 30_000 },
 });
 
 /** The tool names a plugin's discover finds for a query. */
@@ -105,6 +114,30 @@ describe("a 2026-07-28 downstream's tools/list_changed", () => {
       assert.match(warnings()[0] ?? "", /this server does not keep listen streams/);
     } finally {
       await client.close();
+    }
+  });
+
+  it("a list result's ttlMs is kept in the catalog cache: after a restart the stored list is used, and past its lifetime listed again on first use", async () => {
+    const env = { AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_CACHE_DIR: cacheDir, AGENT_TOOLS_CATALOG_CACHE: "on" };
+    const entries = (): string[] => (existsSync(cacheDir) ? readdirSync(cacheDir, { recursive: true }).map(String).filter((name) => name.endsWith(".json")) : []);
+    const stored = (): Array<{ prefix?: string; expiresAt?: unknown }> => entries().map((name) => JSON.parse(readFileSync(path.join(cacheDir, name), "utf8")) as { prefix?: string; expiresAt?: unknown });
+    const first = await connectStdioV2(v2Client("pin"), env);
+    try {
+      assert.ok(!(await discovered(first.client, "ttlkept", "fresh tool")).includes("fresh_tool"), "first run: no fresh_tool");
+      await until(() => stored().some((entry) => entry.prefix === "ttlkept"), "the ttlkept catalog to be stored", 20_000, 100);
+      const entry = stored().find((candidate) => candidate.prefix === "ttlkept");
+      assert.equal(typeof entry?.expiresAt, "number", `the stored entry carries when it goes stale: ${JSON.stringify(entry)}`);
+    } finally {
+      await first.client.close();
+    }
+    // Between the runs the server's tools changed, with no notice (and the same name and version).
+    writeFileSync(addedFile, "");
+    const second = await connectStdioV2(v2Client("pin"), env);
+    try {
+      // The stored list is past its 300 ms lifetime: a use lists it again in the background.
+      await until(async () => (await discovered(second.client, "ttlkept", "fresh tool")).includes("fresh_tool"), "discover to list fresh_tool once the stored list's lifetime ran out", 20_000, 200);
+    } finally {
+      await second.client.close();
     }
   });
 

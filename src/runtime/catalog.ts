@@ -306,12 +306,19 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     return tools;
   };
 
-  const save = (plugin: LoadedPlugin, tools: ToolDescriptor[]): void => {
+  const save = (plugin: LoadedPlugin, tools: ToolDescriptor[], expiresAt: number | undefined): void => {
     if (!options.store || closed) return;
     const { store, keyOf } = options.store;
     const server = plugin.adapter?.serverInfo?.();
     const protocol = plugin.adapter?.protocolVerdict?.();
-    const entry: CachedCatalog = { prefix: plugin.manifest.prefix, listedAt: now(), ...(server ? { server } : {}), ...(protocol !== undefined ? { protocol } : {}), tools };
+    const entry: CachedCatalog = {
+      prefix: plugin.manifest.prefix,
+      listedAt: now(),
+      ...(server ? { server } : {}),
+      ...(protocol !== undefined ? { protocol } : {}),
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+      tools,
+    };
     void track(store.set(keyOf(plugin), entry), writes).catch((error: unknown) => {
       const message = `catalog cache: could not store '${plugin.manifest.prefix}' in ${store.location}: ${(error as Error).message}`;
       if (storeFailureSaid) return log?.debug(message);
@@ -339,6 +346,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
           return;
         }
         restored.set(prefix, entry);
+        // A lifetime the server stated still runs out after a restart: first use past it lists again.
+        if (entry.expiresAt !== undefined) expiries.set(prefix, entry.expiresAt);
         // The backend's protocol verdict came with the catalog: its first connect skips the probe.
         if (entry.protocol !== undefined) plugin.adapter.adoptProtocol?.(entry.protocol);
         keep(plugin, tools, entry.server);
@@ -376,11 +385,12 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
         }
         tools = keep(plugin, all, server);
         const ttlMs = listed?.ttlMs;
-        if (typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs >= 0) expiries.set(prefix, now() + ttlMs);
+        const expiresAt = typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs >= 0 ? now() + ttlMs : undefined;
+        if (expiresAt !== undefined) expiries.set(prefix, expiresAt);
         else expiries.delete(prefix);
         owners.delete(prefix);
         pending.delete(prefix);
-        save(plugin, all);
+        save(plugin, all, expiresAt);
       }
       return tools;
     }, { urgent, onQueued: (startNow) => (skipQueue = startNow) });

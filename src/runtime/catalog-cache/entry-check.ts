@@ -38,6 +38,7 @@ export function entryProblem(value: unknown, now: number = Date.now()): string |
   if (typeof value.prefix !== "string") return "prefix is not a string";
   if (typeof value.listedAt !== "number" || !Number.isFinite(value.listedAt) || value.listedAt < 0) return "listedAt is not a time";
   if (value.listedAt > now + FUTURE_SKEW_MS) return `listedAt is ${new Date(value.listedAt).toISOString()}, in the future`;
+  if (value.expiresAt !== undefined && (typeof value.expiresAt !== "number" || !Number.isFinite(value.expiresAt) || value.expiresAt < 0)) return "expiresAt is not a time";
   if (value.server !== undefined) {
     const server = value.server;
     if (!isPlainObject(server) || typeof server.name !== "string" || typeof server.version !== "string") return "server is not { name, version } strings";

@@ -25,6 +25,12 @@ export interface CachedCatalog {
   tools: ToolDescriptor[];
   /** The adapter's protocol verdict (an MCP server's era and server/discover answer), so a restart does not probe again. */
   protocol?: unknown;
+  /**
+   * When the list goes stale (ms since the epoch), if the server stated a lifetime for it (a
+   * 2026-07-28 list result's `ttlMs`): a restart serves the stored list at once and, past this,
+   * lists it again in the background on first use, as the run that listed it would have.
+   */
+  expiresAt?: number;
 }
 
 export interface CatalogStore {
