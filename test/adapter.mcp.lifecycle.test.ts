@@ -138,6 +138,22 @@ describe("a server that starts but does not answer tools/list", () => {
   });
 });
 
+describe("a call deadline shorter than the start", () => {
+  test("while the handshake is unanswered, stillStarting gives the failed start to answer, with its config hint", async () => {
+    const adapter = nodeScript("setInterval(() => {}, 1000)", { timeoutMs: 60_000 });
+    assert.equal(adapter.stillStarting(), undefined, "nothing is starting before the first call");
+    const listing = rejectsWith(adapter.listTools());
+    await sleep(300);
+    const start = adapter.stillStarting();
+    assert.equal(start?.code, "UPSTREAM_ERROR");
+    assert.match(start?.message ?? "", /did not finish starting within \d+ ms, when the call's deadline passed; its start may take up to 60000 ms/);
+    assert.match(start?.hint ?? "", /did not answer the MCP handshake before the call's deadline/);
+    assert.match(start?.hint ?? "", /Tool arguments cannot fix this/);
+    await adapter.close();
+    await listing;
+  });
+});
+
 describe("shared start", () => {
   test("a request cancelled during the shared start does not fail the others", async () => {
     const adapter = track(fixtureAdapter(["--stderr", "slow start"]));

@@ -232,6 +232,8 @@ export class McpConnection {
   private verdict: PriorDiscovery | undefined;
   private failure: ConnectFailure | undefined;
   private readonly now: () => number;
+  /** While a start is under way: when it began and the longest it may take (the server's timeoutMs). */
+  private starting: { since: number; timeoutMs: number | undefined } | undefined;
 
   constructor(private readonly options: ConnectionOptions) {
     this.now = options.now ?? Date.now;
@@ -465,9 +467,12 @@ export class McpConnection {
       });
     }
     let connected: { client: Client; opened: OpenedTransport };
+    const starting = { since: performance.now(), timeoutMs: options.timeout };
+    this.starting = starting;
     try {
       connected = await this.openWithVerdict(options);
     } catch (error) {
+      if (this.starting === starting) this.starting = undefined;
       if (!options.signal?.aborted && !this.closed) {
         const translated = this.startNotAnswered(await this.translate(error, "connect", undefined, { timeoutMs: 0 }));
         const attempts = (failure?.attempts ?? 0) + 1;
@@ -481,6 +486,7 @@ export class McpConnection {
       }
       throw error;
     }
+    if (this.starting === starting) this.starting = undefined;
     this.failure = undefined;
     const { client, opened } = connected;
     this.verdict = verdictOf(client) ?? this.verdict;
@@ -698,6 +704,22 @@ export class McpConnection {
     if (asked === undefined || typeof status !== "number") return {};
     const left = Math.max(0, Math.ceil((failure.at + asked * 1000 - this.now()) / 1000));
     return upstreamStatusAdvice(status, String(left)) ?? {};
+  }
+
+  /**
+   * The failed start to answer for a call whose own deadline passed while the server was still
+   * starting (shorter than the server's start timeout): UPSTREAM_ERROR with the hint about its
+   * config entry, as a start that timed out by itself; undefined when no start is under way.
+   */
+  stillStarting(): McpAdapterError | undefined {
+    const starting = this.starting;
+    if (!starting || !this.connecting) return undefined;
+    const elapsed = Math.round(performance.now() - starting.since);
+    const limit = starting.timeoutMs !== undefined ? `; its start may take up to ${starting.timeoutMs} ms, its ${settingAt(this.options.settings, "timeoutMs")}` : "";
+    const where = this.options.settings ? `its entry (${settingAt(this.options.settings, "timeoutMs")} and the settings beside it)` : "its settings";
+    return new McpAdapterError("UPSTREAM_ERROR", this.options.redactor.redact(`${this.label()} did not finish starting within ${elapsed} ms, when the call's deadline passed${limit}`), {
+      hint: `The server did not answer the MCP handshake before the call's deadline: run its command by hand (one that is not an MCP server, or waits for input or a login, never answers), or, if it is only slow to start, raise AGENT_TOOLS_CALL_TIMEOUT_MS above its start time; see ${where}. Then call again. Tool arguments cannot fix this.`,
+    });
   }
 
   /**
