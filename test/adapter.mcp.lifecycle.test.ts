@@ -102,6 +102,58 @@ describe("concurrency and external crashes", () => {
   });
 });
 
+describe("a server that exits leaving a process on its pipes", () => {
+  test("the call in flight fails at once with the exit code, the leftover is ended, and the next call starts the server again", async () => {
+    // A call deadline far past the test's bound: an answer within it shows the exit, not the deadline, ended the call.
+    const adapter = track(fixtureAdapter([], { timeoutMs: 60_000 }, { killGraceMs: 300 }));
+    await adapter.listTools();
+    const first = adapter.pid as number;
+    seenPids.add(first);
+    const started = Date.now();
+    const error = await rejectsWith(adapter.call("crash", { leave: true }));
+    assert.ok(Date.now() - started < 15_000, `the call took ${Date.now() - started} ms`);
+    assert.equal(error.code, "UPSTREAM_ERROR");
+    assert.match(error.message, /exited with code 3 during tools\/call 'crash', before its answer arrived; whether tools\/call 'crash' took effect is unknown/);
+    assert.match(error.message, /marker-7731/);
+    const leftover = Number(/leftover (\d+)/.exec(error.message)?.[1]);
+    assert.ok(leftover > 0, "the fixture said its leftover's pid");
+    await until(() => !isAlive(leftover), "the leftover holding the pipes to be ended with the server's group");
+    assert.equal(textOf(await adapter.call("echo", { text: "again" })), "again");
+    assert.notEqual(adapter.pid, first, "a new server process answers");
+    seenPids.add(adapter.pid as number);
+  });
+});
+
+describe("a server that starts but does not answer tools/list", () => {
+  test("UPSTREAM_TIMEOUT with a hint about the server, not a narrower request", async () => {
+    // --hold-list on a file that never appears: the handshake is answered, tools/list never.
+    const adapter = track(fixtureAdapter(["--hold-list", "/nonexistent/agent-tools-never"], { timeoutMs: 500 }));
+    const error = (await rejectsWith(adapter.listTools())) as Error & { code?: string; hint?: string };
+    assert.equal(error.code, "UPSTREAM_TIMEOUT");
+    assert.match(error.message, /did not answer tools\/list within 500 ms/);
+    assert.match(error.hint ?? "", /takes no tool arguments/);
+    assert.match(error.hint ?? "", /timeoutMs/);
+    assert.doesNotMatch(error.hint ?? "", /narrower/);
+    seenPids.add(adapter.pid as number);
+  });
+});
+
+describe("a call deadline shorter than the start", () => {
+  test("while the handshake is unanswered, stillStarting gives the failed start to answer, with its config hint", async () => {
+    const adapter = nodeScript("setInterval(() => {}, 1000)", { timeoutMs: 60_000 });
+    assert.equal(adapter.stillStarting(), undefined, "nothing is starting before the first call");
+    const listing = rejectsWith(adapter.listTools());
+    await sleep(300);
+    const start = adapter.stillStarting();
+    assert.equal(start?.code, "UPSTREAM_ERROR");
+    assert.match(start?.message ?? "", /did not finish starting within \d+ ms, when the call's deadline passed; its start may take up to 60000 ms/);
+    assert.match(start?.hint ?? "", /did not answer the MCP handshake before the call's deadline/);
+    assert.match(start?.hint ?? "", /Tool arguments cannot fix this/);
+    await adapter.close();
+    await listing;
+  });
+});
+
 describe("shared start", () => {
   test("a request cancelled during the shared start does not fail the others", async () => {
     const adapter = track(fixtureAdapter(["--stderr", "slow start"]));

@@ -2,27 +2,29 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
-import { baseEnv, MCP_BIN } from "./helpers.js";
+import { isRunning, STDIO_FIXTURE } from "./fixtures/mcp/support.js";
+import { baseEnv, callJson, MCP_BIN } from "./helpers.js";
 import { until } from "./wait.js";
 
 // A signal to the stdio server with calls in flight: each is answered with an error saying the
 // server shut down while it ran and its effect is unknown (the words the HTTP server uses), before
 // the process exits 0; none is left waiting on a closed pipe.
 
-function setup(): { dir: string; config: string; callLog: string } {
+function setup(fixtureArgs: string[] = []): { dir: string; config: string; callLog: string } {
   const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-stdio-shutdown-"));
   const callLog = path.join(dir, "calls.log");
   writeFileSync(callLog, "");
   const config = path.join(dir, "agent-tools.config.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [STDIO_FIXTURE, "--call-log", callLog] } } }));
+  writeFileSync(config, JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [STDIO_FIXTURE, "--call-log", callLog, ...fixtureArgs] } } }));
   return { dir, config, callLog };
 }
 
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
   describe(`${signal} to the stdio server with calls in flight`, () => {
     it("answers each call still running as interrupted, its effect unknown, then exits 0", async () => {
       const { dir, config, callLog } = setup();
@@ -60,3 +62,44 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     });
   });
 }
+
+describe("SIGHUP to the stdio server (the client's terminal closed)", () => {
+  it("stops the downstream servers before exiting, even one that ignores stdin EOF and SIGTERM", async () => {
+    // --stubborn: ignores stdin EOF, SIGTERM, SIGINT and SIGHUP; only the runtime's SIGKILL to its group ends it.
+    const { dir, config } = setup(["--stubborn"]);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env: baseEnv({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_PLUGINS_DIR: dir }), cwd: dir, stderr: "pipe" });
+    const exited = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
+    const client = new Client({ name: "stdio-sighup-test", version: "0.0.0" });
+    await client.connect(transport);
+    const { payload } = await callJson(client, "agent_tools_fx_call", { toolName: "pid", arguments: {} });
+    const downstream = Number(payload.result);
+    assert.ok(downstream > 0 && isRunning(downstream), JSON.stringify(payload));
+    process.kill(transport.pid as number, "SIGHUP");
+    await exited;
+    await until(() => !isRunning(downstream), "the downstream server to be ended with the runtime");
+    await client.close().catch(() => undefined);
+  });
+});
+
+describe("the client closes the runtime's stdout but keeps stdin open", () => {
+  it("logs one line on stderr and shuts down as when stdin closes", async () => {
+    const { dir, config, callLog } = setup();
+    const runtime = spawn(process.execPath, [MCP_BIN], { env: baseEnv({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_PLUGINS_DIR: dir }), cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    runtime.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exit = once(runtime, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+    const send = (message: Record<string, unknown>): boolean => runtime.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    send({ id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "stdout-closed-test", version: "0" } } });
+    await once(runtime.stdout, "data");
+    send({ method: "notifications/initialized" });
+    runtime.stdout.destroy();
+    // The first answer it writes meets the closed pipe (EPIPE): the client is gone.
+    send({ id: 2, method: "tools/list", params: {} });
+    const started = Date.now();
+    const [code] = await exit;
+    assert.equal(code, 0);
+    assert.ok(Date.now() - started < 15_000, `exited after ${Date.now() - started} ms`);
+    assert.equal(stderr.match(/stdout was closed by the client/g)?.length, 1, stderr);
+    assert.equal(readFileSync(callLog, "utf8"), "", "no downstream call ran");
+  });
+});

@@ -9,6 +9,7 @@ import type { CallRelay } from "./relay.js";
 import type { Redactor } from "./shared/redact.js";
 import type { SharedTokenState } from "./mcp/oauth-token-store.js";
 import type { Cancel } from "../cancel.js";
+import type { RuntimeError } from "../errors.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -136,6 +137,12 @@ export interface Adapter {
    * reached), for help; undefined while it works or before its first use.
    */
   health?(): AdapterHealth | undefined;
+  /**
+   * Optional: while the backend is still starting (an MCP server's handshake not done), the
+   * failed start to answer for a call whose deadline passed during it: the call's own words
+   * ("retry with a narrower request") do not fit a call that never reached the backend.
+   */
+  stillStarting?(): RuntimeError | undefined;
   /**
    * Optional: whether a call of one of the adapter's own methods only reads, given its arguments
    * (`method` is dotted for a method of an object the adapter holds: `"rest.request"`). A skill

@@ -1,4 +1,5 @@
 import type { Adapter, AdapterHealth, CallContext, ListToolsOptions, ServerDescription, ToolDescriptor } from "../adapters/types.js";
+import type { RuntimeError } from "../errors.js";
 
 /**
  * An adapter built on first use. A plugin whose catalog the persistent cache holds needs no adapter
@@ -64,6 +65,9 @@ export function deferredAdapter(build: () => Promise<Adapter>, onBuilt: (adapter
     },
     serverInfo(): ServerDescription | undefined {
       return built?.serverInfo?.();
+    },
+    stillStarting(): RuntimeError | undefined {
+      return built?.stillStarting?.();
     },
     health(): AdapterHealth | undefined {
       return built?.health?.();

@@ -6,6 +6,7 @@ import type { CachedCatalog, CatalogStore } from "./catalog-cache/store.js";
 import { createLimiter } from "./limiter.js";
 import { hasGenericDescription, serverText } from "./plugin-about.js";
 import { withDeadline } from "./result.js";
+import { startOrDeadline } from "./start-or-deadline.js";
 import { skillArgsSearchText } from "./skill-answer.js";
 import type { SearchDocument, ToolIndex } from "./search/index.js";
 
@@ -372,7 +373,9 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     const listing: ListToolsOptions = fresh ? { background, fresh } : { background };
     let skipQueue: (() => void) | undefined;
     const loading = limiter.run(async () => {
-      const listed = (await withDeadline(() => adapter.listTools(background || fresh ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`)) as { tools?: unknown; notes?: unknown; ttlMs?: unknown } | undefined;
+      const listed = (await withDeadline(() => adapter.listTools(background || fresh ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`).catch((error: unknown) => {
+        throw startOrDeadline(error, adapter);
+      })) as { tools?: unknown; notes?: unknown; ttlMs?: unknown } | undefined;
       const notes = Array.isArray(listed?.notes) ? listed.notes.filter((note): note is string => typeof note === "string") : [];
       const all = firstOfEach(prefix, sanitise(listed?.tools), notes);
       let tools = filterTools(plugin.manifest, all).kept;

@@ -15,6 +15,7 @@ import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observe
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { aliasDeclaredByTool, repairArguments, repairRequest, stripToolPrefix, unreadableArgumentsString, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { DeadlineError, isToolErrorResult, shapeResult, toolErrorText, toolReportedError, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
+import { startOrDeadline } from "./start-or-deadline.js";
 import { saysToolUnknown } from "./unknown-tool-answer.js";
 import type { MediaItem } from "./binary-content.js";
 import type { Session } from "./session.js";
@@ -1032,6 +1033,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         // deadline and the client's cancel, the gate inside a skill) already say what they are.
         if (error instanceof ConfirmInterrupt) throw error;
         // A stopped skill run or write: the hint says what may already have happened (stopped-run.ts).
+        // Past the deadline before the server had started: the call never reached it; its start failed.
+        const start = startOrDeadline(error, adapter);
+        if (start !== error) throw fromThrown(start, `${what} failed`);
         if (error instanceof DeadlineError) throw stoppedRunError(error, state.skill ? { skill: state.skill.name, sent: state.sent ?? [] } : { tool: state.tool?.name ?? "", writes: state.writes === true });
         const own = error instanceof SkillReportedFailure || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
         const failed = own ? error : fromThrown(error, `${what} failed`);

@@ -1,8 +1,10 @@
 import type { Logger } from "../adapters/types.js";
 
 /**
- * One graceful exit for every transport: on SIGINT, SIGTERM (or whatever the transport adds),
- * run `close` once and exit 0. A stuck adapter must never keep the process alive, so the exit
+ * One graceful exit for every transport: on SIGINT, SIGTERM, SIGHUP (or whatever the transport
+ * adds), run `close` once and exit 0. SIGHUP is what a closing terminal sends its processes: left
+ * to Node's default it ends the process without an 'exit' event, so the downstream process groups
+ * (process-groups.ts) would be left running with parent pid 1. A stuck adapter must never keep the process alive, so the exit
  * is forced after SHUTDOWN_GRACE_MS whatever happens.
  */
 
@@ -36,5 +38,6 @@ export function exitGracefully(log: Logger, close: (why: string) => Promise<void
   };
   process.once("SIGINT", () => void shutdown("SIGINT"));
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGHUP", () => void shutdown("SIGHUP"));
   return shutdown;
 }

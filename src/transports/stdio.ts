@@ -44,7 +44,9 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
     },
     { transport: wire, onerror },
   );
+  let leaving = false;
   const shutdown = exitGracefully(runtime.log, async (why) => {
+    leaving = true;
     unsubscribe();
     // A signal with calls running: each is answered, as over HTTP, before the adapters close under
     // it. Not when stdin closed: nobody reads the answers then.
@@ -59,5 +61,14 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
   });
   process.stdin.once("end", () => void shutdown(STDIN_CLOSED));
   process.stdin.once("close", () => void shutdown(STDIN_CLOSED));
+  // A client that closed its end of stdout (but not of stdin) reads no answer any more: it left,
+  // as if it had closed stdin; running its requests on would act for nobody.
+  const stdoutGone = (detail: string): void => {
+    if (leaving) return;
+    runtime.log.warn(`stdout was closed by the client (${detail}); shutting down as the client left`);
+    void shutdown(STDIN_CLOSED);
+  };
+  process.stdout.once("error", (error: NodeJS.ErrnoException) => stdoutGone(error.code ?? error.message));
+  process.stdout.once("close", () => stdoutGone("closed"));
   runtime.log.info(`serving ${runtime.plugins.length} plugin(s) over stdio (MCP 2026-07-28 and 2025 eras)`);
 }

@@ -5,6 +5,7 @@ import type { Redactor } from "../shared/redact.js";
 import { listAllTools, ToolCatalog } from "./catalog.js";
 import type { CredentialSource } from "./bearer-auth.js";
 import { isPriorDiscovery, McpConnection, type TransportOpener } from "./connection.js";
+import type { McpAdapterError } from "./errors.js";
 import { currentRelay, relayedCapabilities } from "../relay.js";
 import { LenientClient } from "./lenient-handshake.js";
 import { toolReportedError } from "../../runtime/result.js";
@@ -216,6 +217,10 @@ export class McpAdapter implements Adapter {
   /** Calls that took the tools/call fast lane (call-lane.ts) on the current connection; undefined without one. */
   get laneCalls(): number | undefined {
     return this.connection.laneCalls;
+  }
+
+  stillStarting(): McpAdapterError | undefined {
+    return this.connection.stillStarting();
   }
 
   health(): AdapterHealth | undefined {

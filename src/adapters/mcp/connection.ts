@@ -35,6 +35,8 @@ export interface OpenedTransport {
   sessionId?(): string | undefined;
   /** Recent diagnostics (a stdio server's last stderr lines). */
   diagnostics?(): string;
+  /** How the stdio child ended ("exited with code 9"), once it has; undefined while it runs. */
+  ended?(): string | undefined;
   /** The tools/call fast lane on this connection (stdio; call-lane.ts), unless turned off. */
   lane?: ToolCallLane;
   /** Stop: close the connection; for stdio wait for the child to exit (killing it after a grace period). */
@@ -171,6 +173,9 @@ function isStaleVerdict(error: unknown): boolean {
   return (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || isUnsupportedProtocolVersion(error);
 }
 
+/** The requests that list what a server offers: no argument of the caller's is in them. */
+const LISTINGS = new Set(["tools/list", "resources/list", "prompts/list", "resources/templates/list"]);
+
 /** System errors that say a connection could not be made at all: the request never reached the server. */
 const REFUSED = new Set(["ECONNREFUSED"]);
 
@@ -197,10 +202,15 @@ function lostSession(error: unknown, live: Live): "forgotten" | "refused" | unde
  * A call whose connection went away before its answer arrived: it may have run (the request
  * reached the server), so its effect is unknown, and what to do about that depends on the tool.
  */
-function connectionLost(redact: (text: string) => string, message: string, what: string): McpAdapterError {
-  return new McpAdapterError("UPSTREAM_ERROR", redact(`${message}; whether ${what} took effect is unknown`), {
+function connectionLost(redact: (text: string) => string, message: string, what: string, detail = ""): McpAdapterError {
+  return new McpAdapterError("UPSTREAM_ERROR", redact(`${message}; whether ${what} took effect is unknown${detail}`), {
     hint: "Before calling a tool that changes something again, check whether the change was made (read it back); a read can simply be called again. If the server is down, the next call says so.",
   });
+}
+
+/** A request refused before it was sent: the transport was closed (the SDK's NotConnected, or the stdio transport's own send). */
+function isNotConnected(error: unknown): boolean {
+  return (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) || (error instanceof Error && error.message === "Not connected");
 }
 
 function abortReasonIsTimeout(reason: unknown): boolean {
@@ -222,6 +232,8 @@ export class McpConnection {
   private verdict: PriorDiscovery | undefined;
   private failure: ConnectFailure | undefined;
   private readonly now: () => number;
+  /** While a start is under way: when it began and the longest it may take (the server's timeoutMs). */
+  private starting: { since: number; timeoutMs: number | undefined } | undefined;
 
   constructor(private readonly options: ConnectionOptions) {
     this.now = options.now ?? Date.now;
@@ -377,6 +389,15 @@ export class McpConnection {
         });
       }
     }
+    if (live && isNotConnected(error)) {
+      // The connection was already gone when the request was to be sent (its close had not yet
+      // been seen): the request never left, so it is sent again, once, on a new start.
+      if (!live.gone) {
+        this.options.log.debug(`${this.label()}: not connected any more; connecting again`);
+        await this.drop(live);
+      }
+      if (attempt === 0 && !control.signal?.aborted) return this.attempts(attempt + 1, what, control, fn, options);
+    }
     throw await this.translate(error, what, live, control);
   }
 
@@ -446,9 +467,12 @@ export class McpConnection {
       });
     }
     let connected: { client: Client; opened: OpenedTransport };
+    const starting = { since: performance.now(), timeoutMs: options.timeout };
+    this.starting = starting;
     try {
       connected = await this.openWithVerdict(options);
     } catch (error) {
+      if (this.starting === starting) this.starting = undefined;
       if (!options.signal?.aborted && !this.closed) {
         const translated = this.startNotAnswered(await this.translate(error, "connect", undefined, { timeoutMs: 0 }));
         const attempts = (failure?.attempts ?? 0) + 1;
@@ -462,6 +486,7 @@ export class McpConnection {
       }
       throw error;
     }
+    if (this.starting === starting) this.starting = undefined;
     this.failure = undefined;
     const { client, opened } = connected;
     this.verdict = verdictOf(client) ?? this.verdict;
@@ -682,6 +707,22 @@ export class McpConnection {
   }
 
   /**
+   * The failed start to answer for a call whose own deadline passed while the server was still
+   * starting (shorter than the server's start timeout): UPSTREAM_ERROR with the hint about its
+   * config entry, as a start that timed out by itself; undefined when no start is under way.
+   */
+  stillStarting(): McpAdapterError | undefined {
+    const starting = this.starting;
+    if (!starting || !this.connecting) return undefined;
+    const elapsed = Math.round(performance.now() - starting.since);
+    const limit = starting.timeoutMs !== undefined ? `; its start may take up to ${starting.timeoutMs} ms, its ${settingAt(this.options.settings, "timeoutMs")}` : "";
+    const where = this.options.settings ? `its entry (${settingAt(this.options.settings, "timeoutMs")} and the settings beside it)` : "its settings";
+    return new McpAdapterError("UPSTREAM_ERROR", this.options.redactor.redact(`${this.label()} did not finish starting within ${elapsed} ms, when the call's deadline passed${limit}`), {
+      hint: `The server did not answer the MCP handshake before the call's deadline: run its command by hand (one that is not an MCP server, or waits for input or a login, never answers), or, if it is only slow to start, raise AGENT_TOOLS_CALL_TIMEOUT_MS above its start time; see ${where}. Then call again. Tool arguments cannot fix this.`,
+    });
+  }
+
+  /**
    * A start that timed out (the handshake got no answer) as a failed start, UPSTREAM_ERROR with a
    * hint about the server: not UPSTREAM_TIMEOUT, whose hint (a narrower request) no call can follow,
    * and the same code as the backoff's answers to the calls after it.
@@ -692,6 +733,12 @@ export class McpConnection {
     return new McpAdapterError("UPSTREAM_ERROR", `${error.message} while starting`, {
       hint: `The server did not answer the MCP handshake in time: check that it runs and answers at its address, or raise its timeout if it is only slow to start; see ${where}. Then call again. Tool arguments cannot fix this.`,
     });
+  }
+
+  /** What to do about a server that is up but does not answer a listing in time: its side, not the call's. */
+  private listingNotAnsweredHint(what: string): string {
+    const timeout = this.options.settings ? settingAt(this.options.settings, "timeoutMs") : "the server's timeoutMs";
+    return `The server started but did not answer ${what}, which takes no tool arguments: it is stuck or very slow. Check the server (run its command by hand, read its log or stderr), or raise ${timeout} if it is only slow; then call again. Tool arguments cannot fix this.`;
   }
 
   private async translate(
@@ -727,12 +774,18 @@ export class McpConnection {
       // sent or its answer awaited (the runtime dropped a session the server had forgotten, or the
       // server cut it), so the call may have run.
       if (live.opened.kind !== "stdio") return connectionLost(redact, `The connection to ${server} was closed during ${what}, before its answer arrived`, what);
+      // A stdio server that exited mid-call may have done what the call asked (a write) before it
+      // died: the same warning as a lost HTTP connection or a runtime shutdown, not a plain error
+      // that reads as "the arguments were wrong" and invites the agent to repeat a write.
       const tail = live.opened.diagnostics?.().trim();
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} exited during ${what}${tail ? `; its last stderr lines:\n${tail}` : " (it wrote nothing to stderr)"}`));
+      const ended = live.opened.ended?.() ?? "exited";
+      return connectionLost(redact, `${server} ${ended} during ${what}, before its answer arrived`, what, tail ? `; its last stderr lines:\n${tail}` : " (it wrote nothing to stderr)");
     }
     if (isRequestTimeout(error)) {
       const within = control.timeoutMs ? `within ${control.timeoutMs} ms` : `in time: ${errorMessage(error)}`;
-      return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} ${within}`));
+      // A listing takes none of the model's arguments: the generic "narrower request" cannot help.
+      const listing = LISTINGS.has(what) ? { hint: this.listingNotAnsweredHint(what) } : {};
+      return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} ${within}`), listing);
     }
     if (isUnsupportedProtocolVersion(error)) {
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} does not serve a protocol version this runtime speaks: ${errorMessage(error)}`));

@@ -40,6 +40,13 @@ export function describeExit(exit: ChildExit): string {
   return exit.signal ? `was ended by ${exit.signal}` : `exited with code ${exit.code ?? "unknown"}`;
 }
 
+/**
+ * After the leader exits, how long its pipes may stay open before they are closed here. Its group
+ * is ended at once (SIGTERM, SIGKILL after the grace period), which closes them; this bounds the
+ * wait for something outside the group (a daemon that called setsid) still holding them.
+ */
+const LEFTOVER_PIPES_MS = 1_000;
+
 /** The error code of an answer skipped for its size (#oversized); runtime-made, never a server's. */
 export const OVERSIZED_ANSWER = -32_098;
 
@@ -69,6 +76,10 @@ export class GroupStdioTransport implements Transport, LaneWire {
   #lane: LaneHook | undefined;
   /** How the leader ended, once its stdio has closed (so its stderr has been read to the end). */
   #exit: ChildExit | undefined;
+  /** How the leader ended, as soon as it did (its pipes may still be open). */
+  #leaderExit: ChildExit | undefined;
+  /** Its group is being ended after the leader exited by itself (#leaderExited). */
+  #groupStopping = false;
   readonly #closed: Promise<void>;
   #markClosed: () => void = () => {};
 
@@ -89,6 +100,11 @@ export class GroupStdioTransport implements Transport, LaneWire {
       clearTimeout(timer);
     }
     return this.#exit;
+  }
+
+  /** How the leader ended, from the moment it did; undefined while it runs. */
+  get leaderExit(): ChildExit | undefined {
+    return this.#leaderExit;
   }
 
   /** Available before start, so early stderr lines are not lost. */
@@ -128,13 +144,15 @@ export class GroupStdioTransport implements Transport, LaneWire {
         if (child.pid !== undefined) trackGroup(child.pid);
         resolve();
       });
+      // "exit", not only "close": "close" waits for every holder of the pipes, and a process the
+      // server started (sharing its stdio) would keep the connection open, and the calls on it
+      // waiting, after the server itself was gone.
+      child.on("exit", (code, signal) => this.#leaderExited(child, { code, signal }));
       child.on("close", (code, signal) => {
         this.#child = undefined;
         this.#exit = { code, signal };
         this.#markClosed();
-        // The leader is gone; what it left in its group is ended in the background (and stays
-        // tracked until then, so the runtime's exit handler still reaches it).
-        if (this.#pid !== undefined && !this.#closing) void stopGroup(this.#pid, this.#params.graceMs);
+        this.#stopLeftovers();
         this.onclose?.();
         // After the SDK Client's close handling (the connection is released first), as the SDK
         // fails its own pending requests.
@@ -153,6 +171,30 @@ export class GroupStdioTransport implements Transport, LaneWire {
       });
       child.stderr?.pipe(this.#stderr);
     });
+  }
+
+  /**
+   * The leader exited by itself: what it left in its group (holding its pipes, or not) is ended in
+   * the background (and stays tracked until then, so the runtime's exit handler still reaches it),
+   * which closes the connection; pipes still held after LEFTOVER_PIPES_MS are closed here.
+   */
+  #leaderExited(child: ChildProcess, exit: ChildExit): void {
+    this.#leaderExit = exit;
+    if (this.#closing) return;
+    this.#stopLeftovers();
+    setTimeout(() => {
+      if (this.#child !== child) return;
+      child.stdin?.destroy();
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, LEFTOVER_PIPES_MS).unref();
+  }
+
+  /** End the group of a leader that exited by itself (once; a close() under way does it itself). */
+  #stopLeftovers(): void {
+    if (this.#pid === undefined || this.#closing || this.#groupStopping) return;
+    this.#groupStopping = true;
+    void stopGroup(this.#pid, this.#params.graceMs);
   }
 
   #drain(): void {

@@ -150,6 +150,7 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       ...(laneOn && client instanceof LenientClient ? { lane: new ToolCallLane(transport, client) } : {}),
       ...(transport.pid !== undefined ? { pid: transport.pid } : {}),
       diagnostics: () => tail.text(),
+      ended: () => (transport.leaderExit ? describeExit(transport.leaderExit) : undefined),
       close,
     };
     return { client, opened };
