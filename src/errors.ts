@@ -150,7 +150,7 @@ export function fromThrown(value: unknown, context?: string): RuntimeError {
   const message = context ? `${context}: ${describeThrown(value)}` : describeThrown(value);
   const variables = value && typeof value === "object" ? (value as { variables?: unknown }).variables : undefined;
   if (value instanceof Error && value.name === "MissingVariableError" && Array.isArray(variables)) {
-    return new RuntimeError("NOT_CONFIGURED", message, { missing: variables, env: variables, bins: [] });
+    return new RuntimeError("NOT_CONFIGURED", message, { missing: variables });
   }
   const carried = value && typeof value === "object" ? (value as { hint?: unknown; details?: unknown }) : {};
   const hint = typeof carried.hint === "string" && carried.hint.trim() ? carried.hint : undefined;

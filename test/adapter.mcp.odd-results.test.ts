@@ -140,6 +140,10 @@ describe("odd content lists", () => {
     assert.equal(isError, true);
     assert.equal(payload.error?.code, "UPSTREAM_ERROR");
     assert.equal(payload.error?.message, "the tool answered with an error: quota exceeded: try later");
+    // details carries what the message does not quote: the image's placeholder, never the text again.
+    const content = payload.error?.details?.content as { type: string }[];
+    assert.deepEqual(content.map((item) => item.type), ["image"]);
+    assert.ok(!JSON.stringify(payload.error?.details).includes("quota exceeded"), JSON.stringify(payload.error?.details));
   });
 
   for (const [tool, said] of [

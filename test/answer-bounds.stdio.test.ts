@@ -47,14 +47,15 @@ describe("answers quote what was sent cut", () => {
     assert.match(carried.payload.error?.message ?? "", /agent_tools_notes_call/);
   });
 
-  it("a downstream's error text quoting half a megabyte is cut in the message and in details, saying how much was left out", async () => {
+  it("a downstream's error text quoting half a megabyte is sent once: its head in the message, the next part in details.moreText, the rest left out, each saying so", async () => {
     const { payload } = await callJson(server.client, "agent_tools_notes_call", { toolName: "get_note", arguments: { id: HUGE } });
     assert.equal(payload.error?.code, "UPSTREAM_ERROR");
-    assert.match(payload.error?.message ?? "", /^the tool answered with an error: no note with id k+… \(498016 more characters left out\)$/);
-    const content = payload.error?.details?.content as { text: string }[];
-    assert.match(content[0]?.text ?? "", /^no note with id k+… \(496016 more characters left out\)$/);
-    // 2,000 characters in the message and 4,000 in details (where a nested runtime's answer must stay whole JSON).
-    assert.ok(size(payload) < 7_000, `${size(payload)} characters`);
+    assert.match(payload.error?.message ?? "", /^the tool answered with an error: no note with id k+… \(continued in `details\.moreText`: 498016 more characters\)$/);
+    assert.match(String(payload.error?.details?.moreText), /^k{2000}… \(496016 more characters left out\)$/);
+    // The message's text is not sent again: an all-text error result has no details.content.
+    assert.equal(payload.error?.details?.content, undefined);
+    // 4,000 characters of the text in all (a nested runtime's answer must stay whole JSON): 2,000 in the message, 2,000 in details.
+    assert.ok(size(payload) < 5_000, `${size(payload)} characters`);
   });
 });
 
@@ -166,35 +167,38 @@ describe("a downstream's error text is masked before it is cut at 2,000 characte
   const failed = async (pad: number, text: string) => {
     const { payload } = await callJson(agent.client, "agent_tools_ft_call", { toolName: "fail_text", arguments: { pad, text } });
     assert.equal(payload.error?.code, "UPSTREAM_ERROR");
-    return { message: (payload.error?.message ?? "").replace(/^the tool answered with an error: /, ""), all: JSON.stringify(payload) };
+    return { message: (payload.error?.message ?? "").replace(/^the tool answered with an error: /, ""), more: payload.error?.details?.moreText, all: JSON.stringify(payload) };
   };
   /** No part of the secret, not even its first two characters, anywhere in the answer. */
   const noPart = (all: string) => assert.ok(!all.includes(SECRET.slice(0, 2)), all.slice(-300));
 
   it("a secret wholly inside the cut is masked, and the cut goes on after the marker", async () => {
-    const { message, all } = await failed(1984, "{token} and more");
-    assert.match(message, /^x{1984}\[redacted\] and m… \(3 more characters left out\)$/);
+    const { message, more, all } = await failed(1984, "{token} and more");
+    assert.match(message, /^x{1984}\[redacted\] and m… \(continued in `details\.moreText`: 3 more characters\)$/);
+    // The text goes on in details.moreText, once: what the message quotes is not repeated.
+    assert.equal(more, "ore");
     noPart(all);
   });
 
   it("a secret the cut goes through shows none of its characters (8 or 2 of them before the cut)", async () => {
     const eight = await failed(1992, "{token} and more");
-    assert.match(eight.message, /^x{1992}\[redacte… \(11 more characters left out\)$/);
+    assert.match(eight.message, /^x{1992}\[redacte… \(continued in `details\.moreText`: 11 more characters\)$/);
     noPart(eight.all);
     const two = await failed(1998, "{token} and more");
-    assert.match(two.message, /^x{1998}\[r… \(17 more characters left out\)$/);
+    assert.match(two.message, /^x{1998}\[r… \(continued in `details\.moreText`: 17 more characters\)$/);
     noPart(two.all);
   });
 
   it("a secret just after the cut is left out whole", async () => {
-    const { message, all } = await failed(2000, "{token} and more");
-    assert.match(message, /^x{2000}… \(19 more characters left out\)$/);
+    const { message, more, all } = await failed(2000, "{token} and more");
+    assert.equal(more, "[redacted] and more");
+    assert.match(message, /^x{2000}… \(continued in `details\.moreText`: 19 more characters\)$/);
     noPart(all);
   });
 
   it("a cut that falls inside an emoji (a surrogate pair) leaves the whole emoji out, counted", async () => {
     const { message } = await failed(1999, "😀tail");
-    assert.match(message, /^x{1999}… \(6 more characters left out\)$/);
+    assert.match(message, /^x{1999}… \(continued in `details\.moreText`: 6 more characters\)$/);
     assert.ok(!/[\uD800-\uDFFF]/.test(message), "no lone surrogate");
   });
 });

@@ -373,13 +373,23 @@ interface ErrorAnswer {
   code: string;
   message: string;
   hint?: string;
-  details?: { content?: { type: string; text?: string }[] };
+  details?: { moreText?: string };
 }
 
-/** The error a nested runtime answered, through each level's UPSTREAM_ERROR that carries the answer below it as text. */
+const QUOTE = "the tool answered with an error: ";
+
+/** The downstream's text an UPSTREAM_ERROR quotes: the message's quote, and its continuation in details.moreText. */
+function quotedText(error: ErrorAnswer): string | undefined {
+  if (error.code !== "UPSTREAM_ERROR" || !error.message.startsWith(QUOTE)) return undefined;
+  const quote = error.message.slice(QUOTE.length);
+  const more = error.details?.moreText;
+  return more === undefined ? quote : quote.replace(/… \(continued in `details\.moreText`: \d+ more characters\)$/, "") + more;
+}
+
+/** The error a nested runtime answered, through each level's UPSTREAM_ERROR that quotes the answer below it. */
 function innermostError(payload: Record<string, unknown>): ErrorAnswer {
   let error = payload.error as ErrorAnswer;
-  for (let text = error.details?.content?.[0]?.text; text?.startsWith("{"); text = error.details?.content?.[0]?.text) {
+  for (let text = quotedText(error); text?.startsWith("{"); text = quotedText(error)) {
     error = (JSON.parse(text) as { error: ErrorAnswer }).error;
   }
   return error;

@@ -105,6 +105,18 @@ describe("a secret in an object key is masked", () => {
     assert.match(answer.payload.error?.message ?? "", /the tool answered with an error: \{"\[redacted\]":"x"\}/);
   });
 
+  test("in a tool's error longer than the message quotes: masked before it is split, each part sent once", async () => {
+    // The secret straddles the message's cut at 2,000 characters; the text is 3,000 characters in all.
+    const text = `${"a".repeat(1_990)}${SECRET}${"b".repeat(3_000 - 1_990 - SECRET.length)}`;
+    const answer = (await echo("fxerror", text)) as { payload: { error?: { message: string; details?: { moreText?: string; content?: unknown } } } };
+    const error = answer.payload.error!;
+    const masked = text.replace(SECRET, "[redacted]");
+    const quoted = masked.slice(0, 2_000);
+    assert.equal(error.message, `the tool answered with an error: ${quoted}… (continued in \`details.moreText\`: ${masked.length - 2_000} more characters)`);
+    assert.equal(error.details?.moreText, masked.slice(2_000));
+    assert.equal(error.details?.content, undefined, "the text is not sent a second time");
+  });
+
   test("a JSON text nested deeper than the stack allows is passed on as text, masked (it was 'Maximum call stack size exceeded')", async () => {
     const deep = `${"[".repeat(20_000)}"${SECRET}"${"]".repeat(20_000)}`;
     const answer = await echo("fxtext", deep);

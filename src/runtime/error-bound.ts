@@ -16,12 +16,18 @@ export const DOWNSTREAM_TEXT_CHARS = 2000;
 /** The message and hint: room for a downstream's text cut at DOWNSTREAM_TEXT_CHARS and the runtime's words around it. */
 const MESSAGE_CHARS = 4000;
 /**
- * A string (or key) inside `details`: as long as the message, since `details.content` carries a
- * downstream's own text, and a nested agent-tools runtime's whole error answer as JSON (its own
- * message and details inside), which a cut at 500 made unreadable to the model and to the
- * runtime above.
+ * A string (or key) inside `details`: as long as the message, since `details` may carry a
+ * downstream's own text (a REST body, a tool's non-text items), and a downstream's error text is
+ * read across the message and `details.moreText` (a nested agent-tools runtime's whole error
+ * answer as JSON), which a cut at 500 made unreadable to the model and to the runtime above.
  */
 const DETAIL_STRING_CHARS = MESSAGE_CHARS;
+/**
+ * A downstream's error text past the message's quote (`details.moreText`, result.ts): with the
+ * message's DOWNSTREAM_TEXT_CHARS, as much of it as a string of `details` holds, so a nested
+ * runtime's whole error answer still arrives readable, and no more.
+ */
+export const DOWNSTREAM_MORE_TEXT_CHARS = DETAIL_STRING_CHARS - DOWNSTREAM_TEXT_CHARS;
 /** All of `details`, as JSON: room for a long list of skills or plugins with their one-line descriptions. */
 const DETAILS_CHARS = 16_000;
 /** Nesting walked inside `details`; deeper values are left as they are (the total bound still applies). */

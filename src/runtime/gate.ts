@@ -61,19 +61,18 @@ export const confirmFlag: GatePolicy = async (request) => {
     ? ` The 'confirm' in ${request.misplacedConfirm} was not honoured: it belongs at the top level, next to ${request.via === "skill" ? "'skill'" : "'toolName'"}.`
     : "";
   const unread = request.unreadConfirm ? ` 'confirm' was ${request.unreadConfirm}; it must be the JSON boolean true.` : "";
-  const details = {
-    tool: request.target,
-    why: `${request.why ?? (request.tool ? "it is not known to be read-only" : `'${request.target}' is an adapter method a skill called that the adapter's readsOnly does not say only reads`)}; the plugin requires confirmation of changes (requireConfirm)`,
-    confirm: "top level of the request, only if the user asked for this change",
-  };
+  const why = `${request.why ?? (request.tool ? "it is not known to be read-only" : `'${request.target}' is an adapter method a skill called that the adapter's readsOnly does not say only reads`)}; the plugin requires confirmation of changes (requireConfirm)`;
+  // Where and when to confirm is the hint's to say (errors.ts), once: details carry the facts only.
   if (request.via === "skill") {
     throw new RuntimeError(
       "CONFIRM_REQUIRED",
       `skill '${request.skill ?? "?"}' calls '${request.target}', which changes data; it stopped before that step. Confirmation is needed to run it.${unread}${misplaced}`,
-      { skill: request.skill, ...details },
+      // The step's tool: the answer's `target` is the skill.
+      { skill: request.skill, tool: request.target, why },
     );
   }
-  throw new RuntimeError("CONFIRM_REQUIRED", `'${request.target}' changes data and was not run: confirmation is needed.${unread}${misplaced}`, details);
+  // The tool is the answer's `target`: details do not repeat it.
+  throw new RuntimeError("CONFIRM_REQUIRED", `'${request.target}' changes data and was not run: confirmation is needed.${unread}${misplaced}`, { why });
 };
 
 /**

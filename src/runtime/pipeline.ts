@@ -1,3 +1,4 @@
+import { didYouMean, suggestionsField } from "./near-names.js";
 import type { CallRelay } from "../adapters/relay.js";
 import { signalOf, withCancellation, type Cancel, type Cancellation } from "../cancel.js";
 import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
@@ -630,14 +631,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const prefix = plugin.manifest.prefix;
     // A skill of this plugin, or another plugin's tool or skill, by that name: the answer leads there.
     const skill = sameNameIn(sent, plugin.skills.map((s) => s.name));
-    if (skill) throw misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, [{ plugin: prefix, kind: "skill", name: skill }], prefix, state);
+    if (skill) throw misdirected("UNKNOWN_TOOL", what, {}, [{ plugin: prefix, kind: "skill", name: skill }], prefix, state);
     const suggestions = closestNames(sent, names);
     for (const name of deps.similarTools(plugin, sent)) if (!suggestions.includes(name) && suggestions.length < 5) suggestions.push(name);
-    const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
-    const unknown = new RuntimeError("UNKNOWN_TOOL", `${what}${mean}`, { toolName: sent, suggestions });
+    // The name sent is the answer's `target`: details do not repeat it.
+    const unknown = new RuntimeError("UNKNOWN_TOOL", `${what}${didYouMean(suggestions)}`, suggestionsField(suggestions));
     if (!deps.elsewhere) throw unknown;
     return deps.elsewhere(state.session, sent, prefix).then((targets) => {
-      throw targets.length ? misdirected("UNKNOWN_TOOL", what, { toolName: sent, suggestions: [] }, targets, prefix, state) : unknown;
+      throw targets.length ? misdirected("UNKNOWN_TOOL", what, {}, targets, prefix, state) : unknown;
     });
   };
 
@@ -689,10 +690,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         : nameSent === undefined
           ? "'skill' is missing"
           : `'skill' must be the skill's name as a non-empty string, not ${describeArgumentValue(nameSent)}`;
-      const mean = suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : "";
-      const unknown = new RuntimeError("UNKNOWN_SKILL", `${what}${mean}`, {
+      const unknown = new RuntimeError("UNKNOWN_SKILL", `${what}${didYouMean(suggestions)}`, {
         skills: skillList(),
-        suggestions,
+        ...suggestionsField(suggestions),
       });
       if (!sent) throw unknown;
       // A tool of this plugin, or another plugin's tool or skill, by that name: the answer leads there.
@@ -700,7 +700,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         const tool = sameNameIn(sent, tools.map((t) => t.name));
         const targets: NamedTarget[] = tool ? [{ plugin: prefix, kind: "tool", name: tool }] : ((await deps.elsewhere?.(state.session, sent, prefix)) ?? []);
         if (!targets.length) throw unknown;
-        throw misdirected("UNKNOWN_SKILL", what, { skill: sent, skills: skillList(), suggestions: [] }, targets, prefix, state);
+        throw misdirected("UNKNOWN_SKILL", what, { skill: sent, skills: skillList() }, targets, prefix, state);
       });
     }
     state.skill = skill;

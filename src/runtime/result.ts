@@ -4,7 +4,7 @@ import { hasBinary, withoutBinary, type MediaItem } from "./binary-content.js";
 import { isPlainObject } from "../plain-object.js";
 import { findUnserialisable, unserialisableError } from "./unserialisable.js";
 import { jsonTextValue } from "../json-text-value.js";
-import { cutNoted, DOWNSTREAM_TEXT_CHARS } from "./error-bound.js";
+import { cutNoted, DOWNSTREAM_MORE_TEXT_CHARS, DOWNSTREAM_TEXT_CHARS } from "./error-bound.js";
 import { headOf } from "./argument-value.js";
 import { malformedItem } from "./content-items.js";
 import { isStackOverflow } from "../adapters/shared/redact.js";
@@ -60,16 +60,38 @@ function quoted(text: string, mask: MaskText): string {
   return cutNoted(mask(text), DOWNSTREAM_TEXT_CHARS);
 }
 
+/** Where an error answer carries a downstream's error text past the part its message quotes. */
+export const MORE_TEXT_FIELD = "moreText";
+
+/**
+ * A downstream's error text split between the message and `details.moreText`: masked first (as
+ * quoted), the first DOWNSTREAM_TEXT_CHARS in the message, the next DOWNSTREAM_MORE_TEXT_CHARS
+ * (if any) in details, cut saying how much was left out. Each part of the text is sent once: the
+ * message used to quote it and `details.content` to carry it again (twice the tokens).
+ */
+function splitQuote(text: string, mask: MaskText): { quote: string; rest?: string } {
+  const masked = mask(text);
+  if (masked.length <= DOWNSTREAM_TEXT_CHARS) return { quote: masked };
+  const head = headOf(masked, DOWNSTREAM_TEXT_CHARS);
+  const rest = masked.slice(head.length);
+  return { quote: `${head}… (continued in \`details.${MORE_TEXT_FIELD}\`: ${rest.length} more characters)`, rest: cutNoted(rest, DOWNSTREAM_MORE_TEXT_CHARS) };
+}
+
 /**
  * A result the tool marked `isError`, as the error the answer carries. `mask`: the fleet's
- * redactor, run on the tool's text before it is cut (quoted). `hint`: why it likely
- * failed, when the runtime knows (it refused the downstream a question during the call, and the
- * server answered with an error result instead of an error): else the code's generic hint.
+ * redactor, run on the tool's text before it is cut (splitQuote). The message quotes the text
+ * items; `details` carries only what it does not: the text past the message's cut
+ * (`details.moreText`) and the items that are not text (`details.content`, binary ones as
+ * placeholders). `hint`: why it likely failed, when the runtime knows (it refused the downstream a
+ * question during the call, and the server answered with an error result instead of an error):
+ * else the code's generic hint.
  */
 export function toolReportedError(raw: CallToolResultLike, mask: MaskText, hint?: string): RuntimeError {
-  const message = quoted(textItemsOf(raw).trim(), mask) || "the tool reported an error";
-  const content = hasBinary(raw.content) ? withoutBinary(raw.content, 0).content : raw.content;
-  return new RuntimeError("UPSTREAM_ERROR", `the tool answered with an error: ${message}`, { content }, hint);
+  const { quote, rest } = splitQuote(textItemsOf(raw).trim(), mask);
+  const others = raw.content.filter((item) => !(isPlainObject(item) && item.type === "text" && typeof item.text === "string"));
+  const content = hasBinary(others) ? withoutBinary(others, 0).content : others;
+  const details = { ...(rest === undefined ? {} : { [MORE_TEXT_FIELD]: rest }), ...(content.length ? { content } : {}) };
+  return new RuntimeError("UPSTREAM_ERROR", `the tool answered with an error: ${quote || "the tool reported an error"}`, Object.keys(details).length ? details : undefined, hint);
 }
 
 /** What an adapter returned as a value (see unwrapWithMedia); binary items are placeholders in it. */

@@ -1,3 +1,4 @@
+import { didYouMean, suggestionsField } from "./near-names.js";
 import { envSettingProblems } from "../config/env-settings.js";
 import type { Adapter, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import { isOnValue, waitFromEnv } from "../env-switch.js";
@@ -684,9 +685,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     }
     if (!plugin.configured || !plugin.adapter) {
       throw new RuntimeError("NOT_CONFIGURED", `plugin '${plugin.manifest.prefix}' is not configured: ${describeMissing(plugin.missing)}`, {
+        // `missing` is what the hint points at; `bins` says which of them are programs (variables otherwise).
         missing: [...plugin.missing.env, ...plugin.missing.bins],
-        env: plugin.missing.env,
-        bins: plugin.missing.bins,
+        ...(plugin.missing.bins.length ? { bins: plugin.missing.bins } : {}),
       });
     }
     return plugin as ReadyPlugin;
@@ -1215,7 +1216,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           const out = withheld.length ? (withheld.includes(toolName) ? toolName : sameNameIn(toolName, withheld)) : undefined;
           if (out) throw withheldToolError(plugin.manifest, out);
           const suggestions = closestNames(toolName, tools.map((t) => t.name));
-          throw new RuntimeError("UNKNOWN_TOOL", `plugin '${plugin.manifest.prefix}' has no tool '${toolName}'${suggestions.length ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(" or ")}?` : ""}`, { toolName, suggestions });
+          throw new RuntimeError("UNKNOWN_TOOL", `plugin '${plugin.manifest.prefix}' has no tool '${toolName}'${didYouMean(suggestions)}`, { toolName, ...suggestionsField(suggestions) });
         }
         return {
           ok: true,

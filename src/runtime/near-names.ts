@@ -1,0 +1,19 @@
+/**
+ * How an unknown-name error (UNKNOWN_TOOL, UNKNOWN_SKILL) offers the near names, each said once:
+ * the message names the nearest one (what a model most often meant), `details.suggestions` lists
+ * them all for a client to pick from, and an error with no near names has no empty list. The
+ * message used to name all five and `details.suggestions` to list the same five again.
+ */
+
+/** The words after "has no tool 'x'": the nearest name, and where the others are. */
+export function didYouMean(suggestions: readonly string[]): string {
+  const [nearest] = suggestions;
+  if (nearest === undefined) return "";
+  const others = suggestions.length - 1;
+  return `; did you mean '${nearest}'?${others ? ` (${others} more near name${others === 1 ? "" : "s"} in \`details.suggestions\`)` : ""}`;
+}
+
+/** `details.suggestions` when there are near names; nothing when there are none. */
+export function suggestionsField(suggestions: readonly string[]): { suggestions?: readonly string[] } {
+  return suggestions.length ? { suggestions } : {};
+}
