@@ -79,15 +79,24 @@ describe("agent_tools_search and _discover (per-plugin mode)", () => {
     assert.ok(!text.includes("inputSchema"));
     const detailed = await callJson(server.client, "agent_tools_search", { query: "create note", limit: 1, detail: true });
     assert.deepEqual((detailed.payload.hits as { inputSchema: { required: string[] } }[])[0]?.inputSchema.required, ["title", "body"]);
+    // The schema is shown once: no `$schema` URI, no `optional` summary beside it, no query echo.
+    const hit = (detailed.payload.hits as Array<Record<string, unknown>>)[0] ?? {};
+    assert.equal((hit.inputSchema as Record<string, unknown>).$schema, undefined);
+    assert.equal(hit.optional, undefined);
+    assert.equal(detailed.payload.query, undefined);
   });
 
   it("refuses a missing query with a hint, and reports plugins that are not configured", async () => {
     const missing = await callJson(server.client, "agent_tools_search", {});
     assert.equal(missing.isError, true);
     assert.equal(missing.payload.error?.code, "ARG_VALIDATION_FAILED");
+    // Earlier tests searched in this session: nothing here concerns vault, so it is not said again.
     const ok = await callJson(server.client, "agent_tools_search", { query: "ticket" });
-    assert.deepEqual(ok.payload.notConfigured, ["vault"]);
+    assert.equal(ok.payload.notConfigured, undefined);
     assert.ok((ok.payload.hits as Hit[]).every((h) => h.plugin !== "vault"));
+    // A query that names it does.
+    const named = await callJson(server.client, "agent_tools_search", { query: "vault secrets" });
+    assert.deepEqual(named.payload.notConfigured, ["vault"]);
   });
 
   it("_discover without a query lists skills first, then read-only tools, with totals", async () => {
@@ -288,7 +297,10 @@ describe("agent-tools tokens and search-bench", () => {
     }
     assert.ok(report.instructionsTokens.compact > 0);
     assert.deepEqual(report.perPlugin.map((p) => p.prefix), ["notes", "tracker", "vault"]);
-    assert.ok(report.perPlugin.every((p) => p.perPluginTokens > 0));
+    // vault is not configured: it adds nothing to tools/list, and its figure says so (it said 4, an empty list's wrapper).
+    assert.deepEqual(report.perPlugin.map((p) => p.perPluginTokens > 0), [true, true, false]);
+    const perPluginSum = report.perPluginFixedTokens + report.perPlugin.reduce((n, p) => n + p.perPluginTokens, 0);
+    assert.ok(Math.abs(perPluginSum - report.modes["per-plugin"].tokens) <= 3, `the fixed tools and the plugins' shares add up to the total: ${perPluginSum} vs ${report.modes["per-plugin"].tokens}`);
     const flatSum = report.perPlugin.reduce((n, p) => n + p.flatTokens, 0);
     assert.ok(Math.abs(flatSum - report.flat.tokens) < 10, "the flat total is the sum of the plugins' listings");
     // The text report names what the fixed figure covers, with the same figure.

@@ -42,6 +42,32 @@ describe("facade over stdio", () => {
     assert.ok(Array.isArray(payload.protocol));
   });
 
+  it("help says each fact once: a plugin not configured is its prefix and status, nothing of tools/list or the instructions again", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_help");
+    const vault = (payload.plugins as Array<Record<string, unknown>>).find((p) => p.prefix === "vault");
+    // Its description and skills cannot be acted on until it is configured; help({plugin}) still has them.
+    assert.deepEqual(Object.keys(vault ?? {}), ["prefix", "status"]);
+    const notes = (payload.plugins as Array<Record<string, unknown>>).find((p) => p.prefix === "notes");
+    assert.equal(typeof notes?.description, "string", "a configured plugin keeps its description");
+    // agent_tools_exec's own description says how the text layer works; the instructions say how errors are answered.
+    assert.equal(payload.textLayer, undefined);
+    assert.ok(Array.isArray(payload.textModules));
+    assert.doesNotMatch(JSON.stringify(payload.protocol), /Errors carry/);
+    assert.equal((payload.protocol as string[]).length, 5);
+    const full = await callJson(server.client, "agent_tools_help", { plugin: "vault" });
+    assert.equal(typeof (full.payload.plugin as { description?: string }).description, "string");
+  });
+
+  it("help with a mistyped plugin answers a note naming the near prefixes, not the whole fleet", async () => {
+    const { payload, isError } = await callJson(server.client, "agent_tools_help", { plugin: "note" });
+    assert.equal(isError, false);
+    assert.equal(payload.note, "no plugin has prefix 'note'; did you mean 'notes'? agent_tools_help without 'plugin' lists every plugin");
+    assert.equal(payload.plugins, undefined);
+    assert.equal(payload.protocol, undefined);
+    const far = await callJson(server.client, "agent_tools_help", { plugin: "zzzzqqq" });
+    assert.equal(far.payload.note, "no plugin has prefix 'zzzzqqq'; agent_tools_help without 'plugin' lists every plugin");
+  });
+
   it("a very long query is cut to its first 1000 characters, and the answer says so", async () => {
     const query = `remove ${"x".repeat(20_000)}`;
     for (const [tool, args] of [["agent_tools_notes_discover", { query }], ["agent_tools_search", { query }]] as const) {

@@ -111,7 +111,9 @@ describe("repairs", () => {
     assert.equal(object.payload.error?.message, "'query' must be a few words as a string, e.g. {\"query\": \"list open issues\"}; got an object. Nothing was searched; leave 'query' out to list the plugin's tools and skills");
     const search = await callJson(server.client, "agent_tools_search", { query: ["tickets"] });
     assert.equal(search.payload.ok, true, JSON.stringify(search.payload));
-    assert.equal(search.payload.query, "tickets");
+    // The query is not echoed (the caller has it); the repair says how it was read.
+    assert.equal(search.payload.query, undefined);
+    assert.match(JSON.stringify(search.payload.repairs), /tickets/);
     const mixed = await callJson(server.client, "agent_tools_search", { query: ["tickets", 3] });
     assert.match(mixed.payload.error?.message ?? "", /'query' must be a few words as a string, .*; got an array that is not all strings\. Nothing was searched; say in a few words what you want to do$/);
     const flag = await callJson(server.client, "agent_tools_search", { query: true });

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
+import { callJson, connect, ROOT, writePlugin, type Connected, type Payload } from "./helpers.js";
 
 /**
  * agent_tools_exec over real stdio: the built server, the SDK client, the fixture plugins
@@ -43,8 +44,8 @@ describe("agent_tools_exec over stdio", () => {
     assert.ok(tool, "agent_tools_exec is listed");
     assert.match(tool.description ?? "", /sandbox/);
     assert.deepEqual(tool.inputSchema.required, ["command"]);
-    const help = await callJson(server.client, "agent_tools_help");
-    assert.match(String(help.payload.textLayer), /agent_tools_exec.*<prefix> call TOOL/);
+    // How the text layer works is said here, once (help no longer repeats it).
+    assert.match(tool.description ?? "", /<prefix> call TOOL/);
   });
 
   it("a word used as a plugin command that is none names the plugin commands, the nearest first", async () => {
@@ -148,6 +149,17 @@ describe("agent_tools_exec over stdio", () => {
     const list = await exec(server, "list");
     const names = (list.result as { commands: { name: string }[] }).commands.map((c) => c.name);
     assert.deepEqual(names, ["notes", "tracker", "vault"]);
+    // Every plugin command's usage is said once, not per plugin; what a plugin lacks once per answer.
+    for (const answer of [status, list]) {
+      const { pluginUsage, commands } = answer.result as { pluginUsage: string; commands: Array<Record<string, unknown>> };
+      assert.match(pluginUsage, /^PLUGIN discover \[QUERY…\].*PLUGIN call TOOL .*PLUGIN skill NAME/);
+      assert.ok(commands.every((c) => c.usage === undefined && c.plugin === undefined), JSON.stringify(commands));
+    }
+    const statusCommands = (status.result as { commands: Array<Record<string, unknown>> }).commands;
+    assert.ok(statusCommands.every((c) => c.missing === undefined), "status says what is missing in its top-level `missing` only");
+    const listCommands = (list.result as { commands: Array<Record<string, unknown>> }).commands;
+    assert.match(String(listCommands.find((c) => c.name === "vault")?.missing), /VAULT_FIXTURE_TOKEN/);
+    assert.deepEqual(listCommands.find((c) => c.name === "tracker")?.skills !== undefined, true);
     // The command list names for the shell's own commands lists them, the plugins' too.
     const listing = /`(ls [^`]+)` lists every command/.exec(String(list.result?.builtins))?.[1];
     assert.ok(listing, JSON.stringify(list.result?.builtins));
@@ -255,5 +267,32 @@ describe("agent_tools_exec cancellation", () => {
     // With the default 30 s deadline, this would wait ~25 s behind the sleep if it had not been stopped.
     const { payload } = await callJson(server.client, "agent_tools_exec", { command: "cat /tmp/late 2>/dev/null || echo stopped" });
     assert.equal(payload.stdout, "stopped\n");
+  });
+});
+
+describe("agent_tools_exec with a fleet of 12 plugins", () => {
+  let server: Connected;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-exec-fleet-"));
+    for (let i = 1; i <= 12; i++) {
+      writePlugin(path.join(dir, `agent-tools-plugin-svc${i}`), { name: `svc${i}`, prefix: `svc${i}`, description: `Service ${i}.`, adapter: "./adapter.mjs" }, {
+        "adapter.mjs": "export default class { async listTools() { return { tools: [] }; } async call() { return {}; } }\n",
+      });
+    }
+    server = await connect(dir, { AGENT_TOOLS_EXEC_TIMEOUT_MS: "20000" });
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a mistyped plugin word names the nearest five plugin commands and counts the rest", async () => {
+    const typo = await exec(server, "svc call get_widget");
+    assert.equal(typo.exitCode, 127);
+    const line = /agent-tools: 'svc' is no plugin command here; the nearest plugin commands are: ((?:svc\d+, ){4}svc\d+) and 7 more \(`list` shows them all\)\n/.exec(typo.stderr);
+    assert.ok(line, typo.stderr);
+    const list = await exec(server, "list");
+    assert.equal((list.result as { commands: unknown[] }).commands.length, 12, "list has them all");
   });
 });

@@ -20,7 +20,11 @@ export interface PluginCost {
   prefix: string;
   tools: number;
   flatTokens: number;
-  /** The plugin's own facade tools in per-plugin mode (its _discover/_call/_run_skill). */
+  /**
+   * What the plugin's own facade tools (its _discover/_call/_run_skill) add to the per-plugin
+   * mode's tools/list; 0 for a plugin that lists none (not configured). Counted inside the list, so
+   * the fixed tools' figure and these add up to the mode's total.
+   */
   perPluginTokens: number;
   error?: string;
 }
@@ -74,7 +78,10 @@ export async function tokensReport(runtime: Runtime): Promise<TokensReport> {
     } else error = summary.missing ? `not configured: ${summary.missing}` : "no adapter";
     flatTools.push(...tools);
     const own = buildFacadeTools([summary], { mode: "per-plugin", execTool: EXEC_FACADE_TOOL }).tools.slice(fixed.length);
-    perPlugin.push({ prefix: summary.prefix, tools: tools.length, flatTokens: tools.length ? toolsTokens(tools) : 0, perPluginTokens: toolsTokens(own), ...(error ? { error } : {}) });
+    // Its share of the list, not a list of its own: an empty {"tools":[]} wrapper counted 4 tokens
+    // for a plugin that adds nothing, and each own list counted its wrapper again.
+    const share = own.length ? toolsTokens([...fixed, ...own]) - toolsTokens(fixed) : 0;
+    perPlugin.push({ prefix: summary.prefix, tools: tools.length, flatTokens: tools.length ? toolsTokens(tools) : 0, perPluginTokens: share, ...(error ? { error } : {}) });
   }
   const flatTokens = toolsTokens(flatTools);
   return {

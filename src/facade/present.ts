@@ -36,7 +36,6 @@ const PER_PLUGIN_PROTOCOL = [
   "1. agent_tools_<prefix>_discover({query}) — a few words of what you need; answers tool and skill names with their parameters (* = required).",
   "2. agent_tools_<prefix>_call({toolName, arguments}) — arguments are checked against the tool's schema; tools that change data also need confirm: true (top level), only when the user asked for the change.",
   "3. agent_tools_<prefix>_run_skill({skill, arguments}) — a server-side recipe that makes several calls in one.",
-  "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
 ];
 
 const COMPACT_PROTOCOL = [
@@ -44,13 +43,15 @@ const COMPACT_PROTOCOL = [
   "1. agent_tools_search({query}) — a few words of what you need; answers ranked tools and skills of every plugin, each with the exact call to make next.",
   "2. agent_tools_call({plugin, toolName, arguments}) — arguments are checked against the tool's schema; tools that change data also need confirm: true (top level), only when the user asked for the change.",
   "3. agent_tools_run_skill({plugin, skill, arguments}) — a server-side recipe that makes several calls in one.",
-  "Errors carry a code and a hint saying how to fix the call; follow the hint instead of retrying unchanged.",
 ];
 
 const FLAG_WORDING = "tools that change data also need confirm: true (top level), only when the user asked for the change.";
 const ASKED_WORDING = "tools that change data are confirmed by your user, who is asked in their client when you call them (plugins set to the confirm flag say so in their errors).";
 
-/** The help's protocol lines; `userConfirms`: the client shows its user the confirmation question. */
+/**
+ * The help's protocol lines; `userConfirms`: the client shows its user the confirmation question.
+ * How errors are answered is left to the initialize instructions, which every client already has.
+ */
 export function protocolFor(mode: FacadeMode, userConfirms = false): string[] {
   const lines = mode === "compact" ? COMPACT_PROTOCOL : PER_PLUGIN_PROTOCOL;
   return userConfirms ? lines.map((line) => line.replace(FLAG_WORDING, ASKED_WORDING)) : lines;

@@ -43,9 +43,6 @@ import { zeroOrMoreMs } from "../setting-numbers.js";
 
 export { SERVER_INSTRUCTIONS } from "./instructions.js";
 
-const TEXT_LAYER_HELP =
-  "agent_tools_exec runs a shell command line in this session's sandbox (files, env and cwd persist; no host secrets). Each plugin is a command: `<prefix> discover WORDS`, `<prefix> call TOOL '{json}' [--confirm]`, `<prefix> skill NAME` print JSON, so pipe them into jq/grep/head to keep answers small. `status` shows the text modules (`load commands/<name>`).";
-
 /**
  * How long a client may keep the facade's tool list (ttlMs on 2026-07-28 `tools/list` and
  * `server/discover`): the list changes only when the fleet changes, which needs a restart of
@@ -359,12 +356,13 @@ export function createFacade(runtime: Runtime): Facade {
     const opCtx = () => withCancellation({ repairs, present, userConfirms }, cancellation);
     switch (route.operation) {
       case "help": {
-        // Help answers rather than refuses (a prefix that is no plugin gets every plugin and a note):
-        // a `plugin` that is no prefix at all (5, "") is said the same way, not passed over.
+        // Help answers rather than refuses: a prefix that is no plugin gets a note naming the near
+        // prefixes; a `plugin` that is no prefix at all (5, "") gets every plugin and a note.
         const plugin = readPluginArgument(asRecord(args).plugin);
         const help = runtime.help(plugin.ok ? plugin.prefix : undefined, scope.session(ctx));
         const unread = plugin.ok ? {} : { note: `'plugin' must be a plugin's prefix, as a string; got ${plugin.got}; every plugin is listed below` };
         const server = `${info.name} ${info.version}`;
+        if (!("plugins" in help) && !("plugin" in help)) return toToolResult({ isError: false, payload: { ok: true, server, note: help.note } });
         if ("plugin" in help) {
           if (plugin.ok && plugin.prefix !== help.plugin.prefix) repairs.push({ kind: "matched-plugin-case", message: `plugin '${plugin.prefix}' was read as '${help.plugin.prefix}'` });
           // One plugin in full; the call that comes next is its discover (a JSON object, as every next),
@@ -387,8 +385,8 @@ export function createFacade(runtime: Runtime): Facade {
             pluginHelp: `${HELP_TOOL} {"plugin":"<prefix>"} shows one plugin in full: its usage hint and every skill`,
             ...help,
             ...unread,
-            // The text modules by file, as the original runtime's help named them (users look for them).
-            textLayer: TEXT_LAYER_HELP,
+            // The text modules by file, as the original runtime's help named them (users look for them);
+            // how agent_tools_exec works is its tools/list description's, not repeated here.
             textModules: textModuleFiles(),
             ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}),
           },

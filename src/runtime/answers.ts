@@ -92,7 +92,6 @@ export interface DiscoverAnswer {
 
 export interface SearchAnswer {
   ok: true;
-  query: string;
   shown: number;
   total: number;
   hits: CatalogEntry[];

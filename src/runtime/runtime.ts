@@ -136,6 +136,9 @@ export interface RuntimeOptions {
 }
 
 
+/** Where the whole fleet's list is, said by help's answer to a prefix that names no plugin. */
+const HELP_WITHOUT_PLUGIN = "agent_tools_help without 'plugin' lists every plugin";
+
 export interface PluginSummary {
   prefix: string;
   name: string;
@@ -149,14 +152,27 @@ export interface PluginSummary {
   skills: string[];
 }
 
-/** What `help` knows of the fleet; the facade adds its own protocol (tool names are its business). */
+/**
+ * What `help` knows of the fleet; the facade adds its own protocol (tool names are its business).
+ * A plugin that is not configured is its prefix and status only (the status says what to set):
+ * its description and skills cannot be acted on until the user configures it, and cost tokens on
+ * every help answer; help({plugin}) still shows it in full.
+ */
 export interface HelpReport {
-  /** A prefix that names no plugin (help({plugin}) with a wrong one): said, and every plugin listed. */
+  /** A `plugin` argument that could not be read (not a string): said, and every plugin listed. */
   note?: string;
-  plugins: Array<{ prefix: string; description: string; status: string; confirm?: string; skills?: string[] }>;
+  plugins: Array<{ prefix: string; status: string; description?: string; confirm?: string; skills?: string[] }>;
   /** Bundled plugins the user's own replaced. */
   notices?: string[];
   problems?: string[];
+}
+
+/**
+ * help({plugin}) with a prefix that names no plugin the caller may use: a note naming the near
+ * prefixes only (the whole fleet's list is one help call away, and was ~1,100 tokens to resend).
+ */
+export interface UnknownPluginHelp {
+  note: string;
 }
 
 /** One plugin in full (help({plugin})): its whole hint and every skill. */
@@ -248,7 +264,7 @@ export interface Runtime {
    * Every plugin; with a prefix, that plugin in full (whole discoverHint, each skill). With a
    * session, only the plugins its identity may use.
    */
-  help(prefix?: string, session?: Session): HelpReport | PluginHelp;
+  help(prefix?: string, session?: Session): HelpReport | PluginHelp | UnknownPluginHelp;
   discover(session: Session, target: string | LoadedPlugin, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
   /** One ranked answer across every plugin ({query, limit?, plugin?, detail?}); agent_tools_search and search-bench use it. */
   search(session: Session, args: unknown, ctx?: OperationContext): Promise<OperationResult>;
@@ -308,6 +324,16 @@ async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
   await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
 }
+/**
+ * A tool's input schema as an answer shows it: without its `$schema` URI (~12 tokens a hit, and
+ * no help in writing the arguments).
+ */
+function shownSchema(schema: ToolDescriptor["inputSchema"]): ToolDescriptor["inputSchema"] {
+  if (!("$schema" in schema)) return schema;
+  const { $schema: _dialect, ...shown } = schema;
+  return shown as ToolDescriptor["inputSchema"];
+}
+
 /** Characters of each server's line in a search answer's `servers`. */
 const SERVER_ABOUT_CHARS = 60;
 /**
@@ -834,13 +860,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const prefix = plugin.manifest.prefix;
     const entry: CatalogEntry = { ...(opts.withPlugin ? { plugin: prefix } : {}), name: tool.name, description: oneLine(tool.description, opts.descriptionChars) };
     // Cross-plugin answers name only the optional parameters: the required ones are in `next`.
-    const params = opts.withPlugin ? optionalParams(tool.inputSchema) : paramSummary(tool.inputSchema);
+    // With the schema shown (detail), a summary of its parameters would say them twice.
+    const params = opts.detail ? undefined : opts.withPlugin ? optionalParams(tool.inputSchema) : paramSummary(tool.inputSchema);
     if (params) entry[opts.withPlugin ? "optional" : "params"] = params;
     if (needsConfirm(plugin, tool)) entry.writes = true;
     if (opts.withNext) entry.next = present(opts, nextStep(prefix, "toolName", tool.name, tool.inputSchema));
     // A cross-plugin answer says it once per plugin, in its top-level notConfigured.
     if (!plugin.configured && !opts.withPlugin) entry.notConfigured = describeMissing(plugin.missing);
-    if (opts.detail) entry.inputSchema = tool.inputSchema;
+    if (opts.detail) entry.inputSchema = shownSchema(tool.inputSchema);
     return entry;
   }
 
@@ -934,6 +961,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   /** Per session, the plugins whose full discoverHint it has been shown (gone with the session). */
   const hintsShown = new WeakMap<Session, Set<string>>();
 
+  /** Sessions that have searched (gone with the session). */
+  const searched = new WeakSet<Session>();
+
+  /** True for a session's first search (the answer that names every plugin not configured). */
+  function firstSearch(session: Session): boolean {
+    if (searched.has(session)) return false;
+    searched.add(session);
+    return true;
+  }
+
   /** True the first time a session discovers a plugin (the answer that carries the plugin's full hint). */
   function firstLookAt(session: Session, prefix: string): boolean {
     let seen = hintsShown.get(session);
@@ -1026,17 +1063,26 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const named = only === undefined || byPrefix.has(only) ? only : foldedMatch(only, byPrefix.keys());
       const chosen = named === undefined || !mayUsePlugin(session?.identity, named) ? undefined : byPrefix.get(named);
       if (chosen) return { plugin: pluginHelp(chosen) };
+      if (only !== undefined) {
+        // Near names among the plugins this caller may use only (another identity's are not said).
+        const close = closestNames(only, [...byPrefix.keys()].filter((p) => mayUsePlugin(session?.identity, p)));
+        const near = close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : "";
+        return { note: `no plugin has prefix '${echoed(only)}'${near || ";"} ${HELP_WITHOUT_PLUGIN}` };
+      }
       return {
-        ...(only !== undefined ? { note: `no plugin has prefix '${echoed(only)}'${closestNames(only, [...byPrefix.keys()]).map((c, n) => `${n ? " or" : "; did you mean"} '${c}'`).join("")}; every plugin is listed below` } : {}),
         // The config file's path is the host's: for a caller that may use every plugin only.
         ...(seesWholeFleet(session?.identity) ? { config: runtime.configSource } : {}),
-        plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => ({
-          prefix: s.prefix,
-          description: oneLine(s.description) || s.name,
-          status: pluginStatus(byPrefix.get(s.prefix) as LoadedPlugin),
-          ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
-          ...(s.skills.length ? { skills: s.skills } : {}),
-        })),
+        plugins: runtime.summaries().filter((s) => mayUsePlugin(session?.identity, s.prefix)).map((s) => {
+          const status = pluginStatus(byPrefix.get(s.prefix) as LoadedPlugin);
+          if (!s.configured) return { prefix: s.prefix, status };
+          return {
+            prefix: s.prefix,
+            description: oneLine(s.description) || s.name,
+            status,
+            ...(s.requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
+            ...(s.skills.length ? { skills: s.skills } : {}),
+          };
+        }),
         // A bundled plugin the user's own replaced: said once here, so a missing tool is explained
         // (it names the user's plugin file: for a caller that may use every plugin).
         ...(notices.length ? { notices } : {}),
@@ -1169,7 +1215,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           descriptionChars: SEARCH_DESCRIPTION_CHARS,
           ...(ctx.present ? { present: ctx.present } : {}),
         });
-        const notConfigured = plugins.filter((p) => !p.configured && allowed(p)).map((p) => p.manifest.prefix);
+        // Which plugins are not configured is said on a session's first search, and after that
+        // only when a hit or the query's words concern one (the instructions name them too).
+        const idle = plugins.filter((p) => !p.configured && allowed(p)).map((p) => p.manifest.prefix);
+        const words = new Set(query.toLowerCase().split(/[^a-z0-9_-]+/));
+        const concernsIdle = found.entries.some((e) => !byPrefix.get(String(e.plugin))?.configured) || idle.some((prefix) => words.has(prefix.toLowerCase()));
+        const notConfigured = firstSearch(session) || concernsIdle ? idle : [];
         const notice = index.takeNotice?.();
         // Which server each hit comes from, said once per server (a task often needs several).
         const servers: Record<string, string> = {};
@@ -1184,7 +1235,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           const plugin = byPrefix.get(String(entry.plugin));
           if (plugin && !plugin.configured) setup[plugin.manifest.prefix] = describeMissing(plugin.missing);
         }
-        const answer = withCorrections(searchAnswer({ query, limit, max: MAX_LIMIT, ...found, servers, unavailable, notConfigured, setup, mode: facadeMode, ...(notice ? { notice } : {}) }), index.corrections?.(query));
+        const answer = withCorrections(searchAnswer({ limit, max: MAX_LIMIT, ...found, servers, unavailable, notConfigured, setup, mode: facadeMode, ...(notice ? { notice } : {}) }), index.corrections?.(query));
         // A search within one plugin whose catalog could not be read searched nothing: "try other words" would mislead.
         const unread = only !== undefined ? unavailable[only] : undefined;
         if (unread !== undefined && found.total === 0) {

@@ -37,7 +37,6 @@ export function argumentSkeleton(schema: Record<string, unknown> | undefined): R
 }
 
 export interface SearchAnswerParts {
-  query: string;
   limit: number;
   max: number;
   entries: CatalogEntry[];
@@ -59,8 +58,8 @@ export function echoQuery(query: string): string {
 }
 
 export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
-  const query = echoQuery(parts.query);
-  const answer: SearchAnswer = { ok: true, query, shown: parts.entries.length, total: parts.total, hits: parts.entries };
+  // The query is not echoed: the caller has it (a repair that changed it says so in `repairs`).
+  const answer: SearchAnswer = { ok: true, shown: parts.entries.length, total: parts.total, hits: parts.entries };
   if (parts.servers && Object.keys(parts.servers).length) answer.servers = parts.servers;
   if (parts.entries.length < parts.total) answer.more = `${parts.total - parts.entries.length} more; refine the query or raise 'limit' (max ${parts.max})`;
   if (parts.total === 0) {

@@ -15,10 +15,15 @@ import { callContext, outcomeOutput, output, payloadOutput, usageError, type Tex
  * gate, repairs, the loop breaker and error codes are the facade's own, not a copy.
  */
 
-function usageOf(command: string, hasSkills: boolean): string {
+/** A plugin command's usage, a line per subcommand (`list` and `status` say it once for every plugin). */
+export function pluginUsageLines(command: string, hasSkills: boolean): string[] {
   const lines = [`${command} discover [QUERY…] [--limit N]`, `${command} call TOOL [JSON | --name value …] [--confirm]`];
   if (hasSkills) lines.push(`${command} skill NAME [JSON | --name value …] [--confirm]`);
-  return lines.join("\n       ");
+  return lines;
+}
+
+function usageOf(command: string, hasSkills: boolean): string {
+  return pluginUsageLines(command, hasSkills).join("\n       ");
 }
 
 /** Results inside the sandbox may be far larger than what a model should read: they are filtered there first. */

@@ -11,7 +11,7 @@ import { EXIT, EXIT_TABLE } from "./exit-codes.js";
 import type { ModuleSetup, TextModule } from "./module-contract.js";
 import { moduleLib, outputHelpers } from "./module-lib.js";
 import { availableModuleFiles, importTextModule, ModuleLoadError, resolveModulePath } from "./module-loader.js";
-import { pluginCommand } from "./plugin-commands.js";
+import { pluginCommand, pluginUsageLines } from "./plugin-commands.js";
 import { modulePlugin } from "./module-plugins.js";
 import { pluginCommandName } from "./reserved-names.js";
 import { mayUsePlugin, seesWholeFleet } from "../runtime/access.js";
@@ -101,6 +101,13 @@ function hostEnvCopy(env: NodeJS.ProcessEnv): Readonly<Record<string, string | u
  * Where `list` points for the shell's own commands. `help` is the shell's and lists only its
  * builtins (cd, export…); every command, the plugins' included, is a file in /usr/bin (sandbox-env.ts's PATH).
  */
+/**
+ * Every plugin command's usage, said once in `list` and `status` (it was repeated per plugin:
+ * ~35 tokens each, 2,100 of status's 4,030 with 50 plugins).
+ */
+const PLUGIN_USAGE = `${pluginUsageLines("PLUGIN", true).join(" | ")} (PLUGIN: a command of kind "plugin"; skill: one listed in its skills)`;
+/** How many plugin commands the answer to a mistyped one names (the nearest first); `list` has them all. */
+const NEAREST_SHOWN = 5;
 const BUILTINS_HINT = "the shell's own commands (ls, cat, grep, sed, awk, jq, sort, head, …): `ls /usr/bin` lists every command, the plugins' included; `help` lists the shell's builtins (cd, export, …)";
 
 function builtinOf(command: string): { name: "status" | "list" } | { name: "load"; spec: string } | { name: "misused"; message: string } | undefined {
@@ -278,7 +285,13 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     return report;
   }
 
-  async function commandList(session: Session, state: SessionText): Promise<Array<Record<string, unknown>>> {
+  /**
+   * The session's commands. Every plugin command has the same usage (PLUGIN_USAGE, said once
+   * beside the list), so a plugin's entry is its name, its plugin when that differs, and its skills.
+   * `withMissing`: each command's missing settings; status leaves them out, as its top-level
+   * `missing` already names them.
+   */
+  async function commandList(session: Session, state: SessionText, withMissing: boolean): Promise<Array<Record<string, unknown>>> {
     const list: Array<Record<string, unknown>> = [];
     const names = await pluginCommandNames().catch(() => new Map<string, string>());
     for (const plugin of runtime.summaries()) {
@@ -287,16 +300,15 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       list.push({
         name,
         kind: "plugin",
-        plugin: plugin.prefix,
-        usage: `${name} discover [QUERY…] | ${name} call TOOL [JSON | --name value …] [--confirm]${plugin.skills.length ? ` | ${name} skill NAME [JSON]` : ""}`,
-        ...(plugin.configured ? {} : { missing: plugin.missing ?? "requirements missing" }),
+        ...(name === plugin.prefix ? {} : { plugin: plugin.prefix }),
+        ...(withMissing && !plugin.configured ? { missing: plugin.missing ?? "requirements missing" } : {}),
         ...(plugin.skills.length ? { skills: plugin.skills } : {}),
       });
     }
     for (const loaded of state.modules.values()) {
       const missing = missingOf(loaded.module);
       for (const command of loaded.setup.commands) {
-        list.push({ name: command.name, kind: "module", module: moduleRoot(loaded.file), usage: command.usage, summary: command.summary, ...(missing.length ? { missing: `set ${missing.join(", ")}` } : {}) });
+        list.push({ name: command.name, kind: "module", module: moduleRoot(loaded.file), usage: command.usage, summary: command.summary, ...(withMissing && missing.length ? { missing: `set ${missing.join(", ")}` } : {}) });
       }
     }
     return list;
@@ -311,11 +323,14 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     const asPlugin = new Set([...command.matchAll(/(?:^|[|;&(])\s*([^\s|;&()]+)\s+(?:call|discover|skill)\b/g)].map((m) => m[1]));
     const used = [...stderr.matchAll(/(?:^|\n)(?:bash: )?([^\s:]+): command not found/g)].map((m) => m[1] as string).find((word) => asPlugin.has(word));
     if (!used) return "";
-    const plugins = (await commandList(session, state)).filter((c) => c.kind === "plugin").map((c) => String(c.name));
+    const plugins = (await commandList(session, state, false)).filter((c) => c.kind === "plugin").map((c) => String(c.name));
     if (plugins.length === 0) return `agent-tools: '${used}' is no plugin command: this session has none (\`list\` shows what it has)\n`;
-    const near = closestNames(used, plugins, 0.4, plugins.length);
-    const ordered = [...near, ...plugins.filter((p) => !near.includes(p))];
-    return `agent-tools: '${used}' is no plugin command here; the plugin commands are: ${ordered.join(", ")} (\`list\` shows each one's usage)\n`;
+    // The nearest few, not every plugin command: a fleet of 50 made this line 214 tokens.
+    const near = closestNames(used, plugins, 0.4, NEAREST_SHOWN);
+    const shown = [...near, ...plugins.filter((p) => !near.includes(p))].slice(0, NEAREST_SHOWN);
+    const rest = plugins.length - shown.length;
+    const which = rest > 0 ? `the nearest plugin commands are: ${shown.join(", ")} and ${rest} more (\`list\` shows them all)` : `the plugin commands are: ${shown.join(", ")} (\`list\` shows them)`;
+    return `agent-tools: '${used}' is no plugin command here; ${which}\n`;
   }
 
   function answer(command: string, exitCode: number, fields: Partial<ExecAnswer> = {}): ExecAnswer {
@@ -360,7 +375,8 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         memory: `files: ${Math.round(memory.used / MIB)} of ${Math.round(settings.memoryBudgetBytes / MIB)} MiB used by all sandboxes together; at most ${Math.round(settings.sandboxMemoryBytes / MIB)} MiB in this one`,
         workdir: settings.mountDir ? `${WORKDIR_MOUNT}: ${settings.mountDir}, copy-on-write (writes stay in memory)` : "off (AGENT_TOOLS_EXEC_MOUNT_CWD=1 shows the server's working directory at /workdir)",
       },
-      commands: await commandList(session, state),
+      pluginUsage: PLUGIN_USAGE,
+      commands: await commandList(session, state, false),
       modules: await availableModules(state),
       exitCodes: Object.fromEntries(EXIT_TABLE.map((e) => [String(e.code), e.meaning])),
       session: session.id,
@@ -438,7 +454,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       const builtin = builtinOf(command);
       if (builtin?.name === "status") return status(session, state, command);
       if (builtin?.name === "list") {
-        return answer(command, EXIT.OK, { result: { commands: await commandList(session, state), builtins: BUILTINS_HINT } });
+        return answer(command, EXIT.OK, { result: { pluginUsage: PLUGIN_USAGE, commands: await commandList(session, state, true), builtins: BUILTINS_HINT } });
       }
       if (builtin?.name === "load") return load(session, state, command, builtin.spec);
       if (builtin?.name === "misused") return answer(command, EXIT.USAGE, { stderr: `agent-tools: ${builtin.message}\n` });
