@@ -8,6 +8,7 @@ import { cutNoted, DOWNSTREAM_TEXT_CHARS } from "./error-bound.js";
 import { headOf } from "./argument-value.js";
 import { malformedItem } from "./content-items.js";
 import { isStackOverflow } from "../adapters/shared/redact.js";
+import { truncationNote } from "./truncation-note.js";
 
 /**
  * What an adapter returned, made into the `result` of a facade answer: an MCP CallToolResult is
@@ -167,7 +168,7 @@ function capResult(result: unknown, maxChars: number): { result: unknown; trunca
     truncated: {
       originalChars: json.length,
       shownChars: shown.length,
-      note: "The result was cut to fit; `result` holds the first characters of its JSON. Ask for less (filters, pagination) to see it whole.",
+      note: truncationNote(maxChars),
     },
   };
 }
