@@ -194,7 +194,7 @@ export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, m
     // A value nested deeper than the walk's stack allows (JSON.parse takes 20,000 nested arrays,
     // the redactor's walk does not): a JSON text goes on as the text it was, masked as text.
     const text = isCallToolResult(raw) && raw.structuredContent === undefined ? textOf(raw) : undefined;
-    if (text === undefined) throw new RuntimeError("UPSTREAM_ERROR", `${what}'s result is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)`);
+    if (text === undefined) throw new RuntimeError("UPSTREAM_ERROR", `the result of ${what} is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)`);
     return capResult(redact(text), maxChars);
   }
 }
