@@ -196,6 +196,28 @@ describe("Streamable HTTP", () => {
     assert.equal(textOf(await adapter.call("echo", { text: "small" })), "small");
   });
 
+  test("an SSE answer whose one event is past the response cap (9 MiB, the cap at its 8 MiB default) fails RESULT_TOO_LARGE naming the cap and the call, not 'connection lost'", async () => {
+    const server = await startServer((req, res) => {
+      if (req.method !== "POST") return void res.writeHead(405).end();
+      const message = JSON.parse(req.body) as { id?: number; method: string; params?: { name?: string } };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      if (message.method === "initialize") {
+        return sendJson(res, 200, { jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "huge-event", version: "1" } } }, { "mcp-session-id": "S1" });
+      }
+      const text = message.params?.name === "huge" ? "x".repeat(9 * 1024 * 1024) : "small";
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text }] } })}\n\n`);
+    });
+    cleanups.push(() => server.close());
+    const adapter = adapterFor({ url: `${server.url}/mcp` });
+    const error = await rejectsWith(adapter.call("huge", {}));
+    assert.equal(error.code, "RESULT_TOO_LARGE", error.message);
+    assert.match(error.message, /MCP server 'fixture': the answer is larger than 8 MiB, over the 8 MiB the runtime reads \(maxResponseBytes, AGENT_TOOLS_MAX_RESPONSE_BYTES\) \(tools\/call 'huge'\)/);
+    assert.doesNotMatch(error.message, /connection .* lost/);
+    assert.match((error as Error & { hint?: string }).hint ?? "", /Ask for less/);
+    assert.equal(textOf(await adapter.call("small", {})), "small", "the session serves the next call");
+  });
+
   test("credentials in the URL (user:password@) are sent as HTTP Basic auth, not refused; the password never shows", async () => {
     const server = await fixture();
     const url = new URL(server.url);

@@ -162,6 +162,19 @@ describe("odd content lists", () => {
   }
 });
 
+describe("a downstream that answers a call with a JSON-RPC error", () => {
+  it("whose message is a validator's dump of many lines (the SDK server refusing its own answer): quoted on one line, bounded", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "self_checked" });
+    assert.equal(isError, true);
+    const error = payload.error!;
+    assert.equal(error.code, "UPSTREAM_ERROR", JSON.stringify(error));
+    assert.match(error.message, /^tool 'odd\/self_checked' failed: MCP server 'odd' answered tools\/call 'self_checked' with an error: MCP error -32602: Invalid tools\/call result: \[ \{ "code": "invalid_union",/);
+    assert.doesNotMatch(error.message, /\n/, "one line");
+    assert.match(error.message, /… \(\d+ more characters left out\)$/, "cut, saying how much was left out");
+    assert.ok(error.message.length <= 2_200, `bounded: ${error.message.length} characters`);
+  });
+});
+
 describe("structuredContent that misses the tool's own outputSchema", () => {
   it("is passed on, with a warning that names the mismatch", async () => {
     const { payload, isError } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "mismatch" });

@@ -127,6 +127,11 @@ describe("a secret in an object key is masked", () => {
     for (let i = 0; i < 200_000; i++) nested = [nested];
     const redactor = createRedactor([SECRET]);
     assert.throws(() => shapeResult({ content: [], structuredContent: { a: nested } }, (v) => redactor.redactValue(v), 1000), /nested too deeply.*flatter result/);
+    // The tool is named as the pipeline names it ("tool 'raw/deep_struct'"), without a doubled apostrophe ("'raw/deep_struct''s").
+    assert.throws(
+      () => shapeResult({ content: [], structuredContent: { a: nested } }, (v) => redactor.redactValue(v), 1000, "tool 'raw/deep_struct'"),
+      (error: Error) => error.message.startsWith("the result of tool 'raw/deep_struct' is nested too deeply (thousands of levels)") && !error.message.includes("''"),
+    );
   });
 
   test("keys that mask to the same text are all kept, a masked one with a suffix", async () => {

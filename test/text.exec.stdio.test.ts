@@ -198,6 +198,11 @@ describe("agent_tools_exec over stdio", () => {
     assert.equal(small.truncated, undefined);
     const typed = await callJson(server.client, "agent_tools_notes_call", { toolName: "big_dump", arguments: { size: 300000 } });
     assert.ok(typed.payload.truncated, "the typed facade cuts the same result");
+    // Its note points where the whole result can be had, which the lines above did.
+    assert.equal(
+      (typed.payload.truncated as { note: string }).note,
+      "The result was cut to fit; `result` holds the first characters of its JSON. Ask for less (filters, pagination) to see it whole, or make the same call in agent_tools_exec (`PLUGIN call TOOL JSON`), which takes results up to 5,000,000 characters, and filter it there with jq or grep.",
+    );
   });
 });
 

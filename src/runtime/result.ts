@@ -8,6 +8,7 @@ import { cutNoted, DOWNSTREAM_MORE_TEXT_CHARS, DOWNSTREAM_TEXT_CHARS } from "./e
 import { headOf } from "./argument-value.js";
 import { malformedItem } from "./content-items.js";
 import { isStackOverflow } from "../adapters/shared/redact.js";
+import { truncationNote } from "./truncation-note.js";
 
 /**
  * What an adapter returned, made into the `result` of a facade answer: an MCP CallToolResult is
@@ -189,7 +190,7 @@ function capResult(result: unknown, maxChars: number): { result: unknown; trunca
     truncated: {
       originalChars: json.length,
       shownChars: shown.length,
-      note: "The result was cut to fit; `result` holds the first characters of its JSON. Ask for less (filters, pagination) to see it whole.",
+      note: truncationNote(maxChars),
     },
   };
 }
@@ -215,7 +216,7 @@ export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, m
     // A value nested deeper than the walk's stack allows (JSON.parse takes 20,000 nested arrays,
     // the redactor's walk does not): a JSON text goes on as the text it was, masked as text.
     const text = isCallToolResult(raw) && raw.structuredContent === undefined ? textOf(raw) : undefined;
-    if (text === undefined) throw new RuntimeError("UPSTREAM_ERROR", `${what}'s result is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)`);
+    if (text === undefined) throw new RuntimeError("UPSTREAM_ERROR", `the result of ${what} is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)`);
     return capResult(redact(text), maxChars);
   }
 }

@@ -10,7 +10,7 @@ import { callFromWords } from "./flag-call.js";
 import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
 import { callContext, outcomeOutput, payloadOutput, usageError, type CommandIo } from "./command.js";
 import type { ModuleCommand, ModulePlugin, ModulePluginSpec } from "./module-contract.js";
-import { SANDBOX_RESULT_CHARS } from "./plugin-commands.js";
+import { SANDBOX_RESULT_CHARS } from "../runtime/truncation-note.js";
 import { readSettingsFileSync } from "../bounded-file.js";
 
 /**

@@ -1,5 +1,6 @@
 import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
+import { SANDBOX_RESULT_CHARS } from "../runtime/truncation-note.js";
 import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
 import { callFromWords } from "./flag-call.js";
 import { callContext, outcomeOutput, output, payloadOutput, usageError, type TextCommand } from "./command.js";
@@ -26,8 +27,6 @@ function usageOf(command: string, hasSkills: boolean): string {
   return pluginUsageLines(command, hasSkills).join("\n       ");
 }
 
-/** Results inside the sandbox may be far larger than what a model should read: they are filtered there first. */
-export const SANDBOX_RESULT_CHARS = 5_000_000;
 
 export function pluginCommand(runtime: Runtime, session: Session, prefix: string, commandName: string = prefix, maxResultChars: number = SANDBOX_RESULT_CHARS): TextCommand {
   const plugin = runtime.plugin(prefix);

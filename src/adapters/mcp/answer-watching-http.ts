@@ -1,4 +1,5 @@
 import { StreamableHTTPClientTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
+import { AnswerStreamCuts } from "./answer-stream-cuts.js";
 
 /**
  * A Streamable HTTP client transport that fails a request at once when the stream that was to
@@ -11,7 +12,8 @@ import { StreamableHTTPClientTransport, type JSONRPCMessage } from "@modelcontex
  * (`onRequestStreamEnd`, after any resumption it tries), and the SDK's Client rejects a request
  * whose `send` rejects: so `send` here settles when the answer's stream is over, and rejects with
  * an AnswerStreamLost when the answer was not in it. A request answered in a JSON body is settled
- * by the SDK's own `send` (a body cut short rejects it).
+ * by the SDK's own `send` (a body cut short rejects it). A stream the runtime cut itself (an SSE
+ * event past the response cap) fails its request with that reason, RESULT_TOO_LARGE, not as lost.
  */
 
 /** The stream carrying a request's answer ended without the answer: the request may or may not have run. */
@@ -38,9 +40,12 @@ export class AnswerWatchingHttpTransport extends StreamableHTTPClientTransport {
   /** handler → its watching wrapper, and back: a wrapper read and set again (the SDK's era probe restores the handler it saved) is unwrapped, never wrapped twice into a loop. */
   readonly #wrappers = new WeakMap<OnMessage, OnMessage>();
   readonly #unwrapped = new WeakMap<OnMessage, OnMessage>();
+  readonly #cuts: AnswerStreamCuts;
 
-  constructor(...args: ConstructorParameters<typeof StreamableHTTPClientTransport>) {
-    super(...args);
+  constructor(...[url, options]: ConstructorParameters<typeof StreamableHTTPClientTransport>) {
+    const cuts = new AnswerStreamCuts(options?.fetch);
+    super(url, { ...options, fetch: cuts.fetch });
+    this.#cuts = cuts;
     // The SDK's Client sets `onmessage` after construction and the base class reads it to deliver
     // each message; an own accessor (a prototype one would be shadowed by the base class's field)
     // sees every answer first. LenientClient composes its own accessor with this one.
@@ -75,16 +80,18 @@ export class AnswerWatchingHttpTransport extends StreamableHTTPClientTransport {
       this.#waiting.set(id, {
         settle: (error) => {
           this.#waiting.delete(id);
+          this.#cuts.take(id);
           if (error) reject(error);
           else resolve();
         },
       });
     });
-    const streamEnded = (): void => this.#waiting.get(id)?.settle(new AnswerStreamLost());
+    const streamEnded = (): void => this.#waiting.get(id)?.settle(this.#cuts.take(id) ?? new AnswerStreamLost());
     try {
-      await super.send(message, { ...options, onRequestStreamEnd: streamEnded });
+      await this.#cuts.sending(id, () => super.send(message, { ...options, onRequestStreamEnd: streamEnded }));
     } catch (error) {
       this.#waiting.delete(id);
+      this.#cuts.take(id);
       throw error;
     }
     // A JSON answer has been delivered by now; an SSE one may still be on its way.

@@ -4,7 +4,7 @@ import { settingAt, settingsAt, type Logger, type ServerDescription, type Settin
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { PassingOutputValidator } from "./output-check.js";
-import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
+import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode, quotedServerText } from "./errors.js";
 import { causeCodes } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
@@ -802,7 +802,7 @@ export class McpConnection {
       const missing = error.code === ProtocolErrorCode.MissingRequiredClientCapability ? missingCapabilityRefusal(error.data, error.message, control.relay) : undefined;
       // A 2025-era server that failed after the runtime refused it a question: that is likely why.
       const hint = missing?.hint ?? (control.relay ? this.refusedHints.get(control.relay) : undefined);
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${error.message}${missing ? `; ${missing.why}` : ""}`), hint ? { hint } : {});
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${quotedServerText(error.message, redact)}${missing ? `; ${missing.why}` : ""}`), hint ? { hint } : {});
     }
     if (code !== undefined && code >= 400 && code < 600) {
       if (code === 401 || code === 403) {
@@ -815,7 +815,7 @@ export class McpConnection {
       const advice = upstreamStatusAdvice(code, retryAfter) ?? { details: { status: code } };
       // The server's own words: the JSON-RPC error its body holds, else the SDK's message (which quotes the body).
       const rpc = bodyRpcError(error);
-      const said = rpc ? `${rpc.message} (JSON-RPC ${rpc.code})` : errorMessage(error);
+      const said = rpc ? `${quotedServerText(rpc.message, redact)} (JSON-RPC ${rpc.code})` : errorMessage(error);
       const argumentsRefused = rpc?.code === INVALID_PARAMS ? { hint: `The server refused the call's arguments (JSON-RPC ${INVALID_PARAMS}, invalid params): fix the argument \`message\` names and call again.` } : {};
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${said}`), { status: code, ...advice, ...argumentsRefused });
     }
@@ -833,6 +833,6 @@ export class McpConnection {
     const tail = live?.opened.diagnostics?.().trim();
     const unreachable = causeCodes(error).find((c) => UNREACHABLE.has(c));
     const hint = unreachable ? `Nothing answered at the server's address (${unreachable}): start the server, or correct ${settingAt(this.options.settings, "url")}; then call again. Tool arguments cannot fix this.` : undefined;
-    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${errorMessage(error)}${tail ? `; its last stderr lines:\n${tail}` : ""}`), hint ? { hint } : {});
+    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${quotedServerText(errorMessage(error), redact)}${tail ? `; its last stderr lines:\n${tail}` : ""}`), hint ? { hint } : {});
   }
 }

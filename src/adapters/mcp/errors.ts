@@ -6,6 +6,8 @@
 
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import { AdapterError, AdapterSpecError, messageWithCauses } from "../shared/errors.js";
+import { flatLine } from "../../runtime/one-line.js";
+import { cutNoted, DOWNSTREAM_TEXT_CHARS } from "../../runtime/error-bound.js";
 
 export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGURED" | "RESULT_TOO_LARGE";
 
@@ -28,6 +30,16 @@ export class McpSpecError extends AdapterSpecError {
 /** An upstream error's message, with its causes' codes (`fetch failed: ECONNREFUSED`): messageWithCauses. */
 export function errorMessage(error: unknown): string {
   return messageWithCauses(error);
+}
+
+/**
+ * A downstream's own error text as a message quotes it: one line, cut at DOWNSTREAM_TEXT_CHARS
+ * with a note. A server that checks its own answer replies -32602 with a validator's dump of a
+ * hundred indented lines, which was quoted whole. Masked before the cut: a cut through a secret
+ * would leave a part the redactor no longer recognises.
+ */
+export function quotedServerText(text: string, redact: (text: string) => string): string {
+  return cutNoted(flatLine(redact(text)), DOWNSTREAM_TEXT_CHARS);
 }
 
 /**

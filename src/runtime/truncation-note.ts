@@ -1,0 +1,18 @@
+/**
+ * What a cut result's `truncated.note` tells the model. A typed tool cuts at
+ * AGENT_TOOLS_MAX_RESULT_CHARS (100,000 by default), so a long result the model needs whole can
+ * only be asked for in parts; agent_tools_exec takes the same call's result up to
+ * SANDBOX_RESULT_CHARS and filters it there (jq, grep), which the note says, since "ask for less"
+ * alone is no help with a tool that has no filter or page arguments.
+ */
+
+/** Results inside the sandbox may be far larger than what a model should read: they are filtered there first. */
+export const SANDBOX_RESULT_CHARS = 5_000_000;
+
+const CUT = "The result was cut to fit; `result` holds the first characters of its JSON. Ask for less (filters, pagination) to see it whole";
+
+/** The note for a result cut at `maxChars`; inside the sandbox (cut at its own cap) there is nowhere larger to go. */
+export function truncationNote(maxChars: number): string {
+  if (maxChars >= SANDBOX_RESULT_CHARS) return `${CUT}.`;
+  return `${CUT}, or make the same call in agent_tools_exec (\`PLUGIN call TOOL JSON\`), which takes results up to ${SANDBOX_RESULT_CHARS.toLocaleString("en-US")} characters, and filter it there with jq or grep.`;
+}
