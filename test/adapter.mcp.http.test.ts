@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, test } from "node:test";
@@ -502,7 +502,8 @@ describe("OAuth token store", () => {
     assert.equal(server.stats.tokenRequests.length, 1);
     const request = server.stats.tokenRequests[0];
     assert.equal(request?.contentType, "application/x-www-form-urlencoded");
-    assert.deepEqual(request?.form, { grant_type: "refresh_token", refresh_token: "refresh-original-1", client_id: "agent-tools", client_secret: "client-secret-xyz" });
+    // RFC 8707 resource: the MCP server's canonical URL, as the MCP authorization spec requires.
+    assert.deepEqual(request?.form, { grant_type: "refresh_token", refresh_token: "refresh-original-1", client_id: "agent-tools", client_secret: "client-secret-xyz", resource: server.url });
     const stored = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
     assert.ok(server.validAccess.has(stored.access_token as string), "the new access token is stored");
     assert.match(stored.refresh_token as string, /^refresh-1-/, "the rotated refresh token is stored");
@@ -594,6 +595,60 @@ describe("OAuth token store", () => {
     assert.match(error.message, /the token endpoint http:\/\/127\.0\.0\.1:\d+\/oauth\/token answered HTTP 200 without an access_token: not JSON \("<html><body>Sign in to continue \[redacted\]<\/body><\/html>"\); write a new token set into /);
     assert.doesNotMatch(error.message, /refused/);
     assert.ok(!error.message.includes("refresh-login-page-0001"));
+  });
+
+  test("a store rewritten while the runtime runs is read again: before the next request, and after a 401 (a token without refresh_token)", async () => {
+    const server = await fixture({ bearer: true });
+    server.validAccess.add("access-first-aaaaaaaaaaaaaaaa");
+    const file = writeStore("rewritten", { access_token: "access-first-aaaaaaaaaaaaaaaa" });
+    const adapter = adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} });
+    assert.equal(textOf(await adapter.call("echo", { text: "one" })), "one");
+    // The server revokes the token: NOT_CONFIGURED, saying the store is read again on the next call.
+    server.validAccess.clear();
+    const refused = await rejectsWith(adapter.call("echo", { text: "two" }));
+    assert.equal(refused.code, "NOT_CONFIGURED");
+    assert.match((refused as Error & { hint?: string }).hint ?? "", /it is read again on the next call/);
+    const refusals = server.stats.unauthorized;
+    // The user rewrites the store (same size, so only its times tell): the next request sends the new token, no 401 first.
+    server.validAccess.add("access-second-bbbbbbbbbbbbbbb");
+    writeFileSync(file, JSON.stringify({ access_token: "access-second-bbbbbbbbbbbbbbb" }));
+    assert.equal(textOf(await adapter.call("echo", { text: "three" })), "three");
+    assert.equal(textOf(await adapter.call("echo", { text: "four" })), "four");
+    assert.equal(server.stats.unauthorized, refusals, "the rewritten store was read before sending");
+    assert.equal(server.stats.lastHeaders.authorization, "Bearer access-second-bbbbbbbbbbbbbbb");
+    assert.equal(server.stats.tokenRequests.length, 0);
+  });
+
+  test("after a 401 the store is read again even when its size and times look unchanged, and the call is retried once with its token", async () => {
+    const server = await fixture({ bearer: true });
+    server.validAccess.add("access-old-cccccccccccccccccc");
+    const file = writeStore("reread-401", { access_token: "access-old-cccccccccccccccccc" });
+    const adapter = adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} });
+    assert.equal(textOf(await adapter.call("echo", { text: "one" })), "one");
+    const before = statSync(file);
+    writeFileSync(file, JSON.stringify({ access_token: "access-new-dddddddddddddddddd" }));
+    // Put the times back, as a copy that keeps them (cp -p, a restore) would: only the 401 tells.
+    utimesSync(file, before.atime, before.mtime);
+    server.validAccess.clear();
+    server.validAccess.add("access-new-dddddddddddddddddd");
+    const refusals = server.stats.unauthorized;
+    assert.equal(textOf(await adapter.call("echo", { text: "two" })), "two");
+    assert.ok(server.stats.unauthorized - refusals <= 1, "at most the one 401 before the re-read");
+    assert.equal(server.stats.lastHeaders.authorization, "Bearer access-new-dddddddddddddddddd");
+  });
+
+  test("the store's resource field overrides the refresh request's resource, and false leaves it out", async () => {
+    const server = await fixture({ bearer: true });
+    server.validRefresh.add("refresh-res-1");
+    server.validRefresh.add("refresh-res-2");
+    const base = { expires_at: 1000, token_endpoint: server.tokenEndpoint };
+    const chosen = writeStore("resource-set", { ...base, access_token: "access-res-1", refresh_token: "refresh-res-1", resource: "https://mcp.example.com" });
+    await adapterFor({ url: server.url, auth: { tokenStore: chosen } }, { env: {} }).listTools();
+    assert.equal(server.stats.tokenRequests[0]?.form.resource, "https://mcp.example.com");
+    const none = writeStore("resource-none", { ...base, access_token: "access-res-2", refresh_token: "refresh-res-2", resource: false });
+    await adapterFor({ url: server.url, auth: { tokenStore: none } }, { env: {} }).listTools();
+    assert.equal(server.stats.tokenRequests.length, 2);
+    assert.ok(!("resource" in (server.stats.tokenRequests[1]?.form ?? {})), "no resource parameter");
   });
 
   test("~ in tokenStore resolves against HOME", async () => {
