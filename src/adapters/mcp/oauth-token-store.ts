@@ -69,6 +69,7 @@ function expiresBy(tokens: StoredTokens, now: number): boolean {
 }
 
 /** What no HTTP header value can carry: a token with one is refused before it is sent. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /** The canonical URI of an MCP server (RFC 8707 `resource`): no credentials, query or fragment, no lone trailing slash. */
