@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, test } from "node:test";
@@ -479,6 +479,19 @@ describe("bearer token", () => {
     assert.match((error as Error & { hint?: string }).hint ?? "", /^Set N8N_MCP_TOKEN in the environment of the agent-tools server to a valid access token/);
   });
 
+  test("a 403 insufficient_scope is NOT_CONFIGURED naming the credential source and the scope required", async () => {
+    const server = await startServer((_req, res) =>
+      sendJson(res, 403, { error: "insufficient_scope" }, { "www-authenticate": 'Bearer error="insufficient_scope", scope="files:write", error_description="Insufficient scope"' }),
+    );
+    cleanups.push(() => server.close());
+    const adapter = adapterFor({ url: `${server.url}/mcp`, auth: { tokenEnv: "B_TOKEN" } }, { env: { B_TOKEN: "b-token-0123456789" } });
+    const error = await rejectsWith(adapter.listTools());
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.match(error.message, /refused the credentials \(HTTP 403 insufficient_scope\) for .*: it requires the scope files:write; check \$B_TOKEN$/);
+    assert.match((error as Error & { hint?: string }).hint ?? "", /^Issue a token with the scope files:write .*Set B_TOKEN in the environment of the agent-tools server.*Tool arguments cannot fix this\.$/);
+    assert.ok(!error.message.includes("b-token-0123456789"));
+  });
+
   test("no token and no store: NOT_CONFIGURED naming the variable", async () => {
     const server = await fixture({ bearer: true });
     const adapter = adapterFor({ url: server.url, auth: { tokenEnv: "N8N_MCP_TOKEN" } }, { env: {} });
@@ -524,7 +537,8 @@ describe("OAuth token store", () => {
     assert.equal(server.stats.tokenRequests.length, 1);
     const request = server.stats.tokenRequests[0];
     assert.equal(request?.contentType, "application/x-www-form-urlencoded");
-    assert.deepEqual(request?.form, { grant_type: "refresh_token", refresh_token: "refresh-original-1", client_id: "agent-tools", client_secret: "client-secret-xyz" });
+    // RFC 8707 resource: the MCP server's canonical URL, as the MCP authorization spec requires.
+    assert.deepEqual(request?.form, { grant_type: "refresh_token", refresh_token: "refresh-original-1", client_id: "agent-tools", client_secret: "client-secret-xyz", resource: server.url });
     const stored = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
     assert.ok(server.validAccess.has(stored.access_token as string), "the new access token is stored");
     assert.match(stored.refresh_token as string, /^refresh-1-/, "the rotated refresh token is stored");
@@ -616,6 +630,135 @@ describe("OAuth token store", () => {
     assert.match(error.message, /the token endpoint http:\/\/127\.0\.0\.1:\d+\/oauth\/token answered HTTP 200 without an access_token: not JSON \("<html><body>Sign in to continue \[redacted\]<\/body><\/html>"\); write a new token set into /);
     assert.doesNotMatch(error.message, /refused/);
     assert.ok(!error.message.includes("refresh-login-page-0001"));
+  });
+
+  test("a store rewritten while the runtime runs is read again: before the next request, and after a 401 (a token without refresh_token)", async () => {
+    const server = await fixture({ bearer: true });
+    server.validAccess.add("access-first-aaaaaaaaaaaaaaaa");
+    const file = writeStore("rewritten", { access_token: "access-first-aaaaaaaaaaaaaaaa" });
+    const adapter = adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} });
+    assert.equal(textOf(await adapter.call("echo", { text: "one" })), "one");
+    // The server revokes the token: NOT_CONFIGURED, saying the store is read again on the next call.
+    server.validAccess.clear();
+    const refused = await rejectsWith(adapter.call("echo", { text: "two" }));
+    assert.equal(refused.code, "NOT_CONFIGURED");
+    assert.match((refused as Error & { hint?: string }).hint ?? "", /it is read again on the next call/);
+    const refusals = server.stats.unauthorized;
+    // The user rewrites the store (same size, so only its times tell): the next request sends the new token, no 401 first.
+    server.validAccess.add("access-second-bbbbbbbbbbbbbbb");
+    writeFileSync(file, JSON.stringify({ access_token: "access-second-bbbbbbbbbbbbbbb" }));
+    assert.equal(textOf(await adapter.call("echo", { text: "three" })), "three");
+    assert.equal(textOf(await adapter.call("echo", { text: "four" })), "four");
+    assert.equal(server.stats.unauthorized, refusals, "the rewritten store was read before sending");
+    assert.equal(server.stats.lastHeaders.authorization, "Bearer access-second-bbbbbbbbbbbbbbb");
+    assert.equal(server.stats.tokenRequests.length, 0);
+  });
+
+  test("after a 401 the store is read again even when its size and times look unchanged, and the call is retried once with its token", async () => {
+    const server = await fixture({ bearer: true });
+    server.validAccess.add("access-old-cccccccccccccccccc");
+    const file = writeStore("reread-401", { access_token: "access-old-cccccccccccccccccc" });
+    const adapter = adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} });
+    assert.equal(textOf(await adapter.call("echo", { text: "one" })), "one");
+    const before = statSync(file);
+    writeFileSync(file, JSON.stringify({ access_token: "access-new-dddddddddddddddddd" }));
+    // Put the times back, as a copy that keeps them (cp -p, a restore) would: only the 401 tells.
+    utimesSync(file, before.atime, before.mtime);
+    server.validAccess.clear();
+    server.validAccess.add("access-new-dddddddddddddddddd");
+    const refusals = server.stats.unauthorized;
+    assert.equal(textOf(await adapter.call("echo", { text: "two" })), "two");
+    assert.ok(server.stats.unauthorized - refusals <= 1, "at most the one 401 before the re-read");
+    assert.equal(server.stats.lastHeaders.authorization, "Bearer access-new-dddddddddddddddddd");
+  });
+
+  test("the store's resource field overrides the refresh request's resource, and false leaves it out", async () => {
+    const server = await fixture({ bearer: true });
+    server.validRefresh.add("refresh-res-1");
+    server.validRefresh.add("refresh-res-2");
+    const base = { expires_at: 1000, token_endpoint: server.tokenEndpoint };
+    const chosen = writeStore("resource-set", { ...base, access_token: "access-res-1", refresh_token: "refresh-res-1", resource: "https://mcp.example.com" });
+    await adapterFor({ url: server.url, auth: { tokenStore: chosen } }, { env: {} }).listTools();
+    assert.equal(server.stats.tokenRequests[0]?.form.resource, "https://mcp.example.com");
+    const none = writeStore("resource-none", { ...base, access_token: "access-res-2", refresh_token: "refresh-res-2", resource: false });
+    await adapterFor({ url: server.url, auth: { tokenStore: none } }, { env: {} }).listTools();
+    assert.equal(server.stats.tokenRequests.length, 2);
+    assert.ok(!("resource" in (server.stats.tokenRequests[1]?.form ?? {})), "no resource parameter");
+  });
+
+  test("a token that lives 30 s or less is not refreshed on every request (skew at most half its lifetime); a server refusing every token costs one grant, not one per request", async () => {
+    const server = await fixture({ bearer: true, accessTtlSeconds: 5 });
+    server.validRefresh.add("refresh-short-1");
+    const file = writeStore("short-lived", { access_token: "access-short-0", refresh_token: "refresh-short-1", expires_at: 1000, token_endpoint: server.tokenEndpoint });
+    const adapter = adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} });
+    for (const text of ["a", "b", "c"]) assert.equal(textOf(await adapter.call("echo", { text })), text);
+    assert.equal(server.stats.tokenRequests.length, 1, "the token issued for 5 s is used, not refreshed per request");
+    assert.equal(JSON.parse(readFileSync(file, "utf8")).expires_in, 5);
+
+    // An MCP endpoint that refuses every token: one refresh and one retry, then NOT_CONFIGURED; the next call spends no grant.
+    const refusing = await startServer((_req, res) => sendJson(res, 401, { error: "invalid_token" }, { "www-authenticate": 'Bearer error="invalid_token"' }));
+    cleanups.push(() => refusing.close());
+    server.validRefresh.add("refresh-refused-1");
+    const refusedFile = writeStore("always-401", { access_token: "access-refused-0", refresh_token: "refresh-refused-1", expires_at: Date.now() + 3_600_000, token_endpoint: server.tokenEndpoint });
+    const refused = adapterFor({ url: `${refusing.url}/mcp`, auth: { tokenStore: refusedFile } }, { env: {} });
+    assert.equal((await rejectsWith(refused.call("echo", { text: "x" }))).code, "NOT_CONFIGURED");
+    assert.equal((await rejectsWith(refused.call("echo", { text: "y" }))).code, "NOT_CONFIGURED");
+    assert.equal(server.stats.tokenRequests.length, 2, "one grant for the refusing server in two calls");
+  });
+
+  test("a token endpoint that redirects or fails points at the store's token_endpoint, not at the arguments; nothing is sent to the redirect target", async () => {
+    const server = await fixture({ bearer: true });
+    let redirected = 0;
+    const endpoint = await startServer((req, res) => {
+      if (req.url === "/moved") redirected++;
+      if (req.url === "/token") res.writeHead(307, { location: "/moved" }).end();
+      else sendJson(res, 500, { error: "server_error" });
+    });
+    cleanups.push(() => endpoint.close());
+    const moved = writeStore("redirect", { access_token: "access-moved-0", refresh_token: "refresh-moved-0", expires_at: 1000, token_endpoint: `${endpoint.url}/token` });
+    const redirect = await rejectsWith(adapterFor({ url: server.url, auth: { tokenStore: moved } }, { env: {} }).listTools());
+    assert.equal(redirect.code, "NOT_CONFIGURED");
+    assert.match(redirect.message, /answered HTTP 307 redirecting to http:\/\/127\.0\.0\.1:\d+\/moved, which is not followed/);
+    assert.ok(redirect.message.includes(`set token_endpoint in ${moved} to the token URL itself`), redirect.message);
+    assert.equal(redirected, 0, "the refresh token is not sent to the redirect target");
+    const failing = writeStore("server-error", { access_token: "access-500-0", refresh_token: "refresh-500-0", expires_at: 1000, token_endpoint: `${endpoint.url}/broken` });
+    const failed = await rejectsWith(adapterFor({ url: server.url, auth: { tokenStore: failing } }, { env: {} }).listTools());
+    assert.equal(failed.code, "UPSTREAM_ERROR");
+    const hint = (failed as Error & { hint?: string }).hint ?? "";
+    assert.ok(hint.startsWith(`The authorization server at the token_endpoint of ${failing} (${endpoint.url}/broken) failed: call again later`), hint);
+    assert.match(hint, /Tool arguments cannot fix this\.$/);
+    assert.doesNotMatch(hint, /fix the arguments/);
+  });
+
+  test("an access_token with a line break is refused when read (naming the store and the field) or when the token endpoint answers one; it is never quoted", async () => {
+    const server = await fixture({ bearer: true });
+    const file = writeStore("crlf", { access_token: "access-crlf-0\r\nX-Injected: yes" });
+    const error = await rejectsWith(adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} }).listTools());
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.equal(error.message, `the OAuth token store ${file} has an access_token containing a line break or another control character, which no HTTP header can carry; write the token into it without one`);
+    assert.equal(server.stats.lastHeaders["x-injected"], undefined);
+    const endpoint = await startServer((_req, res) => sendJson(res, 200, { access_token: "access-issued\r\nX-Injected: yes", expires_in: 3600 }));
+    cleanups.push(() => endpoint.close());
+    const issued = writeStore("crlf-issued", { access_token: "access-crlf-1", refresh_token: "refresh-crlf-1", expires_at: 1000, token_endpoint: `${endpoint.url}/token` });
+    const bad = await rejectsWith(adapterFor({ url: server.url, auth: { tokenStore: issued } }, { env: {} }).listTools());
+    assert.equal(bad.code, "UPSTREAM_ERROR");
+    assert.match(bad.message, /answered an access_token containing a line break/);
+    assert.ok(!bad.message.includes("X-Injected") && !bad.message.includes("access-issued"));
+    assert.equal(JSON.parse(readFileSync(issued, "utf8")).access_token, "access-crlf-1", "the store is unchanged");
+  });
+
+  test("a symlinked store stays a link: the refresh rewrites its target, and the lock is the target's", async () => {
+    const server = await fixture({ bearer: true });
+    server.validRefresh.add("refresh-link-1");
+    const file = writeStore("link-target", { access_token: "access-link-0", refresh_token: "refresh-link-1", expires_at: 1000, token_endpoint: server.tokenEndpoint });
+    const linkDir = mkdtempSync(path.join(tmp, "link-"));
+    const link = path.join(linkDir, "tokens.json");
+    symlinkSync(file, link);
+    assert.equal(textOf(await adapterFor({ url: server.url, auth: { tokenStore: link } }, { env: {} }).call("echo", { text: "linked" })), "linked");
+    assert.ok(lstatSync(link).isSymbolicLink(), "the link is kept");
+    assert.match(JSON.parse(readFileSync(file, "utf8")).refresh_token as string, /^refresh-1-/, "the target holds the rotated refresh token");
+    assert.deepEqual(readdirSync(linkDir), ["tokens.json"], "no lock or temporary beside the link");
+    assert.deepEqual(readdirSync(path.dirname(file)), ["tokens.json"]);
   });
 
   test("~ in tokenStore resolves against HOME", async () => {

@@ -275,9 +275,28 @@ describe("n8n plugin: connection variants", () => {
 });
 
 describe("n8n plugin: what each variable is for", () => {
+  it("N8N_MCP_TOKEN_STORE is a path, not a secret: a missing store is named in the error, while the API key stays masked", async () => {
+    const n8n = await startN8nStandIn({ workflows: 1 });
+    const store = path.join(tmp, "chosen", "missing-tokens.json");
+    const env: Record<string, string | undefined> = envFor(n8n, { N8N_MCP_TOKEN_STORE: store });
+    delete env.N8N_MCP_TOKEN;
+    const server = await connect(PLUGIN, env as Record<string, string>);
+    try {
+      const { payload } = await callJson(server.client, "agent_tools_n8n_discover", {});
+      assert.equal(payload.error?.code, "NOT_CONFIGURED");
+      assert.ok((payload.error?.message ?? "").includes(`the OAuth token store ${store} does not exist`), payload.error?.message);
+      assert.ok((payload.error?.hint ?? "").startsWith(`Create or rewrite ${store} with a token set`), payload.error?.hint);
+      assert.doesNotMatch(JSON.stringify(payload), /\[redacted\]/);
+      assertNoSecrets(n8n, server, payload);
+    } finally {
+      await server.close();
+      await n8n.close();
+    }
+  });
+
   it("with only the API key (no MCP token, no token store) the skills run and MCP answers name both ways to configure it", async () => {
     const n8n = await startN8nStandIn({ workflows: 2 });
-    // The default store: a path set in N8N_MCP_TOKEN_STORE is masked like every *TOKEN* variable's value.
+    // The default store (N8N_MCP_TOKEN_STORE unset).
     const config = path.join(tmp, "absent-config");
     const store = path.join(config, "agent-tools", "n8n", "tokens.json");
     const env: Record<string, string | undefined> = envFor(n8n, { XDG_CONFIG_HOME: config, HOME: path.join(tmp, "absent-home") });

@@ -1,4 +1,4 @@
-import { SECRET_NAME } from "../adapters/shared/secret-name.js";
+import { isSecretName, SECRET_NAME } from "../adapters/shared/secret-name.js";
 import { referencedVariables } from "../adapters/shared/env-vars.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { envAlternatives } from "../plugins/requirements.js";
@@ -62,7 +62,7 @@ function argumentSecrets(args: unknown, into: Set<string>): void {
 /** The values of the host's variables whose names say they are credentials. */
 export function hostSecrets(env: NodeJS.ProcessEnv): string[] {
   const secrets: string[] = [];
-  for (const [name, value] of Object.entries(env)) if (value && SECRET_NAME.test(name)) secrets.push(value);
+  for (const [name, value] of Object.entries(env)) if (value && isSecretName(name)) secrets.push(value);
   return secrets;
 }
 
@@ -87,12 +87,14 @@ export function manifestSecrets(manifest: PluginManifest, env: NodeJS.ProcessEnv
     if (Array.isArray(tools)) for (const tool of tools) argumentSecrets((tool as { argv?: unknown } | null)?.argv, secrets);
     literalSecrets(manifest.adapter.headers, secrets);
     // An auth block's values are credentials whatever the variable is called.
+    // Except tokenStore: a path, quoted by the errors that ask to rewrite the file.
     const auth: string[] = [];
-    collectStrings(manifest.adapter.auth, auth);
+    const { tokenStore: _path, ...credentials } = (manifest.adapter.auth ?? {}) as Record<string, unknown>;
+    collectStrings(credentials, auth);
     for (const text of auth) for (const name of referencedVariables(text)) if (env[name]) secrets.add(env[name] as string);
     const tokenEnv = (manifest.adapter.auth as { tokenEnv?: unknown } | undefined)?.tokenEnv;
     if (typeof tokenEnv === "string" && env[tokenEnv]) secrets.add(env[tokenEnv] as string);
   }
-  for (const name of names) if (SECRET_NAME.test(name) && env[name]) secrets.add(env[name] as string);
+  for (const name of names) if (isSecretName(name) && env[name]) secrets.add(env[name] as string);
   return [...secrets];
 }

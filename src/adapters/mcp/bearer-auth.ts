@@ -6,13 +6,17 @@ import type { McpAuthSpec } from "./spec.js";
 /**
  * The bearer token of an HTTP MCP server: the `tokenEnv` host variable when set, else the OAuth
  * token store (refreshed when expired or refused). `authFetch` puts it on every request and, on a
- * 401, refreshes once and retries.
+ * 401, retries once with a new token: the store's own when the file was rewritten meanwhile, else
+ * a refreshed one. A token the server refused right after it was issued is not refreshed again
+ * (that would spend a grant on every request of a server that refuses them all).
  */
 
 export interface BearerSource {
   token(): Promise<string>;
-  /** A new token after `rejected` was refused, or undefined when the source cannot refresh. */
+  /** A new token after `rejected` was refused, or undefined when the source has none. */
   refreshAfter401(rejected: string): Promise<string | undefined>;
+  /** The new token from refreshAfter401 was refused too: do not refresh for it again. */
+  refusedAfterRefresh?(token: string): void;
 }
 
 /**
@@ -55,15 +59,18 @@ function storeFailure(error: unknown, auth: McpAuthSpec, env: NodeJS.ProcessEnv,
 
 export function createBearerSource(
   auth: McpAuthSpec,
-  options: { env: NodeJS.ProcessEnv; redactor: Redactor; baseDir?: string; fetch?: typeof fetch; name: string; shared?: SharedTokenState },
+  options: { env: NodeJS.ProcessEnv; redactor: Redactor; baseDir?: string; fetch?: typeof fetch; name: string; shared?: SharedTokenState; resource?: string },
 ): BearerSource {
   let store: OAuthTokenStore | undefined;
+  /** An issued token the server refused at once: refreshing for it again would only spend grants. */
+  let refusedFresh: string | undefined;
   const getStore = (): OAuthTokenStore | undefined => {
     if (!auth.tokenStore) return undefined;
     store ??= new OAuthTokenStore(resolveStorePath(auth.tokenStore, options.env, options.baseDir), {
       redactor: options.redactor,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.shared ? { shared: options.shared } : {}),
+      ...(options.resource ? { resource: options.resource } : {}),
     });
     return store;
   };
@@ -83,8 +90,16 @@ export function createBearerSource(
     async refreshAfter401(rejected) {
       if (fromEnv()) return undefined;
       const tokenStore = getStore();
-      if (!tokenStore || !(await tokenStore.canRefresh())) return undefined;
-      return tokenStore.refresh(rejected).catch((error: unknown) => Promise.reject(storeFailure(error, auth, options.env, options.baseDir)));
+      if (!tokenStore) return undefined;
+      const fail = (error: unknown) => Promise.reject(storeFailure(error, auth, options.env, options.baseDir));
+      // The user may have rewritten the store (the only way to renew a token without a refresh_token).
+      const stored = await tokenStore.reread().catch(fail);
+      if (stored !== rejected) return stored;
+      if (rejected === refusedFresh || !(await tokenStore.canRefresh())) return undefined;
+      return tokenStore.refresh(rejected).catch(fail);
+    },
+    refusedAfterRefresh(token) {
+      refusedFresh = token;
     },
   };
 }
@@ -105,6 +120,8 @@ export function authFetch(source: BearerSource, base: typeof fetch = fetch): typ
     const fresh = await source.refreshAfter401(token);
     if (!fresh) return response;
     await response.body?.cancel().catch(() => undefined);
-    return base(input, withToken(init, fresh));
+    const retried = await base(input, withToken(init, fresh));
+    if (retried.status === 401) source.refusedAfterRefresh?.(fresh);
+    return retried;
   };
 }

@@ -1,4 +1,4 @@
-import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
+import { Client, InsufficientScopeError, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
 import type { CredentialSource } from "./bearer-auth.js";
 import { settingAt, settingsAt, type Logger, type ServerDescription, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
@@ -803,6 +803,15 @@ export class McpConnection {
       // A 2025-era server that failed after the runtime refused it a question: that is likely why.
       const hint = missing?.hint ?? (control.relay ? this.refusedHints.get(control.relay) : undefined);
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${quotedServerText(error.message, redact)}${missing ? `; ${missing.why}` : ""}`), hint ? { hint } : {});
+    }
+    if (error instanceof InsufficientScopeError) {
+      // A 403 insufficient_scope: the SDK throws it without a status (it would step up with an OAuth
+      // provider, which this runtime does not run), so it is not seen as the 403 it is below.
+      const credentials = this.options.credentials?.();
+      const scope = error.requiredScope ? `: it requires the scope ${error.requiredScope}` : "";
+      const refused = `${server} refused the credentials (HTTP 403 insufficient_scope) for ${what}${scope}; check ${credentials?.what ?? "its token or headers"}`;
+      const grant = `Issue a token with ${error.requiredScope ? `the scope ${error.requiredScope}` : "the scope the server requires"} (sign in again granting it).`;
+      return new McpAdapterError("NOT_CONFIGURED", redact(refused), { status: 403, hint: redact(`${grant} ${credentials?.fix ?? "Tool arguments cannot fix this."}`) });
     }
     if (code !== undefined && code >= 400 && code < 600) {
       if (code === 401 || code === 403) {

@@ -5,6 +5,7 @@ import type { Redactor } from "../shared/redact.js";
 import { cappedFetch, maxResponseBytesFrom } from "../shared/capped-body.js";
 import { withRetryAfter } from "./retry-after.js";
 import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
+import { canonicalResource } from "./oauth-token-store.js";
 import type { SharedTokenState } from "./oauth-token-store.js";
 import { resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
 import type { ConnectOptions, OpenedTransport, TransportOpener } from "./connection.js";
@@ -70,6 +71,7 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
         ...(options.baseDir ? { baseDir: options.baseDir } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
         ...(options.shared ? { shared: options.shared } : {}),
+        resource: canonicalResource(url),
       });
       // Fail early (NOT_CONFIGURED) when there is no token at all.
       await bearer.token();

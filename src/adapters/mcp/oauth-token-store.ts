@@ -1,4 +1,4 @@
-import { readFile, rename, rm } from "node:fs/promises";
+import { open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { readCappedBody } from "../shared/capped-body.js";
@@ -21,6 +21,12 @@ import { replaceFile } from "../../replace-file.js";
  * The new tokens are written to `.<store>.next` and fsynced before the rename; a `.next` left by a
  * process killed before its rename is adopted by the next refresh, so tokens the provider has
  * already rotated are not lost.
+ *
+ * The file is the user's to rewrite at any time (a new sign-in, a token pasted by hand, and for a
+ * token without a refresh_token the only way to renew it): a cached token set is used only while
+ * the file's identity (inode, size, mtime, ctime) is unchanged, and after a 401 the file is read
+ * again in any case. A symlinked store is resolved once (realpath), so its lock and its rewrite
+ * are the target's: two paths to one file share one lock, and the link stays a link.
  */
 
 /** The fields of a token store file, as the errors that ask for a new one name them. */
@@ -33,14 +39,44 @@ export interface StoredTokens {
   access_token: string;
   refresh_token?: string;
   expires_at?: number;
+  /** Lifetime of the access token in seconds, as the token endpoint last answered it. */
+  expires_in?: number;
   token_endpoint?: string;
+  /** RFC 8707 resource sent with a refresh: default the MCP server's canonical URL; false sends none. */
+  resource?: string | false;
   client_id?: string;
   client_secret?: string;
   [field: string]: unknown;
 }
 
-/** Seconds before expiry at which a token counts as expired (clock skew, request time). */
+/** Time before expiry at which a token counts as expired (clock skew, request time). */
 const EXPIRY_SKEW_MS = 30_000;
+
+/**
+ * The skew of one token set: 30 s, but at most half the token's lifetime (`expires_in`, kept from
+ * the token endpoint's answer), else a token that lives 30 s or less would count as expired the
+ * moment it is issued and every request would refresh it.
+ */
+function skewMs(tokens: StoredTokens): number {
+  const lifetime = tokens.expires_in;
+  return typeof lifetime === "number" && Number.isFinite(lifetime) && lifetime > 0 ? Math.min(EXPIRY_SKEW_MS, (lifetime * 1000) / 2) : EXPIRY_SKEW_MS;
+}
+
+/** Whether the token set is (about to be) expired at `now`; false when it has no expiry. */
+function expiresBy(tokens: StoredTokens, now: number): boolean {
+  const expires = expiresAtMs(tokens.expires_at);
+  return expires !== undefined && expires - skewMs(tokens) <= now;
+}
+
+/** What no HTTP header value can carry: a token with one is refused before it is sent. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/** The canonical URI of an MCP server (RFC 8707 `resource`): no credentials, query or fragment, no lone trailing slash. */
+export function canonicalResource(serverUrl: string | URL): string {
+  const url = new URL(serverUrl);
+  return url.pathname === "/" ? url.origin : `${url.origin}${url.pathname}`;
+}
 
 /** `expires_at` in epoch milliseconds, whichever unit the file used. */
 export function expiresAtMs(value: number | undefined): number | undefined {
@@ -89,10 +125,16 @@ export interface TokenStoreOptions {
   now?: () => number;
   /** Timeout of the token endpoint request. Default 15 s. */
   timeoutMs?: number;
+  /** The RFC 8707 `resource` of refresh requests (the MCP server's canonical URL); a store's own `resource` field wins. */
+  resource?: string;
 }
 
 export class OAuthTokenStore {
   private tokens: StoredTokens | undefined;
+  /** The file's identity when `tokens` was read from it: a different one means it was rewritten. */
+  private signature: string | undefined;
+  /** The store's real path (symlinks resolved), once it exists: what is locked and written. */
+  private real: string | undefined;
   private refreshing: Promise<string> | undefined;
   private readonly now: () => number;
 
@@ -103,9 +145,13 @@ export class OAuthTokenStore {
   /** A valid access token: read from the file, refreshed first when expired. */
   async accessToken(): Promise<string> {
     const tokens = await this.load();
-    const expires = expiresAtMs(tokens.expires_at);
-    if (expires !== undefined && expires - EXPIRY_SKEW_MS <= this.now() && tokens.refresh_token) return this.refresh(tokens.access_token);
+    if (expiresBy(tokens, this.now()) && tokens.refresh_token) return this.refresh(tokens.access_token);
     return tokens.access_token;
+  }
+
+  /** The access token the store holds now, read again whatever the cache says (after a 401: the user may have rewritten it). */
+  async reread(): Promise<string> {
+    return (await this.load(true)).access_token;
   }
 
   /**
@@ -137,9 +183,8 @@ export class OAuthTokenStore {
     // Another instance may have rotated the refresh token meanwhile, and sending the old one would
     // be a reuse the server punishes by revoking the whole family.
     const current = await this.load(true, true);
-    const expires = expiresAtMs(current.expires_at);
-    const fresh = expires === undefined || expires - EXPIRY_SKEW_MS > this.now();
-    if (rejected !== undefined ? current.access_token !== rejected && fresh : fresh && expires !== undefined) return current.access_token;
+    const fresh = !expiresBy(current, this.now());
+    if (rejected !== undefined ? current.access_token !== rejected && fresh : fresh && current.expires_at !== undefined) return current.access_token;
     return this.grant(current);
   }
 
@@ -149,7 +194,7 @@ export class OAuthTokenStore {
       // Loaded here, on the first refresh: proper-lockfile brings graceful-fs, which patches fs at
       // import, and the adapter that imports this module also serves every stdio server.
       const { default: lockfile } = await import("proper-lockfile");
-      return await lockfile.lock(this.file, {
+      return await lockfile.lock(await this.target(), {
         stale,
         update: Math.floor(stale / 4),
         realpath: false,
@@ -163,6 +208,16 @@ export class OAuthTokenStore {
     }
   }
 
+  /**
+   * The path that is locked and rewritten: the store with its symlinks resolved, so a link stays a
+   * link (its target gets the new tokens) and two paths to one file share one lock. Resolved once
+   * it exists (a missing store is resolved when it appears).
+   */
+  private async target(): Promise<string> {
+    this.real ??= await realpath(this.file).catch(() => undefined);
+    return this.real ?? this.file;
+  }
+
   /** Whether a refresh is possible at all. */
   async canRefresh(): Promise<boolean> {
     const tokens = await this.load();
@@ -170,13 +225,15 @@ export class OAuthTokenStore {
   }
 
   private async load(reread = false, locked = false): Promise<StoredTokens> {
-    if (this.tokens && !reread) return this.tokens;
+    if (this.tokens && !reread && (await this.unchanged())) return this.tokens;
     // Under the lock, a write cut short between its fsync and its rename is finished first.
-    if (locked) await adoptPendingWrite(this.file);
+    if (locked) await adoptPendingWrite(await this.target());
     const sharedText = await this.options.shared?.kv.get(`oauth:${this.file}`);
     let text: string;
+    let signature: string | undefined;
     try {
-      text = sharedText ?? (await readFile(this.file, "utf8"));
+      if (sharedText !== undefined) text = sharedText;
+      else ({ text, signature } = await readWithSignature(this.file));
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
       throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} ${missing ? "does not exist" : `could not be read: ${errorMessage(error)}`}`);
@@ -191,10 +248,25 @@ export class OAuthTokenStore {
       throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} has no access_token`);
     }
     const tokens = parsed as StoredTokens;
-    if (typeof tokens.expires_at === "string") tokens.expires_at = Number(tokens.expires_at);
     this.register(tokens);
+    // A line break in the token would be refused by fetch with a message quoting part of it (or,
+    // with another client, split the header): refused here, naming the field, never the value.
+    if (CONTROL_CHARACTER.test(tokens.access_token)) {
+      throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} has an access_token containing a line break or another control character, which no HTTP header can carry; write the token into it without one`);
+    }
+    if (typeof tokens.expires_at === "string") tokens.expires_at = Number(tokens.expires_at);
     this.tokens = tokens;
+    this.signature = signature;
     return tokens;
+  }
+
+  /** Whether the cached token set is still what the store holds: the file has its identity of the last read. */
+  private async unchanged(): Promise<boolean> {
+    // With shared state, that (not this host's file) is the truth, and the cache is refreshed under its lock.
+    if (this.options.shared) return true;
+    const now = await fileSignature(this.file);
+    // A store that cannot be stat'ed now (moved away mid-rewrite) keeps the token read before.
+    return now === undefined || now === this.signature;
   }
 
   private register(tokens: Partial<StoredTokens>): void {
@@ -211,17 +283,33 @@ export class OAuthTokenStore {
     const body = new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token });
     if (tokens.client_id) body.set("client_id", tokens.client_id);
     if (tokens.client_secret) body.set("client_secret", tokens.client_secret);
+    // RFC 8707, as the MCP authorization spec requires of token requests: the server the token is for.
+    const resource = tokens.resource === false ? undefined : typeof tokens.resource === "string" ? tokens.resource : this.options.resource;
+    if (resource) body.set("resource", resource);
+    const where = `${endpoint.origin}${endpoint.pathname}`;
     let response: Response;
     try {
       response = await (this.options.fetch ?? fetch)(endpoint, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
         body: body.toString(),
-        redirect: "error",
+        // Not followed: the refresh token and client secret go to token_endpoint and nowhere else.
+        redirect: "manual",
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),
       });
     } catch (error) {
-      throw new McpAdapterError("UPSTREAM_ERROR", redact(`refreshing the OAuth token at ${endpoint.origin}${endpoint.pathname} failed: ${errorMessage(error)}`));
+      throw new McpAdapterError("UPSTREAM_ERROR", redact(`refreshing the OAuth token at ${where} failed: ${errorMessage(error)}`), {
+        hint: `Nothing usable answered at the token_endpoint of ${this.file} (${where}): if the authorization server is down, call again later; if the URL is wrong, correct token_endpoint in that file or write a new token set into it. Tool arguments cannot fix this.`,
+      });
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      const location = response.headers.get("location");
+      const to = location ? ` to ${new URL(location, endpoint).href}` : "";
+      // NOT_CONFIGURED: the hint (bearer-auth.ts) says how to rewrite the store; the message says which field.
+      throw new McpAdapterError("NOT_CONFIGURED", redact(`the token endpoint ${where} answered HTTP ${response.status} redirecting${to}, which is not followed (the refresh token goes to token_endpoint only); set token_endpoint in ${this.file} to the token URL itself, or write a new token set into it`), {
+        status: response.status,
+      });
     }
     // Read capped like every other body (shared/capped-body.ts): a token answer is a few hundred
     // bytes, and a cut one does not parse, which is refused below.
@@ -239,12 +327,18 @@ export class OAuthTokenStore {
     if (typeof json.refresh_token === "string") this.options.redactor.add(json.refresh_token);
     if (!response.ok || typeof json.access_token !== "string") {
       const code = response.status >= 500 ? "UPSTREAM_ERROR" : "NOT_CONFIGURED";
-      const answered = `${endpoint.origin}${endpoint.pathname} answered HTTP ${response.status}`;
+      const answered = `${where} answered HTTP ${response.status}`;
       // A 2xx without a token set is not a refusal: often a login or proxy page in front of the endpoint.
       const what = response.ok
         ? `the token endpoint ${answered} without an access_token${Object.keys(json).length ? "" : `: not JSON (${JSON.stringify(firstBytes(text))})`}`
         : `the token endpoint refused to refresh the OAuth token (${typeof json.error === "string" ? `${json.error}, ` : ""}${answered})`;
-      throw new McpAdapterError(code, redact(`${what}${code === "NOT_CONFIGURED" ? `; write a new token set into ${this.file}` : ""}`), { status: response.status });
+      const failing = `The authorization server at the token_endpoint of ${this.file} (${where}) failed: call again later; if it keeps failing, check token_endpoint in that file or write a new token set into it. Tool arguments cannot fix this.`;
+      throw new McpAdapterError(code, redact(`${what}${code === "NOT_CONFIGURED" ? `; write a new token set into ${this.file}` : ""}`), { status: response.status, ...(code === "UPSTREAM_ERROR" ? { hint: failing } : {}) });
+    }
+    if (CONTROL_CHARACTER.test(json.access_token)) {
+      throw new McpAdapterError("UPSTREAM_ERROR", `the token endpoint ${where} answered an access_token containing a line break or another control character, which no HTTP header can carry; the store ${this.file} is unchanged`, {
+        hint: `The authorization server at the token_endpoint of ${this.file} issued an unusable token: write a new token set into that file (it is read again on the next call). Tool arguments cannot fix this.`,
+      });
     }
     const next: StoredTokens = { ...tokens, access_token: json.access_token };
     if (typeof json.refresh_token === "string") next.refresh_token = json.refresh_token;
@@ -252,16 +346,39 @@ export class OAuthTokenStore {
       const atMs = this.now() + json.expires_in * 1000;
       // Keep the unit the file used.
       next.expires_at = tokens.expires_at !== undefined && tokens.expires_at < 1e11 ? Math.floor(atMs / 1000) : atMs;
+      next.expires_in = json.expires_in;
     } else {
       delete next.expires_at;
+      delete next.expires_in;
     }
     if (typeof json.token_type === "string") next.token_type = json.token_type;
     if (typeof json.scope === "string") next.scope = json.scope;
     // Shared state first: that is what the other instances read; the file is this host's copy.
     await this.options.shared?.kv.set(`oauth:${this.file}`, JSON.stringify(next));
-    await writeTokenStore(this.file, next);
+    await writeTokenStore(await this.target(), next);
     this.tokens = next;
+    this.signature = await fileSignature(this.file);
     return next.access_token;
+  }
+}
+
+/** A file's identity: a rewrite in place changes its size or times, a replacement its inode. */
+function signatureOf(stats: { ino: number; size: number; mtimeMs: number; ctimeMs: number }): string {
+  return `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+}
+
+async function fileSignature(file: string): Promise<string | undefined> {
+  return stat(file).then(signatureOf, () => undefined);
+}
+
+/** The text and the identity of the same open file, so a rewrite between the two is not missed. */
+async function readWithSignature(file: string): Promise<{ text: string; signature: string }> {
+  const handle = await open(file, "r");
+  try {
+    const signature = signatureOf(await handle.stat());
+    return { text: await handle.readFile("utf8"), signature };
+  } finally {
+    await handle.close();
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Redactor } from "./redact.js";
-import { SECRET_NAME } from "./secret-name.js";
+import { isSecretName, SECRET_NAME } from "./secret-name.js";
 
 /**
  * `${VAR}` references in adapter settings (headers, URLs, auth values, env blocks). They are
@@ -89,7 +89,7 @@ export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, wh
 export function resolveAddress(value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor | undefined): string {
   const resolved = interpolate(value, hostEnv, where);
   if (!redactor) return resolved;
-  for (const name of referencedVariables(value)) if (SECRET_NAME.test(name)) redactor.add(hostEnv[name]);
+  for (const name of referencedVariables(value)) if (isSecretName(name)) redactor.add(hostEnv[name]);
   for (const secret of urlCredentials(resolved)) redactor.add(secret);
   return resolved;
 }

@@ -9,3 +9,16 @@
  */
 export const SECRET_NAME =
   /(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|(?<!BY|COM|SUR|TRES|OVER|UNDER)PASS(?![A-Z]|[_-]?THR(?:OUGH|U)\b)|(?<!^|^OLD)PWD(?![A-Z]))/i;
+
+/**
+ * Names that say where a credential is kept, not what it is: N8N_MCP_TOKEN_STORE, GH_TOKEN_FILE,
+ * SECRETS_DIR, AUTH_CONFIG_PATH. Their values are paths, which errors must quote for the user to
+ * find the file (masked, "the OAuth token store [redacted] does not exist" says nothing); the
+ * file's contents are the secret, and whoever reads them registers them (oauth-token-store.ts).
+ */
+const LOCATION_NAME = /[_-](STORE|FILE|PATH|DIR)$/i;
+
+/** Whether a variable or setting of this name holds a credential: SECRET_NAME, unless it names a location. */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name) && !LOCATION_NAME.test(name);
+}
