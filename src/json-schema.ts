@@ -29,9 +29,18 @@ const DRAFT_2020 = /json-schema\.org\/draft\/2020-12\/schema/;
 /** The options every Ajv here is made with; scripts/config-schema.ts precompiles with the same. */
 export const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: true, allowUnionTypes: true } as const;
 
-function newAjv(dialect: "draft-07" | "2020-12"): Ajv {
+type Dialect = "draft-07" | "2020-12";
+/**
+ * How `pattern` regexes are compiled: with JavaScript's `u` flag (Ajv's default, exact for
+ * characters beyond the BMP and `\p{…}` classes), or, only for a schema that does not compile so,
+ * without it: the `u` flag refuses needless escapes such as `\-` or `\/` that plain JS (and the
+ * server's own regex engine) accepts, and a refused pattern left the whole tool unvalidated.
+ */
+type Regexes = "unicode" | "plain";
+
+function newAjv(dialect: Dialect, regexes: Regexes): Ajv {
   const AjvClass = (dialect === "2020-12" ? (require("ajv/dist/2020.js") as { Ajv2020: new (options: object) => Ajv }).Ajv2020 : (require("ajv") as { Ajv: new (options: object) => Ajv }).Ajv);
-  const ajv = new AjvClass(AJV_OPTIONS);
+  const ajv = new AjvClass(regexes === "unicode" ? AJV_OPTIONS : { ...AJV_OPTIONS, unicodeRegExp: false });
   // ajv-formats is CommonJS; its callable sits on `default` in some builds.
   const formats = require("ajv-formats") as { default?: (ajv: Ajv) => Ajv } & ((ajv: Ajv) => Ajv);
   (formats.default ?? formats)(ajv);
@@ -54,12 +63,13 @@ interface Generation {
   compiles: number;
 }
 
-const generations: Partial<Record<"draft-07" | "2020-12", Generation>> = {};
+const generations: Partial<Record<`${Dialect} ${Regexes}`, Generation>> = {};
 
-function ajvFor(schema: Record<string, unknown>): Ajv {
+function ajvFor(schema: Record<string, unknown>, regexes: Regexes): Ajv {
   const dialect = typeof schema.$schema === "string" && DRAFT_2020.test(schema.$schema) ? "2020-12" : "draft-07";
-  let generation = generations[dialect];
-  if (!generation || generation.compiles >= SCHEMAS_PER_AJV) generation = generations[dialect] = { ajv: newAjv(dialect), compiles: 0 };
+  const key = `${dialect} ${regexes}` as const;
+  let generation = generations[key];
+  if (!generation || generation.compiles >= SCHEMAS_PER_AJV) generation = generations[key] = { ajv: newAjv(dialect, regexes), compiles: 0 };
   generation.compiles++;
   return generation.ajv;
 }
@@ -93,25 +103,37 @@ export function compileSchema(schema: Record<string, unknown>): ValidateFunction
  */
 export function compileTransient(schema: Record<string, unknown>): ValidateFunction | Error {
   try {
-    // `$id` is dropped so two servers that reuse one id cannot collide in the shared Ajv
-    // instance; a `$schema` Ajv does not know (e.g. draft-04) is dropped because the keywords are
-    // close enough across drafts that validating without it is right.
-    const { $id: _id, $schema, ...rest } = schema;
-    const known = typeof $schema === "string" && /draft-07|2020-12/.test($schema);
-    // Named by the exact id Ajv knows: servers spell it many ways ("https://json-schema.org/draft-07/schema#",
-    // "http://json-schema.org/draft/2020-12/schema"), and Ajv refuses to compile any other spelling.
-    const toCompile = known ? { $schema: DRAFT_2020.test($schema) ? "https://json-schema.org/draft/2020-12/schema" : "http://json-schema.org/draft-07/schema#", ...rest } : rest;
-    const ajv = ajvFor(schema);
-    const validate = ajv.compile(toCompile);
-    // Ajv's by-object cache would never be hit (`toCompile` is new each time): keep it empty.
-    ajv.removeSchema(toCompile);
-    counts.compiled++;
-    counts.alive++;
-    collected.register(validate, undefined);
-    return validate;
+    return compileWith(schema, "unicode");
   } catch (error) {
+    // A pattern the `u` flag refuses (`^\d{4}\-\d{2}$`): compiled again without it (see Regexes).
+    if (error instanceof SyntaxError && /Invalid regular expression/.test(error.message)) {
+      try {
+        return compileWith(schema, "plain");
+      } catch (again) {
+        return again instanceof Error ? again : new Error(String(again));
+      }
+    }
     return error instanceof Error ? error : new Error(String(error));
   }
+}
+
+function compileWith(schema: Record<string, unknown>, regexes: Regexes): ValidateFunction {
+  // `$id` is dropped so two servers that reuse one id cannot collide in the shared Ajv
+  // instance; a `$schema` Ajv does not know (e.g. draft-04) is dropped because the keywords are
+  // close enough across drafts that validating without it is right.
+  const { $id: _id, $schema, ...rest } = schema;
+  const known = typeof $schema === "string" && /draft-07|2020-12/.test($schema);
+  // Named by the exact id Ajv knows: servers spell it many ways ("https://json-schema.org/draft-07/schema#",
+  // "http://json-schema.org/draft/2020-12/schema"), and Ajv refuses to compile any other spelling.
+  const toCompile = known ? { $schema: DRAFT_2020.test($schema) ? "https://json-schema.org/draft/2020-12/schema" : "http://json-schema.org/draft-07/schema#", ...rest } : rest;
+  const ajv = ajvFor(schema, regexes);
+  const validate = ajv.compile(toCompile);
+  // Ajv's by-object cache would never be hit (`toCompile` is new each time): keep it empty.
+  ajv.removeSchema(toCompile);
+  counts.compiled++;
+  counts.alive++;
+  collected.register(validate, undefined);
+  return validate;
 }
 
 export function toViolations(errors: readonly ErrorObject[] | null | undefined): SchemaViolation[] {
@@ -139,6 +161,9 @@ function describeViolation(error: ErrorObject): string {
       return `${at} must be ${typeInWords(String(params.type))}`;
     case "enum":
       return `${at} must be one of ${JSON.stringify(params.allowedValues)}`;
+    case "const":
+      // Ajv's "must be equal to constant" names no value.
+      return `${at} must be ${JSON.stringify(params.allowedValue)}`;
     default:
       return `${at} ${error.message ?? "is invalid"}`;
   }

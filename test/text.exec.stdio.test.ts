@@ -117,7 +117,8 @@ describe("agent_tools_exec over stdio", () => {
   });
 
   it("validation, unknown tools and the loop breaker are the typed facade's, with their exit codes", async () => {
-    const invalid = await exec(server, "notes call get_note --id '[5]'");
+    // A JSON array for a string parameter is its text (flag-call.ts): a bare flag (true) is what fails validation.
+    const invalid = await exec(server, "notes call get_note --id");
     assert.equal(invalid.exitCode, 2);
     assert.equal((JSON.parse(invalid.stdout) as Payload).error?.code, "ARG_VALIDATION_FAILED");
     assert.equal((await exec(server, `notes call get_note --id '"n1"' | jq -r .result.title`)).stdout, "Shopping\n");
@@ -125,7 +126,7 @@ describe("agent_tools_exec over stdio", () => {
     assert.equal(unknown.exitCode, 2);
     assert.match(unknown.stdout, /did you mean 'list_notes'/);
     const codes: number[] = [];
-    for (let i = 0; i < 3; i++) codes.push((await exec(server, "notes call get_note --id '[7]'")).exitCode);
+    for (let i = 0; i < 3; i++) codes.push((await exec(server, "notes call get_note --id --confirm")).exitCode);
     assert.deepEqual(codes, [2, 2, 6], "third identical failure a retry cannot fix: LOOP_DETECTED, exit 6");
     const upstream: number[] = [];
     for (let i = 0; i < 3; i++) upstream.push((await exec(server, "notes call fail_always")).exitCode);

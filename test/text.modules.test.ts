@@ -110,10 +110,12 @@ describe("generic-mcp", () => {
     const unknown = await run("mcp-call --confirm ecko");
     assert.equal(unknown.exitCode, 2);
     assert.match(unknown.stdout, /did you mean 'echo'/);
-    // A flag read as a number is sent as its text where the schema wants a string (flag-call.ts).
+    // A flag read as a number or a JSON array is sent as its text where the schema wants a string (flag-call.ts).
     assert.equal((await run("mcp-call --confirm echo --text 5")).exitCode, 0);
-    const invalid = await run("mcp-call --confirm echo --text '[5]'");
-    assert.equal(invalid.exitCode, 2);
+    assert.equal((await run("mcp-call --confirm echo --text '[5]' | jq -c .result")).stdout, "[5]\n", "the tool got the text [5] (an array would echo as 5)");
+    const invalid = await run("mcp-call --confirm echo --text");
+    assert.equal(invalid.exitCode, 2, invalid.stderr);
+    assert.match(invalid.stderr, /--text had no value/);
     assert.equal(json(invalid.stdout).error.code, "ARG_VALIDATION_FAILED");
     assert.doesNotMatch((await run("env; mcp-search")).stdout, /generic-token-5521/);
   });

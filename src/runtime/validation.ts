@@ -4,6 +4,7 @@ import { isPlainObject } from "../plain-object.js";
 import { closestNames } from "./similarity.js";
 import { nearKey, undeclaredArguments } from "./stray-keys.js";
 import { echoed } from "./argument-value.js";
+import { followRef, schemaBranches } from "../schema-branches.js";
 
 /**
  * Argument validation with answers a model can act on cheaply: each failing field is named with
@@ -17,23 +18,92 @@ const MAX_ENUM = 8;
 const MAX_NAMES = 12;
 const MAX_ERRORS = 5;
 
-/** The sub-schema at a JSON pointer into the value (through properties, items, additionalProperties). */
-function schemaAt(schema: Record<string, unknown>, pointer: string): Record<string, unknown> | undefined {
-  let current: Record<string, unknown> | undefined = schema;
+/** Sub-schemas read at one path at most (each union branch can lead somewhere else). */
+const MAX_CANDIDATES = 16;
+
+/** The schema `node` gives a child at `part` (a property, an array item, an additional property), its local `$ref` followed. */
+function childOf(root: Record<string, unknown>, node: Record<string, unknown>, part: string): Record<string, unknown> | undefined {
+  const properties: unknown = node.properties;
+  let child: unknown;
+  if (isPlainObject(properties) && isPlainObject(properties[part])) child = properties[part];
+  else if (/^\d+$/.test(part) && isPlainObject(node.items)) child = node.items;
+  else if (isPlainObject(node.additionalProperties)) child = node.additionalProperties;
+  return isPlainObject(child) ? followRef(root, child) : undefined;
+}
+
+/**
+ * Every sub-schema that can apply at a JSON pointer into the value: through properties, items and
+ * additionalProperties, into each `anyOf`/`oneOf`/`allOf` branch and local `$ref`
+ * (schema-branches.ts) on the way, so a pydantic model under `$defs` or a union's branch is found.
+ */
+function schemasAt(schema: Record<string, unknown>, pointer: string): Record<string, unknown>[] {
+  const top = followRef(schema, schema);
+  let current = top ? [top] : [];
   for (const raw of pointer.split("/").slice(1)) {
-    if (!current) return undefined;
     const part = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    const properties: unknown = current.properties;
-    if (isPlainObject(properties) && isPlainObject(properties[part])) current = properties[part];
-    else if (/^\d+$/.test(part) && isPlainObject(current.items)) current = current.items;
-    else if (isPlainObject(current.additionalProperties)) current = current.additionalProperties;
-    else return undefined;
+    const next: Record<string, unknown>[] = [];
+    for (const node of current) {
+      for (const branch of schemaBranches(schema, node)) {
+        const child = childOf(schema, branch, part);
+        if (child && !next.includes(child) && next.length < MAX_CANDIDATES) next.push(child);
+      }
+    }
+    current = next;
   }
   return current;
 }
 
+/** The first sub-schema that applies at a JSON pointer into the value (see schemasAt). */
+function schemaAt(schema: Record<string, unknown>, pointer: string): Record<string, unknown> | undefined {
+  return schemasAt(schema, pointer)[0];
+}
+
+/** The property names declared at a pointer, in any branch (for 'did you mean', and the names listed). */
+function declaredNames(schema: Record<string, unknown>, pointer: string): string[] {
+  const names = new Set<string>();
+  for (const node of schemasAt(schema, pointer)) {
+    for (const branch of schemaBranches(schema, node)) if (isPlainObject(branch.properties)) for (const name of Object.keys(branch.properties)) names.add(name);
+  }
+  return [...names];
+}
+
+/** The `const` and `enum` values any branch allows at a pointer (a discriminated union's tags, "user" and "team"). */
+function valuesAllowedAt(schema: Record<string, unknown>, pointer: string): unknown[] {
+  const values = new Map<string, unknown>();
+  for (const node of schemasAt(schema, pointer)) {
+    for (const branch of schemaBranches(schema, node)) {
+      const listed = Object.hasOwn(branch, "const") ? [branch.const] : Array.isArray(branch.enum) ? branch.enum : [];
+      for (const value of listed) values.set(JSON.stringify(value) ?? String(value), value);
+    }
+  }
+  return [...values.values()];
+}
+
+/**
+ * A `const`/`enum` failure inside a union says every value the union's branches allow there
+ * (Ajv reports one "must be equal to constant" per failing branch, naming none). When the value
+ * sent is one a branch allows, that failure is another branch's and is left out: what failed in
+ * the branch it chose (a missing property) and the union's own error say what is wrong.
+ */
+function unionValues(schema: Record<string, unknown>, args: unknown, violations: readonly SchemaViolation[]): SchemaViolation[] {
+  const unions = violations.filter((v) => v.keyword === "oneOf" || v.keyword === "anyOf").map((v) => v.path);
+  const out: SchemaViolation[] = [];
+  for (const violation of violations) {
+    const inUnion = unions.some((path) => violation.path.startsWith(`${path}/`));
+    if ((violation.keyword !== "const" && violation.keyword !== "enum") || !inUnion) {
+      out.push(violation);
+      continue;
+    }
+    const values = valuesAllowedAt(schema, violation.path);
+    const sent = JSON.stringify(valueAt(args, violation.path));
+    if (values.length > 1 && values.some((value) => JSON.stringify(value) === sent)) continue;
+    out.push({ ...violation, keyword: "enum", params: { ...violation.params, allowedValues: values.length ? values : [violation.params.allowedValue] } });
+  }
+  return out;
+}
+
 /** A schema cut to what says how a value must look: no descriptions, nested objects by their required names. */
-function schemaFragment(schema: Record<string, unknown>, depth = 0): Record<string, unknown> {
+function schemaFragment(root: Record<string, unknown>, schema: Record<string, unknown>, depth = 0): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of KEPT) {
     const value = schema[key];
@@ -42,7 +112,8 @@ function schemaFragment(schema: Record<string, unknown>, depth = 0): Record<stri
     else if (key === "required" && Array.isArray(value) && value.length > MAX_NAMES) out.required = value.slice(0, MAX_NAMES);
     else out[key] = value;
   }
-  if (isPlainObject(schema.items) && depth < 1) out.items = schemaFragment(schema.items, depth + 1);
+  const items = isPlainObject(schema.items) ? followRef(root, schema.items) : undefined;
+  if (items && depth < 1) out.items = schemaFragment(root, items, depth + 1);
   // An object's names when `required` does not say them, or when it must have more of them than it has (minProperties).
   if (isPlainObject(schema.properties) && (out.required === undefined || out.minProperties !== undefined)) {
     const names = Object.keys(schema.properties);
@@ -50,7 +121,7 @@ function schemaFragment(schema: Record<string, unknown>, depth = 0): Record<stri
   }
   for (const union of ["anyOf", "oneOf"] as const) {
     const options = schema[union];
-    if (Array.isArray(options) && depth < 1) out[union] = options.filter(isPlainObject).slice(0, 4).map((o) => schemaFragment(o, depth + 1));
+    if (Array.isArray(options) && depth < 1) out[union] = options.filter(isPlainObject).slice(0, 4).map((o) => schemaFragment(root, followRef(root, o) ?? {}, depth + 1));
   }
   return out;
 }
@@ -133,8 +204,7 @@ function reasonOf(violation: SchemaViolation, schema: Record<string, unknown>, a
     return { told: allowedValues(params.allowedValues, valueAt(args, violation.path)), entry: "must be one of the values the message names" };
   }
   if (violation.keyword === "additionalProperties" && typeof params.additionalProperty === "string") {
-    const parent = schemaAt(schema, violation.path.split("/").slice(0, -1).join("/"));
-    const meant = parent && isPlainObject(parent.properties) ? nearKey(params.additionalProperty, Object.keys(parent.properties)) : undefined;
+    const meant = nearKey(params.additionalProperty, declaredNames(schema, violation.path.split("/").slice(0, -1).join("/")));
     if (meant) return { told: `${violation.message}; did you mean '${meant}'?`, entry: `${violation.message}; did you mean '${meant}'?` };
   }
   if (violation.keyword === "minProperties") {
@@ -154,10 +224,10 @@ function propertiesToAdd(at: Record<string, unknown> | undefined, value: unknown
   return `${missing.length > 1 ? "one or more of " : ""}${shown.join(", ")}${missing.length > MAX_NAMES ? ", …" : ""}`;
 }
 
-/** The message names an enum's values: the entry's schema fragment does not list them again. */
+/** The message names an enum's values (a union's consts among them): the entry's schema fragment does not list them again. */
 function dropEnum(error: FieldError): void {
-  if (!error.schema?.enum) return;
-  const { enum: _said, ...rest } = error.schema;
+  if (!error.schema || (error.schema.enum === undefined && error.schema.const === undefined)) return;
+  const { enum: _said, const: _one, ...rest } = error.schema;
   if (Object.keys(rest).length) error.schema = rest;
   else delete error.schema;
 }
@@ -180,11 +250,11 @@ function fieldErrors(schema: Record<string, unknown>, args: unknown, violations:
     }
     const error: FieldError = { path: shownPath(violation.path), message: violation.message };
     if (violation.keyword === "additionalProperties") {
-      const parent = schemaAt(schema, violation.path.split("/").slice(0, -1).join("/"));
-      if (parent && isPlainObject(parent.properties)) error.schema = { properties: Object.keys(parent.properties).slice(0, MAX_NAMES) };
+      const names = declaredNames(schema, violation.path.split("/").slice(0, -1).join("/"));
+      if (names.length) error.schema = { properties: names.slice(0, MAX_NAMES) };
     } else {
       const at = schemaAt(schema, violation.path);
-      const fragment = at ? schemaFragment(at) : undefined;
+      const fragment = at ? schemaFragment(schema, at) : undefined;
       if (fragment && Object.keys(fragment).length) error.schema = fragment;
     }
     const reason = reasonOf(violation, schema, args);
@@ -226,9 +296,10 @@ export function validateArguments(schema: Record<string, unknown>, args: unknown
   const checked = checkAgainstSchema(schema, args);
   if (checked.ok === "skipped") return { checked: false, reason: checked.reason };
   if (checked.ok) return { checked: true };
-  const failing = fieldErrors(schema, args, checked.violations);
+  const violations = unionValues(schema, args, checked.violations);
+  const failing = fieldErrors(schema, args, violations);
   if (isPlainObject(args)) failing.push(...undeclaredFields(schema, args, failing));
-  const paths = [...new Set([...checked.violations.map((v) => v.path), ...failing.map((f) => f.error.path)])];
+  const paths = [...new Set([...violations.map((v) => v.path), ...failing.map((f) => f.error.path)])];
   const more = paths.length > failing.length ? ` (+${paths.length - failing.length} more)` : "";
   const said = failing.map(({ error, told }) => `${error.path || "(the arguments)"}: ${told}`).join("; ");
   throw new RuntimeError("ARG_VALIDATION_FAILED", `arguments for ${what} are invalid: ${said}${more}`, { ...details, errors: failing.map((f) => f.error) });

@@ -2,15 +2,19 @@ import type { OperationContext, Runtime } from "../runtime/runtime.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import type { Session } from "../runtime/session.js";
 import type { OperationResult } from "../runtime/answers.js";
-import type { FlagTexts, ParsedNamedCall } from "./argv.js";
+import { isPlainObject } from "../plain-object.js";
+import { followRef, jsonType, typesOf } from "../schema-branches.js";
+import { shorten, type FlagTexts, type ParsedNamedCall } from "./argv.js";
 
 /**
  * A tool call made from a command line's words (plugin commands and the module commands' `…-call`
- * alike). Flags are typed before the tool is known (argv.ts), so `--message 1.0` is the number 1
- * and `--assignee 123` the number 123; here, for a parameter the tool's schema types as a string
- * (and not as what the text was read as), the flag's text is sent as written: the schema knows
- * best. A call that still fails validation gets a note naming each flag that was read as another
- * type than the schema wants, or that had no value, and how to write it.
+ * alike). Flags are typed before the tool is known (argv.ts), so `--message 1.0` is the number 1,
+ * `--assignee 123` the number 123 and `--title '[1]'` an array; here, for a parameter the tool's
+ * schema types as a string (in any branch: `Optional[str]` is an anyOf with null, a `$ref` may
+ * name it) and not as what the text was read as, the flag's text is sent as written: the schema
+ * knows best. A call that still fails validation gets a note naming each flag that was read as
+ * another type than the schema wants, kept as text while it looked like JSON, or had no value, and
+ * how to write it.
  */
 
 type Call = Extract<ParsedNamedCall, { ok: true }>;
@@ -21,16 +25,10 @@ export interface FlagCallResult {
   note?: string;
 }
 
-function typesOf(schema: unknown): string[] {
-  const type = (schema as { type?: unknown } | undefined)?.type;
-  if (typeof type === "string") return [type];
-  return Array.isArray(type) ? type.filter((t): t is string => typeof t === "string") : [];
-}
-
-function jsonType(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
-  return typeof value;
+/** The tool's input schema and its parameters' schemas (empty when the tool cannot be described). */
+interface Parameters {
+  root: Record<string, unknown>;
+  properties: Record<string, unknown>;
 }
 
 /** Whether `types` accepts `value`'s JSON type (an integer is a number too). */
@@ -39,33 +37,45 @@ function accepts(types: readonly string[], value: unknown): boolean {
   return types.includes(type) || (type === "integer" && types.includes("number"));
 }
 
-async function propertiesOf(runtime: Runtime, session: Session, target: string | LoadedPlugin, toolName: string, ctx: OperationContext): Promise<Record<string, unknown>> {
+async function parametersOf(runtime: Runtime, session: Session, target: string | LoadedPlugin, toolName: string, ctx: OperationContext): Promise<Parameters> {
   const described = await runtime.describe(session, target, toolName, ctx).catch(() => undefined);
-  if (!described || described.isError) return {};
-  const schema = (described.payload as { tool?: { inputSchema?: { properties?: unknown } } }).tool?.inputSchema;
-  const properties = schema?.properties;
-  return properties && typeof properties === "object" ? (properties as Record<string, unknown>) : {};
+  const schema = described && !described.isError ? (described.payload as { tool?: { inputSchema?: unknown } }).tool?.inputSchema : undefined;
+  if (!isPlainObject(schema)) return { root: {}, properties: {} };
+  // A whole input schema that is a $ref ({"$ref": "#/$defs/Args", "$defs": …}) has its properties where that points.
+  const followed = followRef(schema, schema);
+  return { root: schema, properties: followed && isPlainObject(followed.properties) ? followed.properties : {} };
 }
 
 /** `args` with each typed flag the schema wants as a string put back to its text. */
-function asSchemaWants(args: Record<string, unknown>, typed: Readonly<Record<string, string>>, properties: Record<string, unknown>): Record<string, unknown> {
+function asSchemaWants(args: Record<string, unknown>, typed: Readonly<Record<string, string>>, { root, properties }: Parameters): Record<string, unknown> {
   const out = { ...args };
   for (const [name, text] of Object.entries(typed)) {
-    const types = typesOf(properties[name]);
+    const types = typesOf(root, properties[name]);
     if (types.includes("string") && !accepts(types, args[name])) out[name] = text;
   }
   return out;
 }
 
+/** How to write a value of these types as JSON in a flag, for a text that did not parse. */
+function jsonExample(name: string, types: readonly string[]): string {
+  if (types.includes("array")) return `--${name} '["a","b"]'`;
+  if (types.includes("object")) return `--${name} '{"key":"value"}'`;
+  return `--${name} '<valid JSON>'`;
+}
+
 /** Which flags a validation failure names, said with how each was read and how to write it. */
-function flagNote(outcome: OperationResult, args: Record<string, unknown>, flags: FlagTexts): string | undefined {
+function flagNote(outcome: OperationResult, args: Record<string, unknown>, flags: FlagTexts, { root, properties }: Parameters): string | undefined {
   const error = (outcome.payload as { error?: { code?: string; details?: { errors?: Array<{ path?: string }> } } }).error;
   if (!outcome.isError || error?.code !== "ARG_VALIDATION_FAILED") return undefined;
   const named = new Set((error.details?.errors ?? []).map((e) => String(e.path ?? "").split("/")[1] ?? "").filter(Boolean));
   const notes: string[] = [];
   for (const name of named) {
     const text = flags.typed[name];
-    if (text !== undefined && args[name] !== text) notes.push(`--${name} ${text} was read as ${jsonType(args[name])} ${JSON.stringify(args[name])}; for the text write --${name} '${JSON.stringify(text)}'`);
+    const types = typesOf(root, properties[name]);
+    const unparsed = flags.unparsed[name];
+    // Writing it as text helps only where the parameter takes a string: '--perPage "500"' fails a number's maximum again.
+    if (text !== undefined && args[name] !== text && types.includes("string")) notes.push(`--${name} ${text} was read as ${jsonType(args[name])} ${JSON.stringify(args[name])}; for the text write --${name} '${JSON.stringify(text)}'`);
+    else if (unparsed !== undefined && types.length && !types.includes("string")) notes.push(`--${name} '${shorten(String(args[name]))}' looks like JSON but does not parse (${unparsed}), so it was sent as text, and '${name}' takes no string: write it as valid JSON in single quotes, e.g. ${jsonExample(name, types)}`);
     else if (flags.inexact.includes(name)) notes.push(`--${name} ${String(args[name])} was sent as text: a number that large or that precise does not survive as a JSON number (beyond ±1.8e308, or an integer past 2^53); give one in range`);
     else if (flags.bare.includes(name)) notes.push(`--${name} had no value (the next word was another flag, or none), so it was read as true; give its value right after it`);
   }
@@ -74,8 +84,11 @@ function flagNote(outcome: OperationResult, args: Record<string, unknown>, flags
 
 export async function callFromWords(runtime: Runtime, session: Session, target: string | LoadedPlugin, call: Call, ctx: OperationContext): Promise<FlagCallResult> {
   let args = call.args;
-  if (call.flags && Object.keys(call.flags.typed).length) args = asSchemaWants(args, call.flags.typed, await propertiesOf(runtime, session, target, call.name, ctx));
+  const flags = call.flags;
+  const needed = flags && (Object.keys(flags.typed).length > 0 || Object.keys(flags.unparsed).length > 0);
+  const parameters = needed ? await parametersOf(runtime, session, target, call.name, ctx) : { root: {}, properties: {} };
+  if (flags && Object.keys(flags.typed).length) args = asSchemaWants(args, flags.typed, parameters);
   const outcome = await runtime.call(session, target, { toolName: call.name, arguments: args, ...(call.confirm ? { confirm: true } : {}) }, ctx);
-  const note = call.flags ? flagNote(outcome, args, call.flags) : undefined;
+  const note = flags ? flagNote(outcome, args, flags, parameters) : undefined;
   return { outcome, ...(note ? { note } : {}) };
 }

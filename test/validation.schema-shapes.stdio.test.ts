@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { callJson, connect, FIXTURES, type Connected } from "./helpers.js";
+
+/**
+ * ARG_VALIDATION_FAILED against schemas shaped as real servers emit them (over stdio, against the
+ * built server and test/fixtures/mcp/lax-handshake-server.mjs --schema-shapes): unions whose
+ * branches carry a const tag, pydantic's `$defs` models, a pattern only plain JS regex syntax takes.
+ */
+
+const SERVER = path.join(FIXTURES, "mcp", "lax-handshake-server.mjs");
+let dir: string;
+let conn: Connected;
+
+before(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-schema-shapes-"));
+  const config = path.join(dir, "config.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { lax: { command: process.execPath, args: [SERVER, "--schema-shapes"] } } }));
+  conn = await connect(path.join(dir, "no-plugins"), { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_CATALOG_CACHE: "off" });
+});
+after(async () => {
+  await conn.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const call = (toolName: string, args: Record<string, unknown>) => callJson(conn.client, "agent_tools_lax_call", { toolName, arguments: args });
+
+async function refusal(toolName: string, args: Record<string, unknown>): Promise<{ message: string; errors: { path: string; message: string; schema?: Record<string, unknown> }[] }> {
+  const { payload, isError } = await call(toolName, args);
+  assert.equal(isError, true, JSON.stringify(payload));
+  assert.equal(payload.error?.code, "ARG_VALIDATION_FAILED", JSON.stringify(payload));
+  return { message: payload.error?.message ?? "", errors: payload.error?.details?.errors as never };
+}
+
+describe("a const that does not match names the allowed values", () => {
+  it("a const at the top: the value it must be", async () => {
+    const { message } = await refusal("unions", { mode: "slow" });
+    assert.equal(message, `arguments for 'unions' are invalid: /mode: 'mode' must be "fast"`);
+  });
+
+  it("the tag of a oneOf union: every branch's value, once, at the tag's path", async () => {
+    const { message, errors } = await refusal("unions", { target: { kind: "org" } });
+    assert.match(message, /\/target\/kind: must be one of "user" or "team"/);
+    assert.doesNotMatch(message, /equal to constant/);
+    assert.equal(errors.filter((e) => e.path === "/target/kind").length, 1);
+  });
+
+  it("a zod-shaped discriminated union (anyOf of one-value enums): the tags by name", async () => {
+    const { message } = await refusal("unions", { shape: { kind: "triangle" } });
+    assert.match(message, /\/shape\/kind: must be one of "circle" or "square"/);
+  });
+
+  it("a tag one branch takes is not called wrong: the failure of the branch it chose is said", async () => {
+    const { message } = await refusal("unions", { target: { kind: "team", slug: 5 } });
+    assert.doesNotMatch(message, /\/target\/kind/);
+    assert.match(message, /\/target\/slug: 'target.slug' must be a string/);
+    const fixed = await call("unions", { target: { kind: "team", slug: "core" } });
+    assert.equal(fixed.isError, false, JSON.stringify(fixed.payload));
+  });
+});
+
+describe("inside a $ref/$defs model, an unknown key gets what the inline model gets", () => {
+  it("'did you mean' and the declared names, through a local $ref", async () => {
+    const { message, errors } = await refusal("refs", { home: { cty: "Paris" } });
+    assert.equal(message, "arguments for 'refs' are invalid: /home/cty: unknown property 'home.cty' is not allowed; did you mean 'city'?");
+    assert.deepEqual(errors[0]?.schema, { properties: ["city", "zip"] });
+  });
+
+  it("a recursive model, several levels down, and the schema fragment of a field under a $ref", async () => {
+    const deep = await refusal("refs", { root: { name: "a", children: [{ name: "b", children: [{ nam: "c" }] }] } });
+    assert.match(deep.message, /unknown property 'root\.children\[0\]\.children\[0\]\.nam' is not allowed; did you mean 'name'\?$/);
+    const zip = await refusal("refs", { home: { zip: "7501" } });
+    assert.deepEqual(zip.errors[0]?.schema, { type: "string", pattern: "^\\d{5}$" });
+  });
+});
+
+describe("a pattern plain JS regex syntax takes but the u flag refuses", () => {
+  it("is still checked (the tool was left unvalidated), and a matching value passes", async () => {
+    const { message } = await refusal("month", { month: "2024-1" });
+    assert.equal(message, `arguments for 'month' are invalid: /month: 'month' must match pattern "^\\d{4}\\-\\d{2}$"`);
+    const ok = await call("month", { month: "2024-01" });
+    assert.equal(ok.isError, false, JSON.stringify(ok.payload));
+    assert.doesNotMatch(conn.stderr(), /month: the schema cannot be compiled/);
+  });
+});
