@@ -1,4 +1,5 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { flatLine } from "./runtime/one-line.js";
 
 /**
  * Newline-delimited JSON-RPC read from a stdio stream, like the SDK's ReadBuffer, with the
@@ -20,16 +21,49 @@ type Parse = (line: string) => JSONRPCMessage;
 /**
  * A line that is JSON but that the SDK's schema refused: thrown with the parsed value, so the
  * server side can still answer a request in it (stdio-wire.ts) instead of leaving its caller waiting.
- * The message is the schema's own.
+ * The message is one short line naming the schema's first problem (schemaProblem); the schema's
+ * own error, a pretty-printed dump of every union branch's issues, stays the cause.
  */
 export class RefusedLine extends Error {
   constructor(
     readonly value: unknown,
     cause: unknown,
   ) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    super(`not a valid JSON-RPC message: ${schemaProblem(cause)}`, { cause });
     this.name = "RefusedLine";
   }
+}
+
+/** Characters of a refused line's problem: the key names and messages in it are the sender's text. */
+const PROBLEM_CHARS = 200;
+
+interface SchemaIssue {
+  path?: unknown;
+  message?: unknown;
+  errors?: unknown;
+}
+
+/**
+ * The first issue of a zod error as `path: message` (`params: Invalid input: expected object,
+ * received string`). A union's issue ("Invalid input") says nothing: its first branch's first
+ * issue does (a JSON-RPC message is a union of request, notification, result and error).
+ */
+function schemaProblem(error: unknown): string {
+  let issue = firstIssue((error as { issues?: unknown } | undefined)?.issues);
+  for (let depth = 0; issue && depth < 4; depth++) {
+    const branches = issue.errors;
+    const inner = Array.isArray(branches) ? firstIssue(branches[0]) : undefined;
+    if (!inner) break;
+    issue = inner;
+  }
+  if (!issue) return flatLine(error instanceof Error ? error.message : String(error), PROBLEM_CHARS);
+  const where = Array.isArray(issue.path) && issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ` : "";
+  return flatLine(`${where}${String(issue.message)}`, PROBLEM_CHARS);
+}
+
+function firstIssue(issues: unknown): SchemaIssue | undefined {
+  const first: unknown = Array.isArray(issues) ? issues[0] : undefined;
+  return first !== null && typeof first === "object" ? (first as SchemaIssue) : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

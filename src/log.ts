@@ -19,7 +19,9 @@ export function createLogger(scope = "agent-tools", level: Level = levelFromEnv(
   const write = (at: Exclude<Level, "silent">, message: string, fields?: Record<string, unknown>): void => {
     if (LEVELS[at] < threshold) return;
     const suffix = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : "";
-    process.stderr.write(`[${scope}] ${at}: ${message}${suffix}\n`);
+    // Escaped here, not at each call site: a message may carry text a client or a downstream
+    // chose (a tool name, a server's stderr), and one call must always be one line.
+    process.stderr.write(`[${scope}] ${at}: ${oneLine(`${message}${suffix}`)}\n`);
   };
   return {
     debug: (m, f) => write("debug", m, f),
@@ -43,6 +45,15 @@ export function escapeControls(text: string): string {
 }
 
 const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+// The same class without the g flag: `test` on a global regex keeps state between calls.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const HAS_CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** A log line's text with its control characters escaped; most lines have none, so one test first. */
+function oneLine(text: string): string {
+  return HAS_CONTROL_CHARACTER.test(text) ? escapeControls(text) : text;
+}
 
 /**
  * `log` with each line's credentials masked, its message and its fields, before it is written:

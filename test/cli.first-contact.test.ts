@@ -150,6 +150,34 @@ describe("the command line", () => {
     assert.match(flag.stderr, /^agent-tools: --follow takes no value \(-f, --follow: keep printing new entries\); write it alone\n/);
   });
 
+  it("a one-letter switch written with '=' names the word typed, not the piece Node split off", async () => {
+    const follow = await run("agent-tools", ["audit", "-f=2"]);
+    assert.equal(follow.code, 2);
+    assert.match(follow.stderr, /^agent-tools: '-f=2': -f takes no value \(-f, --follow: keep printing new entries\); write -f alone\n/);
+    for (const args of [["audit", "-h=1"], ["status", "-h=yes"]]) {
+      const ran = await run("agent-tools", args);
+      assert.equal(ran.code, 2, `${args.join(" ")}: ${ran.stderr}`);
+      assert.match(ran.stderr, new RegExp(`^agent-tools: '${args[1]}': -h takes no value \\(-h, --help: print help and exit\\); write -h alone\n`));
+      assert.doesNotMatch(ran.stderr, /'-='/);
+    }
+    const unknown = await run("agent-tools", ["audit", "-q=3"]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^agent-tools: unknown option '-q=3': '-q' is no option of this program/);
+  });
+
+  it("words nothing reads after --version or a command's --help exit 2, naming them", async () => {
+    const version = await run("agent-tools", ["--version", "extra"]);
+    assert.equal(version.code, 2);
+    assert.equal(version.stdout, "");
+    assert.match(version.stderr, /^agent-tools: --version takes no words; 'extra' is not read\n/);
+    const help = await run("agent-tools", ["audit", "-h", "extra"]);
+    assert.equal(help.code, 2);
+    assert.equal(help.stdout, "");
+    assert.match(help.stderr, /^agent-tools: agent-tools audit takes no words after it; 'extra' is not read/);
+    const plain = await run("agent-tools", ["audit", "-h"]);
+    assert.equal(plain.code, 0, "the help alone still prints the usage");
+  });
+
   it("the top-level help indents a command's continued description under it", async () => {
     const help = await run("agent-tools", ["--help"]);
     const commands = help.stdout.split("\n\noptions:")[0]?.split("\ncommands:\n")[1] ?? "";

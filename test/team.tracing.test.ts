@@ -109,4 +109,18 @@ describe("team gateway: OpenTelemetry traces", () => {
     const search = spans.find((s) => s.name === "agent_tools.search");
     assert.equal(attribute(search?.attributes, "agent_tools.outcome"), "ok");
   });
+
+  it("an endpoint's user and password are masked in the log; spans still reach the collector", async () => {
+    const password = "OTELPASS_s3cret_1111";
+    const withCredentials = endpoint.replace("http://", `http://otuser:${password}@`);
+    const before = exports.length;
+    const server = await startHttp({ AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_LOG: "debug", OTEL_EXPORTER_OTLP_ENDPOINT: withCredentials });
+    const { client } = await httpClient(server.url);
+    await callJson(client, "agent_tools_search", { query: "write a note" });
+    await client.close();
+    await server.stop();
+    assert.ok(server.stderr().includes(`tracing: spans of every operation and pipeline step go to ${endpoint.replace("http://", "http://***@")}/v1/traces`), server.stderr());
+    assert.ok(!server.stderr().includes(password), "the password is not logged");
+    assert.ok(exports.length > before, "the exporter still posted to /v1/traces");
+  });
 });

@@ -150,6 +150,16 @@ async function optionProblem(error: Error & { code?: string }, args: readonly st
   // Node names a short-and-long option as '-f, --follow': the long form is kept.
   const named = /^(?:Unknown option|Option) '(?:-\w, )?(-{1,2}[^' ]+)/.exec(error.message)?.[1];
   const name = named ? OPTION_WORDS.get(named) : undefined;
+  // Node reads '-f=2' as the one-letter options -f, -= and -2, and names '-=': the word typed is what is wrong.
+  const glued = error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? args.find((arg) => /^-[^-=]+=/.test(arg)) : undefined;
+  if (glued) {
+    const short = glued.slice(0, 2);
+    const option = OPTION_WORDS.get(short);
+    // Every one-letter option is a switch (-f, -h, -v): none takes a value.
+    return option
+      ? `'${glued}': ${short} takes no value (${optionTakes(option, command)}); write ${short} alone`
+      : `unknown option '${glued}': '${short}' is no option of this program, and a one-letter option takes no '=' value`;
+  }
   if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && named) {
     // Names compared without their dashes (shared dashes would make '--bogus' look like '--tools');
     // a one-letter option is too short to guess from.
@@ -158,7 +168,7 @@ async function optionProblem(error: Error & { code?: string }, args: readonly st
   }
   if (error.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && name && named) {
     const option = OPTION_HELP[name];
-    const takes = `${option.words}: ${optionDoes(command ? COMMANDS[command]?.options : undefined, name).replace(/\s*\n\s*/g, " ")}`;
+    const takes = optionTakes(name, command);
     if (option.type === "boolean") return `${named} takes no value (${takes}); write it alone`;
     const next = args[args.indexOf(named) + 1];
     return next === undefined
@@ -166,6 +176,11 @@ async function optionProblem(error: Error & { code?: string }, args: readonly st
       : `${named} needs a value after it (${takes}); '${next}' reads as an option (a value that starts with '-' is written --${name}=${next})`;
   }
   return error.message.replace(/\. To specify a positional.*$/s, "");
+}
+
+/** An option as the usage says it, with what it does for `command` ("-f, --follow: keep printing new entries"). */
+function optionTakes(name: OptionName, command: string | undefined): string {
+  return `${OPTION_HELP[name].words}: ${optionDoes(command ? COMMANDS[command]?.options : undefined, name).replace(/\s*\n\s*/g, " ")}`;
 }
 
 async function readConfig(explicit: string | undefined) {
@@ -270,16 +285,23 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     return 2;
   }
   const { values, positionals } = parsed;
+  const command = positionals[0] ?? (values.help ? "help" : "mcp");
   if (values.version) {
+    // `--version extra` names a word nothing reads: refused like any command's stray words.
+    const stray = COMMANDS[command] ? misplacedWords(command, {}, positionals.slice(1), bin) : `--version takes no words; '${positionals.join(" ")}' is not read`;
+    if (stray) {
+      process.stderr.write(`${bin}: ${stray}\n`);
+      return 2;
+    }
     process.stdout.write(`${packageJson().version}\n`);
     return 0;
   }
-  const command = positionals[0] ?? (values.help ? "help" : "mcp");
   // `help`, `--help` anywhere (and `exec --help`) print the command's usage: nothing is served, bound or read.
   if (values.help || command === "help" || (command === "exec" && (execWords[0] === "--help" || execWords[0] === "-h"))) {
     // `help validate extra` names one command too many: refused like any command's stray words (the
     // options next to a help are not checked: `--help` with any of them still prints the usage).
-    const stray = command === "help" ? misplacedWords("help", {}, positionals.slice(1), bin) : undefined;
+    // (`audit -h extra` likewise: the words a command does not read are refused with or without --help.)
+    const stray = COMMANDS[command] && command !== "exec" ? misplacedWords(command, {}, positionals.slice(1), bin) : undefined;
     if (stray) {
       process.stderr.write(`${bin}: ${stray}\n`);
       return 2;

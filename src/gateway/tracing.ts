@@ -1,5 +1,8 @@
 import type { Logger } from "../adapters/types.js";
 import type { Tracing } from "../runtime/observer.js";
+import { createRedactor } from "../adapters/shared/redact.js";
+import { urlCredentials } from "../adapters/shared/env-vars.js";
+import { maskedUrlText } from "../url-text.js";
 
 /**
  * OpenTelemetry traces of the gateway's operations: one span per discover, search, call and skill
@@ -13,7 +16,7 @@ import type { Tracing } from "../runtime/observer.js";
  */
 
 export interface GatewayTracing extends Tracing {
-  /** Where spans go, for the start-up log line. */
+  /** Where spans go, for the start-up log line: its credentials masked (maskedUrlText). */
   readonly endpoint: string;
   /** Send what is buffered and stop. */
   shutdown(): Promise<void>;
@@ -37,7 +40,11 @@ export async function startTracing(options: { env: NodeJS.ProcessEnv; instanceId
     import("@opentelemetry/resources"),
   ]);
   // The exporter reads the OTEL_EXPORTER_OTLP_* variables itself (endpoint, headers, timeout).
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || `${env.OTEL_EXPORTER_OTLP_ENDPOINT!.trim().replace(/\/$/, "")}/v1/traces`;
+  const target = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || `${env.OTEL_EXPORTER_OTLP_ENDPOINT!.trim().replace(/\/$/, "")}/v1/traces`;
+  // A collector's URL may hold a user and password: the log names the URL masked, and an
+  // exporter's error (which may quote the URL it could not reach) has them masked too.
+  const endpoint = maskedUrlText(target);
+  const credentials = createRedactor(urlCredentials(target));
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME?.trim() || "agent-tools-runtime", "service.version": options.version, "service.instance.id": options.instanceId }),
     spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter() })],
@@ -66,7 +73,7 @@ export async function startTracing(options: { env: NodeJS.ProcessEnv; instanceId
       };
     },
     async shutdown() {
-      await provider.shutdown().catch((error: unknown) => options.log.warn(`tracing: could not send the last spans to ${endpoint}: ${error instanceof Error ? error.message : String(error)}`));
+      await provider.shutdown().catch((error: unknown) => options.log.warn(credentials.redact(`tracing: could not send the last spans to ${endpoint}: ${error instanceof Error ? error.message : String(error)}`)));
     },
   };
 }

@@ -41,6 +41,7 @@ export function createAuditObserver(options: { audit: AuditLog; instanceId: stri
       plugin: event.plugin,
       ...(event.target ? { tool: event.target } : {}),
       outcome: event.outcome,
+      ...(event.confirmedBy ? { confirmedBy: event.confirmedBy } : {}),
       durationMs: event.durationMs,
       ...(event.arguments !== undefined ? { arguments: redactArguments(event.arguments) } : {}),
     };

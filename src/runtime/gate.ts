@@ -1,6 +1,7 @@
 import type { Adapter, ToolDescriptor } from "../adapters/types.js";
 import { RuntimeError } from "../errors.js";
 import { forbiddenWrite } from "./access.js";
+import type { ConfirmedBy } from "./observer.js";
 import type { Session } from "./session.js";
 
 /**
@@ -41,6 +42,11 @@ export interface GateRequest {
   why?: string;
   /** `confirm: true` was sent at the top level of the request. */
   confirmed: boolean;
+  /**
+   * Filled in by a confirmation policy that lets a write through: who confirmed it (the audit
+   * entry's `confirmedBy`). The runtime's default policy sets it; one a front end supplies may.
+   */
+  confirmedBy?: ConfirmedBy;
   /** Where a `confirm` was found and not honoured ("arguments.confirm"), to say where it belongs. */
   misplacedConfirm?: string;
   /** A top-level `confirm` that was not the JSON boolean true, as the refusal names it (`the string "true"`). */
@@ -56,7 +62,11 @@ export type GatePolicy = (request: GateRequest) => Promise<void> | void;
 
 /** The default confirmation policy: a write runs only with `confirm: true` at the top level. */
 export const confirmFlag: GatePolicy = async (request) => {
-  if (!request.mutating || request.confirmed) return;
+  if (!request.mutating) return;
+  if (request.confirmed) {
+    request.confirmedBy = "model";
+    return;
+  }
   const misplaced = request.misplacedConfirm
     ? ` The 'confirm' in ${request.misplacedConfirm} was not honoured: it belongs at the top level, next to ${request.via === "skill" ? "'skill'" : "'toolName'"}.`
     : "";
@@ -91,6 +101,21 @@ export const identityWrites: GatePolicy = (request) => {
  * policy answered with one (most decide at once); a refusal at once is thrown at once. `first`:
  * where to go on after a policy that waited (no copy of the chain).
  */
+/**
+ * Who confirmed a request the gate let through, for the audit: nobody for a read, "not needed"
+ * for a write of a plugin that asks no confirmation, else what the confirmation policy said.
+ */
+export function confirmedByOf(request: GateRequest): ConfirmedBy | undefined {
+  if (!request.writes) return undefined;
+  return request.mutating ? request.confirmedBy : "not needed";
+}
+
+/** Of a skill run's steps, the one that says most: a human's yes over the model's, over none needed. */
+export function strongerConfirmation(a: ConfirmedBy | undefined, b: ConfirmedBy | undefined): ConfirmedBy | undefined {
+  const rank = (by: ConfirmedBy | undefined): number => (by === "user" ? 3 : by === "model" ? 2 : by === "not needed" ? 1 : 0);
+  return rank(a) >= rank(b) ? a : b;
+}
+
 export function passGate(policies: readonly GatePolicy[], request: GateRequest, first = 0): Promise<void> | void {
   for (let i = first; i < policies.length; i++) {
     const waiting = (policies[i] as GatePolicy)(request);

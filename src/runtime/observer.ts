@@ -7,9 +7,17 @@ import type { Session } from "./session.js";
  * log's note that it could not record a write (ObserverNote).
  */
 
-/** Facts an operation learns on its way (whether it changed data). */
+/**
+ * Who let a write through the confirmation gate: the human (a confirmation form the client showed
+ * them), the model (its `confirm: true`), or nobody because the plugin's writes need no confirmation.
+ */
+export type ConfirmedBy = "user" | "model" | "not needed";
+
+/** Facts an operation learns on its way (whether it changed data, and who confirmed it). */
 export interface CallFacts {
   mutating: boolean;
+  /** Set once the gate let a write through (absent for a write refused before or at the gate). */
+  confirmedBy?: ConfirmedBy;
 }
 
 export interface CallEvent {
@@ -25,6 +33,8 @@ export interface CallEvent {
   mutating: boolean;
   /** The tool's or skill's arguments as sent (observers redact them). */
   arguments?: unknown;
+  /** Who confirmed the write the gate let through. */
+  confirmedBy?: ConfirmedBy;
 }
 
 /**

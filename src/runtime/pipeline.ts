@@ -7,7 +7,7 @@ import { describeThrown, fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import type { Skill } from "../plugins/skills.js";
 import type { ErrorAnswer, NextStep, OperationResult, SuccessKind } from "./answers.js";
-import { confirmFlag, gatedAdapter, passGate, type GatePolicy, type GateRequest, type SkillGate } from "./gate.js";
+import { confirmedByOf, confirmFlag, gatedAdapter, passGate, strongerConfirmation, type GatePolicy, type GateRequest, type SkillGate } from "./gate.js";
 import { approveCall } from "./approved-call.js";
 import { writeReason } from "./write-reason.js";
 import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confirmer } from "./confirm.js";
@@ -388,6 +388,7 @@ async function tellObservers(session: Session, meta: FrameMeta, started: number,
     durationMs: Date.now() - started,
     mutating: meta.facts?.mutating ?? false,
     arguments: meta.arguments,
+    ...(meta.facts?.confirmedBy ? { confirmedBy: meta.facts.confirmedBy } : {}),
   };
   // Awaited before the answer goes out, so an acknowledged write is in the audit log.
   for (const observe of observers) {
@@ -476,7 +477,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           ? { plugin: request.plugin, tool: request.target, arguments: request.arguments, skill: request.skill ?? "", skillArguments: request.skillArguments ?? {}, redact: deps.redact }
           : { plugin: request.plugin, tool: request.target, arguments: request.arguments, redact: deps.redact };
       const decision = await ctx.confirmer(question);
-      if (decision === "accept") return;
+      if (decision === "accept") {
+        request.confirmedBy = "user";
+        return;
+      }
       const what = `${request.via === "skill" ? `skill '${request.skill ?? ""}'` : `'${request.target}'`} of plugin '${request.plugin}'`;
       const said =
         decision === "unconfirmed"
@@ -804,11 +808,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   /** Confirmation (may this write run): after validation, so the human is asked only about a call that can run. */
   const gateCall: Step = (state) => {
     // One policy: called as it is, rather than through a chain made for it on every call.
-    const waiting = confirmationOf(state.ctx)(gateRequestFor(state));
-    return waiting ? waiting.then(() => gatePassed(state)) : gatePassed(state);
+    const request = gateRequestFor(state);
+    const waiting = confirmationOf(state.ctx)(request);
+    return waiting ? waiting.then(() => gatePassed(state, request)) : gatePassed(state, request);
   };
 
-  const gatePassed = (state: CallState): void => {
+  const gatePassed = (state: CallState, request: GateRequest): void => {
+    const confirmedBy = confirmedByOf(request);
+    if (confirmedBy) state.facts.confirmedBy = confirmedBy;
     if (state.misplacedConfirm) {
       state.repairs.push({ kind: "dropped-misplaced-confirm", message: `the 'confirm' in ${state.misplacedConfirm} was not honoured: confirm belongs at the top level, next to 'toolName'` });
     }
@@ -846,6 +853,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const pass = async (request: GateRequest) => {
       try {
         await passGate(chain, request);
+        if (facts) {
+          const confirmedBy = strongerConfirmation(facts.confirmedBy, confirmedByOf(request));
+          if (confirmedBy) facts.confirmedBy = confirmedBy;
+        }
       } catch (error) {
         // Kept, so a skill that catches the refusal (or the pending question) and answers normally still stops.
         if (error instanceof ConfirmInterrupt) interrupts?.push(error);

@@ -1,5 +1,6 @@
-import { mkdirSync, statSync } from "node:fs";
-import { appendFile, open, readFile, stat } from "node:fs/promises";
+import { chmodSync, closeSync, fstatSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { appendFile, readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import os from "node:os";
 import path from "node:path";
 import { whyNotWritableFile } from "../writable-file.js";
@@ -32,6 +33,32 @@ export function auditFileProblem(file: string, source: string, written?: string)
   return why ? `the audit log ${file} (from ${source}) ${why}; set ${source} to a file in a folder this process may write, or AGENT_TOOLS_AUDIT=off to keep no audit log` : undefined;
 }
 
+/**
+ * The audit file made 0600 when it already exists readable or writable by group or others
+ * (appendFile's mode applies only when it creates the file; one made by hand, by a copy, or
+ * under another umask keeps its mode): arguments' shapes, identities and sessions are for the
+ * operator. A `warning` says it was changed; `refused` says why it could not be (another user's file).
+ */
+export function tightenAuditFileMode(file: string): { warning?: string; refused?: string } {
+  let mode: number;
+  try {
+    const found = statSync(file);
+    if (!found.isFile()) return {};
+    mode = found.mode & 0o777;
+  } catch {
+    return {}; // none yet: appended with mode 0600
+  }
+  if ((mode & 0o077) === 0) return {};
+  const was = mode.toString(8).padStart(4, "0");
+  try {
+    chmodSync(file, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    return { refused: `the audit log ${file} has mode ${was} (group or others may read it) and could not be made 0600 (${code}); run 'chmod 600 ${file}' as its owner, or set AGENT_TOOLS_AUDIT_FILE to a file of this user` };
+  }
+  return { warning: `the audit log ${file} had mode ${was} (group or others could read it); it is now 0600` };
+}
+
 function parseAuditLines(text: string): AuditEntry[] {
   const entries: AuditEntry[] = [];
   for (const line of text.split("\n")) {
@@ -45,15 +72,70 @@ function parseAuditLines(text: string): AuditEntry[] {
   return entries;
 }
 
-function sizeNow(file: string): number {
+/** Which file is at `file` now (device and inode); undefined when none is. */
+function identityOf(file: string): { dev: number; ino: number } | undefined {
   try {
-    return statSync(file).size;
+    const { dev, ino } = statSync(file);
+    return { dev, ino };
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
-export function createFileAuditLog(file: string): AuditLog {
+/** How often `follow` looks at the file; tests pass a shorter one. */
+const FOLLOW_POLL_MS = 300;
+
+/**
+ * The file `follow` reads: its descriptor (it outlives a rename), which file it is, and how far it
+ * was read. Read with the sync calls: `audit --follow` is a command of its own, reading a few
+ * appended lines per poll, and a descriptor opened synchronously fixes "now" at the call.
+ */
+interface Followed {
+  fd: number;
+  dev: number;
+  ino: number;
+  offset: number;
+}
+
+/** The file at `file` now, opened at `offset` (undefined: its end); undefined when there is none. */
+function openFollowed(file: string, offset?: number): Followed | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return undefined;
+  }
+  const { dev, ino, size } = fstatSync(fd);
+  return { fd, dev, ino, offset: offset ?? size };
+}
+
+/** What was appended to the followed file since the last read (from its start again when it was truncated). */
+function readOn(followed: Followed): Buffer {
+  const { size } = fstatSync(followed.fd);
+  if (size < followed.offset) followed.offset = 0;
+  if (size === followed.offset) return Buffer.alloc(0);
+  const buffer = Buffer.alloc(size - followed.offset);
+  const bytesRead = readSync(followed.fd, buffer, 0, buffer.length, followed.offset);
+  followed.offset += bytesRead;
+  return buffer.subarray(0, bytesRead);
+}
+
+/**
+ * Wait `ms`, or less if `signal` aborts; true when following should go on. The timer's own abort
+ * listener is removed when it fires, so polling for hours adds none.
+ */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function createFileAuditLog(file: string, options: { pollMs?: number } = {}): AuditLog {
+  const pollMs = options.pollMs ?? FOLLOW_POLL_MS;
   let dirReady = false;
   return {
     where: `file ${file}`,
@@ -75,30 +157,32 @@ export function createFileAuditLog(file: string): AuditLog {
       return parseAuditLines(text).slice(-limit);
     },
     async follow(onEntry, signal) {
-      // "From now" is the size when follow() is called, read at once: read after an await, an entry
-      // appended right after the call could land first and be taken for the past (never shown).
-      let offset = sizeNow(file);
+      // "From now" is the file and its size when follow() is called, read at once: read after an
+      // await, an entry appended right after the call could land first and be taken for the past.
+      let current = openFollowed(file);
       let carry = "";
-      while (!signal.aborted) {
-        await new Promise((resolve) => {
-          const timer = setTimeout(resolve, 300);
-          signal.addEventListener("abort", () => { clearTimeout(timer); resolve(undefined); }, { once: true });
-        });
-        const size = await stat(file).then((s) => s.size, () => 0);
-        if (size < offset) offset = 0; // rotated or truncated: start over
-        if (size === offset) continue;
-        const handle = await open(file, "r");
-        try {
-          const buffer = Buffer.alloc(size - offset);
-          await handle.read(buffer, 0, buffer.length, offset);
-          offset = size;
-          const text = carry + buffer.toString("utf8");
-          const cut = text.lastIndexOf("\n");
-          carry = text.slice(cut + 1);
-          for (const entry of parseAuditLines(text.slice(0, cut + 1))) onEntry(entry);
-        } finally {
-          await handle.close();
+      const emit = (buffer: Buffer): void => {
+        if (buffer.length === 0) return;
+        const text = carry + buffer.toString("utf8");
+        const cut = text.lastIndexOf("\n");
+        carry = text.slice(cut + 1);
+        for (const entry of parseAuditLines(text.slice(0, cut + 1))) onEntry(entry);
+      };
+      try {
+        while (await pause(pollMs, signal)) {
+          // The open file first, to its end: after a rotation (mv) it still holds what was
+          // appended before the move, which the path no longer reaches.
+          if (current) emit(readOn(current));
+          const now = identityOf(file);
+          if (!now || (current && now.dev === current.dev && now.ino === current.ino)) continue;
+          // Another file at the path (rotated, or the first one made since follow began): read from its start.
+          if (current) closeSync(current.fd);
+          carry = "";
+          current = openFollowed(file, 0);
+          if (current) emit(readOn(current));
         }
+      } finally {
+        if (current) closeSync(current.fd);
       }
     },
   };

@@ -2,7 +2,7 @@ import type { Logger } from "../adapters/types.js";
 import type { TeamConfig } from "../config/team.js";
 import path from "node:path";
 import { switchWord } from "../env-switch.js";
-import { auditFileProblem, createFileAuditLog, defaultAuditFile } from "./audit-file.js";
+import { auditFileProblem, createFileAuditLog, defaultAuditFile, tightenAuditFileMode } from "./audit-file.js";
 import { createMemoryState } from "./memory.js";
 import { checkRedisUrl, StateSettingError } from "./redis-url.js";
 import type { SharedState } from "./types.js";
@@ -60,6 +60,9 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
     const source = audit ? (options.env.AGENT_TOOLS_AUDIT?.trim() ? "AGENT_TOOLS_AUDIT" : "team.audit") : options.env.AGENT_TOOLS_AUDIT_FILE?.trim() ? "AGENT_TOOLS_AUDIT_FILE" : "AGENT_TOOLS_AUDIT_FILE (unset: the default place)";
     const problem = auditFileProblem(file, source, audit ?? options.env.AGENT_TOOLS_AUDIT_FILE?.trim());
     if (problem) throw new StateSettingError(problem);
+    const tightened = tightenAuditFileMode(file);
+    if (tightened.refused) throw new StateSettingError(tightened.refused);
+    if (tightened.warning) options.log.warn(tightened.warning);
   }
   return createMemoryState({
     ...(auditOff ? {} : { audit: createFileAuditLog(file) }),

@@ -76,6 +76,8 @@ export interface AuditEntry {
   plugin: string;
   tool?: string;
   outcome: string;
+  /** Who confirmed the write: the human (a confirmation form), the model (`confirm: true`), or "not needed" (the plugin asks none). Absent for a write refused at or before the gate. */
+  confirmedBy?: "user" | "model" | "not needed";
   durationMs: number;
   /** The arguments' shape with every value replaced (keys kept, values redacted). */
   arguments?: unknown;
