@@ -283,12 +283,15 @@ describe("n8n plugin: what each variable is for", () => {
     delete env.N8N_MCP_TOKEN;
     const server = await connect(PLUGIN, env as Record<string, string>);
     try {
-      const { payload } = await callJson(server.client, "agent_tools_n8n_discover", {});
+      const discovered = (await callJson(server.client, "agent_tools_n8n_discover", {})).payload;
+      assert.equal(discovered.ok, true, "discover answers the skills");
+      assert.ok(String(discovered.unavailable).startsWith("the OAuth token store"), String(discovered.unavailable));
+      const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} });
       assert.equal(payload.error?.code, "NOT_CONFIGURED");
       assert.ok((payload.error?.message ?? "").includes(`the OAuth token store ${store} does not exist`), payload.error?.message);
       assert.ok((payload.error?.hint ?? "").startsWith(`Create or rewrite ${store} with a token set`), payload.error?.hint);
-      assert.doesNotMatch(JSON.stringify(payload), /\[redacted\]/);
-      assertNoSecrets(n8n, server, payload);
+      assert.doesNotMatch(JSON.stringify([discovered, payload]), /\[redacted\]/);
+      assertNoSecrets(n8n, server, discovered, payload);
     } finally {
       await server.close();
       await n8n.close();

@@ -741,13 +741,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   /**
    * A discover's tools. A plugin with skills still answers them when its tools cannot be listed
    * (n8n's REST skills work with its MCP endpoint down): no tools, and why in one line, as
-   * search's `unavailable` says it. Without skills there is nothing to answer: the whole error.
+   * search's `unavailable` says it. Without skills there is nothing to answer, and a plugin that
+   * is not configured says what to set: the whole error.
    */
   async function discoverableTools(plugin: LoadedPlugin): Promise<{ tools: ToolDescriptor[]; unavailable?: string }> {
     try {
       return { tools: await asPromise(listTools, plugin) };
     } catch (error) {
-      if (!plugin.skills.length) listingFailed(plugin, error);
+      if (!plugin.skills.length || !plugin.configured) listingFailed(plugin, error);
       return { tools: [], unavailable: oneLineReason(describeThrown(error)) };
     }
   }
