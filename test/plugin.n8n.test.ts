@@ -10,6 +10,7 @@ import { hashToken } from "../src/gateway/identities.js";
 import { callJson, connect, ROOT, type Connected, type Payload } from "./helpers.js";
 import { httpClient, startHttp } from "./http-helpers.js";
 import { makeWorkflow, startN8nStandIn, type N8nStandIn } from "./fixtures/n8n/n8n-server.js";
+import { freePort } from "./services-kit.js";
 
 /**
  * The bundled n8n plugin end to end: the built server over stdio, the plugin loaded from
@@ -282,12 +283,15 @@ describe("n8n plugin: what each variable is for", () => {
     delete env.N8N_MCP_TOKEN;
     const server = await connect(PLUGIN, env as Record<string, string>);
     try {
-      const { payload } = await callJson(server.client, "agent_tools_n8n_discover", {});
+      const discovered = (await callJson(server.client, "agent_tools_n8n_discover", {})).payload;
+      assert.equal(discovered.ok, true, "discover answers the skills");
+      assert.ok(String(discovered.unavailable).startsWith("the OAuth token store"), String(discovered.unavailable));
+      const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} });
       assert.equal(payload.error?.code, "NOT_CONFIGURED");
       assert.ok((payload.error?.message ?? "").includes(`the OAuth token store ${store} does not exist`), payload.error?.message);
       assert.ok((payload.error?.hint ?? "").startsWith(`Create or rewrite ${store} with a token set`), payload.error?.hint);
-      assert.doesNotMatch(JSON.stringify(payload), /\[redacted\]/);
-      assertNoSecrets(n8n, server, payload);
+      assert.doesNotMatch(JSON.stringify([discovered, payload]), /\[redacted\]/);
+      assertNoSecrets(n8n, server, discovered, payload);
     } finally {
       await server.close();
       await n8n.close();
@@ -306,11 +310,16 @@ describe("n8n plugin: what each variable is for", () => {
     try {
       const { result } = await skill(server, "find-workflows");
       assert.equal(result.total, 2, "a REST skill needs only N8N_API_KEY");
-      const { payload } = await callJson(server.client, "agent_tools_n8n_discover", {});
+      // Discover still answers the skills, saying in one line why the tools are missing.
+      const discovered = (await callJson(server.client, "agent_tools_n8n_discover", {})).payload;
+      assert.equal(discovered.ok, true);
+      assert.match(String(discovered.unavailable), new RegExp(`the OAuth token store ${store.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} does not exist`));
+      // A tool call answers with the whole error and how to fix it.
+      const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} });
       assert.equal(payload.error?.code, "NOT_CONFIGURED");
       assert.match(payload.error?.message ?? "", new RegExp(`the OAuth token store ${store.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} does not exist \\(or set N8N_MCP_TOKEN to an access token of the MCP server instead\\)`));
       assert.match(payload.error?.hint ?? "", /^Create or rewrite .*tokens\.json with a token set of this MCP server \(JSON \{"access_token".*or set N8N_MCP_TOKEN/);
-      assert.doesNotMatch(JSON.stringify(payload), /sign in/);
+      assert.doesNotMatch(JSON.stringify([discovered, payload]), /sign in/);
     } finally {
       await server.close();
       await n8n.close();
@@ -364,6 +373,59 @@ describe("n8n plugin: what each variable is for", () => {
       const problems = JSON.stringify(payload.problems);
       assert.match(problems, /N8N_INSTANCE_URL is not an http:\/\/ or https:\/\/ URL; set it to the full address, e.g. https:\/\/n8n.example.com/);
       assert.doesNotMatch(problems, /adapter\.url/);
+    } finally {
+      await server.close();
+      await n8n.close();
+    }
+  });
+});
+
+describe("n8n plugin: MCP endpoint unreachable", () => {
+  const SKILLS = 14;
+
+  it("N8N_MCP_URL on a closed port: discover answers the skills with why the tools are missing, REST skills run, the hint names N8N_MCP_URL", async () => {
+    const n8n = await startN8nStandIn({ workflows: 3 });
+    const server = await connect(PLUGIN, envFor(n8n, { N8N_MCP_URL: `http://127.0.0.1:${await freePort()}/mcp-server/http` }));
+    try {
+      const listed = (await callJson(server.client, "agent_tools_n8n_discover", { limit: 50 })).payload;
+      assert.equal(listed.ok, true, JSON.stringify(listed));
+      assert.deepEqual(listed.totals, { tools: 0, skills: SKILLS });
+      assert.equal((listed.matches as { kind?: string }[]).length, SKILLS);
+      assert.ok((listed.matches as { kind?: string }[]).every((m) => m.kind === "skill"));
+      assert.match(String(listed.unavailable), /MCP server 'n8n'.*ECONNREFUSED/);
+      assert.ok(!String(listed.unavailable).includes("\n"), "one line");
+      assert.match(String(listed.note), /the tools of plugin 'n8n' could not be listed \(why: under 'unavailable'\), so only its skills are answered/);
+
+      const found = (await callJson(server.client, "agent_tools_n8n_discover", { query: "delete workflow" })).payload;
+      assert.equal(found.ok, true);
+      assert.equal((found.matches as { name: string }[])[0]?.name, "delete-workflow");
+      assert.match(String(found.unavailable), /ECONNREFUSED/);
+
+      const { result } = await skill(server, "find-workflows");
+      assert.equal(result.total, 3, "a REST skill runs with the MCP endpoint down");
+
+      const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} });
+      assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+      assert.match(payload.error?.hint ?? "", /start the server, or correct N8N_MCP_URL in the server's environment/);
+      assert.doesNotMatch(JSON.stringify([listed, payload]), /adapter\.url/);
+      assertNoSecrets(n8n, server, listed, found, payload);
+    } finally {
+      await server.close();
+      await n8n.close();
+    }
+  });
+
+  it("N8N_INSTANCE_URL on a closed port: discover still answers the skills; the hint names N8N_INSTANCE_URL, not adapter.url", async () => {
+    const n8n = await startN8nStandIn({ workflows: 1 });
+    const server = await connect(PLUGIN, envFor(n8n, { N8N_INSTANCE_URL: `http://127.0.0.1:${await freePort()}` }));
+    try {
+      const listed = (await callJson(server.client, "agent_tools_n8n_discover", {})).payload;
+      assert.equal(listed.ok, true, JSON.stringify(listed));
+      assert.deepEqual(listed.totals, { tools: 0, skills: SKILLS });
+      assert.match(String(listed.unavailable), /ECONNREFUSED/);
+      const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} });
+      assert.match(payload.error?.hint ?? "", /start the server, or correct N8N_INSTANCE_URL in the server's environment/);
+      assert.doesNotMatch(JSON.stringify(payload), /adapter\.url/);
     } finally {
       await server.close();
       await n8n.close();

@@ -1,5 +1,5 @@
 import { createRedactor, mcpAdapterFromSpec, parseMcpSpec } from "agent-tools-runtime/adapters";
-import { defaultTokenStore, instanceUrl, mcpUrl, positiveNumber } from "./lib/config.mjs";
+import { defaultTokenStore, instanceUrl, mcpUrl, mcpUrlVariable, positiveNumber } from "./lib/config.mjs";
 import { createN8nRest } from "./lib/rest.mjs";
 
 /**
@@ -38,7 +38,13 @@ export function createN8nAdapter(options) {
     auth: { tokenEnv: "N8N_MCP_TOKEN", tokenStore: env.N8N_MCP_TOKEN_STORE || defaultTokenStore(env, env.N8N_MCP_TOKEN ? undefined : log) },
     ...(positiveNumber(env.N8N_TIMEOUT_MS) ? { timeoutMs: positiveNumber(env.N8N_TIMEOUT_MS) } : {}),
   });
-  const mcp = mcpAdapterFromSpec(spec, { name: "n8n", env, log, baseDir: options.pluginDir, redactor });
+  // The URL, timeout and token come from the host's N8N_* variables, not from plugin.json: hints
+  // that say what to correct ("correct N8N_INSTANCE_URL") name the variable the user set.
+  const settings = {
+    ...(options.settings ?? { field: "adapter", file: "plugin.json" }),
+    hostVariables: { url: mcpUrlVariable(env), timeoutMs: "N8N_TIMEOUT_MS", auth: "N8N_MCP_TOKEN" },
+  };
+  const mcp = mcpAdapterFromSpec(spec, { name: "n8n", env, log, baseDir: options.pluginDir, redactor, settings });
   const n8nRest = createN8nRest({ instance, env, log, redactor, timeoutMs: positiveNumber(env.N8N_TIMEOUT_MS) ?? 30_000 });
 
   return {

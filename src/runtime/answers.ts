@@ -82,6 +82,8 @@ export interface DiscoverAnswer {
   next?: unknown;
   more?: string;
   note?: string;
+  /** Why the plugin's tools could not be listed (one line): the answer holds only its skills. */
+  unavailable?: string;
   confirm?: string;
   context?: unknown;
   contextError?: string;

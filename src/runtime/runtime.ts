@@ -738,6 +738,20 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   function toolsOf(plugin: LoadedPlugin): Promise<ToolDescriptor[]> {
     return asPromise(listTools, plugin).catch((error: unknown) => listingFailed(plugin, error));
   }
+  /**
+   * A discover's tools. A plugin with skills still answers them when its tools cannot be listed
+   * (n8n's REST skills work with its MCP endpoint down): no tools, and why in one line, as
+   * search's `unavailable` says it. Without skills there is nothing to answer, and a plugin that
+   * is not configured says what to set: the whole error.
+   */
+  async function discoverableTools(plugin: LoadedPlugin): Promise<{ tools: ToolDescriptor[]; unavailable?: string }> {
+    try {
+      return { tools: await asPromise(listTools, plugin) };
+    } catch (error) {
+      if (!plugin.skills.length || !plugin.configured) listingFailed(plugin, error);
+      return { tools: [], unavailable: oneLineReason(describeThrown(error)) };
+    }
+  }
   function listingFailed(plugin: LoadedPlugin, error: unknown): never {
     // The catalog's own deadline already says what timed out.
     if (error instanceof DeadlineError) throw error;
@@ -1099,7 +1113,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         if (refused) throw refused;
         const plugin = requirePlugin(target, repairs, session.identity);
         const prefix = plugin.manifest.prefix;
-        const tools = await toolsOf(plugin);
+        const { tools, unavailable } = await discoverableTools(plugin);
         let matches: CatalogEntry[];
         let total: number;
         const limit = limitOf(args.limit, DEFAULT_DISCOVER_LIMIT, repairs);
@@ -1131,6 +1145,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         // Said once, short: `writes: true` marks the entries that change data.
         if (matches.some((m) => m.writes)) answer.confirm = confirmWording(Boolean(ctx.userConfirms) && confirmPolicyOf(prefix) === "elicit");
         if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${echoQuery(query)}'; try other words, or call without a query to list the tools`;
+        if (unavailable !== undefined) {
+          answer.unavailable = unavailable;
+          const shownNote = answer.note ? `; ${answer.note}` : "";
+          answer.note = `the tools of plugin '${prefix}' could not be listed (why: under 'unavailable'), so only its skills are answered; a skill that calls its tools fails until that is fixed${shownNote}`;
+        }
         if (query) withCorrections(answer, index.corrections?.(query));
         if (!plugin.manifest.requireConfirm) answer.confirm = "not required: this plugin's calls run without confirmation";
         const declaredContext = discoverContexts.get(plugin);

@@ -75,6 +75,11 @@ export function instanceUrl(env) {
   return at === -1 ? undefined : mcp.slice(0, at);
 }
 
+/** The variable the MCP endpoint comes from (mcpUrl), for hints that say what to correct. */
+export function mcpUrlVariable(env) {
+  return env.N8N_MCP_URL ? "N8N_MCP_URL" : "N8N_INSTANCE_URL";
+}
+
 export function mcpUrl(env) {
   if (env.N8N_MCP_URL) return urlFrom(env, "N8N_MCP_URL", "https://n8n.example.com/mcp-server/http");
   if (env.N8N_INSTANCE_URL) return `${urlFrom(env, "N8N_INSTANCE_URL", "https://n8n.example.com")}${MCP_PATH}`;

@@ -1,5 +1,6 @@
 import type { DeclarativeAdapterFactory } from "../../plugins/loader.js";
 import type { AdapterOptions, Logger, SettingsLocation } from "../types.js";
+import { referencedVariables } from "../shared/env-vars.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
 import { McpAdapter } from "./adapter.js";
 import { describeCredentials } from "./bearer-auth.js";
@@ -42,11 +43,28 @@ function lazyHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions): Transpor
   };
 }
 
+/**
+ * Where the spec's settings are set: one written as a single `${VAR}` template (`"url":
+ * "${NOTES_URL}/mcp"`) is set by VAR, so hints that say what to correct name the variable, not
+ * the field that only refers to it (settingAt). A variable the caller already names wins.
+ */
+export function withTemplateVariables(settings: SettingsLocation | undefined, spec: McpSpec): SettingsLocation | undefined {
+  const templated: Record<string, string> = {};
+  for (const [key, value] of Object.entries(spec)) {
+    const variables = typeof value === "string" ? [...new Set(referencedVariables(value))] : [];
+    if (variables.length === 1) templated[key] = variables[0]!;
+  }
+  if (!Object.keys(templated).length) return settings;
+  return { ...(settings ?? { field: "adapter", file: "plugin.json" }), hostVariables: { ...templated, ...settings?.hostVariables } };
+}
+
 /** Build an McpAdapter from a parsed spec. */
 export function mcpAdapterFromSpec(
   spec: McpSpec,
-  options: { name: string; env: NodeJS.ProcessEnv; log: Logger; baseDir?: string; shared?: SharedTokenState; settings?: SettingsLocation } & CreateMcpAdapterExtras,
+  givenOptions: { name: string; env: NodeJS.ProcessEnv; log: Logger; baseDir?: string; shared?: SharedTokenState; settings?: SettingsLocation } & CreateMcpAdapterExtras,
 ): McpAdapter {
+  const settings = withTemplateVariables(givenOptions.settings, spec);
+  const options = { ...givenOptions, ...(settings ? { settings } : {}) };
   const redactor = options.redactor ?? createRedactor();
   const common = { name: options.name, hostEnv: options.env, redactor, log: options.log, ...(options.baseDir ? { baseDir: options.baseDir } : {}), ...(options.settings ? { settings: options.settings } : {}) };
   const open =
