@@ -41,7 +41,7 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
   CONFIRM_REQUIRED:
     "This changes data. Only if the user asked for this change, call again with the same arguments and `confirm: true` at the top level (next to toolName/skill, not inside arguments).",
   UNKNOWN_SKILL: "Use one of the skills in `details.skills`, or search to see each skill's arguments.",
-  UNKNOWN_FACADE_TOOL: "Nothing was run. Call one of the tools in `details.tools` (the nearest real names); agent_tools_help lists every plugin.",
+  UNKNOWN_FACADE_TOOL: "Call one of the names in `details.tools` instead; agent_tools_help lists every plugin.",
   UNKNOWN_PLUGIN: "Nothing was run. Put one of the names in `details.plugins` in `plugin`; agent_tools_help lists every plugin.",
   EMPTY_COMMAND: "Send a non-empty `command`, e.g. \"status\" or \"list\".",
   NOT_CONFIGURED: "Set what `details.missing` lists in the environment of the agent-tools server (not in tool arguments), then restart it.",

@@ -37,7 +37,7 @@ describe("answers quote what was sent cut", () => {
   it("a routing error (unknown facade tool) is bounded as the pipeline's are: a huge name, and huge arguments carried into details.next", async () => {
     const named = await callJson(server.client, `agent_tools_${HUGE}`, {});
     assert.equal(named.payload.error?.code, "UNKNOWN_FACADE_TOOL");
-    assert.match(named.payload.error?.message ?? "", /^this server has no tool 'agent_tools_k{68}…'; nothing was run\. Nearest: /);
+    assert.match(named.payload.error?.message ?? "", /^this server has no tool 'agent_tools_k{68}…'; nothing was run; did you mean '/);
     assert.ok(size(named.payload) < 1_000, `${size(named.payload)} characters`);
     const carried = await callJson(server.client, "agent_tools_notes_get_note", { id: HUGE });
     assert.equal(carried.payload.error?.code, "UNKNOWN_FACADE_TOOL");

@@ -7,7 +7,8 @@ import { callJson, connect, type Connected } from "./helpers.js";
  * the SDK client). A name that says its plugin (`notes_get_note`, `notes.get_note`,
  * `notes/get_note`) and whose rest is one of that plugin's tools is the call the model meant: it
  * runs, said in `repairs`, and a write still needs its confirm. A bare tool name answers
- * UNKNOWN_PLUGIN with the call that reaches it in `details.next` (followed here as it is), and
+ * UNKNOWN_PLUGIN saying where it is, with the call that reaches it in `details.next` (followed here
+ * as it is) and said nowhere else, and
  * `details.plugins` names only the plugins a call can use (before: every plugin, unconfigured
  * ones too, and no word of where the tool is).
  */
@@ -49,7 +50,10 @@ describe("compact agent_tools_call without plugin", () => {
     const { payload, isError } = await callJson(server.client, "agent_tools_call", { toolName: "get_note", arguments: { id: "n2" } });
     assert.equal(isError, true);
     assert.equal(payload.error?.code, "UNKNOWN_PLUGIN");
-    assert.equal(payload.error?.message, "'plugin' is missing; nothing was run. 'get_note' is a tool of plugin 'notes': call agent_tools_call with toolName 'get_note' and plugin 'notes'");
+    // Each fact once: where in the message, the call in details.next, the hint only points there.
+    assert.equal(payload.error?.message, "'plugin' is missing; nothing was run. 'get_note' is a tool of plugin 'notes'");
+    assert.equal(payload.error?.hint, "Make the call in `details.next`: yours with `plugin` added.");
+    assert.equal(payload.error?.details?.elsewhere, undefined, "details.next already names the plugin and the tool");
     const next = payload.error?.details?.next as Next;
     assert.deepEqual(next, { tool: "agent_tools_call", arguments: { plugin: "notes", toolName: "get_note", arguments: { id: "n2" } } });
     const followed = await callJson(server.client, next.tool, next.arguments);

@@ -157,7 +157,7 @@ describe("facade over stdio", () => {
     const refused = await callJson(server.client, "agent_tools_notes_call", { toolName: "create_note", arguments: args });
     assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED");
     assert.match(refused.payload.error?.message ?? "", /'create_note' changes data/);
-    assert.equal(refused.payload.error?.details?.why, "it is neither in the plugin's readonlyTools nor marked readOnlyHint by its server; the plugin requires confirmation of changes (requireConfirm)");
+    assert.equal(refused.payload.error?.details?.why, "not marked read-only");
     const done = await callJson(server.client, "agent_tools_notes_call", { toolName: "create_note", arguments: args, confirm: true });
     assert.equal(done.isError, false);
     assert.deepEqual(done.payload.result, { id: "n3" });

@@ -81,7 +81,7 @@ describe("kite-lite plugin (KITE_LITE_BIN)", () => {
     // The refusal says the rule that applied: confirmTools, despite the server's readOnlyHint.
     assert.equal(
       refused.payload.error?.details?.why,
-      "the plugin's confirmTools lists it: the plugin asks confirmation for it although its server marks it readOnlyHint; the plugin requires confirmation of changes (requireConfirm)",
+      "in confirmTools (despite readOnlyHint)",
     );
     const { payload } = await call(server, "eval_js", { url: `${site.url}/`, script: "({ title: document.title, links: document.querySelectorAll('a').map(a => a.href) })" }, true);
     assert.deepEqual(result(payload).result, { title: "Kite & Co", links: ["/models/delta", "https://example.org/box"] });

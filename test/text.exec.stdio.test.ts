@@ -86,10 +86,12 @@ describe("agent_tools_exec over stdio", () => {
     const typed = await callJson(server.client, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "t", body: "b" } });
     const shell = await exec(server, "notes call create_note --title t --body b");
     assert.equal(shell.exitCode, 4);
-    assert.match(shell.stderr, /CONFIRM_REQUIRED.*add --confirm/);
     const printed = JSON.parse(shell.stdout) as Payload;
     assert.equal(typed.isError, true);
-    assert.deepEqual(printed.error, typed.payload.error, "same code, message, hint and details");
+    // The message is said once, on stderr (seen even when stdout goes into jq); the JSON has the rest.
+    const { message, ...rest } = typed.payload.error ?? {};
+    assert.equal(shell.stderr, `notes call: CONFIRM_REQUIRED: ${message} (add --confirm to run it)\n`);
+    assert.deepEqual(printed.error, rest, "same code, hint and details");
     assert.equal(printed.error?.code, "CONFIRM_REQUIRED");
     const created = await exec(server, "notes call create_note --title t --body b --confirm | jq -r .result.id");
     assert.equal(created.stdout, "n3\n");
@@ -124,7 +126,13 @@ describe("agent_tools_exec over stdio", () => {
     assert.equal((await exec(server, `notes call get_note --id '"n1"' | jq -r .result.title`)).stdout, "Shopping\n");
     const unknown = await exec(server, "notes call list_notez");
     assert.equal(unknown.exitCode, 2);
-    assert.match(unknown.stdout, /did you mean 'list_notes'/);
+    assert.match(unknown.stderr, /^notes call: UNKNOWN_TOOL: plugin 'notes' has no tool 'list_notez'; did you mean 'list_notes'/);
+    assert.doesNotMatch(unknown.stdout, /has no tool/, "the message is on stderr only");
+    assert.equal(((JSON.parse(unknown.stdout) as Payload).error?.details?.suggestions as string[] | undefined)?.[0], "list_notes");
+    // A script's `|| echo failed` and `| jq .error.code` still work.
+    // (Other names: a third identical failure would be the loop breaker's.)
+    assert.equal((await exec(server, "notes call list_notey || echo failed")).stdout.split("\n").at(-2), "failed");
+    assert.equal((await exec(server, "notes call list_notew | jq -r .error.code")).stdout, "UNKNOWN_TOOL\n");
     const codes: number[] = [];
     for (let i = 0; i < 3; i++) codes.push((await exec(server, "notes call get_note --id --confirm")).exitCode);
     assert.deepEqual(codes, [2, 2, 6], "third identical failure a retry cannot fix: LOOP_DETECTED, exit 6");
@@ -177,6 +185,7 @@ describe("agent_tools_exec over stdio", () => {
     const empty = await exec(server, "   ");
     assert.equal(empty.exitCode, 2);
     assert.equal(empty.error?.code, "EMPTY_COMMAND");
+    assert.equal(empty.stderr, "", "nothing ran: `error` says it, stderr does not repeat it");
     // An array of words was answered "'command' is empty"; it names what was sent now.
     for (const [command, kind] of [[["ls", "-la"], "an array"], [{ line: "ls" }, "an object"], [5, "a number"]] as const) {
       const { payload, isError } = await callJson(server.client, "agent_tools_exec", { command });

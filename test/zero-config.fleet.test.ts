@@ -110,7 +110,9 @@ describe("the zero-config fleet", () => {
     for (const prefix of ["github", "ghcli", "tasks", "pocketbase", "kite", "ccdd", "n8n"]) {
       assert.ok(!suggested.some((t) => t.startsWith(`agent_tools_${prefix}_`)), `${prefix} is not configured and not suggested: ${suggested.join(", ")}`);
     }
-    assert.match(payload.error?.message ?? "", /Nearest: 'agent_tools_/);
+    // The nearest is named once in the message; the others are only in details.tools.
+    assert.match(payload.error?.message ?? "", new RegExp(`did you mean '${suggested[0]}'\\? \\(${suggested.length - 1} more near names in \`details\\.tools\`\\)$`));
+    for (const other of suggested.slice(1)) assert.ok(!(payload.error?.message ?? "").includes(`'${other}'`), `${other} is said once, in details.tools`);
   });
 
   it("help: unconfigured plugins with what to set; 'ready' only once a plugin has answered", async () => {

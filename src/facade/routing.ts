@@ -6,6 +6,7 @@ import { isPlainObject } from "../plain-object.js";
 import { echoedMasked, MAX_NAME_CHARS, MCP_NAME_CHARS, readPluginArgument, type Mask } from "../runtime/argument-value.js";
 import { confirmKept, toolArgumentsOf, type CallPlace } from "../runtime/redirect.js";
 import { WITHHELD_HINT } from "../plugins/tool-filter.js";
+import { didYouMean } from "../runtime/near-names.js";
 
 /**
  * Which facade tool a call reaches. The rule is that routing never changes the target of a call:
@@ -105,7 +106,8 @@ function nearestTools(sent: string, routes: ReadonlyMap<string, FacadeRoute>, li
 function unknownTool(quote: Quote, sent: string, routes: ReadonlyMap<string, FacadeRoute>, listed: Iterable<string>, why: string, kind?: FacadeOperation): { error: RuntimeError } {
   const tools = nearestTools(sent, routes, listed, kind);
   return {
-    error: new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${quote(sent)}'${why ? ` (${why})` : ""}; nothing was run. Nearest: ${tools.map((t) => `'${t}'`).join(", ")}`, {
+    // The message names the nearest (near-names.ts); `details.tools` lists them all, said once.
+    error: new RuntimeError("UNKNOWN_FACADE_TOOL", `this server has no tool '${quote(sent)}'${why ? ` (${why})` : ""}; nothing was run${didYouMean(tools, "tools")}`, {
       tools,
     }),
   };

@@ -71,7 +71,8 @@ export const confirmFlag: GatePolicy = async (request) => {
     ? ` The 'confirm' in ${request.misplacedConfirm} was not honoured: it belongs at the top level, next to ${request.via === "skill" ? "'skill'" : "'toolName'"}.`
     : "";
   const unread = request.unreadConfirm ? ` 'confirm' was ${request.unreadConfirm}; it must be the JSON boolean true.` : "";
-  const why = `${request.why ?? (request.tool ? "it is not known to be read-only" : `'${request.target}' is an adapter method a skill called that the adapter's readsOnly does not say only reads`)}; the plugin requires confirmation of changes (requireConfirm)`;
+  // The fact alone: it is sent on every write attempt (README "Confirmation" has the rules).
+  const why = request.why ?? (request.tool ? "not known to be read-only" : "an adapter method not in the adapter's readsOnly");
   // Where and when to confirm is the hint's to say (errors.ts), once: details carry the facts only.
   if (request.via === "skill") {
     throw new RuntimeError(

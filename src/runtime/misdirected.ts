@@ -44,20 +44,25 @@ export interface SentCall {
  * arguments the next step keeps, so that following it runs what was asked (its top-level confirm
  * only as redirect.ts's confirmKept allows). `from`: the plugin the call was sent to ("" for none).
  */
-export function directionTo(target: NamedTarget, from: string, present?: (step: NextStep) => unknown, sent?: SentCall): { sentence: string; next: unknown } {
+export function directionTo(target: NamedTarget, from: string, present?: (step: NextStep) => unknown, sent?: SentCall): { sentence: string; where: string; next: unknown } {
   const key = target.kind === "skill" ? "skill" : "toolName";
   const step: NextStep = { plugin: target.plugin, [key]: target.name, arguments: sent?.arguments ?? {}, ...confirmKept(sent, { plugin: from || undefined, name: sent?.name }, target) };
   const next = present ? present(step) : step;
   const where = target.plugin === from ? (target.kind === "skill" ? "a skill of this plugin" : "a tool of this plugin") : `a ${target.kind} of plugin '${target.plugin}'`;
-  if (!isPresented(next)) return { sentence: `'${target.name}' is ${where}: call it as ${target.kind} '${target.name}' of plugin '${target.plugin}'`, next };
+  const place = `'${target.name}' is ${where}`;
+  if (!isPresented(next)) return { sentence: `${place}: call it as ${target.kind} '${target.name}' of plugin '${target.plugin}'`, where: place, next };
   const plugin = next.arguments.plugin !== undefined ? ` and plugin '${target.plugin}'` : "";
-  return { sentence: `'${target.name}' is ${where}: call ${next.tool} with ${key} '${target.name}'${plugin}`, next };
+  return { sentence: `${place}: call ${next.tool} with ${key} '${target.name}'${plugin}`, where: place, next };
 }
 
-/** The answer's words for every place a name was found (usually one): sentences joined, the next calls listed. */
-export function directionsTo(targets: readonly NamedTarget[], from: string, present?: (step: NextStep) => unknown, sent?: SentCall): { sentence: string; next: unknown[] } {
+/**
+ * The answer's words for every place a name was found (usually one): sentences joined, the next
+ * calls listed. `where` is the places alone ("'x' is a tool of plugin 'p'"), for an answer whose
+ * `details.next` already spells out the call, so the call is not said twice.
+ */
+export function directionsTo(targets: readonly NamedTarget[], from: string, present?: (step: NextStep) => unknown, sent?: SentCall): { sentence: string; where: string; next: unknown[] } {
   const found = targets.map((target) => directionTo(target, from, present, sent));
-  return { sentence: found.map((f) => f.sentence).join("; or "), next: found.map((f) => f.next) };
+  return { sentence: found.map((f) => f.sentence).join("; or "), where: found.map((f) => f.where).join("; or "), next: found.map((f) => f.next) };
 }
 
 function isPresented(value: unknown): value is { tool: string; arguments: Record<string, unknown> } {

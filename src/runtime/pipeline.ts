@@ -554,8 +554,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       }
       const plugins = found.plugins.length > 20 ? [...found.plugins.slice(0, 5), `… ${found.plugins.length} plugins in all`] : found.plugins;
       if (!found.targets.length) throw new RuntimeError("UNKNOWN_PLUGIN", "'plugin' is missing: name the plugin's prefix (search hits and help show it)", { plugins });
-      const { sentence, next } = directionsTo(found.targets, "", state.ctx.present, sentCallOf(request));
-      throw new RuntimeError("UNKNOWN_PLUGIN", `'plugin' is missing; nothing was run. ${sentence}`, { plugins, elsewhere: found.targets, next: next.length === 1 ? next[0] : next }, `${sentence}, as \`details.next\` says. Nothing was run.`);
+      // Each fact once: the message says where the name is, `details.next` the call (plugin, name
+      // and the arguments sent), the hint only points there. The call used to be said in the
+      // message, again in the hint, and the places a fourth time in `details.elsewhere`.
+      const { where, next } = directionsTo(found.targets, "", state.ctx.present, sentCallOf(request));
+      const calls = next.length === 1 ? "the call in `details.next`" : "one of the calls in `details.next`";
+      throw new RuntimeError("UNKNOWN_PLUGIN", `'plugin' is missing; nothing was run. ${where}`, { plugins, next: next.length === 1 ? next[0] : next }, `Make ${calls}: yours with \`plugin\` added.`);
     });
   };
 

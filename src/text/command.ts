@@ -71,14 +71,24 @@ interface PayloadError {
 
 /**
  * An operation's payload as command output: the JSON on stdout (so `| jq .error.code` works),
- * and for an error a one-line `code: message` on stderr and the exit code of its error code.
+ * and for an error the exit code of its error code (errorOutput).
  */
 export function payloadOutput(command: string, payload: object, isError: boolean, extraNote?: string): CommandOutput {
-  if (!isError) return jsonOutput(payload, EXIT.OK, truncationLine(command, payload));
+  return isError ? errorOutput(command, payload, undefined, extraNote) : jsonOutput(payload, EXIT.OK, truncationLine(command, payload));
+}
+
+/**
+ * A failed operation as command output, its message said once: `command: CODE: message` on
+ * stderr, which the agent sees even when stdout goes into `| jq`, and on stdout the payload's
+ * JSON without the message (`ok`, `.error.code`, `.error.hint`, `.error.details`: what a script
+ * reads). The message used to be on both, so an exec answer carried it twice, once escaped.
+ * `exitCode`: the error code's own when not given.
+ */
+export function errorOutput(command: string, payload: object, exitCode?: number, note?: string): CommandOutput {
   const error = ((payload as { error?: PayloadError }).error ?? {}) as PayloadError;
-  const exitCode = exitCodeFor(error.code) || EXIT.FAILED;
-  const note = extraNote ? ` ${extraNote}` : "";
-  return jsonOutput(payload, exitCode, `${command}: ${error.code ?? "FAILED"}: ${error.message ?? "the operation failed"}${note}\n`);
+  const { message, ...rest } = error;
+  const line = `${command}: ${error.code ?? "FAILED"}: ${message ?? "the operation failed"}${note ? ` ${note}` : ""}\n`;
+  return jsonOutput({ ...payload, error: rest }, exitCode ?? (exitCodeFor(error.code) || EXIT.FAILED), line);
 }
 
 /**

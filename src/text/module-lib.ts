@@ -4,8 +4,8 @@ import { mcpClientFromEnv, stdioMcpClientFromEnv } from "../adapters/mcp/from-en
 import { restRequesterFromEnv } from "../adapters/rest/requester.js";
 import { fromThrown, HINTS, RuntimeError } from "../runtime/errors.js";
 import { parseArguments } from "./argv.js";
-import { jsonOutput, outcomeOutput, output, usageError } from "./command.js";
-import { EXIT, exitCodeFor } from "./exit-codes.js";
+import { errorOutput, jsonOutput, outcomeOutput, output, usageError } from "./command.js";
+import { EXIT } from "./exit-codes.js";
 import type { ModuleOutputHelpers } from "./module-contract.js";
 import { bundledReadonlyTools } from "./module-plugins.js";
 
@@ -20,14 +20,13 @@ export const outputHelpers: ModuleOutputHelpers = {
   json: (value, exitCode = EXIT.OK) => jsonOutput(value, exitCode),
   usage: (command, message, usage) => usageError(command, message, usage),
   confirmRequired(command, what) {
-    const error = new RuntimeError("CONFIRM_REQUIRED", `${what} changes data and needs --confirm`);
-    return jsonOutput({ ok: false, error: error.toPayload() }, EXIT.CONFIRM_REQUIRED, `${command}: CONFIRM_REQUIRED: ${what} changes data; add --confirm to run it\n`);
+    const error = new RuntimeError("CONFIRM_REQUIRED", `${what} changes data; add --confirm to run it`);
+    return errorOutput(command, { ok: false, error: error.toPayload() }, EXIT.CONFIRM_REQUIRED);
   },
   outcome: (command, outcome) => outcomeOutput(command, outcome),
   error(command, thrown) {
     const error = thrown instanceof AdapterSpecError ? new RuntimeError("NOT_CONFIGURED", thrown.message) : fromThrown(thrown);
-    const payload = error.toPayload();
-    return jsonOutput({ ok: false, error: payload }, exitCodeFor(error.code) || EXIT.FAILED, `${command}: ${error.code}: ${error.message}\n`);
+    return errorOutput(command, { ok: false, error: error.toPayload() });
   },
 };
 

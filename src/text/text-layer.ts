@@ -439,16 +439,17 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     async exec(session, rawCommand, execOptions = {}) {
       if (rawCommand !== undefined && rawCommand !== null && typeof rawCommand !== "string") {
         // An array of words or an object was answered "'command' is empty", which it was not.
+        // Nothing ran, so there is no stderr: the answer's `error` says it (stderr said it again).
         const kind = Array.isArray(rawCommand) ? "an array" : typeof rawCommand === "object" ? "an object" : `a ${typeof rawCommand}`;
         const error = new RuntimeError("ARG_VALIDATION_FAILED", `'command' must be one string, a shell command line, not ${kind}: send e.g. {"command": "notes call list_notes | jq length"}`, {
           errors: [{ path: "/command", message: "must be a string" }],
         });
-        return answer("", EXIT.USAGE, { stderr: `${error.message}\n`, error: error.toPayload() });
+        return answer("", EXIT.USAGE, { error: error.toPayload() });
       }
       const command = typeof rawCommand === "string" ? rawCommand.trim() : "";
       if (!command) {
         const error = new RuntimeError("EMPTY_COMMAND", "'command' is empty: send `status`, `list`, `load MODULE` or a shell command line");
-        return answer("", EXIT.USAGE, { stderr: `${error.message}\n`, error: error.toPayload() });
+        return answer("", EXIT.USAGE, { error: error.toPayload() });
       }
       const state = stateOf(session);
       const builtin = builtinOf(command);
