@@ -313,8 +313,9 @@ describe("text modules take the same pipeline as _call", () => {
       assert.equal(hung.exitCode, 5, hung.stderr);
       assert.match(hung.stderr, /UPSTREAM_TIMEOUT: tool 'stdio-mcp\/hang' did not answer within 4000 ms/);
       const codes = [];
-      // A JSON array where the tool takes a string: refused by validation (a bare digit is sent as text).
-      for (let i = 0; i < 3; i++) codes.push((await layer.exec(session, "stdio-mcp-call --confirm echo --text '[5]'")).exitCode);
+      // A bare flag is true, where the tool takes a string: refused by validation (a word, even one
+      // that reads as JSON, is sent as the text for a string parameter).
+      for (let i = 0; i < 3; i++) codes.push((await layer.exec(session, "stdio-mcp-call --confirm echo --text")).exitCode);
       assert.deepEqual(codes, [2, 2, 6], "two validation failures, then LOOP_DETECTED (exit 6)");
       const unconfirmed = [];
       for (let i = 0; i < 3; i++) unconfirmed.push((await layer.exec(session, "stdio-mcp-call echo --text hey")).exitCode);

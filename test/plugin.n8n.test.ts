@@ -56,7 +56,10 @@ describe("n8n plugin: not configured", () => {
       const entry = (help.plugins as { prefix: string; status: string; confirm?: string; skills?: string[] }[]).find((p) => p.prefix === "n8n");
       assert.ok(entry, "n8n is listed");
       assert.equal(entry.status, "not configured: set N8N_MCP_URL or N8N_INSTANCE_URL");
-      assert.ok(entry.skills?.includes("find-workflows"));
+      // The whole list says only what to set; the plugin's own help still names its skills.
+      assert.equal(entry.skills, undefined);
+      const { payload: own } = await callJson(server.client, "agent_tools_help", { plugin: "n8n" });
+      assert.ok((own.plugin as { skills?: { name: string }[] }).skills?.some((skill) => skill.name === "find-workflows"));
       for (const [tool, args] of [
         ["agent_tools_n8n_discover", {}],
         ["agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} }],

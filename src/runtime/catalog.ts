@@ -373,6 +373,9 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
     const listing: ListToolsOptions = fresh ? { background, fresh } : { background };
     let skipQueue: (() => void) | undefined;
     const loading = limiter.run(async () => {
+      // A listing queued before the runtime closed must not start a server after its adapters
+      // were closed: that process would outlive the runtime.
+      if (closed) throw new Error(`the runtime closed before plugin '${prefix}' was listed`);
       const listed = (await withDeadline(() => adapter.listTools(background || fresh ? listing : undefined), timeoutMs, undefined, `listing the tools of plugin '${prefix}'`).catch((error: unknown) => {
         throw startOrDeadline(error, adapter);
       })) as { tools?: unknown; notes?: unknown; ttlMs?: unknown } | undefined;

@@ -396,7 +396,8 @@ export class McpConnection {
         this.options.log.debug(`${this.label()}: not connected any more; connecting again`);
         await this.drop(live);
       }
-      if (attempt === 0 && !control.signal?.aborted) return this.attempts(attempt + 1, what, control, fn, options);
+      // Not after close(): a new start then would leave a server running past the runtime.
+      if (attempt === 0 && !control.signal?.aborted && !this.closed) return this.attempts(attempt + 1, what, control, fn, options);
     }
     throw await this.translate(error, what, live, control);
   }
