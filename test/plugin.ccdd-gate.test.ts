@@ -194,7 +194,7 @@ describe("ccdd-gate plugin without its settings", () => {
       const { payload: answer, isError } = await call(server, "check_asserts", { code: CLEAN });
       assert.equal(isError, true);
       assert.equal(answer.error?.code, "NOT_CONFIGURED");
-      assert.deepEqual((answer.error?.details as { env: string[] }).env, ["CCDD_GATE_SCRIPT"]);
+      assert.deepEqual((answer.error?.details as { missing: string[] }).missing, ["CCDD_GATE_SCRIPT"]);
     } finally {
       await server.close();
     }

@@ -251,7 +251,10 @@ describe("gh-cli plugin: gh without a login, and no gh at all", () => {
       const { payload: help } = await callJson(bare.client, "agent_tools_help", {});
       const plugin = (help.plugins as { prefix: string; status: string; skills: string[] }[]).find((p) => p.prefix === "ghcli");
       assert.equal(plugin?.status, "not configured: set GH_CLI_BIN to the gh program or install gh on PATH");
-      assert.deepEqual(plugin?.skills, ["repo-overview"]);
+      // The whole list says only what to set; the plugin's own help still names its skills.
+      assert.equal(plugin?.skills, undefined);
+      const own = (await callJson(bare.client, "agent_tools_help", { plugin: "ghcli" })).payload.plugin as { skills?: { name: string }[] };
+      assert.deepEqual(own.skills?.map((skill) => skill.name), ["repo-overview"]);
       const { payload } = await call("repo_view", { owner: "octo-org", repo: "widgets" }, bare);
       assert.equal(payload.error?.code, "NOT_CONFIGURED");
       assert.deepEqual(payload.error?.details?.bins, ["${GH_CLI_BIN:-gh}"]);

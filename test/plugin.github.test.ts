@@ -365,7 +365,10 @@ describe("github plugin: not configured", () => {
       const plugins = help.plugins as { prefix: string; status: string; skills: string[] }[];
       const github = plugins.find((p) => p.prefix === "github");
       assert.equal(github?.status, "not configured: set GITHUB_TOKEN");
-      assert.deepEqual(github?.skills, ["repo-overview"]);
+      // The whole list says only what to set; the plugin's own help still names its skills.
+      assert.equal(github?.skills, undefined);
+      const own = (await callJson(bare.client, "agent_tools_help", { plugin: "github" })).payload.plugin as { skills?: { name: string }[] };
+      assert.deepEqual(own.skills?.map((skill) => skill.name), ["repo-overview"]);
       const { tools } = await bare.client.listTools();
       assert.ok(!tools.some((t) => t.name.startsWith("agent_tools_github_")), "not configured: nothing in tools/list");
       const found = await callJson(bare.client, "agent_tools_search", { query: "list github issues" });
