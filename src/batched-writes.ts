@@ -14,12 +14,24 @@ import type { Writable } from "node:stream";
  * a line written straight from an I/O callback leaves before that callback's promise work runs.
  *
  * Every `write` of a batch settles with that batch: resolved once the stream took it (or, when
- * the stream asked to wait, on its `drain`), rejected when the stream failed or was gone.
+ * the stream asked to wait, on its `drain`), rejected when the stream failed or was gone. Only a
+ * stream already gone before the batch was written rejects "Not connected" (the MCP SDK's word for
+ * it, on which connection.ts sends a request again): a stream that closes while a handed-over
+ * batch waits for `drain` rejects with WriteInterrupted, since the other side may have read and run
+ * any line of it, and sending it again could run a write twice.
  *
  * `write` is how a batch reaches the stream: the stream's own method unless given. The stdio
  * server's stdout passes stdout-guard.ts's `writeStdout`, which still reaches stdout once every
  * other writer of `process.stdout.write` has been sent to stderr.
  */
+/** The stream closed after a batch was handed to it and before it drained: each line may or may not have reached the other side. */
+export class WriteInterrupted extends Error {
+  constructor() {
+    super("the connection closed while the message was being written: the other side may have received it");
+    this.name = "WriteInterrupted";
+  }
+}
+
 export class BatchedWriter {
   readonly #out: Writable;
   readonly #write: (text: string) => boolean;
@@ -64,7 +76,7 @@ export class BatchedWriter {
       settle(error);
     };
     const onDrain = (): void => finish();
-    const onClose = (): void => finish(new Error("Not connected"));
+    const onClose = (): void => finish(new WriteInterrupted());
     out.once("error", finish);
     try {
       if (this.#write(text)) finish();

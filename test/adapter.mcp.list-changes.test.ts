@@ -44,6 +44,15 @@ writePlugin(path.join(dir, "agent-tools-plugin-ttl"), {
   adapter: { kind: "mcp", command: process.execPath, args: [TTL_TOOLS], timeoutMs: 30_000 },
 });
 
+writePlugin(path.join(dir, "agent-tools-plugin-ttlzero"), {
+  name: "ttlzero",
+  prefix: "ttlzero",
+  description: "A downstream whose list result states ttlMs 0, as the SDK writes when its author gave no cache hint.",
+  adapter: { kind: "mcp", command: process.execPath, args: [TTL_TOOLS], env: { TTL_MS: "0" }, timeoutMs: 30_000 },
+});
+/** The tests of a 300 ms lifetime lower the minimum re-list interval (30 s by default) to see it run out. */
+const SHORT_LIFETIMES = { AGENT_TOOLS_MIN_LIST_LIFETIME_MS: "1" };
+
 const cacheDir = path.join(dir, "cache");
 const addedFile = path.join(dir, "ttlkept-added");
 writePlugin(path.join(dir, "agent-tools-plugin-ttlkept"), {
@@ -118,7 +127,7 @@ describe("a 2026-07-28 downstream's tools/list_changed", () => {
   });
 
   it("a list result's ttlMs is kept in the catalog cache: after a restart the stored list is used, and past its lifetime listed again on first use", async () => {
-    const env = { AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_CACHE_DIR: cacheDir, AGENT_TOOLS_CATALOG_CACHE: "on" };
+    const env = { AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_CACHE_DIR: cacheDir, AGENT_TOOLS_CATALOG_CACHE: "on", ...SHORT_LIFETIMES };
     const entries = (): string[] => (existsSync(cacheDir) ? readdirSync(cacheDir, { recursive: true }).map(String).filter((name) => name.endsWith(".json")) : []);
     const stored = (): Array<{ prefix?: string; expiresAt?: unknown }> => entries().map((name) => JSON.parse(readFileSync(path.join(cacheDir, name), "utf8")) as { prefix?: string; expiresAt?: unknown });
     const first = await connectStdioV2(v2Client("pin"), env);
@@ -142,7 +151,7 @@ describe("a 2026-07-28 downstream's tools/list_changed", () => {
   });
 
   it("a list result's ttlMs: past it the list is read again on the next use, so a tool the server added without a notice is found", async () => {
-    const { client } = await connectStdioV2(v2Client("pin"), { AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_CATALOG_CACHE: "off" });
+    const { client } = await connectStdioV2(v2Client("pin"), { AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_CATALOG_CACHE: "off", ...SHORT_LIFETIMES });
     try {
       assert.ok(!(await discovered(client, "ttl", "fresh tool")).includes("fresh_tool"), "before: no fresh_tool");
       const added = await callV2(client, "agent_tools_ttl_call", { toolName: "add_silently", arguments: {} });
@@ -151,6 +160,22 @@ describe("a 2026-07-28 downstream's tools/list_changed", () => {
       await until(async () => (await discovered(client, "ttl", "fresh tool")).includes("fresh_tool"), "discover to list fresh_tool once the list's ttlMs ran out", 20_000, 200);
       const fresh = await callV2(client, "agent_tools_ttl_call", { toolName: "fresh_tool", arguments: {} });
       assert.equal(fresh.payload.result, "fresh!");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("ttlMs 0 (what the SDK writes without a cache hint) counts as the 30 s minimum: 30 calls list the tools about once, not once per call", async () => {
+    const { client } = await connectStdioV2(v2Client("pin"), { AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_CATALOG_CACHE: "off" });
+    try {
+      let count: unknown;
+      for (let i = 0; i < 30; i++) {
+        const answer = await callV2(client, "agent_tools_ttlzero_call", { toolName: "list_count", arguments: {} });
+        assert.equal(answer.isError, false, JSON.stringify(answer.payload));
+        count = answer.payload.result;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.ok(Number(count) >= 1 && Number(count) <= 2, `tools/list requests for 30 calls: ${String(count)}`);
     } finally {
       await client.close();
     }

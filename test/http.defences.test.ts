@@ -290,6 +290,20 @@ describe("HTTP with a bearer token", () => {
     assert.equal(noTokenOnSession.status, 401, "the session id is not a substitute for the token");
     assert.ok(!http.stderr().includes(TOKEN), "the token never reaches the log");
   });
+
+  it("an absolute-form target's host, not Host, names the resource metadata in the 401 and in the metadata itself", async () => {
+    const port = Number(new URL(http.url).port);
+    const send = (method: string, target: string, body = ""): Promise<string> =>
+      rawExchange(port, `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    const challenge = await send("POST", `http://localhost:${port}/mcp`, INITIALIZE);
+    assert.match(challenge, /^HTTP\/1\.1 401 /, challenge.slice(0, 200));
+    assert.match(challenge, new RegExp(`resource_metadata="http://localhost:${port}/\\.well-known/oauth-protected-resource"`), challenge.slice(0, 400));
+    const metadata = await send("GET", `http://localhost:${port}/.well-known/oauth-protected-resource`);
+    assert.match(metadata, /^HTTP\/1\.1 200 /, metadata.slice(0, 200));
+    assert.ok(metadata.includes(`"resource":"http://localhost:${port}/mcp"`), metadata);
+    // The usual origin-form target: Host names it, as before.
+    assert.match(await send("POST", "/mcp", INITIALIZE), new RegExp(`resource_metadata="http://127\\.0\\.0\\.1:${port}/`));
+  });
 });
 
 describe("HTTP session idle expiry", () => {
@@ -391,5 +405,14 @@ describe("CORS for the origins in http.allowedOrigins", () => {
     const foreign = await raw(http.url, { headers: { ...MCP_HEADERS, Origin: "https://evil.example" }, body: PING });
     assert.equal(foreign.status, 403);
     assert.equal(foreign.headers["access-control-allow-origin"], undefined);
+  });
+
+  it("answers a listed origin sent in another case or with a trailing slash as the list has it (what a browser compares with)", async () => {
+    const init = await raw(http.url, { headers: { ...MCP_HEADERS, Origin: "HTTPS://APP.EXAMPLE/" }, body: PING });
+    assert.equal(init.status, 200, init.body);
+    assert.equal(init.headers["access-control-allow-origin"], "https://app.example");
+    const preflight = await raw(http.url, { method: "OPTIONS", headers: { Origin: "https://App.Example", "Access-Control-Request-Method": "POST" } });
+    assert.equal(preflight.status, 204, preflight.body);
+    assert.equal(preflight.headers["access-control-allow-origin"], "https://app.example");
   });
 });

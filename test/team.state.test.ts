@@ -318,7 +318,7 @@ describe("shared state: Redis loses its data (FLUSHALL) while the fleet runs", {
     const b = await createRedisState({ url: own.url, log: silentLogger, prefix, instanceId: "loss-b", heartbeatTtlMs: LIVE_TTL_MS });
     const key = Buffer.alloc(32, 9);
     const on = (state: SharedState): Workspaces =>
-      new Workspaces({ key, store: state.workspaces!, fleet: { instance: state.instanceId, settle: (other) => state.heartbeats!.settle(other), waitForRewrite: (read) => state.stateLoss!.waitForRewrite(read) } });
+      new Workspaces({ key, store: state.workspaces!, fleet: { instance: state.instanceId, settle: (other) => state.heartbeats!.settle(other), waitForRewrite: (read) => state.stateLoss!.waitForRewrite(read), checkLoss: () => state.stateLoss!.check() } });
     const [wsA, wsB] = [on(a), on(b)];
     const stopRewriting = a.stateLoss!.onLoss(() => wsA.rewriteRecords());
     const jobs = (state: SharedState) => createJobStore({ records: state.jobs, instanceId: state.instanceId, scope: "identity:x:w", showInstance: true, stateLoss: state.stateLoss! });
@@ -364,6 +364,61 @@ describe("shared state: Redis loses its data (FLUSHALL) while the fleet runs", {
       jobsB.dispose();
       await Promise.all([wsA.close(), wsB.close()]);
       await Promise.all([a.close(), b.close()]);
+      await own.stop();
+    }
+  });
+
+  it("a holder that finds its own record gone recovers everything first; an instance started on the emptied Redis waits for the holder", async () => {
+    const own = await startRedis();
+    const prefix = "loss2:";
+    // A heartbeat TTL long enough that the holder's timer (every TTL/3) cannot do the recovery for it in this test's first steps.
+    const ttlMs = 30_000;
+    const a = await createRedisState({ url: own.url, log: silentLogger, prefix, instanceId: "hold-a", heartbeatTtlMs: ttlMs });
+    const started: SharedState[] = [a];
+    const key = Buffer.alloc(32, 7);
+    const made: Workspaces[] = [];
+    const on = (state: SharedState): Workspaces => {
+      const workspaces = new Workspaces({ key, store: state.workspaces!, fleet: { instance: state.instanceId, settle: (other) => state.heartbeats!.settle(other), waitForRewrite: (read) => state.stateLoss!.waitForRewrite(read), checkLoss: () => state.stateLoss!.check() } });
+      made.push(workspaces);
+      return workspaces;
+    };
+    const wsA = on(a);
+    const stopRewriting = a.stateLoss!.onLoss(() => wsA.rewriteRecords());
+    const flusher = new Redis(own.url);
+    try {
+      const first = await wsA.create("alice");
+      await first.release();
+      const second = await wsA.create("alice");
+      await second.release();
+
+      await flusher.flushall();
+      const served = await wsA.open(first.handle, "alice");
+      await served.release();
+      const keys = (await flusher.keys(`${prefix}*`)).sort();
+      assert.ok(keys.includes(`${prefix}instance:hold-a`), `the holder's heartbeat is back: ${keys.join(" ")}`);
+      assert.ok(keys.includes(`${prefix}state-epoch`), `the loss marker is back: ${keys.join(" ")}`);
+      assert.equal(keys.filter((k) => k.startsWith(`${prefix}ws:`)).length, 2, `both workspace records are back, not only the one served: ${keys.join(" ")}`);
+
+      // Emptied again; an instance that starts now learns the new marker at once, so it never sees the loss itself.
+      await flusher.flushall();
+      const c = await createRedisState({ url: own.url, log: silentLogger, prefix, instanceId: "late-c", heartbeatTtlMs: ttlMs });
+      started.push(c);
+      const wsC = on(c);
+      // The holder's next beat (or its next call) writes its records back; until then the late instance waits, it does not answer expired or lost.
+      const askedAt = Date.now();
+      const asking = wsC.open(second.handle, "alice").then(() => undefined, (error: unknown) => error as RuntimeError);
+      await settle(300);
+      await a.stateLoss!.check();
+      const answer = await asking;
+      assert.equal(answer?.code, "WORKSPACE_UNAVAILABLE", String(answer));
+      assert.match(answer.message, /held by gateway instance 'hold-a', which is running/);
+      assert.ok(Date.now() - askedAt < ttlMs, "answered once the holder wrote back, not after the whole wait");
+      assert.equal((await wsA.open(second.handle, "alice")).session, second.session, "the holder still serves it with its files");
+    } finally {
+      flusher.disconnect();
+      stopRewriting();
+      await Promise.all(made.map((w) => w.close()));
+      await Promise.all(started.map((s) => s.close()));
       await own.stop();
     }
   });

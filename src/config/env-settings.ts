@@ -92,6 +92,7 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_CATALOG_CACHE: { ...on, saidBy: "the runtime" },
   AGENT_TOOLS_CACHE_DIR: { kind: "path", instead: "the default cache folder is used instead" },
   AGENT_TOOLS_LIST_CONCURRENCY: count("a whole number of listings", 6, 4),
+  AGENT_TOOLS_MIN_LIST_LIFETIME_MS: ms(30_000, 60_000),
   AGENT_TOOLS_HTTP_HOST: text,
   AGENT_TOOLS_HTTP_PORT: { kind: "number", parse: portNumber, takes: "a port number, a whole number from 0 to 65535 (0 picks a free one)", fallback: "8321", example: "8322", saidBy: http },
   AGENT_TOOLS_HTTP_TOKEN: text,

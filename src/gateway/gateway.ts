@@ -13,7 +13,7 @@ import { startTracing, type GatewayTracing } from "./tracing.js";
 import { shareStateKey, watchStateKey, type StateKeyWatch } from "./state-key-watch.js";
 import { packageJson } from "../paths.js";
 import { opsAccessOf } from "./ops-paths.js";
-import { checkHost, checkOrigin, type Rejection } from "../transports/http/guards.js";
+import { checkHost, checkOrigin, requestHost, type Rejection } from "../transports/http/guards.js";
 import { boundHostNames, type HttpOptions } from "../transports/http/options.js";
 
 /**
@@ -93,7 +93,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const metricsOnMain = team?.metrics === undefined || team.metrics === true;
 
   async function metricsRefusal(req: IncomingMessage): Promise<Rejection | undefined> {
-    const outcome = await auth.authenticate(req.headers.authorization, req.headers.host);
+    const outcome = await auth.authenticate(req.headers.authorization, requestHost(req));
     if (!outcome.ok) return outcome;
     if (outcome.identity && outcome.identity.plugins !== "*") {
       return { status: 403, message: `identity '${outcome.identity.name}' may not read /metrics: its figures name every plugin and identity; scrape with a token whose identity may use all plugins ("*")` };
@@ -130,8 +130,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       }
       default: {
         // RFC 9728, as the MCP authorization spec asks: where clients get tokens for this resource.
-        // The transport checked Host before this (loopback or http.allowedHosts): a foreign name never gets here.
-        const host = req.headers.host ?? "localhost";
+        // The transport checked the host (Host, or an absolute-form target's) before this: a foreign name never gets here.
+        const host = requestHost(req) ?? "localhost";
         const resource = team?.resource ?? `http://${host}/mcp`;
         const body: Record<string, unknown> = { resource, bearer_methods_supported: ["header"], resource_name: "agent-tools-runtime gateway" };
         if (team?.jwt) {

@@ -3,6 +3,7 @@ import type { LoadedPlugin } from "../plugins/loader.js";
 import { unknownListedTools } from "../plugins/manifest-references.js";
 import { filterTools } from "../plugins/tool-filter.js";
 import type { CachedCatalog, CatalogStore } from "./catalog-cache/store.js";
+import { listLifetime } from "../list-lifetime.js";
 import { createLimiter } from "./limiter.js";
 import { hasGenericDescription, serverText } from "./plugin-about.js";
 import { withDeadline } from "./result.js";
@@ -390,8 +391,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
           log?.info(`plugin '${prefix}': server ${before.server.name} ${before.server.version} is now ${server.name} ${server.version}; catalog listed again`);
         }
         tools = keep(plugin, all, server);
-        const ttlMs = listed?.ttlMs;
-        const expiresAt = typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs >= 0 ? now() + ttlMs : undefined;
+        const lifetime = listLifetime(listed?.ttlMs);
+        const expiresAt = lifetime === undefined ? undefined : now() + lifetime;
         if (expiresAt !== undefined) expiries.set(prefix, expiresAt);
         else expiries.delete(prefix);
         owners.delete(prefix);

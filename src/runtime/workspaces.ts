@@ -91,6 +91,12 @@ export interface WorkspacesOptions {
      * heartbeat TTL, when the loss is recent (state/types.ts StateLoss.waitForRewrite); undefined at once otherwise.
      */
     waitForRewrite?<T>(read: () => Promise<T | undefined | null>): Promise<T | undefined>;
+    /**
+     * Whether the shared state was lost, and if so write back what this instance owns, heartbeat
+     * first (state/types.ts StateLoss.check): run by a holder that finds its own record missing, so
+     * the fleet sees it alive and its other records back before it serves the call.
+     */
+    checkLoss?(): Promise<unknown>;
   };
 }
 
@@ -230,6 +236,8 @@ export class Workspaces {
   private async rewrittenRecord(id: string, at: number): Promise<WorkspaceRecord | undefined> {
     if (this.evicted.has(id)) return undefined;
     if (this.recentlyUsedHere(id, at)) {
+      // Its own record missing is what a loss leaves: recover all of it (heartbeat, marker, every record), not this record alone.
+      await this.fleet?.checkLoss?.();
       const record = this.liveRecord(id, this.live.get(id)!);
       await this.store.put(record);
       return record;

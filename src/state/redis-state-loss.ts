@@ -9,7 +9,10 @@ import type { StateLoss } from "./types.js";
  * alive: read naively, an empty Redis says every other instance died and every workspace expired.
  *
  * A marker (`<prefix>state-epoch`, no expiry) is set once by the first instance; each instance
- * remembers its value. Missing (wiped) or another value (another instance found it wiped first and
+ * remembers its value. The value starts with the time it was set (Redis's clock, ms): an instance
+ * that starts on a Redis emptied a moment ago learns the new marker at once and so never sees the
+ * loss itself, yet the fleet's owners may still be writing back; a marker younger than one
+ * heartbeat TTL tells it so. Missing (wiped) or another value (another instance found it wiped first and
  * set a new one) means the state was lost since this instance last looked. It looks at every
  * heartbeat, when its connection comes back, and whenever a request finds a heartbeat or record
  * missing — then it beats at once and tells its listeners, which write back what this instance
@@ -49,14 +52,31 @@ export function watchStateLoss(options: StateLossOptions): StateLossWatch {
   const listeners = new Set<() => unknown>();
   let known: string | undefined;
   let lostAt: number | undefined;
+  /** When the marker this instance knows was set, on this process's clock; undefined when its value names no time (set by an older version). */
+  let markerSetAt: number | undefined;
   let running: Promise<boolean> | undefined;
+
+  const redisNow = async (): Promise<number> => {
+    const [seconds, micros] = await redis.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  };
 
   /** The stored marker, set to a new value when it is missing; undefined when a flush raced the two commands. */
   async function stored(): Promise<string | undefined> {
-    const made = randomUUID();
+    const made = `${await redisNow()}:${randomUUID()}`;
     if ((await redis.set(key, made, "NX")) === "OK") return made;
     return (await redis.get(key)) ?? undefined;
   }
+
+  /** Take `value` as the known marker, and note when it was set (its age by Redis's clock, so the instances' clocks need not agree). */
+  async function learn(value: string | undefined): Promise<void> {
+    known = value;
+    const setAt = Number(value?.split(":")[0]);
+    markerSetAt = value !== undefined && Number.isSafeInteger(setAt) && setAt > 0 ? now() - Math.max(0, (await redisNow()) - setAt) : undefined;
+  }
+
+  /** Whether the state may have been lost within one heartbeat TTL: this instance saw it, or the marker it knows was set that recently (set anew after a loss, or by a fleet's first instance). */
+  const lossMayBeRecent = (): boolean => [lostAt, markerSetAt].some((at) => at !== undefined && now() - at <= windowMs);
 
   async function once(): Promise<boolean> {
     const value = (await redis.get(key)) ?? (await stored());
@@ -71,7 +91,7 @@ export function watchStateLoss(options: StateLossOptions): StateLossWatch {
       log.warn(`gateway instance '${options.instanceId}': Redis lost the fleet's shared state, and writing back what this instance holds failed (${(failed.reason as Error).message}); it tries again at the next heartbeat`);
       return true;
     }
-    known = value;
+    await learn(value);
     log.warn(
       `gateway instance '${options.instanceId}': Redis lost the fleet's shared state (restarted without persistence, or flushed); this instance wrote back its heartbeat and the records of the workspaces and running jobs it holds. Finished jobs' records, spent confirmations, rate counts, the audit stream, OAuth token sets and cached catalogs are gone. Run Redis with appendonly yes`,
     );
@@ -82,7 +102,7 @@ export function watchStateLoss(options: StateLossOptions): StateLossWatch {
 
   return {
     async start() {
-      known = await stored();
+      await learn(await stored());
     },
     lostAt: () => lostAt,
     check,
@@ -92,7 +112,7 @@ export function watchStateLoss(options: StateLossOptions): StateLossWatch {
     },
     async waitForRewrite(read) {
       const found = await check();
-      if (!found && (lostAt === undefined || now() - lostAt > windowMs)) return undefined;
+      if (!found && !lossMayBeRecent()) return undefined;
       const deadline = Date.now() + windowMs;
       while (Date.now() < deadline) {
         await sleep(POLL_MS);

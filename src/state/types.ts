@@ -135,7 +135,8 @@ export interface StateLoss {
   onLoss(listener: () => unknown): () => void;
   /**
    * What a live owner writes back after a loss: when the state was lost just now or within one
-   * heartbeat TTL, `read` is asked again every 100 ms for up to one TTL until it answers a value;
+   * heartbeat TTL (this instance saw it, or the loss marker was set that recently: an instance
+   * started on a Redis emptied a moment ago cannot rule a loss out), `read` is asked again every 100 ms for up to one TTL until it answers a value;
    * undefined at once when there was no recent loss (the thing is really gone), or after the wait.
    */
   waitForRewrite<T>(read: () => Promise<T | undefined | null>): Promise<T | undefined>;

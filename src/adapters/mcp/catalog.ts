@@ -2,6 +2,7 @@ import type { Client, RequestOptions } from "@modelcontextprotocol/client";
 import type { ToolDescriptor } from "../types.js";
 import { McpAdapterError } from "./errors.js";
 import { LenientClient } from "./lenient-handshake.js";
+import { listLifetime } from "../../list-lifetime.js";
 
 /**
  * The server's tool list, read page by page (the SDK's own list-changed refresh reads only the
@@ -21,12 +22,12 @@ export interface ListedTools {
 }
 
 /**
- * The cache lifetime a 2026-07-28 list result states (`ttlMs`, ms; 0 is "stale at once"). The
- * SDK passes it through on the result; a value that is not a finite number ≥ 0 is no lifetime.
+ * The cache lifetime a 2026-07-28 list result states (`ttlMs`, ms), raised to the minimum
+ * re-list interval (list-lifetime.ts: the SDK writes 0 when its author said nothing); a value that
+ * is not a finite number ≥ 0 is no lifetime.
  */
 export function listLifetimeOf(result: unknown): number | undefined {
-  const ttlMs = (result as { ttlMs?: unknown } | undefined)?.ttlMs;
-  return typeof ttlMs === "number" && Number.isFinite(ttlMs) && ttlMs >= 0 ? ttlMs : undefined;
+  return listLifetime((result as { ttlMs?: unknown } | undefined)?.ttlMs);
 }
 
 /** Every page of `tools/list`, following `nextCursor`. A cursor seen twice is a server bug, not a loop. */

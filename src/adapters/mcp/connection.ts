@@ -391,7 +391,9 @@ export class McpConnection {
     }
     if (live && isNotConnected(error)) {
       // The connection was already gone when the request was to be sent (its close had not yet
-      // been seen): the request never left, so it is sent again, once, on a new start.
+      // been seen): the request never left, so it is sent again, once, on a new start. Only then:
+      // a request whose write had begun when the server's stdin closed fails with WriteInterrupted
+      // (batched-writes.ts), never "Not connected", since the server may have read and run it.
       if (!live.gone) {
         this.options.log.debug(`${this.label()}: not connected any more; connecting again`);
         await this.drop(live);

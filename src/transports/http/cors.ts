@@ -17,11 +17,16 @@ const EXPOSED_HEADERS = "Mcp-Session-Id, WWW-Authenticate";
 /** How long a browser may keep a preflight's answer (seconds). */
 const PREFLIGHT_MAX_AGE = "600";
 
-/** The request's Origin as sent, when it is one of `http.allowedOrigins` (compared as checkOrigin does). */
+/**
+ * The request's Origin as `http.allowedOrigins` lists it (lower case, no trailing slash), when it is
+ * listed (compared as checkOrigin does). Answered in that form, not as sent: a browser compares
+ * Access-Control-Allow-Origin with its own serialisation of the page's origin, which is that form.
+ */
 export function listedOrigin(req: IncomingMessage, options: Pick<HttpOptions, "allowedOrigins">): string | undefined {
   const origin = req.headers.origin;
   if (origin === undefined) return undefined;
-  return options.allowedOrigins.includes(normalisedOrigin(origin)) ? origin : undefined;
+  const normalised = normalisedOrigin(origin);
+  return options.allowedOrigins.includes(normalised) ? normalised : undefined;
 }
 
 /** Every answer to a listed origin says so (and varies by Origin, so a cache never hands it to another). */

@@ -66,6 +66,15 @@ export function checkHost(req: IncomingMessage, options: Pick<HttpOptions, "allo
   return undefined;
 }
 
+/**
+ * The host[:port] the request is for, as checkHost checked it: an absolute-form target's authority
+ * (it, not Host, names the host: RFC 9112 3.2.2), else the Host header. For URLs answered back to
+ * the client (the resource metadata's address), which must name the host the client addressed.
+ */
+export function requestHost(req: IncomingMessage): string | undefined {
+  return targetAuthority(req.url) || req.headers.host;
+}
+
 /** An Origin as http.allowedOrigins lists it: trimmed, lower case, no trailing slash. */
 export function normalisedOrigin(origin: string): string {
   return origin.trim().toLowerCase().replace(/\/+$/, "");

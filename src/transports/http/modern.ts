@@ -48,7 +48,7 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
   const loss = state.stateLoss;
   const fleet =
     state.backend === "redis" && heartbeats
-      ? { instance: state.instanceId, settle: (instance: string) => heartbeats.settle(instance), ...(loss ? { waitForRewrite: loss.waitForRewrite.bind(loss) } : {}) }
+      ? { instance: state.instanceId, settle: (instance: string) => heartbeats.settle(instance), ...(loss ? { waitForRewrite: loss.waitForRewrite.bind(loss), checkLoss: () => loss.check() } : {}) }
       : undefined;
   const store = options.workspaceStore ?? state.workspaces;
   const workspaces = new Workspaces({

@@ -11,7 +11,7 @@ import type { Gateway } from "../../gateway/gateway.js";
 import { opsAccessOf } from "../../gateway/ops-paths.js";
 import { acceptBothMediaTypes } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
-import { checkBearer, checkHost, checkOrigin, type Rejection } from "./guards.js";
+import { checkBearer, checkHost, checkOrigin, requestHost, type Rejection } from "./guards.js";
 import { allowOrigin, answerPreflight, listedOrigin } from "./cors.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, methodsForLog, outcomeOf, type RequestFacts } from "./request-log.js";
@@ -295,7 +295,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     }
     let identity: Identity | undefined;
     if (gateway) {
-      const auth = await gateway.auth.authenticate(req.headers.authorization, req.headers.host);
+      const auth = await gateway.auth.authenticate(req.headers.authorization, requestHost(req));
       if (!auth.ok) {
         reject(res, auth);
         return;
