@@ -186,8 +186,9 @@ describe("team gateway: identities and policy", () => {
         assert.equal(hidden.exitCode, 127, `${where}: ${JSON.stringify(hidden)}`);
         assert.equal(String(hidden.stderr).replaceAll("tracker", "WORD"), String(unknown.stderr).replaceAll("nosuchplugin", "WORD"), where);
         assert.match(String(hidden.stderr), /the plugin commands are: notes \(/, where);
-        const list = (await exec("list")).result as { commands: Array<{ plugin?: string }> };
-        assert.deepEqual(list.commands.map((c) => c.plugin), ["notes"], where);
+        // A command named as its plugin carries no separate `plugin` field.
+        const list = (await exec("list")).result as { commands: Array<{ name: string; plugin?: string }> };
+        assert.deepEqual(list.commands.map((c) => c.plugin ?? c.name), ["notes"], where);
         // status names neither the hidden plugin's command nor the unconfigured vault it may not use.
         assert.doesNotMatch(JSON.stringify((await exec("status")).result), /tracker|vault/, where);
       }
