@@ -115,3 +115,28 @@ describe("a schema that refers to itself without end", () => {
     assert.match(conn.stderr(), /selfref: [^\n]*refers to itself without end/);
   });
 });
+
+describe("a union of const values at the field itself", () => {
+  it("says the values as one list, not one sentence per branch and the union's own", async () => {
+    const { message, errors } = await refusal("const_union", { mode: "medium" });
+    assert.equal(message, `arguments for 'const_union' are invalid: /mode: must be one of "fast" or "slow"`);
+    assert.equal(errors.length, 1);
+    assert.equal((await call("const_union", { mode: "slow" })).isError, false);
+  });
+});
+
+describe("declared parameters under a top-level $ref", () => {
+  it("a `params` parameter sent next to toolName is that parameter, not an arguments wrapper", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_lax_call", { toolName: "rpc_ref", method: "x", params: { a: 1 } });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.deepEqual(payload.result, { method: "x", params: { a: 1 } });
+  });
+
+  it("`arguments: {params: …}` is not unwrapped when params is declared under the $ref", async () => {
+    const { message } = await refusal("rpc_ref", { params: { method: "x" } });
+    assert.match(message, /missing required property 'method'/);
+    const { payload, isError } = await call("rpc_ref", { method: "x", params: { b: 2 } });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.deepEqual(payload.result, { method: "x", params: { b: 2 } });
+  });
+});
