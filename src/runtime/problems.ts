@@ -35,8 +35,18 @@ export function fleetProblems(sources: FleetProblemSources, identity: Identity |
   return [
     ...(wholeFleet ? [...sources.missingPluginDirs, ...sources.unknownDisabled, ...sources.configProblems] : []),
     ...sources.failures.filter((f) => mayUse(f.prefix)).map((f) => f.error),
-    ...(sources.catalogProblems ?? []).filter((p) => mayUse(p.prefix)).flatMap((p) => p.lines),
+    ...(sources.catalogProblems ?? []).filter((p) => mayUse(p.prefix)).flatMap((p) => capped(p.prefix, p.lines)),
     // The reason of a broken link names the plugin it points at (and that plugin's skills): both ends must be the caller's.
     ...sources.brokenLinks.filter((l) => mayUse(l.from.split(":")[0]) && mayUse(l.target.split(":")[0])).map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),
   ];
+}
+
+/** Lines of one plugin's tool-list problems help shows; a server with hundreds of bad tools would fill every answer. */
+export const PROBLEM_LINES_PER_PLUGIN = 10;
+
+/** A plugin's problem lines, the first PROBLEM_LINES_PER_PLUGIN of them and a count of the rest. */
+function capped(prefix: string, lines: readonly string[]): readonly string[] {
+  if (lines.length <= PROBLEM_LINES_PER_PLUGIN) return lines;
+  const rest = lines.length - PROBLEM_LINES_PER_PLUGIN + 1;
+  return [...lines.slice(0, PROBLEM_LINES_PER_PLUGIN - 1), `plugin ${prefix}: ${rest} more problems with its tool list (the runtime's log, stderr, says each when the list is read)`];
 }
