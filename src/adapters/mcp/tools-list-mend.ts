@@ -93,9 +93,13 @@ function mendedFields(schema: unknown): { schema: Record<string, unknown>; said:
     said.push(schema.required === null ? "its inputSchema's \"required\" is null, read as no required fields" : "its inputSchema's \"required\" is not a list of names; only the names in it were kept");
   }
   if (schema.properties !== undefined && !(isRecord(schema.properties) && Object.values(schema.properties).every((p) => isRecord(p) || typeof p === "boolean"))) {
-    if (isRecord(schema.properties)) out.properties = Object.fromEntries(Object.entries(schema.properties).filter(([, p]) => isRecord(p) || typeof p === "boolean"));
-    else delete out.properties;
-    said.push("its inputSchema's \"properties\" is not an object of schemas; only the entries that are schemas were kept");
+    if (isRecord(schema.properties)) {
+      out.properties = Object.fromEntries(Object.entries(schema.properties).filter(([, p]) => isRecord(p) || typeof p === "boolean"));
+      said.push("its inputSchema's \"properties\" holds entries that are not schemas; they were ignored");
+    } else {
+      delete out.properties;
+      said.push(`its inputSchema's "properties" is ${Array.isArray(schema.properties) ? "a list" : JSON.stringify(schema.properties)}, not an object of schemas, so it was ignored`);
+    }
   }
   return said.length && !objectSchemaFault(out) ? { schema: out, said } : undefined;
 }
