@@ -80,6 +80,12 @@ describe("a tools/list with malformed entries", () => {
     assert.doesNotMatch(conn.stderr(), /x{81}/, "a long tool name is cut");
   });
 
+  it("per-plugin help says the plugin's own problems too", async () => {
+    await callJson(conn.client, "agent_tools_lax_discover", {});
+    const help = await callJson(conn.client, "agent_tools_help", { plugin: "lax" });
+    assert.deepEqual((help.payload.problems as string[]).slice().sort(), NOTES.slice().sort());
+  });
+
   it("a schema whose only fault is `required: null` keeps its properties: shown by discover, checked on call", async () => {
     const discover = await callJson(conn.client, "agent_tools_lax_discover", { query: "null_required" });
     const match = (discover.payload.matches as { name: string; params: string }[]).find((m) => m.name === "null_required");
