@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { echoed } from "./runtime/argument-value.js";
+import { schemaRegExp } from "./schema-regexp.js";
 
 /**
  * JSON Schema validation shared by manifest loading and argument validation. Tool schemas come
@@ -30,17 +31,12 @@ const DRAFT_2020 = /json-schema\.org\/draft\/2020-12\/schema/;
 export const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: true, allowUnionTypes: true } as const;
 
 type Dialect = "draft-07" | "2020-12";
-/**
- * How `pattern` regexes are compiled: with JavaScript's `u` flag (Ajv's default, exact for
- * characters beyond the BMP and `\p{…}` classes), or, only for a schema that does not compile so,
- * without it: the `u` flag refuses needless escapes such as `\-` or `\/` that plain JS (and the
- * server's own regex engine) accepts, and a refused pattern left the whole tool unvalidated.
- */
-type Regexes = "unicode" | "plain";
 
-function newAjv(dialect: Dialect, regexes: Regexes): Ajv {
+function newAjv(dialect: Dialect): Ajv {
   const AjvClass = (dialect === "2020-12" ? (require("ajv/dist/2020.js") as { Ajv2020: new (options: object) => Ajv }).Ajv2020 : (require("ajv") as { Ajv: new (options: object) => Ajv }).Ajv);
-  const ajv = new AjvClass(regexes === "unicode" ? AJV_OPTIONS : { ...AJV_OPTIONS, unicodeRegExp: false });
+  // Each pattern compiled on its own: `u` first, without it only where `u` refuses that one
+  // pattern, and one that can take exponential time refused (schema-regexp.ts).
+  const ajv = new AjvClass({ ...AJV_OPTIONS, code: { regExp: schemaRegExp } });
   // ajv-formats is CommonJS; its callable sits on `default` in some builds.
   const formats = require("ajv-formats") as { default?: (ajv: Ajv) => Ajv } & ((ajv: Ajv) => Ajv);
   (formats.default ?? formats)(ajv);
@@ -63,13 +59,12 @@ interface Generation {
   compiles: number;
 }
 
-const generations: Partial<Record<`${Dialect} ${Regexes}`, Generation>> = {};
+const generations: Partial<Record<Dialect, Generation>> = {};
 
-function ajvFor(schema: Record<string, unknown>, regexes: Regexes): Ajv {
+function ajvFor(schema: Record<string, unknown>): Ajv {
   const dialect = typeof schema.$schema === "string" && DRAFT_2020.test(schema.$schema) ? "2020-12" : "draft-07";
-  const key = `${dialect} ${regexes}` as const;
-  let generation = generations[key];
-  if (!generation || generation.compiles >= SCHEMAS_PER_AJV) generation = generations[key] = { ajv: newAjv(dialect, regexes), compiles: 0 };
+  let generation = generations[dialect];
+  if (!generation || generation.compiles >= SCHEMAS_PER_AJV) generation = generations[dialect] = { ajv: newAjv(dialect), compiles: 0 };
   generation.compiles++;
   return generation.ajv;
 }
@@ -103,21 +98,13 @@ export function compileSchema(schema: Record<string, unknown>): ValidateFunction
  */
 export function compileTransient(schema: Record<string, unknown>): ValidateFunction | Error {
   try {
-    return compileWith(schema, "unicode");
+    return compileWith(schema);
   } catch (error) {
-    // A pattern the `u` flag refuses (`^\d{4}\-\d{2}$`): compiled again without it (see Regexes).
-    if (error instanceof SyntaxError && /Invalid regular expression/.test(error.message)) {
-      try {
-        return compileWith(schema, "plain");
-      } catch (again) {
-        return again instanceof Error ? again : new Error(String(again));
-      }
-    }
     return error instanceof Error ? error : new Error(String(error));
   }
 }
 
-function compileWith(schema: Record<string, unknown>, regexes: Regexes): ValidateFunction {
+function compileWith(schema: Record<string, unknown>): ValidateFunction {
   // `$id` is dropped so two servers that reuse one id cannot collide in the shared Ajv
   // instance; a `$schema` Ajv does not know (e.g. draft-04) is dropped because the keywords are
   // close enough across drafts that validating without it is right.
@@ -126,7 +113,7 @@ function compileWith(schema: Record<string, unknown>, regexes: Regexes): Validat
   // Named by the exact id Ajv knows: servers spell it many ways ("https://json-schema.org/draft-07/schema#",
   // "http://json-schema.org/draft/2020-12/schema"), and Ajv refuses to compile any other spelling.
   const toCompile = known ? { $schema: DRAFT_2020.test($schema) ? "https://json-schema.org/draft/2020-12/schema" : "http://json-schema.org/draft-07/schema#", ...rest } : rest;
-  const ajv = ajvFor(schema, regexes);
+  const ajv = ajvFor(schema);
   const validate = ajv.compile(toCompile);
   // Ajv's by-object cache would never be hit (`toCompile` is new each time): keep it empty.
   ajv.removeSchema(toCompile);
@@ -189,6 +176,13 @@ function pointerToField(pointer: string): string {
 export function checkAgainstSchema(schema: Record<string, unknown>, value: unknown): SchemaCheck | { ok: "skipped"; reason: string } {
   const validate = compileSchema(schema);
   if (validate instanceof Error) return { ok: "skipped", reason: validate.message };
-  if (validate(value)) return { ok: true };
+  try {
+    if (validate(value)) return { ok: true };
+  } catch (error) {
+    // A schema that refers to itself without reading any of the value (`Self: {anyOf: [{$ref:
+    // Self}, …]}`) recurses without end: it cannot check anything, like one that does not compile.
+    if (error instanceof RangeError) return { ok: "skipped", reason: "the schema refers to itself without end (a $ref that leads back to itself before reading any of the value)" };
+    throw error;
+  }
   return { ok: false, violations: toViolations(validate.errors) };
 }

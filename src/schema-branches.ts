@@ -67,6 +67,21 @@ export function schemaBranches(root: Record<string, unknown>, schema: Record<str
   return out;
 }
 
+/**
+ * The property names a sub-schema declares in any of its branches (a top-level `$ref` to a
+ * `$defs` model, `allOf` parts, union branches); undefined when no branch has `properties` at all
+ * (an open schema that names nothing).
+ */
+export function declaredPropertyNames(root: Record<string, unknown>, schema: Record<string, unknown>): string[] | undefined {
+  let names: Set<string> | undefined;
+  for (const branch of schemaBranches(root, schema)) {
+    if (!isPlainObject(branch.properties)) continue;
+    names ??= new Set();
+    for (const name of Object.keys(branch.properties)) names.add(name);
+  }
+  return names && [...names];
+}
+
 /** JSON Schema's name for a value's type ("integer" for a whole number). */
 export function jsonType(value: unknown): string {
   if (value === null) return "null";

@@ -27,10 +27,10 @@ after(async () => {
 });
 
 const NOTES = [
-  "plugin 'lax': in its server's tool list, tool 'array_type': its inputSchema has type \"array\", not \"object\", so it was taken as {\"type\": \"object\"} and the tool's arguments are not checked",
+  `plugin 'lax': in its server's tool list, 3 tools ('array_type', 'evil\\nFAKE-LOG-LINE level=error', '${"x".repeat(80)}…'): its inputSchema has type "array", not "object", so it was taken as {"type": "object"} and the tool's arguments are not checked`,
   "plugin 'lax': in its server's tool list, tool 'bool_schema': its inputSchema is true, not a JSON Schema object, so it was taken as {\"type\": \"object\"} and the tool's arguments are not checked",
-  "plugin 'lax': in its server's tool list, tool 'list_properties': its inputSchema has \"properties\" that is not an object of schemas, so it was taken as {\"type\": \"object\"} and the tool's arguments are not checked",
-  "plugin 'lax': in its server's tool list, tool 'null_required': its inputSchema has \"required\" that is not a list of names, so it was taken as {\"type\": \"object\"} and the tool's arguments are not checked",
+  "plugin 'lax': in its server's tool list, tool 'list_properties': its inputSchema's \"properties\" is a list, not an object of schemas, so it was ignored",
+  "plugin 'lax': in its server's tool list, 2 tools ('null_required', 'null_required_2'): its inputSchema's \"required\" is null, read as no required fields",
   "plugin 'lax': in its server's tool list, tool 'bad_output': its outputSchema is \"text\", not a JSON Schema object, so it was ignored",
   "plugin 'lax': in its server's tool list, a tools/list entry without a name was left out",
 ];
@@ -56,7 +56,10 @@ describe("a tools/list with malformed entries", () => {
   it("keeps each mendable entry: a missing inputSchema is {type: object}, one without a type keeps its checks", async () => {
     const discover = await callJson(conn.client, "agent_tools_lax_discover", { limit: 50 });
     const names = (discover.payload.matches as { name: string }[]).map((m) => m.name).sort();
-    assert.deepEqual(names, ["array_type", "bad_output", "bool_schema", "draft2020_spelt", "draft7_spelt", "list_properties", "no_schema", "no_type", "null_required", "shout"]);
+    assert.deepEqual(
+      names.filter((n) => /^[a-z0-9_]+$/.test(n) && n.length < 100),
+      ["array_type", "bad_output", "bool_schema", "draft2020_spelt", "draft7_spelt", "list_properties", "no_schema", "no_type", "null_required", "null_required_2", "shout"],
+    );
     const noSchema = await callJson(conn.client, "agent_tools_lax_call", { toolName: "no_schema", arguments: {}, confirm: true });
     assert.equal(noSchema.isError, false, JSON.stringify(noSchema.payload));
     const noType = await callJson(conn.client, "agent_tools_lax_call", { toolName: "no_type", arguments: { n: "x" }, confirm: true });
@@ -73,5 +76,23 @@ describe("a tools/list with malformed entries", () => {
     assert.deepEqual(problems.slice().sort(), NOTES.slice().sort());
     for (const note of NOTES) assert.equal(conn.stderr().split(note).length - 1, 1, conn.stderr());
     assert.doesNotMatch(conn.stderr(), /Invalid result for tools\/list|"expected"/);
+    assert.doesNotMatch(conn.stderr(), /^FAKE-LOG-LINE/m, "a line break in a tool name writes no line of its own");
+    assert.doesNotMatch(conn.stderr(), /x{81}/, "a long tool name is cut");
+  });
+
+  it("per-plugin help says the plugin's own problems too", async () => {
+    await callJson(conn.client, "agent_tools_lax_discover", {});
+    const help = await callJson(conn.client, "agent_tools_help", { plugin: "lax" });
+    assert.deepEqual((help.payload.problems as string[]).slice().sort(), NOTES.slice().sort());
+  });
+
+  it("a schema whose only fault is `required: null` keeps its properties: shown by discover, checked on call", async () => {
+    const discover = await callJson(conn.client, "agent_tools_lax_discover", { query: "null_required" });
+    const match = (discover.payload.matches as { name: string; params: string }[]).find((m) => m.name === "null_required");
+    assert.equal(match?.params, "n");
+    const called = await callJson(conn.client, "agent_tools_lax_call", { toolName: "null_required", arguments: { n: "x" }, confirm: true });
+    assert.equal(called.payload.error?.code, "ARG_VALIDATION_FAILED", JSON.stringify(called.payload));
+    const fine = await callJson(conn.client, "agent_tools_lax_call", { toolName: "null_required", arguments: {}, confirm: true });
+    assert.equal(fine.isError, false, JSON.stringify(fine.payload));
   });
 });

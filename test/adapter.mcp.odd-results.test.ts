@@ -123,12 +123,12 @@ describe("media types and counts of passed-on images", () => {
 });
 
 describe("numbers in a JSON text", () => {
-  it("a JSON text holding a number JSON.parse would change (past 2^53, `1.50`) stays the text", async () => {
+  it("a JSON text holding a number whose value JSON.parse would change (past 2^53) stays the text", async () => {
     const { payload } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "bignum_text" });
     assert.equal(payload.result, '{"id": 12345678901234567890, "price": 1.50, "n": [1, 2]}');
   });
 
-  it("one whose numbers read back as written is parsed (digits inside its strings do not count)", async () => {
+  it("one whose numbers keep their value is parsed (`1.50` is 1.5) (digits inside its strings do not count)", async () => {
     const { payload } = await callJson(conn.client, "agent_tools_odd_call", { toolName: "plain_json_text" });
     assert.deepEqual(payload.result, { id: 9007199254740991, price: 1.5, label: "v1.0 of 12345678901234567890" });
   });

@@ -29,6 +29,15 @@ before(async () => {
         if (page * 10 < 25) headers.link = `<${server.url}/v1/link?p=${page + 1}>; rel="next", <${server.url}/v1/link?p=3>; rel="last"`;
         return sendJson(res, 200, items, headers);
       }
+      case "/v1/written-numbers": {
+        // Numbers as Python and Go write them (1.0, 1.50, 2e3) and an id past 2^53, on pages 2 and 3.
+        const page = Number(url.searchParams.get("p") ?? "1");
+        const bodies = ['[{"id":1,"price":2.5}]', '[{"id":2,"price":1.50,"score":1.0}]', '[{"id":12345678901234567890,"size":2e3}]'];
+        const headers: Record<string, string> = { "content-type": "application/json" };
+        if (page < 3) headers.link = `</v1/written-numbers?p=${page + 1}>; rel="next"`;
+        res.writeHead(200, headers);
+        return res.end(bodies[page - 1]);
+      }
       case "/v1/endless":
         return sendJson(res, 200, [url.searchParams.get("n") ?? "0"], { link: `</v1/endless?n=${Number(url.searchParams.get("n") ?? "0") + 1}>; rel="next"` });
       case "/v1/paged": {
@@ -210,6 +219,15 @@ describe("pagination", () => {
     const a = await make([{ name: "list", path: "/link", paginate: { style: "link" } }]);
     const result = await a.call("list", {});
     assert.deepEqual(result, { items: Array.from({ length: 25 }, (_, i) => i + 1), pages: 3, complete: true });
+  });
+
+  it("link: pages holding 1.50, 1.0, an exponent or an id past 2^53 are read as lists, only the id kept as its text", async () => {
+    const a = await make([{ name: "list", path: "/written-numbers", paginate: { style: "link" } }]);
+    assert.deepEqual(await a.call("list", {}), {
+      items: [{ id: 1, price: 2.5 }, { id: 2, price: 1.5, score: 1 }, { id: "12345678901234567890", size: 2000 }],
+      pages: 3,
+      complete: true,
+    });
   });
 
   it("link: stops at maxPages and says so", async () => {

@@ -19,14 +19,15 @@ describe("plugin kit: unwrapResult and skillContext", () => {
     assert.deepEqual(unwrapResult(text({ a: 1 })), { a: 1 });
     assert.equal(unwrapResult(text("plain words, not JSON")), "plain words, not JSON");
     assert.equal(unwrapResult(text("{not json")), "{not json");
-    // A whole JSON scalar is its value; a number only when it reads back as written (nothing lost).
+    // A whole JSON scalar is its value; a number only when JSON.parse keeps its value (nothing lost).
     assert.equal(unwrapResult(text("true")), true);
     assert.equal(unwrapResult(text(" null\n")), null);
     assert.equal(unwrapResult(text("3")), 3);
     assert.equal(unwrapResult(text("-2.5")), -2.5);
     assert.equal(unwrapResult(text('"done"')), "done");
     assert.equal(unwrapResult(text("12345678901234567890")), "12345678901234567890");
-    assert.equal(unwrapResult(text("1.50")), "1.50");
+    assert.equal(unwrapResult(text("1.50")), 1.5, "1.50 has the value 1.5: nothing is lost");
+    assert.equal(unwrapResult(text("1e400")), "1e400", "past a double's range");
     assert.equal(unwrapResult(text("3 tasks left")), "3 tasks left");
     assert.equal(unwrapResult(text("truest")), "truest");
     assert.deepEqual(unwrapResult({ content: [{ type: "text", text: "x" }], structuredContent: { b: 2 } }), { b: 2 });

@@ -86,3 +86,57 @@ describe("a pattern plain JS regex syntax takes but the u flag refuses", () => {
     assert.doesNotMatch(conn.stderr(), /month: the schema cannot be compiled/);
   });
 });
+
+describe("patterns are compiled one by one", () => {
+  it("one the u flag refuses does not change what the tool's other patterns mean", async () => {
+    const ok = await call("mixed_patterns", { month: "2024-05", name: "ÄBC", emoji: "😀" });
+    assert.equal(ok.isError, false, JSON.stringify(ok.payload));
+    const { message } = await refusal("mixed_patterns", { month: "2024-05", name: "p{Lu}p{Lu}" });
+    assert.match(message, /\/name: 'name' must match pattern "\^\\p\{Lu\}\+\$"/);
+    const month = await refusal("mixed_patterns", { month: "2024-5" });
+    assert.match(month.message, /\/month: 'month' must match pattern/);
+  });
+
+  it("one that can take exponential time is not run: the call answers at once, unchecked, and the log says why", async () => {
+    const started = Date.now();
+    const { payload, isError } = await call("redos", { s: `${"a".repeat(40)}!` });
+    assert.equal(isError, false, JSON.stringify(payload));
+    // Run, `^(a+)+$` against 40 a's and a '!' would take hours; 20 s is a bound a loaded machine keeps.
+    assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
+    assert.match(conn.stderr(), /redos: the schema cannot be compiled[^\n]*can take exponential time/);
+  });
+});
+
+describe("a schema that refers to itself without end", () => {
+  it("goes on unchecked, logged, not an UPSTREAM_ERROR 'Maximum call stack size exceeded'", async () => {
+    const { payload, isError } = await call("selfref", { self: 5 });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.doesNotMatch(JSON.stringify(payload), /call stack/);
+    assert.match(conn.stderr(), /selfref: [^\n]*refers to itself without end/);
+  });
+});
+
+describe("a union of const values at the field itself", () => {
+  it("says the values as one list, not one sentence per branch and the union's own", async () => {
+    const { message, errors } = await refusal("const_union", { mode: "medium" });
+    assert.equal(message, `arguments for 'const_union' are invalid: /mode: must be one of "fast" or "slow"`);
+    assert.equal(errors.length, 1);
+    assert.equal((await call("const_union", { mode: "slow" })).isError, false);
+  });
+});
+
+describe("declared parameters under a top-level $ref", () => {
+  it("a `params` parameter sent next to toolName is that parameter, not an arguments wrapper", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_lax_call", { toolName: "rpc_ref", method: "x", params: { a: 1 } });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.deepEqual(payload.result, { method: "x", params: { a: 1 } });
+  });
+
+  it("`arguments: {params: …}` is not unwrapped when params is declared under the $ref", async () => {
+    const { message } = await refusal("rpc_ref", { params: { method: "x" } });
+    assert.match(message, /missing required property 'method'/);
+    const { payload, isError } = await call("rpc_ref", { method: "x", params: { b: 2 } });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.deepEqual(payload.result, { method: "x", params: { b: 2 } });
+  });
+});

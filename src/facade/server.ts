@@ -374,7 +374,7 @@ export function createFacade(runtime: Runtime): Facade {
             : runtime.facadeMode === "compact"
               ? { tool: SEARCH_TOOL, arguments: { query: "<string>", plugin: prefix } }
               : { tool: facadeToolName(prefix, "discover"), arguments: { query: "<string>" } };
-          return toToolResult({ isError: false, payload: { ok: true, server, plugin: { ...shown, next }, ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+          return toToolResult({ isError: false, payload: { ok: true, server, plugin: { ...shown, next }, ...(help.problems ? { problems: help.problems } : {}), ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
         }
         return toToolResult({
           isError: false,

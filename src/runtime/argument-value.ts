@@ -20,6 +20,15 @@ export function echoed(text: string, max: number = ECHO_CHARS): string {
   return text.length > max ? `${headOf(text, max)}…` : text;
 }
 
+/**
+ * A name another server gave (a tool name from its list) as a log line or problem quotes it: on
+ * one line, its control characters escaped as JSON escapes them (a newline in it wrote a fake log
+ * line), and cut as `echoed` cuts (a 5,000-character name was repeated whole in every help answer).
+ */
+export function echoedName(name: string, max: number = ECHO_CHARS): string {
+  return echoed(JSON.stringify(name).slice(1, -1), max);
+}
+
 /** The fleet's redactor for a text (Runtime.redact): every credential it knows masked. */
 export type Mask = (text: string) => string;
 

@@ -1,3 +1,4 @@
+import { echoedName } from "./argument-value.js";
 import type { Adapter, ListToolsOptions, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import { unknownListedTools } from "../plugins/manifest-references.js";
@@ -218,7 +219,7 @@ export function listingNoteLine(prefix: string, note: string): string {
 
 /** What a plugin whose server lists a name more than once is told, in the help's problems and on stderr. */
 export function repeatedToolLine(prefix: string, name: string, count: number): string {
-  return `plugin '${prefix}': its server lists tool '${name}' ${count === 2 ? "twice" : `${count} times`}; the first is used (discover shows it once, and calls are checked against its schema)`;
+  return `plugin '${prefix}': its server lists tool '${echoedName(name)}' ${count === 2 ? "twice" : `${count} times`}; the first is used (discover shows it once, and calls are checked against its schema)`;
 }
 
 /**

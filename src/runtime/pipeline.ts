@@ -25,6 +25,7 @@ import { closestNames, foldName, normalise } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure, SkillReportedFailure } from "./skill-answer.js";
 import { noteUndeclaredArguments, placeStrayKeys } from "./stray-keys.js";
 import { validateArguments } from "./validation.js";
+import { declaredPropertyNames } from "../schema-branches.js";
 import { refuseAfterAnswer, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
@@ -734,9 +735,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const validate: Step = (state) => {
     const meta = state.skill?.meta.args;
     const schema = state.tool ? state.tool.inputSchema : isSchemaLike(meta) ? meta : undefined;
-    // A skill whose arguments are a sentence lists no names.
-    const listed = schema ? schema.properties : typeof meta === "object" ? meta : undefined;
-    const parameters = isPlainObject(listed) ? Object.keys(listed) : undefined;
+    // Read as the validator reads it: names under a top-level `$ref` or `allOf` count. A skill
+    // whose arguments are a sentence lists no names.
+    const parameters = schema ? declaredPropertyNames(schema, schema) : isPlainObject(meta) ? Object.keys(meta) : undefined;
     const request = aliasDeclaredByTool(state.request as RepairedRequest, parameters, state.repairs);
     const what = state.tool ? `'${state.tool.name}'` : `skill '${state.skill?.name ?? ""}'`;
     const subject = state.tool ? { tool: state.tool.name } : { skill: state.skill?.name };

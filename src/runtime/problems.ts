@@ -29,14 +29,28 @@ export interface FleetProblemSources {
   catalogProblems?: readonly { prefix: string; lines: readonly string[] }[];
 }
 
-export function fleetProblems(sources: FleetProblemSources, identity: Identity | undefined): string[] {
+/**
+ * The fleet's problems a caller may see; with `only`, those of that one plugin (per-plugin help):
+ * its load failure, its tool list's, and its broken related links, none of the config's own.
+ */
+export function fleetProblems(sources: FleetProblemSources, identity: Identity | undefined, only?: string): string[] {
   const wholeFleet = seesWholeFleet(identity);
-  const mayUse = (prefix: string | undefined) => wholeFleet || (prefix !== undefined && mayUsePlugin(identity, prefix));
+  const mayUse = (prefix: string | undefined) => (only === undefined || prefix === only) && (wholeFleet || (prefix !== undefined && mayUsePlugin(identity, prefix)));
   return [
-    ...(wholeFleet ? [...sources.missingPluginDirs, ...sources.unknownDisabled, ...sources.configProblems] : []),
+    ...(wholeFleet && only === undefined ? [...sources.missingPluginDirs, ...sources.unknownDisabled, ...sources.configProblems] : []),
     ...sources.failures.filter((f) => mayUse(f.prefix)).map((f) => f.error),
-    ...(sources.catalogProblems ?? []).filter((p) => mayUse(p.prefix)).flatMap((p) => p.lines),
+    ...(sources.catalogProblems ?? []).filter((p) => mayUse(p.prefix)).flatMap((p) => capped(p.prefix, p.lines)),
     // The reason of a broken link names the plugin it points at (and that plugin's skills): both ends must be the caller's.
-    ...sources.brokenLinks.filter((l) => mayUse(l.from.split(":")[0]) && mayUse(l.target.split(":")[0])).map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),
+    ...sources.brokenLinks.filter((l) => mayUse(l.from.split(":")[0]) && (only === undefined ? mayUse(l.target.split(":")[0]) : wholeFleet || mayUsePlugin(identity, l.target.split(":")[0] ?? ""))).map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),
   ];
+}
+
+/** Lines of one plugin's tool-list problems help shows; a server with hundreds of bad tools would fill every answer. */
+export const PROBLEM_LINES_PER_PLUGIN = 10;
+
+/** A plugin's problem lines, the first PROBLEM_LINES_PER_PLUGIN of them and a count of the rest. */
+function capped(prefix: string, lines: readonly string[]): readonly string[] {
+  if (lines.length <= PROBLEM_LINES_PER_PLUGIN) return lines;
+  const rest = lines.length - PROBLEM_LINES_PER_PLUGIN + 1;
+  return [...lines.slice(0, PROBLEM_LINES_PER_PLUGIN - 1), `plugin ${prefix}: ${rest} more problems with its tool list (the runtime's log, stderr, says each when the list is read)`];
 }

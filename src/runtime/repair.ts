@@ -1,5 +1,6 @@
 import { isPlainObject } from "../plain-object.js";
 import { echoed } from "./argument-value.js";
+import { declaredPropertyNames } from "../schema-branches.js";
 /**
  * Repairs of the malformed calls models really send. Each names what it changed in `repairs`;
  * none skips validation or the gate, which run after it. Two rules hold throughout:
@@ -191,19 +192,20 @@ export function repairArguments(
   schema: Record<string, unknown>,
   repairs: Repair[],
 ): { args: Record<string, unknown>; misplacedConfirm?: string } {
-  const properties = isPlainObject(schema.properties) ? schema.properties : {};
+  // Read as the validator reads it: names under a top-level `$ref` or `allOf` are declared too.
+  const properties = new Set(declaredPropertyNames(schema, schema));
   let current = args;
   let where = "arguments";
   let misplacedConfirm: string | undefined;
   for (let depth = 0; depth < 3; depth++) {
-    if ("confirm" in current && !("confirm" in properties)) {
+    if ("confirm" in current && !properties.has("confirm")) {
       const { confirm: _dropped, ...rest } = current;
       current = rest;
       misplacedConfirm = `${where}.confirm`;
     }
     const keys = Object.keys(current);
     const wrapper = keys.length === 1 ? keys[0] : undefined;
-    if (!wrapper || wrapper in properties || !(["arguments", ...ARGUMENT_ALIASES] as string[]).includes(wrapper)) break;
+    if (!wrapper || properties.has(wrapper) || !(["arguments", ...ARGUMENT_ALIASES] as string[]).includes(wrapper)) break;
     const inner = parseJsonObject(current[wrapper], `${where}.${wrapper}`, repairs);
     if (!isPlainObject(inner)) break;
     repairs.push({ kind: "unwrapped-arguments-wrapper", message: `'${where}' held its content inside '${wrapper}'; the inner object was used` });

@@ -189,6 +189,8 @@ export interface PluginHelp {
     notice?: string;
     skills?: Array<{ name: string; description: string; params?: string; related?: unknown[] }>;
   };
+  /** The plugin's own problems (problems.ts with `only`): its tool list mended, a broken related link. */
+  problems?: string[];
 }
 
 /** A plugin made in code for one caller (a text module's server), reached only through the object. */
@@ -212,9 +214,10 @@ export interface Runtime {
   /**
    * What is wrong with the fleet, one sentence each (problems.ts): missing plugin folders,
    * `plugins.disable` names that match nothing, load failures, broken related links. With a
-   * session, only what its identity may see; validate, help and status all show this list.
+   * session, only what its identity may see; validate, help and status all show this list. With
+   * `only`, one plugin's own (per-plugin help).
    */
-  problems(session?: Session): string[];
+  problems(session?: Session, only?: string): string[];
   /**
    * What the user should know but need not fix, one sentence each: a bundled plugin their own
    * replaced, a config entry that starts this runtime itself and was skipped (a client's file used
@@ -1020,7 +1023,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     failures,
     replaced,
     brokenLinks,
-    problems: (session) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: [...settingProblems.map((p) => p.message), ...depthProblems, ...embeddedProblems], failures, brokenLinks, catalogProblems: catalog.problems() }, session?.identity),
+    problems: (session, only) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: [...settingProblems.map((p) => p.message), ...depthProblems, ...embeddedProblems], failures, brokenLinks, catalogProblems: catalog.problems() }, session?.identity, only),
     notices: (session) => (seesWholeFleet(session?.identity) ? [...replaced.map((r) => r.notice), ...selfReferenceLines] : []),
     index,
     log,
@@ -1076,7 +1079,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       // Case and `-`/`_` folded as a call's plugin is ("Tasks" is tasks); the facade says the repair.
       const named = only === undefined || byPrefix.has(only) ? only : foldedMatch(only, byPrefix.keys());
       const chosen = named === undefined || !mayUsePlugin(session?.identity, named) ? undefined : byPrefix.get(named);
-      if (chosen) return { plugin: pluginHelp(chosen) };
+      if (chosen) {
+        // The plugin's own problems (its tool list mended, a broken related link), as the fleet's help says them.
+        const own = runtime.problems(session, chosen.manifest.prefix);
+        return { plugin: pluginHelp(chosen), ...(own.length ? { problems: own } : {}) };
+      }
       if (only !== undefined) {
         // Near names among the plugins this caller may use only (another identity's are not said).
         const close = closestNames(only, [...byPrefix.keys()].filter((p) => mayUsePlugin(session?.identity, p)));

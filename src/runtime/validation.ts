@@ -4,7 +4,7 @@ import { isPlainObject } from "../plain-object.js";
 import { closestNames } from "./similarity.js";
 import { nearKey, undeclaredArguments } from "./stray-keys.js";
 import { echoed } from "./argument-value.js";
-import { followRef, schemaBranches } from "../schema-branches.js";
+import { declaredPropertyNames, followRef, schemaBranches } from "../schema-branches.js";
 
 /**
  * Argument validation with answers a model can act on cheaply: each failing field is named with
@@ -61,9 +61,7 @@ function schemaAt(schema: Record<string, unknown>, pointer: string): Record<stri
 /** The property names declared at a pointer, in any branch (for 'did you mean', and the names listed). */
 function declaredNames(schema: Record<string, unknown>, pointer: string): string[] {
   const names = new Set<string>();
-  for (const node of schemasAt(schema, pointer)) {
-    for (const branch of schemaBranches(schema, node)) if (isPlainObject(branch.properties)) for (const name of Object.keys(branch.properties)) names.add(name);
-  }
+  for (const node of schemasAt(schema, pointer)) for (const name of declaredPropertyNames(schema, node) ?? []) names.add(name);
   return [...names];
 }
 
@@ -80,16 +78,21 @@ function valuesAllowedAt(schema: Record<string, unknown>, pointer: string): unkn
 }
 
 /**
- * A `const`/`enum` failure inside a union says every value the union's branches allow there
- * (Ajv reports one "must be equal to constant" per failing branch, naming none). When the value
+ * A `const`/`enum` failure inside a union, or of a union's branches at its own path, says every
+ * value the union's branches allow there (Ajv reports one "must be equal to constant" per failing
+ * branch, naming none). When the value
  * sent is one a branch allows, that failure is another branch's and is left out: what failed in
  * the branch it chose (a missing property) and the union's own error say what is wrong.
  */
 function unionValues(schema: Record<string, unknown>, args: unknown, violations: readonly SchemaViolation[]): SchemaViolation[] {
   const unions = violations.filter((v) => v.keyword === "oneOf" || v.keyword === "anyOf").map((v) => v.path);
   const out: SchemaViolation[] = [];
+  // Unions whose branches are values at the union's own path (`mode: {oneOf: [{const: "fast"},
+  // {const: "slow"}]}`): the list of values says it all, so the union's own "must match exactly
+  // one schema" is left out.
+  const saidAsValues = new Set<string>();
   for (const violation of violations) {
-    const inUnion = unions.some((path) => violation.path.startsWith(`${path}/`));
+    const inUnion = unions.some((path) => violation.path === path || violation.path.startsWith(`${path}/`));
     if ((violation.keyword !== "const" && violation.keyword !== "enum") || !inUnion) {
       out.push(violation);
       continue;
@@ -97,9 +100,10 @@ function unionValues(schema: Record<string, unknown>, args: unknown, violations:
     const values = valuesAllowedAt(schema, violation.path);
     const sent = JSON.stringify(valueAt(args, violation.path));
     if (values.length > 1 && values.some((value) => JSON.stringify(value) === sent)) continue;
+    if (unions.includes(violation.path)) saidAsValues.add(violation.path);
     out.push({ ...violation, keyword: "enum", params: { ...violation.params, allowedValues: values.length ? values : [violation.params.allowedValue] } });
   }
-  return out;
+  return out.filter((v) => !((v.keyword === "oneOf" || v.keyword === "anyOf") && saidAsValues.has(v.path)));
 }
 
 /** A schema cut to what says how a value must look: no descriptions, nested objects by their required names. */

@@ -4,8 +4,12 @@
  * such an answer, each entry its check refuses is mended or left out, on its own: a missing or
  * unusable `inputSchema` becomes `{type: "object"}` (the tool stays callable, its arguments
  * unchecked), an unusable `outputSchema` is ignored, and an entry still refused after that is
- * left out. Each change is said in one plain sentence naming the tool, never the zod dump.
+ * left out; a schema whose only fault is a field (`"required": null`, Go's empty list) keeps the
+ * rest. Each kind of change is said in one plain sentence naming the tools (the first few, each
+ * on one line and cut, then a count), never the zod dump.
  */
+
+import { echoedName } from "../../runtime/argument-value.js";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
@@ -25,8 +29,15 @@ export function objectSchemaFault(schema: unknown): string {
 export interface MendedToolsList {
   /** The result with every entry the check refused mended or left out. */
   result: Record<string, unknown>;
-  /** One sentence per entry changed or left out. */
+  /** One sentence per kind of change: the tools it touched named (the first few), with their count. */
   notes: string[];
+}
+
+/** Tool names a grouped note names; the rest are counted. */
+const NAMES_PER_NOTE = 5;
+/** A server's tool name as a note quotes it: on one line, cut (echoedName). */
+function quotedName(name: string): string {
+  return `'${echoedName(name)}'`;
 }
 
 /**
@@ -37,7 +48,8 @@ export interface MendedToolsList {
 export function mendToolsList(result: Record<string, unknown>, accepts: (result: Record<string, unknown>) => boolean): MendedToolsList | undefined {
   const tools = result.tools;
   if (!Array.isArray(tools) || accepts(result) || !accepts({ ...result, tools: [] })) return undefined;
-  const notes: string[] = [];
+  // The same change made to many tools (a Go server's `"required": null` on all 300) is one note.
+  const changed = new Map<string, string[]>();
   const passes = (tool: unknown): boolean => accepts({ ...result, tools: [tool] });
   const kept: unknown[] = [];
   for (const tool of tools as unknown[]) {
@@ -46,22 +58,66 @@ export function mendToolsList(result: Record<string, unknown>, accepts: (result:
       continue;
     }
     const mended = mendTool(tool, passes);
-    if (mended.note) notes.push(mended.note);
+    if (mended.change) {
+      const names = changed.get(mended.change) ?? [];
+      names.push(mended.name ?? "");
+      changed.set(mended.change, names);
+    }
     if (mended.tool !== undefined) kept.push(mended.tool);
   }
-  return { result: { ...result, tools: kept }, notes };
+  return { result: { ...result, tools: kept }, notes: [...changed].map(([change, names]) => groupedNote(change, names)) };
 }
 
-function mendTool(tool: unknown, passes: (tool: unknown) => boolean): { tool?: unknown; note?: string } {
-  if (!isRecord(tool) || typeof tool.name !== "string" || tool.name === "") return { note: "a tools/list entry without a name was left out" };
+/** "tool 'a': …", or "3 tools ('a', 'b', 'c'): …", or "300 tools ('a', … and 295 more): …". */
+function groupedNote(change: string, names: readonly string[]): string {
+  // Entries without a name have a change of their own (mendTool), so a group is all named or all not.
+  if (names[0] === "") return names.length === 1 ? `a tools/list entry ${change}` : `${names.length} tools/list entries ${change}`;
+  const shown = names.slice(0, NAMES_PER_NOTE).map(quotedName).join(", ");
+  const more = names.length > NAMES_PER_NOTE ? ` and ${names.length - NAMES_PER_NOTE} more` : "";
+  return names.length === 1 ? `tool ${shown}: ${change}` : `${names.length} tools (${shown}${more}): ${change}`;
+}
+
+/**
+ * An inputSchema with only its bad fields mended, or undefined when it cannot be so: `required`
+ * that is null (Go's empty list) or holds non-names keeps its names, `properties` keeps its
+ * schemas; everything else in it is kept, so the tool is still checked.
+ */
+function mendedFields(schema: unknown): { schema: Record<string, unknown>; said: string[] } | undefined {
+  if (!isRecord(schema) || schema.type !== "object") return undefined;
+  const out: Record<string, unknown> = { ...schema };
+  const said: string[] = [];
+  if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((r) => typeof r === "string"))) {
+    const names = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : [];
+    if (names.length) out.required = names;
+    else delete out.required;
+    said.push(schema.required === null ? "its inputSchema's \"required\" is null, read as no required fields" : "its inputSchema's \"required\" is not a list of names; only the names in it were kept");
+  }
+  if (schema.properties !== undefined && !(isRecord(schema.properties) && Object.values(schema.properties).every((p) => isRecord(p) || typeof p === "boolean"))) {
+    if (isRecord(schema.properties)) {
+      out.properties = Object.fromEntries(Object.entries(schema.properties).filter(([, p]) => isRecord(p) || typeof p === "boolean"));
+      said.push("its inputSchema's \"properties\" holds entries that are not schemas; they were ignored");
+    } else {
+      delete out.properties;
+      said.push(`its inputSchema's "properties" is ${Array.isArray(schema.properties) ? "a list" : JSON.stringify(schema.properties)}, not an object of schemas, so it was ignored`);
+    }
+  }
+  return said.length && !objectSchemaFault(out) ? { schema: out, said } : undefined;
+}
+
+function mendTool(tool: unknown, passes: (tool: unknown) => boolean): { tool?: unknown; name?: string; change?: string } {
+  if (!isRecord(tool) || typeof tool.name !== "string" || tool.name === "") return { change: "without a name was left out" };
   const name = tool.name;
   const inputFault = objectSchemaFault(tool.inputSchema);
   const candidate: Record<string, unknown> = { ...tool };
   const changes: string[] = [];
+  const fields = inputFault ? mendedFields(tool.inputSchema) : undefined;
   if (inputFault === "is missing") candidate.inputSchema = { type: "object" };
   else if (inputFault === "has no \"type\": \"object\"" && passes({ ...tool, inputSchema: { ...(tool.inputSchema as object), type: "object" } })) {
     // `{properties: …}` without a type: the object schema its author meant; its checks are kept.
     return { tool: { ...tool, inputSchema: { ...(tool.inputSchema as object), type: "object" } } };
+  } else if (fields) {
+    candidate.inputSchema = fields.schema;
+    changes.push(...fields.said);
   } else if (inputFault) {
     candidate.inputSchema = { type: "object" };
     changes.push(`its inputSchema ${inputFault}, so it was taken as {"type": "object"} and the tool's arguments are not checked`);
@@ -70,10 +126,10 @@ function mendTool(tool: unknown, passes: (tool: unknown) => boolean): { tool?: u
     delete candidate.outputSchema;
     changes.push(`its outputSchema ${objectSchemaFault(tool.outputSchema)}, so it was ignored`);
   }
-  if (passes(candidate)) return { tool: candidate, ...(changes.length ? { note: `tool '${name}': ${changes.join("; ")}` } : {}) };
+  if (passes(candidate)) return { tool: candidate, name, ...(changes.length ? { change: changes.join("; ") } : {}) };
   // Something else in the entry (annotations, icons, a title that is no string…): the bare tool.
   const bare: Record<string, unknown> = { name, inputSchema: candidate.inputSchema, ...(typeof tool.description === "string" ? { description: tool.description } : {}) };
   const ignored = Object.keys(tool).filter((key) => !(key in bare) && key !== "outputSchema");
-  if (passes(bare)) return { tool: bare, note: `tool '${name}': ${[...changes, `its entry does not match the MCP Tool shape, so ${ignored.map((k) => `'${k}'`).join(", ") || "its other fields"} ${ignored.length === 1 ? "was" : "were"} ignored`].join("; ")}` };
-  return { note: `tool '${name}' was left out: its tools/list entry does not match the MCP Tool shape` };
+  if (passes(bare)) return { tool: bare, name, change: [...changes, `its entry does not match the MCP Tool shape, so ${ignored.map((k) => `'${k}'`).join(", ") || "its other fields"} ${ignored.length === 1 ? "was" : "were"} ignored`].join("; ") };
+  return { name, change: "was left out: its tools/list entry does not match the MCP Tool shape" };
 }

@@ -1,6 +1,6 @@
 import type { Logger } from "../types.js";
 import { echoed } from "../../runtime/argument-value.js";
-import { hasLossyNumber } from "../../json-text-value.js";
+import { parseJsonLossless } from "../../json-text-value.js";
 import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/capped-body.js";
 import { AdapterError, messageWithCauses } from "../shared/errors.js";
 import { MissingVariableError, referencedVariables, resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
@@ -283,9 +283,9 @@ async function decode(response: Response, method: string, limit: number, what: s
     if ((truncate || !contentType) && looksBinary(text)) return { binary: true, contentType, bytes: bytes.length, ...(truncated ? { atLeast: true } : {}) };
     if (!json || truncated) return text;
     try {
-      const value = JSON.parse(text) as unknown;
-      // A number JSON.parse would change (an id past 2^53, `1.50`): the body stays its text.
-      if (hasLossyNumber(text)) return text;
+      // A number whose value JSON.parse would change (an id past 2^53) becomes a string of its
+      // exact text; the rest of the body keeps its structure, so pagination and shaping read it.
+      const value = parseJsonLossless(text);
       if (value && typeof value === "object") bodyTexts.set(value, text);
       return value;
     } catch {
