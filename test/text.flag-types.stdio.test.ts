@@ -93,3 +93,24 @@ describe("the note on a failed call advises the text form only where the paramet
     assert.doesNotMatch(answer.stderr, /for the text write/);
   });
 });
+
+describe("TOOL --help", () => {
+  it("answers the tool's description and schema and runs nothing", async () => {
+    const answer = await exec("lax call create_pr --help");
+    assert.equal(answer.exitCode, 0, answer.stderr);
+    const shown = JSON.parse(answer.stdout) as { tool?: { name?: string; inputSchema?: { properties?: Record<string, unknown> } }; result?: unknown };
+    assert.equal(shown.tool?.name, "create_pr");
+    assert.ok(shown.tool?.inputSchema?.properties?.title, answer.stdout);
+    assert.equal(shown.result, undefined, "the tool was not called (it would have answered {help: true})");
+  });
+
+  it("is a call like any other flag when given a value or beside other flags", async () => {
+    assert.deepEqual(await received("create_pr --title t --help"), { title: "t", help: true });
+  });
+
+  it("of a tool the plugin does not have says so", async () => {
+    const answer = await exec("lax call no_such_tool --help");
+    assert.notEqual(answer.exitCode, 0);
+    assert.match(answer.stderr, /UNKNOWN_TOOL/);
+  });
+});

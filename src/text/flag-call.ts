@@ -3,7 +3,7 @@ import type { LoadedPlugin } from "../plugins/loader.js";
 import type { Session } from "../runtime/session.js";
 import type { OperationResult } from "../runtime/answers.js";
 import { isPlainObject } from "../plain-object.js";
-import { followRef, jsonType, typesOf } from "../schema-branches.js";
+import { declaredPropertyNames, followRef, jsonType, typesOf } from "../schema-branches.js";
 import { shorten, type FlagTexts, type ParsedNamedCall } from "./argv.js";
 
 /**
@@ -82,7 +82,24 @@ function flagNote(outcome: OperationResult, args: Record<string, unknown>, flags
   return notes.length ? `(${notes.join("; ")})` : undefined;
 }
 
+/**
+ * `TOOL --help` alone, for a tool that takes no `help` parameter: the caller asks how to call it,
+ * so the answer is the tool's description and schema (what discover with detail shows), and
+ * nothing is run. A bare flag is otherwise `true`, and a read tool would have been called.
+ */
+async function usageAsked(runtime: Runtime, session: Session, target: string | LoadedPlugin, call: Call, ctx: OperationContext): Promise<OperationResult | undefined> {
+  const names = Object.keys(call.args);
+  if (!call.flags?.bare.includes("help") || names.length !== 1 || names[0] !== "help") return undefined;
+  const described = await runtime.describe(session, target, call.name, ctx).catch(() => undefined);
+  if (!described || described.isError) return described;
+  const schema = (described.payload as { tool?: { inputSchema?: unknown } }).tool?.inputSchema;
+  if (isPlainObject(schema) && declaredPropertyNames(schema, schema)?.includes("help")) return undefined;
+  return described;
+}
+
 export async function callFromWords(runtime: Runtime, session: Session, target: string | LoadedPlugin, call: Call, ctx: OperationContext): Promise<FlagCallResult> {
+  const usage = await usageAsked(runtime, session, target, call, ctx);
+  if (usage) return { outcome: usage };
   let args = call.args;
   const flags = call.flags;
   const needed = flags && (Object.keys(flags.typed).length > 0 || Object.keys(flags.unparsed).length > 0);
