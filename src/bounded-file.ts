@@ -154,13 +154,19 @@ export function readSettingsFileSync(file: string, limit: number = SETTINGS_FILE
 
 /** readBoundedFileSync, without blocking the event loop (nor a thread of libuv's pool, as readFile on a FIFO does). */
 export async function readBoundedFile(file: string, bound: FileBound): Promise<Buffer> {
+  return (await readBoundedFileWithStats(file, bound)).bytes;
+}
+
+/** readBoundedFile, with the open file's stats (its identity as it was read, not the path's a moment later). */
+export async function readBoundedFileWithStats(file: string, bound: FileBound): Promise<{ bytes: Buffer; stats: Stats }> {
   const handle = await open(file, FLAGS);
   try {
-    const refused = shapeProblem(file, await handle.stat(), bound);
+    const stats = await handle.stat();
+    const refused = shapeProblem(file, stats, bound);
     if (refused) throw refused;
     const chunks = new Chunks(file, bound);
     while (chunks.take((await handle.read(chunks.next(), 0, CHUNK, null)).bytesRead));
-    return chunks.bytes();
+    return { bytes: chunks.bytes(), stats };
   } finally {
     await handle.close();
   }

@@ -735,14 +735,14 @@ describe("OAuth token store", () => {
     const file = writeStore("crlf", { access_token: "access-crlf-0\r\nX-Injected: yes" });
     const error = await rejectsWith(adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} }).listTools());
     assert.equal(error.code, "NOT_CONFIGURED");
-    assert.equal(error.message, `the OAuth token store ${file} has an access_token containing a line break or another control character, which no HTTP header can carry; write the token into it without one`);
+    assert.equal(error.message, `the OAuth token store ${file} has an access_token containing a character other than visible ASCII (a space, a line break, a control or non-ASCII character such as a typographic quote), which no HTTP header can carry; write the token into it exactly as it was issued`);
     assert.equal(server.stats.lastHeaders["x-injected"], undefined);
     const endpoint = await startServer((_req, res) => sendJson(res, 200, { access_token: "access-issued\r\nX-Injected: yes", expires_in: 3600 }));
     cleanups.push(() => endpoint.close());
     const issued = writeStore("crlf-issued", { access_token: "access-crlf-1", refresh_token: "refresh-crlf-1", expires_at: 1000, token_endpoint: `${endpoint.url}/token` });
     const bad = await rejectsWith(adapterFor({ url: server.url, auth: { tokenStore: issued } }, { env: {} }).listTools());
     assert.equal(bad.code, "UPSTREAM_ERROR");
-    assert.match(bad.message, /answered an access_token containing a line break/);
+    assert.match(bad.message, /answered an access_token containing a character other than visible ASCII \(a space, a line break/);
     assert.ok(!bad.message.includes("X-Injected") && !bad.message.includes("access-issued"));
     assert.equal(JSON.parse(readFileSync(issued, "utf8")).access_token, "access-crlf-1", "the store is unchanged");
   });

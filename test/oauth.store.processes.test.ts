@@ -60,9 +60,10 @@ async function echo(runtime: Runtime, text: string): Promise<{ ok: boolean; text
 
 describe("one token store, two runtime processes", { timeout: 240_000 }, () => {
   it("both keep working across 50 refreshes with a reuse-revoking token endpoint", async () => {
-    // Tokens issued already expired (expires_in 0), so every call refreshes: a token living 1 s is
-    // now used for its first half second (the skew is at most half a lifetime), too few refreshes to test.
-    const { server, dir } = await setup({ accessTtlSeconds: 0 });
+    // Tokens issued expired at once (expires_in 1 ms, kept in the store's whole seconds), so every call
+    // refreshes: a token living 1 s is used for its first half second (the skew is at most half a
+    // lifetime), too few refreshes to test. (An expires_in of 0 counts as no expiry.)
+    const { server, dir } = await setup({ accessTtlSeconds: 0.001 });
     const [a, b] = await Promise.all([startRuntime(dir), startRuntime(dir)]);
     const failures: string[] = [];
     const run = async (runtime: Runtime, name: string): Promise<void> => {

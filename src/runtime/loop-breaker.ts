@@ -10,6 +10,9 @@ import type { Session } from "./session.js";
  * passed since the last real failure, the call runs again. A success clears its record. So does
  * a change of the plugin's catalog (a tool added or renamed, a schema changed) for the failures
  * that catalog decided (UNKNOWN_TOOL, ARG_VALIDATION_FAILED): the same call may now pass.
+ * A failure whose cause is a host-side file read again on every call (an OAuth token store: the
+ * user rewrites it between calls) is not counted either: its error says `hostFixable`, and the
+ * unchanged retry after the fix is exactly what its hint asks for.
  *
  * The success path stays cheap: the canonical key (sorted JSON of the call) is computed only
  * when the session has failures on record, or when a call fails.
@@ -134,7 +137,7 @@ export function createLoopBreaker(options: LoopBreakerOptions = {}): LoopBreaker
         if (key !== undefined) session.loopMemory.delete(key);
         return;
       }
-      if (!RETRY_CANNOT_FIX.has(error.code)) return;
+      if (!RETRY_CANNOT_FIX.has(error.code) || (error as { hostFixable?: boolean }).hostFixable === true) return;
       const k = key ?? keyOf();
       const previous = session.loopMemory.get(k);
       const at = now();

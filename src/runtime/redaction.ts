@@ -1,4 +1,4 @@
-import { isSecretName, SECRET_NAME } from "../adapters/shared/secret-name.js";
+import { isSecretName, looksLikePath, SECRET_NAME } from "../adapters/shared/secret-name.js";
 import { referencedVariables } from "../adapters/shared/env-vars.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { envAlternatives } from "../plugins/requirements.js";
@@ -62,7 +62,7 @@ function argumentSecrets(args: unknown, into: Set<string>): void {
 /** The values of the host's variables whose names say they are credentials. */
 export function hostSecrets(env: NodeJS.ProcessEnv): string[] {
   const secrets: string[] = [];
-  for (const [name, value] of Object.entries(env)) if (value && isSecretName(name)) secrets.push(value);
+  for (const [name, value] of Object.entries(env)) if (value && isSecretName(name, value)) secrets.push(value);
   return secrets;
 }
 
@@ -87,14 +87,20 @@ export function manifestSecrets(manifest: PluginManifest, env: NodeJS.ProcessEnv
     if (Array.isArray(tools)) for (const tool of tools) argumentSecrets((tool as { argv?: unknown } | null)?.argv, secrets);
     literalSecrets(manifest.adapter.headers, secrets);
     // An auth block's values are credentials whatever the variable is called.
-    // Except tokenStore: a path, quoted by the errors that ask to rewrite the file.
+    // Except tokenStore: a path, quoted by the errors that ask to rewrite the file, unless what it
+    // holds (literally or through its variable) is no path but a token typed into the wrong place.
     const auth: string[] = [];
-    const { tokenStore: _path, ...credentials } = (manifest.adapter.auth ?? {}) as Record<string, unknown>;
+    const { tokenStore, ...credentials } = (manifest.adapter.auth ?? {}) as Record<string, unknown>;
     collectStrings(credentials, auth);
+    if (typeof tokenStore === "string") {
+      const storeVariables = referencedVariables(tokenStore);
+      if (storeVariables.length === 0 && !looksLikePath(tokenStore)) secrets.add(tokenStore);
+      for (const name of storeVariables) if (env[name] && !looksLikePath(env[name] as string)) secrets.add(env[name] as string);
+    }
     for (const text of auth) for (const name of referencedVariables(text)) if (env[name]) secrets.add(env[name] as string);
     const tokenEnv = (manifest.adapter.auth as { tokenEnv?: unknown } | undefined)?.tokenEnv;
     if (typeof tokenEnv === "string" && env[tokenEnv]) secrets.add(env[tokenEnv] as string);
   }
-  for (const name of names) if (isSecretName(name) && env[name]) secrets.add(env[name] as string);
+  for (const name of names) if (env[name] && isSecretName(name, env[name])) secrets.add(env[name] as string);
   return [...secrets];
 }

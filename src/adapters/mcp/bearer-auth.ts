@@ -8,8 +8,13 @@ import type { McpAuthSpec } from "./spec.js";
  * token store (refreshed when expired or refused). `authFetch` puts it on every request and, on a
  * 401, retries once with a new token: the store's own when the file was rewritten meanwhile, else
  * a refreshed one. A token the server refused right after it was issued is not refreshed again
- * (that would spend a grant on every request of a server that refuses them all).
+ * (that would spend a grant on every request of a server that refuses them all) — until the store
+ * file changes (the user fixed it, as the errors advise) or REFUSED_MEMORY_MS passes (the server
+ * may accept again).
  */
+
+/** How long a token refused right after its refresh blocks another refresh, when the store stays unchanged. */
+const REFUSED_MEMORY_MS = 5 * 60_000;
 
 export interface BearerSource {
   token(): Promise<string>;
@@ -54,16 +59,20 @@ function storeFailure(error: unknown, auth: McpAuthSpec, env: NodeJS.ProcessEnv,
   if (!(error instanceof McpAdapterError) || error.code !== "NOT_CONFIGURED") return error;
   const { fix } = describeCredentials(auth, env, baseDir);
   const orVariable = auth.tokenEnv ? ` (or set ${auth.tokenEnv} to an access token of the MCP server instead)` : "";
-  return new McpAdapterError("NOT_CONFIGURED", `${error.message}${orVariable}`, { ...(error.status !== undefined ? { status: error.status } : {}), hint: fix });
+  // hostFixable: the store is read again on the next call, so the same call after a fix is no loop.
+  return new McpAdapterError("NOT_CONFIGURED", `${error.message}${orVariable}`, { ...(error.status !== undefined ? { status: error.status } : {}), hint: fix, hostFixable: true });
 }
 
 export function createBearerSource(
   auth: McpAuthSpec,
-  options: { env: NodeJS.ProcessEnv; redactor: Redactor; baseDir?: string; fetch?: typeof fetch; name: string; shared?: SharedTokenState; resource?: string },
+  options: { env: NodeJS.ProcessEnv; redactor: Redactor; baseDir?: string; fetch?: typeof fetch; name: string; shared?: SharedTokenState; resource?: string; now?: () => number },
 ): BearerSource {
+  const now = options.now ?? Date.now;
   let store: OAuthTokenStore | undefined;
-  /** An issued token the server refused at once: refreshing for it again would only spend grants. */
-  let refusedFresh: string | undefined;
+  /** An issued token the server refused at once, the store's identity then, and when: refreshing for it again would only spend grants. */
+  let refusedFresh: { token: string; version: string | undefined; at: number } | undefined;
+  const stillRefused = (token: string, tokenStore: OAuthTokenStore): boolean =>
+    refusedFresh !== undefined && refusedFresh.token === token && refusedFresh.version === tokenStore.version() && now() - refusedFresh.at < REFUSED_MEMORY_MS;
   const getStore = (): OAuthTokenStore | undefined => {
     if (!auth.tokenStore) return undefined;
     store ??= new OAuthTokenStore(resolveStorePath(auth.tokenStore, options.env, options.baseDir), {
@@ -95,11 +104,11 @@ export function createBearerSource(
       // The user may have rewritten the store (the only way to renew a token without a refresh_token).
       const stored = await tokenStore.reread().catch(fail);
       if (stored !== rejected) return stored;
-      if (rejected === refusedFresh || !(await tokenStore.canRefresh())) return undefined;
+      if (stillRefused(rejected, tokenStore) || !(await tokenStore.canRefresh())) return undefined;
       return tokenStore.refresh(rejected).catch(fail);
     },
     refusedAfterRefresh(token) {
-      refusedFresh = token;
+      refusedFresh = { token, version: store?.version(), at: now() };
     },
   };
 }

@@ -16,9 +16,12 @@ export type McpErrorCode = "UPSTREAM_ERROR" | "UPSTREAM_TIMEOUT" | "NOT_CONFIGUR
  * `cause`: its text (an HTTP body, a child's output) may hold a secret that was never registered.
  */
 export class McpAdapterError extends AdapterError<McpErrorCode> {
-  constructor(code: McpErrorCode, message: string, options: { status?: number; cause?: unknown; hint?: string; details?: Record<string, unknown> } = {}) {
+  /** A host-side file the user fixes between calls (a token store, read again on the next call): the loop breaker lets the same call retry. */
+  readonly hostFixable: boolean;
+  constructor(code: McpErrorCode, message: string, options: { status?: number; cause?: unknown; hint?: string; details?: Record<string, unknown>; hostFixable?: boolean } = {}) {
     super(code, message, options);
     this.name = "McpAdapterError";
+    this.hostFixable = options.hostFixable === true;
   }
 }
 

@@ -1,4 +1,4 @@
-import { open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
+import { readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { readCappedBody } from "../shared/capped-body.js";
@@ -6,6 +6,7 @@ import type { Redactor } from "../shared/redact.js";
 import { interpolate } from "../shared/env-vars.js";
 import { McpAdapterError, errorMessage } from "./errors.js";
 import { replaceFile } from "../../replace-file.js";
+import { readBoundedFileWithStats, readProblem, type FileBound } from "../../bounded-file.js";
 
 /**
  * An OAuth token store file written by a sign-in flow:
@@ -25,8 +26,9 @@ import { replaceFile } from "../../replace-file.js";
  * The file is the user's to rewrite at any time (a new sign-in, a token pasted by hand, and for a
  * token without a refresh_token the only way to renew it): a cached token set is used only while
  * the file's identity (inode, size, mtime, ctime) is unchanged, and after a 401 the file is read
- * again in any case. A symlinked store is resolved once (realpath), so its lock and its rewrite
- * are the target's: two paths to one file share one lock, and the link stays a link.
+ * again in any case. A symlinked store is resolved at each refresh (realpath), and its lock, its
+ * read and its rewrite are that target's: two paths to one file share one lock, the link stays a
+ * link, and a link re-pointed to another file has that file refreshed, not the one it left.
  */
 
 /** The fields of a token store file, as the errors that ask for a new one name them. */
@@ -68,14 +70,27 @@ function expiresBy(tokens: StoredTokens, now: number): boolean {
   return expires !== undefined && expires - skewMs(tokens) <= now;
 }
 
-/** What no HTTP header value can carry: a token with one is refused before it is sent. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+/**
+ * What a bearer token may not hold: anything but visible ASCII. RFC 6750's b64token is narrower
+ * still, but servers issue tokens with other visible characters and a header carries those; a
+ * line break, a space, a control character or one past U+007E is refused by fetch (quoting part of
+ * the token) or splits the header, so such a token is refused before it is sent, naming the field.
+ */
+const NOT_HEADER_SAFE = /[^\x21-\x7e]/;
+const NOT_HEADER_SAFE_WORDS = "a character other than visible ASCII (a space, a line break, a control or non-ASCII character such as a typographic quote), which no HTTP header can carry";
 
-/** The canonical URI of an MCP server (RFC 8707 `resource`): no credentials, query or fragment, no lone trailing slash. */
+/** A store is a few hundred bytes: 1 MiB is no token set, and reading it on every call would cost the process. */
+const TOKEN_STORE_FILE: FileBound = {
+  limit: 1024 * 1024,
+  kind: "token store",
+  notRegularFix: (limit) => `write the token set into a regular file of at most ${limit} at that path`,
+  tooLargeFix: (limit) => `Write a token set (${TOKEN_STORE_SHAPE}) into it, well under ${limit}`,
+};
+
+/** The canonical URI of an MCP server (RFC 8707 `resource`): no credentials, query or fragment, no trailing slash. */
 export function canonicalResource(serverUrl: string | URL): string {
   const url = new URL(serverUrl);
-  return url.pathname === "/" ? url.origin : `${url.origin}${url.pathname}`;
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
 /** `expires_at` in epoch milliseconds, whichever unit the file used. */
@@ -133,8 +148,6 @@ export class OAuthTokenStore {
   private tokens: StoredTokens | undefined;
   /** The file's identity when `tokens` was read from it: a different one means it was rewritten. */
   private signature: string | undefined;
-  /** The store's real path (symlinks resolved), once it exists: what is locked and written. */
-  private real: string | undefined;
   private refreshing: Promise<string> | undefined;
   private readonly now: () => number;
 
@@ -161,7 +174,7 @@ export class OAuthTokenStore {
   async refresh(rejected?: string): Promise<string> {
     const shared = this.options.shared;
     this.refreshing ??= (
-      shared ? shared.locks.withLock(`oauth:${this.file}`, () => this.refreshHeld(rejected), { ttlMs: 30_000, waitMs: 45_000 }) : this.refreshLocked(rejected)
+      shared ? shared.locks.withLock(`oauth:${this.file}`, async () => this.refreshHeld(rejected, await this.target()), { ttlMs: 30_000, waitMs: 45_000 }) : this.refreshLocked(rejected)
     ).finally(() => {
       this.refreshing = undefined;
     });
@@ -170,31 +183,35 @@ export class OAuthTokenStore {
 
   /** Under this host's file lock (shared state, when there is one, brings its own lock). */
   private async refreshLocked(rejected: string | undefined): Promise<string> {
-    const release = await this.lock();
+    // Resolved now, not once: a link re-pointed since the last refresh has its new target locked,
+    // read and rewritten (a path kept from before would spend one file's refresh token and write
+    // the new tokens into the other, which keeps its spent one).
+    const target = await this.target();
+    const release = await this.lock(target);
     try {
-      return await this.refreshHeld(rejected);
+      return await this.refreshHeld(rejected, target);
     } finally {
       await release().catch(() => undefined);
     }
   }
 
-  /** With the lock held: read again, and refresh only when no other process or instance did meanwhile. */
-  private async refreshHeld(rejected: string | undefined): Promise<string> {
+  /** With the lock of `target` (the store, resolved) held: read it again, and refresh only when no other process or instance did meanwhile. */
+  private async refreshHeld(rejected: string | undefined, target: string): Promise<string> {
     // Another instance may have rotated the refresh token meanwhile, and sending the old one would
     // be a reuse the server punishes by revoking the whole family.
-    const current = await this.load(true, true);
+    const current = await this.load(true, target);
     const fresh = !expiresBy(current, this.now());
     if (rejected !== undefined ? current.access_token !== rejected && fresh : fresh && current.expires_at !== undefined) return current.access_token;
-    return this.grant(current);
+    return this.grant(current, target);
   }
 
-  private async lock(): Promise<() => Promise<void>> {
+  private async lock(target: string): Promise<() => Promise<void>> {
     const stale = Math.max(2_000, this.options.lockStaleMs ?? 15_000);
     try {
       // Loaded here, on the first refresh: proper-lockfile brings graceful-fs, which patches fs at
       // import, and the adapter that imports this module also serves every stdio server.
       const { default: lockfile } = await import("proper-lockfile");
-      return await lockfile.lock(await this.target(), {
+      return await lockfile.lock(target, {
         stale,
         update: Math.floor(stale / 4),
         realpath: false,
@@ -209,13 +226,17 @@ export class OAuthTokenStore {
   }
 
   /**
-   * The path that is locked and rewritten: the store with its symlinks resolved, so a link stays a
-   * link (its target gets the new tokens) and two paths to one file share one lock. Resolved once
-   * it exists (a missing store is resolved when it appears).
+   * The path that is locked, read and rewritten by a refresh: the store with its symlinks resolved
+   * as they are now, so a link stays a link (its target gets the new tokens) and two paths to one
+   * file share one lock. A missing store is its own path (the read then says it does not exist).
    */
   private async target(): Promise<string> {
-    this.real ??= await realpath(this.file).catch(() => undefined);
-    return this.real ?? this.file;
+    return realpath(this.file).catch(() => this.file);
+  }
+
+  /** The identity of the store file the token set was last read from or written to: another one means the file was rewritten since. */
+  version(): string | undefined {
+    return this.signature;
   }
 
   /** Whether a refresh is possible at all. */
@@ -224,19 +245,20 @@ export class OAuthTokenStore {
     return Boolean(tokens.refresh_token && tokens.token_endpoint);
   }
 
-  private async load(reread = false, locked = false): Promise<StoredTokens> {
+  /** The token set, from the cache while the file is unchanged; `locked` is the resolved store whose lock is held, read instead of the link. */
+  private async load(reread = false, locked?: string): Promise<StoredTokens> {
     if (this.tokens && !reread && (await this.unchanged())) return this.tokens;
     // Under the lock, a write cut short between its fsync and its rename is finished first.
-    if (locked) await adoptPendingWrite(await this.target());
+    if (locked) await adoptPendingWrite(locked);
     const sharedText = await this.options.shared?.kv.get(`oauth:${this.file}`);
     let text: string;
     let signature: string | undefined;
     try {
       if (sharedText !== undefined) text = sharedText;
-      else ({ text, signature } = await readWithSignature(this.file));
+      else ({ text, signature } = await readWithSignature(locked ?? this.file));
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-      throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} ${missing ? "does not exist" : `could not be read: ${errorMessage(error)}`}`);
+      throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} ${missing ? "does not exist" : readProblem(error)}`);
     }
     let parsed: unknown;
     try {
@@ -251,8 +273,8 @@ export class OAuthTokenStore {
     this.register(tokens);
     // A line break in the token would be refused by fetch with a message quoting part of it (or,
     // with another client, split the header): refused here, naming the field, never the value.
-    if (CONTROL_CHARACTER.test(tokens.access_token)) {
-      throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} has an access_token containing a line break or another control character, which no HTTP header can carry; write the token into it without one`);
+    if (NOT_HEADER_SAFE.test(tokens.access_token)) {
+      throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} has an access_token containing ${NOT_HEADER_SAFE_WORDS}; write the token into it exactly as it was issued`);
     }
     if (typeof tokens.expires_at === "string") tokens.expires_at = Number(tokens.expires_at);
     this.tokens = tokens;
@@ -275,7 +297,8 @@ export class OAuthTokenStore {
     this.options.redactor.add(tokens.client_secret);
   }
 
-  private async grant(tokens: StoredTokens): Promise<string> {
+  /** Spend the refresh token of `tokens` (read from `target`, whose lock is held) and write the answer there. */
+  private async grant(tokens: StoredTokens, target: string): Promise<string> {
     const redact = (text: string): string => this.options.redactor.redact(text);
     if (!tokens.refresh_token) throw new McpAdapterError("NOT_CONFIGURED", `the access token in ${this.file} expired and there is no refresh_token to renew it; write a new token set into the store`);
     if (!tokens.token_endpoint) throw new McpAdapterError("NOT_CONFIGURED", `the token store ${this.file} has no token_endpoint to refresh with; write a new token set into the store`);
@@ -305,7 +328,7 @@ export class OAuthTokenStore {
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
       const location = response.headers.get("location");
-      const to = location ? ` to ${new URL(location, endpoint).href}` : "";
+      const to = location ? ` to ${redirectTarget(location, endpoint)}` : "";
       // NOT_CONFIGURED: the hint (bearer-auth.ts) says how to rewrite the store; the message says which field.
       throw new McpAdapterError("NOT_CONFIGURED", redact(`the token endpoint ${where} answered HTTP ${response.status} redirecting${to}, which is not followed (the refresh token goes to token_endpoint only); set token_endpoint in ${this.file} to the token URL itself, or write a new token set into it`), {
         status: response.status,
@@ -335,14 +358,16 @@ export class OAuthTokenStore {
       const failing = `The authorization server at the token_endpoint of ${this.file} (${where}) failed: call again later; if it keeps failing, check token_endpoint in that file or write a new token set into it. Tool arguments cannot fix this.`;
       throw new McpAdapterError(code, redact(`${what}${code === "NOT_CONFIGURED" ? `; write a new token set into ${this.file}` : ""}`), { status: response.status, ...(code === "UPSTREAM_ERROR" ? { hint: failing } : {}) });
     }
-    if (CONTROL_CHARACTER.test(json.access_token)) {
-      throw new McpAdapterError("UPSTREAM_ERROR", `the token endpoint ${where} answered an access_token containing a line break or another control character, which no HTTP header can carry; the store ${this.file} is unchanged`, {
+    if (NOT_HEADER_SAFE.test(json.access_token)) {
+      throw new McpAdapterError("UPSTREAM_ERROR", `the token endpoint ${where} answered an access_token containing ${NOT_HEADER_SAFE_WORDS}; the store ${this.file} is unchanged`, {
         hint: `The authorization server at the token_endpoint of ${this.file} issued an unusable token: write a new token set into that file (it is read again on the next call). Tool arguments cannot fix this.`,
       });
     }
     const next: StoredTokens = { ...tokens, access_token: json.access_token };
     if (typeof json.refresh_token === "string") next.refresh_token = json.refresh_token;
-    if (typeof json.expires_in === "number" && Number.isFinite(json.expires_in)) {
+    // An expires_in of 0 or less says nothing usable (the token would count as expired when issued
+    // and every request would spend a grant): kept as no expiry, and a 401 renews it.
+    if (typeof json.expires_in === "number" && Number.isFinite(json.expires_in) && json.expires_in > 0) {
       const atMs = this.now() + json.expires_in * 1000;
       // Keep the unit the file used.
       next.expires_at = tokens.expires_at !== undefined && tokens.expires_at < 1e11 ? Math.floor(atMs / 1000) : atMs;
@@ -355,7 +380,7 @@ export class OAuthTokenStore {
     if (typeof json.scope === "string") next.scope = json.scope;
     // Shared state first: that is what the other instances read; the file is this host's copy.
     await this.options.shared?.kv.set(`oauth:${this.file}`, JSON.stringify(next));
-    await writeTokenStore(await this.target(), next);
+    await writeTokenStore(target, next);
     this.tokens = next;
     this.signature = await fileSignature(this.file);
     return next.access_token;
@@ -371,14 +396,22 @@ async function fileSignature(file: string): Promise<string | undefined> {
   return stat(file).then(signatureOf, () => undefined);
 }
 
-/** The text and the identity of the same open file, so a rewrite between the two is not missed. */
+/**
+ * The text and the identity of the same open file, so a rewrite between the two is not missed.
+ * Bounded (bounded-file.ts): a FIFO put in the store's place would hold the call (and a thread of
+ * libuv's pool) forever, and a huge file would be read whole on every call.
+ */
 async function readWithSignature(file: string): Promise<{ text: string; signature: string }> {
-  const handle = await open(file, "r");
+  const { bytes, stats } = await readBoundedFileWithStats(file, TOKEN_STORE_FILE);
+  return { text: bytes.toString("utf8"), signature: signatureOf(stats) };
+}
+
+/** A redirect's Location for a message: resolved against the endpoint, or quoted (cut short) when it is no URL. */
+function redirectTarget(location: string, endpoint: URL): string {
   try {
-    const signature = signatureOf(await handle.stat());
-    return { text: await handle.readFile("utf8"), signature };
-  } finally {
-    await handle.close();
+    return new URL(location, endpoint).href;
+  } catch {
+    return `${JSON.stringify(firstBytes(location))} (not a URL)`;
   }
 }
 

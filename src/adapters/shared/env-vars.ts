@@ -89,7 +89,7 @@ export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, wh
 export function resolveAddress(value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor | undefined): string {
   const resolved = interpolate(value, hostEnv, where);
   if (!redactor) return resolved;
-  for (const name of referencedVariables(value)) if (isSecretName(name)) redactor.add(hostEnv[name]);
+  for (const name of referencedVariables(value)) if (isSecretName(name, hostEnv[name])) redactor.add(hostEnv[name]);
   for (const secret of urlCredentials(resolved)) redactor.add(secret);
   return resolved;
 }

@@ -18,7 +18,26 @@ export const SECRET_NAME =
  */
 const LOCATION_NAME = /[_-](STORE|FILE|PATH|DIR)$/i;
 
-/** Whether a variable or setting of this name holds a credential: SECRET_NAME, unless it names a location. */
-export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name) && !LOCATION_NAME.test(name);
+/** A JWT (`eyJ…` header, three base64url parts). */
+const JWT = /^eyJ[\w-]*\.[\w-]*\.[\w-]*$/;
+/** A run of base64 characters as long as a generated secret, mixing letters and digits: no file or folder is named so. */
+const RANDOM_RUN = /(?=[A-Za-z0-9+=_-]*\d)(?=[A-Za-z0-9+=_-]*[A-Za-z])[A-Za-z0-9+=_-]{32,}/;
+
+/**
+ * Whether a value looks like a path: it has a path separator or starts with `~` or `.`, and is not
+ * a token (a JWT, a long random run). A location-named variable holding anything else is a token
+ * typed into the wrong variable (N8N_MCP_TOKEN_STORE=eyJ…), and stays masked.
+ */
+export function looksLikePath(value: string): boolean {
+  if (!/[\\/]/.test(value) && !/^[~.]/.test(value)) return false;
+  return !JWT.test(value) && !RANDOM_RUN.test(value);
+}
+
+/**
+ * Whether a variable or setting of this name holds a credential: SECRET_NAME, unless it names a
+ * location and its value (when known) looks like a path.
+ */
+export function isSecretName(name: string, value?: string): boolean {
+  if (!SECRET_NAME.test(name)) return false;
+  return !LOCATION_NAME.test(name) || (value !== undefined && !looksLikePath(value));
 }
