@@ -26,6 +26,8 @@ interface TokenServer {
   revoked: boolean;
   /** Make the current access token invalid, as an expiry would. */
   expire(): void;
+  /** A new sign-in: the grant so far is revoked, a new token set issued (what the user then writes into the store). */
+  signIn(): { access_token: string; refresh_token: string };
   valid(token: string): boolean;
   close(): Promise<void>;
 }
@@ -75,6 +77,14 @@ async function startTokenServer(): Promise<TokenServer> {
     },
     expire() {
       expiredAccess = currentAccess;
+    },
+    signIn() {
+      used.add(currentRefresh);
+      generation += 1;
+      currentRefresh = `r${generation}`;
+      currentAccess = `a${generation}`;
+      state.revoked = false;
+      return { access_token: currentAccess, refresh_token: currentRefresh };
     },
     valid(token) {
       return !state.revoked && token === currentAccess && token !== expiredAccess;
@@ -144,6 +154,79 @@ describe("OAuth token refresh shared through Redis", { skip }, () => {
       assert.ok(outcomes.some((o) => o.status === "rejected"), "one of the two refreshes reused the rotated token");
       assert.equal(server.revoked, true, "the provider revoked the family: every instance is locked out");
     } finally {
+      await server.close();
+    }
+  });
+
+  it("a store rewritten on one host replaces the shared copy, also after a restart; another host's stale copy never does", async () => {
+    const server = await startTokenServer();
+    // Two hosts, each with its own copy of the store (one path on each host: one shared name here).
+    const files = { a: await tokenFile("rewrite-host-a.json", server.url), b: await tokenFile("rewrite-host-b.json", server.url) };
+    const states: SharedState[] = await Promise.all([
+      createRedisState({ url: redis.url, log: silentLogger, instanceId: "i-a" }),
+      createRedisState({ url: redis.url, log: silentLogger, instanceId: "i-b" }),
+    ]);
+    const onHost = (host: "a" | "b"): OAuthTokenStore =>
+      new OAuthTokenStore(files[host], { redactor: createRedactor(), shared: states[host === "a" ? 0 : 1]!, fileHost: `host-${host}`, sharedName: "rewrite/tokens.json" });
+    const rewrite = async (host: "a" | "b", tokens: { access_token: string; refresh_token: string }): Promise<void> => {
+      await writeFile(files[host], JSON.stringify({ ...tokens, token_endpoint: server.url, expires_at: Date.now() + 3600_000 }));
+    };
+    try {
+      let a = onHost("a");
+      const b = onHost("b");
+      assert.equal(await a.accessToken(), "a0");
+      assert.equal(await b.accessToken(), "a0");
+      // A refreshes: the shared copy and A's file hold a1/r1, B's file still the spent r0.
+      server.expire();
+      assert.equal(await a.refresh("a0"), "a1");
+      assert.equal(await b.reread(), "a1", "B reads the shared copy, not its stale file");
+      assert.equal(await onHost("b").accessToken(), "a1", "B restarted: its stale file, unchanged since B saw it, does not overwrite the shared copy");
+      server.expire();
+      assert.equal(await b.refresh("a1"), "a2", "B refreshes with the rotated r1 from the shared copy");
+      assert.equal(await a.reread(), "a2");
+
+      // (a) The grant is revoked; the user signs in again on host A and writes the new set into A's file.
+      await rewrite("a", server.signIn());
+      assert.equal(await a.accessToken(), "a3", "A uses its rewritten file on the next call");
+      assert.equal(await b.reread(), "a3", "B gets it through the shared copy");
+      assert.equal(await onHost("b").accessToken(), "a3", "B's old file still does not win after a restart");
+      server.expire();
+      assert.equal(await b.refresh("a3"), "a4", "the rewritten refresh token works from the other host");
+
+      // (c) A is stopped, its file rewritten meanwhile, A started again: the file is used.
+      await rewrite("a", server.signIn());
+      a = onHost("a");
+      assert.equal(await a.accessToken(), "a5", "A restarted with a rewritten file uses it");
+      assert.equal(await b.reread(), "a5");
+      server.expire();
+      assert.equal(await a.refresh("a5"), "a6");
+      assert.equal(await onHost("b").accessToken(), "a6");
+      assert.equal(server.revoked, false, "no host ever sent a spent refresh token");
+      assert.equal(server.grants, 4);
+    } finally {
+      await Promise.all(states.map((state) => state.close()));
+      await server.close();
+    }
+  });
+
+  it("a broken rewrite fails that host's calls and leaves the shared copy alone", async () => {
+    const server = await startTokenServer();
+    const files = { a: await tokenFile("broken-host-a.json", server.url), b: await tokenFile("broken-host-b.json", server.url) };
+    const state = await createRedisState({ url: redis.url, log: silentLogger, instanceId: "i-broken" });
+    const onHost = (host: "a" | "b"): OAuthTokenStore => new OAuthTokenStore(files[host], { redactor: createRedactor(), shared: state, fileHost: `host-${host}`, sharedName: "broken/tokens.json" });
+    try {
+      const a = onHost("a");
+      const b = onHost("b");
+      assert.equal(await a.accessToken(), "a0");
+      assert.equal(await b.accessToken(), "a0");
+      await writeFile(files.a, "{ not json");
+      await assert.rejects(a.accessToken(), (error: Error) => /the OAuth token store .*broken-host-a\.json is not valid JSON/.test(error.message));
+      assert.equal(await b.reread(), "a0", "the fleet keeps the token set");
+      await writeFile(files.a, JSON.stringify({ access_token: "fixed" }));
+      assert.equal(await a.accessToken(), "fixed", "the fixed file is read on the next call");
+      assert.equal(await b.reread(), "fixed");
+    } finally {
+      await state.close();
       await server.close();
     }
   });

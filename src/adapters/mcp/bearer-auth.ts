@@ -1,3 +1,4 @@
+import os from "node:os";
 import type { Redactor } from "../shared/redact.js";
 import { McpAdapterError } from "./errors.js";
 import { OAuthTokenStore, resolveStorePath, TOKEN_STORE_SHAPE, type SharedTokenState } from "./oauth-token-store.js";
@@ -9,8 +10,8 @@ import type { McpAuthSpec } from "./spec.js";
  * 401, retries once with a new token: the store's own when the file was rewritten meanwhile, else
  * a refreshed one. A token the server refused right after it was issued is not refreshed again
  * (that would spend a grant on every request of a server that refuses them all) — until the store
- * file changes (the user fixed it, as the errors advise) or REFUSED_MEMORY_MS passes (the server
- * may accept again).
+ * file changes (the user fixed it, as the errors advise; with shared state too, where the store's
+ * version is still this host's file) or REFUSED_MEMORY_MS passes (the server may accept again).
  */
 
 /** How long a token refused right after its refresh blocks another refresh, when the store stays unchanged. */
@@ -78,7 +79,8 @@ export function createBearerSource(
     store ??= new OAuthTokenStore(resolveStorePath(auth.tokenStore, options.env, options.baseDir), {
       redactor: options.redactor,
       ...(options.fetch ? { fetch: options.fetch } : {}),
-      ...(options.shared ? { shared: options.shared } : {}),
+      // This host's copy of the file is known by a name that outlives a restart (the instance id may be random).
+      ...(options.shared ? { shared: options.shared, fileHost: options.env.AGENT_TOOLS_INSTANCE_ID?.trim() || os.hostname() } : {}),
       ...(options.resource ? { resource: options.resource } : {}),
     });
     return store;

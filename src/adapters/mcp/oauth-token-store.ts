@@ -29,6 +29,13 @@ import { readBoundedFileWithStats, readProblem, type FileBound } from "../../bou
  * again in any case. A symlinked store is resolved at each refresh (realpath), and its lock, its
  * read and its rewrite are that target's: two paths to one file share one lock, the link stays a
  * link, and a link re-pointed to another file has that file refreshed, not the one it left.
+ *
+ * With shared state (the team gateway on Redis) the token set lives there, and each host keeps its
+ * own copy of the file, as old as that host's last refresh. So a file differing from the shared
+ * copy says nothing; only a file that changed since this host last read or wrote it is news (the
+ * user rewrote it). Each host's last-seen file identity is kept in shared state too (one key per
+ * host, `oauth-seen:<host>:<store>`), so the rewrite is seen after a restart; a rewritten file
+ * replaces the shared copy under the shared lock, and a host's stale file never does.
  */
 
 /** The fields of a token store file, as the errors that ask for a new one name them. */
@@ -136,6 +143,13 @@ export interface TokenStoreOptions {
   lockStaleMs?: number;
   /** Keep the token set in shared state (seeded from the file) and refresh under its lock. */
   shared?: SharedTokenState;
+  /**
+   * With `shared`: the name of this host's copy of the file, stable across restarts (the
+   * operator's AGENT_TOOLS_INSTANCE_ID, else the host name). Default the host name.
+   */
+  fileHost?: string;
+  /** With `shared`: the name of the token set in shared state. Default the store's path (the same on every host). */
+  sharedName?: string;
   fetch?: typeof fetch;
   now?: () => number;
   /** Timeout of the token endpoint request. Default 15 s. */
@@ -150,9 +164,15 @@ export class OAuthTokenStore {
   private signature: string | undefined;
   private refreshing: Promise<string> | undefined;
   private readonly now: () => number;
+  /** The shared state's key of the token set, and of the file identity this host last read or wrote. */
+  private readonly sharedKey: string;
+  private readonly seenKey: string;
 
   constructor(readonly file: string, private readonly options: TokenStoreOptions) {
     this.now = options.now ?? Date.now;
+    const name = options.sharedName ?? file;
+    this.sharedKey = `oauth:${name}`;
+    this.seenKey = `oauth-seen:${options.fileHost ?? os.hostname()}:${name}`;
   }
 
   /** A valid access token: read from the file, refreshed first when expired. */
@@ -174,11 +194,15 @@ export class OAuthTokenStore {
   async refresh(rejected?: string): Promise<string> {
     const shared = this.options.shared;
     this.refreshing ??= (
-      shared ? shared.locks.withLock(`oauth:${this.file}`, async () => this.refreshHeld(rejected, await this.target()), { ttlMs: 30_000, waitMs: 45_000 }) : this.refreshLocked(rejected)
+      shared ? this.withSharedLock(shared, async () => this.refreshHeld(rejected, await this.target())) : this.refreshLocked(rejected)
     ).finally(() => {
       this.refreshing = undefined;
     });
     return this.refreshing;
+  }
+
+  private withSharedLock<T>(shared: SharedTokenState, work: () => Promise<T>): Promise<T> {
+    return shared.locks.withLock(this.sharedKey, work, { ttlMs: 30_000, waitMs: 45_000 });
   }
 
   /** Under this host's file lock (shared state, when there is one, brings its own lock). */
@@ -250,16 +274,58 @@ export class OAuthTokenStore {
     if (this.tokens && !reread && (await this.unchanged())) return this.tokens;
     // Under the lock, a write cut short between its fsync and its rename is finished first.
     if (locked) await adoptPendingWrite(locked);
-    const sharedText = await this.options.shared?.kv.get(`oauth:${this.file}`);
+    const shared = this.options.shared;
+    const { tokens, signature } = shared ? await this.loadShared(shared, locked) : await this.readStore(locked ?? this.file);
+    this.tokens = tokens;
+    this.signature = signature;
+    return tokens;
+  }
+
+  /**
+   * With shared state: its copy, unless this host's file changed since this host last read or
+   * wrote it (the user rewrote it), which then replaces the shared copy. A host that never saw its
+   * file (new, or renamed) cannot tell a rewrite from a stale copy: the shared copy wins, and the
+   * file's identity is remembered so its next rewrite is seen. Only the common case (the file as
+   * this host saw it last, or no file) is answered without the shared lock.
+   */
+  private async loadShared(shared: SharedTokenState, locked: string | undefined): Promise<{ tokens: StoredTokens; signature: string | undefined }> {
+    const [sharedText, seen, signature] = await Promise.all([shared.kv.get(this.sharedKey), shared.kv.get(this.seenKey), fileSignature(this.file)]);
+    if (sharedText !== undefined && (signature === undefined || signature === seen)) return { tokens: this.parse(sharedText), signature };
+    // Decided under the lock: this host's own refresh may be between writing its file and recording it.
+    return locked ? this.adoptFile(shared, locked) : this.withSharedLock(shared, async () => this.adoptFile(shared, await this.target()));
+  }
+
+  /** With the shared lock held on `target` (the store, resolved): the file's token set replaces the shared copy when there is none or this host's file changed since it saw it. */
+  private async adoptFile(shared: SharedTokenState, target: string): Promise<{ tokens: StoredTokens; signature: string | undefined }> {
+    const [sharedText, seen] = await Promise.all([shared.kv.get(this.sharedKey), shared.kv.get(this.seenKey)]);
+    const signature = await fileSignature(target);
+    if (sharedText !== undefined && (signature === undefined || seen === undefined || signature === seen)) {
+      // First sight of this host's file: remembered, so that its next rewrite is seen.
+      if (seen === undefined && signature !== undefined) await shared.kv.set(this.seenKey, signature);
+      return { tokens: this.parse(sharedText), signature };
+    }
+    // Parsed before it replaces anything: a broken rewrite fails this host's calls, not the fleet's token set.
+    const read = await this.readStore(target);
+    await shared.kv.set(this.sharedKey, JSON.stringify(read.tokens));
+    await shared.kv.set(this.seenKey, read.signature);
+    return read;
+  }
+
+  /** The token set of the file at `file` (the store or its resolved target), with the identity of the file read. */
+  private async readStore(file: string): Promise<{ tokens: StoredTokens; signature: string }> {
     let text: string;
-    let signature: string | undefined;
+    let signature: string;
     try {
-      if (sharedText !== undefined) text = sharedText;
-      else ({ text, signature } = await readWithSignature(locked ?? this.file));
+      ({ text, signature } = await readWithSignature(file));
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
       throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} ${missing ? "does not exist" : readProblem(error)}`);
     }
+    return { tokens: this.parse(text), signature };
+  }
+
+  /** A token set from its JSON text (the file's or the shared copy), checked and its secrets registered with the redactor. */
+  private parse(text: string): StoredTokens {
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -277,15 +343,11 @@ export class OAuthTokenStore {
       throw new McpAdapterError("NOT_CONFIGURED", `the OAuth token store ${this.file} has an access_token containing ${NOT_HEADER_SAFE_WORDS}; write the token into it exactly as it was issued`);
     }
     if (typeof tokens.expires_at === "string") tokens.expires_at = Number(tokens.expires_at);
-    this.tokens = tokens;
-    this.signature = signature;
     return tokens;
   }
 
-  /** Whether the cached token set is still what the store holds: the file has its identity of the last read. */
+  /** Whether the cached token set is still what the store holds: the file has its identity of the last read (with shared state, load() then decides whether the file or the shared copy holds it). */
   private async unchanged(): Promise<boolean> {
-    // With shared state, that (not this host's file) is the truth, and the cache is refreshed under its lock.
-    if (this.options.shared) return true;
     const now = await fileSignature(this.file);
     // A store that cannot be stat'ed now (moved away mid-rewrite) keeps the token read before.
     return now === undefined || now === this.signature;
@@ -379,10 +441,12 @@ export class OAuthTokenStore {
     if (typeof json.token_type === "string") next.token_type = json.token_type;
     if (typeof json.scope === "string") next.scope = json.scope;
     // Shared state first: that is what the other instances read; the file is this host's copy.
-    await this.options.shared?.kv.set(`oauth:${this.file}`, JSON.stringify(next));
+    await this.options.shared?.kv.set(this.sharedKey, JSON.stringify(next));
     await writeTokenStore(target, next);
     this.tokens = next;
     this.signature = await fileSignature(this.file);
+    // This host wrote its file itself (under the shared lock): not a rewrite to adopt on the next read.
+    if (this.signature !== undefined) await this.options.shared?.kv.set(this.seenKey, this.signature);
     return next.access_token;
   }
 }
