@@ -109,7 +109,9 @@ describe("generic-mcp", () => {
     assert.equal(called.stdout, "hi\n", called.stderr);
     const unknown = await run("mcp-call --confirm ecko");
     assert.equal(unknown.exitCode, 2);
-    assert.match(unknown.stdout, /did you mean 'echo'/);
+    // The message is said once, on stderr; the JSON on stdout keeps the code and the suggestions.
+    assert.match(unknown.stderr, /did you mean 'echo'/);
+    assert.deepEqual(json(unknown.stdout).error.details.suggestions, ["echo"]);
     // A flag read as a number or a JSON array is sent as its text where the schema wants a string (flag-call.ts).
     assert.equal((await run("mcp-call --confirm echo --text 5")).exitCode, 0);
     assert.equal((await run("mcp-call --confirm echo --text '[5]' | jq -c .result")).stdout, "[5]\n", "the tool got the text [5] (an array would echo as 5)");
