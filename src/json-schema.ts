@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { echoed } from "./runtime/argument-value.js";
-import { schemaRegExp } from "./schema-regexp.js";
+import { collectUnrunPatterns, schemaRegExp, type UnrunPattern } from "./schema-regexp.js";
 
 /**
  * JSON Schema validation shared by manifest loading and argument validation. Tool schemas come
@@ -34,8 +34,8 @@ type Dialect = "draft-07" | "2020-12";
 
 function newAjv(dialect: Dialect): Ajv {
   const AjvClass = (dialect === "2020-12" ? (require("ajv/dist/2020.js") as { Ajv2020: new (options: object) => Ajv }).Ajv2020 : (require("ajv") as { Ajv: new (options: object) => Ajv }).Ajv);
-  // Each pattern compiled on its own: `u` first, without it only where `u` refuses that one
-  // pattern, and one that can take exponential time refused (schema-regexp.ts).
+  // Each pattern compiled on its own: without `u` where its meaning allows, so V8's linear-time
+  // engine bounds it; one that needs `u` and can take exponential time is not run (schema-regexp.ts).
   const ajv = new AjvClass({ ...AJV_OPTIONS, code: { regExp: schemaRegExp } });
   // ajv-formats is CommonJS; its callable sits on `default` in some builds.
   const formats = require("ajv-formats") as { default?: (ajv: Ajv) => Ajv } & ((ajv: Ajv) => Ajv);
@@ -77,6 +77,21 @@ function ajvFor(schema: Record<string, unknown>): Ajv {
  */
 const compiled = new WeakMap<object, ValidateFunction | Error>();
 
+/** Per validator, the patterns of its schema the runtime does not run (schema-regexp.ts); absent when none. */
+const unrunOf = new WeakMap<ValidateFunction, readonly UnrunPattern[]>();
+
+/**
+ * The patterns of `schema` the runtime does not run (each passes every value; the schema's other
+ * checks stay), given once per schema object, so the caller says them once per tool list.
+ */
+export function takeUnrunPatterns(schema: Record<string, unknown>): readonly UnrunPattern[] {
+  const validate = compiled.get(schema);
+  if (!validate || validate instanceof Error) return [];
+  const unrun = unrunOf.get(validate) ?? [];
+  unrunOf.delete(validate);
+  return unrun;
+}
+
 /** Validators compiled since start, and those not yet garbage collected (for the tests that check nothing keeps them). */
 const counts = { compiled: 0, alive: 0 };
 const collected = new FinalizationRegistry<undefined>(() => counts.alive--);
@@ -114,7 +129,8 @@ function compileWith(schema: Record<string, unknown>): ValidateFunction {
   // "http://json-schema.org/draft/2020-12/schema"), and Ajv refuses to compile any other spelling.
   const toCompile = known ? { $schema: DRAFT_2020.test($schema) ? "https://json-schema.org/draft/2020-12/schema" : "http://json-schema.org/draft-07/schema#", ...rest } : rest;
   const ajv = ajvFor(schema);
-  const validate = ajv.compile(toCompile);
+  const { result: validate, unrun } = collectUnrunPatterns(() => ajv.compile(toCompile));
+  if (unrun.length) unrunOf.set(validate, unrun);
   // Ajv's by-object cache would never be hit (`toCompile` is new each time): keep it empty.
   ajv.removeSchema(toCompile);
   counts.compiled++;

@@ -97,13 +97,65 @@ describe("patterns are compiled one by one", () => {
     assert.match(month.message, /\/month: 'month' must match pattern/);
   });
 
-  it("one that can take exponential time is not run: the call answers at once, unchecked, and the log says why", async () => {
+  it("one that backtracks without end answers at once, and still refuses what does not match", async () => {
+    // Run by the backtracking engine alone, each of these took 15 s or more against 30 characters and a "!".
+    for (const [field, char] of [["s", "a"], ["alt", "1"], ["same", "a"]] as const) {
+      const started = Date.now();
+      const { message } = await refusal("redos", { [field]: `${char.repeat(30)}!` });
+      // A bound a loaded machine keeps: the linear-time engine answers in about a millisecond.
+      assert.ok(Date.now() - started < 5_000, `${field} took ${Date.now() - started} ms`);
+      assert.match(message, new RegExp(`/${field}: '${field}' must match pattern`));
+      const ok = await call("redos", { [field]: char.repeat(30) });
+      assert.equal(ok.isError, false, JSON.stringify(ok.payload));
+    }
+    const { message } = await refusal("redos", { s: "aaa", n: 11 });
+    assert.match(message, /\/n: 'n' must be <= 10/);
+    assert.doesNotMatch(conn.stderr(), /redos: the schema/);
+  });
+
+  it("linear patterns real schemas carry are checked, and so are the tool's other checks", async () => {
+    const good = {
+      slug: "my-repo-2",
+      dns: "api.example-1.internal",
+      semver: "1.2.3-rc.1+build.5",
+      domain: "sub.example.com",
+      email: "first.last+tag@mail.example.org",
+      ids: "1,22,333",
+      path: "/usr/local/bin",
+      size: 3,
+    };
+    const ok = await call("safe_patterns", good);
+    assert.equal(ok.isError, false, JSON.stringify(ok.payload));
+    // Two calls: an error names at most five fields.
+    const bad = await refusal("safe_patterns", { slug: "My Repo!!", dns: "-bad-", semver: "1.2", domain: "localhost", email: "a@b" });
+    for (const field of ["slug", "dns", "semver", "domain", "email"]) assert.match(bad.message, new RegExp(`/${field}: '${field}' must match pattern`), bad.message);
+    const more = await refusal("safe_patterns", { slug: "ok", ids: "1,,2", path: "usr", size: 99 });
+    for (const field of ["ids", "path"]) assert.match(more.message, new RegExp(`/${field}: '${field}' must match pattern`), more.message);
+    assert.match(more.message, /\/size: 'size' must be <= 10/);
+    const missing = await refusal("safe_patterns", {});
+    assert.match(missing.message, /missing required property 'slug'/);
+    assert.doesNotMatch(conn.stderr(), /safe_patterns: the schema/);
+  });
+
+  it("one that needs the u flag and can take exponential time is skipped alone: the tool's other checks stay, and the log says it once", async () => {
     const started = Date.now();
-    const { payload, isError } = await call("redos", { s: `${"a".repeat(40)}!` });
-    assert.equal(isError, false, JSON.stringify(payload));
-    // Run, `^(a+)+$` against 40 a's and a '!' would take hours; 20 s is a bound a loaded machine keeps.
+    const ok = await call("unicode_redos", { word: `${"Ä".repeat(40)}!`, n: 1 });
+    assert.equal(ok.isError, false, JSON.stringify(ok.payload));
     assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
-    assert.match(conn.stderr(), /redos: the schema cannot be compiled[^\n]*can take exponential time/);
+    const { message } = await refusal("unicode_redos", { word: "x", n: 11 });
+    assert.match(message, /\/n: 'n' must be <= 10/);
+    const { message: missing } = await refusal("unicode_redos", { word: "x" });
+    assert.match(missing, /missing required property 'n'/);
+    const said = conn.stderr().match(/unicode_redos: the schema's pattern "\^\(\\\\p\{L\}\+\)\+\$" is not checked \([^\n]*exponential time/g) ?? [];
+    assert.equal(said.length, 1, conn.stderr());
+    assert.doesNotMatch(conn.stderr(), /unicode_redos: the schema cannot be compiled/);
+  });
+
+  it("a pattern compiled without the u flag keeps its meaning for characters beyond the BMP", async () => {
+    const ok = await call("mixed_patterns", { emoji: "😀" });
+    assert.equal(ok.isError, false, JSON.stringify(ok.payload));
+    const { message } = await refusal("mixed_patterns", { emoji: "😀😀" });
+    assert.match(message, /\/emoji: 'emoji' must match pattern/);
   });
 });
 

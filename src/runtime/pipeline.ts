@@ -25,6 +25,8 @@ import { closestNames, foldName, normalise } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure, SkillReportedFailure } from "./skill-answer.js";
 import { noteUndeclaredArguments, placeStrayKeys } from "./stray-keys.js";
 import { validateArguments } from "./validation.js";
+import { takeUnrunPatterns } from "../json-schema.js";
+import { quotedPattern } from "../schema-regexp.js";
 import { declaredPropertyNames } from "../schema-branches.js";
 import { refuseAfterAnswer, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
@@ -771,7 +773,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     if (schema) {
       const verdict = validateArguments(schema, state.args, what);
-      if (!verdict.checked) deps.log.warn(`${prefixOf(state.target)}/${state.tool?.name ?? state.skill?.name}: the schema cannot be compiled; arguments not validated`, { reason: verdict.reason });
+      const named = `${prefixOf(state.target)}/${state.tool?.name ?? state.skill?.name}`;
+      if (!verdict.checked) deps.log.warn(`${named}: the schema cannot be compiled; arguments not validated`, { reason: verdict.reason });
+      for (const { pattern, reason } of takeUnrunPatterns(schema)) deps.log.warn(`${named}: the schema's pattern ${quotedPattern(pattern)} is not checked (${reason}); its other checks apply`);
       if (state.tool) noteUndeclaredArguments(schema, state.args, state.tool.name, state.repairs);
     }
   };
