@@ -70,6 +70,11 @@ describe("n8n plugin: not configured", () => {
         assert.equal(payload.error?.code, "NOT_CONFIGURED", tool);
         assert.deepEqual(payload.error?.details?.missing, ["N8N_MCP_URL|N8N_INSTANCE_URL"]);
       }
+      // A discover's query is no tool's name: the error answer names the plugin, and no `target`.
+      const { payload: queried } = await callJson(server.client, "agent_tools_n8n_discover", { query: "workflows" });
+      assert.equal(queried.error?.code, "NOT_CONFIGURED");
+      assert.equal(queried.plugin, "n8n");
+      assert.equal("target" in queried, false, JSON.stringify(queried));
     } finally {
       await server.close();
     }
