@@ -70,6 +70,11 @@ describe("n8n plugin: not configured", () => {
         assert.equal(payload.error?.code, "NOT_CONFIGURED", tool);
         assert.deepEqual(payload.error?.details?.missing, ["N8N_MCP_URL|N8N_INSTANCE_URL"]);
       }
+      // A discover's query is no tool's name: the error answer names the plugin, and no `target`.
+      const { payload: queried } = await callJson(server.client, "agent_tools_n8n_discover", { query: "workflows" });
+      assert.equal(queried.error?.code, "NOT_CONFIGURED");
+      assert.equal(queried.plugin, "n8n");
+      assert.equal("target" in queried, false, JSON.stringify(queried));
     } finally {
       await server.close();
     }
@@ -298,6 +303,38 @@ describe("n8n plugin: what each variable is for", () => {
     } finally {
       await server.close();
       await n8n.close();
+    }
+  });
+
+  it("a token typed into N8N_MCP_TOKEN_STORE stays masked in discover, search, help, exec and stderr, as in a call's error", async () => {
+    // A JWT where the store's path belongs: the adapter reads it as a relative path, and the
+    // answers that succeed with a line about it (discover's `unavailable`, search's) quote it.
+    const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+    const closed = await freePort();
+    const server = await connect(PLUGIN, { N8N_MCP_URL: `http://127.0.0.1:${closed}/mcp-server/http`, N8N_MCP_TOKEN_STORE: jwt });
+    try {
+      const answers: Record<string, Payload> = {};
+      for (const [name, args] of [
+        ["agent_tools_n8n_discover", { query: "workflows" }],
+        ["agent_tools_search", { query: "n8n workflows" }],
+        ["agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} }],
+        ["agent_tools_help", { plugin: "n8n" }],
+        ["agent_tools_help", {}],
+        ["agent_tools_exec", { command: "n8n discover workflows" }],
+      ] as const) {
+        answers[`${name} ${JSON.stringify(args)}`] = (await callJson(server.client, name, args)).payload;
+      }
+      const discovered = answers['agent_tools_n8n_discover {"query":"workflows"}']!;
+      assert.equal(discovered.ok, true, JSON.stringify(discovered));
+      // The line is still there, the token in it masked.
+      assert.match(String(discovered.unavailable), /^the OAuth token store \S*\[redacted\]/, String(discovered.unavailable));
+      assert.match(JSON.stringify(answers['agent_tools_search {"query":"n8n workflows"}']), /token store \S*\[redacted\]/);
+      assert.match(JSON.stringify(answers['agent_tools_exec {"command":"n8n discover workflows"}']), /token store \S*\[redacted\]/);
+      const text = JSON.stringify(answers) + server.stderr();
+      // Neither the token nor a beginning of it long enough to use (the redactor masks cut beginnings too).
+      assert.ok(!text.includes(jwt.slice(0, 24)), `the token leaked: ${text.slice(text.indexOf(jwt.slice(0, 24)) - 200, text.indexOf(jwt.slice(0, 24)) + 100)}`);
+    } finally {
+      await server.close();
     }
   });
 

@@ -351,6 +351,19 @@ export function createFacade(runtime: Runtime): Facade {
     }
   }
 
+  /**
+   * A help, search or discover answer as a tool result, masked whole by the fleet's one
+   * redactor first. These answers succeed with lines a downstream or an adapter wrote (a plugin's
+   * `unavailable` reason, discover's `contextError`), which may quote a
+   * credential (a token typed into a *_STORE variable, named in "the token store … does not
+   * exist"); only error answers went through the redactor in the pipeline. A call's answer is
+   * not masked again here: the pipeline's shape step already masked it (the hot path). An exec
+   * answer is masked where it is made (exec), as a held call answers it too.
+   */
+  function maskedResult(outcome: Parameters<typeof toToolResult>[0]): CallToolResult {
+    return toToolResult({ ...outcome, payload: runtime.redactValue(outcome.payload) });
+  }
+
   /** help, search, exec and discover. */
   async function otherTool(scope: SessionScope, route: FacadeRoute, args: unknown, repairs: Repair[], userConfirms: boolean, cancellation: Cancellation, ctx: ServerContext): Promise<CallToolResult> {
     const opCtx = () => withCancellation({ repairs, present, userConfirms }, cancellation);
@@ -362,7 +375,7 @@ export function createFacade(runtime: Runtime): Facade {
         const help = runtime.help(plugin.ok ? plugin.prefix : undefined, scope.session(ctx));
         const unread = plugin.ok ? {} : { note: `'plugin' must be a plugin's prefix, as a string; got ${plugin.got}; every plugin is listed below` };
         const server = `${info.name} ${info.version}`;
-        if (!("plugins" in help) && !("plugin" in help)) return toToolResult({ isError: false, payload: { ok: true, server, note: help.note } });
+        if (!("plugins" in help) && !("plugin" in help)) return maskedResult({ isError: false, payload: { ok: true, server, note: help.note } });
         if ("plugin" in help) {
           if (plugin.ok && plugin.prefix !== help.plugin.prefix) repairs.push({ kind: "matched-plugin-case", message: `plugin '${plugin.prefix}' was read as '${help.plugin.prefix}'` });
           // One plugin in full; the call that comes next is its discover (a JSON object, as every next),
@@ -374,9 +387,9 @@ export function createFacade(runtime: Runtime): Facade {
             : runtime.facadeMode === "compact"
               ? { tool: SEARCH_TOOL, arguments: { query: "<string>", plugin: prefix } }
               : { tool: facadeToolName(prefix, "discover"), arguments: { query: "<string>" } };
-          return toToolResult({ isError: false, payload: { ok: true, server, plugin: { ...shown, next }, ...(help.problems ? { problems: help.problems } : {}), ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
+          return maskedResult({ isError: false, payload: { ok: true, server, plugin: { ...shown, next }, ...(help.problems ? { problems: help.problems } : {}), ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
         }
-        return toToolResult({
+        return maskedResult({
           isError: false,
           payload: {
             ok: true,
@@ -393,11 +406,11 @@ export function createFacade(runtime: Runtime): Facade {
         });
       }
       case "search":
-        return toToolResult(await runtime.search(scope.session(ctx), args, opCtx()));
+        return maskedResult(await runtime.search(scope.session(ctx), args, opCtx()));
       case "exec":
         throw new Error("internal: facade operation 'exec' goes to exec");
       case "discover":
-        return toToolResult(await runtime.discover(scope.session(ctx), route.prefix ?? "", args, opCtx()));
+        return maskedResult(await runtime.discover(scope.session(ctx), route.prefix ?? "", args, opCtx()));
       case "call":
       case "run_skill":
         throw new Error(`internal: facade operation '${route.operation}' goes to callPlugin`);
@@ -535,7 +548,8 @@ export function createFacade(runtime: Runtime): Facade {
         const answer = await textLayerFor(runtime).exec(bound.session, command, { signal, ...(confirmer ? { confirmer } : {}) });
         if (bound.answer) Object.assign(answer, bound.answer);
         if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
-        return toExecResult(answer);
+        // Masked here, so a held call's rounds (stepHeld) answer it masked too (maskedResult says why).
+        return toExecResult(runtime.redactValue(answer));
       } finally {
         await bound.release?.();
       }

@@ -1116,7 +1116,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const args = isPlainObject(rawArgs) ? rawArgs : {};
       const { query, refused } = queryOf(args.query, repairs, "leave 'query' out to list the plugin's tools and skills");
       const sentPrefix = typeof target === "string" ? target : target.manifest.prefix;
-      return frame(session, { operation: "discover", plugin: sentPrefix, target: query ? echoQuery(query) : undefined, repairs, log, observers, redact, trace: options.tracing?.start("discover", session) }, "discover", async () => {
+      // No `target`: a discover's query is no tool's name, and an error answer's `target` names one.
+      return frame(session, { operation: "discover", plugin: sentPrefix, repairs, log, observers, redact, trace: options.tracing?.start("discover", session) }, "discover", async () => {
         if (refused) throw refused;
         const plugin = requirePlugin(target, repairs, session.identity);
         const prefix = plugin.manifest.prefix;
@@ -1189,7 +1190,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
       const { query, refused } = queryOf(args.query, repairs, "say in a few words what you want to do");
-      return frame(session, { operation: "search", plugin: "*", target: query ? echoQuery(query) : undefined, repairs, log, observers, redact, trace: options.tracing?.start("search", session) }, "search", async () => {
+      // No `target`, as for discover: the query is no tool's name.
+      return frame(session, { operation: "search", plugin: "*", repairs, log, observers, redact, trace: options.tracing?.start("search", session) }, "search", async () => {
         if (refused) throw refused;
         if (!query) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {
