@@ -155,6 +155,66 @@ describe("a hard link to the config file made on disk inside the mount", () => {
   });
 });
 
+describe("a folder holding a hard link to the config, moved or copied inside the mount", () => {
+  it("is refused as a folder above the config's path is, at any depth, and nothing is copied", async () => {
+    const base = mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-hardlink-folder-"));
+    const dir = path.join(base, "work");
+    mkdirSync(path.join(dir, "sub", "deeper"), { recursive: true });
+    const config = path.join(base, "team.json");
+    writeFileSync(config, '{"mcpServers":{"x":{"command":"y","env":{"TOKEN":"hardlinked-folder-secret-11"}}}}');
+    linkSync(config, path.join(dir, "sub", "deeper", "readme.md"));
+    writeFileSync(path.join(dir, "sub", "plain.txt"), "visible\n");
+    const runtime = await createRuntime({ pluginDirs: [], env: {}, log: silentLogger });
+    try {
+      const layer = createTextLayer(runtime, { mountDir: dir, env: { AGENT_TOOLS_CONFIG: config } });
+      const session = runtime.createSession();
+      for (const [line, op] of [
+        ["cd /workdir && cp -r sub s2; cat s2/deeper/readme.md", "copy"],
+        ["cd /workdir && mv sub s3; cat s3/deeper/readme.md", "move"],
+        ["cd /workdir && mkdir d && cp -r sub d/; cat d/sub/deeper/readme.md", "copy"],
+        ["cd /workdir/sub && mv deeper d2; cat d2/readme.md", "move"],
+      ] as const) {
+        const run = await layer.exec(session, line);
+        assert.doesNotMatch(run.stdout + run.stderr, /hardlinked-folder-secret-11/, line);
+        assert.match(run.stderr, new RegExp(`refused: this folder holds a file hidden from the sandbox, and a hidden file keeps its path; ${op} the files inside it one by one instead`), line);
+      }
+      const after = await layer.exec(session, "cd /workdir && ls; ls sub sub/deeper; cat sub/plain.txt");
+      assert.equal(after.stdout, "d\nsub\nsub:\ndeeper\nplain.txt\n\nsub/deeper:\nvisible\n", "nothing was copied or moved; the link stays unlisted");
+      const oneByOne = await layer.exec(session, "cd /workdir && mkdir s4 && cp sub/plain.txt s4/ && cat s4/plain.txt");
+      assert.equal(oneByOne.stdout, "visible\n");
+      await closeSession(session);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
+describe("a folder holding a symbolic link on disk, moved or copied inside the mount", () => {
+  it("is refused naming the link, before anything is copied", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-symlink-folder-"));
+    mkdirSync(path.join(dir, "d4", "inner"), { recursive: true });
+    writeFileSync(path.join(dir, "d4", "a"), "a\n");
+    symlinkSync("/etc/hostname", path.join(dir, "d4", "inner", "hostlink"));
+    const runtime = await createRuntime({ pluginDirs: [], env: {}, log: silentLogger });
+    try {
+      const layer = createTextLayer(runtime, { mountDir: dir, env: {} });
+      const session = runtime.createSession();
+      const moved = await layer.exec(session, "cd /workdir; echo new > d4/mine.txt; mv d4 e7");
+      assert.equal(moved.exitCode, 1);
+      assert.equal(moved.stderr, "mv: cannot move 'd4': refused: 'inner/hostlink' in this folder is a symbolic link, and links are not followed inside /workdir; move the other files one by one instead\n");
+      const copied = await layer.exec(session, "cd /workdir; cp -r d4 e4");
+      assert.equal(copied.stderr, "cp: cannot copy 'd4': refused: 'inner/hostlink' in this folder is a symbolic link, and links are not followed inside /workdir; copy the other files one by one instead\n");
+      const after = await layer.exec(session, "cd /workdir; ls; ls d4");
+      assert.equal(after.stdout, "d4\na\ninner\nmine.txt\n", "no half-made e7 or e4; d4 is whole");
+      const plain = await layer.exec(session, "cd /workdir; mkdir -p f/g && echo x > f/g/y && cp -r f f2 && mv f2 f3 && cat f3/g/y");
+      assert.equal(plain.stdout, "x\n", "a folder with no link is copied and moved as before");
+      await closeSession(session);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
 describe("a hidden file in a subfolder of the mount", () => {
   it("stays hidden when its folder, or a folder above it, is moved, copied or linked", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-moved-"));

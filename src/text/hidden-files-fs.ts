@@ -82,12 +82,25 @@ function holdsExtraHidden(path: string, extra: ReadonlySet<string>): boolean {
 
 /**
  * The extra hidden paths are matched by path, so a directory above one must keep its path:
- * a moved or copied folder would show the file under a path that no longer matches. The
+ * a moved or copied folder would show the file under a path that no longer matches. A file
+ * hidden by what it is on disk (a hard link to the config) is refused the same way: its copy
+ * lives in memory, where no device and inode tell it. The
  * message names the rule and the way around it; it says nothing of what the file holds.
  */
 function holdsHidden(op: "cp" | "mv"): Error {
   // The command's own message names the folder (as the script wrote it); this says why.
   return Object.assign(new Error(`refused: this folder holds a file hidden from the sandbox, and a hidden file keeps its path; ${op === "mv" ? "move" : "copy"} the files inside it one by one instead`), { code: "EACCES" });
+}
+
+/**
+ * A symbolic link already on disk is not followed in the mount, and the overlay cannot copy one:
+ * a folder holding one was half-copied before the copy stopped at it with ENOENT, printed as
+ * "cannot stat" of the folder. Checked before anything is copied, so nothing is half-done. No
+ * ENOENT in the text: cp and mv would print "cannot stat" for it.
+ */
+function holdsSymlink(op: "cp" | "mv", link: string): Error {
+  const verb = op === "mv" ? "move" : "copy";
+  return Object.assign(new Error(`refused: '${link}' in this folder is a symbolic link, and links are not followed inside /workdir; ${verb} the other files one by one instead`), { code: "EACCES" });
 }
 
 /**
@@ -110,9 +123,34 @@ export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<st
   const hidden = (p: string): boolean => isHiddenPath(p, extra) || (hiddenOnDisk?.(p) ?? false);
   const guard = <T>(op: string, p: string, run: () => Promise<T>): Promise<T> => (hidden(p) ? Promise.reject(missing(p, op)) : run());
   const join = (dir: string, name: string): string => `${dir.replace(/\/+$/, "")}/${name}`;
-  const moveOrCopy = (op: "cp" | "mv", s: string, d: string, run: () => Promise<void>): Promise<void> => {
-    if (hidden(s) || hidden(d)) return Promise.reject(missing(hidden(s) ? s : d, op));
-    if (holdsExtraHidden(s, extra)) return Promise.reject(holdsHidden(op));
+  /**
+   * What a folder about to be moved or copied inside the mount holds that must not travel: a
+   * symbolic link on disk, or a file hidden by what it is on disk (a hard link to the config: its
+   * copy lives in memory, where no device and inode tell it). Walks the folder as the overlay
+   * sees it; `folder` is the walk's start, and a link is named relative to it in the refusal.
+   */
+  const refusedContent = async (op: "cp" | "mv", folder: string, dir = folder): Promise<Error | undefined> => {
+    for (const name of await inner.readdir(dir)) {
+      const entry = join(dir, name);
+      const stat = await inner.lstat(entry);
+      // A link under a hidden name is refused without its name, which the sandbox does not see.
+      if (stat.isSymbolicLink) return isHiddenName(name) ? holdsHidden(op) : holdsSymlink(op, entry.slice(folder.replace(/\/+$/, "").length + 1));
+      // Any other file or folder under a hidden name stays hidden under the new folder's path.
+      if (isHiddenName(name)) continue;
+      if (hiddenOnDisk?.(entry)) return holdsHidden(op);
+      if (stat.isDirectory) {
+        const refused = await refusedContent(op, folder, entry);
+        if (refused) return refused;
+      }
+    }
+    return undefined;
+  };
+  const moveOrCopy = async (op: "cp" | "mv", s: string, d: string, run: () => Promise<void>): Promise<void> => {
+    if (hidden(s) || hidden(d)) throw missing(hidden(s) ? s : d, op);
+    if (holdsExtraHidden(s, extra)) throw holdsHidden(op);
+    const source = await inner.lstat(s);
+    const refused = source.isDirectory ? await refusedContent(op, s) : undefined;
+    if (refused) throw refused;
     return run();
   };
   const fs: IFileSystem = {
