@@ -55,7 +55,6 @@ describe("plugin command call and skill words: order", () => {
       ["create_note", '{"body":"b"}', "--title", "Plan", "--confirm"],
       ["create_note", "--confirm", "--title", "Plan", '{"body":"b"}'],
       ["create_note", "--title=Plan", "--confirm", '{"body":"b"}'],
-      ["--confirm", "--confirm", "create_note", '{"body":"b","title":"Plan"}'],
     ];
     for (const words of orders) assert.deepEqual(named(words), expected, words.join(" "));
     assert.deepEqual(named(["create_note"], '{"title":"Plan","body":"b"}'), { ...expected, confirm: false }, "JSON on stdin");
@@ -73,6 +72,31 @@ describe("plugin command call and skill words: order", () => {
     assert.match(message(["create_note", "--confirm=true"]), /^--confirm takes no value \(got '--confirm=true'\): write --confirm; a tool parameter named confirm goes in the JSON form/);
     assert.equal(message([]), MISSING);
     assert.equal(message(["--confirm"]), MISSING);
+  });
+
+  it("--confirm counts once, and only where no flag waits for its value", () => {
+    const message = (words: string[]) => {
+      const parsed = named(words);
+      return parsed.ok ? `parsed as ${JSON.stringify(parsed)}` : parsed.message;
+    };
+    // A flag given twice is refused; the gate is no exception, wherever the two stand.
+    for (const words of [
+      ["create_note", "--confirm", "--confirm"],
+      ["--confirm", "--confirm", "create_note"],
+      ["--confirm", "create_note", "--title", "Plan", "--confirm"],
+    ]) {
+      assert.equal(message(words), "--confirm was given twice: give it once", words.join(" "));
+    }
+    // `--note "$title"` with title="--confirm": the word may be --note's value, so it confirms nothing.
+    const afterBare = message(["free_write", "--note", "--confirm"]);
+    assert.match(afterBare, /^--confirm right after --note, which got no value, is refused: it may be --note's value/);
+    assert.match(afterBare, /Write --note=VALUE for a value that starts with --/);
+    assert.match(message(["free_write", "--draft", "--confirm", "--note", "x"]), /^--confirm right after --draft/);
+    assert.deepEqual(named(["free_write", "--note=--confirm"]), { ok: true, name: "free_write", args: { note: "--confirm" }, confirm: false }, "the = form carries the value");
+    const after = named(["free_write", "--confirm", "--draft", "--note", "x"]);
+    assert.deepEqual(after.ok && { args: after.args, confirm: after.confirm }, { args: { draft: true, note: "x" }, confirm: true }, "before the flags, or after a value, it is the gate");
+    assert.equal(named(["free_write", "--draft=true", "--confirm"]).ok, true);
+    assert.equal(message(["free_write", "--__proto__", "1"]), "--__proto__: '__proto__' cannot be an argument name (it is JavaScript's prototype key, not a tool parameter): leave it out, and give the tool's own parameters by name");
   });
 
   it("--limit is checked as the facade checks limit and passed on as given, or a usage error saying what it got", () => {

@@ -104,6 +104,24 @@ describe("agent_tools_exec: words read wrongly are said", () => {
     assert.match(twice.stderr, /--tag was given twice: give it once/);
   });
 
+  it("a --confirm that may be a flag's value, or a second --confirm, confirms nothing: exit 2 and nothing is created", async () => {
+    const before = await exec(server, "notes call list_notes | jq -c '.result | length'");
+    for (const [line, said] of [
+      // The variable's text could come from an earlier result: it is --title's value, or nothing.
+      [`title="--confirm"; notes call create_note --body b --title "$title"`, /notes call: --confirm right after --title, which got no value, is refused: .*--title=VALUE/],
+      [`notes call create_note --title t --body b --confirm --confirm`, /notes call: --confirm was given twice: give it once/],
+      [`notes call --confirm create_note --title t --body b --confirm`, /notes call: --confirm was given twice: give it once/],
+    ] as const) {
+      const answer = await exec(server, line);
+      assert.equal(answer.exitCode, 2, `${line}: ${answer.stderr}`);
+      assert.match(answer.stderr, said, line);
+    }
+    const after = await exec(server, "notes call list_notes | jq -c '.result | length'");
+    assert.equal(after.stdout, before.stdout, "no note was created");
+    const asValue = await exec(server, `title="--confirm"; notes call create_note --body b --title="$title"`);
+    assert.equal(asValue.exitCode, 4, "written --title=…, the text is the title and the call still awaits its confirm");
+  });
+
   it("__proto__ as an argument name is refused with exit 2 and nothing is created", async () => {
     const before = await exec(server, "notes call list_notes | jq -c '.result | length'");
     for (const line of [

@@ -134,7 +134,7 @@ describe("agent_tools_exec over stdio", () => {
     assert.equal((await exec(server, "notes call list_notey || echo failed")).stdout.split("\n").at(-2), "failed");
     assert.equal((await exec(server, "notes call list_notew | jq -r .error.code")).stdout, "UNKNOWN_TOOL\n");
     const codes: number[] = [];
-    for (let i = 0; i < 3; i++) codes.push((await exec(server, "notes call get_note --id --confirm")).exitCode);
+    for (let i = 0; i < 3; i++) codes.push((await exec(server, "notes call get_note --id --draft")).exitCode);
     assert.deepEqual(codes, [2, 2, 6], "third identical failure a retry cannot fix: LOOP_DETECTED, exit 6");
     const upstream: number[] = [];
     for (let i = 0; i < 3; i++) upstream.push((await exec(server, "notes call fail_always")).exitCode);

@@ -68,6 +68,18 @@ export function shorten(text: string, max = 60): string {
  * `Object.assign`), it replaces the arguments object's prototype, so its fields pass schema
  * checks as inherited ones (a required field "present", additionalProperties not seen).
  */
+/** `--confirm` twice: refused as any flag given twice is, so a doubled gate is not taken as one on purpose. */
+const CONFIRM_TWICE = "--confirm was given twice: give it once";
+
+/**
+ * `--confirm` right after a flag that got no value: it may have been meant as that flag's value
+ * (`--note "$title"` with title="--confirm", text taken from an earlier result), and read as the
+ * gate it would confirm a write nobody confirmed. Refused, naming both, with the unambiguous forms.
+ */
+function confirmAfterBareFlag(name: string): string {
+  return `--confirm right after --${name}, which got no value, is refused: it may be --${name}'s value (from a variable), and then nobody confirmed. Write --${name}=VALUE for a value that starts with -- (--${name}=true for true), and --confirm where no flag waits for a value (before the flags, or after a value)`;
+}
+
 const PROTO_MESSAGE = "'__proto__' cannot be an argument name (it is JavaScript's prototype key, not a tool parameter): leave it out, and give the tool's own parameters by name";
 
 /**
@@ -75,7 +87,8 @@ const PROTO_MESSAGE = "'__proto__' cannot be an argument name (it is JavaScript'
  * neither flags nor a JSON object are returned as `positionals` for the caller to accept or
  * refuse. When no arguments were given on the line, non-empty `stdin` must be one JSON object;
  * anything else there is refused, saying what came (with arguments on the line stdin is not read:
- * a loop's `while read` input is not the call's). A flag given twice is refused.
+ * a loop's `while read` input is not the call's). A flag given twice is refused, `--confirm` too,
+ * and so is a `--confirm` right after a flag that got no value (it may be that flag's value).
  */
 export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArguments {
   const args: Record<string, unknown> = {};
@@ -87,6 +100,7 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] ?? "";
     if (token === "--confirm") {
+      if (confirm) return { ok: false, message: CONFIRM_TWICE };
       confirm = true;
       continue;
     }
@@ -100,7 +114,7 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
       const eq = token.indexOf("=");
       const name = eq > 0 ? token.slice(2, eq) : token.slice(2);
       if (!NAME.test(name)) return { ok: false, message: `'${shorten(token)}' is not a valid --name (letters, digits, _ . -)` };
-      if (name === "__proto__") return { ok: false, message: `--${PROTO_MESSAGE}` };
+      if (name === "__proto__") return { ok: false, message: `--__proto__: ${PROTO_MESSAGE}` };
       let raw: string | undefined;
       if (eq > 0) raw = token.slice(eq + 1);
       else {
@@ -108,7 +122,7 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
         if (next !== undefined && !(next.startsWith("--") && next.length > 2)) {
           raw = next;
           i += 1;
-        }
+        } else if (next === "--confirm") return { ok: false, message: confirmAfterBareFlag(name) };
       }
       if (Object.hasOwn(args, name)) return { ok: false, message: `--${name} was given twice: give it once; for a list, give one JSON array: --${name} '["a","b"]'` };
       const typed: ReturnType<typeof typedValue> = raw === undefined ? { ok: true, value: true } : typedValue(raw);
@@ -182,6 +196,7 @@ export function parseNamedCall(words: readonly string[], stdin: string, what: st
   }
   const parsed = parseArguments(words.slice(at + 1), stdin);
   if (!parsed.ok) return parsed;
+  if (at > 1 || (at === 1 && parsed.confirm)) return { ok: false, message: CONFIRM_TWICE };
   if (parsed.positionals.length) return { ok: false, message: `unexpected word '${shorten(parsed.positionals[0] ?? "")}' after the ${what} name: pass arguments as one JSON object or as --name value` };
   return { ok: true, name, args: parsed.args, confirm: parsed.confirm || at > 0, ...(parsed.flags ? { flags: parsed.flags } : {}) };
 }
