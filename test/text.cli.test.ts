@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { baseEnv, CLI_BIN, FIXTURES, PLUGINS, runCli } from "./helpers.js";
@@ -88,6 +89,22 @@ describe("agent-tools serve", () => {
     assert.equal(answers[7]?.stdout, "hello\n");
     assert.ok(answers[8]?.result.commands.some((c: { name: string }) => c.name === "runtime-echo"));
     assert.equal(answers[9]?.result.sandbox.created, true);
+  });
+
+  it("exec and serve mask credentials in a command line's output, as agent_tools_exec does over MCP", async () => {
+    // A literal credential in the config's env and a host variable named like one: both known to the redactor.
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-cli-masked-"));
+    const config = path.join(dir, "team.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { x: { command: "y", env: { TOKEN: "cli-config-secret-4242" } } } }));
+    const extra = { AGENT_TOOLS_CONFIG: config, CLI_FIXTURE_TOKEN: "cli-host-secret-0123456789" };
+    const line = "echo cli-config-secret-4242 cli-host-secret-0123456789; echo cli-config-secret-4242 >&2";
+    const once = await runCli(["exec", line], env(extra));
+    assert.equal(once.code, 0, once.stderr);
+    const answer = JSON.parse(once.stdout) as JsonObject;
+    assert.deepEqual([answer.stdout, answer.stderr], ["[redacted] [redacted]\n", "[redacted]\n"]);
+    const served = await serve([JSON.stringify({ action: "exec", command: line })], extra);
+    assert.deepEqual([served.answers[0]?.stdout, served.answers[0]?.stderr], ["[redacted] [redacted]\n", "[redacted]\n"]);
+    assert.doesNotMatch(once.stdout + JSON.stringify(served.answers), /cli-(config|host)-secret/, "nor in the answer's command");
   });
 
   it("is the package's serve script", async () => {

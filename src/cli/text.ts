@@ -13,7 +13,9 @@ import { createTextLayer, textLayerOptionsFromEnv, type TextLayer } from "../tex
  * The text layer from the command line. `status`, `list`, `load MODULE` and `exec COMMAND…`
  * each answer one JSON object in a one-off session (so `load` there only checks the module);
  * `serve` keeps one session for the life of the process and answers one JSON request per
- * stdin line with one JSON line on stdout.
+ * stdin line with one JSON line on stdout. Every answer leaves through the runtime's one redactor,
+ * as agent_tools_exec's does (facade/server.ts): a command line's output may quote a credential
+ * (`echo $TOKEN`, a file holding one), and the CLI's stdout is read by the same agents.
  */
 
 export type TextAction = "status" | "list" | "load" | "exec";
@@ -36,7 +38,7 @@ export async function runTextAction(action: TextAction, words: readonly string[]
   const { runtime, layer, session } = await open(config, oneOffCommandLogger());
   try {
     const answer = await layer.exec(session, lineFor(action, words));
-    writeStdout(`${JSON.stringify(answer, null, 2)}\n`);
+    writeStdout(`${JSON.stringify(runtime.redactValue(answer), null, 2)}\n`);
     return Math.min(answer.exitCode, 255);
   } finally {
     await closeSession(session);
@@ -107,7 +109,7 @@ export async function serveText(config: AgentToolsConfig | undefined): Promise<n
       } catch (error) {
         answer = badRequest(`internal error: ${(error as Error).message}`);
       }
-      writeStdout(`${JSON.stringify(answer)}\n`);
+      writeStdout(`${JSON.stringify(runtime.redactValue(answer))}\n`);
     });
     await chain;
   }
