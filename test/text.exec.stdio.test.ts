@@ -118,6 +118,21 @@ describe("agent_tools_exec over stdio", () => {
     assert.match(limit.stderr, /^notes discover: --limit needs a whole number from 1 to 50, e\.g\. --limit 5 \(got the string "ten"\)/);
   });
 
+  it("discover refuses a flag it does not take, naming the ones it does, instead of ignoring it", async () => {
+    const detail = await exec(server, "notes discover --tool create_note --detail");
+    assert.equal(detail.exitCode, 2);
+    assert.equal(detail.stdout, "");
+    assert.match(detail.stderr, /^notes discover: discover takes no --tool, --detail: its flags are --query WORDS \(or the words themselves\) and --limit N; for a tool's description and parameters, run `notes call TOOL --help`/);
+    const other = await exec(server, "notes discover note --verbose");
+    assert.equal(other.exitCode, 2);
+    assert.doesNotMatch(other.stderr, /call TOOL --help/);
+    assert.match(other.stderr, /discover takes no --verbose: its flags are --query WORDS/);
+    // The flags it takes still work.
+    const taken = await exec(server, "notes discover --query remove --limit 1 | jq -r '.matches[0].name'");
+    assert.equal(taken.exitCode, 0, taken.stderr);
+    assert.equal(taken.stdout, "delete_note\n");
+  });
+
   it("validation, unknown tools and the loop breaker are the typed facade's, with their exit codes", async () => {
     // A JSON array for a string parameter is its text (flag-call.ts): a bare flag (true) is what fails validation.
     const invalid = await exec(server, "notes call get_note --id");
