@@ -118,6 +118,27 @@ describe("agent_tools_exec over stdio", () => {
     assert.match(limit.stderr, /^notes discover: --limit needs a whole number from 1 to 50, e\.g\. --limit 5 \(got the string "ten"\)/);
   });
 
+  it("skill flags are typed against the skill's args schema, explained, and --help shows the skill", async () => {
+    const created = await exec(server, `notes call create_note '{"title":"year","body":"b","tags":["4242"]}' --confirm`);
+    assert.equal(created.exitCode, 0, created.stderr);
+    // The count skill's args schema types tag as a string: --tag 4242 is sent as the text "4242".
+    const counted = await exec(server, "notes skill count --tag 4242 | jq -c .result");
+    assert.equal(counted.exitCode, 0, counted.stderr);
+    assert.equal(counted.stdout, '{"count":1}\n');
+    const bare = await exec(server, "notes skill count --tag");
+    assert.equal(bare.exitCode, 2);
+    assert.match(bare.stderr, /^notes skill: ARG_VALIDATION_FAILED: .*\(--tag had no value \(the next word was another flag, or none\), so it was read as true; give its value right after it\)/);
+    const help = await exec(server, "notes skill count --help");
+    assert.equal(help.exitCode, 0, help.stderr);
+    const described = JSON.parse(help.stdout) as { skill: { name: string; description: string; args: { properties: Record<string, unknown> } } };
+    assert.equal(described.skill.name, "count");
+    assert.match(described.skill.description, /Count notes/);
+    assert.deepEqual(Object.keys(described.skill.args.properties), ["tag"]);
+    const unknown = await exec(server, "notes skill no_such_skill --help");
+    assert.notEqual(unknown.exitCode, 0);
+    assert.match(unknown.stderr, /no_such_skill/);
+  });
+
   it("discover refuses a flag it does not take, naming the ones it does, instead of ignoring it", async () => {
     const detail = await exec(server, "notes discover --tool create_note --detail");
     assert.equal(detail.exitCode, 2);

@@ -13,7 +13,8 @@ import { callContext, outcomeOutput, output, payloadOutput, usageError, type Tex
  *   <prefix> skill NAME [JSON | --name value …] [--confirm]
  * (`--confirm` may also come before TOOL or NAME, as in the module commands' `[--confirm] TOOL`.)
  * Each is a thin translation of words into the request the typed facade sends; the work is
- * runtime.discover / call / runSkill with the caller's session, so validation, the confirm
+ * runtime.discover / call / runSkill with the caller's session (call's and skill's flags read and
+ * explained alike, flag-call.ts), so validation, the confirm
  * gate, repairs, the loop breaker and error codes are the facade's own, not a copy.
  */
 
@@ -77,8 +78,8 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
         case "skill": {
           const parsed = parseNamedCall(rest, io.stdin, "skill", "name the skill to run");
           if (!parsed.ok) return usageError(`${commandName} skill`, parsed.message, usage);
-          const outcome = await runtime.runSkill(session, prefix, { skill: parsed.name, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx);
-          return outcomeOutput(`${commandName} skill`, outcome);
+          const { outcome, note } = await callFromWords(runtime, session, prefix, parsed, ctx, "skill");
+          return outcomeOutput(`${commandName} skill`, outcome, note);
         }
         case "help":
         case "--help":
