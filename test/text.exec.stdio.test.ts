@@ -91,7 +91,9 @@ describe("agent_tools_exec over stdio", () => {
     // The message is said once, on stderr (seen even when stdout goes into jq); the JSON has the rest.
     const { message, ...rest } = typed.payload.error ?? {};
     assert.equal(shell.stderr, `notes call: CONFIRM_REQUIRED: ${message} (add --confirm to run it)\n`);
-    assert.deepEqual(printed.error, rest, "same code, hint and details");
+    // The hint is in the command line's words (--confirm), not the typed tools' (confirm: true next to toolName).
+    assert.deepEqual(printed.error, { ...rest, hint: printed.error?.hint }, "same code and details");
+    assert.match(String(printed.error?.hint), /--confirm/);
     assert.equal(printed.error?.code, "CONFIRM_REQUIRED");
     const created = await exec(server, "notes call create_note --title t --body b --confirm | jq -r .result.id");
     assert.equal(created.stdout, "n3\n");
@@ -137,6 +139,18 @@ describe("agent_tools_exec over stdio", () => {
     const unknown = await exec(server, "notes skill no_such_skill --help");
     assert.notEqual(unknown.exitCode, 0);
     assert.match(unknown.stderr, /no_such_skill/);
+  });
+
+  it("a refused write says to confirm with --confirm, in the command line's words, not the typed tools'", async () => {
+    const plain = await exec(server, "notes call create_note --title a --body b");
+    assert.equal(plain.exitCode, 4);
+    const hint = (JSON.parse(plain.stdout) as Payload).error?.hint ?? "";
+    assert.match(hint, /run the same command again with --confirm/);
+    assert.doesNotMatch(hint, /top level|toolName/);
+    const inJson = await exec(server, `notes call create_note '{"title":"a","body":"b","confirm":true}'`);
+    assert.equal(inJson.exitCode, 4);
+    assert.match(inJson.stderr, /The 'confirm' in the JSON arguments was not honoured: a command line confirms with --confirm\. \(add --confirm to run it\)/);
+    assert.doesNotMatch(inJson.stderr + inJson.stdout, /top level|toolName/);
   });
 
   it("discover refuses a flag it does not take, naming the ones it does, instead of ignoring it", async () => {
