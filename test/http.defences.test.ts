@@ -381,7 +381,7 @@ describe("CORS for the origins in http.allowedOrigins", () => {
     });
     assert.equal(preflight.status, 204, preflight.body);
     assert.equal(preflight.headers["access-control-allow-origin"], "https://app.example");
-    assert.equal(preflight.headers.vary, "Origin");
+    assert.equal(preflight.headers.vary, "Origin, Access-Control-Request-Headers");
     assert.equal(preflight.headers["access-control-allow-methods"], "GET, POST, DELETE");
     const allowed = String(preflight.headers["access-control-allow-headers"]).toLowerCase().split(/,\s*/);
     for (const name of ["content-type", "accept", "authorization", "mcp-session-id", "mcp-protocol-version", "last-event-id"]) assert.ok(allowed.includes(name), name);
@@ -405,6 +405,25 @@ describe("CORS for the origins in http.allowedOrigins", () => {
     const foreign = await raw(http.url, { headers: { ...MCP_HEADERS, Origin: "https://evil.example" }, body: PING });
     assert.equal(foreign.status, 403);
     assert.equal(foreign.headers["access-control-allow-origin"], undefined);
+  });
+
+  it("allows the Mcp-Param-* headers a preflight asks for (exec's workspace), and echoes no other name", async () => {
+    const preflightAsking = (requested: string) =>
+      raw(http.url, { method: "OPTIONS", headers: { Origin: "https://app.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": requested } });
+    // What a browser sends before the SDK client's agent_tools_exec call carrying a workspace.
+    const exec = await preflightAsking("content-type,mcp-method,mcp-name,mcp-param-workspace,mcp-protocol-version");
+    assert.equal(exec.status, 204, exec.body);
+    const allowed = String(exec.headers["access-control-allow-headers"]).toLowerCase().split(/,\s*/);
+    for (const name of ["content-type", "mcp-method", "mcp-name", "mcp-param-workspace", "mcp-protocol-version"]) assert.ok(allowed.includes(name), `${name} in ${allowed.join(",")}`);
+
+    const withForeign = await preflightAsking("content-type,mcp-param-workspace,x-evil");
+    assert.equal(withForeign.status, 204, withForeign.body);
+    const offered = String(withForeign.headers["access-control-allow-headers"]).toLowerCase();
+    assert.doesNotMatch(offered, /x-evil/);
+    assert.doesNotMatch(offered, /mcp-param-workspace/, "nothing requested is echoed when one name is not allowed");
+
+    const oddName = await preflightAsking("mcp-param-a\"b");
+    assert.doesNotMatch(String(oddName.headers["access-control-allow-headers"]).toLowerCase(), /mcp-param-a/);
   });
 
   it("answers a listed origin sent in another case or with a trailing slash as the list has it (what a browser compares with)", async () => {

@@ -91,7 +91,9 @@ describe("agent_tools_exec over stdio", () => {
     // The message is said once, on stderr (seen even when stdout goes into jq); the JSON has the rest.
     const { message, ...rest } = typed.payload.error ?? {};
     assert.equal(shell.stderr, `notes call: CONFIRM_REQUIRED: ${message} (add --confirm to run it)\n`);
-    assert.deepEqual(printed.error, rest, "same code, hint and details");
+    // The hint is in the command line's words (--confirm), not the typed tools' (confirm: true next to toolName).
+    assert.deepEqual(printed.error, { ...rest, hint: printed.error?.hint }, "same code and details");
+    assert.match(String(printed.error?.hint), /--confirm/);
     assert.equal(printed.error?.code, "CONFIRM_REQUIRED");
     const created = await exec(server, "notes call create_note --title t --body b --confirm | jq -r .result.id");
     assert.equal(created.stdout, "n3\n");
@@ -116,6 +118,54 @@ describe("agent_tools_exec over stdio", () => {
     const limit = await exec(server, "notes discover note --limit ten");
     assert.equal(limit.exitCode, 2);
     assert.match(limit.stderr, /^notes discover: --limit needs a whole number from 1 to 50, e\.g\. --limit 5 \(got the string "ten"\)/);
+  });
+
+  it("skill flags are typed against the skill's args schema, explained, and --help shows the skill", async () => {
+    const created = await exec(server, `notes call create_note '{"title":"year","body":"b","tags":["4242"]}' --confirm`);
+    assert.equal(created.exitCode, 0, created.stderr);
+    // The count skill's args schema types tag as a string: --tag 4242 is sent as the text "4242".
+    const counted = await exec(server, "notes skill count --tag 4242 | jq -c .result");
+    assert.equal(counted.exitCode, 0, counted.stderr);
+    assert.equal(counted.stdout, '{"count":1}\n');
+    const bare = await exec(server, "notes skill count --tag");
+    assert.equal(bare.exitCode, 2);
+    assert.match(bare.stderr, /^notes skill: ARG_VALIDATION_FAILED: .*\(--tag had no value \(the next word was another flag, or none\), so it was read as true; give its value right after it\)/);
+    const help = await exec(server, "notes skill count --help");
+    assert.equal(help.exitCode, 0, help.stderr);
+    const described = JSON.parse(help.stdout) as { skill: { name: string; description: string; args: { properties: Record<string, unknown> } } };
+    assert.equal(described.skill.name, "count");
+    assert.match(described.skill.description, /Count notes/);
+    assert.deepEqual(Object.keys(described.skill.args.properties), ["tag"]);
+    const unknown = await exec(server, "notes skill no_such_skill --help");
+    assert.notEqual(unknown.exitCode, 0);
+    assert.match(unknown.stderr, /no_such_skill/);
+  });
+
+  it("a refused write says to confirm with --confirm, in the command line's words, not the typed tools'", async () => {
+    const plain = await exec(server, "notes call create_note --title a --body b");
+    assert.equal(plain.exitCode, 4);
+    const hint = (JSON.parse(plain.stdout) as Payload).error?.hint ?? "";
+    assert.match(hint, /run the same command again with --confirm/);
+    assert.doesNotMatch(hint, /top level|toolName/);
+    const inJson = await exec(server, `notes call create_note '{"title":"a","body":"b","confirm":true}'`);
+    assert.equal(inJson.exitCode, 4);
+    assert.match(inJson.stderr, /The 'confirm' in the JSON arguments was not honoured: a command line confirms with --confirm\. \(add --confirm to run it\)/);
+    assert.doesNotMatch(inJson.stderr + inJson.stdout, /top level|toolName/);
+  });
+
+  it("discover refuses a flag it does not take, naming the ones it does, instead of ignoring it", async () => {
+    const detail = await exec(server, "notes discover --tool create_note --detail");
+    assert.equal(detail.exitCode, 2);
+    assert.equal(detail.stdout, "");
+    assert.match(detail.stderr, /^notes discover: discover takes no --tool, --detail: its flags are --query WORDS \(or the words themselves\) and --limit N; for a tool's description and parameters, run `notes call TOOL --help`/);
+    const other = await exec(server, "notes discover note --verbose");
+    assert.equal(other.exitCode, 2);
+    assert.doesNotMatch(other.stderr, /call TOOL --help/);
+    assert.match(other.stderr, /discover takes no --verbose: its flags are --query WORDS/);
+    // The flags it takes still work.
+    const taken = await exec(server, "notes discover --query remove --limit 1 | jq -r '.matches[0].name'");
+    assert.equal(taken.exitCode, 0, taken.stderr);
+    assert.equal(taken.stdout, "delete_note\n");
   });
 
   it("validation, unknown tools and the loop breaker are the typed facade's, with their exit codes", async () => {

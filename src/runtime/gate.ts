@@ -60,6 +60,14 @@ export interface GateRequest {
  */
 export type GatePolicy = (request: GateRequest) => Promise<void> | void;
 
+/**
+ * CONFIRM_REQUIRED's sentence for a `confirm` sent where it is not read (`where`: "arguments.confirm"),
+ * in the typed tools' words; the text layer puts its own words (`--confirm`) in its place (text/command.ts).
+ */
+export function misplacedConfirmSentence(where: string, via: "tool" | "skill"): string {
+  return ` The 'confirm' in ${where} was not honoured: it belongs at the top level, next to ${via === "skill" ? "'skill'" : "'toolName'"}.`;
+}
+
 /** The default confirmation policy: a write runs only with `confirm: true` at the top level. */
 export const confirmFlag: GatePolicy = async (request) => {
   if (!request.mutating) return;
@@ -67,9 +75,7 @@ export const confirmFlag: GatePolicy = async (request) => {
     request.confirmedBy = "model";
     return;
   }
-  const misplaced = request.misplacedConfirm
-    ? ` The 'confirm' in ${request.misplacedConfirm} was not honoured: it belongs at the top level, next to ${request.via === "skill" ? "'skill'" : "'toolName'"}.`
-    : "";
+  const misplaced = request.misplacedConfirm ? misplacedConfirmSentence(request.misplacedConfirm, request.via === "skill" ? "skill" : "tool") : "";
   const unread = request.unreadConfirm ? ` 'confirm' was ${request.unreadConfirm}; it must be the JSON boolean true.` : "";
   // The fact alone: it is sent on every write attempt (README "Confirmation" has the rules).
   const why = request.why ?? (request.tool ? "not known to be read-only" : "an adapter method not in the adapter's readsOnly");

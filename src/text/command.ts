@@ -1,5 +1,6 @@
 import type { Confirmer } from "../runtime/confirm.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
+import { misplacedConfirmSentence } from "../runtime/gate.js";
 
 /**
  * The shape of a command the text layer adds to the sandbox (plugin commands and module
@@ -101,11 +102,28 @@ function truncationLine(command: string, payload: object): string {
   return `${command}: the result was cut at ${cut.shownChars ?? "?"} of ${cut.originalChars ?? "?"} characters, so .result is a string, not the tool's JSON: ask the tool for less (fewer items, a filter, a smaller page or limit) and filter with jq\n`;
 }
 
+/** CONFIRM_REQUIRED's hint on a command line, where `--confirm` is the only way to confirm. */
+export const COMMAND_CONFIRM_HINT = "This changes data. Only if the user asked for this change, run the same command again with --confirm added (a `confirm` key in the JSON arguments is not read as confirmation).";
+
+/**
+ * A CONFIRM_REQUIRED payload in the command line's words: the runtime's hint and its sentence on a
+ * misplaced `confirm` tell a typed-tool caller to send `confirm: true` at the top level, next to
+ * toolName, which a command line has no way to do; here the way is `--confirm`.
+ */
+export function inCommandWords(payload: object): object {
+  const error = (payload as { error?: PayloadError }).error;
+  if (error?.code !== "CONFIRM_REQUIRED") return payload;
+  const typed = [misplacedConfirmSentence("arguments.confirm", "tool"), misplacedConfirmSentence("arguments.confirm", "skill")];
+  const said = " The 'confirm' in the JSON arguments was not honoured: a command line confirms with --confirm.";
+  const message = typed.reduce((text, sentence) => text.replace(sentence, said), error.message ?? "");
+  return { ...payload, error: { ...error, ...(error.message !== undefined ? { message } : {}), hint: COMMAND_CONFIRM_HINT } };
+}
+
 /** A pipeline answer as output; a refused write says how to confirm it; `note` adds to the error line. */
 export function outcomeOutput(command: string, outcome: { isError: boolean; payload: object }, note?: string): CommandOutput {
   const code = outcome.isError ? (outcome.payload as { error?: PayloadError }).error?.code : undefined;
   const notes = [code === "CONFIRM_REQUIRED" ? "(add --confirm to run it)" : undefined, note].filter(Boolean).join(" ");
-  return payloadOutput(command, outcome.payload, outcome.isError, notes || undefined);
+  return payloadOutput(command, outcome.isError ? inCommandWords(outcome.payload) : outcome.payload, outcome.isError, notes || undefined);
 }
 
 /**

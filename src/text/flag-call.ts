@@ -4,11 +4,12 @@ import type { Session } from "../runtime/session.js";
 import type { OperationResult } from "../runtime/answers.js";
 import { isPlainObject } from "../plain-object.js";
 import { declaredPropertyNames, followRef, jsonType, typesOf } from "../schema-branches.js";
+import { isSchemaLike } from "../plugins/skill-args.js";
 import { shorten, type FlagTexts, type ParsedNamedCall } from "./argv.js";
 
 /**
- * A tool call made from a command line's words (plugin commands and the module commands' `…-call`
- * alike). Flags are typed before the tool is known (argv.ts), so `--message 1.0` is the number 1,
+ * A tool call or skill run made from a command line's words (plugin commands' `call` and `skill`,
+ * and the module commands' `…-call`, alike). Flags are typed before the tool is known (argv.ts), so `--message 1.0` is the number 1,
  * `--assignee 123` the number 123 and `--title '[1]'` an array; here, for a parameter the tool's
  * schema types as a string (in any branch: `Optional[str]` is an anyOf with null, a `$ref` may
  * name it) and not as what the text was read as, the flag's text is sent as written: the schema
@@ -19,8 +20,17 @@ import { shorten, type FlagTexts, type ParsedNamedCall } from "./argv.js";
 
 type Call = Extract<ParsedNamedCall, { ok: true }>;
 
+/** What the words name: a tool (`call TOOL`) or a skill (`skill NAME`); the flags are read alike. */
+export type WordsTarget = "tool" | "skill";
+
+/** A skill's `--help` answer: what agent_tools_help says of a skill, with its whole args. */
+interface SkillUsage {
+  isError: false;
+  payload: { ok: true; plugin: string; skill: { name: string; description: string; args?: unknown } };
+}
+
 export interface FlagCallResult {
-  outcome: OperationResult;
+  outcome: OperationResult | SkillUsage;
   /** Appended to the command's error line, when the failure concerns how flags were read. */
   note?: string;
 }
@@ -37,9 +47,25 @@ function accepts(types: readonly string[], value: unknown): boolean {
   return types.includes(type) || (type === "integer" && types.includes("number"));
 }
 
-async function parametersOf(runtime: Runtime, session: Session, target: string | LoadedPlugin, toolName: string, ctx: OperationContext): Promise<Parameters> {
-  const described = await runtime.describe(session, target, toolName, ctx).catch(() => undefined);
-  const schema = described && !described.isError ? (described.payload as { tool?: { inputSchema?: unknown } }).tool?.inputSchema : undefined;
+/** The plugin's skill of that name (a skill is the plugin's own: no backend is asked). */
+function skillOf(runtime: Runtime, target: string | LoadedPlugin, name: string) {
+  const plugin = typeof target === "string" ? runtime.plugin(target) : target;
+  const skill = plugin?.skills.find((s) => s.name === name);
+  return plugin && skill ? { prefix: plugin.manifest.prefix, skill } : undefined;
+}
+
+/** The input schema of the tool, or of the skill when its `meta.args` is one (a name map or a sentence types nothing). */
+async function inputSchemaOf(runtime: Runtime, session: Session, target: string | LoadedPlugin, kind: WordsTarget, name: string, ctx: OperationContext): Promise<unknown> {
+  if (kind === "skill") {
+    const args = skillOf(runtime, target, name)?.skill.meta.args;
+    return isSchemaLike(args) ? args : undefined;
+  }
+  const described = await runtime.describe(session, target, name, ctx).catch(() => undefined);
+  return described && !described.isError ? (described.payload as { tool?: { inputSchema?: unknown } }).tool?.inputSchema : undefined;
+}
+
+async function parametersOf(runtime: Runtime, session: Session, target: string | LoadedPlugin, kind: WordsTarget, name: string, ctx: OperationContext): Promise<Parameters> {
+  const schema = await inputSchemaOf(runtime, session, target, kind, name, ctx);
   if (!isPlainObject(schema)) return { root: {}, properties: {} };
   // A whole input schema that is a $ref ({"$ref": "#/$defs/Args", "$defs": …}) has its properties where that points.
   const followed = followRef(schema, schema);
@@ -83,13 +109,23 @@ function flagNote(outcome: OperationResult, args: Record<string, unknown>, flags
 }
 
 /**
- * `TOOL --help` alone, for a tool that takes no `help` parameter: the caller asks how to call it,
- * so the answer is the tool's description and schema (what discover with detail shows), and
- * nothing is run. A bare flag is otherwise `true`, and a read tool would have been called.
+ * `TOOL --help` (or `skill NAME --help`) alone, for one that takes no `help` parameter: the caller
+ * asks how to call it, so the answer is its description and schema (for a tool what discover with
+ * detail shows; for a skill what agent_tools_help says of it, with its whole args), and nothing is
+ * run. A bare flag is otherwise `true`, and a read tool would have been called.
  */
-async function usageAsked(runtime: Runtime, session: Session, target: string | LoadedPlugin, call: Call, ctx: OperationContext): Promise<OperationResult | undefined> {
+async function usageAsked(runtime: Runtime, session: Session, target: string | LoadedPlugin, kind: WordsTarget, call: Call, ctx: OperationContext): Promise<FlagCallResult["outcome"] | undefined> {
   const names = Object.keys(call.args);
   if (!call.flags?.bare.includes("help") || names.length !== 1 || names[0] !== "help") return undefined;
+  if (kind === "skill") {
+    // An unknown skill is left to the run, whose error names the skills there are.
+    const found = skillOf(runtime, target, call.name);
+    if (!found) return undefined;
+    const { prefix, skill } = found;
+    if (isSchemaLike(skill.meta.args) && declaredPropertyNames(skill.meta.args, skill.meta.args)?.includes("help")) return undefined;
+    const args = skill.meta.args === undefined ? {} : { args: skill.meta.args };
+    return { isError: false, payload: { ok: true, plugin: prefix, skill: { name: skill.name, description: skill.meta.description, ...args } } };
+  }
   const described = await runtime.describe(session, target, call.name, ctx).catch(() => undefined);
   if (!described || described.isError) return described;
   const schema = (described.payload as { tool?: { inputSchema?: unknown } }).tool?.inputSchema;
@@ -97,15 +133,19 @@ async function usageAsked(runtime: Runtime, session: Session, target: string | L
   return described;
 }
 
-export async function callFromWords(runtime: Runtime, session: Session, target: string | LoadedPlugin, call: Call, ctx: OperationContext): Promise<FlagCallResult> {
-  const usage = await usageAsked(runtime, session, target, call, ctx);
+export async function callFromWords(runtime: Runtime, session: Session, target: string | LoadedPlugin, call: Call, ctx: OperationContext, kind: WordsTarget = "tool"): Promise<FlagCallResult> {
+  const usage = await usageAsked(runtime, session, target, kind, call, ctx);
   if (usage) return { outcome: usage };
   let args = call.args;
   const flags = call.flags;
   const needed = flags && (Object.keys(flags.typed).length > 0 || Object.keys(flags.unparsed).length > 0);
-  const parameters = needed ? await parametersOf(runtime, session, target, call.name, ctx) : { root: {}, properties: {} };
+  const parameters = needed ? await parametersOf(runtime, session, target, kind, call.name, ctx) : { root: {}, properties: {} };
   if (flags && Object.keys(flags.typed).length) args = asSchemaWants(args, flags.typed, parameters);
-  const outcome = await runtime.call(session, target, { toolName: call.name, arguments: args, ...(call.confirm ? { confirm: true } : {}) }, ctx);
+  const confirm = call.confirm ? { confirm: true } : {};
+  const outcome =
+    kind === "skill"
+      ? await runtime.runSkill(session, target, { skill: call.name, arguments: args, ...confirm }, ctx)
+      : await runtime.call(session, target, { toolName: call.name, arguments: args, ...confirm }, ctx);
   const note = flags ? flagNote(outcome, args, flags, parameters) : undefined;
   return { outcome, ...(note ? { note } : {}) };
 }

@@ -3,6 +3,7 @@ import type { Session } from "../runtime/session.js";
 import { SANDBOX_RESULT_CHARS } from "../runtime/truncation-note.js";
 import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
 import { callFromWords } from "./flag-call.js";
+import { FACADE_TOOL_KEYS } from "../facade/tools.js";
 import { callContext, outcomeOutput, output, payloadOutput, usageError, type TextCommand } from "./command.js";
 
 /**
@@ -12,7 +13,8 @@ import { callContext, outcomeOutput, output, payloadOutput, usageError, type Tex
  *   <prefix> skill NAME [JSON | --name value …] [--confirm]
  * (`--confirm` may also come before TOOL or NAME, as in the module commands' `[--confirm] TOOL`.)
  * Each is a thin translation of words into the request the typed facade sends; the work is
- * runtime.discover / call / runSkill with the caller's session, so validation, the confirm
+ * runtime.discover / call / runSkill with the caller's session (call's and skill's flags read and
+ * explained alike, flag-call.ts), so validation, the confirm
  * gate, repairs, the loop breaker and error codes are the facade's own, not a copy.
  */
 
@@ -21,6 +23,19 @@ export function pluginUsageLines(command: string, hasSkills: boolean): string[] 
   const lines = [`${command} discover [QUERY…] [--limit N]`, `${command} call TOOL [JSON | --name value …] [--confirm]`];
   if (hasSkills) lines.push(`${command} skill NAME [JSON | --name value …] [--confirm]`);
   return lines;
+}
+
+/**
+ * The flags of `discover` are the typed discover's parameters (query, limit); any other is refused
+ * rather than ignored, naming them. `--detail` (search's, not discover's) gets the way to a tool's
+ * schema instead: `call TOOL --help`.
+ */
+function unknownDiscoverFlags(command: string, args: Record<string, unknown>): string | undefined {
+  const unknown = Object.keys(args).filter((name) => !FACADE_TOOL_KEYS.discover.includes(name));
+  if (!unknown.length) return undefined;
+  const named = unknown.map((name) => `--${name}`).join(", ");
+  const detail = unknown.includes("detail") ? `; for a tool's description and parameters, run \`${command} call TOOL --help\`` : "";
+  return `discover takes no ${named}: its flags are --query WORDS (or the words themselves) and --limit N${detail}`;
 }
 
 function usageOf(command: string, hasSkills: boolean): string {
@@ -45,6 +60,8 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
           const parsed = parseArguments(rest);
           // Every refusal of a subcommand's words is prefixed with the subcommand, as call's and skill's are.
           if (!parsed.ok) return usageError(`${commandName} discover`, parsed.message, usage);
+          const unknown = unknownDiscoverFlags(commandName, parsed.args);
+          if (unknown) return usageError(`${commandName} discover`, unknown, usage);
           const limit = limitArgument(parsed.args);
           if (!limit.ok) return usageError(`${commandName} discover`, limit.message, usage);
           const query = [...parsed.positionals, ...(typeof parsed.args.query === "string" ? [parsed.args.query] : [])].join(" ").trim();
@@ -61,8 +78,8 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
         case "skill": {
           const parsed = parseNamedCall(rest, io.stdin, "skill", "name the skill to run");
           if (!parsed.ok) return usageError(`${commandName} skill`, parsed.message, usage);
-          const outcome = await runtime.runSkill(session, prefix, { skill: parsed.name, arguments: parsed.args, ...(parsed.confirm ? { confirm: true } : {}) }, ctx);
-          return outcomeOutput(`${commandName} skill`, outcome);
+          const { outcome, note } = await callFromWords(runtime, session, prefix, parsed, ctx, "skill");
+          return outcomeOutput(`${commandName} skill`, outcome, note);
         }
         case "help":
         case "--help":

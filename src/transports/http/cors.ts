@@ -13,6 +13,14 @@ import type { HttpOptions } from "./options.js";
 
 const ALLOWED_METHODS = "GET, POST, DELETE";
 const ALLOWED_HEADERS = "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name";
+const ALLOWED_HEADER_NAMES = new Set(ALLOWED_HEADERS.toLowerCase().split(", "));
+/**
+ * `Mcp-Param-<Name>` headers: a client mirrors a tool argument marked `"x-mcp-header": "<Name>"` in
+ * the tool's input schema (agent_tools_exec's `workspace` is) into one. Their names are open-ended,
+ * so they cannot be listed; a preflight asking for them is answered with the names it asked for.
+ * The suffix is an HTTP token (RFC 9110), so nothing else can ride into the answer.
+ */
+const MCP_PARAM_HEADER = /^mcp-param-[!#$%&'*+.^_`|~0-9a-z-]+$/;
 const EXPOSED_HEADERS = "Mcp-Session-Id, WWW-Authenticate";
 /** How long a browser may keep a preflight's answer (seconds). */
 const PREFLIGHT_MAX_AGE = "600";
@@ -36,12 +44,28 @@ export function allowOrigin(res: ServerResponse, origin: string): void {
   res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
 }
 
+/**
+ * The headers a preflight may be allowed: the fixed list, plus the `Mcp-Param-*` names the
+ * preflight's Access-Control-Request-Headers asks for when every name it asks for is allowed. A
+ * request asking for anything else gets the fixed list only, and the browser refuses it: arbitrary
+ * names are never echoed.
+ */
+export function allowedHeadersFor(requested: string | undefined): string {
+  const names = (requested ?? "").split(",").map((name) => name.trim().toLowerCase()).filter((name) => name !== "");
+  const params = names.filter((name) => MCP_PARAM_HEADER.test(name));
+  const allAllowed = names.every((name) => ALLOWED_HEADER_NAMES.has(name) || MCP_PARAM_HEADER.test(name));
+  if (!allAllowed || params.length === 0) return ALLOWED_HEADERS;
+  return [ALLOWED_HEADERS, ...new Set(params)].join(", ");
+}
+
 /** A preflight OPTIONS from a listed origin: 204 naming the methods and headers the endpoint takes. */
-export function answerPreflight(res: ServerResponse, origin: string): void {
+export function answerPreflight(req: IncomingMessage, res: ServerResponse, origin: string): void {
   allowOrigin(res, origin);
+  // The allowed headers depend on the ones asked for (Mcp-Param-*), so a cache must key on those too.
+  res.setHeader("Vary", "Origin, Access-Control-Request-Headers");
   res.writeHead(204, {
     "Access-Control-Allow-Methods": ALLOWED_METHODS,
-    "Access-Control-Allow-Headers": ALLOWED_HEADERS,
+    "Access-Control-Allow-Headers": allowedHeadersFor(req.headers["access-control-request-headers"]),
     "Access-Control-Max-Age": PREFLIGHT_MAX_AGE,
     "Content-Length": "0",
   });

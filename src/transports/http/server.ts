@@ -272,7 +272,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     if (corsOrigin) allowOrigin(res, corsOrigin);
     // A browser's preflight carries no credentials: it is answered before the token is asked for.
     if (corsOrigin && req.method === "OPTIONS" && url.pathname === MCP_PATH) {
-      answerPreflight(res, corsOrigin);
+      answerPreflight(req, res, corsOrigin);
       return;
     }
     if (gateway && ops) {
