@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { callJson, connect, writePlugin, type Connected } from "./helpers.js";
+
+/**
+ * How a skill run that fails is answered, over stdio with the built server: a run that had sent
+ * writes says which (and not to simply run it again), whatever way it failed; a skill's own
+ * failure text is split as an MCP error result's is; thrown values that are not Errors are said
+ * as what they are, and blamed on the skill's code.
+ */
+
+const ADAPTER = `
+let writes = 0;
+export default function createAdapter() {
+  return {
+    async listTools() {
+      const names = ["read_a", "write_x", "fail_x", "count"];
+      return { tools: names.map((name) => ({ name, description: "tool " + name, inputSchema: { type: "object" } })) };
+    },
+    async call(name) {
+      switch (name) {
+        case "read_a": return { a: 1 };
+        case "write_x": writes++; return { wrote: writes };
+        case "fail_x": throw new Error("backend exploded");
+        case "count": return { writes };
+        default: throw new Error("no tool " + name);
+      }
+    },
+  };
+}
+`;
+
+const skill = (description: string, body: string, args?: unknown): string =>
+  `export const meta = ${JSON.stringify({ description, ...(args === undefined ? {} : { args }) })};\nexport async function run(adapter, args) { ${body} }`;
+
+const SKILLS: Record<string, string> = {
+  "skills/seq-fail.mjs": skill("read, write twice, then a failing read", `await adapter.call("read_a", {}); await adapter.call("write_x", {}); await adapter.call("write_x", {}); await adapter.call("fail_x", {}); return { done: true };`),
+  "skills/read-fail.mjs": skill("read, then a failing read", `await adapter.call("read_a", {}); await adapter.call("fail_x", {}); return { done: true };`),
+  "skills/write-then-iserr.mjs": skill("writes, then reports isError", `await adapter.call("write_x", {}); return { isError: true, error: "second part failed" };`),
+  "skills/write-then-throw.mjs": skill("writes, then throws", `await adapter.call("write_x", {}); throw new Error("gave up halfway");`),
+};
+
+let dir: string;
+let conn: Connected;
+
+before(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-skill-failures-"));
+  writePlugin(path.join(dir, "agent-tools-plugin-sf"), { name: "sf", prefix: "sf", adapter: "./adapter.mjs", readonlyTools: ["read_a", "fail_x", "count"] }, { "adapter.mjs": ADAPTER, ...SKILLS });
+  conn = await connect(dir);
+});
+after(async () => {
+  await conn?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type ErrorPayload = { code: string; message: string; hint: string; details?: Record<string, unknown> };
+const runSkill = async (name: string, extra: Record<string, unknown> = {}): Promise<{ error: ErrorPayload; isError: boolean }> => {
+  const { payload, isError } = await callJson(conn.client, "agent_tools_sf_run_skill", { skill: name, arguments: {}, ...extra });
+  return { error: payload.error as ErrorPayload, isError };
+};
+const writes = async (): Promise<number> => ((await callJson(conn.client, "agent_tools_sf_call", { toolName: "count", arguments: {} })).payload.result as { writes: number }).writes;
+
+describe("a skill run that fails after sending writes says which, and not to simply run it again", () => {
+  it("a step that throws after two writes: the error keeps the failure's words and adds writesSent, stepsSent and the look-first hint", async () => {
+    const before = await writes();
+    const { error, isError } = await runSkill("seq-fail", { confirm: true });
+    assert.equal(isError, true);
+    assert.equal(await writes(), before + 2, "both writes were made");
+    assert.equal(error.code, "UPSTREAM_ERROR");
+    assert.match(error.message, /skill 'sf:seq-fail' failed: .*backend exploded/);
+    assert.deepEqual(error.details?.writesSent, ["write_x"]);
+    assert.equal(error.details?.stepsSent, 4);
+    assert.match(error.hint, /had already sent steps that change data \('write_x'\) before it failed, and they may have taken effect/);
+    assert.match(error.hint, /Do not simply run it again: look at the data first/);
+    assert.doesNotMatch(error.hint, /try a different tool|fix the arguments/i);
+  });
+
+  it("a skill that writes, then answers {isError: true}: the same, with its answer kept", async () => {
+    const { error } = await runSkill("write-then-iserr", { confirm: true });
+    assert.match(error.message, /skill 'sf:write-then-iserr' failed: second part failed/);
+    assert.deepEqual(error.details?.writesSent, ["write_x"]);
+    assert.equal(error.details?.stepsSent, 1);
+    assert.deepEqual(error.details?.skillResult, { isError: true, error: "second part failed" });
+    assert.match(error.hint, /Do not simply run it again: look at the data first/);
+    assert.doesNotMatch(error.hint, /run the skill again/);
+  });
+
+  it("a skill that writes, then throws an Error of its own: the same", async () => {
+    const { error } = await runSkill("write-then-throw", { confirm: true });
+    assert.match(error.message, /gave up halfway/);
+    assert.deepEqual(error.details?.writesSent, ["write_x"]);
+    assert.match(error.hint, /before it failed/);
+  });
+
+  it("a run that sent only reads keeps its failure's own hint, without writesSent", async () => {
+    const { error } = await runSkill("read-fail");
+    assert.match(error.message, /backend exploded/);
+    assert.equal(error.details?.writesSent, undefined);
+    assert.doesNotMatch(error.hint, /Do not simply run it again/);
+  });
+});
