@@ -41,6 +41,11 @@ const SKILLS: Record<string, string> = {
   "skills/read-fail.mjs": skill("read, then a failing read", `await adapter.call("read_a", {}); await adapter.call("fail_x", {}); return { done: true };`),
   "skills/write-then-iserr.mjs": skill("writes, then reports isError", `await adapter.call("write_x", {}); return { isError: true, error: "second part failed" };`),
   "skills/write-then-throw.mjs": skill("writes, then throws", `await adapter.call("write_x", {}); throw new Error("gave up halfway");`),
+  "skills/args-anyof.mjs": skill("args anyOf at top", `return { got: args };`, { anyOf: [{ type: "object", properties: { id: { type: "string" } }, required: ["id"] }, { type: "object", properties: { name: { type: "string" } }, required: ["name"] }] }),
+  "skills/args-toplevel-ref.mjs": skill("args $ref at top", `return { got: args };`, { $ref: "#/$defs/q", $defs: { q: { type: "object", properties: { q: { type: "string", minLength: 3 } }, required: ["q"] } } }),
+  // A name map whose argument names are schema keywords, each with a description: not a schema.
+  "skills/args-keyword-names.mjs": skill("a name map with keyword names", `return { got: args };`, { if: "the condition", not: "what to leave out" }),
+  "skills/args-bad-anyof.mjs": skill("a top-level anyOf that does not compile", `return {};`, { anyOf: [{ type: "object", properties: { a: { type: "nope" } } }] }),
 };
 
 let dir: string;
@@ -100,5 +105,46 @@ describe("a skill run that fails after sending writes says which, and not to sim
     assert.match(error.message, /backend exploded/);
     assert.equal(error.details?.writesSent, undefined);
     assert.doesNotMatch(error.hint, /Do not simply run it again/);
+  });
+});
+
+describe("a meta.args schema with a top-level anyOf or $ref is a schema: validated, and its names shown", () => {
+  it("anyOf: arguments that match no branch are refused, ones that match one run", async () => {
+    const { error, isError } = await runSkill("args-anyof", { arguments: { nothing: 1 } });
+    assert.equal(isError, true);
+    assert.equal(error.code, "ARG_VALIDATION_FAILED");
+    assert.match(error.message, /missing required property 'id'/);
+    const { payload } = await callJson(conn.client, "agent_tools_sf_run_skill", { skill: "args-anyof", arguments: { name: "x" } });
+    assert.deepEqual(payload.result, { got: { name: "x" } });
+  });
+
+  it("a top-level $ref to $defs: the model it names is checked", async () => {
+    const { error } = await runSkill("args-toplevel-ref", { arguments: { q: "x" } });
+    assert.equal(error.code, "ARG_VALIDATION_FAILED");
+    assert.match(error.message, /\/q: 'q' must NOT have fewer than 3 characters/);
+    const { payload } = await callJson(conn.client, "agent_tools_sf_run_skill", { skill: "args-toplevel-ref", arguments: { q: "xyz" } });
+    assert.deepEqual(payload.result, { got: { q: "xyz" } });
+  });
+
+  it("discover shows the schema's declared names (required ones starred), not its keywords; help shows no params for them", async () => {
+    const { payload } = await callJson(conn.client, "agent_tools_sf_discover", { limit: 50 });
+    const entries = JSON.stringify(payload);
+    const params = (name: string) => (payload.matches as { name: string; params?: string }[]).find((m) => m.name === name)?.params;
+    assert.equal(params("args-anyof"), "id, name");
+    assert.equal(params("args-toplevel-ref"), "q*");
+    assert.equal(params("args-keyword-names"), "if, not");
+    assert.doesNotMatch(entries, /"params":"(anyOf|\$ref)/);
+    const help = JSON.stringify((await callJson(conn.client, "agent_tools_help", { plugin: "sf" })).payload);
+    assert.doesNotMatch(help, /"params":"(anyOf|\$ref)/);
+  });
+
+  it("a name map whose names are schema keywords (with descriptions) stays a name map: not validated", async () => {
+    const { payload } = await callJson(conn.client, "agent_tools_sf_run_skill", { skill: "args-keyword-names", arguments: { if: 1 } });
+    assert.deepEqual(payload.result, { got: { if: 1 } });
+  });
+
+  it("a top-level anyOf that does not compile fails its skill at load, with Ajv's reason", async () => {
+    const help = JSON.stringify((await callJson(conn.client, "agent_tools_help", { plugin: "sf" })).payload);
+    assert.match(help, /args-bad-anyof[^"]*\.mjs[^"]*meta\.args is not a valid JSON Schema/);
   });
 });

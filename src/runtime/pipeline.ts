@@ -295,7 +295,7 @@ const nameFieldOf = (operation: PipelineOperation): NameField => (operation === 
  */
 function skillOwnsConfirm(skill: Skill): boolean {
   const args = skill.meta.args;
-  if (isSchemaLike(args)) return isPlainObject(args.properties) && "confirm" in args.properties;
+  if (isSchemaLike(args)) return declaredPropertyNames(args, args)?.includes("confirm") === true;
   return true;
 }
 

@@ -10,7 +10,8 @@ import { echoed, headOf } from "./argument-value.js";
  */
 
 // Where a skill's args are read at load (plugins/skill-args.ts), and here for the answers that show them.
-export { isSchemaLike } from "../plugins/skill-args.js";
+import { isSchemaLike } from "../plugins/skill-args.js";
+export { isSchemaLike };
 
 function cut(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -31,7 +32,7 @@ export function describedSkillParams(args: SkillMeta["args"], maxChars: number):
 export function skillArgsSearchText(args: SkillMeta["args"], schemaText: (schema: Record<string, unknown>) => string): string {
   if (!args) return "";
   if (typeof args === "string") return args;
-  if (isPlainObject(args.properties)) return schemaText(args);
+  if (isSchemaLike(args)) return schemaText(args);
   return Object.entries(args)
     .map(([name, value]) => (typeof value === "string" ? `${name} ${value}` : name))
     .join(" ");
