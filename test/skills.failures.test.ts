@@ -46,6 +46,9 @@ const SKILLS: Record<string, string> = {
   // A name map whose argument names are schema keywords, each with a description: not a schema.
   "skills/args-keyword-names.mjs": skill("a name map with keyword names", `return { got: args };`, { if: "the condition", not: "what to leave out" }),
   "skills/args-bad-anyof.mjs": skill("a top-level anyOf that does not compile", `return {};`, { anyOf: [{ type: "object", properties: { a: { type: "nope" } } }] }),
+  // 3,014 characters, in lines: the first 2,000 go in the message, the rest in details.moreText.
+  "skills/iserr-long.mjs": skill("isError with a long message", `return { isError: true, error: Array.from({ length: 201 }, (_, i) => String(i).padStart(14, "L")).join("\\n"), step: "export" };`),
+  "skills/iserr-huge.mjs": skill("isError with a huge answer", `return { isError: true, error: "short failure", rows: Array.from({ length: 20000 }, (_, i) => ({ i, v: "row " + i })) };`),
 };
 
 let dir: string;
@@ -88,7 +91,7 @@ describe("a skill run that fails after sending writes says which, and not to sim
     assert.match(error.message, /skill 'sf:write-then-iserr' failed: second part failed/);
     assert.deepEqual(error.details?.writesSent, ["write_x"]);
     assert.equal(error.details?.stepsSent, 1);
-    assert.deepEqual(error.details?.skillResult, { isError: true, error: "second part failed" });
+    assert.deepEqual(error.details?.skillResult, { isError: true }, "the rest of its answer: its words are in the message");
     assert.match(error.hint, /Do not simply run it again: look at the data first/);
     assert.doesNotMatch(error.hint, /run the skill again/);
   });
@@ -146,5 +149,25 @@ describe("a meta.args schema with a top-level anyOf or $ref is a schema: validat
   it("a top-level anyOf that does not compile fails its skill at load, with Ajv's reason", async () => {
     const help = JSON.stringify((await callJson(conn.client, "agent_tools_help", { plugin: "sf" })).payload);
     assert.match(help, /args-bad-anyof[^"]*\.mjs[^"]*meta\.args is not a valid JSON Schema/);
+  });
+});
+
+describe("a skill's own failure text is sent once, split as a tool's error text is", () => {
+  it("a 3,014-character message: its first 2,000 characters (newlines kept) in the message, the rest in details.moreText, not again in skillResult", async () => {
+    const text = Array.from({ length: 201 }, (_, i) => String(i).padStart(14, "L")).join("\n");
+    assert.equal(text.length, 3014);
+    const { error } = await runSkill("iserr-long");
+    const quoted = text.slice(0, 2000);
+    assert.equal(error.message, `skill 'sf:iserr-long' failed: ${quoted}… (continued in \`details.moreText\`: 1014 more characters)`);
+    assert.equal(error.details?.moreText, text.slice(2000));
+    assert.deepEqual(error.details?.skillResult, { isError: true, step: "export" }, "the rest of the answer, without the text");
+    assert.match(error.hint, /details\.moreText/);
+  });
+
+  it("an answer too large to send: the hint does not send the reader to the skillResult that was left out", async () => {
+    const { error } = await runSkill("iserr-huge");
+    assert.match(error.message, /failed: short failure$/);
+    assert.match(String(error.details?.skillResult), /^\(left out: \d+ characters of JSON\)$/);
+    assert.match(error.hint, /`details\.skillResult` \(\d+ characters of JSON\) was too large to send and is left out of this answer: it is not there to read/);
   });
 });
