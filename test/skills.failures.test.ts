@@ -33,6 +33,18 @@ export default function createAdapter() {
 }
 `;
 
+/** Thrown values that are not Errors and carry no message, and what the error says each is. */
+const THROWN: Record<string, string> = { null: "null", undefined: "undefined", number: "42", symbol: 'Symbol("s")', promise: "Promise.resolve(1)", array: "[1, 2]", empty: "{}" };
+const SAID: Record<string, string> = {
+  null: "null",
+  undefined: "undefined",
+  number: "the number 42",
+  symbol: "a Symbol (Symbol(s))",
+  promise: "a Promise (code awaits a promise; it does not throw it)",
+  array: "an array with no message ([1,2])",
+  empty: "an object with no message",
+};
+
 const skill = (description: string, body: string, args?: unknown): string =>
   `export const meta = ${JSON.stringify({ description, ...(args === undefined ? {} : { args }) })};\nexport async function run(adapter, args) { ${body} }`;
 
@@ -49,6 +61,11 @@ const SKILLS: Record<string, string> = {
   // 3,014 characters, in lines: the first 2,000 go in the message, the rest in details.moreText.
   "skills/iserr-long.mjs": skill("isError with a long message", `return { isError: true, error: Array.from({ length: 201 }, (_, i) => String(i).padStart(14, "L")).join("\\n"), step: "export" };`),
   "skills/iserr-huge.mjs": skill("isError with a huge answer", `return { isError: true, error: "short failure", rows: Array.from({ length: 20000 }, (_, i) => ({ i, v: "row " + i })) };`),
+  ...Object.fromEntries(
+    Object.entries(THROWN).map(([name, expression]) => [`skills/throw-${name}.mjs`, skill(`throws ${name}`, `throw ${expression};`)]),
+  ),
+  "skills/throw-object.mjs": skill("throws a plain object with message, hint and details", `throw { message: "obj msg", hint: "do the other thing", details: { k: 1 } };`),
+  "skills/throw-coded-object.mjs": skill("throws a plain object with a known code", `throw { code: "NOT_CONFIGURED", message: "PK_URL is not set" };`),
 };
 
 let dir: string;
@@ -169,5 +186,30 @@ describe("a skill's own failure text is sent once, split as a tool's error text 
     assert.match(error.message, /failed: short failure$/);
     assert.match(String(error.details?.skillResult), /^\(left out: \d+ characters of JSON\)$/);
     assert.match(error.hint, /`details\.skillResult` \(\d+ characters of JSON\) was too large to send and is left out of this answer: it is not there to read/);
+  });
+});
+
+describe("a skill that throws something other than an Error", () => {
+  for (const name of Object.keys(THROWN)) {
+    it(`${name}: the message says what it threw, and the hint blames the plugin's code, not the arguments`, async () => {
+      const { error } = await runSkill(`throw-${name}`);
+      assert.equal(error.code, "UPSTREAM_ERROR");
+      assert.equal(error.message, `skill 'sf:throw-${name}' failed: it threw ${SAID[name]} instead of an Error`);
+      assert.match(error.hint, /a fault in the plugin, not in your arguments/);
+      assert.doesNotMatch(error.hint, /fix the arguments|service behind this plugin/);
+    });
+  }
+
+  it("a plain object with message, hint and details: its message is the message, its hint and details kept, nothing repeated", async () => {
+    const { error } = await runSkill("throw-object");
+    assert.equal(error.message, "skill 'sf:throw-object' failed: obj msg");
+    assert.equal(error.hint, "do the other thing");
+    assert.deepEqual(error.details, { k: 1 });
+  });
+
+  it("a plain object with a known code and a message: that code, and its message", async () => {
+    const { error } = await runSkill("throw-coded-object");
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.equal(error.message, "skill 'sf:throw-coded-object' failed: PK_URL is not set");
   });
 });
