@@ -141,7 +141,9 @@ export function isRuntimeError(value: unknown): value is RuntimeError {
 /**
  * Any thrown value as a RuntimeError. Plugin code (module adapters, skills) may throw any Error
  * with a string `code` ("UPSTREAM_TIMEOUT", "NOT_CONFIGURED", ...); a known code is kept, unknown
- * ones become UPSTREAM_ERROR, and a carried `hint`/`details` are kept.
+ * ones become UPSTREAM_ERROR, and a carried `hint`/`details` are kept. A plain object thrown with
+ * a string `message` is read as an Error is. A value with no words of its own (null, a number, a
+ * Promise, …) is said as what it is, and the hint blames the plugin's code, not the arguments.
  */
 export function fromThrown(value: unknown, context?: string): RuntimeError {
   if (value instanceof RuntimeError) return context ? new RuntimeError(value.code, `${context}: ${value.message}`, value.details, value.hasOwnHint ? value.hint : undefined, { cause: value }) : value;
@@ -153,18 +155,64 @@ export function fromThrown(value: unknown, context?: string): RuntimeError {
     return new RuntimeError("NOT_CONFIGURED", message, { missing: variables });
   }
   const carried = value && typeof value === "object" ? (value as { hint?: unknown; details?: unknown }) : {};
-  const hint = typeof carried.hint === "string" && carried.hint.trim() ? carried.hint : undefined;
+  const hint = typeof carried.hint === "string" && carried.hint.trim() ? carried.hint : errorWords(value) === undefined ? NOT_AN_ERROR_HINT : undefined;
   const details = carried.details && typeof carried.details === "object" && !Array.isArray(carried.details) ? (carried.details as Record<string, unknown>) : undefined;
   return new RuntimeError(known, message, details, hint);
 }
 
-/** Any thrown value as a readable one-line message. */
-export function describeThrown(value: unknown): string {
+const NOT_AN_ERROR_HINT =
+  "The plugin's code (a skill or its adapter) threw a value that is not an Error and says nothing of what went wrong: a fault in the plugin, not in your arguments, and calling it again fails the same way. Tell the user the plugin needs fixing (it should throw an Error with a message); meanwhile do the work another way if you can.";
+
+/**
+ * The words a thrown value (or an error body) carries: an Error's message (else its name), a
+ * non-empty string, a plain object's `{error: "…"}`, `{error: {message}}` or `{message}`.
+ * Undefined when it carries none. The plugin kit's describeError reads values the same way.
+ */
+export function errorWords(value: unknown): string | undefined {
   if (value instanceof Error) return value.message || value.name;
-  if (typeof value === "string") return value;
+  if (typeof value === "string") return value.trim() ? value : undefined;
+  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const { error: inner, message } = value as { error?: unknown; message?: unknown };
+  if (typeof inner === "string" && inner.trim()) return inner;
+  if (inner && typeof inner === "object" && typeof (inner as { message?: unknown }).message === "string" && (inner as { message: string }).message.trim()) return (inner as { message: string }).message;
+  if (typeof message === "string" && message.trim()) return message;
+  return undefined;
+}
+
+/** A value as JSON, or undefined when it has none (a Symbol, a function, a cycle, a BigInt inside). */
+function jsonOf(value: unknown): string | undefined {
   try {
     return JSON.stringify(value);
   } catch {
-    return String(value);
+    return undefined;
   }
+}
+
+/** What a thrown value with no words of its own is: `null`, `the number 42`, `a Promise`, `an object with no message ({"foo":1})`. */
+function thrownKind(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === "string") return "an empty string";
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return `the ${typeof value} ${String(value)}`;
+  if (typeof value === "symbol") return `a Symbol (${String(value)})`;
+  if (typeof value === "function") return "a function";
+  if (typeof (value as { then?: unknown }).then === "function") return "a Promise (code awaits a promise; it does not throw it)";
+  const json = jsonOf(value);
+  const kind = Array.isArray(value) ? "an array" : "an object";
+  return json === undefined || json === "{}" ? `${kind} with no message` : `${kind} with no message (${json})`;
+}
+
+/**
+ * Any thrown value as a readable one-line message, never `undefined`, `{}` or "[object Object]":
+ * its words (errorWords), else what it is (`it threw null instead of an Error`).
+ */
+export function describeThrown(value: unknown): string {
+  return errorWords(value) ?? `it threw ${thrownKind(value)} instead of an Error`;
+}
+
+/**
+ * Any value or error body as one readable line: its words (errorWords), else its JSON. For values
+ * that were not thrown (a response body); describeThrown says what a thrown one is.
+ */
+export function describeValue(value: unknown): string {
+  return errorWords(value) ?? jsonOf(value) ?? String(value);
 }

@@ -13,6 +13,7 @@ import type { Adapter, CallContext } from "./adapters/types.js";
 import type { SkillContext } from "./plugins/skills.js";
 import type { ErrorCode } from "./runtime/errors.js";
 import { jsonTextValue } from "./json-text-value.js";
+import { describeValue } from "./errors.js";
 
 export { runSteps, type SkillStep, type StepFailure } from "./plugins/skill-steps.js";
 export { definePlugin, defineSkill } from "./define.js";
@@ -59,21 +60,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * Any thrown value or error body as one readable line — never "[object Object]": an Error's
  * message, a string, an `{error: {message}}` / `{error: "…"}` / `{message}` body, else its JSON.
+ * The runtime's own reading (errors.ts), so a skill and the runtime say a value the same way.
  */
 export function describeError(value: unknown): string {
-  if (value instanceof Error) return value.message || value.name;
-  if (typeof value === "string") return value;
-  if (isRecord(value)) {
-    const inner = value.error;
-    if (typeof inner === "string" && inner) return inner;
-    if (isRecord(inner) && typeof inner.message === "string" && inner.message) return inner.message;
-    if (typeof value.message === "string" && value.message) return value.message;
-  }
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return describeValue(value);
 }
 
 /** The code a caught error carries, when it is a string; else `fallback`. */

@@ -82,6 +82,23 @@ export function declaredPropertyNames(root: Record<string, unknown>, schema: Rec
   return names && [...names];
 }
 
+/**
+ * The property names a sub-schema requires whatever branch a value takes: its own `required`
+ * (references followed) and its `allOf` parts' (each must hold). A union's branches' `required`
+ * are left out: each holds only for the values that take that branch.
+ */
+export function requiredPropertyNames(root: Record<string, unknown>, schema: Record<string, unknown>): string[] {
+  const names = new Set<string>();
+  const visit = (node: Record<string, unknown>, depth: number): void => {
+    const followed = followRef(root, node);
+    if (!followed) return;
+    if (Array.isArray(followed.required)) for (const name of followed.required) if (typeof name === "string") names.add(name);
+    if (depth < MAX_BRANCH_DEPTH && Array.isArray(followed.allOf)) for (const part of followed.allOf.slice(0, MAX_BRANCHES)) if (isPlainObject(part)) visit(part, depth + 1);
+  };
+  visit(schema, 0);
+  return [...names];
+}
+
 /** JSON Schema's name for a value's type ("integer" for a whole number). */
 export function jsonType(value: unknown): string {
   if (value === null) return "null";

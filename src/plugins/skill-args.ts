@@ -1,5 +1,6 @@
 import { compileSchema } from "../json-schema.js";
 import { isPlainObject } from "../plain-object.js";
+import { schemaBranches } from "../schema-branches.js";
 
 /**
  * A skill's `meta.args` comes in three shapes: a JSON Schema (validated at each run), a map of
@@ -8,20 +9,32 @@ import { isPlainObject } from "../plain-object.js";
  * arguments would go unchecked while the README promises they are validated.
  */
 
-/** A meta.args that is a JSON Schema (rather than a name → description map or a sentence) is validated. */
+/**
+ * A meta.args that is a JSON Schema of an object (rather than a name → description map or a
+ * sentence) is validated: `type: "object"` or `properties`, at the top or in a branch the
+ * validator reads (a top-level `$ref` to a `$defs` model, `anyOf`/`oneOf`/`allOf` branches).
+ */
 export function isSchemaLike(args: unknown): args is Record<string, unknown> {
-  return isPlainObject(args) && (args.type === "object" || isPlainObject(args.properties));
+  if (!isPlainObject(args)) return false;
+  const describesObject = (node: Record<string, unknown>) => node.type === "object" || isPlainObject(node.properties);
+  if (describesObject(args)) return true;
+  return meantAsSchema(args) && schemaBranches(args, args).some(describesObject);
 }
 
+/** A schema's keywords, which a name map could also hold as argument names (with a description as the value). */
+const SCHEMA_KEYWORDS = ["type", "properties", "required", "anyOf", "oneOf", "allOf", "not", "if", "definitions"];
+/** Keywords no argument is named: `$`-prefixed, so a name map never holds them. */
+const DOLLAR_KEYWORDS = ["$schema", "$ref", "$defs", "$id"];
+
 /**
- * Whether `args` was written as a schema: it is schema-like, or it uses a schema's keywords
- * (`type`, `properties`, `required`, `$schema`) with a value a name map would not hold (its values
- * are descriptions: strings). `{type: "the ticket's type"}` stays a name map.
+ * Whether `args` was written as a schema: it uses a schema's `$` keywords (`$schema`, `$ref`,
+ * `$defs`, `$id`), or its other keywords (`type`, `properties`, `required`, `anyOf`, `oneOf`,
+ * `allOf`, `not`, `if`, `definitions`) with a value a name map would not hold (its values are
+ * descriptions: strings). `{type: "the ticket's type"}` stays a name map.
  */
 function meantAsSchema(args: Record<string, unknown>): boolean {
-  if (isSchemaLike(args)) return true;
-  const keywords = ["type", "properties", "required", "$schema"].some((key) => key in args);
-  return keywords && ("$schema" in args || Object.values(args).some((value) => typeof value !== "string"));
+  if (DOLLAR_KEYWORDS.some((key) => key in args)) return true;
+  return SCHEMA_KEYWORDS.some((key) => key in args) && Object.values(args).some((value) => typeof value !== "string");
 }
 
 /**
@@ -30,7 +43,7 @@ function meantAsSchema(args: Record<string, unknown>): boolean {
  * (a skill's arguments are always one). Compiled through json-schema.ts's cache: the run reuses it.
  */
 export function skillArgsProblem(args: unknown): string | undefined {
-  if (!isPlainObject(args) || !meantAsSchema(args)) return undefined;
+  if (!isPlainObject(args) || !(isSchemaLike(args) || meantAsSchema(args))) return undefined;
   const fix = "fix the schema, or give meta.args as a map of argument name → description or as a sentence";
   const compiled = compileSchema(args);
   if (compiled instanceof Error) {
@@ -39,7 +52,7 @@ export function skillArgsProblem(args: unknown): string | undefined {
   }
   const type = args.type;
   if (!isSchemaLike(args)) {
-    const what = type === undefined ? "has neither \"type\": \"object\" nor \"properties\"" : `has "type": ${JSON.stringify(type)}`;
+    const what = type === undefined ? "has neither \"type\": \"object\" nor \"properties\" (at its top, or in a $ref, anyOf, oneOf or allOf branch)" : `has "type": ${JSON.stringify(type)}`;
     return `meta.args is a JSON Schema that ${what}, but a skill's arguments are an object: give it "type": "object" and its "properties"`;
   }
   return undefined;

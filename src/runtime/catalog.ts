@@ -11,6 +11,8 @@ import { withDeadline } from "./result.js";
 import { startOrDeadline } from "./start-or-deadline.js";
 import { skillArgsSearchText } from "./skill-answer.js";
 import type { SearchDocument, ToolIndex } from "./search/index.js";
+import { isPlainObject } from "../plain-object.js";
+import { schemaBranches } from "../schema-branches.js";
 
 /**
  * Each plugin's tool list: restored from the persistent store at start (no downstream is asked),
@@ -88,10 +90,13 @@ export interface CatalogOptions {
   onKept?: (plugin: LoadedPlugin, tools: ToolDescriptor[], server: ServerDescription | undefined) => void;
 }
 
+/** The words of a schema's parameters: each name and description, in every branch the validator reads (a top-level `$ref`, `anyOf`, …). */
 export function schemaText(schema: Record<string, unknown>): string {
-  const properties = schema.properties;
-  if (!properties || typeof properties !== "object") return "";
-  return Object.entries(properties as Record<string, unknown>)
+  const entries = new Map<string, unknown>();
+  for (const branch of schemaBranches(schema, schema)) {
+    if (isPlainObject(branch.properties)) for (const [name, spec] of Object.entries(branch.properties)) if (!entries.has(name)) entries.set(name, spec);
+  }
+  return [...entries]
     .map(([name, spec]) => {
       const description = spec && typeof spec === "object" ? (spec as Record<string, unknown>).description : undefined;
       return typeof description === "string" ? `${name} ${description}` : name;

@@ -88,28 +88,42 @@ function nextWhole(next: unknown): boolean {
   return cutStrings(next, 0) === next && !(JSON.stringify(next) ?? "").includes(REDACTED_MARKER);
 }
 
-/** `details` within DETAILS_CHARS: its largest fields, one by one, replaced by a note of their size. */
-function boundDetails(given: Record<string, unknown>): Record<string, unknown> {
+/** `details` within DETAILS_CHARS: its largest fields, one by one, replaced by a note of their size (listed in `leftOut`). */
+function boundDetails(given: Record<string, unknown>): { details: Record<string, unknown>; leftOut: Map<string, number> } {
   const details = given.next === undefined || nextWhole(given.next) ? given : { ...given, next: NEXT_LEFT_OUT };
   const cut = cutStrings(details, 0) as Record<string, unknown>;
+  const leftOut = new Map<string, number>();
   const sizes = new Map(Object.entries(cut).map(([key, value]) => [key, JSON.stringify(value)?.length ?? 0]));
   let total = [...sizes.values()].reduce((sum, size) => sum + size, 0);
-  if (total <= DETAILS_CHARS) return cut;
+  if (total <= DETAILS_CHARS) return { details: cut, leftOut };
   const out = { ...cut };
   for (const [key, size] of [...sizes].sort((a, b) => b[1] - a[1])) {
     const note = `(left out: ${size} characters of JSON)`;
     out[key] = note;
+    leftOut.set(key, size);
     total += note.length - size;
     if (total <= DETAILS_CHARS) break;
   }
-  return out;
+  return { details: out, leftOut };
+}
+
+/**
+ * A hint that sends the reader to a `details` field the bound left out would promise what is not
+ * there: it says so, and that asking for less is the way to see it.
+ */
+function hintFor(hint: string, leftOut: ReadonlyMap<string, number>): string {
+  const named = [...leftOut].filter(([key]) => hint.includes(`\`details.${key}\``));
+  if (named.length === 0) return hint;
+  const said = named.map(([key, size]) => `\`details.${key}\` (${size} characters of JSON)`).join(" and ");
+  return `${hint} (${said} was too large to send and is left out of this answer: it is not there to read; to see it, run again asking for less, or tell the user.)`;
 }
 
 /** The error with its message, hint and details bounded; the same object when all of it fits. */
 export function boundError<E extends BoundedError>(error: E): E {
   const message = cutNoted(error.message, MESSAGE_CHARS);
-  const hint = error.hint === undefined ? undefined : cutNoted(error.hint, MESSAGE_CHARS);
-  const details = error.details === undefined ? undefined : boundDetails(error.details);
+  const bounded = error.details === undefined ? undefined : boundDetails(error.details);
+  const details = bounded?.details;
+  const hint = error.hint === undefined ? undefined : cutNoted(bounded ? hintFor(error.hint, bounded.leftOut) : error.hint, MESSAGE_CHARS);
   if (message === error.message && hint === error.hint && details === error.details) return error;
   return { ...error, message, ...(hint === undefined ? {} : { hint }), ...(details === undefined ? {} : { details }) };
 }

@@ -28,7 +28,7 @@ import { validateArguments } from "./validation.js";
 import { takeUnrunPatterns } from "../json-schema.js";
 import { quotedPattern } from "../schema-regexp.js";
 import { declaredPropertyNames } from "../schema-branches.js";
-import { refuseAfterAnswer, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
+import { refuseAfterAnswer, failedRunError, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
 import { describeArgumentValue, echoed, echoedMasked, MAX_NAME_CHARS } from "./argument-value.js";
@@ -295,7 +295,7 @@ const nameFieldOf = (operation: PipelineOperation): NameField => (operation === 
  */
 function skillOwnsConfirm(skill: Skill): boolean {
   const args = skill.meta.args;
-  if (isSchemaLike(args)) return isPlainObject(args.properties) && "confirm" in args.properties;
+  if (isSchemaLike(args)) return declaredPropertyNames(args, args)?.includes("confirm") === true;
   return true;
 }
 
@@ -1061,7 +1061,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         const failed = own ? error : fromThrown(error, `${what} failed`);
         // The downstream's own words (before the runtime's framing, which names the tool too).
         if (!own && state.tool && saysToolUnknown(describeThrown(error), state.tool.name)) return afterUnknownToDownstream(state, failed);
-        throw failed;
+        // A skill that failed after sending writes: they may have taken effect; say which (stopped-run.ts).
+        throw state.skill ? failedRunError(failed, state.skill.name, state.sent ?? []) : failed;
       },
     );
   };

@@ -68,9 +68,10 @@ export const MORE_TEXT_FIELD = "moreText";
  * A downstream's error text split between the message and `details.moreText`: masked first (as
  * quoted), the first DOWNSTREAM_TEXT_CHARS in the message, the next DOWNSTREAM_MORE_TEXT_CHARS
  * (if any) in details, cut saying how much was left out. Each part of the text is sent once: the
- * message used to quote it and `details.content` to carry it again (twice the tokens).
+ * message used to quote it and `details.content` to carry it again (twice the tokens). Shared by
+ * every error that quotes a text it did not write: a tool's error result, a skill's own failure.
  */
-function splitQuote(text: string, mask: MaskText): { quote: string; rest?: string } {
+export function splitQuote(text: string, mask: MaskText): { quote: string; rest?: string } {
   const masked = mask(text);
   if (masked.length <= DOWNSTREAM_TEXT_CHARS) return { quote: masked };
   const head = headOf(masked, DOWNSTREAM_TEXT_CHARS);

@@ -31,6 +31,7 @@ import type { GatePolicy } from "./gate.js";
 import { createLoopBreaker } from "./loop-breaker.js";
 import { createPipeline, frame, type OperationContext, type ReadyPlugin } from "./pipeline.js";
 import { describedSkillParams, isSchemaLike, relatedOf } from "./skill-answer.js";
+import { declaredPropertyNames, requiredPropertyNames } from "../schema-branches.js";
 import type { Repair } from "./repair.js";
 import { LIMIT_RULE, MAX_LIMIT, readLimit } from "./limit-argument.js";
 import { describeArgumentValue, echoed, readPluginArgument } from "./argument-value.js";
@@ -430,17 +431,23 @@ function detailOf(raw: unknown, repairs: Repair[]): boolean {
 }
 
 /** "owner*, repo*, page, perPage +2": required first (starred), then a few optional names. */
+/**
+ * A schema's parameters as the validator reads them: names under a top-level `$ref`, `allOf` or
+ * union count (schema-branches.ts); required ones are those every value must have.
+ */
+function declaredParams(schema: Record<string, unknown>): { properties: string[]; required: Set<string> } {
+  return { properties: declaredPropertyNames(schema, schema) ?? [], required: new Set(requiredPropertyNames(schema, schema)) };
+}
+
 function paramSummary(schema: Record<string, unknown>): string {
-  const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r): r is string => typeof r === "string") : []);
+  const { properties, required } = declaredParams(schema);
   const optional = properties.filter((p) => !required.has(p));
   const shown = [...properties.filter((p) => required.has(p)).map((p) => `${p}*`), ...optional.slice(0, MAX_OPTIONAL_NAMES)];
   return optional.length > MAX_OPTIONAL_NAMES ? `${shown.join(", ")} +${optional.length - MAX_OPTIONAL_NAMES}` : shown.join(", ");
 }
 
 function optionalParams(schema: Record<string, unknown>): string {
-  const properties = isPlainObject(schema.properties) ? Object.keys(schema.properties) : [];
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]) : []);
+  const { properties, required } = declaredParams(schema);
   const optional = properties.filter((p) => !required.has(p));
   // A few names are enough to know a tool fits; the schema (detail: true) has the rest.
   return optional.length > MAX_OPTIONAL_NAMES ? `${optional.slice(0, MAX_OPTIONAL_NAMES).join(", ")} +${optional.length - MAX_OPTIONAL_NAMES}` : optional.join(", ");

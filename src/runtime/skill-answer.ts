@@ -2,6 +2,7 @@ import type { Skill, SkillMeta } from "../plugins/skills.js";
 import { ERROR_CODES, RuntimeError, type ErrorCode } from "../errors.js";
 import { isPlainObject } from "../plain-object.js";
 import { echoed, headOf } from "./argument-value.js";
+import { MORE_TEXT_FIELD, splitQuote } from "./result.js";
 
 /**
  * How a skill is shown in discover and search answers, and how a skill's own answer is read back,
@@ -10,7 +11,8 @@ import { echoed, headOf } from "./argument-value.js";
  */
 
 // Where a skill's args are read at load (plugins/skill-args.ts), and here for the answers that show them.
-export { isSchemaLike } from "../plugins/skill-args.js";
+import { isSchemaLike } from "../plugins/skill-args.js";
+export { isSchemaLike };
 
 function cut(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -31,7 +33,7 @@ export function describedSkillParams(args: SkillMeta["args"], maxChars: number):
 export function skillArgsSearchText(args: SkillMeta["args"], schemaText: (schema: Record<string, unknown>) => string): string {
   if (!args) return "";
   if (typeof args === "string") return args;
-  if (isPlainObject(args.properties)) return schemaText(args);
+  if (isSchemaLike(args)) return schemaText(args);
   return Object.entries(args)
     .map(([name, value]) => (typeof value === "string" ? `${name} ${value}` : name))
     .join(" ");
@@ -49,20 +51,31 @@ export function relatedOf(skill: Skill, withReasons: boolean): unknown[] | undef
 
 const MESSAGE_KEYS = ["error", "message", "reason", "problem"] as const;
 
-function messageOf(result: Record<string, unknown>): string | undefined {
+/** A failed skill's own words, and the rest of its answer (without them: they are sent once, in the message). */
+interface SaidFailure {
+  text: string;
+  rest: Record<string, unknown>;
+}
+
+function messageOf(result: Record<string, unknown>): SaidFailure | undefined {
   for (const key of MESSAGE_KEYS) {
     const value = result[key];
-    if (typeof value === "string" && value.trim()) return value.trim();
+    const { [key]: _said, ...others } = result;
+    if (typeof value === "string" && value.trim()) return { text: value.trim(), rest: others };
     // `{error: {code, message}}`: render the inner message, never "[object Object]".
-    if (isPlainObject(value) && typeof value.message === "string" && value.message.trim()) return value.message.trim();
+    if (isPlainObject(value) && typeof value.message === "string" && value.message.trim()) {
+      const { message: _message, ...inner } = value;
+      return { text: value.message.trim(), rest: Object.keys(inner).length ? { ...others, [key]: inner } : others };
+    }
   }
   if (Array.isArray(result.content)) {
-    const text = result.content
-      .filter((c): c is { type: string; text: string } => isPlainObject(c) && c.type === "text" && typeof c.text === "string")
-      .map((c) => c.text)
-      .join("\n")
-      .trim();
-    if (text) return text;
+    const isText = (c: unknown): c is { type: string; text: string } => isPlainObject(c) && c.type === "text" && typeof c.text === "string";
+    const text = result.content.filter(isText).map((c) => c.text).join("\n").trim();
+    if (text) {
+      const { content: _content, ...others } = result;
+      const kept = result.content.filter((c) => !isText(c));
+      return { text, rest: kept.length ? { ...others, content: kept } : others };
+    }
   }
   return undefined;
 }
@@ -95,7 +108,7 @@ const SKILL_ASKS_CONFIRM_HINT =
   "The skill itself refused to run without confirmation (see `message`); nothing failed in the service. Only if the user asked for what it does, run it again with the same arguments and `confirm: true` at the top level (next to `skill`): it reaches the skill's arguments too.";
 
 const SKILL_FAILED_HINT =
-  "The skill reported this failure itself, in its own words: read `message` (and `details.skillResult`, all it answered). If it names an argument or a missing value, fix that and run the skill again; if it passes on a service's error, or a verdict, tell the user what it said.";
+  "The skill reported this failure itself, in its own words: read `message` (and `details.moreText` when it goes on there; `details.skillResult` holds the rest of its answer). If it names an argument or a missing value, fix that and run the skill again; if it passes on a service's error, or a verdict, tell the user what it said.";
 
 function codeOf(result: Record<string, unknown>): ErrorCode {
   const inner = isPlainObject(result.error) ? result.error.code : undefined;
@@ -114,10 +127,13 @@ export class SkillReportedFailure extends RuntimeError {}
 export function skillReportedFailure(skill: string, result: unknown, redact: (text: string) => string = (text) => text): RuntimeError | undefined {
   if (!isPlainObject(result) || result.isError !== true) return undefined;
   const said = messageOf(result);
-  const message = said === undefined ? summaryOf(result, redact) : redact(said);
+  // The skill's own words are split as a tool's error text is (masked, then the first 2,000
+  // characters in the message, the rest in `details.moreText`), and not repeated in skillResult.
+  const { quote, rest } = said === undefined ? { quote: summaryOf(result, redact), rest: undefined } : splitQuote(said.text, redact);
   const code = codeOf(result);
   const own = typeof result.hint === "string" && result.hint.trim() ? result.hint.trim() : undefined;
   // A code the skill chose brings that code's hint; the generic UPSTREAM_ERROR one would blame the service.
-  const hint = own ?? (said && ASKS_CONFIRM.test(said) ? SKILL_ASKS_CONFIRM_HINT : code === "UPSTREAM_ERROR" ? SKILL_FAILED_HINT : undefined);
-  return new SkillReportedFailure(code, `skill '${skill}' failed: ${cut(message, 2000)}`, { skillResult: result }, hint);
+  const hint = own ?? (said && ASKS_CONFIRM.test(said.text) ? SKILL_ASKS_CONFIRM_HINT : code === "UPSTREAM_ERROR" ? SKILL_FAILED_HINT : undefined);
+  const details = { ...(rest === undefined ? {} : { [MORE_TEXT_FIELD]: rest }), skillResult: said?.rest ?? result };
+  return new SkillReportedFailure(code, `skill '${skill}' failed: ${quote}`, details, hint);
 }

@@ -42,6 +42,20 @@ export function refuseAfterAnswer(skill: string, step: string): RuntimeError {
   );
 }
 
+/** What a skill run had sent when it ended: how many steps, and the tools of those that change data (each once). */
+function sentSummary(sent: readonly SentStep[]): { stepsSent: number; writesSent: string[] } {
+  return { stepsSent: sent.length, writesSent: [...new Set(sent.filter((s) => s.writes).map((s) => s.target))] };
+}
+
+/**
+ * The hint for a skill run that ended badly (`ended`: "was stopped", "failed") after it had sent
+ * writes: they may have taken effect, so a blind retry would make them twice. One sentence for
+ * every way a run ends, so the deadline's answer and a failure's say the same.
+ */
+function lookFirstHint(skill: string, writes: readonly string[], ended: string, after = ""): string {
+  return `Skill '${skill}' had already sent steps that change data (${writes.map((w) => `'${w}'`).join(", ")}) before it ${ended}, and they may have taken effect.${after ? ` ${after}` : ""} Do not simply run it again: look at the data first (the plugin's read tools) and tell the user what was done; run it again only for what is missing.`;
+}
+
 /**
  * The deadline's (or cancel's) error for a skill run or a write, with a hint that says what may
  * have happened: the steps that change data sent before the stop may have taken effect; none are
@@ -52,16 +66,29 @@ export function stoppedRunError(error: DeadlineError, run: { skill?: string; too
   let hint: string | undefined;
   if (run.skill !== undefined) {
     const sent = run.sent ?? [];
-    const writes = [...new Set(sent.filter((s) => s.writes).map((s) => s.target))];
-    details.stepsSent = sent.length;
-    details.writesSent = writes;
+    const summary = sentSummary(sent);
+    Object.assign(details, summary);
     const after = "Nothing more of it is sent after the stop.";
-    hint = writes.length
-      ? `Skill '${run.skill}' had already sent steps that change data (${writes.map((w) => `'${w}'`).join(", ")}) before it was stopped, and they may have taken effect. ${after} Do not simply run it again: look at the data first (the plugin's read tools) and tell the user what was done; run it again only for what is missing.`
+    hint = summary.writesSent.length
+      ? lookFirstHint(run.skill, summary.writesSent, "was stopped", after)
       : `Skill '${run.skill}' was stopped before it sent any step that changes data (${sent.length} read step${sent.length === 1 ? "" : "s"} sent). ${after} Retry once with a narrower request (fewer items, a filter); if it times out again, tell the user.`;
   } else if (run.writes && run.tool !== undefined) {
     hint = `'${run.tool}' changes data, and the runtime stopped waiting for it: the service may still have done the change. Do not simply call it again: look at the data first (a read tool) and call it again only if the change is missing; if it times out again, tell the user.`;
   }
   if (hint === undefined) return error;
   return new DeadlineError(error.code, error.message, details, hint);
+}
+
+/**
+ * A skill run that failed (it threw, or answered `{isError: true}`) after it had sent steps that
+ * change data: the error keeps its code and message, and says which writes were sent
+ * (`details.writesSent`, `details.stepsSent`) with the same look-first hint as a stopped run's,
+ * since its own hint ("fix the arguments and run it again") would make those writes twice. A run
+ * that sent no write keeps its error as it is.
+ */
+export function failedRunError(error: RuntimeError, skill: string, sent: readonly SentStep[]): RuntimeError {
+  const summary = sentSummary(sent);
+  if (summary.writesSent.length === 0) return error;
+  const hint = lookFirstHint(skill, summary.writesSent, "failed", "Why it failed is in `message`.");
+  return new RuntimeError(error.code, error.message, { ...error.details, ...summary }, hint, { cause: error });
 }
