@@ -1062,7 +1062,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         // The downstream's own words (before the runtime's framing, which names the tool too).
         if (!own && state.tool && saysToolUnknown(describeThrown(error), state.tool.name)) return afterUnknownToDownstream(state, failed);
         // A skill that failed after sending writes: they may have taken effect; say which (stopped-run.ts).
-        throw state.skill ? failedRunError(failed, state.skill.name, state.sent ?? []) : failed;
+        throw state.skill ? failedRunError(failed, state.skill.name, state.sent ?? [], hintOfSkill(error)) : failed;
       },
     );
   };
@@ -1103,3 +1103,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 }
 
+
+/** Whether what a skill's run threw (or answered with `isError`) carries a hint its author wrote. */
+function hintOfSkill(error: unknown): boolean {
+  if (error instanceof SkillReportedFailure) return error.authoredHint;
+  if (error instanceof RuntimeError) return error.hasOwnHint;
+  const hint = error && typeof error === "object" ? (error as { hint?: unknown }).hint : undefined;
+  return typeof hint === "string" && hint.trim() !== "";
+}

@@ -117,7 +117,10 @@ function codeOf(result: Record<string, unknown>): ErrorCode {
 }
 
 /** A skill's own `{isError: true}` answer as an error: its message already names the skill, so nothing is put in front. */
-export class SkillReportedFailure extends RuntimeError {}
+export class SkillReportedFailure extends RuntimeError {
+  /** Whether the skill gave its own `hint` (its author knows what a partial run left behind). */
+  authoredHint = false;
+}
 
 /**
  * A skill that answers `{isError: true, …}` has failed, as it would in the original runtime: the
@@ -135,5 +138,7 @@ export function skillReportedFailure(skill: string, result: unknown, redact: (te
   // A code the skill chose brings that code's hint; the generic UPSTREAM_ERROR one would blame the service.
   const hint = own ?? (said && ASKS_CONFIRM.test(said.text) ? SKILL_ASKS_CONFIRM_HINT : code === "UPSTREAM_ERROR" ? SKILL_FAILED_HINT : undefined);
   const details = { ...(rest === undefined ? {} : { [MORE_TEXT_FIELD]: rest }), skillResult: said?.rest ?? result };
-  return new SkillReportedFailure(code, `skill '${skill}' failed: ${quote}`, details, hint);
+  const failure = new SkillReportedFailure(code, `skill '${skill}' failed: ${quote}`, details, hint);
+  failure.authoredHint = own !== undefined;
+  return failure;
 }

@@ -83,12 +83,14 @@ export function stoppedRunError(error: DeadlineError, run: { skill?: string; too
  * A skill run that failed (it threw, or answered `{isError: true}`) after it had sent steps that
  * change data: the error keeps its code and message, and says which writes were sent
  * (`details.writesSent`, `details.stepsSent`) with the same look-first hint as a stopped run's,
- * since its own hint ("fix the arguments and run it again") would make those writes twice. A run
- * that sent no write keeps its error as it is.
+ * since the generic hint ("fix the arguments and run it again") would make those writes twice. A
+ * run that sent no write keeps its error as it is, and so does one whose skill gave its own hint
+ * (`authoredHint`): its author knows what a partial run leaves ("the workflow may exist: look for
+ * it first"), which says more than the runtime can.
  */
-export function failedRunError(error: RuntimeError, skill: string, sent: readonly SentStep[]): RuntimeError {
+export function failedRunError(error: RuntimeError, skill: string, sent: readonly SentStep[], authoredHint = false): RuntimeError {
   const summary = sentSummary(sent);
-  if (summary.writesSent.length === 0) return error;
+  if (summary.writesSent.length === 0 || authoredHint) return error;
   const hint = lookFirstHint(skill, summary.writesSent, "failed", "Why it failed is in `message`.");
   return new RuntimeError(error.code, error.message, { ...error.details, ...summary }, hint, { cause: error });
 }
