@@ -34,8 +34,8 @@ type Dialect = "draft-07" | "2020-12";
 
 function newAjv(dialect: Dialect): Ajv {
   const AjvClass = (dialect === "2020-12" ? (require("ajv/dist/2020.js") as { Ajv2020: new (options: object) => Ajv }).Ajv2020 : (require("ajv") as { Ajv: new (options: object) => Ajv }).Ajv);
-  // Each pattern compiled on its own: without `u` where its meaning allows, so V8's linear-time
-  // engine bounds it; one that needs `u` and can take exponential time is not run (schema-regexp.ts).
+  // Each pattern compiled on its own: by V8's linear-time engine where it takes it; of the others,
+  // one that can take exponential time is not run (schema-regexp.ts).
   const ajv = new AjvClass({ ...AJV_OPTIONS, code: { regExp: schemaRegExp } });
   // ajv-formats is CommonJS; its callable sits on `default` in some builds.
   const formats = require("ajv-formats") as { default?: (ajv: Ajv) => Ajv } & ((ajv: Ajv) => Ajv);

@@ -92,6 +92,8 @@ describe("plugin command call and skill words: order", () => {
     assert.match(afterBare, /^--confirm right after --note, which got no value, is refused: it may be --note's value/);
     assert.match(afterBare, /Write --note=VALUE for a value that starts with --/);
     assert.match(message(["free_write", "--draft", "--confirm", "--note", "x"]), /^--confirm right after --draft/);
+    // After --help the word cannot be help's value to the reader: it is told --help runs nothing.
+    assert.match(message(["free_write", "--help", "--confirm"]), /^--confirm with --help is refused: --help shows the parameters and runs nothing/);
     assert.deepEqual(named(["free_write", "--note=--confirm"]), { ok: true, name: "free_write", args: { note: "--confirm" }, confirm: false }, "the = form carries the value");
     const after = named(["free_write", "--confirm", "--draft", "--note", "x"]);
     assert.deepEqual(after.ok && { args: after.args, confirm: after.confirm }, { args: { draft: true, note: "x" }, confirm: true }, "before the flags, or after a value, it is the gate");

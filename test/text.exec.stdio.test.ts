@@ -162,10 +162,26 @@ describe("agent_tools_exec over stdio", () => {
     assert.equal(other.exitCode, 2);
     assert.doesNotMatch(other.stderr, /call TOOL --help/);
     assert.match(other.stderr, /discover takes no --verbose: its flags are --query WORDS/);
+    // --confirm is read as the gate, not kept among the flags: refused all the same.
+    const confirm = await exec(server, "notes discover note --confirm");
+    assert.equal(confirm.exitCode, 2);
+    assert.equal(confirm.stdout, "");
+    assert.match(confirm.stderr, /^notes discover: discover takes no --confirm: its flags are --query WORDS \(or the words themselves\) and --limit N; discover runs nothing, so there is nothing to confirm/);
     // The flags it takes still work.
     const taken = await exec(server, "notes discover --query remove --limit 1 | jq -r '.matches[0].name'");
     assert.equal(taken.exitCode, 0, taken.stderr);
     assert.equal(taken.stdout, "delete_note\n");
+  });
+
+  it("--help with --confirm is refused saying --help runs nothing, not to send help as an argument", async () => {
+    const refused = await exec(server, "notes call create_note --help --confirm");
+    assert.equal(refused.exitCode, 2);
+    assert.equal(refused.stdout, "");
+    assert.match(refused.stderr, /^notes call: --confirm with --help is refused: --help shows the parameters and runs nothing, so there is nothing to confirm/);
+    assert.doesNotMatch(refused.stderr, /--help=true/);
+    const help = await exec(server, "notes call create_note --help");
+    assert.equal(help.exitCode, 0, help.stderr);
+    assert.match(help.stdout, /title/);
   });
 
   it("validation, unknown tools and the loop breaker are the typed facade's, with their exit codes", async () => {

@@ -77,6 +77,8 @@ const CONFIRM_TWICE = "--confirm was given twice: give it once";
  * gate it would confirm a write nobody confirmed. Refused, naming both, with the unambiguous forms.
  */
 function confirmAfterBareFlag(name: string): string {
+  // `TOOL --help` shows the parameters and calls nothing: --confirm with it is a misreading, not a value.
+  if (name === "help") return "--confirm with --help is refused: --help shows the parameters and runs nothing, so there is nothing to confirm. Write --help alone to read them, then the call with --confirm (a parameter named help takes --help=VALUE)";
   return `--confirm right after --${name}, which got no value, is refused: it may be --${name}'s value (from a variable), and then nobody confirmed. Write --${name}=VALUE for a value that starts with -- (--${name}=true for true), and --confirm where no flag waits for a value (before the flags, or after a value)`;
 }
 

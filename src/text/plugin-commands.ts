@@ -27,15 +27,16 @@ export function pluginUsageLines(command: string, hasSkills: boolean): string[] 
 
 /**
  * The flags of `discover` are the typed discover's parameters (query, limit); any other is refused
- * rather than ignored, naming them. `--detail` (search's, not discover's) gets the way to a tool's
- * schema instead: `call TOOL --help`.
+ * rather than ignored, naming them, `--confirm` too (discover runs nothing to confirm). `--detail`
+ * (search's, not discover's) gets the way to a tool's schema instead: `call TOOL --help`.
  */
-function unknownDiscoverFlags(command: string, args: Record<string, unknown>): string | undefined {
-  const unknown = Object.keys(args).filter((name) => !FACADE_TOOL_KEYS.discover.includes(name));
+function unknownDiscoverFlags(command: string, args: Record<string, unknown>, confirm: boolean): string | undefined {
+  const unknown = [...(confirm ? ["confirm"] : []), ...Object.keys(args).filter((name) => !FACADE_TOOL_KEYS.discover.includes(name))];
   if (!unknown.length) return undefined;
   const named = unknown.map((name) => `--${name}`).join(", ");
   const detail = unknown.includes("detail") ? `; for a tool's description and parameters, run \`${command} call TOOL --help\`` : "";
-  return `discover takes no ${named}: its flags are --query WORDS (or the words themselves) and --limit N${detail}`;
+  const confirmNote = confirm ? "; discover runs nothing, so there is nothing to confirm" : "";
+  return `discover takes no ${named}: its flags are --query WORDS (or the words themselves) and --limit N${confirmNote}${detail}`;
 }
 
 function usageOf(command: string, hasSkills: boolean): string {
@@ -60,7 +61,7 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
           const parsed = parseArguments(rest);
           // Every refusal of a subcommand's words is prefixed with the subcommand, as call's and skill's are.
           if (!parsed.ok) return usageError(`${commandName} discover`, parsed.message, usage);
-          const unknown = unknownDiscoverFlags(commandName, parsed.args);
+          const unknown = unknownDiscoverFlags(commandName, parsed.args, parsed.confirm);
           if (unknown) return usageError(`${commandName} discover`, unknown, usage);
           const limit = limitArgument(parsed.args);
           if (!limit.ok) return usageError(`${commandName} discover`, limit.message, usage);
