@@ -282,6 +282,17 @@ describe("environment settings: a path starting with ~ (no shell expanded it)", 
     assert.equal(existsSync(tildeFolder), false);
   });
 
+  it("AGENT_TOOLS_PLUGINS_DIR='~/…' that does not exist says ~ is not expanded, with the absolute path it likely meant", async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "agent-tools-tilde-home-"));
+    const ran = await runCli(["validate"], baseEnv({ HOME: home, AGENT_TOOLS_PLUGINS_DIR: "~/plugins" }));
+    assert.equal(ran.code, 1, ran.stderr);
+    const { problems } = JSON.parse(ran.stdout) as { problems: string[] };
+    assert.deepEqual(problems, [
+      `AGENT_TOOLS_PLUGINS_DIR (or --plugins-dir) names ~/plugins, which starts with ~, which only a shell expands (a client's config does not); no plugins were loaded from it (use an absolute path (AGENT_TOOLS_PLUGINS_DIR=${path.join(home, "plugins")}), or $HOME/… where a shell reads the value)`,
+    ]);
+    rmSync(home, { recursive: true, force: true });
+  });
+
   it("AGENT_TOOLS_CONFIG='~/…' that does not exist says ~ is not expanded", async () => {
     const ran = await runCli(["validate"], baseEnv({ AGENT_TOOLS_CONFIG: "~/no-such-agent-tools.json" }));
     assert.equal(ran.code, 1);
