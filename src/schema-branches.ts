@@ -84,19 +84,29 @@ export function declaredPropertyNames(root: Record<string, unknown>, schema: Rec
 
 /**
  * The property names a sub-schema requires whatever branch a value takes: its own `required`
- * (references followed) and its `allOf` parts' (each must hold). A union's branches' `required`
- * are left out: each holds only for the values that take that branch.
+ * (references followed), its `allOf` parts' (each must hold), and of each union (`anyOf`,
+ * `oneOf`) the names every branch requires: whichever branch a value takes, it needs them. A name
+ * only some branches require is left out: it holds only for the values that take those.
  */
 export function requiredPropertyNames(root: Record<string, unknown>, schema: Record<string, unknown>): string[] {
-  const names = new Set<string>();
-  const visit = (node: Record<string, unknown>, depth: number): void => {
+  const requiredOf = (node: Record<string, unknown>, depth: number): Set<string> => {
+    const names = new Set<string>();
     const followed = followRef(root, node);
-    if (!followed) return;
+    if (!followed) return names;
     if (Array.isArray(followed.required)) for (const name of followed.required) if (typeof name === "string") names.add(name);
-    if (depth < MAX_BRANCH_DEPTH && Array.isArray(followed.allOf)) for (const part of followed.allOf.slice(0, MAX_BRANCHES)) if (isPlainObject(part)) visit(part, depth + 1);
+    if (depth >= MAX_BRANCH_DEPTH) return names;
+    if (Array.isArray(followed.allOf)) for (const part of followed.allOf.slice(0, MAX_BRANCHES)) if (isPlainObject(part)) for (const name of requiredOf(part, depth + 1)) names.add(name);
+    for (const union of ["anyOf", "oneOf"] as const) {
+      const branches = followed[union];
+      // A branch that is not a schema object (true) requires nothing, and so does the union; past
+      // MAX_BRANCHES a branch is not read, so nothing is claimed for the union either.
+      if (!Array.isArray(branches) || !branches.length || branches.length > MAX_BRANCHES || !branches.every(isPlainObject)) continue;
+      const [first, ...rest] = branches.map((branch) => requiredOf(branch, depth + 1));
+      for (const name of first ?? []) if (rest.every((other) => other.has(name))) names.add(name);
+    }
+    return names;
   };
-  visit(schema, 0);
-  return [...names];
+  return [...requiredOf(schema, 0)];
 }
 
 /** JSON Schema's name for a value's type ("integer" for a whole number). */

@@ -282,9 +282,67 @@ describe("environment settings: a path starting with ~ (no shell expanded it)", 
     assert.equal(existsSync(tildeFolder), false);
   });
 
+  it("AGENT_TOOLS_PLUGINS_DIR='~/…' that does not exist says ~ is not expanded, with the absolute path it likely meant", async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "agent-tools-tilde-home-"));
+    const ran = await runCli(["validate"], baseEnv({ HOME: home, AGENT_TOOLS_PLUGINS_DIR: "~/plugins" }));
+    assert.equal(ran.code, 1, ran.stderr);
+    const { problems } = JSON.parse(ran.stdout) as { problems: string[] };
+    assert.deepEqual(problems, [
+      `AGENT_TOOLS_PLUGINS_DIR (or --plugins-dir) names ~/plugins, which starts with ~, which only a shell expands (a client's config does not); no plugins were loaded from it (use an absolute path (AGENT_TOOLS_PLUGINS_DIR=${path.join(home, "plugins")}), or $HOME/… where a shell reads the value)`,
+    ]);
+    rmSync(home, { recursive: true, force: true });
+  });
+
   it("AGENT_TOOLS_CONFIG='~/…' that does not exist says ~ is not expanded", async () => {
     const ran = await runCli(["validate"], baseEnv({ AGENT_TOOLS_CONFIG: "~/no-such-agent-tools.json" }));
     assert.equal(ran.code, 1);
     assert.match(ran.stderr, /~\/no-such-agent-tools\.json: does not exist \(named by AGENT_TOOLS_CONFIG\): '~\/no-such-agent-tools\.json' starts with ~, which only a shell expands \(a client's config does not\); use an absolute path \(AGENT_TOOLS_CONFIG=/);
+  });
+});
+
+describe("settings a server refuses to start with: validate and status list them in their JSON", () => {
+  it("AGENT_TOOLS_STATE_KEY too short: validate says the server's own line (never the key) and fails; the stdio server refuses with it; a 32-byte key passes", async () => {
+    const said = "AGENT_TOOLS_STATE_KEY must hold at least 32 bytes (64 hex characters, or base64); it holds 3. Make one with `openssl rand -hex 32`";
+    const ran = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_STATE_KEY: "short" }));
+    assert.equal(ran.code, 1, ran.stderr);
+    const report = JSON.parse(ran.stdout) as { ok: boolean; problems: string[] };
+    assert.equal(report.ok, false);
+    assert.deepEqual(report.problems.filter((p) => p.includes("AGENT_TOOLS_STATE_KEY")), [said]);
+    assert.doesNotMatch(ran.stdout + ran.stderr, /short/);
+    const server = await runCli([], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_STATE_KEY: "short" }), MCP_BIN, "");
+    assert.equal(server.code, 1, server.stderr);
+    assert.ok(server.stderr.includes(said), server.stderr);
+    assert.equal(server.stdout, "", "stdout carries only JSON-RPC");
+    const good = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_STATE_KEY: "ab".repeat(32) }));
+    assert.equal(good.code, 0, good.stderr);
+  });
+
+  it("AGENT_TOOLS_AUDIT naming a folder: validate answers ok false with the plugins and the audit problem, exit 1", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "agent-tools-audit-folder-"));
+    const ran = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_AUDIT: folder }));
+    assert.equal(ran.code, 1, ran.stderr);
+    const report = JSON.parse(ran.stdout) as { ok: boolean; plugins: unknown[]; problems: string[] };
+    assert.equal(report.ok, false);
+    assert.ok(report.plugins.length > 0, ran.stdout);
+    assert.ok(report.problems.some((p) => p.startsWith(`the audit log ${folder} (from AGENT_TOOLS_AUDIT) is a folder`)), ran.stdout);
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("AGENT_TOOLS_REDIS_URL not redis://: status answers NOT READY with it, exit 1; exec answers its line not run; AGENT_TOOLS_AUDIT_FILE='~/…' likewise", async () => {
+    const status = await runCli(["status"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_REDIS_URL: "http://user:pw@x" }));
+    assert.equal(status.code, 1, status.stderr);
+    const answer = JSON.parse(status.stdout) as { ok: boolean; exitCode: number; result: { status: string; problems: string[] } };
+    assert.equal(answer.ok, false);
+    assert.equal(answer.exitCode, 1);
+    assert.equal(answer.result.status, "NOT READY");
+    assert.match(answer.result.problems[0] ?? "", /^AGENT_TOOLS_REDIS_URL must start with redis:\/\/ or rediss:\/\//);
+    assert.doesNotMatch(status.stdout + status.stderr, /:pw@/, "the URL's password is masked");
+    const exec = await runCli(["exec", "echo hi"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_AUDIT: "", AGENT_TOOLS_AUDIT_FILE: "~/audit.jsonl" }));
+    assert.equal(exec.code, 1, exec.stderr);
+    const refused = JSON.parse(exec.stdout) as { ok: boolean; command: string; problems: string[] };
+    assert.equal(refused.ok, false);
+    assert.equal(refused.command, "echo hi");
+    assert.match(refused.problems[0] ?? "", /^the audit log ~\/audit\.jsonl \(from AGENT_TOOLS_AUDIT_FILE\) starts with ~/);
+    assert.equal(existsSync(path.join(FIXTURES, "~")), false);
   });
 });

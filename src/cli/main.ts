@@ -393,13 +393,12 @@ export async function main(argv: string[], bin = "agent-tools"): Promise<number>
     case "list":
     case "load":
     case "exec": {
-      const { runTextAction, lineFor } = await import("./text.js");
+      const { runTextAction, notRunAnswer } = await import("./text.js");
       const words = command === "exec" ? execWords : positionals.slice(1);
-      // Each promises one JSON answer, a config that does not load included: status reports it as
-      // its NOT READY answer, the others answer the line they did not run and the problems.
-      const read = await readConfigOrAnswer(values.config, bin, (problems) =>
-        command === "status" ? { ok: false, command, exitCode: 1, result: { status: "NOT READY", problems } } : { ok: false, command: lineFor(command, words), exitCode: 1, problems },
-      );
+      // Each promises one JSON answer, a config that does not load included (and a state setting a
+      // server would refuse, runTextAction): status reports it as its NOT READY answer, the others
+      // answer the line they did not run and the problems.
+      const read = await readConfigOrAnswer(values.config, bin, (problems) => notRunAnswer(command, words, problems));
       if (!read) return 1;
       return runTextAction(command, words, read.config);
     }

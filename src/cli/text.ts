@@ -3,6 +3,7 @@ import type { Logger } from "../adapters/types.js";
 import type { AgentToolsConfig } from "../config/config.js";
 import { oneOffCommandLogger } from "../log.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
+import { sharedStateOrProblem, type SharedState } from "../state/index.js";
 import { closeSession, type Session } from "../runtime/session.js";
 import { writeStdout } from "../stdout-guard.js";
 import type { ExecAnswer } from "../text/answer.js";
@@ -20,10 +21,19 @@ import { createTextLayer, textLayerOptionsFromEnv, type TextLayer } from "../tex
 
 export type TextAction = "status" | "list" | "load" | "exec";
 
-async function open(config: AgentToolsConfig | undefined, log?: Logger): Promise<{ runtime: Runtime; layer: TextLayer; session: Session }> {
-  const runtime = await createRuntime({ ...(config ? { config } : {}), ...(log ? { log } : {}) });
+async function open(config: AgentToolsConfig | undefined, log?: Logger, state?: SharedState): Promise<{ runtime: Runtime; layer: TextLayer; session: Session }> {
+  const runtime = await createRuntime({ ...(config ? { config } : {}), ...(log ? { log } : {}), ...(state ? { state } : {}) });
   const layer = createTextLayer(runtime, textLayerOptionsFromEnv());
   return { runtime, layer, session: runtime.createSession("cli") };
+}
+
+/**
+ * The answer of an action that did not run (a config that does not load, a state setting a server
+ * would refuse to start with): still one JSON object, so a script reading stdout reads the problems.
+ * status says NOT READY; the others name the line not run.
+ */
+export function notRunAnswer(action: TextAction, words: readonly string[], problems: string[]): Record<string, unknown> {
+  return action === "status" ? { ok: false, command: action, exitCode: 1, result: { status: "NOT READY", problems } } : { ok: false, command: lineFor(action, words), exitCode: 1, problems };
 }
 
 /** The line the text layer runs for an action and its words (also the `command` of its answer). */
@@ -35,7 +45,16 @@ export function lineFor(action: TextAction, words: readonly string[]): string {
 
 /** One action, one JSON answer on stdout; the exit status is the answer's exit code. */
 export async function runTextAction(action: TextAction, words: readonly string[], config: AgentToolsConfig | undefined): Promise<number> {
-  const { runtime, layer, session } = await open(config, oneOffCommandLogger());
+  const log = oneOffCommandLogger();
+  const made = await sharedStateOrProblem({ env: process.env, log, ...(config?.team ? { settings: config.team } : {}) });
+  if (made.problem) {
+    // The message names the setting; a Redis URL in it is masked already (redis-url.ts).
+    await made.state.close();
+    writeStdout(`${JSON.stringify(notRunAnswer(action, words, [made.problem]), null, 2)}\n`);
+    process.stderr.write(`agent-tools ${action}: ${made.problem}\n`);
+    return 1;
+  }
+  const { runtime, layer, session } = await open(config, log, made.state);
   try {
     const answer = await layer.exec(session, lineFor(action, words));
     writeStdout(`${JSON.stringify(runtime.redactValue(answer), null, 2)}\n`);
@@ -43,6 +62,7 @@ export async function runTextAction(action: TextAction, words: readonly string[]
   } finally {
     await closeSession(session);
     await runtime.close();
+    await made.state.close();
   }
 }
 

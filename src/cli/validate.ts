@@ -5,6 +5,7 @@ import { CATALOG_IN_MANIFEST, type LoadedPlugin } from "../plugins/loader.js";
 import { adapterBlockError } from "../plugins/manifest.js";
 import { unknownListedTools } from "../plugins/manifest-references.js";
 import { describeMissing } from "../plugins/requirements.js";
+import { sharedStateOrProblem } from "../state/index.js";
 
 /**
  * `agent-tools validate`: load every plugin as the server would and report what is wrong —
@@ -31,10 +32,13 @@ export interface ValidationReport {
 
 export async function validatePlugins(options: RuntimeOptions = {}): Promise<ValidationReport> {
   const env = options.env ?? process.env;
-  const runtime = await createRuntime({ ...options, catalogCache: false, log: options.log ?? silentLogger });
+  const log = options.log ?? silentLogger;
+  // A state setting the server would refuse to start with is a problem here, with the rest checked.
+  const made = options.state ? { state: options.state } : await sharedStateOrProblem({ env, log, ...(options.config?.team ? { settings: options.config.team } : {}) });
+  const runtime = await createRuntime({ ...options, state: made.state, catalogCache: false, log });
   try {
     // No session: the host's own CLI sees every problem.
-    const problems = [...runtime.problems()];
+    const problems = [...runtime.problems(), ...(made.problem ? [made.problem] : [])];
     for (const { manifest, configured } of runtime.plugins) {
       if (!configured || typeof manifest.adapter !== "object") continue;
       const found = firstUseProblems(manifest.adapter, manifest.dir, env);
@@ -57,6 +61,7 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
     };
   } finally {
     await runtime.close();
+    if (!options.state) await made.state.close();
   }
 }
 

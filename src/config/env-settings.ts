@@ -3,6 +3,7 @@ import { pastTimerLimit, positiveInt, positiveMs, TIMER_MOST } from "../positive
 import { wholeMs, zeroOrMore, zeroOrMoreMs } from "../setting-numbers.js";
 import { portNumber } from "../transports/http/options.js";
 import { closestNames } from "../runtime/similarity.js";
+import { stateKeyProblem } from "../runtime/state-key.js";
 import { unexpandedTilde } from "./tilde.js";
 
 /**
@@ -35,6 +36,11 @@ type Kind =
    * `instead`: what that reader does then.
    */
   | { kind: "path"; instead: string }
+  /**
+   * A value checked by its reader's own rule, `problem`, which says the whole sentence itself
+   * (naming the variable, never the value: a key is a credential), so both say the same line.
+   */
+  | { kind: "ruled"; problem: (value: string) => string | undefined }
   /** A path, a URL, a name, a key, a list: checked, where it is, by its reader. */
   | { kind: "text" };
 
@@ -107,10 +113,12 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_REDIS_URL: text,
   AGENT_TOOLS_INSTANCE_ID: text,
   AGENT_TOOLS_AUDIT: text,
-  AGENT_TOOLS_AUDIT_FILE: { kind: "path", instead: "the server does not start", saidBy: "the server" },
+  // Checked by its reader (state/index.ts), which knows whether the file is used at all (not with
+  // Redis nor AGENT_TOOLS_AUDIT=off); validate and status list its refusal (RuntimeOptions.reportStateSettings).
+  AGENT_TOOLS_AUDIT_FILE: text,
   AGENT_TOOLS_DRAIN_MS: { kind: "number", parse: wholeMs, takes: "a whole number of milliseconds, 0 or more", fallback: "30000 for a team gateway, else 2000", example: "5000", timer: true, saidBy: "the HTTP server" },
   AGENT_TOOLS_CONFIRM: { kind: "choice", values: ["elicit", "flag"], fallback: "elicit", saidBy: "the runtime" },
-  AGENT_TOOLS_STATE_KEY: text,
+  AGENT_TOOLS_STATE_KEY: { kind: "ruled", problem: (value) => stateKeyProblem(value), saidBy: "the server, which does not start" },
   AGENT_TOOLS_EXEC_TIMEOUT_MS: ms(30_000, 60_000),
   AGENT_TOOLS_EXEC_MAX_OUTPUT_CHARS: count("a whole number of characters", 50_000, 100_000),
   AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB: count("a whole number of MiB", 512, 1024),
@@ -131,6 +139,7 @@ function valueProblem(name: string, setting: Setting, value: string): string | u
   const word = value.toLowerCase();
   switch (setting.kind) {
     case "text":
+    case "ruled":
       return undefined;
     case "path": {
       const wrong = unexpandedTilde(name, value);
@@ -174,8 +183,14 @@ export function envSettingProblems(env: NodeJS.ProcessEnv): EnvSettingProblem[] 
     }
     const value = raw?.trim();
     if (!value) continue;
+    const saidByReader = setting.saidBy !== undefined;
+    if (setting.kind === "ruled") {
+      const message = setting.problem(value);
+      if (message) problems.push({ name, message, saidByReader });
+      continue;
+    }
     const problem = valueProblem(name, setting, value);
-    if (problem) problems.push({ name, message: `${name} is '${value}', ${problem}`, saidByReader: setting.saidBy !== undefined });
+    if (problem) problems.push({ name, message: `${name} is '${value}', ${problem}`, saidByReader });
   }
   return problems;
 }

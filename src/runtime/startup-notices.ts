@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { AgentToolsConfig } from "../config/config.js";
+import { unexpandedTilde } from "../config/tilde.js";
 import { whyNotAFolder } from "../is-directory.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import { describeMissing } from "../plugins/requirements.js";
@@ -19,12 +20,16 @@ export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs:
       .map((s) => s.trim())
       .filter(Boolean)
       // The CLI's --plugins-dir sets the same variable: the notice names both, since the user may have set either.
-      .map((dir) => ({ source: "AGENT_TOOLS_PLUGINS_DIR (or --plugins-dir)", dir: path.resolve(dir), fix: "correct the path, or unset AGENT_TOOLS_PLUGINS_DIR / drop --plugins-dir" })),
-    ...configDirs.map((dir) => ({ source: "plugins.dirs", dir, fix: `correct or remove it in plugins.dirs${configFile ? ` of ${configFile}` : ""}` })),
+      .map((dir) => ({ source: "AGENT_TOOLS_PLUGINS_DIR (or --plugins-dir)", dir: path.resolve(dir), written: dir, fix: "correct the path, or unset AGENT_TOOLS_PLUGINS_DIR / drop --plugins-dir" })),
+    ...configDirs.map((dir) => ({ source: "plugins.dirs", dir, written: undefined, fix: `correct or remove it in plugins.dirs${configFile ? ` of ${configFile}` : ""}` })),
   ];
-  return named.flatMap(({ source, dir, fix }) => {
+  return named.flatMap(({ source, dir, written, fix }) => {
     const why = whyNotAFolder(dir);
-    return why ? [`${source} names ${dir}, which ${why}; no plugins were loaded from it (${fix})`] : [];
+    if (!why) return [];
+    // Not found because no shell expanded the ~ (a client's JSON env): said as every path variable says it.
+    const tilde = written ? unexpandedTilde("AGENT_TOOLS_PLUGINS_DIR", written) : undefined;
+    if (tilde) return [`${source} names ${written}, which ${tilde.why}; no plugins were loaded from it (${tilde.fix})`];
+    return [`${source} names ${dir}, which ${why}; no plugins were loaded from it (${fix})`];
   });
 }
 

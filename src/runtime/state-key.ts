@@ -20,14 +20,27 @@ let previousKeys: Buffer[] = [];
  */
 const MAX_PREVIOUS_KEYS = 4;
 
+/** A key's text (hex or base64) as bytes, whatever its length. */
+function stateKeyBytes(raw: string): Buffer {
+  return /^[0-9a-f]+$/i.test(raw) && raw.length % 2 === 0 ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
+}
+
+/**
+ * What is wrong with a key's text, as a whole sentence naming `source` (never the key: it is a
+ * credential), or undefined when it holds at least 32 bytes. The one rule: the server's start
+ * (parseStateKey) and the environment check that validate and status list (env-settings.ts) both use it.
+ */
+export function stateKeyProblem(raw: string, source = "AGENT_TOOLS_STATE_KEY"): string | undefined {
+  const length = stateKeyBytes(raw).length;
+  return length < 32 ? `${source} must hold at least 32 bytes (64 hex characters, or base64); it holds ${length}. Make one with \`openssl rand -hex 32\`` : undefined;
+}
+
 /** A key's text (hex or base64, at least 32 bytes) as bytes; `source` names where it came from in the error. */
 export function parseStateKey(raw: string, source = "AGENT_TOOLS_STATE_KEY"): Buffer {
-  const key = /^[0-9a-f]+$/i.test(raw) && raw.length % 2 === 0 ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
+  const problem = stateKeyProblem(raw, source);
   // A StateSettingError: the bins say it in one line, without a stack (run-bin.ts).
-  if (key.length < 32) {
-    throw new StateSettingError(`${source} must hold at least 32 bytes (64 hex characters, or base64); it holds ${key.length}. Make one with \`openssl rand -hex 32\``);
-  }
-  return key;
+  if (problem) throw new StateSettingError(problem);
+  return stateKeyBytes(raw);
 }
 
 function stateKeyFromEnv(env: NodeJS.ProcessEnv): Buffer | undefined {

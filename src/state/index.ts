@@ -69,3 +69,18 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
     ...(options.instanceId ? { instanceId: options.instanceId } : {}),
   });
 }
+
+/**
+ * The shared state, or, for the commands that report rather than serve (validate, status), a
+ * setting that would stop a server's start (StateSettingError: a bad Redis URL, an audit log that
+ * cannot be written) as a problem, with memory state and no audit log in its place: their answer
+ * is still their JSON, listing it.
+ */
+export async function sharedStateOrProblem(options: Parameters<typeof createSharedState>[0]): Promise<{ state: SharedState; problem?: string }> {
+  try {
+    return { state: await createSharedState(options) };
+  } catch (error) {
+    if (!(error instanceof StateSettingError)) throw error;
+    return { state: createMemoryState(options.instanceId ? { instanceId: options.instanceId } : {}), problem: error.message };
+  }
+}
