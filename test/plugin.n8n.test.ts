@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -469,6 +471,24 @@ describe("n8n plugin: MCP endpoint unreachable", () => {
     } finally {
       await server.close();
       await n8n.close();
+    }
+  });
+
+  it("N8N_INSTANCE_URL at a web page: the hint asks for the instance's base address, not an MCP endpoint", async () => {
+    const n8n = await startN8nStandIn({ workflows: 1 });
+    const page = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html><body>Sign in</body></html>"));
+    await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+    const { port } = page.address() as AddressInfo;
+    const server = await connect(PLUGIN, envFor(n8n, { N8N_INSTANCE_URL: `http://127.0.0.1:${port}` }));
+    try {
+      const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} });
+      assert.match(payload.error?.message ?? "", /did not answer as an MCP server .*check N8N_INSTANCE_URL in the server's environment/, JSON.stringify(payload));
+      assert.match(payload.error?.hint ?? "", /^Set N8N_INSTANCE_URL in the server's environment to the n8n instance's base address \(e\.g\. https:\/\/n8n\.example\.com: the plugin adds \/mcp-server\/http\)/);
+      assert.doesNotMatch(payload.error?.hint ?? "", /often ending in \/mcp/);
+    } finally {
+      await server.close();
+      await n8n.close();
+      await new Promise((resolve) => page.close(resolve));
     }
   });
 });

@@ -1,5 +1,5 @@
 import { createRedactor, mcpAdapterFromSpec, parseMcpSpec } from "agent-tools-runtime/adapters";
-import { defaultTokenStore, instanceUrl, mcpUrl, mcpUrlVariable, positiveNumber } from "./lib/config.mjs";
+import { MCP_PATH, defaultTokenStore, instanceUrl, mcpUrl, mcpUrlVariable, positiveNumber } from "./lib/config.mjs";
 import { createN8nRest } from "./lib/rest.mjs";
 
 /**
@@ -43,6 +43,8 @@ export function createN8nAdapter(options) {
   const settings = {
     ...(options.settings ?? { field: "adapter", file: "plugin.json" }),
     hostVariables: { url: mcpUrlVariable(env), timeoutMs: "N8N_TIMEOUT_MS", auth: "N8N_MCP_TOKEN" },
+    // N8N_INSTANCE_URL is the instance's base address, not the MCP endpoint the generic hint asks for.
+    ...(env.N8N_MCP_URL ? {} : { urlMeaning: `the n8n instance's base address (e.g. https://n8n.example.com: the plugin adds ${MCP_PATH}), with MCP access turned on in the instance's settings` }),
   };
   const mcp = mcpAdapterFromSpec(spec, { name: "n8n", env, log, baseDir: options.pluginDir, redactor, settings });
   const n8nRest = createN8nRest({ instance, env, log, redactor, timeoutMs: positiveNumber(env.N8N_TIMEOUT_MS) ?? 30_000 });

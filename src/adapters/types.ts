@@ -186,6 +186,11 @@ export interface SettingsLocation {
   variable?: string;
   /** A server configured from host variables (a text module's AGENT_MCP_URL): each setting's variable, named instead of a field. */
   hostVariables?: Readonly<Record<string, string>>;
+  /**
+   * What the `url` setting must hold, where it is not the MCP endpoint itself: n8n's
+   * N8N_INSTANCE_URL is the instance's base address and the plugin adds the MCP path.
+   */
+  urlMeaning?: string;
 }
 
 /**

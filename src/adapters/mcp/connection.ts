@@ -839,7 +839,7 @@ export class McpConnection {
     if (answered) {
       const url = settingAt(this.options.settings, "url");
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} did not answer as an MCP server during ${what}: its URL answered the protocol's first request with ${answered}; check ${url}`), {
-        hint: `Set ${url} to the server's MCP endpoint (the URL its documentation gives for MCP, often ending in /mcp), not a web page or another API; then call again. Tool arguments cannot fix this.`,
+        hint: `Set ${url} to ${this.options.settings?.urlMeaning ?? "the server's MCP endpoint (the URL its documentation gives for MCP, often ending in /mcp)"}, not a web page or another API; then call again. Tool arguments cannot fix this.`,
       });
     }
     const tail = live?.opened.diagnostics?.().trim();
