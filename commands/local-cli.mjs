@@ -44,8 +44,9 @@ export function setup(host) {
           // Only a leading --confirm is ours: the program's own arguments are passed untouched.
           let i = 0;
           let confirm = false;
-          while (args[i] === "--confirm") {
-            confirm = true;
+          // --confirm=true and --confirm=false as the CLI's other commands take them.
+          while (args[i] === "--confirm" || args[i] === "--confirm=true" || args[i] === "--confirm=false") {
+            confirm = confirm || args[i] !== "--confirm=false";
             i += 1;
           }
           const [program, ...argv] = args.slice(i);

@@ -13,7 +13,7 @@ export const variables = [
 export const commands = ["api-request"];
 
 const METHODS = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"];
-const USAGE = "api-request [--confirm] METHOD PATH [JSON]   (JSON body may also come on stdin)";
+const USAGE = "api-request [--confirm] METHOD PATH ['JSON']   (the JSON body in single quotes, or on stdin)";
 
 /**
  * The API as an in-memory plugin of the session, one tool per HTTP method: the runtime's pipeline
@@ -39,6 +39,47 @@ function apiAdapter(requester) {
   };
 }
 
+/** `--confirm`, `--confirm=true` and `--confirm=false` as the CLI's other commands take them. */
+const CONFIRM_WORDS = new Map([["--confirm", true], ["--confirm=true", true], ["--confirm=false", false]]);
+/** A word that can only be an option: a JSON body never starts with a dash and a letter. */
+const OPTION = /^--?[A-Za-z]/;
+const QUOTE_BODY = `put the whole body in single quotes, e.g. api-request --confirm POST /items '{"name": "x"}'`;
+
+/**
+ * An api-request line's words: { confirm, method, path, body } or { problem } saying what was
+ * wrong and how to write it. The usual slip is an unquoted JSON body: the shell splits it at its
+ * spaces and removes its double quotes, so it arrives as several words or as `{name:x}`.
+ */
+function parses(text) {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function readRequestWords(args) {
+  let confirm = false;
+  const words = [];
+  for (const arg of args) {
+    if (CONFIRM_WORDS.has(arg)) {
+      confirm = confirm || CONFIRM_WORDS.get(arg);
+      continue;
+    }
+    if (OPTION.test(arg)) return { problem: `unknown option '${arg.length > 40 ? `${arg.slice(0, 40)}…` : arg}': api-request takes only --confirm` };
+    words.push(arg);
+  }
+  const [method, path, body, ...extra] = words;
+  if (!method || !path) return { problem: "give a METHOD and a PATH, e.g. api-request GET /items" };
+  if (extra.length) {
+    return /^\s*[[{]/.test(body) && !parses(body)
+      ? { problem: `the JSON body came as ${extra.length + 1} words (the shell split it at its spaces): ${QUOTE_BODY}` }
+      : { problem: `unexpected word '${extra[0].length > 40 ? `${extra[0].slice(0, 40)}…` : extra[0]}' after the body: a request takes one METHOD, one PATH and at most one JSON body` };
+  }
+  return { confirm, method, path, body };
+}
+
 export function setup(host) {
   const plugin = host.plugin({
     prefix: "rest-api",
@@ -54,11 +95,9 @@ export function setup(host) {
         summary: "send one request to the API and print {status, data} as JSON",
         usage: USAGE,
         async run(args, io) {
-          const confirm = args.includes("--confirm");
-          const words = args.filter((a) => a !== "--confirm");
-          const [method, path, body, ...extra] = words;
-          if (!method || !path) return host.output.usage("api-request", "give a METHOD and a PATH, e.g. api-request GET /items", USAGE);
-          if (extra.length) return host.output.usage("api-request", `unexpected word '${extra[0]}'`, USAGE);
+          const read = readRequestWords(args);
+          if (read.problem) return host.output.usage("api-request", read.problem, USAGE);
+          const { confirm, method, path, body } = read;
           const verb = method.toUpperCase();
           if (!METHODS.includes(verb)) return host.output.usage("api-request", `'${method}' is not an HTTP method (${METHODS.join(", ")})`, USAGE);
           let payload;
@@ -67,7 +106,9 @@ export function setup(host) {
             try {
               payload = JSON.parse(text);
             } catch (error) {
-              return host.output.usage("api-request", `the body is not JSON (${error.message})`, USAGE);
+              // Double quotes gone from a body typed with braces: the shell took them (unquoted).
+              const unquoted = body !== undefined && /[[{]/.test(body) && !body.includes('"') ? `; unquoted, the shell removed its double quotes: ${QUOTE_BODY}` : "";
+              return host.output.usage("api-request", `the body is not JSON (${error.message})${unquoted}`, USAGE);
             }
           }
           const outcome = await plugin.call(verb.toLowerCase(), { path, ...(payload !== undefined ? { body: payload } : {}) }, { confirm, signal: io.signal });

@@ -226,6 +226,26 @@ describe("rest-api", () => {
     }
     assert.equal(api.requests.some((r) => r.url.includes("latest") || r.url.includes("evil")), false);
   });
+
+  it("an unquoted body, a split body, --confirm=true/false and an unknown option are each said with the fix; nothing is sent", async () => {
+    const { run } = layerWith({ AGENT_API_BASE_URL: api.url, AGENT_API_TOKEN: "rest-token-3141" });
+    await run("load commands/rest-api");
+    const before = api.requests.length;
+    const unquoted = await run(`api-request --confirm POST /items {"name":"d"}`);
+    assert.equal(unquoted.exitCode, 2);
+    assert.match(unquoted.stderr, /^api-request: the body is not JSON \(.*\); unquoted, the shell removed its double quotes: put the whole body in single quotes, e\.g\. api-request --confirm POST \/items '\{"name": "x"\}'/);
+    const split = await run(`api-request --confirm POST /items {"name": "d"}`);
+    assert.match(split.stderr, /^api-request: the JSON body came as 2 words \(the shell split it at its spaces\): put the whole body in single quotes/);
+    const extra = await run(`api-request GET /items '{}' more`);
+    assert.match(extra.stderr, /^api-request: unexpected word 'more' after the body: a request takes one METHOD, one PATH and at most one JSON body/);
+    const typo = await run(`api-request --conrfim POST /items '{}'`);
+    assert.match(typo.stderr, /^api-request: unknown option '--conrfim': api-request takes only --confirm/);
+    const declined = await run(`api-request --confirm=false POST /items '{"name":"d"}'`);
+    assert.equal(declined.exitCode, 4, declined.stderr);
+    assert.equal(api.requests.length, before, "nothing reached the API");
+    const confirmed = await run(`api-request --confirm=true POST /items '{"name":"d"}' | jq -c .data`);
+    assert.equal(confirmed.stdout, '{"created":{"name":"d"}}\n', confirmed.stderr);
+  });
 });
 
 describe("rest-api with a large nested body", () => {
@@ -268,6 +288,8 @@ describe("local-cli", () => {
     const denied = await run("cli-run --confirm argv-json x");
     assert.equal(denied.exitCode, 3);
     assert.match(denied.stderr, /not allowlisted.*AGENT_CLI_ALLOWLIST/);
+    assert.equal((await run("cli-run --confirm=true print-args a")).stdout, "[a]\n", "--confirm=true confirms, as on the CLI's other commands");
+    assert.equal((await run("cli-run --confirm=false print-args a")).exitCode, 4, "--confirm=false does not");
     assert.ok(CLI_FIXTURES);
   });
 });
