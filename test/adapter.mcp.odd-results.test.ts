@@ -32,6 +32,7 @@ before(async () => {
         odd: { command: process.execPath, args: [SERVER], env: { ODD_TOKEN: "${ODD_TOKEN}" } },
         raw: { command: process.execPath, args: [path.join(FIXTURES, "mcp", "lax-handshake-server.mjs"), "--odd-items"] },
         dup: { command: process.execPath, args: [SERVER, "--duplicate"] },
+        dups: { command: process.execPath, args: [SERVER, "--many-duplicates"] },
         chatty: { command: process.execPath, args: [chatty, "--banner"], env: { CHATTY_TOKEN: "${CHATTY_TOKEN}" }, timeoutMs: 1500 },
         mute: { command: process.execPath, args: [chatty], timeoutMs: 1500 },
       },
@@ -216,6 +217,19 @@ describe("a tool name a server lists twice", () => {
       [line],
     );
     assert.equal(conn.stderr().split(line).length - 1, 1, conn.stderr());
+  });
+
+  it("a server with 14 repeated names: help shows 9 of them and a count of the rest; stderr says each", async () => {
+    await callJson(conn.client, "agent_tools_dups_discover", {});
+    const lines = ((await callJson(conn.client, "agent_tools_help", {})).payload.problems as string[]).filter((p) => p.includes("dups"));
+    assert.equal(lines.length, 10, JSON.stringify(lines));
+    assert.equal(lines.filter((p) => /^plugin 'dups': its server lists tool '(echo|dup_\d+)' twice; the first is used/.test(p)).length, 9);
+    assert.equal(lines[9], "plugin 'dups': 5 more problems with its tool list (the runtime's log, stderr, says each when the list is read)");
+    const own = (await callJson(conn.client, "agent_tools_help", { plugin: "dups" })).payload.problems as string[];
+    assert.deepEqual(own, lines, "the plugin's own help says the same capped list");
+    for (const name of ["echo", ...Array.from({ length: 13 }, (_, i) => `dup_${i + 1}`)]) {
+      assert.match(conn.stderr(), new RegExp(`plugin 'dups': its server lists tool '${name}' twice`), name);
+    }
   });
 });
 

@@ -52,5 +52,5 @@ export const PROBLEM_LINES_PER_PLUGIN = 10;
 function capped(prefix: string, lines: readonly string[]): readonly string[] {
   if (lines.length <= PROBLEM_LINES_PER_PLUGIN) return lines;
   const rest = lines.length - PROBLEM_LINES_PER_PLUGIN + 1;
-  return [...lines.slice(0, PROBLEM_LINES_PER_PLUGIN - 1), `plugin ${prefix}: ${rest} more problems with its tool list (the runtime's log, stderr, says each when the list is read)`];
+  return [...lines.slice(0, PROBLEM_LINES_PER_PLUGIN - 1), `plugin '${prefix}': ${rest} more problems with its tool list (the runtime's log, stderr, says each when the list is read)`];
 }
