@@ -7,7 +7,8 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { AuditEntry } from "../src/state/types.js";
 import { callJson, connectStdioV1, writePlugin } from "./helpers.js";
-import { V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
+import { httpForSuite } from "./http-helpers.js";
+import { callV2, connectHttpV2, v2Client, V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
 
 /**
  * An audit entry of a write says who confirmed it: "user" when the client showed its user the
@@ -59,5 +60,36 @@ describe("the audit entry of a write says who confirmed it", () => {
     }
     const [byUser] = entries(audit);
     assert.deepEqual([byUser?.outcome, byUser?.confirmedBy], ["ok", "user"]);
+  });
+});
+
+describe("over HTTP in the 2026-07-28 era: the call held for the user's answer (input_required) is audited as theirs", () => {
+  const audit = path.join(dir, "http-modern.jsonl");
+  const http = httpForSuite({ AGENT_TOOLS_PLUGINS_DIR: pluginsDir, AGENT_TOOLS_AUDIT: "on", AGENT_TOOLS_AUDIT_FILE: audit });
+
+  it("accepted by the user: confirmedBy user; declined: no write and no confirmedBy", async () => {
+    let decision: { action: "accept" | "decline"; content?: { confirm: boolean } } = { action: "accept", content: { confirm: true } };
+    const asked: string[] = [];
+    const client = v2Client("pin", { elicitation: { form: {} } });
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push(request.params.message);
+      return decision;
+    });
+    await connectHttpV2(client, http.url);
+    try {
+      const accepted = await callV2(client, "agent_tools_db_call", write("by-user-http"));
+      assert.equal(accepted.isError, false, JSON.stringify(accepted.payload));
+      decision = { action: "decline" };
+      const declined = await callV2(client, "agent_tools_db_call", write("declined-http", true));
+      assert.equal(declined.payload.error?.code, "CONFIRM_DECLINED", JSON.stringify(declined.payload));
+    } finally {
+      await client.close();
+    }
+    assert.equal(asked.length, 2, "the user was asked for each write");
+    const [byUser, declined, ...rest] = entries(audit);
+    assert.equal(rest.length, 0);
+    assert.deepEqual([byUser?.outcome, byUser?.confirmedBy], ["ok", "user"]);
+    assert.equal(declined?.confirmedBy, undefined, JSON.stringify(declined));
+    assert.equal(declined?.outcome, "CONFIRM_DECLINED", "a declined write is audited as declined");
   });
 });
