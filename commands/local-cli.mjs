@@ -44,20 +44,24 @@ export function setup(host) {
           // Only a leading --confirm is ours: the program's own arguments are passed untouched.
           let i = 0;
           let confirm = false;
-          // --confirm=true and --confirm=false as the CLI's other commands take them.
-          while (args[i] === "--confirm" || args[i] === "--confirm=true" || args[i] === "--confirm=false") {
-            confirm = confirm || args[i] !== "--confirm=false";
+          while (args[i] === "--confirm") {
+            confirm = true;
             i += 1;
           }
+          if (args[i]?.startsWith("--confirm=")) return host.output.usage("cli-run", `--confirm takes no value (got '${args[i].slice(0, 40)}'): write --confirm before PROGRAM`, USAGE);
+          if (args[i] === "--help" || args[i] === "-h") return host.output.text(`usage: ${USAGE}\n`);
           const [program, ...argv] = args.slice(i);
           if (!program) return host.output.usage("cli-run", "name the program to run", USAGE);
           const outcome = await plugin.call("run", { program, args: argv, ...(io.stdin ? { stdin: io.stdin } : {}) }, { confirm, signal: io.signal });
           if (outcome.isError) {
             const failed = host.output.outcome("cli-run", outcome);
-            return { stdout: "", stderr: failed.stderr, exitCode: failed.exitCode };
+            // A --confirm after PROGRAM is one of the program's arguments, not ours: say where it goes.
+            const misplaced = !confirm && outcome.payload.error?.code === "CONFIRM_REQUIRED" && argv.includes("--confirm") ? `cli-run: the --confirm after ${program} was passed to it as an argument; put --confirm before PROGRAM: cli-run --confirm ${program} …\n` : "";
+            return { stdout: "", stderr: `${failed.stderr}${misplaced}`, exitCode: failed.exitCode };
           }
           const result = outcome.payload.result;
-          const note = result.truncated ? `cli-run: output was cut at ${result.maxOutputBytes} bytes\n` : "";
+          const ended = result.signal ? `cli-run: ${program} was ended by signal ${result.signal} (no exit code)\n` : "";
+          const note = `${ended}${result.truncated ? `cli-run: output was cut at ${result.maxOutputBytes} bytes\n` : ""}`;
           const stdout = typeof result.stdout === "string" ? result.stdout : JSON.stringify(result.stdout);
           return { stdout, stderr: `${result.stderr}${note}`, exitCode: result.exitCode < 0 ? host.exit.FAILED : result.exitCode };
         },

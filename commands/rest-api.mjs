@@ -39,8 +39,6 @@ function apiAdapter(requester) {
   };
 }
 
-/** `--confirm`, `--confirm=true` and `--confirm=false` as the CLI's other commands take them. */
-const CONFIRM_WORDS = new Map([["--confirm", true], ["--confirm=true", true], ["--confirm=false", false]]);
 /** A word that can only be an option: a JSON body never starts with a dash and a letter. */
 const OPTION = /^--?[A-Za-z]/;
 const QUOTE_BODY = `put the whole body in single quotes, e.g. api-request --confirm POST /items '{"name": "x"}'`;
@@ -63,10 +61,12 @@ export function readRequestWords(args) {
   let confirm = false;
   const words = [];
   for (const arg of args) {
-    if (CONFIRM_WORDS.has(arg)) {
-      confirm = confirm || CONFIRM_WORDS.get(arg);
+    if (arg === "--confirm") {
+      confirm = true;
       continue;
     }
+    // As on plugin command lines (argv.ts): one spelling, so a model learns one.
+    if (arg.startsWith("--confirm=")) return { problem: `--confirm takes no value (got '${arg.length > 40 ? `${arg.slice(0, 40)}…` : arg}'): write --confirm` };
     if (OPTION.test(arg)) return { problem: `unknown option '${arg.length > 40 ? `${arg.slice(0, 40)}…` : arg}': api-request takes only --confirm` };
     words.push(arg);
   }
@@ -95,6 +95,7 @@ export function setup(host) {
         summary: "send one request to the API and print {status, data} as JSON",
         usage: USAGE,
         async run(args, io) {
+          if (args[0] === "--help" || args[0] === "-h") return host.output.text(`usage: ${USAGE}\n`);
           const read = readRequestWords(args);
           if (read.problem) return host.output.usage("api-request", read.problem, USAGE);
           const { confirm, method, path, body } = read;

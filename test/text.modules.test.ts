@@ -227,7 +227,7 @@ describe("rest-api", () => {
     assert.equal(api.requests.some((r) => r.url.includes("latest") || r.url.includes("evil")), false);
   });
 
-  it("an unquoted body, a split body, --confirm=true/false and an unknown option are each said with the fix; nothing is sent", async () => {
+  it("an unquoted body, a split body, --confirm=true and an unknown option are each said with the fix; nothing is sent", async () => {
     const { run } = layerWith({ AGENT_API_BASE_URL: api.url, AGENT_API_TOKEN: "rest-token-3141" });
     await run("load commands/rest-api");
     const before = api.requests.length;
@@ -240,11 +240,12 @@ describe("rest-api", () => {
     assert.match(extra.stderr, /^api-request: unexpected word 'more' after the body: a request takes one METHOD, one PATH and at most one JSON body/);
     const typo = await run(`api-request --conrfim POST /items '{}'`);
     assert.match(typo.stderr, /^api-request: unknown option '--conrfim': api-request takes only --confirm/);
-    const declined = await run(`api-request --confirm=false POST /items '{"name":"d"}'`);
-    assert.equal(declined.exitCode, 4, declined.stderr);
+    const valued = await run(`api-request --confirm=true POST /items '{"name":"d"}'`);
+    assert.equal(valued.exitCode, 2);
+    assert.match(valued.stderr, /^api-request: --confirm takes no value \(got '--confirm=true'\): write --confirm/, "as on plugin command lines");
     assert.equal(api.requests.length, before, "nothing reached the API");
-    const confirmed = await run(`api-request --confirm=true POST /items '{"name":"d"}' | jq -c .data`);
-    assert.equal(confirmed.stdout, '{"created":{"name":"d"}}\n', confirmed.stderr);
+    const help = await run("api-request --help");
+    assert.deepEqual([help.exitCode, help.stdout], [0, "usage: api-request [--confirm] METHOD PATH ['JSON']   (the JSON body in single quotes, or on stdin)\n"]);
   });
 });
 
@@ -288,8 +289,19 @@ describe("local-cli", () => {
     const denied = await run("cli-run --confirm argv-json x");
     assert.equal(denied.exitCode, 3);
     assert.match(denied.stderr, /not allowlisted.*AGENT_CLI_ALLOWLIST/);
-    assert.equal((await run("cli-run --confirm=true print-args a")).stdout, "[a]\n", "--confirm=true confirms, as on the CLI's other commands");
-    assert.equal((await run("cli-run --confirm=false print-args a")).exitCode, 4, "--confirm=false does not");
+    const valued = await run("cli-run --confirm=true print-args a");
+    assert.equal(valued.exitCode, 2);
+    assert.match(valued.stderr, /^cli-run: --confirm takes no value \(got '--confirm=true'\): write --confirm before PROGRAM/);
+    const after = await run("cli-run print-args a --confirm");
+    assert.equal(after.exitCode, 4);
+    assert.match(after.stderr, /cli-run: the --confirm after print-args was passed to it as an argument; put --confirm before PROGRAM: cli-run --confirm print-args …/);
+    const killed = layerWith(hostEnv({ AGENT_CLI_ALLOWLIST: "sh" }));
+    await killed.run("load commands/local-cli");
+    const segv = await killed.run(`cli-run --confirm sh -c 'kill -SEGV $$'; echo rc=$?`);
+    assert.equal(segv.stdout, "rc=1\n");
+    assert.match(segv.stderr, /^cli-run: sh was ended by signal SIGSEGV \(no exit code\)$/m);
+    const help = await run("cli-run --help");
+    assert.deepEqual([help.exitCode, help.stdout], [0, "usage: cli-run --confirm PROGRAM [ARGS…]   (stdin is passed to the program)\n"]);
     assert.ok(CLI_FIXTURES);
   });
 });
