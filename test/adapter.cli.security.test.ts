@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { CliError, cliRunnerFromEnv } from "../src/adapters/cli/index.js";
-import { CLI_FIXTURES, GITHUB_TOKEN, HOST_SECRET, cliAdapter, ctx, hostEnv, tempDir } from "./fixtures/cli/helpers.js";
+import { createCliAdapter } from "../src/adapters/cli/index.js";
+import { CLI_FIXTURES, GITHUB_TOKEN, HOST_SECRET, cliAdapter, ctx, hostEnv, silent, tempDir } from "./fixtures/cli/helpers.js";
 
 /** No shell, option injection refused, allowlists enforced, a minimal child environment, redaction. */
 
@@ -139,6 +140,35 @@ describe("allowlist", () => {
     await assert.rejects(other.call("v", {}, ctx()), { code: "NOT_CONFIGURED" });
     const impostor = await cliAdapter({ program: ARGV_JSON, tools }, hostEnv({ AGENT_CLI_ALLOWLIST: "/usr/bin/argv-json" }));
     await assert.rejects(impostor.call("v", {}, ctx()), { code: "NOT_CONFIGURED", message: /is not allowlisted/ });
+  });
+
+  it("names both lists when neither admits the program: the plugin's adapter.allowlist and AGENT_CLI_ALLOWLIST", async () => {
+    const a = await cliAdapter({ program: "git", tools });
+    await assert.rejects(a.call("v", {}, ctx()), { code: "NOT_CONFIGURED", message: /add 'git' to the plugin's adapter\.allowlist \(its plugin\.json\), or 'git' to \$AGENT_CLI_ALLOWLIST/ });
+  });
+
+  it("a relative program path runs the plugin folder's file, never one of that name in the server's working directory", async () => {
+    const script = (words: string): string => `#!/bin/sh\necho ${words}\n`;
+    const plugin = tempDir();
+    const elsewhere = tempDir();
+    for (const [dir, words] of [[plugin, "plugin"], [elsewhere, "hijacked"]] as const) {
+      writeFileSync(path.join(dir, "tool.sh"), script(words));
+      chmodSync(path.join(dir, "tool.sh"), 0o755);
+    }
+    const block = { kind: "cli", program: "./tool.sh", allowlist: ["./tool.sh"], tools: [{ name: "run", argv: [] }] };
+    const adapter = await createCliAdapter(block, { pluginDir: plugin, manifest: {}, env: hostEnv(), log: silent });
+    const started = process.cwd();
+    process.chdir(elsewhere);
+    try {
+      assert.equal(((await adapter.call("run", {}, ctx())) as { stdout: string }).stdout, "plugin\n");
+    } finally {
+      process.chdir(started);
+    }
+    // Not there: the error names the path it was resolved to.
+    const empty = tempDir();
+    mkdirSync(path.join(empty, "sub"));
+    const missing = await createCliAdapter(block, { pluginDir: path.join(empty, "sub"), manifest: {}, env: hostEnv(), log: silent });
+    await assert.rejects(missing.call("run", {}, ctx()), { code: "NOT_CONFIGURED", message: `program './tool.sh' was not found (resolved against the plugin folder: ${path.join(empty, "sub", "tool.sh")}) or is not executable; make it an executable file there, or fix the plugin's adapter.program` });
   });
 
   it("a program not on PATH is NOT_CONFIGURED (install it)", async () => {
