@@ -214,6 +214,27 @@ describe("child environment", () => {
     assert.ok(!JSON.stringify(result).includes(HOST_SECRET));
   });
 
+  it("masks declared values that are credentials by name, not a host name or a config folder the results quote", async () => {
+    const host = hostEnv({ ENTERPRISE_HOST: "ghe.example.com", GH_SETTINGS: "/srv/gh-config", OPAQUE: "opaque-value-4567" });
+    const a = await cliAdapter(
+      {
+        program: "argv-json",
+        allowlist: ["argv-json"],
+        env: { GH_HOST: "${ENTERPRISE_HOST}", GH_CONFIG_DIR: "${GH_SETTINGS}", GH_TOKEN: "${GITHUB_TOKEN}", GH_ENTERPRISE_TOKEN: "${OPAQUE}", API_URL: "https://${HOST_SECRET}@api.example.com" },
+        tools: [{ name: "show", argv: ["https://ghe.example.com/octo/widgets", "/srv/gh-config/hosts.yml"], parse: "json" }],
+      },
+      host,
+    );
+    const result = (await a.call("show", {}, ctx())) as { stdout: { argv: string[]; env: Record<string, string> } };
+    assert.deepEqual(result.stdout.argv, ["https://ghe.example.com/octo/widgets", "/srv/gh-config/hosts.yml"]);
+    assert.equal(result.stdout.env.GH_HOST, "ghe.example.com");
+    assert.equal(result.stdout.env.GH_CONFIG_DIR, "/srv/gh-config");
+    // A credential by its declared name, whatever the host variable is called; and one by the host variable's name.
+    assert.equal(result.stdout.env.GH_TOKEN, "[redacted]");
+    assert.equal(result.stdout.env.GH_ENTERPRISE_TOKEN, "[redacted]");
+    assert.ok(!JSON.stringify(result).includes(HOST_SECRET), "a secret-named host variable inside a setting stays masked");
+  });
+
   it("the declared variable really holds the host value in the child", async () => {
     const a = await cliAdapter({ program: "fail", allowlist: ["fail"], env: { GH_TOKEN: "${GITHUB_TOKEN}" }, tools: [{ name: "f", argv: ["0", "ok"] }] });
     // fail prints the token to stderr when set; exit 0 here, so it is a result — redacted.
