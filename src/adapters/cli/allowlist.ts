@@ -1,43 +1,15 @@
 import path from "node:path";
 import { findOnPath } from "../../plugins/requirements.js";
+import { ALLOWLIST_VARIABLE, allowlistAdmits, isPath, parseAllowlist } from "./allowlist-match.js";
 import { CliError } from "./errors.js";
 
 /**
  * Which programs may run. A program runs only when an allowlist names it: the plugin's own
  * `allowlist` or the host's `AGENT_CLI_ALLOWLIST` (comma or space separated), either one.
- *
- * An entry is a bare name (`gh`) or a path (`/usr/local/bin/gh`). A bare entry matches the program
- * written bare, or a program path equal to where that name resolves on PATH. A path entry matches
- * the program's resolved absolute path exactly. Symlinks are not followed for matching: a
- * multi-call binary (busybox) behind several names must not let one allowed name admit the others.
+ * Which entries match a program is allowlist-match.ts.
  */
 
-export const ALLOWLIST_VARIABLE = "AGENT_CLI_ALLOWLIST";
-
-/** Split an allowlist value ("gh, git jq") into entries. */
-export function parseAllowlist(value: string | undefined): string[] {
-  return (value ?? "").split(/[\s,]+/).map((entry) => entry.trim()).filter(Boolean);
-}
-
-function isPath(entry: string): boolean {
-  return entry.includes("/") || entry.includes(path.sep);
-}
-
-/**
- * True when `entries` admits `program`, which resolved to the absolute path `resolved`. A
- * relative path entry is resolved against `baseDir` (a manifest's: its plugin folder), as the
- * program is; without one, against the working directory.
- */
-export function allowlistAdmits(entries: readonly string[], program: string, resolved: string, env: NodeJS.ProcessEnv, baseDir?: string): boolean {
-  for (const entry of entries) {
-    if (isPath(entry)) {
-      if (path.resolve(baseDir ?? "", entry) === resolved) return true;
-    } else if (program === entry || findOnPath(entry, env) === resolved) {
-      return true;
-    }
-  }
-  return false;
-}
+export { ALLOWLIST_VARIABLE, allowlistAdmits, parseAllowlist } from "./allowlist-match.js";
 
 /** A manifest's program: the plugin's own `allowlist` and the folder its relative paths are resolved against. */
 export interface ManifestProgram {
