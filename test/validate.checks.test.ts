@@ -340,3 +340,21 @@ describe("cli plugins: the program every call would refuse", () => {
     assert.equal(report.problems.flatMap((p) => p.split("\n")).length, 3, report.problems.join("\n"));
   });
 });
+
+describe("a required program named by a variable that is set", () => {
+  it("says the variable is set and what is wrong with what it names, not 'set it'; its value is not quoted", async () => {
+    const plugins = path.join(dir, "bin-var-plugins");
+    writePlugin(path.join(plugins, "agent-tools-plugin-binvar"), { name: "binvar", prefix: "binvar", description: "x", requires: { bins: ["${VT_TOOL_BIN:-vt-tool-not-installed}"] }, adapter: { kind: "cli", program: "${VT_TOOL_BIN:-vt-tool-not-installed}", tools: [{ name: "run", argv: [] }] } });
+    const folder = path.join(dir, "bin-var-folder");
+    mkdirSync(folder, { recursive: true });
+    const plain = path.join(dir, "bin-var-plain.sh");
+    writeFileSync(plain, "echo hi\n");
+    chmodSync(plain, 0o644);
+    const statusWith = async (value: string): Promise<string | undefined> => (await validate([], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: plugins, VT_TOOL_BIN: value }))).report.plugins.find((p) => p.prefix === "binvar")?.status;
+    assert.equal(await statusWith(folder), "not configured: VT_TOOL_BIN is set, but the program it names is a folder, not a program; set VT_TOOL_BIN to the vt-tool-not-installed program or unset it to use vt-tool-not-installed from PATH");
+    assert.match((await statusWith(plain)) ?? "", /^not configured: VT_TOOL_BIN is set, but the program it names is not executable/);
+    assert.doesNotMatch((await statusWith(plain)) ?? "", /bin-var-plain/);
+    const unset = (await validate([], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: plugins }))).report.plugins.find((p) => p.prefix === "binvar")?.status;
+    assert.equal(unset, "not configured: set VT_TOOL_BIN to the vt-tool-not-installed program or install vt-tool-not-installed on PATH");
+  });
+});

@@ -1,10 +1,10 @@
-import { accessSync, constants, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { parseBaseUrl } from "../adapters/rest/url-guard.js";
 import { interpolate } from "../adapters/shared/env-vars.js";
 import { programLocation, resolveAllowedProgram } from "../adapters/cli/allowlist.js";
 import type { DeclarativeAdapterSpec } from "./manifest.js";
-import { findOnPath } from "./requirements.js";
+import { findOnPath, notRunnable } from "./requirements.js";
 import { commandPath, searchedPath } from "./command-path.js";
 
 /**
@@ -39,23 +39,6 @@ function resolved(value: string, env: NodeJS.ProcessEnv): string | undefined {
 
 function shown(written: string, absolute: string): string {
   return written.includes("${") ? `'${written}'` : `'${absolute}'`;
-}
-
-/** Why the program at `file` (an absolute path) cannot be run, or undefined when it can. */
-function notRunnable(file: string): string | undefined {
-  try {
-    const stat = statSync(file);
-    if (stat.isDirectory()) return "is a folder, not a program";
-    if (!stat.isFile()) return "is not a regular file";
-    // Windows has no execute bit: the extension is what makes a file runnable there.
-    if (process.platform !== "win32") accessSync(file, constants.X_OK);
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return "does not exist";
-    if (code === "EACCES") return "is not executable (make it so with chmod +x, or name its interpreter as the command and the file in args)";
-    return `cannot be read (${code ?? (error as Error).message})`;
-  }
 }
 
 export function firstUseProblems(block: DeclarativeAdapterSpec, baseDir: string, env: NodeJS.ProcessEnv): FirstUseProblem[] {
