@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { CliError, cliRunnerFromEnv } from "../src/adapters/cli/index.js";
-import { CLI_FIXTURES, GITHUB_TOKEN, HOST_SECRET, cliAdapter, ctx, hostEnv, tempDir } from "./fixtures/cli/helpers.js";
+import { createCliAdapter } from "../src/adapters/cli/index.js";
+import { CLI_FIXTURES, GITHUB_TOKEN, HOST_SECRET, cliAdapter, ctx, hostEnv, silent, tempDir } from "./fixtures/cli/helpers.js";
 
 /** No shell, option injection refused, allowlists enforced, a minimal child environment, redaction. */
 
@@ -141,6 +142,35 @@ describe("allowlist", () => {
     await assert.rejects(impostor.call("v", {}, ctx()), { code: "NOT_CONFIGURED", message: /is not allowlisted/ });
   });
 
+  it("names both lists when neither admits the program: the plugin's adapter.allowlist and AGENT_CLI_ALLOWLIST", async () => {
+    const a = await cliAdapter({ program: "git", tools });
+    await assert.rejects(a.call("v", {}, ctx()), { code: "NOT_CONFIGURED", message: /add 'git' to the plugin's adapter\.allowlist \(its plugin\.json\), or 'git' to \$AGENT_CLI_ALLOWLIST/ });
+  });
+
+  it("a relative program path runs the plugin folder's file, never one of that name in the server's working directory", async () => {
+    const script = (words: string): string => `#!/bin/sh\necho ${words}\n`;
+    const plugin = tempDir();
+    const elsewhere = tempDir();
+    for (const [dir, words] of [[plugin, "plugin"], [elsewhere, "hijacked"]] as const) {
+      writeFileSync(path.join(dir, "tool.sh"), script(words));
+      chmodSync(path.join(dir, "tool.sh"), 0o755);
+    }
+    const block = { kind: "cli", program: "./tool.sh", allowlist: ["./tool.sh"], tools: [{ name: "run", argv: [] }] };
+    const adapter = await createCliAdapter(block, { pluginDir: plugin, manifest: {}, env: hostEnv(), log: silent });
+    const started = process.cwd();
+    process.chdir(elsewhere);
+    try {
+      assert.equal(((await adapter.call("run", {}, ctx())) as { stdout: string }).stdout, "plugin\n");
+    } finally {
+      process.chdir(started);
+    }
+    // Not there: the error names the path it was resolved to.
+    const empty = tempDir();
+    mkdirSync(path.join(empty, "sub"));
+    const missing = await createCliAdapter(block, { pluginDir: path.join(empty, "sub"), manifest: {}, env: hostEnv(), log: silent });
+    await assert.rejects(missing.call("run", {}, ctx()), { code: "NOT_CONFIGURED", message: `program './tool.sh' was not found (resolved against the plugin folder: ${path.join(empty, "sub", "tool.sh")}) or is not executable; make it an executable file there, or fix the plugin's adapter.program` });
+  });
+
   it("a program not on PATH is NOT_CONFIGURED (install it)", async () => {
     const a = await cliAdapter({ program: "definitely-not-a-program-xyz", allowlist: ["definitely-not-a-program-xyz"], tools });
     await assert.rejects(a.call("v", {}, ctx()), { code: "NOT_CONFIGURED", message: /not found on PATH/ });
@@ -182,6 +212,27 @@ describe("child environment", () => {
     assert.deepEqual(Object.keys(env).filter((k) => !allowed.has(k)), []);
     assert.ok(!JSON.stringify(result).includes(GITHUB_TOKEN));
     assert.ok(!JSON.stringify(result).includes(HOST_SECRET));
+  });
+
+  it("masks declared values that are credentials by name, not a host name or a config folder the results quote", async () => {
+    const host = hostEnv({ ENTERPRISE_HOST: "ghe.example.com", GH_SETTINGS: "/srv/gh-config", OPAQUE: "opaque-value-4567" });
+    const a = await cliAdapter(
+      {
+        program: "argv-json",
+        allowlist: ["argv-json"],
+        env: { GH_HOST: "${ENTERPRISE_HOST}", GH_CONFIG_DIR: "${GH_SETTINGS}", GH_TOKEN: "${GITHUB_TOKEN}", GH_ENTERPRISE_TOKEN: "${OPAQUE}", API_URL: "https://${HOST_SECRET}@api.example.com" },
+        tools: [{ name: "show", argv: ["https://ghe.example.com/octo/widgets", "/srv/gh-config/hosts.yml"], parse: "json" }],
+      },
+      host,
+    );
+    const result = (await a.call("show", {}, ctx())) as { stdout: { argv: string[]; env: Record<string, string> } };
+    assert.deepEqual(result.stdout.argv, ["https://ghe.example.com/octo/widgets", "/srv/gh-config/hosts.yml"]);
+    assert.equal(result.stdout.env.GH_HOST, "ghe.example.com");
+    assert.equal(result.stdout.env.GH_CONFIG_DIR, "/srv/gh-config");
+    // A credential by its declared name, whatever the host variable is called; and one by the host variable's name.
+    assert.equal(result.stdout.env.GH_TOKEN, "[redacted]");
+    assert.equal(result.stdout.env.GH_ENTERPRISE_TOKEN, "[redacted]");
+    assert.ok(!JSON.stringify(result).includes(HOST_SECRET), "a secret-named host variable inside a setting stays masked");
   });
 
   it("the declared variable really holds the host value in the child", async () => {

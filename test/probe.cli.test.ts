@@ -52,6 +52,24 @@ describe("agent-tools probe", () => {
     assert.match(report.checks.find((c) => c.name === "allowlist")?.fix ?? "", /add node to AGENT_CLI_ALLOWLIST/);
   });
 
+  it("agrees with the runtime's matcher: a bare entry admits the path it resolves to, entries split by spaces too", async () => {
+    const bin = mkdtempSync(path.join(tmpdir(), "agent-tools-probe-"));
+    const tool = path.join(bin, "fake-tool");
+    writeFileSync(tool, "#!/bin/sh\n");
+    chmodSync(tool, 0o755);
+    const env = baseEnv({ PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, AGENT_TOOLS_COMMAND: `${tool} --flag`, AGENT_CLI_ALLOWLIST: "git fake-tool" });
+    const run = await runCli(["probe"], env);
+    assert.equal(run.code, 0, run.stdout);
+    assert.match((JSON.parse(run.stdout) as Report).checks.find((c) => c.name === "allowlist")?.detail ?? "", /is admitted by AGENT_CLI_ALLOWLIST/);
+    // Another file of the same name is not the one the bare entry names.
+    const other = mkdtempSync(path.join(tmpdir(), "agent-tools-probe-"));
+    writeFileSync(path.join(other, "fake-tool"), "#!/bin/sh\n");
+    chmodSync(path.join(other, "fake-tool"), 0o755);
+    const denied = await runCli(["probe"], { ...env, AGENT_TOOLS_COMMAND: path.join(other, "fake-tool") });
+    assert.equal(denied.code, 2, denied.stdout);
+    assert.match((JSON.parse(denied.stdout) as Report).checks.find((c) => c.name === "allowlist")?.fix ?? "", /\(comma or space separated\)$/);
+  });
+
   it("is installable (exit 1) when the runtime's dependencies cannot be resolved", async () => {
     const copy = mkdtempSync(path.join(tmpdir(), "agent-tools-nodeps-"));
     cpSync(path.join(ROOT, "dist"), path.join(copy, "dist"), { recursive: true });

@@ -320,3 +320,41 @@ describe("config entries: why not configured, and what would stop a server from 
     assert.deepEqual(empty.report.problems, [`${config}:1:17: mcpServers: a server's key is its name and its tools' prefix, and this one is empty; give it a name such as "github"`]);
   });
 });
+
+describe("cli plugins: the program every call would refuse", () => {
+  it("a relative program the plugin folder lacks, a folder, and a program no allowlist admits are problems; an allowlisted one is not", async () => {
+    const plugins = path.join(dir, "cli-plugins");
+    const cli = (name: string, block: Record<string, unknown>): string => writePlugin(path.join(plugins, `agent-tools-plugin-${name}`), { name, prefix: name, description: "x", adapter: { kind: "cli", tools: [{ name: "run", argv: [] }], ...block } });
+    const missing = cli("clirel", { program: "./tool.sh", allowlist: ["./tool.sh"] });
+    const folder = cli("clidir", { program: "./sub", allowlist: ["./sub"] });
+    mkdirSync(path.join(folder, "sub"));
+    cli("clibare", { program: "ls" });
+    const good = cli("cligood", { program: "./tool.sh", allowlist: ["./tool.sh"] });
+    writeFileSync(path.join(good, "tool.sh"), "#!/bin/sh\necho ok\n");
+    chmodSync(path.join(good, "tool.sh"), 0o755);
+    const { code, report } = await validate([], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: plugins }));
+    assert.equal(code, 1);
+    problemLike(report, new RegExp(`^${missing}/plugin\\.json:\\d+:\\d+: field 'adapter\\.program' names '${missing}/tool\\.sh', which does not exist$`));
+    problemLike(report, new RegExp(`^${folder}/plugin\\.json:\\d+:\\d+: field 'adapter\\.program' names '${folder}/sub', which is a folder, not a program$`));
+    problemLike(report, /clibare\/plugin\.json:\d+:\d+: field 'adapter\.program' names 'ls', which every call refuses: program 'ls' \(.*\) is not allowlisted: add 'ls' to the plugin's adapter\.allowlist \(its plugin\.json\), or 'ls' to \$AGENT_CLI_ALLOWLIST/);
+    assert.equal(report.problems.flatMap((p) => p.split("\n")).length, 3, report.problems.join("\n"));
+  });
+});
+
+describe("a required program named by a variable that is set", () => {
+  it("says the variable is set and what is wrong with what it names, not 'set it'; its value is not quoted", async () => {
+    const plugins = path.join(dir, "bin-var-plugins");
+    writePlugin(path.join(plugins, "agent-tools-plugin-binvar"), { name: "binvar", prefix: "binvar", description: "x", requires: { bins: ["${VT_TOOL_BIN:-vt-tool-not-installed}"] }, adapter: { kind: "cli", program: "${VT_TOOL_BIN:-vt-tool-not-installed}", tools: [{ name: "run", argv: [] }] } });
+    const folder = path.join(dir, "bin-var-folder");
+    mkdirSync(folder, { recursive: true });
+    const plain = path.join(dir, "bin-var-plain.sh");
+    writeFileSync(plain, "echo hi\n");
+    chmodSync(plain, 0o644);
+    const statusWith = async (value: string): Promise<string | undefined> => (await validate([], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: plugins, VT_TOOL_BIN: value }))).report.plugins.find((p) => p.prefix === "binvar")?.status;
+    assert.equal(await statusWith(folder), "not configured: VT_TOOL_BIN is set, but the program it names is a folder, not a program; set VT_TOOL_BIN to the vt-tool-not-installed program or unset it to use vt-tool-not-installed from PATH");
+    assert.match((await statusWith(plain)) ?? "", /^not configured: VT_TOOL_BIN is set, but the program it names is not executable/);
+    assert.doesNotMatch((await statusWith(plain)) ?? "", /bin-var-plain/);
+    const unset = (await validate([], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: plugins }))).report.plugins.find((p) => p.prefix === "binvar")?.status;
+    assert.equal(unset, "not configured: set VT_TOOL_BIN to the vt-tool-not-installed program or install vt-tool-not-installed on PATH");
+  });
+});

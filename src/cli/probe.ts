@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { findOnPath } from "../plugins/requirements.js";
+import { ALLOWLIST_VARIABLE, allowlistAdmits, parseAllowlist } from "../adapters/cli/allowlist-match.js";
 
 /**
  * `agent-tools probe`: a preflight report that never runs the command it checks.
@@ -79,13 +80,14 @@ export function probe(env: NodeJS.ProcessEnv = process.env, nodeVersion: string 
       detail: found ? `${program} found at ${found} (not executed)` : `${program} not found on PATH`,
       ...(found ? {} : { severity: "blocked" as const, fix: `install ${program} or put it on PATH` }),
     });
-    const allowlist = (env.AGENT_CLI_ALLOWLIST ?? "").split(/[,\s]+/).filter(Boolean);
-    const allowed = allowlist.includes(program) || (found !== undefined && allowlist.includes(found));
+    // The runtime's own matcher: a bare entry admits the path it resolves to, a path entry that path.
+    const allowlist = parseAllowlist(env[ALLOWLIST_VARIABLE]);
+    const allowed = allowlist.includes(program) || (found !== undefined && allowlistAdmits(allowlist, program, found, env));
     checks.push({
       name: "allowlist",
       ok: allowed,
-      detail: allowed ? `${program} is in AGENT_CLI_ALLOWLIST` : `${program} is not in AGENT_CLI_ALLOWLIST (${allowlist.join(", ") || "empty"})`,
-      ...(allowed ? {} : { severity: "blocked" as const, fix: `add ${program} to AGENT_CLI_ALLOWLIST (comma-separated)` }),
+      detail: allowed ? `${program} is admitted by ${ALLOWLIST_VARIABLE}` : `${program} is not admitted by ${ALLOWLIST_VARIABLE} (${allowlist.join(", ") || "empty"})`,
+      ...(allowed ? {} : { severity: "blocked" as const, fix: `add ${program} to ${ALLOWLIST_VARIABLE} (comma or space separated)` }),
     });
   } else {
     checks.push({ name: "command", ok: true, detail: "AGENT_TOOLS_COMMAND not set; nothing to check" });

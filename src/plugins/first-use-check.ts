@@ -1,9 +1,10 @@
-import { accessSync, constants, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { parseBaseUrl } from "../adapters/rest/url-guard.js";
 import { interpolate } from "../adapters/shared/env-vars.js";
+import { programLocation, resolveAllowedProgram } from "../adapters/cli/allowlist.js";
 import type { DeclarativeAdapterSpec } from "./manifest.js";
-import { findOnPath } from "./requirements.js";
+import { findOnPath, notRunnable } from "./requirements.js";
 import { commandPath, searchedPath } from "./command-path.js";
 
 /**
@@ -11,6 +12,9 @@ import { commandPath, searchedPath } from "./command-path.js";
  * (`agent-tools validate`; the server says these at first use, as that use's error):
  *  - a REST block's `baseUrl` without variables that the calls would refuse (a query, which is
  *    most often a key, credentials, not http(s)); the URL is not quoted with its query;
+ *  - a cli block's `program` that is not an executable file (a path resolved against the plugin
+ *    folder, a bare name on the host's PATH) or that neither its `allowlist` nor AGENT_CLI_ALLOWLIST
+ *    admits, which every call would answer NOT_CONFIGURED;
  *  - a stdio MCP server's `cwd` that is not a folder and `command` that is not an executable file,
  *    resolved as the start resolves them (stdio-transport.ts resolveLaunch): `${VAR}`s from the host, a
  * relative cwd or command path against the plugin's folder (a config entry's: the config file's),
@@ -37,26 +41,31 @@ function shown(written: string, absolute: string): string {
   return written.includes("${") ? `'${written}'` : `'${absolute}'`;
 }
 
-/** Why the program at `file` (an absolute path) cannot be run, or undefined when it can. */
-function notRunnable(file: string): string | undefined {
-  try {
-    const stat = statSync(file);
-    if (stat.isDirectory()) return "is a folder, not a program";
-    if (!stat.isFile()) return "is not a regular file";
-    // Windows has no execute bit: the extension is what makes a file runnable there.
-    if (process.platform !== "win32") accessSync(file, constants.X_OK);
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return "does not exist";
-    if (code === "EACCES") return "is not executable (make it so with chmod +x, or name its interpreter as the command and the file in args)";
-    return `cannot be read (${code ?? (error as Error).message})`;
-  }
-}
-
 export function firstUseProblems(block: DeclarativeAdapterSpec, baseDir: string, env: NodeJS.ProcessEnv): FirstUseProblem[] {
   if (block.kind === "rest") return baseUrlProblems(block);
+  if (block.kind === "cli") return cliProgramProblems(block, baseDir, env);
   return block.kind === "mcp" && typeof block.command === "string" ? launchProblems(block, block.command, baseDir, env) : [];
+}
+
+/** A cli block's program as its calls resolve it (cli/allowlist.ts): where it is, and whether an allowlist admits it. */
+function cliProgramProblems(block: DeclarativeAdapterSpec, baseDir: string, env: NodeJS.ProcessEnv): FirstUseProblem[] {
+  if (typeof block.program !== "string") return [];
+  const program = resolved(block.program, env);
+  if (!program) return [];
+  if (/[\\/]/.test(program)) {
+    const location = programLocation(program, { allowlist: [], dir: baseDir });
+    const why = notRunnable(location);
+    if (why) return [{ field: "program", message: `names ${shown(block.program, location)}, which ${why}` }];
+  } else if (!findOnPath(program, env)) {
+    return [{ field: "program", message: `names ${shown(block.program, program)}, which is not found on PATH as an executable file; install it or give its path` }];
+  }
+  const entries = Array.isArray(block.allowlist) ? block.allowlist.map((entry) => (typeof entry === "string" ? resolved(entry, env) : undefined)).filter((entry): entry is string => entry !== undefined) : [];
+  try {
+    resolveAllowedProgram(program, { env, manifest: { allowlist: entries, dir: baseDir } });
+    return [];
+  } catch (error) {
+    return [{ field: "program", message: `names ${shown(block.program, program)}, which every call refuses: ${(error as Error).message}` }];
+  }
 }
 
 function baseUrlProblems(block: DeclarativeAdapterSpec): FirstUseProblem[] {

@@ -28,11 +28,30 @@ export function findOnPath(program: string, env: NodeJS.ProcessEnv = process.env
   return undefined;
 }
 
+/** Why the program at `file` (an absolute path) cannot be run, or undefined when it can. */
+export function notRunnable(file: string): string | undefined {
+  try {
+    const stat = statSync(file);
+    if (stat.isDirectory()) return "is a folder, not a program";
+    if (!stat.isFile()) return "is not a regular file";
+    // Windows has no execute bit: the extension is what makes a file runnable there.
+    if (process.platform !== "win32") accessSync(file, constants.X_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return "does not exist";
+    if (code === "EACCES") return "is not executable (make it so with chmod +x, or name its interpreter as the command and the file in args)";
+    return `cannot be read (${code ?? (error as Error).message})`;
+  }
+}
+
 export interface MissingRequirements {
   env: string[];
   bins: string[];
   /** Where the bins were looked for when that is not the host's PATH ("the PATH its env.PATH sets ('…')"). */
   searched?: string;
+  /** For a `${VAR:-name}` bin whose VAR is set: why what VAR names cannot run ("is a folder, not a program"). */
+  unusable?: Record<string, string>;
 }
 
 /**
@@ -67,16 +86,25 @@ export function envAlternatives(entry: string): string[] {
  */
 export function missingRequirements(requires: { env: string[]; bins: string[] }, env: NodeJS.ProcessEnv, search?: { env: NodeJS.ProcessEnv; words: string }): MissingRequirements {
   const bins = requires.bins.filter((bin) => !findOnPath(resolveBin(bin, env).program, search?.env ?? env));
+  // A variable that is set names the program: say what is wrong with it, not "set it".
+  const unusable: Record<string, string> = {};
+  for (const bin of bins) {
+    const { variable, program } = resolveBin(bin, env);
+    if (variable && env[variable]) unusable[bin] = /[\\/]/.test(program) ? (notRunnable(path.resolve(program)) ?? "cannot be run") : "is not found on PATH";
+  }
   return {
     env: requires.env.filter((entry) => !envAlternatives(entry).some((name) => env[name])),
     bins,
     ...(bins.length && search ? { searched: search.words } : {}),
+    ...(Object.keys(unusable).length ? { unusable } : {}),
   };
 }
 
-function describeBin(entry: string): string {
+function describeBin(entry: string, unusable?: string): string {
   const { variable, fallback } = resolveBin(entry, {});
   if (!variable) return `install ${entry} (not found on PATH)`;
+  // Its value is not quoted: the message goes to the model, and the user knows what they set.
+  if (unusable) return `${variable} is set, but the program it names ${unusable}; set ${variable} to ${fallback ? `the ${fallback} program` : "an executable program"}${fallback ? ` or unset it to use ${fallback} from PATH` : ""}`;
   return fallback ? `set ${variable} to the ${fallback} program or install ${fallback} on PATH` : `set ${variable} to an executable program`;
 }
 
@@ -85,6 +113,6 @@ export function describeMissing(missing: MissingRequirements): string {
   if (missing.env.length) parts.push(`set ${missing.env.map((entry) => envAlternatives(entry).join(" or ")).join(", ")}`);
   const plain = missing.bins.filter((bin) => !BIN_REFERENCE.test(bin));
   if (plain.length) parts.push(`install ${plain.join(", ")} (not found on ${missing.searched ?? "PATH"})`);
-  for (const bin of missing.bins.filter((b) => BIN_REFERENCE.test(b))) parts.push(describeBin(bin));
+  for (const bin of missing.bins.filter((b) => BIN_REFERENCE.test(b))) parts.push(describeBin(bin, missing.unusable?.[bin]));
   return parts.join("; ");
 }

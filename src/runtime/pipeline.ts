@@ -28,7 +28,7 @@ import { validateArguments } from "./validation.js";
 import { takeUnrunPatterns } from "../json-schema.js";
 import { quotedPattern } from "../schema-regexp.js";
 import { declaredPropertyNames } from "../schema-branches.js";
-import { refuseAfterAnswer, failedRunError, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
+import { cutOffWriteError, refuseAfterAnswer, failedRunError, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
 import { describeArgumentValue, echoed, echoedMasked, MAX_NAME_CHARS } from "./argument-value.js";
@@ -1062,7 +1062,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         // The downstream's own words (before the runtime's framing, which names the tool too).
         if (!own && state.tool && saysToolUnknown(describeThrown(error), state.tool.name)) return afterUnknownToDownstream(state, failed);
         // A skill that failed after sending writes: they may have taken effect; say which (stopped-run.ts).
-        throw state.skill ? failedRunError(failed, state.skill.name, state.sent ?? [], hintOfSkill(error)) : failed;
+        if (state.skill) throw failedRunError(failed, state.skill.name, state.sent ?? [], hintOfSkill(error));
+        // A write its adapter stopped (its own timeout) or saw die mid-run: it may have changed data (stopped-run.ts).
+        throw state.writes === true && state.tool ? cutOffWriteError(failed, state.tool.name) : failed;
       },
     );
   };

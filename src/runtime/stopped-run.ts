@@ -1,5 +1,6 @@
 import { describeThrown, RuntimeError } from "../errors.js";
 import type { Cancellation } from "../cancel.js";
+import { AdapterError } from "../adapters/shared/errors.js";
 import { DeadlineError } from "./result.js";
 
 /**
@@ -73,10 +74,42 @@ export function stoppedRunError(error: DeadlineError, run: { skill?: string; too
       ? lookFirstHint(run.skill, summary.writesSent, "was stopped", after)
       : `Skill '${run.skill}' was stopped before it sent any step that changes data (${sent.length} read step${sent.length === 1 ? "" : "s"} sent). ${after} Retry once with a narrower request (fewer items, a filter); if it times out again, tell the user.`;
   } else if (run.writes && run.tool !== undefined) {
-    hint = `'${run.tool}' changes data, and the runtime stopped waiting for it: the service may still have done the change. Do not simply call it again: look at the data first (a read tool) and call it again only if the change is missing; if it times out again, tell the user.`;
+    hint = writeStoppedHint(run.tool, "the runtime stopped waiting for it: the service may still have done the change");
   }
   if (hint === undefined) return error;
   return new DeadlineError(error.code, error.message, details, hint);
+}
+
+/**
+ * The hint for a tool that changes data and was stopped or ended before it answered (`how`):
+ * one sentence for the runtime's deadline and for an adapter's own timeout or crash, so a write
+ * is never told to "retry once" whichever of them stopped it.
+ */
+function writeStoppedHint(tool: string, how: string): string {
+  return `'${tool}' changes data, and ${how}. Do not simply call it again: look at the data first (a read tool) and call it again only if the change is missing; if it times out again, tell the user.`;
+}
+
+/** Whether an adapter's error (or one it caused) says the backend was stopped or died while it ran the call. */
+function wasCutOff(error: unknown): boolean {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
+    if (at instanceof AdapterError && at.cutOff) return true;
+  }
+  return false;
+}
+
+/**
+ * The error of a tool that changes data when its adapter stopped it (its own timeout: any
+ * adapter's UPSTREAM_TIMEOUT) or saw it die mid-run (`cutOff`: a program ended by a signal): the
+ * change may have been made, so the hint says to look at the data first, as the runtime's
+ * deadline does (stoppedRunError), instead of the code's "retry once". A hint the adapter's
+ * author gave (an `errors` rule) is kept: it knows the backend better.
+ */
+export function cutOffWriteError(error: RuntimeError, tool: string): RuntimeError {
+  if (error.hasOwnHint) return error;
+  const timedOut = error.code === "UPSTREAM_TIMEOUT";
+  if (!timedOut && !wasCutOff(error)) return error;
+  const how = timedOut ? "it was stopped before it answered: the service may still have done the change" : "it ended before it answered: the change may have been made, in part or in full";
+  return new RuntimeError(error.code, error.message, error.details, writeStoppedHint(tool, how), { cause: error });
 }
 
 /**

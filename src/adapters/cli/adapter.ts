@@ -42,8 +42,8 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
   const resolveProgram = (): string => {
     try {
       const program = interpolate(spec.program, options.env, "adapter.program");
-      const allowlist = spec.allowlist?.map((entry, i) => interpolate(entry, options.env, `adapter.allowlist[${i}]`));
-      return resolveAllowedProgram(program, { env: options.env, ...(allowlist ? { manifestAllowlist: allowlist } : {}) });
+      const allowlist = (spec.allowlist ?? []).map((entry, i) => interpolate(entry, options.env, `adapter.allowlist[${i}]`));
+      return resolveAllowedProgram(program, { env: options.env, manifest: { allowlist, dir: options.baseDir } });
     } catch (error) {
       if (error instanceof MissingVariableError) throw Object.assign(error, { code: "NOT_CONFIGURED" });
       throw error;

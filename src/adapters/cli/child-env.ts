@@ -1,11 +1,11 @@
-import { MissingVariableError, resolveSecretAware } from "../shared/env-vars.js";
+import { MissingVariableError, resolveChildVariable } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { childDepthVariable } from "../shared/runtime-depth.js";
 
 /**
  * The environment a program runs with: a small safe base copied from the host, plus the variables
- * the manifest declares (values may hold `${VAR}`, resolved on the host at call time and
- * registered with the redactor). Nothing else of the host environment reaches the child, so
+ * the manifest declares (values may hold `${VAR}`, resolved on the host at call time; a credential
+ * among them, by its name, is registered with the redactor, a host name or folder is not). Nothing else of the host environment reaches the child, so
  * unrelated secrets (cloud keys, tokens of other plugins) stay out of it.
  */
 
@@ -29,7 +29,7 @@ export function childEnv(host: NodeJS.ProcessEnv, declared: Readonly<Record<stri
   const out = baseEnv(host);
   for (const [name, template] of Object.entries(declared)) {
     try {
-      out[name] = resolveSecretAware(template, host, `${where}.${name}`, redactor);
+      out[name] = resolveChildVariable(name, template, host, `${where}.${name}`, redactor);
     } catch (error) {
       if (error instanceof MissingVariableError) throw Object.assign(error, { code: "NOT_CONFIGURED" });
       throw error;

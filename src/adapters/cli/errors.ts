@@ -23,6 +23,8 @@ export interface CliErrorDetails {
   /** From a matching `errors` rule: the next step for the model, and facts shown as `error.details`. */
   hint?: string;
   details?: Record<string, unknown>;
+  /** The program was killed or died mid-run (see AdapterErrorOptions.cutOff). */
+  cutOff?: boolean;
 }
 
 export class CliError extends AdapterError<CliErrorCode> {
@@ -32,7 +34,7 @@ export class CliError extends AdapterError<CliErrorCode> {
   readonly argument: string | undefined;
   readonly variables: string[] | undefined;
   constructor(code: CliErrorCode, message: string, details: CliErrorDetails = {}) {
-    super(code, message, { hint: details.hint, details: details.details });
+    super(code, message, { hint: details.hint, details: details.details, cutOff: details.cutOff });
     this.name = "CliError";
     this.exitCode = details.exitCode;
     this.signal = details.signal;

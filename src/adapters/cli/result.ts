@@ -98,7 +98,8 @@ export function exitError(raw: ProcessResult, label: string, redactor: Redactor)
   const stderr = tail(masked(raw.stderr, raw.stderrTruncated, redactor));
   const stdout = stderr ? "" : tail(masked(raw.stdout, raw.stdoutTruncated, redactor), 300);
   const detail = stderr ? `; stderr: ${stderr}` : stdout ? `; stdout: ${stdout}` : " (no output)";
-  return new CliError("UPSTREAM_ERROR", `${label} ${how}${detail}`, { exitCode: raw.exitCode, signal: raw.signal, stderr });
+  // A signal ended it mid-run: what it changes may be half done (cutOff), unlike a program that exited.
+  return new CliError("UPSTREAM_ERROR", `${label} ${how}${detail}`, { exitCode: raw.exitCode, signal: raw.signal, stderr, cutOff: raw.exitCode === null });
 }
 
 /** A stream's text masked, including a secret's beginning where the output cap cut it. */

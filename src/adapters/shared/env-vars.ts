@@ -94,6 +94,18 @@ export function resolveAddress(value: string, hostEnv: NodeJS.ProcessEnv, where:
   return resolved;
 }
 
+/**
+ * Resolve the value of a variable a child program gets (`GH_TOKEN`, `GH_HOST`): a credential when
+ * its name or a referenced host variable's name says so (isSecretName, the runtime's one rule), and
+ * then masked in whatever comes back (resolveSecretAware); else a setting such as a host name or a
+ * config folder (`GH_HOST`, `GH_CONFIG_DIR`), which results quote and must not be masked
+ * (resolveAddress: only secret-named variables and URL credentials in it are registered).
+ */
+export function resolveChildVariable(name: string, value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor | undefined): string {
+  if (!isSecretName(name)) return resolveAddress(value, hostEnv, where, redactor);
+  return resolveSecretAware(value, hostEnv, where, redactor);
+}
+
 /** A query parameter whose name says its value is a credential (`?key=`, `?api_key=`, `?sig=`). */
 const SECRET_QUERY_NAME = /^(?:key|sig|signature|code|auth)$/i;
 

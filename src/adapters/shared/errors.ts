@@ -14,16 +14,26 @@ export interface AdapterErrorOptions {
   cause?: unknown;
   hint?: string | undefined;
   details?: Record<string, unknown> | undefined;
+  /**
+   * The backend was stopped or died while it ran the call (the adapter's own timeout killed it, a
+   * signal ended it): whatever the call changes may have been changed, in part or in full. The
+   * runtime then tells a model calling a write to look at the data before calling again
+   * (runtime/stopped-run.ts). A timeout (UPSTREAM_TIMEOUT) counts as cut off without it.
+   */
+  cutOff?: boolean | undefined;
 }
 
 export class AdapterError<C extends AdapterErrorCode = AdapterErrorCode> extends RuntimeError {
   declare readonly code: C;
   /** HTTP status of the upstream response, when there was one. */
   readonly status: number | undefined;
+  /** See AdapterErrorOptions.cutOff. */
+  readonly cutOff: boolean;
   constructor(code: C, message: string, options: AdapterErrorOptions = {}) {
     super(code, message, options.details, options.hint, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AdapterError";
     this.status = options.status;
+    this.cutOff = options.cutOff === true;
   }
 }
 
