@@ -243,7 +243,7 @@ describe("operations that could not be sent as written", () => {
     };
     await writeFile(path.join(dir, "servers.json"), JSON.stringify(doc));
     await assert.rejects(
-      createOpenApiAdapter({ kind: "openapi", spec: "servers.json" }, { pluginDir: dir, manifest: {}, env: {}, log: silent }),
+      async () => createOpenApiAdapter({ kind: "openapi", spec: "servers.json" }, { pluginDir: dir, manifest: {}, env: {}, log: silent }),
       (error: Error & { problems?: { field: string; message: string }[] }) => {
         assert.equal(error.problems?.[0]?.field, "baseUrl");
         assert.match(error.problems?.[0]?.message ?? "", /^is needed: the spec's first server URL 'http:\/\/\{host\}:18771\/v1' has the variable '\{host\}' with no default; set adapter\.baseUrl in plugin\.json/);
