@@ -103,6 +103,10 @@ export function setup(host) {
           if (!METHODS.includes(verb)) return host.output.usage("api-request", `'${method}' is not an HTTP method (${METHODS.join(", ")})`, USAGE);
           let payload;
           const text = body ?? (io.stdin.trim() ? io.stdin : undefined);
+          if (text !== undefined && (verb === "GET" || verb === "HEAD")) {
+            const from = body === undefined ? " (one came on stdin)" : "";
+            return host.output.usage("api-request", `${verb} takes no body${from}, and nothing was sent: put the values in PATH's query, e.g. api-request ${verb} '/items?page=2'`, USAGE);
+          }
           if (text !== undefined) {
             try {
               payload = JSON.parse(text);

@@ -158,3 +158,97 @@ describe("names that are Object.prototype members", () => {
     assert.deepEqual(JSON.parse(sent?.body ?? "null"), { valueOf: 3, hasOwnProperty: true });
   });
 });
+
+describe("operations that could not be sent as written", () => {
+  it("three parameters named alike get three arguments (`id`, `query_id`, `query_id_2`), each described by its parameter, each value sent once", async () => {
+    const doc = {
+      openapi: "3.0.0",
+      info: { title: "names", version: "1" },
+      paths: {
+        "/things/{id}": {
+          get: {
+            operationId: "thing",
+            parameters: [
+              { name: "query_id", in: "query", schema: { type: "string" } },
+              { name: "id", in: "path", required: true, schema: { type: "string" } },
+              { name: "id", in: "query", description: "the other id", schema: { type: "string" } },
+            ],
+            responses: {},
+          },
+        },
+      },
+    };
+    const { tools, call } = await adapterFor(doc, "names");
+    const schema = tools[0]?.inputSchema as { properties: Record<string, { description?: string }>; required: string[] };
+    assert.deepEqual(Object.keys(schema.properties), ["query_id", "id", "query_id_2"]);
+    assert.equal(schema.properties.query_id_2?.description, "query parameter 'id': the other id");
+    assert.deepEqual(schema.required, ["id"]);
+    await call("thing", { query_id: "A", id: "P", query_id_2: "B" });
+    assert.equal(server.requests.at(-1)?.url, "/api/things/P?query_id=A&id=B");
+  });
+
+  it("an operation whose body is only multipart/form-data is left out with a warning naming it; a form-urlencoded alternative is sent instead", async () => {
+    const form = { type: "object", properties: { name: { type: "string" }, file: { type: "string", format: "binary" } } };
+    const doc = {
+      openapi: "3.0.0",
+      info: { title: "multipart", version: "1" },
+      paths: {
+        "/upload": { put: { operationId: "upload", requestBody: { required: true, content: { "multipart/form-data": { schema: form } } }, responses: {} } },
+        "/either": {
+          post: { operationId: "either", requestBody: { content: { "multipart/form-data": { schema: form }, "application/x-www-form-urlencoded": { schema: form } } }, responses: {} },
+        },
+      },
+    };
+    const warnings: string[] = [];
+    const { tools, call } = await adapterFor(doc, "multipart", warnings);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ["either"],
+    );
+    assert.ok(
+      warnings.some((w) => /^openapi: operation 'upload' \(PUT \/upload\) skipped: its request body is only 'multipart\/form-data' \(form parts and files\), which this adapter does not send/.test(w)),
+      warnings.join("\n"),
+    );
+    await call("either", { body: { name: "n" } });
+    const sent = server.requests.at(-1);
+    assert.equal(sent?.headers["content-type"], "application/x-www-form-urlencoded");
+    assert.equal(sent?.body, "name=n");
+  });
+
+  it("a header argument past Latin-1 is refused naming the argument, and nothing is sent; a Latin-1 one is sent", async () => {
+    const doc = {
+      openapi: "3.0.0",
+      info: { title: "headers", version: "1" },
+      paths: { "/h": { get: { operationId: "h", parameters: [{ name: "X-Thing", in: "header", schema: { type: "string" } }], responses: {} } } },
+    };
+    const { call } = await adapterFor(doc, "headers");
+    const before = server.requests.length;
+    await assert.rejects(call("h", { "X-Thing": "€uro" }), (error: Error & { code?: string; details?: unknown }) => {
+      assert.equal(error.code, "ARG_VALIDATION_FAILED");
+      assert.match(error.message, /^header argument 'X-Thing' of tool 'h' has the character '€' at position 0, and nothing was sent: HTTP header values carry only Latin-1/);
+      assert.deepEqual(error.details, { argument: "X-Thing" });
+      return true;
+    });
+    assert.equal(server.requests.length, before);
+    await call("h", { "X-Thing": "caf\u00e9" });
+    assert.equal(Buffer.from(String(server.requests.at(-1)?.headers["x-thing"]), "latin1").toString("latin1"), "caf\u00e9");
+  });
+
+  it("a servers URL variable without a default is a load problem naming baseUrl, not a host to call", async () => {
+    const doc = {
+      openapi: "3.1.0",
+      info: { title: "servers", version: "1" },
+      servers: [{ url: "http://{host}:18771/v1", variables: { host: { enum: ["127.0.0.1"] } } }],
+      paths: { "/e": { get: { operationId: "e", responses: {} } } },
+    };
+    await writeFile(path.join(dir, "servers.json"), JSON.stringify(doc));
+    await assert.rejects(
+      async () => createOpenApiAdapter({ kind: "openapi", spec: "servers.json" }, { pluginDir: dir, manifest: {}, env: {}, log: silent }),
+      (error: Error & { problems?: { field: string; message: string }[] }) => {
+        assert.equal(error.problems?.[0]?.field, "baseUrl");
+        assert.match(error.problems?.[0]?.message ?? "", /^is needed: the spec's first server URL 'http:\/\/\{host\}:18771\/v1' has the variable '\{host\}' with no default; set adapter\.baseUrl in plugin\.json/);
+        return true;
+      },
+    );
+  });
+});

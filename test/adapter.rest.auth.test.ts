@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createRestAdapter } from "../src/adapters/rest/index.js";
 import type { Adapter } from "../src/adapters/types.js";
 import { sendJson, silent, startServer, type TestServer } from "./fixtures/rest/http-server.js";
+import { callJson, connect, writePlugin } from "./helpers.js";
 
 /** Each auth style against a real server, including login, token caching and re-login on 401. */
 
@@ -224,13 +228,69 @@ describe("auth styles", () => {
     await assert.rejects(make({ ...login, retryOn: [500] }), /auth\.retryOn\[0\] must be an HTTP 4xx status/);
   });
 
-  it("refuses a login URL outside the base", async () => {
-    const a = await make({ type: "login", url: "https://evil.example/login", body: { p: "${PB_PASS}" } });
-    await assert.rejects(a.call("echo", {}), /absolute URL/);
+  it("refuses a login URL outside the base when the adapter is built, naming auth.url", async () => {
+    await assert.rejects(async () => make({ type: "login", url: "https://evil.example/login", body: { p: "${PB_PASS}" } }), /auth\.url is refused: auth\.url "https:\/\/evil\.example\/login" is an absolute URL/);
   });
 
   it("names the field of a malformed auth block", async () => {
     await assert.rejects(make({ type: "oauth" }), /auth\.type must be one of bearer, header, query, login/);
     await assert.rejects(make({ type: "header", name: "X" }), /auth\.value is required; it must be a non-empty string/);
+  });
+});
+
+describe("what only the configuration can fix, over stdio", () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "rest-config-"));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("a login url that leaves the base URL is refused when the adapter is built: NOT_CONFIGURED naming adapter.auth.url, not the arguments", async () => {
+    const before = server.requests.length;
+    await assert.rejects(
+      async () => createRestAdapter({ kind: "rest", baseUrl: server.url, auth: { type: "login", url: `${server.url}/auth/login`, body: {} }, tools: [{ name: "t", path: "/login-protected" }] }, { pluginDir: "/tmp", manifest: {}, env, log: silent }),
+      /auth\.url is refused: auth\.url "http:\/\/127\.0\.0\.1:\d+\/auth\/login" is an absolute URL; only paths under the base URL are allowed; write the login's path under adapter\.baseUrl/,
+    );
+    const plugins = path.join(dir, "login");
+    writePlugin(path.join(plugins, "agent-tools-plugin-lg"), {
+      name: "lg",
+      prefix: "lg",
+      description: "a login url outside the base",
+      adapter: { kind: "rest", baseUrl: server.url, auth: { type: "login", url: `${server.url}/auth/login`, body: {} }, tools: [{ name: "t", path: "/login-protected" }] },
+    });
+    // With a catalog cache the server builds the adapter at first use (as a user's server does), so the call meets the problem.
+    const connected = await connect(plugins, { AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: path.join(dir, "cache") });
+    try {
+      const { payload } = await callJson(connected.client, "agent_tools_lg_call", { toolName: "t", arguments: {} });
+      assert.equal(payload.error?.code, "NOT_CONFIGURED", JSON.stringify(payload));
+      assert.match(payload.error?.message ?? "", /field 'adapter\.auth\.url' is refused/);
+      assert.match(payload.error?.hint ?? "", /^Fix the plugin's manifest as `message` says .*Tool arguments cannot fix this\.$/);
+    } finally {
+      await connected.close();
+    }
+    assert.equal(server.requests.length, before, "nothing was sent");
+  });
+
+  it("a base URL nothing answers at: the host and the base URL's variable are named, with a hint to start the service", async () => {
+    const closed = await startServer((_req, res) => sendJson(res, 200, {}));
+    const { host } = new URL(closed.url);
+    await closed.close();
+    const plugins = path.join(dir, "down");
+    writePlugin(path.join(plugins, "agent-tools-plugin-down"), {
+      name: "down",
+      prefix: "down",
+      description: "a service that is not running",
+      adapter: { kind: "rest", baseUrl: "${DOWN_BASE}/v1", tools: [{ name: "t", path: "/items" }] },
+    });
+    const connected = await connect(plugins, { DOWN_BASE: `http://${host}` });
+    try {
+      const { payload } = await callJson(connected.client, "agent_tools_down_call", { toolName: "t", arguments: {} });
+      assert.equal(payload.error?.code, "UPSTREAM_ERROR", JSON.stringify(payload));
+      assert.match(payload.error?.message ?? "", new RegExp(`GET /v1/items failed: could not reach ${host.replace(/\./g, "\\.")} \\(ECONNREFUSED: nothing answered there\\)`));
+      assert.match(payload.error?.hint ?? "", /start the service, or check that DOWN_BASE \(the base URL's variable, in the agent-tools server's environment\) names the right host and port/);
+      assert.deepEqual(payload.error?.details, { host, code: "ECONNREFUSED" });
+    } finally {
+      await connected.close();
+    }
   });
 });

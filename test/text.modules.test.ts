@@ -249,6 +249,79 @@ describe("rest-api", () => {
   });
 });
 
+describe("rest-api bodies and an unreachable API", () => {
+  let api: TestServer;
+  const depth = 100_000;
+  before(async () => {
+    api = await startServer((req, res) => {
+      if (req.url === "/deep") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(`${"[".repeat(depth)}${"]".repeat(depth)}`);
+      }
+      return sendJson(res, 200, { body: req.body, type: req.headers["content-type"] ?? null });
+    });
+  });
+  after(() => api.close());
+
+  it("a body that is a JSON string is sent as that JSON string, quoted, as any JSON value is", async () => {
+    const { run } = layerWith({ AGENT_API_BASE_URL: api.url });
+    await run("load commands/rest-api");
+    for (const [body, sent] of [[`'"hello"'`, '"hello"'], ["'null'", "null"], ["'42'", "42"]]) {
+      const answer = await run(`api-request --confirm POST /echo ${body} | jq -c .data`);
+      assert.equal(answer.exitCode, 0, answer.stderr);
+      assert.deepEqual(JSON.parse(answer.stdout), { body: sent, type: "application/json" }, body);
+    }
+  });
+
+  it("GET and HEAD with a body, in the line or on stdin, are usage errors saying to use PATH's query; nothing is sent", async () => {
+    const { run } = layerWith({ AGENT_API_BASE_URL: api.url });
+    await run("load commands/rest-api");
+    const before = api.requests.length;
+    const piped = await run(`echo '{"a":1}' | api-request GET /echo`);
+    assert.equal(piped.exitCode, 2);
+    assert.match(piped.stderr, /^api-request: GET takes no body \(one came on stdin\), and nothing was sent: put the values in PATH's query, e\.g\. api-request GET '\/items\?page=2'/);
+    const given = await run(`api-request HEAD /echo '{"a":1}'`);
+    assert.equal(given.exitCode, 2);
+    assert.match(given.stderr, /^api-request: HEAD takes no body, and nothing was sent/);
+    assert.equal(api.requests.length, before, "nothing reached the API");
+  });
+
+  it("a JSON answer nested 100,000 levels deep is a text result, its JSON text, not a stack overflow", async () => {
+    const { run } = layerWith({ AGENT_API_BASE_URL: api.url });
+    await run("load commands/rest-api");
+    const answer = await run("api-request GET /deep | jq -r '.data | type, length'");
+    assert.equal(answer.exitCode, 0, answer.stderr);
+    assert.equal(answer.stdout, `string\n${2 * depth}\n`);
+  });
+
+  it("a query in AGENT_API_BASE_URL: the hint's own example is not masked, the key is", async () => {
+    const { run } = layerWith({ AGENT_API_BASE_URL: `${api.url}/v1?access_key=SECRETQ12345` });
+    await run("load commands/rest-api");
+    const answer = await run("api-request GET /items");
+    assert.equal(answer.exitCode, 3);
+    const { error } = JSON.parse(answer.stdout) as { error: { code: string; hint: string } };
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.match(error.hint, /other query values go in each request's path \(e\.g\. '\/items\?page=2'\)/);
+    assert.doesNotMatch(error.hint, /redacted/);
+    assert.doesNotMatch(answer.stdout + answer.stderr, /SECRETQ12345/);
+  });
+
+  it("a base URL nothing answers at names its host and AGENT_API_BASE_URL, not the arguments", async () => {
+    const closed = await startServer((_req, res) => sendJson(res, 200, {}));
+    const url = closed.url;
+    await closed.close();
+    const { run } = layerWith({ AGENT_API_BASE_URL: url });
+    await run("load commands/rest-api");
+    const answer = await run("api-request GET /items");
+    assert.equal(answer.exitCode, 1);
+    const { error } = JSON.parse(answer.stdout) as { error: { code: string; hint: string; details: { host: string; code: string } } };
+    assert.equal(error.code, "UPSTREAM_ERROR");
+    assert.deepEqual(error.details, { host: new URL(url).host, code: "ECONNREFUSED" });
+    assert.match(error.hint, /start the service, or check that AGENT_API_BASE_URL \(the base URL's variable, in the agent-tools server's environment\) names the right host and port/);
+    assert.match(answer.stderr, /GET \/items failed: could not reach 127\.0\.0\.1:\d+ \(ECONNREFUSED: nothing answered there\)/);
+  });
+});
+
 describe("rest-api with a large nested body", () => {
   let api: TestServer;
   // About 4.9 MB of nested JSON: under the sandbox's 5,000,000-character result cap, several

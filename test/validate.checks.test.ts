@@ -105,6 +105,9 @@ describe("adapters are built by validate, every problem at once", () => {
     plugin("rules", { kind: "rest", baseUrl: "https://api.example.com/v1", tools: [{ name: "a", path: "/a" }, { name: "b", path: "../../etc" }, { name: "a", path: "/c" }] });
     // Builds (the base URL is read at each call), and would fail every call.
     plugin("base", { kind: "rest", baseUrl: "https://api.example.com/v1?access_key=VERY-SECRET-KEY", tools: [{ name: "a", path: "/a" }] });
+    plugin("login", { kind: "rest", baseUrl: "https://api.example.com/v1", auth: { type: "login", url: "https://auth.example.com/v1/login", body: {} }, tools: [{ name: "a", path: "/a" }] });
+    const servers = { openapi: "3.1.0", info: { title: "t", version: "1" }, servers: [{ url: "http://{host}:8080/v1" }], paths: { "/e": { get: { operationId: "e" } } } };
+    plugin("servers", { kind: "openapi", spec: "./spec.json" }, { "spec.json": JSON.stringify(servers) });
     plugin("exportname", "./a.mjs", { "a.mjs": adapterModule }, { adapterExport: "Nope" });
     plugin("syntax", "./a.mjs", { "a.mjs": "export default class { async listTools( {\n" });
     plugin("throws", "./a.mjs", { "a.mjs": 'export default class { constructor() { throw new Error("the constructor refused"); } async listTools() { return { tools: [] }; } async call() { return {}; } }\n' });
@@ -133,6 +136,11 @@ describe("adapters are built by validate, every problem at once", () => {
     problemLike(report, /agent-tools-plugin-rules\/plugin\.json:1:\d+: field 'adapter\.tools\[1\]\.path' is refused: .*"\.\.\/\.\.\/etc"/);
     problemLike(report, /agent-tools-plugin-rules\/plugin\.json:1:\d+: field 'adapter\.tools\[2\]\.name' 'a' is defined twice \(first as tools\[0\]\.name\)/);
     assert.doesNotMatch(report.problems.join("\n"), /VERY-SECRET-KEY/);
+  });
+
+  it("a login url that leaves the base URL, and an OpenAPI servers URL variable without a default", () => {
+    problemLike(report, /agent-tools-plugin-login\/plugin\.json:1:\d+: field 'adapter\.auth\.url' is refused: auth\.url "https:\/\/auth\.example\.com\/v1\/login" is an absolute URL; only paths under the base URL are allowed; write the login's path under adapter\.baseUrl/);
+    problemLike(report, /agent-tools-plugin-servers\/plugin\.json:1:\d+: field 'adapter\.baseUrl' is needed: the spec's first server URL 'http:\/\/\{host\}:8080\/v1' has the variable '\{host\}' with no entry under its variables/);
   });
 
   it("module adapters: a wrong export, a syntax error, a constructor that throws, a file that is not there", () => {

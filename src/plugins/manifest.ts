@@ -90,6 +90,12 @@ export interface DiscoverContextSpec {
 export class ManifestError extends Error {
   readonly file: string;
   readonly field: string | undefined;
+  /**
+   * What a call answers when this surfaces there (an adapter block checked at its first use,
+   * read by fromThrown): the manifest's fix, never the arguments' nor the service's.
+   */
+  readonly code = "NOT_CONFIGURED";
+  readonly hint = "Fix the plugin's manifest as `message` says (`agent-tools validate` lists every such problem), then restart the server; tell the user. Tool arguments cannot fix this.";
   /** One problem (named by `field`), or several, each already saying where (":line:column: field 'x' …"). */
   constructor(file: string, field: string | undefined, problem: string | string[]) {
     super(Array.isArray(problem) ? problem.map((p) => `${file}${p.startsWith(":") ? "" : ": "}${p}`).join("\n") : `${file}: ${field ? `field '${field}' ` : ""}${problem}`);

@@ -5,7 +5,7 @@ import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { PassingOutputValidator } from "./output-check.js";
 import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode, quotedServerText } from "./errors.js";
-import { causeCodes } from "../shared/errors.js";
+import { causeCodes, unreachableCode } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
@@ -136,9 +136,6 @@ interface Live {
   opened: OpenedTransport;
   gone: boolean;
 }
-
-/** System errors that say the server's address answers nothing (not running, a wrong host or port). */
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
 
 const CLIENT_INFO = { name: "agent-tools-runtime", version: "0.1.0" };
 
@@ -843,7 +840,7 @@ export class McpConnection {
       });
     }
     const tail = live?.opened.diagnostics?.().trim();
-    const unreachable = causeCodes(error).find((c) => UNREACHABLE.has(c));
+    const unreachable = unreachableCode(error);
     const hint = unreachable ? `Nothing answered at the server's address (${unreachable}): start the server, or correct ${settingAt(this.options.settings, "url")}; then call again. Tool arguments cannot fix this.` : undefined;
     return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${quotedServerText(errorMessage(error), redact)}${tail ? `; its last stderr lines:\n${tail}` : ""}`), hint ? { hint } : {});
   }

@@ -1,6 +1,7 @@
 import type { JsonSchema, Logger } from "../types.js";
 import { readonlyByDefault, type AuthSpec, type BodyMapping, type RestOperation } from "../rest/spec.js";
 import { checkPathTemplate } from "../rest/url-guard.js";
+import { RestSpecError } from "../rest/errors.js";
 import { setOwnField } from "../../plain-object.js";
 import { asTree, MAX_SCHEMA_NODES, newSchemaBudget, SchemaConverter, type SchemaBudget } from "./schema.js";
 
@@ -10,7 +11,8 @@ import { asTree, MAX_SCHEMA_NODES, newSchemaBudget, SchemaConverter, type Schema
  *    duplicates get a numeric suffix;
  *  - description: summary, then description (capped);
  *  - one input schema: path, query and header parameters (a name used twice is prefixed with its
- *    location, `query_id`), and the JSON request body — its properties at top level when the
+ *    location, `query_id`, numbered when that is taken too, `query_id_2`, and its description says
+ *    which parameter it is), and the JSON request body — its properties at top level when the
  *    body is an object whose property names do not clash with a parameter, else the whole body
  *    under `body`;
  *  - read-only: GET/HEAD, or listed in `readonly`.
@@ -82,11 +84,24 @@ function readParameters(pathItem: Obj, op: Obj, schemas: SchemaConverter, budget
   return out;
 }
 
+/** Media types whose body is parts with boundaries (form fields, files), which the REST layer does not build. */
+const MULTIPART = /^multipart\//i;
+
+/**
+ * The request body's media type to send: JSON when offered, else the first the REST layer can
+ * send. A body offered only as multipart (`multipart/form-data`) throws: sent as JSON, the call
+ * could never work, so the operation is left out (operationsFromDocument says so).
+ */
 function pickContent(requestBody: Obj): { mediaType: string; schema: unknown } | undefined {
   if (!isObj(requestBody.content)) return undefined;
   const entries = Object.entries(requestBody.content).filter(([, v]) => isObj(v)) as [string, Obj][];
   const json = entries.find(([type]) => /^application\/(?:[\w.+-]*\+)?json\b/i.test(type));
-  const chosen = json ?? entries[0];
+  const chosen = json ?? entries.find(([type]) => !MULTIPART.test(type));
+  if (!chosen && entries.length) {
+    throw new Error(
+      `its request body is only ${entries.map(([type]) => `'${type}'`).join(", ")} (form parts and files), which this adapter does not send; it is left out (call it with a rest block tool or a module adapter instead)`,
+    );
+  }
   return chosen ? { mediaType: chosen[0], schema: chosen[1].schema } : undefined;
 }
 
@@ -117,9 +132,25 @@ export function buildOperation(
   const query: RestOperation["query"] = [];
   const headers: RestOperation["headers"] = [];
   const pathArgs = new Map<string, string>();
+  /**
+   * An argument name no other argument has: `name`, else `in_name` (`query_id`), else that with a
+   * number (`query_id_2`): two parameters sharing one argument would both get its one value.
+   */
+  const freeName = (name: string, location: string): string => {
+    if (!has(name)) return name;
+    const prefixed = `${location}_${name}`;
+    let arg = prefixed;
+    for (let n = 2; has(arg); n++) arg = `${prefixed}_${n}`;
+    return arg;
+  };
+  /** A renamed argument's description says which parameter it is, so the model can tell them apart. */
+  const renamed = (schema: JsonSchema, location: string, name: string): JsonSchema => {
+    const which = `${location} parameter '${name}'`;
+    return { ...schema, description: typeof schema.description === "string" && schema.description ? `${which}: ${schema.description}` : which };
+  };
   for (const p of readParameters(pathItem, op, schemas, budget)) {
-    const arg = has(p.name) ? `${p.in}_${p.name}` : p.name;
-    setOwnField(properties, arg, p.schema);
+    const arg = freeName(p.name, p.in);
+    setOwnField(properties, arg, arg === p.name ? p.schema : renamed(p.schema, p.in, p.name));
     if (p.required) required.push(arg);
     if (p.in === "path") pathArgs.set(p.name, arg);
     else if (p.in === "query") query.push({ param: p.name, arg });
@@ -129,14 +160,18 @@ export function buildOperation(
   const placeholders = checkPathTemplate(path, `path ${JSON.stringify(path)}`);
   for (const name of placeholders) {
     if (!pathArgs.has(name)) {
-      if (!has(name)) setOwnField(properties, name, { type: "string", description: "path parameter" });
-      if (!required.includes(name)) required.push(name);
-      pathArgs.set(name, name);
+      const arg = freeName(name, "path");
+      setOwnField(properties, arg, arg === name ? { type: "string", description: "path parameter" } : renamed({ type: "string" }, "path", name));
+      required.push(arg);
+      pathArgs.set(name, arg);
     }
   }
   // The REST layer substitutes `{name}` from args[name]; rename placeholders whose argument moved.
-  let template = path;
-  for (const [name, arg] of pathArgs) if (arg !== name) template = template.split(`{${name}}`).join(`{${arg}}`);
+  // One pass: renamed one at a time, `{id}` → `{path_id}` would then be caught by a `{path_id}` → `{path_path_id}`.
+  const template = path.replace(/\{([^{}]*)\}/g, (placeholder, name: string) => {
+    const arg = pathArgs.get(name);
+    return arg === undefined ? placeholder : `{${arg}}`;
+  });
 
   let body: BodyMapping = { kind: "none" };
   let open = false;
@@ -217,7 +252,7 @@ export function operationsFromDocument(document: Obj, filter: OperationFilter): 
           );
         }
       } catch (error) {
-        filter.log.warn(`openapi: operation ${method.toUpperCase()} ${path} skipped: ${(error as Error).message}`);
+        filter.log.warn(`openapi: operation '${name}' (${method.toUpperCase()} ${path}) skipped: ${(error as Error).message}`);
       }
     }
   }
@@ -228,16 +263,25 @@ export function operationsFromDocument(document: Obj, filter: OperationFilter): 
   return out;
 }
 
-/** The first server URL (variables at their defaults), resolved against the spec's own URL. */
+/**
+ * The first server URL (variables at their defaults), resolved against the spec's own URL. A
+ * variable without a default (OpenAPI requires one) throws a RestSpecError for baseUrl: used as
+ * written, `http://{host}/v1` would fail every call as an unreachable host.
+ */
 export function serverUrl(document: Obj, location: string, isUrl: boolean): string | undefined {
   const servers = Array.isArray(document.servers) ? document.servers : [];
   const first = servers.find(isObj);
   let raw = first && typeof first.url === "string" ? first.url : isUrl ? "/" : undefined;
   if (raw === undefined || !first) return isUrl ? new URL("/", location).href : undefined;
   const variables = isObj(first.variables) ? first.variables : {};
-  raw = raw.replace(/\{([^}]+)\}/g, (m, name: string) => {
+  const written = raw;
+  raw = raw.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const variable = variables[name];
-    return isObj(variable) && variable.default !== undefined ? String(variable.default) : m;
+    if (isObj(variable) && variable.default !== undefined) return String(variable.default);
+    throw new RestSpecError(
+      "baseUrl",
+      `is needed: the spec's first server URL '${written}' has the variable '{${name}}' with ${Object.hasOwn(variables, name) ? "no default" : "no entry under its variables"}; set adapter.baseUrl in plugin.json (e.g. "${written.replace(/\{[^}]+\}/g, "…")}" with the value filled in), or give the variable a default in the spec`,
+    );
   });
   if (/^https?:\/\//i.test(raw)) return raw;
   return isUrl ? new URL(raw, location).href : undefined;

@@ -2,7 +2,7 @@ import type { Logger } from "../types.js";
 import { echoed } from "../../runtime/argument-value.js";
 import { parseJsonLossless } from "../../json-text-value.js";
 import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/capped-body.js";
-import { AdapterError, messageWithCauses } from "../shared/errors.js";
+import { AdapterError, messageWithCauses, unreachableCode } from "../shared/errors.js";
 import { MissingVariableError, referencedVariables, resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { createAuth, refusedCredentialsHint, type Auth } from "./auth.js";
@@ -138,7 +138,17 @@ export class RestClient {
   }
 
   async #login(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
-    const url = this.urlForRawPath(path);
+    let url: URL;
+    try {
+      url = this.urlForRawPath(path);
+    } catch (error) {
+      // parseAuth refuses such a url at load; a connection built in code reaches here. The fix is
+      // the configuration's, never the caller's arguments.
+      if (!(error instanceof UrlGuardError)) throw error;
+      throw new RestError("NOT_CONFIGURED", `the login url (adapter.auth.url) is refused: ${this.#options.redactor.redact(error.message)}`, undefined, {
+        hint: "Fix adapter.auth.url in the plugin's plugin.json to a path under adapter.baseUrl (e.g. \"/auth/login\"), then restart the server.",
+      });
+    }
     const response = await this.#exchange({ method: "POST", url, body: { json: body } }, signal, false);
     if (response.status < 200 || response.status > 299) {
       // The plugin's `errors` rules apply to a failed login too: keep their code, hint and details.
@@ -179,18 +189,41 @@ export class RestClient {
   }
 
   /**
+   * Where the base URL is set, for a hint that asks to check it: the variable(s) it is made of
+   * (in the server's environment), else the plugin's adapter.baseUrl (an openapi block without
+   * one takes the spec's first servers URL).
+   */
+  #baseUrlSetting(): string {
+    const variables = referencedVariables(this.#options.connection.baseUrl);
+    return variables.length
+      ? `that ${variables.join(", ")} (the base URL's variable${variables.length > 1 ? "s" : ""}, in the agent-tools server's environment)`
+      : "that adapter.baseUrl in the plugin's plugin.json (for an openapi block without one, the spec's first servers URL)";
+  }
+
+  /**
+   * Nothing answered at the base URL's host (a name that does not resolve, a refused connection):
+   * the service is down or the base URL is wrong; no argument can fix that, so the error names the
+   * host and the setting, not the call.
+   */
+  #unreachableError(where: string, url: URL, code: string): RestError {
+    const host = this.#options.redactor.redact(url.host);
+    const why = code === "ENOTFOUND" || code === "EAI_AGAIN" ? "the host name does not resolve" : "nothing answered there";
+    return new RestError("UPSTREAM_ERROR", `${where} failed: could not reach ${host} (${code}: ${why})`, undefined, {
+      hint: `Nothing answered at the base URL's host ${host}: start the service, or check ${this.#baseUrlSetting()} names the right host and port, and tell the user. Changing the arguments will not help.`,
+      details: { host, code },
+    });
+  }
+
+  /**
    * A success whose Content-Type says JSON but whose body does not parse: a captive portal, a
    * proxy's page or a wrong base URL answered, not the API. Returned as data it would pass for a
    * result (and skip the tool's shaping), so it fails, with the body's first characters.
    */
   #notJsonError(where: string, status: number, contentType: string, text: string): RestError {
-    const { redactor, connection } = this.#options;
+    const { redactor } = this.#options;
     // Masked whole, then cut: a credential the cut went through is then already masked.
     const shown = echoed(redactor.redact(text.replace(/\s+/g, " ").trim()), NOT_JSON_EXCERPT);
-    const variables = referencedVariables(connection.baseUrl);
-    const check = variables.length
-      ? `check that ${variables.join(", ")} (the base URL's variable${variables.length > 1 ? "s" : ""}, in the agent-tools server's environment) points at the API itself`
-      : "check adapter.baseUrl in the plugin's plugin.json";
+    const check = `check ${this.#baseUrlSetting()} points at the API itself`;
     return new RestError("UPSTREAM_ERROR", `${where} answered HTTP ${status} with Content-Type '${redactor.redact(contentType)}' but a body that is not JSON: ${shown}`, status, {
       hint: `The service answered something other than its API (a proxy or captive portal page, or a wrong base URL): ${check}, and tell the user. Changing the arguments will not help.`,
       details: { status, contentType: redactor.redact(contentType) },
@@ -249,6 +282,8 @@ export class RestClient {
         throw new RestError("UPSTREAM_TIMEOUT", `${where()} did not answer within ${connection.timeoutMs} ms`);
       }
       if (callerSignal?.aborted) throw new RestError("UPSTREAM_ERROR", `${where()} was cancelled`);
+      const unreachable = unreachableCode(error);
+      if (unreachable) throw this.#unreachableError(where(), url, unreachable);
       throw new RestError("UPSTREAM_ERROR", `${where()} failed: ${redactor.redact(messageWithCauses(error))}`);
     }
   }

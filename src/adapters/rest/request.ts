@@ -58,6 +58,26 @@ function refuseUncarried(op: RestOperation, given: Readonly<Record<string, unkno
   });
 }
 
+/**
+ * One header argument as its value's text. HTTP header values are bytes: a line break would start
+ * another header, and a character past Latin-1 (U+00FF) cannot be sent at all (fetch throws
+ * "Cannot convert argument to a ByteString", which would read as the service's failure).
+ */
+function headerValue(tool: string, arg: string, value: unknown): string {
+  const text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  if (/[\r\n]/.test(text)) throw new UrlGuardError(`header argument '${arg}' must not contain line breaks`);
+  const wide = /[\u{100}-\u{10FFFF}]/u.exec(text);
+  if (wide) {
+    throw new RestError(
+      "ARG_VALIDATION_FAILED",
+      `header argument '${arg}' of tool '${tool}' has the character '${wide[0]}' at position ${wide.index}, and nothing was sent: HTTP header values carry only Latin-1 (ASCII is safest); write the value without it, or encoded as the API documents (e.g. percent-encoded)`,
+      undefined,
+      { details: { argument: arg } },
+    );
+  }
+  return text;
+}
+
 export function buildRequest(op: RestOperation, given: Readonly<Record<string, unknown>>, base: BaseUrl): OutgoingRequest {
   refuseUncarried(op, given);
   const args = withDefaults(op.defaults, given);
@@ -74,9 +94,7 @@ export function buildRequest(op: RestOperation, given: Readonly<Record<string, u
     used.add(arg);
     const value = args[arg];
     if (value === undefined || value === null) continue;
-    const text = typeof value === "object" ? JSON.stringify(value) : String(value);
-    if (/[\r\n]/.test(text)) throw new UrlGuardError(`header argument '${arg}' must not contain line breaks`);
-    headers[header] = text;
+    headers[header] = headerValue(op.name, arg, value);
   }
   let body: RequestBody | undefined;
   switch (op.body.kind) {

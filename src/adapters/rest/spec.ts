@@ -7,7 +7,7 @@ import { parseResultShape, type ResultShape } from "./result-shape.js";
 import { REST_AUTH_SCHEMA, REST_BLOCK_SCHEMA, REST_PAGINATE_SCHEMA, REST_TOOL_SCHEMA } from "../block-schema-data.js";
 import type { AuthBlock, PaginateBlock, RestBlock, RestToolBlock } from "./schema.js";
 import { HTTP_METHODS } from "./methods.js";
-import { checkPathTemplate } from "./url-guard.js";
+import { checkPathTemplate, checkRawPath } from "./url-guard.js";
 import { carriedArguments } from "./request.js";
 import { closedToUndeclared } from "../shared/carried-arguments.js";
 
@@ -112,6 +112,13 @@ export function parseAuth(value: unknown, field = "auth"): AuthSpec | undefined 
   assertSpec<AuthBlock>(RestSpecError, REST_AUTH_SCHEMA, value, field);
   const auth = value;
   if (auth.type !== "login") return { ...auth };
+  // The login is posted under the base URL, with the same guard as a tool's path: a URL that
+  // leaves it is the manifest's to fix, said here (and by validate), not at each call.
+  try {
+    checkRawPath(auth.url, `${field}.url`);
+  } catch (error) {
+    throw new RestSpecError(`${field}.url`, `is refused: ${(error as Error).message}; write the login's path under adapter.baseUrl (e.g. "/auth/login")`);
+  }
   return {
     type: "login",
     url: auth.url,

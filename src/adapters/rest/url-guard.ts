@@ -63,7 +63,7 @@ function wording(from: BaseUrlSource | undefined) {
       notAbsolute: fix("to an absolute http(s) URL (e.g. https://api.example.com/v1)"),
       notHttp: fix("to an http(s) URL"),
       credentials: { message: `${from.variable} must not contain a user or password`, hint: fix(`to scheme, host and path only, without the user and password; to authenticate, ${from.credentials}`) },
-      query: { remedy: `to authenticate, ${from.credentials}`, hint: fix(`to scheme, host and path only, without the query; to authenticate, ${from.credentials}; other query values go in each request's path ('/items?key=value')`) },
+      query: { remedy: `to authenticate, ${from.credentials}`, hint: fix(`to scheme, host and path only, without the query; to authenticate, ${from.credentials}; other query values go in each request's path (e.g. '/items?page=2')`) },
     };
   }
   return {

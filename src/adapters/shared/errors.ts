@@ -82,6 +82,14 @@ export function messageWithCauses(error: unknown): string {
   return text;
 }
 
+/** System errors that say a server's address answers nothing (not running, a wrong host or port). */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+
+/** The first of an error's cause codes that says nothing answered at the address (UNREACHABLE), or undefined. */
+export function unreachableCode(error: unknown): string | undefined {
+  return causeCodes(error).find((code) => UNREACHABLE.has(code));
+}
+
 /** The system error codes of causes (ECONNREFUSED, ENOTFOUND…), outermost first. */
 export function causeCodes(error: unknown): string[] {
   const codes: string[] = [];
