@@ -95,6 +95,8 @@ export function decisionOf(action: unknown, content: Record<string, unknown> | u
 
 export interface ConfirmRound {
   confirmer: Confirmer;
+  /** The request carries the user's answer to this facade's confirmation question (the loop breaker lets it through). */
+  answered: boolean;
   /** The input_required answer that asks the user the interrupted question. */
   ask(interrupt: ConfirmInterrupt): Promise<InputRequiredResult>;
 }
@@ -221,6 +223,7 @@ export class ConfirmRounds {
     // Spent once per round, at the first approved write: every later one of the round rides on it.
     let spending: Promise<boolean> | undefined;
     return {
+      answered: answer?.kind === "elicit",
       confirmer: async (question) => {
         const digest = questionDigest(question);
         if (approved.has(digest) && state) {

@@ -443,8 +443,8 @@ export function createFacade(runtime: Runtime): Facade {
     // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
     const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
     const session = scope.session(ctx);
-    const run = (relay: CallRelay, runCancellation: Cancellation, confirmer: Confirmer | undefined): Promise<OperationResult> => {
-      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(confirmer ? { confirmer } : {}) }, runCancellation);
+    const run = (relay: CallRelay, runCancellation: Cancellation, confirmer: Confirmer | undefined, userAnswered = false): Promise<OperationResult> => {
+      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(confirmer ? { confirmer } : {}), ...(userAnswered ? { userAnswered } : {}) }, runCancellation);
       return route.operation === "call" ? runtime.call(session, prefix, rest, withConfirm) : runtime.runSkill(session, prefix, rest, withConfirm);
     };
     // A 2026-07-28 client that can answer questions: the call is held open across input_required
@@ -452,7 +452,7 @@ export function createFacade(runtime: Runtime): Facade {
     const capabilities = clientCapabilitiesOf(server, ctx);
     if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
       const round = userConfirms ? confirmRounds.round(ctx) : undefined;
-      const runRound = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => run(relay, runCancellation, round?.confirmer);
+      const runRound = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => run(relay, runCancellation, round?.confirmer, round?.answered);
       const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, heldRequestOf(sent.tool, sent.arguments), callerName(ctx));
       if (round) heldRounds.set(held, round);
       return stepHeld(server, held, ctx);
