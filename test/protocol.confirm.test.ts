@@ -9,7 +9,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/client";
 import { callJson, connectStdioV1, writePlugin } from "./helpers.js";
 import { connectHttpPreferringSse, httpForSuite } from "./http-helpers.js";
-import { callV2, connectHttpV2, connectStdioV2, v2Client, V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
+import { callV2, connectHttpV2, connectStdioV2, MODERN, modernToolCalls, v2Client, V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
 
 /**
  * The human confirms writes: a client that declares form elicitation is asked before a mutating
@@ -433,6 +433,38 @@ describe("HTTP", () => {
         await Promise.all([crashing.close(), silent.close()]);
       }
     });
+  });
+
+  it("modern: a retry carrying the user's answer is their word, not a loop: an accept after two declines writes; the model's own third bare call is stopped", async () => {
+    const envelope = {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientInfo": { name: "loop-test", version: "0" },
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+    };
+    type Answer = { result?: { requestState?: string; content?: { type: string; text: string }[] }; error?: { code: number; message: string } };
+    const call = modernToolCalls<Answer>(() => http.url, envelope);
+    const codeOf = (answer: Answer): string | undefined => (JSON.parse(answer.result?.content?.[0]?.text ?? "{}") as { error?: { code: string } }).error?.code;
+    const answered = (action: string, requestState: string) => ({ inputResponses: { confirm: { action, ...(action === "accept" ? { content: { confirm: true } } : {}) } }, requestState });
+
+    const write = { toolName: "write_row", arguments: { table: "loop", value: "after-two-declines" } };
+    const asked = await call("agent_tools_db_call", write);
+    const state = asked.result?.requestState;
+    assert.ok(state, JSON.stringify(asked));
+    assert.equal(codeOf(await call("agent_tools_db_call", write, answered("decline", state))), "CONFIRM_DECLINED");
+    assert.equal(codeOf(await call("agent_tools_db_call", write, answered("cancel", state))), "CONFIRM_DECLINED");
+    const accepted = await call("agent_tools_db_call", write, answered("accept", state));
+    assert.equal(codeOf(accepted), undefined, JSON.stringify(accepted));
+    assert.equal(written().filter((line) => line.includes("after-two-declines")).length, 1, "the user's accept wrote once");
+
+    // The model repeating the call after the user declined it twice is still a loop.
+    const again = { toolName: "write_row", arguments: { table: "loop", value: "model-repeats" } };
+    for (let i = 0; i < 2; i++) {
+      const round = await call("agent_tools_db_call", again);
+      assert.ok(round.result?.requestState, JSON.stringify(round));
+      assert.equal(codeOf(await call("agent_tools_db_call", again, answered("decline", round.result.requestState))), "CONFIRM_DECLINED");
+    }
+    assert.equal(codeOf(await call("agent_tools_db_call", again)), "LOOP_DETECTED");
+    assert.equal(written().filter((line) => line.includes("model-repeats")).length, 0);
   });
 
   it("a legacy session answering in JSON cannot carry the question: the confirm flag decides", async () => {

@@ -35,8 +35,21 @@ interface ConfirmState {
   held?: { id: string; round: number };
 }
 
+/**
+ * What the verify hook hands the handler for a signed state it will not honour but whose reason the
+ * client should hear in the facade's words (the SDK answers every throw with one fixed -32602):
+ * `expired`, a genuine state past its life (checked after the signature, so never a forged one);
+ * `bind`, a genuine state issued to another caller. Forged or malformed ones still throw.
+ */
+export interface RefusedState {
+  refused: "expired" | "bind";
+}
+
+type EchoedState = ConfirmState | RefusedState;
+
 const FORM_KEY = "confirm";
-const TTL_SECONDS = 600;
+/** How long a requestState stays good (a held call waits as long for its answer: HeldCalls' default). */
+export const TTL_SECONDS = 600;
 const MAX_SPENT = 10_000;
 
 /**
@@ -82,6 +95,8 @@ export function decisionOf(action: unknown, content: Record<string, unknown> | u
 
 export interface ConfirmRound {
   confirmer: Confirmer;
+  /** The request carries the user's answer to this facade's confirmation question (the loop breaker lets it through). */
+  answered: boolean;
   /** The input_required answer that asks the user the interrupted question. */
   ask(interrupt: ConfirmInterrupt): Promise<InputRequiredResult>;
 }
@@ -157,11 +172,28 @@ export class ConfirmRounds {
   }
 
   /**
-   * `ServerOptions.requestState.verify`: a forged, expired or other caller's state is refused by the
-   * SDK (-32602, its fixed words). A state signed with an earlier key of this process still verifies
+   * `ServerOptions.requestState.verify`: a forged or malformed state is refused by the SDK (-32602,
+   * its fixed words); an expired or other caller's state reaches the handler as a RefusedState, which
+   * the facade answers in its own words before anything runs (server.ts). A state signed with an earlier key of this process still verifies
    * (only a signature mismatch tries the next key: an expired or other caller's state is refused as such).
    */
-  readonly verify = async (state: string, ctx: ServerContext): Promise<ConfirmState> => {
+  readonly verify = async (state: string, ctx: ServerContext): Promise<EchoedState> => {
+    try {
+      return await this.verifySigned(state, ctx);
+    } catch (error) {
+      const reason = (error as Error).message;
+      if (reason === "expired" || reason === "bind") return { refused: reason };
+      throw error;
+    }
+  };
+
+  /** Why the echoed state is not honoured (RefusedState), when it is one of those; checked before anything runs. */
+  refusedOf(ctx: ServerContext): RefusedState["refused"] | undefined {
+    const echoed = ctx.mcpReq.requestState<EchoedState>();
+    return echoed && typeof echoed === "object" && "refused" in echoed ? echoed.refused : undefined;
+  }
+
+  private async verifySigned(state: string, ctx: ServerContext): Promise<ConfirmState> {
     const [current, ...earlier] = this.keys();
     try {
       return await this.codecOf(current!).verify(state, ctx);
@@ -173,15 +205,15 @@ export class ConfirmRounds {
       }
       throw error;
     }
-  };
+  }
 
   round(ctx: ServerContext): ConfirmRound {
-    const echoed = ctx.mcpReq.requestState<ConfirmState>();
-    const state = echoed && typeof echoed === "object" && !echoed.held && !this.local.has(echoed.nonce) ? echoed : undefined;
+    const echoed = ctx.mcpReq.requestState<EchoedState>();
+    const state = echoed && typeof echoed === "object" && !("refused" in echoed) && !echoed.held && !this.local.has(echoed.nonce) ? echoed : undefined;
     const approved = new Set(state?.approved ?? []);
     const answered = new Map<string, ConfirmDecision>();
-    if (state) {
-      const answer = inputResponse(ctx.mcpReq.inputResponses, FORM_KEY);
+    const answer = state ? inputResponse(ctx.mcpReq.inputResponses, FORM_KEY) : undefined;
+    if (state && answer) {
       if (answer.kind === "elicit") {
         const decision = decisionOf(answer.action, answer.content);
         if (decision === "accept") approved.add(state.pending);
@@ -191,6 +223,7 @@ export class ConfirmRounds {
     // Spent once per round, at the first approved write: every later one of the round rides on it.
     let spending: Promise<boolean> | undefined;
     return {
+      answered: answer?.kind === "elicit",
       confirmer: async (question) => {
         const digest = questionDigest(question);
         if (approved.has(digest) && state) {
@@ -218,8 +251,8 @@ export class ConfirmRounds {
 
   /** The held call a retried request resumes, when its requestState names one. */
   heldOf(ctx: ServerContext): { id: string; round: number } | undefined {
-    const echoed = ctx.mcpReq.requestState<ConfirmState>();
-    return echoed && typeof echoed === "object" && echoed.held ? echoed.held : undefined;
+    const echoed = ctx.mcpReq.requestState<EchoedState>();
+    return echoed && typeof echoed === "object" && !("refused" in echoed) && echoed.held ? echoed.held : undefined;
   }
 
   /** The requestState of a round that asks a held call's downstream questions (signed and bound like a confirmation's). */

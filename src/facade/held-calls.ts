@@ -38,6 +38,16 @@ export function heldRequestOf(tool: string, args: unknown): HeldRequest {
   return { tool, arguments: sha256Hex(canonicalJson(args ?? {})) };
 }
 
+/** An answer that is not the shape its question takes, said short: its type, or an object's action. */
+function describeAnswer(entry: unknown): string {
+  if (entry === null || typeof entry !== "object") return entry === null ? "null" : typeof entry;
+  if (Array.isArray(entry)) return "an array";
+  const action = (entry as Record<string, unknown>).action;
+  if (action === undefined) return "an object without 'action'";
+  const said = JSON.stringify(action) ?? typeof action;
+  return `action ${said.length > 40 ? `${said.slice(0, 40)}…` : said}`;
+}
+
 /** Why `retry` may not resume a call started by `held`; undefined when it is the same request. */
 export function heldRequestMismatch(held: HeldRequest, retry: HeldRequest): string | undefined {
   if (held.tool !== retry.tool) return `this requestState answers a call of '${held.tool}', not '${retry.tool}'`;
@@ -128,9 +138,43 @@ export class HeldCall<T> {
    * stepping it, and none is left waiting on a round another took.
    */
   claim(round: number): boolean {
-    if (round !== this.round || this.claimed === round) return false;
+    if (!this.asking(round)) return false;
     this.claimed = round;
     return true;
+  }
+
+  /** Whether `round` is the one this call is asking now and no request has taken its answer yet. */
+  asking(round: number): boolean {
+    return round === this.round && this.claimed !== round;
+  }
+
+  /**
+   * What is wrong with `responses` as the answers to the questions open now, in words the client
+   * can act on; undefined when each open question has an answer of its kind and nothing else is
+   * there. Checked before the round is claimed: a malformed answer is refused and the question stays
+   * open for the right one, instead of being asked again as if nobody had answered.
+   */
+  answersProblem(responses: unknown): string | undefined {
+    if (this.questions.size === 0) return undefined;
+    const keys = [...this.questions.keys()];
+    const asked = keys.map((key) => `'${key}'`).join(", ");
+    if (!responses || typeof responses !== "object" || Array.isArray(responses)) {
+      return `inputResponses must be an object with an answer under each key the question round asked (${asked}); got ${responses === undefined ? "none" : Array.isArray(responses) ? "an array" : typeof responses}`;
+    }
+    const stray = Object.keys(responses).filter((key) => !this.questions.has(key));
+    if (stray.length) return `inputResponses has ${stray.map((key) => `'${key}'`).join(", ")}, which this round did not ask; it asked ${asked}: answer under those keys`;
+    for (const [key, question] of this.questions) {
+      const entry = (responses as Record<string, unknown>)[key];
+      if (entry === undefined) return `inputResponses has no answer (an object) under '${key}' (this round asked ${asked}): answer every question of the round`;
+      const view = inputResponse(responses as Record<string, unknown>, key);
+      if (question.kind === "elicit" && view.kind !== "elicit") {
+        return `inputResponses.${key} answers an elicitation/create question, so it must be an object {"action": "accept" | "decline" | "cancel", "content"?: {...}}; got ${describeAnswer(entry)}`;
+      }
+      if (question.kind === "sample" && view.kind !== "sampling") {
+        return `inputResponses.${key} answers a sampling/createMessage question, so it must be the message the model wrote ({"role", "content", "model"}); got ${describeAnswer(entry)}`;
+      }
+    }
+    return undefined;
   }
 
   /**

@@ -11,7 +11,7 @@ import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt, questionDigest, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
 import { lazyStateKeys } from "../runtime/state-key.js";
 import { callerName } from "./caller.js";
-import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, type ConfirmRound } from "./confirm-rounds.js";
+import { clientCanElicitForm, clientCapabilitiesOf, ConfirmRounds, TTL_SECONDS, type ConfirmRound, type RefusedState } from "./confirm-rounds.js";
 import { askingConfirmer, askToConfirm, DEFAULT_CONFIRM_TIMEOUT_MS } from "./ask-confirm.js";
 import { isModernRequest, relayFor } from "./call-relay.js";
 import { DEFAULT_HELD_PER_CALLER, heldRequestMismatch, heldRequestOf, HeldCalls, type HeldCall } from "./held-calls.js";
@@ -229,7 +229,7 @@ export function createFacade(runtime: Runtime): Facade {
   const kv = runtime.state.backend === "redis" ? runtime.state.kv : undefined;
   const confirmRounds = new ConfirmRounds(lazyStateKeys(), kv ? { claim: (nonce, ttlMs) => kv.setIfAbsent(`confirm-spent:${nonce}`, "1", ttlMs) } : undefined);
   const present = presentNext(runtime.facadeMode);
-  const heldCalls = new HeldCalls({ maxPerCaller: positiveSetting("AGENT_TOOLS_HELD_CALLS_PER_CALLER", DEFAULT_HELD_PER_CALLER, runtime.log) });
+  const heldCalls = new HeldCalls({ ttlMs: TTL_SECONDS * 1000, maxPerCaller: positiveSetting("AGENT_TOOLS_HELD_CALLS_PER_CALLER", DEFAULT_HELD_PER_CALLER, runtime.log) });
   // How long a question asked while a 2025-era call waits (its connection held) may go unanswered.
   const confirmTimeoutMs = positiveSetting("AGENT_TOOLS_CONFIRM_TIMEOUT_MS", DEFAULT_CONFIRM_TIMEOUT_MS, runtime.log, { ms: true });
   const heldRounds = new WeakMap<HeldCall<{ isError: boolean; payload: object }>, ConfirmRound>();
@@ -325,6 +325,13 @@ export function createFacade(runtime: Runtime): Facade {
    */
   function callTool(server: Server, view: View, scope: SessionScope, name: string, sentArgs: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     try {
+      // The client's answer to a held call's question resumes that call, whichever facade tool
+      // carries it: checked here, before any tool runs, so no tool can run and drop the answer
+      // (resumeHeld refuses it when it names another tool or other arguments).
+      const refused = confirmRounds.refusedOf(ctx);
+      if (refused) return Promise.resolve(refusedStateAnswer(refused));
+      const resumed = confirmRounds.heldOf(ctx);
+      if (resumed) return resumeHeld(server, resumed, { tool: name, arguments: sentArgs }, ctx);
       const routed = (ctx as RoutedContext)[ROUTED];
       const resolved = routed && routed.name === name && routed.sent === sentArgs ? routed.resolved : resolveFacadeTool(name, sentArgs ?? {}, view.routes, view.prefixes, view.listedNames, view.toolOwners, view.excludedTool, runtime.redact);
       if ("error" in resolved) {
@@ -436,11 +443,8 @@ export function createFacade(runtime: Runtime): Facade {
     // Compact tools name the plugin in the arguments; per-plugin tools in their own name.
     const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
     const session = scope.session(ctx);
-    // The client's answer to a downstream question: resume the call that asked it.
-    const resumed = confirmRounds.heldOf(ctx);
-    if (resumed) return resumeHeld(server, resumed, sent, ctx);
-    const run = (relay: CallRelay, runCancellation: Cancellation, confirmer: Confirmer | undefined): Promise<OperationResult> => {
-      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(confirmer ? { confirmer } : {}) }, runCancellation);
+    const run = (relay: CallRelay, runCancellation: Cancellation, confirmer: Confirmer | undefined, userAnswered = false): Promise<OperationResult> => {
+      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(confirmer ? { confirmer } : {}), ...(userAnswered ? { userAnswered } : {}) }, runCancellation);
       return route.operation === "call" ? runtime.call(session, prefix, rest, withConfirm) : runtime.runSkill(session, prefix, rest, withConfirm);
     };
     // A 2026-07-28 client that can answer questions: the call is held open across input_required
@@ -448,7 +452,7 @@ export function createFacade(runtime: Runtime): Facade {
     const capabilities = clientCapabilitiesOf(server, ctx);
     if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
       const round = userConfirms ? confirmRounds.round(ctx) : undefined;
-      const runRound = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => run(relay, runCancellation, round?.confirmer);
+      const runRound = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => run(relay, runCancellation, round?.confirmer, round?.answered);
       const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, heldRequestOf(sent.tool, sent.arguments), callerName(ctx));
       if (round) heldRounds.set(held, round);
       return stepHeld(server, held, ctx);
@@ -503,6 +507,25 @@ export function createFacade(runtime: Runtime): Facade {
     return inputRequired({ inputRequests: step.requests, requestState: await confirmRounds.mintHeld(ctx, { id: held.id, round: step.round }) });
   }
 
+  /**
+   * The answer to a genuine requestState the facade will not honour (confirm-rounds.ts, RefusedState):
+   * one past its life is QUESTION_EXPIRED in the facade's shape (the agent calls again); one issued to
+   * another caller is -32602 in words that say so. Nothing runs either way. A forged one never gets here.
+   */
+  function refusedStateAnswer(refused: RefusedState["refused"]): CallToolResult {
+    if (refused === "bind") {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        "Invalid params: this requestState was issued to another caller (another identity or OAuth client), so it cannot carry this caller's answers; nothing was run. Call the tool again without inputResponses and requestState",
+      );
+    }
+    const error = new RuntimeError(
+      "QUESTION_EXPIRED",
+      `this answer came after the question's ${Math.round(TTL_SECONDS / 60)} minutes were up (its requestState expired), so it was not used and nothing was run`,
+    );
+    return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
+  }
+
   async function resumeHeld(server: Server, resumed: { id: string; round: number }, sent: SentCall, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const held = heldCalls.get<{ isError: boolean; payload: object }>(resumed.id);
     // Answers resume the call that asked, not a different one riding on its state: refused, nothing run, the held call keeps waiting.
@@ -513,7 +536,7 @@ export function createFacade(runtime: Runtime): Facade {
         `Invalid params: ${mismatch}. Send the answers (inputResponses with this requestState) with the same tool name and arguments as the call that asked the question; nothing was run, and that call still waits for them`,
       );
     }
-    if (!held || !held.claim(resumed.round)) {
+    if (!held || !held.asking(resumed.round)) {
       const error = new RuntimeError(
         "QUESTION_EXPIRED",
         held
@@ -522,6 +545,10 @@ export function createFacade(runtime: Runtime): Facade {
       );
       return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
     }
+    // Answers that do not fit the round are refused before it is taken: the question stays open for the right answer.
+    const problem = held.answersProblem(ctx.mcpReq.inputResponses);
+    if (problem) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params: ${problem}. Nothing was run, and the call still waits for the answers with this requestState`);
+    held.claim(resumed.round);
     held.answer(ctx.mcpReq.inputResponses);
     return stepHeld(server, held, ctx);
   }
@@ -534,8 +561,6 @@ export function createFacade(runtime: Runtime): Facade {
    * after the answer as a typed call is: its earlier commands would run twice.
    */
   function exec(server: Server, scope: SessionScope, sent: SentCall, args: Record<string, unknown>, repairs: Repair[], userConfirms: boolean, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
-    const resumed = confirmRounds.heldOf(ctx);
-    if (resumed) return resumeHeld(server, resumed, sent, ctx);
     const run = async (confirmer: Confirmer | undefined, signal: AbortSignal): Promise<{ isError: boolean; payload: object }> => {
       const bound: ExecScope = scope.execSession ? await scope.execSession(ctx, args) : { session: scope.session(ctx) };
       if ("error" in bound) return { isError: true, payload: { ok: false, error: bound.error.toPayload() } };

@@ -87,6 +87,12 @@ export interface OperationContext {
    * "elicit" are confirmed by the user, not by a `confirm: true` the model adds.
    */
   userConfirms?: boolean;
+  /**
+   * This call carries the user's answer to the front end's own confirmation question (a 2026-07-28
+   * retry with the form's answer): it is the user's word, not the model repeating the call, so the
+   * loop check lets it through. Its outcome is still recorded: the model's own repeats keep counting.
+   */
+  userAnswered?: boolean;
   /** How a front end shows the next call (facade tool names live there, not here); default: the neutral step. */
   present?: (step: import("./answers.js").NextStep) => unknown;
 }
@@ -510,7 +516,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     // Stray keys count: a flattened call's arguments are among them until the schema places them.
     const keyOf = () =>
       `${state.operation}:${prefixOf(state.target)}|${canonicalJson({ name: request.name ?? request.nameSent, arguments: request.arguments, confirm: request.confirmSent ?? request.confirm, ...(request.stray ? { stray: request.stray } : {}) })}`;
-    state.loop = { key: deps.loop.check(state.session, keyOf, catalogVersionOf(state)), keyOf };
+    state.loop = { key: state.ctx.userAnswered ? keyOf() : deps.loop.check(state.session, keyOf, catalogVersionOf(state)), keyOf };
   };
 
   /** The called plugin's catalog version, read when the loop breaker needs it; undefined without the dependency. */
