@@ -136,10 +136,20 @@ describe("adapters built on first use", () => {
       const failed = await broken.call(session, "lazy", { toolName: "weather_report", arguments: { city: "Quito" } });
       assert.equal(failed.isError, true);
       assert.match(JSON.stringify(failed.payload), /could not be loaded from '\.\/adapter\.mjs': the weather service is misconfigured/);
+      // The plugin's code is at fault, not the call: the hint says who fixes it.
+      const error = (failed.payload as { error: { hint: string } }).error;
+      assert.match(error.hint, /^Plugin 'lazy' is broken: its adapter module \(.*adapter\.mjs\) could not be built, so none of its tools can run\. No arguments or retry can fix this/);
+      // Help says it is failing and why, and lists it under problems, until a build succeeds.
+      const status = () => ((broken.help(undefined, session) as { plugins: { prefix: string; status: string }[] }).plugins.find((p) => p.prefix === "lazy")?.status);
+      assert.match(status() ?? "", /^failing: its adapter could not be built: .*the weather service is misconfigured/);
+      assert.deepEqual(broken.problems(session, "lazy").length, 1);
+      assert.match(broken.problems(session)[0] ?? "", /^plugin 'lazy' cannot be used: .*the weather service is misconfigured/);
       rmSync(path.join(dir, "broken"));
       const again = await broken.call(session, "lazy", { toolName: "weather_report", arguments: { city: "Quito" } });
       assert.equal(again.isError, false, JSON.stringify(again.payload));
       assert.match(JSON.stringify(again.payload), /weather_report for Quito/);
+      assert.equal(status(), "ready");
+      assert.deepEqual(broken.problems(session), []);
     } finally {
       await broken.close();
     }

@@ -37,6 +37,18 @@ export async function run(adapter) {
 }
 `;
 
+// A skill that tries a newer tool, catches "unknown tool" and falls back to one the plugin has.
+const FALLBACK_SKILL = `
+export const meta = { description: "Read the box by a newer tool, else the old one.", args: { type: "object", properties: {} } };
+export async function run(adapter) {
+  try {
+    return { via: "read_box_v2", result: await adapter.call("read_box_v2", {}) };
+  } catch {
+    return { via: "read_box", result: await adapter.call("read_box", {}) };
+  }
+}
+`;
+
 describe("hints that lead to the next step", () => {
   let server: Connected;
   before(async () => {
@@ -44,7 +56,7 @@ describe("hints that lead to the next step", () => {
     writePlugin(
       path.join(dir, "agent-tools-plugin-box"),
       { name: "box", prefix: "box", description: "A box with a mode (tests only)", adapter: "./adapter.mjs", adapterExport: "BoxAdapter", readonlyTools: ["read_box"], skills: "skills" },
-      { "adapter.mjs": ADAPTER, "skills/broken.mjs": BROKEN_SKILL },
+      { "adapter.mjs": ADAPTER, "skills/broken.mjs": BROKEN_SKILL, "skills/fallback.mjs": FALLBACK_SKILL },
     );
     writePlugin(path.join(dir, "agent-tools-plugin-safe"), { name: "safe", prefix: "safe", description: "Needs a token (tests only)", adapter: "./adapter.mjs", adapterExport: "BoxAdapter", requires: { env: ["SAFE_FIXTURE_TOKEN"] } }, { "adapter.mjs": ADAPTER });
     server = await connect(dir);
@@ -104,5 +116,14 @@ describe("hints that lead to the next step", () => {
     // Only the first step's read ran each time: the adapter was never asked for 'nosuchtool'.
     const read = await callJson(server.client, "agent_tools_box_call", { toolName: "read_box", arguments: {} });
     assert.deepEqual(read.payload.result, { calls: 3 });
+  });
+
+  it("a skill that catches a step's unknown tool and answers otherwise has its answer, the missing tool said as a warning", async () => {
+    const { isError, payload } = await callJson(server.client, "agent_tools_box_run_skill", { skill: "fallback", arguments: {} });
+    assert.equal(isError, false, JSON.stringify(payload));
+    const result = payload.result as { via: string; result: { calls: number } };
+    assert.equal(result.via, "read_box");
+    assert.equal(typeof result.result.calls, "number");
+    assert.deepEqual(payload.warnings, ["skill 'fallback' calls tool 'read_box_v2', which plugin 'box' does not have: the skill is broken (the plugin has 'read_box'); that call was not made"]);
   });
 });

@@ -113,6 +113,7 @@ describe("adapters are built by validate, every problem at once", () => {
     plugin("throws", "./a.mjs", { "a.mjs": 'export default class { constructor() { throw new Error("the constructor refused"); } async listTools() { return { tools: [] }; } async call() { return {}; } }\n' });
     plugin("missing", "./missing.mjs");
     plugin("fine", "./a.mjs", { "a.mjs": adapterModule });
+    plugin("skillsyntax", "./a.mjs", { "a.mjs": adapterModule, "skills/bad.mjs": "export async function run() { return 1;; }\nexport const meta = { description: ;\n" }, { skills: "skills" });
     ({ code, report } = await validate(["--plugins-dir", plugins]));
   });
 
@@ -148,6 +149,10 @@ describe("adapters are built by validate, every problem at once", () => {
     problemLike(report, /agent-tools-plugin-syntax\/plugin\.json: field 'adapter' could not be loaded from '\.\/a\.mjs': SyntaxError: .*`node --check .*a\.mjs` shows where/);
     problemLike(report, /agent-tools-plugin-throws\/plugin\.json: field 'adapter' could not be loaded from '\.\/a\.mjs': the constructor refused/);
     problemLike(report, /agent-tools-plugin-missing\/plugin\.json: field 'adapter' could not be loaded from '\.\/missing\.mjs': .*agent-tools-plugin-missing\/missing\.mjs does not exist$/);
+  });
+
+  it("a skill file with a syntax error says how to find its line, as an adapter module's does", () => {
+    problemLike(report, /skill 'bad' of plugin 'skillsyntax' failed to load \(.*skills\/bad\.mjs\): SyntaxError: .*\(`node --check .*skills\/bad\.mjs` shows where\)/);
   });
 
   it("the server refuses an unknown kind at start too, with the same words", async () => {

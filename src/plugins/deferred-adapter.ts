@@ -7,7 +7,7 @@ import type { RuntimeError } from "../errors.js";
  * MCP client package: a third of what a start parsed) or imports the plugin's own module. So the
  * runtime gets this stand-in, which answers what it asks before any call without building:
  *  - `onToolsChanged` listeners and an `adoptProtocol` verdict are kept and handed over once built;
- *  - `serverInfo`, `health` say nothing yet, and `protocolVerdict` gives back the adopted verdict;
+ *  - `serverInfo` says nothing yet, `health` nothing unless the last build failed (then why), and `protocolVerdict` gives back the adopted verdict;
  *  - `close` has nothing to close;
  *  - `discoverContext` exists only when the adapter may have one (a module adapter: unknown until
  *    imported; no built-in kind has one), and answers undefined when the built one has none.
@@ -26,12 +26,15 @@ export function deferredAdapter(build: () => Promise<Adapter>, onBuilt: (adapter
   let building: Promise<Adapter> | undefined;
   const listeners: (() => void)[] = [];
   let verdict: { value: unknown } | undefined;
+  /** The last build's failure, until a build succeeds: health says it, so help shows the plugin failing. */
+  let failed: AdapterHealth | undefined;
 
   const ready = (): Promise<Adapter> => {
     if (built) return Promise.resolve(built);
     building ??= build().then(
       (adapter) => {
         built = adapter;
+        failed = undefined;
         for (const listener of listeners) adapter.onToolsChanged?.(listener);
         if (verdict) adapter.adoptProtocol?.(verdict.value);
         onBuilt(adapter);
@@ -39,6 +42,7 @@ export function deferredAdapter(build: () => Promise<Adapter>, onBuilt: (adapter
       },
       (error: unknown) => {
         building = undefined;
+        failed = { state: "failing", reason: `its adapter could not be built: ${error instanceof Error ? error.message : String(error)}` };
         throw error;
       },
     );
@@ -70,7 +74,7 @@ export function deferredAdapter(build: () => Promise<Adapter>, onBuilt: (adapter
       return built?.stillStarting?.();
     },
     health(): AdapterHealth | undefined {
-      return built?.health?.();
+      return built ? built.health?.() : failed;
     },
     async close(): Promise<void> {
       // A build under way is waited for, so what it starts is closed too.

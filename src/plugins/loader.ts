@@ -4,6 +4,7 @@ import type { Adapter, AdapterOptions, Logger } from "../adapters/types.js";
 import type { SharedTokenState } from "../adapters/mcp/oauth-token-store.js";
 import { MANIFEST_FILE } from "./discovery.js";
 import { AdapterSpecError } from "../adapters/shared/errors.js";
+import { RuntimeError } from "../errors.js";
 import { adapterBlockError, ManifestError, readManifest, settingsOf, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
 import { deferredAdapter } from "./deferred-adapter.js";
 import { manifestReferenceProblems } from "./manifest-references.js";
@@ -11,6 +12,7 @@ import { loadModuleAdapter } from "./module-adapter.js";
 import { missingRequirements, type MissingRequirements } from "./requirements.js";
 import { commandPath, searchedPath } from "./command-path.js";
 import { loadSkills, type Skill, type SkillLoadFailure } from "./skills.js";
+import { syntaxErrorWithTip } from "./syntax-error-tip.js";
 
 /** Builds an adapter from a declarative `adapter` block of one kind ("mcp", "rest", ...). */
 export type DeclarativeAdapterFactory = (spec: DeclarativeAdapterSpec, options: AdapterOptions) => Adapter | Promise<Adapter>;
@@ -28,6 +30,11 @@ export interface LoadedPlugin {
    * not configured, with what to set. Credentials are read at call time, not to list.
    */
   catalogOnly?: Pick<Adapter, "listTools">;
+  /**
+   * Why its adapter (built on first use) could not be built, the last time it was tried; cleared
+   * once it is built. Listed under the fleet's problems, as a plugin that failed to load is.
+   */
+  buildFailure?: string;
 }
 
 export interface PluginLoadFailure {
@@ -99,10 +106,9 @@ function kindFactory(manifest: PluginManifest, kind: string, options: LoadOption
  * find its line (Node's message has none).
  */
 function moduleFailure(error: unknown, file: string): string {
-  const { code, message, name } = error as NodeJS.ErrnoException;
+  const { code, message } = error as NodeJS.ErrnoException;
   if (code === "ERR_MODULE_NOT_FOUND" && message.includes(`'${file}'`)) return `${file} does not exist`;
-  if (error instanceof SyntaxError) return `${name}: ${message} (\`node --check ${file}\` shows where)`;
-  return message;
+  return syntaxErrorWithTip(error, file) ?? message;
 }
 
 async function createAdapter(manifest: PluginManifest, options: LoadOptions): Promise<Adapter> {
@@ -153,6 +159,7 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
   if (typeof manifest.adapter === "object" && options.adapterKinds) kindFactory(manifest, manifest.adapter.kind, options);
   if (configured && (await options.deferAdapter?.(manifest))) {
     const onBuilt = (adapter: Adapter) => {
+      delete plugin.buildFailure;
       plugin.adapter = adapter;
       options.onAdapterBuilt?.(plugin);
     };
@@ -165,7 +172,8 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
         const line = redacted(options, `plugin '${manifest.prefix}' cannot be used: ${(error as Error).message}`);
         if (line !== said) options.log.error(line);
         said = line;
-        throw error;
+        plugin.buildFailure = line;
+        throw adapterBuildError(manifest, redacted(options, (error as Error).message), error);
       });
     plugin.adapter = deferredAdapter(build, onBuilt, { mayHaveDiscoverContext: typeof manifest.adapter === "string" });
   } else if (configured) plugin.adapter = await createAdapter(manifest, options);
@@ -180,6 +188,22 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
   const catalogOnly = configured ? undefined : catalogWithoutCredentials(manifest, options);
   if (catalogOnly) plugin.catalogOnly = catalogOnly;
   return { plugin, skillFailures: loaded.failures };
+}
+
+/**
+ * What a use of a plugin whose adapter could not be built answers: the plugin's code (or its
+ * manifest) is at fault, not the call, so the hint says who can fix it rather than to change
+ * the arguments or blame the service.
+ */
+function adapterBuildError(manifest: PluginManifest, message: string, cause: unknown): RuntimeError {
+  const where = typeof manifest.adapter === "string" ? `its adapter module (${path.join(manifest.dir, manifest.adapter)})` : `its adapter block in ${manifest.file}`;
+  return new RuntimeError(
+    "UPSTREAM_ERROR",
+    message,
+    undefined,
+    `Plugin '${manifest.prefix}' is broken: ${where} could not be built, so none of its tools can run. No arguments or retry can fix this: tell the user that its author or operator must fix what \`message\` names; meanwhile do the work another way.`,
+    { cause },
+  );
 }
 
 /** A line about a plugin's failure, its credentials masked. */

@@ -5,6 +5,7 @@ import type { ApprovedCall } from "../runtime/approved-call.js";
 import { sha256Hex } from "../sha256.js";
 import { importWithDeadline } from "./import-deadline.js";
 import { skillArgsProblem } from "./skill-args.js";
+import { syntaxErrorWithTip } from "./syntax-error-tip.js";
 import { checkBoundedFileSync, FileShapeError, readBoundedFileSync, readSettingsFileSync, type FileBound } from "../bounded-file.js";
 
 /**
@@ -144,8 +145,8 @@ export function skillFileHash(file: string): string {
 }
 
 /** Why a skill file did not load, for a message that names the file already. */
-function loadProblem(error: unknown): string {
-  return error instanceof FileShapeError ? `the file ${error.problem}` : (error as Error).message;
+function loadProblem(error: unknown, file: string): string {
+  return error instanceof FileShapeError ? `the file ${error.problem}` : (syntaxErrorWithTip(error, file) ?? (error as Error).message);
 }
 
 function readSkillsMeta(folder: string, cache: Map<string, SkillsMetaFile["skills"] | undefined>): SkillsMetaFile["skills"] | undefined {
@@ -202,7 +203,7 @@ function deferredSkill(file: string, rawMeta: unknown, importTimeoutMs: number |
       (loaded) => loaded.run,
       (error: unknown) => {
         loading = undefined;
-        throw new Error(`skill file ${file} could not be loaded: ${loadProblem(error)}`);
+        throw new Error(`skill file ${file} could not be loaded: ${loadProblem(error, file)}`);
       },
     );
     return (await loading)(adapter, args, context);
@@ -232,7 +233,7 @@ export async function loadSkills(dir: string, entries: string[] | undefined, opt
       const { run, meta } = await importSkill(file, options.importTimeoutMs);
       return { skill: skillOf(file, meta, run) };
     } catch (error) {
-      return { failure: { file, error: loadProblem(error) } };
+      return { failure: { file, error: loadProblem(error, file) } };
     }
   };
   const outcomes = await Promise.all(skillFiles(dir, entries).map(load));

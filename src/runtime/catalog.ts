@@ -1,4 +1,5 @@
 import { echoedName } from "./argument-value.js";
+import { mendInputSchemas } from "../adapters/mcp/tools-list-mend.js";
 import type { Adapter, ListToolsOptions, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import { unknownListedTools } from "../plugins/manifest-references.js";
@@ -349,7 +350,8 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
         if (!entry || lists.has(prefix)) return;
         let tools: ToolDescriptor[];
         try {
-          tools = firstOfEach(prefix, sanitise(entry.tools));
+          // A list stored before its schemas were mended (an older runtime) is mended as it is read.
+          tools = firstOfEach(prefix, mendInputSchemas(sanitise(entry.tools)).tools);
         } catch {
           return;
         }
@@ -387,7 +389,10 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
         throw startOrDeadline(error, adapter);
       })) as { tools?: unknown; notes?: unknown; ttlMs?: unknown } | undefined;
       const notes = Array.isArray(listed?.notes) ? listed.notes.filter((note): note is string => typeof note === "string") : [];
-      const all = firstOfEach(prefix, sanitise(listed?.tools), notes);
+      // A module adapter's list has no SDK check before it: a tool whose inputSchema is no object
+      // schema is mended here as an MCP server's is (its notes said the same way).
+      const mended = mendInputSchemas(sanitise(listed?.tools));
+      const all = firstOfEach(prefix, mended.tools, [...notes, ...mended.notes]);
       let tools = filterTools(plugin.manifest, all).kept;
       if (owners.get(prefix) === token) {
         const before = restored.get(prefix);

@@ -184,6 +184,8 @@ interface CallState {
   confirmed?: boolean;
   /** Gate refusals inside a skill: a skill that catches one and answers normally still fails. */
   refusals?: RuntimeError[];
+  /** Skill steps naming a tool the plugin does not have (warnings when the skill catches them and answers). */
+  brokenSteps?: RuntimeError[];
   /** Questions for the user raised inside a skill (the facade asks and the call comes again). */
   interrupts?: ConfirmInterrupt[];
   /** A skill run's deadline, once it runs: its gate refuses every step after it aborted. */
@@ -841,6 +843,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     misplacedConfirm?: string;
     unreadConfirm?: string;
     refusals?: RuntimeError[];
+    /** Steps naming a tool the plugin does not have: the skill's own fault, said as a warning when it catches one and answers. */
+    brokenSteps?: RuntimeError[];
     interrupts?: ConfirmInterrupt[];
     facts?: CallFacts;
     skillArguments?: unknown;
@@ -863,7 +867,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   /** The gate every request of a skill's run goes through (its adapter's, and the calls it approves up front). */
   function skillGateFor(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, run: SkillRun): SkillGate {
-    const { misplacedConfirm, unreadConfirm, refusals, interrupts, facts, sent, deciding } = run;
+    const { misplacedConfirm, unreadConfirm, refusals, brokenSteps, interrupts, facts, sent, deciding } = run;
     const chain = policies(ctx);
     const pass = async (request: GateRequest) => {
       try {
@@ -924,10 +928,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const tools = await deps.toolsOf(plugin);
       const tool = tools.find((t) => t.name === name);
       // A step naming a tool the plugin does not have is the skill's own fault: said as that, and
-      // nothing is called (a confirm question about it would let confirm: true send it on).
+      // nothing is called (a confirm question about it would let confirm: true send it on). Not a
+      // refusal: a skill that catches it (a fallback to an older tool) and answers has its answer.
       if (!tool) {
         const broken = brokenSkillStep(plugin, skill, name, tools);
-        refusals?.push(broken);
+        brokenSteps?.push(broken);
         throw broken;
       }
       const writes = !deps.isReadOnly(plugin, tool);
@@ -964,11 +969,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const gateSkill: Step = (state) => {
     const plugin = state.plugin as ReadyPlugin;
     state.refusals = [];
+    state.brokenSteps = [];
     state.interrupts = [];
     state.skillGate = skillGateFor(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, {
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
       ...unreadConfirmOf(state),
       refusals: state.refusals,
+      brokenSteps: state.brokenSteps,
       interrupts: state.interrupts,
       facts: state.facts,
       skillArguments: state.args,
@@ -1039,9 +1046,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       if (pending) throw pending;
       // The gate refused a write and the skill caught it: the run did not do what was asked.
       const refused = state.refusals?.[0];
-      if (refused) throw new RuntimeError(refused.code, refused.message, { ...refused.details, skillResult: answer });
+      if (refused) throw new RuntimeError(refused.code, refused.message, { ...refused.details, skillResult: answer }, refused.hasOwnHint ? refused.hint : undefined, { cause: refused });
       const failed = skillReportedFailure(`${prefix}:${skill.name}`, answer, (text) => String(deps.redact(text)));
       if (failed) throw failed;
+      // It asked for a tool the plugin does not have, caught that and answered: its answer stands,
+      // and the answer says which call was not made (the skill may need fixing).
+      for (const broken of state.brokenSteps ?? []) (state.warnings ??= []).push(broken.message);
       return answer;
     };
     return withDeadline(

@@ -607,6 +607,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
    * itself); before that its settings are complete but nothing says the service is there
    * ("configured, not checked"). A plugin whose adapter reports a failure says so.
    */
+  /** Plugins whose adapter (built on first use) failed to build the last time it was tried: problems, as a plugin that failed to load. */
+  const adapterBuildFailures = (): PluginLoadFailure[] =>
+    plugins.flatMap((p) => (p.buildFailure ? [{ location: p.manifest.file, name: p.manifest.name, prefix: p.manifest.prefix, error: p.buildFailure }] : []));
+
   function pluginStatus(plugin: LoadedPlugin): string {
     if (!plugin.configured) return `not configured: ${describeMissing(plugin.missing)}`;
     const health = plugin.adapter?.health?.();
@@ -1030,7 +1034,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     failures,
     replaced,
     brokenLinks,
-    problems: (session, only) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: [...settingProblems.map((p) => p.message), ...depthProblems, ...embeddedProblems], failures, brokenLinks, catalogProblems: catalog.problems() }, session?.identity, only),
+    problems: (session, only) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: [...settingProblems.map((p) => p.message), ...depthProblems, ...embeddedProblems], failures: [...failures, ...adapterBuildFailures()], brokenLinks, catalogProblems: catalog.problems() }, session?.identity, only),
     notices: (session) => (seesWholeFleet(session?.identity) ? [...replaced.map((r) => r.notice), ...selfReferenceLines] : []),
     index,
     log,

@@ -15,11 +15,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
+/** The fault of an object schema that only lacks its type (`{properties: …}`). */
+const NO_OBJECT_TYPE = "has no \"type\": \"object\"";
+
 /** Why `schema` is no object schema the SDK takes ("" when it looks fine, so the SDK refused something else in it). */
 export function objectSchemaFault(schema: unknown): string {
   if (schema === undefined) return "is missing";
   if (!isRecord(schema)) return `is ${Array.isArray(schema) ? "an array" : JSON.stringify(schema)}, not a JSON Schema object`;
-  if (schema.type === undefined) return "has no \"type\": \"object\"";
+  if (schema.type === undefined) return NO_OBJECT_TYPE;
   if (schema.type !== "object") return `has type ${JSON.stringify(schema.type)}, not "object"`;
   if (schema.properties !== undefined && (!isRecord(schema.properties) || !Object.values(schema.properties).every((p) => isRecord(p) || typeof p === "boolean"))) return "has \"properties\" that is not an object of schemas";
   if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((r) => typeof r === "string"))) return "has \"required\" that is not a list of names";
@@ -104,23 +107,48 @@ function mendedFields(schema: unknown): { schema: Record<string, unknown>; said:
   return said.length && !objectSchemaFault(out) ? { schema: out, said } : undefined;
 }
 
+/**
+ * An inputSchema that is no object schema, as one (undefined when it is one): missing becomes
+ * `{type: "object"}`; `{properties: …}` without a type gets it (the schema its author meant, its
+ * checks kept); bad `required`/`properties` fields are mended; anything else (`{type: "array"}`,
+ * a string) is taken as `{type: "object"}`, the tool callable and its arguments unchecked. `said`:
+ * what is worth telling the plugin's author.
+ */
+export function mendedInputSchema(schema: unknown): { schema: Record<string, unknown>; said: string[] } | undefined {
+  const fault = objectSchemaFault(schema);
+  if (!fault) return undefined;
+  if (fault === "is missing") return { schema: { type: "object" }, said: [] };
+  if (fault === NO_OBJECT_TYPE) {
+    const typed = { ...(schema as Record<string, unknown>), type: "object" };
+    if (!objectSchemaFault(typed)) return { schema: typed, said: [] };
+  }
+  return mendedFields(schema) ?? { schema: { type: "object" }, said: [`its inputSchema ${fault}, so it was taken as {"type": "object"} and the tool's arguments are not checked`] };
+}
+
+/**
+ * `tools` (a module adapter's list: no SDK check to pass) with each inputSchema that is no object
+ * schema mended as a server's are (mendedInputSchema), and one note per kind of change.
+ */
+export function mendInputSchemas<T extends { name: string; inputSchema?: unknown }>(tools: T[]): { tools: T[]; notes: string[] } {
+  const changed = new Map<string, string[]>();
+  const mended = tools.map((tool) => {
+    const input = mendedInputSchema(tool.inputSchema);
+    if (!input) return tool;
+    for (const change of input.said) changed.set(change, [...(changed.get(change) ?? []), tool.name]);
+    return { ...tool, inputSchema: input.schema };
+  });
+  return { tools: mended, notes: [...changed].map(([change, names]) => groupedNote(change, names)) };
+}
+
 function mendTool(tool: unknown, passes: (tool: unknown) => boolean): { tool?: unknown; name?: string; change?: string } {
   if (!isRecord(tool) || typeof tool.name !== "string" || tool.name === "") return { change: "without a name was left out" };
   const name = tool.name;
-  const inputFault = objectSchemaFault(tool.inputSchema);
   const candidate: Record<string, unknown> = { ...tool };
   const changes: string[] = [];
-  const fields = inputFault ? mendedFields(tool.inputSchema) : undefined;
-  if (inputFault === "is missing") candidate.inputSchema = { type: "object" };
-  else if (inputFault === "has no \"type\": \"object\"" && passes({ ...tool, inputSchema: { ...(tool.inputSchema as object), type: "object" } })) {
-    // `{properties: …}` without a type: the object schema its author meant; its checks are kept.
-    return { tool: { ...tool, inputSchema: { ...(tool.inputSchema as object), type: "object" } } };
-  } else if (fields) {
-    candidate.inputSchema = fields.schema;
-    changes.push(...fields.said);
-  } else if (inputFault) {
-    candidate.inputSchema = { type: "object" };
-    changes.push(`its inputSchema ${inputFault}, so it was taken as {"type": "object"} and the tool's arguments are not checked`);
+  const input = mendedInputSchema(tool.inputSchema);
+  if (input) {
+    candidate.inputSchema = input.schema;
+    changes.push(...input.said);
   }
   if (tool.outputSchema !== undefined && objectSchemaFault(tool.outputSchema)) {
     delete candidate.outputSchema;
