@@ -214,13 +214,13 @@ describe("child environment", () => {
     assert.ok(!JSON.stringify(result).includes(HOST_SECRET));
   });
 
-  it("masks declared values that are credentials by name, not a host name or a config folder the results quote", async () => {
-    const host = hostEnv({ ENTERPRISE_HOST: "ghe.example.com", GH_SETTINGS: "/srv/gh-config", OPAQUE: "opaque-value-4567" });
+  it("masks declared values unless their name says they are a setting: not a host name or a config folder the results quote", async () => {
+    const host = hostEnv({ ENTERPRISE_HOST: "ghe.example.com", GH_SETTINGS: "/srv/gh-config", OPAQUE: "opaque-value-4567", XOXB: "xoxb-plain-name-8910" });
     const a = await cliAdapter(
       {
         program: "argv-json",
         allowlist: ["argv-json"],
-        env: { GH_HOST: "${ENTERPRISE_HOST}", GH_CONFIG_DIR: "${GH_SETTINGS}", GH_TOKEN: "${GITHUB_TOKEN}", GH_ENTERPRISE_TOKEN: "${OPAQUE}", API_URL: "https://${HOST_SECRET}@api.example.com" },
+        env: { GH_HOST: "${ENTERPRISE_HOST}", GH_CONFIG_DIR: "${GH_SETTINGS}", GH_TOKEN: "${GITHUB_TOKEN}", GH_ENTERPRISE_TOKEN: "${OPAQUE}", API_URL: "https://${HOST_SECRET}@api.example.com", SLACK_BOT: "${XOXB}" },
         tools: [{ name: "show", argv: ["https://ghe.example.com/octo/widgets", "/srv/gh-config/hosts.yml"], parse: "json" }],
       },
       host,
@@ -233,6 +233,7 @@ describe("child environment", () => {
     assert.equal(result.stdout.env.GH_TOKEN, "[redacted]");
     assert.equal(result.stdout.env.GH_ENTERPRISE_TOKEN, "[redacted]");
     assert.ok(!JSON.stringify(result).includes(HOST_SECRET), "a secret-named host variable inside a setting stays masked");
+    assert.equal(result.stdout.env.SLACK_BOT, "[redacted]", "a name that says nothing keeps its value masked");
   });
 
   it("the declared variable really holds the host value in the child", async () => {
