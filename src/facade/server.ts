@@ -6,6 +6,8 @@ import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { toExecResult } from "../text/answer.js";
+import { commandLineOf } from "../text/command-line.js";
+import type { NextStep } from "../runtime/answers.js";
 import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt, questionDigest, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
@@ -229,6 +231,12 @@ export function createFacade(runtime: Runtime): Facade {
   const kv = runtime.state.backend === "redis" ? runtime.state.kv : undefined;
   const confirmRounds = new ConfirmRounds(lazyStateKeys(), kv ? { claim: (nonce, ttlMs) => kv.setIfAbsent(`confirm-spent:${nonce}`, "1", ttlMs) } : undefined);
   const present = presentNext(runtime.facadeMode);
+  /**
+   * The agent_tools_exec line that makes a typed call, for the note of a cut result: with the
+   * plugin's command there (`plugin-sort` for a prefix that is one of the shell's commands).
+   * Imported on first use, like the text layer.
+   */
+  const execLine = async (step: NextStep): Promise<string> => commandLineOf(step, await (await import("../text/exec-command-name.js")).execCommandName(step.plugin));
   const heldCalls = new HeldCalls({ maxPerCaller: positiveSetting("AGENT_TOOLS_HELD_CALLS_PER_CALLER", DEFAULT_HELD_PER_CALLER, runtime.log) });
   // How long a question asked while a 2025-era call waits (its connection held) may go unanswered.
   const confirmTimeoutMs = positiveSetting("AGENT_TOOLS_CONFIRM_TIMEOUT_MS", DEFAULT_CONFIRM_TIMEOUT_MS, runtime.log, { ms: true });
@@ -440,7 +448,7 @@ export function createFacade(runtime: Runtime): Facade {
     const resumed = confirmRounds.heldOf(ctx);
     if (resumed) return resumeHeld(server, resumed, sent, ctx);
     const run = (relay: CallRelay, runCancellation: Cancellation, confirmer: Confirmer | undefined): Promise<OperationResult> => {
-      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(confirmer ? { confirmer } : {}) }, runCancellation);
+      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, execLine, ...(confirmer ? { confirmer } : {}) }, runCancellation);
       return route.operation === "call" ? runtime.call(session, prefix, rest, withConfirm) : runtime.runSkill(session, prefix, rest, withConfirm);
     };
     // A 2026-07-28 client that can answer questions: the call is held open across input_required
