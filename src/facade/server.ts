@@ -232,6 +232,13 @@ export function createFacade(runtime: Runtime): Facade {
   const confirmRounds = new ConfirmRounds(lazyStateKeys(), kv ? { claim: (nonce, ttlMs) => kv.setIfAbsent(`confirm-spent:${nonce}`, "1", ttlMs) } : undefined);
   const present = presentNext(runtime.facadeMode);
   /**
+   * Discover answers short entries by design (README "Discovery"); a tool's description and
+   * schema come from search with `detail`: a `detail` sent to discover says so.
+   */
+  const detailElsewhere = (prefix: unknown): Record<string, string> => ({
+    detail: `for tools' full descriptions and input schemas, call ${SEARCH_TOOL} with {"query": "…", "plugin": ${typeof prefix === "string" ? JSON.stringify(prefix) : '"PREFIX"'}, "detail": true}`,
+  });
+  /**
    * The agent_tools_exec line that makes a typed call, for the note of a cut result: with the
    * plugin's command there (`plugin-sort` for a prefix that is one of the shell's commands).
    * Imported on first use, like the text layer.
@@ -344,7 +351,7 @@ export function createFacade(runtime: Runtime): Facade {
       }
       const { route, repairs } = resolved;
       // Keys a tool does not take are read as what they plainly mean, or said in `repairs` (a _call's in the pipeline).
-      const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs);
+      const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs, route.operation === "discover" ? detailElsewhere(route.prefix ?? asRecord(resolved.args).plugin) : {});
       // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.
       const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
       // Whether this client shows its user the confirmation question: answers word the confirm step so.
