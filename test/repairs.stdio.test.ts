@@ -134,6 +134,12 @@ describe("repairs", () => {
     assert.equal(tool.payload.error?.code, "UNKNOWN_TOOL");
     assert.match(tool.payload.error?.message ?? "", /has no tool 'x{80}…' \(a name of 1000000 characters; tool names are short identifiers\)/);
     assert.equal(tool.payload.error?.details?.length, 1_000_000);
+    // No near names: no `suggestions` (README: absent when there are none), not an empty list.
+    assert.equal(tool.payload.error?.details?.suggestions, undefined);
+    // Nothing near at all: no `details` either, rather than an empty object.
+    const none = await callJson(server.client, "agent_tools_notes_call", { toolName: "nope" });
+    assert.equal(none.payload.error?.code, "UNKNOWN_TOOL");
+    assert.ok(!("details" in (none.payload.error ?? {})), JSON.stringify(none.payload.error));
     const skill = await callJson(server.client, "agent_tools_notes_run_skill", { skill: huge, arguments: {} });
     assert.equal(skill.payload.error?.code, "UNKNOWN_SKILL");
     assert.deepEqual((skill.payload.error?.details?.skills as { name: string }[]).map((s) => s.name), ["count", "digest"]);

@@ -278,7 +278,6 @@ function refuseLongName(sent: string, prefix: string, kind: "tool" | "skill", de
   throw new RuntimeError(kind === "tool" ? "UNKNOWN_TOOL" : "UNKNOWN_SKILL", `plugin '${prefix}' has no ${kind} '${echoed(sent)}' (a name of ${sent.length} characters; ${kind} names are short identifiers)`, {
     [kind === "tool" ? "toolName" : "skill"]: echoed(sent),
     length: sent.length,
-    suggestions: [],
     ...details(),
   });
 }
