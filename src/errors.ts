@@ -129,9 +129,14 @@ export class RuntimeError extends Error {
 
   toPayload(): ErrorPayload {
     const payload: ErrorPayload = { code: this.code, message: this.message, hint: this.hint };
-    if (this.details !== undefined) payload.details = this.details;
+    // An empty details object says nothing: it is left out, as an absent field is documented.
+    if (this.details !== undefined && !isEmptyObject(this.details)) payload.details = this.details;
     return payload;
   }
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 export function isRuntimeError(value: unknown): value is RuntimeError {

@@ -87,3 +87,30 @@ describe("server instructions of mcpServers entries with a cached catalog", () =
     }
   });
 });
+
+describe("an mcpServers entry whose tools share no meaningful word", () => {
+  let dir: string;
+  let server: Connected;
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-names-listed-"));
+    // The stdio fixture's tools (echo, pid, env, crash, hang, sleep, add_tool) share only "answers",
+    // of two descriptions ("Never answers", "Answers after ms milliseconds").
+    const config = path.join(dir, "config.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [path.join(FIXTURES, "mcp", "stdio-server.mjs")] } } }));
+    server = await connect(path.join(dir, "no-plugins"), { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_DESCRIBE_WAIT_MS: "60000" });
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("is described by a few of its tools' names, not by a word two descriptions happen to share", async () => {
+    // The description is made once the tools are listed: a discover lists them.
+    assert.equal((await callJson(server.client, "agent_tools_demo_discover", {})).payload.ok, true);
+    const help = await callJson(server.client, "agent_tools_help");
+    const description = (help.payload.plugins as { prefix: string; description: string }[]).find((p) => p.prefix === "demo")?.description ?? "";
+    assert.equal(description, "7 tools: echo, pid, env, crash, …");
+    const { tools } = await server.client.listTools();
+    assert.match(tools.find((t) => t.name === "agent_tools_demo_discover")?.description ?? "", /7 tools: echo, pid, env, crash, …/);
+  });
+});

@@ -134,6 +134,12 @@ describe("repairs", () => {
     assert.equal(tool.payload.error?.code, "UNKNOWN_TOOL");
     assert.match(tool.payload.error?.message ?? "", /has no tool 'x{80}…' \(a name of 1000000 characters; tool names are short identifiers\)/);
     assert.equal(tool.payload.error?.details?.length, 1_000_000);
+    // No near names: no `suggestions` (README: absent when there are none), not an empty list.
+    assert.equal(tool.payload.error?.details?.suggestions, undefined);
+    // Nothing near at all: no `details` either, rather than an empty object.
+    const none = await callJson(server.client, "agent_tools_notes_call", { toolName: "nope" });
+    assert.equal(none.payload.error?.code, "UNKNOWN_TOOL");
+    assert.ok(!("details" in (none.payload.error ?? {})), JSON.stringify(none.payload.error));
     const skill = await callJson(server.client, "agent_tools_notes_run_skill", { skill: huge, arguments: {} });
     assert.equal(skill.payload.error?.code, "UNKNOWN_SKILL");
     assert.deepEqual((skill.payload.error?.details?.skills as { name: string }[]).map((s) => s.name), ["count", "digest"]);
@@ -241,6 +247,13 @@ describe("keys a call carries that the runtime does not read", () => {
     // Sent with the parameter itself: the other is not read over it.
     const both = await callJson(server.client, "agent_tools_search", { query: "read a note", qurey: "delete" });
     assert.deepEqual(both.payload.repairs, ["'qurey' is not a parameter of agent_tools_search ('query' was sent too); it was ignored. agent_tools_search takes: query, limit, plugin, detail"]);
+    // discover's entries stay short: a `detail` sent to it says where schemas come from, and that call works.
+    const detail = await callJson(server.client, "agent_tools_notes_discover", { query: "get_note", detail: true });
+    assert.deepEqual(detail.payload.repairs, [
+      `'detail' is not a parameter of agent_tools_notes_discover; it was ignored. agent_tools_notes_discover takes: query, limit; for tools' full descriptions and input schemas, call agent_tools_search with {"query": "…", "plugin": "notes", "detail": true}`,
+    ]);
+    const schemas = await callJson(server.client, "agent_tools_search", { query: "get_note", plugin: "notes", detail: true });
+    assert.ok((schemas.payload.hits as { inputSchema?: unknown }[]).some((hit) => hit.inputSchema), JSON.stringify(schemas.payload).slice(0, 400));
     // A refusal of a search names no `target`: the query is not one (it was echoed, up to 1,000 characters).
     const long = await callJson(server.client, "agent_tools_search", { query: "zq".repeat(5000), plugin: "nope" });
     assert.equal(long.isError, true);

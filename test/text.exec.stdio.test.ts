@@ -277,8 +277,50 @@ describe("agent_tools_exec over stdio", () => {
     // Its note points where the whole result can be had, which the lines above did.
     assert.equal(
       (typed.payload.truncated as { note: string }).note,
-      "The result was cut to fit; `result` holds the first characters of its JSON. Ask for less (filters, pagination) to see it whole, or make the same call in agent_tools_exec (`PLUGIN call TOOL JSON`), which takes results up to 5,000,000 characters, and filter it there with jq or grep.",
+      "The result was cut to fit; `result` holds the first characters of its JSON. Ask for less (filters, pagination) to see it whole, or make the same call in agent_tools_exec (`notes call big_dump '{\"size\":300000}'`), which takes results up to 5,000,000 characters, and filter it there with jq or grep.",
     );
+  });
+
+  it("answers inside a command line speak its words: discover's next is a command line, writes are confirmed with --confirm, a misdirected name says the command", async () => {
+    const discovered = await exec(server, "notes discover create note");
+    const answer = JSON.parse(discovered.stdout) as { next?: unknown; confirm?: string };
+    assert.equal(answer.next, `notes call create_note '{"title":"<string>","body":"<string>"}'`);
+    assert.equal(answer.confirm, "writes: true changes data; add --confirm to the command line only if the user asked");
+    const skillAsTool = await exec(server, "notes call count");
+    assert.equal(skillAsTool.exitCode, 2);
+    assert.match(skillAsTool.stderr, /'count' is a skill of this plugin: run `notes skill count`/);
+    assert.equal((JSON.parse(skillAsTool.stdout) as { error: { details: { next: unknown } } }).error.details.next, "notes skill count");
+    const toolAsSkill = await exec(server, "notes skill list_notes");
+    assert.match(toolAsSkill.stderr, /'list_notes' is a tool of this plugin: run `notes call list_notes`/);
+    // The typed discover keeps the typed tools' advice.
+    const typed = await callJson(server.client, "agent_tools_notes_discover", { query: "create note" });
+    assert.match(String(typed.payload.confirm), /add confirm: true \(top level\) only if the user asked/);
+  });
+});
+
+describe("a cut result's note for a plugin whose command is plugin-<prefix>", () => {
+  let server: Connected;
+  let dir: string;
+  before(async () => {
+    // The notes fixture under the prefix `test`, a shell builtin: its command is plugin-test.
+    dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-test-prefix-"));
+    const source = path.join(ROOT, "test", "fixtures", "plugins", "agent-tools-plugin-notes");
+    const manifest = { ...(JSON.parse(readFileSync(path.join(source, "plugin.json"), "utf8")) as Record<string, unknown>), name: "test", prefix: "test", skills: undefined };
+    writePlugin(path.join(dir, "agent-tools-plugin-test"), manifest, { "adapter.mjs": readFileSync(path.join(source, "adapter.mjs"), "utf8") });
+    server = await connect(dir, { AGENT_TOOLS_EXEC_TIMEOUT_MS: "20000" });
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("names the real command with the tool and its arguments, and that line gets the whole result", async () => {
+    const typed = await callJson(server.client, "agent_tools_test_call", { toolName: "big_dump", arguments: { size: 300000 } });
+    const note = (typed.payload.truncated as { note: string }).note;
+    const line = `plugin-test call big_dump '{"size":300000}'`;
+    assert.ok(note.includes(`(\`${line}\`)`), note);
+    const followed = await exec(server, `${line} | jq '.result.data | length'`);
+    assert.equal(followed.stdout, "300000\n", followed.stderr);
   });
 });
 

@@ -6,6 +6,8 @@ import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { toExecResult } from "../text/answer.js";
+import { commandLineOf } from "../text/command-line.js";
+import type { NextStep } from "../runtime/answers.js";
 import { presentNext, protocolFor, toToolResult } from "./present.js";
 import { availableModuleFiles } from "../text/module-loader.js";
 import { ConfirmInterrupt, questionDigest, type ConfirmDecision, type Confirmer } from "../runtime/confirm.js";
@@ -229,6 +231,19 @@ export function createFacade(runtime: Runtime): Facade {
   const kv = runtime.state.backend === "redis" ? runtime.state.kv : undefined;
   const confirmRounds = new ConfirmRounds(lazyStateKeys(), kv ? { claim: (nonce, ttlMs) => kv.setIfAbsent(`confirm-spent:${nonce}`, "1", ttlMs) } : undefined);
   const present = presentNext(runtime.facadeMode);
+  /**
+   * Discover answers short entries by design (README "Discovery"); a tool's description and
+   * schema come from search with `detail`: a `detail` sent to discover says so.
+   */
+  const detailElsewhere = (prefix: unknown): Record<string, string> => ({
+    detail: `for tools' full descriptions and input schemas, call ${SEARCH_TOOL} with {"query": "…", "plugin": ${typeof prefix === "string" ? JSON.stringify(prefix) : '"PREFIX"'}, "detail": true}`,
+  });
+  /**
+   * The agent_tools_exec line that makes a typed call, for the note of a cut result: with the
+   * plugin's command there (`plugin-sort` for a prefix that is one of the shell's commands).
+   * Imported on first use, like the text layer.
+   */
+  const execLine = async (step: NextStep): Promise<string> => commandLineOf(step, await (await import("../text/exec-command-name.js")).execCommandName(step.plugin));
   const heldCalls = new HeldCalls({ ttlMs: TTL_SECONDS * 1000, maxPerCaller: positiveSetting("AGENT_TOOLS_HELD_CALLS_PER_CALLER", DEFAULT_HELD_PER_CALLER, runtime.log) });
   // How long a question asked while a 2025-era call waits (its connection held) may go unanswered.
   const confirmTimeoutMs = positiveSetting("AGENT_TOOLS_CONFIRM_TIMEOUT_MS", DEFAULT_CONFIRM_TIMEOUT_MS, runtime.log, { ms: true });
@@ -343,7 +358,7 @@ export function createFacade(runtime: Runtime): Facade {
       }
       const { route, repairs } = resolved;
       // Keys a tool does not take are read as what they plainly mean, or said in `repairs` (a _call's in the pipeline).
-      const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs);
+      const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs, route.operation === "discover" ? detailElsewhere(route.prefix ?? asRecord(resolved.args).plugin) : {});
       // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.
       const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
       // Whether this client shows its user the confirmation question: answers word the confirm step so.
@@ -444,7 +459,7 @@ export function createFacade(runtime: Runtime): Facade {
     const { prefix, rest } = route.prefix !== undefined ? { prefix: route.prefix, rest: args } : pluginFromArguments(args);
     const session = scope.session(ctx);
     const run = (relay: CallRelay, runCancellation: Cancellation, confirmer: Confirmer | undefined, userAnswered = false): Promise<OperationResult> => {
-      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, ...(confirmer ? { confirmer } : {}), ...(userAnswered ? { userAnswered } : {}) }, runCancellation);
+      const withConfirm = withCancellation({ repairs, present, userConfirms, relay, execLine, ...(confirmer ? { confirmer } : {}), ...(userAnswered ? { userAnswered } : {}) }, runCancellation);
       return route.operation === "call" ? runtime.call(session, prefix, rest, withConfirm) : runtime.runSkill(session, prefix, rest, withConfirm);
     };
     // A 2026-07-28 client that can answer questions: the call is held open across input_required

@@ -65,12 +65,12 @@ export function questionDigest(question: ConfirmQuestion): string {
 /**
  * What a discover answer says of its `writes: true` entries: who confirms a change. A client
  * that will show its user the question needs no flag from the model (and must not be invited to
- * add one as a way round the question).
+ * add one as a way round the question). `commandLine`: the caller is a command line in
+ * agent_tools_exec, which has no top level to put `confirm` in: it confirms with `--confirm`.
  */
-export function confirmWording(userConfirms: boolean): string {
-  return userConfirms
-    ? "writes: true changes data; your user is asked to confirm each change in their client when you call it (no confirm flag needed)"
-    : "writes: true changes data; add confirm: true (top level) only if the user asked";
+export function confirmWording(userConfirms: boolean, commandLine = false): string {
+  if (userConfirms) return "writes: true changes data; your user is asked to confirm each change in their client when you call it (no confirm flag needed)";
+  return commandLine ? "writes: true changes data; add --confirm to the command line only if the user asked" : "writes: true changes data; add confirm: true (top level) only if the user asked";
 }
 
 export function isConfirmPolicy(value: unknown): value is ConfirmPolicy {

@@ -40,7 +40,7 @@ export interface SentCall {
 /**
  * The sentence that leads there: "'count' is a skill of this plugin: call agent_tools_notes_run_skill
  * with skill 'count'". `present` is the front end's rendering of a next step (it knows the facade
- * tool names); without one the sentence names the kind of call. `sent`: the caller's call, whose
+ * tool names, or writes a command line); without one the sentence names the kind of call. `sent`: the caller's call, whose
  * arguments the next step keeps, so that following it runs what was asked (its top-level confirm
  * only as redirect.ts's confirmKept allows). `from`: the plugin the call was sent to ("" for none).
  */
@@ -50,6 +50,8 @@ export function directionTo(target: NamedTarget, from: string, present?: (step: 
   const next = present ? present(step) : step;
   const where = target.plugin === from ? (target.kind === "skill" ? "a skill of this plugin" : "a tool of this plugin") : `a ${target.kind} of plugin '${target.plugin}'`;
   const place = `'${target.name}' is ${where}`;
+  // A command line (agent_tools_exec's rendering): the sentence gives the line itself.
+  if (typeof next === "string") return { sentence: `${place}: run \`${next}\``, where: place, next };
   if (!isPresented(next)) return { sentence: `${place}: call it as ${target.kind} '${target.name}' of plugin '${target.plugin}'`, where: place, next };
   const plugin = next.arguments.plugin !== undefined ? ` and plugin '${target.plugin}'` : "";
   return { sentence: `${place}: call ${next.tool} with ${key} '${target.name}'${plugin}`, where: place, next };

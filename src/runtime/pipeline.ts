@@ -15,6 +15,7 @@ import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
 import { aliasDeclaredByTool, repairArguments, repairRequest, stripToolPrefix, unreadableArgumentsString, type NameField, type Repair, type RepairedRequest } from "./repair.js";
+import { truncationNote } from "./truncation-note.js";
 import { DeadlineError, isToolErrorResult, shapeResult, toolErrorText, toolReportedError, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
 import { startOrDeadline } from "./start-or-deadline.js";
 import { saysToolUnknown } from "./unknown-tool-answer.js";
@@ -95,6 +96,16 @@ export interface OperationContext {
   userAnswered?: boolean;
   /** How a front end shows the next call (facade tool names live there, not here); default: the neutral step. */
   present?: (step: import("./answers.js").NextStep) => unknown;
+  /**
+   * The caller is a command line in agent_tools_exec: a write is confirmed there with `--confirm`,
+   * so answers do not advise a top-level `confirm: true` (confirm.ts confirmWording).
+   */
+  commandLine?: boolean;
+  /**
+   * The agent_tools_exec command line that makes a call (the facade's typed tools): a result cut
+   * at this caller's cap says it, as the way to the whole result (truncation-note.ts).
+   */
+  execLine?: (step: import("./answers.js").NextStep) => Promise<string>;
 }
 
 export interface PipelineDeps {
@@ -218,6 +229,9 @@ interface CallState {
 /** One step of a run: reads and fills the state, throws to end the run, returns a promise only when it waits. */
 type Step = (state: CallState) => void | Promise<void>;
 
+/** Arguments longer than this (as JSON) are left out of a cut result's exec line: the note would outgrow its use. */
+const EXEC_LINE_ARGUMENT_CHARS = 300;
+
 /** Run steps in order, waiting only on a step that returned a promise (callbacks: no async frame kept per run). */
 export function sequence<S>(steps: ReadonlyArray<(state: S) => void | Promise<void>>): (state: S) => Promise<void> {
   const from = (state: S, first: number): Promise<void> | undefined => {
@@ -272,7 +286,6 @@ function refuseLongName(sent: string, prefix: string, kind: "tool" | "skill", de
   throw new RuntimeError(kind === "tool" ? "UNKNOWN_TOOL" : "UNKNOWN_SKILL", `plugin '${prefix}' has no ${kind} '${echoed(sent)}' (a name of ${sent.length} characters; ${kind} names are short identifiers)`, {
     [kind === "tool" ? "toolName" : "skill"]: echoed(sent),
     length: sent.length,
-    suggestions: [],
     ...details(),
   });
 }
@@ -1092,11 +1105,27 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     const prefix = (state.plugin as ReadyPlugin).manifest.prefix;
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
-    const { result, truncated, media } = shapeResult(state.output, deps.redact, state.ctx.maxResultChars ?? deps.maxResultChars, what);
+    const maxChars = state.ctx.maxResultChars ?? deps.maxResultChars;
+    const { result, truncated, media } = shapeResult(state.output, deps.redact, maxChars, what);
     state.result = result;
-    if (truncated) state.truncated = truncated;
     if (media) state.media = media;
+    if (truncated) state.truncated = truncated;
+    // Only a cut result waits (for the exec command's name): the usual answer stays synchronous.
+    return truncated && state.ctx.execLine ? noteExecLine(state, truncated, maxChars, state.ctx.execLine) : undefined;
   };
+
+  /**
+   * A cut result's note names the agent_tools_exec command line that makes the same call, with the
+   * plugin's real command (a prefix that is a shell word is `plugin-<prefix>` there) and the call's
+   * arguments, masked like the result, unless they would make the note long.
+   */
+  async function noteExecLine(state: CallState, truncated: Truncation, maxChars: number, execLine: (step: NextStep) => Promise<string>): Promise<void> {
+    const args = deps.redact(state.args ?? {}) as Record<string, unknown>;
+    const shown = (JSON.stringify(args)?.length ?? 0) <= EXEC_LINE_ARGUMENT_CHARS;
+    const step: NextStep = { plugin: (state.plugin as ReadyPlugin).manifest.prefix, ...(state.skill ? { skill: state.skill.name } : { toolName: state.tool?.name ?? "" }), arguments: shown ? args : {} };
+    const line = await execLine(step).catch(() => undefined);
+    if (line !== undefined) state.truncated = { ...truncated, note: truncationNote(maxChars, { line, argumentsLeftOut: !shown }) };
+  }
 
   // Tracing off: the steps as they are, nothing wrapped.
   const t = deps.tracing ? traced<CallState> : (_name: string, step: Step): Step => step;

@@ -64,8 +64,9 @@ function list(names: readonly string[]): string {
  * The arguments of help, search, discover or exec with each key the tool does not take read as
  * the parameter it plainly means (when that one was not sent too), or said to be ignored.
  * `reads`: the keys the tool takes. A key sent as `null` (clients fill unset fields so) is let be.
+ * `elsewhere`: for a key another facade tool takes, where to send it (said after "it was ignored").
  */
-export function readFacadeKeys(tool: string, reads: readonly string[], args: unknown, repairs: Repair[]): unknown {
+export function readFacadeKeys(tool: string, reads: readonly string[], args: unknown, repairs: Repair[], elsewhere: Readonly<Record<string, string>> = {}): unknown {
   if (!isPlainObject(args)) return args;
   let out: Record<string, unknown> | undefined;
   for (const key of Object.keys(args)) {
@@ -79,7 +80,9 @@ export function readFacadeKeys(tool: string, reads: readonly string[], args: unk
       continue;
     }
     const also = meant ? ` ('${meant}' was sent too)` : "";
-    repairs.push({ kind: "ignored-key", message: `'${echoed(key)}' is not a parameter of ${tool}${also}; it was ignored. ${tool} takes: ${list(reads)}` });
+    // A key another tool takes (discover's `detail` is search's) says where it works.
+    const there = Object.hasOwn(elsewhere, key) ? `; ${elsewhere[key]}` : "";
+    repairs.push({ kind: "ignored-key", message: `'${echoed(key)}' is not a parameter of ${tool}${also}; it was ignored. ${tool} takes: ${list(reads)}${there}` });
   }
   return out ?? args;
 }

@@ -11,8 +11,23 @@ export const SANDBOX_RESULT_CHARS = 5_000_000;
 
 const CUT = "The result was cut to fit; `result` holds the first characters of its JSON. Ask for less (filters, pagination) to see it whole";
 
-/** The note for a result cut at `maxChars`; inside the sandbox (cut at its own cap) there is nowhere larger to go. */
-export function truncationNote(maxChars: number): string {
+/**
+ * The command line that makes the same call in agent_tools_exec (text/command-line.ts writes it
+ * with the plugin's real command: a prefix that is a shell word is `plugin-<prefix>` there).
+ * `argumentsLeftOut`: the call's arguments were too long to repeat, so the line has none.
+ */
+export interface ExecLine {
+  line: string;
+  argumentsLeftOut?: boolean;
+}
+
+/**
+ * The note for a result cut at `maxChars`; inside the sandbox (cut at its own cap) there is nowhere
+ * larger to go. Without the exec line (a caller that has no agent_tools_exec writer) the note
+ * names the form of the line only.
+ */
+export function truncationNote(maxChars: number, exec?: ExecLine): string {
   if (maxChars >= SANDBOX_RESULT_CHARS) return `${CUT}.`;
-  return `${CUT}, or make the same call in agent_tools_exec (\`PLUGIN call TOOL JSON\`), which takes results up to ${SANDBOX_RESULT_CHARS.toLocaleString("en-US")} characters, and filter it there with jq or grep.`;
+  const line = exec ? `\`${exec.line}${exec.argumentsLeftOut ? " 'JSON'" : ""}\`${exec.argumentsLeftOut ? ", JSON being this call's arguments" : ""}` : "`PLUGIN call TOOL JSON`, PLUGIN being the plugin's command as `list` names it";
+  return `${CUT}, or make the same call in agent_tools_exec (${line}), which takes results up to ${SANDBOX_RESULT_CHARS.toLocaleString("en-US")} characters, and filter it there with jq or grep.`;
 }

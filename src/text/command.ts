@@ -129,8 +129,9 @@ export function outcomeOutput(command: string, outcome: { isError: boolean; payl
 /**
  * The operation context of a command's runtime calls: the sandbox's result cap, the command
  * line's signal, and the user's confirmation when the client can ask (then the runtime asks the
- * user for a write, as for the typed `_call`, and a `--confirm` in the line does not stand in).
+ * user for a write, as for the typed `_call`, and a `--confirm` in the line does not stand in),
+ * and that the caller is a command line (answers advise `--confirm`, not a top-level `confirm`).
  */
-export function callContext(io: Pick<CommandIo, "signal" | "confirmer">, maxResultChars: number): { maxResultChars: number; signal?: AbortSignal; confirmer?: Confirmer; userConfirms?: boolean } {
-  return { maxResultChars, ...(io.signal ? { signal: io.signal } : {}), ...(io.confirmer ? { confirmer: io.confirmer, userConfirms: true } : {}) };
+export function callContext(io: Pick<CommandIo, "signal" | "confirmer">, maxResultChars: number): { maxResultChars: number; commandLine: true; signal?: AbortSignal; confirmer?: Confirmer; userConfirms?: boolean } {
+  return { maxResultChars, commandLine: true, ...(io.signal ? { signal: io.signal } : {}), ...(io.confirmer ? { confirmer: io.confirmer, userConfirms: true } : {}) };
 }

@@ -1,6 +1,8 @@
 import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
+import type { NextStep } from "../runtime/answers.js";
 import { SANDBOX_RESULT_CHARS } from "../runtime/truncation-note.js";
+import { commandLineOf } from "./command-line.js";
 import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
 import { callFromWords } from "./flag-call.js";
 import { FACADE_TOOL_KEYS } from "../facade/tools.js";
@@ -44,7 +46,12 @@ function usageOf(command: string, hasSkills: boolean): string {
 }
 
 
-export function pluginCommand(runtime: Runtime, session: Session, prefix: string, commandName: string = prefix, maxResultChars: number = SANDBOX_RESULT_CHARS): TextCommand {
+/**
+ * `commandOf`: a plugin prefix's command name in this sandbox. Answers to these commands write a
+ * next step (discover's `next`, a redirect's) as the command line that makes it, since a command
+ * line cannot send the typed tools' {toolName, arguments}.
+ */
+export function pluginCommand(runtime: Runtime, session: Session, prefix: string, commandName: string = prefix, commandOf: (prefix: string) => string = (p) => p, maxResultChars: number = SANDBOX_RESULT_CHARS): TextCommand {
   const plugin = runtime.plugin(prefix);
   const hasSkills = (plugin?.skills.length ?? 0) > 0;
   const usage = usageOf(commandName, hasSkills);
@@ -55,7 +62,7 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
     usage,
     async run(words, io) {
       const [sub, ...rest] = words;
-      const ctx = callContext(io, maxResultChars);
+      const ctx = { ...callContext(io, maxResultChars), present: (step: NextStep) => commandLineOf(step, commandOf(step.plugin)) };
       switch (sub) {
         case "discover": {
           const parsed = parseArguments(rest);

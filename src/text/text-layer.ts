@@ -14,6 +14,7 @@ import { availableModuleFiles, importTextModule, ModuleLoadError, resolveModuleP
 import { pluginCommand, pluginUsageLines } from "./plugin-commands.js";
 import { modulePlugin } from "./module-plugins.js";
 import { pluginCommandName } from "./reserved-names.js";
+import { shellCommandNames } from "./exec-command-name.js";
 import { mayUsePlugin, seesWholeFleet } from "../runtime/access.js";
 import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
 import { fileIdentity, type FileIdentity } from "./same-file.js";
@@ -176,10 +177,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
   let commandNames: Promise<Map<string, string>> | undefined;
   /** Plugin prefix → its command name. A plugin named like a shell word or command (`local`, `sort`) must not hide it, nor be hidden. */
   function pluginCommandNames(): Promise<Map<string, string>> {
-    commandNames ??= loadJustBash().then((jb) => {
-      const builtins = new Set<string>(jb.getCommandNames());
-      return new Map(runtime.plugins.map((p) => [p.manifest.prefix, pluginCommandName(p.manifest.prefix, builtins)]));
-    });
+    commandNames ??= shellCommandNames().then((builtins) => new Map(runtime.plugins.map((p) => [p.manifest.prefix, pluginCommandName(p.manifest.prefix, builtins)])));
     return commandNames;
   }
 
@@ -190,7 +188,9 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       // Only the plugins this session's identity may use become commands: another one is not
       // shown at all (README "Identities"), so its name answers "command not found" like any
       // unknown word, and neither /usr/bin nor `help` lists it.
-      for (const [prefix, name] of names) if (mayUsePlugin(session.identity, prefix)) commands.push(pluginCommand(runtime, session, prefix, name));
+      // A next step another answer names (a redirect to another plugin) is written with that plugin's command.
+      const commandOf = (prefix: string): string => names.get(prefix) ?? prefix;
+      for (const [prefix, name] of names) if (mayUsePlugin(session.identity, prefix)) commands.push(pluginCommand(runtime, session, prefix, name, commandOf));
       return createSandbox({ timeoutMs: settings.timeoutMs, account: memory.open(), maxFileBytes: settings.sandboxMemoryBytes + LAYOUT_SLACK_BYTES, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir), hiddenFiles: configIdentities() } : {}) }, commands);
     })();
     try {
