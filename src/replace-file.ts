@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { mkdir, open, rename, rm } from "node:fs/promises";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
 import path from "node:path";
+import { createFoldersOf } from "./writable-file.js";
 
 /**
  * Replacing a file whole: written to a temporary beside it (the same folder, so the rename stays
@@ -32,7 +33,7 @@ function uniqueTemp(file: string): string {
 
 /** `replaceFile` for the main thread's synchronous writers (the embeddings cache files). */
 export function replaceFileSync(file: string, data: string | Uint8Array, options: ReplaceOptions = {}): void {
-  mkdirSync(path.dirname(file), { recursive: true, ...(options.dirMode === undefined ? {} : { mode: options.dirMode }) });
+  createFoldersOf(file, options.dirMode);
   const temp = options.temp ?? uniqueTemp(file);
   if (options.temp) rmSync(temp, { force: true });
   try {
@@ -50,7 +51,8 @@ export function replaceFileSync(file: string, data: string | Uint8Array, options
  * rotated OAuth tokens); a cache that is rebuilt on a miss does without the cost.
  */
 export async function replaceFile(file: string, data: string | Uint8Array, options: ReplaceOptions & { durable?: boolean } = {}): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true, ...(options.dirMode === undefined ? {} : { mode: options.dirMode }) });
+  // Made one at a time (synchronously: a few stat calls), never by a recursive mkdir, which loops for ever under /proc.
+  createFoldersOf(file, options.dirMode);
   const temp = options.temp ?? uniqueTemp(file);
   if (options.temp) await rm(temp, { force: true });
   try {

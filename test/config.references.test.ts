@@ -87,6 +87,57 @@ describe("references the config cannot resolve, and a nameless variable", () => 
   });
 });
 
+describe("shell-style ${...} forms the config does not resolve", () => {
+  it("are problems naming the field, the form (not its text) and the forms taken; the other clients' forms and a '}' after a reference stay accepted", async () => {
+    const { file } = writeConfig({
+      mcpServers: {
+        sh: {
+          command: process.execPath,
+          args: [STDIO_FIXTURE, "${REF_V-x}", "${REF_V:=assign}", "${REF_V:+lit-secret-4411}", "${ REF_V }"],
+          env: { TOKEN: "Bearer ${REF_TOKEN:?set it}" },
+        },
+        ok: { command: process.execPath, args: [STDIO_FIXTURE, "${REF_V:-d}", "${env:REF_V}", "${input:team-token}", "${workspaceFolder}/x", "${userHome}", "${REF_A:-x}}", "$${REF_V}"] },
+      },
+    });
+    const result = await runCli(["validate", "--config", file], baseEnv({ REF_V: "v", TEAM_TOKEN: "t" }));
+    assert.equal(result.code, 1, result.stdout);
+    const problems = (JSON.parse(result.stdout) as { problems: string[] }).problems;
+    const forms = "write \\$\\{NAME\\} or \\$\\{NAME:-default\\} \\(or Cursor's \\$\\{env:NAME\\}, VS Code's \\$\\{input:id\\}, \\$\\{workspaceFolder\\}, \\$\\{userHome\\}\\)$";
+    const expected: [string, string][] = [
+      ["args[1]", "${REF_V-…}"],
+      ["args[2]", "${REF_V:=…}"],
+      ["args[3]", "${REF_V:+…}"],
+      ["args[4]", "${ REF_V }"],
+      ["env.TOKEN", "${REF_TOKEN:?…}"],
+    ];
+    assert.equal(problems.length, expected.length, problems.join("\n"));
+    for (const [field, form] of expected) {
+      const line = problems.find((p) => p.includes(`mcpServers.sh: field '${field}' `));
+      assert.ok(line, `${field}: ${problems.join("\n")}`);
+      assert.ok(line.includes(`has '${form}', which is not a reference resolved here (it would reach the server as text;`), line);
+      assert.match(line, new RegExp(forms), line);
+    }
+    assert.doesNotMatch(result.stdout + result.stderr, /lit-secret-4411|set it/, "the text after the operator is not quoted");
+    const serving = await runCli(["mcp", "--config", file]);
+    assert.equal(serving.code, 1, "the server refuses to start on the same file");
+  });
+
+  it("are refused in a plugin.json too, where only ${NAME} and ${NAME:-default} are taken", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-references-plugins-"));
+    writePlugin(path.join(dir, "agent-tools-plugin-shellish"), {
+      name: "shellish",
+      prefix: "shellish",
+      description: "a plugin whose settings hold shell forms",
+      adapter: { kind: "mcp", command: process.execPath, args: [STDIO_FIXTURE, "${REF_V:?must be set}", "${env:REF_V}"] },
+    });
+    const result = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: dir }));
+    assert.notEqual(result.code, 0, result.stdout);
+    const said = result.stdout + result.stderr;
+    assert.match(said, /field 'adapter\.args\[1\]' has '\$\{REF_V:\?…\}', which is not a reference resolved here .*; write \$\{NAME\} or \$\{NAME:-default\}"/);
+    assert.match(said, /field 'adapter\.args\[2\]' has '\$\{env:…\}', which is not a reference resolved here/);
+  });
+});
+
 describe("one rule for references in the config file and in plugin.json", () => {
   it("refuses a nested default and an unclosed '${' in a plugin.json adapter block, as the config file does", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-references-plugins-"));

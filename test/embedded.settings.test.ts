@@ -118,9 +118,13 @@ describe("agent-tools validate with a wrong AGENT_TOOLS_MEMORY_FILE", () => {
     ["a folder", aFolder, /names \S+a-folder, which is a folder, not a file/],
     ["a path through a file", path.join(aFile, "memory.jsonl"), /which cannot be created: \S+a-file is not a folder/],
     ["a literal ~", "~/memory.jsonl", /AGENT_TOOLS_MEMORY_FILE=~\/memory\.jsonl starts with ~, which only a shell expands/],
+    // Root may "write" /proc (access says so), and Node 20's recursive mkdir there never returned: validate hung.
+    ["a path under /proc", "/proc/agent-tools-none/memory.jsonl", /which cannot be created: it is under \/proc, the kernel's view of the system, where no file can be kept/],
+    ["a path under /sys", "/sys/agent-tools-none/memory.jsonl", /which cannot be created: it is under \/sys, the kernel's view of the system, where no file can be kept/],
   ];
   for (const [what, value, why] of cases) {
-    it(`fails on ${what}, naming the variable, what is wrong and the fix`, async () => {
+    // A bound far above a run's few seconds: a hang fails the test instead of holding the suite.
+    it(`fails on ${what}, naming the variable, what is wrong and the fix`, { timeout: 120_000 }, async () => {
       const { code, report: found } = await report(fleetEnv({ AGENT_TOOLS_MEMORY_FILE: value }));
       assert.equal(code, 1, JSON.stringify(found));
       const problem = found.problems.find((p) => p.startsWith(`AGENT_TOOLS_MEMORY_FILE=${value} `));

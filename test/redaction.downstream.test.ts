@@ -157,6 +157,33 @@ describe("credentials written literally in an entry's args", () => {
   });
 });
 
+describe("credentials written inside an entry's literal args and env values", () => {
+  it("are masked when the server repeats them: a connection URL's password, a connection string's Password=, a webhook's path", async () => {
+    const literals = ["Pgs3cretPassw0rd", "pgpassw0rd", "connStrPass42", "odbcPwd-77", "XXXXXXXXsecretpath"];
+    const config = parseConfig(path.join(dir, "agent-tools.config.json"), {
+      mcpServers: {
+        echoall: {
+          command: "sh",
+          args: ["-c", 'echo "started with: $* env: $CONN_STRING $ODBC $SLACK_WEBHOOK" >&2; exit 1', "sh", `postgresql://dbuser:${literals[0]}@db.internal:5432/app`, `--db-url=postgres://u:${literals[1]}@h/db`, "--name", "https://plain.example.com/path"],
+          env: { CONN_STRING: `Server=x;Password=${literals[2]};`, ODBC: `Driver={x};Uid=me;PWD={${literals[3]}}`, SLACK_WEBHOOK: `https://hooks.slack.com/services/T000/B000/${literals[4]}` },
+        },
+      },
+    });
+    const runtime = await createRuntime({ config, pluginDirs: [], env: { PATH: process.env.PATH ?? "", AGENT_TOOLS_SEMANTIC: "off" }, log: silentLogger, catalogCache: false });
+    const session = runtime.createSession("redaction-embedded");
+    try {
+      const json = JSON.stringify(await runtime.discover(session, "echoall", {}));
+      assert.match(json, /started with/, "the server's stderr is quoted");
+      for (const literal of literals) assert.ok(!json.includes(literal), `${literal} shown: ${json}`);
+      assert.ok(json.includes("postgresql://dbuser:[redacted]@db.internal:5432/app"), `the address stays readable: ${json}`);
+      assert.ok(json.includes("Server=x;Password=[redacted];") && json.includes("https://plain.example.com/path") && json.includes("hooks.slack.com/services/[redacted]"), json);
+    } finally {
+      await closeSession(session);
+      await runtime.close();
+    }
+  });
+});
+
 describe("credentials written literally in a CLI tool's argv", () => {
   it("are masked when the program prints its arguments", async () => {
     const cliDir = path.join(dir, "cli-plugins");

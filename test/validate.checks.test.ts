@@ -317,6 +317,28 @@ describe("config entries: why not configured, and what would stop a server from 
     assert.doesNotMatch(report.problems.join("\n"), /SECRET-VALUE/);
   });
 
+  it("headers, env and args of the wrong type are described, not quoted: they carry credentials whatever their keys", async () => {
+    const config = path.join(dir, "wrong-blocks.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          hs: { url: "https://mcp.example.com/mcp", headers: "Authorization: Bearer hdrStr_0123456789abcdef" },
+          ea: { command: "node", env: ["GITHUB_TOKEN=ghp_envArrTok0123456789abcdef"] },
+          as: { command: "node", args: "--token argStr_0123456789abcdef" },
+          ha: { url: "https://mcp.example.com/mcp", headers: { Authorization: ["Bearer arrTok_0123456789abcdef"] } },
+        },
+      }),
+    );
+    const { code, report, stderr } = await validate(["--config", config]);
+    assert.equal(code, 1, stderr);
+    assert.match(problemLike(report, /mcpServers\.hs:/), /field 'headers' must be object \(got a string of 45 characters\)$/);
+    assert.match(problemLike(report, /mcpServers\.ea:/), /field 'env' must be object \(got an array of 1 item\)$/);
+    assert.match(problemLike(report, /mcpServers\.as:/), /field 'args' must be array \(got a string of 31 characters\)$/);
+    assert.match(problemLike(report, /mcpServers\.ha:/), /field 'headers\.Authorization' must be string \(got an array of 1 item\)$/);
+    assert.doesNotMatch(JSON.stringify(report) + stderr, /hdrStr_|ghp_envArrTok|argStr_|arrTok_/);
+  });
+
   it("two keys that make one prefix are named both, the fix is another key; an empty key is refused", async () => {
     const config = path.join(dir, "clash.json");
     writeFileSync(config, JSON.stringify({ mcpServers: { "My Server": { command: process.execPath }, my_server: { command: process.execPath } } }));

@@ -139,6 +139,9 @@ interface Expansion {
   inputs: Set<string>;
 }
 
+/** The forms `expand` rewrites, as referenceTextProblem takes them. */
+const CLIENT_FORMS = { pattern: /^\$\{(?:env:[A-Za-z_][A-Za-z0-9_]*|input:[^}]+|workspaceFolder|userHome)\}/, forms: "Cursor's ${env:NAME}, VS Code's ${input:id}, ${workspaceFolder}, ${userHome}" };
+
 /** Other clients' variable forms, rewritten into the `${VAR}` the adapters resolve on the host at use time. */
 function expand(value: string, how: Expansion): string {
   return value
@@ -299,7 +302,7 @@ export function parseConfig(file: string, doc: unknown, text?: string, env: Node
     if (Array.isArray(entry.includeTools) && entry.includeTools.length === 0) problem([...base, "includeTools"], `${where}: field 'includeTools' is empty, which would serve none of the server's tools; list the tools to serve, or remove it (use 'disabled': true to turn the server off)`);
     // Text that only looks like a reference would reach the server as written.
     for (const { segments, value: text } of referenceFields(entry)) {
-      const wrong = referenceTextProblem(text);
+      const wrong = referenceTextProblem(text, CLIENT_FORMS);
       if (wrong) problem([...base, ...segments], `${where}: field '${fieldName("", segments)}' ${wrong}`);
     }
     // A name a child process cannot be given (empty, with '=', a space, a NUL) was passed on as written.

@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -6,7 +5,7 @@ import { unsafeRoot } from "../adapters/filesystem/guard.js";
 import { whyNotAFolder } from "../is-directory.js";
 import { RUNTIME_ROOT, xdgBase } from "../paths.js";
 import type { PluginManifest } from "../plugins/manifest.js";
-import { whyNotWritableFile } from "../writable-file.js";
+import { createFoldersOf, whyNotWritableFile } from "../writable-file.js";
 import { manifestFromEntry } from "./mcp-servers.js";
 import { unexpandedTilde, type WrongValue } from "./tilde.js";
 
@@ -129,7 +128,7 @@ function memoryManifest(origin: string, env: NodeJS.ProcessEnv): PluginManifest 
   const wrong = memoryFileProblem(memoryFile, env);
   if (!wrong) {
     try {
-      mkdirSync(path.dirname(memoryFile), { recursive: true });
+      createFoldersOf(memoryFile);
     } catch {
       // the memory server reports an unwritable file itself, on first use
     }

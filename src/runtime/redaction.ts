@@ -1,4 +1,5 @@
 import { isSecretName, looksLikePath, SECRET_NAME } from "../adapters/shared/secret-name.js";
+import { embeddedCredentials } from "../adapters/shared/embedded-credentials.js";
 import { referencedVariables } from "../adapters/shared/env-vars.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { envAlternatives } from "../plugins/requirements.js";
@@ -8,7 +9,8 @@ import { envAlternatives } from "../plugins/requirements.js";
  * way out (result shaping), whatever adapter produced it. It knows the secrets the runtime itself
  * resolves, before any call: the host values of the variables plugins name (`requires.env`,
  * `${VAR}` in their settings), every host variable whose name says it is a credential, and
- * literal credential-looking values written into config entries (`env`, `headers`). Adapters
+ * literal credential-looking values written into config entries (`env`, `headers`, `args`, and
+ * the credentials inside any literal text of them or of `url`: see embeddedCredentials). Adapters
  * register what they learn later (a login's session token) in the same instance, through
  * AdapterOptions.redactor.
  *
@@ -25,9 +27,16 @@ function collectStrings(value: unknown, into: string[]): void {
   else if (value && typeof value === "object") for (const item of Object.values(value)) collectStrings(item, into);
 }
 
+/** The credentials inside a literal text (a connection URL's password, a connection string's `Password=`, a webhook's path). */
+function addEmbedded(text: unknown, into: Set<string>): void {
+  if (typeof text === "string") for (const secret of embeddedCredentials(text)) into.add(secret);
+}
+
 function literalSecrets(block: unknown, into: Set<string>): void {
   if (!block || typeof block !== "object" || Array.isArray(block)) return;
   for (const [key, value] of Object.entries(block as Record<string, unknown>)) {
+    // Whatever the key is called (CONN_STRING, SLACK_WEBHOOK): its value may carry a credential inside.
+    addEmbedded(value, into);
     if (typeof value !== "string" || referencedVariables(value).length > 0) continue;
     if (SECRET_NAME.test(key) || SECRET_KEY.test(key)) into.add(value.replace(/^(bearer|basic|token)\s+/i, ""));
   }
@@ -49,6 +58,8 @@ function argumentSecrets(args: unknown, into: Set<string>): void {
   // word that results use everywhere, and masking it there would scrub ordinary text.
   const credentialLike = (value: string) => value.length >= 8 && !/\s/.test(value) && (/\d/.test(value) || value.length >= 20);
   args.forEach((arg, i) => {
+    // A connection URL as a positional argument (server-postgres) or an option's value (`--db-url=…`).
+    addEmbedded(arg, into);
     if (typeof arg !== "string" || referencedVariables(arg).length > 0) return;
     const header = HEADER_ARGUMENT.exec(arg);
     if (header) into.add(header[2]!.replace(/^(bearer|basic|token)\s+/i, "").trim());
@@ -86,6 +97,7 @@ export function manifestSecrets(manifest: PluginManifest, env: NodeJS.ProcessEnv
     const tools = (manifest.adapter as { tools?: unknown }).tools;
     if (Array.isArray(tools)) for (const tool of tools) argumentSecrets((tool as { argv?: unknown } | null)?.argv, secrets);
     literalSecrets(manifest.adapter.headers, secrets);
+    addEmbedded((manifest.adapter as { url?: unknown }).url, secrets);
     // An auth block's values are credentials whatever the variable is called.
     // Except tokenStore: a path, quoted by the errors that ask to rewrite the file, unless what it
     // holds (literally or through its variable) is no path but a token typed into the wrong place.

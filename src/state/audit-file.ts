@@ -1,9 +1,9 @@
-import { chmodSync, closeSync, fstatSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { chmodSync, closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { appendFile, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import os from "node:os";
 import path from "node:path";
-import { whyNotWritableFile } from "../writable-file.js";
+import { createFoldersOf, whyNotWritableFile } from "../writable-file.js";
 import { unexpandedTilde } from "../config/tilde.js";
 import type { AuditEntry, AuditLog } from "./types.js";
 
@@ -141,7 +141,7 @@ export function createFileAuditLog(file: string, options: { pollMs?: number } = 
     where: `file ${file}`,
     async append(entry) {
       if (!dirReady) {
-        mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+        createFoldersOf(file, 0o700);
         dirReady = true;
       }
       await appendFile(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });

@@ -33,14 +33,58 @@ export function unclosedReferenceAt(value: string): number {
  */
 const NESTED_DEFAULT = /\$\{[A-Za-z_][A-Za-z0-9_]*:-[^}]*\$\{/;
 
+/** A reference the adapters resolve, at the start of a text: `${NAME}` or `${NAME:-default}`. */
+const REFERENCE_HERE = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}/;
+
+/**
+ * `${…}` forms a settings file takes besides REFERENCE_HERE, as the file's reader rewrites them
+ * (the config file's `${env:NAME}`, `${input:id}`, `${workspaceFolder}`): `pattern` matches one at
+ * the start of a text, `forms` says them in an error.
+ */
+export interface OtherReferenceForms {
+  pattern: RegExp;
+  forms: string;
+}
+
+/**
+ * The first `${…}` of `value` that is no form resolved here (a shell's `${V:?msg}`, `${V:=x}`,
+ * `${V:+x}`, `${V-x}`, `${ V }`), or undefined. Such text would reach the server as written.
+ */
+function unknownFormIn(value: string, other: OtherReferenceForms | undefined): string | undefined {
+  for (let at = value.indexOf("${"); at >= 0; at = value.indexOf("${", at)) {
+    const rest = value.slice(at);
+    const known = REFERENCE_HERE.exec(rest) ?? other?.pattern.exec(rest);
+    if (known) {
+      at += known[0].length;
+      continue;
+    }
+    return rest.slice(0, rest.indexOf("}") + 1);
+  }
+  return undefined;
+}
+
+/**
+ * `${V:?…}` for `${V:?must be set}`: the name and the operator, not what follows (the text of a
+ * `:+` or `:=` form may be a credential written in place).
+ */
+function shownForm(form: string): string {
+  const inner = form.slice(2, -1);
+  const head = /^\s*[A-Za-z0-9_]*\s*[^A-Za-z0-9_\s}]{0,2}/.exec(inner)?.[0] ?? "";
+  return head.length < inner.length ? `\${${head}…}` : form;
+}
+
 /**
  * What is wrong with the `${...}` text of a setting that is resolved from the host, or undefined:
  * the one rule of the config file's entries and of plugin.json's settings. Said after the field's
- * name ("field 'env.TOKEN' opens '${' without…").
+ * name ("field 'env.TOKEN' opens '${' without…"). `other`: the forms the file takes besides
+ * `${NAME}` and `${NAME:-default}`.
  */
-export function referenceTextProblem(value: string): string | undefined {
+export function referenceTextProblem(value: string, other?: OtherReferenceForms): string | undefined {
+  const forms = `\${NAME} or \${NAME:-default}${other ? ` (or ${other.forms})` : ""}`;
   if (unclosedReferenceAt(value) >= 0) return "opens '${' without a closing '}'; write ${NAME} (or ${NAME:-default})";
   if (NESTED_DEFAULT.test(value)) return "has a reference inside a default (${A:-${B}}), which is not resolved (it would reach the server as text); write the default as plain text, ${A:-value}, or set A from B in the environment";
+  const unknown = unknownFormIn(value, other);
+  if (unknown) return `has '${shownForm(unknown)}', which is not a reference resolved here (it would reach the server as text; shell forms such as \${V:?message}, \${V:=x}, \${V:+x} and \${V-x} are not taken, nor spaces inside the braces); write ${forms}`;
   return undefined;
 }
 

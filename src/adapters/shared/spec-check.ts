@@ -130,13 +130,27 @@ function shown(value: unknown): string {
 }
 
 /**
+ * What a value is, without a word of it: "a string of 44 characters", "an array of 1 item". Said
+ * in place of the value where it may hold a credential.
+ */
+function described(value: unknown): string {
+  const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+  if (typeof value === "string") return `a string of ${count(value.length, "character")}`;
+  if (Array.isArray(value)) return `an array of ${count(value.length, "item")}`;
+  if (value === null) return "null";
+  if (typeof value === "object") return `an object of ${count(Object.keys(value).length, "key")}`;
+  if (typeof value === "number") return "a number";
+  return `a ${typeof value}`;
+}
+
+/**
  * ajv's own words for a keyword no node explains, made into a sentence about the field. The value
- * is shown ("got …") unless the field's name says it holds a secret (a token pasted where its
- * hash belongs): the sentence reaches stderr and logs.
+ * is shown ("got …") unless the field may hold a credential (see holdsCredentials): then only its
+ * type and size are, since the sentence reaches stderr, logs and validate's JSON.
  */
 function plainMessage(error: ErrorObject, secret: boolean): string {
   const params = error.params as Record<string, unknown>;
-  const got = secret ? "" : ` (got ${shown(error.data)})`;
+  const got = ` (got ${secret ? described(error.data) : shown(error.data)})`;
   switch (error.keyword) {
     case "type":
       return `must be ${String(params.type).replace(/,/g, " or ")}${got}`;
@@ -149,10 +163,21 @@ function plainMessage(error: ErrorObject, secret: boolean): string {
   }
 }
 
-/** Whether the field at `segments` is named like a credential (its own key, or the key of the list holding it). */
-function namesSecret(segments: readonly (string | number)[]): boolean {
+/**
+ * Blocks that carry credentials whatever their keys are called: a header or env block written as
+ * text or a Docker-style list ("Authorization: Bearer …", ["GITHUB_TOKEN=ghp_…"]) and a command's
+ * arguments ("--token …") hold them in their values.
+ */
+const CREDENTIAL_BLOCK = /^(headers|env|args|argv)$/;
+
+/**
+ * Whether the field at `segments` may hold a credential: it is named like one (its own key, or the
+ * key of the list holding it), or it is, or sits inside, a CREDENTIAL_BLOCK.
+ */
+function holdsCredentials(segments: readonly (string | number)[]): boolean {
   const key = segments.findLast((s): s is string => typeof s === "string");
-  return key !== undefined && SECRET_NAME.test(key);
+  if (key !== undefined && SECRET_NAME.test(key)) return true;
+  return segments.some((s) => typeof s === "string" && CREDENTIAL_BLOCK.test(s));
 }
 
 /**
@@ -201,7 +226,7 @@ export function specProblems(schema: object, value: unknown, prefix = ""): SpecP
       segments.push(tag);
       const tags = (node.oneOf ?? []).map((b) => b.properties?.[tag]?.const).filter((t) => t !== undefined);
       message = `must be one of ${tags.join(", ")} (got ${shown(params.tagValue)})`;
-    } else message = node.problem ?? plainMessage(error, namesSecret(segments));
+    } else message = node.problem ?? plainMessage(error, holdsCredentials(segments));
     const field = fieldName(prefix, segments);
     const id = `${field}\u0000${message}`;
     if (seen.has(id)) continue;

@@ -1,0 +1,35 @@
+import { urlCredentials } from "./env-vars.js";
+
+/**
+ * Credentials written inside a longer literal text of a config entry, where no name says they are
+ * one: an argument or env value holding a connection URL (`postgresql://user:PASSWORD@host/db`,
+ * `--db-url=postgres://u:PASSWORD@h/db`), a connection string (`Server=x;Password=…;`), or a
+ * webhook address whose path is the credential (Slack, Discord). The redactor registers them as it
+ * reads the entry, so a server that repeats its command line or environment in an error shows none.
+ */
+
+/** Every `scheme://…` run of a text, up to whitespace or a quote. */
+const URL_RUN = /[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
+
+/** Webhook addresses whose path is the whole credential: anyone holding it may post. */
+const WEBHOOK_PATH = /(?:hooks\.slack\.com\/(?:services|workflows|triggers)|discord(?:app)?\.com\/api\/webhooks)\/([^\s?#"'<>]+)/gi;
+
+/** A `key=value` part of a connection string (ADO.NET, ODBC, JDBC properties, Azure storage): at the start or after ';'. */
+const CONNECTION_PART = /(?:^|;)\s*([A-Za-z][A-Za-z ]*?)\s*=\s*("[^"]*"|'[^']*'|\{[^}]*\}|[^;]*)/g;
+
+/** Keys of a connection string whose value is a credential. */
+const CONNECTION_SECRET_KEY = /^(password|passwd|pwd|accountkey|sharedaccesskey|sharedaccesssignature)$/i;
+
+/** The credentials written inside `text`, as the redactor should mask them; none when it holds none. */
+export function embeddedCredentials(text: string): string[] {
+  const found = new Set<string>();
+  for (const [url] of text.matchAll(URL_RUN)) for (const part of urlCredentials(url)) found.add(part);
+  for (const match of text.matchAll(WEBHOOK_PATH)) found.add(match[1]!);
+  for (const match of text.matchAll(CONNECTION_PART)) {
+    if (!CONNECTION_SECRET_KEY.test(match[1]!.replace(/\s+/g, ""))) continue;
+    const value = match[2]!.trim().replace(/^(["'{])([\s\S]*)["'}]$/, "$2");
+    if (value) found.add(value);
+  }
+  // A part that is a `${VAR}` reference is no credential of its own: the variable's value is registered where it is resolved.
+  return [...found].filter((part) => !/\$\{|%7B/i.test(part));
+}
