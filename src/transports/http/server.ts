@@ -325,7 +325,9 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       const body = await readBody(req, options.maxBodyBytes);
       if (body.kind === "aborted") return;
       if (body.kind === "too-large") {
-        sendRpcError(res, 413, -32000, `the request body is larger than ${body.limit} bytes (AGENT_TOOLS_HTTP_MAX_BODY_BYTES)`, { Connection: "close" });
+        // A body on its way is read and thrown away (body.ts) so the client sees this answer; only a
+        // body the client still holds back would be misread as the connection's next request.
+        sendRpcError(res, 413, -32000, `the request body is larger than ${body.limit} bytes (AGENT_TOOLS_HTTP_MAX_BODY_BYTES)`, body.unsent ? { Connection: "close" } : {});
         return;
       }
       const parsed = parseJsonBody(body.text);
