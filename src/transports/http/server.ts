@@ -8,7 +8,7 @@ import { escapeControls } from "../../log.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { sameIdentity, type Identity } from "../../runtime/access.js";
 import type { Gateway } from "../../gateway/gateway.js";
-import { opsAccessOf } from "../../gateway/ops-paths.js";
+import { DRAINING_RETRY_AFTER, opsAccessOf } from "../../gateway/ops-paths.js";
 import { acceptBothMediaTypes } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, requestHost, type Rejection } from "./guards.js";
@@ -157,7 +157,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   };
   /** Draining: what this instance no longer opens, said so the client retries (the balancer sends it elsewhere). */
   const shuttingDown = (res: ServerResponse, refused: string, id: string | number | null = null): void =>
-    sendRpcError(res, 503, -32000, `this instance is shutting down and ${refused}; retry (the load balancer sends you to another instance)`, { "Retry-After": "1", Connection: "close" }, id);
+    sendRpcError(res, 503, -32000, `this instance is shutting down and ${refused}; retry (the load balancer sends you to another instance)`, { "Retry-After": DRAINING_RETRY_AFTER, Connection: "close" }, id);
   const redactor = createRedactor([options.token]);
   const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs, maxWorkspaces: options.maxWorkspaces });
   let inFlight = 0;
