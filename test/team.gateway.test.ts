@@ -496,7 +496,7 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
     assert.equal(fresh.headers["retry-after"], "1");
     const ready = await raw(server.url.replace(/\/mcp$/, "/readyz"), { method: "GET" });
     assert.equal(ready.status, 503);
-    assert.equal(ready.json().status, "draining");
+    assert.match(ready.body, /"status":"draining"/);
     assert.equal(ready.headers["retry-after"], "1", "/readyz tells the same wait as a new session");
     const answered = (await slow) as { payload: Payload };
     assert.equal(answered.payload.ok, true, "the call in flight finished");
