@@ -138,8 +138,11 @@ describe("an audit file that is a symbolic link", () => {
 
   it("stops the start in one line naming the setting, the link's target and the fix; the target is not changed", async () => {
     const { link, target } = linked("start");
-    for (const env of [{ AGENT_TOOLS_AUDIT: "on", AGENT_TOOLS_AUDIT_FILE: link }, { AGENT_TOOLS_AUDIT: link }]) {
-      const setting = "AGENT_TOOLS_AUDIT_FILE" in env ? "AGENT_TOOLS_AUDIT_FILE" : "AGENT_TOOLS_AUDIT";
+    const settings: { setting: string; env: Record<string, string> }[] = [
+      { setting: "AGENT_TOOLS_AUDIT_FILE", env: { AGENT_TOOLS_AUDIT: "on", AGENT_TOOLS_AUDIT_FILE: link } },
+      { setting: "AGENT_TOOLS_AUDIT", env: { AGENT_TOOLS_AUDIT: link } },
+    ];
+    for (const { setting, env } of settings) {
       const ran = await runCli([], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, ...env }), MCP_BIN);
       assert.notEqual(ran.code, 0, ran.stderr);
       assert.equal(ran.stdout, "");
