@@ -1,18 +1,19 @@
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
-import { appendFileSync, chmodSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { createFileAuditLog } from "../src/state/audit-file.js";
 import type { AuditEntry } from "../src/state/types.js";
-import { connect, PLUGINS, runCli, baseEnv } from "./helpers.js";
+import { connect, MCP_BIN, PLUGINS, runCli, baseEnv } from "./helpers.js";
 import { until } from "./wait.js";
 
 /**
  * The JSONL audit file: `follow` (what `agent-tools audit --follow` prints) polls for hours
  * without piling up listeners, and keeps every entry across a rotation; a file that already
- * exists readable by others is made 0600 at start, with a warning.
+ * exists readable by others is made 0600 at start, with a warning; a symbolic link in its place is
+ * refused, its target left as it was.
  */
 
 const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-audit-file-"));
@@ -117,5 +118,48 @@ describe("the audit file's mode", () => {
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.match(ran.stderr, /had mode 0640 .*it is now 0600/);
     assert.equal(ran.stdout, line("kept"));
+  });
+});
+
+describe("an audit file that is a symbolic link", () => {
+  /** A link to a file readable by others, as the setting names it. */
+  const linked = (name: string): { link: string; target: string } => {
+    const target = path.join(dir, `${name}-target.txt`);
+    writeFileSync(target, "not an audit log\n");
+    chmodSync(target, 0o644);
+    const link = path.join(dir, `${name}.jsonl`);
+    symlinkSync(target, link);
+    return { link, target };
+  };
+  const untouched = (target: string): void => {
+    assert.equal(statSync(target).mode & 0o777, 0o644, "the target's mode is left");
+    assert.equal(readFileSync(target, "utf8"), "not an audit log\n", "nothing is appended to the target");
+  };
+
+  it("stops the start in one line naming the setting, the link's target and the fix; the target is not changed", async () => {
+    const { link, target } = linked("start");
+    const settings: { setting: string; env: Record<string, string> }[] = [
+      { setting: "AGENT_TOOLS_AUDIT_FILE", env: { AGENT_TOOLS_AUDIT: "on", AGENT_TOOLS_AUDIT_FILE: link } },
+      { setting: "AGENT_TOOLS_AUDIT", env: { AGENT_TOOLS_AUDIT: link } },
+    ];
+    for (const { setting, env } of settings) {
+      const ran = await runCli([], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, ...env }), MCP_BIN);
+      assert.notEqual(ran.code, 0, ran.stderr);
+      assert.equal(ran.stdout, "");
+      assert.match(ran.stderr, new RegExp(`the audit log \\S*start\\.jsonl \\(from ${setting}\\) is a symbolic link \\(to \\S*start-target\\.txt\\); set ${setting} to the real file, or AGENT_TOOLS_AUDIT=off`));
+      assert.doesNotMatch(ran.stderr, /\n\s+at /, "no stack");
+      untouched(target);
+    }
+    const validated = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_AUDIT: "on", AGENT_TOOLS_AUDIT_FILE: link }));
+    assert.equal(validated.code, 1, validated.stderr);
+    assert.match(JSON.stringify((JSON.parse(validated.stdout) as { problems: string[] }).problems), /start\.jsonl \(from AGENT_TOOLS_AUDIT_FILE\) is a symbolic link/);
+    untouched(target);
+  });
+
+  it("a link put in the file's place after the start is not written through: the append fails", async () => {
+    const { link, target } = linked("later");
+    const log = createFileAuditLog(link);
+    await assert.rejects(log.append({ id: "x" } as unknown as AuditEntry), /ELOOP/);
+    untouched(target);
   });
 });

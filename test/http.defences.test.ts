@@ -78,6 +78,30 @@ describe("HTTP defences without a token", () => {
     await listWorks(http.url, session);
   });
 
+  it("an oversized body sent with fetch gets the 413, every time: the rest of the body is read and thrown away", async () => {
+    // 4 MiB against a 64 KiB cap: more than the sockets buffer, so the client is still sending when the 413 is written.
+    const huge = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: { pad: "x".repeat(4 * 1024 * 1024) } });
+    for (let round = 0; round < 3; round++) {
+      const res = await fetch(http.url, { method: "POST", headers: headers(), body: huge });
+      assert.equal(res.status, 413, `round ${round}`);
+      assert.match(((await res.json()) as { error: { message: string } }).error.message, /the request body is larger than 65536 bytes \(AGENT_TOOLS_HTTP_MAX_BODY_BYTES\)/);
+    }
+    const declared = await raw(http.url, { headers: { ...headers(), "Content-Length": String(Buffer.byteLength(huge)) }, body: huge });
+    assert.equal(declared.status, 413);
+    await listWorks(http.url, session);
+  });
+
+  it("an oversized body past what is thrown away (16 MiB here) has its connection cut, and the server keeps serving", async () => {
+    const endless = Buffer.alloc(24 * 1024 * 1024, "x");
+    const outcome = await fetch(http.url, { method: "POST", headers: headers(), body: endless }).then(
+      (res) => res.status,
+      (error: Error) => error.message,
+    );
+    // Either the 413 arrived before the cut, or the client saw the connection go: never a 200, never a hang.
+    assert.ok(outcome === 413 || outcome === "fetch failed", String(outcome));
+    await listWorks(http.url, session);
+  });
+
   it("malformed JSON answers a JSON-RPC parse error (-32700) with 400", async () => {
     for (const body of ["{not json", "", "\u0000\u0001\u0002", "[1,2"]) {
       const res = await raw(http.url, { headers: headers(), body });

@@ -481,7 +481,7 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
     }
   });
 
-  it("SIGTERM drains: /readyz and new sessions answer 503, the call in flight finishes, then the process exits 0", async () => {
+  it("SIGTERM drains: /readyz and new sessions answer 503 with Retry-After: 1, the call in flight finishes, then the process exits 0", async () => {
     const config = await writeConfig(dir);
     const server = await startHttp({ AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_DRAIN_MS: "20000" }, ["--config", config]);
     const { client } = await httpClient(server.url, bearer(TOKENS.writer));
@@ -496,6 +496,8 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
     assert.equal(fresh.headers["retry-after"], "1");
     const ready = await raw(server.url.replace(/\/mcp$/, "/readyz"), { method: "GET" });
     assert.equal(ready.status, 503);
+    assert.match(ready.body, /"status":"draining"/);
+    assert.equal(ready.headers["retry-after"], "1", "/readyz tells the same wait as a new session");
     const answered = (await slow) as { payload: Payload };
     assert.equal(answered.payload.ok, true, "the call in flight finished");
     const exit = await server.exited;

@@ -5,6 +5,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client as ModernSdkClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Redis } from "ioredis";
 import { hashToken } from "../src/gateway/identities.js";
 import { baseEnv, callJson, PLUGINS, runCli } from "./helpers.js";
 import { HTTP_BIN, httpClient, startHttp, type RunningHttp } from "./http-helpers.js";
@@ -157,6 +158,59 @@ describe("team gateway: Redis down mid-run", { skip: servicesMissing(["redis"]) 
     } finally {
       await client.close().catch(() => undefined);
     }
+  });
+});
+
+describe("team gateway: the Redis URL's database", { skip: servicesMissing(["redis"]) }, () => {
+  let redis: RunningService & { url: string };
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    await redis?.stop();
+  });
+
+  it("a database Redis does not have stops the start, audit and validate, naming the setting, never database 0", async () => {
+    const url = `${redis.url}/99`;
+    const said = /AGENT_TOOLS_REDIS_URL names database 99, which Redis at redis:\/\/127\.0\.0\.1:\d+\/99 refused \(ERR DB index is out of range\); name one it has/;
+    const config = await configWith([{ name: "writer", tokenSha256: hashToken(TOKEN_A) }]);
+    const stderr = await refusedStart(config, { AGENT_TOOLS_REDIS_URL: url, AGENT_TOOLS_INSTANCE_ID: "gw-db99" });
+    assert.match(stderr, said);
+    assert.doesNotMatch(stderr, /\n\s+at /, "one line, no stack");
+    const audit = await runCli(["audit", "--limit", "1"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_REDIS_URL: url }));
+    assert.equal(audit.code, 1, audit.stderr);
+    assert.equal(audit.stdout, "");
+    assert.match(audit.stderr, said);
+    const validate = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_REDIS_URL: url }));
+    assert.equal(validate.code, 1, validate.stderr);
+    assert.match(JSON.stringify((JSON.parse(validate.stdout) as { problems: string[] }).problems), said);
+    // Nothing of the refused instance landed in database 0 (its heartbeat would be there).
+    const raw = new Redis(redis.url);
+    try {
+      assert.deepEqual(await raw.keys("*"), []);
+    } finally {
+      raw.disconnect();
+    }
+  });
+
+  it("a database that is not a number is named with the setting, in one line with no stack; validate lists it", async () => {
+    const url = `${redis.url}/abc`;
+    const said = /AGENT_TOOLS_REDIS_URL is not a usable Redis URL: its database \(after the host's '\/'\) is not a whole number, 0 or more \(got 'redis:\/\/127\.0\.0\.1:\d+\/abc'\)/;
+    const stderr = await refusedStart(await configWith([{ name: "writer", tokenSha256: hashToken(TOKEN_A) }]), { AGENT_TOOLS_REDIS_URL: url });
+    assert.match(stderr, said);
+    assert.doesNotMatch(stderr, /ReplyError|NaN|\n\s+at /);
+    const audit = await runCli(["audit"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_REDIS_URL: url }));
+    assert.equal(audit.code, 1, audit.stderr);
+    assert.match(audit.stderr, said);
+    const validate = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_REDIS_URL: url }));
+    assert.equal(validate.code, 1, validate.stderr);
+    assert.match(JSON.stringify((JSON.parse(validate.stdout) as { problems: string[] }).problems), said);
+  });
+
+  it("a database Redis has is used", async () => {
+    const run = await runCli(["audit", "--limit", "1"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_REDIS_URL: `${redis.url}/3`, AGENT_TOOLS_AUDIT: "on" }));
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /redis stream agent-tools:audit at redis:\/\/127\.0\.0\.1:\d+\/3/);
   });
 });
 

@@ -12,7 +12,7 @@ import { checkRate, type RateDecision } from "./rate-limit.js";
 import { startTracing, type GatewayTracing } from "./tracing.js";
 import { shareStateKey, watchStateKey, type StateKeyWatch } from "./state-key-watch.js";
 import { packageJson } from "../paths.js";
-import { opsAccessOf } from "./ops-paths.js";
+import { DRAINING_RETRY_AFTER, opsAccessOf } from "./ops-paths.js";
 import { checkHost, checkOrigin, requestHost, type Rejection } from "../transports/http/guards.js";
 import { boundHostNames, type HttpOptions } from "../transports/http/options.js";
 
@@ -125,7 +125,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       case "/readyz": {
         const backend = await state.ping();
         const ready = backend && !draining;
-        send(res, ready ? 200 : 503, JSON.stringify({ status: ready ? "ready" : draining ? "draining" : "state backend unreachable", instance: state.instanceId }));
+        send(res, ready ? 200 : 503, JSON.stringify({ status: ready ? "ready" : draining ? "draining" : "state backend unreachable", instance: state.instanceId }), "application/json", ready || !draining ? {} : { "Retry-After": DRAINING_RETRY_AFTER });
         return true;
       }
       default: {

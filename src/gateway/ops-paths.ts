@@ -18,3 +18,10 @@ export type OpsAccess = "metrics" | "probe" | "metadata";
 export function opsAccessOf(pathname: string): OpsAccess | undefined {
   return OPS_PATHS.get(pathname);
 }
+
+/**
+ * The Retry-After (seconds) of every 503 a draining instance answers (/readyz, a new session or
+ * workspace): one value, so a client and a balancer are told the same wait. Short: the balancer
+ * sends the retry to another instance.
+ */
+export const DRAINING_RETRY_AFTER = "1";

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync } from "node:fs";
 import { appendFile, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import os from "node:os";
@@ -29,9 +29,29 @@ export function auditFileProblem(file: string, source: string, written?: string)
   // Before anything is created: `~/audit.jsonl` unexpanded would make a folder named `~` here.
   const tilde = written ? unexpandedTilde(source, written) : undefined;
   if (tilde) return `the audit log ${written} (from ${source}) ${tilde.why}; ${tilde.fix}, or AGENT_TOOLS_AUDIT=off to keep no audit log`;
+  const link = symlinkTarget(file);
+  if (link !== undefined) {
+    return `the audit log ${file} (from ${source}) is a symbolic link (to ${link}); set ${source} to the real file, or AGENT_TOOLS_AUDIT=off to keep no audit log (a link is not followed: whoever can replace it would choose where the record of every write goes, and which file is made 0600 and appended to)`;
+  }
   const why = whyNotWritableFile(file);
   return why ? `the audit log ${file} (from ${source}) ${why}; set ${source} to a file in a folder this process may write, or AGENT_TOOLS_AUDIT=off to keep no audit log` : undefined;
 }
+
+/** Where the symbolic link at `file` points (resolved against its folder); undefined when `file` is no link. */
+function symlinkTarget(file: string): string | undefined {
+  try {
+    if (!lstatSync(file).isSymbolicLink()) return undefined;
+    return path.resolve(path.dirname(file), readlinkSync(file));
+  } catch {
+    return undefined; // none yet: created as a regular file
+  }
+}
+
+/**
+ * Appends refuse a symbolic link put in the file's place after the start's check (ELOOP: the entry
+ * is not recorded, and the call says so) rather than write through it.
+ */
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 /**
  * The audit file made 0600 when it already exists readable or writable by group or others
@@ -144,7 +164,7 @@ export function createFileAuditLog(file: string, options: { pollMs?: number } = 
         createFoldersOf(file, 0o700);
         dirReady = true;
       }
-      await appendFile(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+      await appendFile(file, `${JSON.stringify(entry)}\n`, { mode: 0o600, flag: APPEND_FLAGS });
     },
     async tail(limit) {
       let text: string;

@@ -43,11 +43,13 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
   const audit = auditSetting(options.env, settings);
   const auditOff = audit === "off";
   if (url) {
-    checkRedisUrl(url, fromEnv ? "AGENT_TOOLS_REDIS_URL" : "team.redis in the config file");
+    const setting = fromEnv ? "AGENT_TOOLS_REDIS_URL" : "team.redis in the config file";
+    checkRedisUrl(url, setting);
     // Loaded only for a Redis URL: ioredis is a tenth of a second of a start that does not use it.
     const { createRedisState } = await import("./redis.js");
     return createRedisState({
       url,
+      setting,
       log: options.log,
       audit: !auditOff,
       ...(settings.redisPrefix ? { prefix: settings.redisPrefix } : {}),

@@ -27,4 +27,22 @@ export function checkRedisUrl(url: string, setting: string): void {
     throw new StateSettingError(`${setting} is not a usable Redis URL: ${urlAuthorityProblem(url)} (got '${shown}'); the form is ${form}`);
   }
   if (!parsed.hostname) throw new StateSettingError(`${setting} is not a usable Redis URL: it names no host (got '${shown}'); the form is ${form}`);
+  // ioredis reads the path as the database and sends `SELECT NaN` for `/abc`: a reply error and a
+  // stack. Not quoted on its own: only the masked URL is shown (a misplaced password may be in it).
+  const database = databasePart(parsed);
+  if (database !== undefined && !/^\d+$/.test(database)) {
+    throw new StateSettingError(`${setting} is not a usable Redis URL: its database (after the host's '/') is not a whole number, 0 or more (got '${shown}'); the form is ${form}`);
+  }
+}
+
+/** The database part of a parsed Redis URL as written (the path after '/', else a `db` query value), or undefined when it names none. */
+function databasePart(parsed: URL): string | undefined {
+  // As ioredis reads it (utils parseURL): the path as written, else the query's `db`.
+  return parsed.pathname.slice(1) || (parsed.searchParams.get("db") ?? undefined);
+}
+
+/** The database a Redis URL (checked by checkRedisUrl) selects: 0 when it names none. */
+export function redisDatabase(url: string): number {
+  const database = databasePart(new URL(url));
+  return database === undefined ? 0 : Number(database);
 }

@@ -7,6 +7,7 @@ import type { AuditEntry, AuditLog, Counters, Heartbeats, JobRecords, KeyValue, 
 import { DEFAULT_HEARTBEAT_TTL_MS, heartbeatEveryMs, newInstanceId, SharedStateError } from "./types.js";
 import { guardedPart, stateFailure, watchConnection } from "./redis-connection.js";
 import { watchStateLoss } from "./redis-state-loss.js";
+import { redisDatabase, StateSettingError } from "./redis-url.js";
 
 /**
  * The Redis backend (ioredis). Key layout, all under one prefix (default `agent-tools:`):
@@ -23,6 +24,8 @@ import { watchStateLoss } from "./redis-state-loss.js";
 
 export interface RedisStateOptions {
   url: string;
+  /** The setting the URL came from, for the errors that are the user's to fix; default both places. */
+  setting?: string;
   log: Logger;
   prefix?: string;
   instanceId?: string;
@@ -81,6 +84,31 @@ function untilReady(connection: Redis, signal: AbortSignal, ms: number): Promise
   });
 }
 
+/** The start's one error when the first connection to Redis fails, naming its cause. */
+function connectFailed(where: string, cause: Error): SharedStateError {
+  return new SharedStateError(`could not connect to Redis at ${where}: ${cause.message}; check AGENT_TOOLS_REDIS_URL (or team.redis) and that redis-server runs`);
+}
+
+/**
+ * Selects the URL's database again, to see the answer: ioredis sends its SELECT at connect but only
+ * emits a refusal as an error event and carries on in database 0, where this instance would beat and
+ * write next to another fleet's. A database Redis does not have stops the start instead.
+ */
+async function selectDatabase(redis: Redis, url: string, where: string, setting: string): Promise<void> {
+  const database = redisDatabase(url);
+  if (database === 0) return;
+  try {
+    await redis.select(database);
+  } catch (error) {
+    redis.disconnect();
+    const message = (error as Error).message;
+    if ((error as Error).name !== "ReplyError") throw connectFailed(where, error as Error);
+    throw new StateSettingError(
+      `${setting} names database ${database}, which Redis at ${where} refused (${message}); name one it has (0 to 15 unless its 'databases' setting says more), or raise 'databases' in redis.conf`,
+    );
+  }
+}
+
 export async function createRedisState(options: RedisStateOptions): Promise<SharedState> {
   const prefix = options.prefix ?? "agent-tools:";
   const instanceId = options.instanceId ?? newInstanceId();
@@ -101,8 +129,9 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new SharedStateError(`could not connect to Redis at ${where}: ${(connectFailure ?? (error as Error)).message}; check AGENT_TOOLS_REDIS_URL (or team.redis) and that redis-server runs`);
+    throw connectFailed(where, connectFailure ?? (error as Error));
   }
+  await selectDatabase(redis, options.url, where, options.setting ?? "AGENT_TOOLS_REDIS_URL (or team.redis)");
   redis.off("error", noteConnectFailure);
   // ioredis reconnects by itself; each connection says an outage once, and when it is over.
   watchConnection(redis, `redis ${where}`, options.log);

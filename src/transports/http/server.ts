@@ -8,7 +8,7 @@ import { escapeControls } from "../../log.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { sameIdentity, type Identity } from "../../runtime/access.js";
 import type { Gateway } from "../../gateway/gateway.js";
-import { opsAccessOf } from "../../gateway/ops-paths.js";
+import { DRAINING_RETRY_AFTER, opsAccessOf } from "../../gateway/ops-paths.js";
 import { acceptBothMediaTypes } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, requestHost, type Rejection } from "./guards.js";
@@ -157,7 +157,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   };
   /** Draining: what this instance no longer opens, said so the client retries (the balancer sends it elsewhere). */
   const shuttingDown = (res: ServerResponse, refused: string, id: string | number | null = null): void =>
-    sendRpcError(res, 503, -32000, `this instance is shutting down and ${refused}; retry (the load balancer sends you to another instance)`, { "Retry-After": "1", Connection: "close" }, id);
+    sendRpcError(res, 503, -32000, `this instance is shutting down and ${refused}; retry (the load balancer sends you to another instance)`, { "Retry-After": DRAINING_RETRY_AFTER, Connection: "close" }, id);
   const redactor = createRedactor([options.token]);
   const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs, maxWorkspaces: options.maxWorkspaces });
   let inFlight = 0;
@@ -325,7 +325,9 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       const body = await readBody(req, options.maxBodyBytes);
       if (body.kind === "aborted") return;
       if (body.kind === "too-large") {
-        sendRpcError(res, 413, -32000, `the request body is larger than ${body.limit} bytes (AGENT_TOOLS_HTTP_MAX_BODY_BYTES)`, { Connection: "close" });
+        // A body on its way is read and thrown away (body.ts) so the client sees this answer; only a
+        // body the client still holds back would be misread as the connection's next request.
+        sendRpcError(res, 413, -32000, `the request body is larger than ${body.limit} bytes (AGENT_TOOLS_HTTP_MAX_BODY_BYTES)`, body.unsent ? { Connection: "close" } : {});
         return;
       }
       const parsed = parseJsonBody(body.text);
