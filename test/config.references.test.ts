@@ -122,6 +122,28 @@ describe("shell-style ${...} forms the config does not resolve", () => {
     assert.equal(serving.code, 1, "the server refuses to start on the same file");
   });
 
+  it("a script given to a shell keeps its own ${…} (sh -c '… ${1} ${x%.*} ${V:?…}'), in the config file and in plugin.json; env beside it is still checked", async () => {
+    const script = 'echo "${1}" "${REF_V%.*}" "${REF_V:?must be set}" "${#REF_V}"';
+    const { file } = writeConfig({
+      mcpServers: {
+        shell: { command: "/bin/sh", args: ["-c", script, "sh", "arg1"], env: { TOKEN: "Bearer ${REF_TOKEN:?set it}" } },
+        bash: { command: "bash", args: ["-c", script] },
+      },
+    });
+    const result = await runCli(["validate", "--config", file], baseEnv({ REF_V: "v" }));
+    const problems = (JSON.parse(result.stdout) as { problems: string[] }).problems;
+    assert.deepEqual(problems.map((p) => p.replace(/^.*?mcpServers\./, "")).map((p) => p.slice(0, p.indexOf(" has "))), ["shell: field 'env.TOKEN'"], problems.join("\n"));
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-references-plugins-"));
+    writePlugin(path.join(dir, "agent-tools-plugin-shelly"), {
+      name: "shelly",
+      prefix: "shelly",
+      description: "a plugin whose server is started by a shell script",
+      adapter: { kind: "mcp", command: "sh", args: ["-c", script] },
+    });
+    const plugin = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: dir, REF_V: "v" }));
+    assert.doesNotMatch(plugin.stdout + plugin.stderr, /not a reference resolved here/, plugin.stdout);
+  });
+
   it("are refused in a plugin.json too, where only ${NAME} and ${NAME:-default} are taken", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-references-plugins-"));
     writePlugin(path.join(dir, "agent-tools-plugin-shellish"), {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { FileShapeError, readProblem, readSettingsFileSync } from "../bounded-file.js";
-import { interpolate, referenceTextProblem, unclosedReferenceAt } from "../adapters/shared/env-vars.js";
+import { interpolate, isShellCommand, referenceTextProblem, unclosedReferenceAt } from "../adapters/shared/env-vars.js";
 import { ENV_NAME_RULE, envNameProblem } from "../adapters/shared/env-name.js";
 import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
@@ -301,8 +301,9 @@ export function parseConfig(file: string, doc: unknown, text?: string, env: Node
     if (hasUrl && entry.type === "stdio") problem([...base, typeField], `${where}: field '${typeField}' is 'stdio' but the entry has a 'url'; use "http" or "sse"`);
     if (Array.isArray(entry.includeTools) && entry.includeTools.length === 0) problem([...base, "includeTools"], `${where}: field 'includeTools' is empty, which would serve none of the server's tools; list the tools to serve, or remove it (use 'disabled': true to turn the server off)`);
     // Text that only looks like a reference would reach the server as written.
+    const shell = isShellCommand(entry.command);
     for (const { segments, value: text } of referenceFields(entry)) {
-      const wrong = referenceTextProblem(text, CLIENT_FORMS);
+      const wrong = referenceTextProblem(text, CLIENT_FORMS, { shellScript: shell && segments[0] === "args" });
       if (wrong) problem([...base, ...segments], `${where}: field '${fieldName("", segments)}' ${wrong}`);
     }
     // A name a child process cannot be given (empty, with '=', a space, a NUL) was passed on as written.

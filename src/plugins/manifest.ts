@@ -2,7 +2,7 @@ import { readProblem, readSettingsFile, readSettingsFileSync } from "../bounded-
 import path from "node:path";
 import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
 import { fieldName, specProblems, usePrecompiledSpec, type SpecProblem } from "../adapters/shared/spec-check.js";
-import { referenceTextProblem } from "../adapters/shared/env-vars.js";
+import { isShellCommand, referenceTextProblem } from "../adapters/shared/env-vars.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
 import { checkedAtBuild } from "./checked-manifests.js";
 import type { SettingsLocation } from "../adapters/types.js";
@@ -141,13 +141,15 @@ function check(file: string, spec: boolean, doc: Record<string, unknown>, text: 
  * unclosed `${`, a reference inside a default): the config file's rule (referenceTextProblem), so
  * a value means the same in either file. A tool's description is prose, never resolved: skipped.
  */
-function referenceProblems(value: unknown, segments: (string | number)[]): SpecProblem[] {
+function referenceProblems(value: unknown, segments: (string | number)[], shellScript = false): SpecProblem[] {
   if (typeof value === "string") {
-    const message = referenceTextProblem(value);
+    const message = referenceTextProblem(value, undefined, { shellScript });
     return message ? [{ segments, field: fieldName("", segments), message }] : [];
   }
-  if (Array.isArray(value)) return value.flatMap((item, i) => referenceProblems(item, [...segments, i]));
-  if (isRecord(value)) return Object.entries(value).flatMap(([key, item]) => (key === "description" ? [] : referenceProblems(item, [...segments, key])));
+  if (Array.isArray(value)) return value.flatMap((item, i) => referenceProblems(item, [...segments, i], shellScript));
+  // The `args` of a block whose `command` is a shell: a script, whose own `${…}` the shell reads.
+  const shell = isRecord(value) && isShellCommand(value.command);
+  if (isRecord(value)) return Object.entries(value).flatMap(([key, item]) => (key === "description" ? [] : referenceProblems(item, [...segments, key], shell && key === "args")));
   return [];
 }
 

@@ -33,6 +33,16 @@ export function unclosedReferenceAt(value: string): number {
  */
 const NESTED_DEFAULT = /\$\{[A-Za-z_][A-Za-z0-9_]*:-[^}]*\$\{/;
 
+/** Programs that read `${…}` in their arguments themselves: a script given to `sh -c` and the like. */
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"]);
+
+/** Whether `command` (a path or a bare name, maybe `${VAR}`-free) starts a POSIX shell. */
+export function isShellCommand(command: unknown): boolean {
+  if (typeof command !== "string") return false;
+  const base = command.trim().split(/[\\/]/).pop() ?? "";
+  return SHELLS.has(base.replace(/\.exe$/i, "").toLowerCase());
+}
+
 /** A reference the adapters resolve, at the start of a text: `${NAME}` or `${NAME:-default}`. */
 const REFERENCE_HERE = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}/;
 
@@ -79,11 +89,13 @@ function shownForm(form: string): string {
  * name ("field 'env.TOKEN' opens '${' without…"). `other`: the forms the file takes besides
  * `${NAME}` and `${NAME:-default}`.
  */
-export function referenceTextProblem(value: string, other?: OtherReferenceForms): string | undefined {
+export function referenceTextProblem(value: string, other?: OtherReferenceForms, options: { shellScript?: boolean } = {}): string | undefined {
   const forms = `\${NAME} or \${NAME:-default}${other ? ` (or ${other.forms})` : ""}`;
   if (unclosedReferenceAt(value) >= 0) return "opens '${' without a closing '}'; write ${NAME} (or ${NAME:-default})";
   if (NESTED_DEFAULT.test(value)) return "has a reference inside a default (${A:-${B}}), which is not resolved (it would reach the server as text); write the default as plain text, ${A:-value}, or set A from B in the environment";
-  const unknown = unknownFormIn(value, other);
+  // A shell's own `${1}`, `${x%.*}` or `${V:?…}` in a script it is given (`sh -c '…'`) are the
+  // shell's to read: passed on as written, as the other clients do.
+  const unknown = options.shellScript ? undefined : unknownFormIn(value, other);
   if (unknown) return `has '${shownForm(unknown)}', which is not a reference resolved here (it would reach the server as text; shell forms such as \${V:?message}, \${V:=x}, \${V:+x} and \${V-x} are not taken, nor spaces inside the braces); write ${forms}`;
   return undefined;
 }
