@@ -12,6 +12,12 @@ export const SANDBOX_RESULT_CHARS = 5_000_000;
 const CUT = "The result was cut to fit; `result` holds the first characters of its JSON. Ask for less (filters, pagination) to see it whole";
 
 /**
+ * A cut result of a call that changed data (a write tool, or a skill that sent one): repeating
+ * the call to see the rest, as the note says of a read, would make the change again.
+ */
+const CUT_WRITE = "The result was cut to fit; `result` holds the first characters of its JSON. This call changed data: do not repeat it to see the rest; read what it changed with a read-only tool (filters, pagination), or through one in agent_tools_exec, filtered with jq or grep.";
+
+/**
  * The command line that makes the same call in agent_tools_exec (text/command-line.ts writes it
  * with the plugin's real command: a prefix that is a shell word is `plugin-<prefix>` there).
  * `argumentsLeftOut`: the call's arguments were too long to repeat, so the line has none.
@@ -26,8 +32,9 @@ export interface ExecLine {
  * larger to go. Without the exec line (a caller that has no agent_tools_exec writer) the note
  * names the form of the line only.
  */
-export function truncationNote(maxChars: number, exec?: ExecLine): string {
+export function truncationNote(maxChars: number, exec?: ExecLine | "changed data"): string {
   if (maxChars >= SANDBOX_RESULT_CHARS) return `${CUT}.`;
+  if (exec === "changed data") return CUT_WRITE;
   const line = exec ? `\`${exec.line}${exec.argumentsLeftOut ? " 'JSON'" : ""}\`${exec.argumentsLeftOut ? ", JSON being this call's arguments" : ""}` : "`PLUGIN call TOOL JSON`, PLUGIN being the plugin's command as `list` names it";
   return `${CUT}, or make the same call in agent_tools_exec (${line}), which takes results up to ${SANDBOX_RESULT_CHARS.toLocaleString("en-US")} characters, and filter it there with jq or grep.`;
 }
