@@ -208,6 +208,27 @@ function connectionLost(redact: (text: string) => string, message: string, what:
   });
 }
 
+/**
+ * Socket failures of a connection that was open when the request went out on it (the server was
+ * killed, or the connection reset, before the answer came back), unlike ECONNREFUSED or
+ * ENOTFOUND, where nothing was sent. Over HTTP a JSON-body answer that never came fails its fetch
+ * with one of these (undici's "other side closed" is UND_ERR_SOCKET).
+ */
+const BROKEN_AFTER_SENDING = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE", "ECONNABORTED"]);
+
+/**
+ * A tools/call whose request went out and whose connection then broke: the tool may have run (a
+ * write made before the server died), so it is "effect unknown", not a plain failure that reads
+ * as "fix the arguments" and invites a repeat. Other requests only read, and a connection that
+ * was never made (UNREACHABLE) carried nothing.
+ */
+function brokeDuringToolCall(error: unknown, what: string): string | undefined {
+  if (!what.startsWith("tools/call ")) return undefined;
+  const codes = causeCodes(error);
+  if (codes.some((code) => UNREACHABLE.has(code))) return undefined;
+  return codes.find((code) => BROKEN_AFTER_SENDING.has(code));
+}
+
 /** A request refused before it was sent: the transport was closed (the SDK's NotConnected, or the stdio transport's own send). */
 function isNotConnected(error: unknown): boolean {
   return (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) || (error instanceof Error && error.message === "Not connected");
@@ -762,6 +783,8 @@ export class McpConnection {
       return new McpAdapterError(error.code, redact(error.message), carriedOptions(error));
     }
     if (error instanceof AnswerStreamLost) return connectionLost(redact, `The connection to ${server} was lost during ${what}, before its answer arrived (the server stopped, or the connection was cut)`, what);
+    const broken = brokeDuringToolCall(error, what);
+    if (broken) return connectionLost(redact, `The connection to ${server} broke during ${what}, after the request was sent and before its answer arrived (${broken}: the server stopped, or the connection was cut)`, what);
     if (error instanceof ResponseTooLargeError) {
       return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
     }
