@@ -18,6 +18,7 @@ import { OVERSIZED_ANSWER } from "./group-stdio-transport.js";
 import { bodyRpcError, INVALID_PARAMS, refusesSessionId } from "./http-refusal.js";
 import { listenForToolChanges } from "./list-changes.js";
 import { notMcpReply } from "./not-mcp-reply.js";
+import { MAX_PAGES } from "./tools-list-walk.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -597,6 +598,8 @@ export class McpConnection {
     const client = new LenientClient(CLIENT_INFO, {
       capabilities: RELAYED_CAPABILITIES,
       jsonSchemaValidator: this.outputCheck,
+      // The walk over tools/list pages ends at MAX_PAGES (tools-list-walk.ts), keeping what it read; the SDK's own cap (64, failing the listing) only as a backstop.
+      listMaxPages: MAX_PAGES + 1,
       versionNegotiation: { mode: "auto", ...(this.options.probeTimeoutMs ? { probe: { timeoutMs: this.options.probeTimeoutMs } } : {}) },
     });
     client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
