@@ -9,7 +9,7 @@ import { causeCodes } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
-import { capabilityHint, currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
+import { capabilityHint, currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, noCallRefusal, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
 import { asPromise } from "../../as-promise.js";
 import { upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { RetryAfterHttpError } from "./retry-after.js";
@@ -571,7 +571,9 @@ export class McpConnection {
         `${this.label()} asked for ${kind === "elicitation" ? "the user's input" : "a model completion"} while ${this.relays.size} calls are in flight on it; a 2025-era server's question does not say which call it belongs to, so the runtime cannot tell whose ${kind === "elicitation" ? "user" : "model"} to ask; this request was refused. Call again once the other calls on this server have finished`,
       );
     }
-    if (relay) this.refusedHints.set(relay, capabilityHint(kind, relay));
+    // No call to ask through (none in flight, or a 2026-07-28 server asking outside its calls): not the client's capabilities.
+    if (!relay) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, noCallRefusal(kind, this.relays.size));
+    this.refusedHints.set(relay, capabilityHint(kind, relay));
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal(kind, relay));
   }
 
