@@ -18,6 +18,7 @@ import { currentRelay, type CallRelay } from "../relay.js";
 import { withoutRoundProgress } from "./round-progress.js";
 import { mendToolsList } from "./tools-list-mend.js";
 import { ToolsListWalks } from "./tools-list-walk.js";
+import { HandshakeStrays } from "./handshake-strays.js";
 import { mcpItemProblem } from "../../runtime/content-items.js";
 
 /**
@@ -301,10 +302,22 @@ export class LenientClient extends Client {
       enumerable: true,
       get: () => (inner ? inner.get() : handler),
       set: (next: Transport["onmessage"]) => {
-        handler = next && ((message, extra) => next(this.#mendToolsListAnswer(mendInitializeResult(message, this.onMended)) as Parameters<NonNullable<Transport["onmessage"]>>[0], extra));
+        handler =
+          next &&
+          ((message, extra) => {
+            this.#handshake.seen(message);
+            next(this.#mendToolsListAnswer(mendInitializeResult(message, this.onMended)) as Parameters<NonNullable<Transport["onmessage"]>>[0], extra);
+          });
         inner?.set(handler);
       },
     });
-    return super.connect(transport, options);
+    return this.#handshake.during(transport, () => super.connect(transport, options));
+  }
+
+  readonly #handshake = new HandshakeStrays();
+
+  /** For a start that timed out: the answer with an id no handshake request had, said (handshake-strays.ts); undefined without one. */
+  strayHandshakeAnswer(): string | undefined {
+    return this.#handshake.said();
   }
 }
