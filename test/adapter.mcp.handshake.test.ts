@@ -42,3 +42,21 @@ for (const variant of [{ label: "without serverInfo.version", args: [] }, { labe
     });
   });
 }
+
+describe("a downstream server that answers initialize with the wrong id", () => {
+  it("fails its start naming the answer that matched no request, a bug of the server, not as a server that did not answer", async () => {
+    const config = path.join(dir, "wrong-id.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { lax: { command: process.execPath, args: [path.join(FIXTURES, "mcp", "lax-handshake-server.mjs"), "--wrong-init-id"], timeoutMs: 3000 } } }));
+    const conn = await connect(path.join(dir, "no-plugins"), { AGENT_TOOLS_CONFIG: config });
+    try {
+      const discover = await callJson(conn.client, "agent_tools_lax_discover", {});
+      const error = discover.payload.error as { code: string; message: string; hint: string };
+      assert.equal(error.code, "UPSTREAM_ERROR", JSON.stringify(discover.payload));
+      assert.match(error.message, /MCP server 'lax' did not finish starting within 3000 ms: it answered with id 1000, which matches no request of the handshake \(those had ids [^)]*\): a bug in the server, whose answer was dropped/);
+      assert.match(error.hint, /answered the MCP handshake, but not with the id of the request .* a bug in the server/);
+      assert.doesNotMatch(error.hint, /did not answer the MCP handshake|Run its command by hand/);
+    } finally {
+      await conn.close();
+    }
+  });
+});

@@ -7,7 +7,7 @@ import { silentLogger } from "../src/log.js";
 import { createRedactor } from "../src/adapters/shared/redact.js";
 import { McpSpecError, mcpClientFromEnv, parseMcpSpec, type McpAdapter } from "../src/adapters/mcp/index.js";
 import { startHttpFixture, type HttpFixture } from "./fixtures/mcp/http-server.js";
-import { buildAdapter, rejectsWith, textOf } from "./fixtures/mcp/support.js";
+import { MCP_FIXTURES, buildAdapter, rejectsWith, textOf } from "./fixtures/mcp/support.js";
 import { until } from "./wait.js";
 import { sendJson, startServer } from "./fixtures/rest/http-server.js";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -327,6 +327,56 @@ describe("a downstream HTTP server that stops and restarts (server-everything, r
     // The failed start is not tried again for a second (the start backoff).
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     assert.match(textOf(await adapter.call("echo", { message: "up" })), /up/);
+  });
+});
+
+const JSON_ANSWER_SERVER = path.join(MCP_FIXTURES, "json-answer-server.mjs");
+
+/** json-answer-server.mjs, a real process answering in JSON bodies; resolves with it and its port once it listens, and `wrote` once its `write` ran. */
+async function startJsonAnswerServer(writeLog: string): Promise<{ child: ChildProcess; port: number; wrote: Promise<void> }> {
+  const child = spawn(process.execPath, [JSON_ANSWER_SERVER], { env: { ...process.env, PORT: "0", WRITE_LOG: writeLog }, stdio: ["ignore", "ignore", "pipe"] });
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) await kill(child);
+  });
+  let seen = "";
+  const said = (text: RegExp): Promise<RegExpMatchArray> =>
+    new Promise((resolve, reject) => {
+      const look = (): void => {
+        const match = text.exec(seen);
+        if (match) resolve(match);
+      };
+      child.stderr?.on("data", (chunk: Buffer) => {
+        seen += String(chunk);
+        look();
+      });
+      child.once("exit", (code) => reject(new Error(`json-answer-server exited (${code}): ${seen}`)));
+      look();
+    });
+  const port = Number((await said(/listening on (\d+)/))[1]);
+  return { child, port, wrote: said(/wrote/).then(() => undefined) };
+}
+
+describe("a downstream HTTP server answering in JSON bodies that is killed mid-call (a real process)", () => {
+  test("a call whose request was sent fails at once as 'connection broke, effect unknown', with the hint to check before repeating a change; it is not sent again", async () => {
+    const writeLog = path.join(tmp, "json-answer-writes.log");
+    const server = await startJsonAnswerServer(writeLog);
+    const adapter = adapterFor({ url: `http://127.0.0.1:${server.port}/mcp`, timeoutMs: 60_000 });
+    assert.equal(textOf(await adapter.call("echo", { text: "before" })), "before");
+    const call = rejectsWith(adapter.call("write", { line: "row 1" }));
+    await server.wrote;
+    const killedAt = Date.now();
+    await kill(server.child);
+    const error = (await call) as Error & { code?: string; hint?: string };
+    assert.ok(Date.now() - killedAt < 20_000, `answered after ${Date.now() - killedAt} ms, not at once`);
+    assert.equal(error.code, "UPSTREAM_ERROR", error.message);
+    assert.match(error.message, /The connection to MCP server 'fixture' broke during tools\/call 'write', after the request was sent and before its answer arrived \((UND_ERR_SOCKET|ECONNRESET)[^)]*\); whether tools\/call 'write' took effect is unknown/);
+    assert.match(error.hint ?? "", /check whether the change was made/);
+    assert.doesNotMatch(error.hint ?? "", /fix the arguments/);
+    assert.equal(readFileSync(writeLog, "utf8"), "row 1\n", "the write ran once and was not sent again");
+    // Nothing listens now: a refused connection carried nothing, so it is not "effect unknown".
+    const down = await rejectsWith(adapter.call("write", { line: "row 2" }));
+    assert.match(down.message, /ECONNREFUSED/);
+    assert.doesNotMatch(down.message, /took effect is unknown/);
   });
 });
 

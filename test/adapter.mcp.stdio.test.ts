@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, afterEach, describe, test } from "node:test";
 import { silentLogger } from "../src/log.js";
-import { createMcpAdapter, isAlive, parseArgsValue, stdioMcpClientFromEnv, trackedChildren, type McpAdapter } from "../src/adapters/mcp/index.js";
+import { MAX_PAGES, createMcpAdapter, isAlive, parseArgsValue, stdioMcpClientFromEnv, trackedChildren, type McpAdapter } from "../src/adapters/mcp/index.js";
 import { MCP_FIXTURES, ROOT, STDIO_FIXTURE, buildAdapter, fixtureAdapter, isRunning, liveChildren, rejectsWith, serverEntry, textOf } from "./fixtures/mcp/support.js";
 import { until } from "./wait.js";
 
@@ -131,6 +131,31 @@ describe("catalog", () => {
     const again = await adapter.listTools();
     assert.equal(again.tools.length, 15);
     assert.equal(adapter.pid, undefined, "served from the cache without restarting the server");
+  });
+
+  test("a tools/list cursor that comes round again (a → b → a) ends the listing there: the tools read are kept, and a note says the server's pagination is at fault", async () => {
+    const adapter = track(fixtureAdapter(["--notice-tools", "--pagination", "cycle"]));
+    const { tools, notes } = await adapter.listTools();
+    notePid(adapter);
+    const names = tools.map((t) => t.name);
+    assert.ok(names.includes("echo") && names.includes("cycle_a") && names.includes("cycle_b"), names.join(", "));
+    assert.equal(names.filter((n) => n.startsWith("cycle_")).length, 2, "no page read twice");
+    assert.deepEqual(notes, [
+      `its pagination went round: after 3 pages, nextCursor was 'a' again, a cursor already followed (a fault in the server's pagination); the listing stopped there and the ${tools.length} tools of the first 3 pages are kept. Report it to the server's maintainers.`,
+    ]);
+    assert.equal(textOf(await adapter.call("lists", {})), "3", "three pages asked for, the repeated cursor not followed");
+  });
+
+  test(`a tools/list that never stops giving a nextCursor is read up to ${MAX_PAGES} pages (not the SDK's 64, failing the plugin): those tools are kept, with a note`, async () => {
+    const adapter = track(fixtureAdapter(["--notice-tools", "--pagination", "endless"], { timeoutMs: 60_000 }));
+    const { tools, notes } = await adapter.listTools();
+    notePid(adapter);
+    assert.equal(tools.filter((t) => t.name.startsWith("endless_")).length, MAX_PAGES - 1, "every page after the first");
+    assert.ok(tools.some((t) => t.name === "echo"), "the first page's tools are kept");
+    assert.deepEqual(notes, [
+      `its pagination did not end: it gave a nextCursor after ${MAX_PAGES} pages, the most one listing reads (a fault in the server's pagination, or a list far too long to serve); the ${tools.length} tools of the first ${MAX_PAGES} pages are kept and the pages after are not read. Report it to the server's maintainers.`,
+    ]);
+    assert.equal(textOf(await adapter.call("lists", {})), String(MAX_PAGES));
   });
 
   test("notifications/tools/list_changed drops the cache and calls the listeners", async () => {

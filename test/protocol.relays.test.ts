@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -308,6 +308,33 @@ describe("the agent's client in the 2025 era", () => {
         // And what to do, whether the downstream refused before asking (2026-07-28) or failed after the runtime refused it (2025).
         assert.match(textOf(result), /which the agent's client cannot show \(it declared no elicitation\)\. Tell the user/, prefix);
       }
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("a 2025-era downstream that asks outside any call", () => {
+  it("is told no call of it is in flight to relay the question through, not that the agent's client declared no sampling or elicitation", async () => {
+    const client = legacyClient();
+    await connectStdioV1(client, env);
+    try {
+      const log = path.join(dir, "asked-later.log");
+      assert.match(textOf(await client.callTool(callArgs("ln", "ask_later", { log }))), /asking later/);
+      // Its questions come 200 ms after its call was answered: nothing is in flight on it then.
+      await until(() => existsSync(log) && readFileSync(log, "utf8").split("\n").filter(Boolean).length === 2, "the downstream's two refusals", 30_000);
+      const outcomes = readFileSync(log, "utf8").split("\n").filter(Boolean).sort();
+      for (const [outcome, kind, whom] of [
+        [outcomes[0], "elicitation", "user"],
+        [outcomes[1], "sampling", "model"],
+      ]) {
+        assert.ok(
+          outcome?.startsWith(`${kind}: MCP error -32600: the ${kind} request arrived while no call of this server was in flight, so there is no request of the agent's client to relay it through and the runtime cannot ask its ${whom}; ask only while answering a call. This request was refused`),
+          outcome,
+        );
+        assert.doesNotMatch(outcome ?? "", /did not declare/);
+      }
+      assert.deepEqual(QUESTIONS.filter((q) => q === "unasked"), [], "nothing reached the agent's user");
     } finally {
       await client.close();
     }

@@ -110,6 +110,16 @@ export function refusal(kind: "elicitation" | "sampling", relay?: CallRelay): st
     : "the agent's client did not declare sampling, so the runtime cannot ask its model; this request was refused";
 }
 
+/**
+ * Why a downstream question that belongs to no call was not forwarded: the runtime can ask the
+ * agent's user or model only through a call's own request (the client answers questions inside
+ * it), whatever the client declared. `inFlight`: the calls in flight on that server.
+ */
+export function noCallRefusal(kind: "elicitation" | "sampling", inFlight: number): string {
+  const when = inFlight === 0 ? "while no call of this server was in flight" : "outside the calls in flight on this server (it named none of them)";
+  return `the ${kind} request arrived ${when}, so there is no request of the agent's client to relay it through and the runtime cannot ask its ${kind === "elicitation" ? "user" : "model"}; ask only while answering a call. This request was refused`;
+}
+
 /** The modes of `modes` that are declared, in a fixed order. */
 function declaredModes(modes: ElicitModes | undefined): (keyof ElicitModes)[] {
   return modes ? (Object.keys(modes) as (keyof ElicitModes)[]).filter((m) => modes[m]) : [];

@@ -78,7 +78,7 @@ export class McpAdapter implements Adapter {
     if (listing.fresh) this.catalog.invalidate();
     const { tools, notes, ttlMs } = await this.catalog.get(() =>
       this.connection
-        .request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options, `MCP server '${this.name}'`))
+        .request("tools/list", { timeoutMs: this.timeoutMs }, (client, options) => listAllTools(client, options))
         .then((listed) => ({ ...listed, tools: listed.tools.map(this.maskedTool), notes: listed.notes.map((note) => this.options.redactor.redactValue(note)) })),
     );
     const onlyThisListing = this.connection.requestsBegun === begun + 1;

@@ -1,6 +1,5 @@
 import type { Client, RequestOptions } from "@modelcontextprotocol/client";
 import type { ToolDescriptor } from "../types.js";
-import { McpAdapterError } from "./errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import { listLifetime } from "../../list-lifetime.js";
 
@@ -8,8 +7,6 @@ import { listLifetime } from "../../list-lifetime.js";
  * The server's tool list, read page by page (the SDK's own list-changed refresh reads only the
  * first page) and cached until the server says it changed.
  */
-
-export const MAX_PAGES = 200;
 
 /**
  * A listing: the tools, a sentence for each entry of the server's list that was mended or left
@@ -30,30 +27,18 @@ export function listLifetimeOf(result: unknown): number | undefined {
   return listLifetime((result as { ttlMs?: unknown } | undefined)?.ttlMs);
 }
 
-/** Every page of `tools/list`, following `nextCursor`. A cursor seen twice is a server bug, not a loop. */
-export async function listAllTools(client: Client, options: RequestOptions, server: string, maxPages = MAX_PAGES): Promise<ListedTools> {
+/**
+ * Every page of `tools/list`: the SDK's listTools without a cursor follows `nextCursor` itself,
+ * through LenientClient's guard against pagination that never ends (tools-list-walk.ts), whose
+ * stop is one of the listing's notes.
+ */
+export async function listAllTools(client: Client, options: RequestOptions): Promise<ListedTools> {
   const lenient = client instanceof LenientClient ? client : undefined;
   // Notes of an earlier listing that failed midway are not this listing's.
   lenient?.takeToolsListNotes();
-  const { tools, ttlMs } = await listPages(client, options, server, maxPages);
-  return { tools, notes: lenient?.takeToolsListNotes() ?? [], ...(ttlMs === undefined ? {} : { ttlMs }) };
-}
-
-async function listPages(client: Client, options: RequestOptions, server: string, maxPages: number): Promise<{ tools: ToolDescriptor[]; ttlMs?: number }> {
-  const tools: ToolDescriptor[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  let ttlMs: number | undefined;
-  for (let page = 0; page < maxPages; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, options);
-    if (page === 0) ttlMs = listLifetimeOf(result);
-    for (const tool of result.tools) tools.push(tool as ToolDescriptor);
-    cursor = result.nextCursor;
-    if (cursor === undefined || cursor === "") return ttlMs === undefined ? { tools } : { tools, ttlMs };
-    if (seen.has(cursor)) throw new McpAdapterError("UPSTREAM_ERROR", `${server} repeated the tools/list cursor '${cursor}'`);
-    seen.add(cursor);
-  }
-  throw new McpAdapterError("UPSTREAM_ERROR", `${server} returned more than ${maxPages} pages of tools/list`);
+  const result = await client.listTools(undefined, options);
+  const ttlMs = listLifetimeOf(result);
+  return { tools: result.tools as ToolDescriptor[], notes: lenient?.takeToolsListNotes() ?? [], ...(ttlMs === undefined ? {} : { ttlMs }) };
 }
 
 export class ToolCatalog {

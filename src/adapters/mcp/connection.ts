@@ -9,7 +9,7 @@ import { causeCodes, unreachableCode } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
-import { capabilityHint, currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
+import { capabilityHint, currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, noCallRefusal, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
 import { asPromise } from "../../as-promise.js";
 import { upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { RetryAfterHttpError } from "./retry-after.js";
@@ -18,6 +18,7 @@ import { OVERSIZED_ANSWER } from "./group-stdio-transport.js";
 import { bodyRpcError, INVALID_PARAMS, refusesSessionId } from "./http-refusal.js";
 import { listenForToolChanges } from "./list-changes.js";
 import { notMcpReply } from "./not-mcp-reply.js";
+import { MAX_PAGES } from "./tools-list-walk.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -203,6 +204,26 @@ function connectionLost(redact: (text: string) => string, message: string, what:
   return new McpAdapterError("UPSTREAM_ERROR", redact(`${message}; whether ${what} took effect is unknown${detail}`), {
     hint: "Before calling a tool that changes something again, check whether the change was made (read it back); a read can simply be called again. If the server is down, the next call says so.",
   });
+}
+
+/**
+ * Socket failures of a connection that was open when the request went out on it (the server was
+ * killed, or the connection reset, before the answer came back), unlike ECONNREFUSED or
+ * ENOTFOUND, where nothing was sent. Over HTTP a JSON-body answer that never came fails its fetch
+ * with one of these (undici's "other side closed" is UND_ERR_SOCKET).
+ */
+const BROKEN_AFTER_SENDING = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE", "ECONNABORTED"]);
+
+/**
+ * A tools/call whose request went out and whose connection then broke: the tool may have run (a
+ * write made before the server died), so it is "effect unknown", not a plain failure that reads
+ * as "fix the arguments" and invites a repeat. Other requests only read, and a connection that
+ * was never made (unreachableCode) carried nothing.
+ */
+function brokeDuringToolCall(error: unknown, what: string): string | undefined {
+  if (!what.startsWith("tools/call ")) return undefined;
+  if (unreachableCode(error) !== undefined) return undefined;
+  return causeCodes(error).find((code) => BROKEN_AFTER_SENDING.has(code));
 }
 
 /** A request refused before it was sent: the transport was closed (the SDK's NotConnected, or the stdio transport's own send). */
@@ -546,7 +567,9 @@ export class McpConnection {
         `${this.label()} asked for ${kind === "elicitation" ? "the user's input" : "a model completion"} while ${this.relays.size} calls are in flight on it; a 2025-era server's question does not say which call it belongs to, so the runtime cannot tell whose ${kind === "elicitation" ? "user" : "model"} to ask; this request was refused. Call again once the other calls on this server have finished`,
       );
     }
-    if (relay) this.refusedHints.set(relay, capabilityHint(kind, relay));
+    // No call to ask through (none in flight, or a 2026-07-28 server asking outside its calls): not the client's capabilities.
+    if (!relay) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, noCallRefusal(kind, this.relays.size));
+    this.refusedHints.set(relay, capabilityHint(kind, relay));
     throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refusal(kind, relay));
   }
 
@@ -573,6 +596,8 @@ export class McpConnection {
     const client = new LenientClient(CLIENT_INFO, {
       capabilities: RELAYED_CAPABILITIES,
       jsonSchemaValidator: this.outputCheck,
+      // The walk over tools/list pages ends at MAX_PAGES (tools-list-walk.ts), keeping what it read; the SDK's own cap (64, failing the listing) only as a backstop.
+      listMaxPages: MAX_PAGES + 1,
       versionNegotiation: { mode: "auto", ...(this.options.probeTimeoutMs ? { probe: { timeoutMs: this.options.probeTimeoutMs } } : {}) },
     });
     client.onMended = (what) => this.options.log.debug(`${this.label()}: initialize answered without ${what}; accepted`);
@@ -759,6 +784,8 @@ export class McpConnection {
       return new McpAdapterError(error.code, redact(error.message), carriedOptions(error));
     }
     if (error instanceof AnswerStreamLost) return connectionLost(redact, `The connection to ${server} was lost during ${what}, before its answer arrived (the server stopped, or the connection was cut)`, what);
+    const broken = brokeDuringToolCall(error, what);
+    if (broken) return connectionLost(redact, `The connection to ${server} broke during ${what}, after the request was sent and before its answer arrived (${broken}: the server stopped, or the connection was cut)`, what);
     if (error instanceof ResponseTooLargeError) {
       return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
     }

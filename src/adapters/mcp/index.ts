@@ -2,7 +2,8 @@
 export { createMcpAdapter, mcpAdapterFromSpec, type CreateMcpAdapterExtras } from "./factory.js";
 export { McpAdapter, type McpAdapterOptions } from "./adapter.js";
 export { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
-export { listAllTools, ToolCatalog, MAX_PAGES } from "./catalog.js";
+export { listAllTools, ToolCatalog } from "./catalog.js";
+export { MAX_PAGES } from "./tools-list-walk.js";
 export { buildChildEnv, safeBaseEnv, SAFE_BASE_ENV_VARS, SECRET_NAME } from "./child-env.js";
 export { trackedChildren, isAlive } from "./child-registry.js";
 export { McpConnection, type ConnectionOptions, type OpenedTransport, type RequestControl, type TransportOpener } from "./connection.js";

@@ -17,6 +17,8 @@ import {
 import { currentRelay, type CallRelay } from "../relay.js";
 import { withoutRoundProgress } from "./round-progress.js";
 import { mendToolsList } from "./tools-list-mend.js";
+import { ToolsListWalks } from "./tools-list-walk.js";
+import { HandshakeStrays } from "./handshake-strays.js";
 import { mcpItemProblem } from "../../runtime/content-items.js";
 
 /**
@@ -185,7 +187,26 @@ export class LenientClient extends Client {
       // A call of callToolKeepingAnswer: its answer is kept for it, in case callTool throws it away.
       return params && this.#answers.has(params) ? answered.then((answer) => (this.#answers.set(params, answer), answer)) : answered;
     }
+    if (request.method === "tools/list" && !isStandardSchema(schemaOrOptions)) return this.#toolsListPage(request, schemaOrOptions as RequestOptions | undefined);
     return isStandardSchema(schemaOrOptions) ? super.request(request, schemaOrOptions, maybeOptions) : super.request(request as { method: RequestMethod }, schemaOrOptions as RequestOptions | undefined);
+  }
+
+  readonly #walks = new ToolsListWalks();
+
+  /**
+   * One page of the SDK's walk over tools/list, unless the walk is to end before it
+   * (tools-list-walk.ts): then an empty last page, and the reason in the listing's notes.
+   */
+  async #toolsListPage(request: Request, options: RequestOptions | undefined): Promise<unknown> {
+    const walk = options ?? this;
+    const stop = this.#walks.stopBefore(request.params?.cursor, walk);
+    if (stop) {
+      this.#toolsListNotes.push(stop);
+      return { tools: [] };
+    }
+    const page = await super.request(request as { method: "tools/list" }, options);
+    this.#walks.read(page, walk);
+    return page;
   }
 
   /** The tools/call params of each callToolKeepingAnswer in flight, with the answer its request got (undefined until then). */
@@ -281,10 +302,22 @@ export class LenientClient extends Client {
       enumerable: true,
       get: () => (inner ? inner.get() : handler),
       set: (next: Transport["onmessage"]) => {
-        handler = next && ((message, extra) => next(this.#mendToolsListAnswer(mendInitializeResult(message, this.onMended)) as Parameters<NonNullable<Transport["onmessage"]>>[0], extra));
+        handler =
+          next &&
+          ((message, extra) => {
+            this.#handshake.seen(message);
+            next(this.#mendToolsListAnswer(mendInitializeResult(message, this.onMended)) as Parameters<NonNullable<Transport["onmessage"]>>[0], extra);
+          });
         inner?.set(handler);
       },
     });
-    return super.connect(transport, options);
+    return this.#handshake.during(transport, () => super.connect(transport, options));
+  }
+
+  readonly #handshake = new HandshakeStrays();
+
+  /** For a start that timed out: the answer with an id no handshake request had, said (handshake-strays.ts); undefined without one. */
+  strayHandshakeAnswer(): string | undefined {
+    return this.#handshake.said();
   }
 }

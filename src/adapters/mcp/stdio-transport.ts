@@ -104,6 +104,11 @@ function silentStartHint(options: StdioOpenerOptions): string {
   return `The server's process runs but did not answer the MCP handshake. Run its command by hand: a program that is not an MCP stdio server, or one waiting for input or a login, never answers; one that is only slow to start needs a larger ${settingAt(options.settings, "timeoutMs")}. Then call again. Tool arguments cannot fix this.`;
 }
 
+/** A server that answered the handshake with an id of its own making: its bug, not its config's. */
+function misansweredHint(): string {
+  return "The server answered the MCP handshake, but not with the id of the request (JSON-RPC requires an answer to carry its request's id), so the answer could not be used: a bug in the server. Update it or report it to its maintainers. Tool arguments cannot fix this.";
+}
+
 export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOptions): TransportOpener {
   const graceMs = options.killGraceMs ?? 2_000;
   return async (makeClient, requestOptions) => {
@@ -135,7 +140,9 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       if (isRequestTimeout(error)) {
         // Not a timeout of the call: the server did not start, which no other arguments change.
         const within = requestOptions.timeout !== undefined ? `within ${requestOptions.timeout} ms` : "in time";
-        throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' did not finish starting ${within}${detail}`), { hint: stray ? strayStdoutHint(options) : silentStartHint(options) });
+        const misanswered = client instanceof LenientClient ? client.strayHandshakeAnswer() : undefined;
+        const hint = misanswered ? misansweredHint() : stray ? strayStdoutHint(options) : silentStartHint(options);
+        throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' did not finish starting ${within}${misanswered ? `: ${misanswered}` : ""}${detail}`), { hint });
       }
       if (exit) {
         throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' ${describeExit(exit)} before it finished starting (${errorMessage(error)})${detail}`), {

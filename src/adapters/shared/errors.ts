@@ -90,13 +90,13 @@ export function unreachableCode(error: unknown): string | undefined {
   return causeCodes(error).find((code) => UNREACHABLE.has(code));
 }
 
-/** The system error codes of causes (ECONNREFUSED, ENOTFOUND…), outermost first. */
+/** The system error codes of causes (ECONNREFUSED, ENOTFOUND…) and undici's own (UND_ERR_SOCKET: a connection the other side closed), outermost first. */
 export function causeCodes(error: unknown): string[] {
   const codes: string[] = [];
   let cause: unknown = error;
   for (let depth = 0; cause !== undefined && cause !== null && depth <= CAUSE_DEPTH; depth++) {
     const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) codes.push(code);
+    if (typeof code === "string" && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) codes.push(code);
     cause = (cause as { cause?: unknown }).cause;
   }
   return codes;
