@@ -197,6 +197,9 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
  */
 function adapterBuildError(manifest: PluginManifest, message: string, cause: unknown): RuntimeError {
   const where = typeof manifest.adapter === "string" ? `its adapter module (${path.join(manifest.dir, manifest.adapter)})` : `its adapter block in ${manifest.file}`;
+  // An adapter block's own problem found at the build (checked at first use) is the
+  // configuration's: NOT_CONFIGURED, with its hint (fix the manifest, `agent-tools validate`).
+  if (cause instanceof ManifestError && typeof manifest.adapter !== "string") return new RuntimeError(cause.code, message, undefined, cause.hint, { cause });
   return new RuntimeError(
     "UPSTREAM_ERROR",
     message,
