@@ -91,7 +91,7 @@ function notJson(raw: ProcessResult, maxOutputBytes: number, redactor: Redactor,
   const done = strict.writes ? " It exited 0, so a change it makes was made: check before running it again." : "";
   const stderr = raw.stderr ? { stderr: tail(masked(raw.stderr, raw.stderrTruncated, redactor)) } : {};
   if (raw.stdoutBinary) {
-    return new CliError("UPSTREAM_ERROR", `${strict.label} answers JSON, but its stdout was ${describeBinaryStdout(raw)}, so it is not passed on.${done}`, {
+    return new CliError("UPSTREAM_ERROR", `${strict.label} answers JSON, but it wrote ${describeBinaryStdout(raw)}, which is not passed on.${done}`, {
       hint: "The program did not answer as the plugin expects (a different version, or a file's bytes in place of the data): tell the user; calling again the same way answers the same.",
       details: { exitCode: raw.exitCode, stdout: binaryStdout(raw), ...stderr },
     });
