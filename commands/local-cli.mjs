@@ -62,6 +62,13 @@ export function setup(host) {
           const result = outcome.payload.result;
           const ended = result.signal ? `cli-run: ${program} was ended by signal ${result.signal} (no exit code)\n` : "";
           const note = `${ended}${result.truncated ? `cli-run: output was cut at ${result.maxOutputBytes} bytes\n` : ""}`;
+          // A text line's streams are text: bytes that are not UTF-8 would reach the next command
+          // (od, base64, a file) corrupted, so they are not passed on, and the run does not pass
+          // for a success whose output came through.
+          if (result.stdout?.binary === true) {
+            const binary = `cli-run: ${program} wrote ${result.stdout.bytes} bytes to stdout that are not UTF-8 text; they were not passed through (a text line carries text only, and these would arrive corrupted). Ask ${program} for text: its base64 or hex output option, or a file it writes.\n`;
+            return { stdout: "", stderr: `${result.stderr}${note}${binary}`, exitCode: result.exitCode === 0 || result.exitCode < 0 ? host.exit.FAILED : result.exitCode };
+          }
           const stdout = typeof result.stdout === "string" ? result.stdout : JSON.stringify(result.stdout);
           return { stdout, stderr: `${result.stderr}${note}`, exitCode: result.exitCode < 0 ? host.exit.FAILED : result.exitCode };
         },

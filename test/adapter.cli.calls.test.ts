@@ -161,6 +161,47 @@ describe("results", () => {
     assert.equal(parsed.stderr, "");
   });
 
+  it("stdout that is not UTF-8 is a binary descriptor (its size, how to get text), never text with U+FFFD in it", async () => {
+    const BYTES = "\\000\\001\\377\\376\\200abc\\n"; // 9 bytes: NUL, 0x01, 0xff, 0xfe, 0x80, "abc\n"
+    const a = await cliAdapter({
+      program: "print-bytes",
+      allowlist: ["print-bytes"],
+      tools: [
+        { name: "t", argv: ["{format}"], readonly: true },
+        { name: "j", argv: ["{format}"], parse: "json", readonly: true },
+        { name: "f", argv: ["{format}", "3"], readonly: true },
+      ],
+    });
+    const binary = (await a.call("t", { format: BYTES }, ctx())) as { exitCode: number; stdout: Record<string, unknown>; stderr: string };
+    assert.equal(binary.exitCode, 0);
+    assert.equal(binary.stderr, "");
+    assert.deepEqual(Object.keys(binary.stdout), ["binary", "contentType", "bytes", "hint"], "the shape of a REST binary body, with a hint");
+    assert.deepEqual([binary.stdout.binary, binary.stdout.contentType, binary.stdout.bytes], [true, null, 9]);
+    assert.match(String(binary.stdout.hint), /not UTF-8 text.*not passed on.*base64 or hex/);
+    assert.ok(!JSON.stringify(binary).includes("\uFFFD"), "no replacement character anywhere");
+
+    const text = (await a.call("t", { format: "\\357\\273\\277h\\303\\251llo \\342\\202\\254 \\360\\237\\230\\200\\n" }, ctx())) as { stdout: unknown };
+    assert.equal(text.stdout, "\uFEFFhéllo € 😀\n", "UTF-8 text (a BOM, 2-, 3- and 4-byte characters) is answered exactly as it was");
+
+    await assert.rejects(a.call("j", { format: BYTES }, ctx()), (error: CliError) => {
+      assert.equal(error.code, "UPSTREAM_ERROR");
+      assert.equal(error.message, "print-bytes (tool 'j') answers JSON, but it wrote a binary stdout of 9 bytes (not UTF-8 text), which is not passed on.");
+      assert.deepEqual((error.details as { stdout: { bytes: number } }).stdout.bytes, 9);
+      return true;
+    });
+    await assert.rejects(a.call("f", { format: BYTES }, ctx()), (error: CliError) => {
+      assert.equal(error.message, "print-bytes (tool 'f') exited with code 3; stdout: a binary stdout of 9 bytes (not UTF-8 text)");
+      return true;
+    });
+  });
+
+  it("stderr that is not UTF-8 stays text, its bad bytes shown as U+FFFD: it is read by people", async () => {
+    const runner = cliRunnerFromEnv(hostEnv({ AGENT_CLI_ALLOWLIST: "print-bytes" }));
+    const result = await runner.run("print-bytes", ["ok\\n", "0", "bad \\377 byte\\n"]);
+    assert.equal(result.stdout, "ok\n");
+    assert.equal(result.stderr, "bad \uFFFD byte\n");
+  });
+
   it("a real binary: git --version", async () => {
     const a = await cliAdapter({ program: "git", allowlist: ["git"], tools: [{ name: "version", argv: ["--version"], readonly: true }] });
     const result = (await a.call("version", {}, ctx())) as { exitCode: number; stdout: string };

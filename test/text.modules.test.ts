@@ -379,6 +379,20 @@ describe("local-cli", () => {
   });
 });
 
+describe("local-cli with binary stdout", () => {
+  it("does not pass bytes that are not UTF-8 on as text: stdout is empty, stderr says why, the run fails", async () => {
+    const { run } = layerWith(hostEnv({ AGENT_CLI_ALLOWLIST: "print-bytes" }));
+    await run("load commands/local-cli");
+    const piped = await run("cli-run --confirm print-bytes '\\000\\001\\377\\376\\200abc\\n' | od -c; echo rc=${PIPESTATUS[0]}");
+    assert.equal(piped.stdout, "rc=1\n", "od read nothing, not corrupted bytes");
+    assert.match(piped.stderr, /^cli-run: print-bytes wrote 9 bytes to stdout that are not UTF-8 text; they were not passed through .*Ask print-bytes for text: its base64 or hex output option/m);
+    const failed = await run("cli-run --confirm print-bytes '\\377' 4");
+    assert.deepEqual([failed.exitCode, failed.stdout], [4, ""], "the program's own failure keeps its exit code");
+    const text = await run("cli-run --confirm print-bytes 'h\\303\\251llo \\342\\202\\254\\n' | od -c");
+    assert.match(text.stdout, /h 303 251 {3}l {3}l {3}o {5}342 202 254 {2}\\n/, "UTF-8 text passes through byte for byte");
+  });
+});
+
 describe("stdio-mcp", () => {
   it("starts the configured stdio server on first use and calls it with --confirm", async () => {
     const { run, session } = layerWith({

@@ -33,7 +33,14 @@ export interface ProcessOptions {
 export interface ProcessResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
+  /** The program's stdout as text; "" when it was not UTF-8 (`stdoutBinary`). */
   stdout: string;
+  /**
+   * stdout was not valid UTF-8 (an image, an archive, raw bytes): decoded, each bad byte would be
+   * U+FFFD and the answer corrupted data passed on as output, so it is left out (binary-body.ts).
+   */
+  stdoutBinary: boolean;
+  /** stderr is text for people: a byte that is not UTF-8 is shown as U+FFFD. */
   stderr: string;
   /** Total bytes the program wrote to each stream (including any that were cut). */
   stdoutBytes: number;
@@ -76,12 +83,27 @@ class Collector {
   get truncated(): boolean {
     return this.total > this.#max;
   }
-  text(): string {
+  #bytes(): Buffer {
     const all = Buffer.concat(this.#chunks);
-    // When cut, drop a partial UTF-8 sequence at the cut instead of emitting U+FFFD.
-    return (this.truncated ? trimPartialUtf8(all) : all).toString("utf8");
+    // When cut, drop a partial UTF-8 sequence at the cut: it is the cut's, not the program's.
+    return this.truncated ? trimPartialUtf8(all) : all;
+  }
+  /** The bytes kept as text, a byte that is not UTF-8 as U+FFFD (stderr, read by people). */
+  text(): string {
+    return this.#bytes().toString("utf8");
+  }
+  /** The bytes kept as text, or undefined when they are not valid UTF-8 (binary output). */
+  exactText(): string | undefined {
+    try {
+      return STRICT_UTF8.decode(this.#bytes());
+    } catch {
+      return undefined;
+    }
   }
 }
+
+/** Fails on a byte sequence that is not UTF-8; keeps a leading BOM, as toString("utf8") does. */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid !== undefined) signalGroup(pid, signal);
@@ -150,10 +172,12 @@ export function runProcess(file: string, args: readonly string[], options: Proce
         reject(stopped);
         return;
       }
+      const stdoutText = stdout.exactText();
       resolve({
         exitCode,
         signal,
-        stdout: stdout.text(),
+        stdout: stdoutText ?? "",
+        stdoutBinary: stdoutText === undefined,
         stderr: stderr.text(),
         stdoutBytes: stdout.total,
         stderrBytes: stderr.total,

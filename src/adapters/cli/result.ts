@@ -1,3 +1,4 @@
+import { describeBinary, type BinaryBody } from "../shared/binary-body.js";
 import type { Redactor } from "../shared/redact.js";
 import { CliError } from "./errors.js";
 import type { ProcessResult } from "./process.js";
@@ -42,11 +43,27 @@ export interface StrictJson {
 
 const QUOTED_CHARS = 200;
 
+/** What a program's stdout that is not UTF-8 text is answered as, in place of corrupted text. */
+export function binaryStdout(raw: ProcessResult): BinaryBody {
+  return {
+    binary: true,
+    contentType: null,
+    bytes: raw.stdoutBytes,
+    hint: "stdout was not UTF-8 text (bytes such as an image, an archive or raw data), so it is not passed on: as text it would be corrupted. Ask the program for text instead: its base64 or hex output option, or a file it writes whose path you read.",
+  };
+}
+
+/** "a binary stdout of 9 bytes (not UTF-8 text)": what a message says in place of quoting it. */
+function describeBinaryStdout(raw: ProcessResult): string {
+  return describeBinary(binaryStdout(raw), "stdout", "not UTF-8 text");
+}
+
 export function shapeResult(raw: ProcessResult, parse: "json" | "text", maxOutputBytes: number, redactor: Redactor, strict?: StrictJson): CliResult {
+  if (raw.stdoutBinary && parse === "json" && strict) throw notJson(raw, maxOutputBytes, redactor, strict);
   // A stream cut at the cap may end with the first part of a secret: masked as such.
-  let stdout: unknown = raw.stdoutTruncated ? redactor.redactCut(raw.stdout) : raw.stdout;
+  let stdout: unknown = raw.stdoutBinary ? binaryStdout(raw) : raw.stdoutTruncated ? redactor.redactCut(raw.stdout) : raw.stdout;
   if (parse === "json" && raw.stdoutTruncated && strict) throw notJson(raw, maxOutputBytes, redactor, strict);
-  if (parse === "json" && !raw.stdoutTruncated) {
+  if (parse === "json" && !raw.stdoutTruncated && !raw.stdoutBinary) {
     try {
       stdout = JSON.parse(raw.stdout) as unknown;
     } catch {
@@ -73,6 +90,12 @@ export function shapeResult(raw: ProcessResult, parse: "json" | "text", maxOutpu
 function notJson(raw: ProcessResult, maxOutputBytes: number, redactor: Redactor, strict: StrictJson): CliError {
   const done = strict.writes ? " It exited 0, so a change it makes was made: check before running it again." : "";
   const stderr = raw.stderr ? { stderr: tail(masked(raw.stderr, raw.stderrTruncated, redactor)) } : {};
+  if (raw.stdoutBinary) {
+    return new CliError("UPSTREAM_ERROR", `${strict.label} answers JSON, but it wrote ${describeBinaryStdout(raw)}, which is not passed on.${done}`, {
+      hint: "The program did not answer as the plugin expects (a different version, or a file's bytes in place of the data): tell the user; calling again the same way answers the same.",
+      details: { exitCode: raw.exitCode, stdout: binaryStdout(raw), ...stderr },
+    });
+  }
   if (raw.stdoutTruncated) {
     return new CliError(
       "UPSTREAM_ERROR",
@@ -96,7 +119,7 @@ function notJson(raw: ProcessResult, maxOutputBytes: number, redactor: Redactor,
 export function exitError(raw: ProcessResult, label: string, redactor: Redactor): CliError {
   const how = raw.exitCode !== null ? `exited with code ${raw.exitCode}` : `was ended by signal ${raw.signal ?? "?"}`;
   const stderr = tail(masked(raw.stderr, raw.stderrTruncated, redactor));
-  const stdout = stderr ? "" : tail(masked(raw.stdout, raw.stdoutTruncated, redactor), 300);
+  const stdout = stderr ? "" : raw.stdoutBinary ? describeBinaryStdout(raw) : tail(masked(raw.stdout, raw.stdoutTruncated, redactor), 300);
   const detail = stderr ? `; stderr: ${stderr}` : stdout ? `; stdout: ${stdout}` : " (no output)";
   // A signal ended it mid-run: what it changes may be half done (cutOff), unlike a program that exited.
   return new CliError("UPSTREAM_ERROR", `${label} ${how}${detail}`, { exitCode: raw.exitCode, signal: raw.signal, stderr, cutOff: raw.exitCode === null });

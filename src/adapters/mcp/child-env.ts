@@ -1,5 +1,5 @@
 import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/client/stdio";
-import { resolveSecretAware } from "../shared/env-vars.js";
+import { resolveChildVariable } from "../shared/env-vars.js";
 import { childDepthVariable } from "../shared/runtime-depth.js";
 import type { Redactor } from "../shared/redact.js";
 import { SECRET_NAME } from "../shared/secret-name.js";
@@ -65,11 +65,16 @@ export function safeBaseEnv(hostEnv: NodeJS.ProcessEnv): Record<string, string> 
 
 export { SECRET_NAME };
 
-/** Base + declared env (declared wins), with `${VAR}` resolved from the host; then this runtime's depth + 1 (runtime-depth.ts). */
+/**
+ * Base + declared env (declared wins), with `${VAR}` resolved from the host; then this runtime's
+ * depth + 1 (runtime-depth.ts). A declared value is masked by the rule the cli adapter's env uses
+ * (resolveChildVariable): a setting such as `GH_HOST` or a config folder stays readable in results,
+ * which quote it; a credential by name, and a literal value under a secret name, are masked.
+ */
 export function buildChildEnv(declared: Readonly<Record<string, string>>, hostEnv: NodeJS.ProcessEnv, redactor: Redactor, where = "adapter.env"): Record<string, string> {
   const env = safeBaseEnv(hostEnv);
   for (const [key, value] of Object.entries(declared)) {
-    const resolved = resolveSecretAware(value, hostEnv, `${where}.${key}`, redactor);
+    const resolved = resolveChildVariable(key, value, hostEnv, `${where}.${key}`, redactor);
     if (SECRET_NAME.test(key)) redactor.add(resolved);
     env[key] = resolved;
   }

@@ -5,6 +5,7 @@ import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/cappe
 import { AdapterError, messageWithCauses, unreachableCode } from "../shared/errors.js";
 import { MissingVariableError, referencedVariables, resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
+import { describeBinary, isBinaryBody } from "../shared/binary-body.js";
 import { createAuth, refusedCredentialsHint, type Auth } from "./auth.js";
 import { upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { applyRestErrorRules } from "./error-rules.js";
@@ -348,22 +349,6 @@ function decoderFor(contentType: string | null): InstanceType<typeof TextDecoder
     }
   }
   return new TextDecoder();
-}
-
-interface BinaryBody {
-  binary: true;
-  contentType: string | null;
-  bytes: number;
-  atLeast?: true;
-}
-
-function isBinaryBody(data: unknown): data is BinaryBody {
-  return !!data && typeof data === "object" && (data as { binary?: unknown }).binary === true && typeof (data as { bytes?: unknown }).bytes === "number";
-}
-
-/** "a binary body of 300 bytes (content type application/octet-stream)": what an error message says instead of quoting it. */
-function describeBinary(body: BinaryBody): string {
-  return `a binary body of ${body.atLeast ? "at least " : ""}${body.bytes} bytes (${body.contentType ? `content type ${body.contentType}` : "no content type"})`;
 }
 
 /** NULs, or more than one character in ten a control character or an undecodable byte (U+FFFD), in the first KiB. */

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { callJson, ROOT, stdioForSuite, writePlugin } from "./helpers.js";
+
+/**
+ * The `env` a stdio MCP server is declared with is masked by the rule the cli adapter's `env`
+ * uses: a setting (a host name, a config folder) that results quote stays readable, a credential
+ * by name stays masked. Every declared `${VAR}` value was masked once, so a server started with
+ * `GH_HOST: ${ENTERPRISE_HOST}` answered `https://[redacted]/octo-org/widgets`.
+ */
+
+const HOST = "ghe.example.com";
+const CONFIG_DIR = "/srv/gh-config";
+// Host variables with plain names: only the declared name says whether the value is a credential.
+const TOKEN = "opaque-value-7719";
+const PLAIN_NAMED = "xoxb-plain-name-5512";
+const INNER_SECRET = "inner-pass-3306";
+const LITERAL_TOKEN = "literal-token-4420";
+
+const dir = mkdtempSync(path.join(tmpdir(), "redaction-child-env-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const pluginsDir = path.join(dir, "plugins");
+writePlugin(path.join(pluginsDir, "agent-tools-plugin-envs"), {
+  name: "envs",
+  prefix: "envs",
+  description: "A stdio server that answers the values of its environment.",
+  adapter: {
+    kind: "mcp",
+    command: process.execPath,
+    args: [path.join(ROOT, "test", "fixtures", "mcp", "stdio-server.mjs")],
+    env: {
+      GH_HOST: "${ENTERPRISE_HOST}",
+      GH_CONFIG_DIR: "${GH_SETTINGS}",
+      API_URL: "https://ci:${DB_PASSWORD}@${ENTERPRISE_HOST}/api",
+      GH_TOKEN: "${OPAQUE}",
+      SLACK_BOT: "${XOXB}",
+      LITERAL_TOKEN: LITERAL_TOKEN,
+    },
+    timeoutMs: 30_000,
+  },
+});
+
+describe("a stdio MCP server's declared env in results", () => {
+  const agent = stdioForSuite(pluginsDir, { ENTERPRISE_HOST: HOST, GH_SETTINGS: CONFIG_DIR, OPAQUE: TOKEN, XOXB: PLAIN_NAMED, DB_PASSWORD: INNER_SECRET });
+
+  it("shows a host name and a config folder as they are, and masks credentials by name, inside a URL too", async () => {
+    const names = ["GH_HOST", "GH_CONFIG_DIR", "API_URL", "GH_TOKEN", "SLACK_BOT", "LITERAL_TOKEN"];
+    const { payload, isError } = await callJson(agent.client, "agent_tools_envs_call", { toolName: "env", arguments: { names }, confirm: true });
+    assert.equal(isError, false, JSON.stringify(payload));
+    const text = JSON.stringify(payload);
+    const { values } = payload.result as { values: Record<string, string> };
+    assert.equal(values.GH_HOST, HOST, "a host name results quote is not masked");
+    assert.equal(values.GH_CONFIG_DIR, CONFIG_DIR, "a config folder is not masked");
+    assert.equal(values.API_URL, `https://ci:[redacted]@${HOST}/api`, "a URL setting shows its host, not its password");
+    assert.equal(values.GH_TOKEN, "[redacted]", "a credential by its declared name is masked");
+    assert.equal(values.SLACK_BOT, "[redacted]", "a name that says nothing keeps its value masked");
+    assert.equal(values.LITERAL_TOKEN, "[redacted]", "a literal value under a secret name is masked");
+    for (const secret of [TOKEN, PLAIN_NAMED, INNER_SECRET, LITERAL_TOKEN]) assert.ok(!text.includes(secret), `${secret} is not shown`);
+  });
+});
