@@ -205,7 +205,7 @@ describe("ccdd-gate plugin without its settings", () => {
     try {
       const { payload } = await callJson(server.client, "agent_tools_help");
       const entry = (payload.plugins as Array<{ prefix: string; status: string }>).find((p) => p.prefix === "ccdd");
-      assert.match(entry?.status ?? "", /set CCDD_GATE_PYTHON to the python3 program or install python3 on PATH/);
+      assert.equal(entry?.status, "not configured: CCDD_GATE_PYTHON is set, but the program it names does not exist; set CCDD_GATE_PYTHON to the python3 program or unset it to use python3 from PATH");
       const { payload: answer } = await skill(server, "quality-gate-check", { code: CLEAN });
       assert.equal(answer.error?.code, "NOT_CONFIGURED");
     } finally {

@@ -290,7 +290,8 @@ describe("gh-cli plugin: GH_CLI_BIN", () => {
     const bad = await connect(PLUGIN, { PATH: configDir(false), GH_CLI_BIN: "/nowhere/gh" });
     try {
       const { payload: help } = await callJson(bad.client, "agent_tools_help", {});
-      assert.match(JSON.stringify(help), /not configured: set GH_CLI_BIN to the gh program or install gh on PATH/);
+      assert.match(JSON.stringify(help), /not configured: GH_CLI_BIN is set, but the program it names does not exist; set GH_CLI_BIN to the gh program or unset it to use gh from PATH/);
+      assert.doesNotMatch(JSON.stringify(help), /\/nowhere\/gh/, "the value is not quoted");
     } finally {
       await bad.close();
     }
