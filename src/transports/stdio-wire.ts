@@ -5,6 +5,7 @@ import { BatchedWriter } from "../batched-writes.js";
 import { writeStdout } from "../stdout-guard.js";
 import { JsonRpcLineReader, OversizedLine, RefusedLine, UnparsableLine } from "../jsonrpc-lines.js";
 import { invalidParamsAnswer } from "./params-check.js";
+import { initializeOnModernMessage, UNSUPPORTED_VERSION_CODE, wrongEraAnswer } from "./era-mismatch.js";
 import { oversizedRequestAnswers, refusedRequestAnswers, unparsableRequestAnswers } from "./refused-request.js";
 import type { FastLane } from "../facade/fast-lane.js";
 import { INTERRUPTED_CODE } from "./shutdown.js";
@@ -38,6 +39,8 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
   #closed = false;
   /** Requests read and not yet answered or cancelled by the client. */
   readonly #open = new Set<RequestId>();
+  /** `initialize` requests read and not answered yet, with the version each asked for: see `send`. */
+  readonly #initializing = new Map<RequestId, unknown>();
   /** Requests answered as interrupted by a shutdown: their handlers' own late answers are dropped. */
   #interrupted: Set<RequestId> | undefined;
   /** Set by the serving entry when the fast lane is on (it needs the pinned Server, which the entry knows). */
@@ -66,7 +69,8 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
         this.#note(message);
         if (this.lane?.take(message)) continue;
         // initialize / logging/setLevel with bad params: -32602 naming them, not the SDK's -32603 (params-check.ts).
-        const invalid = invalidParamsAnswer(message);
+        // A discover without the 2026-07-28 envelope, or an envelope naming a 2025 version: named as such (era-mismatch.ts).
+        const invalid = invalidParamsAnswer(message) ?? wrongEraAnswer(message);
         if (invalid) {
           this.send(invalid).catch((failed: unknown) => this.onerror?.(failed as Error));
           continue;
@@ -91,7 +95,10 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
   /** Keeps `#open`: a request opens its id, the client's cancellation of it closes it. */
   #note(message: JSONRPCMessage): void {
     if (!("method" in message)) return;
-    if ("id" in message) this.#open.add(message.id);
+    if ("id" in message) {
+      this.#open.add(message.id);
+      if (message.method === "initialize") this.#initializing.set(message.id, (message.params as { protocolVersion?: unknown } | undefined)?.protocolVersion);
+    }
     else if (message.method === "notifications/cancelled") {
       const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof requestId === "string" || typeof requestId === "number") this.#open.delete(requestId);
@@ -103,8 +110,22 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
     if (!("method" in message) && "id" in message && message.id !== undefined) {
       if (this.#interrupted?.has(message.id)) return Promise.resolve();
       this.#open.delete(message.id);
+      if (this.#initializing.size > 0) message = this.#explainRefusedInitialize(message, message.id);
     }
     return this.#writer.write(serializeMessage(message));
+  }
+
+  /**
+   * serveStdio refuses an `initialize` on a connection already in the 2026-07-28 era with a bare
+   * "Unsupported protocol version: …" (its entry answers it; no handler of ours sees it): the
+   * answer is sent with a message that names the era mismatch and the fix instead.
+   */
+  #explainRefusedInitialize(message: JSONRPCMessage, id: RequestId): JSONRPCMessage {
+    if (!this.#initializing.has(id)) return message;
+    const requested = this.#initializing.get(id);
+    this.#initializing.delete(id);
+    if (!("error" in message) || message.error.code !== UNSUPPORTED_VERSION_CODE) return message;
+    return { ...message, error: { ...message.error, message: initializeOnModernMessage(requested) } };
   }
 
   /**
@@ -116,6 +137,7 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
     if (this.#closed || this.#open.size === 0) return 0;
     const ids = [...this.#open];
     this.#open.clear();
+    this.#initializing.clear();
     this.#interrupted = new Set(ids);
     const written = ids.map((id) => this.#writer.write(serializeMessage({ jsonrpc: "2.0", id, error: { code: INTERRUPTED_CODE, message } })));
     await Promise.all(written).catch(() => undefined);

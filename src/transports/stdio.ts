@@ -6,15 +6,18 @@ import { closeSession } from "../runtime/session.js";
 import { exitGracefully, interruptedMessage } from "./shutdown.js";
 import { BatchedStdioServerTransport } from "./stdio-wire.js";
 import { createFastLane, fastLaneEnabled } from "../facade/fast-lane.js";
+import { refuseModernRequests } from "./stdio-era.js";
 
 const STDIN_CLOSED = "stdin closed";
 /** The longest the opening exchange waits for the catalog cache to be read (a slow disk must not hold it). */
 const RESTORE_WAIT_MS = 1000;
 
 /**
- * The facade over stdio, both protocol eras: the SDK's serveStdio lets the opening exchange pick
- * the era (a 2026-07-28 `server/discover`, or a 2025 `initialize`) and pins one facade server to
- * the connection. One runtime session for the life of the process, whatever the era. stdout
+ * The facade over stdio, both protocol eras: the SDK's serveStdio fixes the era at the first
+ * request other than `server/discover` (a stateless probe either era may send first): `initialize`
+ * or a request without the 2026-07-28 envelope makes the connection 2025-era, a request with it
+ * 2026-07-28; one facade server is pinned to the connection. A request of the other era after that
+ * is refused naming the mismatch (era-mismatch.ts; stdio-era.ts, stdio-wire.ts). One runtime session for the life of the process, whatever the era. stdout
  * carries only MCP messages; logs go to stderr. The process ends when the client closes stdin or
  * on a signal, closing every adapter (and so every downstream process) first; on a signal, the
  * requests still running are first answered as interrupted (stdio-wire.ts).
@@ -35,11 +38,13 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
     wire.lane = createFastLane({ server: () => current, reply: (response) => wire.send(response), toSdk: (message) => wire.onmessage?.(message), onerror });
   }
   const handle = serveStdioEntry(
-    async () => {
+    async ({ era }) => {
       // The instructions answered now name each plugin with what it is about: an mcpServers entry
       // without a description has it from its cached catalog, read back in milliseconds at start.
       await runtime.catalogsRestored(RESTORE_WAIT_MS);
       current = facade.server({ session: () => session });
+      // A legacy instance is made only when the SDK pinned the connection to the 2025 era.
+      if (era === "legacy") refuseModernRequests(current);
       return current;
     },
     { transport: wire, onerror },

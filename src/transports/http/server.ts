@@ -19,6 +19,7 @@ import { OpenExchanges } from "./interrupted.js";
 import { abandonRequests, serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, replyIdOf, requestIdsOf } from "./request-ids.js";
 import { refusedRequestIn } from "../refused-request.js";
+import { wrongEraAnswer } from "../era-mismatch.js";
 import { invalidParamsAnswer } from "../params-check.js";
 import { authInfoFor, claimsModernEnvelope, createModernEntry, FIRST_MODERN_VERSION } from "./modern.js";
 
@@ -345,6 +346,12 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       const invalid = invalidParamsAnswer(parsed.value);
       if (invalid) {
         sendJson(res, 200, invalid);
+        return;
+      }
+      // A discover without the 2026-07-28 envelope, or an envelope naming a 2025 version: named as such, as over stdio (era-mismatch.ts).
+      const wrongEra = wrongEraAnswer(parsed.value);
+      if (wrongEra) {
+        sendJson(res, 400, wrongEra);
         return;
       }
       // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
