@@ -4,6 +4,7 @@ import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
 import { fieldName, specProblems, usePrecompiledSpec, type SpecProblem } from "../adapters/shared/spec-check.js";
 import { referenceTextProblem } from "../adapters/shared/env-vars.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
+import { blockStrings } from "./block-strings.js";
 import { checkedAtBuild } from "./checked-manifests.js";
 import type { SettingsLocation } from "../adapters/types.js";
 // The schemas as plain data (generated from manifest-schema.ts): reading a manifest loads no TypeBox.
@@ -142,13 +143,10 @@ function check(file: string, spec: boolean, doc: Record<string, unknown>, text: 
  * a value means the same in either file. A tool's description is prose, never resolved: skipped.
  */
 function referenceProblems(value: unknown, segments: (string | number)[]): SpecProblem[] {
-  if (typeof value === "string") {
-    const message = referenceTextProblem(value);
-    return message ? [{ segments, field: fieldName("", segments), message }] : [];
-  }
-  if (Array.isArray(value)) return value.flatMap((item, i) => referenceProblems(item, [...segments, i]));
-  if (isRecord(value)) return Object.entries(value).flatMap(([key, item]) => (key === "description" ? [] : referenceProblems(item, [...segments, key])));
-  return [];
+  return blockStrings(value, segments).flatMap((found) => {
+    const message = referenceTextProblem(found.value);
+    return message ? [{ segments: found.segments, field: fieldName("", found.segments), message }] : [];
+  });
 }
 
 /** "tools[0].name" → ["tools", 0, "name"]. */
@@ -226,6 +224,9 @@ export function parseManifest(file: string, doc: unknown, text?: string): Plugin
   return manifest;
 }
 
+/** What an empty plugin.json is told to hold: the smallest manifest that loads (README "plugin.json"). */
+const EMPTY_MANIFEST_FIX = 'a plugin.json holds one JSON object, at least { "name": "notes", "prefix": "notes", "adapter": "./adapter.mjs" } (README, "plugin.json", shows both forms)';
+
 /** Read, parse and validate `plugin.json` at `file`. */
 export async function readManifest(file: string): Promise<PluginManifest> {
   let text: string;
@@ -235,7 +236,7 @@ export async function readManifest(file: string): Promise<PluginManifest> {
     throw new ManifestError(file, undefined, readProblem(error));
   }
   // The config file's parser: comments and trailing commas allowed, every syntax error with its line and column.
-  const { doc, problems } = parseJsonText(text);
+  const { doc, problems } = parseJsonText(text, EMPTY_MANIFEST_FIX);
   if (problems.length) throw new ManifestError(file, undefined, problems);
   return parseManifest(file, doc, text);
 }
