@@ -126,6 +126,19 @@ describe("a plugin.json that does not parse: what to write, once per place", () 
   });
 });
 
+describe("an adapter module written in TypeScript", () => {
+  it("says Node runs plugin modules as JavaScript and to compile it, naming the file", async () => {
+    const plugins = path.join(dir, "ts-plugins");
+    writePlugin(path.join(plugins, "agent-tools-plugin-typed"), { name: "typed", prefix: "typed", description: "d", adapter: "./adapter.ts" }, { "adapter.ts": "export default class { async listTools(): Promise<{ tools: [] }> { return { tools: [] }; } async call() { return {}; } }\n" });
+    const { code, report } = await validate(["--plugins-dir", plugins]);
+    assert.equal(code, 1);
+    assert.match(
+      problemLike(report, /agent-tools-plugin-typed/),
+      /plugin\.json: field 'adapter' could not be loaded from '\.\/adapter\.ts': Node runs a plugin's modules as JavaScript and does not import a '\.ts' file; compile it to JavaScript \(tsc, esbuild\) and name the \.mjs or \.js file it makes$/,
+    );
+  });
+});
+
 describe("a declarative block's ${VAR} that the host does not set", () => {
   it("is a problem of validate naming the field and the variable (never its value), unless requires.env lists it", async () => {
     const plugins = path.join(dir, "unset-plugins");
