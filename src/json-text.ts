@@ -95,14 +95,56 @@ function pathText(segments: jsonc.JSONPath): string {
   return segments.reduce<string>((out, s) => (typeof s === "number" ? `${out}[${s}]` : out ? `${out}.${s}` : s), "");
 }
 
+/** Syntax errors said per file: past the first few, the rest are mostly the parser losing its way after them. */
+export const MAX_SYNTAX_PLACES = 3;
+
+/** True when the text holds no JSON token at all: nothing, blanks, or comments only. */
+function holdsNoValue(text: string): boolean {
+  return jsonc.createScanner(text, true).scan() === jsonc.SyntaxKind.EOF;
+}
+
 /**
- * Parse; syntax errors come back as ":line:column: is not valid JSON (…)" problems, all of them.
- * The parser reports the same error at the same place once per level it closes (two unclosed
- * objects: CloseBraceExpected twice at the end): one problem says so, with the count. A valid
- * document with a key given twice has one problem per repeat, naming both places.
+ * The parser's errors, one problem per place: it often reports two codes at one offset
+ * (PropertyNameExpected and ValueExpected for a stray `,,`), and the same code once per level it
+ * closes (two unclosed objects: CloseBraceExpected twice at the end), so a place lists its codes
+ * once each, a repeated one with its count. Past MAX_SYNTAX_PLACES places one more line says how
+ * many were left unsaid.
  */
-export function parseJsonText(raw: string): { doc: unknown; problems: string[] } {
+function syntaxProblems(text: string, errors: jsonc.ParseError[]): string[] {
+  const places = new Map<number, Map<string, number>>();
+  for (const e of errors) {
+    const codes = places.get(e.offset) ?? new Map<string, number>();
+    const code = jsonc.printParseErrorCode(e.error);
+    codes.set(code, (codes.get(code) ?? 0) + 1);
+    places.set(e.offset, codes);
+  }
+  const ordered = [...places.entries()].sort(([a], [b]) => a - b);
+  const problems = ordered.slice(0, MAX_SYNTAX_PLACES).map(([offset, codes]) => {
+    const { line, column } = lineAndColumn(text, offset);
+    const said = [...codes].map(([code, count]) => `${code}${count > 1 ? ` ×${count}` : ""}`).join(", ");
+    return `:${line}:${column}: is not valid JSON (${said} at line ${line}, column ${column})`;
+  });
+  const unsaid = ordered.slice(MAX_SYNTAX_PLACES);
+  const [next] = unsaid;
+  if (next) {
+    const { line, column } = lineAndColumn(text, next[0]);
+    problems.push(`:${line}:${column}: and ${unsaid.length} more place${unsaid.length > 1 ? "s" : ""} from here on where the JSON does not parse, often only because of a mistake above; fix the ones above and check again`);
+  }
+  return problems;
+}
+
+/**
+ * Parse; syntax errors come back as ":line:column: is not valid JSON (…)" problems, one per place
+ * (see syntaxProblems). A text with no value in it at all is one problem saying it is empty,
+ * followed by `emptyFix` (what the file must hold) when given. A valid document with a key given
+ * twice has one problem per repeat, naming both places.
+ */
+export function parseJsonText(raw: string, emptyFix?: string): { doc: unknown; problems: string[] } {
   const text = withoutBom(raw);
+  if (holdsNoValue(text)) {
+    const what = text.trim() === "" ? "is empty" : "holds only comments, no JSON value";
+    return { doc: undefined, problems: [`:1:1: ${what}${emptyFix ? `; ${emptyFix}` : ""}`] };
+  }
   const deep = tooDeepAt(text);
   if (deep !== undefined) {
     const { line, column } = lineAndColumn(text, deep);
@@ -110,17 +152,7 @@ export function parseJsonText(raw: string): { doc: unknown; problems: string[] }
   }
   const errors: jsonc.ParseError[] = [];
   const { doc, duplicates } = build(text, errors);
-  const counts = new Map<string, { offset: number; code: string; count: number }>();
-  for (const e of errors) {
-    const code = jsonc.printParseErrorCode(e.error);
-    const seen = counts.get(`${e.offset} ${code}`);
-    if (seen) seen.count += 1;
-    else counts.set(`${e.offset} ${code}`, { offset: e.offset, code, count: 1 });
-  }
-  const problems = [...counts.values()].map(({ offset, code, count }) => {
-    const { line, column } = lineAndColumn(text, offset);
-    return `:${line}:${column}: is not valid JSON (${code}${count > 1 ? ` ×${count}` : ""} at line ${line}, column ${column})`;
-  });
+  const problems = syntaxProblems(text, errors);
   // After a syntax error the keys the parser recovered are guesses: only a valid document's repeats are said.
   if (problems.length === 0) {
     for (const { path, offset, first } of duplicates) {

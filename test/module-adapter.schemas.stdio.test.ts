@@ -39,7 +39,7 @@ describe("a module adapter's tool whose inputSchema is no object schema", () => 
     assert.equal(called.isError, false, JSON.stringify(called.payload));
     assert.deepEqual(called.payload.result, { name: "ids", args: { anything: [1, 2] } });
     const help = await callJson(server.client, "agent_tools_help", { plugin: "lister" });
-    assert.deepEqual(help.payload.problems, [`plugin 'lister': in its server's tool list, tool 'ids': its inputSchema has type "array", not "object", so it was taken as {"type": "object"} and the tool's arguments are not checked`]);
+    assert.deepEqual(help.payload.problems, [`plugin 'lister': in its adapter's tool list, tool 'ids': its inputSchema has type "array", not "object", so it was taken as {"type": "object"} and the tool's arguments are not checked`]);
   });
 
   it("a schema with properties and no type gets the object type and keeps its checks, unreported", async () => {

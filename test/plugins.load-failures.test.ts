@@ -187,3 +187,33 @@ describe("a module adapter whose factory never settles", () => {
     assert.match(report.problems.join("\n"), ctorProblem);
   });
 });
+
+describe("help for a plugin whose adapter (built on first use) could not be built", () => {
+  it("says it is broken and whom to tell as `next`, instead of inviting its discover", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "agent-tools-broken-build-"));
+    writePlugin(path.join(root, "agent-tools-plugin-facthrow"), { name: "facthrow", prefix: "facthrow", description: "a factory that throws", adapter: "./adapter.mjs" }, {
+      "adapter.mjs": `export default function create() { throw new Error("factory failed: need config"); }`,
+    });
+    writePlugin(path.join(root, "agent-tools-plugin-fine"), { name: "fine", prefix: "fine", description: "loads", adapter: "./adapter.mjs" }, { "adapter.mjs": ADAPTER });
+    // A cache folder: the adapters are built on first use, where a broken one shows.
+    const server = await connect(root, { AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: path.join(root, "cache") });
+    try {
+      const fine = await callJson(server.client, "agent_tools_help", { plugin: "fine" });
+      assert.deepEqual((fine.payload.plugin as { next: unknown }).next, { tool: "agent_tools_fine_discover", arguments: { query: "<string>" } });
+
+      const failed = await callJson(server.client, "agent_tools_facthrow_discover", {});
+      assert.equal(failed.isError, true);
+      const help = await callJson(server.client, "agent_tools_help", { plugin: "facthrow" });
+      const plugin = help.payload.plugin as { status: string; next: Record<string, unknown>; broken?: unknown };
+      assert.match(plugin.status, /^failing: its adapter could not be built: .*factory failed: need config/);
+      assert.deepEqual(plugin.next, {
+        broken: "Its adapter could not be built (`status` and `problems` say why), so none of its tools or skills can run; its author or operator must fix it (no arguments or retry can)",
+        tell: "the user what `problems` says: only the plugin's author or operator can fix it; meanwhile do the work another way",
+      });
+      assert.equal(plugin.broken, undefined, "said once, in next");
+      assert.match((help.payload.problems as string[]).join("\n"), /^plugin 'facthrow' cannot be used: .*factory failed: need config/);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -90,6 +90,76 @@ describe("the settings files' JSON", () => {
   });
 });
 
+describe("a plugin.json that does not parse: what to write, once per place", () => {
+  it("an empty plugin.json (or one of comments only) says so and what a minimal one holds", async () => {
+    const plugins = path.join(dir, "empty-plugins");
+    const empty = writePlugin(path.join(plugins, "agent-tools-plugin-empty"), {});
+    writeFileSync(path.join(empty, "plugin.json"), "");
+    const comments = writePlugin(path.join(plugins, "agent-tools-plugin-comments"), {});
+    writeFileSync(path.join(comments, "plugin.json"), "// to do\n");
+    const { code, report } = await validate(["--plugins-dir", plugins]);
+    assert.equal(code, 1);
+    const minimal = ' a plugin.json holds one JSON object, at least { "name": "notes", "prefix": "notes", "adapter": "./adapter.mjs" } (README, "plugin.json", shows both forms)';
+    assert.equal(problemLike(report, /agent-tools-plugin-empty\//), `${empty}/plugin.json:1:1: is empty;${minimal}`);
+    assert.equal(problemLike(report, /agent-tools-plugin-comments\//), `${comments}/plugin.json:1:1: holds only comments, no JSON value;${minimal}`);
+    assert.doesNotMatch(report.problems.join("\n"), /ValueExpected/);
+  });
+
+  it("a stray ',,' is one line per place, each naming its parser codes once; past three places one line counts the rest", async () => {
+    const plugins = path.join(dir, "commas-plugins");
+    const folder = writePlugin(path.join(plugins, "agent-tools-plugin-commas"), {});
+    writeFileSync(path.join(folder, "plugin.json"), '{ "name": "c", "prefix": "c", "adapter": "./a.mjs",, \n  "readonlyTools": ["x"\n}\n');
+    const { code, report } = await validate(["--plugins-dir", plugins]);
+    assert.equal(code, 1);
+    const file = path.join(folder, "plugin.json");
+    assert.deepEqual(report.problems.flatMap((p) => p.split("\n")), [
+      `${file}:1:52: is not valid JSON (PropertyNameExpected, ValueExpected at line 1, column 52)`,
+      `${file}:3:1: is not valid JSON (CommaExpected, ValueExpected at line 3, column 1)`,
+      `${file}:4:1: is not valid JSON (CloseBracketExpected, CloseBraceExpected at line 4, column 1)`,
+    ]);
+
+    writeFileSync(path.join(folder, "plugin.json"), '{ "name": "c",, "prefix": "c",, "adapter": "./a.mjs",, "description": "d",, "skills": "s",, "version": "1" }');
+    const many = await validate(["--plugins-dir", plugins]);
+    const lines = many.report.problems.flatMap((p) => p.split("\n"));
+    assert.equal(lines.length, 4, lines.join("\n"));
+    assert.match(lines[3] ?? "", /plugin\.json:1:\d+: and 2 more places from here on where the JSON does not parse, often only because of a mistake above; fix the ones above and check again$/);
+  });
+});
+
+describe("an adapter module written in TypeScript", () => {
+  it("says Node runs plugin modules as JavaScript and to compile it, naming the file", async () => {
+    const plugins = path.join(dir, "ts-plugins");
+    writePlugin(path.join(plugins, "agent-tools-plugin-typed"), { name: "typed", prefix: "typed", description: "d", adapter: "./adapter.ts" }, { "adapter.ts": "export default class { async listTools(): Promise<{ tools: [] }> { return { tools: [] }; } async call() { return {}; } }\n" });
+    const { code, report } = await validate(["--plugins-dir", plugins]);
+    assert.equal(code, 1);
+    assert.match(
+      problemLike(report, /agent-tools-plugin-typed/),
+      /plugin\.json: field 'adapter' could not be loaded from '\.\/adapter\.ts': Node runs a plugin's modules as JavaScript and does not import a '\.ts' file; compile it to JavaScript \(tsc, esbuild\) and name the \.mjs or \.js file it makes$/,
+    );
+  });
+});
+
+describe("a declarative block's ${VAR} that the host does not set", () => {
+  it("is a problem of validate naming the field and the variable (never its value), unless requires.env lists it", async () => {
+    const plugins = path.join(dir, "unset-plugins");
+    const block = { kind: "rest", baseUrl: "http://127.0.0.1:9/api", auth: { type: "bearer", token: "${AT_TEST_UNSET_TOKEN}" }, headers: { "x-team": "${AT_TEST_TEAM:-core}" }, tools: [{ name: "get_item", method: "GET", path: "/items/{id}", description: "uses ${NOT_RESOLVED} in prose" }] };
+    writePlugin(path.join(plugins, "agent-tools-plugin-unlisted"), { name: "unlisted", prefix: "unlisted", description: "d", adapter: block });
+    writePlugin(path.join(plugins, "agent-tools-plugin-listed"), { name: "listed", prefix: "listed", description: "d", adapter: block, requires: { env: ["AT_TEST_UNSET_TOKEN"] } });
+    const { code, report } = await validate(["--plugins-dir", plugins]);
+    assert.equal(code, 1);
+    assert.equal(report.problems.length, 1, report.problems.join("\n"));
+    assert.match(
+      problemLike(report, /agent-tools-plugin-unlisted/),
+      /plugin\.json:1:\d+: field 'adapter\.auth\.token' needs \$AT_TEST_UNSET_TOKEN, which is not set on the host: every call that uses this setting would answer NOT_CONFIGURED until it is set; set it in the agent-tools server's environment, and list it in requires\.env so the plugin reads "not configured: set AT_TEST_UNSET_TOKEN" meanwhile$/,
+    );
+    assert.equal(report.plugins.find((p) => p.prefix === "listed")?.status, "not configured: set AT_TEST_UNSET_TOKEN");
+
+    const set = await validate(["--plugins-dir", plugins], { ...baseEnv(), AT_TEST_UNSET_TOKEN: "s3cret-value" });
+    assert.equal(set.code, 0, set.stderr);
+    assert.doesNotMatch(set.stderr + JSON.stringify(set.report), /s3cret-value/);
+  });
+});
+
 describe("adapters are built by validate, every problem at once", () => {
   let plugins: string;
   let report: Report;

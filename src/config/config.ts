@@ -368,7 +368,7 @@ export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   } catch (error) {
     throw new ConfigError(file, undefined, readProblem(error));
   }
-  const { doc, problems } = parseJsonText(text);
+  const { doc, problems } = parseJsonText(text, 'a config file holds one JSON object: {} for no settings, or { "mcpServers": { … } }');
   if (problems.length) throw new ConfigError(file, undefined, problems);
   return parseConfig(file, doc, text, env);
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { requiredReferences } from "../adapters/shared/env-vars.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import type { AgentToolsConfig, McpServerEntry } from "./config.js";
 import { prefixFromKey } from "./entry-names.js";
@@ -10,11 +11,9 @@ import { prefixFromKey } from "./entry-names.js";
  * "not configured: set TEAM_TOKEN" instead of a failed connection.
  */
 
-const REQUIRED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
 function requiredVariables(values: Iterable<string>): string[] {
   const names = new Set<string>();
-  for (const value of values) for (const match of value.matchAll(REQUIRED_REFERENCE)) if (match[1]) names.add(match[1]);
+  for (const value of values) for (const name of requiredReferences(value)) names.add(name);
   return [...names];
 }
 

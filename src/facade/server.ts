@@ -122,6 +122,11 @@ function pluginFromArguments(args: unknown): { prefix: string; rest: unknown } {
   return { prefix: typeof plugin === "string" ? plugin.trim() : "", rest };
 }
 
+/** A sentence the runtime writes lower-case (it reads inside others) that starts a `next` field. */
+function capitalised(text: string): string {
+  return `${text[0]?.toUpperCase() ?? ""}${text.slice(1)}`;
+}
+
 function asRecord(value: unknown): Record<string, unknown> {
   return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
@@ -402,13 +407,16 @@ export function createFacade(runtime: Runtime): Facade {
           if (plugin.ok && plugin.prefix !== help.plugin.prefix) repairs.push({ kind: "matched-plugin-case", message: `plugin '${plugin.prefix}' was read as '${help.plugin.prefix}'` });
           // One plugin in full; the call that comes next is its discover (a JSON object, as every next),
           // or, for a plugin not configured, what configures it: its discover would only answer NOT_CONFIGURED.
+          // A plugin whose adapter could not be built invites no call either: its discover would fail.
           const prefix = help.plugin.prefix;
-          const { configure, ...shown } = help.plugin;
+          const { configure, broken, ...shown } = help.plugin;
           const next = configure
-            ? { configure: `${configure[0]?.toUpperCase() ?? ""}${configure.slice(1)}`, tell: "the user: only they can change the server's environment" }
-            : runtime.facadeMode === "compact"
-              ? { tool: SEARCH_TOOL, arguments: { query: "<string>", plugin: prefix } }
-              : { tool: facadeToolName(prefix, "discover"), arguments: { query: "<string>" } };
+            ? { configure: capitalised(configure), tell: "the user: only they can change the server's environment" }
+            : broken
+              ? { broken: capitalised(broken), tell: "the user what `problems` says: only the plugin's author or operator can fix it; meanwhile do the work another way" }
+              : runtime.facadeMode === "compact"
+                ? { tool: SEARCH_TOOL, arguments: { query: "<string>", plugin: prefix } }
+                : { tool: facadeToolName(prefix, "discover"), arguments: { query: "<string>" } };
           return maskedResult({ isError: false, payload: { ok: true, server, plugin: { ...shown, next }, ...(help.problems ? { problems: help.problems } : {}), ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
         }
         return maskedResult({

@@ -1,7 +1,9 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { parseBaseUrl } from "../adapters/rest/url-guard.js";
-import { interpolate } from "../adapters/shared/env-vars.js";
+import { interpolate, requiredReferences } from "../adapters/shared/env-vars.js";
+import { fieldName } from "../adapters/shared/spec-check.js";
+import { blockStrings } from "./block-strings.js";
 import { programLocation, resolveAllowedProgram } from "../adapters/cli/allowlist.js";
 import type { DeclarativeAdapterSpec } from "./manifest.js";
 import { findOnPath, notRunnable } from "./requirements.js";
@@ -20,7 +22,10 @@ import { commandPath, searchedPath } from "./command-path.js";
  * relative cwd or command path against the plugin's folder (a config entry's: the config file's),
  * a bare command on the PATH the server gets (its env's PATH when it sets one). A value whose variable is not set is the plugin's missing requirement,
  * said as its status, not here. Values are quoted as written when they hold a variable (a host
- * value is not shown), else as resolved.
+ * value is not shown), else as resolved;
+ *  - a `${VAR}` without a default, in any setting of the block, whose variable is not set and not
+ *    in `requires.env` (listed there, the plugin is "not configured: set VAR" instead): every call
+ *    that resolves the setting answers NOT_CONFIGURED, as a config entry's would not start.
  */
 
 export interface FirstUseProblem {
@@ -42,9 +47,24 @@ function shown(written: string, absolute: string): string {
 }
 
 export function firstUseProblems(block: DeclarativeAdapterSpec, baseDir: string, env: NodeJS.ProcessEnv): FirstUseProblem[] {
+  return [...unsetVariableProblems(block, env), ...kindProblems(block, baseDir, env)];
+}
+
+function kindProblems(block: DeclarativeAdapterSpec, baseDir: string, env: NodeJS.ProcessEnv): FirstUseProblem[] {
   if (block.kind === "rest") return baseUrlProblems(block);
   if (block.kind === "cli") return cliProgramProblems(block, baseDir, env);
   return block.kind === "mcp" && typeof block.command === "string" ? launchProblems(block, block.command, baseDir, env) : [];
+}
+
+/** Each setting of the block that reads a variable the host does not set (empty counts as unset, as interpolate reads it). */
+function unsetVariableProblems(block: DeclarativeAdapterSpec, env: NodeJS.ProcessEnv): FirstUseProblem[] {
+  return blockStrings(block).flatMap(({ segments, value }) => {
+    const unset = [...new Set(requiredReferences(value))].filter((name) => !env[name]);
+    if (!unset.length) return [];
+    const names = unset.map((name) => `$${name}`).join(", ");
+    const they = unset.length > 1 ? "they are" : "it is";
+    return [{ field: fieldName("", segments), message: `needs ${names}, which ${unset.length > 1 ? "are" : "is"} not set on the host: every call that uses this setting would answer NOT_CONFIGURED until ${they} set; set ${unset.length > 1 ? "them" : "it"} in the agent-tools server's environment, and list ${unset.length > 1 ? "them" : "it"} in requires.env so the plugin reads "not configured: set ${unset.join(", ")}" meanwhile` }];
+  });
 }
 
 /** A cli block's program as its calls resolve it (cli/allowlist.ts): where it is, and whether an allowlist admits it. */

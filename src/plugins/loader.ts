@@ -12,7 +12,7 @@ import { loadModuleAdapter } from "./module-adapter.js";
 import { missingRequirements, type MissingRequirements } from "./requirements.js";
 import { commandPath, searchedPath } from "./command-path.js";
 import { loadSkills, type Skill, type SkillLoadFailure } from "./skills.js";
-import { syntaxErrorWithTip } from "./syntax-error-tip.js";
+import { importFailureWithTip } from "./syntax-error-tip.js";
 
 /** Builds an adapter from a declarative `adapter` block of one kind ("mcp", "rest", ...). */
 export type DeclarativeAdapterFactory = (spec: DeclarativeAdapterSpec, options: AdapterOptions) => Adapter | Promise<Adapter>;
@@ -108,7 +108,7 @@ function kindFactory(manifest: PluginManifest, kind: string, options: LoadOption
 function moduleFailure(error: unknown, file: string): string {
   const { code, message } = error as NodeJS.ErrnoException;
   if (code === "ERR_MODULE_NOT_FOUND" && message.includes(`'${file}'`)) return `${file} does not exist`;
-  return syntaxErrorWithTip(error, file) ?? message;
+  return importFailureWithTip(error, file) ?? message;
 }
 
 async function createAdapter(manifest: PluginManifest, options: LoadOptions): Promise<Adapter> {

@@ -2,8 +2,9 @@ import { readProblem, readSettingsFile, readSettingsFileSync } from "../bounded-
 import path from "node:path";
 import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
 import { fieldName, specProblems, usePrecompiledSpec, type SpecProblem } from "../adapters/shared/spec-check.js";
-import { isShellCommand, referenceTextProblem } from "../adapters/shared/env-vars.js";
+import { referenceTextProblem } from "../adapters/shared/env-vars.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
+import { blockStrings } from "./block-strings.js";
 import { checkedAtBuild } from "./checked-manifests.js";
 import type { SettingsLocation } from "../adapters/types.js";
 // The schemas as plain data (generated from manifest-schema.ts): reading a manifest loads no TypeBox.
@@ -141,16 +142,11 @@ function check(file: string, spec: boolean, doc: Record<string, unknown>, text: 
  * unclosed `${`, a reference inside a default): the config file's rule (referenceTextProblem), so
  * a value means the same in either file. A tool's description is prose, never resolved: skipped.
  */
-function referenceProblems(value: unknown, segments: (string | number)[], shellScript = false): SpecProblem[] {
-  if (typeof value === "string") {
-    const message = referenceTextProblem(value, undefined, { shellScript });
-    return message ? [{ segments, field: fieldName("", segments), message }] : [];
-  }
-  if (Array.isArray(value)) return value.flatMap((item, i) => referenceProblems(item, [...segments, i], shellScript));
-  // The `args` of a block whose `command` is a shell: a script, whose own `${…}` the shell reads.
-  const shell = isRecord(value) && isShellCommand(value.command);
-  if (isRecord(value)) return Object.entries(value).flatMap(([key, item]) => (key === "description" ? [] : referenceProblems(item, [...segments, key], shell && key === "args")));
-  return [];
+function referenceProblems(value: unknown, segments: (string | number)[]): SpecProblem[] {
+  return blockStrings(value, segments).flatMap((found) => {
+    const message = referenceTextProblem(found.value, undefined, { shellScript: found.shellScript === true });
+    return message ? [{ segments: found.segments, field: fieldName("", found.segments), message }] : [];
+  });
 }
 
 /** "tools[0].name" → ["tools", 0, "name"]. */
@@ -228,6 +224,9 @@ export function parseManifest(file: string, doc: unknown, text?: string): Plugin
   return manifest;
 }
 
+/** What an empty plugin.json is told to hold: the smallest manifest that loads (README "plugin.json"). */
+const EMPTY_MANIFEST_FIX = 'a plugin.json holds one JSON object, at least { "name": "notes", "prefix": "notes", "adapter": "./adapter.mjs" } (README, "plugin.json", shows both forms)';
+
 /** Read, parse and validate `plugin.json` at `file`. */
 export async function readManifest(file: string): Promise<PluginManifest> {
   let text: string;
@@ -237,7 +236,7 @@ export async function readManifest(file: string): Promise<PluginManifest> {
     throw new ManifestError(file, undefined, readProblem(error));
   }
   // The config file's parser: comments and trailing commas allowed, every syntax error with its line and column.
-  const { doc, problems } = parseJsonText(text);
+  const { doc, problems } = parseJsonText(text, EMPTY_MANIFEST_FIX);
   if (problems.length) throw new ManifestError(file, undefined, problems);
   return parseManifest(file, doc, text);
 }

@@ -5,7 +5,7 @@ import type { ApprovedCall } from "../runtime/approved-call.js";
 import { sha256Hex } from "../sha256.js";
 import { importWithDeadline } from "./import-deadline.js";
 import { skillArgsProblem } from "./skill-args.js";
-import { syntaxErrorWithTip } from "./syntax-error-tip.js";
+import { importFailureWithTip } from "./syntax-error-tip.js";
 import { checkBoundedFileSync, FileShapeError, readBoundedFileSync, readSettingsFileSync, type FileBound } from "../bounded-file.js";
 
 /**
@@ -146,7 +146,7 @@ export function skillFileHash(file: string): string {
 
 /** Why a skill file did not load, for a message that names the file already. */
 function loadProblem(error: unknown, file: string): string {
-  return error instanceof FileShapeError ? `the file ${error.problem}` : (syntaxErrorWithTip(error, file) ?? (error as Error).message);
+  return error instanceof FileShapeError ? `the file ${error.problem}` : (importFailureWithTip(error, file) ?? (error as Error).message);
 }
 
 function readSkillsMeta(folder: string, cache: Map<string, SkillsMetaFile["skills"] | undefined>): SkillsMetaFile["skills"] | undefined {

@@ -2,6 +2,7 @@ import { echoedName } from "./argument-value.js";
 import { mendInputSchemas } from "../adapters/mcp/tools-list-mend.js";
 import type { Adapter, ListToolsOptions, Logger, ServerDescription, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
+import type { PluginManifest } from "../plugins/manifest.js";
 import { unknownListedTools } from "../plugins/manifest-references.js";
 import { filterTools } from "../plugins/tool-filter.js";
 import type { CachedCatalog, CatalogStore } from "./catalog-cache/store.js";
@@ -218,14 +219,24 @@ export function firstOfEachName(tools: ToolDescriptor[]): { tools: ToolDescripto
   return { tools: tools.filter((tool) => !seen.has(tool.name) && seen.add(tool.name)), repeated };
 }
 
-/** A note of a plugin's adapter on its list (an entry mended or left out), in the help's problems and on stderr. */
-export function listingNoteLine(prefix: string, note: string): string {
-  return `plugin '${prefix}': in its server's tool list, ${note}`;
+/**
+ * What made a plugin's tool list, as its lines name it: a module adapter's own code ("adapter",
+ * whose author fixes it), else the server or service the block fronts ("server").
+ */
+export type ListSource = "adapter" | "server";
+
+export function listSourceOf(manifest: Pick<PluginManifest, "adapter">): ListSource {
+  return typeof manifest.adapter === "string" ? "adapter" : "server";
 }
 
-/** What a plugin whose server lists a name more than once is told, in the help's problems and on stderr. */
-export function repeatedToolLine(prefix: string, name: string, count: number): string {
-  return `plugin '${prefix}': its server lists tool '${echoedName(name)}' ${count === 2 ? "twice" : `${count} times`}; the first is used (discover shows it once, and calls are checked against its schema)`;
+/** A note of a plugin's adapter on its list (an entry mended or left out), in the help's problems and on stderr. */
+export function listingNoteLine(prefix: string, note: string, source: ListSource = "server"): string {
+  return `plugin '${prefix}': in its ${source}'s tool list, ${note}`;
+}
+
+/** What a plugin whose list names a tool more than once is told, in the help's problems and on stderr. */
+export function repeatedToolLine(prefix: string, name: string, count: number, source: ListSource = "server"): string {
+  return `plugin '${prefix}': its ${source} lists tool '${echoedName(name)}' ${count === 2 ? "twice" : `${count} times`}; the first is used (discover shows it once, and calls are checked against its schema)`;
 }
 
 /**
@@ -277,9 +288,11 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
   const repeatedLines = new Map<string, string[]>();
 
   /** `tools` with one tool per name; a change in what the list repeats, or in its adapter's `notes` on it, is said on stderr once. */
-  const firstOfEach = (prefix: string, listed: ToolDescriptor[], notes: readonly string[] = []): ToolDescriptor[] => {
+  const firstOfEach = (plugin: LoadedPlugin, listed: ToolDescriptor[], notes: readonly string[] = []): ToolDescriptor[] => {
+    const prefix = plugin.manifest.prefix;
+    const source = listSourceOf(plugin.manifest);
     const { tools, repeated } = firstOfEachName(listed);
-    const lines = [...notes.map((note) => listingNoteLine(prefix, note)), ...[...repeated].map(([name, count]) => repeatedToolLine(prefix, name, count))];
+    const lines = [...notes.map((note) => listingNoteLine(prefix, note, source)), ...[...repeated].map(([name, count]) => repeatedToolLine(prefix, name, count, source))];
     const before = repeatedLines.get(prefix) ?? [];
     if (lines.join("\n") !== before.join("\n")) for (const line of lines) if (!before.includes(line)) log?.warn(line);
     if (lines.length) repeatedLines.set(prefix, lines);
@@ -351,7 +364,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
         let tools: ToolDescriptor[];
         try {
           // A list stored before its schemas were mended (an older runtime) is mended as it is read.
-          tools = firstOfEach(prefix, mendInputSchemas(sanitise(entry.tools)).tools);
+          tools = firstOfEach(plugin, mendInputSchemas(sanitise(entry.tools)).tools);
         } catch {
           return;
         }
@@ -392,7 +405,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
       // A module adapter's list has no SDK check before it: a tool whose inputSchema is no object
       // schema is mended here as an MCP server's is (its notes said the same way).
       const mended = mendInputSchemas(sanitise(listed?.tools));
-      const all = firstOfEach(prefix, mended.tools, [...notes, ...mended.notes]);
+      const all = firstOfEach(plugin, mended.tools, [...notes, ...mended.notes]);
       let tools = filterTools(plugin.manifest, all).kept;
       if (owners.get(prefix) === token) {
         const before = restored.get(prefix);

@@ -185,6 +185,8 @@ export interface PluginHelp {
     status: string;
     /** Not configured: what makes it so (its calls, discover included, answer NOT_CONFIGURED until then). */
     configure?: string;
+    /** Its adapter (built on first use) could not be built the last time: who fixes it; no call can work until then. */
+    broken?: string;
     hint?: string;
     confirm?: string;
     notice?: string;
@@ -969,6 +971,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(plugin.configured
         ? {}
         : { configure: `${describeMissing(plugin.missing)} in the environment of the agent-tools server (not in tool arguments), then restart it; its tools answer NOT_CONFIGURED until then` }),
+      ...(plugin.buildFailure ? { broken: "its adapter could not be built (`status` and `problems` say why), so none of its tools or skills can run; its author or operator must fix it (no arguments or retry can)" } : {}),
       ...(discoverHint ? { hint: discoverHint } : {}),
       ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),
       ...(replacing ? { notice: replacing.notice } : {}),

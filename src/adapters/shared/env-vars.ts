@@ -9,6 +9,11 @@ import { isSecretName, SECRET_NAME } from "./secret-name.js";
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
+/** The variables `value` refers to without a default (`${NAME}`, not `${NAME:-x}`): unset, the value cannot be resolved. */
+export function requiredReferences(value: string): string[] {
+  return [...value.matchAll(REFERENCE)].filter((m) => m[2] === undefined).map((m) => m[1] as string);
+}
+
 export class MissingVariableError extends Error {
   readonly variables: string[];
   constructor(variables: string[], where: string) {
