@@ -111,6 +111,7 @@ export function oneEditApart(a: string, b: string): boolean {
 const STRIDE = FIELD_COUNT + 1;
 
 const NAME_FIELD = FIELD_NAMES.indexOf("name");
+const PLUGIN_FIELD = FIELD_NAMES.indexOf("plugin");
 
 /**
  * One plugin's postings in compressed-row form: `terms` gives a term's id, its postings are
@@ -126,6 +127,8 @@ interface PluginPostings {
   lengths: Float64Array;
   /** Sum of each field's length over the plugin's documents. */
   fieldTotals: number[];
+  /** Per term id: how many documents have the term in their own fields (see `ownCounts`). */
+  own: Int32Array;
 }
 
 /** BM25F as the hybrid engine uses it: rows by a query, and rows by weighted terms of its own (an intent's expansion). */
@@ -143,6 +146,16 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fI
   const bs = FIELD_NAMES.map((f) => settings.b[f]);
   const byPlugin = new Map<string, PluginPostings>();
   const documentFrequency = new Map<string, number>();
+  /**
+   * Documents that have the term outside their plugin's text. A term's weight (IDF) is by these
+   * when there are any: a word of a plugin's text weighs what the tools' own texts make it weigh.
+   * A word only plugin texts have keeps the count of every tool that carries it, so it lifts the
+   * plugin it names no more than before (counted once, "everything" in a server's name weighed as
+   * a rare word, and "pull up everything linked to it" drew that server's tools above the notes
+   * graph's).
+   */
+  const ownFrequency = new Map<string, number>();
+  const weighingFrequency = (term: string): number => ownFrequency.get(term) ?? documentFrequency.get(term) ?? 0;
   const fieldTotals = new Array<number>(FIELD_COUNT).fill(0);
   let count = 0;
 
@@ -211,7 +224,28 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fI
       const at = cursor[entries[i]!]!++ * STRIDE;
       data.set(entries.subarray(i + 1, i + 1 + STRIDE), at);
     }
-    return { documents: [...documents], terms: termIds, offsets, data, lengths, fieldTotals: totals };
+    return { documents: [...documents], terms: termIds, offsets, data, lengths, fieldTotals: totals, own: ownCounts(termIds.size, offsets, data) };
+  }
+
+  /**
+   * Per term, how many of one plugin's documents have it in their own fields (all but the plugin's
+   * text). Every tool of a plugin carries that text (its name, description, and for a config
+   * entry without one the words most of its tools share), so counted with it a word the plugin is
+   * about ("issues" for a GitHub server) was in all of its tools and weighed nearly nothing:
+   * "list open issues" ranked list_dependabot_alerts above list_issues.
+   */
+  function ownCounts(termCount: number, offsets: Int32Array, data: Int32Array): Int32Array {
+    const counts = new Int32Array(termCount);
+    for (let t = 0; t < termCount; t++) {
+      for (let i = offsets[t]! * STRIDE, end = offsets[t + 1]! * STRIDE; i < end; i += STRIDE) {
+        for (let f = 0; f < FIELD_COUNT; f++) {
+          if (f === PLUGIN_FIELD || data[i + 1 + f] === 0) continue;
+          counts[t]! += 1;
+          break;
+        }
+      }
+    }
+    return counts;
   }
 
   function account(entry: PluginPostings, sign: 1 | -1): void {
@@ -222,6 +256,9 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fI
       const next = (documentFrequency.get(term) ?? 0) + sign * (entry.offsets[id + 1]! - entry.offsets[id]!);
       if (next > 0) documentFrequency.set(term, next);
       else documentFrequency.delete(term);
+      const own = (ownFrequency.get(term) ?? 0) + sign * entry.own[id]!;
+      if (own > 0) ownFrequency.set(term, own);
+      else ownFrequency.delete(term);
     }
   }
 
@@ -317,10 +354,7 @@ export function createBm25fIndex(overrides: Partial<Bm25fSettings> = {}): Bm25fI
     if (weighted.length === 0 || count === 0) return [];
     const terms = weighted.map((w) => w.term);
     const averages = fieldTotals.map((total) => total / count || 1);
-    const idfs = weighted.map(({ term, weight }) => {
-      const df = documentFrequency.get(term) ?? 0;
-      return weight * bm25Idf(count, df);
-    });
+    const idfs = weighted.map(({ term, weight }) => weight * bm25Idf(count, weighingFrequency(term)));
     // No document's score reaches the sum of the IDFs (each term adds its IDF times less than 1):
     // added to a tool whose name the query spells, it puts that tool above every other.
     const own = slots.length;
