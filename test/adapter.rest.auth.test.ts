@@ -271,6 +271,42 @@ describe("what only the configuration can fix, over stdio", () => {
     assert.equal(server.requests.length, before, "nothing was sent");
   });
 
+  it("an OpenAPI spec URL that cannot be read at first use is the service's failure, not the manifest's: UPSTREAM_ERROR to retry later, never LOOP_DETECTED, and a use after the service is back works", async () => {
+    const closed = await startServer((_req, res) => sendJson(res, 200, {}));
+    const closedUrl = closed.url;
+    await closed.close();
+    let specUp = false;
+    const spec = await startServer((req, res) => {
+      if (!specUp) return sendJson(res, 503, { message: "starting" });
+      if (req.url === "/openapi.json") return sendJson(res, 200, { openapi: "3.0.3", info: { title: "pets", version: "1" }, servers: [{ url: spec.url }], paths: { "/ping": { get: { operationId: "ping", responses: {} } } } });
+      return sendJson(res, 200, { pong: true });
+    });
+    const plugins = path.join(dir, "spec-down");
+    writePlugin(path.join(plugins, "agent-tools-plugin-gone"), { name: "gone", prefix: "gone", description: "a spec on a closed port", adapter: { kind: "openapi", spec: `${closedUrl}/openapi.json` } });
+    writePlugin(path.join(plugins, "agent-tools-plugin-late"), { name: "late", prefix: "late", description: "a spec whose service starts late", adapter: { kind: "openapi", spec: `${spec.url}/openapi.json` } });
+    const connected = await connect(plugins, { AGENT_TOOLS_CATALOG_CACHE: "on", AGENT_TOOLS_CACHE_DIR: path.join(dir, "spec-cache") });
+    try {
+      for (let i = 0; i < 4; i++) {
+        const { payload } = await callJson(connected.client, "agent_tools_gone_call", { toolName: "ping", arguments: {} });
+        assert.equal(payload.error?.code, "UPSTREAM_ERROR", JSON.stringify(payload));
+        assert.match(payload.error?.message ?? "", /spec 'http:\/\/127\.0\.0\.1:\d+\/openapi\.json' could not be read/);
+        assert.match(payload.error?.hint ?? "", /could not be reached; the call's arguments are not at fault\. Retry later/);
+      }
+      for (let i = 0; i < 4; i++) {
+        const { payload } = await callJson(connected.client, "agent_tools_late_call", { toolName: "ping", arguments: {} });
+        assert.equal(payload.error?.code, "UPSTREAM_ERROR", JSON.stringify(payload));
+        assert.match(payload.error?.message ?? "", /HTTP ERROR 503/);
+      }
+      specUp = true;
+      const { payload, isError } = await callJson(connected.client, "agent_tools_late_call", { toolName: "ping", arguments: {} });
+      assert.equal(isError, false, JSON.stringify(payload));
+      assert.deepEqual((payload.result as { data: unknown }).data, { pong: true });
+    } finally {
+      await connected.close();
+      await spec.close();
+    }
+  });
+
   it("a base URL nothing answers at: the host and the base URL's variable are named, with a hint to start the service", async () => {
     const closed = await startServer((_req, res) => sendJson(res, 200, {}));
     const { host } = new URL(closed.url);

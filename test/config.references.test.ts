@@ -142,6 +142,24 @@ describe("shell-style ${...} forms the config does not resolve", () => {
     });
     const plugin = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: dir, REF_V: "v" }));
     assert.doesNotMatch(plugin.stdout + plugin.stderr, /not a reference resolved here/, plugin.stdout);
+    // A cli block names its shell in `program` and gives the script in each tool's argv (and optional items).
+    const cliDir = mkdtempSync(path.join(tmpdir(), "agent-tools-references-plugins-"));
+    writePlugin(path.join(cliDir, "agent-tools-plugin-shcli"), {
+      name: "shcli",
+      prefix: "shcli",
+      description: "a cli plugin whose tool is a shell script",
+      adapter: { kind: "cli", program: "/bin/sh", allowlist: ["/bin/sh"], tools: [{ name: "run", argv: ["-c", script, "sh", "{a}"], optional: { b: ["${#b}"] }, inputSchema: { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, required: ["a"] } }] },
+    });
+    writePlugin(path.join(cliDir, "agent-tools-plugin-plaincli"), {
+      name: "plaincli",
+      prefix: "plaincli",
+      description: "a cli plugin whose program is no shell",
+      adapter: { kind: "cli", program: process.execPath, allowlist: [process.execPath], tools: [{ name: "run", argv: ["-e", "${REF_V:?must be set}"] }] },
+    });
+    const cli = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: cliDir, REF_V: "v" }));
+    const said = cli.stdout + cli.stderr;
+    assert.doesNotMatch(said, /shcli.*not a reference resolved here/, cli.stdout);
+    assert.match(said, /agent-tools-plugin-plaincli\/plugin\.json:[\d:]+ field 'adapter\.tools\[0\]\.argv\[1\]' has '\$\{REF_V:\?…\}', which is not a reference resolved here/, cli.stdout);
   });
 
   it("are refused in a plugin.json too, where only ${NAME} and ${NAME:-default} are taken", async () => {

@@ -50,6 +50,13 @@ describe("agent-tools probe", () => {
     assert.equal(denied.code, 2);
     const report = JSON.parse(denied.stdout) as Report;
     assert.match(report.checks.find((c) => c.name === "allowlist")?.fix ?? "", /add node to AGENT_CLI_ALLOWLIST/);
+    // A program written as a path that is not there resolves nowhere: its text in the allowlist admits nothing, as in the runtime.
+    const gone = path.join(tmpdir(), "agent-tools-probe-gone", "tool");
+    const unfound = await runCli(["probe"], baseEnv({ AGENT_TOOLS_COMMAND: gone, AGENT_CLI_ALLOWLIST: gone }));
+    assert.equal(unfound.code, 2);
+    const checks = (JSON.parse(unfound.stdout) as Report).checks;
+    assert.equal(checks.find((c) => c.name === "command")?.ok, false);
+    assert.equal(checks.find((c) => c.name === "allowlist")?.ok, false, unfound.stdout);
   });
 
   it("agrees with the runtime's matcher: a bare entry admits the path it resolves to, entries split by spaces too", async () => {

@@ -19,6 +19,17 @@ const TOKEN = "opaque-value-7719";
 const PLAIN_NAMED = "xoxb-plain-name-5512";
 const INNER_SECRET = "inner-pass-3306";
 const LITERAL_TOKEN = "literal-token-4420";
+// Settings by their names (*_URL) whose values hold a credential that no name points at.
+const SLACK_PATH = "T0000/B0000/XXXXsecretXXXXXXXX";
+const SLACK_WEBHOOK = `https://hooks.slack.com/services/${SLACK_PATH}`;
+const DISCORD_PATH = "123456/abcdefSECRETghijk";
+const DISCORD_WEBHOOK = `https://discord.com/api/webhooks/${DISCORD_PATH}`;
+const BOT_TOKEN = "123456:ABCdefGHIjklMNO";
+const TELEGRAM = `https://api.telegram.org/bot${BOT_TOKEN}/`;
+const RANDOM_PATH_TOKEN = "q9Xv2LmT7rKp4WzN8sYb3HcJ6dFg1AeQ";
+const TOKEN_IN_PATH = `https://hooks.example.com/in/${RANDOM_PATH_TOKEN}`;
+const DSN_PASSWORD = "dsn-pass-8841";
+const DSN = `Server=db.example.com;Database=app;User Id=app;Password=${DSN_PASSWORD};`;
 
 const dir = mkdtempSync(path.join(tmpdir(), "redaction-child-env-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,13 +49,19 @@ writePlugin(path.join(pluginsDir, "agent-tools-plugin-envs"), {
       GH_TOKEN: "${OPAQUE}",
       SLACK_BOT: "${XOXB}",
       LITERAL_TOKEN: LITERAL_TOKEN,
+      SLACK_WEBHOOK_URL: "${SLACK_WEBHOOK_URL}",
+      DISCORD_WEBHOOK_URL: "${DISCORD_WEBHOOK_URL}",
+      TG_URL: "${TG_URL}",
+      HOOK_ENDPOINT: "${HOOK_ENDPOINT}",
+      DB_URL: "${DB_DSN}",
     },
     timeoutMs: 30_000,
   },
 });
 
 describe("a stdio MCP server's declared env in results", () => {
-  const agent = stdioForSuite(pluginsDir, { ENTERPRISE_HOST: HOST, GH_SETTINGS: CONFIG_DIR, OPAQUE: TOKEN, XOXB: PLAIN_NAMED, DB_PASSWORD: INNER_SECRET });
+  const agent = stdioForSuite(pluginsDir, { ENTERPRISE_HOST: HOST, GH_SETTINGS: CONFIG_DIR, OPAQUE: TOKEN, XOXB: PLAIN_NAMED, DB_PASSWORD: INNER_SECRET,
+    SLACK_WEBHOOK_URL: SLACK_WEBHOOK, DISCORD_WEBHOOK_URL: DISCORD_WEBHOOK, TG_URL: TELEGRAM, HOOK_ENDPOINT: TOKEN_IN_PATH, DB_DSN: DSN });
 
   it("shows a host name and a config folder as they are, and masks credentials by name, inside a URL too", async () => {
     const names = ["GH_HOST", "GH_CONFIG_DIR", "API_URL", "GH_TOKEN", "SLACK_BOT", "LITERAL_TOKEN"];
@@ -59,5 +76,20 @@ describe("a stdio MCP server's declared env in results", () => {
     assert.equal(values.SLACK_BOT, "[redacted]", "a name that says nothing keeps its value masked");
     assert.equal(values.LITERAL_TOKEN, "[redacted]", "a literal value under a secret name is masked");
     for (const secret of [TOKEN, PLAIN_NAMED, INNER_SECRET, LITERAL_TOKEN]) assert.ok(!text.includes(secret), `${secret} is not shown`);
+  });
+
+  it("masks the credential a URL setting holds in its path or as a connection string's password, and keeps the rest readable", async () => {
+    const names = ["GH_HOST", "SLACK_WEBHOOK_URL", "DISCORD_WEBHOOK_URL", "TG_URL", "HOOK_ENDPOINT", "DB_URL"];
+    const { payload, isError } = await callJson(agent.client, "agent_tools_envs_call", { toolName: "env", arguments: { names }, confirm: true });
+    assert.equal(isError, false, JSON.stringify(payload));
+    const text = JSON.stringify(payload);
+    const { values } = payload.result as { values: Record<string, string> };
+    assert.equal(values.GH_HOST, HOST, "a host name stays readable");
+    assert.equal(values.SLACK_WEBHOOK_URL, "https://hooks.slack.com/services/[redacted]", "a Slack webhook's path is masked");
+    assert.equal(values.DISCORD_WEBHOOK_URL, "https://discord.com/api/webhooks/[redacted]", "a Discord webhook's path is masked");
+    assert.equal(values.TG_URL, "https://api.telegram.org/bot[redacted]/", "a Telegram bot token in the path is masked");
+    assert.equal(values.HOOK_ENDPOINT, "https://hooks.example.com/in/[redacted]", "a long random path segment is masked");
+    assert.equal(values.DB_URL, "Server=db.example.com;Database=app;User Id=app;Password=[redacted];", "a connection string's password is masked");
+    for (const secret of [SLACK_PATH, DISCORD_PATH, BOT_TOKEN, RANDOM_PATH_TOKEN, DSN_PASSWORD]) assert.ok(!text.includes(secret), `${secret} is not shown`);
   });
 });

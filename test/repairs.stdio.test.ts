@@ -252,6 +252,9 @@ describe("keys a call carries that the runtime does not read", () => {
     assert.deepEqual(detail.payload.repairs, [
       `'detail' is not a parameter of agent_tools_notes_discover; it was ignored. agent_tools_notes_discover takes: query, limit; for tools' full descriptions and input schemas, call agent_tools_search with {"query": "…", "plugin": "notes", "detail": true}`,
     ]);
+    // Routed by its `plugin` (a prefix this caller may use): the repair quotes that prefix.
+    const routed = await callJson(server.client, "agent_tools_discover", { plugin: "notes", query: "get_note", detail: true });
+    assert.ok((routed.payload.repairs as string[]).some((r) => r.endsWith(`call agent_tools_search with {"query": "…", "plugin": "notes", "detail": true}`)), JSON.stringify(routed.payload.repairs));
     const schemas = await callJson(server.client, "agent_tools_search", { query: "get_note", plugin: "notes", detail: true });
     assert.ok((schemas.payload.hits as { inputSchema?: unknown }[]).some((hit) => hit.inputSchema), JSON.stringify(schemas.payload).slice(0, 400));
     // A refusal of a search names no `target`: the query is not one (it was echoed, up to 1,000 characters).

@@ -78,4 +78,15 @@ describe("the note of a cut result", () => {
     const count = await callJson(server.client, "agent_tools_bulk_call", { toolName: "count_writes", arguments: {}, confirm: true });
     assert.equal((count.payload.result as { writes: number }).writes, 2, "each write ran once");
   });
+
+  it("a write cut inside agent_tools_exec (past 5,000,000 characters): do not repeat it, and no pointer to agent_tools_exec, where the call already ran", async () => {
+    const before = await callJson(server.client, "agent_tools_bulk_call", { toolName: "count_writes", arguments: {}, confirm: true });
+    const { payload } = await callJson(server.client, "agent_tools_exec", { command: `bulk call rewrite_all '{"size":5100000}' --confirm | jq -r .truncated.note` });
+    const { stdout, exitCode, stderr } = payload as unknown as { stdout: string; exitCode: number; stderr: string };
+    assert.equal(exitCode, 0, stderr);
+    assert.equal(stdout, "The result was cut to fit; `result` holds the first characters of its JSON. This call changed data: do not repeat it to see the rest; read what it changed with a read-only tool (filters, pagination), filtered with jq or grep.\n");
+    assert.doesNotMatch(stdout, /Ask for less|agent_tools_exec/);
+    const after = await callJson(server.client, "agent_tools_bulk_call", { toolName: "count_writes", arguments: {}, confirm: true });
+    assert.equal((after.payload.result as { writes: number }).writes, (before.payload.result as { writes: number }).writes + 1, "the write ran once");
+  });
 });

@@ -80,9 +80,11 @@ export function probe(env: NodeJS.ProcessEnv = process.env, nodeVersion: string 
       detail: found ? `${program} found at ${found} (not executed)` : `${program} not found on PATH`,
       ...(found ? {} : { severity: "blocked" as const, fix: `install ${program} or put it on PATH` }),
     });
-    // The runtime's own matcher: a bare entry admits the path it resolves to, a path entry that path.
+    // The runtime's own matcher, alone: a bare entry admits the program written bare or the path
+    // it resolves to, a path entry that path. A program not found resolves nowhere (""), so a
+    // path-written one is not admitted by its text alone.
     const allowlist = parseAllowlist(env[ALLOWLIST_VARIABLE]);
-    const allowed = allowlist.includes(program) || (found !== undefined && allowlistAdmits(allowlist, program, found, env));
+    const allowed = allowlistAdmits(allowlist, program, found ?? "", env);
     checks.push({
       name: "allowlist",
       ok: allowed,

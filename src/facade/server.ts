@@ -240,8 +240,10 @@ export function createFacade(runtime: Runtime): Facade {
    * Discover answers short entries by design (README "Discovery"); a tool's description and
    * schema come from search with `detail`: a `detail` sent to discover says so.
    */
-  const detailElsewhere = (prefix: unknown): Record<string, string> => ({
-    detail: `for tools' full descriptions and input schemas, call ${SEARCH_TOOL} with {"query": "…", "plugin": ${typeof prefix === "string" ? JSON.stringify(prefix) : '"PREFIX"'}, "detail": true}`,
+  // The caller's `plugin` is quoted only when it is a prefix this caller may use: any other text
+  // (a megabyte, a credential pasted by mistake) would come back whole in the repair.
+  const detailElsewhere = (prefix: unknown, known: readonly string[]): Record<string, string> => ({
+    detail: `for tools' full descriptions and input schemas, call ${SEARCH_TOOL} with {"query": "…", "plugin": ${typeof prefix === "string" && known.includes(prefix) ? JSON.stringify(prefix) : '"PREFIX"'}, "detail": true}`,
   });
   /**
    * The agent_tools_exec line that makes a typed call, for the note of a cut result: with the
@@ -363,7 +365,7 @@ export function createFacade(runtime: Runtime): Facade {
       }
       const { route, repairs } = resolved;
       // Keys a tool does not take are read as what they plainly mean, or said in `repairs` (a _call's in the pipeline).
-      const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs, route.operation === "discover" ? detailElsewhere(route.prefix ?? asRecord(resolved.args).plugin) : {});
+      const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs, route.operation === "discover" ? detailElsewhere(route.prefix ?? asRecord(resolved.args).plugin, view.prefixes) : {});
       // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.
       const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
       // Whether this client shows its user the confirmation question: answers word the confirm step so.

@@ -5,7 +5,7 @@ import type { SharedTokenState } from "../adapters/mcp/oauth-token-store.js";
 import { MANIFEST_FILE } from "./discovery.js";
 import { AdapterSpecError } from "../adapters/shared/errors.js";
 import { RuntimeError } from "../errors.js";
-import { adapterBlockError, ManifestError, readManifest, settingsOf, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
+import { AdapterBlockError, adapterBlockError, ManifestError, readManifest, settingsOf, type DeclarativeAdapterSpec, type PluginManifest } from "./manifest.js";
 import { deferredAdapter } from "./deferred-adapter.js";
 import { manifestReferenceProblems } from "./manifest-references.js";
 import { loadModuleAdapter } from "./module-adapter.js";
@@ -136,7 +136,9 @@ async function createAdapter(manifest: PluginManifest, options: LoadOptions): Pr
   } catch (error) {
     if (error instanceof ManifestError) throw error;
     if (error instanceof AdapterSpecError) throw adapterBlockError(manifest, error.problems);
-    throw new ManifestError(manifest.file, "adapter", (error as Error).message);
+    // Not the block's problem (a service it reads could not be reached, the factory's own error):
+    // kept as the cause, whose code a use answers (adapterBuildError).
+    throw new ManifestError(manifest.file, "adapter", (error as Error).message, { cause: error });
   }
 }
 
@@ -199,7 +201,11 @@ function adapterBuildError(manifest: PluginManifest, message: string, cause: unk
   const where = typeof manifest.adapter === "string" ? `its adapter module (${path.join(manifest.dir, manifest.adapter)})` : `its adapter block in ${manifest.file}`;
   // An adapter block's own problem found at the build (checked at first use) is the
   // configuration's: NOT_CONFIGURED, with its hint (fix the manifest, `agent-tools validate`).
-  if (cause instanceof ManifestError && typeof manifest.adapter !== "string") return new RuntimeError(cause.code, message, undefined, cause.hint, { cause });
+  if (cause instanceof AdapterBlockError) return new RuntimeError(cause.code, message, undefined, cause.hint, { cause });
+  // A factory that says what went wrong in the project's terms (a spec URL that could not be
+  // fetched: UPSTREAM_ERROR, retry later) is answered so; a retry of it builds again.
+  const own = cause instanceof ManifestError ? cause.cause : undefined;
+  if (own instanceof RuntimeError) return new RuntimeError(own.code, message, own.details, own.hint, { cause });
   return new RuntimeError(
     "UPSTREAM_ERROR",
     message,

@@ -98,8 +98,8 @@ export class ManifestError extends Error {
   readonly code = "NOT_CONFIGURED";
   readonly hint = "Fix the plugin's manifest as `message` says (`agent-tools validate` lists every such problem), then restart the server; tell the user. Tool arguments cannot fix this.";
   /** One problem (named by `field`), or several, each already saying where (":line:column: field 'x' …"). */
-  constructor(file: string, field: string | undefined, problem: string | string[]) {
-    super(Array.isArray(problem) ? problem.map((p) => `${file}${p.startsWith(":") ? "" : ": "}${p}`).join("\n") : `${file}: ${field ? `field '${field}' ` : ""}${problem}`);
+  constructor(file: string, field: string | undefined, problem: string | string[], options?: ErrorOptions) {
+    super(Array.isArray(problem) ? problem.map((p) => `${file}${p.startsWith(":") ? "" : ": "}${p}`).join("\n") : `${file}: ${field ? `field '${field}' ` : ""}${problem}`, options);
     this.name = "ManifestError";
     this.file = file;
     this.field = field;
@@ -161,12 +161,24 @@ export function settingsOf(manifest: PluginManifest): SettingsLocation {
 }
 
 /**
+ * A problem written in an adapter block, found when the adapter was built (adapterBlockError). Its
+ * own class because a build also fails for reasons that are not the manifest's (a spec URL that
+ * could not be fetched): only this one answers a use NOT_CONFIGURED with the manifest's fix.
+ */
+export class AdapterBlockError extends ManifestError {
+  constructor(file: string, problems: string[]) {
+    super(file, "adapter", problems);
+    this.name = "AdapterBlockError";
+  }
+}
+
+/**
  * Problems of an adapter block found when the adapter was built (what its schema cannot say: a
  * path template, a tool name used twice), placed in plugin.json (or, for a config entry, the config
  * file) at their line and column like the manifest's own. `field` names are the block's
  * ("adapter.tools[1].name" or "tools[1].name").
  */
-export function adapterBlockError(manifest: PluginManifest, problems: readonly { field: string; message: string }[]): ManifestError {
+export function adapterBlockError(manifest: PluginManifest, problems: readonly { field: string; message: string }[]): AdapterBlockError {
   const base = manifest.entryPath ? [...manifest.entryPath] : manifest.form === "agent-plugins-spec" ? ["extensions", EXTENSION_KEY, "adapter"] : ["adapter"];
   let text: string | undefined;
   if (manifest.form !== "memory") {
@@ -181,7 +193,7 @@ export function adapterBlockError(manifest: PluginManifest, problems: readonly {
     const segments = [...base, ...fieldSegments(p.field.replace(/^adapter\b\.?/, ""))];
     return `${at(segments)}: field '${fieldName("", segments)}' ${p.message}`.replace(/^: /, "");
   });
-  return new ManifestError(manifest.file, "adapter", lines);
+  return new AdapterBlockError(manifest.file, lines);
 }
 
 /** Validate and normalise a parsed manifest. Throws ManifestError naming the file and field. */

@@ -603,16 +603,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   /** Plugins that have answered a call in this runtime. */
   const answered = new Set<string>();
 
+  /** Plugins whose adapter (built on first use) failed to build the last time it was tried: problems, as a plugin that failed to load. */
+  const adapterBuildFailures = (): PluginLoadFailure[] =>
+    plugins.flatMap((p) => (p.buildFailure ? [{ location: p.manifest.file, name: p.manifest.name, prefix: p.manifest.prefix, error: p.buildFailure }] : []));
+
   /**
    * "ready", "not configured: …", or, for a backend that failed to start or answer, "failing: <reason>".
    * "ready" only once the plugin has answered (a call succeeded, or an MCP server listed its tools
    * itself); before that its settings are complete but nothing says the service is there
    * ("configured, not checked"). A plugin whose adapter reports a failure says so.
    */
-  /** Plugins whose adapter (built on first use) failed to build the last time it was tried: problems, as a plugin that failed to load. */
-  const adapterBuildFailures = (): PluginLoadFailure[] =>
-    plugins.flatMap((p) => (p.buildFailure ? [{ location: p.manifest.file, name: p.manifest.name, prefix: p.manifest.prefix, error: p.buildFailure }] : []));
-
   function pluginStatus(plugin: LoadedPlugin): string {
     if (!plugin.configured) return `not configured: ${describeMissing(plugin.missing)}`;
     const health = plugin.adapter?.health?.();

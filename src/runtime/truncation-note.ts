@@ -15,7 +15,10 @@ const CUT = "The result was cut to fit; `result` holds the first characters of i
  * A cut result of a call that changed data (a write tool, or a skill that sent one): repeating
  * the call to see the rest, as the note says of a read, would make the change again.
  */
-const CUT_WRITE = "The result was cut to fit; `result` holds the first characters of its JSON. This call changed data: do not repeat it to see the rest; read what it changed with a read-only tool (filters, pagination), or through one in agent_tools_exec, filtered with jq or grep.";
+const CUT_WRITE_HEAD = "The result was cut to fit; `result` holds the first characters of its JSON. This call changed data: do not repeat it to see the rest; read what it changed with a read-only tool (filters, pagination)";
+const CUT_WRITE = `${CUT_WRITE_HEAD}, or through one in agent_tools_exec, filtered with jq or grep.`;
+/** The same inside the sandbox, where the model already is: a read-only command filtered with jq or grep. */
+const CUT_WRITE_IN_SANDBOX = `${CUT_WRITE_HEAD}, filtered with jq or grep.`;
 
 /**
  * The command line that makes the same call in agent_tools_exec (text/command-line.ts writes it
@@ -33,8 +36,9 @@ export interface ExecLine {
  * names the form of the line only.
  */
 export function truncationNote(maxChars: number, exec?: ExecLine | "changed data"): string {
+  // A call that changed data is never to be repeated, wherever it was cut: asked first.
+  if (exec === "changed data") return maxChars >= SANDBOX_RESULT_CHARS ? CUT_WRITE_IN_SANDBOX : CUT_WRITE;
   if (maxChars >= SANDBOX_RESULT_CHARS) return `${CUT}.`;
-  if (exec === "changed data") return CUT_WRITE;
   const line = exec ? `\`${exec.line}${exec.argumentsLeftOut ? " 'JSON'" : ""}\`${exec.argumentsLeftOut ? ", JSON being this call's arguments" : ""}` : "`PLUGIN call TOOL JSON`, PLUGIN being the plugin's command as `list` names it";
   return `${CUT}, or make the same call in agent_tools_exec (${line}), which takes results up to ${SANDBOX_RESULT_CHARS.toLocaleString("en-US")} characters, and filter it there with jq or grep.`;
 }

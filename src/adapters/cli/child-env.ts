@@ -1,11 +1,13 @@
-import { MissingVariableError, resolveChildVariable } from "../shared/env-vars.js";
+import { resolveChildVariable } from "../shared/child-variable.js";
+import { MissingVariableError } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { childDepthVariable } from "../shared/runtime-depth.js";
 
 /**
  * The environment a program runs with: a small safe base copied from the host, plus the variables
- * the manifest declares (values may hold `${VAR}`, resolved on the host at call time; a credential
- * among them, by its name, is registered with the redactor, a host name or folder is not). Nothing else of the host environment reaches the child, so
+ * the manifest declares (values may hold `${VAR}`, resolved on the host at call time, and masked in
+ * results unless the variable's name says it is a setting such as a host or folder, whose embedded
+ * credentials alone are masked: resolveChildVariable). Nothing else of the host environment reaches the child, so
  * unrelated secrets (cloud keys, tokens of other plugins) stay out of it.
  */
 

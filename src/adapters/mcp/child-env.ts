@@ -1,5 +1,5 @@
 import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/client/stdio";
-import { resolveChildVariable } from "../shared/env-vars.js";
+import { resolveChildVariable } from "../shared/child-variable.js";
 import { childDepthVariable } from "../shared/runtime-depth.js";
 import type { Redactor } from "../shared/redact.js";
 import { SECRET_NAME } from "../shared/secret-name.js";

@@ -1,5 +1,6 @@
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import path from "node:path";
+import { AdapterError } from "../shared/errors.js";
 import { resolvePointer } from "./schema.js";
 
 /**
@@ -32,7 +33,11 @@ export async function loadOpenApiDocument(spec: string, pluginDir: string, timeo
     // The manifest is host configuration, so a local URL (a dev server on localhost) is allowed.
     parsed = await $RefParser.parse(location, { resolve: { external: false, http: { timeout: timeoutMs, safeUrlResolver: false } } });
   } catch (error) {
-    throw new Error(`spec '${spec}' could not be read: ${(error as Error).message}`);
+    const message = `spec '${spec}' could not be read: ${(error as Error).message}`;
+    // A spec fetched from its service is read at the first use, not at start: the service being
+    // down then is no fault of the manifest, and the next use builds again.
+    if (isUrl && isFetchFailure(error)) throw new AdapterError("UPSTREAM_ERROR", message, { cause: error, hint: SPEC_UNREACHABLE_HINT });
+    throw new Error(message);
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error(`spec '${spec}' is not an OpenAPI document (not an object)`);
   const version = (parsed as Record<string, unknown>).openapi;
@@ -44,6 +49,17 @@ export async function loadOpenApiDocument(spec: string, pluginDir: string, timeo
   const broken = brokenLocalRef(document);
   if (broken !== undefined) throw new Error(`spec '${spec}' has a $ref that cannot be resolved: '${broken}' points at nothing in the document; fix the reference or add what it names`);
   return { document, location, isUrl };
+}
+
+const SPEC_UNREACHABLE_HINT =
+  "The plugin reads its OpenAPI document from the URL `message` names when it is first used, and that service could not be reached; the call's arguments are not at fault. Retry later (each use tries again); if it keeps failing, tell the user the service is down or the spec URL is wrong.";
+
+/**
+ * Whether the spec's service could not be reached or did not answer it (no connection, a timeout,
+ * an HTTP error status: the parser's ResolverError), rather than answering a document it cannot parse.
+ */
+function isFetchFailure(error: unknown): boolean {
+  return (error as { name?: unknown }).name === "ResolverError";
 }
 
 /** The first `#/…` reference that points at nothing. Each object is visited once (YAML aliases can share them). */

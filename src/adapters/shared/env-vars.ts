@@ -155,27 +155,6 @@ export function resolveAddress(value: string, hostEnv: NodeJS.ProcessEnv, where:
   return resolved;
 }
 
-/**
- * Names that say a variable holds where something is, not a credential: a host, a URL or
- * endpoint, a folder, a path, a port, a region, a log level (`GH_HOST`, `GH_CONFIG_DIR`,
- * `XDG_CONFIG_HOME`, `API_URL`). Results quote such values (a URL with the host in it, a config
- * path), so masking them would make results unreadable.
- */
-const SETTING_NAME = /(?:^|[_-])(?:HOST|HOSTNAME|URL|URI|ENDPOINT|ORIGIN|DOMAIN|DIR|DIRECTORY|FOLDER|PATH|HOME|ROOT|PORT|REGION|ZONE|LEVEL|LOCALE|LANG|TZ|EDITOR|PAGER|COLOR|NO_COLOR)$/i;
-
-/**
- * Resolve the value of a variable a child program gets (`GH_TOKEN`, `GH_HOST`). Masked in what
- * comes back (resolveSecretAware: every `${VAR}` value it reads is registered) unless its name
- * says it is a setting (SETTING_NAME) and not a credential (isSecretName): `GH_HOST` and
- * `GH_CONFIG_DIR` stay readable, with only secret-named variables and URL credentials inside them
- * masked (resolveAddress), while `SLACK_XOXB: ${SLACK_XOXB}` or any other name that says nothing
- * stays masked, as a `${VAR}` in an mcpServers entry does.
- */
-export function resolveChildVariable(name: string, value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor | undefined): string {
-  if (SETTING_NAME.test(name) && !isSecretName(name)) return resolveAddress(value, hostEnv, where, redactor);
-  return resolveSecretAware(value, hostEnv, where, redactor);
-}
-
 /** A query parameter whose name says its value is a credential (`?key=`, `?api_key=`, `?sig=`). */
 const SECRET_QUERY_NAME = /^(?:key|sig|signature|code|auth)$/i;
 

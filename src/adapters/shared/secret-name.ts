@@ -30,7 +30,12 @@ const RANDOM_RUN = /(?=[A-Za-z0-9+=_-]*\d)(?=[A-Za-z0-9+=_-]*[A-Za-z])[A-Za-z0-9
  */
 export function looksLikePath(value: string): boolean {
   if (!/[\\/]/.test(value) && !/^[~.]/.test(value)) return false;
-  return !JWT.test(value) && !RANDOM_RUN.test(value);
+  return !looksGenerated(value);
+}
+
+/** Whether a value holds a generated secret by its look: a JWT, or a long random run of base64 characters. */
+export function looksGenerated(value: string): boolean {
+  return JWT.test(value) || RANDOM_RUN.test(value);
 }
 
 /**
