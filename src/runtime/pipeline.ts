@@ -1109,15 +1109,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const { result, truncated, media } = shapeResult(state.output, deps.redact, maxChars, what);
     state.result = result;
     if (media) state.media = media;
-    if (truncated) state.truncated = truncated;
+    if (!truncated) return undefined;
+    state.truncated = truncated;
     // A call that changed data is not to be repeated for its whole result: no exec line for it.
-    const changed = state.writes === true || (state.sent ?? []).some((step) => step.writes);
-    if (truncated && changed) {
+    if (state.writes === true || state.sent?.some((step) => step.writes)) {
       state.truncated = { ...truncated, note: truncationNote(maxChars, "changed data") };
       return undefined;
     }
     // Only a cut result waits (for the exec command's name): the usual answer stays synchronous.
-    return truncated && state.ctx.execLine ? noteExecLine(state, truncated, maxChars, state.ctx.execLine) : undefined;
+    return state.ctx.execLine ? noteExecLine(state, truncated, maxChars, state.ctx.execLine) : undefined;
   };
 
   /**
