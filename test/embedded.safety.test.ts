@@ -199,6 +199,13 @@ for (const where of ["/", "home"] as const) {
       const hint = (one.plugin as { hint?: string }).hint ?? "";
       assert.doesNotMatch(hint, /Paths are inside/, hint);
       assert.match(hint, /Not serving: set AGENT_TOOLS_FS_ROOT/);
+      // The advice reads as one sentence: where the variable goes right after it, then the other way, then the restart.
+      const next = (one.plugin as { next?: { configure?: string } }).next;
+      assert.match(
+        next?.configure ?? "",
+        /^Set AGENT_TOOLS_FS_ROOT=<project folder> \(the working folder .+ never serves the whole disk or the home folder\) in the environment of the agent-tools server \(not in tool arguments\), or start the client in the project folder, then restart it; /,
+        JSON.stringify(next),
+      );
       for (const file of ["/etc/passwd", ".env"]) {
         for (const answer of await attempts(client, file)) assert.doesNotMatch(answer, /root:x?:0:0|sk-test-789/, answer);
       }

@@ -61,7 +61,11 @@ export interface PluginManifest {
   trustReadOnlyHints?: boolean;
   /** How a write is confirmed: "elicit" asks the user when the client can, "flag" takes the model's confirm: true. Unset: the runtime's default. */
   confirm?: "elicit" | "flag";
-  requires: { env: string[]; bins: string[] };
+  /**
+   * `otherwise`: a way to configure it other than the environment ("start the client in the
+   * project folder"), said after the variables; set by the runtime's embedded plugins only.
+   */
+  requires: { env: string[]; bins: string[]; otherwise?: string };
   /** The runtime section as written, passed on to module adapters. */
   raw: Record<string, unknown>;
   /**
