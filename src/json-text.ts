@@ -183,3 +183,19 @@ export function jsonLocator(raw: string | undefined): (segments: (string | numbe
     return `:${line}:${column}`;
   };
 }
+
+/**
+ * Problem lines placed by jsonLocator (":line:column: …") in the order of the text, top to bottom,
+ * as a reader fixes them; a schema reports in its own order (`auth.type` before `timeoutMs` even
+ * when written after it). Lines without a place keep their order, after the placed ones.
+ */
+export function inTextOrder(lines: readonly string[]): string[] {
+  const place = (line: string): [number, number] => {
+    const found = /^:(\d+):(\d+)/.exec(line);
+    return found ? [Number(found[1]), Number(found[2])] : [Number.MAX_SAFE_INTEGER, 0];
+  };
+  return lines
+    .map((line, index) => ({ line, index, at: place(line) }))
+    .sort((a, b) => a.at[0] - b.at[0] || a.at[1] - b.at[1] || a.index - b.index)
+    .map((entry) => entry.line);
+}

@@ -329,4 +329,25 @@ describe("what only the configuration can fix, over stdio", () => {
       await connected.close();
     }
   });
+
+  it("a base URL whose host name does not resolve: said so, with a hint to check the spelling or the network, not to start the service", async () => {
+    const plugins = path.join(dir, "unresolved");
+    writePlugin(path.join(plugins, "agent-tools-plugin-nodns"), {
+      name: "nodns",
+      prefix: "nodns",
+      description: "a service whose host name is misspelt",
+      adapter: { kind: "rest", baseUrl: "${NODNS_BASE}/v1", tools: [{ name: "t", path: "/items" }] },
+    });
+    // .invalid never resolves (RFC 2606): ENOTFOUND, or EAI_AGAIN on a host without DNS.
+    const connected = await connect(plugins, { NODNS_BASE: "http://api.no-such-host.invalid" });
+    try {
+      const { payload } = await callJson(connected.client, "agent_tools_nodns_call", { toolName: "t", arguments: {} });
+      assert.equal(payload.error?.code, "UPSTREAM_ERROR", JSON.stringify(payload));
+      assert.match(payload.error?.message ?? "", /GET \/v1\/items failed: could not reach api\.no-such-host\.invalid \((ENOTFOUND|EAI_AGAIN): the host name does not resolve\)/);
+      assert.match(payload.error?.hint ?? "", /^The host name in the base URL does not resolve \((ENOTFOUND|EAI_AGAIN)\): check that NODNS_BASE \(the base URL's variable, in the agent-tools server's environment\) spells the host right, or the network and its DNS/);
+      assert.doesNotMatch(payload.error?.hint ?? "", /start the service|Nothing answered/);
+    } finally {
+      await connected.close();
+    }
+  });
 });

@@ -46,6 +46,8 @@ describe("mcpServers entries that fail, over stdio", () => {
       JSON.stringify({
         mcpServers: {
           refused: { url: `http://127.0.0.1:${await closedPort()}/mcp` },
+          // .invalid never resolves (RFC 2606): ENOTFOUND, or EAI_AGAIN on a host without DNS.
+          unresolved: { url: "http://mcp.no-such-host.invalid/mcp" },
           noexec: { command: script },
           nocwd: { ...exits("0"), cwd: path.join(dir, "gone") },
           quits: exits("console.error('config error: DB_URL is required'); process.exit(3)"),
@@ -71,8 +73,18 @@ describe("mcpServers entries that fail, over stdio", () => {
 
   it("a url nothing listens at: ECONNREFUSED, and a hint to start the server or correct its url", async () => {
     const error = await callError("refused");
-    assert.match(error.message, /fetch failed: ECONNREFUSED/);
+    assert.match(error.message, /could not reach its URL's host \(ECONNREFUSED: nothing answered there\)/);
+    assert.doesNotMatch(error.message, /Version negotiation/);
     assert.match(error.hint, /start the server, or correct `mcpServers\.refused\.url` in .*agent-tools\.config\.json/);
+  });
+
+  it("a url whose host name does not resolve: said so, with a hint to check the spelling or the network, not to start the server", async () => {
+    const error = await callError("unresolved");
+    assert.equal(error.code, "UPSTREAM_ERROR");
+    assert.match(error.message, /could not reach its URL's host \((ENOTFOUND|EAI_AGAIN): the host name does not resolve\)/);
+    assert.doesNotMatch(error.message, /Version negotiation|nothing answered/);
+    assert.match(error.hint, /^The host name in the server's URL does not resolve \((ENOTFOUND|EAI_AGAIN)\): check that `mcpServers\.unresolved\.url` in .*agent-tools\.config\.json spells the host right, or the network and its DNS/);
+    assert.doesNotMatch(error.hint, /start the server|Nothing answered/);
   });
 
   it("a command that is not executable: the hint says chmod, not an environment variable", async () => {

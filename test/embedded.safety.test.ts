@@ -115,6 +115,64 @@ describe("the embedded default started in a project folder with a .env", () => {
   });
 });
 
+describe("the embedded default started in a project folder holding MCP client configs", () => {
+  // The README tells users to put a .mcp.json at the project root; the filesystem plugin serves
+  // that folder, and client configs carry literal tokens in their server entries.
+  const TOKEN = "ghp_R3alClientConfigToken0123456789";
+  const configs = [".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".codex/config.toml", ".claude/settings.local.json", ".gemini/settings.json", "claude_desktop_config.json", ".claude.json"];
+  let client: Client;
+  before(async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "agent-tools-home-"));
+    const project = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-project-")));
+    for (const file of configs) {
+      mkdirSync(path.join(project, path.dirname(file)), { recursive: true });
+      writeFileSync(path.join(project, file), `{"mcpServers":{"github":{"command":"x","env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"${TOKEN}"}}}}\n`);
+    }
+    // Files of the same folders that are not client configs are still served.
+    writeFileSync(path.join(project, ".vscode", "settings.json"), '{"editor.tabSize": 2}\n');
+    writeFileSync(path.join(project, "mcp.json"), '{"note":"a project file of that name"}\n');
+    client = await start(project, fleetEnv(home));
+  });
+  after(async () => client.close());
+
+  it("never reads them, by any route, and refuses them by policy", async () => {
+    for (const file of configs) {
+      for (const answer of await attempts(client, file)) assert.doesNotMatch(answer, /ghp_R3al/, `${file}: ${answer}`);
+      const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "read_text_file", arguments: { path: file } });
+      assert.equal(payload.error?.code, "FORBIDDEN", `${file}: ${JSON.stringify(payload)}`);
+      assert.deepEqual((payload.error as { details?: { hidden?: string[] } }).details?.hidden, [file]);
+    }
+    const piped = await exec(client, "filesystem call read_text_file --path .vscode/mcp.json | jq -r .result.content | grep -o 'ghp_[A-Za-z0-9]*'");
+    assert.equal(piped.stdout, "");
+    const kept = await callJson(client, "agent_tools_filesystem_call", { toolName: "read_text_file", arguments: { path: ".vscode/settings.json" } });
+    assert.match(JSON.stringify(kept.payload.result), /tabSize/);
+  });
+
+  it("leaves them out of listings, trees and searches, and keeps the other files of their folders", async () => {
+    for (const [tool, args] of [
+      ["list_directory", { path: "." }],
+      ["list_directory", { path: ".vscode" }],
+      ["list_directory_with_sizes", { path: ".cursor" }],
+      ["directory_tree", { path: "." }],
+      ["directory_tree", { path: ".vscode" }],
+      ["search_files", { path: ".", pattern: "**/*.json" }],
+      ["search_files", { path: ".codex", pattern: "*" }],
+    ] as const) {
+      const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: tool, arguments: args });
+      assert.equal(payload.ok, true, JSON.stringify(payload));
+      const text = JSON.stringify(payload.result);
+      assert.doesNotMatch(text, /\.mcp\.json|\.claude\.json|claude_desktop|config\.toml|settings\.local|\.gemini[^"]*settings/, `${tool} ${args.path}: ${text}`);
+      if (tool === "search_files" && args.path === ".") assert.match(text, /\.vscode\/settings\.json/, text);
+      if (tool === "list_directory" || tool === "directory_tree") {
+        if (args.path === ".vscode") {
+          assert.match(text, /settings\.json/, text);
+          assert.doesNotMatch(text, /mcp\.json/, text);
+        } else assert.match(text, /(?<!\.)mcp\.json/, `a project's own mcp.json is served: ${text}`);
+      }
+    }
+  });
+});
+
 for (const where of ["/", "home"] as const) {
   describe(`the embedded default started from ${where === "/" ? "/" : "the home folder"}`, () => {
     let client: Client;
@@ -141,6 +199,13 @@ for (const where of ["/", "home"] as const) {
       const hint = (one.plugin as { hint?: string }).hint ?? "";
       assert.doesNotMatch(hint, /Paths are inside/, hint);
       assert.match(hint, /Not serving: set AGENT_TOOLS_FS_ROOT/);
+      // The advice reads as one sentence: where the variable goes right after it, then the other way, then the restart.
+      const next = (one.plugin as { next?: { configure?: string } }).next;
+      assert.match(
+        next?.configure ?? "",
+        /^Set AGENT_TOOLS_FS_ROOT=<project folder> \(the working folder .+ never serves the whole disk or the home folder\) in the environment of the agent-tools server \(not in tool arguments\), or start the client in the project folder, then restart it; /,
+        JSON.stringify(next),
+      );
       for (const file of ["/etc/passwd", ".env"]) {
         for (const answer of await attempts(client, file)) assert.doesNotMatch(answer, /root:x?:0:0|sk-test-789/, answer);
       }

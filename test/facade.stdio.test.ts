@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import path from "node:path";
 import { describe, it } from "node:test";
-import { callJson, connect, stdioForSuite } from "./helpers.js";
+import { callJson, connect, ROOT, stdioForSuite } from "./helpers.js";
 
 // The facade over real stdio: the built server spawned with plugins in the original runtime's
 // format (flat manifest + class adapter, spec manifest + factory adapter, .mjs skills).
@@ -229,6 +230,22 @@ describe("facade over stdio with a short call timeout", () => {
       assert.match(slow.payload.error?.message ?? "", /within 1500 ms/);
       const quick = await callJson(server.client, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 1, text: "hi" } });
       assert.deepEqual(quick.payload.result, { text: "hi" });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the README's example plugin (examples/) over stdio", () => {
+  it("tools/list ends its discover description with a sentence: the hint's first clause, not a dangling ';'", async () => {
+    // Its discoverHint is "Languages are en, fr and de; a template holds {name}."
+    const server = await connect(path.join(ROOT, "examples"));
+    try {
+      const { tools } = await server.client.listTools();
+      const discover = tools.find((t) => t.name === "agent_tools_hello_discover");
+      assert.ok(discover?.description, JSON.stringify(tools.map((t) => t.name)));
+      assert.match(discover.description, / Languages are en, fr and de\.$/);
+      assert.doesNotMatch(discover.description, /;/);
     } finally {
       await server.close();
     }

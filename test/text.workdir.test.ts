@@ -259,6 +259,44 @@ describe("a hidden file in a subfolder of the mount", () => {
   });
 });
 
+describe("MCP client configs in the mount (.mcp.json, .cursor/mcp.json, .codex/config.toml…)", () => {
+  it("are hidden, stay hidden when their client's folder is moved or copied, and the folders' other files show", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-clients-"));
+    const configs = [".mcp.json", ".cursor/mcp.json", ".VSCode/mcp.json", ".codex/config.toml", ".claude/settings.json", ".gemini/settings.json", "claude_desktop_config.json"];
+    for (const file of configs) {
+      mkdirSync(path.join(dir, path.dirname(file)), { recursive: true });
+      writeFileSync(path.join(dir, file), '{"mcpServers":{"gh":{"env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"ghp_client-config-secret-9"}}}}');
+    }
+    writeFileSync(path.join(dir, ".cursor", "rules.md"), "visible\n");
+    mkdirSync(path.join(dir, "deep", ".cursor"), { recursive: true });
+    writeFileSync(path.join(dir, "deep", ".cursor", "mcp.json"), '{"token":"ghp_client-config-secret-9"}');
+    const runtime = await createRuntime({ pluginDirs: [], env: {}, log: silentLogger });
+    try {
+      const layer = createTextLayer(runtime, { mountDir: dir });
+      const session = runtime.createSession();
+      const attempts = [
+        ...configs.map((file) => `cat /workdir/${file}`),
+        "cat /workdir/.cursor/./mcp.json /workdir/.cursor/x/../mcp.json",
+        "cd /workdir && mv .cursor c2; cat c2/mcp.json",
+        "cd /workdir && cp -r .vscode v2; cat v2/mcp.json",
+        "cd /workdir && cp -r deep d2; cat d2/.cursor/mcp.json",
+        "grep -r client-config /workdir",
+      ];
+      for (const line of attempts) {
+        const run = await layer.exec(session, line);
+        assert.doesNotMatch(run.stdout + run.stderr, /client-config-secret-9/, line);
+      }
+      const listing = await layer.exec(session, "cd /workdir && find . -type f | sort");
+      assert.equal(listing.stdout, "./.cursor/rules.md\n", listing.stderr);
+      const moved = await layer.exec(session, "cd /workdir && mv .cursor c3");
+      assert.match(moved.stderr, /refused: this folder holds a file hidden from the sandbox.*move the files inside it one by one/);
+      await closeSession(session);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
 describe("a config file named through a symlink (the built CLI, AGENT_TOOLS_EXEC_MOUNT_CWD=1)", () => {
   const CLI = fileURLToPath(new URL("../dist/bin/agent-tools.js", import.meta.url));
   // proj/conf/team.json is the config; projlink → proj; inside proj, cfglink → conf and filelink → conf/team.json.

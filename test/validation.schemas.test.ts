@@ -91,18 +91,26 @@ describe("plugin.json: every problem at once, at its line and column", () => {
     const run = await runCli(["validate", "--plugins-dir", dir], baseEnv());
     assert.equal(run.code, 1, run.stderr);
     const lines = problemLines(run.stderr, "agent-tools-plugin-broken/plugin.json");
+    // In the order of the file, top to bottom (a schema reports auth.type before timeoutMs).
     const expected = [
       /plugin\.json:5:3: field 'readOnlyTools' is not a setting of a plugin manifest; did you mean 'readonlyTools'\?/,
       /plugin\.json:6:21: field 'requireConfirm' must be true or false/,
       /plugin\.json:10:18: field 'adapter\.timeoutMs' must be a whole number of milliseconds from 1 to 2147483647 \(about 24\.8 days, the longest a timer waits\)/,
       /plugin\.json:11:23: field 'adapter\.auth\.type' must be one of bearer, header, query, login \(got "oauth"\)/,
-      /plugin\.json:13:9: field 'adapter\.tools\[0\]\.nmae' is not a setting of a rest tool; did you mean 'name'\?/,
       /plugin\.json:13:7: field 'adapter\.tools\[0\]\.name' is required; it must be 1-128 letters, digits/,
+      /plugin\.json:13:9: field 'adapter\.tools\[0\]\.nmae' is not a setting of a rest tool; did you mean 'name'\?/,
       /plugin\.json:14:70: field 'adapter\.tools\[1\]\.paginate\.style' must be "link" or "page"/,
     ];
-    for (const pattern of expected) assert.ok(lines.some((l) => pattern.test(l)), `${pattern}\n${lines.join("\n")}`);
     assert.equal(lines.length, expected.length, lines.join("\n"));
+    expected.forEach((pattern, i) => assert.match(lines[i] ?? "", pattern, lines.join("\n")));
+    for (const line of lines) assert.match(line, /^agent-tools validate: /, "each problem is a line of its own");
     assert.doesNotMatch(run.stderr, /more problem/);
+    // The JSON report: one entry per problem, in the same order, not one entry of joined lines.
+    const report = JSON.parse(run.stdout) as { problems: string[] };
+    const entries = report.problems.filter((p) => p.includes("agent-tools-plugin-broken/plugin.json"));
+    assert.equal(entries.length, expected.length, JSON.stringify(report.problems, null, 2));
+    expected.forEach((pattern, i) => assert.match(entries[i] ?? "", pattern));
+    for (const entry of entries) assert.doesNotMatch(entry, /\n/);
   });
 });
 

@@ -54,7 +54,7 @@ function namedRootProblem(named: string, root: string): WrongValue | undefined {
   );
 }
 
-type EmbeddedRoot = { root: string } | { refused: string; requirement: string; problem?: string };
+type EmbeddedRoot = { root: string } | { refused: string; requirement: string; problem?: string; otherwise?: string };
 
 /** The folder the embedded filesystem plugin serves, or why there is none. */
 function embeddedFilesystemRoot(cwd: string, env: NodeJS.ProcessEnv): EmbeddedRoot {
@@ -71,7 +71,8 @@ function embeddedFilesystemRoot(cwd: string, env: NodeJS.ProcessEnv): EmbeddedRo
   // the plugin is not configured (not a problem), and says the why and both fixes.
   return {
     refused: `the working folder ${unsafe}`,
-    requirement: `${FS_ROOT_VARIABLE}=<project folder> (the working folder ${unsafe}: by default it never serves the whole disk or the home folder), or start the client in the project folder`,
+    requirement: `${FS_ROOT_VARIABLE}=<project folder> (the working folder ${unsafe}: by default it never serves the whole disk or the home folder)`,
+    otherwise: "start the client in the project folder",
   };
 }
 
@@ -119,7 +120,10 @@ function filesystemManifest(origin: string, cwd: string, env: NodeJS.ProcessEnv,
   });
   manifest.adapter = { ...(manifest.adapter as Record<string, unknown>), kind: "mcp-filesystem", roots: [root], hide: configFile ? [configFile] : [] } as PluginManifest["adapter"];
   manifest.setBy = { variable: FS_ROOT_VARIABLE, ...("problem" in place && place.problem ? { problem: place.problem } : {}) };
-  if ("refused" in place) manifest.requires.env.push(place.requirement);
+  if ("refused" in place) {
+    manifest.requires.env.push(place.requirement);
+    if (place.otherwise) manifest.requires.otherwise = place.otherwise;
+  }
   return manifest;
 }
 

@@ -70,9 +70,14 @@ export function facadeToolName(prefix: string, operation: "discover" | "call" | 
   return `agent_tools_${prefix}_${operation}`;
 }
 
+/**
+ * The first sentence (or clause up to a `;`) of `text`, cut at a whole word and ended as a
+ * sentence: a clause keeps no `;`, which would read as a line cut off ("… en, fr and de;").
+ */
 function firstSentence(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return cut(/^(.+?[.!?;])(\s|$)/.exec(flat)?.[1] ?? flat, max);
+  const first = /^(.+?[.!?;])(\s|$)/.exec(flat)?.[1] ?? flat;
+  return sentence(cut(first.replace(/;$/, ""), max));
 }
 
 /** Ends with a full stop (a learnt summary may not), so the next sentence reads as one. */
@@ -200,7 +205,7 @@ export function buildFacadeTools(plugins: readonly PluginSummary[], options: Fac
     const hint = plugin.discoverHint ? ` ${firstSentence(plugin.discoverHint, 100)}` : "";
     // What the plugin is about, so a client's own tool search tells plugins apart: a generic
     // mcpServers entry's learnt summary, else the first sentence of the description when no hint says it.
-    const about = plugin.about ? ` ${sentence(cut(plugin.about, 160))}` : !plugin.discoverHint && plugin.description ? ` ${sentence(firstSentence(plugin.description, 100))}` : "";
+    const about = plugin.about ? ` ${sentence(cut(plugin.about, 160))}` : !plugin.discoverHint && plugin.description ? ` ${firstSentence(plugin.description, 100)}` : "";
     const discover = facadeToolName(plugin.prefix, "discover");
     // Per-plugin tools are paid for once per plugin in every tools/list, so their wording is kept
     // to what a model needs to pick the tool (≤ 150 tokens a plugin); details live in the answers.

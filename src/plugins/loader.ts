@@ -45,6 +45,8 @@ export interface PluginLoadFailure {
   /** A skill that failed inside an otherwise loaded plugin. */
   skill?: string;
   error: string;
+  /** A manifest's several problems (ManifestError), one a line, each saying where: listed one by one in `problems`. */
+  lines?: string[];
 }
 
 export interface LoadOptions {
@@ -246,6 +248,11 @@ function catalogWithoutCredentials(manifest: PluginManifest, options: LoadOption
  * A second plugin with a prefix already taken, named with the one that has it. A config entry has
  * no `prefix` field: its prefix is made from its key, so the fix is another key.
  */
+/** A manifest's several problems as the failure's `lines` (the redacted message is split again, so each line is masked like the message). */
+function manifestLines(error: unknown): { lines: string[] } | Record<string, never> {
+  return error instanceof ManifestError && error.lines ? { lines: [...error.lines] } : {};
+}
+
 function prefixTaken(manifest: PluginManifest, taken: PluginManifest): ManifestError {
   const holder = taken.entryPath ? `the entry '${taken.name}'${taken.file === manifest.file ? "" : ` of ${taken.file}`}` : `plugin '${taken.name}' (${taken.file})`;
   if (!manifest.entryPath) return new ManifestError(manifest.file, "prefix", `'${manifest.prefix}' is already used by ${holder}; give this plugin another prefix`);
@@ -277,7 +284,8 @@ export async function loadPlugins(
   /** The one place a failure is recorded: masked, said once on stderr, and kept for the problems. */
   const fail = (index: number, failure: PluginLoadFailure, logLine: string) => {
     options.log.error(redacted(options, logLine));
-    outcomes[index]!.failures.push({ ...failure, error: redacted(options, failure.error) });
+    const error = redacted(options, failure.error);
+    outcomes[index]!.failures.push({ ...failure, error, ...(failure.lines ? { lines: error.split("\n") } : {}) });
   };
   const locationOf = (source: PluginSource) => (typeof source === "string" ? source : source.file);
   // The manifests first (small files, read together): a disabled plugin's adapter and skills (plugin code) are never loaded.
@@ -285,7 +293,7 @@ export async function loadPlugins(
     sources.map((source, index) =>
       (typeof source === "string" ? readManifest(path.join(source, MANIFEST_FILE)) : Promise.resolve(source)).catch((error: unknown) => {
         const message = (error as Error).message;
-        fail(index, { location: locationOf(source), error: message }, `plugin skipped: ${message}`);
+        fail(index, { location: locationOf(source), error: message, ...manifestLines(error) }, `plugin skipped: ${message}`);
         return undefined;
       }),
     ),
@@ -332,7 +340,7 @@ export async function loadPlugins(
         for (const problem of manifestReferenceProblems(plugin.manifest, plugin.skills)) fail(index, { location: plugin.manifest.file, name, prefix, error: problem }, problem);
       } catch (error) {
         const message = (error as Error).message;
-        fail(index, { location: locationOf(sources[index]!), error: message }, `plugin skipped: ${message}`);
+        fail(index, { location: locationOf(sources[index]!), error: message, ...manifestLines(error) }, `plugin skipped: ${message}`);
       }
     }
   };

@@ -3,7 +3,7 @@ import path from "node:path";
 import { BLOCK_SCHEMAS } from "../adapters/block-schemas.js";
 import { fieldName, specProblems, usePrecompiledSpec, type SpecProblem } from "../adapters/shared/spec-check.js";
 import { referenceTextProblem } from "../adapters/shared/env-vars.js";
-import { jsonLocator, parseJsonText } from "../json-text.js";
+import { inTextOrder, jsonLocator, parseJsonText } from "../json-text.js";
 import { blockStrings } from "./block-strings.js";
 import { checkedAtBuild } from "./checked-manifests.js";
 import type { SettingsLocation } from "../adapters/types.js";
@@ -61,7 +61,11 @@ export interface PluginManifest {
   trustReadOnlyHints?: boolean;
   /** How a write is confirmed: "elicit" asks the user when the client can, "flag" takes the model's confirm: true. Unset: the runtime's default. */
   confirm?: "elicit" | "flag";
-  requires: { env: string[]; bins: string[] };
+  /**
+   * `otherwise`: a way to configure it other than the environment ("start the client in the
+   * project folder"), said after the variables; set by the runtime's embedded plugins only.
+   */
+  requires: { env: string[]; bins: string[]; otherwise?: string };
   /** The runtime section as written, passed on to module adapters. */
   raw: Record<string, unknown>;
   /**
@@ -97,12 +101,16 @@ export class ManifestError extends Error {
    */
   readonly code = "NOT_CONFIGURED";
   readonly hint = "Fix the plugin's manifest as `message` says (`agent-tools validate` lists every such problem), then restart the server; tell the user. Tool arguments cannot fix this.";
+  /** Each problem's line of `message` (file:line:column: …), when several were given: listed one by one in `problems`. */
+  readonly lines: readonly string[] | undefined;
   /** One problem (named by `field`), or several, each already saying where (":line:column: field 'x' …"). */
   constructor(file: string, field: string | undefined, problem: string | string[], options?: ErrorOptions) {
-    super(Array.isArray(problem) ? problem.map((p) => `${file}${p.startsWith(":") ? "" : ": "}${p}`).join("\n") : `${file}: ${field ? `field '${field}' ` : ""}${problem}`, options);
+    const lines = Array.isArray(problem) ? problem.map((p) => `${file}${p.startsWith(":") ? "" : ": "}${p}`) : undefined;
+    super(lines ? lines.join("\n") : `${file}: ${field ? `field '${field}' ` : ""}${problem}`, options);
     this.name = "ManifestError";
     this.file = file;
     this.field = field;
+    this.lines = lines && lines.length > 1 ? lines : undefined;
   }
 }
 
@@ -133,8 +141,8 @@ function check(file: string, spec: boolean, doc: Record<string, unknown>, text: 
   if (isRecord(section)) problems.push(...referenceProblems(section.adapter, [...base, "adapter"]), ...referenceProblems(section.requires, [...base, "requires"]));
   if (problems.length === 0) return;
   const at = jsonLocator(text);
-  const lines = problems.map((p) => `${at(p.segments, p.key)}: field '${p.field}' ${p.message}`.replace(/^: /, ""));
-  throw new ManifestError(file, problems[0]?.field, lines);
+  const lines = inTextOrder(problems.map((p) => `${at(p.segments, p.key)}: field '${p.field}' ${p.message}`));
+  throw new ManifestError(file, problems[0]?.field, lines.map((line) => line.replace(/^: /, "")));
 }
 
 /**
@@ -189,11 +197,13 @@ export function adapterBlockError(manifest: PluginManifest, problems: readonly {
     }
   }
   const at = jsonLocator(text);
-  const lines = problems.map((p) => {
-    const segments = [...base, ...fieldSegments(p.field.replace(/^adapter\b\.?/, ""))];
-    return `${at(segments)}: field '${fieldName("", segments)}' ${p.message}`.replace(/^: /, "");
-  });
-  return new AdapterBlockError(manifest.file, lines);
+  const lines = inTextOrder(
+    problems.map((p) => {
+      const segments = [...base, ...fieldSegments(p.field.replace(/^adapter\b\.?/, ""))];
+      return `${at(segments)}: field '${fieldName("", segments)}' ${p.message}`;
+    }),
+  );
+  return new AdapterBlockError(manifest.file, lines.map((line) => line.replace(/^: /, "")));
 }
 
 /** Validate and normalise a parsed manifest. Throws ManifestError naming the file and field. */

@@ -52,6 +52,8 @@ export interface MissingRequirements {
   searched?: string;
   /** For a `${VAR:-name}` bin whose VAR is set: why what VAR names cannot run ("is a folder, not a program"). */
   unusable?: Record<string, string>;
+  /** The manifest's way to configure it other than the environment (requires.otherwise). */
+  otherwise?: string;
 }
 
 /**
@@ -84,7 +86,7 @@ export function envAlternatives(entry: string): string[] {
  * binaries are looked up on when it is not the host's (command-path.ts: a stdio server whose env
  * sets PATH), with its words for the message.
  */
-export function missingRequirements(requires: { env: string[]; bins: string[] }, env: NodeJS.ProcessEnv, search?: { env: NodeJS.ProcessEnv; words: string }): MissingRequirements {
+export function missingRequirements(requires: { env: string[]; bins: string[]; otherwise?: string }, env: NodeJS.ProcessEnv, search?: { env: NodeJS.ProcessEnv; words: string }): MissingRequirements {
   const bins = requires.bins.filter((bin) => !findOnPath(resolveBin(bin, env).program, search?.env ?? env));
   // A variable that is set names the program: say what is wrong with it, not "set it".
   const unusable: Record<string, string> = {};
@@ -92,11 +94,13 @@ export function missingRequirements(requires: { env: string[]; bins: string[] },
     const { variable, program } = resolveBin(bin, env);
     if (variable && env[variable]) unusable[bin] = /[\\/]/.test(program) ? (notRunnable(path.resolve(program)) ?? "cannot be run") : "is not found on PATH";
   }
+  const missingEnv = requires.env.filter((entry) => !envAlternatives(entry).some((name) => env[name]));
   return {
-    env: requires.env.filter((entry) => !envAlternatives(entry).some((name) => env[name])),
+    env: missingEnv,
     bins,
     ...(bins.length && search ? { searched: search.words } : {}),
     ...(Object.keys(unusable).length ? { unusable } : {}),
+    ...(requires.otherwise && (missingEnv.length || bins.length) ? { otherwise: requires.otherwise } : {}),
   };
 }
 
@@ -109,10 +113,25 @@ function describeBin(entry: string, unusable?: string): string {
 }
 
 export function describeMissing(missing: MissingRequirements): string {
+  return `${missingParts(missing).join("; ")}${missing.otherwise ? `, or ${missing.otherwise}` : ""}`;
+}
+
+function missingParts(missing: MissingRequirements): string[] {
   const parts: string[] = [];
   if (missing.env.length) parts.push(`set ${missing.env.map((entry) => envAlternatives(entry).join(" or ")).join(", ")}`);
   const plain = missing.bins.filter((bin) => !BIN_REFERENCE.test(bin));
   if (plain.length) parts.push(`install ${plain.join(", ")} (not found on ${missing.searched ?? "PATH"})`);
   for (const bin of missing.bins.filter((b) => BIN_REFERENCE.test(b))) parts.push(describeBin(bin, missing.unusable?.[bin]));
-  return parts.join("; ");
+  return parts;
+}
+
+/**
+ * What to do, as help's `next.configure` says it: the settings, where they go (the server's
+ * environment, never tool arguments), then the other way (`otherwise`), then the restart; the
+ * environment clause belongs to the settings, not to the other way.
+ */
+export function configureAdvice(missing: MissingRequirements): string {
+  const settings = missingParts(missing).join("; ");
+  const where = `${settings.charAt(0).toUpperCase()}${settings.slice(1)} in the environment of the agent-tools server (not in tool arguments)`;
+  return `${where}${missing.otherwise ? `, or ${missing.otherwise}` : ""}, then restart it`;
 }

@@ -38,7 +38,8 @@ export function fleetProblems(sources: FleetProblemSources, identity: Identity |
   const mayUse = (prefix: string | undefined) => (only === undefined || prefix === only) && (wholeFleet || (prefix !== undefined && mayUsePlugin(identity, prefix)));
   return [
     ...(wholeFleet && only === undefined ? [...sources.missingPluginDirs, ...sources.unknownDisabled, ...sources.configProblems] : []),
-    ...sources.failures.filter((f) => mayUse(f.prefix)).map((f) => f.error),
+    // A manifest's several problems are one entry each (a reader fixes them line by line).
+    ...sources.failures.filter((f) => mayUse(f.prefix)).flatMap((f) => f.lines ?? [f.error]),
     ...(sources.catalogProblems ?? []).filter((p) => mayUse(p.prefix)).flatMap((p) => capped(p.prefix, p.lines)),
     // The reason of a broken link names the plugin it points at (and that plugin's skills): both ends must be the caller's.
     ...sources.brokenLinks.filter((l) => mayUse(l.from.split(":")[0]) && (only === undefined ? mayUse(l.target.split(":")[0]) : wholeFleet || mayUsePlugin(identity, l.target.split(":")[0] ?? ""))).map((l) => `skill ${l.from}: related link '${l.target}' does not resolve (${l.reason})`),

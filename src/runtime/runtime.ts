@@ -14,7 +14,7 @@ import { depthProblem, startsStdioMcpServer } from "../adapters/shared/runtime-d
 import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
 import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
-import { describeMissing } from "../plugins/requirements.js";
+import { configureAdvice, describeMissing } from "../plugins/requirements.js";
 import { excludedSentence, withheldName, withheldToolError } from "../plugins/tool-filter.js";
 import type { Skill } from "../plugins/skills.js";
 import { writeReason } from "./write-reason.js";
@@ -970,7 +970,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       status: pluginStatus(plugin),
       ...(plugin.configured
         ? {}
-        : { configure: `${describeMissing(plugin.missing)} in the environment of the agent-tools server (not in tool arguments), then restart it; its tools answer NOT_CONFIGURED until then` }),
+        : { configure: `${configureAdvice(plugin.missing)}; its tools answer NOT_CONFIGURED until then` }),
       ...(plugin.buildFailure ? { broken: "its adapter could not be built (`status` and `problems` say why), so none of its tools or skills can run; its author or operator must fix it (no arguments or retry can)" } : {}),
       ...(discoverHint ? { hint: discoverHint } : {}),
       ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),

@@ -3,7 +3,7 @@ import { describeThrown } from "../runtime/errors.js";
 
 /**
  * The /workdir mount's guard: files that commonly hold credentials (`.env`, key files, `.npmrc`,
- * the agent-tools config with its literal `env` values, `.git` with remote URLs…) do not exist
+ * the agent-tools config and MCP client configs with their literal `env` values, `.git` with remote URLs…) do not exist
  * as far as the sandbox can tell: they are left out of listings, reads and other operations on
  * them fail with ENOENT, and writes to them are dropped. The mount is off by default; this
  * keeps "no credential in the sandbox's files" true when it is on.
@@ -25,8 +25,26 @@ const HIDDEN_NAMES = new Set([
   ".docker",
   "agent-tools.config.json",
   "credentials.json",
+  // MCP client configs: their server entries carry literal tokens in `env` and `headers`.
+  ".mcp.json",
+  ".claude.json",
+  "claude_desktop_config.json",
 ]);
 const HIDDEN_PATTERNS = [/^\.env\./, /\.(pem|key|p12|pfx|keystore|jks)$/, /^id_(rsa|dsa|ecdsa|ed25519)/, /^\.?secrets?(\.|$)/];
+
+/**
+ * MCP client configs whose own names are too common to hide everywhere (`mcp.json`,
+ * `settings.json`, `config.toml`): hidden only inside the client's folder, keyed by that
+ * folder's name as `credentialNameKey` gives it. The agent-tools user-level file is one of them.
+ */
+const HIDDEN_IN_FOLDER: ReadonlyMap<string, RegExp> = new Map([
+  [".cursor", /^mcp\.json$/],
+  [".vscode", /^mcp\.json$/],
+  [".codex", /^config\.toml$/],
+  [".claude", /^settings(\..+)?\.json$/],
+  [".gemini", /^settings\.json$/],
+  ["agent-tools-runtime", /^config\.json$/],
+]);
 
 /**
  * The form a name takes before it is matched, so that every spelling that opens the same file on
@@ -51,6 +69,18 @@ export function isHiddenName(name: string): boolean {
   return HIDDEN_NAMES.has(key) || HIDDEN_PATTERNS.some((p) => p.test(key));
 }
 
+/** True when `name` inside a folder named `folder` is a client config hidden by where it is (`.cursor/mcp.json`), though the name alone is not. */
+export function isHiddenInFolder(folder: string | undefined, name: string): boolean {
+  if (folder === undefined) return false;
+  return HIDDEN_IN_FOLDER.get(credentialNameKey(folder))?.test(credentialNameKey(name)) ?? false;
+}
+
+/** True when a path, as its segments from the top down, names a hidden file or passes through one: a hidden name, or a client config inside its client's folder. */
+export function isHiddenSegments(segments: readonly string[]): boolean {
+  const named = segments.filter((segment) => segment !== "" && segment !== ".");
+  return named.some((segment, i) => isHiddenName(segment) || isHiddenInFolder(named[i - 1], segment));
+}
+
 /** `path` normalised (".", ".." and doubled slashes resolved) and each segment keyed, so every spelling of one path compares equal. */
 function pathKey(path: string): string {
   const segments: string[] = [];
@@ -65,7 +95,8 @@ function pathKey(path: string): string {
 /** True when any segment of `path` is a hidden name, or `path` is one of `extra` (compared the same case-folded way). */
 function isHiddenPath(path: string, extra: ReadonlySet<string> = new Set()): boolean {
   if (extra.size > 0 && extra.has(pathKey(path))) return true;
-  return path.split("/").some((segment) => segment !== "" && isHiddenName(segment));
+  // The path as written and as resolved: `.env/..` passes through a hidden folder, `.cursor/x/../mcp.json` lands on a hidden file.
+  return isHiddenSegments(path.split("/")) || isHiddenSegments(pathKey(path).split("/"));
 }
 
 function missing(path: string, op: string): Error {
@@ -130,13 +161,18 @@ export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<st
    * sees it; `folder` is the walk's start, and a link is named relative to it in the refusal.
    */
   const refusedContent = async (op: "cp" | "mv", folder: string, dir = folder): Promise<Error | undefined> => {
+    const dirName = dir.replace(/\/+$/, "").split("/").pop();
     for (const name of await inner.readdir(dir)) {
       const entry = join(dir, name);
       const stat = await inner.lstat(entry);
+      const inItsFolder = isHiddenInFolder(dirName, name);
       // A link under a hidden name is refused without its name, which the sandbox does not see.
-      if (stat.isSymbolicLink) return isHiddenName(name) ? holdsHidden(op) : holdsSymlink(op, entry.slice(folder.replace(/\/+$/, "").length + 1));
+      if (stat.isSymbolicLink) return isHiddenName(name) || inItsFolder ? holdsHidden(op) : holdsSymlink(op, entry.slice(folder.replace(/\/+$/, "").length + 1));
+      // A client config hidden by its folder's name (`.cursor/mcp.json`) would show once that
+      // folder is the one moved or copied under a new name; deeper down its folder keeps its name.
+      if (inItsFolder && dir === folder) return holdsHidden(op);
       // Any other file or folder under a hidden name stays hidden under the new folder's path.
-      if (isHiddenName(name)) continue;
+      if (isHiddenName(name) || inItsFolder) continue;
       if (hiddenOnDisk?.(entry)) return holdsHidden(op);
       if (stat.isDirectory) {
         const refused = await refusedContent(op, folder, entry);

@@ -1,10 +1,10 @@
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isHiddenName } from "../../text/hidden-files-fs.js";
+import { isHiddenInFolder, isHiddenName, isHiddenSegments } from "../../text/hidden-files-fs.js";
 
 /**
- * The credential-file rule of the text layer's /workdir mount (`isHiddenName`, one rule shared
+ * The credential-file rule of the text layer's /workdir mount (`isHiddenSegments`, one rule shared
  * by both) applied to a filesystem MCP server running on the host: path arguments naming a
  * hidden file are refused before the server sees them, and listings (list_directory,
  * directory_tree, search_files…) come back without hidden entries. Symlinks are followed on the
@@ -40,8 +40,8 @@ function segments(p: string): string[] {
 export interface FilesystemGuard {
   /** The hidden paths a tool call names (each as sent), and why they are refused; undefined when it may go through. */
   refusal(args: Readonly<Record<string, unknown>>): { hidden: string[]; message: string } | undefined;
-  /** A listing's text without the lines that name hidden files. */
-  filterText(text: string): string;
+  /** A listing's text without the lines that name hidden files; `listed` is the folder listed (the call's `path`), which the entries are in. */
+  filterText(text: string, listed?: unknown): string;
 }
 
 export function createFilesystemGuard(roots: readonly string[], extraHidden: readonly string[] = []): FilesystemGuard {
@@ -50,7 +50,7 @@ export function createFilesystemGuard(roots: readonly string[], extraHidden: rea
   const home = os.homedir();
 
   function hiddenPath(requested: string): boolean {
-    if (segments(requested).some(isHiddenName)) return true;
+    if (isHiddenSegments(segments(requested))) return true;
     const expanded = requested === "~" || requested.startsWith("~/") ? path.join(home, requested.slice(1)) : requested;
     const candidates = path.isAbsolute(expanded) ? [path.resolve(expanded)] : realRoots.map((root) => path.resolve(root, expanded));
     for (const candidate of candidates) {
@@ -60,22 +60,33 @@ export function createFilesystemGuard(roots: readonly string[], extraHidden: rea
       for (const root of realRoots) {
         const below = path.relative(root, real);
         if (below.startsWith("..") || path.isAbsolute(below)) continue;
-        if (segments(below).some(isHiddenName)) return true;
+        if (isHiddenSegments(segments(below))) return true;
       }
     }
     return false;
   }
 
-  function filterTree(value: unknown): unknown {
+  /** A tree's entries without hidden ones; `folder` is the name of the folder that holds them (for `.cursor/mcp.json`). */
+  function filterTree(value: unknown, folder: string | undefined): unknown {
     if (!Array.isArray(value)) return value;
     return value
-      .filter((entry: unknown) => !(entry && typeof entry === "object" && typeof (entry as { name?: unknown }).name === "string" && isHiddenName((entry as { name: string }).name)))
+      .filter((entry: unknown) => {
+        const name = entry && typeof entry === "object" ? (entry as { name?: unknown }).name : undefined;
+        return !(typeof name === "string" && (isHiddenName(name) || isHiddenInFolder(folder, name)));
+      })
       .map((entry: unknown) => {
         if (entry && typeof entry === "object" && Array.isArray((entry as { children?: unknown }).children)) {
-          return { ...(entry as object), children: filterTree((entry as { children: unknown[] }).children) };
+          const { name, children } = entry as { name?: unknown; children: unknown[] };
+          return { ...(entry as object), children: filterTree(children, typeof name === "string" ? name : undefined) };
         }
         return entry;
       });
+  }
+
+  /** A listing line names a hidden file: a hidden word, or a client config after its folder (in a path, or as the listed folder's entry). */
+  function hiddenLine(line: string, folder: string | undefined): boolean {
+    const words = line.split(/[\s\\/]+/).filter((word) => word !== "");
+    return isHiddenSegments(words) || words.some((word) => isHiddenInFolder(folder, word));
   }
 
   return {
@@ -90,21 +101,22 @@ export function createFilesystemGuard(roots: readonly string[], extraHidden: rea
       if (hidden.length === 0) return undefined;
       return {
         hidden,
-        message: `Access denied - ${hidden.map((p) => `'${p}'`).join(", ")} ${hidden.length > 1 ? "are" : "is"} hidden: files that commonly hold credentials (.env, keys, .git, .npmrc, the agent-tools config…) are not served by this plugin`,
+        message: `Access denied - ${hidden.map((p) => `'${p}'`).join(", ")} ${hidden.length > 1 ? "are" : "is"} hidden: files that commonly hold credentials (.env, keys, .git, .npmrc, the agent-tools config, MCP client configs such as .mcp.json…) are not served by this plugin`,
       };
     },
-    filterText(text) {
+    filterText(text, listed) {
+      const folder = typeof listed === "string" ? segments(listed).pop() : undefined;
       const trimmed = text.trim();
       if (trimmed.startsWith("[")) {
         try {
-          return JSON.stringify(filterTree(JSON.parse(trimmed)), null, 2);
+          return JSON.stringify(filterTree(JSON.parse(trimmed), folder), null, 2);
         } catch {
           // not a tree after all: filter it line by line
         }
       }
       return text
         .split("\n")
-        .filter((line) => !line.split(/[\s\\/]+/).some((word) => word !== "" && isHiddenName(word)))
+        .filter((line) => !hiddenLine(line, folder))
         .join("\n");
     },
   };

@@ -51,8 +51,8 @@ export const createFilesystemAdapter: DeclarativeAdapterFactory = async (spec, o
       if (refusal) throw new RuntimeError("FORBIDDEN", refusal.message, { hidden: refusal.hidden }, HIDDEN_FILE_HINT);
       const result = (await inner.call(name, args, ctx)) as TextResult;
       if (!LISTINGS.has(name) || !result || typeof result !== "object") return result;
-      const content = result.content?.map((item) => (item.type === "text" && typeof item.text === "string" ? { ...item, text: guard.filterText(item.text) } : item));
-      const structured = typeof result.structuredContent?.content === "string" ? { ...result.structuredContent, content: guard.filterText(result.structuredContent.content) } : result.structuredContent;
+      const content = result.content?.map((item) => (item.type === "text" && typeof item.text === "string" ? { ...item, text: guard.filterText(item.text, args.path) } : item));
+      const structured = typeof result.structuredContent?.content === "string" ? { ...result.structuredContent, content: guard.filterText(result.structuredContent.content, args.path) } : result.structuredContent;
       return { ...result, ...(content ? { content } : {}), ...(structured ? { structuredContent: structured } : {}) };
     },
     close: () => inner.close?.() ?? Promise.resolve(),

@@ -5,7 +5,7 @@ import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { PassingOutputValidator } from "./output-check.js";
 import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode, quotedServerText } from "./errors.js";
-import { causeCodes, unreachableCode } from "../shared/errors.js";
+import { causeCodes, couldNotReach, isUnresolvedHost, unreachableCode, unresolvedHostHint } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
@@ -172,6 +172,15 @@ function isStaleVerdict(error: unknown): boolean {
 }
 
 /** The requests that list what a server offers: no argument of the caller's is in them. */
+/**
+ * The SDK's message for a failed first request, in the words the runtime's errors use: "Version
+ * negotiation probe failed" is the SDK's name for the protocol-version check every connection
+ * starts with, which says nothing to a user.
+ */
+function ourWords(message: string): string {
+  return message.replace(/^Version negotiation probe failed\b:?\s*/, "could not connect during the protocol-version check: ");
+}
+
 const LISTINGS = new Set(["tools/list", "resources/list", "prompts/list", "resources/templates/list"]);
 
 /** System errors that say a connection could not be made at all: the request never reached the server. */
@@ -868,7 +877,12 @@ export class McpConnection {
     }
     const tail = live?.opened.diagnostics?.().trim();
     const unreachable = unreachableCode(error);
-    const hint = unreachable ? `Nothing answered at the server's address (${unreachable}): start the server, or correct ${settingAt(this.options.settings, "url")}; then call again. Tool arguments cannot fix this.` : undefined;
-    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${quotedServerText(errorMessage(error), redact)}${tail ? `; its last stderr lines:\n${tail}` : ""}`), hint ? { hint } : {});
+    if (unreachable) {
+      const url = settingAt(this.options.settings, "url");
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${couldNotReach("its URL's host", unreachable)}${tail ? `; its last stderr lines:\n${tail}` : ""}`), {
+        hint: `${isUnresolvedHost(unreachable) ? unresolvedHostHint("the server's URL", unreachable, `that ${url}`) : `Nothing answered at the server's address (${unreachable}): start the server, or correct ${url}`}; then call again. Tool arguments cannot fix this.`,
+      });
+    }
+    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${quotedServerText(ourWords(errorMessage(error)), redact)}${tail ? `; its last stderr lines:\n${tail}` : ""}`));
   }
 }

@@ -2,7 +2,7 @@ import type { Logger } from "../types.js";
 import { echoed } from "../../runtime/argument-value.js";
 import { parseJsonLossless } from "../../json-text-value.js";
 import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/capped-body.js";
-import { AdapterError, messageWithCauses, unreachableCode } from "../shared/errors.js";
+import { AdapterError, couldNotReach, isUnresolvedHost, messageWithCauses, unreachableCode, unresolvedHostHint } from "../shared/errors.js";
 import { MissingVariableError, referencedVariables, resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { describeBinary, isBinaryBody } from "../shared/binary-body.js";
@@ -208,9 +208,8 @@ export class RestClient {
    */
   #unreachableError(where: string, url: URL, code: string): RestError {
     const host = this.#options.redactor.redact(url.host);
-    const why = code === "ENOTFOUND" || code === "EAI_AGAIN" ? "the host name does not resolve" : "nothing answered there";
-    return new RestError("UPSTREAM_ERROR", `${where} failed: could not reach ${host} (${code}: ${why})`, undefined, {
-      hint: `Nothing answered at the base URL's host ${host}: start the service, or check ${this.#baseUrlSetting()} names the right host and port, and tell the user. Changing the arguments will not help.`,
+    return new RestError("UPSTREAM_ERROR", `${where} failed: ${couldNotReach(host, code)}`, undefined, {
+      hint: `${isUnresolvedHost(code) ? unresolvedHostHint("the base URL", code, this.#baseUrlSetting()) : `Nothing answered at the base URL's host ${host}: start the service, or check ${this.#baseUrlSetting()} names the right host and port`}, and tell the user. Changing the arguments will not help.`,
       details: { host, code },
     });
   }

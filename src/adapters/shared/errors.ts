@@ -90,6 +90,31 @@ export function unreachableCode(error: unknown): string | undefined {
   return causeCodes(error).find((code) => UNREACHABLE.has(code));
 }
 
+/** DNS failures: the host name did not resolve, so no connection was even tried. */
+const UNRESOLVED = new Set(["ENOTFOUND", "EAI_AGAIN"]);
+
+/** True when an unreachable code says the host name does not resolve (a misspelt host, no network or DNS), not that nothing answered. */
+export function isUnresolvedHost(code: string): boolean {
+  return UNRESOLVED.has(code);
+}
+
+/**
+ * The words every adapter uses for an unreachable address (REST and MCP alike): `could not reach
+ * HOST (ENOTFOUND: the host name does not resolve)` or `(ECONNREFUSED: nothing answered there)`.
+ */
+export function couldNotReach(place: string, code: string): string {
+  return `could not reach ${place} (${code}: ${isUnresolvedHost(code) ? "the host name does not resolve" : "nothing answered there"})`;
+}
+
+/**
+ * The hint for a host name that does not resolve (isUnresolvedHost): a spelling or the network to
+ * check, not a server to start. `place` is what holds the name ("the base URL"); `setting` where it
+ * is written, as a clause after "check" ("that `mcpServers.docs.url` in config.json").
+ */
+export function unresolvedHostHint(place: string, code: string, setting: string): string {
+  return `The host name in ${place} does not resolve (${code}): check ${setting} spells the host right, or the network and its DNS`;
+}
+
 /** The system error codes of causes (ECONNREFUSED, ENOTFOUND…) and undici's own (UND_ERR_SOCKET: a connection the other side closed), outermost first. */
 export function causeCodes(error: unknown): string[] {
   const codes: string[] = [];
