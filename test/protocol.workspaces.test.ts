@@ -5,8 +5,8 @@ import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { Workspaces } from "../src/runtime/workspaces.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
-import { PLUGINS } from "./helpers.js";
-import { httpForSuite, startHttp } from "./http-helpers.js";
+import { callJson, connect, PLUGINS } from "./helpers.js";
+import { httpClient, httpForSuite, startHttp } from "./http-helpers.js";
 import { callV2, connectHttpV2, v2Client } from "./v2-helpers.js";
 
 /**
@@ -213,6 +213,42 @@ describe("workspace handles over HTTP end to end", () => {
       assert.equal((refused.payload as ExecAnswer).workspace, undefined, `${label}: no workspace was opened in its place`);
     }
     await client.close();
+  });
+});
+
+describe("connections that are their own workspace (a 2025-era HTTP session, stdio)", () => {
+  const http = httpForSuite();
+
+  const oneShell = async (call: (args: Record<string, unknown>) => Promise<{ payload: Record<string, unknown> & { error?: { code?: string; message?: string } }; isError: boolean }>, modernHandle: string) => {
+    assert.equal((await call({ command: "echo mine > own.txt" })).payload.exitCode, 0);
+    for (const workspace of [5, null, "", modernHandle]) {
+      const refused = await call({ command: "echo ran > ran.txt; echo ran", workspace });
+      const label = JSON.stringify(workspace);
+      assert.equal(refused.isError, true, label);
+      assert.equal(refused.payload.error?.code, "WORKSPACE_INVALID", `${label}: ${JSON.stringify(refused.payload)}`);
+      assert.match(refused.payload.error?.message ?? "", /'workspace' is not taken on this connection \(got .+\): stdio and a 2025-era HTTP session keep one shell for the whole session.*nothing was run\. Send the call again without 'workspace'/, label);
+      assert.equal(refused.payload.stdout, undefined, `${label}: nothing ran`);
+    }
+    const after = (await call({ command: "cat own.txt; cat ran.txt 2>/dev/null || echo none" })).payload;
+    assert.equal(after.stdout, "mine\nnone\n", "the session's own shell kept its file, and the refused lines ran nothing");
+  };
+
+  it("a 2025-era HTTP session refuses a `workspace` (junk or a modern handle) instead of ignoring it; nothing runs", async () => {
+    const modern = await connectHttpV2(v2Client("pin"), http.url);
+    const handle = ((await callV2(modern, "agent_tools_exec", { command: "true" })).payload as ExecAnswer).workspace ?? "";
+    await modern.close();
+    const { client } = await httpClient(http.url);
+    await oneShell((args) => callJson(client, "agent_tools_exec", args), handle);
+    await client.close();
+  });
+
+  it("stdio does the same", async () => {
+    const server = await connect();
+    try {
+      await oneShell((args) => callJson(server.client, "agent_tools_exec", args), "ws1.x~y.z");
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { closeSession, createSession, type Session } from "./session.js";
 import { acceptedStateKeys } from "./state-key.js";
 import { allowance, identityKey, sameIdentity, type Identity } from "./access.js";
 import { durationText } from "../duration-text.js";
+import { START_NEW } from "./workspace-argument.js";
 
 /**
  * Workspaces: the text layer's state (files, variables, working folder) for clients that have no
@@ -113,20 +114,6 @@ export interface OpenedWorkspace {
 }
 
 const PREFIX = "ws1";
-const START_NEW = "call agent_tools_exec without 'workspace' to start a new one, and pass the handle it answers on later calls";
-
-/**
- * The handle an `agent_tools_exec` call names in its `workspace` argument: undefined when the
- * argument is left out (a new workspace is opened). Anything else that is not a non-empty string
- * (`5`, `""`, `null`, an object) is WORKSPACE_INVALID naming what was sent: opening a fresh
- * workspace instead would silently drop the files the caller meant to continue with.
- */
-export function workspaceHandleArgument(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === "string" && value.trim()) return value.trim();
-  const got = typeof value === "string" ? (value ? "a string of spaces" : "an empty string") : value === null ? "null" : `${typeof value} ${JSON.stringify(value)?.slice(0, 40) ?? ""}`.trim();
-  throw new RuntimeError("WORKSPACE_INVALID", `'workspace' must be a workspace handle, a string like ws1.<id>.<signature> as an earlier agent_tools_exec answered it, or left out; got ${got}; ${START_NEW}`, { got: value });
-}
 
 const DEFAULT_WORKSPACE_IDLE_MS = 30 * 60_000;
 /** How long a caller should wait before retrying a WORKSPACE_UNAVAILABLE answer. */
