@@ -5,7 +5,7 @@ import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { Workspaces } from "../src/runtime/workspaces.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
-import { callJson, connect, PLUGINS } from "./helpers.js";
+import { callJson, connect, FIXTURES, PLUGINS } from "./helpers.js";
 import { httpClient, httpForSuite, startHttp } from "./http-helpers.js";
 import { callV2, connectHttpV2, v2Client } from "./v2-helpers.js";
 
@@ -249,6 +249,27 @@ describe("connections that are their own workspace (a 2025-era HTTP session, std
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("jobs of a modern caller are the same from agent_tools_exec and from the typed tools", () => {
+  const http = httpForSuite({ AGENT_TOOLS_PLUGINS_DIR: path.join(FIXTURES, "team-plugins") });
+
+  it("a job started with _call is seen and cancelled from an exec workspace, and one started there is seen with _call after the workspace", async () => {
+    const client = await connectHttpV2(v2Client("pin"), http.url);
+    const typed = async (toolName: string, args: Record<string, unknown>) => (await callV2(client, "agent_tools_worker_call", { toolName, arguments: args, confirm: true })).payload as { result?: { jobId?: string; state?: string }; error?: { code?: string } };
+    const inShell = async (command: string, workspace?: string) => (await callV2(client, "agent_tools_exec", { command, ...(workspace ? { workspace } : {}) })).payload as ExecAnswer;
+    const fromCall = (await typed("start_job", { ms: 60_000, label: "typed" })).result?.jobId ?? "";
+    assert.match(fromCall, /^job_/);
+    const seen = await inShell(`worker call job_status --jobId ${fromCall} | jq -r .result.state`);
+    assert.equal(seen.stdout, "running\n", JSON.stringify(seen));
+    assert.equal((await inShell(`worker call cancel_job --jobId ${fromCall} --confirm | jq -r .result.state`, seen.workspace)).stdout, "cancelled\n");
+    const started = await inShell("worker call start_job --ms 0 --label shell --confirm | jq -r .result.jobId");
+    const fromShell = started.stdout?.trim() ?? "";
+    assert.match(fromShell, /^job_/, JSON.stringify(started));
+    const status = await typed("job_status", { jobId: fromShell });
+    assert.ok(status.result?.state === "succeeded" || status.result?.state === "running", JSON.stringify(status));
+    await client.close();
   });
 });
 

@@ -330,7 +330,8 @@ const ownerStores = new WeakMap<JobRecords, Map<string, JobStore>>();
  * identity in team mode, so the same agent sees its jobs through every instance and session),
  * and per plugin so that one plugin's list holds only its own.
  */
-export function jobStoreFor(session: Session, prefix: string, options: JobStoreOptions = {}, placement?: JobPlacement): JobStore {
+export function jobStoreFor(caller: Session, prefix: string, options: JobStoreOptions = {}, placement?: JobPlacement): JobStore {
+  const session = caller.jobs ?? caller;
   const key = `${SESSION_KEY}${prefix}`;
   const existing = session.extensions.get(key) as JobStore | undefined;
   if (existing) return existing;
