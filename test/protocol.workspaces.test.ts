@@ -5,8 +5,8 @@ import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { Workspaces } from "../src/runtime/workspaces.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
-import { PLUGINS } from "./helpers.js";
-import { httpForSuite } from "./http-helpers.js";
+import { callJson, connect, FIXTURES, PLUGINS } from "./helpers.js";
+import { httpClient, httpForSuite, startHttp } from "./http-helpers.js";
 import { callV2, connectHttpV2, v2Client } from "./v2-helpers.js";
 
 /**
@@ -15,7 +15,7 @@ import { callV2, connectHttpV2, v2Client } from "./v2-helpers.js";
  * and end to end over HTTP.
  */
 
-type ExecAnswer = { exitCode?: number; stdout?: string; workspace?: string; workspaceNote?: string };
+type ExecAnswer = { exitCode?: number; stdout?: string; workspace?: string; workspaceNote?: string; error?: { code?: string; message?: string } };
 
 describe("workspace handles in-process", () => {
   let runtime: Runtime;
@@ -41,7 +41,7 @@ describe("workspace handles in-process", () => {
     const first = await callV2(client, "agent_tools_exec", { command: "export X=42; mkdir -p /tmp/w && cd /tmp/w && echo hi > f.txt" });
     const answer = first.payload as ExecAnswer;
     assert.equal(answer.exitCode, 0, JSON.stringify(answer));
-    assert.match(answer.workspace ?? "", /^ws1\.[0-9a-f-]{36}\.[\w-]+$/);
+    assert.match(answer.workspace ?? "", /^ws1\.[0-9a-f]{8}~[0-9a-f-]{36}\.[\w-]+$/);
     assert.match(answer.workspaceNote ?? "", /pass this `workspace`/);
     const second = (await callV2(client, "agent_tools_exec", { command: "echo $X; pwd; cat f.txt", workspace: answer.workspace })).payload as ExecAnswer;
     assert.equal(second.stdout, "42\n/tmp/w\nhi\n");
@@ -85,7 +85,7 @@ describe("workspace handles in-process", () => {
     clock += 61_000;
     const expired = await callV2(client, "agent_tools_exec", { command: "echo $Y", workspace: handle });
     assert.equal(expired.payload.error?.code, "WORKSPACE_EXPIRED");
-    assert.match(expired.payload.error?.message ?? "", /expired after 1 minutes unused/);
+    assert.match(expired.payload.error?.message ?? "", /expired after 1 minute unused/);
     assert.match(expired.payload.error?.hint ?? "", /without `workspace` to start a new workspace/);
     await client.close();
   });
@@ -112,6 +112,77 @@ describe("Workspaces with a shared store and key (two instances behind a balance
   });
 });
 
+describe("idle time of a workspace", () => {
+  it("counts from the end of its last call: a call longer than the idle limit leaves its workspace usable", async () => {
+    let clock = 1_000_000;
+    const workspaces = new Workspaces({ key: Buffer.alloc(32, 3), idleMs: 4_000, now: () => clock });
+    const made = await workspaces.create("dana");
+    clock += 10_000; // the call runs past the idle limit
+    await workspaces.sweep();
+    await made.release();
+    clock += 3_000;
+    const again = await workspaces.open(made.handle, "dana");
+    assert.equal(again.created, false);
+    await again.release();
+    clock += 4_001;
+    await assert.rejects(workspaces.open(made.handle, "dana"), (e: Error & { code?: string }) => e.code === "WORKSPACE_EXPIRED" && /expired after 4 seconds unused/.test(e.message));
+    await workspaces.close();
+  });
+});
+
+describe("idle time of a workspace over HTTP", () => {
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_SESSION_IDLE_MS: "3000" });
+
+  it("a call that ran longer than AGENT_TOOLS_HTTP_SESSION_IDLE_MS leaves its handle working; unused past it, it expires in seconds", async () => {
+    const client = await connectHttpV2(v2Client("pin"), http.url);
+    const long = (await callV2(client, "agent_tools_exec", { command: "echo kept > t.txt; sleep 4; echo slept" })).payload as ExecAnswer;
+    assert.equal(long.stdout, "slept\n", JSON.stringify(long));
+    const next = (await callV2(client, "agent_tools_exec", { command: "cat t.txt", workspace: long.workspace })).payload as ExecAnswer;
+    assert.equal(next.stdout, "kept\n", JSON.stringify(next));
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const expired = (await callV2(client, "agent_tools_exec", { command: "cat t.txt", workspace: long.workspace })).payload as ExecAnswer;
+    assert.equal(expired.error?.code, "WORKSPACE_EXPIRED", JSON.stringify(expired));
+    assert.match(expired.error?.message ?? "", /expired after 3 seconds unused/);
+    await client.close();
+  });
+});
+
+describe("a workspace handle after the server restarted", () => {
+  const exec = async (url: string, command: string, workspace?: string) => {
+    const client = await connectHttpV2(v2Client("pin"), url);
+    try {
+      return (await callV2(client, "agent_tools_exec", { command, ...(workspace ? { workspace } : {}) })).payload as ExecAnswer;
+    } finally {
+      await client.close();
+    }
+  };
+  const acrossRestart = async (env: Record<string, string>) => {
+    const first = await startHttp(env);
+    const handle = (await exec(first.url, "echo keep > k.txt")).workspace;
+    await first.stop();
+    const second = await startHttp(env);
+    try {
+      return await exec(second.url, "cat k.txt", handle);
+    } finally {
+      await second.stop();
+    }
+  };
+
+  it("with a fixed AGENT_TOOLS_STATE_KEY: WORKSPACE_LOST naming the restart, not expired", async () => {
+    const refused = await acrossRestart({ AGENT_TOOLS_STATE_KEY: "ab".repeat(32) });
+    assert.equal(refused.error?.code, "WORKSPACE_LOST", JSON.stringify(refused));
+    assert.match(refused.error?.message ?? "", /was opened before this server restarted: its shell's files, variables and working folder went with the earlier process/);
+    assert.doesNotMatch(refused.error?.message ?? "", /unused/);
+    assert.equal(refused.stdout, undefined, "nothing ran");
+  });
+
+  it("without AGENT_TOOLS_STATE_KEY: WORKSPACE_INVALID names the restart as a cause of the signature mismatch", async () => {
+    const refused = await acrossRestart({});
+    assert.equal(refused.error?.code, "WORKSPACE_INVALID", JSON.stringify(refused));
+    assert.match(refused.error?.message ?? "", /or was issued before the server restarted with another signing key \(without AGENT_TOOLS_STATE_KEY every start makes a new one/);
+  });
+});
+
 describe("workspace handles over HTTP end to end", () => {
   const http = httpForSuite();
 
@@ -129,7 +200,7 @@ describe("workspace handles over HTTP end to end", () => {
       [5, /got number 5/],
       ["", /got an empty string/],
       ["   ", /got a string of spaces/],
-      [null, /got null/],
+      [null, /got null;/],
       [{ id: "x" }, /got object \{"id":"x"\}/],
     ] as const) {
       const refused = await callV2(client, "agent_tools_exec", { command: "echo ran", workspace });
@@ -141,6 +212,63 @@ describe("workspace handles over HTTP end to end", () => {
       assert.equal((refused.payload as ExecAnswer).stdout, undefined, `${label}: nothing ran`);
       assert.equal((refused.payload as ExecAnswer).workspace, undefined, `${label}: no workspace was opened in its place`);
     }
+    await client.close();
+  });
+});
+
+describe("connections that are their own workspace (a 2025-era HTTP session, stdio)", () => {
+  const http = httpForSuite();
+
+  const oneShell = async (call: (args: Record<string, unknown>) => Promise<{ payload: Record<string, unknown> & { error?: { code?: string; message?: string } }; isError: boolean }>, modernHandle: string) => {
+    assert.equal((await call({ command: "echo mine > own.txt" })).payload.exitCode, 0);
+    for (const workspace of [5, null, "", modernHandle]) {
+      const refused = await call({ command: "echo ran > ran.txt; echo ran", workspace });
+      const label = JSON.stringify(workspace);
+      assert.equal(refused.isError, true, label);
+      assert.equal(refused.payload.error?.code, "WORKSPACE_INVALID", `${label}: ${JSON.stringify(refused.payload)}`);
+      assert.match(refused.payload.error?.message ?? "", /'workspace' is not taken on this connection \(got .+\): stdio and a 2025-era HTTP session keep one shell for the whole session.*nothing was run\. Send the call again without 'workspace'/, label);
+      assert.equal(refused.payload.stdout, undefined, `${label}: nothing ran`);
+    }
+    const after = (await call({ command: "cat own.txt; cat ran.txt 2>/dev/null || echo none" })).payload;
+    assert.equal(after.stdout, "mine\nnone\n", "the session's own shell kept its file, and the refused lines ran nothing");
+  };
+
+  it("a 2025-era HTTP session refuses a `workspace` (junk or a modern handle) instead of ignoring it; nothing runs", async () => {
+    const modern = await connectHttpV2(v2Client("pin"), http.url);
+    const handle = ((await callV2(modern, "agent_tools_exec", { command: "true" })).payload as ExecAnswer).workspace ?? "";
+    await modern.close();
+    const { client } = await httpClient(http.url);
+    await oneShell((args) => callJson(client, "agent_tools_exec", args), handle);
+    await client.close();
+  });
+
+  it("stdio does the same", async () => {
+    const server = await connect();
+    try {
+      await oneShell((args) => callJson(server.client, "agent_tools_exec", args), "ws1.x~y.z");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("jobs of a modern caller are the same from agent_tools_exec and from the typed tools", () => {
+  const http = httpForSuite({ AGENT_TOOLS_PLUGINS_DIR: path.join(FIXTURES, "team-plugins") });
+
+  it("a job started with _call is seen and cancelled from an exec workspace, and one started there is seen with _call after the workspace", async () => {
+    const client = await connectHttpV2(v2Client("pin"), http.url);
+    const typed = async (toolName: string, args: Record<string, unknown>) => (await callV2(client, "agent_tools_worker_call", { toolName, arguments: args, confirm: true })).payload as { result?: { jobId?: string; state?: string }; error?: { code?: string } };
+    const inShell = async (command: string, workspace?: string) => (await callV2(client, "agent_tools_exec", { command, ...(workspace ? { workspace } : {}) })).payload as ExecAnswer;
+    const fromCall = (await typed("start_job", { ms: 60_000, label: "typed" })).result?.jobId ?? "";
+    assert.match(fromCall, /^job_/);
+    const seen = await inShell(`worker call job_status --jobId ${fromCall} | jq -r .result.state`);
+    assert.equal(seen.stdout, "running\n", JSON.stringify(seen));
+    assert.equal((await inShell(`worker call cancel_job --jobId ${fromCall} --confirm | jq -r .result.state`, seen.workspace)).stdout, "cancelled\n");
+    const started = await inShell("worker call start_job --ms 0 --label shell --confirm | jq -r .result.jobId");
+    const fromShell = started.stdout?.trim() ?? "";
+    assert.match(fromShell, /^job_/, JSON.stringify(started));
+    const status = await typed("job_status", { jobId: fromShell });
+    assert.ok(status.result?.state === "succeeded" || status.result?.state === "running", JSON.stringify(status));
     await client.close();
   });
 });

@@ -181,6 +181,22 @@ describe("job store: cancel and lost instances (shared records)", () => {
     assert.equal((await store.cancel(done)).state, "succeeded");
   });
 
+  it("a cancelled job says so with the same hint whether its own instance or another one cancelled it", async () => {
+    const records = createMemoryJobRecords("i-a");
+    const a = createJobStore({ records, instanceId: "i-a", scope: "identity:x", showInstance: true });
+    const b = createJobStore({ records: { ...records, isAlive: async () => true }, instanceId: "i-b", scope: "identity:x", showInstance: true });
+    const never = (signal: AbortSignal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("the work saw its abort"))));
+    const here = await a.cancel(await a.start(never));
+    const there = await b.cancel(await a.start(never));
+    for (const [label, cancelled] of [["own instance", here], ["another instance", there]] as const) {
+      assert.equal(cancelled.state, "cancelled", label);
+      assert.equal(cancelled.error?.message, "the job was cancelled", label);
+      assert.equal(cancelled.error?.hint, "Start it again if it is still needed.", label);
+    }
+    a.dispose();
+    b.dispose();
+  });
+
   it("a job whose owner stopped beating is reported lost by another instance's store", async () => {
     const records = createMemoryJobRecords("i-a");
     const a = createJobStore({ records, instanceId: "i-a", scope: "identity:x", showInstance: true });

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CLI_FIXTURES } from "./fixtures/cli/helpers.js";
 import { sendJson, startServer, type TestServer } from "./fixtures/rest/http-server.js";
+import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { callJson, connect, writePlugin, type Connected } from "./helpers.js";
+import { until } from "./wait.js";
 
 // A tool that changes data and was stopped by its adapter (the cli block's or the REST block's own
 // timeoutMs) or died mid-run (a program ended by a signal) may have made its change: over real
@@ -89,5 +91,39 @@ describe("writes stopped or ended by their adapter", () => {
     const { payload } = await callJson(server.client, "agent_tools_wrest_call", { toolName: "create_item", arguments: { name: "w" }, confirm: true });
     assert.equal(payload.error?.code, "UPSTREAM_TIMEOUT");
     assert.match(payload.error?.hint ?? "", /'create_item' changes data, and it was stopped before it answered/);
+  });
+});
+
+// An agent_tools_exec line stopped at its deadline while a write it sent was running: the line's
+// stderr names that write (and the writes that had answered earlier in the line) with the same
+// look-first wording, and the downstream's cancel says the deadline, not the client.
+describe("a command line stopped at its deadline mid-write", () => {
+  let server: Connected;
+  let dir: string;
+  let callLog: string;
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "agent-tools-stopped-line-"));
+    callLog = path.join(dir, "calls.log");
+    writeFileSync(callLog, "");
+    const config = path.join(dir, "agent-tools.config.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [STDIO_FIXTURE, "--call-log", callLog] } } }));
+    server = await connect(dir, { AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_EXEC_TIMEOUT_MS: "3000", AGENT_TOOLS_CALL_TIMEOUT_MS: "60000" });
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("names the write in flight and the one answered before, and the downstream's cancel names the deadline", async () => {
+    const { payload } = await callJson(server.client, "agent_tools_exec", { command: "echo a; fx call sleep --ms 10 --confirm; fx call hang --confirm; echo b" });
+    assert.equal(payload.exitCode, 124, JSON.stringify(payload));
+    const stderr = String(payload.stderr);
+    assert.match(stderr, /ran past its deadline of 3000 ms/);
+    assert.match(stderr, /'fx\/hang' changes data, and the line ran past its deadline while it was running: the service may still have done the change\. Do not simply call it again: look at the data first/);
+    assert.match(stderr, /Earlier in the line, 'fx\/sleep' \(changing data\) had already answered/);
+    await until(() => readFileSync(callLog, "utf8").includes("cancelled"), "the downstream to be told the call was cancelled");
+    const cancel = readFileSync(callLog, "utf8").split("\n").find((line) => line.startsWith("cancelled")) ?? "";
+    assert.match(cancel, /the command line ran past its deadline of 3000 ms \(AGENT_TOOLS_EXEC_TIMEOUT_MS\)/);
+    assert.doesNotMatch(cancel, /cancelled by the client/);
   });
 });

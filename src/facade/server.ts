@@ -5,6 +5,7 @@ import { withRestartNote } from "../config/changed-since-start.js";
 import type { Repair } from "../runtime/repair.js";
 import type { OperationResult, Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
+import { workspaceNotTaken } from "../runtime/workspace-argument.js";
 import { toExecResult } from "../text/answer.js";
 import { commandLineOf } from "../text/command-line.js";
 import type { NextStep } from "../runtime/answers.js";
@@ -587,6 +588,9 @@ export function createFacade(runtime: Runtime): Facade {
    */
   function exec(server: Server, scope: SessionScope, sent: SentCall, args: Record<string, unknown>, repairs: Repair[], userConfirms: boolean, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const run = async (confirmer: Confirmer | undefined, signal: AbortSignal): Promise<{ isError: boolean; payload: object }> => {
+      // Where the connection is the workspace, a handle would be ignored: refused, nothing runs.
+      const notTaken = scope.execSession ? undefined : workspaceNotTaken(args.workspace);
+      if (notTaken) return { isError: true, payload: { ok: false, error: notTaken.toPayload() } };
       const bound: ExecScope = scope.execSession ? await scope.execSession(ctx, args) : { session: scope.session(ctx) };
       if ("error" in bound) return { isError: true, payload: { ok: false, error: bound.error.toPayload() } };
       try {

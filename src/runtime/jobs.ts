@@ -8,6 +8,15 @@ import { findUnserialisable, unserialisableError } from "./unserialisable.js";
 import type { Session } from "./session.js";
 
 /**
+ * How a job its owner cancelled ends, wherever it ran: the same message and hint whether this
+ * instance stopped it or recorded another instance's job as cancelled (not the generic "the
+ * service failed" hint a thrown Error would get).
+ */
+function cancelledByOwner(): RuntimeError {
+  return new RuntimeError("UPSTREAM_ERROR", "the job was cancelled", {}, "Start it again if it is still needed.");
+}
+
+/**
  * Background jobs for work slower than one call's deadline (a large model generating, an agent
  * run): `start(fn)` answers an id at once and the caller polls `status(id)`. The work runs in the
  * process that started it; the job's record lives in the shared state's job records: in memory
@@ -130,7 +139,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
     const payload = fromThrown(error).toPayload();
     return boundError(options.redact ? (options.redact(payload) as ErrorPayload) : payload);
   };
-  const stopListening = records.onCancelRequest((id) => running.get(id)?.controller.abort(new Error("the job was cancelled")));
+  const stopListening = records.onCancelRequest((id) => running.get(id)?.controller.abort(cancelledByOwner()));
   // The shared records were lost: the jobs running here are saved again, so they stay pollable everywhere.
   const stopRewriting = options.stateLoss?.onLoss(() => Promise.all([...running.values()].map((job) => records.save(stored(job.status)))));
 
@@ -275,7 +284,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
     async cancel(id) {
       const local = running.get(id);
       if (local) {
-        local.controller.abort(new Error("the job was cancelled"));
+        local.controller.abort(cancelledByOwner());
         // The work may ignore its signal: the job still ends as cancelled now.
         await finish(id, { error: local.controller.signal.reason });
         return view(local.status);
@@ -285,7 +294,7 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
       const status = await resolveLost(job);
       if (status.state !== "running") return view(status);
       await records.requestCancel(job.owner, id);
-      const cancelled: JobStatus = { ...status, state: "cancelled", finishedAt: new Date(now()).toISOString(), error: { code: "UPSTREAM_ERROR", message: "the job was cancelled", hint: "Start it again if it is still needed." } };
+      const cancelled: JobStatus = { ...status, state: "cancelled", finishedAt: new Date(now()).toISOString(), error: cancelledByOwner().toPayload() };
       await records.save({ ...job, status: cancelled as unknown as StoredJob["status"] });
       return view(cancelled);
     },
@@ -321,7 +330,8 @@ const ownerStores = new WeakMap<JobRecords, Map<string, JobStore>>();
  * identity in team mode, so the same agent sees its jobs through every instance and session),
  * and per plugin so that one plugin's list holds only its own.
  */
-export function jobStoreFor(session: Session, prefix: string, options: JobStoreOptions = {}, placement?: JobPlacement): JobStore {
+export function jobStoreFor(caller: Session, prefix: string, options: JobStoreOptions = {}, placement?: JobPlacement): JobStore {
+  const session = caller.jobs ?? caller;
   const key = `${SESSION_KEY}${prefix}`;
   const existing = session.extensions.get(key) as JobStore | undefined;
   if (existing) return existing;

@@ -29,6 +29,7 @@ import { validateArguments } from "./validation.js";
 import { takeUnrunPatterns } from "../json-schema.js";
 import { quotedPattern } from "../schema-regexp.js";
 import { declaredPropertyNames } from "../schema-branches.js";
+import type { WriteLog } from "./write-log.js";
 import { cutOffWriteError, refuseAfterAnswer, failedRunError, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
@@ -94,6 +95,8 @@ export interface OperationContext {
    * loop check lets it through. Its outcome is still recorded: the model's own repeats keep counting.
    */
   userAnswered?: boolean;
+  /** The command line's log of the writes it sent (write-log.ts): a write this call sends is entered while it runs. */
+  writeLog?: WriteLog;
   /** How a front end shows the next call (facade tool names live there, not here); default: the neutral step. */
   present?: (step: import("./answers.js").NextStep) => unknown;
   /**
@@ -276,6 +279,23 @@ function traced<S extends { trace?: OperationTrace | undefined }>(name: string, 
  * for a Cancel it is made only when a policy reads it (withCancellation), so a gate that never
  * looks costs no AbortSignal.
  */
+/**
+ * Run a tool call, entered in the command line's write log while it runs when it changes data:
+ * a line stopped meanwhile names it (text-layer.ts), since the change may still be made.
+ */
+function loggedWrite<T>(state: { writes?: boolean; ctx: OperationContext }, tool: string, stop: Cancellation, call: () => Promise<T>): Promise<T> {
+  const log = state.writes === true ? state.ctx.writeLog : undefined;
+  if (!log) return call();
+  const answered = log.start(tool);
+  try {
+    // Ended by the stop (the line's deadline or cancel, or the call's own): the backend did not answer.
+    return call().finally(() => answered(stop.aborted));
+  } catch (error) {
+    answered();
+    throw error;
+  }
+}
+
 function withCallerSignal<T extends object>(request: T, ctx: OperationContext): T & { signal?: AbortSignal } {
   const source = ctx.cancel ?? ctx.signal;
   return source ? withCancellation(request, source) : request;
@@ -1068,7 +1088,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       return answer;
     };
     return withDeadline(
-      (deadline) => (state.tool ? adapter.call(state.tool.name, args, callContext(deadline, deps.redactor)) : runSkill(state.skill as Skill, deadline)),
+      (deadline) => (state.tool ? loggedWrite(state, `${prefix}/${state.tool.name}`, deadline, () => adapter.call(state.tool!.name, args, callContext(deadline, deps.redactor))) : runSkill(state.skill as Skill, deadline)),
       deps.timeoutMs,
       state.ctx.cancel ?? state.ctx.signal,
       what,

@@ -242,7 +242,12 @@ export class DeadlineError extends RuntimeError {}
  */
 export function withDeadline<T>(work: (scope: DeadlineScope) => Promise<T>, timeoutMs: number, outer: Cancellation | undefined, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const cancelled = () => new DeadlineError("UPSTREAM_ERROR", `${what} was cancelled by the client`);
+    // The caller's own reason when it gave one of ours (an exec line's deadline stops the plugin
+    // calls it runs): the backend's cancel then says why, not "cancelled by the client".
+    const cancelled = (): DeadlineError => {
+      const reason = outer?.reason;
+      return reason instanceof RuntimeError ? new DeadlineError(reason.code, `${what} was stopped: ${reason.message}`, reason.details) : new DeadlineError("UPSTREAM_ERROR", `${what} was cancelled by the client`);
+    };
     // Cancelled before it began: the work never runs.
     if (outer?.aborted) {
       reject(cancelled());

@@ -25,6 +25,12 @@ export interface Session {
   readonly disposers: Array<() => unknown>;
   /** Who opened the session on a team gateway; undefined where everyone may do everything (stdio, one token). */
   readonly identity?: Identity;
+  /**
+   * The session whose jobs this one's calls start, list and cancel, when not its own: a modern
+   * workspace's sandbox session names its caller's session, so jobs are the same from
+   * agent_tools_exec and from the typed tools, as over stdio, and outlive the workspace.
+   */
+  jobs?: Session;
 }
 
 export function createSession(id: string = nodeCrypto().randomUUID(), identity?: Identity): Session {

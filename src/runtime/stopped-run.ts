@@ -81,12 +81,30 @@ export function stoppedRunError(error: DeadlineError, run: { skill?: string; too
 }
 
 /**
- * The hint for a tool that changes data and was stopped or ended before it answered (`how`):
- * one sentence for the runtime's deadline and for an adapter's own timeout or crash, so a write
- * is never told to "retry once" whichever of them stopped it.
+ * The hint for a tool (or tools) that change data and were stopped or ended before they answered
+ * (`how`): one sentence for the runtime's deadline, an adapter's own timeout or crash, and a
+ * command line stopped mid-write, so a write is never told to "retry once" whichever stopped it.
  */
-function writeStoppedHint(tool: string, how: string): string {
-  return `'${tool}' changes data, and ${how}. Do not simply call it again: look at the data first (a read tool) and call it again only if the change is missing; if it times out again, tell the user.`;
+function writeStoppedHint(tools: string | readonly string[], how: string): string {
+  const list = typeof tools === "string" ? [tools] : tools;
+  const named = list.map((t) => `'${t}'`).join(", ");
+  const [verb, it] = list.length === 1 ? ["changes", "it"] : ["change", "them"];
+  return `${named} ${verb} data, and ${how}. Do not simply call ${it} again: look at the data first (a read tool) and call ${it} again only if the change is missing; if it times out again, tell the user.`;
+}
+
+/**
+ * The stderr line of a command line that was stopped (`stop`: "ran past its deadline", "was
+ * cancelled") while writes it sent were running (`inFlight`) or after some had answered
+ * (`answered`): the look-first wording of a stopped write, naming them. Undefined when it sent none.
+ */
+export function stoppedLineWritesNote(stop: string, writes: { inFlight: readonly string[]; answered: readonly string[] }): string | undefined {
+  const parts: string[] = [];
+  if (writes.inFlight.length) parts.push(writeStoppedHint(writes.inFlight, `the line ${stop} while ${writes.inFlight.length === 1 ? "it was" : "they were"} running: the service may still have done the change`));
+  if (writes.answered.length) {
+    const named = writes.answered.map((t) => `'${t}'`).join(", ");
+    parts.push(`Earlier in the line, ${named} (changing data) had already answered: ${writes.answered.length === 1 ? "that change was" : "those changes were"} sent, so running the whole line again would make ${writes.answered.length === 1 ? "it" : "them"} twice; re-run only what is missing.`);
+  }
+  return parts.length ? parts.join(" ") : undefined;
 }
 
 /** Whether an adapter's error (or one it caused) says the backend was stopped or died while it ran the call. */

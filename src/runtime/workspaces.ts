@@ -3,6 +3,8 @@ import { RuntimeError } from "../errors.js";
 import { closeSession, createSession, type Session } from "./session.js";
 import { acceptedStateKeys } from "./state-key.js";
 import { allowance, identityKey, sameIdentity, type Identity } from "./access.js";
+import { durationText } from "../duration-text.js";
+import { START_NEW } from "./workspace-argument.js";
 
 /**
  * Workspaces: the text layer's state (files, variables, working folder) for clients that have no
@@ -112,20 +114,6 @@ export interface OpenedWorkspace {
 }
 
 const PREFIX = "ws1";
-const START_NEW = "call agent_tools_exec without 'workspace' to start a new one, and pass the handle it answers on later calls";
-
-/**
- * The handle an `agent_tools_exec` call names in its `workspace` argument: undefined when the
- * argument is left out (a new workspace is opened). Anything else that is not a non-empty string
- * (`5`, `""`, `null`, an object) is WORKSPACE_INVALID naming what was sent: opening a fresh
- * workspace instead would silently drop the files the caller meant to continue with.
- */
-export function workspaceHandleArgument(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === "string" && value.trim()) return value.trim();
-  const got = typeof value === "string" ? (value ? "a string of spaces" : "an empty string") : `${value === null ? "null" : typeof value} ${JSON.stringify(value)?.slice(0, 40) ?? ""}`.trim();
-  throw new RuntimeError("WORKSPACE_INVALID", `'workspace' must be a workspace handle, a string like ws1.<id>.<signature> as an earlier agent_tools_exec answered it, or left out; got ${got}; ${START_NEW}`, { got: value });
-}
 
 const DEFAULT_WORKSPACE_IDLE_MS = 30 * 60_000;
 /** How long a caller should wait before retrying a WORKSPACE_UNAVAILABLE answer. */
@@ -133,6 +121,14 @@ const WORKSPACE_RETRY_MS = 1000;
 export const DEFAULT_MAX_LIVE_WORKSPACES = 256;
 /** Ids of workspaces closed to make room, remembered so their handle is told so (the oldest are forgotten first). */
 const EVICTED_MEMORY = 4096;
+
+/**
+ * This run of the process, in the ids it issues outside a fleet (`<run>~<uuid>`, as a fleet's are
+ * `<instance>~<uuid>`): a handle whose record is missing and whose run is not this one was issued
+ * before the server restarted (with the same AGENT_TOOLS_STATE_KEY), so it is told as lost with the
+ * restart, not as expired or forged.
+ */
+const THIS_RUN = randomUUID().slice(0, 8);
 
 /** A workspace whose sandbox this process holds. */
 interface LiveWorkspace {
@@ -180,7 +176,7 @@ export class Workspaces {
   /** A new workspace bound to `owner`. */
   async create(owner: string, identity?: Identity): Promise<OpenedWorkspace> {
     // In a fleet the id starts with the instance's name ("gw-a~…"): a balancer routes on it.
-    const id = this.fleet ? `${this.fleet.instance.replace(/[^A-Za-z0-9_-]/g, "-")}~${randomUUID()}` : randomUUID();
+    const id = `${this.fleet ? this.fleet.instance.replace(/[^A-Za-z0-9_-]/g, "-") : THIS_RUN}~${randomUUID()}`;
     const at = this.now();
     await this.store.put({ id, owner, rights: identityKey(identity), createdAt: at, lastUsed: at, ...(this.fleet ? { instance: this.fleet.instance } : {}) });
     return { handle: this.sign(id, owner), ...(await this.sandbox(id, owner, at, identity)), created: true };
@@ -203,22 +199,38 @@ export class Workspaces {
     }
     if (!record || at - record.lastUsed > this.idleMs) {
       if (record) await this.forget(id);
+      if (!record && !this.fleet) this.refuseFromEarlierRun(handle, id);
       if (!record && this.fleet) {
         // In a fleet a missing record is also what Redis restarting without its data leaves, which
         // this instance cannot tell from an idle one it did not hold: both are named.
         throw new RuntimeError(
           "WORKSPACE_EXPIRED",
-          `workspace '${handle.slice(0, 16)}…' is not known to the gateway's shared state: it expired after ${Math.round(this.idleMs / 60_000)} minutes unused, or its record was lost with the shared state (Redis restarted without its data); either way its files are not reachable any more; ${START_NEW}`,
-          { idleMinutes: Math.round(this.idleMs / 60_000), reason: "expired or shared state lost" },
+          `workspace '${handle.slice(0, 16)}…' is not known to the gateway's shared state: it expired after ${durationText(this.idleMs)} unused, or its record was lost with the shared state (Redis restarted without its data); either way its files are not reachable any more; ${START_NEW}`,
+          { idleMinutes: Math.round(this.idleMs / 60_000), idleMs: this.idleMs, reason: "expired or shared state lost" },
         );
       }
-      throw new RuntimeError("WORKSPACE_EXPIRED", `workspace '${handle.slice(0, 16)}…' expired after ${Math.round(this.idleMs / 60_000)} minutes unused (its files are gone); ${START_NEW}`, { idleMinutes: Math.round(this.idleMs / 60_000) });
+      throw new RuntimeError("WORKSPACE_EXPIRED", `workspace '${handle.slice(0, 16)}…' expired after ${durationText(this.idleMs)} unused (its files are gone); ${START_NEW}`, { idleMinutes: Math.round(this.idleMs / 60_000), idleMs: this.idleMs });
     }
     this.refuseOtherRights(handle, record, identity);
     const known = this.live.has(id);
     if (!known && this.fleet && record.instance) await this.refuseForeign(handle, id, record.instance, this.fleet);
     await this.store.put({ ...record, lastUsed: at });
     return { handle, ...(await this.sandbox(id, owner, record.createdAt, identity)), created: false, ...(known ? {} : { note: "this workspace was opened again on this server instance: files and variables from before are not here" }) };
+  }
+
+  /**
+   * A handle whose record is gone and whose id names another run of this server (outside a fleet):
+   * the process that issued it stopped, and its shells with it. WORKSPACE_LOST, as a fleet says of
+   * a restarted instance; ids of older versions (a bare uuid) name no run and read as expired.
+   */
+  private refuseFromEarlierRun(handle: string, id: string): void {
+    const run = id.includes("~") ? id.slice(0, id.indexOf("~")) : undefined;
+    if (run === undefined || run === THIS_RUN) return;
+    throw new RuntimeError(
+      "WORKSPACE_LOST",
+      `workspace '${handle.slice(0, 16)}…' was opened before this server restarted: its shell's files, variables and working folder went with the earlier process (jobs, tokens and data written through plugins are not lost); ${START_NEW}`,
+      { reason: "server restarted", lost: ["files", "variables", "working folder"] },
+    );
   }
 
   /** Whether this process holds the sandbox of `id` and a call opened it within the idle limit. */
@@ -360,7 +372,7 @@ export class Workspaces {
       throw invalid(
         this.fleet
           ? "was not issued by this gateway to this caller, or was signed before the gateway's shared state was lost (Redis restarted without its data, and the fleet signs with a new key since): its signature matches none of this instance's keys, and either way it cannot be used"
-          : "was not issued by this server to this caller (its signature does not match)",
+          : "was not issued by this server to this caller, or was issued before the server restarted with another signing key (without AGENT_TOOLS_STATE_KEY every start makes a new one, so handles do not outlive the process): its signature does not match, and either way it cannot be used (a restart took its files with it)",
       );
     }
     return id;
@@ -380,6 +392,9 @@ export class Workspaces {
       if (released) return;
       released = true;
       inUse.calls -= 1;
+      // Idle time counts from the end of the last call: a call that ran past the idle limit must
+      // not leave its workspace expired the moment it answers.
+      await this.touch(id, inUse);
       // Over the cap while every candidate was busy: room is made now that one is idle.
       await this.makeRoom();
     };
@@ -403,6 +418,14 @@ export class Workspaces {
       if (this.evicted.size > EVICTED_MEMORY) this.evicted.delete(this.evicted.keys().next().value as string);
       await this.forget(victim);
     }
+  }
+
+  /** Mark `id` used now, here and in its record (when the store still has it: a closed one stays closed). */
+  private async touch(id: string, workspace: LiveWorkspace): Promise<void> {
+    const at = this.now();
+    workspace.lastUsed = at;
+    const record = await this.store.get(id);
+    if (record) await this.store.put({ ...record, lastUsed: Math.max(record.lastUsed, at) });
   }
 
   private async forget(id: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Confirmer } from "../runtime/confirm.js";
+import type { WriteLog } from "../runtime/write-log.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { misplacedConfirmSentence } from "../runtime/gate.js";
 
@@ -20,6 +21,8 @@ export interface CommandIo {
    * writes"): a command's calls pass it on, so `--confirm` in a command line is not the user's word.
    */
   confirmer?: Confirmer;
+  /** The command line's log of the writes its commands send (told when the line is stopped mid-write). */
+  writeLog?: WriteLog;
 }
 
 export interface CommandOutput {
@@ -132,6 +135,6 @@ export function outcomeOutput(command: string, outcome: { isError: boolean; payl
  * user for a write, as for the typed `_call`, and a `--confirm` in the line does not stand in),
  * and that the caller is a command line (answers advise `--confirm`, not a top-level `confirm`).
  */
-export function callContext(io: Pick<CommandIo, "signal" | "confirmer">, maxResultChars: number): { maxResultChars: number; commandLine: true; signal?: AbortSignal; confirmer?: Confirmer; userConfirms?: boolean } {
-  return { maxResultChars, commandLine: true, ...(io.signal ? { signal: io.signal } : {}), ...(io.confirmer ? { confirmer: io.confirmer, userConfirms: true } : {}) };
+export function callContext(io: Pick<CommandIo, "signal" | "confirmer" | "writeLog">, maxResultChars: number): { maxResultChars: number; commandLine: true; signal?: AbortSignal; confirmer?: Confirmer; userConfirms?: boolean; writeLog?: WriteLog } {
+  return { maxResultChars, commandLine: true, ...(io.signal ? { signal: io.signal } : {}), ...(io.confirmer ? { confirmer: io.confirmer, userConfirms: true } : {}), ...(io.writeLog ? { writeLog: io.writeLog } : {}) };
 }

@@ -54,7 +54,7 @@ export function modulePlugin(runtime: Runtime, session: Session, spec: ModulePlu
     readonlyTools: spec.readonlyTools ?? [],
     trustReadOnlyHints: spec.trustReadOnlyHints ?? false,
   });
-  const ctx = (io: Pick<CommandIo, "signal" | "confirmer">) => callContext(io, SANDBOX_RESULT_CHARS);
+  const ctx = (io: Pick<CommandIo, "signal" | "confirmer" | "writeLog">) => callContext(io, SANDBOX_RESULT_CHARS);
 
   function commands(names: { search: string; describe: string; call: string }): ModuleCommand[] {
     const searchUsage = `${names.search} [QUERY…] [--limit N]`;

@@ -1,5 +1,7 @@
 import type { Bash, Command, IFileSystem, ScriptNode, StatementNode } from "just-bash";
 import type { Confirmer } from "../runtime/confirm.js";
+import { DeadlineError } from "../runtime/result.js";
+import { WriteLog } from "../runtime/write-log.js";
 import { describeThrown } from "../runtime/errors.js";
 import type { CommandOutput, TextCommand } from "./command.js";
 import { EXIT } from "./exit-codes.js";
@@ -46,6 +48,8 @@ export interface SandboxRun {
   stopped?: "deadline" | "cancelled" | "limit";
   /** The line was stopped while the user was asked to confirm a write; the question was taken back. */
   questionWithdrawn?: boolean;
+  /** A line stopped at its deadline or by a cancel: the writes it had sent to plugins, still running or answered (write-log.ts). */
+  writes?: { inFlight: string[]; answered: string[] };
   /** The line defines arrays or functions, which the next call will not have (transient-state.ts). */
   note?: string;
 }
@@ -83,7 +87,29 @@ export function loadJustBash(): Promise<JustBash> {
   return justBash;
 }
 
-function toBashCommand(jb: JustBash, command: TextCommand, confirmerNow: () => Confirmer | undefined): Command {
+/** What the command line running now hands its commands: its confirmer and the log of the writes it sends. */
+interface LineHooks {
+  confirmer?: Confirmer;
+  writeLog?: WriteLog;
+  /** The line's own cancellation, whose reason says why it stopped (its deadline, the client's cancel). */
+  stop?: AbortSignal;
+}
+
+/**
+ * just-bash aborts a command's signal with its own "execution aborted" whatever stopped the line;
+ * the command gets the line's reason instead, so the calls it makes (and their backends' cancel
+ * notices) say the deadline or the client's cancel.
+ */
+function withLineReason(signal: AbortSignal | undefined, stop: AbortSignal | undefined): AbortSignal | undefined {
+  if (!signal || !stop) return signal;
+  const controller = new AbortController();
+  const abort = (): void => controller.abort(stop.aborted ? stop.reason : signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener("abort", abort, { once: true });
+  return controller.signal;
+}
+
+function toBashCommand(jb: JustBash, command: TextCommand, lineNow: () => LineHooks): Command {
   return {
     name: command.name,
     // Text-layer commands are host code (they reach plugins and services); the sandbox's own
@@ -91,8 +117,8 @@ function toBashCommand(jb: JustBash, command: TextCommand, confirmerNow: () => C
     trusted: true,
     async execute(args, ctx) {
       try {
-        const confirmer = confirmerNow();
-        const out: Partial<CommandOutput> | undefined = await command.run(args, { stdin: jb.decodeBytesToUtf8(ctx.stdin), cwd: ctx.cwd, signal: ctx.signal, ...(confirmer ? { confirmer } : {}) });
+        const { confirmer, writeLog, stop } = lineNow();
+        const out: Partial<CommandOutput> | undefined = await command.run(args, { stdin: jb.decodeBytesToUtf8(ctx.stdin), cwd: ctx.cwd, signal: withLineReason(ctx.signal, stop), ...(confirmer ? { confirmer } : {}), ...(writeLog ? { writeLog } : {}) });
         // A module may return a sloppy value; the shell needs exactly these three fields.
         return {
           stdout: typeof out?.stdout === "string" ? out.stdout : "",
@@ -166,6 +192,10 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
   const own = new Set<string>();
   // The confirmer of the command line running now (runs are queued, one at a time).
   let confirmer: Confirmer | undefined;
+  // The writes the command line running now sent, told when it is stopped mid-line.
+  let writeLog: WriteLog | undefined;
+  let lineStop: AbortSignal | undefined;
+  const lineNow = (): LineHooks => ({ ...(confirmer ? { confirmer } : {}), ...(writeLog ? { writeLog } : {}), ...(lineStop ? { stop: lineStop } : {}) });
   const bash: Bash = new jb.Bash({
     env: sandboxEnv(),
     // No `cwd` here: given one, just-bash skips part of its default layout (/tmp); it starts in $HOME.
@@ -175,7 +205,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     // just-bash's deadline is the backstop. Ours stops while the user is asked to confirm a
     // write (question-clock.ts); just-bash's cannot, so it leaves room for that waiting.
     executionLimits: { ...SANDBOX_LIMITS, maxExecutionTimeMs: options.timeoutMs + QUESTION_ALLOWANCE_MS + 1000 },
-    customCommands: commands.map((c) => toBashCommand(jb, c, () => confirmer)),
+    customCommands: commands.map((c) => toBashCommand(jb, c, lineNow)),
   });
   for (const c of commands) own.add(c.name);
   // Armed for the top-level parse of one command line only: just-bash runs transform plugins
@@ -226,11 +256,16 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
       options.timeoutMs,
       () => {
         stopped ??= "deadline";
-        controller.abort(new Error(`deadline of ${options.timeoutMs} ms`));
+        // One of the runtime's errors: a plugin call the line was running passes it on as the
+        // reason of its own stop, so the backend's cancel says "deadline", not "the client".
+        controller.abort(new DeadlineError("UPSTREAM_TIMEOUT", `the command line ran past its deadline of ${options.timeoutMs} ms (AGENT_TOOLS_EXEC_TIMEOUT_MS)`, { timeoutMs: options.timeoutMs }));
       },
       controller.signal,
     );
     confirmer = asker ? clock.confirmer(asker) : undefined;
+    const writes = new WriteLog();
+    writeLog = writes;
+    lineStop = controller.signal;
     const onCancel = (): void => {
       stopped ??= "cancelled";
       controller.abort(new Error("cancelled by the client"));
@@ -264,7 +299,8 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
       // Not for a line that did not parse: set -e stopped nothing there.
       const errexit = !stopped && exitCode !== EXIT.OK && !/syntax error|Parse error/.test(stderr) ? carriedErrexitNote(startedWith) : undefined;
       if (errexit) parsed.note = parsed.note ? `${parsed.note} ${errexit}` : errexit;
-      return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : exitCode, stdout: result.stdout, stderr, cwd, ...(stopped ? { stopped } : {}), ...withdrawn, ...(parsed.note ? { note: parsed.note } : {}) };
+      const sentWrites = stopped === "deadline" || stopped === "cancelled" ? { writes: { inFlight: writes.inFlight, answered: writes.answered } } : {};
+      return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : exitCode, stdout: result.stdout, stderr, cwd, ...(stopped ? { stopped } : {}), ...withdrawn, ...(parsed.note ? { note: parsed.note } : {}), ...sentWrites };
     } catch (error) {
       // just-bash returns expected failures as values; a throw is a filesystem or internal error.
       shellOptions = afterStoppedLine(shellOptions);
@@ -273,6 +309,8 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
       clock.dispose();
       signal?.removeEventListener("abort", onCancel);
       confirmer = undefined;
+      writeLog = undefined;
+      lineStop = undefined;
     }
   }
 
@@ -286,7 +324,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     hasCommand: (name) => builtins.has(name) || own.has(name),
     register(command) {
       own.add(command.name);
-      bash.registerCommand(toBashCommand(jb, command, () => confirmer));
+      bash.registerCommand(toBashCommand(jb, command, lineNow));
     },
     dispose() {
       options.account?.close();

@@ -22,6 +22,7 @@ import { createSandbox, loadJustBash, SANDBOX_LIMITS, WORKDIR_MOUNT, type Sandbo
 import { isOnValue } from "../env-switch.js";
 import { positiveInt, positiveMs } from "../positive-int.js";
 import { closestNames } from "../runtime/similarity.js";
+import { stoppedLineWritesNote } from "../runtime/stopped-run.js";
 
 /**
  * The text layer of one runtime: `agent_tools_exec` behind a function. Per session it keeps a
@@ -471,6 +472,9 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       if (run.stopped === "deadline") stderr += `agent-tools: the command line ran past its deadline of ${settings.timeoutMs} ms and was stopped (AGENT_TOOLS_EXEC_TIMEOUT_MS); the session keeps its files, env and cwd from before it\n`;
       else if (run.stopped === "cancelled") stderr += "agent-tools: the client cancelled the request; the command line was stopped\n";
       else if (run.stopped === "limit") stderr += limitAdvice(stderr);
+      // Writes the stopped line had sent may have changed data: named, with the look-first wording of a stopped write.
+      const writesNote = run.writes && stoppedLineWritesNote(run.stopped === "deadline" ? "ran past its deadline" : "was cancelled", run.writes);
+      if (writesNote) stderr += `agent-tools: ${writesNote}\n`;
       if (run.questionWithdrawn) stderr += "agent-tools: the user was still being asked to confirm a write when the line stopped; the question was withdrawn and that write was not made\n";
       return capStreams(answer(command, run.exitCode, { stdout: run.stdout, stderr, cwd: run.cwd, ...(run.stopped ? { stopped: run.stopped } : {}), ...(run.note ? { note: run.note } : {}) }), settings.maxOutputChars);
     },

@@ -6,7 +6,8 @@ import { ServerPool, type HandlerScope } from "../../facade/server-pool.js";
 import { fastLaneEnabled } from "../../facade/fast-lane.js";
 import { createModernLane, type ModernLane } from "./modern-lane.js";
 import { modernNodeHandler, type ModernNodeHandler } from "./modern-node.js";
-import { Workspaces, workspaceHandleArgument, type WorkspaceStore } from "../../runtime/workspaces.js";
+import { Workspaces, type WorkspaceStore } from "../../runtime/workspaces.js";
+import { workspaceHandleArgument } from "../../runtime/workspace-argument.js";
 import { callerName, identityFromAuth, identityOf } from "../../facade/caller.js";
 import { RuntimeError } from "../../runtime/errors.js";
 import type { Runtime } from "../../runtime/runtime.js";
@@ -62,18 +63,19 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
   });
   // Redis lost its data: the records of the shells held here go back at once, so no other instance takes them for lost.
   const stopRewriting = loss?.onLoss(() => workspaces.rewriteRecords());
+  const sessionOf = (ctx: Parameters<ModernScope["session"]>[0]): Session => {
+    // By the whole identity: a narrower token of the same name gets a session of its own.
+    const who = identityOf(ctx);
+    let session = byIdentity.get(who);
+    if (!session) {
+      session = runtime.createSession(`modern-${byIdentity.size}`, identityIn(ctx));
+      byIdentity.set(who, session);
+    }
+    return session;
+  };
   return {
     workspaces,
-    session(ctx) {
-      // By the whole identity: a narrower token of the same name gets a session of its own.
-      const who = identityOf(ctx);
-      let session = byIdentity.get(who);
-      if (!session) {
-        session = runtime.createSession(`modern-${byIdentity.size}`, identityIn(ctx));
-        byIdentity.set(who, session);
-      }
-      return session;
-    },
+    session: sessionOf,
     async execSession(ctx, args) {
       try {
         const identity = identityIn(ctx);
@@ -85,6 +87,8 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
         const answer: Record<string, unknown> = { workspace: opened.handle };
         if (opened.created) answer.workspaceNote = "pass this `workspace` on your next agent_tools_exec calls to keep files, variables and the working folder";
         if (opened.note) answer.workspaceNote = opened.note;
+        // Its plugin calls' jobs are the caller's (session.ts `jobs`): the same from _call, and they outlive the workspace.
+        opened.session.jobs = sessionOf(ctx);
         // Released once the command line ended: a workspace with a call in flight is never closed.
         return { session: opened.session, answer, release: opened.release };
       } catch (error) {
