@@ -1,0 +1,120 @@
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { after, before, describe, it } from "node:test";
+import { baseEnv, callJson, CLI_BIN, MCP_BIN } from "./helpers.js";
+
+// The /workdir mount (AGENT_TOOLS_EXEC_MOUNT_CWD=1) where a client starts the server: from `/` or
+// the home folder it is refused (it showed /proc/<pid>/environ, /etc/shadow and the home's
+// credentials); in a project folder, a named pipe or a device in it is never opened.
+
+const SECRET = "sk-live-workdirSafety1234567890";
+
+interface ExecAnswer {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function exec(client: Client, command: string): Promise<ExecAnswer> {
+  const { payload } = await callJson(client, "agent_tools_exec", { command });
+  return payload as unknown as ExecAnswer;
+}
+
+for (const where of ["/", "home"] as const) {
+  describe(`the /workdir mount asked for in a server started from ${where === "/" ? "/" : "the home folder"}`, () => {
+    let client: Client;
+    before(async () => {
+      const home = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-home-")));
+      writeFileSync(path.join(home, "notes.txt"), "home notes\n");
+      const env = baseEnv({ HOME: home, XDG_STATE_HOME: home, AGENT_TOOLS_PLUGINS_DIR: path.join(home, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1", SECRET_API_TOKEN: SECRET });
+      const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env, cwd: where === "/" ? "/" : home, stderr: "pipe" });
+      client = new Client({ name: "mount-safety-test", version: "0.0.0" });
+      await client.connect(transport);
+    });
+    after(async () => client.close());
+
+    it("is off: status says why and how to set the folder, and nothing of the disk is in the sandbox", async () => {
+      const { payload } = await callJson(client, "agent_tools_exec", { command: "status" });
+      const result = payload.result as { problems?: string[]; sandbox: { workdir: string } };
+      const why = where === "/" ? /the working directory \/ is the root of the disk/ : /the working directory \S+ is the home folder/;
+      for (const text of [result.sandbox.workdir, (result.problems ?? []).join("\n")]) {
+        for (const part of [/^\/workdir is off: AGENT_TOOLS_EXEC_MOUNT_CWD is on, but /m, why, /never mounts the whole disk, the home folder or a system folder/, /start the server in the project folder/]) assert.match(text, part);
+      }
+      const probe = await exec(client, "ls /workdir; cat /workdir/proc/self/environ /workdir/etc/passwd /workdir/notes.txt; echo end");
+      assert.equal(probe.stdout, "end\n");
+      assert.match(probe.stderr, /ls: \/workdir: No such file or directory/);
+      assert.doesNotMatch(JSON.stringify(probe), new RegExp(`${SECRET}|root:x?:0:0|home notes`));
+    });
+  });
+}
+
+/** `lines` sent to `agent-tools serve` in `cwd`, one exec each; stdin is closed after them. Resolves with the answers once the process exits. */
+function serveLines(cwd: string, env: Record<string, string>, lines: string[], boundMs: number): Promise<{ code: number | null; answers: ExecAnswer[]; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [CLI_BIN, "serve"], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.resume();
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`agent-tools serve did not exit within ${boundMs} ms after its stdin closed; it printed: ${stdout}`));
+    }, boundMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const answers = stdout
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as ExecAnswer);
+      resolve({ code, answers, ms: Date.now() - started });
+    });
+    child.stdin.end(lines.map((command) => `${JSON.stringify({ action: "exec", command })}\n`).join(""));
+  });
+}
+
+describe("a named pipe and a device in the mounted project folder", () => {
+  let project: string;
+  let device = false;
+  before(() => {
+    project = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-fifo-")));
+    mkdirSync(path.join(project, "src"));
+    writeFileSync(path.join(project, "readme.txt"), "project readme\n");
+    execFileSync("mkfifo", [path.join(project, "src", "pipe")]);
+    try {
+      // /dev/zero's numbers: only where this process may make devices (root in a container).
+      execFileSync("mknod", [path.join(project, "zero"), "c", "1", "5"], { stdio: "ignore" });
+      device = true;
+    } catch {
+      device = false;
+    }
+  });
+
+  it("are listed, never opened: each read answers at once with a line naming the file, and the process stays usable and exits", async () => {
+    const env = baseEnv({ HOME: path.join(project, "..", "no-home"), AGENT_TOOLS_PLUGINS_DIR: path.join(project, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1", AGENT_TOOLS_EXEC_TIMEOUT_MS: "20000" });
+    // Five reads: a blocked open held one of Node's four threadpool threads each, after which every file operation waited.
+    const reads = Array.from({ length: 5 }, () => "cat /workdir/src/pipe; echo rc=$?");
+    const lines = [...reads, "ls /workdir/src", ...(device ? ["head -c 10 /workdir/zero | od -c; echo rc=$?"] : []), "cat /workdir/readme.txt"];
+    const { code, answers, ms } = await serveLines(project, env, lines, 60_000);
+    assert.equal(code, 0);
+    assert.equal(answers.length, lines.length, JSON.stringify(answers));
+    assert.ok(ms < 30_000, `the session answered and exited in ${ms} ms (a blocked read waited for its 20 s deadline)`);
+    for (const answer of answers.slice(0, 5)) {
+      assert.equal(answer.stdout, "rc=1\n");
+      assert.match(answer.stderr, /^cat: \/workdir\/src\/pipe: No such file or directory\n/);
+      assert.match(answer.stderr, /agent-tools: \/workdir\/src\/pipe is a named pipe \(fifo\): the sandbox reads only regular files and folders in \/workdir, so it was not read\n/);
+    }
+    assert.equal(answers[5]?.stdout, "pipe\n", "the pipe is listed");
+    if (device) {
+      const zero = answers[6];
+      assert.match(zero?.stdout ?? "", /rc=0/);
+      assert.match(zero?.stderr ?? "", /agent-tools: \/workdir\/zero is a character device: the sandbox reads only regular files and folders in \/workdir/);
+    }
+    assert.equal(answers.at(-1)?.stdout, "project readme\n");
+  });
+});
