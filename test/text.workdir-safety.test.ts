@@ -118,3 +118,37 @@ describe("a named pipe and a device in the mounted project folder", () => {
     assert.equal(answers.at(-1)?.stdout, "project readme\n");
   });
 });
+
+describe("other tools' credential files in the mounted folder (a home-like folder)", () => {
+  it("are not listed and cannot be read: Claude Code's login, gh's hosts.yml, shell histories, gcloud, cargo", async () => {
+    const folder = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-creds-")));
+    const files: Record<string, string> = {
+      ".claude/.credentials.json": `{"claudeAiOauth":{"accessToken":"${SECRET}-1"}}`,
+      ".config/gh/hosts.yml": `github.com:\n    oauth_token: ${SECRET}-2\n`,
+      ".bash_history": `curl -H 'Authorization: Bearer ${SECRET}-3'\n`,
+      ".zsh_history": `export TOKEN=${SECRET}-4\n`,
+      ".python_history": `key = "${SECRET}-5"\n`,
+      ".node_repl_history": `process.env.T="${SECRET}-6"\n`,
+      ".psql_history": `\\password ${SECRET}-7\n`,
+      ".config/gcloud/credentials.db": `${SECRET}-8`,
+      ".cargo/credentials.toml": `[registry]\ntoken = "${SECRET}-9"\n`,
+      ".vault-token": `${SECRET}-10`,
+      "notes/hosts.yml": "web:\n  - a.example.com\n",
+    };
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
+      writeFileSync(path.join(folder, file), text);
+    }
+    const env = baseEnv({ HOME: path.join(folder, "..", "no-home"), AGENT_TOOLS_PLUGINS_DIR: path.join(folder, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1" });
+    const reads = Object.keys(files).map((file) => `/workdir/${file}`).join(" ");
+    const { code, answers } = await serveLines(folder, env, [`find /workdir -type f | sort`, `cat ${reads}; grep -r oauth_token /workdir; cp -r /workdir/.config /tmp/c && find /tmp/c -type f`], 60_000);
+    assert.equal(code, 0);
+    const [listing, read] = answers;
+    assert.ok(listing && read, JSON.stringify(answers));
+    // A hosts.yml outside gh's folder is a project's own file (an inventory), and is shown.
+    assert.equal(listing.stdout, "/workdir/notes/hosts.yml\n", listing.stdout);
+    assert.match(read.stdout, /^web:\n {2}- a\.example\.com\n$/);
+    assert.match(read.stderr, /cat: \/workdir\/\.claude\/\.credentials\.json: No such file or directory/);
+    assert.doesNotMatch(JSON.stringify(answers), new RegExp(SECRET));
+  });
+});
