@@ -107,13 +107,13 @@ describe("a named pipe and a device in the mounted project folder", () => {
     for (const answer of answers.slice(0, 5)) {
       assert.equal(answer.stdout, "rc=1\n");
       assert.match(answer.stderr, /^cat: \/workdir\/src\/pipe: No such file or directory\n/);
-      assert.match(answer.stderr, /agent-tools: \/workdir\/src\/pipe is a named pipe \(fifo\): the sandbox reads only regular files and folders in \/workdir, so it was not read\n/);
+      assert.match(answer.stderr, /agent-tools: \/workdir\/src\/pipe was not read: it is a named pipe \(fifo\), and the sandbox reads only regular files and folders in \/workdir\n/);
     }
     assert.equal(answers[5]?.stdout, "pipe\n", "the pipe is listed");
     if (device) {
       const zero = answers[6];
       assert.match(zero?.stdout ?? "", /rc=0/);
-      assert.match(zero?.stderr ?? "", /agent-tools: \/workdir\/zero is a character device: the sandbox reads only regular files and folders in \/workdir/);
+      assert.match(zero?.stderr ?? "", /agent-tools: \/workdir\/zero was not read: it is a character device, and the sandbox reads only regular files and folders in \/workdir/);
     }
     assert.equal(answers.at(-1)?.stdout, "project readme\n");
   });
@@ -150,5 +150,24 @@ describe("other tools' credential files in the mounted folder (a home-like folde
     assert.match(read.stdout, /^web:\n {2}- a\.example\.com\n$/);
     assert.match(read.stderr, /cat: \/workdir\/\.claude\/\.credentials\.json: No such file or directory/);
     assert.doesNotMatch(JSON.stringify(answers), new RegExp(SECRET));
+  });
+});
+
+describe("large files in the mounted folder", () => {
+  it("a file up to 32 MiB is read; a larger one stops the line with advice of its own, and the session goes on", async () => {
+    const folder = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-big-")));
+    // Sparse: sizes on disk as a command checks them, without writing the bytes.
+    execFileSync("truncate", ["-s", "20M", path.join(folder, "mid.bin")]);
+    execFileSync("truncate", ["-s", "40M", path.join(folder, "big.bin")]);
+    const env = baseEnv({ HOME: path.join(folder, "..", "no-home"), AGENT_TOOLS_PLUGINS_DIR: path.join(folder, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1" });
+    const { code, answers } = await serveLines(folder, env, ["head -c 4 /workdir/mid.bin | wc -c", "head -c 10 /workdir/big.bin | wc -c", "echo alive"], 60_000);
+    assert.equal(code, 0);
+    const [mid, big, alive] = answers;
+    assert.equal(mid?.stdout.trim(), "4", "a 20 MiB file is read (the overlay's own 10 MiB cap made it 'No such file or directory')");
+    assert.equal(big?.exitCode, 126);
+    assert.match(big?.stderr ?? "", /aggregate input size limit exceeded \(33554432 bytes\)/);
+    assert.match(big?.stderr ?? "", /agent-tools: a sandbox limit stopped the command line: a command's input was larger than the sandbox reads \(32 MiB; a file counts by its size on disk, so a larger file cannot be read in the sandbox at all, not even its first bytes\): read a part of it with the filesystem plugin's tools/);
+    assert.doesNotMatch(big?.stderr ?? "", /make loops finite/);
+    assert.equal(alive?.stdout, "alive\n");
   });
 });

@@ -38,7 +38,7 @@ function kindOf(mode: number): string {
  * error says, so the sandbox also adds a line of its own naming the file and why (`refusals`).
  */
 function notRegular(path: string, what: string): Error {
-  return Object.assign(new Error(`ENOENT: not a regular file, open '${path}': it is ${what}`), { code: "ENOENT" });
+  return Object.assign(new Error(`ENOENT: not read, open '${path}': it is ${what}`), { code: "ENOENT" });
 }
 
 /** The devices of the kernel filesystems on this host, where they are mounts of their own (not folders of the root's). */
@@ -76,10 +76,12 @@ export interface RegularFilesOverlay {
 export function regularFilesOverlay(Overlay: typeof OverlayFs, options: OverlayFsOptions, shownAt: string): RegularFilesOverlay {
   kernel ??= kernelDevices();
   const kernelDevs = kernel;
+  const maxBytes = options.maxFileReadSize ?? 0;
   const refused = new Map<string, string>();
-  const refuse = (path: string, what: string): Error => {
+  const onlyRegular = `the sandbox reads only regular files and folders in ${shownAt}`;
+  const refuse = (path: string, what: string, why = onlyRegular): Error => {
     // A hidden file's name is not told, even in a refusal (cp -r inside the mount reaches them).
-    if (!isHiddenSegments(path.split("/"))) refused.set(`${shownAt}${path === "/" ? "" : path}`, what);
+    if (!isHiddenSegments(path.split("/"))) refused.set(`${shownAt}${path === "/" ? "" : path}`, `it is ${what}, and ${why}`);
     return notRegular(path, what);
   };
   class RegularFilesOnly extends Overlay {
@@ -92,13 +94,15 @@ export function regularFilesOverlay(Overlay: typeof OverlayFs, options: OverlayF
       }
       if (entry && !entry.isFile && !entry.isDirectory && !entry.isSymbolicLink) throw refuse(path, kindOf(entry.mode));
       if (entry?.dev !== undefined && kernelDevs.has(Number(entry.dev))) throw refuse(path, `on a kernel filesystem (${KERNEL_FOLDERS.join(", ")})`);
+      // The overlay refuses a larger file with EFBIG, which commands print as "No such file or directory".
+      if (entry?.isFile && maxBytes > 0 && entry.size > maxBytes) throw refuse(path, `${entry.size} bytes`, `the sandbox reads files of up to ${maxBytes / 2 ** 20} MiB; read a part of it with the filesystem plugin's tools, or ask for a smaller file`);
       return super.readFileBuffer(path, seen);
     }
   }
   return {
     overlay: new RegularFilesOnly(options),
     takeRefusals() {
-      const lines = [...refused].map(([file, what]) => `${file} is ${what}: the sandbox reads only regular files and folders in ${shownAt}, so it was not read`);
+      const lines = [...refused].map(([file, why]) => `${file} was not read: ${why}`);
       refused.clear();
       return lines;
     },

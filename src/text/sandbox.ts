@@ -56,6 +56,12 @@ export interface SandboxRun {
 }
 
 export const WORKDIR_MOUNT = "/workdir";
+/**
+ * The largest /workdir file read: the `hardened` profile's input limit (32 MiB), which a command
+ * checks on a file's size first. The overlay's own default (10 MiB) made a file between the two
+ * "No such file or directory".
+ */
+const MOUNT_FILE_READ_BYTES = 32 * 1024 * 1024;
 
 export interface Sandbox {
   readonly createdAt: number;
@@ -186,7 +192,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     // all it resolves them by name.
     for (const dir of [SANDBOX_HOME, "/tmp"]) await base.mkdir(dir, { recursive: true });
     const mounted = new jb.MountableFs({ base });
-    const regular = regularFilesOverlay(jb.OverlayFs, { root: options.mountDir, mountPoint: "/", readOnly: false }, WORKDIR_MOUNT);
+    const regular = regularFilesOverlay(jb.OverlayFs, { root: options.mountDir, mountPoint: "/", readOnly: false, maxFileReadSize: MOUNT_FILE_READ_BYTES }, WORKDIR_MOUNT);
     takeRefusals = regular.takeRefusals;
     mounted.mount(WORKDIR_MOUNT, hideCredentialFiles(regular.overlay, options.hiddenPaths ?? [], sameFileOnDisk(options.mountDir, options.hiddenFiles ?? [])));
     fs = mounted;
