@@ -25,16 +25,26 @@ const HIDDEN_NAMES = new Set([
   ".docker",
   "agent-tools.config.json",
   "credentials.json",
+  // Claude Code's login (.claude/.credentials.json), Vault, Terraform, boto and s3cmd tokens, Azure's CLI folder.
+  ".credentials.json",
+  ".vault-token",
+  ".terraformrc",
+  "credentials.tfrc.json",
+  ".boto",
+  ".s3cfg",
+  ".azure",
   // MCP client configs: their server entries carry literal tokens in `env` and `headers`.
   ".mcp.json",
   ".claude.json",
   "claude_desktop_config.json",
 ]);
-const HIDDEN_PATTERNS = [/^\.env\./, /\.(pem|key|p12|pfx|keystore|jks)$/, /^id_(rsa|dsa|ecdsa|ed25519)/, /^\.?secrets?(\.|$)/];
+/** Shell and REPL histories (.bash_history, .zsh_history, .zhistory, .python_history, .psql_history…): commands typed with tokens in them. */
+const HISTORY_FILE = /^\.[a-z0-9_-]*history$/;
+const HIDDEN_PATTERNS = [/^\.env\./, /\.(pem|key|p12|pfx|keystore|jks)$/, /^id_(rsa|dsa|ecdsa|ed25519)/, /^\.?secrets?(\.|$)/, HISTORY_FILE];
 
 /**
- * MCP client configs whose own names are too common to hide everywhere (`mcp.json`,
- * `settings.json`, `config.toml`): hidden only inside the client's folder, keyed by that
+ * MCP client configs (and other tools' logins) whose own names are too common to hide everywhere (`mcp.json`,
+ * `settings.json`, `config.toml`, `hosts.yml`): hidden only inside the client's folder, keyed by that
  * folder's name as `credentialNameKey` gives it. The agent-tools user-level file is one of them.
  */
 const HIDDEN_IN_FOLDER: ReadonlyMap<string, RegExp> = new Map([
@@ -44,6 +54,12 @@ const HIDDEN_IN_FOLDER: ReadonlyMap<string, RegExp> = new Map([
   [".claude", /^settings(\..+)?\.json$/],
   [".gemini", /^settings\.json$/],
   ["agent-tools-runtime", /^config\.json$/],
+  // Other tools' logins, under names too common to hide anywhere else: gh's and hub's oauth
+  // tokens, gcloud's folder (in .config), cargo's and gem's registry tokens.
+  ["gh", /^hosts\.ya?ml$/],
+  [".config", /^(gcloud|hub)$/],
+  [".cargo", /^credentials(\.toml)?$/],
+  [".gem", /^credentials$/],
 ]);
 
 /**

@@ -6,6 +6,7 @@ import { describeThrown } from "../runtime/errors.js";
 import type { CommandOutput, TextCommand } from "./command.js";
 import { EXIT } from "./exit-codes.js";
 import { hideCredentialFiles } from "./hidden-files-fs.js";
+import { regularFilesOverlay } from "./regular-files-overlay.js";
 import { sameFileOnDisk, type FileIdentity } from "./same-file.js";
 import { budgetedFs, DEFAULT_SANDBOX_BYTES, type SandboxAccount } from "./memory-budget.js";
 import { chargeCarriedEnv, envBytes } from "./env-budget.js";
@@ -55,6 +56,12 @@ export interface SandboxRun {
 }
 
 export const WORKDIR_MOUNT = "/workdir";
+/**
+ * The largest /workdir file read: the `hardened` profile's input limit (32 MiB), which a command
+ * checks on a file's size first. The overlay's own default (10 MiB) made a file between the two
+ * "No such file or directory".
+ */
+const MOUNT_FILE_READ_BYTES = 32 * 1024 * 1024;
 
 export interface Sandbox {
   readonly createdAt: number;
@@ -177,14 +184,17 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
   // layout, given no `fs`), so that its writes can be charged to the memory budget.
   const base = new jb.InMemoryFs(undefined, { maxTotalBytes: options.maxFileBytes ?? DEFAULT_SANDBOX_BYTES });
   let fs: IFileSystem = base;
+  // The mount's refused reads of the line that ran (regular-files-overlay.ts), said on its stderr.
+  let takeRefusals = (): string[] => [];
   if (options.mountDir) {
     // A mount gets no default layout: make the directories scripts expect. Not /bin or /usr/bin:
     // without command stubs there, just-bash would find no commands on PATH; with no /usr/bin at
     // all it resolves them by name.
     for (const dir of [SANDBOX_HOME, "/tmp"]) await base.mkdir(dir, { recursive: true });
     const mounted = new jb.MountableFs({ base });
-    const overlay = new jb.OverlayFs({ root: options.mountDir, mountPoint: "/", readOnly: false });
-    mounted.mount(WORKDIR_MOUNT, hideCredentialFiles(overlay, options.hiddenPaths ?? [], sameFileOnDisk(options.mountDir, options.hiddenFiles ?? [])));
+    const regular = regularFilesOverlay(jb.OverlayFs, { root: options.mountDir, mountPoint: "/", readOnly: false, maxFileReadSize: MOUNT_FILE_READ_BYTES }, WORKDIR_MOUNT);
+    takeRefusals = regular.takeRefusals;
+    mounted.mount(WORKDIR_MOUNT, hideCredentialFiles(regular.overlay, options.hiddenPaths ?? [], sameFileOnDisk(options.mountDir, options.hiddenFiles ?? [])));
     fs = mounted;
   }
   if (options.account) fs = budgetedFs(fs, options.account);
@@ -274,6 +284,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     else signal?.addEventListener("abort", onCancel, { once: true });
     try {
       // rawScript: a heredoc keeps its indentation (YAML written with cat <<EOF stays valid).
+      takeRefusals(); // a stopped line's leftovers are not this line's
       const parsed: { text: string; note?: string } = { text: commandLine };
       pendingLine = parsed;
       const startedWith = shellOptions;
@@ -281,6 +292,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
       // readonly): a line that does not run (a syntax error) answers them unchanged.
       const result = await bash.exec(commandLine, { env: { ...env, ...optionVariables(shellOptions) }, replaceEnv: true, cwd, signal: controller.signal, rawScript: true }).finally(() => (pendingLine = undefined));
       let { exitCode, stderr } = result;
+      for (const refusal of takeRefusals()) stderr += `agent-tools: ${refusal}\n`;
       if (!stopped) {
         const carried = chargeCarriedEnv(options.account, env, envCharged, carriedEnv(result.env));
         env = carried.env;

@@ -22,6 +22,7 @@ import { createSandbox, loadJustBash, SANDBOX_LIMITS, WORKDIR_MOUNT, type Sandbo
 import { isOnValue } from "../env-switch.js";
 import { positiveInt, positiveMs } from "../positive-int.js";
 import { closestNames } from "../runtime/similarity.js";
+import { unsafeRoot } from "../adapters/filesystem/guard.js";
 import { stoppedLineWritesNote } from "../runtime/stopped-run.js";
 
 /**
@@ -140,19 +141,42 @@ function limitAdvice(stderr: string): string {
   if (/line limit|element limit|result limit|array/i.test(stderr)) instead = "the input had too many lines or elements for that command: ask the tool for fewer items (a filter, a page size, a limit), or cut the result down with jq first (e.g. jq -c '.result.items[] | {id, title}') and then grep or sort its lines";
   else if (/too many commands|iteration/i.test(stderr)) instead = "the line ran too many commands or loop iterations: do the work in one jq, awk or sed over the whole input instead of a shell loop per line, or ask the tool for fewer items";
   else if (/output size/i.test(stderr)) instead = `the line printed more than ${SANDBOX_LIMITS.maxOutputSize / 1024 / 1024} MiB in all (what goes through pipes or into files counts too): ask the tool for less, and filter right after the command (jq, grep, head)`;
-  else if (/string length/i.test(stderr)) instead = "a value was too long: keep large data in files and filter it (jq, grep) rather than in variables";
+  else if (/input size limit exceeded/i.test(stderr)) {
+    // Checked on the size a file has on disk before it is read: a large file in /workdir stops `head -c 10` too.
+    const bytes = Number(/input size limit exceeded \((\d+) bytes\)/i.exec(stderr)?.[1]);
+    const limit = Number.isFinite(bytes) ? `${bytes / MIB} MiB` : "its limit";
+    instead = `a command's input was larger than the sandbox reads (${limit}; a file counts by its size on disk, so a larger file cannot be read in the sandbox at all, not even its first bytes): read a part of it with the filesystem plugin's tools (outside the sandbox), or ask for a smaller file`;
+  } else if (/string length/i.test(stderr)) instead = "a value was too long: keep large data in files and filter it (jq, grep) rather than in variables";
   return `agent-tools: a sandbox limit stopped the command line${settable}: ${instead}; the limits are listed under README "The sandbox"\n`;
 }
 
+/**
+ * The folder /workdir shows, or why the one asked for is refused: the root of the disk, the home
+ * folder, a system or kernel folder (the embedded filesystem plugin's rule, `unsafeRoot`). Clients
+ * start servers in odd places (Claude Desktop in `/`), and a mount there showed the server's own
+ * environment (/proc/<pid>/environ), /etc/shadow and every credential in the home folder.
+ */
+function mountPlaceOf(mountDir: string | undefined): { dir?: string; refused?: string } {
+  if (!mountDir) return {};
+  const dir = path.resolve(mountDir);
+  const unsafe = unsafeRoot(dir);
+  if (!unsafe) return { dir };
+  return {
+    refused: `${WORKDIR_MOUNT} is off: AGENT_TOOLS_EXEC_MOUNT_CWD is on, but the working directory ${unsafe}, and the sandbox never mounts the whole disk, the home folder or a system folder; start the server in the project folder (the client's working directory setting for it, or \`cd <project> && agent-tools serve\`)`,
+  };
+}
+
 export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}): TextLayer {
+  const mountPlace = mountPlaceOf(options.mountDir);
   const settings = {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
     commandsDir: path.resolve(options.commandsDir ?? path.join(RUNTIME_ROOT, "commands")),
     memoryBudgetBytes: options.memoryBudgetBytes ?? DEFAULT_SANDBOXES_BUDGET_BYTES,
     sandboxMemoryBytes: options.sandboxMemoryBytes ?? DEFAULT_SANDBOX_BYTES,
-    ...(options.mountDir ? { mountDir: path.resolve(options.mountDir) } : {}),
+    ...(mountPlace.dir ? { mountDir: mountPlace.dir } : {}),
   };
+  if (mountPlace.refused) runtime.log.warn(`text layer: ${mountPlace.refused}`);
   const hostEnv = hostEnvCopy(options.env ?? process.env);
   const memory = new SandboxMemoryBudget({ totalBytes: settings.memoryBudgetBytes, perSandboxBytes: settings.sandboxMemoryBytes });
 
@@ -352,7 +376,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       missing.push(`the just-bash package (${describeThrown(error)}); run npm install`);
     }
     // The same list as help's and validate's, cut to what this session's identity may see.
-    const problems = runtime.problems(session);
+    const problems = [...runtime.problems(session), ...(mountPlace.refused ? [mountPlace.refused] : [])];
     for (const plugin of runtime.summaries()) {
       if (!plugin.configured && mayUsePlugin(session.identity, plugin.prefix)) missing.push(`plugin '${plugin.prefix}': ${plugin.missing ?? "requirements missing"}`);
     }
@@ -374,7 +398,9 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         timeoutMs: settings.timeoutMs,
         maxOutputChars: settings.maxOutputChars,
         memory: `files: ${Math.round(memory.used / MIB)} of ${Math.round(settings.memoryBudgetBytes / MIB)} MiB used by all sandboxes together; at most ${Math.round(settings.sandboxMemoryBytes / MIB)} MiB in this one`,
-        workdir: settings.mountDir ? `${WORKDIR_MOUNT}: ${settings.mountDir}, copy-on-write (writes stay in memory)` : "off (AGENT_TOOLS_EXEC_MOUNT_CWD=1 shows the server's working directory at /workdir)",
+        workdir: settings.mountDir
+          ? `${WORKDIR_MOUNT}: ${settings.mountDir}, copy-on-write (writes stay in memory)`
+          : (mountPlace.refused ?? "off (AGENT_TOOLS_EXEC_MOUNT_CWD=1 shows the server's working directory at /workdir)"),
       },
       pluginUsage: PLUGIN_USAGE,
       commands: await commandList(session, state, false),

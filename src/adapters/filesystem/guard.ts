@@ -14,7 +14,22 @@ import { isHiddenInFolder, isHiddenName, isHiddenSegments } from "../../text/hid
 /** Argument names the reference filesystem server (and most others) use for paths. */
 const PATH_ARGUMENTS = ["path", "paths", "source", "destination"] as const;
 
-/** The folders a filesystem server must never serve whole: the disk's root and the home folder (or a parent of it). */
+/**
+ * Kernel filesystems: every folder in them is refused. Their files are made up by the kernel
+ * (/proc/<pid>/environ is a process's environment, /dev/zero never ends), not a project's.
+ */
+export const KERNEL_FOLDERS = ["/proc", "/sys", "/dev"];
+/**
+ * The system's own folders (Linux and macOS, where /etc and /var are /private/…): refused as
+ * themselves, not the folders below them (a project may live in /opt/app or /var/www).
+ */
+const SYSTEM_FOLDERS = new Set(["/bin", "/boot", "/etc", "/home", "/lib", "/lib64", "/opt", "/root", "/run", "/sbin", "/srv", "/usr", "/var", "/private", "/private/etc", "/private/var", "/Users", "/Library", "/System", "/Applications", "/Volumes"]);
+
+/**
+ * The folders a filesystem server (and the text layer's /workdir mount) must never serve whole:
+ * the disk's root, the home folder (or a parent of it), a system folder and anything in a kernel
+ * filesystem. The reason, as words that follow the folder's name, or undefined when it may be served.
+ */
 export function unsafeRoot(dir: string, home: string = os.homedir()): string | undefined {
   const real = realOrSelf(path.resolve(dir));
   if (path.parse(real).root === real) return `${real} is the root of the disk`;
@@ -22,6 +37,8 @@ export function unsafeRoot(dir: string, home: string = os.homedir()): string | u
   const relative = path.relative(real, realHome);
   if (relative === "") return `${real} is the home folder`;
   if (!relative.startsWith("..") && !path.isAbsolute(relative)) return `${real} holds the home folder ${realHome}`;
+  if (KERNEL_FOLDERS.some((k) => real === k || real.startsWith(`${k}/`))) return `${real} is in a kernel filesystem (${KERNEL_FOLDERS.join(", ")})`;
+  if (SYSTEM_FOLDERS.has(real)) return `${real} is a system folder`;
   return undefined;
 }
 

@@ -1,0 +1,173 @@
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { after, before, describe, it } from "node:test";
+import { baseEnv, callJson, CLI_BIN, MCP_BIN } from "./helpers.js";
+
+// The /workdir mount (AGENT_TOOLS_EXEC_MOUNT_CWD=1) where a client starts the server: from `/` or
+// the home folder it is refused (it showed /proc/<pid>/environ, /etc/shadow and the home's
+// credentials); in a project folder, a named pipe or a device in it is never opened.
+
+const SECRET = "sk-live-workdirSafety1234567890";
+
+interface ExecAnswer {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function exec(client: Client, command: string): Promise<ExecAnswer> {
+  const { payload } = await callJson(client, "agent_tools_exec", { command });
+  return payload as unknown as ExecAnswer;
+}
+
+for (const where of ["/", "home"] as const) {
+  describe(`the /workdir mount asked for in a server started from ${where === "/" ? "/" : "the home folder"}`, () => {
+    let client: Client;
+    before(async () => {
+      const home = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-home-")));
+      writeFileSync(path.join(home, "notes.txt"), "home notes\n");
+      const env = baseEnv({ HOME: home, XDG_STATE_HOME: home, AGENT_TOOLS_PLUGINS_DIR: path.join(home, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1", SECRET_API_TOKEN: SECRET });
+      const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env, cwd: where === "/" ? "/" : home, stderr: "pipe" });
+      client = new Client({ name: "mount-safety-test", version: "0.0.0" });
+      await client.connect(transport);
+    });
+    after(async () => client.close());
+
+    it("is off: status says why and how to set the folder, and nothing of the disk is in the sandbox", async () => {
+      const { payload } = await callJson(client, "agent_tools_exec", { command: "status" });
+      const result = payload.result as { problems?: string[]; sandbox: { workdir: string } };
+      const why = where === "/" ? /the working directory \/ is the root of the disk/ : /the working directory \S+ is the home folder/;
+      for (const text of [result.sandbox.workdir, (result.problems ?? []).join("\n")]) {
+        for (const part of [/^\/workdir is off: AGENT_TOOLS_EXEC_MOUNT_CWD is on, but /m, why, /never mounts the whole disk, the home folder or a system folder/, /start the server in the project folder/]) assert.match(text, part);
+      }
+      const probe = await exec(client, "ls /workdir; cat /workdir/proc/self/environ /workdir/etc/passwd /workdir/notes.txt; echo end");
+      assert.equal(probe.stdout, "end\n");
+      assert.match(probe.stderr, /ls: \/workdir: No such file or directory/);
+      assert.doesNotMatch(JSON.stringify(probe), new RegExp(`${SECRET}|root:x?:0:0|home notes`));
+    });
+  });
+}
+
+/** `lines` sent to `agent-tools serve` in `cwd`, one exec each; stdin is closed after them. Resolves with the answers once the process exits. */
+function serveLines(cwd: string, env: Record<string, string>, lines: string[], boundMs: number): Promise<{ code: number | null; answers: ExecAnswer[]; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [CLI_BIN, "serve"], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.resume();
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`agent-tools serve did not exit within ${boundMs} ms after its stdin closed; it printed: ${stdout}`));
+    }, boundMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const answers = stdout
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as ExecAnswer);
+      resolve({ code, answers, ms: Date.now() - started });
+    });
+    child.stdin.end(lines.map((command) => `${JSON.stringify({ action: "exec", command })}\n`).join(""));
+  });
+}
+
+describe("a named pipe and a device in the mounted project folder", () => {
+  let project: string;
+  let device = false;
+  before(() => {
+    project = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-fifo-")));
+    mkdirSync(path.join(project, "src"));
+    writeFileSync(path.join(project, "readme.txt"), "project readme\n");
+    execFileSync("mkfifo", [path.join(project, "src", "pipe")]);
+    try {
+      // /dev/zero's numbers: only where this process may make devices (root in a container).
+      execFileSync("mknod", [path.join(project, "zero"), "c", "1", "5"], { stdio: "ignore" });
+      device = true;
+    } catch {
+      device = false;
+    }
+  });
+
+  it("are listed, never opened: each read answers at once with a line naming the file, and the process stays usable and exits", async () => {
+    const env = baseEnv({ HOME: path.join(project, "..", "no-home"), AGENT_TOOLS_PLUGINS_DIR: path.join(project, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1", AGENT_TOOLS_EXEC_TIMEOUT_MS: "20000" });
+    // Five reads: a blocked open held one of Node's four threadpool threads each, after which every file operation waited.
+    const reads = Array.from({ length: 5 }, () => "cat /workdir/src/pipe; echo rc=$?");
+    const lines = [...reads, "ls /workdir/src", ...(device ? ["head -c 10 /workdir/zero | od -c; echo rc=$?"] : []), "cat /workdir/readme.txt"];
+    const { code, answers, ms } = await serveLines(project, env, lines, 60_000);
+    assert.equal(code, 0);
+    assert.equal(answers.length, lines.length, JSON.stringify(answers));
+    assert.ok(ms < 30_000, `the session answered and exited in ${ms} ms (a blocked read waited for its 20 s deadline)`);
+    for (const answer of answers.slice(0, 5)) {
+      assert.equal(answer.stdout, "rc=1\n");
+      assert.match(answer.stderr, /^cat: \/workdir\/src\/pipe: No such file or directory\n/);
+      assert.match(answer.stderr, /agent-tools: \/workdir\/src\/pipe was not read: it is a named pipe \(fifo\), and the sandbox reads only regular files and folders in \/workdir\n/);
+    }
+    assert.equal(answers[5]?.stdout, "pipe\n", "the pipe is listed");
+    if (device) {
+      const zero = answers[6];
+      assert.match(zero?.stdout ?? "", /rc=0/);
+      assert.match(zero?.stderr ?? "", /agent-tools: \/workdir\/zero was not read: it is a character device, and the sandbox reads only regular files and folders in \/workdir/);
+    }
+    assert.equal(answers.at(-1)?.stdout, "project readme\n");
+  });
+});
+
+describe("other tools' credential files in the mounted folder (a home-like folder)", () => {
+  it("are not listed and cannot be read: Claude Code's login, gh's hosts.yml, shell histories, gcloud, cargo", async () => {
+    const folder = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-creds-")));
+    const files: Record<string, string> = {
+      ".claude/.credentials.json": `{"claudeAiOauth":{"accessToken":"${SECRET}-1"}}`,
+      ".config/gh/hosts.yml": `github.com:\n    oauth_token: ${SECRET}-2\n`,
+      ".bash_history": `curl -H 'Authorization: Bearer ${SECRET}-3'\n`,
+      ".zsh_history": `export TOKEN=${SECRET}-4\n`,
+      ".python_history": `key = "${SECRET}-5"\n`,
+      ".node_repl_history": `process.env.T="${SECRET}-6"\n`,
+      ".psql_history": `\\password ${SECRET}-7\n`,
+      ".config/gcloud/credentials.db": `${SECRET}-8`,
+      ".cargo/credentials.toml": `[registry]\ntoken = "${SECRET}-9"\n`,
+      ".vault-token": `${SECRET}-10`,
+      "notes/hosts.yml": "web:\n  - a.example.com\n",
+    };
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
+      writeFileSync(path.join(folder, file), text);
+    }
+    const env = baseEnv({ HOME: path.join(folder, "..", "no-home"), AGENT_TOOLS_PLUGINS_DIR: path.join(folder, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1" });
+    const reads = Object.keys(files).map((file) => `/workdir/${file}`).join(" ");
+    const { code, answers } = await serveLines(folder, env, [`find /workdir -type f | sort`, `cat ${reads}; grep -r oauth_token /workdir; cp -r /workdir/.config /tmp/c && find /tmp/c -type f`], 60_000);
+    assert.equal(code, 0);
+    const [listing, read] = answers;
+    assert.ok(listing && read, JSON.stringify(answers));
+    // A hosts.yml outside gh's folder is a project's own file (an inventory), and is shown.
+    assert.equal(listing.stdout, "/workdir/notes/hosts.yml\n", listing.stdout);
+    assert.match(read.stdout, /^web:\n {2}- a\.example\.com\n$/);
+    assert.match(read.stderr, /cat: \/workdir\/\.claude\/\.credentials\.json: No such file or directory/);
+    assert.doesNotMatch(JSON.stringify(answers), new RegExp(SECRET));
+  });
+});
+
+describe("large files in the mounted folder", () => {
+  it("a file up to 32 MiB is read; a larger one stops the line with advice of its own, and the session goes on", async () => {
+    const folder = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-big-")));
+    // Sparse: sizes on disk as a command checks them, without writing the bytes.
+    execFileSync("truncate", ["-s", "20M", path.join(folder, "mid.bin")]);
+    execFileSync("truncate", ["-s", "40M", path.join(folder, "big.bin")]);
+    const env = baseEnv({ HOME: path.join(folder, "..", "no-home"), AGENT_TOOLS_PLUGINS_DIR: path.join(folder, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1" });
+    const { code, answers } = await serveLines(folder, env, ["head -c 4 /workdir/mid.bin | wc -c", "head -c 10 /workdir/big.bin | wc -c", "echo alive"], 60_000);
+    assert.equal(code, 0);
+    const [mid, big, alive] = answers;
+    assert.equal(mid?.stdout.trim(), "4", "a 20 MiB file is read (the overlay's own 10 MiB cap made it 'No such file or directory')");
+    assert.equal(big?.exitCode, 126);
+    assert.match(big?.stderr ?? "", /aggregate input size limit exceeded \(33554432 bytes\)/);
+    assert.match(big?.stderr ?? "", /agent-tools: a sandbox limit stopped the command line: a command's input was larger than the sandbox reads \(32 MiB; a file counts by its size on disk, so a larger file cannot be read in the sandbox at all, not even its first bytes\): read a part of it with the filesystem plugin's tools/);
+    assert.doesNotMatch(big?.stderr ?? "", /make loops finite/);
+    assert.equal(alive?.stdout, "alive\n");
+  });
+});
