@@ -63,6 +63,7 @@ const SKILLS: Record<string, string> = {
   "skills/throw-getter-message.mjs": `export const meta = { description: "throws an object whose message getter throws" };\nexport async function run() { const e = {}; Object.defineProperty(e, "message", { get() { throw new Error("getter boom"); } }); throw e; }`,
   "skills/throw-odd-details.mjs": `import { skillError } from "agent-tools-runtime/plugin";\nexport const meta = { description: "throws errors whose details cannot become JSON", args: { kind: "which" } };\nexport async function run(adapter, args) {\n  const cyclic = { name: "c" }; cyclic.self = cyclic;\n  if (args.kind === "kit") throw skillError("ARG_VALIDATION_FAILED", "bad arg", { hint: "fix it", details: { n: 2n, kept: "yes" } });\n  if (args.kind === "write") { await adapter.call("write_b", {}); const e = new Error("half way"); e.code = "UPSTREAM_ERROR"; e.details = { count: 3n }; throw e; }\n  const e = new Error("odd details"); e.code = "UPSTREAM_ERROR"; e.details = { n: 10n, cyclic, bytes: Buffer.from(process.env.RUNS_API_TOKEN), kept: "yes" }; throw e;\n}`,
   "skills/answer-odd-error.mjs": `export const meta = { description: "answers isError with a BigInt and a cycle" };\nexport async function run() { const o = { isError: true, message: "it failed", n: 1n }; o.o = o; return o; }`,
+  "skills/schema-args.mjs": `export const meta = { description: "arguments as a JSON Schema", args: { type: "object", properties: { kind: { type: "string" }, n: { type: "integer" } }, required: ["kind"] } };\nexport async function run(adapter, args) { return args; }`,
   "skills/start-bigint-job.mjs": `export const meta = { description: "starts a job whose result is a BigInt" };\nexport async function run(adapter, args, context) { return { id: await context.jobs.start(async () => ({ n: 1n }), { kind: "big" }) }; }`,
   "skills/job-status.mjs": `export const meta = { description: "a job's status", args: { id: "the job id" } };\nexport async function run(adapter, args, context) { return context.jobs.status(args.id); }`,
 };
@@ -284,5 +285,20 @@ describe("results that cannot become JSON, and malformed results", () => {
   it("a 'skill' that is not a string is said to be one, not missing", async () => {
     const { payload } = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: 5, arguments: {} });
     assert.equal(errorOf(payload).message, "'skill' must be the skill's name as a non-empty string, not 5");
+  });
+});
+
+describe("agent_tools_help of one plugin", () => {
+  it("gives a skill whose arguments are a JSON Schema the same short params text discover shows", async () => {
+    const { payload } = await callJson(conn.client, "agent_tools_help", { plugin: "runs" });
+    const skills = (payload.plugin as { skills: { name: string; params?: string }[] }).skills;
+    const fromHelp = skills.find((skill) => skill.name === "schema-args")?.params;
+    const { payload: found } = await callJson(conn.client, "agent_tools_runs_discover", { query: "schema-args" });
+    const fromDiscover = (found.matches as { name: string; params?: string }[]).find((match) => match.name === "schema-args")?.params;
+    assert.ok(fromHelp, JSON.stringify(skills));
+    assert.equal(fromHelp, fromDiscover);
+    assert.match(fromHelp, /kind.*n/);
+    // A skill without arguments has no params field.
+    assert.equal(skills.find((skill) => skill.name === "ret-bigint")?.params, undefined);
   });
 });
