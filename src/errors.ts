@@ -2,8 +2,11 @@
  * The one error type at the bottom of the project. Every failure a model can see has a stable
  * `code`, a message that names the field or value at fault, and a `hint` saying what to do next.
  * Adapters build their errors on this class (AdapterError extends it), the runtime throws it, and
- * the pipeline turns it into an answer in one place. It imports nothing, so every layer may use it.
+ * the pipeline turns it into an answer in one place. It imports only import-free helpers, so
+ * every layer may use it.
  */
+
+import { jsonSafe, textOfThrown } from "./json-safe.js";
 
 export const ERROR_CODES = [
   "MISSING_TOOL_NAME",
@@ -130,7 +133,13 @@ export class RuntimeError extends Error {
   toPayload(): ErrorPayload {
     const payload: ErrorPayload = { code: this.code, message: this.message, hint: this.hint };
     // An empty details object says nothing: it is left out, as an absent field is documented.
-    if (this.details !== undefined && !isEmptyObject(this.details)) payload.details = this.details;
+    // Made sure to become JSON: plugin code's details may hold a BigInt or a cycle, and one such
+    // part must not turn the whole answer into a bare JSON-RPC error losing code, hint and writesSent.
+    if (this.details === undefined) return payload;
+    const details = jsonSafe(this.details, "details");
+    // Details that could not be read at all (a Proxy whose traps throw) are said, not dropped.
+    if (!details || typeof details !== "object") payload.details = { unreadable: details };
+    else if (!isEmptyObject(details)) payload.details = details as Record<string, unknown>;
     return payload;
   }
 }
@@ -152,6 +161,23 @@ export function isRuntimeError(value: unknown): value is RuntimeError {
  */
 export function fromThrown(value: unknown, context?: string): RuntimeError {
   if (value instanceof RuntimeError) return context ? new RuntimeError(value.code, `${context}: ${value.message}`, value.details, value.hasOwnHint ? value.hint : undefined, { cause: value }) : value;
+  try {
+    return fromReadable(value, context);
+  } catch (readError) {
+    // Reading what was thrown threw (a `message` getter that throws, a Proxy): said as that, and
+    // blamed on the plugin's code, not passed on as if the service had said it.
+    const message = unreadableThrown(readError);
+    return new RuntimeError("UPSTREAM_ERROR", context ? `${context}: ${message}` : message, undefined, NOT_AN_ERROR_HINT);
+  }
+}
+
+/** What a thrown value that could not be read is said as. */
+function unreadableThrown(readError: unknown): string {
+  return `it threw a value that could not be read (reading it threw: ${textOfThrown(readError)})`;
+}
+
+/** fromThrown of a value that is not a RuntimeError; may throw when reading the value throws. */
+function fromReadable(value: unknown, context: string | undefined): RuntimeError {
   const code = value && typeof value === "object" ? (value as { code?: unknown }).code : undefined;
   const known = typeof code === "string" && (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : "UPSTREAM_ERROR";
   const message = context ? `${context}: ${describeThrown(value)}` : describeThrown(value);
@@ -211,7 +237,11 @@ function thrownKind(value: unknown): string {
  * its words (errorWords), else what it is (`it threw null instead of an Error`).
  */
 export function describeThrown(value: unknown): string {
-  return errorWords(value) ?? `it threw ${thrownKind(value)} instead of an Error`;
+  try {
+    return errorWords(value) ?? `it threw ${thrownKind(value)} instead of an Error`;
+  } catch (readError) {
+    return unreadableThrown(readError);
+  }
 }
 
 /**

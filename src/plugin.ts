@@ -123,7 +123,7 @@ export interface KitContext {
   callRaw(name: string, args?: Record<string, unknown>): Promise<unknown>;
   /** The adapter the runtime handed the skill. */
   readonly adapter: Adapter;
-  /** Whether calls that change data may run (the skill was run with confirm, or the plugin needs none). */
+  /** Whether calls that change data may run: the context's `confirmed`, read at each use. */
   readonly confirmed: boolean;
   readonly signal: AbortSignal | undefined;
   /** The runtime's third argument to run(), passed on to every call (abort signal, session, jobs). */
@@ -142,7 +142,10 @@ export function skillContext(adapter: Pick<Adapter, "call">, context?: SkillCont
       return unwrapResult(await callRaw(name, args), name);
     },
     adapter: adapter as Adapter,
-    confirmed: skillCtx?.confirmed === true,
+    // Read through: the run's confirmation can change while it runs (the user approves a write).
+    get confirmed() {
+      return skillCtx?.confirmed === true;
+    },
     signal: context?.signal,
     context: skillCtx,
   };
@@ -231,10 +234,24 @@ export function unknownOutcomeError(what: string, error: unknown, lookFirst?: st
 }
 
 /**
+ * The hint of a create the service refused with a 4xx status: it answered "no", so nothing was
+ * created and running it again is safe once the arguments are fixed. Without its own hint the
+ * runtime would tell the model that the create "may have taken effect" and to look first, which
+ * only holds when the effect is unknown (a 5xx, a timeout, a lost connection: no hint here).
+ */
+function refusedCreateHint(what: string, status: unknown): string | undefined {
+  if (typeof status !== "number" || status < 400 || status > 499) return undefined;
+  if (status === 429) return `The service refused to create the ${what} for now (HTTP 429, too many requests), so nothing was created. Wait a little, then run it again.`;
+  return `The service refused to create the ${what} (HTTP ${status}), so nothing was created. Fix what \`message\` names (the argument the service objected to), then run it again.`;
+}
+
+/**
  * Create something, read it back by its new id, compare. The one failure contract:
  *  - the create got no answer (outcomeUnknown): unknownOutcomeError, whose hint says to look
  *    for it first (`lookFirst`) before creating again;
- *  - the create was refused: the error keeps the create's code (nothing exists to clean up);
+ *  - the create was refused: the error keeps the create's code and details (nothing exists to
+ *    clean up); refused with a 4xx status, its hint says so and to fix the arguments
+ *    (refusedCreateHint), not to look at the data first;
  *  - anything after a successful create (no id in the answer, the read-back fails, a field
  *    differs, `check` finds a problem): SkillError UPSTREAM_ERROR whose message names the id and
  *    whose details carry `stage` ("id", "read-back" or "compare"), `id` and what was learned — the
@@ -248,10 +265,14 @@ export async function createAndVerify<Id = unknown>(plan: VerifyPlan<Id>): Promi
     created = await plan.create();
   } catch (error) {
     if (outcomeUnknown(error)) throw unknownOutcomeError(plan.what, error, plan.lookFirst);
-    const carried = error instanceof SkillError ? { hint: error.hint } : {};
+    const carried = error instanceof SkillError && error.hint !== undefined ? error.hint : undefined;
+    const upstream = (error as { details?: unknown } | null)?.details;
+    // The create's own details beside the stage (`tool` of a confirm gate's refusal, `status` of a service's).
+    const details: Record<string, unknown> = { ...(isRecord(upstream) ? upstream : {}), stage: "create" };
+    const hint = carried ?? refusedCreateHint(plan.what, details.status);
     throw new SkillError(codeOf(error, "UPSTREAM_ERROR"), `creating the ${plan.what} failed, so there is nothing to verify: ${describeError(error)}`, {
-      ...carried,
-      details: { stage: "create", ...(isRecord((error as { details?: unknown })?.details) ? { upstream: (error as { details: unknown }).details } : {}) },
+      ...(hint !== undefined ? { hint } : {}),
+      details,
     });
   }
   const id = plan.idOf(created);

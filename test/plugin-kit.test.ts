@@ -134,8 +134,8 @@ describe("plugin kit: slim", () => {
     // The build bundles dist/plugin.js (scripts/bundle.ts); its metafile says which source files
     // each output holds and what each output imports. Walk what loading dist/plugin.js loads.
     const { sources, externals: bare } = bundleReach("dist/plugin.js");
-    // errors.ts imports nothing: the kit reads thrown values as the runtime does (describeError).
-    assert.deepEqual([...sources].sort(), ["src/define.ts", "src/errors.ts", "src/json-text-value.ts", "src/plugin.ts", "src/plugins/skill-steps.ts"]);
+    // errors.ts imports only import-free helpers (json-safe, binary-value): the kit reads thrown values as the runtime does (describeError).
+    assert.deepEqual([...sources].sort(), ["src/binary-value.ts", "src/define.ts", "src/errors.ts", "src/json-safe.ts", "src/json-text-value.ts", "src/plugin.ts", "src/plugins/skill-steps.ts"]);
     assert.deepEqual([...bare], []);
   });
 

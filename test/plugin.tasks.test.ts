@@ -150,6 +150,9 @@ describe("tasks plugin against the reference tasks API", () => {
     assert.equal(refused.isError, true);
     assert.equal(refused.payload.error?.code, "CONFIRM_REQUIRED");
     assert.match(refused.payload.error?.message ?? "", /skill 'insert-and-verify-task' calls 'create_task'/);
+    // The refused step's tool where a skill's refusal names it (details.tool), not nested under the create's details.
+    assert.equal(refused.payload.error?.details?.tool, "create_task");
+    assert.equal(refused.payload.error?.details?.upstream, undefined);
     const after = resultOf((await call(agent, "list_tasks", {})).payload);
     assert.deepEqual(after.data, before.data, "nothing was written");
   });
@@ -199,11 +202,26 @@ describe("tasks plugin against the reference tasks API", () => {
     assert.deepEqual(details.checks.find((c) => c.field === "title"), { field: "title", expected: "Water the garden", stored: "Water the plans", present: true, match: false });
   });
 
-  it("a failed create is an error of the skill (nothing to verify)", async () => {
+  it("a failed create is an error of the skill (nothing to verify); a 5xx may have taken effect, so the hint says to look first", async () => {
     proxy.faults.push({ kind: "fail", method: "POST", path: /^\/tasks$/, status: 500 });
     const { payload, isError } = await skill(agent, { title: "Never stored" });
     assert.equal(isError, true);
     assert.match(payload.error?.message ?? "", /creating the task failed, so there is nothing to verify: .*HTTP 500/);
+    assert.match(payload.error?.hint ?? "", /may have taken effect.*look at the data first/);
+    assert.deepEqual(payload.error?.details?.writesSent, ["create_task"]);
+  });
+
+  it("a create the API refuses (HTTP 422) says nothing was created and to fix the argument, not to look at the data first", async () => {
+    const before = resultOf((await call(agent, "list_tasks", {})).payload).data;
+    const { payload, isError } = await skill(agent, { title: "Impossible date", due: "2026-02-30" });
+    assert.equal(isError, true);
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(payload.error?.message ?? "", /creating the task failed, so there is nothing to verify: .*HTTP 422: .*field 'due' must be a date/);
+    assert.match(payload.error?.hint ?? "", /^The service refused to create the task \(HTTP 422\), so nothing was created\. Fix what `message` names/);
+    assert.doesNotMatch(payload.error?.hint ?? "", /may have taken effect|look at the data first/);
+    assert.equal(payload.error?.details?.stage, "create");
+    assert.equal(payload.error?.details?.status, 422);
+    assert.deepEqual(resultOf((await call(agent, "list_tasks", {})).payload).data, before, "nothing was created");
   });
 
   it("the data survives a restart of the API: the SQLite file was written after each change", async () => {

@@ -42,7 +42,8 @@ export const values = () => ({
 const MASKED = {
   at: "1970-01-01T00:00:00.000Z",
   url: "https://api.test/[redacted]/items",
-  bytes: { type: "Buffer", data: [104, 105] },
+  // Bytes are described, never written (binary-value.ts): JSON would give them as numbers.
+  bytes: { binary: true, contentType: null, bytes: 2, hint: "The plugin's code answered raw bytes (a Buffer), which are not passed on. If they are text, the plugin should decode them (or send base64) before answering." },
   sizes: {},
   owner: { name: "o", key: "[redacted]" },
   token: { kind: "token", at: "token", value: "[redacted]", when: "1970-01-01T00:00:00.000Z" },

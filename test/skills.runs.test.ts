@@ -13,6 +13,8 @@ import { callJson, connect, writePlugin, type Connected } from "./helpers.js";
  */
 
 const DEADLINE_MS = 1500;
+/** A credential in the server's environment (masked by its name): a skill returns it as bytes. */
+const TOKEN = "runsSECRETtoken0123456789abcdefXYZ";
 
 const ADAPTER = `
 let writes = 0;
@@ -52,6 +54,16 @@ const SKILLS: Record<string, string> = {
   "skills/ret-cycle.mjs": `export const meta = { description: "returns a cycle" };\nexport async function run() { const o = { a: 1, child: {} }; o.child.parent = o; return o; }`,
   "skills/ret-tojson-throws.mjs": `export const meta = { description: "toJSON throws" };\nexport async function run() { return { x: { toJSON() { throw new Error("toJSON boom"); } } }; }`,
   "skills/ret-getter-throws.mjs": `export const meta = { description: "a getter throws" };\nexport async function run() { return { get x() { throw new Error("getter boom"); } }; }`,
+  "skills/ret-proxy.mjs": `export const meta = { description: "a Proxy whose fields cannot be listed" };\nexport async function run() { return new Proxy({}, { ownKeys() { throw new Error("proxy boom"); } }); }`,
+  "skills/ret-deep.mjs": `export const meta = { description: "20,000 levels deep" };\nexport async function run() { const root = {}; let o = root; for (let i = 0; i < 20000; i++) { o.c = {}; o = o.c; } return root; }`,
+  "skills/ret-function.mjs": `export const meta = { description: "returns a function" };\nexport async function run() { return () => 1; }`,
+  "skills/ret-symbol.mjs": `export const meta = { description: "returns a Symbol" };\nexport async function run() { return Symbol("s"); }`,
+  "skills/ret-nothing.mjs": `export const meta = { description: "returns undefined" };\nexport async function run() {}`,
+  "skills/ret-bytes.mjs": `export const meta = { description: "returns the token as bytes" };\nexport async function run() { const t = process.env.RUNS_API_TOKEN; return { buffer: Buffer.from(t), typed: new Uint16Array([1, 2]), raw: new TextEncoder().encode(t).buffer, view: new DataView(new ArrayBuffer(3)), text: "ok" }; }`,
+  "skills/throw-getter-message.mjs": `export const meta = { description: "throws an object whose message getter throws" };\nexport async function run() { const e = {}; Object.defineProperty(e, "message", { get() { throw new Error("getter boom"); } }); throw e; }`,
+  "skills/throw-odd-details.mjs": `import { skillError } from "agent-tools-runtime/plugin";\nexport const meta = { description: "throws errors whose details cannot become JSON", args: { kind: "which" } };\nexport async function run(adapter, args) {\n  const cyclic = { name: "c" }; cyclic.self = cyclic;\n  if (args.kind === "kit") throw skillError("ARG_VALIDATION_FAILED", "bad arg", { hint: "fix it", details: { n: 2n, kept: "yes" } });\n  if (args.kind === "write") { await adapter.call("write_b", {}); const e = new Error("half way"); e.code = "UPSTREAM_ERROR"; e.details = { count: 3n }; throw e; }\n  const e = new Error("odd details"); e.code = "UPSTREAM_ERROR"; e.details = { n: 10n, cyclic, bytes: Buffer.from(process.env.RUNS_API_TOKEN), kept: "yes" }; throw e;\n}`,
+  "skills/answer-odd-error.mjs": `export const meta = { description: "answers isError with a BigInt and a cycle" };\nexport async function run() { const o = { isError: true, message: "it failed", n: 1n }; o.o = o; return o; }`,
+  "skills/schema-args.mjs": `export const meta = { description: "arguments as a JSON Schema", args: { type: "object", properties: { kind: { type: "string" }, n: { type: "integer" } }, required: ["kind"] } };\nexport async function run(adapter, args) { return args; }`,
   "skills/start-bigint-job.mjs": `export const meta = { description: "starts a job whose result is a BigInt" };\nexport async function run(adapter, args, context) { return { id: await context.jobs.start(async () => ({ n: 1n }), { kind: "big" }) }; }`,
   "skills/job-status.mjs": `export const meta = { description: "a job's status", args: { id: "the job id" } };\nexport async function run(adapter, args, context) { return context.jobs.status(args.id); }`,
 };
@@ -62,7 +74,7 @@ let conn: Connected;
 before(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "agent-tools-skill-runs-"));
   writePlugin(path.join(dir, "agent-tools-plugin-runs"), { name: "runs", prefix: "runs", adapter: "./adapter.mjs", readonlyTools: ["count", "ret_bigint", "malformed", "bare_error"] }, { "adapter.mjs": ADAPTER, ...SKILLS });
-  conn = await connect(dir, { AGENT_TOOLS_CALL_TIMEOUT_MS: String(DEADLINE_MS) });
+  conn = await connect(dir, { AGENT_TOOLS_CALL_TIMEOUT_MS: String(DEADLINE_MS), RUNS_API_TOKEN: TOKEN });
 });
 after(async () => {
   await conn?.close();
@@ -146,6 +158,9 @@ describe("results that cannot become JSON, and malformed results", () => {
     ["ret-cycle", /skill 'runs:ret-cycle' returned a result that cannot be sent as JSON: a circular reference at result\.child\.parent, which points back to result\. The plugin's author should return data without the cycle/, "cycle"],
     ["ret-tojson-throws", /skill 'runs:ret-tojson-throws' .*: the toJSON\(\) of the value at result\.x threw: toJSON boom/, "toJSON"],
     ["ret-getter-throws", /skill 'runs:ret-getter-throws' .*: reading result\.x threw: getter boom \(a getter\)/, "getter"],
+    ["ret-proxy", /skill 'runs:ret-proxy' .*: listing the fields of result threw: proxy boom \(a Proxy/, "unreadable"],
+    ["ret-function", /skill 'runs:ret-function' returned a result that cannot be sent as JSON: result is a function, not data/, "function"],
+    ["ret-symbol", /skill 'runs:ret-symbol' returned a result that cannot be sent as JSON: result is a Symbol, not data/, "symbol"],
   ];
   for (const [skill, message, problem] of cases) {
     it(`${skill}: the error names the skill, what could not be serialised and where, and the fix; the hint blames the plugin's code`, async () => {
@@ -158,6 +173,80 @@ describe("results that cannot become JSON, and malformed results", () => {
       assert.doesNotMatch(error.hint, /The service behind this plugin failed/);
     });
   }
+
+  it("a result nested too deeply: the message says so, and the hint blames the plugin's code", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: "ret-deep", arguments: {} });
+    assert.equal(isError, true);
+    assert.match(errorOf(payload).message, /^the result of skill 'runs:ret-deep' is nested too deeply/);
+    assert.match(errorOf(payload).hint, /fault in the plugin's code, not in your call/);
+  });
+
+  it("a skill that returns nothing answers result: null", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: "ret-nothing", arguments: {} });
+    assert.equal(isError, false);
+    assert.equal(payload.result, null);
+  });
+
+  it("bytes (a Buffer, typed arrays, an ArrayBuffer, a DataView) are answered as a descriptor, never their bytes: a credential in them does not pass", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: "ret-bytes", arguments: {} });
+    assert.equal(isError, false, JSON.stringify(payload));
+    const result = payload.result as Record<string, { binary: boolean; contentType: null; bytes: number; hint: string }>;
+    assert.deepEqual(Object.keys(result), ["buffer", "typed", "raw", "view", "text"]);
+    assert.deepEqual([result.buffer?.binary, result.buffer?.contentType, result.buffer?.bytes], [true, null, TOKEN.length]);
+    assert.match(result.buffer?.hint ?? "", /raw bytes \(a Buffer\), which are not passed on/);
+    assert.deepEqual([result.typed?.bytes, result.raw?.bytes, result.view?.bytes], [4, TOKEN.length, 3]);
+    assert.match(result.typed?.hint ?? "", /a Uint16Array/);
+    const text = JSON.stringify(payload);
+    assert.doesNotMatch(text, /"data":\[/);
+    assert.ok(!text.includes(String(TOKEN.charCodeAt(0)) + "," + String(TOKEN.charCodeAt(1))), "no byte run of the token");
+  });
+
+  it("a thrown object whose message getter throws: the error names the skill, and the hint blames the plugin's code", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: "throw-getter-message", arguments: {} });
+    assert.equal(isError, true);
+    assert.equal(errorOf(payload).message, "skill 'runs:throw-getter-message' failed: it threw a value that could not be read (reading it threw: getter boom)");
+    assert.match(errorOf(payload).hint, /a fault in the plugin, not in your arguments/);
+  });
+
+  it("an error whose details hold a BigInt, a cycle or bytes keeps its code, message and hint; those parts are described with their path", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: "throw-odd-details", arguments: { kind: "all" } });
+    assert.equal(isError, true);
+    const error = errorOf(payload);
+    assert.equal(error.code, "UPSTREAM_ERROR");
+    assert.equal(error.message, "skill 'runs:throw-odd-details' failed: odd details");
+    const details = error.details as { n: string; cyclic: { name: string; self: string }; bytes: { binary: boolean; bytes: number }; kept: string };
+    assert.equal(details.n, "[not JSON: a BigInt (10) at details.n; the plugin should send it as a string or a number]");
+    assert.equal(details.cyclic.name, "c");
+    assert.match(details.cyclic.self, /^\[not JSON: a circular reference at details\.cyclic\.self;/);
+    assert.deepEqual([details.bytes.binary, details.bytes.bytes], [true, TOKEN.length]);
+    assert.equal(details.kept, "yes");
+  });
+
+  it("the kit's skillError with a BigInt in its details keeps its code and hint", async () => {
+    const { payload } = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: "throw-odd-details", arguments: { kind: "kit" } });
+    const error = errorOf(payload);
+    assert.deepEqual([error.code, error.hint], ["ARG_VALIDATION_FAILED", "fix it"]);
+    assert.deepEqual(error.details, { n: "[not JSON: a BigInt (2) at details.n; the plugin should send it as a string or a number]", kept: "yes" });
+  });
+
+  it("a run that wrote and then threw details with a BigInt still says which writes were sent, with the look-first hint", async () => {
+    const { payload } = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: "throw-odd-details", arguments: { kind: "write" }, confirm: true });
+    const error = errorOf(payload);
+    assert.equal(error.code, "UPSTREAM_ERROR");
+    assert.deepEqual(error.details?.writesSent, ["write_b"]);
+    assert.match(error.details?.count as string, /^\[not JSON: a BigInt \(3\) at details\.count/);
+    assert.match(error.hint, /look at the data first/);
+  });
+
+  it("an {isError: true} answer holding a BigInt and a cycle is still the skill's error, the parts described in details.skillResult", async () => {
+    const { payload, isError } = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: "answer-odd-error", arguments: {} });
+    assert.equal(isError, true);
+    const error = errorOf(payload);
+    assert.equal(error.message, "skill 'runs:answer-odd-error' failed: it failed");
+    const answer = error.details?.skillResult as { n: string; o: { o: string } };
+    assert.match(answer.n, /^\[not JSON: a BigInt \(1\) at details\.skillResult\.n/);
+    assert.match(answer.o.o, /^\[not JSON: a circular reference at details\.skillResult\.o\.o/);
+  });
 
   it("a tool's BigInt result names the tool", async () => {
     const { payload } = await callJson(conn.client, "agent_tools_runs_call", { toolName: "ret_bigint", arguments: {} });
@@ -196,5 +285,20 @@ describe("results that cannot become JSON, and malformed results", () => {
   it("a 'skill' that is not a string is said to be one, not missing", async () => {
     const { payload } = await callJson(conn.client, "agent_tools_runs_run_skill", { skill: 5, arguments: {} });
     assert.equal(errorOf(payload).message, "'skill' must be the skill's name as a non-empty string, not 5");
+  });
+});
+
+describe("agent_tools_help of one plugin", () => {
+  it("gives a skill whose arguments are a JSON Schema the same short params text discover shows", async () => {
+    const { payload } = await callJson(conn.client, "agent_tools_help", { plugin: "runs" });
+    const skills = (payload.plugin as { skills: { name: string; params?: string }[] }).skills;
+    const fromHelp = skills.find((skill) => skill.name === "schema-args")?.params;
+    const { payload: found } = await callJson(conn.client, "agent_tools_runs_discover", { query: "schema-args" });
+    const fromDiscover = (found.matches as { name: string; params?: string }[]).find((match) => match.name === "schema-args")?.params;
+    assert.ok(fromHelp, JSON.stringify(skills));
+    assert.equal(fromHelp, fromDiscover);
+    assert.match(fromHelp, /kind.*n/);
+    // A skill without arguments has no params field.
+    assert.equal(skills.find((skill) => skill.name === "ret-bigint")?.params, undefined);
   });
 });

@@ -1,4 +1,5 @@
 import { nodeCrypto } from "../node-crypto.js";
+import { bytesDescriptor, isBytes } from "../binary-value.js";
 import { createMemoryJobRecords } from "../state/memory.js";
 import type { JobRecords, StateLoss, StoredJob } from "../state/types.js";
 import { fromThrown, RuntimeError, type ErrorPayload } from "../errors.js";
@@ -111,7 +112,11 @@ function lostError(owner: string): ErrorPayload {
 
 /** `value` as JSON.stringify sees it, parsed back (undefined stays undefined). */
 function asJson(value: unknown): unknown {
-  const json = JSON.stringify(value);
+  // Bytes described as a result's are (binary-value.ts), before a Buffer's toJSON writes them as numbers.
+  const json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, written: unknown) {
+    const original = this[key];
+    return original && typeof original === "object" && isBytes(original) ? bytesDescriptor(original) : written;
+  });
   return json === undefined ? undefined : JSON.parse(json);
 }
 

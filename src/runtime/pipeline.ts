@@ -1046,7 +1046,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       warn: (message: string) => (state.warnings ??= []).push(message),
     });
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
-    const confirmed = state.confirmed === true || !plugin.manifest.requireConfirm;
+    // Whether writes may run, read at each use (a skill's `context.confirmed`): the model's
+    // `confirm`, a plugin that needs none, a user who approved one in this run, or a client that
+    // will ask its user at the first write (the model's confirm is not looked at then), so a skill
+    // that skips writes unless confirmed still writes for a client that asks.
+    const mayWrite = (): boolean =>
+      state.confirmed === true ||
+      !plugin.manifest.requireConfirm ||
+      state.facts?.confirmedBy === "user" ||
+      (state.ctx.confirmation === undefined && state.ctx.confirmer !== undefined && deps.confirmPolicyOf(prefix) === "elicit");
     const runSkill = async (skill: Skill, deadline: DeadlineScope): Promise<unknown> => {
       state.deadline = deadline;
       // Object.assign, not a spread: a spread would read (and so make) the job store.
@@ -1060,11 +1068,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         answer = await skill.run(
           adapter,
           args,
-          Object.assign(context, {
-            confirmed,
+          Object.defineProperty(Object.assign(context, {
             deadline: Date.now() + deps.timeoutMs,
             approveCall: (name: string, callArgs?: Record<string, unknown>) => approveCall(plugin.adapter, gate, background, name, callArgs),
-          }),
+          }), "confirmed", { get: mayWrite, enumerable: true }),
         );
         // Steps the run started without waiting on them (a call it did not await, as 0.2.7's
         // background-job skills do) are decided before it answers: a refusal is then the run's

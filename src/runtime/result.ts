@@ -2,7 +2,7 @@ import { Cancel, listen, unlisten, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../errors.js";
 import { hasBinary, withoutBinary, type MediaItem } from "./binary-content.js";
 import { isPlainObject } from "../plain-object.js";
-import { findUnserialisable, unserialisableError } from "./unserialisable.js";
+import { findUnserialisable, pluginFaultHint, unserialisableError } from "./unserialisable.js";
 import { jsonTextValue } from "../json-text-value.js";
 import { cutNoted, DOWNSTREAM_MORE_TEXT_CHARS, DOWNSTREAM_TEXT_CHARS } from "./error-bound.js";
 import { headOf } from "./argument-value.js";
@@ -203,6 +203,11 @@ function capResult(result: unknown, maxChars: number): { result: unknown; trunca
 export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, maxChars: number, what = "the tool"): { result: unknown; truncated?: Truncation; media?: readonly MediaItem[] } {
   // The same redactor on an error's text, before it is cut (quoted).
   const { value, media } = unwrapWithMedia(raw, what, (text) => String(redact(text)));
+  // A function or a Symbol as the whole result has no JSON at all: the answer would have no
+  // `result` (JSON drops it), as if the call had answered nothing. Inside a result it is left
+  // out, as JSON.stringify leaves it out.
+  if (typeof value === "function") throw unserialisableError(what, { problem: "function", path: "result" });
+  if (typeof value === "symbol") throw unserialisableError(what, { problem: "symbol", path: "result" });
   try {
     const shaped = capResult(redact(value), maxChars);
     // Every field that leaves goes through the redactor: a media type is text a downstream wrote.
@@ -217,7 +222,7 @@ export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, m
     // A value nested deeper than the walk's stack allows (JSON.parse takes 20,000 nested arrays,
     // the redactor's walk does not): a JSON text goes on as the text it was, masked as text.
     const text = isCallToolResult(raw) && raw.structuredContent === undefined ? textOf(raw) : undefined;
-    if (text === undefined) throw new RuntimeError("UPSTREAM_ERROR", `the result of ${what} is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)`);
+    if (text === undefined) throw new RuntimeError("UPSTREAM_ERROR", `the result of ${what} is nested too deeply (thousands of levels) to be passed on; ask for a flatter result (another tool, fewer levels, or as text)`, undefined, pluginFaultHint(what));
     return capResult(redact(text), maxChars);
   }
 }

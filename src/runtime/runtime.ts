@@ -462,6 +462,11 @@ function skillParamSummary(skill: Skill, maxChars: number): string {
   return describedSkillParams(args, maxChars);
 }
 
+/** `{params}` when a skill's argument text says something (help leaves the field out otherwise). */
+function paramsOf(summary: string): { params?: string } {
+  return summary ? { params: summary } : {};
+}
+
 /** Setting problems this process has said: a process that makes more than one runtime says each once. */
 const saidSettingProblems = new Set<string>();
 
@@ -980,8 +985,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             skills: plugin.skills.map((s) => ({
               name: s.name,
               description: s.meta.description,
-              // The full view: the whole argument sentence, uncut.
-              ...(s.meta.args && !isSchemaLike(s.meta.args) ? { params: skillParamSummary(s, Number.MAX_SAFE_INTEGER) } : {}),
+              // The full view: the whole argument sentence, uncut; for a schema, the names discover shows (`id, name*`).
+              ...paramsOf(skillParamSummary(s, Number.MAX_SAFE_INTEGER)),
               ...(s.meta.related?.length ? { related: relatedOf(s, true) ?? [] } : {}),
             })),
           }

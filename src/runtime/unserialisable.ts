@@ -2,14 +2,15 @@ import { describeThrown, RuntimeError } from "../errors.js";
 
 /**
  * Why a value that plugin code returned cannot become JSON, and where in it: a BigInt, a cycle,
- * a `toJSON()` or a getter that throws. JSON.stringify says only "Do not know how to serialize a
+ * a `toJSON()` or a getter that throws, a Proxy whose fields cannot be listed (and, found by the
+ * caller, a function or Symbol as the whole result). JSON.stringify says only "Do not know how to serialize a
  * BigInt" (no path), and a cycle overflows the redactor's walk, which looks like a result nested
  * too deeply; this walk finds the real cause, so the error can tell the plugin's author what to
  * fix. It runs only after shaping failed (or once per finished job), never on the usual path.
  */
 
 export interface Unserialisable {
-  problem: "bigint" | "cycle" | "toJSON" | "getter";
+  problem: "bigint" | "cycle" | "toJSON" | "getter" | "unreadable" | "function" | "symbol";
   /** Where, as a JavaScript path from `result` (`result.items[2].id`). */
   path: string;
   /** For a cycle: the path of the object it points back to. */
@@ -65,7 +66,13 @@ export function findUnserialisable(value: unknown, root = "result"): Unserialisa
     if (back !== undefined) return { problem: "cycle", path, backTo: back };
     onPath.set(item, path);
     stack.push({ leave: item });
-    const keys: Array<string | number> = Array.isArray(item) ? [...item.keys()] : Object.keys(item);
+    let keys: Array<string | number>;
+    try {
+      keys = Array.isArray(item) ? [...item.keys()] : Object.keys(item);
+    } catch (error) {
+      // A Proxy whose ownKeys trap throws: its fields cannot even be listed.
+      return { problem: "unreadable", path, thrown: describeThrown(error) };
+    }
     // Pushed last to first, so the first key is looked at first.
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i] as string | number;
@@ -92,6 +99,11 @@ function described(found: Unserialisable): string {
       return `the toJSON() of the value at ${found.path} threw: ${found.thrown ?? "an error"}. The plugin's author should fix that toJSON(), or return plain data instead of the object`;
     case "getter":
       return `reading ${found.path} threw: ${found.thrown ?? "an error"} (a getter). The plugin's author should return plain data (the values copied out) instead of an object with getters`;
+    case "unreadable":
+      return `listing the fields of ${found.path} threw: ${found.thrown ?? "an error"} (a Proxy or another exotic object). The plugin's author should return plain data (the values copied out) instead`;
+    case "function":
+    case "symbol":
+      return `${found.path} is a ${found.problem === "function" ? "function" : "Symbol"}, not data (JSON has no such value, so nothing would be answered). The plugin's author should return the data itself (call the function, or return null for no result)`;
   }
 }
 
@@ -104,6 +116,11 @@ export function unserialisableError(what: string, found: Unserialisable): Runtim
     "UPSTREAM_ERROR",
     `${what} returned a result that cannot be sent as JSON: ${described(found)}`,
     { problem: found.problem, path: found.path, ...(found.backTo ? { backTo: found.backTo } : {}) },
-    `This is a fault in the plugin's code, not in your call: calling it again fails the same way (what it did before returning was done). Tell the user that ${what} needs fixing, as \`message\` says; meanwhile do the work another way if you can (the plugin's other tools).`,
+    pluginFaultHint(what),
   );
+}
+
+/** The hint of a result `what` returned that cannot be passed on: the plugin's code is at fault, not the call. */
+export function pluginFaultHint(what: string): string {
+  return `This is a fault in the plugin's code, not in your call: calling it again fails the same way (what it did before returning was done). Tell the user that ${what} needs fixing, as \`message\` says; meanwhile do the work another way if you can (the plugin's other tools).`;
 }

@@ -5,6 +5,8 @@
  * credential shapes (Bearer tokens, `token=` query values) are masked even when unregistered.
  */
 
+import { bytesDescriptor, isBytes } from "../../binary-value.js";
+
 /** What a masked secret reads as. */
 export const REDACTED_MARKER = "[redacted]";
 const MARKER = REDACTED_MARKER;
@@ -199,6 +201,8 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
   const walk = (value: unknown, key: string | number, returnedByToJSON: boolean): unknown => {
     if (typeof value === "string") return redactor.redact(value);
     if (!value || typeof value !== "object") return value;
+    // Bytes (a Buffer's toJSON gives them as numbers) are no text to mask: described, never sent.
+    if (isBytes(value)) return bytesDescriptor(value);
     // JSON.stringify calls a toJSON wherever it is: own or inherited (a class's, a prototype
     // object's), enumerable or not. One lookup per object, as it does: listing the fields would
     // miss a non-enumerable or inherited one, which the final JSON.stringify of the answer would
