@@ -222,6 +222,7 @@ describe("ccdd-gate plugin without its settings", () => {
       assert.equal(entry?.status, "not configured: CCDD_GATE_PYTHON is set, but the program it names does not exist; set CCDD_GATE_PYTHON to the python3 program or unset it to use python3 from PATH");
       const { payload: answer } = await skill(server, "quality-gate-check", { code: CLEAN });
       assert.equal(answer.error?.code, "NOT_CONFIGURED");
+      assert.deepEqual(answer.error?.details, { missing: ["CCDD_GATE_PYTHON"], bins: ["python3"] }, "by name, not the manifest's ${CCDD_GATE_PYTHON:-python3}");
     } finally {
       await server.close();
     }
