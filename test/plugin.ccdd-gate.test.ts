@@ -200,6 +200,20 @@ describe("ccdd-gate plugin without its settings", () => {
     }
   });
 
+  it("a CCDD_GATE_SCRIPT that does not exist: the error quotes the path (a path is no secret) and the hint names the variable", async () => {
+    const missing = path.join(FIXTURES, "ccdd-gate", "no-such-server.py");
+    const server = await connect(PLUGIN, { CCDD_GATE_SCRIPT: missing, CCDD_GATE_PYTHON: "python3" });
+    try {
+      const { payload, isError } = await call(server, "check_asserts", { code: CLEAN });
+      assert.equal(isError, true);
+      assert.ok(payload.error?.message.includes(`can't open file '${missing}'`), payload.error?.message);
+      assert.match(payload.error?.hint ?? "", /CCDD_GATE_SCRIPT in the server's environment/);
+      assert.doesNotMatch(payload.error?.hint ?? "", /adapter\.args/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a CCDD_GATE_PYTHON that does not exist is named in help", async () => {
     const server = await connect(PLUGIN, { CCDD_GATE_SCRIPT: SCRIPT, CCDD_GATE_PYTHON: "/nonexistent/python9" });
     try {
@@ -208,6 +222,7 @@ describe("ccdd-gate plugin without its settings", () => {
       assert.equal(entry?.status, "not configured: CCDD_GATE_PYTHON is set, but the program it names does not exist; set CCDD_GATE_PYTHON to the python3 program or unset it to use python3 from PATH");
       const { payload: answer } = await skill(server, "quality-gate-check", { code: CLEAN });
       assert.equal(answer.error?.code, "NOT_CONFIGURED");
+      assert.deepEqual(answer.error?.details, { missing: ["CCDD_GATE_PYTHON"], bins: ["python3"] }, "by name, not the manifest's ${CCDD_GATE_PYTHON:-python3}");
     } finally {
       await server.close();
     }

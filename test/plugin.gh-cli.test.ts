@@ -257,7 +257,9 @@ describe("gh-cli plugin: gh without a login, and no gh at all", () => {
       assert.deepEqual(own.skills?.map((skill) => skill.name), ["repo-overview"]);
       const { payload } = await call("repo_view", { owner: "octo-org", repo: "widgets" }, bare);
       assert.equal(payload.error?.code, "NOT_CONFIGURED");
-      assert.deepEqual(payload.error?.details?.bins, ["${GH_CLI_BIN:-gh}"]);
+      // By name, not the manifest's template: the variable to set, and the program it stands for.
+      assert.deepEqual(payload.error?.details?.missing, ["GH_CLI_BIN"]);
+      assert.deepEqual(payload.error?.details?.bins, ["gh"]);
       const skill = await callJson(bare.client, "agent_tools_ghcli_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "widgets" } });
       assert.equal(skill.payload.error?.code, "NOT_CONFIGURED");
     } finally {

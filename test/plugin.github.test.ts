@@ -350,6 +350,29 @@ describe("github plugin: repo-overview skill", () => {
     assert.equal(gh.requests.some((r) => r.url.includes("/issues")), false);
   });
 
+  it("a GITHUB_API_URL answering 200 HTML fails the skill at the repository, saying the URL answered no GitHub JSON, instead of counting the page as data", async () => {
+    gh.reset();
+    gh.failures.push({ path: /./, status: 200, html: "<html>Sign in to your company's SSO</html>" });
+    const { payload, isError } = await callJson(conn.client, "agent_tools_github_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "widgets" } });
+    gh.reset();
+    assert.equal(isError, true, JSON.stringify(payload));
+    assert.equal(payload.error?.code, "UPSTREAM_ERROR");
+    assert.match(payload.error?.message ?? "", /step 1 of 3 \(repository: get_repository\) answered something the skill cannot read: its answer is text, not a JSON object, so GITHUB_API_URL answered something that is not GitHub's JSON API/);
+    assert.match(payload.error?.hint ?? "", /Check GITHUB_API_URL/);
+    assert.deepEqual(payload.error?.details?.completed, []);
+  });
+
+  it("an issues listing answering 200 HTML fails the skill at step 3 rather than counting the page as one issue", async () => {
+    gh.reset();
+    gh.failures.push({ path: /\/issues$/, status: 200, html: "<html>captive portal</html>" });
+    const { payload, isError } = await callJson(conn.client, "agent_tools_github_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "widgets" } });
+    gh.reset();
+    assert.equal(isError, true, JSON.stringify(payload));
+    assert.match(payload.error?.message ?? "", /step 3 of 3 \(open issues: list_issues\) answered something the skill cannot read: its answer is text, not a JSON list, so GITHUB_API_URL answered something that is not GitHub's JSON API/);
+    assert.match(payload.error?.hint ?? "", /Check GITHUB_API_URL/);
+    assert.deepEqual(payload.error?.details?.completed, ["repository", "latest commit"]);
+  });
+
   it("an unknown repository fails at step 1", async () => {
     const { payload } = await callJson(conn.client, "agent_tools_github_run_skill", { skill: "repo-overview", arguments: { owner: "octo-org", repo: "nope" } });
     assert.match(payload.error?.message ?? "", /step 1 of 3 \(repository: get_repository\) failed/);

@@ -30,6 +30,10 @@ const RANDOM_PATH_TOKEN = "q9Xv2LmT7rKp4WzN8sYb3HcJ6dFg1AeQ";
 const TOKEN_IN_PATH = `https://hooks.example.com/in/${RANDOM_PATH_TOKEN}`;
 const DSN_PASSWORD = "dsn-pass-8841";
 const DSN = `Server=db.example.com;Database=app;User Id=app;Password=${DSN_PASSWORD};`;
+// Paths in args and env: shown when the variable's name says nothing of a credential.
+const SCRIPT_FILE = "/srv/tools/gate/server.py";
+const TOKEN_AS_PATH = "/tok/ab12-secret";
+const OPAQUE_ARG = "opaque-arg-5521";
 
 const dir = mkdtempSync(path.join(tmpdir(), "redaction-child-env-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,8 +45,9 @@ writePlugin(path.join(pluginsDir, "agent-tools-plugin-envs"), {
   adapter: {
     kind: "mcp",
     command: process.execPath,
-    args: [path.join(ROOT, "test", "fixtures", "mcp", "stdio-server.mjs")],
+    args: [path.join(ROOT, "test", "fixtures", "mcp", "stdio-server.mjs"), "${SCRIPT_FILE}", "${GATE_TOKEN}", "${OPAQUE_ARG}"],
     env: {
+      TOOL_SCRIPT: "${SCRIPT_FILE}",
       GH_HOST: "${ENTERPRISE_HOST}",
       GH_CONFIG_DIR: "${GH_SETTINGS}",
       API_URL: "https://ci:${DB_PASSWORD}@${ENTERPRISE_HOST}/api",
@@ -61,7 +66,8 @@ writePlugin(path.join(pluginsDir, "agent-tools-plugin-envs"), {
 
 describe("a stdio MCP server's declared env in results", () => {
   const agent = stdioForSuite(pluginsDir, { ENTERPRISE_HOST: HOST, GH_SETTINGS: CONFIG_DIR, OPAQUE: TOKEN, XOXB: PLAIN_NAMED, DB_PASSWORD: INNER_SECRET,
-    SLACK_WEBHOOK_URL: SLACK_WEBHOOK, DISCORD_WEBHOOK_URL: DISCORD_WEBHOOK, TG_URL: TELEGRAM, HOOK_ENDPOINT: TOKEN_IN_PATH, DB_DSN: DSN });
+    SLACK_WEBHOOK_URL: SLACK_WEBHOOK, DISCORD_WEBHOOK_URL: DISCORD_WEBHOOK, TG_URL: TELEGRAM, HOOK_ENDPOINT: TOKEN_IN_PATH, DB_DSN: DSN,
+    SCRIPT_FILE, GATE_TOKEN: TOKEN_AS_PATH, OPAQUE_ARG });
 
   it("shows a host name and a config folder as they are, and masks credentials by name, inside a URL too", async () => {
     const names = ["GH_HOST", "GH_CONFIG_DIR", "API_URL", "GH_TOKEN", "SLACK_BOT", "LITERAL_TOKEN"];
@@ -91,5 +97,21 @@ describe("a stdio MCP server's declared env in results", () => {
     assert.equal(values.HOOK_ENDPOINT, "https://hooks.example.com/in/[redacted]", "a long random path segment is masked");
     assert.equal(values.DB_URL, "Server=db.example.com;Database=app;User Id=app;Password=[redacted];", "a connection string's password is masked");
     for (const secret of [SLACK_PATH, DISCORD_PATH, BOT_TOKEN, RANDOM_PATH_TOKEN, DSN_PASSWORD]) assert.ok(!text.includes(secret), `${secret} is not shown`);
+  });
+
+  /**
+   * A path given in `args` or `env` through a variable whose name says nothing of a credential
+   * (CCDD_GATE_SCRIPT) is where a program is: masked, its first 12 characters masked every path
+   * under the same folder in every plugin's results ("see [redacted]README.md").
+   */
+  it("shows a path a plainly named variable gives in args or env, and the paths under its folder; a credential's name or a value that is no path stays masked", async () => {
+    const text = `see /srv/tools/gate/README.md, ${TOKEN_AS_PATH}/x and ${OPAQUE_ARG}`;
+    const echoed = await callJson(agent.client, "agent_tools_envs_call", { toolName: "echo", arguments: { text } });
+    assert.equal(echoed.isError, false, JSON.stringify(echoed.payload));
+    assert.match(JSON.stringify(echoed.payload), /see \/srv\/tools\/gate\/README\.md, \[redacted\]\/x and \[redacted\]/);
+    const { payload } = await callJson(agent.client, "agent_tools_envs_call", { toolName: "env", arguments: { names: ["TOOL_SCRIPT"] }, confirm: true });
+    assert.equal((payload.result as { values: Record<string, string> }).values.TOOL_SCRIPT, SCRIPT_FILE, "a path in env under a plain name is shown");
+    const all = JSON.stringify([echoed.payload, payload]);
+    for (const secret of [TOKEN_AS_PATH, OPAQUE_ARG]) assert.ok(!all.includes(secret), `${secret} is not shown`);
   });
 });

@@ -12,15 +12,15 @@ describe("plugin command arguments", () => {
       args: { state: "open", limit: 5, draft: true, labels: ["x"] },
       confirm: false,
       positionals: [],
-      flags: { typed: { limit: "5", labels: '["x"]' }, bare: ["draft"], inexact: [], unparsed: {} },
+      flags: { typed: { limit: "5", labels: '["x"]' }, bare: ["draft"], inexact: [], unparsed: {}, written: { state: "open", limit: "5", labels: '["x"]' } },
     });
-    assert.deepEqual(parseArguments(["--id", '"123"']).ok && parseArguments(["--id", '"123"']), { ok: true, args: { id: "123" }, confirm: false, positionals: [] });
+    assert.deepEqual(parseArguments(["--id", '"123"']).ok && parseArguments(["--id", '"123"']), { ok: true, args: { id: "123" }, confirm: false, positionals: [], flags: { typed: {}, bare: [], inexact: [], unparsed: {}, written: { id: '"123"' } } });
     assert.deepEqual(parseArguments(["word", "--", "--not-a-flag"]), { ok: true, args: {}, confirm: false, positionals: ["word", "--not-a-flag"] });
   });
 
   it("takes JSON from stdin only when the line gives no arguments", () => {
     assert.deepEqual(parseArguments([], '{"a":1}\n'), { ok: true, args: { a: 1 }, confirm: false, positionals: [] });
-    assert.deepEqual(parseArguments(["--b", "2"], '{"a":1}'), { ok: true, args: { b: 2 }, confirm: false, positionals: [], flags: { typed: { b: "2" }, bare: [], inexact: [], unparsed: {} } });
+    assert.deepEqual(parseArguments(["--b", "2"], '{"a":1}'), { ok: true, args: { b: 2 }, confirm: false, positionals: [], flags: { typed: { b: "2" }, bare: [], inexact: [], unparsed: {}, written: { b: "2" } } });
   });
 
   it("names what is wrong", () => {
@@ -49,7 +49,7 @@ describe("plugin command call and skill words: order", () => {
   const named = (words: string[], stdin = "") => parseNamedCall(words, stdin, "tool", MISSING);
 
   it("--confirm before the name or anywhere after it, flags before or after the JSON: one call", () => {
-    const expected = { ok: true, name: "create_note", args: { title: "Plan", body: "b" }, confirm: true };
+    const expected = { ok: true, name: "create_note", args: { title: "Plan", body: "b" }, confirm: true, flags: { typed: {}, bare: [], inexact: [], unparsed: {}, written: { title: "Plan" } } };
     const orders = [
       ["--confirm", "create_note", "--title", "Plan", '{"body":"b"}'],
       ["create_note", '{"body":"b"}', "--title", "Plan", "--confirm"],
@@ -57,7 +57,7 @@ describe("plugin command call and skill words: order", () => {
       ["create_note", "--title=Plan", "--confirm", '{"body":"b"}'],
     ];
     for (const words of orders) assert.deepEqual(named(words), expected, words.join(" "));
-    assert.deepEqual(named(["create_note"], '{"title":"Plan","body":"b"}'), { ...expected, confirm: false }, "JSON on stdin");
+    assert.deepEqual(named(["create_note"], '{"title":"Plan","body":"b"}'), { ok: true, name: "create_note", args: { title: "Plan", body: "b" }, confirm: false }, "JSON on stdin");
   });
 
   it("a flag or the JSON before the name, a stray word, a valued --confirm or no name: an error naming it", () => {
@@ -94,7 +94,7 @@ describe("plugin command call and skill words: order", () => {
     assert.match(message(["free_write", "--draft", "--confirm", "--note", "x"]), /^--confirm right after --draft/);
     // After --help the word cannot be help's value to the reader: it is told --help runs nothing.
     assert.match(message(["free_write", "--help", "--confirm"]), /^--confirm with --help is refused: --help shows the parameters and runs nothing/);
-    assert.deepEqual(named(["free_write", "--note=--confirm"]), { ok: true, name: "free_write", args: { note: "--confirm" }, confirm: false }, "the = form carries the value");
+    assert.deepEqual(named(["free_write", "--note=--confirm"]), { ok: true, name: "free_write", args: { note: "--confirm" }, confirm: false, flags: { typed: {}, bare: [], inexact: [], unparsed: {}, written: { note: "--confirm" } } }, "the = form carries the value");
     const after = named(["free_write", "--confirm", "--draft", "--note", "x"]);
     assert.deepEqual(after.ok && { args: after.args, confirm: after.confirm }, { args: { draft: true, note: "x" }, confirm: true }, "before the flags, or after a value, it is the gate");
     assert.equal(named(["free_write", "--draft=true", "--confirm"]).ok, true);

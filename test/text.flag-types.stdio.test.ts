@@ -65,6 +65,17 @@ describe("a flag for a string parameter is sent as the text written", () => {
     assert.match(object.stderr, /e\.g\. --meta '\{"key":"value"\}'\)/);
     assert.deepEqual(await received(`create_pr --title t --labels '["a","b"]'`), { title: "t", labels: ["a", "b"] }, "the advice followed runs");
   });
+
+  it("a plain word or a number given to a list parameter is refused with the JSON array to write, holding it", async () => {
+    const word = await exec("lax call create_pr --title t --labels bug");
+    assert.equal(word.exitCode, 2);
+    assert.match(word.stderr, /\/labels: 'labels' must be an array \(--labels bug was sent as string, and 'labels' takes a list: write it as a JSON array in single quotes, --labels '\["bug"\]'\)/);
+    const number = await exec("lax call create_pr --title t --labels 7");
+    assert.match(number.stderr, /--labels 7 was sent as integer, and 'labels' takes a list: write it as a JSON array in single quotes, --labels '\["7"\]'/, "the items are strings: the number's text");
+    const object = await exec("lax call create_pr --title t --meta draft");
+    assert.match(object.stderr, /--meta draft was sent as text, and 'meta' takes an object: write it as JSON in single quotes, e\.g\. --meta '\{"key":"value"\}'/);
+    assert.deepEqual(await received(`create_pr --title t --labels '["bug"]'`), { title: "t", labels: ["bug"] }, "the advice followed runs");
+  });
 });
 
 describe("a flag for a nullable or referenced string parameter is sent as its text", () => {

@@ -104,6 +104,19 @@ export function missingRequirements(requires: { env: string[]; bins: string[]; o
   };
 }
 
+/**
+ * A NOT_CONFIGURED error's `details`: `missing`, what to set or install, by name: a variable, a
+ * program, and for a `${VAR:-name}` program the variable VAR (the template itself names nothing to
+ * set); `bins`, when programs are missing, the programs (`gh` for `${GH_CLI_BIN:-gh}`).
+ */
+export function missingDetails(missing: MissingRequirements): { missing: string[]; bins?: string[] } {
+  const bins = missing.bins.map((entry) => resolveBin(entry, {}));
+  return {
+    missing: [...missing.env, ...bins.map((bin) => bin.variable ?? bin.program)],
+    ...(bins.length ? { bins: bins.map((bin) => bin.fallback ?? bin.variable ?? bin.program) } : {}),
+  };
+}
+
 function describeBin(entry: string, unusable?: string): string {
   const { variable, fallback } = resolveBin(entry, {});
   if (!variable) return `install ${entry} (not found on PATH)`;

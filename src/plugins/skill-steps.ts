@@ -7,7 +7,8 @@ import type { Adapter } from "../adapters/types.js";
  * true: its result is null) or may accept some failures (`tolerate(error)` true: its result is
  * null and the error's message is kept in `notes`). A step may check its result's shape
  * (`check(result)` answers a problem sentence): a result the skill cannot read fails that step
- * with UPSTREAM_ERROR, rather than the skill failing later on a property of the wrong thing.
+ * with UPSTREAM_ERROR (hint: `checkHint`, else a generic one), rather than the skill failing
+ * later on a property of the wrong thing.
  * Shared by the bundled skills so each plugin need not carry its own copy.
  */
 
@@ -21,6 +22,8 @@ export interface SkillStep {
   tolerate?: (error: Error) => boolean;
   /** A problem with the result's shape, said as a sentence ("stdout is text, not a list"); undefined when it is as expected. */
   check?: (result: unknown) => string | undefined;
+  /** What to do when `check` finds a problem, where the skill knows better than the generic hint (a setting to correct). */
+  checkHint?: string;
 }
 
 export interface StepFailure extends Error {
@@ -71,7 +74,7 @@ export async function runSteps(adapter: Pick<Adapter, "call">, steps: readonly S
     }
     const problem = step.check?.(result);
     if (problem) {
-      throw stepFailure(index, steps.length, step, completed, `answered something the skill cannot read: ${problem}`, "UPSTREAM_ERROR", { problem }, `The tool '${step.tool}' answered in a shape this skill does not expect (a different version of what it calls?): call '${step.tool}' directly to see its answer, and tell the user.`);
+      throw stepFailure(index, steps.length, step, completed, `answered something the skill cannot read: ${problem}`, "UPSTREAM_ERROR", { problem }, step.checkHint ?? `The tool '${step.tool}' answered in a shape this skill does not expect (a different version of what it calls?): call '${step.tool}' directly to see its answer, and tell the user.`);
     }
     results[step.name] = result;
     completed.push(step.name);

@@ -14,7 +14,7 @@ import { depthProblem, startsStdioMcpServer } from "../adapters/shared/runtime-d
 import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
 import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
 import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
-import { configureAdvice, describeMissing } from "../plugins/requirements.js";
+import { configureAdvice, describeMissing, missingDetails } from "../plugins/requirements.js";
 import { excludedSentence, withheldName, withheldToolError } from "../plugins/tool-filter.js";
 import type { Skill } from "../plugins/skills.js";
 import { writeReason } from "./write-reason.js";
@@ -731,11 +731,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       throw prefix ? withRestartNote(unknown, config?.file, [...byPrefix.keys()], prefix) : unknown;
     }
     if (!plugin.configured || !plugin.adapter) {
-      throw new RuntimeError("NOT_CONFIGURED", `plugin '${plugin.manifest.prefix}' is not configured: ${describeMissing(plugin.missing)}`, {
-        // `missing` is what the hint points at; `bins` says which of them are programs (variables otherwise).
-        missing: [...plugin.missing.env, ...plugin.missing.bins],
-        ...(plugin.missing.bins.length ? { bins: plugin.missing.bins } : {}),
-      });
+      // `missing` is what the hint points at, by name; `bins` names the programs among what is missing.
+      throw new RuntimeError("NOT_CONFIGURED", `plugin '${plugin.manifest.prefix}' is not configured: ${describeMissing(plugin.missing)}`, missingDetails(plugin.missing));
     }
     return plugin as ReadyPlugin;
   }

@@ -25,6 +25,8 @@ export interface FlagTexts {
   inexact: string[];
   /** Flags whose text starts like JSON but does not parse, so it was kept as text: name → why it does not parse. */
   unparsed: Record<string, string>;
+  /** Every flag given a value: name → its text as written (a plain word for a list is only known wrong by the schema). */
+  written: Record<string, string>;
 }
 
 export type ParsedArguments =
@@ -98,7 +100,7 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
   let confirm = false;
   let sawJson = false;
   let sawFlag = false;
-  const flags: FlagTexts = { typed: {}, bare: [], inexact: [], unparsed: {} };
+  const flags: FlagTexts = { typed: {}, bare: [], inexact: [], unparsed: {}, written: {} };
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] ?? "";
     if (token === "--confirm") {
@@ -132,6 +134,7 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
       else if (typed.unparsed !== undefined) flags.unparsed[name] = typed.unparsed;
       else if (typeof typed.value === "string" && NUMBER.test(raw)) flags.inexact.push(name);
       else if (typeof typed.value !== "string") flags.typed[name] = raw;
+      if (raw !== undefined) flags.written[name] = raw;
       args[name] = typed.value;
       sawFlag = true;
       continue;
@@ -157,8 +160,7 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
     if (!stdinArgs.ok) return stdinArgs;
     Object.assign(args, stdinArgs.args);
   }
-  const readAsOther = Object.keys(flags.typed).length + flags.bare.length + flags.inexact.length + Object.keys(flags.unparsed).length > 0;
-  return { ok: true, args, confirm, positionals, ...(readAsOther ? { flags } : {}) };
+  return { ok: true, args, confirm, positionals, ...(sawFlag ? { flags } : {}) };
 }
 
 const STDIN_FIX = `pipe one JSON object, e.g. echo '{"id":"T-1"}' | …, or give the arguments on the line (--name value)`;

@@ -89,6 +89,20 @@ function jsonExample(name: string, types: readonly string[]): string {
   return `--${name} '<valid JSON>'`;
 }
 
+/**
+ * `--labels '["bug"]'` for a single value given to a list parameter: that value as the one item,
+ * as its text where the items are strings (`--labels 7` is `'["7"]'`), quotes escaped for the shell.
+ */
+function listFlag(name: string, value: unknown, text: string | undefined, itemTypes: readonly string[]): string {
+  const item = text !== undefined && itemTypes.includes("string") && !accepts(itemTypes, value) ? text : value;
+  return `--${name} '${JSON.stringify([item]).replaceAll("'", "'\\''")}'`;
+}
+
+/** The types a list parameter's items take (empty when its schema does not say). */
+function itemTypesOf(root: Record<string, unknown>, parameter: unknown): string[] {
+  return typesOf(root, isPlainObject(parameter) ? parameter.items : undefined);
+}
+
 /** Which flags a validation failure names, said with how each was read and how to write it. */
 function flagNote(outcome: OperationResult, args: Record<string, unknown>, flags: FlagTexts, { root, properties }: Parameters): string | undefined {
   const error = (outcome.payload as { error?: { code?: string; details?: { errors?: Array<{ path?: string }> } } }).error;
@@ -99,9 +113,12 @@ function flagNote(outcome: OperationResult, args: Record<string, unknown>, flags
     const text = flags.typed[name];
     const types = typesOf(root, properties[name]);
     const unparsed = flags.unparsed[name];
+    const written = flags.written[name];
     // Writing it as text helps only where the parameter takes a string: '--perPage "500"' fails a number's maximum again.
     if (text !== undefined && args[name] !== text && types.includes("string")) notes.push(`--${name} ${text} was read as ${jsonType(args[name])} ${JSON.stringify(args[name])}; for the text write --${name} '${JSON.stringify(text)}'`);
     else if (unparsed !== undefined && types.length && !types.includes("string")) notes.push(`--${name} '${shorten(String(args[name]))}' looks like JSON but does not parse (${unparsed}), so it was sent as text, and '${name}' takes no string: write it as valid JSON in single quotes, e.g. ${jsonExample(name, types)}`);
+    else if (written !== undefined && !Array.isArray(args[name]) && types.includes("array") && !accepts(types, args[name])) notes.push(`--${name} ${shorten(written)} was sent as ${jsonType(args[name])}, and '${name}' takes a list: write it as a JSON array in single quotes, ${listFlag(name, args[name], written, itemTypesOf(root, properties[name]))}`);
+    else if (written !== undefined && typeof args[name] === "string" && types.includes("object") && !types.includes("string")) notes.push(`--${name} ${shorten(written)} was sent as text, and '${name}' takes an object: write it as JSON in single quotes, e.g. ${jsonExample(name, ["object"])}`);
     else if (flags.inexact.includes(name)) notes.push(`--${name} ${String(args[name])} was sent as text: a number that large or that precise does not survive as a JSON number (beyond ±1.8e308, or an integer past 2^53); give one in range`);
     else if (flags.bare.includes(name)) notes.push(`--${name} had no value (the next word was another flag, or none), so it was read as true; give its value right after it`);
   }
@@ -139,13 +156,15 @@ export async function callFromWords(runtime: Runtime, session: Session, target: 
   let args = call.args;
   const flags = call.flags;
   const needed = flags && (Object.keys(flags.typed).length > 0 || Object.keys(flags.unparsed).length > 0);
-  const parameters = needed ? await parametersOf(runtime, session, target, kind, call.name, ctx) : { root: {}, properties: {} };
-  if (flags && Object.keys(flags.typed).length) args = asSchemaWants(args, flags.typed, parameters);
+  let parameters = needed ? await parametersOf(runtime, session, target, kind, call.name, ctx) : undefined;
+  if (flags && parameters && Object.keys(flags.typed).length) args = asSchemaWants(args, flags.typed, parameters);
   const confirm = call.confirm ? { confirm: true } : {};
   const outcome =
     kind === "skill"
       ? await runtime.runSkill(session, target, { skill: call.name, arguments: args, ...confirm }, ctx)
       : await runtime.call(session, target, { toolName: call.name, arguments: args, ...confirm }, ctx);
-  const note = flags ? flagNote(outcome, args, flags, parameters) : undefined;
+  // A plain word the schema wants as a list (--labels bug) is only known wrong once refused: its schema is read then, for the note.
+  if (flags && !parameters && outcome.isError && (outcome.payload as { error?: { code?: string } }).error?.code === "ARG_VALIDATION_FAILED") parameters = await parametersOf(runtime, session, target, kind, call.name, ctx);
+  const note = flags && parameters ? flagNote(outcome, args, flags, parameters) : undefined;
   return { outcome, ...(note ? { note } : {}) };
 }

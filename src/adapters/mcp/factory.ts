@@ -45,13 +45,15 @@ function lazyHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions): Transpor
 
 /**
  * Where the spec's settings are set: one written as a single `${VAR}` template (`"url":
- * "${NOTES_URL}/mcp"`) is set by VAR, so hints that say what to correct name the variable, not
- * the field that only refers to it (settingAt). A variable the caller already names wins.
+ * "${NOTES_URL}/mcp"`, `"args": ["${CCDD_GATE_SCRIPT}"]`) is set by VAR, so hints that say what to
+ * correct name the variable, not the field that only refers to it (settingAt). A list counts when
+ * its entries refer to one variable in all. A variable the caller already names wins.
  */
 export function withTemplateVariables(settings: SettingsLocation | undefined, spec: McpSpec): SettingsLocation | undefined {
   const templated: Record<string, string> = {};
   for (const [key, value] of Object.entries(spec)) {
-    const variables = typeof value === "string" ? [...new Set(referencedVariables(value))] : [];
+    const texts = typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === "string") : [];
+    const variables = [...new Set(texts.flatMap(referencedVariables))];
     if (variables.length === 1) templated[key] = variables[0]!;
   }
   if (!Object.keys(templated).length) return settings;

@@ -4,7 +4,7 @@ import { isDirectory } from "../../is-directory.js";
 import { settingAt, settingsAt, type Logger, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { buildChildEnv } from "./child-env.js";
-import { resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
+import { resolveAddress, resolveChildValue } from "../shared/env-vars.js";
 import { DEPTH_REFUSAL_HINT, depthRefusal } from "../shared/runtime-depth.js";
 import { ToolCallLane } from "./call-lane.js";
 import { GroupStdioTransport, describeExit } from "./group-stdio-transport.js";
@@ -54,7 +54,8 @@ export function resolveLaunch(spec: McpStdioSpec, options: StdioOpenerOptions): 
   if (refusal) throw new McpAdapterError("NOT_CONFIGURED", `MCP server '${options.name}' was not started: ${refusal}`, { hint: DEPTH_REFUSAL_HINT });
   // The program and folder are paths, not credentials: masking them would scrub paths out of errors.
   let command = resolveAddress(spec.command, hostEnv, "adapter.command", redactor);
-  const args = spec.args.map((arg, i) => resolveSecretAware(arg, hostEnv, `adapter.args[${i}]`, redactor));
+  // A path in an argument (a script's) is shown; any other value a `${VAR}` gives is masked.
+  const args = spec.args.map((arg, i) => resolveChildValue(arg, hostEnv, `adapter.args[${i}]`, redactor));
   const env = buildChildEnv(spec.env, hostEnv, redactor);
   let cwd = spec.cwd === undefined ? undefined : resolveAddress(spec.cwd, hostEnv, "adapter.cwd", redactor);
   if (cwd !== undefined && options.baseDir && !path.isAbsolute(cwd)) cwd = path.resolve(options.baseDir, cwd);

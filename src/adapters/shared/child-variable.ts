@@ -1,5 +1,5 @@
 import { embeddedCredentials } from "./embedded-credentials.js";
-import { resolveAddress, resolveSecretAware } from "./env-vars.js";
+import { resolveAddress, resolveChildValue } from "./env-vars.js";
 import type { Redactor } from "./redact.js";
 import { isSecretName } from "./secret-name.js";
 
@@ -18,7 +18,8 @@ const SETTING_NAME = /(?:^|[_-])(?:HOST|HOSTNAME|URL|URI|ENDPOINT|ORIGIN|DOMAIN|
 
 /**
  * Resolve the value of a variable a child program gets (`GH_TOKEN`, `GH_HOST`). Masked in what
- * comes back (resolveSecretAware: every `${VAR}` value it reads is registered) unless its name
+ * comes back (resolveChildValue: every `${VAR}` value it reads is registered but a path from a
+ * variable not named like a credential) unless its name
  * says it is a setting (SETTING_NAME) and not a credential (isSecretName): `GH_HOST` and
  * `GH_CONFIG_DIR` stay readable, with only the credentials inside them masked: secret-named
  * variables and URL credentials (resolveAddress), and what embeddedCredentials finds in the
@@ -28,7 +29,7 @@ const SETTING_NAME = /(?:^|[_-])(?:HOST|HOSTNAME|URL|URI|ENDPOINT|ORIGIN|DOMAIN|
  * says nothing stays masked whole, as a `${VAR}` in an mcpServers entry does.
  */
 export function resolveChildVariable(name: string, value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor | undefined): string {
-  if (!SETTING_NAME.test(name) || isSecretName(name)) return resolveSecretAware(value, hostEnv, where, redactor);
+  if (!SETTING_NAME.test(name) || isSecretName(name)) return resolveChildValue(value, hostEnv, where, redactor, name);
   const resolved = resolveAddress(value, hostEnv, where, redactor);
   for (const secret of embeddedCredentials(resolved)) redactor?.add(secret);
   return resolved;
