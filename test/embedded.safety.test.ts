@@ -173,6 +173,40 @@ describe("the embedded default started in a project folder holding MCP client co
   });
 });
 
+describe("the embedded default started in a client's own folder (~/.cursor)", () => {
+  const TOKEN = "ghp_CursorRootConfigToken0123456789";
+  let client: Client;
+  before(async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "agent-tools-home-"));
+    const cursor = path.join(realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-user-"))), ".cursor");
+    mkdirSync(cursor);
+    writeFileSync(path.join(cursor, "mcp.json"), `{"mcpServers":{"github":{"env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"${TOKEN}"}}}}\n`);
+    writeFileSync(path.join(cursor, "rules.md"), "visible\n");
+    client = await start(cursor, fleetEnv(home));
+  });
+  after(async () => client.close());
+
+  it("refuses its mcp.json by every spelling and leaves it out of listings, keeping the folder's other files", async () => {
+    for (const file of ["mcp.json", "./mcp.json", "x/../mcp.json"]) {
+      for (const answer of await attempts(client, file)) assert.doesNotMatch(answer, /CursorRoot/, `${file}: ${answer}`);
+      const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "read_text_file", arguments: { path: file } });
+      assert.equal(payload.error?.code, "FORBIDDEN", `${file}: ${JSON.stringify(payload)}`);
+    }
+    for (const [tool, args] of [
+      ["list_directory", { path: "." }],
+      ["list_directory", { path: "./." }],
+      ["directory_tree", { path: "." }],
+      ["search_files", { path: ".", pattern: "*" }],
+    ] as const) {
+      const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: tool, arguments: args });
+      assert.equal(payload.ok, true, JSON.stringify(payload));
+      const text = JSON.stringify(payload.result);
+      assert.doesNotMatch(text, /mcp\.json/, `${tool} ${args.path}: ${text}`);
+      if (tool !== "search_files") assert.match(text, /rules\.md/, `${tool} ${args.path}: ${text}`);
+    }
+  });
+});
+
 for (const where of ["/", "home"] as const) {
   describe(`the embedded default started from ${where === "/" ? "/" : "the home folder"}`, () => {
     let client: Client;
