@@ -207,6 +207,22 @@ describe("the embedded default started in a client's own folder (~/.cursor)", ()
   });
 });
 
+describe("the embedded default started in a folder below /etc (/etc/ssh)", () => {
+  let client: Client;
+  before(async () => {
+    const home = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-home-")));
+    client = await start("/etc/ssh", fleetEnv(home));
+  });
+  after(async () => client.close());
+
+  it("does not serve it: the whole /etc tree is refused as /proc's is, and nothing of it is read", async () => {
+    const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "list_directory", arguments: { path: "." } });
+    assert.equal((payload as Payload).error?.code, "NOT_CONFIGURED", JSON.stringify(payload));
+    assert.match((payload as Payload).error?.message ?? "", /\/etc\/ssh is in a system folder whose whole tree is never served/);
+    assert.doesNotMatch(JSON.stringify(payload), /ssh_config|sshd_config|moduli/);
+  });
+});
+
 for (const where of ["/", "home"] as const) {
   describe(`the embedded default started from ${where === "/" ? "/" : "the home folder"}`, () => {
     let client: Client;

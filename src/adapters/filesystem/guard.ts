@@ -20,6 +20,12 @@ const PATH_ARGUMENTS = ["path", "paths", "source", "destination"] as const;
  */
 export const KERNEL_FOLDERS = ["/proc", "/sys", "/dev"];
 /**
+ * System folders refused with everything below them, as the kernel's are: the system's settings
+ * and keys (/etc/ssh, /etc/shadow; /private/etc on macOS), the boot files, and the secrets a
+ * container is given (/run/secrets, Kubernetes' /var/run/secrets). No project lives there.
+ */
+const SYSTEM_TREES = ["/etc", "/private/etc", "/boot", "/run/secrets", "/var/run/secrets"];
+/**
  * The system's own folders (Linux and macOS, where /etc and /var are /private/…): refused as
  * themselves, not the folders below them (a project may live in /opt/app or /var/www).
  */
@@ -37,7 +43,9 @@ export function unsafeRoot(dir: string, home: string = os.homedir()): string | u
   const relative = path.relative(real, realHome);
   if (relative === "") return `${real} is the home folder`;
   if (!relative.startsWith("..") && !path.isAbsolute(relative)) return `${real} holds the home folder ${realHome}`;
-  if (KERNEL_FOLDERS.some((k) => real === k || real.startsWith(`${k}/`))) return `${real} is in a kernel filesystem (${KERNEL_FOLDERS.join(", ")})`;
+  const within = (folders: readonly string[]): boolean => folders.some((k) => real === k || real.startsWith(`${k}/`));
+  if (within(KERNEL_FOLDERS)) return `${real} is in a kernel filesystem (${KERNEL_FOLDERS.join(", ")})`;
+  if (within(SYSTEM_TREES)) return `${real} is in a system folder whose whole tree is never served (${SYSTEM_TREES.join(", ")})`;
   if (SYSTEM_FOLDERS.has(real)) return `${real} is a system folder`;
   return undefined;
 }
