@@ -148,8 +148,16 @@ function isEmptyObject(value: unknown): boolean {
   return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
+/**
+ * Whether `value` is a RuntimeError; false, not a throw, for a value whose prototype cannot be
+ * read (a revoked Proxy, a `getPrototypeOf` trap that throws), which `instanceof` would pass on.
+ */
 export function isRuntimeError(value: unknown): value is RuntimeError {
-  return value instanceof RuntimeError;
+  try {
+    return value instanceof RuntimeError;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -160,7 +168,7 @@ export function isRuntimeError(value: unknown): value is RuntimeError {
  * Promise, …) is said as what it is, and the hint blames the plugin's code, not the arguments.
  */
 export function fromThrown(value: unknown, context?: string): RuntimeError {
-  if (value instanceof RuntimeError) return context ? new RuntimeError(value.code, `${context}: ${value.message}`, value.details, value.hasOwnHint ? value.hint : undefined, { cause: value }) : value;
+  if (isRuntimeError(value)) return context ? new RuntimeError(value.code, `${context}: ${value.message}`, value.details, value.hasOwnHint ? value.hint : undefined, { cause: value }) : value;
   try {
     return fromReadable(value, context);
   } catch (readError) {

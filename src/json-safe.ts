@@ -44,10 +44,20 @@ export function jsonSafe(value: unknown, root: string): unknown {
   return walk(value, root, "", 0, new Set());
 }
 
+/** The text in place of a part that threw when it was read (a revoked Proxy, a trap or getter that throws). */
+function threwWhenRead(error: unknown, path: string): string {
+  return replaced(`a value that threw when read (${textOfThrown(error)})`, path, "the plugin should send plain data");
+}
+
 function walk(value: unknown, path: string, key: string, depth: number, onPath: Set<object>): unknown {
   if (typeof value === "bigint") return replaced(`a BigInt (${String(value)})`, path, "the plugin should send it as a string or a number");
   if (!value || typeof value !== "object") return value;
-  if (isBytes(value)) return bytesDescriptor(value);
+  try {
+    // isBytes reads the value's prototype, which a revoked Proxy refuses: only this part is replaced.
+    if (isBytes(value)) return bytesDescriptor(value);
+  } catch (error) {
+    return threwWhenRead(error, path);
+  }
   if (onPath.has(value)) return replaced("a circular reference", path, "the plugin should send data without the cycle");
   if (depth >= MAX_DEPTH) return replaced(`a value nested more than ${MAX_DEPTH} levels deep`, path, "the plugin should send a flatter value");
   let item: unknown = value;
@@ -67,7 +77,7 @@ function walk(value: unknown, path: string, key: string, depth: number, onPath: 
     return Array.isArray(object) ? walkArray(object, path, depth, onPath) : walkObject(object, path, depth, onPath);
   } catch (error) {
     // A Proxy whose traps throw, a getter that throws while its fields are listed or read.
-    return replaced(`a value that threw when read (${textOfThrown(error)})`, path, "the plugin should send plain data");
+    return threwWhenRead(error, path);
   } finally {
     onPath.delete(object);
   }

@@ -173,6 +173,56 @@ describe("the embedded default started in a project folder holding MCP client co
   });
 });
 
+describe("the embedded default started in a client's own folder (~/.cursor)", () => {
+  const TOKEN = "ghp_CursorRootConfigToken0123456789";
+  let client: Client;
+  before(async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "agent-tools-home-"));
+    const cursor = path.join(realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-user-"))), ".cursor");
+    mkdirSync(cursor);
+    writeFileSync(path.join(cursor, "mcp.json"), `{"mcpServers":{"github":{"env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"${TOKEN}"}}}}\n`);
+    writeFileSync(path.join(cursor, "rules.md"), "visible\n");
+    client = await start(cursor, fleetEnv(home));
+  });
+  after(async () => client.close());
+
+  it("refuses its mcp.json by every spelling and leaves it out of listings, keeping the folder's other files", async () => {
+    for (const file of ["mcp.json", "./mcp.json", "x/../mcp.json"]) {
+      for (const answer of await attempts(client, file)) assert.doesNotMatch(answer, /CursorRoot/, `${file}: ${answer}`);
+      const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "read_text_file", arguments: { path: file } });
+      assert.equal(payload.error?.code, "FORBIDDEN", `${file}: ${JSON.stringify(payload)}`);
+    }
+    for (const [tool, args] of [
+      ["list_directory", { path: "." }],
+      ["list_directory", { path: "./." }],
+      ["directory_tree", { path: "." }],
+      ["search_files", { path: ".", pattern: "*" }],
+    ] as const) {
+      const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: tool, arguments: args });
+      assert.equal(payload.ok, true, JSON.stringify(payload));
+      const text = JSON.stringify(payload.result);
+      assert.doesNotMatch(text, /mcp\.json/, `${tool} ${args.path}: ${text}`);
+      if (tool !== "search_files") assert.match(text, /rules\.md/, `${tool} ${args.path}: ${text}`);
+    }
+  });
+});
+
+describe("the embedded default started in a folder below /etc (/etc/ssh)", () => {
+  let client: Client;
+  before(async () => {
+    const home = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-home-")));
+    client = await start("/etc/ssh", fleetEnv(home));
+  });
+  after(async () => client.close());
+
+  it("does not serve it: the whole /etc tree is refused as /proc's is, and nothing of it is read", async () => {
+    const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "list_directory", arguments: { path: "." } });
+    assert.equal((payload as Payload).error?.code, "NOT_CONFIGURED", JSON.stringify(payload));
+    assert.match((payload as Payload).error?.message ?? "", /\/etc\/ssh is in a system folder whose whole tree is never served/);
+    assert.doesNotMatch(JSON.stringify(payload), /ssh_config|sshd_config|moduli/);
+  });
+});
+
 for (const where of ["/", "home"] as const) {
   describe(`the embedded default started from ${where === "/" ? "/" : "the home folder"}`, () => {
     let client: Client;

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { callJson, connect, connectStdioV1, FIXTURES, ROOT, type Connected, type Payload } from "./helpers.js";
+import { callJson, connect, connectStdioV1, FIXTURES, ROOT, writePlugin, type Connected, type Payload } from "./helpers.js";
 import { callV2, connectStdioV2, v2Client } from "./v2-helpers.js";
 import { until } from "./wait.js";
 
@@ -211,6 +213,28 @@ describe("ccdd-gate plugin without its settings", () => {
       assert.doesNotMatch(payload.error?.hint ?? "", /adapter\.args/);
     } finally {
       await server.close();
+    }
+  });
+
+  it("a list that a variable sets one entry of is not credited to it: the hint names adapter.args, not the variable", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-args-credit-"));
+    const missing = path.join(dir, "no-such-server.mjs");
+    writePlugin(path.join(dir, "agent-tools-plugin-argsmix"), {
+      name: "argsmix",
+      prefix: "argsmix",
+      description: "A stdio server whose program is misspelt; one argument is a token.",
+      adapter: { kind: "mcp", command: process.execPath, args: [missing, "--token", "${PROBE_TOKEN}"], timeoutMs: 30_000 },
+    });
+    const server = await connect(path.join(dir, "agent-tools-plugin-argsmix"), { PROBE_TOKEN: "probe-token-value-5521" });
+    try {
+      const { payload, isError } = await callJson(server.client, "agent_tools_argsmix_call", { toolName: "anything", arguments: {} });
+      assert.equal(isError, true);
+      const hint = payload.error?.hint ?? "";
+      assert.match(hint, /adapter\.args/, hint);
+      assert.doesNotMatch(hint, /PROBE_TOKEN/, hint);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

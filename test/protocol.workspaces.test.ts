@@ -214,6 +214,15 @@ describe("workspace handles over HTTP end to end", () => {
     }
     await client.close();
   });
+
+  it("a 100 kB `workspace` that is not a handle string is refused with a short answer quoting its start", async () => {
+    const client = await connectHttpV2(v2Client("pin"), http.url);
+    const refused = await callV2(client, "agent_tools_exec", { command: "echo ran", workspace: { x: "a".repeat(100_000) } });
+    assert.equal(refused.payload.error?.code, "WORKSPACE_INVALID", JSON.stringify(refused.payload).slice(0, 500));
+    assert.ok(JSON.stringify(refused.payload).length < 2_000, `the answer is short, not the value sent back: ${JSON.stringify(refused.payload).length} characters`);
+    assert.match(JSON.stringify(refused.payload), /\{\\"x\\":\\"aaaa/, "the start of the value is quoted");
+    await client.close();
+  });
 });
 
 describe("connections that are their own workspace (a 2025-era HTTP session, stdio)", () => {
@@ -229,6 +238,9 @@ describe("connections that are their own workspace (a 2025-era HTTP session, std
       assert.match(refused.payload.error?.message ?? "", /'workspace' is not taken on this connection \(got .+\): stdio and a 2025-era HTTP session keep one shell for the whole session.*nothing was run\. Send the call again without 'workspace'/, label);
       assert.equal(refused.payload.stdout, undefined, `${label}: nothing ran`);
     }
+    const long = await call({ command: "echo ran", workspace: "w".repeat(100_000) });
+    assert.equal(long.payload.error?.code, "WORKSPACE_INVALID");
+    assert.ok(JSON.stringify(long.payload).length < 2_000, `a 100 kB workspace gets a short answer: ${JSON.stringify(long.payload).length} characters`);
     const after = (await call({ command: "cat own.txt; cat ran.txt 2>/dev/null || echo none" })).payload;
     assert.equal(after.stdout, "mine\nnone\n", "the session's own shell kept its file, and the refused lines ran nothing");
   };

@@ -34,6 +34,10 @@ const DSN = `Server=db.example.com;Database=app;User Id=app;Password=${DSN_PASSW
 const SCRIPT_FILE = "/srv/tools/gate/server.py";
 const TOKEN_AS_PATH = "/tok/ab12-secret";
 const OPAQUE_ARG = "opaque-arg-5521";
+// Values with a `/` that are no path (they do not start as one, or hold `@ ; =`): masked whole.
+const CONN_STRING = "Server=db/inst;Password=hunter2xyz";
+const SCHEMELESS_URL = "alice:s3cr3tpw@db.internal/app";
+const KEY_WITH_SLASHES = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 
 const dir = mkdtempSync(path.join(tmpdir(), "redaction-child-env-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,7 +49,7 @@ writePlugin(path.join(pluginsDir, "agent-tools-plugin-envs"), {
   adapter: {
     kind: "mcp",
     command: process.execPath,
-    args: [path.join(ROOT, "test", "fixtures", "mcp", "stdio-server.mjs"), "${SCRIPT_FILE}", "${GATE_TOKEN}", "${OPAQUE_ARG}"],
+    args: [path.join(ROOT, "test", "fixtures", "mcp", "stdio-server.mjs"), "${SCRIPT_FILE}", "${GATE_TOKEN}", "${OPAQUE_ARG}", "${CONN}", "${PGCONN}", "${MINIO}"],
     env: {
       TOOL_SCRIPT: "${SCRIPT_FILE}",
       GH_HOST: "${ENTERPRISE_HOST}",
@@ -59,6 +63,9 @@ writePlugin(path.join(pluginsDir, "agent-tools-plugin-envs"), {
       TG_URL: "${TG_URL}",
       HOOK_ENDPOINT: "${HOOK_ENDPOINT}",
       DB_URL: "${DB_DSN}",
+      X_CONN: "${CONN}",
+      X_PGCONN: "${PGCONN}",
+      X_MINIO: "${MINIO}",
     },
     timeoutMs: 30_000,
   },
@@ -67,7 +74,7 @@ writePlugin(path.join(pluginsDir, "agent-tools-plugin-envs"), {
 describe("a stdio MCP server's declared env in results", () => {
   const agent = stdioForSuite(pluginsDir, { ENTERPRISE_HOST: HOST, GH_SETTINGS: CONFIG_DIR, OPAQUE: TOKEN, XOXB: PLAIN_NAMED, DB_PASSWORD: INNER_SECRET,
     SLACK_WEBHOOK_URL: SLACK_WEBHOOK, DISCORD_WEBHOOK_URL: DISCORD_WEBHOOK, TG_URL: TELEGRAM, HOOK_ENDPOINT: TOKEN_IN_PATH, DB_DSN: DSN,
-    SCRIPT_FILE, GATE_TOKEN: TOKEN_AS_PATH, OPAQUE_ARG });
+    SCRIPT_FILE, GATE_TOKEN: TOKEN_AS_PATH, OPAQUE_ARG, CONN: CONN_STRING, PGCONN: SCHEMELESS_URL, MINIO: KEY_WITH_SLASHES });
 
   it("shows a host name and a config folder as they are, and masks credentials by name, inside a URL too", async () => {
     const names = ["GH_HOST", "GH_CONFIG_DIR", "API_URL", "GH_TOKEN", "SLACK_BOT", "LITERAL_TOKEN"];
@@ -113,5 +120,18 @@ describe("a stdio MCP server's declared env in results", () => {
     assert.equal((payload.result as { values: Record<string, string> }).values.TOOL_SCRIPT, SCRIPT_FILE, "a path in env under a plain name is shown");
     const all = JSON.stringify([echoed.payload, payload]);
     for (const secret of [TOKEN_AS_PATH, OPAQUE_ARG]) assert.ok(!all.includes(secret), `${secret} is not shown`);
+  });
+
+  /** A `/` does not make a value a path: a connection string, a URL without its scheme or a generated key may hold one. */
+  it("masks a value with a '/' that does not start as a path or holds '@', ';' or '=', in args and in env under a plain name", async () => {
+    const secrets = [CONN_STRING, SCHEMELESS_URL, KEY_WITH_SLASHES];
+    const echoed = await callJson(agent.client, "agent_tools_envs_call", { toolName: "echo", arguments: { text: secrets.join(" | ") } });
+    assert.equal(echoed.isError, false, JSON.stringify(echoed.payload));
+    const { payload, isError } = await callJson(agent.client, "agent_tools_envs_call", { toolName: "env", arguments: { names: ["X_CONN", "X_PGCONN", "X_MINIO"] }, confirm: true });
+    assert.equal(isError, false, JSON.stringify(payload));
+    const { values } = payload.result as { values: Record<string, string> };
+    for (const name of ["X_CONN", "X_PGCONN", "X_MINIO"]) assert.equal(values[name], "[redacted]", `${name} is masked`);
+    const all = JSON.stringify([echoed.payload, payload]);
+    for (const secret of [...secrets, "hunter2xyz", "s3cr3tpw"]) assert.ok(!all.includes(secret), `${secret} is not shown`);
   });
 });

@@ -295,6 +295,28 @@ describe("MCP client configs in the mount (.mcp.json, .cursor/mcp.json, .codex/c
       await runtime.close();
     }
   });
+
+  it("are hidden when the client's folder is itself the folder mounted (a mount of ~/.cursor hides its mcp.json)", async () => {
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-client-root-")), ".cursor");
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, "mcp.json"), '{"token":"ghp_client-root-secret-7"}');
+    writeFileSync(path.join(dir, "rules.md"), "visible\n");
+    const runtime = await createRuntime({ pluginDirs: [], env: {}, log: silentLogger });
+    try {
+      const layer = createTextLayer(runtime, { mountDir: dir });
+      const session = runtime.createSession();
+      for (const line of ["cat /workdir/mcp.json", "cd /workdir && cat ./mcp.json x/../mcp.json", "grep -r client-root /workdir", "cd /workdir && cp -r . /tmp/all; cat /tmp/all/mcp.json"]) {
+        const run = await layer.exec(session, line);
+        assert.doesNotMatch(run.stdout + run.stderr, /client-root-secret-7/, line);
+      }
+      const listing = await layer.exec(session, "ls -a /workdir");
+      assert.doesNotMatch(listing.stdout, /mcp\.json/, listing.stdout);
+      assert.match(listing.stdout, /rules\.md/, "the folder's other files show");
+      await closeSession(session);
+    } finally {
+      await runtime.close();
+    }
+  });
 });
 
 describe("a config file named through a symlink (the built CLI, AGENT_TOOLS_EXEC_MOUNT_CWD=1)", () => {

@@ -158,6 +158,16 @@ describe("a declarative block's ${VAR} that the host does not set", () => {
     assert.equal(set.code, 0, set.stderr);
     assert.doesNotMatch(set.stderr + JSON.stringify(set.report), /s3cret-value/);
   });
+
+  it("is not a problem when a requires.env entry 'A|B' names it and the other name satisfies the entry", async () => {
+    const plugins = path.join(dir, "alternative-plugins");
+    const block = { kind: "rest", baseUrl: "http://127.0.0.1:9/api", auth: { type: "bearer", token: "${AT_TEST_EXPLICIT_TOKEN}" }, tools: [{ name: "get_item", method: "GET", path: "/items/{id}" }] };
+    writePlugin(path.join(plugins, "agent-tools-plugin-either"), { name: "either", prefix: "either", description: "d", adapter: block, requires: { env: ["AT_TEST_EXPLICIT_TOKEN|AT_TEST_DERIVED_TOKEN"] } });
+    const { code, report, stderr } = await validate(["--plugins-dir", plugins], { ...baseEnv(), AT_TEST_DERIVED_TOKEN: "derived-value" });
+    assert.equal(report.plugins.find((p) => p.prefix === "either")?.status, undefined, "configured through the other name");
+    assert.deepEqual(report.problems, [], report.problems.join("\n"));
+    assert.equal(code, 0, stderr);
+  });
 });
 
 describe("adapters are built by validate, every problem at once", () => {

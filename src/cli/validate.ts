@@ -41,7 +41,7 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
     const problems = [...runtime.problems(), ...(made.problem ? [made.problem] : [])];
     for (const { manifest, configured } of runtime.plugins) {
       if (!configured || typeof manifest.adapter !== "object") continue;
-      const found = firstUseProblems(manifest.adapter, manifest.dir, env);
+      const found = firstUseProblems(manifest.adapter, manifest.dir, env, manifest.requires.env);
       if (found.length) problems.push(...adapterBlockError(manifest, found).message.split("\n"));
     }
     // The config's own notices (settings of other clients it ignored) too: validate is where a

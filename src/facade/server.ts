@@ -590,9 +590,10 @@ export function createFacade(runtime: Runtime): Facade {
     const run = async (confirmer: Confirmer | undefined, signal: AbortSignal): Promise<{ isError: boolean; payload: object }> => {
       // Where the connection is the workspace, a handle would be ignored: refused, nothing runs.
       const notTaken = scope.execSession ? undefined : workspaceNotTaken(args.workspace);
-      if (notTaken) return { isError: true, payload: { ok: false, error: notTaken.toPayload() } };
+      // Masked, then bounded, as every refusal: the error quotes the value sent.
+      if (notTaken) return { isError: true, payload: { ok: false, error: boundError(runtime.redactValue(notTaken.toPayload())) } };
       const bound: ExecScope = scope.execSession ? await scope.execSession(ctx, args) : { session: scope.session(ctx) };
-      if ("error" in bound) return { isError: true, payload: { ok: false, error: bound.error.toPayload() } };
+      if ("error" in bound) return { isError: true, payload: { ok: false, error: boundError(runtime.redactValue(bound.error.toPayload())) } };
       try {
         // The text layer is made on first use; just-bash itself loads with the first command line.
         // As sent: the text layer names a command that is not a string (an array of words was answered "is empty").

@@ -6,7 +6,7 @@ import { fieldName } from "../adapters/shared/spec-check.js";
 import { blockStrings } from "./block-strings.js";
 import { programLocation, resolveAllowedProgram } from "../adapters/cli/allowlist.js";
 import type { DeclarativeAdapterSpec } from "./manifest.js";
-import { findOnPath, notRunnable } from "./requirements.js";
+import { envAlternatives, findOnPath, notRunnable } from "./requirements.js";
 import { commandPath, searchedPath } from "./command-path.js";
 
 /**
@@ -24,8 +24,10 @@ import { commandPath, searchedPath } from "./command-path.js";
  * said as its status, not here. Values are quoted as written when they hold a variable (a host
  * value is not shown), else as resolved;
  *  - a `${VAR}` without a default, in any setting of the block, whose variable is not set and not
- *    in `requires.env` (listed there, the plugin is "not configured: set VAR" instead): every call
- *    that resolves the setting answers NOT_CONFIGURED, as a config entry's would not start.
+ *    named in `requires.env` (`declared`; every name of an `A|B` entry, which either variable
+ *    satisfies: listed there, the plugin is "not configured: set VAR" instead, or configured through
+ *    the other name, which the block's settings are written for): every call that resolves the
+ *    setting answers NOT_CONFIGURED, as a config entry's would not start.
  */
 
 export interface FirstUseProblem {
@@ -46,8 +48,8 @@ function shown(written: string, absolute: string): string {
   return written.includes("${") ? `'${written}'` : `'${absolute}'`;
 }
 
-export function firstUseProblems(block: DeclarativeAdapterSpec, baseDir: string, env: NodeJS.ProcessEnv): FirstUseProblem[] {
-  return [...unsetVariableProblems(block, env), ...kindProblems(block, baseDir, env)];
+export function firstUseProblems(block: DeclarativeAdapterSpec, baseDir: string, env: NodeJS.ProcessEnv, declared: readonly string[] = []): FirstUseProblem[] {
+  return [...unsetVariableProblems(block, env, new Set(declared.flatMap(envAlternatives))), ...kindProblems(block, baseDir, env)];
 }
 
 function kindProblems(block: DeclarativeAdapterSpec, baseDir: string, env: NodeJS.ProcessEnv): FirstUseProblem[] {
@@ -56,10 +58,13 @@ function kindProblems(block: DeclarativeAdapterSpec, baseDir: string, env: NodeJ
   return block.kind === "mcp" && typeof block.command === "string" ? launchProblems(block, block.command, baseDir, env) : [];
 }
 
-/** Each setting of the block that reads a variable the host does not set (empty counts as unset, as interpolate reads it). */
-function unsetVariableProblems(block: DeclarativeAdapterSpec, env: NodeJS.ProcessEnv): FirstUseProblem[] {
+/**
+ * Each setting of the block that reads a variable the host does not set (empty counts as unset, as
+ * interpolate reads it) and `requires.env` does not name (`declared`, each name of its entries).
+ */
+function unsetVariableProblems(block: DeclarativeAdapterSpec, env: NodeJS.ProcessEnv, declared: ReadonlySet<string>): FirstUseProblem[] {
   return blockStrings(block).flatMap(({ segments, value }) => {
-    const unset = [...new Set(requiredReferences(value))].filter((name) => !env[name]);
+    const unset = [...new Set(requiredReferences(value))].filter((name) => !env[name] && !declared.has(name));
     if (!unset.length) return [];
     const names = unset.map((name) => `$${name}`).join(", ");
     const they = unset.length > 1 ? "they are" : "it is";

@@ -244,15 +244,15 @@ function catalogWithoutCredentials(manifest: PluginManifest, options: LoadOption
   };
 }
 
-/**
- * A second plugin with a prefix already taken, named with the one that has it. A config entry has
- * no `prefix` field: its prefix is made from its key, so the fix is another key.
- */
 /** A manifest's several problems as the failure's `lines` (the redacted message is split again, so each line is masked like the message). */
 function manifestLines(error: unknown): { lines: string[] } | Record<string, never> {
   return error instanceof ManifestError && error.lines ? { lines: [...error.lines] } : {};
 }
 
+/**
+ * A second plugin with a prefix already taken, named with the one that has it. A config entry has
+ * no `prefix` field: its prefix is made from its key, so the fix is another key.
+ */
 function prefixTaken(manifest: PluginManifest, taken: PluginManifest): ManifestError {
   const holder = taken.entryPath ? `the entry '${taken.name}'${taken.file === manifest.file ? "" : ` of ${taken.file}`}` : `plugin '${taken.name}' (${taken.file})`;
   if (!manifest.entryPath) return new ManifestError(manifest.file, "prefix", `'${manifest.prefix}' is already used by ${holder}; give this plugin another prefix`);

@@ -275,11 +275,6 @@ function traced<S extends { trace?: OperationTrace | undefined }>(name: string, 
 }
 
 /**
- * A gate request with the caller's cancellation as policies know it, an AbortSignal as `signal`;
- * for a Cancel it is made only when a policy reads it (withCancellation), so a gate that never
- * looks costs no AbortSignal.
- */
-/**
  * Run a tool call, entered in the command line's write log while it runs when it changes data:
  * a line stopped meanwhile names it (text-layer.ts), since the change may still be made.
  */
@@ -296,6 +291,11 @@ function loggedWrite<T>(state: { writes?: boolean; ctx: OperationContext }, tool
   }
 }
 
+/**
+ * A gate request with the caller's cancellation as policies know it, an AbortSignal as `signal`;
+ * for a Cancel it is made only when a policy reads it (withCancellation), so a gate that never
+ * looks costs no AbortSignal.
+ */
 function withCallerSignal<T extends object>(request: T, ctx: OperationContext): T & { signal?: AbortSignal } {
   const source = ctx.cancel ?? ctx.signal;
   return source ? withCancellation(request, source) : request;

@@ -108,11 +108,19 @@ function pathKey(path: string): string {
   return `/${segments.join("/")}`;
 }
 
-/** True when any segment of `path` is a hidden name, or `path` is one of `extra` (compared the same case-folded way). */
-function isHiddenPath(path: string, extra: ReadonlySet<string> = new Set()): boolean {
+/**
+ * True when any segment of `path` is a hidden name, or `path` is one of `extra` (compared the same
+ * case-folded way). `rootName`: the name of the folder mounted, which leads every path for the
+ * per-folder rules (a mount of ~/.cursor hides its /mcp.json).
+ */
+function isHiddenPath(path: string, extra: ReadonlySet<string> = new Set(), rootName?: string): boolean {
   if (extra.size > 0 && extra.has(pathKey(path))) return true;
   // The path as written and as resolved: `.env/..` passes through a hidden folder, `.cursor/x/../mcp.json` lands on a hidden file.
-  return isHiddenSegments(path.split("/")) || isHiddenSegments(pathKey(path).split("/"));
+  return [path.split("/"), pathKey(path).split("/")].some((segments) => {
+    // The mounted folder's name takes part in the per-folder rules only: a hidden name of its own would hide the whole mount.
+    const first = segments.find((segment) => segment !== "" && segment !== ".");
+    return isHiddenSegments(segments) || (first !== undefined && isHiddenInFolder(rootName, first));
+  });
 }
 
 function missing(path: string, op: string): Error {
@@ -163,11 +171,12 @@ function noSymlinks(): Error {
 /**
  * Wrap `inner`; `extraHidden` are paths inside it (as the mount sees them, e.g. "/conf/my.json") to
  * hide too, and `hiddenOnDisk` says of any other path whether it is one of those files under a name
- * of its own (a hard link made on disk: same-file.ts).
+ * of its own (a hard link made on disk: same-file.ts). `rootName`: the name of the folder on disk
+ * that is mounted (its real path's last segment), so `.cursor` mounted hides its `/mcp.json`.
  */
-export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<string> = [], hiddenOnDisk?: (path: string) => boolean): IFileSystem {
+export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<string> = [], hiddenOnDisk?: (path: string) => boolean, rootName?: string): IFileSystem {
   const extra = new Set([...extraHidden].map(pathKey));
-  const hidden = (p: string): boolean => isHiddenPath(p, extra) || (hiddenOnDisk?.(p) ?? false);
+  const hidden = (p: string): boolean => isHiddenPath(p, extra, rootName) || (hiddenOnDisk?.(p) ?? false);
   const guard = <T>(op: string, p: string, run: () => Promise<T>): Promise<T> => (hidden(p) ? Promise.reject(missing(p, op)) : run());
   const join = (dir: string, name: string): string => `${dir.replace(/\/+$/, "")}/${name}`;
   /**
@@ -177,7 +186,8 @@ export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<st
    * sees it; `folder` is the walk's start, and a link is named relative to it in the refusal.
    */
   const refusedContent = async (op: "cp" | "mv", folder: string, dir = folder): Promise<Error | undefined> => {
-    const dirName = dir.replace(/\/+$/, "").split("/").pop();
+    // The mount's root is the folder mounted: its name is rootName.
+    const dirName = dir.replace(/\/+$/, "").split("/").pop() || rootName;
     for (const name of await inner.readdir(dir)) {
       const entry = join(dir, name);
       const stat = await inner.lstat(entry);

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Bash, Command, IFileSystem, ScriptNode, StatementNode } from "just-bash";
 import type { Confirmer } from "../runtime/confirm.js";
 import { DeadlineError } from "../runtime/result.js";
@@ -5,6 +6,7 @@ import { WriteLog } from "../runtime/write-log.js";
 import { describeThrown } from "../runtime/errors.js";
 import type { CommandOutput, TextCommand } from "./command.js";
 import { EXIT } from "./exit-codes.js";
+import { realOrSelf } from "../real-path.js";
 import { hideCredentialFiles } from "./hidden-files-fs.js";
 import { regularFilesOverlay } from "./regular-files-overlay.js";
 import { sameFileOnDisk, type FileIdentity } from "./same-file.js";
@@ -194,7 +196,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     const mounted = new jb.MountableFs({ base });
     const regular = regularFilesOverlay(jb.OverlayFs, { root: options.mountDir, mountPoint: "/", readOnly: false, maxFileReadSize: MOUNT_FILE_READ_BYTES }, WORKDIR_MOUNT);
     takeRefusals = regular.takeRefusals;
-    mounted.mount(WORKDIR_MOUNT, hideCredentialFiles(regular.overlay, options.hiddenPaths ?? [], sameFileOnDisk(options.mountDir, options.hiddenFiles ?? [])));
+    mounted.mount(WORKDIR_MOUNT, hideCredentialFiles(regular.overlay, options.hiddenPaths ?? [], sameFileOnDisk(options.mountDir, options.hiddenFiles ?? []), path.basename(realOrSelf(path.resolve(options.mountDir)))));
     fs = mounted;
   }
   if (options.account) fs = budgetedFs(fs, options.account);

@@ -1,6 +1,6 @@
-import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { realOrSelf } from "../../real-path.js";
 import { isHiddenInFolder, isHiddenName, isHiddenSegments } from "../../text/hidden-files-fs.js";
 
 /**
@@ -20,6 +20,12 @@ const PATH_ARGUMENTS = ["path", "paths", "source", "destination"] as const;
  */
 export const KERNEL_FOLDERS = ["/proc", "/sys", "/dev"];
 /**
+ * System folders refused with everything below them, as the kernel's are: the system's settings
+ * and keys (/etc/ssh, /etc/shadow; /private/etc on macOS), the boot files, and the secrets a
+ * container is given (/run/secrets, Kubernetes' /var/run/secrets). No project lives there.
+ */
+const SYSTEM_TREES = ["/etc", "/private/etc", "/boot", "/run/secrets", "/var/run/secrets"];
+/**
  * The system's own folders (Linux and macOS, where /etc and /var are /private/…): refused as
  * themselves, not the folders below them (a project may live in /opt/app or /var/www).
  */
@@ -37,17 +43,11 @@ export function unsafeRoot(dir: string, home: string = os.homedir()): string | u
   const relative = path.relative(real, realHome);
   if (relative === "") return `${real} is the home folder`;
   if (!relative.startsWith("..") && !path.isAbsolute(relative)) return `${real} holds the home folder ${realHome}`;
-  if (KERNEL_FOLDERS.some((k) => real === k || real.startsWith(`${k}/`))) return `${real} is in a kernel filesystem (${KERNEL_FOLDERS.join(", ")})`;
+  const within = (folders: readonly string[]): boolean => folders.some((k) => real === k || real.startsWith(`${k}/`));
+  if (within(KERNEL_FOLDERS)) return `${real} is in a kernel filesystem (${KERNEL_FOLDERS.join(", ")})`;
+  if (within(SYSTEM_TREES)) return `${real} is in a system folder whose whole tree is never served (${SYSTEM_TREES.join(", ")})`;
   if (SYSTEM_FOLDERS.has(real)) return `${real} is a system folder`;
   return undefined;
-}
-
-function realOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
 }
 
 function segments(p: string): string[] {
@@ -74,36 +74,50 @@ export function createFilesystemGuard(roots: readonly string[], extraHidden: rea
       const real = realOrSelf(candidate);
       if (hiddenFiles.has(real) || hiddenFiles.has(candidate)) return true;
       // Judge only the part below the served root: a project kept under ~/.secrets/work is still served.
+      // The root's own name leads: with ~/.cursor served, its mcp.json is `.cursor/mcp.json`.
       for (const root of realRoots) {
         const below = path.relative(root, real);
         if (below.startsWith("..") || path.isAbsolute(below)) continue;
-        if (isHiddenSegments(segments(below))) return true;
+        const named = segments(below);
+        if (isHiddenSegments(named) || isHiddenInFolder(path.basename(root), named[0] ?? "")) return true;
       }
     }
     return false;
   }
 
-  /** A tree's entries without hidden ones; `folder` is the name of the folder that holds them (for `.cursor/mcp.json`). */
-  function filterTree(value: unknown, folder: string | undefined): unknown {
+  /**
+   * The names the folder a listing is of may have (for `.cursor/mcp.json`): the last segment of
+   * `listed` resolved (`./.cursor/.` is `.cursor`, `.` is the root's own name), against each root
+   * when it is relative.
+   */
+  function listedFolderNames(listed: unknown): string[] {
+    if (typeof listed !== "string") return [];
+    const expanded = listed === "~" || listed.startsWith("~/") ? path.join(home, listed.slice(1)) : listed;
+    const resolved = path.isAbsolute(expanded) ? [path.resolve(expanded)] : realRoots.map((root) => path.resolve(root, expanded));
+    return [...new Set(resolved.map((p) => path.basename(realOrSelf(p))))];
+  }
+
+  /** A tree's entries without hidden ones; `folders` are the names the folder that holds them may have. */
+  function filterTree(value: unknown, folders: readonly string[]): unknown {
     if (!Array.isArray(value)) return value;
     return value
       .filter((entry: unknown) => {
         const name = entry && typeof entry === "object" ? (entry as { name?: unknown }).name : undefined;
-        return !(typeof name === "string" && (isHiddenName(name) || isHiddenInFolder(folder, name)));
+        return !(typeof name === "string" && (isHiddenName(name) || folders.some((folder) => isHiddenInFolder(folder, name))));
       })
       .map((entry: unknown) => {
         if (entry && typeof entry === "object" && Array.isArray((entry as { children?: unknown }).children)) {
           const { name, children } = entry as { name?: unknown; children: unknown[] };
-          return { ...(entry as object), children: filterTree(children, typeof name === "string" ? name : undefined) };
+          return { ...(entry as object), children: filterTree(children, typeof name === "string" ? [name] : []) };
         }
         return entry;
       });
   }
 
   /** A listing line names a hidden file: a hidden word, or a client config after its folder (in a path, or as the listed folder's entry). */
-  function hiddenLine(line: string, folder: string | undefined): boolean {
+  function hiddenLine(line: string, folders: readonly string[]): boolean {
     const words = line.split(/[\s\\/]+/).filter((word) => word !== "");
-    return isHiddenSegments(words) || words.some((word) => isHiddenInFolder(folder, word));
+    return isHiddenSegments(words) || words.some((word) => folders.some((folder) => isHiddenInFolder(folder, word)));
   }
 
   return {
@@ -122,18 +136,18 @@ export function createFilesystemGuard(roots: readonly string[], extraHidden: rea
       };
     },
     filterText(text, listed) {
-      const folder = typeof listed === "string" ? segments(listed).pop() : undefined;
+      const folders = listedFolderNames(listed);
       const trimmed = text.trim();
       if (trimmed.startsWith("[")) {
         try {
-          return JSON.stringify(filterTree(JSON.parse(trimmed), folder), null, 2);
+          return JSON.stringify(filterTree(JSON.parse(trimmed), folders), null, 2);
         } catch {
           // not a tree after all: filter it line by line
         }
       }
       return text
         .split("\n")
-        .filter((line) => !hiddenLine(line, folder))
+        .filter((line) => !hiddenLine(line, folders))
         .join("\n");
     },
   };

@@ -171,7 +171,6 @@ function isStaleVerdict(error: unknown): boolean {
   return (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || isUnsupportedProtocolVersion(error);
 }
 
-/** The requests that list what a server offers: no argument of the caller's is in them. */
 /**
  * The SDK's message for a failed first request, in the words the runtime's errors use: "Version
  * negotiation probe failed" is the SDK's name for the protocol-version check every connection
@@ -181,6 +180,7 @@ function ourWords(message: string): string {
   return message.replace(/^Version negotiation probe failed\b:?\s*/, "could not connect during the protocol-version check: ");
 }
 
+/** The requests that list what a server offers: no argument of the caller's is in them. */
 const LISTINGS = new Set(["tools/list", "resources/list", "prompts/list", "resources/templates/list"]);
 
 /** System errors that say a connection could not be made at all: the request never reached the server. */

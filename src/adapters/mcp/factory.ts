@@ -46,18 +46,35 @@ function lazyHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions): Transpor
 /**
  * Where the spec's settings are set: one written as a single `${VAR}` template (`"url":
  * "${NOTES_URL}/mcp"`, `"args": ["${CCDD_GATE_SCRIPT}"]`) is set by VAR, so hints that say what to
- * correct name the variable, not the field that only refers to it (settingAt). A list counts when
- * its entries refer to one variable in all. A variable the caller already names wins.
+ * correct name the variable, not the field that only refers to it (settingAt). A list counts only
+ * when every entry is exactly one `${VAR}` of the same variable: a variable that sets one entry of
+ * `["-y", "@scope/server-githb", "--token", "${GITHUB_TOKEN}"]` does not set the misspelt package,
+ * so such a list stays named as itself. A variable the caller already names wins.
  */
 export function withTemplateVariables(settings: SettingsLocation | undefined, spec: McpSpec): SettingsLocation | undefined {
   const templated: Record<string, string> = {};
   for (const [key, value] of Object.entries(spec)) {
-    const texts = typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === "string") : [];
-    const variables = [...new Set(texts.flatMap(referencedVariables))];
-    if (variables.length === 1) templated[key] = variables[0]!;
+    const variable = typeof value === "string" ? soleVariable(referencedVariables(value)) : Array.isArray(value) ? listVariable(value) : undefined;
+    if (variable !== undefined) templated[key] = variable;
   }
   if (!Object.keys(templated).length) return settings;
   return { ...(settings ?? { field: "adapter", file: "plugin.json" }), hostVariables: { ...templated, ...settings?.hostVariables } };
+}
+
+/** The one variable of `variables`, or undefined when there are none or several. */
+function soleVariable(variables: readonly string[]): string | undefined {
+  const distinct = new Set(variables);
+  return distinct.size === 1 ? [...distinct][0] : undefined;
+}
+
+/** A list entry that is a reference and nothing else: `${VAR}` or `${VAR:-default}`. */
+const WHOLE_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}$/;
+
+/** The variable a list is set by: every entry exactly `${VAR}` of that one variable, or undefined. */
+function listVariable(list: readonly unknown[]): string | undefined {
+  const variables = list.map((entry) => (typeof entry === "string" ? WHOLE_REFERENCE.exec(entry)?.[1] : undefined));
+  if (variables.length === 0 || variables.some((v) => v === undefined)) return undefined;
+  return soleVariable(variables as string[]);
 }
 
 /** Build an McpAdapter from a parsed spec. */

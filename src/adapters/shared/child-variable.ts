@@ -1,12 +1,47 @@
 import { embeddedCredentials } from "./embedded-credentials.js";
-import { resolveAddress, resolveChildValue } from "./env-vars.js";
+import { interpolate, referencedVariables, resolveAddress, urlCredentials } from "./env-vars.js";
 import type { Redactor } from "./redact.js";
-import { isSecretName } from "./secret-name.js";
+import { isSecretName, looksLikePath } from "./secret-name.js";
 
 /**
- * How a variable a child program gets (a cli adapter's or an MCP server's `env`) is masked. On its
- * own, not in env-vars.ts: it reads embedded-credentials.ts, which reads env-vars.ts.
+ * How a variable or argument a child program gets (a cli adapter's or an MCP server's `env`, an
+ * MCP server's `args`) is masked. On its own, not in env-vars.ts: it reads embedded-credentials.ts,
+ * which reads env-vars.ts.
  */
+
+/**
+ * A value shown as a filesystem path: it starts where a path starts (`/`, `~`, `.`, a drive
+ * `C:\`) and holds none of `@ ; =` or whitespace. Anything else with a `/` in it may be a
+ * credential: a connection string (`Server=db/inst;Password=…`), a URL without its scheme
+ * (`alice:pw@db.internal/app`), a generated key with `/` among its characters.
+ */
+const PATH_START = /^(?:[/~.]|[A-Za-z]:[\\/])[^@;=\s]*$/;
+
+/**
+ * Resolve what a child program is given (an `args` entry, an `env` value whose name says nothing),
+ * registering the referenced variables' values with the redactor, except a value that is a
+ * filesystem path (PATH_START, looksLikePath) from a variable whose name does not say it is a
+ * credential: CCDD_GATE_SCRIPT=/home/alice/tools/gate.py is where a program is, and masked it
+ * would mask every `/home/alice/…` path in every result (a secret's first 12 characters are masked
+ * wherever they begin a text). Such a path still gives up what embeddedCredentials and
+ * urlCredentials find inside it. `declaredName`: the name the child gets the value under (an `env`
+ * key), a credential's name as well (`GH_TOKEN: ${OPAQUE}` stays masked).
+ */
+export function resolveChildValue(value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor | undefined, declaredName?: string): string {
+  const resolved = interpolate(value, hostEnv, where);
+  if (!redactor) return resolved;
+  for (const name of referencedVariables(value)) {
+    const hostValue = hostEnv[name];
+    if (hostValue === undefined) continue;
+    const credentialNamed = isSecretName(name, hostValue) || (declaredName !== undefined && isSecretName(declaredName, hostValue));
+    if (credentialNamed || !PATH_START.test(hostValue) || !looksLikePath(hostValue)) {
+      redactor.add(hostValue);
+      continue;
+    }
+    for (const secret of [...embeddedCredentials(hostValue), ...urlCredentials(hostValue)]) redactor.add(secret);
+  }
+  return resolved;
+}
 
 /**
  * Names that say a variable holds where something is, not a credential: a host, a URL or

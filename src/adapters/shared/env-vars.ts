@@ -1,5 +1,5 @@
 import type { Redactor } from "./redact.js";
-import { isSecretName, looksLikePath, SECRET_NAME } from "./secret-name.js";
+import { isSecretName, SECRET_NAME } from "./secret-name.js";
 
 /**
  * `${VAR}` references in adapter settings (headers, URLs, auth values, env blocks). They are
@@ -136,30 +136,6 @@ export function resolveSecretAware(value: string, hostEnv: NodeJS.ProcessEnv, wh
   const resolved = interpolate(value, hostEnv, where);
   // The host values the template used are the secrets (not a `:-default`, not the literal text).
   for (const name of referencedVariables(value)) redactor?.add(hostEnv[name]);
-  return resolved;
-}
-
-/** A `scheme://` address: not a filesystem path, and it may carry a password. */
-const URL_START = /^[a-z][a-z0-9+.-]*:\/\//i;
-
-/**
- * Resolve what a child program is given (an `args` entry, an `env` value whose name says nothing),
- * registering the referenced variables' values as resolveSecretAware does, except a value that
- * looks like a filesystem path (looksLikePath, not a URL) from a variable whose name does not say
- * it is a credential: CCDD_GATE_SCRIPT=/home/alice/tools/gate.py is where a program is, and
- * masked it would mask every `/home/alice/…` path in every result (a secret's first 12 characters
- * are masked wherever they begin a text). `declaredName`: the name the child gets the value under
- * (an `env` key), a credential's name as well (`GH_TOKEN: ${OPAQUE}` stays masked).
- */
-export function resolveChildValue(value: string, hostEnv: NodeJS.ProcessEnv, where: string, redactor: Redactor | undefined, declaredName?: string): string {
-  const resolved = interpolate(value, hostEnv, where);
-  for (const name of referencedVariables(value)) {
-    const hostValue = hostEnv[name];
-    if (hostValue === undefined) continue;
-    const credentialNamed = isSecretName(name, hostValue) || (declaredName !== undefined && isSecretName(declaredName, hostValue));
-    if (!credentialNamed && looksLikePath(hostValue) && !URL_START.test(hostValue)) continue;
-    redactor?.add(hostValue);
-  }
   return resolved;
 }
 

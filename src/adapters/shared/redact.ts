@@ -158,13 +158,11 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
     },
     redact(text) {
       let out = text;
-      // One scan per secret, as without prefix masking: a text without a secret's first characters
-      // holds neither the secret nor a run of it.
-      for (const { secret, start } of entryList()) {
-        if (!out.includes(start ?? secret)) continue;
-        if (out.includes(secret)) out = out.split(secret).join(MARKER);
-        if (start !== undefined) out = maskRuns(out, secret, start);
-      }
+      const list = entryList();
+      for (const { secret } of list) if (out.includes(secret)) out = out.split(secret).join(MARKER);
+      // Runs after every whole secret: a longer secret's run (the URL-encoded form of a key with a
+      // `/`, `…%2F…`) would otherwise cut the start off a whole one and leave its rest readable.
+      for (const { secret, start } of list) if (start !== undefined && out.includes(start)) out = maskRuns(out, secret, start);
       if (MAYBE_SHAPE.test(out)) for (const [pattern, replacement] of SHAPES) out = out.replace(pattern, replacement);
       return out;
     },
