@@ -158,11 +158,16 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
     },
     redact(text) {
       let out = text;
-      const list = entryList();
-      for (const { secret } of list) if (out.includes(secret)) out = out.split(secret).join(MARKER);
-      // Runs after every whole secret: a longer secret's run (the URL-encoded form of a key with a
-      // `/`, `…%2F…`) would otherwise cut the start off a whole one and leave its rest readable.
-      for (const { secret, start } of list) if (start !== undefined && out.includes(start)) out = maskRuns(out, secret, start);
+      // One scan per secret for a text that holds none (the usual case): a text without a secret's
+      // first characters holds neither the secret nor a run of it.
+      let found: { secret: string; start?: string }[] | undefined;
+      for (const entry of entryList()) if (out.includes(entry.start ?? entry.secret)) (found ??= []).push(entry);
+      if (found) {
+        for (const { secret } of found) if (out.includes(secret)) out = out.split(secret).join(MARKER);
+        // Runs after every whole secret: a longer secret's run (the URL-encoded form of a key with a
+        // `/`, `…%2F…`) would otherwise cut the start off a whole one and leave its rest readable.
+        for (const { secret, start } of found) if (start !== undefined && out.includes(start)) out = maskRuns(out, secret, start);
+      }
       if (MAYBE_SHAPE.test(out)) for (const [pattern, replacement] of SHAPES) out = out.replace(pattern, replacement);
       return out;
     },
