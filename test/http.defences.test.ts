@@ -379,6 +379,19 @@ describe("binding a non-loopback address", () => {
     assert.equal(fromEnv.code, 1);
     assert.match(fromEnv.stderr, /AGENT_TOOLS_HTTP_PORT \(or http\.port\) must be a port number, a whole number from 0 to 65535 \(0 picks a free one\) \(got 'http'\)/, "a bad variable is named as the variable");
   });
+
+  it("refuses an allowed origin that is no origin (it would never match a browser's), naming the setting, its password masked", async () => {
+    for (const [value, shown] of [
+      ["not a url", "'not a url'"],
+      ["https://app.example.com/app", "'https://app.example.com/app'"],
+      ["https://me:origin-pw-7731@app.example.com", "'https://***@app.example.com'"],
+    ] as const) {
+      const refused = await runCli(["--port", "0"], baseEnv({ AGENT_TOOLS_HTTP_ALLOWED_ORIGINS: `http://localhost:5173, ${value}` }), HTTP_BIN);
+      assert.equal(refused.code, 1, value);
+      assert.ok(refused.stderr.includes(`AGENT_TOOLS_HTTP_ALLOWED_ORIGINS (or http.allowedOrigins) holds ${shown}, which is not an origin: write each as a browser sends it`), refused.stderr);
+      assert.doesNotMatch(refused.stderr, /origin-pw-7731/);
+    }
+  });
 });
 
 describe("HTTP session cap under concurrent initializes", () => {

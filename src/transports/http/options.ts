@@ -1,5 +1,6 @@
 import type { AgentToolsConfig } from "../../config/config.js";
 import { pastTimerLimit, TIMER_MOST } from "../../positive-int.js";
+import { maskedUrlText } from "../../url-text.js";
 
 /**
  * Where and how the HTTP facade listens. Environment variables win over the config's `http`
@@ -79,6 +80,28 @@ function list(raw: string | undefined): string[] {
   return (raw ?? "").split(",").map((item) => item.trim()).filter(Boolean);
 }
 
+/**
+ * An allowed Origin as a browser sends it (`https://app.example.com`, lower case, no default port,
+ * nothing after the host), or a refusal: an entry that is no origin (`not a url`, a path, another
+ * scheme) would never match a request, and the page it was meant for would be refused without a
+ * word at start.
+ */
+function allowedOrigin(entry: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(entry);
+  } catch {
+    url = undefined;
+  }
+  const extra = url && (url.pathname !== "/" || url.search || url.hash || url.username || url.password);
+  if (!url || !/^https?:$/.test(url.protocol) || extra) {
+    throw new HttpOptionsError(
+      `AGENT_TOOLS_HTTP_ALLOWED_ORIGINS (or http.allowedOrigins) holds '${maskedUrlText(entry.slice(0, 100))}', which is not an origin: write each as a browser sends it, http:// or https://, the host and an optional port, nothing after (e.g. https://app.example.com), comma-separated`,
+    );
+  }
+  return url.origin;
+}
+
 /** `teamAuth`: the config's team block names identities or a JWT issuer, which guard a public bind as a token does. */
 export function resolveHttpOptions(env: NodeJS.ProcessEnv, config: AgentToolsConfig["http"] = {}, teamAuth = false): HttpOptions {
   const host = env.AGENT_TOOLS_HTTP_HOST?.trim() || config.host || DEFAULT_HTTP_HOST;
@@ -99,7 +122,7 @@ export function resolveHttpOptions(env: NodeJS.ProcessEnv, config: AgentToolsCon
     port,
     token,
     allowedHosts: [...new Set([...(config.allowedHosts ?? []), ...list(env.AGENT_TOOLS_HTTP_ALLOWED_HOSTS), ...boundHostNames(host)].map((h) => h.toLowerCase()))],
-    allowedOrigins: [...new Set([...(config.allowedOrigins ?? []), ...list(env.AGENT_TOOLS_HTTP_ALLOWED_ORIGINS)].map((o) => o.toLowerCase().replace(/\/+$/, "")))],
+    allowedOrigins: [...new Set([...(config.allowedOrigins ?? []), ...list(env.AGENT_TOOLS_HTTP_ALLOWED_ORIGINS)].map(allowedOrigin))],
     maxSessions: positiveInteger(env.AGENT_TOOLS_HTTP_MAX_SESSIONS ?? config.maxSessions, "AGENT_TOOLS_HTTP_MAX_SESSIONS (or http.maxSessions)", DEFAULT_MAX_SESSIONS),
     sessionIdleMs: positiveInteger(env.AGENT_TOOLS_HTTP_SESSION_IDLE_MS ?? config.sessionIdleMs, "AGENT_TOOLS_HTTP_SESSION_IDLE_MS (or http.sessionIdleMs)", DEFAULT_SESSION_IDLE_MS, { ms: true }),
     unusedSessionIdleMs: positiveInteger(
