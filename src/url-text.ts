@@ -1,4 +1,4 @@
-import { secretQueryName, tokenLike, urlCredentials } from "./adapters/shared/env-vars.js";
+import { decodeSafely, secretQueryName, tokenLike, urlCredentials } from "./adapters/shared/env-vars.js";
 
 /**
  * A URL as an error may quote it: a user's setting that is wrong is worth showing (the host, the
@@ -37,15 +37,7 @@ export function maskedUrlText(url: string): string {
 
 /** `text` with the value of each `name=value` after '?', '&', ';' or '#' masked when the name says it holds a credential. */
 function maskParameters(text: string): string {
-  return text.replace(/([?&;#]([^=&;#?]*)=)([^&;#]*)/g, (whole, lead: string, name: string, value: string) => (value && secretQueryName(safeDecode(name)) ? `${lead}***` : whole));
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+  return text.replace(/([?&;#]([^=&;#?]*)=)([^&;#]*)/g, (whole, lead: string, name: string, value: string) => (value && secretQueryName(decodeSafely(name)) ? `${lead}***` : whole));
 }
 
 function canParse(url: string): boolean {

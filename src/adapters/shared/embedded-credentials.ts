@@ -1,4 +1,4 @@
-import { urlCredentials } from "./env-vars.js";
+import { decodeSafely, urlCredentials } from "./env-vars.js";
 import { looksGenerated } from "./secret-name.js";
 
 /**
@@ -38,14 +38,6 @@ function pathTokens(url: string): string[] {
     else if (looksGenerated(decoded)) found.push(segment, decoded);
   }
   return found;
-}
-
-function decodeSafely(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 /** A `key=value` part of a connection string (ADO.NET, ODBC, JDBC properties, Azure storage): at the start or after ';'. */

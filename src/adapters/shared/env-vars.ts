@@ -195,7 +195,8 @@ export function urlCredentials(text: string): string[] {
   return [...out];
 }
 
-function decodeSafely(text: string): string {
+/** `decodeURIComponent`, or the text as it is when it holds a `%` that is no escape. */
+export function decodeSafely(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
