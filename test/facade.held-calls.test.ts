@@ -62,6 +62,9 @@ describe("held calls", () => {
     assert.equal(table.size, 1);
     await until(() => seen.signal?.aborted === true, "the call (and with it the downstream call) to be cancelled");
     assert.deepEqual(seen.answer, { action: "cancel" });
+    // A limit under a minute is said in seconds, never "0 minutes".
+    const reason: unknown = seen.signal?.reason;
+    assert.match(reason instanceof Error ? reason.message : String(reason), /nobody answered within 1 second\b/);
     assert.equal(table.size, 0);
     assert.equal(table.get(held.id), undefined);
   });

@@ -1,6 +1,7 @@
 import { inputResponse, type InputRequests } from "@modelcontextprotocol/server";
 import { nodeCrypto } from "../node-crypto.js";
 import { RuntimeError } from "../errors.js";
+import { durationText } from "../duration-text.js";
 import type { CallRelay, ElicitModes, RelayedLog, RelayedParams, RelayedProgress, RelayedResult } from "../adapters/relay.js";
 import { canonicalJson } from "../runtime/loop-breaker.js";
 import { sha256Hex } from "../sha256.js";
@@ -207,7 +208,7 @@ export class HeldCall<T> {
       return { kind: "failed", error: refused };
     }
     this.round++;
-    this.expiry = setTimeout(() => this.cancel(new Error(`nobody answered within ${Math.round(this.table.ttlMs / 60_000)} minutes`)), this.table.ttlMs);
+    this.expiry = setTimeout(() => this.cancel(new Error(`nobody answered within ${durationText(this.table.ttlMs)}`)), this.table.ttlMs);
     this.expiry.unref();
     const requests: InputRequests = {};
     for (const [key, question] of this.questions) requests[key] = { method: METHOD[question.kind], params: question.params } as never;
@@ -348,10 +349,9 @@ export class HeldCalls {
   }
 
   private refusal(why: string, details: { pending: number; limit: number; per: "caller" | "server" }): RuntimeError {
-    const minutes = Math.round(this.ttlMs / 60_000);
     return new RuntimeError(
       "TOO_MANY_QUESTIONS",
-      `${why}, so this call's question was not asked and the call was cancelled at it (what it did before asking may have happened); an unanswered question waits up to ${minutes} minutes`,
+      `${why}, so this call's question was not asked and the call was cancelled at it (what it did before asking may have happened); an unanswered question waits up to ${durationText(this.ttlMs)}`,
       details,
     );
   }

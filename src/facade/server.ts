@@ -32,6 +32,7 @@ import { readFacadeKeys } from "../runtime/stray-keys.js";
 import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.js";
 import { positiveInt, positiveMs, TIMER_MOST } from "../positive-int.js";
 import { zeroOrMoreMs } from "../setting-numbers.js";
+import { durationText } from "../duration-text.js";
 
 /**
  * The MCP facade on the SDK v2 low-level Server: handlers for tools/list and tools/call that map
@@ -567,7 +568,7 @@ export function createFacade(runtime: Runtime): Facade {
         "QUESTION_EXPIRED",
         held
           ? "this question was already answered (by an earlier request with the same requestState, which resumes the call and gets its result); this answer was not used"
-          : `the call that asked this question is no longer waiting for its answer (nobody answered within ${Math.round(heldCalls.ttlMs / 60_000)} minutes, it was cancelled, or the server restarted)`,
+          : `the call that asked this question is no longer waiting for its answer (nobody answered within ${durationText(heldCalls.ttlMs)}, it was cancelled, or the server restarted)`,
       );
       return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
     }
