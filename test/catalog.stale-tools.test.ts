@@ -93,6 +93,63 @@ describe("catalog out of date with its server", () => {
     }
   });
 
+  test("arguments refused by a stored schema the server has changed since: listed again, and the call runs against the new schema", async () => {
+    const shape = (required: string) => ({ name: "shape", description: "Shape a widget", inputSchema: { type: "object", properties: { [required]: { type: "number" } }, required: [required], additionalProperties: false }, annotations: { readOnlyHint: true } });
+    writeFileSync(toolsFile, JSON.stringify([shape("a"), tool("list_gadgets")]));
+    rmSync(cacheDir, { recursive: true, force: true }); // a cold cache: the first start lists and stores this catalog
+    const first = await start();
+    try {
+      await untilValue("dyn's catalog stored", async () => ((await searchNames(first.client, "shape widget")).includes("shape") && existsSync(path.join(cacheDir, "catalogs")) ? true : undefined));
+    } finally {
+      await first.close();
+    }
+    // The server is upgraded behind the stored catalog: `shape` now takes `b`, not `a`.
+    writeFileSync(toolsFile, JSON.stringify([shape("b"), tool("list_gadgets")]));
+    const before = listings();
+    const warm = await start();
+    try {
+      const { payload, isError } = await callJson(warm.client, "agent_tools_dyn_call", { toolName: "shape", arguments: { b: 5 } });
+      assert.equal(isError, false, JSON.stringify(payload));
+      assert.equal(payload.result, "called shape");
+      assert.equal(listings(), before + 1, "one listing, made for the refused arguments");
+      // The fresh schema is the catalog's now: discover shows `b`, and a call with the old `a` is refused without listing again.
+      const discovered = JSON.stringify((await callJson(warm.client, "agent_tools_dyn_discover", { query: "shape" })).payload);
+      assert.match(discovered, /\bb\*/, discovered);
+      const old = await callJson(warm.client, "agent_tools_dyn_call", { toolName: "shape", arguments: { a: 5 } });
+      assert.equal(old.isError, true);
+      assert.equal((old.payload.error as { code: string }).code, "ARG_VALIDATION_FAILED", JSON.stringify(old.payload));
+      assert.equal(listings(), before + 1);
+    } finally {
+      await warm.close();
+    }
+  });
+
+  test("arguments a stored schema refuses and the server's own list refuses too: one listing, the same refusal", async () => {
+    const shape = { name: "shape", description: "Shape a widget", inputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] }, annotations: { readOnlyHint: true } };
+    writeFileSync(toolsFile, JSON.stringify([shape, tool("list_gadgets")]));
+    rmSync(cacheDir, { recursive: true, force: true });
+    const first = await start();
+    try {
+      await untilValue("dyn's catalog stored", async () => ((await searchNames(first.client, "shape widget")).includes("shape") && existsSync(path.join(cacheDir, "catalogs")) ? true : undefined));
+    } finally {
+      await first.close();
+    }
+    const before = listings();
+    const warm = await start();
+    try {
+      for (let i = 0; i < 2; i++) {
+        const { payload, isError } = await callJson(warm.client, "agent_tools_dyn_call", { toolName: "shape", arguments: { a: "five" } });
+        assert.equal(isError, true);
+        const error = payload.error as { code: string; message: string };
+        assert.equal(error.code, "ARG_VALIDATION_FAILED", JSON.stringify(payload));
+        assert.match(error.message, /\/a: /);
+      }
+      assert.equal(listings(), before + 1, "listed once: the listing confirmed the stored catalog");
+    } finally {
+      await warm.close();
+    }
+  });
+
   test("a stored name the server renamed is answered UNKNOWN_TOOL with the near names of the fresh list", async () => {
     setTools("frobnicate_widget", "list_gadgets");
     const first = await start();

@@ -776,6 +776,48 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   // ── validate: schema-aware repairs, then the schema ─────────────────────────────────────
   const validate: Step = (state) => {
+    const repairsBefore = state.repairs.length;
+    try {
+      checkArguments(state);
+    } catch (error) {
+      return afterRefusedByStoredSchema(state, error, repairsBefore);
+    }
+  };
+
+  /**
+   * Arguments refused against a stored catalog that no listing in this process has confirmed yet:
+   * the server may have changed the tool's schema since (an upgraded `npx -y` package), so it is
+   * asked for its tools before the refusal stands, once per call, as for a name it lacks. A changed
+   * schema is this call's (its arguments checked again, the repairs made afresh, and access asked
+   * again if the tool now changes data); an unchanged one, a tool gone, or a failed listing leaves
+   * the refusal as it was.
+   */
+  const afterRefusedByStoredSchema = (state: CallState, error: unknown, repairsBefore: number): Promise<void> => {
+    const plugin = state.plugin as ReadyPlugin;
+    const stale = state.tool;
+    if (!stale || state.relisted || !deps.relistTools || !(error instanceof RuntimeError) || error.code !== "ARG_VALIDATION_FAILED" || !deps.listedFromStore?.(plugin)) throw error;
+    state.relisted = true;
+    return deps.relistTools(plugin).then(
+      async (fresh) => {
+        const tool = fresh.find((t) => t.name === stale.name);
+        if (!tool || canonicalJson(tool.inputSchema) === canonicalJson(stale.inputSchema)) throw error;
+        const wrote = state.writes;
+        state.tool = tool;
+        state.writes = !deps.isReadOnly(plugin, tool);
+        state.facts.mutating = state.writes;
+        state.repairs.length = repairsBefore;
+        if (state.writes !== wrote) await passGate(deps.accessPolicies, gateRequestFor(state));
+        checkArguments(state);
+      },
+      (listing: unknown) => {
+        deps.log.debug(`plugin '${plugin.manifest.prefix}': listing again after refused arguments failed: ${describeThrown(listing)}`);
+        throw error;
+      },
+    );
+  };
+
+  /** The arguments against the tool's or skill's schema, repaired where it is safe; ARG_VALIDATION_FAILED otherwise. */
+  const checkArguments = (state: CallState): void => {
     const meta = state.skill?.meta.args;
     const schema = state.tool ? state.tool.inputSchema : isSchemaLike(meta) ? meta : undefined;
     // Read as the validator reads it: names under a top-level `$ref` or `allOf` count. A skill
