@@ -64,6 +64,7 @@ export async function tokensReport(runtime: Runtime): Promise<TokensReport> {
   const summaries = runtime.summaries();
   const flatTools: ToolDescriptor[] = [];
   const perPlugin: PluginCost[] = [];
+  // The exec tool as `agent-tools mcp` (stdio) lists it: a 2026-07-28 HTTP caller's adds `workspace` (facade/tools.ts).
   const fixed = buildFacadeTools([], { mode: "per-plugin", execTool: EXEC_FACADE_TOOL }).tools;
   for (const summary of summaries) {
     const plugin = runtime.plugin(summary.prefix);

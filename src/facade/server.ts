@@ -27,7 +27,7 @@ import { readPluginArgument } from "../runtime/argument-value.js";
 import { resolveFacadeTool, type RoutingOutcome, type ExcludedTool, type ToolOwners } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
-import { buildFacadeTools, EXEC_FACADE_TOOL, FACADE_TOOL_KEYS, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
+import { buildFacadeTools, EXEC_FACADE_TOOL, EXEC_FACADE_TOOL_WITH_WORKSPACE, FACADE_TOOL_KEYS, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
 import { readFacadeKeys } from "../runtime/stray-keys.js";
 import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.js";
 import { positiveInt, positiveMs, TIMER_MOST } from "../positive-int.js";
@@ -107,7 +107,7 @@ export type ExecScope = { session: Session; answer?: Record<string, unknown>; re
 
 export interface Facade {
   readonly runtime: Runtime;
-  /** The tool list of a caller without an identity (every plugin). */
+  /** The tool list of a caller without an identity (every plugin), as stdio lists it. */
   readonly tools: readonly FacadeTool[];
   readonly info: { name: string; version: string };
   /**
@@ -228,6 +228,15 @@ export function facadeCallEntry(server: Server): FacadeCallEntry | undefined {
   return typeof entry === "function" ? (server.laneEntry = entry()) : entry;
 }
 
+/**
+ * Whether a connection takes agent_tools_exec's `workspace`: only where a handle picks the shell,
+ * a 2026-07-28 HTTP caller's (its scope opens workspaces). Elsewhere (stdio, a 2025-era HTTP
+ * session) the connection is the workspace: the argument is neither listed nor taken.
+ */
+function takesWorkspace(scope: SessionScope): boolean {
+  return scope.execSession !== undefined;
+}
+
 /** The facade of `runtime`, built once per runtime (the tool list depends only on the fleet). */
 export function createFacade(runtime: Runtime): Facade {
   const existing = facades.get(runtime);
@@ -264,6 +273,10 @@ export function createFacade(runtime: Runtime): Facade {
    */
   interface View {
     tools: FacadeTool[];
+    /** agent_tools_exec as this view lists it: with `workspace` only where a handle picks the shell. */
+    execTool: FacadeTool;
+    /** The keys agent_tools_exec reads here: its listed schema's (any other is said in `repairs`). */
+    execKeys: readonly string[];
     routes: Map<string, FacadeRoute>;
     prefixes: string[];
     /** The names in this view's tools/list: the only ones an unknown tool's answer suggests. */
@@ -293,15 +306,24 @@ export function createFacade(runtime: Runtime): Facade {
     return (view.serverOptions = { ...view.serverOptions, instructions: serverInstructions(visible, runtime.facadeMode) });
   };
   const views = new Map<string, View>();
-  const viewFor = (identity: Identity | undefined): View => {
-    const key = identityViewKey(identity);
+  /**
+   * `workspaces`: whether the connection takes agent_tools_exec's `workspace` (a 2026-07-28 HTTP
+   * caller, whose scope opens workspaces: takesWorkspace). Two views per identity at most, each
+   * made once and shared by every session or request of its kind (issue #16: a session holds only
+   * its own state).
+   */
+  const viewFor = (identity: Identity | undefined, workspaces: boolean): View => {
+    const key = `${workspaces ? "workspaces" : "one shell"}\n${identityViewKey(identity)}`;
     let view = views.get(key);
     if (view) return view;
     const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
-    const { tools, routes } = buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL });
+    const execTool = workspaces ? EXEC_FACADE_TOOL_WITH_WORKSPACE : EXEC_FACADE_TOOL;
+    const { tools, routes } = buildFacadeTools(visible, { mode: runtime.facadeMode, execTool });
     const listCacheHint = { ttlMs: FACADE_LIST_TTL_MS, cacheScope: identity ? ("private" as const) : ("public" as const) };
     view = {
       tools,
+      execTool,
+      execKeys: Object.keys(execTool.inputSchema.properties),
       routes,
       prefixes: visible.map((s) => s.prefix),
       listedNames: tools.map((t) => t.name),
@@ -367,7 +389,7 @@ export function createFacade(runtime: Runtime): Facade {
       }
       const { route, repairs } = resolved;
       // Keys a tool does not take are read as what they plainly mean, or said in `repairs` (a _call's in the pipeline).
-      const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, FACADE_TOOL_KEYS[route.operation], resolved.args, repairs, route.operation === "discover" ? detailElsewhere(route.prefix ?? asRecord(resolved.args).plugin, view.prefixes) : {});
+      const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, route.operation === "exec" ? view.execKeys : FACADE_TOOL_KEYS[route.operation], resolved.args, repairs, route.operation === "discover" ? detailElsewhere(route.prefix ?? asRecord(resolved.args).plugin, view.prefixes) : {});
       // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.
       const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
       // Whether this client shows its user the confirmation question: answers word the confirm step so.
@@ -589,8 +611,9 @@ export function createFacade(runtime: Runtime): Facade {
    */
   function exec(server: Server, scope: SessionScope, sent: SentCall, args: Record<string, unknown>, repairs: Repair[], userConfirms: boolean, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const run = async (confirmer: Confirmer | undefined, signal: AbortSignal): Promise<{ isError: boolean; payload: object }> => {
-      // Where the connection is the workspace, a handle would be ignored: refused, nothing runs.
-      const notTaken = scope.execSession ? undefined : workspaceNotTaken(args.workspace);
+      // Where the connection is the workspace, a handle would be ignored: refused, nothing runs
+      // (not listed there, but a client may send one from a list made on another connection).
+      const notTaken = takesWorkspace(scope) ? undefined : workspaceNotTaken(args.workspace);
       // Masked, then bounded, as every refusal: the error quotes the value sent.
       if (notTaken) return { isError: true, payload: { ok: false, error: boundError(runtime.redactValue(notTaken.toPayload())) } };
       const bound: ExecScope = scope.execSession ? await scope.execSession(ctx, args) : { session: scope.session(ctx) };
@@ -637,18 +660,18 @@ export function createFacade(runtime: Runtime): Facade {
     if (runtime.facadeMode === "compact" && !userConfirms) return view.listResult;
     if (runtime.facadeMode === "compact") {
       const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
-      return (view.listResultAsked ??= { tools: buildFacadeTools(visible, { mode: "compact", execTool: EXEC_FACADE_TOOL, userConfirms: userConfirmsOf }).tools } as unknown as ListToolsResult);
+      return (view.listResultAsked ??= { tools: buildFacadeTools(visible, { mode: "compact", execTool: view.execTool, userConfirms: userConfirmsOf }).tools } as unknown as ListToolsResult);
     }
     const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
-    return { tools: buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: EXEC_FACADE_TOOL, ...(userConfirms ? { userConfirms: userConfirmsOf } : {}) }).tools } as unknown as ListToolsResult;
+    return { tools: buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: view.execTool, ...(userConfirms ? { userConfirms: userConfirmsOf } : {}) }).tools } as unknown as ListToolsResult;
   };
 
   const facade: Facade = {
     runtime,
-    tools: viewFor(undefined).tools,
+    tools: viewFor(undefined, false).tools,
     info,
     server(scope, around) {
-      const view = viewFor(scope.identity);
+      const view = viewFor(scope.identity, takesWorkspace(scope));
       const server = new FacadeServer(info, instructionsOf(view));
       const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx), () => (server.toolsListed = true));
       const handleList = (ctx: ServerContext): Promise<ListToolsResult> => (around ? around(ctx, list) : list(ctx));

@@ -31,7 +31,12 @@ export const HELP_TOOL = "agent_tools_help";
 const ARGUMENTS = { type: ["object", "string"] } as const;
 const EXEC_TOOL = "agent_tools_exec";
 
-/** The text layer's tool: a persistent sandboxed shell in which plugins are commands. */
+/**
+ * The text layer's tool: a persistent sandboxed shell in which plugins are commands. As listed
+ * where the connection is the workspace (stdio, a 2025-era HTTP session): one shell for the whole
+ * connection, so no `workspace` argument is listed there (one sent anyway, from a list made
+ * elsewhere, is refused: runtime/workspace-argument.ts).
+ */
 export const EXEC_FACADE_TOOL: FacadeTool = {
   name: EXEC_TOOL,
   description:
@@ -40,10 +45,24 @@ export const EXEC_FACADE_TOOL: FacadeTool = {
     type: "object",
     properties: {
       command: { type: "string", description: "A command above or a shell line, e.g. `memory call read_graph | jq '.result.entities | length'`." },
+    },
+    required: ["command"],
+  },
+};
+
+/**
+ * agent_tools_exec as a 2026-07-28 HTTP caller lists it: it has no session, so the `workspace`
+ * handle of an earlier answer names the shell to continue (transports/http/modern.ts).
+ */
+export const EXEC_FACADE_TOOL_WITH_WORKSPACE: FacadeTool = {
+  ...EXEC_FACADE_TOOL,
+  inputSchema: {
+    ...EXEC_FACADE_TOOL.inputSchema,
+    properties: {
+      ...EXEC_FACADE_TOOL.inputSchema.properties,
       // Mirrored by 2026-07-28 clients into `Mcp-Param-Workspace`, so a balancer can route to the instance holding the shell.
       workspace: { type: "string", "x-mcp-header": "Workspace", description: "The `workspace` of an earlier answer (same shell state)." },
     },
-    required: ["command"],
   },
 };
 
@@ -129,14 +148,14 @@ const SEARCH: FacadeTool = {
 const DISCOVER_INPUT: FacadeTool["inputSchema"] = { type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } } };
 
 /**
- * The top-level keys help, search, discover and exec read: their input schemas' (the facade says
- * any other key in `repairs`; `_call` and `_run_skill` place theirs in the pipeline).
+ * The top-level keys help, search and discover read: their input schemas' (the facade says any
+ * other key in `repairs`; `_call` and `_run_skill` place theirs in the pipeline; exec's are those
+ * of the variant the connection lists, read from it).
  */
-export const FACADE_TOOL_KEYS: Readonly<Record<"help" | "search" | "discover" | "exec", readonly string[]>> = {
+export const FACADE_TOOL_KEYS: Readonly<Record<"help" | "search" | "discover", readonly string[]>> = {
   help: Object.keys(HELP.inputSchema.properties),
   search: Object.keys(SEARCH.inputSchema.properties),
   discover: Object.keys(DISCOVER_INPUT.properties),
-  exec: Object.keys(EXEC_FACADE_TOOL.inputSchema.properties),
 };
 
 /** Compact mode: the same five tools (four without a text layer) for 1 plugin or 500. */
