@@ -29,7 +29,7 @@ import { validateArguments } from "./validation.js";
 import { takeUnrunPatterns } from "../json-schema.js";
 import { quotedPattern } from "../schema-regexp.js";
 import { declaredPropertyNames } from "../schema-branches.js";
-import type { WriteLog } from "./write-log.js";
+import type { LoggedSkillRun, WriteLog } from "./write-log.js";
 import { cutOffWriteError, refuseAfterAnswer, failedRunError, refuseAfterStop, stoppedRunError, type SentStep } from "./stopped-run.js";
 import { isPlainObject } from "../plain-object.js";
 import { asPromise } from "../as-promise.js";
@@ -210,6 +210,8 @@ interface CallState {
   deciding?: Set<Promise<void>>;
   /** The steps a skill run sent on to its plugin (for the deadline's answer: which may have taken effect). */
   sent?: SentStep[];
+  /** The skill run in the command line's write log, when a line runs it (entered at its first step that changes data). */
+  loggedRun?: LoggedSkillRun;
   /** The adapter the invoke step uses: a skill's is gated. */
   adapter?: Adapter;
   /** A skill's gate (the one its adapter goes through), for calls it approves up front (approved-call.ts). */
@@ -927,6 +929,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     deadline?: () => Cancellation | undefined;
     /** Filled with every step sent on to the plugin, for the deadline's answer. */
     sent?: SentStep[];
+    /** The run in the command line's write log: told of each step that changes data it sends. */
+    loggedRun?: LoggedSkillRun;
     /** Whether the run has settled (its answer is sent): the gate is closed then. */
     over?: () => boolean;
     /**
@@ -942,7 +946,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   /** The gate every request of a skill's run goes through (its adapter's, and the calls it approves up front). */
   function skillGateFor(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, run: SkillRun): SkillGate {
-    const { misplacedConfirm, unreadConfirm, refusals, brokenSteps, interrupts, facts, sent, deciding } = run;
+    const { misplacedConfirm, unreadConfirm, refusals, brokenSteps, interrupts, facts, sent, loggedRun, deciding } = run;
     const chain = policies(ctx);
     const pass = async (request: GateRequest) => {
       try {
@@ -1018,6 +1022,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       // Checked again after the gate's waits: a confirmation form can outlast the deadline.
       refuseIfStopped(name);
       sent?.push({ target: name, writes });
+      if (writes) loggedRun?.wrote(`${plugin.manifest.prefix}/${name}`);
     };
     const method = async (name: string, args: unknown[]): Promise<void> => {
       refuseIfStopped(name);
@@ -1025,6 +1030,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       await pass({ ...base, target: name, arguments: args, writes: true, mutating: plugin.manifest.requireConfirm });
       refuseIfStopped(name);
       sent?.push({ target: name, writes: true });
+      loggedRun?.wrote(`${plugin.manifest.prefix}/${name}`);
     };
     return { call: (name, args) => tracked(call(name, args)), method: (name, args) => tracked(method(name, args)) };
   }
@@ -1043,10 +1049,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   const gateSkill: Step = (state) => {
     const plugin = state.plugin as ReadyPlugin;
+    const skill = state.skill as Skill;
+    // A command line's skill run that sends a write is named if the line is stopped (write-log.ts), as a tool's write is.
+    const loggedRun = (state.loggedRun = state.ctx.writeLog?.skillRun(`${plugin.manifest.prefix}:${skill.name}`));
     state.refusals = [];
     state.brokenSteps = [];
     state.interrupts = [];
-    state.skillGate = skillGateFor(state.session, plugin, (state.skill as Skill).name, state.confirmed === true, state.ctx, {
+    state.skillGate = skillGateFor(state.session, plugin, skill.name, state.confirmed === true, state.ctx, {
       ...(state.misplacedConfirm ? { misplacedConfirm: state.misplacedConfirm } : {}),
       ...unreadConfirmOf(state),
       refusals: state.refusals,
@@ -1056,6 +1065,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       skillArguments: state.args,
       deadline: () => state.deadline,
       sent: (state.sent = []),
+      ...(loggedRun ? { loggedRun } : {}),
       over: () => state.runOver === true,
       deciding: (state.deciding = new Set()),
     });
@@ -1122,6 +1132,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       } finally {
         // The run has answered (or thrown): its gate closes, whatever its code still does later.
         state.runOver = true;
+        // Ended by the stop, it stays in the line's write log as running: its steps may still be.
+        state.loggedRun?.ended(deadline.aborted);
       }
       // The user has a question to answer first (reads before it are run again on the retry).
       const pending = state.interrupts?.[0];

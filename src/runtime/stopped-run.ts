@@ -2,6 +2,7 @@ import { describeThrown, RuntimeError } from "../errors.js";
 import type { Cancellation } from "../cancel.js";
 import { AdapterError } from "../adapters/shared/errors.js";
 import { DeadlineError } from "./result.js";
+import type { LoggedWrite } from "./write-log.js";
 
 /**
  * A run the runtime stopped (its deadline passed, or the client cancelled it) is answered at
@@ -95,14 +96,26 @@ function writeStoppedHint(tools: string | readonly string[], how: string): strin
 /**
  * The stderr line of a command line that was stopped (`stop`: "ran past its deadline", "was
  * cancelled") while writes it sent were running (`inFlight`) or after some had answered
- * (`answered`): the look-first wording of a stopped write, naming them. Undefined when it sent none.
+ * (`answered`): the look-first wording of a stopped write, naming them. A skill run is named as
+ * the skill, with the steps that change data it sent, in the words of a stopped skill run's own
+ * answer (`_run_skill`'s `writesSent`). Undefined when it sent none.
  */
-export function stoppedLineWritesNote(stop: string, writes: { inFlight: readonly string[]; answered: readonly string[] }): string | undefined {
+export function stoppedLineWritesNote(stop: string, writes: { inFlight: readonly LoggedWrite[]; answered: readonly LoggedWrite[] }): string | undefined {
   const parts: string[] = [];
-  if (writes.inFlight.length) parts.push(writeStoppedHint(writes.inFlight, `the line ${stop} while ${writes.inFlight.length === 1 ? "it was" : "they were"} running: the service may still have done the change`));
-  if (writes.answered.length) {
-    const named = writes.answered.map((t) => `'${t}'`).join(", ");
-    parts.push(`Earlier in the line, ${named} (changing data) had already answered: ${writes.answered.length === 1 ? "that change was" : "those changes were"} sent, so running the whole line again would make ${writes.answered.length === 1 ? "it" : "them"} twice; re-run only what is missing.`);
+  const tools = (list: readonly LoggedWrite[]) => list.filter((w) => w.kind === "tool").map((w) => w.name);
+  const skills = (list: readonly LoggedWrite[]) => list.filter((w): w is Extract<LoggedWrite, { kind: "skill" }> => w.kind === "skill");
+  const running = tools(writes.inFlight);
+  if (running.length) parts.push(writeStoppedHint(running, `the line ${stop} while ${running.length === 1 ? "it was" : "they were"} running: the service may still have done the change`));
+  for (const run of skills(writes.inFlight)) parts.push(lookFirstHint(run.name, run.writes, `was stopped (the line ${stop})`, "Nothing more of it is sent after the stop."));
+  const answeredTools = tools(writes.answered);
+  const answeredSkills = skills(writes.answered);
+  const named = [
+    ...(answeredTools.length ? [`${answeredTools.map((t) => `'${t}'`).join(", ")} (changing data)`] : []),
+    ...answeredSkills.map((run) => `skill '${run.name}' (whose ${run.writes.length === 1 ? "step" : "steps"} ${run.writes.map((w) => `'${w}'`).join(", ")} ${run.writes.length === 1 ? "changes" : "change"} data)`),
+  ];
+  if (named.length) {
+    const one = answeredTools.length + answeredSkills.reduce((n, run) => n + run.writes.length, 0) === 1;
+    parts.push(`Earlier in the line, ${named.join(" and ")} had already answered: ${one ? "that change was" : "those changes were"} sent, so running the whole line again would make ${one ? "it" : "them"} twice; re-run only what is missing.`);
   }
   return parts.length ? parts.join(" ") : undefined;
 }

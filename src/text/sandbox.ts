@@ -2,7 +2,7 @@ import path from "node:path";
 import type { Bash, Command, IFileSystem, ScriptNode, StatementNode } from "just-bash";
 import type { Confirmer } from "../runtime/confirm.js";
 import { DeadlineError } from "../runtime/result.js";
-import { WriteLog } from "../runtime/write-log.js";
+import { WriteLog, type LoggedWrite } from "../runtime/write-log.js";
 import { describeThrown } from "../runtime/errors.js";
 import type { CommandOutput, TextCommand } from "./command.js";
 import { EXIT } from "./exit-codes.js";
@@ -52,7 +52,7 @@ export interface SandboxRun {
   /** The line was stopped while the user was asked to confirm a write; the question was taken back. */
   questionWithdrawn?: boolean;
   /** A line stopped at its deadline or by a cancel: the writes it had sent to plugins, still running or answered (write-log.ts). */
-  writes?: { inFlight: string[]; answered: string[] };
+  writes?: { inFlight: LoggedWrite[]; answered: LoggedWrite[] };
   /** The line defines arrays or functions, which the next call will not have (transient-state.ts). */
   note?: string;
 }
