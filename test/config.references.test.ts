@@ -102,7 +102,7 @@ describe("shell-style ${...} forms the config does not resolve", () => {
     const result = await runCli(["validate", "--config", file], baseEnv({ REF_V: "v", TEAM_TOKEN: "t" }));
     assert.equal(result.code, 1, result.stdout);
     const problems = (JSON.parse(result.stdout) as { problems: string[] }).problems;
-    const forms = "write \\$\\{NAME\\} or \\$\\{NAME:-default\\} \\(or Cursor's \\$\\{env:NAME\\}, VS Code's \\$\\{input:id\\}, \\$\\{workspaceFolder\\}, \\$\\{userHome\\}\\)$";
+    const forms = "write \\$\\{NAME\\} or \\$\\{NAME:-default\\} \\(or Cursor's \\$\\{env:NAME\\}, VS Code's \\$\\{input:id\\}, \\$\\{workspaceFolder\\}, \\$\\{userHome\\}\\), or \\$\\$\\{[^']*\\} for the text as written \\('\\$\\$\\{' is a literal '\\$\\{'\\)$";
     const expected: [string, string][] = [
       ["args[1]", "${REF_V-…}"],
       ["args[2]", "${REF_V:=…}"],
@@ -173,7 +173,7 @@ describe("shell-style ${...} forms the config does not resolve", () => {
     const result = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: dir }));
     assert.notEqual(result.code, 0, result.stdout);
     const said = result.stdout + result.stderr;
-    assert.match(said, /field 'adapter\.args\[1\]' has '\$\{REF_V:\?…\}', which is not a reference resolved here .*; write \$\{NAME\} or \$\{NAME:-default\}"/);
+    assert.match(said, /field 'adapter\.args\[1\]' has '\$\{REF_V:\?…\}', which is not a reference resolved here .*; write \$\{NAME\} or \$\{NAME:-default\}, or \$\$\{REF_V:\?…\} for the text as written \('\$\$\{' is a literal '\$\{'\)"/);
     assert.match(said, /field 'adapter\.args\[2\]' has '\$\{env:…\}', which is not a reference resolved here/);
   });
 });

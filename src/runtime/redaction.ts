@@ -1,6 +1,6 @@
 import { isSecretName, looksLikePath, SECRET_NAME } from "../adapters/shared/secret-name.js";
-import { embeddedCredentials } from "../adapters/shared/embedded-credentials.js";
-import { referencedVariables } from "../adapters/shared/env-vars.js";
+import { writtenCredentials } from "../adapters/shared/embedded-credentials.js";
+import { literalText, referencedVariables } from "../adapters/shared/env-vars.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { envAlternatives } from "../plugins/requirements.js";
 
@@ -10,7 +10,8 @@ import { envAlternatives } from "../plugins/requirements.js";
  * resolves, before any call: the host values of the variables plugins name (`requires.env`,
  * `${VAR}` in their settings), every host variable whose name says it is a credential, and
  * literal credential-looking values written into config entries (`env`, `headers`, `args`, and
- * the credentials inside any literal text of them or of `url`: see embeddedCredentials). Adapters
+ * the credentials inside any literal text of them or of `url`: see writtenCredentials). A literal
+ * is registered as it is sent, its `$${` escapes read (`pa$${ss` is the password `pa${ss`). Adapters
  * register what they learn later (a login's session token) in the same instance, through
  * AdapterOptions.redactor.
  *
@@ -29,7 +30,7 @@ function collectStrings(value: unknown, into: string[]): void {
 
 /** The credentials inside a literal text (a connection URL's password, a connection string's `Password=`, a webhook's path). */
 function addEmbedded(text: unknown, into: Set<string>): void {
-  if (typeof text === "string") for (const secret of embeddedCredentials(text)) into.add(secret);
+  if (typeof text === "string") for (const secret of writtenCredentials(text)) into.add(secret);
 }
 
 function literalSecrets(block: unknown, into: Set<string>): void {
@@ -38,7 +39,7 @@ function literalSecrets(block: unknown, into: Set<string>): void {
     // Whatever the key is called (CONN_STRING, SLACK_WEBHOOK): its value may carry a credential inside.
     addEmbedded(value, into);
     if (typeof value !== "string" || referencedVariables(value).length > 0) continue;
-    if (SECRET_NAME.test(key) || SECRET_KEY.test(key)) into.add(value.replace(/^(bearer|basic|token)\s+/i, ""));
+    if (SECRET_NAME.test(key) || SECRET_KEY.test(key)) into.add(literalText(value).replace(/^(bearer|basic|token)\s+/i, ""));
   }
 }
 
@@ -57,16 +58,17 @@ function argumentSecrets(args: unknown, into: Set<string>): void {
   // An option value that could be a credential: `--auth-type bearer` or `--token-mode oauth` names a
   // word that results use everywhere, and masking it there would scrub ordinary text.
   const credentialLike = (value: string) => value.length >= 8 && !/\s/.test(value) && (/\d/.test(value) || value.length >= 20);
-  args.forEach((arg, i) => {
+  args.forEach((written, i) => {
     // A connection URL as a positional argument (server-postgres) or an option's value (`--db-url=…`).
-    addEmbedded(arg, into);
-    if (typeof arg !== "string" || referencedVariables(arg).length > 0) return;
+    addEmbedded(written, into);
+    if (typeof written !== "string" || referencedVariables(written).length > 0) return;
+    const arg = literalText(written);
     const header = HEADER_ARGUMENT.exec(arg);
     if (header) into.add(header[2]!.replace(/^(bearer|basic|token)\s+/i, "").trim());
     const eq = arg.indexOf("=");
     if (arg.startsWith("-") && eq > 0 && secretOption(arg.slice(0, eq)) && credentialLike(arg.slice(eq + 1))) into.add(arg.slice(eq + 1));
     const next: unknown = args[i + 1];
-    if (arg.startsWith("-") && eq < 0 && secretOption(arg) && typeof next === "string" && !next.startsWith("-") && credentialLike(next) && referencedVariables(next).length === 0) into.add(next);
+    if (arg.startsWith("-") && eq < 0 && secretOption(arg) && typeof next === "string" && !next.startsWith("-") && credentialLike(next) && referencedVariables(next).length === 0) into.add(literalText(next));
   });
 }
 
@@ -106,7 +108,7 @@ export function manifestSecrets(manifest: PluginManifest, env: NodeJS.ProcessEnv
     collectStrings(credentials, auth);
     if (typeof tokenStore === "string") {
       const storeVariables = referencedVariables(tokenStore);
-      if (storeVariables.length === 0 && !looksLikePath(tokenStore)) secrets.add(tokenStore);
+      if (storeVariables.length === 0 && !looksLikePath(tokenStore)) secrets.add(literalText(tokenStore));
       for (const name of storeVariables) if (env[name] && !looksLikePath(env[name] as string)) secrets.add(env[name] as string);
     }
     for (const text of auth) for (const name of referencedVariables(text)) if (env[name]) secrets.add(env[name] as string);

@@ -1,4 +1,4 @@
-import { decodeSafely, urlCredentials } from "./env-vars.js";
+import { decodeSafely, literalText, referenceOpeningAt, urlCredentials } from "./env-vars.js";
 import { looksGenerated } from "./secret-name.js";
 
 /**
@@ -46,7 +46,7 @@ const CONNECTION_PART = /(?:^|;)\s*([A-Za-z][A-Za-z ]*?)\s*=\s*("[^"]*"|'[^']*'|
 /** Keys of a connection string whose value is a credential. */
 const CONNECTION_SECRET_KEY = /^(password|passwd|pwd|accountkey|sharedaccesskey|sharedaccesssignature)$/i;
 
-/** The credentials written inside `text`, as the redactor should mask them; none when it holds none. */
+/** The credentials inside `text` (a value as it is used: resolved, or literal), as the redactor should mask them; none when it holds none. */
 export function embeddedCredentials(text: string): string[] {
   const found = new Set<string>();
   for (const [url] of text.matchAll(URL_RUN)) for (const part of [...urlCredentials(url), ...pathTokens(url)]) found.add(part);
@@ -56,6 +56,19 @@ export function embeddedCredentials(text: string): string[] {
     const value = match[2]!.trim().replace(/^(["'{])([\s\S]*)["'}]$/, "$2");
     if (value) found.add(value);
   }
-  // A part that is a `${VAR}` reference is no credential of its own: the variable's value is registered where it is resolved.
-  return [...found].filter((part) => !/\$\{|%7B/i.test(part));
+  return [...found];
+}
+
+/**
+ * The credentials inside a setting as written in a file (a config entry's `env`, `args`,
+ * `headers`, `url`), in the text it stands for once resolved: its escapes read, so the password of
+ * `postgres://u:pa$${ss@db/app` is `pa${ss`, what a server that repeats it shows. A part holding a
+ * `${VAR}` reference (as written or URL-encoded) is no credential of its own: the variable's value
+ * is registered where it is resolved.
+ */
+export function writtenCredentials(written: string): string[] {
+  if (referenceOpeningAt(written) < 0) return embeddedCredentials(literalText(written));
+  return embeddedCredentials(written)
+    .filter((part) => referenceOpeningAt(part) < 0 && referenceOpeningAt(decodeSafely(part)) < 0)
+    .map(literalText);
 }

@@ -7,11 +7,45 @@ import { isSecretName, SECRET_NAME } from "./secret-name.js";
  * shown: callers register them with a Redactor so they cannot leak into results or logs.
  */
 
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+/**
+ * A literal `${` is written `$${`, as in docker-compose: a template string a server expects
+ * (`$${name}`), a password holding `${`. Read as docker-compose reads it, but only in a run of `$`
+ * right before `{`, each `$$` of the run is one `$` (`$$${A}` is `$` then A's value); `$$`
+ * anywhere else is text as written, so a setting written before the escape existed keeps its meaning.
+ */
+const ESCAPED_DOLLAR = /\$\$(?=\$*\{)/g;
+
+/** A reference (`${NAME}`, `${NAME:-default}`) or an escaped `$`: one scan reads both, so an escaped `${` never opens a reference. */
+const REFERENCE = /\$\$(?=\$*\{)|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** The references of `value` (escapes skipped), each with its name and default (undefined when it has none). */
+function references(value: string): { name: string; fallback: string | undefined }[] {
+  return [...value.matchAll(REFERENCE)].filter((m) => m[1] !== undefined).map((m) => ({ name: m[1] as string, fallback: m[2] }));
+}
+
+/** `value` with its escapes read (`$${` is `${`): the text a setting that refers to no variable stands for. */
+export function literalText(value: string): string {
+  return value.replace(ESCAPED_DOLLAR, () => "$");
+}
+
+/** Whether the `${` at `at` opens a reference: it does unless an odd run of `$` stands before it (`$${`, `$$$${`). */
+function opensAt(value: string, at: number): boolean {
+  let run = 0;
+  while (value[at - 1 - run] === "$") run++;
+  return run % 2 === 0;
+}
+
+/** Where the first `${` at or after `from` that is no escape is, or -1. */
+export function referenceOpeningAt(value: string, from = 0): number {
+  for (let at = value.indexOf("${", from); at >= 0; at = value.indexOf("${", at + 1)) if (opensAt(value, at)) return at;
+  return -1;
+}
 
 /** The variables `value` refers to without a default (`${NAME}`, not `${NAME:-x}`): unset, the value cannot be resolved. */
 export function requiredReferences(value: string): string[] {
-  return [...value.matchAll(REFERENCE)].filter((m) => m[2] === undefined).map((m) => m[1] as string);
+  return references(value)
+    .filter((r) => r.fallback === undefined)
+    .map((r) => r.name);
 }
 
 export class MissingVariableError extends Error {
@@ -28,15 +62,24 @@ export class MissingVariableError extends Error {
  * reference: it would reach the server as it is written, so the config check refuses it.
  */
 export function unclosedReferenceAt(value: string): number {
-  const match = /\$\{(?![^}]*\})/.exec(value);
-  return match ? match.index : -1;
+  // Every `${` after the last `}` is unclosed, and none before it is.
+  return referenceOpeningAt(value, value.lastIndexOf("}") + 1);
 }
 
+/** A reference's opening and default, at the start of a text: `${NAME:-` and what follows up to the first `}`. */
+const DEFAULT_HERE = /^\$\{[A-Za-z_][A-Za-z0-9_]*:-([^}]*)/;
+
 /**
- * A default that holds a reference (`${A:-${B}}`): a default is plain text that ends at the first
+ * Whether a default holds a reference (`${A:-${B}}`): a default is plain text that ends at the first
  * `}`, so `${B}` would reach the server as text. Not resolved (a shell would): refused where settings are read.
  */
-const NESTED_DEFAULT = /\$\{[A-Za-z_][A-Za-z0-9_]*:-[^}]*\$\{/;
+function hasNestedDefault(value: string): boolean {
+  for (let at = referenceOpeningAt(value); at >= 0; at = referenceOpeningAt(value, at + 2)) {
+    const fallback = DEFAULT_HERE.exec(value.slice(at))?.[1];
+    if (fallback !== undefined && referenceOpeningAt(fallback) >= 0) return true;
+  }
+  return false;
+}
 
 /** Programs that read `${…}` in their arguments themselves: a script given to `sh -c` and the like. */
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"]);
@@ -66,7 +109,7 @@ export interface OtherReferenceForms {
  * `${V:+x}`, `${V-x}`, `${ V }`), or undefined. Such text would reach the server as written.
  */
 function unknownFormIn(value: string, other: OtherReferenceForms | undefined): string | undefined {
-  for (let at = value.indexOf("${"); at >= 0; at = value.indexOf("${", at)) {
+  for (let at = referenceOpeningAt(value); at >= 0; at = referenceOpeningAt(value, at)) {
     const rest = value.slice(at);
     const known = REFERENCE_HERE.exec(rest) ?? other?.pattern.exec(rest);
     if (known) {
@@ -88,6 +131,9 @@ function shownForm(form: string): string {
   return head.length < inner.length ? `\${${head}…}` : form;
 }
 
+/** How a refusal says the escape, for a `${` that was plausibly meant as text. */
+const LITERAL_OPENING = "$${ for a literal '${'";
+
 /**
  * What is wrong with the `${...}` text of a setting that is resolved from the host, or undefined:
  * the one rule of the config file's entries and of plugin.json's settings. Said after the field's
@@ -96,30 +142,34 @@ function shownForm(form: string): string {
  */
 export function referenceTextProblem(value: string, other?: OtherReferenceForms, options: { shellScript?: boolean } = {}): string | undefined {
   const forms = `\${NAME} or \${NAME:-default}${other ? ` (or ${other.forms})` : ""}`;
-  if (unclosedReferenceAt(value) >= 0) return "opens '${' without a closing '}'; write ${NAME} (or ${NAME:-default})";
-  if (NESTED_DEFAULT.test(value)) return "has a reference inside a default (${A:-${B}}), which is not resolved (it would reach the server as text); write the default as plain text, ${A:-value}, or set A from B in the environment";
+  if (unclosedReferenceAt(value) >= 0) return `opens '\${' without a closing '}'; write \${NAME} (or \${NAME:-default}), or ${LITERAL_OPENING} (a template or a password that holds one)`;
+  if (hasNestedDefault(value)) return `has a reference inside a default (\${A:-\${B}}), which is not resolved (it would reach the server as text); write the default as plain text, \${A:-value} (${LITERAL_OPENING}), or set A from B in the environment`;
   // A shell's own `${1}`, `${x%.*}` or `${V:?…}` in a script it is given (`sh -c '…'`) are the
   // shell's to read: passed on as written, as the other clients do.
   const unknown = options.shellScript ? undefined : unknownFormIn(value, other);
-  if (unknown) return `has '${shownForm(unknown)}', which is not a reference resolved here (it would reach the server as text; shell forms such as \${V:?message}, \${V:=x}, \${V:+x} and \${V-x} are not taken, nor spaces inside the braces); write ${forms}`;
+  if (unknown) return `has '${shownForm(unknown)}', which is not a reference resolved here (it would reach the server as text; shell forms such as \${V:?message}, \${V:=x}, \${V:+x} and \${V-x} are not taken, nor spaces inside the braces); write ${forms}, or $${shownForm(unknown)} for the text as written ('$\${' is a literal '\${')`;
   return undefined;
 }
 
 /** The variable names a value refers to. */
 export function referencedVariables(value: string): string[] {
-  return [...value.matchAll(REFERENCE)].map((m) => m[1] ?? "").filter(Boolean);
+  return references(value).map((r) => r.name);
 }
 
 /**
- * Replace every `${VAR}` (or `${VAR:-default}`) in `value`. A missing variable without a default
- * throws MissingVariableError naming it and `where` it was needed.
+ * Replace every `${VAR}` (or `${VAR:-default}`) in `value`, and read its escapes (`$${` is `${`,
+ * in a default too). A missing variable without a default throws MissingVariableError naming it
+ * and `where` it was needed. The one place escapes are read: every other reader of a setting
+ * (the config's checks, the other clients' forms, the redactor) leaves them as written.
  */
 export function interpolate(value: string, env: NodeJS.ProcessEnv, where: string): string {
   const missing: string[] = [];
-  const out = value.replace(REFERENCE, (_, name: string, fallback: string | undefined) => {
+  const out = value.replace(REFERENCE, (_, name: string | undefined, fallback: string | undefined) => {
+    // An escaped `$` (the first two of `$${`): one `$`, and its `{` stays text.
+    if (name === undefined) return "$";
     const resolved = env[name];
     if (resolved !== undefined && resolved !== "") return resolved;
-    if (fallback !== undefined) return fallback;
+    if (fallback !== undefined) return literalText(fallback);
     missing.push(name);
     return "";
   });

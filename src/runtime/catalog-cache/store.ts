@@ -6,7 +6,7 @@ import { replaceFile } from "../../replace-file.js";
 import { switchFromEnv } from "../../env-switch.js";
 import { xdgBase } from "../../paths.js";
 import { entryProblem } from "./entry-check.js";
-import { unexpandedTilde } from "../../config/tilde.js";
+import { unusableFolder } from "../../config/absolute-folder.js";
 
 /**
  * Where plugin catalogs are kept between runs. The runtime only needs get/set/clear by an opaque
@@ -175,15 +175,16 @@ export async function describeFileStore(dir: string): Promise<{ entries: number;
 
 /**
  * The user's cache folder for this runtime, from the environment it was given:
- * AGENT_TOOLS_CACHE_DIR (unless it starts with `~`), else XDG_CACHE_HOME (Linux and other Unixes) or ~/.cache,
+ * AGENT_TOOLS_CACHE_DIR (unless it starts with `~` or is relative), else XDG_CACHE_HOME (Linux and other Unixes) or ~/.cache,
  * ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows. Undefined when the environment names no
  * home at all (an embedded runtime given an empty env): then nothing is written anywhere.
  */
 export function cacheRoot(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
   const explicit = env.AGENT_TOOLS_CACHE_DIR?.trim();
-  // `~/…` from a client's JSON (no shell) would make a folder named `~` in the working folder:
-  // the default applies instead, and the start's settings check says so (env-settings.ts).
-  if (explicit && !unexpandedTilde("AGENT_TOOLS_CACHE_DIR", explicit)) return path.resolve(explicit);
+  // `~/…` from a client's JSON (no shell) would make a folder named `~` in the working folder, and
+  // a relative path one in each project the server is started in: the default applies instead,
+  // and the start's settings check says so (env-settings.ts).
+  if (explicit && !unusableFolder("AGENT_TOOLS_CACHE_DIR", explicit)) return path.resolve(explicit);
   if (platform === "win32") {
     const local = env.LOCALAPPDATA?.trim();
     return local ? path.join(local, "agent-tools-runtime", "Cache") : undefined;

