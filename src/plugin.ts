@@ -7,6 +7,7 @@
  *  - `skillContext(adapter, context)`: calls that answer the tool's value, unwrapped;
  *  - `SkillError` / `skillError(code, message, {hint, details})`: a failure with a code and a hint;
  *  - `createAndVerify(plan)`: create, read back, compare — one failure contract.
+ * And `waitsForUser(error)`: a caught error that is the run asking the user is rethrown as it is.
  */
 
 import type { Adapter, CallContext } from "./adapters/types.js";
@@ -14,8 +15,11 @@ import type { SkillContext } from "./plugins/skills.js";
 import type { ErrorCode } from "./runtime/errors.js";
 import { jsonTextValue } from "./json-text-value.js";
 import { describeValue } from "./errors.js";
+import { waitsForUser } from "./confirm-interrupt.js";
 
 export { runSteps, type SkillStep, type StepFailure } from "./plugins/skill-steps.js";
+// `catch (error) { if (waitsForUser(error)) throw error; … }` in a skill that catches errors from adapter.call.
+export { waitsForUser };
 export { definePlugin, defineSkill } from "./define.js";
 export type { Adapter, CallContext, SkillContext, ErrorCode };
 export type { Skill, SkillMeta, SkillRelated } from "./plugins/skills.js";
@@ -247,6 +251,8 @@ function refusedCreateHint(what: string, status: unknown): string | undefined {
 
 /**
  * Create something, read it back by its new id, compare. The one failure contract:
+ *  - the user is being asked to confirm a write (waitsForUser): that is rethrown as it is, never
+ *    wrapped, so the question reaches the user and the run goes again with the answer;
  *  - the create got no answer (outcomeUnknown): unknownOutcomeError, whose hint says to look
  *    for it first (`lookFirst`) before creating again;
  *  - the create was refused: the error keeps the create's code and details (nothing exists to
@@ -264,6 +270,8 @@ export async function createAndVerify<Id = unknown>(plan: VerifyPlan<Id>): Promi
   try {
     created = await plan.create();
   } catch (error) {
+    // The user is being asked to confirm the create: not a failure (see waitsForUser).
+    if (waitsForUser(error)) throw error;
     if (outcomeUnknown(error)) throw unknownOutcomeError(plan.what, error, plan.lookFirst);
     const carried = error instanceof SkillError && error.hint !== undefined ? error.hint : undefined;
     const upstream = (error as { details?: unknown } | null)?.details;
@@ -287,6 +295,8 @@ export async function createAndVerify<Id = unknown>(plan: VerifyPlan<Id>): Promi
   try {
     readBack = await plan.read(id as Id);
   } catch (error) {
+    // A read through a tool the plugin counts as a write asks the user too.
+    if (waitsForUser(error)) throw error;
     throw new SkillError("UPSTREAM_ERROR", `${plan.what} ${idText(id)} was created, but reading it back failed: ${describeError(error)}`, {
       hint: exists,
       details: { stage: "read-back", id, created: withoutSecrets(created, secret) },

@@ -4,7 +4,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { createAndVerify, describeError, SkillError, skillContext, unwrapResult } from "../src/plugin.js";
+import { ConfirmInterrupt } from "../src/confirm-interrupt.js";
+import { createAndVerify, describeError, runSteps, SkillError, skillContext, unwrapResult, waitsForUser } from "../src/plugin.js";
 import { baseEnv, bundleReach, callJson, connect, ROOT, runCli, writePlugin } from "./helpers.js";
 
 /**
@@ -129,13 +130,50 @@ describe("plugin kit: createAndVerify's one failure contract", () => {
   });
 });
 
+describe("plugin kit: the run's stop to ask the user (waitsForUser)", () => {
+  // What the confirm gate throws at a skill's write while the user is asked (src/confirm-interrupt.ts).
+  const stop = () => new ConfirmInterrupt({ plugin: "notes", tool: "create_note", arguments: { title: "hello" }, skill: "add", skillArguments: {} });
+
+  it("is told from a failure, without the runtime's class", () => {
+    assert.equal(waitsForUser(stop()), true);
+    for (const other of [new Error("waiting for the user to confirm 'create_note' of plugin 'notes'"), new SkillError("CONFIRM_DECLINED", "declined"), Object.assign(new Error("x"), { name: "ConfirmInterrupt" }), undefined, "ConfirmInterrupt"]) {
+      assert.equal(waitsForUser(other), false, String(other));
+    }
+  });
+
+  it("createAndVerify rethrows it untouched, at the create and at the read-back (never wrapped as a failed create)", async () => {
+    const atCreate = stop();
+    await assert.rejects(createAndVerify({ what: "note", create: () => Promise.reject(atCreate), idOf: () => 1, read: async () => ({}) }), (error) => error === atCreate);
+    const atRead = stop();
+    await assert.rejects(createAndVerify({ what: "note", create: async () => ({ id: 1 }), idOf: (created) => (created as { id: number }).id, read: () => Promise.reject(atRead) }), (error) => error === atRead);
+  });
+
+  it("runSteps rethrows it untouched, even from a step that tolerates failures; the steps after it are not called", async () => {
+    const thrown = stop();
+    const called: string[] = [];
+    const adapter = {
+      call: async (name: string) => {
+        called.push(name);
+        if (name === "create_note") throw thrown;
+        return {};
+      },
+    };
+    const steps = [
+      { name: "create", tool: "create_note", args: {}, tolerate: () => true },
+      { name: "list", tool: "list_notes", args: {} },
+    ];
+    await assert.rejects(runSteps(adapter, steps), (error) => error === thrown);
+    assert.deepEqual(called, ["create_note"]);
+  });
+});
+
 describe("plugin kit: slim", () => {
   it("the built subpath imports no server code (no SDK, sandbox, index, runtime)", () => {
     // The build bundles dist/plugin.js (scripts/bundle.ts); its metafile says which source files
     // each output holds and what each output imports. Walk what loading dist/plugin.js loads.
     const { sources, externals: bare } = bundleReach("dist/plugin.js");
     // errors.ts imports only import-free helpers (json-safe, binary-value): the kit reads thrown values as the runtime does (describeError).
-    assert.deepEqual([...sources].sort(), ["src/binary-value.ts", "src/define.ts", "src/errors.ts", "src/json-safe.ts", "src/json-text-value.ts", "src/plugin.ts", "src/plugins/skill-steps.ts"]);
+    assert.deepEqual([...sources].sort(), ["src/binary-value.ts", "src/confirm-interrupt.ts", "src/define.ts", "src/errors.ts", "src/json-safe.ts", "src/json-text-value.ts", "src/plugin.ts", "src/plugins/skill-steps.ts"]);
     assert.deepEqual([...bare], []);
   });
 
@@ -144,7 +182,7 @@ describe("plugin kit: slim", () => {
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
     assert.equal(run.status, 0, run.stderr);
     const { names } = JSON.parse(run.stdout) as { names: string[] };
-    assert.deepEqual(names, ["SkillError", "createAndVerify", "definePlugin", "defineSkill", "describeError", "outcomeUnknown", "runSteps", "skillContext", "skillError", "unknownOutcomeError", "unwrapResult"]);
+    assert.deepEqual(names, ["SkillError", "createAndVerify", "definePlugin", "defineSkill", "describeError", "outcomeUnknown", "runSteps", "skillContext", "skillError", "unknownOutcomeError", "unwrapResult", "waitsForUser"]);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Adapter } from "../adapters/types.js";
+import { waitsForUser } from "../confirm-interrupt.js";
 
 /**
  * A skill's steps run in order, for skills that are a fixed sequence of tool calls. When a step
@@ -8,7 +9,8 @@ import type { Adapter } from "../adapters/types.js";
  * null and the error's message is kept in `notes`). A step may check its result's shape
  * (`check(result)` answers a problem sentence): a result the skill cannot read fails that step
  * with UPSTREAM_ERROR (hint: `checkHint`, else a generic one), rather than the skill failing
- * later on a property of the wrong thing.
+ * later on a property of the wrong thing. A step that stops to ask the user to confirm it (waitsForUser)
+ * is neither wrapped nor tolerated: that goes out as it is.
  * Shared by the bundled skills so each plugin need not carry its own copy.
  */
 
@@ -55,6 +57,8 @@ export async function runSteps(adapter: Pick<Adapter, "call">, steps: readonly S
     try {
       result = await adapter.call(step.tool, args);
     } catch (error) {
+      // The user is being asked to confirm this step: not a failure to wrap or tolerate (see waitsForUser).
+      if (waitsForUser(error)) throw error;
       const cause = (error instanceof Error ? error : new Error(String(error))) as Error & { code?: unknown; hint?: unknown; status?: unknown; details?: unknown };
       if (step.tolerate?.(cause)) {
         results[step.name] = null;

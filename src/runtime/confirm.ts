@@ -1,6 +1,9 @@
 import { nodeCrypto } from "../node-crypto.js";
 import { canonicalJson } from "./loop-breaker.js";
 
+// In a module of its own, so the plugin kit can recognise it without loading this one.
+export { ConfirmInterrupt } from "../confirm-interrupt.js";
+
 /**
  * The human confirmation of writes. A call that changes data is held at the confirm gate; when
  * the client can show its user a form (MCP elicitation), the gate asks the user through a
@@ -39,22 +42,11 @@ export interface ConfirmQuestion {
 
 /**
  * Asks the user; resolves with their decision. May throw ConfirmInterrupt to answer later (the
- * 2026-07-28 era). `withdraw`: aborted when the caller no longer wants the answer (a command line
- * that was stopped); the question is then taken back from the client.
+ * facade asks, then runs the call again with the answer). `withdraw`: aborted when the caller no
+ * longer wants the answer (a command line that was stopped); the question is then taken back from
+ * the client.
  */
 export type Confirmer = (question: ConfirmQuestion, withdraw?: AbortSignal) => Promise<ConfirmDecision>;
-
-/**
- * Thrown by a Confirmer that cannot wait for the answer inside this request (2026-07-28: the
- * question goes back to the client as an `input_required` result and the request is sent again
- * with the answer). It passes through the runtime untouched: nothing after the gate has run.
- */
-export class ConfirmInterrupt extends Error {
-  constructor(readonly question: ConfirmQuestion) {
-    super(`waiting for the user to confirm '${question.tool}' of plugin '${question.plugin}'`);
-    this.name = "ConfirmInterrupt";
-  }
-}
 
 /** A stable digest of a question: an answer applies to exactly this plugin, tool and arguments. */
 export function questionDigest(question: ConfirmQuestion): string {

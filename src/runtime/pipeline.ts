@@ -1129,6 +1129,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         // background-job skills do) are decided before it answers: a refusal is then the run's
         // answer (CONFIRM_REQUIRED, below), not a failure found later by whoever reads the job.
         while (state.deciding?.size) await Promise.allSettled([...state.deciding]);
+      } catch (error) {
+        // A run that asked the user to confirm a write and then failed: the question wins. What
+        // it threw is most likely that question caught and wrapped (a skill's own error type,
+        // "creating … failed: waiting for the user …"), and the run goes again once it is answered.
+        throw state.interrupts?.[0] ?? error;
       } finally {
         // The run has answered (or thrown): its gate closes, whatever its code still does later.
         state.runOver = true;
