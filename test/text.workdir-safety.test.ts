@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -25,14 +25,24 @@ async function exec(client: Client, command: string): Promise<ExecAnswer> {
   return payload as unknown as ExecAnswer;
 }
 
-for (const where of ["/", "home"] as const) {
-  describe(`the /workdir mount asked for in a server started from ${where === "/" ? "/" : "the home folder"}`, () => {
+// Where a client may start the server, and why the mount is refused there. The shared temp
+// folders themselves hold other users' and programs' files (sockets, temp files with tokens); a
+// folder made under one, as every other test here mounts, is a project's.
+const REFUSED_PLACES = [
+  { where: "/", label: "/", why: /the working directory \/ is the root of the disk/ },
+  { where: "home", label: "the home folder", why: /the working directory \S+ is the home folder/ },
+  { where: realpathSync(tmpdir()), label: "the temp folder itself", why: /the working directory \S+ is a shared temp folder \(\/tmp, \/var\/tmp, \/dev\/shm, TMPDIR\), where other users and programs keep their files \(sockets, temp files holding tokens\)/ },
+  ...(existsSync("/var/tmp") ? [{ where: "/var/tmp", label: "/var/tmp", why: /the working directory \/var\/tmp is a shared temp folder/ }] : []),
+];
+
+for (const { where, label, why } of REFUSED_PLACES) {
+  describe(`the /workdir mount asked for in a server started from ${label}`, () => {
     let client: Client;
     before(async () => {
       const home = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-home-")));
       writeFileSync(path.join(home, "notes.txt"), "home notes\n");
       const env = baseEnv({ HOME: home, XDG_STATE_HOME: home, AGENT_TOOLS_PLUGINS_DIR: path.join(home, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1", SECRET_API_TOKEN: SECRET });
-      const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env, cwd: where === "/" ? "/" : home, stderr: "pipe" });
+      const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env, cwd: where === "home" ? home : where, stderr: "pipe" });
       client = new Client({ name: "mount-safety-test", version: "0.0.0" });
       await client.connect(transport);
     });
@@ -41,9 +51,8 @@ for (const where of ["/", "home"] as const) {
     it("is off: status says why and how to set the folder, and nothing of the disk is in the sandbox", async () => {
       const { payload } = await callJson(client, "agent_tools_exec", { command: "status" });
       const result = payload.result as { problems?: string[]; sandbox: { workdir: string } };
-      const why = where === "/" ? /the working directory \/ is the root of the disk/ : /the working directory \S+ is the home folder/;
       for (const text of [result.sandbox.workdir, (result.problems ?? []).join("\n")]) {
-        for (const part of [/^\/workdir is off: AGENT_TOOLS_EXEC_MOUNT_CWD is on, but /m, why, /never mounts the whole disk, the home folder or a system folder/, /start the server in the project folder/]) assert.match(text, part);
+        for (const part of [/^\/workdir is off: AGENT_TOOLS_EXEC_MOUNT_CWD is on, but /m, why, /never mounts the whole disk, the home folder, a shared temp folder or a system folder/, /start the server in the project folder/]) assert.match(text, part);
       }
       const probe = await exec(client, "ls /workdir; cat /workdir/proc/self/environ /workdir/etc/passwd /workdir/notes.txt; echo end");
       assert.equal(probe.stdout, "end\n");
