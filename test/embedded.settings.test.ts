@@ -84,6 +84,8 @@ describe("agent-tools validate with a wrong AGENT_TOOLS_FS_ROOT", () => {
     ["a path through a file", path.join(aFile, "sub"), /which does not exist \(a part of the path is a file\)/, /set AGENT_TOOLS_FS_ROOT to an existing project folder/],
     ["a literal ~", "~/proj", /AGENT_TOOLS_FS_ROOT=~\/proj starts with ~, which only a shell expands/, new RegExp(`use an absolute path \\(AGENT_TOOLS_FS_ROOT=${home}/proj\\), or \\$HOME/`)],
     ["the root of the disk", "/", /AGENT_TOOLS_FS_ROOT=\/ is refused: \/ is the root of the disk/, /set AGENT_TOOLS_FS_ROOT to an existing project folder/],
+    // Other users' and programs' sockets and temp files; a project folder made under it is served (`project` is one).
+    ["the shared temp folder itself", realpathSync(tmpdir()), /is refused: \S+ is a shared temp folder \(\/tmp, \/var\/tmp, \/dev\/shm, TMPDIR\), where other users and programs keep their files/, /set AGENT_TOOLS_FS_ROOT to an existing project folder/],
   ];
   for (const [what, value, why, fix] of cases) {
     it(`fails on ${what}, naming the variable, what is wrong and the fix; the plugin is not configured`, async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -25,14 +25,24 @@ async function exec(client: Client, command: string): Promise<ExecAnswer> {
   return payload as unknown as ExecAnswer;
 }
 
-for (const where of ["/", "home"] as const) {
-  describe(`the /workdir mount asked for in a server started from ${where === "/" ? "/" : "the home folder"}`, () => {
+// Where a client may start the server, and why the mount is refused there. The shared temp
+// folders themselves hold other users' and programs' files (sockets, temp files with tokens); a
+// folder made under one, as every other test here mounts, is a project's.
+const REFUSED_PLACES = [
+  { where: "/", label: "/", why: /the working directory \/ is the root of the disk/ },
+  { where: "home", label: "the home folder", why: /the working directory \S+ is the home folder/ },
+  { where: realpathSync(tmpdir()), label: "the temp folder itself", why: /the working directory \S+ is a shared temp folder \(\/tmp, \/var\/tmp, \/dev\/shm, TMPDIR\), where other users and programs keep their files \(sockets, temp files holding tokens\)/ },
+  ...(existsSync("/var/tmp") ? [{ where: "/var/tmp", label: "/var/tmp", why: /the working directory \/var\/tmp is a shared temp folder/ }] : []),
+];
+
+for (const { where, label, why } of REFUSED_PLACES) {
+  describe(`the /workdir mount asked for in a server started from ${label}`, () => {
     let client: Client;
     before(async () => {
       const home = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-home-")));
       writeFileSync(path.join(home, "notes.txt"), "home notes\n");
       const env = baseEnv({ HOME: home, XDG_STATE_HOME: home, AGENT_TOOLS_PLUGINS_DIR: path.join(home, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1", SECRET_API_TOKEN: SECRET });
-      const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env, cwd: where === "/" ? "/" : home, stderr: "pipe" });
+      const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env, cwd: where === "home" ? home : where, stderr: "pipe" });
       client = new Client({ name: "mount-safety-test", version: "0.0.0" });
       await client.connect(transport);
     });
@@ -41,9 +51,8 @@ for (const where of ["/", "home"] as const) {
     it("is off: status says why and how to set the folder, and nothing of the disk is in the sandbox", async () => {
       const { payload } = await callJson(client, "agent_tools_exec", { command: "status" });
       const result = payload.result as { problems?: string[]; sandbox: { workdir: string } };
-      const why = where === "/" ? /the working directory \/ is the root of the disk/ : /the working directory \S+ is the home folder/;
       for (const text of [result.sandbox.workdir, (result.problems ?? []).join("\n")]) {
-        for (const part of [/^\/workdir is off: AGENT_TOOLS_EXEC_MOUNT_CWD is on, but /m, why, /never mounts the whole disk, the home folder or a system folder/, /start the server in the project folder/]) assert.match(text, part);
+        for (const part of [/^\/workdir is off: AGENT_TOOLS_EXEC_MOUNT_CWD is on, but /m, why, /never mounts the whole disk, the home folder, a shared temp folder or a system folder/, /start the server in the project folder/]) assert.match(text, part);
       }
       const probe = await exec(client, "ls /workdir; cat /workdir/proc/self/environ /workdir/etc/passwd /workdir/notes.txt; echo end");
       assert.equal(probe.stdout, "end\n");
@@ -169,5 +178,97 @@ describe("large files in the mounted folder", () => {
     assert.match(big?.stderr ?? "", /agent-tools: a sandbox limit stopped the command line: a command's input was larger than the sandbox reads \(32 MiB; a file counts by its size on disk, so a larger file cannot be read in the sandbox at all, not even its first bytes\): read a part of it with the filesystem plugin's tools/);
     assert.doesNotMatch(big?.stderr ?? "", /make loops finite/);
     assert.equal(alive?.stdout, "alive\n");
+  });
+});
+
+/**
+ * How to start the server so that `chmod 000` stops its reads: as this process's user, or, as
+ * root (CI), through setpriv without the two capabilities that read past permissions. The reason
+ * it cannot be, when neither works.
+ */
+function deniedReadsServer(unreadable: string): { command: string; args: string[] } | { skip: string } {
+  const server = { command: process.execPath, args: [MCP_BIN] };
+  if (process.platform === "win32") return { skip: "POSIX permissions" };
+  if (process.getuid?.() !== 0) {
+    try {
+      readFileSync(unreadable);
+      return { skip: "this user reads a file of mode 000 (it has CAP_DAC_OVERRIDE)" };
+    } catch {
+      return server;
+    }
+  }
+  const drop = ["--bounding-set", "-dac_override,-dac_read_search"];
+  try {
+    execFileSync("setpriv", [...drop, process.execPath, "-e", `require("fs").readFileSync(${JSON.stringify(unreadable)})`], { stdio: "ignore" });
+    return { skip: "running as root, and setpriv did not take away the capability to read a file of mode 000" };
+  } catch (error) {
+    // ENOENT: no setpriv here; an exit code: it ran, and the read was refused, as wanted.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { skip: "running as root, and setpriv (util-linux), which runs the server without the capability to read past permissions, is not installed" };
+    return { command: "setpriv", args: [...drop, server.command, ...server.args] };
+  }
+}
+
+describe("files and folders in the mounted project that the host does not let the server read", () => {
+  const project = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-denied-")));
+  const files: Record<string, string> = {
+    "readme.txt": "project readme\n",
+    "notes/plan.txt": `${SECRET}-notes\n`,
+    "tree/a.txt": "alpha\n",
+    "tree/locked/inner.txt": `${SECRET}-inner\n`,
+    "keys/.env": `TOKEN=${SECRET}-env\n`,
+    "keys/b.txt": "bee\n",
+    ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`many/f${String(i + 1).padStart(2, "0")}.txt`, `${i}\n`])),
+  };
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+    writeFileSync(path.join(project, file), text);
+  }
+  for (const file of ["notes/plan.txt", "keys/.env", ...Object.keys(files).filter((f) => f.startsWith("many/"))]) chmodSync(path.join(project, file), 0o000);
+  chmodSync(path.join(project, "tree", "locked"), 0o000);
+  const server = deniedReadsServer(path.join(project, "notes", "plan.txt"));
+  let client: Client;
+  before(async () => {
+    if ("skip" in server) return;
+    const env = baseEnv({ HOME: path.join(project, "..", "no-home"), AGENT_TOOLS_PLUGINS_DIR: path.join(project, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1" });
+    client = new Client({ name: "mount-denied-test", version: "0.0.0" });
+    await client.connect(new StdioClientTransport({ ...server, env, cwd: project, stderr: "pipe" }));
+  });
+  after(async () => client?.close());
+  const skip = "skip" in server ? server.skip : false;
+
+  it("a file: the read fails as the command says, and stderr names the file and why", { skip }, async () => {
+    const answer = await exec(client, "cat /workdir/notes/plan.txt; echo rc=$?");
+    assert.equal(answer.stdout, "rc=1\n");
+    assert.match(answer.stderr, /^cat: \/workdir\/notes\/plan\.txt: No such file or directory\n/);
+    assert.match(answer.stderr, /\nagent-tools: \/workdir\/notes\/plan\.txt was not read: the host does not let the server's user read this file \(EACCES\), so the command's output leaves it out; give that user access on the host if the command needs it\n$/);
+  });
+
+  it("a folder a search would skip without a word: stderr names it, so the output is not taken for the whole tree", { skip }, async () => {
+    const answer = await exec(client, "rg -l . /workdir/tree; echo rc=$?");
+    assert.equal(answer.stdout, "/workdir/tree/a.txt\nrc=0\n");
+    assert.match(answer.stderr, /agent-tools: \/workdir\/tree\/locked was not read: the host does not let the server's user (list|search) this folder \(EACCES[^)]*\), so the command's output leaves everything in it out/);
+    assert.doesNotMatch(JSON.stringify(answer), new RegExp(SECRET));
+  });
+
+  it("a copy out of the mount that meets one says which", { skip }, async () => {
+    const answer = await exec(client, "cp -r /workdir/tree /tmp/tree-copy; echo rc=$?");
+    assert.match(answer.stdout, /rc=1\n$/);
+    assert.match(answer.stderr, /agent-tools: \/workdir\/tree\/locked was not read: the host does not let the server's user (list|search) this folder/);
+  });
+
+  it("many: ten are named, the rest counted, and the next line starts with none", { skip }, async () => {
+    const answer = await exec(client, "cat /workdir/many/*; echo rc=$?");
+    const named = answer.stderr.split("\n").filter((line) => /^agent-tools: \/workdir\/many\/f\d\d\.txt was not read: /.test(line));
+    assert.deepEqual(named.map((line) => /f\d\d/.exec(line)?.[0]), ["f01", "f02", "f03", "f04", "f05", "f06", "f07", "f08", "f09", "f10"]);
+    assert.match(answer.stderr, /\nagent-tools: 2 more paths in \/workdir were not read \(12 in all; the first 10 are named above, each with why\)\n$/);
+    const next = await exec(client, "cat /workdir/readme.txt");
+    assert.deepEqual({ stdout: next.stdout, stderr: next.stderr }, { stdout: "project readme\n", stderr: "" });
+  });
+
+  it("a hidden file among them is never named: a copy of its folder inside the mount is refused without its name", { skip }, async () => {
+    const answer = await exec(client, "cp -r /workdir/keys /workdir/keys2; echo rc=$?; rg -l . /workdir/keys");
+    assert.equal(answer.stdout, "rc=1\n/workdir/keys/b.txt\n");
+    assert.match(answer.stderr, /^cp: cannot copy '\/workdir\/keys': refused: this folder holds a file hidden from the sandbox that the host does not let the server's user read \(EACCES\), so it cannot be carried along; copy \(move\) the other files one by one instead\n$/);
+    assert.doesNotMatch(JSON.stringify(answer), /\.env|TOKEN/);
   });
 });

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import type { FsStat, OverlayFs, OverlayFsOptions } from "just-bash";
 import { KERNEL_FOLDERS } from "../adapters/filesystem/guard.js";
+import { describeThrown } from "../runtime/errors.js";
 import { isHiddenSegments } from "./hidden-files-fs.js";
 
 /**
@@ -15,6 +16,11 @@ import { isHiddenSegments } from "./hidden-files-fs.js";
  *
  * `readFileBuffer` is the overlay's one reading path (readFile, readFileBytes, cp, appendFile and
  * chmod of a disk file all go through it), so guarding it guards them all.
+ *
+ * A file or folder the host does not let the server's user read (EACCES, or EPERM as macOS says
+ * for a protected folder) is said too: commands print such a read as "No such file or
+ * directory", and some say nothing at all (rg and tree leave an unreadable folder out), so the
+ * model took what it got for the whole folder. Each one is named on the line's stderr.
  */
 
 /** What a path that is not a regular file is, from its mode bits (the host's, as the overlay passes them on). */
@@ -41,6 +47,14 @@ function notRegular(path: string, what: string): Error {
   return Object.assign(new Error(`ENOENT: not read, open '${path}': it is ${what}`), { code: "ENOENT" });
 }
 
+/**
+ * A hidden file the host does not let the server's user read, met by a copy or move of its folder
+ * inside the mount (which carries hidden files along, still hidden): said without its name.
+ */
+function hiddenUnreadable(code: string): Error {
+  return Object.assign(new Error(`refused: this folder holds a file hidden from the sandbox that the host does not let the server's user read (${code}), so it cannot be carried along; copy (move) the other files one by one instead`), { code: "EACCES" });
+}
+
 /** The devices of the kernel filesystems on this host, where they are mounts of their own (not folders of the root's). */
 function kernelDevices(): Set<number> {
   const devices = new Set<number>();
@@ -63,9 +77,29 @@ function kernelDevices(): Set<number> {
 
 let kernel: Set<number> | undefined;
 
+/** How many paths one line's stderr names; the rest are counted in one more line (an unreadable tree can hold thousands). */
+const NAMED_REFUSALS = 10;
+
+/**
+ * Why a path the host refused was not read, by what the overlay was doing (its errors say it:
+ * "EACCES: open '/a'", "EACCES: scandir '/d'", "EACCES: lstat '/d/a'"). A lookup is refused by
+ * the folder above, which cannot be searched: that folder is the one named (a tool such as rg
+ * looks up .gitignore in every folder, which need not be there).
+ */
+const DENIED: Readonly<Record<string, { what: string; leaves: string; detail?: string; folderAbove?: true }>> = {
+  open: { what: "read this file", leaves: "it" },
+  scandir: { what: "list this folder", leaves: "everything in it" },
+  stat: { what: "search this folder", detail: ": no execute permission for that user", leaves: "everything in it", folderAbove: true },
+  lstat: { what: "search this folder", detail: ": no execute permission for that user", leaves: "everything in it", folderAbove: true },
+};
+
 export interface RegularFilesOverlay {
   overlay: OverlayFs;
-  /** The reads refused since the last call, each as a line that names the file (under `mountPoint`) and what it is; emptied. */
+  /**
+   * The paths not read since the last call, each as a line that names it (under `shownAt`) and
+   * why: not a regular file, or the host refused the read. At most NAMED_REFUSALS of them, then
+   * one line counting the rest; emptied.
+   */
   takeRefusals(): string[];
 }
 
@@ -77,12 +111,34 @@ export function regularFilesOverlay(Overlay: typeof OverlayFs, options: OverlayF
   kernel ??= kernelDevices();
   const kernelDevs = kernel;
   const maxBytes = options.maxFileReadSize ?? 0;
-  const refused = new Map<string, string>();
+  const notRead = new Map<string, string>();
+  // A hidden file's name is not told, even in a refusal (cp -r inside the mount reaches them).
+  const hidden = (path: string): boolean => isHiddenSegments(path.split("/"));
+  /** The first reason a path was not read is kept: a file under a folder that cannot be searched fails its lookup first, which says why. */
+  const note = (path: string, why: string): void => {
+    const shown = `${shownAt}${path === "/" ? "" : path}`;
+    if (!hidden(path) && !notRead.has(shown)) notRead.set(shown, why);
+  };
   const onlyRegular = `the sandbox reads only regular files and folders in ${shownAt}`;
   const refuse = (path: string, what: string, why = onlyRegular): Error => {
-    // A hidden file's name is not told, even in a refusal (cp -r inside the mount reaches them).
-    if (!isHiddenSegments(path.split("/"))) refused.set(`${shownAt}${path === "/" ? "" : path}`, `it is ${what}, and ${why}`);
+    note(path, `it is ${what}, and ${why}`);
     return notRegular(path, what);
+  };
+  /** `run`, noting `path` when the host refused the server's user; the error goes on to the command unchanged. */
+  const notingDenied = async <T>(path: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      const denied = /^(EACCES|EPERM): (\w+)/.exec(describeThrown(error));
+      // The overlay's error names the path ("EACCES: open '/keys/.env'"), which cp -r inside the mount printed.
+      if (denied && hidden(path)) throw hiddenUnreadable(denied[1] ?? "EACCES");
+      const why = denied ? DENIED[denied[2] ?? ""] : undefined;
+      if (denied && why) {
+        const named = why.folderAbove ? path.replace(/\/[^/]*\/*$/, "") || "/" : path;
+        note(named, `the host does not let the server's user ${why.what} (${denied[1]}${why.detail ?? ""}), so the command's output leaves ${why.leaves} out; give that user access on the host if the command needs it`);
+      }
+      throw error;
+    }
   };
   class RegularFilesOnly extends Overlay {
     override async readFileBuffer(path: string, seen?: Set<string>): Promise<Uint8Array> {
@@ -96,14 +152,28 @@ export function regularFilesOverlay(Overlay: typeof OverlayFs, options: OverlayF
       if (entry?.dev !== undefined && kernelDevs.has(Number(entry.dev))) throw refuse(path, `on a kernel filesystem (${KERNEL_FOLDERS.join(", ")})`);
       // The overlay refuses a larger file with EFBIG, which commands print as "No such file or directory".
       if (entry?.isFile && maxBytes > 0 && entry.size > maxBytes) throw refuse(path, `${entry.size} bytes`, `the sandbox reads files of up to ${maxBytes / 2 ** 20} MiB; read a part of it with the filesystem plugin's tools, or ask for a smaller file`);
-      return super.readFileBuffer(path, seen);
+      return notingDenied(path, () => super.readFileBuffer(path, seen));
+    }
+    override readdir(path: string): Promise<string[]> {
+      return notingDenied(path, () => super.readdir(path));
+    }
+    override readdirWithFileTypes(path: string): ReturnType<OverlayFs["readdirWithFileTypes"]> {
+      return notingDenied(path, () => super.readdirWithFileTypes(path));
+    }
+    override stat(path: string, seen?: Set<string>): Promise<FsStat> {
+      return notingDenied(path, () => super.stat(path, seen));
+    }
+    override lstat(path: string): Promise<FsStat> {
+      return notingDenied(path, () => super.lstat(path));
     }
   }
   return {
     overlay: new RegularFilesOnly(options),
     takeRefusals() {
-      const lines = [...refused].map(([file, why]) => `${file} was not read: ${why}`);
-      refused.clear();
+      const lines = [...notRead].slice(0, NAMED_REFUSALS).map(([file, why]) => `${file} was not read: ${why}`);
+      const more = notRead.size - lines.length;
+      if (more > 0) lines.push(`${more} more ${more === 1 ? "path" : "paths"} in ${shownAt} ${more === 1 ? "was" : "were"} not read (${notRead.size} in all; the first ${NAMED_REFUSALS} are named above, each with why)`);
+      notRead.clear();
       return lines;
     },
   };

@@ -152,9 +152,10 @@ function limitAdvice(stderr: string): string {
 
 /**
  * The folder /workdir shows, or why the one asked for is refused: the root of the disk, the home
- * folder, a system or kernel folder (the embedded filesystem plugin's rule, `unsafeRoot`). Clients
- * start servers in odd places (Claude Desktop in `/`), and a mount there showed the server's own
- * environment (/proc/<pid>/environ), /etc/shadow and every credential in the home folder.
+ * folder, a shared temp folder, a system or kernel folder (the embedded filesystem plugin's rule,
+ * `unsafeRoot`). Clients start servers in odd places (Claude Desktop in `/`), and a mount there
+ * showed the server's own environment (/proc/<pid>/environ), /etc/shadow and every credential in
+ * the home folder; in /tmp, other processes' temp files and sockets.
  */
 function mountPlaceOf(mountDir: string | undefined): { dir?: string; refused?: string } {
   if (!mountDir) return {};
@@ -162,7 +163,7 @@ function mountPlaceOf(mountDir: string | undefined): { dir?: string; refused?: s
   const unsafe = unsafeRoot(dir);
   if (!unsafe) return { dir };
   return {
-    refused: `${WORKDIR_MOUNT} is off: AGENT_TOOLS_EXEC_MOUNT_CWD is on, but the working directory ${unsafe}, and the sandbox never mounts the whole disk, the home folder or a system folder; start the server in the project folder (the client's working directory setting for it, or \`cd <project> && agent-tools serve\`)`,
+    refused: `${WORKDIR_MOUNT} is off: AGENT_TOOLS_EXEC_MOUNT_CWD is on, but the working directory ${unsafe}, and the sandbox never mounts the whole disk, the home folder, a shared temp folder or a system folder; start the server in the project folder (the client's working directory setting for it, or \`cd <project> && agent-tools serve\`)`,
   };
 }
 

@@ -32,13 +32,29 @@ const SYSTEM_TREES = ["/etc", "/private/etc", "/boot", "/run/secrets", "/var/run
 const SYSTEM_FOLDERS = new Set(["/bin", "/boot", "/etc", "/home", "/lib", "/lib64", "/opt", "/root", "/run", "/sbin", "/srv", "/usr", "/var", "/private", "/private/etc", "/private/var", "/Users", "/Library", "/System", "/Applications", "/Volumes"]);
 
 /**
+ * The shared temp folders: every user and program keeps files there (a running agent's socket,
+ * another process's temp file holding a token), none of them a project's. Refused as themselves,
+ * not the folders below them: a folder made for one project under /tmp (mkdtemp) is served.
+ * os.tmpdir() is where this host's programs put theirs (TMPDIR; /var/folders/…/T on macOS).
+ */
+const SHARED_TEMP_FOLDERS = ["/tmp", "/var/tmp", "/dev/shm"];
+
+function sharedTempFolders(): Set<string> {
+  return new Set([...SHARED_TEMP_FOLDERS, "/run/shm", os.tmpdir()].map((folder) => realOrSelf(path.resolve(folder))));
+}
+
+/**
  * The folders a filesystem server (and the text layer's /workdir mount) must never serve whole:
- * the disk's root, the home folder (or a parent of it), a system folder and anything in a kernel
- * filesystem. The reason, as words that follow the folder's name, or undefined when it may be served.
+ * the disk's root, the home folder (or a parent of it), a shared temp folder, a system folder and
+ * anything in a kernel filesystem. The reason, as words that follow the folder's name, or
+ * undefined when it may be served.
  */
 export function unsafeRoot(dir: string, home: string = os.homedir()): string | undefined {
   const real = realOrSelf(path.resolve(dir));
   if (path.parse(real).root === real) return `${real} is the root of the disk`;
+  // Before the home and kernel folders: what /tmp or /dev/shm is (and holds) is the reason to tell,
+  // also where the home folder is a folder made under /tmp.
+  if (sharedTempFolders().has(real)) return `${real} is a shared temp folder (${SHARED_TEMP_FOLDERS.join(", ")}, TMPDIR), where other users and programs keep their files (sockets, temp files holding tokens)`;
   const realHome = realOrSelf(home);
   const relative = path.relative(real, realHome);
   if (relative === "") return `${real} is the home folder`;
