@@ -20,6 +20,12 @@ import type { Writable } from "node:stream";
  * batch waits for `drain` rejects with WriteInterrupted, since the other side may have read and run
  * any line of it, and sending it again could run a write twice.
  *
+ * While the stream asks to wait (a batch waits for `drain`), new lines are held and leave as one
+ * batch once it drains: only one batch at a time listens to the stream. Before, every batch written
+ * into a full stream added its own `drain`, `close` and `error` listeners, and a downstream that
+ * sent thousands of log messages in one call made Node warn `MaxListenersExceededWarning: … 11
+ * error listeners added to [Socket]` while the lines piled up in the stream's buffer.
+ *
  * `write` is how a batch reaches the stream: the stream's own method unless given. The stdio
  * server's stdout passes stdout-guard.ts's `writeStdout`, which still reaches stdout once every
  * other writer of `process.stdout.write` has been sent to stderr.
@@ -38,6 +44,8 @@ export class BatchedWriter {
   #text = "";
   #batch: Promise<void> | undefined;
   #settle: ((error?: Error) => void) | undefined;
+  /** A written batch waits for the stream's `drain`: the next batch is written when it is over. */
+  #waiting = false;
 
   constructor(out: Writable, write: (text: string) => boolean = (text) => out.write(text)) {
     this.#out = out;
@@ -50,7 +58,7 @@ export class BatchedWriter {
       this.#batch = new Promise<void>((resolve, reject) => {
         this.#settle = (error) => (error ? reject(error) : resolve());
       });
-      process.nextTick(this.#flush);
+      if (!this.#waiting) process.nextTick(this.#flush);
     }
     return this.#batch;
   }
@@ -74,6 +82,11 @@ export class BatchedWriter {
       out.off("drain", onDrain);
       out.off("close", onClose);
       settle(error);
+      // Lines held while this batch waited leave now (on a stream gone meanwhile: "Not connected", as they never left).
+      if (this.#waiting) {
+        this.#waiting = false;
+        if (this.#batch) process.nextTick(this.#flush);
+      }
     };
     const onDrain = (): void => finish();
     const onClose = (): void => finish(new WriteInterrupted());
@@ -81,6 +94,7 @@ export class BatchedWriter {
     try {
       if (this.#write(text)) finish();
       else if (!done) {
+        this.#waiting = true;
         out.once("drain", onDrain);
         out.once("close", onClose);
       }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
 import { BatchedWriter, WriteInterrupted } from "../src/batched-writes.js";
+import { until } from "./wait.js";
 
 // "Not connected" makes the MCP connection send a request again (adapters/mcp/connection.ts): it
 // must mean the request certainly never left, never "it was handed over and the stream closed".
@@ -44,5 +45,44 @@ describe("BatchedWriter: what a failed write says", () => {
     const writer = new BatchedWriter(out);
     await Promise.all([writer.write("a\n"), writer.write("b\n")]);
     assert.deepEqual(taken, ["a\nb\n"], "one write for the batch");
+  });
+});
+
+describe("BatchedWriter: a stream that asks to wait", () => {
+  it("holds the lines written meanwhile and sends them as one batch on drain, with one set of listeners however many turns pass", async () => {
+    const taken: string[] = [];
+    let finishWrite: (() => void) | undefined;
+    // A stream that takes one write at a time and finishes it when the test says (a slow reader on the other side).
+    const out = new Writable({ highWaterMark: 1, write: (chunk: Buffer, _encoding, done) => (taken.push(chunk.toString()), (finishWrite = done)) });
+    const writer = new BatchedWriter(out);
+    const first = writer.write("first\n");
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(taken, ["first\n"], "the first batch was handed over and the stream asked to wait");
+    const later: Promise<void>[] = [];
+    for (let turn = 0; turn < 50; turn++) {
+      later.push(writer.write(`line ${turn}\n`));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Before, each of the 50 turns wrote its own batch and added its own listeners: Node warned past 10.
+    assert.ok(out.listenerCount("drain") <= 1, `drain listeners: ${out.listenerCount("drain")}`);
+    assert.ok(out.listenerCount("close") <= 1, `close listeners: ${out.listenerCount("close")}`);
+    assert.deepEqual(taken, ["first\n"], "nothing more is written while the stream asks to wait");
+    finishWrite?.();
+    await first;
+    await until(() => taken.length === 2, "the held lines to be written");
+    finishWrite?.();
+    await Promise.all(later);
+    assert.equal(taken[1], Array.from({ length: 50 }, (_, turn) => `line ${turn}\n`).join(""), "the held lines leave as one batch, in order");
+  });
+
+  it("lines held while the stream closes reject \"Not connected\" (they never left), the written batch WriteInterrupted", async () => {
+    const out = stalled();
+    const writer = new BatchedWriter(out);
+    const written = writer.write("a\n");
+    await new Promise((resolve) => setImmediate(resolve));
+    const held = writer.write("b\n");
+    out.destroy();
+    await assert.rejects(written, WriteInterrupted);
+    await assert.rejects(held, /^Error: Not connected$/);
   });
 });

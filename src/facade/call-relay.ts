@@ -2,6 +2,7 @@ import type { ElicitRequestFormParams, LoggingLevel, Server, ServerContext } fro
 import { elicitationModes, type CallRelay, type RelayedParams, type RelayedResult } from "../adapters/relay.js";
 import { clientCapabilitiesOf } from "./confirm-rounds.js";
 import { nodeCrypto } from "../node-crypto.js";
+import { RelayedLogBudget } from "./relayed-log-budget.js";
 
 /** A 2026-07-28 request: it carries the per-request envelope (a 2025-era one never does). */
 export function isModernRequest(ctx: ServerContext): boolean {
@@ -14,7 +15,7 @@ export function isModernRequest(ctx: ServerContext): boolean {
  * the agent's client, as that client can take it.
  *  - progress: on the client's own progressToken, when the request carried one;
  *  - log messages: through the request's log (the client's level filter applies; a 2026-07-28
- *    request gets them only when it set a log level);
+ *    request gets them only when it set a log level), within the request's RelayedLogBudget;
  *  - elicitation and sampling: forwarded as real requests on a 2025-era connection whose client
  *    declared the capability (and whose transport can carry them mid-call). A 2026-07-28 client
  *    that declared them gets them as input_required rounds of a held call instead (held-calls.ts;
@@ -35,10 +36,18 @@ export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): C
   const drained = async (): Promise<void> => {
     while (writing.size) await Promise.all([...writing]);
   };
+  // A downstream's log messages past the budget are dropped; the answer is preceded by one line saying how many (relayed-log-budget.ts).
+  const logBudget = new RelayedLogBudget();
   const relay: CallRelay & { sent(): Promise<void> | undefined } = {
-    log: (message) => track(ctx.mcpReq.log(message.level as LoggingLevel, message.data, message.logger)),
-    // undefined when nothing is being written (the usual call): no promise to wait on.
-    sent: () => (writing.size ? drained() : undefined),
+    log: (message) => {
+      if (logBudget.take()) track(ctx.mcpReq.log(message.level as LoggingLevel, message.data, message.logger));
+    },
+    sent: () => {
+      const dropped = logBudget.droppedLine();
+      if (dropped) track(ctx.mcpReq.log("warning", dropped, "agent-tools"));
+      // undefined when nothing is being written (the usual call): no promise to wait on.
+      return writing.size ? drained() : undefined;
+    },
   };
   if (token !== undefined) {
     relay.progress = (update) =>

@@ -4,6 +4,8 @@ import type { Logger } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { cappedFetch, maxResponseBytesFrom } from "../shared/capped-body.js";
 import { withRetryAfter } from "./retry-after.js";
+import { withOwnRequestSignal } from "./own-request-signal.js";
+import { pacedEventStreams } from "./event-stream-pacing.js";
 import { authFetch, createBearerSource, type BearerSource } from "./bearer-auth.js";
 import { canonicalResource } from "./oauth-token-store.js";
 import type { SharedTokenState } from "./oauth-token-store.js";
@@ -76,7 +78,8 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
       // Fail early (NOT_CONFIGURED) when there is no token at all.
       await bearer.token();
     }
-    const baseFetch = options.fetch ?? fetch;
+    // Each request gets its own abort signal, so the connection's one signal does not collect a listener per request (own-request-signal.ts).
+    const baseFetch = withOwnRequestSignal(options.fetch ?? fetch);
     // Answers are read as capped streams: a JSON answer past the cap, or an SSE event past it, fails RESULT_TOO_LARGE.
     // A 429 or 5xx keeps its Retry-After, which the SDK's own error drops (retry-after.ts).
     const fetchImpl = withRetryAfter(cappedFetch(maxResponseBytesFrom(hostEnv), `MCP server '${options.name}'`, bearer ? authFetch(bearer, baseFetch) : baseFetch));
@@ -90,7 +93,15 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
     };
 
     if (spec.type === "sse") return connectSse();
-    const transport = new AnswerWatchingHttpTransport(url, { requestInit, fetch: fetchImpl });
+    // The server's event streams are reopened at a bounded pace and given up when it keeps ending them at once (event-stream-pacing.ts).
+    const pacedFetch = pacedEventStreams(fetchImpl, (quickEnds) =>
+      options.log.warn(
+        redactor.redact(
+          `MCP server '${options.name}' at ${url.origin}${url.pathname} ended its event stream (GET) ${quickEnds} times in a row right after opening it; the runtime stopped reopening it. Calls still work; what the server sends outside a call (tools/list_changed, log messages) is no longer received until the runtime connects to it again`,
+        ),
+      ),
+    );
+    const transport = new AnswerWatchingHttpTransport(url, { requestInit, fetch: pacedFetch });
     const client = makeClient();
     try {
       await connectOrClose(client, transport, requestOptions);
