@@ -90,3 +90,28 @@ test("urgent work starts beyond the limit up to its own cap, then waits ahead of
   assert.equal(limiter.active, 0);
   assert.equal(limiter.waiting, 0);
 });
+
+test("queued work whose caller cancels never runs: its run rejects with the reason, and the queue moves on", async () => {
+  const limiter = createLimiter(1, 0);
+  const first = held();
+  const started: string[] = [];
+  const running = limiter.run(async () => {
+    started.push("first");
+    await first.promise;
+  });
+  const cancel = new AbortController();
+  const given = limiter.run(async () => void started.push("cancelled"), { cancel: cancel.signal });
+  const next = limiter.run(async () => void started.push("next"));
+  assert.equal(limiter.waiting, 2);
+  const reason = new Error("the caller's deadline");
+  cancel.abort(reason);
+  await assert.rejects(given, (error) => error === reason);
+  assert.equal(limiter.waiting, 1, "taken out of the queue");
+  first.release();
+  await Promise.all([running, next]);
+  assert.deepEqual(started, ["first", "next"], "the cancelled work never ran");
+  assert.equal(limiter.active, 0);
+  assert.equal(limiter.waiting, 0);
+  await assert.rejects(limiter.run(async () => started.push("late"), { cancel: cancel.signal }), (error) => error === reason);
+  assert.deepEqual(started, ["first", "next"], "work given an already cancelled signal never runs");
+});

@@ -122,6 +122,16 @@ export const MCP_BLOCK_SCHEMA = {
       "maximum": 2147483647,
       "problem": "must be a non-negative number of milliseconds, at most 2147483647 (about 24.8 days, the longest a timer waits)",
       "type": "number"
+    },
+    "maxConcurrentCalls": {
+      "minimum": 1,
+      "problem": "must be a whole number of calls, 1 or more (1: one call at a time)",
+      "type": "integer"
+    },
+    "lockFile": {
+      "pattern": "\\S",
+      "problem": "must be a non-empty string",
+      "type": "string"
     }
   }
 } as const;
@@ -248,6 +258,16 @@ export const MCP_FILESYSTEM_BLOCK_SCHEMA = {
       "maximum": 2147483647,
       "problem": "must be a non-negative number of milliseconds, at most 2147483647 (about 24.8 days, the longest a timer waits)",
       "type": "number"
+    },
+    "maxConcurrentCalls": {
+      "minimum": 1,
+      "problem": "must be a whole number of calls, 1 or more (1: one call at a time)",
+      "type": "integer"
+    },
+    "lockFile": {
+      "pattern": "\\S",
+      "problem": "must be a non-empty string",
+      "type": "string"
     },
     "roots": {
       "problem": "must be an array of folder paths",

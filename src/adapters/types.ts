@@ -47,6 +47,11 @@ export interface CallContext {
    * own adapters read this on their hot path; `signal` stays what any other adapter reads).
    */
   cancel?: Cancel;
+  /**
+   * Epoch ms when the caller stops waiting for this call (the pipeline's deadline), when it has
+   * one: an adapter that queues a call (adapters/mcp/call-gate.ts) gives up in time to say why.
+   */
+  deadline?: number;
   sessionId: string;
   log: Logger;
   /** What the downstream server sends during this call, relayed to the agent's client (adapters/relay.ts). */

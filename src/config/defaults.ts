@@ -143,6 +143,10 @@ function memoryManifest(origin: string, env: NodeJS.ProcessEnv): PluginManifest 
     env: { MEMORY_FILE_PATH: memoryFile },
     description: "A knowledge graph (entities, relations, observations) kept across sessions.",
   });
+  // The server reads its whole file, changes it and writes it back, with no lock of its own: two
+  // writes at once keep only the last one. So its calls go one at a time in this runtime, and its
+  // writes take a lock beside the file against other runtimes on the same file (call-gate.ts).
+  Object.assign(manifest.adapter as Record<string, unknown>, { maxConcurrentCalls: 1, lockFile: `${memoryFile}.lock` });
   manifest.setBy = { variable: MEMORY_FILE_VARIABLE, ...(wrong ? { problem: wrong.problem } : {}) };
   if (wrong) manifest.requires.env.push(wrong.requirement);
   return manifest;

@@ -27,6 +27,8 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
     : { kind: "mcp", url: entry.url, headers: entry.headers ?? {}, ...(entry.type === "sse" ? { type: "sse" } : {}) };
   if (entry.timeoutMs) Object.assign(adapter, { timeoutMs: entry.timeoutMs });
   if (entry.idleTimeoutMs) Object.assign(adapter, { idleTimeoutMs: entry.idleTimeoutMs });
+  if (entry.maxConcurrentCalls) Object.assign(adapter, { maxConcurrentCalls: entry.maxConcurrentCalls });
+  if (entry.lockFile) Object.assign(adapter, { lockFile: entry.lockFile });
   const bins = isStdio && !entry.command.includes("/") && !entry.command.includes("${") ? [entry.command] : [];
   const manifest: PluginManifest = {
     file: configFile,

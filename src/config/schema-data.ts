@@ -284,6 +284,14 @@ export const SERVER_ENTRY_SCHEMA = {
       "maximum": 2147483647,
       "type": "integer"
     },
+    "maxConcurrentCalls": {
+      "minimum": 1,
+      "type": "integer"
+    },
+    "lockFile": {
+      "minLength": 1,
+      "type": "string"
+    },
     "includeTools": {
       "type": "array",
       "items": {

@@ -31,6 +31,10 @@ export const ServerEntrySchema = Type.Object(
     disabled: Type.Optional(Type.Boolean()),
     timeoutMs: Type.Optional(Millis),
     idleTimeoutMs: Type.Optional(Millis),
+    /** At most this many tool calls in flight to the server from this runtime (adapters/mcp/call-gate.ts). */
+    maxConcurrentCalls: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** An advisory lock held around each call that may write, against other runtimes sharing the server's file. */
+    lockFile: Type.Optional(Type.String({ minLength: 1 })),
     /** Gemini CLI's tool filter (tool-filter.ts): only these tools of the server are served. */
     includeTools: Type.Optional(Strings),
     /** Gemini CLI's tool filter: these tools of the server are never served (wins over includeTools). */

@@ -1,6 +1,9 @@
+import { listen, unlisten, type Cancellation } from "../cancel.js";
+
 /**
- * Bounded concurrency for work that starts processes (catalog listings): at most `limit` run at
- * once, the rest wait in order. Fifty Node servers started together on two cores starve the event
+ * Bounded concurrency: at most `limit` runs at once, the rest wait in order. Used for work that
+ * starts processes (catalog listings) and for the calls to a downstream server that caps them
+ * (an mcp block's `maxConcurrentCalls`, adapters/mcp/call-gate.ts). Fifty Node servers started together on two cores starve the event
  * loop (every wait fires late and nothing answers); a few at a time finish sooner in total.
  * `urgent` work (a listing a call is waiting for) does not queue behind background work, and
  * queued work that a caller starts waiting for can skip the queue (`onQueued`). Urgent work has a
@@ -17,6 +20,12 @@ export interface LimiterRunOptions {
    * twice, does nothing.
    */
   onQueued?: (startNow: () => void) => void;
+  /**
+   * The caller's cancellation: work still waiting for a slot when it fires never runs (the caller
+   * has given up on it; a write run after that would change data nobody is told of), and `run`
+   * rejects with its reason. Work already running is the work's to stop.
+   */
+  cancel?: Cancellation;
 }
 
 export interface Limiter {
@@ -41,16 +50,34 @@ export function createLimiter(limit: number, urgentExtra: number = limit): Limit
       else return;
     }
   };
-  const wait = (urgent: boolean, onQueued: LimiterRunOptions["onQueued"]): Promise<void> =>
-    new Promise<void>((resolve) => {
-      (urgent ? urgentQueue : queue).push(resolve);
+  const wait = (urgent: boolean, onQueued: LimiterRunOptions["onQueued"], cancel: Cancellation | undefined): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (cancel?.aborted) return reject(cancel.reason);
+      let entry = resolve;
+      if (cancel) {
+        const onAbort = (): void => {
+          for (const waiting of [queue, urgentQueue]) {
+            const at = waiting.indexOf(entry);
+            if (at >= 0) {
+              waiting.splice(at, 1);
+              reject(cancel.reason);
+            }
+          }
+        };
+        listen(cancel, onAbort);
+        entry = () => {
+          unlisten(cancel, onAbort);
+          resolve();
+        };
+      }
+      (urgent ? urgentQueue : queue).push(entry);
       pump();
-      if (urgent || !onQueued || !queue.includes(resolve)) return;
+      if (urgent || !onQueued || !queue.includes(entry)) return;
       onQueued(() => {
-        const at = queue.indexOf(resolve);
+        const at = queue.indexOf(entry);
         if (at < 0) return;
         queue.splice(at, 1);
-        urgentQueue.push(resolve);
+        urgentQueue.push(entry);
         pump();
       });
     });
@@ -62,7 +89,7 @@ export function createLimiter(limit: number, urgentExtra: number = limit): Limit
       return queue.length + urgentQueue.length;
     },
     async run(work, options = {}) {
-      await wait(options.urgent === true, options.onQueued);
+      await wait(options.urgent === true, options.onQueued, options.cancel);
       try {
         return await work();
       } finally {

@@ -1087,6 +1087,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         return deadline.signal;
       },
       cancel: deadline,
+      // Made as withDeadline starts its timer: when that timer fires.
+      deadline: Date.now() + deps.timeoutMs,
       sessionId: session.id,
       log: deps.log,
       // Made on first use: most calls start no job, and each store is a cancel listener and a disposer for the session.

@@ -10,6 +10,7 @@ import { currentRelay, relayedCapabilities } from "../relay.js";
 import { LenientClient } from "./lenient-handshake.js";
 import { toolReportedError } from "../../runtime/result.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from "./spec.js";
+import { CallGate } from "./call-gate.js";
 
 /**
  * The Adapter over one MCP server. Tools pass through in MCP shape (annotations included);
@@ -35,6 +36,10 @@ export interface McpAdapterOptions {
   settings?: SettingsLocation;
   /** Where its credentials come from, for the answer to a refused one (connection.ts). */
   credentials?: () => CredentialSource;
+  /** At most this many tool calls in flight at once (call-gate.ts). */
+  maxConcurrentCalls?: number;
+  /** Resolved path of the lock held around each call that may write (call-gate.ts). */
+  lockFile?: string;
 }
 
 export class McpAdapter implements Adapter {
@@ -43,6 +48,8 @@ export class McpAdapter implements Adapter {
   private readonly listeners = new Set<() => void>();
   private readonly timeoutMs: number;
   private readonly idleTimeoutMs: number;
+  /** The cap and lock of its calls, when the block sets either. */
+  private readonly gate: CallGate | undefined;
   /** Listings for a caller begun so far: one that joins a background listing (ToolCatalog.get) makes it keep the server. */
   private callerListings = 0;
   readonly name: string;
@@ -62,6 +69,16 @@ export class McpAdapter implements Adapter {
       ...(options.credentials ? { credentials: options.credentials } : {}),
       onToolsChanged: () => this.toolsChanged(),
     });
+    if (options.maxConcurrentCalls !== undefined || options.lockFile !== undefined) {
+      this.gate = new CallGate({
+        label: `MCP server '${options.name}'`,
+        timeoutMs: this.timeoutMs,
+        ...(options.maxConcurrentCalls !== undefined ? { maxConcurrentCalls: options.maxConcurrentCalls } : {}),
+        ...(options.lockFile !== undefined ? { lockFile: options.lockFile } : {}),
+        readsOnly: (tool) => this.catalog.declaresReadOnly(tool),
+        log: options.log,
+      });
+    }
   }
 
   async listTools(listing: ListToolsOptions = {}): Promise<{ tools: ToolDescriptor[]; notes: string[]; ttlMs?: number }> {
@@ -107,6 +124,13 @@ export class McpAdapter implements Adapter {
   };
 
   call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<CallToolResult> {
+    if (!this.gate) return this.send(name, args, ctx, this.timeoutMs);
+    const cancel = ctx?.cancel ?? ctx?.signal;
+    return this.gate.run(name, { ...(ctx?.deadline !== undefined ? { deadline: ctx.deadline } : {}), ...(cancel ? { cancel } : {}) }, (timeoutMs) => this.send(name, args, ctx, timeoutMs));
+  }
+
+  /** The tools/call itself, with `timeoutMs` for the downstream request. */
+  private send(name: string, args: Record<string, unknown>, ctx: CallContext | undefined, timeoutMs: number): Promise<CallToolResult> {
     const relay = ctx?.relay;
     // With a relay, ask a 2026-07-28 server for its log messages (absent, it sends none); the agent's client filters them by its own level.
     // Not on the lane: it serves only 2025-era servers, for which that key means nothing (they
@@ -120,7 +144,7 @@ export class McpAdapter implements Adapter {
       : undefined;
     // The Cancel when the pipeline gave one: the lane listens to it without making an AbortSignal.
     const cancellation = ctx?.cancel ?? ctx?.signal;
-    const control = { timeoutMs: this.timeoutMs, ...(cancellation ? { signal: cancellation } : {}), ...(relay ? { relay } : {}) };
+    const control = { timeoutMs, ...(cancellation ? { signal: cancellation } : {}), ...(relay ? { relay } : {}) };
     // The relay is known to the connection before anything is sent (downstream questions find it there).
     const relays = this.connection.relays;
     if (relay) relays.add(relay);

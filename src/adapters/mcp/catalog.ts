@@ -51,6 +51,8 @@ export class ToolCatalog {
   constructor(private readonly now: () => number = Date.now) {}
   /** The names of the tools with an outputSchema in the last list read, kept past a list_changed (for sdkChecksOutputOf); undefined before any list was read. */
   private lastWithOutputSchema: Set<string> | undefined;
+  /** The names of the tools the last list read marked `readOnlyHint: true` (for declaresReadOnly). */
+  private lastReadOnly: ReadonlySet<string> = new Set();
 
   /** The cached list while it is current, or `load()` once (concurrent callers share it). */
   async get(load: () => Promise<ListedTools>): Promise<ListedTools> {
@@ -60,6 +62,7 @@ export class ToolCatalog {
     const promise = load().then((listed) => {
       // The catalog keeps the MCP tool objects as listed (outputSchema included).
       this.lastWithOutputSchema = new Set(listed.tools.filter((t) => (t as { outputSchema?: unknown }).outputSchema !== undefined).map((t) => t.name));
+      this.lastReadOnly = new Set(listed.tools.filter((t) => t.annotations?.readOnlyHint === true).map((t) => t.name));
       // A list_changed that arrived while loading makes this result stale: do not cache it.
       if (generation === this.generation) {
         this.tools = listed;
@@ -87,6 +90,14 @@ export class ToolCatalog {
     if (this.loading) return true;
     // A lookup rather than a scan of the list on every call.
     return this.lastWithOutputSchema?.has(name) === true;
+  }
+
+  /**
+   * Whether the last list read marked this tool `readOnlyHint: true` (the server's own word that
+   * it does not write). A tool not in it, or no list read yet: false, so it is handled as a write.
+   */
+  declaresReadOnly(name: string): boolean {
+    return this.lastReadOnly.has(name);
   }
 
   invalidate(): void {

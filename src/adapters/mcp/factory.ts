@@ -5,7 +5,7 @@ import { createRedactor, type Redactor } from "../shared/redact.js";
 import { McpAdapter } from "./adapter.js";
 import { describeCredentials } from "./bearer-auth.js";
 import type { TransportOpener } from "./connection.js";
-import type { SharedTokenState } from "./oauth-token-store.js";
+import { resolveStorePath, type SharedTokenState } from "./oauth-token-store.js";
 import { parseMcpSpec, type McpHttpSpec, type McpSpec } from "./spec.js";
 import { createStdioOpener } from "./stdio-transport.js";
 
@@ -13,7 +13,7 @@ import { createStdioOpener } from "./stdio-transport.js";
  * The `mcp` adapter kind. stdio:
  * ```json
  * { "kind": "mcp", "command": "node", "args": ["server.js"], "env": { "API_KEY": "${API_KEY}" },
- *   "cwd": ".", "timeoutMs": 60000, "idleTimeoutMs": 600000 }
+ *   "cwd": ".", "timeoutMs": 60000, "idleTimeoutMs": 600000, "maxConcurrentCalls": 1, "lockFile": "~/.local/state/x/data.json.lock" }
  * ```
  * HTTP (Streamable HTTP, falling back to SSE; `"type": "sse"` for SSE only):
  * ```json
@@ -99,6 +99,9 @@ export function mcpAdapterFromSpec(
     log: options.log,
     timeoutMs: spec.timeoutMs,
     idleTimeoutMs: spec.idleTimeoutMs,
+    ...(spec.maxConcurrentCalls !== undefined ? { maxConcurrentCalls: spec.maxConcurrentCalls } : {}),
+    // Resolved as a token store's path is: `~`, `${VAR}`, relative to the plugin's folder.
+    ...(spec.lockFile !== undefined ? { lockFile: resolveStorePath(spec.lockFile, options.env, options.baseDir, "adapter.lockFile") } : {}),
     ...(options.settings ? { settings: options.settings } : {}),
     ...(credentials ? { credentials } : {}),
   });

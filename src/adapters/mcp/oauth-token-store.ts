@@ -106,9 +106,9 @@ export function expiresAtMs(value: number | undefined): number | undefined {
   return value < 1e11 ? value * 1000 : value;
 }
 
-/** `~`, `${VAR}` and a relative path (against `baseDir`) resolved. */
-export function resolveStorePath(file: string, env: NodeJS.ProcessEnv, baseDir?: string): string {
-  let out = interpolate(file, env, "adapter.auth.tokenStore");
+/** `~`, `${VAR}` and a relative path (against `baseDir`) resolved; `where` names the setting a missing variable is reported for. */
+export function resolveStorePath(file: string, env: NodeJS.ProcessEnv, baseDir?: string, where = "adapter.auth.tokenStore"): string {
+  let out = interpolate(file, env, where);
   if (out === "~" || out.startsWith("~/") || out.startsWith("~\\")) out = path.join(env.HOME || os.homedir(), out.slice(1));
   return path.isAbsolute(out) ? out : path.resolve(baseDir ?? process.cwd(), out);
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { MAX_TIMER_MS, TIMER_MOST } from "../../positive-int.js";
-import { Block, NonEmpty, Word } from "../shared/spec-schema.js";
+import { Block, NonEmpty, PositiveInt, Word } from "../shared/spec-schema.js";
 
 /**
  * The declarative `mcp` block as a schema (spec.ts normalises it; its type is derived here).
@@ -32,6 +32,10 @@ const mcpProperties = {
   timeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMER_MS, problem: `must be a positive number of milliseconds, ${TIMER_MOST}` })),
   /** 0 disables the idle stop. */
   idleTimeoutMs: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_TIMER_MS, problem: `must be a non-negative number of milliseconds, ${TIMER_MOST}` })),
+  /** At most this many tool calls in flight to the server from this runtime; the rest wait in order (call-gate.ts). */
+  maxConcurrentCalls: Type.Optional(PositiveInt("must be a whole number of calls, 1 or more (1: one call at a time)")),
+  /** An advisory lock held around each call that may write, against other runtimes sharing the server's file (call-gate.ts). */
+  lockFile: Type.Optional(NonEmpty()),
 };
 
 export const McpBlockSchema = Block("an mcp block", mcpProperties);

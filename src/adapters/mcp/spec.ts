@@ -5,8 +5,8 @@ import type { McpBlock } from "./schema.js";
 
 /**
  * The declarative `mcp` adapter block, parsed and checked. Either stdio:
- * `{ "kind": "mcp", "command", "args"?, "env"?, "cwd"?, "timeoutMs"?, "idleTimeoutMs"? }`
- * or HTTP: `{ "kind": "mcp", "url", "headers"?, "type"?: "http" | "sse", "auth"?, "timeoutMs"?, "idleTimeoutMs"? }`.
+ * `{ "kind": "mcp", "command", "args"?, "env"?, "cwd"?, "timeoutMs"?, "idleTimeoutMs"?, "maxConcurrentCalls"?, "lockFile"? }`
+ * or HTTP: `{ "kind": "mcp", "url", "headers"?, "type"?: "http" | "sse", "auth"?, "timeoutMs"?, "idleTimeoutMs"?, "maxConcurrentCalls"?, "lockFile"? }`.
  * Values may hold `${VAR}` references; they are resolved at connect time, not here.
  */
 
@@ -17,6 +17,10 @@ export interface McpCommonSpec {
   timeoutMs: number;
   /** 0 disables the idle stop. */
   idleTimeoutMs: number;
+  /** At most this many tool calls in flight at once (call-gate.ts); absent: no cap. */
+  maxConcurrentCalls?: number;
+  /** The lock held around each call that may write, as written (`~` and `${VAR}` allowed; resolved by the factory). */
+  lockFile?: string;
 }
 
 export interface McpStdioSpec extends McpCommonSpec {
@@ -65,6 +69,8 @@ export function parseMcpSpec(spec: Readonly<Record<string, unknown>>, where = "a
   const common: McpCommonSpec = {
     timeoutMs: Math.floor(block.timeoutMs ?? DEFAULT_TIMEOUT_MS),
     idleTimeoutMs: Math.floor(block.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS),
+    ...(block.maxConcurrentCalls !== undefined ? { maxConcurrentCalls: block.maxConcurrentCalls } : {}),
+    ...(block.lockFile !== undefined ? { lockFile: block.lockFile } : {}),
   };
   const hasCommand = block.command !== undefined;
   const hasUrl = block.url !== undefined;
