@@ -130,8 +130,13 @@ export function passGate(policies: readonly GatePolicy[], request: GateRequest, 
   }
 }
 
-/** Adapter methods that only read: a skill reaches them without the gate. */
-const READ_METHODS: ReadonlySet<string> = new Set(["listTools", "search", "describe", "discoverContext", "onToolsChanged", "serverInfo", "health", "readsOnly"]);
+/**
+ * Adapter methods that only read: a skill reaches them without the gate. The contract's read
+ * methods, and its status methods (what the adapter knows of its backend: `serverInfo`, `health`,
+ * `stillStarting`, `protocolVerdict`), which send nothing, answer at once, and are asked by the
+ * runtime too: held as writes, they would answer a promise (a refusal once the run is stopped).
+ */
+const READ_METHODS: ReadonlySet<string> = new Set(["listTools", "search", "describe", "discoverContext", "onToolsChanged", "serverInfo", "health", "stillStarting", "protocolVerdict", "readsOnly"]);
 
 export interface SkillGate {
   /** The request a skill's `adapter.call(name, args)` makes; resolves when the gate lets it through. */

@@ -1110,7 +1110,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         if (error instanceof ConfirmInterrupt) throw error;
         // A stopped skill run or write: the hint says what may already have happened (stopped-run.ts).
         // Past the deadline before the server had started: the call never reached it; its start failed.
-        const start = startOrDeadline(error, adapter);
+        // Asked of the plugin's own adapter: a skill's gated view is the skill's, not the runtime's.
+        const start = startOrDeadline(error, plugin.adapter);
         if (start !== error) throw fromThrown(start, `${what} failed`);
         if (error instanceof DeadlineError) throw stoppedRunError(error, state.skill ? { skill: state.skill.name, sent: state.sent ?? [] } : { tool: state.tool?.name ?? "", writes: state.writes === true });
         const own = error instanceof SkillReportedFailure || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
