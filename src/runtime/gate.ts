@@ -1,8 +1,9 @@
-import type { Adapter, ToolDescriptor } from "../adapters/types.js";
+import type { Adapter, CallContext, ToolDescriptor } from "../adapters/types.js";
 import { RuntimeError } from "../errors.js";
 import { forbiddenWrite } from "./access.js";
 import type { ConfirmedBy } from "./observer.js";
 import type { Session } from "./session.js";
+import { stepContext } from "./step-context.js";
 
 /**
  * The gate: the last step before anything reaches a backend. It is a chain of policies, each an
@@ -130,8 +131,13 @@ export function passGate(policies: readonly GatePolicy[], request: GateRequest, 
   }
 }
 
-/** Adapter methods that only read: a skill reaches them without the gate. */
-const READ_METHODS: ReadonlySet<string> = new Set(["listTools", "search", "describe", "discoverContext", "onToolsChanged", "serverInfo", "health", "readsOnly"]);
+/**
+ * Adapter methods that only read: a skill reaches them without the gate. The contract's read
+ * methods, and its status methods (what the adapter knows of its backend: `serverInfo`, `health`,
+ * `stillStarting`, `protocolVerdict`), which send nothing, answer at once, and are asked by the
+ * runtime too: held as writes, they would answer a promise (a refusal once the run is stopped).
+ */
+const READ_METHODS: ReadonlySet<string> = new Set(["listTools", "search", "describe", "discoverContext", "onToolsChanged", "serverInfo", "health", "stillStarting", "protocolVerdict", "readsOnly"]);
 
 export interface SkillGate {
   /** The request a skill's `adapter.call(name, args)` makes; resolves when the gate lets it through. */
@@ -283,8 +289,12 @@ function afterGate(pass: () => Promise<void>, step: () => unknown): Promise<unkn
  * (`Object.getOwnPropertyDescriptor`, `Object.keys`, `in`, the prototype), and answers the same
  * gated values as a plain read; writes of properties are forwarded too, a wrapper written back
  * (an array sorted in place) as the real value it stands for.
+ *
+ * `runContext`: the run's context (the one its `run` was handed), read at each step: a `call`
+ * is sent with it, or with the step's own joined to it (step-context.ts), so the run's deadline
+ * and the client's cancel abort the step in flight.
  */
-export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
+export function gatedAdapter(adapter: Adapter, gate: SkillGate, runContext?: () => CallContext | undefined): Adapter {
   const answers = adapter.readsOnly;
   // An answer other than true, or one that throws, is a write: the gate fails closed.
   const readsOnly = (name: string, args: unknown[]): boolean => {
@@ -301,7 +311,8 @@ export function gatedAdapter(adapter: Adapter, gate: SkillGate): Adapter {
    * `owner`, which a conversion answering its owner (`valueOf`) answers instead.
    */
   const gatedMethod = (fn: AnyFunction, owner: object, name: string, property: string | symbol, ownerView: () => object): AnyFunction => {
-    if (name === "call") return (tool: unknown, args: unknown, ctx?: unknown) => afterGate(() => gate.call(tool as string, args), () => fn.call(owner, tool, args, ctx));
+    // The run's context unless the step brings one, joined to it if it does (step-context.ts): the run's stop aborts the step in flight.
+    if (name === "call") return (tool: unknown, args: unknown, ctx?: unknown) => afterGate(() => gate.call(tool as string, args), () => fn.call(owner, tool, args, stepContext(ctx, runContext?.())));
     if (CONVERSIONS.has(property)) {
       return (...args: unknown[]) => {
         const converted = fn.apply(owner, args);

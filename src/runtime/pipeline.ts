@@ -1,7 +1,7 @@
 import { didYouMean, suggestionsField } from "./near-names.js";
 import type { CallRelay } from "../adapters/relay.js";
 import { signalOf, withCancellation, type Cancel, type Cancellation } from "../cancel.js";
-import type { Adapter, Logger, ToolDescriptor } from "../adapters/types.js";
+import type { Adapter, CallContext, Logger, ToolDescriptor } from "../adapters/types.js";
 import type { Redactor } from "../adapters/shared/redact.js";
 import { describeThrown, fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
@@ -204,6 +204,8 @@ interface CallState {
   interrupts?: ConfirmInterrupt[];
   /** A skill run's deadline, once it runs: its gate refuses every step after it aborted. */
   deadline?: DeadlineScope;
+  /** A skill run's context (the one its `run` is handed), once it runs: the steps it sends without one get it (step-context.ts). */
+  runContext?: CallContext;
   /** The skill run has settled (answered, failed or stopped): its gate refuses every later step. */
   runOver?: boolean;
   /** The gate's decisions still pending for the run's steps (SkillRun.deciding). */
@@ -501,8 +503,12 @@ export interface Pipeline {
   runSkill(session: Session, target: string | LoadedPlugin, raw: unknown, ctx?: OperationContext): Promise<OperationResult>;
   /** The gate's policy chain for a caller (the access policies, then the caller's confirmation policy). */
   policies(ctx: OperationContext): readonly GatePolicy[];
-  /** A skill's view of a plugin's adapter, every method gated (also used for discover-context skills). */
-  adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, over?: () => boolean): Adapter;
+  /**
+   * A skill's view of a plugin's adapter, every method gated (also used for discover-context
+   * skills). `run.over`: the run has answered (the gate closes); `run.context`: the context its
+   * `run` is handed, which its steps are sent with (gatedAdapter).
+   */
+  adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, run?: { over?: () => boolean; context?: () => CallContext | undefined }): Adapter;
 }
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
@@ -940,8 +946,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     deciding?: Set<Promise<void>>;
   };
 
-  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, over?: () => boolean): Adapter {
-    return gatedAdapter(plugin.adapter, skillGateFor(session, plugin, skill, confirmed, ctx, over ? { over } : {}));
+  function adapterForSkill(session: Session, plugin: ReadyPlugin, skill: string, confirmed: boolean, ctx: OperationContext, run: { over?: () => boolean; context?: () => CallContext | undefined } = {}): Adapter {
+    return gatedAdapter(plugin.adapter, skillGateFor(session, plugin, skill, confirmed, ctx, run.over ? { over: run.over } : {}), run.context);
   }
 
   /** The gate every request of a skill's run goes through (its adapter's, and the calls it approves up front). */
@@ -1069,7 +1075,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       over: () => state.runOver === true,
       deciding: (state.deciding = new Set()),
     });
-    state.adapter = gatedAdapter(plugin.adapter, state.skillGate);
+    state.adapter = gatedAdapter(plugin.adapter, state.skillGate, () => state.runContext);
   };
 
   // ── invoke: the adapter or the skill, under the deadline and the caller's cancel ────────
@@ -1081,7 +1087,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const args = state.args as Record<string, unknown>;
     const relay = state.ctx.relay;
     const session = state.session;
-    const callContext = (deadline: DeadlineScope, resultRedactor?: Redactor) => ({
+    // `relayed`: false for a skill's steps, which share the run's one progressToken (a second step's
+    // progress would go back below the first's, which MCP forbids); a skill passes `context` to relay.
+    const callContext = (deadline: DeadlineScope, resultRedactor?: Redactor, relayed = true) => ({
       // Read through: an AbortSignal is made only for an adapter that looks at it.
       get signal() {
         return deadline.signal;
@@ -1095,7 +1103,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       get jobs() {
         return deps.jobsOf(session, prefix);
       },
-      ...(relay ? { relay } : {}),
+      ...(relay && relayed ? { relay } : {}),
       ...(resultRedactor ? { resultRedactor } : {}),
       warn: (message: string) => (state.warnings ??= []).push(message),
     });
@@ -1116,6 +1124,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const context = callContext(deadline);
       // The job store read through too: made only when a call is approved.
       const background = { sessionId: session.id, log: deps.log, get jobs() { return deps.jobsOf(session, prefix); } };
+      // What its steps are sent with when they bring no context (step-context.ts): the run's, without the relay.
+      state.runContext = callContext(deadline, undefined, false);
       // Called as withDeadline starts its timer, so `deadline` here is when that timer fires.
       let answer: unknown;
       try {
@@ -1171,7 +1181,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         if (error instanceof ConfirmInterrupt) throw error;
         // A stopped skill run or write: the hint says what may already have happened (stopped-run.ts).
         // Past the deadline before the server had started: the call never reached it; its start failed.
-        const start = startOrDeadline(error, adapter);
+        // Asked of the plugin's own adapter: a skill's gated view is the skill's, not the runtime's.
+        const start = startOrDeadline(error, plugin.adapter);
         if (start !== error) throw fromThrown(start, `${what} failed`);
         if (error instanceof DeadlineError) throw stoppedRunError(error, state.skill ? { skill: state.skill.name, sent: state.sent ?? [] } : { tool: state.tool?.name ?? "", writes: state.writes === true });
         const own = error instanceof SkillReportedFailure || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");

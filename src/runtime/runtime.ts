@@ -1024,7 +1024,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // the skill asks for after either is refused.
     let over = false;
     const raw = await withDeadline(
-      (deadline) => skill.run(pipeline.adapterForSkill(session, ready, name, false, { cancel: deadline }, () => over), args, { get signal() { return deadline.signal; }, sessionId: session.id, log }),
+      (deadline) => {
+        const context = { get signal() { return deadline.signal; }, cancel: deadline, sessionId: session.id, log };
+        return skill.run(pipeline.adapterForSkill(session, ready, name, false, { cancel: deadline }, { over: () => over, context: () => context }), args, context);
+      },
       timeoutMs,
       undefined,
       what,
