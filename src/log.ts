@@ -50,9 +50,14 @@ const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": 
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const HAS_CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
+/** Whether `text` holds a control character of escapeControls's class (a newline, ESC, BEL…). */
+export function hasControlCharacter(text: string): boolean {
+  return HAS_CONTROL_CHARACTER.test(text);
+}
+
 /** A log line's text with its control characters escaped; most lines have none, so one test first. */
 function oneLine(text: string): string {
-  return HAS_CONTROL_CHARACTER.test(text) ? escapeControls(text) : text;
+  return hasControlCharacter(text) ? escapeControls(text) : text;
 }
 
 /**

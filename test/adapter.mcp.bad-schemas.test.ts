@@ -27,7 +27,10 @@ after(async () => {
 });
 
 const NOTES = [
-  `plugin 'lax': in its server's tool list, 3 tools ('array_type', 'evil\\nFAKE-LOG-LINE level=error', '${"x".repeat(80)}…'): its inputSchema has type "array", not "object", so it was taken as {"type": "object"} and the tool's arguments are not checked`,
+  `plugin 'lax': in its server's tool list, tool 'array_type': its inputSchema has type "array", not "object", so it was taken as {"type": "object"} and the tool's arguments are not checked`,
+  // Names MCP does not allow (a line break, over 128 characters) are left out, named by their place, escaped and cut.
+  "plugin 'lax': in its server's tool list, entry 8 ('evil\\nFAKE-LOG-LINE level=error') was left out: its name holds control characters (a line break, an escape sequence…), which MCP's tool names may not hold",
+  `plugin 'lax': in its server's tool list, entry 9 ('${"x".repeat(40)}…') was left out: its name is longer than the 128 characters MCP's tool names may have`,
   "plugin 'lax': in its server's tool list, tool 'bool_schema': its inputSchema is true, not a JSON Schema object, so it was taken as {\"type\": \"object\"} and the tool's arguments are not checked",
   "plugin 'lax': in its server's tool list, tool 'list_properties': its inputSchema's \"properties\" is a list, not an object of schemas, so it was ignored",
   "plugin 'lax': in its server's tool list, 2 tools ('null_required', 'null_required_2'): its inputSchema's \"required\" is null, read as no required fields",
@@ -77,7 +80,7 @@ describe("a tools/list with malformed entries", () => {
     for (const note of NOTES) assert.equal(conn.stderr().split(note).length - 1, 1, conn.stderr());
     assert.doesNotMatch(conn.stderr(), /Invalid result for tools\/list|"expected"/);
     assert.doesNotMatch(conn.stderr(), /^FAKE-LOG-LINE/m, "a line break in a tool name writes no line of its own");
-    assert.doesNotMatch(conn.stderr(), /x{81}/, "a long tool name is cut");
+    assert.doesNotMatch(conn.stderr(), /x{41}/, "a long tool name is cut");
   });
 
   it("per-plugin help says the plugin's own problems too", async () => {

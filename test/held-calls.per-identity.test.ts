@@ -85,7 +85,7 @@ describe("held calls: each caller identity has its own share", () => {
     const first = await call(who, plugin, question);
     const [key, request] = Object.entries(first.result?.inputRequests ?? {})[0] ?? [];
     assert.ok(key && request && first.result?.requestState, `${who}'s question was held: ${JSON.stringify(first)}`);
-    assert.equal(request.params.message, question);
+    assert.equal(request.params.message, `Plugin '${plugin}' asks: ${question}`);
     return { plugin, key, requestState: first.result.requestState };
   };
   const answer = (who: keyof typeof TOKENS, question: string, asked: { plugin: (typeof PLUGINS)[number]; key: string; requestState: string }, reply: string): Promise<Answer> =>

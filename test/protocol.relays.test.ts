@@ -119,8 +119,13 @@ const wrapV2 = (client: V2Client): AnyClient => {
   };
 };
 
-/** The three things each downstream does, through `client`: the answers the test compares with the direct ones. */
-async function exercise(client: AnyClient, call: (tool: string, args: Record<string, unknown>) => { name: string; arguments: Record<string, unknown> }): Promise<string[]> {
+/**
+ * The three things each downstream does, through `client`: the answers the test compares with the
+ * direct ones. `label`: the words before the downstream's question as the user sees it ("Plugin
+ * 'ln' asks: " through the runtime, which says who asks; nothing when the client talks to the
+ * server directly).
+ */
+async function exercise(client: AnyClient, call: (tool: string, args: Record<string, unknown>) => { name: string; arguments: Record<string, unknown> }, label = ""): Promise<string[]> {
   const seen: Progress[] = [];
   const steps = await client.callTool(call("slow_steps", { steps: 5 }), (p) => void seen.push(p));
   assert.deepEqual(seen.map((p) => p.progress), [1, 2, 3, 4, 5], `5 progress steps on the client's token (${JSON.stringify(call("slow_steps", {}).name)})`);
@@ -128,7 +133,7 @@ async function exercise(client: AnyClient, call: (tool: string, args: Record<str
   const asked = QUESTIONS.length;
   const question = `Favourite colour, ${Math.random().toString(36).slice(2, 8)}?`;
   const answered = await client.callTool(call("ask_user", { question }));
-  assert.deepEqual(QUESTIONS.slice(asked), [question], "the user saw the downstream's question once");
+  assert.deepEqual(QUESTIONS.slice(asked), [`${label}${question}`], "the user saw the downstream's question once, labelled with the plugin that asks");
   const summary = await client.callTool(call("summarize", { text: "a long text" }));
   return [steps, answered, summary].map(firstText);
 }
@@ -154,7 +159,7 @@ before(async () => {
 /** Through the runtime, the same three answers (inside the facade's JSON), for each downstream. */
 async function throughRuntime(client: AnyClient): Promise<void> {
   for (const prefix of PREFIXES) {
-    const texts = await exercise(client, (tool, args) => callArgs(prefix, tool, args));
+    const texts = await exercise(client, (tool, args) => callArgs(prefix, tool, args), `Plugin '${prefix}' asks: `);
     const reference = direct[prefix] ?? [];
     assert.equal(reference.length, 3);
     reference.forEach((want, i) => {
@@ -436,7 +441,7 @@ describe("input_required rounds on the wire (in-process handler)", () => {
       const [key, request] = Object.entries(asked.inputRequests ?? {})[0] ?? [];
       assert.ok(key && request, JSON.stringify(first));
       assert.equal(request.method, "elicitation/create");
-      assert.equal(request.params.message, "Which table?");
+      assert.equal(request.params.message, `Plugin '${prefix}' asks: Which table?`);
       const answer = { [key]: { action: "accept", content: { reply: "orders" } } };
       const second = await post({ ...callArgs(prefix, "ask_user", { question: "Which table?" }), inputResponses: answer, requestState: asked.requestState });
       assert.match(JSON.stringify(second.result), /the user said: orders/);
@@ -452,7 +457,7 @@ describe("input_required rounds on the wire (in-process handler)", () => {
       const asked = first.result as { inputRequests?: Record<string, { params: { message: string } }>; requestState: string };
       const [key, request] = Object.entries(asked.inputRequests ?? {})[0] ?? [];
       assert.ok(key && request, `${question}: ${JSON.stringify(first)}`);
-      assert.equal(request.params.message, question);
+      assert.equal(request.params.message, `Plugin 'dn' asks: ${question}`);
       return { key, state: asked.requestState };
     };
     // Both questions open before either is answered: the second one used to be refused (its

@@ -19,6 +19,13 @@ describe("writeReason", () => {
     assert.equal(writeReason(manifest({ confirmTools: ["poke"] }), plain), "in confirmTools");
   });
 
+  it("a tool annotated both readOnlyHint and destructiveHint is a write, unless the plugin lists it read-only", () => {
+    const contradictory = { name: "wipe", inputSchema: {}, annotations: { readOnlyHint: true, destructiveHint: true } };
+    assert.equal(writeReason(manifest(), contradictory), "readOnlyHint contradicted by destructiveHint");
+    assert.equal(writeReason(manifest({ readonlyTools: ["wipe"] }), contradictory), undefined, "the plugin's own list decides");
+    assert.equal(writeReason(manifest(), { ...hinted, annotations: { readOnlyHint: true, destructiveHint: false } }), undefined);
+  });
+
   it("a hint the plugin does not trust, and a tool nothing marks read-only", () => {
     assert.equal(writeReason(manifest({ trustReadOnlyHints: false }), hinted), "readOnlyHint not trusted (trustReadOnlyHints: false)");
     assert.equal(writeReason(manifest(), plain), "not marked read-only");

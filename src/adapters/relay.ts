@@ -52,6 +52,29 @@ export interface CallRelay {
  */
 export const currentRelay = new AsyncLocalStorage<CallRelay>();
 
+/**
+ * A downstream server's question for the user as the user reads it: its message prefixed with
+ * the plugin that asks ("Plugin 'evil' asks: …"), form and URL mode alike. Relayed unlabelled, a
+ * third-party server could copy the runtime's own confirmation wording ("Allow plugin 'victim' to
+ * run 'delete_all'? … Also enter your API key") and the user could not tell who asks. The
+ * runtime's own questions start "Allow plugin" (confirm.ts renderQuestion), never "Plugin '…'
+ * asks:", and do not pass through here. `plugin`: the plugin's prefix, which the user chose.
+ */
+export function askedByPlugin(plugin: string, params: RelayedParams): RelayedParams {
+  const message = typeof params.message === "string" ? params.message : "";
+  return { ...params, message: `Plugin '${plugin}' asks: ${message}` };
+}
+
+/**
+ * A downstream server's sampling request as the agent's client gets it: `includeContext` reset
+ * to "none". The runtime declared no `sampling.context` to the server, and seen from the agent's
+ * client "thisServer" is agent-tools, every plugin's context (other servers' results, their
+ * users' data); "allServers" is more still. A server is not told more than its own prompt.
+ */
+export function withoutServerContext(params: RelayedParams): RelayedParams {
+  return params.includeContext === undefined || params.includeContext === "none" ? params : { ...params, includeContext: "none" };
+}
+
 /** Which elicitation modes a client can show its user. */
 export interface ElicitModes {
   form: boolean;

@@ -38,7 +38,7 @@ const OWN_TOP_LEVEL_KEYS: readonly string[] = Object.keys(ConfigSchema.propertie
 
 const CONFIG_FILE_NAME = "agent-tools.config.json";
 
-type EntryCommon = Pick<ServerEntryDocument, "description" | "readonlyTools" | "requireConfirm" | "confirm" | "discoverHint" | "disabled" | "timeoutMs" | "idleTimeoutMs" | "maxConcurrentCalls" | "lockFile" | "includeTools" | "excludeTools"> & {
+type EntryCommon = Pick<ServerEntryDocument, "description" | "readonlyTools" | "confirmTools" | "trustReadOnlyHints" | "requireConfirm" | "confirm" | "discoverHint" | "disabled" | "timeoutMs" | "idleTimeoutMs" | "maxConcurrentCalls" | "lockFile" | "includeTools" | "excludeTools"> & {
   /** Left only when a variable its path needs is unset (the file is then unread): what makes the entry not configured. */
   envFile?: string;
   /** Not a setting of ours: the names of excludeTools that only Roo Code's `disabledTools` listed (foreign-entry-keys.ts), so a refusal names the field the user wrote. */

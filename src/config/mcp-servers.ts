@@ -47,6 +47,9 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
   };
   if (entry.discoverHint) manifest.discoverHint = entry.discoverHint;
   if (entry.confirm) manifest.confirm = entry.confirm;
+  // The confirm gate's own overrides, as plugin.json has them: a third-party server's read-only labels need not be taken on its word.
+  if (entry.confirmTools) manifest.confirmTools = entry.confirmTools;
+  if (entry.trustReadOnlyHints === false) manifest.trustReadOnlyHints = false;
   if (entry.includeTools) manifest.includeTools = entry.includeTools;
   if (entry.excludeTools) manifest.excludeTools = entry.excludeTools;
   if (entry.disabledTools) manifest.disabledTools = entry.disabledTools;

@@ -258,6 +258,15 @@ export const SERVER_ENTRY_SCHEMA = {
         "type": "string"
       }
     },
+    "confirmTools": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      }
+    },
+    "trustReadOnlyHints": {
+      "type": "boolean"
+    },
     "requireConfirm": {
       "type": "boolean"
     },

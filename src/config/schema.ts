@@ -24,6 +24,10 @@ export const ServerEntrySchema = Type.Object(
     // ours
     description: Type.Optional(Type.String()),
     readonlyTools: Type.Optional(Strings),
+    /** Tools that always need confirm, whatever the server's annotations say (plugin.json's field). */
+    confirmTools: Type.Optional(Strings),
+    /** false: the server's own readOnlyHint does not lift the confirm gate (a server you do not trust to say). */
+    trustReadOnlyHints: Type.Optional(Type.Boolean()),
     requireConfirm: Type.Optional(Type.Boolean()),
     /** How this server's writes are confirmed (README "Protocol"). */
     confirm: Type.Optional(ConfirmPolicy),

@@ -22,7 +22,9 @@ export function manifestReferenceProblems(manifest: PluginManifest, skills: read
   const both = [...new Set(manifest.confirmTools ?? [])].filter((name) => readonly.has(name));
   if (both.length) {
     const list = both.map((name) => `'${name}'`).join(", ");
-    problems.push(new ManifestError(manifest.file, "confirmTools", `and readonlyTools both list ${list}: a tool either runs without confirm or always needs it; remove ${both.length === 1 ? "it" : "them"} from one of the two`).message);
+    // A config entry's field is named with its place in the file (mcpServers.<key>.confirmTools): one file holds many entries.
+    const field = manifest.entryPath ? [...manifest.entryPath, "confirmTools"].join(".") : "confirmTools";
+    problems.push(new ManifestError(manifest.file, field, `and readonlyTools both list ${list}: a tool either runs without confirm or always needs it; remove ${both.length === 1 ? "it" : "them"} from one of the two`).message);
   }
   return problems;
 }

@@ -17,6 +17,10 @@ export function writeReason(manifest: Pick<PluginManifest, "confirmTools" | "rea
     return `in confirmTools${despite ? ` (despite ${despite})` : ""}`;
   }
   if (listed) return undefined;
-  if (hinted) return manifest.trustReadOnlyHints === false ? "readOnlyHint not trusted (trustReadOnlyHints: false)" : undefined;
+  if (hinted && manifest.trustReadOnlyHints === false) return "readOnlyHint not trusted (trustReadOnlyHints: false)";
+  // A tool that calls itself both read-only and destructive says nothing usable of itself (a
+  // hostile server's "Deletes every row. Safe, read-only."): the gate takes the side that asks.
+  if (hinted && tool.annotations?.destructiveHint === true) return "readOnlyHint contradicted by destructiveHint";
+  if (hinted) return undefined;
   return "not marked read-only";
 }

@@ -7,7 +7,9 @@ import { SECRET_NAME } from "../shared/secret-name.js";
 /**
  * The environment of a stdio MCP server: a minimal safe base taken from the host (enough for a
  * program to find its tools, home, locale and temp dir) plus the variables the plugin declares.
- * Host secrets that are not declared are never passed on.
+ * Host secrets that are not declared are never passed on; the server, which runs as the same
+ * user, can still read them from the runtime's /proc/<pid>/environ (README "What a stdio server
+ * can read anyway"), so this limits what is handed over, not what a hostile server can reach.
  */
 
 export const SAFE_BASE_ENV_VARS: readonly string[] = [

@@ -9,7 +9,7 @@ import { causeCodes, couldNotReach, isUnresolvedHost, unreachableCode, unresolve
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
-import { capabilityHint, currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, noCallRefusal, refusal, RELAYED_CAPABILITIES, relayElicitModes, type CallRelay, type RelayedParams } from "../relay.js";
+import { askedByPlugin, capabilityHint, currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, noCallRefusal, refusal, RELAYED_CAPABILITIES, relayElicitModes, withoutServerContext, type CallRelay, type RelayedParams } from "../relay.js";
 import { asPromise } from "../../as-promise.js";
 import { upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { RetryAfterHttpError } from "./retry-after.js";
@@ -643,11 +643,12 @@ export class McpConnection {
         this.refusedHints.set(relay, capabilityHint(mode));
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, modeRefusalToServer(mode, modes));
       }
-      return (await relay.elicit(this.masked(request.params), ctx.mcpReq.signal)) as never;
+      // Labelled with the plugin that asks: the user must be able to tell it from the runtime's own confirmations.
+      return (await relay.elicit(askedByPlugin(this.options.name, this.masked(request.params)), ctx.mcpReq.signal)) as never;
     });
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => {
       const relay = this.relayFor(client, "sampling");
-      return (await relay.sample?.(this.masked(request.params), ctx.mcpReq.signal)) as never;
+      return (await relay.sample?.(withoutServerContext(this.masked(request.params)), ctx.mcpReq.signal)) as never;
     });
     return client;
   };

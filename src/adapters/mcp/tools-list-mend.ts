@@ -10,6 +10,7 @@
  */
 
 import { echoedName } from "../../runtime/argument-value.js";
+import { toolEntryRefusal } from "./tool-entry-rules.js";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
@@ -49,13 +50,18 @@ function quotedName(name: string): string {
  * `accepts` is the SDK's own check of a tools/list result, so what is kept passes it.
  */
 export function mendToolsList(result: Record<string, unknown>, accepts: (result: Record<string, unknown>) => boolean): MendedToolsList | undefined {
-  const tools = result.tools;
-  if (!Array.isArray(tools) || accepts(result) || !accepts({ ...result, tools: [] })) return undefined;
+  if (!Array.isArray(result.tools)) return undefined;
+  // The runtime's own rules first (tool-entry-rules.ts): an entry too deep for the SDK's check is
+  // never handed to it, and a name the check takes but the runtime refuses is left out too.
+  const refused = withoutRefusedEntries(result.tools as unknown[]);
+  const listed = refused ? { ...result, tools: refused.kept } : result;
+  const tools = listed.tools as unknown[];
+  if (accepts(listed) || !accepts({ ...result, tools: [] })) return refused && { result: listed, notes: refused.notes };
   // The same change made to many tools (a Go server's `"required": null` on all 300) is one note.
   const changed = new Map<string, string[]>();
   const passes = (tool: unknown): boolean => accepts({ ...result, tools: [tool] });
   const kept: unknown[] = [];
-  for (const tool of tools as unknown[]) {
+  for (const tool of tools) {
     if (passes(tool)) {
       kept.push(tool);
       continue;
@@ -68,8 +74,39 @@ export function mendToolsList(result: Record<string, unknown>, accepts: (result:
     }
     if (mended.tool !== undefined) kept.push(mended.tool);
   }
-  return { result: { ...result, tools: kept }, notes: [...changed].map(([change, names]) => groupedNote(change, names)) };
+  return { result: { ...result, tools: kept }, notes: [...(refused?.notes ?? []), ...[...changed].map(([change, names]) => groupedNote(change, names))] };
 }
+
+/**
+ * `tools` without the entries the runtime's own rules refuse, with one note per rule broken;
+ * undefined when none is refused (nearly always). The entries are named by their place in the
+ * answer: a name that broke the rules is quoted only short and escaped.
+ */
+function withoutRefusedEntries(tools: readonly unknown[]): { kept: unknown[]; notes: string[] } | undefined {
+  const refused = new Map<string, string[]>();
+  const kept: unknown[] = [];
+  tools.forEach((tool, index) => {
+    const why = toolEntryRefusal(tool);
+    if (!why) {
+      kept.push(tool);
+      return;
+    }
+    const name = (tool as { name?: unknown }).name;
+    const entries = refused.get(why) ?? [];
+    entries.push(`${index}${typeof name === "string" ? ` ('${echoedName(name, REFUSED_NAME_CHARS)}')` : ""}`);
+    refused.set(why, entries);
+  });
+  if (!refused.size) return undefined;
+  const notes = [...refused].map(([why, entries]) => {
+    if (entries.length === 1) return `entry ${entries[0]} was left out: ${why}`;
+    const more = entries.length > NAMES_PER_NOTE ? ` and ${entries.length - NAMES_PER_NOTE} more` : "";
+    return `${entries.length} entries (${entries.slice(0, NAMES_PER_NOTE).join(", ")}${more}) were left out, each because ${why}`;
+  });
+  return { kept, notes };
+}
+
+/** How much of a refused entry's name its note quotes: enough to find it, not a 10,000-character one. */
+const REFUSED_NAME_CHARS = 40;
 
 /** "tool 'a': …", or "3 tools ('a', 'b', 'c'): …", or "300 tools ('a', … and 295 more): …". */
 function groupedNote(change: string, names: readonly string[]): string {
