@@ -445,7 +445,7 @@ describe("a downstream HTTP server that answers a call with 400", () => {
     assert.equal(textOf(await adapter.call("slow", {})), "slow done");
     const cases = [
       { mode: "bad-params", message: /answered tools\/call 'write' with HTTP 400: Invalid params: the 'session' argument is missing \(JSON-RPC -32602\)/, hint: /refused the call's arguments \(JSON-RPC -32602, invalid params\): fix the argument/ },
-      { mode: "plain", message: /answered tools\/call 'write' with HTTP 400: .*Bad Request: invalid value for session_ttl/, hint: /fix the arguments if it names one/ },
+      { mode: "plain", message: /answered tools\/call 'write' with HTTP 400: .*Bad Request: invalid value for session_ttl/, hint: /^The service is working and refused the call's arguments \(HTTP 400\)\. Fix the argument `message` names/ },
     ];
     for (const { mode, message, hint } of cases) {
       const before = server.stats();

@@ -135,6 +135,16 @@ describe("auth styles", () => {
       assert.ok(!e.message.includes(env.PB_PASS));
       return true;
     });
+
+    // Credentials written in the manifest itself (no variable to name): the refused login's 400 is
+    // still the credentials' fault, for the user, never "fix the argument" (a login takes none of the call's).
+    const literal = await make({ type: "login", url: "/auth/login", body: { identity: "x", password: "y" } });
+    await assert.rejects(literal.call("echo", {}), (e: Error & { code?: string; hint?: string }) => {
+      assert.equal(e.code, "UPSTREAM_ERROR");
+      assert.match(e.hint ?? "", /^The service refused the credentials or this account's permissions \(HTTP 400\); the arguments are not at fault\. Tell the user/);
+      assert.doesNotMatch(e.hint ?? "", /Fix the argument/);
+      return true;
+    });
   });
 
   it("login is single-flight: N concurrent calls on a cold start or an expired token cause one login each", async () => {

@@ -104,10 +104,12 @@ describe("rest: a busy or failing service", () => {
     assert.match(payload.hint, /failed on its side \(HTTP 500\); the arguments are probably fine/);
   });
 
-  it("404 keeps the generic hint, with the status in details", async () => {
+  it("404: the service is working and has nothing at what the call names; look it up first, with the status in details", async () => {
     const payload = await answer(await make(), "t404");
     assert.deepEqual(payload.details, { status: 404 });
-    assert.match(payload.hint, /fix the arguments/);
+    assert.match(payload.hint, /working and has nothing at what this call names \(HTTP 404\)/);
+    assert.match(payload.hint, /Look it up first/);
+    assert.doesNotMatch(payload.hint, /service behind this plugin failed/);
   });
 
   it("the manifest's errors rule for 429 keeps precedence", async () => {

@@ -209,13 +209,16 @@ describe("facade over stdio", () => {
     assert.equal(after.isError, false);
   });
 
-  it("a result larger than the cap is cut with an honest marker", async () => {
+  it("a result larger than the cap is cut with an honest marker, the cut text fitting the cap as written in the answer", async () => {
     const { payload } = await callJson(server.client, "agent_tools_notes_call", { toolName: "big_dump", arguments: { size: 300000 } });
     assert.equal(payload.ok, true);
     const truncated = payload.truncated as { originalChars: number; shownChars: number };
-    assert.equal(truncated.shownChars, 100000);
+    const result = payload.result as string;
     assert.ok(truncated.originalChars > 300000);
-    assert.equal((payload.result as string).length, 100000);
+    assert.equal(truncated.shownChars, result.length);
+    // `{"data":"xxx…` as a JSON string: the escapes of its 3 quotes and the string's own 2 quotes take 5 of the cap's characters.
+    assert.equal(JSON.stringify(result).length, 100000);
+    assert.equal(result.length, 100000 - 5);
   });
 });
 

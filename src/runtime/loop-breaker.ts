@@ -1,12 +1,15 @@
 import { RuntimeError, type ErrorCode } from "../errors.js";
 import type { Session } from "./session.js";
+import { retryCannotFix } from "../adapters/shared/upstream-status.js";
 
 /**
  * The loop breaker stops loops, not retries. It counts identical failures of the kind a retry
  * cannot fix (the arguments fail the schema, the tool does not exist, confirmation is missing…)
  * within a time window; from the third identical attempt inside the window the call is answered
- * LOOP_DETECTED without running. Upstream failures (UPSTREAM_ERROR, UPSTREAM_TIMEOUT) are never
- * counted: a service that failed twice may well answer the third time. When the window has
+ * LOOP_DETECTED without running. Upstream failures (UPSTREAM_ERROR, UPSTREAM_TIMEOUT) are not
+ * counted: a service that failed twice may well answer the third time. Except a service's refusal
+ * (an HTTP 4xx but 408, 425, 429 and a rate-limited 403: upstream-status.ts retryCannotFix): it is
+ * working, and the same request gets the same "task 999 does not exist". When the window has
  * passed since the last real failure, the call runs again. A success clears its record. So does
  * a change of the plugin's catalog (a tool added or renamed, a schema changed) for the failures
  * that catalog decided (UNKNOWN_TOOL, ARG_VALIDATION_FAILED): the same call may now pass.
@@ -36,6 +39,18 @@ const RETRY_CANNOT_FIX: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   // The user said no: asking again the same way will not change that.
   "CONFIRM_DECLINED",
 ]);
+
+/** Whether a failure counts toward a loop: a kind a retry cannot fix, or a service's refusal; never one the host can fix between calls. */
+function counted(error: RuntimeError): boolean {
+  if ((error as { hostFixable?: boolean }).hostFixable === true) return false;
+  return RETRY_CANNOT_FIX.has(error.code) || (error.code === "UPSTREAM_ERROR" && retryCannotFix(error.details));
+}
+
+/** The HTTP status a counted failure carried, said in LOOP_DETECTED ("UPSTREAM_ERROR (HTTP 404)"). */
+function statusOf(error: RuntimeError): number | undefined {
+  const status = error.details?.status;
+  return typeof status === "number" ? status : undefined;
+}
 
 /** Failures decided against the plugin's catalog: they count only while that catalog stays the same. */
 const CATALOG_BOUND: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["UNKNOWN_TOOL", "ARG_VALIDATION_FAILED"]);
@@ -126,8 +141,8 @@ export function createLoopBreaker(options: LoopBreakerOptions = {}): LoopBreaker
         const waitS = Math.ceil((record.lastAt + windowMs - now()) / 1000);
         throw new RuntimeError(
           "LOOP_DETECTED",
-          `this exact call failed ${record.count} times in a row with ${record.code}; it was not run again (an unchanged retry cannot succeed; it is let through again in ${waitS} s)`,
-          { previousError: record.code, attempts: record.count + 1 },
+          `this exact call failed ${record.count} times in a row with ${record.code}${record.status !== undefined ? ` (HTTP ${record.status})` : ""}; it was not run again (an unchanged retry cannot succeed; it is let through again in ${waitS} s)`,
+          { previousError: record.code, ...(record.status !== undefined ? { previousStatus: record.status } : {}), attempts: record.count + 1 },
         );
       }
       return key;
@@ -137,14 +152,15 @@ export function createLoopBreaker(options: LoopBreakerOptions = {}): LoopBreaker
         if (key !== undefined) session.loopMemory.delete(key);
         return;
       }
-      if (!RETRY_CANNOT_FIX.has(error.code) || (error as { hostFixable?: boolean }).hostFixable === true) return;
+      if (!counted(error)) return;
       const k = key ?? keyOf();
       const previous = session.loopMemory.get(k);
       const at = now();
       const catalog = CATALOG_BOUND.has(error.code) ? catalogVersion?.() : undefined;
       const fresh = previous && previous.code === error.code && at - previous.lastAt < windowMs && previous.catalog === catalog;
       session.loopMemory.delete(k); // re-inserted last: the Map's order is the age order
-      session.loopMemory.set(k, { code: error.code, count: fresh ? previous.count + 1 : 1, lastAt: at, ...(catalog !== undefined ? { catalog } : {}) });
+      const status = statusOf(error);
+      session.loopMemory.set(k, { code: error.code, count: fresh ? previous.count + 1 : 1, lastAt: at, ...(catalog !== undefined ? { catalog } : {}), ...(status !== undefined ? { status } : {}) });
       if (session.loopMemory.size > MEMORY_LIMIT) {
         const oldest = session.loopMemory.keys().next().value;
         if (oldest !== undefined) session.loopMemory.delete(oldest);

@@ -364,7 +364,14 @@ function describeKind(value: unknown): string {
  */
 export interface FrameMeta {
   operation: string;
+  /** The plugin the operation is counted under (traces, observers, metrics): "*" for a search over every plugin. */
   plugin: string;
+  /**
+   * What an error answer's `plugin` field says, when not `plugin`: a search counted under "*"
+   * answers with the name the caller sent (null: none was sent, so the answer names no plugin;
+   * "*" is no name the caller could use).
+   */
+  answerPlugin?: string | null;
   target?: string | undefined;
   repairs: Repair[];
   log: Logger;
@@ -403,7 +410,8 @@ export function frame<K extends SuccessKind>(
       // The plugin as the call named it: a name that is no plugin's can be any length (prefixes have
       // at most 32 characters), and may hold a credential: masked before it is cut, as the target is.
       const mask = meta.redact && ((text: string) => String(meta.redact?.(text)));
-      const payload: ErrorAnswer = { ok: false, ...(meta.plugin ? { plugin: echoedMasked(meta.plugin, mask) } : {}), ...(meta.target ? { target: mask ? mask(meta.target) : meta.target } : {}), error: boundError(masked) };
+      const named = meta.answerPlugin === undefined ? meta.plugin : meta.answerPlugin;
+      const payload: ErrorAnswer = { ok: false, ...(named ? { plugin: echoedMasked(named, mask) } : {}), ...(meta.target ? { target: mask ? mask(meta.target) : meta.target } : {}), error: boundError(masked) };
       if (meta.repairs.length) payload.repairs = meta.repairs.map((r) => r.message);
       meta.log.debug(`${meta.operation} ${meta.plugin}${meta.target ? `/${meta.target}` : ""} failed`, { code: error.code });
       return outcomeTold(session, meta, started, { kind: "error", isError: true, payload });

@@ -1,6 +1,7 @@
 import { isPlainObject } from "../plain-object.js";
 import { echoed } from "./argument-value.js";
 import { declaredPropertyNames } from "../schema-branches.js";
+import { placeBodyFields } from "./body-fields.js";
 /**
  * Repairs of the malformed calls models really send. Each names what it changed in `repairs`;
  * none skips validation or the gate, which run after it. Two rules hold throughout:
@@ -15,6 +16,7 @@ export interface Repair {
     | "parsed-json-arguments"
     | "renamed-arguments"
     | "unwrapped-arguments-wrapper"
+    | "moved-body-fields"
     | "dropped-misplaced-confirm"
     | "routed-facade-tool"
     | "matched-plugin-case"
@@ -185,7 +187,8 @@ export function aliasDeclaredByTool(request: RepairedRequest, parameters: readon
 /**
  * Repairs that need the tool's schema, applied to arguments that failed it (or carry a confirm):
  * a wrapper the schema does not know (`{arguments: {...}}`, `{args: {...}}` inside arguments) is
- * unwrapped, and a `confirm` the schema does not declare is taken out (never honoured there).
+ * unwrapped, a request body sent one level off is placed where the tool takes it (body-fields.ts),
+ * and a `confirm` the schema does not declare is taken out (never honoured there).
  */
 export function repairArguments(
   args: Record<string, unknown>,
@@ -212,6 +215,8 @@ export function repairArguments(
     current = inner;
     where = `${where}.${wrapper}`;
   }
+  // A schema that declares nothing (a skill without one) says nothing of where a body goes.
+  if (properties.size) current = placeBodyFields(current, schema, properties, where, repairs);
   return { args: current, ...(misplacedConfirm ? { misplacedConfirm } : {}) };
 }
 

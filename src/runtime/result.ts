@@ -9,6 +9,7 @@ import { headOf } from "./argument-value.js";
 import { malformedItem } from "./content-items.js";
 import { isStackOverflow } from "../adapters/shared/redact.js";
 import { truncationNote } from "./truncation-note.js";
+import { headWithinJsonString } from "./json-string-head.js";
 
 /**
  * What an adapter returned, made into the `result` of a facade answer: an MCP CallToolResult is
@@ -80,15 +81,24 @@ export function splitQuote(text: string, mask: MaskText): { quote: string; rest?
 }
 
 /**
+ * The hint of a tool's own error result. The tool answered, so the service is working, and what
+ * it reports is most often the request ("note 99 not found", "invalid date"): the generic
+ * UPSTREAM_ERROR hint ("the service failed … report the failure") had models report an outage
+ * instead of fixing the id. No status says which it is, so the hint gives both readings.
+ */
+const TOOL_REPORTED_HINT =
+  "The tool answered with an error of its own (`message` quotes it). If it names an id, an argument or a state (not found, invalid, already exists), fix that and call again: look an id up first with one of this plugin's list, search or get tools. If it says the service itself failed or is unavailable, try once more, then tell the user.";
+
+/**
  * A result the tool marked `isError`, as the error the answer carries. `mask`: the fleet's
  * redactor, run on the tool's text before it is cut (splitQuote). The message quotes the text
  * items; `details` carries only what it does not: the text past the message's cut
  * (`details.moreText`) and the items that are not text (`details.content`, binary ones as
  * placeholders). `hint`: why it likely failed, when the runtime knows (it refused the downstream a
  * question during the call, and the server answered with an error result instead of an error):
- * else the code's generic hint.
+ * else TOOL_REPORTED_HINT.
  */
-export function toolReportedError(raw: CallToolResultLike, mask: MaskText, hint?: string): RuntimeError {
+export function toolReportedError(raw: CallToolResultLike, mask: MaskText, hint: string = TOOL_REPORTED_HINT): RuntimeError {
   const { quote, rest } = splitQuote(textItemsOf(raw).trim(), mask);
   const others = raw.content.filter((item) => !(isPlainObject(item) && item.type === "text" && typeof item.text === "string"));
   const content = hasBinary(others) ? withoutBinary(others, 0).content : others;
@@ -180,12 +190,16 @@ function surelyWithin(value: unknown, max: number): boolean {
   return true;
 }
 
-/** Cut a result whose JSON exceeds `maxChars`; the cut part is returned as a string prefix. */
+/**
+ * Cut a result whose JSON exceeds `maxChars`: the start of that JSON is returned as a string,
+ * as long as fits in `maxChars` once written in the answer (its quotes and backslashes escaped):
+ * the cap is what the model reads, and `shownChars` counts the characters of the JSON it holds.
+ */
 function capResult(result: unknown, maxChars: number): { result: unknown; truncated?: Truncation } {
   if (surelyWithin(result, maxChars)) return { result };
   const json = JSON.stringify(result) ?? "null";
   if (json.length <= maxChars) return { result };
-  const shown = headOf(json, maxChars);
+  const shown = headWithinJsonString(json, maxChars);
   return {
     result: shown,
     truncated: {

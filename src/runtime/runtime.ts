@@ -1209,8 +1209,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       const repairs = [...(ctx.repairs ?? [])];
       const args: SearchArgs = isPlainObject(rawArgs) ? rawArgs : {};
       const { query, refused } = queryOf(args.query, repairs, "say in a few words what you want to do");
-      // No `target`, as for discover: the query is no tool's name.
-      return frame(session, { operation: "search", plugin: "*", repairs, log, observers, redact, trace: options.tracing?.start("search", session) }, "search", async () => {
+      // No `target`, as for discover: the query is no tool's name. An error answer names the plugin
+      // as sent (a string), or none: "*" is how the search is counted, not a name to send.
+      const sent = readPluginArgument(args.plugin);
+      const answerPlugin = sent.ok && sent.prefix !== undefined ? sent.prefix : null;
+      return frame(session, { operation: "search", plugin: "*", answerPlugin, repairs, log, observers, redact, trace: options.tracing?.start("search", session) }, "search", async () => {
         if (refused) throw refused;
         if (!query) {
           throw new RuntimeError("ARG_VALIDATION_FAILED", "'query' is missing: say in a few words what you want to do, e.g. {\"query\": \"list open issues\"}", {

@@ -13,6 +13,8 @@ export interface LoopRecord {
   lastAt: number;
   /** The plugin's catalog version (catalog.ts `version`) when it was counted: a changed catalog starts the count again. */
   catalog?: number;
+  /** The HTTP status of the last counted failure, when it had one (a service's refusal): LOOP_DETECTED names it. */
+  status?: number;
 }
 
 export interface Session {

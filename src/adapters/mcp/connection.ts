@@ -738,7 +738,7 @@ export class McpConnection {
     const status = failure.details?.status;
     if (asked === undefined || typeof status !== "number") return {};
     const left = Math.max(0, Math.ceil((failure.at + asked * 1000 - this.now()) / 1000));
-    return upstreamStatusAdvice(status, String(left)) ?? {};
+    return upstreamStatusAdvice(status, { retryAfter: String(left), of: "message" }) ?? {};
   }
 
   /**
@@ -856,9 +856,10 @@ export class McpConnection {
         const refused = `${server} refused the credentials (HTTP ${code}) for ${what}; check ${credentials?.what ?? "its token or headers"}`;
         return new McpAdapterError("NOT_CONFIGURED", redact(refused), { status: code, ...(credentials ? { hint: credentials.fix } : {}) });
       }
-      // A 429 or 5xx: retry the same call later (after the server's Retry-After, when it sent one: retry-after.ts), not other arguments.
+      // A 429 or 5xx: retry the same call later (after the server's Retry-After, when it sent one: retry-after.ts), not other arguments;
+      // a 400/422: fix the argument. The status is the MCP message's, not a resource's: a 404 names no id of the call's (`of`).
       const retryAfter = error instanceof RetryAfterHttpError ? error.retryAfter : undefined;
-      const advice = upstreamStatusAdvice(code, retryAfter) ?? { details: { status: code } };
+      const advice = upstreamStatusAdvice(code, { retryAfter, of: "message" }) ?? { details: { status: code } };
       // The server's own words: the JSON-RPC error its body holds, else the SDK's message (which quotes the body).
       const rpc = bodyRpcError(error);
       const said = rpc ? `${quotedServerText(rpc.message, redact)} (JSON-RPC ${rpc.code})` : errorMessage(error);

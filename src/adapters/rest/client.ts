@@ -7,7 +7,7 @@ import { MissingVariableError, referencedVariables, resolveAddress, resolveSecre
 import type { Redactor } from "../shared/redact.js";
 import { describeBinary, isBinaryBody } from "../shared/binary-body.js";
 import { createAuth, refusedCredentialsHint, type Auth } from "./auth.js";
-import { upstreamStatusAdvice } from "../shared/upstream-status.js";
+import { credentialsRefusedHint, upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { applyRestErrorRules } from "./error-rules.js";
 import { RestError, UrlGuardError } from "./errors.js";
 import type { RestConnectionSpec } from "./spec.js";
@@ -23,9 +23,10 @@ import { BaseUrlError, checkRawPath, parseBaseUrl, resolveServerUrl, resolveUnde
  * (8 MiB by default): a larger answer fails with RESULT_TOO_LARGE without being read further.
  * Non-2xx answers throw RestError UPSTREAM_ERROR with status, method, path and a redacted body
  * excerpt (≤300 chars); of an error body only the first 64 KiB are read. Unless one of the
- * manifest's `errors` rules matches (those come first), `details.status` holds the status, and a
- * 429 or 5xx gets a hint to retry the same call (after `details.retryAfterSeconds`, from
- * Retry-After) instead of the generic one (shared/upstream-status.ts). Nothing is retried here.
+ * manifest's `errors` rules matches (those come first), `details.status` holds the status, and the
+ * hint is the status's (shared/upstream-status.ts): a 429 or 5xx to retry the same call (after
+ * `details.retryAfterSeconds`, from Retry-After), a 4xx to fix what the service refused (the auth's
+ * variables, for refused credentials). Nothing is retried here.
  */
 
 export type RequestBody = { json: unknown } | { raw: string; contentType: string };
@@ -73,10 +74,13 @@ const DEFAULT_ACCEPT = "application/json, text/plain;q=0.9, */*;q=0.8";
  * limiting (GitHub answers a used-up rate limit with 403 and x-ratelimit-remaining: 0).
  */
 function refusedCredentials(response: RestResponse): boolean {
-  if (response.status === 401) return true;
-  if (response.status !== 403) return false;
+  return response.status === 401 || (response.status === 403 && !rateLimited403(response));
+}
+
+/** A 403 that says it is a rate limit (x-ratelimit-remaining: 0, a Retry-After): to wait for, not credentials to fix. */
+function rateLimited403(response: RestResponse): boolean {
   const { headers } = response;
-  return headers.get("x-ratelimit-remaining")?.trim() !== "0" && !headers.has("retry-after");
+  return response.status === 403 && (headers.get("x-ratelimit-remaining")?.trim() === "0" || headers.has("retry-after"));
 }
 
 /**
@@ -179,11 +183,12 @@ export class RestClient {
       if (applied.hint !== undefined) extra.hint = redactor.redact(applied.hint);
       return new RestError(applied.code, `${where} answered HTTP ${response.status}: ${redactor.redact(applied.message)}`, response.status, extra);
     }
-    const credentialsHint = refused ? refusedCredentialsHint(this.#options.connection.auth, response.status) : undefined;
-    const advice = upstreamStatusAdvice(response.status, response.headers.get("retry-after")) ?? {
-      details: { status: response.status },
-      ...(credentialsHint ? { hint: credentialsHint } : {}),
-    };
+    // Refused credentials (a refused login's 400 too): the variables the auth reads when it reads any, the exact fix, else the
+    // status's words for credentials, never "fix the argument" (a login takes none of the call's).
+    const credentialsHint = refused ? (refusedCredentialsHint(this.#options.connection.auth, response.status) ?? credentialsRefusedHint(response.status)) : undefined;
+    const advice = credentialsHint
+      ? { details: { status: response.status }, hint: credentialsHint }
+      : (upstreamStatusAdvice(response.status, { retryAfter: response.headers.get("retry-after"), rateLimited: rateLimited403(response) }) ?? { details: { status: response.status } });
     // A 304 has no body by definition: said so, rather than as an empty quote.
     const said = excerpt ? `: ${excerpt}` : response.status === 304 ? " (Not Modified), with no body" : "";
     return new RestError("UPSTREAM_ERROR", `${where} answered HTTP ${response.status}${said}`, response.status, advice);
