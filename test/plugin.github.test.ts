@@ -395,10 +395,9 @@ describe("github plugin: not configured", () => {
       const { tools } = await bare.client.listTools();
       assert.ok(!tools.some((t) => t.name.startsWith("agent_tools_github_")), "not configured: nothing in tools/list");
       const found = await callJson(bare.client, "agent_tools_search", { query: "list github issues" });
-      const hit = (found.payload.hits as { plugin: string; name: string; notConfigured?: string }[]).find((h) => h.name === "list_issues");
-      assert.ok(hit, "its catalog is known without the token");
-      assert.equal(hit.notConfigured, undefined, "the hit does not repeat it");
-      assert.equal((found.payload.setup as Record<string, string>).github, "set GITHUB_TOKEN", "what to set is said once for the plugin");
+      // Its catalog is known without the token: the match is named with what to set, not a hit whose call fails.
+      assert.ok(!(found.payload.hits as { plugin: string }[]).some((h) => h.plugin === "github"), JSON.stringify(found.payload.hits));
+      assert.match((found.payload.setup as Record<string, string>).github ?? "", /^set GITHUB_TOKEN to use: .*\blist_issues\b/, JSON.stringify(found.payload.setup));
       gh.reset();
       const { payload, isError } = await call("get_repository", { owner: "octo-org", repo: "widgets" }, undefined, bare);
       assert.equal(isError, true);

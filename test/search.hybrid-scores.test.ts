@@ -20,7 +20,7 @@ function fill(index: ToolIndex, servers: string[]): void {
   for (const [plugin, docs] of groups) index.setPluginDocuments(plugin, docs);
 }
 
-describe("hybrid hits carry their fused score, so an unconfigured plugin's weight is a small demotion", () => {
+describe("hybrid hits carry their fused score; an unconfigured plugin's hits are named, not ranked", () => {
   it("orderedScores keeps each fused score, held to at most the one before it", () => {
     const fused = Float64Array.from([0.2, 0.95, 0.5, 0.6]);
     assert.deepEqual(orderedScores([1, 3, 2, 0], fused), [
@@ -33,21 +33,25 @@ describe("hybrid hits carry their fused score, so an unconfigured plugin's weigh
     assert.deepEqual(orderedScores([2, 3], fused).map((s) => s.score), [0.5, 0.5]);
   });
 
-  it("the best hit of an unconfigured plugin stays above weak configured hits", () => {
+  it("an unconfigured plugin's best hit is never an entry, however it scores: it is named, after the configured entries", () => {
     const hits: SearchHit[] = [
       { plugin: "github", kind: "tool", name: "create_issue", score: 0.95 },
       { plugin: "filesystem", kind: "tool", name: "write_file", score: 0.45 },
       { plugin: "memory", kind: "tool", name: "add_observations", score: 0.4 },
+      { plugin: "github", kind: "tool", name: "update_issue", score: 0.3 },
     ];
-    const { entries } = pickRanked({
+    const { entries, total, unconfigured } = pickRanked({
       search: (limit) => ({ hits: hits.slice(0, limit), total: hits.length }),
       limit: 3,
       configured: (plugin) => plugin !== "github",
       pass: () => true,
       build: (hit) => `${hit.plugin}:${hit.name}`,
-      allPass: true,
+      allCounted: false,
     });
-    assert.deepEqual(entries, ["github:create_issue", "filesystem:write_file", "memory:add_observations"]);
+    assert.deepEqual(entries, ["filesystem:write_file", "memory:add_observations"]);
+    assert.equal(total, 2, "only configured hits count");
+    // update_issue ranks 4th, past the first 3 places: not named.
+    assert.deepEqual([...unconfigured], [["github", ["create_issue"]]]);
   });
 });
 

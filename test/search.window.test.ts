@@ -3,18 +3,17 @@ import { describe, it } from "node:test";
 import { inMemoryAdapterKind, inMemoryManifests, IN_MEMORY_KIND } from "../src/cli/in-memory-fleet.js";
 import type { DatasetTool } from "../src/cli/retrieval-data.js";
 import { silentLogger } from "../src/log.js";
-import { pickRanked, windowSize, type RankedWindow } from "../src/runtime/ranked-window.js";
+import { pickRanked, windowSize, type Ranked, type RankedWindow } from "../src/runtime/ranked-window.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import { createBm25fIndex } from "../src/runtime/search/bm25f.js";
-import type { SearchDocument, SearchHit } from "../src/runtime/search/types.js";
-import { UNCONFIGURED_WEIGHT } from "../src/runtime/unconfigured-hits.js";
+import type { SearchDocument } from "../src/runtime/search/types.js";
 
 /**
  * A search asks the index for a window of its ranking (ranked-window.ts), not for every match; its
  * entries and total must be exactly those of the unlimited ranking. Checked against the way the
- * runtime picked before (every hit ranked, demoted, filtered), on seeded catalogs large enough that
- * broad queries match thousands of tools, with unconfigured plugins (demoted), plugins a caller may
- * not use, and hits that cannot be described.
+ * runtime picked before (every hit ranked, then filtered), on seeded catalogs large enough that
+ * broad queries match thousands of tools, with unconfigured plugins (only named, never entries),
+ * plugins a caller may not use, and hits that cannot be described.
  */
 
 function seeded(seed: number): () => number {
@@ -39,14 +38,17 @@ function catalog(seed: number, plugins: number, toolsEach: number): DatasetTool[
   return tools;
 }
 
-/** How the runtime picked before the window: every hit ranked, demoted by a stable re-sort, then filtered. */
-function reference<T>(opts: RankedWindow<T>): { entries: T[]; total: number } {
-  const weight = (hit: SearchHit) => hit.score * (opts.configured(hit.plugin) ? 1 : UNCONFIGURED_WEIGHT);
-  const hits = [...opts.search().hits].sort((a, b) => weight(b) - weight(a));
+/** How the runtime picked before the window: every hit ranked, then filtered; an unconfigured plugin's hit only named, within the first `limit` places. */
+function reference<T>(opts: RankedWindow<T>): Ranked<T> {
   const entries: T[] = [];
+  const unconfigured = new Map<string, string[]>();
   let total = 0;
-  for (const hit of hits) {
+  for (const hit of opts.search().hits) {
     if (!opts.pass(hit)) continue;
+    if (!opts.configured(hit.plugin)) {
+      if (entries.length + [...unconfigured.values()].flat().length < opts.limit) unconfigured.set(hit.plugin, [...(unconfigured.get(hit.plugin) ?? []), hit.name]);
+      continue;
+    }
     if (entries.length < opts.limit) {
       const entry = opts.build(hit);
       if (entry === undefined) continue;
@@ -54,7 +56,7 @@ function reference<T>(opts: RankedWindow<T>): { entries: T[]; total: number } {
     }
     total += 1;
   }
-  return { entries, total };
+  return { entries, total, unconfigured };
 }
 
 const QUERIES = ["list issues", "read file", "create ticket for users", "deploy release branch", "weather", "send message calendar event", "invoice payment query table", "zzz nothing", "srv3", "upload image commit"];
@@ -73,13 +75,13 @@ describe("search window", () => {
     let windows = 0;
     let windowAnswers = 0;
     let fullRankings = 0;
-    // Variants: every plugin configured; a third not configured (demoted); and, in the last, a caller that may not use some.
+    // Variants: every plugin configured; a third not configured (named only); and, in the last, a caller that may not use some.
     const variants = [
       { configured: () => true, usable: () => true, describable: () => true },
       { configured: (p: string) => Number(p.slice(3)) % 3 !== 0, usable: () => true, describable: () => true },
       { configured: (p: string) => Number(p.slice(3)) % 2 === 0, usable: () => true, describable: (name: string) => !name.endsWith("_7") },
       { configured: (p: string) => Number(p.slice(3)) % 3 !== 0, usable: (p: string) => Number(p.slice(3)) % 5 !== 0, describable: () => true },
-      // Few configured: the window's head is mostly demoted hits, and configured ones from past it move up.
+      // Few configured: the window's head is mostly unconfigured hits, and configured ones from past it are the entries.
       { configured: (p: string) => Number(p.slice(3)) % 8 === 0, usable: () => true, describable: () => true },
     ];
     for (const variant of variants) {
@@ -97,7 +99,7 @@ describe("search window", () => {
               configured: variant.configured,
               pass: (hit) => variant.usable(hit.plugin),
               build: (hit) => (variant.describable(hit.name) ? `${hit.plugin}/${hit.name}` : undefined),
-              allPass: [...byPlugin.keys()].filter((p) => plugin === undefined || p === plugin).every((p) => variant.usable(p)),
+              allCounted: [...byPlugin.keys()].filter((p) => plugin === undefined || p === plugin).every((p) => variant.usable(p) && variant.configured(p)),
             };
             const before = fullRankings;
             const got = pickRanked(opts);

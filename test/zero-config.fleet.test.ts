@@ -59,19 +59,16 @@ describe("the zero-config fleet", () => {
     assert.doesNotMatch(stderr(), /\bwarn:/, "a fresh start has nothing to warn about");
   });
 
-  it("finds GitHub's list_issues for 'list github issues', marked not configured with what to set", async () => {
+  it("names GitHub's list_issues for 'list github issues' with what to set, never as a hit", async () => {
     const { payload } = await callJson(client, "agent_tools_search", { query: "list github issues" });
     const hits = payload.hits as Hit[];
-    const hit = hits.find((h) => h.plugin === "github" && h.name === "list_issues");
-    assert.ok(hit, JSON.stringify(hits.map((h) => `${h.plugin}/${h.name}`)));
-    assert.equal(hit.notConfigured, undefined, "a hit does not repeat what its plugin needs");
     const unconfigured = new Set(payload.notConfigured as string[]);
-    const shownUnconfigured = [...new Set(hits.map((h) => h.plugin))].filter((p) => unconfigured.has(p)).sort();
-    assert.deepEqual(Object.keys(payload.setup as object).sort(), shownUnconfigured, "setup names exactly the unconfigured plugins among the hits");
-    assert.equal((payload.setup as Record<string, string>).github, "set GITHUB_TOKEN", "said once, for the plugin");
-    assert.ok((payload.notConfigured as string[]).includes("github"));
+    assert.ok(unconfigured.has("github"));
+    // A hit's call must work: an unconfigured plugin's match is one line of `setup`, after the hits.
+    assert.ok(!hits.some((h) => unconfigured.has(h.plugin)), JSON.stringify(hits.map((h) => `${h.plugin}/${h.name}`)));
     assert.ok(!hits.some((h) => "notConfigured" in h), "no hit carries it");
-    assert.ok(hits.indexOf(hit) < 3, `list_issues ranks in the top 3: ${JSON.stringify(hits.map((h) => h.name))}`);
+    assert.match((payload.setup as Record<string, string>).github ?? "", /^set GITHUB_TOKEN to use: (\S+, )?(\S+, )?list_issues\b/, "list_issues among the first three names");
+    for (const prefix of Object.keys(payload.setup as object)) assert.ok(unconfigured.has(prefix), `${prefix} is not configured`);
     const called = await callJson(client, "agent_tools_github_call", { toolName: "list_issues", arguments: { owner: "o", repo: "r" } });
     assert.equal(called.payload.error?.code, "NOT_CONFIGURED", "its call tool is routed though unlisted, and says what to set");
   });

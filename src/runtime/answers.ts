@@ -103,7 +103,7 @@ export interface SearchAnswer {
   note?: string;
   unavailable?: Record<string, string>;
   notConfigured?: string[];
-  /** Prefix → what to set, for the unconfigured plugins among the hits (once per plugin; the hits do not repeat it). */
+  /** Prefix → what to set and the names that matched, for plugins that are not configured (their matches are never hits). */
   setup?: Record<string, string>;
   /** Said once per runtime: how ranking works when it is not the usual way. */
   notice?: string;

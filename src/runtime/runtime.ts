@@ -38,7 +38,7 @@ import { describeArgumentValue, echoed, readPluginArgument } from "./argument-va
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
-import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, withoutUnshownSetup, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, withCorrections, type SearchArgs } from "./search-answer.js";
+import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, withCorrections, type SearchArgs } from "./search-answer.js";
 import { oneLine, oneLineReason } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
@@ -48,7 +48,8 @@ import type { CallObserver, Tracing } from "./observer.js";
 import { createRedactor } from "../adapters/shared/redact.js";
 import { hostSecrets, manifestSecrets } from "./redaction.js";
 import { importTimeoutFromEnv } from "../plugins/import-deadline.js";
-import { pickRanked } from "./ranked-window.js";
+import { pickRanked, type Ranked } from "./ranked-window.js";
+import { setupLine } from "./unconfigured-hits.js";
 import { fleetProblems } from "./problems.js";
 import { pluginNamesThatCouldLoad } from "./known-plugins.js";
 import { withRestartNote } from "../config/changed-since-start.js";
@@ -936,17 +937,20 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     query: string,
     limit: number,
     opts: DescribeOptions & { plugin?: string; usable: (prefix: string) => boolean; only?: LoadedPlugin },
-  ): { entries: CatalogEntry[]; total: number } {
+  ): Ranked<CatalogEntry> {
     const source = opts.only ? catalogOf(opts.only) : fleetCatalog;
     const scope = opts.plugin !== undefined ? { plugin: opts.plugin } : {};
-    // A plugin's own index holds only it; in the shared one, a plugin this caller may not use
-    // counts only when it has documents in the scope.
+    // A plugin's own discover ranks that plugin alone, as before; in search, an unconfigured
+    // plugin's hits are only named, never entries (unconfigured-hits.ts).
+    const configured = (prefix: string) => opts.only !== undefined || byPrefix.get(prefix)?.configured !== false;
+    // A plugin's own index holds only it; in the shared one, a plugin this caller may not use or
+    // that is not configured leaves hits uncounted only when it has documents in the scope.
     const inScope = opts.plugin !== undefined ? [opts.plugin] : [...byPrefix.keys()];
-    const allPass = opts.only !== undefined || inScope.every((prefix) => (opts.usable(prefix) && byPrefix.has(prefix)) || index.size(prefix) === 0);
+    const allCounted = opts.only !== undefined || inScope.every((prefix) => (opts.usable(prefix) && configured(prefix) && byPrefix.has(prefix)) || index.size(prefix) === 0);
     return pickRanked<CatalogEntry>({
       search: (cut) => source.index.search(query, cut === undefined ? scope : { ...scope, limit: cut }),
       limit,
-      configured: (prefix) => byPrefix.get(prefix)?.configured !== false,
+      configured,
       pass: (hit) => opts.usable(hit.plugin) && (opts.only ?? byPrefix.get(hit.plugin)) !== undefined,
       build: (hit) => {
         const plugin = (opts.only ?? byPrefix.get(hit.plugin))!;
@@ -957,7 +961,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const tool = source.catalog.cached(hit.plugin)?.find((t) => t.name === hit.name);
         return tool ? describeTool(plugin, tool, opts) : undefined;
       },
-      allPass,
+      allCounted,
     });
   }
 
@@ -1266,10 +1270,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           ...(ctx.present ? { present: ctx.present } : {}),
         });
         // Which plugins are not configured is said on a session's first search, and after that
-        // only when a hit or the query's words concern one (the instructions name them too).
+        // only when one has a setup line or the query's words name one (the instructions name them too).
         const idle = plugins.filter((p) => !p.configured && allowed(p)).map((p) => p.manifest.prefix);
         const words = new Set(query.toLowerCase().split(/[^a-z0-9_-]+/));
-        const concernsIdle = found.entries.some((e) => !byPrefix.get(String(e.plugin))?.configured) || idle.some((prefix) => words.has(prefix.toLowerCase()));
+        const concernsIdle = found.unconfigured.size > 0 || idle.some((prefix) => words.has(prefix.toLowerCase()));
         const notConfigured = firstSearch(session) || concernsIdle ? idle : [];
         const notice = index.takeNotice?.();
         // Which server each hit comes from, said once per server (a task often needs several).
@@ -1279,13 +1283,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           const plugin = byPrefix.get(prefix);
           if (plugin && !(prefix in servers)) servers[prefix] = oneLine(abouts.get(prefix) ?? plugin.manifest.description, SERVER_ABOUT_CHARS) || plugin.manifest.name;
         }
-        // What to set for each unconfigured plugin among the hits, once per plugin (its hits carry only their plugin).
+        // An unconfigured plugin that matched is no hit (its call could only answer NOT_CONFIGURED):
+        // one line each, after the hits, says what to set and what it would offer.
         const setup: Record<string, string> = {};
-        for (const entry of found.entries) {
-          const plugin = byPrefix.get(String(entry.plugin));
-          if (plugin && !plugin.configured) setup[plugin.manifest.prefix] = describeMissing(plugin.missing);
+        for (const [prefix, names] of found.unconfigured) {
+          const plugin = byPrefix.get(prefix);
+          if (plugin) setup[prefix] = setupLine(describeMissing(plugin.missing), names);
         }
-        const answer = withCorrections(searchAnswer({ limit, max: MAX_LIMIT, ...found, servers, unavailable, notConfigured, setup, mode: facadeMode, ...(notice ? { notice } : {}) }), index.corrections?.(query));
+        const answer = withCorrections(searchAnswer({ limit, max: MAX_LIMIT, entries: found.entries, total: found.total, servers, unavailable, notConfigured, setup, mode: facadeMode, ...(notice ? { notice } : {}) }), index.corrections?.(query));
         // A search within one plugin whose catalog could not be read searched nothing: "try other words" would mislead.
         const unread = only !== undefined ? unavailable[only] : undefined;
         if (unread !== undefined && found.total === 0) {
@@ -1294,10 +1299,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             : `nothing was searched yet: plugin '${only}' is ${unread}`;
         }
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
-        if (!detail) return withoutUnshownSetup(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET));
+        if (!detail) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
         const cap = ctx.maxResultChars ?? maxResultChars;
         if (JSON.stringify(answer).length <= cap) return answer;
-        return { ...withoutUnshownSetup(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
+        return { ...(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
       });
     },
 

@@ -45,7 +45,7 @@ export interface SearchAnswerParts {
   servers?: Record<string, string>;
   unavailable: Record<string, string>;
   notConfigured: string[];
-  /** Prefix → what to set, for the unconfigured plugins the hits come from (said once per plugin, not per hit). */
+  /** Prefix → what to set and what matched, for each plugin that is not configured with a match among the first `limit` places (never hits). */
   setup?: Record<string, string>;
   mode: FacadeMode;
   /** Said once per runtime: how ranking works when it is not the usual way (semantic model absent). */
@@ -57,12 +57,16 @@ export function echoQuery(query: string): string {
   return query.length > QUERY_ECHO_CHARS ? `${query.slice(0, QUERY_ECHO_CHARS - 1).trimEnd()}…` : query;
 }
 
+const NOTHING_CONFIGURED_MATCHES = "no configured plugin's tool matches; the plugins under 'setup' have tools that do once configured: tell the user what to set";
+
 export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
   // The query is not echoed: the caller has it (a repair that changed it says so in `repairs`).
   const answer: SearchAnswer = { ok: true, shown: parts.entries.length, total: parts.total, hits: parts.entries };
   if (parts.servers && Object.keys(parts.servers).length) answer.servers = parts.servers;
   if (parts.entries.length < parts.total) answer.more = `${parts.total - parts.entries.length} more; refine the query or raise 'limit' (max ${parts.max})`;
-  if (parts.total === 0) {
+  // Plugins that are not configured matched, and nothing configured did: 'try other words' would mislead.
+  if (parts.total === 0 && parts.setup && Object.keys(parts.setup).length) answer.note = NOTHING_CONFIGURED_MATCHES;
+  else if (parts.total === 0) {
     answer.note =
       parts.mode === "compact"
         ? "nothing matches; try other words, or help for the plugins"
@@ -80,15 +84,6 @@ export function withCorrections<A extends { note?: string }>(answer: A, correcti
   if (!corrections?.length) return answer;
   const said = `read ${corrections.map((c) => `'${c.word}' as '${c.as}'`).join(", ")}`;
   answer.note = answer.note ? `${said}; ${answer.note}` : said;
-  return answer;
-}
-
-/** `setup` kept to the plugins of the hits still shown (the budget may have dropped the last hits). */
-export function withoutUnshownSetup(answer: SearchAnswer): SearchAnswer {
-  if (!answer.setup) return answer;
-  const shown = new Set(answer.hits.map((h) => String(h.plugin)));
-  for (const prefix of Object.keys(answer.setup)) if (!shown.has(prefix)) delete answer.setup[prefix];
-  if (Object.keys(answer.setup).length === 0) delete answer.setup;
   return answer;
 }
 
