@@ -144,7 +144,7 @@ describe("pi extension session: the runtime stops during a call", () => {
       await sleep(1_000);
       http.child.kill("SIGTERM");
       const error = await call;
-      assert.match(error.message, /this instance shut down \(.*\) while the request was running: .*whether it took effect is unknown/);
+      assert.match(error.message, /this server shut down \(.*\) while the request was running: .*whether it took effect is unknown/);
       assert.doesNotMatch(error.message, /Streamable HTTP error|Error POSTing/);
     } finally {
       await session.close();

@@ -11,6 +11,12 @@ export interface LineServer {
   send(message: Record<string, unknown>): void;
   /** Close stdin and wait for the process to end. */
   close(): Promise<void>;
+  /** The server process's id. */
+  readonly pid: number;
+  /** Resolves with the exit code and signal once the process has ended. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
 }
 
 /**
@@ -19,6 +25,9 @@ export interface LineServer {
  */
 export function lineServer(env: Record<string, string>): LineServer {
   const child = spawn(process.execPath, [MCP_BIN], { env: baseEnv(env), cwd: FIXTURES, stdio: ["pipe", "pipe", "pipe"] });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   let buffered = "";
   const answers = new Map<unknown, LineAnswer>();
   const waiting = new Map<unknown, (answer: LineAnswer) => void>();
@@ -37,6 +46,9 @@ export function lineServer(env: Record<string, string>): LineServer {
   });
   const send = (message: Record<string, unknown>): void => void child.stdin.write(`${JSON.stringify(message)}\n`);
   return {
+    pid: child.pid ?? -1,
+    exited,
+    stderr: () => stderr,
     send,
     request(id, method, params) {
       send({ jsonrpc: "2.0", id, method, ...(params !== undefined ? { params } : {}) });
@@ -53,7 +65,7 @@ export function lineServer(env: Record<string, string>): LineServer {
     },
     async close() {
       child.stdin.end();
-      if (child.exitCode === null) await new Promise((resolve) => child.once("exit", resolve));
+      await exited;
     },
   };
 }

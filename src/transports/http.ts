@@ -50,9 +50,8 @@ export async function serveHttp(runtime: Runtime, options: HttpOptions, gateway?
     throw new HttpOptionsError(why);
   }
   const drain = gateway ? drainMs(process.env, gateway.team, runtime.log) : 0;
-  exitGracefully(
-    runtime.log,
-    async (why) => {
+  exitGracefully(runtime.log, {
+    close: async (why) => {
       if (gateway) {
         gateway.startDrain();
         const until = Date.now() + drain;
@@ -63,8 +62,10 @@ export async function serveHttp(runtime: Runtime, options: HttpOptions, gateway?
       await runtime.close();
       await gateway?.close();
     },
-    drain + SHUTDOWN_GRACE_MS,
-  );
+    // A second signal cuts the drain short: what still runs is answered now, not dropped.
+    interrupt: (why) => facade.interrupt(why),
+    graceMs: drain + SHUTDOWN_GRACE_MS,
+  });
   const auth = options.token || gateway?.auth.required ? " (bearer token required)" : "";
   runtime.log.info(`serving ${runtime.plugins.length} plugin(s) over HTTP at ${facade.url}${auth}${gateway ? ` [instance ${gateway.state.instanceId}, state ${gateway.state.backend}${gateway.metricsUrl ? `, metrics ${gateway.metricsUrl}` : ""}]` : ""}`);
   // In the background: sessions are served meanwhile, and find the model and the shell loaded.

@@ -138,7 +138,9 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
     const ids = [...this.#open];
     this.#open.clear();
     this.#initializing.clear();
-    this.#interrupted = new Set(ids);
+    // Added to, not replaced: a second signal answers what came in since, and the late answers of those answered first stay dropped.
+    this.#interrupted ??= new Set();
+    for (const id of ids) this.#interrupted.add(id);
     const written = ids.map((id) => this.#writer.write(serializeMessage({ jsonrpc: "2.0", id, error: { code: INTERRUPTED_CODE, message } })));
     await Promise.all(written).catch(() => undefined);
     return ids.length;

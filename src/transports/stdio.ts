@@ -3,7 +3,7 @@ import type { Server } from "@modelcontextprotocol/server";
 import { announceToolsChanged, createFacade } from "../facade/server.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { closeSession } from "../runtime/session.js";
-import { exitGracefully, interruptedMessage } from "./shutdown.js";
+import { exitGracefully, interruptedMessage, shutdownWords, STDIO_SHUTDOWN_GRACE_MS } from "./shutdown.js";
 import { BatchedStdioServerTransport } from "./stdio-wire.js";
 import { createFastLane, fastLaneEnabled } from "../facade/fast-lane.js";
 import { refuseModernRequests } from "./stdio-era.js";
@@ -49,27 +49,34 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
     },
     { transport: wire, onerror },
   );
-  let leaving = false;
-  const shutdown = exitGracefully(runtime.log, async (why) => {
-    leaving = true;
-    unsubscribe();
-    // A signal with calls running: each is answered, as over HTTP, before the adapters close under
-    // it. Not when stdin closed: nobody reads the answers then.
-    if (why !== STDIN_CLOSED) {
-      const interrupted = await wire.interruptOpen(interruptedMessage(why, "server", "once the server is started again"));
-      if (interrupted) runtime.log.warn(`shutting down (${why}): ${interrupted} request(s) still running were answered as interrupted; their effect is unknown`);
-    }
-    if (wire.lane) runtime.log.debug(`fast lane: ${wire.lane.counts.taken} tools/call taken, ${wire.lane.counts.handedOver} of them handed to the SDK`);
-    await handle.close().catch(() => undefined);
-    await closeSession(session);
-    await runtime.close();
+  /** Why the shutdown began, once it has: after the client left (stdin closed) nobody reads an answer. */
+  let leftFor: string | undefined;
+  const words = shutdownWords(false);
+  // A signal with calls running: each is answered, as over HTTP, before the adapters close under it.
+  const answerRunning = async (why: string): Promise<void> => {
+    if (leftFor === STDIN_CLOSED) return;
+    const interrupted = await wire.interruptOpen(interruptedMessage(why, words));
+    if (interrupted) runtime.log.warn(`shutting down (${why}): ${interrupted} request(s) still running were answered as interrupted; their effect is unknown`);
+  };
+  const shutdown = exitGracefully(runtime.log, {
+    graceMs: STDIO_SHUTDOWN_GRACE_MS,
+    interrupt: answerRunning,
+    close: async (why) => {
+      leftFor = why;
+      unsubscribe();
+      await answerRunning(why);
+      if (wire.lane) runtime.log.debug(`fast lane: ${wire.lane.counts.taken} tools/call taken, ${wire.lane.counts.handedOver} of them handed to the SDK`);
+      await handle.close().catch(() => undefined);
+      await closeSession(session);
+      await runtime.close();
+    },
   });
   process.stdin.once("end", () => void shutdown(STDIN_CLOSED));
   process.stdin.once("close", () => void shutdown(STDIN_CLOSED));
   // A client that closed its end of stdout (but not of stdin) reads no answer any more: it left,
   // as if it had closed stdin; running its requests on would act for nobody.
   const stdoutGone = (detail: string): void => {
-    if (leaving) return;
+    if (leftFor !== undefined) return;
     runtime.log.warn(`stdout was closed by the client (${detail}); shutting down as the client left`);
     void shutdown(STDIN_CLOSED);
   };

@@ -4,14 +4,15 @@ import { deserializeMessage, serializeMessage, type JSONRPCMessage, type Transpo
 import { BatchedWriter } from "../../batched-writes.js";
 import { JsonRpcLineReader, OversizedLine, answerIdFromLine, isMethodLine } from "../../jsonrpc-lines.js";
 import type { LaneHook, LaneWire } from "./call-lane.js";
-import { signalGroup, stopGroup, trackGroup, untrackGroup, waitForGroupExit } from "../shared/process-groups.js";
+import { exitBegun, signalGroup, stopGroup, trackGroup, untrackGroup, waitForGroupExit } from "../shared/process-groups.js";
 
 /**
  * A stdio client transport whose server process leads its own process group. The SDK's
  * StdioClientTransport spawns the server in the runtime's group and signals only that one pid,
  * so a server started through a wrapper (`sh -c`, `npx`, `uvx`) left its real process behind. This
  * one speaks the same newline-delimited JSON-RPC (the SDK's framing and serializeMessage), and
- * closes by ending stdin, then SIGTERM to the whole group after the grace period, then SIGKILL.
+ * closes by ending stdin, then SIGTERM to the whole group after the grace period, then SIGKILL
+ * (faster when the runtime is exiting: see close()).
  *
  * Being not the SDK's own StdioClientTransport, it also makes the SDK v2 run its era probe
  * (`server/discover`) in place instead of on a second, untracked copy of the server: one process
@@ -249,7 +250,11 @@ export class GroupStdioTransport implements Transport, LaneWire {
     return this.#writer.write(serializeMessage(message));
   }
 
-  /** stdin EOF, then the group gets `graceMs` to go, then SIGTERM, `graceMs` more, then SIGKILL. */
+  /**
+   * stdin EOF, then the group gets `graceMs` to go, then SIGTERM, `graceMs` more, then SIGKILL.
+   * When the runtime itself is exiting (process-groups.ts `beginExit`): EOF and SIGTERM together,
+   * SIGKILL after EXITING_KILL_GRACE_MS.
+   */
   close(): Promise<void> {
     this.#closing ??= this.#stop();
     return this.#closing;
@@ -264,7 +269,10 @@ export class GroupStdioTransport implements Transport, LaneWire {
     }
     if (pid !== undefined) {
       try {
-        if (!(await waitForGroupExit(pid, this.#params.graceMs))) await stopGroup(pid, this.#params.graceMs);
+        // Exiting, the grace before SIGTERM is skipped: the runtime's client may SIGKILL it soon
+        // (the SDK's StdioClientTransport: SIGTERM 2 s after closing it, SIGKILL at 4 s), and a
+        // group still waiting for its EOF grace then is left running with ppid 1.
+        if (exitBegun() || !(await waitForGroupExit(pid, this.#params.graceMs))) await stopGroup(pid, this.#params.graceMs);
       } finally {
         // A SIGKILLed group can leave nothing that answers; do not keep it in the exit list.
         if (!(await waitForGroupExit(pid, 200))) signalGroup(pid, "SIGKILL");

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { messagesIn, type RequestFacts } from "./request-log.js";
-import { INTERRUPTED_CODE, interruptedMessage } from "../shutdown.js";
+import { INTERRUPTED_CODE, interruptedMessage, type ShutdownWords } from "../shutdown.js";
 
 /**
  * The POST exchanges this server is answering, so that closing it (a drain that ran past
@@ -23,6 +23,12 @@ interface Exchange {
 
 export class OpenExchanges {
   readonly #open = new Map<ServerResponse, Exchange>();
+  readonly #words: ShutdownWords;
+
+  /** `words`: what the answers call this server and where they send a read again (shutdown.ts). */
+  constructor(words: ShutdownWords) {
+    this.#words = words;
+  }
 
   /** Tracks `res` until it closes. */
   add(res: ServerResponse, exchange: Exchange): void {
@@ -36,7 +42,7 @@ export class OpenExchanges {
    * sockets (bounded: a client that reads nothing does not hold the shutdown).
    */
   async interruptAll(why: string): Promise<number> {
-    const message = interruptedMessage(why, "instance", "(the load balancer sends it to another instance)");
+    const message = interruptedMessage(why, this.#words);
     const flushed: Array<Promise<void>> = [];
     for (const [res, exchange] of this.#open) {
       if (res.writableEnded || res.destroyed) continue;

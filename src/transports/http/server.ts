@@ -16,6 +16,7 @@ import { allowOrigin, answerPreflight, listedOrigin } from "./cors.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, methodsForLog, outcomeOf, type RequestFacts } from "./request-log.js";
 import { OpenExchanges } from "./interrupted.js";
+import { shutdownWords } from "../shutdown.js";
 import { abandonRequests, serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, replyIdOf, requestIdsOf } from "./request-ids.js";
 import { refusedRequestIn } from "../refused-request.js";
@@ -44,6 +45,11 @@ export interface HttpFacade {
   readonly sessions: SessionRegistry;
   /** POST requests being answered right now (draining waits for them). */
   inFlight(): number;
+  /**
+   * Answer every request still running as interrupted by `why` (interrupted.ts), as `close` does
+   * first; for a shutdown cut short, which exits without closing the rest. Resolves with how many.
+   */
+  interrupt(why: string): Promise<number>;
   close(why?: string): Promise<void>;
 }
 
@@ -156,14 +162,16 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     else return entry;
     return undefined;
   };
-  /** Draining: what this instance no longer opens, said so the client retries (the balancer sends it elsewhere). */
+  // A load balancer is named only in front of a team gateway: a one-user server has nobody to take over.
+  const words = shutdownWords(gateway?.team === true);
+  /** Draining: what this server no longer opens, said so the client retries (where: `words`). */
   const shuttingDown = (res: ServerResponse, refused: string, id: string | number | null = null): void =>
-    sendRpcError(res, 503, -32000, `this instance is shutting down and ${refused}; retry (the load balancer sends you to another instance)`, { "Retry-After": DRAINING_RETRY_AFTER, Connection: "close" }, id);
+    sendRpcError(res, 503, -32000, `this ${words.who} is shutting down and ${refused}; retry ${words.retry}`, { "Retry-After": DRAINING_RETRY_AFTER, Connection: "close" }, id);
   const redactor = createRedactor([options.token]);
   const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs, maxWorkspaces: options.maxWorkspaces });
   let inFlight = 0;
   /** The POSTs being answered: closing answers those still running (interrupted.ts). */
-  const exchanges = new OpenExchanges();
+  const exchanges = new OpenExchanges(words);
   /** A session's POST, counted in flight (idle eviction passes over a session serving one); its last use is noted after. */
   const servePost = async (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     const ids = requestIdsOf(body);
@@ -481,14 +489,18 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   const hostForUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${hostForUrl}:${address.port}${MCP_PATH}`;
 
+  const interrupt = async (why: string): Promise<number> => {
+    const interrupted = await exchanges.interruptAll(why);
+    if (interrupted) log.warn(`closing (${why}): ${interrupted} request(s) still running were answered as interrupted; their effect is unknown`);
+    return interrupted;
+  };
   let closing: Promise<void> | undefined;
   const close = (why = "close"): Promise<void> => {
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // Before the sessions, workspaces and connections close under them: each request still
       // running is told it was interrupted, rather than finding its connection gone.
-      const interrupted = await exchanges.interruptAll(why);
-      if (interrupted) log.warn(`closing (${why}): ${interrupted} request(s) still running were answered as interrupted; their effect is unknown`);
+      await interrupt(why);
       await modern.close();
       await sessions.closeAll(why);
       server.closeAllConnections();
@@ -496,5 +508,5 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     })();
     return closing;
   };
-  return { url, address, sessions, inFlight: () => inFlight, close };
+  return { url, address, sessions, inFlight: () => inFlight, interrupt, close };
 }
