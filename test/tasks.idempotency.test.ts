@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -92,18 +92,136 @@ describe("writes in flight when the tasks API is SIGKILLed", { timeout: 240_000 
   });
 });
 
+/**
+ * Forwards to the API and records the Idempotency-Key of every create. `next` says what happens to
+ * the next create: passed on, its answer replaced by a 503 or its connection cut after the API
+ * committed it, or refused with a 409 by the proxy itself before the API sees it.
+ */
+async function startRecordingProxy(target: () => string) {
+  const state = { keys: [] as string[], next: "pass" as "pass" | "commitThen503" | "commitThenCut" | "refuse409" };
+  const isCreate = (req: { method?: string; url?: string }) => req.method === "POST" && (req.url ?? "").startsWith("/tasks");
+  const proxy = await startProxy(target, {
+    request(req, res) {
+      if (!isCreate(req)) return false;
+      state.keys.push(String(req.headers["idempotency-key"]));
+      if (state.next !== "refuse409") return false;
+      state.next = "pass";
+      res.writeHead(409, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: "a task is being moved; try again", code: "conflict" }));
+      return true;
+    },
+    answer(req, res) {
+      if (!isCreate(req) || state.next === "pass") return false;
+      const what = state.next;
+      state.next = "pass";
+      if (what === "commitThenCut") res.socket?.destroy();
+      else {
+        res.writeHead(503, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: "the database is busy", code: "unavailable" }));
+      }
+      return true;
+    },
+  });
+  return { ...proxy, state };
+}
+
+describe("a write whose answer was received is not replayed; one whose answer was lost is", { timeout: 120_000 }, () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-answered-"));
+  let api: TasksApi;
+  let proxy: Awaited<ReturnType<typeof startRecordingProxy>>;
+  let agent: Connected;
+  before(async () => {
+    api = await startTasksApi(path.join(dir, "tasks.sqlite"), KEY);
+    proxy = await startRecordingProxy(() => api.url);
+    agent = await connect(PLUGIN, { TASKS_API_BASE: proxy.url, TASKS_API_KEY: KEY });
+  });
+  after(async () => {
+    await agent.close();
+    await api.stop();
+    await proxy.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const create = (title: string) => callJson(agent.client, "agent_tools_tasks_call", { toolName: "create_task", arguments: { title }, confirm: true });
+  const taskId = (answer: Awaited<ReturnType<typeof create>>) => (answer.payload.result as { status: number; data: { task: { id: number } } }).data.task.id;
+  const titled = async (title: string) => {
+    const list = await callJson(agent.client, "agent_tools_tasks_call", { toolName: "list_tasks", arguments: { text: title, limit: 500 } });
+    return (list.payload.result as { data: { tasks: { id: number; title: string }[] } }).data.tasks.filter((task) => task.title === title);
+  };
+
+  it("the same create twice, both answered: two keys, two tasks", async () => {
+    proxy.state.keys = [];
+    const first = await create("Water the plants");
+    const second = await create("Water the plants");
+    assert.equal(first.payload.ok, true, JSON.stringify(first.payload));
+    assert.equal(second.payload.ok, true, JSON.stringify(second.payload));
+    assert.equal(proxy.state.keys.length, 2);
+    assert.notEqual(proxy.state.keys[0], proxy.state.keys[1], "a delivered answer retires the key");
+    assert.notEqual(taskId(first), taskId(second));
+    assert.equal((await titled("Water the plants")).length, 2);
+  });
+
+  it("a create refused with a 4xx, then the same create: a new key, and it is made", async () => {
+    proxy.state.keys = [];
+    proxy.state.next = "refuse409";
+    const refused = await create("Refused first");
+    assert.equal(refused.payload.ok, false, JSON.stringify(refused.payload));
+    assert.match(JSON.stringify(refused.payload), /409/);
+    const again = await create("Refused first");
+    assert.equal(again.payload.ok, true, JSON.stringify(again.payload));
+    assert.equal(proxy.state.keys.length, 2);
+    assert.notEqual(proxy.state.keys[0], proxy.state.keys[1], "the backend decided: the next call is a new write");
+    assert.equal((await titled("Refused first")).length, 1);
+  });
+
+  for (const [lost, how] of [
+    ["the connection cut after the commit", "commitThenCut"],
+    ["a 503 after the commit", "commitThen503"],
+  ] as const) {
+    it(`a create answered by ${lost}, then retried: the same key, one task`, async () => {
+      const title = `Lost answer (${how})`;
+      proxy.state.keys = [];
+      proxy.state.next = how;
+      const lostAnswer = await create(title);
+      assert.equal(lostAnswer.payload.ok, false, JSON.stringify(lostAnswer.payload));
+      const retried = await create(title);
+      assert.equal(retried.payload.ok, true, JSON.stringify(retried.payload));
+      assert.equal(proxy.state.keys.length, 2);
+      assert.equal(proxy.state.keys[1], proxy.state.keys[0], "the retry of a write whose answer was lost keeps its key");
+      const tasks = await titled(title);
+      assert.equal(tasks.length, 1, "the backend answered the retry with the first task");
+      assert.equal(taskId(retried), tasks[0]!.id);
+      // Once the retry's answer came back, the key is retired: asked again, it is a new task.
+      const third = await create(title);
+      assert.equal(third.payload.ok, true, JSON.stringify(third.payload));
+      assert.notEqual(proxy.state.keys[2], proxy.state.keys[0]);
+      assert.equal((await titled(title)).length, 2);
+    });
+  }
+});
+
 describe("idempotency keys of the runtime", () => {
-  it("one key per call and session while it is repeated within the window (sliding), a new one after it", () => {
+  it("one key per unanswered call and session while it is repeated within the window (sliding), a new one after it", () => {
     let now = 0;
     const keys = new IdempotencyKeys(1_000, () => now);
-    const first = keys.keyFor("s1", "create_task", { title: "a", status: "todo" });
+    const first = keys.keyFor("s1", "create_task", { title: "a", status: "todo" }).key;
     now = 900;
-    assert.equal(keys.keyFor("s1", "create_task", { status: "todo", title: "a" }), first, "argument order does not matter");
+    assert.equal(keys.keyFor("s1", "create_task", { status: "todo", title: "a" }).key, first, "argument order does not matter");
     now = 1_800;
-    assert.equal(keys.keyFor("s1", "create_task", { title: "a", status: "todo" }), first, "each repeat extends the window");
-    assert.notEqual(keys.keyFor("s2", "create_task", { title: "a", status: "todo" }), first, "another session");
-    assert.notEqual(keys.keyFor("s1", "create_task", { title: "b", status: "todo" }), first, "other arguments");
+    assert.equal(keys.keyFor("s1", "create_task", { title: "a", status: "todo" }).key, first, "each repeat extends the window");
+    assert.notEqual(keys.keyFor("s2", "create_task", { title: "a", status: "todo" }).key, first, "another session");
+    assert.notEqual(keys.keyFor("s1", "create_task", { title: "b", status: "todo" }).key, first, "other arguments");
     now = 2_900;
-    assert.notEqual(keys.keyFor("s1", "create_task", { title: "a", status: "todo" }), first, "after the window: a new write");
+    assert.notEqual(keys.keyFor("s1", "create_task", { title: "a", status: "todo" }).key, first, "after the window: a new write");
+  });
+
+  it("an answered write retires its key, and only its own", () => {
+    const keys = new IdempotencyKeys(1_000, () => 0);
+    const first = keys.keyFor("s1", "create_task", { title: "a" });
+    first.answered();
+    const second = keys.keyFor("s1", "create_task", { title: "a" });
+    assert.notEqual(second.key, first.key, "answered: the same call again is a new write");
+    first.answered(); // a late answer of the first write must not retire the second's key
+    assert.equal(keys.keyFor("s1", "create_task", { title: "a" }).key, second.key, "the second, unanswered, keeps its key");
   });
 });

@@ -3,7 +3,7 @@ import { createRedactor, redactValueOrText, type Redactor } from "../shared/reda
 import { toolLookup } from "../shared/tool-lookup.js";
 import { jsonBodyText, RestClient } from "./client.js";
 import { RestError } from "./errors.js";
-import { IDEMPOTENCY_HEADER, IdempotencyKeys } from "./idempotency.js";
+import { backendAnswered, IDEMPOTENCY_HEADER, IdempotencyKeys, type WriteKey } from "./idempotency.js";
 import { paginate } from "./pagination.js";
 import { buildRequest } from "./request.js";
 import { shapeBody, shapeItems } from "./result-shape.js";
@@ -18,7 +18,8 @@ import type { RestConnectionSpec, RestOperation } from "./spec.js";
  *     `dropped` when the tool's `result.drop` left items out.
  * A tool's `result` block trims `data` / `items` first (see result-shape.ts).
  * A write (a tool that is not read-only) carries an Idempotency-Key (idempotency.ts) unless the
- * connection says `"idempotencyKeys": false`.
+ * connection says `"idempotencyKeys": false`; the key is retired once the backend answered the
+ * write, and kept for a retry while its answer is unknown.
  * Failures throw RestError (code UPSTREAM_ERROR / UPSTREAM_TIMEOUT / ARG_VALIDATION_FAILED /
  * NOT_CONFIGURED), which the runtime maps to its error codes.
  */
@@ -50,27 +51,35 @@ export function createOperationsAdapter(operations: readonly RestOperation[], co
     async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown> {
       const op = operationNamed(name);
       const log = ctx?.log ?? options.log;
+      let writeKey: WriteKey | undefined;
       try {
         const base = client.base();
         const request = buildRequest(op, args ?? {}, base);
         if (keys && !op.readonly) {
           const headers = (request.headers ??= {});
           const given = Object.keys(headers).some((header) => header.toLowerCase() === IDEMPOTENCY_HEADER.toLowerCase());
-          if (!given) headers[IDEMPOTENCY_HEADER] = keys.keyFor(ctx?.sessionId ?? "", name, args ?? {});
+          if (!given) {
+            writeKey = keys.keyFor(ctx?.sessionId ?? "", name, args ?? {});
+            headers[IDEMPOTENCY_HEADER] = writeKey.key;
+          }
         }
         log.debug(`rest: ${op.method} ${redactor.redact(request.url.pathname)}`, { tool: name });
         if (op.paginate) {
           const pages = await paginate(client, request, op.paginate, base, ctx?.signal);
+          writeKey?.answered();
           if (!op.result) return redactor.redactValue(pages);
           const { items, dropped } = shapeItems(pages.items, op.result);
           const shaped = { ...pages, items: op.result.first ? items.slice(0, 1) : items, ...(op.result.drop ? { dropped } : {}) };
           return redactor.redactValue(shaped);
         }
         const response = await client.send(request, ctx?.signal);
+        writeKey?.answered();
         const data = op.result ? shapeBody(response.data, op.result) : response.data;
         // A body nested thousands of levels deep goes on as its JSON text, masked as text.
         return { status: response.status, data: redactValueOrText(redactor, data, data === response.data ? jsonBodyText(data) : undefined) };
       } catch (error) {
+        // A 4xx is the backend's answer too; without one (cut, timeout, 5xx) the key stays for a retry.
+        if (backendAnswered(error)) writeKey?.answered();
         // A safety net: whatever failed, no resolved secret (base URL variables included) leaves here.
         if (error instanceof Error) error.message = redactor.redact(error.message);
         throw error;
