@@ -15,10 +15,12 @@ import type { Writable } from "node:stream";
  *
  * Every `write` of a batch settles with that batch: resolved once the stream took it (or, when
  * the stream asked to wait, on its `drain`), rejected when the stream failed or was gone. Only a
- * stream already gone before the batch was written rejects "Not connected" (the MCP SDK's word for
- * it, on which connection.ts sends a request again): a stream that closes while a handed-over
- * batch waits for `drain` rejects with WriteInterrupted, since the other side may have read and run
- * any line of it, and sending it again could run a write twice.
+ * batch that provably never left rejects with NotSent ("Not connected", the MCP SDK's word for it,
+ * on which connection.ts sends a request again): the stream was already gone before the batch was
+ * written, or the write of the batch failed there and then (EPIPE: the reader had closed; a failed
+ * first write syscall takes no byte). A stream that fails later, or closes while a handed-over
+ * batch waits for `drain`, rejects with its error or WriteInterrupted, since the other side may
+ * have read and run any line of it, and sending it again could run a write twice.
  *
  * While the stream asks to wait (a batch waits for `drain`), new lines are held and leave as one
  * batch once it drains: only one batch at a time listens to the stream. Before, every batch written
@@ -35,6 +37,18 @@ export class WriteInterrupted extends Error {
   constructor() {
     super("the connection closed while the message was being written: the other side may have received it");
     this.name = "WriteInterrupted";
+  }
+}
+
+/**
+ * A batch that never reached the other side: the stream was gone before it was written, or its
+ * write failed at once with nothing of it taken. Sending it again cannot run anything twice.
+ * Its message starts with the MCP SDK's "Not connected", with what was found after it.
+ */
+export class NotSent extends Error {
+  constructor(detail?: string, options?: ErrorOptions) {
+    super(detail ? `Not connected (${detail})` : "Not connected", options);
+    this.name = "NotSent";
   }
 }
 
@@ -71,7 +85,7 @@ export class BatchedWriter {
     this.#settle = undefined;
     const out = this.#out;
     if (out.destroyed || out.writableEnded) {
-      settle(new Error("Not connected"));
+      settle(new NotSent());
       return;
     }
     let done = false;
@@ -92,7 +106,13 @@ export class BatchedWriter {
     const onClose = (): void => finish(new WriteInterrupted());
     out.once("error", finish);
     try {
-      if (this.#write(text)) finish();
+      const taken = this.#write(text);
+      // Errored during this very write (Node records a failed dispatch there and then, and emits
+      // 'error' a tick later): the first write syscall failed, which takes no byte, and nothing was
+      // queued before the batch (a stream still busy queues it unwritten instead). So none of it left.
+      const refused = out.errored;
+      if (refused) finish(new NotSent(`write failed before any of it was taken: ${refused.message}`, { cause: refused }));
+      else if (taken) finish();
       else if (!done) {
         this.#waiting = true;
         out.once("drain", onDrain);

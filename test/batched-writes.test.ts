@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
-import { BatchedWriter, WriteInterrupted } from "../src/batched-writes.js";
+import { BatchedWriter, NotSent, WriteInterrupted } from "../src/batched-writes.js";
 import { until } from "./wait.js";
 
 // "Not connected" makes the MCP connection send a request again (adapters/mcp/connection.ts): it
@@ -37,6 +37,30 @@ describe("BatchedWriter: what a failed write says", () => {
       assert.ok(result.reason instanceof WriteInterrupted, String(result.reason));
       assert.notEqual((result.reason as Error).message, "Not connected");
     }
+  });
+
+  it("a write refused there and then (EPIPE: the reader had closed) rejects with NotSent, keeping the error as its cause", async () => {
+    const epipe = Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
+    // A failed first write syscall takes no byte, and Node records it during the write call.
+    const out = new Writable({ write: (_chunk, _encoding, done) => done(epipe) });
+    out.on("error", () => undefined);
+    const writer = new BatchedWriter(out);
+    for (const result of await Promise.allSettled([writer.write("a\n"), writer.write("b\n")])) {
+      assert.equal(result.status, "rejected");
+      assert.ok(result.reason instanceof NotSent, String(result.reason));
+      assert.match((result.reason as Error).message, /^Not connected \(write failed before any of it was taken: write EPIPE\)$/);
+      assert.equal((result.reason as Error).cause, epipe);
+    }
+  });
+
+  it("a write that fails after the stream took it rejects with its own error, not NotSent", async () => {
+    const epipe = Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
+    // Over its high-water mark, so the batch waits for drain (until then it is not settled).
+    const out = new Writable({ highWaterMark: 1, write: (_chunk, _encoding, done) => setImmediate(() => done(epipe)) });
+    out.on("error", () => undefined);
+    const result = (await Promise.allSettled([new BatchedWriter(out).write("a\n")]))[0]!;
+    assert.equal(result.status, "rejected");
+    assert.equal(result.reason, epipe, "the other side may have read it: not a request to send again");
   });
 
   it("a stream that takes the batch resolves every line of it", async () => {

@@ -19,6 +19,7 @@ import { bodyRpcError, INVALID_PARAMS, refusesSessionId } from "./http-refusal.j
 import { listenForToolChanges } from "./list-changes.js";
 import { notMcpReply } from "./not-mcp-reply.js";
 import { MAX_PAGES } from "./tools-list-walk.js";
+import { NotSent } from "../../batched-writes.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -44,8 +45,13 @@ export interface OpenedTransport {
   close(): Promise<void>;
 }
 
-/** What an opener passes to `client.connect`: the request options and, when known, the era verdict of the last connect. */
-export type ConnectOptions = RequestOptions & { prior?: PriorDiscovery };
+/**
+ * What an opener passes to `client.connect`: the request options and, when known, the era verdict
+ * of the last connect. `closing` is aborted when the connection is closed while this start is
+ * under way: the opener then ends the start at once (stops what it spawned) rather than letting
+ * the handshake run on (a wrapper still installing may take a minute).
+ */
+export type ConnectOptions = RequestOptions & { prior?: PriorDiscovery; closing?: AbortSignal };
 
 /** Connect `makeClient()` to the server (trying fallbacks as needed) and return the connected client. */
 export type TransportOpener = (makeClient: () => Client, options: ConnectOptions) => Promise<{ client: Client; opened: OpenedTransport }>;
@@ -235,9 +241,13 @@ function brokeDuringToolCall(error: unknown, what: string): string | undefined {
   return causeCodes(error).find((code) => BROKEN_AFTER_SENDING.has(code));
 }
 
-/** A request refused before it was sent: the transport was closed (the SDK's NotConnected, or the stdio transport's own send). */
+/**
+ * A request refused before it was sent: the transport was closed (the SDK's NotConnected), or the
+ * stdio transport's own send found the server gone (NotSent: its process had exited, or the write
+ * failed with nothing of it taken, batched-writes.ts).
+ */
 function isNotConnected(error: unknown): boolean {
-  return (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) || (error instanceof Error && error.message === "Not connected");
+  return (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) || error instanceof NotSent || (error instanceof Error && error.message === "Not connected");
 }
 
 function abortReasonIsTimeout(reason: unknown): boolean {
@@ -255,6 +265,8 @@ export class McpConnection {
   private idleLimitMs: number;
   private lastUsedAt = 0;
   private closed = false;
+  /** Aborted by close(): a start under way is ended at once (ConnectOptions.closing), not waited for. */
+  private readonly closingStarts = new AbortController();
   private stopping: Promise<void> = Promise.resolve();
   private verdict: PriorDiscovery | undefined;
   private failure: ConnectFailure | undefined;
@@ -418,9 +430,10 @@ export class McpConnection {
     }
     if (live && isNotConnected(error)) {
       // The connection was already gone when the request was to be sent (its close had not yet
-      // been seen): the request never left, so it is sent again, once, on a new start. Only then:
-      // a request whose write had begun when the server's stdin closed fails with WriteInterrupted
-      // (batched-writes.ts), never "Not connected", since the server may have read and run it.
+      // been seen: the process had exited, or the write failed with nothing of it taken): the
+      // request never left, so it is sent again, once, on a new start. Only then: a request whose
+      // write had begun when the server's stdin closed fails with WriteInterrupted or the write's
+      // own error (batched-writes.ts), never NotSent, since the server may have read and run it.
       if (!live.gone) {
         this.options.log.debug(`${this.label()}: not connected any more; connecting again`);
         await this.drop(live);
@@ -441,6 +454,7 @@ export class McpConnection {
   async close(): Promise<void> {
     this.closed = true;
     this.clearIdle();
+    this.closingStarts.abort();
     const pending = this.connecting;
     if (pending) await pending.then((live) => this.drop(live), () => undefined);
     if (this.live) await this.drop(this.live);
@@ -500,10 +514,11 @@ export class McpConnection {
     const starting = { since: performance.now(), timeoutMs: options.timeout };
     this.starting = starting;
     try {
-      connected = await this.openWithVerdict(options);
+      connected = await this.openWithVerdict({ ...options, closing: this.closingStarts.signal });
     } catch (error) {
       if (this.starting === starting) this.starting = undefined;
-      if (!options.signal?.aborted && !this.closed) {
+      if (this.closed) throw this.closedWhileStarting();
+      if (!options.signal?.aborted) {
         const translated = this.startNotAnswered(await this.translate(error, "connect", undefined, { timeoutMs: 0 }));
         const attempts = (failure?.attempts ?? 0) + 1;
         const at = this.now();
@@ -669,7 +684,7 @@ export class McpConnection {
    * unknown `server/discover`, as some 2025-era servers do) means a 2025-era server: start it
    * again with the plain handshake.
    */
-  private async openWithVerdict(options: RequestOptions): Promise<{ client: Client; opened: OpenedTransport }> {
+  private async openWithVerdict(options: ConnectOptions): Promise<{ client: Client; opened: OpenedTransport }> {
     const prior = this.verdict;
     try {
       return await this.options.open(this.makeClient, prior ? { ...options, prior } : options);
@@ -758,6 +773,30 @@ export class McpConnection {
   }
 
   /**
+   * A request a stdio server was gone for before any of it was written (its process had exited,
+   * or its stdin was closed), and that is not sent again (it already was, once, on a new start):
+   * it never ran, so not "effect unknown"; the exit code and last stderr lines say why the server
+   * stopped, as for any crash. Read once its stop has finished, when its exit is known.
+   */
+  private async neverSent(what: string, live: Live): Promise<McpAdapterError> {
+    if (!live.gone) await this.drop(live);
+    await this.stopping;
+    const tail = live.opened.diagnostics?.().trim();
+    const ended = live.opened.ended?.() ?? "had stopped";
+    const where = this.options.settings ? ` (${settingsAt(this.options.settings, ["args", "env"])})` : "";
+    return new McpAdapterError("UPSTREAM_ERROR", this.options.redactor.redact(`${this.label()} ${ended} before ${what} could be written to it, so ${what} never reached the server${tail ? `; its last stderr lines:\n${tail}` : " (it wrote nothing to stderr)"}`), {
+      hint: `Nothing ran on the server: it stopped right after starting, before the request could be sent${this.closed ? "" : " (sending it once more on a new start met the same)"}. ${tail ? "What it wrote to stderr (in `message`) says why; run" : "Run"} its command by hand to see why, fix it or its arguments and variables${where}, then call again. Tool arguments cannot fix this.`,
+    });
+  }
+
+  /** The answer to a request that waited for a start the connection's close ended: nothing was sent to the server. */
+  private closedWhileStarting(): McpAdapterError {
+    return new McpAdapterError("UPSTREAM_ERROR", `${this.label()} was closed while it was still starting (the agent-tools server is shutting down): it was stopped, and the request waiting for it was never sent to it`, {
+      hint: "Nothing ran on the server. Call again once the agent-tools server runs again (a call then starts the server anew). Tool arguments cannot fix this.",
+    });
+  }
+
+  /**
    * A start that timed out (the handshake got no answer) as a failed start, UPSTREAM_ERROR with a
    * hint about the server: not UPSTREAM_TIMEOUT, whose hint (a narrower request) no call can follow,
    * and the same code as the backoff's answers to the calls after it.
@@ -794,6 +833,8 @@ export class McpConnection {
       return new McpAdapterError(error.code, redact(error.message), carriedOptions(error));
     }
     if (error instanceof AnswerStreamLost) return connectionLost(redact, `The connection to ${server} was lost during ${what}, before its answer arrived (the server stopped, or the connection was cut)`, what);
+    // Before the EPIPE below: a write refused with nothing of it taken keeps that EPIPE as its cause.
+    if (live?.opened.kind === "stdio" && isNotConnected(error)) return this.neverSent(what, live);
     const broken = brokeDuringToolCall(error, what);
     if (broken) return connectionLost(redact, `The connection to ${server} broke during ${what}, after the request was sent and before its answer arrived (${broken}: the server stopped, or the connection was cut)`, what);
     if (error instanceof ResponseTooLargeError) {

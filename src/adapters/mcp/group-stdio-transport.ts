@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
-import { BatchedWriter } from "../../batched-writes.js";
+import { BatchedWriter, NotSent } from "../../batched-writes.js";
 import { JsonRpcLineReader, OversizedLine, answerIdFromLine, isMethodLine } from "../../jsonrpc-lines.js";
 import type { LaneHook, LaneWire } from "./call-lane.js";
 import { exitBegun, signalGroup, stopGroup, trackGroup, untrackGroup, waitForGroupExit } from "../shared/process-groups.js";
@@ -48,6 +48,13 @@ export function describeExit(exit: ChildExit): string {
  */
 const LEFTOVER_PIPES_MS = 1_000;
 
+/**
+ * After the server's stdout ends, how long its process may take to exit before it counts as
+ * running with its stdout closed (#stdoutEnded). A process that exits closes its stdout too, and
+ * its 'exit' event may come a moment after the end of the pipe: its exit code says more.
+ */
+const STDOUT_END_EXIT_MS = 250;
+
 /** The error code of an answer skipped for its size (#oversized); runtime-made, never a server's. */
 export const OVERSIZED_ANSWER = -32_098;
 
@@ -79,8 +86,14 @@ export class GroupStdioTransport implements Transport, LaneWire {
   #exit: ChildExit | undefined;
   /** How the leader ended, as soon as it did (its pipes may still be open). */
   #leaderExit: ChildExit | undefined;
-  /** Its group is being ended after the leader exited by itself (#leaderExited). */
+  /** Its group is being ended besides #stop: the leader exited by itself (#leaderExited), or the start was abandoned. */
   #groupStopping = false;
+  /** Its stdout ended while its process kept running (#stdoutEnded): no answer can arrive. */
+  #stdoutClosed = false;
+  /** The start was given up (abandon) before the process had spawned: its group is ended once it has. */
+  #abandoned = false;
+  /** onclose and the lane have been told the connection closed (#connectionClosed). */
+  #closeTold = false;
   readonly #closed: Promise<void>;
   #markClosed: () => void = () => {};
 
@@ -106,6 +119,11 @@ export class GroupStdioTransport implements Transport, LaneWire {
   /** How the leader ended, from the moment it did; undefined while it runs. */
   get leaderExit(): ChildExit | undefined {
     return this.#leaderExit;
+  }
+
+  /** Its stdout ended while its process was still running: it was stopped, since no answer could arrive. */
+  get stdoutClosedWhileRunning(): boolean {
+    return this.#stdoutClosed;
   }
 
   /** Available before start, so early stderr lines are not lost. */
@@ -143,6 +161,7 @@ export class GroupStdioTransport implements Transport, LaneWire {
       child.on("spawn", () => {
         this.#pid = child.pid;
         if (child.pid !== undefined) trackGroup(child.pid);
+        if (this.#abandoned) this.#endGroupNow();
         resolve();
       });
       // "exit", not only "close": "close" waits for every holder of the pipes, and a process the
@@ -154,13 +173,11 @@ export class GroupStdioTransport implements Transport, LaneWire {
         this.#exit = { code, signal };
         this.#markClosed();
         this.#stopLeftovers();
-        this.onclose?.();
-        // After the SDK Client's close handling (the connection is released first), as the SDK
-        // fails its own pending requests.
-        this.#lane?.closed();
+        this.#connectionClosed();
       });
       child.stdin?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("end", () => this.#stdoutEnded(child));
       child.stdout?.on("data", (chunk: Buffer) => {
         try {
           this.#buffer.append(chunk);
@@ -189,6 +206,32 @@ export class GroupStdioTransport implements Transport, LaneWire {
       child.stdout?.destroy();
       child.stderr?.destroy();
     }, LEFTOVER_PIPES_MS).unref();
+  }
+
+  /**
+   * The server's stdout reached its end. Usually its process is exiting, and the exit (its code,
+   * seen a moment later) closes the connection. A process still running after STDOUT_END_EXIT_MS
+   * closed its stdout and went on: no answer can come through it again, so waiting would hold
+   * every call until its deadline and the next calls on the same dead end. The connection closes
+   * now (its calls fail at once) and the process is stopped; the next call starts it again.
+   */
+  #stdoutEnded(child: ChildProcess): void {
+    setTimeout(() => {
+      if (this.#child !== child || this.#leaderExit || this.#closing) return;
+      this.#stdoutClosed = true;
+      this.#connectionClosed();
+      void this.close();
+    }, STDOUT_END_EXIT_MS).unref();
+  }
+
+  /** Tell the SDK Client (onclose), then the fast lane, that the connection closed: once, whichever end comes first. */
+  #connectionClosed(): void {
+    if (this.#closeTold) return;
+    this.#closeTold = true;
+    this.onclose?.();
+    // After the SDK Client's close handling (the connection is released first), as the SDK
+    // fails its own pending requests.
+    this.#lane?.closed();
   }
 
   /** End the group of a leader that exited by itself (once; a close() under way does it itself). */
@@ -246,8 +289,31 @@ export class GroupStdioTransport implements Transport, LaneWire {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (!stdin || stdin.destroyed || !this.#writer) return Promise.reject(new Error("Not connected"));
+    if (!stdin || stdin.destroyed || !this.#writer) return Promise.reject(new NotSent());
+    // Written now, it could never be read (the process has exited) or answered (its stdout ended).
+    if (this.#leaderExit) return Promise.reject(new NotSent(`the server's process ${describeExit(this.#leaderExit)} before the message was written`));
+    if (this.#stdoutClosed) return Promise.reject(new NotSent("the server closed its stdout"));
     return this.#writer.write(serializeMessage(message));
+  }
+
+  /**
+   * Give up a start under way (the runtime closes the connection before the handshake finished):
+   * nothing but the handshake was asked of the server, so it gets no stdin-EOF grace. Its group is
+   * sent SIGTERM now (SIGKILL after the grace period), and the connection closes as its pipes do,
+   * which fails the handshake waiting on it. A wrapper still installing (npx, uvx) is not waited for.
+   */
+  abandon(): Promise<void> {
+    this.#abandoned = true;
+    const closing = this.close();
+    this.#endGroupNow();
+    return closing;
+  }
+
+  /** SIGTERM to the group now, SIGKILL after the grace period (once it has spawned). */
+  #endGroupNow(): void {
+    if (this.#pid === undefined || this.#groupStopping) return;
+    this.#groupStopping = true;
+    void stopGroup(this.#pid, this.#params.graceMs);
   }
 
   /**

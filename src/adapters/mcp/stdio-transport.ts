@@ -83,6 +83,9 @@ function notStartable(errno: "ENOENT" | "EACCES", command: string, spec: McpStdi
   return new McpAdapterError("NOT_CONFIGURED", options.redactor.redact(message), { hint: options.redactor.redact(hint) });
 }
 
+/** How a server that closed its stdout and ran on ended, in a message ("MCP server 'x' <this> during tools/call …"). */
+const STDOUT_CLOSED = "closed its stdout while its process kept running (no answer can arrive without it: the runtime stopped the server, and the next call starts it again)";
+
 /** How much of each non-JSON stdout line an error quotes. */
 const STRAY_LINE_CHARS = 200;
 
@@ -124,13 +127,17 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
     });
     const close = (): Promise<void> => transport.close();
     const client = makeClient();
+    // The connection closed while this start is under way: end it now, not after its handshake.
+    const abandon = (): void => void transport.abandon();
+    requestOptions.closing?.addEventListener("abort", abandon, { once: true });
     try {
+      if (requestOptions.closing?.aborted) throw new Error("the connection was closed before the server was started");
       await client.connect(transport, requestOptions);
     } catch (error) {
       await close();
       const errno = (error as NodeJS.ErrnoException).code;
       if (errno === "ENOENT" || errno === "EACCES") throw notStartable(errno, launch.command, spec, options);
-      if (requestOptions.signal?.aborted) throw error;
+      if (requestOptions.signal?.aborted || requestOptions.closing?.aborted) throw error;
       // A server that exits at once (a bad argument, a missing variable) fails the handshake with
       // whatever the write or read met (EPIPE, "Connection closed"): its exit code and its last
       // stderr lines, read to the end once its pipes closed, are what say why.
@@ -139,6 +146,11 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       const stderr = tail.text().trim();
       const stray = strayLinesText(transport.strayStdout, options.redactor);
       const detail = `${stray ? `; it wrote lines to stdout that are not JSON-RPC (stdout carries only JSON-RPC; logs go to stderr): ${stray}` : ""}${stderr ? `; its last stderr lines:\n${stderr}` : exit ? "; it wrote nothing to stderr" : ""}`;
+      if (transport.stdoutClosedWhileRunning) {
+        throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' closed its stdout before it finished starting, while its process kept running; stdout carries its MCP answers, so none could arrive, and it was stopped${detail}`), {
+          hint: `An MCP stdio server must keep stdout open for its JSON-RPC answers: run its command by hand to see why it closes it (a wrapper that redirects or closes stdout, a program that is not an MCP stdio server), and fix ${settingsAt(options.settings, ["command", "args"])}. Then call again. Tool arguments cannot fix this.`,
+        });
+      }
       if (isRequestTimeout(error)) {
         // Not a timeout of the call: the server did not start, which no other arguments change.
         const within = requestOptions.timeout !== undefined ? `within ${requestOptions.timeout} ms` : "in time";
@@ -152,6 +164,8 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
         });
       }
       throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' failed to start (${errorMessage(error)})${detail}`));
+    } finally {
+      requestOptions.closing?.removeEventListener("abort", abandon);
     }
     const laneOn = !isOffValue(options.hostEnv[CALL_LANE_ENV]);
     const opened: OpenedTransport = {
@@ -159,7 +173,7 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       ...(laneOn && client instanceof LenientClient ? { lane: new ToolCallLane(transport, client) } : {}),
       ...(transport.pid !== undefined ? { pid: transport.pid } : {}),
       diagnostics: () => tail.text(),
-      ended: () => (transport.leaderExit ? describeExit(transport.leaderExit) : undefined),
+      ended: () => (transport.stdoutClosedWhileRunning ? STDOUT_CLOSED : transport.leaderExit ? describeExit(transport.leaderExit) : undefined),
       close,
     };
     return { client, opened };
