@@ -107,6 +107,6 @@ describe("BatchedWriter: a stream that asks to wait", () => {
     const held = writer.write("b\n");
     out.destroy();
     await assert.rejects(written, WriteInterrupted);
-    await assert.rejects(held, /^Error: Not connected$/);
+    await assert.rejects(held, (error: unknown) => error instanceof NotSent && error.message === "Not connected");
   });
 });
