@@ -14,6 +14,10 @@ export default tseslint.config(
   {
     // stdout is the stdio transport: nothing in src/ may print to it.
     files: ["src/**/*.ts"],
-    rules: { "no-console": ["error", { allow: ["error", "warn"] }] },
+    rules: {
+      "no-console": ["error", { allow: ["error", "warn"] }],
+      // Node 20's AbortSignal.any holds its sources weakly: a timeout source is collected and never fires.
+      "no-restricted-properties": ["error", { object: "AbortSignal", property: "any", message: "Use anySignal (src/any-signal.ts): it keeps the sources alive." }],
+    },
   },
 );

@@ -47,6 +47,19 @@ export async function run(adapter, args) {
     return { stopped: true };
   }
 }`,
+  // The same, collecting garbage while the step is in flight (the server runs with --expose-gc):
+  // the step's timeout signal, held by nothing but the joined one, must still fire.
+  "skills/own-short-signal-gc.mjs": `export const meta = { description: "A read it stops itself, under GC.", args: { type: "object", properties: { tag: { type: "string" } } } };
+export async function run(adapter, args) {
+  const step = adapter.call("slow_read", { ms: ${FOREVER_MS}, tag: args.tag }, { signal: AbortSignal.timeout(300) }).then(() => false, () => true);
+  let stopped;
+  step.then((value) => { stopped = value; });
+  for (let i = 0; i < 40 && stopped === undefined; i++) {
+    globalThis.gc();
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return { stopped: await step };
+}`,
   // What the adapter says of itself: plain values, not promises the gate holds as writes.
   "skills/status.mjs": `export const meta = { description: "The adapter's status methods." };
 export async function run(adapter) {
@@ -156,6 +169,34 @@ for (const { cache, deadlineMs } of [{ cache: "off", deadlineMs: 4000 }, { cache
     });
   });
 }
+
+describe("a step's own timeout signal under garbage collection", () => {
+  // Node 20's AbortSignal.any held the step's timeout weakly: a GC collected it and the step ran
+  // on to the run's deadline (a CI run hit this without forcing GC). Here the server collects
+  // garbage while the step is in flight.
+  let dir: string;
+  let log: string;
+  let server: Connected;
+  before(async () => {
+    ({ dir, log } = pluginsWithLog("agent-tools-stopped-steps-gc-"));
+    server = await connect(dir, { AGENT_TOOLS_CALL_TIMEOUT_MS: "20000" }, ["--expose-gc"]);
+    // The downstream started and answering: a step stopped at 300 ms is then one that was sent.
+    const { isError } = await callJson(server.client, "agent_tools_sk_run_skill", { skill: "slowpair", arguments: { read: 1, write: 1, tag: "warm" }, confirm: true });
+    assert.equal(isError, false);
+  });
+  after(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("stops the step at its own 300 ms, not at the run's 20 s deadline", async () => {
+    const tag = "own-short-gc";
+    const { payload, isError } = await callJson(server.client, "agent_tools_sk_run_skill", { skill: "own-short-signal-gc", arguments: { tag } });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.deepEqual(payload.result, { stopped: true });
+    assert.equal(await loggedLine(log, `done slow_read ${tag}`, "the downstream read to end"), `done slow_read ${tag} aborted=true`);
+  });
+});
 
 describe("a client that cancels a skill's run mid-step", () => {
   let dir: string;

@@ -1,3 +1,4 @@
+import { anySignal } from "../any-signal.js";
 import type { CallRelay } from "../adapters/relay.js";
 import { type ConfirmDecision, type Confirmer, type ConfirmQuestion } from "../runtime/confirm.js";
 import { describeThrown, RuntimeError } from "../runtime/errors.js";
@@ -33,7 +34,7 @@ export async function askToConfirm(elicit: Elicit, question: ConfirmQuestion, si
   const deadline = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
   let answer: Awaited<ReturnType<Elicit>>;
   try {
-    answer = await elicit(confirmForm(question), deadline ? AbortSignal.any([signal, deadline]) : signal);
+    answer = await elicit(confirmForm(question), deadline ? anySignal([signal, deadline]) : signal);
   } catch (error) {
     if (signal.aborted) throw error;
     const seconds = Math.round((timeoutMs ?? 0) / 100) / 10;
@@ -47,5 +48,5 @@ export async function askToConfirm(elicit: Elicit, question: ConfirmQuestion, si
 
 /** A Confirmer that asks through `elicit` mid-call, each question as it comes. */
 export function askingConfirmer(elicit: Elicit, signal: AbortSignal, timeoutMs: number | undefined): Confirmer {
-  return (question, withdraw) => askToConfirm(elicit, question, withdraw ? AbortSignal.any([signal, withdraw]) : signal, timeoutMs);
+  return (question, withdraw) => askToConfirm(elicit, question, withdraw ? anySignal([signal, withdraw]) : signal, timeoutMs);
 }

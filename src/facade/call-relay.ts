@@ -1,3 +1,4 @@
+import { anySignal } from "../any-signal.js";
 import type { ElicitRequestFormParams, LoggingLevel, Server, ServerContext } from "@modelcontextprotocol/server";
 import { elicitationModes, type CallRelay, type RelayedParams, type RelayedResult } from "../adapters/relay.js";
 import { clientCapabilitiesOf } from "./confirm-rounds.js";
@@ -57,7 +58,7 @@ export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): C
   // A question is withdrawn when the downstream withdraws it (`signal`) and when the client cancels
   // the call it was asked for (the call's own signal): the SDK's request then sends the client
   // notifications/cancelled for it, so the client stops showing a question nobody waits for.
-  const whileAsked = (signal: AbortSignal): AbortSignal => AbortSignal.any([signal, ctx.mcpReq.signal]);
+  const whileAsked = (signal: AbortSignal): AbortSignal => anySignal([signal, ctx.mcpReq.signal]);
   if (!modern && canAsk && modes) {
     relay.elicitModes = modes;
     relay.elicit = async (params: RelayedParams, signal: AbortSignal): Promise<RelayedResult> =>

@@ -1,3 +1,4 @@
+import { anySignal } from "../any-signal.js";
 import type { CallContext } from "../adapters/types.js";
 
 /**
@@ -18,7 +19,7 @@ export function stepContext(given: unknown, run: CallContext | undefined): unkno
   if (given === null || typeof given !== "object") return run;
   const theirs = (given as { signal?: unknown }).signal;
   // Read only for a step that brought a signal: the run's AbortSignal is made on first read.
-  const joined = theirs instanceof AbortSignal && theirs !== run.signal ? AbortSignal.any([theirs, run.signal]) : undefined;
+  const joined = theirs instanceof AbortSignal && theirs !== run.signal ? anySignal([theirs, run.signal]) : undefined;
   // The step's own fields (getters kept), with the cancellation set here (not redefined after: a frozen context's could not be).
   const fields: PropertyDescriptorMap = Object.getOwnPropertyDescriptors(given);
   if (joined) {

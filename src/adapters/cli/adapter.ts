@@ -1,3 +1,4 @@
+import { anySignal } from "../../any-signal.js";
 import path from "node:path";
 import { interpolate, MissingVariableError } from "../shared/env-vars.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
@@ -80,7 +81,7 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
       const label = `${shownProgram} (tool '${name}')`;
       const log = ctx?.log ?? options.log;
       log.debug(`cli: running ${file} for tool '${name}'`, { argc: argv.length });
-      const signal = ctx?.signal ? AbortSignal.any([ctx.signal, closing.signal]) : closing.signal;
+      const signal = ctx?.signal ? anySignal([ctx.signal, closing.signal]) : closing.signal;
       const raw = await runProcess(file, argv, {
         cwd: workingDir(),
         env,

@@ -1,3 +1,4 @@
+import { anySignal } from "../../any-signal.js";
 import type { Logger } from "../types.js";
 import { echoed } from "../../runtime/argument-value.js";
 import { parseJsonLossless } from "../../json-text-value.js";
@@ -238,7 +239,7 @@ export class RestClient {
   async #exchange(request: OutgoingRequest, callerSignal: AbortSignal | undefined, withAuth = true): Promise<RestResponse & { credential?: string }> {
     const { connection, env, redactor } = this.#options;
     const timeout = AbortSignal.timeout(connection.timeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
+    const signal = callerSignal ? anySignal([callerSignal, timeout]) : timeout;
     const base = this.base();
     let method = request.method.toUpperCase();
     let url = new URL(request.url);
