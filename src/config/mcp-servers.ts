@@ -1,5 +1,6 @@
 import path from "node:path";
 import { requiredReferences } from "../adapters/shared/env-vars.js";
+import { confirmGateSettings } from "../plugins/confirm-gate-settings.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import type { AgentToolsConfig, McpServerEntry } from "./config.js";
 import { prefixFromKey } from "./entry-names.js";
@@ -47,9 +48,8 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
   };
   if (entry.discoverHint) manifest.discoverHint = entry.discoverHint;
   if (entry.confirm) manifest.confirm = entry.confirm;
-  // The confirm gate's own overrides, as plugin.json has them: a third-party server's read-only labels need not be taken on its word.
-  if (entry.confirmTools) manifest.confirmTools = entry.confirmTools;
-  if (entry.trustReadOnlyHints === false) manifest.trustReadOnlyHints = false;
+  // The confirm gate's own overrides, read as plugin.json's are: a third-party server's read-only labels need not be taken on its word.
+  Object.assign(manifest, confirmGateSettings(entry));
   if (entry.includeTools) manifest.includeTools = entry.includeTools;
   if (entry.excludeTools) manifest.excludeTools = entry.excludeTools;
   if (entry.disabledTools) manifest.disabledTools = entry.disabledTools;

@@ -259,12 +259,16 @@ export const SERVER_ENTRY_SCHEMA = {
       }
     },
     "confirmTools": {
+      "problem": "must be an array of names",
       "type": "array",
       "items": {
+        "minLength": 1,
+        "problem": "must be a non-empty string",
         "type": "string"
       }
     },
     "trustReadOnlyHints": {
+      "problem": "must be true or false",
       "type": "boolean"
     },
     "requireConfirm": {

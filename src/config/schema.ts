@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { confirmGateSchema } from "../plugins/confirm-gate-schema.js";
 import { MAX_TIMER_MS } from "../positive-int.js";
 import { teamSchema, type TeamConfig } from "./team.js";
 
@@ -24,10 +25,8 @@ export const ServerEntrySchema = Type.Object(
     // ours
     description: Type.Optional(Type.String()),
     readonlyTools: Type.Optional(Strings),
-    /** Tools that always need confirm, whatever the server's annotations say (plugin.json's field). */
-    confirmTools: Type.Optional(Strings),
-    /** false: the server's own readOnlyHint does not lift the confirm gate (a server you do not trust to say). */
-    trustReadOnlyHints: Type.Optional(Type.Boolean()),
+    // confirmTools and trustReadOnlyHints: the same fields, checked the same way, as plugin.json's
+    ...confirmGateSchema,
     requireConfirm: Type.Optional(Type.Boolean()),
     /** How this server's writes are confirmed (README "Protocol"). */
     confirm: Type.Optional(ConfirmPolicy),

@@ -92,6 +92,10 @@ export const FLAT_MANIFEST_SCHEMA = {
         "type": "string"
       }
     },
+    "trustReadOnlyHints": {
+      "problem": "must be true or false",
+      "type": "boolean"
+    },
     "skills": {
       "problem": "must be a path or an array of paths",
       "anyOf": [
@@ -269,6 +273,10 @@ export const SPEC_MANIFEST_SCHEMA = {
                 "problem": "must be a non-empty string",
                 "type": "string"
               }
+            },
+            "trustReadOnlyHints": {
+              "problem": "must be true or false",
+              "type": "boolean"
             },
             "skills": {
               "problem": "must be a path or an array of paths",

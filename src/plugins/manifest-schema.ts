@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { confirmGateSchema } from "./confirm-gate-schema.js";
 import { EXTENSION_KEY } from "./manifest.js";
 
 /**
@@ -23,7 +24,7 @@ const runtimeSection = {
   ),
   adapterExport: Type.Optional(Type.String({ minLength: 1, problem: "must be a non-empty string" })),
   readonlyTools: Type.Optional(Names()),
-  confirmTools: Type.Optional(Names()),
+  ...confirmGateSchema,
   skills: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Names()], { problem: "must be a path or an array of paths" })),
   discoverHint: Type.Optional(Type.String({ problem: "must be a string" })),
   discoverContext: Type.Optional(

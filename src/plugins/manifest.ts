@@ -6,6 +6,7 @@ import { referenceTextProblem } from "../adapters/shared/env-vars.js";
 import { inTextOrder, jsonLocator, parseJsonText } from "../json-text.js";
 import { blockStrings } from "./block-strings.js";
 import { checkedAtBuild } from "./checked-manifests.js";
+import { confirmGateSettings } from "./confirm-gate-settings.js";
 import type { SettingsLocation } from "../adapters/types.js";
 // The schemas as plain data (generated from manifest-schema.ts): reading a manifest loads no TypeBox.
 import { FLAT_MANIFEST_SCHEMA, PRECOMPILED, SPEC_MANIFEST_SCHEMA } from "./manifest-schema-data.js";
@@ -55,8 +56,9 @@ export interface PluginManifest {
   requireConfirm: boolean;
   /**
    * Whether a tool's own `annotations.readOnlyHint` lets it skip the confirm gate (default true).
-   * In-memory plugins of text modules that wrap an arbitrary server set it false: that server's
-   * hints are not trusted to decide what may change data.
+   * False when a plugin.json or config entry says `trustReadOnlyHints: false`, and in in-memory
+   * plugins of text modules that wrap an arbitrary server: that server's hints are not trusted to
+   * decide what may change data.
    */
   trustReadOnlyHints?: boolean;
   /** How a write is confirmed: "elicit" asks the user when the client can, "flag" takes the model's confirm: true. Unset: the runtime's default. */
@@ -229,7 +231,7 @@ export function parseManifest(file: string, doc: unknown, text?: string): Plugin
     prefix: section.prefix as string,
     adapter: section.adapter as string | DeclarativeAdapterSpec,
     readonlyTools: (section.readonlyTools as string[] | undefined) ?? [],
-    ...(Array.isArray(section.confirmTools) ? { confirmTools: section.confirmTools as string[] } : {}),
+    ...confirmGateSettings(section),
     requireConfirm: (section.requireConfirm as boolean | undefined) ?? true,
     requires: { env: requires.env ?? [], bins: requires.bins ?? [] },
     raw: section,

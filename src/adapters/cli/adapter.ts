@@ -1,5 +1,6 @@
 import { anySignal } from "../../any-signal.js";
 import path from "node:path";
+import { resolveChildValue } from "../shared/child-variable.js";
 import { interpolate, MissingVariableError } from "../shared/env-vars.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
 import { toolLookup } from "../shared/tool-lookup.js";
@@ -13,12 +14,13 @@ import { runProcess } from "./process.js";
 import { exitError, shapeResult } from "./result.js";
 import type { CliSpec } from "./spec.js";
 import { describeCliTool } from "./tools.js";
-import { renderArgv, templateArguments, type ArgvTemplate } from "./template.js";
+import { renderArgv, templateArguments, withHostValues, type ArgvTemplate } from "./template.js";
 import { uncarriedArgument, uncarriedMessage } from "../shared/carried-arguments.js";
 
 /**
  * An Adapter over a parsed `cli` block. Each call: the program is checked against the allowlists
- * and resolved on PATH (NOT_CONFIGURED otherwise), the argv is rendered from the tool's template
+ * and resolved on PATH (NOT_CONFIGURED otherwise), the template's own `${VAR}`s are resolved from
+ * the host (NOT_CONFIGURED naming an unset one), the argv is rendered from the template
  * (ARG_VALIDATION_FAILED naming the argument), the program runs without a shell in a minimal
  * environment, and a non-zero exit throws UPSTREAM_ERROR with the exit code and stderr tail.
  * `close()` kills programs still running.
@@ -40,16 +42,12 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
   const shownProgram = resolveBin(spec.program, {}).program || spec.program;
   const tools = spec.tools.map((tool) => describeCliTool(tool, shownProgram));
   const closing = new AbortController();
-  const resolveProgram = (): string => {
-    try {
+  const resolveProgram = (): string =>
+    hostSetting(() => {
       const program = interpolate(spec.program, options.env, "adapter.program");
       const allowlist = (spec.allowlist ?? []).map((entry, i) => interpolate(entry, options.env, `adapter.allowlist[${i}]`));
       return resolveAllowedProgram(program, { env: options.env, manifest: { allowlist, dir: options.baseDir } });
-    } catch (error) {
-      if (error instanceof MissingVariableError) throw Object.assign(error, { code: "NOT_CONFIGURED" });
-      throw error;
-    }
-  };
+    });
 
   try {
     resolveProgram();
@@ -58,13 +56,9 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
   }
 
   function workingDir(): string | undefined {
-    if (spec.cwd === undefined) return options.baseDir;
-    try {
-      return path.resolve(options.baseDir, interpolate(spec.cwd, options.env, "adapter.cwd"));
-    } catch (error) {
-      if (error instanceof MissingVariableError) throw Object.assign(error, { code: "NOT_CONFIGURED" });
-      throw error;
-    }
+    const cwd = spec.cwd;
+    if (cwd === undefined) return options.baseDir;
+    return hostSetting(() => path.resolve(options.baseDir, interpolate(cwd, options.env, "adapter.cwd")));
   }
 
   return {
@@ -76,7 +70,10 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
       const tool = toolNamed(name);
       refuseUncarried(name, tool.template, args ?? {});
       const file = resolveProgram();
-      const argv = renderArgv(tool.template, args ?? {});
+      // The author's `${VAR}`s in argv are the host's values, masked as an `args` entry's are
+      // (resolveChildValue), resolved before the arguments go in: theirs are never resolved.
+      const template = hostSetting(() => withHostValues(tool.template, (text, field) => resolveChildValue(text, options.env, field, redactor)));
+      const argv = renderArgv(template, args ?? {});
       const env = childEnv(options.env, spec.env, redactor);
       const label = `${shownProgram} (tool '${name}')`;
       const log = ctx?.log ?? options.log;
@@ -98,6 +95,20 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
       closing.abort(new CliError("UPSTREAM_ERROR", "the adapter was closed"));
     },
   };
+}
+
+/**
+ * A setting resolved from the host (`program`, `cwd`, argv's `${VAR}`s): one that reads an unset
+ * variable makes the tool NOT_CONFIGURED, naming the variable and the field, as the block's `env`
+ * does (child-env.ts).
+ */
+function hostSetting<T>(resolve: () => T): T {
+  try {
+    return resolve();
+  } catch (error) {
+    if (error instanceof MissingVariableError) throw Object.assign(error, { code: "NOT_CONFIGURED" });
+    throw error;
+  }
 }
 
 /**

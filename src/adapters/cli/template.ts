@@ -1,3 +1,4 @@
+import { referenceSpans } from "../shared/env-vars.js";
 import { CliError, CliSpecError } from "./errors.js";
 
 /**
@@ -19,12 +20,19 @@ import { CliError, CliSpecError } from "./errors.js";
  *    literal "--" of argv, or at the end when there is none.
  *  - Values: strings as they are; finite numbers and booleans as String(value); objects and NUL
  *    bytes are refused.
+ *  - Host variables: the plugin author's own text may hold `${VAR}` (`["--token", "${GH_TOKEN}"]`),
+ *    resolved from the host at each call (withHostValues), as the block's `env` is; `$${` is a
+ *    literal `${`. A `{…}` inside a reference, or right after a `$`, is never a placeholder, so no
+ *    host variable becomes an argument the model is asked for. Only the template's literal text is
+ *    resolved: an argument's value is put in afterwards, as it is, never read for `${…}`.
  */
 
 export type TemplatePart = { literal: string } | { arg: string; spread: boolean };
 
 export interface TemplateItem {
   raw: string;
+  /** Where it is written ("adapter.tools[0].argv[1]"): an unset host variable it reads names it. */
+  field: string;
   parts: TemplatePart[];
   /** The template item itself is an option ("-x", "--limit={limit}"): values may begin with "-". */
   option: boolean;
@@ -58,8 +66,11 @@ function parseItem(raw: string, operand: boolean, field: string): TemplateItem {
   const parts: TemplatePart[] = [];
   let last = 0;
   let spreads = 0;
+  const references = referenceSpans(raw);
   for (const match of raw.matchAll(PLACEHOLDER)) {
     const index = match.index;
+    // `${NAME}`'s braces and an escaped `$${`'s are the host's text, not an argument's place.
+    if (raw[index - 1] === "$" || references.some((r) => index > r.start && index < r.end)) continue;
     if (index > last) parts.push({ literal: raw.slice(last, index) });
     const spread = match[2] !== undefined;
     if (spread) spreads += 1;
@@ -68,7 +79,7 @@ function parseItem(raw: string, operand: boolean, field: string): TemplateItem {
   }
   if (last < raw.length) parts.push({ literal: raw.slice(last) });
   if (spreads > 1) throw new CliSpecError(field, `'${raw}' has more than one {name...} placeholder`);
-  return { raw, parts, option: raw.startsWith("-"), operand };
+  return { raw, field, parts, option: raw.startsWith("-"), operand };
 }
 
 function placeholders(items: readonly TemplateItem[]): { arg: string; spread: boolean }[] {
@@ -134,6 +145,16 @@ export function parseArgvTemplate(argv: unknown, optional: unknown, field: strin
     }
   }
   return { items, optional: groups, optionalAt: optionalAt === -1 ? items.length : optionalAt, required };
+}
+
+/**
+ * The template with its literal text's `${VAR}`s resolved by `resolve` (the host's values, at
+ * call time; it throws for an unset one, naming `field`), before any argument is put in: what an
+ * argument's value holds is never resolved.
+ */
+export function withHostValues(template: ArgvTemplate, resolve: (text: string, field: string) => string): ArgvTemplate {
+  const resolved = (item: TemplateItem): TemplateItem => ({ ...item, parts: item.parts.map((part) => ("literal" in part ? { literal: resolve(part.literal, item.field) } : part)) });
+  return { ...template, items: template.items.map(resolved), optional: template.optional.map((group) => ({ ...group, items: group.items.map(resolved) })) };
 }
 
 function invalid(arg: string, problem: string): CliError {

@@ -2,6 +2,7 @@ import { nodeCrypto } from "../../node-crypto.js";
 // The runtime's one canonical form of a call's arguments (sorted keys), as the loop breaker and confirm tokens use.
 import { canonicalJson } from "../../runtime/loop-breaker.js";
 import { AdapterError } from "../shared/errors.js";
+import type { OutgoingRequest } from "./client.js";
 
 /**
  * Idempotency keys for the writes a REST adapter sends (`Idempotency-Key`, the IETF
@@ -59,6 +60,42 @@ export class IdempotencyKeys {
       },
     };
   }
+}
+
+/**
+ * The name-space of the page keys (pageKeyed): a UUID of this runtime's own, so a derived key
+ * cannot equal one another name-based scheme made from the same text.
+ */
+const PAGE_KEY_NAMESPACE = Buffer.from("4d67cb0b09af475fb97cf95ee0097cfe", "hex");
+
+/**
+ * The key of the `page`-th request (2 and on) of a call whose first request carried `key`: a
+ * name-based UUID (version 5, RFC 9562) of the call's key and the page, so it is the same for the
+ * same page of the same call (its retry) and differs from every other page's. A UUID whatever the
+ * call's key looks like: a backend that checks the header's form takes it as it takes the first.
+ */
+function pageKey(key: string, page: number): string {
+  const bytes = nodeCrypto().createHash("sha1").update(PAGE_KEY_NAMESPACE).update(`${key}\0page ${page}`).digest().subarray(0, 16);
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x50;
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * The requests of one paginated call, each with its own Idempotency-Key. Each page is a request
+ * of its own: sent with the first page's key, a backend that honours keys answers every later
+ * page with the first page's stored answer (the same items again, a Link that points at page 2
+ * for ever). So the first request keeps the call's key (the runtime's or one the agent gave) and
+ * the `page`-th gets pageKey of it: a retry of the call, its first answer lost, walks the pages
+ * again with the same keys and is answered what each page answered. Without a key on the first
+ * request (a read, or `"idempotencyKeys": false`), requests are left as they are.
+ */
+export function pageKeyed(first: OutgoingRequest): (request: OutgoingRequest, page: number) => OutgoingRequest {
+  const header = Object.keys(first.headers ?? {}).find((name) => name.toLowerCase() === IDEMPOTENCY_HEADER.toLowerCase());
+  const key = header === undefined ? undefined : first.headers?.[header];
+  if (header === undefined || key === undefined) return (request) => request;
+  return (request, page) => (page === 1 ? request : { ...request, headers: { ...request.headers, [header]: pageKey(key, page) } });
 }
 
 /**

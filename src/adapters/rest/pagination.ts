@@ -2,12 +2,14 @@ import type { OutgoingRequest, RestClient, RestResponse } from "./client.js";
 import { valueAt } from "../shared/json-path.js";
 import type { PaginateSpec } from "./spec.js";
 import { UrlGuardError } from "./errors.js";
+import { pageKeyed } from "./idempotency.js";
 import { resolveServerUrl, type BaseUrl } from "./url-guard.js";
 
 /**
  * Pagination, per tool. `link` follows `Link: <…>; rel="next"` (each next URL must stay under the
  * base URL); `page` increments a page-number query parameter and stops at a short or empty page.
- * Either stops after `maxPages`. The result says honestly whether it is complete:
+ * Either stops after `maxPages`. A write's page requests each carry their own Idempotency-Key
+ * (idempotency.ts pageKeyed). The result says honestly whether it is complete:
  *   { items, pages, complete: true }
  *   { items, pages, complete: false, stoppedBecause: "maxPages" | "notAnArray" }
  *   { items, pages, complete: false, stoppedBecause: "nextLinkRefused", stoppedDetail }
@@ -62,8 +64,10 @@ export async function paginate(
     request = withQuery(request, spec.perPageParam, String(spec.perPage));
   }
   const perPage = spec.perPageParam ? Number(request.url.searchParams.get(spec.perPageParam) ?? spec.perPage ?? NaN) : (spec.perPage ?? NaN);
+  // A write's pages each carry a key of their own (idempotency.ts pageKeyed).
+  const keyed = pageKeyed(first);
   for (let pages = 1; ; pages++) {
-    const response = await client.send(request, signal);
+    const response = await client.send(keyed(request, pages), signal);
     const found = pageItems(response, spec);
     if (!found) {
       // A page that is not a list cannot be concatenated: return what we have, and say so.

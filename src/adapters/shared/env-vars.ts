@@ -23,6 +23,15 @@ function references(value: string): { name: string; fallback: string | undefined
   return [...value.matchAll(REFERENCE)].filter((m) => m[1] !== undefined).map((m) => ({ name: m[1] as string, fallback: m[2] }));
 }
 
+/**
+ * Where each reference of `value` is, from its `$` to its `}` (`${NAME}`, `${NAME:-default}`;
+ * escapes are none): the text a setting's own `{…}` syntax (a cli argv's `{name}` placeholder)
+ * leaves to interpolate.
+ */
+export function referenceSpans(value: string): { start: number; end: number }[] {
+  return [...value.matchAll(REFERENCE)].filter((m) => m[1] !== undefined).map((m) => ({ start: m.index, end: m.index + m[0].length }));
+}
+
 /** `value` with its escapes read (`$${` is `${`): the text a setting that refers to no variable stands for. */
 export function literalText(value: string): string {
   return value.replace(ESCAPED_DOLLAR, () => "$");

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { RUNTIME_ROOT } from "../../paths.js";
 import { VALIDATORS_FOLDER } from "../../validators-folder.js";
-import { closestNames } from "../../runtime/similarity.js";
+import { closestNames, foldedMatch } from "../../runtime/similarity.js";
 import { SECRET_NAME } from "./secret-name.js";
 import type { PRECOMPILED as MANIFEST_VALIDATORS } from "../../plugins/manifest-schema-data.js";
 import type { PRECOMPILED as BLOCK_VALIDATORS } from "../block-schema-data.js";
@@ -211,7 +211,10 @@ export function specProblems(schema: object, value: unknown, prefix = ""): SpecP
       const key = String(params.additionalProperty);
       segments.push(key);
       const known = Object.keys(node.properties ?? {});
-      const close = closestNames(key, known, 0.5, 2);
+      // A key that differs from a setting only in case or `-`/`_` (readOnlyTools) meant that one:
+      // another merely near (trustReadOnlyHints) would only blur the answer.
+      const folded = foldedMatch(key, known);
+      const close = folded ? [folded] : closestNames(key, known, 0.5, 2);
       const guess = close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : "";
       message = node.keyProblem ? `${node.keyProblem}${guess}` : `is not a setting of ${node.title ?? "this block"}${guess || ` (known: ${known.join(", ")})`}`;
     } else if (error.keyword === "required") {
