@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { baseEnv, callJson, connect, ROOT, type Connected } from "./helpers.js";
+import { lockHolder } from "./lock-holder.js";
 
 // The embedded memory plugin runs the reference memory server, which reads its whole file,
 // changes it and writes it back with no lock: writes made at once kept only the last one (10
@@ -73,17 +73,6 @@ function namesInFile(file: string): string[] {
 }
 
 const range = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-
-/** A process that takes `lockFile` as a runtime does (proper-lockfile) and says "locked" once it holds it. */
-async function lockHolder(lockFile: string): Promise<ChildProcess> {
-  const script = `require("proper-lockfile").lock(${JSON.stringify(lockFile)}, { lockfilePath: ${JSON.stringify(lockFile)}, realpath: false, stale: 10000, update: 2500 }).then(() => { process.stdout.write("locked\\n"); setInterval(() => {}, 1000); });`;
-  const child = spawn(process.execPath, ["-e", script], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => chunk.toString().includes("locked") && resolve());
-    child.on("exit", (code) => reject(new Error(`the lock holder exited (${code}) before taking ${lockFile}`)));
-  });
-  return child;
-}
 
 describe("the embedded memory plugin's writes made at once", () => {
   it("10 parallel create_entities in one runtime: every one is in the graph and the file", async () => {

@@ -12,13 +12,15 @@ import { canonicalResource, OAuthTokenStore } from "../src/adapters/mcp/oauth-to
 import { createRedactor } from "../src/adapters/shared/redact.js";
 import { isSecretName, looksLikePath } from "../src/adapters/shared/secret-name.js";
 import { hostSecrets } from "../src/runtime/redaction.js";
+import { lockHolder } from "./lock-holder.js";
 import { createLoopBreaker } from "../src/runtime/loop-breaker.js";
 import { createSession } from "../src/runtime/session.js";
 
 /**
  * The OAuth token store against its file and a real token endpoint on 127.0.0.1: a re-pointed
  * symlink, a FIFO or a huge file in the store's place, tokens no header can carry, expires_in 0,
- * an unparsable redirect, and recovery after a refused fresh token once the store is fixed.
+ * an unparsable redirect, recovery after a refused fresh token once the store is fixed, and its
+ * refresh lock held by another real process.
  */
 
 interface TokenEndpoint {
@@ -249,5 +251,55 @@ describe("OAuth token store file", { timeout: 120_000 }, () => {
     assert.equal(isSecretName("N8N_MCP_TOKEN_STORE", jwt), true);
     const env = { N8N_MCP_TOKEN_STORE: jwt, GH_TOKEN_FILE: "/run/secrets/gh" };
     assert.deepEqual(hostSecrets(env), [jwt]);
+  });
+});
+
+// The refresh lock (`<store>.lock`, src/file-lock.ts) with a stale age of 4 s (the store's
+// lockStaleMs; 15 s by default) so that the waits stay short: a refresh waits four stale ages, 16 s
+// here (the holder refreshes its lock every second, leaving 3 s for a loaded machine to delay it).
+const STALE_MS = 4_000;
+const LOCK_WAIT_MS = STALE_MS * 4;
+
+describe("the OAuth token store's refresh lock, held by another process", { timeout: 120_000 }, () => {
+  it("a live holder all the wait: the refresh fails naming the lock and the wait, and the token endpoint is not called", async () => {
+    const endpoint = await rotating();
+    const file = path.join(tempDir(), "tokens.json");
+    writeFileSync(file, storeText({ token_endpoint: endpoint.url }));
+    const lockFile = `${file}.lock`;
+    const holder = await lockHolder(lockFile, STALE_MS);
+    try {
+      const began = Date.now();
+      const error = await failure(new OAuthTokenStore(file, { redactor: createRedactor(), lockStaleMs: STALE_MS }).accessToken());
+      const tookMs = Date.now() - began;
+      assert.equal(error.code, "UPSTREAM_ERROR");
+      assert.ok(error.message.includes(`could not refresh the OAuth token of ${file}: its lock ${lockFile} stayed held by another process for the `), error.message);
+      assert.match(error.message, /for the \d+ ms a refresh waits \(another agent-tools runtime refreshing the same store, such as a second client window\); the token endpoint was not called$/);
+      assert.match(error.hint ?? "", /taken over once it is 4 s old/);
+      assert.ok(error.hint?.includes(`remove the folder ${lockFile}`), error.hint);
+      assert.equal(error.details?.lockFile, lockFile);
+      const waited = error.details?.waitedMs as number;
+      // It waited its four stale ages (a tolerance for the first try's timing), and not for ever.
+      assert.ok(waited >= LOCK_WAIT_MS - 500, `waited ${waited} ms`);
+      assert.ok(tookMs < LOCK_WAIT_MS + 20_000, `gave up after ${tookMs} ms`);
+      assert.deepEqual(endpoint.sent, [], "no refresh token was spent");
+      assert.equal(JSON.parse(readFileSync(file, "utf8")).refresh_token, "r0", "the store is unchanged");
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  });
+
+  it("a holder killed holding it: its lock is taken over once stale, and the refresh goes through", async () => {
+    const endpoint = await rotating();
+    const file = path.join(tempDir(), "tokens.json");
+    writeFileSync(file, storeText({ token_endpoint: endpoint.url }));
+    const holder = await lockHolder(`${file}.lock`, STALE_MS);
+    holder.kill("SIGKILL");
+    await new Promise((resolve) => holder.once("exit", resolve));
+    const began = Date.now();
+    assert.equal(await new OAuthTokenStore(file, { redactor: createRedactor(), lockStaleMs: STALE_MS }).accessToken(), "a-r0-1");
+    // Within the wait, so at the stale age the store asked for: at the helper's default (10 s) it would have given up at 16 s.
+    assert.ok(Date.now() - began < LOCK_WAIT_MS, `taken over after ${Date.now() - began} ms`);
+    assert.deepEqual(endpoint.sent, ["r0"]);
+    assert.equal(JSON.parse(readFileSync(file, "utf8")).refresh_token, "r0-next");
   });
 });

@@ -14,6 +14,9 @@ import { callJson, connect, FIXTURES, type Connected } from "./helpers.js";
 const FLOOD_SERVER = path.join(FIXTURES, "mcp", "log-flood-server.mjs");
 const BURST = 100;
 const PER_SECOND = 10;
+// The byte bound beside the count: few but huge messages are bounded by it.
+const BURST_BYTES = 1024 * 1024;
+const PER_SECOND_BYTES = 100 * 1024;
 
 const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-log-flood-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,6 +71,28 @@ describe("a downstream that floods log messages during a call", () => {
     assert.match(line, /^agent-tools: (\d+) more log messages from this call's server were dropped: a call relays at most 100 at once, then 10 a second$/);
     assert.equal(Number(/(\d+) more/.exec(line)?.[1]) + relayed.length, 20_000, "the line counts every message not relayed");
     assert.doesNotMatch(server.stderr(), /MaxListenersExceededWarning/);
+  });
+
+  it("few but huge messages: at most the byte budget is relayed, and the line names that bound", { timeout: 120_000 }, async () => {
+    // 50 messages of 256 KiB: half the count's burst, 12.5 MiB. Counting messages alone relayed every one.
+    logs.length = 0;
+    const size = 256 * 1024;
+    const started = performance.now();
+    const huge = await callJson(server.client, "agent_tools_flood_call", { toolName: "flood", arguments: { count: 50, size } });
+    const seconds = (performance.now() - started) / 1000;
+    assert.equal(huge.isError, false, JSON.stringify(huge.payload));
+    assert.match(JSON.stringify(huge.payload), /flooded 50/);
+
+    const relayed = logs.filter((log) => log.logger === "flood");
+    const relayedBytes = relayed.reduce((sum, log) => sum + Buffer.byteLength(String(log.data)), 0);
+    assert.ok(relayed.every((log) => Buffer.byteLength(String(log.data)) === size), "a relayed message is whole");
+    assert.ok(relayed.length >= BURST_BYTES / size, `the byte burst is relayed (${relayed.length} of ${size} bytes)`);
+    assert.ok(relayedBytes <= BURST_BYTES + PER_SECOND_BYTES * seconds, `at most the byte budget: ${relayedBytes} bytes in ${seconds.toFixed(1)} s`);
+    const dropped = logs.filter((log) => log.logger === "agent-tools");
+    assert.equal(dropped.length, 1, "one line says what was dropped");
+    const line = String(dropped[0]?.data);
+    assert.match(line, /^agent-tools: (\d+) more log messages from this call's server were dropped: a call relays at most 1 MiB of them at once, then 100 KiB a second$/);
+    assert.equal(Number(/(\d+) more/.exec(line)?.[1]) + relayed.length, 50, "the line counts every message not relayed");
   });
 
   it("a later call of the same server gets its own budget, and one within it drops nothing", async () => {

@@ -37,14 +37,16 @@ export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): C
   const drained = async (): Promise<void> => {
     while (writing.size) await Promise.all([...writing]);
   };
-  // A downstream's log messages past the budget are dropped; the answer is preceded by one line saying how many (relayed-log-budget.ts).
-  const logBudget = new RelayedLogBudget();
+  // A downstream's log messages past the budget are dropped; the answer is preceded by one line
+  // saying how many (relayed-log-budget.ts). Made on the first message: most calls relay none, and
+  // this runs on every call of the facade's fast lanes. Its buckets start full either way.
+  let logBudget: RelayedLogBudget | undefined;
   const relay: CallRelay & { sent(): Promise<void> | undefined } = {
     log: (message) => {
-      if (logBudget.take()) track(ctx.mcpReq.log(message.level as LoggingLevel, message.data, message.logger));
+      if ((logBudget ??= new RelayedLogBudget()).take(message.data)) track(ctx.mcpReq.log(message.level as LoggingLevel, message.data, message.logger));
     },
     sent: () => {
-      const dropped = logBudget.droppedLine();
+      const dropped = logBudget?.droppedLine();
       if (dropped) track(ctx.mcpReq.log("warning", dropped, "agent-tools"));
       // undefined when nothing is being written (the usual call): no promise to wait on.
       return writing.size ? drained() : undefined;

@@ -7,6 +7,7 @@ import { interpolate } from "../shared/env-vars.js";
 import { McpAdapterError, errorMessage } from "./errors.js";
 import { replaceFile } from "../../replace-file.js";
 import { readBoundedFileWithStats, readProblem, type FileBound } from "../../bounded-file.js";
+import { acquireFileLock, FileLockBusyError } from "../../file-lock.js";
 
 /**
  * An OAuth token store file written by a sign-in flow:
@@ -16,7 +17,7 @@ import { readBoundedFileWithStats, readProblem, type FileBound } from "../../bou
  *
  * Several runtimes share one store (two stdio clients on one machine is the usual case), and
  * providers that rotate refresh tokens revoke the whole grant when an old one is used again. So a
- * refresh happens under an inter-process lock (`<store>.lock`, proper-lockfile: a holder that was
+ * refresh happens under an inter-process lock (`<store>.lock`, file-lock.ts: a holder that was
  * killed is taken over once its lock goes stale), the store is read again under the lock, and a
  * token another process already refreshed is used instead of spending the refresh token twice.
  * The new tokens are written to `.<store>.next` and fsynced before the rename; a `.next` left by a
@@ -57,6 +58,13 @@ export interface StoredTokens {
   client_secret?: string;
   [field: string]: unknown;
 }
+
+/** The stale age of the store's lock by default: a loaded machine can delay the holder's refreshes of it by seconds. */
+const STORE_LOCK_STALE_MS = 15_000;
+/** The least stale age an option may set (proper-lockfile's own floor). */
+const MIN_STORE_LOCK_STALE_MS = 2_000;
+/** How many stale ages a refresh waits for another process's lock before it gives up. */
+const LOCK_WAIT_STALES = 4;
 
 /** Time before expiry at which a token counts as expired (clock skew, request time). */
 const EXPIRY_SKEW_MS = 30_000;
@@ -229,23 +237,33 @@ export class OAuthTokenStore {
     return this.grant(current, target);
   }
 
+  /**
+   * Take `<target>.lock` (file-lock.ts, the path earlier versions locked too, so runtimes of both
+   * kinds still take turns). A refresh waits up to LOCK_WAIT_STALES times the stale age: long
+   * enough for a live holder's token request (its own timeout, 15 s by default) and for a dead
+   * holder's lock to go stale and be taken over.
+   */
   private async lock(target: string): Promise<() => Promise<void>> {
-    const stale = Math.max(2_000, this.options.lockStaleMs ?? 15_000);
+    const staleMs = Math.max(MIN_STORE_LOCK_STALE_MS, this.options.lockStaleMs ?? STORE_LOCK_STALE_MS);
+    const lockFile = `${target}.lock`;
     try {
-      // Loaded here, on the first refresh: proper-lockfile brings graceful-fs, which patches fs at
-      // import, and the adapter that imports this module also serves every stdio server.
-      const { default: lockfile } = await import("proper-lockfile");
-      return await lockfile.lock(target, {
-        stale,
-        update: Math.floor(stale / 4),
-        realpath: false,
-        // Wait for another holder (its token request has its own timeout) or for its lock to go stale.
-        retries: { retries: Math.ceil((stale * 4) / 100), minTimeout: 50, maxTimeout: 100, factor: 1.2 },
-        // A lock taken over while this process still refreshes is not worth crashing for.
-        onCompromised: () => undefined,
-      });
+      // No onCompromised: a lock taken over while this process still refreshes is not worth crashing for (the helper's default ignores it).
+      return await acquireFileLock(lockFile, { until: Date.now() + staleMs * LOCK_WAIT_STALES, staleMs });
     } catch (error) {
-      throw new McpAdapterError("UPSTREAM_ERROR", `could not lock the OAuth token store ${this.file} to refresh it: ${errorMessage(error)}`);
+      if (error instanceof FileLockBusyError) {
+        throw new McpAdapterError(
+          "UPSTREAM_ERROR",
+          `could not refresh the OAuth token of ${this.file}: its lock ${lockFile} stayed held by another process for the ${error.waitedMs} ms a refresh waits (another agent-tools runtime refreshing the same store, such as a second client window); the token endpoint was not called`,
+          {
+            hint: `Call again once the other process's refresh is done. A lock left by a process that died is taken over once it is ${staleMs / 1000} s old, so a lock that stays busy is held by a running process; with no other agent-tools runtime running, remove the folder ${lockFile}.`,
+            details: { lockFile, waitedMs: error.waitedMs },
+          },
+        );
+      }
+      // The lock's folder cannot be made beside the store (a missing permission, a read-only disk, a file in the way).
+      throw new McpAdapterError("UPSTREAM_ERROR", `could not lock the OAuth token store ${this.file} to refresh it: ${errorMessage(error)}`, {
+        hint: `A refresh makes the folder ${lockFile} beside the store: let this process create it there (or move the store to a folder it may write), then call again. Tool arguments cannot fix this.`,
+      });
     }
   }
 
