@@ -94,7 +94,9 @@ describe("one token store, two runtime processes", { timeout: 240_000 }, () => {
     const answer = await echo(survivor, "after the kill");
     assert.ok(answer.ok, answer.text + survivor.stderr().slice(-1000));
     console.log(`[oauth] survivor served ${Date.now() - started} ms after the kill`);
-    assert.ok(Date.now() - started < 45_000, `served once the dead holder's lock went stale (${Date.now() - started} ms)`);
+    // Below the 60 s a refresh waits for the lock (a refresh that waited it out fails above); a
+    // loaded machine took 33–42 s here (the lock goes stale after 15 s, then retries and a start).
+    assert.ok(Date.now() - started < 55_000, `served once the dead holder's lock went stale (${Date.now() - started} ms)`);
     assert.equal(server.stats.revocations, 0);
     assert.match(JSON.parse(readFileSync(store, "utf8")).refresh_token as string, /^refresh-\d+-/);
   });
