@@ -6,6 +6,7 @@
  * every layer may use it.
  */
 
+import { ASK_FOR_LESS } from "./ask-for-less.js";
 import { jsonSafe, textOfThrown } from "./json-safe.js";
 
 export const ERROR_CODES = [
@@ -52,8 +53,7 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
     "The service behind this plugin failed. Read `message`; fix the arguments if it names one, otherwise try a different tool or report the failure to the user.",
   UPSTREAM_TIMEOUT:
     "The service did not answer in time. Retry once with a narrower request (fewer items, a filter); if it times out again, tell the user.",
-  RESULT_TOO_LARGE:
-    "The service's answer was larger than the runtime reads, so nothing more was read. Ask for less: use the tool's filter, search, fields or page-size arguments (e.g. limit, per_page, fields, q) or fetch one page at a time.",
+  RESULT_TOO_LARGE: `The service's answer was larger than the runtime reads, so nothing more was read. ${ASK_FOR_LESS}.`,
   LOOP_DETECTED:
     "Stop repeating this call: it failed the same way several times. Change the tool or the arguments as the earlier error said, or ask the user.",
   FORBIDDEN:

@@ -114,7 +114,7 @@ describe("output cap", () => {
     await assert.rejects(a.call("flood", { out: "500000", err: "10" }, ctx()), (error: CliError) => {
       assert.equal(error.code, "UPSTREAM_ERROR");
       assert.equal(error.message, "flood (tool 'flood') answers JSON, but its stdout (500000 bytes) was cut at the adapter's maxOutputBytes (1000 bytes), and cut JSON cannot be read.");
-      assert.match(error.hint ?? "", /Narrow the call .* or raise "maxOutputBytes" in the plugin's cli adapter block above 500000 bytes/);
+      assert.match(error.hint ?? "", /^Ask for less: .*; or raise "maxOutputBytes" in the plugin.s cli adapter block above 500000 bytes/);
       assert.deepEqual(error.details, { exitCode: 0, stdoutBytes: 500000, maxOutputBytes: 1000, stderr: "y".repeat(10) });
       return true;
     });

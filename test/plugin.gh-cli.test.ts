@@ -195,7 +195,7 @@ describe("gh-cli plugin: repo-overview skill", () => {
     assert.equal(isError, true);
     assert.equal(payload.error?.code, "UPSTREAM_ERROR");
     assert.match(payload.error?.message ?? "", /gh \(tool 'pr_list'\) answers JSON, but its stdout \(\d+ bytes\) was cut at the adapter's maxOutputBytes \(1048576 bytes\), and cut JSON cannot be read/);
-    assert.match(payload.error?.hint ?? "", /Narrow the call .*or raise "maxOutputBytes" in the plugin's cli adapter block/);
+    assert.match(payload.error?.hint ?? "", /^Ask for less: .*; or raise "maxOutputBytes" in the plugin.s cli adapter block/);
     assert.equal(payload.error?.details?.maxOutputBytes, 1048576);
     assert.ok(Number(payload.error?.details?.stdoutBytes) > 1_200_000);
   });

@@ -277,7 +277,7 @@ describe("agent_tools_exec over stdio", () => {
     // Its note points where the whole result can be had, which the lines above did.
     assert.equal(
       (typed.payload.truncated as { note: string }).note,
-      "The result was cut to fit; `result` holds the first characters of its JSON. Ask for less (filters, pagination) to see it whole, or make the same call in agent_tools_exec (`notes call big_dump '{\"size\":300000}'`), which takes results up to 5,000,000 characters, and filter it there with jq or grep.",
+      "The result was cut to fit; `result` holds the first characters of its JSON. Ask for less: the tool's filter, search, fields or page-size arguments (e.g. limit, per_page, fields, q), a narrower range, or one page at a time; or make the same call in agent_tools_exec (`notes call big_dump '{\"size\":300000}'`), which takes results up to 5,000,000 characters, and filter it there with jq or grep.",
     );
   });
 

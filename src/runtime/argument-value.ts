@@ -53,6 +53,19 @@ export function headOf(text: string, max: number): string {
 }
 
 /**
+ * The last `max` UTF-16 units of `text`, one fewer when the cut would fall between the two halves
+ * of a surrogate pair: headOf's mirror (a lone low surrogate is no more text than a lone high one).
+ */
+export function tailOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= 0) return "";
+  const from = text.length - max;
+  const first = text.charCodeAt(from);
+  const before = text.charCodeAt(from - 1);
+  return first >= 0xdc00 && first <= 0xdfff && before >= 0xd800 && before <= 0xdbff ? text.slice(from + 1) : text.slice(from);
+}
+
+/**
  * A facade argument's value as a refusal names it (`the string "ten"`, `an empty string`,
  * `an array`, `5`): a string always says it is one, so `"5.5"` does not read as the number.
  */

@@ -1213,7 +1213,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const prefix = (state.plugin as ReadyPlugin).manifest.prefix;
     const what = state.tool ? `tool '${prefix}/${state.tool.name}'` : `skill '${prefix}:${state.skill?.name ?? ""}'`;
     const maxChars = state.ctx.maxResultChars ?? deps.maxResultChars;
-    const { result, truncated, media } = shapeResult(state.output, deps.redact, maxChars, what);
+    const { result, truncated, wholeInExec, media } = shapeResult(state.output, deps.redact, maxChars, what);
     state.result = result;
     if (media) state.media = media;
     if (!truncated) return undefined;
@@ -1224,7 +1224,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       return undefined;
     }
     // Only a cut result waits (for the exec command's name): the usual answer stays synchronous.
-    return state.ctx.execLine ? noteExecLine(state, truncated, maxChars, state.ctx.execLine) : undefined;
+    // One exec would not get whole keeps its note (ask for less, and why).
+    return state.ctx.execLine && wholeInExec ? noteExecLine(state, truncated, maxChars, state.ctx.execLine) : undefined;
   };
 
   /**

@@ -8,7 +8,8 @@ import { cutNoted, DOWNSTREAM_MORE_TEXT_CHARS, DOWNSTREAM_TEXT_CHARS } from "./e
 import { headOf } from "./argument-value.js";
 import { malformedItem } from "./content-items.js";
 import { isStackOverflow } from "../adapters/shared/redact.js";
-import { truncationNote } from "./truncation-note.js";
+import { beyondExec, SANDBOX_RESULT_CHARS, truncationNote } from "./truncation-note.js";
+import { outputCutAt } from "../adapters/cli/result.js";
 import { headWithinJsonString } from "./json-string-head.js";
 
 /**
@@ -162,6 +163,16 @@ export interface Truncation {
 }
 
 /**
+ * A cut result and whether agent_tools_exec would get it whole (beyondExec): only then may the
+ * note send the model there with the call's command line (pipeline.ts, noteExecLine).
+ */
+export interface CappedResult {
+  result: unknown;
+  truncated?: Truncation;
+  wholeInExec?: boolean;
+}
+
+/**
  * Whether the JSON of `value` is surely at most `max` characters, by a walk that counts the worst
  * case (every character of a string escaped) without building the text. Small results, the usual
  * case, are never stringified just to measure them.
@@ -195,18 +206,20 @@ function surelyWithin(value: unknown, max: number): boolean {
  * as long as fits in `maxChars` once written in the answer (its quotes and backslashes escaped):
  * the cap is what the model reads, and `shownChars` counts the characters of the JSON it holds.
  */
-function capResult(result: unknown, maxChars: number): { result: unknown; truncated?: Truncation } {
+function capResult(result: unknown, maxChars: number): CappedResult {
   if (surelyWithin(result, maxChars)) return { result };
   const json = JSON.stringify(result) ?? "null";
   if (json.length <= maxChars) return { result };
   const shown = headWithinJsonString(json, maxChars);
+  const beyond = beyondExec(maxChars, json.length, outputCutAt(result));
   return {
     result: shown,
     truncated: {
       originalChars: json.length,
       shownChars: shown.length,
-      note: truncationNote(maxChars),
+      note: truncationNote(maxChars, undefined, beyond),
     },
+    wholeInExec: beyond === undefined && maxChars < SANDBOX_RESULT_CHARS,
   };
 }
 
@@ -214,7 +227,7 @@ function capResult(result: unknown, maxChars: number): { result: unknown; trunca
  * What a tool or skill returned, as an answer's `result`: unwrapped, through the fleet's redactor,
  * capped; with the images and audio to pass to the client beside it, when there are any.
  */
-export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, maxChars: number, what = "the tool"): { result: unknown; truncated?: Truncation; media?: readonly MediaItem[] } {
+export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, maxChars: number, what = "the tool"): CappedResult & { media?: readonly MediaItem[] } {
   // The same redactor on an error's text, before it is cut (quoted).
   const { value, media } = unwrapWithMedia(raw, what, (text) => String(redact(text)));
   // A function or a Symbol as the whole result has no JSON at all: the answer would have no

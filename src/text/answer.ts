@@ -1,3 +1,4 @@
+import { headOf, tailOf } from "../runtime/argument-value.js";
 import type { ErrorPayload } from "../runtime/errors.js";
 
 /**
@@ -26,17 +27,24 @@ export interface StreamCut {
   shownChars: number;
 }
 
+/**
+ * Each stream cut at `maxChars`, never between the two halves of a surrogate pair (an emoji):
+ * a plain slice left a lone half at the cut, which shows as U+FFFD and some JSON readers refuse.
+ * `shownChars` counts what is shown (one fewer when a pair was kept whole out of the cut).
+ */
 export function capStreams(answer: ExecAnswer, maxChars: number): ExecAnswer {
   const cut: NonNullable<ExecAnswer["truncated"]> = { note: "" };
   let out = answer.stdout;
   let err = answer.stderr;
   if (out.length > maxChars) {
-    cut.stdout = { totalChars: out.length, shownChars: maxChars };
-    out = out.slice(0, maxChars); // the head of stdout: where a listing or a JSON document starts
+    const head = headOf(out, maxChars); // the head of stdout: where a listing or a JSON document starts
+    cut.stdout = { totalChars: out.length, shownChars: head.length };
+    out = head;
   }
   if (err.length > maxChars) {
-    cut.stderr = { totalChars: err.length, shownChars: maxChars };
-    err = err.slice(err.length - maxChars); // the tail of stderr: where the failure is
+    const tail = tailOf(err, maxChars); // the tail of stderr: where the failure is
+    cut.stderr = { totalChars: err.length, shownChars: tail.length };
+    err = tail;
   }
   if (!cut.stdout && !cut.stderr) return answer;
   cut.note = `output was cut at ${maxChars} characters per stream; filter it in the sandbox instead (| head, | jq '…', | grep, or > file and read parts of it)`;

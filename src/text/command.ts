@@ -2,6 +2,7 @@ import type { Confirmer } from "../runtime/confirm.js";
 import type { WriteLog } from "../runtime/write-log.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { misplacedConfirmSentence } from "../runtime/gate.js";
+import { ASK_FOR_LESS } from "../ask-for-less.js";
 
 /**
  * The shape of a command the text layer adds to the sandbox (plugin commands and module
@@ -102,7 +103,7 @@ export function errorOutput(command: string, payload: object, exitCode?: number,
 function truncationLine(command: string, payload: object): string {
   const cut = (payload as { truncated?: { originalChars?: number; shownChars?: number } }).truncated;
   if (!cut) return "";
-  return `${command}: the result was cut at ${cut.shownChars ?? "?"} of ${cut.originalChars ?? "?"} characters, so .result is a string, not the tool's JSON: ask the tool for less (fewer items, a filter, a smaller page or limit) and filter with jq\n`;
+  return `${command}: the result was cut at ${cut.shownChars ?? "?"} of ${cut.originalChars ?? "?"} characters, so .result is a string, not the tool's JSON. ${ASK_FOR_LESS}, and filter that with jq.\n`;
 }
 
 /** CONFIRM_REQUIRED's hint on a command line, where `--confirm` is the only way to confirm. */

@@ -1,3 +1,6 @@
+import { ASK_FOR_LESS } from "../../ask-for-less.js";
+import { isPlainObject } from "../../plain-object.js";
+import { tailOf } from "../../runtime/argument-value.js";
 import { describeBinary, type BinaryBody } from "../shared/binary-body.js";
 import type { Redactor } from "../shared/redact.js";
 import { CliError } from "./errors.js";
@@ -5,7 +8,9 @@ import type { ProcessResult } from "./process.js";
 
 /**
  * What a call returns: `{ exitCode, stdout, stderr }`, plus `truncated: true` with the byte
- * counts and the cap when either stream was cut. stdout is parsed JSON when `parse` is "json".
+ * counts and the cap when either stream was cut, written before the streams: a result longer than
+ * the answer's cap is cut to its first characters, and the markers after a megabyte of stdout
+ * were cut away with it, so the model read the output as complete. stdout is parsed JSON when `parse` is "json".
  * A manifest tool that declares `parse: "json"` (`strict`) fails when its stdout is not JSON or
  * was cut: its callers (skills) read the value as JSON, and text in its place would only break
  * them later with a stranger error. The runner's `parse` (module adapters) stays lenient: a stdout
@@ -30,7 +35,16 @@ const TAIL_CHARS = 1000;
 /** The last `max` characters of a text; mask it first (a cut through a secret would leave its end unmasked). */
 export function tail(text: string, max = TAIL_CHARS): string {
   const trimmed = text.trim();
-  return trimmed.length > max ? `…${trimmed.slice(trimmed.length - max)}` : trimmed;
+  return trimmed.length > max ? `…${tailOf(trimmed, max)}` : trimmed;
+}
+
+/**
+ * The cap a program's output was cut at, when `value` is a CLI result that says so (`truncated`
+ * and `maxOutputBytes`, as shapeResult writes them; a module's runner result too): the rest was
+ * never read, so no other call (agent_tools_exec's neither) gets more of it. Undefined otherwise.
+ */
+export function outputCutAt(value: unknown): number | undefined {
+  return isPlainObject(value) && value.truncated === true && typeof value.maxOutputBytes === "number" ? value.maxOutputBytes : undefined;
 }
 
 /** A `parse: "json"` tool's call, for the error when its stdout is not JSON. */
@@ -71,14 +85,10 @@ export function shapeResult(raw: ProcessResult, parse: "json" | "text", maxOutpu
       // not JSON: returned as text (the runner's lenient parse)
     }
   }
-  const result: CliResult = { exitCode: raw.exitCode ?? -1, stdout, stderr: raw.stderrTruncated ? redactor.redactCut(raw.stderr) : raw.stderr };
-  if (raw.exitCode === null && raw.signal) result.signal = raw.signal;
-  if (raw.truncated) {
-    result.truncated = true;
-    result.stdoutBytes = raw.stdoutBytes;
-    result.stderrBytes = raw.stderrBytes;
-    result.maxOutputBytes = maxOutputBytes;
-  }
+  // The cut markers before the streams (see the module comment): key order is the JSON's order.
+  const cut = raw.truncated ? { truncated: true as const, stdoutBytes: raw.stdoutBytes, stderrBytes: raw.stderrBytes, maxOutputBytes } : {};
+  const signal = raw.exitCode === null && raw.signal ? { signal: raw.signal } : {};
+  const result: CliResult = { exitCode: raw.exitCode ?? -1, ...signal, ...cut, stdout, stderr: raw.stderrTruncated ? redactor.redactCut(raw.stderr) : raw.stderr };
   return redactor.redactValue(result);
 }
 
@@ -101,7 +111,7 @@ function notJson(raw: ProcessResult, maxOutputBytes: number, redactor: Redactor,
       "UPSTREAM_ERROR",
       `${strict.label} answers JSON, but its stdout (${raw.stdoutBytes} bytes) was cut at the adapter's maxOutputBytes (${maxOutputBytes} bytes), and cut JSON cannot be read.${done}`,
       {
-        hint: `Narrow the call so it answers less (a smaller limit, fewer items or fields), or raise "maxOutputBytes" in the plugin's cli adapter block above ${raw.stdoutBytes} bytes.`,
+        hint: `${ASK_FOR_LESS}; or raise "maxOutputBytes" in the plugin's cli adapter block above ${raw.stdoutBytes} bytes.`,
         details: { exitCode: raw.exitCode, stdoutBytes: raw.stdoutBytes, maxOutputBytes, ...stderr },
       },
     );

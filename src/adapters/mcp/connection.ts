@@ -20,6 +20,7 @@ import { listenForToolChanges } from "./list-changes.js";
 import { notMcpReply } from "./not-mcp-reply.js";
 import { MAX_PAGES } from "./tools-list-walk.js";
 import { NotSent } from "../../batched-writes.js";
+import { ASK_FOR_LESS } from "../../ask-for-less.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -871,7 +872,7 @@ export class McpConnection {
     if (error instanceof ProtocolError && error.code === OVERSIZED_ANSWER && live?.opened.kind === "stdio") {
       const limit = (error.data as { limitBytes?: unknown } | undefined)?.limitBytes;
       return new McpAdapterError("RESULT_TOO_LARGE", redact(`${server} answered ${what} with a line of more than ${typeof limit === "number" ? limit : "10485760"} bytes (10 MiB, the most one stdio line may carry; not a setting); it was skipped unread, and the server's other calls go on`), {
-        hint: "Ask for less in one call: a smaller page or limit, a narrower query, a range of the file, or a tool that writes the output to a file instead of answering it.",
+        hint: `${ASK_FOR_LESS}; or use a tool that writes the output to a file instead of answering it.`,
       });
     }
     if (error instanceof ProtocolError) {

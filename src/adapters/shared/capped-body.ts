@@ -1,3 +1,4 @@
+import { ASK_FOR_LESS } from "../../ask-for-less.js";
 import { AdapterError } from "./errors.js";
 
 /**
@@ -15,8 +16,7 @@ export function maxResponseBytesFrom(env: NodeJS.ProcessEnv, fallback = DEFAULT_
   return Number.isInteger(value) && value > 0 ? value : fallback;
 }
 
-const TOO_LARGE_HINT =
-  "Nothing more was read. Ask for less: use the tool's filter, search, fields or page-size arguments (e.g. limit, per_page, fields, q) or fetch one page at a time, then call again.";
+const TOO_LARGE_HINT = `Nothing more was read. ${ASK_FOR_LESS}, then call again.`;
 
 function mib(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB` : `${bytes} bytes`;
