@@ -228,7 +228,8 @@ describe("timeouts, cancellation, crashes, idle", () => {
   test("an oversized line that answers no call is logged at warn naming the server and its size: a request of the server ending in the call's id does not fail that call; an answer whose id cannot be read fails at the deadline", async () => {
     const warnings: string[] = [];
     const log = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
-    const adapter = track(fixtureAdapter(["--huge-tool"], { timeoutMs: 4_000 }, { log }));
+    // 12 s: the answering calls write, read and skip an 11 MB line first, which passed 4 s on a loaded machine.
+    const adapter = track(fixtureAdapter(["--huge-tool"], { timeoutMs: 12_000 }, { log }));
     assert.equal(textOf(await adapter.call("echo", { text: "up" })), "up");
     const pid = notePid(adapter);
 
