@@ -4,7 +4,7 @@ import { settingAt, settingsAt, type Logger, type ServerDescription, type Settin
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { PassingOutputValidator } from "./output-check.js";
-import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode, quotedServerText } from "./errors.js";
+import { ExitedWhileStarting, McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode, quotedServerText } from "./errors.js";
 import { causeCodes, couldNotReach, isUnresolvedHost, unreachableCode, unresolvedHostHint } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
@@ -68,6 +68,7 @@ export interface ConnectFailure {
   status?: number;
   at: number;
   retryAt: number;
+  /** Starts that failed in a row: every process (stdio) or connection (HTTP) opened, one per era tried. */
   attempts: number;
 }
 
@@ -145,6 +146,9 @@ interface Live {
 }
 
 const CLIENT_INFO = { name: "agent-tools-runtime", version: "0.1.0" };
+
+/** The verdict of a 2025-era server: the connect goes straight to `initialize`. */
+const LEGACY: PriorDiscovery = { kind: "legacy" };
 
 /**
  * The era verdict worth keeping from a connected client: a modern server's discover result (the
@@ -269,6 +273,13 @@ export class McpConnection {
   private readonly closingStarts = new AbortController();
   private stopping: Promise<void> = Promise.resolve();
   private verdict: PriorDiscovery | undefined;
+  /**
+   * The server's process exited before answering in both eras (the probe, then `initialize`): its
+   * exit is not about the era, so its next starts are one run each, with `initialize` (a 2025-era
+   * server that exits on the probe answers it; a modern-only one refuses it, and is probed then).
+   * Cleared by a start that succeeds.
+   */
+  private exitsInBothEras = false;
   private failure: ConnectFailure | undefined;
   private readonly now: () => number;
   /** While a start is under way: when it began and the longest it may take (the server's timeoutMs). */
@@ -513,14 +524,20 @@ export class McpConnection {
     let connected: { client: Client; opened: OpenedTransport };
     const starting = { since: performance.now(), timeoutMs: options.timeout };
     this.starting = starting;
+    // Each opening is a start of its own (a process, a connection): the backoff counts them all.
+    let runs = 0;
+    const open: TransportOpener = (makeClient, connectOptions) => {
+      runs++;
+      return this.options.open(makeClient, connectOptions);
+    };
     try {
-      connected = await this.openWithVerdict({ ...options, closing: this.closingStarts.signal });
+      connected = await this.openWithVerdict(open, { ...options, closing: this.closingStarts.signal });
     } catch (error) {
       if (this.starting === starting) this.starting = undefined;
       if (this.closed) throw this.closedWhileStarting();
       if (!options.signal?.aborted) {
         const translated = this.startNotAnswered(await this.translate(error, "connect", undefined, { timeoutMs: 0 }));
-        const attempts = (failure?.attempts ?? 0) + 1;
+        const attempts = (failure?.attempts ?? 0) + Math.max(1, runs);
         const at = this.now();
         const backoffMs = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1));
         // A server that said how long to wait (Retry-After) is not asked again sooner, up to the backoff's own longest wait.
@@ -533,6 +550,7 @@ export class McpConnection {
     }
     if (this.starting === starting) this.starting = undefined;
     this.failure = undefined;
+    this.exitsInBothEras = false;
     const { client, opened } = connected;
     this.verdict = verdictOf(client) ?? this.verdict;
     const live: Live = { client, opened, gone: false };
@@ -681,25 +699,40 @@ export class McpConnection {
   /**
    * Connect with the kept era verdict; a verdict the server no longer honours is dropped and the
    * era negotiated again. Without a verdict, a probe the server did not survive (it exited on the
-   * unknown `server/discover`, as some 2025-era servers do) means a 2025-era server: start it
-   * again with the plain handshake.
+   * unknown `server/discover`, as some 2025-era servers do) may mean a 2025-era server: it is
+   * started again, once, with the plain handshake. Seen from here, a process that exits at once
+   * whatever it is sent looks the same; when it exits before answering `initialize` too, the era
+   * was not the cause, and its next starts are not made twice (exitsInBothEras).
    */
-  private async openWithVerdict(options: ConnectOptions): Promise<{ client: Client; opened: OpenedTransport }> {
-    const prior = this.verdict;
+  private async openWithVerdict(open: TransportOpener, options: ConnectOptions): Promise<{ client: Client; opened: OpenedTransport }> {
+    const tentative = !this.verdict && this.exitsInBothEras;
+    const prior = this.verdict ?? (tentative ? LEGACY : undefined);
     try {
-      return await this.options.open(this.makeClient, prior ? { ...options, prior } : options);
+      return await open(this.makeClient, prior ? { ...options, prior } : options);
     } catch (error) {
       if (options.signal?.aborted || this.closed) throw error;
       if (prior && isStaleVerdict(error)) {
-        this.options.log.info(`${this.label()}: its protocol era changed; negotiating again`);
+        this.options.log.info(`${this.label()}: ${tentative ? "it refused the 2025 handshake" : "its protocol era changed"}; negotiating again`);
         this.verdict = undefined;
-        return this.options.open(this.makeClient, options);
+        return open(this.makeClient, options);
       }
       if (!prior && isProbeCasualty(error)) {
         this.options.log.debug(`${this.label()}: did not survive the era probe (${errorMessage(error)}); starting it again as a 2025-era server`);
-        return this.options.open(this.makeClient, { ...options, prior: { kind: "legacy" } });
+        return this.openAfterProbeCasualty(open, options);
       }
       throw error;
+    }
+  }
+
+  /** The start with `initialize` after the process exited on the probe: if it exits before answering again, the era was not why. */
+  private async openAfterProbeCasualty(open: TransportOpener, options: ConnectOptions): Promise<{ client: Client; opened: OpenedTransport }> {
+    try {
+      return await open(this.makeClient, { ...options, prior: LEGACY });
+    } catch (error) {
+      if (!(error instanceof ExitedWhileStarting) || options.signal?.aborted || this.closed) throw error;
+      this.exitsInBothEras = true;
+      // Said in the hint: the message's one-line summary (search, help) keeps room for the stderr lines that say why.
+      throw new ExitedWhileStarting(error.message, { hint: `It was started twice, once in each protocol era (a 2025-era server may exit on the 2026-07-28 era's first request), and exited before answering both times: the era is not the cause, and its next starts are one each. ${error.hint}` });
     }
   }
 
