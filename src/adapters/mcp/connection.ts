@@ -20,6 +20,7 @@ import { listenForToolChanges } from "./list-changes.js";
 import { notMcpReply } from "./not-mcp-reply.js";
 import { MAX_PAGES } from "./tools-list-walk.js";
 import { NotSent } from "../../batched-writes.js";
+import { isListing, listingFailureHint } from "./listing-failure.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -190,9 +191,6 @@ function ourWords(message: string): string {
   return message.replace(/^Version negotiation probe failed\b:?\s*/, "could not connect during the protocol-version check: ");
 }
 
-/** The requests that list what a server offers: no argument of the caller's is in them. */
-const LISTINGS = new Set(["tools/list", "resources/list", "prompts/list", "resources/templates/list"]);
-
 /** System errors that say a connection could not be made at all: the request never reached the server. */
 const REFUSED = new Set(["ECONNREFUSED"]);
 
@@ -218,8 +216,10 @@ function lostSession(error: unknown, live: Live): "forgotten" | "refused" | unde
 /**
  * A call whose connection went away before its answer arrived: it may have run (the request
  * reached the server), so its effect is unknown, and what to do about that depends on the tool.
+ * A listing changes nothing: it is only a list that could not be read.
  */
 function connectionLost(redact: (text: string) => string, message: string, what: string, detail = ""): McpAdapterError {
+  if (isListing(what)) return new McpAdapterError("UPSTREAM_ERROR", redact(`${message}${detail}`), { hint: listingFailureHint("lost", what) });
   return new McpAdapterError("UPSTREAM_ERROR", redact(`${message}; whether ${what} took effect is unknown${detail}`), {
     hint: "Before calling a tool that changes something again, check whether the change was made (read it back); a read can simply be called again. If the server is down, the next call says so.",
   });
@@ -871,7 +871,9 @@ export class McpConnection {
     const broken = brokeDuringToolCall(error, what);
     if (broken) return connectionLost(redact, `The connection to ${server} broke during ${what}, after the request was sent and before its answer arrived (${broken}: the server stopped, or the connection was cut)`, what);
     if (error instanceof ResponseTooLargeError) {
-      return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
+      // A listing cannot be asked for less: its hint says what can be done instead.
+      const hint = isListing(what) ? listingFailureHint("answer-too-large", what) : error.hint;
+      return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(hint ? { hint } : {}), ...(error.details ? { details: error.details } : {}) });
     }
     const code = numericCode(error);
     const closedUnderUs = (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) || live?.gone === true;
@@ -895,7 +897,7 @@ export class McpConnection {
     if (isRequestTimeout(error)) {
       const within = control.timeoutMs ? `within ${control.timeoutMs} ms` : `in time: ${errorMessage(error)}`;
       // A listing takes none of the model's arguments: the generic "narrower request" cannot help.
-      const listing = LISTINGS.has(what) ? { hint: this.listingNotAnsweredHint(what) } : {};
+      const listing = isListing(what) ? { hint: this.listingNotAnsweredHint(what) } : {};
       return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} ${within}`), listing);
     }
     if (isUnsupportedProtocolVersion(error)) {
@@ -904,7 +906,7 @@ export class McpConnection {
     if (error instanceof ProtocolError && error.code === OVERSIZED_ANSWER && live?.opened.kind === "stdio") {
       const limit = (error.data as { limitBytes?: unknown } | undefined)?.limitBytes;
       return new McpAdapterError("RESULT_TOO_LARGE", redact(`${server} answered ${what} with a line of more than ${typeof limit === "number" ? limit : "10485760"} bytes (10 MiB, the most one stdio line may carry; not a setting); it was skipped unread, and the server's other calls go on`), {
-        hint: "Ask for less in one call: a smaller page or limit, a narrower query, a range of the file, or a tool that writes the output to a file instead of answering it.",
+        hint: isListing(what) ? listingFailureHint("line-too-large", what) : "Ask for less in one call: a smaller page or limit, a narrower query, a range of the file, or a tool that writes the output to a file instead of answering it.",
       });
     }
     if (error instanceof ProtocolError) {
@@ -912,7 +914,7 @@ export class McpConnection {
       // that needed an answer: said in the words the relay's own refusal uses.
       const missing = error.code === ProtocolErrorCode.MissingRequiredClientCapability ? missingCapabilityRefusal(error.data, error.message, control.relay) : undefined;
       // A 2025-era server that failed after the runtime refused it a question: that is likely why.
-      const hint = missing?.hint ?? (control.relay ? this.refusedHints.get(control.relay) : undefined);
+      const hint = missing?.hint ?? (control.relay ? this.refusedHints.get(control.relay) : undefined) ?? (isListing(what) ? listingFailureHint("refused", what) : undefined);
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${quotedServerText(error.message, redact)}${missing ? `; ${missing.why}` : ""}`), hint ? { hint } : {});
     }
     if (error instanceof InsufficientScopeError) {
@@ -959,6 +961,6 @@ export class McpConnection {
         hint: `${isUnresolvedHost(unreachable) ? unresolvedHostHint("the server's URL", unreachable, `that ${url}`) : `Nothing answered at the server's address (${unreachable}): start the server, or correct ${url}`}; then call again. Tool arguments cannot fix this.`,
       });
     }
-    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${quotedServerText(ourWords(errorMessage(error)), redact)}${tail ? `; its last stderr lines:\n${tail}` : ""}`));
+    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${quotedServerText(ourWords(errorMessage(error)), redact)}${tail ? `; its last stderr lines:\n${tail}` : ""}`), isListing(what) ? { hint: listingFailureHint("failed", what) } : {});
   }
 }
