@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
@@ -72,17 +72,71 @@ describe("stdio", () => {
     assert.equal(textOf(await adapter.call("echo", { text: "old again" })), "old again");
   });
 
-  test("a server that cannot start is not spawned again on every call: the failure is kept with a backoff", async () => {
+  test("a server that exits before answering is started once per era on its first start, then once per start; the backoff counts every run", async () => {
     const counter = path.join(tmp, "spawns.log");
     const adapter = track(buildAdapter({ kind: "mcp", command: process.execPath, args: ["-e", `require('fs').appendFileSync(${JSON.stringify(counter)}, 'x'); process.stderr.write('no licence\\n'); process.exit(2)`] }, { name: "dead" }));
+    const spawns = (): number => readFileSync(counter, "utf8").length;
     const first = await adapter.listTools().then(() => undefined, (e: Error & { code?: string }) => e);
     assert.match(first?.message ?? "", /no licence/);
-    const spawnsAfterFirst = readFileSync(counter, "utf8").length;
-    const second = await adapter.call("echo", {}).then(() => undefined, (e: Error) => e);
-    assert.match(second?.message ?? "", /not retried for \d+ s after 1 failed start/);
-    assert.equal(readFileSync(counter, "utf8").length, spawnsAfterFirst, "no new process within the backoff");
+    // Exiting on the probe may be a 2025-era server's answer to it: the 2025 handshake is tried once.
+    assert.equal(spawns(), 2, "the probe's start and one with initialize");
+    assert.match((first as { hint?: string } | undefined)?.hint ?? "", /^It was started twice, once in each protocol era .*, and exited before answering both times: the era is not the cause, and its next starts are one each\. The server stopped by itself while starting/);
+    const second = await adapter.call("echo", {}).then(() => undefined, (e: Error & { code?: string }) => e);
+    assert.equal(second?.code, "UPSTREAM_ERROR");
+    assert.match(second?.message ?? "", /not retried for \d+ s after 2 failed starts\)/);
+    assert.equal(spawns(), 2, "no new process within the backoff");
     assert.match(adapter.health()?.reason ?? "", /no licence/);
+    // After the backoff (2 s for two failed starts): one process, not two.
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    const third = await adapter.call("echo", {}).then(() => undefined, (e: Error) => e);
+    assert.match(third?.message ?? "", /exited with code 2 before it finished starting/);
+    assert.doesNotMatch(third?.message ?? "", /not retried/);
+    assert.equal(spawns(), 3, "the next start is one run");
+    const fourth = await adapter.call("echo", {}).then(() => undefined, (e: Error) => e);
+    assert.match(fourth?.message ?? "", /not retried for \d+ s after 3 failed starts\)/);
+    assert.equal(spawns(), 3);
   });
+
+  test("a command that cannot be run is not started in the other era either: one failed start", async () => {
+    const adapter = track(buildAdapter({ kind: "mcp", command: path.join(tmp, "no-such-server") }, { name: "missing" }));
+    const first = await adapter.listTools().then(() => undefined, (e: Error & { code?: string }) => e);
+    assert.equal(first?.code, "NOT_CONFIGURED");
+    assert.match(first?.message ?? "", /was not found \(ENOENT\)/);
+    const second = await adapter.listTools().then(() => undefined, (e: Error & { code?: string }) => e);
+    assert.match(second?.message ?? "", /not retried for \d+ s after 1 failed start\)/);
+  });
+
+  // A server that exits on its first request while a marker file exists (a missing variable, say),
+  // and is then fixed: run through `sh`, which logs each start and then becomes the real server
+  // (exec). It reads the request before exiting, as a 2025-era server that exits on the probe does.
+  const exitsUntilFixed = (name: string, marker: string, log: string, server: string[]): McpAdapter =>
+    track(
+      buildAdapter(
+        { kind: "mcp", command: "/bin/sh", args: ["-c", 'echo start >> "$SPAWN_LOG"; if [ -e "$BROKEN_MARKER" ]; then read -r request; echo "SECRET_KEY is not set" >&2; exit 1; fi; exec "$@"', "sh", process.execPath, ...server], env: { SPAWN_LOG: log, BROKEN_MARKER: marker }, timeoutMs: 30_000 },
+        { name },
+      ),
+    );
+
+  for (const [era, server] of [
+    ["2025-era (exits on the probe)", [path.join(path.dirname(V2_FIXTURE), "strict-legacy.mjs")]],
+    ["modern-only", ["--import", TSX, V2_FIXTURE, "reject"]],
+  ] as const) {
+    test(`a ${era} server that exited in both eras and was then fixed starts on the next try, in its own era`, async () => {
+      const marker = path.join(tmp, `broken-${era.length}`);
+      const log = path.join(tmp, `fixed-${era.length}.log`);
+      writeFileSync(marker, "");
+      const adapter = exitsUntilFixed(`fixed-${era.length}`, marker, log, [...server]);
+      const failed = await adapter.listTools().then(() => undefined, (e: Error) => e);
+      assert.match(failed?.message ?? "", /SECRET_KEY is not set/);
+      assert.equal(lines(log).length, 2, failed?.message);
+      rmSync(marker);
+      await new Promise((resolve) => setTimeout(resolve, 2_200));
+      assert.equal(textOf(await adapter.call("echo", { text: "fixed" })), "fixed");
+      assert.equal(adapter.era, era === "modern-only" ? "modern" : "legacy");
+      // The 2025 handshake first: a strict 2025 server answers it in one run; a modern-only one refuses it and is probed in a second.
+      assert.equal(lines(log).length, era === "modern-only" ? 4 : 3, lines(log).join(","));
+    });
+  }
 });
 
 describe("Streamable HTTP", () => {

@@ -196,6 +196,28 @@ describe("Streamable HTTP", () => {
     assert.equal(textOf(await adapter.call("echo", { text: "small" })), "small");
   });
 
+  test("a tool list past the response cap fails RESULT_TOO_LARGE with a listing's hint: nothing changed, the cap's variable, no 'ask for less'", async () => {
+    const server = await startServer((req, res) => {
+      if (req.method !== "POST") return void res.writeHead(405).end();
+      const message = JSON.parse(req.body) as { id?: number; method: string };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      if (message.method === "initialize") {
+        return sendJson(res, 200, { jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "huge-list", version: "1" } } }, { "mcp-session-id": "S1" });
+      }
+      if (message.method === "tools/list") {
+        return sendJson(res, 200, { jsonrpc: "2.0", id: message.id, result: { tools: [{ name: "echo", description: "x".repeat(200_000), inputSchema: { type: "object" } }] } });
+      }
+      sendJson(res, 200, { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `no method ${message.method}` } });
+    });
+    cleanups.push(() => server.close());
+    const adapter = adapterFor({ url: `${server.url}/mcp` }, { env: { AGENT_TOOLS_MAX_RESPONSE_BYTES: "65536" } });
+    const error = (await rejectsWith(adapter.listTools())) as Error & { code?: string; hint?: string };
+    assert.equal(error.code, "RESULT_TOO_LARGE", error.message);
+    assert.match(error.message, /over the 65536 bytes the runtime reads .*\(tools\/list\)$/);
+    assert.match(error.hint ?? "", /^The server's tool list is larger than the runtime reads of one answer .* A listing changes nothing, so nothing was changed on the server\. Tell the user: raising AGENT_TOOLS_MAX_RESPONSE_BYTES/);
+    assert.doesNotMatch(error.hint ?? "", /ask for less/i);
+  });
+
   test("an SSE answer whose one event is past the response cap (9 MiB, the cap at its 8 MiB default) fails RESULT_TOO_LARGE naming the cap and the call, not 'connection lost'", async () => {
     const server = await startServer((req, res) => {
       if (req.method !== "POST") return void res.writeHead(405).end();

@@ -4,7 +4,7 @@ import { settingAt, settingsAt, type Logger, type ServerDescription, type Settin
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { PassingOutputValidator } from "./output-check.js";
-import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode, quotedServerText } from "./errors.js";
+import { ExitedWhileStarting, McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode, quotedServerText } from "./errors.js";
 import { causeCodes, couldNotReach, isUnresolvedHost, unreachableCode, unresolvedHostHint } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
@@ -21,6 +21,7 @@ import { notMcpReply } from "./not-mcp-reply.js";
 import { MAX_PAGES } from "./tools-list-walk.js";
 import { NotSent } from "../../batched-writes.js";
 import { ASK_FOR_LESS } from "../../ask-for-less.js";
+import { isListing, listingFailureHint } from "./listing-failure.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -69,6 +70,7 @@ export interface ConnectFailure {
   status?: number;
   at: number;
   retryAt: number;
+  /** Starts that failed in a row: every process (stdio) or connection (HTTP) opened, one per era tried. */
   attempts: number;
 }
 
@@ -147,6 +149,9 @@ interface Live {
 
 const CLIENT_INFO = { name: "agent-tools-runtime", version: "0.1.0" };
 
+/** The verdict of a 2025-era server: the connect goes straight to `initialize`. */
+const LEGACY: PriorDiscovery = { kind: "legacy" };
+
 /**
  * The era verdict worth keeping from a connected client: a modern server's discover result (the
  * next connect adopts it and skips the probe, and on stdio the probe's extra process), or that
@@ -187,9 +192,6 @@ function ourWords(message: string): string {
   return message.replace(/^Version negotiation probe failed\b:?\s*/, "could not connect during the protocol-version check: ");
 }
 
-/** The requests that list what a server offers: no argument of the caller's is in them. */
-const LISTINGS = new Set(["tools/list", "resources/list", "prompts/list", "resources/templates/list"]);
-
 /** System errors that say a connection could not be made at all: the request never reached the server. */
 const REFUSED = new Set(["ECONNREFUSED"]);
 
@@ -215,8 +217,10 @@ function lostSession(error: unknown, live: Live): "forgotten" | "refused" | unde
 /**
  * A call whose connection went away before its answer arrived: it may have run (the request
  * reached the server), so its effect is unknown, and what to do about that depends on the tool.
+ * A listing changes nothing: it is only a list that could not be read.
  */
 function connectionLost(redact: (text: string) => string, message: string, what: string, detail = ""): McpAdapterError {
+  if (isListing(what)) return new McpAdapterError("UPSTREAM_ERROR", redact(`${message}${detail}`), { hint: listingFailureHint("lost", what) });
   return new McpAdapterError("UPSTREAM_ERROR", redact(`${message}; whether ${what} took effect is unknown${detail}`), {
     hint: "Before calling a tool that changes something again, check whether the change was made (read it back); a read can simply be called again. If the server is down, the next call says so.",
   });
@@ -270,6 +274,13 @@ export class McpConnection {
   private readonly closingStarts = new AbortController();
   private stopping: Promise<void> = Promise.resolve();
   private verdict: PriorDiscovery | undefined;
+  /**
+   * The server's process exited before answering in both eras (the probe, then `initialize`): its
+   * exit is not about the era, so its next starts are one run each, with `initialize` (a 2025-era
+   * server that exits on the probe answers it; a modern-only one refuses it, and is probed then).
+   * Cleared by a start that succeeds.
+   */
+  private exitsInBothEras = false;
   private failure: ConnectFailure | undefined;
   private readonly now: () => number;
   /** While a start is under way: when it began and the longest it may take (the server's timeoutMs). */
@@ -514,14 +525,20 @@ export class McpConnection {
     let connected: { client: Client; opened: OpenedTransport };
     const starting = { since: performance.now(), timeoutMs: options.timeout };
     this.starting = starting;
+    // Each opening is a start of its own (a process, a connection): the backoff counts them all.
+    let runs = 0;
+    const open: TransportOpener = (makeClient, connectOptions) => {
+      runs++;
+      return this.options.open(makeClient, connectOptions);
+    };
     try {
-      connected = await this.openWithVerdict({ ...options, closing: this.closingStarts.signal });
+      connected = await this.openWithVerdict(open, { ...options, closing: this.closingStarts.signal });
     } catch (error) {
       if (this.starting === starting) this.starting = undefined;
       if (this.closed) throw this.closedWhileStarting();
       if (!options.signal?.aborted) {
         const translated = this.startNotAnswered(await this.translate(error, "connect", undefined, { timeoutMs: 0 }));
-        const attempts = (failure?.attempts ?? 0) + 1;
+        const attempts = (failure?.attempts ?? 0) + Math.max(1, runs);
         const at = this.now();
         const backoffMs = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1));
         // A server that said how long to wait (Retry-After) is not asked again sooner, up to the backoff's own longest wait.
@@ -534,6 +551,7 @@ export class McpConnection {
     }
     if (this.starting === starting) this.starting = undefined;
     this.failure = undefined;
+    this.exitsInBothEras = false;
     const { client, opened } = connected;
     this.verdict = verdictOf(client) ?? this.verdict;
     const live: Live = { client, opened, gone: false };
@@ -682,25 +700,40 @@ export class McpConnection {
   /**
    * Connect with the kept era verdict; a verdict the server no longer honours is dropped and the
    * era negotiated again. Without a verdict, a probe the server did not survive (it exited on the
-   * unknown `server/discover`, as some 2025-era servers do) means a 2025-era server: start it
-   * again with the plain handshake.
+   * unknown `server/discover`, as some 2025-era servers do) may mean a 2025-era server: it is
+   * started again, once, with the plain handshake. Seen from here, a process that exits at once
+   * whatever it is sent looks the same; when it exits before answering `initialize` too, the era
+   * was not the cause, and its next starts are not made twice (exitsInBothEras).
    */
-  private async openWithVerdict(options: ConnectOptions): Promise<{ client: Client; opened: OpenedTransport }> {
-    const prior = this.verdict;
+  private async openWithVerdict(open: TransportOpener, options: ConnectOptions): Promise<{ client: Client; opened: OpenedTransport }> {
+    const tentative = !this.verdict && this.exitsInBothEras;
+    const prior = this.verdict ?? (tentative ? LEGACY : undefined);
     try {
-      return await this.options.open(this.makeClient, prior ? { ...options, prior } : options);
+      return await open(this.makeClient, prior ? { ...options, prior } : options);
     } catch (error) {
       if (options.signal?.aborted || this.closed) throw error;
       if (prior && isStaleVerdict(error)) {
-        this.options.log.info(`${this.label()}: its protocol era changed; negotiating again`);
+        this.options.log.info(`${this.label()}: ${tentative ? "it refused the 2025 handshake" : "its protocol era changed"}; negotiating again`);
         this.verdict = undefined;
-        return this.options.open(this.makeClient, options);
+        return open(this.makeClient, options);
       }
       if (!prior && isProbeCasualty(error)) {
         this.options.log.debug(`${this.label()}: did not survive the era probe (${errorMessage(error)}); starting it again as a 2025-era server`);
-        return this.options.open(this.makeClient, { ...options, prior: { kind: "legacy" } });
+        return this.openAfterProbeCasualty(open, options);
       }
       throw error;
+    }
+  }
+
+  /** The start with `initialize` after the process exited on the probe: if it exits before answering again, the era was not why. */
+  private async openAfterProbeCasualty(open: TransportOpener, options: ConnectOptions): Promise<{ client: Client; opened: OpenedTransport }> {
+    try {
+      return await open(this.makeClient, { ...options, prior: LEGACY });
+    } catch (error) {
+      if (!(error instanceof ExitedWhileStarting) || options.signal?.aborted || this.closed) throw error;
+      this.exitsInBothEras = true;
+      // Said in the hint: the message's one-line summary (search, help) keeps room for the stderr lines that say why.
+      throw new ExitedWhileStarting(error.message, { hint: `It was started twice, once in each protocol era (a 2025-era server may exit on the 2026-07-28 era's first request), and exited before answering both times: the era is not the cause, and its next starts are one each. ${error.hint}` });
     }
   }
 
@@ -839,7 +872,9 @@ export class McpConnection {
     const broken = brokeDuringToolCall(error, what);
     if (broken) return connectionLost(redact, `The connection to ${server} broke during ${what}, after the request was sent and before its answer arrived (${broken}: the server stopped, or the connection was cut)`, what);
     if (error instanceof ResponseTooLargeError) {
-      return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(error.hint ? { hint: error.hint } : {}), ...(error.details ? { details: error.details } : {}) });
+      // A listing cannot be asked for less: its hint says what can be done instead.
+      const hint = isListing(what) ? listingFailureHint("answer-too-large", what) : error.hint;
+      return new McpAdapterError("RESULT_TOO_LARGE", redact(`${error.message} (${what})`), { ...(hint ? { hint } : {}), ...(error.details ? { details: error.details } : {}) });
     }
     const code = numericCode(error);
     const closedUnderUs = (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) || live?.gone === true;
@@ -863,7 +898,7 @@ export class McpConnection {
     if (isRequestTimeout(error)) {
       const within = control.timeoutMs ? `within ${control.timeoutMs} ms` : `in time: ${errorMessage(error)}`;
       // A listing takes none of the model's arguments: the generic "narrower request" cannot help.
-      const listing = LISTINGS.has(what) ? { hint: this.listingNotAnsweredHint(what) } : {};
+      const listing = isListing(what) ? { hint: this.listingNotAnsweredHint(what) } : {};
       return new McpAdapterError("UPSTREAM_TIMEOUT", redact(`${server} did not answer ${what} ${within}`), listing);
     }
     if (isUnsupportedProtocolVersion(error)) {
@@ -872,7 +907,7 @@ export class McpConnection {
     if (error instanceof ProtocolError && error.code === OVERSIZED_ANSWER && live?.opened.kind === "stdio") {
       const limit = (error.data as { limitBytes?: unknown } | undefined)?.limitBytes;
       return new McpAdapterError("RESULT_TOO_LARGE", redact(`${server} answered ${what} with a line of more than ${typeof limit === "number" ? limit : "10485760"} bytes (10 MiB, the most one stdio line may carry; not a setting); it was skipped unread, and the server's other calls go on`), {
-        hint: `${ASK_FOR_LESS}; or use a tool that writes the output to a file instead of answering it.`,
+        hint: isListing(what) ? listingFailureHint("line-too-large", what) : `${ASK_FOR_LESS}; or use a tool that writes the output to a file instead of answering it.`,
       });
     }
     if (error instanceof ProtocolError) {
@@ -880,7 +915,7 @@ export class McpConnection {
       // that needed an answer: said in the words the relay's own refusal uses.
       const missing = error.code === ProtocolErrorCode.MissingRequiredClientCapability ? missingCapabilityRefusal(error.data, error.message, control.relay) : undefined;
       // A 2025-era server that failed after the runtime refused it a question: that is likely why.
-      const hint = missing?.hint ?? (control.relay ? this.refusedHints.get(control.relay) : undefined);
+      const hint = missing?.hint ?? (control.relay ? this.refusedHints.get(control.relay) : undefined) ?? (isListing(what) ? listingFailureHint("refused", what) : undefined);
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with an error: ${quotedServerText(error.message, redact)}${missing ? `; ${missing.why}` : ""}`), hint ? { hint } : {});
     }
     if (error instanceof InsufficientScopeError) {
@@ -927,6 +962,6 @@ export class McpConnection {
         hint: `${isUnresolvedHost(unreachable) ? unresolvedHostHint("the server's URL", unreachable, `that ${url}`) : `Nothing answered at the server's address (${unreachable}): start the server, or correct ${url}`}; then call again. Tool arguments cannot fix this.`,
       });
     }
-    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${quotedServerText(ourWords(errorMessage(error)), redact)}${tail ? `; its last stderr lines:\n${tail}` : ""}`));
+    return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} failed during ${what}: ${quotedServerText(ourWords(errorMessage(error)), redact)}${tail ? `; its last stderr lines:\n${tail}` : ""}`), isListing(what) ? { hint: listingFailureHint("failed", what) } : {});
   }
 }

@@ -25,6 +25,17 @@ export class McpAdapterError extends AdapterError<McpErrorCode> {
   }
 }
 
+/**
+ * A start that ended with the server's process exiting before it answered anything
+ * (stdio-transport.ts). Such an exit says nothing of the protocol era the server speaks, so
+ * connection.ts does not keep starting it in the other era.
+ */
+export class ExitedWhileStarting extends McpAdapterError {
+  constructor(message: string, options: { hint: string }) {
+    super("UPSTREAM_ERROR", message, options);
+  }
+}
+
 /** A problem in the declarative `adapter` block, found when the adapter is built; names the field. */
 export class McpSpecError extends AdapterSpecError {
   override readonly name = "McpSpecError";

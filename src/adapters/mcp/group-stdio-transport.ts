@@ -92,6 +92,8 @@ export class GroupStdioTransport implements Transport, LaneWire {
   #stdoutClosed = false;
   /** The start was given up (abandon) before the process had spawned: its group is ended once it has. */
   #abandoned = false;
+  /** The server has written something to stdout (an answer, or anything else): it is not silent. */
+  #wroteToStdout = false;
   /** onclose and the lane have been told the connection closed (#connectionClosed). */
   #closeTold = false;
   readonly #closed: Promise<void>;
@@ -119,6 +121,14 @@ export class GroupStdioTransport implements Transport, LaneWire {
   /** How the leader ended, from the moment it did; undefined while it runs. */
   get leaderExit(): ChildExit | undefined {
     return this.#leaderExit;
+  }
+
+  /**
+   * The server wrote something to stdout. A start whose process exited without having done so
+   * answered nothing: its exit says nothing about the request it was sent (connection.ts).
+   */
+  get wroteToStdout(): boolean {
+    return this.#wroteToStdout;
   }
 
   /** Its stdout ended while its process was still running: it was stopped, since no answer could arrive. */
@@ -179,6 +189,7 @@ export class GroupStdioTransport implements Transport, LaneWire {
       child.stdout?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("end", () => this.#stdoutEnded(child));
       child.stdout?.on("data", (chunk: Buffer) => {
+        this.#wroteToStdout = true;
         try {
           this.#buffer.append(chunk);
           this.#drain();

@@ -11,7 +11,7 @@ import { ToolCallLane } from "./call-lane.js";
 import { GroupStdioTransport, describeExit } from "./group-stdio-transport.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { OpenedTransport, TransportOpener } from "./connection.js";
-import { McpAdapterError, errorMessage, isRequestTimeout } from "./errors.js";
+import { ExitedWhileStarting, McpAdapterError, errorMessage, isRequestTimeout, isUnsupportedProtocolVersion } from "./errors.js";
 import type { McpStdioSpec } from "./spec.js";
 import { StderrTail } from "./stderr-tail.js";
 
@@ -138,6 +138,9 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       const errno = (error as NodeJS.ErrnoException).code;
       if (errno === "ENOENT" || errno === "EACCES") throw notStartable(errno, launch.command, spec, options);
       if (requestOptions.signal?.aborted || requestOptions.closing?.aborted) throw error;
+      // The server answered the handshake that it does not serve its protocol version (-32022): said
+      // as it is, so a connect with a kept verdict that no longer holds negotiates again (connection.ts).
+      if (isUnsupportedProtocolVersion(error)) throw error;
       // A server that exits at once (a bad argument, a missing variable) fails the handshake with
       // whatever the write or read met (EPIPE, "Connection closed"): its exit code and its last
       // stderr lines, read to the end once its pipes closed, are what say why.
@@ -159,9 +162,11 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
         throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' did not finish starting ${within}${misanswered ? `: ${misanswered}` : ""}${detail}`), { hint });
       }
       if (exit) {
-        throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' ${describeExit(exit)} before it finished starting (${errorMessage(error)})${detail}`), {
-          hint: `The server stopped by itself while starting: ${stderr ? "what it wrote to stderr (in `message`) says why; run its command by hand to see it whole" : "run its command by hand to see why"}. Fix its arguments or its variables (${settingsAt(options.settings, ["args", "env"])}), then call again. Tool arguments cannot fix this.`,
-        });
+        const message = options.redactor.redact(`MCP server '${options.name}' ${describeExit(exit)} before it finished starting (${errorMessage(error)})${detail}`);
+        const hint = `The server stopped by itself while starting: ${stderr ? "what it wrote to stderr (in `message`) says why; run its command by hand to see it whole" : "run its command by hand to see why"}. Fix its arguments or its variables (${settingsAt(options.settings, ["args", "env"])}), then call again. Tool arguments cannot fix this.`;
+        // Exited having answered nothing: marked so, as such an exit tells nothing of the handshake it was sent.
+        if (!transport.wroteToStdout) throw new ExitedWhileStarting(message, { hint });
+        throw new McpAdapterError("UPSTREAM_ERROR", message, { hint });
       }
       throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' failed to start (${errorMessage(error)})${detail}`));
     } finally {
