@@ -44,8 +44,8 @@ function hardCatalog(): DatasetTool[] {
   return tools;
 }
 
-async function answersFor(tools: DatasetTool[], queries: string[]): Promise<string[]> {
-  const runtime = await createRuntime({ manifests: inMemoryManifests(tools, "budget"), adapterKinds: { [IN_MEMORY_KIND]: inMemoryAdapterKind }, log: silentLogger, env: {} });
+async function answersFor(tools: DatasetTool[], queries: string[], env: Record<string, string> = {}): Promise<string[]> {
+  const runtime = await createRuntime({ manifests: inMemoryManifests(tools, "budget"), adapterKinds: { [IN_MEMORY_KIND]: inMemoryAdapterKind }, log: silentLogger, env });
   try {
     const session = runtime.createSession("budget");
     const texts: string[] = [];
@@ -83,6 +83,10 @@ describe("search answer token budget", () => {
 
   test("the estimate is never under o200k on answers over Seal-Tools", { skip: existsSync(SEAL) ? false : `${SEAL} is not on this machine` }, async () => {
     const queries = readQueries(path.join(SEAL, "queries.jsonl")).slice(0, 150).map((q) => q.query);
-    check(await answersFor(readTools(path.join(SEAL, "tools.json")), queries));
+    // The model off: embedding Seal-Tools' 4,076 tools kept the model's threads on both cores for
+    // the whole test (cut off unfinished when the runtime closed), slowing every test beside it,
+    // while the searches answered from BM25F anyway (they wait 250 ms for the catalog's vectors):
+    // 89 of 90 answers were the same bytes with it off. The estimate is a property of the text.
+    check(await answersFor(readTools(path.join(SEAL, "tools.json")), queries, { AGENT_TOOLS_SEMANTIC: "off" }));
   });
 });
