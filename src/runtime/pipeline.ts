@@ -22,7 +22,7 @@ import { saysToolUnknown } from "./unknown-tool-answer.js";
 import type { MediaItem } from "./binary-content.js";
 import type { Session } from "./session.js";
 import { oneLine } from "./one-line.js";
-import { closestNames, foldName, normalise } from "./similarity.js";
+import { closestNames, foldName, normalise, unicodeFormNote } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure, SkillReportedFailure } from "./skill-answer.js";
 import { noteUndeclaredArguments, placeStrayKeys } from "./stray-keys.js";
 import { validateArguments } from "./validation.js";
@@ -668,7 +668,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const alike = tools.filter((t) => normalise(t.name) === normalise(sent) || foldName(t.name) === folded);
       if (alike.length === 1 && alike[0]) {
         tool = alike[0];
-        state.repairs.push({ kind: "matched-tool-case", message: `tool name '${sent}' was matched to '${tool.name}'` });
+        state.repairs.push({ kind: "matched-tool-case", message: `tool name '${sent}' was matched to '${tool.name}'${unicodeFormNote(sent, tool.name)}` });
       }
     }
     if (!tool) {
@@ -747,7 +747,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         // Case and separators only ("Count", "insertAndVerifyTask"), and only when exactly one skill fits: said, as for tools.
         const alike = plugin.skills.filter((s) => normalise(s.name) === normalise(sent));
         skill = alike.length === 1 ? alike[0] : undefined;
-        if (skill) state.repairs.push({ kind: "matched-skill-case", message: `skill name '${sent}' was matched to '${skill.name}'` });
+        if (skill) state.repairs.push({ kind: "matched-skill-case", message: `skill name '${sent}' was matched to '${skill.name}'${unicodeFormNote(sent, skill.name)}` });
       }
     }
     if (!skill) {

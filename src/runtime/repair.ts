@@ -2,6 +2,7 @@ import { isPlainObject } from "../plain-object.js";
 import { echoed } from "./argument-value.js";
 import { declaredPropertyNames } from "../schema-branches.js";
 import { placeBodyFields } from "./body-fields.js";
+import { unicodeFormNote } from "./similarity.js";
 /**
  * Repairs of the malformed calls models really send. Each names what it changed in `repairs`;
  * none skips validation or the gate, which run after it. Two rules hold throughout:
@@ -33,7 +34,8 @@ export interface Repair {
     | "renamed-key"
     | "ignored-key"
     | "moved-stray-argument"
-    | "undeclared-argument";
+    | "undeclared-argument"
+    | "matched-argument-form";
   message: string;
 }
 
@@ -216,8 +218,29 @@ export function repairArguments(
     where = `${where}.${wrapper}`;
   }
   // A schema that declares nothing (a skill without one) says nothing of where a body goes.
-  if (properties.size) current = placeBodyFields(current, schema, properties, where, repairs);
+  if (properties.size) current = placeBodyFields(matchNameForms(current, properties, repairs), schema, properties, where, repairs);
   return { args: current, ...(misplacedConfirm ? { misplacedConfirm } : {}) };
+}
+
+/**
+ * An argument whose name differs from a declared one only in its Unicode form (`cafe\u0301`, with
+ * a combining accent, for `café`) is read as that one, said in `repairs` as a tool name so
+ * matched is: the two look the same, so "did you mean 'café'?" would not say what to change. Not
+ * when the declared one was sent too. A call whose names are all declared pays one lookup each.
+ */
+function matchNameForms(args: Record<string, unknown>, properties: ReadonlySet<string>, repairs: Repair[]): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(args)) {
+    if (properties.has(key)) continue;
+    const composed = key.normalize("NFC");
+    const meant = [...properties].find((name) => name.normalize("NFC") === composed);
+    if (meant === undefined || Object.hasOwn(out ?? args, meant)) continue;
+    out ??= { ...args };
+    out[meant] = out[key];
+    delete out[key];
+    repairs.push({ kind: "matched-argument-form", message: `argument '${echoed(key)}' was matched to '${meant}'${unicodeFormNote(key, meant)}` });
+  }
+  return out ?? args;
 }
 
 /**

@@ -7,9 +7,21 @@ export function levenshtein(a: string, b: string): number {
   return distance(a, b);
 }
 
-/** Case and separator differences ("listIssues", "list-issues", "list_issues") do not count. */
+/**
+ * Case and separator differences ("listIssues", "list-issues", "list_issues") do not count, nor
+ * does the Unicode form: "café" written with a combining accent (`cafe\u0301`, as macOS file
+ * names and some keyboards give it) is the same name as with the one character `é` (NFC).
+ */
 export function normalise(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(/[\s.:/-]+/g, "_");
+  return name.normalize("NFC").replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(/[\s.:/-]+/g, "_");
+}
+
+/**
+ * What a "was matched to" note adds when `sent` and `matched` differ in their Unicode form only:
+ * the two look the same on screen, so the note says why they are not equal.
+ */
+export function unicodeFormNote(sent: string, matched: string): string {
+  return sent !== matched && sent.normalize("NFC") === matched.normalize("NFC") ? " (the same letters, written in another Unicode form: combining accents instead of composed characters, or the other way round)" : "";
 }
 
 /** Whether `sent` names `candidate`: the same name but for case and separators (`listTickets`, `list-tickets`). */

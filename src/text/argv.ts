@@ -34,7 +34,12 @@ export type ParsedArguments =
   | { ok: false; message: string };
 
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
-const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+/**
+ * A `--name`: letters of any script (a server may name its parameters `查询` or `名前`), digits,
+ * combining marks (Indic vowel signs, a decomposed accent), `_ . -`; it starts with a letter or
+ * `_`, so `--1` and `---x` are no names. Anything else goes in the JSON form.
+ */
+const NAME = /^[\p{L}_][\p{L}\p{M}\p{N}_.-]*$/u;
 
 /** A flag's text as a value; `unparsed` says why a text that starts like JSON was kept as text. */
 export function typedValue(text: string): { ok: true; value: unknown; unparsed?: string } {
@@ -117,7 +122,7 @@ export function parseArguments(tokens: readonly string[], stdin = ""): ParsedArg
     if (token.startsWith("--") && token.length > 2) {
       const eq = token.indexOf("=");
       const name = eq > 0 ? token.slice(2, eq) : token.slice(2);
-      if (!NAME.test(name)) return { ok: false, message: `'${shorten(token)}' is not a valid --name (letters, digits, _ . -)` };
+      if (!NAME.test(name)) return { ok: false, message: `'${shorten(token)}' is not a valid --name (letters, digits, _ . -, starting with a letter or _); for any other name use the JSON form '{"name": …}'` };
       if (name === "__proto__") return { ok: false, message: `--__proto__: ${PROTO_MESSAGE}` };
       let raw: string | undefined;
       if (eq > 0) raw = token.slice(eq + 1);

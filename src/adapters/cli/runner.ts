@@ -1,4 +1,5 @@
 import { silentLogger } from "../../log.js";
+import { loneSurrogateProblem } from "../shared/lone-surrogate.js";
 import { createRedactor } from "../shared/redact.js";
 import type { Logger } from "../types.js";
 import { ALLOWLIST_VARIABLE, parseAllowlist, resolveAllowedProgram } from "./allowlist.js";
@@ -63,6 +64,8 @@ export function cliRunnerFromEnv(env: NodeJS.ProcessEnv = process.env, defaults:
       const argv = args.map((arg, i) => {
         if (typeof arg !== "string") throw new CliError("ARG_VALIDATION_FAILED", `args[${i}] must be a string`, { argument: `args[${i}]` });
         if (arg.includes("\0")) throw new CliError("ARG_VALIDATION_FAILED", `args[${i}] holds a NUL byte`, { argument: `args[${i}]` });
+        const unsendable = loneSurrogateProblem(arg);
+        if (unsendable) throw new CliError("ARG_VALIDATION_FAILED", `args[${i}] ${unsendable}`, { argument: `args[${i}]` });
         return arg;
       });
       const maxOutputBytes = options.maxOutputBytes ?? defaults.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;

@@ -1,4 +1,5 @@
 import { referenceSpans } from "../shared/env-vars.js";
+import { loneSurrogateProblem } from "../shared/lone-surrogate.js";
 import { CliError, CliSpecError } from "./errors.js";
 
 /**
@@ -170,6 +171,8 @@ export function scalarText(arg: string, value: unknown): string {
   else if (Array.isArray(value)) throw invalid(arg, "is an array, but the template does not declare it as repeated ({" + arg + "...})");
   else throw invalid(arg, `must be a string or a number (got ${value === null ? "null" : typeof value})`);
   if (text.includes("\0")) throw invalid(arg, "holds a NUL byte");
+  const unsendable = loneSurrogateProblem(text);
+  if (unsendable) throw invalid(arg, unsendable);
   return text;
 }
 

@@ -1,5 +1,6 @@
 import { uncarriedArgument, uncarriedMessage } from "../shared/carried-arguments.js";
 import type { OutgoingRequest, RequestBody } from "./client.js";
+import { loneSurrogateProblem } from "../shared/lone-surrogate.js";
 import { RestError, UrlGuardError } from "./errors.js";
 import type { RestOperation } from "./spec.js";
 import { resolveUnderBase, substitutePath, type BaseUrl } from "./url-guard.js";
@@ -9,17 +10,33 @@ import { resolveUnderBase, substitutePath, type BaseUrl } from "./url-guard.js";
  * parameters (arrays repeated, objects flattened as `key[sub]`), headers, and the JSON body.
  */
 
-function appendQuery(params: URLSearchParams, name: string, value: unknown): void {
+/**
+ * Refuse a text an argument puts into the request as UTF-8 (a query, a form or text body) when it
+ * holds a lone surrogate: URLSearchParams and the body's encoder would send U+FFFD in its place.
+ * `where`: how the answer names it ("argument 'q'"); `arg`: the argument, for `details.argument`.
+ */
+function checkSendable(text: string, where: string, arg: string): void {
+  const problem = loneSurrogateProblem(text);
+  if (problem) throw new RestError("ARG_VALIDATION_FAILED", `${where} ${problem}`, undefined, { details: { argument: arg } });
+}
+
+/** Append argument `arg`'s value as query (or form) parameter `name`: arrays repeated, objects flattened as `name[key]`. */
+function appendQuery(params: URLSearchParams, name: string, value: unknown, arg: string): void {
   if (value === undefined || value === null) return;
   if (Array.isArray(value)) {
-    for (const item of value) appendQuery(params, name, item);
+    for (const item of value) appendQuery(params, name, item, arg);
     return;
   }
   if (typeof value === "object") {
-    for (const [key, inner] of Object.entries(value)) appendQuery(params, `${name}[${key}]`, inner);
+    for (const [key, inner] of Object.entries(value)) {
+      checkSendable(key, `a key of argument '${arg}' (query parameter '${name}[${key}]')`, arg);
+      appendQuery(params, `${name}[${key}]`, inner, arg);
+    }
     return;
   }
-  params.append(name, String(value));
+  const text = String(value);
+  checkSendable(text, name === arg ? `argument '${arg}'` : `argument '${arg}' (query parameter '${name}')`, arg);
+  params.append(name, text);
 }
 
 /** The tool's declared defaults under the caller's arguments (an explicit null is kept: it means "none"). */
@@ -85,7 +102,7 @@ export function buildRequest(op: RestOperation, given: Readonly<Record<string, u
   const url = resolveUnderBase(base, substitutePath(op.path, args));
   for (const { param, arg } of op.query) {
     used.add(arg);
-    appendQuery(url.searchParams, param, args[arg]);
+    appendQuery(url.searchParams, param, args[arg], arg);
   }
   // Fixed values win over an argument of the same name: the manifest pinned them.
   for (const [param, value] of Object.entries(op.constQuery ?? {})) url.searchParams.set(param, value);
@@ -112,10 +129,15 @@ export function buildRequest(op: RestOperation, given: Readonly<Record<string, u
       const value = args[op.body.arg];
       if (value !== undefined) {
         const { contentType } = op.body;
-        if (typeof value === "string" && !/json/i.test(contentType)) body = { raw: value, contentType };
-        else if (/x-www-form-urlencoded/i.test(contentType) && value && typeof value === "object") {
+        if (typeof value === "string" && !/json/i.test(contentType)) {
+          checkSendable(value, `argument '${op.body.arg}'`, op.body.arg);
+          body = { raw: value, contentType };
+        } else if (/x-www-form-urlencoded/i.test(contentType) && value && typeof value === "object") {
           const form = new URLSearchParams();
-          for (const [key, inner] of Object.entries(value)) appendQuery(form, key, inner);
+          for (const [key, inner] of Object.entries(value)) {
+            checkSendable(key, `a key of argument '${op.body.arg}'`, op.body.arg);
+            appendQuery(form, key, inner, op.body.arg);
+          }
           body = { raw: form.toString(), contentType };
         } else body = { json: value };
       }
@@ -137,7 +159,7 @@ export function buildRequest(op: RestOperation, given: Readonly<Record<string, u
     body = { json: { ...json, ...op.bodyConstants } };
   }
   if (op.queryRest) {
-    for (const [key, value] of Object.entries(args)) if (!used.has(key) && !(op.constQuery && key in op.constQuery)) appendQuery(url.searchParams, key, value);
+    for (const [key, value] of Object.entries(args)) if (!used.has(key) && !(op.constQuery && key in op.constQuery)) appendQuery(url.searchParams, key, value, key);
   }
   return { method: op.method, url, headers, body };
 }

@@ -1,4 +1,5 @@
-import { UrlGuardError } from "./errors.js";
+import { loneSurrogateProblem } from "../shared/lone-surrogate.js";
+import { RestError, UrlGuardError } from "./errors.js";
 
 /**
  * The base URL can never be escaped. Three lines of defence:
@@ -170,6 +171,9 @@ export function encodePathValue(name: string, value: unknown): string {
   if (typeof value === "object") throw new UrlGuardError(`path parameter '${name}' must be a string or number, not ${Array.isArray(value) ? "an array" : "an object"}`);
   const text = String(value);
   if (text === "") throw new UrlGuardError(`path parameter '${name}' must not be empty`);
+  // Before encodeURIComponent, which throws a bare "URI malformed" on it.
+  const unsendable = loneSurrogateProblem(text);
+  if (unsendable) throw new RestError("ARG_VALIDATION_FAILED", `path parameter '${name}' ${unsendable}`, undefined, { details: { argument: name } });
   if (isDotSegment(text)) throw new UrlGuardError(`path parameter '${name}' must not be ${JSON.stringify(text)}: a dot segment would leave the tool's path`);
   const dotted = percentDecoded(text).split(/[/\\]/).find(isDotSegment);
   if (dotted !== undefined) {

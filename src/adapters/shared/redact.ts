@@ -1,11 +1,13 @@
 /**
  * Keeps credentials out of results, errors and logs. Every secret value an adapter resolves is
- * registered; `redact` replaces each occurrence (and its URL-encoded form) with a marker, and a
- * long enough run that begins one (a backend that echoes part of a key). Common
- * credential shapes (Bearer tokens, `token=` query values) are masked even when unregistered.
+ * registered; `redact` replaces each occurrence with a marker, in every form a text may write it
+ * (percent-encoded as the runtime sent it, JSON- or HTML-escaped: secret-forms.ts), and a long
+ * enough run that begins one (a backend that echoes part of a key). Common credential shapes
+ * (Bearer tokens, `token=` query values) are masked even when unregistered.
  */
 
 import { bytesDescriptor, isBytes } from "../../binary-value.js";
+import { secretForms } from "./secret-forms.js";
 
 /** What a masked secret reads as. */
 export const REDACTED_MARKER = "[redacted]";
@@ -113,17 +115,49 @@ function withMaskedKeys(fields: Record<string, unknown>, redactor: Redactor): Re
   return out;
 }
 
+/** A text to mask (a secret, or one of its forms), with its first MIN_PREFIX_LENGTH characters when its beginnings are masked too (maskPrefixesOf). */
+interface Entry {
+  secret: string;
+  start?: string;
+}
+
+/** The longest text every one of `texts` begins with. */
+function commonStart(texts: readonly string[]): string {
+  let start = texts[0] ?? "";
+  for (const text of texts) while (!text.startsWith(start)) start = start.slice(0, -1);
+  return start;
+}
+
 export function createRedactor(initial: Iterable<string | undefined> = []): Redactor {
+  // Every form of every secret registered (secretForms): each is masked as a secret of its own.
   const secrets = new Set<string>();
+  // Each registered secret → its forms, so that a text is scanned once per secret, not per form.
+  const formsOf = new Map<string, readonly string[]>();
   // Longest first, so a secret that contains another is masked whole. Sorted once after secrets
   // were added, not per string: redactValue calls redact for every string of every result.
   let ordered: string[] | undefined = [];
-  // Each secret, longest first, with its first MIN_PREFIX_LENGTH characters when its beginnings
-  // are masked too (maskPrefixesOf). Built once after secrets were added.
-  let entries: { secret: string; start?: string }[] | undefined;
-  const entryList = (): { secret: string; start?: string }[] => {
+  // Each form, longest first (Entry). Built once after secrets were added.
+  let entries: Entry[] | undefined;
+  const entryList = (): Entry[] => {
     ordered ??= [...secrets].sort((a, b) => b.length - a.length);
     return (entries ??= ordered.map((secret) => (maskPrefixesOf(secret) ? { secret, start: secret.slice(0, MIN_PREFIX_LENGTH) } : { secret })));
+  };
+  // Each secret's entries with a test a text must pass to hold any of them: one scan rules out all
+  // its forms, as it did when a secret had one or two. Usually what they all begin with (its
+  // characters before the first one a form escapes); when that is too short to rule much out (a
+  // secret that begins `!x…`), one regular expression of them all.
+  let groups: { holdsAny: (text: string) => boolean; entries: Entry[] }[] | undefined;
+  const groupList = (): { holdsAny: (text: string) => boolean; entries: Entry[] }[] => {
+    if (groups) return groups;
+    const bySecret = new Map(entryList().map((entry) => [entry.secret, entry]));
+    return (groups = [...formsOf.values()].map((forms) => {
+      const own = forms.map((form) => bySecret.get(form)).filter((entry): entry is Entry => entry !== undefined);
+      const beginnings = own.map((entry) => entry.start ?? entry.secret);
+      const probe = commonStart(beginnings);
+      if (own.length === 1 || probe.length >= MIN_SECRET_LENGTH) return { holdsAny: (text: string) => text.includes(probe), entries: own };
+      const any = new RegExp(beginnings.map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
+      return { holdsAny: (text: string) => any.test(text), entries: own };
+    }));
   };
   /** `text` with every run of MIN_PREFIX_LENGTH or more characters that begins `secret` masked, as far as it matches. */
   const maskRuns = (text: string, secret: string, start: string): string => {
@@ -148,21 +182,31 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
   };
   const redactor: Redactor = {
     add(secret) {
-      if (!secret || secret.length < MIN_SECRET_LENGTH) return;
-      secrets.add(secret);
-      shortest = Math.min(shortest, secret.length);
-      const encoded = encodeURIComponent(secret);
-      if (encoded !== secret) secrets.add(encoded);
+      if (!secret || secret.length < MIN_SECRET_LENGTH || formsOf.has(secret)) return;
+      // The forms a text may write it in (secret-forms.ts); a trimmed one too short to be a secret is left out.
+      const forms = secretForms(secret).filter((form) => form.length >= MIN_SECRET_LENGTH);
+      formsOf.set(secret, forms);
+      for (const form of forms) {
+        secrets.add(form);
+        shortest = Math.min(shortest, form.length);
+      }
       ordered = undefined;
       entries = undefined;
+      groups = undefined;
     },
     redact(text) {
       let out = text;
       // One scan per secret for a text that holds none (the usual case): a text without a secret's
       // first characters holds neither the secret nor a run of it.
-      let found: { secret: string; start?: string }[] | undefined;
-      for (const entry of entryList()) if (out.includes(entry.start ?? entry.secret)) (found ??= []).push(entry);
+      let found: Entry[] | undefined;
+      for (const { holdsAny, entries: own } of groupList()) {
+        if (!holdsAny(out)) continue;
+        if (own.length === 1) (found ??= []).push(own[0] as Entry);
+        else for (const entry of own) if (out.includes(entry.start ?? entry.secret)) (found ??= []).push(entry);
+      }
       if (found) {
+        // Longest first, as entryList is: the groups are in the order the secrets were added.
+        if (found.length > 1) found.sort((a, b) => b.secret.length - a.secret.length);
         for (const { secret } of found) if (out.includes(secret)) out = out.split(secret).join(MARKER);
         // Runs after every whole secret: a longer secret's run (the URL-encoded form of a key with a
         // `/`, `…%2F…`) would otherwise cut the start off a whole one and leave its rest readable.
