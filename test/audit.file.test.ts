@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
-import { appendFileSync, chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { createFileAuditLog } from "../src/state/audit-file.js";
+import { auditMaxBytes } from "../src/state/index.js";
+import { envSettingProblems } from "../src/config/env-settings.js";
 import type { AuditEntry } from "../src/state/types.js";
-import { connect, MCP_BIN, PLUGINS, runCli, baseEnv } from "./helpers.js";
+import { callJson, connect, MCP_BIN, PLUGINS, runCli, baseEnv } from "./helpers.js";
+import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { until } from "./wait.js";
 
 /**
@@ -161,5 +164,81 @@ describe("an audit file that is a symbolic link", () => {
     const log = createFileAuditLog(link);
     await assert.rejects(log.append({ id: "x" } as unknown as AuditEntry), /ELOOP/);
     untouched(target);
+  });
+});
+
+describe("the audit file's size bound", () => {
+  it("keeps three older files: the oldest is dropped, and tail reads back through them in order", async () => {
+    const folder = mkdtempSync(path.join(dir, "kept-"));
+    const file = path.join(folder, "audit.jsonl");
+    const log = createFileAuditLog(file, { maxBytes: 200 });
+    const entry = (n: number): AuditEntry => ({ id: `entry-${String(n).padStart(3, "0")}`, at: "", identity: "local", session: "s", instance: "i", operation: "call", plugin: "p", outcome: "ok", durationMs: 0 });
+    // About 125 bytes each: the file is rotated at every second entry; the 41st begins a new one.
+    for (let n = 0; n < 41; n++) await log.append(entry(n));
+    assert.deepEqual(readdirSync(folder).sort(), ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2", "audit.jsonl.3"], "no lock left, no fourth older file");
+    const kept = ["audit.jsonl.3", "audit.jsonl.2", "audit.jsonl.1", "audit.jsonl"].flatMap((name) => readFileSync(path.join(folder, name), "utf8").split("\n").filter(Boolean).map((text) => (JSON.parse(text) as AuditEntry).id));
+    assert.equal(kept.at(-1), "entry-040");
+    assert.deepEqual(kept, [...kept].sort(), "oldest first across the files");
+    assert.ok(kept.length < 41, "the oldest entries were dropped with the oldest file");
+    assert.deepEqual((await log.tail(1000)).map((e) => e.id), kept, "tail: the kept files, oldest first");
+    assert.deepEqual((await log.tail(2)).map((e) => e.id), ["entry-039", "entry-040"]);
+  });
+
+  it("AGENT_TOOLS_AUDIT_MAX_BYTES wins over team.auditMaxBytes; off (or 0 in the config) means no rotation of its own; 10 MiB by default", () => {
+    assert.equal(auditMaxBytes({}), 10 * 1024 * 1024);
+    assert.equal(auditMaxBytes({}, { auditMaxBytes: 4096 }), 4096);
+    assert.equal(auditMaxBytes({}, { auditMaxBytes: 0 }), undefined);
+    assert.equal(auditMaxBytes({ AGENT_TOOLS_AUDIT_MAX_BYTES: "1000" }, { auditMaxBytes: 4096 }), 1000);
+    assert.equal(auditMaxBytes({ AGENT_TOOLS_AUDIT_MAX_BYTES: "off" }, { auditMaxBytes: 4096 }), undefined);
+    // A value the variable cannot take is said by the start check; the config's, else the default, applies.
+    assert.equal(auditMaxBytes({ AGENT_TOOLS_AUDIT_MAX_BYTES: "10MB" }, { auditMaxBytes: 4096 }), 4096);
+    assert.match(envSettingProblems({ AGENT_TOOLS_AUDIT_MAX_BYTES: "10MB" })[0]?.message ?? "", /^AGENT_TOOLS_AUDIT_MAX_BYTES is '10MB', not a whole number of bytes above 0 \(or off\); using the default team\.auditMaxBytes, else 10485760 \(10 MiB\)/);
+  });
+
+  it("two runtimes writing at once under a low bound: rotated to .1, .2 …, each file near the bound, no entry lost or written twice", async () => {
+    const folder = mkdtempSync(path.join(dir, "bounded-"));
+    const audit = path.join(folder, "audit.jsonl");
+    const config = path.join(folder, "agent-tools.config.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { fx: { command: process.execPath, args: [STDIO_FIXTURE], description: "A fixture whose sleep tool counts as a write." } } }));
+    // 50 entries of about 300 bytes (250–350): 12.5–17.5 KB, two or three rotations at 5,000 bytes, none dropped (three older files are kept).
+    const maxBytes = 5_000;
+    const perRuntime = 25;
+    const env = (instance: string): Record<string, string> => ({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_AUDIT: "on", AGENT_TOOLS_AUDIT_FILE: audit, AGENT_TOOLS_AUDIT_MAX_BYTES: String(maxBytes), AGENT_TOOLS_INSTANCE_ID: instance });
+    const runtimes = await Promise.all([connect(folder, env("writer-a")), connect(folder, env("writer-b"))]);
+    try {
+      await Promise.all(
+        runtimes.map(async (runtime) => {
+          for (let i = 0; i < perRuntime; i++) {
+            const { payload, isError } = await callJson(runtime.client, "agent_tools_fx_call", { toolName: "sleep", arguments: { ms: 0 }, confirm: true });
+            assert.equal(isError, false, JSON.stringify(payload));
+            assert.equal(payload.audited, undefined, "every write is in the log");
+          }
+        }),
+      );
+    } finally {
+      await Promise.all(runtimes.map((runtime) => runtime.close()));
+    }
+    const files = [audit, `${audit}.1`, `${audit}.2`, `${audit}.3`].filter((file) => existsSync(file));
+    assert.ok(files.length >= 3, `rotated at least twice: ${readdirSync(folder).join(", ")}`);
+    assert.equal(existsSync(`${audit}.4`), false, "no more than three older files");
+    const entries = files.flatMap((file) => readFileSync(file, "utf8").split("\n").filter(Boolean).map((text) => JSON.parse(text) as AuditEntry));
+    const longest = Math.max(...files.flatMap((file) => readFileSync(file, "utf8").split("\n").map((text) => text.length + 1)));
+    for (const file of files) {
+      // A file may pass the bound by the entries appended while it was being rotated: one per other writer, give or take.
+      assert.ok(statSync(file).size < maxBytes + 3 * longest, `${path.basename(file)}: ${statSync(file).size} bytes, the bound ${maxBytes}`);
+      if (file !== audit) assert.ok(statSync(file).size >= maxBytes, `${path.basename(file)} was rotated once it reached the bound: ${statSync(file).size} bytes`);
+      assert.equal(statSync(file).mode & 0o777, 0o600, path.basename(file));
+    }
+    assert.equal(new Set(entries.map((entry) => entry.id)).size, entries.length, "no entry written twice");
+    assert.deepEqual(
+      ["writer-a", "writer-b"].map((instance) => entries.filter((entry) => entry.instance === instance && entry.tool === "sleep" && entry.outcome === "ok").length),
+      [perRuntime, perRuntime],
+      "every write of each runtime is in one of the files",
+    );
+    // `agent-tools audit` reads back through the rotated files, oldest first.
+    const printed = await runCli(["audit", "--limit", "1000"], baseEnv({ AGENT_TOOLS_AUDIT: "on", AGENT_TOOLS_AUDIT_FILE: audit }));
+    assert.equal(printed.code, 0, printed.stderr);
+    const tail = printed.stdout.trim().split("\n").map((text) => (JSON.parse(text) as AuditEntry).id);
+    assert.deepEqual(new Set(tail), new Set(entries.map((entry) => entry.id)), "the whole log, rotated files included");
   });
 });

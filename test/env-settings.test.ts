@@ -13,7 +13,7 @@ import { optimizeAfterFromEnv } from "../src/tier-hold.js";
 import { describeWaitMs } from "../src/facade/server.js";
 import { drainMs } from "../src/transports/http.js";
 import { resolveHttpOptions } from "../src/transports/http/options.js";
-import { createSharedState } from "../src/state/index.js";
+import { auditMaxBytes, createSharedState, DEFAULT_AUDIT_MAX_BYTES } from "../src/state/index.js";
 import { silentLogger } from "../src/log.js";
 import { baseEnv, connect, FIXTURES, MCP_BIN, PLUGINS, ROOT, runCli, textJson } from "./helpers.js";
 import { untilValue } from "./wait.js";
@@ -85,6 +85,8 @@ const READERS: Record<string, (value: string) => boolean> = {
   AGENT_TOOLS_IMPORT_TIMEOUT_MS: (value) => !value.trim() || importTimeoutFromEnv({ AGENT_TOOLS_IMPORT_TIMEOUT_MS: value }) !== 10_000 || Number(value) === 10_000,
   AGENT_TOOLS_HTTP_SESSION_IDLE_MS: (value) => takes(() => resolveHttpOptions({ AGENT_TOOLS_HTTP_SESSION_IDLE_MS: value })),
   AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: (value) => takes(() => resolveHttpOptions({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: value })),
+  // Says nothing of a bad value: taken when it is off (undefined), not the default, or blank (unset) or the default.
+  AGENT_TOOLS_AUDIT_MAX_BYTES: (value) => !value.trim() || auditMaxBytes({ AGENT_TOOLS_AUDIT_MAX_BYTES: value }) !== DEFAULT_AUDIT_MAX_BYTES || Number(value) === DEFAULT_AUDIT_MAX_BYTES,
 };
 // The last four: a timer's longest wait (2^31−1 ms) and past it, which millisecond settings refuse.
 const ODD_VALUES = ["1.5", "1e3", "-1", "70000", " 5 ", "", "0", "0x10", "abc", "off", "9007199254740993", "2147483647", "2147483648", "3000000000", "1e10"];

@@ -130,6 +130,10 @@ export const CONFIG_SCHEMA = {
           "type": "string",
           "minLength": 1
         },
+        "auditMaxBytes": {
+          "type": "integer",
+          "minimum": 0
+        },
         "heartbeatTtlMs": {
           "type": "integer",
           "minimum": 300,

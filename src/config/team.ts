@@ -37,6 +37,8 @@ export interface TeamConfig {
   redisPrefix?: string;
   /** "off" disables the audit log; a path names the JSONL file (memory backend). */
   audit?: string;
+  /** The audit file's size bound in bytes (rotated past it); 0: no rotation of its own. `AGENT_TOOLS_AUDIT_MAX_BYTES` wins. */
+  auditMaxBytes?: number;
   heartbeatTtlMs?: number;
   identities?: TeamIdentityConfig[];
   jwt?: TeamJwtConfig;
@@ -57,6 +59,7 @@ export const teamSchema = {
     redis: { type: "string", pattern: "^rediss?://" },
     redisPrefix: { type: "string", minLength: 1 },
     audit: { type: "string", minLength: 1 },
+    auditMaxBytes: { type: "integer", minimum: 0 },
     heartbeatTtlMs: { type: "integer", minimum: 300, maximum: MAX_TIMER_MS },
     identities: {
       type: "array",

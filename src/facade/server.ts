@@ -33,6 +33,7 @@ import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.
 import { positiveInt, positiveMs, TIMER_MOST } from "../positive-int.js";
 import { zeroOrMoreMs } from "../setting-numbers.js";
 import { durationText } from "../duration-text.js";
+import { sha256Hex } from "../sha256.js";
 
 /**
  * The MCP facade on the SDK v2 low-level Server: handlers for tools/list and tools/call that map
@@ -115,6 +116,12 @@ export interface Facade {
    * HTTP leg's server pool keeps its bookkeeping there, server-pool.ts).
    */
   server(scope: SessionScope, around?: HandlerScope): Server;
+  /**
+   * Whether the tools/list of the callers that have no connection of their own (2026-07-28 HTTP
+   * requests, whose list changes go to every `subscriptions/listen` at once) now differs from the
+   * last one answered or announced to them; if so, the new lists count as announced.
+   */
+  requestListsChanged(): boolean;
 }
 
 /** `{plugin, ...rest}` → the plugin's prefix and the arguments the runtime operation expects. */
@@ -150,11 +157,14 @@ class FacadeServer extends Server {
    */
   laneEntry: FacadeCallEntry | (() => FacadeCallEntry) | undefined;
   /**
-   * Whether this Server has built a tools/list answer for its client. Until then a change has
-   * nothing to correct (the client's first list will have it), so no tools/list_changed is sent:
-   * a client was told of a description learnt while its own first tools/list was being answered.
+   * What this Server's client knows of its tool list: the fingerprint of the tools/list it was
+   * last answered or told had changed, and how to make the fingerprint of the list it would be
+   * answered now (announceToolsChanged compares the two). Undefined until its first tools/list:
+   * until then a change has nothing to correct (the client's first list will have it), so no
+   * tools/list_changed is sent (a client was told of a description learnt while its own first
+   * tools/list was being answered).
    */
-  toolsListed = false;
+  listKnown: ListKnown | undefined;
 
   protected override _onclose(): void {
     const limit = Error.stackTraceLimit;
@@ -165,6 +175,12 @@ class FacadeServer extends Server {
       Error.stackTraceLimit = limit;
     }
   }
+}
+
+/** What a client knows of its tools/list (FacadeServer.listKnown). */
+interface ListKnown {
+  fingerprint: string;
+  now(): string;
 }
 
 /**
@@ -293,7 +309,15 @@ export function createFacade(runtime: Runtime): Facade {
     identity: Identity | undefined;
     /** The `toolsChanges` count the instructions in `serverOptions` were made at. */
     instructionsAt: number;
+    /** Whether this is the view of callers whose scope opens workspaces (2026-07-28 HTTP requests). */
+    workspaces: boolean;
+    /** The fingerprints of this view's tools/list at `toolsChanges` count `at` (listFingerprint). */
+    fingerprints?: { at: number } & Partial<Record<ListVariant, string>>;
+    /** For 2026-07-28 HTTP callers: the fingerprint of each variant last answered or announced (requestListsChanged). */
+    told?: Partial<Record<ListVariant, string>>;
   }
+  /** A tools/list is worded for a client whose user confirms writes ("asked") or for one that must send `confirm` ("flagged"). */
+  type ListVariant = "asked" | "flagged";
   // The instructions name each plugin with what it is about, which an mcpServers entry without a
   // description learns from its catalog (restored or listed) after the view was made: each change
   // counts here, and the next Server made for a view whose instructions are older gets new ones.
@@ -333,6 +357,7 @@ export function createFacade(runtime: Runtime): Facade {
       listCacheHint,
       identity,
       instructionsAt: toolsChanges,
+      workspaces,
       serverOptions: {
         requestState: { verify: confirmRounds.verify },
         // One for the process instead of one per Server (per session, per modern request).
@@ -652,18 +677,48 @@ export function createFacade(runtime: Runtime): Facade {
   // then built from the current summaries, and later changes come with tools/list_changed.
   let described: Promise<void> | undefined;
   const userConfirmsOf = (prefix: string): boolean => runtime.confirmPolicyOf(prefix) === "elicit";
-  // `listed` is called just before the answer is built, in the same turn: a change after it is
-  // one the client has not seen (announceToolsChanged).
-  const listTools = async (view: View, identity: Identity | undefined, userConfirms: boolean, listed: () => void): Promise<ListToolsResult> => {
-    if (runtime.facadeMode !== "compact") await (described ??= runtime.describePlugins(describeWaitMs()));
-    listed();
+  /** The tools/list answer of `view` now: built from the current summaries (per-plugin descriptions carry what a plugin is about). */
+  const listAnswer = (view: View, userConfirms: boolean): ListToolsResult => {
     if (runtime.facadeMode === "compact" && !userConfirms) return view.listResult;
+    const visible = runtime.summaries().filter((s) => mayUsePlugin(view.identity, s.prefix));
     if (runtime.facadeMode === "compact") {
-      const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
       return (view.listResultAsked ??= { tools: buildFacadeTools(visible, { mode: "compact", execTool: view.execTool, userConfirms: userConfirmsOf }).tools } as unknown as ListToolsResult);
     }
-    const visible = runtime.summaries().filter((s) => mayUsePlugin(identity, s.prefix));
     return { tools: buildFacadeTools(visible, { mode: runtime.facadeMode, execTool: view.execTool, ...(userConfirms ? { userConfirms: userConfirmsOf } : {}) }).tools } as unknown as ListToolsResult;
+  };
+  /**
+   * What a client of `view` would be answered by tools/list now, as a digest of the whole list
+   * (names, descriptions, schemas, annotations): a downstream's list change is announced only to a
+   * client whose list it changes (a plugin's tools sit behind its _discover, so most do not). Made
+   * once per view, variant and `toolsChanges` count: a change bumps the count (its listener is
+   * the facade's first, registered before any announcing one), so the next asker makes it anew.
+   */
+  const listFingerprint = (view: View, userConfirms: boolean): string => {
+    if (view.fingerprints?.at !== toolsChanges) view.fingerprints = { at: toolsChanges };
+    const variant: ListVariant = userConfirms ? "asked" : "flagged";
+    return (view.fingerprints[variant] ??= sha256Hex(JSON.stringify(listAnswer(view, userConfirms).tools)));
+  };
+  // `listed` is called with the answer built, in the same turn: a change after it is one the
+  // client has not seen (announceToolsChanged).
+  const listTools = async (view: View, userConfirms: boolean, listed: (userConfirms: boolean) => void): Promise<ListToolsResult> => {
+    if (runtime.facadeMode !== "compact") await (described ??= runtime.describePlugins(describeWaitMs()));
+    const answer = listAnswer(view, userConfirms);
+    listed(userConfirms);
+    if (view.workspaces) (view.told ??= {})[userConfirms ? "asked" : "flagged"] = listFingerprint(view, userConfirms);
+    return answer;
+  };
+  const requestListsChanged = (): boolean => {
+    let changed = false;
+    for (const view of views.values()) {
+      if (!view.workspaces || !view.told) continue;
+      for (const variant of Object.keys(view.told) as ListVariant[]) {
+        const now = listFingerprint(view, variant === "asked");
+        if (view.told[variant] === now) continue;
+        view.told[variant] = now;
+        changed = true;
+      }
+    }
+    return changed;
   };
 
   const facade: Facade = {
@@ -673,7 +728,11 @@ export function createFacade(runtime: Runtime): Facade {
     server(scope, around) {
       const view = viewFor(scope.identity, takesWorkspace(scope));
       const server = new FacadeServer(info, instructionsOf(view));
-      const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.identity, scope.canAsk !== false && clientCanElicitForm(server, ctx), () => (server.toolsListed = true));
+      const listed = (userConfirms: boolean): void => {
+        const now = (): string => listFingerprint(view, userConfirms);
+        server.listKnown = { fingerprint: now(), now };
+      };
+      const list = (ctx: ServerContext): Promise<ListToolsResult> => listTools(view, scope.canAsk !== false && clientCanElicitForm(server, ctx), listed);
       const handleList = (ctx: ServerContext): Promise<ListToolsResult> => (around ? around(ctx, list) : list(ctx));
       server.setRequestHandler("tools/list", (_request, ctx) => handleList(ctx));
       const handleCall: FacadeCallHandler = (params, ctx) => {
@@ -705,6 +764,7 @@ export function createFacade(runtime: Runtime): Facade {
       });
       return server;
     },
+    requestListsChanged,
   };
   facades.set(runtime, facade);
   return facade;
@@ -714,10 +774,21 @@ export function createFacade(runtime: Runtime): Facade {
  * Tell a connected server's client that the facade's tools changed, and say which plugin in a log
  * message (for clients that show server logs; the SDK filters it by the level the client set).
  * On a modern stdio connection serveStdio routes the list_changed onto `subscriptions/listen`.
- * Nothing is sent before the client has been answered a tools/list (FacadeServer.toolsListed).
+ * Sent only when the tools/list this client would be answered now differs from the one it was
+ * last answered or told of (FacadeServer.listKnown): in MCP the notice says that *this server's*
+ * list changed, and a client lists again for it. A plugin's own tools sit behind its _discover,
+ * so a downstream that renames a tool changes nothing here. Nothing is sent before the client
+ * has been answered a tools/list.
  */
 export function announceToolsChanged(server: Server, prefix: string): void {
-  if (!server.transport || (server instanceof FacadeServer && !server.toolsListed)) return;
+  if (!server.transport) return;
+  if (server instanceof FacadeServer) {
+    const known = server.listKnown;
+    if (!known) return;
+    const now = known.now();
+    if (now === known.fingerprint) return;
+    known.fingerprint = now;
+  }
   void server.sendToolListChanged().catch(() => undefined);
   void server.sendLoggingMessage({ level: "info", logger: "agent-tools", data: `the tools of plugin '${prefix}' changed` }).catch(() => undefined);
 }

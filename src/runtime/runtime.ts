@@ -1380,6 +1380,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
     async close() {
       changeListeners.clear();
+      toolsChanges.close();
       upkeep?.stop();
       catalog.close();
       await Promise.allSettled(plugins.map(async (p) => p.adapter?.close?.()));

@@ -1,6 +1,7 @@
 import type { Logger, ToolDescriptor } from "../adapters/types.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
 import { sameTools, type Catalog } from "./catalog.js";
+import { summedLines } from "./summed-lines.js";
 
 /**
  * What the runtime does when a downstream server says `notifications/tools/list_changed`.
@@ -13,8 +14,11 @@ import { sameTools, type Catalog } from "./catalog.js";
  *   (`@modelcontextprotocol/server-everything` sends four as it starts, each of which used to
  *   start a listing of its own). While a listing runs, further notices only ask for one more
  *   after it, since it may have been answered before the last change.
- * - The client is told (`announce`: the facade's tools/list_changed and log line) once the new
- *   list is in, and only when it differs from the list before the notices, or could not be read.
+ * - The facade is told (`announce`) once the new list is in, and only when it differs from the
+ *   list before the notices, or could not be read; it tells a client only when that client's own
+ *   tools/list changes with it (facade/server.ts, announceToolsChanged). The info line saying so
+ *   is written at most once a minute per plugin, with a count of the rest (summed-lines.ts): a
+ *   server that changes its list on every call must not fill the log.
  *   A client is not sent to list again what did not change, nor told before search and discover
  *   show the change. A list nobody had read yet (the plugin's first listing still under way) is
  *   no change to a client either.
@@ -30,6 +34,8 @@ export interface ToolsChangeFollower {
    * client (whatever the lists' comparison says), and the caller need not.
    */
   joins(prefix: string): boolean;
+  /** Writes the counts of changes not yet said (the runtime's close). */
+  close(): void;
 }
 
 interface Following {
@@ -46,6 +52,7 @@ export function followToolsChanges(
 ): ToolsChangeFollower {
   /** Per plugin, while its listings after a notice run. */
   const following = new Map<string, Following>();
+  const changeLines = summedLines((line) => log.info(line));
 
   async function relist(plugin: LoadedPlugin, before: ToolDescriptor[] | undefined, state: Following): Promise<void> {
     const prefix = plugin.manifest.prefix;
@@ -66,7 +73,7 @@ export function followToolsChanges(
         return;
       }
     }
-    log.info(`plugin '${prefix}' changed its tool list`);
+    changeLines.say(prefix, `plugin '${prefix}' changed its tool list`);
     announce(prefix);
   }
 
@@ -91,5 +98,5 @@ export function followToolsChanges(
     return state !== undefined;
   }
 
-  return { changed, joins };
+  return { changed, joins, close: () => changeLines.close() };
 }

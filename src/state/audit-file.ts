@@ -1,16 +1,49 @@
 import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync } from "node:fs";
-import { appendFile, readFile } from "node:fs/promises";
+import { lstat, open, readFile, rename } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import os from "node:os";
 import path from "node:path";
 import { createFoldersOf, whyNotWritableFile } from "../writable-file.js";
 import { unexpandedTilde } from "../config/tilde.js";
+import { acquireFileLock } from "../file-lock.js";
+import type { Logger } from "../adapters/types.js";
 import type { AuditEntry, AuditLog } from "./types.js";
 
 /**
  * The audit log as a JSONL file: one entry per line, appended with O_APPEND in one write each, so
  * concurrent writers on one host never interleave inside a line. Readers tolerate a torn last line.
+ *
+ * Its size is bounded (AGENT_TOOLS_AUDIT_MAX_BYTES, team.auditMaxBytes): once an append leaves the
+ * file at the bound or past it, the file is renamed to `<file>.1` (`.1` to `.2`, …, the oldest
+ * past AUDIT_KEPT_FILES dropped) and the next append makes a new one. Several runtimes may append
+ * to one file (two client windows, a team's instances on one host): each opens the path for every
+ * append, so a rename only sends the appends after it to the new file; the one that crossed the
+ * bound rotates under a lock between processes (file-lock.ts), and only if the path is still that
+ * same file (another process may have rotated it already). An append that opened the file just
+ * before the rename lands in `.1`: no line is lost or written twice. The bound is one of size, not
+ * of lines: a file may pass it by the lines appended while it is being rotated.
  */
+
+/** The default bound of the audit file: about 19,000 entries of ~550 bytes. */
+export const DEFAULT_AUDIT_MAX_BYTES = 10 * 1024 * 1024;
+/** The rotated files kept beside the file (`.1` newest … `.3` oldest): at most 4 × the bound in all. */
+export const AUDIT_KEPT_FILES = 3;
+/** How long a rotation waits for another process's rotation to end before leaving it to the next append. */
+const ROTATE_LOCK_WAIT_MS = 5_000;
+
+/** "1234 bytes now" for the start's line about the audit log, or "none yet". */
+export function auditFileSize(file: string): string {
+  try {
+    return `${statSync(file).size} bytes now`;
+  } catch {
+    return "none yet";
+  }
+}
+
+/** `<file>.<n>`: the n-th rotated file, `.1` the newest. */
+export function rotatedAuditFile(file: string, n: number): string {
+  return `${file}.${n}`;
+}
 
 /** `$AGENT_TOOLS_AUDIT_FILE`, else `$XDG_STATE_HOME/agent-tools/audit.jsonl` (~/.local/state/...). */
 export function defaultAuditFile(env: NodeJS.ProcessEnv): string {
@@ -102,7 +135,7 @@ function identityOf(file: string): { dev: number; ino: number } | undefined {
   }
 }
 
-/** How often `follow` looks at the file; tests pass a shorter one. */
+/** How often `follow` looks at the file. */
 const FOLLOW_POLL_MS = 300;
 
 /**
@@ -154,8 +187,49 @@ async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   }
 }
 
-export function createFileAuditLog(file: string, options: { pollMs?: number } = {}): AuditLog {
+/** The entries of `file`; none when it does not exist. */
+async function readEntries(file: string): Promise<AuditEntry[]> {
+  try {
+    return parseAuditLines(await readFile(file, "utf8"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}
+
+/**
+ * Rotate `file` if it is still the file `appended` (device and inode) an append left at the bound:
+ * `.2` → `.3`, `.1` → `.2`, `file` → `.1`, each rename atomic, under the lock beside the file.
+ */
+async function rotate(file: string, appended: { dev: number; ino: number }): Promise<void> {
+  const release = await acquireFileLock(`${file}.lock`, { until: Date.now() + ROTATE_LOCK_WAIT_MS });
+  try {
+    const now = await lstat(file).catch(() => undefined);
+    // Rotated by another process meanwhile (or something else put in its place): not ours to move.
+    if (!now || now.dev !== appended.dev || now.ino !== appended.ino) return;
+    for (let n = AUDIT_KEPT_FILES; n > 1; n--) {
+      await rename(rotatedAuditFile(file, n - 1), rotatedAuditFile(file, n)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+      });
+    }
+    await rename(file, rotatedAuditFile(file, 1));
+  } finally {
+    await release();
+  }
+}
+
+export interface FileAuditOptions {
+  /** How often `follow` looks at the file; tests pass a shorter one. */
+  pollMs?: number;
+  /** The size at which the file is rotated (see above); undefined: never (an external rotation, such as logrotate, does it). */
+  maxBytes?: number;
+  /** Where a rotation that failed is said (the entry itself was written). */
+  log?: Pick<Logger, "warn">;
+}
+
+export function createFileAuditLog(file: string, options: FileAuditOptions = {}): AuditLog {
   const pollMs = options.pollMs ?? FOLLOW_POLL_MS;
+  const { maxBytes } = options;
   let dirReady = false;
   return {
     where: `file ${file}`,
@@ -164,17 +238,24 @@ export function createFileAuditLog(file: string, options: { pollMs?: number } = 
         createFoldersOf(file, 0o700);
         dirReady = true;
       }
-      await appendFile(file, `${JSON.stringify(entry)}\n`, { mode: 0o600, flag: APPEND_FLAGS });
+      // Opened for each entry, never kept: after another process's rotation the next append makes the new file.
+      const handle = await open(file, APPEND_FLAGS, 0o600);
+      let after: { size: number; dev: number; ino: number } | undefined;
+      try {
+        await handle.appendFile(`${JSON.stringify(entry)}\n`);
+        if (maxBytes !== undefined) after = await handle.stat();
+      } finally {
+        await handle.close();
+      }
+      if (maxBytes === undefined || !after || after.size < maxBytes) return;
+      // The entry is in the log: a rotation that fails is said, and the next append tries again.
+      await rotate(file, after).catch((error: unknown) => options.log?.warn(`audit: could not rotate ${file} at ${after.size} bytes (the bound is ${maxBytes}): ${(error as Error).message}; entries are still appended to it`));
     },
     async tail(limit) {
-      let text: string;
-      try {
-        text = await readFile(file, "utf8");
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-        throw error;
-      }
-      return parseAuditLines(text).slice(-limit);
+      // From the file back through the rotated ones, until there are enough.
+      let entries = await readEntries(file);
+      for (let n = 1; n <= AUDIT_KEPT_FILES && entries.length < limit; n++) entries = [...(await readEntries(rotatedAuditFile(file, n))), ...entries];
+      return entries.slice(-limit);
     },
     async follow(onEntry, signal) {
       // "From now" is the file and its size when follow() is called, read at once: read after an

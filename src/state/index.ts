@@ -1,8 +1,9 @@
 import type { Logger } from "../adapters/types.js";
 import type { TeamConfig } from "../config/team.js";
 import path from "node:path";
-import { switchWord } from "../env-switch.js";
-import { auditFileProblem, createFileAuditLog, defaultAuditFile, tightenAuditFileMode } from "./audit-file.js";
+import { isOffValue, switchWord } from "../env-switch.js";
+import { auditFileProblem, auditFileSize, AUDIT_KEPT_FILES, createFileAuditLog, DEFAULT_AUDIT_MAX_BYTES, defaultAuditFile, tightenAuditFileMode } from "./audit-file.js";
+import { positiveInt } from "../positive-int.js";
 import { createMemoryState } from "./memory.js";
 import { checkRedisUrl, StateSettingError } from "./redis-url.js";
 import type { SharedState } from "./types.js";
@@ -10,10 +11,10 @@ import type { SharedState } from "./types.js";
 export type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob, WindowCount } from "./types.js";
 export { SharedStateError } from "./types.js";
 export { createMemoryState } from "./memory.js";
-export { defaultAuditFile } from "./audit-file.js";
+export { DEFAULT_AUDIT_MAX_BYTES, defaultAuditFile } from "./audit-file.js";
 
 /** The part of the config's `team` block (config/team.ts, checked with the config file) this module reads. */
-export type StateSettings = Pick<TeamConfig, "redis" | "redisPrefix" | "audit" | "heartbeatTtlMs">;
+export type StateSettings = Pick<TeamConfig, "redis" | "redisPrefix" | "audit" | "auditMaxBytes" | "heartbeatTtlMs">;
 
 /**
  * The audit setting (AGENT_TOOLS_AUDIT, else team.audit): "off" when a switch word says off (off,
@@ -26,6 +27,22 @@ function auditSetting(env: NodeJS.ProcessEnv, settings: StateSettings): string |
   if (on === false) return "off";
   // On means the default place: the Redis stream, else the default JSONL file.
   return on ? undefined : value || undefined;
+}
+
+/**
+ * The audit file's size bound (audit-file.ts): AGENT_TOOLS_AUDIT_MAX_BYTES (a switch word for off
+ * means no rotation of its own), else team.auditMaxBytes (0: none), else 10 MiB. A value the
+ * variable cannot take is said by the start check (env-settings.ts); the default applies.
+ */
+export function auditMaxBytes(env: NodeJS.ProcessEnv, settings: StateSettings = {}): number | undefined {
+  const raw = env.AGENT_TOOLS_AUDIT_MAX_BYTES?.trim();
+  if (raw) {
+    if (isOffValue(raw)) return undefined;
+    const bytes = positiveInt(raw);
+    if (bytes !== undefined) return bytes;
+  }
+  if (settings.auditMaxBytes !== undefined) return settings.auditMaxBytes === 0 ? undefined : settings.auditMaxBytes;
+  return DEFAULT_AUDIT_MAX_BYTES;
 }
 
 /**
@@ -66,8 +83,10 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
     if (tightened.refused) throw new StateSettingError(tightened.refused);
     if (tightened.warning) options.log.warn(tightened.warning);
   }
+  const maxBytes = auditOff ? undefined : auditMaxBytes(options.env, settings);
+  if (!auditOff) options.log.debug(`audit log: ${file} (${auditFileSize(file)}; ${maxBytes === undefined ? "not rotated by agent-tools" : `rotated at ${maxBytes} bytes, keeping ${AUDIT_KEPT_FILES} older files`})`);
   return createMemoryState({
-    ...(auditOff ? {} : { audit: createFileAuditLog(file) }),
+    ...(auditOff ? {} : { audit: createFileAuditLog(file, { log: options.log, ...(maxBytes !== undefined ? { maxBytes } : {}) }) }),
     ...(options.instanceId ? { instanceId: options.instanceId } : {}),
   });
 }

@@ -188,7 +188,11 @@ export function createModernEntry(
     ...(options.maxBodyBytes ? { maxRequestBodySize: options.maxBodyBytes } : {}),
     onerror: (error) => options.log?.debug(`http modern: ${redact(error.message)}`),
   });
-  const unsubscribe = runtime.onToolsChanged(() => handler.notify.toolsChanged());
+  // Every subscriber hears one notice (the SDK's notifier has no per-caller one): sent only when
+  // the list some caller was answered changed, not on every downstream change behind _discover.
+  const unsubscribe = runtime.onToolsChanged(() => {
+    if (facade.requestListsChanged()) handler.notify.toolsChanged();
+  });
   const serve = modernNodeHandler(handler, (error) => options.log?.warn(`http modern: ${redact(error.message)}`));
   const lane = laneOn
     ? createModernLane({
