@@ -316,7 +316,8 @@ describe("a downstream HTTP server that stops and restarts (server-everything, r
     assert.ok(Date.now() - killedAt < 20_000, `answered after ${Date.now() - killedAt} ms`);
     for (const error of errors) {
       assert.equal(error.code, "UPSTREAM_ERROR", error.message);
-      assert.match(error.message, /connection to MCP server '.*' was lost during tools\/call 'trigger-long-running-operation', before its answer arrived.*unknown/);
+      // Lost on its event stream, or (under load, its answer's headers not yet read) broken on the socket: both say the effect is unknown.
+      assert.match(error.message, /connection to MCP server '.*' (was lost|broke) during tools\/call 'trigger-long-running-operation', (after the request was sent and )?before its answer arrived.*unknown/);
       assert.match((error as Error & { hint?: string }).hint ?? "", /check whether the change was made/);
     }
     server = await startEverything(port);
