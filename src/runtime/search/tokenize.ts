@@ -1,8 +1,11 @@
+import { cjkTerms, isCjkWord, unicodeWords } from "./unicode-words.js";
+
 /**
  * Text → search terms. Tool names arrive as snake_case, kebab-case, camelCase or with digits
  * (`listIssues`, `get_pr_v2`), so names are split into words before anything else; words are
  * lower-cased, stop words dropped and a light suffix stemmer applied so "issues"/"issue" and
- * "listing"/"list" meet.
+ * "listing"/"list" meet. Text with any letter or symbol beyond ASCII is split by unicode-words.ts
+ * (accents dropped, emoji as words, Han/Kana/Hangul runs indexed as character pairs).
  */
 
 export const STOP_WORDS = new Set(
@@ -12,17 +15,35 @@ export const STOP_WORDS = new Set(
 /** Words that carry no meaning in a request to a tool ("please show me …"); dropped from queries only. */
 const QUERY_STOP_WORDS = new Set("please want need would like could should some any all there here them they their about using use".split(" "));
 
+/** Any code point beyond ASCII. */
+const NON_ASCII = /[\u0080-\uffff]/;
+/** ASCII that is neither letter nor digit: where a piece of text with non-ASCII letters in it is cut first. */
+const ASCII_SEPARATORS = /[^A-Za-z0-9\u0080-\uffff]+/;
+
 /** Split identifiers and prose into lower-case words. */
 export function splitWords(text: string): string[] {
   // Most text is already lower case prose: the case and digit splits only run when they can matter.
-  if (!/[A-Z0-9]/.test(text)) return nonEmpty(text.split(/[^a-z0-9]+/));
-  return nonEmpty(text
+  const cased = /[A-Z0-9]/.test(text);
+  const split = cased ? splitAsciiCase(text) : text;
+  if (!NON_ASCII.test(text)) return nonEmpty((cased ? split.toLowerCase() : split).split(/[^a-z0-9]+/));
+  // Unicode character classes cost about ten times as much as ASCII ones: only the pieces between
+  // ASCII separators that hold a non-ASCII character go through unicode-words.ts.
+  const words: string[] = [];
+  for (const piece of split.split(ASCII_SEPARATORS)) {
+    if (!piece) continue;
+    if (NON_ASCII.test(piece)) for (const word of unicodeWords(piece)) words.push(word);
+    else words.push(piece.toLowerCase());
+  }
+  return words;
+}
+
+/** A space where an ASCII identifier changes case or between letters and digits (`listIssues`, `HTTPServer`, `v2`). */
+function splitAsciiCase(text: string): string {
+  return text
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
     .replace(/([a-zA-Z])(\d)/g, "$1 $2")
-    .replace(/(\d)([a-zA-Z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/));
+    .replace(/(\d)([a-zA-Z])/g, "$1 $2");
 }
 
 /** Splitting leaves at most an empty first and last piece; drop them without a second array. */
@@ -74,6 +95,10 @@ export function makeTokenizer(options: TokenizerOptions = {}): (text: string) =>
   return (text) => {
     const out: string[] = [];
     for (const word of splitWords(text)) {
+      if (isCjkWord(word)) {
+        for (const term of cjkTerms(word)) out.push(term);
+        continue;
+      }
       if (useStop && STOP_WORDS.has(word)) continue;
       out.push(useStem ? cachedStem(word) : word);
     }
