@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { echoed } from "./runtime/argument-value.js";
+import { closestNames } from "./runtime/similarity.js";
 import { collectUnrunPatterns, schemaRegExp, type UnrunPattern } from "./schema-regexp.js";
 
 /**
@@ -137,6 +138,42 @@ function compileWith(schema: Record<string, unknown>): ValidateFunction {
   counts.alive++;
   collected.register(validate, undefined);
   return validate;
+}
+
+/** A place in a schema that keeps it from compiling: the path inside the schema, and what is wrong there. */
+export interface SchemaFault {
+  /** Path inside the schema: ["properties", "id", "type"]; [] for the schema as a whole. */
+  segments: (string | number)[];
+  message: string;
+}
+
+/**
+ * Why `schema` cannot be compiled, each fault at its place inside the schema ([] when it
+ * compiles): what the JSON Schema meta-schema refuses (a misspelt `type`, with the type it is
+ * near), else the compiler's own words (a `$ref` that resolves to nothing). Compiled transiently:
+ * a block's schema is checked once, when the block is read.
+ */
+export function schemaFaults(schema: Record<string, unknown>): SchemaFault[] {
+  const compiled = compileTransient(schema);
+  if (!(compiled instanceof Error)) return [];
+  // Checked against the meta-schema of the dialect ajvFor picks (a `$schema` it does not know is left out, as compileWith does).
+  const { $id: _id, $schema: _schema, ...rest } = schema;
+  const ajv = ajvFor(schema);
+  if (ajv.validateSchema(rest, false) || !ajv.errors?.length) return [{ segments: [], message: compiled.message.replace(/^schema is invalid: /, "") }];
+  // One fault per place: the meta-schema's `type` is an enum or an array (anyOf), so a bad value fails all three.
+  const byPlace = new Map<string, ErrorObject[]>();
+  for (const error of ajv.errors) byPlace.set(error.instancePath, [...(byPlace.get(error.instancePath) ?? []), error]);
+  return [...byPlace].map(([pointer, errors]) => {
+    const segments = pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~")).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    const value = segments.reduce<unknown>((node, key) => (node && typeof node === "object" ? (node as Record<string | number, unknown>)[key] : undefined), rest);
+    const allowed = errors.find((e) => e.keyword === "enum")?.params.allowedValues as unknown[] | undefined;
+    if (allowed && typeof value === "string") {
+      const near = closestNames(value, allowed.map(String), 0.5, 1)[0];
+      return { segments, message: `is ${JSON.stringify(value)}, which is not one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}${near ? `; did you mean ${JSON.stringify(near)}?` : ""}` };
+    }
+    const said = errors.find((e) => e.keyword !== "anyOf" && e.keyword !== "oneOf") ?? errors[0];
+    return { segments, message: `${said?.message ?? "is not valid"} (got ${JSON.stringify(value)?.slice(0, 60)})` };
+  });
 }
 
 export function toViolations(errors: readonly ErrorObject[] | null | undefined): SchemaViolation[] {

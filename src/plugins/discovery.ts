@@ -47,7 +47,7 @@ function listSubdirs(dir: string, namePrefix?: string): string[] {
 }
 
 /** A folder that is a plugin, or that holds plugins in any sub-folder. */
-function pluginsIn(dir: string): string[] {
+export function pluginsIn(dir: string): string[] {
   if (existsSync(path.join(dir, MANIFEST_FILE))) return [dir];
   return listSubdirs(dir);
 }

@@ -29,3 +29,20 @@ export function findBrokenRelatedLinks(plugins: readonly LoadedPlugin[]): Broken
   }
   return broken;
 }
+
+/**
+ * Take `broken` links out of what their skills show (discover, search, help): a link to nothing
+ * would send the model to a skill it cannot run. Each stays a problem (findBrokenRelatedLinks), for
+ * the plugin's author to fix.
+ */
+export function dropBrokenRelatedLinks(plugins: readonly LoadedPlugin[], broken: readonly BrokenRelatedLink[]): void {
+  if (!broken.length) return;
+  for (const plugin of plugins) {
+    for (const skill of plugin.skills) {
+      const from = `${plugin.manifest.prefix}:${skill.name}`;
+      const related = skill.meta.related ?? [];
+      const kept = related.filter((link) => !broken.some((b) => b.from === from && b.target === link.target));
+      if (kept.length !== related.length) skill.meta.related = kept;
+    }
+  }
+}

@@ -5,7 +5,7 @@ import type { ApprovedCall } from "../runtime/approved-call.js";
 import { sha256Hex } from "../sha256.js";
 import { importWithDeadline } from "./import-deadline.js";
 import { skillArgsProblem } from "./skill-args.js";
-import { importFailureWithTip } from "./syntax-error-tip.js";
+import { importFailureWithTip, notJavaScriptProblem, TYPESCRIPT_FILE } from "./syntax-error-tip.js";
 import { checkBoundedFileSync, FileShapeError, readBoundedFileSync, readSettingsFileSync, type FileBound } from "../bounded-file.js";
 
 /**
@@ -66,12 +66,27 @@ export interface SkillLoadFailure {
   error: string;
 }
 
-/** A skill module's file name in a skills folder: .js or .mjs, not hidden, not a test. */
-export const SKILL_FILE_NAME = /^(?!.*\.(test|spec)\.)[^.][^/]*\.(mjs|js)$/;
+/** A skill module's file name in a skills folder: .js, .mjs or .cjs (Node imports all three), not hidden, not a test. */
+export const SKILL_FILE_NAME = /^(?!.*\.(test|spec)\.)[^.][^/]*\.(mjs|js|cjs)$/;
 
-function skillFiles(dir: string, entries: string[] | undefined): string[] {
+/**
+ * A TypeScript skill in a skills folder that nothing was compiled from (no `x.js`, `x.mjs` or
+ * `x.cjs` beside `x.ts`): it would be skipped without a word, so it is a load failure saying to
+ * compile it. A `.d.ts` file and a source beside its compiled file are let be.
+ */
+function uncompiledTypeScript(folder: string, names: readonly string[]): string[] {
+  return names.filter((name) => {
+    if (name.startsWith(".") || !TYPESCRIPT_FILE.test(name) || /\.d\.[mc]?ts$/.test(name) || /\.(test|spec)\./.test(name)) return false;
+    const stem = name.replace(TYPESCRIPT_FILE, "");
+    return !["js", "mjs", "cjs"].some((ext) => names.includes(`${stem}.${ext}`));
+  }).map((name) => path.join(folder, name));
+}
+
+/** The skill files to load, and the failures of files that look like skills but cannot be loaded (uncompiledTypeScript). */
+function skillFiles(dir: string, entries: string[] | undefined): { files: string[]; failures: SkillLoadFailure[] } {
   const roots = entries ?? (existsSync(path.join(dir, "skills")) ? ["skills"] : []);
   const files: string[] = [];
+  const failures: SkillLoadFailure[] = [];
   for (const entry of roots) {
     const full = path.resolve(dir, entry);
     let isDirectory = false;
@@ -81,12 +96,14 @@ function skillFiles(dir: string, entries: string[] | undefined): string[] {
       throw new Error(`skills entry '${entry}' does not exist in ${dir}`);
     }
     if (isDirectory) {
-      for (const name of readdirSync(full).sort()) if (SKILL_FILE_NAME.test(name)) files.push(path.join(full, name));
+      const names = readdirSync(full).sort();
+      for (const name of names) if (SKILL_FILE_NAME.test(name)) files.push(path.join(full, name));
+      for (const file of uncompiledTypeScript(full, names)) failures.push({ file, error: notJavaScriptProblem(file) });
     } else {
       files.push(full);
     }
   }
-  return files;
+  return { files, failures };
 }
 
 function normaliseMeta(raw: unknown): SkillMeta {
@@ -236,9 +253,10 @@ export async function loadSkills(dir: string, entries: string[] | undefined, opt
       return { failure: { file, error: loadProblem(error, file) } };
     }
   };
-  const outcomes = await Promise.all(skillFiles(dir, entries).map(load));
+  const found = skillFiles(dir, entries);
+  const outcomes = await Promise.all(found.files.map(load));
   const skills: Skill[] = [];
-  const failures: SkillLoadFailure[] = [];
+  const failures: SkillLoadFailure[] = [...found.failures];
   // One name, one skill: a second file with a name already taken would be listed but never run.
   const byName = new Map<string, Skill>();
   for (const outcome of outcomes) {

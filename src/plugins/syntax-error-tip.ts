@@ -17,6 +17,14 @@ export const TYPESCRIPT_FILE = /\.(ts|mts|cts|tsx)$/;
  */
 export function fileKindWithTip(error: unknown, file: string): string | undefined {
   if ((error as NodeJS.ErrnoException | undefined)?.code !== "ERR_UNKNOWN_FILE_EXTENSION") return undefined;
+  return notJavaScriptProblem(file);
+}
+
+/**
+ * What a plugin module that is not JavaScript (`adapter.ts`, `skills/x.ts`) is told: the one rule
+ * for an adapter Node refused and a skill file the runtime does not import.
+ */
+export function notJavaScriptProblem(file: string): string {
   const ext = path.extname(file);
   const tip = TYPESCRIPT_FILE.test(file) ? `compile it to JavaScript (tsc, esbuild) and name the .mjs or .js file it makes` : "name a JavaScript module (.mjs or .js) instead";
   return `Node runs a plugin's modules as JavaScript and does not import a '${ext || path.basename(file)}' file; ${tip}`;

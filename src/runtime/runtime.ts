@@ -13,7 +13,7 @@ import { selfReferenceNotices, selfReferences } from "../config/self-reference.j
 import { depthProblem, startsStdioMcpServer } from "../adapters/shared/runtime-depth.js";
 import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
 import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
-import { findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
+import { dropBrokenRelatedLinks, findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
 import { configureAdvice, describeMissing, missingDetails } from "../plugins/requirements.js";
 import { excludedSentence, withheldName, withheldToolError } from "../plugins/tool-filter.js";
 import type { Skill } from "../plugins/skills.js";
@@ -53,7 +53,8 @@ import { setupLine } from "./unconfigured-hits.js";
 import { fleetProblems } from "./problems.js";
 import { pluginNamesThatCouldLoad } from "./known-plugins.js";
 import { withRestartNote } from "../config/changed-since-start.js";
-import { embeddedDropped, missingPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
+import { embeddedDropped, missingFolders, namedPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
+import { pluginlessFolders } from "./pluginless-folders.js";
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
 import { identityWrites } from "./gate.js";
@@ -558,7 +559,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     isBundled: (manifest: PluginManifest) => manifest.file === EMBEDDED_ORIGIN || (manifest.form !== "config" && isBundledDir(manifest.dir)),
   };
   const { plugins, failures, replaced, knownNames } = await loadPlugins(sources, loadOptions);
-  const missingDirs = options.manifests || options.pluginDirs ? [] : missingPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? [], config?.file);
+  // Given manifests or folders, the caller chose the fleet: the named folders are not checked.
+  const namedDirs = options.manifests || options.pluginDirs ? [] : namedPluginDirs(env.AGENT_TOOLS_PLUGINS_DIR, config?.plugins.dirs ?? [], config?.file);
+  const pluginless = pluginlessFolders(namedDirs);
+  const missingDirs = [...missingFolders(namedDirs), ...pluginless.problems];
   // Given manifests or folders, the caller chose the fleet: like missing folders, not checked.
   // Else an entry not among this run's names is checked against every plugin that could load.
   const disable = options.manifests || options.pluginDirs ? [] : (config?.plugins.disable ?? []);
@@ -585,6 +589,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     ...depthProblems,
     ...embeddedProblems,
     ...missingDirs,
+    ...pluginless.notices,
     ...disableTypos,
     ...(skipBundled || options.manifests ? [] : embeddedDropped(config)),
   ]) log.warn(notice);
@@ -603,6 +608,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }
   const brokenLinks = findBrokenRelatedLinks(plugins);
   for (const link of brokenLinks) log.warn(`skill ${link.from}: related link '${link.target}' does not resolve: ${link.reason}`);
+  dropBrokenRelatedLinks(plugins, brokenLinks);
 
   const byPrefix = new Map(plugins.map((p) => [p.manifest.prefix, p]));
 
@@ -1047,7 +1053,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     replaced,
     brokenLinks,
     problems: (session, only) => fleetProblems({ missingPluginDirs: missingDirs, unknownDisabled: disableTypos, configProblems: [...settingProblems.map((p) => p.message), ...depthProblems, ...embeddedProblems], failures: [...failures, ...adapterBuildFailures()], brokenLinks, catalogProblems: catalog.problems() }, session?.identity, only),
-    notices: (session) => (seesWholeFleet(session?.identity) ? [...replaced.map((r) => r.notice), ...selfReferenceLines] : []),
+    notices: (session) => (seesWholeFleet(session?.identity) ? [...replaced.map((r) => r.notice), ...selfReferenceLines, ...pluginless.notices] : []),
     index,
     log,
     redact: (text) => redactor.redact(text),

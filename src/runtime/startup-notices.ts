@@ -12,9 +12,17 @@ import { closestNames } from "./similarity.js";
  * plugin folders that do not exist, and, in one line, the plugins that are not configured.
  */
 
-/** Folders named by AGENT_TOOLS_PLUGINS_DIR or `plugins.dirs` that are not there (the README's placeholder `PLUGINS` included). */
-export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs: readonly string[], configFile?: string): string[] {
-  const named = [
+/** A plugins folder the user named: where it was named (`source`), as written, and how to change that. */
+export interface NamedPluginDir {
+  source: string;
+  dir: string;
+  written: string | undefined;
+  fix: string;
+}
+
+/** The folders named by AGENT_TOOLS_PLUGINS_DIR (or --plugins-dir) and `plugins.dirs`, in that order. */
+export function namedPluginDirs(pluginsDirEnv: string | undefined, configDirs: readonly string[], configFile?: string): NamedPluginDir[] {
+  return [
     ...(pluginsDirEnv ?? "")
       .split(path.delimiter)
       .map((s) => s.trim())
@@ -23,6 +31,15 @@ export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs:
       .map((dir) => ({ source: "AGENT_TOOLS_PLUGINS_DIR (or --plugins-dir)", dir: path.resolve(dir), written: dir, fix: "correct the path, or unset AGENT_TOOLS_PLUGINS_DIR / drop --plugins-dir" })),
     ...configDirs.map((dir) => ({ source: "plugins.dirs", dir, written: undefined, fix: `correct or remove it in plugins.dirs${configFile ? ` of ${configFile}` : ""}` })),
   ];
+}
+
+/** Folders named by AGENT_TOOLS_PLUGINS_DIR or `plugins.dirs` that are not there (the README's placeholder `PLUGINS` included). */
+export function missingPluginDirs(pluginsDirEnv: string | undefined, configDirs: readonly string[], configFile?: string): string[] {
+  return missingFolders(namedPluginDirs(pluginsDirEnv, configDirs, configFile));
+}
+
+/** The named plugins folders that are not there, each said with its fix. */
+export function missingFolders(named: readonly NamedPluginDir[]): string[] {
   return named.flatMap(({ source, dir, written, fix }) => {
     const why = whyNotAFolder(dir);
     if (!why) return [];

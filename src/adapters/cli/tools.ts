@@ -5,6 +5,7 @@ import { CLI_TOOL_SCHEMA } from "../block-schema-data.js";
 import type { CliToolBlock } from "./schema.js";
 import { parseArgvTemplate, type ArgvTemplate } from "./template.js";
 import { closedToUndeclared } from "../shared/carried-arguments.js";
+import { assertGivenSchemaCompiles } from "../shared/given-schema.js";
 
 /**
  * One tool of a `cli` block: its argv template, input schema (given, or derived from the
@@ -44,6 +45,7 @@ export function parseCliTool(value: unknown, field: string): CliTool {
   assertSpec<CliToolBlock>(CliSpecError, CLI_TOOL_SCHEMA, value, field);
   const block: CliToolBlock = value;
   const template = parseArgvTemplate(block.argv, block.optional, field);
+  assertGivenSchemaCompiles(CliSpecError, block.inputSchema, field);
   const tool: CliTool = {
     name: block.name,
     template,

@@ -10,6 +10,7 @@ import { HTTP_METHODS } from "./methods.js";
 import { checkPathTemplate, checkRawPath } from "./url-guard.js";
 import { carriedArguments } from "./request.js";
 import { closedToUndeclared } from "../shared/carried-arguments.js";
+import { assertGivenSchemaCompiles } from "../shared/given-schema.js";
 
 /**
  * The declarative `{ "kind": "rest", ... }` block, checked against its schema (schema.ts) and
@@ -212,6 +213,7 @@ export function parseTool(value: unknown, field: string): RestOperation {
   if (result) op.result = result;
   // A given schema is closed when the tool has no place for arguments it does not map (carried-arguments.ts).
   const given = tool.inputSchema as JsonSchema | undefined;
+  assertGivenSchemaCompiles(RestSpecError, given, field);
   op.inputSchema = given ? (carriedArguments(op) ? closedToUndeclared(given) : given) : deriveInputSchema(op);
   return op;
 }
