@@ -165,12 +165,13 @@ export function isRuntimeError(value: unknown): value is RuntimeError {
  * with a string `code` ("UPSTREAM_TIMEOUT", "NOT_CONFIGURED", ...); a known code is kept, unknown
  * ones become UPSTREAM_ERROR, and a carried `hint`/`details` are kept. A plain object thrown with
  * a string `message` is read as an Error is. A value with no words of its own (null, a number, a
- * Promise, …) is said as what it is, and the hint blames the plugin's code, not the arguments.
+ * Promise, …) is said as what it is, and the hint blames the plugin's code, not the arguments;
+ * so does a bug the engine reports (isCodeFault) when `origin` says the plugin's own code raised it.
  */
-export function fromThrown(value: unknown, context?: string): RuntimeError {
+export function fromThrown(value: unknown, context?: string, origin: ThrownOrigin = {}): RuntimeError {
   if (isRuntimeError(value)) return context ? new RuntimeError(value.code, `${context}: ${value.message}`, value.details, value.hasOwnHint ? value.hint : undefined, { cause: value }) : value;
   try {
-    return fromReadable(value, context);
+    return fromReadable(value, context, origin);
   } catch (readError) {
     // Reading what was thrown threw (a `message` getter that throws, a Proxy): said as that, and
     // blamed on the plugin's code, not passed on as if the service had said it.
@@ -184,8 +185,18 @@ function unreadableThrown(readError: unknown): string {
   return `it threw a value that could not be read (reading it threw: ${textOfThrown(readError)})`;
 }
 
+/** Where a thrown value came from, as far as the thrower's caller knows. */
+export interface ThrownOrigin {
+  /**
+   * Raised by the plugin's own code (a skill's run), not passed through from its adapter (the
+   * service's failure, which keeps its own words and hint): a bug the JavaScript engine reports
+   * there (isCodeFault) is then blamed on the plugin, not on the service or the arguments.
+   */
+  pluginCode?: boolean;
+}
+
 /** fromThrown of a value that is not a RuntimeError; may throw when reading the value throws. */
-function fromReadable(value: unknown, context: string | undefined): RuntimeError {
+function fromReadable(value: unknown, context: string | undefined, origin: ThrownOrigin): RuntimeError {
   const code = value && typeof value === "object" ? (value as { code?: unknown }).code : undefined;
   const known = typeof code === "string" && (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : "UPSTREAM_ERROR";
   const message = context ? `${context}: ${describeThrown(value)}` : describeThrown(value);
@@ -194,13 +205,37 @@ function fromReadable(value: unknown, context: string | undefined): RuntimeError
     return new RuntimeError("NOT_CONFIGURED", message, { missing: variables });
   }
   const carried = value && typeof value === "object" ? (value as { hint?: unknown; details?: unknown }) : {};
-  const hint = typeof carried.hint === "string" && carried.hint.trim() ? carried.hint : errorWords(value) === undefined ? NOT_AN_ERROR_HINT : undefined;
+  const hint =
+    typeof carried.hint === "string" && carried.hint.trim()
+      ? carried.hint
+      : errorWords(value) === undefined
+        ? NOT_AN_ERROR_HINT
+        : origin.pluginCode && known === "UPSTREAM_ERROR" && isCodeFault(value)
+          ? CODE_FAULT_HINT
+          : undefined;
   const details = carried.details && typeof carried.details === "object" && !Array.isArray(carried.details) ? (carried.details as Record<string, unknown>) : undefined;
   return new RuntimeError(known, message, details, hint);
 }
 
 const NOT_AN_ERROR_HINT =
   "The plugin's code (a skill or its adapter) threw a value that is not an Error and says nothing of what went wrong: a fault in the plugin, not in your arguments, and calling it again fails the same way. Tell the user the plugin needs fixing (it should throw an Error with a message); meanwhile do the work another way if you can.";
+
+const CODE_FAULT_HINT =
+  "The plugin's code has a bug: `message` is the JavaScript engine's report of it (a TypeError or ReferenceError in a skill), not the service's answer and not a fault in your arguments, so retrying or trying other arguments will not help. Tell the user the plugin needs fixing by its author (quote `message`); meanwhile do the work another way if you can (the plugin's tools).";
+
+/**
+ * Whether a thrown value is the JavaScript engine's report of a bug in the code that ran
+ * (`Cannot read properties of undefined`, `x is not a function`, `y is not defined`): a
+ * TypeError or ReferenceError with neither a `code` nor a `cause`. Node's own API errors carry a
+ * `code` (ERR_INVALID_URL, ERR_INVALID_ARG_TYPE: often a bad value from the arguments), and
+ * fetch's network failure is a TypeError `fetch failed` whose `cause` is the socket's error:
+ * neither is a bug, so neither is one here.
+ */
+export function isCodeFault(value: unknown): boolean {
+  if (!(value instanceof TypeError || value instanceof ReferenceError)) return false;
+  const { code, cause } = value as { code?: unknown; cause?: unknown };
+  return code === undefined && cause === undefined && value.message !== "fetch failed";
+}
 
 /**
  * The words a thrown value (or an error body) carries: an Error's message (else its name), a

@@ -35,6 +35,11 @@ export interface LoadedPlugin {
    * once it is built. Listed under the fleet's problems, as a plugin that failed to load is.
    */
   buildFailure?: string;
+  /**
+   * Its skill files that did not load (their problems masked): a run of one by name answers why,
+   * not that the plugin has no such skill (pipeline.ts).
+   */
+  failedSkills?: SkillLoadFailure[];
 }
 
 export interface PluginLoadFailure {
@@ -189,6 +194,7 @@ export async function loadPlugin(source: PluginSource, options: LoadOptions): Pr
   }
   // Not said here: the runtime says it once for all plugins (startup-notices.ts).
   plugin.skills = loaded.skills;
+  if (loaded.failures.length) plugin.failedSkills = loaded.failures.map((failure) => ({ ...failure, error: redacted(options, failure.error) }));
   const catalogOnly = configured ? undefined : catalogWithoutCredentials(manifest, options);
   if (catalogOnly) plugin.catalogOnly = catalogOnly;
   return { plugin, skillFailures: loaded.failures };
@@ -333,9 +339,8 @@ export async function loadPlugins(
         outcome.plugin = plugin;
         const { prefix, name } = plugin.manifest;
         for (const failure of skillFailures) {
-          const skill = path.basename(failure.file).replace(/\.(mjs|js)$/, "");
-          const message = `skill '${skill}' of plugin '${prefix}' failed to load (${failure.file}): ${failure.error}`;
-          fail(index, { location: failure.file, name, prefix, skill, error: message }, message);
+          const message = `skill '${failure.name}' of plugin '${prefix}' failed to load (${failure.file}): ${failure.error}`;
+          fail(index, { location: failure.file, name, prefix, skill: failure.name, error: message }, message);
         }
         for (const problem of manifestReferenceProblems(plugin.manifest, plugin.skills)) fail(index, { location: plugin.manifest.file, name, prefix, error: problem }, problem);
       } catch (error) {

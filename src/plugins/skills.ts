@@ -2,6 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Adapter, CallContext } from "../adapters/types.js";
 import type { ApprovedCall } from "../runtime/approved-call.js";
+import { RuntimeError } from "../errors.js";
 import { sha256Hex } from "../sha256.js";
 import { importWithDeadline } from "./import-deadline.js";
 import { skillArgsProblem } from "./skill-args.js";
@@ -62,8 +63,22 @@ export interface SkillContext extends CallContext {
 }
 
 export interface SkillLoadFailure {
+  /** The skill's name as far as it is known without its code: its file's name (`skills/count.mjs` is `count`). */
+  name: string;
   file: string;
   error: string;
+}
+
+/**
+ * The hint of a skill whose file does not load: the plugin is at fault, not the call, so it says
+ * who can fix it, not to change the arguments, retry, or pick another skill as if the name were a typo.
+ */
+export const UNLOADED_SKILL_HINT =
+  "Nothing was run: this skill exists but its file does not load (`message` says why and names the file), a fault in the plugin, not in your call, so no arguments or retry can fix it. Tell the user the plugin's author must fix that file (`agent-tools validate` shows the problem), then restart the agent-tools server; meanwhile do the work another way if you can (the plugin's tools, found with its _discover tool).";
+
+/** A skill's name from its file's: `skills/count.mjs` is `count`. */
+function nameOfFile(file: string): string {
+  return path.basename(file).replace(/\.(mjs|js|cjs)$/, "");
 }
 
 /** A skill module's file name in a skills folder: .js, .mjs or .cjs (Node imports all three), not hidden, not a test. */
@@ -98,7 +113,7 @@ function skillFiles(dir: string, entries: string[] | undefined): { files: string
     if (isDirectory) {
       const names = readdirSync(full).sort();
       for (const name of names) if (SKILL_FILE_NAME.test(name)) files.push(path.join(full, name));
-      for (const file of uncompiledTypeScript(full, names)) failures.push({ file, error: notJavaScriptProblem(file) });
+      for (const file of uncompiledTypeScript(full, names)) failures.push({ name: path.basename(file).replace(/\.[mc]?tsx?$/, ""), file, error: notJavaScriptProblem(file) });
     } else {
       files.push(full);
     }
@@ -204,7 +219,7 @@ const SKILL_NAME_RULE = "letters, digits, '_', '.' or '-', starting with a lette
 function skillOf(file: string, rawMeta: unknown, run: Skill["run"]): Skill {
   const meta = normaliseMeta(rawMeta);
   const fromMeta = typeof meta.name === "string" && meta.name !== "";
-  const name = fromMeta ? (meta.name as string) : path.basename(file).replace(/\.(mjs|js)$/, "");
+  const name = fromMeta ? (meta.name as string) : nameOfFile(file);
   if (!SKILL_NAME.test(name)) {
     const fix = fromMeta ? "change meta.name" : "rename the file, or set meta.name";
     throw new Error(`the skill's name ${JSON.stringify(name)} (${fromMeta ? "meta.name" : "from the file name"}) is not a valid skill name: use ${SKILL_NAME_RULE}; ${fix}`);
@@ -220,7 +235,7 @@ function deferredSkill(file: string, rawMeta: unknown, importTimeoutMs: number |
       (loaded) => loaded.run,
       (error: unknown) => {
         loading = undefined;
-        throw new Error(`skill file ${file} could not be loaded: ${loadProblem(error, file)}`);
+        throw new RuntimeError("UPSTREAM_ERROR", `skill file ${file} could not be loaded: ${loadProblem(error, file)}`, { file }, UNLOADED_SKILL_HINT);
       },
     );
     return (await loading)(adapter, args, context);
@@ -250,7 +265,7 @@ export async function loadSkills(dir: string, entries: string[] | undefined, opt
       const { run, meta } = await importSkill(file, options.importTimeoutMs);
       return { skill: skillOf(file, meta, run) };
     } catch (error) {
-      return { failure: { file, error: loadProblem(error, file) } };
+      return { failure: { name: nameOfFile(file), file, error: loadProblem(error, file) } };
     }
   };
   const found = skillFiles(dir, entries);
@@ -267,7 +282,7 @@ export async function loadSkills(dir: string, entries: string[] | undefined, opt
     const { skill } = outcome;
     const first = byName.get(skill.name);
     if (first) {
-      failures.push({ file: skill.file, error: `its name '${skill.name}' is already the name of the skill in ${first.file}; give one of them another meta.name (or file name)` });
+      failures.push({ name: nameOfFile(skill.file), file: skill.file, error: `its name '${skill.name}' is already the name of the skill in ${first.file}; give one of them another meta.name (or file name)` });
       continue;
     }
     byName.set(skill.name, skill);

@@ -4,6 +4,7 @@ import { forbiddenWrite } from "./access.js";
 import type { ConfirmedBy } from "./observer.js";
 import type { Session } from "./session.js";
 import { stepContext } from "./step-context.js";
+import { fromAdapter } from "./passed-through.js";
 
 /**
  * The gate: the last step before anything reaches a backend. It is a chain of policies, each an
@@ -312,22 +313,24 @@ export function gatedAdapter(adapter: Adapter, gate: SkillGate, runContext?: () 
    */
   const gatedMethod = (fn: AnyFunction, owner: object, name: string, property: string | symbol, ownerView: () => object): AnyFunction => {
     // The run's context unless the step brings one, joined to it if it does (step-context.ts): the run's stop aborts the step in flight.
-    if (name === "call") return (tool: unknown, args: unknown, ctx?: unknown) => afterGate(() => gate.call(tool as string, args), () => fn.call(owner, tool, args, stepContext(ctx, runContext?.())));
+    // What the adapter throws is marked as its own (passed-through.ts): a TypeError from it is not the skill's bug.
+    if (name === "call") return (tool: unknown, args: unknown, ctx?: unknown) => afterGate(() => gate.call(tool as string, args), () => fromAdapter(() => fn.call(owner, tool, args, stepContext(ctx, runContext?.()))));
     if (CONVERSIONS.has(property)) {
       return (...args: unknown[]) => {
         const converted = fn.apply(owner, args);
         return converted === owner ? ownerView() : converted;
       };
     }
+    if (READ_METHODS.has(name)) return (...args: unknown[]) => fromAdapter(() => fn.apply(owner, args));
     // Object's own methods (toString, hasOwnProperty) and the language's protocols reach nothing.
-    if (READ_METHODS.has(name) || property === "constructor" || WELL_KNOWN_SYMBOLS.has(property) || fn === (Object.prototype as unknown as Record<string | symbol, unknown>)[property]) {
+    if (property === "constructor" || WELL_KNOWN_SYMBOLS.has(property) || fn === (Object.prototype as unknown as Record<string | symbol, unknown>)[property]) {
       return fn.bind(owner) as AnyFunction;
     }
     // A call the adapter says only reads runs as it is (a synchronous method stays synchronous);
     // any other waits for the gate first.
     return (...args: unknown[]) => {
-      if (readsOnly(name, args)) return fn.apply(owner, args);
-      return afterGate(() => gate.method(name, args), () => fn.apply(owner, args));
+      if (readsOnly(name, args)) return fromAdapter(() => fn.apply(owner, args));
+      return afterGate(() => gate.method(name, args), () => fromAdapter(() => fn.apply(owner, args)));
     };
   };
 

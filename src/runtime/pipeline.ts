@@ -5,9 +5,10 @@ import type { Adapter, CallContext, Logger, ToolDescriptor } from "../adapters/t
 import type { Redactor } from "../adapters/shared/redact.js";
 import { describeThrown, fromThrown, RuntimeError } from "../errors.js";
 import type { LoadedPlugin } from "../plugins/loader.js";
-import type { Skill } from "../plugins/skills.js";
+import { UNLOADED_SKILL_HINT, type Skill } from "../plugins/skills.js";
 import type { ErrorAnswer, NextStep, OperationResult, SuccessKind } from "./answers.js";
 import { confirmedByOf, confirmFlag, gatedAdapter, passGate, strongerConfirmation, type GatePolicy, type GateRequest, type SkillGate } from "./gate.js";
+import { cameFromAdapter } from "./passed-through.js";
 import { approveCall } from "./approved-call.js";
 import { writeReason } from "./write-reason.js";
 import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confirmer } from "./confirm.js";
@@ -22,7 +23,7 @@ import { saysToolUnknown } from "./unknown-tool-answer.js";
 import type { MediaItem } from "./binary-content.js";
 import type { Session } from "./session.js";
 import { oneLine } from "./one-line.js";
-import { closestNames, foldName, normalise, unicodeFormNote } from "./similarity.js";
+import { closestNames, foldName, namesSame, normalise, unicodeFormNote } from "./similarity.js";
 import { isSchemaLike, skillReportedFailure, SkillReportedFailure } from "./skill-answer.js";
 import { noteUndeclaredArguments, placeStrayKeys } from "./stray-keys.js";
 import { validateArguments } from "./validation.js";
@@ -750,6 +751,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         if (skill) state.repairs.push({ kind: "matched-skill-case", message: `skill name '${sent}' was matched to '${skill.name}'${unicodeFormNote(sent, skill.name)}` });
       }
     }
+    if (!skill && sent) refuseUnloadedSkill(plugin, sent);
     if (!skill) {
       const suggestions = sent ? closestNames(sent, names) : [];
       const nameSent = (state.request as RepairedRequest).nameSent;
@@ -772,6 +774,25 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       });
     }
     state.skill = skill;
+  };
+
+  /**
+   * A skill of the plugin whose file did not load (loader.ts) is said as that — why, and which
+   * file — not as a name the plugin lacks with other skills to pick, as if it were a typo. Named
+   * as a skill is: case, separators and the plugin's prefix aside.
+   */
+  const refuseUnloadedSkill = (plugin: ReadyPlugin, sent: string): void => {
+    const prefix = plugin.manifest.prefix;
+    const failures = plugin.failedSkills ?? [];
+    const named = (name: string) => failures.find((failure) => namesSame(name, failure.name));
+    const failed = named(sent) ?? named(stripToolPrefix(sent, prefix, (bare) => named(bare) !== undefined, []) ?? "");
+    if (!failed) return;
+    throw new RuntimeError(
+      "UPSTREAM_ERROR",
+      `skill '${failed.name}' of plugin '${prefix}' exists but failed to load when the server started (${failed.file}): ${failed.error}`,
+      { skill: failed.name, file: failed.file },
+      UNLOADED_SKILL_HINT,
+    );
   };
 
   /** The plugin's tools for an error's words: none when they cannot be listed (the error at hand is what the answer is about). */
@@ -1194,7 +1215,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         if (start !== error) throw fromThrown(start, `${what} failed`);
         if (error instanceof DeadlineError) throw stoppedRunError(error, state.skill ? { skill: state.skill.name, sent: state.sent ?? [] } : { tool: state.tool?.name ?? "", writes: state.writes === true });
         const own = error instanceof SkillReportedFailure || (error instanceof RuntimeError && error.code !== "UPSTREAM_ERROR");
-        const failed = own ? error : fromThrown(error, `${what} failed`);
+        // A skill's own bug (a TypeError its code raised, not one its adapter passed on) is the plugin's fault, said so by the hint.
+        const failed = own ? error : fromThrown(error, `${what} failed`, { pluginCode: state.skill !== undefined && !cameFromAdapter(error) });
         // The downstream's own words (before the runtime's framing, which names the tool too).
         if (!own && state.tool && saysToolUnknown(describeThrown(error), state.tool.name)) return afterUnknownToDownstream(state, failed);
         // A skill that failed after sending writes: they may have taken effect; say which (stopped-run.ts).
