@@ -725,6 +725,16 @@ export const REST_BLOCK_SCHEMA = {
                     "minimum": 1,
                     "problem": "must be a positive integer",
                     "type": "integer"
+                  },
+                  "hasMorePath": {
+                    "pattern": "\\S",
+                    "problem": "must be a non-empty string",
+                    "type": "string"
+                  },
+                  "totalPath": {
+                    "pattern": "\\S",
+                    "problem": "must be a non-empty string",
+                    "type": "string"
                   }
                 }
               },
@@ -952,6 +962,16 @@ export const REST_TOOL_SCHEMA = {
               "minimum": 1,
               "problem": "must be a positive integer",
               "type": "integer"
+            },
+            "hasMorePath": {
+              "pattern": "\\S",
+              "problem": "must be a non-empty string",
+              "type": "string"
+            },
+            "totalPath": {
+              "pattern": "\\S",
+              "problem": "must be a non-empty string",
+              "type": "string"
             }
           }
         },
@@ -1190,6 +1210,16 @@ export const REST_PAGINATE_SCHEMA = {
       "minimum": 1,
       "problem": "must be a positive integer",
       "type": "integer"
+    },
+    "hasMorePath": {
+      "pattern": "\\S",
+      "problem": "must be a non-empty string",
+      "type": "string"
+    },
+    "totalPath": {
+      "pattern": "\\S",
+      "problem": "must be a non-empty string",
+      "type": "string"
     }
   }
 } as const;

@@ -1,4 +1,5 @@
 import { ASK_FOR_LESS } from "../../ask-for-less.js";
+import { parseJsonLossless } from "../../json-text-value.js";
 import { isPlainObject } from "../../plain-object.js";
 import { tailOf } from "../../runtime/argument-value.js";
 import { describeBinary, type BinaryBody } from "../shared/binary-body.js";
@@ -14,7 +15,8 @@ import type { ProcessResult } from "./process.js";
  * A manifest tool that declares `parse: "json"` (`strict`) fails when its stdout is not JSON or
  * was cut: its callers (skills) read the value as JSON, and text in its place would only break
  * them later with a stranger error. The runner's `parse` (module adapters) stays lenient: a stdout
- * that does not parse is returned as text. Everything is redacted.
+ * that does not parse is returned as text. Parsing loses no value, as a REST body's does: a number
+ * JSON.parse would change (an id past 2^53) becomes a string of its exact text. Everything is redacted.
  */
 
 export interface CliResult {
@@ -79,7 +81,8 @@ export function shapeResult(raw: ProcessResult, parse: "json" | "text", maxOutpu
   if (parse === "json" && raw.stdoutTruncated && strict) throw notJson(raw, maxOutputBytes, redactor, strict);
   if (parse === "json" && !raw.stdoutTruncated && !raw.stdoutBinary) {
     try {
-      stdout = JSON.parse(raw.stdout) as unknown;
+      // Lossless: an id past 2^53 would come back silently rounded (12345678901234567000).
+      stdout = parseJsonLossless(raw.stdout);
     } catch {
       if (strict) throw notJson(raw, maxOutputBytes, redactor, strict);
       // not JSON: returned as text (the runner's lenient parse)

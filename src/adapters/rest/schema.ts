@@ -45,6 +45,10 @@ export const PaginateSchema = Block("paginate", {
   start: Type.Optional(Type.Integer({ minimum: 0, problem: "must be a non-negative integer" })),
   itemsPath: Type.Optional(NonEmpty()),
   maxPages: Type.Optional(PositiveInt()),
+  /** page style: dot path of the service's own "more pages follow" sign (`has_more`, `next`). */
+  hasMorePath: Type.Optional(NonEmpty()),
+  /** page style: dot path of the service's count of all items (`total`). */
+  totalPath: Type.Optional(NonEmpty()),
 });
 
 export const ResultShapeSchema = Type.Object(

@@ -45,6 +45,13 @@ export interface PaginateSpec {
   itemsPath?: string;
   /** Most pages fetched in one call (default 10). */
   maxPages: number;
+  /**
+   * page style: dot path of the service's own sign that more pages follow (`has_more`, or a next
+   * URL or cursor such as `next`): true or a non-empty value reads on; false, null or "" ends.
+   */
+  hasMorePath?: string;
+  /** page style: dot path of the service's count of all items (`total`): reading ends once that many are read. */
+  totalPath?: string;
 }
 
 export type BodyMapping =
@@ -143,6 +150,8 @@ export function parsePaginate(value: unknown, field: string): PaginateSpec | und
     start: paginate.start ?? 1,
     itemsPath: paginate.itemsPath,
     maxPages: paginate.maxPages ?? DEFAULT_MAX_PAGES,
+    hasMorePath: paginate.hasMorePath,
+    totalPath: paginate.totalPath,
   };
 }
 
