@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
+import { inMiB } from "./byte-size.js";
 
 /**
  * Read a small file a user placed (config.json, an envFile, a plugin.json, a skill module) without trusting its path.
@@ -49,11 +50,6 @@ export function readProblem(error: unknown): string {
   return error instanceof FileShapeError ? error.problem : `cannot be read: ${(error as Error).message}`;
 }
 
-function mib(bytes: number): string {
-  const value = bytes / (1024 * 1024);
-  return `${Number.isInteger(value) ? value : value.toFixed(1)} MiB`;
-}
-
 function kindOf(stats: Stats): string {
   if (stats.isDirectory()) return "a directory";
   if (stats.isCharacterDevice()) return "a character device";
@@ -65,14 +61,14 @@ function kindOf(stats: Stats): string {
 
 function shapeProblem(file: string, stats: Stats, bound: FileBound): FileShapeError | undefined {
   if (!stats.isFile()) {
-    return new FileShapeError(file, `is ${kindOf(stats)}, not a regular file; ${bound.notRegularFix(mib(bound.limit))}`);
+    return new FileShapeError(file, `is ${kindOf(stats)}, not a regular file; ${bound.notRegularFix(inMiB(bound.limit))}`);
   }
   if (stats.size > bound.limit) return tooLarge(file, `is ${stats.size} bytes`, bound);
   return undefined;
 }
 
 function tooLarge(file: string, size: string, bound: FileBound): FileShapeError {
-  return new FileShapeError(file, `${size}, over the ${mib(bound.limit)} (${bound.limit}-byte) limit for a ${bound.kind}; nothing was read. ${bound.tooLargeFix(mib(bound.limit))}`);
+  return new FileShapeError(file, `${size}, over the ${inMiB(bound.limit)} (${bound.limit}-byte) limit for a ${bound.kind}; nothing was read. ${bound.tooLargeFix(inMiB(bound.limit))}`);
 }
 
 const CHUNK = 64 * 1024;

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { after, before, describe, it } from "node:test";
+import { unsafeRoot } from "../src/adapters/filesystem/guard.js";
 import { baseEnv, callJson, CLI_BIN, MCP_BIN, type RunResult } from "./helpers.js";
 
 // The two variables that set up the embedded default (AGENT_TOOLS_FS_ROOT, AGENT_TOOLS_MEMORY_FILE)
@@ -19,6 +20,9 @@ const home = path.join(scratch, "home");
 const project = path.join(scratch, "project");
 const aFile = path.join(scratch, "a-file");
 const aFolder = path.join(scratch, "a-folder");
+/** The session's runtime folder (XDG_RUNTIME_DIR) the processes are told of: its agents' sockets are never served. */
+const runtimeDir = path.join(scratch, "runtime");
+mkdirSync(runtimeDir);
 mkdirSync(home);
 mkdirSync(project);
 mkdirSync(aFolder);
@@ -35,6 +39,7 @@ function fleetEnv(extra: Record<string, string>): Record<string, string> {
     XDG_CACHE_HOME: path.join(home, ".cache"),
     AGENT_TOOLS_MEMORY_FILE: path.join(scratch, "memory.jsonl"),
     AGENT_TOOLS_FS_ROOT: project,
+    XDG_RUNTIME_DIR: runtimeDir,
     ...extra,
   });
 }
@@ -86,6 +91,8 @@ describe("agent-tools validate with a wrong AGENT_TOOLS_FS_ROOT", () => {
     ["the root of the disk", "/", /AGENT_TOOLS_FS_ROOT=\/ is refused: \/ is the root of the disk/, /set AGENT_TOOLS_FS_ROOT to an existing project folder/],
     // Other users' and programs' sockets and temp files; a project folder made under it is served (`project` is one).
     ["the shared temp folder itself", realpathSync(tmpdir()), /is refused: \S+ is a shared temp folder \(\/tmp, \/var\/tmp, \/dev\/shm, TMPDIR\), where other users and programs keep their files/, /set AGENT_TOOLS_FS_ROOT to an existing project folder/],
+    // The session's agents' sockets (ssh-agent, gpg-agent, D-Bus): served, they would be the sandbox's.
+    ["the user's runtime folder (XDG_RUNTIME_DIR)", runtimeDir, /is refused: \S+\/runtime is a user's runtime folder \(\/run\/user\/<uid>, XDG_RUNTIME_DIR\), where the session's agents keep their sockets \(ssh-agent, gpg-agent, D-Bus\)/, /set AGENT_TOOLS_FS_ROOT to an existing project folder/],
   ];
   for (const [what, value, why, fix] of cases) {
     it(`fails on ${what}, naming the variable, what is wrong and the fix; the plugin is not configured`, async () => {
@@ -112,6 +119,15 @@ describe("agent-tools validate with a wrong AGENT_TOOLS_FS_ROOT", () => {
       assert.equal(code, 0, JSON.stringify(found.problems));
       assert.equal(pluginOf(found, "filesystem").configured, true);
     }
+  });
+});
+
+describe("the rule of folders never served (unsafeRoot), for the runtime folders of Linux's users", () => {
+  it("refuses /run/user/<uid> and /run/user, not a folder beside them", () => {
+    for (const folder of ["/run/user/1000", "/run/user/0", "/run/user"]) {
+      assert.equal(unsafeRoot(folder, home), `${folder} is a user's runtime folder (/run/user/<uid>, XDG_RUNTIME_DIR), where the session's agents keep their sockets (ssh-agent, gpg-agent, D-Bus)`);
+    }
+    assert.equal(unsafeRoot(path.join(scratch, "run", "user", "1000"), home), undefined);
   });
 });
 

@@ -25,6 +25,9 @@ async function exec(client: Client, command: string): Promise<ExecAnswer> {
   return payload as unknown as ExecAnswer;
 }
 
+/** The session's runtime folder (XDG_RUNTIME_DIR) every server here is told of: its agents' sockets (ssh-agent, gpg-agent, D-Bus) are never mounted. */
+const RUNTIME_DIR = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-runtime-dir-")));
+
 // Where a client may start the server, and why the mount is refused there. The shared temp
 // folders themselves hold other users' and programs' files (sockets, temp files with tokens); a
 // folder made under one, as every other test here mounts, is a project's.
@@ -33,6 +36,7 @@ const REFUSED_PLACES = [
   { where: "home", label: "the home folder", why: /the working directory \S+ is the home folder/ },
   { where: realpathSync(tmpdir()), label: "the temp folder itself", why: /the working directory \S+ is a shared temp folder \(\/tmp, \/var\/tmp, \/dev\/shm, TMPDIR\), where other users and programs keep their files \(sockets, temp files holding tokens\)/ },
   ...(existsSync("/var/tmp") ? [{ where: "/var/tmp", label: "/var/tmp", why: /the working directory \/var\/tmp is a shared temp folder/ }] : []),
+  { where: RUNTIME_DIR, label: "the user's runtime folder (XDG_RUNTIME_DIR)", why: /the working directory \S+ is a user's runtime folder \(\/run\/user\/<uid>, XDG_RUNTIME_DIR\), where the session's agents keep their sockets \(ssh-agent, gpg-agent, D-Bus\)/ },
 ];
 
 for (const { where, label, why } of REFUSED_PLACES) {
@@ -41,7 +45,7 @@ for (const { where, label, why } of REFUSED_PLACES) {
     before(async () => {
       const home = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-mount-home-")));
       writeFileSync(path.join(home, "notes.txt"), "home notes\n");
-      const env = baseEnv({ HOME: home, XDG_STATE_HOME: home, AGENT_TOOLS_PLUGINS_DIR: path.join(home, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1", SECRET_API_TOKEN: SECRET });
+      const env = baseEnv({ HOME: home, XDG_STATE_HOME: home, AGENT_TOOLS_PLUGINS_DIR: path.join(home, "noplugins"), AGENT_TOOLS_EXEC_MOUNT_CWD: "1", SECRET_API_TOKEN: SECRET, XDG_RUNTIME_DIR: RUNTIME_DIR });
       const transport = new StdioClientTransport({ command: process.execPath, args: [MCP_BIN], env, cwd: where === "home" ? home : where, stderr: "pipe" });
       client = new Client({ name: "mount-safety-test", version: "0.0.0" });
       await client.connect(transport);

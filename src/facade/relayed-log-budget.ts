@@ -1,3 +1,5 @@
+import { exactSizeWords, KIB, MIB } from "../byte-size.js";
+
 /**
  * How many of a downstream server's log messages one request relays to the agent's client, and
  * how many bytes of them: a burst, then a rate (two token buckets, one counting messages, one
@@ -29,21 +31,11 @@ export interface LogBudget {
   perSecondBytes: number;
 }
 
-const KIB = 1024;
-const MIB = 1024 * KIB;
-
 export const RELAYED_LOG_BUDGET: LogBudget = { burst: 100, perSecond: 10, burstBytes: MIB, perSecondBytes: 100 * KIB };
 
 /** A message's size as the byte bound counts it. */
 function sizeOf(data: unknown): number {
   return Buffer.byteLength(typeof data === "string" ? data : (JSON.stringify(data) ?? ""));
-}
-
-/** A byte count as the drop line says it: whole MiB or KiB when it is one, else bytes. */
-function sizeWords(bytes: number): string {
-  if (bytes % MIB === 0) return `${bytes / MIB} MiB`;
-  if (bytes % KIB === 0) return `${bytes / KIB} KiB`;
-  return `${bytes} bytes`;
 }
 
 export class RelayedLogBudget {
@@ -91,7 +83,7 @@ export class RelayedLogBudget {
     const { burst, perSecond, burstBytes, perSecondBytes } = this.#budget;
     const bounds = [
       ...(this.#droppedByCount ? [`at most ${burst} at once, then ${perSecond} a second`] : []),
-      ...(this.#droppedByBytes ? [`at most ${sizeWords(burstBytes)} of them at once, then ${sizeWords(perSecondBytes)} a second`] : []),
+      ...(this.#droppedByBytes ? [`at most ${exactSizeWords(burstBytes)} of them at once, then ${exactSizeWords(perSecondBytes)} a second`] : []),
     ];
     this.#droppedByCount = 0;
     this.#droppedByBytes = 0;

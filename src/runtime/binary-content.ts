@@ -1,3 +1,5 @@
+import { inMiB } from "../byte-size.js";
+
 /**
  * The binary items of an MCP result (image, audio, a resource with a `blob`), kept out of the
  * answer's JSON. Base64 in the JSON costs the model's context a token per few bytes of noise, and
@@ -29,7 +31,7 @@ export const MAX_MEDIA_ITEMS = 20;
 
 /** What a placeholder says of a binary the JSON does not carry. */
 export const LEFT_OUT = "binary left out of the text";
-const OVER_CAP = `${LEFT_OUT}; not passed on either: the images and audio of one answer are capped at ${MAX_MEDIA_BYTES / 1024 / 1024} MiB in all`;
+const OVER_CAP = `${LEFT_OUT}; not passed on either: the images and audio of one answer are capped at ${inMiB(MAX_MEDIA_BYTES)} in all`;
 const OVER_COUNT = `${LEFT_OUT}; not passed on either: one answer passes on at most ${MAX_MEDIA_ITEMS} images and audio; ask the tool for fewer at a time to get the rest`;
 
 /**

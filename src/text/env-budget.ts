@@ -1,4 +1,5 @@
 import type { SandboxAccount } from "./memory-budget.js";
+import { sizeWords } from "../byte-size.js";
 
 /**
  * The variables a session carries from one call to the next live in the server's memory as much
@@ -26,10 +27,6 @@ export interface CarriedVariables {
   refusal?: string;
 }
 
-function mib(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB` : `${bytes} bytes`;
-}
-
 /**
  * Charge the move from `previous` (already charged as `previousBytes`) to `next`. When the account
  * refuses, the variables the command line set or grew are put back as they were (a new one is
@@ -55,7 +52,7 @@ export function chargeCarriedEnv(account: SandboxAccount | undefined, previous: 
     const size = variableBytes(name, next[name] ?? "");
     if (previous[name] === undefined) delete env[name];
     else env[name] = previous[name];
-    refused.push(`${name} (${mib(size)})`);
+    refused.push(`${name} (${sizeWords(size)})`);
     const kept = envBytes(env);
     try {
       account.charge(kept - previousBytes);

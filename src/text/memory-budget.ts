@@ -1,4 +1,5 @@
 import type { FileContent, IFileSystem } from "just-bash";
+import { inMiB, MIB } from "../byte-size.js";
 
 /**
  * One memory budget for the files of every sandbox of the process together, beside each
@@ -15,7 +16,7 @@ import type { FileContent, IFileSystem } from "just-bash";
  * once and credited per name, `ln a h; rm a` in a loop held 124 MiB while 0 was counted).
  */
 
-export const MIB = 1024 * 1024;
+export { MIB };
 export const DEFAULT_SANDBOXES_BUDGET_BYTES = 512 * MIB;
 export const DEFAULT_SANDBOX_BYTES = 128 * MIB;
 
@@ -24,10 +25,6 @@ export interface MemoryBudgetOptions {
   totalBytes: number;
   /** One sandbox (AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB). */
   perSandboxBytes: number;
-}
-
-function mib(bytes: number): string {
-  return `${Math.round((bytes / MIB) * 10) / 10} MiB`;
 }
 
 function enospc(message: string): Error {
@@ -51,7 +48,7 @@ export class SandboxMemoryBudget {
   move(delta: number): void {
     if (delta > 0 && this.#used + delta > this.options.totalBytes) {
       throw enospc(
-        `the memory budget of all sandboxes together is spent (${mib(this.#used)} of ${mib(this.options.totalBytes)} in use, ${mib(delta)} more asked; AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB): remove files you no longer need with rm, write smaller results (filter with grep/jq/head first), or retry when other sessions have ended`,
+        `the memory budget of all sandboxes together is spent (${inMiB(this.#used)} of ${inMiB(this.options.totalBytes)} in use, ${inMiB(delta)} more asked; AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB): remove files you no longer need with rm, write smaller results (filter with grep/jq/head first), or retry when other sessions have ended`,
       );
     }
     this.#used = Math.max(0, this.#used + delta);
@@ -72,7 +69,7 @@ export class SandboxAccount {
     if (this.#closed || delta === 0) return;
     if (delta > 0 && this.#used + delta > this.budget.options.perSandboxBytes) {
       throw enospc(
-        `this session's sandbox files would exceed their cap (${mib(this.#used)} of ${mib(this.budget.options.perSandboxBytes)} in use, ${mib(delta)} more asked; AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB): remove files you no longer need with rm, or keep only the part you need (grep/jq/head) instead of whole results`,
+        `this session's sandbox files would exceed their cap (${inMiB(this.#used)} of ${inMiB(this.budget.options.perSandboxBytes)} in use, ${inMiB(delta)} more asked; AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB): remove files you no longer need with rm, or keep only the part you need (grep/jq/head) instead of whole results`,
       );
     }
     const credited = Math.max(-this.#used, delta);

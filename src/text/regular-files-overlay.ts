@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import type { FsStat, OverlayFs, OverlayFsOptions } from "just-bash";
 import { KERNEL_FOLDERS } from "../adapters/filesystem/guard.js";
+import { inMiB } from "../byte-size.js";
 import { describeThrown } from "../runtime/errors.js";
 import { isHiddenSegments } from "./hidden-files-fs.js";
 
@@ -151,7 +152,7 @@ export function regularFilesOverlay(Overlay: typeof OverlayFs, options: OverlayF
       if (entry && !entry.isFile && !entry.isDirectory && !entry.isSymbolicLink) throw refuse(path, kindOf(entry.mode));
       if (entry?.dev !== undefined && kernelDevs.has(Number(entry.dev))) throw refuse(path, `on a kernel filesystem (${KERNEL_FOLDERS.join(", ")})`);
       // The overlay refuses a larger file with EFBIG, which commands print as "No such file or directory".
-      if (entry?.isFile && maxBytes > 0 && entry.size > maxBytes) throw refuse(path, `${entry.size} bytes`, `the sandbox reads files of up to ${maxBytes / 2 ** 20} MiB; read a part of it with the filesystem plugin's tools, or ask for a smaller file`);
+      if (entry?.isFile && maxBytes > 0 && entry.size > maxBytes) throw refuse(path, `${entry.size} bytes`, `the sandbox reads files of up to ${inMiB(maxBytes)}; read a part of it with the filesystem plugin's tools, or ask for a smaller file`);
       return notingDenied(path, () => super.readFileBuffer(path, seen));
     }
     override readdir(path: string): Promise<string[]> {

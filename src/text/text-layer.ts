@@ -17,6 +17,7 @@ import { pluginCommandName } from "./reserved-names.js";
 import { shellCommandNames } from "./exec-command-name.js";
 import { mayUsePlugin, seesWholeFleet } from "../runtime/access.js";
 import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemoryBudget } from "./memory-budget.js";
+import { inMiB } from "../byte-size.js";
 import { fileIdentity, type FileIdentity } from "./same-file.js";
 import { createSandbox, loadJustBash, SANDBOX_LIMITS, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
 import { isOnValue } from "../env-switch.js";
@@ -140,11 +141,11 @@ function limitAdvice(stderr: string): string {
   let instead = "make loops finite and outputs smaller";
   if (/line limit|element limit|result limit|array/i.test(stderr)) instead = "the input had too many lines or elements for that command: ask the tool for fewer items (a filter, a page size, a limit), or cut the result down with jq first (e.g. jq -c '.result.items[] | {id, title}') and then grep or sort its lines";
   else if (/too many commands|iteration/i.test(stderr)) instead = "the line ran too many commands or loop iterations: do the work in one jq, awk or sed over the whole input instead of a shell loop per line, or ask the tool for fewer items";
-  else if (/output size/i.test(stderr)) instead = `the line printed more than ${SANDBOX_LIMITS.maxOutputSize / 1024 / 1024} MiB in all (what goes through pipes or into files counts too): ask the tool for less, and filter right after the command (jq, grep, head)`;
+  else if (/output size/i.test(stderr)) instead = `the line printed more than ${inMiB(SANDBOX_LIMITS.maxOutputSize)} in all (what goes through pipes or into files counts too): ask the tool for less, and filter right after the command (jq, grep, head)`;
   else if (/input size limit exceeded/i.test(stderr)) {
     // Checked on the size a file has on disk before it is read: a large file in /workdir stops `head -c 10` too.
     const bytes = Number(/input size limit exceeded \((\d+) bytes\)/i.exec(stderr)?.[1]);
-    const limit = Number.isFinite(bytes) ? `${bytes / MIB} MiB` : "its limit";
+    const limit = Number.isFinite(bytes) ? inMiB(bytes) : "its limit";
     instead = `a command's input was larger than the sandbox reads (${limit}; a file counts by its size on disk, so a larger file cannot be read in the sandbox at all, not even its first bytes): read a part of it with the filesystem plugin's tools (outside the sandbox), or ask for a smaller file`;
   } else if (/string length/i.test(stderr)) instead = "a value was too long: keep large data in files and filter it (jq, grep) rather than in variables";
   return `agent-tools: a sandbox limit stopped the command line${settable}: ${instead}; the limits are listed under README "The sandbox"\n`;

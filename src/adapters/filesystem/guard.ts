@@ -39,6 +39,20 @@ const SYSTEM_FOLDERS = new Set(["/bin", "/boot", "/etc", "/home", "/lib", "/lib6
  */
 const SHARED_TEMP_FOLDERS = ["/tmp", "/var/tmp", "/dev/shm"];
 
+/**
+ * The user's runtime folders: XDG_RUNTIME_DIR, on Linux /run/user/<uid> (and /run/user, which
+ * holds every user's). The session's agents keep their sockets there (ssh-agent, gpg-agent,
+ * D-Bus, the keyring): a sandbox given that folder could sign with the user's keys or talk to the
+ * session bus. Refused as themselves, like the shared temp folders.
+ */
+const USER_RUNTIME_FOLDER = /^\/run\/user(\/\d+)?$/;
+
+function isUserRuntimeFolder(real: string): boolean {
+  if (USER_RUNTIME_FOLDER.test(real)) return true;
+  const xdg = process.env.XDG_RUNTIME_DIR;
+  return xdg !== undefined && path.isAbsolute(xdg) && realOrSelf(path.resolve(xdg)) === real;
+}
+
 function sharedTempFolders(): Set<string> {
   return new Set([...SHARED_TEMP_FOLDERS, "/run/shm", os.tmpdir()].map((folder) => realOrSelf(path.resolve(folder))));
 }
@@ -55,6 +69,7 @@ export function unsafeRoot(dir: string, home: string = os.homedir()): string | u
   // Before the home and kernel folders: what /tmp or /dev/shm is (and holds) is the reason to tell,
   // also where the home folder is a folder made under /tmp.
   if (sharedTempFolders().has(real)) return `${real} is a shared temp folder (${SHARED_TEMP_FOLDERS.join(", ")}, TMPDIR), where other users and programs keep their files (sockets, temp files holding tokens)`;
+  if (isUserRuntimeFolder(real)) return `${real} is a user's runtime folder (/run/user/<uid>, XDG_RUNTIME_DIR), where the session's agents keep their sockets (ssh-agent, gpg-agent, D-Bus)`;
   const realHome = realOrSelf(home);
   const relative = path.relative(real, realHome);
   if (relative === "") return `${real} is the home folder`;

@@ -3,6 +3,7 @@ import type { Redactor } from "../shared/redact.js";
 import { McpAdapterError } from "./errors.js";
 import { OAuthTokenStore, resolveStorePath, TOKEN_STORE_SHAPE, type SharedTokenState } from "./oauth-token-store.js";
 import type { McpAuthSpec } from "./spec.js";
+import type { Cancellation } from "../../cancel.js";
 
 /**
  * The bearer token of an HTTP MCP server: the `tokenEnv` host variable when set, else the OAuth
@@ -17,10 +18,14 @@ import type { McpAuthSpec } from "./spec.js";
 /** How long a token refused right after its refresh blocks another refresh, when the store stays unchanged. */
 const REFUSED_MEMORY_MS = 5 * 60_000;
 
+/**
+ * `cancel` (token, refreshAfter401): the caller's cancellation. A refresh waiting for another
+ * process's lock on the store stops waiting for this caller when it fires (oauth-token-store.ts).
+ */
 export interface BearerSource {
-  token(): Promise<string>;
+  token(cancel?: Cancellation): Promise<string>;
   /** A new token after `rejected` was refused, or undefined when the source has none. */
-  refreshAfter401(rejected: string): Promise<string | undefined>;
+  refreshAfter401(rejected: string, cancel?: Cancellation): Promise<string | undefined>;
   /** The new token from refreshAfter401 was refused too: do not refresh for it again. */
   refusedAfterRefresh?(token: string): void;
 }
@@ -91,14 +96,14 @@ export function createBearerSource(
     return value || undefined;
   };
   return {
-    async token() {
+    async token(cancel) {
       const envToken = fromEnv();
       if (envToken) return envToken;
       const tokenStore = getStore();
-      if (tokenStore) return tokenStore.accessToken().catch((error: unknown) => Promise.reject(storeFailure(error, auth, options.env, options.baseDir)));
+      if (tokenStore) return tokenStore.accessToken(cancel).catch((error: unknown) => Promise.reject(storeFailure(error, auth, options.env, options.baseDir)));
       throw new McpAdapterError("NOT_CONFIGURED", `MCP server '${options.name}' needs a bearer token: set $${auth.tokenEnv ?? "TOKEN"} on the host`);
     },
-    async refreshAfter401(rejected) {
+    async refreshAfter401(rejected, cancel) {
       if (fromEnv()) return undefined;
       const tokenStore = getStore();
       if (!tokenStore) return undefined;
@@ -107,7 +112,7 @@ export function createBearerSource(
       const stored = await tokenStore.reread().catch(fail);
       if (stored !== rejected) return stored;
       if (stillRefused(rejected, tokenStore) || !(await tokenStore.canRefresh())) return undefined;
-      return tokenStore.refresh(rejected).catch(fail);
+      return tokenStore.refresh(rejected, cancel).catch(fail);
     },
     refusedAfterRefresh(token) {
       refusedFresh = { token, version: store?.version(), at: now() };
@@ -115,7 +120,12 @@ export function createBearerSource(
   };
 }
 
-/** A fetch that sends `Authorization: Bearer <token>` and retries once with a refreshed token on 401. */
+/**
+ * A fetch that sends `Authorization: Bearer <token>` and retries once with a refreshed token on 401.
+ * The request's signal is the caller's for a refresh: the SDK joins the request's own cancellation
+ * into it for a 2026-07-28 server; for a 2025-era one it is the connection's alone, and a call's
+ * cancel reaches the token's refresh before the request (OpenedTransport.prepare).
+ */
 export function authFetch(source: BearerSource, base: typeof fetch = fetch): typeof fetch {
   const withToken = (init: RequestInit | undefined, token: string): RequestInit => {
     const headers = new Headers(init?.headers);
@@ -123,12 +133,13 @@ export function authFetch(source: BearerSource, base: typeof fetch = fetch): typ
     return { ...init, headers };
   };
   return async (input, init) => {
-    const token = await source.token();
+    const signal = init?.signal ?? undefined;
+    const token = await source.token(signal);
     const response = await base(input, withToken(init, token));
     if (response.status !== 401) return response;
     // Only a body that can be sent again (the SDK sends JSON strings) may be retried.
     if (init?.body !== undefined && init.body !== null && typeof init.body !== "string") return response;
-    const fresh = await source.refreshAfter401(token);
+    const fresh = await source.refreshAfter401(token, signal);
     if (!fresh) return response;
     await response.body?.cancel().catch(() => undefined);
     const retried = await base(input, withToken(init, fresh));

@@ -90,10 +90,10 @@ export class CallGate {
     if (error instanceof FileLockBusyError) {
       return new McpAdapterError(
         "UPSTREAM_TIMEOUT",
-        `${label}: tools/call '${tool}' was not sent: it waited ${error.waitedMs} ms for the lock ${lockFile}, which another process held all that time (another agent-tools runtime calling the same server, such as a second client window); the server was not called, so nothing changed`,
+        `${label}: tools/call '${tool}' was not sent: it waited ${error.waitedMs} ms for the lock ${lockFile}, which another process${error.byWhom} held all that time (another agent-tools runtime calling the same server, such as a second client window); the server was not called, so nothing changed`,
         {
-          hint: `Call again when the other process's call is done. A lock left by a process that died is taken over once it is ${LOCK_STALE_MS / 1000} s old, so a lock that stays busy is held by a running process; with no other runtime running, remove the folder ${lockFile}.`,
-          details: { lockFile, waitedMs: error.waitedMs },
+          hint: `Call again when the other process's call is done. A lock left by a process that died is taken over once it is ${LOCK_STALE_MS / 1000} s old, so a lock that stays busy is held by a running process; ${error.removeAdvice("runtime")}.`,
+          details: { lockFile, waitedMs: error.waitedMs, ...(error.holder ? { holder: error.holder } : {}) },
         },
       );
     }

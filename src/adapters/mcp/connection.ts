@@ -43,6 +43,15 @@ export interface OpenedTransport {
   ended?(): string | undefined;
   /** The tools/call fast lane on this connection (stdio; call-lane.ts), unless turned off. */
   lane?: ToolCallLane;
+  /**
+   * Readies what a request needs before it is handed to the SDK, under the caller's cancellation:
+   * an HTTP server's OAuth token, whose refresh may wait for another process's lock on the store.
+   * Inside the SDK's fetch that wait cannot hear a call's cancel (a 2025-era request's fetch gets
+   * only the connection's signal), and a request cancelled there would still be sent once the lock
+   * was free, the token endpoint called for nobody. Here a cancel ends the wait before anything is
+   * sent, with the caller's own answer (cancelled, or its deadline).
+   */
+  prepare?(cancel: Cancellation | undefined): Promise<unknown>;
   /** Stop: close the connection; for stdio wait for the child to exit (killing it after a grace period). */
   close(): Promise<void>;
 }
@@ -387,8 +396,9 @@ export class McpConnection {
     this.idleLimitMs = this.options.idleTimeoutMs;
     const options = requestOptions(control);
     const live = this.live;
-    // The server is not up: the loop starts it (and retries an expired session once).
-    if (!live || live.gone) return this.attempts(0, what, control, fn, options).finally(this.requestDone);
+    // The server is not up: the loop starts it (and retries an expired session once). A request
+    // with something to ready first (prepare) goes through the loop too.
+    if (!live || live.gone || live.opened.prepare) return this.attempts(0, what, control, fn, options).finally(this.requestDone);
     // The usual request, to a server that is up: callbacks instead of the loop's async frame kept
     // alive across every call (allocation per call); a failure joins the loop's handling.
     return asPromise(fn, live.client, options, live.opened.lane).then(
@@ -405,6 +415,7 @@ export class McpConnection {
     let live: Live | undefined;
     try {
       live = await this.ensureLive(options);
+      if (live.opened.prepare) await live.opened.prepare(control.signal);
       return await fn(live.client, options, live.opened.lane);
     } catch (error) {
       return await this.afterFailure(error, attempt, live, what, control, fn, options);

@@ -13,6 +13,7 @@ import { resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
 import type { ConnectOptions, OpenedTransport, TransportOpener } from "./connection.js";
 import { McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode } from "./errors.js";
 import type { McpHttpSpec } from "./spec.js";
+import type { Cancellation } from "../../cancel.js";
 
 /**
  * Opens an HTTP MCP server: Streamable HTTP first (either protocol era, negotiated by the client),
@@ -75,8 +76,9 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
         ...(options.shared ? { shared: options.shared } : {}),
         resource: canonicalResource(url),
       });
-      // Fail early (NOT_CONFIGURED) when there is no token at all.
-      await bearer.token();
+      // Fail early (NOT_CONFIGURED) when there is no token at all. Under the start's cancellation:
+      // a refresh waiting for another process's lock ends with the call that started the server.
+      await bearer.token(requestOptions.signal);
     }
     // Each request gets its own abort signal, so the connection's one signal does not collect a listener per request (own-request-signal.ts).
     const baseFetch = withOwnRequestSignal(options.fetch ?? fetch);
@@ -84,12 +86,15 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
     // A 429 or 5xx keeps its Retry-After, which the SDK's own error drops (retry-after.ts).
     const fetchImpl = withRetryAfter(cappedFetch(maxResponseBytesFrom(hostEnv), `MCP server '${options.name}'`, bearer ? authFetch(bearer, baseFetch) : baseFetch));
     const requestInit: RequestInit = { headers };
+    // The bearer token is readied under each request's cancellation before the SDK sends it (OpenedTransport.prepare).
+    const source = bearer;
+    const prepare = source ? { prepare: (cancel: Cancellation | undefined) => source.token(cancel) } : {};
 
     const connectSse = async (): Promise<{ client: Client; opened: OpenedTransport }> => {
       const transport = new SSEClientTransport(url, { requestInit, fetch: fetchImpl });
       const client = makeClient();
       await connectOrClose(client, transport, requestOptions);
-      return { client, opened: { kind: "sse", close: () => client.close() } };
+      return { client, opened: { kind: "sse", ...prepare, close: () => client.close() } };
     };
 
     if (spec.type === "sse") return connectSse();
@@ -121,6 +126,7 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
     }
     const opened: OpenedTransport = {
       kind: "streamable-http",
+      ...prepare,
       sessionId: () => transport.sessionId,
       close: async () => {
         // Tell the server the session is over (best effort), then drop the connection.

@@ -8,6 +8,8 @@ import { McpAdapterError, errorMessage } from "./errors.js";
 import { replaceFile } from "../../replace-file.js";
 import { readBoundedFileWithStats, readProblem, type FileBound } from "../../bounded-file.js";
 import { acquireFileLock, FileLockBusyError } from "../../file-lock.js";
+import type { Cancellation } from "../../cancel.js";
+import { SharedWork } from "../../shared-work.js";
 
 /**
  * An OAuth token store file written by a sign-in flow:
@@ -170,7 +172,7 @@ export class OAuthTokenStore {
   private tokens: StoredTokens | undefined;
   /** The file's identity when `tokens` was read from it: a different one means it was rewritten. */
   private signature: string | undefined;
-  private refreshing: Promise<string> | undefined;
+  private refreshing: SharedWork<string> | undefined;
   private readonly now: () => number;
   /** The shared state's key of the token set, and of the file identity this host last read or wrote. */
   private readonly sharedKey: string;
@@ -183,10 +185,10 @@ export class OAuthTokenStore {
     this.seenKey = `oauth-seen:${options.fileHost ?? os.hostname()}:${name}`;
   }
 
-  /** A valid access token: read from the file, refreshed first when expired. */
-  async accessToken(): Promise<string> {
+  /** A valid access token: read from the file, refreshed first when expired. `cancel`: the caller's (see refresh). */
+  async accessToken(cancel?: Cancellation): Promise<string> {
     const tokens = await this.load();
-    if (expiresBy(tokens, this.now()) && tokens.refresh_token) return this.refresh(tokens.access_token);
+    if (expiresBy(tokens, this.now()) && tokens.refresh_token) return this.refresh(tokens.access_token, cancel);
     return tokens.access_token;
   }
 
@@ -198,15 +200,23 @@ export class OAuthTokenStore {
   /**
    * Refresh (single-flight). `rejected` is the token the server refused: when the store already
    * holds a different one (another caller refreshed), that one is returned without a new grant.
+   *
+   * `cancel` is the caller's (its client's cancel, its deadline): when it fires, this caller stops
+   * waiting at once, with its reason. The refresh itself stops only once every caller waiting for
+   * it has left, and only while it still waits for the store's lock: nothing was sent to the
+   * token endpoint then. A token request already sent is seen through (the provider may have
+   * rotated the refresh token on receiving it, and its answer is the only copy of the new one).
    */
-  async refresh(rejected?: string): Promise<string> {
-    const shared = this.options.shared;
-    this.refreshing ??= (
-      shared ? this.withSharedLock(shared, async () => this.refreshHeld(rejected, await this.target())) : this.refreshLocked(rejected)
-    ).finally(() => {
-      this.refreshing = undefined;
-    });
-    return this.refreshing;
+  async refresh(rejected?: string, cancel?: Cancellation): Promise<string> {
+    if (!this.refreshing || this.refreshing.stopped) {
+      const shared = this.options.shared;
+      const work = new SharedWork((stop) => (shared ? this.withSharedLock(shared, async () => this.refreshHeld(rejected, await this.target())) : this.refreshLocked(rejected, stop)));
+      this.refreshing = work;
+      work.finally(() => {
+        if (this.refreshing === work) this.refreshing = undefined;
+      });
+    }
+    return this.refreshing.join(cancel);
   }
 
   private withSharedLock<T>(shared: SharedTokenState, work: () => Promise<T>): Promise<T> {
@@ -214,12 +224,12 @@ export class OAuthTokenStore {
   }
 
   /** Under this host's file lock (shared state, when there is one, brings its own lock). */
-  private async refreshLocked(rejected: string | undefined): Promise<string> {
+  private async refreshLocked(rejected: string | undefined, stop: Cancellation): Promise<string> {
     // Resolved now, not once: a link re-pointed since the last refresh has its new target locked,
     // read and rewritten (a path kept from before would spend one file's refresh token and write
     // the new tokens into the other, which keeps its spent one).
     const target = await this.target();
-    const release = await this.lock(target);
+    const release = await this.lock(target, stop);
     try {
       return await this.refreshHeld(rejected, target);
     } finally {
@@ -241,22 +251,25 @@ export class OAuthTokenStore {
    * Take `<target>.lock` (file-lock.ts, the path earlier versions locked too, so runtimes of both
    * kinds still take turns). A refresh waits up to LOCK_WAIT_STALES times the stale age: long
    * enough for a live holder's token request (its own timeout, 15 s by default) and for a dead
-   * holder's lock to go stale and be taken over.
+   * holder's lock to go stale and be taken over. The wait ends when `stop` fires (every caller
+   * waiting for this refresh was cancelled), with its reason.
    */
-  private async lock(target: string): Promise<() => Promise<void>> {
+  private async lock(target: string, stop: Cancellation): Promise<() => Promise<void>> {
     const staleMs = Math.max(MIN_STORE_LOCK_STALE_MS, this.options.lockStaleMs ?? STORE_LOCK_STALE_MS);
     const lockFile = `${target}.lock`;
     try {
       // No onCompromised: a lock taken over while this process still refreshes is not worth crashing for (the helper's default ignores it).
-      return await acquireFileLock(lockFile, { until: Date.now() + staleMs * LOCK_WAIT_STALES, staleMs });
+      return await acquireFileLock(lockFile, { until: Date.now() + staleMs * LOCK_WAIT_STALES, staleMs, cancel: stop });
     } catch (error) {
+      // The callers gave up: their own reason stands.
+      if (stop.aborted) throw error;
       if (error instanceof FileLockBusyError) {
         throw new McpAdapterError(
           "UPSTREAM_ERROR",
-          `could not refresh the OAuth token of ${this.file}: its lock ${lockFile} stayed held by another process for the ${error.waitedMs} ms a refresh waits (another agent-tools runtime refreshing the same store, such as a second client window); the token endpoint was not called`,
+          `could not refresh the OAuth token of ${this.file}: its lock ${lockFile} stayed held by another process${error.byWhom} for the ${error.waitedMs} ms a refresh waits (another agent-tools runtime refreshing the same store, such as a second client window); the token endpoint was not called`,
           {
-            hint: `Call again once the other process's refresh is done. A lock left by a process that died is taken over once it is ${staleMs / 1000} s old, so a lock that stays busy is held by a running process; with no other agent-tools runtime running, remove the folder ${lockFile}.`,
-            details: { lockFile, waitedMs: error.waitedMs },
+            hint: `Call again once the other process's refresh is done. A lock left by a process that died is taken over once it is ${staleMs / 1000} s old, so a lock that stays busy is held by a running process; ${error.removeAdvice("agent-tools runtime")}.`,
+            details: { lockFile, waitedMs: error.waitedMs, ...(error.holder ? { holder: error.holder } : {}) },
           },
         );
       }

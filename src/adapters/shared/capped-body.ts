@@ -1,4 +1,5 @@
 import { ASK_FOR_LESS } from "../../ask-for-less.js";
+import { sizeWords } from "../../byte-size.js";
 import { AdapterError } from "./errors.js";
 
 /**
@@ -18,14 +19,10 @@ export function maxResponseBytesFrom(env: NodeJS.ProcessEnv, fallback = DEFAULT_
 
 const TOO_LARGE_HINT = `Nothing more was read. ${ASK_FOR_LESS}, then call again.`;
 
-function mib(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB` : `${bytes} bytes`;
-}
-
 export class ResponseTooLargeError extends AdapterError {
   constructor(what: string, limitBytes: number, announcedBytes?: number) {
-    const size = announcedBytes !== undefined ? `is ${mib(announcedBytes)}` : `is larger than ${mib(limitBytes)}`;
-    super("RESULT_TOO_LARGE", `${what}: the answer ${size}, over the ${mib(limitBytes)} the runtime reads (maxResponseBytes, AGENT_TOOLS_MAX_RESPONSE_BYTES)`, {
+    const size = announcedBytes !== undefined ? `is ${sizeWords(announcedBytes)}` : `is larger than ${sizeWords(limitBytes)}`;
+    super("RESULT_TOO_LARGE", `${what}: the answer ${size}, over the ${sizeWords(limitBytes)} the runtime reads (maxResponseBytes, AGENT_TOOLS_MAX_RESPONSE_BYTES)`, {
       hint: TOO_LARGE_HINT,
       details: { limitBytes, ...(announcedBytes !== undefined ? { announcedBytes } : {}) },
     });
