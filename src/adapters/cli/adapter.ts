@@ -4,7 +4,7 @@ import { resolveChildValue } from "../shared/child-variable.js";
 import { interpolate, MissingVariableError } from "../shared/env-vars.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
 import { toolLookup } from "../shared/tool-lookup.js";
-import type { Adapter, CallContext, Logger } from "../types.js";
+import type { Adapter, CallContext, JsonSchema, Logger } from "../types.js";
 import { resolveBin } from "../../plugins/requirements.js";
 import { resolveAllowedProgram } from "./allowlist.js";
 import { childEnv } from "./child-env.js";
@@ -16,6 +16,7 @@ import type { CliSpec } from "./spec.js";
 import { describeCliTool } from "./tools.js";
 import { renderArgv, templateArguments, withHostValues, type ArgvTemplate } from "./template.js";
 import { uncarriedArgument, uncarriedMessage } from "../shared/carried-arguments.js";
+import { brokenMappingAnswer, contradictedMapping } from "../shared/mapping-check.js";
 
 /**
  * An Adapter over a parsed `cli` block. Each call: the program is checked against the allowlists
@@ -68,7 +69,7 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
 
     async call(name: string, args: Record<string, unknown>, ctx?: CallContext): Promise<unknown> {
       const tool = toolNamed(name);
-      refuseUncarried(name, tool.template, args ?? {});
+      refuseUncarried(name, tool.template, args ?? {}, tool.inputSchema);
       const file = resolveProgram();
       // The author's `${VAR}`s in argv are the host's values, masked as an `args` entry's are
       // (resolveChildValue), resolved before the arguments go in: theirs are never resolved.
@@ -116,9 +117,16 @@ function hostSetting<T>(resolve: () => T): T {
  * run without it would lose it while the call seemed to succeed. Validation refuses it first when
  * the tool's schema is closed (carried-arguments.ts); this stands for a schema built from parts.
  */
-function refuseUncarried(tool: string, template: ArgvTemplate, args: Readonly<Record<string, unknown>>): void {
+function refuseUncarried(tool: string, template: ArgvTemplate, args: Readonly<Record<string, unknown>>, schema: JsonSchema): void {
   const carried = templateArguments(template);
   const found = uncarriedArgument(args, carried);
+  // One the tool's own schema contradicts (built from parts, so the load could not compare) is the plugin's fault.
+  const needed = template.required.map(({ arg, spread }) => ({ arg, slot: `argv placeholder {${arg}${spread ? "..." : ""}}` }));
+  const broken = contradictedMapping(schema, args, found?.key, needed);
+  if (broken) {
+    const { message, hint } = brokenMappingAnswer(tool, broken);
+    throw new CliError("NOT_CONFIGURED", message, { hint });
+  }
   if (!found) return;
   throw new CliError("ARG_VALIDATION_FAILED", uncarriedMessage(tool, found, carried, "this tool's argv has no place for it, and nothing was run"), {
     argument: found.key,

@@ -6,6 +6,7 @@ import type { CliBlock } from "./schema.js";
 import { parseAllowlist } from "./allowlist.js";
 import { parseCliErrorRules, type CliErrorRule } from "./error-rules.js";
 import { parseCliTool, type CliTool } from "./tools.js";
+import type { SpecProblem } from "../shared/spec-check.js";
 
 /**
  * The declarative `{ "kind": "cli", ... }` block, checked and normalised:
@@ -37,18 +38,29 @@ export interface CliSpec {
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
-/** The block: its schema first (every problem at once), then each tool's argv template and unique names. */
+/** The block: its schema first (every problem at once), then each tool's argv template, its agreement with the tool's inputSchema, and unique names (every tool's problems at once). */
 export function parseCliSpec(spec: DeclarativeAdapterSpec): CliSpec {
   assertSpec<CliBlock>(CliSpecError, CLI_BLOCK_SCHEMA, spec, "adapter");
   const block: CliBlock = spec;
   if (block.program.includes("\0")) throw new CliSpecError("adapter.program", "must be a non-empty program name or path");
   const allowlist = typeof block.allowlist === "string" ? parseAllowlist(block.allowlist) : block.allowlist ? [...block.allowlist] : undefined;
-  const tools = block.tools.map((tool, i) => parseCliTool(tool, `adapter.tools[${i}]`));
+  // Every tool's problems together, as the rest kind does: an author fixes them in one pass.
+  const problems: SpecProblem[] = [];
+  const tools = block.tools.map((tool, i) => {
+    try {
+      return parseCliTool(tool, `adapter.tools[${i}]`);
+    } catch (error) {
+      if (!(error instanceof CliSpecError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
+    }
+  });
   const seen = new Set<string>();
-  tools.forEach((tool, i) => {
-    if (seen.has(tool.name)) throw new CliSpecError(`adapter.tools[${i}].name`, `'${tool.name}' is used by an earlier tool`);
+  block.tools.forEach((tool, i) => {
+    if (seen.has(tool.name)) problems.push({ segments: [], field: `adapter.tools[${i}].name`, message: `'${tool.name}' is used by an earlier tool` });
     seen.add(tool.name);
   });
+  if (problems.length) throw new CliSpecError(problems);
   return {
     program: block.program,
     allowlist,
@@ -56,7 +68,7 @@ export function parseCliSpec(spec: DeclarativeAdapterSpec): CliSpec {
     cwd: block.cwd,
     timeoutMs: block.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxOutputBytes: block.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-    tools,
+    tools: tools as CliTool[],
     errors: parseCliErrorRules(block.errors),
   };
 }

@@ -6,6 +6,7 @@ import type { CliToolBlock } from "./schema.js";
 import { parseArgvTemplate, type ArgvTemplate } from "./template.js";
 import { closedToUndeclared } from "../shared/carried-arguments.js";
 import { assertGivenSchemaCompiles } from "../shared/given-schema.js";
+import { mappingProblems, type ArgumentSlot } from "../shared/mapping-check.js";
 
 /**
  * One tool of a `cli` block: its argv template, input schema (given, or derived from the
@@ -41,11 +42,41 @@ export function deriveInputSchema(template: ArgvTemplate): JsonSchema {
   return { type: "object", properties, required: template.required.map((p) => p.arg), additionalProperties: false };
 }
 
+/** The places a cli tool's argv reads arguments from, for the comparison with its inputSchema (mapping-check.ts). */
+function argvSlots(template: ArgvTemplate, field: string): ArgumentSlot[] {
+  const required = template.required.map(({ arg, spread }): ArgumentSlot => {
+    const item = template.items.find((i) => i.parts.some((p) => "arg" in p && p.arg === arg));
+    return {
+      arg,
+      field: item?.field ?? `${field}.argv`,
+      slot: `argv placeholder {${arg}${spread ? "..." : ""}}`,
+      renamed: (name) => `rename the placeholder to {${name}${spread ? "..." : ""}}`,
+      needed: true,
+    };
+  });
+  const optional = template.optional.map(({ arg, flag }): ArgumentSlot => ({
+    arg,
+    field: `${field}.optional.${arg}`,
+    slot: `optional group '${arg}'`,
+    renamed: (name) => (flag ? `rename the group to '${name}'` : `rename the group (and its {${arg}}) to '${name}'`),
+    needed: false,
+  }));
+  return [...required, ...optional];
+}
+
 export function parseCliTool(value: unknown, field: string): CliTool {
   assertSpec<CliToolBlock>(CliSpecError, CLI_TOOL_SCHEMA, value, field);
   const block: CliToolBlock = value;
   const template = parseArgvTemplate(block.argv, block.optional, field);
   assertGivenSchemaCompiles(CliSpecError, block.inputSchema, field);
+  // The schema compiles before its names are compared with the mapping's.
+  const mismatches = mappingProblems(block.inputSchema as JsonSchema | undefined, argvSlots(template, field), {
+    field,
+    place: "the tool's argv",
+    carriesTheRest: false,
+    addSlot: (name) => `give it a place in argv (an optional group, "${name}": ["--${name}", "{${name}}"], or a placeholder {${name}})`,
+  });
+  if (mismatches.length) throw new CliSpecError(mismatches);
   const tool: CliTool = {
     name: block.name,
     template,

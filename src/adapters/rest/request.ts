@@ -1,4 +1,5 @@
 import { uncarriedArgument, uncarriedMessage } from "../shared/carried-arguments.js";
+import { brokenMappingAnswer, contradictedMapping } from "../shared/mapping-check.js";
 import type { OutgoingRequest, RequestBody } from "./client.js";
 import { loneSurrogateProblem } from "../shared/lone-surrogate.js";
 import { RestError, UrlGuardError } from "./errors.js";
@@ -67,12 +68,25 @@ export function carriedArguments(op: Pick<RestOperation, "pathParams" | "query" 
  */
 function refuseUncarried(op: RestOperation, given: Readonly<Record<string, unknown>>): void {
   const carried = carriedArguments(op);
-  if (!carried) return;
-  const found = uncarriedArgument(given, carried);
-  if (!found) return;
+  const found = carried ? uncarriedArgument(given, carried) : undefined;
+  refuseBrokenMapping(op, given, found?.key);
+  if (!carried || !found) return;
   throw new RestError("ARG_VALIDATION_FAILED", uncarriedMessage(op.name, found, carried, "this tool's request has no place for it, and nothing was sent"), undefined, {
     details: { argument: found.key, parameters: carried, ...(found.meant ? { suggestion: found.meant } : {}) },
   });
+}
+
+/**
+ * A call that meets a mapping the tool's own schema contradicts (one the load could not compare:
+ * a schema built from parts) is the plugin's fault: said so, not "fix the arguments", which no
+ * argument could satisfy. `uncarried`: the argument the request has no place for, if any.
+ */
+function refuseBrokenMapping(op: RestOperation, given: Readonly<Record<string, unknown>>, uncarried: string | undefined): void {
+  const needed = op.pathParams.filter((arg) => op.defaults?.[arg] === undefined).map((arg) => ({ arg, slot: `path placeholder {${arg}}` }));
+  const broken = contradictedMapping(op.inputSchema, given, uncarried, needed);
+  if (!broken) return;
+  const { message, hint } = brokenMappingAnswer(op.name, broken);
+  throw new RestError("NOT_CONFIGURED", message, undefined, { hint });
 }
 
 /**

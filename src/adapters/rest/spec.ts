@@ -11,6 +11,7 @@ import { checkPathTemplate, checkRawPath } from "./url-guard.js";
 import { carriedArguments } from "./request.js";
 import { closedToUndeclared } from "../shared/carried-arguments.js";
 import { assertGivenSchemaCompiles } from "../shared/given-schema.js";
+import { mappingProblems, type ArgumentSlot } from "../shared/mapping-check.js";
 
 /**
  * The declarative `{ "kind": "rest", ... }` block, checked against its schema (schema.ts) and
@@ -172,6 +173,51 @@ export function deriveInputSchema(op: Pick<RestOperation, "pathParams" | "query"
   return { type: "object", properties, required: [...op.pathParams], additionalProperties: carriedArguments(op) === undefined };
 }
 
+/** Where a `query` or `body` list or map names `key` (its index in a list): "tools[1].query.q", "tools[2].body[1]". */
+function mapField(field: string, mapping: string[] | Record<string, string>, key: string): string {
+  return Array.isArray(mapping) ? `${field}[${mapping.indexOf(key)}]` : `${field}.${key}`;
+}
+
+/** The places a rest tool's request reads arguments from, for the comparison with its inputSchema (mapping-check.ts). */
+function requestSlots(tool: RestToolBlock, op: RestOperation, field: string): ArgumentSlot[] {
+  const slots: ArgumentSlot[] = op.pathParams.map((arg) => ({
+    arg,
+    field: `${field}.path`,
+    slot: `path placeholder {${arg}}`,
+    renamed: (name) => `rename the placeholder to {${name}}`,
+    needed: true,
+  }));
+  if (tool.query !== undefined) {
+    const mapping = tool.query;
+    for (const { param, arg } of op.query) {
+      slots.push({
+        arg,
+        field: mapField(`${field}.query`, mapping, param),
+        slot: `query parameter '${param}'`,
+        // The map reads { queryParameter: argument }: the argument is the value side.
+        renamed: (name) => `read it from '${name}' (query: { "${param}": "${name}" }, a map of query parameter to argument)`,
+        needed: false,
+      });
+    }
+  }
+  if (op.body.kind === "fields" && tool.body !== undefined && tool.body !== "*") {
+    const mapping = tool.body;
+    for (const { prop, arg } of op.body.fields) {
+      slots.push({
+        arg,
+        field: mapField(`${field}.body`, mapping, prop),
+        slot: `body field '${prop}'`,
+        renamed: (name) => `read it from '${name}' (body: { "${prop}": "${name}" }, a map of body property to argument)`,
+        needed: false,
+      });
+    }
+  }
+  if (op.body.kind === "whole") {
+    slots.push({ arg: op.body.arg, field: `${field}.bodyArg`, slot: `bodyArg '${op.body.arg}'`, renamed: (name) => `set bodyArg to '${name}'`, needed: false });
+  }
+  return slots;
+}
+
 /**
  * One tool: its shape is RestToolSchema's (every problem at once); what spans fields or needs
  * code is checked here — the method, the path template, body vs bodyArg, a body on a GET.
@@ -223,6 +269,15 @@ export function parseTool(value: unknown, field: string): RestOperation {
   // A given schema is closed when the tool has no place for arguments it does not map (carried-arguments.ts).
   const given = tool.inputSchema as JsonSchema | undefined;
   assertGivenSchemaCompiles(RestSpecError, given, field);
+  // The schema compiles before its names are compared with the mapping's.
+  const mismatches = mappingProblems(given, requestSlots(tool, op, field), {
+    field,
+    place: "the tool's request",
+    carriesTheRest: carriedArguments(op) === undefined,
+    defaulted: Object.keys(op.defaults ?? {}),
+    addSlot: (name) => `map it (query: { "${name}": "${name}" }${readonlyByDefault(method) ? "" : `, or body: { "${name}": "${name}" }`})`,
+  });
+  if (mismatches.length) throw new RestSpecError(mismatches);
   op.inputSchema = given ? (carriedArguments(op) ? closedToUndeclared(given) : given) : deriveInputSchema(op);
   return op;
 }

@@ -21,9 +21,18 @@ const COMPOSING = ["patternProperties", "allOf", "anyOf", "oneOf", "$ref"] as co
  * (`refuseUncarried`) stands for it.
  */
 export function closedToUndeclared(schema: JsonSchema): JsonSchema {
-  if (schema.additionalProperties === false || !isPlainObject(schema.properties)) return schema;
-  if (COMPOSING.some((keyword) => schema[keyword] !== undefined)) return schema;
+  if (schema.additionalProperties === false || !plainProperties(schema)) return schema;
   return { ...schema, additionalProperties: false };
+}
+
+/**
+ * The property names of a schema that lists them plainly (a `properties` object, built from no
+ * parts); undefined for one built from parts, whose parts may declare more.
+ */
+export function plainProperties(schema: JsonSchema): string[] | undefined {
+  if (!isPlainObject(schema.properties)) return undefined;
+  if (COMPOSING.some((keyword) => schema[keyword] !== undefined)) return undefined;
+  return Object.keys(schema.properties);
 }
 
 /**
