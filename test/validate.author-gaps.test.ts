@@ -135,7 +135,7 @@ describe("skill files", () => {
     const { code, report } = await validate(plugins);
     assert.equal(code, 1);
     assert.deepEqual(report.problems, [
-      `skill 'uncompiled.ts' of plugin 'kinds' failed to load (${path.join(folder, "skills", "uncompiled.ts")}): Node runs a plugin's modules as JavaScript and does not import a '.ts' file; compile it to JavaScript (tsc, esbuild) and name the .mjs or .js file it makes`,
+      `skill 'uncompiled' of plugin 'kinds' failed to load (${path.join(folder, "skills", "uncompiled.ts")}): Node runs a plugin's modules as JavaScript and does not import a '.ts' file; compile it to JavaScript (tsc, esbuild) and name the .mjs or .js file it makes`,
     ]);
     assert.equal(report.plugins.find((p) => p.prefix === "kinds")?.skills, 2, "compiled.js and common.cjs load");
   });
