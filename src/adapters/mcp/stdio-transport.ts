@@ -14,6 +14,7 @@ import type { OpenedTransport, TransportOpener } from "./connection.js";
 import { ExitedWhileStarting, McpAdapterError, errorMessage, isRequestTimeout, isUnsupportedProtocolVersion } from "./errors.js";
 import type { McpStdioSpec } from "./spec.js";
 import { StderrTail } from "./stderr-tail.js";
+import { NotSent } from "../../batched-writes.js";
 
 /**
  * Opens a stdio MCP server in its own process group (group-stdio-transport.ts): the child gets a
@@ -162,7 +163,11 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
         throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' did not finish starting ${within}${misanswered ? `: ${misanswered}` : ""}${detail}`), { hint });
       }
       if (exit) {
-        const message = options.redactor.redact(`MCP server '${options.name}' ${describeExit(exit)} before it finished starting (${errorMessage(error)})${detail}`);
+        // A handshake write the closed pipe refused (NotSent: EPIPE) and one whose answer never came
+        // ("Connection closed") say the same of a process that exited: one wording, whichever side
+        // noticed first (the EPIPE form is longer and pushed the stderr reason out of one-line summaries).
+        const met = refusedByClosedPipe(error) ? "Connection closed" : errorMessage(error);
+        const message = options.redactor.redact(`MCP server '${options.name}' ${describeExit(exit)} before it finished starting (${met})${detail}`);
         const hint = `The server stopped by itself while starting: ${stderr ? "what it wrote to stderr (in `message`) says why; run its command by hand to see it whole" : "run its command by hand to see why"}. Fix its arguments or its variables (${settingsAt(options.settings, ["args", "env"])}), then call again. Tool arguments cannot fix this.`;
         // Exited having answered nothing: marked so, as such an exit tells nothing of the handshake it was sent.
         if (!transport.wroteToStdout) throw new ExitedWhileStarting(message, { hint });
@@ -183,4 +188,10 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
     };
     return { client, opened };
   };
+}
+
+/** A write the closed pipe refused (NotSent), as thrown or as the cause of what the SDK threw for it. */
+function refusedByClosedPipe(error: unknown): boolean {
+  for (let seen: unknown = error, depth = 0; seen instanceof Error && depth < 4; seen = seen.cause, depth++) if (seen instanceof NotSent) return true;
+  return false;
 }
