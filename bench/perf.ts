@@ -37,6 +37,8 @@ import { DEFAULT_LISTING_CONCURRENCY } from "../src/runtime/catalog.js";
  * several rounds; ratios of the same statistic). Needs a build: `npm run build`.
  *   node --import tsx bench/perf.ts [--rounds 3] [--only echo,spawn,rss,http,search,listing] [--baseline <other checkout>/dist/bin/agent-tools-mcp.js]
  *     [--http-baseline <other checkout>/dist/bin/agent-tools-mcp-http.js] [--warmup 30]
+ * AGENT_TOOLS_OPTIMIZE_AFTER_CPU_MS set in the bench's environment is passed to every runtime process it
+ * starts (the tier hold, src/tier-hold.ts; otherwise the runtime's default), so other holds can be measured.
  * Goals: _call ≤ 2.3× direct; 16 callers ≥ 60% of direct; spawn → tools/list ≤ 1.3× a bare SDK
  * server; warm first search ≤ 100 ms with hits from all 50 and no downstream started; cold: all
  * listed within 10 s; HTTP ≤ 0.05 MiB per session at 500; idle RSS ≤ 65 MiB.
@@ -117,7 +119,8 @@ function print(row: Row): void {
 
 /** Isolated state for one runtime process: its own cache, memory file and working directory. */
 function runtimeEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return cleanEnv({ XDG_CACHE_HOME: path.join(dir, "cache"), XDG_STATE_HOME: path.join(dir, "state"), ...extra });
+  const hold = process.env.AGENT_TOOLS_OPTIMIZE_AFTER_CPU_MS;
+  return cleanEnv({ XDG_CACHE_HOME: path.join(dir, "cache"), XDG_STATE_HOME: path.join(dir, "state"), ...(hold === undefined ? {} : { AGENT_TOOLS_OPTIMIZE_AFTER_CPU_MS: hold }), ...extra });
 }
 
 /**
