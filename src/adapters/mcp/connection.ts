@@ -19,7 +19,7 @@ import { bodyRpcError, INVALID_PARAMS, refusesSessionId } from "./http-refusal.j
 import { listenForToolChanges } from "./list-changes.js";
 import { notMcpReply } from "./not-mcp-reply.js";
 import { MAX_PAGES } from "./tools-list-walk.js";
-import { NotSent } from "../../batched-writes.js";
+import { refusedUnsent } from "../../batched-writes.js";
 import { ASK_FOR_LESS } from "../../ask-for-less.js";
 import { isListing, listingFailureHint } from "./listing-failure.js";
 
@@ -261,7 +261,7 @@ function brokeDuringToolCall(error: unknown, what: string): string | undefined {
  * failed with nothing of it taken, batched-writes.ts).
  */
 function isNotConnected(error: unknown): boolean {
-  return (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) || error instanceof NotSent || (error instanceof Error && error.message === "Not connected");
+  return refusedUnsent(error, { sdkNotConnected: true });
 }
 
 function abortReasonIsTimeout(reason: unknown): boolean {
