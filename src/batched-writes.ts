@@ -52,6 +52,34 @@ export class NotSent extends Error {
   }
 }
 
+/** How far `refusedUnsent` looks: the MCP connection and the stdio opener each ask their own question of it. */
+export interface UnsentQuestion {
+  /**
+   * How many errors of the `cause` chain to look at, the error itself first (1 unless given): a
+   * NotSent the SDK wrapped (the handshake's write) lies below what it threw.
+   */
+  depth?: number;
+  /**
+   * Also the MCP SDK's own refusal of a request on a closed transport: SdkError with code
+   * SdkErrorCode.NotConnected ("NOT_CONNECTED"), message "Not connected". Looked for by code and
+   * message, not by class, so this module of streams needs no SDK (test/batched-writes.test.ts
+   * pins the SDK's code and message).
+   */
+  sdkNotConnected?: boolean;
+}
+
+/**
+ * A request refused before any of it was sent because the connection was already closed: NotSent
+ * (and, when asked, the SDK's "Not connected"). Sending such a request again cannot run it twice.
+ */
+export function refusedUnsent(error: unknown, { depth = 1, sdkNotConnected = false }: UnsentQuestion = {}): boolean {
+  for (let seen: unknown = error, looked = 0; seen instanceof Error && looked < depth; seen = seen.cause, looked++) {
+    if (seen instanceof NotSent) return true;
+    if (sdkNotConnected && ((seen as { code?: unknown }).code === "NOT_CONNECTED" || seen.message === "Not connected")) return true;
+  }
+  return false;
+}
+
 export class BatchedWriter {
   readonly #out: Writable;
   readonly #write: (text: string) => boolean;

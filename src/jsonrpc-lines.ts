@@ -109,6 +109,8 @@ export function plainMessage(value: unknown): JSONRPCMessage | undefined {
   return undefined;
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /** How much of an oversized line is kept: enough to find its id (refused-request.ts). */
 const OVERSIZED_HEAD_BYTES = 1024;
 
@@ -211,8 +213,14 @@ export class JsonRpcLineReader {
   #skippingTail: Buffer | undefined;
   /** The bytes of the oversized line being skipped so far. */
   #skippingBytes = 0;
-  /** The head, tail and size of an oversized line that ended, not yet reported by readMessage. */
-  #skipped: { head: string; tail: string; bytes: number } | undefined;
+  /**
+   * Oversized lines that ended, not yet reported by readMessage, in order: each at the stream
+   * offset of the line it stands in for (`at`, counted as `#consumed` is), so it is reported
+   * after the lines before it and before those after it, however many one chunk held.
+   */
+  readonly #skips: { at: number; head: string; tail: string; bytes: number }[] = [];
+  /** Bytes readMessage has taken from the buffer's start since the reader began (or was cleared): the buffer's offset in the stream. */
+  #consumed = 0;
 
   /** `fallback`: the SDK's `deserializeMessage` (of the client or the server package, whichever side this reads for). */
   constructor(fallback: Parse, options: LineReaderOptions = {}) {
@@ -229,27 +237,64 @@ export class JsonRpcLineReader {
       this.#keepTail(part);
       this.#skippingBytes += part.length;
       if (newline === -1) return;
-      this.#skipped = { head: this.#skipping, tail: this.#skippingTail?.toString("utf8") ?? "", bytes: this.#skippingBytes };
-      this.#skipping = undefined;
-      this.#skippingTail = undefined;
+      this.#endSkip();
       chunk = chunk.subarray(newline + 1);
       if (chunk.length === 0) return;
     }
-    // The buffer holds only an unfinished line (readMessage runs after each append): a chunk with a newline ends it.
-    if ((this.#buffer?.length ?? 0) + chunk.length > this.#maxBytes && !(this.#skipOversized && chunk.includes(10))) {
+    // No line of the buffer and the chunk together can be longer than both: kept as they come,
+    // without looking for newlines (readMessage does). Only past the limit is each line measured.
+    if ((this.#buffer?.length ?? 0) + chunk.length <= this.#maxBytes) this.#buffer = this.#buffer ? Buffer.concat([this.#buffer, chunk]) : chunk;
+    else this.#appendMeasured(chunk);
+  }
+
+  /**
+   * `chunk` line by line, each measured exactly: the bytes before its newline, the first with the
+   * unfinished line the buffer ends in. A line over the limit throws (not skipOversized) or is
+   * skipped to its newline, which may come in a later chunk; the lines around it are kept.
+   */
+  #appendMeasured(chunk: Buffer): void {
+    let kept = this.#buffer ?? EMPTY;
+    // The unfinished line at the buffer's end: the whole buffer once readMessage has run.
+    let open = kept.length - (kept.lastIndexOf(10) + 1);
+    /** Where the bytes of `chunk` not yet added to `kept` start. */
+    let from = 0;
+    for (let start = 0; start < chunk.length; ) {
+      const newline = chunk.indexOf(10, start);
+      const end = newline === -1 ? chunk.length : newline;
+      const bytes = open + end - start;
+      if (bytes <= this.#maxBytes) {
+        open = newline === -1 ? bytes : 0;
+        start = end + 1;
+        continue;
+      }
       if (!this.#skipOversized) {
         this.clear();
         throw new Error(`ReadBuffer exceeded maximum size of ${this.#maxBytes} bytes`);
       }
-      const start = this.#buffer ? Buffer.concat([this.#buffer.subarray(0, OVERSIZED_HEAD_BYTES), chunk.subarray(0, OVERSIZED_HEAD_BYTES)]) : chunk;
-      this.#skipping = start.toString("utf8", 0, Math.min(start.length, OVERSIZED_HEAD_BYTES));
-      this.#skippingBytes = (this.#buffer?.length ?? 0) + chunk.length;
-      this.#buffer = undefined;
+      kept = from < start ? Buffer.concat([kept, chunk.subarray(from, start)]) : kept;
+      const begun = kept.subarray(kept.length - open);
+      const line = chunk.subarray(start, end);
+      this.#skipping = Buffer.concat([begun.subarray(0, OVERSIZED_HEAD_BYTES), line.subarray(0, OVERSIZED_HEAD_BYTES)]).toString("utf8", 0, OVERSIZED_HEAD_BYTES);
+      this.#skippingBytes = bytes;
       this.#skippingTail = undefined;
-      this.#keepTail(chunk);
-      return;
+      this.#keepTail(begun);
+      this.#keepTail(line);
+      kept = kept.subarray(0, kept.length - open);
+      open = 0;
+      from = end + 1;
+      start = end + 1;
+      // Ended here: reported after the lines kept before it. Else it is skipped on in later chunks.
+      if (newline !== -1) this.#endSkip(kept.length);
     }
-    this.#buffer = this.#buffer ? Buffer.concat([this.#buffer, chunk]) : chunk;
+    if (from < chunk.length) kept = kept.length === 0 ? chunk.subarray(from) : Buffer.concat([kept, chunk.subarray(from)]);
+    this.#buffer = kept.length === 0 ? undefined : kept;
+  }
+
+  /** The oversized line being skipped reached its newline: queued for readMessage after the `buffered` bytes before it. */
+  #endSkip(buffered = this.#buffer?.length ?? 0): void {
+    this.#skips.push({ at: this.#consumed + buffered, head: this.#skipping ?? "", tail: this.#skippingTail?.toString("utf8") ?? "", bytes: this.#skippingBytes });
+    this.#skipping = undefined;
+    this.#skippingTail = undefined;
   }
 
   /**
@@ -258,17 +303,18 @@ export class JsonRpcLineReader {
    * (skipOversized) an OversizedLine.
    */
   readMessage(): JSONRPCMessage | null {
-    if (this.#skipped !== undefined) {
-      const { head, tail, bytes } = this.#skipped;
-      this.#skipped = undefined;
-      throw new OversizedLine(head, this.#maxBytes, tail.replace(/\r$/, ""), bytes);
-    }
-    while (this.#buffer) {
+    for (;;) {
+      if (this.#skips.length !== 0 && this.#skips[0]!.at === this.#consumed) {
+        const { head, tail, bytes } = this.#skips.shift()!;
+        throw new OversizedLine(head, this.#maxBytes, tail.replace(/\r$/, ""), bytes);
+      }
+      if (!this.#buffer) return null;
       const index = this.#buffer.indexOf(10);
       if (index === -1) return null;
       const end = index > 0 && this.#buffer[index - 1] === 13 ? index - 1 : index;
       let line = this.#buffer.toString("utf8", 0, end);
       this.#buffer = index + 1 < this.#buffer.length ? this.#buffer.subarray(index + 1) : undefined;
+      this.#consumed += index + 1;
       // A byte order mark (some Windows tools write one) is ignored, as RFC 8259 lets a parser do.
       if (line.charCodeAt(0) === 0xfeff) line = line.slice(1);
       let parsed: unknown;
@@ -287,7 +333,6 @@ export class JsonRpcLineReader {
         throw new RefusedLine(parsed, error);
       }
     }
-    return null;
   }
 
   /** Keep the last OVERSIZED_HEAD_BYTES of the line being skipped, without holding the rest. */
@@ -314,6 +359,7 @@ export class JsonRpcLineReader {
     this.#buffer = undefined;
     this.#skipping = undefined;
     this.#skippingTail = undefined;
-    this.#skipped = undefined;
+    this.#skips.length = 0;
+    this.#consumed = 0;
   }
 }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
-import { BatchedWriter, NotSent, WriteInterrupted } from "../src/batched-writes.js";
+import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import { BatchedWriter, NotSent, WriteInterrupted, refusedUnsent } from "../src/batched-writes.js";
 import { until } from "./wait.js";
 
 // "Not connected" makes the MCP connection send a request again (adapters/mcp/connection.ts): it
@@ -108,5 +109,29 @@ describe("BatchedWriter: a stream that asks to wait", () => {
     out.destroy();
     await assert.rejects(written, WriteInterrupted);
     await assert.rejects(held, (error: unknown) => error instanceof NotSent && error.message === "Not connected");
+  });
+});
+
+describe("refusedUnsent: a request refused before any of it was sent", () => {
+  it("is a NotSent, and by default only the error itself: a wrapped one counts within the depth asked", () => {
+    const notSent = new NotSent("the server closed its stdout");
+    assert.ok(refusedUnsent(notSent));
+    const wrapped = new Error("MCP error: the handshake failed", { cause: new Error("write failed", { cause: notSent }) });
+    assert.equal(refusedUnsent(wrapped), false, "the MCP connection looks at what was thrown only");
+    assert.equal(refusedUnsent(wrapped, { depth: 2 }), false, "the NotSent is the third error of the chain");
+    assert.ok(refusedUnsent(wrapped, { depth: 3 }));
+    assert.equal(refusedUnsent(new Error("a", { cause: new Error("b", { cause: new Error("c", { cause: new Error("d", { cause: notSent }) }) }) }), { depth: 4 }), false, "deeper than asked");
+    assert.equal(refusedUnsent(new WriteInterrupted(), { depth: 4, sdkNotConnected: true }), false, "a write handed over may have been read");
+    assert.equal(refusedUnsent("Not connected", { sdkNotConnected: true }), false, "not an error");
+  });
+
+  it("takes the MCP SDK's own NotConnected refusal only when asked: its code and message, as this SDK throws them", () => {
+    const sdk = new SdkError(SdkErrorCode.NotConnected, "Not connected");
+    assert.equal(refusedUnsent(sdk), false);
+    assert.ok(refusedUnsent(sdk, { sdkNotConnected: true }));
+    // Told by code: the message the SDK uses may differ (its docs show 'Transport is not connected').
+    assert.ok(refusedUnsent(new SdkError(SdkErrorCode.NotConnected, "Transport is not connected"), { sdkNotConnected: true }));
+    assert.ok(refusedUnsent(new Error("Not connected"), { sdkNotConnected: true }), "the SDK's transports throw this message too");
+    assert.equal(refusedUnsent(new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed"), { sdkNotConnected: true }), false, "closed after it was sent: it may have run");
   });
 });

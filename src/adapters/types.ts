@@ -209,6 +209,11 @@ export function settingAt(settings: SettingsLocation | undefined, key: string): 
   return settings ? `\`${settings.field}.${key}\` in ${settings.file}` : `\`adapter.${key}\``;
 }
 
+/** What an MCP server's `url` setting must hold, as hints say it: the entry's own meaning (urlMeaning) or the MCP endpoint. */
+export function mcpEndpointMeaning(settings: SettingsLocation | undefined): string {
+  return settings?.urlMeaning ?? "the server's MCP endpoint (the URL its documentation gives for MCP, often ending in /mcp)";
+}
+
 /** Several settings of one server, each named once: an embedded default's all come to its one variable. */
 export function settingsAt(settings: SettingsLocation | undefined, keys: readonly string[], joiner = ", "): string {
   return [...new Set(keys.map((key) => settingAt(settings, key)))].join(joiner);

@@ -6,7 +6,7 @@ import type { CliBlock } from "./schema.js";
 import { parseAllowlist } from "./allowlist.js";
 import { parseCliErrorRules, type CliErrorRule } from "./error-rules.js";
 import { parseCliTool, type CliTool } from "./tools.js";
-import type { SpecProblem } from "../shared/spec-check.js";
+import { fieldProblem, type SpecProblem } from "../shared/spec-check.js";
 
 /**
  * The declarative `{ "kind": "cli", ... }` block, checked and normalised:
@@ -57,7 +57,7 @@ export function parseCliSpec(spec: DeclarativeAdapterSpec): CliSpec {
   });
   const seen = new Set<string>();
   block.tools.forEach((tool, i) => {
-    if (seen.has(tool.name)) problems.push({ segments: [], field: `adapter.tools[${i}].name`, message: `'${tool.name}' is used by an earlier tool` });
+    if (seen.has(tool.name)) problems.push(fieldProblem(`adapter.tools[${i}].name`, `'${tool.name}' is used by an earlier tool`));
     seen.add(tool.name);
   });
   if (problems.length) throw new CliSpecError(problems);

@@ -1,6 +1,7 @@
 import { referenceSpans } from "../shared/env-vars.js";
 import { loneSurrogateProblem } from "../shared/lone-surrogate.js";
 import { CliError, CliSpecError } from "./errors.js";
+import { fieldProblem, type SpecProblem } from "../shared/spec-check.js";
 
 /**
  * argv templates. Each template item becomes exactly one argv item (never split, never passed to a
@@ -62,8 +63,9 @@ export interface ArgvTemplate {
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)(\.\.\.)?\}/g;
 const END_OF_OPTIONS = "--";
 
-function parseItem(raw: string, operand: boolean, field: string): TemplateItem {
-  if (raw.includes("\0")) throw new CliSpecError(field, "holds a NUL byte");
+/** Parse one item; what is wrong with it is added to `problems` (the item is still returned, for the checks after it). */
+function parseItem(raw: string, operand: boolean, field: string, problems: SpecProblem[]): TemplateItem {
+  if (raw.includes("\0")) problems.push(fieldProblem(field, "holds a NUL byte"));
   const parts: TemplatePart[] = [];
   let last = 0;
   let spreads = 0;
@@ -79,73 +81,84 @@ function parseItem(raw: string, operand: boolean, field: string): TemplateItem {
     last = index + match[0].length;
   }
   if (last < raw.length) parts.push({ literal: raw.slice(last) });
-  if (spreads > 1) throw new CliSpecError(field, `'${raw}' has more than one {name...} placeholder`);
+  if (spreads > 1) problems.push(fieldProblem(field, `'${raw}' has more than one {name...} placeholder`));
   return { raw, field, parts, option: raw.startsWith("-"), operand };
 }
 
-function placeholders(items: readonly TemplateItem[]): { arg: string; spread: boolean }[] {
+/** The placeholders of `items` in order of first use; an argument used both plain and spread is a problem at the item that uses it the second way. */
+function placeholders(items: readonly TemplateItem[], problems: SpecProblem[]): { arg: string; spread: boolean }[] {
   const out: { arg: string; spread: boolean }[] = [];
+  const mixed = new Set<string>();
   for (const item of items) {
     for (const part of item.parts) {
       if (!("arg" in part)) continue;
       const seen = out.find((p) => p.arg === part.arg);
-      if (seen && seen.spread !== part.spread) throw new CliSpecError(`argv item '${item.raw}'`, `uses '${part.arg}' both as {${part.arg}} and {${part.arg}...}`);
+      if (seen && seen.spread !== part.spread && !mixed.has(part.arg)) {
+        mixed.add(part.arg);
+        problems.push(fieldProblem(item.field, `'${item.raw}' uses '${part.arg}' both as {${part.arg}} and {${part.arg}...}`));
+      }
       if (!seen) out.push({ arg: part.arg, spread: part.spread });
     }
   }
   return out;
 }
 
-/** Parse and check a tool's `argv` and `optional` (field names the tool, e.g. "tools[0]"). */
+/** Items of `value` (argv, or an optional group) as template items; a non-string is a problem at its index. */
+function parseItems(value: readonly unknown[], field: string, problems: SpecProblem[], endsOptions: boolean): { items: TemplateItem[]; optionsEnd: number } {
+  let operand = false;
+  let optionsEnd = -1;
+  const items: TemplateItem[] = [];
+  value.forEach((raw, i) => {
+    if (typeof raw !== "string") return void problems.push(fieldProblem(`${field}[${i}]`, "must be a string"));
+    items.push(parseItem(raw, operand, `${field}[${i}]`, problems));
+    if (endsOptions && raw === END_OF_OPTIONS && !operand) {
+      operand = true;
+      optionsEnd = items.length - 1;
+    }
+  });
+  return { items, optionsEnd };
+}
+
+/**
+ * Parse and check a tool's `argv` and `optional` (field names the tool, e.g. "tools[0]"). Every
+ * problem of the template is reported at once, each naming its item (`tools[0].argv[2]`,
+ * `tools[0].optional.limit`): an author fixes them in one pass, not one per validate run.
+ */
 export function parseArgvTemplate(argv: unknown, optional: unknown, field: string): ArgvTemplate {
   if (!Array.isArray(argv)) throw new CliSpecError(`${field}.argv`, "must be an array of strings");
-  let operand = false;
-  let optionalAt = -1;
-  const items = argv.map((value, i) => {
-    if (typeof value !== "string") throw new CliSpecError(`${field}.argv[${i}]`, "must be a string");
-    const item = parseItem(value, operand, `${field}.argv[${i}]`);
-    if (value === END_OF_OPTIONS && !operand) {
-      operand = true;
-      optionalAt = i;
-    }
-    return item;
-  });
-  let required: { arg: string; spread: boolean }[];
-  try {
-    required = placeholders(items);
-  } catch (error) {
-    throw new CliSpecError(`${field}.argv`, (error as Error).message);
-  }
+  const problems: SpecProblem[] = [];
+  const { items, optionsEnd } = parseItems(argv, `${field}.argv`, problems, true);
+  const required = placeholders(items, problems);
   const groups: OptionalGroup[] = [];
-  if (optional !== undefined) {
-    if (optional === null || typeof optional !== "object" || Array.isArray(optional)) {
-      throw new CliSpecError(`${field}.optional`, "must be an object { argument: [argv items] }");
-    }
+  if (optional !== undefined && (optional === null || typeof optional !== "object" || Array.isArray(optional))) {
+    problems.push(fieldProblem(`${field}.optional`, "must be an object { argument: [argv items] }"));
+  } else if (optional !== undefined) {
     for (const [arg, value] of Object.entries(optional as Record<string, unknown>)) {
-      const where = `${field}.optional.${arg}`;
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(arg)) throw new CliSpecError(where, "is not a valid argument name (letters, digits, '_')");
-      if (required.some((p) => p.arg === arg)) throw new CliSpecError(where, `'${arg}' is also a placeholder of argv, where it is required`);
-      if (!Array.isArray(value) || value.length === 0) throw new CliSpecError(where, "must be a non-empty array of strings");
-      const groupItems = value.map((v, i) => {
-        if (typeof v !== "string") throw new CliSpecError(`${where}[${i}]`, "must be a string");
-        return parseItem(v, false, `${where}[${i}]`);
-      });
-      let used: { arg: string; spread: boolean }[];
-      try {
-        used = placeholders(groupItems);
-      } catch (error) {
-        throw new CliSpecError(where, (error as Error).message);
-      }
-      for (const p of used) {
-        if (p.arg === arg) continue;
-        if (!required.some((r) => r.arg === p.arg)) throw new CliSpecError(where, `uses {${p.arg}}, which is neither '${arg}' nor a placeholder of argv`);
-        if (p.spread) throw new CliSpecError(where, `may only spread its own argument '${arg}'`);
-      }
-      const own = used.find((p) => p.arg === arg);
-      groups.push({ arg, items: groupItems, flag: own === undefined, spread: own?.spread ?? false });
+      const group = parseGroup(arg, value, `${field}.optional.${arg}`, required, problems);
+      if (group) groups.push(group);
     }
   }
-  return { items, optional: groups, optionalAt: optionalAt === -1 ? items.length : optionalAt, required };
+  if (problems.length) throw new CliSpecError(problems);
+  return { items, optional: groups, optionalAt: optionsEnd === -1 ? items.length : optionsEnd, required };
+}
+
+/** One `optional` group, checked against argv's placeholders; undefined when it cannot be read as a group at all. */
+function parseGroup(arg: string, value: unknown, where: string, required: readonly { arg: string }[], problems: SpecProblem[]): OptionalGroup | undefined {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(arg)) problems.push(fieldProblem(where, "is not a valid argument name (letters, digits, '_')"));
+  if (required.some((p) => p.arg === arg)) problems.push(fieldProblem(where, `'${arg}' is also a placeholder of argv, where it is required`));
+  if (!Array.isArray(value) || value.length === 0) {
+    problems.push(fieldProblem(where, "must be a non-empty array of strings"));
+    return undefined;
+  }
+  const { items } = parseItems(value, where, problems, false);
+  const used = placeholders(items, problems);
+  for (const p of used) {
+    if (p.arg === arg) continue;
+    if (!required.some((r) => r.arg === p.arg)) problems.push(fieldProblem(where, `uses {${p.arg}}, which is neither '${arg}' nor a placeholder of argv`));
+    else if (p.spread) problems.push(fieldProblem(where, `spreads {${p.arg}...}, but a group may only spread its own argument '${arg}'`));
+  }
+  const own = used.find((p) => p.arg === arg);
+  return { arg, items, flag: own === undefined, spread: own?.spread ?? false };
 }
 
 /**

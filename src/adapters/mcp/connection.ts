@@ -1,6 +1,6 @@
 import { Client, InsufficientScopeError, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, type DiscoverResult, type PriorDiscovery, type RequestOptions } from "@modelcontextprotocol/client";
 import type { CredentialSource } from "./bearer-auth.js";
-import { settingAt, settingsAt, type Logger, type ServerDescription, type SettingsLocation } from "../types.js";
+import { mcpEndpointMeaning, settingAt, settingsAt, type Logger, type ServerDescription, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { PassingOutputValidator } from "./output-check.js";
@@ -11,7 +11,7 @@ import type { ToolCallLane } from "./call-lane.js";
 import { Cancel, type Cancellation } from "../../cancel.js";
 import { askedByPlugin, capabilityHint, currentRelay, elicitModeOf, missingCapabilityRefusal, modeRefusalToServer, noCallRefusal, refusal, RELAYED_CAPABILITIES, relayElicitModes, withoutServerContext, type CallRelay, type RelayedParams } from "../relay.js";
 import { asPromise } from "../../as-promise.js";
-import { upstreamStatusAdvice } from "../shared/upstream-status.js";
+import { retryCannotFix, upstreamStatusAdvice } from "../shared/upstream-status.js";
 import { RetryAfterHttpError } from "./retry-after.js";
 import { AnswerStreamLost } from "./answer-watching-http.js";
 import { OVERSIZED_ANSWER } from "./group-stdio-transport.js";
@@ -19,9 +19,9 @@ import { bodyRpcError, INVALID_PARAMS, refusesSessionId } from "./http-refusal.j
 import { listenForToolChanges } from "./list-changes.js";
 import { notMcpReply } from "./not-mcp-reply.js";
 import { MAX_PAGES } from "./tools-list-walk.js";
-import { NotSent } from "../../batched-writes.js";
+import { refusedUnsent } from "../../batched-writes.js";
 import { ASK_FOR_LESS } from "../../ask-for-less.js";
-import { isListing, listingFailureHint } from "./listing-failure.js";
+import { isListing, listingFailureHint, listingRefusedHint } from "./listing-failure.js";
 
 /**
  * One logical connection to an MCP server: connected on first use, reconnected after the server
@@ -261,7 +261,7 @@ function brokeDuringToolCall(error: unknown, what: string): string | undefined {
  * failed with nothing of it taken, batched-writes.ts).
  */
 function isNotConnected(error: unknown): boolean {
-  return (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) || error instanceof NotSent || (error instanceof Error && error.message === "Not connected");
+  return refusedUnsent(error, { sdkNotConnected: true });
 }
 
 function abortReasonIsTimeout(reason: unknown): boolean {
@@ -444,6 +444,15 @@ export class McpConnection {
         await this.drop(live);
       }
       if (attempt === 0 && !control.signal?.aborted) return this.attempts(attempt + 1, what, control, fn, options);
+      if (lost === "forgotten" && !control.signal?.aborted && isListing(what)) {
+        // Refused again on the session just opened for it: no session was lost, and calling again
+        // opens another to meet the same. Said as the refused listing it is.
+        const status = numericCode(error) ?? 400;
+        throw new McpAdapterError("UPSTREAM_ERROR", this.options.redactor.redact(`${this.label()} answered ${what} with HTTP ${status}, again on a session it had just opened (${errorMessage(error)}): a refusal, not a lost session`), {
+          status,
+          hint: listingRefusedHint(what, status, this.options.settings),
+        });
+      }
       if (lost === "forgotten" && !control.signal?.aborted) {
         throw new McpAdapterError("UPSTREAM_ERROR", this.options.redactor.redact(`${this.label()} lost the session of ${what} (it restarted, or dropped the session: ${errorMessage(error)}); ${what} did not run there. The runtime dropped that session and starts a new one on the next call`), {
           status: numericCode(error) ?? 400,
@@ -952,7 +961,9 @@ export class McpConnection {
       const rpc = bodyRpcError(error);
       const said = rpc ? `${quotedServerText(rpc.message, redact)} (JSON-RPC ${rpc.code})` : errorMessage(error);
       const argumentsRefused = rpc?.code === INVALID_PARAMS ? { hint: `The server refused the call's arguments (JSON-RPC ${INVALID_PARAMS}, invalid params): fix the argument \`message\` names and call again.` } : {};
-      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${said}`), { status: code, ...advice, ...argumentsRefused });
+      // A listing carries no arguments of the caller's: a refusal of it is about its address or the server.
+      const listingRefused = isListing(what) && retryCannotFix(advice.details) ? { hint: listingRefusedHint(what, code, this.options.settings) } : {};
+      return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} answered ${what} with HTTP ${code}: ${said}`), { status: code, ...advice, ...argumentsRefused, ...listingRefused });
     }
     const errno = (error as NodeJS.ErrnoException | undefined)?.code;
     if (errno === "ENOENT" || errno === "EACCES") {
@@ -962,7 +973,7 @@ export class McpConnection {
     if (answered) {
       const url = settingAt(this.options.settings, "url");
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} did not answer as an MCP server during ${what}: its URL answered the protocol's first request with ${answered}; check ${url}`), {
-        hint: `Set ${url} to ${this.options.settings?.urlMeaning ?? "the server's MCP endpoint (the URL its documentation gives for MCP, often ending in /mcp)"}, not a web page or another API; then call again. Tool arguments cannot fix this.`,
+        hint: `Set ${url} to ${mcpEndpointMeaning(this.options.settings)}, not a web page or another API; then call again. Tool arguments cannot fix this.`,
       });
     }
     const tail = live?.opened.diagnostics?.().trim();

@@ -1,6 +1,6 @@
 import { ProtocolError, SSEClientTransport, SdkError, SdkErrorCode, type Client, type StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { AnswerWatchingHttpTransport } from "./answer-watching-http.js";
-import type { Logger } from "../types.js";
+import { mcpEndpointMeaning, settingAt, type Logger, type SettingsLocation } from "../types.js";
 import type { Redactor } from "../shared/redact.js";
 import { cappedFetch, maxResponseBytesFrom } from "../shared/capped-body.js";
 import { withRetryAfter } from "./retry-after.js";
@@ -32,6 +32,8 @@ export interface HttpOpenerOptions {
   fetch?: typeof fetch;
   /** The gateway's shared state: OAuth token stores are kept there and refreshed under its lock. */
   shared?: SharedTokenState;
+  /** Where the server's settings are written, for hints that say what to change. */
+  settings?: SettingsLocation;
 }
 
 /** HTTP statuses that mean "this endpoint does not speak Streamable HTTP" rather than "refused". */
@@ -118,9 +120,14 @@ export function createHttpOpener(spec: McpHttpSpec, options: HttpOpenerOptions):
       } catch (sseError) {
         const status = numericCode(sseError);
         if (sseError instanceof McpAdapterError || sseError instanceof ProtocolError || status === 401 || status === 403) throw sseError;
+        // Refused by both transports (a 400, 404 or 405 to MCP's first request): not an MCP endpoint,
+        // whatever request started the connection; a tool call's or a listing's hint would not fit.
         throw new McpAdapterError(
           "UPSTREAM_ERROR",
           redactor.redact(`MCP server '${options.name}' at ${url.origin}${url.pathname} speaks neither Streamable HTTP (${errorMessage(error)}) nor SSE (${errorMessage(sseError)})`),
+          {
+            hint: `This URL refused MCP's first request (HTTP ${numericCode(error)}) over both transports, so it is most likely not ${mcpEndpointMeaning(options.settings)}: a wrong path or port, or another service. Set ${settingAt(options.settings, "url")} to it, then call again. The connection never opened, so nothing ran on the server. Tool arguments cannot fix this.`,
+          },
         );
       }
     }

@@ -1,3 +1,5 @@
+import { mcpEndpointMeaning, settingAt, type SettingsLocation } from "../types.js";
+
 /**
  * What to do about a listing of a downstream MCP server (tools/list, …) that failed. A listing
  * takes no tool arguments and changes nothing, so the hints written for a failed tools/call
@@ -40,4 +42,14 @@ export function listingFailureHint(failure: ListingFailure, what: string): strin
     case "answer-too-large":
       return `The server's ${list} is larger than the runtime reads of one answer (the cap \`message\` names), so it was not read, and calling again gets the same. ${NOTHING_CHANGED} Tell the user: raising AGENT_TOOLS_MAX_RESPONSE_BYTES in the agent-tools server's environment (then restarting it) lets it through, or the server must offer fewer or smaller entries. ${NO_ARGUMENTS}`;
   }
+}
+
+/**
+ * A listing refused with an HTTP 4xx (a 400 or 404 that is no lost session): it carries none of
+ * the caller's arguments, so the hints for a refused call ("fix the argument", "look the id up
+ * first") do not fit; the address it went to, or the server itself, is at fault. `settings`: where
+ * the server's `url` is written.
+ */
+export function listingRefusedHint(what: string, status: number, settings: SettingsLocation | undefined): string {
+  return `The server's URL answered the request for its ${listName(what)} with HTTP ${status} (quoted in \`message\`), so it could not be read; a listing carries no tool arguments, so the address it went to or the server is at fault. ${NOTHING_CHANGED} Check that ${settingAt(settings, "url")} is ${mcpEndpointMeaning(settings)}, not a path beside it or another service in front of it, then call again; if it is, tell the user this MCP server refuses to list (quote \`message\`): it must be fixed on its side. ${NO_ARGUMENTS}`;
 }

@@ -14,7 +14,7 @@ import type { OpenedTransport, TransportOpener } from "./connection.js";
 import { ExitedWhileStarting, McpAdapterError, errorMessage, isRequestTimeout, isUnsupportedProtocolVersion } from "./errors.js";
 import type { McpStdioSpec } from "./spec.js";
 import { StderrTail } from "./stderr-tail.js";
-import { NotSent } from "../../batched-writes.js";
+import { refusedUnsent } from "../../batched-writes.js";
 
 /**
  * Opens a stdio MCP server in its own process group (group-stdio-transport.ts): the child gets a
@@ -166,7 +166,8 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
         // A handshake write the closed pipe refused (NotSent: EPIPE) and one whose answer never came
         // ("Connection closed") say the same of a process that exited: one wording, whichever side
         // noticed first (the EPIPE form is longer and pushed the stderr reason out of one-line summaries).
-        const met = refusedByClosedPipe(error) ? "Connection closed" : errorMessage(error);
+        // The NotSent is looked for below what the SDK wrapped it in, too.
+        const met = refusedUnsent(error, { depth: 4 }) ? "Connection closed" : errorMessage(error);
         const message = options.redactor.redact(`MCP server '${options.name}' ${describeExit(exit)} before it finished starting (${met})${detail}`);
         const hint = `The server stopped by itself while starting: ${stderr ? "what it wrote to stderr (in `message`) says why; run its command by hand to see it whole" : "run its command by hand to see why"}. Fix its arguments or its variables (${settingsAt(options.settings, ["args", "env"])}), then call again. Tool arguments cannot fix this.`;
         // Exited having answered nothing: marked so, as such an exit tells nothing of the handshake it was sent.
@@ -188,10 +189,4 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
     };
     return { client, opened };
   };
-}
-
-/** A write the closed pipe refused (NotSent), as thrown or as the cause of what the SDK threw for it. */
-function refusedByClosedPipe(error: unknown): boolean {
-  for (let seen: unknown = error, depth = 0; seen instanceof Error && depth < 4; seen = seen.cause, depth++) if (seen instanceof NotSent) return true;
-  return false;
 }

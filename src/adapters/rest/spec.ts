@@ -178,6 +178,15 @@ function mapField(field: string, mapping: string[] | Record<string, string>, key
   return Array.isArray(mapping) ? `${field}[${mapping.indexOf(key)}]` : `${field}.${key}`;
 }
 
+/**
+ * A rest tool's two name maps, each { wire name: argument } or a list of names that are both: how
+ * problems call one of their slots ("query parameter 'q'") and what a map of them maps.
+ */
+const NAME_MAPS = [
+  { key: "query", slot: "query parameter", wire: "query parameter" },
+  { key: "body", slot: "body field", wire: "body property" },
+] as const;
+
 /** The places a rest tool's request reads arguments from, for the comparison with its inputSchema (mapping-check.ts). */
 function requestSlots(tool: RestToolBlock, op: RestOperation, field: string): ArgumentSlot[] {
   const slots: ArgumentSlot[] = op.pathParams.map((arg) => ({
@@ -187,27 +196,17 @@ function requestSlots(tool: RestToolBlock, op: RestOperation, field: string): Ar
     renamed: (name) => `rename the placeholder to {${name}}`,
     needed: true,
   }));
-  if (tool.query !== undefined) {
-    const mapping = tool.query;
-    for (const { param, arg } of op.query) {
+  for (const { key, slot, wire } of NAME_MAPS) {
+    const mapping = tool[key];
+    // body "*" carries every argument no other slot reads: no slot of its own (carriesTheRest).
+    if (mapping === undefined || mapping === "*") continue;
+    for (const { param, arg } of nameMapping(mapping)) {
       slots.push({
         arg,
-        field: mapField(`${field}.query`, mapping, param),
-        slot: `query parameter '${param}'`,
-        // The map reads { queryParameter: argument }: the argument is the value side.
-        renamed: (name) => `read it from '${name}' (query: { "${param}": "${name}" }, a map of query parameter to argument)`,
-        needed: false,
-      });
-    }
-  }
-  if (op.body.kind === "fields" && tool.body !== undefined && tool.body !== "*") {
-    const mapping = tool.body;
-    for (const { prop, arg } of op.body.fields) {
-      slots.push({
-        arg,
-        field: mapField(`${field}.body`, mapping, prop),
-        slot: `body field '${prop}'`,
-        renamed: (name) => `read it from '${name}' (body: { "${prop}": "${name}" }, a map of body property to argument)`,
+        field: mapField(`${field}.${key}`, mapping, param),
+        slot: `${slot} '${param}'`,
+        // The map reads { wireName: argument }: the argument is the value side.
+        renamed: (name) => `read it from '${name}' (${key}: { "${param}": "${name}" }, a map of ${wire} to argument)`,
         needed: false,
       });
     }

@@ -2,7 +2,7 @@ import { isPlainObject } from "../../plain-object.js";
 import { nearKey } from "../../runtime/stray-keys.js";
 import type { JsonSchema } from "../types.js";
 import { plainProperties } from "./carried-arguments.js";
-import type { SpecProblem } from "./spec-check.js";
+import { fieldProblem as problem, type SpecProblem } from "./spec-check.js";
 
 /**
  * A declarative tool (a `rest` tool, a `cli` tool) says twice which arguments it takes: in its
@@ -83,10 +83,6 @@ export function mappingProblems(schema: JsonSchema | undefined, slots: readonly 
     }
   }
   return problems;
-}
-
-function problem(field: string, message: string): SpecProblem {
-  return { segments: [], field, message };
 }
 
 /**

@@ -239,6 +239,11 @@ export function specProblems(schema: object, value: unknown, prefix = ""): SpecP
   return problems;
 }
 
+/** A problem found by code rather than by the schema: at `field`, with no path inside the checked value. */
+export function fieldProblem(field: string, message: string): SpecProblem {
+  return { segments: [], field, message };
+}
+
 /** The problems as one line each: "adapter.tools[0].name must be …". */
 export function describeProblems(problems: readonly SpecProblem[]): string {
   return problems.map((p) => `${p.field} ${p.message}`).join("; ");
