@@ -28,6 +28,11 @@ interface UnsafeServer {
   bins: readonly string[];
   /** Its container images, run by docker or podman. */
   images: readonly string[];
+  /**
+   * A word the path to a copy kept elsewhere holds (its repository keeps it in src/memory): only
+   * such paths are looked up on disk, so the other entries cost no file reads at start.
+   */
+  pathHint: string;
   /** What goes wrong with calls at once, as the start-up line says it. */
   why: string;
   /** The lock beside the data the entry names, or undefined when only the server knows where its data is. */
@@ -44,6 +49,7 @@ export const UNSAFE_SERVERS: readonly UnsafeServer[] = [
     package: "@modelcontextprotocol/server-memory",
     bins: ["mcp-server-memory"],
     images: ["mcp/memory"],
+    pathHint: "memory",
     why: "it rewrites its whole file on each write, so writes made at once are lost",
     // `<file>.lock`, the lock the embedded memory plugin takes for the same file: two runtimes on
     // one file take one lock whichever of them configured it. A `${VAR}` path is resolved as the
@@ -76,17 +82,26 @@ function commandWords(entry: StdioServerEntry): string[] {
 const CONTAINER_RUNNERS = new Set(["docker", "podman", "nerdctl"]);
 const programName = (word: string): string => path.posix.basename(word).toLowerCase().replace(/\.(exe|cmd|ps1|js|mjs|cjs)$/, "");
 
+/** A server's patterns, made once: `@scope/name`, `@scope/name@1.2`, `…/node_modules/@scope/name/dist/index.js`; `mcp/memory:tag`. */
+const PATTERNS = new Map(
+  UNSAFE_SERVERS.map((server) => [
+    server,
+    {
+      inPackage: new RegExp(`(?:^|/)${escapeRegExp(server.package)}(?:@[^/]*)?(?:/|$)`),
+      image: new RegExp(`(?:^|/)(?:${server.images.map(escapeRegExp).join("|")})(?::[\\w.-]+)?(?:@sha256:[0-9a-f]+)?$`),
+    },
+  ]),
+);
+
 function recognise(server: UnsafeServer, words: readonly string[], dir: string | undefined): Via | undefined {
-  // `@scope/name`, `@scope/name@1.2`, `…/node_modules/@scope/name/dist/index.js`.
-  const inPackage = new RegExp(`(?:^|/)${escapeRegExp(server.package)}(?:@[^/]*)?(?:/|$)`);
-  const image = new RegExp(`(?:^|/)(?:${server.images.map(escapeRegExp).join("|")})(?::[\\w.-]+)?(?:@sha256:[0-9a-f]+)?$`);
+  const { inPackage, image } = PATTERNS.get(server)!;
   if (words.some((word) => inPackage.test(word))) return "package";
   if (words.some((word) => server.bins.includes(programName(word)))) return "bin";
   if (server.images.length && CONTAINER_RUNNERS.has(programName(words[0] ?? "")) && words.some((word) => image.test(word))) return "image";
   // A script of the package kept elsewhere (a clone of its repository, a copied folder): the package.json above it says.
   if (dir === undefined) return undefined;
-  // Any word that is a file there: `node server.js` names its script without a slash.
-  const scripts = words.filter((word) => !word.startsWith("-") && !word.includes("${"));
+  // Any word that is a file there (`node server.js` names its script without a slash) and mentions the server.
+  const scripts = words.filter((word) => !word.startsWith("-") && !word.includes("${") && word.toLowerCase().includes(server.pathHint));
   return scripts.some((word) => {
     const real = realFile(path.resolve(dir, word));
     return real !== undefined && nearestPackage(real)?.json.name === server.package;
