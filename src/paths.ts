@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -41,6 +42,11 @@ export function packageJson(): PackageJson {
 export function xdgBase(value: string | undefined): string | undefined {
   const text = value?.trim();
   return text && path.isAbsolute(text) ? text : undefined;
+}
+
+/** This runtime's folder for state kept across starts (the embedded memory file, shared locks): $XDG_STATE_HOME/agent-tools-runtime, else ~/.local/state/agent-tools-runtime. */
+export function runtimeStateFolder(env: NodeJS.ProcessEnv): string {
+  return path.join(xdgBase(env.XDG_STATE_HOME) ?? path.join(os.homedir(), ".local", "state"), "agent-tools-runtime");
 }
 
 /** Whether `file` lies inside the running runtime's package (where plugin code finds the kit by the package's self-reference). */

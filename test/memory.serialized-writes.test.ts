@@ -179,3 +179,54 @@ describe("maxConcurrentCalls and lockFile on an mcpServers entry", () => {
     }
   });
 });
+
+describe("an mcpServers entry running the memory server without either field (protective defaults)", () => {
+  const serverMemory = path.join(ROOT, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js");
+
+  it("8 parallel create_entities through the user's own entry: all 8 are kept, and the start says once why", async () => {
+    // The entry a user pastes from their client's config; loading it turns the embedded plugins off.
+    const home = path.join(scratch, "pasted-entry");
+    mkdirSync(home, { recursive: true });
+    const memoryFile = path.join(home, "memory.jsonl");
+    const config = path.join(home, "agent-tools.config.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { memory: { command: "node", args: [serverMemory], env: { MEMORY_FILE_PATH: memoryFile } } } }));
+    const server = await connect(noPlugins, baseEnv({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_CONFIRM: "flag" }));
+    try {
+      const names = range("p", 8);
+      const answers = await Promise.all(names.map((name) => create(server, name)));
+      for (const { payload } of answers) assert.equal(payload.ok, true, JSON.stringify(payload));
+      assert.deepEqual(namesInFile(memoryFile), names);
+      assert.deepEqual(await entityNames(server), names);
+      const said = server.stderr().split("\n").filter((line) => line.includes("runs @modelcontextprotocol/server-memory"));
+      assert.equal(said.length, 1, server.stderr());
+      assert.ok(said[0]?.includes(`config entry 'memory' runs @modelcontextprotocol/server-memory (it rewrites its whole file on each write, so writes made at once are lost): its calls go one at a time and its writes hold the lock ${memoryFile}.lock. Set maxConcurrentCalls or lockFile in the entry to choose otherwise`), said[0]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the bin by name in one runtime and the embedded plugin in another, on one file: 4 + 4 at once, all 8 kept (one lock beside the file)", async () => {
+    const shared = fleet("entry-and-embedded");
+    const memoryFile = path.join(scratch, "entry-and-embedded", "shared-graph.jsonl");
+    // Runtime A: the embedded memory plugin, pointed at the file by AGENT_TOOLS_MEMORY_FILE.
+    const embedded = { ...shared.env, AGENT_TOOLS_MEMORY_FILE: memoryFile };
+    // Runtime B: a config entry that starts `mcp-server-memory` from PATH, on the same file.
+    const config = path.join(scratch, "entry-and-embedded", "entry.config.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { memory: { command: "mcp-server-memory", env: { MEMORY_FILE_PATH: memoryFile } } } }));
+    const bins = path.join(ROOT, "node_modules", ".bin");
+    const [a, b] = await Promise.all([connect(noPlugins, embedded), connect(noPlugins, baseEnv({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_CONFIRM: "flag", PATH: `${bins}${path.delimiter}${process.env.PATH ?? ""}` }))]);
+    try {
+      // Both memory servers started, so the writes below overlap in the two of them.
+      await Promise.all([entityNames(a), entityNames(b)]);
+      const fromA = range("a", 4);
+      const fromB = range("b", 4);
+      const answers = await Promise.all([...fromA.map((name) => create(a, name)), ...fromB.map((name) => create(b, name))]);
+      for (const { payload } of answers) assert.equal(payload.ok, true, JSON.stringify(payload));
+      const all = [...fromA, ...fromB].sort();
+      assert.deepEqual(namesInFile(memoryFile), all);
+      assert.deepEqual(await entityNames(b), all);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});

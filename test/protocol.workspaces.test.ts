@@ -3,7 +3,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { silentLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
-import { Workspaces } from "../src/runtime/workspaces.js";
+import { NONE_PASSED, Workspaces } from "../src/runtime/workspaces.js";
 import { createModernEntry, type ModernEntry } from "../src/transports/http/modern.js";
 import { callJson, connect, FIXTURES, PLUGINS } from "./helpers.js";
 import { httpClient, httpForSuite, startHttp } from "./http-helpers.js";
@@ -45,10 +45,12 @@ describe("workspace handles in-process", () => {
     assert.match(answer.workspaceNote ?? "", /pass this `workspace`/);
     const second = (await callV2(client, "agent_tools_exec", { command: "echo $X; pwd; cat f.txt", workspace: answer.workspace })).payload as ExecAnswer;
     assert.equal(second.stdout, "42\n/tmp/w\nhi\n");
-    assert.equal(second.workspace, answer.workspace);
+    assert.equal(second.workspace, undefined, "the handle the caller sent is not echoed");
     const fresh = (await callV2(client, "agent_tools_exec", { command: "echo \"[$X]\"" })).payload as ExecAnswer;
     assert.equal(fresh.stdout, "[]\n");
+    assert.match(fresh.workspace ?? "", /^ws1\./);
     assert.notEqual(fresh.workspace, answer.workspace);
+    assert.equal(fresh.workspaceNote, NONE_PASSED, "the caller holds a workspace it did not pass");
     await client.close();
   });
 
@@ -225,6 +227,29 @@ describe("workspace handles over HTTP end to end", () => {
   });
 });
 
+describe("the workspace handle in exec answers over HTTP (2026-07-28)", () => {
+  const http = httpForSuite();
+
+  it("answered when new, not echoed when sent; a call that drops it is told why its files are gone", async () => {
+    const client = await connectHttpV2(v2Client("pin"), http.url);
+    const exec = async (args: Record<string, unknown>) => (await callV2(client, "agent_tools_exec", args)).payload as ExecAnswer;
+    const first = await exec({ command: "echo data > report.txt" });
+    assert.match(first.workspace ?? "", /^ws1\.[0-9a-f]{8}~[0-9a-f-]{36}\.[\w-]+$/, JSON.stringify(first));
+    assert.match(first.workspaceNote ?? "", /^pass this `workspace` on your next agent_tools_exec calls/, "a first workspace: the usual note");
+    const again = await exec({ command: "cat report.txt", workspace: first.workspace });
+    assert.equal(again.stdout, "data\n", JSON.stringify(again));
+    assert.equal(again.workspace, undefined, "the handle the caller just sent is not sent back");
+    assert.equal(again.workspaceNote, undefined);
+    const forgot = await exec({ command: "cat report.txt" });
+    assert.notEqual(forgot.exitCode, 0, "a new workspace: the file is not there");
+    assert.match(forgot.workspace ?? "", /^ws1\./, "the new handle is answered");
+    assert.notEqual(forgot.workspace, first.workspace);
+    assert.equal(forgot.workspaceNote, "new workspace; none was passed — pass `workspace` to keep files across calls");
+    assert.equal((await exec({ command: "cat report.txt", workspace: first.workspace })).stdout, "data\n", "the first workspace is still there");
+    await client.close();
+  });
+});
+
 describe("connections that are their own workspace (a 2025-era HTTP session, stdio)", () => {
   const http = httpForSuite();
 
@@ -327,7 +352,7 @@ describe("the workspace cap: room is made from the caller holding the most, neve
     for (let i = 0; i < 12; i++) await exec(carol, "true");
     const answered = await long;
     assert.equal(answered.stdout, "yes\n", JSON.stringify(answered));
-    assert.equal(answered.workspace, busy);
+    assert.equal(answered.workspace, undefined, "the handle sent is not echoed: it is still the one to use");
     assert.equal((await exec(carol, "echo $BUSY", busy)).stdout, "yes\n", "the handle the call returned still works");
     await carol.close();
   });

@@ -368,7 +368,9 @@ describe("team failover: Redis, three instances, HAProxy, SIGKILL", { skip, time
           client.execCount += 1;
           const stdout = String((ran as { stdout?: unknown }).stdout ?? "").trim();
           if (ran.ok !== true || stdout !== String(client.execCount)) throw new Error(`exec (workspace on ${client.workspaceInstance}): expected ${client.execCount} lines, got ${JSON.stringify(ran).slice(0, 300)}`);
-          client.workspace = String((ran as { workspace?: unknown }).workspace);
+          // Answered when new or changed; a call that sent its handle is not sent it back.
+          const answered = (ran as { workspace?: unknown }).workspace;
+          if (typeof answered === "string") client.workspace = answered;
         }
       }
     };

@@ -1,9 +1,8 @@
 import { createRequire } from "node:module";
-import os from "node:os";
 import path from "node:path";
 import { unsafeRoot } from "../adapters/filesystem/guard.js";
 import { whyNotAFolder } from "../is-directory.js";
-import { RUNTIME_ROOT, xdgBase } from "../paths.js";
+import { RUNTIME_ROOT, runtimeStateFolder } from "../paths.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createFoldersOf, whyNotWritableFile } from "../writable-file.js";
 import { manifestFromEntry } from "./mcp-servers.js";
@@ -83,8 +82,7 @@ function entryPoint(pkg: string): string {
 
 function memoryFilePath(env: NodeJS.ProcessEnv): string {
   if (env[MEMORY_FILE_VARIABLE]) return path.resolve(env[MEMORY_FILE_VARIABLE]);
-  const stateHome = xdgBase(env.XDG_STATE_HOME) ?? path.join(os.homedir(), ".local", "state");
-  return path.join(stateHome, "agent-tools-runtime", "memory.jsonl");
+  return path.join(runtimeStateFolder(env), "memory.jsonl");
 }
 
 /**
@@ -137,16 +135,21 @@ function memoryManifest(origin: string, env: NodeJS.ProcessEnv): PluginManifest 
       // the memory server reports an unwritable file itself, on first use
     }
   }
-  const manifest = manifestFromEntry(origin, MEMORY, {
-    command: process.execPath,
-    args: [entryPoint("@modelcontextprotocol/server-memory")],
-    env: { MEMORY_FILE_PATH: memoryFile },
-    description: "A knowledge graph (entities, relations, observations) kept across sessions.",
-  });
-  // The server reads its whole file, changes it and writes it back, with no lock of its own: two
-  // writes at once keep only the last one. So its calls go one at a time in this runtime, and its
-  // writes take a lock beside the file against other runtimes on the same file (call-gate.ts).
-  Object.assign(manifest.adapter as Record<string, unknown>, { maxConcurrentCalls: 1, lockFile: `${memoryFile}.lock` });
+  // The server rewrites its whole file on each write, with no lock of its own: like any entry that
+  // runs it, this one gets its calls one at a time and a lock beside the file, `${memoryFile}.lock`
+  // (unsafe-servers.ts), the one a user's entry naming the same file takes too.
+  const manifest = manifestFromEntry(
+    origin,
+    MEMORY,
+    {
+      command: process.execPath,
+      args: [entryPoint("@modelcontextprotocol/server-memory")],
+      env: { MEMORY_FILE_PATH: memoryFile },
+      description: "A knowledge graph (entities, relations, observations) kept across sessions.",
+    },
+    "mcpServers",
+    env,
+  );
   manifest.setBy = { variable: MEMORY_FILE_VARIABLE, ...(wrong ? { problem: wrong.problem } : {}) };
   if (wrong) manifest.requires.env.push(wrong.requirement);
   return manifest;

@@ -4,6 +4,7 @@ import { confirmGateSettings } from "../plugins/confirm-gate-settings.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import type { AgentToolsConfig, McpServerEntry } from "./config.js";
 import { prefixFromKey } from "./entry-names.js";
+import { protectiveDefaults } from "./unsafe-servers.js";
 
 /**
  * Each `mcpServers` entry becomes a plugin named by its key, with no code: a manifest whose
@@ -18,7 +19,13 @@ function requiredVariables(values: Iterable<string>): string[] {
   return [...names];
 }
 
-export function manifestFromEntry(configFile: string, key: string, entry: McpServerEntry, serversKey: "mcpServers" | "servers" = "mcpServers"): PluginManifest {
+export function manifestFromEntry(
+  configFile: string,
+  key: string,
+  entry: McpServerEntry,
+  serversKey: "mcpServers" | "servers" = "mcpServers",
+  env: NodeJS.ProcessEnv = process.env,
+): PluginManifest {
   const isStdio = "command" in entry;
   const strings = isStdio
     ? [entry.command, ...(entry.args ?? []), ...Object.values(entry.env ?? {}), entry.cwd ?? "", entry.envFile ?? ""]
@@ -30,6 +37,9 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
   if (entry.idleTimeoutMs) Object.assign(adapter, { idleTimeoutMs: entry.idleTimeoutMs });
   if (entry.maxConcurrentCalls) Object.assign(adapter, { maxConcurrentCalls: entry.maxConcurrentCalls });
   if (entry.lockFile) Object.assign(adapter, { lockFile: entry.lockFile });
+  // A server known to lose writes made at once gets a cap and a lock unless the entry chose its own (unsafe-servers.ts).
+  const unsafe = protectiveDefaults(entry, configFile, env);
+  if (unsafe) Object.assign(adapter, unsafe.fields);
   const bins = isStdio && !entry.command.includes("/") && !entry.command.includes("${") ? [entry.command] : [];
   const manifest: PluginManifest = {
     file: configFile,
@@ -46,6 +56,7 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
     raw: { ...entry, name: key, prefix: prefixFromKey(key) },
     entryPath: [serversKey, key],
   };
+  if (unsafe) manifest.protectiveDefaults = unsafe.said;
   if (entry.discoverHint) manifest.discoverHint = entry.discoverHint;
   if (entry.confirm) manifest.confirm = entry.confirm;
   // The confirm gate's own overrides, read as plugin.json's are: a third-party server's read-only labels need not be taken on its word.
@@ -60,9 +71,9 @@ export function manifestFromEntry(configFile: string, key: string, entry: McpSer
  * The config's entries as plugins, but for `skipped`: the keys of the entries that start this
  * runtime itself (self-reference.ts's selfReferences, decided once per start and said in its notices).
  */
-export function manifestsFromConfig(config: AgentToolsConfig, skipped: ReadonlySet<string>): PluginManifest[] {
+export function manifestsFromConfig(config: AgentToolsConfig, skipped: ReadonlySet<string>, env: NodeJS.ProcessEnv = process.env): PluginManifest[] {
   const file = config.file ?? path.resolve("agent-tools.config.json");
   return Object.entries(config.mcpServers)
     .filter(([key, entry]) => !entry.disabled && !skipped.has(key))
-    .map(([key, entry]) => manifestFromEntry(file, key, entry, config.serversKey));
+    .map(([key, entry]) => manifestFromEntry(file, key, entry, config.serversKey, env));
 }

@@ -1,6 +1,5 @@
-import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { readSettingsFileSync } from "../bounded-file.js";
+import { nearestPackage, readPackageJson, realFile } from "./nearest-package.js";
 
 /**
  * Whether a program is this package's: decided by what the file is (its real path is one of the
@@ -9,37 +8,6 @@ import { readSettingsFileSync } from "../bounded-file.js";
  */
 
 export const OWN_PACKAGE = "agent-tools-runtime";
-
-function realFile(file: string): string | undefined {
-  try {
-    const real = realpathSync(file);
-    return statSync(real).isFile() ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A package.json in a folder the user's config points at: read bounded, since a FIFO there would
- * block loading the config (a plain read waits for a writer) and a device would exhaust memory.
- * One that is not a regular file of at most 4 MiB throws, which the callers take as "not ours".
- */
-function readPackageJson(dir: string): { name?: unknown; bin?: unknown } {
-  return JSON.parse(readSettingsFileSync(path.join(dir, "package.json"))) as { name?: unknown; bin?: unknown };
-}
-
-/** The nearest package.json above `file`, parsed, with its folder; undefined when none or unreadable. */
-function nearestPackage(file: string): { dir: string; json: { name?: unknown; bin?: unknown } } | undefined {
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
-    try {
-      return { dir, json: readPackageJson(dir) };
-    } catch (error) {
-      // A folder without package.json: look further up. One that is not JSON (or not a regular file) ends the walk, as for npm.
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR") return undefined;
-    }
-    if (path.dirname(dir) === dir) return undefined;
-  }
-}
 
 /** Whether the folder holds a package named agent-tools-runtime (a local `npx --package=./folder`). */
 export function isOwnPackageFolder(dir: string): boolean {

@@ -81,6 +81,11 @@ export interface PluginManifest {
    * `problem` says what is wrong with its value (the plugin is then not configured).
    */
   setBy?: { variable: string; problem?: string };
+  /**
+   * A config entry that runs a server known to lose writes made at once got a cap and a lock it did
+   * not set (config/unsafe-servers.ts): which server, why, and what it got, said once at start.
+   */
+  protectiveDefaults?: string;
   /** A config entry's tool filter (tool-filter.ts): only these of its server's tools are served. */
   includeTools?: string[];
   /** A config entry's tool filter (tool-filter.ts): these of its server's tools are never served; wins over includeTools. */

@@ -53,7 +53,7 @@ import { setupLine } from "./unconfigured-hits.js";
 import { fleetProblems } from "./problems.js";
 import { pluginNamesThatCouldLoad } from "./known-plugins.js";
 import { withRestartNote } from "../config/changed-since-start.js";
-import { embeddedDropped, missingFolders, namedPluginDirs, notConfiguredLine, unknownDisabled } from "./startup-notices.js";
+import { embeddedDropped, missingFolders, namedPluginDirs, notConfiguredLine, protectiveDefaultsLine, unknownDisabled } from "./startup-notices.js";
 import { pluginlessFolders } from "./pluginless-folders.js";
 import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
@@ -532,7 +532,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // Entries that start this runtime itself, decided once: left out here and said in the notices below.
   const skippedSelf = config && !options.manifests ? selfReferences(config, env) : [];
   if (options.manifests) sources.push(...options.manifests);
-  else if (config) sources.push(...manifestsFromConfig(config, new Set(skippedSelf.map((s) => s.key))));
+  else if (config) sources.push(...manifestsFromConfig(config, new Set(skippedSelf.map((s) => s.key)), env));
   sources.push(...dirs.filter(isBundledDir));
   if (!options.manifests && (!config?.file || config.plugins.embedded === true) && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env, config?.file));
   const redact = (value: unknown): unknown => redactor.redactValue(value);
@@ -595,6 +595,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   ]) log.warn(notice);
   const idleLine = notConfiguredLine(plugins);
   if (idleLine) log.info(idleLine);
+  // The embedded memory plugin's cap and lock are its documented own: only the user's entries are said.
+  const protectedLine = protectiveDefaultsLine(plugins.filter(({ manifest }) => manifest.file !== EMBEDDED_ORIGIN));
+  if (protectedLine) log.info(protectedLine);
   // A bundled skill's link into a bundled plugin the user replaced points at nothing the user
   // chose: it is dropped (the user's own links are checked as written).
   const replacedPrefixes = new Set(replaced.map((r) => r.prefix));

@@ -9,7 +9,8 @@ import { closestNames } from "./similarity.js";
 /**
  * What a start did that the user did not ask for in so many words, each said once on stderr:
  * a config file turning the embedded plugins off, `plugins.disable` names that match nothing,
- * plugin folders that do not exist, and, in one line, the plugins that are not configured.
+ * plugin folders that do not exist, and, in one line each, the plugins that are not configured and
+ * the entries given a cap and a lock because their server loses writes made at once.
  */
 
 /** A plugins folder the user named: where it was named (`source`), as written, and how to change that. */
@@ -99,4 +100,14 @@ export function notConfiguredLine(plugins: readonly LoadedPlugin[]): string | un
   if (idle.length === 0) return undefined;
   const parts = idle.map((p) => `${p.manifest.prefix} (${describeMissing(p.missing)})`);
   return `${idle.length} plugin${idle.length > 1 ? "s" : ""} not configured, left out of tools/list (agent_tools_help and search still show them): ${parts.join("; ")}`;
+}
+
+/**
+ * One line for the entries that got protective defaults they did not set (config/unsafe-servers.ts):
+ * their calls are slower one at a time, so the user learns why and how to choose otherwise.
+ */
+export function protectiveDefaultsLine(plugins: readonly LoadedPlugin[]): string | undefined {
+  const given = plugins.flatMap(({ manifest }) => (manifest.protectiveDefaults ? [`config entry '${manifest.name}' runs ${manifest.protectiveDefaults}`] : []));
+  if (given.length === 0) return undefined;
+  return `${given.join("; ")}. Set maxConcurrentCalls or lockFile in ${given.length > 1 ? "an" : "the"} entry to choose otherwise`;
 }

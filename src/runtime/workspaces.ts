@@ -115,6 +115,9 @@ export interface OpenedWorkspace {
 
 const PREFIX = "ws1";
 
+/** The note of a workspace made for a caller that holds others: it most likely forgot to pass one. */
+export const NONE_PASSED = "new workspace; none was passed — pass `workspace` to keep files across calls";
+
 const DEFAULT_WORKSPACE_IDLE_MS = 30 * 60_000;
 /** How long a caller should wait before retrying a WORKSPACE_UNAVAILABLE answer. */
 const WORKSPACE_RETRY_MS = 1000;
@@ -173,13 +176,24 @@ export class Workspaces {
     this.sweeper.unref();
   }
 
-  /** A new workspace bound to `owner`. */
+  /**
+   * A new workspace bound to `owner`. When the same identity already holds a workspace here that
+   * is still usable, the caller most likely forgot its handle (a model that dropped `workspace`
+   * finds its files gone with no reason given): the answer's note says so.
+   */
   async create(owner: string, identity?: Identity): Promise<OpenedWorkspace> {
     // In a fleet the id starts with the instance's name ("gw-a~…"): a balancer routes on it.
     const id = `${this.fleet ? this.fleet.instance.replace(/[^A-Za-z0-9_-]/g, "-") : THIS_RUN}~${randomUUID()}`;
     const at = this.now();
+    const forgotten = this.holdsUsable(owner, identity, at);
     await this.store.put({ id, owner, rights: identityKey(identity), createdAt: at, lastUsed: at, ...(this.fleet ? { instance: this.fleet.instance } : {}) });
-    return { handle: this.sign(id, owner), ...(await this.sandbox(id, owner, at, identity)), created: true };
+    return { handle: this.sign(id, owner), ...(await this.sandbox(id, owner, at, identity)), created: true, ...(forgotten ? { note: NONE_PASSED } : {}) };
+  }
+
+  /** Whether this process holds a workspace of `owner` with `identity`'s rights that a call used within the idle limit. */
+  private holdsUsable(owner: string, identity: Identity | undefined, at: number): boolean {
+    for (const [id, live] of this.live) if (live.owner === owner && sameIdentity(live.session.identity, identity) && this.recentlyUsedHere(id, at)) return true;
+    return false;
   }
 
   /**

@@ -18,7 +18,7 @@ import { closeSession, type Session } from "../../runtime/session.js";
  * Sessions for 2026-07-28 requests, which carry no session id. search/discover/call/run_skill
  * act in one session per caller identity (loop memory, jobs). agent_tools_exec runs in
  * a workspace: a call without `workspace` opens a new one and answers its signed handle, a call
- * with one continues it (runtime/workspaces.ts).
+ * with one continues it and does not echo it (runtime/workspaces.ts).
  */
 export interface ModernScope extends SessionScope {
   close(): Promise<void>;
@@ -84,7 +84,8 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
         const who = callerName(ctx);
         const handle = workspaceHandleArgument(args.workspace);
         const opened = handle ? await workspaces.open(handle, who, identity) : await workspaces.create(who, identity);
-        const answer: Record<string, unknown> = { workspace: opened.handle };
+        // The handle (~60 tokens) only when the caller does not have it already: new, or not the one it sent.
+        const answer: Record<string, unknown> = opened.handle === handle ? {} : { workspace: opened.handle };
         if (opened.created) answer.workspaceNote = "pass this `workspace` on your next agent_tools_exec calls to keep files, variables and the working folder";
         if (opened.note) answer.workspaceNote = opened.note;
         // Its plugin calls' jobs are the caller's (session.ts `jobs`): the same from _call, and they outlive the workspace.
