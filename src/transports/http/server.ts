@@ -17,7 +17,7 @@ import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, methodsForLog, outcomeOf, type RequestFacts } from "./request-log.js";
 import { OpenExchanges } from "./interrupted.js";
 import { shutdownWords } from "../shutdown.js";
-import { abandonRequests, serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
+import { abandonRequests, cancelledIdsOf, serveSession, SessionRegistry, withdrawCancelled, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, replyIdOf, requestIdsOf } from "./request-ids.js";
 import { refusedRequestIn } from "../refused-request.js";
 import { wrongEraAnswer } from "../era-mismatch.js";
@@ -173,7 +173,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
   /** The POSTs being answered: closing answers those still running (interrupted.ts). */
   const exchanges = new OpenExchanges(words);
   /** A session's POST, counted in flight (idle eviction passes over a session serving one); its last use is noted after. */
-  const servePost = async (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+  const servePost = async (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body: unknown, facts: RequestFacts): Promise<void> => {
     const ids = requestIdsOf(body);
     const clash = entry.requestIds.claim(ids);
     if (clash !== undefined) {
@@ -191,6 +191,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     entry.inFlight += 1;
     try {
       await serveSession(entry, req, res, body);
+      // Its requests were cancelled by the client and it ended without their answers (withdrawn.ts).
+      if (ids.some((id) => entry.requestIds.isWithdrawn(id))) facts.cancelled = true;
+      // The SDK has aborted the handlers of the requests this body cancels: their POSTs end once those have finished.
+      const cancelled = cancelledIdsOf(body);
+      if (cancelled.length) withdrawCancelled(entry, cancelled);
       // Still in flight (not evicted) until its cancelled calls have ended.
       await abandoned;
     } finally {
@@ -224,7 +229,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     // Closed once the answer has ended (an SSE stream may outlast servePost) or its client left.
     const ended = new Promise<void>((resolve) => res.once("close", resolve));
     try {
-      await servePost(entry, req, res, body);
+      await servePost(entry, req, res, body, facts);
       await ended;
     } finally {
       await sessions.close(entry.id, "sessionless request answered");
@@ -397,7 +402,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         const entry = callerSession(res, header, identity, replyIdOf(parsed.value));
         if (!entry) return;
         sessions.touch(entry, facts.rpcMethods);
-        await servePost(entry, req, res, parsed.value);
+        await servePost(entry, req, res, parsed.value, facts);
         return;
       }
       if (!isInitialize(parsed.value)) {
@@ -414,7 +419,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       facts.session = entry.id;
-      await servePost(entry, req, res, parsed.value);
+      await servePost(entry, req, res, parsed.value, facts);
       // The SDK sets the id only once initialize succeeded; a rejected one leaves nothing open.
       if (entry.transport.sessionId === undefined) await sessions.close(entry.id, "initialize rejected");
       return;

@@ -8,6 +8,7 @@ import type { Runtime } from "../../runtime/runtime.js";
 import { closeSession, type Session } from "../../runtime/session.js";
 import type { Identity } from "../../runtime/access.js";
 import { RequestIdsInFlight } from "./request-ids.js";
+import { withoutWithdrawn } from "./withdrawn.js";
 
 /**
  * The open MCP sessions of the HTTP facade (2025-era clients; 2026-07-28 requests have no session
@@ -73,7 +74,10 @@ const EVICTED_MEMORY = 1024;
  */
 export async function serveSession(entry: HttpSession, req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
   const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
-  await getRequestListener((request) => entry.transport.handleRequest(request, { ...(authInfo ? { authInfo } : {}), ...(parsedBody !== undefined ? { parsedBody } : {}) }), {
+  const options = { ...(authInfo ? { authInfo } : {}), ...(parsedBody !== undefined ? { parsedBody } : {}) };
+  // A POST's answer leaves without the answers of the requests its client cancelled (withdrawn.ts).
+  const answer = parsedBody === undefined ? (request: Request) => entry.transport.handleRequest(request, options) : (request: Request) => entry.transport.handleRequest(request, options).then((response) => withoutWithdrawn(response, entry.requestIds));
+  await getRequestListener(answer, {
     // Keep the process's own Request/Response (the listener would otherwise install its own globally).
     overrideGlobalObjects: false,
   })(req, res);
@@ -93,6 +97,29 @@ export function abandonRequests(entry: HttpSession, ids: ReadonlyArray<string | 
   // answer nobody reads closes it.
   const dropRoute = (id: string | number): Promise<void> => answerRequest(entry, id, `cancelled: ${CLIENT_LEFT} before the answer`);
   return entry.requestIds.abandon(ids, (id) => cancelRequest(entry, id, CLIENT_LEFT), dropRoute);
+}
+
+/** The request ids a body's notifications/cancelled name (one message or a batch). */
+export function cancelledIdsOf(body: unknown): Array<string | number> {
+  const ids: Array<string | number> = [];
+  for (const m of Array.isArray(body) ? body : [body]) {
+    const message = m as { method?: unknown; id?: unknown; params?: { requestId?: unknown } } | null;
+    if (message?.method !== "notifications/cancelled" || message.id !== undefined) continue;
+    const id = message.params?.requestId;
+    if (typeof id === "string" || typeof id === "number") ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * The client cancelled requests of this session with notifications/cancelled, which the SDK has
+ * handled (their handlers' signals aborted; it answers nothing for them). Each still running is
+ * withdrawn (request-ids.ts): once its handler has finished, the route its transport keeps is
+ * dropped with an answer the client never gets (withdrawn.ts), so its POST ends, its id is freed and
+ * the session is no longer in flight.
+ */
+export function withdrawCancelled(entry: HttpSession, ids: ReadonlyArray<string | number>): void {
+  for (const id of ids) void entry.requestIds.withdraw(id, (withdrawn) => answerRequest(entry, withdrawn, "cancelled by the client (notifications/cancelled); this answer is never delivered"));
 }
 
 /** Cancel one request of the session exactly as the client's own notifications/cancelled would (its handler's signal aborts, the downstream call is cancelled). */
