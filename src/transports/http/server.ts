@@ -15,7 +15,8 @@ import { checkBearer, checkHost, checkOrigin, requestHost, type Rejection } from
 import { allowOrigin, answerPreflight, listedOrigin } from "./cors.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, methodsForLog, outcomeOf, type RequestFacts } from "./request-log.js";
-import { OpenExchanges } from "./interrupted.js";
+import { FLUSH_MS, OpenExchanges } from "./interrupted.js";
+import { ListenStreams } from "./listen-streams.js";
 import { shutdownWords } from "../shutdown.js";
 import { abandonRequests, cancelledIdsOf, serveSession, SessionRegistry, withdrawCancelled, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, replyIdOf, requestIdsOf } from "./request-ids.js";
@@ -43,7 +44,7 @@ export interface HttpFacade {
   readonly url: string;
   readonly address: AddressInfo;
   readonly sessions: SessionRegistry;
-  /** POST requests being answered right now (draining waits for them). */
+  /** POST requests being answered right now, open subscriptions/listen streams aside (draining waits for them). */
   inFlight(): number;
   /**
    * Answer every request still running as interrupted by `why` (interrupted.ts), as `close` does
@@ -112,6 +113,11 @@ function opensWorkspace(body: unknown): boolean {
   });
 }
 
+/** A 2026-07-28 `subscriptions/listen` request: a stream of notifications, no call. */
+function isListenRequest(body: unknown): boolean {
+  return !Array.isArray(body) && (body as { method?: unknown } | null)?.method === "subscriptions/listen";
+}
+
 function isInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
@@ -169,9 +175,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     sendRpcError(res, 503, -32000, `this ${words.who} is shutting down and ${refused}; retry ${words.retry}`, { "Retry-After": DRAINING_RETRY_AFTER, Connection: "close" }, id);
   const redactor = createRedactor([options.token]);
   const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs, maxWorkspaces: options.maxWorkspaces });
-  let inFlight = 0;
   /** The POSTs being answered: closing answers those still running (interrupted.ts). */
   const exchanges = new OpenExchanges(words);
+  /** The 2026-07-28 listen streams among them, which run no call (listen-streams.ts). */
+  const listens = new ListenStreams();
   /** A session's POST, counted in flight (idle eviction passes over a session serving one); its last use is noted after. */
   const servePost = async (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body: unknown, facts: RequestFacts): Promise<void> => {
     const ids = requestIdsOf(body);
@@ -376,6 +383,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
           shuttingDown(res, "opens no new workspaces", replyIdOf(parsed.value));
           return;
         }
+        // A listen stream is no call: the drain does not wait for it, and closing ends it as the SDK does.
+        if (isListenRequest(parsed.value)) {
+          exchanges.release(res);
+          listens.add(res);
+        }
         // The gateway's identity rides as the request's authInfo (see modern.ts).
         const authInfo = identity ? authInfoFor(identity) : undefined;
         // A plain tools/call is answered by the fast lane (modern-lane.ts), the rest by the SDK.
@@ -450,16 +462,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     const started = performance.now();
     const facts: RequestFacts = { httpMethod: req.method ?? "?", rpcMethods: [] };
     const body = captureResponse(res);
-    // Draining waits for requests that run calls (POST), not for open notification streams (GET).
-    const counted = req.method === "POST";
-    if (counted) {
-      inFlight += 1;
-      exchanges.add(res, { facts, written: body });
-    }
-    res.once("close", () => {
-      if (counted) inFlight -= 1;
-      logRequest(facts, res, started, body);
-    });
+    // Draining waits for requests that run calls (POST), not for open notification streams (GET;
+    // a 2026-07-28 subscriptions/listen is released once its body has been read).
+    if (req.method === "POST") exchanges.add(res, { facts, written: body });
+    res.once("close", () => logRequest(facts, res, started, body));
     handle(req, res, facts).catch((error: unknown) => {
       log.error(`http request failed: ${redactor.redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}`);
       sendRpcError(res, 500, -32603, "Internal error: the server failed on this request; it keeps serving others");
@@ -506,12 +512,14 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       // Before the sessions, workspaces and connections close under them: each request still
       // running is told it was interrupted, rather than finding its connection gone.
       await interrupt(why);
+      // Ends each listen stream with its final result (the spec's graceful close), then lets those reach the sockets.
       await modern.close();
+      await listens.ended(FLUSH_MS);
       await sessions.closeAll(why);
       server.closeAllConnections();
       await stopped;
     })();
     return closing;
   };
-  return { url, address, sessions, inFlight: () => inFlight, interrupt, close };
+  return { url, address, sessions, inFlight: () => exchanges.size, interrupt, close };
 }
