@@ -450,7 +450,8 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       }
       const entry = callerSession(res, header, identity);
       if (!entry) return;
-      sessions.touch(entry);
+      // A client that opened its notification stream is using its session, first call or not.
+      sessions.touch(entry, [], method === "GET");
       await serveSession(entry, req, res);
       return;
     }
