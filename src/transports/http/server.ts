@@ -9,7 +9,7 @@ import type { Runtime } from "../../runtime/runtime.js";
 import { sameIdentity, type Identity } from "../../runtime/access.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { DRAINING_RETRY_AFTER, opsAccessOf } from "../../gateway/ops-paths.js";
-import { acceptBothMediaTypes } from "./accept.js";
+import { acceptBothMediaTypes, admitsSse, prefersSse } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, requestHost, type Rejection } from "./guards.js";
 import { allowOrigin, answerPreflight, listedOrigin } from "./cors.js";
@@ -77,26 +77,6 @@ function sendJson(res: ServerResponse, status: number, message: unknown): void {
 
 function reject(res: ServerResponse, rejection: Rejection): void {
   sendRpcError(res, rejection.status, -32000, rejection.message, rejection.headers);
-}
-
-/**
- * JSON answers unless the client prefers SSE: text/event-stream with a higher q-value than
- * application/json, or listed first at the same q. MCP clients must accept both; SDK clients
- * list JSON first and so get plain JSON, which is simpler to proxy and to read in logs.
- */
-export function prefersSse(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const ranked = accept.split(",").map((part, index) => {
-    const [type = "", ...params] = part.split(";").map((s) => s.trim().toLowerCase());
-    const q = Number(params.find((p) => p.startsWith("q="))?.slice(2) ?? "1");
-    return { type, q: Number.isFinite(q) ? q : 0, index };
-  });
-  const sse = ranked.find((r) => r.type === "text/event-stream");
-  const json = ranked.find((r) => r.type === "application/json");
-  // q=0 means "not acceptable" (RFC 9110).
-  if (!sse || sse.q <= 0) return false;
-  if (!json) return true;
-  return sse.q > json.q || (sse.q === json.q && sse.index < json.index);
 }
 
 /**
@@ -374,9 +354,6 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendJson(res, 400, wrongEra);
         return;
       }
-      // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
-      const sse = prefersSse(req.headers.accept);
-      acceptBothMediaTypes(req);
       if (header === undefined && (claimsModernEnvelope(parsed.value) || !(await isLegacyRequest(webRequestHead(req), parsed.value, { maxRequestBodySize: options.maxBodyBytes })))) {
         facts.session = "modern";
         if (gateway?.draining && opensWorkspace(parsed.value)) {
@@ -385,6 +362,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         }
         // A listen stream is no call: the drain does not wait for it, and closing ends it as the SDK does.
         if (isListenRequest(parsed.value)) {
+          // It has no JSON form: a client that did not accept SSE could not read it (the Accept is as sent: modern.ts answers its other requests in JSON).
+          if (!admitsSse(req.headers.accept)) {
+            sendRpcError(res, 406, -32000, `Not Acceptable: subscriptions/listen answers with a stream of events (Content-Type: text/event-stream), which this request's Accept header does not admit (${req.headers.accept === undefined ? "none was sent" : `'${escapeControls(req.headers.accept.slice(0, 200))}'`}); send 'Accept: application/json, text/event-stream', as the protocol asks of every request`, {}, replyIdOf(parsed.value));
+            return;
+          }
           exchanges.release(res);
           listens.add(res);
         }
@@ -395,6 +377,9 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         await modern.serve(req, res, parsed.value, authInfo);
         return;
       }
+      // 2025 era: decided on the header as sent (JSON for a JSON-only client), then completed for the SDK's transport (accept.ts).
+      const sse = prefersSse(req.headers.accept);
+      acceptBothMediaTypes(req);
       if (header !== undefined) {
         // A 2026-07-28 request carrying a session id, open or stale: the fix is to drop the header
         // (not to initialize, and not the version error the session's own SDK transport would give).
