@@ -153,6 +153,17 @@ export async function answerDeletedRequests(entry: HttpSession): Promise<void> {
   await Promise.all(ids.map((id) => answerRequest(entry, id, DELETED_MID_CALL)));
 }
 
+/**
+ * Why a request without Mcp-Session-Id cannot ask the user (or the client's model) mid-call: its
+ * one-request session had no initialize, so what the client declared is unknown, and it could not
+ * carry the question anyway. Said as such, not as "the client did not declare elicitation", which
+ * the client may well have done at its initialize.
+ */
+const SESSIONLESS_UNASKABLE = {
+  why: "the request came without the Mcp-Session-Id header, so it was served in a one-request session that does not know what the client declared at initialize and cannot carry a question mid-call",
+  fix: "the tool can ask when the client sends the Mcp-Session-Id its initialize answered on every request, in a session answering over SSE (`Accept: text/event-stream` before `application/json` at initialize), or speaks the 2026-07-28 protocol",
+};
+
 /** The requests without Mcp-Session-Id that may run at once, for a table of `maxSessions`: a quarter of it, at least 4. */
 export function sessionlessAllowanceFor(maxSessions: number): number {
   return Math.max(4, Math.ceil(maxSessions / 4));
@@ -256,7 +267,7 @@ export class SessionRegistry {
     const session = this.options.runtime.createSession(id, identity);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: responseMode === "json" });
     const requestIds = new RequestIdsInFlight();
-    const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: false, around: requestIds.track });
+    const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: false, unaskable: SESSIONLESS_UNASKABLE, around: requestIds.track });
     const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 1, requestIds, used: true };
     this.sessions.set(id, entry);
     this.oneRequest.add(id);
