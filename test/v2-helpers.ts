@@ -18,6 +18,19 @@ export function firstText(result: unknown): string {
   return first?.type === "text" ? (first.text ?? "") : "";
 }
 
+/** A 2026-07-28 request's `_meta` envelope, as a raw client sends it (no capabilities declared unless `extra` adds them). */
+export function modernEnvelope(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "raw-modern", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {}, ...extra };
+}
+
+/** A raw 2026-07-28 `subscriptions/listen` request for tool-list changes. */
+export const LISTEN = { jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: modernEnvelope() } } as const;
+
+/** The headers a raw 2026-07-28 POST of `method` needs (the standard headers the SDK checks), with `accept`. */
+export function modernHeaders(method: string, accept = "application/json, text/event-stream"): Record<string, string> {
+  return { "Content-Type": "application/json", Accept: accept, "MCP-Protocol-Version": MODERN, "Mcp-Method": method };
+}
+
 export type Negotiation = "pin" | "auto" | "legacy";
 
 export function v2Client(negotiation: Negotiation = "pin", capabilities: Record<string, unknown> = {}): Client {
