@@ -9,6 +9,8 @@ import { raw } from "./http-helpers.js";
 
 export const MODERN = "2026-07-28";
 export const V2_FIXTURE = path.join(ROOT, "test", "fixtures", "v2", "downstream.ts");
+/** A 2025-era downstream (SDK v1) that asks its questions mid-call, the 2025 way (its header says which tools). */
+export const LEGACY_ASKER = path.join(ROOT, "test", "fixtures", "v2", "legacy-asker.mjs");
 /** The arguments that serve the dual-era v2 fixture over stdio (with `process.execPath` as the command). */
 export const V2_DOWNSTREAM_ARGS: readonly string[] = ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"];
 
