@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { textJson } from "./helpers.js";
-import { raw, startHttp, type RunningHttp } from "./http-helpers.js";
+import { httpForSuite, raw, startHttp, type RawResponse, type RunningHttp } from "./http-helpers.js";
+import { LISTEN, modernEnvelope, modernHeaders, V2_DOWNSTREAM_ARGS } from "./v2-helpers.js";
 
 /**
  * Clients in the wild (the original runtime's Pi extension) POST with `Accept: application/json`
@@ -61,4 +65,49 @@ describe("a client that refuses SSE with q=0", () => {
       assert.match(String(init.headers["content-type"]), /^application\/json/, accept);
     }
   });
+});
+
+/**
+ * A 2026-07-28 request is answered in a media type its Accept names: the SDK's modern leg would
+ * turn the answer into an SSE stream as soon as a progress notification went out, whatever the
+ * client accepted. The spec asks clients to list both; one that lists JSON alone (or nothing) gets
+ * JSON without the notifications, and a listen, which is only a stream, gets 406 saying so.
+ */
+describe("a 2026-07-28 request whose Accept does not name text/event-stream", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-modern-accept-"));
+  const config = path.join(dir, "agent-tools.config.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { db: { command: process.execPath, args: [...V2_DOWNSTREAM_ARGS] } } }));
+  const http = httpForSuite({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_PLUGINS_DIR: dir });
+  const stepsWithProgress = (accept?: string): Promise<RawResponse> => {
+    const { Accept: _both, ...headers } = modernHeaders("tools/call");
+    const body = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "agent_tools_db_call", arguments: { toolName: "slow_steps", arguments: { steps: 2 } }, _meta: modernEnvelope({ progressToken: "p" }) } };
+    return raw(http.url, { headers: { ...headers, "Mcp-Name": "agent_tools_db_call", ...(accept ? { Accept: accept } : {}) }, body: JSON.stringify(body) });
+  };
+
+  for (const accept of ["application/json", undefined]) {
+    it(`is answered in JSON, its progress dropped (${accept ? `Accept: ${accept}` : "no Accept"})`, async () => {
+      const answer = await stepsWithProgress(accept);
+      assert.equal(answer.status, 200, answer.body);
+      assert.match(String(answer.headers["content-type"]), /^application\/json/, "not text/event-stream, which it did not accept");
+      assert.equal(answer.json().id, 3);
+      assert.match(answer.body, /done 2 steps/);
+    });
+  }
+
+  it("gets its progress over SSE when it names both media types, as before", async () => {
+    const answer = await stepsWithProgress("application/json, text/event-stream");
+    assert.match(String(answer.headers["content-type"]), /^text\/event-stream/);
+    assert.match(answer.body, /notifications\/progress/);
+    assert.match(answer.body, /done 2 steps/);
+  });
+
+  for (const accept of ["application/json", undefined]) {
+    it(`subscriptions/listen, which is only a stream, answers 406 naming the Accept to send (${accept ? `Accept: ${accept}` : "no Accept"})`, async () => {
+      const { Accept: _both, ...headers } = modernHeaders("subscriptions/listen");
+      const refused = await raw(http.url, { headers: { ...headers, ...(accept ? { Accept: accept } : {}) }, body: JSON.stringify(LISTEN) });
+      assert.equal(refused.status, 406, refused.body);
+      assert.equal(refused.json().id, 1);
+      assert.match(refused.json().error?.message ?? "", new RegExp(`does not admit \\(${accept ? `'${accept}'` : "none was sent"}\\); send 'Accept: application/json, text/event-stream'`));
+    });
+  }
 });

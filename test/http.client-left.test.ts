@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
-import { httpForSuite, MCP_HEADERS, raw, rawInitialize, sessionHeaders, type RawResponse } from "./http-helpers.js";
+import { httpClient, httpForSuite, MCP_HEADERS, raw, rawInitialize, sessionHeaders, type RawResponse } from "./http-helpers.js";
+import { connectHttpV2, v2Client } from "./v2-helpers.js";
 import { until } from "./wait.js";
 
 // A 2025-era session's client that drops its POST mid-call (it gave up, its process died) abandons
@@ -125,6 +126,77 @@ describe("HTTP 2025-era session: a client that drops its POST", () => {
       assert.equal(message.error?.code, -32000);
       assert.match(message.error?.message ?? "", /session was deleted \(HTTP DELETE\) while this request was running: the call was cancelled.*whether it took effect is unknown/);
       await until(() => logLines("cancelled").length > cancels, "the downstream to be told the call was cancelled");
+    });
+  }
+});
+
+// A client that cancels a call with notifications/cancelled (what the SDK clients send on an
+// AbortSignal, keeping their fetch open): no answer is sent for it, as the spec asks, but its POST
+// ends once the cancelled handler has finished (202 with no body for a JSON answer, the stream
+// ended for SSE), its id is free and the session has no request in flight.
+describe("HTTP 2025-era session: a client that cancels a call with notifications/cancelled", () => {
+  // One slot: a session whose cancelled call still counted in flight would turn the next initialize away with 503.
+  const http = httpForSuite({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_HTTP_MAX_SESSIONS: "1" });
+  const cancelledLines = (): number => (http.stderr().match(/http POST tools\/call tool=agent_tools_fx_call session=\S+ status=20[02] cancelled/g) ?? []).length;
+
+  for (const mode of ["json", "sse"] as const) {
+    it(`ends its POST without an answer, frees its id and leaves the session idle (${mode} answers)`, async () => {
+      const sid = await rawInitialize(http.url, { Accept: ACCEPT[mode] });
+      const headers = { ...sessionHeaders(sid), Accept: ACCEPT[mode] };
+      const [hangs, cancels, logged] = [logLines("hang").length, logLines("cancelled").length, cancelledLines()];
+      const call = raw(http.url, { headers, body: callBody(5, "hang") });
+      await until(() => logLines("hang").length > hangs, "the downstream to start the hanging call");
+      const cancel = await raw(http.url, { headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5, reason: "the user pressed Esc" } }) });
+      assert.equal(cancel.status, 202, cancel.body);
+      // Before, this POST stayed open until the client disconnected: the await ran into the test's timeout.
+      const ended = await call;
+      if (mode === "json") {
+        assert.equal(ended.status, 202, ended.body);
+        assert.equal(ended.body, "", "no answer for a cancelled request");
+      } else {
+        assert.equal(ended.status, 200);
+        assert.match(String(ended.headers["content-type"]), /^text\/event-stream/);
+        assert.doesNotMatch(ended.body, /data: /, "the stream ended without an event for the cancelled request");
+      }
+      await until(() => logLines("cancelled").length > cancels, "the downstream to be told the call was cancelled");
+      // The id is free at once (it was refused -32600 as in flight) and answers its own call.
+      const again = await raw(http.url, { headers, body: callBody(5, "echo", { text: "after the cancel" }) });
+      assert.equal(again.status, 200, again.body);
+      assert.match(again.body, /after the cancel/);
+      // No request in flight: a new client takes the only slot (it was 503 'all 1 have a request in flight').
+      const other = await raw(http.url, { headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } }) });
+      assert.equal(other.status, 200, other.body);
+      await until(() => cancelledLines() > logged, "the request log to say the call was cancelled");
+    });
+  }
+
+  const sdkClients = {
+    v1: async (): Promise<{ call: (signal: AbortSignal, tool: string, args?: Record<string, unknown>) => Promise<unknown>; close: () => Promise<void> }> => {
+      const { client } = await httpClient(http.url);
+      return { call: (signal, tool, args = {}) => client.callTool({ name: "agent_tools_fx_call", arguments: { toolName: tool, arguments: args, confirm: true } }, undefined, { signal }), close: () => client.close() };
+    },
+    v2: async (): Promise<{ call: (signal: AbortSignal, tool: string, args?: Record<string, unknown>) => Promise<unknown>; close: () => Promise<void> }> => {
+      const client = await connectHttpV2(v2Client("legacy"), http.url);
+      return { call: (signal, tool, args = {}) => client.callTool({ name: "agent_tools_fx_call", arguments: { toolName: tool, arguments: args, confirm: true } }, { signal }), close: () => client.close() };
+    },
+  };
+  for (const [which, connect] of Object.entries(sdkClients)) {
+    it(`ends the POST the ${which} SDK client keeps open after cancelling on its AbortSignal; its next call is answered`, async () => {
+      const client = await connect();
+      try {
+        const [hangs, logged] = [logLines("hang").length, cancelledLines()];
+        const aborts = new AbortController();
+        const call = client.call(aborts.signal, "hang");
+        await until(() => logLines("hang").length > hangs, "the downstream to start the hanging call");
+        aborts.abort();
+        await assert.rejects(call, /abort/i);
+        // The client is still connected: only the runtime can end that POST now.
+        await until(() => cancelledLines() > logged, "the runtime to end the cancelled call's POST (its request log line)");
+        const next = await client.call(new AbortController().signal, "echo", { text: "next call" });
+        assert.match(JSON.stringify(next), /next call/);
+      } finally {
+        await client.close();
+      }
     });
   }
 });

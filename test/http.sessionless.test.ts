@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { textJson } from "./helpers.js";
-import { eventually, raw, rawInitialize, sessionHeaders, startHttp, TOOLS_LIST, type RawResponse, type RunningHttp } from "./http-helpers.js";
+import { eventually, httpForSuite, raw, rawInitialize, sessionHeaders, startHttp, TOOLS_LIST, type RawResponse, type RunningHttp } from "./http-helpers.js";
+import { LEGACY_ASKER } from "./v2-helpers.js";
 
 /**
  * A 2025-era client that initializes and then never sends Mcp-Session-Id (the original runtime's
@@ -125,5 +129,26 @@ describe("requests without Mcp-Session-Id beside a full session table (http.maxS
       assert.equal(read.status, 200, `session ${n} was closed: ${read.body}`);
       assert.match(read.body, new RegExp(`kept-${n}`), "the session's files are still there");
     }
+  });
+});
+
+describe("a downstream question in a request without Mcp-Session-Id", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-sessionless-ask-"));
+  const config = path.join(dir, "agent-tools.config.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { asker: { command: process.execPath, args: [LEGACY_ASKER] } } }));
+  const asking = httpForSuite({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_PLUGINS_DIR: dir });
+
+  it("is refused naming the missing session id and the fix, not as 'the client did not declare elicitation' (it did, at initialize)", async () => {
+    const sse = { "Content-Type": "application/json", Accept: "text/event-stream, application/json" };
+    const init = await raw(asking.url, { headers: sse, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: { form: {} } }, clientInfo: { name: "forgets-the-session-id", version: "0" } } }) });
+    assert.equal(init.status, 200, init.body);
+    const answer = await raw(asking.url, { headers: { ...sse, "Mcp-Protocol-Version": "2025-11-25" }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "agent_tools_asker_call", arguments: { toolName: "ask_user", arguments: { question: "Which colour?" } } } }) });
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal(answer.headers["agent-tools-session"], "none");
+    const data = answer.body.split("\n").find((line) => line.startsWith("data: {"))?.slice(6) ?? answer.body;
+    const { error } = textJson<{ error: { message: string; hint: string } }>((JSON.parse(data) as { result: unknown }).result);
+    assert.match(error.message, /cannot ask the agent's user: the request came without the Mcp-Session-Id header, so it was served in a one-request session that does not know what the client declared at initialize/);
+    assert.doesNotMatch(error.message, /did not declare elicitation/);
+    assert.match(error.hint, /Tell the user: the tool can ask when the client sends the Mcp-Session-Id its initialize answered on every request/);
   });
 });

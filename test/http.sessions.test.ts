@@ -1,13 +1,30 @@
 import assert from "node:assert/strict";
+import { request, type ClientRequest } from "node:http";
 import { describe, it } from "node:test";
 import { httpClient, httpForSuite, INITIALIZE, MCP_HEADERS, raw, rawInitialize, sessionHeaders, TOOLS_LIST } from "./http-helpers.js";
 
-// The session table's policy: sessions that never did anything after initialize lose their slot
-// quickly, a full table gives a new client the slot of the least recently used idle session, and
-// only a table whose every session has a request in flight answers 503.
+// The session table's policy: sessions that never did anything after initialize (nor opened their
+// GET stream) are the first to lose their slot when a new client needs one, a full table gives a
+// new client the slot of the least recently used idle session, and only a table whose every
+// session has a request in flight answers 503.
 
 const list = (url: string, id: string) => raw(url, { headers: sessionHeaders(id), body: TOOLS_LIST });
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A session's GET notification stream, open once the server has answered its headers (200); `destroy()` ends it. */
+function openStream(url: string, session: string): Promise<ClientRequest> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: "GET", headers: { ...sessionHeaders(session), Accept: "text/event-stream" } });
+    req.on("error", () => undefined);
+    req.on("response", (res) => {
+      res.resume();
+      if (res.statusCode === 200) resolve(req);
+      else reject(new Error(`GET stream answered ${res.statusCode}`));
+    });
+    req.end();
+  });
+}
 
 describe("a full session table", () => {
   const http = httpForSuite({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2" });
@@ -50,18 +67,48 @@ describe("a full session table", () => {
 });
 
 describe("sessions that never did anything after initialize", () => {
-  // 2 s, not less: 'used' must be listed before the short limit ends it, and on a loaded machine the
-  // gap between its initialize and the list can pass a few hundred ms.
-  const http = httpForSuite({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: "2000" });
+  // 2 s, not less: a request must reach a session before the short limit ends it on a loaded machine.
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2", AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: "2000" });
 
-  it("expire after the short unused limit (ping does not count as use); used ones keep the long one", async () => {
-    const unused = await rawInitialize(http.url);
-    const used = await rawInitialize(http.url);
-    assert.equal((await list(http.url, used)).status, 200);
-    await raw(http.url, { headers: sessionHeaders(unused), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
+  it("keep their slot while the table has room, however late the first call comes; a full table closes them first, saying why", async () => {
+    const late = await rawInitialize(http.url);
+    const idle = await rawInitialize(http.url);
+    // ping does not count as use.
+    await raw(http.url, { headers: sessionHeaders(idle), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
     await sleep(2_500);
-    assert.equal((await list(http.url, unused)).status, 404);
-    assert.equal((await list(http.url, used)).status, 200);
+    // Past the unused limit, but nobody needed the slot: the first call is served (it used to get 404).
+    assert.equal((await list(http.url, late)).status, 200);
+    // The table is full now: the session still unused past its limit gives its slot up.
+    const newcomer = await rawInitialize(http.url);
+    const gone = await list(http.url, idle);
+    assert.equal(gone.status, 404);
+    assert.match(gone.body, /closed to make room for a new session .*it had done nothing since initialize for more than 2000 ms \(http\.unusedSessionIdleMs\)/);
+    assert.equal((await list(http.url, late)).status, 200);
+    assert.equal((await list(http.url, newcomer)).status, 200);
+  });
+
+  it("serve an SDK client's first call made after the unused limit", async () => {
+    const waiting = await httpClient(http.url);
+    await sleep(2_500);
+    assert.ok((await waiting.client.listTools()).tools.length > 0);
+    await waiting.client.close();
+  });
+});
+
+describe("a session whose client opened its GET notification stream", () => {
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_MAX_SESSIONS: "2" });
+
+  it("counts as used: a full table takes the slot of a session that opened none, though the streaming one is older", async () => {
+    const streaming = await rawInitialize(http.url);
+    const stream = await openStream(http.url, streaming);
+    try {
+      const quiet = await rawInitialize(http.url);
+      await rawInitialize(http.url);
+      assert.equal((await list(http.url, quiet)).status, 404, "the session without a stream gave its slot up");
+      assert.equal((await list(http.url, streaming)).status, 200, "the client waiting on its stream kept its session");
+    } finally {
+      stream.destroy();
+    }
   });
 });
 

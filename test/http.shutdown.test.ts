@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -8,9 +9,11 @@ import { isRunning, STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { textJson } from "./helpers.js";
 import { httpClient, startHttp } from "./http-helpers.js";
 import { until } from "./wait.js";
+import { LISTEN, modernHeaders } from "./v2-helpers.js";
 
 // A signal with sessions open, a call in flight and a stdio downstream running: the server closes
-// everything and exits 0, leaving no child process behind.
+// everything and exits 0, leaving no child process behind. An open subscriptions/listen stream is
+// no call: it does not hold the drain and ends with its final result.
 
 function configWithStdioDownstream(): { dir: string; config: string } {
   const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-shutdown-"));
@@ -44,3 +47,32 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     });
   });
 }
+
+describe("an open 2026-07-28 subscriptions/listen stream when the HTTP server is told to stop", () => {
+  it("is no call: the drain does not wait for it, and it ends with its final result, not as interrupted", async () => {
+    // A drain far longer than the bound below: waited for, the stream would hold the exit for it.
+    const http = await startHttp({ AGENT_TOOLS_DRAIN_MS: "60000" });
+    const target = new URL(http.url);
+    let events = "";
+    const acknowledged = new Promise<void>((resolve, reject) => {
+      const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: modernHeaders("subscriptions/listen") }, (res) => {
+        res.on("data", (chunk: Buffer) => {
+          events += chunk.toString();
+          if (events.includes("notifications/subscriptions/acknowledged")) resolve();
+        });
+      });
+      req.on("error", reject);
+      req.end(JSON.stringify(LISTEN));
+    });
+    await acknowledged;
+    const started = Date.now();
+    http.child.kill("SIGTERM");
+    assert.deepEqual(await http.exited, { code: 0, signal: null }, http.stderr());
+    assert.ok(Date.now() - started < 20_000, `exited ${Date.now() - started} ms after SIGTERM, not after the 60 s drain`);
+    const last = JSON.parse(events.trim().split("\n").at(-1)?.replace(/^data: /, "") ?? "{}") as { id?: unknown; result?: { resultType?: string }; error?: unknown };
+    assert.equal(last.id, 1);
+    assert.equal(last.result?.resultType, "complete", `the listen request's final result, the spec's graceful end: ${events}`);
+    assert.doesNotMatch(http.stderr(), /interrupted|still running/, "no request was running");
+    assert.match(http.stderr(), /http POST subscriptions\/listen session=modern status=200 ok/);
+  });
+});

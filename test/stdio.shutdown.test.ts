@@ -10,6 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { isRunning, STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { baseEnv, callJson, MCP_BIN } from "./helpers.js";
 import { until } from "./wait.js";
+import { LISTEN } from "./v2-helpers.js";
 
 // A signal to the stdio server with calls in flight: each is answered with an error saying the
 // server shut down while it ran and its effect is unknown (the words the HTTP server uses), before
@@ -101,5 +102,27 @@ describe("the client closes the runtime's stdout but keeps stdin open", () => {
     assert.ok(Date.now() - started < 15_000, `exited after ${Date.now() - started} ms`);
     assert.equal(stderr.match(/stdout was closed by the client/g)?.length, 1, stderr);
     assert.equal(readFileSync(callLog, "utf8"), "", "no downstream call ran");
+  });
+});
+
+describe("SIGTERM to the stdio server with a 2026-07-28 subscriptions/listen open", () => {
+  it("ends the stream with its final result, not as an interrupted request", async () => {
+    const { dir, config } = setup();
+    const runtime = spawn(process.execPath, [MCP_BIN], { env: baseEnv({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_PLUGINS_DIR: dir }), cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    runtime.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    runtime.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exit = once(runtime, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+    runtime.stdin.write(`${JSON.stringify(LISTEN)}\n`);
+    await until(() => stdout.includes("notifications/subscriptions/acknowledged"), "the subscription to be acknowledged");
+    runtime.kill("SIGTERM");
+    const [code] = await exit;
+    assert.equal(code, 0, stderr);
+    const lines = stdout.trim().split("\n").map((line) => JSON.parse(line) as { id?: unknown; result?: { resultType?: string }; error?: unknown });
+    assert.deepEqual(lines.at(-1)?.result?.resultType, "complete", `the listen request's final result (the spec's graceful end):\n${stdout}`);
+    assert.equal(lines.at(-1)?.id, 1);
+    assert.ok(!lines.some((line) => line.error !== undefined), `no error answered it:\n${stdout}`);
+    assert.doesNotMatch(stderr, /interrupted/);
   });
 });

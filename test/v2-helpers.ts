@@ -9,6 +9,8 @@ import { raw } from "./http-helpers.js";
 
 export const MODERN = "2026-07-28";
 export const V2_FIXTURE = path.join(ROOT, "test", "fixtures", "v2", "downstream.ts");
+/** A 2025-era downstream (SDK v1) that asks its questions mid-call, the 2025 way (its header says which tools). */
+export const LEGACY_ASKER = path.join(ROOT, "test", "fixtures", "v2", "legacy-asker.mjs");
 /** The arguments that serve the dual-era v2 fixture over stdio (with `process.execPath` as the command). */
 export const V2_DOWNSTREAM_ARGS: readonly string[] = ["--import", import.meta.resolve("tsx"), V2_FIXTURE, "serve"];
 
@@ -16,6 +18,19 @@ export const V2_DOWNSTREAM_ARGS: readonly string[] = ["--import", import.meta.re
 export function firstText(result: unknown): string {
   const first = (result as { content: { type: string; text?: string }[] }).content[0];
   return first?.type === "text" ? (first.text ?? "") : "";
+}
+
+/** A 2026-07-28 request's `_meta` envelope, as a raw client sends it (no capabilities declared unless `extra` adds them). */
+export function modernEnvelope(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "raw-modern", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {}, ...extra };
+}
+
+/** A raw 2026-07-28 `subscriptions/listen` request for tool-list changes. */
+export const LISTEN = { jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: modernEnvelope() } } as const;
+
+/** The headers a raw 2026-07-28 POST of `method` needs (the standard headers the SDK checks), with `accept`. */
+export function modernHeaders(method: string, accept = "application/json, text/event-stream"): Record<string, string> {
+  return { "Content-Type": "application/json", Accept: accept, "MCP-Protocol-Version": MODERN, "Mcp-Method": method };
 }
 
 export type Negotiation = "pin" | "auto" | "legacy";

@@ -41,6 +41,18 @@ export interface CallRelay {
    * carry a request mid-call): a refusal then says so, not that it declared nothing.
    */
   unreachable?: { elicitation: boolean; sampling: boolean; why: string };
+  /**
+   * Why no question can reach the agent's client in this call whatever it declared, when what it
+   * declared is not known here (a 2025-era HTTP request without Mcp-Session-Id), and what would let
+   * it be asked: a refusal then says so, not that the client declared nothing.
+   */
+  unaskable?: Unaskable;
+}
+
+/** See CallRelay.unaskable: `why` reads after "cannot reach the agent's client:", `fix` after "Tell the user:". */
+export interface Unaskable {
+  why: string;
+  fix: string;
 }
 
 /**
@@ -126,6 +138,7 @@ export function relayedCapabilities(relay: CallRelay | undefined): { elicitation
 
 /** Why a downstream question could not be forwarded, in words the downstream server passes on. `relay`: the call's, when known. */
 export function refusal(kind: "elicitation" | "sampling", relay?: CallRelay): string {
+  if (relay?.unaskable) return `the runtime cannot ask the agent's ${kind === "elicitation" ? "user" : "model"}: ${relay.unaskable.why}; this request was refused`;
   const unreachable = relay?.unreachable;
   if (unreachable?.[kind]) return `the agent's client declared ${kind}, but ${unreachable.why}, so the runtime cannot ask its ${kind === "elicitation" ? "user" : "model"}; this request was refused`;
   return kind === "elicitation"
@@ -183,8 +196,9 @@ const CAPABILITY_HINTS = {
 export function capabilityHint(need: keyof typeof CAPABILITY_HINTS, relay?: CallRelay): string {
   const unreachable = relay?.unreachable;
   const kind = need === "sampling" ? "sampling" : "elicitation";
-  if (!unreachable?.[kind]) return CAPABILITY_HINTS[need];
   const what = kind === "elicitation" ? "asks its user a question" : "asks the agent's model for a completion";
+  if (relay?.unaskable) return `This tool ${what}, which cannot reach the agent's client: ${relay.unaskable.why}. Tell the user: ${relay.unaskable.fix}; or use another tool that does not ask.`;
+  if (!unreachable?.[kind]) return CAPABILITY_HINTS[need];
   return `This tool ${what}, which cannot reach the agent's client: ${unreachable.why}. Tell the user: the tool can ask when the client connects with \`Accept: text/event-stream\` before \`application/json\` (answers over SSE) or speaks the 2026-07-28 protocol; or use another tool that does not ask.`;
 }
 
@@ -205,5 +219,5 @@ export function missingCapabilityRefusal(data: unknown, message: string, relay: 
   if (modes && !modes[mode]) return { why: modeRefusal(mode, modes), hint: CAPABILITY_HINTS[mode] };
   // No elicitation declared at all (the downstream was told none): the plain refusal; a url
   // question still names its mode.
-  return { why: mode === "url" && !relay?.unreachable?.elicitation ? modeRefusal("url") : refusal("elicitation", relay), hint: capabilityHint("elicitation", relay) };
+  return { why: mode === "url" && !relay?.unreachable?.elicitation && !relay?.unaskable ? modeRefusal("url") : refusal("elicitation", relay), hint: capabilityHint("elicitation", relay) };
 }

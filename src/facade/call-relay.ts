@@ -1,6 +1,6 @@
 import { anySignal } from "../any-signal.js";
 import type { ElicitRequestFormParams, LoggingLevel, Server, ServerContext } from "@modelcontextprotocol/server";
-import { elicitationModes, type CallRelay, type RelayedParams, type RelayedResult } from "../adapters/relay.js";
+import { elicitationModes, type CallRelay, type RelayedParams, type RelayedResult, type Unaskable } from "../adapters/relay.js";
 import { clientCapabilitiesOf } from "./confirm-rounds.js";
 import { nodeCrypto } from "../node-crypto.js";
 import { RelayedLogBudget } from "./relayed-log-budget.js";
@@ -22,7 +22,7 @@ export function isModernRequest(ctx: ServerContext): boolean {
  *    that declared them gets them as input_required rounds of a held call instead (held-calls.ts;
  *    the facade builds that relay); one that did not gets the refusal.
  */
-export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): CallRelay & { sent(): Promise<void> | undefined } {
+export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean, unaskable?: Unaskable): CallRelay & { sent(): Promise<void> | undefined } {
   const token = ctx.mcpReq._meta?.progressToken;
   const modern = isModernRequest(ctx);
   const capabilities = clientCapabilitiesOf(server, ctx);
@@ -70,8 +70,10 @@ export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean): C
     relay.sample = async (params: RelayedParams, signal: AbortSignal): Promise<RelayedResult> =>
       (await ctx.mcpReq.requestSampling(params as never, { signal: whileAsked(signal), timeout: 600_000 })) as unknown as RelayedResult;
   }
+  // Not known what the client declared, and it could not be asked anyway: a refusal says why and how to fix it.
+  if (!canAsk && unaskable) relay.unaskable = unaskable;
   // Declared, but this connection cannot carry the request: a refusal says that, not "did not declare".
-  if (!canAsk && (modes || capabilities?.sampling)) {
+  else if (!canAsk && (modes || capabilities?.sampling)) {
     relay.unreachable = { elicitation: modes !== undefined, sampling: Boolean(capabilities?.sampling), why: "its connection cannot carry a request mid-call (a 2025-era HTTP session answering in JSON)" };
   }
   return relay;

@@ -19,7 +19,7 @@ import { askingConfirmer, askToConfirm, DEFAULT_CONFIRM_TIMEOUT_MS } from "./ask
 import { isModernRequest, relayFor } from "./call-relay.js";
 import { DEFAULT_HELD_PER_CALLER, heldRequestMismatch, heldRequestOf, HeldCalls, type HeldCall } from "./held-calls.js";
 import type { HandlerScope } from "./server-pool.js";
-import { elicitationModes, type CallRelay } from "../adapters/relay.js";
+import { elicitationModes, type CallRelay, type Unaskable } from "../adapters/relay.js";
 import { cancelOfRequest, signalOf, withCancellation, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../runtime/errors.js";
 import { boundError } from "../runtime/error-bound.js";
@@ -100,6 +100,8 @@ export interface SessionScope {
    * declared elicitation (a 2025-era HTTP session answering in JSON): writes then need `confirm`.
    */
   canAsk?: boolean;
+  /** With canAsk false, when what the client declared is not known here: why it cannot be asked, and the fix (relay.ts Unaskable). */
+  unaskable?: Unaskable;
   /** The caller's team identity, when a gateway verified one: it sees only the plugins it may use. */
   identity?: Identity;
 }
@@ -531,7 +533,7 @@ export function createFacade(runtime: Runtime): Facade {
       if (round) heldRounds.set(held, round);
       return stepHeld(server, held, ctx);
     }
-    const relay = relayFor(server, ctx, scope.canAsk !== false);
+    const relay = relayFor(server, ctx, scope.canAsk !== false, scope.unaskable);
     const done = (outcome: OperationResult): CallToolResult | Promise<CallToolResult> => {
       const sending = relay.sent();
       return sending ? sending.then(() => toToolResult(outcome)) : toToolResult(outcome);
@@ -798,13 +800,15 @@ export interface FacadeServerOptions {
   session: Session;
   /** See SessionScope.canAsk. */
   canAsk?: boolean;
+  /** See SessionScope.unaskable. */
+  unaskable?: Unaskable;
   /** Runs each request handler (a legacy HTTP session notes which of its requests are running, request-ids.ts). */
   around?: HandlerScope;
 }
 
 /** A facade server bound to one session for its whole life (stdio, a legacy HTTP session, tests). */
-export function createFacadeServer({ runtime, session, canAsk, around }: FacadeServerOptions): Server {
-  const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk } : {}), ...(session.identity ? { identity: session.identity } : {}) }, around);
+export function createFacadeServer({ runtime, session, canAsk, unaskable, around }: FacadeServerOptions): Server {
+  const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk, ...(unaskable ? { unaskable } : {}) } : {}), ...(session.identity ? { identity: session.identity } : {}) }, around);
   const unsubscribe = runtime.onToolsChanged((prefix) => announceToolsChanged(server, prefix));
   const previousOnClose = server.onclose;
   server.onclose = () => {

@@ -26,7 +26,8 @@ import { INTERRUPTED_CODE } from "./shutdown.js";
  *    cancellation of one) is answered there, without the SDK; everything else goes to the SDK;
  *  - the requests read and not answered (nor cancelled by the client) yet are known, so that a
  *    shutdown by signal answers each as interrupted (`interruptOpen`) instead of leaving the
- *    client waiting on a closed pipe; what their handlers send after that is dropped.
+ *    client waiting on a closed pipe; what their handlers send after that is dropped (an open
+ *    `subscriptions/listen` is no such request: the SDK ends it at close).
  * On the process's own stdout, answers leave through stdout-guard.ts's `writeStdout`: the entry
  * has sent every other writer of stdout (plugin code's console.log) to stderr.
  * The reader is swapped in through `_ondata`, the data listener the SDK's `start` attaches and
@@ -92,11 +93,15 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
     }
   }
 
-  /** Keeps `#open`: a request opens its id, the client's cancellation of it closes it. */
+  /**
+   * Keeps `#open`: a request opens its id, the client's cancellation of it closes it. A
+   * 2026-07-28 `subscriptions/listen` runs no call: a shutdown ends it with its final result (the
+   * SDK's teardown at close), not as an interrupted request whose effect is unknown.
+   */
   #note(message: JSONRPCMessage): void {
     if (!("method" in message)) return;
     if ("id" in message) {
-      this.#open.add(message.id);
+      if (message.method !== "subscriptions/listen") this.#open.add(message.id);
       if (message.method === "initialize") this.#initializing.set(message.id, (message.params as { protocolVersion?: unknown } | undefined)?.protocolVersion);
     }
     else if (message.method === "notifications/cancelled") {

@@ -12,7 +12,7 @@ import { INTERRUPTED_CODE, interruptedMessage, type ShutdownWords } from "../shu
 type Id = string | number;
 
 /** How long closing waits for the interrupted answers to reach the sockets before it closes them. */
-const FLUSH_MS = 1000;
+export const FLUSH_MS = 1000;
 
 interface Exchange {
   facts: RequestFacts;
@@ -34,6 +34,16 @@ export class OpenExchanges {
   add(res: ServerResponse, exchange: Exchange): void {
     this.#open.set(res, exchange);
     res.once("close", () => this.#open.delete(res));
+  }
+
+  /** The exchanges open now: the calls a drain waits for. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** `res` turned out to run no call (a subscriptions/listen stream): no drain waits for it, and no close answers it as interrupted. */
+  release(res: ServerResponse): void {
+    this.#open.delete(res);
   }
 
   /**

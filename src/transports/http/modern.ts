@@ -6,6 +6,7 @@ import { ServerPool, type HandlerScope } from "../../facade/server-pool.js";
 import { fastLaneEnabled } from "../../facade/fast-lane.js";
 import { createModernLane, type ModernLane } from "./modern-lane.js";
 import { modernNodeHandler, type ModernNodeHandler } from "./modern-node.js";
+import { admitsSse } from "./accept.js";
 import { Workspaces, type WorkspaceStore } from "../../runtime/workspaces.js";
 import { workspaceHandleArgument } from "../../runtime/workspace-argument.js";
 import { callerName, identityFromAuth, identityOf } from "../../facade/caller.js";
@@ -106,6 +107,21 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
   };
 }
 
+const sendNothing = (): Promise<void> => Promise.resolve();
+
+/**
+ * The request's context, answered in the media type the client accepted. The SDK turns a modern
+ * answer into an SSE stream as soon as the handler sends anything before its result (progress on
+ * a progressToken, log messages when the envelope sets a level), whatever the request's Accept
+ * said. A client that did not name text/event-stream (`Accept: application/json`, or none) could
+ * not read that, so for it those notifications are dropped, as the SDK's own "json" response mode
+ * drops them, and the answer stays JSON.
+ */
+function answeredAsAccepted(ctx: ServerContext): ServerContext {
+  if (admitsSse(ctx.http?.req?.headers.get("accept"))) return ctx;
+  return { ...ctx, mcpReq: { ...ctx.mcpReq, notify: sendNothing, log: sendNothing } };
+}
+
 /** Envelopes the lane remembers as accepted; a client sends the same one on every request, and a full set starts over. */
 const MAX_ACCEPTED_ENVELOPES = 256;
 
@@ -175,7 +191,10 @@ export function createModernEntry(
     let view = views.get(key);
     if (!view) {
       const bound: SessionScope = identity ? { ...scope, identity } : scope;
-      const around = (pooled: HandlerScope): HandlerScope => (laneOn ? (ctx, run) => (learn(ctx), pooled(ctx, run)) : pooled);
+      const around = (pooled: HandlerScope): HandlerScope => (ctx, run) => {
+        if (laneOn) learn(ctx);
+        return pooled(answeredAsAccepted(ctx), run);
+      };
       view = { scope: bound, pool: new ServerPool((pooled) => facade.server(bound, around(pooled))) };
       if (views.size >= 1_000) views.clear();
       views.set(key, view);

@@ -12,6 +12,12 @@
  * claimed until that handler has finished. Freed at once, a new request reusing the id would take
  * over the route of the abandoned call and be handed its late answer (the new call's own answer
  * lost); claimed, the new request gets the -32600 above.
+ *
+ * A request the client cancelled with notifications/cancelled while its handler runs is withdrawn:
+ * the SDK sends no answer for it (as the spec asks), but its transport keeps the request's route,
+ * and with it the POST, until one is sent. So once the handler has finished an answer is sent to
+ * drop the route, and the session keeps it from the client (withdrawn.ts); the id is freed when
+ * the POST has ended, as any answered one.
  */
 
 import type { HandlerScope } from "../../facade/server-pool.js";
@@ -46,6 +52,8 @@ export class RequestIdsInFlight {
   readonly #ids = new Set<Id>();
   /** The request handlers running now, by request id: each settles when its handler has finished (a cancelled one too). */
   readonly #running = new Map<Id, Promise<void>>();
+  /** Requests the client cancelled while their handlers ran: what answers them is not delivered (withdrawn.ts). */
+  readonly #withdrawn = new Set<Id>();
 
   /** A HandlerScope for the session's facade server: notes the handler of each request while it runs. */
   readonly track: HandlerScope = (ctx, run) => {
@@ -80,7 +88,34 @@ export class RequestIdsInFlight {
   }
 
   release(ids: readonly Id[]): void {
-    for (const id of ids) this.#ids.delete(id);
+    for (const id of ids) {
+      this.#ids.delete(id);
+      this.#withdrawn.delete(id);
+    }
+  }
+
+  /**
+   * The client cancelled `id` (its notifications/cancelled has reached the SDK, which aborted the
+   * handler and will answer nothing). A request whose handler still runs is withdrawn: once the
+   * handler has finished, `finished` runs for it (to drop the route the transport keeps for its
+   * answer), and what answers it is not delivered (`isWithdrawn`). Resolves then; at once for an
+   * id not running (already answered, unknown, or a request of another session).
+   */
+  async withdraw(id: Id, finished: (id: Id) => Promise<void>): Promise<void> {
+    const running = this.#running.get(id);
+    if (!running || !this.#ids.has(id)) return;
+    this.#withdrawn.add(id);
+    await running;
+    await finished(id).catch(ignore);
+  }
+
+  /** Whether any request is withdrawn now: the cheap test before an answer is looked into. */
+  get anyWithdrawn(): boolean {
+    return this.#withdrawn.size > 0;
+  }
+
+  isWithdrawn(id: unknown): boolean {
+    return (typeof id === "string" || typeof id === "number") && this.#withdrawn.has(id);
   }
 
   /**
@@ -94,8 +129,8 @@ export class RequestIdsInFlight {
     for (const id of ids) {
       const running = this.#running.get(id);
       cancel(id);
-      if (!running) this.#ids.delete(id);
-      else waits.push(running.then(() => finished(id).catch(ignore)).finally(() => this.#ids.delete(id)));
+      if (!running) this.release([id]);
+      else waits.push(running.then(() => finished(id).catch(ignore)).finally(() => this.release([id])));
     }
     await Promise.all(waits);
   }

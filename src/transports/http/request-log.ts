@@ -22,6 +22,8 @@ export interface RequestFacts {
   requestIds?: Array<string | number>;
   /** Answered by the server's shutdown while it still ran (interrupted.ts): its effect is unknown. */
   interrupted?: boolean;
+  /** Its requests were cancelled by the client (notifications/cancelled) and ended without an answer (withdrawn.ts). */
+  cancelled?: boolean;
 }
 
 /** What a parsed body says about the request, for the log line. */
@@ -111,10 +113,12 @@ function errorCodeOf(text: string | undefined): string {
 
 /**
  * `ok`, `tool-error CODE`, `rpc-error CODE`, or `http STATUS` when the body says nothing more;
- * `interrupted` when the server's shutdown answered it while it ran (its effect unknown).
+ * `interrupted` when the server's shutdown answered it while it ran (its effect unknown);
+ * `cancelled` when its client cancelled it and it ended unanswered.
  */
 export function outcomeOf(status: number, contentType: string, body: string, facts: RequestFacts): string {
   if (facts.interrupted) return "interrupted";
+  if (facts.cancelled) return "cancelled";
   const responses = messagesIn(body, contentType).filter((m): m is { id?: unknown; result?: unknown; error?: { code?: unknown } } => !!m && typeof m === "object");
   const rpcError = responses.find((m) => m.error !== undefined);
   if (rpcError) return `rpc-error ${String(rpcError.error?.code ?? "?")}`;

@@ -9,15 +9,16 @@ import type { Runtime } from "../../runtime/runtime.js";
 import { sameIdentity, type Identity } from "../../runtime/access.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { DRAINING_RETRY_AFTER, opsAccessOf } from "../../gateway/ops-paths.js";
-import { acceptBothMediaTypes } from "./accept.js";
+import { acceptBothMediaTypes, admitsSse, prefersSse } from "./accept.js";
 import { parseJsonBody, readBody } from "./body.js";
 import { checkBearer, checkHost, checkOrigin, requestHost, type Rejection } from "./guards.js";
 import { allowOrigin, answerPreflight, listedOrigin } from "./cors.js";
 import { MCP_PATH, type HttpOptions } from "./options.js";
 import { captureResponse, describeBody, methodsForLog, outcomeOf, type RequestFacts } from "./request-log.js";
-import { OpenExchanges } from "./interrupted.js";
+import { FLUSH_MS, OpenExchanges } from "./interrupted.js";
+import { ListenStreams } from "./listen-streams.js";
 import { shutdownWords } from "../shutdown.js";
-import { abandonRequests, serveSession, SessionRegistry, type HttpSession } from "./sessions.js";
+import { abandonRequests, cancelledIdsOf, serveSession, SessionRegistry, withdrawCancelled, type HttpSession } from "./sessions.js";
 import { duplicateIdMessage, replyIdOf, requestIdsOf } from "./request-ids.js";
 import { refusedRequestIn } from "../refused-request.js";
 import { wrongEraAnswer } from "../era-mismatch.js";
@@ -43,7 +44,7 @@ export interface HttpFacade {
   readonly url: string;
   readonly address: AddressInfo;
   readonly sessions: SessionRegistry;
-  /** POST requests being answered right now (draining waits for them). */
+  /** POST requests being answered right now, open subscriptions/listen streams aside (draining waits for them). */
   inFlight(): number;
   /**
    * Answer every request still running as interrupted by `why` (interrupted.ts), as `close` does
@@ -79,26 +80,6 @@ function reject(res: ServerResponse, rejection: Rejection): void {
 }
 
 /**
- * JSON answers unless the client prefers SSE: text/event-stream with a higher q-value than
- * application/json, or listed first at the same q. MCP clients must accept both; SDK clients
- * list JSON first and so get plain JSON, which is simpler to proxy and to read in logs.
- */
-export function prefersSse(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const ranked = accept.split(",").map((part, index) => {
-    const [type = "", ...params] = part.split(";").map((s) => s.trim().toLowerCase());
-    const q = Number(params.find((p) => p.startsWith("q="))?.slice(2) ?? "1");
-    return { type, q: Number.isFinite(q) ? q : 0, index };
-  });
-  const sse = ranked.find((r) => r.type === "text/event-stream");
-  const json = ranked.find((r) => r.type === "application/json");
-  // q=0 means "not acceptable" (RFC 9110).
-  if (!sse || sse.q <= 0) return false;
-  if (!json) return true;
-  return sse.q > json.q || (sse.q === json.q && sse.index < json.index);
-}
-
-/**
  * Whether this request may read /metrics: with a token or identities configured, a caller that
  * authenticates and may use every plugin (the figures name all plugins and identities, which a
  * restricted identity must not learn). Otherwise the 401 or 403 is sent.
@@ -110,6 +91,11 @@ function opensWorkspace(body: unknown): boolean {
     const params = (m as { method?: unknown; params?: { name?: unknown; arguments?: { workspace?: unknown } } } | null)?.params;
     return (m as { method?: unknown } | null)?.method === "tools/call" && params?.name === "agent_tools_exec" && !params.arguments?.workspace;
   });
+}
+
+/** A 2026-07-28 `subscriptions/listen` request: a stream of notifications, no call. */
+function isListenRequest(body: unknown): boolean {
+  return !Array.isArray(body) && (body as { method?: unknown } | null)?.method === "subscriptions/listen";
 }
 
 function isInitialize(body: unknown): boolean {
@@ -169,11 +155,12 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     sendRpcError(res, 503, -32000, `this ${words.who} is shutting down and ${refused}; retry ${words.retry}`, { "Retry-After": DRAINING_RETRY_AFTER, Connection: "close" }, id);
   const redactor = createRedactor([options.token]);
   const modern = createModernEntry(runtime, { maxBodyBytes: options.maxBodyBytes, log, redact: (text) => redactor.redact(text), workspaceIdleMs: options.sessionIdleMs, maxWorkspaces: options.maxWorkspaces });
-  let inFlight = 0;
   /** The POSTs being answered: closing answers those still running (interrupted.ts). */
   const exchanges = new OpenExchanges(words);
+  /** The 2026-07-28 listen streams among them, which run no call (listen-streams.ts). */
+  const listens = new ListenStreams();
   /** A session's POST, counted in flight (idle eviction passes over a session serving one); its last use is noted after. */
-  const servePost = async (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+  const servePost = async (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body: unknown, facts: RequestFacts): Promise<void> => {
     const ids = requestIdsOf(body);
     const clash = entry.requestIds.claim(ids);
     if (clash !== undefined) {
@@ -191,6 +178,11 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     entry.inFlight += 1;
     try {
       await serveSession(entry, req, res, body);
+      // Its requests were cancelled by the client and it ended without their answers (withdrawn.ts).
+      if (ids.some((id) => entry.requestIds.isWithdrawn(id))) facts.cancelled = true;
+      // The SDK has aborted the handlers of the requests this body cancels: their POSTs end once those have finished.
+      const cancelled = cancelledIdsOf(body);
+      if (cancelled.length) withdrawCancelled(entry, cancelled);
       // Still in flight (not evicted) until its cancelled calls have ended.
       await abandoned;
     } finally {
@@ -224,7 +216,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     // Closed once the answer has ended (an SSE stream may outlast servePost) or its client left.
     const ended = new Promise<void>((resolve) => res.once("close", resolve));
     try {
-      await servePost(entry, req, res, body);
+      await servePost(entry, req, res, body, facts);
       await ended;
     } finally {
       await sessions.close(entry.id, "sessionless request answered");
@@ -362,14 +354,21 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         sendJson(res, 400, wrongEra);
         return;
       }
-      // Decided on the header as sent (JSON for a JSON-only client), then completed for the SDK.
-      const sse = prefersSse(req.headers.accept);
-      acceptBothMediaTypes(req);
       if (header === undefined && (claimsModernEnvelope(parsed.value) || !(await isLegacyRequest(webRequestHead(req), parsed.value, { maxRequestBodySize: options.maxBodyBytes })))) {
         facts.session = "modern";
         if (gateway?.draining && opensWorkspace(parsed.value)) {
           shuttingDown(res, "opens no new workspaces", replyIdOf(parsed.value));
           return;
+        }
+        // A listen stream is no call: the drain does not wait for it, and closing ends it as the SDK does.
+        if (isListenRequest(parsed.value)) {
+          // It has no JSON form: a client that did not accept SSE could not read it (the Accept is as sent: modern.ts answers its other requests in JSON).
+          if (!admitsSse(req.headers.accept)) {
+            sendRpcError(res, 406, -32000, `Not Acceptable: subscriptions/listen answers with a stream of events (Content-Type: text/event-stream), which this request's Accept header does not admit (${req.headers.accept === undefined ? "none was sent" : `'${escapeControls(req.headers.accept.slice(0, 200))}'`}); send 'Accept: application/json, text/event-stream', as the protocol asks of every request`, {}, replyIdOf(parsed.value));
+            return;
+          }
+          exchanges.release(res);
+          listens.add(res);
         }
         // The gateway's identity rides as the request's authInfo (see modern.ts).
         const authInfo = identity ? authInfoFor(identity) : undefined;
@@ -378,6 +377,9 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         await modern.serve(req, res, parsed.value, authInfo);
         return;
       }
+      // 2025 era: decided on the header as sent (JSON for a JSON-only client), then completed for the SDK's transport (accept.ts).
+      const sse = prefersSse(req.headers.accept);
+      acceptBothMediaTypes(req);
       if (header !== undefined) {
         // A 2026-07-28 request carrying a session id, open or stale: the fix is to drop the header
         // (not to initialize, and not the version error the session's own SDK transport would give).
@@ -397,7 +399,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         const entry = callerSession(res, header, identity, replyIdOf(parsed.value));
         if (!entry) return;
         sessions.touch(entry, facts.rpcMethods);
-        await servePost(entry, req, res, parsed.value);
+        await servePost(entry, req, res, parsed.value, facts);
         return;
       }
       if (!isInitialize(parsed.value)) {
@@ -414,7 +416,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
         return;
       }
       facts.session = entry.id;
-      await servePost(entry, req, res, parsed.value);
+      await servePost(entry, req, res, parsed.value, facts);
       // The SDK sets the id only once initialize succeeded; a rejected one leaves nothing open.
       if (entry.transport.sessionId === undefined) await sessions.close(entry.id, "initialize rejected");
       return;
@@ -433,7 +435,8 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       }
       const entry = callerSession(res, header, identity);
       if (!entry) return;
-      sessions.touch(entry);
+      // A client that opened its notification stream is using its session, first call or not.
+      sessions.touch(entry, [], method === "GET");
       await serveSession(entry, req, res);
       return;
     }
@@ -445,16 +448,10 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     const started = performance.now();
     const facts: RequestFacts = { httpMethod: req.method ?? "?", rpcMethods: [] };
     const body = captureResponse(res);
-    // Draining waits for requests that run calls (POST), not for open notification streams (GET).
-    const counted = req.method === "POST";
-    if (counted) {
-      inFlight += 1;
-      exchanges.add(res, { facts, written: body });
-    }
-    res.once("close", () => {
-      if (counted) inFlight -= 1;
-      logRequest(facts, res, started, body);
-    });
+    // Draining waits for requests that run calls (POST), not for open notification streams (GET;
+    // a 2026-07-28 subscriptions/listen is released once its body has been read).
+    if (req.method === "POST") exchanges.add(res, { facts, written: body });
+    res.once("close", () => logRequest(facts, res, started, body));
     handle(req, res, facts).catch((error: unknown) => {
       log.error(`http request failed: ${redactor.redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}`);
       sendRpcError(res, 500, -32603, "Internal error: the server failed on this request; it keeps serving others");
@@ -501,12 +498,14 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       // Before the sessions, workspaces and connections close under them: each request still
       // running is told it was interrupted, rather than finding its connection gone.
       await interrupt(why);
+      // Ends each listen stream with its final result (the spec's graceful close), then lets those reach the sockets.
       await modern.close();
+      await listens.ended(FLUSH_MS);
       await sessions.closeAll(why);
       server.closeAllConnections();
       await stopped;
     })();
     return closing;
   };
-  return { url, address, sessions, inFlight: () => inFlight, interrupt, close };
+  return { url, address, sessions, inFlight: () => exchanges.size, interrupt, close };
 }

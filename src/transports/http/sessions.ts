@@ -8,6 +8,7 @@ import type { Runtime } from "../../runtime/runtime.js";
 import { closeSession, type Session } from "../../runtime/session.js";
 import type { Identity } from "../../runtime/access.js";
 import { RequestIdsInFlight } from "./request-ids.js";
+import { withoutWithdrawn } from "./withdrawn.js";
 
 /**
  * The open MCP sessions of the HTTP facade (2025-era clients; 2026-07-28 requests have no session
@@ -17,13 +18,17 @@ import { RequestIdsInFlight } from "./request-ids.js";
  *
  * The table's policy, which is what keeps a flood of abandoned initializes (any local process can
  * send them) from locking real clients out:
- * - a session that never did anything after initialize (only initialize, ping, notifications) is
- *   "unused" and keeps its slot for `unusedIdleMs` (default 30 s), not the full `idleMs` (30 min);
- * - when the table is full, a new initialize takes the slot of an idle session (no request in
- *   flight): the least recently seen unused one first, else the least recently used one. Only
- *   when every session has a request in flight does initialize answer 503;
- * - the id of a session closed to make room answers 404 with that reason, so its client knows to
- *   initialize again;
+ * - a session that never did anything after initialize (only initialize, ping, notifications,
+ *   and no GET for its notification stream) is "unused": it is the first to give its slot up;
+ * - when the table is full, a new initialize first closes every session idle past its limit:
+ *   `idleMs` (30 min), or `unusedIdleMs` (30 s) for an unused one; if none is, it takes the slot
+ *   of an idle session (no request in flight): the least recently seen unused one first, else the
+ *   least recently used one. Only when every session has a request in flight does initialize
+ *   answer 503. While the table has room, an unused session is kept as long as a used one: the SDK
+ *   clients open their GET stream and may make their first call minutes later, and a client that
+ *   opens no stream may wait as long; closed after 30 s, either found its session gone (404, which
+ *   the SDK clients do not recover from);
+ * - the id of a session closed to make room answers 404 with that reason;
  * - a request without Mcp-Session-Id (openSessionless) never costs a session its slot: it runs in
  *   an allowance of its own (`sessionlessAllowance`, a quarter of the table, at least 4), and
  *   past it is answered 503. Else a client that never sends the id (or anyone who sends none)
@@ -41,7 +46,7 @@ export interface HttpSession {
   inFlight: number;
   /** The ids of its requests in flight: a POST reusing one is refused (request-ids.ts). */
   readonly requestIds: RequestIdsInFlight;
-  /** Set by the first request that did work (anything but initialize, ping and notifications). */
+  /** Set by the first request that did work (anything but initialize, ping and notifications) or opened the GET stream. */
   used: boolean;
 }
 
@@ -50,7 +55,7 @@ export interface SessionRegistryOptions {
   log: Logger;
   maxSessions: number;
   idleMs: number;
-  /** Idle limit of a session that never did anything after initialize. Default min(30 s, idleMs). */
+  /** Idle limit, when the table needs room, of a session that never did anything after initialize. Default min(30 s, idleMs). */
   unusedIdleMs?: number;
   now?: () => number;
 }
@@ -73,7 +78,10 @@ const EVICTED_MEMORY = 1024;
  */
 export async function serveSession(entry: HttpSession, req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
   const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
-  await getRequestListener((request) => entry.transport.handleRequest(request, { ...(authInfo ? { authInfo } : {}), ...(parsedBody !== undefined ? { parsedBody } : {}) }), {
+  const options = { ...(authInfo ? { authInfo } : {}), ...(parsedBody !== undefined ? { parsedBody } : {}) };
+  // A POST's answer leaves without the answers of the requests its client cancelled (withdrawn.ts).
+  const answer = parsedBody === undefined ? (request: Request) => entry.transport.handleRequest(request, options) : (request: Request) => entry.transport.handleRequest(request, options).then((response) => withoutWithdrawn(response, entry.requestIds));
+  await getRequestListener(answer, {
     // Keep the process's own Request/Response (the listener would otherwise install its own globally).
     overrideGlobalObjects: false,
   })(req, res);
@@ -93,6 +101,29 @@ export function abandonRequests(entry: HttpSession, ids: ReadonlyArray<string | 
   // answer nobody reads closes it.
   const dropRoute = (id: string | number): Promise<void> => answerRequest(entry, id, `cancelled: ${CLIENT_LEFT} before the answer`);
   return entry.requestIds.abandon(ids, (id) => cancelRequest(entry, id, CLIENT_LEFT), dropRoute);
+}
+
+/** The request ids a body's notifications/cancelled name (one message or a batch). */
+export function cancelledIdsOf(body: unknown): Array<string | number> {
+  const ids: Array<string | number> = [];
+  for (const m of Array.isArray(body) ? body : [body]) {
+    const message = m as { method?: unknown; id?: unknown; params?: { requestId?: unknown } } | null;
+    if (message?.method !== "notifications/cancelled" || message.id !== undefined) continue;
+    const id = message.params?.requestId;
+    if (typeof id === "string" || typeof id === "number") ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * The client cancelled requests of this session with notifications/cancelled, which the SDK has
+ * handled (their handlers' signals aborted; it answers nothing for them). Each still running is
+ * withdrawn (request-ids.ts): once its handler has finished, the route its transport keeps is
+ * dropped with an answer the client never gets (withdrawn.ts), so its POST ends, its id is freed and
+ * the session is no longer in flight.
+ */
+export function withdrawCancelled(entry: HttpSession, ids: ReadonlyArray<string | number>): void {
+  for (const id of ids) void entry.requestIds.withdraw(id, (withdrawn) => answerRequest(entry, withdrawn, "cancelled by the client (notifications/cancelled); this answer is never delivered"));
 }
 
 /** Cancel one request of the session exactly as the client's own notifications/cancelled would (its handler's signal aborts, the downstream call is cancelled). */
@@ -122,6 +153,17 @@ export async function answerDeletedRequests(entry: HttpSession): Promise<void> {
   await Promise.all(ids.map((id) => answerRequest(entry, id, DELETED_MID_CALL)));
 }
 
+/**
+ * Why a request without Mcp-Session-Id cannot ask the user (or the client's model) mid-call: its
+ * one-request session had no initialize, so what the client declared is unknown, and it could not
+ * carry the question anyway. Said as such, not as "the client did not declare elicitation", which
+ * the client may well have done at its initialize.
+ */
+const SESSIONLESS_UNASKABLE = {
+  why: "the request came without the Mcp-Session-Id header, so it was served in a one-request session that does not know what the client declared at initialize and cannot carry a question mid-call",
+  fix: "the tool can ask when the client sends the Mcp-Session-Id its initialize answered on every request, in a session answering over SSE (`Accept: text/event-stream` before `application/json` at initialize), or speaks the 2026-07-28 protocol",
+};
+
 /** The requests without Mcp-Session-Id that may run at once, for a table of `maxSessions`: a quarter of it, at least 4. */
 export function sessionlessAllowanceFor(maxSessions: number): number {
   return Math.max(4, Math.ceil(maxSessions / 4));
@@ -131,7 +173,8 @@ export class SessionRegistry {
   /** Sessions and the one-request sessions of requests without Mcp-Session-Id (their ids in `oneRequest`). */
   private readonly sessions = new Map<string, HttpSession>();
   private readonly oneRequest = new Set<string>();
-  private readonly evicted = new Map<string, number>();
+  /** Why each session closed to make room was closed, for its 404 (the last EVICTED_MEMORY of them). */
+  private readonly evicted = new Map<string, string>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly now: () => number;
   private readonly unusedIdleMs: number;
@@ -140,7 +183,7 @@ export class SessionRegistry {
     this.now = options.now ?? Date.now;
     this.unusedIdleMs = Math.min(options.unusedIdleMs ?? 30_000, options.idleMs);
     // Sweep often enough that an idle session outlives its limit by at most a quarter of it.
-    const every = Math.max(250, Math.min(60_000, Math.floor(this.unusedIdleMs / 4)));
+    const every = Math.max(250, Math.min(60_000, Math.floor(options.idleMs / 4)));
     this.sweeper = setInterval(() => void this.sweep(), every);
     this.sweeper.unref();
   }
@@ -168,15 +211,18 @@ export class SessionRegistry {
 
   /** Why an id has no session, for the 404 message. */
   whyMissing(id: string): string {
-    return this.evicted.has(id)
-      ? `it was closed to make room for a new session (the table of ${this.options.maxSessions} was full and it was the least recently used idle one)`
-      : "it expired or was closed";
+    const why = this.evicted.get(id);
+    return why ? `it was closed to make room for a new session (the table of ${this.options.maxSessions} was full and ${why})` : "it expired or was closed";
   }
 
-  /** A request with these JSON-RPC methods arrives for `entry`: it is seen now, and used if it does work. */
-  touch(entry: HttpSession, rpcMethods: readonly string[] = []): void {
+  /**
+   * A request arrives for `entry`: it is seen now, and used if it does work (a JSON-RPC method
+   * other than the handshake's, ping and notifications) or opens the session's GET stream, which
+   * is how a client that has connected waits for its first call.
+   */
+  touch(entry: HttpSession, rpcMethods: readonly string[] = [], opensStream = false): void {
     entry.lastSeen = this.now();
-    if (!entry.used && rpcMethods.some((method) => !isHandshake(method))) entry.used = true;
+    if (!entry.used && (opensStream || rpcMethods.some((method) => !isHandshake(method)))) entry.used = true;
   }
 
   /**
@@ -221,7 +267,7 @@ export class SessionRegistry {
     const session = this.options.runtime.createSession(id, identity);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: responseMode === "json" });
     const requestIds = new RequestIdsInFlight();
-    const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: false, around: requestIds.track });
+    const server = createFacadeServer({ runtime: this.options.runtime, session, canAsk: false, unaskable: SESSIONLESS_UNASKABLE, around: requestIds.track });
     const entry: HttpSession = { id, transport, server, session, responseMode, lastSeen: this.now(), inFlight: 1, requestIds, used: true };
     this.sessions.set(id, entry);
     this.oneRequest.add(id);
@@ -244,14 +290,21 @@ export class SessionRegistry {
     await Promise.allSettled([...this.sessions.keys()].map((id) => this.close(id, why)));
   }
 
+  /** Idle past `idleMs` (no request in flight): closed by the sweep, or on its next request. */
   private isExpired(entry: HttpSession): boolean {
-    return entry.inFlight === 0 && this.now() - entry.lastSeen > (entry.used ? this.options.idleMs : this.unusedIdleMs);
+    return entry.inFlight === 0 && this.now() - entry.lastSeen > this.options.idleMs;
+  }
+
+  /** Unused and idle past `unusedIdleMs`: closed only when the table needs its slot. */
+  private isStaleUnused(entry: HttpSession): boolean {
+    return !entry.used && entry.inFlight === 0 && this.now() - entry.lastSeen > this.unusedIdleMs;
   }
 
   /**
-   * Free one slot, synchronously (close() drops the entry from the table before it awaits):
-   * expired sessions first, else the idle session to lose (unused before used, least recently
-   * seen first). False when every session has a request in flight.
+   * Free a slot, synchronously (close() drops the entry from the table before it awaits): every
+   * session past its limit (expired, or unused past `unusedIdleMs`) first, else the idle session
+   * to lose (unused before used, least recently seen first). False when every session has a
+   * request in flight.
    */
   private makeRoom(): boolean {
     let victim: HttpSession | undefined;
@@ -264,15 +317,25 @@ export class SessionRegistry {
         freed = true;
         continue;
       }
+      if (this.isStaleUnused(entry)) {
+        this.evict(entry, `it had done nothing since initialize for more than ${this.unusedIdleMs} ms (http.unusedSessionIdleMs)`, "unused past its limit");
+        freed = true;
+        continue;
+      }
       if (entry.inFlight > 0) continue;
       if (!victim || (victim.used && !entry.used) || (victim.used === entry.used && entry.lastSeen < victim.lastSeen)) victim = entry;
     }
     if (freed) return true;
     if (!victim) return false;
-    this.evicted.set(victim.id, this.now());
-    if (this.evicted.size > EVICTED_MEMORY) this.evicted.delete(this.evicted.keys().next().value as string);
-    void this.close(victim.id, `evicted: table full, least recently used idle${victim.used ? "" : " unused"} session`);
+    this.evict(victim, victim.used ? "it was the least recently used idle one" : "it was the least recently seen one that had done nothing since initialize", `least recently used idle${victim.used ? "" : " unused"} session`);
     return true;
+  }
+
+  /** Close `entry` to make room; its id's 404 then says `why` (whyMissing), the log `logged`. */
+  private evict(entry: HttpSession, why: string, logged: string): void {
+    this.evicted.set(entry.id, why);
+    if (this.evicted.size > EVICTED_MEMORY) this.evicted.delete(this.evicted.keys().next().value as string);
+    void this.close(entry.id, `evicted: table full, ${logged}`);
   }
 
   private async sweep(): Promise<void> {
