@@ -71,6 +71,28 @@ describe("agent_tools_exec over stdio", () => {
     assert.equal(discovered.stdout, "delete_note\n");
   });
 
+  it("stdout that is one JSON document is shown on one line, each line's text kept; pipes and files still see it indented", async () => {
+    const typed = await callJson(server.client, "agent_tools_notes_call", { toolName: "list_notes" });
+    const shown = await exec(server, "notes call list_notes");
+    assert.equal(shown.stdout.split("\n").length, 2, `one line and its newline: ${shown.stdout}`);
+    assert.match(shown.stdout, /^\{"ok": true,"plugin": "notes",/);
+    assert.deepEqual(JSON.parse(shown.stdout), typed.payload, "the same document as the typed call's");
+    // A pattern copied from the answer matches the line it came from in the sandbox, where it is still indented.
+    const grepped = await exec(server, `notes call list_notes | grep '"title": "Shopping"'`);
+    assert.match(grepped.stdout, /^ {4,}"title": "Shopping",?\n$/);
+    const saved = await exec(server, `notes call list_notes > saved.json; grep -c '"title": ' saved.json`);
+    assert.equal(saved.stdout, "2\n", "a saved file has a field per line");
+    // Joined, not parsed and written again: a number past 2^53, escapes and blanks inside strings stay as written.
+    const written = '{\n  "id": 12345678901234567890,\n  "text": "a  b\\n\\"c\\"",\n  "list": [\n    1.50,\n    -0\n  ]\n}\n';
+    const big = await exec(server, `printf '%s' '${written}' > big.json; cat big.json`);
+    assert.equal(big.stdout, '{"id": 12345678901234567890,"text": "a  b\\n\\"c\\"","list": [1.50,-0]}\n');
+    // Several documents (one per item), JSON lines and text are left as they came.
+    const items = await exec(server, "notes call list_notes | jq '.result.notes[] | {id}'");
+    assert.equal(items.stdout, '{\n  "id": "n1"\n}\n{\n  "id": "n2"\n}\n');
+    const text = await exec(server, "printf '{ not json\\n}\\n'");
+    assert.equal(text.stdout, "{ not json\n}\n");
+  });
+
   it("files, exported variables and the working directory persist between calls", async () => {
     const first = await exec(server, "mkdir -p work && cd work && notes call list_notes > notes.json && export PICK=n2 && echo done");
     assert.equal(first.stdout, "done\n");

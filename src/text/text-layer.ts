@@ -6,6 +6,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import type { Confirmer } from "../runtime/confirm.js";
 import { capStreams, type ExecAnswer } from "./answer.js";
+import { joinedJsonStdout } from "./joined-json.js";
 import type { TextCommand } from "./command.js";
 import { EXIT, EXIT_TABLE } from "./exit-codes.js";
 import type { ModuleSetup, TextModule } from "./module-contract.js";
@@ -504,7 +505,8 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       const writesNote = run.writes && stoppedLineWritesNote(run.stopped === "deadline" ? "ran past its deadline" : "was cancelled", run.writes);
       if (writesNote) stderr += `agent-tools: ${writesNote}\n`;
       if (run.questionWithdrawn) stderr += "agent-tools: the user was still being asked to confirm a write when the line stopped; the question was withdrawn and that write was not made\n";
-      return capStreams(answer(command, run.exitCode, { stdout: run.stdout, stderr, cwd: run.cwd, ...(run.stopped ? { stopped: run.stopped } : {}), ...(run.note ? { note: run.note } : {}) }), settings.maxOutputChars);
+      // One JSON document is shown on one line (joined-json.ts), before the cap: it may then fit whole.
+      return capStreams(answer(command, run.exitCode, { stdout: joinedJsonStdout(run.stdout), stderr, cwd: run.cwd, ...(run.stopped ? { stopped: run.stopped } : {}), ...(run.note ? { note: run.note } : {}) }), settings.maxOutputChars);
     },
   };
 }
