@@ -7,6 +7,7 @@ import type { Session } from "../runtime/session.js";
 import type { Confirmer } from "../runtime/confirm.js";
 import { capStreams, type ExecAnswer } from "./answer.js";
 import { joinedJsonStdout } from "./joined-json.js";
+import { missingCommandLines, withoutBrowserAdvice } from "./missing-command.js";
 import type { TextCommand } from "./command.js";
 import { EXIT, EXIT_TABLE } from "./exit-codes.js";
 import type { ModuleSetup, TextModule } from "./module-contract.js";
@@ -361,6 +362,12 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     return `agent-tools: '${used}' is no plugin command here; ${which}\n`;
   }
 
+  /** A typed tool's name or a language runtime the shell did not find: what to write here instead (missing-command.ts). */
+  async function missingCommandHints(session: Session, stderr: string): Promise<string> {
+    const names = await pluginCommandNames().catch(() => new Map<string, string>());
+    return missingCommandLines(stderr, (prefix) => (mayUsePlugin(session.identity, prefix) ? names.get(prefix) : undefined));
+  }
+
   function answer(command: string, exitCode: number, fields: Partial<ExecAnswer> = {}): ExecAnswer {
     // The command is echoed so an answer can be told from another, not to be re-read: a long
     // script (a heredoc) is shown by its start only.
@@ -496,8 +503,9 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         return answer(command, EXIT.FAILED, { stderr: `agent-tools: the sandbox could not be created: ${describeThrown(error)}\n` });
       }
       const run = await sandbox.run(command, execOptions.signal, execOptions.confirmer);
-      let stderr = run.stderr;
+      let stderr = withoutBrowserAdvice(run.stderr);
       if (run.exitCode === EXIT.NOT_FOUND) stderr += await unknownPluginHint(session, state, command, stderr);
+      if (stderr.includes(": command not found")) stderr += await missingCommandHints(session, stderr);
       if (run.stopped === "deadline") stderr += `agent-tools: the command line ran past its deadline of ${settings.timeoutMs} ms and was stopped (AGENT_TOOLS_EXEC_TIMEOUT_MS); the session keeps its files, env and cwd from before it\n`;
       else if (run.stopped === "cancelled") stderr += "agent-tools: the client cancelled the request; the command line was stopped\n";
       else if (run.stopped === "limit") stderr += limitAdvice(stderr);
