@@ -38,7 +38,7 @@ import { describeArgumentValue, echoed, readPluginArgument } from "./argument-va
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
-import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, withCorrections, type SearchArgs } from "./search-answer.js";
+import { argumentSkeleton, echoQuery, ENGLISH_INDEX, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, withCorrections, type SearchArgs } from "./search-answer.js";
 import { oneLine, oneLineReason } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
@@ -1155,6 +1155,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         let total: number;
         const limit = limitOf(args.limit, DEFAULT_DISCOVER_LIMIT, repairs);
         const short = { descriptionChars: SEARCH_DESCRIPTION_CHARS };
+        // Without a query: skills first (they do the most per call), then read-only tools, then the rest.
+        const listing = (): CatalogEntry[] => [
+          ...plugin.skills.map((s) => describeSkill(plugin, s, short)),
+          ...tools.filter((t) => isReadOnly(plugin, t)).map((t) => describeTool(plugin, t, short)),
+          ...tools.filter((t) => !isReadOnly(plugin, t)).map((t) => describeTool(plugin, t, short)),
+        ];
+        // A query that matched nothing in a plugin whose whole catalog fits the answer: the
+        // catalog is listed instead (a query in another language finds nothing in the English index).
+        let listedInstead = false;
         if (query) {
           // A session's in-memory plugin ranks in its own index, which is never prepared: the
           // shared index's model and embeddings would be work for nothing.
@@ -1162,26 +1171,25 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           const found = rankedEntries(query, limit, { plugin: prefix, usable: () => true, only: plugin, ...short });
           total = found.total;
           matches = found.entries;
+          listedInstead = total === 0 && unavailable === undefined && tools.length + plugin.skills.length > 0 && tools.length + plugin.skills.length <= limit;
+          if (listedInstead) matches = listing();
         } else {
-          // Without a query: skills first (they do the most per call), then read-only tools, then the rest.
-          const ordered = [
-            ...plugin.skills.map((s) => describeSkill(plugin, s, short)),
-            ...tools.filter((t) => isReadOnly(plugin, t)).map((t) => describeTool(plugin, t, short)),
-            ...tools.filter((t) => !isReadOnly(plugin, t)).map((t) => describeTool(plugin, t, short)),
-          ];
+          const ordered = listing();
           total = ordered.length;
           matches = ordered.slice(0, limit);
         }
         // With a query, `total` is what matched; the plugin's size is said only when listing it.
         // The query is not echoed: the caller has it, and it would cost every answer.
-        const answer: DiscoverAnswer = query
-          ? { ok: true, plugin: prefix, shown: matches.length, total, matches }
-          : { ok: true, plugin: prefix, shown: matches.length, total, totals: { tools: tools.length, skills: plugin.skills.length }, matches };
+        const answer: DiscoverAnswer =
+          query && !listedInstead
+            ? { ok: true, plugin: prefix, shown: matches.length, total, matches }
+            : { ok: true, plugin: prefix, shown: matches.length, total: matches.length, totals: { tools: tools.length, skills: plugin.skills.length }, matches };
         const first = matches[0] ? nextFor(plugin, matches[0], tools) : undefined;
         if (first) answer.next = ctx.present ? ctx.present(first) : first;
         // Said once, short: `writes: true` marks the entries that change data.
         if (matches.some((m) => m.writes)) answer.confirm = confirmWording(Boolean(ctx.userConfirms) && confirmPolicyOf(prefix) === "elicit", ctx.commandLine);
-        if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${echoQuery(query)}'; try other words, or call without a query to list the tools`;
+        if (listedInstead) answer.note = `nothing in '${prefix}' matches '${echoQuery(query)}' (${ENGLISH_INDEX}); its ${plugin.skills.length ? "tools and skills" : "tools"} (${matches.length}) are listed instead`;
+        else if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${echoQuery(query)}'; ${ENGLISH_INDEX}, or call without a query to list the tools`;
         if (unavailable !== undefined) {
           answer.unavailable = unavailable;
           const shownNote = answer.note ? `; ${answer.note}` : "";

@@ -57,6 +57,13 @@ export function echoQuery(query: string): string {
   return query.length > QUERY_ECHO_CHARS ? `${query.slice(0, QUERY_ECHO_CHARS - 1).trimEnd()}…` : query;
 }
 
+/**
+ * What a query that matched nothing is told to try. The index (its words, synonyms and sentence
+ * model) is English, and tool descriptions mostly are: "créer une tâche" or "删除库存物品" find
+ * nothing there, and "try other words" sent the model on to more words of its own language.
+ */
+export const ENGLISH_INDEX = "the index is English: try English words for the action and object";
+
 const NOTHING_CONFIGURED_MATCHES = "no configured plugin's tool matches; the plugins under 'setup' have tools that do once configured: tell the user what to set";
 
 export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
@@ -69,8 +76,8 @@ export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
   else if (parts.total === 0) {
     answer.note =
       parts.mode === "compact"
-        ? "nothing matches; try other words, or help for the plugins"
-        : "nothing matches; try other words, or a plugin's discover without a query to list its tools";
+        ? `nothing matches; ${ENGLISH_INDEX}, or help for the plugins`
+        : `nothing matches; ${ENGLISH_INDEX}, or a plugin's discover without a query to list its tools`;
   }
   if (Object.keys(parts.unavailable).length) answer.unavailable = parts.unavailable;
   if (parts.notConfigured.length) answer.notConfigured = parts.notConfigured;
