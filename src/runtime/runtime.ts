@@ -386,6 +386,11 @@ function queryOf(raw: unknown, repairs: Repair[], otherwise: string): { query: s
   return { query: query.slice(0, MAX_QUERY_CHARS) };
 }
 
+/** The `repairs` field the frame adds to an answer (pipeline.ts `frame`), for a budget to count what is sent. */
+function repairsSent(repairs: readonly Repair[]): { repairs?: string[] } | undefined {
+  return repairs.length ? { repairs: repairs.map((r) => r.message) } : undefined;
+}
+
 /** A discover or search `limit`: repaired as limit-argument.ts says (and named in `repairs`), else refused naming the value. */
 function limitOf(raw: unknown, fallback: number, repairs: Repair[]): number {
   const read = readLimit(raw);
@@ -1213,7 +1218,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             answer.contextError = describeThrown(error);
           }
         }
-        const fitted = await fitEntriesToBudget(answer, "matches", discoverBudget(limit));
+        const fitted = await fitEntriesToBudget(answer, "matches", discoverBudget(limit), repairsSent(repairs));
         if (fitted.shown < fitted.total && !fitted.more) fitted.more = `${fitted.total - fitted.shown} more: ${query ? "refine the query" : "pass a query"} or raise limit`;
         // The whole hint, once a session (outside the budget: it is the plugin's own guidance):
         // tools/list carries only its first sentence, and the rest costs only when the agent looks.
@@ -1313,10 +1318,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             : `nothing was searched yet: plugin '${only}' is ${unread}`;
         }
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
-        if (!detail) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
+        if (!detail) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET, repairsSent(repairs));
         const cap = ctx.maxResultChars ?? maxResultChars;
         if (JSON.stringify(answer).length <= cap) return answer;
-        return { ...(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
+        return { ...(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET, repairsSent(repairs))), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
       });
     },
 

@@ -136,7 +136,8 @@ export function estimateTokens(text: string): number {
 /**
  * Make sure an answer fits its token budget whatever the catalog: first drop the optional-parameter
  * lists, then the `servers` block, then shorten descriptions, then drop the lowest-ranked entries
- * (said in `more`). An answer the upper estimate already puts under the budget fits without the
+ * (said in `more`). `sentWith`: fields the answer is sent with but gets later (its `repairs`),
+ * counted in the budget. An answer the upper estimate already puts under the budget fits without the
  * tokenizer; only one near or over it loads the real o200k tokenizer (once per process) to count
  * exactly, so an answer is never cut more than the real count requires.
  */
@@ -147,10 +148,12 @@ export function loadTokenCounter(): Promise<(text: string) => number> {
   return tokenCounter;
 }
 
-export async function fitEntriesToBudget<A extends { shown: number; total: number; more?: string; servers?: Record<string, string> }>(answer: A, key: keyof A & string, budget: number): Promise<A> {
+export async function fitEntriesToBudget<A extends { shown: number; total: number; more?: string; servers?: Record<string, string> }>(answer: A, key: keyof A & string, budget: number, sentWith?: Record<string, unknown>): Promise<A> {
   let count: ((text: string) => number) | undefined;
   const fits = async () => {
-    const text = JSON.stringify(answer);
+    // Counted as sent: with what the frame adds afterwards (`repairs`), which made a search answer
+    // 787 tokens whose `more` said they are kept under 780.
+    const text = JSON.stringify(sentWith ? { ...answer, ...sentWith } : answer);
     if (estimateTokens(text) <= budget) return true;
     count ??= await loadTokenCounter();
     return count(text) <= budget;
