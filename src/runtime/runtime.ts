@@ -59,7 +59,7 @@ import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
 import { identityWrites } from "./gate.js";
 import { confirmWording, isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
-import { closestNames, foldedMatch } from "./similarity.js";
+import { closestNames, closestPrefixes, foldedMatch } from "./similarity.js";
 import { sameNameIn, type NamedTarget } from "./misdirected.js";
 import { readQuery } from "./query-argument.js";
 import { isPlainObject } from "../plain-object.js";
@@ -734,7 +734,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       if (plugin && repairs) repairs.push({ kind: "matched-plugin-case", message: `plugin '${prefix}' was read as '${plugin.manifest.prefix}'` });
     }
     if (!plugin) {
-      const close = prefix ? closestNames(prefix, names) : [];
+      const close = prefix ? closestPrefixes(prefix, names) : [];
       const what = prefix ? `no plugin has prefix '${echoed(prefix)}'; nothing was run${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (search hits and help show it)";
       // The names to put in `plugin`: those a call can use (configured), after the near ones (a
       // near one not configured answers NOT_CONFIGURED with its fix).
@@ -1120,7 +1120,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       }
       if (only !== undefined) {
         // Near names among the plugins this caller may use only (another identity's are not said).
-        const close = closestNames(only, [...byPrefix.keys()].filter((p) => mayUsePlugin(session?.identity, p)));
+        const close = closestPrefixes(only, [...byPrefix.keys()].filter((p) => mayUsePlugin(session?.identity, p)));
         const near = close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : "";
         return { note: `no plugin has prefix '${echoed(only)}'${near || ";"} ${HELP_WITHOUT_PLUGIN}` };
       }
