@@ -1188,7 +1188,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const answer: DiscoverAnswer =
           query && !listedInstead
             ? { ok: true, plugin: prefix, shown: matches.length, total, matches }
-            : { ok: true, plugin: prefix, shown: matches.length, total: matches.length, totals: { tools: tools.length, skills: plugin.skills.length }, matches };
+            : { ok: true, plugin: prefix, shown: matches.length, total: listedInstead ? matches.length : total, totals: { tools: tools.length, skills: plugin.skills.length }, matches };
         const first = matches[0] ? nextFor(plugin, matches[0], tools) : undefined;
         if (first) answer.next = ctx.present ? ctx.present(first) : first;
         // Said once, short: `writes: true` marks the entries that change data.
