@@ -19,11 +19,11 @@ export function withoutBrowserAdvice(stderr: string): string {
   return stderr.replace(/(^|\n)(bash: [^\s:]+): command not available in browser environments\.[^\n]*/g, "$1$2: command not found");
 }
 
-/** The subcommand each plugin facade tool's verb is in the sandbox, and the words it takes. */
-const VERBS: Readonly<Record<string, string>> = {
-  call: "call TOOL --name value … (or call TOOL '{json}')",
-  discover: "discover WORDS",
-  run_skill: "skill NAME --name value …",
+/** The command lines of each plugin facade tool's verb in the sandbox, for the plugin command `c`. */
+const VERBS: Readonly<Record<string, (c: string) => string>> = {
+  call: (c) => `\`${c} call TOOL --name value …\` or \`${c} call TOOL '{json}'\``,
+  discover: (c) => `\`${c} discover WORDS\``,
+  run_skill: (c) => `\`${c} skill NAME --name value …\``,
 };
 
 /**
@@ -36,7 +36,8 @@ export function typedToolLine(word: string, commandOf: (prefix: string) => strin
   if (typed) {
     const command = (typed[1] !== undefined ? commandOf(typed[1]) : undefined) ?? "PLUGIN";
     const which = command === "PLUGIN" ? " (`list` names the plugin commands)" : "";
-    return `agent-tools: '${word}' is a tool of the MCP server, not a command of this shell: here the same is \`${command} ${VERBS[typed[2] as string]}\`${which}\n`;
+    const lines = VERBS[typed[2] as string]?.(command) ?? "";
+    return `agent-tools: '${word}' is a tool of the MCP server, not a command of this shell: here the same is ${lines}${which}\n`;
   }
   if (/^agent_tools_(help|search|exec)$/.test(word)) {
     return `agent-tools: '${word}' is a tool of the MCP server, not a command of this shell: call it as a tool; here \`PLUGIN discover WORDS\` finds a plugin's tools and \`list\` names the plugin commands\n`;
