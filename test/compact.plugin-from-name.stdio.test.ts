@@ -91,6 +91,24 @@ describe("compact agent_tools_call without plugin", () => {
     assert.equal(followed.isError, false, JSON.stringify(followed.payload));
   });
 
+  it("a wrong plugin with a tool found in exactly one plugin is led there, nothing run; the start of one prefix is its 'did you mean'", async () => {
+    for (const plugin of ["stock", "not"]) {
+      const { payload, isError } = await callJson(server.client, "agent_tools_call", { plugin, toolName: "create_note", arguments: { title: "wrong", body: "b" }, confirm: true });
+      assert.equal(isError, true);
+      assert.equal(payload.error?.code, "UNKNOWN_PLUGIN");
+      assert.equal(payload.error?.message, `no plugin has prefix '${plugin}'; nothing was run. 'create_note' is a tool of plugin 'notes'`);
+      assert.equal(payload.error?.hint, "Make the call in `details.next`: yours with `plugin` put right.");
+      // The call as sent, to the plugin that has the tool, but not its confirm: that was given for another plugin's write.
+      assert.deepEqual(payload.error?.details?.next, { tool: "agent_tools_call", arguments: { plugin: "notes", toolName: "create_note", arguments: { title: "wrong", body: "b" } } });
+    }
+    const listed = await callJson(server.client, "agent_tools_call", { plugin: "notes", toolName: "list_notes" });
+    assert.doesNotMatch(JSON.stringify(listed.payload.result), /wrong/, "the wrong plugin's call ran nothing");
+    // A name found nowhere (or in several plugins) keeps the plain answer; a unique start of a prefix is suggested.
+    const nowhere = await callJson(server.client, "agent_tools_call", { plugin: "trac", toolName: "no_such_tool_anywhere" });
+    assert.equal(nowhere.payload.error?.message, "no plugin has prefix 'trac'; nothing was run; did you mean 'tracker'?");
+    assert.equal(nowhere.payload.error?.details?.next, undefined);
+  });
+
   it("a skill name that says its plugin runs that skill", async () => {
     const { payload, isError } = await callJson(server.client, "agent_tools_run_skill", { skill: "notes_count" });
     assert.equal(isError, false, JSON.stringify(payload));

@@ -239,7 +239,7 @@ describe("keys a call carries that the runtime does not read", () => {
     const discover = await callJson(server.client, "agent_tools_notes_discover", { q: "delete a note" });
     assert.equal((discover.payload.matches as { name: string }[])[0]?.name, "delete_note");
     assert.deepEqual(discover.payload.repairs, ["'q' was read as 'query'"]);
-    const help = await callJson(server.client, "agent_tools_help", { topic: "notes" });
+    const help = await callJson(server.client, "agent_tools_help", { topic: "writing notes" });
     assert.deepEqual(help.payload.repairs, ["'topic' is not a parameter of agent_tools_help; it was ignored. agent_tools_help takes: plugin"]);
     const exec = await callJson(server.client, "agent_tools_exec", { cmd: "echo hi" });
     assert.equal(exec.payload.stdout, "hi\n");
@@ -265,6 +265,35 @@ describe("keys a call carries that the runtime does not read", () => {
     // null is how clients send an unset field: nothing to say.
     const unset = await callJson(server.client, "agent_tools_search", { query: "read a note", topic: null });
     assert.equal(unset.payload.repairs, undefined);
+  });
+});
+
+describe("a key whose value is a plugin's prefix", () => {
+  const server = stdioForSuite();
+
+  it("is read as help's or search's plugin, and said; the plugin's answer, not the whole fleet's", async () => {
+    const asked = await callJson(server.client, "agent_tools_help", { plugin: "notes" });
+    for (const key of ["prefix", "name", "topic", "server"]) {
+      const { payload, isError } = await callJson(server.client, "agent_tools_help", { [key]: "notes" });
+      assert.equal(isError, false);
+      assert.deepEqual(payload.repairs, [`'${key}' was read as 'plugin' ('notes' is a plugin's prefix)`]);
+      const { repairs: _said, ...answer } = payload;
+      assert.deepEqual(answer, asked.payload, `${key}: the same answer as {"plugin": "notes"}`);
+    }
+    const search = await callJson(server.client, "agent_tools_search", { query: "list", server: "tracker" });
+    assert.deepEqual(search.payload.repairs, ["'server' was read as 'plugin' ('tracker' is a plugin's prefix)"]);
+    assert.ok((search.payload.hits as { plugin: string }[]).every((hit) => hit.plugin === "tracker"), JSON.stringify(search.payload.hits));
+  });
+
+  it("is left alone when plugin was sent, when two keys name plugins, or when the value is no prefix", async () => {
+    const sent = await callJson(server.client, "agent_tools_help", { plugin: "notes", prefix: "tracker" });
+    assert.equal((sent.payload.plugin as { prefix: string }).prefix, "notes");
+    assert.match(String(sent.payload.repairs), /'prefix' is not a parameter of agent_tools_help; it was ignored/);
+    const two = await callJson(server.client, "agent_tools_help", { prefix: "notes", name: "tracker" });
+    assert.equal(two.payload.plugin, undefined, "no plugin is chosen between two");
+    assert.ok(Array.isArray(two.payload.plugins));
+    const other = await callJson(server.client, "agent_tools_help", { name: "Notes app" });
+    assert.ok(Array.isArray(other.payload.plugins));
   });
 });
 

@@ -74,6 +74,31 @@ describe("plugin command call and skill words: order", () => {
     assert.equal(message(["--confirm"]), MISSING);
   });
 
+  it("a leading --toolName X or --tool X names the tool, said in a note; any other flag there is still refused", () => {
+    const expected = { ok: true, name: "get_note", args: { id: "n1" }, confirm: false, flags: { typed: {}, bare: [], inexact: [], unparsed: {}, written: { id: "n1" } } };
+    for (const words of [
+      ["--toolName", "get_note", "--id", "n1"],
+      ["--tool", "get_note", "--id", "n1"],
+      ["--toolName=get_note", "--id", "n1"],
+    ]) {
+      const parsed = parseNamedCall(words, "", "tool", MISSING, "notes call");
+      assert.ok(parsed.ok, JSON.stringify(parsed));
+      const { note, ...call } = parsed;
+      assert.deepEqual(call, expected, words.join(" "));
+      assert.match(note ?? "", /^--tool(Name)? get_note was read as the tool name; the usual form names it first, with no flag: `notes call get_note …`$/);
+    }
+    const confirmed = parseNamedCall(["--confirm", "--toolName", "create_note", "--title", "t"], "", "tool", MISSING);
+    assert.deepEqual(confirmed.ok && [confirmed.name, confirmed.confirm, confirmed.args], ["create_note", true, { title: "t" }]);
+    const skill = parseNamedCall(["--skill", "count"], "", "skill", MISSING);
+    assert.deepEqual(skill.ok && [skill.name, skill.note], ["count", "--skill count was read as the skill name; the usual form names it first, with no flag: `skill count …`"]);
+    // A name flag with no name after it, or the skill's flag for a tool, is refused as any flag before the name.
+    for (const words of [["--toolName", "--id", "n1"], ["--skill", "count"], ["--toolName"]]) {
+      const parsed = named(words);
+      assert.equal(parsed.ok, false, words.join(" "));
+      assert.match(parsed.ok ? "" : parsed.message, /came before the tool name/);
+    }
+  });
+
   it("--confirm counts once, and only where no flag waits for its value", () => {
     const message = (words: string[]) => {
       const parsed = named(words);

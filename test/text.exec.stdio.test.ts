@@ -59,6 +59,30 @@ describe("agent_tools_exec over stdio", () => {
     assert.doesNotMatch(other.stderr, /agent-tools:/);
   });
 
+  it("a typed tool's name, a leading --toolName and a language runtime each get the line to write instead", async () => {
+    const flagged = await exec(server, `notes call --toolName get_note --id '"n1"'`);
+    assert.equal(flagged.exitCode, 0, flagged.stderr);
+    assert.equal((JSON.parse(flagged.stdout) as { result: { title: string } }).result.title, "Shopping");
+    assert.equal(flagged.stderr, "notes call: --toolName get_note was read as the tool name; the usual form names it first, with no flag: `notes call get_note …`\n");
+    const typed = await exec(server, `agent_tools_notes_call '{"toolName":"get_note","arguments":{"id":"n1"}}'`);
+    assert.equal(typed.exitCode, 127);
+    assert.match(typed.stderr, /^bash: agent_tools_notes_call: command not found\nagent-tools: 'agent_tools_notes_call' is a tool of the MCP server, not a command of this shell: here the same is `notes call TOOL --name value …` or `notes call TOOL '\{json\}'`\n$/);
+    const skill = await exec(server, "agent_tools_tracker_run_skill open-summary");
+    assert.match(skill.stderr, /here the same is `tracker skill NAME --name value …`\n$/);
+    // A prefix this session has no plugin for is written with PLUGIN, and `list` names the commands.
+    const other = await exec(server, "agent_tools_nope_discover");
+    assert.match(other.stderr, /here the same is `PLUGIN discover WORDS` \(`list` names the plugin commands\)\n$/);
+    for (const line of ["python3 -c 'print(1)'", "python -c 'print(1)'", "node -e 'console.log(1)'"]) {
+      const ran = await exec(server, line);
+      assert.equal(ran.exitCode, 127, line);
+      assert.doesNotMatch(ran.stderr, /browser|Node\.js bundle/, line);
+      assert.match(ran.stderr, /: command not found\nagent-tools: there is no Python, Node\.js or other language runtime in this sandbox; it has bash itself .*jq, yq, awk, sed, grep.*sqlite3.*\(`ls \/usr\/bin` lists every command\)\n$/, line);
+    }
+    // Said in a pipeline too, where the line's exit is the last command's.
+    const piped = await exec(server, "python3 -c 'print(1)' | cat");
+    assert.match(piped.stderr, /no Python, Node\.js or other language runtime/);
+  });
+
   it("a plugin call piped into jq returns only the filtered value", async () => {
     const titles = await exec(server, "notes call list_notes | jq -r '.result.notes[].title'");
     assert.equal(titles.stdout, "Shopping\nRelease plan\n", `exit ${titles.exitCode}: ${titles.stderr}`);
@@ -69,6 +93,28 @@ describe("agent_tools_exec over stdio", () => {
     assert.equal(skill.stdout, '{"ana":["T-1"],"bo":["T-2"]}\n');
     const discovered = await exec(server, "notes discover remove | jq -r '.matches[0].name'");
     assert.equal(discovered.stdout, "delete_note\n");
+  });
+
+  it("stdout that is one JSON document is shown on one line, each line's text kept; pipes and files still see it indented", async () => {
+    const typed = await callJson(server.client, "agent_tools_notes_call", { toolName: "list_notes" });
+    const shown = await exec(server, "notes call list_notes");
+    assert.equal(shown.stdout.split("\n").length, 2, `one line and its newline: ${shown.stdout}`);
+    assert.match(shown.stdout, /^\{"ok": true,"plugin": "notes",/);
+    assert.deepEqual(JSON.parse(shown.stdout), typed.payload, "the same document as the typed call's");
+    // A pattern copied from the answer matches the line it came from in the sandbox, where it is still indented.
+    const grepped = await exec(server, `notes call list_notes | grep '"title": "Shopping"'`);
+    assert.match(grepped.stdout, /^ {4,}"title": "Shopping",?\n$/);
+    const saved = await exec(server, `notes call list_notes > saved.json; grep -c '"title": ' saved.json`);
+    assert.equal(saved.stdout, "2\n", "a saved file has a field per line");
+    // Joined, not parsed and written again: a number past 2^53, escapes and blanks inside strings stay as written.
+    const written = '{\n  "id": 12345678901234567890,\n  "text": "a  b\\n\\"c\\"",\n  "list": [\n    1.50,\n    -0\n  ]\n}\n';
+    const big = await exec(server, `printf '%s' '${written}' > big.json; cat big.json`);
+    assert.equal(big.stdout, '{"id": 12345678901234567890,"text": "a  b\\n\\"c\\"","list": [1.50,-0]}\n');
+    // Several documents (one per item), JSON lines and text are left as they came.
+    const items = await exec(server, "notes call list_notes | jq '.result.notes[] | {id}'");
+    assert.equal(items.stdout, '{\n  "id": "n1"\n}\n{\n  "id": "n2"\n}\n');
+    const text = await exec(server, "printf '{ not json\\n}\\n'");
+    assert.equal(text.stdout, "{ not json\n}\n");
   });
 
   it("files, exported variables and the working directory persist between calls", async () => {

@@ -28,7 +28,7 @@ import { resolveFacadeTool, type RoutingOutcome, type ExcludedTool, type ToolOwn
 import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, EXEC_FACADE_TOOL_WITH_WORKSPACE, FACADE_TOOL_KEYS, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
-import { readFacadeKeys } from "../runtime/stray-keys.js";
+import { readFacadeKeys, readPluginValuedKey } from "../runtime/stray-keys.js";
 import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.js";
 import { positiveInt, positiveMs, TIMER_MOST } from "../positive-int.js";
 import { zeroOrMoreMs } from "../setting-numbers.js";
@@ -392,6 +392,19 @@ export function createFacade(runtime: Runtime): Facade {
   };
 
   /**
+   * The arguments of help, search, discover or exec, each key the tool does not take read as what
+   * it plainly means or said to be ignored (stray-keys.ts): first a key whose value is a plugin's
+   * prefix, as `plugin`, then near names.
+   */
+  function facadeArgs(view: View, name: string, route: FacadeRoute, args: unknown, repairs: Repair[]): unknown {
+    if (route.operation === "exec") return readFacadeKeys(name, view.execKeys, args, repairs);
+    if (route.operation === "call" || route.operation === "run_skill") return args;
+    const reads = FACADE_TOOL_KEYS[route.operation];
+    const named = readPluginValuedKey(reads, args, view.prefixes, repairs);
+    return readFacadeKeys(name, reads, named, repairs, route.operation === "discover" ? detailElsewhere(route.prefix ?? asRecord(named).plugin, view.prefixes) : {});
+  }
+
+  /**
    * A facade tools/call: the name resolved once, then a plugin's tool or skill (callPlugin, the
    * hot path: its promise is the answer's, with no async frame around it) or another facade tool.
    * What throws at once reaches the client as a rejection, as from an async function.
@@ -416,7 +429,7 @@ export function createFacade(runtime: Runtime): Facade {
       }
       const { route, repairs } = resolved;
       // Keys a tool does not take are read as what they plainly mean, or said in `repairs` (a _call's in the pipeline).
-      const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : readFacadeKeys(name, route.operation === "exec" ? view.execKeys : FACADE_TOOL_KEYS[route.operation], resolved.args, repairs, route.operation === "discover" ? detailElsewhere(route.prefix ?? asRecord(resolved.args).plugin, view.prefixes) : {});
+      const args = route.operation === "call" || route.operation === "run_skill" ? resolved.args : facadeArgs(view, name, route, resolved.args, repairs);
       // The fast lane's Cancel when it took this call (no AbortSignal unless something reads one), else the SDK's signal.
       const cancellation: Cancellation = cancelOfRequest(ctx.mcpReq) ?? ctx.mcpReq.signal;
       // Whether this client shows its user the confirmation question: answers word the confirm step so.

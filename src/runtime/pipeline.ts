@@ -593,7 +593,31 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     // No plugin named (only a failed call gets here): its name may say it (`tasks_list_tasks`).
     const name = state.target === "" ? state.request?.name : undefined;
     if (name && deps.pluginOfName) return pluginFromName(state, name);
-    state.plugin = deps.resolvePlugin(state.target, state.repairs, state.session);
+    try {
+      state.plugin = deps.resolvePlugin(state.target, state.repairs, state.session);
+    } catch (error) {
+      const sent = typeof state.target === "string" ? state.request?.name : undefined;
+      if (!sent || !deps.pluginOfName || !(error instanceof RuntimeError) || error.code !== "UNKNOWN_PLUGIN" || error.details?.configChanged !== undefined) throw error;
+      return wrongPluginRedirect(state, sent, error);
+    }
+  };
+
+  /**
+   * A `plugin` that names no plugin (the compact tools' `{"plugin": "stock", "toolName":
+   * "get_item"}`), for a tool or skill name found in exactly one plugin: the missing-plugin
+   * answer's direction to it (`details.next`, the call sent with its plugin put right). Nothing is
+   * run: the call named another plugin. Otherwise the unknown-plugin error as it was.
+   */
+  const wrongPluginRedirect = (state: CallState, name: string, unknown: RuntimeError): Promise<void> => {
+    const kind: NamedTarget["kind"] = state.operation === "call" ? "tool" : "skill";
+    return (deps.pluginOfName as NonNullable<PipelineDeps["pluginOfName"]>)(state.session, name, kind).then((found) => {
+      const targets = "plugin" in found ? [{ plugin: found.plugin, kind, name: found.name }] : found.targets;
+      const [only] = targets;
+      if (targets.length !== 1 || only === undefined) throw unknown;
+      const { where, next } = directionsTo([only], "", state.ctx.present, sentCallOf(state.request as RepairedRequest));
+      const said = unknown.message.replace(/; did you mean [^?]*\?$/, "");
+      throw new RuntimeError("UNKNOWN_PLUGIN", `${said}. ${where}`, { ...unknown.details, next: next[0] }, "Make the call in `details.next`: yours with `plugin` put right.");
+    });
   };
 
   /**

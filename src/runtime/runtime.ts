@@ -38,7 +38,7 @@ import { describeArgumentValue, echoed, readPluginArgument } from "./argument-va
 import { DeadlineError, shapeResult, withDeadline } from "./result.js";
 import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGINES, type SearchEngineName, type ToolIndex } from "./search/index.js";
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
-import { argumentSkeleton, echoQuery, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, withCorrections, type SearchArgs } from "./search-answer.js";
+import { argumentSkeleton, echoQuery, ENGLISH_INDEX, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, withCorrections, type SearchArgs } from "./search-answer.js";
 import { oneLine, oneLineReason } from "./one-line.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
@@ -59,7 +59,7 @@ import { createSharedState, type SharedState } from "../state/index.js";
 import { createAuditObserver } from "./audit.js";
 import { identityWrites } from "./gate.js";
 import { confirmWording, isConfirmPolicy, type ConfirmPolicy } from "./confirm.js";
-import { closestNames, foldedMatch } from "./similarity.js";
+import { closestNames, closestPrefixes, foldedMatch } from "./similarity.js";
 import { sameNameIn, type NamedTarget } from "./misdirected.js";
 import { readQuery } from "./query-argument.js";
 import { isPlainObject } from "../plain-object.js";
@@ -384,6 +384,11 @@ function queryOf(raw: unknown, repairs: Repair[], otherwise: string): { query: s
   if (query.length <= MAX_QUERY_CHARS) return { query };
   repairs.push({ kind: "shortened-query", message: `the query was ${query.length} characters; its first ${MAX_QUERY_CHARS} were used` });
   return { query: query.slice(0, MAX_QUERY_CHARS) };
+}
+
+/** The `repairs` field the frame adds to an answer (pipeline.ts `frame`), for a budget to count what is sent. */
+function repairsSent(repairs: readonly Repair[]): { repairs?: string[] } | undefined {
+  return repairs.length ? { repairs: repairs.map((r) => r.message) } : undefined;
 }
 
 /** A discover or search `limit`: repaired as limit-argument.ts says (and named in `repairs`), else refused naming the value. */
@@ -732,7 +737,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       if (plugin && repairs) repairs.push({ kind: "matched-plugin-case", message: `plugin '${prefix}' was read as '${plugin.manifest.prefix}'` });
     }
     if (!plugin) {
-      const close = prefix ? closestNames(prefix, names) : [];
+      const close = prefix ? closestPrefixes(prefix, names) : [];
       const what = prefix ? `no plugin has prefix '${echoed(prefix)}'; nothing was run${close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : ""}` : "'plugin' is missing: name the plugin's prefix (search hits and help show it)";
       // The names to put in `plugin`: those a call can use (configured), after the near ones (a
       // near one not configured answers NOT_CONFIGURED with its fix).
@@ -1118,7 +1123,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       }
       if (only !== undefined) {
         // Near names among the plugins this caller may use only (another identity's are not said).
-        const close = closestNames(only, [...byPrefix.keys()].filter((p) => mayUsePlugin(session?.identity, p)));
+        const close = closestPrefixes(only, [...byPrefix.keys()].filter((p) => mayUsePlugin(session?.identity, p)));
         const near = close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(" or ")}?` : "";
         return { note: `no plugin has prefix '${echoed(only)}'${near || ";"} ${HELP_WITHOUT_PLUGIN}` };
       }
@@ -1158,6 +1163,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         let total: number;
         const limit = limitOf(args.limit, DEFAULT_DISCOVER_LIMIT, repairs);
         const short = { descriptionChars: SEARCH_DESCRIPTION_CHARS };
+        // Without a query: skills first (they do the most per call), then read-only tools, then the rest.
+        const listing = (): CatalogEntry[] => [
+          ...plugin.skills.map((s) => describeSkill(plugin, s, short)),
+          ...tools.filter((t) => isReadOnly(plugin, t)).map((t) => describeTool(plugin, t, short)),
+          ...tools.filter((t) => !isReadOnly(plugin, t)).map((t) => describeTool(plugin, t, short)),
+        ];
+        // A query that matched nothing in a plugin whose whole catalog fits the answer: the
+        // catalog is listed instead (a query in another language finds nothing in the English index).
+        let listedInstead = false;
         if (query) {
           // A session's in-memory plugin ranks in its own index, which is never prepared: the
           // shared index's model and embeddings would be work for nothing.
@@ -1165,26 +1179,25 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           const found = rankedEntries(query, limit, { plugin: prefix, usable: () => true, only: plugin, ...short });
           total = found.total;
           matches = found.entries;
+          listedInstead = total === 0 && unavailable === undefined && tools.length + plugin.skills.length > 0 && tools.length + plugin.skills.length <= limit;
+          if (listedInstead) matches = listing();
         } else {
-          // Without a query: skills first (they do the most per call), then read-only tools, then the rest.
-          const ordered = [
-            ...plugin.skills.map((s) => describeSkill(plugin, s, short)),
-            ...tools.filter((t) => isReadOnly(plugin, t)).map((t) => describeTool(plugin, t, short)),
-            ...tools.filter((t) => !isReadOnly(plugin, t)).map((t) => describeTool(plugin, t, short)),
-          ];
+          const ordered = listing();
           total = ordered.length;
           matches = ordered.slice(0, limit);
         }
         // With a query, `total` is what matched; the plugin's size is said only when listing it.
         // The query is not echoed: the caller has it, and it would cost every answer.
-        const answer: DiscoverAnswer = query
-          ? { ok: true, plugin: prefix, shown: matches.length, total, matches }
-          : { ok: true, plugin: prefix, shown: matches.length, total, totals: { tools: tools.length, skills: plugin.skills.length }, matches };
+        const answer: DiscoverAnswer =
+          query && !listedInstead
+            ? { ok: true, plugin: prefix, shown: matches.length, total, matches }
+            : { ok: true, plugin: prefix, shown: matches.length, total: listedInstead ? matches.length : total, totals: { tools: tools.length, skills: plugin.skills.length }, matches };
         const first = matches[0] ? nextFor(plugin, matches[0], tools) : undefined;
         if (first) answer.next = ctx.present ? ctx.present(first) : first;
         // Said once, short: `writes: true` marks the entries that change data.
         if (matches.some((m) => m.writes)) answer.confirm = confirmWording(Boolean(ctx.userConfirms) && confirmPolicyOf(prefix) === "elicit", ctx.commandLine);
-        if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${echoQuery(query)}'; try other words, or call without a query to list the tools`;
+        if (listedInstead) answer.note = `nothing in '${prefix}' matches '${echoQuery(query)}' (${ENGLISH_INDEX}); its ${plugin.skills.length ? "tools and skills" : "tools"} (${matches.length}) are listed instead`;
+        else if (query && total === 0) answer.note = `nothing in '${prefix}' matches '${echoQuery(query)}'; ${ENGLISH_INDEX}, or call without a query to list the tools`;
         if (unavailable !== undefined) {
           answer.unavailable = unavailable;
           const shownNote = answer.note ? `; ${answer.note}` : "";
@@ -1208,7 +1221,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             answer.contextError = describeThrown(error);
           }
         }
-        const fitted = await fitEntriesToBudget(answer, "matches", discoverBudget(limit));
+        const fitted = await fitEntriesToBudget(answer, "matches", discoverBudget(limit), repairsSent(repairs));
         if (fitted.shown < fitted.total && !fitted.more) fitted.more = `${fitted.total - fitted.shown} more: ${query ? "refine the query" : "pass a query"} or raise limit`;
         // The whole hint, once a session (outside the budget: it is the plugin's own guidance):
         // tools/list carries only its first sentence, and the rest costs only when the agent looks.
@@ -1308,10 +1321,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
             : `nothing was searched yet: plugin '${only}' is ${unread}`;
         }
         // An explicit `detail: true` asked for schemas (still under the result cap); every other answer is kept short.
-        if (!detail) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET);
+        if (!detail) return fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET, repairsSent(repairs));
         const cap = ctx.maxResultChars ?? maxResultChars;
         if (JSON.stringify(answer).length <= cap) return answer;
-        return { ...(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET)), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
+        return { ...(await fitEntriesToBudget(answer, "hits", SEARCH_TOKEN_BUDGET, repairsSent(repairs))), note: `with every schema the answer was over ${cap} characters; these are the hits that fit — ask with a smaller limit for the rest` };
       });
     },
 

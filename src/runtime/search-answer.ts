@@ -57,6 +57,13 @@ export function echoQuery(query: string): string {
   return query.length > QUERY_ECHO_CHARS ? `${query.slice(0, QUERY_ECHO_CHARS - 1).trimEnd()}…` : query;
 }
 
+/**
+ * What a query that matched nothing is told to try. The index (its words, synonyms and sentence
+ * model) is English, and tool descriptions mostly are: "créer une tâche" or "删除库存物品" find
+ * nothing there, and "try other words" sent the model on to more words of its own language.
+ */
+export const ENGLISH_INDEX = "the index is English: try English words for the action and object";
+
 const NOTHING_CONFIGURED_MATCHES = "no configured plugin's tool matches; the plugins under 'setup' have tools that do once configured: tell the user what to set";
 
 export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
@@ -69,8 +76,8 @@ export function searchAnswer(parts: SearchAnswerParts): SearchAnswer {
   else if (parts.total === 0) {
     answer.note =
       parts.mode === "compact"
-        ? "nothing matches; try other words, or help for the plugins"
-        : "nothing matches; try other words, or a plugin's discover without a query to list its tools";
+        ? `nothing matches; ${ENGLISH_INDEX}, or help for the plugins`
+        : `nothing matches; ${ENGLISH_INDEX}, or a plugin's discover without a query to list its tools`;
   }
   if (Object.keys(parts.unavailable).length) answer.unavailable = parts.unavailable;
   if (parts.notConfigured.length) answer.notConfigured = parts.notConfigured;
@@ -129,7 +136,8 @@ export function estimateTokens(text: string): number {
 /**
  * Make sure an answer fits its token budget whatever the catalog: first drop the optional-parameter
  * lists, then the `servers` block, then shorten descriptions, then drop the lowest-ranked entries
- * (said in `more`). An answer the upper estimate already puts under the budget fits without the
+ * (said in `more`). `sentWith`: fields the answer is sent with but gets later (its `repairs`),
+ * counted in the budget. An answer the upper estimate already puts under the budget fits without the
  * tokenizer; only one near or over it loads the real o200k tokenizer (once per process) to count
  * exactly, so an answer is never cut more than the real count requires.
  */
@@ -140,10 +148,12 @@ export function loadTokenCounter(): Promise<(text: string) => number> {
   return tokenCounter;
 }
 
-export async function fitEntriesToBudget<A extends { shown: number; total: number; more?: string; servers?: Record<string, string> }>(answer: A, key: keyof A & string, budget: number): Promise<A> {
+export async function fitEntriesToBudget<A extends { shown: number; total: number; more?: string; servers?: Record<string, string> }>(answer: A, key: keyof A & string, budget: number, sentWith?: Record<string, unknown>): Promise<A> {
   let count: ((text: string) => number) | undefined;
   const fits = async () => {
-    const text = JSON.stringify(answer);
+    // Counted as sent: with what the frame adds afterwards (`repairs`), which made a search answer
+    // 787 tokens whose `more` said they are kept under 780.
+    const text = JSON.stringify(sentWith ? { ...answer, ...sentWith } : answer);
     if (estimateTokens(text) <= budget) return true;
     count ??= await loadTokenCounter();
     return count(text) <= budget;

@@ -47,6 +47,19 @@ export function closestNames(name: string, candidates: Iterable<string>, thresho
 }
 
 /**
+ * The plugin prefixes to suggest for a name that is none: closestNames's, and first the one prefix
+ * the name is the start of when exactly one is (`inv` for `inventory`: too short for a score
+ * over the whole name to pass the threshold).
+ */
+export function closestPrefixes(name: string, prefixes: readonly string[], limit = 3): string[] {
+  const start = foldName(name);
+  const starting = start ? prefixes.filter((p) => foldName(p).startsWith(start)) : [];
+  const close = closestNames(name, prefixes, 0.4, limit);
+  const [only] = starting;
+  return starting.length === 1 && only !== undefined ? [only, ...close.filter((c) => c !== only)].slice(0, limit) : close;
+}
+
+/**
  * The form two names are compared in when only case and `-`/`_` may differ ("Prod-DB" = "prod_db").
  * Routing uses this, not `similarity`: a score over whole names lets a shared part ("agent_tools_",
  * "_db") carry a call to the wrong plugin.

@@ -87,6 +87,23 @@ export function readFacadeKeys(tool: string, reads: readonly string[], args: unk
   return out ?? args;
 }
 
+/**
+ * `{"prefix": "notes"}`, `{"name": "notes"}`, `{"server": "notes"}` to a tool that takes `plugin`
+ * (help, search): a key it does not take whose value is exactly a plugin's prefix names that
+ * plugin, the very word help's answer calls `prefix`. Read as `plugin` when that was not sent and
+ * only one such key was, said in `repairs`; help answered the whole fleet (675 tokens) instead of
+ * the plugin (113). `prefixes`: the plugins this caller may use.
+ */
+export function readPluginValuedKey(reads: readonly string[], args: unknown, prefixes: readonly string[], repairs: Repair[]): unknown {
+  if (!isPlainObject(args) || !reads.includes("plugin") || (args.plugin !== undefined && args.plugin !== null)) return args;
+  const naming = Object.keys(args).filter((key) => !reads.includes(key) && typeof args[key] === "string" && prefixes.includes(args[key]));
+  const [key] = naming;
+  if (naming.length !== 1 || key === undefined) return args;
+  const { [key]: prefix, ...rest } = args;
+  repairs.push({ kind: "renamed-key", message: `'${echoed(key)}' was read as 'plugin' ('${String(prefix)}' is a plugin's prefix)` });
+  return { ...rest, plugin: prefix };
+}
+
 /** What a _call or _run_skill is, for the wording of its notes. */
 export interface CallSubject {
   /** The field that names the target: `toolName` or `skill`. */

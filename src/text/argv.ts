@@ -184,30 +184,54 @@ function stdinObject(stdin: string): { ok: true; args: Record<string, unknown> }
   return { ok: false, message: `stdin holds ${kind} ('${shorten(stdin.trim(), 40)}'), not the JSON object of arguments: ${STDIN_FIX}` };
 }
 
-export type ParsedNamedCall = { ok: true; name: string; args: Record<string, unknown>; confirm: boolean; flags?: FlagTexts } | { ok: false; message: string };
+export type ParsedNamedCall = { ok: true; name: string; args: Record<string, unknown>; confirm: boolean; flags?: FlagTexts; note?: string } | { ok: false; message: string };
+
+/**
+ * The flags that name the target, as the typed tools' keys do (`toolName`, `skill`) or their short
+ * form: `call --toolName get_item --sku X` is what a model writes after a typed `_call`. Before the
+ * target's arguments such a flag can be nothing else, so it is read as the name, and said.
+ */
+const NAME_FLAGS: Readonly<Record<string, readonly string[]>> = { tool: ["toolName", "tool"], skill: ["skill", "skillName"] };
+
+/** The name a leading `--toolName X` / `--toolName=X` gives, and how many words it took; undefined for any other word. */
+function nameFlagAt(words: readonly string[], at: number, what: string): { flag: string; name: string; words: number } | undefined {
+  const word = words[at] ?? "";
+  for (const flag of NAME_FLAGS[what] ?? []) {
+    if (word.startsWith(`--${flag}=`)) return { flag: `--${flag}`, name: word.slice(flag.length + 3), words: 1 };
+    const next = words[at + 1];
+    if (word === `--${flag}` && next !== undefined && !next.startsWith("-") && !next.trimStart().startsWith("{")) return { flag: word, name: next, words: 2 };
+  }
+  return undefined;
+}
 
 /**
  * The words of `call TOOL …` or `skill NAME …` (after the subcommand): `--confirm` may come before
  * the name or anywhere after it, so `call --confirm TOOL --x 1` and `call TOOL --x 1 --confirm` are
  * one call. Any other flag, or the JSON object, before the name is refused, naming the word: read in
- * that order, `--title Plan create_note` would take the tool name for an argument's value.
- * `what` is "tool" or "skill"; `missing` is the message when no name is given.
+ * that order, `--title Plan create_note` would take the tool name for an argument's value; but a
+ * leading `--toolName X` (`--tool X`; `--skill X` for a skill) is read as the name, with a `note`
+ * saying so. `what` is "tool" or "skill"; `missing` is the message when no name is given;
+ * `command` is the command's words before the name (`notes call`), for the note.
  */
-export function parseNamedCall(words: readonly string[], stdin: string, what: string, missing: string): ParsedNamedCall {
+export function parseNamedCall(words: readonly string[], stdin: string, what: string, missing: string, command = what === "skill" ? "skill" : "call"): ParsedNamedCall {
   let at = 0;
   while (words[at] === "--confirm") at += 1;
-  const name = words[at];
+  const confirms = at;
+  const named = nameFlagAt(words, at, what);
+  const name = named ? named.name : words[at];
   if (name === undefined || name === "") return { ok: false, message: missing };
-  if (name.startsWith("-") || name.trimStart().startsWith("{")) {
+  if (!named && (name.startsWith("-") || name.trimStart().startsWith("{"))) {
     const kind = name.trimStart().startsWith("{") ? "the JSON arguments" : `'${shorten(name)}'`;
     const example = `${what.toUpperCase()} ${name.startsWith("-") ? `${shorten(name, 30)} …` : "'{…}'"}`;
     return { ok: false, message: `${kind} came before the ${what} name; name the ${what} first, then its arguments: ${example}` };
   }
-  const parsed = parseArguments(words.slice(at + 1), stdin);
+  const parsed = parseArguments(words.slice(at + (named?.words ?? 1)), stdin);
   if (!parsed.ok) return parsed;
-  if (at > 1 || (at === 1 && parsed.confirm)) return { ok: false, message: CONFIRM_TWICE };
+  if (confirms > 1 || (confirms === 1 && parsed.confirm)) return { ok: false, message: CONFIRM_TWICE };
   if (parsed.positionals.length) return { ok: false, message: `unexpected word '${shorten(parsed.positionals[0] ?? "")}' after the ${what} name: pass arguments as one JSON object or as --name value` };
-  return { ok: true, name, args: parsed.args, confirm: parsed.confirm || at > 0, ...(parsed.flags ? { flags: parsed.flags } : {}) };
+  // Said once, on stderr: the call ran, and the next line can name it the usual way.
+  const note = named ? `${named.flag} ${shorten(name, 40)} was read as the ${what} name; the usual form names it first, with no flag: \`${command} ${shorten(name, 40)} …\`` : undefined;
+  return { ok: true, name, args: parsed.args, confirm: parsed.confirm || confirms > 0, ...(parsed.flags ? { flags: parsed.flags } : {}), ...(note ? { note } : {}) };
 }
 
 /**

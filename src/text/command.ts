@@ -63,6 +63,11 @@ export function jsonOutput(value: unknown, exitCode: number = EXIT.OK, stderr = 
   return { stdout: `${text}\n`, stderr, exitCode };
 }
 
+/** `out` with a line of `command`'s ahead of its stderr (a note on how its words were read). */
+export function withNote(out: CommandOutput, command: string, note: string | undefined): CommandOutput {
+  return note ? { ...out, stderr: `${command}: ${note}\n${out.stderr}` } : out;
+}
+
 /** A usage mistake: the message on stderr, exit 2. */
 export function usageError(command: string, message: string, usage: string): CommandOutput {
   return { stdout: "", stderr: `${command}: ${message}\nusage: ${usage}\n`, exitCode: EXIT.USAGE };

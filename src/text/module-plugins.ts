@@ -8,7 +8,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import { callFromWords } from "./flag-call.js";
 import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
-import { callContext, outcomeOutput, payloadOutput, usageError, type CommandIo } from "./command.js";
+import { callContext, outcomeOutput, payloadOutput, usageError, withNote, type CommandIo } from "./command.js";
 import type { ModuleCommand, ModulePlugin, ModulePluginSpec } from "./module-contract.js";
 import { SANDBOX_RESULT_CHARS } from "../runtime/truncation-note.js";
 import { readSettingsFileSync } from "../bounded-file.js";
@@ -92,10 +92,10 @@ export function modulePlugin(runtime: Runtime, session: Session, spec: ModulePlu
         summary: `call one tool of ${spec.name}${spec.requireConfirm === false ? "" : " (tools that change data need --confirm)"}`,
         usage: callUsage,
         async run(args, io) {
-          const parsed = parseNamedCall(args, io.stdin, "tool", `name the tool to call (find it with \`${names.search} WORDS\`)`);
+          const parsed = parseNamedCall(args, io.stdin, "tool", `name the tool to call (find it with \`${names.search} WORDS\`)`, names.call);
           if (!parsed.ok) return usageError(names.call, parsed.message, callUsage);
           const { outcome, note } = await callFromWords(runtime, session, plugin, parsed, ctx(io));
-          return outcomeOutput(names.call, outcome, note);
+          return withNote(outcomeOutput(names.call, outcome, note), names.call, parsed.note);
         },
       },
     ];

@@ -6,7 +6,7 @@ import { commandLineOf } from "./command-line.js";
 import { limitArgument, parseArguments, parseNamedCall } from "./argv.js";
 import { callFromWords } from "./flag-call.js";
 import { FACADE_TOOL_KEYS } from "../facade/tools.js";
-import { callContext, outcomeOutput, output, payloadOutput, usageError, type TextCommand } from "./command.js";
+import { callContext, outcomeOutput, output, payloadOutput, usageError, withNote, type TextCommand } from "./command.js";
 
 /**
  * Every loaded plugin as a sandbox command named by its prefix:
@@ -78,16 +78,16 @@ export function pluginCommand(runtime: Runtime, session: Session, prefix: string
           return payloadOutput(`${commandName} discover`, outcome.payload, outcome.isError);
         }
         case "call": {
-          const parsed = parseNamedCall(rest, io.stdin, "tool", `name the tool to call (find it with \`${commandName} discover WORDS\`)`);
+          const parsed = parseNamedCall(rest, io.stdin, "tool", `name the tool to call (find it with \`${commandName} discover WORDS\`)`, `${commandName} call`);
           if (!parsed.ok) return usageError(`${commandName} call`, parsed.message, usage);
           const { outcome, note } = await callFromWords(runtime, session, prefix, parsed, ctx);
-          return outcomeOutput(`${commandName} call`, outcome, note);
+          return withNote(outcomeOutput(`${commandName} call`, outcome, note), `${commandName} call`, parsed.note);
         }
         case "skill": {
-          const parsed = parseNamedCall(rest, io.stdin, "skill", "name the skill to run");
+          const parsed = parseNamedCall(rest, io.stdin, "skill", "name the skill to run", `${commandName} skill`);
           if (!parsed.ok) return usageError(`${commandName} skill`, parsed.message, usage);
           const { outcome, note } = await callFromWords(runtime, session, prefix, parsed, ctx, "skill");
-          return outcomeOutput(`${commandName} skill`, outcome, note);
+          return withNote(outcomeOutput(`${commandName} skill`, outcome, note), `${commandName} skill`, parsed.note);
         }
         case "help":
         case "--help":

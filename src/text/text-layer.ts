@@ -6,6 +6,8 @@ import type { Runtime } from "../runtime/runtime.js";
 import type { Session } from "../runtime/session.js";
 import type { Confirmer } from "../runtime/confirm.js";
 import { capStreams, type ExecAnswer } from "./answer.js";
+import { joinedJsonStdout } from "./joined-json.js";
+import { missingCommandLines, withoutBrowserAdvice } from "./missing-command.js";
 import type { TextCommand } from "./command.js";
 import { EXIT, EXIT_TABLE } from "./exit-codes.js";
 import type { ModuleSetup, TextModule } from "./module-contract.js";
@@ -360,6 +362,12 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     return `agent-tools: '${used}' is no plugin command here; ${which}\n`;
   }
 
+  /** A typed tool's name or a language runtime the shell did not find: what to write here instead (missing-command.ts). */
+  async function missingCommandHints(session: Session, stderr: string): Promise<string> {
+    const names = await pluginCommandNames().catch(() => new Map<string, string>());
+    return missingCommandLines(stderr, (prefix) => (mayUsePlugin(session.identity, prefix) ? names.get(prefix) : undefined));
+  }
+
   function answer(command: string, exitCode: number, fields: Partial<ExecAnswer> = {}): ExecAnswer {
     // The command is echoed so an answer can be told from another, not to be re-read: a long
     // script (a heredoc) is shown by its start only.
@@ -495,8 +503,9 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         return answer(command, EXIT.FAILED, { stderr: `agent-tools: the sandbox could not be created: ${describeThrown(error)}\n` });
       }
       const run = await sandbox.run(command, execOptions.signal, execOptions.confirmer);
-      let stderr = run.stderr;
+      let stderr = withoutBrowserAdvice(run.stderr);
       if (run.exitCode === EXIT.NOT_FOUND) stderr += await unknownPluginHint(session, state, command, stderr);
+      if (stderr.includes(": command not found")) stderr += await missingCommandHints(session, stderr);
       if (run.stopped === "deadline") stderr += `agent-tools: the command line ran past its deadline of ${settings.timeoutMs} ms and was stopped (AGENT_TOOLS_EXEC_TIMEOUT_MS); the session keeps its files, env and cwd from before it\n`;
       else if (run.stopped === "cancelled") stderr += "agent-tools: the client cancelled the request; the command line was stopped\n";
       else if (run.stopped === "limit") stderr += limitAdvice(stderr);
@@ -504,7 +513,8 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       const writesNote = run.writes && stoppedLineWritesNote(run.stopped === "deadline" ? "ran past its deadline" : "was cancelled", run.writes);
       if (writesNote) stderr += `agent-tools: ${writesNote}\n`;
       if (run.questionWithdrawn) stderr += "agent-tools: the user was still being asked to confirm a write when the line stopped; the question was withdrawn and that write was not made\n";
-      return capStreams(answer(command, run.exitCode, { stdout: run.stdout, stderr, cwd: run.cwd, ...(run.stopped ? { stopped: run.stopped } : {}), ...(run.note ? { note: run.note } : {}) }), settings.maxOutputChars);
+      // One JSON document is shown on one line (joined-json.ts), before the cap: it may then fit whole.
+      return capStreams(answer(command, run.exitCode, { stdout: joinedJsonStdout(run.stdout), stderr, cwd: run.cwd, ...(run.stopped ? { stopped: run.stopped } : {}), ...(run.note ? { note: run.note } : {}) }), settings.maxOutputChars);
     },
   };
 }
