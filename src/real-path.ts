@@ -23,20 +23,28 @@ export function realOrNearest(p: string): string {
   let at = path.resolve(p);
   const rest: string[] = [];
   for (let links = 0; ; ) {
+    // Looked at before it is resolved: a missing path is the common case here (a file about to be
+    // made), and a failed realpath throws, which costs more than the look (a move walks thousands).
+    let stat;
     try {
-      return path.join(realpathSync(at), ...rest);
+      stat = lstatSync(at, { throwIfNoEntry: false });
     } catch {
-      // missing, or a link to nothing: look at it, then at its parent
+      // through a file (ENOTDIR), or not readable: taken as it is written
+      return path.join(at, ...rest);
     }
-    let target: string | undefined;
-    try {
-      if (links < MAX_LINKS && lstatSync(at).isSymbolicLink()) target = readlinkSync(at);
-    } catch {
-      // not there at all
-    }
-    if (target !== undefined) {
+    if (stat) {
+      try {
+        return path.join(realpathSync.native(at), ...rest);
+      } catch {
+        // a link to nothing, followed below; anything else is taken as it is written
+      }
+      if (!stat.isSymbolicLink() || links >= MAX_LINKS) return path.join(at, ...rest);
       links++;
-      at = path.resolve(path.dirname(at), target);
+      try {
+        at = path.resolve(path.dirname(at), readlinkSync(at));
+      } catch {
+        return path.join(at, ...rest);
+      }
       continue;
     }
     const parent = path.dirname(at);
