@@ -230,7 +230,7 @@ export function createFilesystemGuard(roots: readonly string[], extraHidden: rea
       if (hidden.length > 0) {
         return {
           hidden,
-          message: `Access denied - ${hidden.map((p) => `'${p}'`).join(", ")} ${hidden.length > 1 ? "are" : "is"} hidden: files that commonly hold credentials (.env, keys, .git, .npmrc, the agent-tools config, MCP client configs such as .mcp.json…) are not served by this plugin`,
+          message: `Access denied - ${hidden.map((p) => `'${p}'`).join(", ")} ${hidden.length > 1 ? "are" : "is"} hidden: files that commonly hold credentials (.env, keys, .git, .npmrc, the agent-tools config and the env files it names, MCP client configs such as .mcp.json…) are not served by this plugin`,
         };
       }
       const { source, destination } = args;
