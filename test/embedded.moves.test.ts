@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -57,7 +57,11 @@ describe("move_file of a folder in the embedded filesystem plugin", () => {
     client = new Client({ name: "moves-test", version: "0.0.0" });
     await client.connect(transport);
   });
-  after(async () => client.close());
+  after(async () => {
+    await client.close();
+    // Its 10001 files are not left in the shared temp folder.
+    rmSync(project, { recursive: true, force: true });
+  });
 
   it("refuses to rename a client's folder or the config file's folder, naming the hidden entry, and serves nothing of them", async () => {
     for (const [source, destination, entry] of [
