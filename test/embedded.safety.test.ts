@@ -262,3 +262,47 @@ for (const where of ["/", "home"] as const) {
     });
   });
 }
+
+describe("the embedded default beside a config whose server entry keeps its secrets in an envFile", () => {
+  // README advises an envFile for secrets kept out of the config; the filesystem plugin serves the
+  // project folder it sits in. read_media_file answers any file as base64, which text masking missed.
+  const UPSTREAM = "s3cr3tValue-98765xyz";
+  let client: Client;
+  before(async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "agent-tools-home-"));
+    const project = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-tools-envfile-")));
+    mkdirSync(path.join(project, "deploy"));
+    writeFileSync(path.join(project, "deploy", "server.vars"), `UPSTREAM_AUTH=${UPSTREAM}\nDB_PASSWORD=pw-abcdef-1234\n`);
+    const server = path.join(path.dirname(MCP_BIN), "..", "..", "test", "fixtures", "mcp", "stdio-server.mjs");
+    writeFileSync(path.join(project, "agent-tools.config.json"), JSON.stringify({ mcpServers: { svc: { command: process.execPath, args: [server], envFile: "deploy/server.vars" } }, plugins: { embedded: true } }));
+    // Project files that hold the secret by mistake: served, and masked whichever way they are read.
+    writeFileSync(path.join(project, "notes.bin"), `copied from the vars: UPSTREAM_AUTH=${UPSTREAM}\n`);
+    writeFileSync(path.join(project, "notes.png"), Buffer.concat([Buffer.from("89504e470d0a1a0a", "hex"), Buffer.from(`tEXt${UPSTREAM}`)]));
+    writeFileSync(path.join(project, "real.png"), Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489", "hex"));
+    client = await start(project, { ...fleetEnv(home), AGENT_TOOLS_EXEC_MOUNT_CWD: "1" });
+  });
+  after(async () => client.close());
+
+  it("hides the envFile from every tool of the plugin and from /workdir", async () => {
+    for (const tool of ["read_text_file", "read_media_file", "read_file", "get_file_info"]) {
+      const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: tool, arguments: { path: "deploy/server.vars" } });
+      assert.equal(payload.error?.code, "FORBIDDEN", `${tool}: ${JSON.stringify(payload)}`);
+      assert.deepEqual((payload.error as { details?: { hidden?: string[] } }).details?.hidden, ["deploy/server.vars"]);
+    }
+    const viaMount = await exec(client, "cat /workdir/deploy/server.vars 2>&1; base64 /workdir/deploy/server.vars 2>&1");
+    assert.equal(viaMount.stdout, "cat: /workdir/deploy/server.vars: No such file or directory\nbase64: /workdir/deploy/server.vars: No such file or directory\n");
+    assert.equal((await exec(client, "ls /workdir/deploy")).stdout, "", "not listed either");
+  });
+
+  it("masks a secret in the bytes read_media_file answers as base64 (a blob, an image's data), and leaves other bytes as they were", async () => {
+    const media = async (file: string) => {
+      const { payload } = await callJson(client, "agent_tools_filesystem_call", { toolName: "read_media_file", arguments: { path: file } });
+      assert.equal(payload.ok, true, JSON.stringify(payload));
+      const [item] = (payload.result as { content: Array<{ data?: string; resource?: { blob: string } }> }).content;
+      return Buffer.from(item?.data ?? item?.resource?.blob ?? "", "base64");
+    };
+    assert.equal((await media("notes.bin")).toString("latin1"), "copied from the vars: UPSTREAM_AUTH=[redacted]\n");
+    assert.equal((await media("notes.png")).toString("latin1"), "\x89PNG\r\n\x1a\ntEXt[redacted]");
+    assert.equal((await media("real.png")).toString("hex"), "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489", "an image with no secret passes unchanged");
+  });
+});

@@ -86,7 +86,7 @@ async function notAYesWritesNothing(call: Call, asked: string[], answer: { next:
     assert.equal(written().length, before, `${label} ${said}: an accept that is not a yes wrote nothing`);
   }
   assert.doesNotMatch(asked.at(-1) ?? "", new RegExp(SECRET), `${label}: the secret is not in the question`);
-  assert.match(asked.at(-1) ?? "", /"value":"\[redacted\]"/, `${label}: ${asked.at(-1)}`);
+  assert.match(asked.at(-1) ?? "", /"value": "\[redacted\]"/, `${label}: ${asked.at(-1)}`);
 }
 
 /** A v2 client that answers elicitation with whatever `next` says, and records what it was asked. */
@@ -163,12 +163,38 @@ describe("stdio", () => {
       assert.equal(skill.isError, false, JSON.stringify(skill.payload));
       assert.equal(written().length, before + 2, "each row written once");
       assert.equal(asked.length - askedBefore, 1, "one question for the run, covering both writes");
-      assert.match(asked.at(-1) ?? "", /run skill 'two-rows'[\s\S]*"table":"s"/);
+      assert.match(asked.at(-1) ?? "", /run skill 'two-rows'[\s\S]*"table": "s"/);
       answer.next = { action: "decline" };
       const declined = await callV2(client, "agent_tools_db_run_skill", { skill: "two-rows", arguments: { table: "s2" } });
       assert.equal(declined.payload.error?.code, "CONFIRM_DECLINED");
       assert.match(declined.payload.error?.message ?? "", /declined skill 'two-rows'/);
       assert.equal(written().length, before + 2, "a declined skill wrote nothing");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("the question names every argument: a long value first does not push the table out of it", async () => {
+    // A model steered by text it read puts a long harmless value first and the table after it:
+    // the question cut the arguments' JSON at 400 characters, and the user read only the value.
+    const asked: string[] = [];
+    const { client } = await connectStdioV2(askingV2(asked, () => ({ action: "decline" })), env);
+    try {
+      const value = "Routine maintenance: refresh the cached statistics of the staging sandbox table; no customer data is touched. ".repeat(6);
+      const many = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`note${i}`, value]));
+      for (const args of [{ value, table: "production_customers" }, { ...many, value, table: "production_customers" }]) {
+        const before = written().length;
+        const declined = await callV2(client, "agent_tools_db_call", { toolName: "write_row", arguments: args });
+        assert.equal(declined.payload.error?.code, "CONFIRM_DECLINED", JSON.stringify(declined.payload));
+        assert.equal(written().length, before);
+        const question = asked.at(-1) ?? "";
+        // The short value first, then each long one cut on its own, saying how much is left out.
+        assert.match(question, /^Allow plugin 'db' to run 'write_row'\? It changes data\.\nArguments:\n {2}"table": "production_customers"\n {2}"(value|note0)": "Routine maintenance: [^\n]*"… \(\d+ more characters not shown\)(\n|$)/, question);
+        assert.ok(question.length < 4000, `the question stays bounded: ${question.length} characters`);
+        // Every key is named, the ones past the bound without their values.
+        for (const key of Object.keys(args)) assert.ok(question.includes(`"${key}"`), `${key} is named`);
+      }
+      assert.match(asked.at(-1) ?? "", /\(\d+ more keys, values not shown: "note\d+", /);
     } finally {
       await client.close();
     }

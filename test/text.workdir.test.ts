@@ -317,6 +317,25 @@ describe("MCP client configs in the mount (.mcp.json, .cursor/mcp.json, .codex/c
       await runtime.close();
     }
   });
+
+  it("are not made by renaming a plain folder to a client's (the filesystem plugin's rule): the move is refused, naming the file", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agent-tools-workdir-plant-"));
+    const runtime = await createRuntime({ pluginDirs: [], env: {}, log: silentLogger });
+    try {
+      const layer = createTextLayer(runtime, { mountDir: dir });
+      const session = runtime.createSession();
+      const moved = await layer.exec(session, "cd /workdir && mkdir -p stage/sub && echo '{}' > stage/settings.json && echo kept > stage/sub/notes.md && mv stage .claude");
+      assert.equal(moved.exitCode, 1);
+      assert.equal(moved.stderr, "mv: cannot move 'stage': refused: 'settings.json' in this folder would be hidden at its new path (a name that commonly holds credentials or a client's settings), where nothing is written; move the folder under another name\n");
+      const copied = await layer.exec(session, "cd /workdir && cp -r stage .claude");
+      assert.match(copied.stderr, /cp: cannot copy 'stage': refused: 'settings\.json' in this folder would be hidden at its new path .*; copy the folder under another name/);
+      const after = await layer.exec(session, "cd /workdir && ls -a && cat stage/settings.json && mv stage elsewhere && cat elsewhere/sub/notes.md");
+      assert.equal(after.stdout, ".\n..\nstage\n{}\nkept\n", "nothing moved until the name was one that hides nothing");
+      await closeSession(session);
+    } finally {
+      await runtime.close();
+    }
+  });
 });
 
 describe("a config file named through a symlink (the built CLI, AGENT_TOOLS_EXEC_MOUNT_CWD=1)", () => {

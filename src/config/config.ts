@@ -80,6 +80,11 @@ export interface AgentToolsConfig {
   notices: string[];
   /** Team gateway settings (README "Run it for a team"); absent for a single user. */
   team?: TeamConfig;
+  /**
+   * The `envFile`s the entries name (disabled ones too), as absolute paths: files of secrets kept
+   * out of the config, which the filesystem plugin and the /workdir mount hide as they hide the config.
+   */
+  envFiles?: string[];
 }
 
 export class ConfigError extends Error {
@@ -277,6 +282,7 @@ export function parseConfig(file: string, doc: unknown, text?: string, env: Node
   const folder = path.basename(path.dirname(file)) === ".vscode" || path.basename(path.dirname(file)) === ".cursor" ? path.dirname(path.dirname(file)) : path.dirname(file);
   const how: Expansion = { folder, inputs: new Set() };
   const servers: Record<string, McpServerEntry> = {};
+  const envFiles: string[] = [];
   /** Per ignored setting of other clients, the entries that have it. */
   const ignoredEntryKeys = new Map<string, string[]>();
   for (const [key, value] of Object.entries(isPlainObject(raw.mcpServers) ? raw.mcpServers : {})) {
@@ -332,6 +338,7 @@ export function parseConfig(file: string, doc: unknown, text?: string, env: Node
     // path, so it is "not configured: set NAME" (mcp-servers.ts) as for any other field.
     if (expanded.envFile !== undefined && !unsetRequired(expanded.envFile, env).length) {
       const envFile = path.resolve(folder, interpolate(expanded.envFile, env, `${where}.envFile`));
+      envFiles.push(envFile);
       try {
         const read = readEnvFile(envFile);
         for (const line of read.problems) problem([...base, "envFile"], `${where}: field 'envFile' names ${envFile}, whose ${line}`);
@@ -364,11 +371,20 @@ export function parseConfig(file: string, doc: unknown, text?: string, env: Node
     http: raw.http ?? {},
     notices,
     ...(raw.team ? { team: raw.team } : {}),
+    ...(envFiles.length ? { envFiles } : {}),
   };
 }
 
 function emptyConfig(): AgentToolsConfig {
   return { file: undefined, mcpServers: {}, plugins: { dirs: [], disable: [] }, facade: { mode: "per-plugin" }, http: {}, notices: [] };
+}
+
+/**
+ * The files of `config` that hold credentials and are no project file to read: the config file
+ * itself and the env files its entries name. The filesystem plugin and the /workdir mount hide them.
+ */
+export function secretFilesOf(config: AgentToolsConfig | undefined): string[] {
+  return [config?.file, ...(config?.envFiles ?? [])].filter((file): file is string => file !== undefined);
 }
 
 export function readConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): AgentToolsConfig {

@@ -103,7 +103,7 @@ function memoryFileProblem(file: string, env: NodeJS.ProcessEnv): { requirement:
 /** Where the embedded default's manifests say they come from. */
 export const EMBEDDED_ORIGIN = path.join(RUNTIME_ROOT, "(embedded default)");
 
-function filesystemManifest(origin: string, cwd: string, env: NodeJS.ProcessEnv, configFile: string | undefined): PluginManifest {
+function filesystemManifest(origin: string, cwd: string, env: NodeJS.ProcessEnv, hidden: readonly string[]): PluginManifest {
   const place = embeddedFilesystemRoot(cwd, env);
   const root = "root" in place ? place.root : path.resolve(cwd);
   const manifest = manifestFromEntry(origin, FILESYSTEM, {
@@ -116,7 +116,7 @@ function filesystemManifest(origin: string, cwd: string, env: NodeJS.ProcessEnv,
     // Not serving: no folder to name (the refused one is exactly where paths are not).
     discoverHint: "root" in place ? `Paths are inside ${root}.` : `Not serving: set ${FS_ROOT_VARIABLE} to a project folder.`,
   });
-  manifest.adapter = { ...(manifest.adapter as Record<string, unknown>), kind: "mcp-filesystem", roots: [root], hide: configFile ? [configFile] : [] } as PluginManifest["adapter"];
+  manifest.adapter = { ...(manifest.adapter as Record<string, unknown>), kind: "mcp-filesystem", roots: [root], hide: [...hidden] } as PluginManifest["adapter"];
   manifest.setBy = { variable: FS_ROOT_VARIABLE, ...("problem" in place && place.problem ? { problem: place.problem } : {}) };
   if ("refused" in place) {
     manifest.requires.env.push(place.requirement);
@@ -155,6 +155,10 @@ function memoryManifest(origin: string, env: NodeJS.ProcessEnv): PluginManifest 
   return manifest;
 }
 
-export function defaultManifests(cwd: string, env: NodeJS.ProcessEnv, configFile?: string): PluginManifest[] {
-  return [filesystemManifest(EMBEDDED_ORIGIN, cwd, env, configFile), memoryManifest(EMBEDDED_ORIGIN, env)];
+/**
+ * `hidden`: files the filesystem plugin never serves beyond the credential-file rule: the config
+ * file that was loaded and the env files it names (secretFilesOf).
+ */
+export function defaultManifests(cwd: string, env: NodeJS.ProcessEnv, hidden: readonly string[] = []): PluginManifest[] {
+  return [filesystemManifest(EMBEDDED_ORIGIN, cwd, env, hidden), memoryManifest(EMBEDDED_ORIGIN, env)];
 }

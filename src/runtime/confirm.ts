@@ -1,5 +1,6 @@
 import { nodeCrypto } from "../node-crypto.js";
 import { canonicalJson } from "./loop-breaker.js";
+import { argumentLines, QUESTION_ARGUMENT_CHARS } from "./question-arguments.js";
 
 // In a module of its own, so the plugin kit can recognise it without loading this one.
 export { ConfirmInterrupt } from "../confirm-interrupt.js";
@@ -69,16 +70,16 @@ export function isConfirmPolicy(value: unknown): value is ConfirmPolicy {
   return (CONFIRM_POLICIES as readonly unknown[]).includes(value);
 }
 
-/** What the user reads: the plugin, the tool, and the arguments cut to a few hundred characters. */
-export function renderQuestion(question: ConfirmQuestion, maxChars = 400): string {
+/**
+ * What the user reads: the plugin, the tool, and every key of the arguments, one a line, each long
+ * value cut on its own (question-arguments.ts): nothing the write does may hide past a cut.
+ */
+export function renderQuestion(question: ConfirmQuestion, maxChars = QUESTION_ARGUMENT_CHARS): string {
   const redact = question.redact ?? ((value: unknown) => value);
-  const cut = (value: unknown): string => {
-    // Masked before the cut: a secret cut in two would no longer be recognised.
-    const text = JSON.stringify(redact(value ?? {}));
-    return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
-  };
+  // Masked before any cut: a secret cut in two would no longer be recognised.
+  const block = (value: unknown): string => argumentLines(redact(value ?? {}), maxChars).map((line) => `\n  ${line}`).join("");
   if (question.skill !== undefined) {
-    return `Allow plugin '${question.plugin}' to run skill '${question.skill}'? It changes data, first with '${question.tool}'.\nSkill arguments: ${cut(question.skillArguments)}\nFirst change: ${cut(question.arguments)}`;
+    return `Allow plugin '${question.plugin}' to run skill '${question.skill}'? It changes data, first with '${question.tool}'.\nSkill arguments:${block(question.skillArguments)}\nFirst change:${block(question.arguments)}`;
   }
-  return `Allow plugin '${question.plugin}' to run '${question.tool}'? It changes data.\nArguments: ${cut(question.arguments)}`;
+  return `Allow plugin '${question.plugin}' to run '${question.tool}'? It changes data.\nArguments:${block(question.arguments)}`;
 }

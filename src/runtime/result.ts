@@ -237,8 +237,9 @@ export function shapeResult(raw: unknown, redact: (value: unknown) => unknown, m
   if (typeof value === "symbol") throw unserialisableError(what, { problem: "symbol", path: "result" });
   try {
     const shaped = capResult(redact(value), maxChars);
-    // Every field that leaves goes through the redactor: a media type is text a downstream wrote.
-    return media.length ? { ...shaped, media: media.map((item) => ({ ...item, mimeType: String(redact(item.mimeType)) })) } : shaped;
+    // Every field that leaves goes through the redactor: a media type is text a downstream wrote,
+    // and the bytes are masked as a blob's are (base64-secrets.ts).
+    return media.length ? { ...shaped, media: media.map((item) => redact(item) as MediaItem) } : shaped;
   } catch (error) {
     if (error instanceof RuntimeError) throw error;
     // A BigInt, a cycle (it overflows the redactor's walk too), a throwing toJSON or getter: said

@@ -6,7 +6,7 @@ import { createLogger, maskedLogger } from "../log.js";
 import { maskStrayStdout } from "../stdout-guard.js";
 import { RUNTIME_ROOT, packageJson } from "../paths.js";
 import { BUILTIN_ADAPTER_KINDS } from "../adapters/index.js";
-import { describeConfigSource, type AgentToolsConfig } from "../config/config.js";
+import { describeConfigSource, secretFilesOf, type AgentToolsConfig } from "../config/config.js";
 import { defaultManifests, EMBEDDED_ORIGIN } from "../config/defaults.js";
 import { manifestsFromConfig } from "../config/mcp-servers.js";
 import { selfReferenceNotices, selfReferences } from "../config/self-reference.js";
@@ -247,6 +247,8 @@ export interface Runtime {
   readonly facadeMode: FacadeMode;
   /** The config file this runtime was built from (absolute), if any: it may hold credentials. */
   readonly configFile: string | undefined;
+  /** The config file and the env files it names (absolute): what the /workdir mount hides beyond its rule. */
+  readonly secretFiles: readonly string[];
   /** Which config file was read and how it was found, or where none was found: for help and status. */
   readonly configSource: string;
   plugin(prefix: string): LoadedPlugin | undefined;
@@ -539,7 +541,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (options.manifests) sources.push(...options.manifests);
   else if (config) sources.push(...manifestsFromConfig(config, new Set(skippedSelf.map((s) => s.key)), env));
   sources.push(...dirs.filter(isBundledDir));
-  if (!options.manifests && (!config?.file || config.plugins.embedded === true) && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env, config?.file));
+  if (!options.manifests && (!config?.file || config.plugins.embedded === true) && !skipBundled && !options.pluginDirs) sources.push(...defaultManifests(cwd, env, secretFilesOf(config)));
   const redact = (value: unknown): unknown => redactor.redactValue(value);
   // A team gateway keeps catalogs in its shared state (unless AGENT_TOOLS_CATALOG_CACHE=off turns caching off).
   const fromEnv = options.manifests ? undefined : catalogStoreFromEnv(env, (message) => log.warn(message));
@@ -1069,6 +1071,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     facadeMode,
     confirmPolicyOf,
     configFile: config?.file,
+    secretFiles: secretFilesOf(config),
     configSource: describeConfigSource(config, env),
     plugin: (prefix) => byPrefix.get(prefix),
     state,

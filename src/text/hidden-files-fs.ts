@@ -1,5 +1,6 @@
 import type { IFileSystem } from "just-bash";
 import { describeThrown } from "../runtime/errors.js";
+import { carryRefusal } from "./carried-entries.js";
 
 /**
  * The /workdir mount's guard: files that commonly hold credentials (`.env`, key files, `.npmrc`,
@@ -127,24 +128,27 @@ function missing(path: string, op: string): Error {
   return Object.assign(new Error(`ENOENT: no such file or directory, ${op} '${path}'`), { code: "ENOENT" });
 }
 
-/** True when `path` is a directory above one of `extra`: moving or copying it would carry that file along under a new path. */
-function holdsExtraHidden(path: string, extra: ReadonlySet<string>): boolean {
-  const key = pathKey(path);
-  const prefix = key === "/" ? "/" : `${key}/`;
-  for (const hiddenPath of extra) if (hiddenPath.startsWith(prefix)) return true;
-  return false;
-}
-
 /**
- * The extra hidden paths are matched by path, so a directory above one must keep its path:
- * a moved or copied folder would show the file under a path that no longer matches. A file
- * hidden by what it is on disk (a hard link to the config) is refused the same way: its copy
- * lives in memory, where no device and inode tell it. The
- * message names the rule and the way around it; it says nothing of what the file holds.
+ * A folder whose move or copy would carry a hidden file to a path where it is not hidden: a
+ * client config whose folder is renamed, the config file (hidden by its path, so a folder above
+ * it must keep its path), a hard link to it (its copy lives in memory, where no device and inode
+ * tell it). The message names the rule and the way around it; it says nothing of the file.
  */
 function holdsHidden(op: "cp" | "mv"): Error {
   // The command's own message names the folder (as the script wrote it); this says why.
   return Object.assign(new Error(`refused: this folder holds a file hidden from the sandbox, and a hidden file keeps its path; ${op === "mv" ? "move" : "copy"} the files inside it one by one instead`), { code: "EACCES" });
+}
+
+/** A file of the folder that would be hidden at its new path (`x/settings.json` carried to `.claude/`): it would vanish from the sandbox. */
+function wouldHide(op: "cp" | "mv", entry: string): Error {
+  const verb = op === "mv" ? "move" : "copy";
+  return Object.assign(new Error(`refused: '${entry}' in this folder would be hidden at its new path (a name that commonly holds credentials or a client's settings), where nothing is written; ${verb} the folder under another name`), { code: "EACCES" });
+}
+
+/** A folder with more entries than are walked before a move or copy (carried-entries.ts). */
+function tooManyToCarry(op: "cp" | "mv", limit: number): Error {
+  const verb = op === "mv" ? "move" : "copy";
+  return Object.assign(new Error(`refused: this folder holds more than ${limit} files and folders, more than are checked for hidden files before a ${verb}; ${verb} its sub-folders one by one instead`), { code: "EACCES" });
 }
 
 /**
@@ -180,40 +184,21 @@ export function hideCredentialFiles(inner: IFileSystem, extraHidden: Iterable<st
   const guard = <T>(op: string, p: string, run: () => Promise<T>): Promise<T> => (hidden(p) ? Promise.reject(missing(p, op)) : run());
   const join = (dir: string, name: string): string => `${dir.replace(/\/+$/, "")}/${name}`;
   /**
-   * What a folder about to be moved or copied inside the mount holds that must not travel: a
-   * symbolic link on disk, or a file hidden by what it is on disk (a hard link to the config: its
-   * copy lives in memory, where no device and inode tell it). Walks the folder as the overlay
-   * sees it; `folder` is the walk's start, and a link is named relative to it in the refusal.
+   * A folder moved or copied inside the mount is walked first (carried-entries.ts, the rule the
+   * filesystem plugin shares): an entry hidden now and not at its new path, or the reverse, is
+   * refused, and so is a symbolic link on disk (the overlay cannot copy one: a folder holding one
+   * was half-copied before the copy stopped at it). Walked as the overlay sees it.
    */
-  const refusedContent = async (op: "cp" | "mv", folder: string, dir = folder): Promise<Error | undefined> => {
-    // The mount's root is the folder mounted: its name is rootName.
-    const dirName = dir.replace(/\/+$/, "").split("/").pop() || rootName;
-    for (const name of await inner.readdir(dir)) {
-      const entry = join(dir, name);
-      const stat = await inner.lstat(entry);
-      const inItsFolder = isHiddenInFolder(dirName, name);
-      // A link under a hidden name is refused without its name, which the sandbox does not see.
-      if (stat.isSymbolicLink) return isHiddenName(name) || inItsFolder ? holdsHidden(op) : holdsSymlink(op, entry.slice(folder.replace(/\/+$/, "").length + 1));
-      // A client config hidden by its folder's name (`.cursor/mcp.json`) would show once that
-      // folder is the one moved or copied under a new name; deeper down its folder keeps its name.
-      if (inItsFolder && dir === folder) return holdsHidden(op);
-      // Any other file or folder under a hidden name stays hidden under the new folder's path.
-      if (isHiddenName(name) || inItsFolder) continue;
-      if (hiddenOnDisk?.(entry)) return holdsHidden(op);
-      if (stat.isDirectory) {
-        const refused = await refusedContent(op, folder, entry);
-        if (refused) return refused;
-      }
-    }
-    return undefined;
-  };
   const moveOrCopy = async (op: "cp" | "mv", s: string, d: string, run: () => Promise<void>): Promise<void> => {
     if (hidden(s) || hidden(d)) throw missing(hidden(s) ? s : d, op);
-    if (holdsExtraHidden(s, extra)) throw holdsHidden(op);
     const source = await inner.lstat(s);
-    const refused = source.isDirectory ? await refusedContent(op, s) : undefined;
-    if (refused) throw refused;
-    return run();
+    const tree = { readdir: (dir: string) => inner.readdir(dir), lstat: (entry: string) => inner.lstat(entry) };
+    const refused = source.isDirectory ? await carryRefusal(tree, s, d, { hidden, refuseLinks: true }) : undefined;
+    if (!refused) return run();
+    if (refused.kind === "too-many") throw tooManyToCarry(op, refused.limit);
+    // A hidden entry is refused without its name, which the sandbox does not see.
+    if (refused.kind === "shown" || (refused.kind === "link" && refused.hidden)) throw holdsHidden(op);
+    throw refused.kind === "link" ? holdsSymlink(op, refused.entry) : wouldHide(op, refused.entry);
   };
   const fs: IFileSystem = {
     readFile: (p, o) => guard("open", p, () => inner.readFile(p, o)),

@@ -231,12 +231,13 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
   }
 
   /**
-   * The config file, when it sits inside the mounted directory under another name: hidden too. The
-   * file the runtime actually loaded (whatever named it: --config, AGENT_TOOLS_CONFIG or the
-   * default) is the one that counts; AGENT_TOOLS_CONFIG is kept as well, resolved as the loader does.
+   * The config file, when it sits inside the mounted directory under another name: hidden too, with
+   * the env files its entries name. The file the runtime actually loaded (whatever named it:
+   * --config, AGENT_TOOLS_CONFIG or the default) is the one that counts; AGENT_TOOLS_CONFIG is
+   * kept as well, resolved as the loader does.
    */
   function configFiles(): string[] {
-    return [runtime.configFile, hostEnv.AGENT_TOOLS_CONFIG ? path.resolve(hostEnv.AGENT_TOOLS_CONFIG) : undefined].filter((f): f is string => !!f);
+    return [...runtime.secretFiles, hostEnv.AGENT_TOOLS_CONFIG ? path.resolve(hostEnv.AGENT_TOOLS_CONFIG) : undefined].filter((f): f is string => !!f);
   }
 
   /** The config file as it is on disk: a hard link to it made in the mounted directory is hidden too (its path says nothing). */

@@ -1,6 +1,8 @@
+import { lstat, readdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { realOrSelf } from "../../real-path.js";
+import { realOrNearest, realOrSelf } from "../../real-path.js";
+import { carryRefusal, type CarryRefusal, type TreeReader } from "../../text/carried-entries.js";
 import { isHiddenInFolder, isHiddenName, isHiddenSegments } from "../../text/hidden-files-fs.js";
 
 /**
@@ -85,24 +87,44 @@ function segments(p: string): string[] {
   return p.split(/[\\/]+/).filter(Boolean);
 }
 
+/**
+ * Why a call is refused: `hidden` are the hidden paths it names or would carry (each as the call
+ * spells it); `tooMany` is set when a folder it would move was too large to check.
+ */
+export interface FilesystemRefusal {
+  hidden: string[];
+  message: string;
+  tooMany?: number;
+}
+
 export interface FilesystemGuard {
-  /** The hidden paths a tool call names (each as sent), and why they are refused; undefined when it may go through. */
-  refusal(args: Readonly<Record<string, unknown>>): { hidden: string[]; message: string } | undefined;
+  /**
+   * Why a tool call may not go through, or undefined: a path argument naming a hidden file, or
+   * (a move or copy, `source` and `destination`) a folder whose entries would be shown or hidden by
+   * their new paths (carried-entries.ts, the rule the /workdir mount uses).
+   */
+  refusal(args: Readonly<Record<string, unknown>>): Promise<FilesystemRefusal | undefined>;
   /** A listing's text without the lines that name hidden files; `listed` is the folder listed (the call's `path`), which the entries are in. */
   filterText(text: string, listed?: unknown): string;
 }
 
 export function createFilesystemGuard(roots: readonly string[], extraHidden: readonly string[] = []): FilesystemGuard {
   const realRoots = roots.map((r) => realOrSelf(path.resolve(r)));
-  const hiddenFiles = new Set(extraHidden.map((f) => realOrSelf(path.resolve(f))));
+  const hiddenFiles = new Set(extraHidden.map((f) => realOrNearest(path.resolve(f))));
   const home = os.homedir();
+
+  /** The paths on disk a path argument may name: itself when absolute (`~` expanded), else below each root, as the server resolves it. */
+  function candidatesOf(requested: string): string[] {
+    const expanded = requested === "~" || requested.startsWith("~/") ? path.join(home, requested.slice(1)) : requested;
+    return path.isAbsolute(expanded) ? [path.resolve(expanded)] : realRoots.map((root) => path.resolve(root, expanded));
+  }
 
   function hiddenPath(requested: string): boolean {
     if (isHiddenSegments(segments(requested))) return true;
-    const expanded = requested === "~" || requested.startsWith("~/") ? path.join(home, requested.slice(1)) : requested;
-    const candidates = path.isAbsolute(expanded) ? [path.resolve(expanded)] : realRoots.map((root) => path.resolve(root, expanded));
-    for (const candidate of candidates) {
-      const real = realOrSelf(candidate);
+    for (const candidate of candidatesOf(requested)) {
+      // Where it lands on disk, also when it is not there yet: a file about to be written or moved
+      // through a link (`lnk/settings.json`, `lnk` → `.claude`) is judged where it will be.
+      const real = realOrNearest(candidate);
       if (hiddenFiles.has(real) || hiddenFiles.has(candidate)) return true;
       // Judge only the part below the served root: a project kept under ~/.secrets/work is still served.
       // The root's own name leads: with ~/.cursor served, its mcp.json is `.cursor/mcp.json`.
@@ -123,9 +145,7 @@ export function createFilesystemGuard(roots: readonly string[], extraHidden: rea
    */
   function listedFolderNames(listed: unknown): string[] {
     if (typeof listed !== "string") return [];
-    const expanded = listed === "~" || listed.startsWith("~/") ? path.join(home, listed.slice(1)) : listed;
-    const resolved = path.isAbsolute(expanded) ? [path.resolve(expanded)] : realRoots.map((root) => path.resolve(root, expanded));
-    return [...new Set(resolved.map((p) => path.basename(realOrSelf(p))))];
+    return [...new Set(candidatesOf(listed).map((p) => path.basename(realOrSelf(p))))];
   }
 
   /** A tree's entries without hidden ones; `folders` are the names the folder that holds them may have. */
@@ -151,8 +171,55 @@ export function createFilesystemGuard(roots: readonly string[], extraHidden: rea
     return isHiddenSegments(words) || words.some((word) => folders.some((folder) => isHiddenInFolder(folder, word)));
   }
 
+  /**
+   * What a move (or copy) of the folder `source` to `destination` would carry to a path where its
+   * hidden-ness changes. Each path the server may take `source` for that is a folder is walked (a
+   * link to a folder too: the server moves what a path resolves to); entries are judged by the
+   * paths as the call spells them, so the per-folder rules see the names the call gives.
+   */
+  async function carried(source: string, destination: string): Promise<CarryRefusal | undefined> {
+    for (const folder of candidatesOf(source)) {
+      if (!(await lstat(realOrSelf(folder)).then((stat) => stat.isDirectory(), () => false))) continue;
+      // The spelt path of an entry below `source`, as a path on disk: below the same root as `folder`.
+      const onDisk = (spelt: string): string => path.join(folder, spelt.slice(source.replace(/[\\/]+$/, "").length));
+      const tree: TreeReader = {
+        readdir: (dir) => readdir(onDisk(dir)),
+        lstat: async (entry) => {
+          const stat = await lstat(onDisk(entry));
+          return { isDirectory: stat.isDirectory(), isSymbolicLink: stat.isSymbolicLink() };
+        },
+      };
+      const refused = await carryRefusal(tree, source, destination, { hidden: hiddenPath });
+      if (refused) return refused;
+    }
+    return undefined;
+  }
+
+  function carryMessage(refused: CarryRefusal, source: string, destination: string): FilesystemRefusal {
+    if (refused.kind === "too-many") {
+      return {
+        hidden: [],
+        tooMany: refused.limit,
+        message: `Access denied - '${source}' holds more than ${refused.limit} files and folders, more than are checked for hidden files before it is moved; move its sub-folders (or files) one by one instead`,
+      };
+    }
+    // No link is refused here (`refuseLinks` is the overlay's): on the host a link is moved as itself.
+    const { entry } = refused;
+    const from = `${source.replace(/[\\/]+$/, "")}/${entry}`;
+    const to = `${destination.replace(/[\\/]+$/, "")}/${entry}`;
+    return refused.kind === "shown"
+      ? {
+          hidden: [from],
+          message: `Access denied - '${source}' holds '${from}', which is hidden (it commonly holds credentials), and moved to '${to}' it would no longer be: a hidden file keeps its path; move the other files one by one instead`,
+        }
+      : {
+          hidden: [to],
+          message: `Access denied - moving '${source}' to '${destination}' would put '${from}' at '${to}', a path this plugin never writes (files there commonly hold credentials or a client's settings, such as hooks that run commands); choose another destination`,
+        };
+  }
+
   return {
-    refusal(args) {
+    async refusal(args) {
       const named: string[] = [];
       for (const key of PATH_ARGUMENTS) {
         const value = args[key];
@@ -160,11 +227,23 @@ export function createFilesystemGuard(roots: readonly string[], extraHidden: rea
         else if (Array.isArray(value)) for (const item of value) if (typeof item === "string") named.push(item);
       }
       const hidden = named.filter(hiddenPath);
-      if (hidden.length === 0) return undefined;
-      return {
-        hidden,
-        message: `Access denied - ${hidden.map((p) => `'${p}'`).join(", ")} ${hidden.length > 1 ? "are" : "is"} hidden: files that commonly hold credentials (.env, keys, .git, .npmrc, the agent-tools config, MCP client configs such as .mcp.json…) are not served by this plugin`,
-      };
+      if (hidden.length > 0) {
+        return {
+          hidden,
+          message: `Access denied - ${hidden.map((p) => `'${p}'`).join(", ")} ${hidden.length > 1 ? "are" : "is"} hidden: files that commonly hold credentials (.env, keys, .git, .npmrc, the agent-tools config and the env files it names, MCP client configs such as .mcp.json…) are not served by this plugin`,
+        };
+      }
+      const { source, destination } = args;
+      if (typeof source !== "string" || typeof destination !== "string") return undefined;
+      let refused: CarryRefusal | undefined;
+      try {
+        refused = await carried(source, destination);
+      } catch (error) {
+        // A folder that cannot be read cannot be told safe to carry.
+        const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        return { hidden: [], message: `Access denied - '${source}' could not be read to the end (${code}) to check it holds no hidden file before it is moved; move the files in it one by one instead` };
+      }
+      return refused ? carryMessage(refused, source, destination) : undefined;
     },
     filterText(text, listed) {
       const folders = listedFolderNames(listed);

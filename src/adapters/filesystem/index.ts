@@ -29,6 +29,10 @@ import { RuntimeError } from "../../errors.js";
 const HIDDEN_FILE_HINT =
   "Refused by policy: the filesystem plugin never serves files that commonly hold credentials (`details.hidden`); nothing was read or written. Do not retry or look for another way to the file: work with other files, or ask the user for the value you need.";
 
+/** A folder too large to check before it is moved (carried-entries.ts): policy too, with its own way forward. */
+const TOO_MANY_TO_CHECK_HINT =
+  "Refused by policy: a folder is checked for hidden files before it is moved, and this one holds more entries than are checked (`details.limit`); nothing was moved. Move its sub-folders or files one by one.";
+
 /** Tools whose answers list names: hidden entries are taken out of them. */
 const LISTINGS = new Set(["list_directory", "list_directory_with_sizes", "directory_tree", "search_files"]);
 
@@ -47,8 +51,11 @@ export const createFilesystemAdapter: DeclarativeAdapterFactory = async (spec, o
   const adapter: Adapter = {
     listTools: (listing) => inner.listTools(listing),
     async call(name, args, ctx) {
-      const refusal = guard.refusal(args);
-      if (refusal) throw new RuntimeError("FORBIDDEN", refusal.message, { hidden: refusal.hidden }, HIDDEN_FILE_HINT);
+      const refusal = await guard.refusal(args);
+      if (refusal) {
+        const details = { hidden: refusal.hidden, ...(refusal.tooMany ? { limit: refusal.tooMany } : {}) };
+        throw new RuntimeError("FORBIDDEN", refusal.message, details, refusal.tooMany ? TOO_MANY_TO_CHECK_HINT : HIDDEN_FILE_HINT);
+      }
       const result = (await inner.call(name, args, ctx)) as TextResult;
       if (!LISTINGS.has(name) || !result || typeof result !== "object") return result;
       const content = result.content?.map((item) => (item.type === "text" && typeof item.text === "string" ? { ...item, text: guard.filterText(item.text, args.path) } : item));

@@ -7,6 +7,7 @@
  */
 
 import { bytesDescriptor, isBytes } from "../../binary-value.js";
+import { base64Field, maskBase64 } from "./base64-secrets.js";
 import { secretForms } from "./secret-forms.js";
 
 /** What a masked secret reads as. */
@@ -287,10 +288,12 @@ export function createRedactor(initial: Iterable<string | undefined> = []): Reda
     // text result `{"<token>": …}` parsed before this step. Most keys are short and hold
     // nothing: one check each, and the object is rebuilt only when one changes.
     let keyChanged = false;
+    // MCP binary content (a resource's blob, an image's data): its bytes are masked too (base64-secrets.ts).
+    const binary = base64Field(record);
     for (const field in record) {
       if (!Object.hasOwn(record, field)) continue;
       const item = record[field];
-      const masked = walk(item, field, false);
+      const masked = field === binary ? maskBase64(redactor.redact(item as string), redactor.redact) : walk(item, field, false);
       if (masked !== item) (out ??= { ...record })[field] = masked;
       if (!keyChanged && keyHoldsSecret(field)) keyChanged = true;
     }
