@@ -525,6 +525,9 @@ export function createFacade(runtime: Runtime): Facade {
     // rounds, and the user is asked before a write (the policy permitting) in such a round.
     const capabilities = clientCapabilitiesOf(server, ctx);
     if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
+      // An answer to the facade's own confirmation that does not fit its form is refused, as a held call's are (nothing runs; the state stays good).
+      const problem = userConfirms ? confirmRounds.answerProblem(ctx) : undefined;
+      if (problem) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params: ${problem}. Nothing was run; send the answer with the same requestState`);
       const round = userConfirms ? confirmRounds.round(ctx) : undefined;
       const runRound = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => run(relay, runCancellation, round?.confirmer, round?.answered);
       const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, heldRequestOf(sent.tool, sent.arguments), callerName(ctx));
@@ -620,7 +623,7 @@ export function createFacade(runtime: Runtime): Facade {
       return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
     }
     // Answers that do not fit the round are refused before it is taken: the question stays open for the right answer.
-    const problem = held.answersProblem(ctx.mcpReq.inputResponses);
+    const problem = held.answersProblem(ctx.mcpReq.inputResponses, ctx.mcpReq.droppedInputResponseKeys);
     if (problem) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params: ${problem}. Nothing was run, and the call still waits for the answers with this requestState`);
     held.claim(resumed.round);
     held.answer(ctx.mcpReq.inputResponses);
