@@ -27,6 +27,7 @@ import { readPluginArgument } from "../runtime/argument-value.js";
 import { resolveFacadeTool, type RoutingOutcome, type ExcludedTool, type ToolOwners } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
+import { answerInvalidParamsFirst } from "../transports/params-check.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, EXEC_FACADE_TOOL_WITH_WORKSPACE, FACADE_TOOL_KEYS, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
 import { readFacadeKeys } from "../runtime/stray-keys.js";
 import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.js";
@@ -808,6 +809,8 @@ export interface FacadeServerOptions {
 /** A facade server bound to one session for its whole life (stdio, a legacy HTTP session, tests). */
 export function createFacadeServer({ runtime, session, canAsk, around }: FacadeServerOptions): Server {
   const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk } : {}), ...(session.identity ? { identity: session.identity } : {}) }, around);
+  // A legacy HTTP session's batch reaches the SDK whole: its elements with bad params are answered in one sentence too.
+  answerInvalidParamsFirst(server);
   const unsubscribe = runtime.onToolsChanged((prefix) => announceToolsChanged(server, prefix));
   const previousOnClose = server.onclose;
   server.onclose = () => {
