@@ -11,7 +11,7 @@ import { ToolCallLane } from "./call-lane.js";
 import { GroupStdioTransport, describeExit } from "./group-stdio-transport.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { OpenedTransport, TransportOpener } from "./connection.js";
-import { ExitedWhileStarting, McpAdapterError, errorMessage, isRequestTimeout, isUnsupportedProtocolVersion } from "./errors.js";
+import { ExitedWhileStarting, McpAdapterError, UnsupportedServerVersion, errorMessage, isRequestTimeout, isUnsupportedProtocolVersion } from "./errors.js";
 import type { McpStdioSpec } from "./spec.js";
 import { StderrTail } from "./stderr-tail.js";
 import { NotSent } from "../../batched-writes.js";
@@ -142,6 +142,9 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       // The server answered the handshake that it does not serve its protocol version (-32022): said
       // as it is, so a connect with a kept verdict that no longer holds negotiates again (connection.ts).
       if (isUnsupportedProtocolVersion(error)) throw error;
+      // The runtime's own client refused the version the server answered initialize with, and closed
+      // its stdin: the server's exit that follows is not why (connection.ts words it, as over HTTP).
+      if (error instanceof UnsupportedServerVersion) throw error;
       // A server that exits at once (a bad argument, a missing variable) fails the handshake with
       // whatever the write or read met (EPIPE, "Connection closed"): its exit code and its last
       // stderr lines, read to the end once its pipes closed, are what say why.
