@@ -4,7 +4,7 @@ import { settingAt, settingsAt, type Logger, type ServerDescription, type Settin
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { PassingOutputValidator } from "./output-check.js";
-import { ExitedWhileStarting, McpAdapterError, UnsupportedServerVersion, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode, quotedServerText } from "./errors.js";
+import { ExitedWhileStarting, McpAdapterError, ProbeAnsweredLate, UnsupportedServerVersion, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode, quotedServerText } from "./errors.js";
 import { causeCodes, couldNotReach, isUnresolvedHost, unreachableCode, unresolvedHostHint } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
@@ -726,6 +726,11 @@ export class McpConnection {
       if (prior && isStaleVerdict(error)) {
         this.options.log.info(`${this.label()}: ${tentative ? "it refused the 2025 handshake" : "its protocol era changed"}; negotiating again`);
         this.verdict = undefined;
+        return open(this.makeClient, options);
+      }
+      if (!prior && error instanceof ProbeAnsweredLate) {
+        // A slow 2026-07-28 server taken for a 2025-era one: started again now, its probe waited for (stdio-transport.ts).
+        this.options.log.info(`${this.label()}: answered the era probe only after it was given up (slow to start); starting it again, waiting for the probe`);
         return open(this.makeClient, options);
       }
       if (!prior && isProbeCasualty(error)) {

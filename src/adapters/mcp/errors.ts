@@ -54,6 +54,18 @@ export class UnsupportedServerVersion extends Error {
   }
 }
 
+/**
+ * A start whose era probe was given up as unanswered (probe-silence.ts) and that the server then
+ * answered as a 2026-07-28 server, the start failing after (it refused the initialize sent in the
+ * meantime): a slow modern server, not a 2025-era one. connection.ts starts it again at once; the
+ * opener then waits for its probe (stdio-transport.ts).
+ */
+export class ProbeAnsweredLate extends McpAdapterError {
+  constructor(message: string) {
+    super("UPSTREAM_ERROR", message, { hint: "The server is slow to start and speaks the 2026-07-28 era: its next start waits for its era probe as long as its timeoutMs. Call again. Tool arguments cannot fix this." });
+  }
+}
+
 /** A problem in the declarative `adapter` block, found when the adapter is built; names the field. */
 export class McpSpecError extends AdapterSpecError {
   override readonly name = "McpSpecError";
