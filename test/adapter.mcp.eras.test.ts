@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
@@ -167,6 +169,121 @@ describe("Streamable HTTP", () => {
   });
 });
 
+
+describe("an era probe left unanswered while the server's process runs (probe-silence.ts)", () => {
+  const STRICT = path.join(path.dirname(V2_FIXTURE), "strict-legacy.mjs");
+  const timed = async <T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> => {
+    const started = performance.now();
+    const value = await run();
+    return { value, ms: performance.now() - started };
+  };
+
+  test("a 2025-era server that ignores requests before initialize is taken for one once it goes quiet (seconds), not after the probe's whole timeout; the verdict is kept", async (t) => {
+    const log = path.join(tmp, "silent.log");
+    // It says it runs (stderr), as servers do: the short clock starts there.
+    const adapter = track(
+      buildAdapter({ kind: "mcp", command: process.execPath, args: [STRICT], env: { STRICT_LEGACY_PRE_INIT: "silent", STRICT_LEGACY_STARTED: "quiet server running", STRICT_LEGACY_LOG: log }, timeoutMs: 60_000 }, { name: "silent" }),
+    );
+    const first = await timed(() => adapter.call("echo", { text: "heard" }));
+    t.diagnostic(`a quiet 2025-era server answered its first call in ${Math.round(first.ms)} ms`);
+    assert.equal(textOf(first.value), "heard");
+    assert.equal(adapter.era, "legacy");
+    assert.ok(first.ms < 20_000, `answered in ${Math.round(first.ms)} ms, not after the 60 s probe timeout`);
+    assert.deepEqual(lines(log), ["server/discover", "initialize", "notifications/initialized", "tools/call"], "initialize on the same process, after the probe");
+    await adapter.stop();
+    assert.equal(textOf(await adapter.call("echo", { text: "again" })), "again");
+    assert.deepEqual(lines(log).slice(4), ["initialize", "notifications/initialized", "tools/call"], "the kept verdict: no probe on the next start");
+  });
+
+  test("one that writes nothing at all gets the start grace first (a slow start is not taken for silence), then the same", async (t) => {
+    const adapter = track(buildAdapter({ kind: "mcp", command: process.execPath, args: [STRICT], env: { STRICT_LEGACY_PRE_INIT: "silent" }, timeoutMs: 60_000 }, { name: "mute" }));
+    const first = await timed(() => adapter.call("echo", { text: "late" }));
+    t.diagnostic(`a mute 2025-era server answered its first call in ${Math.round(first.ms)} ms`);
+    assert.equal(textOf(first.value), "late");
+    assert.equal(adapter.era, "legacy");
+    assert.ok(first.ms >= 5_000, `the grace (5 s) was waited: ${Math.round(first.ms)} ms`);
+    assert.ok(first.ms < 30_000, `answered in ${Math.round(first.ms)} ms, not after the 60 s probe timeout`);
+  });
+
+  test("a process that answers neither the probe nor initialize fails its start saying there was no answer to the era probe", async () => {
+    const adapter = track(buildAdapter({ kind: "mcp", command: process.execPath, args: ["-e", "process.stdin.resume(); process.stderr.write('up and reading\\n')"], timeoutMs: 8_000 }, { name: "deaf" }));
+    const failed = await adapter.listTools().then(
+      () => undefined,
+      (e: Error & { code?: string }) => e,
+    );
+    assert.equal(failed?.code, "UPSTREAM_ERROR");
+    assert.match(failed?.message ?? "", /did not finish starting within 8000 ms; no answer to the era probe \(server\/discover\) within \d+ ms while its process ran quiet, so it was taken for a 2025-era server and sent initialize/);
+    assert.match(failed?.message ?? "", /up and reading/);
+  });
+
+  test("a 2026-07-28 server that was only slow (it answers the probe after it was given up, then refuses initialize) is started again at once, its probe waited for", async () => {
+    const log = path.join(tmp, "slow-modern.log");
+    // Says it is loading, then takes 6 s before it reads anything: longer than the short clock.
+    const adapter = track(
+      buildAdapter(
+        { kind: "mcp", command: "/bin/sh", args: ["-c", 'echo loading >&2; sleep 6; exec "$@"', "sh", process.execPath, "--import", TSX, V2_FIXTURE, "reject"], env: { V2_OPENING_LOG: log }, timeoutMs: 60_000 },
+        { name: "slow-modern" },
+      ),
+    );
+    assert.equal(textOf(await adapter.call("echo", { text: "patient" })), "patient");
+    assert.equal(adapter.era, "modern");
+    assert.deepEqual(lines(log), ["start", "discover", "start", "discover"], "two processes: the second waited for its probe");
+  });
+});
+
+describe("a server answering initialize with a protocol version this runtime does not speak", () => {
+  const STRICT = path.join(path.dirname(V2_FIXTURE), "strict-legacy.mjs");
+  const refusal = async (adapter: McpAdapter): Promise<Error & { code?: string; hint?: string }> => {
+    const error = await adapter.listTools().then(
+      () => undefined,
+      (e: Error & { code?: string; hint?: string }) => e,
+    );
+    assert.ok(error, "the start failed");
+    return error;
+  };
+
+  test("stdio: named as the runtime's refusal of that version, with the versions spoken and which side to upgrade; not as a server that stopped by itself", async () => {
+    const old = await refusal(track(buildAdapter({ kind: "mcp", command: process.execPath, args: [STRICT], env: { STRICT_LEGACY_VERSION: "2023-01-01" } }, { name: "old" })));
+    assert.equal(old.code, "UPSTREAM_ERROR");
+    assert.match(old.message, /^MCP server 'old' answered initialize with protocol version "2023-01-01", which this runtime does not speak \(its 2025-era handshake takes 2025-11-25, 2025-06-18, .*; the 2026-07-28 era opens with server\/discover instead\), so the runtime ended the connection/);
+    assert.doesNotMatch(old.message, /exited with code|before it finished starting/);
+    assert.match(old.hint ?? "", /^The server is too old for this runtime: upgrade it to a release that speaks one of these versions; then call again/);
+    assert.doesNotMatch(old.hint ?? "", /stopped by itself|Fix its arguments/);
+
+    const newer = await refusal(track(buildAdapter({ kind: "mcp", command: process.execPath, args: [STRICT], env: { STRICT_LEGACY_VERSION: "2026-09-01" } }, { name: "newer" })));
+    assert.match(newer.message, /answered initialize with protocol version "2026-09-01", which this runtime does not speak/);
+    assert.match(newer.hint ?? "", /^The server is newer than this runtime: upgrade agent-tools-runtime/);
+  });
+
+  test("Streamable HTTP: the same words, not a failed tools/list to call again", async () => {
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      req.on("end", () => {
+        if (req.method !== "POST") return void res.writeHead(405).end();
+        const message = JSON.parse(body) as { id?: number | string; method: string };
+        if (message.id === undefined) return void res.writeHead(202).end();
+        // A 2025-era server: the era probe is an unknown method to it; initialize names a version nobody speaks.
+        const answer =
+          message.method === "initialize"
+            ? { result: { protocolVersion: "2023-01-01", capabilities: { tools: {} }, serverInfo: { name: "old-http", version: "1.0.0" } } }
+            : { error: { code: -32601, message: `Method not found: ${message.method}` } };
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...answer }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const error = await refusal(track(buildAdapter({ kind: "mcp", url: `http://127.0.0.1:${port}/mcp` }, { name: "old-http" })));
+      assert.match(error.message, /^MCP server 'old-http' answered initialize with protocol version "2023-01-01", which this runtime does not speak/);
+      assert.doesNotMatch(error.message, /failed during tools\/list/);
+      assert.match(error.hint ?? "", /too old for this runtime/);
+      assert.doesNotMatch(error.hint ?? "", /Call again once/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
 
 describe("the era verdict survives a restart of the runtime (catalog cache)", () => {
   test("a modern-only server probed in one run is connected without server/discover in the next; a legacy verdict is kept too", async () => {

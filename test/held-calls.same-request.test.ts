@@ -100,7 +100,10 @@ describe("held calls: answers resume only the request that asked", () => {
     const wrong: [Record<string, unknown> | undefined, RegExp][] = [
       [{ wrongkey: { action: "accept", content: { reply: "x" } } }, new RegExp(`inputResponses has 'wrongkey', which this round did not ask; it asked '${key}'`)],
       [{ [key]: { action: "maybe" } }, new RegExp(`inputResponses\\.${key} answers an elicitation/create question.*got action "maybe"`)],
-      [{ [key]: "just text" }, new RegExp(`no answer \\(an object\\) under '${key}'`)],
+      // The SDK sets aside an entry that is not a bare answer object: named as such, not as no answer.
+      [{ [key]: "just text" }, new RegExp(`inputResponses\\.${key} is not the answer itself: an entry wrapped as \\{"method", "result"\\} \\(or one that is no object\\) is set aside unread`)],
+      [{ [key]: { method: "elicitation/create", result: { action: "accept", content: { reply: "x" } } } }, new RegExp(`inputResponses\\.${key} is not the answer itself: .*Send the bare answer there: an object \\{"action"`)],
+      [{}, new RegExp(`no answer \\(an object\\) under '${key}'`)],
       [undefined, /inputResponses must be an object .*got none/],
     ];
     for (const [inputResponses, said] of wrong) {

@@ -493,6 +493,39 @@ describe("HTTP", () => {
     assert.equal(written().filter((line) => line.includes("model-repeats")).length, 0);
   });
 
+  it("modern: an answer to the confirmation that does not fit its form is refused (-32602 naming what is wrong and the answer expected), not asked again; the same requestState answered right writes once", async () => {
+    const envelope = {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientInfo": { name: "shape-test", version: "0" },
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+    };
+    type Answer = { result?: { resultType?: string; requestState?: string; content?: { type: string; text: string }[] }; error?: { code: number; message: string } };
+    const call = modernToolCalls<Answer>(() => http.url, envelope);
+    const write = { toolName: "write_row", arguments: { table: "shape", value: "answered-right" } };
+    const asked = await call("agent_tools_db_call", write);
+    const requestState = asked.result?.requestState;
+    assert.ok(requestState, JSON.stringify(asked));
+    const accept = { action: "accept", content: { confirm: true } };
+    const wrong: [Record<string, unknown> | undefined, RegExp][] = [
+      // The wrapped shape some clients send: the SDK sets it aside; the answer names it.
+      [{ confirm: { method: "elicitation/create", result: accept } }, /inputResponses\.confirm is not the answer itself: an entry wrapped as \{"method", "result"\}.*Send the bare answer there: \{"action": "accept", "content": \{"confirm": true\}\} to let the change run, or \{"action": "decline"\}/],
+      [{}, /inputResponses has no answer \(an object\) under 'confirm'/],
+      [{ wrongkey: accept }, /inputResponses has 'wrongkey', which this round did not ask; it asked 'confirm'/],
+      [{ confirm: { action: "yes" } }, /inputResponses\.confirm answers an elicitation\/create question, so it must be \{"action": "accept", "content": \{"confirm": true\}\}.*; got action "yes"/],
+      [undefined, /inputResponses must be an object with an answer under each key the question round asked \('confirm'\); got none/],
+    ];
+    for (const [inputResponses, said] of wrong) {
+      const answer = await call("agent_tools_db_call", write, { requestState, ...(inputResponses ? { inputResponses } : {}) } as never);
+      assert.equal(answer.error?.code, -32602, `${JSON.stringify(inputResponses)}: ${JSON.stringify(answer)}`);
+      assert.match(answer.error?.message ?? "", said);
+      assert.match(answer.error?.message ?? "", /Nothing was run; send the answer with the same requestState/);
+    }
+    assert.equal(written().filter((line) => line.includes("answered-right")).length, 0, "nothing written by a malformed answer");
+    const accepted = await call("agent_tools_db_call", write, { requestState, inputResponses: { confirm: accept } });
+    assert.equal(accepted.result?.resultType, "complete", JSON.stringify(accepted));
+    assert.equal(written().filter((line) => line.includes("answered-right")).length, 1, "the right answer on the same requestState wrote once");
+  });
+
   it("a legacy session answering in JSON cannot carry the question: the confirm flag decides", async () => {
     const asked: string[] = [];
     const client = askingV1("legacy-json", asked, () => ({ action: "accept", content: { confirm: true } }));

@@ -107,6 +107,16 @@ describe("stdio: server/discover without the envelope", () => {
     assert.match(answer.error.message, /2025-11-25 is a 2025-era version: that era opens with initialize/);
     assert.deepEqual((answer.error.data as { requested: string }).requested, "2025-11-25");
   });
+
+  it("an envelope naming a date that is no version (of neither era) is told the versions this server speaks, not to initialize with it", async () => {
+    for (const [id, version] of [[8, "2026-07-27"], [9, "1999-01-01"]] as const) {
+      const answer = await server.request(id, "server/discover", { _meta: { ...ENVELOPE, "io.modelcontextprotocol/protocolVersion": version } });
+      assert.equal(answer.error?.code, -32022, JSON.stringify(answer));
+      assert.match(answer.error.message, new RegExp(`${version} is not a protocol version this server speaks: it speaks 2026-07-28, and the 2025 era's 2025-11-25, 2025-06-18, .*2024-11-05`));
+      assert.doesNotMatch(answer.error.message, /is a 2025-era version|initialize \{"protocolVersion"/);
+      assert.deepEqual((answer.error.data as { requested: string }).requested, version);
+    }
+  });
 });
 
 describe("HTTP: server/discover without the envelope, or naming a 2025 version", () => {

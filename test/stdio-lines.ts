@@ -17,6 +17,8 @@ export interface LineServer {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** What it wrote on stderr so far. */
   stderr(): string;
+  /** Every answer read so far, in order (two answers with one id are both here). */
+  lines(): LineAnswer[];
 }
 
 /**
@@ -31,6 +33,7 @@ export function lineServer(env: Record<string, string>): LineServer {
   let buffered = "";
   const answers = new Map<unknown, LineAnswer>();
   const waiting = new Map<unknown, (answer: LineAnswer) => void>();
+  const all: LineAnswer[] = [];
   child.stdout.on("data", (chunk: Buffer) => {
     buffered += chunk.toString();
     let end: number;
@@ -39,6 +42,7 @@ export function lineServer(env: Record<string, string>): LineServer {
       buffered = buffered.slice(end + 1);
       if (!line.trim()) continue;
       const answer = JSON.parse(line) as LineAnswer;
+      all.push(answer);
       const resolve = waiting.get(answer.id);
       if (resolve) resolve(answer);
       else answers.set(answer.id, answer);
@@ -49,6 +53,7 @@ export function lineServer(env: Record<string, string>): LineServer {
     pid: child.pid ?? -1,
     exited,
     stderr: () => stderr,
+    lines: () => [...all],
     send,
     request(id, method, params) {
       send({ jsonrpc: "2.0", id, method, ...(params !== undefined ? { params } : {}) });

@@ -2,6 +2,7 @@ import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, type ClientCapab
 import { elicitationModes } from "../adapters/relay.js";
 import { nodeCrypto } from "../node-crypto.js";
 import { identityOf } from "./caller.js";
+import { answersProblem, type AskedQuestion } from "./answers-check.js";
 import { ConfirmInterrupt, questionDigest, renderQuestion, type ConfirmDecision, type Confirmer, type ConfirmQuestion } from "../runtime/confirm.js";
 
 /**
@@ -77,6 +78,11 @@ export const CONFIRM_SCHEMA: Readonly<ConfirmSchema> = Object.freeze<ConfirmSche
   properties: { [FORM_KEY]: { type: "boolean", title: "Run it", description: "Tick to let this change run once; decline to stop it.", default: true } },
   required: [FORM_KEY],
 });
+
+/** The question of a confirmation round, as answers-check.ts checks its answer. */
+const CONFIRM_ASKED: ReadonlyMap<string, AskedQuestion> = new Map([
+  [FORM_KEY, { kind: "elicit", shape: `{"action": "accept", "content": {"${FORM_KEY}": true}} to let the change run, or {"action": "decline"} to stop it` }],
+]);
 
 /** The form that asks the user to confirm one write (both the input_required round and a question asked mid-call use it). */
 export function confirmForm(question: ConfirmQuestion): { message: string; requestedSchema: ConfirmSchema } {
@@ -205,6 +211,18 @@ export class ConfirmRounds {
       }
       throw error;
     }
+  }
+
+  /**
+   * What is wrong with the answer a request carries to this facade's confirmation question
+   * (answers-check.ts); undefined when it answers none (no confirmation state) or fits the form.
+   * Before, an answer of the wrong shape (`{}`, another key, `action: "yes"`, the `{method, result}`
+   * wrapper) counted as none, and the user was asked the same question again, round after round.
+   */
+  answerProblem(ctx: ServerContext): string | undefined {
+    const echoed = ctx.mcpReq.requestState<EchoedState>();
+    if (!echoed || typeof echoed !== "object" || "refused" in echoed || echoed.held) return undefined;
+    return answersProblem(ctx.mcpReq.inputResponses, CONFIRM_ASKED, ctx.mcpReq.droppedInputResponseKeys);
   }
 
   round(ctx: ServerContext): ConfirmRound {

@@ -6,6 +6,7 @@ import type { CallRelay, ElicitModes, RelayedLog, RelayedParams, RelayedProgress
 import { canonicalJson } from "../runtime/loop-breaker.js";
 import { sha256Hex } from "../sha256.js";
 import { formAnswerRefusal } from "./form-validator.js";
+import { answersProblem } from "./answers-check.js";
 
 /**
  * Calls held open across 2026-07-28 `input_required` rounds. A 2026-07-28 client cannot be sent a
@@ -37,16 +38,6 @@ export interface HeldRequest {
 
 export function heldRequestOf(tool: string, args: unknown): HeldRequest {
   return { tool, arguments: sha256Hex(canonicalJson(args ?? {})) };
-}
-
-/** An answer that is not the shape its question takes, said short: its type, or an object's action. */
-function describeAnswer(entry: unknown): string {
-  if (entry === null || typeof entry !== "object") return entry === null ? "null" : typeof entry;
-  if (Array.isArray(entry)) return "an array";
-  const action = (entry as Record<string, unknown>).action;
-  if (action === undefined) return "an object without 'action'";
-  const said = JSON.stringify(action) ?? typeof action;
-  return `action ${said.length > 40 ? `${said.slice(0, 40)}…` : said}`;
 }
 
 /** Why `retry` may not resume a call started by `held`; undefined when it is the same request. */
@@ -150,32 +141,13 @@ export class HeldCall<T> {
   }
 
   /**
-   * What is wrong with `responses` as the answers to the questions open now, in words the client
-   * can act on; undefined when each open question has an answer of its kind and nothing else is
-   * there. Checked before the round is claimed: a malformed answer is refused and the question stays
-   * open for the right one, instead of being asked again as if nobody had answered.
+   * What is wrong with `responses` as the answers to the questions open now (answers-check.ts;
+   * `dropped`: the keys the SDK set aside as not bare answers); undefined when they fit. Checked
+   * before the round is claimed: a malformed answer is refused and the question stays open for the
+   * right one, instead of being asked again as if nobody had answered.
    */
-  answersProblem(responses: unknown): string | undefined {
-    if (this.questions.size === 0) return undefined;
-    const keys = [...this.questions.keys()];
-    const asked = keys.map((key) => `'${key}'`).join(", ");
-    if (!responses || typeof responses !== "object" || Array.isArray(responses)) {
-      return `inputResponses must be an object with an answer under each key the question round asked (${asked}); got ${responses === undefined ? "none" : Array.isArray(responses) ? "an array" : typeof responses}`;
-    }
-    const stray = Object.keys(responses).filter((key) => !this.questions.has(key));
-    if (stray.length) return `inputResponses has ${stray.map((key) => `'${key}'`).join(", ")}, which this round did not ask; it asked ${asked}: answer under those keys`;
-    for (const [key, question] of this.questions) {
-      const entry = (responses as Record<string, unknown>)[key];
-      if (entry === undefined) return `inputResponses has no answer (an object) under '${key}' (this round asked ${asked}): answer every question of the round`;
-      const view = inputResponse(responses as Record<string, unknown>, key);
-      if (question.kind === "elicit" && view.kind !== "elicit") {
-        return `inputResponses.${key} answers an elicitation/create question, so it must be an object {"action": "accept" | "decline" | "cancel", "content"?: {...}}; got ${describeAnswer(entry)}`;
-      }
-      if (question.kind === "sample" && view.kind !== "sampling") {
-        return `inputResponses.${key} answers a sampling/createMessage question, so it must be the message the model wrote ({"role", "content", "model"}); got ${describeAnswer(entry)}`;
-      }
-    }
-    return undefined;
+  answersProblem(responses: unknown, dropped?: readonly string[]): string | undefined {
+    return answersProblem(responses, this.questions, dropped);
   }
 
   /**

@@ -27,6 +27,7 @@ import { readPluginArgument } from "../runtime/argument-value.js";
 import { resolveFacadeTool, type RoutingOutcome, type ExcludedTool, type ToolOwners } from "./routing.js";
 import { serverInstructions } from "./instructions.js";
 import { formAnswerValidator } from "./form-validator.js";
+import { answerInvalidParamsFirst } from "../transports/params-check.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, EXEC_FACADE_TOOL_WITH_WORKSPACE, FACADE_TOOL_KEYS, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
 import { readFacadeKeys, readPluginValuedKey } from "../runtime/stray-keys.js";
 import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.js";
@@ -540,6 +541,9 @@ export function createFacade(runtime: Runtime): Facade {
     // rounds, and the user is asked before a write (the policy permitting) in such a round.
     const capabilities = clientCapabilitiesOf(server, ctx);
     if (isModernRequest(ctx) && scope.canAsk !== false && (capabilities?.elicitation || capabilities?.sampling)) {
+      // An answer to the facade's own confirmation that does not fit its form is refused, as a held call's are (nothing runs; the state stays good).
+      const problem = userConfirms ? confirmRounds.answerProblem(ctx) : undefined;
+      if (problem) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params: ${problem}. Nothing was run; send the answer with the same requestState`);
       const round = userConfirms ? confirmRounds.round(ctx) : undefined;
       const runRound = (relay: CallRelay, runCancellation: Cancellation): Promise<OperationResult> => run(relay, runCancellation, round?.confirmer, round?.answered);
       const held = heldCalls.start(runRound, { elicit: elicitationModes(capabilities.elicitation), sample: Boolean(capabilities.sampling) }, heldRequestOf(sent.tool, sent.arguments), callerName(ctx));
@@ -635,7 +639,7 @@ export function createFacade(runtime: Runtime): Facade {
       return toToolResult({ isError: true, payload: { ok: false, error: error.toPayload() } });
     }
     // Answers that do not fit the round are refused before it is taken: the question stays open for the right answer.
-    const problem = held.answersProblem(ctx.mcpReq.inputResponses);
+    const problem = held.answersProblem(ctx.mcpReq.inputResponses, ctx.mcpReq.droppedInputResponseKeys);
     if (problem) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params: ${problem}. Nothing was run, and the call still waits for the answers with this requestState`);
     held.claim(resumed.round);
     held.answer(ctx.mcpReq.inputResponses);
@@ -822,6 +826,8 @@ export interface FacadeServerOptions {
 /** A facade server bound to one session for its whole life (stdio, a legacy HTTP session, tests). */
 export function createFacadeServer({ runtime, session, canAsk, unaskable, around }: FacadeServerOptions): Server {
   const server = createFacade(runtime).server({ session: () => session, ...(canAsk === false ? { canAsk, ...(unaskable ? { unaskable } : {}) } : {}), ...(session.identity ? { identity: session.identity } : {}) }, around);
+  // A legacy HTTP session's batch reaches the SDK whole: its elements with bad params are answered in one sentence too.
+  answerInvalidParamsFirst(server);
   const unsubscribe = runtime.onToolsChanged((prefix) => announceToolsChanged(server, prefix));
   const previousOnClose = server.onclose;
   server.onclose = () => {

@@ -14,6 +14,8 @@ import { isPlainObject } from "../plain-object.js";
 
 /** The first revision of the stateless era (revisions are dates, compared as strings, as the SDK compares them). */
 const MODERN_VERSION = "2026-07-28";
+/** The versions of the 2025 era this server answers initialize with (newest first, as the SDK lists them). */
+const LEGACY_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < MODERN_VERSION);
 /** What a 2026-07-28 request carries in `_meta`, named in the answers. */
 const ENVELOPE_KEYS = `${PROTOCOL_VERSION_META_KEY} "${MODERN_VERSION}", io.modelcontextprotocol/clientCapabilities and io.modelcontextprotocol/clientInfo`;
 /** -32022, the SDK's UnsupportedProtocolVersion. */
@@ -39,8 +41,9 @@ function earlierVersionClaimed(params: unknown): string | undefined {
  * for anything else (it goes on to the SDK):
  *  - `server/discover` without the envelope's protocol version: -32602 naming the missing keys
  *    (the data as the SDK's HTTP entry gives it for a missing envelope: `{envelope: {missing}}`);
- *  - any request whose envelope names a 2025-era version: -32022 (the SDK's code and data), saying
- *    that era opens with `initialize` and sends no protocol version in `_meta`.
+ *  - any request whose envelope names a date before 2026-07-28: -32022 (the SDK's code and data);
+ *    a 2025-era version is told that era opens with `initialize` and sends no protocol version in
+ *    `_meta`, any other date is named as no version at all, with the versions this server speaks.
  */
 export function wrongEraAnswer(message: unknown): JSONRPCMessage | undefined {
   const id = requestId(message);
@@ -55,12 +58,13 @@ export function wrongEraAnswer(message: unknown): JSONRPCMessage | undefined {
   }
   const earlier = earlierVersionClaimed(params);
   if (earlier !== undefined) {
-    return error(
-      id,
-      UNSUPPORTED_VERSION_CODE,
-      `Unsupported protocol version: ${earlier} in _meta (${PROTOCOL_VERSION_META_KEY}). ${earlier} is a 2025-era version: that era opens with initialize {"protocolVersion": "${earlier}", …} and its requests carry no protocol version in _meta. A ${MODERN_VERSION} request names "${MODERN_VERSION}" there; nothing was run.`,
-      { supported: [MODERN_VERSION], requested: earlier },
-    );
+    const said = `Unsupported protocol version: ${earlier} in _meta (${PROTOCOL_VERSION_META_KEY}).`;
+    // Only a version of the 2025 era is sent to initialize; any other date is no version at all
+    // (2026-07-27, 1999-01-01), and telling the client to initialize with it would fail again.
+    const why = LEGACY_VERSIONS.includes(earlier)
+      ? `${earlier} is a 2025-era version: that era opens with initialize {"protocolVersion": "${earlier}", …} and its requests carry no protocol version in _meta.`
+      : `${earlier} is not a protocol version this server speaks: it speaks ${MODERN_VERSION}, and the 2025 era's ${LEGACY_VERSIONS.join(", ")} (opened with initialize, with no protocol version in _meta).`;
+    return error(id, UNSUPPORTED_VERSION_CODE, `${said} ${why} A ${MODERN_VERSION} request names "${MODERN_VERSION}" there; nothing was run.`, { supported: [MODERN_VERSION], requested: earlier });
   }
   return undefined;
 }
@@ -90,7 +94,7 @@ export function envelopeOnLegacyAnswer(message: unknown): JSONRPCMessage | undef
     id,
     UNSUPPORTED_VERSION_CODE,
     `Unsupported protocol version: this ${method} names ${claim} in _meta (${PROTOCOL_VERSION_META_KEY}), but this connection is in the 2025 era (it began with initialize, or with a request without that envelope), where requests carry no protocol version in _meta; nothing was run. Send it without the io.modelcontextprotocol/ keys of _meta, or start a new connection whose first request other than server/discover is a ${MODERN_VERSION} one.`,
-    { supported: SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < MODERN_VERSION), requested: typeof named === "string" ? named : "unknown" },
+    { supported: LEGACY_VERSIONS, requested: typeof named === "string" ? named : "unknown" },
   );
 }
 

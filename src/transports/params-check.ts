@@ -1,4 +1,4 @@
-import { specTypeSchemas, type JSONRPCMessage } from "@modelcontextprotocol/server";
+import { specTypeSchemas, type JSONRPCMessage, type Server } from "@modelcontextprotocol/server";
 import { isPlainObject } from "../plain-object.js";
 
 /**
@@ -66,4 +66,26 @@ export function invalidParamsAnswer(message: unknown): JSONRPCMessage | undefine
   const problems = result.issues.slice(0, 3).map((issue) => `'${pathOf(issue.path)}': ${plainWords(issue.message)}`);
   const more = result.issues.length > 3 ? ` (+${result.issues.length - 3} more)` : "";
   return { jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params for ${message.method}: ${problems.join("; ")}${more}; nothing was run. ${checked.send}.` } } as JSONRPCMessage;
+}
+
+/**
+ * Have `server` answer each request with bad params (invalidParamsAnswer) itself, as its transport
+ * delivers it, instead of handing it to the SDK. The stdio wire and the HTTP entry check a lone
+ * message before any Server sees it; a 2025-era JSON-RPC batch (2025-03-26) goes to the SDK's
+ * transport whole, which delivers its elements one by one, and this is where each is checked, its
+ * answer taking its place in the batch's. Put in front of the handler `connect` installs, as
+ * stdio-era.ts does.
+ */
+export function answerInvalidParamsFirst(server: Server): void {
+  const connect = server.connect.bind(server);
+  server.connect = async (transport) => {
+    await connect(transport);
+    const deliver = transport.onmessage;
+    if (!deliver) return;
+    transport.onmessage = (message, extra) => {
+      const invalid = invalidParamsAnswer(message);
+      if (!invalid) return deliver(message, extra);
+      transport.send(invalid).catch((error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))));
+    };
+  };
 }

@@ -9,6 +9,7 @@ import { initializeOnModernMessage, UNSUPPORTED_VERSION_CODE, wrongEraAnswer } f
 import { oversizedRequestAnswers, refusedRequestAnswers, unparsableRequestAnswers } from "./refused-request.js";
 import type { FastLane } from "../facade/fast-lane.js";
 import { INTERRUPTED_CODE } from "./shutdown.js";
+import { duplicateIdMessage } from "./http/request-ids.js";
 
 /**
  * The facade's stdio wire: the SDK's StdioServerTransport (its start, close and error handling
@@ -27,7 +28,8 @@ import { INTERRUPTED_CODE } from "./shutdown.js";
  *  - the requests read and not answered (nor cancelled by the client) yet are known, so that a
  *    shutdown by signal answers each as interrupted (`interruptOpen`) instead of leaving the
  *    client waiting on a closed pipe; what their handlers send after that is dropped (an open
- *    `subscriptions/listen` is no such request: the SDK ends it at close).
+ *    `subscriptions/listen` is no such request: the SDK ends it at close); a request reusing the
+ *    id of one of them is answered -32600, not run beside it.
  * On the process's own stdout, answers leave through stdout-guard.ts's `writeStdout`: the entry
  * has sent every other writer of stdout (plugin code's console.log) to stderr.
  * The reader is swapped in through `_ondata`, the data listener the SDK's `start` attaches and
@@ -67,6 +69,14 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
       try {
         const message = this.#reader.readMessage();
         if (message === null) return;
+        // A request reusing the id of one still open would run too, both answers carrying that id
+        // (and a cancel for it stop the first): refused, as over HTTP (request-ids.ts). Written past
+        // `send`, which would take the answer for the first request's and close its id.
+        const duplicate = this.#reusedId(message);
+        if (duplicate) {
+          this.#writer.write(serializeMessage(duplicate)).catch((failed: unknown) => this.onerror?.(failed as Error));
+          continue;
+        }
         this.#note(message);
         if (this.lane?.take(message)) continue;
         // initialize / logging/setLevel with bad params: -32602 naming them, not the SDK's -32603 (params-check.ts).
@@ -91,6 +101,12 @@ export class BatchedStdioServerTransport extends StdioServerTransport {
         for (const answer of answers) this.send(answer).catch((failed: unknown) => this.onerror?.(failed as Error));
       }
     }
+  }
+
+  /** The -32600 answer to a request whose id is open (read, not yet answered nor cancelled); undefined for any other message. */
+  #reusedId(message: JSONRPCMessage): JSONRPCMessage | undefined {
+    if (!("method" in message) || !("id" in message) || !this.#open.has(message.id)) return undefined;
+    return { jsonrpc: "2.0", id: message.id, error: { code: -32600, message: duplicateIdMessage(message.id, "on this connection") } };
   }
 
   /**

@@ -4,7 +4,7 @@ import { mcpEndpointMeaning, settingAt, settingsAt, type Logger, type ServerDesc
 import type { Redactor } from "../shared/redact.js";
 import { ResponseTooLargeError } from "../shared/capped-body.js";
 import { PassingOutputValidator } from "./output-check.js";
-import { ExitedWhileStarting, McpAdapterError, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode, quotedServerText } from "./errors.js";
+import { ExitedWhileStarting, McpAdapterError, ProbeAnsweredLate, UnsupportedServerVersion, isRequestTimeout, isUnsupportedProtocolVersion, errorMessage, numericCode, quotedServerText } from "./errors.js";
 import { causeCodes, couldNotReach, isUnresolvedHost, unreachableCode, unresolvedHostHint } from "../shared/errors.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { ToolCallLane } from "./call-lane.js";
@@ -737,6 +737,11 @@ export class McpConnection {
         this.verdict = undefined;
         return open(this.makeClient, options);
       }
+      if (!prior && error instanceof ProbeAnsweredLate) {
+        // A slow 2026-07-28 server taken for a 2025-era one: started again now, its probe waited for (stdio-transport.ts).
+        this.options.log.info(`${this.label()}: answered the era probe only after it was given up (slow to start); starting it again, waiting for the probe`);
+        return open(this.makeClient, options);
+      }
       if (!prior && isProbeCasualty(error)) {
         this.options.log.debug(`${this.label()}: did not survive the era probe (${errorMessage(error)}); starting it again as a 2025-era server`);
         return this.openAfterProbeCasualty(open, options);
@@ -863,6 +868,29 @@ export class McpConnection {
     });
   }
 
+  /**
+   * A server whose initialize answer named a protocol version the runtime's client does not speak
+   * (it refused it and closed the connection): the version offered and the ones spoken, and
+   * which side to upgrade, told by the dates (an older one: the server; a later one: the runtime).
+   */
+  private versionRefused(error: UnsupportedServerVersion): McpAdapterError {
+    const offered = error.offered.length > 40 ? `${error.offered.slice(0, 40)}…` : error.offered;
+    const dated = /^\d{4}-\d{2}-\d{2}$/.test(error.offered);
+    const oldest = error.supported.at(-1) ?? "";
+    const newest = error.supported[0] ?? "";
+    const upgrade =
+      dated && error.offered < oldest
+        ? "The server is too old for this runtime: upgrade it to a release that speaks one of these versions"
+        : dated && error.offered > newest
+          ? "The server is newer than this runtime: upgrade agent-tools-runtime, or use a release of the server that still speaks one of these versions"
+          : "The server named a version MCP does not define: update the server (or the runtime, if the server is the newer of the two)";
+    return new McpAdapterError(
+      "UPSTREAM_ERROR",
+      this.options.redactor.redact(`${this.label()} answered initialize with protocol version ${JSON.stringify(offered)}, which this runtime does not speak (its 2025-era handshake takes ${error.supported.join(", ")}; the 2026-07-28 era opens with server/discover instead), so the runtime ended the connection`),
+      { hint: `${upgrade}; then call again. Neither its settings nor tool arguments can fix this.` },
+    );
+  }
+
   /** What to do about a server that is up but does not answer a listing in time: its side, not the call's. */
   private listingNotAnsweredHint(what: string): string {
     const timeout = this.options.settings ? settingAt(this.options.settings, "timeoutMs") : "the server's timeoutMs";
@@ -924,6 +952,7 @@ export class McpConnection {
     if (isUnsupportedProtocolVersion(error)) {
       return new McpAdapterError("UPSTREAM_ERROR", redact(`${server} does not serve a protocol version this runtime speaks: ${errorMessage(error)}`));
     }
+    if (error instanceof UnsupportedServerVersion) return this.versionRefused(error);
     if (error instanceof ProtocolError && error.code === OVERSIZED_ANSWER && live?.opened.kind === "stdio") {
       const limit = (error.data as { limitBytes?: unknown } | undefined)?.limitBytes;
       return new McpAdapterError("RESULT_TOO_LARGE", redact(`${server} answered ${what} with a line of more than ${typeof limit === "number" ? limit : "10485760"} bytes (10 MiB, the most one stdio line may carry; not a setting); it was skipped unread, and the server's other calls go on`), {

@@ -36,6 +36,36 @@ export class ExitedWhileStarting extends McpAdapterError {
   }
 }
 
+/**
+ * The server answered `initialize` with a protocol version this runtime's SDK client does not speak
+ * (2023-01-01): the client refused it and closed the connection itself (lenient-handshake.ts). Not
+ * a server that stopped by itself, though its stdio process then exits (its stdin was closed):
+ * connection.ts says what it is, over stdio and HTTP alike.
+ */
+export class UnsupportedServerVersion extends Error {
+  constructor(
+    /** The version the server answered, as it sent it. */
+    readonly offered: string,
+    /** The 2025-era versions the client accepts in an initialize answer, newest first. */
+    readonly supported: readonly string[],
+  ) {
+    super(`the server answered initialize with protocol version ${offered}, which this runtime does not speak`);
+    this.name = "UnsupportedServerVersion";
+  }
+}
+
+/**
+ * A start whose era probe was given up as unanswered (probe-silence.ts) and that the server then
+ * answered as a 2026-07-28 server, the start failing after (it refused the initialize sent in the
+ * meantime): a slow modern server, not a 2025-era one. connection.ts starts it again at once; the
+ * opener then waits for its probe (stdio-transport.ts).
+ */
+export class ProbeAnsweredLate extends McpAdapterError {
+  constructor(message: string) {
+    super("UPSTREAM_ERROR", message, { hint: "The server is slow to start and speaks the 2026-07-28 era: its next start waits for its era probe as long as its timeoutMs. Call again. Tool arguments cannot fix this." });
+  }
+}
+
 /** A problem in the declarative `adapter` block, found when the adapter is built; names the field. */
 export class McpSpecError extends AdapterSpecError {
   override readonly name = "McpSpecError";

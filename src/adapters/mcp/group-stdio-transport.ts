@@ -4,6 +4,7 @@ import { deserializeMessage, serializeMessage, type JSONRPCMessage, type Transpo
 import { BatchedWriter, NotSent } from "../../batched-writes.js";
 import { JsonRpcLineReader, OversizedLine, answerIdFromLine, isMethodLine } from "../../jsonrpc-lines.js";
 import type { LaneHook, LaneWire } from "./call-lane.js";
+import { ProbeSilence, type ProbeGivenUp } from "./probe-silence.js";
 import { exitBegun, signalGroup, stopGroup, trackGroup, untrackGroup, waitForGroupExit } from "../shared/process-groups.js";
 
 /**
@@ -17,7 +18,9 @@ import { exitBegun, signalGroup, stopGroup, trackGroup, untrackGroup, waitForGro
  * Being not the SDK's own StdioClientTransport, it also makes the SDK v2 run its era probe
  * (`server/discover`) in place instead of on a second, untracked copy of the server: one process
  * per cold start instead of two (measured 1.25 s vs 2.7 s on this machine under load). A server
- * that exits on the probe is started again with the 2025 handshake (connection.ts, openWithVerdict).
+ * that exits on the probe is started again with the 2025 handshake (connection.ts, openWithVerdict);
+ * one that ignores it while its process runs on is taken for a 2025-era server once it has gone
+ * quiet, not after the probe's whole timeout (probe-silence.ts).
  */
 
 export interface GroupStdioParams {
@@ -28,6 +31,8 @@ export interface GroupStdioParams {
   cwd: string;
   /** After stdin is closed, how long the group may take to go before SIGTERM; as long again before SIGKILL. */
   graceMs: number;
+  /** Give up the era probe once the process has gone quiet (probe-silence.ts); false: the SDK's own probe timeout only. Default true. */
+  probeSilence?: boolean;
 }
 
 /** A child's end: its exit code, or the signal that ended it. */
@@ -98,10 +103,18 @@ export class GroupStdioTransport implements Transport, LaneWire {
   #closeTold = false;
   readonly #closed: Promise<void>;
   #markClosed: () => void = () => {};
+  /** The era probe left unanswered by a quiet process is given up early (probe-silence.ts). */
+  readonly #probe: ProbeSilence | undefined;
 
   constructor(params: GroupStdioParams) {
     this.#params = params;
     this.#closed = new Promise((resolve) => (this.#markClosed = resolve));
+    if (params.probeSilence !== false) this.#probe = new ProbeSilence((answer) => this.onmessage?.(answer));
+  }
+
+  /** The era probe this start gave up on as unanswered (and what came of it later), if it did. */
+  get probeGivenUp(): ProbeGivenUp | undefined {
+    return this.#probe?.givenUp;
   }
 
   /**
@@ -169,6 +182,7 @@ export class GroupStdioTransport implements Transport, LaneWire {
         this.onerror?.(error);
       });
       child.on("spawn", () => {
+        this.#probe?.spawned();
         this.#pid = child.pid;
         if (child.pid !== undefined) trackGroup(child.pid);
         if (this.#abandoned) this.#endGroupNow();
@@ -179,6 +193,7 @@ export class GroupStdioTransport implements Transport, LaneWire {
       // waiting, after the server itself was gone.
       child.on("exit", (code, signal) => this.#leaderExited(child, { code, signal }));
       child.on("close", (code, signal) => {
+        this.#probe?.close();
         this.#child = undefined;
         this.#exit = { code, signal };
         this.#markClosed();
@@ -190,6 +205,7 @@ export class GroupStdioTransport implements Transport, LaneWire {
       child.stdout?.on("end", () => this.#stdoutEnded(child));
       child.stdout?.on("data", (chunk: Buffer) => {
         this.#wroteToStdout = true;
+        this.#probe?.output();
         try {
           this.#buffer.append(chunk);
           this.#drain();
@@ -199,6 +215,7 @@ export class GroupStdioTransport implements Transport, LaneWire {
         }
       });
       child.stderr?.pipe(this.#stderr);
+      if (this.#probe) child.stderr?.on("data", () => this.#probe?.output());
     });
   }
 
@@ -266,6 +283,7 @@ export class GroupStdioTransport implements Transport, LaneWire {
         if (message === null) continue;
       }
       if (message === null) return;
+      if (this.#probe?.received(message)) continue;
       if (this.#lane?.take(message)) continue;
       this.onmessage?.(message);
     }
@@ -304,6 +322,7 @@ export class GroupStdioTransport implements Transport, LaneWire {
     // Written now, it could never be read (the process has exited) or answered (its stdout ended).
     if (this.#leaderExit) return Promise.reject(new NotSent(`the server's process ${describeExit(this.#leaderExit)} before the message was written`));
     if (this.#stdoutClosed) return Promise.reject(new NotSent("the server closed its stdout"));
+    this.#probe?.sent(message);
     return this.#writer.write(serializeMessage(message));
   }
 
@@ -338,6 +357,7 @@ export class GroupStdioTransport implements Transport, LaneWire {
   }
 
   async #stop(): Promise<void> {
+    this.#probe?.close();
     const pid = this.#pid;
     try {
       this.#child?.stdin?.end();

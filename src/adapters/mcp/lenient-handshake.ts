@@ -4,6 +4,7 @@ import {
   ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolRequestOptions,
   type CallToolResult,
   type JSONRPCMessage,
@@ -20,6 +21,7 @@ import { mendToolsList } from "./tools-list-mend.js";
 import { ToolsListWalks } from "./tools-list-walk.js";
 import { HandshakeStrays } from "./handshake-strays.js";
 import { mcpItemProblem } from "../../runtime/content-items.js";
+import { UnsupportedServerVersion } from "./errors.js";
 
 /**
  * Liberal in what the adapter accepts from downstream servers: real servers (the original
@@ -33,11 +35,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
+/** The protocol version of an initialize result (a result with protocolVersion and capabilities); undefined for other messages. */
+function initializeVersionOf(message: unknown): string | undefined {
+  if (!isRecord(message) || !isRecord(message.result)) return undefined;
+  const { protocolVersion, capabilities } = message.result;
+  return typeof protocolVersion === "string" && isRecord(capabilities) ? protocolVersion : undefined;
+}
+
 /** An initialize result (protocolVersion + capabilities) with its serverInfo completed; other messages as they are. */
 function mendInitializeResult(message: unknown, onMended?: (what: string) => void): unknown {
-  if (!isRecord(message) || !isRecord(message.result)) return message;
-  const result = message.result;
-  if (typeof result.protocolVersion !== "string" || !isRecord(result.capabilities)) return message;
+  if (!isRecord(message) || initializeVersionOf(message) === undefined) return message;
+  const result = message.result as Record<string, unknown>;
   const info = isRecord(result.serverInfo) ? result.serverInfo : {};
   const missing = [typeof info.name === "string" ? undefined : "name", typeof info.version === "string" ? undefined : "version"].filter((m): m is string => !!m);
   if (missing.length === 0) return message;
@@ -306,13 +314,26 @@ export class LenientClient extends Client {
           next &&
           ((message, extra) => {
             this.#handshake.seen(message);
+            this.#answeredVersion = initializeVersionOf(message) ?? this.#answeredVersion;
             next(this.#mendToolsListAnswer(mendInitializeResult(message, this.onMended)) as Parameters<NonNullable<Transport["onmessage"]>>[0], extra);
           });
         inner?.set(handler);
       },
     });
-    return this.#handshake.during(transport, () => super.connect(transport, options));
+    this.#answeredVersion = undefined;
+    try {
+      return await this.#handshake.during(transport, () => super.connect(transport, options));
+    } catch (error) {
+      // The SDK refuses an initialize answer naming a version it does not speak with a bare Error
+      // and closes the connection: said as what it is, not as whatever the close looks like after.
+      const offered = this.#answeredVersion;
+      if (offered !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(offered)) throw new UnsupportedServerVersion(offered, SUPPORTED_PROTOCOL_VERSIONS);
+      throw error;
+    }
   }
+
+  /** The protocol version the server's initialize answer named, during and after the handshake; undefined before it. */
+  #answeredVersion: string | undefined;
 
   readonly #handshake = new HandshakeStrays();
 

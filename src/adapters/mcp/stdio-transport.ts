@@ -11,7 +11,7 @@ import { ToolCallLane } from "./call-lane.js";
 import { GroupStdioTransport, describeExit } from "./group-stdio-transport.js";
 import { LenientClient } from "./lenient-handshake.js";
 import type { OpenedTransport, TransportOpener } from "./connection.js";
-import { ExitedWhileStarting, McpAdapterError, errorMessage, isRequestTimeout, isUnsupportedProtocolVersion } from "./errors.js";
+import { ExitedWhileStarting, McpAdapterError, ProbeAnsweredLate, UnsupportedServerVersion, errorMessage, isRequestTimeout, isUnsupportedProtocolVersion } from "./errors.js";
 import type { McpStdioSpec } from "./spec.js";
 import { StderrTail } from "./stderr-tail.js";
 import { refusedUnsent } from "../../batched-writes.js";
@@ -115,12 +115,23 @@ function misansweredHint(): string {
   return "The server answered the MCP handshake, but not with the id of the request (JSON-RPC requires an answer to carry its request's id), so the answer could not be used: a bug in the server. Update it or report it to its maintainers. Tool arguments cannot fix this.";
 }
 
+/** What became of an era probe given up as unanswered (probe-silence.ts), for a failed start's message; "" when none was. */
+function probeGivenUpText(transport: GroupStdioTransport): string {
+  const given = transport.probeGivenUp;
+  if (!given) return "";
+  const late = given.late === "discover" ? ", and then answered it as a 2026-07-28 server (it is slow to start: its next start waits for the probe as long as its timeoutMs)" : given.late === "error" ? ", and then answered it with an error" : "";
+  return `; no answer to the era probe (server/discover) within ${given.afterMs} ms while its process ran quiet, so it was taken for a 2025-era server and sent initialize${late}`;
+}
+
 export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOptions): TransportOpener {
   const graceMs = options.killGraceMs ?? 2_000;
+  // Set once the server answered an era probe given up as unanswered with a discover result: a
+  // slow 2026-07-28 server, whose later starts wait for the probe the SDK's whole timeout.
+  let patientProbe = false;
   return async (makeClient, requestOptions) => {
     const launch = resolveLaunch(spec, options);
     const tail = new StderrTail(options.stderrLines ?? 40, undefined, (text) => options.redactor.redact(text));
-    const transport = new GroupStdioTransport({ ...launch, cwd: launch.cwd ?? process.cwd(), graceMs });
+    const transport = new GroupStdioTransport({ ...launch, cwd: launch.cwd ?? process.cwd(), graceMs, probeSilence: !patientProbe });
     // An oversized line no call can be told about: only the log says it was lost (the head it quotes is the server's output: masked).
     transport.onSkippedLine = (description) => options.log.warn(options.redactor.redact(`MCP server '${options.name}': ${description}`));
     transport.stderr.on("data", (chunk: Buffer) => {
@@ -139,9 +150,18 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       const errno = (error as NodeJS.ErrnoException).code;
       if (errno === "ENOENT" || errno === "EACCES") throw notStartable(errno, launch.command, spec, options);
       if (requestOptions.signal?.aborted || requestOptions.closing?.aborted) throw error;
+      // A slow 2026-07-28 server taken for a 2025-era one (it refused the initialize sent meanwhile):
+      // its next start waits for the probe, and connection.ts makes that start at once.
+      if (transport.probeGivenUp?.late === "discover") {
+        patientProbe = true;
+        throw new ProbeAnsweredLate(options.redactor.redact(`MCP server '${options.name}' failed to start (${errorMessage(error)})${probeGivenUpText(transport)}`));
+      }
       // The server answered the handshake that it does not serve its protocol version (-32022): said
       // as it is, so a connect with a kept verdict that no longer holds negotiates again (connection.ts).
       if (isUnsupportedProtocolVersion(error)) throw error;
+      // The runtime's own client refused the version the server answered initialize with, and closed
+      // its stdin: the server's exit that follows is not why (connection.ts words it, as over HTTP).
+      if (error instanceof UnsupportedServerVersion) throw error;
       // A server that exits at once (a bad argument, a missing variable) fails the handshake with
       // whatever the write or read met (EPIPE, "Connection closed"): its exit code and its last
       // stderr lines, read to the end once its pipes closed, are what say why.
@@ -149,7 +169,7 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
       await new Promise((resolve) => setImmediate(resolve));
       const stderr = tail.text().trim();
       const stray = strayLinesText(transport.strayStdout, options.redactor);
-      const detail = `${stray ? `; it wrote lines to stdout that are not JSON-RPC (stdout carries only JSON-RPC; logs go to stderr): ${stray}` : ""}${stderr ? `; its last stderr lines:\n${stderr}` : exit ? "; it wrote nothing to stderr" : ""}`;
+      const detail = `${probeGivenUpText(transport)}${stray ? `; it wrote lines to stdout that are not JSON-RPC (stdout carries only JSON-RPC; logs go to stderr): ${stray}` : ""}${stderr ? `; its last stderr lines:\n${stderr}` : exit ? "; it wrote nothing to stderr" : ""}`;
       if (transport.stdoutClosedWhileRunning) {
         throw new McpAdapterError("UPSTREAM_ERROR", options.redactor.redact(`MCP server '${options.name}' closed its stdout before it finished starting, while its process kept running; stdout carries its MCP answers, so none could arrive, and it was stopped${detail}`), {
           hint: `An MCP stdio server must keep stdout open for its JSON-RPC answers: run its command by hand to see why it closes it (a wrapper that redirects or closes stdout, a program that is not an MCP stdio server), and fix ${settingsAt(options.settings, ["command", "args"])}. Then call again. Tool arguments cannot fix this.`,
@@ -178,6 +198,8 @@ export function createStdioOpener(spec: McpStdioSpec, options: StdioOpenerOption
     } finally {
       requestOptions.closing?.removeEventListener("abort", abandon);
     }
+    const given = transport.probeGivenUp;
+    if (given) options.log.debug(`MCP server '${options.name}': no answer to the era probe (server/discover) within ${given.afterMs} ms of quiet; taken for a 2025-era server (initialize)`);
     const laneOn = !isOffValue(options.hostEnv[CALL_LANE_ENV]);
     const opened: OpenedTransport = {
       kind: "stdio",

@@ -136,6 +136,7 @@ export class RequestIdsInFlight {
   }
 }
 
-export function duplicateIdMessage(id: Id): string {
-  return `Invalid Request: id ${JSON.stringify(id)} is already used by a request in flight in this session (or twice in this batch); nothing was run. Give every request an id of its own and send it again`;
+/** The -32600 message for a request reusing an id in flight; `within` says where (an HTTP session and its batch by default; stdio says its connection). */
+export function duplicateIdMessage(id: Id, within = "in this session (or twice in this batch)"): string {
+  return `Invalid Request: id ${JSON.stringify(id)} is already used by a request in flight ${within}; nothing was run. Give every request an id of its own and send it again`;
 }
