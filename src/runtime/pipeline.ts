@@ -578,12 +578,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const runChecked = <T>(chain: (state: CallState) => Promise<void>, state: CallState, done: (state: CallState) => T): Promise<T> =>
     chain(state).then(
       () => {
-        if (state.loop) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, undefined);
+        if (state.loop) {
+          deps.loop.record(state.session, state.loop.key, state.loop.keyOf, undefined);
+          // A write that succeeded may have made a refused read valid (the item it added is there now).
+          if (state.facts.mutating && state.plugin) deps.loop.dataChanged(state.session, state.plugin.manifest.prefix);
+        }
         return done(state);
       },
       (error: unknown) => {
         // A question for the user is not a failure.
-        if (state.loop && !(error instanceof ConfirmInterrupt)) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, fromThrown(error), catalogVersionOf(state));
+        if (state.loop && !(error instanceof ConfirmInterrupt)) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, fromThrown(error), catalogVersionOf(state), state.plugin?.manifest.prefix);
         throw error;
       },
     );
