@@ -15,6 +15,7 @@ import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confir
 import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
+import { refusePlaceholders } from "./placeholders.js";
 import { aliasDeclaredByTool, repairArguments, repairRequest, stripToolPrefix, unreadableArgumentsString, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { truncationNote } from "./truncation-note.js";
 import { DeadlineError, isToolErrorResult, shapeResult, toolErrorText, toolReportedError, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
@@ -895,6 +896,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         state.repairs.push({ kind: "moved-confirm", message: `'confirm' was inside 'arguments'; it was read as the run's confirm (${isSchemaLike(meta) ? "this skill declares confirm as its own argument" : "this skill has no schema, so it may read confirm itself"})` });
       } else if (request.confirm && state.args.confirm === undefined) state.args = { ...state.args, confirm: true };
     }
+    // Before the schema: "<integer>" for an integer is better said as the placeholder it is than as a wrong type.
+    refusePlaceholders(state.args, what);
     if (schema) {
       const verdict = validateArguments(schema, state.args, what);
       const named = `${prefixOf(state.target)}/${state.tool?.name ?? state.skill?.name}`;
