@@ -463,7 +463,7 @@ export function createFacade(runtime: Runtime): Facade {
           const prefix = help.plugin.prefix;
           const { configure, broken, ...shown } = help.plugin;
           const next = configure
-            ? { configure: capitalised(configure), tell: "the user: only they can change the server's environment" }
+            ? { configure: capitalised(configure), tell: "the user: only they can change the server's setup" }
             : broken
               ? { broken: capitalised(broken), tell: "the user what `problems` says: only the plugin's author or operator can fix it; meanwhile do the work another way" }
               : runtime.facadeMode === "compact"
