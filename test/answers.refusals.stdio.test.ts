@@ -117,6 +117,14 @@ before(async () => {
       ],
     },
   });
+  // A CLI plugin whose program answers with an error of its own (exit 128, as git's "unknown revision").
+  const fail = path.join(FIXTURES, "cli", "fail");
+  writePlugin(path.join(plugins, "agent-tools-plugin-vcs"), {
+    name: "vcs",
+    prefix: "vcs",
+    description: "a version control CLI",
+    adapter: { kind: "cli", program: fail, allowlist: [fail], tools: [{ name: "show", argv: ["128", "unknown revision {rev}"], readonly: true }] },
+  });
   config = path.join(dir, "agent-tools.config.json");
   writeFileSync(config, JSON.stringify({ mcpServers: { jot: { command: process.execPath, args: [path.join(FIXTURES, "mcp", "stdio-server.mjs"), "--echo-as", "error"] } } }));
 });
@@ -234,6 +242,17 @@ describe("a service's refusal, as the model is told it", () => {
     assert.equal(error.message, "the tool answered with an error: note 99 not found");
     assert.match(error.hint, /answered with an error of its own .*look an id up first with one of this plugin's list, search or get tools/);
     assert.doesNotMatch(error.hint, SERVICE_FAILED);
+  });
+
+  it("a CLI program that exits non-zero answered with an error of its own: the same advice as an MCP tool's, not 'the service failed'", async () => {
+    const error = errorOf(await callJson(server.client, "agent_tools_vcs_call", { toolName: "show", arguments: { rev: "HEAD~99" } }));
+    assert.equal(error.code, "UPSTREAM_ERROR");
+    assert.match(error.message, /exited with code 128; stderr: error: unknown revision HEAD~99$/);
+    assert.match(error.hint, /^The program answered with an error of its own \(`message` quotes what it printed\)\. If it names an id, an argument or a state .*look an id up first with one of this plugin's list, search or get tools/);
+    assert.doesNotMatch(error.hint, SERVICE_FAILED);
+    // One wording: the MCP tool's hint is the same but for whose error it is.
+    const mcp = errorOf(await callJson(server.client, "agent_tools_jot_call", { toolName: "echo", arguments: { text: "note 99 not found" } }));
+    assert.equal(error.hint.replace("The program", "The tool").replace("quotes what it printed", "quotes it"), mcp.hint);
   });
 
   it("search's error answer names the plugin as sent, and none when none was sent (never '*')", async () => {
