@@ -48,7 +48,7 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
   UNKNOWN_FACADE_TOOL: "Call one of the names in `details.tools` instead; agent_tools_help lists every plugin.",
   UNKNOWN_PLUGIN: "Nothing was run. Put one of the names in `details.plugins` in `plugin`; agent_tools_help lists every plugin.",
   EMPTY_COMMAND: "Send a non-empty `command`, e.g. \"status\" or \"list\".",
-  NOT_CONFIGURED: "Set what `details.missing` lists in the environment of the agent-tools server (not in tool arguments), then restart it.",
+  NOT_CONFIGURED: "Tell the user to set what `details.missing` lists in the environment of the agent-tools server (not in tool arguments), then restart it; do not try to set it yourself.",
   UPSTREAM_ERROR:
     "The service behind this plugin failed. Read `message`; fix the arguments if it names one, otherwise try a different tool or report the failure to the user.",
   UPSTREAM_TIMEOUT:
@@ -86,7 +86,7 @@ const HINTS_WITHOUT_DETAILS: Readonly<Partial<Record<ErrorCode, string>>> = {
   UNKNOWN_SKILL: "Search to see the plugin's skills and their arguments.",
   UNKNOWN_FACADE_TOOL: "Nothing was run. agent_tools_help lists the tools this server has.",
   UNKNOWN_PLUGIN: "Nothing was run. agent_tools_help lists every plugin.",
-  NOT_CONFIGURED: "Set what `message` names in the environment of the agent-tools server (not in tool arguments), then restart it.",
+  NOT_CONFIGURED: "Tell the user to set what `message` names in the environment of the agent-tools server (not in tool arguments), then restart it; do not try to set it yourself.",
 };
 
 export interface ErrorPayload {
@@ -94,6 +94,16 @@ export interface ErrorPayload {
   message: string;
   hint: string;
   details?: Record<string, unknown>;
+}
+
+/**
+ * A NOT_CONFIGURED hint as the model must read it: the fix is the user's (the server's environment,
+ * a program to install, a file to correct), so a hint that does not already say whom to tell is
+ * led by "Tell the user:". Models told only "set X in the environment" tried to set it themselves,
+ * in tool arguments or a shell; a dozen throwers write their own hints, and this holds for all.
+ */
+function forTheUser(hint: string): string {
+  return /\buser\b/i.test(hint) ? hint : `Tell the user: ${hint}`;
 }
 
 function pointsAtMissing(hint: string, details: Record<string, unknown> | undefined): boolean {
@@ -120,9 +130,9 @@ export class RuntimeError extends Error {
 
   /** The thrower's hint, else the code's — the fallback one when the code's names a `details` field this error lacks. */
   get hint(): string {
-    if (this.#hint !== undefined) return this.#hint;
     const generic = HINTS[this.code];
-    return pointsAtMissing(generic, this.details) ? (HINTS_WITHOUT_DETAILS[this.code] ?? generic) : generic;
+    const hint = this.#hint ?? (pointsAtMissing(generic, this.details) ? (HINTS_WITHOUT_DETAILS[this.code] ?? generic) : generic);
+    return this.code === "NOT_CONFIGURED" ? forTheUser(hint) : hint;
   }
 
   /** Whether the thrower supplied its own hint (an adapter's `errors` rule). */

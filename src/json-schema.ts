@@ -219,7 +219,7 @@ function typeInWords(type: string): string {
 }
 
 /** "/a/0/b" → "a[0].b": how a person names a field; each name cut as answers quote what was sent (a sent key can be a megabyte). */
-function pointerToField(pointer: string): string {
+export function pointerToField(pointer: string): string {
   const parts = pointer.split("/").slice(1).map((p) => echoed(p.replace(/~1/g, "/").replace(/~0/g, "~")));
   let out = "";
   for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;

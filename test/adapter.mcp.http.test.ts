@@ -549,7 +549,7 @@ describe("bearer token", () => {
     assert.ok(!error.message.includes("wrong-token-987654"));
     // The answer names the variable the refused token came from, and the hint says to replace it there.
     assert.match(error.message, /refused the credentials \(HTTP 401\).*check \$N8N_MCP_TOKEN/);
-    assert.match((error as Error & { hint?: string }).hint ?? "", /^Set N8N_MCP_TOKEN in the environment of the agent-tools server to a valid access token/);
+    assert.match((error as Error & { hint?: string }).hint ?? "", /^Tell the user: Set N8N_MCP_TOKEN in the environment of the agent-tools server to a valid access token/);
   });
 
   test("a 403 insufficient_scope is NOT_CONFIGURED naming the credential source and the scope required", async () => {
@@ -561,7 +561,7 @@ describe("bearer token", () => {
     const error = await rejectsWith(adapter.listTools());
     assert.equal(error.code, "NOT_CONFIGURED");
     assert.match(error.message, /refused the credentials \(HTTP 403 insufficient_scope\) for .*: it requires the scope files:write; check \$B_TOKEN$/);
-    assert.match((error as Error & { hint?: string }).hint ?? "", /^Issue a token with the scope files:write .*Set B_TOKEN in the environment of the agent-tools server.*Tool arguments cannot fix this\.$/);
+    assert.match((error as Error & { hint?: string }).hint ?? "", /^Tell the user: Issue a token with the scope files:write .*Set B_TOKEN in the environment of the agent-tools server.*Tool arguments cannot fix this\.$/);
     assert.ok(!error.message.includes("b-token-0123456789"));
   });
 
@@ -663,7 +663,7 @@ describe("OAuth token store", () => {
     assert.ok(!error.message.includes("refresh-revoked-000"));
     // The fix is a new token set in the store (read again on the next call), not a variable and a restart.
     assert.match(error.message, new RegExp(`write a new token set into ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`));
-    assert.match((error as Error & { hint?: string }).hint ?? "", /^Create or rewrite .*tokens\.json with a token set of this MCP server \(JSON \{"access_token".*it is read again on the next call\)\. Tool arguments/);
+    assert.match((error as Error & { hint?: string }).hint ?? "", /^Tell the user: Create or rewrite .*tokens\.json with a token set of this MCP server \(JSON \{"access_token".*it is read again on the next call\)\. Tool arguments/);
     assert.equal(redactor.redact("x refresh-revoked-000 access-stale-000"), "x [redacted] [redacted]");
     assert.equal(JSON.parse(readFileSync(file, "utf8")).access_token, "access-stale-000", "the store is unchanged");
   });
@@ -681,7 +681,7 @@ describe("OAuth token store", () => {
     assert.equal(named.code, "NOT_CONFIGURED");
     assert.equal(named.message, `the OAuth token store ${nowhere} does not exist (or set N8N_MCP_TOKEN to an access token of the MCP server instead)`);
     const hint = (named as Error & { hint?: string }).hint ?? "";
-    assert.ok(hint.startsWith(`Create or rewrite ${nowhere} with a token set of this MCP server (JSON {"access_token"`), hint);
+    assert.ok(hint.startsWith(`Tell the user: Create or rewrite ${nowhere} with a token set of this MCP server (JSON {"access_token"`), hint);
     assert.match(hint, /or set N8N_MCP_TOKEN in the environment of the agent-tools server to an access token and restart it/);
     const file = writeStore("plain-http", { access_token: "a-000", refresh_token: "r-000", expires_at: 1000, token_endpoint: "http://auth.example.com/token" });
     const insecure = adapterFor({ url: server.url, auth: { tokenStore: file } }, { env: {} });

@@ -7,7 +7,8 @@ import { after, before, describe, it } from "node:test";
 import { createRestAdapter } from "../src/adapters/rest/index.js";
 import type { Adapter } from "../src/adapters/types.js";
 import { sendJson, silent, startServer, type TestServer } from "./fixtures/rest/http-server.js";
-import { callJson, connect, writePlugin } from "./helpers.js";
+import { pathToFileURL } from "node:url";
+import { callJson, connect, ROOT, writePlugin } from "./helpers.js";
 
 /** Each auth style against a real server, including login, token caching and re-login on 401. */
 
@@ -335,6 +336,45 @@ describe("what only the configuration can fix, over stdio", () => {
       assert.match(payload.error?.message ?? "", new RegExp(`GET /v1/items failed: could not reach ${host.replace(/\./g, "\\.")} \\(ECONNREFUSED: nothing answered there\\)`));
       assert.match(payload.error?.hint ?? "", /start the service, or check that DOWN_BASE \(the base URL's variable, in the agent-tools server's environment\) names the right host and port/);
       assert.deepEqual(payload.error?.details, { host, code: "ECONNREFUSED" });
+    } finally {
+      await connected.close();
+    }
+  });
+
+  it("a base URL written out, or built by a module adapter: the hint names where it is set (plugin.json's field, or the variable the module names), and an openapi clause only for openapi", async () => {
+    const closed = await startServer((_req, res) => sendJson(res, 200, {}));
+    const base = closed.url;
+    await closed.close();
+    const plugins = path.join(dir, "written-out");
+    writePlugin(path.join(plugins, "agent-tools-plugin-fixed"), {
+      name: "fixed",
+      prefix: "fixed",
+      description: "a base URL written in plugin.json",
+      adapter: { kind: "rest", baseUrl: base, tools: [{ name: "t", path: "/items" }] },
+    });
+    // As the bundled ollama plugin does: the block is built in code, its URL read from a variable (here unset, so a default).
+    const kit = pathToFileURL(path.join(ROOT, "dist", "adapter-kit.js")).href;
+    writePlugin(
+      path.join(plugins, "agent-tools-plugin-coded"),
+      { name: "coded", prefix: "coded", description: "a base URL a module adapter chose", adapter: "./adapter.mjs" },
+      {
+        "adapter.mjs": `import { createRestAdapter } from ${JSON.stringify(kit)};
+export default (options) => createRestAdapter(
+  { kind: "rest", baseUrl: options.env.CODED_URL || ${JSON.stringify(base)}, tools: [{ name: "t", path: "/items" }] },
+  { ...options, settings: { ...options.settings, hostVariables: { baseUrl: "CODED_URL" } } },
+);
+`,
+      },
+    );
+    const connected = await connect(plugins);
+    try {
+      const fixed = (await callJson(connected.client, "agent_tools_fixed_call", { toolName: "t", arguments: {} })).payload.error;
+      assert.match(fixed?.hint ?? "", /start the service, or check that adapter\.baseUrl in the plugin's plugin\.json names the right host and port/);
+      assert.doesNotMatch(fixed?.hint ?? "", /openapi/);
+      const coded = (await callJson(connected.client, "agent_tools_coded_call", { toolName: "t", arguments: {} })).payload.error;
+      assert.equal(coded?.code, "UPSTREAM_ERROR", JSON.stringify(coded));
+      assert.match(coded?.hint ?? "", /start the service, or check that CODED_URL \(the base URL's variable, in the agent-tools server's environment\) names the right host and port/);
+      assert.doesNotMatch(coded?.hint ?? "", /plugin\.json|openapi/);
     } finally {
       await connected.close();
     }

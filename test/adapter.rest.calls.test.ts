@@ -232,7 +232,7 @@ describe("pagination", () => {
 
   it("link: stops at maxPages and says so", async () => {
     const a = await make([{ name: "list", path: "/endless", paginate: { style: "link", maxPages: 4 } }, { name: "dflt", path: "/endless", paginate: { style: "link" } }]);
-    assert.deepEqual(await a.call("list", {}), { items: ["0", "1", "2", "3"], pages: 4, complete: false, stoppedBecause: "maxPages" });
+    assert.deepEqual(await a.call("list", {}), { items: ["0", "1", "2", "3"], pages: 4, complete: false, stoppedBecause: "maxPages", stoppedDetail: "read 4 items in 4 pages, the most one call reads (maxPages). For the rest ask for larger pages or filter the list; or tell the user the plugin's paginate.maxPages can be raised." });
     const dflt = (await a.call("dflt", {})) as { pages: number; complete: boolean };
     assert.equal(dflt.pages, 10, "default cap is 10 pages");
     assert.equal(dflt.complete, false);
@@ -250,7 +250,7 @@ describe("pagination", () => {
 
   it("page: the cap stops early and reports it", async () => {
     const a = await make([{ name: "list", path: "/paged", paginate: { style: "page", perPageParam: "per_page", perPage: 2, itemsPath: "items", maxPages: 2 } }]);
-    assert.deepEqual(await a.call("list", {}), { items: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }], pages: 2, complete: false, stoppedBecause: "maxPages" });
+    assert.deepEqual(await a.call("list", {}), { items: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }], pages: 2, complete: false, stoppedBecause: "maxPages", stoppedDetail: "read 4 items in 2 pages, the most one call reads (maxPages). For the rest ask for larger pages ('per_page') or filter the list; or tell the user the plugin's paginate.maxPages can be raised." });
   });
 
   it("page: a page that is not a list is returned as is, marked notAnArray", async () => {

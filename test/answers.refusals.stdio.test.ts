@@ -28,6 +28,10 @@ function handle(req: Recorded, res: Parameters<typeof sendJson>[0]): void {
   const item = /^\/api\/items\/([^/]+)$/.exec(url.pathname);
   if (item) {
     const sku = decodeURIComponent(item[1] ?? "");
+    if (req.method === "PUT") {
+      stock[sku] = (JSON.parse(req.body) as { stock: number }).stock;
+      return sendJson(res, 201, { sku, stock: stock[sku] });
+    }
     if (!(sku in stock)) return sendJson(res, 404, { error: `item ${sku} does not exist` });
     if (req.method === "GET") return sendJson(res, 200, { sku, stock: stock[sku] });
     const { delta } = JSON.parse(req.body) as { delta: number };
@@ -65,6 +69,7 @@ const SPEC = {
     "/items/{sku}": {
       parameters: [{ name: "sku", in: "path", required: true, schema: { type: "string" } }],
       get: { operationId: "getItem", responses: {} },
+      put: { operationId: "addItem", requestBody: { required: true, ...json({ type: "object", properties: { stock: { type: "integer" } }, required: ["stock"] }) }, responses: {} },
       patch: {
         operationId: "adjustStock",
         requestBody: { required: true, ...json({ type: "object", properties: { delta: { type: "integer" }, reason: { type: "string" } }, required: ["delta"] }) },
@@ -112,6 +117,14 @@ before(async () => {
       ],
     },
   });
+  // A CLI plugin whose program answers with an error of its own (exit 128, as git's "unknown revision").
+  const fail = path.join(FIXTURES, "cli", "fail");
+  writePlugin(path.join(plugins, "agent-tools-plugin-vcs"), {
+    name: "vcs",
+    prefix: "vcs",
+    description: "a version control CLI",
+    adapter: { kind: "cli", program: fail, allowlist: [fail], tools: [{ name: "show", argv: ["128", "unknown revision {rev}"], readonly: true }] },
+  });
   config = path.join(dir, "agent-tools.config.json");
   writeFileSync(config, JSON.stringify({ mcpServers: { jot: { command: process.execPath, args: [path.join(FIXTURES, "mcp", "stdio-server.mjs"), "--echo-as", "error"] } } }));
 });
@@ -154,6 +167,31 @@ describe("a service's refusal, as the model is told it", () => {
 
     const fixed = await shop("getItem", { sku: "XYZ-1" });
     assert.equal(fixed.isError, false, JSON.stringify(fixed.payload));
+  });
+
+  it("a write that succeeds clears its plugin's counted refusals: the read it made valid runs (not LOOP_DETECTED)", async () => {
+    // The probe's sequence: the item is not there twice, the agent adds it, and reads it again.
+    for (let i = 0; i < 2; i++) assert.equal(errorOf(await shop("getItem", { sku: "NEW-1" })).details?.status, 404);
+    const added = await shop("addItem", { sku: "NEW-1", stock: 5 }, true);
+    assert.equal(added.isError, false, JSON.stringify(added.payload));
+    const read = await shop("getItem", { sku: "NEW-1" });
+    assert.equal(read.isError, false, JSON.stringify(read.payload));
+    assert.deepEqual((read.payload.result as { data: unknown }).data, { sku: "NEW-1", stock: 5 });
+    assert.equal(requestsTo("GET", "/api/items/NEW-1"), 3, "the read after the write was sent");
+
+    // A read that succeeds changes nothing: the refused call is still a loop on its third try.
+    for (let i = 0; i < 2; i++) errorOf(await shop("getItem", { sku: "GONE-1" }));
+    assert.equal((await shop("getItem", { sku: "XYZ-1" })).isError, false);
+    assert.equal(errorOf(await shop("getItem", { sku: "GONE-1" })).code, "LOOP_DETECTED");
+    // Nor does a write to another plugin: its data is not this one's.
+    assert.equal((await callJson(server.client, "agent_tools_memo_call", { toolName: "add_memo", arguments: { body: { title: "x" } }, confirm: true })).isError, false);
+    assert.equal(errorOf(await shop("getItem", { sku: "GONE-1" })).code, "LOOP_DETECTED");
+    // A write refused by the schema (nothing sent) clears nothing either; the next write that succeeds does.
+    assert.equal(errorOf(await shop("addItem", { sku: "GONE-2", stock: "many" }, true)).code, "ARG_VALIDATION_FAILED");
+    assert.equal(errorOf(await shop("getItem", { sku: "GONE-1" })).code, "LOOP_DETECTED");
+    assert.equal((await shop("addItem", { sku: "GONE-1", stock: 1 }, true)).isError, false);
+    assert.equal((await shop("getItem", { sku: "GONE-1" })).isError, false);
+    assert.equal(requestsTo("GET", "/api/items/GONE-1"), 3, "two refusals, then the read after the write");
   });
 
   it("409: the data's current state refused it, read it first", async () => {
@@ -204,6 +242,17 @@ describe("a service's refusal, as the model is told it", () => {
     assert.equal(error.message, "the tool answered with an error: note 99 not found");
     assert.match(error.hint, /answered with an error of its own .*look an id up first with one of this plugin's list, search or get tools/);
     assert.doesNotMatch(error.hint, SERVICE_FAILED);
+  });
+
+  it("a CLI program that exits non-zero answered with an error of its own: the same advice as an MCP tool's, not 'the service failed'", async () => {
+    const error = errorOf(await callJson(server.client, "agent_tools_vcs_call", { toolName: "show", arguments: { rev: "HEAD~99" } }));
+    assert.equal(error.code, "UPSTREAM_ERROR");
+    assert.match(error.message, /exited with code 128; stderr: error: unknown revision HEAD~99$/);
+    assert.match(error.hint, /^The program answered with an error of its own \(`message` quotes what it printed\)\. If it names an id, an argument or a state .*look an id up first with one of this plugin's list, search or get tools/);
+    assert.doesNotMatch(error.hint, SERVICE_FAILED);
+    // One wording: the MCP tool's hint is the same but for whose error it is.
+    const mcp = errorOf(await callJson(server.client, "agent_tools_jot_call", { toolName: "echo", arguments: { text: "note 99 not found" } }));
+    assert.equal(error.hint.replace("The program", "The tool").replace("quotes what it printed", "quotes it"), mcp.hint);
   });
 
   it("search's error answer names the plugin as sent, and none when none was sent (never '*')", async () => {

@@ -363,7 +363,7 @@ describe("a config whose entry starts the runtime through a wrapper script", () 
     const refusal = innermostError(deep.payload);
     assert.equal(refusal.code, "NOT_CONFIGURED", JSON.stringify(deep.payload));
     assert.match(refusal.message, /MCP server 'loop' was not started: this runtime was started by another agent-tools runtime 2 levels deep \(AGENT_TOOLS_DEPTH=2\)/);
-    assert.equal(refusal.hint, DEPTH_REFUSAL_HINT);
+    assert.equal(refusal.hint, `Tell the user: ${DEPTH_REFUSAL_HINT}`);
     // The refusal is the deepest runtime's answer: it has decided, and the chain stays at two.
     assert.equal(runtimesBelow(server.pid), 2, JSON.stringify(descendants(server.pid)));
   });
@@ -416,7 +416,7 @@ describe("a runtime started at the depth limit", () => {
     const error = call.payload.error as ErrorAnswer;
     assert.match(error.message, /was not started: this runtime was started by another agent-tools runtime 2 levels deep/);
     // The guard's own hint, also once the failed start is remembered (the listing at start tried first).
-    assert.equal(error.hint, DEPTH_REFUSAL_HINT, JSON.stringify(call.payload));
+    assert.equal(error.hint, `Tell the user: ${DEPTH_REFUSAL_HINT}`, JSON.stringify(call.payload));
     // One wording: the problems line says the same refusal and the same fix as the call's answer.
     const why = error.message.slice(error.message.indexOf("this runtime was started"));
     assert.equal(problem, `stdio MCP servers are not started: ${why}. ${DEPTH_REFUSAL_HINT}`);

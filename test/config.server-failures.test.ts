@@ -54,6 +54,9 @@ describe("mcpServers entries that fail, over stdio", () => {
           silent: exits("process.exit(5)"),
           leaky: { ...exits("console.error('connecting with', process.env.DBPASS, process.env.DB_PASS); process.exit(1)"), env: { DBPASS: DB_PASS }, envFile: "db.env" },
           remote: { url: http.url, headers: { "X-Db-Pass": HEADER_PASS }, readonlyTools: ["headers"] },
+          // A misspelt program (the probe's "nodee"), and a variable that is not set.
+          typo: { command: "nodee-no-such-program", args: ["x.js"] },
+          keyless: { ...exits("0"), env: { API_KEY: "${SERVER_FAILURES_UNSET_KEY}" } },
         },
       }),
     );
@@ -93,6 +96,29 @@ describe("mcpServers entries that fail, over stdio", () => {
     assert.match(error.message, /command '.*server\.sh' \(`mcpServers\.noexec\.command` in .*\) is not executable \(EACCES\)/);
     assert.match(error.hint, /chmod \+x/);
     assert.doesNotMatch(error.hint, /environment/);
+    // Its own hint, led by whom to tell: the model cannot chmod the user's file.
+    assert.match(error.hint, /^Tell the user: Make the file executable/);
+  });
+
+  it("a program not on PATH: its own hint (install it, or correct the entry's command, then restart), never 'set it in the environment'", async () => {
+    const error = await callError("typo");
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.equal(error.message, "plugin 'typo' is not configured: install nodee-no-such-program (not found on PATH)");
+    assert.deepEqual(error.details, { missing: ["nodee-no-such-program"], bins: ["nodee-no-such-program"] });
+    assert.match(error.hint, /^Tell the user \(do not install it yourself\): the program is not installed where the agent-tools server looks; they install it, or correct `mcpServers\.typo\.command` in .*agent-tools\.config\.json if it is misspelt, then restart the server\. Tool arguments cannot fix this\.$/);
+    assert.doesNotMatch(error.hint, /environment|details\.missing/);
+    // Help says the same to whoever reads it for the user.
+    const { payload } = await callJson(server.client, "agent_tools_help", { plugin: "typo" });
+    const next = (payload.plugin as { next: { configure: string; tell: string } }).next;
+    assert.match(next.configure, /^Install nodee-no-such-program \(not found on PATH\), or correct `mcpServers\.typo\.command` in .*agent-tools\.config\.json if it is misspelt, then restart the agent-tools server; /);
+    assert.doesNotMatch(next.configure, /environment/);
+  });
+
+  it("a variable that is not set: the hint says to tell the user to set it, not to try", async () => {
+    const error = await callError("keyless");
+    assert.equal(error.code, "NOT_CONFIGURED");
+    assert.deepEqual(error.details, { missing: ["SERVER_FAILURES_UNSET_KEY"] });
+    assert.equal(error.hint, "Tell the user to set what `details.missing` lists in the environment of the agent-tools server (not in tool arguments), then restart it; do not try to set it yourself.");
   });
 
   it("a cwd that does not exist: named as the entry's setting, with a hint to create or correct it", async () => {

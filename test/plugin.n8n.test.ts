@@ -270,7 +270,7 @@ describe("n8n plugin: connection variants", () => {
       const { payload } = await skill(server, "find-workflows");
       assert.equal(payload.error?.code, "NOT_CONFIGURED");
       assert.match(payload.error?.message ?? "", /answered HTTP 401: n8n refused the API key in N8N_API_KEY \(unauthorized\)/);
-      assert.match(payload.error?.hint ?? "", /^Set N8N_API_KEY in the environment of the agent-tools server to a valid n8n API key/);
+      assert.match(payload.error?.hint ?? "", /^Tell the user: Set N8N_API_KEY in the environment of the agent-tools server to a valid n8n API key/);
       assert.ok(!JSON.stringify(payload).includes("n8n_api_wrong_key_123456"));
       const foreign = await skill(server, "find-workflows", { url: "https://evil.example.com" });
       assert.equal(foreign.payload.error?.code, "ARG_VALIDATION_FAILED");
@@ -299,7 +299,7 @@ describe("n8n plugin: what each variable is for", () => {
       const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} });
       assert.equal(payload.error?.code, "NOT_CONFIGURED");
       assert.ok((payload.error?.message ?? "").includes(`the OAuth token store ${store} does not exist`), payload.error?.message);
-      assert.ok((payload.error?.hint ?? "").startsWith(`Create or rewrite ${store} with a token set`), payload.error?.hint);
+      assert.ok((payload.error?.hint ?? "").startsWith(`Tell the user: Create or rewrite ${store} with a token set`), payload.error?.hint);
       assert.doesNotMatch(JSON.stringify([discovered, payload]), /\[redacted\]/);
       assertNoSecrets(n8n, server, discovered, payload);
     } finally {
@@ -360,7 +360,7 @@ describe("n8n plugin: what each variable is for", () => {
       const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} });
       assert.equal(payload.error?.code, "NOT_CONFIGURED");
       assert.match(payload.error?.message ?? "", new RegExp(`the OAuth token store ${store.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} does not exist \\(or set N8N_MCP_TOKEN to an access token of the MCP server instead\\)`));
-      assert.match(payload.error?.hint ?? "", /^Create or rewrite .*tokens\.json with a token set of this MCP server \(JSON \{"access_token".*or set N8N_MCP_TOKEN/);
+      assert.match(payload.error?.hint ?? "", /^Tell the user: Create or rewrite .*tokens\.json with a token set of this MCP server \(JSON \{"access_token".*or set N8N_MCP_TOKEN/);
       assert.doesNotMatch(JSON.stringify([discovered, payload]), /sign in/);
     } finally {
       await server.close();
@@ -375,7 +375,7 @@ describe("n8n plugin: what each variable is for", () => {
       const { payload } = await callJson(server.client, "agent_tools_n8n_call", { toolName: "search_workflows", arguments: {} });
       assert.equal(payload.error?.code, "NOT_CONFIGURED");
       assert.match(payload.error?.message ?? "", /refused the credentials \(HTTP 401\).*check \$N8N_MCP_TOKEN/);
-      assert.match(payload.error?.hint ?? "", /^Set N8N_MCP_TOKEN in the environment of the agent-tools server/);
+      assert.match(payload.error?.hint ?? "", /^Tell the user: Set N8N_MCP_TOKEN in the environment of the agent-tools server/);
       assert.ok(!JSON.stringify(payload).includes("n8n_mcp_wrong_token_123456"));
     } finally {
       await server.close();

@@ -286,6 +286,9 @@ describe("ollama plugin: image files, cloud key and no server", () => {
       assert.equal(isError, true);
       assert.equal(answer.error?.code, "UPSTREAM_ERROR");
       assert.match(answer.error?.message ?? "", /GET \/api\/tags failed: .*ECONNREFUSED/);
+      // Its base URL is OLLAMA_URL's (the module builds the block): the hint names that, no plugin.json field, no openapi spec.
+      assert.match(answer.error?.hint ?? "", /check that OLLAMA_URL \(the base URL's variable, in the agent-tools server's environment\) names the right host and port/);
+      assert.doesNotMatch(answer.error?.hint ?? "", /plugin\.json|openapi/);
     } finally {
       await server.close();
     }

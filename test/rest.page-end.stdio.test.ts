@@ -58,6 +58,8 @@ describe("page pagination: a page shorter than perPage is not taken for the last
           { name: "one_page", path: "/capped", paginate: { ...paginate, perPage: 50, maxPages: 1 } },
           { name: "has_more", path: "/roomy", paginate: { ...paginate, perPage: 50, hasMorePath: "has_more" } },
           { name: "total", path: "/capped", paginate: { ...paginate, perPage: 15, totalPath: "total" } },
+          { name: "total_capped", path: "/capped", paginate: { ...paginate, perPage: 10, totalPath: "total", maxPages: 2 } },
+          { name: "untold_capped", path: "/capped", paginate: { ...paginate, perPage: 10, maxPages: 2 } },
         ],
       },
     });
@@ -130,5 +132,16 @@ describe("page pagination: a page shorter than perPage is not taken for the last
     assert.equal(result.complete, true);
     // 15, 15, 15: every page full, so only the total says page 3 is the last.
     assert.deepEqual(pagesAsked, ["1", "2", "3"]);
+  });
+
+  it("maxPages reached on full pages: stoppedDetail says how much was read (of the total, when the service says it) and how to get the rest", async () => {
+    const told = await list("total_capped");
+    assert.deepEqual(told.result.items, NOTES.slice(0, 20));
+    assert.deepEqual([told.result.pages, told.result.complete, told.result.stoppedBecause], [2, false, "maxPages"]);
+    assert.equal(told.result.stoppedDetail, "read 20 of 45 items in 2 pages, the most one call reads (maxPages). For the rest ask for larger pages ('per_page') or filter the list; or tell the user the plugin's paginate.maxPages can be raised.");
+    assert.deepEqual(told.pagesAsked, ["1", "2"]);
+    // Without totalPath the count of all is not known: only what was read is said.
+    const untold = await list("untold_capped");
+    assert.match(untold.result.stoppedDetail ?? "", /^read 20 items in 2 pages, the most one call reads \(maxPages\)\. For the rest ask for larger pages/);
   });
 });

@@ -42,9 +42,12 @@ export default async function createOllamaAdapter(options) {
   const { env } = options;
   const spec = JSON.parse(readFileSync(path.join(options.pluginDir, "rest.json"), "utf8"));
   const target = ollamaTarget(env);
+  // The base URL is OLLAMA_URL's (localhost when unset), not a plugin.json field: an unreachable
+  // server's hint names the variable (settings.hostVariables).
+  const settings = { field: "adapter", file: "plugin.json", ...options.settings, hostVariables: { ...options.settings?.hostVariables, baseUrl: "OLLAMA_URL" } };
   const rest = await createRestAdapter(
     { kind: "rest", ...spec, baseUrl: target.baseUrl, timeoutMs: timeoutFrom(env), ...(target.auth ? { auth: target.auth } : {}) },
-    options,
+    { ...options, settings },
   );
   const { tools: restTools } = await rest.listTools();
   const byName = new Map(restTools.map((t) => [t.name, t]));

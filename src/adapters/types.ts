@@ -189,7 +189,12 @@ export interface SettingsLocation {
   file: string;
   /** An embedded default server's: the host variable that sets it up, named instead of its fields (no file holds them). */
   variable?: string;
-  /** A server configured from host variables (a text module's AGENT_MCP_URL): each setting's variable, named instead of a field. */
+  /**
+   * A server configured from host variables (a text module's AGENT_MCP_URL): each setting's
+   * variable, named instead of a field. A module adapter that builds a rest or openapi block in
+   * code names its base URL's variable here as `baseUrl` (the ollama plugin's OLLAMA_URL), so an
+   * unreachable service's hint names that variable, not a plugin.json field it does not have.
+   */
   hostVariables?: Readonly<Record<string, string>>;
   /**
    * What the `url` setting must hold, where it is not the MCP endpoint itself: n8n's

@@ -11,7 +11,7 @@ import type { PluginSummary } from "../runtime/runtime.js";
  */
 
 export const SERVER_INSTRUCTIONS =
-  "agent-tools-runtime keeps many services behind a few tools. Search before guessing: agent_tools_search({query}) finds the right tool in any of them and gives the exact call to make next. Errors carry a code and a hint: follow the hint rather than retrying the same call.";
+  "agent-tools-runtime keeps many services behind a few tools. Search before guessing: agent_tools_search({query}) finds the right tool and the next call (replace its <type> placeholders). Errors carry a code and a hint: follow the hint rather than retrying the same call.";
 
 const MAX_SERVICE_LINES = 20;
 const MAX_IDLE_NAMES = 20;

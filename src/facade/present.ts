@@ -6,13 +6,14 @@ import { COMPACT_CALL_TOOL, COMPACT_RUN_SKILL_TOOL, facadeToolName } from "./too
 
 /**
  * How the facade shows what the runtime answers. Facade tool names live here, not in the runtime:
- * a neutral next step becomes the exact call for this facade's mode, and the help protocol names
+ * a neutral next step becomes the call for this facade's mode, and the help protocol names
  * this facade's tools.
  */
 
 /**
- * A next step as the call to send, as is: `{"tool": name, "arguments": {...}}`. Required arguments
- * hold typed placeholders ("<string>"). A neutral next step never carries `confirm`: whether a
+ * A next step as the call to send: `{"tool": name, "arguments": {...}}`. Required arguments hold
+ * typed placeholders ("<string>", placeholders.ts) for the caller to replace; a call still holding
+ * one is refused before anything is sent. A neutral next step never carries `confirm`: whether a
  * write may run is the human's decision, which the answer says is needed. A redirect of the same
  * call (a skill's name sent to `_call`, a tool's to `_run_skill`: pipeline.ts) carries the
  * caller's arguments and the top-level `confirm` it sent (`step.confirm`), as routing.ts does for
@@ -32,7 +33,7 @@ export function presentNext(mode: FacadeMode): (step: NextStep) => { tool: strin
 
 const PER_PLUGIN_PROTOCOL = [
   "Each plugin wraps one service. Its tools are not listed up front: find them first.",
-  "0. agent_tools_search({query}) — one ranked answer across every plugin, each hit with the exact call to make next.",
+  "0. agent_tools_search({query}) — one ranked answer across every plugin, each hit with the call to make next (replace its <type> placeholders).",
   "1. agent_tools_<prefix>_discover({query}) — a few words of what you need; answers tool and skill names with their parameters (* = required).",
   "2. agent_tools_<prefix>_call({toolName, arguments}) — arguments are checked against the tool's schema; tools that change data also need confirm: true (top level), only when the user asked for the change.",
   "3. agent_tools_<prefix>_run_skill({skill, arguments}) — a server-side recipe that makes several calls in one.",
@@ -40,7 +41,7 @@ const PER_PLUGIN_PROTOCOL = [
 
 const COMPACT_PROTOCOL = [
   "Each plugin wraps one service. Its tools are not listed up front: find them first.",
-  "1. agent_tools_search({query}) — a few words of what you need; answers ranked tools and skills of every plugin, each with the exact call to make next.",
+  "1. agent_tools_search({query}) — a few words of what you need; answers ranked tools and skills of every plugin, each with the call to make next (replace its <type> placeholders).",
   "2. agent_tools_call({plugin, toolName, arguments}) — arguments are checked against the tool's schema; tools that change data also need confirm: true (top level), only when the user asked for the change.",
   "3. agent_tools_run_skill({plugin, skill, arguments}) — a server-side recipe that makes several calls in one.",
 ];

@@ -30,6 +30,7 @@ import { formAnswerValidator } from "./form-validator.js";
 import { answerInvalidParamsFirst } from "../transports/params-check.js";
 import { buildFacadeTools, EXEC_FACADE_TOOL, EXEC_FACADE_TOOL_WITH_WORKSPACE, FACADE_TOOL_KEYS, facadeToolName, HELP_TOOL, SEARCH_TOOL, type FacadeRoute, type FacadeTool } from "./tools.js";
 import { readFacadeKeys, readPluginValuedKey } from "../runtime/stray-keys.js";
+import { placeholderFor } from "../runtime/placeholders.js";
 import { identityViewKey, mayUsePlugin, type Identity } from "../runtime/access.js";
 import { positiveInt, positiveMs, TIMER_MOST } from "../positive-int.js";
 import { zeroOrMoreMs } from "../setting-numbers.js";
@@ -478,12 +479,12 @@ export function createFacade(runtime: Runtime): Facade {
           const prefix = help.plugin.prefix;
           const { configure, broken, ...shown } = help.plugin;
           const next = configure
-            ? { configure: capitalised(configure), tell: "the user: only they can change the server's environment" }
+            ? { configure: capitalised(configure), tell: "the user: only they can change the server's setup" }
             : broken
               ? { broken: capitalised(broken), tell: "the user what `problems` says: only the plugin's author or operator can fix it; meanwhile do the work another way" }
               : runtime.facadeMode === "compact"
-                ? { tool: SEARCH_TOOL, arguments: { query: "<string>", plugin: prefix } }
-                : { tool: facadeToolName(prefix, "discover"), arguments: { query: "<string>" } };
+                ? { tool: SEARCH_TOOL, arguments: { query: placeholderFor({ type: "string" }), plugin: prefix } }
+                : { tool: facadeToolName(prefix, "discover"), arguments: { query: placeholderFor({ type: "string" }) } };
           return maskedResult({ isError: false, payload: { ok: true, server, plugin: { ...shown, next }, ...(help.problems ? { problems: help.problems } : {}), ...(repairs.length ? { repairs: repairs.map((r) => r.message) } : {}) } });
         }
         return maskedResult({

@@ -7,7 +7,7 @@ import { inTextOrder, jsonLocator, parseJsonText } from "../json-text.js";
 import { blockStrings } from "./block-strings.js";
 import { checkedAtBuild } from "./checked-manifests.js";
 import { confirmGateSettings } from "./confirm-gate-settings.js";
-import type { SettingsLocation } from "../adapters/types.js";
+import { settingAt, type SettingsLocation } from "../adapters/types.js";
 // The schemas as plain data (generated from manifest-schema.ts): reading a manifest loads no TypeBox.
 import { FLAT_MANIFEST_SCHEMA, PRECOMPILED, SPEC_MANIFEST_SCHEMA } from "./manifest-schema-data.js";
 
@@ -173,6 +173,15 @@ function fieldSegments(field: string): (string | number)[] {
 export function settingsOf(manifest: PluginManifest): SettingsLocation {
   const field = manifest.form === "config" ? `mcpServers.${manifest.name}` : manifest.form === "agent-plugins-spec" ? `extensions.${EXTENSION_KEY}.adapter` : "adapter";
   return { field, file: manifest.file, ...(manifest.setBy ? { variable: manifest.setBy.variable } : {}) };
+}
+
+/**
+ * The setting that names a config entry's program, as errors name it (`mcpServers.x.command` in
+ * its file): a missing program there may be a misspelt `command`. Undefined for a plugin.json,
+ * whose `requires.bins` are programs to install, not a setting the user wrote.
+ */
+export function commandSettingOf(manifest: PluginManifest): string | undefined {
+  return manifest.form === "config" ? settingAt(settingsOf(manifest), "command") : undefined;
 }
 
 /**

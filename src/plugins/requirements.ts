@@ -141,10 +141,36 @@ function missingParts(missing: MissingRequirements): string[] {
 /**
  * What to do, as help's `next.configure` says it: the settings, where they go (the server's
  * environment, never tool arguments), then the other way (`otherwise`), then the restart; the
- * environment clause belongs to the settings, not to the other way.
+ * environment clause belongs to the settings, not to the other way, nor to a program to install
+ * (a program is not put in an environment). `command`: the setting that names a missing program,
+ * when a file the user wrote does (a config entry's `command`): a misspelt one is corrected there.
  */
-export function configureAdvice(missing: MissingRequirements): string {
-  const settings = missingParts(missing).join("; ");
-  const where = `${settings.charAt(0).toUpperCase()}${settings.slice(1)} in the environment of the agent-tools server (not in tool arguments)`;
-  return `${where}${missing.otherwise ? `, or ${missing.otherwise}` : ""}, then restart it`;
+export function configureAdvice(missing: MissingRequirements, command?: string): string {
+  const plain = missing.bins.filter((bin) => !BIN_REFERENCE.test(bin));
+  const settings = missingParts({ ...missing, bins: missing.bins.filter((bin) => BIN_REFERENCE.test(bin)) }).join("; ");
+  const parts: string[] = [];
+  if (settings) parts.push(`${settings} in the environment of the agent-tools server (not in tool arguments)`);
+  if (plain.length) parts.push(`install ${plain.join(", ")} (not found on ${missing.searched ?? "PATH"})${command ? `, or correct ${command} if it is misspelt` : ""}`);
+  const said = parts.join("; ");
+  // "it" is the server only where the environment clause has named it.
+  return `${said.charAt(0).toUpperCase()}${said.slice(1)}${missing.otherwise ? `, or ${missing.otherwise}` : ""}, then restart ${settings ? "it" : "the agent-tools server"}`;
+}
+
+/**
+ * NOT_CONFIGURED's hint when a program is missing (undefined otherwise: the code's own hint, which
+ * says to set the variables `details.missing` lists, fits): "set it in the environment" means
+ * nothing for a program. The user installs it, or corrects the setting that names it (`command`,
+ * as configureAdvice); the model can do neither, and is told to tell the user.
+ */
+export function missingProgramHint(missing: MissingRequirements, command?: string): string | undefined {
+  if (!missing.bins.length) return undefined;
+  const variables = missing.bins.map((bin) => resolveBin(bin, {}).variable).filter((name): name is string => name !== undefined);
+  const ways = [
+    "install it",
+    ...(variables.length ? [`set ${variables.join(", ")} in its environment to where it is`] : []),
+    ...(command ? [`correct ${command} if it is misspelt`] : []),
+  ];
+  const also = missing.env.length ? `; they also set ${missing.env.map((entry) => envAlternatives(entry).join(" or ")).join(", ")} in its environment` : "";
+  const them = missing.bins.length > 1 ? "programs are" : "program is";
+  return `Tell the user (do not install it yourself): the ${them} not installed where the agent-tools server looks; they ${ways.join(", or ")}, then restart the server${also}. Tool arguments cannot fix this.`;
 }

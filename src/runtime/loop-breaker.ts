@@ -12,7 +12,10 @@ import { retryCannotFix } from "../adapters/shared/upstream-status.js";
  * working, and the same request gets the same "task 999 does not exist". When the window has
  * passed since the last real failure, the call runs again. A success clears its record. So does
  * a change of the plugin's catalog (a tool added or renamed, a schema changed) for the failures
- * that catalog decided (UNKNOWN_TOOL, ARG_VALIDATION_FAILED): the same call may now pass.
+ * that catalog decided (UNKNOWN_TOOL, ARG_VALIDATION_FAILED): the same call may now pass. And a
+ * write that succeeded (a tool not known read-only, or a skill that ran one) clears the service
+ * refusals counted for its plugin: "item SKU-0900 not found" twice, then add_item SKU-0900, and
+ * the same get_item is no longer a retry that cannot succeed; the write changed the answer.
  * A failure whose cause is a host-side file read again on every call (an OAuth token store: the
  * user rewrites it between calls) is not counted either: its error says `hostFixable`, and the
  * unchanged retry after the fix is exactly what its hint asks for.
@@ -118,8 +121,15 @@ export interface LoopBreaker {
   /**
    * Record the outcome: a success clears the call's record, a countable failure adds to it.
    * `catalogVersion`: the called plugin's catalog version now (read only when a failure is recorded).
+   * `plugin`: the prefix of the plugin the call reached, kept with a failure so a write there can clear it.
    */
-  record(session: Session, key: string | undefined, keyOf: () => string, error: RuntimeError | undefined, catalogVersion?: () => number): void;
+  record(session: Session, key: string | undefined, keyOf: () => string, error: RuntimeError | undefined, catalogVersion?: () => number, plugin?: string): void;
+  /**
+   * A write to `plugin` succeeded: the service refusals counted for that plugin are forgotten
+   * (the data they were about may have changed). Failures no write can fix (a schema, a missing
+   * confirm, an unknown tool) stay counted.
+   */
+  dataChanged(session: Session, plugin: string): void;
 }
 
 export function createLoopBreaker(options: LoopBreakerOptions = {}): LoopBreaker {
@@ -147,7 +157,7 @@ export function createLoopBreaker(options: LoopBreakerOptions = {}): LoopBreaker
       }
       return key;
     },
-    record(session, key, keyOf, error, catalogVersion) {
+    record(session, key, keyOf, error, catalogVersion, plugin) {
       if (!error) {
         if (key !== undefined) session.loopMemory.delete(key);
         return;
@@ -160,11 +170,15 @@ export function createLoopBreaker(options: LoopBreakerOptions = {}): LoopBreaker
       const fresh = previous && previous.code === error.code && at - previous.lastAt < windowMs && previous.catalog === catalog;
       session.loopMemory.delete(k); // re-inserted last: the Map's order is the age order
       const status = statusOf(error);
-      session.loopMemory.set(k, { code: error.code, count: fresh ? previous.count + 1 : 1, lastAt: at, ...(catalog !== undefined ? { catalog } : {}), ...(status !== undefined ? { status } : {}) });
+      session.loopMemory.set(k, { code: error.code, count: fresh ? previous.count + 1 : 1, lastAt: at, ...(catalog !== undefined ? { catalog } : {}), ...(status !== undefined ? { status } : {}), ...(plugin !== undefined ? { plugin } : {}) });
       if (session.loopMemory.size > MEMORY_LIMIT) {
         const oldest = session.loopMemory.keys().next().value;
         if (oldest !== undefined) session.loopMemory.delete(oldest);
       }
+    },
+    dataChanged(session, plugin) {
+      if (session.loopMemory.size === 0) return;
+      for (const [key, record] of session.loopMemory) if (record.plugin === plugin && record.code === "UPSTREAM_ERROR") session.loopMemory.delete(key);
     },
   };
 }

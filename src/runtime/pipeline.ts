@@ -15,6 +15,7 @@ import { ConfirmInterrupt, type ConfirmPolicy, type ConfirmQuestion, type Confir
 import type { JobStore } from "./jobs.js";
 import type { CallFacts, CallObserver, OperationTrace, Tracing } from "./observer.js";
 import { canonicalJson, type LoopBreaker } from "./loop-breaker.js";
+import { refusePlaceholders } from "./placeholders.js";
 import { aliasDeclaredByTool, repairArguments, repairRequest, stripToolPrefix, unreadableArgumentsString, type NameField, type Repair, type RepairedRequest } from "./repair.js";
 import { truncationNote } from "./truncation-note.js";
 import { DeadlineError, isToolErrorResult, shapeResult, toolErrorText, toolReportedError, withDeadline, type DeadlineScope, type Truncation } from "./result.js";
@@ -578,12 +579,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const runChecked = <T>(chain: (state: CallState) => Promise<void>, state: CallState, done: (state: CallState) => T): Promise<T> =>
     chain(state).then(
       () => {
-        if (state.loop) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, undefined);
+        if (state.loop) {
+          deps.loop.record(state.session, state.loop.key, state.loop.keyOf, undefined);
+          // A write that succeeded may have made a refused read valid (the item it added is there now).
+          if (state.facts.mutating && state.plugin) deps.loop.dataChanged(state.session, state.plugin.manifest.prefix);
+        }
         return done(state);
       },
       (error: unknown) => {
         // A question for the user is not a failure.
-        if (state.loop && !(error instanceof ConfirmInterrupt)) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, fromThrown(error), catalogVersionOf(state));
+        if (state.loop && !(error instanceof ConfirmInterrupt)) deps.loop.record(state.session, state.loop.key, state.loop.keyOf, fromThrown(error), catalogVersionOf(state), state.plugin?.manifest.prefix);
         throw error;
       },
     );
@@ -915,6 +920,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         state.repairs.push({ kind: "moved-confirm", message: `'confirm' was inside 'arguments'; it was read as the run's confirm (${isSchemaLike(meta) ? "this skill declares confirm as its own argument" : "this skill has no schema, so it may read confirm itself"})` });
       } else if (request.confirm && state.args.confirm === undefined) state.args = { ...state.args, confirm: true };
     }
+    // Before the schema: "<integer>" for an integer is better said as the placeholder it is than as a wrong type.
+    refusePlaceholders(state.args, what);
     if (schema) {
       const verdict = validateArguments(schema, state.args, what);
       const named = `${prefixOf(state.target)}/${state.tool?.name ?? state.skill?.name}`;

@@ -1,5 +1,6 @@
 import { Cancel, listen, unlisten, type Cancellation } from "../cancel.js";
 import { RuntimeError } from "../errors.js";
+import { ownErrorHint } from "../own-error.js";
 import { hasBinary, withoutBinary, type MediaItem } from "./binary-content.js";
 import { isPlainObject } from "../plain-object.js";
 import { findUnserialisable, pluginFaultHint, unserialisableError } from "./unserialisable.js";
@@ -81,14 +82,8 @@ export function splitQuote(text: string, mask: MaskText): { quote: string; rest?
   return { quote: `${head}… (continued in \`details.${MORE_TEXT_FIELD}\`: ${rest.length} more characters)`, rest: cutNoted(rest, DOWNSTREAM_MORE_TEXT_CHARS) };
 }
 
-/**
- * The hint of a tool's own error result. The tool answered, so the service is working, and what
- * it reports is most often the request ("note 99 not found", "invalid date"): the generic
- * UPSTREAM_ERROR hint ("the service failed … report the failure") had models report an outage
- * instead of fixing the id. No status says which it is, so the hint gives both readings.
- */
-const TOOL_REPORTED_HINT =
-  "The tool answered with an error of its own (`message` quotes it). If it names an id, an argument or a state (not found, invalid, already exists), fix that and call again: look an id up first with one of this plugin's list, search or get tools. If it says the service itself failed or is unavailable, try once more, then tell the user.";
+/** The hint of a tool's own error result (own-error.ts: the service is working, and most often the request is at fault). */
+const TOOL_REPORTED_HINT = ownErrorHint("The tool", "it");
 
 /**
  * A result the tool marked `isError`, as the error the answer carries. `mask`: the fleet's

@@ -14,7 +14,7 @@ import { depthProblem, startsStdioMcpServer } from "../adapters/shared/runtime-d
 import { discoverPluginDirs, isBundledLocation } from "../plugins/discovery.js";
 import { loadPlugins, type DeclarativeAdapterFactory, type LoadedPlugin, type PluginLoadFailure, type PluginSource, type ReplacedPlugin } from "../plugins/loader.js";
 import { dropBrokenRelatedLinks, findBrokenRelatedLinks, type BrokenRelatedLink } from "../plugins/related.js";
-import { configureAdvice, describeMissing, missingDetails } from "../plugins/requirements.js";
+import { configureAdvice, describeMissing, missingDetails, missingProgramHint } from "../plugins/requirements.js";
 import { excludedSentence, withheldName, withheldToolError } from "../plugins/tool-filter.js";
 import type { Skill } from "../plugins/skills.js";
 import { writeReason } from "./write-reason.js";
@@ -40,7 +40,7 @@ import { createToolIndex, DEFAULT_SEARCH_ENGINE, isSearchEngineName, SEARCH_ENGI
 import { resolveFacadeMode, type FacadeMode } from "./facade-mode.js";
 import { argumentSkeleton, echoQuery, ENGLISH_INDEX, fitEntriesToBudget, searchAnswer, SEARCH_DESCRIPTION_CHARS, SEARCH_TOKEN_BUDGET, withCorrections, type SearchArgs } from "./search-answer.js";
 import { oneLine, oneLineReason } from "./one-line.js";
-import type { PluginManifest } from "../plugins/manifest.js";
+import { commandSettingOf, type PluginManifest } from "../plugins/manifest.js";
 import { createSession, type Session } from "./session.js";
 import { jobStoreFor } from "./jobs.js";
 import { mayUsePlugin, seesWholeFleet, usablePrefixes, type Identity } from "./access.js";
@@ -748,8 +748,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       throw prefix ? withRestartNote(unknown, config?.file, [...byPrefix.keys()], prefix) : unknown;
     }
     if (!plugin.configured || !plugin.adapter) {
-      // `missing` is what the hint points at, by name; `bins` names the programs among what is missing.
-      throw new RuntimeError("NOT_CONFIGURED", `plugin '${plugin.manifest.prefix}' is not configured: ${describeMissing(plugin.missing)}`, missingDetails(plugin.missing));
+      // `missing` is what the hint points at, by name; `bins` names the programs among what is missing,
+      // whose hint is their own (a program is installed, or its config entry's `command` corrected).
+      const hint = missingProgramHint(plugin.missing, commandSettingOf(plugin.manifest));
+      throw new RuntimeError("NOT_CONFIGURED", `plugin '${plugin.manifest.prefix}' is not configured: ${describeMissing(plugin.missing)}`, missingDetails(plugin.missing), hint);
     }
     return plugin as ReadyPlugin;
   }
@@ -992,7 +994,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       status: pluginStatus(plugin),
       ...(plugin.configured
         ? {}
-        : { configure: `${configureAdvice(plugin.missing)}; its tools answer NOT_CONFIGURED until then` }),
+        : { configure: `${configureAdvice(plugin.missing, commandSettingOf(plugin.manifest))}; its tools answer NOT_CONFIGURED until then` }),
       ...(plugin.buildFailure ? { broken: "its adapter could not be built (`status` and `problems` say why), so none of its tools or skills can run; its author or operator must fix it (no arguments or retry can)" } : {}),
       ...(discoverHint ? { hint: discoverHint } : {}),
       ...(requireConfirm ? {} : { confirm: "not required: this plugin's calls run without confirmation" }),

@@ -1,6 +1,7 @@
 import type { CatalogEntry, SearchAnswer } from "./answers.js";
 import type { FacadeMode } from "./facade-mode.js";
 import { isPlainObject } from "../plain-object.js";
+import { placeholderFor } from "./placeholders.js";
 
 /**
  * The shape of agent_tools_search's answer, kept small on purpose: at limit 10 it stays under
@@ -20,19 +21,12 @@ const QUERY_ECHO_CHARS = 80;
 /** Characters of description per hit in a cross-plugin answer. */
 export const SEARCH_DESCRIPTION_CHARS = 72;
 
-/** A placeholder for one required parameter: its type in angle brackets ("<string>", "<integer>"), valid JSON to send. */
-function placeholder(spec: unknown): string {
-  const type = isPlainObject(spec) ? spec.type : undefined;
-  const named = Array.isArray(type) ? type.filter((t): t is string => typeof t === "string").join("|") : typeof type === "string" ? type : "";
-  return `<${named || "value"}>`;
-}
-
 /** `{"owner":"<string>","repo":"<string>"}` for a schema's required parameters; `{}` when none are required. */
 export function argumentSkeleton(schema: Record<string, unknown> | undefined): Record<string, string> {
   const required = schema && Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : [];
   const properties = schema && isPlainObject(schema.properties) ? schema.properties : undefined;
   const skeleton: Record<string, string> = {};
-  for (const name of required) if (!properties || name in properties) skeleton[name] = placeholder(properties?.[name]);
+  for (const name of required) if (!properties || name in properties) skeleton[name] = placeholderFor(properties?.[name]);
   return skeleton;
 }
 

@@ -15,6 +15,8 @@ export interface LoopRecord {
   catalog?: number;
   /** The HTTP status of the last counted failure, when it had one (a service's refusal): LOOP_DETECTED names it. */
   status?: number;
+  /** The plugin the failed call reached: a write that succeeds there clears its service refusals (loop-breaker.ts). */
+  plugin?: string;
 }
 
 export interface Session {

@@ -276,18 +276,29 @@ function fieldErrors(schema: Record<string, unknown>, args: unknown, violations:
  * On a failed call, the arguments an open schema does not declare (read as passed on, and said in
  * `repairs`, when the call is valid): said beside the failure, with the parameter each plainly
  * means, since a wrong-case or misspelt name (`Text` for `text`) is usually why a required one is
- * missing. Within MAX_ERRORS with the failing fields, and only at paths not already named.
+ * missing. Looked for at the top level and in each object a failure is in: `relation_type` in
+ * `relations[0]` is why `relations[0].relationType` is missing, and was not named before. Within
+ * MAX_ERRORS with the failing fields, and only at paths not already named.
  */
-function undeclaredFields(schema: Record<string, unknown>, args: Record<string, unknown>, failing: readonly { error: FieldError }[]): { error: FieldError; told: string }[] {
-  const undeclared = undeclaredArguments(schema, args);
-  if (!undeclared) return [];
+function undeclaredFields(schema: Record<string, unknown>, args: unknown, violations: readonly SchemaViolation[], failing: readonly { error: FieldError }[]): { error: FieldError; told: string }[] {
+  // The objects to look in: the arguments themselves, then the object holding each failing path.
+  const objects = new Set<string>([""]);
+  for (const { path } of violations) if (path) objects.add(path.slice(0, path.lastIndexOf("/")));
   const named = new Set(failing.map((f) => f.error.path));
   const out: { error: FieldError; told: string }[] = [];
-  for (const { key, names, meant } of undeclared) {
-    const path = shownPath(`/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`);
-    if (named.has(path) || failing.length + out.length >= MAX_ERRORS) continue;
-    const told = meant ? `not a declared parameter; did you mean '${meant}'?` : `not a declared parameter (declared: ${names.slice(0, MAX_NAMES).join(", ")})`;
-    out.push({ error: { path, message: told }, told });
+  for (const pointer of objects) {
+    const value = pointer ? valueAt(args, pointer) : args;
+    // A path under a union may lead to several schemas: which one the object meant is not known.
+    const at = pointer ? schemasAt(schema, pointer) : [schema];
+    if (!isPlainObject(value) || at.length !== 1) continue;
+    const undeclared = undeclaredArguments(at[0] as Record<string, unknown>, value);
+    for (const { key, names, meant } of undeclared ?? []) {
+      const path = shownPath(`${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`);
+      if (named.has(path) || failing.length + out.length >= MAX_ERRORS) continue;
+      const what = pointer ? "property" : "parameter";
+      const told = meant ? `not a declared ${what}; did you mean '${meant}'?` : `not a declared ${what} (declared: ${names.slice(0, MAX_NAMES).join(", ")})`;
+      out.push({ error: { path, message: told }, told });
+    }
   }
   return out;
 }
@@ -302,7 +313,7 @@ export function validateArguments(schema: Record<string, unknown>, args: unknown
   if (checked.ok) return { checked: true };
   const violations = unionValues(schema, args, checked.violations);
   const failing = fieldErrors(schema, args, violations);
-  if (isPlainObject(args)) failing.push(...undeclaredFields(schema, args, failing));
+  failing.push(...undeclaredFields(schema, args, violations, failing));
   const paths = [...new Set([...violations.map((v) => v.path), ...failing.map((f) => f.error.path)])];
   const more = paths.length > failing.length ? ` (+${paths.length - failing.length} more)` : "";
   const said = failing.map(({ error, told }) => `${error.path || "(the arguments)"}: ${told}`).join("; ");

@@ -1,4 +1,5 @@
 import { ASK_FOR_LESS } from "../../ask-for-less.js";
+import { ownErrorHint } from "../../own-error.js";
 import { parseJsonLossless } from "../../json-text-value.js";
 import { isPlainObject } from "../../plain-object.js";
 import { tailOf } from "../../runtime/argument-value.js";
@@ -128,14 +129,21 @@ function notJson(raw: ProcessResult, maxOutputBytes: number, redactor: Redactor,
   });
 }
 
-/** The error for a program that exited non-zero or was ended by a signal it was not sent by us. */
+/** A program that exited non-zero answered (git's "unknown revision", "nothing to commit"): not "the service failed" (own-error.ts). */
+const EXITED_HINT = ownErrorHint("The program", "what it printed");
+
+/**
+ * The error for a program that exited non-zero or was ended by a signal it was not sent by us.
+ * One ended by a signal did not answer: it keeps the generic hint (and a write, the runtime's
+ * look-before-running-again one: stopped-run.ts).
+ */
 export function exitError(raw: ProcessResult, label: string, redactor: Redactor): CliError {
   const how = raw.exitCode !== null ? `exited with code ${raw.exitCode}` : `was ended by signal ${raw.signal ?? "?"}`;
   const stderr = tail(masked(raw.stderr, raw.stderrTruncated, redactor));
   const stdout = stderr ? "" : raw.stdoutBinary ? describeBinaryStdout(raw) : tail(masked(raw.stdout, raw.stdoutTruncated, redactor), 300);
   const detail = stderr ? `; stderr: ${stderr}` : stdout ? `; stdout: ${stdout}` : " (no output)";
   // A signal ended it mid-run: what it changes may be half done (cutOff), unlike a program that exited.
-  return new CliError("UPSTREAM_ERROR", `${label} ${how}${detail}`, { exitCode: raw.exitCode, signal: raw.signal, stderr, cutOff: raw.exitCode === null });
+  return new CliError("UPSTREAM_ERROR", `${label} ${how}${detail}`, { exitCode: raw.exitCode, signal: raw.signal, stderr, cutOff: raw.exitCode === null, ...(raw.exitCode !== null ? { hint: EXITED_HINT } : {}) });
 }
 
 /** A stream's text masked, including a secret's beginning where the output cap cut it. */

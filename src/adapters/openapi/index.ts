@@ -31,7 +31,8 @@ export const createOpenApiAdapter: DeclarativeAdapterFactory = async (spec, opti
   const derived = operationsFromDocument(loaded.document, { include: block.include, readonly: block.readonly, log: options.log });
   const tools = dropAuthParameters(derived, connection.auth);
   if (tools.length === 0) throw new Error(`spec '${block.spec}' has no operations to expose`);
-  return createOperationsAdapter(tools, connection, { env: options.env, log: options.log, redactor: options.redactor ?? createRedactor() });
+  const variable = options.settings?.hostVariables?.baseUrl;
+  return createOperationsAdapter(tools, connection, { env: options.env, log: options.log, redactor: options.redactor ?? createRedactor(), baseUrlSetting: { openapi: true, ...(variable ? { variable } : {}) } });
 };
 
 export { loadOpenApiDocument, type LoadedDocument } from "./load.js";

@@ -1,7 +1,7 @@
 import type { Adapter, CallContext, Logger, ToolDescriptor } from "../types.js";
 import { createRedactor, redactValueOrText, type Redactor } from "../shared/redact.js";
 import { toolLookup } from "../shared/tool-lookup.js";
-import { jsonBodyText, RestClient } from "./client.js";
+import { jsonBodyText, RestClient, type BaseUrlSetting } from "./client.js";
 import { RestError } from "./errors.js";
 import { backendAnswered, IDEMPOTENCY_HEADER, IdempotencyKeys, type WriteKey } from "./idempotency.js";
 import { paginate } from "./pagination.js";
@@ -28,6 +28,8 @@ export interface OperationsAdapterOptions {
   env: NodeJS.ProcessEnv;
   log: Logger;
   redactor?: Redactor;
+  /** Where hints say the base URL is set when it names no variable (client.ts). */
+  baseUrlSetting?: BaseUrlSetting;
 }
 
 export function describeOperation(op: RestOperation): ToolDescriptor {
@@ -40,7 +42,7 @@ export function describeOperation(op: RestOperation): ToolDescriptor {
 
 export function createOperationsAdapter(operations: readonly RestOperation[], connection: RestConnectionSpec, options: OperationsAdapterOptions): Adapter {
   const redactor = options.redactor ?? createRedactor();
-  const client = new RestClient({ connection, env: options.env, log: options.log, redactor });
+  const client = new RestClient({ connection, env: options.env, log: options.log, redactor, ...(options.baseUrlSetting ? { baseUrlSetting: options.baseUrlSetting } : {}) });
   const operationNamed = toolLookup(operations, (message) => new RestError("UNKNOWN_TOOL", message));
   const tools = operations.map(describeOperation);
   const keys = connection.idempotencyKeys === false ? undefined : new IdempotencyKeys();

@@ -55,6 +55,19 @@ export interface RestClientOptions {
   redactor: Redactor;
   /** Where the base URL was written when not in a plugin.json (a host variable): its refusals name it. */
   baseUrlSource?: BaseUrlSource;
+  /** Where a hint that asks to check the base URL says it is set, when the URL names no variable itself. */
+  baseUrlSetting?: BaseUrlSetting;
+}
+
+/**
+ * Where the base URL is set, when its text names no `${VAR}`: a module adapter that builds its
+ * block in code names the host variable it read the URL from (AdapterOptions.settings.hostVariables
+ * .baseUrl: the ollama plugin's OLLAMA_URL, unset meaning localhost), since no plugin.json holds
+ * it; an openapi block may have taken it from its spec.
+ */
+export interface BaseUrlSetting {
+  variable?: string;
+  openapi?: boolean;
 }
 
 const EXCERPT = 300;
@@ -197,14 +210,16 @@ export class RestClient {
 
   /**
    * Where the base URL is set, for a hint that asks to check it: the variable(s) it is made of
-   * (in the server's environment), else the plugin's adapter.baseUrl (an openapi block without
-   * one takes the spec's first servers URL).
+   * (in the server's environment), else the variable a module adapter named (BaseUrlSetting),
+   * else the plugin's adapter.baseUrl (an openapi block without one takes the spec's first servers
+   * URL: said only for an openapi block).
    */
   #baseUrlSetting(): string {
-    const variables = referencedVariables(this.#options.connection.baseUrl);
-    return variables.length
-      ? `that ${variables.join(", ")} (the base URL's variable${variables.length > 1 ? "s" : ""}, in the agent-tools server's environment)`
-      : "that adapter.baseUrl in the plugin's plugin.json (for an openapi block without one, the spec's first servers URL)";
+    const { connection, baseUrlSetting } = this.#options;
+    const named = referencedVariables(connection.baseUrl);
+    const variables = named.length ? named : baseUrlSetting?.variable ? [baseUrlSetting.variable] : [];
+    if (variables.length) return `that ${variables.join(", ")} (the base URL's variable${variables.length > 1 ? "s" : ""}, in the agent-tools server's environment)`;
+    return `that adapter.baseUrl in the plugin's plugin.json${baseUrlSetting?.openapi ? " (for an openapi block without one, the spec's first servers URL)" : ""}`;
   }
 
   /**

@@ -16,11 +16,12 @@ import { parseRestSpec } from "./spec.js";
  */
 export const createRestAdapter: DeclarativeAdapterFactory = (spec, options) => {
   const { connection, tools } = parseRestSpec(spec);
-  return createOperationsAdapter(tools, connection, { env: options.env, log: options.log, redactor: options.redactor ?? createRedactor() });
+  const variable = options.settings?.hostVariables?.baseUrl;
+  return createOperationsAdapter(tools, connection, { env: options.env, log: options.log, redactor: options.redactor ?? createRedactor(), ...(variable ? { baseUrlSetting: { variable } } : {}) });
 };
 
 export { createOperationsAdapter, describeOperation, type OperationsAdapterOptions } from "./adapter.js";
-export { RestClient, type OutgoingRequest, type RestResponse, type RequestBody } from "./client.js";
+export { RestClient, type BaseUrlSetting, type OutgoingRequest, type RestResponse, type RequestBody } from "./client.js";
 export { applyRestErrorRules, parseRestErrorRules, type RestErrorRule } from "./error-rules.js";
 export { parseResultShape, shapeBody, shapeItems, type ResultShape } from "./result-shape.js";
 export { RestError, RestSpecError, UrlGuardError, type RestErrorCode } from "./errors.js";

@@ -50,11 +50,18 @@ function serviceSaysMore(page: PageSeen, spec: PaginateSpec): boolean | undefine
     if (sign === false || sign === null || sign === "" || sign === 0) return false;
     if (sign !== undefined) return true;
   }
-  if (spec.totalPath !== undefined && page.fromFirstPage) {
-    const total = valueAt(page.body, spec.totalPath);
-    // A total past 2^53 arrives as a string of its digits (parseJsonLossless).
-    const count = typeof total === "number" ? total : typeof total === "string" && /^\d+$/.test(total) ? Number(total) : NaN;
-    if (Number.isFinite(count)) return page.itemsRead < count;
+  if (page.fromFirstPage) {
+    const count = totalOf(page.body, spec);
+    if (count !== undefined) return page.itemsRead < count;
   }
   return undefined;
+}
+
+/** The count of all items a page's body says, where the manifest names `totalPath` and the page carries a count there. */
+export function totalOf(body: unknown, spec: PaginateSpec): number | undefined {
+  if (spec.totalPath === undefined) return undefined;
+  const total = valueAt(body, spec.totalPath);
+  // A total past 2^53 arrives as a string of its digits (parseJsonLossless).
+  const count = typeof total === "number" ? total : typeof total === "string" && /^\d+$/.test(total) ? Number(total) : NaN;
+  return Number.isFinite(count) ? count : undefined;
 }

@@ -1,6 +1,6 @@
 import type { OutgoingRequest, RestClient, RestResponse } from "./client.js";
 import { valueAt } from "../shared/json-path.js";
-import { pageEnd, type PageEnd } from "./page-end.js";
+import { pageEnd, totalOf, type PageEnd } from "./page-end.js";
 import type { PaginateSpec } from "./spec.js";
 import { RestError, UrlGuardError } from "./errors.js";
 import { pageKeyed } from "./idempotency.js";
@@ -14,7 +14,8 @@ import { resolveServerUrl, type BaseUrl } from "./url-guard.js";
  * Either stops after `maxPages`. A write's page requests each carry their own Idempotency-Key
  * (idempotency.ts pageKeyed). The result says honestly whether it is complete:
  *   { items, pages, complete: true }
- *   { items, pages, complete: false, stoppedBecause: "maxPages" | "notAnArray" }
+ *   { items, pages, complete: false, stoppedBecause: "notAnArray" }
+ *   { items, pages, complete: false, stoppedBecause: "maxPages", stoppedDetail }
  *   { items, pages, complete: false, stoppedBecause: "nextLinkRefused" | "lastPageUnconfirmed", stoppedDetail }
  * A Link next URL outside the base URL (another host, a credential in it, not http) is the
  * server's doing, not the caller's: it is not followed (credentials never leave the base), and
@@ -30,7 +31,7 @@ export interface PaginatedResult {
   pages: number;
   complete: boolean;
   stoppedBecause?: "maxPages" | "notAnArray" | "nextLinkRefused" | "lastPageUnconfirmed";
-  /** With "nextLinkRefused" or "lastPageUnconfirmed" (and "maxPages" after a short page): why reading stopped, and what to do. */
+  /** With "nextLinkRefused", "lastPageUnconfirmed" or "maxPages": why reading stopped, and what to do. */
   stoppedDetail?: string;
 }
 
@@ -132,8 +133,11 @@ export async function paginate(
     }
     if (!next) return { items, pages, complete: true };
     if (pages >= spec.maxPages) {
-      const maybeLast = end === "check" ? { stoppedDetail: `${shortFirstPage(items.length, perPage, firstPage)}, but maxPages (${spec.maxPages}) was reached before the next page could be read to make sure. ${UNCONFIRMED_ADVICE}` } : {};
-      return { items, pages, complete: false, stoppedBecause: "maxPages", ...maybeLast };
+      const stoppedDetail =
+        end === "check"
+          ? `${shortFirstPage(items.length, perPage, firstPage)}, but maxPages (${spec.maxPages}) was reached before the next page could be read to make sure. ${UNCONFIRMED_ADVICE}`
+          : maxPagesReached(items.length, totalOf(response.data, spec), spec);
+      return { items, pages, complete: false, stoppedBecause: "maxPages", stoppedDetail };
     }
     checking = end === "check";
     request = next;
@@ -142,6 +146,17 @@ export async function paginate(
 
 const UNCONFIRMED_ADVICE =
   "The items here are most likely the whole list; if the user needs it complete, say it may not be. (The plugin's paginate block can name the service's own sign, hasMorePath or totalPath, to make this certain.)";
+
+/**
+ * The list goes on past the pages one call reads: how much was read (of how many, where the
+ * service says), and what gets the rest: larger pages or a filter (the model's to choose), or a
+ * higher maxPages (the plugin's, so the user's). A bare `stoppedBecause: "maxPages"` said none of it.
+ */
+function maxPagesReached(count: number, total: number | undefined, spec: PaginateSpec): string {
+  const read = total !== undefined && total > count ? `${count} of ${total} items` : `${count} items`;
+  const size = spec.perPageParam ? `larger pages ('${spec.perPageParam}')` : "larger pages";
+  return `read ${read} in ${spec.maxPages} pages, the most one call reads (maxPages). For the rest ask for ${size} or filter the list; or tell the user the plugin's paginate.maxPages can be raised.`;
+}
 
 function shortFirstPage(count: number, perPage: number, page: number): string {
   return `page ${page} held ${count} items, fewer than the ${perPage} asked for, so it was probably the last`;
