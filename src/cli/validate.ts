@@ -1,6 +1,7 @@
 import { createRuntime, type RuntimeOptions } from "../runtime/runtime.js";
 import { silentLogger } from "../log.js";
 import { firstUseProblems } from "../plugins/first-use-check.js";
+import { literalTypoNotices } from "../plugins/literal-typos.js";
 import { CATALOG_IN_MANIFEST, type LoadedPlugin } from "../plugins/loader.js";
 import { adapterBlockError } from "../plugins/manifest.js";
 import { unknownListedTools } from "../plugins/manifest-references.js";
