@@ -11,8 +11,8 @@ import type { AuditEntry } from "../src/state/types.js";
 import { callJson, connect, MCP_BIN, PLUGINS, runCli, baseEnv } from "./helpers.js";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { until } from "./wait.js";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 /**
  * The JSONL audit file: `follow` (what `agent-tools audit --follow` prints) polls for hours

@@ -1,5 +1,4 @@
 import { anySignal } from "../../any-signal.js";
-import path from "node:path";
 import { resolveChildValue } from "../shared/child-variable.js";
 import { interpolate, MissingVariableError } from "../shared/env-vars.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
