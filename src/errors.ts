@@ -67,7 +67,7 @@ export const HINTS: Readonly<Record<ErrorCode, string>> = {
   WORKSPACE_EXPIRED:
     "Call agent_tools_exec without `workspace` to start a new workspace; files and variables of the old one are gone, so recreate what you need.",
   CONFIRM_DECLINED:
-    "The user was asked and did not approve this change; nothing was run. Do not retry it: ask the user what they want instead.",
+    "Nothing was changed: the agent's client did not approve this change when asked to confirm it (`message` says how). Do not retry it: ask the user what they want instead. A client running without a person (claude -p, codex exec) declines every question; if that is how you run, tell the user that whoever starts the agent can set AGENT_TOOLS_CONFIRM=flag for the agent-tools server.",
   CONFIRM_FAILED:
     "The user's answer to the confirmation question never came back (`message` says why); nothing was changed. Ask the user whether they want this change and to answer the confirmation their client shows, then call again with the same arguments; if it fails the same way, tell the user their client could not show the question.",
   QUESTION_EXPIRED:

@@ -44,9 +44,14 @@ export function xdgBase(value: string | undefined): string | undefined {
   return text && path.isAbsolute(text) ? text : undefined;
 }
 
+/** The XDG state folder: $XDG_STATE_HOME when absolute (xdgBase), else ~/.local/state; every file the runtime keeps across starts is under it. */
+export function stateHome(env: NodeJS.ProcessEnv): string {
+  return xdgBase(env.XDG_STATE_HOME) ?? path.join(env.HOME || os.homedir(), ".local", "state");
+}
+
 /** This runtime's folder for state kept across starts (the embedded memory file, shared locks): $XDG_STATE_HOME/agent-tools-runtime, else ~/.local/state/agent-tools-runtime. */
 export function runtimeStateFolder(env: NodeJS.ProcessEnv): string {
-  return path.join(xdgBase(env.XDG_STATE_HOME) ?? path.join(os.homedir(), ".local", "state"), "agent-tools-runtime");
+  return path.join(stateHome(env), "agent-tools-runtime");
 }
 
 /** Whether `file` lies inside the running runtime's package (where plugin code finds the kit by the package's self-reference). */

@@ -74,9 +74,9 @@ describe("tool derivation", () => {
     const a = await make([{ name: "create_issue", description: "Create an issue", method: "POST", path: "/repos/{owner}/{repo}/issues", query: ["dry_run"], body: ["title", "body"] }]);
     const { tools } = await a.listTools();
     assert.equal(tools.length, 1);
-    const schema = tools[0]?.inputSchema as { properties: Record<string, { type?: string }>; required: string[]; additionalProperties: boolean };
+    const schema = tools[0]?.inputSchema as { properties: Record<string, { type?: string | string[] }>; required: string[]; additionalProperties: boolean };
     assert.deepEqual(Object.keys(schema.properties), ["owner", "repo", "dry_run", "title", "body"]);
-    assert.equal(schema.properties.owner?.type, "string");
+    assert.deepEqual(schema.properties.owner?.type, ["string", "integer"], "a path placeholder takes an id as a service answers it, text or integer");
     assert.deepEqual(schema.required, ["owner", "repo"]);
     assert.equal(schema.additionalProperties, false);
     assert.equal(tools[0]?.description, "Create an issue");

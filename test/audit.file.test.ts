@@ -11,6 +11,8 @@ import type { AuditEntry } from "../src/state/types.js";
 import { callJson, connect, MCP_BIN, PLUGINS, runCli, baseEnv } from "./helpers.js";
 import { STDIO_FIXTURE } from "./fixtures/mcp/support.js";
 import { until } from "./wait.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 /**
  * The JSONL audit file: `follow` (what `agent-tools audit --follow` prints) polls for hours
@@ -240,5 +242,34 @@ describe("the audit file's size bound", () => {
     assert.equal(printed.code, 0, printed.stderr);
     const tail = printed.stdout.trim().split("\n").map((text) => (JSON.parse(text) as AuditEntry).id);
     assert.deepEqual(new Set(tail), new Set(entries.map((entry) => entry.id)), "the whole log, rotated files included");
+  });
+});
+
+describe("the audit file's default place", () => {
+  it("a relative XDG_STATE_HOME is ignored, as for every state file: the log is under ~/.local/state, not in the project", async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "agent-tools-audit-home-"));
+    const project = mkdtempSync(path.join(tmpdir(), "agent-tools-audit-project-"));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MCP_BIN],
+      // The audit on at its default file; the embedded memory plugin's write is the audited call.
+      env: { ...baseEnv({ HOME: home, XDG_STATE_HOME: "relstate", AGENT_TOOLS_AUDIT: "on" }), AGENT_TOOLS_NO_BUNDLED_PLUGINS: "" },
+      cwd: project,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "audit-place-test", version: "0" });
+    try {
+      await client.connect(transport);
+      const wrote = await callJson(client, "agent_tools_memory_call", { toolName: "create_entities", arguments: { entities: [{ name: "a", entityType: "t", observations: ["x"] }] }, confirm: true });
+      assert.equal(wrote.payload.ok, true, JSON.stringify(wrote.payload));
+    } finally {
+      await client.close();
+    }
+    const audit = path.join(home, ".local", "state", "agent-tools", "audit.jsonl");
+    await until(() => existsSync(audit), "the audit line");
+    assert.match(readFileSync(audit, "utf8"), /create_entities/);
+    assert.equal(existsSync(path.join(project, "relstate")), false, "nothing is written under the project");
+    rmSync(home, { recursive: true, force: true });
+    rmSync(project, { recursive: true, force: true });
   });
 });

@@ -286,7 +286,7 @@ describe("ccdd-gate start-ephemeral-agent asks the user before its job starts", 
     const declined = await call("agent_tools_ccdd_run_skill", { skill: "start-ephemeral-agent", arguments: { task: `${label} no`, steps: 1, step_ms: 10 }, confirm: true });
     assert.equal(declined.isError, true, label);
     assert.equal(declined.payload.error?.code, "CONFIRM_DECLINED", `${label}: ${JSON.stringify(declined.payload)}`);
-    assert.match(declined.payload.error?.message ?? "", /the user declined skill 'start-ephemeral-agent' of plugin 'ccdd'/);
+    assert.match(declined.payload.error?.message ?? "", /the agent's client declined skill 'start-ephemeral-agent' of plugin 'ccdd'/);
     assert.equal(asked.length, 2, `${label}: the model's confirm: true did not replace the question`);
     const listed = result((await call("agent_tools_ccdd_run_skill", { skill: "ephemeral-agent-status", arguments: {} })).payload) as { jobs: Array<{ id: string }> };
     assert.deepEqual(listed.jobs.map((j) => j.id), [jobId], `${label}: no job started on the decline`);

@@ -143,7 +143,7 @@ async function acceptThenDecline(call: Call, asked: string[], answer: { next: De
   const declined = await call({ toolName: "write_row", arguments: { table: "prod_db", value: `${label}-no` }, confirm: true });
   assert.equal(declined.isError, true);
   assert.equal(declined.payload.error?.code, "CONFIRM_DECLINED", `${label}: ${JSON.stringify(declined.payload)}`);
-  assert.match(declined.payload.error?.message ?? "", /the user declined 'write_row'/);
+  assert.match(declined.payload.error?.message ?? "", /the agent's client declined 'write_row'.*AGENT_TOOLS_CONFIRM=flag/);
   assert.match(declined.payload.error?.hint ?? "", /Do not retry/);
   assert.equal(written().length, before + 1, `${label}: nothing written on decline, even with the model's confirm: true`);
 }

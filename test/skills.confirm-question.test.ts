@@ -108,7 +108,7 @@ async function skillsAsk(call: Call, asked: string[], answer: { next: Decision }
   assert.equal(declined.isError, true, label);
   assert.equal(asked.length - before, 1, `${label}: the user was asked once`);
   assert.equal(declined.payload.error?.code, "CONFIRM_DECLINED", `${label}: ${JSON.stringify(declined.payload)}`);
-  assert.match(declined.payload.error?.message ?? "", /the user declined skill 'insert-and-verify-task' of plugin 'tasks' when asked to confirm it; nothing was changed/, label);
+  assert.match(declined.payload.error?.message ?? "", /the agent's client declined skill 'insert-and-verify-task' of plugin 'tasks' when asked to confirm it; nothing was changed/, label);
   assert.match(declined.payload.error?.hint ?? "", /Do not retry/, label);
   assert.equal(declined.payload.error?.details?.decision, "decline", label);
   assert.deepEqual(await tasksTitled(call, declinedTitle), [], `${label}: a declined skill created nothing`);

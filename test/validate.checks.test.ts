@@ -12,6 +12,7 @@ interface Report {
   ok: boolean;
   plugins: { prefix: string; name: string; configured: boolean; status?: string }[];
   problems: string[];
+  notices?: string[];
 }
 
 async function validate(args: string[], env: Record<string, string> = baseEnv()): Promise<{ code: number | null; report: Report; stderr: string }> {
@@ -278,7 +279,9 @@ describe("config entries: why not configured, and what would stop a server from 
     problemLike(report, new RegExp(`^${config}:\\d+:18: field 'mcpServers\\.noexec\\.command' names '${folder}/not-executable\\.sh', which is not executable`));
     problemLike(report, new RegExp(`^${config}:\\d+:18: field 'mcpServers\\.folder\\.command' names '${folder}/a-folder', which is a folder, not a program$`));
     problemLike(report, new RegExp(`^${config}:\\d+:14: field 'mcpServers\\.nocwd\\.cwd' names '${folder}/not-there', which does not exist`));
-    assert.equal(report.problems.length, 3, report.problems.join("\n"));
+    // A bare command not on PATH: the entry's status, and a problem at its position (the entry is there only to run it).
+    problemLike(report, new RegExp(`^${config}:\\d+:18: field 'mcpServers\\.nobin\\.command' names 'no-such-program-for-validate', which is not found on PATH as an executable file; install it or give its path$`));
+    assert.equal(report.problems.length, 4, report.problems.join("\n"));
     assert.equal(existsSync(marker), false, "validate started no server");
   });
 
@@ -301,7 +304,9 @@ describe("config entries: why not configured, and what would stop a server from 
       }),
     );
     const { code, report } = await validate(["--config", config]);
-    assert.equal(code, 0, report.problems.join("\n"));
+    assert.equal(code, 1, "a command its entry's PATH lacks is a problem");
+    problemLike(report, new RegExp(`field 'mcpServers\\.emptied\\.command' names 'node', which is not found on the PATH its env\\.PATH sets`));
+    assert.equal(report.problems.length, 1, report.problems.join("\n"));
     const status = Object.fromEntries(report.plugins.map((p) => [p.prefix, p.status]));
     assert.equal(status.emptied, `not configured: install node (not found on the PATH its env.PATH sets ('${path.join(folder, "empty")}'))`);
     assert.equal(status.extended, undefined, "found on the entry's PATH: configured");
@@ -471,5 +476,39 @@ describe("a required program named by a variable that is set", () => {
     assert.doesNotMatch((await statusWith(plain)) ?? "", /bin-var-plain/);
     const unset = (await validate([], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: plugins }))).report.plugins.find((p) => p.prefix === "binvar")?.status;
     assert.equal(unset, "not configured: set VT_TOOL_BIN to the vt-tool-not-installed program or install vt-tool-not-installed on PATH");
+  });
+});
+
+describe("settings sent literally that were surely meant otherwise", () => {
+  it("'$VAR' without braces and an Express-style ':id' path segment are notices with the fix, at their positions; a lower-case '$' word and a shell script are left alone", async () => {
+    const plugins = path.join(dir, "literal-plugins");
+    writePlugin(path.join(plugins, "agent-tools-plugin-n2"), {
+      name: "n2",
+      prefix: "n2",
+      adapter: {
+        kind: "rest",
+        baseUrl: "http://127.0.0.1:9/api",
+        auth: { type: "bearer", token: "$NOTES_TOKEN" },
+        headers: { "X-Pass": "pa$word" },
+        tools: [{ name: "get_note", method: "GET", path: "/notes/:id" }, { name: "batch", method: "POST", path: "/files:batchGet" }],
+      },
+    });
+    writePlugin(path.join(plugins, "agent-tools-plugin-sh"), {
+      name: "sh",
+      prefix: "sh",
+      adapter: { kind: "cli", program: "sh", allowlist: ["sh"], tools: [{ name: "home", argv: ["-c", "echo $HOME"], readonly: true }] },
+    });
+    const { code, report, stderr } = await validate(["--plugins-dir", plugins], baseEnv({ NOTES_TOKEN: "secret-token-123456" }));
+    assert.equal(code, 0, "notices, not problems: either may be meant");
+    assert.deepEqual(report.problems, []);
+    const notices = (report.notices ?? []).filter((line) => line.includes("agent-tools-plugin-"));
+    assert.deepEqual(
+      notices.map((line) => line.replace(/^.*agent-tools-plugin-/, "")),
+      [
+        "n2/plugin.json:1:120: field 'adapter.auth.token' has $NOTES_TOKEN without braces, which is used as written (only ${NAME} is read from the environment): did you mean ${NOTES_TOKEN}?",
+        "n2/plugin.json:1:217: field 'adapter.tools[0].path' has ':id', which is requested as written (a placeholder is {name}, not Express's :name): did you mean '/notes/{id}'?",
+      ],
+      stderr,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { createRuntime, type RuntimeOptions } from "../runtime/runtime.js";
 import { silentLogger } from "../log.js";
 import { firstUseProblems } from "../plugins/first-use-check.js";
+import { literalTypoNotices } from "../plugins/literal-typos.js";
 import { CATALOG_IN_MANIFEST, type LoadedPlugin } from "../plugins/loader.js";
 import { adapterBlockError } from "../plugins/manifest.js";
 import { unknownListedTools } from "../plugins/manifest-references.js";
@@ -40,13 +41,16 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
     // No session: the host's own CLI sees every problem.
     const problems = [...runtime.problems(), ...(made.problem ? [made.problem] : [])];
     for (const { manifest, configured } of runtime.plugins) {
-      if (!configured || typeof manifest.adapter !== "object") continue;
+      // A config entry's bare command is its requires.bins, so a typo ("nodee") leaves it "not
+      // configured"; but the entry exists only to run that command: checked as a problem at its
+      // position too. A plugin.json's requires (a bundled plugin's `gh`) stays a status.
+      if ((!configured && manifest.form !== "config") || typeof manifest.adapter !== "object") continue;
       const found = firstUseProblems(manifest.adapter, manifest.dir, env, manifest.requires.env);
       if (found.length) problems.push(...adapterBlockError(manifest, found).message.split("\n"));
     }
     // The config's own notices (settings of other clients it ignored) too: validate is where a
     // user checks an imported file, and these change what the server does.
-    const notices = [...(options.config?.notices ?? []), ...runtime.notices(), ...(await unknownToolNotices(runtime.plugins))];
+    const notices = [...(options.config?.notices ?? []), ...runtime.notices(), ...literalTypoLines(runtime.plugins, env), ...(await unknownToolNotices(runtime.plugins))];
     return {
       ok: problems.length === 0,
       plugins: runtime.plugins.map((p) => ({
@@ -63,6 +67,15 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
     await runtime.close();
     if (!options.state) await made.state.close();
   }
+}
+
+/** Each plugin's settings that are sent literally but were surely meant as `${VAR}` or `{name}` (literal-typos.ts), at their positions. */
+function literalTypoLines(plugins: readonly LoadedPlugin[], env: NodeJS.ProcessEnv): string[] {
+  return plugins.flatMap(({ manifest }) => {
+    if (typeof manifest.adapter !== "object") return [];
+    const found = literalTypoNotices(manifest.adapter, env);
+    return found.length ? adapterBlockError(manifest, found).message.split("\n") : [];
+  });
 }
 
 /**

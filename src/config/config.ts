@@ -412,6 +412,14 @@ function userConfigFile(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.P
   return path.join(base, "agent-tools-runtime", "config.json");
 }
 
+/**
+ * Whether `file` is the user-level config file, found by default or named: its entries start in
+ * the runtime's working folder (mcp-servers.ts), as it is shared by every project.
+ */
+export function isUserConfigFile(file: string | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+  return file !== undefined && path.resolve(file) === path.resolve(userConfigFile(env));
+}
+
 /** Where the config comes from: an explicit path must exist; the default files are optional. */
 export function locateConfig(explicit: string | undefined, env: NodeJS.ProcessEnv, cwd: string): { file: string; source: ConfigSource } | undefined {
   const named = explicit ?? env.AGENT_TOOLS_CONFIG;

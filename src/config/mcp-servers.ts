@@ -2,9 +2,10 @@ import path from "node:path";
 import { requiredReferences } from "../adapters/shared/env-vars.js";
 import { confirmGateSettings } from "../plugins/confirm-gate-settings.js";
 import type { PluginManifest } from "../plugins/manifest.js";
-import type { AgentToolsConfig, McpServerEntry } from "./config.js";
+import { isUserConfigFile, type AgentToolsConfig, type McpServerEntry } from "./config.js";
 import { prefixFromKey } from "./entry-names.js";
 import { protectiveDefaults } from "./unsafe-servers.js";
+import { RUNTIME_FOLDER } from "../adapters/shared/working-folder.js";
 
 /**
  * Each `mcpServers` entry becomes a plugin named by its key, with no code: a manifest whose
@@ -75,5 +76,16 @@ export function manifestsFromConfig(config: AgentToolsConfig, skipped: ReadonlyS
   const file = config.file ?? path.resolve("agent-tools.config.json");
   return Object.entries(config.mcpServers)
     .filter(([key, entry]) => !entry.disabled && !skipped.has(key))
-    .map(([key, entry]) => manifestFromEntry(file, key, entry, config.serversKey, env));
+    .map(([key, entry]) => manifestFromEntry(file, key, withDefaultFolder(config, entry, env), config.serversKey, env));
+}
+
+/**
+ * An entry of the user-level config file without a `cwd` starts in the runtime's working folder
+ * (the project the client started it in), as the clients whose files it mirrors start theirs: the
+ * file is shared by every project, and its folder (~/.config/agent-tools-runtime) is nobody's
+ * project; `server-filesystem .` there would serve the config file itself. A project's or a named
+ * file keeps its folder as the default, where config-relative paths were written for it.
+ */
+function withDefaultFolder(config: AgentToolsConfig, entry: McpServerEntry, env: NodeJS.ProcessEnv): McpServerEntry {
+  return isUserConfigFile(config.file, env) && "command" in entry && entry.cwd === undefined ? { ...entry, cwd: RUNTIME_FOLDER } : entry;
 }

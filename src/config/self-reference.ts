@@ -5,6 +5,7 @@ import { findOnPath } from "../plugins/requirements.js";
 import { locateConfig, type AgentToolsConfig, type McpServerEntry } from "./config.js";
 import { entryNames } from "./entry-names.js";
 import { OWN_PACKAGE, isOwnBin, isOwnPackageFolder } from "./own-bin.js";
+import { workingFolderOf } from "../adapters/shared/working-folder.js";
 
 /**
  * A client's file (`.mcp.json`, `claude_desktop_config.json`…) usually registers agent-tools
@@ -327,7 +328,7 @@ function recogniseThisRuntime(entry: McpServerEntry, configFile: string | undefi
   let dir = path.dirname(configFile);
   try {
     // As the adapter starts it (stdio-transport.ts resolveLaunch): the entry's cwd against the config's folder.
-    if (entry.cwd !== undefined) dir = path.resolve(dir, interpolate(entry.cwd, hostEnv, "cwd"));
+    dir = workingFolderOf(entry.cwd, dir, (cwd) => interpolate(cwd, hostEnv, "cwd"));
   } catch {
     return undefined;
   }

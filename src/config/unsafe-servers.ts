@@ -2,6 +2,7 @@ import path from "node:path";
 import { runtimeStateFolder } from "../paths.js";
 import type { McpServerEntry, StdioServerEntry } from "./config.js";
 import { nearestPackage, realFile } from "./nearest-package.js";
+import { workingFolderOf } from "../adapters/shared/working-folder.js";
 
 /**
  * Downstream servers known to lose data when called at once, and the protective defaults every
@@ -125,7 +126,7 @@ export interface ProtectiveDefaults {
 export function protectiveDefaults(entry: McpServerEntry, configFile: string, env: NodeJS.ProcessEnv): ProtectiveDefaults | undefined {
   if (!("command" in entry) || (entry.maxConcurrentCalls !== undefined && entry.lockFile !== undefined)) return undefined;
   const words = commandWords(entry);
-  const dir = entry.cwd?.includes("${") ? undefined : path.resolve(path.dirname(configFile), entry.cwd ?? ".");
+  const dir = entry.cwd?.includes("${") ? undefined : workingFolderOf(entry.cwd, path.dirname(configFile), (cwd) => cwd);
   for (const server of UNSAFE_SERVERS) {
     const via = recognise(server, words, dir);
     if (via === undefined) continue;

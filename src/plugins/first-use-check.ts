@@ -8,6 +8,7 @@ import { programLocation, resolveAllowedProgram } from "../adapters/cli/allowlis
 import type { DeclarativeAdapterSpec } from "./manifest.js";
 import { envAlternatives, findOnPath, notRunnable } from "./requirements.js";
 import { commandPath, searchedPath } from "./command-path.js";
+import { workingFolderOf } from "../adapters/shared/working-folder.js";
 
 /**
  * What would fail a configured plugin's first use, seen without starting or calling anything
@@ -108,7 +109,7 @@ function launchProblems(block: DeclarativeAdapterSpec, written: string, baseDir:
   if (typeof block.cwd === "string") {
     const cwd = resolved(block.cwd, env);
     if (cwd !== undefined) {
-      const absolute = path.resolve(baseDir, cwd);
+      const absolute = workingFolderOf(cwd, baseDir, (text) => text);
       let kind: string | undefined;
       try {
         kind = statSync(absolute).isDirectory() ? undefined : "which is not a folder";

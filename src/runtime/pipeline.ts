@@ -547,7 +547,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const said =
         decision === "unconfirmed"
           ? `the user's answer when asked to confirm ${what} was not a yes (the form came back accepted without 'confirm' ticked); nothing was changed`
-          : `the user ${decision === "decline" ? "declined" : "cancelled"} ${what} when asked to confirm it; nothing was changed`;
+          : // The client answered, not necessarily a person: headless clients (claude -p, codex exec)
+            // answer every question with cancel/decline, so the message must not claim a user was asked.
+            `the agent's client ${decision === "decline" ? "declined" : "cancelled"} ${what} when asked to confirm it; nothing was changed. ` +
+            "A client running without a person (claude -p, codex exec) declines every question: the person running it can set AGENT_TOOLS_CONFIRM=flag for this server, so that the model's confirm: true approves a write";
       throw new RuntimeError("CONFIRM_DECLINED", said, {
         tool: request.target,
         decision,

@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, statSync } from "node:fs";
 import { lstat, open, readFile, rename } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import os from "node:os";
+import { stateHome } from "../paths.js";
 import path from "node:path";
 import { createFoldersOf, whyNotWritableFile } from "../writable-file.js";
 import { unexpandedTilde } from "../config/tilde.js";
@@ -45,12 +45,16 @@ export function rotatedAuditFile(file: string, n: number): string {
   return `${file}.${n}`;
 }
 
-/** `$AGENT_TOOLS_AUDIT_FILE`, else `$XDG_STATE_HOME/agent-tools/audit.jsonl` (~/.local/state/...). */
+/**
+ * `$AGENT_TOOLS_AUDIT_FILE`, else `$XDG_STATE_HOME/agent-tools/audit.jsonl` (~/.local/state/...),
+ * by the XDG rule every state file follows (paths.ts stateHome: a relative XDG_STATE_HOME is
+ * ignored, not a folder in the project). The folder stays `agent-tools`, not the memory file's
+ * `agent-tools-runtime`: moving it would start a new log beside the old one without saying so.
+ */
 export function defaultAuditFile(env: NodeJS.ProcessEnv): string {
   const explicit = env.AGENT_TOOLS_AUDIT_FILE?.trim();
   if (explicit) return path.resolve(explicit);
-  const stateHome = env.XDG_STATE_HOME?.trim() || path.join(env.HOME || os.homedir(), ".local", "state");
-  return path.join(stateHome, "agent-tools", "audit.jsonl");
+  return path.join(stateHome(env), "agent-tools", "audit.jsonl");
 }
 
 /**

@@ -1,5 +1,4 @@
 import { anySignal } from "../../any-signal.js";
-import path from "node:path";
 import { resolveChildValue } from "../shared/child-variable.js";
 import { interpolate, MissingVariableError } from "../shared/env-vars.js";
 import { createRedactor, type Redactor } from "../shared/redact.js";
@@ -17,6 +16,7 @@ import { describeCliTool } from "./tools.js";
 import { renderArgv, templateArguments, withHostValues, type ArgvTemplate } from "./template.js";
 import { uncarriedArgument, uncarriedMessage } from "../shared/carried-arguments.js";
 import { brokenMappingAnswer, contradictedMapping } from "../shared/mapping-check.js";
+import { workingFolderOf } from "../shared/working-folder.js";
 
 /**
  * An Adapter over a parsed `cli` block. Each call: the program is checked against the allowlists
@@ -56,10 +56,9 @@ export function createCliAdapterFromSpec(spec: CliSpec, options: CliAdapterOptio
     options.log.warn(`cli adapter: ${(error as Error).message}; its tools fail until then`);
   }
 
+  /** The plugin folder by default; `cwd: "@runtime"` the runtime's working folder (working-folder.ts). */
   function workingDir(): string | undefined {
-    const cwd = spec.cwd;
-    if (cwd === undefined) return options.baseDir;
-    return hostSetting(() => path.resolve(options.baseDir, interpolate(cwd, options.env, "adapter.cwd")));
+    return hostSetting(() => workingFolderOf(spec.cwd, options.baseDir, (cwd) => interpolate(cwd, options.env, "adapter.cwd")));
   }
 
   return {

@@ -15,6 +15,7 @@ import { ExitedWhileStarting, McpAdapterError, ProbeAnsweredLate, UnsupportedSer
 import type { McpStdioSpec } from "./spec.js";
 import { StderrTail } from "./stderr-tail.js";
 import { refusedUnsent } from "../../batched-writes.js";
+import { namesRuntimeFolder } from "../shared/working-folder.js";
 
 /**
  * Opens a stdio MCP server in its own process group (group-stdio-transport.ts): the child gets a
@@ -59,7 +60,8 @@ export function resolveLaunch(spec: McpStdioSpec, options: StdioOpenerOptions): 
   // A path in an argument (a script's) is shown; any other value a `${VAR}` gives is masked.
   const args = spec.args.map((arg, i) => resolveChildValue(arg, hostEnv, `adapter.args[${i}]`, redactor));
   const env = buildChildEnv(spec.env, hostEnv, redactor);
-  let cwd = spec.cwd === undefined ? undefined : resolveAddress(spec.cwd, hostEnv, "adapter.cwd", redactor);
+  // `cwd: "@runtime"` is this runtime's own working folder; no cwd is the plugin's (or config file's) folder.
+  let cwd = namesRuntimeFolder(spec.cwd) ? process.cwd() : spec.cwd === undefined ? undefined : resolveAddress(spec.cwd, hostEnv, "adapter.cwd", redactor);
   if (cwd !== undefined && options.baseDir && !path.isAbsolute(cwd)) cwd = path.resolve(options.baseDir, cwd);
   if (cwd === undefined && options.baseDir !== undefined && isDirectory(options.baseDir)) cwd = options.baseDir;
   if (cwd !== undefined && !isDirectory(cwd)) {

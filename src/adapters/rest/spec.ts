@@ -165,7 +165,9 @@ function nameMapping(value: string[] | Record<string, string> | undefined): { pa
 /** The input schema derived from a tool's path, query and body names (when none is given). */
 export function deriveInputSchema(op: Pick<RestOperation, "pathParams" | "query" | "headers" | "body" | "queryRest">): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
-  for (const name of op.pathParams) properties[name] = { type: "string", description: "path parameter" };
+  // String or integer: a service's own list answers ids as numbers ("id": 1), and the model passes
+  // them on as they came; encodePathValue sends either as its decimal text.
+  for (const name of op.pathParams) properties[name] = { type: ["string", "integer"], description: "path parameter" };
   for (const { param, arg } of op.query) properties[arg] ??= { description: `query parameter '${param}'` };
   for (const { header, arg } of op.headers) properties[arg] ??= { type: "string", description: `header '${header}'` };
   if (op.body.kind === "fields") for (const { prop, arg } of op.body.fields) properties[arg] ??= { description: `body property '${prop}'` };
