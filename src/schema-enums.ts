@@ -18,6 +18,9 @@ export const LONG_ENUM = 64;
 /** Keywords whose values are data, not schemas: an `enum` key inside one is a value, not a keyword. */
 const DATA_KEYWORDS: ReadonlySet<string> = new Set(["enum", "const", "default", "examples"]);
 
+/** Keywords whose value maps names to schemas: a key inside one is a name (a property called `enum` or `default`), never a keyword. */
+const NAMED_SCHEMAS: ReadonlySet<string> = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]);
+
 export interface ShortenedEnums {
   /** The schema with each long enum cut to its first value (the same object when it has none): what Ajv's meta-schema check is given. */
   schema: unknown;
@@ -33,7 +36,8 @@ export interface ShortenedEnums {
  */
 export function shortenLongEnums(schema: unknown, uniqueValues: boolean): ShortenedEnums {
   const duplicates: ErrorObject[] = [];
-  const walk = (node: unknown, pointer: string): unknown => {
+  // `names`: the node maps names to schemas (NAMED_SCHEMAS), so its keys are no keywords.
+  const walk = (node: unknown, pointer: string, names = false): unknown => {
     if (!node || typeof node !== "object") return node;
     if (Array.isArray(node)) {
       let copy: unknown[] | undefined;
@@ -47,14 +51,16 @@ export function shortenLongEnums(schema: unknown, uniqueValues: boolean): Shorte
     for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
       const at = `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
       let walked: unknown;
-      if (key === "enum" && Array.isArray(value) && value.length >= LONG_ENUM) {
+      if (names) {
+        walked = walk(value, at);
+      } else if (key === "enum" && Array.isArray(value) && value.length >= LONG_ENUM) {
         if (uniqueValues) {
           const repeat = firstRepeat(value);
           if (repeat) duplicates.push(duplicateError(at, repeat));
         }
         walked = [value[0]];
       } else {
-        walked = DATA_KEYWORDS.has(key) ? value : walk(value, at);
+        walked = DATA_KEYWORDS.has(key) ? value : walk(value, at, NAMED_SCHEMAS.has(key));
       }
       if (walked !== value) (copy ??= { ...(node as Record<string, unknown>) })[key] = walked;
     }
