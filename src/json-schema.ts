@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { echoed } from "./runtime/argument-value.js";
 import { closestNames } from "./runtime/similarity.js";
+import { shortenLongEnums } from "./schema-enums.js";
 import { collectUnrunPatterns, schemaRegExp, type UnrunPattern } from "./schema-regexp.js";
 
 /**
@@ -36,8 +37,9 @@ type Dialect = "draft-07" | "2020-12";
 function newAjv(dialect: Dialect): Ajv {
   const AjvClass = (dialect === "2020-12" ? (require("ajv/dist/2020.js") as { Ajv2020: new (options: object) => Ajv }).Ajv2020 : (require("ajv") as { Ajv: new (options: object) => Ajv }).Ajv);
   // Each pattern compiled on its own: by V8's linear-time engine where it takes it; of the others,
-  // one that can take exponential time is not run (schema-regexp.ts).
-  const ajv = new AjvClass({ ...AJV_OPTIONS, code: { regExp: schemaRegExp } });
+  // one that can take exponential time is not run (schema-regexp.ts). The meta-schema check is
+  // metaSchemaErrors's, before each compile: Ajv's own compares a long enum's values pair by pair.
+  const ajv = new AjvClass({ ...AJV_OPTIONS, validateSchema: false, code: { regExp: schemaRegExp } });
   // ajv-formats is CommonJS; its callable sits on `default` in some builds.
   const formats = require("ajv-formats") as { default?: (ajv: Ajv) => Ajv } & ((ajv: Ajv) => Ajv);
   (formats.default ?? formats)(ajv);
@@ -62,8 +64,12 @@ interface Generation {
 
 const generations: Partial<Record<Dialect, Generation>> = {};
 
+function dialectOf(schema: Record<string, unknown>): Dialect {
+  return typeof schema.$schema === "string" && DRAFT_2020.test(schema.$schema) ? "2020-12" : "draft-07";
+}
+
 function ajvFor(schema: Record<string, unknown>): Ajv {
-  const dialect = typeof schema.$schema === "string" && DRAFT_2020.test(schema.$schema) ? "2020-12" : "draft-07";
+  const dialect = dialectOf(schema);
   let generation = generations[dialect];
   if (!generation || generation.compiles >= SCHEMAS_PER_AJV) generation = generations[dialect] = { ajv: newAjv(dialect), compiles: 0 };
   generation.compiles++;
@@ -130,6 +136,9 @@ function compileWith(schema: Record<string, unknown>): ValidateFunction {
   // "http://json-schema.org/draft/2020-12/schema"), and Ajv refuses to compile any other spelling.
   const toCompile = known ? { $schema: DRAFT_2020.test($schema) ? "https://json-schema.org/draft/2020-12/schema" : "http://json-schema.org/draft-07/schema#", ...rest } : rest;
   const ajv = ajvFor(schema);
+  // What Ajv's compile would throw, said in its words; it is made with validateSchema off (newAjv).
+  const faults = metaSchemaErrors(ajv, toCompile, dialectOf(schema));
+  if (faults.length) throw new Error(`schema is invalid: ${ajv.errorsText(faults)}`);
   const { result: validate, unrun } = collectUnrunPatterns(() => ajv.compile(toCompile));
   if (unrun.length) unrunOf.set(validate, unrun);
   // Ajv's by-object cache would never be hit (`toCompile` is new each time): keep it empty.
@@ -138,6 +147,16 @@ function compileWith(schema: Record<string, unknown>): ValidateFunction {
   counts.alive++;
   collected.register(validate, undefined);
   return validate;
+}
+
+/**
+ * What the dialect's meta-schema refuses in `schema` ([] when nothing), as Ajv's own check at
+ * compile says it, but with each long enum's uniqueness checked in linear time (schema-enums.ts).
+ */
+function metaSchemaErrors(ajv: Ajv, schema: Record<string, unknown>, dialect: Dialect): ErrorObject[] {
+  const { schema: checkable, duplicates } = shortenLongEnums(schema, dialect === "draft-07");
+  const valid = ajv.validateSchema(checkable as Record<string, unknown>, false);
+  return [...(valid ? [] : (ajv.errors ?? [])), ...duplicates];
 }
 
 /** A place in a schema that keeps it from compiling: the path inside the schema, and what is wrong there. */
@@ -158,11 +177,11 @@ export function schemaFaults(schema: Record<string, unknown>): SchemaFault[] {
   if (!(compiled instanceof Error)) return [];
   // Checked against the meta-schema of the dialect ajvFor picks (a `$schema` it does not know is left out, as compileWith does).
   const { $id: _id, $schema: _schema, ...rest } = schema;
-  const ajv = ajvFor(schema);
-  if (ajv.validateSchema(rest, false) || !ajv.errors?.length) return [{ segments: [], message: compiled.message.replace(/^schema is invalid: /, "") }];
+  const faults = metaSchemaErrors(ajvFor(schema), rest, dialectOf(schema));
+  if (!faults.length) return [{ segments: [], message: compiled.message.replace(/^schema is invalid: /, "") }];
   // One fault per place: the meta-schema's `type` is an enum or an array (anyOf), so a bad value fails all three.
   const byPlace = new Map<string, ErrorObject[]>();
-  for (const error of ajv.errors) byPlace.set(error.instancePath, [...(byPlace.get(error.instancePath) ?? []), error]);
+  for (const error of faults) byPlace.set(error.instancePath, [...(byPlace.get(error.instancePath) ?? []), error]);
   return [...byPlace].map(([pointer, errors]) => {
     const segments = pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~")).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
     const value = segments.reduce<unknown>((node, key) => (node && typeof node === "object" ? (node as Record<string | number, unknown>)[key] : undefined), rest);

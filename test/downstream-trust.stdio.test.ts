@@ -20,8 +20,10 @@ import { callV2, connectStdioV2, v2Client, V2_DOWNSTREAM_ARGS } from "./v2-helpe
  *  - its sampling requests reach the client with includeContext "none";
  *  - a tool annotated both readOnlyHint and destructiveHint needs confirm, and an mcpServers entry
  *    can set confirmTools and trustReadOnlyHints;
- *  - tool names with control characters or over 128 characters, and a 1,000-level schema, are
- *    left out, each with a problem line naming the server, the entry's index and the rule.
+ *  - tool names with control characters or over 128 characters, a 1,000-level schema, and enums
+ *    of more than 10,000 values in all are left out, each with a problem line naming the server,
+ *    the entry's index and the rule; an enum of 10,000 values is served, and its first call does
+ *    not hold the server (its meta-schema check was quadratic: 7 s at this size).
  */
 
 const HOSTILE = path.join(FIXTURES, "mcp", "hostile-server.mjs");
@@ -187,7 +189,7 @@ describe("what a downstream's tool list says of itself", () => {
     assert.equal((payload.error?.details as { why?: string } | undefined)?.why, "readOnlyHint not trusted (trustReadOnlyHints: false)");
   });
 
-  it("names with control characters or over 128 characters, and a 1,000-level schema, are left out with a problem line each", async () => {
+  it("names with control characters or over 128 characters, a 1,000-level schema and 10,001 enum values are left out with a problem line each", async () => {
     const listed = await callJson(client, "agent_tools_hostile_discover", { limit: 50 });
     const names = (listed.payload.matches as { name: string }[]).map((m) => m.name);
     assert.ok(names.includes(NAME_128), `a name of exactly 128 characters is served (${names.length} names)`);
@@ -210,6 +212,21 @@ describe("what a downstream's tool list says of itself", () => {
       lines.includes("plugin 'hostile': in its server's tool list, entry 9 ('deep') was left out: its inputSchema is nested more than 100 levels deep (objects and arrays within one another), the most a tool's entry may have; define deep types once under $defs and refer to them with $ref"),
       JSON.stringify(lines),
     );
+    assert.ok(
+      lines.includes("plugin 'hostile': in its server's tool list, entry 11 ('enum_over') was left out: its inputSchema lists more than 10,000 enum values in all, the most a tool's entry may have; take the value as a plain string and check it in the server, or split the tool"),
+      JSON.stringify(lines),
+    );
     assert.ok(!problems.some((p) => p.includes("L".repeat(200))), "the long name is never quoted whole");
+  });
+
+  it("an enum of 10,000 values is served: its first call is checked against it in well under the seconds a pairwise check took", async () => {
+    const started = Date.now();
+    const picked = await callJson(client, "agent_tools_hostile_call", { toolName: "enum_max", arguments: { pick: "v9999" } });
+    const took = Date.now() - started;
+    assert.equal(picked.payload.result, "called enum_max", JSON.stringify(picked.payload));
+    // Linear, it is tens of milliseconds; pairwise, 7 s on a quiet machine. Generous for a shared one.
+    assert.ok(took < 4_000, `the first call took ${took} ms`);
+    const wrong = await callJson(client, "agent_tools_hostile_call", { toolName: "enum_max", arguments: { pick: "v10000" } });
+    assert.equal(wrong.payload.error?.code, "ARG_VALIDATION_FAILED", JSON.stringify(wrong.payload));
   });
 });

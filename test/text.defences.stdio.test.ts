@@ -31,13 +31,14 @@ describe("agent_tools_exec: the sandbox's memory budget", () => {
   });
   after(() => server.close());
 
-  it("carried variables count against it: one past the cap is named and not kept, the rest of the line is", async () => {
-    const big = await exec(server, "export SMALL=kept; export BIG=$(printf '%03000000d' 0); echo done");
+  it("carried variables count against it: those past the cap are named and not kept, the largest first, the rest of the line is", async () => {
+    // 2.7 MB in three variables, each under the 1 MiB a carried variable may hold: two fit the 2 MiB cap.
+    const big = await exec(server, "export SMALL=kept; x=$(printf '%0900000d' 0); A=$x; B=$x; C=${x}more; unset x; echo done");
     assert.equal(big.exitCode, 126, big.stderr);
     assert.equal(big.stdout, "done\n");
-    assert.match(big.stderr, /variables not kept for the next call .*: BIG \(2\.9 MiB\)\..*AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB.*unset variables you no longer need/);
-    const next = await exec(server, 'echo "${#BIG} $SMALL"');
-    assert.equal(next.stdout, "0 kept\n");
+    assert.match(big.stderr, /variables not kept for the next call .*: C \(900005 bytes\)\..*AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB.*unset variables you no longer need/);
+    const next = await exec(server, 'echo "${#A} ${#B} ${#C} $SMALL"; unset A B');
+    assert.equal(next.stdout, "900000 900000 0 kept\n");
   });
 
   it("a hard link is charged as a copy, and removing a name credits it", async () => {
@@ -57,6 +58,41 @@ describe("agent_tools_exec: the sandbox's memory budget", () => {
     assert.equal(line.cwd, "/tmp");
     const next = await exec(server, "echo $X; pwd; wc -c < big");
     assert.equal(next.stdout.replace(/ +/g, ""), "1\n/tmp\n0\n", "the refused file is left empty, as on a full disk");
+  });
+});
+
+describe("agent_tools_exec: what the variables a session carries may hold", () => {
+  let server: Connected;
+  before(async () => {
+    server = await connect(undefined, { AGENT_TOOLS_EXEC_TIMEOUT_MS: "60000" });
+  });
+  after(() => server.close());
+
+  it("one variable over 1 MiB is not carried, named with a way to keep it in a file; the line's output and other variables are kept", async () => {
+    // Carried, a 30 MB variable cost every later line that read it 1.2 s of the server's one thread.
+    const big = await exec(server, "SMALL=kept; BIG=$(printf '%*s' 2000000 ''); echo ${#BIG}; printf '%s' \"$BIG\" > /tmp/BIG");
+    assert.equal(big.exitCode, 126, big.stderr);
+    assert.equal(big.stdout, "2000000\n", "the line itself had the variable");
+    assert.equal(
+      big.stderr,
+      "agent-tools: variables not kept for the next call (they keep their value from before this command line; new ones are unset): BIG (1.9 MiB). A carried variable holds at most 1 MiB (every later line pays for its size again); keep a large value in a file instead: printf '%s' \"$BIG\" > /tmp/BIG, then give the file to the next command (jq . /tmp/BIG), or read it back with \"$(cat /tmp/BIG)\"\n",
+    );
+    const next = await exec(server, 'echo "${#BIG} $SMALL"; wc -c < /tmp/BIG');
+    assert.equal(next.stdout.replace(/ +/g, ""), "0 kept\n2000000\n".replace(/ +/g, ""));
+    // One that was carried keeps its value when a line grows it past the cap.
+    const grown = await exec(server, "SMALL=$(printf '%*s' 1100000 ''); echo ${#SMALL}");
+    assert.equal(grown.exitCode, 126);
+    assert.equal((await exec(server, "echo $SMALL")).stdout, "kept\n");
+  });
+
+  it("all of them over 4 MiB: the largest the line grew are not carried until the rest fits", async () => {
+    const many = await exec(server, "x=$(printf '%*s' 1000000 ''); V1=$x; V2=$x; V3=$x; V4=$x; V5=${x}five; unset x; echo set");
+    assert.equal(many.exitCode, 126, many.stderr);
+    assert.equal(many.stdout, "set\n");
+    assert.match(many.stderr, /^agent-tools: variables not kept for the next call \(.*\): V5 \(1000006 bytes\)\. The variables a session carries hold at most 4 MiB in all \(every later line pays for them again\); unset variables you no longer need, and keep large values in files\n$/);
+    const next = await exec(server, 'echo "${#V1} ${#V4} ${#V5}"; unset V1 V2 V3 V4');
+    assert.equal(next.stdout, "1000000 1000000 0\n");
+    assert.equal((await exec(server, "V5=$(printf '%*s' 1000000 ''); echo ${#V5}")).exitCode, 0, "once unset, they make room again");
   });
 });
 

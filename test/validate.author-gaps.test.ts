@@ -69,6 +69,35 @@ describe("a tool's inputSchema in plugin.json that does not compile", () => {
     assert.match(found[0] as string, /plugin\.json:1:\d+: field 'adapter\.tools\[0\]\.inputSchema' can't resolve reference #\/\$defs\/nowhere from id #; this inputSchema does not compile/);
   });
 
+  it("a repeated enum value is a problem whether the enum is short (Ajv's check) or long (the runtime's linear one); 2020-12 allows repeats", async () => {
+    const plugins = path.join(dir, "rest-enum");
+    // 100 values, v7 again last: long enough to be checked by the runtime rather than Ajv's pairwise check.
+    const long = JSON.stringify([...Array.from({ length: 99 }, (_, i) => `v${i}`), "v7"]);
+    // Two repeats: the runtime names the first (7 and 98), Ajv's pairwise check the last (8 and 99).
+    const twice = JSON.stringify([...Array.from({ length: 98 }, (_, i) => `v${i}`), "v7", "v8"]);
+    const file = writeManifestText(path.join(plugins, "agent-tools-plugin-picks"), [
+      `{"name": "picks", "prefix": "picks", "adapter": {"kind": "rest", "baseUrl": "http://127.0.0.1:9", "tools": [`,
+      `  {"name": "short", "path": "/s", "inputSchema": {"type": "object", "properties": {"p": {"enum": ["a", "b", "a"]}}}},`,
+      `  {"name": "long", "path": "/l", "inputSchema": {"type": "object", "properties": {"p": {"enum": ${long}}}}},`,
+      `  {"name": "objects", "path": "/o", "inputSchema": {"type": "object", "properties": {"p": {"default": {"enum": ${long}}, "enum": ${JSON.stringify([...Array.from({ length: 70 }, (_, i) => ({ n: i, m: 0 })), { m: 0, n: 3 }])}}}}},`,
+      `  {"name": "repeats_2020", "path": "/r", "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"p": {"enum": ${long}}}}},`,
+      `  {"name": "named", "path": "/n", "inputSchema": {"type": "object", "properties": {"enum": {"enum": ${twice}}, "default": {"items": {"enum": ${long}}}}}}`,
+      `]}}`,
+    ]);
+    const { code, report, stderr } = await validate(plugins);
+    assert.equal(code, 1, stderr);
+    const lines = report.problems.flatMap((p) => p.split("\n"));
+    const fix = "this inputSchema does not compile, so no call could be checked against it (fix it, or leave inputSchema out to have it made from the tool's mapping)";
+    assert.equal(lines.length, 5, lines.join("\n"));
+    assert.match(lines[0] as string, new RegExp(`^${file}:2:\\d+: field 'adapter\\.tools\\[0\\]\\.inputSchema\\.properties\\.p\\.enum' must NOT have duplicate items \\(items ## 0 and 2 are identical\\) \\(got \\["a","b","a"\\]\\); ${fix.replace(/[()]/g, "\\$&")}$`));
+    assert.match(lines[1] as string, /plugin\.json:3:\d+: field 'adapter\.tools\[1\]\.inputSchema\.properties\.p\.enum' must NOT have duplicate items \(items ## 7 and 99 are identical\)/);
+    // Objects are equal whatever their keys' order; the same list under `default` is a value, not an enum.
+    assert.match(lines[2] as string, /plugin\.json:4:\d+: field 'adapter\.tools\[2\]\.inputSchema\.properties\.p\.enum' must NOT have duplicate items \(items ## 3 and 70 are identical\)/);
+    // Properties named `enum` and `default` are schemas like any other: their long enums are the runtime's to check.
+    assert.match(lines[3] as string, /plugin\.json:6:\d+: field 'adapter\.tools\[4\]\.inputSchema\.properties\.enum\.enum' must NOT have duplicate items \(items ## 7 and 98 are identical\)/);
+    assert.match(lines[4] as string, /plugin\.json:6:\d+: field 'adapter\.tools\[4\]\.inputSchema\.properties\.default\.items\.enum' must NOT have duplicate items \(items ## 7 and 99 are identical\)/);
+  });
+
   it("over stdio the plugin is not served, and help lists the problem at its line", async () => {
     const plugins = path.join(dir, "rest-typo");
     const server = await connect(plugins);

@@ -1,9 +1,10 @@
 import { anySignal } from "../any-signal.js";
 import type { ElicitRequestFormParams, LoggingLevel, Server, ServerContext } from "@modelcontextprotocol/server";
-import { elicitationModes, type CallRelay, type RelayedParams, type RelayedResult, type Unaskable } from "../adapters/relay.js";
+import { elicitationModes, type CallRelay, type RelayedParams, type RelayedProgress, type RelayedResult, type Unaskable } from "../adapters/relay.js";
 import { clientCapabilitiesOf } from "./confirm-rounds.js";
 import { nodeCrypto } from "../node-crypto.js";
 import { RelayedLogBudget } from "./relayed-log-budget.js";
+import { RelayedProgressPacer } from "./relayed-progress.js";
 
 /** A 2026-07-28 request: it carries the per-request envelope (a 2025-era one never does). */
 export function isModernRequest(ctx: ServerContext): boolean {
@@ -14,7 +15,8 @@ export function isModernRequest(ctx: ServerContext): boolean {
 /**
  * The relay of one facade call: what the downstream server sends while the call runs goes to
  * the agent's client, as that client can take it.
- *  - progress: on the client's own progressToken, when the request carried one;
+ *  - progress: on the client's own progressToken, when the request carried one, at the pace of
+ *    the request's RelayedProgressPacer (past it the latest step waits its turn in place of the last);
  *  - log messages: through the request's log (the client's level filter applies; a 2026-07-28
  *    request gets them only when it set a log level), within the request's RelayedLogBudget;
  *  - elicitation and sampling: forwarded as real requests on a 2025-era connection whose client
@@ -41,11 +43,15 @@ export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean, un
   // saying how many (relayed-log-budget.ts). Made on the first message: most calls relay none, and
   // this runs on every call of the facade's fast lanes. Its buckets start full either way.
   let logBudget: RelayedLogBudget | undefined;
+  // Made on the first step, as the log budget.
+  let pacer: RelayedProgressPacer | undefined;
   const relay: CallRelay & { sent(): Promise<void> | undefined } = {
     log: (message) => {
       if ((logBudget ??= new RelayedLogBudget()).take(message.data)) track(ctx.mcpReq.log(message.level as LoggingLevel, message.data, message.logger));
     },
     sent: () => {
+      // The step held for its turn goes before the answer: the client's last step is the call's.
+      pacer?.flush();
       const dropped = logBudget?.droppedLine();
       if (dropped) track(ctx.mcpReq.log("warning", dropped, "agent-tools"));
       // undefined when nothing is being written (the usual call): no promise to wait on.
@@ -53,8 +59,9 @@ export function relayFor(server: Server, ctx: ServerContext, canAsk: boolean, un
     },
   };
   if (token !== undefined) {
-    relay.progress = (update) =>
+    const send = (update: RelayedProgress): void =>
       track(ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: update.progress, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message ? { message: update.message } : {}) } }));
+    relay.progress = (update) => (pacer ??= new RelayedProgressPacer(send)).push(update);
   }
   const modes = elicitationModes(capabilities?.elicitation);
   // A question is withdrawn when the downstream withdraws it (`signal`) and when the client cancels

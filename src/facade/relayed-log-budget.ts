@@ -1,4 +1,5 @@
 import { exactSizeWords, KIB, MIB } from "../byte-size.js";
+import { TokenBucket } from "./token-bucket.js";
 
 /**
  * How many of a downstream server's log messages one request relays to the agent's client, and
@@ -40,39 +41,32 @@ function sizeOf(data: unknown): number {
 
 export class RelayedLogBudget {
   readonly #budget: LogBudget;
-  #messages: number;
-  #bytes: number;
-  #at = performance.now();
+  readonly #messages: TokenBucket;
+  readonly #bytes: TokenBucket;
   /** Dropped since the last drop line: for want of the count's tokens, and (the count allowing them) of the bytes'. */
   #droppedByCount = 0;
   #droppedByBytes = 0;
 
   constructor(budget: LogBudget = RELAYED_LOG_BUDGET) {
     this.#budget = budget;
-    this.#messages = budget.burst;
-    this.#bytes = budget.burstBytes;
+    this.#messages = new TokenBucket(budget.burst, budget.perSecond);
+    this.#bytes = new TokenBucket(budget.burstBytes, budget.perSecondBytes);
   }
 
   /** Whether the next message (its `data`) may be relayed; a message that may not is counted as dropped and spends nothing. */
   take(data: unknown): boolean {
-    const now = performance.now();
-    const seconds = (now - this.#at) / 1000;
-    this.#at = now;
-    const { burst, perSecond, burstBytes, perSecondBytes } = this.#budget;
-    this.#messages = Math.min(burst, this.#messages + seconds * perSecond);
-    this.#bytes = Math.min(burstBytes, this.#bytes + seconds * perSecondBytes);
     // The count first: a flood of small messages is dropped without measuring each.
-    if (this.#messages < 1) {
+    if (!this.#messages.has(1)) {
       this.#droppedByCount += 1;
       return false;
     }
     const size = sizeOf(data);
-    if (size > this.#bytes) {
+    if (!this.#bytes.has(size)) {
       this.#droppedByBytes += 1;
       return false;
     }
-    this.#messages -= 1;
-    this.#bytes -= size;
+    this.#messages.spend(1);
+    this.#bytes.spend(size);
     return true;
   }
 

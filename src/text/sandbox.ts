@@ -218,6 +218,16 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     // write (question-clock.ts); just-bash's cannot, so it leaves room for that waiting.
     executionLimits: { ...SANDBOX_LIMITS, maxExecutionTimeMs: options.timeoutMs + QUESTION_ALLOWANCE_MS + 1000 },
     customCommands: commands.map((c) => toBashCommand(jb, c, lineNow)),
+    // Off: just-bash's defense-in-depth box guards the process's JavaScript globals (Function,
+    // eval, timers, process.*, module loading) against a script reaching them, but the script
+    // here runs no JavaScript (no `javascript`, no `python`, no network: a command line is bash,
+    // jq, awk, sed… interpreted), and the box acts on the whole process, not this sandbox: on
+    // each exec it redefines RegExp.prototype's well-known-symbol methods and puts them back,
+    // and V8 leaves its regexp fast paths for good at the first such change. From the first
+    // exec on, every regexp split of the runtime, in every session, walked character by
+    // character: a 3 MB split 4 ms -> 2 s, a downstream's 30 MB stderr 0.13 s -> 3.6 s of CPU
+    // (README, Security model). Pinned by test/sandbox.process-regexp.test.ts.
+    defenseInDepth: false,
   });
   for (const c of commands) own.add(c.name);
   // Armed for the top-level parse of one command line only: just-bash runs transform plugins

@@ -1,3 +1,5 @@
+import { splitLines } from "../../text-lines.js";
+
 /**
  * Keeps the last lines a child wrote to stderr, for error messages. Lines are masked (`mask`, the
  * fleet's redactor) before a length limit cuts them: a credential cut in two is no longer found
@@ -15,7 +17,8 @@ export class StderrTail {
   /** Feed a chunk; returns the complete lines it finished (masked). */
   push(chunk: Buffer | string): string[] {
     const text = this.partial + chunk.toString();
-    const parts = text.split(/\r?\n/);
+    // A flood of stderr comes through here chunk by chunk: split without a regexp (text-lines.ts).
+    const parts = splitLines(text);
     // The unfinished line is masked as it grows: a credential it ends with may still be incomplete
     // (kept whole at its end), one before that is complete and masked before the cut.
     const rest = parts.pop() ?? "";

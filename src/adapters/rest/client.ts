@@ -3,7 +3,7 @@ import type { Logger } from "../types.js";
 import { echoed } from "../../runtime/argument-value.js";
 import { parseJsonLossless } from "../../json-text-value.js";
 import { countBody, maxResponseBytesFrom, readCappedBody } from "../shared/capped-body.js";
-import { AdapterError, couldNotReach, isUnresolvedHost, messageWithCauses, unreachableCode, unresolvedHostHint } from "../shared/errors.js";
+import { AdapterError, couldNotReach, headersOverflow, isUnresolvedHost, messageWithCauses, unreachableCode, unresolvedHostHint } from "../shared/errors.js";
 import { MissingVariableError, referencedVariables, resolveAddress, resolveSecretAware } from "../shared/env-vars.js";
 import type { Redactor } from "../shared/redact.js";
 import { describeBinary, isBinaryBody } from "../shared/binary-body.js";
@@ -305,6 +305,8 @@ export class RestClient {
       if (callerSignal?.aborted) throw new RestError("UPSTREAM_ERROR", `${where()} was cancelled`);
       const unreachable = unreachableCode(error);
       if (unreachable) throw this.#unreachableError(where(), url, unreachable);
+      const overflow = headersOverflow(error);
+      if (overflow) throw new RestError("UPSTREAM_ERROR", `${where()} failed: ${overflow.words}`, undefined, { hint: overflow.hint, details: overflow.details });
       throw new RestError("UPSTREAM_ERROR", `${where()} failed: ${redactor.redact(messageWithCauses(error))}`);
     }
   }

@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import { exactSizeWords } from "../../byte-size.js";
 import { RuntimeError, type ErrorCode } from "../../errors.js";
 import { describeProblems, specProblems, type SpecProblem } from "./spec-check.js";
 
@@ -125,4 +127,22 @@ export function causeCodes(error: unknown): string[] {
     cause = (cause as { cause?: unknown }).cause;
   }
   return codes;
+}
+
+/**
+ * A response whose headers were more than Node reads (undici's UND_ERR_HEADERS_OVERFLOW: the
+ * status line and all headers together over `http.maxHeaderSize`, 16 KiB unless node's
+ * `--max-http-header-size` says otherwise; one 64 KB header, or 5,000 short ones): what to say of
+ * it; undefined for any other error. No argument changes a service's headers, so the words say so
+ * rather than leave the model to guess from undici's bare code.
+ */
+export function headersOverflow(error: unknown): { words: string; hint: string; details: Record<string, unknown> } | undefined {
+  if (!causeCodes(error).includes("UND_ERR_HEADERS_OVERFLOW")) return undefined;
+  // Read when it happens: node:http is not loaded for it otherwise, and the flag may have changed it.
+  const limit = (createRequire(import.meta.url)("node:http") as { maxHeaderSize: number }).maxHeaderSize;
+  return {
+    words: `the service answered with headers over Node's ${exactSizeWords(limit)} limit (the status line and all headers together; UND_ERR_HEADERS_OVERFLOW), so its answer could not be read`,
+    hint: `Changing the arguments will not help: the service (or a proxy in front of it) answered with more header bytes than Node reads; tell the user. Node's --max-http-header-size (in NODE_OPTIONS where the agent-tools server starts) raises the limit for the whole server.`,
+    details: { code: "UND_ERR_HEADERS_OVERFLOW", maxHeaderBytes: limit },
+  };
 }

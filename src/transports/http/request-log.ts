@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { escapeControls } from "../../log.js";
 import { requestIdsOf } from "./request-ids.js";
+import { splitLines } from "../../text-lines.js";
 
 /**
  * One stderr line per HTTP request: session, JSON-RPC method, tool, status, outcome, duration.
@@ -82,8 +83,7 @@ export function captureResponse(res: ServerResponse): () => string {
 export function messagesIn(body: string, contentType: string): unknown[] {
   try {
     if (contentType.includes("text/event-stream")) {
-      return body
-        .split(/\r?\n/)
+      return splitLines(body)
         .filter((line) => line.startsWith("data:"))
         .map((line) => line.slice(5).trim())
         .filter((data) => data.startsWith("{") || data.startsWith("["))
