@@ -92,7 +92,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const resourcePath = "/.well-known/oauth-protected-resource";
   // The metadata is served whether or not team.resource is set (then for the request's Host), so a 401 always names it.
   const metadataFor = (host: string | undefined): string | undefined => (team?.resource ? `${new URL(team.resource).origin}${resourcePath}` : host ? `http://${host}${resourcePath}` : undefined);
-  const auth = await createAuthenticator({ team, singleToken: options.singleToken, resourceMetadataUrl: metadataFor });
+  const auth = await createAuthenticator({ team, singleToken: options.singleToken, resourceMetadataUrl: metadataFor, log: options.log });
   /** /readyz answers 503 (the drain began). */
   let leaving = false;
   /** New sessions and workspaces are refused (the drain's delay is over). */
