@@ -182,8 +182,9 @@ export class Workspaces {
    * finds its files gone with no reason given): the answer's note says so.
    */
   async create(owner: string, identity?: Identity): Promise<OpenedWorkspace> {
-    // In a fleet the id starts with the instance's name ("gw-a~…"): a balancer routes on it.
-    const id = `${this.fleet ? this.fleet.instance.replace(/[^A-Za-z0-9_-]/g, "-") : THIS_RUN}~${randomUUID()}`;
+    // In a fleet the id starts with the instance's name ("gw-a~…"), as it is: a balancer routes on
+    // it. The name's characters are checked at start (state/types.ts instanceIdProblem).
+    const id = `${this.fleet ? this.fleet.instance : THIS_RUN}~${randomUUID()}`;
     const at = this.now();
     const forgotten = this.holdsUsable(owner, identity, at);
     await this.store.put({ id, owner, rights: identityKey(identity), createdAt: at, lastUsed: at, ...(this.fleet ? { instance: this.fleet.instance } : {}) });

@@ -1,4 +1,5 @@
 import { createMcpHandler, PROTOCOL_VERSION_META_KEY, type AuthInfo, type McpHttpHandler, type Server, type ServerContext } from "@modelcontextprotocol/server";
+import { randomUUID } from "node:crypto";
 import { identityViewKey, type Identity } from "../../runtime/access.js";
 import type { Logger } from "../../adapters/types.js";
 import { createFacade, type SessionScope } from "../../facade/server.js";
@@ -68,7 +69,8 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
     const who = identityOf(ctx);
     let session = byIdentity.get(who);
     if (!session) {
-      session = runtime.createSession(`modern-${byIdentity.size}`, identityIn(ctx));
+      // Unique in the fleet and across restarts: the audit log and the jobs of a caller without an identity are keyed by it.
+      session = runtime.createSession(`modern-${randomUUID()}`, identityIn(ctx));
       byIdentity.set(who, session);
     }
     return session;
