@@ -6,7 +6,8 @@ import type { Logger } from "../../adapters/types.js";
 import { createFacadeServer } from "../../facade/server.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { closeSession, type Session } from "../../runtime/session.js";
-import type { Identity } from "../../runtime/access.js";
+import { identityKey, type Identity } from "../../runtime/access.js";
+import { fairVictim } from "../../runtime/fair-eviction.js";
 import { RequestIdsInFlight } from "./request-ids.js";
 
 /**
@@ -20,8 +21,10 @@ import { RequestIdsInFlight } from "./request-ids.js";
  * - a session that never did anything after initialize (only initialize, ping, notifications) is
  *   "unused" and keeps its slot for `unusedIdleMs` (default 30 s), not the full `idleMs` (30 min);
  * - when the table is full, a new initialize takes the slot of an idle session (no request in
- *   flight): the least recently seen unused one first, else the least recently used one. Only
- *   when every session has a request in flight does initialize answer 503;
+ *   flight) of the identity holding the most sessions, the new one counted: one caller opening
+ *   many sessions evicts its own, never another caller's (and its files). Among those, the least
+ *   recently seen unused one first, else the least recently used one. Only when every session has
+ *   a request in flight does initialize answer 503;
  * - the id of a session closed to make room answers 404 with that reason, so its client knows to
  *   initialize again;
  * - a request without Mcp-Session-Id (openSessionless) never costs a session its slot: it runs in
@@ -169,7 +172,7 @@ export class SessionRegistry {
   /** Why an id has no session, for the 404 message. */
   whyMissing(id: string): string {
     return this.evicted.has(id)
-      ? `it was closed to make room for a new session (the table of ${this.options.maxSessions} was full and it was the least recently used idle one)`
+      ? `it was closed to make room for a new session (the table of ${this.options.maxSessions} was full, and it was the least recently used idle one of the caller holding the most sessions)`
       : "it expired or was closed";
   }
 
@@ -185,7 +188,7 @@ export class SessionRegistry {
    * synchronously with the registration, so concurrent initializes cannot pass the cap together.
    */
   async open(responseMode: "json" | "sse", identity?: Identity): Promise<HttpSession | undefined> {
-    if (this.size >= this.options.maxSessions && !this.makeRoom()) return undefined;
+    if (this.size >= this.options.maxSessions && !this.makeRoom(identity)) return undefined;
     const id = randomUUID();
     const session = this.options.runtime.createSession(id, identity);
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -249,12 +252,14 @@ export class SessionRegistry {
   }
 
   /**
-   * Free one slot, synchronously (close() drops the entry from the table before it awaits):
-   * expired sessions first, else the idle session to lose (unused before used, least recently
-   * seen first). False when every session has a request in flight.
+   * Free one slot for a session `opener` opens, synchronously (close() drops the entry from the
+   * table before it awaits): expired sessions first, else an idle session of the identity holding
+   * the most sessions, the new one counted (so a caller opening many evicts its own, never another
+   * caller's only one); among those, unused before used, least recently seen first. False when
+   * every session has a request in flight.
    */
-  private makeRoom(): boolean {
-    let victim: HttpSession | undefined;
+  private makeRoom(opener: Identity | undefined): boolean {
+    const slots: HttpSession[] = [];
     let freed = false;
     for (const entry of this.sessions.values()) {
       // A one-request session holds no slot of the table: closing it frees none.
@@ -262,16 +267,19 @@ export class SessionRegistry {
       if (this.isExpired(entry)) {
         void this.close(entry.id, "idle");
         freed = true;
-        continue;
-      }
-      if (entry.inFlight > 0) continue;
-      if (!victim || (victim.used && !entry.used) || (victim.used === entry.used && entry.lastSeen < victim.lastSeen)) victim = entry;
+      } else slots.push(entry);
     }
     if (freed) return true;
+    const victim = fairVictim(slots, {
+      owner: (entry) => identityKey(entry.session.identity),
+      opening: identityKey(opener),
+      idle: (entry) => entry.inFlight === 0,
+      before: (a, b) => (b.used && !a.used) || (a.used === b.used && a.lastSeen < b.lastSeen),
+    });
     if (!victim) return false;
     this.evicted.set(victim.id, this.now());
     if (this.evicted.size > EVICTED_MEMORY) this.evicted.delete(this.evicted.keys().next().value as string);
-    void this.close(victim.id, `evicted: table full, least recently used idle${victim.used ? "" : " unused"} session`);
+    void this.close(victim.id, `evicted: table full, least recently used idle${victim.used ? "" : " unused"} session of the identity holding the most sessions`);
     return true;
   }
 
