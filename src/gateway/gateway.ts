@@ -49,6 +49,8 @@ export interface Gateway {
    * here; then they are refused. Resolves once they are.
    */
   startDrain(delayMs: number): Promise<void>;
+  /** When /readyz was last asked (ms since the epoch): a balancer checks it; undefined when nothing has. */
+  readonly readinessProbedAt: number | undefined;
   /** Where /metrics is served when it has its own port. */
   readonly metricsUrl: string | undefined;
   close(): Promise<void>;
@@ -61,9 +63,15 @@ export interface GatewayOptions {
   /** AGENT_TOOLS_HTTP_TOKEN, the one-user token (an identity that may do everything). */
   singleToken: string | undefined;
   /** The HTTP port's extra Host and Origin names, which the metrics port of its own accepts too. */
-  http?: Pick<HttpOptions, "allowedHosts" | "allowedOrigins"> & Partial<Pick<HttpOptions, "port">>;
+  http?: Pick<HttpOptions, "allowedHosts" | "allowedOrigins"> & Partial<Pick<HttpOptions, "port" | "host">>;
   /** Reuse a state (tests); default from AGENT_TOOLS_REDIS_URL / team settings. */
   state?: SharedState;
+}
+
+/** Whether listeners on these two hosts would contend for one port: the same host, or a wildcard (all addresses) on either side. */
+function sharesAddress(a: string, b: string | undefined): boolean {
+  const wildcard = (host: string): boolean => boundHostNames(host).length === 0;
+  return b === undefined || a.toLowerCase() === b.toLowerCase() || wildcard(a) || wildcard(b);
 }
 
 function send(res: ServerResponse, status: number, body: string, contentType = "application/json", headers: Record<string, string> = {}): void {
@@ -97,6 +105,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   let leaving = false;
   /** New sessions and workspaces are refused (the drain's delay is over). */
   let draining = false;
+  let readinessProbedAt: number | undefined;
 
   // /metrics on the HTTP port unless `team.metrics` is false (off) or gives a port of its own
   // (scrapers often live on another network than clients; the numbers name plugins and identities).
@@ -137,6 +146,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         // shares: its outage would fail every instance's check at once, and the balancer would
         // answer each client with its own HTML 503, where an instance answers a request that
         // needs the state with UPSTREAM_ERROR (retry) and serves the rest. Said in the body.
+        readinessProbedAt = Date.now();
         const sharedState = state.backend === "redis" ? { sharedState: (await state.ping()) ? "reachable" : "unreachable" } : {};
         send(res, leaving ? 503 : 200, JSON.stringify({ status: leaving ? "draining" : "ready", instance: state.instanceId, ...sharedState }), "application/json", leaving ? { "Retry-After": DRAINING_RETRY_AFTER } : {});
         return true;
@@ -184,22 +194,29 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       });
     });
     const port = team.metrics.port;
+    // What the start opened so far (the Redis connections, its heartbeat) goes before an error is
+    // said: a heartbeat left behind would make the restart wait for it to expire.
+    const abandonStart = async (): Promise<void> => {
+      keyWatch?.stop();
+      await tracing?.shutdown();
+      await state.close();
+    };
+    // The HTTP port itself, opened right after: the metrics would take it, and the HTTP port's own
+    // error would blame "another agent-tools-mcp-http".
+    if (port !== 0 && port === options.http?.port && sharesAddress(host, options.http.host)) {
+      await abandonStart();
+      throw new HttpOptionsError(`team.metrics.port ${port} is the HTTP port too (AGENT_TOOLS_HTTP_PORT or http.port); give the metrics a port of their own, or set team.metrics to true to serve /metrics on the HTTP port`);
+    }
     try {
       await new Promise<void>((resolve, reject) => {
         metricsServer!.once("error", reject);
         metricsServer!.listen(port, host, () => resolve());
       });
     } catch (error) {
-      // What the start opened so far (the Redis connections, its heartbeat) goes before the error
-      // is said: a heartbeat left behind would make the restart wait for it to expire.
-      keyWatch?.stop();
-      await tracing?.shutdown();
-      await state.close();
+      await abandonStart();
       const problem = listenProblem(error, { port, host, portSetting: "the config's team.metrics.port", hostSetting: "the config's team.metrics.host" });
       if (!problem) throw error;
-      // Not "another process": the HTTP port itself, which this start opens next.
-      const http = (error as NodeJS.ErrnoException).code === "EADDRINUSE" && port === options.http?.port ? "; it is the HTTP port too (AGENT_TOOLS_HTTP_PORT or http.port): give the metrics another port, or set team.metrics to true to serve /metrics on the HTTP port" : "";
-      throw new HttpOptionsError(`the metrics port of its own (team.metrics): ${problem.message}${http}`);
+      throw new HttpOptionsError(`the metrics port of its own (team.metrics): ${problem.message}`);
     }
     const address = metricsServer.address();
     metricsUrl = `http://${host}:${typeof address === "object" && address ? address.port : 0}/metrics`;
@@ -221,6 +238,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const decision = await checkRate(state.counters, identity);
       if (!decision.ok && identity) metrics.rateLimited.inc({ identity: identity.name });
       return decision;
+    },
+    get readinessProbedAt() {
+      return readinessProbedAt;
     },
     async startDrain(delayMs) {
       leaving = true;

@@ -15,7 +15,8 @@ import { wholeMs } from "../setting-numbers.js";
  *   /readyz turned 503, while the balancer notices (the README's HAProxy config checks every 1 s
  *   and takes an instance out after 3 failed checks: at most about 3 s, plus a check's own time
  *   on a busy host). Refused at once, new clients fail until then: the balancer keeps sending
- *   them here. 0 for a one-user server: nobody else could take them.
+ *   them here. 0 for a one-user server: nobody else could take them. Waited only when a balancer
+ *   asked /readyz within the last minute: nothing else would notice.
  * - AGENT_TOOLS_DRAIN_MS: how long the calls in flight then get to finish: 30 s for a team
  *   gateway; 2 s for a one-user server, where Ctrl-C should not hang on a stuck call.
  */
@@ -34,6 +35,9 @@ function drainSetting(name: keyof typeof DRAIN_DEFAULTS, env: NodeJS.ProcessEnv,
   log.warn(`${name} must be a whole number of milliseconds, 0 or more and ${TIMER_MOST} (got '${raw}'); using ${fallback}`);
   return fallback;
 }
+
+/** A /readyz request this recent means a balancer checks it, and the drain's delay applies (longer than any usual check interval). */
+const READINESS_PROBED_WITHIN_MS = 60_000;
 
 export function drainMs(env: NodeJS.ProcessEnv, team: boolean, log: { warn(message: string): void }): number {
   return drainSetting("AGENT_TOOLS_DRAIN_MS", env, team, log);
@@ -68,11 +72,19 @@ export async function serveHttp(runtime: Runtime, options: HttpOptions, gateway?
   exitGracefully(runtime.log, {
     close: async (why) => {
       if (gateway) {
+        // The delay is for a balancer's readiness check to notice: none asked /readyz lately (one
+        // instance, a test, a balancer that does not check it), none is waited for.
+        const probedAt = gateway.readinessProbedAt;
+        const probed = probedAt !== undefined && Date.now() - probedAt <= READINESS_PROBED_WITHIN_MS;
+        const wait = probed ? delay : 0;
         // An operator reads this line, not a debug one: what the drain waits for, and how long at most.
-        const taken = delay > 0 ? `new sessions and workspaces are still taken for ${delay} ms (AGENT_TOOLS_DRAIN_DELAY_MS) while the balancer notices, then refused` : "new sessions and workspaces are refused";
-        runtime.log.info(`draining (${why}): /readyz answers 503 from now; ${taken}; ${facade.inFlight()} request(s) in flight and ${facade.sessions.size} session(s) open; the calls then get up to ${drain} ms (AGENT_TOOLS_DRAIN_MS) to finish, so the exit comes within ${delay + drain} ms`);
-        await gateway.startDrain(delay);
-        if (delay > 0) runtime.log.info(`draining (${why}): new sessions and workspaces are refused from now; ${facade.inFlight()} request(s) in flight`);
+        const taken =
+          wait > 0
+            ? `new sessions and workspaces are still taken for ${wait} ms (AGENT_TOOLS_DRAIN_DELAY_MS) while the balancer notices, then refused`
+            : `new sessions and workspaces are refused${delay > 0 ? ` (no AGENT_TOOLS_DRAIN_DELAY_MS wait: nothing asked /readyz in the last ${READINESS_PROBED_WITHIN_MS / 1000} s, so no balancer is there to notice)` : ""}`;
+        runtime.log.info(`draining (${why}): /readyz answers 503 from now; ${taken}; ${facade.inFlight()} request(s) in flight and ${facade.sessions.size} session(s) open; the calls then get up to ${drain} ms (AGENT_TOOLS_DRAIN_MS) to finish, so the exit comes within ${wait + drain} ms`);
+        await gateway.startDrain(wait);
+        if (wait > 0) runtime.log.info(`draining (${why}): new sessions and workspaces are refused from now; ${facade.inFlight()} request(s) in flight`);
         const until = Date.now() + drain;
         while (facade.inFlight() > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
         if (facade.inFlight() > 0) runtime.log.warn(`drain: ${facade.inFlight()} request(s) still running after ${drain} ms; closing anyway: each is answered as interrupted, its effect unknown`);
