@@ -6,8 +6,9 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
 import { hashToken } from "../src/gateway/identities.js";
-import { INITIALIZE, MCP_HEADERS, raw, startHttp } from "./http-helpers.js";
+import { eventually, INITIALIZE, MCP_HEADERS, raw, startHttp } from "./http-helpers.js";
 import { freePort } from "./services-kit.js";
+import { MODERN } from "./v2-helpers.js";
 import { until } from "./wait.js";
 
 /**
@@ -104,6 +105,29 @@ describe("team gateway: JWTs", () => {
     } finally {
       await jwks.stop();
       await server.stop();
+    }
+  });
+
+  it("1,001 JWT subjects: the 2026-07-28 callers' sessions stay bounded, the least recently used closed past 1,000", async () => {
+    await jwks.start();
+    const server = await startHttp({ AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_LOG: "debug" }, ["--config", await configWith()]);
+    try {
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "agent_tools_help", arguments: {}, _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "many", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} } },
+      });
+      const headers = { ...MCP_HEADERS, "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "agent_tools_help" };
+      for (let i = 0; i <= 1000; i++) {
+        const answer = await raw(server.url, { headers: { ...headers, ...bearer(await sign({ sub: `subject-${i}` })) }, body });
+        assert.equal(answer.status, 200, answer.body);
+      }
+      await eventually(() => /closed the session of jwt:subject-0 \(more than 1000 callers' sessions were held; it was the least recently used\)/.test(server.stderr()), "the oldest caller's session to be closed");
+      assert.equal((server.stderr().match(/http modern: closed the session of/g) ?? []).length, 1, "only the one past the bound");
+    } finally {
+      await server.stop();
+      await jwks.stop();
     }
   });
 
