@@ -84,7 +84,7 @@ describe("pi extension session: parallel calls after the runtime restarted", () 
       for (const result of results) assert.notEqual(result.isError, true, JSON.stringify(result).slice(0, 300));
       const log = second.stderr();
       assert.equal(count(log, /status=404/g), 3, `each call met the lost session once:\n${log}`);
-      assert.equal(count(log, /http POST initialize /g), 1, `one session opened for the three:\n${log}`);
+      assert.equal(count(log, /http POST \/mcp initialize /g), 1, `one session opened for the three:\n${log}`);
       assert.equal(await openSessions(second.url), 1);
 
       await session.close();

@@ -11,7 +11,7 @@ import { textLayerOptionsFromEnv } from "../src/text/text-layer.js";
 import { approximateFromEnv } from "../src/runtime/search/semantic/hybrid.js";
 import { optimizeAfterFromEnv } from "../src/tier-hold.js";
 import { describeWaitMs } from "../src/facade/server.js";
-import { drainMs } from "../src/transports/http.js";
+import { drainDelayMs, drainMs } from "../src/transports/http.js";
 import { resolveHttpOptions } from "../src/transports/http/options.js";
 import { auditMaxBytes, createSharedState, DEFAULT_AUDIT_MAX_BYTES } from "../src/state/index.js";
 import { silentLogger } from "../src/log.js";
@@ -77,6 +77,7 @@ function takes(read: (warn: (message: string) => void) => unknown): boolean {
 const READERS: Record<string, (value: string) => boolean> = {
   AGENT_TOOLS_HTTP_PORT: (value) => takes(() => resolveHttpOptions({ AGENT_TOOLS_HTTP_PORT: value })),
   AGENT_TOOLS_DRAIN_MS: (value) => takes((warn) => drainMs({ AGENT_TOOLS_DRAIN_MS: value }, false, { warn })),
+  AGENT_TOOLS_DRAIN_DELAY_MS: (value) => takes((warn) => drainDelayMs({ AGENT_TOOLS_DRAIN_DELAY_MS: value }, true, { warn })),
   AGENT_TOOLS_OPTIMIZE_AFTER_CPU_MS: (value) => takes((warn) => optimizeAfterFromEnv(value, warn)),
   AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM: (value) => takes(() => approximateFromEnv({ AGENT_TOOLS_SEMANTIC_APPROXIMATE_FROM: value })),
   // Says nothing of a bad value: taken when it is not the default, or is blank (unset) or 5000.

@@ -235,7 +235,7 @@ describe("HTTP fast lane: 2026-07-28 tools/call answered exactly as the SDK answ
         server
           .stderr()
           .split("\n")
-          .filter((line) => /http POST tools\/(call|list) /.test(line))
+          .filter((line) => /http POST \/mcp tools\/(call|list) /.test(line))
           .map((line) => / lane$/.test(line));
       // A line is written when its response closes, a moment after the client has the answer: wait for all of them.
       await eventually(() => marks(servers[lane]!).length >= SCRIPT.length, "a request log line for every step");

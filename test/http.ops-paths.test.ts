@@ -82,6 +82,20 @@ describe("operations paths with AGENT_TOOLS_HTTP_TOKEN set", () => {
     assert.match(await hostlessGet(http.url, "/metrics"), /^HTTP\/1\.1 400 /);
   });
 
+  it("the request log names each request's path; a balancer's probes are debug lines, not info", async () => {
+    assert.equal((await raw(at("/metrics"), { method: "GET", headers: auth })).status, 200);
+    for (const path of ["/healthz", "/readyz"]) assert.equal((await raw(at(path), { method: "GET" })).status, 200);
+    await eventually(() => /info: http GET \/metrics - session=- status=200 ok \d+ms/.test(http.stderr()), "the /metrics request's line");
+    assert.doesNotMatch(http.stderr(), /http GET \/(healthz|readyz)/, "no info line per probe");
+    const debug = await startHttp({ AGENT_TOOLS_HTTP_TOKEN: TOKEN, AGENT_TOOLS_LOG: "debug" });
+    try {
+      assert.equal((await raw(debug.url.replace(/\/mcp$/, "/readyz"), { method: "GET" })).status, 200);
+      await eventually(() => /debug: http GET \/readyz - session=- status=200 ok \d+ms/.test(debug.stderr()), "the probe's debug line");
+    } finally {
+      await debug.stop();
+    }
+  });
+
   it("the protected resource metadata names the checked Host's /mcp, token-free", async () => {
     const { port } = new URL(http.url);
     const res = await raw(at("/.well-known/oauth-protected-resource"), { method: "GET", headers: { Host: `localhost:${port}` } });

@@ -47,7 +47,7 @@ describe("a 2025-era client that never repeats Mcp-Session-Id", () => {
     assert.match(String(help.headers["content-type"]), /^application\/json/);
     assert.equal(textJson<{ ok: boolean }>(help.json().result).ok, true);
 
-    await eventually(() => /http POST tools\/list session=none status=200/.test(http.stderr()), "the request log names the sessionless request");
+    await eventually(() => /http POST \/mcp tools\/list session=none status=200/.test(http.stderr()), "the request log names the sessionless request");
   });
 
   it("carries nothing from one request to the next: the text layer starts afresh each time", async () => {

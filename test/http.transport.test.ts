@@ -84,9 +84,9 @@ describe("the HTTP facade", () => {
     await client.close();
     await eventually(() => /tool-error CONFIRM_REQUIRED/.test(http.stderr()), "the log line of the refused call");
     const lines = http.stderr().split("\n");
-    assert.ok(lines.some((l) => /http POST tools\/call tool=agent_tools_notes_call session=[0-9a-f]{8} status=200 ok \d+ms/.test(l)), http.stderr());
+    assert.ok(lines.some((l) => /http POST \/mcp tools\/call tool=agent_tools_notes_call session=[0-9a-f]{8} status=200 ok \d+ms/.test(l)), http.stderr());
     assert.ok(lines.some((l) => /tool=agent_tools_notes_call .*status=200 tool-error CONFIRM_REQUIRED \d+ms/.test(l)), http.stderr());
-    assert.ok(lines.some((l) => /http POST initialize session=[0-9a-f]{8} status=200 ok/.test(l)));
+    assert.ok(lines.some((l) => /http POST \/mcp initialize session=[0-9a-f]{8} status=200 ok/.test(l)));
   });
 });
 

@@ -161,7 +161,7 @@ describe("a v2 client pinned to 2026-07-28, end to end", () => {
       await client.close();
       // The request log line is written when the response closes.
       await until(() => /tool=agent_tools_notes_call session=modern status=200 ok/.test(http.stderr()), "the call's request log line");
-      assert.match(http.stderr(), /http POST tools\/call tool=agent_tools_notes_call session=modern status=200 ok/);
+      assert.match(http.stderr(), /http POST \/mcp tools\/call tool=agent_tools_notes_call session=modern status=200 ok/);
     });
 
     it("a 2026-07-28 request carrying the Mcp-Session-Id of an open 2025 session is told to drop the header, with its id; the session still works", async () => {

@@ -135,3 +135,46 @@ export async function startHaproxy(configText: string, port: number): Promise<Ru
   if (check.exitCode !== 0) throw new Error(`haproxy refused the config:\n${checked.output()}`);
   return { ...(await runService(bin, ["-db", "-f", configFile], port, dir)), configFile };
 }
+
+/**
+ * The HAProxy config of the README's "Run it for a team", with the test's ports.
+ * AGENT_TOOLS_TEST_HAPROXY_LOG=<file> adds HAProxy's request log (one line per request, with its
+ * termination state) and writes it there after the run: what to read when a client saw a failed fetch.
+ */
+export function haproxyConfig(port: number, servers: Array<{ name: string; port: number }>): string {
+  return `global
+  maxconn 4096
+${process.env.AGENT_TOOLS_TEST_HAPROXY_LOG ? "  log stderr format raw local0 info\n" : ""}
+defaults
+  mode http
+${process.env.AGENT_TOOLS_TEST_HAPROXY_LOG ? "  log global\n  option httplog\n" : ""}  timeout connect 2s
+  timeout client 120s
+  timeout server 120s
+  # A request refused at connect time (instance down) is sent to another instance.
+  option redispatch
+  retries 2
+  # No retry-on with 503: a call an instance interrupted at shutdown must not be sent again.
+
+frontend mcp
+  bind 127.0.0.1:${port}
+  default_backend gateways
+
+backend gateways
+  balance roundrobin
+  option httpchk GET /readyz
+  http-check expect status 200
+  # A busy instance answers its health check late: give it time before calling it down.
+  timeout check 10s
+  # An instance's Keep-Alive hint describes the balancer's connection to it, not the client's.
+  http-response del-header keep-alive
+  # Modern workspaces: the handle names the instance holding its shell (ws1.<instance>~<id>.<mac>), and
+  # 2026-07-28 clients mirror it in Mcp-Param-Workspace. A down server's rule is skipped: another
+  # instance answers WORKSPACE_LOST.
+${servers.map((s) => `  use-server ${s.name} if { req.hdr(mcp-param-workspace) -m sub .${s.name}~ }`).join("\n")}
+  # Legacy sessions: learn Mcp-Session-Id from the initialize response, stick every later request to it.
+  stick-table type string len 64 size 1m expire 30m
+  stick store-response res.hdr(mcp-session-id)
+  stick match req.hdr(mcp-session-id)
+${servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port} check inter 1s fall 3 rise 1`).join("\n")}
+`;
+}

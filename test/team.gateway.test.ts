@@ -284,6 +284,14 @@ describe("team gateway: identities and policy", () => {
       // Reads are not audited; the refused write of the reader is (outcome FORBIDDEN).
       assert.ok(!lines.some((l) => l.tool === "list_notes"));
       assert.ok(lines.some((l) => l.identity === "reader" && l.outcome === "FORBIDDEN"));
+      // A 2026-07-28 caller's session is named uniquely (not modern-0 on every instance and restart).
+      const modern = await connectHttpV2(v2Client("pin"), server.url, withBearer(TOKENS.writer));
+      const modernWrite = await callV2(modern, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "m", body: "b" }, confirm: true });
+      assert.equal(modernWrite.payload.ok, true, JSON.stringify(modernWrite.payload));
+      await modern.close();
+      const all = (await readFile(auditFile, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      const modernEntry = all.find((l) => l.identity === "writer" && (l.arguments as { title?: string } | undefined)?.title === "<string 1>");
+      assert.match(String(modernEntry?.session), /^modern-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, JSON.stringify(modernEntry));
     } finally {
       await client.close();
     }
@@ -481,27 +489,39 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
     }
   });
 
-  it("SIGTERM drains: /readyz and new sessions answer 503 with Retry-After: 1, the call in flight finishes, then the process exits 0", async () => {
+  it("SIGTERM drains: /readyz answers 503 at once, new sessions are still taken for AGENT_TOOLS_DRAIN_DELAY_MS, then answer 503 with Retry-After: 1; the call in flight finishes, then the process exits 0", async () => {
     const config = await writeConfig(dir);
-    const server = await startHttp({ AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_DRAIN_MS: "20000" }, ["--config", config]);
+    const delayMs = 8000;
+    const server = await startHttp({ AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_DRAIN_MS: "30000", AGENT_TOOLS_DRAIN_DELAY_MS: String(delayMs) }, ["--config", config]);
+    const readyz = server.url.replace(/\/mcp$/, "/readyz");
     const { client } = await httpClient(server.url, bearer(TOKENS.writer));
-    // The call must be in flight when the signal comes and still run while the probes below are
-    // answered: 2 s for it to arrive on a loaded machine, 6 s more for the probes.
-    const slow = callJson(client, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 8000, text: "done" } });
+    // A balancer checks readiness: the drain's delay is for it to notice.
+    assert.equal((await raw(readyz, { method: "GET" })).status, 200);
+    // The call must be in flight when the signal comes and still run past the delay: 2 s for it to
+    // arrive on a loaded machine, the delay, and room for the probes.
+    const slow = callJson(client, "agent_tools_notes_call", { toolName: "slow_echo", arguments: { ms: 16_000, text: "done" } });
     await new Promise((resolve) => setTimeout(resolve, 2000));
     server.child.kill("SIGTERM");
-    await until(async () => (await raw(server.url.replace(/\/mcp$/, "/readyz"), { method: "GET" })).status === 503, "/readyz to answer 503 once the signal is handled");
-    const fresh = await raw(server.url, { headers: { ...MCP_HEADERS, ...bearer(TOKENS.writer) }, body: INITIALIZE });
-    assert.equal(fresh.status, 503);
-    assert.equal(fresh.headers["retry-after"], "1");
-    const ready = await raw(server.url.replace(/\/mcp$/, "/readyz"), { method: "GET" });
-    assert.equal(ready.status, 503);
+    await until(async () => (await raw(readyz, { method: "GET" })).status === 503, "/readyz to answer 503 once the signal is handled");
+    const unready = Date.now();
+    const ready = await raw(readyz, { method: "GET" });
     assert.match(ready.body, /"status":"draining"/);
-    assert.equal(ready.headers["retry-after"], "1", "/readyz tells the same wait as a new session");
+    assert.equal(ready.headers["retry-after"], "1", "/readyz tells the same wait as a refused session");
+    // Within the delay: the balancer may still send a new client here, and it is served.
+    const early = await raw(server.url, { headers: { ...MCP_HEADERS, ...bearer(TOKENS.writer) }, body: INITIALIZE });
+    assert.equal(early.status, 200, early.body);
+    let fresh: Awaited<ReturnType<typeof raw>> | undefined;
+    await until(async () => (fresh = await raw(server.url, { headers: { ...MCP_HEADERS, ...bearer(TOKENS.writer) }, body: INITIALIZE })).status === 503, "new sessions to be refused after the delay", 60_000, 250);
+    // The delay began when /readyz turned 503, before this test saw it: at most a request's time earlier.
+    assert.ok(Date.now() - unready >= delayMs - 2000, `refused ${Date.now() - unready} ms after /readyz turned 503`);
+    assert.equal(fresh?.headers["retry-after"], "1");
+    assert.match(fresh?.json().error?.message ?? "", /this instance is shutting down and takes no new sessions; retry \(the load balancer sends you to another instance\)/);
     const answered = (await slow) as { payload: Payload };
     assert.equal(answered.payload.ok, true, "the call in flight finished");
     const exit = await server.exited;
     assert.equal(exit.code, 0);
+    assert.match(server.stderr(), /info: draining \(SIGTERM\): \/readyz answers 503 from now; new sessions and workspaces are still taken for 8000 ms/);
+    assert.match(server.stderr(), /info: exiting \(SIGTERM\) after a shutdown of \d+ ms/);
   });
 
   it("a drain that runs past AGENT_TOOLS_DRAIN_MS answers each call still running as interrupted, its effect unknown, and logs it so", async () => {
@@ -534,6 +554,8 @@ describe("team gateway: /metrics, health, JWT, drain", () => {
     assert.equal(logged.filter((l) => /status=200 interrupted/.test(l)).length, 1, `the SSE call (its stream had begun):\n${logged.join("\n")}`);
     assert.ok(!logged.some((l) => / ok \d+ms/.test(l)), logged.join("\n"));
     assert.match(server.stderr(), /3 request\(s\) still running were answered as interrupted/);
+    // Nothing checked /readyz (no balancer): the drain refused new sessions at once, without the delay.
+    assert.match(server.stderr(), /new sessions and workspaces are refused \(no AGENT_TOOLS_DRAIN_DELAY_MS wait: nothing asked \/readyz in the last 60 s, so no balancer is there to notice\)/);
     await Promise.allSettled([json.close(), sse.close(), modern.close()]);
   });
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -66,6 +67,11 @@ describe("team gateway: identities checked at start", () => {
       ]),
     );
     assert.match(stderr, /team\.identities\[1\] \('team'\) has the same name as team\.identities\[0\] \('team'\)/);
+  });
+
+  it("'local', the name the audit log gives writes made without a team identity, is refused as an identity's name", async () => {
+    const stderr = await refusedStart(await configWith([{ name: "local", tokenSha256: hashToken(TOKEN_A), plugins: ["*"], write: true }]));
+    assert.match(stderr, /team\.identities\[0\] \('local'\) takes the name 'local', which the audit log gives the writes made without a team identity \(AGENT_TOOLS_HTTP_TOKEN, stdio\); give it another name/);
   });
 
   it("a raw token pasted into tokenSha256 is not echoed, and the error says how to make the hash", async () => {
@@ -207,6 +213,23 @@ describe("team gateway: the Redis URL's database", { skip: servicesMissing(["red
     assert.match(JSON.stringify((JSON.parse(validate.stdout) as { problems: string[] }).problems), said);
   });
 
+  it("an audit file named beside Redis is said at start: the log is the Redis stream, and the file is not written", async () => {
+    const file = path.join(dir, "never-written.jsonl");
+    const server = await startHttp({ AGENT_TOOLS_REDIS_URL: redis.url, AGENT_TOOLS_AUDIT: "", AGENT_TOOLS_AUDIT_FILE: file, AGENT_TOOLS_WARM_UP: "off" }, ["--config", await configWith([{ name: "writer", tokenSha256: hashToken(TOKEN_A), plugins: ["*"], write: true }])]);
+    try {
+      const said = /warn: AGENT_TOOLS_AUDIT_FILE names the file \S*never-written\.jsonl, but with Redis \(AGENT_TOOLS_REDIS_URL\) the audit log is the Redis stream 'agent-tools:audit', and that file is not written; read the log with `agent-tools audit`, and unset AGENT_TOOLS_AUDIT_FILE/;
+      assert.match(server.stderr(), said);
+      const { client } = await httpClient(server.url, bearer(TOKEN_A));
+      const made = await callJson(client, "agent_tools_notes_call", { toolName: "create_note", arguments: { title: "t", body: "b" }, confirm: true });
+      assert.equal(made.payload.ok, true, JSON.stringify(made.payload));
+      assert.equal(made.payload.audited, undefined, "the write is in the Redis stream");
+      await client.close();
+      await assert.rejects(readFile(file), /ENOENT/, "the file named is not written");
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("a database Redis has is used", async () => {
     const run = await runCli(["audit", "--limit", "1"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_REDIS_URL: `${redis.url}/3`, AGENT_TOOLS_AUDIT: "on" }));
     assert.equal(run.code, 0, run.stderr);
@@ -247,5 +270,109 @@ describe("team gateway: settings from the environment", () => {
     const fromConfig = await refusedStart(inConfig);
     assert.match(fromConfig, /team\.redis in the config file is not a usable Redis URL: its port 99999 is above 65535 \(got 'redis:\/\/\*\*\*@127\.0\.0\.1:99999\/0'\)/);
     assert.doesNotMatch(fromConfig, /p@ss|w0rd|user:|\n\s+at /);
+  });
+});
+
+describe("team gateway: instance names", { skip: servicesMissing(["redis"]) }, () => {
+  let redis: RunningService & { url: string };
+  let config: string;
+  before(async () => {
+    redis = await startRedis();
+    // Heartbeats expire 1.5 s after the last beat: a start that waits for one waits that long.
+    config = path.join(dir, "team-heartbeat.json");
+    await writeFile(config, JSON.stringify({ team: { heartbeatTtlMs: 1500, identities: [{ name: "writer", tokenSha256: hashToken(TOKEN_A), plugins: ["*"], write: true }] } }));
+  });
+  after(async () => {
+    await redis?.stop();
+  });
+  const heartbeat = async (name: string): Promise<string | null> => {
+    const raw = new Redis(redis.url);
+    try {
+      return await raw.get(`agent-tools:instance:${name}`);
+    } finally {
+      raw.disconnect();
+    }
+  };
+
+  it("a name the balancer's workspace rule cannot match (gw-c.dc1) stops the start, naming the allowed characters; validate lists it", async () => {
+    const said = /AGENT_TOOLS_INSTANCE_ID 'gw-c\.dc1' cannot name an instance: it holds '\.'\. Use 1 to 64 letters, digits, '-' and '_' \(e\.g\. gw-c-dc1\): the name goes into workspace handles, where the balancer's use-server rules match it/;
+    const stderr = await refusedStart(config, { AGENT_TOOLS_REDIS_URL: redis.url, AGENT_TOOLS_INSTANCE_ID: "gw-c.dc1" });
+    assert.match(stderr, said);
+    assert.doesNotMatch(stderr, /\n\s+at /, "one line, no stack");
+    assert.equal(await heartbeat("gw-c.dc1"), null, "no heartbeat was written under it");
+    const validate = await runCli(["validate"], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_INSTANCE_ID: "gw-c.dc1" }));
+    assert.equal(validate.code, 1, validate.stderr);
+    assert.match(JSON.stringify((JSON.parse(validate.stdout) as { problems: string[] }).problems), said);
+  });
+
+  it("a second process with a live instance's name stops at start; the first keeps its heartbeat and its shell's files", async () => {
+    const env = { AGENT_TOOLS_REDIS_URL: redis.url, AGENT_TOOLS_INSTANCE_ID: "gw-dup", AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_WARM_UP: "off" };
+    const first = await startHttp(env, ["--config", config]);
+    const { client } = await httpClient(first.url, bearer(TOKEN_A));
+    try {
+      const wrote = await callJson(client, "agent_tools_exec", { command: "echo important > notes.txt" });
+      assert.equal(wrote.payload.ok, true, JSON.stringify(wrote.payload));
+      const stderr = await refusedStart(config, env);
+      assert.match(stderr, /instance 'gw-dup': a heartbeat under this name is in Redis \(agent-tools:instance:gw-dup\); waiting up to \d+ s to see whether the process that wrote it still runs/);
+      assert.match(stderr, /another process runs as instance 'gw-dup': its heartbeat in Redis \(agent-tools:instance:gw-dup\) is renewed\. Each instance needs a name of its own: set AGENT_TOOLS_INSTANCE_ID to another one/);
+      assert.doesNotMatch(stderr, /\n\s+at /, "one line, no stack");
+      // The refused process deleted nothing of the first one's: its heartbeat and its shell stay.
+      assert.notEqual(await heartbeat("gw-dup"), null);
+      const read = await callJson(client, "agent_tools_exec", { command: "cat notes.txt" });
+      assert.equal(String(read.payload.stdout).trim(), "important", JSON.stringify(read.payload));
+    } finally {
+      await client.close();
+      await first.stop();
+    }
+  });
+
+  it("the name of an instance that crashed is taken once its heartbeat expired; one that stopped cleanly at once", async () => {
+    const env = { AGENT_TOOLS_REDIS_URL: redis.url, AGENT_TOOLS_INSTANCE_ID: "gw-crash", AGENT_TOOLS_AUDIT: "off", AGENT_TOOLS_WARM_UP: "off" };
+    const crashed = await startHttp(env, ["--config", config]);
+    crashed.child.kill("SIGKILL");
+    await crashed.exited;
+    assert.notEqual(await heartbeat("gw-crash"), null, "a crash leaves the heartbeat until it expires");
+    const restarted = await startHttp(env, ["--config", config]);
+    try {
+      assert.match(restarted.stderr(), /instance 'gw-crash': a heartbeat under this name is in Redis/);
+      assert.doesNotMatch(restarted.stderr(), /another process runs as instance/);
+    } finally {
+      await restarted.stop();
+    }
+    assert.equal(await heartbeat("gw-crash"), null, "a clean stop removes its heartbeat");
+    const again = await startHttp(env, ["--config", config]);
+    try {
+      assert.doesNotMatch(again.stderr(), /a heartbeat under this name is in Redis/, "nothing to wait for after a clean stop");
+    } finally {
+      await again.stop();
+    }
+  });
+});
+
+describe("team gateway: the metrics port of its own", () => {
+  const withMetrics = async (metrics: unknown): Promise<string> => {
+    const file = path.join(dir, `team-metrics.${Math.random().toString(36).slice(2)}.json`);
+    await writeFile(file, JSON.stringify({ team: { metrics, identities: [{ name: "writer", tokenSha256: hashToken(TOKEN_A), plugins: ["*"] }] } }));
+    return file;
+  };
+
+  it("a port in use, a host not of this machine, or the HTTP port itself stop the start in one line naming team.metrics, no stack", async () => {
+    const holder = createServer();
+    const held = await new Promise<number>((resolve) => holder.listen(0, "127.0.0.1", () => resolve((holder.address() as { port: number }).port)));
+    try {
+      const busy = await refusedStart(await withMetrics({ port: held }));
+      assert.match(busy, new RegExp(`the metrics port of its own \\(team\\.metrics\\): port ${held} on 127\\.0\\.0\\.1 is already in use; stop what holds it, or pick another with the config's team\\.metrics\\.port \\(0 picks a free one\\)`));
+      assert.doesNotMatch(busy, /\n\s+at |EADDRINUSE/, "one line, no stack");
+    } finally {
+      holder.close();
+    }
+    // TEST-NET-1 (RFC 5737): never an address of this machine.
+    const foreign = await refusedStart(await withMetrics({ port: 0, host: "192.0.2.1" }));
+    assert.match(foreign, /the metrics port of its own \(team\.metrics\): cannot listen on 192\.0\.2\.1: it is not an address of this machine; set the config's team\.metrics\.host to one of its addresses/);
+    assert.doesNotMatch(foreign, /\n\s+at /);
+    const port = await freePort();
+    const same = await refusedStart(await withMetrics({ port }), { AGENT_TOOLS_HTTP_PORT: String(port) });
+    assert.match(same, new RegExp(`team\\.metrics\\.port ${port} is the HTTP port too \\(AGENT_TOOLS_HTTP_PORT or http\\.port\\); give the metrics a port of their own`));
+    assert.doesNotMatch(same, /another agent-tools-mcp-http/);
   });
 });

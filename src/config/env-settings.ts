@@ -119,6 +119,7 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_AUDIT_FILE: text,
   AGENT_TOOLS_AUDIT_MAX_BYTES: { ...count("a whole number of bytes", "team.auditMaxBytes, else 10485760 (10 MiB)", 1_048_576), off: isOffValue },
   AGENT_TOOLS_DRAIN_MS: { kind: "number", parse: wholeMs, takes: "a whole number of milliseconds, 0 or more", fallback: "30000 for a team gateway, else 2000", example: "5000", timer: true, saidBy: "the HTTP server" },
+  AGENT_TOOLS_DRAIN_DELAY_MS: { kind: "number", parse: wholeMs, takes: "a whole number of milliseconds, 0 or more", fallback: "5000 for a team gateway, else 0", example: "8000", timer: true, saidBy: "the HTTP server" },
   AGENT_TOOLS_CONFIRM: { kind: "choice", values: ["elicit", "flag"], fallback: "elicit", saidBy: "the runtime" },
   AGENT_TOOLS_STATE_KEY: { kind: "ruled", problem: (value) => stateKeyProblem(value), saidBy: "the server, which does not start" },
   AGENT_TOOLS_EXEC_TIMEOUT_MS: ms(30_000, 60_000),

@@ -209,6 +209,9 @@ export const CONFIG_SCHEMA = {
             "ratePerMinute": {
               "type": "integer",
               "minimum": 1
+            },
+            "requireExp": {
+              "type": "boolean"
             }
           },
           "additionalProperties": false

@@ -29,6 +29,8 @@ export interface TeamJwtConfig {
   /** The scope (in `scope`/`scp`) that allows writes; default "agent-tools:write". */
   writeScope?: string;
   ratePerMinute?: number;
+  /** Refuse a JWT without `exp` (default true): a token that never expires stays usable forever once leaked. */
+  requireExp?: boolean;
 }
 
 export interface TeamConfig {
@@ -88,6 +90,7 @@ export const teamSchema = {
         pluginsClaim: { type: "string", minLength: 1 },
         writeScope: { type: "string", minLength: 1 },
         ratePerMinute: { type: "integer", minimum: 1 },
+        requireExp: { type: "boolean" },
       },
       additionalProperties: false,
     },
@@ -103,9 +106,15 @@ export const teamSchema = {
 } as const;
 
 /**
- * What the schema cannot say about `team.identities`: two entries with one token (the last one
- * would win, silently, with its plugins and write right) or one name (sessions, rate budgets and
- * the audit log tell identities apart by name). Entries are named by index and name, never by
+ * The identity the audit log names for a write made without a team identity: over stdio, or with
+ * AGENT_TOOLS_HTTP_TOKEN, the one-user token. Reserved, so no team identity's writes read as those.
+ */
+export const LOCAL_IDENTITY = "local";
+
+/**
+ * What the schema cannot say about `team.identities`: the reserved name 'local', two entries with
+ * one token (the last one would win, silently, with its plugins and write right) or one name
+ * (sessions, rate budgets and the audit log tell identities apart by name). Entries are named by index and name, never by
  * their hash. Entries the schema refuses are skipped: their own problems are said already.
  */
 export function teamIdentityProblems(team: unknown): { segments: (string | number)[]; message: string }[] {
@@ -117,7 +126,9 @@ export function teamIdentityProblems(team: unknown): { segments: (string | numbe
   const label = (i: number): string => `team.identities[${i}] ('${String((identities[i] as { name?: unknown }).name)}')`;
   identities.forEach((entry: unknown, i) => {
     const { name, tokenSha256 } = (entry ?? {}) as { name?: unknown; tokenSha256?: unknown };
-    if (typeof name === "string") {
+    if (typeof name === "string" && name.toLowerCase() === LOCAL_IDENTITY) {
+      problems.push({ segments: ["team", "identities", i, "name"], message: `${label(i)} takes the name '${LOCAL_IDENTITY}', which the audit log gives the writes made without a team identity (AGENT_TOOLS_HTTP_TOKEN, stdio); give it another name, so its writes cannot be taken for those` });
+    } else if (typeof name === "string") {
       const first = byName.get(name);
       if (first === undefined) byName.set(name, i);
       else problems.push({ segments: ["team", "identities", i, "name"], message: `${label(i)} has the same name as ${label(first)}; give each identity a name of its own (sessions, rate limits and the audit log tell identities apart by name)` });

@@ -14,7 +14,8 @@ import { shareStateKey, watchStateKey, type StateKeyWatch } from "./state-key-wa
 import { packageJson } from "../paths.js";
 import { DRAINING_RETRY_AFTER, opsAccessOf } from "./ops-paths.js";
 import { checkHost, checkOrigin, requestHost, type Rejection } from "../transports/http/guards.js";
-import { boundHostNames, type HttpOptions } from "../transports/http/options.js";
+import { boundHostNames, HttpOptionsError, type HttpOptions } from "../transports/http/options.js";
+import { listenProblem } from "../transports/http/listen-problem.js";
 
 /**
  * What makes one HTTP runtime an instance of a team gateway: shared state, identities, the audit
@@ -34,14 +35,22 @@ export interface Gateway {
   readonly auth: Authenticator;
   /** A team gateway (a `team` block or shared state in Redis), rather than a one-user server. */
   readonly team: boolean;
-  /** True once draining began: new sessions and workspaces get 503, calls in flight finish. */
+  /** True once the drain refuses new sessions and workspaces (503); calls in flight finish. */
   readonly draining: boolean;
   /** Serve an operations path (metrics, health, readiness, resource metadata); false for any other path. */
   serveOps(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean>;
   /** Why this request may not read /metrics (no or a wrong token, an identity limited to some plugins); undefined when it may. */
   metricsRefusal(req: IncomingMessage): Promise<Rejection | undefined>;
   admit(identity: Identity | undefined): Promise<RateDecision>;
-  startDrain(): void;
+  /**
+   * Begin draining: /readyz answers 503 at once, so the balancer takes this instance out of its
+   * rotation; new sessions and workspaces are still taken for `delayMs`, the time the balancer
+   * needs to notice (its checks' interval × fall), since until then it keeps sending new clients
+   * here; then they are refused. Resolves once they are.
+   */
+  startDrain(delayMs: number): Promise<void>;
+  /** When /readyz was last asked (ms since the epoch): a balancer checks it; undefined when nothing has. */
+  readonly readinessProbedAt: number | undefined;
   /** Where /metrics is served when it has its own port. */
   readonly metricsUrl: string | undefined;
   close(): Promise<void>;
@@ -54,9 +63,15 @@ export interface GatewayOptions {
   /** AGENT_TOOLS_HTTP_TOKEN, the one-user token (an identity that may do everything). */
   singleToken: string | undefined;
   /** The HTTP port's extra Host and Origin names, which the metrics port of its own accepts too. */
-  http?: Pick<HttpOptions, "allowedHosts" | "allowedOrigins">;
+  http?: Pick<HttpOptions, "allowedHosts" | "allowedOrigins"> & Partial<Pick<HttpOptions, "port" | "host">>;
   /** Reuse a state (tests); default from AGENT_TOOLS_REDIS_URL / team settings. */
   state?: SharedState;
+}
+
+/** Whether listeners on these two hosts would contend for one port: the same host, or a wildcard (all addresses) on either side. */
+function sharesAddress(a: string, b: string | undefined): boolean {
+  const wildcard = (host: string): boolean => boundHostNames(host).length === 0;
+  return b === undefined || a.toLowerCase() === b.toLowerCase() || wildcard(a) || wildcard(b);
 }
 
 function send(res: ServerResponse, status: number, body: string, contentType = "application/json", headers: Record<string, string> = {}): void {
@@ -85,8 +100,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const resourcePath = "/.well-known/oauth-protected-resource";
   // The metadata is served whether or not team.resource is set (then for the request's Host), so a 401 always names it.
   const metadataFor = (host: string | undefined): string | undefined => (team?.resource ? `${new URL(team.resource).origin}${resourcePath}` : host ? `http://${host}${resourcePath}` : undefined);
-  const auth = await createAuthenticator({ team, singleToken: options.singleToken, resourceMetadataUrl: metadataFor });
+  const auth = await createAuthenticator({ team, singleToken: options.singleToken, resourceMetadataUrl: metadataFor, log: options.log });
+  /** /readyz answers 503 (the drain began). */
+  let leaving = false;
+  /** New sessions and workspaces are refused (the drain's delay is over). */
   let draining = false;
+  let readinessProbedAt: number | undefined;
 
   // /metrics on the HTTP port unless `team.metrics` is false (off) or gives a port of its own
   // (scrapers often live on another network than clients; the numbers name plugins and identities).
@@ -123,9 +142,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         return true;
       }
       case "/readyz": {
-        const backend = await state.ping();
-        const ready = backend && !draining;
-        send(res, ready ? 200 : 503, JSON.stringify({ status: ready ? "ready" : draining ? "draining" : "state backend unreachable", instance: state.instanceId }), "application/json", ready || !draining ? {} : { "Retry-After": DRAINING_RETRY_AFTER });
+        // Readiness is this instance's alone: draining. Not the shared Redis, which every instance
+        // shares: its outage would fail every instance's check at once, and the balancer would
+        // answer each client with its own HTML 503, where an instance answers a request that
+        // needs the state with UPSTREAM_ERROR (retry) and serves the rest. Said in the body.
+        readinessProbedAt = Date.now();
+        const sharedState = state.backend === "redis" ? { sharedState: (await state.ping()) ? "reachable" : "unreachable" } : {};
+        send(res, leaving ? 503 : 200, JSON.stringify({ status: leaving ? "draining" : "ready", instance: state.instanceId, ...sharedState }), "application/json", leaving ? { "Retry-After": DRAINING_RETRY_AFTER } : {});
         return true;
       }
       default: {
@@ -170,10 +193,31 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         else res.destroy();
       });
     });
-    await new Promise<void>((resolve, reject) => {
-      metricsServer!.once("error", reject);
-      metricsServer!.listen(team.metrics && typeof team.metrics === "object" ? team.metrics.port : 0, host, () => resolve());
-    });
+    const port = team.metrics.port;
+    // What the start opened so far (the Redis connections, its heartbeat) goes before an error is
+    // said: a heartbeat left behind would make the restart wait for it to expire.
+    const abandonStart = async (): Promise<void> => {
+      keyWatch?.stop();
+      await tracing?.shutdown();
+      await state.close();
+    };
+    // The HTTP port itself, opened right after: the metrics would take it, and the HTTP port's own
+    // error would blame "another agent-tools-mcp-http".
+    if (port !== 0 && port === options.http?.port && sharesAddress(host, options.http.host)) {
+      await abandonStart();
+      throw new HttpOptionsError(`team.metrics.port ${port} is the HTTP port too (AGENT_TOOLS_HTTP_PORT or http.port); give the metrics a port of their own, or set team.metrics to true to serve /metrics on the HTTP port`);
+    }
+    try {
+      await new Promise<void>((resolve, reject) => {
+        metricsServer!.once("error", reject);
+        metricsServer!.listen(port, host, () => resolve());
+      });
+    } catch (error) {
+      await abandonStart();
+      const problem = listenProblem(error, { port, host, portSetting: "the config's team.metrics.port", hostSetting: "the config's team.metrics.host" });
+      if (!problem) throw error;
+      throw new HttpOptionsError(`the metrics port of its own (team.metrics): ${problem.message}`);
+    }
     const address = metricsServer.address();
     metricsUrl = `http://${host}:${typeof address === "object" && address ? address.port : 0}/metrics`;
   }
@@ -195,7 +239,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       if (!decision.ok && identity) metrics.rateLimited.inc({ identity: identity.name });
       return decision;
     },
-    startDrain() {
+    get readinessProbedAt() {
+      return readinessProbedAt;
+    },
+    async startDrain(delayMs) {
+      leaving = true;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       draining = true;
     },
     metricsUrl,

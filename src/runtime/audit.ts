@@ -2,6 +2,7 @@ import { nodeCrypto } from "../node-crypto.js";
 import type { Logger } from "../adapters/types.js";
 import type { CallEvent, CallObserver, ObserverNote } from "./observer.js";
 import type { AuditLog } from "../state/types.js";
+import { LOCAL_IDENTITY } from "../config/team.js";
 
 /**
  * The audit observer: every operation that changes data (or tried to: refused by the gate, the
@@ -34,7 +35,7 @@ export function createAuditObserver(options: { audit: AuditLog; instanceId: stri
     const entry = {
       id: nodeCrypto().randomUUID(),
       at: new Date(event.startedAt).toISOString(),
-      identity: event.session.identity?.name ?? "local",
+      identity: event.session.identity?.name ?? LOCAL_IDENTITY,
       session: event.session.id,
       instance: options.instanceId,
       operation: event.operation,

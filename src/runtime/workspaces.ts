@@ -1,6 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { RuntimeError } from "../errors.js";
 import { closeSession, createSession, type Session } from "./session.js";
+import { fairVictim } from "./fair-eviction.js";
 import { acceptedStateKeys } from "./state-key.js";
 import { allowance, identityKey, sameIdentity, type Identity } from "./access.js";
 import { durationText } from "../duration-text.js";
@@ -182,8 +183,9 @@ export class Workspaces {
    * finds its files gone with no reason given): the answer's note says so.
    */
   async create(owner: string, identity?: Identity): Promise<OpenedWorkspace> {
-    // In a fleet the id starts with the instance's name ("gw-a~…"): a balancer routes on it.
-    const id = `${this.fleet ? this.fleet.instance.replace(/[^A-Za-z0-9_-]/g, "-") : THIS_RUN}~${randomUUID()}`;
+    // In a fleet the id starts with the instance's name ("gw-a~…"), as it is: a balancer routes on
+    // it. The name's characters are checked at start (state/types.ts instanceIdProblem).
+    const id = `${this.fleet ? this.fleet.instance : THIS_RUN}~${randomUUID()}`;
     const at = this.now();
     const forgotten = this.holdsUsable(owner, identity, at);
     await this.store.put({ id, owner, rights: identityKey(identity), createdAt: at, lastUsed: at, ...(this.fleet ? { instance: this.fleet.instance } : {}) });
@@ -423,10 +425,8 @@ export class Workspaces {
    */
   private async makeRoom(): Promise<void> {
     while (this.live.size > this.maxLive) {
-      const held = new Map<string, number>();
-      for (const { owner } of this.live.values()) held.set(owner, (held.get(owner) ?? 0) + 1);
-      const owners = [...held.keys()].sort((a, b) => held.get(b)! - held.get(a)!);
-      const victim = owners.map((owner) => [...this.live].find(([, w]) => w.owner === owner && w.calls === 0)?.[0]).find((id) => id !== undefined);
+      // `live` is in least-recently-used order: of the owner's idle ones, the first met goes.
+      const victim = fairVictim(this.live, { owner: ([, w]) => w.owner, idle: ([, w]) => w.calls === 0 })?.[0];
       if (victim === undefined) return;
       this.evicted.set(victim, this.now());
       if (this.evicted.size > EVICTED_MEMORY) this.evicted.delete(this.evicted.keys().next().value as string);

@@ -6,7 +6,7 @@ import { auditFileProblem, auditFileSize, AUDIT_KEPT_FILES, createFileAuditLog, 
 import { positiveInt } from "../positive-int.js";
 import { createMemoryState } from "./memory.js";
 import { checkRedisUrl, StateSettingError } from "./redis-url.js";
-import type { SharedState } from "./types.js";
+import { instanceIdProblem, type SharedState } from "./types.js";
 
 export type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob, WindowCount } from "./types.js";
 export { SharedStateError } from "./types.js";
@@ -46,6 +46,20 @@ export function auditMaxBytes(env: NodeJS.ProcessEnv, settings: StateSettings = 
 }
 
 /**
+ * With Redis the audit log is the Redis stream: a file named for it (AGENT_TOOLS_AUDIT_FILE, or a
+ * path in AGENT_TOOLS_AUDIT / team.audit) is not written. Said at start, naming the setting, so an
+ * operator does not look for entries in a file that never gets any.
+ */
+function auditFileUnused(env: NodeJS.ProcessEnv, settings: StateSettings, audit: string | undefined, redisSetting: string): string | undefined {
+  if (audit === "off") return undefined;
+  const file = env.AGENT_TOOLS_AUDIT_FILE?.trim();
+  const named = audit !== undefined ? [env.AGENT_TOOLS_AUDIT?.trim() ? "AGENT_TOOLS_AUDIT" : "team.audit", audit] : file ? ["AGENT_TOOLS_AUDIT_FILE", file] : undefined;
+  if (!named) return undefined;
+  const stream = `${settings.redisPrefix ?? "agent-tools:"}audit`;
+  return `${named[0]} names the file ${named[1]}, but with Redis (${redisSetting}) the audit log is the Redis stream '${stream}', and that file is not written; read the log with \`agent-tools audit\`, and unset ${named[0]} (or set AGENT_TOOLS_AUDIT=off for no audit log at all)`;
+}
+
+/**
  * The shared state this process uses: Redis when a URL is set (env or config), else memory.
  * The audit log goes to the Redis stream with Redis, else to a JSONL file; `AGENT_TOOLS_AUDIT=off`
  * (or team.audit "off") turns it off.
@@ -54,7 +68,11 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
   const settings = options.settings ?? {};
   // An operator may name instances (a pod or host name) so heartbeats, job owners and audit lines read well.
   const named = options.instanceId ?? (options.env.AGENT_TOOLS_INSTANCE_ID?.trim() || undefined);
-  if (named) options = { ...options, instanceId: named };
+  if (named) {
+    const problem = instanceIdProblem(named);
+    if (problem) throw new StateSettingError(problem);
+    options = { ...options, instanceId: named };
+  }
   const fromEnv = options.env.AGENT_TOOLS_REDIS_URL?.trim();
   const url = fromEnv || settings.redis;
   const audit = auditSetting(options.env, settings);
@@ -62,6 +80,8 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
   if (url) {
     const setting = fromEnv ? "AGENT_TOOLS_REDIS_URL" : "team.redis in the config file";
     checkRedisUrl(url, setting);
+    const unusedFile = auditFileUnused(options.env, settings, audit, setting);
+    if (unusedFile) options.log.warn(unusedFile);
     // Loaded only for a Redis URL: ioredis is a tenth of a second of a start that does not use it.
     const { createRedisState } = await import("./redis.js");
     return createRedisState({

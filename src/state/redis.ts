@@ -109,6 +109,41 @@ async function selectDatabase(redis: Redis, url: string, where: string, setting:
   }
 }
 
+/**
+ * Take the instance's heartbeat key for this process (SET NX), before it beats or serves. A key
+ * already there is another process's under the same AGENT_TOOLS_INSTANCE_ID: one that lives (it
+ * beats again) stops this start, since two processes of one name split the fleet's records (the
+ * second answered WORKSPACE_LOST for the first one's live workspaces, and its clean stop deleted
+ * the first one's heartbeat, so its jobs read as lost); one that died within a TTL (a crash, then
+ * a quick restart) expires, and the key is taken then, after at most about one TTL.
+ */
+async function claimInstance(
+  instanceId: string,
+  how: {
+    redis: Redis;
+    key: string;
+    ttlMs: number;
+    readBeat: (instance: string) => Promise<[string | null, number]>;
+    watchBeat: (instance: string, first: string, ttl: number) => Promise<"alive" | "dead">;
+    log: Logger;
+  },
+): Promise<void> {
+  for (let said = false; ; ) {
+    if ((await how.redis.set(how.key, String(Date.now()), "PX", how.ttlMs, "NX")) === "OK") return;
+    const [first, ttl] = await how.readBeat(instanceId);
+    if (first === null) continue; // expired between the two commands: take it
+    if (!said) {
+      said = true;
+      how.log.info(`instance '${instanceId}': a heartbeat under this name is in Redis (${how.key}); waiting up to ${Math.ceil(((ttl > 0 ? ttl : how.ttlMs) + 1000) / 1000)} s to see whether the process that wrote it still runs (a process that stopped cleanly removes it)`);
+    }
+    if ((await how.watchBeat(instanceId, first, ttl)) === "alive") {
+      throw new StateSettingError(
+        `another process runs as instance '${instanceId}': its heartbeat in Redis (${how.key}) is renewed. Each instance needs a name of its own: set AGENT_TOOLS_INSTANCE_ID to another one (or unset it for a random one), or stop the other process first. Two processes of one name would answer WORKSPACE_LOST for each other's workspaces and take each other's jobs for lost`,
+      );
+    }
+  }
+}
+
 export async function createRedisState(options: RedisStateOptions): Promise<SharedState> {
   const prefix = options.prefix ?? "agent-tools:";
   const instanceId = options.instanceId ?? newInstanceId();
@@ -142,7 +177,34 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
 
   const k = (key: string): string => `${prefix}${key}`;
   const beat = (): Promise<unknown> => redis.set(k(`instance:${instanceId}`), String(Date.now()), "PX", heartbeatTtlMs);
-  await beat();
+  /** `instance`'s heartbeat as Redis holds it: the time of its last beat (null: none) and the key's PTTL. */
+  const readBeat = async (instance: string): Promise<[string | null, number]> => {
+    const key = k(`instance:${instance}`);
+    const results = await redis.multi().get(key).pttl(key).exec();
+    return [(results?.[0]?.[1] as string | null | undefined) ?? null, Number(results?.[1]?.[1] ?? -2)];
+  };
+  /**
+   * Whether a heartbeat read as `first` with `ttl` left belongs to a live process: it beats again
+   * (its value, the beat's time, changes) or it expires, within its TTL. The key's own expiry (the
+   * other instance's TTL, which may differ from ours) bounds the wait.
+   */
+  const watchBeat = async (instance: string, first: string, ttl: number): Promise<"alive" | "dead"> => {
+    const deadline = Date.now() + (ttl > 0 ? ttl : heartbeatTtlMs) + 1000;
+    while (Date.now() < deadline) {
+      await sleep(100);
+      const [now] = await readBeat(instance);
+      if (now === null) return "dead";
+      if (now !== first) return "alive";
+    }
+    // Neither a beat nor an expiry within its TTL (a key without expiry): count it as alive, never lose a workspace on a guess.
+    return "alive";
+  };
+  try {
+    await claimInstance(instanceId, { redis, key: k(`instance:${instanceId}`), ttlMs: heartbeatTtlMs, readBeat, watchBeat, log: options.log });
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
   const loss = watchStateLoss({ redis, prefix, instanceId, beat, windowMs: heartbeatTtlMs, log: options.log });
   await loss.start();
   // At every beat, and when the connection comes back, whether Redis lost its data meanwhile.
@@ -447,28 +509,14 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   const heartbeats: Heartbeats = {
     async settle(instance) {
       if (instance === instanceId) return "alive";
-      // The beat's value is the time it was sent: a new value is a new beat. The key's own expiry (the
-      // other instance's TTL, which may differ from ours) bounds the wait.
-      const read = async (): Promise<[string | null, number]> => {
-        const key = k(`instance:${instance}`);
-        const results = await redis.multi().get(key).pttl(key).exec();
-        return [(results?.[0]?.[1] as string | null | undefined) ?? null, Number(results?.[1]?.[1] ?? -2)];
-      };
-      const [first, ttl] = await read();
+      // The beat's value is the time it was sent: a new value is a new beat.
+      const [first, ttl] = await readBeat(instance);
       if (first === null || ttl === -2) {
         // Missing because Redis just lost its data (its owner lives and beats again), or because it died.
-        const rewritten = await loss.waitForRewrite(async () => (await read())[0]);
+        const rewritten = await loss.waitForRewrite(async () => (await readBeat(instance))[0]);
         return rewritten === undefined ? "dead" : "alive";
       }
-      const deadline = Date.now() + (ttl > 0 ? ttl : heartbeatTtlMs) + 1000;
-      while (Date.now() < deadline) {
-        await sleep(100);
-        const [now] = await read();
-        if (now === null) return "dead";
-        if (now !== first) return "alive";
-      }
-      // Neither a beat nor an expiry within its TTL (a key without expiry): count it as alive, never lose a workspace on a guess.
-      return "alive";
+      return watchBeat(instance, first, ttl);
     },
   };
 

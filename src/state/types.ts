@@ -189,6 +189,22 @@ export function heartbeatEveryMs(ttlMs = DEFAULT_HEARTBEAT_TTL_MS): number {
   return Math.max(200, Math.floor(ttlMs / 3));
 }
 
+/** What an instance id may hold: it is written into workspace handles (`ws1.<id>~…`) and matched by the balancer's rules. */
+const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Why `id` cannot name an instance, or undefined. A workspace handle is `ws1.<instance>~<id>.<mac>`
+ * and the README's HAProxy rule matches `.<instance>~` in it: a '.' or '~' in the name would break
+ * the handle, and rewriting it (gw-c.dc1 → gw-c-dc1) would make the rule never match. Refused at
+ * start instead, naming the allowed set.
+ */
+export function instanceIdProblem(id: string, setting = "AGENT_TOOLS_INSTANCE_ID"): string | undefined {
+  if (INSTANCE_ID.test(id)) return undefined;
+  const shown = id.length > 80 ? `${id.slice(0, 80)}…` : id;
+  const what = id.length > 64 ? `it is ${id.length} characters long` : `it holds ${[...new Set(id.replace(/[A-Za-z0-9_-]/g, ""))].map((c) => `'${c}'`).join(", ")}`;
+  return `${setting} '${shown}' cannot name an instance: ${what}. Use 1 to 64 letters, digits, '-' and '_' (e.g. gw-c-dc1): the name goes into workspace handles, where the balancer's use-server rules match it, and must be the balancer's server name too`;
+}
+
 /**
  * A fresh instance id (`i-` and 8 hex digits), for a process its operator did not name. It only has
  * to differ between live instances and is no secret (it shows in workspace handles), and it is made

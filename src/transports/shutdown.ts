@@ -85,9 +85,15 @@ export function exitGracefully(log: Logger, exit: GracefulExit): (why: string) =
     // From here downstream servers are stopped fast (process-groups.ts): the client may not wait.
     beginExit();
     log.debug(`shutting down (${why})`);
-    const force = setTimeout(() => process.exit(0), exit.graceMs);
+    const started = Date.now();
+    // The exit is an operator's line (when did the instance go, and did it finish its shutdown).
+    const force = setTimeout(() => {
+      log.warn(`exiting (${why}): the shutdown did not finish within ${exit.graceMs} ms; exiting anyway`);
+      process.exit(0);
+    }, exit.graceMs);
     force.unref();
     await exit.close(why).catch((error: unknown) => log.warn(`shutdown: ${error instanceof Error ? error.message : String(error)}`));
+    log.info(`exiting (${why}) after a shutdown of ${Date.now() - started} ms`);
     process.exit(0);
   };
   const hurry = async (signal: string): Promise<void> => {

@@ -13,7 +13,8 @@ import { callerName, identityFromAuth, identityOf } from "../../facade/caller.js
 import { RuntimeError } from "../../runtime/errors.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { createFleetEventBus } from "../../gateway/event-bus.js";
-import { closeSession, type Session } from "../../runtime/session.js";
+import type { Session } from "../../runtime/session.js";
+import { CallerSessions } from "./caller-sessions.js";
 
 /**
  * Sessions for 2026-07-28 requests, which carry no session id. search/discover/call/run_skill
@@ -41,8 +42,16 @@ export interface ModernScopeOptions {
   now?: () => number;
 }
 
+/** How long a caller's session outlives its last call when no idle limit is given (the HTTP sessions' default). */
+const DEFAULT_CALLER_IDLE_MS = 30 * 60_000;
+
 function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): ModernScope & { workspaces: Workspaces } {
-  const byIdentity = new Map<string, Session>();
+  const callers = new CallerSessions({
+    create: (id, identity) => runtime.createSession(id, identity),
+    idleMs: options.workspaceIdleMs ?? DEFAULT_CALLER_IDLE_MS,
+    ...(options.now ? { now: options.now } : {}),
+    onDrop: (session, why) => runtime.log.debug(`http modern: closed the session of ${session.identity?.name ?? "the caller"} (${why}); its next call opens a new one`),
+  });
   const key = options.workspaceKey;
   // A team gateway on Redis: workspace records are the fleet's, and each names the instance holding its shell.
   const state = runtime.state;
@@ -64,16 +73,8 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
   });
   // Redis lost its data: the records of the shells held here go back at once, so no other instance takes them for lost.
   const stopRewriting = loss?.onLoss(() => workspaces.rewriteRecords());
-  const sessionOf = (ctx: Parameters<ModernScope["session"]>[0]): Session => {
-    // By the whole identity: a narrower token of the same name gets a session of its own.
-    const who = identityOf(ctx);
-    let session = byIdentity.get(who);
-    if (!session) {
-      session = runtime.createSession(`modern-${byIdentity.size}`, identityIn(ctx));
-      byIdentity.set(who, session);
-    }
-    return session;
-  };
+  // By the whole identity: a narrower token of the same name gets a session of its own.
+  const sessionOf = (ctx: Parameters<ModernScope["session"]>[0]): Session => callers.sessionFor(identityOf(ctx), identityIn(ctx));
   return {
     workspaces,
     session: sessionOf,
@@ -101,8 +102,7 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
     async close() {
       stopRewriting?.();
       await workspaces.close();
-      await Promise.allSettled([...byIdentity.values()].map((s) => closeSession(s)));
-      byIdentity.clear();
+      await callers.closeAll();
     },
   };
 }

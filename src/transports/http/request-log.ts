@@ -4,7 +4,7 @@ import { requestIdsOf } from "./request-ids.js";
 import { splitLines } from "../../text-lines.js";
 
 /**
- * One stderr line per HTTP request: session, JSON-RPC method, tool, status, outcome, duration.
+ * One stderr line per HTTP request: path, session, JSON-RPC method, tool, status, outcome, duration.
  * The outcome of a tools/call is read from the response body as it streams past (JSON or SSE),
  * so the line says whether the tool failed and with which runtime error code. Bodies are looked
  * at only up to a bound and never logged themselves.
@@ -14,6 +14,10 @@ const CAPTURE_LIMIT = 256 * 1024;
 
 export interface RequestFacts {
   httpMethod: string;
+  /** The request target's path (no query: it may carry what a log must not), escaped and cut; set once it parsed. */
+  path?: string;
+  /** A balancer's health or readiness probe (/healthz, /readyz): logged at debug, one a second per balancer would drown the rest. */
+  probe?: boolean;
   session?: string;
   rpcMethods: string[];
   tool?: string;

@@ -230,7 +230,7 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     const contentType = String(res.getHeader("content-type") ?? "");
     const outcome = status === undefined ? "unanswered" : outcomeOf(status, contentType, body(), facts);
     const parts = [
-      `http ${facts.httpMethod}`,
+      `http ${facts.httpMethod} ${facts.path ?? "-"}`,
       facts.rpcMethods.length ? methodsForLog(facts.rpcMethods) : "-",
       ...(facts.tool ? [`tool=${facts.tool}`] : []),
       `session=${facts.session ? escapeControls(facts.session.slice(0, 8)) : "-"}`,
@@ -241,7 +241,8 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
     ];
     gateway?.metrics.httpRequests.inc({ status: String(status ?? "none") });
     const line = redactor.redact(parts.join(" "));
-    if (status === undefined || status >= 500 || facts.interrupted) log.warn(line);
+    if (facts.probe) log.debug(line);
+    else if (status === undefined || status >= 500 || facts.interrupted) log.warn(line);
     else log.info(line);
   };
 
@@ -260,10 +261,12 @@ export async function startHttpFacade(runtime: Runtime, options: HttpOptions, lo
       sendRpcError(res, 400, -32000, `the request target '${escapeControls(String(req.url).slice(0, 200))}' is not a valid URL; send the path of the endpoint, e.g. 'POST ${MCP_PATH} HTTP/1.1'`);
       return;
     }
+    facts.path = escapeControls(url.pathname.slice(0, 200));
     // Which instance answered: for operators reading balancer logs, and for clients' diagnostics.
     if (gateway) res.setHeader("Agent-Tools-Instance", gateway.state.instanceId);
     // Host and Origin on every path, the operations paths included: DNS rebinding must not read them either.
     const ops = gateway ? opsAccessOf(url.pathname) : undefined;
+    facts.probe = ops === "probe";
     const refused = checkHost(req, options, { hostOptional: ops === "probe" }) ?? checkOrigin(req, options);
     if (refused) {
       reject(res, refused);

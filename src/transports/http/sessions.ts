@@ -6,7 +6,8 @@ import type { Logger } from "../../adapters/types.js";
 import { createFacadeServer } from "../../facade/server.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { closeSession, type Session } from "../../runtime/session.js";
-import type { Identity } from "../../runtime/access.js";
+import { identityKey, type Identity } from "../../runtime/access.js";
+import { fairVictim } from "../../runtime/fair-eviction.js";
 import { RequestIdsInFlight } from "./request-ids.js";
 import { withoutWithdrawn } from "./withdrawn.js";
 
@@ -22,12 +23,14 @@ import { withoutWithdrawn } from "./withdrawn.js";
  *   and no GET for its notification stream) is "unused": it is the first to give its slot up;
  * - when the table is full, a new initialize first closes every session idle past its limit:
  *   `idleMs` (30 min), or `unusedIdleMs` (30 s) for an unused one; if none is, it takes the slot
- *   of an idle session (no request in flight): the least recently seen unused one first, else the
- *   least recently used one. Only when every session has a request in flight does initialize
- *   answer 503. While the table has room, an unused session is kept as long as a used one: the SDK
- *   clients open their GET stream and may make their first call minutes later, and a client that
- *   opens no stream may wait as long; closed after 30 s, either found its session gone (404, which
- *   the SDK clients do not recover from);
+ *   of an idle session (no request in flight) of the identity holding the most sessions, the new
+ *   one counted: one caller opening many sessions evicts its own, never another caller's (and its
+ *   files); among those, the least recently seen unused one first, else the least recently used
+ *   one. Only when every session has a request in flight does initialize answer 503. While the
+ *   table has room, an unused session is kept as long as a used one: the SDK clients open their
+ *   GET stream and may make their first call minutes later, and a client that opens no stream may
+ *   wait as long; closed after 30 s, either found its session gone (404, which the SDK clients do
+ *   not recover from);
  * - the id of a session closed to make room answers 404 with that reason;
  * - a request without Mcp-Session-Id (openSessionless) never costs a session its slot: it runs in
  *   an allowance of its own (`sessionlessAllowance`, a quarter of the table, at least 4), and
@@ -231,7 +234,7 @@ export class SessionRegistry {
    * synchronously with the registration, so concurrent initializes cannot pass the cap together.
    */
   async open(responseMode: "json" | "sse", identity?: Identity): Promise<HttpSession | undefined> {
-    if (this.size >= this.options.maxSessions && !this.makeRoom()) return undefined;
+    if (this.size >= this.options.maxSessions && !this.makeRoom(identity)) return undefined;
     const id = randomUUID();
     const session = this.options.runtime.createSession(id, identity);
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -301,13 +304,15 @@ export class SessionRegistry {
   }
 
   /**
-   * Free a slot, synchronously (close() drops the entry from the table before it awaits): every
-   * session past its limit (expired, or unused past `unusedIdleMs`) first, else the idle session
-   * to lose (unused before used, least recently seen first). False when every session has a
-   * request in flight.
+   * Free a slot for a session `opener` opens, synchronously (close() drops the entry from the
+   * table before it awaits): every session past its limit (expired, or unused past
+   * `unusedIdleMs`) first, else an idle session of the identity holding the most sessions, the new
+   * one counted (so a caller opening many evicts its own, never another caller's only one); among
+   * those, unused before used, least recently seen first. False when every session has a request
+   * in flight.
    */
-  private makeRoom(): boolean {
-    let victim: HttpSession | undefined;
+  private makeRoom(opener: Identity | undefined): boolean {
+    const slots: HttpSession[] = [];
     let freed = false;
     for (const entry of this.sessions.values()) {
       // A one-request session holds no slot of the table: closing it frees none.
@@ -322,12 +327,21 @@ export class SessionRegistry {
         freed = true;
         continue;
       }
-      if (entry.inFlight > 0) continue;
-      if (!victim || (victim.used && !entry.used) || (victim.used === entry.used && entry.lastSeen < victim.lastSeen)) victim = entry;
+      slots.push(entry);
     }
     if (freed) return true;
+    const victim = fairVictim(slots, {
+      owner: (entry) => identityKey(entry.session.identity),
+      opening: identityKey(opener),
+      idle: (entry) => entry.inFlight === 0,
+      before: (a, b) => (b.used && !a.used) || (a.used === b.used && a.lastSeen < b.lastSeen),
+    });
     if (!victim) return false;
-    this.evict(victim, victim.used ? "it was the least recently used idle one" : "it was the least recently seen one that had done nothing since initialize", `least recently used idle${victim.used ? "" : " unused"} session`);
+    this.evict(
+      victim,
+      victim.used ? "it was the least recently used idle one of the caller holding the most sessions" : "it was the least recently seen one, of the caller holding the most sessions, that had done nothing since initialize",
+      `least recently used idle${victim.used ? "" : " unused"} session of the identity holding the most sessions`,
+    );
     return true;
   }
 
