@@ -155,8 +155,8 @@ export class Workspaces {
   private readonly fleet: WorkspacesOptions["fleet"];
   /** Sandboxes of this process, by workspace id, in least-recently-used order. */
   private readonly live = new Map<string, LiveWorkspace>();
-  /** Workspaces closed to make room (id → when), so that their handle answers why. */
-  private readonly evicted = new Map<string, number>();
+  /** Workspaces closed to make room (id → why), so that their handle answers it. */
+  private readonly evicted = new Map<string, "count" | "memory">();
   private readonly sweeper: NodeJS.Timeout;
   private readonly onSweepFailed: WorkspacesOptions["onSweepFailed"];
   /** Whether the last background sweep failed: an outage is told once, not at every sweep. */
@@ -204,7 +204,15 @@ export class Workspaces {
     const id = this.verify(handle, owner);
     const at = this.now();
     const record = (await this.store.get(id)) ?? (await this.rewrittenRecord(id, at));
-    if (!record && this.evicted.has(id)) {
+    const evicted = record ? undefined : this.evicted.get(id);
+    if (evicted === "memory") {
+      throw new RuntimeError(
+        "WORKSPACE_EXPIRED",
+        `workspace '${handle.slice(0, 16)}…' was closed to free memory (the files of all sandboxes together filled their budget, AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB, and it was the least recently used idle one of the caller whose sandboxes held the most); its files are gone; ${START_NEW}`,
+        { reason: "closed to free memory" },
+      );
+    }
+    if (evicted === "count") {
       throw new RuntimeError(
         "WORKSPACE_EXPIRED",
         `workspace '${handle.slice(0, 16)}…' was closed to make room (this server holds at most ${this.maxLive} workspaces, AGENT_TOOLS_HTTP_MAX_WORKSPACES, and it was the least recently used idle one of the caller holding the most); its files are gone; ${START_NEW}`,
@@ -423,15 +431,44 @@ export class Workspaces {
    */
   private async makeRoom(): Promise<void> {
     while (this.live.size > this.maxLive) {
-      const held = new Map<string, number>();
-      for (const { owner } of this.live.values()) held.set(owner, (held.get(owner) ?? 0) + 1);
-      const owners = [...held.keys()].sort((a, b) => held.get(b)! - held.get(a)!);
-      const victim = owners.map((owner) => [...this.live].find(([, w]) => w.owner === owner && w.calls === 0)?.[0]).find((id) => id !== undefined);
+      const victim = this.victim(() => 1);
       if (victim === undefined) return;
-      this.evicted.set(victim, this.now());
-      if (this.evicted.size > EVICTED_MEMORY) this.evicted.delete(this.evicted.keys().next().value as string);
-      await this.forget(victim);
+      await this.evict(victim, "count");
     }
+  }
+
+  /**
+   * The sandboxes' memory budget is spent (text/memory-budget.ts): close idle workspaces, by the
+   * rule of makeRoom with bytes for workspaces (the owner whose sandboxes hold the most bytes
+   * first, its least recently used idle one that holds any), until `neededBytes` were freed or
+   * none is idle. A workspace with a call in flight, the writer's own included, is never closed.
+   */
+  async freeBytes(neededBytes: number, bytesOf: (session: Session) => number): Promise<number> {
+    let freed = 0;
+    while (freed < neededBytes) {
+      const victim = this.victim((w) => bytesOf(w.session));
+      if (victim === undefined) break;
+      freed += bytesOf(this.live.get(victim)!.session);
+      await this.evict(victim, "memory");
+    }
+    return freed;
+  }
+
+  /**
+   * The workspace to close: of the owners by what their live workspaces weigh together (most
+   * first), the least recently used idle one of the first owner that has one weighing anything.
+   */
+  private victim(weight: (workspace: LiveWorkspace) => number): string | undefined {
+    const held = new Map<string, number>();
+    for (const w of this.live.values()) held.set(w.owner, (held.get(w.owner) ?? 0) + weight(w));
+    const owners = [...held.keys()].sort((a, b) => held.get(b)! - held.get(a)!);
+    return owners.map((owner) => [...this.live].find(([, w]) => w.owner === owner && w.calls === 0 && weight(w) > 0)?.[0]).find((id) => id !== undefined);
+  }
+
+  private async evict(id: string, why: "count" | "memory"): Promise<void> {
+    this.evicted.set(id, why);
+    if (this.evicted.size > EVICTED_MEMORY) this.evicted.delete(this.evicted.keys().next().value as string);
+    await this.forget(id);
   }
 
   /** Mark `id` used now, here and in its record (when the store still has it: a closed one stays closed). */

@@ -230,7 +230,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       // A next step another answer names (a redirect to another plugin) is written with that plugin's command.
       const commandOf = (prefix: string): string => names.get(prefix) ?? prefix;
       for (const [prefix, name] of names) if (mayUsePlugin(session.identity, prefix)) commands.push(pluginCommand(runtime, session, prefix, name, commandOf));
-      return createSandbox({ timeoutMs: settings.timeoutMs, ...(settings.holdMs !== null ? { holdMs: settings.holdMs } : {}), account: memory.open(), maxFileBytes: settings.sandboxMemoryBytes + LAYOUT_SLACK_BYTES, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir), hiddenFiles: configIdentities() } : {}) }, commands);
+      return createSandbox({ timeoutMs: settings.timeoutMs, ...(settings.holdMs !== null ? { holdMs: settings.holdMs } : {}), account: memory.open(session.identity?.name ?? "", session), maxFileBytes: settings.sandboxMemoryBytes + LAYOUT_SLACK_BYTES, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir), hiddenFiles: configIdentities() } : {}) }, commands);
     })();
     try {
       return await state.sandbox;
