@@ -396,6 +396,8 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   // The catalog cache's store interface (runtime/catalog-cache/store.ts) over Redis strings.
   const catalogs: CatalogStore = {
     location: `redis ${k("catalog:*")} at ${where}`,
+    whenWritesFail:
+      "the other instances of the gateway and the next start cannot reuse this listing, so they list the server again; it is stored again at its next listing once Redis answers (check that redis-server runs and takes writes: AGENT_TOOLS_REDIS_URL or team.redis), or set AGENT_TOOLS_CATALOG_CACHE=off to run without the cache",
     async get(key) {
       const entry = readJson<CachedCatalog & { format?: number }>(await redis.get(k(`catalog:${key}`)));
       // The same check as the file store's: a damaged entry is a miss, overwritten by the next listing.
