@@ -33,6 +33,15 @@ export interface MemoryBudgetOptions {
   perSandboxBytes: number;
 }
 
+/**
+ * Runs host work a write waits on outside the sandbox's restrictions: the budget's reclaimers close
+ * other sessions and reach Redis, whose client sets timers, which just-bash's defence in depth
+ * refuses inside a running line (the reclaim failed with "setTimeout is blocked" on a gateway).
+ */
+export type HostWork = <T>(work: () => Promise<T>) => Promise<T>;
+
+const asIs: HostWork = (work) => work();
+
 /** `shared`: the refusal is the budget of all sandboxes' (reclaimers may free it), not the sandbox's own cap. */
 function enospc(message: string, shared = false): Error {
   return Object.assign(new Error(`ENOSPC: ${message}`), { code: "ENOSPC", ...(shared ? { shared } : {}) });
@@ -116,11 +125,13 @@ export class SandboxMemoryBudget {
     const yours = account?.owner ? "your sessions" : "this session";
     const held = `${inMiB(this.#used)} of ${inMiB(this.options.totalBytes)} in use: ${inMiB(own)} by ${yours}, ${inMiB(others)} by other open sessions`;
     const filter = "write smaller results (filter with grep/jq/head first)";
+    const free = Math.max(0, this.options.totalBytes - this.#used);
+    // Told to rm only when what the caller could remove would make room.
     const advice =
-      own >= delta
+      own + free >= delta
         ? `remove files you no longer need with rm${account?.owner ? " (here, or in your other sessions)" : ""}, or ${filter}`
         : own > 0
-          ? `remove files you no longer need with rm and ${filter}; the rest is other sessions', so retry when they have ended`
+          ? `removing what ${yours} hold would not make room, the rest is other sessions': ${filter}, or retry when they have ended`
           : `none of it is yours to remove: ${filter}, or retry when other sessions have ended`;
     return `the memory budget of all sandboxes together is spent (${held}; ${inMiB(delta)} more asked; AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB): ${advice}`;
   }
@@ -156,16 +167,17 @@ export class SandboxAccount {
 
   /**
    * Charge `delta` bytes; when the budget of all sandboxes is spent, its reclaimers close idle
-   * sandboxes first (never this one: its line is running) and the charge is tried once more.
+   * sandboxes first (never this one: its line is running), run by `host`, and the charge is tried
+   * once more.
    */
-  async chargeFreeing(delta: number): Promise<void> {
+  async chargeFreeing(delta: number, host: HostWork = asIs): Promise<void> {
     try {
       this.charge(delta);
       return;
     } catch (error) {
       if (!(error as { shared?: unknown }).shared || !this.budget.reclaimable) throw error;
     }
-    await this.budget.free(delta);
+    await host(() => this.budget.free(delta));
     this.charge(delta);
   }
 
@@ -204,13 +216,14 @@ async function bytesAt(fs: IFileSystem, path: string): Promise<number> {
   return total;
 }
 
+
 /**
  * Run `write` with `delta` charged first; the charge is given back when the write fails. A refused
  * charge names the file written, as a full disk's error does (the shell shows the message alone).
  */
-async function charged<T>(account: SandboxAccount, delta: number, path: string, write: () => Promise<T>): Promise<T> {
+async function charged<T>(account: SandboxAccount, delta: number, path: string, write: () => Promise<T>, host: HostWork): Promise<T> {
   try {
-    await account.chargeFreeing(delta);
+    await account.chargeFreeing(delta, host);
   } catch (error) {
     if ((error as { code?: unknown }).code === "ENOSPC") throw Object.assign(new Error(`${path}: ${(error as Error).message}`), { code: "ENOSPC" });
     throw error;
@@ -223,8 +236,8 @@ async function charged<T>(account: SandboxAccount, delta: number, path: string, 
   }
 }
 
-/** `inner`, with every write charged to `account` (and through it to the shared budget). */
-export function budgetedFs(inner: IFileSystem, account: SandboxAccount): IFileSystem {
+/** `inner`, with every write charged to `account` (and through it to the shared budget); `host` runs what a charge waits on. */
+export function budgetedFs(inner: IFileSystem, account: SandboxAccount, host: HostWork = asIs): IFileSystem {
   const fs: IFileSystem = Object.create(inner) as IFileSystem;
   // Every method of the interface is forwarded bound to `inner`; the writing ones are wrapped.
   const proto = inner as unknown as Record<string, unknown>;
@@ -234,14 +247,14 @@ export function budgetedFs(inner: IFileSystem, account: SandboxAccount): IFileSy
   }
   fs.writeFile = async (path, content, options) => {
     const before = await bytesAt(inner, path);
-    return charged(account, byteLength(content, options) - before, path, () => inner.writeFile(path, content, options));
+    return charged(account, byteLength(content, options) - before, path, () => inner.writeFile(path, content, options), host);
   };
-  fs.appendFile = (path, content, options) => charged(account, byteLength(content, options), path, () => inner.appendFile(path, content, options));
+  fs.appendFile = (path, content, options) => charged(account, byteLength(content, options), path, () => inner.appendFile(path, content, options), host);
   fs.cp = async (src, dest, options) => {
     const delta = (await bytesAt(inner, src)) - (await bytesAt(inner, dest));
-    return charged(account, Math.max(0, delta), dest, () => inner.cp(src, dest, options));
+    return charged(account, Math.max(0, delta), dest, () => inner.cp(src, dest, options), host);
   };
-  fs.link = async (existing, newPath) => charged(account, await bytesAt(inner, existing), newPath, () => inner.link(existing, newPath));
+  fs.link = async (existing, newPath) => charged(account, await bytesAt(inner, existing), newPath, () => inner.link(existing, newPath), host);
   fs.rm = async (path, options) => {
     const freed = await bytesAt(inner, path);
     await inner.rm(path, options);

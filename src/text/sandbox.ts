@@ -202,7 +202,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     mounted.mount(WORKDIR_MOUNT, hideCredentialFiles(regular.overlay, options.hiddenPaths ?? [], sameFileOnDisk(options.mountDir, options.hiddenFiles ?? []), path.basename(realOrSelf(path.resolve(options.mountDir)))));
     fs = mounted;
   }
-  if (options.account) fs = budgetedFs(fs, options.account);
+  if (options.account) fs = budgetedFs(fs, options.account, (work) => jb.DefenseInDepthBox.runTrustedAsync(work));
   const builtins = new Set<string>(jb.getCommandNames());
   const own = new Set<string>();
   // The confirmer of the command line running now (runs are queued, one at a time).
