@@ -83,6 +83,7 @@ const READERS: Record<string, (value: string) => boolean> = {
   // Says nothing of a bad value: taken when it is not the default, or is blank (unset) or 5000.
   AGENT_TOOLS_DESCRIBE_WAIT_MS: (value) => !value.trim() || describeWaitMs({ AGENT_TOOLS_DESCRIBE_WAIT_MS: value }) !== 5000 || Number(value) === 5000,
   AGENT_TOOLS_EXEC_TIMEOUT_MS: (value) => !value.trim() || textLayerOptionsFromEnv({ AGENT_TOOLS_EXEC_TIMEOUT_MS: value }).timeoutMs !== undefined,
+  AGENT_TOOLS_EXEC_HOLD_MS: (value) => !value.trim() || textLayerOptionsFromEnv({ AGENT_TOOLS_EXEC_HOLD_MS: value }).holdMs !== undefined,
   AGENT_TOOLS_IMPORT_TIMEOUT_MS: (value) => !value.trim() || importTimeoutFromEnv({ AGENT_TOOLS_IMPORT_TIMEOUT_MS: value }) !== 10_000 || Number(value) === 10_000,
   AGENT_TOOLS_HTTP_SESSION_IDLE_MS: (value) => takes(() => resolveHttpOptions({ AGENT_TOOLS_HTTP_SESSION_IDLE_MS: value })),
   AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: (value) => takes(() => resolveHttpOptions({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: value })),

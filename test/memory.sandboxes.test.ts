@@ -33,7 +33,9 @@ const FILL = [
 describe("the memory budget of all sandboxes together", { timeout: 600_000 }, () => {
   const pid = (): number => http.child.pid as number;
   // The sessions wait their turn to fill after initialize: keep them from expiring as unused on a slow machine.
-  const http = httpForSuite({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: "600000" });
+  // FILL's loop of 128 copies keeps the thread for seconds on a loaded machine: the hold limit
+  // (text.thread-hold.test.ts) would stop it before the budget is reached, and it is the budget measured here.
+  const http = httpForSuite({ AGENT_TOOLS_HTTP_UNUSED_SESSION_IDLE_MS: "600000", AGENT_TOOLS_EXEC_HOLD_MS: "off" });
 
   it("stops 64 sessions filling their sandboxes at the shared budget with a clear error, within a stated RSS bound", async () => {
     const sessions: string[] = [];
@@ -54,7 +56,14 @@ describe("the memory budget of all sandboxes together", { timeout: 600_000 }, ()
     const files = answers.reduce((sum, a) => sum + Number(a.stdout.split("\n")[0]), 0); // seed + copies, 1 MiB each
     const refused = answers.filter((a) => /memory budget of all sandboxes together is spent/.test(a.stdout + a.stderr));
     assert.ok(refused.length > 0, `some sessions met the shared budget: ${JSON.stringify(answers.slice(-2))}`);
-    assert.match(`${refused[0]?.stdout}${refused[0]?.stderr}`, /ENOSPC: .*AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB.*remove files you no longer need with rm/);
+    // Told to remove files only when its own session holds some: one refused at its first write holds none.
+    for (const answer of refused) {
+      const text = `${answer.stdout}${answer.stderr}`;
+      assert.match(text, /ENOSPC: .*in use: [\d.]+ MiB by this session, [\d.]+ MiB by other open sessions; .*AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB/);
+      const own = Number(/in use: ([\d.]+) MiB by this session/.exec(text)?.[1]);
+      const asked = Number(/; ([\d.]+) MiB more asked/.exec(text)?.[1]);
+      assert.match(text, own >= asked ? /remove files you no longer need with rm/ : own === 0 ? /none of it is yours to remove/ : /remove files you no longer need with rm|would not make room/, text);
+    }
     assert.ok(files <= BUDGET_MIB, `the sandboxes hold ${files} MiB, at most the ${BUDGET_MIB} MiB budget`);
     assert.ok(files >= BUDGET_MIB - SESSIONS, `and the budget was used: ${files} MiB`);
 

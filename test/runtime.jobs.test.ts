@@ -25,7 +25,7 @@ describe("job store", () => {
     const store = createJobStore();
     const work = deferred();
     const id = await store.start(() => work.promise, { kind: "generate" });
-    assert.match(id, /^job_[0-9a-f]{8}$/);
+    assert.match(id, /^job_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, "a whole UUID: 8 hex digits met across identities in a fleet");
     const running = (await store.status(id))!;
     assert.equal(running.state, "running");
     assert.equal(running.kind, "generate");

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { hashToken } from "../src/gateway/identities.js";
+import { baseEnv, PLUGINS, runCli } from "./helpers.js";
 import { startHttp, type RunningHttp } from "./http-helpers.js";
 
 /**
@@ -58,5 +59,22 @@ describe("team gateway: identities whose plugins match nothing are warned about 
     for (const name of ["unconfigured", "fine", "all", "default"]) assert.deepEqual(about(name), [], name);
     // The config holds token hashes only, and no notice prints one.
     assert.doesNotMatch(server.stderr(), /[0-9a-f]{64}/);
+  });
+
+  it("validate fails on the entries that match no prefix, with the names meant; an empty list is a notice", async () => {
+    // Before, validate answered ok: true: only an HTTP start said them.
+    const run = await runCli(["validate", "--config", path.join(dir, "team.json")], baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_AUDIT: "off" }));
+    assert.equal(run.code, 1, run.stderr);
+    const report = JSON.parse(run.stdout) as { ok: boolean; problems: string[]; notices?: string[] };
+    assert.equal(report.ok, false);
+    const about = (lines: readonly string[] | undefined, name: string): string[] => (lines ?? []).filter((l) => l.includes(`('${name}')`));
+    assert.match(about(report.problems, "typo")[0] ?? "", /'nosuch' \(no prefix is near it/);
+    assert.match(about(report.problems, "cased")[0] ?? "", /'Notes' \(did you mean 'notes'\?/);
+    assert.match(about(report.problems, "partly")[0] ?? "", /'trackr' \(did you mean 'tracker'\?\)/);
+    assert.equal(about(report.problems, "pattern").length, 1);
+    assert.deepEqual(about(report.problems, "empty"), [], "an empty list may be meant: not a problem");
+    assert.match(about(report.notices, "empty")[0] ?? "", /has "plugins": \[\], so it sees no plugin/);
+    for (const name of ["unconfigured", "fine", "all", "default"]) assert.deepEqual(about(report.problems, name), [], name);
+    assert.match(run.stderr, /agent-tools validate: team\.identities\[0\] \('typo'\) names plugins that match no loaded plugin's prefix/);
   });
 });

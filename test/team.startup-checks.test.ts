@@ -248,6 +248,32 @@ describe("team gateway: Redis unreachable for agent-tools audit", () => {
   });
 });
 
+describe("team gateway: Redis unreachable for validate, status and exec", () => {
+  it("each still prints its JSON answer with the connection's problem (password masked), and exits 1", async () => {
+    // Before, each printed nothing on stdout: the failed connection was not caught as a problem.
+    const port = await freePort();
+    const env = baseEnv({ AGENT_TOOLS_PLUGINS_DIR: PLUGINS, AGENT_TOOLS_REDIS_URL: `redis://:s3cret-pw@127.0.0.1:${port}` });
+    const said = new RegExp(`could not connect to Redis at redis://127\\.0\\.0\\.1:${port}: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}; check AGENT_TOOLS_REDIS_URL \\(or team\\.redis\\) and that redis-server runs`);
+    const validate = await runCli(["validate"], env);
+    assert.equal(validate.code, 1, validate.stderr);
+    const report = JSON.parse(validate.stdout) as { ok: boolean; problems: string[]; plugins: unknown[] };
+    assert.equal(report.ok, false);
+    assert.match(report.problems.join("\n"), said);
+    assert.ok(report.plugins.length > 0, "the plugins are still checked and listed");
+    const status = await runCli(["status"], env);
+    assert.equal(status.code, 1, status.stderr);
+    const answer = JSON.parse(status.stdout) as { ok: boolean; result: { status: string; problems: string[] } };
+    assert.equal(answer.result.status, "NOT READY");
+    assert.match(answer.result.problems.join("\n"), said);
+    const exec = await runCli(["exec", "echo", "hi"], env);
+    assert.equal(exec.code, 1, exec.stderr);
+    const notRun = JSON.parse(exec.stdout) as { ok: boolean; command: string; exitCode: number; problems: string[] };
+    assert.deepEqual([notRun.ok, notRun.command, notRun.exitCode], [false, "echo hi", 1]);
+    assert.match(notRun.problems.join("\n"), said);
+    for (const run of [validate, status, exec]) assert.doesNotMatch(run.stdout + run.stderr, /s3cret|\n\s+at /);
+  });
+});
+
 describe("team gateway: settings from the environment", () => {
   it("a bad AGENT_TOOLS_DRAIN_MS is said, with the value used instead", async () => {
     const server = await startHttp({ AGENT_TOOLS_DRAIN_MS: "-5" }, ["--config", await configWith([{ name: "writer", tokenSha256: hashToken(TOKEN_A) }])]);

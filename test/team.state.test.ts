@@ -174,8 +174,46 @@ for (const backend of backends) {
       onA.dispose();
       onB.dispose();
     });
+
+    it("jobs: two identities' records of one id are each their own (the probe's 8-digit collision)", async () => {
+      const [a, b] = await backend.pair();
+      // Saved as a job is first (running: that puts it in its scope's list).
+      const record = (scope: string, label: string) => ({ owner: a.instanceId, scope, status: { id: "job_0badc0de", kind: "sleep", state: "running", startedAt: new Date().toISOString(), result: { label } } });
+      await a.jobs.save(record("identity:alice:worker", "alice's result"));
+      await b.jobs.save(record("identity:bob:worker", "bob's result"));
+      // Before, bob's save overwrote alice's record: she was told "no job here", her list was empty.
+      assert.deepEqual((await b.jobs.load("identity:alice:worker", "job_0badc0de"))?.status.result, { label: "alice's result" });
+      assert.deepEqual((await a.jobs.load("identity:bob:worker", "job_0badc0de"))?.status.result, { label: "bob's result" });
+      assert.deepEqual((await a.jobs.list("identity:alice:worker")).map((job) => job.status.result), [{ label: "alice's result" }]);
+      await a.jobs.remove("identity:alice:worker", ["job_0badc0de"]);
+      assert.equal(await b.jobs.load("identity:alice:worker", "job_0badc0de"), undefined);
+      assert.deepEqual((await b.jobs.load("identity:bob:worker", "job_0badc0de"))?.status.result, { label: "bob's result" }, "removing alice's leaves bob's");
+    });
   });
 }
+
+describe("shared state: redis job records of older versions", { skip: servicesMissing(["redis"]) }, () => {
+  it("a record at job:<id> (before records were kept under their scope) is still loaded, listed and removed", async () => {
+    const prefix = `old${opened.length}:`;
+    const state = await createRedisState({ url: redis!.url, log: silentLogger, prefix, instanceId: "i-old", heartbeatTtlMs: LIVE_TTL_MS });
+    opened.push(state);
+    const raw = new Redis(redis!.url);
+    try {
+      const scope = "identity:alice:worker";
+      const job = { owner: "i-old", scope, status: { id: "job_1234abcd", kind: "sleep", state: "succeeded", startedAt: new Date().toISOString(), result: { kept: true } } };
+      // As the version before wrote it.
+      await raw.multi().set(`${prefix}job:job_1234abcd`, JSON.stringify(job), "PX", 60_000).zadd(`${prefix}jobs:${scope}`, Date.now(), "job_1234abcd").exec();
+      assert.deepEqual((await state.jobs.load(scope, "job_1234abcd"))?.status.result, { kept: true });
+      assert.equal(await state.jobs.load("identity:bob:worker", "job_1234abcd"), undefined, "still only its own scope's");
+      assert.deepEqual((await state.jobs.list(scope)).map((j) => j.status.id), ["job_1234abcd"]);
+      await state.jobs.remove(scope, ["job_1234abcd"]);
+      assert.equal(await raw.exists(`${prefix}job:job_1234abcd`), 0);
+      assert.deepEqual(await state.jobs.list(scope), []);
+    } finally {
+      raw.disconnect();
+    }
+  });
+});
 
 describe("shared state: redis heartbeats", { skip: servicesMissing(["redis"]) }, () => {
   it("a job whose instance stopped beating is lost for the others", async () => {

@@ -7,11 +7,13 @@ import { adapterBlockError } from "../plugins/manifest.js";
 import { unknownListedTools } from "../plugins/manifest-references.js";
 import { describeMissing } from "../plugins/requirements.js";
 import { sharedStateOrProblem } from "../state/index.js";
+import { identityPluginFindings } from "../gateway/identity-notices.js";
 
 /**
  * `agent-tools validate`: load every plugin as the server would and report what is wrong —
  * plugin folders (AGENT_TOOLS_PLUGINS_DIR, `plugins.dirs`) that are not there, `plugins.disable`
- * names that match no plugin, manifests that do not load, adapters that cannot be built, skills
+ * names that match no plugin, team identities' `plugins` entries that match no plugin's prefix,
+ * manifests that do not load, adapters that cannot be built, skills
  * that fail, related links that do not resolve, and what would fail a plugin's first use
  * (first-use-check.ts: a REST base URL the calls refuse, a stdio server's missing command or cwd).
  * Exit 1 when anything is wrong, listing each problem. A missing folder is a problem, not a
@@ -40,6 +42,10 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
   try {
     // No session: the host's own CLI sees every problem.
     const problems = [...runtime.problems(), ...(made.problem ? [made.problem] : [])];
+    // An identity's plugin entry that matches no prefix (a typo, a name, another case) leaves it
+    // seeing less than meant, silently: a problem here; `[]` may be meant, and is a notice.
+    const identities = identityPluginFindings(options.config?.team?.identities, runtime.plugins.map((p) => p.manifest.prefix));
+    problems.push(...identities.filter((f) => f.kind === "unmatched").map((f) => f.line));
     for (const { manifest, configured } of runtime.plugins) {
       // A config entry's bare command is its requires.bins, so a typo ("nodee") leaves it "not
       // configured"; but the entry exists only to run that command: checked as a problem at its
@@ -50,7 +56,7 @@ export async function validatePlugins(options: RuntimeOptions = {}): Promise<Val
     }
     // The config's own notices (settings of other clients it ignored) too: validate is where a
     // user checks an imported file, and these change what the server does.
-    const notices = [...(options.config?.notices ?? []), ...runtime.notices(), ...literalTypoLines(runtime.plugins, env), ...(await unknownToolNotices(runtime.plugins))];
+    const notices = [...(options.config?.notices ?? []), ...runtime.notices(), ...literalTypoLines(runtime.plugins, env), ...identities.filter((f) => f.kind === "empty").map((f) => f.line), ...(await unknownToolNotices(runtime.plugins))];
     return {
       ok: problems.length === 0,
       plugins: runtime.plugins.map((p) => ({

@@ -123,6 +123,7 @@ export const ENV_SETTINGS: Readonly<Record<string, Setting>> = {
   AGENT_TOOLS_CONFIRM: { kind: "choice", values: ["elicit", "flag"], fallback: "elicit", saidBy: "the runtime" },
   AGENT_TOOLS_STATE_KEY: { kind: "ruled", problem: (value) => stateKeyProblem(value), saidBy: "the server, which does not start" },
   AGENT_TOOLS_EXEC_TIMEOUT_MS: ms(30_000, 60_000),
+  AGENT_TOOLS_EXEC_HOLD_MS: { ...count("a whole number of milliseconds", 500, 1000), off: isOffValue },
   AGENT_TOOLS_EXEC_MAX_OUTPUT_CHARS: count("a whole number of characters", 50_000, 100_000),
   AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB: count("a whole number of MiB", 512, 1024),
   AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB: count("a whole number of MiB", 128, 256),

@@ -106,6 +106,11 @@ export interface SessionScope {
   unaskable?: Unaskable;
   /** The caller's team identity, when a gateway verified one: it sees only the plugins it may use. */
   identity?: Identity;
+  /**
+   * Closes idle sandboxes when the memory budget of all sandboxes is spent (the modern scope's
+   * workspaces, text/memory-budget.ts SandboxReclaimer); one function for the scope's life.
+   */
+  freeSandboxMemory?: (neededBytes: number, bytesHeldBy: (holder: object) => number) => Promise<unknown>;
 }
 
 export type ExecScope = { session: Session; answer?: Record<string, unknown>; release?: () => Promise<void> } | { error: RuntimeError };
@@ -669,7 +674,9 @@ export function createFacade(runtime: Runtime): Facade {
         const command = args.command;
         // Imported here: a session that never runs a command line never loads the text layer.
         const { textLayerFor } = await import("../text/text-layer.js");
-        const answer = await textLayerFor(runtime).exec(bound.session, command, { signal, ...(confirmer ? { confirmer } : {}) });
+        const layer = textLayerFor(runtime);
+        if (scope.freeSandboxMemory) layer.memory.reclaimWith(scope.freeSandboxMemory);
+        const answer = await layer.exec(bound.session, command, { signal, ...(confirmer ? { confirmer } : {}) });
         if (bound.answer) Object.assign(answer, bound.answer);
         if (repairs.length) Object.assign(answer, { repairs: repairs.map((r) => r.message) });
         // Masked here, so a held call's rounds (stepHeld) answer it masked too (maskedResult says why).

@@ -33,17 +33,25 @@ function nearest(entry: string, prefixes: readonly string[]): string {
   return `no prefix is near it; the plugins' prefixes are ${listed}`;
 }
 
-/** One warning per identity whose `plugins` has entries matching no loaded plugin's prefix, or is empty. */
-export function identityPluginNotices(identities: readonly TeamIdentityConfig[] | undefined, prefixes: readonly string[]): string[] {
-  return (identities ?? []).flatMap((identity, i) => {
+/**
+ * What is wrong with each identity's `plugins`: `unmatched`, entries that match no loaded plugin's
+ * prefix (a mistake: `validate` fails on it); `empty`, `[]` (it sees no plugin, which may be meant).
+ */
+export function identityPluginFindings(identities: readonly TeamIdentityConfig[] | undefined, prefixes: readonly string[]): { kind: "unmatched" | "empty"; line: string }[] {
+  return (identities ?? []).flatMap((identity, i): { kind: "unmatched" | "empty"; line: string }[] => {
     const label = `team.identities[${i}] ('${identity.name}')`;
     const plugins = identity.plugins;
     if (plugins === undefined || plugins.includes("*")) return [];
-    if (plugins.length === 0) return [`${label} has "plugins": [], so it sees no plugin; list the prefixes it may use, or ["*"] for every plugin`];
+    if (plugins.length === 0) return [{ kind: "empty", line: `${label} has "plugins": [], so it sees no plugin; list the prefixes it may use, or ["*"] for every plugin` }];
     const unmatched = plugins.filter((entry) => !prefixes.includes(entry));
     if (unmatched.length === 0) return [];
     const seesNothing = unmatched.length === plugins.length ? ", so it sees no plugin" : "";
     const parts = unmatched.map((entry) => `'${entry}' (${nearest(entry, prefixes)})`);
-    return [`${label} names plugins that match no loaded plugin's prefix${seesNothing}: ${parts.join("; ")}; correct them in its "plugins"`];
+    return [{ kind: "unmatched", line: `${label} names plugins that match no loaded plugin's prefix${seesNothing}: ${parts.join("; ")}; correct them in its "plugins"` }];
   });
+}
+
+/** One warning per identity whose `plugins` has entries matching no loaded plugin's prefix, or is empty (said at an HTTP start). */
+export function identityPluginNotices(identities: readonly TeamIdentityConfig[] | undefined, prefixes: readonly string[]): string[] {
+  return identityPluginFindings(identities, prefixes).map((finding) => finding.line);
 }

@@ -347,7 +347,7 @@ export function createCatalog(index: ToolIndex, options: CatalogOptions): Catalo
       // Said once, at warn: a cache that cannot be written makes every start list every server
       // again, and nothing else would tell. The other plugins' failures are the same story.
       storeFailureSaid = true;
-      log?.warn(`${message}; catalogs are not kept between runs, so each start lists every server again. Set AGENT_TOOLS_CACHE_DIR to a folder this user can write, or AGENT_TOOLS_CATALOG_CACHE=off to run without the cache`);
+      log?.warn(`${message}; ${store.whenWritesFail}`);
     });
   };
 

@@ -12,6 +12,11 @@ export interface FairEviction<T> {
   before?(a: T, b: T): boolean;
   /** The owner about to open one more: counted, so a caller at its share evicts its own. */
   opening?: string;
+  /**
+   * What an entry weighs toward its owner's holding (default 1: holdings are counts; a memory
+   * budget weighs bytes). An entry that weighs nothing frees nothing, so it is never chosen.
+   */
+  weight?(entry: T): number;
 }
 
 /** The entry to close, or undefined when none is idle. */
@@ -20,8 +25,9 @@ export function fairVictim<T>(entries: Iterable<T>, how: FairEviction<T>): T | u
   const idle: T[] = [];
   for (const entry of entries) {
     const owner = how.owner(entry);
-    held.set(owner, (held.get(owner) ?? 0) + 1);
-    if (how.idle(entry)) idle.push(entry);
+    const weight = how.weight ? how.weight(entry) : 1;
+    held.set(owner, (held.get(owner) ?? 0) + weight);
+    if (weight > 0 && how.idle(entry)) idle.push(entry);
   }
   const holding = (entry: T): number => held.get(how.owner(entry)) ?? 0;
   let victim: T | undefined;

@@ -225,7 +225,8 @@ export function createJobStore(options: JobStoreOptions = {}): JobStore {
   return {
     async start(work, startOptions = {}) {
       await makeRoom();
-      const id = `job_${nodeCrypto().randomUUID().slice(0, 8)}`;
+      // A whole UUID: 8 hex digits (32 bits) met across identities in a fleet's shared records.
+      const id = `job_${nodeCrypto().randomUUID()}`;
       const started = now();
       const status: JobStatus = {
         id,

@@ -156,8 +156,8 @@ export class Workspaces {
   private readonly fleet: WorkspacesOptions["fleet"];
   /** Sandboxes of this process, by workspace id, in least-recently-used order. */
   private readonly live = new Map<string, LiveWorkspace>();
-  /** Workspaces closed to make room (id → when), so that their handle answers why. */
-  private readonly evicted = new Map<string, number>();
+  /** Workspaces closed to make room (id → why), so that their handle answers it. */
+  private readonly evicted = new Map<string, "count" | "memory">();
   private readonly sweeper: NodeJS.Timeout;
   private readonly onSweepFailed: WorkspacesOptions["onSweepFailed"];
   /** Whether the last background sweep failed: an outage is told once, not at every sweep. */
@@ -206,7 +206,15 @@ export class Workspaces {
     const id = this.verify(handle, owner);
     const at = this.now();
     const record = (await this.store.get(id)) ?? (await this.rewrittenRecord(id, at));
-    if (!record && this.evicted.has(id)) {
+    const evicted = record ? undefined : this.evicted.get(id);
+    if (evicted === "memory") {
+      throw new RuntimeError(
+        "WORKSPACE_EXPIRED",
+        `workspace '${handle.slice(0, 16)}…' was closed to free memory (the files of all sandboxes together filled their budget, AGENT_TOOLS_EXEC_MEMORY_BUDGET_MB, and it was the least recently used idle one of the caller whose sandboxes held the most); its files are gone; ${START_NEW}`,
+        { reason: "closed to free memory" },
+      );
+    }
+    if (evicted === "count") {
       throw new RuntimeError(
         "WORKSPACE_EXPIRED",
         `workspace '${handle.slice(0, 16)}…' was closed to make room (this server holds at most ${this.maxLive} workspaces, AGENT_TOOLS_HTTP_MAX_WORKSPACES, and it was the least recently used idle one of the caller holding the most); its files are gone; ${START_NEW}`,
@@ -426,12 +434,41 @@ export class Workspaces {
   private async makeRoom(): Promise<void> {
     while (this.live.size > this.maxLive) {
       // `live` is in least-recently-used order: of the owner's idle ones, the first met goes.
-      const victim = fairVictim(this.live, { owner: ([, w]) => w.owner, idle: ([, w]) => w.calls === 0 })?.[0];
+      const victim = this.victim(() => 1);
       if (victim === undefined) return;
-      this.evicted.set(victim, this.now());
-      if (this.evicted.size > EVICTED_MEMORY) this.evicted.delete(this.evicted.keys().next().value as string);
-      await this.forget(victim);
+      await this.evict(victim, "count");
     }
+  }
+
+  /**
+   * The sandboxes' memory budget is spent (text/memory-budget.ts): close idle workspaces, by the
+   * rule of makeRoom with bytes for workspaces (the owner whose sandboxes hold the most bytes
+   * first, its least recently used idle one that holds any), until `neededBytes` were freed or
+   * none is idle. A workspace with a call in flight, the writer's own included, is never closed.
+   */
+  async freeBytes(neededBytes: number, bytesOf: (session: Session) => number): Promise<number> {
+    let freed = 0;
+    while (freed < neededBytes) {
+      const victim = this.victim((w) => bytesOf(w.session));
+      if (victim === undefined) break;
+      freed += bytesOf(this.live.get(victim)!.session);
+      await this.evict(victim, "memory");
+    }
+    return freed;
+  }
+
+  /**
+   * The workspace to close: the least recently used idle one of the owner whose live workspaces
+   * weigh the most together (fair-eviction.ts; `live` is in least-recently-used order).
+   */
+  private victim(weight: (workspace: LiveWorkspace) => number): string | undefined {
+    return fairVictim(this.live, { owner: ([, w]) => w.owner, idle: ([, w]) => w.calls === 0, weight: ([, w]) => weight(w) })?.[0];
+  }
+
+  private async evict(id: string, why: "count" | "memory"): Promise<void> {
+    this.evicted.set(id, why);
+    if (this.evicted.size > EVICTED_MEMORY) this.evicted.delete(this.evicted.keys().next().value as string);
+    await this.forget(id);
   }
 
   /** Mark `id` used now, here and in its record (when the store still has it: a closed one stays closed). */

@@ -6,7 +6,7 @@ import { auditFileProblem, auditFileSize, AUDIT_KEPT_FILES, createFileAuditLog, 
 import { positiveInt } from "../positive-int.js";
 import { createMemoryState } from "./memory.js";
 import { checkRedisUrl, StateSettingError } from "./redis-url.js";
-import { instanceIdProblem, type SharedState } from "./types.js";
+import { instanceIdProblem, SharedStateError, type SharedState } from "./types.js";
 
 export type { AuditEntry, AuditLog, Counters, JobRecords, KeyValue, Locks, SharedState, StoredJob, WindowCount } from "./types.js";
 export { SharedStateError } from "./types.js";
@@ -112,16 +112,17 @@ export async function createSharedState(options: { env: NodeJS.ProcessEnv; log: 
 }
 
 /**
- * The shared state, or, for the commands that report rather than serve (validate, status), a
- * setting that would stop a server's start (StateSettingError: a bad Redis URL, an audit log that
- * cannot be written) as a problem, with memory state and no audit log in its place: their answer
- * is still their JSON, listing it.
+ * The shared state, or, for the commands that report rather than serve (validate, status, exec),
+ * what would stop a server's start as a problem: a setting (StateSettingError: a bad Redis URL, an
+ * audit log that cannot be written) or a Redis that cannot be reached (SharedStateError of the
+ * first connection), with memory state and no audit log in its place: their answer is still their
+ * JSON, listing it. An unreachable Redis printed only a line on stderr.
  */
 export async function sharedStateOrProblem(options: Parameters<typeof createSharedState>[0]): Promise<{ state: SharedState; problem?: string }> {
   try {
     return { state: await createSharedState(options) };
   } catch (error) {
-    if (!(error instanceof StateSettingError)) throw error;
+    if (!(error instanceof StateSettingError) && !(error instanceof SharedStateError)) throw error;
     return { state: createMemoryState(options.instanceId ? { instanceId: options.instanceId } : {}), problem: error.message };
   }
 }

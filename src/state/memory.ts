@@ -7,22 +7,24 @@ import { newInstanceId, SharedStateError } from "./types.js";
  */
 
 export function createMemoryJobRecords(instanceId: string): JobRecords {
+  // By scope and id: two scopes' jobs of one id must not overwrite each other (redis.ts says why).
   const byId = new Map<string, StoredJob>();
+  const keyOf = (scope: string, id: string): string => `${scope}\n${id}`;
   const listeners = new Set<(id: string) => void>();
   return {
     async save(job) {
       // Re-inserted so that Map order stays "oldest started first" only for new ids.
-      byId.set(job.status.id, structuredClone(job));
+      byId.set(keyOf(job.scope, job.status.id), structuredClone(job));
     },
     async load(scope, id) {
-      const job = byId.get(id);
-      return job && job.scope === scope ? structuredClone(job) : undefined;
+      const job = byId.get(keyOf(scope, id));
+      return job ? structuredClone(job) : undefined;
     },
     async list(scope) {
       return [...byId.values()].filter((job) => job.scope === scope).reverse().map((job) => structuredClone(job));
     },
     async remove(scope, ids) {
-      for (const id of ids) if (byId.get(id)?.scope === scope) byId.delete(id);
+      for (const id of ids) byId.delete(keyOf(scope, id));
     },
     async requestCancel(_owner, id) {
       for (const listener of listeners) listener(id);

@@ -12,7 +12,7 @@ import { redisDatabase, StateSettingError } from "./redis-url.js";
 /**
  * The Redis backend (ioredis). Key layout, all under one prefix (default `agent-tools:`):
  *   instance:<id>        heartbeat of a live instance (expires after `heartbeatTtlMs`)
- *   job:<id>             a job's record (JSON); jobs:<scope> a sorted set of its ids by start time
+ *   job:<scope>:<id>     a job's record (JSON; job:<id> before); jobs:<scope> a sorted set of its ids by start time
  *   cancel:<instance>    pub/sub channel: "abort job <id>" for the instance that runs it
  *   kv:<key>             plain values (OAuth token stores)
  *   lock:<name>          a lock holder's random token, with an expiry
@@ -265,24 +265,34 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     return job?.scope === scope ? job : undefined;
   };
 
+  /**
+   * A job's record, under its scope (the owner's identity or session): at the fleet-wide `job:<id>`,
+   * two scopes' jobs that drew one id (8 hex digits before) overwrote each other, and the first
+   * owner was told "no job here". Records of older versions, at `job:<id>`, are still read (and
+   * removed) for their 7 days.
+   */
+  const jobKey = (scope: string, id: string): string => k(`job:${scope}:${id}`);
+  const olderJobKey = (id: string): string => k(`job:${id}`);
+
   const jobs: JobRecords = {
     async save(job) {
       const running = job.status.state === "running";
-      const multi = redis.multi().set(k(`job:${job.status.id}`), JSON.stringify(job), "PX", FINISHED_JOB_TTL_MS);
+      const multi = redis.multi().set(jobKey(job.scope, job.status.id), JSON.stringify(job), "PX", FINISHED_JOB_TTL_MS);
       if (running) multi.zadd(k(`jobs:${job.scope}`), Date.parse(job.status.startedAt) || Date.now(), job.status.id);
       await multi.exec();
     },
     async load(scope, id) {
-      return parseJob(await redis.get(k(`job:${id}`)), scope);
+      return parseJob(await redis.get(jobKey(scope, id)), scope) ?? parseJob(await redis.get(olderJobKey(id)), scope);
     },
     async list(scope) {
       const ids = await redis.zrevrange(k(`jobs:${scope}`), 0, -1);
       if (!ids.length) return [];
-      const texts = await redis.mget(ids.map((id) => k(`job:${id}`)));
+      const texts = await redis.mget(ids.map((id) => jobKey(scope, id)));
+      const older = texts.some((text) => text === null) ? await redis.mget(ids.map((id) => olderJobKey(id))) : [];
       const found: StoredJob[] = [];
       const gone: string[] = [];
       texts.forEach((text, i) => {
-        const job = parseJob(text, scope);
+        const job = parseJob(text, scope) ?? parseJob(older[i] ?? null, scope);
         if (job) found.push(job);
         else gone.push(ids[i]!);
       });
@@ -291,7 +301,9 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
     },
     async remove(scope, ids) {
       if (!ids.length) return;
-      await redis.multi().zrem(k(`jobs:${scope}`), ...ids).del(...ids.map((id) => k(`job:${id}`))).exec();
+      // An older record is removed only when it is this scope's: its key names no scope.
+      const older = (await redis.mget(ids.map((id) => olderJobKey(id)))).flatMap((text, i) => (parseJob(text, scope) ? [olderJobKey(ids[i]!)] : []));
+      await redis.multi().zrem(k(`jobs:${scope}`), ...ids).del(...ids.map((id) => jobKey(scope, id)), ...older).exec();
     },
     async requestCancel(owner, id) {
       await redis.publish(k(`cancel:${owner}`), id);
@@ -458,6 +470,8 @@ export async function createRedisState(options: RedisStateOptions): Promise<Shar
   // The catalog cache's store interface (runtime/catalog-cache/store.ts) over Redis strings.
   const catalogs: CatalogStore = {
     location: `redis ${k("catalog:*")} at ${where}`,
+    whenWritesFail:
+      "the other instances of the gateway and the next start cannot reuse this listing, so they list the server again; it is stored again at its next listing once Redis answers (check that redis-server runs and takes writes: AGENT_TOOLS_REDIS_URL or team.redis), or set AGENT_TOOLS_CATALOG_CACHE=off to run without the cache",
     async get(key) {
       const entry = readJson<CachedCatalog & { format?: number }>(await redis.get(k(`catalog:${key}`)));
       // The same check as the file store's: a damaged entry is a miss, overwritten by the next listing.

@@ -12,15 +12,29 @@ export interface QuestionClock {
   confirmer(asker: Confirmer): Confirmer;
   /** True when the line was stopped while a question was open. */
   readonly withdrew: boolean;
+  /**
+   * Fire the deadline now if its time is up: the timer cannot fire while a line of shell builtins
+   * keeps the thread (thread-hold.ts), so the line's steps look too. Date.now: just-bash's defence
+   * in depth lets a running line read it.
+   */
+  check(): void;
   dispose(): void;
 }
 
 export function startQuestionClock(timeoutMs: number, onDeadline: () => void, stop: AbortSignal): QuestionClock {
   let remainingMs = timeoutMs;
   let startedAt = Date.now();
-  let timer: NodeJS.Timeout | undefined = setTimeout(onDeadline, remainingMs);
+  let timer: NodeJS.Timeout | undefined = setTimeout(() => fire(), remainingMs);
   let open = 0;
   let withdrew = false;
+  let fired = false;
+  const fire = (): void => {
+    if (fired) return;
+    fired = true;
+    clearTimeout(timer);
+    timer = undefined;
+    onDeadline();
+  };
   const pause = (): void => {
     if (open++ > 0) return;
     clearTimeout(timer);
@@ -30,7 +44,7 @@ export function startQuestionClock(timeoutMs: number, onDeadline: () => void, st
   const resume = (): void => {
     if (--open > 0 || stop.aborted) return;
     startedAt = Date.now();
-    timer = setTimeout(onDeadline, remainingMs);
+    timer = setTimeout(() => fire(), remainingMs);
   };
   return {
     confirmer: (asker) => async (question) => {
@@ -48,6 +62,9 @@ export function startQuestionClock(timeoutMs: number, onDeadline: () => void, st
     },
     get withdrew() {
       return withdrew;
+    },
+    check() {
+      if (open === 0 && !fired && Date.now() - startedAt >= remainingMs) fire();
     },
     dispose() {
       clearTimeout(timer);

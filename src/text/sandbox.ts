@@ -13,6 +13,7 @@ import { sameFileOnDisk, type FileIdentity } from "./same-file.js";
 import { budgetedFs, DEFAULT_SANDBOX_BYTES, type SandboxAccount } from "./memory-budget.js";
 import { chargeCarriedEnv, envBytes } from "./env-budget.js";
 import { startQuestionClock } from "./question-clock.js";
+import { everyCommand, heldLine, watchThreadHold } from "./thread-hold.js";
 import { carriedEnv, SANDBOX_HOME, sandboxEnv } from "./sandbox-env.js";
 import { afterStoppedLine, carriedErrexitNote, endedOptions, optionStatements, optionVariables, type ShellOptions } from "./shell-options.js";
 import { transientDefinitions, transientNote } from "./transient-state.js";
@@ -39,6 +40,8 @@ export interface SandboxOptions {
   account?: SandboxAccount;
   /** just-bash's own cap of the in-memory filesystem, the backstop; default 128 MiB. */
   maxFileBytes?: number;
+  /** The longest a line may keep the server's thread without a pause, in ms (thread-hold.ts); undefined: no such limit. */
+  holdMs?: number;
 }
 
 export interface SandboxRun {
@@ -199,7 +202,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     mounted.mount(WORKDIR_MOUNT, hideCredentialFiles(regular.overlay, options.hiddenPaths ?? [], sameFileOnDisk(options.mountDir, options.hiddenFiles ?? []), path.basename(realOrSelf(path.resolve(options.mountDir)))));
     fs = mounted;
   }
-  if (options.account) fs = budgetedFs(fs, options.account);
+  if (options.account) fs = budgetedFs(fs, options.account, (work) => jb.DefenseInDepthBox.runTrustedAsync(work));
   const builtins = new Set<string>(jb.getCommandNames());
   const own = new Set<string>();
   // The confirmer of the command line running now (runs are queued, one at a time).
@@ -207,6 +210,8 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
   // The writes the command line running now sent, told when it is stopped mid-line.
   let writeLog: WriteLog | undefined;
   let lineStop: AbortSignal | undefined;
+  // Called, synchronously, as each command of the running line is charged (thread-hold.ts).
+  let lineStep: (() => void) | undefined;
   const lineNow = (): LineHooks => ({ ...(confirmer ? { confirmer } : {}), ...(writeLog ? { writeLog } : {}), ...(lineStop ? { stop: lineStop } : {}) });
   const bash: Bash = new jb.Bash({
     env: sandboxEnv(),
@@ -229,6 +234,7 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     // (README, Security model). Pinned by test/sandbox.process-regexp.test.ts.
     defenseInDepth: false,
   });
+  everyCommand(bash, () => lineStep?.());
   for (const c of commands) own.add(c.name);
   // Armed for the top-level parse of one command line only: just-bash runs transform plugins
   // for nested scripts too (`bash -c`, `eval`), which stay as written. Runs are queued, so the
@@ -280,7 +286,9 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
         stopped ??= "deadline";
         // One of the runtime's errors: a plugin call the line was running passes it on as the
         // reason of its own stop, so the backend's cancel says "deadline", not "the client".
-        controller.abort(new DeadlineError("UPSTREAM_TIMEOUT", `the command line ran past its deadline of ${options.timeoutMs} ms (AGENT_TOOLS_EXEC_TIMEOUT_MS)`, { timeoutMs: options.timeoutMs }));
+        // Trusted: fired at a step of the line (below), the abort's listeners (host code) run as
+        // they do from the timer, outside just-bash's defence in depth.
+        jb.DefenseInDepthBox.runTrusted(() => controller.abort(new DeadlineError("UPSTREAM_TIMEOUT", `the command line ran past its deadline of ${options.timeoutMs} ms (AGENT_TOOLS_EXEC_TIMEOUT_MS)`, { timeoutMs: options.timeoutMs })));
       },
       controller.signal,
     );
@@ -291,6 +299,18 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
     const onCancel = (): void => {
       stopped ??= "cancelled";
       controller.abort(new Error("cancelled by the client"));
+    };
+    // The line's deadline and hold limit, checked at its steps: no timer fires while it runs
+    // builtins. The abort is trusted, as the deadline's is.
+    const hold = watchThreadHold(options.holdMs);
+    let heldMs: number | undefined;
+    lineStep = () => {
+      if (controller.signal.aborted) return;
+      if (!hold.step()) return clock.check();
+      heldMs = hold.heldMs;
+      stopped ??= "limit";
+      const reason = new Error(heldLine(heldMs, options.holdMs));
+      jb.DefenseInDepthBox.runTrusted(() => controller.abort(reason));
     };
     if (signal?.aborted) onCancel();
     else signal?.addEventListener("abort", onCancel, { once: true });
@@ -324,12 +344,18 @@ export async function createSandbox(options: SandboxOptions, commands: readonly 
       const errexit = !stopped && exitCode !== EXIT.OK && !/syntax error|Parse error/.test(stderr) ? carriedErrexitNote(startedWith) : undefined;
       if (errexit) parsed.note = parsed.note ? `${parsed.note} ${errexit}` : errexit;
       const sentWrites = stopped === "deadline" || stopped === "cancelled" ? { writes: { inFlight: writes.inFlight, answered: writes.answered } } : {};
+      if (heldMs !== undefined) {
+        stderr += `agent-tools: ${heldLine(heldMs, options.holdMs)}\n`;
+        exitCode = EXIT.LIMIT;
+      }
       return { exitCode: stopped === "deadline" || stopped === "cancelled" ? EXIT.DEADLINE : exitCode, stdout: result.stdout, stderr, cwd, ...(stopped ? { stopped } : {}), ...withdrawn, ...(parsed.note ? { note: parsed.note } : {}), ...sentWrites };
     } catch (error) {
       // just-bash returns expected failures as values; a throw is a filesystem or internal error.
       shellOptions = afterStoppedLine(shellOptions);
       return { exitCode: EXIT.FAILED, stdout: "", stderr: `agent-tools: the command line failed: ${describeThrown(error)}\n`, cwd, ...(stopped ? { stopped } : {}) };
     } finally {
+      lineStep = undefined;
+      hold.dispose();
       clock.dispose();
       signal?.removeEventListener("abort", onCancel);
       confirmer = undefined;

@@ -22,7 +22,7 @@ import { DEFAULT_SANDBOX_BYTES, DEFAULT_SANDBOXES_BUDGET_BYTES, MIB, SandboxMemo
 import { inMiB } from "../byte-size.js";
 import { fileIdentity, type FileIdentity } from "./same-file.js";
 import { createSandbox, loadJustBash, SANDBOX_LIMITS, WORKDIR_MOUNT, type Sandbox } from "./sandbox.js";
-import { isOnValue } from "../env-switch.js";
+import { isOffValue, isOnValue } from "../env-switch.js";
 import { positiveInt, positiveMs } from "../positive-int.js";
 import { closestNames } from "../runtime/similarity.js";
 import { unsafeRoot } from "../adapters/filesystem/guard.js";
@@ -50,6 +50,8 @@ export interface TextLayerOptions {
   memoryBudgetBytes?: number;
   /** Bytes of files one sandbox may hold; default 128 MiB (AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB). */
   sandboxMemoryBytes?: number;
+  /** The longest a line may keep the server's thread without a pause, ms (thread-hold.ts); default 500; null: no such limit (AGENT_TOOLS_EXEC_HOLD_MS). */
+  holdMs?: number | null;
 }
 
 export interface ExecOptions {
@@ -79,6 +81,11 @@ interface SessionText {
 
 const EXTENSION_KEY = "agent-tools:text-layer";
 const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * Half a second: what one line may cost every other session at a time. A loop of builtins runs
+ * about 4,000 commands in it at load ~15 on 2 cores (110 µs each), many more on a quiet machine.
+ */
+const DEFAULT_HOLD_MS = 500;
 const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
 const COMMAND_ECHO_CHARS = 300;
 /** just-bash's own cap sits above the account's, by the default layout's few files, so the account's clearer error comes first. */
@@ -95,6 +102,9 @@ export function textLayerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, cw
   if (budgetMb) options.memoryBudgetBytes = budgetMb * MIB;
   const sandboxMb = positiveInt(env.AGENT_TOOLS_EXEC_SANDBOX_MEMORY_MB);
   if (sandboxMb) options.sandboxMemoryBytes = sandboxMb * MIB;
+  const holdMs = positiveInt(env.AGENT_TOOLS_EXEC_HOLD_MS);
+  if (holdMs) options.holdMs = holdMs;
+  else if (isOffValue(env.AGENT_TOOLS_EXEC_HOLD_MS)) options.holdMs = null;
   return options;
 }
 
@@ -142,6 +152,7 @@ function limitAdvice(stderr: string): string {
   const settable = /increase executionLimits\.\w+/.test(stderr) ? " (the limits are fixed by the server; \"increase executionLimits…\" above is not something a command line can do)" : "";
   let instead = "make loops finite and outputs smaller";
   if (/line limit|element limit|result limit|array/i.test(stderr)) instead = "the input had too many lines or elements for that command: ask the tool for fewer items (a filter, a page size, a limit), or cut the result down with jq first (e.g. jq -c '.result.items[] | {id, title}') and then grep or sort its lines";
+  else if (/without a pause/.test(stderr)) instead = "the line ran shell commands one after another for too long (a loop of builtins, many small commands): do the work in one command over the whole input (seq, awk, jq, sed), or split it over several calls";
   else if (/too many commands|iteration/i.test(stderr)) instead = "the line ran too many commands or loop iterations: do the work in one jq, awk or sed over the whole input instead of a shell loop per line, or ask the tool for fewer items";
   else if (/output size/i.test(stderr)) instead = `the line printed more than ${inMiB(SANDBOX_LIMITS.maxOutputSize)} in all (what goes through pipes or into files counts too): ask the tool for less, and filter right after the command (jq, grep, head)`;
   else if (/input size limit exceeded/i.test(stderr)) {
@@ -178,6 +189,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
     commandsDir: path.resolve(options.commandsDir ?? path.join(RUNTIME_ROOT, "commands")),
     memoryBudgetBytes: options.memoryBudgetBytes ?? DEFAULT_SANDBOXES_BUDGET_BYTES,
     sandboxMemoryBytes: options.sandboxMemoryBytes ?? DEFAULT_SANDBOX_BYTES,
+    holdMs: options.holdMs === undefined ? DEFAULT_HOLD_MS : options.holdMs,
     ...(mountPlace.dir ? { mountDir: mountPlace.dir } : {}),
   };
   if (mountPlace.refused) runtime.log.warn(`text layer: ${mountPlace.refused}`);
@@ -220,7 +232,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
       // A next step another answer names (a redirect to another plugin) is written with that plugin's command.
       const commandOf = (prefix: string): string => names.get(prefix) ?? prefix;
       for (const [prefix, name] of names) if (mayUsePlugin(session.identity, prefix)) commands.push(pluginCommand(runtime, session, prefix, name, commandOf));
-      return createSandbox({ timeoutMs: settings.timeoutMs, account: memory.open(), maxFileBytes: settings.sandboxMemoryBytes + LAYOUT_SLACK_BYTES, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir), hiddenFiles: configIdentities() } : {}) }, commands);
+      return createSandbox({ timeoutMs: settings.timeoutMs, ...(settings.holdMs !== null ? { holdMs: settings.holdMs } : {}), account: memory.open(session.identity?.name ?? "", session), maxFileBytes: settings.sandboxMemoryBytes + LAYOUT_SLACK_BYTES, ...(settings.mountDir ? { mountDir: settings.mountDir, hiddenPaths: configInside(settings.mountDir), hiddenFiles: configIdentities() } : {}) }, commands);
     })();
     try {
       return await state.sandbox;
@@ -407,6 +419,7 @@ export function createTextLayer(runtime: Runtime, options: TextLayerOptions = {}
         ...(sandbox ? { cwd: sandbox.cwd } : {}),
         profile: "hardened",
         timeoutMs: settings.timeoutMs,
+        holdMs: settings.holdMs ?? "off",
         maxOutputChars: settings.maxOutputChars,
         memory: `files: ${Math.round(memory.used / MIB)} of ${Math.round(settings.memoryBudgetBytes / MIB)} MiB used by all sandboxes together; at most ${Math.round(settings.sandboxMemoryBytes / MIB)} MiB in this one`,
         workdir: settings.mountDir

@@ -36,6 +36,11 @@ export interface CachedCatalog {
 export interface CatalogStore {
   /** Where the entries live, for people ("/home/me/.cache/agent-tools-runtime/catalogs"). */
   readonly location: string;
+  /**
+   * What a failed write costs and what to do, said once (catalog.ts): a folder and Redis fail for
+   * other reasons, and a folder's remedy (AGENT_TOOLS_CACHE_DIR) does nothing for Redis.
+   */
+  readonly whenWritesFail: string;
   get(key: string): Promise<CachedCatalog | undefined>;
   set(key: string, entry: CachedCatalog): Promise<void>;
   delete(key: string): Promise<void>;
@@ -100,6 +105,7 @@ export function createFileCatalogStore(dir: string, options: FileStoreOptions = 
   };
   return {
     location: dir,
+    whenWritesFail: "catalogs are not kept between runs, so each start lists every server again. Set AGENT_TOOLS_CACHE_DIR to a folder this user can write, or AGENT_TOOLS_CATALOG_CACHE=off to run without the cache",
     async get(key) {
       const file = fileOf(key);
       let text: string;

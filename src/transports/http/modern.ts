@@ -78,6 +78,7 @@ function createModernScope(runtime: Runtime, options: ModernScopeOptions = {}): 
   return {
     workspaces,
     session: sessionOf,
+    freeSandboxMemory: (neededBytes, bytesHeldBy) => workspaces.freeBytes(neededBytes, bytesHeldBy),
     async execSession(ctx, args) {
       try {
         const identity = identityIn(ctx);
