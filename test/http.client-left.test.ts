@@ -137,7 +137,7 @@ describe("HTTP 2025-era session: a client that drops its POST", () => {
 describe("HTTP 2025-era session: a client that cancels a call with notifications/cancelled", () => {
   // One slot: a session whose cancelled call still counted in flight would turn the next initialize away with 503.
   const http = httpForSuite({ AGENT_TOOLS_CONFIG: config, AGENT_TOOLS_PLUGINS_DIR: dir, AGENT_TOOLS_HTTP_MAX_SESSIONS: "1" });
-  const cancelledLines = (): number => (http.stderr().match(/http POST tools\/call tool=agent_tools_fx_call session=\S+ status=20[02] cancelled/g) ?? []).length;
+  const cancelledLines = (): number => (http.stderr().match(/http POST \/mcp tools\/call tool=agent_tools_fx_call session=\S+ status=20[02] cancelled/g) ?? []).length;
 
   for (const mode of ["json", "sse"] as const) {
     it(`ends its POST without an answer, frees its id and leaves the session idle (${mode} answers)`, async () => {

@@ -73,6 +73,6 @@ describe("an open 2026-07-28 subscriptions/listen stream when the HTTP server is
     assert.equal(last.id, 1);
     assert.equal(last.result?.resultType, "complete", `the listen request's final result, the spec's graceful end: ${events}`);
     assert.doesNotMatch(http.stderr(), /interrupted|still running/, "no request was running");
-    assert.match(http.stderr(), /http POST subscriptions\/listen session=modern status=200 ok/);
+    assert.match(http.stderr(), /http POST \/mcp subscriptions\/listen session=modern status=200 ok/);
   });
 });
