@@ -1,5 +1,6 @@
 import { specTypeSchemas, type JSONRPCMessage, type Server } from "@modelcontextprotocol/server";
 import { isPlainObject } from "../plain-object.js";
+import { answerFirst } from "./answer-first.js";
 
 /**
  * The params of the requests the facade serves, checked before the SDK sees them: `initialize`,
@@ -73,19 +74,8 @@ export function invalidParamsAnswer(message: unknown): JSONRPCMessage | undefine
  * delivers it, instead of handing it to the SDK. The stdio wire and the HTTP entry check a lone
  * message before any Server sees it; a 2025-era JSON-RPC batch (2025-03-26) goes to the SDK's
  * transport whole, which delivers its elements one by one, and this is where each is checked, its
- * answer taking its place in the batch's. Put in front of the handler `connect` installs, as
- * stdio-era.ts does.
+ * answer taking its place in the batch's (answer-first.ts, as stdio-era.ts does).
  */
 export function answerInvalidParamsFirst(server: Server): void {
-  const connect = server.connect.bind(server);
-  server.connect = async (transport) => {
-    await connect(transport);
-    const deliver = transport.onmessage;
-    if (!deliver) return;
-    transport.onmessage = (message, extra) => {
-      const invalid = invalidParamsAnswer(message);
-      if (!invalid) return deliver(message, extra);
-      transport.send(invalid).catch((error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))));
-    };
-  };
+  answerFirst(server, invalidParamsAnswer);
 }

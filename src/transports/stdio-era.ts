@@ -1,4 +1,5 @@
-import type { JSONRPCMessage, Server } from "@modelcontextprotocol/server";
+import type { Server } from "@modelcontextprotocol/server";
+import { answerFirst } from "./answer-first.js";
 import { envelopeOnLegacyAnswer } from "./era-mismatch.js";
 
 /**
@@ -15,15 +16,5 @@ import { envelopeOnLegacyAnswer } from "./era-mismatch.js";
  * of it once connected (the SDK delivers nothing before `connect` resolves).
  */
 export function refuseModernRequests(server: Server): void {
-  const connect = server.connect.bind(server);
-  server.connect = async (transport) => {
-    await connect(transport);
-    const deliver = transport.onmessage;
-    if (!deliver) return;
-    transport.onmessage = (message: JSONRPCMessage, extra) => {
-      const refusal = envelopeOnLegacyAnswer(message);
-      if (!refusal) return deliver(message, extra);
-      transport.send(refusal).catch((error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))));
-    };
-  };
+  answerFirst(server, envelopeOnLegacyAnswer);
 }
